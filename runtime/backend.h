@@ -1,0 +1,52 @@
+#pragma once
+
+// The seam every way of running a sandbox plugs into: the native runtime now; Docker, Podman and
+// Kubernetes later. A backend turns one immutable SandboxSpec into one RunResult.
+
+#include <string_view>
+
+#include "core/result.h"
+#include "core/unique_fd.h"
+#include "run_result.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+enum class StreamId { kStdout, kStderr };
+
+// Lets a caller cancel a run from another thread (or a signal handler): cancel() makes an
+// eventfd readable, which the backend's supervision loop polls next to the program's output.
+class CancellationToken {
+ public:
+  CancellationToken();
+  void cancel() const;  // async-signal-safe
+  [[nodiscard]] bool cancelled() const;
+  [[nodiscard]] int poll_fd() const { return fd_.get(); }
+
+ private:
+  UniqueFd fd_;
+};
+
+// Watches a run while it happens. Every hook is optional; they are called from the thread that
+// called Backend::run.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  // The sandbox exists; host_pid is its init process as the host sees it.
+  virtual void on_started(int /*host_pid*/) {}
+  // A chunk of output as it arrives (before truncation to the output cap).
+  virtual void on_output(StreamId /*stream*/, std::string_view /*chunk*/) {}
+  // Null when the run cannot be cancelled.
+  [[nodiscard]] virtual const CancellationToken* cancellation() const { return nullptr; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  // Runs spec.argv in a fresh sandbox and waits for it. An Error means paddock itself failed and
+  // nothing is left running; whatever the program did is in the RunResult.
+  [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;
+};
+
+}  // namespace paddock

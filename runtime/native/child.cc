@@ -1,0 +1,230 @@
+#include "native/child.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "native/channel.h"
+#include "native/mount_applier.h"
+
+#ifndef SECBIT_NOROOT
+#include <linux/securebits.h>
+#endif
+
+namespace paddock {
+namespace {
+
+void send(int channel, const ChildMessage& message) {
+  while (write(channel, &message, sizeof message) < 0 && errno == EINTR) {
+  }
+}
+
+[[noreturn]] void fail(int channel, SetupPhase phase, int error, int detail = 0) {
+  send(channel, ChildMessage{ChildMessageKind::kSetupFailed, phase, detail, error, 0});
+  _exit(125);
+}
+
+// Closes every fd except those in `keep` (sorted ascending), with close_range where the kernel
+// has it and one close() per possible fd otherwise.
+void close_all_except(const int* keep, int count) {
+  unsigned next = 0;
+  for (int i = 0; i <= count; ++i) {
+    unsigned last = i < count ? static_cast<unsigned>(keep[i]) : ~0u;
+    if (last > next) {
+      if (syscall(SYS_close_range, next, last - 1, 0) != 0) {
+        rlim_t limit = 65536;
+        rlimit current{};
+        if (getrlimit(RLIMIT_NOFILE, &current) == 0 && current.rlim_cur < limit) {
+          limit = current.rlim_cur;
+        }
+        for (unsigned fd = next; fd < last && fd < limit; ++fd) close(static_cast<int>(fd));
+      }
+    }
+    if (i < count) next = static_cast<unsigned>(keep[i]) + 1;
+  }
+}
+
+void sort_fds(int* fds, int count) {
+  for (int i = 1; i < count; ++i) {
+    for (int j = i; j > 0 && fds[j - 1] > fds[j]; --j) {
+      int swap = fds[j];
+      fds[j] = fds[j - 1];
+      fds[j - 1] = swap;
+    }
+  }
+}
+
+// Everything that can loosen or tighten privileges, in the order that keeps each step possible:
+// no_new_privs first (it needs nothing), securebits while CAP_SETPCAP is still held, then every
+// capability of all five sets, and seccomp last, right before execve.
+void drop_privileges(const ChildPlan& plan, bool with_seccomp) {
+  int channel = plan.fds.channel;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(channel, SetupPhase::kNoNewPrivs, errno);
+  // Even if root were ever mapped, it would not regain capabilities by setuid or exec.
+  if (prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                   SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NOROOT |
+                                   SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                                   SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+            0, 0, 0) != 0) {
+    fail(channel, SetupPhase::kCapabilities, errno, 1);
+  }
+  for (cap_value_t cap = 0; cap <= CAP_LAST_CAP || CAP_IS_SUPPORTED(cap); ++cap) {
+    if (cap_drop_bound(cap) != 0 && errno != EINVAL) fail(channel, SetupPhase::kCapabilities, errno, 2);
+  }
+  if (cap_reset_ambient() != 0) fail(channel, SetupPhase::kCapabilities, errno, 3);
+  if (cap_set_proc(plan.no_capabilities) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
+  if (with_seccomp &&
+      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
+    fail(channel, SetupPhase::kSeccomp, errno);
+  }
+}
+
+// execve, looking argv[0] up in the sandbox's PATH like execvp, without allocating.
+int exec_program(const ChildPlan& plan) {
+  const char* name = plan.argv[0];
+  if (std::strchr(name, '/') != nullptr) {
+    execve(name, plan.argv, plan.envp);
+    return errno;
+  }
+  int error = ENOENT;
+  char path[PATH_MAX];
+  for (const char* dir : *plan.search_path) {
+    std::size_t dir_length = std::strlen(dir), name_length = std::strlen(name);
+    if (dir_length + 1 + name_length + 1 > sizeof path) continue;
+    std::memcpy(path, dir, dir_length);
+    path[dir_length] = '/';
+    std::memcpy(path + dir_length + 1, name, name_length + 1);
+    execve(path, plan.argv, plan.envp);
+    if (errno == E2BIG || errno == ENOMEM) return errno;  // would fail the same way anywhere
+    if (errno != ENOENT && errno != ENOTDIR) error = errno;  // e.g. EACCES: remember, go on
+  }
+  return error;
+}
+
+[[noreturn]] void run_payload(const ChildPlan& plan) {
+  int channel = plan.fds.channel;
+  if (setsid() < 0) fail(channel, SetupPhase::kStdio, errno);
+  if (dup2(plan.fds.stdin_fd, STDIN_FILENO) < 0 || dup2(plan.fds.stdout_fd, STDOUT_FILENO) < 0 ||
+      dup2(plan.fds.stderr_fd, STDERR_FILENO) < 0) {
+    fail(channel, SetupPhase::kStdio, errno);
+  }
+  int keep[] = {0, 1, 2, channel};
+  sort_fds(keep, 4);
+  close_all_except(keep, 4);
+  umask(022);
+  if (chdir(plan.cwd) != 0) fail(channel, SetupPhase::kWorkdir, errno);
+  for (std::size_t i = 0; i < plan.rlimits->size(); ++i) {
+    const RlimitSetting& setting = (*plan.rlimits)[i];
+    rlimit value{setting.value, setting.hard};
+    if (setrlimit(setting.resource, &value) != 0) {
+      fail(channel, SetupPhase::kRlimit, errno, static_cast<int>(i));
+    }
+  }
+  // Default dispositions and an empty mask, whatever paddock's own were.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
+  drop_privileges(plan, /*with_seccomp=*/true);
+  int error = exec_program(plan);
+  send(channel, ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0});
+  _exit(127);
+}
+
+void wait_for_maps(int channel) {
+  ChildMessage message;
+  ssize_t got;
+  while ((got = read(channel, &message, sizeof message)) < 0 && errno == EINTR) {
+  }
+  // EOF: the parent died or gave up before writing the maps.
+  if (got != sizeof message || message.kind != ChildMessageKind::kGo) _exit(125);
+}
+
+void take_identity(const ChildPlan& plan) {
+  int channel = plan.fds.channel;
+  if (plan.setgroups_allowed && setgroups(0, nullptr) != 0) {
+    fail(channel, SetupPhase::kIdentity, errno, 1);
+  }
+  // root is not mapped in this namespace, so switching ids keeps init's capabilities.
+  if (setresgid(plan.gid, plan.gid, plan.gid) != 0) fail(channel, SetupPhase::kIdentity, errno, 2);
+  if (setresuid(plan.uid, plan.uid, plan.uid) != 0) fail(channel, SetupPhase::kIdentity, errno, 3);
+}
+
+[[noreturn]] void reap_until_payload_exits(int channel, pid_t payload) {
+  for (;;) {
+    int status = 0;
+    pid_t pid = wait4(-1, &status, __WALL, nullptr);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) _exit(125);  // no child left without a payload exit: cannot happen
+    if (pid == payload) {
+      send(channel, ChildMessage{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0,
+                                 status});
+      // Leaving kills every other process of the PID namespace.
+      _exit(0);
+    }
+  }
+}
+
+}  // namespace
+
+pid_t clone_process(unsigned long long flags, int* pidfd) {
+  clone_args args{};
+  args.flags = flags;
+  args.pidfd = reinterpret_cast<std::uint64_t>(pidfd);
+  args.exit_signal = SIGCHLD;
+  return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));
+}
+
+void run_sandbox_init(const ChildPlan& plan) {
+  int channel = plan.fds.channel;
+  // paddock's handlers are not init's: as PID 1, init ignores every signal it has no handler for,
+  // so only SIGKILL from paddock (outside the namespace) can end it.
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  int keep[] = {channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd};
+  sort_fds(keep, 4);
+  close_all_except(keep, 4);
+  // Die with paddock, and check it did not die before this line.
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  wait_for_maps(channel);
+  take_identity(plan);
+  if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
+    fail(channel, SetupPhase::kHostname, errno);
+  }
+  umask(0);
+  int failed_step = 0;
+  if (int error = apply_mount_plan(*plan.mounts, &failed_step); error != 0) {
+    fail(channel, SetupPhase::kMount, error, failed_step);
+  }
+  if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
+
+  pid_t payload = clone_process(0, nullptr);
+  if (payload < 0) fail(channel, SetupPhase::kSpawnPayload, errno);
+  if (payload == 0) run_payload(plan);
+
+  // init needs no privilege to reap; what it keeps could only help a payload that attacked it.
+  close(plan.fds.stdin_fd);
+  close(plan.fds.stdout_fd);
+  close(plan.fds.stderr_fd);
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  drop_privileges(plan, /*with_seccomp=*/false);
+  reap_until_payload_exits(channel, payload);
+}
+
+}  // namespace paddock

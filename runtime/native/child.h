@@ -1,0 +1,52 @@
+#pragma once
+
+// Everything that runs inside the sandbox before the user's program: the sandbox's init
+// (PID 1 of the new PID namespace) and the payload process it starts.
+//
+// This code runs right after clone in a copy of a possibly multi-threaded parent, so it must not
+// allocate, lock or log: every string and array it reads was prepared by the parent in a
+// ChildPlan, and failures travel back to the parent as ChildMessages.
+
+#include <linux/filter.h>
+#include <sys/capability.h>
+#include <sys/types.h>
+
+#include <vector>
+
+#include "native/mount_plan.h"
+#include "native/rlimit_plan.h"
+
+namespace paddock {
+
+struct ChildFds {
+  int channel = -1;  // SOCK_SEQPACKET to the parent
+  int stdin_fd = -1;
+  int stdout_fd = -1;  // write ends of the capture pipes
+  int stderr_fd = -1;
+};
+
+struct ChildPlan {
+  const MountPlan* mounts = nullptr;
+  uid_t uid = 1000;  // inside the sandbox
+  gid_t gid = 1000;
+  bool setgroups_allowed = false;
+  const char* hostname = "sandbox";
+  const std::vector<RlimitSetting>* rlimits = nullptr;
+  const char* cwd = "/";
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const std::vector<const char*>* search_path = nullptr;  // PATH dirs, for argv[0] without '/'
+  sock_fprog seccomp{};
+  cap_t no_capabilities = nullptr;  // an empty set, allocated by the parent
+  ChildFds fds;
+};
+
+// The sandbox's init: waits for the id maps, builds the file system, starts the payload, reaps
+// every orphan and reports the payload's wait status. Never returns.
+[[noreturn]] void run_sandbox_init(const ChildPlan& plan);
+
+// clone3 with fork semantics (no new stack): returns 0 in the child, the child's pid in the
+// parent, -1 with errno on failure. pidfd receives a pidfd when CLONE_PIDFD is in flags.
+pid_t clone_process(unsigned long long flags, int* pidfd);
+
+}  // namespace paddock

@@ -1,0 +1,242 @@
+#include "native/host_probe.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "native/id_map.h"
+
+namespace paddock {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string trim(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  return ok;
+}
+
+// Runs `body` in a forked child that has its own user and mount namespaces, mapped to itself.
+// doctor is single-threaded, so a plain fork is safe here.
+template <typename Body>
+bool in_user_namespace(Body body) {
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) _exit(1);
+    write_text("/proc/self/setgroups", "deny");
+    if (!write_text("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1\n") ||
+        !write_text("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1\n")) {
+      _exit(2);
+    }
+    _exit(body() ? 0 : 3);
+  }
+  if (pid < 0) return false;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+Check probe_user_namespaces() {
+  std::string max = trim(read_text("/proc/sys/user/max_user_namespaces"));
+  if (in_user_namespace([] { return true; })) return {true, "max_user_namespaces=" + max};
+  std::string fix = "cannot create a user namespace; enable them (sysctl user.max_user_namespaces";
+  if (!read_text("/proc/sys/kernel/unprivileged_userns_clone").empty()) {
+    fix += ", kernel.unprivileged_userns_clone=1";
+  }
+  std::string apparmor = trim(read_text("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+  if (apparmor == "1") fix += ", kernel.apparmor_restrict_unprivileged_userns=0";
+  return {false, fix + ")"};
+}
+
+Check probe_seccomp() {
+  std::string actions = trim(read_text("/proc/sys/kernel/seccomp/actions_avail"));
+  if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) return {false, "the kernel has no seccomp"};
+  return {actions.find("kill_process") != std::string::npos,
+          actions.empty() ? "seccomp filter mode" : "actions: " + actions};
+}
+
+Check probe_overlayfs() {
+  bool ok = in_user_namespace([] {
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+    if (mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0) return false;
+    for (const char* dir : {"/tmp/l", "/tmp/u", "/tmp/w", "/tmp/m"}) mkdir(dir, 0755);
+    return mount("overlay", "/tmp/m", "overlay", 0,
+                 "lowerdir=/tmp/l,upperdir=/tmp/u,workdir=/tmp/w") == 0;
+  });
+  return {ok, ok ? "overlay mounts work in a user namespace"
+                 : "overlayfs cannot be mounted in a user namespace (kernel 5.11+ needed)"};
+}
+
+struct CgroupFacts {
+  std::string mount_point;
+  std::string own_path;
+};
+
+CgroupFacts find_cgroup2() {
+  CgroupFacts facts;
+  std::istringstream mountinfo(read_text("/proc/self/mountinfo"));
+  std::string line;
+  while (std::getline(mountinfo, line)) {
+    auto dash = line.find(" - cgroup2 ");
+    if (dash == std::string::npos) continue;
+    std::istringstream fields(line.substr(0, dash));
+    std::string id, parent, device, root, mount_point;
+    fields >> id >> parent >> device >> root >> mount_point;
+    facts.mount_point = mount_point;
+    break;
+  }
+  std::istringstream cgroups(read_text("/proc/self/cgroup"));
+  while (std::getline(cgroups, line)) {
+    if (line.starts_with("0::")) facts.own_path = line.substr(3);
+  }
+  return facts;
+}
+
+void probe_cgroups(HostReport& report) {
+  CgroupFacts facts = find_cgroup2();
+  if (facts.mount_point.empty()) {
+    report.cgroup_v2 = {false, "no cgroup2 file system is mounted (cgroup v1 host)"};
+    report.cgroup_v2_delegated = {false, "no cgroup v2"};
+    return;
+  }
+  std::string dir = facts.mount_point + facts.own_path;
+  std::string controllers = trim(read_text(dir + "/cgroup.controllers"));
+  report.cgroup_v2 = {true, "mounted at " + facts.mount_point + ", paddock is in " +
+                                facts.own_path + ", controllers: " +
+                                (controllers.empty() ? "none" : controllers)};
+  bool has_all = true;
+  std::string missing;
+  for (const char* needed : {"memory", "pids", "cpu"}) {
+    if ((" " + controllers + " ").find(std::string(" ") + needed + " ") == std::string::npos) {
+      has_all = false;
+      missing += std::string(missing.empty() ? "" : ", ") + needed;
+    }
+  }
+  bool writable = access(dir.c_str(), W_OK) == 0;
+  if (has_all && writable) {
+    report.cgroup_v2_delegated = {true, dir + " is writable with memory, pids and cpu"};
+  } else if (!has_all) {
+    report.cgroup_v2_delegated = {false, dir + " lacks the " + missing +
+                                             " controller(s): a hybrid or undelegated layout"};
+  } else {
+    report.cgroup_v2_delegated = {false, dir + " is not writable by this user; ask systemd for "
+                                               "a delegated scope (systemd-run --user -p "
+                                               "Delegate=yes --scope paddock ...)"};
+  }
+}
+
+Check probe_id_helpers(const IdMapHost& host) {
+  if (host.euid == 0) return {true, "running as root: maps are written directly"};
+  if (!host.helpers_usable) {
+    return {false, "newuidmap/newgidmap not installed setuid (apt-get install uidmap); "
+                   "the sandbox runs as your own uid and keeps your supplementary groups"};
+  }
+  if (!host.sub_uids || !host.sub_gids) {
+    return {false, "no subordinate ids for this user in /etc/subuid and /etc/subgid "
+                   "(usermod --add-subuids/--add-subgids); the sandbox runs as your own uid"};
+  }
+  return {true, "subordinate uids " + std::to_string(host.sub_uids->start) + "+" +
+                    std::to_string(host.sub_uids->count)};
+}
+
+Check probe_pidfd() {
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+  if (fd < 0) return {false, "pidfd_open is missing (kernel 5.3+ needed)"};
+  close(fd);
+  return {true, "pidfd_open works"};
+}
+
+nlohmann::json check_json(const Check& check) {
+  return {{"available", check.available}, {"detail", check.detail}};
+}
+
+}  // namespace
+
+HostReport probe_host() {
+  HostReport report;
+  utsname name{};
+  if (uname(&name) == 0) report.kernel = std::string(name.sysname) + " " + name.release;
+  report.running_as_root = geteuid() == 0;
+  report.user_namespaces = probe_user_namespaces();
+  report.seccomp = probe_seccomp();
+  report.overlayfs_in_user_namespace = probe_overlayfs();
+  probe_cgroups(report);
+  IdMapHost host = probe_id_map_host();
+  report.id_helpers = probe_id_helpers(host);
+  report.pidfd = probe_pidfd();
+  report.id_mapping = to_string(plan_id_map(host, 1, 1000, 1000).method);
+  report.limits_mode = "rlimit";
+  return report;
+}
+
+nlohmann::json to_json(const HostReport& report) {
+  return {
+      {"kernel", report.kernel},
+      {"running_as_root", report.running_as_root},
+      {"user_namespaces", check_json(report.user_namespaces)},
+      {"seccomp", check_json(report.seccomp)},
+      {"overlayfs_in_user_namespace", check_json(report.overlayfs_in_user_namespace)},
+      {"cgroup_v2", check_json(report.cgroup_v2)},
+      {"cgroup_v2_delegated", check_json(report.cgroup_v2_delegated)},
+      {"id_helpers", check_json(report.id_helpers)},
+      {"pidfd", check_json(report.pidfd)},
+      {"will_use", {{"id_mapping", report.id_mapping}, {"limits_mode", report.limits_mode},
+                    {"ready", report.user_namespaces.available && report.seccomp.available &&
+                                  report.pidfd.available}}},
+  };
+}
+
+std::string to_text(const HostReport& report) {
+  std::ostringstream out;
+  auto line = [&](const char* label, const Check& check) {
+    out << (check.available ? "  ok    " : "  no    ") << label << ": " << check.detail << "\n";
+  };
+  out << "paddock doctor: " << report.kernel << (report.running_as_root ? ", as root" : "")
+      << "\n";
+  line("user namespaces", report.user_namespaces);
+  line("seccomp", report.seccomp);
+  line("pidfd", report.pidfd);
+  line("overlayfs in a user namespace", report.overlayfs_in_user_namespace);
+  line("cgroup v2", report.cgroup_v2);
+  line("cgroup v2 delegation", report.cgroup_v2_delegated);
+  line("newuidmap and subordinate ids", report.id_helpers);
+  bool ready = report.user_namespaces.available && report.seccomp.available &&
+               report.pidfd.available;
+  out << "paddock will use: id mapping '" << report.id_mapping << "', limits '"
+      << report.limits_mode << "'"
+      << (report.limits_mode == "rlimit" ? " (per-process rlimits; no per-sandbox totals)" : "")
+      << "\n"
+      << (ready ? "ready: paddock can run sandboxes here\n"
+                : "NOT ready: fix the lines marked 'no' above that paddock needs (user namespaces, "
+                  "seccomp, pidfd)\n");
+  return out.str();
+}
+
+}  // namespace paddock

@@ -1,0 +1,67 @@
+#pragma once
+
+// How the sandbox user (uid/gid 1000 inside) maps to an id on the host.
+//
+//   self         an unprivileged user without subordinate ids: the user's own uid and gid, and
+//                setgroups denied (the kernel's rule for unprivileged maps)
+//   subordinate  an unprivileged user with /etc/subuid and /etc/subgid ranges and the setuid
+//                newuidmap/newgidmap helpers: one id of those ranges, so the program does not
+//                even run as the user, and supplementary groups can be dropped
+//   root         paddock run by root: a high host id that no account uses, unique per live
+//                sandbox; never host root
+//
+// Only one id is mapped: inside the sandbox, root (0) does not exist at all.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace paddock {
+
+struct IdRange {
+  std::uint32_t start = 0;
+  std::uint32_t count = 0;
+};
+
+// The first range for `user` (by name or by numeric id) in /etc/subuid-style text.
+std::optional<IdRange> find_subordinate_range(std::string_view file_text, std::string_view user,
+                                              uid_t uid);
+
+struct IdMapHost {
+  uid_t euid = 0;
+  gid_t egid = 0;
+  std::optional<IdRange> sub_uids;
+  std::optional<IdRange> sub_gids;
+  bool helpers_usable = false;  // newuidmap and newgidmap present and setuid root
+};
+
+IdMapHost probe_id_map_host();
+
+enum class IdMapMethod { kSelf, kSubordinate, kRoot };
+const char* to_string(IdMapMethod method);
+
+inline constexpr std::uint32_t kRootHostIdBase = 2'000'000'000;
+
+struct IdMapPlan {
+  IdMapMethod method = IdMapMethod::kSelf;
+  std::uint32_t inside_uid = 1000;
+  std::uint32_t inside_gid = 1000;
+  std::uint32_t host_uid = 0;
+  std::uint32_t host_gid = 0;
+  bool setgroups_allowed = false;  // when false, setgroups is denied before gid_map is written
+};
+
+// Decides the mapping for a sandbox whose init has host pid `child_pid` (pure: tests call it).
+IdMapPlan plan_id_map(const IdMapHost& host, pid_t child_pid, std::uint32_t inside_uid,
+                      std::uint32_t inside_gid);
+
+// Writes the maps for `child_pid` (directly, or through newuidmap/newgidmap).
+Status apply_id_map(pid_t child_pid, const IdMapPlan& plan);
+
+}  // namespace paddock

@@ -1,0 +1,19 @@
+#pragma once
+
+// The native backend: paddock isolates the run itself with namespaces, a pivot_root'ed tmpfs
+// root, rlimits, dropped capabilities and seccomp. No daemon, no setuid helper of its own.
+
+#include "backend.h"
+
+namespace paddock {
+
+class NativeBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "native"; }
+  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
+};
+
+// Checks a spec before anything is created: every problem a user can fix, as one clear line.
+Status validate_spec(const SandboxSpec& spec);
+
+}  // namespace paddock

@@ -1,0 +1,33 @@
+#pragma once
+
+// Resource limits as setrlimit calls, soft = hard so the program cannot raise them.
+//
+// Memory is RLIMIT_DATA (private writable memory: heap, anonymous mmap, thread stacks) rather
+// than RLIMIT_AS, because Go and the JVM reserve far more address space than they ever touch.
+// Processes are RLIMIT_NPROC, which since Linux 5.14 counts per user namespace, so it counts the
+// sandbox's own processes and threads (its init included) and nothing of the host's.
+// These are per-process limits: with N processes, memory can reach N times the limit. Per-sandbox
+// totals need cgroups v2 (limits_mode "cgroup2"), where the host delegates them.
+
+#include <sys/resource.h>
+
+#include <string>
+#include <vector>
+
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+struct RlimitSetting {
+  int resource;
+  rlim_t value;      // soft limit
+  rlim_t hard;       // hard limit; equal to value except RLIMIT_CPU, which gets a grace second
+  const char* name;  // "RLIMIT_NPROC"
+};
+
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits);
+
+// "RLIMIT_NPROC=256", for the result's report.
+std::string describe(const RlimitSetting& setting);
+
+}  // namespace paddock

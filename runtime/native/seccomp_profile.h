@@ -1,0 +1,63 @@
+#pragma once
+
+// A seccomp profile in Docker's JSON format (defaultAction, syscalls[].names/action/args, with
+// includes/excludes on arches, caps and minKernel), read into plain data for the compiler.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace paddock::seccomp {
+
+struct Action {
+  enum class Kind { kAllow, kErrno, kKillProcess, kKillThread, kTrap, kLog };
+  Kind kind = Kind::kErrno;
+  int errno_value = 1;  // for kErrno
+
+  bool operator==(const Action&) const = default;
+};
+
+enum class CompareOp { kNotEqual, kLess, kLessOrEqual, kEqual, kGreaterOrEqual, kGreater, kMaskedEqual };
+
+struct ArgCondition {
+  unsigned index = 0;         // syscall argument 0..5
+  CompareOp op = CompareOp::kEqual;
+  std::uint64_t value = 0;      // the mask, for kMaskedEqual (as in Docker's format)
+  std::uint64_t value_two = 0;  // the expected masked value, for kMaskedEqual
+};
+
+struct Rule {
+  std::vector<std::string> names;
+  Action action;
+  std::vector<ArgCondition> args;  // all must hold (AND); several rules for one name are ORed
+};
+
+struct Profile {
+  Action default_action;
+  std::vector<Rule> rules;  // only those that apply to this machine and to a process without
+                            // capabilities (Docker's includes/excludes already resolved)
+};
+
+// The facts that Docker's includes/excludes depend on.
+struct Platform {
+  std::string docker_arch;  // "amd64", "arm64", ...
+  int kernel_major = 0;
+  int kernel_minor = 0;
+};
+Platform this_platform();
+
+// Parses Docker's JSON format. `origin` names the file in error messages, which also give the
+// JSON pointer of what is wrong: "default.json: /syscalls/3/action: unknown action "X"".
+Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
+                              const Platform& platform);
+
+// The built-in profile (policies/seccomp/default.json, embedded at build time).
+Result<Profile> default_profile();
+
+// Loads a profile file given by the user.
+Result<Profile> load_profile_file(const std::string& path);
+
+}  // namespace paddock::seccomp

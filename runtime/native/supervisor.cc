@@ -1,0 +1,142 @@
+#include "native/supervisor.h"
+
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+
+namespace paddock {
+namespace {
+
+constexpr std::size_t kReadChunk = 64 * 1024;
+
+int send_kill(const StartedSandbox& sandbox) {
+  return static_cast<int>(syscall(SYS_pidfd_send_signal, sandbox.pidfd.get(), SIGKILL, nullptr, 0));
+}
+
+// Reads what is available; returns false at EOF.
+bool drain(UniqueFd& pipe, CapturedOutput& output, std::uint64_t cap, StreamId stream,
+           RunObserver& observer) {
+  std::array<char, kReadChunk> buffer;
+  ssize_t got = read(pipe.get(), buffer.data(), buffer.size());
+  if (got < 0) return errno == EINTR || errno == EAGAIN;
+  if (got == 0) return false;
+  auto size = static_cast<std::size_t>(got);
+  output.total_bytes += size;
+  std::size_t room = output.data.size() < cap ? cap - output.data.size() : 0;
+  std::size_t kept = std::min(room, size);
+  if (kept > 0) {
+    output.data.append(buffer.data(), kept);
+    observer.on_output(stream, std::string_view(buffer.data(), kept));
+  }
+  if (kept < size) output.truncated = true;
+  return true;
+}
+
+void read_message(UniqueFd& channel, Supervised& state) {
+  ChildMessage message;
+  ssize_t got = read(channel.get(), &message, sizeof message);
+  if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (got != sizeof message) {
+    channel.reset();  // EOF: init and payload are gone or exec'd
+    return;
+  }
+  switch (message.kind) {
+    case ChildMessageKind::kSetupFailed:
+    case ChildMessageKind::kExecFailed:
+      if (!state.setup_failure) state.setup_failure = message;
+      break;
+    case ChildMessageKind::kPayloadExited: state.payload_status = message.status; break;
+    case ChildMessageKind::kGo: break;
+  }
+}
+
+}  // namespace
+
+Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer) {
+  Supervised state;
+  const auto deadline =
+      sandbox.started_at + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(limits.wall_seconds));
+  const CancellationToken* cancellation = observer.cancellation();
+  bool init_running = true;
+  bool killed = false;
+
+  while (init_running || sandbox.stdout_pipe.valid() || sandbox.stderr_pipe.valid()) {
+    std::array<pollfd, 5> fds{};
+    std::size_t count = 0;
+    auto watch = [&](int fd) {
+      if (fd >= 0) fds[count++] = pollfd{fd, POLLIN, 0};
+    };
+    watch(sandbox.stdout_pipe.get());
+    watch(sandbox.stderr_pipe.get());
+    watch(sandbox.channel.get());
+    if (init_running) watch(sandbox.pidfd.get());
+    if (cancellation != nullptr && !killed) watch(cancellation->poll_fd());
+
+    int timeout_ms = -1;
+    if (!killed) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      timeout_ms = static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
+    }
+    int ready = poll(fds.data(), count, timeout_ms);
+    if (ready < 0 && errno != EINTR) break;
+
+    if (!killed && std::chrono::steady_clock::now() >= deadline && !state.payload_status) {
+      state.timed_out = true;
+      send_kill(sandbox);
+      killed = true;
+    }
+    for (std::size_t i = 0; i < count && ready > 0; ++i) {
+      if (fds[i].revents == 0) continue;
+      int fd = fds[i].fd;
+      if (fd == sandbox.stdout_pipe.get()) {
+        if (!drain(sandbox.stdout_pipe, state.stdout_data, limits.output_bytes, StreamId::kStdout,
+                   observer)) {
+          sandbox.stdout_pipe.reset();
+        }
+      } else if (fd == sandbox.stderr_pipe.get()) {
+        if (!drain(sandbox.stderr_pipe, state.stderr_data, limits.output_bytes, StreamId::kStderr,
+                   observer)) {
+          sandbox.stderr_pipe.reset();
+        }
+      } else if (fd == sandbox.channel.get()) {
+        read_message(sandbox.channel, state);
+      } else if (fd == sandbox.pidfd.get()) {
+        init_running = false;
+      } else if (cancellation != nullptr && fd == cancellation->poll_fd() && !killed) {
+        state.cancelled = true;
+        send_kill(sandbox);
+      killed = true;
+      }
+    }
+  }
+  // Messages sent just before init exited may still be queued.
+  while (sandbox.channel.valid()) {
+    pollfd entry{sandbox.channel.get(), POLLIN, 0};
+    if (poll(&entry, 1, 0) != 1) break;
+    read_message(sandbox.channel, state);
+  }
+  int status = 0;
+  while (wait4(sandbox.pid, &status, __WALL, &state.usage) < 0 && errno == EINTR) {
+  }
+  state.init_status = status;
+  state.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - sandbox.started_at)
+                          .count();
+  return state;
+}
+
+void kill_and_reap(StartedSandbox& sandbox) {
+  send_kill(sandbox);
+  int status = 0;
+  while (waitpid(sandbox.pid, &status, __WALL) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace paddock

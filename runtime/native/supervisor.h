@@ -1,0 +1,46 @@
+#pragma once
+
+// Watches a started sandbox from the parent: captures stdout and stderr concurrently with byte
+// caps (draining past the cap so the program never blocks on a full pipe), reads the child's
+// messages, and kills the whole sandbox (SIGKILL to its init, which takes the PID namespace down
+// with it) on timeout or cancellation. Returns once init is reaped and both pipes are closed.
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+
+#include "backend.h"
+#include "core/unique_fd.h"
+#include "native/channel.h"
+
+namespace paddock {
+
+struct StartedSandbox {
+  pid_t pid = -1;  // the sandbox's init, as the host sees it
+  UniqueFd pidfd;
+  UniqueFd stdout_pipe;
+  UniqueFd stderr_pipe;
+  UniqueFd channel;
+  std::chrono::steady_clock::time_point started_at;
+};
+
+struct Supervised {
+  bool timed_out = false;
+  bool cancelled = false;
+  std::optional<ChildMessage> setup_failure;  // kSetupFailed or kExecFailed
+  std::optional<int> payload_status;          // wait status of the user's program
+  int init_status = 0;                        // wait status of the sandbox's init
+  CapturedOutput stdout_data;
+  CapturedOutput stderr_data;
+  rusage usage{};  // init and every process it reaped
+  std::int64_t duration_ms = 0;
+};
+
+Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer);
+
+// SIGKILL to the sandbox's init and wait for it: used when setup fails in the parent.
+void kill_and_reap(StartedSandbox& sandbox);
+
+}  // namespace paddock

@@ -1,0 +1,72 @@
+#include "run_result.h"
+
+#include <nlohmann/json.hpp>
+
+namespace paddock {
+
+const char* to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kExited: return "exited";
+    case Outcome::kSignaled: return "signaled";
+    case Outcome::kTimedOut: return "timed_out";
+    case Outcome::kCancelled: return "cancelled";
+    case Outcome::kExecFailed: return "exec_failed";
+  }
+  return "unknown";
+}
+
+int cli_exit_status(const RunResult& result) {
+  switch (result.outcome) {
+    case Outcome::kTimedOut: return 124;
+    case Outcome::kSignaled:
+    case Outcome::kCancelled: return 128 + result.signal;
+    case Outcome::kExited:
+    case Outcome::kExecFailed: return result.exit_code;
+  }
+  return 125;
+}
+
+namespace {
+
+nlohmann::json isolation_json(const IsolationReport& report) {
+  return {
+      {"namespaces", report.namespaces},
+      {"id_mapping", report.id_mapping},
+      {"host_uid", report.host_uid},
+      {"host_gid", report.host_gid},
+      {"seccomp", report.seccomp},
+      {"seccomp_profile", report.seccomp_profile},
+      {"no_new_privs", report.no_new_privs},
+      {"capabilities_dropped", report.capabilities_dropped},
+      {"network", report.network},
+      {"limits_mode", report.limits_mode},
+      {"limits", report.limits},
+  };
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunResult& result) {
+  nlohmann::json out = {
+      {"outcome", to_string(result.outcome)},
+      {"exit_code", cli_exit_status(result)},
+      {"signal", result.signal},
+      {"timed_out", result.timed_out()},
+      {"stdout", result.stdout_data.data},
+      {"stdout_truncated", result.stdout_data.truncated},
+      {"stdout_bytes", result.stdout_data.total_bytes},
+      {"stderr", result.stderr_data.data},
+      {"stderr_truncated", result.stderr_data.truncated},
+      {"stderr_bytes", result.stderr_data.total_bytes},
+      {"duration_ms", result.duration_ms},
+      {"cpu_ms", result.cpu_ms},
+      {"max_rss_kb", result.max_rss_kb},
+      {"backend", result.backend},
+      {"limits_mode", result.isolation.limits_mode},
+      {"isolation", isolation_json(result.isolation)},
+  };
+  if (!result.exec_error.empty()) out["exec_error"] = result.exec_error;
+  return out;
+}
+
+}  // namespace paddock

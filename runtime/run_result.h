@@ -1,0 +1,67 @@
+#pragma once
+
+// What happened to one sandboxed program. Never an error: a program that crashed, timed out or
+// was refused a system call is a result, whereas paddock failing to build the sandbox is an Error.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace paddock {
+
+enum class Outcome {
+  kExited,      // the program exited by itself (any exit code)
+  kSignaled,    // killed by a signal it did not ask paddock for (e.g. SIGSEGV, SIGXCPU)
+  kTimedOut,    // the wall-clock limit ran out and paddock killed the sandbox
+  kCancelled,   // the caller cancelled the run (Ctrl-C, MCP cancellation)
+  kExecFailed,  // the command could not be started inside the sandbox (not found, E2BIG...)
+};
+
+struct CapturedOutput {
+  std::string data;
+  bool truncated = false;
+  std::uint64_t total_bytes = 0;  // everything the program wrote, kept or dropped
+};
+
+// Which mechanisms were really in force for this run, for the result and for `paddock doctor`.
+struct IsolationReport {
+  std::vector<std::string> namespaces;  // "user", "mount", "pid", ...
+  std::string id_mapping;               // "self", "subordinate" or "root"
+  std::uint32_t host_uid = 0;           // the host uid the sandboxed program ran as
+  std::uint32_t host_gid = 0;
+  bool seccomp = false;
+  std::string seccomp_profile;  // "default" or the profile path
+  bool no_new_privs = false;
+  bool capabilities_dropped = false;
+  std::string network;      // "none" or "host"
+  std::string limits_mode;  // "rlimit" now; "cgroup2" where a delegated cgroup exists
+  std::vector<std::string> limits;  // the limits applied, e.g. "RLIMIT_NPROC=256"
+};
+
+struct RunResult {
+  Outcome outcome = Outcome::kExited;
+  int exit_code = 0;  // the program's exit code; 128+N when killed by signal N
+  int signal = 0;     // the signal that ended it, 0 if none
+  std::string exec_error;  // for kExecFailed: why the command could not start
+  CapturedOutput stdout_data;
+  CapturedOutput stderr_data;
+  std::int64_t duration_ms = 0;
+  std::int64_t cpu_ms = 0;
+  std::int64_t max_rss_kb = 0;
+  std::string backend;
+  IsolationReport isolation;
+
+  [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
+};
+
+const char* to_string(Outcome outcome);
+
+nlohmann::json to_json(const RunResult& result);
+
+// The exit status `paddock run` returns for a result: the program's own exit code, 124 on
+// timeout, 128+N when killed by signal N, 126/127 when the command could not be executed.
+int cli_exit_status(const RunResult& result);
+
+}  // namespace paddock
