@@ -5,6 +5,7 @@ namespace paddock {
 const char* describe(SetupPhase phase) {
   switch (phase) {
     case SetupPhase::kWaitForMaps: return "waiting for the user namespace maps";
+    case SetupPhase::kBindSource: return "opening a bind source";
     case SetupPhase::kIdentity: return "switching to the sandbox user";
     case SetupPhase::kHostname: return "setting the hostname";
     case SetupPhase::kMount: return "building the file system";

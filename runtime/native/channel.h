@@ -9,6 +9,7 @@ namespace paddock {
 
 enum class SetupPhase : std::int32_t {
   kWaitForMaps,
+  kBindSource,  // detail: the index of the bind whose source could not be opened
   kIdentity,
   kHostname,
   kMount,  // detail: the index of the failed MountStep

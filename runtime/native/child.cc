@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/mount.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -191,27 +192,32 @@ pid_t clone_process(unsigned long long flags, int* pidfd) {
 
 void run_sandbox_init(const ChildPlan& plan) {
   int channel = plan.fds.channel;
-  // paddock's handlers are not init's: as PID 1, init ignores every signal it has no handler for,
-  // so only SIGKILL from paddock (outside the namespace) can end it.
-  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // The parent cloned us with every signal blocked and init keeps it so: paddock's inherited
+  // handlers never run here, and only SIGKILL (from paddock, outside the namespace) ends init.
   int keep[] = {channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd};
   sort_fds(keep, 4);
   close_all_except(keep, 4);
   // Die with paddock, and check it did not die before this line.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   wait_for_maps(channel);
+  int bind_fds[kMaxBinds];
+  std::size_t bind_count = plan.bind_sources->size();
+  for (std::size_t i = 0; i < bind_count && i < kMaxBinds; ++i) {
+    // A detached copy of the source tree, taken before the staging tmpfs can cover any of it.
+    bind_fds[i] = static_cast<int>(syscall(SYS_open_tree, AT_FDCWD, (*plan.bind_sources)[i],
+                                           OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+    if (bind_fds[i] < 0) fail(channel, SetupPhase::kBindSource, errno, static_cast<int>(i));
+  }
   take_identity(plan);
   if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     fail(channel, SetupPhase::kHostname, errno);
   }
   umask(0);
   int failed_step = 0;
-  if (int error = apply_mount_plan(*plan.mounts, &failed_step); error != 0) {
+  if (int error = apply_mount_plan(*plan.mounts, bind_fds, bind_count, &failed_step); error != 0) {
     fail(channel, SetupPhase::kMount, error, failed_step);
   }
+  for (std::size_t i = 0; i < bind_count; ++i) close(bind_fds[i]);
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
 
   pid_t payload = clone_process(0, nullptr);

@@ -18,6 +18,8 @@
 
 namespace paddock {
 
+inline constexpr std::size_t kMaxBinds = 32;
+
 struct ChildFds {
   int channel = -1;  // SOCK_SEQPACKET to the parent
   int stdin_fd = -1;
@@ -27,6 +29,9 @@ struct ChildFds {
 
 struct ChildPlan {
   const MountPlan* mounts = nullptr;
+  // Host paths of user binds, cloned with open_tree by init in its own mount namespace with the
+  // caller's credentials, before the staging tmpfs can cover them. At most kMaxBinds.
+  const std::vector<const char*>* bind_sources = nullptr;
   uid_t uid = 1000;  // inside the sandbox
   gid_t gid = 1000;
   bool setgroups_allowed = false;

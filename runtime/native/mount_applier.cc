@@ -16,17 +16,30 @@ namespace paddock {
 namespace {
 
 using Kind = MountStep::Kind;
+using Protect = MountStep::Protect;
 
-constexpr const char* kStaging = "/tmp";  // where the new root is built; private to our namespace
+// Where the new root is built: the host's /tmp, covered only inside our private mount namespace.
+constexpr const char* kStaging = "/tmp";
 
-// "/.paddock-oldroot" + host path, in a caller's buffer.
-bool host_path(char (&buffer)[PATH_MAX], const std::string& path) {
-  std::size_t prefix = std::strlen(kOldRoot);
-  if (prefix + path.size() + 1 > sizeof buffer) return false;
-  std::memcpy(buffer, kOldRoot, prefix);
-  std::memcpy(buffer + prefix, path.c_str(), path.size() + 1);
-  return true;
-}
+// A path in a caller's stack buffer, so that the child never allocates.
+class Path {
+ public:
+  // staging + sandbox path, e.g. "/tmp" + "/usr".
+  static bool staged(Path& out, const std::string& sandbox_path) {
+    return out.set(kStaging, sandbox_path.c_str());
+  }
+  [[nodiscard]] const char* c_str() const { return buffer_; }
+
+ private:
+  bool set(const char* prefix, const char* rest) {
+    std::size_t a = std::strlen(prefix), b = std::strlen(rest);
+    if (a + b + 1 > sizeof buffer_) return false;
+    std::memcpy(buffer_, prefix, a);
+    std::memcpy(buffer_ + a, rest, b + 1);
+    return true;
+  }
+  char buffer_[PATH_MAX];
+};
 
 int ok_or_errno(int rc) { return rc == 0 ? 0 : errno; }
 
@@ -39,7 +52,7 @@ int set_attributes(const char* target, std::uint64_t attributes, bool recursive)
               sizeof attr) == 0) {
     return 0;
   }
-  if (errno != ENOSYS) return errno;
+  if (errno != ENOSYS || recursive) return errno;
   // Kernels before 5.12: a bind remount that repeats the flags the mount already has.
   struct statvfs current {};
   if (statvfs(target, &current) != 0) return errno;
@@ -54,28 +67,13 @@ int set_attributes(const char* target, std::uint64_t attributes, bool recursive)
   return ok_or_errno(mount(nullptr, target, nullptr, flags, nullptr));
 }
 
-int enter_new_root(const MountStep& step) {
-  // Nothing we mount may propagate back to the host.
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
-  if (mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()) != 0) {
-    return errno;
-  }
-  char old_root[PATH_MAX];
-  std::size_t staging_length = std::strlen(kStaging);
-  std::memcpy(old_root, kStaging, staging_length);
-  std::strcpy(old_root + staging_length, kOldRoot);
-  if (mkdir(old_root, 0700) != 0) return errno;
-  if (syscall(SYS_pivot_root, kStaging, old_root) != 0) return errno;
-  return ok_or_errno(chdir("/"));
+bool exists(const char* path) {
+  struct stat info {};
+  return lstat(path, &info) == 0;
 }
 
-int make_target_like(const char* source, const char* target, bool* source_missing) {
-  struct stat info {};
-  if (stat(source, &info) != 0) {
-    *source_missing = errno == ENOENT || errno == ENOTDIR;
-    return errno;
-  }
-  if (S_ISDIR(info.st_mode)) {
+int make_target_like(const struct stat& source, const char* target) {
+  if (S_ISDIR(source.st_mode)) {
     if (mkdir(target, 0755) != 0 && errno != EEXIST) return errno;
     return 0;
   }
@@ -85,41 +83,55 @@ int make_target_like(const char* source, const char* target, bool* source_missin
   return 0;
 }
 
-int bind(const MountStep& step) {
-  char source[PATH_MAX];
-  if (!host_path(source, step.source)) return ENAMETOOLONG;
-  const char* target = step.target.c_str();
-  if (step.optional) {
-    // A symlink (such as /etc/localtime) is recreated, so it resolves inside the sandbox.
-    struct stat info {};
-    if (lstat(source, &info) != 0) return errno == ENOENT ? 0 : errno;
-    if (S_ISLNK(info.st_mode)) {
-      char link[PATH_MAX];
-      ssize_t length = readlink(source, link, sizeof link - 1);
-      if (length < 0) return errno;
-      link[length] = '\0';
-      return ok_or_errno(symlink(link, target));
-    }
-  }
-  bool source_missing = false;
-  if (int error = make_target_like(source, target, &source_missing); error != 0) {
-    return step.optional && source_missing ? 0 : error;
-  }
-  if (mount(source, target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
-  std::uint64_t attributes = MOUNT_ATTR_NOSUID;
-  if (!step.allow_devices) attributes |= MOUNT_ATTR_NODEV;
-  if (step.read_only) attributes |= MOUNT_ATTR_RDONLY;
-  return set_attributes(target, attributes, /*recursive=*/true);
+// The detached tree of a user bind (bind_slot >= 0), or -1 for a host path.
+int tree_of(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
+  if (step.bind_slot < 0 || static_cast<std::size_t>(step.bind_slot) >= bind_count) return -1;
+  return bind_fds[static_cast<std::size_t>(step.bind_slot)];
 }
 
-bool exists(const char* path) {
+int stat_source(const MountStep& step, int tree, struct stat& info) {
+  if (tree >= 0) return ok_or_errno(fstat(tree, &info));
+  return ok_or_errno(stat(step.source.c_str(), &info));
+}
+
+std::uint64_t attributes_for(Protect protect) {
+  switch (protect) {
+    case Protect::kReadOnly: return MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    case Protect::kWritable: return MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    case Protect::kSealedLater:
+    case Protect::kDevice: return 0;
+  }
+  return 0;
+}
+
+// A user bind: set the attributes on the detached tree itself, then attach it.
+int attach_tree(int tree, Protect protect, const char* target) {
+  mount_attr attr{};
+  attr.attr_set = attributes_for(protect);
+  if (attr.attr_set != 0 && syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
+                                    &attr, sizeof attr) != 0) {
+    return errno;
+  }
+  return ok_or_errno(static_cast<int>(
+      syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH)));
+}
+
+int bind(const MountStep& step, const int* bind_fds, std::size_t bind_count, const char* target) {
+  int tree = tree_of(step, bind_fds, bind_count);
+  if (step.bind_slot >= 0 && tree < 0) return EBADF;
   struct stat info {};
-  return lstat(path, &info) == 0;
+  if (int error = stat_source(step, tree, info); error != 0) {
+    return step.optional && error == ENOENT ? 0 : error;
+  }
+  if (int error = make_target_like(info, target); error != 0) return error;
+  if (tree >= 0) return attach_tree(tree, step.protect, target);
+  if (mount(step.source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+  std::uint64_t attributes = attributes_for(step.protect);
+  return attributes == 0 ? 0 : set_attributes(target, attributes, true);
 }
 
-int write_file(const MountStep& step) {
-  int fd = open(step.target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                step.mode);
+int write_file(const MountStep& step, const char* target) {
+  int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, step.mode);
   if (fd < 0) return errno;
   const char* data = step.content.data();
   std::size_t left = step.content.size();
@@ -138,52 +150,73 @@ int write_file(const MountStep& step) {
   return 0;
 }
 
-int apply(const MountStep& step) {
-  const char* target = step.target.c_str();
+int stage_root(const MountStep& step) {
+  // Nothing we mount may propagate back to the host.
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
+  return ok_or_errno(
+      mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()));
+}
+
+// pivot_root(".", "."), then detach what is now on top: the host's root, with every mount below
+// it. The staged tree is "/" and nothing of the host stays reachable.
+int pivot_root_here() {
+  if (chdir(kStaging) != 0) return errno;
+  if (syscall(SYS_pivot_root, ".", ".") != 0) return errno;
+  if (umount2(".", MNT_DETACH) != 0) return errno;
+  return ok_or_errno(chdir("/"));
+}
+
+int apply(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
+  Path target;
+  if (!Path::staged(target, step.target)) return ENAMETOOLONG;
+  const char* path = target.c_str();
   switch (step.kind) {
-    case Kind::kEnterNewRoot: return enter_new_root(step);
+    case Kind::kStageRoot: return stage_root(step);
     case Kind::kMakeDir:
-      if (mkdir(target, step.mode) != 0 && errno != EEXIST) return errno;
+      if (mkdir(path, step.mode) != 0 && errno != EEXIST) return errno;
       return 0;
-    case Kind::kWriteFile: return write_file(step);
-    case Kind::kSymlink: return ok_or_errno(symlink(step.content.c_str(), target));
+    case Kind::kWriteFile: return write_file(step, path);
+    case Kind::kSymlink: return ok_or_errno(symlink(step.content.c_str(), path));
     case Kind::kTmpfs:
-      return ok_or_errno(
-          mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()));
-    case Kind::kBind: return bind(step);
+      return ok_or_errno(mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()));
+    case Kind::kMakeMountPoint: {
+      struct stat info {};
+      if (int error = stat_source(step, tree_of(step, bind_fds, bind_count), info); error != 0) {
+        return error;
+      }
+      return make_target_like(info, path);
+    }
+    case Kind::kBind: return bind(step, bind_fds, bind_count, path);
     case Kind::kProc:
-      return ok_or_errno(mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr));
+      return ok_or_errno(mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr));
     case Kind::kDevpts:
-      return ok_or_errno(
-          mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC, step.options.c_str()));
+      return ok_or_errno(mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, step.options.c_str()));
     case Kind::kMaskWithNull:
-      if (!exists(target)) return 0;
-      if (mount("/dev/null", target, nullptr, MS_BIND, nullptr) != 0) return errno;
-      return set_attributes(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, false);
+      if (!exists(path)) return 0;
+      if (mount("/dev/null", path, nullptr, MS_BIND, nullptr) != 0) return errno;
+      return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, false);
     case Kind::kMaskWithEmpty:
-      if (!exists(target)) return 0;
-      return ok_or_errno(mount("tmpfs", target, "tmpfs",
-                               MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+      if (!exists(path)) return 0;
+      return ok_or_errno(mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                                "size=4096,nr_inodes=2,mode=555"));
     case Kind::kBindSelfReadOnly:
-      if (!exists(target)) return 0;
-      if (mount(target, target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
-      return set_attributes(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                            true);
-    case Kind::kDetachOldRoot:
-      if (umount2(kOldRoot, MNT_DETACH) != 0) return errno;
-      return ok_or_errno(rmdir(kOldRoot));
+      if (!exists(path)) return 0;
+      if (mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+      return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
+    case Kind::kSeal:
+      return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
     case Kind::kRemountReadOnly:
-      return set_attributes(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, false);
+      return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, false);
+    case Kind::kPivotRoot: return pivot_root_here();
   }
   return EINVAL;
 }
 
 }  // namespace
 
-int apply_mount_plan(const MountPlan& plan, int* failed_step) {
+int apply_mount_plan(const MountPlan& plan, const int* bind_fds, std::size_t bind_count, int* failed_step) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
-    if (int error = apply(plan.steps[i]); error != 0) {
+    if (int error = apply(plan.steps[i], bind_fds, bind_count); error != 0) {
       *failed_step = static_cast<int>(i);
       return error;
     }

@@ -6,33 +6,37 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 namespace paddock {
 namespace {
 
 using Kind = MountStep::Kind;
+using Protect = MountStep::Protect;
 
 std::string tmpfs_options(std::uint64_t bytes, mode_t mode, const SandboxIdentity* owner) {
-  std::string options = "size=" + std::to_string(bytes) + ",mode=" + [&] {
-    char octal[8];
-    std::snprintf(octal, sizeof octal, "%o", static_cast<unsigned>(mode));
-    return std::string(octal);
-  }();
+  char octal[8];
+  std::snprintf(octal, sizeof octal, "%o", static_cast<unsigned>(mode));
+  std::string options = "size=" + std::to_string(bytes) + ",mode=" + octal;
   if (owner != nullptr) {
     options += ",uid=" + std::to_string(owner->uid) + ",gid=" + std::to_string(owner->gid);
   }
   return options;
 }
 
+bool is_under(const std::string& path, const std::string& dir) {
+  return path == dir || path.starts_with(dir + "/");
+}
+
 class PlanBuilder {
  public:
   void add(MountStep step) { plan_.steps.push_back(std::move(step)); }
   void dir(const std::string& path, mode_t mode = 0755) {
-    made_.insert(path);
-    add({.kind = Kind::kMakeDir, .target = path, .mode = mode});
+    if (made_.insert(path).second) add({.kind = Kind::kMakeDir, .target = path, .mode = mode});
   }
-  // mkdir -p for the parents of `path` that this plan has not made yet.
+  // mkdir -p for the parents of `path`.
   void parents(const std::string& path) {
     std::filesystem::path sandbox_path(path);
     std::string partial;
@@ -40,7 +44,7 @@ class PlanBuilder {
       if (*it == "/") continue;
       if (std::next(it) == sandbox_path.end()) break;
       partial += "/" + it->string();
-      if (made_.insert(partial).second) dir(partial);
+      dir(partial);
     }
   }
   void file(const std::string& path, std::string content, mode_t mode = 0644) {
@@ -50,11 +54,11 @@ class PlanBuilder {
     add({.kind = Kind::kSymlink, .target = path, .content = to});
   }
   void tmpfs(const std::string& path, std::string options) {
+    dir(path);
     add({.kind = Kind::kTmpfs, .target = path, .options = std::move(options)});
   }
-  void bind(const std::string& host, const std::string& path, bool read_only, bool optional) {
-    add({.kind = Kind::kBind, .target = path, .source = host, .read_only = read_only,
-         .optional = optional});
+  void bind(const std::string& host, const std::string& path, Protect protect) {
+    add({.kind = Kind::kBind, .target = path, .source = host, .protect = protect});
   }
   MountPlan take() { return std::move(plan_); }
 
@@ -73,7 +77,8 @@ std::string group_file(const SandboxIdentity& id) {
   return "root:x:0:\n" + id.user + ":x:" + std::to_string(id.gid) + ":\nnogroup:x:65534:\n";
 }
 
-void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const SandboxIdentity& id) {
+void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host,
+              const SandboxIdentity& id) {
   plan.dir("/etc");
   plan.file("/etc/passwd", passwd_file(id));
   plan.file("/etc/group", group_file(id));
@@ -81,26 +86,33 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const SandboxIdentity&
   plan.file("/etc/hosts", "127.0.0.1\tlocalhost " + spec.hostname +
                               "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
   plan.file("/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n");
-  for (const auto& entry : host_etc_allowlist()) {
-    plan.bind("/etc/" + entry, "/etc/" + entry, /*read_only=*/true, /*optional=*/true);
+  for (const auto& entry : host.etc) {
+    std::string path = "/etc/" + entry.name;
+    switch (entry.type) {
+      case HostLayout::Entry::Type::kDirectory:
+        plan.dir(path);
+        plan.bind(path, path, Protect::kSealedLater);
+        break;
+      case HostLayout::Entry::Type::kSymlink: plan.symlink(path, entry.content); break;
+      case HostLayout::Entry::Type::kFile: plan.file(path, entry.content); break;
+    }
   }
   if (spec.network == NetworkMode::kHost) {
-    plan.bind("/etc/resolv.conf", "/etc/resolv.conf", true, true);
+    plan.add({.kind = Kind::kBind, .target = "/etc/resolv.conf", .source = "/etc/resolv.conf",
+              .protect = Protect::kSealedLater, .optional = true});
   }
 }
 
 void plan_dev(PlanBuilder& plan, const SandboxSpec& spec) {
-  plan.dir("/dev");
   plan.tmpfs("/dev", "size=65536,nr_inodes=64,mode=755");
   for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
     std::string path = std::string("/dev/") + node;
-    plan.add({.kind = Kind::kBind, .target = path, .source = path, .allow_devices = true});
+    plan.bind(path, path, Protect::kDevice);
   }
   plan.dir("/dev/pts");
   plan.add({.kind = Kind::kDevpts, .target = "/dev/pts",
             .options = "newinstance,ptmxmode=0666,mode=620"});
   plan.symlink("/dev/ptmx", "pts/ptmx");
-  plan.dir("/dev/shm", 01777);
   plan.tmpfs("/dev/shm", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
   plan.symlink("/dev/fd", "/proc/self/fd");
   plan.symlink("/dev/stdin", "/proc/self/fd/0");
@@ -110,7 +122,6 @@ void plan_dev(PlanBuilder& plan, const SandboxSpec& spec) {
 }
 
 void plan_proc(PlanBuilder& plan) {
-  plan.dir("/proc");
   plan.add({.kind = Kind::kProc, .target = "/proc"});
   // Kernel state that is nobody's business inside a sandbox, as container runtimes hide it.
   for (const char* file : {"/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
@@ -125,46 +136,54 @@ void plan_proc(PlanBuilder& plan) {
   }
 }
 
+HostLayout::Entry read_entry(const std::string& path, std::string name) {
+  HostLayout::Entry entry{std::move(name), HostLayout::Entry::Type::kDirectory, ""};
+  struct stat info {};
+  lstat(path.c_str(), &info);
+  if (S_ISLNK(info.st_mode)) {
+    std::array<char, 4096> target{};
+    ssize_t length = readlink(path.c_str(), target.data(), target.size() - 1);
+    entry.type = HostLayout::Entry::Type::kSymlink;
+    entry.content.assign(target.data(), static_cast<std::size_t>(std::max<ssize_t>(length, 0)));
+  } else if (S_ISREG(info.st_mode)) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    entry.type = HostLayout::Entry::Type::kFile;
+    entry.content = text.str();
+  }
+  return entry;
+}
+
+bool is_dir_or_link_or_file(const std::string& path, bool allow_file) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) return false;
+  // Only world-readable files are copied: the sandbox user could not read the others either.
+  if (S_ISREG(info.st_mode)) return allow_file && (info.st_mode & S_IROTH) != 0;
+  return S_ISDIR(info.st_mode) || S_ISLNK(info.st_mode);
+}
+
 }  // namespace
 
 std::string MountStep::describe() const {
   switch (kind) {
-    case Kind::kEnterNewRoot: return "preparing the new root (tmpfs and pivot_root)";
+    case Kind::kStageRoot: return "preparing the new root (a tmpfs staged on /tmp)";
     case Kind::kMakeDir: return "creating directory " + target;
     case Kind::kWriteFile: return "writing " + target;
     case Kind::kSymlink: return "creating symlink " + target + " -> " + content;
     case Kind::kTmpfs: return "mounting tmpfs on " + target;
-    case Kind::kBind:
-      return "binding " + source + " on " + target + (read_only ? " (read-only)" : "");
+    case Kind::kMakeMountPoint: return "creating mount point " + target;
+    case Kind::kBind: return "binding " + source + " on " + target;
     case Kind::kProc: return "mounting proc on " + target;
     case Kind::kDevpts: return "mounting devpts on " + target;
     case Kind::kMaskWithNull: return "masking " + target;
     case Kind::kMaskWithEmpty: return "masking " + target;
     case Kind::kBindSelfReadOnly: return "making " + target + " read-only";
-    case Kind::kDetachOldRoot: return "detaching the host's root";
+    case Kind::kSeal: return "making " + target + " and everything below it read-only";
     case Kind::kRemountReadOnly: return "remounting " + target + " read-only";
+    case Kind::kPivotRoot: return "switching to the new root (pivot_root)";
   }
   return "mount step";
-}
-
-HostLayout probe_host_layout() {
-  HostLayout layout;
-  for (const char* name : {"bin", "sbin", "lib", "lib32", "lib64", "libx32"}) {
-    std::string path = std::string("/") + name;
-    struct stat info {};
-    if (lstat(path.c_str(), &info) != 0) continue;
-    HostLayout::TopLevelEntry entry{name, ""};
-    if (S_ISLNK(info.st_mode)) {
-      std::array<char, 4096> target{};
-      ssize_t length = readlink(path.c_str(), target.data(), target.size() - 1);
-      if (length <= 0) continue;
-      entry.symlink_target.assign(target.data(), static_cast<std::size_t>(length));
-    } else if (!S_ISDIR(info.st_mode)) {
-      continue;
-    }
-    layout.top_level.push_back(std::move(entry));
-  }
-  return layout;
 }
 
 const std::vector<std::string>& host_etc_allowlist() {
@@ -178,42 +197,66 @@ const std::vector<std::string>& host_etc_allowlist() {
   return kEntries;
 }
 
+HostLayout probe_host_layout() {
+  HostLayout layout;
+  for (const char* name : {"bin", "sbin", "lib", "lib32", "lib64", "libx32"}) {
+    std::string path = std::string("/") + name;
+    if (is_dir_or_link_or_file(path, false)) layout.top_level.push_back(read_entry(path, name));
+  }
+  for (const auto& name : host_etc_allowlist()) {
+    std::string path = "/etc/" + name;
+    if (is_dir_or_link_or_file(path, true)) layout.etc.push_back(read_entry(path, name));
+  }
+  return layout;
+}
+
 MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
                       const SandboxIdentity& identity) {
   PlanBuilder plan;
-  plan.add({.kind = Kind::kEnterNewRoot, .options = "size=1048576,nr_inodes=4096,mode=755"});
+  plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
 
-  plan.bind("/usr", "/usr", /*read_only=*/true, /*optional=*/false);
+  // The read-only tree: the host's programs and libraries, a curated /etc, and every mount point
+  // the later steps need (the root cannot take new directories once sealed).
+  plan.dir("/usr");
+  plan.bind("/usr", "/usr", Protect::kSealedLater);
   for (const auto& entry : host.top_level) {
     std::string path = "/" + entry.name;
-    if (!entry.symlink_target.empty()) {
-      plan.symlink(path, entry.symlink_target);
+    if (entry.type == HostLayout::Entry::Type::kSymlink) {
+      plan.symlink(path, entry.content);
     } else {
-      plan.bind(path, path, true, false);
+      plan.dir(path);
+      plan.bind(path, path, Protect::kSealedLater);
     }
   }
-  plan_etc(plan, spec, identity);
-  plan_dev(plan, spec);
-  plan_proc(plan);
-
-  plan.dir("/tmp", 01777);
-  plan.tmpfs("/tmp", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
+  plan_etc(plan, spec, host, identity);
+  for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
   plan.parents(spec.workdir);
   plan.dir(spec.workdir);
+  for (std::size_t i = 0; i < spec.binds.size(); ++i) {
+    const BindMount& bind = spec.binds[i];
+    if (!is_under(bind.sandbox_path, spec.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
+      plan.parents(bind.sandbox_path);
+      plan.add({.kind = Kind::kMakeMountPoint, .target = bind.sandbox_path,
+                .source = bind.host_path, .bind_slot = static_cast<int>(i)});
+    }
+  }
+  plan.add({.kind = Kind::kSeal, .target = "/"});
+
+  plan_dev(plan, spec);
+  plan_proc(plan);
+  plan.tmpfs("/tmp", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
   plan.tmpfs(spec.workdir, tmpfs_options(spec.limits.work_bytes, 0755, &identity));
-  if (identity.home != spec.workdir && identity.home != "/tmp") {
-    plan.parents(identity.home);
-    plan.dir(identity.home);
-    plan.tmpfs(identity.home, tmpfs_options(spec.limits.tmp_bytes, 0755, &identity));
-  }
 
-  for (const auto& bind : spec.binds) {
-    plan.parents(bind.sandbox_path);
-    plan.bind(bind.host_path, bind.sandbox_path, !bind.writable, false);
+  for (std::size_t i = 0; i < spec.binds.size(); ++i) {
+    const BindMount& bind = spec.binds[i];
+    if (is_under(bind.sandbox_path, spec.workdir) || is_under(bind.sandbox_path, "/tmp")) {
+      plan.parents(bind.sandbox_path);
+    }
+    plan.add({.kind = Kind::kBind, .target = bind.sandbox_path, .source = bind.host_path,
+              .protect = bind.writable ? Protect::kWritable : Protect::kReadOnly,
+              .bind_slot = static_cast<int>(i)});
   }
-
-  plan.add({.kind = Kind::kDetachOldRoot});
-  plan.add({.kind = Kind::kRemountReadOnly, .target = "/"});
+  plan.add({.kind = Kind::kPivotRoot, .target = "/"});
   return plan.take();
 }
 

@@ -3,9 +3,11 @@
 // The sandbox's file system as a list of steps, decided in the parent and applied in order by
 // the child (mount_applier.h). Pure data: unit tests check a plan without mounting anything.
 //
-// The child first makes a tmpfs its new root with pivot_root, keeping the host's root at
-// kOldRoot until the plan is applied; "host" sources are read from there, so a bind of /usr is
-// a bind of kOldRoot + "/usr".
+// The child builds the new root on a tmpfs staged at the host's /tmp (in its own private mount
+// namespace), so host paths are still reachable as sources. Step targets are sandbox paths; the
+// applier puts them under the staging directory. The read-only part of the tree (/usr, /etc,
+// read-only binds) is sealed with one recursive mount_setattr before the writable and device
+// mounts go on top, and kPivotRoot finally makes the staged tree "/" and drops the host's root.
 
 #include <sys/types.h>
 
@@ -16,24 +18,30 @@
 
 namespace paddock {
 
-inline constexpr const char* kOldRoot = "/.paddock-oldroot";
-
 struct MountStep {
   enum class Kind {
-    kEnterNewRoot,  // tmpfs staged on the host's /tmp in our mount namespace, then pivot_root
+    kStageRoot,     // make "/" private, mount the staging tmpfs (options) that becomes the root
     kMakeDir,       // mkdir target (mode)
     kWriteFile,     // create target with `content` (mode)
     kSymlink,       // symlink target -> content
     kTmpfs,         // tmpfs on target with `options`
-    kBind,  // bind host `source` onto target, created as a file or directory like the source;
-            // an optional source that is a symlink is recreated as the same symlink
+    kMakeMountPoint,  // create target as a file or directory, like the bind source will be
+    kBind,          // bind host `source` (or the fd in bind_slot) onto target, created as a file
+                    // or directory like the source; then `protect` decides its attributes
     kProc,          // a fresh procfs for the sandbox's PID namespace
     kDevpts,        // a private devpts instance
     kMaskWithNull,  // hide a file: bind /dev/null over it
     kMaskWithEmpty, // hide a directory: an empty read-only tmpfs over it
     kBindSelfReadOnly,  // make an existing path read-only (bind it onto itself, then remount)
-    kDetachOldRoot,     // lazily unmount the host's root; nothing of it stays reachable
-    kRemountReadOnly,   // remount one mount (not its submounts) read-only once it is filled
+    kSeal,              // read-only, nosuid, nodev on target and every mount below it
+    kRemountReadOnly,   // read-only on one mount (not its submounts) once it is filled
+    kPivotRoot,         // the staged tree becomes "/", the host's root is detached
+  };
+  enum class Protect {
+    kSealedLater,  // a kSeal step further on makes it read-only
+    kReadOnly,     // read-only, nosuid, nodev right away
+    kDevice,       // a device node: keeps the host's flags (nodev would make it useless)
+    kWritable,     // nosuid, nodev
   };
   Kind kind = Kind::kMakeDir;
   std::string target{};
@@ -41,24 +49,28 @@ struct MountStep {
   std::string content{};  // file content, symlink target
   std::string options{};  // file system data for kTmpfs / kDevpts
   mode_t mode = 0755;
-  bool read_only = false;
-  bool allow_devices = false;  // only the /dev node binds; everything else is nodev
-  bool optional = false;       // skip when the source or target does not exist
+  Protect protect = Protect::kSealedLater;
+  int bind_slot = -1;     // for user binds: index of the O_PATH fd the parent opened
+  bool optional = false;  // skip when the source or target does not exist
 
-  // One line for error messages: "bind /usr on /usr (read-only)".
+  // One line for error messages: "binding /usr on /usr".
   [[nodiscard]] std::string describe() const;
 };
 
 // What the host's root looks like, where the plan depends on it (probed, or given by tests).
 struct HostLayout {
-  struct TopLevelEntry {
-    std::string name;            // "bin", "lib64", ...
-    std::string symlink_target;  // empty when it is a real directory
+  struct Entry {
+    enum class Type { kDirectory, kSymlink, kFile };
+    std::string name;     // "bin", "lib64", "ssl", "ld.so.cache", ...
+    Type type = Type::kDirectory;
+    std::string content;  // symlink target, or file content (files are copied, not bound:
+                          // a write into tmpfs is far cheaper than a mount)
   };
-  std::vector<TopLevelEntry> top_level;  // only those that exist
+  std::vector<Entry> top_level;  // /bin, /sbin, /lib* that exist (directories or symlinks)
+  std::vector<Entry> etc;        // allow-listed /etc entries that exist
 };
 
-// Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 on this host.
+// Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 and the allow-listed /etc entries.
 HostLayout probe_host_layout();
 
 // The host's /etc entries a sandbox sees, read-only, when they exist: what programs need to find

@@ -10,13 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 
 #include "native/child.h"
+#include "native/default_seccomp_bpf.h"
 #include "native/id_map.h"
 #include "native/mount_plan.h"
 #include "native/rlimit_plan.h"
@@ -48,25 +47,22 @@ bool is_reserved(const std::string& path) {
   return path == "/";
 }
 
-// The compiled default profile is the same for every run: compile it once per process.
+// The default profile was compiled at build time; a user's profile is compiled for each run.
 Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const SandboxSpec& spec) {
-  static std::mutex mutex;
-  static std::shared_ptr<const seccomp::BpfProgram> default_program;
   if (!spec.seccomp_profile_path) {
-    std::lock_guard lock(mutex);
-    if (default_program) return default_program;
+    static const auto embedded = [] {
+      seccomp::BpfProgram program;
+      auto bpf = seccomp::default_bpf();
+      program.instructions.assign(bpf.begin(), bpf.end());
+      return std::make_shared<const seccomp::BpfProgram>(std::move(program));
+    }();
+    return embedded;
   }
-  auto profile = spec.seccomp_profile_path ? seccomp::load_profile_file(*spec.seccomp_profile_path)
-                                           : seccomp::default_profile();
+  auto profile = seccomp::load_profile_file(*spec.seccomp_profile_path);
   if (!profile) return profile.error();
   auto program = seccomp::compile(*profile);
-  if (!program) return program.error().context("compiling the seccomp profile");
-  auto shared = std::make_shared<const seccomp::BpfProgram>(std::move(*program));
-  if (!spec.seccomp_profile_path) {
-    std::lock_guard lock(mutex);
-    default_program = shared;
-  }
-  return shared;
+  if (!program) return program.error().context("compiling seccomp profile " + *spec.seccomp_profile_path);
+  return std::make_shared<const seccomp::BpfProgram>(std::move(*program));
 }
 
 const HostLayout& host_layout() {
@@ -145,6 +141,7 @@ struct Prepared {
   Pipe stderr_pipe;
   UniqueFd channel_parent;
   UniqueFd channel_child;
+  std::vector<const char*> bind_sources;  // host paths, one per spec.binds entry
 };
 
 Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity) {
@@ -197,6 +194,7 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   auto child_end = above_stdio(UniqueFd(sockets[1]));
   if (!child_end) return child_end.error();
   prepared->channel_child = std::move(*child_end);
+  for (const auto& bind : spec.binds) prepared->bind_sources.push_back(bind.host_path.c_str());
   return prepared;
 }
 
@@ -209,6 +207,12 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
           static_cast<std::size_t>(failure.detail) < prepared.mounts.steps.size()) {
         return prepared.mounts.steps[static_cast<std::size_t>(failure.detail)].describe() + ": " +
                reason;
+      }
+      break;
+    case SetupPhase::kBindSource:
+      if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < spec.binds.size()) {
+        return "opening bind source " + spec.binds[static_cast<std::size_t>(failure.detail)].host_path +
+               ": " + reason;
       }
       break;
     case SetupPhase::kWorkdir:
@@ -332,6 +336,9 @@ Status validate_spec(const SandboxSpec& spec) {
       return invalid_input("--env '" + entry + "' must look like NAME=VALUE");
     }
   }
+  if (spec.binds.size() > kMaxBinds) {
+    return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");
+  }
   for (const auto& bind : spec.binds) {
     if (!is_absolute_clean(bind.sandbox_path) || is_reserved(bind.sandbox_path)) {
       return invalid_input("bind target '" + bind.sandbox_path +
@@ -351,15 +358,7 @@ Status validate_spec(const SandboxSpec& spec) {
 
 Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& observer) {
   if (auto valid = validate_spec(input); !valid) return valid.error();
-  SandboxSpec spec = input;
-  for (auto& bind : spec.binds) {
-    // Resolve symlinks here: inside, an absolute link would resolve against the new root.
-    char resolved[PATH_MAX];
-    if (realpath(bind.host_path.c_str(), resolved) == nullptr) {
-      return system_error("resolving bind source " + bind.host_path);
-    }
-    bind.host_path = resolved;
-  }
+  const SandboxSpec& spec = input;
   SandboxIdentity identity;
   identity.home = spec.workdir;
   auto prepared_or = prepare(spec, identity);
@@ -381,6 +380,7 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   plan.no_capabilities = static_cast<cap_t>(prepared.no_capabilities.get());
   plan.fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
                       prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()};
+  plan.bind_sources = &prepared.bind_sources;
 
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
   if (spec.network == NetworkMode::kNone) flags |= CLONE_NEWNET;
