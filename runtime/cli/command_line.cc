@@ -140,6 +140,11 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   CLI::App* doctor = app.add_subcommand("doctor", "Show what isolation this host offers");
   doctor->add_flag("--json", doctor_json, "Print the report as JSON");
 
+  if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "run" &&
+      std::string_view(argv[1]) != "doctor") {
+    return invalid_input(std::string("unknown command '") + argv[1] +
+                         "'; the commands are run and doctor (see 'paddock --help')");
+  }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;
   std::vector<std::string> command;

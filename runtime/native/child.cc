@@ -1,7 +1,7 @@
 #include "native/child.h"
 
 #include <fcntl.h>
-#include <grp.h>
+#include <poll.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -155,14 +155,25 @@ void wait_for_maps(int channel) {
   if (got != sizeof message || message.kind != ChildMessageKind::kGo) _exit(125);
 }
 
+// Raw system calls, not glibc's wrappers: in a copy of a multi-threaded parent, glibc would try
+// to apply the change to every thread it remembers (SIGSETXID) and wait for them forever.
 void take_identity(const ChildPlan& plan) {
   int channel = plan.fds.channel;
-  if (plan.setgroups_allowed && setgroups(0, nullptr) != 0) {
+  if (plan.setgroups_allowed && syscall(SYS_setgroups, 0, nullptr) != 0) {
     fail(channel, SetupPhase::kIdentity, errno, 1);
   }
   // root is not mapped in this namespace, so switching ids keeps init's capabilities.
-  if (setresgid(plan.gid, plan.gid, plan.gid) != 0) fail(channel, SetupPhase::kIdentity, errno, 2);
-  if (setresuid(plan.uid, plan.uid, plan.uid) != 0) fail(channel, SetupPhase::kIdentity, errno, 3);
+  if (syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0) {
+    fail(channel, SetupPhase::kIdentity, errno, 2);
+  }
+  if (syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
+    fail(channel, SetupPhase::kIdentity, errno, 3);
+  }
+  // Changing ids cleared the parent-death signal: set it now, and check that paddock did not
+  // die in between (its end of the channel would be closed).
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  pollfd peer{channel, POLLIN, 0};
+  if (poll(&peer, 1, 0) == 1 && (peer.revents & (POLLHUP | POLLERR)) != 0) _exit(125);
 }
 
 [[noreturn]] void reap_until_payload_exits(int channel, pid_t payload) {
@@ -197,7 +208,7 @@ void run_sandbox_init(const ChildPlan& plan) {
   int keep[] = {channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd};
   sort_fds(keep, 4);
   close_all_except(keep, 4);
-  // Die with paddock, and check it did not die before this line.
+  // Die with paddock; wait_for_maps sees EOF if it died before this line.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   wait_for_maps(channel);
   int bind_fds[kMaxBinds];

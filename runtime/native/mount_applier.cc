@@ -73,12 +73,13 @@ bool exists(const char* path) {
 }
 
 int make_target_like(const struct stat& source, const char* target) {
+  if (exists(target)) return 0;  // made earlier, e.g. before the root was sealed
   if (S_ISDIR(source.st_mode)) {
     if (mkdir(target, 0755) != 0 && errno != EEXIST) return errno;
     return 0;
   }
-  int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return errno == EEXIST ? 0 : errno;
+  int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return errno;
   close(fd);
   return 0;
 }

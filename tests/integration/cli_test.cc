@@ -1,0 +1,133 @@
+// The `paddock` binary as a user meets it: exit statuses, one-line errors, JSON.
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+int count_lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Bad input: exit 125 and exactly one line on stderr that names what was wrong.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& names) {
+  CliResult result = run_cli(args);
+  EXPECT_EQ(result.exit_status, 125) << result.err;
+  EXPECT_EQ(count_lines(result.err), 1) << result.err;
+  EXPECT_EQ(result.err.rfind("paddock: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(names), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "");
+}
+
+TEST(Cli, HelloWorld) {
+  CliResult result = run_cli({"run", "--", "echo", "hello", "world"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "hello world\n");
+  EXPECT_EQ(result.err, "");
+}
+
+TEST(Cli, ExitStatusesFollowTheProgram) {
+  EXPECT_EQ(run_cli({"run", "--", "sh", "-c", "exit 7"}).exit_status, 7);
+  EXPECT_EQ(run_cli({"run", "--", "sh", "-c", "kill -TERM $$"}).exit_status, 128 + 15);
+  CliResult timeout = run_cli({"run", "--timeout", "0.5", "--", "sleep", "30"});
+  EXPECT_EQ(timeout.exit_status, 124);
+  EXPECT_NE(timeout.err.find("timed out"), std::string::npos);
+  EXPECT_EQ(run_cli({"run", "--", "no-such-command-paddock"}).exit_status, 127);
+}
+
+TEST(Cli, BadInputIsOneClearLine) {
+  expect_usage_error({"run", "--no-such-flag", "--", "true"}, "--no-such-flag");
+  expect_usage_error({"run"}, "no command");
+  expect_usage_error({"run", "--"}, "no command");
+  expect_usage_error({"run", "--timeout", "soon", "--", "true"}, "--timeout");
+  expect_usage_error({"run", "--memory", "lots", "--", "true"}, "--memory");
+  expect_usage_error({"run", "--network", "bridge", "--", "true"}, "--network");
+  expect_usage_error({"run", "--workdir", "/no/such/dir", "--", "true"}, "/no/such/dir");
+  expect_usage_error({"run", "--workdir", "relative", "--", "true"}, "relative");
+  expect_usage_error({"run", "--stdin", "/no/such/file", "--", "true"}, "/no/such/file");
+  expect_usage_error({"run", "--ro-bind", "/no/such/path:/x", "--", "true"}, "/no/such/path");
+  expect_usage_error({"run", "--ro-bind", "/usr:/proc/x", "--", "true"}, "/proc/x");
+  expect_usage_error({"run", "--env", "NOEQUALS", "--", "true"}, "NOEQUALS");
+  expect_usage_error({"frobnicate"}, "frobnicate");
+}
+
+TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {
+  std::string path = ::testing::TempDir() + "/paddock-bad-profile.json";
+  std::ofstream(path) << R"({"defaultAction": "SCMP_ACT_ERRNO",
+                            "syscalls": [{"names": ["read"], "action": "SCMP_ACT_NOPE"}]})";
+  expect_usage_error({"run", "--seccomp-profile", path, "--", "true"}, path + ": /syscalls/0/action");
+  std::ofstream(path) << "{not json";
+  expect_usage_error({"run", "--seccomp-profile", path, "--", "true"}, "not valid JSON");
+  expect_usage_error({"run", "--seccomp-profile", "/no/such/profile.json", "--", "true"},
+                     "/no/such/profile.json");
+}
+
+TEST(Cli, JsonResultHasEveryField) {
+  CliResult result = run_cli({"run", "--json", "--", "sh", "-c", "echo out; echo err >&2; exit 2"});
+  EXPECT_EQ(result.exit_status, 2);
+  nlohmann::json json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["exit_code"], 2);
+  EXPECT_EQ(json["signal"], 0);
+  EXPECT_EQ(json["timed_out"], false);
+  EXPECT_EQ(json["stdout"], "out\n");
+  EXPECT_EQ(json["stderr"], "err\n");
+  EXPECT_EQ(json["stdout_truncated"], false);
+  EXPECT_EQ(json["stderr_truncated"], false);
+  for (const char* key : {"duration_ms", "cpu_ms", "max_rss_kb"}) {
+    EXPECT_TRUE(json[key].is_number_integer()) << key;
+  }
+  EXPECT_GT(json["max_rss_kb"].get<int>(), 0);
+  EXPECT_EQ(json["limits_mode"], "rlimit");
+  EXPECT_EQ(json["isolation"]["seccomp"], true);
+  EXPECT_EQ(json["isolation"]["no_new_privs"], true);
+  EXPECT_EQ(json["isolation"]["network"], "none");
+  EXPECT_EQ(json["isolation"]["namespaces"].size(), 7u);
+}
+
+TEST(Cli, JsonSurvivesBinaryOutput) {
+  CliResult result = run_cli({"run", "--json", "--", "sh", "-c", "printf '\\377\\376ok'"});
+  nlohmann::json json = nlohmann::json::parse(result.out);  // replaced, not rejected
+  EXPECT_NE(json["stdout"].get<std::string>().find("ok"), std::string::npos);
+}
+
+TEST(Cli, StdinOptions) {
+  EXPECT_EQ(run_cli({"run", "--stdin", "-", "--", "cat"}, "piped\n").out, "piped\n");
+  EXPECT_EQ(run_cli({"run", "--", "cat"}, "not given to the sandbox\n").out, "");
+}
+
+TEST(Cli, EnvAndWorkdirFlags) {
+  CliResult result = run_cli({"run", "--env", "A=1", "--env", "B=two words", "--workdir", "/tmp",
+                              "--", "sh", "-c", "echo $A $B; pwd"});
+  EXPECT_EQ(result.out, "1 two words\n/tmp\n");
+}
+
+TEST(Cli, DoctorReportsTheHost) {
+  CliResult text = run_cli({"doctor"});
+  EXPECT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find("user namespaces"), std::string::npos);
+  CliResult json_run = run_cli({"doctor", "--json"});
+  nlohmann::json json = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(json["user_namespaces"]["available"], true);
+  EXPECT_EQ(json["seccomp"]["available"], true);
+  EXPECT_TRUE(json["cgroup_v2_delegated"]["available"].is_boolean());
+  EXPECT_TRUE(json["overlayfs_in_user_namespace"]["available"].is_boolean());
+  EXPECT_EQ(json["will_use"]["limits_mode"], "rlimit");
+  EXPECT_EQ(json["will_use"]["id_mapping"], geteuid() == 0 ? "root" : json["will_use"]["id_mapping"]);
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+  CliResult help = run_cli({"run", "--help"});
+  EXPECT_EQ(help.exit_status, 0);
+  EXPECT_NE(help.out.find("--timeout"), std::string::npos);
+  EXPECT_EQ(run_cli({"--version"}).exit_status, 0);
+}
+
+}  // namespace
+}  // namespace paddock::testing

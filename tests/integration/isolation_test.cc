@@ -1,0 +1,228 @@
+// From inside real sandboxes: what the program can see and do of the host.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+std::string field(const std::string& status, const std::string& name) {
+  std::istringstream lines(status);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(name + ":", 0) == 0) {
+      std::string value = line.substr(name.size() + 1);
+      auto start = value.find_first_not_of(" \t");
+      return start == std::string::npos ? "" : value.substr(start);
+    }
+  }
+  return "";
+}
+
+TEST(Isolation, ProgramRunsAndExitCodeComesBack) {
+  RunResult result = run_ok(shell_spec("echo hello; echo oops >&2; exit 3"));
+  EXPECT_EQ(result.outcome, Outcome::kExited);
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_EQ(result.stdout_data.data, "hello\n");
+  EXPECT_EQ(result.stderr_data.data, "oops\n");
+  EXPECT_EQ(result.backend, "native");
+}
+
+TEST(Isolation, HostFilesOutsideTheMountsAreInvisible) {
+  // The test's own source tree, home directories and secrets exist on the host...
+  ASSERT_EQ(access(source_dir().c_str(), F_OK), 0);
+  ASSERT_EQ(access("/etc/shadow", F_OK), 0);
+  std::string script = "for p in '" + source_dir() +
+                       "' /root /home /var /srv /opt /etc/shadow /etc/ssh /run /sys /boot; do "
+                       "[ -e \"$p\" ] && echo \"VISIBLE $p\"; done; ls /";
+  RunResult result = run_ok(shell_spec(script));
+  EXPECT_EQ(result.exit_code, 0) << result.stderr_data.data;
+  EXPECT_EQ(result.stdout_data.data.find("VISIBLE"), std::string::npos) << result.stdout_data.data;
+  EXPECT_EQ(result.stdout_data.data, "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsbin\ntmp\nusr\nwork\n");
+}
+
+TEST(Isolation, UsrAndRootAndEtcAreReadOnly) {
+  RunResult result = run_ok(shell_spec(
+      "for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x; do "
+      "  if echo x > $f 2>/dev/null; then echo WROTE $f; fi; done; "
+      "mkdir /usr/lib/paddock-x 2>/dev/null && echo MADE; "
+      "echo ok > /work/file && cat /work/file && echo ok > /tmp/file && cat /tmp/file"));
+  EXPECT_EQ(result.stdout_data.data, "ok\nok\n") << result.stderr_data.data;
+}
+
+TEST(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
+  RunResult result = run_ok(spec_for({"/bin/cat", "/proc/self/status"}));
+  const std::string& status = result.stdout_data.data;
+  EXPECT_EQ(field(status, "NoNewPrivs"), "1");
+  EXPECT_EQ(field(status, "Seccomp"), "2");
+  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    EXPECT_EQ(field(status, set), "0000000000000000") << set;
+  }
+  EXPECT_EQ(field(status, "Uid"), "1000\t1000\t1000\t1000");
+  EXPECT_EQ(field(status, "Gid"), "1000\t1000\t1000\t1000");
+  EXPECT_TRUE(result.isolation.seccomp);
+  EXPECT_TRUE(result.isolation.capabilities_dropped);
+}
+
+TEST(Isolation, PidOneIsTheSandboxInit) {
+  RunResult result = run_ok(shell_spec(
+      "echo $$; cat /proc/1/status | grep -E '^(PPid|Uid):'; ls /proc | grep -E '^[0-9]+$' | wc -l"));
+  std::istringstream lines(result.stdout_data.data);
+  std::string pid, ppid_line, uid_line, count;
+  std::getline(lines, pid);
+  std::getline(lines, ppid_line);
+  std::getline(lines, uid_line);
+  std::getline(lines, count);
+  EXPECT_EQ(pid, "2");  // the payload is the first child of the sandbox's init
+  EXPECT_EQ(ppid_line, "PPid:\t0");
+  // Only init, the shell and the pipeline's few processes exist: no host process is visible.
+  EXPECT_LE(std::stoi(count), 6) << result.stdout_data.data;
+}
+
+TEST(Isolation, HostnameAndUserAreTheSandboxes) {
+  RunResult result = run_ok(shell_spec("hostname; id -un; echo $HOME; pwd"));
+  EXPECT_EQ(result.stdout_data.data, "sandbox\nsandbox\n/work\n/work\n");
+}
+
+// The program runs as an unprivileged host id, never as host root, even when paddock is root.
+class HostUidObserver : public RecordingObserver {
+ public:
+  void on_output(StreamId stream, std::string_view chunk) override {
+    RecordingObserver::on_output(stream, chunk);
+    if (!payload_status.empty()) return;
+    std::string children = read_file("/proc/" + std::to_string(host_pid) + "/task/" +
+                                     std::to_string(host_pid) + "/children");
+    if (children.empty()) return;
+    payload_status = read_file("/proc/" + children.substr(0, children.find(' ')) + "/status");
+  }
+  std::string payload_status;
+};
+
+TEST(Isolation, HostUidIsNeverRoot) {
+  HostUidObserver observer;
+  RunResult result = run_ok(shell_spec("echo started; sleep 0.5"), observer);
+  ASSERT_FALSE(observer.payload_status.empty());
+  std::string uids = field(observer.payload_status, "Uid");
+  std::string real_uid = uids.substr(0, uids.find('\t'));
+  EXPECT_NE(real_uid, "0");
+  EXPECT_EQ(real_uid, std::to_string(result.isolation.host_uid));
+  EXPECT_NE(result.isolation.host_uid, 0u);
+  EXPECT_NE(result.isolation.host_gid, 0u);
+  if (geteuid() == 0) {
+    EXPECT_EQ(result.isolation.id_mapping, "root");
+  } else {
+    EXPECT_NE(result.isolation.id_mapping, "root");
+  }
+  // Supplementary groups are dropped wherever the mapping allows it.
+  std::string groups = field(observer.payload_status, "Groups");
+  if (result.isolation.id_mapping != "self") {
+    EXPECT_EQ(groups, "") << groups;
+  }
+}
+
+class LoopbackServer {
+ public:
+  LoopbackServer() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(listen(fd_, 8), 0);
+    socklen_t length = sizeof address;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+  ~LoopbackServer() { close(fd_); }
+  [[nodiscard]] int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+std::string connect_script(int port) {
+  return "import socket\ns = socket.socket()\ns.settimeout(3)\ntry:\n"
+         "    s.connect(('127.0.0.1', " + std::to_string(port) + "))\n    print('CONNECTED')\n"
+         "except OSError as e:\n    print('REFUSED', e.errno)\n";
+}
+
+TEST(Isolation, NetworkHasOnlyADownLoopback) {
+  LoopbackServer server;
+  RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
+  EXPECT_EQ(result.stdout_data.data.rfind("REFUSED", 0), 0u) << result.stdout_data.data
+                                                           << result.stderr_data.data;
+  RunResult devices = run_ok(shell_spec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
+                                        "cat /sys/class/net/lo/operstate 2>/dev/null; "
+                                        "python3 -c \"import socket,fcntl,struct;"
+                                        "s=socket.socket();"
+                                        "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
+                                        "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\""));
+  EXPECT_EQ(devices.stdout_data.data, "lo\nDOWN\n") << devices.stderr_data.data;
+}
+
+TEST(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
+  LoopbackServer server;
+  SandboxSpec spec = spec_for({"python3", "-c", connect_script(server.port())});
+  spec.network = NetworkMode::kHost;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.stdout_data.data, "CONNECTED\n") << result.stderr_data.data;
+  EXPECT_EQ(result.isolation.network, "host");
+}
+
+TEST(Isolation, HostEnvironmentDoesNotLeak) {
+  setenv("PADDOCK_TEST_SECRET", "do-not-leak", 1);
+  SandboxSpec spec = spec_for({"/usr/bin/env"});
+  spec.env = {"GREETING=hi"};
+  RunResult result = run_ok(spec);
+  unsetenv("PADDOCK_TEST_SECRET");
+  EXPECT_EQ(result.stdout_data.data.find("do-not-leak"), std::string::npos);
+  EXPECT_NE(result.stdout_data.data.find("GREETING=hi\n"), std::string::npos);
+  EXPECT_NE(result.stdout_data.data.find("HOME=/work\n"), std::string::npos);
+}
+
+TEST(Isolation, OnlyStandardFileDescriptorsAreInherited) {
+  int leaked = dup(1);  // not CLOEXEC: would leak into a careless sandbox
+  RunResult result = run_ok(shell_spec("ls /proc/self/fd"));
+  close(leaked);
+  // ls itself opens one fd for the directory listing.
+  EXPECT_EQ(result.stdout_data.data, "0\n1\n2\n3\n");
+}
+
+TEST(Isolation, DevHasOnlyTheUsualNodes) {
+  RunResult result = run_ok(shell_spec(
+      "ls /dev; echo x > /dev/null && head -c 4 /dev/zero | wc -c; echo x > /dev/full || echo FULL"));
+  EXPECT_EQ(result.stdout_data.data,
+            "fd\nfull\nnull\nptmx\npts\nrandom\nshm\nstderr\nstdin\nstdout\ntty\nurandom\nzero\n"
+            "4\nFULL\n")
+      << result.stderr_data.data;
+}
+
+TEST(Isolation, KernelStateIsMaskedInProc) {
+  RunResult result = run_ok(shell_spec(
+      "for f in /proc/kcore /proc/keys /proc/timer_list; do "
+      "  [ -e $f ] && [ -s $f ] && echo LEAK $f; done; "
+      "echo 1 > /proc/sys/kernel/hostname 2>/dev/null && echo WROTE; echo done"));
+  EXPECT_EQ(result.stdout_data.data, "done\n");
+}
+
+TEST(Isolation, ReadOnlyBindShowsAHostPathAndNothingElse) {
+  RunResult result = run_ok(probe_spec({"try", "socket_unix"}));
+  EXPECT_EQ(result.stdout_data.data, "RESULT socket_unix ok\n") << result.stderr_data.data;
+  SandboxSpec spec = shell_spec("cat /probe/data; echo x > /probe/data || echo READONLY");
+  spec.binds = {{source_dir() + "/CMakeLists.txt", "/probe/data", false}};
+  RunResult bound = run_ok(spec);
+  EXPECT_NE(bound.stdout_data.data.find("project(paddock"), std::string::npos);
+  EXPECT_NE(bound.stdout_data.data.find("READONLY"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paddock::testing

@@ -1,0 +1,78 @@
+// After any run, nothing of the sandbox is left on the host: no process, mount, fd or file.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+#include "native/native_backend.h"
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+std::vector<std::string> children_of_this_process() {
+  std::vector<std::string> children;
+  for (const auto& task : directory_entries("/proc/self/task")) {
+    std::string list = read_file("/proc/self/task/" + task + "/children");
+    if (!list.empty()) children.push_back(list);
+  }
+  return children;
+}
+
+TEST(Leftovers, NothingRemainsAfterTwoHundredRuns) {
+  const int fds_before = open_fd_count();
+  const std::string mounts_before = read_file("/proc/self/mountinfo");
+  const auto tmp_before = directory_entries("/tmp");
+
+  int failures = 0;
+  for (int i = 0; i < 200; ++i) {
+    SandboxSpec spec = i % 4 == 3 ? shell_spec("sleep 5 & sleep 5 & exit 1") : spec_for({"true"});
+    if (i % 4 == 3) spec.limits.wall_seconds = 0.05;  // a quarter end by timeout, children alive
+    RunResult result = run_ok(spec);
+    failures += result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut ? 0 : 1;
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(open_fd_count(), fds_before);
+  EXPECT_EQ(read_file("/proc/self/mountinfo"), mounts_before);
+  EXPECT_EQ(directory_entries("/tmp"), tmp_before);
+  EXPECT_TRUE(children_of_this_process().empty());
+}
+
+TEST(Leftovers, FailedSetupLeavesNothingEither) {
+  const int fds_before = open_fd_count();
+  SandboxSpec spec = spec_for({"true"});
+  spec.cwd = "/does/not/exist";
+  for (int i = 0; i < 20; ++i) {
+    RecordingObserver observer;
+    NativeBackend backend;
+    auto result = backend.run(spec, observer);
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.error().message.find("/does/not/exist"), std::string::npos);
+  }
+  EXPECT_EQ(open_fd_count(), fds_before);
+  EXPECT_TRUE(children_of_this_process().empty());
+}
+
+TEST(Leftovers, KilledPaddockTakesItsSandboxAlong) {
+  const std::string marker = "96" + std::to_string(getpid()) + "1";
+  // Start paddock, then SIGKILL it: PR_SET_PDEATHSIG must take the whole sandbox down.
+  pid_t pid = fork();
+  if (pid == 0) {
+    // The marker reaches only the sleeps' command lines, through the environment.
+    execl(paddock_binary().c_str(), "paddock", "run", "--env", ("M=" + marker).c_str(), "--",
+          "sh", "-c", "sleep $M & sleep $M", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 100 && processes_with("sleep " + marker).size() < 2; ++i) usleep(20000);
+  ASSERT_EQ(processes_with("sleep " + marker).size(), 2u);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  for (int i = 0; i < 100 && !processes_with("sleep " + marker).empty(); ++i) usleep(20000);
+  EXPECT_TRUE(processes_with("sleep " + marker).empty());
+}
+
+}  // namespace
+}  // namespace paddock::testing

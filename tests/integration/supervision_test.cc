@@ -1,0 +1,181 @@
+// Timeouts, output caps, limits and cancellation: nothing outlives or overwhelms paddock.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
+  // A unique marker in every descendant's command line, to find survivors on the host.
+  const std::string marker = "98" + std::to_string(getpid()) + "7";
+  std::string script =
+      "setsid sleep " + marker + " & "                              // new session
+      "(sleep " + marker + " &) ; "                                 // double fork: orphan
+      "sh -c 'sleep " + marker + "' & kill -STOP $! ; "             // stopped
+      "trap '' TERM HUP INT; sleep " + marker;                      // ignores polite signals
+  SandboxSpec spec = shell_spec(script);
+  spec.limits.wall_seconds = 1;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kTimedOut);
+  EXPECT_TRUE(result.timed_out());
+  EXPECT_EQ(cli_exit_status(result), 124);
+  EXPECT_GE(result.duration_ms, 1000);
+  EXPECT_LT(result.duration_ms, 10000);
+  EXPECT_TRUE(processes_with("sleep " + marker).empty());
+}
+
+TEST(Supervision, OutputFloodIsCappedAndEndsAtTheTimeout) {
+  SandboxSpec spec = spec_for({"yes", "flood"});
+  spec.limits.wall_seconds = 1;
+  spec.limits.output_bytes = 64 * 1024;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kTimedOut);
+  EXPECT_EQ(result.stdout_data.data.size(), 64u * 1024);
+  EXPECT_TRUE(result.stdout_data.truncated);
+  EXPECT_GT(result.stdout_data.total_bytes, 64u * 1024);
+}
+
+TEST(Supervision, LargeOutputIsDrainedSoTheProgramFinishes) {
+  // 4 MiB on each stream, far past the pipe buffers and the cap: the program must not block.
+  SandboxSpec spec = shell_spec("head -c 4194304 /dev/zero; head -c 4194304 /dev/zero >&2; echo done >&2");
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kExited);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.stdout_data.data.size(), 1u << 20);
+  EXPECT_TRUE(result.stdout_data.truncated);
+  EXPECT_TRUE(result.stderr_data.truncated);
+  EXPECT_EQ(result.stdout_data.total_bytes, 4u << 20);
+  EXPECT_EQ(result.stderr_data.total_bytes, (4u << 20) + 5);
+}
+
+TEST(Supervision, ForkBombIsContainedByThePidLimit) {
+  SandboxSpec spec = shell_spec("bomb() { bomb | bomb & }; bomb; sleep 2; echo survived");
+  spec.limits.pids = 32;
+  spec.limits.wall_seconds = 5;
+  RunResult result = run_ok(spec);
+  // Either the shell finishes or the timeout kills everything; either way paddock returns.
+  EXPECT_TRUE(result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut);
+  EXPECT_LT(result.duration_ms, 15000);
+}
+
+TEST(Supervision, PidLimitRefusesTheProcessBeyondIt) {
+  SandboxSpec spec = spec_for({"python3", "-c",
+                               "import os\nn = 0\ntry:\n    while True:\n"
+                               "        if os.fork() == 0:\n            os.pause()\n"
+                               "        n += 1\nexcept OSError as e:\n    print('refused after', n)\n"});
+  spec.limits.pids = 16;
+  RunResult result = run_ok(spec);
+  // init and python count too: 16 - 2 = 14 children at most.
+  EXPECT_EQ(result.stdout_data.data, "refused after 14\n") << result.stderr_data.data;
+}
+
+TEST(Supervision, HugeArgumentListIsAClearResult) {
+  std::vector<std::string> argv = {"/bin/true"};
+  for (int i = 0; i < 4000; ++i) argv.push_back(std::string(1000, 'a'));  // 4 MB
+  RunResult result = run_ok(spec_for(argv));
+  EXPECT_EQ(result.outcome, Outcome::kExecFailed);
+  EXPECT_EQ(result.exit_code, 126);
+  EXPECT_NE(result.exec_error.find("too long"), std::string::npos) << result.exec_error;
+}
+
+TEST(Supervision, CommandNotFoundIsAClearResult) {
+  RunResult result = run_ok(spec_for({"no-such-program-paddock"}));
+  EXPECT_EQ(result.outcome, Outcome::kExecFailed);
+  EXPECT_EQ(result.exit_code, 127);
+  EXPECT_NE(result.exec_error.find("no-such-program-paddock"), std::string::npos);
+}
+
+TEST(Supervision, MemoryLimitStopsLargeAllocations) {
+  SandboxSpec spec = spec_for({"python3", "-c",
+                               "try:\n    b = bytearray(600 * 1024 * 1024)\n    print('ALLOCATED')\n"
+                               "except MemoryError:\n    print('MemoryError')\n"});
+  spec.limits.memory_bytes = 256ull << 20;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.stdout_data.data, "MemoryError\n") << result.stderr_data.data;
+  spec.limits.memory_bytes = 1ull << 30;
+  EXPECT_EQ(run_ok(spec).stdout_data.data, "ALLOCATED\n");
+}
+
+TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
+  SandboxSpec spec = spec_for({"python3", "-c", "while True: pass"});
+  spec.limits.cpu_seconds = 1;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kSignaled);
+  EXPECT_TRUE(result.signal == SIGXCPU || result.signal == SIGKILL) << result.signal;
+  EXPECT_GE(result.cpu_ms, 900);
+}
+
+TEST(Supervision, FileSizeLimitStopsBigWrites) {
+  SandboxSpec spec = shell_spec("head -c 2000000 /dev/zero > /work/big; echo $?; wc -c < /work/big");
+  spec.limits.file_size_bytes = 1000000;
+  RunResult result = run_ok(spec);
+  EXPECT_NE(result.stdout_data.data.find("1000000"), std::string::npos) << result.stdout_data.data;
+}
+
+TEST(Supervision, TmpfsSizesAreEnforced) {
+  SandboxSpec spec = shell_spec("head -c 3000000 /dev/zero > /tmp/f 2>/dev/null || echo TMP_FULL; "
+                                "head -c 3000000 /dev/zero > /work/f 2>/dev/null || echo WORK_FULL");
+  spec.limits.tmp_bytes = 1 << 20;
+  spec.limits.work_bytes = 1 << 20;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.stdout_data.data, "TMP_FULL\nWORK_FULL\n");
+}
+
+TEST(Supervision, StdinComesFromAFile) {
+  std::string path = ::testing::TempDir() + "/paddock-stdin.txt";
+  FILE* file = fopen(path.c_str(), "w");
+  fputs("line one\nline two\n", file);
+  fclose(file);
+  SandboxSpec spec = spec_for({"wc", "-l"});
+  spec.stdin_path = path;
+  EXPECT_EQ(run_ok(spec).stdout_data.data, "2\n");
+  spec.stdin_path.reset();
+  EXPECT_EQ(run_ok(spec).stdout_data.data, "0\n");  // default stdin is empty
+}
+
+TEST(Supervision, KilledBySignalReports128PlusN) {
+  RunResult result = run_ok(shell_spec("kill -SEGV $$"));
+  EXPECT_EQ(result.outcome, Outcome::kSignaled);
+  EXPECT_EQ(result.signal, SIGSEGV);
+  EXPECT_EQ(cli_exit_status(result), 128 + SIGSEGV);
+}
+
+TEST(Supervision, CancellationKillsTheSandbox) {
+  const std::string marker = "97" + std::to_string(getpid()) + "3";
+  RecordingObserver observer;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    observer.token_.cancel();
+  });
+  RunResult result = run_ok(shell_spec("sleep " + marker), observer);
+  canceller.join();
+  EXPECT_EQ(result.outcome, Outcome::kCancelled);
+  EXPECT_LT(result.duration_ms, 5000);
+  EXPECT_TRUE(processes_with("sleep " + marker).empty());
+}
+
+TEST(Supervision, ConcurrentRunsDoNotDisturbEachOther) {
+  std::vector<std::thread> threads;
+  std::vector<RunResult> results(4);
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      results[static_cast<std::size_t>(i)] =
+          run_ok(shell_spec("sleep 0.3; echo " + std::to_string(i)));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(results[static_cast<std::size_t>(i)].stdout_data.data, std::to_string(i) + "\n");
+  }
+}
+
+}  // namespace
+}  // namespace paddock::testing

@@ -1,0 +1,163 @@
+#include "harness.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "native/native_backend.h"
+
+extern char** environ;
+
+namespace paddock::testing {
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+}  // namespace
+
+std::string paddock_binary() { return env_or("PADDOCK_BIN", PADDOCK_BINARY); }
+std::string probe_binary() { return env_or("PADDOCK_PROBE_BIN", PADDOCK_PROBE); }
+std::string source_dir() { return env_or("PADDOCK_SOURCE_DIR", PADDOCK_SOURCE_DIR); }
+
+SandboxSpec spec_for(std::vector<std::string> argv) {
+  SandboxSpec spec;
+  spec.argv = std::move(argv);
+  spec.limits.wall_seconds = 20;
+  return spec;
+}
+
+SandboxSpec shell_spec(const std::string& script) { return spec_for({"/bin/sh", "-c", script}); }
+
+SandboxSpec probe_spec(std::vector<std::string> probe_args) {
+  probe_args.insert(probe_args.begin(), "/probe/paddock_probe");
+  SandboxSpec spec = spec_for(std::move(probe_args));
+  spec.binds.push_back({probe_binary(), "/probe/paddock_probe", false});
+  return spec;
+}
+
+void RecordingObserver::on_started(int pid) {
+  host_pid = pid;
+}
+
+void RecordingObserver::on_output(StreamId, std::string_view) { ++chunks; }
+
+RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer) {
+  NativeBackend backend;
+  auto result = backend.run(spec, observer);
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+  if (!result.ok()) return RunResult{};
+  return std::move(*result);
+}
+
+RunResult run_ok(const SandboxSpec& spec) {
+  RecordingObserver observer;
+  return run_ok(spec, observer);
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
+  int in[2], out[2], err[2];
+  EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
+  EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+  EXPECT_EQ(pipe2(err, O_CLOEXEC), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  std::vector<std::string> full = {paddock_binary()};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : full) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  CliResult result;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << argv[0];
+    return result;
+  }
+  [[maybe_unused]] ssize_t written = write(in[1], stdin_text.data(), stdin_text.size());
+  close(in[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_count = 2;
+  while (open_count > 0 && std::chrono::steady_clock::now() < deadline) {
+    if (poll(fds, 2, 1000) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buffer[65536];
+      ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
+      if (got <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      } else {
+        sinks[i]->append(buffer, static_cast<std::size_t>(got));
+      }
+    }
+  }
+  if (open_count > 0) {
+    ADD_FAILURE() << "paddock did not finish within 120 s";
+    kill(pid, SIGKILL);
+    for (auto& fd : fds) if (fd.fd >= 0) close(fd.fd);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> directory_entries(const std::string& path) {
+  std::vector<std::string> names;
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) return names;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<pid_t> processes_with(const std::string& marker) {
+  std::vector<pid_t> found;
+  for (const auto& name : directory_entries("/proc")) {
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_file("/proc/" + name + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(marker) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+int open_fd_count() { return static_cast<int>(directory_entries("/proc/self/fd").size()); }
+
+}  // namespace paddock::testing

@@ -1,0 +1,60 @@
+#pragma once
+
+// Helpers for integration tests: run real sandboxes in-process through the native backend, or
+// the `paddock` binary as a user would, and look at the host afterwards.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "run_result.h"
+#include "sandbox_spec.h"
+
+namespace paddock::testing {
+
+// Built binaries; PADDOCK_BIN / PADDOCK_PROBE_BIN override them (scripts/test copies them where
+// an unprivileged user can reach them).
+std::string paddock_binary();
+std::string probe_binary();
+std::string source_dir();
+
+// A spec that runs `argv` with test-friendly limits.
+SandboxSpec spec_for(std::vector<std::string> argv);
+// The same for `sh -c script`.
+SandboxSpec shell_spec(const std::string& script);
+// The probe bound read-only at /probe/paddock_probe.
+SandboxSpec probe_spec(std::vector<std::string> probe_args);
+
+// Records what the backend reported while running.
+class RecordingObserver : public RunObserver {
+ public:
+  void on_started(int host_pid) override;
+  void on_output(StreamId stream, std::string_view chunk) override;
+  [[nodiscard]] const CancellationToken* cancellation() const override { return &token_; }
+
+  int host_pid = -1;
+  std::size_t chunks = 0;
+  CancellationToken token_;
+};
+
+// Runs through NativeBackend and fails the test if paddock itself failed.
+RunResult run_ok(const SandboxSpec& spec);
+RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer);
+
+struct CliResult {
+  int exit_status = -1;  // the exit code, or 128+signal
+  std::string out;
+  std::string err;
+};
+// Runs the paddock binary with `args` and waits (with a generous safety timeout).
+CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "");
+
+// Host pids whose command line contains `marker`.
+std::vector<pid_t> processes_with(const std::string& marker);
+int open_fd_count();
+std::string read_file(const std::string& path);
+std::vector<std::string> directory_entries(const std::string& path);
+
+}  // namespace paddock::testing

@@ -1,0 +1,108 @@
+#include "cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock::cli {
+namespace {
+
+Result<Request> parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "paddock");
+  std::vector<const char*> argv;
+  for (const auto& arg : args) argv.push_back(arg.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+RunRequest run_request(std::vector<std::string> args) {
+  auto request = parse(std::move(args));
+  EXPECT_TRUE(request.ok()) << (request.ok() ? "" : request.error().message);
+  if (!request.ok() || !std::holds_alternative<RunRequest>(*request)) return {};
+  return std::get<RunRequest>(*request);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  auto request = parse(std::move(args));
+  EXPECT_FALSE(request.ok());
+  return request.ok() ? "" : request.error().message;
+}
+
+TEST(CommandLine, CommandAfterDoubleDashIsTakenVerbatim) {
+  RunRequest request = run_request({"run", "--", "python3", "-c", "print(1)", "--json", "--"});
+  EXPECT_EQ(request.spec.argv,
+            (std::vector<std::string>{"python3", "-c", "print(1)", "--json", "--"}));
+  EXPECT_FALSE(request.json);
+}
+
+TEST(CommandLine, CommandWithoutDoubleDash) {
+  RunRequest request = run_request({"run", "--json", "echo", "a", "-n"});
+  EXPECT_EQ(request.spec.argv, (std::vector<std::string>{"echo", "a", "-n"}));
+  EXPECT_TRUE(request.json);
+}
+
+TEST(CommandLine, EveryRunFlagReachesTheSpec) {
+  RunRequest request = run_request(
+      {"run", "--timeout", "2.5", "--memory", "128m", "--pids", "64", "--cpu-time", "3",
+       "--output-limit", "10k", "--file-size", "1m", "--tmp-size", "8m", "--work-size", "16m",
+       "--env", "A=1", "--env", "B=x=y", "--workdir", "/tmp", "--network", "host", "--stdin",
+       "/etc/hostname", "--ro-bind", "/usr/share:/data", "--seccomp-profile", "/x.json", "--",
+       "true"});
+  const SandboxSpec& spec = request.spec;
+  EXPECT_EQ(spec.limits.wall_seconds, 2.5);
+  EXPECT_EQ(spec.limits.memory_bytes, 128ull << 20);
+  EXPECT_EQ(spec.limits.pids, 64u);
+  EXPECT_EQ(spec.limits.cpu_seconds, 3.0);
+  EXPECT_EQ(spec.limits.output_bytes, 10u * 1024);
+  EXPECT_EQ(spec.limits.file_size_bytes, 1u << 20);
+  EXPECT_EQ(spec.limits.tmp_bytes, 8u << 20);
+  EXPECT_EQ(spec.limits.work_bytes, 16u << 20);
+  EXPECT_EQ(spec.env, (std::vector<std::string>{"A=1", "B=x=y"}));
+  EXPECT_EQ(spec.cwd, "/tmp");
+  EXPECT_EQ(spec.network, NetworkMode::kHost);
+  EXPECT_EQ(spec.stdin_path, "/etc/hostname");
+  ASSERT_EQ(spec.binds.size(), 1u);
+  EXPECT_EQ(spec.binds[0].host_path, "/usr/share");
+  EXPECT_EQ(spec.binds[0].sandbox_path, "/data");
+  EXPECT_FALSE(spec.binds[0].writable);
+  EXPECT_EQ(spec.seccomp_profile_path, "/x.json");
+}
+
+TEST(CommandLine, DefaultsAreSafe) {
+  RunRequest request = run_request({"run", "--", "true"});
+  EXPECT_EQ(request.spec.network, NetworkMode::kNone);
+  EXPECT_FALSE(request.spec.stdin_path.has_value());
+  EXPECT_FALSE(request.stdin_from_terminal);
+  EXPECT_TRUE(request.spec.binds.empty());
+  EXPECT_EQ(request.spec.limits.output_bytes, 1u << 20);
+}
+
+TEST(CommandLine, StdinDashMeansPaddocksOwn) {
+  EXPECT_TRUE(run_request({"run", "--stdin", "-", "--", "cat"}).stdin_from_terminal);
+}
+
+TEST(CommandLine, ErrorsNameTheProblem) {
+  EXPECT_NE(error_of({"run", "--bogus", "--", "true"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(error_of({"run", "--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(error_of({"run"}).find("no command"), std::string::npos);
+  EXPECT_NE(error_of({"run", "--pids", "many", "--", "x"}).find("--pids"), std::string::npos);
+  EXPECT_NE(error_of({"run", "--ro-bind", "nocolon", "--", "x"}).find("HOST_PATH:SANDBOX_PATH"),
+            std::string::npos);
+  EXPECT_NE(error_of({"run", "echo", "--", "x"}).find("before --"), std::string::npos);
+  EXPECT_NE(error_of({"doctor", "--", "x"}).find("doctor"), std::string::npos);
+  EXPECT_FALSE(error_of({}).empty());
+}
+
+TEST(CommandLine, HelpIsInformationNotAnError) {
+  auto request = parse({"run", "--help"});
+  ASSERT_TRUE(request.ok());
+  ASSERT_TRUE(std::holds_alternative<InfoRequest>(*request));
+  EXPECT_NE(std::get<InfoRequest>(*request).text.find("--memory"), std::string::npos);
+}
+
+TEST(CommandLine, Doctor) {
+  auto request = parse({"doctor", "--json"});
+  ASSERT_TRUE(request.ok());
+  ASSERT_TRUE(std::holds_alternative<DoctorRequest>(*request));
+  EXPECT_TRUE(std::get<DoctorRequest>(*request).json);
+}
+
+}  // namespace
+}  // namespace paddock::cli

@@ -1,0 +1,54 @@
+#include "native/id_map.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+TEST(IdMap, FindsRangesByNameOrUid) {
+  const char* file = "alice:100000:65536\n1001:200000:1000\nbroken line\nbob:x:y\ncarol:300000:0\n";
+  auto alice = find_subordinate_range(file, "alice", 1000);
+  ASSERT_TRUE(alice.has_value());
+  EXPECT_EQ(alice->start, 100000u);
+  EXPECT_EQ(alice->count, 65536u);
+  auto by_uid = find_subordinate_range(file, "nobody-by-that-name", 1001);
+  ASSERT_TRUE(by_uid.has_value());
+  EXPECT_EQ(by_uid->start, 200000u);
+  EXPECT_FALSE(find_subordinate_range(file, "bob", 5).has_value());
+  EXPECT_FALSE(find_subordinate_range(file, "carol", 6).has_value());  // empty range
+  EXPECT_FALSE(find_subordinate_range("", "alice", 1000).has_value());
+}
+
+TEST(IdMap, RootMapsToAHighUnusedIdPerSandbox) {
+  IdMapHost root;
+  IdMapPlan first = plan_id_map(root, 4242, 1000, 1000);
+  IdMapPlan second = plan_id_map(root, 4243, 1000, 1000);
+  EXPECT_EQ(first.method, IdMapMethod::kRoot);
+  EXPECT_NE(first.host_uid, 0u);
+  EXPECT_GE(first.host_uid, kRootHostIdBase);
+  EXPECT_NE(first.host_uid, second.host_uid);  // RLIMIT_NPROC and kill() cannot cross sandboxes
+  EXPECT_TRUE(first.setgroups_allowed);         // so supplementary groups can be dropped
+  EXPECT_EQ(first.inside_uid, 1000u);
+}
+
+TEST(IdMap, UnprivilegedWithSubordinateIdsUsesThem) {
+  IdMapHost user{1000, 1000, IdRange{100000, 65536}, IdRange{100000, 65536}, true};
+  IdMapPlan plan = plan_id_map(user, 70000, 1000, 1000);
+  EXPECT_EQ(plan.method, IdMapMethod::kSubordinate);
+  EXPECT_GE(plan.host_uid, 100000u);
+  EXPECT_LT(plan.host_uid, 100000u + 65536);
+  EXPECT_NE(plan.host_uid, 1000u);
+}
+
+TEST(IdMap, UnprivilegedWithoutHelpersMapsItself) {
+  IdMapHost no_helpers{1000, 1000, IdRange{100000, 65536}, IdRange{100000, 65536}, false};
+  IdMapPlan plan = plan_id_map(no_helpers, 7, 1000, 1000);
+  EXPECT_EQ(plan.method, IdMapMethod::kSelf);
+  EXPECT_EQ(plan.host_uid, 1000u);
+  EXPECT_FALSE(plan.setgroups_allowed);  // the kernel requires it for unprivileged gid maps
+  IdMapHost no_ranges{1000, 1000, std::nullopt, std::nullopt, true};
+  EXPECT_EQ(plan_id_map(no_ranges, 7, 1000, 1000).method, IdMapMethod::kSelf);
+}
+
+}  // namespace
+}  // namespace paddock

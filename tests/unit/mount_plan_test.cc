@@ -1,0 +1,174 @@
+#include "native/mount_plan.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+using Kind = MountStep::Kind;
+using Protect = MountStep::Protect;
+using Type = HostLayout::Entry::Type;
+
+HostLayout merged_usr_host() {
+  HostLayout host;
+  host.top_level = {{"bin", Type::kSymlink, "usr/bin"}, {"lib", Type::kSymlink, "usr/lib"},
+                    {"lib64", Type::kSymlink, "usr/lib64"}};
+  host.etc = {{"ssl", Type::kDirectory, ""},
+              {"localtime", Type::kSymlink, "/usr/share/zoneinfo/UTC"},
+              {"ld.so.cache", Type::kFile, "cache-bytes"}};
+  return host;
+}
+
+MountPlan plan(const SandboxSpec& spec = {}) {
+  return plan_mounts(spec, merged_usr_host(), SandboxIdentity{});
+}
+
+std::ptrdiff_t index_of(const MountPlan& plan, Kind kind, const std::string& target = "") {
+  auto it = std::find_if(plan.steps.begin(), plan.steps.end(), [&](const MountStep& step) {
+    return step.kind == kind && (target.empty() || step.target == target);
+  });
+  return it == plan.steps.end() ? -1 : it - plan.steps.begin();
+}
+
+const MountStep* find(const MountPlan& plan, Kind kind, const std::string& target) {
+  auto index = index_of(plan, kind, target);
+  return index < 0 ? nullptr : &plan.steps[static_cast<std::size_t>(index)];
+}
+
+TEST(MountPlan, StartsStagedAndEndsWithPivotRoot) {
+  MountPlan p = plan();
+  ASSERT_FALSE(p.steps.empty());
+  EXPECT_EQ(p.steps.front().kind, Kind::kStageRoot);
+  EXPECT_EQ(p.steps.back().kind, Kind::kPivotRoot);
+  EXPECT_EQ(std::count_if(p.steps.begin(), p.steps.end(),
+                          [](const MountStep& s) { return s.kind == Kind::kPivotRoot; }),
+            1);
+}
+
+TEST(MountPlan, UsrIsBoundAndSealedReadOnlyBeforeAnythingWritable) {
+  MountPlan p = plan();
+  auto usr = index_of(p, Kind::kBind, "/usr");
+  auto seal = index_of(p, Kind::kSeal, "/");
+  ASSERT_GE(usr, 0);
+  ASSERT_GE(seal, 0);
+  EXPECT_LT(usr, seal);
+  EXPECT_EQ(p.steps[static_cast<std::size_t>(usr)].source, "/usr");
+  // Everything writable or device-bearing comes after the seal, so the seal cannot touch it...
+  for (const char* target : {"/dev", "/tmp", "/work", "/dev/shm"}) {
+    EXPECT_GT(index_of(p, Kind::kTmpfs, target), seal) << target;
+  }
+  EXPECT_GT(index_of(p, Kind::kProc, "/proc"), seal);
+  // ...and every bind before the seal relies on it.
+  for (std::size_t i = 0; i < static_cast<std::size_t>(seal); ++i) {
+    if (p.steps[i].kind == Kind::kBind) {
+      EXPECT_EQ(p.steps[i].protect, Protect::kSealedLater) << p.steps[i].target;
+    }
+  }
+}
+
+TEST(MountPlan, MountPointsExistBeforeTheSeal) {
+  MountPlan p = plan();
+  auto seal = index_of(p, Kind::kSeal, "/");
+  for (const char* dir : {"/dev", "/proc", "/tmp", "/work", "/etc", "/usr"}) {
+    auto made = index_of(p, Kind::kMakeDir, dir);
+    EXPECT_GE(made, 0) << dir;
+    EXPECT_LT(made, seal) << dir;
+  }
+}
+
+TEST(MountPlan, MergedUsrLinksAreRecreated) {
+  MountPlan p = plan();
+  const MountStep* bin = find(p, Kind::kSymlink, "/bin");
+  ASSERT_NE(bin, nullptr);
+  EXPECT_EQ(bin->content, "usr/bin");
+  EXPECT_EQ(index_of(p, Kind::kBind, "/bin"), -1);
+}
+
+TEST(MountPlan, EtcIsCuratedNotTheHosts) {
+  MountPlan p = plan();
+  EXPECT_EQ(index_of(p, Kind::kBind, "/etc"), -1);
+  const MountStep* passwd = find(p, Kind::kWriteFile, "/etc/passwd");
+  ASSERT_NE(passwd, nullptr);
+  EXPECT_NE(passwd->content.find("sandbox:x:1000:1000:"), std::string::npos);
+  EXPECT_EQ(passwd->content.find("$"), std::string::npos);  // no password hashes
+  EXPECT_EQ(index_of(p, Kind::kWriteFile, "/etc/shadow"), -1);
+  EXPECT_EQ(find(p, Kind::kWriteFile, "/etc/ld.so.cache")->content, "cache-bytes");
+  EXPECT_EQ(find(p, Kind::kSymlink, "/etc/localtime")->content, "/usr/share/zoneinfo/UTC");
+  EXPECT_EQ(find(p, Kind::kBind, "/etc/ssl")->source, "/etc/ssl");
+  EXPECT_EQ(index_of(p, Kind::kBind, "/etc/resolv.conf"), -1);  // no network, no resolver
+  SandboxSpec host_network;
+  host_network.network = NetworkMode::kHost;
+  EXPECT_GE(index_of(plan(host_network), Kind::kBind, "/etc/resolv.conf"), 0);
+}
+
+TEST(MountPlan, AllowListHasNoSecrets) {
+  for (const auto& entry : host_etc_allowlist()) {
+    for (const char* secret : {"shadow", "gshadow", "sudoers", "ssh", "passwd", "group", "docker",
+                               "subuid", "krb5", "machine-id"}) {
+      EXPECT_EQ(entry.find(secret), std::string::npos) << entry;
+    }
+  }
+}
+
+TEST(MountPlan, DevicesAreBoundAsDevicesAndNothingElseIs) {
+  MountPlan p = plan();
+  std::vector<std::string> devices;
+  for (const auto& step : p.steps) {
+    if (step.kind == Kind::kBind && step.protect == Protect::kDevice) devices.push_back(step.target);
+  }
+  EXPECT_EQ(devices, (std::vector<std::string>{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                               "/dev/urandom", "/dev/tty"}));
+  EXPECT_GT(index_of(p, Kind::kRemountReadOnly, "/dev"), index_of(p, Kind::kSymlink, "/dev/stderr"));
+}
+
+TEST(MountPlan, WritableTmpfsesHaveSizes) {
+  SandboxSpec spec;
+  spec.limits.tmp_bytes = 1234567;
+  spec.limits.work_bytes = 7654321;
+  MountPlan p = plan(spec);
+  EXPECT_NE(find(p, Kind::kTmpfs, "/tmp")->options.find("size=1234567"), std::string::npos);
+  EXPECT_NE(find(p, Kind::kTmpfs, "/dev/shm")->options.find("size=1234567"), std::string::npos);
+  const MountStep* work = find(p, Kind::kTmpfs, "/work");
+  EXPECT_NE(work->options.find("size=7654321"), std::string::npos);
+  EXPECT_NE(work->options.find("uid=1000"), std::string::npos);
+  for (const auto& step : p.steps) {
+    if (step.kind == Kind::kTmpfs) {
+      EXPECT_NE(step.options.find("size="), std::string::npos);
+    }
+  }
+}
+
+TEST(MountPlan, ProcIsMaskedLikeContainerRuntimesDo) {
+  MountPlan p = plan();
+  EXPECT_GE(index_of(p, Kind::kMaskWithNull, "/proc/kcore"), 0);
+  EXPECT_GE(index_of(p, Kind::kMaskWithNull, "/proc/keys"), 0);
+  EXPECT_GE(index_of(p, Kind::kBindSelfReadOnly, "/proc/sys"), 0);
+  EXPECT_GT(index_of(p, Kind::kMaskWithNull, "/proc/kcore"), index_of(p, Kind::kProc, "/proc"));
+}
+
+TEST(MountPlan, UserBindsUseTheirSlotsAndAreReadOnly) {
+  SandboxSpec spec;
+  spec.binds = {{"/srv/data", "/data/in", false}, {"/home/me/x.py", "/work/x.py", false}};
+  MountPlan p = plan(spec);
+  auto seal = index_of(p, Kind::kSeal, "/");
+  const MountStep* data = find(p, Kind::kBind, "/data/in");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->bind_slot, 0);
+  EXPECT_EQ(data->protect, Protect::kReadOnly);
+  // Outside the writable areas, the directory and the mount point are made before the seal.
+  EXPECT_LT(index_of(p, Kind::kMakeDir, "/data"), seal);
+  EXPECT_LT(index_of(p, Kind::kMakeMountPoint, "/data/in"), seal);
+  // Inside /work, the bind goes on after the work tmpfs.
+  EXPECT_GT(index_of(p, Kind::kBind, "/work/x.py"), index_of(p, Kind::kTmpfs, "/work"));
+  EXPECT_EQ(find(p, Kind::kBind, "/work/x.py")->bind_slot, 1);
+}
+
+TEST(MountPlan, EveryStepDescribesItself) {
+  for (const auto& step : plan().steps) EXPECT_FALSE(step.describe().empty());
+  EXPECT_EQ(find(plan(), Kind::kBind, "/usr")->describe(), "binding /usr on /usr");
+}
+
+}  // namespace
+}  // namespace paddock

@@ -1,0 +1,46 @@
+#include "native/rlimit_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+const RlimitSetting* find(const std::vector<RlimitSetting>& plan, int resource) {
+  for (const auto& setting : plan) {
+    if (setting.resource == resource) return &setting;
+  }
+  return nullptr;
+}
+
+TEST(RlimitPlan, EveryLimitBecomesAHardLimit) {
+  Limits limits;
+  limits.memory_bytes = 100 << 20;
+  limits.pids = 42;
+  limits.file_size_bytes = 7 << 20;
+  limits.open_files = 99;
+  auto plan = plan_rlimits(limits);
+  EXPECT_EQ(find(plan, RLIMIT_DATA)->value, 100u << 20);
+  EXPECT_EQ(find(plan, RLIMIT_NPROC)->value, 42u);
+  EXPECT_EQ(find(plan, RLIMIT_FSIZE)->value, 7u << 20);
+  EXPECT_EQ(find(plan, RLIMIT_NOFILE)->value, 99u);
+  EXPECT_EQ(find(plan, RLIMIT_CORE)->value, 0u);
+  for (const auto& setting : plan) {
+    if (setting.resource != RLIMIT_CPU) {
+      EXPECT_EQ(setting.value, setting.hard) << setting.name;
+    }
+  }
+  EXPECT_EQ(find(plan, RLIMIT_CPU), nullptr);  // no CPU limit unless asked
+}
+
+TEST(RlimitPlan, CpuTimeGetsAGraceSecondForSigxcpu) {
+  Limits limits;
+  limits.cpu_seconds = 2.2;
+  const RlimitSetting* cpu = find(plan_rlimits(limits), RLIMIT_CPU);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->value, 3u);
+  EXPECT_EQ(cpu->hard, 4u);
+  EXPECT_EQ(describe(*cpu), "RLIMIT_CPU=3");
+}
+
+}  // namespace
+}  // namespace paddock

@@ -1,0 +1,64 @@
+#include "run_result.h"
+
+#include <csignal>
+
+#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+TEST(RunResult, CliExitStatusFollowsConventions) {
+  RunResult result;
+  result.exit_code = 3;
+  EXPECT_EQ(cli_exit_status(result), 3);
+  result.outcome = Outcome::kTimedOut;
+  EXPECT_EQ(cli_exit_status(result), 124);
+  result.outcome = Outcome::kSignaled;
+  result.signal = SIGSEGV;
+  EXPECT_EQ(cli_exit_status(result), 128 + SIGSEGV);
+  result.outcome = Outcome::kExecFailed;
+  result.exit_code = 127;
+  EXPECT_EQ(cli_exit_status(result), 127);
+}
+
+TEST(RunResult, JsonCarriesEveryField) {
+  RunResult result;
+  result.stdout_data = {"out", true, 99};
+  result.stderr_data = {"err", false, 3};
+  result.duration_ms = 12;
+  result.cpu_ms = 5;
+  result.max_rss_kb = 2048;
+  result.backend = "native";
+  result.isolation.limits_mode = "rlimit";
+  result.isolation.seccomp = true;
+  nlohmann::json json = to_json(result);
+  EXPECT_EQ(json["outcome"], "exited");
+  EXPECT_EQ(json["exit_code"], 0);
+  EXPECT_EQ(json["timed_out"], false);
+  EXPECT_EQ(json["stdout"], "out");
+  EXPECT_EQ(json["stdout_truncated"], true);
+  EXPECT_EQ(json["stdout_bytes"], 99);
+  EXPECT_EQ(json["stderr"], "err");
+  EXPECT_EQ(json["duration_ms"], 12);
+  EXPECT_EQ(json["cpu_ms"], 5);
+  EXPECT_EQ(json["max_rss_kb"], 2048);
+  EXPECT_EQ(json["backend"], "native");
+  EXPECT_EQ(json["limits_mode"], "rlimit");
+  EXPECT_EQ(json["isolation"]["seccomp"], true);
+  EXPECT_FALSE(json.contains("exec_error"));
+}
+
+TEST(RunResult, TimedOutJsonSaysSo) {
+  RunResult result;
+  result.outcome = Outcome::kTimedOut;
+  result.signal = SIGKILL;
+  nlohmann::json json = to_json(result);
+  EXPECT_EQ(json["timed_out"], true);
+  EXPECT_EQ(json["exit_code"], 124);
+  EXPECT_EQ(json["signal"], SIGKILL);
+  EXPECT_EQ(json["outcome"], "timed_out");
+}
+
+}  // namespace
+}  // namespace paddock
