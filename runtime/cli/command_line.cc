@@ -32,24 +32,28 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_flag("--json", flags.json, "Print one JSON result instead of the program's output");
   run.add_option("--stdin", flags.stdin_file,
                  "File to give the program as stdin ('-' for paddock's own stdin; default: "
-                 "empty)");
-  run.add_option("--timeout", flags.timeout, "Wall-clock limit, e.g. 30 or 1.5s (default 30)");
-  run.add_option("--env", flags.env, "Set NAME=VALUE in the sandbox (repeatable)");
+                 "empty)")->type_name("FILE");
+  run.add_option("--timeout", flags.timeout, "Wall-clock limit, e.g. 30 or 1.5s (default 30)")->type_name("SECONDS");
+  run.add_option("--env", flags.env, "Set NAME=VALUE in the sandbox (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME=VALUE");
   run.add_option("--workdir", flags.workdir,
-                 "Directory to start in, inside the sandbox (default /work, writable)");
-  run.add_option("--network", flags.network, "none (default) or host");
-  run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)");
-  run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)");
-  run.add_option("--cpu-time", flags.cpu_time, "CPU seconds per process (default: no limit)");
+                 "Directory to start in, inside the sandbox (default /work, writable)")->type_name("DIR");
+  run.add_option("--network", flags.network, "none (default) or host")->type_name("MODE");
+  run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")->type_name("SIZE");
+  run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)")->type_name("N");
+  run.add_option("--cpu-time", flags.cpu_time, "CPU seconds per process (default: no limit)")->type_name("SECONDS");
   run.add_option("--output-limit", flags.output_limit,
-                 "Bytes captured per stream; the rest is dropped (default 1m)");
-  run.add_option("--file-size", flags.file_size, "Largest file the program may write (default 256m)");
-  run.add_option("--tmp-size", flags.tmp_size, "Size of /tmp and /dev/shm, each (default 64m)");
-  run.add_option("--work-size", flags.work_size, "Size of the work directory (default 256m)");
+                 "Bytes captured per stream; the rest is dropped (default 1m)")->type_name("SIZE");
+  run.add_option("--file-size", flags.file_size, "Largest file the program may write (default 256m)")->type_name("SIZE");
+  run.add_option("--tmp-size", flags.tmp_size, "Size of /tmp and /dev/shm, each (default 64m)")->type_name("SIZE");
+  run.add_option("--work-size", flags.work_size, "Size of the work directory (default 256m)")->type_name("SIZE");
   run.add_option("--ro-bind", flags.ro_binds,
-                 "Show a host path read-only at a sandbox path: HOST:SANDBOX (repeatable)");
+                 "Show a host path read-only at a sandbox path (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("HOST:SANDBOX");
   run.add_option("--seccomp-profile", flags.seccomp_profile,
-                 "A seccomp profile in Docker's JSON format instead of paddock's default");
+                 "A seccomp profile in Docker's JSON format instead of paddock's default")->type_name("FILE");
   // Everything from the first non-option (or after --) is the command, untouched by parsing.
   run.prefix_command();
   run.footer("Usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");

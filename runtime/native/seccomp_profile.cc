@@ -194,8 +194,16 @@ Platform this_platform() {
 
 Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
                               const Platform& platform) {
-  json document = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) return at(origin, "", "is not valid JSON");
+  json document;
+  try {
+    document = json::parse(json_text);
+  } catch (const json::parse_error& error) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." without the tag.
+    std::string what = error.what();
+    auto tag_end = what.find("] ");
+    return invalid_input(std::string(origin) + ": is not valid JSON: " +
+                         (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
+  }
   if (!document.is_object()) return at(origin, "", "must be a JSON object");
   Profile profile;
   auto default_action = document.find("defaultAction");

@@ -59,7 +59,7 @@ TEST(Cli, BadInputIsOneClearLine) {
 }
 
 TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {
-  std::string path = ::testing::TempDir() + "/paddock-bad-profile.json";
+  std::string path = ::testing::TempDir() + "/paddock-bad-profile-" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << R"({"defaultAction": "SCMP_ACT_ERRNO",
                             "syscalls": [{"names": ["read"], "action": "SCMP_ACT_NOPE"}]})";
   expect_usage_error({"run", "--seccomp-profile", path, "--", "true"}, path + ": /syscalls/0/action");
@@ -67,6 +67,7 @@ TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {
   expect_usage_error({"run", "--seccomp-profile", path, "--", "true"}, "not valid JSON");
   expect_usage_error({"run", "--seccomp-profile", "/no/such/profile.json", "--", "true"},
                      "/no/such/profile.json");
+  std::remove(path.c_str());
 }
 
 TEST(Cli, JsonResultHasEveryField) {

@@ -1,7 +1,10 @@
 // From inside real sandboxes: every denied class of system call fails, and it is the seccomp
 // filter that refuses it (not merely a missing capability).
 
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -63,12 +66,13 @@ TEST(SeccompInSandbox, TheFilterItselfRefusesEachClass) {
   nlohmann::json profile =
       nlohmann::json::parse(read_file(source_dir() + "/policies/seccomp/default.json"));
   profile["defaultErrnoRet"] = kMarker;
-  std::string path = ::testing::TempDir() + "/paddock-marker-profile.json";
+  std::string path = ::testing::TempDir() + "/paddock-marker-profile-" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << profile.dump();
 
   SandboxSpec spec = probe_spec({"try", "all"});
   spec.seccomp_profile_path = path;
   RunResult result = run_ok(spec);
+  std::remove(path.c_str());
   auto results = probe_results(result);
   for (const auto& name : denied_attempts()) {
     EXPECT_EQ(results[name], "errno=" + std::to_string(kMarker)) << name;

@@ -130,13 +130,14 @@ TEST(Supervision, TmpfsSizesAreEnforced) {
 }
 
 TEST(Supervision, StdinComesFromAFile) {
-  std::string path = ::testing::TempDir() + "/paddock-stdin.txt";
+  std::string path = ::testing::TempDir() + "/paddock-stdin-" + std::to_string(getpid()) + ".txt";
   FILE* file = fopen(path.c_str(), "w");
   fputs("line one\nline two\n", file);
   fclose(file);
   SandboxSpec spec = spec_for({"wc", "-l"});
   spec.stdin_path = path;
   EXPECT_EQ(run_ok(spec).stdout_data.data, "2\n");
+  std::remove(path.c_str());
   spec.stdin_path.reset();
   EXPECT_EQ(run_ok(spec).stdout_data.data, "0\n");  // default stdin is empty
 }

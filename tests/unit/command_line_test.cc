@@ -38,6 +38,13 @@ TEST(CommandLine, CommandWithoutDoubleDash) {
   EXPECT_TRUE(request.json);
 }
 
+TEST(CommandLine, RepeatableFlagsTakeOneValueEach) {
+  RunRequest request = run_request({"run", "--env", "A=1", "--ro-bind", "/usr:/u", "echo", "hi"});
+  EXPECT_EQ(request.spec.env, (std::vector<std::string>{"A=1"}));
+  EXPECT_EQ(request.spec.binds.size(), 1u);
+  EXPECT_EQ(request.spec.argv, (std::vector<std::string>{"echo", "hi"}));
+}
+
 TEST(CommandLine, EveryRunFlagReachesTheSpec) {
   RunRequest request = run_request(
       {"run", "--timeout", "2.5", "--memory", "128m", "--pids", "64", "--cpu-time", "3",
