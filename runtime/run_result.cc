@@ -6,22 +6,30 @@ namespace paddock {
 
 const char* to_string(Outcome outcome) {
   switch (outcome) {
-    case Outcome::kExited: return "exited";
-    case Outcome::kSignaled: return "signaled";
-    case Outcome::kTimedOut: return "timed_out";
-    case Outcome::kCancelled: return "cancelled";
-    case Outcome::kExecFailed: return "exec_failed";
+    case Outcome::kExited:
+      return "exited";
+    case Outcome::kSignaled:
+      return "signaled";
+    case Outcome::kTimedOut:
+      return "timed_out";
+    case Outcome::kCancelled:
+      return "cancelled";
+    case Outcome::kExecFailed:
+      return "exec_failed";
   }
   return "unknown";
 }
 
 int cli_exit_status(const RunResult& result) {
   switch (result.outcome) {
-    case Outcome::kTimedOut: return 124;
+    case Outcome::kTimedOut:
+      return 124;
     case Outcome::kSignaled:
-    case Outcome::kCancelled: return 128 + result.signal;
+    case Outcome::kCancelled:
+      return 128 + result.signal;
     case Outcome::kExited:
-    case Outcome::kExecFailed: return result.exit_code;
+    case Outcome::kExecFailed:
+      return result.exit_code;
   }
   return 125;
 }

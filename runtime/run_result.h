@@ -35,15 +35,15 @@ struct IsolationReport {
   std::string seccomp_profile;  // "default" or the profile path
   bool no_new_privs = false;
   bool capabilities_dropped = false;
-  std::string network;      // "none" or "host"
-  std::string limits_mode;  // "rlimit" now; "cgroup2" where a delegated cgroup exists
+  std::string network;              // "none" or "host"
+  std::string limits_mode;          // "rlimit" now; "cgroup2" where a delegated cgroup exists
   std::vector<std::string> limits;  // the limits applied, e.g. "RLIMIT_NPROC=256"
 };
 
 struct RunResult {
   Outcome outcome = Outcome::kExited;
-  int exit_code = 0;  // the program's exit code; 128+N when killed by signal N
-  int signal = 0;     // the signal that ended it, 0 if none
+  int exit_code = 0;       // the program's exit code; 128+N when killed by signal N
+  int signal = 0;          // the signal that ended it, 0 if none
   std::string exec_error;  // for kExecFailed: why the command could not start
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;

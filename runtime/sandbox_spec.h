@@ -16,15 +16,15 @@ enum class NetworkMode {
 };
 
 struct Limits {
-  double wall_seconds = 30;                           // the whole sandbox is killed after this
-  std::optional<double> cpu_seconds;                  // CPU time of each process (RLIMIT_CPU)
-  std::uint64_t memory_bytes = 512ull << 20;          // see rlimit_plan.h for how it is enforced
-  std::uint32_t pids = 256;                           // processes and threads, init included
-  std::uint64_t output_bytes = 1ull << 20;            // captured per stream; the rest is dropped
-  std::uint64_t file_size_bytes = 256ull << 20;       // largest file a process may write
-  std::uint64_t tmp_bytes = 64ull << 20;              // tmpfs /tmp and /dev/shm, each
-  std::uint64_t work_bytes = 256ull << 20;            // tmpfs work directory
-  std::uint32_t open_files = 1024;                    // RLIMIT_NOFILE
+  double wall_seconds = 30;                      // the whole sandbox is killed after this
+  std::optional<double> cpu_seconds;             // CPU time of each process (RLIMIT_CPU)
+  std::uint64_t memory_bytes = 512ull << 20;     // see rlimit_plan.h for how it is enforced
+  std::uint32_t pids = 256;                      // processes and threads, init included
+  std::uint64_t output_bytes = 1ull << 20;       // captured per stream; the rest is dropped
+  std::uint64_t file_size_bytes = 256ull << 20;  // largest file a process may write
+  std::uint64_t tmp_bytes = 64ull << 20;         // tmpfs /tmp and /dev/shm, each
+  std::uint64_t work_bytes = 256ull << 20;       // tmpfs work directory
+  std::uint32_t open_files = 1024;               // RLIMIT_NOFILE
 };
 
 struct BindMount {
@@ -34,12 +34,12 @@ struct BindMount {
 };
 
 struct SandboxSpec {
-  std::vector<std::string> argv;             // argv[0] is looked up in PATH inside the sandbox
-  std::vector<std::string> env;              // "K=V"; the host environment never leaks in
-  std::string workdir = "/work";             // the writable tmpfs work directory, and the cwd
-  std::string cwd;                           // start directory; empty means workdir
-  std::optional<std::string> stdin_path;     // host file given as stdin; none means /dev/null
-  int stdin_fd = -1;                         // or an fd the caller owns (takes precedence)
+  std::vector<std::string> argv;          // argv[0] is looked up in PATH inside the sandbox
+  std::vector<std::string> env;           // "K=V"; the host environment never leaks in
+  std::string workdir = "/work";          // the writable tmpfs work directory, and the cwd
+  std::string cwd;                        // start directory; empty means workdir
+  std::optional<std::string> stdin_path;  // host file given as stdin; none means /dev/null
+  int stdin_fd = -1;                      // or an fd the caller owns (takes precedence)
   Limits limits;
   NetworkMode network = NetworkMode::kNone;
   std::vector<BindMount> binds;

@@ -32,28 +32,40 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_flag("--json", flags.json, "Print one JSON result instead of the program's output");
   run.add_option("--stdin", flags.stdin_file,
                  "File to give the program as stdin ('-' for paddock's own stdin; default: "
-                 "empty)")->type_name("FILE");
-  run.add_option("--timeout", flags.timeout, "Wall-clock limit, e.g. 30 or 1.5s (default 30)")->type_name("SECONDS");
+                 "empty)")
+      ->type_name("FILE");
+  run.add_option("--timeout", flags.timeout, "Wall-clock limit, e.g. 30 or 1.5s (default 30)")
+      ->type_name("SECONDS");
   run.add_option("--env", flags.env, "Set NAME=VALUE in the sandbox (repeatable)")
       ->allow_extra_args(false)
       ->type_name("NAME=VALUE");
   run.add_option("--workdir", flags.workdir,
-                 "Directory to start in, inside the sandbox (default /work, writable)")->type_name("DIR");
+                 "Directory to start in, inside the sandbox (default /work, writable)")
+      ->type_name("DIR");
   run.add_option("--network", flags.network, "none (default) or host")->type_name("MODE");
-  run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")->type_name("SIZE");
-  run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)")->type_name("N");
-  run.add_option("--cpu-time", flags.cpu_time, "CPU seconds per process (default: no limit)")->type_name("SECONDS");
+  run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")
+      ->type_name("SIZE");
+  run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)")
+      ->type_name("N");
+  run.add_option("--cpu-time", flags.cpu_time, "CPU seconds per process (default: no limit)")
+      ->type_name("SECONDS");
   run.add_option("--output-limit", flags.output_limit,
-                 "Bytes captured per stream; the rest is dropped (default 1m)")->type_name("SIZE");
-  run.add_option("--file-size", flags.file_size, "Largest file the program may write (default 256m)")->type_name("SIZE");
-  run.add_option("--tmp-size", flags.tmp_size, "Size of /tmp and /dev/shm, each (default 64m)")->type_name("SIZE");
-  run.add_option("--work-size", flags.work_size, "Size of the work directory (default 256m)")->type_name("SIZE");
+                 "Bytes captured per stream; the rest is dropped (default 1m)")
+      ->type_name("SIZE");
+  run.add_option("--file-size", flags.file_size,
+                 "Largest file the program may write (default 256m)")
+      ->type_name("SIZE");
+  run.add_option("--tmp-size", flags.tmp_size, "Size of /tmp and /dev/shm, each (default 64m)")
+      ->type_name("SIZE");
+  run.add_option("--work-size", flags.work_size, "Size of the work directory (default 256m)")
+      ->type_name("SIZE");
   run.add_option("--ro-bind", flags.ro_binds,
                  "Show a host path read-only at a sandbox path (repeatable)")
       ->allow_extra_args(false)
       ->type_name("HOST:SANDBOX");
   run.add_option("--seccomp-profile", flags.seccomp_profile,
-                 "A seccomp profile in Docker's JSON format instead of paddock's default")->type_name("FILE");
+                 "A seccomp profile in Docker's JSON format instead of paddock's default")
+      ->type_name("FILE");
   // Everything from the first non-option (or after --) is the command, untouched by parsing.
   run.prefix_command();
   run.footer("Usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
@@ -91,10 +103,12 @@ Result<RunRequest> to_request(RunFlags& flags, const std::vector<std::string>& r
   }
   Limits& limits = spec.limits;
   for (auto status : {
-           set_if_given(flags.timeout, "--timeout", "30 or 1.5s", parse_seconds, limits.wall_seconds),
+           set_if_given(flags.timeout, "--timeout", "30 or 1.5s", parse_seconds,
+                        limits.wall_seconds),
            set_if_given(flags.memory, "--memory", "512m", parse_size, limits.memory_bytes),
            set_if_given(flags.pids, "--pids", "256", parse_count, limits.pids),
-           set_if_given(flags.output_limit, "--output-limit", "1m", parse_size, limits.output_bytes),
+           set_if_given(flags.output_limit, "--output-limit", "1m", parse_size,
+                        limits.output_bytes),
            set_if_given(flags.file_size, "--file-size", "256m", parse_size, limits.file_size_bytes),
            set_if_given(flags.tmp_size, "--tmp-size", "64m", parse_size, limits.tmp_bytes),
            set_if_given(flags.work_size, "--work-size", "256m", parse_size, limits.work_bytes),
@@ -103,7 +117,8 @@ Result<RunRequest> to_request(RunFlags& flags, const std::vector<std::string>& r
   }
   if (!flags.cpu_time.empty()) {
     auto seconds = parse_seconds(flags.cpu_time);
-    if (!seconds) return invalid_input("--cpu-time '" + flags.cpu_time + "' is not valid; use e.g. 10");
+    if (!seconds)
+      return invalid_input("--cpu-time '" + flags.cpu_time + "' is not valid; use e.g. 10");
     limits.cpu_seconds = *seconds;
   }
   if (flags.network == "none") {
@@ -167,7 +182,9 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::CallForVersion&) {
     return Request{InfoRequest{std::string(kVersion) + "\n"}};
   } catch (const CLI::ParseError& error) {
-    std::string where = run->parsed() ? "paddock run --help" : doctor->parsed() ? "paddock doctor --help" : "paddock --help";
+    std::string where = run->parsed()      ? "paddock run --help"
+                        : doctor->parsed() ? "paddock doctor --help"
+                                           : "paddock --help";
     std::string message = error.what();
     if (message.empty()) message = "invalid command line";
     return invalid_input(message + " (see '" + where + "')");

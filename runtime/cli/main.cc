@@ -69,12 +69,18 @@ void report_to_stderr(const paddock::RunResult& result, const paddock::SandboxSp
   }
   switch (result.outcome) {
     case paddock::Outcome::kTimedOut:
-      note("timed out after " + std::to_string(result.duration_ms) + " ms (--timeout); the sandbox "
+      note("timed out after " + std::to_string(result.duration_ms) +
+           " ms (--timeout); the sandbox "
            "was killed");
       break;
-    case paddock::Outcome::kExecFailed: note(result.exec_error); break;
-    case paddock::Outcome::kCancelled: note("cancelled; the sandbox was killed"); break;
-    default: break;
+    case paddock::Outcome::kExecFailed:
+      note(result.exec_error);
+      break;
+    case paddock::Outcome::kCancelled:
+      note("cancelled; the sandbox was killed");
+      break;
+    default:
+      break;
   }
 }
 
@@ -93,8 +99,8 @@ int run(paddock::cli::RunRequest& request) {
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);
   if (request.json) {
-    std::string text = paddock::to_json(*result).dump(-1, ' ', false,
-                                                      nlohmann::json::error_handler_t::replace);
+    std::string text =
+        paddock::to_json(*result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     write_all(STDOUT_FILENO, text + "\n");
   } else {
     report_to_stderr(*result, request.spec);
@@ -112,8 +118,8 @@ int doctor(const paddock::cli::DoctorRequest& request) {
   } else {
     write_all(STDOUT_FILENO, paddock::to_text(report));
   }
-  bool ready = report.user_namespaces.available && report.seccomp.available &&
-               report.pidfd.available;
+  bool ready =
+      report.user_namespaces.available && report.seccomp.available && report.pidfd.available;
   return ready ? 0 : 1;
 }
 

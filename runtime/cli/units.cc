@@ -20,7 +20,8 @@ std::optional<std::pair<double, std::string>> number_and_suffix(std::string_view
   std::string number(text.substr(0, end));
   if (number.find('.') != number.rfind('.')) return std::nullopt;
   std::string suffix;
-  for (char c : text.substr(end)) suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : text.substr(end))
+    suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return std::make_pair(std::stod(number), suffix);
 }
 
@@ -30,15 +31,23 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   auto parsed = number_and_suffix(text);
   if (!parsed) return std::nullopt;
   auto [number, suffix] = *parsed;
-  if (suffix.ends_with("ib")) suffix.resize(suffix.size() - 2);
-  else if (suffix.size() > 1 && suffix.ends_with("b")) suffix.pop_back();
+  if (suffix.ends_with("ib"))
+    suffix.resize(suffix.size() - 2);
+  else if (suffix.size() > 1 && suffix.ends_with("b"))
+    suffix.pop_back();
   double scale = 1;
-  if (suffix.empty() || suffix == "b") scale = 1;
-  else if (suffix == "k") scale = 1024.0;
-  else if (suffix == "m") scale = 1024.0 * 1024;
-  else if (suffix == "g") scale = 1024.0 * 1024 * 1024;
-  else if (suffix == "t") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return std::nullopt;
+  if (suffix.empty() || suffix == "b")
+    scale = 1;
+  else if (suffix == "k")
+    scale = 1024.0;
+  else if (suffix == "m")
+    scale = 1024.0 * 1024;
+  else if (suffix == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (suffix == "t")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    return std::nullopt;
   double bytes = number * scale;
   if (!std::isfinite(bytes) || bytes >= 1.8e19) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);

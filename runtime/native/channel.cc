@@ -4,19 +4,32 @@ namespace paddock {
 
 const char* describe(SetupPhase phase) {
   switch (phase) {
-    case SetupPhase::kWaitForMaps: return "waiting for the user namespace maps";
-    case SetupPhase::kBindSource: return "opening a bind source";
-    case SetupPhase::kIdentity: return "switching to the sandbox user";
-    case SetupPhase::kHostname: return "setting the hostname";
-    case SetupPhase::kMount: return "building the file system";
-    case SetupPhase::kSpawnPayload: return "starting the program's process";
-    case SetupPhase::kStdio: return "connecting standard input and output";
-    case SetupPhase::kWorkdir: return "entering the working directory";
-    case SetupPhase::kRlimit: return "setting resource limits";
-    case SetupPhase::kNoNewPrivs: return "setting no_new_privs";
-    case SetupPhase::kCapabilities: return "dropping capabilities";
-    case SetupPhase::kSeccomp: return "installing the seccomp filter";
-    case SetupPhase::kExec: return "executing the command";
+    case SetupPhase::kWaitForMaps:
+      return "waiting for the user namespace maps";
+    case SetupPhase::kBindSource:
+      return "opening a bind source";
+    case SetupPhase::kIdentity:
+      return "switching to the sandbox user";
+    case SetupPhase::kHostname:
+      return "setting the hostname";
+    case SetupPhase::kMount:
+      return "building the file system";
+    case SetupPhase::kSpawnPayload:
+      return "starting the program's process";
+    case SetupPhase::kStdio:
+      return "connecting standard input and output";
+    case SetupPhase::kWorkdir:
+      return "entering the working directory";
+    case SetupPhase::kRlimit:
+      return "setting resource limits";
+    case SetupPhase::kNoNewPrivs:
+      return "setting no_new_privs";
+    case SetupPhase::kCapabilities:
+      return "dropping capabilities";
+    case SetupPhase::kSeccomp:
+      return "installing the seccomp filter";
+    case SetupPhase::kExec:
+      return "executing the command";
   }
   return "setting up the sandbox";
 }

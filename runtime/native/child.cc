@@ -1,10 +1,10 @@
 #include "native/child.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -76,20 +76,20 @@ void drop_privileges(const ChildPlan& plan, bool with_seccomp) {
   int channel = plan.fds.channel;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(channel, SetupPhase::kNoNewPrivs, errno);
   // Even if root were ever mapped, it would not regain capabilities by setuid or exec.
-  if (prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                                   SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NOROOT |
-                                   SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-                                   SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+  if (prctl(PR_SET_SECUREBITS,
+            SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+                SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
             0, 0, 0) != 0) {
     fail(channel, SetupPhase::kCapabilities, errno, 1);
   }
   for (cap_value_t cap = 0; cap <= CAP_LAST_CAP || CAP_IS_SUPPORTED(cap); ++cap) {
-    if (cap_drop_bound(cap) != 0 && errno != EINVAL) fail(channel, SetupPhase::kCapabilities, errno, 2);
+    if (cap_drop_bound(cap) != 0 && errno != EINVAL)
+      fail(channel, SetupPhase::kCapabilities, errno, 2);
   }
   if (cap_reset_ambient() != 0) fail(channel, SetupPhase::kCapabilities, errno, 3);
   if (cap_set_proc(plan.no_capabilities) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
-  if (with_seccomp &&
-      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
+  if (with_seccomp && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
     fail(channel, SetupPhase::kSeccomp, errno);
   }
 }
@@ -110,7 +110,7 @@ int exec_program(const ChildPlan& plan) {
     path[dir_length] = '/';
     std::memcpy(path + dir_length + 1, name, name_length + 1);
     execve(path, plan.argv, plan.envp);
-    if (errno == E2BIG || errno == ENOMEM) return errno;  // would fail the same way anywhere
+    if (errno == E2BIG || errno == ENOMEM) return errno;     // would fail the same way anywhere
     if (errno != ENOENT && errno != ENOTDIR) error = errno;  // e.g. EACCES: remember, go on
   }
   return error;
@@ -183,8 +183,8 @@ void take_identity(const ChildPlan& plan) {
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) _exit(125);  // no child left without a payload exit: cannot happen
     if (pid == payload) {
-      send(channel, ChildMessage{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0,
-                                 status});
+      send(channel,
+           ChildMessage{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status});
       // Leaving kills every other process of the PID namespace.
       _exit(0);
     }

@@ -129,8 +129,8 @@ void probe_cgroups(HostReport& report) {
   std::string dir = facts.mount_point + facts.own_path;
   std::string controllers = trim(read_text(dir + "/cgroup.controllers"));
   report.cgroup_v2 = {true, "mounted at " + facts.mount_point + ", paddock is in " +
-                                facts.own_path + ", controllers: " +
-                                (controllers.empty() ? "none" : controllers)};
+                                facts.own_path +
+                                ", controllers: " + (controllers.empty() ? "none" : controllers)};
   bool has_all = true;
   std::string missing;
   for (const char* needed : {"memory", "pids", "cpu"}) {
@@ -143,24 +143,27 @@ void probe_cgroups(HostReport& report) {
   if (has_all && writable) {
     report.cgroup_v2_delegated = {true, dir + " is writable with memory, pids and cpu"};
   } else if (!has_all) {
-    report.cgroup_v2_delegated = {false, dir + " lacks the " + missing +
-                                             " controller(s): a hybrid or undelegated layout"};
+    report.cgroup_v2_delegated = {
+        false, dir + " lacks the " + missing + " controller(s): a hybrid or undelegated layout"};
   } else {
-    report.cgroup_v2_delegated = {false, dir + " is not writable by this user; ask systemd for "
-                                               "a delegated scope (systemd-run --user -p "
-                                               "Delegate=yes --scope paddock ...)"};
+    report.cgroup_v2_delegated = {false, dir +
+                                             " is not writable by this user; ask systemd for "
+                                             "a delegated scope (systemd-run --user -p "
+                                             "Delegate=yes --scope paddock ...)"};
   }
 }
 
 Check probe_id_helpers(const IdMapHost& host) {
   if (host.euid == 0) return {true, "running as root: maps are written directly"};
   if (!host.helpers_usable) {
-    return {false, "newuidmap/newgidmap not installed setuid (apt-get install uidmap); "
-                   "the sandbox runs as your own uid and keeps your supplementary groups"};
+    return {false,
+            "newuidmap/newgidmap not installed setuid (apt-get install uidmap); "
+            "the sandbox runs as your own uid and keeps your supplementary groups"};
   }
   if (!host.sub_uids || !host.sub_gids) {
-    return {false, "no subordinate ids for this user in /etc/subuid and /etc/subgid "
-                   "(usermod --add-subuids/--add-subgids); the sandbox runs as your own uid"};
+    return {false,
+            "no subordinate ids for this user in /etc/subuid and /etc/subgid "
+            "(usermod --add-subuids/--add-subgids); the sandbox runs as your own uid"};
   }
   return {true, "subordinate uids " + std::to_string(host.sub_uids->start) + "+" +
                     std::to_string(host.sub_uids->count)};
@@ -207,9 +210,11 @@ nlohmann::json to_json(const HostReport& report) {
       {"cgroup_v2_delegated", check_json(report.cgroup_v2_delegated)},
       {"id_helpers", check_json(report.id_helpers)},
       {"pidfd", check_json(report.pidfd)},
-      {"will_use", {{"id_mapping", report.id_mapping}, {"limits_mode", report.limits_mode},
-                    {"ready", report.user_namespaces.available && report.seccomp.available &&
-                                  report.pidfd.available}}},
+      {"will_use",
+       {{"id_mapping", report.id_mapping},
+        {"limits_mode", report.limits_mode},
+        {"ready",
+         report.user_namespaces.available && report.seccomp.available && report.pidfd.available}}},
   };
 }
 
@@ -218,8 +223,7 @@ std::string to_text(const HostReport& report) {
   auto line = [&](const char* label, const Check& check) {
     out << (check.available ? "  ok    " : "  no    ") << label << ": " << check.detail << "\n";
   };
-  out << "paddock doctor: " << report.kernel << (report.running_as_root ? ", as root" : "")
-      << "\n";
+  out << "paddock doctor: " << report.kernel << (report.running_as_root ? ", as root" : "") << "\n";
   line("user namespaces", report.user_namespaces);
   line("seccomp", report.seccomp);
   line("pidfd", report.pidfd);
@@ -227,8 +231,8 @@ std::string to_text(const HostReport& report) {
   line("cgroup v2", report.cgroup_v2);
   line("cgroup v2 delegation", report.cgroup_v2_delegated);
   line("newuidmap and subordinate ids", report.id_helpers);
-  bool ready = report.user_namespaces.available && report.seccomp.available &&
-               report.pidfd.available;
+  bool ready =
+      report.user_namespaces.available && report.seccomp.available && report.pidfd.available;
   out << "paddock will use: id mapping '" << report.id_mapping << "', limits '"
       << report.limits_mode << "'"
       << (report.limits_mode == "rlimit" ? " (per-process rlimits; no per-sandbox totals)" : "")

@@ -58,7 +58,7 @@ Status run_helper(const char* helper, pid_t pid, std::uint32_t inside, std::uint
   std::string pid_text = std::to_string(pid), inside_text = std::to_string(inside),
               host_text = std::to_string(host), count = "1";
   std::array<char*, 6> argv = {const_cast<char*>(helper), pid_text.data(), inside_text.data(),
-                               host_text.data(), count.data(), nullptr};
+                               host_text.data(),          count.data(),    nullptr};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // The helper's own complaints go to paddock's stderr; its stdout must not reach ours.
@@ -71,8 +71,8 @@ Status run_helper(const char* helper, pid_t pid, std::uint32_t inside, std::uint
   while (waitpid(helper_pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Error{EPERM, std::string(helper) + " " + pid_text + " " + inside_text + " " +
-                            host_text + " 1 failed; check /etc/subuid and /etc/subgid"};
+    return Error{EPERM, std::string(helper) + " " + pid_text + " " + inside_text + " " + host_text +
+                            " 1 failed; check /etc/subuid and /etc/subgid"};
   }
   return {};
 }
@@ -117,9 +117,12 @@ IdMapHost probe_id_map_host() {
 
 const char* to_string(IdMapMethod method) {
   switch (method) {
-    case IdMapMethod::kSelf: return "self";
-    case IdMapMethod::kSubordinate: return "subordinate";
-    case IdMapMethod::kRoot: return "root";
+    case IdMapMethod::kSelf:
+      return "self";
+    case IdMapMethod::kSubordinate:
+      return "subordinate";
+    case IdMapMethod::kRoot:
+      return "root";
   }
   return "unknown";
 }

@@ -41,7 +41,9 @@ class Path {
   char buffer_[PATH_MAX];
 };
 
-int ok_or_errno(int rc) { return rc == 0 ? 0 : errno; }
+int ok_or_errno(int rc) {
+  return rc == 0 ? 0 : errno;
+}
 
 // Adds attributes to a mount (and, if recursive, to every mount below it) without touching the
 // ones the kernel locked when the mount came from a more privileged namespace.
@@ -59,8 +61,10 @@ int set_attributes(const char* target, std::uint64_t attributes, bool recursive)
   unsigned long flags = MS_REMOUNT | MS_BIND;
   if ((current.f_flag & ST_NOEXEC) != 0) flags |= MS_NOEXEC;
   if ((current.f_flag & ST_NODEV) != 0 || (attributes & MOUNT_ATTR_NODEV) != 0) flags |= MS_NODEV;
-  if ((current.f_flag & ST_NOSUID) != 0 || (attributes & MOUNT_ATTR_NOSUID) != 0) flags |= MS_NOSUID;
-  if ((current.f_flag & ST_RDONLY) != 0 || (attributes & MOUNT_ATTR_RDONLY) != 0) flags |= MS_RDONLY;
+  if ((current.f_flag & ST_NOSUID) != 0 || (attributes & MOUNT_ATTR_NOSUID) != 0)
+    flags |= MS_NOSUID;
+  if ((current.f_flag & ST_RDONLY) != 0 || (attributes & MOUNT_ATTR_RDONLY) != 0)
+    flags |= MS_RDONLY;
   if ((current.f_flag & ST_NOATIME) != 0) flags |= MS_NOATIME;
   if ((current.f_flag & ST_NODIRATIME) != 0) flags |= MS_NODIRATIME;
   if ((current.f_flag & ST_RELATIME) != 0) flags |= MS_RELATIME;
@@ -97,10 +101,13 @@ int stat_source(const MountStep& step, int tree, struct stat& info) {
 
 std::uint64_t attributes_for(Protect protect) {
   switch (protect) {
-    case Protect::kReadOnly: return MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-    case Protect::kWritable: return MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    case Protect::kReadOnly:
+      return MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    case Protect::kWritable:
+      return MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
     case Protect::kSealedLater:
-    case Protect::kDevice: return 0;
+    case Protect::kDevice:
+      return 0;
   }
   return 0;
 }
@@ -109,8 +116,8 @@ std::uint64_t attributes_for(Protect protect) {
 int attach_tree(int tree, Protect protect, const char* target) {
   mount_attr attr{};
   attr.attr_set = attributes_for(protect);
-  if (attr.attr_set != 0 && syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
-                                    &attr, sizeof attr) != 0) {
+  if (attr.attr_set != 0 &&
+      syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
     return errno;
   }
   return ok_or_errno(static_cast<int>(
@@ -154,8 +161,7 @@ int write_file(const MountStep& step, const char* target) {
 int stage_root(const MountStep& step) {
   // Nothing we mount may propagate back to the host.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
-  return ok_or_errno(
-      mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()));
+  return ok_or_errno(mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()));
 }
 
 // pivot_root(".", "."), then detach what is now on top: the host's root, with every mount below
@@ -172,12 +178,15 @@ int apply(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
   if (!Path::staged(target, step.target)) return ENAMETOOLONG;
   const char* path = target.c_str();
   switch (step.kind) {
-    case Kind::kStageRoot: return stage_root(step);
+    case Kind::kStageRoot:
+      return stage_root(step);
     case Kind::kMakeDir:
       if (mkdir(path, step.mode) != 0 && errno != EEXIST) return errno;
       return 0;
-    case Kind::kWriteFile: return write_file(step, path);
-    case Kind::kSymlink: return ok_or_errno(symlink(step.content.c_str(), path));
+    case Kind::kWriteFile:
+      return write_file(step, path);
+    case Kind::kSymlink:
+      return ok_or_errno(symlink(step.content.c_str(), path));
     case Kind::kTmpfs:
       return ok_or_errno(mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, step.options.c_str()));
     case Kind::kMakeMountPoint: {
@@ -187,11 +196,13 @@ int apply(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
       }
       return make_target_like(info, path);
     }
-    case Kind::kBind: return bind(step, bind_fds, bind_count, path);
+    case Kind::kBind:
+      return bind(step, bind_fds, bind_count, path);
     case Kind::kProc:
       return ok_or_errno(mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr));
     case Kind::kDevpts:
-      return ok_or_errno(mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, step.options.c_str()));
+      return ok_or_errno(
+          mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, step.options.c_str()));
     case Kind::kMaskWithNull:
       if (!exists(path)) return 0;
       if (mount("/dev/null", path, nullptr, MS_BIND, nullptr) != 0) return errno;
@@ -208,14 +219,16 @@ int apply(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
       return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
     case Kind::kRemountReadOnly:
       return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, false);
-    case Kind::kPivotRoot: return pivot_root_here();
+    case Kind::kPivotRoot:
+      return pivot_root_here();
   }
   return EINVAL;
 }
 
 }  // namespace
 
-int apply_mount_plan(const MountPlan& plan, const int* bind_fds, std::size_t bind_count, int* failed_step) {
+int apply_mount_plan(const MountPlan& plan, const int* bind_fds, std::size_t bind_count,
+                     int* failed_step) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     if (int error = apply(plan.steps[i], bind_fds, bind_count); error != 0) {
       *failed_step = static_cast<int>(i);

@@ -93,13 +93,20 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
         plan.dir(path);
         plan.bind(path, path, Protect::kSealedLater);
         break;
-      case HostLayout::Entry::Type::kSymlink: plan.symlink(path, entry.content); break;
-      case HostLayout::Entry::Type::kFile: plan.file(path, entry.content); break;
+      case HostLayout::Entry::Type::kSymlink:
+        plan.symlink(path, entry.content);
+        break;
+      case HostLayout::Entry::Type::kFile:
+        plan.file(path, entry.content);
+        break;
     }
   }
   if (spec.network == NetworkMode::kHost) {
-    plan.add({.kind = Kind::kBind, .target = "/etc/resolv.conf", .source = "/etc/resolv.conf",
-              .protect = Protect::kSealedLater, .optional = true});
+    plan.add({.kind = Kind::kBind,
+              .target = "/etc/resolv.conf",
+              .source = "/etc/resolv.conf",
+              .protect = Protect::kSealedLater,
+              .optional = true});
   }
 }
 
@@ -110,7 +117,8 @@ void plan_dev(PlanBuilder& plan, const SandboxSpec& spec) {
     plan.bind(path, path, Protect::kDevice);
   }
   plan.dir("/dev/pts");
-  plan.add({.kind = Kind::kDevpts, .target = "/dev/pts",
+  plan.add({.kind = Kind::kDevpts,
+            .target = "/dev/pts",
             .options = "newinstance,ptmxmode=0666,mode=620"});
   plan.symlink("/dev/ptmx", "pts/ptmx");
   plan.tmpfs("/dev/shm", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
@@ -167,32 +175,70 @@ bool is_dir_or_link_or_file(const std::string& path, bool allow_file) {
 
 std::string MountStep::describe() const {
   switch (kind) {
-    case Kind::kStageRoot: return "preparing the new root (a tmpfs staged on /tmp)";
-    case Kind::kMakeDir: return "creating directory " + target;
-    case Kind::kWriteFile: return "writing " + target;
-    case Kind::kSymlink: return "creating symlink " + target + " -> " + content;
-    case Kind::kTmpfs: return "mounting tmpfs on " + target;
-    case Kind::kMakeMountPoint: return "creating mount point " + target;
-    case Kind::kBind: return "binding " + source + " on " + target;
-    case Kind::kProc: return "mounting proc on " + target;
-    case Kind::kDevpts: return "mounting devpts on " + target;
-    case Kind::kMaskWithNull: return "masking " + target;
-    case Kind::kMaskWithEmpty: return "masking " + target;
-    case Kind::kBindSelfReadOnly: return "making " + target + " read-only";
-    case Kind::kSeal: return "making " + target + " and everything below it read-only";
-    case Kind::kRemountReadOnly: return "remounting " + target + " read-only";
-    case Kind::kPivotRoot: return "switching to the new root (pivot_root)";
+    case Kind::kStageRoot:
+      return "preparing the new root (a tmpfs staged on /tmp)";
+    case Kind::kMakeDir:
+      return "creating directory " + target;
+    case Kind::kWriteFile:
+      return "writing " + target;
+    case Kind::kSymlink:
+      return "creating symlink " + target + " -> " + content;
+    case Kind::kTmpfs:
+      return "mounting tmpfs on " + target;
+    case Kind::kMakeMountPoint:
+      return "creating mount point " + target;
+    case Kind::kBind:
+      return "binding " + source + " on " + target;
+    case Kind::kProc:
+      return "mounting proc on " + target;
+    case Kind::kDevpts:
+      return "mounting devpts on " + target;
+    case Kind::kMaskWithNull:
+      return "masking " + target;
+    case Kind::kMaskWithEmpty:
+      return "masking " + target;
+    case Kind::kBindSelfReadOnly:
+      return "making " + target + " read-only";
+    case Kind::kSeal:
+      return "making " + target + " and everything below it read-only";
+    case Kind::kRemountReadOnly:
+      return "remounting " + target + " read-only";
+    case Kind::kPivotRoot:
+      return "switching to the new root (pivot_root)";
   }
   return "mount step";
 }
 
 const std::vector<std::string>& host_etc_allowlist() {
   static const std::vector<std::string> kEntries = {
-      "alternatives",  "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",   "timezone",
-      "ssl",           "ca-certificates", "ca-certificates.conf", "fonts", "mime.types",
-      "protocols",     "services",    "os-release", "debian_version", "java-17-openjdk",
-      "java-21-openjdk", "R",         "python3",    "python3.11",  "gai.conf",    "login.defs",
-      "profile",       "bash.bashrc", "inputrc",    "magic",       "mailcap",     "environment",
+      "alternatives",
+      "ld.so.cache",
+      "ld.so.conf",
+      "ld.so.conf.d",
+      "localtime",
+      "timezone",
+      "ssl",
+      "ca-certificates",
+      "ca-certificates.conf",
+      "fonts",
+      "mime.types",
+      "protocols",
+      "services",
+      "os-release",
+      "debian_version",
+      "java-17-openjdk",
+      "java-21-openjdk",
+      "R",
+      "python3",
+      "python3.11",
+      "gai.conf",
+      "login.defs",
+      "profile",
+      "bash.bashrc",
+      "inputrc",
+      "magic",
+      "mailcap",
+      "environment",
   };
   return kEntries;
 }
@@ -236,8 +282,10 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
     const BindMount& bind = spec.binds[i];
     if (!is_under(bind.sandbox_path, spec.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
       plan.parents(bind.sandbox_path);
-      plan.add({.kind = Kind::kMakeMountPoint, .target = bind.sandbox_path,
-                .source = bind.host_path, .bind_slot = static_cast<int>(i)});
+      plan.add({.kind = Kind::kMakeMountPoint,
+                .target = bind.sandbox_path,
+                .source = bind.host_path,
+                .bind_slot = static_cast<int>(i)});
     }
   }
   plan.add({.kind = Kind::kSeal, .target = "/"});
@@ -252,7 +300,9 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
     if (is_under(bind.sandbox_path, spec.workdir) || is_under(bind.sandbox_path, "/tmp")) {
       plan.parents(bind.sandbox_path);
     }
-    plan.add({.kind = Kind::kBind, .target = bind.sandbox_path, .source = bind.host_path,
+    plan.add({.kind = Kind::kBind,
+              .target = bind.sandbox_path,
+              .source = bind.host_path,
               .protect = bind.writable ? Protect::kWritable : Protect::kReadOnly,
               .bind_slot = static_cast<int>(i)});
   }

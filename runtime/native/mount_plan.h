@@ -20,18 +20,18 @@ namespace paddock {
 
 struct MountStep {
   enum class Kind {
-    kStageRoot,     // make "/" private, mount the staging tmpfs (options) that becomes the root
-    kMakeDir,       // mkdir target (mode)
-    kWriteFile,     // create target with `content` (mode)
-    kSymlink,       // symlink target -> content
-    kTmpfs,         // tmpfs on target with `options`
+    kStageRoot,       // make "/" private, mount the staging tmpfs (options) that becomes the root
+    kMakeDir,         // mkdir target (mode)
+    kWriteFile,       // create target with `content` (mode)
+    kSymlink,         // symlink target -> content
+    kTmpfs,           // tmpfs on target with `options`
     kMakeMountPoint,  // create target as a file or directory, like the bind source will be
-    kBind,          // bind host `source` (or the fd in bind_slot) onto target, created as a file
-                    // or directory like the source; then `protect` decides its attributes
-    kProc,          // a fresh procfs for the sandbox's PID namespace
-    kDevpts,        // a private devpts instance
-    kMaskWithNull,  // hide a file: bind /dev/null over it
-    kMaskWithEmpty, // hide a directory: an empty read-only tmpfs over it
+    kBind,            // bind host `source` (or the fd in bind_slot) onto target, created as a file
+                      // or directory like the source; then `protect` decides its attributes
+    kProc,            // a fresh procfs for the sandbox's PID namespace
+    kDevpts,          // a private devpts instance
+    kMaskWithNull,    // hide a file: bind /dev/null over it
+    kMaskWithEmpty,   // hide a directory: an empty read-only tmpfs over it
     kBindSelfReadOnly,  // make an existing path read-only (bind it onto itself, then remount)
     kSeal,              // read-only, nosuid, nodev on target and every mount below it
     kRemountReadOnly,   // read-only on one mount (not its submounts) once it is filled
@@ -61,7 +61,7 @@ struct MountStep {
 struct HostLayout {
   struct Entry {
     enum class Type { kDirectory, kSymlink, kFile };
-    std::string name;     // "bin", "lib64", "ssl", "ld.so.cache", ...
+    std::string name;  // "bin", "lib64", "ssl", "ld.so.cache", ...
     Type type = Type::kDirectory;
     std::string content;  // symlink target, or file content (files are copied, not bound:
                           // a write into tmpfs is far cheaper than a mount)

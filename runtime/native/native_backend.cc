@@ -25,8 +25,8 @@
 namespace paddock {
 namespace {
 
-constexpr unsigned long long kBaseNamespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
-                                               CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+constexpr unsigned long long kBaseNamespaces =
+    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 
 struct CapDeleter {
   void operator()(void* caps) const { cap_free(caps); }
@@ -39,8 +39,8 @@ bool is_absolute_clean(const std::string& path) {
 }
 
 bool is_reserved(const std::string& path) {
-  for (const char* reserved : {"/proc", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64",
-                               "/lib32", "/libx32"}) {
+  for (const char* reserved :
+       {"/proc", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
     std::string prefix(reserved);
     if (path == prefix || path.starts_with(prefix + "/")) return true;
   }
@@ -61,7 +61,8 @@ Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const Sandbox
   auto profile = seccomp::load_profile_file(*spec.seccomp_profile_path);
   if (!profile) return profile.error();
   auto program = seccomp::compile(*profile);
-  if (!program) return program.error().context("compiling seccomp profile " + *spec.seccomp_profile_path);
+  if (!program)
+    return program.error().context("compiling seccomp profile " + *spec.seccomp_profile_path);
   return std::make_shared<const seccomp::BpfProgram>(std::move(*program));
 }
 
@@ -144,7 +145,8 @@ struct Prepared {
   std::vector<const char*> bind_sources;  // host paths, one per spec.binds entry
 };
 
-Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity) {
+Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec,
+                                          const SandboxIdentity& identity) {
   auto prepared = std::make_unique<Prepared>();
   auto program = seccomp_program(spec);
   if (!program) return program.error();
@@ -211,13 +213,13 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
       break;
     case SetupPhase::kBindSource:
       if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < spec.binds.size()) {
-        return "opening bind source " + spec.binds[static_cast<std::size_t>(failure.detail)].host_path +
-               ": " + reason;
+        return "opening bind source " +
+               spec.binds[static_cast<std::size_t>(failure.detail)].host_path + ": " + reason;
       }
       break;
     case SetupPhase::kWorkdir:
-      return "working directory " + prepared.cwd + " is not usable inside the sandbox (" +
-             reason + "); use an existing directory such as " + spec.workdir + " or /tmp";
+      return "working directory " + prepared.cwd + " is not usable inside the sandbox (" + reason +
+             "); use an existing directory such as " + spec.workdir + " or /tmp";
     case SetupPhase::kRlimit:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < prepared.rlimits.size()) {
@@ -225,7 +227,8 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
                ": " + reason;
       }
       break;
-    default: break;
+    default:
+      break;
   }
   return std::string(describe(failure.phase)) + ": " + reason;
 }
@@ -287,8 +290,9 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
       result.exec_error = exec_error(*done.setup_failure, spec);
       result.exit_code = done.setup_failure->error == ENOENT ? 127 : 126;
     } else if (done.setup_failure) {
-      return Error{done.setup_failure->error,
-                   "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
+      return Error{
+          done.setup_failure->error,
+          "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
     }
     return result;
   }
@@ -317,7 +321,8 @@ Status validate_spec(const SandboxSpec& spec) {
                          "' must be an absolute path outside /proc, /dev, /usr and /etc");
   }
   if (!spec.cwd.empty() && !is_absolute_clean(spec.cwd)) {
-    return invalid_input("--workdir '" + spec.cwd + "' must be an absolute path inside the sandbox");
+    return invalid_input("--workdir '" + spec.cwd +
+                         "' must be an absolute path inside the sandbox");
   }
   if (!(spec.limits.wall_seconds > 0) || spec.limits.wall_seconds > 7 * 24 * 3600) {
     return invalid_input("--timeout must be a number of seconds above 0");
@@ -325,7 +330,8 @@ Status validate_spec(const SandboxSpec& spec) {
   if (spec.limits.cpu_seconds && !(*spec.limits.cpu_seconds > 0)) {
     return invalid_input("--cpu-time must be a number of seconds above 0");
   }
-  if (spec.limits.pids < 2) return invalid_input("--pids must be at least 2 (init and the program)");
+  if (spec.limits.pids < 2)
+    return invalid_input("--pids must be at least 2 (init and the program)");
   if (spec.limits.memory_bytes < (1u << 20)) return invalid_input("--memory must be at least 1m");
   if (spec.hostname.empty() || spec.hostname.size() > 64) {
     return invalid_input("hostname must be 1 to 64 characters");
@@ -369,7 +375,8 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   plan.mounts = &prepared.mounts;
   plan.uid = identity.uid;
   plan.gid = identity.gid;
-  plan.setgroups_allowed = plan_id_map(id_map_host(), 1, identity.uid, identity.gid).setgroups_allowed;
+  plan.setgroups_allowed =
+      plan_id_map(id_map_host(), 1, identity.uid, identity.gid).setgroups_allowed;
   plan.hostname = spec.hostname.c_str();
   plan.rlimits = &prepared.rlimits;
   plan.cwd = prepared.cwd.c_str();
@@ -398,9 +405,10 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) {
     if (clone_errno == ENOSPC || clone_errno == EPERM || clone_errno == EUSERS) {
-      return system_error("creating the sandbox's namespaces (are user namespaces enabled? see "
-                          "`paddock doctor`)",
-                          clone_errno);
+      return system_error(
+          "creating the sandbox's namespaces (are user namespaces enabled? see "
+          "`paddock doctor`)",
+          clone_errno);
     }
     return system_error("creating the sandbox", clone_errno);
   }

@@ -19,25 +19,38 @@ using FilterContext = std::unique_ptr<void, FilterDeleter>;
 
 std::uint32_t to_libseccomp(const Action& action) {
   switch (action.kind) {
-    case Action::Kind::kAllow: return SCMP_ACT_ALLOW;
-    case Action::Kind::kErrno: return SCMP_ACT_ERRNO(static_cast<std::uint16_t>(action.errno_value));
-    case Action::Kind::kKillProcess: return SCMP_ACT_KILL_PROCESS;
-    case Action::Kind::kKillThread: return SCMP_ACT_KILL_THREAD;
-    case Action::Kind::kTrap: return SCMP_ACT_TRAP;
-    case Action::Kind::kLog: return SCMP_ACT_LOG;
+    case Action::Kind::kAllow:
+      return SCMP_ACT_ALLOW;
+    case Action::Kind::kErrno:
+      return SCMP_ACT_ERRNO(static_cast<std::uint16_t>(action.errno_value));
+    case Action::Kind::kKillProcess:
+      return SCMP_ACT_KILL_PROCESS;
+    case Action::Kind::kKillThread:
+      return SCMP_ACT_KILL_THREAD;
+    case Action::Kind::kTrap:
+      return SCMP_ACT_TRAP;
+    case Action::Kind::kLog:
+      return SCMP_ACT_LOG;
   }
   return SCMP_ACT_KILL_PROCESS;
 }
 
 scmp_compare to_libseccomp(CompareOp op) {
   switch (op) {
-    case CompareOp::kNotEqual: return SCMP_CMP_NE;
-    case CompareOp::kLess: return SCMP_CMP_LT;
-    case CompareOp::kLessOrEqual: return SCMP_CMP_LE;
-    case CompareOp::kEqual: return SCMP_CMP_EQ;
-    case CompareOp::kGreaterOrEqual: return SCMP_CMP_GE;
-    case CompareOp::kGreater: return SCMP_CMP_GT;
-    case CompareOp::kMaskedEqual: return SCMP_CMP_MASKED_EQ;
+    case CompareOp::kNotEqual:
+      return SCMP_CMP_NE;
+    case CompareOp::kLess:
+      return SCMP_CMP_LT;
+    case CompareOp::kLessOrEqual:
+      return SCMP_CMP_LE;
+    case CompareOp::kEqual:
+      return SCMP_CMP_EQ;
+    case CompareOp::kGreaterOrEqual:
+      return SCMP_CMP_GE;
+    case CompareOp::kGreater:
+      return SCMP_CMP_GT;
+    case CompareOp::kMaskedEqual:
+      return SCMP_CMP_MASKED_EQ;
   }
   return SCMP_CMP_EQ;
 }
@@ -51,9 +64,9 @@ Status add_rule(scmp_filter_ctx ctx, const Rule& rule, int syscall_nr, const std
       comparisons.push_back(
           scmp_arg_cmp{arg.index, to_libseccomp(arg.op), arg.value, arg.value_two});
     }
-    int rc = seccomp_rule_add_exact_array(ctx, to_libseccomp(rule.action), syscall_nr,
-                                          static_cast<unsigned>(comparisons.size()),
-                                          comparisons.data());
+    int rc =
+        seccomp_rule_add_exact_array(ctx, to_libseccomp(rule.action), syscall_nr,
+                                     static_cast<unsigned>(comparisons.size()), comparisons.data());
     if (rc < 0) return system_error("seccomp rule for " + name, -rc);
   }
   return {};

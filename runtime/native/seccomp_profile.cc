@@ -52,9 +52,9 @@ Result<Action> parse_action(const json& name, const json* errno_ret, std::string
 
 Result<CompareOp> parse_op(const json& op, std::string_view origin, const std::string& pointer) {
   static const std::map<std::string, CompareOp> kOps = {
-      {"SCMP_CMP_NE", CompareOp::kNotEqual},     {"SCMP_CMP_LT", CompareOp::kLess},
-      {"SCMP_CMP_LE", CompareOp::kLessOrEqual},  {"SCMP_CMP_EQ", CompareOp::kEqual},
-      {"SCMP_CMP_GE", CompareOp::kGreaterOrEqual}, {"SCMP_CMP_GT", CompareOp::kGreater},
+      {"SCMP_CMP_NE", CompareOp::kNotEqual},           {"SCMP_CMP_LT", CompareOp::kLess},
+      {"SCMP_CMP_LE", CompareOp::kLessOrEqual},        {"SCMP_CMP_EQ", CompareOp::kEqual},
+      {"SCMP_CMP_GE", CompareOp::kGreaterOrEqual},     {"SCMP_CMP_GT", CompareOp::kGreater},
       {"SCMP_CMP_MASKED_EQ", CompareOp::kMaskedEqual},
   };
   if (op.is_string()) {
@@ -75,8 +75,7 @@ Result<ArgCondition> parse_arg(const json& arg, std::string_view origin,
   if (value == arg.end() || !value->is_number_unsigned()) {
     return at(origin, pointer + "/value", "must be a non-negative integer");
   }
-  ArgCondition condition{index->get<unsigned>(), CompareOp::kEqual, value->get<std::uint64_t>(),
-                         0};
+  ArgCondition condition{index->get<unsigned>(), CompareOp::kEqual, value->get<std::uint64_t>(), 0};
   if (auto two = arg.find("valueTwo"); two != arg.end()) {
     if (!two->is_number_unsigned()) {
       return at(origin, pointer + "/valueTwo", "must be a non-negative integer");
@@ -112,8 +111,8 @@ bool applies_here(const json& rule, const Platform& platform) {
     if (auto caps = includes->find("caps"); caps != includes->end() && !caps->empty()) {
       return false;  // granted only with a capability paddock never grants
     }
-    if (auto arches = includes->find("arches"); arches != includes->end() &&
-                                                 !contains(*arches, platform.docker_arch)) {
+    if (auto arches = includes->find("arches");
+        arches != includes->end() && !contains(*arches, platform.docker_arch)) {
       return false;
     }
     if (auto min = includes->find("minKernel");

@@ -20,10 +20,18 @@ struct Action {
   bool operator==(const Action&) const = default;
 };
 
-enum class CompareOp { kNotEqual, kLess, kLessOrEqual, kEqual, kGreaterOrEqual, kGreater, kMaskedEqual };
+enum class CompareOp {
+  kNotEqual,
+  kLess,
+  kLessOrEqual,
+  kEqual,
+  kGreaterOrEqual,
+  kGreater,
+  kMaskedEqual
+};
 
 struct ArgCondition {
-  unsigned index = 0;         // syscall argument 0..5
+  unsigned index = 0;  // syscall argument 0..5
   CompareOp op = CompareOp::kEqual;
   std::uint64_t value = 0;      // the mask, for kMaskedEqual (as in Docker's format)
   std::uint64_t value_two = 0;  // the expected masked value, for kMaskedEqual

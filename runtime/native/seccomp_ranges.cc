@@ -13,18 +13,24 @@ constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 std::vector<Interval> allowed_by(const ArgCondition& condition) {
   std::uint64_t v = condition.value;
   switch (condition.op) {
-    case CompareOp::kEqual: return {{v, v}};
+    case CompareOp::kEqual:
+      return {{v, v}};
     case CompareOp::kNotEqual: {
       std::vector<Interval> parts;
       if (v > 0) parts.push_back({0, v - 1});
       if (v < kMax) parts.push_back({v + 1, kMax});
       return parts;
     }
-    case CompareOp::kLess: return v == 0 ? std::vector<Interval>{} : std::vector<Interval>{{0, v - 1}};
-    case CompareOp::kLessOrEqual: return {{0, v}};
-    case CompareOp::kGreater: return v == kMax ? std::vector<Interval>{} : std::vector<Interval>{{v + 1, kMax}};
-    case CompareOp::kGreaterOrEqual: return {{v, kMax}};
-    case CompareOp::kMaskedEqual: break;
+    case CompareOp::kLess:
+      return v == 0 ? std::vector<Interval>{} : std::vector<Interval>{{0, v - 1}};
+    case CompareOp::kLessOrEqual:
+      return {{0, v}};
+    case CompareOp::kGreater:
+      return v == kMax ? std::vector<Interval>{} : std::vector<Interval>{{v + 1, kMax}};
+    case CompareOp::kGreaterOrEqual:
+      return {{v, kMax}};
+    case CompareOp::kMaskedEqual:
+      break;
   }
   return {};
 }
@@ -37,7 +43,8 @@ std::vector<Interval> intersect(const std::vector<Interval>& a, const std::vecto
       if (low <= high) out.push_back({low, high});
     }
   }
-  std::sort(out.begin(), out.end(), [](const Interval& l, const Interval& r) { return l.low < r.low; });
+  std::sort(out.begin(), out.end(),
+            [](const Interval& l, const Interval& r) { return l.low < r.low; });
   return out;
 }
 

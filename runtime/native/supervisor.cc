@@ -50,8 +50,11 @@ void read_message(UniqueFd& channel, Supervised& state) {
     case ChildMessageKind::kExecFailed:
       if (!state.setup_failure) state.setup_failure = message;
       break;
-    case ChildMessageKind::kPayloadExited: state.payload_status = message.status; break;
-    case ChildMessageKind::kGo: break;
+    case ChildMessageKind::kPayloadExited:
+      state.payload_status = message.status;
+      break;
+    case ChildMessageKind::kGo:
+      break;
   }
 }
 
@@ -112,7 +115,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
       } else if (cancellation != nullptr && fd == cancellation->poll_fd() && !killed) {
         state.cancelled = true;
         send_kill(sandbox);
-      killed = true;
+        killed = true;
       }
     }
   }

@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/harness.h"
 
@@ -59,10 +59,12 @@ TEST(Cli, BadInputIsOneClearLine) {
 }
 
 TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {
-  std::string path = ::testing::TempDir() + "/paddock-bad-profile-" + std::to_string(getpid()) + ".json";
+  std::string path =
+      ::testing::TempDir() + "/paddock-bad-profile-" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << R"({"defaultAction": "SCMP_ACT_ERRNO",
                             "syscalls": [{"names": ["read"], "action": "SCMP_ACT_NOPE"}]})";
-  expect_usage_error({"run", "--seccomp-profile", path, "--", "true"}, path + ": /syscalls/0/action");
+  expect_usage_error({"run", "--seccomp-profile", path, "--", "true"},
+                     path + ": /syscalls/0/action");
   std::ofstream(path) << "{not json";
   expect_usage_error({"run", "--seccomp-profile", path, "--", "true"}, "not valid JSON");
   expect_usage_error({"run", "--seccomp-profile", "/no/such/profile.json", "--", "true"},
@@ -120,7 +122,8 @@ TEST(Cli, DoctorReportsTheHost) {
   EXPECT_TRUE(json["cgroup_v2_delegated"]["available"].is_boolean());
   EXPECT_TRUE(json["overlayfs_in_user_namespace"]["available"].is_boolean());
   EXPECT_EQ(json["will_use"]["limits_mode"], "rlimit");
-  EXPECT_EQ(json["will_use"]["id_mapping"], geteuid() == 0 ? "root" : json["will_use"]["id_mapping"]);
+  EXPECT_EQ(json["will_use"]["id_mapping"],
+            geteuid() == 0 ? "root" : json["will_use"]["id_mapping"]);
 }
 
 TEST(Cli, HelpAndVersionExitZero) {

@@ -46,15 +46,16 @@ TEST(Isolation, HostFilesOutsideTheMountsAreInvisible) {
   RunResult result = run_ok(shell_spec(script));
   EXPECT_EQ(result.exit_code, 0) << result.stderr_data.data;
   EXPECT_EQ(result.stdout_data.data.find("VISIBLE"), std::string::npos) << result.stdout_data.data;
-  EXPECT_EQ(result.stdout_data.data, "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsbin\ntmp\nusr\nwork\n");
+  EXPECT_EQ(result.stdout_data.data,
+            "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsbin\ntmp\nusr\nwork\n");
 }
 
 TEST(Isolation, UsrAndRootAndEtcAreReadOnly) {
-  RunResult result = run_ok(shell_spec(
-      "for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x; do "
-      "  if echo x > $f 2>/dev/null; then echo WROTE $f; fi; done; "
-      "mkdir /usr/lib/paddock-x 2>/dev/null && echo MADE; "
-      "echo ok > /work/file && cat /work/file && echo ok > /tmp/file && cat /tmp/file"));
+  RunResult result = run_ok(
+      shell_spec("for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x; do "
+                 "  if echo x > $f 2>/dev/null; then echo WROTE $f; fi; done; "
+                 "mkdir /usr/lib/paddock-x 2>/dev/null && echo MADE; "
+                 "echo ok > /work/file && cat /work/file && echo ok > /tmp/file && cat /tmp/file"));
   EXPECT_EQ(result.stdout_data.data, "ok\nok\n") << result.stderr_data.data;
 }
 
@@ -73,8 +74,9 @@ TEST(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
 }
 
 TEST(Isolation, PidOneIsTheSandboxInit) {
-  RunResult result = run_ok(shell_spec(
-      "echo $$; cat /proc/1/status | grep -E '^(PPid|Uid):'; ls /proc | grep -E '^[0-9]+$' | wc -l"));
+  RunResult result =
+      run_ok(shell_spec("echo $$; cat /proc/1/status | grep -E '^(PPid|Uid):'; ls /proc | grep -E "
+                        "'^[0-9]+$' | wc -l"));
   std::istringstream lines(result.stdout_data.data);
   std::string pid, ppid_line, uid_line, count;
   std::getline(lines, pid);
@@ -151,21 +153,24 @@ class LoopbackServer {
 
 std::string connect_script(int port) {
   return "import socket\ns = socket.socket()\ns.settimeout(3)\ntry:\n"
-         "    s.connect(('127.0.0.1', " + std::to_string(port) + "))\n    print('CONNECTED')\n"
+         "    s.connect(('127.0.0.1', " +
+         std::to_string(port) +
+         "))\n    print('CONNECTED')\n"
          "except OSError as e:\n    print('REFUSED', e.errno)\n";
 }
 
 TEST(Isolation, NetworkHasOnlyADownLoopback) {
   LoopbackServer server;
   RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
-  EXPECT_EQ(result.stdout_data.data.rfind("REFUSED", 0), 0u) << result.stdout_data.data
-                                                           << result.stderr_data.data;
-  RunResult devices = run_ok(shell_spec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
-                                        "cat /sys/class/net/lo/operstate 2>/dev/null; "
-                                        "python3 -c \"import socket,fcntl,struct;"
-                                        "s=socket.socket();"
-                                        "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
-                                        "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\""));
+  EXPECT_EQ(result.stdout_data.data.rfind("REFUSED", 0), 0u)
+      << result.stdout_data.data << result.stderr_data.data;
+  RunResult devices =
+      run_ok(shell_spec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
+                        "cat /sys/class/net/lo/operstate 2>/dev/null; "
+                        "python3 -c \"import socket,fcntl,struct;"
+                        "s=socket.socket();"
+                        "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
+                        "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\""));
   EXPECT_EQ(devices.stdout_data.data, "lo\nDOWN\n") << devices.stderr_data.data;
 }
 
@@ -198,8 +203,9 @@ TEST(Isolation, OnlyStandardFileDescriptorsAreInherited) {
 }
 
 TEST(Isolation, DevHasOnlyTheUsualNodes) {
-  RunResult result = run_ok(shell_spec(
-      "ls /dev; echo x > /dev/null && head -c 4 /dev/zero | wc -c; echo x > /dev/full || echo FULL"));
+  RunResult result =
+      run_ok(shell_spec("ls /dev; echo x > /dev/null && head -c 4 /dev/zero | wc -c; echo x > "
+                        "/dev/full || echo FULL"));
   EXPECT_EQ(result.stdout_data.data,
             "fd\nfull\nnull\nptmx\npts\nrandom\nshm\nstderr\nstdin\nstdout\ntty\nurandom\nzero\n"
             "4\nFULL\n")
@@ -207,10 +213,10 @@ TEST(Isolation, DevHasOnlyTheUsualNodes) {
 }
 
 TEST(Isolation, KernelStateIsMaskedInProc) {
-  RunResult result = run_ok(shell_spec(
-      "for f in /proc/kcore /proc/keys /proc/timer_list; do "
-      "  [ -e $f ] && [ -s $f ] && echo LEAK $f; done; "
-      "echo 1 > /proc/sys/kernel/hostname 2>/dev/null && echo WROTE; echo done"));
+  RunResult result =
+      run_ok(shell_spec("for f in /proc/kcore /proc/keys /proc/timer_list; do "
+                        "  [ -e $f ] && [ -s $f ] && echo LEAK $f; done; "
+                        "echo 1 > /proc/sys/kernel/hostname 2>/dev/null && echo WROTE; echo done"));
   EXPECT_EQ(result.stdout_data.data, "done\n");
 }
 

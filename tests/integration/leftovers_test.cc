@@ -62,8 +62,8 @@ TEST(Leftovers, KilledPaddockTakesItsSandboxAlong) {
   pid_t pid = fork();
   if (pid == 0) {
     // The marker reaches only the sleeps' command lines, through the environment.
-    execl(paddock_binary().c_str(), "paddock", "run", "--env", ("M=" + marker).c_str(), "--",
-          "sh", "-c", "sleep $M & sleep $M", nullptr);
+    execl(paddock_binary().c_str(), "paddock", "run", "--env", ("M=" + marker).c_str(), "--", "sh",
+          "-c", "sleep $M & sleep $M", nullptr);
     _exit(127);
   }
   for (int i = 0; i < 100 && processes_with("sleep " + marker).size() < 2; ++i) usleep(20000);

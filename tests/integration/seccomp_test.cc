@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/harness.h"
 
@@ -30,15 +30,40 @@ std::map<std::string, std::string> probe_results(const RunResult& result) {
 
 const std::vector<std::string>& denied_attempts() {
   static const std::vector<std::string> kDenied = {
-      "keyctl",         "add_key",           "request_key",   "bpf",
-      "perf_event_open", "userfaultfd",      "io_uring_setup", "kexec_load",
-      "init_module",    "finit_module",      "delete_module", "mount",
-      "umount2",        "pivot_root",        "move_mount",    "fsopen",
-      "open_tree",      "unshare_user",      "unshare_net",   "setns",
-      "clone_newuser",  "clone_newns",       "ptrace_traceme", "ptrace_attach",
-      "process_vm_readv", "process_vm_writev", "tiocsti",     "tiocsti_high_bits",
-      "tioclinux",      "socket_alg",        "socket_alg_high_bits", "socket_vsock",
-      "personality_no_aslr", "chroot",
+      "keyctl",
+      "add_key",
+      "request_key",
+      "bpf",
+      "perf_event_open",
+      "userfaultfd",
+      "io_uring_setup",
+      "kexec_load",
+      "init_module",
+      "finit_module",
+      "delete_module",
+      "mount",
+      "umount2",
+      "pivot_root",
+      "move_mount",
+      "fsopen",
+      "open_tree",
+      "unshare_user",
+      "unshare_net",
+      "setns",
+      "clone_newuser",
+      "clone_newns",
+      "ptrace_traceme",
+      "ptrace_attach",
+      "process_vm_readv",
+      "process_vm_writev",
+      "tiocsti",
+      "tiocsti_high_bits",
+      "tioclinux",
+      "socket_alg",
+      "socket_alg_high_bits",
+      "socket_vsock",
+      "personality_no_aslr",
+      "chroot",
   };
   return kDenied;
 }
@@ -66,7 +91,8 @@ TEST(SeccompInSandbox, TheFilterItselfRefusesEachClass) {
   nlohmann::json profile =
       nlohmann::json::parse(read_file(source_dir() + "/policies/seccomp/default.json"));
   profile["defaultErrnoRet"] = kMarker;
-  std::string path = ::testing::TempDir() + "/paddock-marker-profile-" + std::to_string(getpid()) + ".json";
+  std::string path =
+      ::testing::TempDir() + "/paddock-marker-profile-" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << profile.dump();
 
   SandboxSpec spec = probe_spec({"try", "all"});

@@ -16,11 +16,16 @@ namespace {
 TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
   // A unique marker in every descendant's command line, to find survivors on the host.
   const std::string marker = "98" + std::to_string(getpid()) + "7";
-  std::string script =
-      "setsid sleep " + marker + " & "                              // new session
-      "(sleep " + marker + " &) ; "                                 // double fork: orphan
-      "sh -c 'sleep " + marker + "' & kill -STOP $! ; "             // stopped
-      "trap '' TERM HUP INT; sleep " + marker;                      // ignores polite signals
+  std::string script = "setsid sleep " + marker +
+                       " & "  // new session
+                       "(sleep " +
+                       marker +
+                       " &) ; "  // double fork: orphan
+                       "sh -c 'sleep " +
+                       marker +
+                       "' & kill -STOP $! ; "  // stopped
+                       "trap '' TERM HUP INT; sleep " +
+                       marker;  // ignores polite signals
   SandboxSpec spec = shell_spec(script);
   spec.limits.wall_seconds = 1;
   RunResult result = run_ok(spec);
@@ -45,7 +50,8 @@ TEST(Supervision, OutputFloodIsCappedAndEndsAtTheTimeout) {
 
 TEST(Supervision, LargeOutputIsDrainedSoTheProgramFinishes) {
   // 4 MiB on each stream, far past the pipe buffers and the cap: the program must not block.
-  SandboxSpec spec = shell_spec("head -c 4194304 /dev/zero; head -c 4194304 /dev/zero >&2; echo done >&2");
+  SandboxSpec spec =
+      shell_spec("head -c 4194304 /dev/zero; head -c 4194304 /dev/zero >&2; echo done >&2");
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kExited);
   EXPECT_EQ(result.exit_code, 0);
@@ -67,10 +73,11 @@ TEST(Supervision, ForkBombIsContainedByThePidLimit) {
 }
 
 TEST(Supervision, PidLimitRefusesTheProcessBeyondIt) {
-  SandboxSpec spec = spec_for({"python3", "-c",
-                               "import os\nn = 0\ntry:\n    while True:\n"
-                               "        if os.fork() == 0:\n            os.pause()\n"
-                               "        n += 1\nexcept OSError as e:\n    print('refused after', n)\n"});
+  SandboxSpec spec =
+      spec_for({"python3", "-c",
+                "import os\nn = 0\ntry:\n    while True:\n"
+                "        if os.fork() == 0:\n            os.pause()\n"
+                "        n += 1\nexcept OSError as e:\n    print('refused after', n)\n"});
   spec.limits.pids = 16;
   RunResult result = run_ok(spec);
   // init and python count too: 16 - 2 = 14 children at most.
@@ -94,9 +101,10 @@ TEST(Supervision, CommandNotFoundIsAClearResult) {
 }
 
 TEST(Supervision, MemoryLimitStopsLargeAllocations) {
-  SandboxSpec spec = spec_for({"python3", "-c",
-                               "try:\n    b = bytearray(600 * 1024 * 1024)\n    print('ALLOCATED')\n"
-                               "except MemoryError:\n    print('MemoryError')\n"});
+  SandboxSpec spec =
+      spec_for({"python3", "-c",
+                "try:\n    b = bytearray(600 * 1024 * 1024)\n    print('ALLOCATED')\n"
+                "except MemoryError:\n    print('MemoryError')\n"});
   spec.limits.memory_bytes = 256ull << 20;
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "MemoryError\n") << result.stderr_data.data;
@@ -114,15 +122,17 @@ TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
 }
 
 TEST(Supervision, FileSizeLimitStopsBigWrites) {
-  SandboxSpec spec = shell_spec("head -c 2000000 /dev/zero > /work/big; echo $?; wc -c < /work/big");
+  SandboxSpec spec =
+      shell_spec("head -c 2000000 /dev/zero > /work/big; echo $?; wc -c < /work/big");
   spec.limits.file_size_bytes = 1000000;
   RunResult result = run_ok(spec);
   EXPECT_NE(result.stdout_data.data.find("1000000"), std::string::npos) << result.stdout_data.data;
 }
 
 TEST(Supervision, TmpfsSizesAreEnforced) {
-  SandboxSpec spec = shell_spec("head -c 3000000 /dev/zero > /tmp/f 2>/dev/null || echo TMP_FULL; "
-                                "head -c 3000000 /dev/zero > /work/f 2>/dev/null || echo WORK_FULL");
+  SandboxSpec spec = shell_spec(
+      "head -c 3000000 /dev/zero > /tmp/f 2>/dev/null || echo TMP_FULL; "
+      "head -c 3000000 /dev/zero > /work/f 2>/dev/null || echo WORK_FULL");
   spec.limits.tmp_bytes = 1 << 20;
   spec.limits.work_bytes = 1 << 20;
   RunResult result = run_ok(spec);

@@ -30,9 +30,15 @@ std::string env_or(const char* name, const char* fallback) {
 
 }  // namespace
 
-std::string paddock_binary() { return env_or("PADDOCK_BIN", PADDOCK_BINARY); }
-std::string probe_binary() { return env_or("PADDOCK_PROBE_BIN", PADDOCK_PROBE); }
-std::string source_dir() { return env_or("PADDOCK_SOURCE_DIR", PADDOCK_SOURCE_DIR); }
+std::string paddock_binary() {
+  return env_or("PADDOCK_BIN", PADDOCK_BINARY);
+}
+std::string probe_binary() {
+  return env_or("PADDOCK_PROBE_BIN", PADDOCK_PROBE);
+}
+std::string source_dir() {
+  return env_or("PADDOCK_SOURCE_DIR", PADDOCK_SOURCE_DIR);
+}
 
 SandboxSpec spec_for(std::vector<std::string> argv) {
   SandboxSpec spec;
@@ -41,7 +47,9 @@ SandboxSpec spec_for(std::vector<std::string> argv) {
   return spec;
 }
 
-SandboxSpec shell_spec(const std::string& script) { return spec_for({"/bin/sh", "-c", script}); }
+SandboxSpec shell_spec(const std::string& script) {
+  return spec_for({"/bin/sh", "-c", script});
+}
 
 SandboxSpec probe_spec(std::vector<std::string> probe_args) {
   probe_args.insert(probe_args.begin(), "/probe/paddock_probe");
@@ -54,7 +62,9 @@ void RecordingObserver::on_started(int pid) {
   host_pid = pid;
 }
 
-void RecordingObserver::on_output(StreamId, std::string_view) { ++chunks; }
+void RecordingObserver::on_output(StreamId, std::string_view) {
+  ++chunks;
+}
 
 RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer) {
   NativeBackend backend;
@@ -119,7 +129,8 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   if (open_count > 0) {
     ADD_FAILURE() << "paddock did not finish within 120 s";
     kill(pid, SIGKILL);
-    for (auto& fd : fds) if (fd.fd >= 0) close(fd.fd);
+    for (auto& fd : fds)
+      if (fd.fd >= 0) close(fd.fd);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -158,6 +169,8 @@ std::vector<pid_t> processes_with(const std::string& marker) {
   return found;
 }
 
-int open_fd_count() { return static_cast<int>(directory_entries("/proc/self/fd").size()); }
+int open_fd_count() {
+  return static_cast<int>(directory_entries("/proc/self/fd").size());
+}
 
 }  // namespace paddock::testing

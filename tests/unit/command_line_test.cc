@@ -46,12 +46,39 @@ TEST(CommandLine, RepeatableFlagsTakeOneValueEach) {
 }
 
 TEST(CommandLine, EveryRunFlagReachesTheSpec) {
-  RunRequest request = run_request(
-      {"run", "--timeout", "2.5", "--memory", "128m", "--pids", "64", "--cpu-time", "3",
-       "--output-limit", "10k", "--file-size", "1m", "--tmp-size", "8m", "--work-size", "16m",
-       "--env", "A=1", "--env", "B=x=y", "--workdir", "/tmp", "--network", "host", "--stdin",
-       "/etc/hostname", "--ro-bind", "/usr/share:/data", "--seccomp-profile", "/x.json", "--",
-       "true"});
+  RunRequest request = run_request({"run",
+                                    "--timeout",
+                                    "2.5",
+                                    "--memory",
+                                    "128m",
+                                    "--pids",
+                                    "64",
+                                    "--cpu-time",
+                                    "3",
+                                    "--output-limit",
+                                    "10k",
+                                    "--file-size",
+                                    "1m",
+                                    "--tmp-size",
+                                    "8m",
+                                    "--work-size",
+                                    "16m",
+                                    "--env",
+                                    "A=1",
+                                    "--env",
+                                    "B=x=y",
+                                    "--workdir",
+                                    "/tmp",
+                                    "--network",
+                                    "host",
+                                    "--stdin",
+                                    "/etc/hostname",
+                                    "--ro-bind",
+                                    "/usr/share:/data",
+                                    "--seccomp-profile",
+                                    "/x.json",
+                                    "--",
+                                    "true"});
   const SandboxSpec& spec = request.spec;
   EXPECT_EQ(spec.limits.wall_seconds, 2.5);
   EXPECT_EQ(spec.limits.memory_bytes, 128ull << 20);

@@ -27,7 +27,7 @@ TEST(IdMap, RootMapsToAHighUnusedIdPerSandbox) {
   EXPECT_NE(first.host_uid, 0u);
   EXPECT_GE(first.host_uid, kRootHostIdBase);
   EXPECT_NE(first.host_uid, second.host_uid);  // RLIMIT_NPROC and kill() cannot cross sandboxes
-  EXPECT_TRUE(first.setgroups_allowed);         // so supplementary groups can be dropped
+  EXPECT_TRUE(first.setgroups_allowed);        // so supplementary groups can be dropped
   EXPECT_EQ(first.inside_uid, 1000u);
 }
 

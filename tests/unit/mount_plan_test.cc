@@ -13,7 +13,8 @@ using Type = HostLayout::Entry::Type;
 
 HostLayout merged_usr_host() {
   HostLayout host;
-  host.top_level = {{"bin", Type::kSymlink, "usr/bin"}, {"lib", Type::kSymlink, "usr/lib"},
+  host.top_level = {{"bin", Type::kSymlink, "usr/bin"},
+                    {"lib", Type::kSymlink, "usr/lib"},
                     {"lib64", Type::kSymlink, "usr/lib64"}};
   host.etc = {{"ssl", Type::kDirectory, ""},
               {"localtime", Type::kSymlink, "/usr/share/zoneinfo/UTC"},
@@ -116,11 +117,13 @@ TEST(MountPlan, DevicesAreBoundAsDevicesAndNothingElseIs) {
   MountPlan p = plan();
   std::vector<std::string> devices;
   for (const auto& step : p.steps) {
-    if (step.kind == Kind::kBind && step.protect == Protect::kDevice) devices.push_back(step.target);
+    if (step.kind == Kind::kBind && step.protect == Protect::kDevice)
+      devices.push_back(step.target);
   }
   EXPECT_EQ(devices, (std::vector<std::string>{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                                "/dev/urandom", "/dev/tty"}));
-  EXPECT_GT(index_of(p, Kind::kRemountReadOnly, "/dev"), index_of(p, Kind::kSymlink, "/dev/stderr"));
+  EXPECT_GT(index_of(p, Kind::kRemountReadOnly, "/dev"),
+            index_of(p, Kind::kSymlink, "/dev/stderr"));
 }
 
 TEST(MountPlan, WritableTmpfsesHaveSizes) {

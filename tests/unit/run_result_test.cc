@@ -2,8 +2,8 @@
 
 #include <csignal>
 
-#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace paddock {
 namespace {
