@@ -12,6 +12,7 @@ constexpr const char* kVersion = "paddock 0.1.0";
 // The run flags as the user typed them; converted to a SandboxSpec once parsing succeeded.
 struct RunFlags {
   bool json = false;
+  std::string backend;
   std::string stdin_file;
   std::string timeout;
   std::vector<std::string> env;
@@ -30,6 +31,9 @@ struct RunFlags {
 
 void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_flag("--json", flags.json, "Print one JSON result instead of the program's output");
+  run.add_option("--backend", flags.backend, "Where to run: native (default)")
+      ->envname("PADDOCK_BACKEND")
+      ->type_name("NAME");
   run.add_option("--stdin", flags.stdin_file,
                  "File to give the program as stdin ('-' for paddock's own stdin; default: "
                  "empty)")
@@ -97,6 +101,7 @@ Result<RunRequest> to_request(RunFlags& flags, const std::vector<std::string>& r
   RunRequest request;
   SandboxSpec& spec = request.spec;
   request.json = flags.json;
+  if (!flags.backend.empty()) request.backend = flags.backend;
   spec.argv = rest;
   if (spec.argv.empty()) {
     return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");

@@ -13,6 +13,7 @@ namespace paddock::cli {
 
 struct RunRequest {
   SandboxSpec spec;
+  std::string backend = "native";
   bool json = false;
   bool stdin_from_terminal = false;  // --stdin -: paddock's own stdin becomes the program's
 };

@@ -5,14 +5,12 @@
 
 #include <csignal>
 #include <cstdio>
-#include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "backend.h"
 #include "cli/command_line.h"
 #include "native/host_probe.h"
-#include "native/native_backend.h"
+#include "backend_registry.h"
 
 namespace {
 
@@ -94,8 +92,9 @@ int run(paddock::cli::RunRequest& request) {
   signal(SIGPIPE, SIG_IGN);
   if (request.stdin_from_terminal) request.spec.stdin_fd = STDIN_FILENO;
 
-  paddock::NativeBackend backend;
-  auto result = backend.run(request.spec, observer);
+  auto backend = paddock::builtin_backends().create(request.backend);
+  if (!backend) return fail(backend.error().message);
+  auto result = (*backend)->run(request.spec, observer);
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);
   if (request.json) {

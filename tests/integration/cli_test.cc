@@ -56,6 +56,7 @@ TEST(Cli, BadInputIsOneClearLine) {
   expect_usage_error({"run", "--ro-bind", "/usr:/proc/x", "--", "true"}, "/proc/x");
   expect_usage_error({"run", "--env", "NOEQUALS", "--", "true"}, "NOEQUALS");
   expect_usage_error({"frobnicate"}, "frobnicate");
+  expect_usage_error({"run", "--backend", "docker", "--", "true"}, "unknown backend 'docker'");
 }
 
 TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {

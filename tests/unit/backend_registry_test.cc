@@ -1,0 +1,23 @@
+#include "backend_registry.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+TEST(BackendRegistry, NativeIsBuiltIn) {
+  BackendRegistry registry = builtin_backends();
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"native"}));
+  auto backend = registry.create("native");
+  ASSERT_TRUE(backend.ok());
+  EXPECT_EQ((*backend)->name(), "native");
+}
+
+TEST(BackendRegistry, UnknownNamesListTheKnownOnes) {
+  auto backend = builtin_backends().create("kubernetes");
+  ASSERT_FALSE(backend.ok());
+  EXPECT_EQ(backend.error().message, "unknown backend 'kubernetes'; available: native");
+}
+
+}  // namespace
+}  // namespace paddock
