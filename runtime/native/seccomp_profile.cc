@@ -21,8 +21,9 @@ Error at(std::string_view origin, const std::string& pointer, const std::string&
                        what);
 }
 
+// `pointer` names the action field; `errno_pointer` the field that holds its errno.
 Result<Action> parse_action(const json& name, const json* errno_ret, std::string_view origin,
-                            const std::string& pointer) {
+                            const std::string& pointer, const std::string& errno_pointer) {
   static const std::map<std::string, Action::Kind> kActions = {
       {"SCMP_ACT_ALLOW", Action::Kind::kAllow},
       {"SCMP_ACT_ERRNO", Action::Kind::kErrno},
@@ -43,7 +44,7 @@ Result<Action> parse_action(const json& name, const json* errno_ret, std::string
   Action action{found->second, 1};
   if (errno_ret != nullptr) {
     if (!errno_ret->is_number_unsigned() || errno_ret->get<std::uint64_t>() > 4095) {
-      return at(origin, pointer, "errnoRet must be an errno number from 0 to 4095");
+      return at(origin, errno_pointer, "must be an errno number from 0 to 4095");
     }
     action.errno_value = errno_ret->get<int>();
   }
@@ -68,7 +69,7 @@ Result<ArgCondition> parse_arg(const json& arg, std::string_view origin,
                                const std::string& pointer) {
   if (!arg.is_object()) return at(origin, pointer, "must be an object");
   auto index = arg.find("index");
-  if (index == arg.end() || !index->is_number_unsigned() || index->get<unsigned>() > 5) {
+  if (index == arg.end() || !index->is_number_unsigned() || index->get<std::uint64_t>() > 5) {
     return at(origin, pointer + "/index", "must be an argument number from 0 to 5");
   }
   auto value = arg.find("value");
@@ -151,7 +152,7 @@ Result<Rule> parse_rule(const json& entry, std::string_view origin, const std::s
   if (action == entry.end()) return at(origin, pointer + "/action", "is missing");
   auto errno_ret = entry.find("errnoRet");
   auto parsed = parse_action(*action, errno_ret == entry.end() ? nullptr : &*errno_ret, origin,
-                             pointer + "/action");
+                             pointer + "/action", pointer + "/errnoRet");
   if (!parsed) return parsed.error();
   rule.action = *parsed;
   if (auto args = entry.find("args"); args != entry.end() && !args->is_null()) {
@@ -210,7 +211,7 @@ Result<Profile> parse_profile(std::string_view json_text, std::string_view origi
   auto errno_ret = document.find("defaultErrnoRet");
   auto parsed_default =
       parse_action(*default_action, errno_ret == document.end() ? nullptr : &*errno_ret, origin,
-                   "/defaultAction");
+                   "/defaultAction", "/defaultErrnoRet");
   if (!parsed_default) return parsed_default.error();
   profile.default_action = *parsed_default;
 
