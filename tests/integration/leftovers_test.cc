@@ -74,5 +74,33 @@ TEST(Leftovers, KilledPaddockTakesItsSandboxAlong) {
   EXPECT_TRUE(processes_with("sleep " + marker).empty());
 }
 
+TEST(Leftovers, TerminatedPaddockKillsItsSandboxAndSaysSo) {
+  const std::string marker = "95" + std::to_string(getpid()) + "2";
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(err[1], 2);
+    execl(paddock_binary().c_str(), "paddock", "run", "--env", ("M=" + marker).c_str(), "--", "sh",
+          "-c", "sleep $M", nullptr);
+    _exit(127);
+  }
+  close(err[1]);
+  for (int i = 0; i < 100 && processes_with("sleep " + marker).empty(); ++i) usleep(20000);
+  ASSERT_EQ(processes_with("sleep " + marker).size(), 1u);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  char buffer[512] = {};
+  ssize_t got = read(err[0], buffer, sizeof buffer - 1);
+  close(err[0]);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  EXPECT_NE(
+      std::string(buffer, static_cast<std::size_t>(std::max<ssize_t>(got, 0))).find("cancelled"),
+      std::string::npos);
+  EXPECT_TRUE(processes_with("sleep " + marker).empty());
+}
+
 }  // namespace
 }  // namespace paddock::testing
