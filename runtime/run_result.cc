@@ -48,7 +48,10 @@ nlohmann::json isolation_json(const IsolationReport& report) {
       {"capabilities_dropped", report.capabilities_dropped},
       {"network", report.network},
       {"limits_mode", report.limits_mode},
+      {"limits_reason", report.limits_reason},
       {"limits", report.limits},
+      {"not_enforced", report.not_enforced},
+      {"cgroup", report.cgroup},
   };
 }
 
@@ -69,6 +72,9 @@ nlohmann::json to_json(const RunResult& result) {
       {"duration_ms", result.duration_ms},
       {"cpu_ms", result.cpu_ms},
       {"max_rss_kb", result.max_rss_kb},
+      {"oom_killed", result.oom_killed},
+      {"memory_peak_bytes", result.memory_peak_bytes},
+      {"cgroup", result.isolation.cgroup},
       {"backend", result.backend},
       {"limits_mode", result.isolation.limits_mode},
       {"isolation", isolation_json(result.isolation)},

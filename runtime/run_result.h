@@ -36,8 +36,11 @@ struct IsolationReport {
   bool no_new_privs = false;
   bool capabilities_dropped = false;
   std::string network;              // "none" or "host"
-  std::string limits_mode;          // "rlimit" now; "cgroup2" where a delegated cgroup exists
-  std::vector<std::string> limits;  // the limits applied, e.g. "RLIMIT_NPROC=256"
+  std::string limits_mode;          // "cgroup2" where paddock may create cgroups, else "rlimit"
+  std::string limits_reason;        // why that mode: what the host offers or lacks
+  std::vector<std::string> limits;  // the limits applied, e.g. "pids.max=256"
+  std::vector<std::string> not_enforced;  // limits asked for that this host cannot enforce
+  std::string cgroup;                     // the sandbox's cgroup, in cgroup2 mode
 };
 
 struct RunResult {
@@ -50,6 +53,8 @@ struct RunResult {
   std::int64_t duration_ms = 0;
   std::int64_t cpu_ms = 0;
   std::int64_t max_rss_kb = 0;
+  bool oom_killed = false;              // the kernel's OOM killer ended a process (cgroup2)
+  std::uint64_t memory_peak_bytes = 0;  // of the whole sandbox (cgroup2, Linux 5.19+)
   std::string backend;
   IsolationReport isolation;
 

@@ -16,15 +16,18 @@ enum class NetworkMode {
 };
 
 struct Limits {
-  double wall_seconds = 30;                      // the whole sandbox is killed after this
-  std::optional<double> cpu_seconds;             // CPU time of each process (RLIMIT_CPU)
-  std::uint64_t memory_bytes = 512ull << 20;     // see rlimit_plan.h for how it is enforced
-  std::uint32_t pids = 256;                      // processes and threads, init included
-  std::uint64_t output_bytes = 1ull << 20;       // captured per stream; the rest is dropped
-  std::uint64_t file_size_bytes = 256ull << 20;  // largest file a process may write
-  std::uint64_t tmp_bytes = 64ull << 20;         // tmpfs /tmp and /dev/shm, each
-  std::uint64_t work_bytes = 256ull << 20;       // tmpfs work directory
-  std::uint32_t open_files = 1024;               // RLIMIT_NOFILE
+  double wall_seconds = 30;                        // the whole sandbox is killed after this
+  std::optional<double> cpu_seconds;               // CPU time of each process (RLIMIT_CPU)
+  std::uint64_t memory_bytes = 512ull << 20;       // see rlimit_plan.h for how it is enforced
+  std::uint32_t pids = 256;                        // processes and threads, init included
+  std::uint64_t output_bytes = 1ull << 20;         // captured per stream; the rest is dropped
+  std::uint64_t file_size_bytes = 256ull << 20;    // largest file a process may write
+  std::uint64_t tmp_bytes = 64ull << 20;           // tmpfs /tmp and /dev/shm, each
+  std::uint64_t work_bytes = 256ull << 20;         // tmpfs work directory
+  std::uint32_t open_files = 1024;                 // RLIMIT_NOFILE
+  std::optional<double> cpus;                      // CPU share (cgroup cpu.max), e.g. 0.5
+  std::optional<std::uint64_t> memory_high_bytes;  // cgroup memory.high: throttled above it
+  bool allow_swap = false;                         // else cgroup memory.swap.max is 0
 };
 
 struct BindMount {
@@ -45,6 +48,7 @@ struct SandboxSpec {
   std::vector<BindMount> binds;
   std::string hostname = "sandbox";
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile
+  bool require_cgroups = false;  // refuse to run rather than fall back to rlimits
 };
 
 // The environment every sandbox starts from; spec.env entries override these by name.

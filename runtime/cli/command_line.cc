@@ -21,6 +21,8 @@ struct RunFlags {
   std::string memory;
   std::string pids;
   std::string cpu_time;
+  std::string cpus;
+  bool require_cgroups = false;
   std::string output_limit;
   std::string file_size;
   std::string tmp_size;
@@ -53,6 +55,10 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
       ->type_name("N");
   run.add_option("--cpu-time", flags.cpu_time, "CPU seconds per process (default: no limit)")
       ->type_name("SECONDS");
+  run.add_option("--cpus", flags.cpus, "CPU share of the whole sandbox, e.g. 0.5 (cgroup v2)")
+      ->type_name("N");
+  run.add_flag("--require-cgroups", flags.require_cgroups,
+               "Refuse to run unless cgroup v2 enforces the limits (no rlimit fallback)");
   run.add_option("--output-limit", flags.output_limit,
                  "Bytes captured per stream; the rest is dropped (default 1m)")
       ->type_name("SIZE");
@@ -126,6 +132,15 @@ Result<RunRequest> to_request(RunFlags& flags, const std::vector<std::string>& r
       return invalid_input("--cpu-time '" + flags.cpu_time + "' is not valid; use e.g. 10");
     limits.cpu_seconds = *seconds;
   }
+  if (!flags.cpus.empty()) {
+    auto cpus = parse_seconds(flags.cpus);  // a plain non-negative decimal
+    if (!cpus || flags.cpus.find_first_not_of("0123456789.") != std::string::npos || *cpus <= 0 ||
+        *cpus > 1024) {
+      return invalid_input("--cpus '" + flags.cpus + "' is not valid; use e.g. 0.5 or 2");
+    }
+    limits.cpus = *cpus;
+  }
+  spec.require_cgroups = flags.require_cgroups;
   if (flags.network == "none") {
     spec.network = NetworkMode::kNone;
   } else if (flags.network == "host") {

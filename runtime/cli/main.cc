@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend_registry.h"
 #include "cli/command_line.h"
 #include "native/host_probe.h"
-#include "backend_registry.h"
 
 namespace {
 
@@ -68,8 +68,7 @@ void report_to_stderr(const paddock::RunResult& result, const paddock::SandboxSp
   switch (result.outcome) {
     case paddock::Outcome::kTimedOut:
       note("timed out after " + std::to_string(result.duration_ms) +
-           " ms (--timeout); the sandbox "
-           "was killed");
+           " ms (--timeout); the sandbox was killed");
       break;
     case paddock::Outcome::kExecFailed:
       note(result.exec_error);
@@ -79,6 +78,13 @@ void report_to_stderr(const paddock::RunResult& result, const paddock::SandboxSp
       break;
     default:
       break;
+  }
+  if (result.oom_killed) {
+    note("the sandbox ran out of memory (--memory " + std::to_string(spec.limits.memory_bytes) +
+         " bytes) and the kernel killed a process");
+  }
+  for (const auto& limit : result.isolation.not_enforced) {
+    note("--" + limit + " is not enforced here: " + result.isolation.limits_reason);
   }
 }
 

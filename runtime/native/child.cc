@@ -193,9 +193,10 @@ void take_identity(const ChildPlan& plan) {
 
 }  // namespace
 
-pid_t clone_process(unsigned long long flags, int* pidfd) {
+pid_t clone_process(unsigned long long flags, int* pidfd, int cgroup_fd) {
   clone_args args{};
   args.flags = flags;
+  if (cgroup_fd >= 0) args.cgroup = static_cast<std::uint64_t>(cgroup_fd);
   args.pidfd = reinterpret_cast<std::uint64_t>(pidfd);
   args.exit_signal = SIGCHLD;
   return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));

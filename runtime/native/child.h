@@ -52,6 +52,7 @@ struct ChildPlan {
 
 // clone3 with fork semantics (no new stack): returns 0 in the child, the child's pid in the
 // parent, -1 with errno on failure. pidfd receives a pidfd when CLONE_PIDFD is in flags.
-pid_t clone_process(unsigned long long flags, int* pidfd);
+// With CLONE_INTO_CGROUP in flags, the child starts in the cgroup `cgroup_fd` is open on.
+pid_t clone_process(unsigned long long flags, int* pidfd, int cgroup_fd = -1);
 
 }  // namespace paddock

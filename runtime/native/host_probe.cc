@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "native/cgroup_manager.h"
 #include "native/id_map.h"
 
 namespace paddock {
@@ -94,63 +95,20 @@ Check probe_overlayfs() {
                  : "overlayfs cannot be mounted in a user namespace (kernel 5.11+ needed)"};
 }
 
-struct CgroupFacts {
-  std::string mount_point;
-  std::string own_path;
-};
-
-CgroupFacts find_cgroup2() {
-  CgroupFacts facts;
-  std::istringstream mountinfo(read_text("/proc/self/mountinfo"));
-  std::string line;
-  while (std::getline(mountinfo, line)) {
-    auto dash = line.find(" - cgroup2 ");
-    if (dash == std::string::npos) continue;
-    std::istringstream fields(line.substr(0, dash));
-    std::string id, parent, device, root, mount_point;
-    fields >> id >> parent >> device >> root >> mount_point;
-    facts.mount_point = mount_point;
-    break;
-  }
-  std::istringstream cgroups(read_text("/proc/self/cgroup"));
-  while (std::getline(cgroups, line)) {
-    if (line.starts_with("0::")) facts.own_path = line.substr(3);
-  }
-  return facts;
-}
-
 void probe_cgroups(HostReport& report) {
-  CgroupFacts facts = find_cgroup2();
-  if (facts.mount_point.empty()) {
-    report.cgroup_v2 = {false, "no cgroup2 file system is mounted (cgroup v1 host)"};
-    report.cgroup_v2_delegated = {false, "no cgroup v2"};
-    return;
-  }
-  std::string dir = facts.mount_point + facts.own_path;
-  std::string controllers = trim(read_text(dir + "/cgroup.controllers"));
-  report.cgroup_v2 = {true, "mounted at " + facts.mount_point + ", paddock is in " +
-                                facts.own_path +
-                                ", controllers: " + (controllers.empty() ? "none" : controllers)};
-  bool has_all = true;
-  std::string missing;
-  for (const char* needed : {"memory", "pids", "cpu"}) {
-    if ((" " + controllers + " ").find(std::string(" ") + needed + " ") == std::string::npos) {
-      has_all = false;
-      missing += std::string(missing.empty() ? "" : ", ") + needed;
-    }
-  }
-  bool writable = access(dir.c_str(), W_OK) == 0;
-  if (has_all && writable) {
-    report.cgroup_v2_delegated = {true, dir + " is writable with memory, pids and cpu"};
-  } else if (!has_all) {
-    report.cgroup_v2_delegated = {
-        false, dir + " lacks the " + missing + " controller(s): a hybrid or undelegated layout"};
+  CgroupLocation where = locate_own_cgroup();
+  RealCgroupFs fs;
+  if (where.mount_point.empty()) {
+    report.cgroup_v2 = {false, "no cgroup2 file system is mounted (a cgroup v1 host)"};
   } else {
-    report.cgroup_v2_delegated = {false, dir +
-                                             " is not writable by this user; ask systemd for "
-                                             "a delegated scope (systemd-run --user -p "
-                                             "Delegate=yes --scope paddock ...)"};
+    std::string controllers = trim(read_text(where.own_directory() + "/cgroup.controllers"));
+    report.cgroup_v2 = {true, "mounted at " + where.mount_point + ", paddock is in " +
+                                  where.own_path +
+                                  ", controllers: " + (controllers.empty() ? "none" : controllers)};
   }
+  CgroupAssessment assessment = assess_cgroups(fs, where, getpid());
+  report.cgroup_v2_delegated = {assessment.usable, assessment.reason};
+  report.limits_mode = assessment.usable ? "cgroup2" : "rlimit";
 }
 
 Check probe_id_helpers(const IdMapHost& host) {
@@ -195,7 +153,6 @@ HostReport probe_host() {
   report.id_helpers = probe_id_helpers(host);
   report.pidfd = probe_pidfd();
   report.id_mapping = to_string(plan_id_map(host, 1, 1000, 1000).method);
-  report.limits_mode = "rlimit";
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 
+#include "native/cgroup_manager.h"
 #include "native/child.h"
 #include "native/default_seccomp_bpf.h"
 #include "native/id_map.h"
@@ -145,8 +146,8 @@ struct Prepared {
   std::vector<const char*> bind_sources;  // host paths, one per spec.binds entry
 };
 
-Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec,
-                                          const SandboxIdentity& identity) {
+Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
+                                          bool cgroup_mode) {
   auto prepared = std::make_unique<Prepared>();
   auto program = seccomp_program(spec);
   if (!program) return program.error();
@@ -155,7 +156,7 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec,
   if (!prepared->no_capabilities) return system_error("cap_init");
 
   prepared->mounts = plan_mounts(spec, host_layout(), identity);
-  prepared->rlimits = plan_rlimits(spec.limits);
+  prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
   prepared->argv_storage = spec.argv;
   prepared->env_storage = merged_env(spec.env);
   for (auto& arg : prepared->argv_storage) prepared->argv.push_back(arg.data());
@@ -242,8 +243,53 @@ std::string exec_error(const ChildMessage& failure, const SandboxSpec& spec) {
   return what + std::strerror(failure.error);
 }
 
+// One sandbox's cgroup: created before clone, read and removed after the run, and removed on
+// every early return in between.
+class SandboxCgroup {
+ public:
+  explicit SandboxCgroup(CgroupManager& manager) : manager_(manager) {}
+  SandboxCgroup(const SandboxCgroup&) = delete;
+  SandboxCgroup& operator=(const SandboxCgroup&) = delete;
+  ~SandboxCgroup() {
+    if (!directory_.empty()) (void)manager_.destroy(directory_);
+  }
+
+  Status create(const Limits& limits) {
+    auto made = manager_.create_sandbox(limits);
+    if (!made) return made.error();
+    directory_ = *made;
+    fd_.reset(open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd_.valid()) return system_error("opening " + directory_);
+    return {};
+  }
+  [[nodiscard]] int fd() const { return fd_.get(); }
+  [[nodiscard]] const std::string& directory() const { return directory_; }
+
+  // What the sandbox used; then the cgroup goes.
+  CgroupUsage finish() {
+    if (directory_.empty()) return {};
+    CgroupUsage usage = manager_.usage(directory_);
+    fd_.reset();
+    (void)manager_.destroy(directory_);
+    directory_.clear();
+    return usage;
+  }
+
+ private:
+  CgroupManager& manager_;
+  std::string directory_;
+  UniqueFd fd_;
+};
+
+// What the sandbox's cgroup did, when it had one.
+struct CgroupOutcome {
+  std::string directory;  // empty in rlimit mode
+  std::string reason;     // why cgroup2 or rlimit
+  CgroupUsage usage;
+};
+
 IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
-                                 const Prepared& prepared) {
+                                 const Prepared& prepared, const CgroupOutcome& cgroup) {
   IsolationReport report;
   report.namespaces = {"user", "mount", "pid", "ipc", "uts", "cgroup"};
   if (spec.network == NetworkMode::kNone) report.namespaces.push_back("network");
@@ -255,7 +301,16 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
   report.no_new_privs = true;
   report.capabilities_dropped = true;
   report.network = spec.network == NetworkMode::kNone ? "none" : "host";
-  report.limits_mode = "rlimit";
+  report.limits_mode = cgroup.directory.empty() ? "rlimit" : "cgroup2";
+  report.limits_reason = cgroup.reason;
+  report.cgroup = cgroup.directory;
+  if (!cgroup.directory.empty()) {
+    for (const auto& write : plan_cgroup_limits(spec.limits, false)) {
+      report.limits.push_back(write.file + "=" + write.value);
+    }
+  } else if (spec.limits.cpus) {
+    report.not_enforced.push_back("cpus");  // a CPU share needs cpu.max
+  }
   for (const auto& setting : prepared.rlimits) report.limits.push_back(describe(setting));
   report.limits.push_back("wall_seconds=" + std::to_string(spec.limits.wall_seconds));
   report.limits.push_back("tmpfs_work_bytes=" + std::to_string(spec.limits.work_bytes));
@@ -264,7 +319,8 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
 }
 
 Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepared,
-                                const IdMapPlan& ids, Supervised&& done) {
+                                const IdMapPlan& ids, Supervised&& done,
+                                const CgroupOutcome& cgroup) {
   RunResult result;
   result.backend = "native";
   result.stdout_data = std::move(done.stdout_data);
@@ -273,7 +329,12 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
   result.cpu_ms = (done.usage.ru_utime.tv_sec + done.usage.ru_stime.tv_sec) * 1000 +
                   (done.usage.ru_utime.tv_usec + done.usage.ru_stime.tv_usec) / 1000;
   result.max_rss_kb = done.usage.ru_maxrss;
-  result.isolation = isolation_report(spec, ids, prepared);
+  // The cgroup counts every process, also those killed with the namespace and never reaped
+  // into init's rusage.
+  if (cgroup.usage.cpu_usec) result.cpu_ms = *cgroup.usage.cpu_usec / 1000;
+  result.oom_killed = cgroup.usage.oom_killed;
+  result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
+  result.isolation = isolation_report(spec, ids, prepared, cgroup);
 
   if (done.payload_status) {
     int status = *done.payload_status;
@@ -305,6 +366,12 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
   if (done.setup_failure) {
     return Error{done.setup_failure->error,
                  "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
+  }
+  if (cgroup.usage.oom_killed) {  // the OOM killer chose init itself: the sandbox is gone
+    result.outcome = Outcome::kSignaled;
+    result.signal = SIGKILL;
+    result.exit_code = 128 + SIGKILL;
+    return result;
   }
   return Error{EIO, "the sandbox's init ended without reporting (wait status " +
                         std::to_string(done.init_status) + ")"};
@@ -365,9 +432,14 @@ Status validate_spec(const SandboxSpec& spec) {
 Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& observer) {
   if (auto valid = validate_spec(input); !valid) return valid.error();
   const SandboxSpec& spec = input;
+  CgroupManager& cgroups = host_cgroups();
+  if (spec.require_cgroups && !cgroups.usable()) {
+    return Error{ENOTSUP, "cgroup v2 limits are required (--require-cgroups) but " +
+                              cgroups.reason() + "; see 'paddock doctor'"};
+  }
   SandboxIdentity identity;
   identity.home = spec.workdir;
-  auto prepared_or = prepare(spec, identity);
+  auto prepared_or = prepare(spec, identity, cgroups.usable());
   if (!prepared_or) return prepared_or.error();
   Prepared& prepared = **prepared_or;
 
@@ -392,6 +464,16 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
   if (spec.network == NetworkMode::kNone) flags |= CLONE_NEWNET;
 
+  // The sandbox's own cgroup exists before the child does, and the child is born in it: no
+  // instruction of the sandbox ever runs outside its limits.
+  SandboxCgroup cgroup(cgroups);
+  if (cgroups.usable()) {
+    if (auto made = cgroup.create(spec.limits); !made) {
+      return made.error().context("creating the sandbox's cgroup");
+    }
+    flags |= CLONE_INTO_CGROUP;
+  }
+
   // No signal handler of paddock's may run in the child before it resets them.
   sigset_t all, previous;
   sigfillset(&all);
@@ -399,7 +481,7 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   StartedSandbox sandbox;
   int pidfd = -1;
   sandbox.started_at = std::chrono::steady_clock::now();
-  pid_t pid = clone_process(flags, &pidfd);
+  pid_t pid = clone_process(flags, &pidfd, cgroup.fd());
   if (pid == 0) run_sandbox_init(plan);
   int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -434,7 +516,9 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
     kill_and_reap(sandbox);
     return error;
   }
-  return to_run_result(spec, prepared, ids, supervise(sandbox, spec.limits, observer));
+  Supervised done = supervise(sandbox, spec.limits, observer);
+  CgroupOutcome outcome{cgroup.directory(), cgroups.reason(), cgroup.finish()};
+  return to_run_result(spec, prepared, ids, std::move(done), outcome);
 }
 
 }  // namespace paddock

@@ -4,9 +4,8 @@
 
 namespace paddock {
 
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits) {
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) {
   std::vector<RlimitSetting> plan = {
-      {RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes, "RLIMIT_DATA"},
       {RLIMIT_NPROC, limits.pids, limits.pids, "RLIMIT_NPROC"},
       {RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes, "RLIMIT_FSIZE"},
       {RLIMIT_NOFILE, limits.open_files, limits.open_files, "RLIMIT_NOFILE"},
@@ -15,6 +14,10 @@ std::vector<RlimitSetting> plan_rlimits(const Limits& limits) {
       {RLIMIT_RTPRIO, 0, 0, "RLIMIT_RTPRIO"},
       {RLIMIT_NICE, 0, 0, "RLIMIT_NICE"},
   };
+  if (!cgroup_mode) {
+    plan.insert(plan.begin(),
+                {RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes, "RLIMIT_DATA"});
+  }
   if (limits.cpu_seconds) {
     // SIGXCPU at the soft limit (catchable, so the program may report it), SIGKILL a second later.
     auto seconds = static_cast<rlim_t>(std::ceil(*limits.cpu_seconds));

@@ -25,7 +25,9 @@ struct RlimitSetting {
   const char* name;  // "RLIMIT_NPROC"
 };
 
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits);
+// With cgroups (`cgroup_mode`), memory is the cgroup's memory.max for the sandbox as a whole,
+// so RLIMIT_DATA is left out; the other limits stay as a second line of defence.
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode);
 
 // "RLIMIT_NPROC=256", for the result's report.
 std::string describe(const RlimitSetting& setting);

@@ -18,7 +18,7 @@ TEST(RlimitPlan, EveryLimitBecomesAHardLimit) {
   limits.pids = 42;
   limits.file_size_bytes = 7 << 20;
   limits.open_files = 99;
-  auto plan = plan_rlimits(limits);
+  auto plan = plan_rlimits(limits, false);
   EXPECT_EQ(find(plan, RLIMIT_DATA)->value, 100u << 20);
   EXPECT_EQ(find(plan, RLIMIT_NPROC)->value, 42u);
   EXPECT_EQ(find(plan, RLIMIT_FSIZE)->value, 7u << 20);
@@ -32,10 +32,17 @@ TEST(RlimitPlan, EveryLimitBecomesAHardLimit) {
   EXPECT_EQ(find(plan, RLIMIT_CPU), nullptr);  // no CPU limit unless asked
 }
 
+TEST(RlimitPlan, CgroupModeLeavesMemoryToTheCgroup) {
+  Limits limits;
+  auto plan = plan_rlimits(limits, /*cgroup_mode=*/true);
+  EXPECT_EQ(find(plan, RLIMIT_DATA), nullptr);
+  EXPECT_NE(find(plan, RLIMIT_NPROC), nullptr);
+}
+
 TEST(RlimitPlan, CpuTimeGetsAGraceSecondForSigxcpu) {
   Limits limits;
   limits.cpu_seconds = 2.2;
-  const RlimitSetting* cpu = find(plan_rlimits(limits), RLIMIT_CPU);
+  const RlimitSetting* cpu = find(plan_rlimits(limits, false), RLIMIT_CPU);
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->value, 3u);
   EXPECT_EQ(cpu->hard, 4u);

@@ -1,0 +1,75 @@
+#include "native/cgroup_host.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace paddock {
+namespace {
+
+std::string read_text(const char* path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// mountinfo escapes spaces and a few other characters as octal (\040).
+std::string unescape(const std::string& field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size()) {
+      int value = 0;
+      bool octal = true;
+      for (std::size_t j = 1; j <= 3; ++j) {
+        char c = field[i + j];
+        octal = octal && c >= '0' && c <= '7';
+        value = value * 8 + (c - '0');
+      }
+      if (octal) {
+        out += static_cast<char>(value);
+        i += 3;
+        continue;
+      }
+    }
+    out += field[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> find_cgroup2_mount(std::string_view mountinfo) {
+  std::istringstream lines{std::string(mountinfo)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto separator = line.find(" - ");
+    if (separator == std::string::npos) continue;
+    std::istringstream after(line.substr(separator + 3));
+    std::string fs_type;
+    after >> fs_type;
+    if (fs_type != "cgroup2") continue;
+    std::istringstream fields(line.substr(0, separator));
+    std::string id, parent, device, root, mount_point;
+    fields >> id >> parent >> device >> root >> mount_point;
+    return unescape(mount_point);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> find_unified_cgroup(std::string_view proc_self_cgroup) {
+  std::istringstream lines{std::string(proc_self_cgroup)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("0::", 0) == 0) return line.substr(3);
+  }
+  return std::nullopt;
+}
+
+CgroupLocation locate_own_cgroup() {
+  CgroupLocation location;
+  location.mount_point = find_cgroup2_mount(read_text("/proc/self/mountinfo")).value_or("");
+  location.own_path = find_unified_cgroup(read_text("/proc/self/cgroup")).value_or("/");
+  return location;
+}
+
+}  // namespace paddock

@@ -1,0 +1,69 @@
+// How limits are enforced on the host the tests run on, for real: cgroup v2 where paddock may
+// create cgroups, otherwise rlimits, and never silently. (scripts/vm-test covers a pure cgroup v2
+// kernel.)
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "native/cgroup_manager.h"
+#include "native/native_backend.h"
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+TEST(LimitsMode, ResultSaysHowLimitsWereEnforced) {
+  SandboxSpec spec = spec_for({"true"});
+  spec.limits.cpus = 0.5;
+  RunResult result = run_ok(spec);
+  const IsolationReport& report = result.isolation;
+  EXPECT_FALSE(report.limits_reason.empty());
+  if (host_cgroups().usable()) {
+    EXPECT_EQ(report.limits_mode, "cgroup2");
+    EXPECT_TRUE(contains(report.limits, "cpu.max=50000 100000"));
+    EXPECT_FALSE(report.cgroup.empty());
+    EXPECT_EQ(access(report.cgroup.c_str(), F_OK), -1);  // removed after the run
+  } else {
+    EXPECT_EQ(report.limits_mode, "rlimit");
+    EXPECT_TRUE(contains(report.limits, "RLIMIT_DATA=" + std::to_string(spec.limits.memory_bytes)));
+    EXPECT_TRUE(contains(report.not_enforced, "cpus"));  // never silent
+    EXPECT_TRUE(report.cgroup.empty());
+  }
+}
+
+TEST(LimitsMode, RequireCgroupsRefusesTheFallback) {
+  SandboxSpec spec = spec_for({"true"});
+  spec.require_cgroups = true;
+  NativeBackend backend;
+  RecordingObserver observer;
+  auto result = backend.run(spec, observer);
+  if (host_cgroups().usable()) {
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    EXPECT_EQ(result->isolation.limits_mode, "cgroup2");
+  } else {
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.error().message.find("--require-cgroups"), std::string::npos);
+    EXPECT_NE(result.error().message.find(host_cgroups().reason()), std::string::npos);
+  }
+}
+
+TEST(LimitsMode, CliRefusesWithOneLine) {
+  CliResult result = run_cli({"run", "--require-cgroups", "--", "true"});
+  if (host_cgroups().usable()) {
+    EXPECT_EQ(result.exit_status, 0) << result.err;
+  } else {
+    EXPECT_EQ(result.exit_status, 125);
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_NE(result.err.find("paddock doctor"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace paddock::testing
