@@ -106,13 +106,12 @@ CgroupUsage parse_cgroup_usage(std::string_view memory_events, std::string_view 
   return usage;
 }
 
-CgroupAssessment assess_cgroups(CgroupFs& fs, const CgroupLocation& where, pid_t self) {
+namespace {
+
+// Can `dir` be the base cgroup? `inside`: paddock itself is in `dir` (else in a child of it).
+CgroupAssessment assess_base(CgroupFs& fs, const std::string& dir, bool is_root, bool inside,
+                             pid_t self) {
   CgroupAssessment result;
-  if (where.mount_point.empty()) {
-    result.reason = "no cgroup2 file system is mounted (a cgroup v1 host)";
-    return result;
-  }
-  const std::string dir = where.own_directory();
   result.base = dir;
   auto available = fs.read(dir + "/cgroup.controllers");
   std::string missing = missing_controllers(available ? *available : "");
@@ -129,29 +128,41 @@ CgroupAssessment assess_cgroups(CgroupFs& fs, const CgroupLocation& where, pid_t
       return result;
     }
   }
-  auto enabled = fs.read(dir + "/cgroup.subtree_control");
-  if (enabled && missing_controllers(*enabled).empty()) {
-    result.usable = true;
-    result.reason = "sandboxes get cgroups under " + dir;
-    return result;
-  }
-  // Controllers must be enabled, which a non-root cgroup allows only once no process is left
-  // in it: paddock moves itself out, but it cannot move others.
-  result.needs_leaf = where.own_path != "/";
-  if (result.needs_leaf) {
-    auto procs = fs.read(dir + "/cgroup.procs");
-    for (pid_t pid : pids_in(procs ? *procs : "")) {
-      if (pid != self) {
-        result.reason = "cgroup " + dir + " holds other processes (pid " + std::to_string(pid) +
-                        "), so paddock cannot enable controllers there; give paddock a cgroup "
-                        "of its own, e.g. systemd-run --user --scope -p Delegate=yes paddock ...";
-        return result;
-      }
-    }
-  }
   result.usable = true;
   result.reason = "sandboxes get cgroups under " + dir;
+  auto enabled = fs.read(dir + "/cgroup.subtree_control");
+  if ((enabled && missing_controllers(*enabled).empty()) || is_root) return result;
+  // Controllers can be enabled only in a cgroup that holds no process itself (the "no
+  // internal process" rule): paddock can move itself out, but not others.
+  auto procs = fs.read(dir + "/cgroup.procs");
+  for (pid_t pid : pids_in(procs ? *procs : "")) {
+    if (inside && pid == self) continue;
+    result.usable = false;
+    result.reason = "cgroup " + dir + " holds other processes (pid " + std::to_string(pid) +
+                    "), so paddock cannot enable controllers there; give paddock a cgroup of "
+                    "its own, e.g. systemd-run --user --scope -p Delegate=yes paddock ...";
+    return result;
+  }
+  result.needs_leaf = inside;
   return result;
+}
+
+}  // namespace
+
+CgroupAssessment assess_cgroups(CgroupFs& fs, const CgroupLocation& where, pid_t self) {
+  if (where.mount_point.empty()) {
+    return {false, "no cgroup2 file system is mounted (a cgroup v1 host)", "", false};
+  }
+  bool own_is_root = where.own_path == "/";
+  CgroupAssessment own = assess_base(fs, where.own_directory(), own_is_root, true, self);
+  if (own.usable || own_is_root) return own;
+  // paddock's cgroup is shared with the shell that started it (a delegated directory the shell
+  // was put in): its parent, delegated too, can hold the sandboxes beside it.
+  std::string parent_path = where.own_path.substr(0, where.own_path.rfind('/'));
+  CgroupLocation parent{where.mount_point, parent_path.empty() ? "/" : parent_path};
+  CgroupAssessment above =
+      assess_base(fs, parent.own_directory(), parent.own_path == "/", false, self);
+  return above.usable ? above : own;
 }
 
 CgroupManager::CgroupManager(CgroupFs& fs, CgroupLocation where, pid_t self, LivenessCheck alive)

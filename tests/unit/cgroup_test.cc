@@ -113,6 +113,22 @@ TEST(CgroupAssess, OtherProcessesInTheCgroupBlockIt) {
   EXPECT_NE(result.reason.find("pid 77"), std::string::npos) << result.reason;
 }
 
+TEST(CgroupAssess, ADelegatedParentHoldsTheSandboxesBesideTheShell) {
+  FakeCgroupFs fs;
+  fs.add_cgroup("/sys/fs/cgroup/tester");
+  fs.add_cgroup("/sys/fs/cgroup/tester/shell");
+  fs.set("/sys/fs/cgroup/tester/shell/cgroup.procs", "77\n4242\n");  // the shell and paddock
+  auto result = assess_cgroups(fs, {"/sys/fs/cgroup", "/tester/shell"}, kSelf);
+  EXPECT_TRUE(result.usable) << result.reason;
+  EXPECT_EQ(result.base, "/sys/fs/cgroup/tester");
+  EXPECT_FALSE(result.needs_leaf);
+  // Not when the parent is someone else's.
+  fs.make_read_only("/sys/fs/cgroup/tester/cgroup.procs");
+  auto refused = assess_cgroups(fs, {"/sys/fs/cgroup", "/tester/shell"}, kSelf);
+  EXPECT_FALSE(refused.usable);
+  EXPECT_NE(refused.reason.find("pid 77"), std::string::npos) << refused.reason;
+}
+
 TEST(CgroupManager, DelegatedCgroupMovesPaddockIntoALeafThenEnablesControllers) {
   FakeCgroupFs fs;
   auto where = delegated();
