@@ -2,10 +2,14 @@
 // refuse. Prints "RESULT <name> ok" when the attempt succeeded and "RESULT <name> errno=<N>"
 // when it failed; the integration tests decide what is expected. Attempts that seccomp answers by
 // killing the process (other ABIs) end with SIGSYS instead of printing.
+//
+// It also pushes against the resource limits (alloc, forkbomb, spin: scripts/vm/init.sh checks
+// what the cgroup made of them) and, outside any sandbox, drops root for the VM test (runas).
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,9 +20,11 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static long attempt_clone(unsigned long flags) {
@@ -145,6 +151,143 @@ static int run_attempt(const struct attempt* a) {
   return 0;
 }
 
+// Parses all of `text` as a number in [min, max]; exits with usage status 2 otherwise.
+static long parse_long(const char* text, long min, long max) {
+  char* end = NULL;
+  errno = 0;
+  long value = strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
+    fprintf(stderr, "paddock_probe: bad number '%s'\n", text);
+    exit(2);
+  }
+  return value;
+}
+
+static double parse_seconds(const char* text) {
+  char* end = NULL;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !(value >= 0 && value <= 86400)) {
+    fprintf(stderr, "paddock_probe: bad duration '%s'\n", text);
+    exit(2);
+  }
+  return value;
+}
+
+// Helpers forked by forkbomb and spin must not outlive the probe when it runs outside a
+// sandbox (inside one, the PID namespace ends with its init anyway).
+static void die_with_parent(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != parent) _exit(0);
+}
+
+// alloc MIB: mallocs MIB MiB and writes every page, so the memory is really charged (untouched
+// pages cost nothing). Progress goes out unbuffered: the last line printed before an OOM kill
+// tells how far it got.
+static int cmd_alloc(long mib) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  size_t total = (size_t)mib << 20;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char* block = malloc(total);
+  if (block == NULL) {
+    printf("alloc failed errno=%d\n", errno);
+    return 1;
+  }
+  for (size_t offset = 0; offset < total; offset += page) {
+    memset(block + offset, 0x5a, page);
+    // Keeps the compiler from proving the stores dead and dropping them with the malloc.
+    __asm__ volatile("" : : "r"(block) : "memory");
+    size_t done = offset + page;
+    if (done % ((size_t)16 << 20) == 0) printf("touched %zu MiB\n", done >> 20);
+  }
+  printf("alloc done %ld MiB\n", mib);
+  free(block);
+  return 0;
+}
+
+// forkbomb SECONDS: forks until fork fails, each child waiting in pause(), prints how many
+// forks succeeded, then holds them all for SECONDS. The cap (well above any sandbox's --pids
+// here) keeps a run outside every limit, e.g. as root on the host, from exhausting the pid space.
+static int cmd_forkbomb(double seconds) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  const long kCap = 1024;
+  pid_t self = getpid();
+  long forked = 0;
+  int error = 0;
+  while (forked < kCap) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      die_with_parent(self);
+      for (;;) pause();
+    }
+    if (pid < 0) {
+      error = errno;
+      break;
+    }
+    ++forked;
+  }
+  printf("forked %ld errno=%d\n", forked, error);
+  struct timespec hold = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  while (nanosleep(&hold, &hold) != 0 && errno == EINTR) {
+  }
+  return 0;
+}
+
+static double now_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+// Burns CPU until the monotonic clock reaches `deadline`; reads the clock only every so often,
+// so nearly all of the time is spent in user mode.
+static void spin_until(double deadline) {
+  volatile unsigned long counter = 0;
+  while (now_seconds() < deadline) {
+    for (int i = 0; i < 100000; ++i) counter = counter + 1;
+  }
+}
+
+// spin SECONDS WORKERS: WORKERS processes (this one and WORKERS-1 children) busy-loop for
+// SECONDS of wall-clock time. Processes rather than threads: they need no libpthread, and a
+// timeout must kill children too.
+static int cmd_spin(double seconds, long workers) {
+  double deadline = now_seconds() + seconds;
+  pid_t self = getpid();
+  long started = 1;
+  for (; started < workers; ++started) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      die_with_parent(self);
+      spin_until(deadline);
+      _exit(0);
+    }
+    if (pid < 0) {
+      printf("spin fork failed errno=%d\n", errno);
+      break;
+    }
+  }
+  spin_until(deadline);
+  while (wait(NULL) > 0 || errno == EINTR) {
+  }
+  printf("spun %ld workers for %.3f s\n", started, seconds);
+  return 0;
+}
+
+// runas UID GID -- CMD ARGS...: root drops to UID/GID without supplementary groups and execs
+// CMD. The VM has no su/runuser with a fixed uid, and busybox's need /etc/shadow set up.
+static int cmd_runas(char** argv) {
+  uid_t uid = (uid_t)parse_long(argv[2], 0, 0x7fffffff);
+  gid_t gid = (gid_t)parse_long(argv[3], 0, 0x7fffffff);
+  if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
+    fprintf(stderr, "paddock_probe runas: %s\n", strerror(errno));
+    return 125;
+  }
+  execvp(argv[5], argv + 5);
+  fprintf(stderr, "paddock_probe runas: %s: %s\n", argv[5], strerror(errno));
+  return 127;
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "try") == 0) {
     for (size_t i = 0; i < sizeof kAttempts / sizeof kAttempts[0]; ++i) {
@@ -164,6 +307,16 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < sizeof kAttempts / sizeof kAttempts[0]; ++i) puts(kAttempts[i].name);
     return 0;
   }
-  fprintf(stderr, "usage: paddock_probe try NAME|all | list\n");
+  if (argc == 3 && strcmp(argv[1], "alloc") == 0) return cmd_alloc(parse_long(argv[2], 1, 1 << 20));
+  if (argc == 3 && strcmp(argv[1], "forkbomb") == 0) return cmd_forkbomb(parse_seconds(argv[2]));
+  if (argc == 4 && strcmp(argv[1], "spin") == 0) {
+    return cmd_spin(parse_seconds(argv[2]), parse_long(argv[3], 1, 4096));
+  }
+  if (argc >= 6 && strcmp(argv[1], "runas") == 0 && strcmp(argv[4], "--") == 0) {
+    return cmd_runas(argv);
+  }
+  fprintf(stderr,
+          "usage: paddock_probe try NAME|all | list | alloc MIB | forkbomb SECONDS\n"
+          "       | spin SECONDS WORKERS | runas UID GID -- CMD ARGS...\n");
   return 2;
 }
