@@ -6,7 +6,6 @@ namespace paddock {
 
 std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) {
   std::vector<RlimitSetting> plan = {
-      {RLIMIT_NPROC, limits.pids, limits.pids, "RLIMIT_NPROC"},
       {RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes, "RLIMIT_FSIZE"},
       {RLIMIT_NOFILE, limits.open_files, limits.open_files, "RLIMIT_NOFILE"},
       {RLIMIT_CORE, 0, 0, "RLIMIT_CORE"},
@@ -16,7 +15,8 @@ std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) 
   };
   if (!cgroup_mode) {
     plan.insert(plan.begin(),
-                {RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes, "RLIMIT_DATA"});
+                {{RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes, "RLIMIT_DATA"},
+                 {RLIMIT_NPROC, limits.pids, limits.pids, "RLIMIT_NPROC"}});
   }
   if (limits.cpu_seconds) {
     // SIGXCPU at the soft limit (catchable, so the program may report it), SIGKILL a second later.

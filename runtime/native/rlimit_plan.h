@@ -25,8 +25,9 @@ struct RlimitSetting {
   const char* name;  // "RLIMIT_NPROC"
 };
 
-// With cgroups (`cgroup_mode`), memory is the cgroup's memory.max for the sandbox as a whole,
-// so RLIMIT_DATA is left out; the other limits stay as a second line of defence.
+// With cgroups (`cgroup_mode`), memory and processes are the cgroup's memory.max and pids.max
+// for the sandbox as a whole, so RLIMIT_DATA and RLIMIT_NPROC are left out: one authority per
+// limit, and a test that can tell which one acted.
 std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode);
 
 // "RLIMIT_NPROC=256", for the result's report.

@@ -36,7 +36,8 @@ TEST(RlimitPlan, CgroupModeLeavesMemoryToTheCgroup) {
   Limits limits;
   auto plan = plan_rlimits(limits, /*cgroup_mode=*/true);
   EXPECT_EQ(find(plan, RLIMIT_DATA), nullptr);
-  EXPECT_NE(find(plan, RLIMIT_NPROC), nullptr);
+  EXPECT_EQ(find(plan, RLIMIT_NPROC), nullptr);
+  EXPECT_NE(find(plan, RLIMIT_FSIZE), nullptr);
 }
 
 TEST(RlimitPlan, CpuTimeGetsAGraceSecondForSigxcpu) {
