@@ -242,6 +242,36 @@ scenario_doctor() {
   finish doctor "delegated=$available ($detail) limits_mode=$mode"
 }
 
+# SIGKILL of paddock mid-run: its sandbox dies with it (PR_SET_PDEATHSIG), leaving an empty
+# cgroup that the next paddock to start in the same place removes. Both run from this shell's
+# cgroup (not a scope of their own), so they share a base cgroup.
+scenario_killed_paddock() {
+  paddock run -- "$PROBE" spin 60 2 >/dev/null 2>&1 &
+  victim=$!
+  stale=""
+  for _ in $(seq 100); do
+    stale=$(find "$CGROOT" -type d -name "sandbox-$victim-*" 2>/dev/null | head -n 1)
+    [ -n "$stale" ] && [ -s "$stale/cgroup.procs" ] && break
+    sleep 0.1
+  done
+  kill -9 "$victim"
+  wait "$victim" 2>/dev/null || true
+  for _ in $(seq 100); do
+    [ -n "$stale" ] && [ ! -s "$stale/cgroup.procs" ] && break
+    sleep 0.1
+  done
+  begin
+  expect "no sandbox cgroup appeared for paddock $victim" [ -n "$stale" ]
+  expect "processes survived paddock: $(tr '\n' ' ' <"$stale/cgroup.procs" 2>/dev/null)" \
+    [ ! -s "$stale/cgroup.procs" ]
+  expect "the stale cgroup vanished before any paddock started" [ -d "$stale" ]
+  next_rc=0
+  timeout "$GUARD_SECONDS" paddock run -- true >/dev/null 2>&1 || next_rc=$?
+  expect "the next paddock failed ($next_rc)" [ "$next_rc" = 0 ]
+  expect "the next paddock left the stale $stale" [ ! -d "$stale" ]
+  finish killed_paddock "stale=${stale:-none} next_rc=$next_rc"
+}
+
 # Whatever the pass did (OOM kills included), no sandbox cgroup may outlive its run.
 scenario_leftovers() {
   left=$(sandbox_cgroups_left)
@@ -259,7 +289,8 @@ run_pass() {
   WORK=/tmp/vmtest-$ROLE
   mkdir -p "$WORK"
   echo "VMINFO $ROLE pass: $(id), in cgroup $(cut -d: -f3 /proc/self/cgroup)"
-  for scenario in cgroup_mode oom pids cpu timeout_cleanup require_cgroups doctor leftovers; do
+  for scenario in cgroup_mode oom pids cpu timeout_cleanup killed_paddock require_cgroups doctor \
+    leftovers; do
     "scenario_$scenario"
   done
 }
