@@ -246,30 +246,34 @@ scenario_doctor() {
 # cgroup that the next paddock to start in the same place removes. Both run from this shell's
 # cgroup (not a scope of their own), so they share a base cgroup.
 scenario_killed_paddock() {
-  paddock run -- "$PROBE" spin 60 2 >/dev/null 2>&1 &
+  start=$(now_ms)
+  paddock run -- "$PROBE" spin 60 1 >/dev/null 2>&1 &
   victim=$!
   stale=""
+  # cgroupfs files always report size 0: read them, never test them with -s.
   for _ in $(seq 100); do
     stale=$(find "$CGROOT" -type d -name "sandbox-$victim-*" 2>/dev/null | head -n 1)
-    [ -n "$stale" ] && [ -s "$stale/cgroup.procs" ] && break
+    [ -n "$stale" ] && [ -n "$(cat "$stale/cgroup.procs" 2>/dev/null)" ] && break
     sleep 0.1
   done
+  running=$(cat "$stale/cgroup.procs" 2>/dev/null | wc -l)
   kill -9 "$victim"
   wait "$victim" 2>/dev/null || true
   for _ in $(seq 100); do
-    [ -n "$stale" ] && [ ! -s "$stale/cgroup.procs" ] && break
+    [ -z "$(cat "$stale/cgroup.procs" 2>/dev/null)" ] && break
     sleep 0.1
   done
+  survivors=$(cat "$stale/cgroup.procs" 2>/dev/null | tr '\n' ' ')
   begin
   expect "no sandbox cgroup appeared for paddock $victim" [ -n "$stale" ]
-  expect "processes survived paddock: $(tr '\n' ' ' <"$stale/cgroup.procs" 2>/dev/null)" \
-    [ ! -s "$stale/cgroup.procs" ]
+  expect "the sandbox was not running when paddock was killed" [ "$running" -ge 2 ]
+  expect "processes survived paddock: $survivors" [ -z "$survivors" ]
   expect "the stale cgroup vanished before any paddock started" [ -d "$stale" ]
   next_rc=0
   timeout "$GUARD_SECONDS" paddock run -- true >/dev/null 2>&1 || next_rc=$?
   expect "the next paddock failed ($next_rc)" [ "$next_rc" = 0 ]
   expect "the next paddock left the stale $stale" [ ! -d "$stale" ]
-  finish killed_paddock "stale=${stale:-none} next_rc=$next_rc"
+  finish killed_paddock "stale=${stale:-none} processes=$running next_rc=$next_rc wall_ms=$(($(now_ms) - start))"
 }
 
 # Whatever the pass did (OOM kills included), no sandbox cgroup may outlive its run.
