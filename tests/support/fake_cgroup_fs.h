@@ -20,6 +20,7 @@ class FakeCgroupFs final : public CgroupFs {
   void set(const std::string& path, std::string content) { files_[path] = std::move(content); }
   void fail_next_write(const std::string& path, int error) { write_errors_[path].push_back(error); }
   void make_read_only(const std::string& path) { read_only_.insert(path); }
+  void remove_file_for_test(const std::string& path) { files_.erase(path); }
 
   Result<std::string> read(const std::string& path) override;
   Status write(const std::string& path, std::string_view content) override;

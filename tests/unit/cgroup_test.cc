@@ -211,6 +211,24 @@ TEST(CgroupManager, SandboxCgroupGetsItsLimitsAndGoesAway) {
   EXPECT_TRUE(fs.has_dir(*second));
 }
 
+TEST(CgroupManager, WithoutCgroupKillTheCgroupIsFrozenAndEmptied) {
+  FakeCgroupFs fs;
+  fs.add_cgroup("/sys/fs/cgroup");
+  CgroupManager manager(fs, {"/sys/fs/cgroup", "/"}, kSelf, nobody_alive);
+  manager.prepare();
+  auto dir = manager.create_sandbox(Limits{});
+  ASSERT_TRUE(dir.ok());
+  fs.remove_file_for_test(*dir + "/cgroup.kill");  // a kernel before 5.14
+  fs.set(*dir + "/cgroup.freeze", "0");
+  fs.set(*dir + "/cgroup.procs", "");  // nothing left to kill: no real pid is signalled
+  fs.writes.clear();
+  ASSERT_TRUE(manager.destroy(*dir).ok());
+  ASSERT_EQ(fs.writes.size(), 2u);
+  EXPECT_EQ(fs.writes[0], (std::pair<std::string, std::string>{*dir + "/cgroup.freeze", "1"}));
+  EXPECT_EQ(fs.writes[1], (std::pair<std::string, std::string>{*dir + "/cgroup.freeze", "0"}));
+  EXPECT_FALSE(fs.has_dir(*dir));
+}
+
 TEST(CgroupManager, LimitWriteFailureRemovesTheHalfMadeCgroup) {
   FakeCgroupFs fs;
   fs.add_cgroup("/sys/fs/cgroup");
