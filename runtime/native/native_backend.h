@@ -13,7 +13,4 @@ class NativeBackend final : public Backend {
   [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
 };
 
-// Checks a spec before anything is created: every problem a user can fix, as one clear line.
-Status validate_spec(const SandboxSpec& spec);
-
 }  // namespace paddock

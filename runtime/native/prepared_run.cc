@@ -1,0 +1,141 @@
+#include "native/prepared_run.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "native/default_seccomp_bpf.h"
+
+namespace paddock {
+namespace {
+
+// The default profile was compiled at build time; a user's profile is compiled for each run.
+Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const SandboxSpec& spec) {
+  if (!spec.seccomp_profile_path) {
+    static const auto embedded = [] {
+      seccomp::BpfProgram program;
+      auto bpf = seccomp::default_bpf();
+      program.instructions.assign(bpf.begin(), bpf.end());
+      return std::make_shared<const seccomp::BpfProgram>(std::move(program));
+    }();
+    return embedded;
+  }
+  auto profile = seccomp::load_profile_file(*spec.seccomp_profile_path);
+  if (!profile) return profile.error();
+  auto program = seccomp::compile(*profile);
+  if (!program)
+    return program.error().context("compiling seccomp profile " + *spec.seccomp_profile_path);
+  return std::make_shared<const seccomp::BpfProgram>(std::move(*program));
+}
+
+const HostLayout& host_layout() {
+  static const HostLayout layout = probe_host_layout();
+  return layout;
+}
+
+std::vector<std::string> merged_env(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env = default_sandbox_env();
+  for (const auto& entry : overrides) {
+    std::string key = entry.substr(0, entry.find('='));
+    std::erase_if(env, [&](const std::string& existing) {
+      return existing.compare(0, key.size() + 1, key + "=") == 0;
+    });
+    env.push_back(entry);
+  }
+  return env;
+}
+
+// Move an fd above stdio, so that the child's dup2 onto 0, 1 and 2 cannot clobber another.
+Result<UniqueFd> above_stdio(UniqueFd fd) {
+  if (fd.get() > STDERR_FILENO) return fd;
+  UniqueFd moved(fcntl(fd.get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+  if (!moved.valid()) return system_error("duplicating a pipe");
+  return moved;
+}
+
+Result<Pipe> make_pipe() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return system_error("creating an output pipe");
+  Pipe result{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  auto read_end = above_stdio(std::move(result.read_end));
+  auto write_end = above_stdio(std::move(result.write_end));
+  if (!read_end) return read_end.error();
+  if (!write_end) return write_end.error();
+  return Pipe{std::move(*read_end), std::move(*write_end)};
+}
+
+Result<UniqueFd> open_stdin(const SandboxSpec& spec) {
+  if (spec.stdin_fd >= 0) {
+    UniqueFd copy(fcntl(spec.stdin_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+    if (!copy.valid()) return system_error("duplicating the stdin descriptor");
+    return copy;
+  }
+  const char* path = spec.stdin_path ? spec.stdin_path->c_str() : "/dev/null";
+  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return system_error(std::string("cannot open stdin file ") + path);
+  return above_stdio(std::move(fd));
+}
+
+}  // namespace
+
+const IdMapHost& id_map_host() {
+  static const IdMapHost host = probe_id_map_host();
+  return host;
+}
+
+Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
+                                          bool cgroup_mode) {
+  auto prepared = std::make_unique<Prepared>();
+  auto program = seccomp_program(spec);
+  if (!program) return program.error();
+  prepared->seccomp = *program;
+  prepared->no_capabilities.reset(cap_init());
+  if (!prepared->no_capabilities) return system_error("cap_init");
+
+  prepared->mounts = plan_mounts(spec, host_layout(), identity);
+  prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
+  prepared->argv_storage = spec.argv;
+  prepared->env_storage = merged_env(spec.env);
+  for (auto& arg : prepared->argv_storage) prepared->argv.push_back(arg.data());
+  prepared->argv.push_back(nullptr);
+  for (auto& entry : prepared->env_storage) {
+    prepared->envp.push_back(entry.data());
+    if (entry.starts_with("PATH=")) prepared->path_storage = entry.substr(5);
+  }
+  prepared->envp.push_back(nullptr);
+  // PATH split in place: each ':' becomes a terminator, each piece a search directory.
+  char* piece = prepared->path_storage.data();
+  for (char& c : prepared->path_storage) {
+    if (c != ':') continue;
+    c = '\0';
+    if (*piece != '\0') prepared->path_dirs.push_back(piece);
+    piece = &c + 1;
+  }
+  if (*piece != '\0') prepared->path_dirs.push_back(piece);
+  prepared->cwd = spec.cwd.empty() ? spec.workdir : spec.cwd;
+
+  auto stdin_fd = open_stdin(spec);
+  if (!stdin_fd) return stdin_fd.error();
+  prepared->stdin_fd = std::move(*stdin_fd);
+  auto out = make_pipe();
+  if (!out) return out.error();
+  auto err = make_pipe();
+  if (!err) return err.error();
+  prepared->stdout_pipe = std::move(*out);
+  prepared->stderr_pipe = std::move(*err);
+  // The parent's ends never block it: it polls them.
+  fcntl(prepared->stdout_pipe.read_end.get(), F_SETFL, O_NONBLOCK);
+  fcntl(prepared->stderr_pipe.read_end.get(), F_SETFL, O_NONBLOCK);
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    return system_error("creating the sandbox channel");
+  }
+  prepared->channel_parent.reset(sockets[0]);
+  auto child_end = above_stdio(UniqueFd(sockets[1]));
+  if (!child_end) return child_end.error();
+  prepared->channel_child = std::move(*child_end);
+  for (const auto& bind : spec.binds) prepared->bind_sources.push_back(bind.host_path.c_str());
+  return prepared;
+}
+
+}  // namespace paddock

@@ -1,0 +1,59 @@
+#pragma once
+
+// Everything a run needs before clone, prepared in the parent: the child only reads it, so that
+// after clone it never allocates (see child.h).
+
+#include <sys/capability.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/unique_fd.h"
+#include "native/id_map.h"
+#include "native/mount_plan.h"
+#include "native/rlimit_plan.h"
+#include "native/seccomp_filter.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+struct CapDeleter {
+  void operator()(void* caps) const { cap_free(caps); }
+};
+
+struct Pipe {
+  UniqueFd read_end;
+  UniqueFd write_end;
+};
+
+// Everything the child reads, owned here for the whole run; the child gets raw pointers into it.
+struct Prepared {
+  MountPlan mounts;
+  std::vector<RlimitSetting> rlimits;
+  std::vector<std::string> argv_storage;
+  std::vector<std::string> env_storage;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  std::string path_storage;
+  std::vector<const char*> path_dirs;
+  std::string cwd;
+  std::shared_ptr<const seccomp::BpfProgram> seccomp;
+  std::unique_ptr<void, CapDeleter> no_capabilities;
+  UniqueFd stdin_fd;
+  Pipe stdout_pipe;
+  Pipe stderr_pipe;
+  UniqueFd channel_parent;
+  UniqueFd channel_child;
+  std::vector<const char*> bind_sources;  // host paths, one per spec.binds entry
+};
+
+// Plans, argv/envp arrays, the seccomp program, stdin and the capture pipes for one run.
+Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
+                                          bool cgroup_mode);
+
+// This host's id mapping facts, probed once per process.
+const IdMapHost& id_map_host();
+
+}  // namespace paddock

@@ -1,0 +1,146 @@
+#include "native/run_report.h"
+
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstring>
+
+#include "native/channel.h"
+
+namespace paddock {
+namespace {
+
+std::string describe_failure(const ChildMessage& failure, const Prepared& prepared,
+                             const SandboxSpec& spec) {
+  std::string reason = std::strerror(failure.error);
+  switch (failure.phase) {
+    case SetupPhase::kMount:
+      if (failure.detail >= 0 &&
+          static_cast<std::size_t>(failure.detail) < prepared.mounts.steps.size()) {
+        return prepared.mounts.steps[static_cast<std::size_t>(failure.detail)].describe() + ": " +
+               reason;
+      }
+      break;
+    case SetupPhase::kBindSource:
+      if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < spec.binds.size()) {
+        return "opening bind source " +
+               spec.binds[static_cast<std::size_t>(failure.detail)].host_path + ": " + reason;
+      }
+      break;
+    case SetupPhase::kWorkdir:
+      return "working directory " + prepared.cwd + " is not usable inside the sandbox (" + reason +
+             "); use an existing directory such as " + spec.workdir + " or /tmp";
+    case SetupPhase::kRlimit:
+      if (failure.detail >= 0 &&
+          static_cast<std::size_t>(failure.detail) < prepared.rlimits.size()) {
+        return "setting " + describe(prepared.rlimits[static_cast<std::size_t>(failure.detail)]) +
+               ": " + reason;
+      }
+      break;
+    default:
+      break;
+  }
+  return std::string(describe(failure.phase)) + ": " + reason;
+}
+
+std::string exec_error(const ChildMessage& failure, const SandboxSpec& spec) {
+  std::string what = "cannot execute '" + spec.argv[0] + "' in the sandbox: ";
+  if (failure.error == ENOENT) {
+    return what + "no such file in the sandbox's PATH (the sandbox sees the host's /usr only)";
+  }
+  if (failure.error == E2BIG) return what + "the argument list and environment are too long";
+  return what + std::strerror(failure.error);
+}
+
+IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
+                                 const Prepared& prepared, const CgroupOutcome& cgroup) {
+  IsolationReport report;
+  report.namespaces = {"user", "mount", "pid", "ipc", "uts", "cgroup"};
+  if (spec.network == NetworkMode::kNone) report.namespaces.push_back("network");
+  report.id_mapping = to_string(ids.method);
+  report.host_uid = ids.host_uid;
+  report.host_gid = ids.host_gid;
+  report.seccomp = true;
+  report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
+  report.no_new_privs = true;
+  report.capabilities_dropped = true;
+  report.network = spec.network == NetworkMode::kNone ? "none" : "host";
+  report.limits_mode = cgroup.directory.empty() ? "rlimit" : "cgroup2";
+  report.limits_reason = cgroup.reason;
+  report.cgroup = cgroup.directory;
+  if (!cgroup.directory.empty()) {
+    for (const auto& write : plan_cgroup_limits(spec.limits, false)) {
+      report.limits.push_back(write.file + "=" + write.value);
+    }
+  } else if (spec.limits.cpus) {
+    report.not_enforced.push_back("cpus");  // a CPU share needs cpu.max
+  }
+  for (const auto& setting : prepared.rlimits) report.limits.push_back(describe(setting));
+  report.limits.push_back("wall_seconds=" + std::to_string(spec.limits.wall_seconds));
+  report.limits.push_back("tmpfs_work_bytes=" + std::to_string(spec.limits.work_bytes));
+  report.limits.push_back("tmpfs_tmp_bytes=" + std::to_string(spec.limits.tmp_bytes));
+  return report;
+}
+
+}  // namespace
+
+Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepared,
+                                const IdMapPlan& ids, Supervised&& done,
+                                const CgroupOutcome& cgroup) {
+  RunResult result;
+  result.backend = "native";
+  result.stdout_data = std::move(done.stdout_data);
+  result.stderr_data = std::move(done.stderr_data);
+  result.duration_ms = done.duration_ms;
+  result.cpu_ms = (done.usage.ru_utime.tv_sec + done.usage.ru_stime.tv_sec) * 1000 +
+                  (done.usage.ru_utime.tv_usec + done.usage.ru_stime.tv_usec) / 1000;
+  result.max_rss_kb = done.usage.ru_maxrss;
+  // The cgroup counts every process, also those killed with the namespace and never reaped
+  // into init's rusage.
+  if (cgroup.usage.cpu_usec) result.cpu_ms = *cgroup.usage.cpu_usec / 1000;
+  result.oom_killed = cgroup.usage.oom_killed;
+  result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
+  result.isolation = isolation_report(spec, ids, prepared, cgroup);
+
+  if (done.payload_status) {
+    int status = *done.payload_status;
+    if (WIFEXITED(status)) {
+      result.outcome = Outcome::kExited;
+      result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result.outcome = Outcome::kSignaled;
+      result.signal = WTERMSIG(status);
+      result.exit_code = 128 + result.signal;
+    }
+    if (done.setup_failure && done.setup_failure->kind == ChildMessageKind::kExecFailed) {
+      result.outcome = Outcome::kExecFailed;
+      result.exec_error = exec_error(*done.setup_failure, spec);
+      result.exit_code = done.setup_failure->error == ENOENT ? 127 : 126;
+    } else if (done.setup_failure) {
+      return Error{
+          done.setup_failure->error,
+          "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
+    }
+    return result;
+  }
+  if (done.timed_out || done.cancelled) {
+    result.outcome = done.timed_out ? Outcome::kTimedOut : Outcome::kCancelled;
+    result.signal = SIGKILL;
+    result.exit_code = 128 + SIGKILL;
+    return result;
+  }
+  if (done.setup_failure) {
+    return Error{done.setup_failure->error,
+                 "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
+  }
+  if (cgroup.usage.oom_killed) {  // the OOM killer chose init itself: the sandbox is gone
+    result.outcome = Outcome::kSignaled;
+    result.signal = SIGKILL;
+    result.exit_code = 128 + SIGKILL;
+    return result;
+  }
+  return Error{EIO, "the sandbox's init ended without reporting (wait status " +
+                        std::to_string(done.init_status) + ")"};
+}
+
+}  // namespace paddock

@@ -1,0 +1,78 @@
+#include "native/spec_validation.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "native/child.h"
+
+namespace paddock {
+namespace {
+
+bool is_absolute_clean(const std::string& path) {
+  if (path.empty() || path[0] != '/') return false;
+  return path.find("/../") == std::string::npos && !path.ends_with("/..") &&
+         path.find("/./") == std::string::npos && path.find('\0') == std::string::npos;
+}
+
+bool is_reserved(const std::string& path) {
+  for (const char* reserved :
+       {"/proc", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+    std::string prefix(reserved);
+    if (path == prefix || path.starts_with(prefix + "/")) return true;
+  }
+  return path == "/";
+}
+
+}  // namespace
+
+Status validate_spec(const SandboxSpec& spec) {
+  if (spec.argv.empty() || spec.argv[0].empty()) {
+    return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
+  }
+  if (!is_absolute_clean(spec.workdir) || is_reserved(spec.workdir)) {
+    return invalid_input("work directory '" + spec.workdir +
+                         "' must be an absolute path outside /proc, /dev, /usr and /etc");
+  }
+  if (!spec.cwd.empty() && !is_absolute_clean(spec.cwd)) {
+    return invalid_input("--workdir '" + spec.cwd +
+                         "' must be an absolute path inside the sandbox");
+  }
+  if (!(spec.limits.wall_seconds > 0) || spec.limits.wall_seconds > 7 * 24 * 3600) {
+    return invalid_input("--timeout must be a number of seconds above 0");
+  }
+  if (spec.limits.cpu_seconds && !(*spec.limits.cpu_seconds > 0)) {
+    return invalid_input("--cpu-time must be a number of seconds above 0");
+  }
+  if (spec.limits.pids < 2)
+    return invalid_input("--pids must be at least 2 (init and the program)");
+  if (spec.limits.memory_bytes < (1u << 20)) return invalid_input("--memory must be at least 1m");
+  if (spec.hostname.empty() || spec.hostname.size() > 64) {
+    return invalid_input("hostname must be 1 to 64 characters");
+  }
+  for (const auto& entry : spec.env) {
+    auto equals = entry.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return invalid_input("--env '" + entry + "' must look like NAME=VALUE");
+    }
+  }
+  if (spec.binds.size() > kMaxBinds) {
+    return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");
+  }
+  for (const auto& bind : spec.binds) {
+    if (!is_absolute_clean(bind.sandbox_path) || is_reserved(bind.sandbox_path)) {
+      return invalid_input("bind target '" + bind.sandbox_path +
+                           "' must be an absolute path outside /proc, /dev, /usr and /etc");
+    }
+    struct stat info {};
+    if (!bind.host_path.starts_with("/") || stat(bind.host_path.c_str(), &info) != 0) {
+      return invalid_input("bind source '" + bind.host_path +
+                           "' does not exist on the host (give an absolute path)");
+    }
+  }
+  if (spec.stdin_fd < 0 && spec.stdin_path && access(spec.stdin_path->c_str(), R_OK) != 0) {
+    return system_error("--stdin file " + *spec.stdin_path + " cannot be read");
+  }
+  return {};
+}
+
+}  // namespace paddock
