@@ -80,6 +80,7 @@ nlohmann::json to_json(const RunResult& result) {
       {"isolation", isolation_json(result.isolation)},
   };
   if (!result.exec_error.empty()) out["exec_error"] = result.exec_error;
+  out["step"] = result.step;
   return out;
 }
 

@@ -48,6 +48,8 @@ struct RunResult {
   int exit_code = 0;       // the program's exit code; 128+N when killed by signal N
   int signal = 0;          // the signal that ended it, 0 if none
   std::string exec_error;  // for kExecFailed: why the command could not start
+  int step = 0;  // which command ended the run: a prelude command's index, or the prelude's size
+                 // for the program itself
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;
   std::int64_t duration_ms = 0;

@@ -36,8 +36,19 @@ struct BindMount {
   bool writable = false;     // read-only unless asked otherwise
 };
 
+// A file the sandbox starts with, inside its work directory (e.g. the code to run).
+struct SandboxFile {
+  std::string path;  // relative to the work directory
+  std::string content;
+  unsigned mode = 0644;
+};
+
 struct SandboxSpec {
-  std::vector<std::string> argv;          // argv[0] is looked up in PATH inside the sandbox
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH inside the sandbox
+  // Commands run before argv, in order, in the same sandbox (e.g. a compiler). The first that
+  // does not exit 0 ends the run, and the result says which step that was.
+  std::vector<std::vector<std::string>> prelude;
+  std::vector<SandboxFile> files;
   std::vector<std::string> env;           // "K=V"; the host environment never leaks in
   std::string workdir = "/work";          // the writable tmpfs work directory, and the cwd
   std::string cwd;                        // start directory; empty means workdir

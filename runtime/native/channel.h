@@ -36,6 +36,7 @@ struct ChildMessage {
   std::int32_t detail = 0;
   std::int32_t error = 0;   // errno
   std::int32_t status = 0;  // wait status for kPayloadExited
+  std::int32_t step = 0;    // which command (prelude first, argv last) the message is about
 };
 
 const char* describe(SetupPhase phase);

@@ -69,10 +69,15 @@ void sort_fds(int* fds, int count) {
   }
 }
 
+// Set once this process (or the init it was forked from) has dropped everything: a later
+// prelude step inherits that state, and without CAP_SETPCAP could not even repeat the drop.
+bool privileges_dropped = false;
+
 // Everything that can loosen or tighten privileges, in the order that keeps each step possible:
 // no_new_privs first (it needs nothing), securebits while CAP_SETPCAP is still held, then every
-// capability of all five sets, and seccomp last, right before execve.
-void drop_privileges(const ChildPlan& plan, bool with_seccomp) {
+// capability of all five sets. seccomp comes last, right before execve (install_seccomp).
+void drop_privileges(const ChildPlan& plan) {
+  if (privileges_dropped) return;
   int channel = plan.fds.channel;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(channel, SetupPhase::kNoNewPrivs, errno);
   // Even if root were ever mapped, it would not regain capabilities by setuid or exec.
@@ -84,21 +89,26 @@ void drop_privileges(const ChildPlan& plan, bool with_seccomp) {
     fail(channel, SetupPhase::kCapabilities, errno, 1);
   }
   for (cap_value_t cap = 0; cap <= CAP_LAST_CAP || CAP_IS_SUPPORTED(cap); ++cap) {
-    if (cap_drop_bound(cap) != 0 && errno != EINVAL)
+    if (cap_drop_bound(cap) != 0 && errno != EINVAL) {
       fail(channel, SetupPhase::kCapabilities, errno, 2);
+    }
   }
   if (cap_reset_ambient() != 0) fail(channel, SetupPhase::kCapabilities, errno, 3);
   if (cap_set_proc(plan.no_capabilities) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
-  if (with_seccomp && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
-    fail(channel, SetupPhase::kSeccomp, errno);
+  privileges_dropped = true;
+}
+
+void install_seccomp(const ChildPlan& plan) {
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
+    fail(plan.fds.channel, SetupPhase::kSeccomp, errno);
   }
 }
 
 // execve, looking argv[0] up in the sandbox's PATH like execvp, without allocating.
-int exec_program(const ChildPlan& plan) {
-  const char* name = plan.argv[0];
+int exec_program(const ChildPlan& plan, char* const* argv) {
+  const char* name = argv[0];
   if (std::strchr(name, '/') != nullptr) {
-    execve(name, plan.argv, plan.envp);
+    execve(name, argv, plan.envp);
     return errno;
   }
   int error = ENOENT;
@@ -109,18 +119,21 @@ int exec_program(const ChildPlan& plan) {
     std::memcpy(path, dir, dir_length);
     path[dir_length] = '/';
     std::memcpy(path + dir_length + 1, name, name_length + 1);
-    execve(path, plan.argv, plan.envp);
+    execve(path, argv, plan.envp);
     if (errno == E2BIG || errno == ENOMEM) return errno;     // would fail the same way anywhere
     if (errno != ENOENT && errno != ENOTDIR) error = errno;  // e.g. EACCES: remember, go on
   }
   return error;
 }
 
-[[noreturn]] void run_payload(const ChildPlan& plan) {
+[[noreturn]] void run_payload(const ChildPlan& plan, std::size_t step) {
   int channel = plan.fds.channel;
   if (setsid() < 0) fail(channel, SetupPhase::kStdio, errno);
-  if (dup2(plan.fds.stdin_fd, STDIN_FILENO) < 0 || dup2(plan.fds.stdout_fd, STDOUT_FILENO) < 0 ||
-      dup2(plan.fds.stderr_fd, STDERR_FILENO) < 0) {
+  // Only the program reads the caller's stdin; a compiler before it gets an empty one.
+  bool program = step + 1 == plan.steps->size();
+  int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (stdin_fd < 0 || dup2(stdin_fd, STDIN_FILENO) < 0 ||
+      dup2(plan.fds.stdout_fd, STDOUT_FILENO) < 0 || dup2(plan.fds.stderr_fd, STDERR_FILENO) < 0) {
     fail(channel, SetupPhase::kStdio, errno);
   }
   int keep[] = {0, 1, 2, channel};
@@ -140,9 +153,11 @@ int exec_program(const ChildPlan& plan) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
-  drop_privileges(plan, /*with_seccomp=*/true);
-  int error = exec_program(plan);
-  send(channel, ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0});
+  drop_privileges(plan);
+  install_seccomp(plan);
+  int error = exec_program(plan, (*plan.steps)[step]);
+  send(channel, ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0,
+                             static_cast<std::int32_t>(step)});
   _exit(127);
 }
 
@@ -176,18 +191,37 @@ void take_identity(const ChildPlan& plan) {
   if (poll(&peer, 1, 0) == 1 && (peer.revents & (POLLHUP | POLLERR)) != 0) _exit(125);
 }
 
-[[noreturn]] void reap_until_payload_exits(int channel, pid_t payload) {
+pid_t start_step(const ChildPlan& plan, std::size_t step) {
+  pid_t payload = clone_process(0, nullptr);
+  if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, errno);
+  if (payload == 0) run_payload(plan, step);
+  if (step + 1 == plan.steps->size()) {
+    // No step left to hand them to: once the sandbox's processes close theirs, paddock sees EOF.
+    close(plan.fds.stdin_fd);
+    close(plan.fds.stdout_fd);
+    close(plan.fds.stderr_fd);
+  }
+  return payload;
+}
+
+// Runs the steps one after another, reaping every orphan meanwhile, and reports the wait status
+// of the last step that ran: the program's, or the first prelude command that did not exit 0.
+[[noreturn]] void run_steps(const ChildPlan& plan, std::size_t step, pid_t payload) {
+  int channel = plan.fds.channel;
   for (;;) {
     int status = 0;
     pid_t pid = wait4(-1, &status, __WALL, nullptr);
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) _exit(125);  // no child left without a payload exit: cannot happen
-    if (pid == payload) {
-      send(channel,
-           ChildMessage{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status});
+    if (pid != payload) continue;
+    bool last = step + 1 == plan.steps->size();
+    if (last || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      send(channel, ChildMessage{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status,
+                                 static_cast<std::int32_t>(step)});
       // Leaving kills every other process of the PID namespace.
       _exit(0);
     }
+    payload = start_step(plan, ++step);
   }
 }
 
@@ -232,17 +266,12 @@ void run_sandbox_init(const ChildPlan& plan) {
   for (std::size_t i = 0; i < bind_count; ++i) close(bind_fds[i]);
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
 
-  pid_t payload = clone_process(0, nullptr);
-  if (payload < 0) fail(channel, SetupPhase::kSpawnPayload, errno);
-  if (payload == 0) run_payload(plan);
+  pid_t payload = start_step(plan, 0);
 
   // init needs no privilege to reap; what it keeps could only help a payload that attacked it.
-  close(plan.fds.stdin_fd);
-  close(plan.fds.stdout_fd);
-  close(plan.fds.stderr_fd);
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  drop_privileges(plan, /*with_seccomp=*/false);
-  reap_until_payload_exits(channel, payload);
+  drop_privileges(plan);
+  run_steps(plan, 0, payload);
 }
 
 }  // namespace paddock

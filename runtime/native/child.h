@@ -38,7 +38,9 @@ struct ChildPlan {
   const char* hostname = "sandbox";
   const std::vector<RlimitSetting>* rlimits = nullptr;
   const char* cwd = "/";
-  char* const* argv = nullptr;
+  // The commands to run in order, each a null-terminated argv; the last is the program, the
+  // ones before it the prelude.
+  const std::vector<char* const*>* steps = nullptr;
   char* const* envp = nullptr;
   const std::vector<const char*>* search_path = nullptr;  // PATH dirs, for argv[0] without '/'
   sock_fprog seccomp{};

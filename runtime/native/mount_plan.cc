@@ -287,6 +287,11 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
   plan_proc(plan);
   plan.tmpfs("/tmp", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
   plan.tmpfs(spec.workdir, tmpfs_options(spec.limits.work_bytes, 0755, &identity));
+  for (const auto& file : spec.files) {
+    std::string path = spec.workdir + "/" + file.path;
+    plan.parents(path);
+    plan.file(path, file.content, static_cast<mode_t>(file.mode));
+  }
 
   for (std::size_t i = 0; i < spec.binds.size(); ++i) {
     const BindMount& bind = spec.binds[i];

@@ -44,7 +44,7 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   plan.hostname = spec.hostname.c_str();
   plan.rlimits = &prepared.rlimits;
   plan.cwd = prepared.cwd.c_str();
-  plan.argv = prepared.argv.data();
+  plan.steps = &prepared.steps;
   plan.envp = prepared.envp.data();
   plan.search_path = &prepared.path_dirs;
   plan.seccomp = prepared.seccomp->as_fprog();

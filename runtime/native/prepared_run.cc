@@ -94,10 +94,15 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
 
   prepared->mounts = plan_mounts(spec, host_layout(), identity);
   prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
-  prepared->argv_storage = spec.argv;
+  prepared->step_storage = spec.prelude;
+  prepared->step_storage.push_back(spec.argv);
+  for (auto& step : prepared->step_storage) {
+    std::vector<char*>& argv = prepared->step_argvs.emplace_back();
+    for (auto& arg : step) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+  }
+  for (auto& argv : prepared->step_argvs) prepared->steps.push_back(argv.data());
   prepared->env_storage = merged_env(spec.env);
-  for (auto& arg : prepared->argv_storage) prepared->argv.push_back(arg.data());
-  prepared->argv.push_back(nullptr);
   for (auto& entry : prepared->env_storage) {
     prepared->envp.push_back(entry.data());
     if (entry.starts_with("PATH=")) prepared->path_storage = entry.substr(5);

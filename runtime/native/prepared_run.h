@@ -32,9 +32,10 @@ struct Pipe {
 struct Prepared {
   MountPlan mounts;
   std::vector<RlimitSetting> rlimits;
-  std::vector<std::string> argv_storage;
+  std::vector<std::vector<std::string>> step_storage;  // prelude commands, then argv
   std::vector<std::string> env_storage;
-  std::vector<char*> argv;
+  std::vector<std::vector<char*>> step_argvs;  // the same, null-terminated char* arrays
+  std::vector<char* const*> steps;             // what the child reads
   std::vector<char*> envp;
   std::string path_storage;
   std::vector<const char*> path_dirs;

@@ -44,7 +44,9 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
 }
 
 std::string exec_error(const ChildMessage& failure, const SandboxSpec& spec) {
-  std::string what = "cannot execute '" + spec.argv[0] + "' in the sandbox: ";
+  auto step = static_cast<std::size_t>(failure.step);
+  const std::string& name = step < spec.prelude.size() ? spec.prelude[step][0] : spec.argv[0];
+  std::string what = "cannot execute '" + name + "' in the sandbox: ";
   if (failure.error == ENOENT) {
     return what + "no such file in the sandbox's PATH (the sandbox sees the host's /usr only)";
   }
@@ -104,6 +106,7 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
 
   if (done.payload_status) {
     int status = *done.payload_status;
+    result.step = done.payload_step;
     if (WIFEXITED(status)) {
       result.outcome = Outcome::kExited;
       result.exit_code = WEXITSTATUS(status);

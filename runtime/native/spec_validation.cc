@@ -55,6 +55,22 @@ Status validate_spec(const SandboxSpec& spec) {
       return invalid_input("--env '" + entry + "' must look like NAME=VALUE");
     }
   }
+  std::uint64_t file_bytes = 0;
+  for (const auto& file : spec.files) {
+    if (file.path.empty() || file.path[0] == '/' || !is_absolute_clean("/" + file.path) ||
+        file.path.ends_with("/")) {
+      return invalid_input("file '" + file.path +
+                           "' must be a relative path inside the work directory");
+    }
+    file_bytes += file.content.size();
+  }
+  if (file_bytes > spec.limits.work_bytes) {
+    return invalid_input("the files given (" + std::to_string(file_bytes) +
+                         " bytes) do not fit the work directory (--work-size)");
+  }
+  for (const auto& command : spec.prelude) {
+    if (command.empty() || command[0].empty()) return invalid_input("a prelude command is empty");
+  }
   if (spec.binds.size() > kMaxBinds) {
     return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");
   }

@@ -52,6 +52,7 @@ void read_message(UniqueFd& channel, Supervised& state) {
       break;
     case ChildMessageKind::kPayloadExited:
       state.payload_status = message.status;
+      state.payload_step = message.step;
       break;
     case ChildMessageKind::kGo:
       break;

@@ -31,6 +31,7 @@ struct Supervised {
   bool cancelled = false;
   std::optional<ChildMessage> setup_failure;  // kSetupFailed or kExecFailed
   std::optional<int> payload_status;          // wait status of the user's program
+  int payload_step = 0;                       // the step (prelude first) that status belongs to
   int init_status = 0;                        // wait status of the sandbox's init
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;

@@ -1,0 +1,63 @@
+// Files a sandbox starts with, and commands run before the program in the same sandbox (how a
+// language policy compiles and then runs code).
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+TEST(Steps, FilesAreInTheWorkDirectoryOwnedByTheSandboxUser) {
+  SandboxSpec spec =
+      shell_spec("cat main.txt sub/dir/data.txt; stat -c '%u %a' main.txt run.sh; ./run.sh");
+  spec.files = {{"main.txt", "hello\n", 0644},
+                {"sub/dir/data.txt", "nested\n", 0644},
+                {"run.sh", "#!/bin/sh\necho executable\n", 0755}};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.stdout_data.data, "hello\nnested\n1000 644\n1000 755\nexecutable\n")
+      << result.stderr_data.data;
+}
+
+TEST(Steps, PreludeRunsFirstInTheSameSandbox) {
+  SandboxSpec spec = spec_for({"cat", "built"});
+  spec.files = {{"source", "compiled output\n", 0644}};
+  spec.prelude = {{"cp", "source", "built"}, {"sh", "-c", "echo step two >&2"}};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.step, 2);  // the program itself
+  EXPECT_EQ(result.stdout_data.data, "compiled output\n");
+  EXPECT_EQ(result.stderr_data.data, "step two\n");
+}
+
+TEST(Steps, AFailingPreludeCommandEndsTheRun) {
+  SandboxSpec spec = spec_for({"echo", "never printed"});
+  spec.prelude = {{"sh", "-c", "echo 'main.c:1: error' >&2; exit 3"}};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kExited);
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_EQ(result.step, 0);
+  EXPECT_EQ(result.stdout_data.data, "");
+  EXPECT_EQ(result.stderr_data.data, "main.c:1: error\n");
+}
+
+TEST(Steps, AMissingPreludeCommandIsAnExecFailure) {
+  SandboxSpec spec = spec_for({"true"});
+  spec.prelude = {{"no-such-compiler-paddock"}};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kExecFailed);
+  EXPECT_EQ(result.step, 0);
+  EXPECT_NE(result.exec_error.find("no-such-compiler-paddock"), std::string::npos);
+}
+
+TEST(Steps, LaterStepsAreStillConfined) {
+  SandboxSpec spec = spec_for({"cat", "/proc/self/status"});
+  spec.prelude = {{"true"}, {"true"}};
+  RunResult result = run_ok(spec);
+  EXPECT_NE(result.stdout_data.data.find("Seccomp:\t2"), std::string::npos);
+  EXPECT_NE(result.stdout_data.data.find("CapEff:\t0000000000000000"), std::string::npos);
+  EXPECT_NE(result.stdout_data.data.find("NoNewPrivs:\t1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paddock::testing
