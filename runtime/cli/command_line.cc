@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/units.h"
+#include "core/units.h"
 
 namespace paddock::cli {
 namespace {
@@ -17,7 +17,10 @@ struct RunFlags {
   std::string timeout;
   std::vector<std::string> env;
   std::string workdir;
-  std::string network = "none";
+  std::string network;
+  std::string lang;
+  std::string code;
+  std::string policy_dir;
   std::string memory;
   std::string pids;
   std::string cpu_time;
@@ -47,6 +50,15 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
       ->type_name("NAME=VALUE");
   run.add_option("--workdir", flags.workdir,
                  "Directory to start in, inside the sandbox (default /work, writable)")
+      ->type_name("DIR");
+  run.add_option("--lang", flags.lang,
+                 "Run code in a language: --lang python --code 'print(1)', or a FILE, or - for "
+                 "stdin (see 'paddock policy list')")
+      ->type_name("LANG");
+  run.add_option("--code", flags.code, "The code to run, with --lang")->type_name("CODE");
+  run.add_option("--policy-dir", flags.policy_dir,
+                 "Extra language policies, over the built-in and ~/.config/paddock/policies")
+      ->envname("PADDOCK_POLICY_DIR")
       ->type_name("DIR");
   run.add_option("--network", flags.network, "none (default) or host")->type_name("MODE");
   run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")
@@ -81,18 +93,6 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.footer("Usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
 }
 
-template <typename T, typename Parse>
-Status set_if_given(const std::string& text, const char* flag, const char* example, Parse parse,
-                    T& target) {
-  if (text.empty()) return {};
-  auto value = parse(text);
-  if (!value) {
-    return invalid_input(std::string(flag) + " '" + text + "' is not valid; use e.g. " + example);
-  }
-  target = static_cast<T>(*value);
-  return {};
-}
-
 std::optional<std::uint64_t> parse_count(std::string_view text) {
   std::uint64_t value = 0;
   if (text.empty()) return std::nullopt;
@@ -103,34 +103,29 @@ std::optional<std::uint64_t> parse_count(std::string_view text) {
   return value;
 }
 
-Result<RunRequest> to_request(RunFlags& flags, const std::vector<std::string>& rest) {
-  RunRequest request;
-  SandboxSpec& spec = request.spec;
-  request.json = flags.json;
-  if (!flags.backend.empty()) request.backend = flags.backend;
-  spec.argv = rest;
-  if (spec.argv.empty()) {
-    return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
-  }
-  Limits& limits = spec.limits;
+Result<LimitOverrides> limit_flags(const RunFlags& flags) {
+  LimitOverrides limits;
+  auto parse = [](const std::string& text, const char* flag, const char* example, auto parser,
+                  auto& target) -> Status {
+    if (text.empty()) return {};
+    auto value = parser(text);
+    if (!value) {
+      return invalid_input(std::string(flag) + " '" + text + "' is not valid; use e.g. " + example);
+    }
+    target = static_cast<std::remove_reference_t<decltype(*target)>>(*value);
+    return {};
+  };
   for (auto status : {
-           set_if_given(flags.timeout, "--timeout", "30 or 1.5s", parse_seconds,
-                        limits.wall_seconds),
-           set_if_given(flags.memory, "--memory", "512m", parse_size, limits.memory_bytes),
-           set_if_given(flags.pids, "--pids", "256", parse_count, limits.pids),
-           set_if_given(flags.output_limit, "--output-limit", "1m", parse_size,
-                        limits.output_bytes),
-           set_if_given(flags.file_size, "--file-size", "256m", parse_size, limits.file_size_bytes),
-           set_if_given(flags.tmp_size, "--tmp-size", "64m", parse_size, limits.tmp_bytes),
-           set_if_given(flags.work_size, "--work-size", "256m", parse_size, limits.work_bytes),
+           parse(flags.timeout, "--timeout", "30 or 1.5s", parse_seconds, limits.wall_seconds),
+           parse(flags.cpu_time, "--cpu-time", "10", parse_seconds, limits.cpu_seconds),
+           parse(flags.memory, "--memory", "512m", parse_size, limits.memory_bytes),
+           parse(flags.pids, "--pids", "256", parse_count, limits.pids),
+           parse(flags.output_limit, "--output-limit", "1m", parse_size, limits.output_bytes),
+           parse(flags.file_size, "--file-size", "256m", parse_size, limits.file_size_bytes),
+           parse(flags.tmp_size, "--tmp-size", "64m", parse_size, limits.tmp_bytes),
+           parse(flags.work_size, "--work-size", "256m", parse_size, limits.work_bytes),
        }) {
     if (!status) return status.error();
-  }
-  if (!flags.cpu_time.empty()) {
-    auto seconds = parse_seconds(flags.cpu_time);
-    if (!seconds)
-      return invalid_input("--cpu-time '" + flags.cpu_time + "' is not valid; use e.g. 10");
-    limits.cpu_seconds = *seconds;
   }
   if (!flags.cpus.empty()) {
     auto cpus = parse_seconds(flags.cpus);  // a plain non-negative decimal
@@ -140,8 +135,58 @@ Result<RunRequest> to_request(RunFlags& flags, const std::vector<std::string>& r
     }
     limits.cpus = *cpus;
   }
+  return limits;
+}
+
+// What runs: a command (rest, or the words after --), or code in a language.
+Status set_program(const RunFlags& flags, std::vector<std::string> rest,
+                   std::vector<std::string> command, RunRequest& request) {
+  if (flags.lang.empty()) {
+    if (!flags.code.empty()) return invalid_input("--code needs --lang (e.g. --lang python)");
+    if (!rest.empty() && !command.empty()) {
+      return invalid_input("unexpected '" + rest[0] +
+                           "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
+    }
+    rest.insert(rest.end(), command.begin(), command.end());
+    if (rest.empty()) {
+      return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
+    }
+    request.spec.argv = std::move(rest);
+    return {};
+  }
+  LanguageRequest language;
+  language.language = flags.lang;
+  if (!flags.policy_dir.empty()) language.policy_dir = flags.policy_dir;
+  if (!flags.code.empty()) {
+    language.code = flags.code;
+  } else if (!rest.empty()) {
+    language.code_file = rest[0];
+    rest.erase(rest.begin());
+  } else {
+    return invalid_input("no code given; use --code CODE, a FILE, or - to read it from stdin");
+  }
+  language.program_args = std::move(rest);
+  language.program_args.insert(language.program_args.end(), command.begin(), command.end());
+  request.language = std::move(language);
+  return {};
+}
+
+Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
+                              std::vector<std::string> command) {
+  RunRequest request;
+  SandboxSpec& spec = request.spec;
+  request.json = flags.json;
+  if (!flags.backend.empty()) request.backend = flags.backend;
+  if (auto program = set_program(flags, std::move(rest), std::move(command), request); !program) {
+    return program.error();
+  }
+  auto limits = limit_flags(flags);
+  if (!limits) return limits.error();
+  request.limit_flags = *limits;
+  request.limit_flags.apply_to(spec.limits);
   spec.require_cgroups = flags.require_cgroups;
-  if (flags.network == "none") {
+  request.network_given = !flags.network.empty();
+  if (flags.network.empty() || flags.network == "none") {
     spec.network = NetworkMode::kNone;
   } else if (flags.network == "host") {
     spec.network = NetworkMode::kHost;
@@ -178,11 +223,22 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   bool doctor_json = false;
   CLI::App* doctor = app.add_subcommand("doctor", "Show what isolation this host offers");
   doctor->add_flag("--json", doctor_json, "Print the report as JSON");
+  PolicyRequest policy_request;
+  std::string policy_dir;
+  CLI::App* policy = app.add_subcommand("policy", "Language policies: list, show LANG, check FILE");
+  policy->add_option("action", policy_request.action, "list, show or check")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "check"}));
+  policy->add_option("argument", policy_request.argument, "LANG for show, FILE for check");
+  policy->add_flag("--json", policy_request.json, "Print JSON");
+  policy->add_option("--policy-dir", policy_dir, "Extra language policies")
+      ->envname("PADDOCK_POLICY_DIR")
+      ->type_name("DIR");
 
   if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "run" &&
-      std::string_view(argv[1]) != "doctor") {
+      std::string_view(argv[1]) != "doctor" && std::string_view(argv[1]) != "policy") {
     return invalid_input(std::string("unknown command '") + argv[1] +
-                         "'; the commands are run and doctor (see 'paddock --help')");
+                         "'; the commands are run, doctor and policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;
@@ -197,13 +253,17 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   try {
     app.parse(paddock_argc, const_cast<char**>(argv));
   } catch (const CLI::CallForHelp&) {
-    const CLI::App* target = run->parsed() ? run : doctor->parsed() ? doctor : &app;
+    const CLI::App* target = run->parsed()      ? run
+                             : doctor->parsed() ? doctor
+                             : policy->parsed() ? policy
+                                                : &app;
     return Request{InfoRequest{target->help()}};
   } catch (const CLI::CallForVersion&) {
     return Request{InfoRequest{std::string(kVersion) + "\n"}};
   } catch (const CLI::ParseError& error) {
     std::string where = run->parsed()      ? "paddock run --help"
                         : doctor->parsed() ? "paddock doctor --help"
+                        : policy->parsed() ? "paddock policy --help"
                                            : "paddock --help";
     std::string message = error.what();
     if (message.empty()) message = "invalid command line";
@@ -213,17 +273,20 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
     if (paddock_argc != argc) return invalid_input("paddock doctor takes no command");
     return Request{DoctorRequest{doctor_json}};
   }
+  if (policy->parsed()) {
+    if (policy_request.action != "list" && policy_request.argument.empty()) {
+      return invalid_input("paddock policy " + policy_request.action + " needs " +
+                           (policy_request.action == "show" ? "a language" : "a policy file"));
+    }
+    if (!policy_dir.empty()) policy_request.policy_dir = policy_dir;
+    return Request{std::move(policy_request)};
+  }
   std::vector<std::string> rest = run->remaining();
   // prefix_command() hands over unknown options too: refuse them rather than run them.
-  if (!rest.empty() && rest[0].starts_with("-")) {
+  if (!rest.empty() && rest[0].starts_with("-") && rest[0] != "-") {
     return invalid_input("unknown option " + rest[0] + " (see 'paddock run --help')");
   }
-  if (!rest.empty() && !command.empty()) {
-    return invalid_input("unexpected '" + rest[0] +
-                         "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
-  }
-  rest.insert(rest.end(), command.begin(), command.end());
-  auto request = to_request(run_flags, rest);
+  auto request = to_request(run_flags, std::move(rest), std::move(command));
   if (!request) return request.error();
   return Request{std::move(*request)};
 }

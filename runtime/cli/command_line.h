@@ -3,19 +3,42 @@
 // The `paddock` command line, parsed into plain requests (so tests can check parsing without
 // running anything). Usage errors become one line that names the problem and where to look.
 
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/result.h"
+#include "limit_overrides.h"
 #include "sandbox_spec.h"
 
 namespace paddock::cli {
 
+// `paddock run --lang LANG (--code CODE | FILE | -) [-- ARGS...]`.
+struct LanguageRequest {
+  std::string language;
+  std::optional<std::string> code;       // --code
+  std::optional<std::string> code_file;  // FILE, or "-" for paddock's stdin
+  std::vector<std::string> program_args;
+  std::optional<std::string> policy_dir;
+};
+
 struct RunRequest {
-  SandboxSpec spec;
+  SandboxSpec spec;  // for a language run: the flags' part, merged over the policy's by main
+  LimitOverrides limit_flags;  // the limits the flags set (already applied to spec.limits)
+  bool network_given = false;  // --network was given (else a policy may decide)
+  std::optional<LanguageRequest> language;
   std::string backend = "native";
   bool json = false;
   bool stdin_from_terminal = false;  // --stdin -: paddock's own stdin becomes the program's
+};
+
+// `paddock policy list|show LANG|check FILE`.
+struct PolicyRequest {
+  std::string action;
+  std::string argument;
+  bool json = false;
+  std::optional<std::string> policy_dir;
 };
 
 struct DoctorRequest {
@@ -27,7 +50,7 @@ struct InfoRequest {
   std::string text;
 };
 
-using Request = std::variant<RunRequest, DoctorRequest, InfoRequest>;
+using Request = std::variant<RunRequest, DoctorRequest, PolicyRequest, InfoRequest>;
 
 Result<Request> parse_command_line(int argc, const char* const* argv);
 

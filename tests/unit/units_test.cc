@@ -1,8 +1,8 @@
-#include "cli/units.h"
+#include "core/units.h"
 
 #include <gtest/gtest.h>
 
-namespace paddock::cli {
+namespace paddock {
 namespace {
 
 TEST(Units, SizesInBinaryUnits) {
@@ -34,4 +34,4 @@ TEST(Units, Seconds) {
 }
 
 }  // namespace
-}  // namespace paddock::cli
+}  // namespace paddock

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace paddock::cli {
+namespace paddock {
 
 // "512m", "1g", "64k", "1048576", "1.5g" (binary units, case-insensitive, optional "b"/"ib").
 std::optional<std::uint64_t> parse_size(std::string_view text);
@@ -14,4 +14,4 @@ std::optional<std::uint64_t> parse_size(std::string_view text);
 // "2", "0.5", "1.5s", "100ms", "2m".
 std::optional<double> parse_seconds(std::string_view text);
 
-}  // namespace paddock::cli
+}  // namespace paddock

@@ -1,10 +1,10 @@
-#include "cli/units.h"
+#include "core/units.h"
 
 #include <cctype>
 #include <cmath>
 #include <string>
 
-namespace paddock::cli {
+namespace paddock {
 namespace {
 
 // Splits "1.5g" into 1.5 and "g"; fails on anything that is not a non-negative decimal.
@@ -64,4 +64,4 @@ std::optional<double> parse_seconds(std::string_view text) {
   return std::nullopt;
 }
 
-}  // namespace paddock::cli
+}  // namespace paddock

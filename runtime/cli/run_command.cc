@@ -1,0 +1,152 @@
+#include "cli/run_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "backend_registry.h"
+#include "cli/output.h"
+#include "language/language_run.h"
+#include "language/policy_store.h"
+
+namespace paddock::cli {
+namespace {
+
+const CancellationToken* g_cancellation = nullptr;
+volatile std::sig_atomic_t g_received_signal = 0;
+
+void on_termination_signal(int sig) {
+  g_received_signal = sig;
+  if (g_cancellation != nullptr) g_cancellation->cancel();
+}
+
+// Streams the program's output to ours as it arrives, unless a JSON result was asked for.
+class CliObserver final : public RunObserver {
+ public:
+  explicit CliObserver(bool stream) : stream_(stream) {}
+  void on_output(StreamId stream, std::string_view chunk) override {
+    if (!stream_) return;
+    write_all(stream == StreamId::kStdout ? STDOUT_FILENO : STDERR_FILENO, chunk);
+  }
+  [[nodiscard]] const CancellationToken* cancellation() const override { return &token_; }
+  [[nodiscard]] const CancellationToken& token() const { return token_; }
+
+ private:
+  bool stream_;
+  CancellationToken token_;
+};
+
+void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
+  if (result.stdout_data.truncated) {
+    note("stdout truncated to " + std::to_string(spec.limits.output_bytes) + " of " +
+         std::to_string(result.stdout_data.total_bytes) + " bytes (--output-limit)");
+  }
+  if (result.stderr_data.truncated) {
+    note("stderr truncated to " + std::to_string(spec.limits.output_bytes) + " of " +
+         std::to_string(result.stderr_data.total_bytes) + " bytes (--output-limit)");
+  }
+  switch (result.outcome) {
+    case Outcome::kTimedOut:
+      note("timed out after " + std::to_string(result.duration_ms) +
+           " ms (--timeout); the sandbox was killed");
+      break;
+    case Outcome::kExecFailed:
+      note(result.exec_error);
+      break;
+    case Outcome::kCancelled:
+      note("cancelled; the sandbox was killed");
+      break;
+    default:
+      break;
+  }
+  if (result.oom_killed) {
+    note("the sandbox ran out of memory (--memory " + std::to_string(spec.limits.memory_bytes) +
+         " bytes) and the kernel killed a process");
+  }
+  for (const auto& limit : result.isolation.not_enforced) {
+    note("--" + limit + " is not enforced here: " + result.isolation.limits_reason);
+  }
+}
+
+Result<std::string> read_code(const LanguageRequest& language) {
+  if (language.code) return *language.code;
+  std::ostringstream text;
+  if (*language.code_file == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(*language.code_file, std::ios::binary);
+  if (!in) return system_error("cannot read code file " + *language.code_file);
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The policy's spec, with what the flags set laid over it: flags win over the policy, which
+// wins over paddock's defaults.
+Result<SandboxSpec> language_run_spec(const RunRequest& request, const LanguagePolicy& policy,
+                                      const std::string& code) {
+  auto spec = language_spec(policy, code, request.language->program_args);
+  if (!spec) return spec.error();
+  const SandboxSpec& flags = request.spec;
+  request.limit_flags.apply_to(spec->limits);
+  spec->env.insert(spec->env.end(), flags.env.begin(), flags.env.end());
+  if (request.network_given) spec->network = flags.network;
+  spec->cwd = flags.cwd;
+  spec->stdin_path = flags.stdin_path;
+  spec->binds = flags.binds;
+  if (flags.seccomp_profile_path) spec->seccomp_profile_path = flags.seccomp_profile_path;
+  spec->require_cgroups = flags.require_cgroups;
+  return spec;
+}
+
+}  // namespace
+
+int run_command(RunRequest& request) {
+  std::optional<LanguagePolicy> policy;
+  if (request.language) {
+    auto store = PolicyStore::load(policy_directories(request.language->policy_dir));
+    if (!store) return fail(store.error().message);
+    auto found = store->find(request.language->language);
+    if (!found) return fail(found.error().message);
+    policy = **found;
+    auto code = read_code(*request.language);
+    if (!code) return fail(code.error().message);
+    auto spec = language_run_spec(request, *policy, *code);
+    if (!spec) return fail(spec.error().message);
+    request.spec = std::move(*spec);
+  }
+
+  CliObserver observer(!request.json);
+  g_cancellation = &observer.token();
+  struct sigaction action {};
+  action.sa_handler = on_termination_signal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  if (request.stdin_from_terminal) request.spec.stdin_fd = STDIN_FILENO;
+
+  auto backend = builtin_backends().create(request.backend);
+  if (!backend) return fail(backend.error().message);
+  auto result = (*backend)->run(request.spec, observer);
+  g_cancellation = nullptr;
+  if (!result) return fail(result.error().message);
+  if (request.json) {
+    nlohmann::json json = policy ? to_json(label_result(*policy, *result)) : to_json(*result);
+    write_all(STDOUT_FILENO,
+              json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  } else {
+    report_to_stderr(*result, request.spec);
+  }
+  if (result->outcome == Outcome::kCancelled && g_received_signal != 0) {
+    return 128 + g_received_signal;
+  }
+  return cli_exit_status(*result);
+}
+
+}  // namespace paddock::cli

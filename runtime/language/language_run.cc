@@ -1,0 +1,77 @@
+#include "language/language_run.h"
+
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+namespace paddock {
+namespace {
+
+std::string substitute(std::string text, const std::string& file, const std::string& class_name) {
+  for (const auto& [placeholder, value] :
+       {std::pair<std::string, std::string>{"{file}", file}, {"{class}", class_name}}) {
+    for (auto at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size())) {
+      text.replace(at, placeholder.size(), value);
+    }
+  }
+  return text;
+}
+
+std::vector<std::string> substitute_all(const std::vector<std::string>& argv,
+                                        const std::string& file, const std::string& class_name) {
+  std::vector<std::string> out;
+  for (const auto& arg : argv) out.push_back(substitute(arg, file, class_name));
+  return out;
+}
+
+}  // namespace
+
+std::string java_public_class(const std::string& code) {
+  static const std::regex kPublicClass(
+      R"((^|[\s;}])public\s+((final|abstract|sealed|strictfp)\s+)*(class|record|enum|interface)\s+([A-Za-z_$][A-Za-z0-9_$]*))");
+  std::smatch match;
+  if (std::regex_search(code, match, kPublicClass)) return match[5].str();
+  return "Main";
+}
+
+Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
+                                  const std::vector<std::string>& program_args) {
+  SandboxSpec spec;
+  std::string class_name =
+      policy.source_file.find("{class}") != std::string::npos ||
+              policy.run.end() != std::find_if(policy.run.begin(), policy.run.end(),
+                                               [](const std::string& arg) {
+                                                 return arg.find("{class}") != std::string::npos;
+                                               })
+          ? java_public_class(code)
+          : "Main";
+  std::string file = substitute(policy.source_file, "", class_name);
+  spec.files.push_back({file, code, 0644});
+  if (!policy.compile.empty())
+    spec.prelude.push_back(substitute_all(policy.compile, file, class_name));
+  spec.argv = substitute_all(policy.run, file, class_name);
+  spec.argv.insert(spec.argv.end(), program_args.begin(), program_args.end());
+  for (const auto& [name, value] : policy.env) spec.env.push_back(name + "=" + value);
+  policy.limits.apply_to(spec.limits);
+  spec.network = policy.run_network;
+  if (policy.seccomp_profile != "default") spec.seccomp_profile_path = policy.seccomp_profile;
+  return spec;
+}
+
+LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run) {
+  LanguageRunResult result;
+  result.language = policy.name;
+  result.phase = !policy.compile.empty() && run.step == 0 ? "compile" : "run";
+  result.run = std::move(run);
+  return result;
+}
+
+nlohmann::json to_json(const LanguageRunResult& result) {
+  nlohmann::json json = to_json(result.run);
+  json["language"] = result.language;
+  json["phase"] = result.phase;
+  return json;
+}
+
+}  // namespace paddock

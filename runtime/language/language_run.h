@@ -1,0 +1,35 @@
+#pragma once
+
+// Turns "run this code in that language" into a SandboxSpec: the code becomes a file in the
+// work directory, a compile command (if the language has one) becomes the prelude, the run
+// command the program, and the policy's environment, limits and network apply.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.h"
+#include "language/policy.h"
+#include "run_result.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+// The public class a Java file must be named after, or "Main".
+std::string java_public_class(const std::string& code);
+
+// `program_args` are appended to the run command.
+Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
+                                  const std::vector<std::string>& program_args);
+
+struct LanguageRunResult {
+  RunResult run;
+  std::string language;
+  std::string phase;  // "compile" when the compiler ended the run, else "run"
+};
+
+LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run);
+nlohmann::json to_json(const LanguageRunResult& result);
+
+}  // namespace paddock

@@ -1,0 +1,223 @@
+#include "language/policy.h"
+
+#include <cstdlib>
+#include <regex>
+#include <set>
+
+#include "core/units.h"
+
+namespace paddock {
+namespace {
+
+using nlohmann::json;
+
+// Walks a policy document, remembering the first problem with its JSON pointer.
+class Reader {
+ public:
+  Reader(const json& document, std::string_view origin) : document_(document), origin_(origin) {}
+
+  [[nodiscard]] bool failed() const { return error_.has_value(); }
+  [[nodiscard]] Error error() const { return *error_; }
+
+  void fail(const std::string& pointer, const std::string& what) {
+    if (!error_) error_ = invalid_input(std::string(origin_) + ": " + pointer + ": " + what);
+  }
+
+  const json* find(const json& object, const std::string& key) {
+    auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  }
+
+  std::string string(const json& object, const std::string& pointer, const std::string& key,
+                     bool required, std::string fallback = "") {
+    const json* value = find(object, key);
+    if (value == nullptr) {
+      if (required) fail(pointer + "/" + key, "is missing");
+      return fallback;
+    }
+    if (!value->is_string()) {
+      fail(pointer + "/" + key, "must be a string");
+      return fallback;
+    }
+    return value->get<std::string>();
+  }
+
+  std::vector<std::string> strings(const json& object, const std::string& pointer,
+                                   const std::string& key, bool required, bool non_empty) {
+    std::vector<std::string> result;
+    const json* value = find(object, key);
+    if (value == nullptr) {
+      if (required) fail(pointer + "/" + key, "is missing");
+      return result;
+    }
+    if (!value->is_array()) {
+      fail(pointer + "/" + key, "must be a list of strings");
+      return result;
+    }
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      if (!(*value)[i].is_string()) {
+        fail(pointer + "/" + key + "/" + std::to_string(i), "must be a string");
+        return result;
+      }
+      result.push_back((*value)[i].get<std::string>());
+    }
+    if (non_empty && (result.empty() || result[0].empty())) {
+      fail(pointer + "/" + key, "must name a command");
+    }
+    return result;
+  }
+
+  template <typename T, typename Parse>
+  std::optional<T> limit(const json& limits, const std::string& key, const char* example,
+                         Parse parse) {
+    const json* value = find(limits, key);
+    if (value == nullptr) return std::nullopt;
+    std::optional<double> parsed;
+    if (value->is_number()) {
+      parsed = value->get<double>();
+    } else if (value->is_string()) {
+      auto from_text = parse(value->get<std::string>());
+      if (from_text) parsed = static_cast<double>(*from_text);
+    }
+    if (!parsed || *parsed < 0) {
+      fail("/limits/" + key, value->dump() + " is not valid; use e.g. " + example);
+      return std::nullopt;
+    }
+    return static_cast<T>(*parsed);
+  }
+
+ private:
+  const json& document_;
+  std::string_view origin_;
+  std::optional<Error> error_;
+};
+
+std::optional<std::uint64_t> count(std::string_view text) {
+  std::uint64_t value = 0;
+  if (text.empty()) return std::nullopt;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value;
+}
+
+std::optional<double> decimal(std::string_view text) {
+  std::string copy(text);
+  char* end = nullptr;
+  double value = std::strtod(copy.c_str(), &end);
+  if (copy.empty() || end != copy.c_str() + copy.size()) return std::nullopt;
+  return value;
+}
+
+void read_limits(Reader& reader, const json& document, LimitOverrides& limits) {
+  const json* object = reader.find(document, "limits");
+  if (object == nullptr) return;
+  if (!object->is_object()) return reader.fail("/limits", "must be an object");
+  static const std::set<std::string> kKnown = {"timeout", "cpu_time",  "cpus", "memory", "pids",
+                                               "output",  "file_size", "tmp",  "work"};
+  for (const auto& [key, value] : object->items()) {
+    if (kKnown.count(key) == 0) reader.fail("/limits/" + key, "is not a known limit");
+  }
+  limits.wall_seconds = reader.limit<double>(*object, "timeout", "\"30s\"", parse_seconds);
+  limits.cpu_seconds = reader.limit<double>(*object, "cpu_time", "\"60\"", parse_seconds);
+  limits.cpus = reader.limit<double>(*object, "cpus", "1 or 0.5", decimal);
+  limits.memory_bytes = reader.limit<std::uint64_t>(*object, "memory", "\"512m\"", parse_size);
+  limits.pids = reader.limit<std::uint32_t>(*object, "pids", "128", count);
+  limits.output_bytes = reader.limit<std::uint64_t>(*object, "output", "\"1m\"", parse_size);
+  limits.file_size_bytes =
+      reader.limit<std::uint64_t>(*object, "file_size", "\"256m\"", parse_size);
+  limits.tmp_bytes = reader.limit<std::uint64_t>(*object, "tmp", "\"64m\"", parse_size);
+  limits.work_bytes = reader.limit<std::uint64_t>(*object, "work", "\"256m\"", parse_size);
+  if (limits.wall_seconds && *limits.wall_seconds <= 0)
+    reader.fail("/limits/timeout", "must be above 0");
+  if (limits.pids && *limits.pids < 2) reader.fail("/limits/pids", "must be at least 2");
+}
+
+void read_network(Reader& reader, const json& document, LanguagePolicy& policy) {
+  const json* object = reader.find(document, "network");
+  if (object == nullptr) return;
+  if (!object->is_object()) return reader.fail("/network", "must be an object");
+  std::string run = reader.string(*object, "/network", "run", false, "none");
+  if (run == "none") {
+    policy.run_network = NetworkMode::kNone;
+  } else if (run == "host") {
+    policy.run_network = NetworkMode::kHost;
+  } else {
+    reader.fail("/network/run", "'" + run + "' is not valid; use none or host");
+  }
+  policy.install_network = reader.string(*object, "/network", "install", false, "none");
+  if (policy.install_network != "none" && policy.install_network != "user" &&
+      policy.install_network != "host") {
+    reader.fail("/network/install",
+                "'" + policy.install_network + "' is not valid; use none, user or host");
+  }
+}
+
+void read_env(Reader& reader, const json& document, LanguagePolicy& policy) {
+  const json* object = reader.find(document, "env");
+  if (object == nullptr) return;
+  if (!object->is_object()) return reader.fail("/env", "must be an object of NAME: value");
+  static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
+  for (const auto& [key, value] : object->items()) {
+    if (!std::regex_match(key, kName)) reader.fail("/env/" + key, "is not a variable name");
+    if (!value.is_string()) reader.fail("/env/" + key, "must be a string");
+    if (value.is_string()) policy.env[key] = value.get<std::string>();
+  }
+}
+
+void check_known_keys(Reader& reader, const json& document) {
+  static const std::set<std::string> kKnown = {
+      "$schema", "name",   "aliases", "description", "source_file", "compile", "run",
+      "env",     "limits", "network", "install",     "seccomp",     "rootfs",  "screening"};
+  for (const auto& [key, value] : document.items()) {
+    if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
+  }
+}
+
+}  // namespace
+
+Result<LanguagePolicy> parse_policy(const json& document, std::string_view origin) {
+  Reader reader(document, origin);
+  if (!document.is_object()) return invalid_input(std::string(origin) + ": must be a JSON object");
+  LanguagePolicy policy;
+  policy.origin = std::string(origin);
+  check_known_keys(reader, document);
+  policy.name = reader.string(document, "", "name", true);
+  static const std::regex kLanguageName("[a-z0-9][a-z0-9+#._-]*");
+  if (!policy.name.empty() && !std::regex_match(policy.name, kLanguageName)) {
+    reader.fail("/name", "'" + policy.name + "' must be lower case letters, digits, + # . _ -");
+  }
+  policy.aliases = reader.strings(document, "", "aliases", false, false);
+  policy.description = reader.string(document, "", "description", false);
+  policy.source_file = reader.string(document, "", "source_file", true);
+  if (!policy.source_file.empty() &&
+      (policy.source_file[0] == '/' || policy.source_file.find("..") != std::string::npos)) {
+    reader.fail("/source_file", "must be a file name inside the work directory");
+  }
+  policy.compile = reader.strings(document, "", "compile", false, true);
+  policy.run = reader.strings(document, "", "run", true, true);
+  policy.install = reader.strings(document, "", "install", false, true);
+  read_env(reader, document, policy);
+  read_limits(reader, document, policy.limits);
+  read_network(reader, document, policy);
+  if (const json* seccomp = reader.find(document, "seccomp")) {
+    if (!seccomp->is_object()) {
+      reader.fail("/seccomp", "must be an object");
+    } else {
+      policy.seccomp_profile = reader.string(*seccomp, "/seccomp", "profile", false, "default");
+    }
+  }
+  policy.rootfs = reader.string(document, "", "rootfs", false, "host");
+  if (policy.rootfs != "host") {
+    reader.fail("/rootfs", "'" + policy.rootfs + "' is not available yet; use host");
+  }
+  if (const json* screening = reader.find(document, "screening")) {
+    if (!screening->is_object()) reader.fail("/screening", "must be an object");
+    policy.screening = *screening;
+  }
+  if (reader.failed()) return reader.error();
+  return policy;
+}
+
+}  // namespace paddock

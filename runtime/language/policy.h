@@ -1,0 +1,42 @@
+#pragma once
+
+// A language policy: how code in one language is written to disk, compiled and run, with which
+// environment, limits and network, and how its libraries are installed. Data from
+// policies/<language>.json (schema: policies/schema.json); this is its parsed, checked form.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "limit_overrides.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+struct LanguagePolicy {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  std::string source_file;           // relative to the work directory; may hold {class}
+  std::vector<std::string> compile;  // empty: nothing to compile
+  std::vector<std::string> run;      // placeholders {file} and {class}
+  std::map<std::string, std::string> env;
+  LimitOverrides limits;
+  NetworkMode run_network = NetworkMode::kNone;
+  std::string install_network = "none";  // "none", "user" or "host"
+  std::vector<std::string> install;      // placeholder {libraries}
+  std::string seccomp_profile = "default";
+  std::string rootfs = "host";
+  nlohmann::json screening;  // checked and applied by code screening
+  std::string origin;        // the file(s) it was read from, for messages
+};
+
+// Checks and converts one (already merged) policy document. Errors name `origin` and the JSON
+// pointer of what is wrong: "python.json: /limits/memory: '12 parsecs' is not a size".
+Result<LanguagePolicy> parse_policy(const nlohmann::json& document, std::string_view origin);
+
+}  // namespace paddock

@@ -1,0 +1,162 @@
+#include "language/policy_store.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "language/builtin_policies.h"
+
+namespace paddock {
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+Result<json> parse_json(std::string_view text, const std::string& origin) {
+  try {
+    json document = json::parse(text);
+    if (!document.is_object()) return invalid_input(origin + ": must be a JSON object");
+    return document;
+  } catch (const json::parse_error& error) {
+    std::string what = error.what();
+    auto tag_end = what.find("] ");
+    return invalid_input(origin + ": is not valid JSON: " +
+                         (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
+  }
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return system_error("cannot read policy " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A document per language name, merged in the order files come, with where each came from.
+struct Layered {
+  json document;
+  std::string origin;
+};
+
+Status add_layer(std::map<std::string, Layered>& by_name, std::string_view text,
+                 const std::string& origin) {
+  auto document = parse_json(text, origin);
+  if (!document) return document.error();
+  auto name = document->find("name");
+  if (name == document->end() || !name->is_string() || name->get<std::string>().empty()) {
+    return invalid_input(origin + ": /name: is missing (every policy file names its language)");
+  }
+  Layered& layered = by_name[name->get<std::string>()];
+  if (layered.document.is_null()) {
+    layered.document = std::move(*document);
+    layered.origin = origin;
+  } else {
+    layered.document.merge_patch(*document);
+    layered.origin += " + " + origin;
+  }
+  return {};
+}
+
+std::vector<std::string> json_files(const std::string& directory) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    std::string path = entry.path().string();
+    if (entry.is_regular_file() && path.ends_with(".json") &&
+        entry.path().filename() != "schema.json") {
+      files.push_back(path);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<std::map<std::string, Layered>> builtin_layers() {
+  std::map<std::string, Layered> by_name;
+  for (const auto& [file, text] : builtin_policy_texts()) {
+    if (auto added = add_layer(by_name, text, "built-in " + std::string(file)); !added) {
+      return added.error();
+    }
+  }
+  return by_name;
+}
+
+}  // namespace
+
+Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories) {
+  auto layers = builtin_layers();
+  if (!layers) return layers.error();
+  for (const auto& directory : directories) {
+    for (const auto& path : json_files(directory)) {
+      auto text = read_file(path);
+      if (!text) return text.error();
+      if (auto added = add_layer(*layers, *text, path); !added) return added.error();
+    }
+  }
+  PolicyStore store;
+  for (const auto& [name, layered] : *layers) {
+    auto policy = parse_policy(layered.document, layered.origin);
+    if (!policy) return policy.error();
+    store.policies_.push_back(std::move(*policy));
+  }
+  return store;
+}
+
+Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
+  std::string wanted = lower(name);
+  for (const auto& policy : policies_) {
+    if (policy.name == wanted) return &policy;
+    for (const auto& alias : policy.aliases) {
+      if (lower(alias) == wanted) return &policy;
+    }
+  }
+  std::string known;
+  for (const auto& policy : policies_) known += (known.empty() ? "" : ", ") + policy.name;
+  return invalid_input("unknown language '" + std::string(name) + "'; paddock knows " + known +
+                       " (add one with a policy file, see 'paddock policy')");
+}
+
+std::vector<std::string> policy_directories(const std::optional<std::string>& policy_dir) {
+  std::vector<std::string> directories;
+  const char* config = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  if (config != nullptr && *config != '\0') {
+    directories.push_back(std::string(config) + "/paddock/policies");
+  } else if (home != nullptr && *home != '\0') {
+    directories.push_back(std::string(home) + "/.config/paddock/policies");
+  }
+  if (policy_dir) directories.push_back(*policy_dir);
+  return directories;
+}
+
+Result<LanguagePolicy> check_policy_file(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return text.error();
+  auto layers = builtin_layers();
+  if (!layers) return layers.error();
+  auto document = parse_json(*text, path);
+  if (!document) return document.error();
+  auto name = document->find("name");
+  if (name != document->end() && name->is_string()) {
+    auto builtin = layers->find(name->get<std::string>());
+    if (builtin != layers->end()) {
+      json merged = builtin->second.document;
+      merged.merge_patch(*document);
+      return parse_policy(merged, path);
+    }
+  }
+  return parse_policy(*document, path);
+}
+
+}  // namespace paddock

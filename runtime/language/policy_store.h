@@ -1,0 +1,38 @@
+#pragma once
+
+// Every language paddock knows: the built-in policies (policies/*.json, embedded at build time),
+// then $XDG_CONFIG_HOME/paddock/policies, then --policy-dir. A later file for a language merges
+// over the earlier ones field by field (RFC 7396 JSON merge patch: objects merge, everything
+// else replaces); a new name adds a language. A broken file fails the whole load, naming the
+// file and the JSON pointer: nothing is ever half-applied.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "language/policy.h"
+
+namespace paddock {
+
+class PolicyStore {
+ public:
+  static Result<PolicyStore> load(const std::vector<std::string>& directories);
+
+  // By name or alias, case-insensitively; the error lists the languages there are.
+  [[nodiscard]] Result<const LanguagePolicy*> find(std::string_view name) const;
+  [[nodiscard]] const std::vector<LanguagePolicy>& all() const { return policies_; }
+
+ private:
+  std::vector<LanguagePolicy> policies_;
+};
+
+// $XDG_CONFIG_HOME/paddock/policies (or ~/.config/...), then `policy_dir` when given.
+std::vector<std::string> policy_directories(const std::optional<std::string>& policy_dir);
+
+// Checks one policy file as `paddock policy check` does: on its own when it names a new
+// language, merged over the built-in one when it names an existing language.
+Result<LanguagePolicy> check_policy_file(const std::string& path);
+
+}  // namespace paddock

@@ -1,0 +1,40 @@
+#pragma once
+
+// Limits as a layer: each field set or not. Defaults, then a language policy, then command-line
+// flags are applied in that order, each overriding only what it sets.
+
+#include <cstdint>
+#include <optional>
+
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+struct LimitOverrides {
+  std::optional<double> wall_seconds;
+  std::optional<double> cpu_seconds;
+  std::optional<double> cpus;
+  std::optional<std::uint64_t> memory_bytes;
+  std::optional<std::uint32_t> pids;
+  std::optional<std::uint64_t> output_bytes;
+  std::optional<std::uint64_t> file_size_bytes;
+  std::optional<std::uint64_t> tmp_bytes;
+  std::optional<std::uint64_t> work_bytes;
+
+  void apply_to(Limits& limits) const {
+    auto set = [](auto& target, const auto& value) {
+      if (value) target = *value;
+    };
+    set(limits.wall_seconds, wall_seconds);
+    if (cpu_seconds) limits.cpu_seconds = cpu_seconds;
+    if (cpus) limits.cpus = cpus;
+    set(limits.memory_bytes, memory_bytes);
+    set(limits.pids, pids);
+    set(limits.output_bytes, output_bytes);
+    set(limits.file_size_bytes, file_size_bytes);
+    set(limits.tmp_bytes, tmp_bytes);
+    set(limits.work_bytes, work_bytes);
+  }
+};
+
+}  // namespace paddock
