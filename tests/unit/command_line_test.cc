@@ -124,6 +124,43 @@ TEST(CommandLine, ErrorsNameTheProblem) {
   EXPECT_FALSE(error_of({}).empty());
 }
 
+TEST(CommandLine, LanguageRunsTakeCodeOrAFileAndProgramArguments) {
+  RunRequest inline_code = run_request({"run", "--lang", "python", "--code", "print(1)"});
+  ASSERT_TRUE(inline_code.language.has_value());
+  EXPECT_EQ(inline_code.language->language, "python");
+  EXPECT_EQ(inline_code.language->code, "print(1)");
+  RunRequest file = run_request({"run", "--lang", "ruby", "script.rb", "--", "a", "b"});
+  ASSERT_TRUE(file.language.has_value());
+  EXPECT_EQ(file.language->code_file, "script.rb");
+  EXPECT_EQ(file.language->program_args, (std::vector<std::string>{"a", "b"}));
+  RunRequest from_stdin = run_request({"run", "--lang", "c", "-"});
+  EXPECT_EQ(from_stdin.language->code_file, "-");
+  EXPECT_NE(error_of({"run", "--lang", "python"}).find("no code given"), std::string::npos);
+  EXPECT_NE(error_of({"run", "--code", "x", "--", "true"}).find("--code needs --lang"),
+            std::string::npos);
+}
+
+TEST(CommandLine, OnlyTheFlagsGivenOverrideAPolicy) {
+  RunRequest request = run_request({"run", "--lang", "go", "--memory", "1g", "--code", "x"});
+  EXPECT_EQ(request.limit_flags.memory_bytes, 1ull << 30);
+  EXPECT_FALSE(request.limit_flags.pids.has_value());
+  EXPECT_FALSE(request.limit_flags.wall_seconds.has_value());
+  EXPECT_FALSE(request.network_given);
+  EXPECT_TRUE(run_request({"run", "--network", "none", "--", "true"}).network_given);
+}
+
+TEST(CommandLine, PolicyCommands) {
+  auto list = parse({"policy", "list"});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(std::get<PolicyRequest>(*list).action, "list");
+  auto show = parse({"policy", "show", "python", "--policy-dir", "/etc/x"});
+  ASSERT_TRUE(show.ok());
+  EXPECT_EQ(std::get<PolicyRequest>(*show).argument, "python");
+  EXPECT_EQ(std::get<PolicyRequest>(*show).policy_dir, "/etc/x");
+  EXPECT_NE(error_of({"policy", "check"}).find("needs a policy file"), std::string::npos);
+  EXPECT_FALSE(error_of({"policy", "frob"}).empty());
+}
+
 TEST(CommandLine, HelpIsInformationNotAnError) {
   auto request = parse({"run", "--help"});
   ASSERT_TRUE(request.ok());

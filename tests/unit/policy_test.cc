@@ -1,0 +1,191 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "language/language_run.h"
+#include "language/policy.h"
+#include "language/policy_store.h"
+
+namespace paddock {
+namespace {
+
+using nlohmann::json;
+
+json minimal() {
+  return json::parse(R"({"name": "toy", "source_file": "main.toy", "run": ["toy", "{file}"]})");
+}
+
+std::string error_of(const json& document) {
+  auto policy = parse_policy(document, "toy.json");
+  EXPECT_FALSE(policy.ok());
+  return policy.ok() ? "" : policy.error().message;
+}
+
+TEST(Policy, MinimalPolicyParses) {
+  auto policy = parse_policy(minimal(), "toy.json");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->name, "toy");
+  EXPECT_TRUE(policy->compile.empty());
+  EXPECT_EQ(policy->run_network, NetworkMode::kNone);
+  EXPECT_EQ(policy->rootfs, "host");
+}
+
+TEST(Policy, EveryFieldIsRead) {
+  json document = minimal();
+  document["aliases"] = {"t"};
+  document["compile"] = {"toyc", "{file}"};
+  document["env"] = {{"TOY_HOME", "/work"}};
+  document["limits"] = {{"timeout", "90s"}, {"memory", "1g"}, {"pids", 512},  {"cpus", 2},
+                        {"cpu_time", "60"}, {"output", "2m"}, {"tmp", "128m"}};
+  document["network"] = {{"run", "host"}, {"install", "user"}};
+  document["install"] = {"toypkg", "install", "{libraries}"};
+  auto policy = parse_policy(document, "toy.json");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->compile, (std::vector<std::string>{"toyc", "{file}"}));
+  EXPECT_EQ(policy->env.at("TOY_HOME"), "/work");
+  EXPECT_EQ(policy->limits.wall_seconds, 90.0);
+  EXPECT_EQ(policy->limits.memory_bytes, 1ull << 30);
+  EXPECT_EQ(policy->limits.pids, 512u);
+  EXPECT_EQ(policy->limits.cpus, 2.0);
+  EXPECT_EQ(policy->limits.output_bytes, 2u << 20);
+  EXPECT_EQ(policy->run_network, NetworkMode::kHost);
+  EXPECT_EQ(policy->install_network, "user");
+}
+
+TEST(Policy, ErrorsNameTheFileAndThePointer) {
+  json missing_run = minimal();
+  missing_run.erase("run");
+  EXPECT_EQ(error_of(missing_run), "toy.json: /run: is missing");
+  json bad_memory = minimal();
+  bad_memory["limits"] = {{"memory", "12 parsecs"}};
+  EXPECT_NE(error_of(bad_memory).find("toy.json: /limits/memory: "), std::string::npos);
+  json bad_arg = minimal();
+  bad_arg["run"] = {"toy", 3};
+  EXPECT_EQ(error_of(bad_arg), "toy.json: /run/1: must be a string");
+  json unknown = minimal();
+  unknown["runn"] = {"x"};
+  EXPECT_EQ(error_of(unknown), "toy.json: /runn: is not a known policy field");
+  json bad_network = minimal();
+  bad_network["network"] = {{"run", "bridge"}};
+  EXPECT_NE(error_of(bad_network).find("/network/run"), std::string::npos);
+  json bad_limit = minimal();
+  bad_limit["limits"] = {{"memroy", "1g"}};
+  EXPECT_NE(error_of(bad_limit).find("/limits/memroy"), std::string::npos);
+  json escaping = minimal();
+  escaping["source_file"] = "../../etc/passwd";
+  EXPECT_NE(error_of(escaping).find("/source_file"), std::string::npos);
+  json bad_env = minimal();
+  bad_env["env"] = {{"NOT VALID", "x"}};
+  EXPECT_NE(error_of(bad_env).find("/env/NOT VALID"), std::string::npos);
+}
+
+TEST(PolicyStore, BuiltInLanguagesAreAllThere) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  for (const char* name : {"python", "javascript", "java", "cpp", "c", "go", "r", "ruby", "bash"}) {
+    auto policy = store->find(name);
+    EXPECT_TRUE(policy.ok()) << name;
+  }
+  for (const char* alias : {"js", "node", "c++", "golang", "py", "PYTHON"}) {
+    EXPECT_TRUE(store->find(alias).ok()) << alias;
+  }
+  auto unknown = store->find("cobol");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("python"), std::string::npos);  // lists what exists
+}
+
+class PolicyDirectory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = ::testing::TempDir() + "/paddock-policies-" + std::to_string(getpid());
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::string path = directory_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string directory_;
+};
+
+TEST_F(PolicyDirectory, LaterFilesOverrideFieldByField) {
+  write("python.json", R"({"name": "python", "limits": {"memory": "2g"}, "env": {"EXTRA": "1"}})");
+  auto store = PolicyStore::load({directory_});
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const LanguagePolicy* python = *store->find("python");
+  EXPECT_EQ(python->limits.memory_bytes, 2ull << 30);
+  EXPECT_EQ(python->env.at("EXTRA"), "1");
+  EXPECT_FALSE(python->run.empty());  // the built-in fields the override did not touch stay
+  EXPECT_NE(python->origin.find(directory_), std::string::npos);
+}
+
+TEST_F(PolicyDirectory, ADroppedInFileAddsALanguage) {
+  write("lua.json", R"({"name": "lua", "source_file": "main.lua", "run": ["lua", "{file}"]})");
+  auto store = PolicyStore::load({directory_});
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_TRUE(store->find("lua").ok());
+}
+
+TEST_F(PolicyDirectory, ABrokenFileFailsTheLoadNamingIt) {
+  std::string path = write("python.json", R"({"name": "python", "limits": {"pids": "many"}})");
+  auto store = PolicyStore::load({directory_});
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.error().message.find(path), std::string::npos);
+  EXPECT_NE(store.error().message.find("/limits/pids"), std::string::npos);
+  std::string bad_json = write("zz.json", "{nope");
+  auto check = check_policy_file(bad_json);
+  ASSERT_FALSE(check.ok());
+  EXPECT_NE(check.error().message.find("not valid JSON"), std::string::npos);
+}
+
+TEST_F(PolicyDirectory, CheckMergesOverTheBuiltInOfTheSameName) {
+  std::string override = write("python.json", R"({"name": "python", "limits": {"timeout": "5s"}})");
+  auto checked = check_policy_file(override);
+  ASSERT_TRUE(checked.ok()) << checked.error().message;
+  EXPECT_EQ(checked->limits.wall_seconds, 5.0);
+  std::string incomplete = write("new.json", R"({"name": "new"})");
+  EXPECT_FALSE(check_policy_file(incomplete).ok());
+}
+
+TEST(LanguageRun, JavaFilesAreNamedAfterThePublicClass) {
+  EXPECT_EQ(java_public_class("public class Hello { }"), "Hello");
+  EXPECT_EQ(java_public_class("import x;\npublic final class Greeter{}"), "Greeter");
+  EXPECT_EQ(java_public_class("class Hidden {}"), "Main");
+  EXPECT_EQ(java_public_class("// public class InAComment\nclass X{}"), "Main");
+}
+
+TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
+  json document = minimal();
+  document["source_file"] = "{class}.toy";
+  document["compile"] = {"toyc", "{file}"};
+  document["run"] = {"toy", "{class}"};
+  document["env"] = {{"A", "1"}};
+  document["limits"] = {{"pids", 99}};
+  auto policy = parse_policy(document, "toy.json");
+  ASSERT_TRUE(policy.ok());
+  auto spec = language_spec(*policy, "public class Widget {}", {"arg"});
+  ASSERT_TRUE(spec.ok());
+  ASSERT_EQ(spec->files.size(), 1u);
+  EXPECT_EQ(spec->files[0].path, "Widget.toy");
+  EXPECT_EQ(spec->files[0].content, "public class Widget {}");
+  EXPECT_EQ(spec->prelude, (std::vector<std::vector<std::string>>{{"toyc", "Widget.toy"}}));
+  EXPECT_EQ(spec->argv, (std::vector<std::string>{"toy", "Widget", "arg"}));
+  EXPECT_EQ(spec->env, (std::vector<std::string>{"A=1"}));
+  EXPECT_EQ(spec->limits.pids, 99u);
+
+  RunResult compile_failed;
+  compile_failed.step = 0;
+  EXPECT_EQ(label_result(*policy, compile_failed).phase, "compile");
+  RunResult ran;
+  ran.step = 1;
+  LanguageRunResult labelled = label_result(*policy, ran);
+  EXPECT_EQ(labelled.phase, "run");
+  EXPECT_EQ(to_json(labelled)["language"], "toy");
+}
+
+}  // namespace
+}  // namespace paddock
