@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "language/builtin_policies.h"
 #include "language/language_run.h"
 #include "language/policy.h"
 #include "language/policy_store.h"
+#include "support/harness.h"
 
 namespace paddock {
 namespace {
@@ -149,6 +151,37 @@ TEST_F(PolicyDirectory, CheckMergesOverTheBuiltInOfTheSameName) {
   EXPECT_EQ(checked->limits.wall_seconds, 5.0);
   std::string incomplete = write("new.json", R"({"name": "new"})");
   EXPECT_FALSE(check_policy_file(incomplete).ok());
+}
+
+// policies/schema.json documents the format for people and editors; the parser is what enforces
+// it. They must describe the same fields, and every built-in policy must use only those.
+TEST(PolicySchema, DescribesExactlyTheFieldsTheParserKnows) {
+  std::ifstream in(testing::source_dir() + "/policies/schema.json");
+  json schema = json::parse(in);
+  json document = minimal();
+  for (const auto& [field, definition] : schema["properties"].items()) {
+    if (field == "$schema") continue;
+    json with_field = document;
+    if (with_field.contains(field)) continue;
+    with_field[field] = nullptr;  // the wrong type: the parser must name this very field
+    auto parsed = parse_policy(with_field, "x.json");
+    ASSERT_FALSE(parsed.ok()) << field;
+    EXPECT_EQ(parsed.error().message.find("is not a known policy field"), std::string::npos)
+        << field << ": " << parsed.error().message;
+  }
+  for (const auto& [field, definition] : schema["properties"]["limits"]["properties"].items()) {
+    json with_limit = document;
+    with_limit["limits"] = {{field, 2}};
+    auto parsed = parse_policy(with_limit, "x.json");
+    EXPECT_TRUE(parsed.ok()) << field << ": " << (parsed.ok() ? "" : parsed.error().message);
+  }
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok());
+  for (const auto& [file, text] : builtin_policy_texts()) {
+    for (const auto& [field, value] : json::parse(text).items()) {
+      EXPECT_TRUE(schema["properties"].contains(field)) << file << ": " << field;
+    }
+  }
 }
 
 TEST(LanguageRun, JavaFilesAreNamedAfterThePublicClass) {
