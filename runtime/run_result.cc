@@ -36,6 +36,41 @@ int cli_exit_status(const RunResult& result) {
 
 namespace {
 
+std::string base64(const std::string& bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
+             (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+             static_cast<unsigned char>(bytes[i + 2]);
+    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63],
+            kAlphabet[n & 63]};
+  }
+  if (i + 1 == bytes.size()) {
+    auto n = static_cast<unsigned char>(bytes[i]) << 16;
+    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
+             (static_cast<unsigned char>(bytes[i + 1]) << 8);
+    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+  }
+  return out;
+}
+
+nlohmann::json artifacts_json(const std::vector<Artifact>& artifacts) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& artifact : artifacts) {
+    list.push_back({{"name", artifact.path},
+                    {"mime_type", artifact.mime_type},
+                    {"size", artifact.size},
+                    {"base64", base64(artifact.data)}});
+  }
+  return list;
+}
+
 nlohmann::json isolation_json(const IsolationReport& report) {
   return {
       {"namespaces", report.namespaces},
@@ -81,6 +116,8 @@ nlohmann::json to_json(const RunResult& result) {
   };
   if (!result.exec_error.empty()) out["exec_error"] = result.exec_error;
   out["step"] = result.step;
+  out["artifacts"] = artifacts_json(result.artifacts);
+  out["artifacts_truncated"] = result.artifacts_truncated;
   return out;
 }
 

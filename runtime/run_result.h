@@ -43,6 +43,14 @@ struct IsolationReport {
   std::string cgroup;                     // the sandbox's cgroup, in cgroup2 mode
 };
 
+// A file the run produced (see OutputCollection).
+struct Artifact {
+  std::string path;  // relative to the work directory, e.g. "outputs/result.csv"
+  std::string mime_type;
+  std::uint64_t size = 0;
+  std::string data;
+};
+
 struct RunResult {
   Outcome outcome = Outcome::kExited;
   int exit_code = 0;       // the program's exit code; 128+N when killed by signal N
@@ -58,6 +66,8 @@ struct RunResult {
   bool oom_killed = false;              // the kernel's OOM killer ended a process (cgroup2)
   std::uint64_t memory_peak_bytes = 0;  // of the whole sandbox (cgroup2, Linux 5.19+)
   std::string backend;
+  std::vector<Artifact> artifacts;
+  bool artifacts_truncated = false;  // a count or size cap left files out
   IsolationReport isolation;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }

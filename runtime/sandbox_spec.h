@@ -43,12 +43,20 @@ struct SandboxFile {
   unsigned mode = 0644;
 };
 
+// Directories of the work directory whose files come back with the result (outputs, plots).
+struct OutputCollection {
+  std::vector<std::string> directories;  // relative to the work directory
+  std::uint32_t max_files = 32;
+  std::uint64_t max_bytes = 16u << 20;  // all files together
+};
+
 struct SandboxSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH inside the sandbox
   // Commands run before argv, in order, in the same sandbox (e.g. a compiler). The first that
   // does not exit 0 ends the run, and the result says which step that was.
   std::vector<std::vector<std::string>> prelude;
   std::vector<SandboxFile> files;
+  OutputCollection collect;               // nothing by default
   std::vector<std::string> env;           // "K=V"; the host environment never leaks in
   std::string workdir = "/work";          // the writable tmpfs work directory, and the cwd
   std::string cwd;                        // start directory; empty means workdir

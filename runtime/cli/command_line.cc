@@ -31,6 +31,7 @@ struct RunFlags {
   std::string tmp_size;
   std::string work_size;
   std::vector<std::string> ro_binds;
+  std::vector<std::string> collect;
   std::string seccomp_profile;
 };
 
@@ -85,6 +86,11 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "Show a host path read-only at a sandbox path (repeatable)")
       ->allow_extra_args(false)
       ->type_name("HOST:SANDBOX");
+  run.add_option("--collect", flags.collect,
+                 "Return the files under this work-directory subdirectory as artifacts, e.g. "
+                 "outputs (repeatable; in the --json result)")
+      ->allow_extra_args(false)
+      ->type_name("DIR");
   run.add_option("--seccomp-profile", flags.seccomp_profile,
                  "A seccomp profile in Docker's JSON format instead of paddock's default")
       ->type_name("FILE");
@@ -208,6 +214,13 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     spec.binds.push_back({bind.substr(0, colon), bind.substr(colon + 1), false});
   }
   if (!flags.seccomp_profile.empty()) spec.seccomp_profile_path = flags.seccomp_profile;
+  for (const auto& directory : flags.collect) {
+    if (directory.empty() || directory[0] == '/' || directory.find("..") != std::string::npos) {
+      return invalid_input("--collect '" + directory +
+                           "' must be a directory inside the work directory, e.g. outputs");
+    }
+    spec.collect.directories.push_back(directory);
+  }
   return request;
 }
 

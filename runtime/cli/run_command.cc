@@ -102,6 +102,9 @@ Result<SandboxSpec> language_run_spec(const RunRequest& request, const LanguageP
   spec->binds = flags.binds;
   if (flags.seccomp_profile_path) spec->seccomp_profile_path = flags.seccomp_profile_path;
   spec->require_cgroups = flags.require_cgroups;
+  for (const auto& directory : flags.collect.directories) {
+    spec->collect.directories.push_back(directory);
+  }
   return spec;
 }
 

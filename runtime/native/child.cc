@@ -39,6 +39,28 @@ void send(int channel, const ChildMessage& message) {
   _exit(125);
 }
 
+// The work directory as an O_PATH fd, passed with SCM_RIGHTS: buffers on the stack only.
+void send_workdir(const ChildPlan& plan) {
+  int fd = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail(plan.fds.channel, SetupPhase::kMount, errno, -1);
+  ChildMessage message{ChildMessageKind::kWorkdir, SetupPhase::kMount, 0, 0, 0, 0};
+  iovec data{&message, sizeof message};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  cmsghdr* rights = CMSG_FIRSTHDR(&header);
+  rights->cmsg_level = SOL_SOCKET;
+  rights->cmsg_type = SCM_RIGHTS;
+  rights->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
+  while (sendmsg(plan.fds.channel, &header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+  close(fd);
+}
+
 // Closes every fd except those in `keep` (sorted ascending), with close_range where the kernel
 // has it and one close() per possible fd otherwise.
 void close_all_except(const int* keep, int count) {
@@ -265,6 +287,7 @@ void run_sandbox_init(const ChildPlan& plan) {
   }
   for (std::size_t i = 0; i < bind_count; ++i) close(bind_fds[i]);
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
+  send_workdir(plan);
 
   pid_t payload = start_step(plan, 0);
 

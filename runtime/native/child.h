@@ -38,6 +38,7 @@ struct ChildPlan {
   const char* hostname = "sandbox";
   const std::vector<RlimitSetting>* rlimits = nullptr;
   const char* cwd = "/";
+  const char* workdir = "/work";  // sent to the parent as an fd once the file system is built
   // The commands to run in order, each a null-terminated argv; the last is the program, the
   // ones before it the prelude.
   const std::vector<char* const*>* steps = nullptr;

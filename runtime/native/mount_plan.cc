@@ -232,6 +232,7 @@ const std::vector<std::string>& host_etc_allowlist() {
       "R",
       "python3",
       "python3.11",
+      "matplotlibrc",  // Debian keeps matplotlib's defaults here
   };
   return kEntries;
 }

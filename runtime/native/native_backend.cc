@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "native/artifacts.h"
 #include "native/cgroup_manager.h"
 #include "native/child.h"
 #include "native/prepared_run.h"
@@ -44,6 +45,7 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   plan.hostname = spec.hostname.c_str();
   plan.rlimits = &prepared.rlimits;
   plan.cwd = prepared.cwd.c_str();
+  plan.workdir = spec.workdir.c_str();
   plan.steps = &prepared.steps;
   plan.envp = prepared.envp.data();
   plan.search_path = &prepared.path_dirs;
@@ -109,8 +111,19 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
     return error;
   }
   Supervised done = supervise(sandbox, spec.limits, observer);
+  std::vector<Artifact> artifacts;
+  bool artifacts_truncated = false;
+  if (done.workdir.valid() && !spec.collect.directories.empty()) {
+    artifacts = collect_artifacts(done.workdir.get(), spec.collect, &artifacts_truncated);
+  }
+  done.workdir.reset();  // the sandbox's last file system goes with it
   CgroupOutcome outcome{cgroup.directory(), cgroups.reason(), cgroup.finish()};
-  return to_run_result(spec, prepared, ids, std::move(done), outcome);
+  auto result = to_run_result(spec, prepared, ids, std::move(done), outcome);
+  if (result) {
+    result->artifacts = std::move(artifacts);
+    result->artifacts_truncated = artifacts_truncated;
+  }
+  return result;
 }
 
 }  // namespace paddock

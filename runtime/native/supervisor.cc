@@ -1,6 +1,7 @@
 #include "native/supervisor.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 
 namespace paddock {
 namespace {
@@ -39,8 +41,23 @@ bool drain(UniqueFd& pipe, CapturedOutput& output, std::uint64_t cap, StreamId s
 
 void read_message(UniqueFd& channel, Supervised& state) {
   ChildMessage message;
-  ssize_t got = read(channel.get(), &message, sizeof message);
+  iovec data{&message, sizeof message};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  ssize_t got = recvmsg(channel.get(), &header, MSG_CMSG_CLOEXEC);
   if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  UniqueFd passed;
+  for (cmsghdr* part = CMSG_FIRSTHDR(&header); part != nullptr; part = CMSG_NXTHDR(&header, part)) {
+    if (part->cmsg_level == SOL_SOCKET && part->cmsg_type == SCM_RIGHTS) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(part), sizeof fd);
+      passed.reset(fd);
+    }
+  }
   if (got != sizeof message) {
     channel.reset();  // EOF: init and payload are gone or exec'd
     return;
@@ -53,6 +70,9 @@ void read_message(UniqueFd& channel, Supervised& state) {
     case ChildMessageKind::kPayloadExited:
       state.payload_status = message.status;
       state.payload_step = message.step;
+      break;
+    case ChildMessageKind::kWorkdir:
+      state.workdir = std::move(passed);
       break;
     case ChildMessageKind::kGo:
       break;

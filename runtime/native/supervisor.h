@@ -32,6 +32,7 @@ struct Supervised {
   std::optional<ChildMessage> setup_failure;  // kSetupFailed or kExecFailed
   std::optional<int> payload_status;          // wait status of the user's program
   int payload_step = 0;                       // the step (prelude first) that status belongs to
+  UniqueFd workdir;                           // the sandbox's work directory, once it existed
   int init_status = 0;                        // wait status of the sandbox's init
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;

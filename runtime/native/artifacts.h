@@ -1,0 +1,25 @@
+#pragma once
+
+// Files a run leaves in chosen directories of its work directory (outputs, captured plots),
+// read after the sandbox is gone through an fd of that directory.
+//
+// The sandbox wrote those files and may have laid traps: every open is confined beneath the
+// work directory (openat2 RESOLVE_BENEATH, no symlinks, no magic links, no other mounts), only
+// regular files are read (a FIFO cannot block paddock), and count and bytes are capped.
+
+#include <string>
+#include <vector>
+
+#include "run_result.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+// What is collected, in order, with `truncated` set when a cap left something out.
+std::vector<Artifact> collect_artifacts(int workdir_fd, const OutputCollection& collection,
+                                        bool* truncated);
+
+// "image/png" for "plot.png", ..., "application/octet-stream" when unknown.
+std::string mime_type_for(const std::string& path);
+
+}  // namespace paddock
