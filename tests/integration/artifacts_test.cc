@@ -1,0 +1,73 @@
+// Files a run leaves behind come back as artifacts, and the sandbox cannot use that to reach
+// anything of the host or to stall paddock.
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+std::vector<std::string> names(const RunResult& result) {
+  std::vector<std::string> found;
+  for (const auto& artifact : result.artifacts) found.push_back(artifact.path);
+  return found;
+}
+
+TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
+  SandboxSpec spec = shell_spec(
+      "mkdir -p outputs/sub; echo hello > outputs/a.txt; printf 'x,y\\n' > outputs/sub/b.csv; "
+      "echo not collected > elsewhere.txt");
+  spec.collect.directories = {"outputs"};
+  RunResult result = run_ok(spec);
+  ASSERT_EQ(names(result), (std::vector<std::string>{"outputs/a.txt", "outputs/sub/b.csv"}));
+  EXPECT_EQ(result.artifacts[0].data, "hello\n");
+  EXPECT_EQ(result.artifacts[0].mime_type, "text/plain");
+  EXPECT_EQ(result.artifacts[1].mime_type, "text/csv");
+  EXPECT_FALSE(result.artifacts_truncated);
+}
+
+TEST(Artifacts, LinksFifosAndDevicesAreNotFollowed) {
+  // A symlink or hard link to host files, a FIFO that would block a reader, /dev nodes.
+  SandboxSpec spec = shell_spec(
+      "mkdir outputs; ln -s /etc/passwd outputs/passwd; ln -s / outputs/root; "
+      "mkfifo outputs/fifo; ln -s /dev/zero outputs/zero; echo ok > outputs/real.txt");
+  spec.collect.directories = {"outputs"};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(names(result), (std::vector<std::string>{"outputs/real.txt"}));
+  SandboxSpec escape = shell_spec("ln -s / outputs");
+  escape.collect.directories = {"outputs"};
+  EXPECT_TRUE(run_ok(escape).artifacts.empty());
+}
+
+TEST(Artifacts, CapsOnCountAndBytesAreKept) {
+  SandboxSpec spec = shell_spec(
+      "mkdir outputs; for i in 1 2 3 4 5; do echo $i > outputs/f$i.txt; done; "
+      "head -c 5000 /dev/zero > outputs/z-big.bin");
+  spec.collect = {{"outputs"}, 3, 1000};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.artifacts.size(), 3u);
+  EXPECT_TRUE(result.artifacts_truncated);
+  spec.collect = {{"outputs"}, 32, 1000};
+  RunResult by_size = run_ok(spec);
+  EXPECT_EQ(by_size.artifacts.size(), 5u);  // the 5000-byte file does not fit
+  EXPECT_TRUE(by_size.artifacts_truncated);
+}
+
+TEST(Artifacts, WhatWasWrittenBeforeATimeoutStillComesBack) {
+  SandboxSpec spec = shell_spec("mkdir outputs; echo partial > outputs/log.txt; sleep 30");
+  spec.collect.directories = {"outputs"};
+  spec.limits.wall_seconds = 1;
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kTimedOut);
+  ASSERT_EQ(result.artifacts.size(), 1u);
+  EXPECT_EQ(result.artifacts[0].data, "partial\n");
+}
+
+TEST(Artifacts, NothingIsCollectedUnlessAsked) {
+  RunResult result = run_ok(shell_spec("mkdir outputs; echo x > outputs/a.txt"));
+  EXPECT_TRUE(result.artifacts.empty());
+}
+
+}  // namespace
+}  // namespace paddock::testing
