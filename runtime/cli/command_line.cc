@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/units.h"
+#include "language/screening.h"
 
 namespace paddock::cli {
 namespace {
@@ -21,6 +22,7 @@ struct RunFlags {
   std::string lang;
   std::string code;
   std::string policy_dir;
+  std::string screening;
   std::string memory;
   std::string pids;
   std::string cpu_time;
@@ -61,6 +63,9 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "Extra language policies, over the built-in and ~/.config/paddock/policies")
       ->envname("PADDOCK_POLICY_DIR")
       ->type_name("DIR");
+  run.add_option("--screening", flags.screening,
+                 "Code screening of --lang code: enforce, warn or off (default: the policy's)")
+      ->type_name("MODE");
   run.add_option("--network", flags.network, "none (default) or host")->type_name("MODE");
   run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")
       ->type_name("SIZE");
@@ -149,6 +154,7 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
                    std::vector<std::string> command, RunRequest& request) {
   if (flags.lang.empty()) {
     if (!flags.code.empty()) return invalid_input("--code needs --lang (e.g. --lang python)");
+    if (!flags.screening.empty()) return invalid_input("--screening needs --lang");
     if (!rest.empty() && !command.empty()) {
       return invalid_input("unexpected '" + rest[0] +
                            "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
@@ -174,6 +180,13 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
   language.program_args = std::move(rest);
   language.program_args.insert(language.program_args.end(), command.begin(), command.end());
   request.language = std::move(language);
+  if (!flags.screening.empty()) {
+    if (!screening_mode_from_name(flags.screening)) {
+      return invalid_input("--screening '" + flags.screening +
+                           "' is not valid; use enforce, warn or off");
+    }
+    request.screening_mode = flags.screening;
+  }
   return {};
 }
 

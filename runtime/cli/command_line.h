@@ -28,6 +28,7 @@ struct RunRequest {
   LimitOverrides limit_flags;  // the limits the flags set (already applied to spec.limits)
   bool network_given = false;  // --network was given (else a policy may decide)
   std::optional<LanguageRequest> language;
+  std::optional<std::string> screening_mode;  // --screening: enforce, warn or off over the policy
   std::string backend = "native";
   bool json = false;
   bool stdin_from_terminal = false;  // --stdin -: paddock's own stdin becomes the program's

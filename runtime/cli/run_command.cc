@@ -108,10 +108,46 @@ Result<SandboxSpec> language_run_spec(const RunRequest& request, const LanguageP
   return spec;
 }
 
+void print_json(const nlohmann::json& json) {
+  write_all(STDOUT_FILENO,
+            json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+// Screens the code before anything runs, with --screening over the policy's mode. Findings go
+// to stderr, one line each (with --json, the result carries them instead).
+ScreeningVerdict screen_code(const RunRequest& request, const LanguagePolicy& policy,
+                             const std::string& code) {
+  Screening screening = policy.screening_rules;
+  if (request.screening_mode) {
+    screening.mode = screening_mode_from_name(*request.screening_mode).value_or(screening.mode);
+  }
+  ScreeningVerdict verdict = screen(screening, policy.name, code);
+  if (!request.json) {
+    for (const auto& finding : verdict.findings) {
+      note((verdict.blocked ? "screening: " : "screening warning: ") + describe(finding));
+    }
+    if (verdict.findings_omitted > 0) {
+      note("screening: " + std::to_string(verdict.findings_omitted) + " more findings");
+    }
+  }
+  return verdict;
+}
+
+int report_blocked(const RunRequest& request, const LanguagePolicy& policy,
+                   const ScreeningVerdict& verdict) {
+  if (request.json) {
+    print_json(blocked_result(policy, verdict));
+  } else {
+    note("blocked by code screening (" + blocking_summary(verdict) + "); the sandbox did not run");
+  }
+  return kScreeningBlockedExitCode;
+}
+
 }  // namespace
 
 int run_command(RunRequest& request) {
   std::optional<LanguagePolicy> policy;
+  std::optional<ScreeningVerdict> screening;
   if (request.language) {
     auto store = PolicyStore::load(policy_directories(request.language->policy_dir));
     if (!store) return fail(store.error().message);
@@ -120,6 +156,8 @@ int run_command(RunRequest& request) {
     policy = **found;
     auto code = read_code(*request.language);
     if (!code) return fail(code.error().message);
+    screening = screen_code(request, *policy, *code);
+    if (screening->blocked) return report_blocked(request, *policy, *screening);
     auto spec = language_run_spec(request, *policy, *code);
     if (!spec) return fail(spec.error().message);
     request.spec = std::move(*spec);
@@ -140,9 +178,7 @@ int run_command(RunRequest& request) {
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);
   if (request.json) {
-    nlohmann::json json = policy ? to_json(label_result(*policy, *result)) : to_json(*result);
-    write_all(STDOUT_FILENO,
-              json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    print_json(policy ? to_json(label_result(*policy, *result, screening)) : to_json(*result));
   } else {
     report_to_stderr(*result, request.spec);
   }

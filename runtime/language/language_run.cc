@@ -25,42 +25,11 @@ std::vector<std::string> substitute_all(const std::vector<std::string>& argv,
   return out;
 }
 
-// The code without // and /* */ comments (string and char literals kept), so that a class
-// named in a comment is not mistaken for the real one.
-std::string without_comments(const std::string& code) {
-  std::string out;
-  char quote = 0;
-  for (std::size_t i = 0; i < code.size(); ++i) {
-    char c = code[i];
-    if (quote != 0) {
-      out += c;
-      if (c == '\\' && i + 1 < code.size())
-        out += code[++i];
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      out += c;
-    } else if (code.compare(i, 2, "//") == 0) {
-      i = code.find('\n', i);
-      if (i == std::string::npos) break;
-      out += '\n';
-    } else if (code.compare(i, 2, "/*") == 0) {
-      i = code.find("*/", i + 2);
-      if (i == std::string::npos) break;
-      ++i;
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string java_public_class(const std::string& source) {
-  std::string code = without_comments(source);
+  // So that a class named in a comment is not mistaken for the real one.
+  std::string code = without_comments(source, "java");
   static const std::regex kPublicClass(
       R"((^|[\s;}])public\s+((final|abstract|sealed|strictfp)\s+)*(class|record|enum|interface)\s+([A-Za-z_$][A-Za-z0-9_$]*))");
   std::smatch match;
@@ -92,11 +61,13 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   return spec;
 }
 
-LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run) {
+LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
+                               std::optional<ScreeningVerdict> screening) {
   LanguageRunResult result;
   result.language = policy.name;
   result.phase = !policy.compile.empty() && run.step == 0 ? "compile" : "run";
   result.run = std::move(run);
+  if (screening && screening->mode != ScreeningMode::kOff) result.screening = std::move(screening);
   return result;
 }
 
@@ -104,7 +75,15 @@ nlohmann::json to_json(const LanguageRunResult& result) {
   nlohmann::json json = to_json(result.run);
   json["language"] = result.language;
   json["phase"] = result.phase;
+  if (result.screening) json["screening"] = to_json(*result.screening);
   return json;
+}
+
+nlohmann::json blocked_result(const LanguagePolicy& policy, const ScreeningVerdict& verdict) {
+  return {{"outcome", "blocked"},
+          {"exit_code", kScreeningBlockedExitCode},
+          {"language", policy.name},
+          {"screening", to_json(verdict)}};
 }
 
 }  // namespace paddock

@@ -4,6 +4,7 @@
 // work directory, a compile command (if the language has one) becomes the prelude, the run
 // command the program, and the policy's environment, limits and network apply.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "core/result.h"
 #include "language/policy.h"
+#include "language/screening.h"
 #include "run_result.h"
 #include "sandbox_spec.h"
 
@@ -27,9 +29,18 @@ struct LanguageRunResult {
   RunResult run;
   std::string language;
   std::string phase;  // "compile" when the compiler ended the run, else "run"
+  std::optional<ScreeningVerdict> screening;  // what screening found, when it was on
 };
 
-LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run);
+LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
+                               std::optional<ScreeningVerdict> screening = std::nullopt);
 nlohmann::json to_json(const LanguageRunResult& result);
+
+// The exit status of a run that code screening blocked: like a program that cannot be executed.
+inline constexpr int kScreeningBlockedExitCode = 126;
+
+// The result of a run that code screening blocked, so nothing ran:
+// {"outcome": "blocked", "exit_code": 126, "language": ..., "screening": {...}}.
+nlohmann::json blocked_result(const LanguagePolicy& policy, const ScreeningVerdict& verdict);
 
 }  // namespace paddock

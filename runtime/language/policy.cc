@@ -217,6 +217,9 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
     policy.screening = *screening;
   }
   if (reader.failed()) return reader.error();
+  auto screening_rules = parse_screening(policy.screening, origin);
+  if (!screening_rules) return screening_rules.error();
+  policy.screening_rules = std::move(*screening_rules);
   return policy;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "language/screening.h"
 #include "limit_overrides.h"
 #include "sandbox_spec.h"
 
@@ -31,8 +32,9 @@ struct LanguagePolicy {
   std::vector<std::string> install;      // placeholder {libraries}
   std::string seccomp_profile = "default";
   std::string rootfs = "host";
-  nlohmann::json screening;  // checked and applied by code screening
-  std::string origin;        // the file(s) it was read from, for messages
+  nlohmann::json screening;  // as written; screening_rules is its checked form
+  Screening screening_rules;
+  std::string origin;  // the file(s) it was read from, for messages
 };
 
 // Checks and converts one (already merged) policy document. Errors name `origin` and the JSON

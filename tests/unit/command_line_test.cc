@@ -175,5 +175,17 @@ TEST(CommandLine, Doctor) {
   EXPECT_TRUE(std::get<DoctorRequest>(*request).json);
 }
 
+TEST(CommandLine, ScreeningFlagOverridesThePolicyMode) {
+  RunRequest request =
+      run_request({"run", "--lang", "python", "--screening", "enforce", "--code", "x"});
+  EXPECT_EQ(request.screening_mode, "enforce");
+  EXPECT_FALSE(run_request({"run", "--lang", "python", "--code", "x"}).screening_mode);
+  EXPECT_NE(error_of({"run", "--lang", "python", "--screening", "block", "--code", "x"})
+                .find("--screening 'block' is not valid; use enforce, warn or off"),
+            std::string::npos);
+  EXPECT_NE(error_of({"run", "--screening", "off", "--", "true"}).find("--screening needs --lang"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace paddock::cli
