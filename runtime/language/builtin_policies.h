@@ -9,4 +9,8 @@ namespace paddock {
 // policies/*.json (but schema.json) as they were when paddock was built: file name and text.
 const std::vector<std::pair<std::string_view, std::string_view>>& builtin_policy_texts();
 
+// policies/support/<language>/<file> by "<language>/<file>", or null: hooks policies add to the
+// work directory (plot capture).
+const std::string_view* builtin_support_file(std::string_view name);
+
 }  // namespace paddock

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "language/builtin_policies.h"
+
 namespace paddock {
 namespace {
 
@@ -56,6 +58,10 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   spec.argv.insert(spec.argv.end(), program_args.begin(), program_args.end());
   for (const auto& [name, value] : policy.env) spec.env.push_back(name + "=" + value);
   policy.limits.apply_to(spec.limits);
+  for (const auto& [path, name] : policy.support_files) {
+    spec.files.push_back({path, std::string(*builtin_support_file(name)), 0644});
+  }
+  spec.collect.directories = policy.collect;
   spec.network = policy.run_network;
   if (policy.seccomp_profile != "default") spec.seccomp_profile_path = policy.seccomp_profile;
   return spec;

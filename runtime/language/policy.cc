@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/units.h"
+#include "language/builtin_policies.h"
 
 namespace paddock {
 namespace {
@@ -166,10 +167,41 @@ void read_env(Reader& reader, const json& document, LanguagePolicy& policy) {
   }
 }
 
+bool inside_work_directory(const std::string& path) {
+  return !path.empty() && path[0] != '/' && path.find("..") == std::string::npos;
+}
+
+void read_support_files(Reader& reader, const json& document, LanguagePolicy& policy) {
+  const json* object = reader.find(document, "support_files");
+  if (object == nullptr) return;
+  if (!object->is_object()) return reader.fail("/support_files", "must be an object");
+  for (const auto& [path, name] : object->items()) {
+    std::string pointer = "/support_files/" + path;
+    if (!inside_work_directory(path))
+      reader.fail(pointer, "must be a path inside the work directory");
+    if (!name.is_string() || builtin_support_file(name.get<std::string>()) == nullptr) {
+      reader.fail(pointer,
+                  name.dump() + " is not a support file paddock ships (see policies/support)");
+      continue;
+    }
+    policy.support_files[path] = name.get<std::string>();
+  }
+}
+
+void read_collect(Reader& reader, const json& document, LanguagePolicy& policy) {
+  policy.collect = reader.strings(document, "", "collect", false, false);
+  for (std::size_t i = 0; i < policy.collect.size(); ++i) {
+    if (!inside_work_directory(policy.collect[i])) {
+      reader.fail("/collect/" + std::to_string(i), "must be a directory inside the work directory");
+    }
+  }
+}
+
 void check_known_keys(Reader& reader, const json& document) {
   static const std::set<std::string> kKnown = {
-      "$schema", "name",   "aliases", "description", "source_file", "compile", "run",
-      "env",     "limits", "network", "install",     "seccomp",     "rootfs",  "screening"};
+      "$schema", "name",      "aliases",       "description", "source_file", "compile",
+      "run",     "env",       "limits",        "network",     "install",     "seccomp",
+      "rootfs",  "screening", "support_files", "collect"};
   for (const auto& [key, value] : document.items()) {
     if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
   }
@@ -201,6 +233,8 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   read_env(reader, document, policy);
   read_limits(reader, document, policy.limits);
   read_network(reader, document, policy);
+  read_support_files(reader, document, policy);
+  read_collect(reader, document, policy);
   if (const json* seccomp = reader.find(document, "seccomp")) {
     if (!seccomp->is_object()) {
       reader.fail("/seccomp", "must be an object");

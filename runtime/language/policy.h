@@ -32,6 +32,10 @@ struct LanguagePolicy {
   std::vector<std::string> install;      // placeholder {libraries}
   std::string seccomp_profile = "default";
   std::string rootfs = "host";
+  // Files paddock adds to the work directory (path there -> a built-in support file, e.g. the
+  // plot-capture hook), and work-directory subdirectories returned as artifacts.
+  std::map<std::string, std::string> support_files;
+  std::vector<std::string> collect;
   nlohmann::json screening;  // as written; screening_rules is its checked form
   Screening screening_rules;
   std::string origin;  // the file(s) it was read from, for messages
