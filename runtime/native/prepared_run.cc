@@ -102,7 +102,12 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
     argv.push_back(nullptr);
   }
   for (auto& argv : prepared->step_argvs) prepared->steps.push_back(argv.data());
-  prepared->env_storage = merged_env(spec.env);
+  // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
+  // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
+  std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
+                                  std::to_string(spec.limits.memory_bytes)};
+  env.insert(env.end(), spec.env.begin(), spec.env.end());
+  prepared->env_storage = merged_env(env);
   for (auto& entry : prepared->env_storage) {
     prepared->envp.push_back(entry.data());
     if (entry.starts_with("PATH=")) prepared->path_storage = entry.substr(5);
