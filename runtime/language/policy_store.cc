@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/files.h"
 #include "language/builtin_policies.h"
 
 namespace paddock {
@@ -23,24 +24,9 @@ std::string lower(std::string_view text) {
 }
 
 Result<json> parse_json(std::string_view text, const std::string& origin) {
-  try {
-    json document = json::parse(text);
-    if (!document.is_object()) return invalid_input(origin + ": must be a JSON object");
-    return document;
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    auto tag_end = what.find("] ");
-    return invalid_input(origin + ": is not valid JSON: " +
-                         (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
-  }
-}
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return system_error("cannot read policy " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto document = parse_json_text(text, origin);
+  if (document && !document->is_object()) return invalid_input(origin + ": must be a JSON object");
+  return document;
 }
 
 // A document per language name, merged in the order files come, with where each came from.
@@ -99,7 +85,7 @@ Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directorie
   if (!layers) return layers.error();
   for (const auto& directory : directories) {
     for (const auto& path : json_files(directory)) {
-      auto text = read_file(path);
+      auto text = read_text_file(path, "policy");
       if (!text) return text.error();
       if (auto added = add_layer(*layers, *text, path); !added) return added.error();
     }
@@ -141,7 +127,7 @@ std::vector<std::string> policy_directories(const std::optional<std::string>& po
 }
 
 Result<LanguagePolicy> check_policy_file(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_text_file(path, "policy");
   if (!text) return text.error();
   auto layers = builtin_layers();
   if (!layers) return layers.error();

@@ -3,7 +3,11 @@
 // The messages the sandbox's init and payload send to paddock over a SOCK_SEQPACKET socketpair.
 // Fixed-size and trivially copyable: the child sends them with one write(), no allocation.
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <cstdint>
+#include <cstring>
 
 namespace paddock {
 
@@ -39,6 +43,44 @@ struct ChildMessage {
   std::int32_t error = 0;   // errno
   std::int32_t status = 0;  // wait status for kPayloadExited
   std::int32_t step = 0;    // which command (prelude first, argv last) the message is about
+};
+
+// A ChildMessage with room for one fd passed along (SCM_RIGHTS), laid out for sendmsg and
+// recvmsg on the stack: the child uses it too, so it must not allocate.
+struct ChannelPacket {
+  ChildMessage message;
+  iovec data{&message, sizeof message};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+
+  ChannelPacket() {
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+  }
+  ChannelPacket(const ChannelPacket&) = delete;
+  ChannelPacket& operator=(const ChannelPacket&) = delete;
+
+  void attach_fd(int fd) {
+    cmsghdr* rights = CMSG_FIRSTHDR(&header);
+    rights->cmsg_level = SOL_SOCKET;
+    rights->cmsg_type = SCM_RIGHTS;
+    rights->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
+  }
+  // The fd that came with a received packet, or -1.
+  [[nodiscard]] int received_fd() {
+    for (cmsghdr* part = CMSG_FIRSTHDR(&header); part != nullptr;
+         part = CMSG_NXTHDR(&header, part)) {
+      if (part->cmsg_level == SOL_SOCKET && part->cmsg_type == SCM_RIGHTS) {
+        int fd = -1;
+        std::memcpy(&fd, CMSG_DATA(part), sizeof fd);
+        return fd;
+      }
+    }
+    return -1;
+  }
 };
 
 const char* describe(SetupPhase phase);

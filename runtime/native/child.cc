@@ -43,20 +43,10 @@ void send(int channel, const ChildMessage& message) {
 void send_workdir(const ChildPlan& plan) {
   int fd = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) fail(plan.fds.channel, SetupPhase::kMount, errno, -1);
-  ChildMessage message{ChildMessageKind::kWorkdir, SetupPhase::kMount, 0, 0, 0, 0};
-  iovec data{&message, sizeof message};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&header);
-  rights->cmsg_level = SOL_SOCKET;
-  rights->cmsg_type = SCM_RIGHTS;
-  rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
-  while (sendmsg(plan.fds.channel, &header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  ChannelPacket packet;
+  packet.message = ChildMessage{ChildMessageKind::kWorkdir, SetupPhase::kMount, 0, 0, 0, 0};
+  packet.attach_fd(fd);
+  while (sendmsg(plan.fds.channel, &packet.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
   }
   close(fd);
 }

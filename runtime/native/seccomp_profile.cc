@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/files.h"
 #include "embedded_policies.h"
 
 namespace paddock::seccomp {
@@ -166,14 +167,6 @@ Result<Rule> parse_rule(const json& entry, std::string_view origin, const std::s
   return rule;
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return system_error("cannot read seccomp profile " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 Platform this_platform() {
@@ -194,16 +187,9 @@ Platform this_platform() {
 
 Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
                               const Platform& platform) {
-  json document;
-  try {
-    document = json::parse(json_text);
-  } catch (const json::parse_error& error) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." without the tag.
-    std::string what = error.what();
-    auto tag_end = what.find("] ");
-    return invalid_input(std::string(origin) + ": is not valid JSON: " +
-                         (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
-  }
+  auto parsed = parse_json_text(json_text, origin);
+  if (!parsed) return parsed.error();
+  json document = std::move(*parsed);
   if (!document.is_object()) return at(origin, "", "must be a JSON object");
   Profile profile;
   auto default_action = document.find("defaultAction");
@@ -235,7 +221,7 @@ Result<Profile> default_profile() {
 }
 
 Result<Profile> load_profile_file(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_text_file(path, "seccomp profile");
   if (!text) return text.error();
   return parse_profile(*text, path, this_platform());
 }

@@ -40,24 +40,11 @@ bool drain(UniqueFd& pipe, CapturedOutput& output, std::uint64_t cap, StreamId s
 }
 
 void read_message(UniqueFd& channel, Supervised& state) {
-  ChildMessage message;
-  iovec data{&message, sizeof message};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  ssize_t got = recvmsg(channel.get(), &header, MSG_CMSG_CLOEXEC);
+  ChannelPacket packet;
+  ssize_t got = recvmsg(channel.get(), &packet.header, MSG_CMSG_CLOEXEC);
   if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
-  UniqueFd passed;
-  for (cmsghdr* part = CMSG_FIRSTHDR(&header); part != nullptr; part = CMSG_NXTHDR(&header, part)) {
-    if (part->cmsg_level == SOL_SOCKET && part->cmsg_type == SCM_RIGHTS) {
-      int fd = -1;
-      std::memcpy(&fd, CMSG_DATA(part), sizeof fd);
-      passed.reset(fd);
-    }
-  }
+  UniqueFd passed(packet.received_fd());
+  const ChildMessage& message = packet.message;
   if (got != sizeof message) {
     channel.reset();  // EOF: init and payload are gone or exec'd
     return;

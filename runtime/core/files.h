@@ -1,0 +1,21 @@
+#pragma once
+
+// Reading whole files and JSON documents with errors a user can act on.
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace paddock {
+
+// The file's bytes; the error says "cannot read WHAT PATH: reason".
+Result<std::string> read_text_file(const std::string& path, std::string_view what);
+
+// A JSON document; the error says "ORIGIN: is not valid JSON: parse error at line L, column C:
+// ...". Exceptions from the parser stop here.
+Result<nlohmann::json> parse_json_text(std::string_view text, std::string_view origin);
+
+}  // namespace paddock
