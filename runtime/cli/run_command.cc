@@ -149,11 +149,10 @@ int run_command(RunRequest& request) {
   std::optional<LanguagePolicy> policy;
   std::optional<ScreeningVerdict> screening;
   if (request.language) {
-    auto store = PolicyStore::load(policy_directories(request.language->policy_dir));
-    if (!store) return fail(store.error().message);
-    auto found = store->find(request.language->language);
+    auto found = PolicyStore::load_one(policy_directories(request.language->policy_dir),
+                                       request.language->language);
     if (!found) return fail(found.error().message);
-    policy = **found;
+    policy = std::move(*found);
     auto code = read_code(*request.language);
     if (!code) return fail(code.error().message);
     screening = screen_code(request, *policy, *code);

@@ -80,7 +80,9 @@ Result<std::map<std::string, Layered>> builtin_layers() {
 
 }  // namespace
 
-Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories) {
+namespace {
+
+Result<std::map<std::string, Layered>> all_layers(const std::vector<std::string>& directories) {
   auto layers = builtin_layers();
   if (!layers) return layers.error();
   for (const auto& directory : directories) {
@@ -90,6 +92,32 @@ Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directorie
       if (auto added = add_layer(*layers, *text, path); !added) return added.error();
     }
   }
+  return layers;
+}
+
+// Whether a merged document is the language `wanted` (lower case) by name or alias.
+bool answers_to(const std::string& name, const json& document, const std::string& wanted) {
+  if (name == wanted) return true;
+  auto aliases = document.find("aliases");
+  if (aliases == document.end() || !aliases->is_array()) return false;
+  for (const auto& alias : *aliases) {
+    if (alias.is_string() && lower(alias.get<std::string>()) == wanted) return true;
+  }
+  return false;
+}
+
+Error unknown_language(std::string_view name, const std::vector<std::string>& known) {
+  std::string list;
+  for (const auto& language : known) list += (list.empty() ? "" : ", ") + language;
+  return invalid_input("unknown language '" + std::string(name) + "'; paddock knows " + list +
+                       " (add one with a policy file, see 'paddock policy')");
+}
+
+}  // namespace
+
+Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories) {
+  auto layers = all_layers(directories);
+  if (!layers) return layers.error();
   PolicyStore store;
   for (const auto& [name, layered] : *layers) {
     auto policy = parse_policy(layered.document, layered.origin);
@@ -97,6 +125,21 @@ Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directorie
     store.policies_.push_back(std::move(*policy));
   }
   return store;
+}
+
+Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& directories,
+                                             std::string_view name) {
+  auto layers = all_layers(directories);
+  if (!layers) return layers.error();
+  std::string wanted = lower(name);
+  std::vector<std::string> known;
+  for (const auto& [language, layered] : *layers) {
+    if (answers_to(language, layered.document, wanted)) {
+      return parse_policy(layered.document, layered.origin);
+    }
+    known.push_back(language);
+  }
+  return unknown_language(name, known);
 }
 
 Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
@@ -107,10 +150,9 @@ Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
       if (lower(alias) == wanted) return &policy;
     }
   }
-  std::string known;
-  for (const auto& policy : policies_) known += (known.empty() ? "" : ", ") + policy.name;
-  return invalid_input("unknown language '" + std::string(name) + "'; paddock knows " + known +
-                       " (add one with a policy file, see 'paddock policy')");
+  std::vector<std::string> known;
+  for (const auto& policy : policies_) known.push_back(policy.name);
+  return unknown_language(name, known);
 }
 
 std::vector<std::string> policy_directories(const std::optional<std::string>& policy_dir) {

@@ -19,6 +19,11 @@ namespace paddock {
 class PolicyStore {
  public:
   static Result<PolicyStore> load(const std::vector<std::string>& directories);
+  // Only the language asked for is checked and converted: what a run needs, without compiling
+  // every other language's screening patterns (about 5 ms). Every file is still read and must
+  // be valid JSON.
+  static Result<LanguagePolicy> load_one(const std::vector<std::string>& directories,
+                                         std::string_view name);
 
   // By name or alias, case-insensitively; the error lists the languages there are.
   [[nodiscard]] Result<const LanguagePolicy*> find(std::string_view name) const;

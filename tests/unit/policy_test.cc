@@ -114,6 +114,21 @@ class PolicyDirectory : public ::testing::Test {
   std::string directory_;
 };
 
+TEST_F(PolicyDirectory, LoadOneChecksOnlyTheLanguageAskedFor) {
+  write("ruby.json", R"({"name": "ruby", "limits": {"pids": "many"}})");
+  auto python = PolicyStore::load_one({directory_}, "py");  // by alias
+  ASSERT_TRUE(python.ok()) << python.error().message;
+  EXPECT_EQ(python->name, "python");
+  auto ruby = PolicyStore::load_one({directory_}, "ruby");
+  ASSERT_FALSE(ruby.ok());
+  EXPECT_NE(ruby.error().message.find("/limits/pids"), std::string::npos);
+  auto unknown = PolicyStore::load_one({directory_}, "cobol");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown language 'cobol'"), std::string::npos);
+  write("zz.json", "{broken");  // every file is still read: broken JSON stops any run
+  EXPECT_FALSE(PolicyStore::load_one({directory_}, "python").ok());
+}
+
 TEST_F(PolicyDirectory, LaterFilesOverrideFieldByField) {
   write("python.json", R"({"name": "python", "limits": {"memory": "2g"}, "env": {"EXTRA": "1"}})");
   auto store = PolicyStore::load({directory_});
