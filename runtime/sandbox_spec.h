@@ -12,6 +12,8 @@ namespace paddock {
 
 enum class NetworkMode {
   kNone,  // a fresh network namespace with only a loopback device, left down
+  kUser,  // a fresh network namespace with user-mode networking (pasta): outbound traffic as
+          // the calling user, nothing inbound
   kHost,  // the host's network: loosens isolation, so it must be asked for by name
 };
 
@@ -63,7 +65,10 @@ struct SandboxSpec {
   std::optional<std::string> stdin_path;  // host file given as stdin; none means /dev/null
   int stdin_fd = -1;                      // or an fd the caller owns (takes precedence)
   Limits limits;
-  NetworkMode network = NetworkMode::kNone;
+  NetworkMode network = NetworkMode::kNone;  // for the program
+  // The first this many prelude commands (a library installer) get user-mode networking; it is
+  // taken away again before the next step unless `network` is kUser.
+  std::size_t networked_prelude = 0;
   std::vector<BindMount> binds;
   std::string hostname = "sandbox";
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile

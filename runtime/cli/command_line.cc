@@ -22,6 +22,7 @@ struct RunFlags {
   std::string lang;
   std::string code;
   std::string policy_dir;
+  std::vector<std::string> libraries;
   std::string screening;
   std::string memory;
   std::string pids;
@@ -59,6 +60,11 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "stdin (see 'paddock policy list')")
       ->type_name("LANG");
   run.add_option("--code", flags.code, "The code to run, with --lang")->type_name("CODE");
+  run.add_option("--lib", flags.libraries,
+                 "A library to install before the run, with the language's installer and only "
+                 "the install step on the network (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME");
   run.add_option("--policy-dir", flags.policy_dir,
                  "Extra language policies, over the built-in and ~/.config/paddock/policies")
       ->envname("PADDOCK_POLICY_DIR")
@@ -66,7 +72,9 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_option("--screening", flags.screening,
                  "Code screening of --lang code: enforce, warn or off (default: the policy's)")
       ->type_name("MODE");
-  run.add_option("--network", flags.network, "none (default) or host")->type_name("MODE");
+  run.add_option("--network", flags.network,
+                 "none (default), user (outbound only, rootless, via pasta) or host")
+      ->type_name("MODE");
   run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")
       ->type_name("SIZE");
   run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)")
@@ -154,6 +162,7 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
                    std::vector<std::string> command, RunRequest& request) {
   if (flags.lang.empty()) {
     if (!flags.code.empty()) return invalid_input("--code needs --lang (e.g. --lang python)");
+    if (!flags.libraries.empty()) return invalid_input("--lib needs --lang (e.g. --lang python)");
     if (!flags.screening.empty()) return invalid_input("--screening needs --lang");
     if (!rest.empty() && !command.empty()) {
       return invalid_input("unexpected '" + rest[0] +
@@ -168,6 +177,7 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
   }
   LanguageRequest language;
   language.language = flags.lang;
+  language.libraries = flags.libraries;
   if (!flags.policy_dir.empty()) language.policy_dir = flags.policy_dir;
   if (!flags.code.empty()) {
     language.code = flags.code;
@@ -209,8 +219,10 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     spec.network = NetworkMode::kNone;
   } else if (flags.network == "host") {
     spec.network = NetworkMode::kHost;
+  } else if (flags.network == "user") {
+    spec.network = NetworkMode::kUser;
   } else {
-    return invalid_input("--network '" + flags.network + "' is not valid; use none or host");
+    return invalid_input("--network '" + flags.network + "' is not valid; use none, user or host");
   }
   spec.env = flags.env;
   spec.cwd = flags.workdir;

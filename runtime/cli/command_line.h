@@ -20,6 +20,7 @@ struct LanguageRequest {
   std::optional<std::string> code;       // --code
   std::optional<std::string> code_file;  // FILE, or "-" for paddock's stdin
   std::vector<std::string> program_args;
+  std::vector<std::string> libraries;  // --lib, installed before the run
   std::optional<std::string> policy_dir;
 };
 

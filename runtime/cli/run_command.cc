@@ -91,7 +91,8 @@ Result<std::string> read_code(const LanguageRequest& language) {
 // wins over paddock's defaults.
 Result<SandboxSpec> language_run_spec(const RunRequest& request, const LanguagePolicy& policy,
                                       const std::string& code) {
-  auto spec = language_spec(policy, code, request.language->program_args);
+  auto spec =
+      language_spec(policy, code, request.language->program_args, request.language->libraries);
   if (!spec) return spec.error();
   const SandboxSpec& flags = request.spec;
   request.limit_flags.apply_to(spec->limits);
@@ -177,7 +178,9 @@ int run_command(RunRequest& request) {
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);
   if (request.json) {
-    print_json(policy ? to_json(label_result(*policy, *result, screening)) : to_json(*result));
+    print_json(policy ? to_json(label_result(*policy, *result, screening,
+                                             !request.language->libraries.empty()))
+                      : to_json(*result));
   } else {
     report_to_stderr(*result, request.spec);
   }

@@ -1,6 +1,9 @@
 #include "language/language_run.h"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,38 @@ std::vector<std::string> substitute_all(const std::vector<std::string>& argv,
   return out;
 }
 
+// A library name as an installer argument: never an option (no leading '-'), no spaces or
+// control characters, so that a name cannot smuggle installer flags such as --index-url.
+bool valid_library(const std::string& name) {
+  if (name.empty() || name[0] == '-' || name.size() > 200) return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 ||
+           std::string_view("._-+=<>~!@/:,").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+}
+
+Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
+                                                 const std::vector<std::string>& libraries) {
+  if (policy.install.empty()) {
+    return invalid_input("language '" + policy.name + "' has no library installer in its policy");
+  }
+  for (const auto& library : libraries) {
+    if (!valid_library(library)) {
+      return invalid_input("library '" + library +
+                           "' is not a package name (letters, digits and ._-+=<>~!@/:, only)");
+    }
+  }
+  std::vector<std::string> argv;
+  for (const auto& arg : policy.install) {
+    if (arg == "{libraries}") {
+      argv.insert(argv.end(), libraries.begin(), libraries.end());
+    } else {
+      argv.push_back(arg);
+    }
+  }
+  return argv;
+}
+
 }  // namespace
 
 std::string java_public_class(const std::string& source) {
@@ -40,7 +75,8 @@ std::string java_public_class(const std::string& source) {
 }
 
 Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
-                                  const std::vector<std::string>& program_args) {
+                                  const std::vector<std::string>& program_args,
+                                  const std::vector<std::string>& libraries) {
   SandboxSpec spec;
   std::string class_name =
       policy.source_file.find("{class}") != std::string::npos ||
@@ -52,8 +88,15 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
           : "Main";
   std::string file = substitute(policy.source_file, "", class_name);
   spec.files.push_back({file, code, 0644});
-  if (!policy.compile.empty())
+  if (!libraries.empty()) {
+    auto install = install_command(policy, libraries);
+    if (!install) return install.error();
+    spec.prelude.push_back(std::move(*install));
+    if (policy.install_network == "user") spec.networked_prelude = 1;
+  }
+  if (!policy.compile.empty()) {
     spec.prelude.push_back(substitute_all(policy.compile, file, class_name));
+  }
   spec.argv = substitute_all(policy.run, file, class_name);
   spec.argv.insert(spec.argv.end(), program_args.begin(), program_args.end());
   for (const auto& [name, value] : policy.env) spec.env.push_back(name + "=" + value);
@@ -63,15 +106,25 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   }
   spec.collect.directories = policy.collect;
   spec.network = policy.run_network;
+  // A host-network installer cannot be cut off before the run: the whole run gets it.
+  if (!libraries.empty() && policy.install_network == "host") spec.network = NetworkMode::kHost;
   if (policy.seccomp_profile != "default") spec.seccomp_profile_path = policy.seccomp_profile;
   return spec;
 }
 
 LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
-                               std::optional<ScreeningVerdict> screening) {
+                               std::optional<ScreeningVerdict> screening, bool installed) {
   LanguageRunResult result;
   result.language = policy.name;
-  result.phase = !policy.compile.empty() && run.step == 0 ? "compile" : "run";
+  // The steps are [install] [compile] run.
+  int compile_step = installed ? 1 : 0;
+  if (installed && run.step == 0) {
+    result.phase = "install";
+  } else if (!policy.compile.empty() && run.step == compile_step) {
+    result.phase = "compile";
+  } else {
+    result.phase = "run";
+  }
   result.run = std::move(run);
   if (screening && screening->mode != ScreeningMode::kOff) result.screening = std::move(screening);
   return result;

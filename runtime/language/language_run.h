@@ -22,8 +22,10 @@ namespace paddock {
 std::string java_public_class(const std::string& code);
 
 // `program_args` are appended to the run command.
+// `libraries` are installed first, with the policy's installer and its install network.
 Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
-                                  const std::vector<std::string>& program_args);
+                                  const std::vector<std::string>& program_args,
+                                  const std::vector<std::string>& libraries = {});
 
 struct LanguageRunResult {
   RunResult run;
@@ -32,8 +34,10 @@ struct LanguageRunResult {
   std::optional<ScreeningVerdict> screening;  // what screening found, when it was on
 };
 
+// `installed`: libraries were installed first (the phase may then be "install").
 LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
-                               std::optional<ScreeningVerdict> screening = std::nullopt);
+                               std::optional<ScreeningVerdict> screening = std::nullopt,
+                               bool installed = false);
 nlohmann::json to_json(const LanguageRunResult& result);
 
 // The exit status of a run that code screening blocked: like a program that cannot be executed.

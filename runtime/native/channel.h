@@ -32,6 +32,7 @@ enum class ChildMessageKind : std::int32_t {
   kSetupFailed,    // a setup step failed: phase, detail, error
   kExecFailed,     // execve failed: error
   kPayloadExited,  // init -> parent: the payload's wait status
+  kStepBoundary,   // init -> parent: the networked steps are done; init waits for kGo
   kWorkdir,        // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
                    // that files can be collected after the sandbox is gone, even on timeout
 };

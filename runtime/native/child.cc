@@ -141,11 +141,13 @@ int exec_program(const ChildPlan& plan, char* const* argv) {
 [[noreturn]] void run_payload(const ChildPlan& plan, std::size_t step) {
   int channel = plan.fds.channel;
   if (setsid() < 0) fail(channel, SetupPhase::kStdio, errno);
-  // Only the program reads the caller's stdin; a compiler before it gets an empty one.
+  // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
+  // before it gets an empty stdin, and its chatter goes to stderr.
   bool program = step + 1 == plan.steps->size();
   int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (stdin_fd < 0 || dup2(stdin_fd, STDIN_FILENO) < 0 ||
-      dup2(plan.fds.stdout_fd, STDOUT_FILENO) < 0 || dup2(plan.fds.stderr_fd, STDERR_FILENO) < 0) {
+      dup2(program ? plan.fds.stdout_fd : plan.fds.stderr_fd, STDOUT_FILENO) < 0 ||
+      dup2(plan.fds.stderr_fd, STDERR_FILENO) < 0) {
     fail(channel, SetupPhase::kStdio, errno);
   }
   int keep[] = {0, 1, 2, channel};
@@ -173,7 +175,8 @@ int exec_program(const ChildPlan& plan, char* const* argv) {
   _exit(127);
 }
 
-void wait_for_maps(int channel) {
+// Blocks until the parent says go (maps written, network gone); EOF means the parent died.
+void wait_for_go(int channel) {
   ChildMessage message;
   ssize_t got;
   while ((got = read(channel, &message, sizeof message)) < 0 && errno == EINTR) {
@@ -233,7 +236,12 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
       // Leaving kills every other process of the PID namespace.
       _exit(0);
     }
-    payload = start_step(plan, ++step);
+    if (++step == plan.pause_before_step) {
+      send(channel, ChildMessage{ChildMessageKind::kStepBoundary, SetupPhase::kExec, 0, 0, 0,
+                                 static_cast<std::int32_t>(step)});
+      wait_for_go(channel);
+    }
+    payload = start_step(plan, step);
   }
 }
 
@@ -255,9 +263,9 @@ void run_sandbox_init(const ChildPlan& plan) {
   int keep[] = {channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd};
   sort_fds(keep, 4);
   close_all_except(keep, 4);
-  // Die with paddock; wait_for_maps sees EOF if it died before this line.
+  // Die with paddock; wait_for_go sees EOF if it died before this line.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  wait_for_maps(channel);
+  wait_for_go(channel);
   int bind_fds[kMaxBinds];
   std::size_t bind_count = plan.bind_sources->size();
   for (std::size_t i = 0; i < bind_count && i < kMaxBinds; ++i) {

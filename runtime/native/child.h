@@ -42,6 +42,9 @@ struct ChildPlan {
   // The commands to run in order, each a null-terminated argv; the last is the program, the
   // ones before it the prelude.
   const std::vector<char* const*>* steps = nullptr;
+  // Before starting this step (when > 0), init tells the parent and waits for it to take the
+  // network away.
+  std::size_t pause_before_step = 0;
   char* const* envp = nullptr;
   const std::vector<const char*>* search_path = nullptr;  // PATH dirs, for argv[0] without '/'
   sock_fprog seccomp{};

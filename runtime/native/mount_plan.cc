@@ -101,7 +101,7 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
         break;
     }
   }
-  if (spec.network == NetworkMode::kHost) {
+  if (spec.network != NetworkMode::kNone || spec.networked_prelude > 0) {
     plan.add({.kind = Kind::kBind,
               .target = "/etc/resolv.conf",
               .source = "/etc/resolv.conf",

@@ -13,6 +13,7 @@
 #include "native/sandbox_cgroup.h"
 #include "native/spec_validation.h"
 #include "native/supervisor.h"
+#include "native/user_network.h"
 
 namespace paddock {
 namespace {
@@ -56,7 +57,11 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   plan.bind_sources = &prepared.bind_sources;
 
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
-  if (spec.network == NetworkMode::kNone) flags |= CLONE_NEWNET;
+  if (spec.network != NetworkMode::kHost) flags |= CLONE_NEWNET;
+  bool user_network = spec.network == NetworkMode::kUser || spec.networked_prelude > 0;
+  if (spec.network != NetworkMode::kUser && spec.networked_prelude > 0) {
+    plan.pause_before_step = spec.networked_prelude;
+  }
 
   // The sandbox's own cgroup exists before the child does, and the child is born in it: no
   // instruction of the sandbox ever runs outside its limits.
@@ -98,11 +103,31 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& input, RunObserver& obse
   sandbox.stderr_pipe = std::move(prepared.stderr_pipe.read_end);
   sandbox.channel = std::move(prepared.channel_parent);
   observer.on_started(pid);
+  std::optional<UserNetwork::Namespaces> network_namespaces;
+  if (user_network) {
+    auto opened = UserNetwork::open_namespaces(pid);
+    if (!opened) {
+      kill_and_reap(sandbox);
+      return opened.error();
+    }
+    network_namespaces = std::move(*opened);
+  }
 
   IdMapPlan ids = plan_id_map(id_map_host(), pid, identity.uid, identity.gid);
   if (auto mapped = apply_id_map(pid, ids); !mapped) {
     kill_and_reap(sandbox);
     return mapped.error().context("writing the sandbox's uid/gid maps");
+  }
+  // User-mode networking before any step runs; killed at the step boundary or at the end.
+  UserNetwork network;
+  if (user_network) {
+    auto attached = UserNetwork::attach(*network_namespaces);
+    if (!attached) {
+      kill_and_reap(sandbox);
+      return attached.error();
+    }
+    network = std::move(*attached);
+    sandbox.at_step_boundary = [&network] { network.detach(); };
   }
   ChildMessage go{ChildMessageKind::kGo};
   if (write(sandbox.channel.get(), &go, sizeof go) != sizeof go) {

@@ -58,7 +58,7 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
                                  const Prepared& prepared, const CgroupOutcome& cgroup) {
   IsolationReport report;
   report.namespaces = {"user", "mount", "pid", "ipc", "uts", "cgroup"};
-  if (spec.network == NetworkMode::kNone) report.namespaces.push_back("network");
+  if (spec.network != NetworkMode::kHost) report.namespaces.push_back("network");
   report.id_mapping = to_string(ids.method);
   report.host_uid = ids.host_uid;
   report.host_gid = ids.host_gid;
@@ -66,7 +66,9 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
   report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
   report.no_new_privs = true;
   report.capabilities_dropped = true;
-  report.network = spec.network == NetworkMode::kNone ? "none" : "host";
+  report.network = spec.network == NetworkMode::kNone   ? "none"
+                   : spec.network == NetworkMode::kUser ? "user"
+                                                        : "host";
   report.limits_mode = cgroup.directory.empty() ? "rlimit" : "cgroup2";
   report.limits_reason = cgroup.reason;
   report.cgroup = cgroup.directory;

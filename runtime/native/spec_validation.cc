@@ -68,6 +68,9 @@ Status validate_spec(const SandboxSpec& spec) {
     return invalid_input("the files given (" + std::to_string(file_bytes) +
                          " bytes) do not fit the work directory (--work-size)");
   }
+  if (spec.networked_prelude > spec.prelude.size()) {
+    return invalid_input("more networked prelude commands than prelude commands");
+  }
   for (const auto& command : spec.prelude) {
     if (command.empty() || command[0].empty()) return invalid_input("a prelude command is empty");
   }

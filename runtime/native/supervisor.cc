@@ -61,6 +61,9 @@ void read_message(UniqueFd& channel, Supervised& state) {
     case ChildMessageKind::kWorkdir:
       state.workdir = std::move(passed);
       break;
+    case ChildMessageKind::kStepBoundary:
+      state.at_step_boundary = true;
+      break;
     case ChildMessageKind::kGo:
       break;
   }
@@ -118,6 +121,12 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
         }
       } else if (fd == sandbox.channel.get()) {
         read_message(sandbox.channel, state);
+        if (state.at_step_boundary) {
+          state.at_step_boundary = false;
+          if (sandbox.at_step_boundary) sandbox.at_step_boundary();
+          ChildMessage go{ChildMessageKind::kGo};
+          [[maybe_unused]] ssize_t sent = write(sandbox.channel.get(), &go, sizeof go);
+        }
       } else if (fd == sandbox.pidfd.get()) {
         init_running = false;
       } else if (cancellation != nullptr && fd == cancellation->poll_fd() && !killed) {

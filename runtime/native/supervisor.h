@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 
 #include "backend.h"
@@ -24,6 +25,9 @@ struct StartedSandbox {
   UniqueFd stderr_pipe;
   UniqueFd channel;
   std::chrono::steady_clock::time_point started_at;
+  // Called when init reaches the step boundary (see ChildPlan::pause_before_step); init goes on
+  // once it returns.
+  std::function<void()> at_step_boundary;
 };
 
 struct Supervised {
@@ -33,6 +37,7 @@ struct Supervised {
   std::optional<int> payload_status;          // wait status of the user's program
   int payload_step = 0;                       // the step (prelude first) that status belongs to
   UniqueFd workdir;                           // the sandbox's work directory, once it existed
+  bool at_step_boundary = false;              // init waits at the step boundary
   int init_status = 0;                        // wait status of the sandbox's init
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;

@@ -1,0 +1,160 @@
+// Library installs: the install step alone gets (rootless, user-mode) network, the run does
+// not; a failed install is a clear result; a library name cannot smuggle installer options.
+
+#include <arpa/inet.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+nlohmann::json run_json(const std::vector<std::string>& args, int* exit_status = nullptr) {
+  CliResult result = run_cli(args);
+  if (exit_status != nullptr) *exit_status = result.exit_status;
+  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, false);
+  EXPECT_FALSE(json.is_discarded()) << result.out << result.err;
+  return json;
+}
+
+// The host's default IPv4 gateway: pasta gives the sandbox the same one, and maps connections
+// to it onto the host's loopback.
+std::string host_gateway() {
+  std::ifstream routes("/proc/net/route");
+  std::string line;
+  std::getline(routes, line);
+  while (std::getline(routes, line)) {
+    std::istringstream fields(line);
+    std::string device, destination, gateway;
+    fields >> device >> destination >> gateway;
+    if (destination == "00000000") {
+      in_addr address{static_cast<in_addr_t>(std::stoul(gateway, nullptr, 16))};
+      return inet_ntoa(address);
+    }
+  }
+  return "";
+}
+
+// A one-module wheel in a fresh directory, served over HTTP on 127.0.0.1 by python3.
+class LocalWheelServer {
+ public:
+  LocalWheelServer() {
+    directory_ = ::testing::TempDir() + "/paddock-wheels-" + std::to_string(getpid());
+    std::string make_wheel =
+        "import zipfile,base64,hashlib,sys\n"
+        "n='paddock_local_pkg';v='1.0';d=n+'-'+v+'.dist-info'\n"
+        "f={n+'/__init__.py':\"VALUE='from the local index'\\n\","
+        "d+'/METADATA':'Metadata-Version: 2.1\\nName: paddock-local-pkg\\nVersion: '+v+'\\n',"
+        "d+'/WHEEL':'Wheel-Version: 1.0\\nGenerator: paddock\\nRoot-Is-Purelib: true\\n"
+        "Tag: py3-none-any\\n'}\n"
+        "r=[p+',sha256='+base64.urlsafe_b64encode(hashlib.sha256(t.encode()).digest())"
+        ".rstrip(b'=').decode()+','+str(len(t)) for p,t in f.items()]+[d+'/RECORD,,']\n"
+        "f[d+'/RECORD']='\\n'.join(r)+'\\n'\n"
+        "z=zipfile.ZipFile(sys.argv[1]+'/'+n+'-'+v+'-py3-none-any.whl','w')\n"
+        "[z.writestr(p,t) for p,t in f.items()];z.close()\n";
+    EXPECT_EQ(system(("mkdir -p " + directory_ + " && python3 -c \"" + escape(make_wheel) + "\" " +
+                      directory_)
+                         .c_str()),
+              0);
+    port_ = 20000 + getpid() % 20000;
+    server_ = fork();
+    if (server_ == 0) {
+      execlp("python3", "python3", "-m", "http.server", std::to_string(port_).c_str(), "--bind",
+             "127.0.0.1", "--directory", directory_.c_str(), nullptr);
+      _exit(127);
+    }
+    usleep(700000);  // python's start-up
+  }
+  ~LocalWheelServer() {
+    kill(server_, SIGKILL);
+    waitpid(server_, nullptr, 0);
+    std::system(("rm -rf " + directory_).c_str());
+  }
+  [[nodiscard]] int port() const { return port_; }
+
+ private:
+  static std::string escape(const std::string& code) {
+    std::string out;
+    for (char c : code) {
+      if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
+      out += c;
+    }
+    return out;
+  }
+  std::string directory_;
+  int port_ = 0;
+  pid_t server_ = -1;
+};
+
+TEST(Libraries, PipInstallsFromALocalIndexAndTheRunHasNoNetwork) {
+  LocalWheelServer server;
+  std::string gateway = host_gateway();
+  ASSERT_FALSE(gateway.empty());
+  std::string links = "http://" + gateway + ":" + std::to_string(server.port()) + "/";
+  nlohmann::json result = run_json(
+      {"run", "--json", "--lang", "python", "--lib", "paddock-local-pkg", "--env", "PIP_NO_INDEX=1",
+       "--env", "PIP_FIND_LINKS=" + links, "--env", "PIP_TRUSTED_HOST=" + gateway, "--code",
+       "import socket, paddock_local_pkg\nprint(paddock_local_pkg.VALUE)\n"
+       "try:\n    socket.create_connection(('" +
+           gateway + "', " + std::to_string(server.port()) +
+           "), timeout=3)\n    print('run has network')\n"
+           "except OSError:\n    print('run has no network')\n"});
+  EXPECT_EQ(result["phase"], "run") << result["stderr"];
+  EXPECT_EQ(result["exit_code"], 0) << result["stderr"];
+  EXPECT_EQ(result["stdout"], "from the local index\nrun has no network\n");
+  EXPECT_NE(result["stderr"].get<std::string>().find("Successfully installed"), std::string::npos);
+}
+
+TEST(Libraries, NpmInstallsFromTheNpmRegistry) {
+  nlohmann::json result = run_json({"run", "--json", "--lang", "javascript", "--lib", "left-pad",
+                                    "--code", "console.log(require('left-pad')('x', 3))"});
+  EXPECT_EQ(result["exit_code"], 0) << result["stderr"];
+  EXPECT_EQ(result["stdout"], "  x\n");  // the installer's chatter went to stderr
+}
+
+TEST(Libraries, AFailedInstallIsAResultNamingThePackage) {
+  int status = 0;
+  nlohmann::json result =
+      run_json({"run", "--json", "--lang", "python", "--lib", "no-such-package-paddock-test",
+                "--env", "PIP_NO_INDEX=1", "--code", "print('never')"},
+               &status);
+  EXPECT_NE(status, 0);
+  EXPECT_EQ(result["phase"], "install");
+  EXPECT_EQ(result["stdout"], "");
+  EXPECT_NE(result["stderr"].get<std::string>().find("no-such-package-paddock-test"),
+            std::string::npos);
+}
+
+TEST(Libraries, NamesCannotCarryInstallerOptions) {
+  CliResult result = run_cli(
+      {"run", "--lang", "python", "--lib", "--index-url=http://evil", "--code", "print(1)"});
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_NE(result.err.find("not a package name"), std::string::npos) << result.err;
+  CliResult spaced = run_cli({"run", "--lang", "python", "--lib", "a b", "--code", "print(1)"});
+  EXPECT_EQ(spaced.exit_status, 125);
+}
+
+TEST(Libraries, UserNetworkIsOutboundOnlyAndGoneAfterTheRun) {
+  CliResult user = run_cli({"run", "--network", "user", "--", "python3", "-c",
+                            "import socket\n"
+                            "socket.create_connection(('registry.npmjs.org', 443), timeout=5)\n"
+                            "print('reached')"});
+  EXPECT_EQ(user.out, "reached\n") << user.err;
+  CliResult none = run_cli({"run", "--", "python3", "-c",
+                            "import socket\ntry:\n"
+                            "    socket.create_connection(('registry.npmjs.org', 443), timeout=5)\n"
+                            "except OSError:\n    print('unreachable')"});
+  EXPECT_EQ(none.out, "unreachable\n");
+  EXPECT_TRUE(processes_with("--netns /proc/self/fd/5").empty());  // no pasta left behind
+}
+
+}  // namespace
+}  // namespace paddock::testing
