@@ -72,7 +72,9 @@ struct SandboxSpec {
   std::vector<BindMount> binds;
   std::string hostname = "sandbox";
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile
-  bool require_cgroups = false;  // refuse to run rather than fall back to rlimits
+  std::vector<std::string> seccomp_allow;           // system calls allowed on top of the profile
+  std::vector<std::string> seccomp_deny;  // system calls the profile allows but this run must not
+  bool require_cgroups = false;           // refuse to run rather than fall back to rlimits
 };
 
 // The environment every sandbox starts from; spec.env entries override these by name.

@@ -109,6 +109,8 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   // A host-network installer cannot be cut off before the run: the whole run gets it.
   if (!libraries.empty() && policy.install_network == "host") spec.network = NetworkMode::kHost;
   if (policy.seccomp_profile != "default") spec.seccomp_profile_path = policy.seccomp_profile;
+  spec.seccomp_allow = policy.seccomp_allow;
+  spec.seccomp_deny = policy.seccomp_deny;
   return spec;
 }
 

@@ -240,6 +240,21 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
       reader.fail("/seccomp", "must be an object");
     } else {
       policy.seccomp_profile = reader.string(*seccomp, "/seccomp", "profile", false, "default");
+      policy.seccomp_allow = reader.strings(*seccomp, "/seccomp", "allow", false, false);
+      policy.seccomp_deny = reader.strings(*seccomp, "/seccomp", "deny", false, false);
+      static const std::regex kSyscall("[a-z_][a-z0-9_]*");
+      for (const auto* list : {&policy.seccomp_allow, &policy.seccomp_deny}) {
+        for (const auto& name : *list) {
+          if (!std::regex_match(name, kSyscall)) {
+            reader.fail("/seccomp", "'" + name + "' is not a system call name");
+          }
+        }
+      }
+      for (const auto& [key, value] : seccomp->items()) {
+        if (key != "profile" && key != "allow" && key != "deny") {
+          reader.fail("/seccomp/" + key, "is not a known seccomp field (profile, allow, deny)");
+        }
+      }
     }
   }
   policy.rootfs = reader.string(document, "", "rootfs", false, "host");

@@ -31,6 +31,8 @@ struct LanguagePolicy {
   std::string install_network = "none";  // "none", "user" or "host"
   std::vector<std::string> install;      // placeholder {libraries}
   std::string seccomp_profile = "default";
+  std::vector<std::string> seccomp_allow;  // added to the profile: loosens it, so reviewed
+  std::vector<std::string> seccomp_deny;   // removed from it
   std::string rootfs = "host";
   // Files paddock adds to the work directory (path there -> a built-in support file, e.g. the
   // plot-capture hook), and work-directory subdirectories returned as artifacts.

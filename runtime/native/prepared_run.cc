@@ -9,9 +9,11 @@
 namespace paddock {
 namespace {
 
-// The default profile was compiled at build time; a user's profile is compiled for each run.
+// The default profile as it is was compiled at build time; a profile file, or changes on top
+// (a language policy's allow and deny lists), are compiled for the run.
 Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const SandboxSpec& spec) {
-  if (!spec.seccomp_profile_path) {
+  bool changed = !spec.seccomp_allow.empty() || !spec.seccomp_deny.empty();
+  if (!spec.seccomp_profile_path && !changed) {
     static const auto embedded = [] {
       seccomp::BpfProgram program;
       auto bpf = seccomp::default_bpf();
@@ -20,11 +22,15 @@ Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const Sandbox
     }();
     return embedded;
   }
-  auto profile = seccomp::load_profile_file(*spec.seccomp_profile_path);
+  auto profile = spec.seccomp_profile_path ? seccomp::load_profile_file(*spec.seccomp_profile_path)
+                                           : seccomp::default_profile();
   if (!profile) return profile.error();
+  seccomp::apply_changes(*profile, spec.seccomp_allow, spec.seccomp_deny);
   auto program = seccomp::compile(*profile);
-  if (!program)
-    return program.error().context("compiling seccomp profile " + *spec.seccomp_profile_path);
+  if (!program) {
+    return program.error().context("compiling seccomp profile " +
+                                   spec.seccomp_profile_path.value_or("default"));
+  }
   return std::make_shared<const seccomp::BpfProgram>(std::move(*program));
 }
 

@@ -64,6 +64,8 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
   report.host_gid = ids.host_gid;
   report.seccomp = true;
   report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
+  for (const auto& name : spec.seccomp_allow) report.seccomp_profile += " +" + name;
+  for (const auto& name : spec.seccomp_deny) report.seccomp_profile += " -" + name;
   report.no_new_privs = true;
   report.capabilities_dropped = true;
   report.network = spec.network == NetworkMode::kNone   ? "none"

@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -168,6 +169,21 @@ Result<Rule> parse_rule(const json& entry, std::string_view origin, const std::s
 }
 
 }  // namespace
+
+void apply_changes(Profile& profile, const std::vector<std::string>& allow,
+                   const std::vector<std::string>& deny) {
+  for (auto& rule : profile.rules) {
+    std::erase_if(rule.names, [&](const std::string& name) {
+      return std::find(deny.begin(), deny.end(), name) != deny.end();
+    });
+  }
+  std::erase_if(profile.rules, [](const Rule& rule) { return rule.names.empty(); });
+  std::vector<std::string> allowed;
+  for (const auto& name : allow) {
+    if (std::find(deny.begin(), deny.end(), name) == deny.end()) allowed.push_back(name);
+  }
+  if (!allowed.empty()) profile.rules.push_back(Rule{allowed, Action{Action::Kind::kAllow, 0}, {}});
+}
 
 Platform this_platform() {
   Platform platform;

@@ -57,6 +57,12 @@ struct Platform {
 };
 Platform this_platform();
 
+// A profile with changes on top, as a language policy asks: every rule naming a `deny`ed call is
+// dropped (so the default action, EPERM in paddock's profile, applies), and each `allow`ed call
+// gets an unconditional allow rule.
+void apply_changes(Profile& profile, const std::vector<std::string>& allow,
+                   const std::vector<std::string>& deny);
+
 // Parses Docker's JSON format. `origin` names the file in error messages, which also give the
 // JSON pointer of what is wrong: "default.json: /syscalls/3/action: unknown action "X"".
 Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,

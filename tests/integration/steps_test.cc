@@ -50,6 +50,16 @@ TEST(Steps, AMissingPreludeCommandIsAnExecFailure) {
   EXPECT_NE(result.exec_error.find("no-such-compiler-paddock"), std::string::npos);
 }
 
+TEST(Steps, SeccompChangesApplyToTheRun) {
+  SandboxSpec spec = shell_spec("mkdir /work/x && echo made || echo refused");
+  spec.seccomp_deny = {"mkdir", "mkdirat"};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.stdout_data.data, "refused\n");
+  EXPECT_EQ(result.isolation.seccomp_profile, "default -mkdir -mkdirat");
+  spec.seccomp_deny.clear();
+  EXPECT_EQ(run_ok(spec).stdout_data.data, "made\n");
+}
+
 TEST(Steps, LaterStepsAreStillConfined) {
   SandboxSpec spec = spec_for({"cat", "/proc/self/status"});
   spec.prelude = {{"true"}, {"true"}};

@@ -79,6 +79,12 @@ TEST(Policy, ErrorsNameTheFileAndThePointer) {
   json escaping = minimal();
   escaping["source_file"] = "../../etc/passwd";
   EXPECT_NE(error_of(escaping).find("/source_file"), std::string::npos);
+  json bad_seccomp = minimal();
+  bad_seccomp["seccomp"] = {{"deny", {"not a name"}}};
+  EXPECT_NE(error_of(bad_seccomp).find("/seccomp"), std::string::npos);
+  json unknown_seccomp = minimal();
+  unknown_seccomp["seccomp"] = {{"remove", {"mkdir"}}};
+  EXPECT_NE(error_of(unknown_seccomp).find("/seccomp/remove"), std::string::npos);
   json bad_env = minimal();
   bad_env["env"] = {{"NOT VALID", "x"}};
   EXPECT_NE(error_of(bad_env).find("/env/NOT VALID"), std::string::npos);
