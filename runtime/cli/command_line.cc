@@ -147,9 +147,8 @@ Result<LimitOverrides> limit_flags(const RunFlags& flags) {
     if (!status) return status.error();
   }
   if (!flags.cpus.empty()) {
-    auto cpus = parse_seconds(flags.cpus);  // a plain non-negative decimal
-    if (!cpus || flags.cpus.find_first_not_of("0123456789.") != std::string::npos || *cpus <= 0 ||
-        *cpus > 1024) {
+    auto cpus = parse_decimal(flags.cpus);
+    if (!cpus || *cpus <= 0 || *cpus > 1024) {
       return invalid_input("--cpus '" + flags.cpus + "' is not valid; use e.g. 0.5 or 2");
     }
     limits.cpus = *cpus;

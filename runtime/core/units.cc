@@ -53,6 +53,12 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
+std::optional<double> parse_decimal(std::string_view text) {
+  auto parsed = number_and_suffix(text);
+  if (!parsed || !parsed->second.empty()) return std::nullopt;
+  return parsed->first;
+}
+
 std::optional<double> parse_seconds(std::string_view text) {
   auto parsed = number_and_suffix(text);
   if (!parsed) return std::nullopt;

@@ -1,6 +1,5 @@
 #include "language/policy.h"
 
-#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -103,14 +102,6 @@ std::optional<std::uint64_t> count(std::string_view text) {
   return value;
 }
 
-std::optional<double> decimal(std::string_view text) {
-  std::string copy(text);
-  char* end = nullptr;
-  double value = std::strtod(copy.c_str(), &end);
-  if (copy.empty() || end != copy.c_str() + copy.size()) return std::nullopt;
-  return value;
-}
-
 void read_limits(Reader& reader, const json& document, LimitOverrides& limits) {
   const json* object = reader.find(document, "limits");
   if (object == nullptr) return;
@@ -122,7 +113,7 @@ void read_limits(Reader& reader, const json& document, LimitOverrides& limits) {
   }
   limits.wall_seconds = reader.limit<double>(*object, "timeout", "\"30s\"", parse_seconds);
   limits.cpu_seconds = reader.limit<double>(*object, "cpu_time", "\"60\"", parse_seconds);
-  limits.cpus = reader.limit<double>(*object, "cpus", "1 or 0.5", decimal);
+  limits.cpus = reader.limit<double>(*object, "cpus", "1 or 0.5", parse_decimal);
   limits.memory_bytes = reader.limit<std::uint64_t>(*object, "memory", "\"512m\"", parse_size);
   limits.pids = reader.limit<std::uint32_t>(*object, "pids", "128", count);
   limits.output_bytes = reader.limit<std::uint64_t>(*object, "output", "\"1m\"", parse_size);

@@ -22,6 +22,14 @@ TEST(Units, BadSizesAreRejected) {
   }
 }
 
+TEST(Units, Decimals) {
+  EXPECT_EQ(parse_decimal("2"), 2.0);
+  EXPECT_EQ(parse_decimal("0.5"), 0.5);
+  for (const char* bad : {"", "1s", "-1", "1e3", "inf", ".5"}) {
+    EXPECT_FALSE(parse_decimal(bad).has_value()) << bad;
+  }
+}
+
 TEST(Units, Seconds) {
   EXPECT_EQ(parse_seconds("2"), 2.0);
   EXPECT_EQ(parse_seconds("1.5s"), 1.5);
