@@ -3,6 +3,8 @@
 // The seam every way of running a sandbox plugs into: the native runtime now; Docker, Podman and
 // Kubernetes later. A backend turns one immutable SandboxSpec into one RunResult.
 
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "core/result.h"
@@ -40,6 +42,8 @@ class RunObserver {
   [[nodiscard]] virtual const CancellationToken* cancellation() const { return nullptr; }
 };
 
+class Session;
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -47,6 +51,8 @@ class Backend {
   // Runs spec.argv in a fresh sandbox and waits for it. An Error means paddock itself failed and
   // nothing is left running; whatever the program did is in the RunResult.
   [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;
+  // A sandbox that stays (session.h), built from spec without its argv and prelude.
+  [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec);
 };
 
 }  // namespace paddock

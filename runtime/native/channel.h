@@ -35,6 +35,7 @@ enum class ChildMessageKind : std::int32_t {
   kStepBoundary,   // init -> parent: the networked steps are done; init waits for kGo
   kWorkdir,        // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
                    // that files can be collected after the sandbox is gone, even on timeout
+  kOpened,         // session init -> parent: the file asked for rides along, or `error` says why
 };
 
 struct ChildMessage {
@@ -44,6 +45,7 @@ struct ChildMessage {
   std::int32_t error = 0;   // errno
   std::int32_t status = 0;  // wait status for kPayloadExited
   std::int32_t step = 0;    // which command (prelude first, argv last) the message is about
+  std::int64_t cpu_us = 0;  // kPayloadExited in a session: the command's CPU time
 };
 
 // A ChildMessage with room for one fd passed along (SCM_RIGHTS), laid out for sendmsg and

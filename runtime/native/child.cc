@@ -27,12 +27,13 @@
 #endif
 
 namespace paddock {
-namespace {
 
 void send(int channel, const ChildMessage& message) {
   while (write(channel, &message, sizeof message) < 0 && errno == EINTR) {
   }
 }
+
+namespace {
 
 [[noreturn]] void fail(int channel, SetupPhase phase, int error, int detail = 0) {
   send(channel, ChildMessage{ChildMessageKind::kSetupFailed, phase, detail, error, 0});
@@ -85,6 +86,8 @@ void sort_fds(int* fds, int count) {
 // prelude step inherits that state, and without CAP_SETPCAP could not even repeat the drop.
 bool privileges_dropped = false;
 
+}  // namespace
+
 // Everything that can loosen or tighten privileges, in the order that keeps each step possible:
 // no_new_privs first (it needs nothing), securebits while CAP_SETPCAP is still held, then every
 // capability of all five sets. seccomp comes last, right before execve (install_seccomp).
@@ -110,6 +113,8 @@ void drop_privileges(const ChildPlan& plan) {
   privileges_dropped = true;
 }
 
+namespace {
+
 void install_seccomp(const ChildPlan& plan) {
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
     fail(plan.fds.channel, SetupPhase::kSeccomp, errno);
@@ -117,10 +122,10 @@ void install_seccomp(const ChildPlan& plan) {
 }
 
 // execve, looking argv[0] up in the sandbox's PATH like execvp, without allocating.
-int exec_program(const ChildPlan& plan, char* const* argv) {
+int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   const char* name = argv[0];
   if (std::strchr(name, '/') != nullptr) {
-    execve(name, argv, plan.envp);
+    execve(name, argv, envp);
     return errno;
   }
   int error = ENOENT;
@@ -131,23 +136,20 @@ int exec_program(const ChildPlan& plan, char* const* argv) {
     std::memcpy(path, dir, dir_length);
     path[dir_length] = '/';
     std::memcpy(path + dir_length + 1, name, name_length + 1);
-    execve(path, argv, plan.envp);
+    execve(path, argv, envp);
     if (errno == E2BIG || errno == ENOMEM) return errno;     // would fail the same way anywhere
     if (errno != ENOENT && errno != ENOTDIR) error = errno;  // e.g. EACCES: remember, go on
   }
   return error;
 }
 
-[[noreturn]] void run_payload(const ChildPlan& plan, std::size_t step) {
+}  // namespace
+
+[[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command) {
   int channel = plan.fds.channel;
   if (setsid() < 0) fail(channel, SetupPhase::kStdio, errno);
-  // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
-  // before it gets an empty stdin, and its chatter goes to stderr.
-  bool program = step + 1 == plan.steps->size();
-  int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (stdin_fd < 0 || dup2(stdin_fd, STDIN_FILENO) < 0 ||
-      dup2(program ? plan.fds.stdout_fd : plan.fds.stderr_fd, STDOUT_FILENO) < 0 ||
-      dup2(plan.fds.stderr_fd, STDERR_FILENO) < 0) {
+  if (dup2(command.stdin_fd, STDIN_FILENO) < 0 || dup2(command.stdout_fd, STDOUT_FILENO) < 0 ||
+      dup2(command.stderr_fd, STDERR_FILENO) < 0) {
     fail(channel, SetupPhase::kStdio, errno);
   }
   int keep[] = {0, 1, 2, channel};
@@ -169,11 +171,13 @@ int exec_program(const ChildPlan& plan, char* const* argv) {
   for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
   drop_privileges(plan);
   install_seccomp(plan);
-  int error = exec_program(plan, (*plan.steps)[step]);
+  int error = exec_program(plan, command.argv, command.envp);
   send(channel, ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0,
-                             static_cast<std::int32_t>(step)});
+                             command.step});
   _exit(127);
 }
+
+namespace {
 
 // Blocks until the parent says go (maps written, network gone); EOF means the parent died.
 void wait_for_go(int channel) {
@@ -209,7 +213,16 @@ void take_identity(const ChildPlan& plan) {
 pid_t start_step(const ChildPlan& plan, std::size_t step) {
   pid_t payload = clone_process(0, nullptr);
   if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, errno);
-  if (payload == 0) run_payload(plan, step);
+  if (payload == 0) {
+    // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
+    // before it gets an empty stdin, and its chatter goes to stderr.
+    bool program = step + 1 == plan.steps->size();
+    int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
+    run_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
+                                     program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
+                                     plan.fds.stderr_fd, static_cast<std::int32_t>(step)});
+  }
   if (step + 1 == plan.steps->size()) {
     // No step left to hand them to: once the sandbox's processes close theirs, paddock sees EOF.
     close(plan.fds.stdin_fd);
@@ -287,6 +300,13 @@ void run_sandbox_init(const ChildPlan& plan) {
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
   send_workdir(plan);
 
+  if (plan.session) {
+    // init needs no privilege to serve requests; what it keeps could only help a payload that
+    // attacked it.
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    drop_privileges(plan);
+    serve_session(plan);
+  }
   pid_t payload = start_step(plan, 0);
 
   // init needs no privilege to reap; what it keeps could only help a payload that attacked it.

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "native/channel.h"
 #include "native/mount_plan.h"
 #include "native/rlimit_plan.h"
 
@@ -45,6 +46,9 @@ struct ChildPlan {
   // Before starting this step (when > 0), init tells the parent and waits for it to take the
   // network away.
   std::size_t pause_before_step = 0;
+  // A session's init runs no steps: it serves requests from the parent (session_channel.h)
+  // until the parent kills it.
+  bool session = false;
   char* const* envp = nullptr;
   const std::vector<const char*>* search_path = nullptr;  // PATH dirs, for argv[0] without '/'
   sock_fprog seccomp{};
@@ -55,6 +59,28 @@ struct ChildPlan {
 // The sandbox's init: waits for the id maps, builds the file system, starts the payload, reaps
 // every orphan and reports the payload's wait status. Never returns.
 [[noreturn]] void run_sandbox_init(const ChildPlan& plan);
+
+// One command for the payload process to run, with its standard streams.
+struct PayloadCommand {
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  std::int32_t step = 0;  // reported back with an exec failure
+};
+
+// In the payload process: streams, a new session, limits, no privileges, seccomp, execve.
+[[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command);
+
+// no_new_privs, locked securebits and every capability gone; once per process tree.
+void drop_privileges(const ChildPlan& plan);
+
+// One message to the parent, retried on EINTR.
+void send(int channel, const ChildMessage& message);
+
+// A session's init after setup (session_init.cc).
+[[noreturn]] void serve_session(const ChildPlan& plan);
 
 // clone3 with fork semantics (no new stack): returns 0 in the child, the child's pid in the
 // parent, -1 with errno on failure. pidfd receives a pidfd when CLONE_PIDFD is in flags.

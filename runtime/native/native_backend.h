@@ -4,6 +4,7 @@
 // root, rlimits, dropped capabilities and seccomp. No daemon, no setuid helper of its own.
 
 #include "backend.h"
+#include "session.h"
 
 namespace paddock {
 
@@ -11,6 +12,7 @@ class NativeBackend final : public Backend {
  public:
   [[nodiscard]] std::string_view name() const override { return "native"; }
   [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
+  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
 };
 
 }  // namespace paddock

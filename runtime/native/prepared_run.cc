@@ -39,8 +39,10 @@ const HostLayout& host_layout() {
   return layout;
 }
 
-std::vector<std::string> merged_env(const std::vector<std::string>& overrides) {
-  std::vector<std::string> env = default_sandbox_env();
+}  // namespace
+
+std::vector<std::string> merge_env(std::vector<std::string> env,
+                                   const std::vector<std::string>& overrides) {
   for (const auto& entry : overrides) {
     std::string key = entry.substr(0, entry.find('='));
     std::erase_if(env, [&](const std::string& existing) {
@@ -51,6 +53,8 @@ std::vector<std::string> merged_env(const std::vector<std::string>& overrides) {
   return env;
 }
 
+namespace {
+
 // Move an fd above stdio, so that the child's dup2 onto 0, 1 and 2 cannot clobber another.
 Result<UniqueFd> above_stdio(UniqueFd fd) {
   if (fd.get() > STDERR_FILENO) return fd;
@@ -59,7 +63,9 @@ Result<UniqueFd> above_stdio(UniqueFd fd) {
   return moved;
 }
 
-Result<Pipe> make_pipe() {
+}  // namespace
+
+Result<Pipe> make_capture_pipe() {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return system_error("creating an output pipe");
   Pipe result{UniqueFd(fds[0]), UniqueFd(fds[1])};
@@ -67,8 +73,12 @@ Result<Pipe> make_pipe() {
   auto write_end = above_stdio(std::move(result.write_end));
   if (!read_end) return read_end.error();
   if (!write_end) return write_end.error();
+  // The parent's end never blocks it: it polls it.
+  fcntl(read_end->get(), F_SETFL, O_NONBLOCK);
   return Pipe{std::move(*read_end), std::move(*write_end)};
 }
+
+namespace {
 
 Result<UniqueFd> open_stdin(const SandboxSpec& spec) {
   if (spec.stdin_fd >= 0) {
@@ -113,7 +123,7 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
                                   std::to_string(spec.limits.memory_bytes)};
   env.insert(env.end(), spec.env.begin(), spec.env.end());
-  prepared->env_storage = merged_env(env);
+  prepared->env_storage = merge_env(default_sandbox_env(), env);
   for (auto& entry : prepared->env_storage) {
     prepared->envp.push_back(entry.data());
     if (entry.starts_with("PATH=")) prepared->path_storage = entry.substr(5);
@@ -133,15 +143,12 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   auto stdin_fd = open_stdin(spec);
   if (!stdin_fd) return stdin_fd.error();
   prepared->stdin_fd = std::move(*stdin_fd);
-  auto out = make_pipe();
+  auto out = make_capture_pipe();
   if (!out) return out.error();
-  auto err = make_pipe();
+  auto err = make_capture_pipe();
   if (!err) return err.error();
   prepared->stdout_pipe = std::move(*out);
   prepared->stderr_pipe = std::move(*err);
-  // The parent's ends never block it: it polls them.
-  fcntl(prepared->stdout_pipe.read_end.get(), F_SETFL, O_NONBLOCK);
-  fcntl(prepared->stderr_pipe.read_end.get(), F_SETFL, O_NONBLOCK);
   int sockets[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
     return system_error("creating the sandbox channel");

@@ -108,7 +108,8 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
   result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
   result.isolation = isolation_report(spec, ids, prepared, cgroup);
 
-  if (done.payload_status) {
+  // A command that timed out may still have its exit reported (a session's init reaps it).
+  if (done.payload_status && !done.timed_out && !done.cancelled) {
     int status = *done.payload_status;
     result.step = done.payload_step;
     if (WIFEXITED(status)) {

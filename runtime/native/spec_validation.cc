@@ -25,8 +25,8 @@ bool is_reserved(const std::string& path) {
 
 }  // namespace
 
-Status validate_spec(const SandboxSpec& spec) {
-  if (spec.argv.empty() || spec.argv[0].empty()) {
+Status validate_spec(const SandboxSpec& spec, bool session) {
+  if (!session && (spec.argv.empty() || spec.argv[0].empty())) {
     return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
   }
   if (!is_absolute_clean(spec.workdir) || is_reserved(spec.workdir)) {

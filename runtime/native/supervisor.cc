@@ -11,13 +11,26 @@
 #include <csignal>
 #include <cstring>
 
+#include "native/session_channel.h"
+
 namespace paddock {
 namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 
 int send_kill(const StartedSandbox& sandbox) {
+  if (sandbox.session) {
+    return send_session_kill(sandbox.channel.get());
+  }
   return static_cast<int>(syscall(SYS_pidfd_send_signal, sandbox.pidfd.get(), SIGKILL, nullptr, 0));
+}
+
+// Whether the sandbox still owes us something: its init's exit, or in a session the command's.
+bool running(const StartedSandbox& sandbox, const Supervised& state, bool init_running) {
+  if (!sandbox.session) return init_running;
+  bool spawn_failed =
+      state.setup_failure && state.setup_failure->phase == SetupPhase::kSpawnPayload;
+  return init_running && !state.payload_status && !spawn_failed;
 }
 
 // Reads what is available; returns false at EOF.
@@ -57,6 +70,8 @@ void read_message(UniqueFd& channel, Supervised& state) {
     case ChildMessageKind::kPayloadExited:
       state.payload_status = message.status;
       state.payload_step = message.step;
+      state.usage.ru_utime.tv_sec = message.cpu_us / 1000000;
+      state.usage.ru_utime.tv_usec = message.cpu_us % 1000000;
       break;
     case ChildMessageKind::kWorkdir:
       state.workdir = std::move(passed);
@@ -65,6 +80,7 @@ void read_message(UniqueFd& channel, Supervised& state) {
       state.at_step_boundary = true;
       break;
     case ChildMessageKind::kGo:
+    case ChildMessageKind::kOpened:
       break;
   }
 }
@@ -80,7 +96,8 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
   bool init_running = true;
   bool killed = false;
 
-  while (init_running || sandbox.stdout_pipe.valid() || sandbox.stderr_pipe.valid()) {
+  while (running(sandbox, state, init_running) || sandbox.stdout_pipe.valid() ||
+         sandbox.stderr_pipe.valid()) {
     std::array<pollfd, 5> fds{};
     std::size_t count = 0;
     auto watch = [&](int fd) {
@@ -90,6 +107,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
     watch(sandbox.stderr_pipe.get());
     watch(sandbox.channel.get());
     if (init_running) watch(sandbox.pidfd.get());
+    if (sandbox.session && !init_running && count == 0) break;
     if (cancellation != nullptr && !killed) watch(cancellation->poll_fd());
 
     int timeout_ms = -1;
@@ -136,6 +154,11 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
       }
     }
   }
+  state.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - sandbox.started_at)
+                          .count();
+  if (sandbox.session && init_running) return state;
+  state.init_exited = true;
   // Messages sent just before init exited may still be queued.
   while (sandbox.channel.valid()) {
     pollfd entry{sandbox.channel.get(), POLLIN, 0};
@@ -143,20 +166,21 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
     read_message(sandbox.channel, state);
   }
   int status = 0;
-  while (wait4(sandbox.pid, &status, __WALL, &state.usage) < 0 && errno == EINTR) {
+  while (wait4(sandbox.pid, &status, __WALL, sandbox.session ? nullptr : &state.usage) < 0 &&
+         errno == EINTR) {
   }
+  sandbox.pid = -1;  // reaped: the number may belong to someone else from now on
   state.init_status = status;
-  state.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::steady_clock::now() - sandbox.started_at)
-                          .count();
   return state;
 }
 
 void kill_and_reap(StartedSandbox& sandbox) {
-  send_kill(sandbox);
+  if (sandbox.pid <= 0) return;
+  syscall(SYS_pidfd_send_signal, sandbox.pidfd.get(), SIGKILL, nullptr, 0);
   int status = 0;
   while (waitpid(sandbox.pid, &status, __WALL) < 0 && errno == EINTR) {
   }
+  sandbox.pid = -1;
 }
 
 }  // namespace paddock

@@ -28,6 +28,9 @@ struct StartedSandbox {
   // Called when init reaches the step boundary (see ChildPlan::pause_before_step); init goes on
   // once it returns.
   std::function<void()> at_step_boundary;
+  // A session's init stays after a command: supervision ends with the command (its exit
+  // reported, its output closed), and a kill asks init to kill everything but itself.
+  bool session = false;
 };
 
 struct Supervised {
@@ -43,6 +46,7 @@ struct Supervised {
   CapturedOutput stderr_data;
   rusage usage{};  // init and every process it reaped
   std::int64_t duration_ms = 0;
+  bool init_exited = false;  // in a session: the sandbox itself is gone
 };
 
 Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer);

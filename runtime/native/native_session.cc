@@ -1,0 +1,305 @@
+#include "native/native_session.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "native/artifacts.h"
+#include "native/channel.h"
+#include "native/run_report.h"
+#include "native/session_channel.h"
+
+namespace paddock {
+namespace {
+
+constexpr int kReplyTimeoutMs = 30'000;
+
+class QuietObserver final : public RunObserver {};
+
+// The next message from init: false when init is gone or silent for too long.
+Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed) {
+  pollfd watched[2] = {{sandbox.channel.get(), POLLIN, 0}, {sandbox.pidfd.get(), POLLIN, 0}};
+  int ready;
+  while ((ready = poll(watched, 2, kReplyTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  if (ready == 0) return Error{ETIMEDOUT, "the session's sandbox did not answer within 30 s"};
+  if ((watched[0].revents & POLLIN) != 0) {
+    ChannelPacket packet;
+    ssize_t got = recvmsg(sandbox.channel.get(), &packet.header, MSG_CMSG_CLOEXEC);
+    passed->reset(packet.received_fd());
+    if (got == sizeof(ChildMessage)) return packet.message;
+  }
+  return Error{EPIPE, "the session's sandbox has ended; open a new session"};
+}
+
+// What a failed open means to the person who named the path.
+Error open_error(const std::string& path, int error) {
+  std::string what = "'" + path + "'";
+  switch (error) {
+    case ENOENT:
+      return Error{error, what + ": no such file or directory in the work directory"};
+    case EXDEV:
+      return Error{error, what + " leads outside the work directory (a symlink or a mount)"};
+    case ELOOP:
+      return Error{error, what + " goes through a symlink, which writing does not follow"};
+    case EINVAL:
+      return Error{error, what + " is not a regular file"};
+    case ENOTDIR:
+      return Error{error, what + " is not a directory"};
+    case EISDIR:
+      return Error{error, what + " is a directory"};
+    default:
+      return system_error(what, error);
+  }
+}
+
+std::string file_type(mode_t mode) {
+  if (S_ISREG(mode)) return "file";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symlink";
+  return "other";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> NativeSession::open(const SandboxSpec& spec) {
+  QuietObserver observer;
+  auto launched = launch_sandbox(spec, observer, LaunchMode::kSession);
+  if (!launched) return launched.error();
+  std::unique_ptr<NativeSession> session(new NativeSession(spec, std::move(*launched)));
+  session->launched_->sandbox.session = true;
+  session->killer_.reset(fcntl(session->launched_->sandbox.pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  if (auto ready = session->wait_until_ready(); !ready) return ready.error();
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+Status NativeSession::wait_until_ready() {
+  for (;;) {
+    UniqueFd passed;
+    auto message = receive_message(launched_->sandbox, &passed);
+    if (!message) return message.error().context("starting the session");
+    if (message->kind == ChildMessageKind::kWorkdir) {
+      workdir_ = std::move(passed);
+      return {};
+    }
+    if (message->kind == ChildMessageKind::kSetupFailed) {
+      Supervised failed;
+      failed.setup_failure = *message;
+      auto described =
+          to_run_result(spec_, *launched_->prepared, launched_->ids, std::move(failed), {});
+      return described ? Error{EIO, "sandbox setup failed"} : described.error();
+    }
+  }
+}
+
+Status NativeSession::check_alive() const {
+  if (!launched_) return Error{EPIPE, "the session is closed"};
+  pollfd init{launched_->sandbox.pidfd.get(), POLLIN, 0};
+  if (poll(&init, 1, 0) == 1) {
+    return Error{EPIPE,
+                 "the session's sandbox has ended (killed, or out of memory); open a new session"};
+  }
+  return {};
+}
+
+Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& observer) {
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  if (request.argv.empty() || request.argv[0].empty()) return invalid_input("no command given");
+  auto packet = std::make_unique<SessionRequest>();
+  packet->kind = SessionRequestKind::kExec;
+  packet->argc_or_mode = static_cast<std::int32_t>(request.argv.size());
+  std::vector<std::string> strings = request.argv;
+  for (auto& entry : merge_env(launched_->prepared->env_storage, request.env)) {
+    strings.push_back(std::move(entry));
+  }
+  for (const auto& text : strings) {
+    if (text.find('\0') != std::string::npos) {
+      return invalid_input("an argument or environment entry contains a NUL byte");
+    }
+    if (packet->length + text.size() + 1 > kSessionDataMax) {
+      return invalid_input("the command and its environment are longer than 64 KiB");
+    }
+    std::memcpy(packet->data + packet->length, text.c_str(), text.size() + 1);
+    packet->length += static_cast<std::uint32_t>(text.size() + 1);
+  }
+
+  auto out = make_capture_pipe();
+  if (!out) return out.error();
+  auto err = make_capture_pipe();
+  if (!err) return err.error();
+  UniqueFd input(request.stdin_fd >= 0 ? fcntl(request.stdin_fd, F_DUPFD_CLOEXEC, 3)
+                                       : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!input.valid()) return system_error("opening the command's stdin");
+  UserNetwork network;
+  if (request.network) {
+    if (!launched_->namespaces) {
+      return invalid_input("this session shares the host's network; no user-mode network to add");
+    }
+    auto attached = UserNetwork::attach(*launched_->namespaces);
+    if (!attached) return attached.error();
+    network = std::move(*attached);
+  }
+  StartedSandbox& sandbox = launched_->sandbox;
+  int fds[3] = {input.get(),
+                request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
+                err->write_end.get()};
+  sandbox.started_at = std::chrono::steady_clock::now();
+  if (int error = send_packet(sandbox.channel.get(), packet.get(),
+                              kSessionHeaderSize + packet->length, fds, 3);
+      error != 0) {
+    return system_error("sending a command to the session", error);
+  }
+  input.reset();
+  out->write_end.reset();
+  err->write_end.reset();
+  sandbox.stdout_pipe = std::move(out->read_end);
+  sandbox.stderr_pipe = std::move(err->read_end);
+  observer.on_started(sandbox.pid);
+
+  Limits limits = spec_.limits;
+  limits.wall_seconds = request.wall_seconds;
+  limits.output_bytes = request.output_bytes;
+  Supervised done = supervise(sandbox, limits, observer);
+  network.detach();
+  std::vector<Artifact> artifacts;
+  bool artifacts_truncated = false;
+  if (!request.collect.directories.empty()) {
+    artifacts = collect_artifacts(workdir_.get(), request.collect, &artifacts_truncated);
+  }
+  CgroupOutcome cgroup{launched_->cgroup->directory(), host_cgroups().reason(), {}};
+  if (!cgroup.directory.empty()) {
+    cgroup.usage = host_cgroups().usage(cgroup.directory);
+    // memory.events counts for the session's life: only a new OOM kill belongs to this command.
+    bool oom_before = std::exchange(oom_seen_, cgroup.usage.oom_killed);
+    cgroup.usage.oom_killed = cgroup.usage.oom_killed && !oom_before;
+    cgroup.usage.cpu_usec.reset();
+  }
+  SandboxSpec reported = spec_;
+  reported.argv = request.argv;
+  reported.prelude.clear();
+  reported.limits = limits;
+  auto result =
+      to_run_result(reported, *launched_->prepared, launched_->ids, std::move(done), cgroup);
+  if (result) {
+    result->artifacts = std::move(artifacts);
+    result->artifacts_truncated = artifacts_truncated;
+  }
+  return result;
+}
+
+Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpenMode mode) {
+  if (auto alive = check_alive(); !alive) return alive.error();
+  auto packet = std::make_unique<SessionRequest>();
+  packet->kind = SessionRequestKind::kOpen;
+  packet->argc_or_mode = static_cast<std::int32_t>(mode);
+  std::string target = path.empty() ? "." : path;
+  std::memcpy(packet->data, target.c_str(), target.size() + 1);
+  packet->length = static_cast<std::uint32_t>(target.size() + 1);
+  StartedSandbox& sandbox = launched_->sandbox;
+  if (int error = send_packet(sandbox.channel.get(), packet.get(),
+                              kSessionHeaderSize + packet->length, nullptr, 0);
+      error != 0) {
+    return system_error("asking the session for '" + path + "'", error);
+  }
+  for (;;) {
+    UniqueFd passed;
+    auto message = receive_message(sandbox, &passed);
+    if (!message) return message.error();
+    if (message->kind != ChildMessageKind::kOpened) continue;
+    if (message->error != 0) return open_error(path, message->error);
+    if (!passed.valid()) return Error{EIO, "the session sent no file for '" + path + "'"};
+    return passed;
+  }
+}
+
+Status NativeSession::write_file(const std::string& path, std::string_view content) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  std::lock_guard lock(mutex_);
+  auto file = open_inside(path, SessionOpenMode::kWrite);
+  if (!file) return file.error();
+  for (std::size_t done = 0; done < content.size();) {
+    ssize_t wrote = ::write(file->get(), content.data() + done, content.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+      return Error{errno, "writing '" + path + "': the session's work directory is full (" +
+                              std::to_string(spec_.limits.work_bytes >> 20) + " MiB)"};
+    }
+    if (wrote < 0) return system_error("writing '" + path + "'");
+    done += static_cast<std::size_t>(wrote);
+  }
+  return {};
+}
+
+Result<FileContent> NativeSession::read_file(const std::string& path, std::uint64_t max_bytes) {
+  if (auto valid = check_session_path(path); !valid) return valid.error();
+  std::lock_guard lock(mutex_);
+  auto file = open_inside(path, SessionOpenMode::kRead);
+  if (!file) return file.error();
+  struct stat info {};
+  if (fstat(file->get(), &info) != 0) return system_error("reading '" + path + "'");
+  FileContent content;
+  content.size = static_cast<std::uint64_t>(info.st_size);
+  std::uint64_t wanted = std::min(content.size, max_bytes);
+  content.data.resize(wanted);
+  std::uint64_t got = 0;
+  while (got < wanted) {
+    ssize_t n = pread(file->get(), content.data.data() + got, wanted - got,
+                      static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return system_error("reading '" + path + "'");
+    if (n == 0) break;  // the file shrank meanwhile
+    got += static_cast<std::uint64_t>(n);
+  }
+  content.data.resize(got);
+  return content;
+}
+
+Result<std::vector<FileEntry>> NativeSession::list_files(const std::string& path,
+                                                         std::size_t max_entries) {
+  if (auto valid = check_session_path(path, true); !valid) return valid.error();
+  std::lock_guard lock(mutex_);
+  auto directory_fd = open_inside(path, SessionOpenMode::kDirectory);
+  if (!directory_fd) return directory_fd.error();
+  DIR* directory = fdopendir(directory_fd->release());
+  if (directory == nullptr) return system_error("listing '" + path + "'");
+  std::vector<FileEntry> entries;
+  while (dirent* entry = readdir(directory)) {
+    std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat info {};
+    FileEntry item{name, "other", 0};
+    if (fstatat(dirfd(directory), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0) {
+      item.type = file_type(info.st_mode);
+      item.size = S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(info.st_size) : 0;
+    }
+    entries.push_back(std::move(item));
+  }
+  closedir(directory);
+  std::sort(entries.begin(), entries.end(),
+            [](const FileEntry& a, const FileEntry& b) { return a.name < b.name; });
+  if (entries.size() > max_entries) entries.resize(max_entries);
+  return entries;
+}
+
+void NativeSession::close() {
+  // Kill first, without waiting for the lock: a command in flight ends with its sandbox.
+  if (killer_.valid()) syscall(SYS_pidfd_send_signal, killer_.get(), SIGKILL, nullptr, 0);
+  std::lock_guard lock(mutex_);
+  if (!launched_) return;
+  kill_and_reap(launched_->sandbox);
+  launched_->network.detach();
+  (void)finish_cgroup(*launched_);
+  workdir_.reset();
+  launched_.reset();
+}
+
+}  // namespace paddock

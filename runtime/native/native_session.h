@@ -1,0 +1,45 @@
+#pragma once
+
+// A native session: a sandbox whose init stays and serves the parent (session_init.cc). Its
+// work directory, and everything installed there, lives as long as the session.
+
+#include <memory>
+#include <mutex>
+
+#include "core/result.h"
+#include "native/sandbox_launch.h"
+#include "native/session_channel.h"
+#include "session.h"
+
+namespace paddock {
+
+class NativeSession final : public Session {
+ public:
+  static Result<std::unique_ptr<Session>> open(const SandboxSpec& spec);
+  ~NativeSession() override { close(); }
+
+  Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
+  Status write_file(const std::string& path, std::string_view content) override;
+  Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
+  Result<std::vector<FileEntry>> list_files(const std::string& path,
+                                            std::size_t max_entries) override;
+  void close() override;
+
+ private:
+  NativeSession(SandboxSpec spec, std::unique_ptr<LaunchedSandbox> launched)
+      : spec_(std::move(spec)), launched_(std::move(launched)) {}
+  // Waits for init to finish setting up and send its work directory.
+  Status wait_until_ready();
+  // An fd of `path` opened by init as the sandbox user (see SessionOpenMode).
+  Result<UniqueFd> open_inside(const std::string& path, SessionOpenMode mode);
+  Status check_alive() const;
+
+  std::mutex mutex_;  // one command or file operation at a time
+  SandboxSpec spec_;
+  std::unique_ptr<LaunchedSandbox> launched_;
+  UniqueFd workdir_;
+  UniqueFd killer_;  // a pidfd of init, to kill it without the lock
+  bool oom_seen_ = false;
+};
+
+}  // namespace paddock

@@ -1,0 +1,149 @@
+#include "native/sandbox_launch.h"
+
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "native/child.h"
+#include "native/run_report.h"
+#include "native/spec_validation.h"
+
+namespace paddock {
+namespace {
+
+constexpr unsigned long long kBaseNamespaces =
+    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+
+ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
+                     const Prepared& prepared) {
+  ChildPlan plan;
+  plan.mounts = &prepared.mounts;
+  plan.uid = identity.uid;
+  plan.gid = identity.gid;
+  plan.setgroups_allowed =
+      plan_id_map(id_map_host(), 1, identity.uid, identity.gid).setgroups_allowed;
+  plan.hostname = spec.hostname.c_str();
+  plan.rlimits = &prepared.rlimits;
+  plan.cwd = prepared.cwd.c_str();
+  plan.workdir = spec.workdir.c_str();
+  plan.steps = &prepared.steps;
+  plan.envp = const_cast<char* const*>(prepared.envp.data());
+  plan.search_path = &prepared.path_dirs;
+  plan.seccomp = prepared.seccomp->as_fprog();
+  plan.no_capabilities = static_cast<cap_t>(prepared.no_capabilities.get());
+  plan.fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
+                      prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()};
+  plan.bind_sources = &prepared.bind_sources;
+  return plan;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
+                                                        RunObserver& observer, LaunchMode mode) {
+  if (auto valid = validate_spec(spec, mode == LaunchMode::kSession); !valid) {
+    return valid.error();
+  }
+  CgroupManager& cgroups = host_cgroups();
+  if (spec.require_cgroups && !cgroups.usable()) {
+    return Error{ENOTSUP, "cgroup v2 limits are required (--require-cgroups) but " +
+                              cgroups.reason() + "; see 'paddock doctor'"};
+  }
+  auto launched = std::make_unique<LaunchedSandbox>();
+  SandboxIdentity identity;
+  identity.home = spec.workdir;
+  auto prepared_or = prepare(spec, identity, cgroups.usable());
+  if (!prepared_or) return prepared_or.error();
+  launched->prepared = std::move(*prepared_or);
+  Prepared& prepared = *launched->prepared;
+  ChildPlan plan = child_plan(spec, identity, prepared);
+  plan.session = mode == LaunchMode::kSession;
+
+  unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
+  if (spec.network != NetworkMode::kHost) flags |= CLONE_NEWNET;
+  bool attach_network = spec.network == NetworkMode::kUser || spec.networked_prelude > 0;
+  // A session may be given networking later, for one command (an installer).
+  bool keep_namespaces = attach_network || (plan.session && spec.network != NetworkMode::kHost);
+  if (spec.network != NetworkMode::kUser && spec.networked_prelude > 0) {
+    plan.pause_before_step = spec.networked_prelude;
+  }
+
+  // The sandbox's own cgroup exists before the child does, and the child is born in it: no
+  // instruction of the sandbox ever runs outside its limits.
+  launched->cgroup = std::make_unique<SandboxCgroup>(cgroups);
+  if (cgroups.usable()) {
+    if (auto made = launched->cgroup->create(spec.limits); !made) {
+      return made.error().context("creating the sandbox's cgroup");
+    }
+    flags |= CLONE_INTO_CGROUP;
+  }
+
+  // No signal handler of paddock's may run in the child before it resets them.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  StartedSandbox& sandbox = launched->sandbox;
+  int pidfd = -1;
+  sandbox.started_at = std::chrono::steady_clock::now();
+  pid_t pid = clone_process(flags, &pidfd, launched->cgroup->fd());
+  if (pid == 0) run_sandbox_init(plan);
+  int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) {
+    if (clone_errno == ENOSPC || clone_errno == EPERM || clone_errno == EUSERS) {
+      return system_error(
+          "creating the sandbox's namespaces (are user namespaces enabled? see "
+          "`paddock doctor`)",
+          clone_errno);
+    }
+    return system_error("creating the sandbox", clone_errno);
+  }
+  sandbox.pid = pid;
+  sandbox.pidfd.reset(pidfd);
+  prepared.channel_child.reset();
+  prepared.stdin_fd.reset();
+  prepared.stdout_pipe.write_end.reset();
+  prepared.stderr_pipe.write_end.reset();
+  sandbox.stdout_pipe = std::move(prepared.stdout_pipe.read_end);
+  sandbox.stderr_pipe = std::move(prepared.stderr_pipe.read_end);
+  sandbox.channel = std::move(prepared.channel_parent);
+  observer.on_started(pid);
+  if (keep_namespaces) {
+    auto opened = UserNetwork::open_namespaces(pid);
+    if (!opened) {
+      kill_and_reap(sandbox);
+      return opened.error();
+    }
+    launched->namespaces = std::move(*opened);
+  }
+
+  launched->ids = plan_id_map(id_map_host(), pid, identity.uid, identity.gid);
+  if (auto mapped = apply_id_map(pid, launched->ids); !mapped) {
+    kill_and_reap(sandbox);
+    return mapped.error().context("writing the sandbox's uid/gid maps");
+  }
+  // User-mode networking before any step runs; killed at the step boundary or at the end.
+  if (attach_network) {
+    auto attached = UserNetwork::attach(*launched->namespaces);
+    if (!attached) {
+      kill_and_reap(sandbox);
+      return attached.error();
+    }
+    launched->network = std::move(*attached);
+  }
+  ChildMessage go{ChildMessageKind::kGo};
+  if (write(sandbox.channel.get(), &go, sizeof go) != sizeof go) {
+    Error error = system_error("starting the sandbox");
+    kill_and_reap(sandbox);
+    return error;
+  }
+  return launched;
+}
+
+CgroupOutcome finish_cgroup(LaunchedSandbox& launched) {
+  std::string directory = launched.cgroup->directory();
+  return CgroupOutcome{directory, host_cgroups().reason(), launched.cgroup->finish()};
+}
+
+}  // namespace paddock

@@ -1,0 +1,44 @@
+#pragma once
+
+// Starting a native sandbox, shared by one-off runs and sessions: validate the spec, make its
+// cgroup, prepare everything the child reads, clone it into its namespaces (and its cgroup),
+// write the id maps, attach user-mode networking when asked, and let it go.
+
+#include <memory>
+#include <optional>
+
+#include "backend.h"
+#include "core/result.h"
+#include "native/cgroup_manager.h"
+#include "native/id_map.h"
+#include "native/prepared_run.h"
+#include "native/run_report.h"
+#include "native/sandbox_cgroup.h"
+#include "native/supervisor.h"
+#include "native/user_network.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+struct LaunchedSandbox {
+  std::unique_ptr<Prepared> prepared;
+  IdMapPlan ids;
+  std::unique_ptr<SandboxCgroup> cgroup;
+  StartedSandbox sandbox;
+  // The sandbox's user and network namespaces, kept when networking may be attached later.
+  std::optional<UserNetwork::Namespaces> namespaces;
+  UserNetwork network;  // attached from the start when the spec asks for it
+};
+
+enum class LaunchMode {
+  kRun,      // init runs spec.prelude and spec.argv, then the sandbox ends
+  kSession,  // init serves commands until it is killed (see session_channel.h)
+};
+
+Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
+                                                        RunObserver& observer, LaunchMode mode);
+
+// What the sandbox's cgroup did, and the cgroup removed.
+CgroupOutcome finish_cgroup(LaunchedSandbox& launched);
+
+}  // namespace paddock

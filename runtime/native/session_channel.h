@@ -1,0 +1,49 @@
+#pragma once
+
+// What paddock asks of a session's init, over the same SOCK_SEQPACKET channel the init reports
+// on. One request is one packet, with up to three fds riding along (SCM_RIGHTS). Both sides use
+// these helpers; init must not allocate, so they work on caller-provided buffers only.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace paddock {
+
+enum class SessionRequestKind : std::int32_t {
+  kExec,  // data: argv strings then env strings, each NUL-terminated; fds: stdin, stdout, stderr
+  kKill,  // kill every process of the sandbox but init (a timeout or a cancellation)
+  kOpen,  // data: a relative path; init answers kOpened with an fd of it, or an errno
+};
+
+enum class SessionOpenMode : std::int32_t {
+  kRead,       // a regular file, for reading
+  kWrite,      // a regular file, created or truncated, parent directories made as needed
+  kDirectory,  // a directory, for listing
+};
+
+inline constexpr std::size_t kSessionDataMax = 64 * 1024;
+inline constexpr int kSessionMaxFds = 3;
+
+struct SessionRequest {
+  SessionRequestKind kind = SessionRequestKind::kKill;
+  std::int32_t argc_or_mode = 0;  // kExec: how many strings of data are argv; kOpen: the mode
+  std::int32_t step = 0;          // kExec: echoed in the replies about this command
+  std::uint32_t length = 0;       // bytes of data in use
+  char data[kSessionDataMax];
+};
+
+// Sends `length` bytes and `fd_count` fds as one packet. Returns 0 or an errno.
+int send_packet(int socket, const void* data, std::size_t length, const int* fds, int fd_count);
+
+// The bytes of a request before its data.
+inline constexpr std::size_t kSessionHeaderSize = offsetof(SessionRequest, data);
+
+// Asks a session's init to kill everything but itself. Returns 0 or an errno.
+int send_session_kill(int socket);
+
+// Receives one packet into `data` (at most `capacity` bytes) and up to `max_fds` fds (the rest
+// are closed). Returns the byte count, 0 at EOF, or -errno. `fd_count` receives how many fds came.
+long receive_packet(int socket, void* data, std::size_t capacity, int* fds, int max_fds,
+                    int* fd_count);
+
+}  // namespace paddock

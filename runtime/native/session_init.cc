@@ -1,0 +1,225 @@
+// A session's init: after the usual setup it stays, runs one command at a time for the parent,
+// and opens files of the work directory for it. Same rules as the rest of the child: no
+// allocation, no locks, replies as fixed-size ChildMessages.
+//
+// init runs as the sandbox user with no capabilities, so every file it opens for the parent is
+// subject to the sandbox's own permissions; each open is confined beneath the work directory.
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "native/child.h"
+#include "native/session_channel.h"
+
+namespace paddock {
+namespace {
+
+constexpr int kMaxStrings = 4096;
+
+// Static, not on the stack: init's stack is a copy of the parent's and may be small.
+SessionRequest request;
+char* argv_slots[kMaxStrings + 1];
+char* env_slots[kMaxStrings + 1];
+
+constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+
+int open_beneath(int directory, const char* path, std::uint64_t flags, std::uint64_t resolve) {
+  open_how how{};
+  // openat2 refuses O_PATH with anything but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC.
+  how.flags = flags | O_CLOEXEC | ((flags & O_PATH) != 0 ? 0 : O_NOCTTY);
+  how.mode = (flags & O_CREAT) != 0 ? 0644 : 0;
+  how.resolve = resolve;
+  int fd = static_cast<int>(syscall(SYS_openat2, directory, path, &how, sizeof how));
+  return fd >= 0 ? fd : -errno;
+}
+
+// Walks `path` one component at a time, making missing directories; each step is confined
+// beneath the directory before it and follows no symlink, so nothing is made outside.
+int open_for_write(int work, char* path) {
+  int directory = work;
+  char* component = path;
+  for (char* slash; (slash = std::strchr(component, '/')) != nullptr; component = slash + 1) {
+    *slash = '\0';
+    if (*component == '\0') continue;
+    if (mkdirat(directory, component, 0755) != 0 && errno != EEXIST) {
+      int error = -errno;
+      if (directory != work) close(directory);
+      return error;
+    }
+    int next = open_beneath(directory, component, O_PATH | O_DIRECTORY,
+                            kResolve | RESOLVE_NO_SYMLINKS);
+    if (directory != work) close(directory);
+    if (next < 0) return next;
+    directory = next;
+  }
+  int fd = open_beneath(directory, component, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
+                        kResolve | RESOLVE_NO_SYMLINKS);
+  if (directory != work) close(directory);
+  return fd;
+}
+
+// The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
+// FIFO or a device could block or mislead paddock.
+int open_requested(int work, SessionOpenMode mode, char* path) {
+  int fd;
+  switch (mode) {
+    case SessionOpenMode::kRead:
+      fd = open_beneath(work, path, O_RDONLY | O_NONBLOCK, kResolve);
+      break;
+    case SessionOpenMode::kWrite:
+      fd = open_for_write(work, path);
+      break;
+    case SessionOpenMode::kDirectory:
+      fd = open_beneath(work, path, O_RDONLY | O_DIRECTORY, kResolve);
+      break;
+    default:
+      return -EINVAL;
+  }
+  if (fd < 0) return fd;
+  struct stat info {};
+  bool wanted_type = fstat(fd, &info) == 0 && (mode == SessionOpenMode::kDirectory
+                                                   ? S_ISDIR(info.st_mode)
+                                                   : S_ISREG(info.st_mode));
+  if (!wanted_type) {
+    close(fd);
+    return mode == SessionOpenMode::kDirectory ? -ENOTDIR : -EINVAL;
+  }
+  return fd;
+}
+
+void reply_opened(int channel, int fd_or_error) {
+  ChannelPacket packet;
+  packet.message = ChildMessage{ChildMessageKind::kOpened, SetupPhase::kExec, 0,
+                                fd_or_error < 0 ? -fd_or_error : 0, 0, 0};
+  if (fd_or_error >= 0) {
+    packet.attach_fd(fd_or_error);
+  } else {
+    packet.header.msg_control = nullptr;
+    packet.header.msg_controllen = 0;
+  }
+  while (sendmsg(channel, &packet.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+  if (fd_or_error >= 0) close(fd_or_error);
+}
+
+// Splits request.data into argv and env; false if the request is malformed.
+bool parse_command(std::uint32_t length, int argc) {
+  if (length == 0 || request.data[length - 1] != '\0' || argc < 1) return false;
+  int strings = 0, envc = 0;
+  for (std::uint32_t at = 0; at < length; at += static_cast<std::uint32_t>(
+                                              std::strlen(request.data + at) + 1)) {
+    if (strings >= 2 * kMaxStrings) return false;
+    if (strings < argc) {
+      if (strings >= kMaxStrings) return false;
+      argv_slots[strings] = request.data + at;
+    } else {
+      if (envc >= kMaxStrings) return false;
+      env_slots[envc++] = request.data + at;
+    }
+    ++strings;
+  }
+  if (strings < argc) return false;
+  argv_slots[argc] = nullptr;
+  env_slots[envc] = nullptr;
+  return true;
+}
+
+// Kills every process of the sandbox but init itself (kill(-1) spares the caller and PID 1).
+void kill_all() { kill(-1, SIGKILL); }
+
+}  // namespace
+
+void serve_session(const ChildPlan& plan) {
+  int channel = plan.fds.channel;
+  // The run-mode pipes are not used: each command brings its own streams.
+  close(plan.fds.stdin_fd);
+  close(plan.fds.stdout_fd);
+  close(plan.fds.stderr_fd);
+  int work = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  sigset_t child_signal;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  int reaper = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);  // SIGCHLD is blocked
+  if (work < 0 || reaper < 0) _exit(125);
+  pid_t payload = 0;
+  std::int32_t step = 0;
+  for (;;) {
+    pollfd watched[2] = {{channel, POLLIN, 0}, {reaper, POLLIN, 0}};
+    if (poll(watched, 2, -1) < 0) continue;
+    if (watched[1].revents != 0) {
+      signalfd_siginfo info;
+      while (read(reaper, &info, sizeof info) > 0) {
+      }
+      int status = 0;
+      rusage usage{};
+      for (pid_t pid; (pid = wait4(-1, &status, WNOHANG | __WALL, &usage)) > 0;) {
+        if (pid != payload) continue;
+        payload = 0;
+        // Nothing a command started outlives it, so the next command starts from a clean
+        // process table and the caller sees end of file on its output.
+        kill_all();
+        ChildMessage done{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status, step};
+        done.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000ll +
+                      usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+        send(channel, done);
+      }
+    }
+    if (watched[0].revents == 0) continue;
+    int fds[kSessionMaxFds] = {-1, -1, -1};
+    int fd_count = 0;
+    long got = receive_packet(channel, &request, sizeof request, fds, kSessionMaxFds, &fd_count);
+    if (got == 0 || got == -ECONNRESET) _exit(0);  // paddock is gone: so is the session
+    if (got < static_cast<long>(kSessionHeaderSize)) {
+      for (int i = 0; i < fd_count; ++i) close(fds[i]);
+      continue;
+    }
+    auto length = static_cast<std::uint32_t>(got - static_cast<long>(kSessionHeaderSize));
+    switch (request.kind) {
+      case SessionRequestKind::kKill:
+        kill_all();
+        break;
+      case SessionRequestKind::kOpen:
+        if (length == 0 || request.data[length - 1] != '\0') {
+          reply_opened(channel, -EINVAL);
+        } else {
+          reply_opened(channel, open_requested(work, static_cast<SessionOpenMode>(
+                                                         request.argc_or_mode),
+                                               request.data));
+        }
+        break;
+      case SessionRequestKind::kExec: {
+        int error = payload != 0 ? EBUSY
+                    : fd_count != 3 || !parse_command(length, request.argc_or_mode) ? EINVAL
+                                                                                     : 0;
+        pid_t started = error == 0 ? clone_process(0, nullptr) : -1;
+        if (started == 0) {
+          run_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
+                                           request.step});
+        }
+        if (error == 0 && started < 0) error = errno;
+        if (error != 0) {
+          send(channel, ChildMessage{ChildMessageKind::kSetupFailed, SetupPhase::kSpawnPayload,
+                                     0, error, 0, request.step});
+        } else {
+          payload = started;
+          step = request.step;
+        }
+        break;
+      }
+    }
+    for (int i = 0; i < fd_count; ++i) close(fds[i]);
+  }
+}
+
+}  // namespace paddock

@@ -1,0 +1,33 @@
+#include "session.h"
+
+namespace paddock {
+
+Result<std::unique_ptr<Session>> Backend::open_session(const SandboxSpec& /*spec*/) {
+  return Error{ENOTSUP, "the " + std::string(name()) + " backend has no sessions"};
+}
+
+Status check_session_path(const std::string& path, bool allow_empty) {
+  if (path.empty()) {
+    if (allow_empty) return {};
+    return invalid_input("the path is empty; name a file inside the work directory, e.g. data.csv");
+  }
+  if (path.size() > 4096) return invalid_input("the path is longer than 4096 bytes");
+  if (path.find('\0') != std::string::npos) return invalid_input("the path contains a NUL byte");
+  if (path.front() == '/') {
+    return invalid_input("'" + path +
+                         "' is absolute; paths are relative to the work directory, e.g. "
+                         "out/data.csv");
+  }
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (path.compare(start, end - start, "..") == 0) {
+      return invalid_input("'" + path + "' leads out of the work directory (\"..\" is refused)");
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+}  // namespace paddock

@@ -1,0 +1,63 @@
+#pragma once
+
+// A sandbox that stays: commands run in it one after another and share its work directory
+// (files, installed libraries) but nothing else. Each command starts from a clean process table
+// and nothing it starts outlives it. Files are read and written by the sandbox user, confined
+// beneath the work directory.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.h"
+#include "core/result.h"
+#include "run_result.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+struct ExecRequest {
+  std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH
+  std::vector<std::string> env;   // "K=V" on top of the session's environment
+  int stdin_fd = -1;              // owned by the caller; -1 means /dev/null
+  double wall_seconds = 30;
+  std::uint64_t output_bytes = 1ull << 20;
+  bool stdout_to_stderr = false;  // an installer's or compiler's chatter is not the output
+  bool network = false;           // user-mode networking for this command only (an installer)
+  OutputCollection collect;
+};
+
+struct FileContent {
+  std::string data;        // at most what was asked for
+  std::uint64_t size = 0;  // of the whole file
+};
+
+struct FileEntry {
+  std::string name;
+  std::string type;  // "file", "directory", "symlink" or "other"
+  std::uint64_t size = 0;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+  // One command; other calls wait until it is done.
+  [[nodiscard]] virtual Result<RunResult> exec(const ExecRequest& request,
+                                               RunObserver& observer) = 0;
+  // Paths are relative to the work directory (see check_session_path).
+  [[nodiscard]] virtual Status write_file(const std::string& path, std::string_view content) = 0;
+  [[nodiscard]] virtual Result<FileContent> read_file(const std::string& path,
+                                                      std::uint64_t max_bytes) = 0;
+  // `path` empty for the work directory itself; at most `max_entries`, sorted by name.
+  [[nodiscard]] virtual Result<std::vector<FileEntry>> list_files(const std::string& path,
+                                                                  std::size_t max_entries) = 0;
+  // Kills everything in the sandbox and removes it. Idempotent; the destructor does it too.
+  virtual void close() = 0;
+};
+
+// A path a caller may name inside a session: relative, no "..", no NUL, not too long.
+// `allow_empty` for "the work directory itself". The error says how to write it instead.
+Status check_session_path(const std::string& path, bool allow_empty = false);
+
+}  // namespace paddock

@@ -1,0 +1,172 @@
+// Sessions: a sandbox that stays. Files and the work directory persist between commands;
+// processes, timeouts and cancellations do not leak from one command into the next; file
+// access from outside is confined beneath the work directory.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "native/native_backend.h"
+#include "session.h"
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SandboxSpec spec = spec_for({});
+    spec.argv.clear();
+    auto opened = backend_.open_session(spec);
+    ASSERT_TRUE(opened) << opened.error().message;
+    session_ = std::move(*opened);
+  }
+
+  RunResult shell(const std::string& script, double wall_seconds = 10) {
+    ExecRequest request;
+    request.argv = {"sh", "-c", script};
+    request.wall_seconds = wall_seconds;
+    RecordingObserver observer;
+    auto result = session_->exec(request, observer);
+    EXPECT_TRUE(result) << (result ? "" : result.error().message);
+    return result ? *result : RunResult{};
+  }
+
+  NativeBackend backend_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(SessionTest, FilesPersistBetweenCommands) {
+  EXPECT_EQ(shell("echo kept > a.txt; mkdir -p d; echo deep > d/b").exit_code, 0);
+  RunResult second = shell("cat a.txt d/b; pwd");
+  EXPECT_EQ(second.stdout_data.data, "kept\ndeep\n/work\n") << second.stderr_data.data;
+}
+
+TEST_F(SessionTest, NoProcessOutlivesItsCommand) {
+  RunResult first = shell("sleep 100 >/dev/null 2>&1 & echo $!");
+  ASSERT_EQ(first.exit_code, 0);
+  std::string pid = first.stdout_data.data.substr(0, first.stdout_data.data.find('\n'));
+  RunResult second = shell("test -e /proc/" + pid + " && echo alive || echo gone");
+  EXPECT_EQ(second.stdout_data.data, "gone\n");
+}
+
+TEST_F(SessionTest, ATimeoutKillsTheCommandAndTheSessionGoesOn) {
+  RunResult slow = shell("echo started; sleep 30", 0.5);
+  EXPECT_EQ(slow.outcome, Outcome::kTimedOut);
+  EXPECT_EQ(slow.stdout_data.data, "started\n");
+  RunResult next = shell("echo still here");
+  EXPECT_EQ(next.outcome, Outcome::kExited);
+  EXPECT_EQ(next.stdout_data.data, "still here\n");
+}
+
+TEST_F(SessionTest, CancellationKillsTheCommand) {
+  ExecRequest request;
+  request.argv = {"sleep", "30"};
+  RecordingObserver observer;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    observer.token_.cancel();
+  });
+  auto result = session_->exec(request, observer);
+  canceller.join();
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->outcome, Outcome::kCancelled);
+  EXPECT_EQ(shell("echo ok").stdout_data.data, "ok\n");
+}
+
+TEST_F(SessionTest, StdinAndExitCodesPerCommand) {
+  int fd = open("/dev/null", O_RDONLY);
+  char path[] = "/tmp/paddock-session-stdin-XXXXXX";
+  int input = mkstemp(path);
+  ASSERT_GE(input, 0);
+  ASSERT_EQ(write(input, "typed\n", 6), 6);
+  lseek(input, 0, SEEK_SET);
+  ExecRequest request;
+  request.argv = {"sh", "-c", "read line; echo got $line; exit 7"};
+  request.stdin_fd = input;
+  RecordingObserver observer;
+  auto result = session_->exec(request, observer);
+  close(input);
+  close(fd);
+  unlink(path);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->stdout_data.data, "got typed\n");
+  EXPECT_EQ(result->exit_code, 7);
+}
+
+TEST_F(SessionTest, WrittenFilesBelongToTheSandboxUser) {
+  auto wrote = session_->write_file("in/data.txt", "from outside\n");
+  ASSERT_TRUE(wrote) << wrote.error().message;
+  RunResult seen = shell("cat in/data.txt; stat -c %u in/data.txt; echo more >> in/data.txt");
+  EXPECT_EQ(seen.stdout_data.data, "from outside\n1000\n") << seen.stderr_data.data;
+  auto back = session_->read_file("in/data.txt", 1 << 20);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->data, "from outside\nmore\n");
+  EXPECT_EQ(back->size, 18u);
+  auto partial = session_->read_file("in/data.txt", 4);
+  ASSERT_TRUE(partial);
+  EXPECT_EQ(partial->data, "from");
+  EXPECT_EQ(partial->size, 18u);
+}
+
+TEST_F(SessionTest, ListsFilesWithTypesAndSizes) {
+  shell("echo 12345 > five; mkdir dir; ln -s five link; mkfifo pipe");
+  auto listed = session_->list_files("", 100);
+  ASSERT_TRUE(listed) << listed.error().message;
+  std::map<std::string, std::pair<std::string, std::uint64_t>> found;
+  for (const auto& entry : *listed) found[entry.name] = {entry.type, entry.size};
+  EXPECT_EQ(found["five"], std::make_pair(std::string("file"), std::uint64_t{6}));
+  EXPECT_EQ(found["dir"].first, "directory");
+  EXPECT_EQ(found["link"].first, "symlink");
+  EXPECT_EQ(found["pipe"].first, "other");
+  EXPECT_FALSE(session_->list_files("five", 100));
+}
+
+TEST_F(SessionTest, PathsAreConfinedToTheWorkDirectory) {
+  shell("ln -s /etc etc_link; ln -s ../.. up; ln -s /proc/1/root root_link; mkfifo fifo; "
+        "echo inside > real; ln -s real alias");
+  EXPECT_FALSE(session_->read_file("../etc/passwd", 100));
+  EXPECT_FALSE(session_->read_file("/etc/passwd", 100));
+  EXPECT_FALSE(session_->read_file("etc_link/passwd", 100));
+  EXPECT_FALSE(session_->read_file("up/etc/passwd", 100));
+  EXPECT_FALSE(session_->read_file("root_link/etc/passwd", 100));
+  EXPECT_FALSE(session_->read_file("fifo", 100));  // refused, not a hang
+  EXPECT_FALSE(session_->list_files("etc_link", 100));
+  EXPECT_FALSE(session_->write_file("etc_link/evil", "x"));
+  EXPECT_FALSE(session_->write_file("up/evil", "x"));
+  EXPECT_FALSE(session_->write_file("alias", "x"));  // writing follows no symlink at all
+  auto alias = session_->read_file("alias", 100);    // reading follows one that stays inside
+  ASSERT_TRUE(alias) << alias.error().message;
+  EXPECT_EQ(alias->data, "inside\n");
+  EXPECT_EQ(shell("ls /etc | grep -c evil; ls / | grep -c evil").stdout_data.data, "0\n0\n");
+}
+
+TEST_F(SessionTest, CloseKillsACommandInFlightAndLeavesNothing) {
+  RecordingObserver observer;
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    session_->close();
+  });
+  ExecRequest request;
+  request.argv = {"sleep", "30"};
+  auto start = std::chrono::steady_clock::now();
+  auto result = session_->exec(request, observer);
+  closer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_GT(observer.host_pid, 0);
+  EXPECT_NE(kill(observer.host_pid, 0), 0);  // init is gone (and reaped)
+  ExecRequest after;
+  after.argv = {"true"};
+  EXPECT_FALSE(session_->exec(after, observer));
+  EXPECT_FALSE(session_->read_file("x", 10));
+}
+
+}  // namespace
+}  // namespace paddock::testing
