@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base64.h"
+
 namespace paddock {
 
 const char* to_string(Outcome outcome) {
@@ -36,37 +38,13 @@ int cli_exit_status(const RunResult& result) {
 
 namespace {
 
-std::string base64(const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
-             (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-             static_cast<unsigned char>(bytes[i + 2]);
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63],
-            kAlphabet[n & 63]};
-  }
-  if (i + 1 == bytes.size()) {
-    auto n = static_cast<unsigned char>(bytes[i]) << 16;
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], '=', '='};
-  } else if (i + 2 == bytes.size()) {
-    auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
-             (static_cast<unsigned char>(bytes[i + 1]) << 8);
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
-  }
-  return out;
-}
-
 nlohmann::json artifacts_json(const std::vector<Artifact>& artifacts) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& artifact : artifacts) {
     list.push_back({{"name", artifact.path},
                     {"mime_type", artifact.mime_type},
                     {"size", artifact.size},
-                    {"base64", base64(artifact.data)}});
+                    {"base64", base64_encode(artifact.data)}});
   }
   return list;
 }

@@ -3,12 +3,13 @@
 #include <CLI/CLI.hpp>
 
 #include "core/units.h"
+#include "core/version.h"
 #include "language/screening.h"
 
 namespace paddock::cli {
 namespace {
 
-constexpr const char* kVersion = "paddock 0.1.0";
+const std::string kVersion = std::string("paddock ") + kPaddockVersion;
 
 // The run flags as the user typed them; converted to a SandboxSpec once parsing succeeded.
 struct RunFlags {
@@ -272,10 +273,31 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
       ->envname("PADDOCK_POLICY_DIR")
       ->type_name("DIR");
 
+  McpRequest mcp_request;
+  std::string mcp_policy_dir, session_idle = "30m", max_timeout = "5m";
+  CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
+  mcp->add_option("--backend", mcp_request.backend, "Where sandboxes run")
+      ->envname("PADDOCK_BACKEND");
+  mcp->add_option("--policy-dir", mcp_policy_dir, "Extra language policies")
+      ->envname("PADDOCK_POLICY_DIR")
+      ->type_name("DIR");
+  mcp->add_option("--workers", mcp_request.workers, "Tool calls served at once (default 8)")
+      ->check(CLI::Range(1, 256));
+  mcp->add_option("--max-sessions", mcp_request.max_sessions, "Open sessions at most (default 16)")
+      ->check(CLI::Range(0, 4096));
+  mcp->add_option("--session-idle", session_idle,
+                  "Default idle time before a session is closed, e.g. 30m (default)");
+  mcp->add_option("--max-timeout", max_timeout,
+                  "Longest timeout execute_code may ask for, e.g. 5m (default)");
+  mcp->add_option("--log-level", mcp_request.log_level,
+                  "debug, info (default), notice, warning or error; the log goes to stderr")
+      ->check(CLI::IsMember({"debug", "info", "notice", "warning", "error"}));
+
   if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "run" &&
-      std::string_view(argv[1]) != "doctor" && std::string_view(argv[1]) != "policy") {
+      std::string_view(argv[1]) != "doctor" && std::string_view(argv[1]) != "policy" &&
+      std::string_view(argv[1]) != "mcp") {
     return invalid_input(std::string("unknown command '") + argv[1] +
-                         "'; the commands are run, doctor and policy (see 'paddock --help')");
+                         "'; the commands are run, mcp, doctor and policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;
@@ -293,6 +315,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
     const CLI::App* target = run->parsed()      ? run
                              : doctor->parsed() ? doctor
                              : policy->parsed() ? policy
+                             : mcp->parsed()    ? mcp
                                                 : &app;
     return Request{InfoRequest{target->help()}};
   } catch (const CLI::CallForVersion&) {
@@ -301,6 +324,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
     std::string where = run->parsed()      ? "paddock run --help"
                         : doctor->parsed() ? "paddock doctor --help"
                         : policy->parsed() ? "paddock policy --help"
+                        : mcp->parsed()    ? "paddock mcp --help"
                                            : "paddock --help";
     std::string message = error.what();
     if (message.empty()) message = "invalid command line";
@@ -309,6 +333,21 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   if (doctor->parsed()) {
     if (paddock_argc != argc) return invalid_input("paddock doctor takes no command");
     return Request{DoctorRequest{doctor_json}};
+  }
+  if (mcp->parsed()) {
+    if (paddock_argc != argc) return invalid_input("paddock mcp takes no command");
+    auto idle = parse_seconds(session_idle);
+    if (!idle || *idle <= 0) {
+      return invalid_input("--session-idle '" + session_idle + "' is not a duration like 30m");
+    }
+    auto longest = parse_seconds(max_timeout);
+    if (!longest || *longest <= 0) {
+      return invalid_input("--max-timeout '" + max_timeout + "' is not a duration like 5m");
+    }
+    mcp_request.session_idle_seconds = *idle;
+    mcp_request.max_timeout_seconds = *longest;
+    if (!mcp_policy_dir.empty()) mcp_request.policy_dir = mcp_policy_dir;
+    return Request{std::move(mcp_request)};
   }
   if (policy->parsed()) {
     if (policy_request.action != "list" && policy_request.argument.empty()) {

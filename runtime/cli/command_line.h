@@ -52,7 +52,18 @@ struct InfoRequest {
   std::string text;
 };
 
-using Request = std::variant<RunRequest, DoctorRequest, PolicyRequest, InfoRequest>;
+// `paddock mcp`: the MCP stdio server.
+struct McpRequest {
+  std::string backend = "native";
+  std::optional<std::string> policy_dir;
+  std::size_t workers = 8;
+  std::size_t max_sessions = 16;
+  double session_idle_seconds = 1800;
+  double max_timeout_seconds = 300;
+  std::string log_level = "info";
+};
+
+using Request = std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, InfoRequest>;
 
 Result<Request> parse_command_line(int argc, const char* const* argv);
 

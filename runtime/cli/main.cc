@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
+#include "serve.h"
 
 int main(int argc, char** argv) {
   using namespace paddock::cli;
@@ -18,5 +19,16 @@ int main(int argc, char** argv) {
   }
   if (auto* doctor = std::get_if<DoctorRequest>(&*request)) return doctor_command(*doctor);
   if (auto* policy = std::get_if<PolicyRequest>(&*request)) return policy_command(*policy);
+  if (auto* mcp = std::get_if<McpRequest>(&*request)) {
+    paddock::mcp::ServerOptions options;
+    options.backend = mcp->backend;
+    options.policy_dir = mcp->policy_dir;
+    options.workers = mcp->workers;
+    options.max_sessions = mcp->max_sessions;
+    options.session_idle_seconds = mcp->session_idle_seconds;
+    options.max_timeout_seconds = mcp->max_timeout_seconds;
+    options.log_level = mcp->log_level;
+    return paddock::mcp::serve_stdio(options);
+  }
   return run_command(std::get<RunRequest>(*request));
 }

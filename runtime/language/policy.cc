@@ -192,7 +192,8 @@ void check_known_keys(Reader& reader, const json& document) {
   static const std::set<std::string> kKnown = {
       "$schema", "name",      "aliases",       "description", "source_file", "compile",
       "run",     "env",       "limits",        "network",     "install",     "seccomp",
-      "rootfs",  "screening", "support_files", "collect"};
+      "rootfs",  "screening", "support_files", "collect",     "version",     "example",
+      "package_manager"};
   for (const auto& [key, value] : document.items()) {
     if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
   }
@@ -221,6 +222,9 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   policy.compile = reader.strings(document, "", "compile", false, true);
   policy.run = reader.strings(document, "", "run", true, true);
   policy.install = reader.strings(document, "", "install", false, true);
+  policy.version_command = reader.strings(document, "", "version", false, true);
+  policy.example = reader.string(document, "", "example", false);
+  policy.package_manager = reader.string(document, "", "package_manager", false);
   read_env(reader, document, policy);
   read_limits(reader, document, policy.limits);
   read_network(reader, document, policy);

@@ -30,6 +30,9 @@ struct LanguagePolicy {
   NetworkMode run_network = NetworkMode::kNone;
   std::string install_network = "none";  // "none", "user" or "host"
   std::vector<std::string> install;      // placeholder {libraries}
+  std::string package_manager;           // what `install` uses, for people: "pip", "npm"
+  std::vector<std::string> version_command;  // prints the toolchain's version
+  std::string example;                       // a short program that shows the language works
   std::string seccomp_profile = "default";
   std::vector<std::string> seccomp_allow;  // added to the profile: loosens it, so reviewed
   std::vector<std::string> seccomp_deny;   // removed from it

@@ -172,8 +172,8 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   drop_privileges(plan);
   install_seccomp(plan);
   int error = exec_program(plan, command.argv, command.envp);
-  send(channel, ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0,
-                             command.step});
+  send(channel,
+       ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0, command.step});
   _exit(127);
 }
 

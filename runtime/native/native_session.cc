@@ -149,8 +149,7 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
     network = std::move(*attached);
   }
   StartedSandbox& sandbox = launched_->sandbox;
-  int fds[3] = {input.get(),
-                request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
+  int fds[3] = {input.get(), request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
                 err->write_end.get()};
   sandbox.started_at = std::chrono::steady_clock::now();
   if (int error = send_packet(sandbox.channel.get(), packet.get(),
@@ -252,8 +251,8 @@ Result<FileContent> NativeSession::read_file(const std::string& path, std::uint6
   content.data.resize(wanted);
   std::uint64_t got = 0;
   while (got < wanted) {
-    ssize_t n = pread(file->get(), content.data.data() + got, wanted - got,
-                      static_cast<off_t>(got));
+    ssize_t n =
+        pread(file->get(), content.data.data() + got, wanted - got, static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return system_error("reading '" + path + "'");
     if (n == 0) break;  // the file shrank meanwhile

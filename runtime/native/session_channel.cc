@@ -57,8 +57,7 @@ long receive_packet(int socket, void* data, std::size_t capacity, int* fds, int 
   }
   *fd_count = 0;
   if (got < 0) return -errno;
-  for (cmsghdr* item = CMSG_FIRSTHDR(&header); item != nullptr;
-       item = CMSG_NXTHDR(&header, item)) {
+  for (cmsghdr* item = CMSG_FIRSTHDR(&header); item != nullptr; item = CMSG_NXTHDR(&header, item)) {
     if (item->cmsg_level != SOL_SOCKET || item->cmsg_type != SCM_RIGHTS) continue;
     std::size_t count = (item->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (std::size_t i = 0; i < count; ++i) {

@@ -57,8 +57,8 @@ int open_for_write(int work, char* path) {
       if (directory != work) close(directory);
       return error;
     }
-    int next = open_beneath(directory, component, O_PATH | O_DIRECTORY,
-                            kResolve | RESOLVE_NO_SYMLINKS);
+    int next =
+        open_beneath(directory, component, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
     if (directory != work) close(directory);
     if (next < 0) return next;
     directory = next;
@@ -88,9 +88,9 @@ int open_requested(int work, SessionOpenMode mode, char* path) {
   }
   if (fd < 0) return fd;
   struct stat info {};
-  bool wanted_type = fstat(fd, &info) == 0 && (mode == SessionOpenMode::kDirectory
-                                                   ? S_ISDIR(info.st_mode)
-                                                   : S_ISREG(info.st_mode));
+  bool wanted_type =
+      fstat(fd, &info) == 0 &&
+      (mode == SessionOpenMode::kDirectory ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
   if (!wanted_type) {
     close(fd);
     return mode == SessionOpenMode::kDirectory ? -ENOTDIR : -EINVAL;
@@ -100,8 +100,8 @@ int open_requested(int work, SessionOpenMode mode, char* path) {
 
 void reply_opened(int channel, int fd_or_error) {
   ChannelPacket packet;
-  packet.message = ChildMessage{ChildMessageKind::kOpened, SetupPhase::kExec, 0,
-                                fd_or_error < 0 ? -fd_or_error : 0, 0, 0};
+  packet.message = ChildMessage{
+      ChildMessageKind::kOpened, SetupPhase::kExec, 0, fd_or_error < 0 ? -fd_or_error : 0, 0, 0};
   if (fd_or_error >= 0) {
     packet.attach_fd(fd_or_error);
   } else {
@@ -117,8 +117,8 @@ void reply_opened(int channel, int fd_or_error) {
 bool parse_command(std::uint32_t length, int argc) {
   if (length == 0 || request.data[length - 1] != '\0' || argc < 1) return false;
   int strings = 0, envc = 0;
-  for (std::uint32_t at = 0; at < length; at += static_cast<std::uint32_t>(
-                                              std::strlen(request.data + at) + 1)) {
+  for (std::uint32_t at = 0; at < length;
+       at += static_cast<std::uint32_t>(std::strlen(request.data + at) + 1)) {
     if (strings >= 2 * kMaxStrings) return false;
     if (strings < argc) {
       if (strings >= kMaxStrings) return false;
@@ -136,7 +136,9 @@ bool parse_command(std::uint32_t length, int argc) {
 }
 
 // Kills every process of the sandbox but init itself (kill(-1) spares the caller and PID 1).
-void kill_all() { kill(-1, SIGKILL); }
+void kill_all() {
+  kill(-1, SIGKILL);
+}
 
 }  // namespace
 
@@ -193,24 +195,24 @@ void serve_session(const ChildPlan& plan) {
         if (length == 0 || request.data[length - 1] != '\0') {
           reply_opened(channel, -EINVAL);
         } else {
-          reply_opened(channel, open_requested(work, static_cast<SessionOpenMode>(
-                                                         request.argc_or_mode),
-                                               request.data));
+          reply_opened(channel,
+                       open_requested(work, static_cast<SessionOpenMode>(request.argc_or_mode),
+                                      request.data));
         }
         break;
       case SessionRequestKind::kExec: {
-        int error = payload != 0 ? EBUSY
+        int error = payload != 0                                                    ? EBUSY
                     : fd_count != 3 || !parse_command(length, request.argc_or_mode) ? EINVAL
-                                                                                     : 0;
+                                                                                    : 0;
         pid_t started = error == 0 ? clone_process(0, nullptr) : -1;
         if (started == 0) {
-          run_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
-                                           request.step});
+          run_payload(plan,
+                      PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step});
         }
         if (error == 0 && started < 0) error = errno;
         if (error != 0) {
-          send(channel, ChildMessage{ChildMessageKind::kSetupFailed, SetupPhase::kSpawnPayload,
-                                     0, error, 0, request.step});
+          send(channel, ChildMessage{ChildMessageKind::kSetupFailed, SetupPhase::kSpawnPayload, 0,
+                                     error, 0, request.step});
         } else {
           payload = started;
           step = request.step;

@@ -130,8 +130,9 @@ TEST_F(SessionTest, ListsFilesWithTypesAndSizes) {
 }
 
 TEST_F(SessionTest, PathsAreConfinedToTheWorkDirectory) {
-  shell("ln -s /etc etc_link; ln -s ../.. up; ln -s /proc/1/root root_link; mkfifo fifo; "
-        "echo inside > real; ln -s real alias");
+  shell(
+      "ln -s /etc etc_link; ln -s ../.. up; ln -s /proc/1/root root_link; mkfifo fifo; "
+      "echo inside > real; ln -s real alias");
   EXPECT_FALSE(session_->read_file("../etc/passwd", 100));
   EXPECT_FALSE(session_->read_file("/etc/passwd", 100));
   EXPECT_FALSE(session_->read_file("etc_link/passwd", 100));

@@ -1,0 +1,48 @@
+#pragma once
+
+// Runs code in a language, for execute_code: in a fresh throw-away sandbox, or as a sequence of
+// commands ([install] [compile] run) in a session's sandbox. Both go through the Backend and
+// Session interfaces only; the result is the same LanguageRunResult either way.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "language/language_run.h"
+#include "server_state.h"
+
+namespace paddock::mcp {
+
+struct CodeRequest {
+  std::string code;
+  std::vector<std::string> libraries;
+  std::optional<double> timeout_seconds;  // capped at the server's maximum
+  std::optional<std::string> stdin_text;
+  std::vector<SandboxFile> files;  // written into the work directory first
+};
+
+struct CodeRun {
+  LanguageRunResult result;
+  double timeout_seconds = 0;  // the timeout that applied
+  bool timeout_capped = false;
+};
+
+// The plot directory of a session's n-th run: each run's figures apart from the last one's.
+std::string session_plot_directory(int run);
+
+Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
+                          const CodeRequest& request, RunObserver& observer);
+Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
+                               const CodeRequest& request, RunObserver& observer);
+
+// Installs libraries into a session with the policy's installer (and, for that command only,
+// the policy's install network). The result is the installer's.
+Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
+                                     const std::vector<std::string>& libraries,
+                                     RunObserver& observer);
+
+// The spec a session of `policy` starts from: its environment, support files and limits.
+Result<SandboxSpec> session_spec(const LanguagePolicy& policy);
+
+}  // namespace paddock::mcp

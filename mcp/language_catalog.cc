@@ -1,0 +1,84 @@
+#include "language_catalog.h"
+
+#include <map>
+#include <mutex>
+
+#include "language/language_run.h"
+
+namespace paddock::mcp {
+namespace {
+
+class Quiet final : public RunObserver {};
+
+std::string toolchain_version(ServerState& state, const LanguagePolicy& policy) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  {
+    std::lock_guard lock(mutex);
+    if (auto found = known.find(policy.name); found != known.end()) return found->second;
+  }
+  std::string version = "unknown";
+  if (!policy.version_command.empty()) {
+    auto spec = language_spec(policy, "", {}, {});
+    if (spec) {
+      spec->prelude.clear();
+      spec->argv = policy.version_command;
+      spec->limits.wall_seconds = 20;
+      Quiet quiet;
+      auto result = state.backend->run(*spec, quiet);
+      if (result && result->outcome == Outcome::kExited && result->exit_code == 0) {
+        // Some print to stderr (java -version); the first line says it.
+        std::string text =
+            result->stdout_data.data.empty() ? result->stderr_data.data : result->stdout_data.data;
+        version = text.substr(0, text.find('\n'));
+      }
+    }
+  }
+  std::lock_guard lock(mutex);
+  known[policy.name] = version;
+  return version;
+}
+
+std::string extension_of(const std::string& source_file) {
+  auto dot = source_file.rfind('.');
+  return dot == std::string::npos ? "" : source_file.substr(dot);
+}
+
+}  // namespace
+
+json language_list(const ServerState& state) {
+  json languages = json::array();
+  for (const auto& policy : state.policies.all()) {
+    languages.push_back({{"name", policy.name},
+                         {"aliases", policy.aliases},
+                         {"description", policy.description},
+                         {"file_extension", extension_of(policy.source_file)}});
+  }
+  return languages;
+}
+
+json language_details(ServerState& state, const LanguagePolicy& policy) {
+  SandboxSpec defaults;
+  policy.limits.apply_to(defaults.limits);
+  const Limits& limits = defaults.limits;
+  return {{"name", policy.name},
+          {"aliases", policy.aliases},
+          {"description", policy.description},
+          {"version", toolchain_version(state, policy)},
+          {"file_extension", extension_of(policy.source_file)},
+          {"package_manager",
+           policy.package_manager.empty() ? json(nullptr) : json(policy.package_manager)},
+          {"libraries_supported", !policy.install.empty()},
+          {"compiled", !policy.compile.empty()},
+          {"example", policy.example},
+          {"limits",
+           {{"timeout_seconds", std::min(limits.wall_seconds, state.options.max_timeout_seconds)},
+            {"memory_bytes", limits.memory_bytes},
+            {"pids", limits.pids},
+            {"output_bytes", limits.output_bytes},
+            {"work_dir_bytes", limits.work_bytes},
+            {"tmp_bytes", limits.tmp_bytes},
+            {"network", policy.run_network == NetworkMode::kNone ? "none" : "user"}}}};
+}
+
+}  // namespace paddock::mcp

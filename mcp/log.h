@@ -1,0 +1,21 @@
+#pragma once
+
+// The server's own log, on stderr (stdout carries only protocol messages). One line each:
+// "paddock mcp: LEVEL: text".
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace paddock::mcp {
+
+// MCP's (syslog's) levels, least severe first.
+enum class LogLevel { kDebug, kInfo, kNotice, kWarning, kError, kCritical, kAlert, kEmergency };
+
+std::optional<LogLevel> log_level_from_name(std::string_view name);
+const char* to_string(LogLevel level);
+
+void set_log_level(LogLevel level);
+void log(LogLevel level, std::string_view text);
+
+}  // namespace paddock::mcp

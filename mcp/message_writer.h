@@ -1,0 +1,30 @@
+#pragma once
+
+// The only thing that writes to stdout: whole lines, one message each, under a lock so that
+// concurrent responses never interleave. A message over the size cap is replaced by an error
+// (official clients drop the connection above 10 MiB); tools keep well under it themselves.
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "json_rpc.h"
+
+namespace paddock::mcp {
+
+inline constexpr std::size_t kMaxMessageBytes = 8u << 20;
+
+class MessageWriter {
+ public:
+  explicit MessageWriter(int fd) : fd_(fd) {}
+  // False once the other end is gone.
+  bool write(const json& message);
+
+ private:
+  bool write_line(const std::string& line);
+  int fd_;
+  std::mutex mutex_;
+  bool broken_ = false;
+};
+
+}  // namespace paddock::mcp

@@ -1,0 +1,77 @@
+#include "protocol.h"
+
+#include <algorithm>
+
+#include "core/version.h"
+
+namespace paddock::mcp {
+
+std::string negotiate_version(const json& requested) {
+  if (requested.is_string()) {
+    auto version = requested.get<std::string>();
+    if (std::find(kLegacyVersions.begin(), kLegacyVersions.end(), version) !=
+        kLegacyVersions.end()) {
+      return version;
+    }
+  }
+  return kLegacyVersions.front();
+}
+
+std::vector<std::string> supported_versions() {
+  std::vector<std::string> versions{kStatelessVersion};
+  versions.insert(versions.end(), kLegacyVersions.begin(), kLegacyVersions.end());
+  return versions;
+}
+
+EraChoice era_from_meta(const json& params) {
+  EraChoice choice;
+  if (!params.is_object()) return choice;
+  auto meta = params.find("_meta");
+  if (meta == params.end() || !meta->is_object()) return choice;
+  auto version = meta->find(kVersionMetaKey);
+  if (version == meta->end()) return choice;
+  choice.from_meta = true;
+  if (version->is_string() && *version == kStatelessVersion) {
+    choice.era = Era{kStatelessVersion, true};
+    return choice;
+  }
+  choice.unsupported = true;
+  std::string requested = version->is_string() ? version->get<std::string>() : version->dump();
+  choice.error =
+      RpcError{kUnsupportedProtocolVersion, "protocol version " + requested + " is not supported",
+               json{{"requested", requested}, {"supported", supported_versions()}}};
+  return choice;
+}
+
+json finish_result(json result, const Era& era, const CachePolicy& cache) {
+  if (!era.stateless) return result;
+  result["resultType"] = "complete";
+  if (cache.cacheable) {
+    result["ttlMs"] = cache.ttl_ms;
+    result["cacheScope"] = cache.shared ? "public" : "private";
+  }
+  result["_meta"]["io.modelcontextprotocol/serverInfo"] = server_info();
+  return result;
+}
+
+json server_info() {
+  return json{{"name", "paddock"},
+              {"title", "Paddock code sandbox"},
+              {"version", paddock::kPaddockVersion}};
+}
+
+json server_capabilities() {
+  return json{{"tools", {{"listChanged", false}}},
+              {"resources", {{"listChanged", false}, {"subscribe", false}}},
+              {"logging", json::object()}};
+}
+
+std::string server_instructions() {
+  return "Runs code in isolated, throw-away Linux sandboxes (no network, limited memory, CPU "
+         "time and processes). Call execute_code with the code and its language; anything "
+         "printed comes back, and matplotlib/R figures come back as images. To keep files or "
+         "installed libraries between calls, create_session first and pass its session_id; "
+         "write_file, read_file and list_files work inside a session's /work directory.";
+}
+
+}  // namespace paddock::mcp

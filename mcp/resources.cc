@@ -1,0 +1,67 @@
+#include "resources.h"
+
+#include "content.h"
+#include "core/base64.h"
+#include "language_catalog.h"
+#include "native/artifacts.h"
+#include "session_files.h"
+
+namespace paddock::mcp {
+namespace {
+
+constexpr const char* kLanguagesUri = "sandbox://languages";
+
+}  // namespace
+
+json list_resources() {
+  return json::array({{{"uri", kLanguagesUri},
+                       {"name", "languages"},
+                       {"title", "Supported languages"},
+                       {"description", "The languages execute_code runs, as JSON."},
+                       {"mimeType", "application/json"}}});
+}
+
+json list_resource_templates() {
+  return json::array({{{"uriTemplate", "sandbox://sessions/{session_id}/files/{path}"},
+                       {"name", "session-file"},
+                       {"title", "A file in a session"},
+                       {"description", "A file of a session's /work directory (up to 6 MiB)."}}});
+}
+
+std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const json& params) {
+  if (!params.is_object() || !params.contains("uri") || !params["uri"].is_string()) {
+    return RpcError{kInvalidParams, "resources/read needs a \"uri\" string", nullptr};
+  }
+  std::string uri = params["uri"].get<std::string>();
+  if (uri == kLanguagesUri) {
+    json contents = json::array({{{"uri", uri},
+                                  {"mimeType", "application/json"},
+                                  {"text", json{{"languages", language_list(state)}}.dump(2)}}});
+    return ResourceRead{std::move(contents), true};
+  }
+  auto file = parse_session_file_uri(uri);
+  if (!file) {
+    return RpcError{kInvalidParams, "unknown resource " + uri, json{{"uri", uri}}};
+  }
+  auto lease = state.sessions.acquire(file->session_id);
+  if (!lease) return RpcError{kInvalidParams, lease.error().message, json{{"uri", uri}}};
+  auto read = (*lease)->session->read_file(file->path, kResourceReadBytes);
+  if (!read) return RpcError{kInvalidParams, read.error().message, json{{"uri", uri}}};
+  if (read->size > read->data.size()) {
+    return RpcError{kInvalidParams,
+                    file->path + " is " + std::to_string(read->size >> 20) +
+                        " MiB, over the 6 MiB a message can carry; split it or compress it in "
+                        "the session first",
+                    json{{"uri", uri}}};
+  }
+  std::string mime = mime_type_for(file->path);
+  json item{{"uri", uri}, {"mimeType", mime}};
+  if (looks_like_text(read->data)) {
+    item["text"] = read->data;
+  } else {
+    item["blob"] = base64_encode(read->data);
+  }
+  return ResourceRead{json::array({item}), false};
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,46 @@
+#include "serve.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "backend_registry.h"
+#include "log.h"
+#include "server.h"
+#include "tool_registry.h"
+
+namespace paddock::mcp {
+
+int serve_stdio(const ServerOptions& options) {
+  auto level = log_level_from_name(options.log_level);
+  if (!level) {
+    log(LogLevel::kError, "--log-level '" + options.log_level +
+                              "' is not one of debug, info, notice, warning, error");
+    return 2;
+  }
+  set_log_level(*level);
+  auto policies = PolicyStore::load(policy_directories(options.policy_dir));
+  if (!policies) {
+    log(LogLevel::kError, policies.error().message);
+    return 2;
+  }
+  auto backend = builtin_backends().create(options.backend);
+  if (!backend) {
+    log(LogLevel::kError, backend.error().message);
+    return 2;
+  }
+  // Termination signals are read by the server loop through a signalfd: block them before any
+  // thread starts, so every thread inherits the mask. A client that goes away must not kill us
+  // with SIGPIPE mid-cleanup.
+  sigset_t termination;
+  sigemptyset(&termination);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
+  pthread_sigmask(SIG_BLOCK, &termination, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  ServerState state(options, std::move(*backend), std::move(*policies));
+  ToolRegistry tools = builtin_tools();
+  Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
+  return server.run();
+}
+
+}  // namespace paddock::mcp

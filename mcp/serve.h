@@ -1,0 +1,12 @@
+#pragma once
+
+// Starts `paddock mcp`: loads and checks every language policy and the backend first (so a bad
+// configuration fails before stdin is read, with one line on stderr), then serves stdio.
+
+#include "server_state.h"
+
+namespace paddock::mcp {
+
+int serve_stdio(const ServerOptions& options);
+
+}  // namespace paddock::mcp

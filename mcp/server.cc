@@ -1,0 +1,333 @@
+#include "server.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <thread>
+
+#include "argument_check.h"
+#include "log.h"
+#include "resources.h"
+
+namespace paddock::mcp {
+namespace {
+
+constexpr CachePolicy kStaticList{true, 3'600'000, true};
+
+json tool_result_json(const ToolResult& result) {
+  json body{{"content", result.content}, {"isError", result.is_error}};
+  if (!result.structured.is_null()) body["structuredContent"] = result.structured;
+  return body;
+}
+
+json progress_token_of(const json& params) {
+  if (!params.is_object()) return nullptr;
+  auto meta = params.find("_meta");
+  if (meta == params.end() || !meta->is_object()) return nullptr;
+  auto token = meta->find("progressToken");
+  if (token == meta->end() || !(token->is_string() || token->is_number_integer())) return nullptr;
+  return *token;
+}
+
+// Closes idle sessions once a second until stopped.
+class Expirer {
+ public:
+  explicit Expirer(SessionRegistry& sessions)
+      : thread_([this, &sessions] {
+          std::unique_lock lock(mutex_);
+          while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
+            lock.unlock();
+            for (const auto& id : sessions.expire_idle()) {
+              log(LogLevel::kInfo, "session " + id + " closed after its idle time");
+            }
+            lock.lock();
+          }
+        }) {}
+  ~Expirer() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+Server::Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd)
+    : state_(state),
+      tools_(tools),
+      in_fd_(in_fd),
+      reader_(in_fd, kMaxInboundLine),
+      writer_(out_fd),
+      pool_(state.options.workers, state.options.max_queued) {}
+
+int Server::run() {
+  sigset_t termination;
+  sigemptyset(&termination);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
+  int signals = signalfd(-1, &termination, SFD_CLOEXEC | SFD_NONBLOCK);
+  Expirer expirer(state_.sessions);
+  log(LogLevel::kInfo, "serving MCP on stdio (backend " + std::string(state_.backend->name()) +
+                           ", " + std::to_string(state_.options.workers) + " workers)");
+  for (;;) {
+    pollfd watched[2] = {{in_fd_, POLLIN, 0}, {signals, POLLIN, 0}};
+    if (poll(watched, signals >= 0 ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (signals >= 0 && watched[1].revents != 0) {
+      signalfd_siginfo info{};
+      [[maybe_unused]] ssize_t got = read(signals, &info, sizeof info);
+      log(LogLevel::kInfo, "signal " + std::to_string(info.ssi_signo) + ": shutting down");
+      break;
+    }
+    if (watched[0].revents == 0) continue;
+    reader_.fill();
+    while (auto line = reader_.next()) handle_line(*line);
+    if (reader_.eof()) {
+      log(LogLevel::kInfo, "end of input: shutting down");
+      break;
+    }
+  }
+  shut_down();
+  if (signals >= 0) close(signals);
+  return 0;
+}
+
+void Server::shut_down() {
+  {
+    std::lock_guard lock(in_flight_mutex_);
+    for (auto& [id, call] : in_flight_) call->token.cancel();
+  }
+  state_.sessions.close_all();
+  pool_.stop();
+}
+
+void Server::handle_line(const LineReader::Line& line) {
+  if (line.oversized) {
+    respond_error(nullptr, RpcError{kParseError,
+                                    "message longer than " + std::to_string(kMaxInboundLine >> 20) +
+                                        " MiB; it was skipped",
+                                    nullptr});
+    return;
+  }
+  Incoming incoming = classify(line.text);
+  switch (incoming.kind) {
+    case Incoming::Kind::kInvalid:
+      respond_error(incoming.id, incoming.error);
+      break;
+    case Incoming::Kind::kNotification:
+      handle_notification(incoming);
+      break;
+    case Incoming::Kind::kRequest:
+      handle_request(incoming);
+      break;
+    case Incoming::Kind::kResponse:
+      break;  // paddock sends no requests, so there is nothing to match
+  }
+}
+
+void Server::handle_notification(const Incoming& notification) {
+  if (notification.method != "notifications/cancelled") return;
+  const json& params = notification.params;
+  if (!params.is_object() || !params.contains("requestId")) return;
+  std::lock_guard lock(in_flight_mutex_);
+  auto found = in_flight_.find(params["requestId"].dump());
+  if (found == in_flight_.end()) return;  // already answered: nothing to do
+  found->second->cancelled = true;
+  found->second->token.cancel();
+  log(LogLevel::kDebug, "request " + found->first + " cancelled by the client");
+}
+
+Era Server::legacy_era() const {
+  return Era{negotiated_version_.value_or(kLegacyVersions.front()), false};
+}
+
+void Server::handle_request(const Incoming& request) {
+  const std::string& method = request.method;
+  EraChoice choice = era_from_meta(request.params);
+  if (choice.unsupported) {
+    respond_error(request.id, choice.error);
+    return;
+  }
+  Era era = choice.from_meta ? choice.era : legacy_era();
+  if (method == "server/discover") era = Era{kStatelessVersion, true};
+
+  if (method == "initialize") {
+    json requested =
+        request.params.is_object() ? request.params.value("protocolVersion", json()) : json();
+    negotiated_version_ = negotiate_version(requested);
+    log(LogLevel::kInfo,
+        "client asked for " + requested.dump() + ", speaking " + *negotiated_version_);
+    respond(request.id,
+            {{"protocolVersion", *negotiated_version_},
+             {"capabilities", server_capabilities()},
+             {"serverInfo", server_info()},
+             {"instructions", server_instructions()}},
+            legacy_era());
+  } else if (method == "server/discover") {
+    respond(request.id,
+            {{"supportedVersions", supported_versions()},
+             {"capabilities", server_capabilities()},
+             {"instructions", server_instructions()}},
+            era, kStaticList);
+  } else if (method == "ping") {
+    respond(request.id, json::object(), era);
+  } else if (method == "logging/setLevel") {
+    auto level = request.params.is_object() && request.params.contains("level") &&
+                         request.params["level"].is_string()
+                     ? log_level_from_name(request.params["level"].get<std::string>())
+                     : std::nullopt;
+    if (!level) {
+      respond_error(request.id, RpcError{kInvalidParams,
+                                         "\"level\" must be one of debug, info, notice, warning, "
+                                         "error, critical, alert, emergency",
+                                         nullptr});
+      return;
+    }
+    respond(request.id, json::object(), era);
+  } else if (method == "tools/list") {
+    respond(request.id, {{"tools", tools_.list()}}, era, kStaticList);
+  } else if (method == "resources/list") {
+    respond(request.id, {{"resources", list_resources()}}, era, kStaticList);
+  } else if (method == "resources/templates/list") {
+    respond(request.id, {{"resourceTemplates", list_resource_templates()}}, era, kStaticList);
+  } else if (method == "prompts/list") {
+    respond(request.id, {{"prompts", json::array()}}, era, kStaticList);
+  } else if (method == "tools/call" || method == "resources/read") {
+    submit(request, era);
+  } else {
+    respond_error(request.id,
+                  RpcError{kMethodNotFound, "unknown method '" + method + "'", nullptr});
+  }
+}
+
+void Server::submit(const Incoming& request, const Era& era) {
+  const json& params = request.params;
+  bool is_tool = request.method == "tools/call";
+  if (is_tool) {
+    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+      respond_error(request.id,
+                    RpcError{kInvalidParams, "tools/call needs a tool \"name\"", nullptr});
+      return;
+    }
+    if (tools_.find(params["name"].get<std::string>()) == nullptr) {
+      respond_error(request.id, RpcError{kInvalidParams,
+                                         "unknown tool '" + params["name"].get<std::string>() +
+                                             "'; tools/list names them",
+                                         nullptr});
+      return;
+    }
+    if (params.contains("arguments") && !params["arguments"].is_object()) {
+      respond_error(request.id,
+                    RpcError{kInvalidParams, "tool \"arguments\" must be an object", nullptr});
+      return;
+    }
+  }
+  auto call = std::make_shared<InFlight>();
+  std::string key = request.id.dump();
+  {
+    std::lock_guard lock(in_flight_mutex_);
+    if (!in_flight_.emplace(key, call).second) {
+      respond_error(request.id,
+                    RpcError{kInvalidRequest, "request id " + key + " is already in use", nullptr});
+      return;
+    }
+  }
+  json id = request.id;
+  json token = progress_token_of(params);
+  bool accepted = pool_.submit([this, id, key, params, era, token, call, is_tool] {
+    json result;
+    std::optional<RpcError> error;
+    if (is_tool) {
+      result = call_tool(params, era, token, *call);
+    } else {
+      auto read = read_resource(state_, params);
+      if (auto* failure = std::get_if<RpcError>(&read)) {
+        error = *failure;
+      } else {
+        auto& contents = std::get<ResourceRead>(read);
+        result = {{"contents", std::move(contents.contents)}};
+        result = finish_result(std::move(result), era,
+                               CachePolicy{true, contents.shared ? 60'000 : 0, contents.shared});
+      }
+    }
+    {
+      std::lock_guard lock(in_flight_mutex_);
+      in_flight_.erase(key);
+    }
+    // A cancelled request gets no answer: the client has forgotten it.
+    if (call->cancelled) return;
+    if (error) {
+      respond_error(id, *error);
+    } else {
+      writer_.write(result_message(id, std::move(result)));
+    }
+  });
+  if (!accepted) {
+    {
+      std::lock_guard lock(in_flight_mutex_);
+      in_flight_.erase(key);
+    }
+    respond_error(request.id,
+                  RpcError{kInternalError,
+                           "the server is busy (" + std::to_string(state_.options.max_queued) +
+                               " calls waiting); try again shortly",
+                           nullptr});
+  }
+}
+
+json Server::call_tool(const json& params, const Era& era, const json& progress_token,
+                       InFlight& in_flight) {
+  Tool* tool = tools_.find(params["name"].get<std::string>());
+  json arguments = params.value("arguments", json::object());
+  auto progress_count = std::make_shared<std::atomic<long long>>(0);
+  ToolContext context{state_, in_flight.token, [&](const std::string& message) {
+                        if (progress_token.is_null() || message.empty()) return;
+                        writer_.write(notification_message("notifications/progress",
+                                                           {{"progressToken", progress_token},
+                                                            {"progress", ++*progress_count},
+                                                            {"message", message}}));
+                      }};
+  ToolResult result;
+  if (auto problem = check_arguments(arguments, tool->definition()["inputSchema"])) {
+    result = tool_error("invalid arguments for " + tool->name() + ": " + *problem);
+  } else {
+    try {
+      result = tool->call(arguments, context);
+    } catch (const std::exception& failure) {
+      log(LogLevel::kError, tool->name() + " failed: " + failure.what());
+      result = tool_error(std::string("internal error in ") + tool->name() + ": " + failure.what());
+    }
+  }
+  return finish_result(tool_result_json(result), era);
+}
+
+void Server::respond(const json& id, json result, const Era& era, const CachePolicy& cache) {
+  writer_.write(result_message(id, finish_result(std::move(result), era, cache)));
+}
+
+void Server::respond_error(const json& id, const RpcError& error) {
+  // Up to 2025-06-18 an error response must carry an id; when it could not be read there is no
+  // valid way to answer, so the problem is only logged.
+  std::string version = legacy_era().version;
+  if (id.is_null() && negotiated_version_ && version <= "2025-06-18") {
+    log(LogLevel::kWarning, "unanswerable message: " + error.message);
+    return;
+  }
+  log(LogLevel::kDebug, "error " + std::to_string(error.code) + ": " + error.message);
+  writer_.write(error_message(id, error));
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,63 @@
+#pragma once
+
+// `paddock mcp`: an MCP server on stdin and stdout. The reader thread parses each line and
+// answers what is instant (handshake, ping, lists) itself; tool calls and resource reads go to
+// a bounded worker pool, so a long run never delays anything else. A cancellation kills that
+// call's sandbox; end of input or SIGTERM kills every sandbox, and the server exits 0.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "json_rpc.h"
+#include "line_reader.h"
+#include "message_writer.h"
+#include "protocol.h"
+#include "server_state.h"
+#include "tool_registry.h"
+#include "worker_pool.h"
+
+namespace paddock::mcp {
+
+// Inbound lines may carry files for write_file; beyond this they are refused unread.
+inline constexpr std::size_t kMaxInboundLine = 32u << 20;
+
+class Server {
+ public:
+  Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd);
+  // Serves until end of input or SIGTERM/SIGINT/SIGHUP (which the caller must have blocked in
+  // every thread, so they arrive here through a signalfd). Returns the exit status.
+  int run();
+
+ private:
+  struct InFlight {
+    CancellationToken token;
+    std::atomic<bool> cancelled{false};
+  };
+
+  void handle_line(const LineReader::Line& line);
+  void handle_request(const Incoming& request);
+  void handle_notification(const Incoming& notification);
+  void submit(const Incoming& request, const Era& era);
+  json call_tool(const json& params, const Era& era, const json& progress_token,
+                 InFlight& in_flight);
+  void respond(const json& id, json result, const Era& era, const CachePolicy& cache = {});
+  void respond_error(const json& id, const RpcError& error);
+  [[nodiscard]] Era legacy_era() const;
+  void shut_down();
+
+  ServerState& state_;
+  const ToolRegistry& tools_;
+  int in_fd_;
+  LineReader reader_;
+  MessageWriter writer_;
+  WorkerPool pool_;
+  std::optional<std::string> negotiated_version_;  // reader thread only
+  std::mutex in_flight_mutex_;
+  std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by the request id's JSON
+};
+
+}  // namespace paddock::mcp

@@ -1,0 +1,29 @@
+#pragma once
+
+// A session's files as MCP sees them: the resource URI of each, and the content block that
+// carries one (text, image, embedded binary, or a link when it is too large to inline).
+
+#include <optional>
+#include <string>
+
+#include "json_rpc.h"
+#include "session.h"
+
+namespace paddock::mcp {
+
+inline constexpr std::uint64_t kInlineFileBytes = 1u << 20;    // larger files go by resource_link
+inline constexpr std::uint64_t kResourceReadBytes = 6u << 20;  // base64 still under 8 MiB
+
+// sandbox://sessions/{id}/files/{path}
+std::string session_file_uri(const std::string& session_id, const std::string& path);
+struct SessionFileRef {
+  std::string session_id;
+  std::string path;
+};
+std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri);
+
+// The content block for a file already read (at most kInlineFileBytes of it).
+json file_content_block(const std::string& session_id, const std::string& path,
+                        const FileContent& file, std::string* delivery);
+
+}  // namespace paddock::mcp

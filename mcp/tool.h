@@ -1,0 +1,46 @@
+#pragma once
+
+// One MCP tool: its name, the schemas a model reads, and what it does. Each tool lives in its
+// own file under tools/; tool_registry.cc lists them.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backend.h"
+#include "json_rpc.h"
+
+namespace paddock::mcp {
+
+class ServerState;
+
+// What a tool call may use besides its arguments.
+struct ToolContext {
+  ServerState& state;
+  // Cancelled when the client sends notifications/cancelled or the server shuts down.
+  const CancellationToken& cancellation;
+  // Sends notifications/progress when the client asked for it (a no-op otherwise).
+  std::function<void(const std::string& message)> progress;
+};
+
+// A tool's answer: `content` for people and models, `structured` matching the outputSchema.
+struct ToolResult {
+  json content = json::array();
+  json structured;  // null: none
+  bool is_error = false;
+};
+
+// A failed call: one text block saying why, isError true.
+ToolResult tool_error(const std::string& message);
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  // The tools/list entry: name, title, description, inputSchema, outputSchema, annotations.
+  [[nodiscard]] virtual json definition() const = 0;
+  // Arguments have been checked against the inputSchema already.
+  virtual ToolResult call(const json& arguments, ToolContext& context) = 0;
+};
+
+}  // namespace paddock::mcp

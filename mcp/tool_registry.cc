@@ -1,0 +1,45 @@
+#include "tool_registry.h"
+
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+
+ToolResult tool_error(const std::string& message) {
+  ToolResult result;
+  result.content.push_back(json{{"type", "text"}, {"text", message}});
+  result.is_error = true;
+  return result;
+}
+
+void ToolRegistry::add(std::unique_ptr<Tool> tool) {
+  tools_.push_back(std::move(tool));
+}
+
+Tool* ToolRegistry::find(const std::string& name) const {
+  for (const auto& tool : tools_) {
+    if (tool->name() == name) return tool.get();
+  }
+  return nullptr;
+}
+
+json ToolRegistry::list() const {
+  json tools = json::array();
+  for (const auto& tool : tools_) tools.push_back(tool->definition());
+  return tools;
+}
+
+ToolRegistry builtin_tools() {
+  ToolRegistry registry;
+  registry.add(make_execute_code());
+  registry.add(make_get_supported_languages());
+  registry.add(make_get_language_details());
+  registry.add(make_create_session());
+  registry.add(make_close_session());
+  registry.add(make_list_sessions());
+  registry.add(make_write_file());
+  registry.add(make_read_file());
+  registry.add(make_list_files());
+  return registry;
+}
+
+}  // namespace paddock::mcp

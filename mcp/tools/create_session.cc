@@ -1,0 +1,104 @@
+// create_session: a sandbox that stays, for files and libraries across execute_code calls.
+
+#include "code_runner.h"
+#include "content.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+class InstallObserver final : public RunObserver {
+ public:
+  explicit InstallObserver(ToolContext& context) : context_(context) {}
+  void on_output(StreamId /*stream*/, std::string_view chunk) override {
+    context_.progress(std::string(chunk.substr(0, 4096)));
+  }
+  [[nodiscard]] const CancellationToken* cancellation() const override {
+    return &context_.cancellation;
+  }
+
+ private:
+  ToolContext& context_;
+};
+
+class CreateSession final : public Tool {
+ public:
+  std::string name() const override { return "create_session"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Create a session"},
+            {"description",
+             "Creates a sandbox that stays: files written in its /work directory and libraries "
+             "installed in it persist across execute_code calls that pass the returned "
+             "session_id (each call still runs as a new process, so variables do not persist). "
+             "A session is closed after ttl_seconds without use, by close_session, or when the "
+             "server exits."},
+            {"inputSchema", json::parse(R"({
+              "type": "object",
+              "properties": {
+                "language": {"type": "string", "default": "python",
+                  "description": "The session's language (python by default); get_supported_languages lists them."},
+                "libraries": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
+                  "description": "Packages to install right away with the language's package manager."},
+                "ttl_seconds": {"type": "number", "exclusiveMinimum": 0,
+                  "description": "Idle seconds after which the session is closed (default 1800)."}
+              },
+              "additionalProperties": false})")},
+            {"outputSchema",
+             {{"type", "object"},
+              {"properties", {{"session_id", {{"type", "string"}}}}},
+              {"required", {"session_id"}}}},
+            {"annotations",
+             {{"title", "Create a session"},
+              {"readOnlyHint", false},
+              {"destructiveHint", false},
+              {"idempotentHint", false},
+              {"openWorldHint", false}}}};
+  }
+
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    ServerState& state = context.state;
+    auto policy = state.policies.find(arguments.value("language", "python"));
+    if (!policy) return tool_error(policy.error().message);
+    auto spec = session_spec(**policy);
+    if (!spec) return tool_error(spec.error().message);
+    if (auto room = state.sessions.reserve(); !room) return tool_error(room.error().message);
+    auto opened = state.backend->open_session(*spec);
+    if (!opened) {
+      state.sessions.unreserve();
+      return tool_error("could not create the session: " + opened.error().message);
+    }
+    auto entry =
+        state.sessions.add(std::move(*opened), **policy,
+                           arguments.value("ttl_seconds", state.options.session_idle_seconds));
+    auto libraries = arguments.value("libraries", std::vector<std::string>{});
+    std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
+    if (!libraries.empty()) {
+      InstallObserver observer(context);
+      auto installed = install_in_session(*entry, state, libraries, observer);
+      bool ok = installed && installed->outcome == Outcome::kExited && installed->exit_code == 0;
+      if (!ok) {
+        state.sessions.close(entry->id);
+        std::string why = !installed ? installed.error().message
+                                     : installed->stderr_data.data.substr(0, 8192) +
+                                           "\ninstaller ended: exit code " +
+                                           std::to_string(installed->exit_code) +
+                                           (installed->timed_out() ? " (timed out)" : "");
+        return tool_error("installing libraries failed, so the session was closed:\n" + why);
+      }
+      text += " with " + std::to_string(libraries.size()) + " libraries installed";
+    }
+    ToolResult result;
+    result.content.push_back(text_block(text));
+    result.structured = {{"session_id", entry->id}};
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_create_session() {
+  return std::make_unique<CreateSession>();
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,61 @@
+// get_language_details: one language's toolchain, limits and an example.
+
+#include "content.h"
+#include "language_catalog.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+class GetLanguageDetails final : public Tool {
+ public:
+  std::string name() const override { return "get_language_details"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Language details"},
+            {"description",
+             "Tells about one language execute_code runs: the toolchain version inside the "
+             "sandbox, the file extension, the package manager used for libraries, an example "
+             "program and the default limits (timeout, memory, processes, output)."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"language",
+                 {{"type", "string"},
+                  {"description", "A language name or alias, e.g. python, js, c++."}}}}},
+              {"required", {"language"}},
+              {"additionalProperties", false}}},
+            {"outputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"name", {{"type", "string"}}},
+                {"version", {{"type", "string"}}},
+                {"file_extension", {{"type", "string"}}},
+                {"package_manager", {{"type", {"string", "null"}}}},
+                {"example", {{"type", "string"}}},
+                {"limits", {{"type", "object"}}}}},
+              {"required", {"name", "version", "file_extension", "example", "limits"}}}},
+            {"annotations",
+             {{"title", "Language details"},
+              {"readOnlyHint", true},
+              {"idempotentHint", true},
+              {"openWorldHint", false}}}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    auto policy = context.state.policies.find(arguments["language"].get<std::string>());
+    if (!policy) return tool_error(policy.error().message);
+    json details = language_details(context.state, **policy);
+    ToolResult result;
+    result.content.push_back(text_block(details.dump(2)));
+    result.structured = std::move(details);
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_get_language_details() {
+  return std::make_unique<GetLanguageDetails>();
+}
+
+}  // namespace paddock::mcp

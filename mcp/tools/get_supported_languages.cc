@@ -1,0 +1,55 @@
+// get_supported_languages: the languages execute_code takes.
+
+#include "content.h"
+#include "language_catalog.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+class GetSupportedLanguages final : public Tool {
+ public:
+  std::string name() const override { return "get_supported_languages"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Supported languages"},
+            {"description",
+             "Lists the languages execute_code can run, with their aliases and file extensions. "
+             "get_language_details tells more about one."},
+            {"inputSchema",
+             {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
+            {"outputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"languages", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                {"details", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
+              {"required", {"languages"}}}},
+            {"annotations",
+             {{"title", "Supported languages"},
+              {"readOnlyHint", true},
+              {"idempotentHint", true},
+              {"openWorldHint", false}}}};
+  }
+  ToolResult call(const json& /*arguments*/, ToolContext& context) override {
+    json details = language_list(context.state);
+    json names = json::array();
+    std::string text = "Supported languages:\n";
+    for (const auto& language : details) {
+      names.push_back(language["name"]);
+      text += "- " + language["name"].get<std::string>() + ": " +
+              language["description"].get<std::string>() + "\n";
+    }
+    ToolResult result;
+    result.content.push_back(text_block(text));
+    result.structured = {{"languages", names}, {"details", details}};
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_get_supported_languages() {
+  return std::make_unique<GetSupportedLanguages>();
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,71 @@
+// list_sessions: the sessions this server holds.
+
+#include <chrono>
+#include <ctime>
+
+#include "content.h"
+#include "server_state.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+std::string iso_time(std::chrono::system_clock::time_point when) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+class ListSessions final : public Tool {
+ public:
+  std::string name() const override { return "list_sessions"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "List sessions"},
+            {"description", "Lists the open sessions with their language, age and idle time."},
+            {"inputSchema",
+             {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
+            {"outputSchema", json::parse(R"({
+              "type": "object",
+              "properties": {"sessions": {"type": "array", "items": {"type": "object",
+                "properties": {"session_id": {"type": "string"}, "language": {"type": "string"},
+                  "created_at": {"type": "string"}, "idle_seconds": {"type": "number"},
+                  "ttl_seconds": {"type": "number"}, "runs": {"type": "integer"}},
+                "required": ["session_id", "language"]}}},
+              "required": ["sessions"]})")},
+            {"annotations",
+             {{"title", "List sessions"},
+              {"readOnlyHint", true},
+              {"idempotentHint", true},
+              {"openWorldHint", false}}}};
+  }
+  ToolResult call(const json& /*arguments*/, ToolContext& context) override {
+    json sessions = json::array();
+    std::string text;
+    for (const auto& entry : context.state.sessions.list()) {
+      double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
+      sessions.push_back({{"session_id", entry->id},
+                          {"language", entry->policy->name},
+                          {"created_at", iso_time(entry->created_at)},
+                          {"idle_seconds", idle},
+                          {"ttl_seconds", entry->ttl_seconds},
+                          {"runs", entry->runs.load()}});
+      text += entry->id + " " + entry->policy->name + ", idle " + std::to_string(idle) + " s\n";
+    }
+    ToolResult result;
+    result.content.push_back(text_block(sessions.empty() ? "no open sessions" : text));
+    result.structured = {{"sessions", std::move(sessions)}};
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_list_sessions() {
+  return std::make_unique<ListSessions>();
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,64 @@
+// read_file: a file from a session's work directory, as the content type that suits it.
+
+#include "content.h"
+#include "native/artifacts.h"
+#include "session_files.h"
+#include "tools/session_tool.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+class ReadFile final : public Tool {
+ public:
+  std::string name() const override { return "read_file"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Read a file from a session"},
+            {"description",
+             "Reads a file from a session's /work directory: text comes back as text, images as "
+             "image content, other binary files as an embedded resource, and files over 1 MiB as "
+             "a resource link to read with resources/read."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"path", path_property("Relative path inside /work, e.g. outputs/result.csv.")}}},
+              {"required", {"session_id", "path"}},
+              {"additionalProperties", false}}},
+            {"outputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"path", {{"type", "string"}}},
+                {"size", {{"type", "integer"}}},
+                {"mime_type", {{"type", "string"}}},
+                {"delivery",
+                 {{"type", "string"}, {"enum", {"text", "image", "resource", "resource_link"}}}}}},
+              {"required", {"path", "size", "mime_type", "delivery"}}}},
+            {"annotations", annotations("Read a file", true, true)}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string id = arguments["session_id"].get<std::string>();
+    auto lease = context.state.sessions.acquire(id);
+    if (!lease) return tool_error(lease.error().message);
+    std::string path = arguments["path"].get<std::string>();
+    auto file = (*lease)->session->read_file(path, kInlineFileBytes);
+    if (!file) return tool_error(file.error().message);
+    std::string delivery;
+    ToolResult result;
+    result.content.push_back(file_content_block(id, path, *file, &delivery));
+    result.structured = {{"path", path},
+                         {"size", file->size},
+                         {"mime_type", mime_type_for(path)},
+                         {"delivery", delivery}};
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_read_file() {
+  return std::make_unique<ReadFile>();
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,21 @@
+#pragma once
+
+// Every built-in tool, one file each.
+
+#include <memory>
+
+#include "tool.h"
+
+namespace paddock::mcp {
+
+std::unique_ptr<Tool> make_execute_code();
+std::unique_ptr<Tool> make_get_supported_languages();
+std::unique_ptr<Tool> make_get_language_details();
+std::unique_ptr<Tool> make_create_session();
+std::unique_ptr<Tool> make_close_session();
+std::unique_ptr<Tool> make_list_sessions();
+std::unique_ptr<Tool> make_write_file();
+std::unique_ptr<Tool> make_read_file();
+std::unique_ptr<Tool> make_list_files();
+
+}  // namespace paddock::mcp

@@ -1,0 +1,67 @@
+// write_file: put a file into a session's work directory.
+
+#include "content.h"
+#include "core/base64.h"
+#include "tools/session_tool.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+class WriteFile final : public Tool {
+ public:
+  std::string name() const override { return "write_file"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Write a file into a session"},
+            {"description",
+             "Writes a file into a session's /work directory (parent directories are made), "
+             "replacing any file of that name; code run later in the session can open it by "
+             "relative path. Paths outside /work, '..' and symlinks are refused."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"path", path_property("Relative path inside /work, e.g. data/input.csv.")},
+                {"content", {{"type", "string"}, {"description", "The file's content."}}},
+                {"encoding",
+                 {{"type", "string"},
+                  {"enum", {"utf-8", "base64"}},
+                  {"default", "utf-8"},
+                  {"description", "utf-8 text (default), or base64 for binary content."}}}}},
+              {"required", {"session_id", "path", "content"}},
+              {"additionalProperties", false}}},
+            {"outputSchema",
+             {{"type", "object"},
+              {"properties", {{"path", {{"type", "string"}}}, {"size", {{"type", "integer"}}}}},
+              {"required", {"path", "size"}}}},
+            {"annotations", annotations("Write a file", false, true, /*destructive=*/true)}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    auto lease = context.state.sessions.acquire(arguments["session_id"].get<std::string>());
+    if (!lease) return tool_error(lease.error().message);
+    std::string path = arguments["path"].get<std::string>();
+    std::string content = arguments["content"].get<std::string>();
+    if (arguments.value("encoding", "utf-8") == "base64") {
+      auto decoded = base64_decode(content);
+      if (!decoded) return tool_error("content is not valid base64");
+      content = std::move(*decoded);
+    }
+    if (auto wrote = (*lease)->session->write_file(path, content); !wrote) {
+      return tool_error(wrote.error().message);
+    }
+    ToolResult result;
+    result.content.push_back(
+        text_block("wrote " + std::to_string(content.size()) + " bytes to /work/" + path));
+    result.structured = {{"path", path}, {"size", content.size()}};
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_write_file() {
+  return std::make_unique<WriteFile>();
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,94 @@
+// The host's process table, read from /proc: which processes descend from the server, and whether
+// a process seen earlier (pid + start time, so a reused pid does not count) still exists.
+import fs from 'node:fs';
+import { sleep } from './server.mjs';
+
+function readProc(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    let cmdline = '';
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+    } catch {
+      // gone, or not ours to read
+    }
+    return {
+      pid,
+      comm,
+      state: fields[0],
+      ppid: Number(fields[1]),
+      starttime: fields[19],
+      cmdline,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export function processTable() {
+  const table = new Map();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const p = readProc(Number(name));
+    if (p) table.set(p.pid, p);
+  }
+  return table;
+}
+
+// Every live process whose parent chain leads to `rootPid` (not rootPid itself); zombies left out.
+export function descendants(rootPid) {
+  const table = processTable();
+  const children = new Map();
+  for (const p of table.values()) {
+    if (!children.has(p.ppid)) children.set(p.ppid, []);
+    children.get(p.ppid).push(p);
+  }
+  const out = [];
+  const queue = [rootPid];
+  while (queue.length) {
+    const pid = queue.shift();
+    for (const c of children.get(pid) || []) {
+      if (c.state !== 'Z') out.push(c);
+      queue.push(c.pid);
+    }
+  }
+  return out;
+}
+
+export function stillAlive(procs) {
+  return procs.filter((p) => {
+    const now = readProc(p.pid);
+    return now && now.starttime === p.starttime && now.state !== 'Z';
+  });
+}
+
+export function describeProcs(procs) {
+  return procs.map((p) => `${p.pid} (${p.comm}) ${p.cmdline}`).join('\n  ');
+}
+
+// Polls until `predicate(descendants(rootPid))` holds; resolves with the last list or undefined
+// on timeout.
+export async function waitForDescendants(rootPid, predicate, timeoutMs = 10000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const list = descendants(rootPid);
+    if (predicate(list)) return list;
+    if (Date.now() > end) return undefined;
+    await sleep(50);
+  }
+}
+
+// Polls until none of `procs` is alive; resolves with those still alive after timeoutMs.
+export async function waitGone(procs, timeoutMs = 3000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const alive = stillAlive(procs);
+    if (alive.length === 0 || Date.now() > end) return alive;
+    await sleep(50);
+  }
+}
+
+export const isUserCode = (p) => /python3|main\.py|sleep/.test(`${p.comm} ${p.cmdline}`);

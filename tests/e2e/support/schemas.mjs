@@ -1,0 +1,142 @@
+// Validation of what the server writes against the official MCP JSON Schemas of the revision in use.
+//
+// Every message is checked against the revision's `JSONRPCMessage`; on top of that a result is
+// checked against the result type of the method it answers (InitializeResult, CallToolResult,
+// DiscoverResult...), a notification against its own type, and a -32022 error against
+// UnsupportedProtocolVersionError, where the revision defines them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { SCHEMA_DIR } from './config.mjs';
+
+const require = createRequire(import.meta.url);
+const Ajv07 = require('ajv').default;
+const Ajv2020 = require('ajv/dist/2020').default;
+const addFormats = require('ajv-formats').default;
+
+// Which schema file covers a negotiated revision: 2025-06-18.json is the oldest one shipped, so
+// the older revisions a server may echo (2025-03-26, 2024-11-05) are checked against it.
+export function schemaRevisionFor(version) {
+  if (version === '2026-07-28') return '2026-07-28';
+  if (version === '2025-11-25') return '2025-11-25';
+  return '2025-06-18';
+}
+
+const RESULT_TYPES = {
+  'initialize': 'InitializeResult',
+  'ping': 'EmptyResult',
+  'logging/setLevel': 'EmptyResult',
+  'server/discover': 'DiscoverResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/read': 'ReadResourceResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'completion/complete': 'CompleteResult',
+};
+
+const NOTIFICATION_TYPES = {
+  'notifications/progress': 'ProgressNotification',
+  'notifications/message': 'LoggingMessageNotification',
+  'notifications/cancelled': 'CancelledNotification',
+  'notifications/tools/list_changed': 'ToolListChangedNotification',
+  'notifications/resources/list_changed': 'ResourceListChangedNotification',
+  'notifications/resources/updated': 'ResourceUpdatedNotification',
+  'notifications/prompts/list_changed': 'PromptListChangedNotification',
+};
+
+class RevisionValidator {
+  constructor(revision) {
+    const file = path.join(SCHEMA_DIR, `${revision}.json`);
+    const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const draft = schema.$schema || '';
+    this.revision = revision;
+    this.defsKey = schema.$defs ? '$defs' : 'definitions';
+    this.defs = schema[this.defsKey];
+    const Ajv = draft.includes('2020-12') ? Ajv2020 : Ajv07;
+    this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.id = `mcp-${revision}`;
+    this.ajv.addSchema({ ...schema, $id: this.id });
+    this.cache = new Map();
+  }
+
+  has(def) {
+    return Object.hasOwn(this.defs, def);
+  }
+
+  validator(def) {
+    let v = this.cache.get(def);
+    if (!v) {
+      v = this.ajv.getSchema(`${this.id}#/${this.defsKey}/${def}`);
+      if (!v) throw new Error(`${this.revision}: no definition ${def}`);
+      this.cache.set(def, v);
+    }
+    return v;
+  }
+
+  // Returns a list of problems (empty when `value` is a valid `def`).
+  check(def, value) {
+    const v = this.validator(def);
+    if (v(value)) return [];
+    return [`not a valid ${this.revision} ${def}: ${this.ajv.errorsText(v.errors, { separator: '; ' })}`];
+  }
+}
+
+const validators = new Map();
+export function revisionValidator(version) {
+  const revision = schemaRevisionFor(version);
+  let v = validators.get(revision);
+  if (!v) {
+    v = new RevisionValidator(revision);
+    validators.set(revision, v);
+  }
+  return v;
+}
+
+// Checks one message the server wrote. `version` is the revision in use for it, `method` the
+// method of the request it answers (responses) or undefined. Returns a list of problems.
+export function checkServerMessage(message, { version, method }) {
+  const v = revisionValidator(version);
+  let candidate = message;
+  // JSON-RPC 2.0 (section 5) requires `"id": null` when the id of a request could not be
+  // determined (parse error, invalid request), but every MCP schema types RequestId as
+  // string | integer. That one case is checked with the id set aside; `id: null` is refused
+  // everywhere else.
+  if (message && typeof message === 'object' && message.id === null && message.error &&
+      (message.error.code === -32700 || message.error.code === -32600)) {
+    candidate = { ...message, id: 0 };
+  }
+  const problems = v.check('JSONRPCMessage', candidate);
+  if (problems.length) return problems;
+  if ('method' in message && !('id' in message)) {
+    const def = NOTIFICATION_TYPES[message.method];
+    if (!def) return [`unexpected notification method ${JSON.stringify(message.method)}`];
+    if (v.has(def)) problems.push(...v.check(def, message));
+    return problems;
+  }
+  if ('method' in message) {
+    return [`the server sent a request (${message.method}); paddock has no reason to`];
+  }
+  if ('result' in message && method && RESULT_TYPES[method] && v.has(RESULT_TYPES[method])) {
+    problems.push(...v.check(RESULT_TYPES[method], message.result));
+  }
+  if ('error' in message && message.error.code === -32022 && v.has('UnsupportedProtocolVersionError')) {
+    problems.push(...v.check('UnsupportedProtocolVersionError', message));
+  }
+  return problems;
+}
+
+// Validates `value` against a JSON Schema a server declared (a tool's outputSchema): draft 2020-12
+// unless it names another.
+export function checkAgainstDeclaredSchema(schema, value) {
+  const draft = schema.$schema || '';
+  const Ajv = draft.includes('draft-07') ? Ajv07 : Ajv2020;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  if (validate(value)) return [];
+  return [ajv.errorsText(validate.errors, { separator: '; ' })];
+}
