@@ -2,6 +2,7 @@
 
 #include "content.h"
 #include "server_state.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {
@@ -27,12 +28,7 @@ class CloseSession final : public Tool {
          {{"type", "object"},
           {"properties", {{"session_id", {{"type", "string"}}}, {"closed", {{"type", "boolean"}}}}},
           {"required", {"session_id", "closed"}}}},
-        {"annotations",
-         {{"title", "Close a session"},
-          {"readOnlyHint", false},
-          {"destructiveHint", true},
-          {"idempotentHint", true},
-          {"openWorldHint", false}}}};
+        {"annotations", annotations("Close a session", false, true, /*destructive=*/true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();

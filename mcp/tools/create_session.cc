@@ -2,24 +2,12 @@
 
 #include "code_runner.h"
 #include "content.h"
+#include "progress_observer.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {
 namespace {
-
-class InstallObserver final : public RunObserver {
- public:
-  explicit InstallObserver(ToolContext& context) : context_(context) {}
-  void on_output(StreamId /*stream*/, std::string_view chunk) override {
-    context_.progress(std::string(chunk.substr(0, 4096)));
-  }
-  [[nodiscard]] const CancellationToken* cancellation() const override {
-    return &context_.cancellation;
-  }
-
- private:
-  ToolContext& context_;
-};
 
 class CreateSession final : public Tool {
  public:
@@ -48,12 +36,7 @@ class CreateSession final : public Tool {
              {{"type", "object"},
               {"properties", {{"session_id", {{"type", "string"}}}}},
               {"required", {"session_id"}}}},
-            {"annotations",
-             {{"title", "Create a session"},
-              {"readOnlyHint", false},
-              {"destructiveHint", false},
-              {"idempotentHint", false},
-              {"openWorldHint", false}}}};
+            {"annotations", annotations("Create a session", false, false)}};
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
@@ -74,7 +57,7 @@ class CreateSession final : public Tool {
     auto libraries = arguments.value("libraries", std::vector<std::string>{});
     std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
     if (!libraries.empty()) {
-      InstallObserver observer(context);
+      ProgressObserver observer(context);
       auto installed = install_in_session(*entry, state, libraries, observer);
       bool ok = installed && installed->outcome == Outcome::kExited && installed->exit_code == 0;
       if (!ok) {

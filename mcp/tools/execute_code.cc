@@ -5,7 +5,9 @@
 #include "code_runner.h"
 #include "content.h"
 #include "core/base64.h"
+#include "progress_observer.h"
 #include "server_state.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {
@@ -62,34 +64,6 @@ json output_schema() {
     "required": ["exit_code", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts"]
   })");
 }
-
-class ProgressObserver final : public RunObserver {
- public:
-  explicit ProgressObserver(ToolContext& context) : context_(context) {}
-  void on_output(StreamId /*stream*/, std::string_view chunk) override {
-    // Whole lines only, as they complete; a partial line waits for its end.
-    pending_.append(chunk);
-    auto end = pending_.rfind('\n');
-    if (end == std::string::npos) {
-      if (pending_.size() > 4096) flush(pending_.size());
-      return;
-    }
-    flush(end + 1);
-  }
-  [[nodiscard]] const CancellationToken* cancellation() const override {
-    return &context_.cancellation;
-  }
-
- private:
-  void flush(std::size_t length) {
-    std::string lines = pending_.substr(0, std::min<std::size_t>(length, 64 * 1024));
-    pending_.erase(0, length);
-    if (!lines.empty() && lines.back() == '\n') lines.pop_back();
-    context_.progress(lines);
-  }
-  ToolContext& context_;
-  std::string pending_;
-};
 
 std::string describe_ending(const CodeRun& run) {
   const RunResult& result = run.result.run;
@@ -225,12 +199,7 @@ class ExecuteCode final : public Tool {
              "sandbox; pass a session_id to keep files and installed libraries between calls."},
             {"inputSchema", input_schema()},
             {"outputSchema", output_schema()},
-            {"annotations",
-             {{"title", "Execute code"},
-              {"readOnlyHint", false},
-              {"destructiveHint", false},
-              {"idempotentHint", false},
-              {"openWorldHint", false}}}};
+            {"annotations", annotations("Execute code", false, false)}};
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {

@@ -2,6 +2,7 @@
 
 #include "content.h"
 #include "language_catalog.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {
@@ -35,11 +36,7 @@ class GetLanguageDetails final : public Tool {
                 {"example", {{"type", "string"}}},
                 {"limits", {{"type", "object"}}}}},
               {"required", {"name", "version", "file_extension", "example", "limits"}}}},
-            {"annotations",
-             {{"title", "Language details"},
-              {"readOnlyHint", true},
-              {"idempotentHint", true},
-              {"openWorldHint", false}}}};
+            {"annotations", annotations("Language details", true, true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto policy = context.state.policies.find(arguments["language"].get<std::string>());

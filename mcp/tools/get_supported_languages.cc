@@ -2,6 +2,7 @@
 
 #include "content.h"
 #include "language_catalog.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {
@@ -24,11 +25,7 @@ class GetSupportedLanguages final : public Tool {
                {{"languages", {{"type", "array"}, {"items", {{"type", "string"}}}}},
                 {"details", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
               {"required", {"languages"}}}},
-            {"annotations",
-             {{"title", "Supported languages"},
-              {"readOnlyHint", true},
-              {"idempotentHint", true},
-              {"openWorldHint", false}}}};
+            {"annotations", annotations("Supported languages", true, true)}};
   }
   ToolResult call(const json& /*arguments*/, ToolContext& context) override {
     json details = language_list(context.state);

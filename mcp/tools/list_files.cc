@@ -1,7 +1,7 @@
 // list_files: what a directory of a session's work directory holds.
 
 #include "content.h"
-#include "tools/session_tool.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {

@@ -5,6 +5,7 @@
 
 #include "content.h"
 #include "server_state.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {
@@ -36,11 +37,7 @@ class ListSessions final : public Tool {
                   "ttl_seconds": {"type": "number"}, "runs": {"type": "integer"}},
                 "required": ["session_id", "language"]}}},
               "required": ["sessions"]})")},
-            {"annotations",
-             {{"title", "List sessions"},
-              {"readOnlyHint", true},
-              {"idempotentHint", true},
-              {"openWorldHint", false}}}};
+            {"annotations", annotations("List sessions", true, true)}};
   }
   ToolResult call(const json& /*arguments*/, ToolContext& context) override {
     json sessions = json::array();

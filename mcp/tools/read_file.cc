@@ -3,7 +3,7 @@
 #include "content.h"
 #include "native/artifacts.h"
 #include "session_files.h"
-#include "tools/session_tool.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {

@@ -2,7 +2,7 @@
 
 #include "content.h"
 #include "core/base64.h"
-#include "tools/session_tool.h"
+#include "tools/tool_schema.h"
 #include "tools/tools.h"
 
 namespace paddock::mcp {

@@ -1,6 +1,6 @@
 #pragma once
 
-// What the session tools share: the session_id argument and its lookup.
+// Pieces of tool definitions that several tools share.
 
 #include "server_state.h"
 #include "tool.h"
