@@ -18,8 +18,9 @@ std::optional<std::string> check(const json& value, const json& schema, const st
   const std::string where = path.empty() ? "the arguments" : "'" + path + "'";
   if (auto type = schema.find("type"); type != schema.end() && type->is_string()) {
     if (!has_type(value, type->get<std::string>())) {
-      return where + " must be " + (type->get<std::string>() == "integer" ? "an " : "a ") +
-             type->get<std::string>();
+      const std::string& name = type->get_ref<const std::string&>();
+      bool vowel = name.find_first_of("aeiou") == 0;
+      return where + " must be " + (vowel ? "an " : "a ") + name;
     }
   }
   if (auto allowed = schema.find("enum"); allowed != schema.end()) {

@@ -32,11 +32,9 @@ std::optional<LineReader::Line> LineReader::next() {
         scanned_ = 0;
       }
       if (eof_ && !buffer_.empty() && !skipping_) {
-        // A last line without a newline still counts.
-        Line last{std::move(buffer_), false};
-        buffer_.clear();
-        scanned_ = 0;
-        return last;
+        // A last line without a newline still counts, by the same rules as the others.
+        buffer_ += '\n';
+        continue;
       }
       if (eof_ && skipping_) {
         skipping_ = false;
@@ -51,8 +49,8 @@ std::optional<LineReader::Line> LineReader::next() {
       skipping_ = false;
       return Line{{}, true};
     }
-    if (text.size() > max_line_) return Line{{}, true};
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.size() > max_line_) return Line{{}, true};
     if (text.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are nothing
     return Line{std::move(text), false};
   }

@@ -1,5 +1,7 @@
 #include "session_files.h"
 
+#include <cctype>
+
 #include "content.h"
 #include "native/artifacts.h"
 
@@ -9,10 +11,41 @@ namespace {
 constexpr std::string_view kPrefix = "sandbox://sessions/";
 constexpr std::string_view kFiles = "/files/";
 
+// RFC 3986: unreserved characters and '/' as they are, every other byte as %XX.
+std::string percent_encode(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> percent_decode(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || std::isxdigit(static_cast<unsigned char>(text[i + 1])) == 0 ||
+        std::isxdigit(static_cast<unsigned char>(text[i + 2])) == 0) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+    i += 2;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string session_file_uri(const std::string& session_id, const std::string& path) {
-  return std::string(kPrefix) + session_id + std::string(kFiles) + path;
+  return std::string(kPrefix) + session_id + std::string(kFiles) + percent_encode(path);
 }
 
 std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri) {
@@ -20,7 +53,9 @@ std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri) {
   std::string rest = uri.substr(kPrefix.size());
   auto files = rest.find(kFiles);
   if (files == std::string::npos || files == 0) return std::nullopt;
-  return SessionFileRef{rest.substr(0, files), rest.substr(files + kFiles.size())};
+  auto path = percent_decode(rest.substr(files + kFiles.size()));
+  if (!path) return std::nullopt;
+  return SessionFileRef{rest.substr(0, files), std::move(*path)};
 }
 
 json file_content_block(const std::string& session_id, const std::string& path,

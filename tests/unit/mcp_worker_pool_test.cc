@@ -1,0 +1,98 @@
+#include "worker_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <latch>
+#include <memory>
+
+namespace paddock::mcp {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Polls `done` for up to 5 s.
+bool eventually(const std::function<bool()>& done) {
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+// What the jobs use is declared before the pool, so it outlives the pool's threads.
+
+TEST(McpWorkerPool, JobsRunConcurrently) {
+  std::latch all_started(4);
+  std::atomic<int> together{0};
+  std::atomic<int> finished{0};
+  WorkerPool pool(4, 16);
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(pool.submit([&] {
+      all_started.count_down();
+      // Counts only when all four jobs ran at the same time.
+      if (eventually([&] { return all_started.try_wait(); })) ++together;
+      ++finished;
+    }));
+  }
+  ASSERT_TRUE(eventually([&] { return finished == 4; }));
+  EXPECT_EQ(together.load(), 4);
+}
+
+TEST(McpWorkerPool, AFullQueueIsRefused) {
+  std::promise<void> started;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> ran{0};
+  std::promise<void> again;
+  WorkerPool pool(1, 2);
+  ASSERT_TRUE(pool.submit([&started, released] {
+    started.set_value();
+    released.wait();
+  }));
+  // The one thread is busy: what follows waits in the queue.
+  ASSERT_EQ(started.get_future().wait_for(5s), std::future_status::ready);
+  EXPECT_TRUE(pool.submit([&] { ++ran; }));
+  EXPECT_TRUE(pool.submit([&] { ++ran; }));
+  EXPECT_FALSE(pool.submit([&] { ++ran; }));
+  release.set_value();
+  EXPECT_TRUE(eventually([&] { return ran == 2; }));
+  // The queue drained, so there is room again.
+  ASSERT_TRUE(pool.submit([&again] { again.set_value(); }));
+  EXPECT_EQ(again.get_future().wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(ran.load(), 2) << "the refused job never ran";
+}
+
+TEST(McpWorkerPool, StopFinishesRunningJobsAndDropsQueuedOnes) {
+  std::promise<void> started;
+  std::atomic<bool> running_finished{false};
+  std::atomic<int> queued_ran{0};
+  auto pool = std::make_unique<WorkerPool>(1, 8);
+  ASSERT_TRUE(pool->submit([&] {
+    started.set_value();
+    std::this_thread::sleep_for(200ms);
+    running_finished = true;
+  }));
+  ASSERT_EQ(started.get_future().wait_for(5s), std::future_status::ready);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(pool->submit([&] { ++queued_ran; }));
+  pool->stop();  // joins: the running job has finished when it returns
+  EXPECT_TRUE(running_finished.load());
+  EXPECT_EQ(queued_ran.load(), 0);
+  EXPECT_FALSE(pool->submit([&] { ++queued_ran; })) << "a stopped pool takes nothing";
+  pool.reset();  // stop() again, from the destructor, is harmless
+  EXPECT_EQ(queued_ran.load(), 0);
+}
+
+TEST(McpWorkerPool, QueuedJobsAllRun) {
+  std::atomic<int> ran{0};
+  WorkerPool pool(2, 100);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(pool.submit([&] { ++ran; }));
+  EXPECT_TRUE(eventually([&] { return ran == 50; }));
+}
+
+}  // namespace
+}  // namespace paddock::mcp
