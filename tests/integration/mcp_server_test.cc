@@ -1,0 +1,286 @@
+// `paddock mcp` as a client sees it, over real pipes with real sandboxes: a long run does not
+// hold up anything else, cancellation and shutdown leave no process behind, bad input gets its
+// error and the next request its answer.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+class McpProcess {
+ public:
+  McpProcess() {
+    int in[2], out[2];
+    EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
+    EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(in[0], STDIN_FILENO);
+      dup2(out[1], STDOUT_FILENO);
+      int null = open("/dev/null", O_WRONLY);
+      dup2(null, STDERR_FILENO);
+      std::string binary = paddock_binary();
+      execl(binary.c_str(), binary.c_str(), "mcp", "--log-level", "error", nullptr);
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    to_server_ = in[1];
+    from_server_ = out[0];
+  }
+  ~McpProcess() {
+    if (to_server_ >= 0) close(to_server_);
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(from_server_);
+  }
+
+  void send_line(const std::string& line) {
+    std::string data = line + "\n";
+    for (std::size_t done = 0; done < data.size();) {
+      ssize_t wrote = write(to_server_, data.data() + done, data.size() - done);
+      ASSERT_GT(wrote, 0);
+      done += static_cast<std::size_t>(wrote);
+    }
+  }
+  void send(const json& message) { send_line(message.dump()); }
+  void request(int id, const std::string& method, json params = json::object()) {
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+  }
+  void call(int id, const std::string& tool, json arguments, json meta = nullptr) {
+    json params = {{"name", tool}, {"arguments", std::move(arguments)}};
+    if (!meta.is_null()) params["_meta"] = std::move(meta);
+    request(id, "tools/call", std::move(params));
+  }
+
+  // The next message with this id (others are kept for later), or null after `timeout`.
+  json wait_for(const json& id, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+    auto deadline = Clock::now() + timeout;
+    for (;;) {
+      for (auto it = received_.begin(); it != received_.end(); ++it) {
+        if (it->contains("id") && (*it)["id"] == id) {
+          json found = *it;
+          received_.erase(it);
+          return found;
+        }
+      }
+      if (!read_some(deadline)) return nullptr;
+    }
+  }
+  std::vector<json> notifications() const {
+    std::vector<json> found;
+    for (const auto& message : received_) {
+      if (!message.contains("id")) found.push_back(message);
+    }
+    return found;
+  }
+  void close_input() {
+    close(to_server_);
+    to_server_ = -1;
+  }
+  // The exit status, or -1 if it did not exit in time.
+  int wait_exit(std::chrono::seconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  bool read_some(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return false;
+    pollfd entry{from_server_, POLLIN, 0};
+    if (poll(&entry, 1, static_cast<int>(left.count())) <= 0) return false;
+    char chunk[65536];
+    ssize_t got = read(from_server_, chunk, sizeof chunk);
+    if (got <= 0) return false;
+    pending_.append(chunk, static_cast<std::size_t>(got));
+    for (auto end = pending_.find('\n'); end != std::string::npos; end = pending_.find('\n')) {
+      received_.push_back(json::parse(pending_.substr(0, end)));  // every line is one message
+      pending_.erase(0, end + 1);
+    }
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  int to_server_ = -1;
+  int from_server_ = -1;
+  std::string pending_;
+  std::vector<json> received_;
+};
+
+// Processes on the host whose command line has `marker` (the code file holds it, and python
+// shows the file in its argv only as main.py, so the marker goes into an argv via sys.argv).
+bool process_gone(const std::string& marker, std::chrono::seconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (processes_with(marker).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// Code that sleeps for a minute in a process whose command line carries `marker`.
+std::string sleeper(const std::string& marker) {
+  return "import os\nos.execvp('python3', ['python3', '-c', 'import time; time.sleep(60)', '" +
+         marker + "'])\n";
+}
+
+// Waits until a process with `marker` runs.
+bool process_started(const std::string& marker) {
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline) {
+    if (!processes_with(marker).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(McpServer, ALongRunHoldsUpNothingElse) {
+  McpProcess server;
+  server.call(1, "execute_code", {{"code", "import time; time.sleep(10); print('slow')"}});
+  server.request(2, "ping");
+  server.request(3, "tools/list");
+  server.call(4, "execute_code", {{"code", "print('fast')"}});
+  EXPECT_FALSE(server.wait_for(2).is_null());
+  EXPECT_FALSE(server.wait_for(3).is_null());
+  json fast = server.wait_for(4);
+  EXPECT_EQ(fast["result"]["structuredContent"]["stdout"], "fast\n");
+  // All answered while the slow run still runs.
+  EXPECT_TRUE(server.wait_for(1, std::chrono::seconds(0)).is_null());
+  json slow = server.wait_for(1);
+  EXPECT_EQ(slow["result"]["structuredContent"]["stdout"], "slow\n");
+}
+
+TEST(McpServer, ConcurrentCallsEachGetTheirOwnAnswer) {
+  McpProcess server;
+  for (int i = 0; i < 20; ++i) {
+    server.call(100 + i, "execute_code", {{"code", "print(" + std::to_string(i) + " * 3)"}});
+  }
+  for (int i = 0; i < 20; ++i) {
+    json answer = server.wait_for(100 + i);
+    ASSERT_FALSE(answer.is_null()) << i;
+    EXPECT_EQ(answer["result"]["structuredContent"]["stdout"], std::to_string(i * 3) + "\n");
+  }
+}
+
+TEST(McpServer, CancellationKillsTheSandboxAndSendsNoAnswer) {
+  McpProcess server;
+  std::string marker = "paddock-mcp-cancel-" + std::to_string(getpid());
+  server.call(7, "execute_code", {{"code", sleeper(marker)}});
+  ASSERT_TRUE(process_started(marker));
+  server.send({{"jsonrpc", "2.0"},
+               {"method", "notifications/cancelled"},
+               {"params", {{"requestId", 7}, {"reason", "test"}}}});
+  EXPECT_TRUE(process_gone(marker, std::chrono::seconds(10)));
+  EXPECT_TRUE(server.wait_for(7, std::chrono::seconds(1)).is_null());
+  server.request(8, "ping");
+  EXPECT_FALSE(server.wait_for(8).is_null());
+}
+
+TEST(McpServer, EndOfInputKillsEverythingAndExitsZero) {
+  std::string marker = "paddock-mcp-eof-" + std::to_string(getpid());
+  McpProcess server;
+  server.call(1, "create_session", json::object());
+  std::string session = server.wait_for(1)["result"]["structuredContent"]["session_id"];
+  server.call(2, "execute_code", {{"code", sleeper(marker + "-a")}});
+  server.call(3, "execute_code", {{"code", sleeper(marker + "-b")}, {"session_id", session}});
+  ASSERT_TRUE(process_started(marker + "-a"));
+  ASSERT_TRUE(process_started(marker + "-b"));
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(10)), 0);
+  EXPECT_TRUE(process_gone(marker, std::chrono::seconds(5)));
+}
+
+TEST(McpServer, SigtermKillsEverythingAndExitsZero) {
+  std::string marker = "paddock-mcp-term-" + std::to_string(getpid());
+  McpProcess server;
+  server.call(1, "execute_code", {{"code", sleeper(marker)}});
+  ASSERT_TRUE(process_started(marker));
+  kill(server.pid(), SIGTERM);
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(10)), 0);
+  EXPECT_TRUE(process_gone(marker, std::chrono::seconds(5)));
+}
+
+TEST(McpServer, BadInputGetsItsErrorAndTheNextRequestItsAnswer) {
+  McpProcess server;
+  server.request(1, "initialize",
+                 {{"protocolVersion", "2025-11-25"},
+                  {"capabilities", json::object()},
+                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+  EXPECT_EQ(server.wait_for(1)["result"]["protocolVersion"], "2025-11-25");
+  server.send_line("{not json");
+  server.send_line(std::string(200000, '['));
+  server.send_line(
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}");
+  server.send_line(std::string(33u << 20, 'x'));  // over the 32 MiB line limit
+  server.request(3, "no/such/method");
+  server.call(4, "no_such_tool", json::object());
+  server.call(5, "execute_code", {{"code", 42}});
+  server.request(6, "ping");
+  EXPECT_EQ(server.wait_for(3)["error"]["code"], -32601);
+  EXPECT_EQ(server.wait_for(4)["error"]["code"], -32602);
+  json wrong = server.wait_for(5);
+  EXPECT_EQ(wrong["result"]["isError"], true);
+  EXPECT_NE(wrong["result"]["content"][0]["text"].get<std::string>().find("'code' must be a "
+                                                                          "string"),
+            std::string::npos);
+  EXPECT_EQ(server.wait_for(6)["result"], json::object());
+  int parse_errors = 0;
+  for (const auto& message : server.notifications()) {
+    if (message.contains("error") && message["error"]["code"] == -32700) ++parse_errors;
+  }
+  EXPECT_EQ(parse_errors, 4);
+}
+
+TEST(McpServer, SessionKeepsFilesAndConfinesPaths) {
+  McpProcess server;
+  server.call(1, "create_session", json::object());
+  std::string session = server.wait_for(1)["result"]["structuredContent"]["session_id"];
+  server.call(
+      2, "execute_code",
+      {{"session_id", session},
+       {"code", "import os\nopen('kept.txt','w').write('kept')\nos.symlink('/etc', 'out')"}});
+  EXPECT_EQ(server.wait_for(2)["result"]["isError"], false);
+  server.call(3, "execute_code",
+              {{"session_id", session}, {"code", "print(open('kept.txt').read())"}});
+  EXPECT_EQ(server.wait_for(3)["result"]["structuredContent"]["stdout"], "kept\n");
+  server.call(4, "read_file", {{"session_id", session}, {"path", "out/passwd"}});
+  EXPECT_EQ(server.wait_for(4)["result"]["isError"], true);
+  server.call(5, "write_file", {{"session_id", session}, {"path", "out/evil"}, {"content", "x"}});
+  EXPECT_EQ(server.wait_for(5)["result"]["isError"], true);
+  server.call(6, "close_session", {{"session_id", session}});
+  EXPECT_EQ(server.wait_for(6)["result"]["structuredContent"]["closed"], true);
+  server.call(7, "execute_code", {{"session_id", session}, {"code", "print(1)"}});
+  EXPECT_EQ(server.wait_for(7)["result"]["isError"], true);
+}
+
+}  // namespace
+}  // namespace paddock::testing
