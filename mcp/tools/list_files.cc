@@ -43,7 +43,8 @@ class ListFiles final : public Tool {
     auto lease = context.state.sessions.acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     std::string path = arguments.value("path", "");
-    while (path.ends_with('/')) path.pop_back();
+    // "dir/" and "." name what "dir" and "" name; "/" stays absolute, and is refused.
+    while (path.size() > 1 && path.ends_with('/')) path.pop_back();
     if (path == ".") path.clear();
     auto entries = (*lease)->session->list_files(path, kMaxEntries);
     if (!entries) return tool_error(entries.error().message);

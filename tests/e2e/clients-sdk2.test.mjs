@@ -61,3 +61,21 @@ test('2.x client in auto mode picks the modern era', { timeout: 60000 }, async (
   assert.equal(result.structuredContent.stdout, '2\n', describe(result));
   await finishClient(conn);
 });
+
+test('2.x client pinned to 2026-07-28 gets progress and can cancel', { timeout: 60000 }, async (t) => {
+  const conn = await connectSdk2(t, { mode: MODERN });
+  const progress = [];
+  const code = 'import time\nfor i in range(4):\n    print(f"tick-{i}", flush=True)\n    time.sleep(0.2)';
+  const result = await conn.client.callTool({ name: 'execute_code', arguments: { code } }, { onprogress: (p) => progress.push(p) });
+  assert.equal(result.isError, false, describe(result));
+  assert.ok(progress.some((p) => /tick-\d/.test(p.message ?? '')), JSON.stringify(progress));
+  const controller = new AbortController();
+  const call = conn.client.callTool({ name: 'execute_code', arguments: { code: 'import time\ntime.sleep(30)' } }, { signal: controller.signal });
+  call.catch(() => {});
+  await new Promise((r) => setTimeout(r, 500));
+  controller.abort('e2e');
+  await assert.rejects(call);
+  const after = await conn.client.callTool({ name: 'execute_code', arguments: { code: 'print("still here")' } });
+  assert.equal(after.structuredContent.stdout, 'still here\n');
+  await finishClient(conn);
+});

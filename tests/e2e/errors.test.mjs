@@ -13,7 +13,9 @@ async function expectError(server, line, { codes, id }) {
     10000, `an answer to ${line.slice(0, 80)}`);
   assert.ok(answer.error, `${line.slice(0, 80)} should get an error, got ${describe(answer)}`);
   assert.ok(codes.includes(answer.error.code), `${line.slice(0, 80)}: expected error ${codes.join(' or ')}, got ${describe(answer)}`);
-  assert.deepEqual(answer.id, id, `${line.slice(0, 80)}: the error's id`);
+  // A missing id is taken as null here; 'errors whose request id cannot be read carry "id": null'
+  // checks that one thing.
+  assert.deepEqual('id' in answer ? answer.id : null, id, `${line.slice(0, 80)}: the error's id`);
   assert.equal(typeof answer.error.message, 'string');
   // Still serving.
   const pong = await server.request('ping');
@@ -21,13 +23,44 @@ async function expectError(server, line, { codes, id }) {
   return answer;
 }
 
-test('a line that is not JSON gets -32700 with id null', { timeout: 30000 }, async (t) => {
+test('a line that is not JSON gets -32700', { timeout: 30000 }, async (t) => {
   await withServer(t, async (server) => {
     await server.initialize();
     await expectError(server, 'this is not json', { codes: [-32700], id: null });
     await expectError(server, '{"jsonrpc":"2.0","id":91,"method":"ping"', { codes: [-32700], id: null });
     await expectError(server, '{"jsonrpc":"2.0","id":92,"method":"ping"}}', { codes: [-32700], id: null });
     await expectError(server, '{"jsonrpc":"2.0","id":93,"method":"ping",}', { codes: [-32700], id: null });
+  });
+});
+
+// JSON-RPC 2.0 wants "id": null on an error about a message whose id cannot be read, but no MCP
+// schema allows a null id. From 2025-11-25 on the schema lets such an error go without an id,
+// which is what paddock sends; under 2025-06-18 and older there is no valid answer at all, so
+// paddock logs the problem on stderr and goes on serving.
+const unreadable = ['this is not json', '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', '42', '[]'];
+
+test('2025-11-25: errors whose request id cannot be read carry no id', { timeout: 30000 }, async (t) => {
+  await withServer(t, async (server) => {
+    await server.initialize('2025-11-25');
+    for (const line of unreadable) {
+      const from = server.messages.length;
+      await server.writeRaw(`${line}\n`);
+      const answer = await server.waitFor((m) => server.messages.indexOf(m) >= from && 'error' in m, 10000, `an answer to ${line}`);
+      assert.ok(!('id' in answer), `${line}: ${describe(answer)}`);
+      assert.ok([-32700, -32600].includes(answer.error.code), `${line}: ${describe(answer)}`);
+    }
+  });
+});
+
+test('2025-06-18: errors whose request id cannot be read are not answered, and serving goes on', { timeout: 30000 }, async (t) => {
+  await withServer(t, async (server) => {
+    await server.initialize('2025-06-18');
+    const from = server.messages.length;
+    for (const line of unreadable) await server.writeRaw(`${line}\n`);
+    const pong = await server.request('ping');
+    assert.ok(pong.result, describe(pong));
+    const errors = server.messages.slice(from).filter((m) => 'error' in m);
+    assert.deepEqual(errors, [], 'no schema-invalid error responses');
   });
 });
 

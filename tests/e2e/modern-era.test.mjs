@@ -73,3 +73,17 @@ test('modern requests are independent: each one is answered in its own revision'
     for (const r of results) assert.equal(r.resultType, 'complete');
   });
 });
+
+test('progress in the modern era, and no log messages unless a request asks with logLevel', { timeout: 30000 }, async (t) => {
+  await withServer(t, async (server) => {
+    const code = 'import time\nfor i in range(4):\n    print(f"tick-{i}", flush=True)\n    time.sleep(0.2)';
+    const result = await server.callTool('execute_code', { code }, { modern: true, progressToken: 'modern-progress' });
+    assert.equal(result.isError, false, describe(result));
+    const progress = server.messages.filter((m) => m.method === 'notifications/progress');
+    assert.ok(progress.length >= 1, 'notifications/progress for a request with a progressToken');
+    assert.ok(progress.every((m) => m.params.progressToken === 'modern-progress'));
+    assert.ok(progress.some((m) => /tick-\d/.test(m.params.message ?? '')), JSON.stringify(progress));
+    const logs = server.messages.filter((m) => m.method === 'notifications/message');
+    assert.deepEqual(logs, [], 'notifications/message without io.modelcontextprotocol/logLevel in _meta');
+  });
+});

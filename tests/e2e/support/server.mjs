@@ -380,7 +380,7 @@ export class McpProcess extends EventEmitter {
         resolve(m);
       };
       const onClose = () => { cleanup(); reject(new Error(`the server exited while waiting for ${what}`)); };
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`no ${what} within ${timeoutMs} ms`)); }, timeoutMs);
+      const timer = setTimeout(() => { cleanup(); reject(new Error(`waited ${timeoutMs} ms for ${what} in vain; the server's stderr ends with:\n${this.stderrTail(1500)}`)); }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
         this.off('message', onMessage);
