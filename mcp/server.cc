@@ -321,8 +321,8 @@ void Server::respond(const json& id, json result, const Era& era, const CachePol
 void Server::respond_error(const json& id, const RpcError& error) {
   // Up to 2025-06-18 an error response must carry an id; when it could not be read there is no
   // valid way to answer, so the problem is only logged.
-  std::string version = legacy_era().version;
-  if (id.is_null() && negotiated_version_ && version <= "2025-06-18") {
+  // Only the reader thread answers messages without an id, and only it reads the negotiation.
+  if (id.is_null() && negotiated_version_ && *negotiated_version_ <= "2025-06-18") {
     log(LogLevel::kWarning, "unanswerable message: " + error.message);
     return;
   }
