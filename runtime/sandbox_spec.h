@@ -70,6 +70,9 @@ struct SandboxSpec {
   // taken away again before the next step unless `network` is kUser.
   std::size_t networked_prelude = 0;
   std::vector<BindMount> binds;
+  // The root file system: the host's /usr (empty), or an image's unpacked layers (host
+  // directories, top layer first) as a read-only overlay.
+  std::vector<std::string> image_layers;
   std::string hostname = "sandbox";
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile
   std::vector<std::string> seccomp_allow;           // system calls allowed on top of the profile

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <set>
+
 #include "core/units.h"
 #include "core/version.h"
 #include "language/screening.h"
@@ -37,10 +39,19 @@ struct RunFlags {
   std::vector<std::string> ro_binds;
   std::vector<std::string> collect;
   std::string seccomp_profile;
+  std::string image;
+  std::string root;
 };
 
 void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_flag("--json", flags.json, "Print one JSON result instead of the program's output");
+  run.add_option("--image", flags.image,
+                 "Run on an image from the store (paddock images) instead of the host's /usr; "
+                 "without a command, the image's entrypoint and command run")
+      ->type_name("REF");
+  run.add_option("--root", flags.root, "The image store (default ~/.local/share/paddock)")
+      ->envname("PADDOCK_ROOT")
+      ->type_name("DIR");
   run.add_option("--backend", flags.backend, "Where to run: native (default)")
       ->envname("PADDOCK_BACKEND")
       ->type_name("NAME");
@@ -169,7 +180,7 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
                            "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
     }
     rest.insert(rest.end(), command.begin(), command.end());
-    if (rest.empty()) {
+    if (rest.empty() && flags.image.empty()) {
       return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
     }
     request.spec.argv = std::move(rest);
@@ -206,6 +217,8 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
   SandboxSpec& spec = request.spec;
   request.json = flags.json;
   if (!flags.backend.empty()) request.backend = flags.backend;
+  if (!flags.image.empty()) request.image = flags.image;
+  if (!flags.root.empty()) request.image_root = flags.root;
   if (auto program = set_program(flags, std::move(rest), std::move(command), request); !program) {
     return program.error();
   }
@@ -273,6 +286,28 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
       ->envname("PADDOCK_POLICY_DIR")
       ->type_name("DIR");
 
+  ImageRequest image_request;
+  std::string image_root;
+  auto add_root = [&](CLI::App* command) {
+    command->add_option("--root", image_root, "The image store (default ~/.local/share/paddock)")
+        ->envname("PADDOCK_ROOT")
+        ->type_name("DIR");
+  };
+  CLI::App* images = app.add_subcommand("images", "List the images in the store");
+  images->add_flag("--json", image_request.json, "Print JSON");
+  add_root(images);
+  CLI::App* import = app.add_subcommand(
+      "import", "Import an OCI image layout directory, an OCI archive or a docker save tarball");
+  import->add_option("path", image_request.arguments, "The directory or tar file")->required();
+  import->add_option("--tag", image_request.tag, "The name to store it under")->type_name("REF");
+  import->add_option("--platform", image_request.platform, "os/arch (default linux/amd64)");
+  add_root(import);
+  CLI::App* rmi = app.add_subcommand("rmi", "Remove images from the store (then 'paddock gc')");
+  rmi->add_option("images", image_request.arguments, "References or ids")->required();
+  add_root(rmi);
+  CLI::App* gc = app.add_subcommand("gc", "Delete blobs and layers no image uses");
+  add_root(gc);
+
   McpRequest mcp_request;
   std::string mcp_policy_dir, session_idle = "30m", max_timeout = "5m";
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
@@ -293,11 +328,12 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
                   "debug, info (default), notice, warning or error; the log goes to stderr")
       ->check(CLI::IsMember({"debug", "info", "notice", "warning", "error"}));
 
-  if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "run" &&
-      std::string_view(argv[1]) != "doctor" && std::string_view(argv[1]) != "policy" &&
-      std::string_view(argv[1]) != "mcp") {
+  static const std::set<std::string_view> kCommands = {"run",    "mcp",    "doctor", "policy",
+                                                       "images", "import", "rmi",    "gc"};
+  if (argc > 1 && argv[1][0] != '-' && kCommands.count(argv[1]) == 0) {
     return invalid_input(std::string("unknown command '") + argv[1] +
-                         "'; the commands are run, mcp, doctor and policy (see 'paddock --help')");
+                         "'; the commands are run, mcp, images, import, rmi, gc, doctor and "
+                         "policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;
@@ -312,20 +348,16 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   try {
     app.parse(paddock_argc, const_cast<char**>(argv));
   } catch (const CLI::CallForHelp&) {
-    const CLI::App* target = run->parsed()      ? run
-                             : doctor->parsed() ? doctor
-                             : policy->parsed() ? policy
-                             : mcp->parsed()    ? mcp
-                                                : &app;
+    const CLI::App* target = &app;
+    for (const CLI::App* parsed : app.get_subcommands()) target = parsed;
     return Request{InfoRequest{target->help()}};
   } catch (const CLI::CallForVersion&) {
     return Request{InfoRequest{std::string(kVersion) + "\n"}};
   } catch (const CLI::ParseError& error) {
-    std::string where = run->parsed()      ? "paddock run --help"
-                        : doctor->parsed() ? "paddock doctor --help"
-                        : policy->parsed() ? "paddock policy --help"
-                        : mcp->parsed()    ? "paddock mcp --help"
-                                           : "paddock --help";
+    std::string where = "paddock --help";
+    for (const CLI::App* parsed : app.get_subcommands()) {
+      where = "paddock " + parsed->get_name() + " --help";
+    }
     std::string message = error.what();
     if (message.empty()) message = "invalid command line";
     return invalid_input(message + " (see '" + where + "')");
@@ -333,6 +365,15 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   if (doctor->parsed()) {
     if (paddock_argc != argc) return invalid_input("paddock doctor takes no command");
     return Request{DoctorRequest{doctor_json}};
+  }
+  for (CLI::App* store_command : {images, import, rmi, gc}) {
+    if (!store_command->parsed()) continue;
+    if (paddock_argc != argc) {
+      return invalid_input("paddock " + store_command->get_name() + " takes no command after --");
+    }
+    image_request.action = store_command->get_name();
+    if (!image_root.empty()) image_request.root = image_root;
+    return Request{std::move(image_request)};
   }
   if (mcp->parsed()) {
     if (paddock_argc != argc) return invalid_input("paddock mcp takes no command");

@@ -32,7 +32,19 @@ struct RunRequest {
   std::optional<std::string> screening_mode;  // --screening: enforce, warn or off over the policy
   std::string backend = "native";
   bool json = false;
-  bool stdin_from_terminal = false;  // --stdin -: paddock's own stdin becomes the program's
+  bool stdin_from_terminal = false;       // --stdin -: paddock's own stdin becomes the program's
+  std::optional<std::string> image;       // --image: the root file system from an image
+  std::optional<std::string> image_root;  // --root: the image store
+};
+
+// `paddock images|import|rmi|gc`: the image store.
+struct ImageRequest {
+  std::string action;                  // images, import, rmi or gc
+  std::vector<std::string> arguments;  // import: the path; rmi: the images
+  std::optional<std::string> tag;      // import --tag
+  std::string platform = "linux/amd64";
+  bool json = false;
+  std::optional<std::string> root;
 };
 
 // `paddock policy list|show LANG|check FILE`.
@@ -63,7 +75,8 @@ struct McpRequest {
   std::string log_level = "info";
 };
 
-using Request = std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, InfoRequest>;
+using Request =
+    std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, ImageRequest, InfoRequest>;
 
 Result<Request> parse_command_line(int argc, const char* const* argv);
 

@@ -4,6 +4,7 @@
 
 #include "cli/command_line.h"
 #include "cli/doctor_command.h"
+#include "cli/image_command.h"
 #include "cli/output.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   }
   if (auto* doctor = std::get_if<DoctorRequest>(&*request)) return doctor_command(*doctor);
   if (auto* policy = std::get_if<PolicyRequest>(&*request)) return policy_command(*policy);
+  if (auto* image = std::get_if<ImageRequest>(&*request)) return image_command(*image);
   if (auto* mcp = std::get_if<McpRequest>(&*request)) {
     paddock::mcp::ServerOptions options;
     options.backend = mcp->backend;

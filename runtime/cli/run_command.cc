@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_registry.h"
+#include "cli/image_command.h"
 #include "cli/output.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
@@ -161,6 +162,12 @@ int run_command(RunRequest& request) {
     auto spec = language_run_spec(request, *policy, *code);
     if (!spec) return fail(spec.error().message);
     request.spec = std::move(*spec);
+  }
+
+  if (request.image) {
+    if (auto applied = apply_image(*request.image, request.image_root, request.spec); !applied) {
+      return fail(applied.error().message);
+    }
   }
 
   CliObserver observer(!request.json);

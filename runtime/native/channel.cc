@@ -8,6 +8,8 @@ const char* describe(SetupPhase phase) {
       return "waiting for the user namespace maps";
     case SetupPhase::kBindSource:
       return "opening a bind source";
+    case SetupPhase::kLayerSource:
+      return "opening an image layer";
     case SetupPhase::kIdentity:
       return "switching to the sandbox user";
     case SetupPhase::kHostname:

@@ -13,7 +13,8 @@ namespace paddock {
 
 enum class SetupPhase : std::int32_t {
   kWaitForMaps,
-  kBindSource,  // detail: the index of the bind whose source could not be opened
+  kBindSource,   // detail: the index of the bind whose source could not be opened
+  kLayerSource,  // detail: the index of the image layer that could not be opened
   kIdentity,
   kHostname,
   kMount,  // detail: the index of the failed MountStep

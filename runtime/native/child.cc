@@ -287,16 +287,24 @@ void run_sandbox_init(const ChildPlan& plan) {
                                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
     if (bind_fds[i] < 0) fail(channel, SetupPhase::kBindSource, errno, static_cast<int>(i));
   }
+  int layer_fds[kMaxLayers];
+  std::size_t layer_count = plan.layer_sources->size();
+  for (std::size_t i = 0; i < layer_count && i < kMaxLayers; ++i) {
+    layer_fds[i] = open((*plan.layer_sources)[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (layer_fds[i] < 0) fail(channel, SetupPhase::kLayerSource, errno, static_cast<int>(i));
+  }
   take_identity(plan);
   if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     fail(channel, SetupPhase::kHostname, errno);
   }
   umask(0);
   int failed_step = 0;
-  if (int error = apply_mount_plan(*plan.mounts, bind_fds, bind_count, &failed_step); error != 0) {
+  MountSources sources{bind_fds, bind_count, layer_fds, layer_count};
+  if (int error = apply_mount_plan(*plan.mounts, sources, &failed_step); error != 0) {
     fail(channel, SetupPhase::kMount, error, failed_step);
   }
   for (std::size_t i = 0; i < bind_count; ++i) close(bind_fds[i]);
+  for (std::size_t i = 0; i < layer_count; ++i) close(layer_fds[i]);
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
   send_workdir(plan);
 

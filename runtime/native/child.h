@@ -20,6 +20,7 @@
 namespace paddock {
 
 inline constexpr std::size_t kMaxBinds = 32;
+inline constexpr std::size_t kMaxLayers = 128;
 
 struct ChildFds {
   int channel = -1;  // SOCK_SEQPACKET to the parent
@@ -33,6 +34,8 @@ struct ChildPlan {
   // Host paths of user binds, cloned with open_tree by init in its own mount namespace with the
   // caller's credentials, before the staging tmpfs can cover them. At most kMaxBinds.
   const std::vector<const char*>* bind_sources = nullptr;
+  // Host directories of an image's layers (top first), opened by init like bind sources.
+  const std::vector<const char*>* layer_sources = nullptr;
   uid_t uid = 1000;  // inside the sandbox
   gid_t gid = 1000;
   bool setgroups_allowed = false;

@@ -20,13 +20,21 @@ using Protect = MountStep::Protect;
 
 // Where the new root is built: the host's /tmp, covered only inside our private mount namespace.
 constexpr const char* kStaging = "/tmp";
+// On an image, paddock's own files and mount points are laid out here first, to become the
+// overlay's upper layer: once the image's layers are mounted, their directories belong to ids
+// the sandbox does not map, and nothing could be created in them any more.
+constexpr const char* kUpper = "/tmp/.upper";
+constexpr const char* kOverlayWork = "/tmp/.work";
+
+// Where tree steps go: the upper layer until the overlay is mounted, else the staged root.
+const char* g_prefix = kStaging;
 
 // A path in a caller's stack buffer, so that the child never allocates.
 class Path {
  public:
   // staging + sandbox path, e.g. "/tmp" + "/usr".
   static bool staged(Path& out, const std::string& sandbox_path) {
-    return out.set(kStaging, sandbox_path.c_str());
+    return out.set(g_prefix, sandbox_path.c_str());
   }
   [[nodiscard]] const char* c_str() const { return buffer_; }
 
@@ -173,13 +181,56 @@ int pivot_root_here() {
   return ok_or_errno(chdir("/"));
 }
 
-int apply(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
+// The image's layers as the root: an overlay of the layer directories (reached through init's
+// fds as /proc/self/fd/N, opened while init could still read the store), with its upper
+// directory on the staging tmpfs it covers. userxattr: in a user namespace overlayfs reads
+// opaque directories from user.overlay.* (how the layer unpacker marks them).
+int overlay_root(const MountSources& sources) {
+  if (sources.layer_count == 0) return EINVAL;
+  static char options[4096];
+  std::size_t used = 0;
+  auto append = [&](const char* text) {
+    for (; *text != '\0' && used + 1 < sizeof options; ++text) options[used++] = *text;
+    options[used] = '\0';
+  };
+  auto append_number = [&](int value) {
+    char digits[12];
+    int count = 0;
+    do {
+      digits[count++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value > 0);
+    char text[12];
+    for (int i = 0; i < count; ++i) text[i] = digits[count - 1 - i];
+    text[count] = '\0';
+    append(text);
+  };
+  append("userxattr,lowerdir=");
+  for (std::size_t i = 0; i < sources.layer_count; ++i) {
+    if (i > 0) append(":");
+    append("/proc/self/fd/");
+    append_number(sources.layer_fds[i]);
+  }
+  append(",upperdir=");
+  append(kUpper);
+  append(",workdir=");
+  append(kOverlayWork);
+  if (used + 1 >= sizeof options) return ENAMETOOLONG;
+  g_prefix = kStaging;
+  return ok_or_errno(mount("overlay", kStaging, "overlay", MS_NOSUID | MS_NODEV, options));
+}
+
+int apply(const MountStep& step, const MountSources& sources) {
+  const int* bind_fds = sources.bind_fds;
+  std::size_t bind_count = sources.bind_count;
   Path target;
   if (!Path::staged(target, step.target)) return ENAMETOOLONG;
   const char* path = target.c_str();
   switch (step.kind) {
     case Kind::kStageRoot:
       return stage_root(step);
+    case Kind::kOverlayRoot:
+      return overlay_root(sources);
     case Kind::kMakeDir:
       if (mkdir(path, step.mode) != 0 && errno != EEXIST) return errno;
       return 0;
@@ -227,10 +278,16 @@ int apply(const MountStep& step, const int* bind_fds, std::size_t bind_count) {
 
 }  // namespace
 
-int apply_mount_plan(const MountPlan& plan, const int* bind_fds, std::size_t bind_count,
-                     int* failed_step) {
+int apply_mount_plan(const MountPlan& plan, const MountSources& sources, int* failed_step) {
+  bool overlay = false;
+  for (const auto& step : plan.steps) overlay = overlay || step.kind == Kind::kOverlayRoot;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
-    if (int error = apply(plan.steps[i], bind_fds, bind_count); error != 0) {
+    int error = apply(plan.steps[i], sources);
+    if (error == 0 && overlay && plan.steps[i].kind == Kind::kStageRoot) {
+      if (mkdir(kUpper, 0755) != 0 || mkdir(kOverlayWork, 0700) != 0) error = errno;
+      g_prefix = kUpper;
+    }
+    if (error != 0) {
       *failed_step = static_cast<int>(i);
       return error;
     }

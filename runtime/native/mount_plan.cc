@@ -101,6 +101,10 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
         break;
     }
   }
+}
+
+// With any network, the host's resolver configuration.
+void plan_resolv(PlanBuilder& plan, const SandboxSpec& spec) {
   if (spec.network != NetworkMode::kNone || spec.networked_prelude > 0) {
     plan.add({.kind = Kind::kBind,
               .target = "/etc/resolv.conf",
@@ -177,6 +181,8 @@ std::string MountStep::describe() const {
   switch (kind) {
     case Kind::kStageRoot:
       return "preparing the new root (a tmpfs staged on /tmp)";
+    case Kind::kOverlayRoot:
+      return "mounting the image's layers (overlayfs) as the root";
     case Kind::kMakeDir:
       return "creating directory " + target;
     case Kind::kWriteFile:
@@ -256,19 +262,23 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
   plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
 
   // The read-only tree: the host's programs and libraries, a curated /etc, and every mount point
-  // the later steps need (the root cannot take new directories once sealed).
-  plan.dir("/usr");
-  plan.bind("/usr", "/usr", Protect::kSealedLater);
-  for (const auto& entry : host.top_level) {
-    std::string path = "/" + entry.name;
-    if (entry.type == HostLayout::Entry::Type::kSymlink) {
-      plan.symlink(path, entry.content);
-    } else {
-      plan.dir(path);
-      plan.bind(path, path, Protect::kSealedLater);
+  // the later steps need (the root cannot take new directories once sealed). An image brings
+  // its own programs, libraries and /etc; paddock's generated /etc files go over them.
+  bool image = !spec.image_layers.empty();
+  if (!image) {
+    plan.dir("/usr");
+    plan.bind("/usr", "/usr", Protect::kSealedLater);
+    for (const auto& entry : host.top_level) {
+      std::string path = "/" + entry.name;
+      if (entry.type == HostLayout::Entry::Type::kSymlink) {
+        plan.symlink(path, entry.content);
+      } else {
+        plan.dir(path);
+        plan.bind(path, path, Protect::kSealedLater);
+      }
     }
   }
-  plan_etc(plan, spec, host, identity);
+  plan_etc(plan, spec, image ? HostLayout{} : host, identity);
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
   plan.parents(spec.workdir);
   plan.dir(spec.workdir);
@@ -282,6 +292,9 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
                 .bind_slot = static_cast<int>(i)});
     }
   }
+  // Everything made so far went into the overlay's upper layer; the image goes under it now.
+  if (image) plan.add({.kind = Kind::kOverlayRoot});
+  plan_resolv(plan, spec);
   plan.add({.kind = Kind::kSeal, .target = "/"});
 
   plan_dev(plan, spec);

@@ -21,6 +21,7 @@ namespace paddock {
 struct MountStep {
   enum class Kind {
     kStageRoot,       // make "/" private, mount the staging tmpfs (options) that becomes the root
+    kOverlayRoot,     // an image's layers (read-only) as an overlay over the staging tmpfs
     kMakeDir,         // mkdir target (mode)
     kWriteFile,       // create target with `content` (mode)
     kSymlink,         // symlink target -> content

@@ -158,6 +158,7 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   if (!child_end) return child_end.error();
   prepared->channel_child = std::move(*child_end);
   for (const auto& bind : spec.binds) prepared->bind_sources.push_back(bind.host_path.c_str());
+  for (const auto& layer : spec.image_layers) prepared->layer_sources.push_back(layer.c_str());
   return prepared;
 }
 

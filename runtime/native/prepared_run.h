@@ -47,7 +47,8 @@ struct Prepared {
   Pipe stderr_pipe;
   UniqueFd channel_parent;
   UniqueFd channel_child;
-  std::vector<const char*> bind_sources;  // host paths, one per spec.binds entry
+  std::vector<const char*> bind_sources;   // host paths, one per spec.binds entry
+  std::vector<const char*> layer_sources;  // host paths of the image's layers, top first
 };
 
 // Plans, argv/envp arrays, the seccomp program, stdin and the capture pipes for one run.

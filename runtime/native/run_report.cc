@@ -21,6 +21,13 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
                reason;
       }
       break;
+    case SetupPhase::kLayerSource:
+      if (failure.detail >= 0 &&
+          static_cast<std::size_t>(failure.detail) < spec.image_layers.size()) {
+        return "opening image layer " +
+               spec.image_layers[static_cast<std::size_t>(failure.detail)] + ": " + reason;
+      }
+      break;
     case SetupPhase::kBindSource:
       if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < spec.binds.size()) {
         return "opening bind source " +

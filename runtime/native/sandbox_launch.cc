@@ -35,6 +35,7 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
   plan.fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
                       prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()};
   plan.bind_sources = &prepared.bind_sources;
+  plan.layer_sources = &prepared.layer_sources;
   return plan;
 }
 

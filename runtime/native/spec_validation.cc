@@ -74,6 +74,15 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
   for (const auto& command : spec.prelude) {
     if (command.empty() || command[0].empty()) return invalid_input("a prelude command is empty");
   }
+  if (spec.image_layers.size() > kMaxLayers) {
+    return invalid_input("images of more than " + std::to_string(kMaxLayers) +
+                         " layers are not supported");
+  }
+  for (const auto& layer : spec.image_layers) {
+    if (layer.empty() || layer[0] != '/') {
+      return invalid_input("image layer '" + layer + "' must be an absolute host path");
+    }
+  }
   if (spec.binds.size() > kMaxBinds) {
     return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");
   }

@@ -1,0 +1,39 @@
+#pragma once
+
+// From manifests to stored images, shared by import and pull: choosing a platform's manifest
+// from an index (OCI image index or Docker manifest list), and installing an image whose
+// manifest, config and layer blobs are in the store (every layer unpacked once, its diff_id
+// checked against the config).
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "image_store.h"
+
+namespace paddock::rootfs {
+
+inline constexpr const char* kDefaultPlatform = "linux/amd64";
+
+bool is_index(const nlohmann::json& document);  // an image index or manifest list
+// The digest of the manifest for `platform` ("os/arch" or "os/arch/variant") in an index.
+Result<std::string> select_manifest(const nlohmann::json& index, const std::string& platform);
+
+// Installs the image whose manifest (stored as blob `manifest_digest`) names blobs already in
+// the store, and records it as `reference`.
+Result<ImageRecord> install_image(ImageStore& store, const std::string& reference,
+                                  const std::string& manifest_digest);
+
+// What a sandbox on an image needs from the image's config.
+struct ImageRunConfig {
+  std::vector<std::string> env;         // "K=V"
+  std::vector<std::string> entrypoint;  // may be empty
+  std::vector<std::string> cmd;
+  std::string working_dir;
+  std::string user;
+};
+Result<ImageRunConfig> image_run_config(const ImageStore& store, const ImageRecord& record);
+
+}  // namespace paddock::rootfs

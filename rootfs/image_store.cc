@@ -1,0 +1,421 @@
+#include "image_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "image_reference.h"
+#include "layer_unpacker.h"
+#include "sha256.h"
+
+namespace paddock::rootfs {
+namespace {
+
+using json = nlohmann::json;
+
+std::string hex_of(const std::string& digest) {
+  return digest.substr(digest.find(':') + 1);
+}
+
+std::string random_name() {
+  unsigned char bytes[8];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  char text[17];
+  for (int i = 0; i < 8; ++i) std::snprintf(text + 2 * i, 3, "%02x", bytes[i]);
+  return text;
+}
+
+Status make_dir(const std::string& path, mode_t mode) {
+  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return system_error("creating " + path);
+  return {};
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+ImageRecord record_from_json(const json& item) {
+  ImageRecord record;
+  record.reference = item.value("reference", "");
+  record.manifest_digest = item.value("manifest", "");
+  record.config_digest = item.value("config", "");
+  record.layer_blobs = item.value("layer_blobs", std::vector<std::string>{});
+  record.diff_ids = item.value("layers", std::vector<std::string>{});
+  record.size = item.value("size", std::uint64_t{0});
+  record.created = item.value("created", "");
+  return record;
+}
+
+Status remove_tree_at(int parent, const char* name) {
+  int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return {};
+    if (errno == ENOTDIR || errno == ELOOP) {
+      if (unlinkat(parent, name, 0) != 0 && errno != ENOENT) {
+        return system_error(std::string("removing ") + name);
+      }
+      return {};
+    }
+    return system_error(std::string("opening ") + name);
+  }
+  fchmod(fd, 0700);  // a read-only directory of a layer keeps its entries otherwise
+  DIR* dir = fdopendir(fd);
+  if (dir == nullptr) {
+    close(fd);
+    return system_error(std::string("listing ") + name);
+  }
+  std::vector<std::string> entries;
+  while (dirent* entry = readdir(dir)) {
+    std::string child = entry->d_name;
+    if (child != "." && child != "..") entries.push_back(child);
+  }
+  for (const auto& child : entries) {
+    if (auto removed = remove_tree_at(dirfd(dir), child.c_str()); !removed) {
+      closedir(dir);
+      return removed;
+    }
+  }
+  closedir(dir);
+  if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    return system_error(std::string("removing ") + name);
+  }
+  return {};
+}
+
+std::uint64_t tree_bytes(const std::string& path) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) return 0;
+  if (!S_ISDIR(info.st_mode)) return static_cast<std::uint64_t>(info.st_size);
+  std::uint64_t total = 0;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      std::string child = entry->d_name;
+      if (child != "." && child != "..") total += tree_bytes(path + "/" + child);
+    }
+    closedir(dir);
+  }
+  return total;
+}
+
+std::vector<std::string> entries_of(const std::string& path) {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(dir);
+  }
+  return names;
+}
+
+}  // namespace
+
+Status remove_tree(const std::string& path) {
+  auto slash = path.rfind('/');
+  std::string parent = slash == 0 ? "/" : path.substr(0, slash);
+  UniqueFd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!parent_fd.valid()) return errno == ENOENT ? Status{} : system_error("opening " + parent);
+  return remove_tree_at(parent_fd.get(), path.substr(slash + 1).c_str());
+}
+
+json to_json(const ImageRecord& record) {
+  return {{"reference", record.reference},  {"manifest", record.manifest_digest},
+          {"config", record.config_digest}, {"layer_blobs", record.layer_blobs},
+          {"layers", record.diff_ids},      {"size", record.size},
+          {"created", record.created}};
+}
+
+std::string ImageStore::default_root() {
+  if (const char* root = getenv("PADDOCK_ROOT"); root != nullptr && *root != '\0') return root;
+  if (const char* data = getenv("XDG_DATA_HOME"); data != nullptr && *data == '/') {
+    return std::string(data) + "/paddock";
+  }
+  if (geteuid() == 0) return "/var/lib/paddock";
+  const char* home = getenv("HOME");
+  return std::string(home != nullptr && *home == '/' ? home : "/tmp") + "/.local/share/paddock";
+}
+
+Result<ImageStore> ImageStore::open(const std::optional<std::string>& root) {
+  std::string path = root.value_or(default_root());
+  if (path.empty() || path[0] != '/') {
+    return invalid_input("the image store '" + path + "' must be an absolute path");
+  }
+  // Parents as the user's umask says; the store itself private.
+  for (std::size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+    if (auto made = make_dir(path.substr(0, at), 0755); !made) return made.error();
+  }
+  if (auto made = make_dir(path, 0700); !made) return made.error();
+  chmod(path.c_str(), 0700);
+  for (const char* sub : {"/blobs", "/blobs/sha256", "/layers", "/layers/sha256", "/tmp"}) {
+    if (auto made = make_dir(path + sub, 0700); !made) return made.error();
+  }
+  return ImageStore(path);
+}
+
+std::string ImageStore::blob_path(const std::string& digest) const {
+  return root_ + "/blobs/sha256/" + hex_of(digest);
+}
+
+bool ImageStore::has_blob(const std::string& digest) const {
+  return is_sha256_digest(digest) && access(blob_path(digest).c_str(), F_OK) == 0;
+}
+
+ImageStore::BlobWriter::~BlobWriter() {
+  if (!temp_.empty()) unlink(temp_.c_str());
+}
+
+Status ImageStore::BlobWriter::write(std::string_view bytes) {
+  hasher_.update(bytes);
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t wrote = ::write(fd_.get(), bytes.data() + done, bytes.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) return system_error("writing " + temp_);
+    done += static_cast<std::size_t>(wrote);
+  }
+  return {};
+}
+
+Result<std::string> ImageStore::BlobWriter::commit(const std::optional<std::string>& expected) {
+  std::string digest = hasher_.digest();
+  if (expected && digest != *expected) {
+    return Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
+  }
+  if (fsync(fd_.get()) != 0 || rename(temp_.c_str(), store_.blob_path(digest).c_str()) != 0) {
+    return system_error("storing blob " + digest);
+  }
+  temp_.clear();
+  return digest;
+}
+
+Result<std::unique_ptr<ImageStore::BlobWriter>> ImageStore::new_blob() const {
+  std::string temp = root_ + "/tmp/blob-" + random_name();
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd.valid()) return system_error("creating " + temp);
+  return std::unique_ptr<BlobWriter>(new BlobWriter(*this, std::move(temp), std::move(fd)));
+}
+
+Result<std::string> ImageStore::put_blob_from_fd(int fd,
+                                                 const std::optional<std::string>& expected) {
+  if (expected && !is_sha256_digest(*expected)) {
+    return invalid_input("'" + *expected + "' is not a sha256 digest");
+  }
+  auto writer = new_blob();
+  if (!writer) return writer.error();
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return system_error("reading a blob");
+    if (got == 0) break;
+    if (auto wrote = (*writer)->write(std::string_view(buffer, static_cast<std::size_t>(got)));
+        !wrote) {
+      return wrote.error();
+    }
+  }
+  return (*writer)->commit(expected);
+}
+
+Result<std::string> ImageStore::put_blob(std::string_view data,
+                                         const std::optional<std::string>& expected) {
+  // Small JSON documents: hash and write them directly.
+  std::string digest = sha256_of(data);
+  if (expected && digest != *expected) {
+    return Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
+  }
+  if (has_blob(digest)) return digest;
+  std::string temp = root_ + "/tmp/blob-" + random_name();
+  {
+    std::ofstream out(temp, std::ios::binary);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) return system_error("writing " + temp);
+  }
+  if (rename(temp.c_str(), blob_path(digest).c_str()) != 0) {
+    unlink(temp.c_str());
+    return system_error("storing blob " + digest);
+  }
+  return digest;
+}
+
+Result<std::string> ImageStore::read_blob(const std::string& digest, std::size_t max_bytes) const {
+  if (!is_sha256_digest(digest)) return invalid_input("'" + digest + "' is not a sha256 digest");
+  std::ifstream in(blob_path(digest), std::ios::binary);
+  if (!in) return Error{ENOENT, "blob " + digest + " is not in the store"};
+  std::string data;
+  data.resize(max_bytes + 1);
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  data.resize(static_cast<std::size_t>(in.gcount()));
+  if (data.size() > max_bytes) return Error{EFBIG, "blob " + digest + " is too large to read"};
+  return data;
+}
+
+std::string ImageStore::layer_path(const std::string& diff_id) const {
+  return root_ + "/layers/sha256/" + hex_of(diff_id);
+}
+
+bool ImageStore::has_layer(const std::string& diff_id) const {
+  return is_sha256_digest(diff_id) && access(layer_path(diff_id).c_str(), F_OK) == 0;
+}
+
+Status ImageStore::unpack_layer(const std::string& blob_digest, const std::string& diff_id) {
+  if (!is_sha256_digest(diff_id)) return invalid_input("'" + diff_id + "' is not a diff_id");
+  if (has_layer(diff_id)) return {};
+  UniqueFd blob(::open(blob_path(blob_digest).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!blob.valid()) return system_error("opening layer blob " + blob_digest);
+  auto temp = make_temp_dir();
+  if (!temp) return temp.error();
+  // The layer's root is what the sandbox's overlay sees as "/": traversable by the sandbox user.
+  chmod(temp->c_str(), 0755);
+  UniqueFd target(::open(temp->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  auto unpacked = rootfs::unpack_layer(blob.get(), target.get());
+  if (unpacked && unpacked->diff_id != diff_id) {
+    unpacked = Error{EBADMSG, "layer " + blob_digest + " unpacks to " + unpacked->diff_id +
+                                  ", but the image config says " + diff_id};
+  }
+  if (!unpacked) {
+    (void)remove_tree(*temp);
+    return unpacked.error().context("unpacking layer " + blob_digest);
+  }
+  if (rename(temp->c_str(), layer_path(diff_id).c_str()) != 0) {
+    int error = errno;
+    (void)remove_tree(*temp);
+    // Another paddock unpacked the same layer meanwhile: theirs is as good as ours.
+    if (error == EEXIST || error == ENOTEMPTY) return {};
+    return system_error("storing layer " + diff_id, error);
+  }
+  return {};
+}
+
+Result<std::string> ImageStore::make_temp_dir() const {
+  std::string path = root_ + "/tmp/" + random_name();
+  if (mkdir(path.c_str(), 0700) != 0) return system_error("creating " + path);
+  return path;
+}
+
+Result<UniqueFd> ImageStore::lock() const {
+  UniqueFd fd(::open((root_ + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd.valid()) return system_error("opening the store's lock");
+  while (flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return system_error("locking the image store");
+  }
+  return fd;
+}
+
+std::vector<ImageRecord> ImageStore::images() const {
+  std::ifstream in(root_ + "/images.json");
+  if (!in) return {};
+  json document = json::parse(in, nullptr, false);
+  std::vector<ImageRecord> records;
+  if (!document.is_object() || !document.contains("images")) return records;
+  for (const auto& item : document["images"]) {
+    if (item.is_object()) records.push_back(record_from_json(item));
+  }
+  return records;
+}
+
+Status ImageStore::write_images(const std::vector<ImageRecord>& records) const {
+  json list = json::array();
+  for (const auto& record : records) list.push_back(to_json(record));
+  std::string temp = root_ + "/tmp/images-" + random_name() + ".json";
+  {
+    std::ofstream out(temp);
+    out << json{{"images", list}}.dump(2) << "\n";
+    if (!out) return system_error("writing " + temp);
+  }
+  if (rename(temp.c_str(), (root_ + "/images.json").c_str()) != 0) {
+    unlink(temp.c_str());
+    return system_error("updating images.json");
+  }
+  return {};
+}
+
+Status ImageStore::add_image(const ImageRecord& input) {
+  auto held = lock();
+  if (!held) return held.error();
+  ImageRecord record = input;
+  if (record.created.empty()) record.created = utc_now();
+  std::vector<ImageRecord> records = images();
+  std::erase_if(records, [&](const ImageRecord& r) { return r.reference == record.reference; });
+  records.push_back(record);
+  return write_images(records);
+}
+
+Result<ImageRecord> ImageStore::find_image(const std::string& name) const {
+  std::vector<ImageRecord> records = images();
+  std::string normalised = name;
+  if (auto parsed = parse_image_reference(name)) normalised = parsed->canonical();
+  for (const auto& record : records) {
+    if (record.reference == name || record.reference == normalised) return record;
+  }
+  // A digest, or a prefix of one (at least 12 hex digits), names the image too.
+  std::string hex = name.starts_with("sha256:") ? name.substr(7) : name;
+  if (hex.size() >= 12 && hex.find_first_not_of("0123456789abcdef") == std::string::npos) {
+    for (const auto& record : records) {
+      if (hex_of(record.manifest_digest).starts_with(hex)) return record;
+    }
+  }
+  return Error{ENOENT, "image '" + name + "' is not in the store (" + root_ +
+                           "); 'paddock images' lists what is, 'paddock pull' or 'paddock import' "
+                           "adds one"};
+}
+
+Status ImageStore::remove_image(const std::string& name) {
+  auto found = find_image(name);
+  if (!found) return found.error();
+  auto held = lock();
+  if (!held) return held.error();
+  std::vector<ImageRecord> records = images();
+  std::erase_if(records, [&](const ImageRecord& r) { return r.reference == found->reference; });
+  return write_images(records);
+}
+
+Result<ImageStore::GcResult> ImageStore::gc() {
+  auto held = lock();
+  if (!held) return held.error();
+  std::set<std::string> blobs, layers;
+  for (const auto& record : images()) {
+    for (const auto& digest : {record.manifest_digest, record.config_digest}) {
+      blobs.insert(hex_of(digest));
+    }
+    for (const auto& digest : record.layer_blobs) blobs.insert(hex_of(digest));
+    for (const auto& diff_id : record.diff_ids) layers.insert(hex_of(diff_id));
+  }
+  GcResult result;
+  for (const auto& name : entries_of(root_ + "/blobs/sha256")) {
+    if (blobs.count(name) != 0) continue;
+    std::string path = root_ + "/blobs/sha256/" + name;
+    result.bytes += tree_bytes(path);
+    if (unlink(path.c_str()) == 0) ++result.blobs;
+  }
+  for (const auto& name : entries_of(root_ + "/layers/sha256")) {
+    if (layers.count(name) != 0) continue;
+    std::string path = root_ + "/layers/sha256/" + name;
+    result.bytes += tree_bytes(path);
+    if (remove_tree(path)) ++result.layers;
+  }
+  // Work of a paddock that was killed: nothing there is referenced. (A pull running right now
+  // would lose its temporary files; it fails cleanly and can be repeated.)
+  for (const auto& name : entries_of(root_ + "/tmp")) (void)remove_tree(root_ + "/tmp/" + name);
+  return result;
+}
+
+}  // namespace paddock::rootfs

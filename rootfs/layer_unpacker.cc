@@ -1,0 +1,678 @@
+#include "layer_unpacker.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/unique_fd.h"
+
+namespace paddock::rootfs {
+namespace {
+
+// Every lookup treats the target as "/": "..", absolute symlinks and relative ones that climb
+// all stop at the target. Magic links (/proc/self/fd/N inside the tree cannot be real, but a
+// symlink to "/proc/..." resolves in the target anyway) and mount crossings are refused outright.
+constexpr std::uint64_t kResolveInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+
+// The uncompressed stream is content plus headers and padding. Headers are small next to any
+// real content, so twice the content limit plus some slack lets every honest layer through, while
+// a bomb hidden where no file content is counted (padding after the end-of-archive blocks, the
+// data of skipped entries) still stops.
+constexpr std::uint64_t kStreamSlack = 64ull << 20;
+constexpr std::size_t kBlobBlockSize = 64 * 1024;
+constexpr int kOpenat2Retries = 16;
+
+struct ArchiveReadFree {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchiveReader = std::unique_ptr<archive, ArchiveReadFree>;
+
+struct DigestFree {
+  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
+};
+using Digest = std::unique_ptr<EVP_MD_CTX, DigestFree>;
+
+struct DirClose {
+  void operator()(DIR* dir) const { closedir(dir); }
+};
+using DirStream = std::unique_ptr<DIR, DirClose>;
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// Names come from the archive: show them in messages without letting control bytes through.
+std::string printable(std::string_view raw) {
+  std::string out;
+  for (unsigned char c : raw) {
+    if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string archive_message(archive* a) {
+  const char* message = archive_error_string(a);
+  return message != nullptr ? message : "unknown libarchive error";
+}
+
+Error archive_failure(archive* a, std::string_view what) {
+  int code = archive_errno(a);
+  return Error{code > 0 ? code : EIO, std::string(what) + ": " + archive_message(a)};
+}
+
+// The archive's name as path components inside the target: empty and "." components go, ".."
+// removes the previous one and may not climb above the root (which is an error, as in Docker:
+// no honest layer needs it, and refusing is clearer than a silent clamp).
+Result<std::vector<std::string>> split_path(std::string_view raw) {
+  if (raw.size() >= PATH_MAX) return invalid_input("name longer than PATH_MAX");
+  if (raw.find('\0') != std::string_view::npos) return invalid_input("name contains NUL");
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= raw.size()) {
+    std::size_t end = raw.find('/', start);
+    if (end == std::string_view::npos) end = raw.size();
+    std::string_view part = raw.substr(start, end - start);
+    if (part == "..") {
+      if (parts.empty()) return invalid_input("name climbs out of the layer root");
+      parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.emplace_back(part);
+    }
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::string join(std::span<const std::string> parts) {
+  std::string out;
+  for (const auto& part : parts) {
+    if (!out.empty()) out += '/';
+    out += part;
+  }
+  return out;
+}
+
+// openat2 with the target as root; `path` empty means the target itself.
+Result<UniqueFd> open_in_root(int root, const std::string& path, std::uint64_t flags) {
+  open_how how{};
+  how.flags = flags | O_CLOEXEC;
+  how.resolve = kResolveInRoot;
+  const char* name = path.empty() ? "." : path.c_str();
+  for (int attempt = 0;; ++attempt) {
+    long fd = syscall(SYS_openat2, root, name, &how, sizeof how);
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    // EAGAIN: RESOLVE_IN_ROOT saw a concurrent rename somewhere in the filesystem; try again.
+    if ((errno == EINTR || errno == EAGAIN) && attempt < kOpenat2Retries) continue;
+    return system_error("resolving '" + printable(path) + "'");
+  }
+}
+
+Status write_all(int fd, const char* data, std::size_t size, off_t offset) {
+  while (size > 0) {
+    ssize_t n = pwrite(fd, data, size, offset);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return system_error("writing the content");
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+    offset += n;
+  }
+  return {};
+}
+
+// Hands the outer reader's decompressed blocks to the inner tar reader, hashing each exactly
+// once on the way: the digest is of the whole uncompressed stream, which is the diff_id.
+struct Pump {
+  archive* outer = nullptr;
+  EVP_MD_CTX* digest = nullptr;
+  std::uint64_t bytes = 0;
+  std::uint64_t limit = 0;
+  bool eof = false;
+  std::optional<Error> failure;
+
+  // One more block, or an empty span at the end of the stream; the block stays valid until the
+  // next call (libarchive's contract for read callbacks, which the inner reader relies on).
+  Result<std::span<const char>> next() {
+    while (!eof) {
+      const void* block = nullptr;
+      std::size_t size = 0;
+      la_int64_t offset = 0;
+      int r = archive_read_data_block(outer, &block, &size, &offset);
+      if (r == ARCHIVE_EOF) {
+        eof = true;
+        break;
+      }
+      if (r < ARCHIVE_WARN) return archive_failure(outer, "decompressing the layer");
+      if (size == 0) continue;
+      if (offset < 0 || static_cast<std::uint64_t>(offset) != bytes) {
+        return Error{EIO, "decompressing the layer: the stream has holes"};
+      }
+      if (size > limit - bytes) {
+        return Error{EFBIG, "layer exceeds " + std::to_string(limit) +
+                                " bytes uncompressed (decompression bomb?)"};
+      }
+      bytes += size;
+      if (EVP_DigestUpdate(digest, block, size) != 1) return Error{EIO, "hashing the layer"};
+      return std::span<const char>(static_cast<const char*>(block), size);
+    }
+    return std::span<const char>();
+  }
+
+  static la_ssize_t read(archive* inner, void* client, const void** buffer) {
+    auto* pump = static_cast<Pump*>(client);
+    auto block = pump->next();
+    if (!block.ok()) {
+      pump->failure = block.error();
+      archive_set_error(inner, block.error().code, "%s", block.error().message.c_str());
+      return -1;
+    }
+    *buffer = block->data();
+    return static_cast<la_ssize_t>(block->size());
+  }
+};
+
+struct DirMeta {
+  mode_t mode = 0755;
+  std::optional<timespec> mtime;
+};
+
+class Unpacker {
+ public:
+  Unpacker(int target, const UnpackLimits& limits) : target_(target), limits_(limits) {}
+
+  Status entry(archive* in, archive_entry* entry) {
+    if (++stats_.entries > limits_.max_entries) {
+      return Error{EFBIG, "layer has more than " + std::to_string(limits_.max_entries) +
+                              " entries (decompression bomb?)"};
+    }
+    const char* raw = archive_entry_pathname(entry);
+    // Without a locale, libarchive may only have the UTF-8 form of a pax name.
+    if (raw == nullptr) raw = archive_entry_pathname_utf8(entry);
+    if (raw == nullptr) return invalid_input("layer entry without a name");
+    Status status = apply(in, entry, raw);
+    if (!status.ok()) return status.error().context("layer entry '" + printable(raw) + "'");
+    return {};
+  }
+
+  // Directory modes and times last: a read-only directory must not block its own children, and
+  // creating children would move its mtime. Deepest first (a name sorts after its parent's).
+  Status finish() {
+    for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+      auto dir = open_in_root(target_, it->first, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      if (!dir.ok()) {
+        int code = dir.error().code;
+        // Replaced by a later entry (a symlink, a file, a whiteout): its metadata went with it.
+        if (code == ENOENT || code == ENOTDIR || code == ELOOP) continue;
+        return dir.error().context("layer directory '" + printable(it->first) + "'");
+      }
+      if (fchmod(dir->get(), it->second.mode) != 0) {
+        return system_error("setting the mode")
+            .context("layer directory '" + printable(it->first) + "'");
+      }
+      if (it->second.mtime) {
+        timespec times[2] = {*it->second.mtime, *it->second.mtime};
+        if (futimens(dir->get(), times) != 0) {
+          return system_error("setting the time")
+              .context("layer directory '" + printable(it->first) + "'");
+        }
+      }
+    }
+    return {};
+  }
+
+  [[nodiscard]] UnpackStats& stats() { return stats_; }
+
+ private:
+  Status apply(archive* in, archive_entry* entry, std::string_view raw) {
+    auto parts = split_path(raw);
+    if (!parts.ok()) return parts.error();
+    if (parts->empty()) return {};  // the root itself: the caller's directory, left as it is
+    const std::string path = join(*parts);
+    const std::string name = parts->back();
+    parts->pop_back();
+    std::span<const std::string> dirs = *parts;
+
+    // OCI whiteouts, in the form overlayfs reads in a user namespace (mounted with userxattr).
+    if (name.starts_with(".wh.")) {
+      if (name == ".wh..wh..opq") return make_opaque(dirs);
+      // Other ".wh..wh." names are AUFS bookkeeping (.wh..wh.plnk, ...): meaningless here.
+      if (name.starts_with(".wh..wh.")) return {};
+      return whiteout(dirs, name.substr(4));
+    }
+
+    if (const char* link = archive_entry_hardlink(entry); link != nullptr) {
+      return hardlink(entry, dirs, name, path, link);
+    }
+    switch (archive_entry_filetype(entry)) {
+      case AE_IFREG:
+        return regular_file(in, entry, dirs, name, path);
+      case AE_IFDIR:
+        return directory(entry, dirs, name, path);
+      case AE_IFLNK:
+        return symlink(entry, dirs, name, path);
+      case AE_IFIFO:
+        return fifo(entry, dirs, name, path);
+      case AE_IFCHR:
+      case AE_IFBLK:
+        // Device nodes need privilege, and a sandbox gets its devices from the runtime.
+        ++stats_.devices_skipped;
+        return {};
+      case AE_IFSOCK:
+        return {};  // a socket in a tar is a leftover of some running program: nothing to keep
+      default:
+        return invalid_input("unknown entry type");
+    }
+  }
+
+  // The permission bits that are applied: setuid and setgid never survive (the unpacking user
+  // would own setuid files, and nothing in a sandbox should gain privilege from an image).
+  mode_t permissions(archive_entry* entry) {
+    mode_t mode = archive_entry_perm(entry) & 07777;
+    stats_.setid_bits_dropped += std::popcount(static_cast<unsigned>(mode & (S_ISUID | S_ISGID)));
+    return mode & ~static_cast<mode_t>(S_ISUID | S_ISGID);
+  }
+
+  // Owners are never applied (the unpacking user owns everything and becomes root in the
+  // sandbox's user namespace), so the entries that named someone other than root are counted.
+  void note_owner(archive_entry* entry) {
+    if (archive_entry_uid(entry) != 0 || archive_entry_gid(entry) != 0) ++stats_.foreign_owners;
+  }
+
+  static std::optional<timespec> mtime_of(archive_entry* entry) {
+    if (!archive_entry_mtime_is_set(entry)) return std::nullopt;
+    return timespec{static_cast<time_t>(archive_entry_mtime(entry)),
+                    static_cast<long>(archive_entry_mtime_nsec(entry))};
+  }
+
+  static Status set_mtime(int parent, const std::string& name, archive_entry* entry) {
+    auto mtime = mtime_of(entry);
+    if (!mtime) return {};
+    timespec times[2] = {*mtime, *mtime};
+    if (utimensat(parent, name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
+      return system_error("setting the time");
+    }
+    return {};
+  }
+
+  // The directory that holds an entry, resolved inside the target, created where missing.
+  Result<UniqueFd> open_parent(std::span<const std::string> dirs) {
+    auto parent = open_in_root(target_, join(dirs), O_PATH | O_DIRECTORY);
+    if (parent.ok() || parent.error().code != ENOENT) return parent;
+    // One component at a time, each resolved from the root again, so a symlink an earlier entry
+    // placed on the way resolves inside the target like everything else.
+    auto current = open_in_root(target_, "", O_PATH | O_DIRECTORY);
+    if (!current.ok()) return current;
+    std::string prefix;
+    for (const auto& part : dirs) {
+      prefix = prefix.empty() ? part : prefix + "/" + part;
+      auto next = open_in_root(target_, prefix, O_PATH | O_DIRECTORY);
+      if (!next.ok() && next.error().code == ENOENT) {
+        if (mkdirat(current->get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
+          return system_error("creating directory '" + printable(prefix) + "'");
+        }
+        // 0755 regardless of the umask; an explicit entry for it later overrides this.
+        dirs_.try_emplace(prefix, DirMeta{});
+        // Still ENOENT here means a dangling symlink sits on the way: an error, as in tar.
+        next = open_in_root(target_, prefix, O_PATH | O_DIRECTORY);
+      }
+      if (!next.ok()) return next;
+      current = std::move(next);
+    }
+    return current;
+  }
+
+  // Makes room for a new entry at `name`: whatever is there goes, except that an existing
+  // directory stays when the new entry is a directory too. Returns whether a directory stayed.
+  Result<bool> clear(int parent, const std::string& name, const std::string& path,
+                     bool keep_directory) {
+    struct stat st {};
+    if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) return false;
+      return system_error("looking at what is there");
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      if (unlinkat(parent, name.c_str(), 0) != 0) return system_error("removing what is there");
+      return false;
+    }
+    if (keep_directory) return true;
+    if (auto removed = remove_tree(parent, name); !removed.ok()) return removed.error();
+    forget_dirs(path);
+    return false;
+  }
+
+  // Removes a directory tree with fd-relative calls only: unlinkat never follows a symlink, and
+  // each level is opened O_NOFOLLOW from its parent's fd, so nothing outside can be reached.
+  Status remove_tree(int parent, const std::string& name) {
+    int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return system_error("opening directory '" + printable(name) + "' to remove it");
+    DirStream dir(fdopendir(fd));
+    if (!dir) {
+      Error error = system_error("reading directory '" + printable(name) + "'");
+      close(fd);
+      return error;
+    }
+    std::vector<std::string> children;
+    errno = 0;
+    while (dirent* child = readdir(dir.get())) {
+      std::string_view child_name = child->d_name;
+      if (child_name != "." && child_name != "..") children.emplace_back(child_name);
+    }
+    if (errno != 0) return system_error("reading directory '" + printable(name) + "'");
+    for (const auto& child : children) {
+      if (unlinkat(dirfd(dir.get()), child.c_str(), 0) == 0) continue;
+      if (errno != EISDIR) return system_error("removing '" + printable(child) + "'");
+      if (auto removed = remove_tree(dirfd(dir.get()), child); !removed.ok()) return removed;
+    }
+    if (unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0) {
+      return system_error("removing directory '" + printable(name) + "'");
+    }
+    return {};
+  }
+
+  // Pending directory metadata under a removed tree no longer applies.
+  void forget_dirs(const std::string& path) {
+    auto it = dirs_.lower_bound(path);
+    while (it != dirs_.end() && it->first.starts_with(path) &&
+           (it->first.size() == path.size() || it->first[path.size()] == '/')) {
+      it = dirs_.erase(it);
+    }
+  }
+
+  Status regular_file(archive* in, archive_entry* entry, std::span<const std::string> dirs,
+                      const std::string& name, const std::string& path) {
+    la_int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
+    if (declared < 0) return invalid_input("negative size");
+    auto size = static_cast<std::uint64_t>(declared);
+    // Counted before a byte is written, from the header: a bomb stops at its first file.
+    if (size > limits_.max_bytes - stats_.bytes) {
+      return Error{EFBIG, "layer exceeds " + std::to_string(limits_.max_bytes) +
+                              " bytes (decompression bomb?)"};
+    }
+    stats_.bytes += size;
+    mode_t mode = permissions(entry);
+    note_owner(entry);
+
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
+      return cleared.error();
+    }
+    UniqueFd file(openat(parent->get(), name.c_str(),
+                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!file.valid()) return system_error("creating the file");
+    for (;;) {
+      const void* block = nullptr;
+      std::size_t length = 0;
+      la_int64_t offset = 0;
+      int r = archive_read_data_block(in, &block, &length, &offset);
+      if (r == ARCHIVE_EOF) break;
+      if (r < ARCHIVE_WARN) return archive_failure(in, "reading the content");
+      // Sparse entries come as blocks at offsets; none may reach past the declared size.
+      if (offset < 0 || static_cast<std::uint64_t>(offset) > size ||
+          length > size - static_cast<std::uint64_t>(offset)) {
+        return invalid_input("content beyond the declared size");
+      }
+      if (auto written = write_all(file.get(), static_cast<const char*>(block), length, offset);
+          !written.ok()) {
+        return written;
+      }
+    }
+    // Trailing holes of a sparse file.
+    if (ftruncate(file.get(), static_cast<off_t>(size)) != 0) {
+      return system_error("setting the size");
+    }
+    // Created 0600 and changed afterwards: fchmod ignores the umask, and a read-only mode does
+    // not get in the way of writing.
+    if (fchmod(file.get(), mode) != 0) return system_error("setting the mode");
+    if (auto mtime = mtime_of(entry)) {
+      timespec times[2] = {*mtime, *mtime};
+      if (futimens(file.get(), times) != 0) return system_error("setting the time");
+    }
+    return {};
+  }
+
+  Status directory(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
+                   const std::string& path) {
+    mode_t mode = permissions(entry);
+    note_owner(entry);
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    auto kept = clear(parent->get(), name, path, true);
+    if (!kept.ok()) return kept.error();
+    // 0755 until finish(): the real mode may take away the write access its children need.
+    if (!*kept && mkdirat(parent->get(), name.c_str(), 0755) != 0) {
+      return system_error("creating the directory");
+    }
+    dirs_[path] = DirMeta{mode, mtime_of(entry)};
+    return {};
+  }
+
+  Status symlink(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
+                 const std::string& path) {
+    const char* target = archive_entry_symlink(entry);
+    if (target == nullptr) target = archive_entry_symlink_utf8(entry);
+    if (target == nullptr || *target == '\0') return invalid_input("symlink without a target");
+    if (std::string_view(target).size() >= PATH_MAX) {
+      return invalid_input("symlink target longer than PATH_MAX");
+    }
+    note_owner(entry);
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
+      return cleared.error();
+    }
+    // The target is only data: it is never followed here, and inside the sandbox it resolves
+    // against the sandbox's own root.
+    if (symlinkat(target, parent->get(), name.c_str()) != 0) {
+      return system_error("creating the symlink");
+    }
+    return set_mtime(parent->get(), name, entry);
+  }
+
+  Status fifo(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
+              const std::string& path) {
+    mode_t mode = permissions(entry);
+    note_owner(entry);
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
+      return cleared.error();
+    }
+    if (mkfifoat(parent->get(), name.c_str(), 0600) != 0) return system_error("creating the FIFO");
+    // No fd to fchmod (opening a FIFO blocks), so by name: we just created it, nothing else
+    // writes into the target, and a FIFO is not a symlink to follow.
+    if (fchmodat(parent->get(), name.c_str(), mode, 0) != 0) {
+      return system_error("setting the mode");
+    }
+    return set_mtime(parent->get(), name, entry);
+  }
+
+  // A hardlink's source is resolved inside the target like any name, and the link is made from
+  // that file descriptor: it can only ever name an inode already in the target.
+  Status hardlink(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
+                  const std::string& path, std::string_view link) {
+    auto source_parts = split_path(link);
+    if (!source_parts.ok()) return source_parts.error().context("link target");
+    if (source_parts->empty()) return invalid_input("hardlink to the layer root");
+    const std::string source_path = join(*source_parts);
+    // O_NOFOLLOW: a symlink as the source is linked itself (GNU tar does that), not followed.
+    auto source = open_in_root(target_, source_path, O_PATH | O_NOFOLLOW);
+    if (!source.ok()) return source.error().context("link target");
+    struct stat source_stat {};
+    if (fstat(source->get(), &source_stat) != 0) return system_error("link target");
+    if (S_ISDIR(source_stat.st_mode)) return invalid_input("hardlink to a directory");
+    note_owner(entry);
+
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    struct stat existing {};
+    if (fstatat(parent->get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
+        existing.st_dev == source_stat.st_dev && existing.st_ino == source_stat.st_ino) {
+      return {};  // a link to itself, or one that is already there
+    }
+    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
+      return cleared.error();
+    }
+    if (linkat(source->get(), "", parent->get(), name.c_str(), AT_EMPTY_PATH) == 0) return {};
+    // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the same link through the fd's /proc entry does
+    // not, and still names exactly the inode we resolved (no path is looked up again). Without
+    // /proc this fails, and the layer with it: copying instead would silently double the space.
+    if (errno != ENOENT && errno != EPERM) return system_error("creating the hardlink");
+    std::string proc_path = "/proc/self/fd/" + std::to_string(source->get());
+    if (linkat(AT_FDCWD, proc_path.c_str(), parent->get(), name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      return system_error("creating the hardlink");
+    }
+    return {};
+  }
+
+  // ".wh.NAME": NAME from lower layers is deleted, shown to overlayfs as a 0/0 character device
+  // (unprivileged users may create exactly this device since Linux 5.8).
+  Status whiteout(std::span<const std::string> dirs, const std::string& hidden) {
+    if (hidden.empty() || hidden == "." || hidden == "..") return invalid_input("bad whiteout");
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    std::vector<std::string> full(dirs.begin(), dirs.end());
+    full.push_back(hidden);
+    if (auto cleared = clear(parent->get(), hidden, join(full), false); !cleared.ok()) {
+      return cleared.error();
+    }
+    if (mknodat(parent->get(), hidden.c_str(), S_IFCHR, makedev(0, 0)) != 0) {
+      return system_error("creating the whiteout");
+    }
+    return {};
+  }
+
+  // ".wh..wh..opq": the directory hides everything below it in lower layers.
+  Status make_opaque(std::span<const std::string> dirs) {
+    if (auto parent = open_parent(dirs); !parent.ok()) return parent.error();
+    // fsetxattr needs a real fd, not O_PATH; the directory is still 0755 (modes come last).
+    auto dir = open_in_root(target_, join(dirs), O_RDONLY | O_DIRECTORY);
+    if (!dir.ok()) return dir.error();
+    if (fsetxattr(dir->get(), "user.overlay.opaque", "y", 1, 0) != 0) {
+      return system_error("marking the directory opaque");
+    }
+    return {};
+  }
+
+  int target_;
+  UnpackLimits limits_;
+  UnpackStats stats_;
+  std::map<std::string, DirMeta> dirs_;
+};
+
+std::string hex(std::span<const unsigned char> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 0xf];
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits) {
+  // The outer reader only decompresses: the raw format hands over the bytes as one entry.
+  // gzip and zstd are what OCI layers use; archive_read_support_filter_all would add filters
+  // (lrzip, lzop, grzip) that run external programs on hostile input, so they stay out.
+  // Uncompressed input passes through libarchive's implicit "none" filter.
+  ArchiveReader outer(archive_read_new());
+  if (!outer) return Error{ENOMEM, "allocating an archive reader"};
+  if (archive_read_support_filter_gzip(outer.get()) != ARCHIVE_OK ||
+      archive_read_support_filter_zstd(outer.get()) != ARCHIVE_OK ||
+      archive_read_support_format_raw(outer.get()) != ARCHIVE_OK) {
+    return archive_failure(outer.get(), "setting up decompression");
+  }
+  if (archive_read_open_fd(outer.get(), blob_fd, kBlobBlockSize) != ARCHIVE_OK) {
+    return archive_failure(outer.get(), "reading the layer");
+  }
+  archive_entry* stream = nullptr;
+  // The raw format bids only on at least one byte: an empty blob fails here.
+  if (archive_read_next_header(outer.get(), &stream) != ARCHIVE_OK) {
+    return archive_failure(outer.get(), "reading the layer (empty or unreadable)");
+  }
+
+  Digest digest(EVP_MD_CTX_new());
+  if (!digest || EVP_DigestInit_ex(digest.get(), EVP_sha256(), nullptr) != 1) {
+    return Error{ENOMEM, "setting up sha256"};
+  }
+  Pump pump;
+  pump.outer = outer.get();
+  pump.digest = digest.get();
+  pump.limit = saturating_add(saturating_add(limits.max_bytes, limits.max_bytes), kStreamSlack);
+
+  // The inner reader sees the uncompressed stream, so it needs no filter; tar covers ustar, pax
+  // and GNU.
+  ArchiveReader inner(archive_read_new());
+  if (!inner) return Error{ENOMEM, "allocating an archive reader"};
+  if (archive_read_support_format_tar(inner.get()) != ARCHIVE_OK) {
+    return archive_failure(inner.get(), "setting up the tar reader");
+  }
+  if (archive_read_open(inner.get(), &pump, nullptr, &Pump::read, nullptr) != ARCHIVE_OK) {
+    if (pump.failure) return *pump.failure;
+    return archive_failure(inner.get(), "reading the layer as tar");
+  }
+
+  Unpacker unpacker(target_fd, limits);
+  for (;;) {
+    archive_entry* entry = nullptr;
+    int r = archive_read_next_header(inner.get(), &entry);
+    if (r == ARCHIVE_EOF) break;
+    if (r < ARCHIVE_WARN) {
+      if (pump.failure) return *pump.failure;
+      return archive_failure(inner.get(), "reading the layer as tar");
+    }
+    if (auto applied = unpacker.entry(inner.get(), entry); !applied.ok()) {
+      // A failure of the stream beneath says more than the entry that noticed it.
+      if (pump.failure) return *pump.failure;
+      return applied.error();
+    }
+  }
+  // The tar ends at its end-of-archive blocks; whatever follows (more zero padding, usually) is
+  // part of the blob's uncompressed stream and so of the diff_id.
+  for (;;) {
+    auto block = pump.next();
+    if (!block.ok()) return block.error();
+    if (block->empty()) break;
+  }
+  if (auto finished = unpacker.finish(); !finished.ok()) return finished.error();
+
+  unsigned char sum[EVP_MAX_MD_SIZE];
+  unsigned int sum_size = 0;
+  if (EVP_DigestFinal_ex(digest.get(), sum, &sum_size) != 1) {
+    return Error{EIO, "hashing the layer"};
+  }
+  UnpackStats stats = std::move(unpacker.stats());
+  stats.diff_id = "sha256:" + hex(std::span<const unsigned char>(sum, sum_size));
+  return stats;
+}
+
+}  // namespace paddock::rootfs
