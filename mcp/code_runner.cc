@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/unique_fd.h"
+#include "image_root.h"
 
 namespace paddock::mcp {
 namespace {
@@ -36,8 +37,21 @@ double effective_timeout(const CodeRequest& request, double policy_seconds, doub
   return std::min(wanted, cap);
 }
 
+// The policy's spec on the policy's root file system (the host's /usr, or its image).
+Result<SandboxSpec> policy_spec(const LanguagePolicy& policy, const std::string& code,
+                                const std::vector<std::string>& libraries) {
+  auto spec = language_spec(policy, code, {}, libraries);
+  if (!spec) return spec.error();
+  if (auto image = image_of_rootfs(policy.rootfs)) {
+    if (auto applied = apply_image(*image, std::nullopt, *spec, true); !applied) {
+      return applied.error().context("language " + policy.name);
+    }
+  }
+  return spec;
+}
+
 Result<SandboxSpec> code_spec(const LanguagePolicy& policy, const CodeRequest& request) {
-  auto spec = language_spec(policy, request.code, {}, request.libraries);
+  auto spec = policy_spec(policy, request.code, request.libraries);
   if (!spec) return spec.error();
   spec->collect.max_files = kMaxArtifacts;
   spec->collect.max_bytes = kArtifactBudget;
@@ -51,7 +65,7 @@ std::string session_plot_directory(int run) {
 }
 
 Result<SandboxSpec> session_spec(const LanguagePolicy& policy) {
-  auto spec = language_spec(policy, "", {}, {});
+  auto spec = policy_spec(policy, "", {});
   if (!spec) return spec.error();
   if (spec->network == NetworkMode::kHost || policy.install_network == "host") {
     return invalid_input("language '" + policy.name +

@@ -147,6 +147,31 @@ Status write_all(int fd, const char* data, std::size_t size, off_t offset) {
   return {};
 }
 
+// The blob, read from the caller's fd at its current offset (archive_read_open_fd would do, but
+// could not tell an empty blob from any other unrecognised one).
+struct BlobSource {
+  int fd = -1;
+  std::vector<char> buffer;
+  std::uint64_t bytes = 0;
+  std::optional<Error> failure;
+
+  static la_ssize_t read(archive* outer, void* client, const void** block) {
+    auto* source = static_cast<BlobSource*>(client);
+    for (;;) {
+      ssize_t n = ::read(source->fd, source->buffer.data(), source->buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        source->failure = system_error("reading the layer");
+        archive_set_error(outer, source->failure->code, "%s", source->failure->message.c_str());
+        return -1;
+      }
+      source->bytes += static_cast<std::uint64_t>(n);
+      *block = source->buffer.data();
+      return n;
+    }
+  }
+};
+
 // Hands the outer reader's decompressed blocks to the inner tar reader, hashing each exactly
 // once on the way: the digest is of the whole uncompressed stream, which is the diff_id.
 struct Pump {
@@ -611,13 +636,17 @@ Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits&
       archive_read_support_format_raw(outer.get()) != ARCHIVE_OK) {
     return archive_failure(outer.get(), "setting up decompression");
   }
-  if (archive_read_open_fd(outer.get(), blob_fd, kBlobBlockSize) != ARCHIVE_OK) {
-    return archive_failure(outer.get(), "reading the layer");
-  }
+  BlobSource source;
+  source.fd = blob_fd;
+  source.buffer.resize(kBlobBlockSize);
+  // Opening already reads ahead to detect the compression; the raw format bids only on at least
+  // one byte, so an empty blob fails here (or at the first header).
   archive_entry* stream = nullptr;
-  // The raw format bids only on at least one byte: an empty blob fails here.
-  if (archive_read_next_header(outer.get(), &stream) != ARCHIVE_OK) {
-    return archive_failure(outer.get(), "reading the layer (empty or unreadable)");
+  if (archive_read_open(outer.get(), &source, nullptr, &BlobSource::read, nullptr) != ARCHIVE_OK ||
+      archive_read_next_header(outer.get(), &stream) != ARCHIVE_OK) {
+    if (source.failure) return *source.failure;
+    if (source.bytes == 0) return Error{EINVAL, "reading the layer: the blob is empty"};
+    return archive_failure(outer.get(), "reading the layer");
   }
 
   Digest digest(EVP_MD_CTX_new());

@@ -302,6 +302,18 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   import->add_option("--tag", image_request.tag, "The name to store it under")->type_name("REF");
   import->add_option("--platform", image_request.platform, "os/arch (default linux/amd64)");
   add_root(import);
+  CLI::App* pull = app.add_subcommand(
+      "pull", "Pull an image from a registry (OCI distribution API) into the store");
+  pull->add_option("reference", image_request.arguments, "e.g. python:3.12-slim, ghcr.io/o/i:tag")
+      ->required()
+      ->expected(1);
+  pull->add_option("--platform", image_request.platform, "os/arch[/variant] (default linux/amd64)");
+  pull->add_flag("--insecure", image_request.insecure,
+                 "Allow plain HTTP and unverified TLS (always allowed for localhost/127.0.0.0/8)");
+  pull->add_option("--creds", image_request.creds,
+                   "Registry credentials (default: ~/.docker/config.json)")
+      ->type_name("USER:PASS");
+  add_root(pull);
   CLI::App* rmi = app.add_subcommand("rmi", "Remove images from the store (then 'paddock gc')");
   rmi->add_option("images", image_request.arguments, "References or ids")->required();
   add_root(rmi);
@@ -328,11 +340,11 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
                   "debug, info (default), notice, warning or error; the log goes to stderr")
       ->check(CLI::IsMember({"debug", "info", "notice", "warning", "error"}));
 
-  static const std::set<std::string_view> kCommands = {"run",    "mcp",    "doctor", "policy",
-                                                       "images", "import", "rmi",    "gc"};
+  static const std::set<std::string_view> kCommands = {
+      "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
   if (argc > 1 && argv[1][0] != '-' && kCommands.count(argv[1]) == 0) {
     return invalid_input(std::string("unknown command '") + argv[1] +
-                         "'; the commands are run, mcp, images, import, rmi, gc, doctor and "
+                         "'; the commands are run, mcp, images, import, pull, rmi, gc, doctor and "
                          "policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
@@ -366,7 +378,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
     if (paddock_argc != argc) return invalid_input("paddock doctor takes no command");
     return Request{DoctorRequest{doctor_json}};
   }
-  for (CLI::App* store_command : {images, import, rmi, gc}) {
+  for (CLI::App* store_command : {images, import, pull, rmi, gc}) {
     if (!store_command->parsed()) continue;
     if (paddock_argc != argc) {
       return invalid_input("paddock " + store_command->get_name() + " takes no command after --");

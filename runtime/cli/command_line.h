@@ -37,14 +37,16 @@ struct RunRequest {
   std::optional<std::string> image_root;  // --root: the image store
 };
 
-// `paddock images|import|rmi|gc`: the image store.
+// `paddock images|import|pull|rmi|gc`: the image store.
 struct ImageRequest {
-  std::string action;                  // images, import, rmi or gc
-  std::vector<std::string> arguments;  // import: the path; rmi: the images
+  std::string action;                  // images, import, pull, rmi or gc
+  std::vector<std::string> arguments;  // import: the path; pull: the reference; rmi: the images
   std::optional<std::string> tag;      // import --tag
   std::string platform = "linux/amd64";
   bool json = false;
   std::optional<std::string> root;
+  bool insecure = false;             // pull --insecure: plain HTTP for any registry
+  std::optional<std::string> creds;  // pull --creds USER:PASS
 };
 
 // `paddock policy list|show LANG|check FILE`.

@@ -8,7 +8,8 @@
 
 #include "cli/output.h"
 #include "image_import.h"
-#include "image_install.h"
+#include "image_pull.h"
+#include "image_reference.h"
 #include "image_store.h"
 
 namespace paddock::cli {
@@ -62,6 +63,18 @@ int image_command(const ImageRequest& request) {
     }
     return 0;
   }
+  if (request.action == "pull") {
+    auto reference = rootfs::parse_image_reference(request.arguments.at(0));
+    if (!reference) return fail(reference.error().message);
+    rootfs::PullOptions options;
+    options.platform = request.platform;
+    options.insecure = request.insecure;
+    options.creds = request.creds;
+    auto pulled = rootfs::pull_image(*store, *reference, options);
+    if (!pulled) return fail(pulled.error().message);
+    write_all(STDOUT_FILENO, pulled->reference + " " + pulled->manifest_digest + "\n");
+    return 0;
+  }
   if (request.action == "rmi") {
     for (const auto& name : request.arguments) {
       if (auto removed = store->remove_image(name); !removed) return fail(removed.error().message);
@@ -74,43 +87,6 @@ int image_command(const ImageRequest& request) {
   note("removed " + std::to_string(collected->blobs) + " blobs and " +
        std::to_string(collected->layers) + " layers, " + human_size(collected->bytes));
   return 0;
-}
-
-Status apply_image(const std::string& image, const std::optional<std::string>& root,
-                   SandboxSpec& spec) {
-  auto store = rootfs::ImageStore::open(root);
-  if (!store) return store.error();
-  auto record = store->find_image(image);
-  if (!record) return record.error();
-  auto config = rootfs::image_run_config(*store, *record);
-  if (!config) return config.error();
-  spec.image_layers.clear();
-  for (auto it = record->diff_ids.rbegin(); it != record->diff_ids.rend(); ++it) {
-    if (!store->has_layer(*it)) {
-      return Error{ENOENT, "layer " + *it + " of " + record->reference +
-                               " is missing from the store; import or pull the image again"};
-    }
-    spec.image_layers.push_back(store->layer_path(*it));
-  }
-  // The image's environment first; paddock's and the caller's settings override it by name.
-  std::vector<std::string> env = config->env;
-  env.insert(env.end(), spec.env.begin(), spec.env.end());
-  spec.env = std::move(env);
-  if (spec.cwd.empty() && !config->working_dir.empty()) spec.cwd = config->working_dir;
-  if (spec.argv.empty()) {
-    spec.argv = config->entrypoint;
-    spec.argv.insert(spec.argv.end(), config->cmd.begin(), config->cmd.end());
-    if (spec.argv.empty()) {
-      return invalid_input("image " + record->reference +
-                           " has no entrypoint or command; give one after --");
-    }
-  } else if (!config->entrypoint.empty() && spec.prelude.empty()) {
-    // As Docker does: the arguments replace the image's command, not its entrypoint.
-    std::vector<std::string> argv = config->entrypoint;
-    argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
-    spec.argv = std::move(argv);
-  }
-  return {};
 }
 
 }  // namespace paddock::cli

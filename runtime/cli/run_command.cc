@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_registry.h"
-#include "cli/image_command.h"
 #include "cli/output.h"
+#include "image_root.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
 
@@ -164,8 +164,13 @@ int run_command(RunRequest& request) {
     request.spec = std::move(*spec);
   }
 
-  if (request.image) {
-    if (auto applied = apply_image(*request.image, request.image_root, request.spec); !applied) {
+  // --image, else the language policy's image, else the host's /usr.
+  std::optional<std::string> image = request.image;
+  if (!image && policy) image = image_of_rootfs(policy->rootfs);
+  if (image) {
+    if (auto applied =
+            apply_image(*image, request.image_root, request.spec, request.language.has_value());
+        !applied) {
       return fail(applied.error().message);
     }
   }

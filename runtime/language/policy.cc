@@ -253,8 +253,8 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
     }
   }
   policy.rootfs = reader.string(document, "", "rootfs", false, "host");
-  if (policy.rootfs != "host") {
-    reader.fail("/rootfs", "'" + policy.rootfs + "' is not available yet; use host");
+  if (policy.rootfs != "host" && !(policy.rootfs.starts_with("image:") && policy.rootfs.size() > 6)) {
+    reader.fail("/rootfs", "'" + policy.rootfs + "' must be host or image:REF");
   }
   if (const json* screening = reader.find(document, "screening")) {
     if (!screening->is_object()) reader.fail("/screening", "must be an object");

@@ -36,7 +36,7 @@ struct LanguagePolicy {
   std::string seccomp_profile = "default";
   std::vector<std::string> seccomp_allow;  // added to the profile: loosens it, so reviewed
   std::vector<std::string> seccomp_deny;   // removed from it
-  std::string rootfs = "host";
+  std::string rootfs = "host";  // or "image:REF"
   // Files paddock adds to the work directory (path there -> a built-in support file, e.g. the
   // plot-capture hook), and work-directory subdirectories returned as artifacts.
   std::map<std::string, std::string> support_files;

@@ -1,0 +1,35 @@
+#pragma once
+
+// `paddock pull REF`: an image from a registry speaking the OCI distribution API into the store.
+//
+// The tag resolves to a manifest (an index or manifest list first picks the platform's), and
+// every blob is verified against its digest as it streams into the store: the manifest against
+// Docker-Content-Digest or the digest that named it, the config and layers against the
+// manifest's. Layers download in parallel, each on its own connection; a layer whose blob or
+// unpacked diff_id is in the store already is not downloaded. install_image then unpacks (gzip,
+// zstd or plain), checks diff_ids and records the image: nothing is recorded unless all of it
+// is there. An image already present with the same manifest costs one manifest request.
+
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "image_install.h"
+#include "image_reference.h"
+#include "image_store.h"
+
+namespace paddock::rootfs {
+
+struct PullOptions {
+  std::string platform = kDefaultPlatform;
+  bool insecure = false;             // plain HTTP / unverified TLS for any registry
+  std::optional<std::string> creds;  // "USER:PASS"; else ~/.docker/config.json
+  int parallel_layers = 3;
+  // A progress bar on stderr; only drawn when stderr is a terminal.
+  bool progress = true;
+};
+
+Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
+                               const PullOptions& options = {});
+
+}  // namespace paddock::rootfs

@@ -1,0 +1,95 @@
+#pragma once
+
+// The client side of the OCI distribution API, over libcurl: manifests by tag or digest, blobs
+// streamed to a sink, and the registry's authentication (a Bearer token from the realm its
+// WWW-Authenticate names, anonymous or with Basic credentials, or Basic directly).
+//
+// HTTPS by default; plain HTTP only for loopback registries (tried first there, HTTPS after a
+// TLS server refuses it) or with `insecure` (tried after HTTPS fails to handshake, as Docker
+// does). Failures of the network and 5xx/429 answers are
+// retried with backoff; 401/403/404 become one clear line that names the reference.
+//
+// One RegistryClient is one connection (one CURL handle) and is used by one thread at a time;
+// fork() gives another for another thread, sharing what was learned about authentication.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+#include "image_reference.h"
+
+namespace paddock::rootfs {
+
+struct RegistryOptions {
+  bool insecure = false;             // plain HTTP and unverified TLS for any registry
+  std::optional<std::string> creds;  // "USER:PASS"; else ~/.docker/config.json
+};
+
+struct Credentials {
+  std::string user;
+  std::string password;
+};
+
+// `creds` when given ("USER:PASS"), else the entry for `registry` in $DOCKER_CONFIG/config.json
+// or ~/.docker/config.json (auths.<registry>.auth, base64 "user:pass"), else none.
+Result<std::optional<Credentials>> find_credentials(const std::string& registry,
+                                                    const std::optional<std::string>& creds);
+
+// The media types a manifest request accepts: OCI and Docker schema 2, images and indexes.
+extern const char* const kManifestAccept;
+
+class RegistryClient {
+ public:
+  static Result<RegistryClient> create(const ImageReference& reference,
+                                       const RegistryOptions& options);
+  RegistryClient(RegistryClient&&) noexcept;
+  RegistryClient& operator=(RegistryClient&&) noexcept;
+  ~RegistryClient();
+
+  // Another connection to the same registry for another thread.
+  [[nodiscard]] Result<RegistryClient> fork() const;
+
+  struct Manifest {
+    std::string body;
+    std::string media_type;
+    std::string digest;  // Docker-Content-Digest, when the registry sent one
+  };
+  // GET /v2/<repository>/manifests/<tag or digest>.
+  Result<Manifest> get_manifest(const std::string& tag_or_digest);
+  // HEAD of the same: the digest only (empty when the registry does not say).
+  Result<std::string> head_manifest(const std::string& tag_or_digest);
+
+  // GET /v2/<repository>/blobs/<digest>, redirects followed, each chunk to `write`. A retry
+  // starts the blob again: `restart` is called before every attempt (to drop partial data).
+  using Sink = std::function<Status(std::string_view)>;
+  Status fetch_blob(const std::string& digest, const std::function<Status()>& restart,
+                    const Sink& write);
+
+  // Set from another thread to abandon transfers in progress (another layer failed).
+  void set_abort_flag(const std::atomic<bool>* abort) { abort_ = abort; }
+
+  struct Shared;  // what every fork shares: where the registry is, credentials, the token
+
+ private:
+  RegistryClient(std::shared_ptr<Shared> shared, void* handle);
+  struct Response;
+  Result<Response> request(const std::string& method, const std::string& path,
+                           const std::string& accept, const Sink* sink,
+                           const std::function<Status()>* restart, std::uint64_t max_bytes);
+  Result<Response> perform_once(const std::string& method, const std::string& url,
+                                const std::string& accept, const Sink* sink,
+                                std::uint64_t max_bytes);
+  Status authenticate(const std::string& challenge);
+  Error refusal(const Response& response, const std::string& what) const;
+
+  std::shared_ptr<Shared> shared_;
+  void* handle_ = nullptr;  // CURL*, owned
+  const std::atomic<bool>* abort_ = nullptr;
+};
+
+}  // namespace paddock::rootfs

@@ -1,0 +1,164 @@
+// Images from the store as a sandbox's root: import of an OCI layout, an OCI archive and a
+// docker save tarball (built by tests/support/make_test_image.py), the layers as a read-only
+// overlay with whiteouts applied, the image's config honoured, corrupt input refused, layers
+// shared between images and collected when unused.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ImageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/paddock-image-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    store_ = dir_ + "/store";
+  }
+  void TearDown() override {
+    run_cli({"gc", "--root", store_});  // layers may hold read-only directories
+    fs::remove_all(dir_);
+  }
+
+  // Builds the test image formats into dir_/images (or a corrupt layout).
+  void make_images(bool corrupt = false) {
+    std::string command = "python3 " + source_dir() + "/tests/support/make_test_image.py " + dir_ +
+                          "/images" + (corrupt ? " --corrupt" : "");
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+  CliResult paddock(std::vector<std::string> args) {
+    args.insert(args.begin() + 1, {"--root", store_});
+    return run_cli(args);
+  }
+  std::size_t entries(const std::string& sub) {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(store_ + "/" + sub)) ++count;
+    return count;
+  }
+
+  std::string dir_;
+  std::string store_;
+};
+
+TEST_F(ImageTest, EachFormatImportsAndRuns) {
+  make_images();
+  for (const auto& [path, name] : {std::pair<std::string, std::string>{"layout", "tiny:1"},
+                                   {"oci.tar", "tiny:1"},
+                                   {"docker.tar", "tiny-docker:2"}}) {
+    CliResult imported = paddock({"import", dir_ + "/images/" + path});
+    ASSERT_EQ(imported.exit_status, 0) << path << ": " << imported.err;
+    EXPECT_NE(imported.out.find("docker.io/library/" + name), std::string::npos) << imported.out;
+    // The image's own command.
+    CliResult run = paddock({"run", "--image", name});
+    EXPECT_EQ(run.out, "layer two\n") << path << ": " << run.err;
+    // Its environment and working directory; layer two's whiteout and opaque directory.
+    run = paddock({"run", "--image", name, "--", "sh", "-c",
+                   "pwd; echo $GREETING; ls /data; test -e /etc/gone || echo gone"});
+    EXPECT_EQ(run.out, "/app\nhello from the image\nnew\ngone\n") << path << ": " << run.err;
+  }
+  CliResult listed = paddock({"images"});
+  EXPECT_NE(listed.out.find("docker.io/library/tiny:1"), std::string::npos);
+  EXPECT_NE(listed.out.find("docker.io/library/tiny-docker:2"), std::string::npos);
+}
+
+TEST_F(ImageTest, TheImageIsReadOnlyAndTheSandboxAsIsolatedAsEver) {
+  make_images();
+  ASSERT_EQ(paddock({"import", dir_ + "/images/layout"}).exit_status, 0);
+  CliResult run = paddock(
+      {"run", "--image", "tiny:1", "--", "sh", "-c",
+       "touch /bin/x 2>/dev/null || echo image read-only; touch /etc/motd 2>/dev/null || "
+       "echo motd read-only; touch /work/ok && echo work writable; cat /proc/self/status | "
+       "grep -E '^(CapEff|NoNewPrivs|Seccomp):'; test -e /usr/bin/python3 || echo no host usr"});
+  EXPECT_EQ(run.out,
+            "image read-only\nmotd read-only\nwork writable\nCapEff:\t0000000000000000\n"
+            "NoNewPrivs:\t1\nSeccomp:\t2\nno host usr\n")
+      << run.err;
+}
+
+TEST_F(ImageTest, ACorruptBlobIsRefusedAndNothingIsRecorded) {
+  make_images(/*corrupt=*/true);
+  CliResult imported = paddock({"import", dir_ + "/images/layout"});
+  EXPECT_NE(imported.exit_status, 0);
+  EXPECT_NE(imported.err.find("digest mismatch"), std::string::npos) << imported.err;
+  EXPECT_EQ(paddock({"images", "--json"}).out, "[]\n");
+  EXPECT_EQ(entries("tmp"), 0u);  // nothing half-made left behind
+  CliResult run = paddock({"run", "--image", "tiny:1", "--", "true"});
+  EXPECT_NE(run.exit_status, 0);
+  EXPECT_NE(run.err.find("is not in the store"), std::string::npos) << run.err;
+}
+
+TEST_F(ImageTest, LayersAreSharedAndCollectedOnlyWhenUnused) {
+  make_images();
+  ASSERT_EQ(paddock({"import", dir_ + "/images/layout"}).exit_status, 0);
+  ASSERT_EQ(paddock({"import", dir_ + "/images/docker.tar"}).exit_status, 0);
+  EXPECT_EQ(entries("layers/sha256"), 2u);  // the same two layers, unpacked once
+  ASSERT_EQ(paddock({"rmi", "tiny:1"}).exit_status, 0);
+  ASSERT_EQ(paddock({"gc"}).exit_status, 0);
+  EXPECT_EQ(entries("layers/sha256"), 2u);  // still used by tiny-docker:2
+  EXPECT_EQ(paddock({"run", "--image", "tiny-docker:2"}).out, "layer two\n");
+  ASSERT_EQ(paddock({"rmi", "tiny-docker:2"}).exit_status, 0);
+  ASSERT_EQ(paddock({"gc"}).exit_status, 0);
+  EXPECT_EQ(entries("layers/sha256"), 0u);
+  EXPECT_EQ(entries("blobs/sha256"), 0u);
+}
+
+TEST_F(ImageTest, TheStoreIsPrivate) {
+  make_images();
+  ASSERT_EQ(paddock({"import", dir_ + "/images/oci.tar"}).exit_status, 0);
+  struct stat info {};
+  ASSERT_EQ(stat(store_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+}
+
+// Python from an mmdebstrap image (scripts/build-language-images, which scripts/test runs once
+// into PADDOCK_TEST_PYTHON_LAYOUT): language code on an image, chosen by --image or the policy.
+TEST_F(ImageTest, PythonFromAnImageRunsLanguageCode) {
+  const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
+  ASSERT_NE(layout, nullptr) << "PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the "
+                                "python image with scripts/build-language-images --layouts";
+  ASSERT_EQ(paddock({"import", layout}).exit_status, 0);
+  std::string code =
+      "import numpy, matplotlib, pandas, sys\nprint(sys.executable, numpy.__name__)\n"
+      "print(open('/etc/debian_version').read().strip() != '')";
+  CliResult run =
+      paddock({"run", "--image", "paddock/python:bookworm", "--lang", "python", "--code", code});
+  EXPECT_EQ(run.out, "/usr/bin/python3 numpy\nTrue\n") << run.err;
+  // The same through the policy: rootfs image:... in a policy directory.
+  fs::create_directories(dir_ + "/policies");
+  std::FILE* policy = std::fopen((dir_ + "/policies/python.json").c_str(), "w");
+  ASSERT_NE(policy, nullptr);
+  std::fputs("{\"name\": \"python\", \"rootfs\": \"image:paddock/python:bookworm\"}\n", policy);
+  std::fclose(policy);
+  run = paddock({"run", "--policy-dir", dir_ + "/policies", "--lang", "python", "--code",
+                 "import os; print(os.path.exists('/usr/lib/python3/dist-packages/pandas'))"});
+  EXPECT_EQ(run.out, "True\n") << run.err;
+  // A plot from the image's matplotlib is captured as on the host.
+  run = paddock({"run", "--image", "paddock/python:bookworm", "--json", "--lang", "python",
+                 "--code", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()"});
+  EXPECT_NE(run.out.find("\"mime_type\":\"image/png\""), std::string::npos) << run.out << run.err;
+}
+
+TEST_F(ImageTest, BadReferencesAndPathsGetOneClearLine) {
+  CliResult bad = paddock({"run", "--image", "UPPER/case:x", "--", "true"});
+  EXPECT_EQ(bad.exit_status, 125);
+  EXPECT_NE(bad.err.find("is not in the store"), std::string::npos) << bad.err;
+  CliResult missing = paddock({"import", dir_ + "/nothing-here"});
+  EXPECT_EQ(missing.exit_status, 125);
+  EXPECT_NE(missing.err.find("nothing-here"), std::string::npos) << missing.err;
+  CliResult tag = paddock({"import", dir_, "--tag", "Bad Tag"});
+  EXPECT_NE(tag.err.find("image reference 'Bad Tag'"), std::string::npos) << tag.err;
+}
+
+}  // namespace
+}  // namespace paddock::testing

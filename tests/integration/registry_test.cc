@@ -1,0 +1,478 @@
+// `paddock pull` against a real registry: Debian's docker-registry (the distribution registry)
+// on 127.0.0.1, started and stopped here, holding a tiny image set the test builds itself
+// (tests/support/oci_test_image.py: gzip, zstd and plain layers, an index with linux/amd64 and
+// linux/arm64) and pushes with skopeo. One case switches on token auth, with a token service
+// from tests/support/registry_token_server.py and a key made with openssl.
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "image_store.h"
+#include "support/harness.h"
+
+extern char** environ;
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+int count_lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+struct ToolResult {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a helper program to its end.
+ToolResult run_tool(const std::vector<std::string>& args) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (auto& arg : copy) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  ToolResult result;
+  if (rc != 0) {
+    close(pipe_fds[0]);
+    result.output = "cannot start " + args[0];
+    return result;
+  }
+  char buffer[65536];
+  for (ssize_t got; (got = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+    result.output.append(buffer, static_cast<std::size_t>(got));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+// A server the test started (the registry, the token service), its output in `log`; stopped
+// and reaped when destroyed, so no run leaves one behind.
+class Server {
+ public:
+  Server(const std::vector<std::string>& args, std::string log) : log_(std::move(log)) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv;
+    for (auto& arg : copy) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  ~Server() { stop(); }
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] std::string log() const { return read_file(log_); }
+  [[nodiscard]] bool running() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+  void stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (waitpid(pid_, nullptr, WNOHANG) == 0) {
+      if (Clock::now() > deadline) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+bool accepts_connections(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  close(fd);
+  return ok;
+}
+
+// What a test needs and cannot do without: the registry, skopeo and the helpers' tools.
+std::string missing_tools() {
+  const std::pair<const char*, const char*> tools[] = {
+      {"/usr/bin/docker-registry", "docker-registry"},
+      {"/usr/bin/skopeo", "skopeo"},
+      {kPython, "python3"},
+      {"/usr/bin/openssl", "openssl"},
+      {"/usr/bin/zstd", "zstd"},
+      {"/bin/busybox", "busybox-static"},
+  };
+  for (const auto& [path, package] : tools) {
+    if (access(path, X_OK) != 0) {
+      return std::string(path) + " is missing (Debian package " + package + "): run scripts/setup";
+    }
+  }
+  if (run_tool({kPython, "-c", "import jwt, cryptography"}).status != 0) {
+    return "python3-jwt and python3-cryptography are missing: run scripts/setup";
+  }
+  return "";
+}
+
+std::string registry_config(const std::string& storage, int port, const std::string& auth) {
+  return "version: 0.1\n"
+         "log:\n  level: warn\n"
+         "storage:\n  filesystem:\n    rootdirectory: " +
+         storage +
+         "\n"
+         "http:\n  addr: 127.0.0.1:" +
+         std::to_string(port) + "\n" + auth;
+}
+
+// Starts docker-registry on a free port; empty unique_ptr and `error` set when it does not
+// come up.
+std::unique_ptr<Server> start_registry(const std::string& dir, const std::string& name,
+                                       const std::string& storage, const std::string& auth,
+                                       int& port, std::string& error) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    port = free_port();
+    std::string config = dir + "/" + name + ".yml";
+    write_text(config, registry_config(storage, port, auth));
+    auto server = std::make_unique<Server>(
+        std::vector<std::string>{"/usr/bin/docker-registry", "serve", config},
+        dir + "/" + name + ".log");
+    auto deadline = Clock::now() + std::chrono::seconds(15);
+    while (Clock::now() < deadline && server->running() && !accepts_connections(port)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (server->running() && accepts_connections(port)) return server;
+    error = "docker-registry did not start: " + server->log();
+  }
+  return nullptr;
+}
+
+struct Suite {
+  std::string dir;
+  std::string setup_error;
+  int port = -1;
+  std::unique_ptr<Server> registry;
+  json digests;
+
+  [[nodiscard]] std::string ref(const std::string& repository_tag) const {
+    return "127.0.0.1:" + std::to_string(port) + "/" + repository_tag;
+  }
+};
+Suite* suite = nullptr;
+
+class Registry : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    suite = new Suite;
+    suite->setup_error = missing_tools();
+    if (!suite->setup_error.empty()) return;
+    char dir_template[] = "/tmp/paddock-registry-XXXXXX";
+    if (mkdtemp(dir_template) == nullptr) {
+      suite->setup_error = "mkdtemp failed";
+      return;
+    }
+    suite->dir = dir_template;
+    ToolResult layout = run_tool(
+        {kPython, source_dir() + "/tests/support/oci_test_image.py", suite->dir + "/layout"});
+    if (layout.status != 0) {
+      suite->setup_error = "building the test image: " + layout.output;
+      return;
+    }
+    suite->digests = json::parse(layout.output, nullptr, false);
+    suite->registry = start_registry(suite->dir, "registry", suite->dir + "/storage", "",
+                                     suite->port, suite->setup_error);
+    if (!suite->registry) return;
+    // --preserve-digests: skopeo would otherwise gzip the plain layer on the way.
+    for (const auto& [tag, target] :
+         std::vector<std::pair<std::string, std::string>>{{"tiny", "test/tiny:tiny"},
+                                                          {"multi", "test/tiny:multi"},
+                                                          {"corrupt", "test/corrupt:latest"}}) {
+      ToolResult pushed =
+          run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--all", "--preserve-digests",
+                    "--dest-tls-verify=false", "oci:" + suite->dir + "/layout:" + tag,
+                    "docker://" + suite->ref(target)});
+      if (pushed.status != 0) {
+        suite->setup_error = "skopeo copy " + tag + ": " + pushed.output;
+        return;
+      }
+    }
+  }
+
+  static void TearDownTestSuite() {
+    if (suite->registry) {
+      pid_t pid = suite->registry->pid();
+      suite->registry.reset();
+      EXPECT_NE(kill(pid, 0), 0) << "the registry outlived the suite";
+    }
+    if (!suite->dir.empty()) {
+      EXPECT_TRUE(rootfs::remove_tree(suite->dir).ok());
+    }
+    delete suite;
+    suite = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_EQ(suite->setup_error, "") << "the registry tests cannot run";
+    store_ =
+        suite->dir + "/store-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    setenv("PADDOCK_ROOT", store_.c_str(), 1);
+    unsetenv("DOCKER_CONFIG");
+  }
+
+  void TearDown() override {
+    unsetenv("PADDOCK_ROOT");
+    unsetenv("DOCKER_CONFIG");
+    EXPECT_TRUE(rootfs::remove_tree(store_).ok());
+  }
+
+  // A failure of paddock itself: status 125 and one line that names `names`.
+  static void expect_one_line_error(const CliResult& result, const std::string& names) {
+    EXPECT_EQ(result.exit_status, 125) << result.err;
+    EXPECT_EQ(count_lines(result.err), 1) << result.err;
+    EXPECT_EQ(result.err.rfind("paddock: ", 0), 0u) << result.err;
+    EXPECT_NE(result.err.find(names), std::string::npos) << result.err;
+    EXPECT_EQ(result.out, "");
+  }
+
+  [[nodiscard]] std::string blob_file(const std::string& digest) const {
+    return store_ + "/blobs/sha256/" + digest.substr(7);
+  }
+
+  std::string store_;
+};
+
+TEST_F(Registry, PullsAndRunsTheImage) {
+  std::string ref = suite->ref("test/tiny:tiny");
+  CliResult pulled = run_cli({"pull", ref});
+  ASSERT_EQ(pulled.exit_status, 0) << pulled.err;
+  EXPECT_EQ(pulled.out, ref + " " + suite->digests["tiny"].get<std::string>() + "\n");
+  EXPECT_EQ(pulled.err, "") << "not a terminal: no progress bar";
+
+  // Each layer's compression: busybox and hello.txt gzip, zstd.txt zstd, plain.txt plain.
+  CliResult ran = run_cli(
+      {"run", "--image", ref, "--", "cat", "/hello.txt", "/etc/tiny/zstd.txt", "/plain.txt"});
+  EXPECT_EQ(ran.exit_status, 0) << ran.err;
+  EXPECT_EQ(ran.out, "hello from a pulled image\nfrom a zstd layer\nfrom a plain layer\n");
+  CliResult image_cmd = run_cli({"run", "--image", ref});
+  EXPECT_EQ(image_cmd.out, "hello from a pulled image\n") << image_cmd.err;
+
+  CliResult listed = run_cli({"images", "--json"});
+  json images = json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(images.is_array()) << listed.out;
+  ASSERT_EQ(images.size(), 1u);
+  EXPECT_EQ(images[0]["reference"], ref);
+  EXPECT_EQ(images[0]["layers"].size(), 3u);
+}
+
+TEST_F(Registry, RepeatedPullIsANoOpAndLayersAreShared) {
+  std::string ref = suite->ref("test/tiny:tiny");
+  CliResult first = run_cli({"pull", ref});
+  ASSERT_EQ(first.exit_status, 0) << first.err;
+  auto stored = directory_entries(store_ + "/blobs/sha256");
+  std::map<std::string, std::pair<ino_t, std::int64_t>> before;
+  for (const auto& name : stored) {
+    struct stat info {};
+    ASSERT_EQ(stat((store_ + "/blobs/sha256/" + name).c_str(), &info), 0);
+    before[name] = {info.st_ino, info.st_mtim.tv_nsec + info.st_mtim.tv_sec * 1'000'000'000LL};
+  }
+
+  auto start = Clock::now();
+  CliResult again = run_cli({"pull", ref});
+  double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  EXPECT_EQ(again.exit_status, 0) << again.err;
+  EXPECT_EQ(again.out, first.out);
+  std::printf("repeated pull of a present image: %.1f ms (target < 50 ms)\n", ms);
+  RecordProperty("repeated_pull_ms", std::to_string(ms));
+  EXPECT_LT(ms, 1000) << "a no-op pull should cost one manifest request";
+
+  // The index of `multi` names the same linux/amd64 manifest: nothing downloaded again.
+  CliResult shared = run_cli({"pull", suite->ref("test/tiny:multi")});
+  ASSERT_EQ(shared.exit_status, 0) << shared.err;
+  EXPECT_EQ(shared.out,
+            suite->ref("test/tiny:multi") + " " + suite->digests["tiny"].get<std::string>() + "\n");
+  for (const auto& [name, identity] : before) {
+    struct stat info {};
+    ASSERT_EQ(stat((store_ + "/blobs/sha256/" + name).c_str(), &info), 0);
+    EXPECT_EQ(info.st_ino, identity.first) << name << " was stored again";
+    EXPECT_EQ(info.st_mtim.tv_nsec + info.st_mtim.tv_sec * 1'000'000'000LL, identity.second)
+        << name << " was stored again";
+  }
+}
+
+TEST_F(Registry, PlatformIsSelectedFromTheIndex) {
+  std::string ref = suite->ref("test/tiny:multi");
+  CliResult arm = run_cli({"pull", "--platform", "linux/arm64", ref});
+  ASSERT_EQ(arm.exit_status, 0) << arm.err;
+  EXPECT_EQ(arm.out, ref + " " + suite->digests["arm64"].get<std::string>() + "\n");
+  // Only the files are arm64's; busybox is the host's, so it runs anyway.
+  CliResult ran = run_cli({"run", "--image", ref, "--", "cat", "/arch.txt"});
+  EXPECT_EQ(ran.out, "arm64\n") << ran.err;
+
+  CliResult amd = run_cli({"pull", ref});
+  ASSERT_EQ(amd.exit_status, 0) << amd.err;
+  EXPECT_EQ(amd.out, ref + " " + suite->digests["tiny"].get<std::string>() + "\n");
+  ran = run_cli({"run", "--image", ref, "--", "cat", "/arch.txt"});
+  EXPECT_EQ(ran.out, "amd64\n") << ran.err;
+
+  expect_one_line_error(run_cli({"pull", "--platform", "linux/s390x", ref}), "linux/s390x");
+}
+
+TEST_F(Registry, BlobNotMatchingItsDigestIsRejected) {
+  std::string layer = suite->digests["corrupt_layer"].get<std::string>();
+  std::string data = suite->dir + "/storage/docker/registry/v2/blobs/sha256/" + layer.substr(7, 2) +
+                     "/" + layer.substr(7) + "/data";
+  std::string content = read_file(data);
+  ASSERT_FALSE(content.empty()) << data;
+  // Same size, different bytes: only the digest can tell.
+  for (std::size_t i = content.size() / 2; i < content.size(); ++i) content[i] ^= 0x5a;
+  write_text(data, content);
+
+  std::string ref = suite->ref("test/corrupt:latest");
+  CliResult pulled = run_cli({"pull", ref});
+  expect_one_line_error(pulled, layer);
+  EXPECT_NE(pulled.err.find("does not match"), std::string::npos) << pulled.err;
+  EXPECT_NE(pulled.err.find(ref), std::string::npos) << pulled.err;
+  EXPECT_EQ(run_cli({"images", "--json"}).out, "[]\n");
+  EXPECT_NE(access(blob_file(layer).c_str(), F_OK), 0) << "the bad blob was stored";
+  EXPECT_TRUE(directory_entries(store_ + "/tmp").empty()) << "leftovers in tmp/";
+  EXPECT_TRUE(directory_entries(store_ + "/layers/sha256").empty());
+}
+
+TEST_F(Registry, UnknownTagIsOneClearError) {
+  std::string ref = suite->ref("test/tiny:no-such-tag");
+  CliResult pulled = run_cli({"pull", ref});
+  expect_one_line_error(pulled, ref);
+  EXPECT_NE(pulled.err.find("not found"), std::string::npos) << pulled.err;
+  expect_one_line_error(run_cli({"pull", suite->ref("test/no-such-repo:latest")}), "not found");
+  expect_one_line_error(run_cli({"pull", "Not A Reference"}), "Not A Reference");
+  EXPECT_EQ(run_cli({"images", "--json"}).out, "[]\n");
+}
+
+// The registry in `auth.token` mode, on the same storage, with a token service that grants
+// pulls to user:secret only.
+TEST_F(Registry, TokenAuth) {
+  const std::string& dir = suite->dir;
+  ToolResult key = run_tool({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                             "-keyout", dir + "/token.key", "-out", dir + "/token.crt", "-subj",
+                             "/CN=paddock test token issuer", "-days", "2"});
+  ASSERT_EQ(key.status, 0) << key.output;
+  std::string port_file = dir + "/token.port";
+  Server token_server({kPython, source_dir() + "/tests/support/registry_token_server.py",
+                       dir + "/token.key", dir + "/token.crt", "paddock-test-issuer",
+                       "paddock-test-registry", "user:secret", port_file},
+                      dir + "/token.log");
+  auto deadline = Clock::now() + std::chrono::seconds(15);
+  while (access(port_file.c_str(), F_OK) != 0 && token_server.running() &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(access(port_file.c_str(), F_OK), 0) << token_server.log();
+  std::string token_port = read_file(port_file);
+
+  std::string auth = "auth:\n  token:\n    realm: http://127.0.0.1:" + token_port +
+                     "/token\n    service: paddock-test-registry\n    issuer: paddock-test-issuer\n"
+                     "    rootcertbundle: " +
+                     dir + "/token.crt\n";
+  int port = -1;
+  std::string error;
+  auto registry = start_registry(dir, "token-registry", dir + "/storage", auth, port, error);
+  ASSERT_TRUE(registry) << error;
+  std::string ref = "127.0.0.1:" + std::to_string(port) + "/test/tiny:tiny";
+
+  CliResult anonymous = run_cli({"pull", ref});
+  expect_one_line_error(anonymous, ref);
+  EXPECT_NE(anonymous.err.find("--creds"), std::string::npos) << anonymous.err;
+
+  CliResult wrong = run_cli({"pull", "--creds", "user:wrong", ref});
+  expect_one_line_error(wrong, "refused the credentials for user");
+  EXPECT_EQ(run_cli({"images", "--json"}).out, "[]\n");
+
+  CliResult pulled = run_cli({"pull", "--creds", "user:secret", ref});
+  ASSERT_EQ(pulled.exit_status, 0) << pulled.err << registry->log() << token_server.log();
+  EXPECT_EQ(pulled.out, ref + " " + suite->digests["tiny"].get<std::string>() + "\n");
+  CliResult ran = run_cli({"run", "--image", ref, "--", "cat", "/hello.txt"});
+  EXPECT_EQ(ran.out, "hello from a pulled image\n") << ran.err;
+
+  // The same credentials from a Docker config file ("user:secret" in base64).
+  ASSERT_TRUE(rootfs::remove_tree(store_).ok());
+  std::string docker_config = dir + "/docker-config";
+  mkdir(docker_config.c_str(), 0700);
+  write_text(docker_config + "/config.json",
+             json{{"auths",
+                   {{"http://127.0.0.1:" + std::to_string(port), {{"auth", "dXNlcjpzZWNyZXQ="}}}}}}
+                 .dump());
+  setenv("DOCKER_CONFIG", docker_config.c_str(), 1);
+  CliResult from_config = run_cli({"pull", ref});
+  EXPECT_EQ(from_config.exit_status, 0) << from_config.err;
+  EXPECT_EQ(from_config.out, pulled.out);
+
+  pid_t registry_pid = registry->pid(), token_pid = token_server.pid();
+  registry->stop();
+  token_server.stop();
+  EXPECT_NE(kill(registry_pid, 0), 0);
+  EXPECT_NE(kill(token_pid, 0), 0);
+}
+
+}  // namespace
+}  // namespace paddock::testing
