@@ -375,6 +375,17 @@ class Unpacker {
 
   // Makes room for a new entry at `name`: whatever is there goes, except that an existing
   // directory stays when the new entry is a directory too. Returns whether a directory stayed.
+  // The parent of a new non-directory entry, with whatever the entry replaces gone from it.
+  Result<UniqueFd> parent_for_new(std::span<const std::string> dirs, const std::string& name,
+                                  const std::string& path) {
+    auto parent = open_parent(dirs);
+    if (!parent.ok()) return parent.error();
+    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
+      return cleared.error();
+    }
+    return parent;
+  }
+
   Result<bool> clear(int parent, const std::string& name, const std::string& path,
                      bool keep_directory) {
     struct stat st {};
@@ -444,11 +455,8 @@ class Unpacker {
     mode_t mode = permissions(entry);
     note_owner(entry);
 
-    auto parent = open_parent(dirs);
+    auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
-    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
-      return cleared.error();
-    }
     UniqueFd file(openat(parent->get(), name.c_str(),
                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!file.valid()) return system_error("creating the file");
@@ -508,11 +516,8 @@ class Unpacker {
       return invalid_input("symlink target longer than PATH_MAX");
     }
     note_owner(entry);
-    auto parent = open_parent(dirs);
+    auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
-    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
-      return cleared.error();
-    }
     // The target is only data: it is never followed here, and inside the sandbox it resolves
     // against the sandbox's own root.
     if (symlinkat(target, parent->get(), name.c_str()) != 0) {
@@ -525,11 +530,8 @@ class Unpacker {
               const std::string& path) {
     mode_t mode = permissions(entry);
     note_owner(entry);
-    auto parent = open_parent(dirs);
+    auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
-    if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
-      return cleared.error();
-    }
     if (mkfifoat(parent->get(), name.c_str(), 0600) != 0) return system_error("creating the FIFO");
     // No fd to fchmod (opening a FIFO blocks), so by name: we just created it, nothing else
     // writes into the target, and a FIFO is not a symlink to follow.
