@@ -49,8 +49,8 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "Run on an image from the store (paddock images) instead of the host's /usr; "
                  "without a command, the image's entrypoint and command run")
       ->type_name("REF");
-  run.add_option("--root", flags.root, "The image store (default ~/.local/share/paddock)")
-      ->envname("PADDOCK_ROOT")
+  run.add_option("--root", flags.root,
+                 "The image store (default $PADDOCK_ROOT, else ~/.local/share/paddock)")
       ->type_name("DIR");
   run.add_option("--backend", flags.backend, "Where to run: native (default)")
       ->envname("PADDOCK_BACKEND")
@@ -289,8 +289,10 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   ImageRequest image_request;
   std::string image_root;
   auto add_root = [&](CLI::App* command) {
-    command->add_option("--root", image_root, "The image store (default ~/.local/share/paddock)")
-        ->envname("PADDOCK_ROOT")
+    // No envname: PADDOCK_ROOT is read by the store itself, and an envname on these options,
+    // which share one variable, would let it overwrite a --root given to another command.
+    command->add_option("--root", image_root, "The image store (default $PADDOCK_ROOT, else "
+                                              "~/.local/share/paddock)")
         ->type_name("DIR");
   };
   CLI::App* images = app.add_subcommand("images", "List the images in the store");

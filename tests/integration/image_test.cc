@@ -113,6 +113,19 @@ TEST_F(ImageTest, LayersAreSharedAndCollectedOnlyWhenUnused) {
   EXPECT_EQ(entries("blobs/sha256"), 0u);
 }
 
+TEST_F(ImageTest, RootFlagWinsOverPaddockRoot) {
+  make_images();
+  std::string other = dir_ + "/from-environment";
+  setenv("PADDOCK_ROOT", other.c_str(), 1);
+  CliResult imported = paddock({"import", dir_ + "/images/oci.tar"});
+  CliResult run = paddock({"run", "--image", "tiny:1"});
+  unsetenv("PADDOCK_ROOT");
+  ASSERT_EQ(imported.exit_status, 0) << imported.err;
+  EXPECT_EQ(run.out, "layer two\n") << run.err;
+  EXPECT_EQ(entries("layers/sha256"), 2u);
+  EXPECT_FALSE(fs::exists(other + "/images.json"));
+}
+
 TEST_F(ImageTest, TheStoreIsPrivate) {
   make_images();
   ASSERT_EQ(paddock({"import", dir_ + "/images/oci.tar"}).exit_status, 0);
