@@ -474,5 +474,24 @@ TEST_F(Registry, TokenAuth) {
   EXPECT_NE(kill(token_pid, 0), 0);
 }
 
+// Python from an mmdebstrap image (the layout scripts/test builds with
+// scripts/build-language-images into PADDOCK_TEST_PYTHON_LAYOUT), pushed to the registry with
+// skopeo and pulled back: language code and a library from the pulled image.
+TEST_F(Registry, PythonFromAPulledMmdebstrapImage) {
+  const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
+  ASSERT_NE(layout, nullptr) << "PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the "
+                                "python image with scripts/build-language-images --layouts";
+  std::string ref = suite->ref("test/python:bookworm");
+  ToolResult pushed =
+      run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--preserve-digests",
+                "--dest-tls-verify=false", std::string("oci:") + layout, "docker://" + ref});
+  ASSERT_EQ(pushed.status, 0) << pushed.output;
+  CliResult pulled = run_cli({"pull", ref});
+  ASSERT_EQ(pulled.exit_status, 0) << pulled.err;
+  CliResult ran = run_cli({"run", "--image", ref, "--lang", "python", "--code",
+                           "import numpy, pandas\nprint(int(numpy.arange(5).sum()))"});
+  EXPECT_EQ(ran.out, "10\n") << ran.err;
+}
+
 }  // namespace
 }  // namespace paddock::testing
