@@ -1,9 +1,96 @@
 #include "image_root.h"
 
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
 #include "image_install.h"
 #include "image_store.h"
 
 namespace paddock {
+
+namespace {
+
+// A file of the image as its overlay would show it: from the topmost layer that has it; a
+// whiteout there means the image has none.
+std::optional<std::string> image_file(const std::vector<std::string>& layers_top_first,
+                                      const std::string& path) {
+  for (const auto& layer : layers_top_first) {
+    struct stat info {};
+    std::string full = layer + "/" + path;
+    if (lstat(full.c_str(), &info) != 0) continue;
+    if (!S_ISREG(info.st_mode)) return std::nullopt;
+    std::ifstream in(full);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  return std::nullopt;
+}
+
+// The numeric id of `name` in an /etc/passwd or /etc/group text (field 3).
+std::optional<unsigned> id_in(const std::optional<std::string>& table, const std::string& name) {
+  if (!table) return std::nullopt;
+  std::istringstream lines(*table);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string field_name, password, id;
+    std::getline(fields, field_name, ':');
+    std::getline(fields, password, ':');
+    std::getline(fields, id, ':');
+    if (field_name == name && !id.empty() &&
+        id.find_first_not_of("0123456789") == std::string::npos) {
+      return static_cast<unsigned>(std::stoul(id));
+    }
+  }
+  return std::nullopt;
+}
+
+// The image config's User ("name", "uid", "name:group", "uid:gid") as the sandbox user. Root, or
+// no User, keeps paddock's unprivileged default: code never runs as root, not even in a user
+// namespace.
+Status apply_user(const std::string& user, const std::vector<std::string>& layers,
+                  SandboxSpec& spec) {
+  if (user.empty()) return {};
+  std::string name = user.substr(0, user.find(':'));
+  std::string group = user.find(':') == std::string::npos ? "" : user.substr(user.find(':') + 1);
+  auto numeric = [](const std::string& text) {
+    return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  };
+  auto passwd = image_file(layers, "etc/passwd");
+  std::optional<unsigned> uid =
+      numeric(name) ? std::optional<unsigned>(std::stoul(name)) : id_in(passwd, name);
+  if (!uid) return invalid_input("the image's user '" + name + "' is not in its /etc/passwd");
+  if (*uid == 0) return {};
+  unsigned gid = *uid;
+  if (!group.empty()) {
+    auto found = numeric(group) ? std::optional<unsigned>(std::stoul(group))
+                                : id_in(image_file(layers, "etc/group"), group);
+    if (!found) return invalid_input("the image's group '" + group + "' is not in its /etc/group");
+    gid = *found;
+  } else if (passwd) {
+    // The user's primary group, field 4 of its passwd line.
+    std::istringstream lines(*passwd);
+    for (std::string line; std::getline(lines, line);) {
+      std::vector<std::string> fields;
+      std::istringstream parts(line);
+      for (std::string field; std::getline(parts, field, ':');) fields.push_back(field);
+      if (fields.size() > 3 && (fields[0] == name || fields[2] == std::to_string(*uid)) &&
+          numeric(fields[3])) {
+        gid = static_cast<unsigned>(std::stoul(fields[3]));
+        break;
+      }
+    }
+  }
+  if (gid == 0) gid = *uid;
+  spec.user.uid = *uid;
+  spec.user.gid = gid;
+  if (!numeric(name)) spec.user.name = name;
+  return {};
+}
+
+}  // namespace
 
 std::optional<std::string> image_of_rootfs(const std::string& rootfs) {
   if (rootfs.starts_with("image:")) return rootfs.substr(6);
@@ -30,6 +117,9 @@ Status apply_image(const std::string& image, const std::optional<std::string>& r
   std::vector<std::string> env = config->env;
   env.insert(env.end(), spec.env.begin(), spec.env.end());
   spec.env = std::move(env);
+  if (auto user = apply_user(config->user, spec.image_layers, spec); !user) {
+    return user.error().context("image " + record->reference);
+  }
   if (as_language) return {};
   if (spec.cwd.empty() && !config->working_dir.empty()) spec.cwd = config->working_dir;
   if (spec.argv.empty()) {

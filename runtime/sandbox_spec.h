@@ -52,6 +52,13 @@ struct OutputCollection {
   std::uint64_t max_bytes = 16u << 20;  // all files together
 };
 
+// Who the program runs as inside the sandbox. Never root: uid and gid 0 are refused.
+struct SandboxUser {
+  unsigned uid = 1000;
+  unsigned gid = 1000;
+  std::string name = "sandbox";
+};
+
 struct SandboxSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH inside the sandbox
   // Commands run before argv, in order, in the same sandbox (e.g. a compiler). The first that
@@ -74,6 +81,7 @@ struct SandboxSpec {
   // directories, top layer first) as a read-only overlay.
   std::vector<std::string> image_layers;
   std::string hostname = "sandbox";
+  SandboxUser user;
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile
   std::vector<std::string> seccomp_allow;           // system calls allowed on top of the profile
   std::vector<std::string> seccomp_deny;  // system calls the profile allows but this run must not

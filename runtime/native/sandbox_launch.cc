@@ -53,6 +53,9 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   }
   auto launched = std::make_unique<LaunchedSandbox>();
   SandboxIdentity identity;
+  identity.uid = spec.user.uid;
+  identity.gid = spec.user.gid;
+  identity.user = spec.user.name;
   identity.home = spec.workdir;
   auto prepared_or = prepare(spec, identity, cgroups.usable());
   if (!prepared_or) return prepared_or.error();

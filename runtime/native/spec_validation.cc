@@ -74,6 +74,13 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
   for (const auto& command : spec.prelude) {
     if (command.empty() || command[0].empty()) return invalid_input("a prelude command is empty");
   }
+  if (spec.user.uid == 0 || spec.user.gid == 0 || spec.user.uid > 0x7fffffff ||
+      spec.user.gid > 0x7fffffff) {
+    return invalid_input("the sandbox user must not be root (uid and gid 0), and below 2^31");
+  }
+  if (spec.user.name.empty() || spec.user.name.find_first_of(":\n/") != std::string::npos) {
+    return invalid_input("the sandbox user's name '" + spec.user.name + "' is not a user name");
+  }
   if (spec.image_layers.size() > kMaxLayers) {
     return invalid_input("images of more than " + std::to_string(kMaxLayers) +
                          " layers are not supported");

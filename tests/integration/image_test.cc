@@ -62,10 +62,11 @@ TEST_F(ImageTest, EachFormatImportsAndRuns) {
     // The image's own command.
     CliResult run = paddock({"run", "--image", name});
     EXPECT_EQ(run.out, "layer two\n") << path << ": " << run.err;
-    // Its environment and working directory; layer two's whiteout and opaque directory.
+    // Its environment, working directory and user; layer two's whiteout and opaque directory.
     run = paddock({"run", "--image", name, "--", "sh", "-c",
-                   "pwd; echo $GREETING; ls /data; test -e /etc/gone || echo gone"});
-    EXPECT_EQ(run.out, "/app\nhello from the image\nnew\ngone\n") << path << ": " << run.err;
+                   "pwd; echo $GREETING; id; ls /data; test -e /etc/gone || echo gone"});
+    EXPECT_EQ(run.out, "/app\nhello from the image\nuid=1234(app) gid=4321(app)\nnew\ngone\n")
+        << path << ": " << run.err;
   }
   CliResult listed = paddock({"images"});
   EXPECT_NE(listed.out.find("docker.io/library/tiny:1"), std::string::npos);

@@ -4,7 +4,8 @@ layout as a tar (an OCI archive), and a `docker save` tarball.
 
 Layer one: busybox (static, from the host) as /bin/busybox with sh/cat/ls links, /etc/motd,
 /etc/gone and /data/old. Layer two: a whiteout for /etc/gone, an opaque /data with /data/new,
-and a new /etc/motd. The config sets Env, WorkingDir /app and Cmd ["cat", "/etc/motd"].
+and a new /etc/motd. The config sets Env, WorkingDir /app, User app (uid 1234 in the image's
+/etc/passwd) and Cmd ["cat", "/etc/motd"].
 
 Usage: make_test_image.py OUT_DIR [--corrupt]   (--corrupt: one layout blob does not match its
 digest)
@@ -54,7 +55,9 @@ def main():
     layer_one = tar_of([directory("bin"), entry("bin/busybox", busybox, 0o755),
                         symlink("bin/sh", "busybox"), symlink("bin/cat", "busybox"),
                         symlink("bin/ls", "busybox"), symlink("bin/touch", "busybox"),
-                        directory("etc"), entry("etc/motd", b"layer one\n"),
+                        symlink("bin/id", "busybox"), directory("etc"),
+                        entry("etc/passwd", b"root:x:0:0::/root:/bin/sh\napp:x:1234:4321::/app:/bin/sh\n"),
+                        entry("etc/motd", b"layer one\n"),
                         entry("etc/gone", b"removed by layer two\n"), directory("data"),
                         entry("data/old", b"old\n"), directory("app")])
     layer_two = tar_of([directory("etc"), entry("etc/.wh.gone"), entry("etc/motd", b"layer two\n"),
@@ -63,7 +66,7 @@ def main():
     config = json.dumps({
         "architecture": "amd64", "os": "linux",
         "config": {"Env": ["PATH=/bin", "GREETING=hello from the image"],
-                   "Cmd": ["cat", "/etc/motd"], "WorkingDir": "/app"},
+                   "Cmd": ["cat", "/etc/motd"], "WorkingDir": "/app", "User": "app"},
         "rootfs": {"type": "layers", "diff_ids": [digest(layer_one), digest(layer_two)]},
     }).encode()
     manifest = json.dumps({
