@@ -17,8 +17,13 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
     case SetupPhase::kMount:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < prepared.mounts.steps.size()) {
-        return prepared.mounts.steps[static_cast<std::size_t>(failure.detail)].describe() + ": " +
-               reason;
+        const MountStep& step = prepared.mounts.steps[static_cast<std::size_t>(failure.detail)];
+        std::string text = step.describe() + ": " + reason;
+        if (step.kind == MountStep::Kind::kOverlayRoot) {
+          text += " (overlayfs in a user namespace needs Linux 5.11 or newer and the overlay "
+                  "module; 'paddock doctor' tells whether this host has it)";
+        }
+        return text;
       }
       break;
     case SetupPhase::kLayerSource:
