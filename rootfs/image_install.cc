@@ -3,29 +3,7 @@
 #include <sstream>
 
 namespace paddock::rootfs {
-namespace {
-
 using json = nlohmann::json;
-
-Result<json> read_json_blob(const ImageStore& store, const std::string& digest,
-                            const std::string& what) {
-  auto data = store.read_blob(digest);
-  if (!data) return data.error().context(what);
-  json document = json::parse(*data, nullptr, false);
-  if (!document.is_object()) return Error{EBADMSG, what + " " + digest + " is not a JSON object"};
-  return document;
-}
-
-std::vector<std::string> strings_of(const json& value) {
-  std::vector<std::string> out;
-  if (!value.is_array()) return out;
-  for (const auto& item : value) {
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  }
-  return out;
-}
-
-}  // namespace
 
 bool is_index(const json& document) {
   return document.is_object() && document.contains("manifests") && document["manifests"].is_array();
@@ -72,7 +50,7 @@ Result<ImageRecord> install_image(ImageStore& store, const std::string& referenc
   auto config = read_json_blob(store, config_digest, "image config");
   if (!config) return config.error();
   std::vector<std::string> diff_ids =
-      strings_of(config->value("rootfs", json::object()).value("diff_ids", json::array()));
+      json_strings(config->value("rootfs", json::object()).value("diff_ids", json::array()));
   const json& layers = (*manifest)["layers"];
   if (diff_ids.size() != layers.size()) {
     return Error{EBADMSG, "manifest " + manifest_digest + " has " + std::to_string(layers.size()) +
@@ -97,19 +75,6 @@ Result<ImageRecord> install_image(ImageStore& store, const std::string& referenc
   }
   if (auto added = store.add_image(record); !added) return added.error();
   return record;
-}
-
-Result<ImageRunConfig> image_run_config(const ImageStore& store, const ImageRecord& record) {
-  auto config = read_json_blob(store, record.config_digest, "image config");
-  if (!config) return config.error();
-  const json run = config->value("config", json::object());
-  ImageRunConfig result;
-  result.env = strings_of(run.value("Env", json::array()));
-  result.entrypoint = strings_of(run.value("Entrypoint", json::array()));
-  result.cmd = strings_of(run.value("Cmd", json::array()));
-  result.working_dir = run.value("WorkingDir", "");
-  result.user = run.value("User", "");
-  return result;
 }
 
 }  // namespace paddock::rootfs

@@ -36,4 +36,10 @@ struct ImageRunConfig {
 };
 Result<ImageRunConfig> image_run_config(const ImageStore& store, const ImageRecord& record);
 
+// A stored JSON document (manifest, index, config), `what` naming it in errors.
+Result<nlohmann::json> read_json_blob(const ImageStore& store, const std::string& digest,
+                                      const std::string& what);
+// The strings of a JSON array (anything else: none).
+std::vector<std::string> json_strings(const nlohmann::json& value);
+
 }  // namespace paddock::rootfs

@@ -31,4 +31,9 @@ Result<ImageReference> parse_image_reference(std::string_view text);
 // "sha256:" followed by 64 lower-case hex digits.
 bool is_sha256_digest(std::string_view digest);
 
+// The hex part of "sha256:<hex>", which names the digest's files in the store.
+inline std::string digest_hex(const std::string& digest) {
+  return digest.substr(digest.find(':') + 1);
+}
+
 }  // namespace paddock::rootfs

@@ -15,19 +15,15 @@
 #include <sstream>
 
 #include "image_reference.h"
-#include "layer_unpacker.h"
-#include "sha256.h"
 
 namespace paddock::rootfs {
 namespace {
 
 using json = nlohmann::json;
 
-std::string hex_of(const std::string& digest) {
-  return digest.substr(digest.find(':') + 1);
-}
+}  // namespace
 
-std::string random_name() {
+std::string ImageStore::unique_name() {
   unsigned char bytes[8];
   std::size_t got = 0;
   while (got < sizeof bytes) {
@@ -38,6 +34,8 @@ std::string random_name() {
   for (int i = 0; i < 8; ++i) std::snprintf(text + 2 * i, 3, "%02x", bytes[i]);
   return text;
 }
+
+namespace {
 
 Status make_dir(const std::string& path, mode_t mode) {
   if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return system_error("creating " + path);
@@ -173,87 +171,11 @@ Result<ImageStore> ImageStore::open(const std::optional<std::string>& root) {
 }
 
 std::string ImageStore::blob_path(const std::string& digest) const {
-  return root_ + "/blobs/sha256/" + hex_of(digest);
+  return root_ + "/blobs/sha256/" + digest_hex(digest);
 }
 
 bool ImageStore::has_blob(const std::string& digest) const {
   return is_sha256_digest(digest) && access(blob_path(digest).c_str(), F_OK) == 0;
-}
-
-ImageStore::BlobWriter::~BlobWriter() {
-  if (!temp_.empty()) unlink(temp_.c_str());
-}
-
-Status ImageStore::BlobWriter::write(std::string_view bytes) {
-  hasher_.update(bytes);
-  for (std::size_t done = 0; done < bytes.size();) {
-    ssize_t wrote = ::write(fd_.get(), bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) return system_error("writing " + temp_);
-    done += static_cast<std::size_t>(wrote);
-  }
-  return {};
-}
-
-Result<std::string> ImageStore::BlobWriter::commit(const std::optional<std::string>& expected) {
-  std::string digest = hasher_.digest();
-  if (expected && digest != *expected) {
-    return Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
-  }
-  if (fsync(fd_.get()) != 0 || rename(temp_.c_str(), store_.blob_path(digest).c_str()) != 0) {
-    return system_error("storing blob " + digest);
-  }
-  temp_.clear();
-  return digest;
-}
-
-Result<std::unique_ptr<ImageStore::BlobWriter>> ImageStore::new_blob() const {
-  std::string temp = root_ + "/tmp/blob-" + random_name();
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (!fd.valid()) return system_error("creating " + temp);
-  return std::unique_ptr<BlobWriter>(new BlobWriter(*this, std::move(temp), std::move(fd)));
-}
-
-Result<std::string> ImageStore::put_blob_from_fd(int fd,
-                                                 const std::optional<std::string>& expected) {
-  if (expected && !is_sha256_digest(*expected)) {
-    return invalid_input("'" + *expected + "' is not a sha256 digest");
-  }
-  auto writer = new_blob();
-  if (!writer) return writer.error();
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t got = read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return system_error("reading a blob");
-    if (got == 0) break;
-    if (auto wrote = (*writer)->write(std::string_view(buffer, static_cast<std::size_t>(got)));
-        !wrote) {
-      return wrote.error();
-    }
-  }
-  return (*writer)->commit(expected);
-}
-
-Result<std::string> ImageStore::put_blob(std::string_view data,
-                                         const std::optional<std::string>& expected) {
-  // Small JSON documents: hash and write them directly.
-  std::string digest = sha256_of(data);
-  if (expected && digest != *expected) {
-    return Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
-  }
-  if (has_blob(digest)) return digest;
-  std::string temp = root_ + "/tmp/blob-" + random_name();
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) return system_error("writing " + temp);
-  }
-  if (rename(temp.c_str(), blob_path(digest).c_str()) != 0) {
-    unlink(temp.c_str());
-    return system_error("storing blob " + digest);
-  }
-  return digest;
 }
 
 Result<std::string> ImageStore::read_blob(const std::string& digest, std::size_t max_bytes) const {
@@ -269,44 +191,15 @@ Result<std::string> ImageStore::read_blob(const std::string& digest, std::size_t
 }
 
 std::string ImageStore::layer_path(const std::string& diff_id) const {
-  return root_ + "/layers/sha256/" + hex_of(diff_id);
+  return root_ + "/layers/sha256/" + digest_hex(diff_id);
 }
 
 bool ImageStore::has_layer(const std::string& diff_id) const {
   return is_sha256_digest(diff_id) && access(layer_path(diff_id).c_str(), F_OK) == 0;
 }
 
-Status ImageStore::unpack_layer(const std::string& blob_digest, const std::string& diff_id) {
-  if (!is_sha256_digest(diff_id)) return invalid_input("'" + diff_id + "' is not a diff_id");
-  if (has_layer(diff_id)) return {};
-  UniqueFd blob(::open(blob_path(blob_digest).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!blob.valid()) return system_error("opening layer blob " + blob_digest);
-  auto temp = make_temp_dir();
-  if (!temp) return temp.error();
-  // The layer's root is what the sandbox's overlay sees as "/": traversable by the sandbox user.
-  chmod(temp->c_str(), 0755);
-  UniqueFd target(::open(temp->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  auto unpacked = rootfs::unpack_layer(blob.get(), target.get());
-  if (unpacked && unpacked->diff_id != diff_id) {
-    unpacked = Error{EBADMSG, "layer " + blob_digest + " unpacks to " + unpacked->diff_id +
-                                  ", but the image config says " + diff_id};
-  }
-  if (!unpacked) {
-    (void)remove_tree(*temp);
-    return unpacked.error().context("unpacking layer " + blob_digest);
-  }
-  if (rename(temp->c_str(), layer_path(diff_id).c_str()) != 0) {
-    int error = errno;
-    (void)remove_tree(*temp);
-    // Another paddock unpacked the same layer meanwhile: theirs is as good as ours.
-    if (error == EEXIST || error == ENOTEMPTY) return {};
-    return system_error("storing layer " + diff_id, error);
-  }
-  return {};
-}
-
 Result<std::string> ImageStore::make_temp_dir() const {
-  std::string path = root_ + "/tmp/" + random_name();
+  std::string path = root_ + "/tmp/" + unique_name();
   if (mkdir(path.c_str(), 0700) != 0) return system_error("creating " + path);
   return path;
 }
@@ -335,7 +228,7 @@ std::vector<ImageRecord> ImageStore::images() const {
 Status ImageStore::write_images(const std::vector<ImageRecord>& records) const {
   json list = json::array();
   for (const auto& record : records) list.push_back(to_json(record));
-  std::string temp = root_ + "/tmp/images-" + random_name() + ".json";
+  std::string temp = root_ + "/tmp/images-" + unique_name() + ".json";
   {
     std::ofstream out(temp);
     out << json{{"images", list}}.dump(2) << "\n";
@@ -370,7 +263,7 @@ Result<ImageRecord> ImageStore::find_image(const std::string& name) const {
   std::string hex = name.starts_with("sha256:") ? name.substr(7) : name;
   if (hex.size() >= 12 && hex.find_first_not_of("0123456789abcdef") == std::string::npos) {
     for (const auto& record : records) {
-      if (hex_of(record.manifest_digest).starts_with(hex)) return record;
+      if (digest_hex(record.manifest_digest).starts_with(hex)) return record;
     }
   }
   return Error{ENOENT, "image '" + name + "' is not in the store (" + root_ +
@@ -394,10 +287,10 @@ Result<ImageStore::GcResult> ImageStore::gc() {
   std::set<std::string> blobs, layers;
   for (const auto& record : images()) {
     for (const auto& digest : {record.manifest_digest, record.config_digest}) {
-      blobs.insert(hex_of(digest));
+      blobs.insert(digest_hex(digest));
     }
-    for (const auto& digest : record.layer_blobs) blobs.insert(hex_of(digest));
-    for (const auto& diff_id : record.diff_ids) layers.insert(hex_of(diff_id));
+    for (const auto& digest : record.layer_blobs) blobs.insert(digest_hex(digest));
+    for (const auto& diff_id : record.diff_ids) layers.insert(digest_hex(diff_id));
   }
   GcResult result;
   for (const auto& name : entries_of(root_ + "/blobs/sha256")) {

@@ -90,6 +90,9 @@ class ImageStore {
   // Removes blobs and layers no image refers to, and leftovers of interrupted work in tmp/.
   Result<GcResult> gc();
 
+  // A fresh random name for a file or directory under tmp/.
+  static std::string unique_name();
+
   // A new empty directory under tmp/, removed by the caller.
   Result<std::string> make_temp_dir() const;
 

@@ -291,8 +291,10 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   auto add_root = [&](CLI::App* command) {
     // No envname: PADDOCK_ROOT is read by the store itself, and an envname on these options,
     // which share one variable, would let it overwrite a --root given to another command.
-    command->add_option("--root", image_root, "The image store (default $PADDOCK_ROOT, else "
-                                              "~/.local/share/paddock)")
+    command
+        ->add_option("--root", image_root,
+                     "The image store (default $PADDOCK_ROOT, else "
+                     "~/.local/share/paddock)")
         ->type_name("DIR");
   };
   CLI::App* images = app.add_subcommand("images", "List the images in the store");

@@ -7,9 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.h"
-#include "image_import.h"
-#include "image_pull.h"
-#include "image_reference.h"
 #include "image_store.h"
 
 namespace paddock::cli {
@@ -54,27 +51,7 @@ int image_command(const ImageRequest& request) {
   auto store = rootfs::ImageStore::open(request.root);
   if (!store) return fail(store.error().message);
   if (request.action == "images") return list_images(*store, request.json);
-  if (request.action == "import") {
-    rootfs::ImportOptions options{request.tag, request.platform};
-    auto imported = rootfs::import_images(*store, request.arguments.at(0), options);
-    if (!imported) return fail(imported.error().message);
-    for (const auto& record : *imported) {
-      write_all(STDOUT_FILENO, record.reference + " " + record.manifest_digest + "\n");
-    }
-    return 0;
-  }
-  if (request.action == "pull") {
-    auto reference = rootfs::parse_image_reference(request.arguments.at(0));
-    if (!reference) return fail(reference.error().message);
-    rootfs::PullOptions options;
-    options.platform = request.platform;
-    options.insecure = request.insecure;
-    options.creds = request.creds;
-    auto pulled = rootfs::pull_image(*store, *reference, options);
-    if (!pulled) return fail(pulled.error().message);
-    write_all(STDOUT_FILENO, pulled->reference + " " + pulled->manifest_digest + "\n");
-    return 0;
-  }
+  if (request.action == "import" || request.action == "pull") return run_image_transfer(request);
   if (request.action == "rmi") {
     for (const auto& name : request.arguments) {
       if (auto removed = store->remove_image(name); !removed) return fail(removed.error().message);

@@ -1,0 +1,41 @@
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/image_command.h"
+#include "cli/output.h"
+
+namespace paddock::cli {
+
+int run_image_transfer(const ImageRequest& /*request*/) {
+  // The arguments as given: paddock-images parses the same command line.
+  char self[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) return fail("cannot find paddock's own executable (/proc/self/exe)");
+  std::string path(self, static_cast<std::size_t>(length));
+  path = path.substr(0, path.rfind('/') + 1) + "paddock-images";
+  std::string cmdline;
+  {
+    // /proc/self/cmdline holds the original argv, NUL-separated.
+    FILE* file = std::fopen("/proc/self/cmdline", "r");
+    if (file == nullptr) return fail("cannot read /proc/self/cmdline");
+    for (int c; (c = std::fgetc(file)) != EOF;) cmdline += static_cast<char>(c);
+    std::fclose(file);
+  }
+  std::vector<char*> argv;
+  for (std::size_t at = 0; at < cmdline.size(); at = cmdline.find('\0', at) + 1) {
+    argv.push_back(cmdline.data() + at);
+  }
+  argv.push_back(nullptr);
+  argv[0] = path.data();
+  execv(path.c_str(), argv.data());
+  return fail("cannot run " + path +
+              " (import and pull live there; build it with paddock): " + std::strerror(errno));
+}
+
+}  // namespace paddock::cli
