@@ -64,8 +64,9 @@ TEST_F(ImageTest, EachFormatImportsAndRuns) {
     EXPECT_EQ(run.out, "layer two\n") << path << ": " << run.err;
     // Its environment, working directory and user; layer two's whiteout and opaque directory.
     run = paddock({"run", "--image", name, "--", "sh", "-c",
-                   "pwd; echo $GREETING; id; ls /data; test -e /etc/gone || echo gone"});
-    EXPECT_EQ(run.out, "/app\nhello from the image\nuid=1234(app) gid=4321(app)\nnew\ngone\n")
+                   "pwd; echo $GREETING; id -un; id -u; id -g; ls /data; test -e /etc/gone || "
+                   "echo gone"});
+    EXPECT_EQ(run.out, "/app\nhello from the image\napp\n1234\n4321\nnew\ngone\n")
         << path << ": " << run.err;
   }
   CliResult listed = paddock({"images"});
