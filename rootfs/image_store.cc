@@ -180,13 +180,25 @@ bool ImageStore::has_blob(const std::string& digest) const {
 
 Result<std::string> ImageStore::read_blob(const std::string& digest, std::size_t max_bytes) const {
   if (!is_sha256_digest(digest)) return invalid_input("'" + digest + "' is not a sha256 digest");
-  std::ifstream in(blob_path(digest), std::ios::binary);
-  if (!in) return Error{ENOENT, "blob " + digest + " is not in the store"};
-  std::string data;
-  data.resize(max_bytes + 1);
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  data.resize(static_cast<std::size_t>(in.gcount()));
-  if (data.size() > max_bytes) return Error{EFBIG, "blob " + digest + " is too large to read"};
+  UniqueFd fd(::open(blob_path(digest).c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat info {};
+  if (!fd.valid() || fstat(fd.get(), &info) != 0) {
+    return Error{ENOENT, "blob " + digest + " is not in the store"};
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+    return Error{EFBIG, "blob " + digest + " is too large to read"};
+  }
+  // Sized by the file, not by the cap: a config is a few hundred bytes, and a 4 MiB buffer
+  // would cost a sandbox start more than everything else the store does.
+  std::string data(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = read(fd.get(), data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  data.resize(got);
   return data;
 }
 

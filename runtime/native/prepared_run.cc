@@ -108,7 +108,9 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   prepared->no_capabilities.reset(cap_init());
   if (!prepared->no_capabilities) return system_error("cap_init");
 
-  prepared->mounts = plan_mounts(spec, host_layout(), identity);
+  // An image brings its own tree: the host's needs no probing then.
+  prepared->mounts =
+      plan_mounts(spec, spec.image_layers.empty() ? host_layout() : HostLayout{}, identity);
   prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
   prepared->step_storage = spec.prelude;
   prepared->step_storage.push_back(spec.argv);
