@@ -301,7 +301,7 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
                                                             {"message", message}}));
                       }};
   ToolResult result;
-  if (auto problem = check_arguments(arguments, tool->definition()["inputSchema"])) {
+  if (auto problem = check_arguments(arguments, tools_.input_schema(tool->name()))) {
     result = tool_error("invalid arguments for " + tool->name() + ": " + *problem);
   } else {
     try {

@@ -12,6 +12,7 @@ ToolResult tool_error(const std::string& message) {
 }
 
 void ToolRegistry::add(std::unique_ptr<Tool> tool) {
+  definitions_.push_back(tool->definition());
   tools_.push_back(std::move(tool));
 }
 
@@ -22,10 +23,12 @@ Tool* ToolRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-json ToolRegistry::list() const {
-  json tools = json::array();
-  for (const auto& tool : tools_) tools.push_back(tool->definition());
-  return tools;
+const json& ToolRegistry::input_schema(const std::string& name) const {
+  for (std::size_t i = 0; i < tools_.size(); ++i) {
+    if (tools_[i]->name() == name) return definitions_[i]["inputSchema"];
+  }
+  static const json kNone = json::object();
+  return kNone;
 }
 
 ToolRegistry builtin_tools() {

@@ -14,10 +14,14 @@ class ToolRegistry {
  public:
   void add(std::unique_ptr<Tool> tool);
   [[nodiscard]] Tool* find(const std::string& name) const;
-  [[nodiscard]] json list() const;  // the tools/list "tools" array
+  // The tools/list "tools" array, and one tool's inputSchema: built once, when the tool is
+  // added, not on every request.
+  [[nodiscard]] const json& list() const { return definitions_; }
+  [[nodiscard]] const json& input_schema(const std::string& name) const;
 
  private:
   std::vector<std::unique_ptr<Tool>> tools_;
+  json definitions_ = json::array();  // in the order of tools_
 };
 
 ToolRegistry builtin_tools();

@@ -2,8 +2,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
-
 #include "image_reference.h"
 #include "image_store.h"
 #include "layer_unpacker.h"
@@ -72,23 +70,15 @@ Result<std::string> ImageStore::put_blob_from_fd(int fd,
 
 Result<std::string> ImageStore::put_blob(std::string_view data,
                                          const std::optional<std::string>& expected) {
-  // Small JSON documents: hash and write them directly.
-  std::string digest = sha256_of(data);
-  if (expected && digest != *expected) {
-    return Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
+  // A document already stored (an index pulled again) is not written again.
+  if (std::string digest = sha256_of(data);
+      has_blob(digest) && (!expected || digest == *expected)) {
+    return digest;
   }
-  if (has_blob(digest)) return digest;
-  std::string temp = root_ + "/tmp/blob-" + unique_name();
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) return system_error("writing " + temp);
-  }
-  if (rename(temp.c_str(), blob_path(digest).c_str()) != 0) {
-    unlink(temp.c_str());
-    return system_error("storing blob " + digest);
-  }
-  return digest;
+  auto writer = new_blob();
+  if (!writer) return writer.error();
+  if (auto wrote = (*writer)->write(data); !wrote) return wrote.error();
+  return (*writer)->commit(expected);
 }
 
 Status ImageStore::unpack_layer(const std::string& blob_digest, const std::string& diff_id) {

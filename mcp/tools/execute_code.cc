@@ -123,7 +123,6 @@ ToolResult to_tool_result(const CodeRun& run, const std::optional<ScreeningVerdi
   json artifacts = json::array();
   std::size_t budget = kResultBudget - std::min(kResultBudget, 2 * (out.size() + err.size()));
   for (const auto& artifact : result.artifacts) {
-    std::string name = artifact.path.substr(artifact.path.rfind('/') + 1);
     artifacts.push_back(
         {{"name", artifact.path}, {"mime_type", artifact.mime_type}, {"size", artifact.size}});
     std::size_t encoded = (artifact.data.size() + 2) / 3 * 4;
