@@ -63,6 +63,35 @@ ImageRecord record_from_json(const json& item) {
   return record;
 }
 
+std::uint64_t tree_bytes(const std::string& path) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) return 0;
+  if (!S_ISDIR(info.st_mode)) return static_cast<std::uint64_t>(info.st_size);
+  std::uint64_t total = 0;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      std::string child = entry->d_name;
+      if (child != "." && child != "..") total += tree_bytes(path + "/" + child);
+    }
+    closedir(dir);
+  }
+  return total;
+}
+
+std::vector<std::string> entries_of(const std::string& path) {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(dir);
+  }
+  return names;
+}
+
+}  // namespace
+
 Status remove_tree_at(int parent, const char* name) {
   int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
@@ -98,35 +127,6 @@ Status remove_tree_at(int parent, const char* name) {
   }
   return {};
 }
-
-std::uint64_t tree_bytes(const std::string& path) {
-  struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) return 0;
-  if (!S_ISDIR(info.st_mode)) return static_cast<std::uint64_t>(info.st_size);
-  std::uint64_t total = 0;
-  if (DIR* dir = opendir(path.c_str())) {
-    while (dirent* entry = readdir(dir)) {
-      std::string child = entry->d_name;
-      if (child != "." && child != "..") total += tree_bytes(path + "/" + child);
-    }
-    closedir(dir);
-  }
-  return total;
-}
-
-std::vector<std::string> entries_of(const std::string& path) {
-  std::vector<std::string> names;
-  if (DIR* dir = opendir(path.c_str())) {
-    while (dirent* entry = readdir(dir)) {
-      std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-  }
-  return names;
-}
-
-}  // namespace
 
 Status remove_tree(const std::string& path) {
   auto slash = path.rfind('/');
@@ -164,7 +164,8 @@ Result<ImageStore> ImageStore::open(const std::optional<std::string>& root) {
   }
   if (auto made = make_dir(path, 0700); !made) return made.error();
   chmod(path.c_str(), 0700);
-  for (const char* sub : {"/blobs", "/blobs/sha256", "/layers", "/layers/sha256", "/tmp"}) {
+  for (const char* sub :
+       {"/blobs", "/blobs/sha256", "/layers", "/layers/sha256", "/flat", "/tmp"}) {
     if (auto made = make_dir(path + sub, 0700); !made) return made.error();
   }
   return ImageStore(path);
@@ -204,6 +205,10 @@ Result<std::string> ImageStore::read_blob(const std::string& digest, std::size_t
 
 std::string ImageStore::layer_path(const std::string& diff_id) const {
   return root_ + "/layers/sha256/" + digest_hex(diff_id);
+}
+
+std::string ImageStore::flattened_path(const ImageRecord& record) const {
+  return root_ + "/flat/" + digest_hex(record.manifest_digest);
 }
 
 bool ImageStore::has_layer(const std::string& diff_id) const {
@@ -296,8 +301,9 @@ Status ImageStore::remove_image(const std::string& name) {
 Result<ImageStore::GcResult> ImageStore::gc() {
   auto held = lock();
   if (!held) return held.error();
-  std::set<std::string> blobs, layers;
+  std::set<std::string> blobs, layers, flattened;
   for (const auto& record : images()) {
+    flattened.insert(digest_hex(record.manifest_digest));
     for (const auto& digest : {record.manifest_digest, record.config_digest}) {
       blobs.insert(digest_hex(digest));
     }
@@ -316,6 +322,10 @@ Result<ImageStore::GcResult> ImageStore::gc() {
     std::string path = root_ + "/layers/sha256/" + name;
     result.bytes += tree_bytes(path);
     if (remove_tree(path)) ++result.layers;
+  }
+  // Flattened copies are hard links into the layers: they cost inodes, not bytes.
+  for (const auto& name : entries_of(root_ + "/flat")) {
+    if (flattened.count(name) == 0 && remove_tree(root_ + "/flat/" + name)) ++result.flattened;
   }
   // Work of a paddock that was killed: nothing there is referenced. (A pull running right now
   // would lose its temporary files; it fails cleanly and can be repeated.)

@@ -5,6 +5,8 @@
 //
 //   blobs/sha256/<hex>    content-addressed blobs (manifests, configs, compressed layers)
 //   layers/sha256/<hex>/  each layer unpacked once, by diff_id, shared by every image using it
+//   flat/<manifest hex>/  an image's layers merged, for kernels without overlayfs in a user
+//                         namespace (image_flatten.h); hard links into layers/
 //   images.json           references -> manifest, config and layers
 //   tmp/                  work in progress: nothing is visible until renamed into place
 //
@@ -72,6 +74,8 @@ class ImageStore {
 
   [[nodiscard]] std::string layer_path(const std::string& diff_id) const;
   [[nodiscard]] bool has_layer(const std::string& diff_id) const;
+  // Where the image's flattened copy is kept, once a run needed it.
+  [[nodiscard]] std::string flattened_path(const ImageRecord& record) const;
   // Unpacks the blob into layers/ unless that diff_id is there already; the unpacked stream
   // must hash to `diff_id`.
   Status unpack_layer(const std::string& blob_digest, const std::string& diff_id);
@@ -85,9 +89,11 @@ class ImageStore {
   struct GcResult {
     std::size_t blobs = 0;
     std::size_t layers = 0;
+    std::size_t flattened = 0;  // flattened copies of images no longer present
     std::uint64_t bytes = 0;
   };
-  // Removes blobs and layers no image refers to, and leftovers of interrupted work in tmp/.
+  // Removes blobs, layers and flattened copies no image refers to, and leftovers of
+  // interrupted work in tmp/.
   Result<GcResult> gc();
 
   // A fresh random name for a file or directory under tmp/.
@@ -106,6 +112,8 @@ class ImageStore {
 // Removes a directory tree without following symlinks, making read-only directories writable
 // first (a layer may have them). Missing is not an error.
 Status remove_tree(const std::string& path);
+// The same for `name` in the directory `parent`.
+Status remove_tree_at(int parent, const char* name);
 
 nlohmann::json to_json(const ImageRecord& record);
 

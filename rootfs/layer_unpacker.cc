@@ -223,14 +223,21 @@ struct Pump {
   }
 };
 
+struct Owner {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
 struct DirMeta {
   mode_t mode = 0755;
   std::optional<timespec> mtime;
+  std::optional<Owner> owner;
 };
 
 class Unpacker {
  public:
-  Unpacker(int target, const UnpackLimits& limits) : target_(target), limits_(limits) {}
+  Unpacker(int target, const UnpackLimits& limits)
+      : target_(target), limits_(limits), can_chown_(geteuid() == 0) {}
 
   Status entry(archive* in, archive_entry* entry) {
     if (++stats_.entries > limits_.max_entries) {
@@ -261,6 +268,7 @@ class Unpacker {
         return system_error("setting the mode")
             .context("layer directory '" + printable(it->first) + "'");
       }
+      keep_owner(it->second.owner, dir->get());
       if (it->second.mtime) {
         timespec times[2] = {*it->second.mtime, *it->second.mtime};
         if (futimens(dir->get(), times) != 0) {
@@ -293,7 +301,7 @@ class Unpacker {
     }
 
     if (const char* link = archive_entry_hardlink(entry); link != nullptr) {
-      return hardlink(entry, dirs, name, path, link);
+      return hardlink(dirs, name, path, link);
     }
     switch (archive_entry_filetype(entry)) {
       case AE_IFREG:
@@ -324,10 +332,32 @@ class Unpacker {
     return mode & ~static_cast<mode_t>(S_ISUID | S_ISGID);
   }
 
-  // Owners are never applied (the unpacking user owns everything and becomes root in the
-  // sandbox's user namespace), so the entries that named someone other than root are counted.
-  void note_owner(archive_entry* entry) {
-    if (archive_entry_uid(entry) != 0 || archive_entry_gid(entry) != 0) ++stats_.foreign_owners;
+  // The owner an entry names, when it is not root (root is who unpacks, in effect).
+  static std::optional<Owner> owner_of(archive_entry* entry) {
+    auto uid = archive_entry_uid(entry), gid = archive_entry_gid(entry);
+    if (uid == 0 && gid == 0) return std::nullopt;
+    return Owner{static_cast<uid_t>(uid), static_cast<gid_t>(gid)};
+  }
+
+  // Keeps the image's owner: applied where paddock may (unpacking as root), else recorded as
+  // "uid:gid" in the user.paddock.owner xattr where the kernel takes one (files and
+  // directories), else only counted. `fd` is the entry itself, or its parent with `name`.
+  void keep_owner(const std::optional<Owner>& owner, int fd, const char* name = nullptr) {
+    if (!owner) return;
+    if (can_chown_) {
+      int rc = name == nullptr ? fchown(fd, owner->uid, owner->gid)
+                               : fchownat(fd, name, owner->uid, owner->gid, AT_SYMLINK_NOFOLLOW);
+      if (rc == 0) {
+        ++stats_.owners_kept;
+        return;
+      }
+    }
+    std::string value = std::to_string(owner->uid) + ":" + std::to_string(owner->gid);
+    if (name == nullptr && fsetxattr(fd, kOwnerXattr, value.data(), value.size(), 0) == 0) {
+      ++stats_.owners_recorded;
+      return;
+    }
+    ++stats_.foreign_owners;
   }
 
   static std::optional<timespec> mtime_of(archive_entry* entry) {
@@ -453,7 +483,6 @@ class Unpacker {
     }
     stats_.bytes += size;
     mode_t mode = permissions(entry);
-    note_owner(entry);
 
     auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
@@ -484,6 +513,7 @@ class Unpacker {
     // Created 0600 and changed afterwards: fchmod ignores the umask, and a read-only mode does
     // not get in the way of writing.
     if (fchmod(file.get(), mode) != 0) return system_error("setting the mode");
+    keep_owner(owner_of(entry), file.get());
     if (auto mtime = mtime_of(entry)) {
       timespec times[2] = {*mtime, *mtime};
       if (futimens(file.get(), times) != 0) return system_error("setting the time");
@@ -494,7 +524,6 @@ class Unpacker {
   Status directory(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
                    const std::string& path) {
     mode_t mode = permissions(entry);
-    note_owner(entry);
     auto parent = open_parent(dirs);
     if (!parent.ok()) return parent.error();
     auto kept = clear(parent->get(), name, path, true);
@@ -503,7 +532,7 @@ class Unpacker {
     if (!*kept && mkdirat(parent->get(), name.c_str(), 0755) != 0) {
       return system_error("creating the directory");
     }
-    dirs_[path] = DirMeta{mode, mtime_of(entry)};
+    dirs_[path] = DirMeta{mode, mtime_of(entry), owner_of(entry)};
     return {};
   }
 
@@ -515,7 +544,6 @@ class Unpacker {
     if (std::string_view(target).size() >= PATH_MAX) {
       return invalid_input("symlink target longer than PATH_MAX");
     }
-    note_owner(entry);
     auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
     // The target is only data: it is never followed here, and inside the sandbox it resolves
@@ -523,13 +551,13 @@ class Unpacker {
     if (symlinkat(target, parent->get(), name.c_str()) != 0) {
       return system_error("creating the symlink");
     }
+    keep_owner(owner_of(entry), parent->get(), name.c_str());
     return set_mtime(parent->get(), name, entry);
   }
 
   Status fifo(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
               const std::string& path) {
     mode_t mode = permissions(entry);
-    note_owner(entry);
     auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
     if (mkfifoat(parent->get(), name.c_str(), 0600) != 0) return system_error("creating the FIFO");
@@ -538,12 +566,13 @@ class Unpacker {
     if (fchmodat(parent->get(), name.c_str(), mode, 0) != 0) {
       return system_error("setting the mode");
     }
+    keep_owner(owner_of(entry), parent->get(), name.c_str());
     return set_mtime(parent->get(), name, entry);
   }
 
   // A hardlink's source is resolved inside the target like any name, and the link is made from
   // that file descriptor: it can only ever name an inode already in the target.
-  Status hardlink(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
+  Status hardlink(std::span<const std::string> dirs, const std::string& name,
                   const std::string& path, std::string_view link) {
     auto source_parts = split_path(link);
     if (!source_parts.ok()) return source_parts.error().context("link target");
@@ -555,7 +584,6 @@ class Unpacker {
     struct stat source_stat {};
     if (fstat(source->get(), &source_stat) != 0) return system_error("link target");
     if (S_ISDIR(source_stat.st_mode)) return invalid_input("hardlink to a directory");
-    note_owner(entry);
 
     auto parent = open_parent(dirs);
     if (!parent.ok()) return parent.error();
@@ -612,6 +640,7 @@ class Unpacker {
   UnpackLimits limits_;
   UnpackStats stats_;
   std::map<std::string, DirMeta> dirs_;
+  bool can_chown_;
 };
 
 std::string hex(std::span<const unsigned char> bytes) {

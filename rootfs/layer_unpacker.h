@@ -10,7 +10,7 @@
 // entries are capped against decompression bombs. Whiteouts become what overlayfs reads in a
 // user namespace: ".wh.NAME" a 0/0 character device NAME (which needs no privilege), and
 // ".wh..wh..opq" the xattr user.overlay.opaque=y on its directory (mount with userxattr).
-// Ownership stays the unpacking user's; the image's owners are counted, not applied.
+// The image's owners are applied when unpacking as root, and recorded in an xattr otherwise.
 
 #include <cstdint>
 #include <string>
@@ -18,6 +18,9 @@
 #include "core/result.h"
 
 namespace paddock::rootfs {
+
+// Where an unprivileged unpack records an image's owner of a file or directory: "uid:gid".
+inline constexpr const char* kOwnerXattr = "user.paddock.owner";
 
 struct UnpackLimits {
   std::uint64_t max_bytes = 16ull << 30;  // file content, all entries together
@@ -30,7 +33,12 @@ struct UnpackStats {
   std::uint64_t bytes = 0;
   std::uint64_t devices_skipped = 0;
   std::uint64_t setid_bits_dropped = 0;
-  std::uint64_t foreign_owners = 0;  // entries whose owner was not applied
+  // Entries owned by someone other than root in the image: their owner applied (unpacking as
+  // root), recorded in the kOwnerXattr xattr (unpacking unprivileged), or neither (a symlink
+  // or FIFO unpacked unprivileged: no user xattrs there).
+  std::uint64_t owners_kept = 0;
+  std::uint64_t owners_recorded = 0;
+  std::uint64_t foreign_owners = 0;
 };
 
 // `blob_fd`: the layer blob, read from its current offset. `target_fd`: an empty directory.

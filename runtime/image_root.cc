@@ -97,8 +97,20 @@ std::optional<std::string> image_of_rootfs(const std::string& rootfs) {
   return std::nullopt;
 }
 
+Result<ImageRoot> image_root_from_environment() {
+  const char* setting = getenv("PADDOCK_IMAGE_ROOT");
+  std::string value = setting == nullptr ? "" : setting;
+  if (value.empty() || value == "auto") return ImageRoot::kAuto;
+  if (value == "overlay") return ImageRoot::kOverlay;
+  if (value == "flattened") return ImageRoot::kFlattened;
+  return invalid_input("PADDOCK_IMAGE_ROOT='" + value +
+                       "' is not one of auto, overlay, flattened; unset it for auto");
+}
+
 Status apply_image(const std::string& image, const std::optional<std::string>& root,
                    SandboxSpec& spec, bool as_language) {
+  auto mode = image_root_from_environment();
+  if (!mode) return mode.error();
   auto store = rootfs::ImageStore::open(root);
   if (!store) return store.error();
   auto record = store->find_image(image);
@@ -113,6 +125,8 @@ Status apply_image(const std::string& image, const std::optional<std::string>& r
     }
     spec.image_layers.push_back(store->layer_path(*it));
   }
+  spec.image_root = *mode;
+  spec.image_flattened_dir = store->flattened_path(*record);
   // The image's environment first; paddock's and the caller's settings override it by name.
   std::vector<std::string> env = config->env;
   env.insert(env.end(), spec.env.begin(), spec.env.end());

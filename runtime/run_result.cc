@@ -60,6 +60,8 @@ nlohmann::json isolation_json(const IsolationReport& report) {
       {"no_new_privs", report.no_new_privs},
       {"capabilities_dropped", report.capabilities_dropped},
       {"network", report.network},
+      {"root", report.root},
+      {"root_reason", report.root_reason},
       {"limits_mode", report.limits_mode},
       {"limits_reason", report.limits_reason},
       {"limits", report.limits},

@@ -36,6 +36,8 @@ struct IsolationReport {
   bool no_new_privs = false;
   bool capabilities_dropped = false;
   std::string network;              // "none" or "host"
+  std::string root;                 // "host", "image (overlayfs)" or "image (flattened copy)"
+  std::string root_reason;          // why a flattened copy, when it is one
   std::string limits_mode;          // "cgroup2" where paddock may create cgroups, else "rlimit"
   std::string limits_reason;        // why that mode: what the host offers or lacks
   std::vector<std::string> limits;  // the limits applied, e.g. "pids.max=256"

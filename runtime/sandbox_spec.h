@@ -52,6 +52,13 @@ struct OutputCollection {
   std::uint64_t max_bytes = 16u << 20;  // all files together
 };
 
+// How an image's layers become the root file system.
+enum class ImageRoot {
+  kAuto,       // overlayfs; a flattened copy where the kernel refuses it (and the result says so)
+  kOverlay,    // overlayfs or fail
+  kFlattened,  // the flattened copy, always (PADDOCK_IMAGE_ROOT=flattened)
+};
+
 // Who the program runs as inside the sandbox. Never root: uid and gid 0 are refused.
 struct SandboxUser {
   unsigned uid = 1000;
@@ -80,6 +87,10 @@ struct SandboxSpec {
   // The root file system: the host's /usr (empty), or an image's unpacked layers (host
   // directories, top layer first) as a read-only overlay.
   std::vector<std::string> image_layers;
+  // Where the kernel cannot mount overlayfs in a user namespace (before 5.11), the layers merged
+  // into one directory (kept here, made on first use) and bound into the root piece by piece.
+  std::string image_flattened_dir;
+  ImageRoot image_root = ImageRoot::kAuto;
   std::string hostname = "sandbox";
   SandboxUser user;
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile

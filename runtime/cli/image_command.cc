@@ -61,8 +61,9 @@ int image_command(const ImageRequest& request) {
   }
   auto collected = store->gc();
   if (!collected) return fail(collected.error().message);
-  note("removed " + std::to_string(collected->blobs) + " blobs and " +
-       std::to_string(collected->layers) + " layers, " + human_size(collected->bytes));
+  note("removed " + std::to_string(collected->blobs) + " blobs, " +
+       std::to_string(collected->layers) + " layers and " + std::to_string(collected->flattened) +
+       " flattened copies, " + human_size(collected->bytes));
   return 0;
 }
 

@@ -70,6 +70,11 @@ void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
     note("the sandbox ran out of memory (--memory " + std::to_string(spec.limits.memory_bytes) +
          " bytes) and the kernel killed a process");
   }
+  if (!result.isolation.root_reason.empty() &&
+      result.isolation.root_reason.find('=') == std::string::npos) {
+    note("the image runs from a flattened copy of its layers: " + result.isolation.root_reason +
+         " (Linux 5.11+ can; PADDOCK_IMAGE_ROOT=flattened skips the attempt)");
+  }
   for (const auto& limit : result.isolation.not_enforced) {
     note("--" + limit + " is not enforced here: " + result.isolation.limits_reason);
   }

@@ -92,7 +92,8 @@ Check probe_overlayfs() {
                  "lowerdir=/tmp/l,upperdir=/tmp/u,workdir=/tmp/w") == 0;
   });
   return {ok, ok ? "overlay mounts work in a user namespace"
-                 : "overlayfs cannot be mounted in a user namespace (kernel 5.11+ needed)"};
+                 : "overlayfs cannot be mounted in a user namespace (kernel 5.11+ needed); "
+                   "images run from a flattened copy of their layers instead"};
 }
 
 void probe_cgroups(HostReport& report) {

@@ -49,6 +49,41 @@ class Path {
   char buffer_[PATH_MAX];
 };
 
+// Text assembled in a fixed buffer (the child must not allocate); overflowing is remembered.
+template <std::size_t Size>
+class FixedText {
+ public:
+  void append(const char* text) {
+    for (; *text != '\0'; ++text) {
+      if (used_ + 1 >= Size) {
+        overflow_ = true;
+        return;
+      }
+      buffer_[used_++] = *text;
+    }
+    buffer_[used_] = '\0';
+  }
+  void append_number(int value) {
+    char digits[12];
+    int count = 0;
+    do {
+      digits[count++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value > 0 && count < 11);
+    char text[12];
+    for (int i = 0; i < count; ++i) text[i] = digits[count - 1 - i];
+    text[count] = '\0';
+    append(text);
+  }
+  [[nodiscard]] const char* c_str() const { return buffer_; }
+  [[nodiscard]] bool overflow() const { return overflow_; }
+
+ private:
+  char buffer_[Size] = {};
+  std::size_t used_ = 0;
+  bool overflow_ = false;
+};
+
 int ok_or_errno(int rc) {
   return rc == 0 ? 0 : errno;
 }
@@ -132,16 +167,31 @@ int attach_tree(int tree, Protect protect, const char* target) {
       syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH)));
 }
 
-int bind(const MountStep& step, const int* bind_fds, std::size_t bind_count, const char* target) {
-  int tree = tree_of(step, bind_fds, bind_count);
-  if (step.bind_slot >= 0 && tree < 0) return EBADF;
-  struct stat info {};
-  if (int error = stat_source(step, tree, info); error != 0) {
-    return step.optional && error == ENOENT ? 0 : error;
+// Where a bind comes from: a host path, or a path below the flattened image init opened.
+int source_path(const MountStep& step, const MountSources& sources, FixedText<PATH_MAX>& out) {
+  if (step.layer_slot < 0) {
+    out.append(step.source.c_str());
+  } else {
+    if (static_cast<std::size_t>(step.layer_slot) >= sources.layer_count) return EBADF;
+    out.append("/proc/self/fd/");
+    out.append_number(sources.layer_fds[step.layer_slot]);
+    out.append("/");
+    out.append(step.source.c_str());
   }
-  if (int error = make_target_like(info, target); error != 0) return error;
+  return out.overflow() ? ENAMETOOLONG : 0;
+}
+
+int bind(const MountStep& step, const MountSources& sources, const char* target) {
+  int tree = tree_of(step, sources.bind_fds, sources.bind_count);
+  if (step.bind_slot >= 0 && tree < 0) return EBADF;
+  FixedText<PATH_MAX> source;
+  if (int error = source_path(step, sources, source); error != 0) return error;
+  struct stat info {};
+  int error = ok_or_errno(tree >= 0 ? fstat(tree, &info) : stat(source.c_str(), &info));
+  if (error != 0) return step.optional && error == ENOENT ? 0 : error;
+  if (int made = make_target_like(info, target); made != 0) return made;
   if (tree >= 0) return attach_tree(tree, step.protect, target);
-  if (mount(step.source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+  if (mount(source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
   std::uint64_t attributes = attributes_for(step.protect);
   return attributes == 0 ? 0 : set_attributes(target, attributes, true);
 }
@@ -187,24 +237,10 @@ int pivot_root_here() {
 // opaque directories from user.overlay.* (how the layer unpacker marks them).
 int overlay_root(const MountSources& sources) {
   if (sources.layer_count == 0) return EINVAL;
-  static char options[4096];
-  std::size_t used = 0;
-  auto append = [&](const char* text) {
-    for (; *text != '\0' && used + 1 < sizeof options; ++text) options[used++] = *text;
-    options[used] = '\0';
-  };
-  auto append_number = [&](int value) {
-    char digits[12];
-    int count = 0;
-    do {
-      digits[count++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value > 0);
-    char text[12];
-    for (int i = 0; i < count; ++i) text[i] = digits[count - 1 - i];
-    text[count] = '\0';
-    append(text);
-  };
+  static FixedText<4096> options;
+  options = {};
+  auto append = [&](const char* text) { options.append(text); };
+  auto append_number = [&](int value) { options.append_number(value); };
   append("userxattr,lowerdir=");
   for (std::size_t i = 0; i < sources.layer_count; ++i) {
     if (i > 0) append(":");
@@ -215,9 +251,9 @@ int overlay_root(const MountSources& sources) {
   append(kUpper);
   append(",workdir=");
   append(kOverlayWork);
-  if (used + 1 >= sizeof options) return ENAMETOOLONG;
+  if (options.overflow()) return ENAMETOOLONG;
   g_prefix = kStaging;
-  return ok_or_errno(mount("overlay", kStaging, "overlay", MS_NOSUID | MS_NODEV, options));
+  return ok_or_errno(mount("overlay", kStaging, "overlay", MS_NOSUID | MS_NODEV, options.c_str()));
 }
 
 int apply(const MountStep& step, const MountSources& sources) {
@@ -248,7 +284,7 @@ int apply(const MountStep& step, const MountSources& sources) {
       return make_target_like(info, path);
     }
     case Kind::kBind:
-      return bind(step, bind_fds, bind_count, path);
+      return bind(step, sources, path);
     case Kind::kProc:
       return ok_or_errno(mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr));
     case Kind::kDevpts:

@@ -1,8 +1,10 @@
 #include "native/mount_plan.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -60,6 +62,11 @@ class PlanBuilder {
   void bind(const std::string& host, const std::string& path, Protect protect) {
     add({.kind = Kind::kBind, .target = path, .source = host, .protect = protect});
   }
+  // `path` of the layout's tree (the host's, or a flattened image's) onto the same path.
+  void bind_same(const HostLayout& layout, const std::string& path) {
+    if (!layout.flattened_image) return bind(path, path, Protect::kSealedLater);
+    add({.kind = Kind::kBind, .target = path, .source = path.substr(1), .layer_slot = 0});
+  }
   MountPlan take() { return std::move(plan_); }
 
  private:
@@ -91,7 +98,7 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
     switch (entry.type) {
       case HostLayout::Entry::Type::kDirectory:
         plan.dir(path);
-        plan.bind(path, path, Protect::kSealedLater);
+        plan.bind_same(host, path);
         break;
       case HostLayout::Entry::Type::kSymlink:
         plan.symlink(path, entry.content);
@@ -175,6 +182,19 @@ bool is_dir_or_link_or_file(const std::string& path, bool allow_file) {
   return S_ISDIR(info.st_mode) || S_ISLNK(info.st_mode);
 }
 
+std::vector<std::string> names_in(const std::string& path) {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(std::move(name));
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());  // the same plan for the same image, every time
+  return names;
+}
+
 }  // namespace
 
 std::string MountStep::describe() const {
@@ -194,6 +214,7 @@ std::string MountStep::describe() const {
     case Kind::kMakeMountPoint:
       return "creating mount point " + target;
     case Kind::kBind:
+      if (layer_slot >= 0) return "binding the image's /" + source + " on " + target;
       return "binding " + source + " on " + target;
     case Kind::kProc:
       return "mounting proc on " + target;
@@ -256,6 +277,28 @@ HostLayout probe_host_layout() {
   return layout;
 }
 
+HostLayout probe_flattened_image(const std::string& root, const std::string& workdir) {
+  HostLayout layout;
+  layout.flattened_image = true;
+  std::set<std::string> made_by_paddock = {
+      "etc", "dev", "proc", "sys", "tmp", workdir.substr(1, workdir.find('/', 1) - 1)};
+  for (const auto& name : names_in(root)) {
+    std::string path = root + "/" + name;
+    if (made_by_paddock.count(name) == 0 && is_dir_or_link_or_file(path, false)) {
+      layout.top_level.push_back(read_entry(path, name));
+    }
+  }
+  static const std::set<std::string> kIdentityFiles = {"passwd", "group",         "hostname",
+                                                       "hosts",  "nsswitch.conf", "resolv.conf"};
+  for (const auto& name : names_in(root + "/etc")) {
+    std::string path = root + "/etc/" + name;
+    if (kIdentityFiles.count(name) == 0 && is_dir_or_link_or_file(path, true)) {
+      layout.etc.push_back(read_entry(path, name));
+    }
+  }
+  return layout;
+}
+
 MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
                       const SandboxIdentity& identity) {
   PlanBuilder plan;
@@ -264,21 +307,23 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
   // The read-only tree: the host's programs and libraries, a curated /etc, and every mount point
   // the later steps need (the root cannot take new directories once sealed). An image brings
   // its own programs, libraries and /etc; paddock's generated /etc files go over them.
-  bool image = !spec.image_layers.empty();
-  if (!image) {
+  bool overlay = !spec.image_layers.empty() && !host.flattened_image;
+  if (spec.image_layers.empty()) {
     plan.dir("/usr");
     plan.bind("/usr", "/usr", Protect::kSealedLater);
+  }
+  if (!overlay) {
     for (const auto& entry : host.top_level) {
       std::string path = "/" + entry.name;
       if (entry.type == HostLayout::Entry::Type::kSymlink) {
         plan.symlink(path, entry.content);
       } else {
         plan.dir(path);
-        plan.bind(path, path, Protect::kSealedLater);
+        plan.bind_same(host, path);
       }
     }
   }
-  plan_etc(plan, spec, image ? HostLayout{} : host, identity);
+  plan_etc(plan, spec, overlay ? HostLayout{} : host, identity);
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
   plan.parents(spec.workdir);
   plan.dir(spec.workdir);
@@ -293,7 +338,7 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
     }
   }
   // Everything made so far went into the overlay's upper layer; the image goes under it now.
-  if (image) plan.add({.kind = Kind::kOverlayRoot});
+  if (overlay) plan.add({.kind = Kind::kOverlayRoot});
   plan_resolv(plan, spec);
   plan.add({.kind = Kind::kSeal, .target = "/"});
 

@@ -52,6 +52,7 @@ struct MountStep {
   mode_t mode = 0755;
   Protect protect = Protect::kSealedLater;
   int bind_slot = -1;     // for user binds: index of the O_PATH fd the parent opened
+  int layer_slot = -1;    // for a flattened image: `source` is relative to this layer's fd
   bool optional = false;  // skip when the source or target does not exist
 
   // One line for error messages: "binding /usr on /usr".
@@ -69,10 +70,18 @@ struct HostLayout {
   };
   std::vector<Entry> top_level;  // /bin, /sbin, /lib* that exist (directories or symlinks)
   std::vector<Entry> etc;        // allow-listed /etc entries that exist
+  // The entries are a flattened image's (rootfs/image_flatten.h), not the host's: every
+  // top-level directory (/usr among them) and every /etc entry, bound from the copy through the
+  // fd init opened for it.
+  bool flattened_image = false;
 };
 
 // Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 and the allow-listed /etc entries.
 HostLayout probe_host_layout();
+
+// The layout of a flattened image at `root`, minus what the sandbox makes itself (/etc's
+// identity files, /dev, /proc, /tmp and the top of the work directory).
+HostLayout probe_flattened_image(const std::string& root, const std::string& workdir);
 
 // The host's /etc entries a sandbox sees, read-only, when they exist: what programs need to find
 // libraries, certificates, time zones and Debian's alternatives, and nothing with secrets.

@@ -1,13 +1,17 @@
 #include "native/native_backend.h"
 
 #include "native/artifacts.h"
+#include "native/image_root_fallback.h"
 #include "native/native_session.h"
 #include "native/run_report.h"
 #include "native/sandbox_launch.h"
 
 namespace paddock {
+namespace {
 
-Result<RunResult> NativeBackend::run(const SandboxSpec& spec, RunObserver& observer) {
+// One sandbox for `spec`. Sets `refused` (and returns an error) when the kernel would not mount
+// the image's overlay and a flattened copy can take its place.
+Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool& refused) {
   auto launched_or = launch_sandbox(spec, observer, LaunchMode::kRun);
   if (!launched_or) return launched_or.error();
   LaunchedSandbox& launched = **launched_or;
@@ -20,12 +24,21 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& spec, RunObserver& obser
   }
   done.workdir.reset();  // the sandbox's last file system goes with it
   CgroupOutcome outcome = finish_cgroup(launched);
+  refused = done.setup_failure && overlay_refused(spec, *launched.prepared, *done.setup_failure);
   auto result = to_run_result(spec, *launched.prepared, launched.ids, std::move(done), outcome);
   if (result) {
     result->artifacts = std::move(artifacts);
     result->artifacts_truncated = artifacts_truncated;
   }
   return result;
+}
+
+}  // namespace
+
+Result<RunResult> NativeBackend::run(const SandboxSpec& spec, RunObserver& observer) {
+  return with_image_root_fallback<RunResult>(spec, [&](const SandboxSpec& attempt, bool& refused) {
+    return run_once(attempt, observer, refused);
+  });
 }
 
 Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxSpec& spec) {

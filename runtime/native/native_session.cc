@@ -14,6 +14,7 @@
 
 #include "native/artifacts.h"
 #include "native/channel.h"
+#include "native/image_root_fallback.h"
 #include "native/run_report.h"
 #include "native/session_channel.h"
 
@@ -71,17 +72,21 @@ std::string file_type(mode_t mode) {
 }  // namespace
 
 Result<std::unique_ptr<Session>> NativeSession::open(const SandboxSpec& spec) {
+  return with_image_root_fallback<std::unique_ptr<Session>>(spec, open_once);
+}
+
+Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxSpec& spec, bool& refused) {
   QuietObserver observer;
   auto launched = launch_sandbox(spec, observer, LaunchMode::kSession);
   if (!launched) return launched.error();
   std::unique_ptr<NativeSession> session(new NativeSession(spec, std::move(*launched)));
   session->launched_->sandbox.session = true;
   session->killer_.reset(fcntl(session->launched_->sandbox.pidfd.get(), F_DUPFD_CLOEXEC, 3));
-  if (auto ready = session->wait_until_ready(); !ready) return ready.error();
+  if (auto ready = session->wait_until_ready(refused); !ready) return ready.error();
   return std::unique_ptr<Session>(std::move(session));
 }
 
-Status NativeSession::wait_until_ready() {
+Status NativeSession::wait_until_ready(bool& refused) {
   for (;;) {
     UniqueFd passed;
     auto message = receive_message(launched_->sandbox, &passed);
@@ -91,6 +96,7 @@ Status NativeSession::wait_until_ready() {
       return {};
     }
     if (message->kind == ChildMessageKind::kSetupFailed) {
+      refused = overlay_refused(spec_, *launched_->prepared, *message);
       Supervised failed;
       failed.setup_failure = *message;
       auto described =

@@ -28,8 +28,10 @@ class NativeSession final : public Session {
  private:
   NativeSession(SandboxSpec spec, std::unique_ptr<LaunchedSandbox> launched)
       : spec_(std::move(spec)), launched_(std::move(launched)) {}
+  // One attempt; `refused` as in with_image_root_fallback.
+  static Result<std::unique_ptr<Session>> open_once(const SandboxSpec& spec, bool& refused);
   // Waits for init to finish setting up and send its work directory.
-  Status wait_until_ready();
+  Status wait_until_ready(bool& refused);
   // An fd of `path` opened by init as the sandbox user (see SessionOpenMode).
   Result<UniqueFd> open_inside(const std::string& path, SessionOpenMode mode);
   Status check_alive() const;

@@ -109,8 +109,12 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   if (!prepared->no_capabilities) return system_error("cap_init");
 
   // An image brings its own tree: the host's needs no probing then.
-  prepared->mounts =
-      plan_mounts(spec, spec.image_layers.empty() ? host_layout() : HostLayout{}, identity);
+  HostLayout image_layout;
+  if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() == 1) {
+    image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
+  }
+  const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
+  prepared->mounts = plan_mounts(spec, layout, identity);
   prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
   prepared->step_storage = spec.prelude;
   prepared->step_storage.push_back(spec.argv);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "native/channel.h"
+#include "native/image_root_fallback.h"
 
 namespace paddock {
 namespace {
@@ -20,8 +21,10 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
         const MountStep& step = prepared.mounts.steps[static_cast<std::size_t>(failure.detail)];
         std::string text = step.describe() + ": " + reason;
         if (step.kind == MountStep::Kind::kOverlayRoot) {
-          text += " (overlayfs in a user namespace needs Linux 5.11 or newer and the overlay "
-                  "module; 'paddock doctor' tells whether this host has it)";
+          text +=
+              " (overlayfs in a user namespace needs Linux 5.11 or newer and the overlay "
+              "module; 'paddock doctor' tells whether this host has it. Without "
+              "PADDOCK_IMAGE_ROOT=overlay, paddock falls back to a flattened copy)";
         }
         return text;
       }
@@ -83,6 +86,16 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
   report.network = spec.network == NetworkMode::kNone   ? "none"
                    : spec.network == NetworkMode::kUser ? "user"
                                                         : "host";
+  if (spec.image_layers.empty()) {
+    report.root = "host";
+  } else if (spec.image_root != ImageRoot::kFlattened) {
+    report.root = "image (overlayfs)";
+  } else {
+    report.root = "image (flattened copy)";
+    report.root_reason = overlay_refused_in_this_process()
+                             ? "this kernel will not mount overlayfs in a user namespace"
+                             : "PADDOCK_IMAGE_ROOT=flattened";
+  }
   report.limits_mode = cgroup.directory.empty() ? "rlimit" : "cgroup2";
   report.limits_reason = cgroup.reason;
   report.cgroup = cgroup.directory;

@@ -85,6 +85,10 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
     return invalid_input("images of more than " + std::to_string(kMaxLayers) +
                          " layers are not supported");
   }
+  if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() != 1) {
+    return invalid_input("a flattened image root is one directory, not " +
+                         std::to_string(spec.image_layers.size()));
+  }
   for (const auto& layer : spec.image_layers) {
     if (layer.empty() || layer[0] != '/') {
       return invalid_input("image layer '" + layer + "' must be an absolute host path");

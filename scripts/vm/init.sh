@@ -276,6 +276,33 @@ scenario_killed_paddock() {
   finish killed_paddock "stale=${stale:-none} processes=$running next_rc=$next_rc wall_ms=$(($(now_ms) - start))"
 }
 
+# An image on a kernel without overlayfs (no modules in the VM): paddock falls back to a
+# flattened copy of the layers, says so, and the sandbox sees exactly what overlayfs would show
+# (the upper layer's files, a whiteout and an opaque directory applied, the image's user).
+scenario_image_fallback() {
+  store=$WORK/images
+  rm -rf "$store"
+  cp -a /images "$store"
+  sandbox image_fallback --root "$store" --image tiny:1 -- sh -c \
+    'cat /etc/motd; ls /data; ls /etc/gone 2>&1; id -u; touch /bin/new 2>&1 || echo ro'
+  output=$(field stdout)
+  root=$(grep -oE '"root": *"[^"]*"' "$out" | head -n 1 || true)
+  begin
+  expect "exit status $rc" [ "$rc" = 0 ]
+  expect "root $root" matches "$root" '*flattened copy*'
+  expect "stdout $output" matches "$output" '*layer two*new*No such file*1234*ro*'
+  expect "no root_reason" grep -q '"root_reason": *"this kernel will not mount overlayfs' "$out"
+  in_scope paddock run --root "$store" --image tiny:1 -- true 2>"$WORK/image_note.err" || true
+  expect "no note on stderr" grep -q 'runs from a flattened copy' "$WORK/image_note.err"
+  expect "no flattened copy in the store" [ -n "$(ls "$store/flat")" ]
+  overlay_rc=0
+  PADDOCK_IMAGE_ROOT=overlay in_scope paddock run --root "$store" --image tiny:1 -- true \
+    >/dev/null 2>"$WORK/image_overlay.err" || overlay_rc=$?
+  expect "PADDOCK_IMAGE_ROOT=overlay did not fail" [ "$overlay_rc" != 0 ]
+  expect "its error does not name overlayfs" grep -q overlayfs "$WORK/image_overlay.err"
+  finish image_fallback "$(summary) $root overlay_only: $(head -n 1 "$WORK/image_overlay.err")"
+}
+
 # Whatever the pass did (OOM kills included), no sandbox cgroup may outlive its run.
 scenario_leftovers() {
   left=$(sandbox_cgroups_left)
@@ -294,7 +321,7 @@ run_pass() {
   mkdir -p "$WORK"
   echo "VMINFO $ROLE pass: $(id), in cgroup $(cut -d: -f3 /proc/self/cgroup)"
   for scenario in cgroup_mode oom pids cpu timeout_cleanup killed_paddock require_cgroups doctor \
-    leftovers; do
+    image_fallback leftovers; do
     "scenario_$scenario"
   done
 }

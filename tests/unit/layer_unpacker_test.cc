@@ -409,14 +409,33 @@ TEST(LayerUnpacker, SetuidAndSetgidBitsAreDropped) {
   EXPECT_EQ(stats->setid_bits_dropped, 5u);
 }
 
-TEST(LayerUnpacker, OwnersAreCountedNotApplied) {
+// The image's owners are kept where the unpacking user may chown (root), and recorded in an
+// xattr otherwise (the suite runs as both). Root-owned entries are the unpacking user's.
+TEST(LayerUnpacker, OwnersAreKeptAsRootAndRecordedOtherwise) {
   Sandbox box;
   LayerBuilder layer;
   layer.file("mine", "x").file("theirs", "x").owned_by(1000, 1000).dir("d").owned_by(0, 50);
+  layer.symlink("link", "theirs").owned_by(7, 7);
   auto stats = box.unpack(layer.tar());
   ASSERT_TRUE(stats.ok()) << stats.error().message;
-  EXPECT_EQ(stats->foreign_owners, 2u);
-  EXPECT_EQ(lstat_of(box.path("theirs")).st_uid, geteuid());
+  EXPECT_EQ(lstat_of(box.path("mine")).st_uid, geteuid());
+  auto recorded = [&](const std::string& name) {
+    char value[64] = {};
+    ssize_t length = lgetxattr(box.path(name).c_str(), kOwnerXattr, value, sizeof value - 1);
+    return length < 0 ? std::string("none") : std::string(value, static_cast<std::size_t>(length));
+  };
+  if (geteuid() == 0) {
+    EXPECT_EQ(stats->owners_kept, 3u);
+    EXPECT_EQ(lstat_of(box.path("theirs")).st_uid, 1000u);
+    EXPECT_EQ(lstat_of(box.path("d")).st_gid, 50u);
+    EXPECT_EQ(lstat_of(box.path("link")).st_uid, 7u);
+  } else {
+    EXPECT_EQ(stats->owners_recorded, 2u);
+    EXPECT_EQ(recorded("theirs"), "1000:1000");
+    EXPECT_EQ(recorded("d"), "0:50");
+    EXPECT_EQ(stats->foreign_owners, 1u);  // no user xattrs on a symlink
+    EXPECT_EQ(lstat_of(box.path("theirs")).st_uid, geteuid());
+  }
 }
 
 TEST(LayerUnpacker, NonAsciiNamesSurvive) {

@@ -168,6 +168,38 @@ TEST(MountPlan, UserBindsUseTheirSlotsAndAreReadOnly) {
   EXPECT_EQ(find(p, Kind::kBind, "/work/x.py")->bind_slot, 1);
 }
 
+// A flattened image (no overlayfs in a user namespace): every top-level directory of the copy,
+// /usr included, and every /etc entry is bound from the copy through init's layer fd 0, by a
+// path relative to it; paddock's identity files stay its own.
+TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
+  SandboxSpec spec;
+  spec.image_layers = {"/store/flat/abc"};
+  spec.image_root = ImageRoot::kFlattened;
+  HostLayout image;
+  image.flattened_image = true;
+  image.top_level = {{"usr", Type::kDirectory, ""}, {"bin", Type::kSymlink, "usr/bin"}};
+  image.etc = {{"ssl", Type::kDirectory, ""}, {"debian_version", Type::kFile, "12.8\n"}};
+  MountPlan p = plan_mounts(spec, image, SandboxIdentity{});
+  EXPECT_EQ(index_of(p, Kind::kOverlayRoot), -1);
+  const MountStep* usr = find(p, Kind::kBind, "/usr");
+  ASSERT_NE(usr, nullptr);
+  EXPECT_EQ(usr->source, "usr");
+  EXPECT_EQ(usr->layer_slot, 0);
+  EXPECT_EQ(usr->describe(), "binding the image's /usr on /usr");
+  const MountStep* ssl = find(p, Kind::kBind, "/etc/ssl");
+  ASSERT_NE(ssl, nullptr);
+  EXPECT_EQ(ssl->source, "etc/ssl");
+  EXPECT_EQ(ssl->layer_slot, 0);
+  EXPECT_EQ(find(p, Kind::kSymlink, "/bin")->content, "usr/bin");
+  EXPECT_EQ(find(p, Kind::kWriteFile, "/etc/debian_version")->content, "12.8\n");
+  EXPECT_LT(index_of(p, Kind::kBind, "/usr"), index_of(p, Kind::kSeal, "/"));
+  // The overlay plan of the same image binds nothing of it.
+  spec.image_root = ImageRoot::kAuto;
+  MountPlan overlay = plan_mounts(spec, HostLayout{}, SandboxIdentity{});
+  EXPECT_GE(index_of(overlay, Kind::kOverlayRoot), 0);
+  EXPECT_EQ(find(overlay, Kind::kBind, "/usr"), nullptr);
+}
+
 TEST(MountPlan, EveryStepDescribesItself) {
   for (const auto& step : plan().steps) EXPECT_FALSE(step.describe().empty());
   EXPECT_EQ(find(plan(), Kind::kBind, "/usr")->describe(), "binding /usr on /usr");

@@ -1,0 +1,44 @@
+#pragma once
+
+// An image's root where overlayfs cannot be mounted in a user namespace (Linux before 5.11, or
+// a kernel without the overlay module): the layers merged once into a flattened copy in the
+// store (rootfs/image_flatten.h), whose directories are then bound into the root one by one.
+// In the default mode (ImageRoot::kAuto) overlayfs is tried first; when the kernel refuses it,
+// the run is started again on the copy, and the rest of the process goes straight there.
+
+#include "core/result.h"
+#include "native/channel.h"
+#include "native/prepared_run.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+// Whether `spec` runs on the flattened copy: asked for, or overlayfs refused earlier.
+bool flattened_root_wanted(const SandboxSpec& spec);
+
+// `spec` on its flattened copy, made first if it is not there yet.
+Result<SandboxSpec> with_flattened_root(const SandboxSpec& spec);
+
+// Whether a setup failure is the kernel refusing overlayfs where a flattened copy would do
+// (ImageRoot::kAuto); remembered for the rest of the process.
+bool overlay_refused(const SandboxSpec& spec, const Prepared& prepared,
+                     const ChildMessage& failure);
+
+// Whether overlayfs was refused by this kernel earlier in this process.
+bool overlay_refused_in_this_process();
+
+// `attempt(spec, refused)` (a run, a session), and once more on the flattened copy when it set
+// `refused`: with overlayfs where the kernel allows it, else with the copy.
+template <typename Value, typename Attempt>
+Result<Value> with_image_root_fallback(const SandboxSpec& spec, Attempt attempt) {
+  bool refused = false;
+  if (!flattened_root_wanted(spec)) {
+    Result<Value> result = attempt(spec, refused);
+    if (!refused) return result;
+  }
+  auto flattened = with_flattened_root(spec);
+  if (!flattened) return flattened.error();
+  return attempt(*flattened, refused);
+}
+
+}  // namespace paddock
