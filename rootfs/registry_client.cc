@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -213,6 +214,7 @@ struct RegistryClient::Shared {
   RegistryOptions options;
   std::optional<Credentials> credentials;
   bool plain_allowed = false;
+  std::optional<std::string> ca_file;  // the registry's own CA, from a certs.d directory
 
   std::mutex mutex;  // guards what follows: learned while pulling, by any thread
   std::string scheme = "https";
@@ -254,6 +256,23 @@ RegistryClient::~RegistryClient() {
   if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
 }
 
+std::optional<std::string> registry_ca_file(const std::string& host) {
+  std::vector<std::string> directories;
+  const char* config = getenv("XDG_CONFIG_HOME");
+  const char* home = getenv("HOME");
+  if (config != nullptr && *config == '/') {
+    directories.push_back(std::string(config) + "/containers/certs.d");
+  } else if (home != nullptr && *home == '/') {
+    directories.push_back(std::string(home) + "/.config/containers/certs.d");
+  }
+  directories.insert(directories.end(), {"/etc/containers/certs.d", "/etc/docker/certs.d"});
+  for (const auto& directory : directories) {
+    std::string file = directory + "/" + host + "/ca.crt";
+    if (access(file.c_str(), R_OK) == 0) return file;
+  }
+  return std::nullopt;
+}
+
 Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
                                               const RegistryOptions& options) {
   global_init();
@@ -264,6 +283,7 @@ Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
   shared->options = options;
   shared->credentials = *credentials;
   shared->plain_allowed = options.insecure || reference.is_loopback();
+  shared->ca_file = registry_ca_file(reference.api_host());
   if (reference.is_loopback()) shared->scheme = "http";
   CURL* handle = curl_easy_init();
   if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
@@ -325,8 +345,10 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return state->abort != nullptr && state->abort->load() ? 1 : 0;
 }
 
-// The settings every request shares: protocols, timeouts, TLS.
-void common_options(CURL* handle, bool https, bool insecure, TransferState& state,
+// The settings every request shares: protocols, timeouts, TLS (`ca_file`: trust that CA
+// instead of the system's).
+void common_options(CURL* handle, bool https, bool insecure,
+                    const std::optional<std::string>& ca_file, TransferState& state,
                     char* error_buffer) {
   curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
   // A blob may be redirected to a CDN; never from HTTPS down to plain HTTP.
@@ -339,6 +361,7 @@ void common_options(CURL* handle, bool https, bool insecure, TransferState& stat
   // A stalled transfer (under 1 byte/s for a minute) fails and is retried.
   curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, 60L);
+  if (ca_file) curl_easy_setopt(handle, CURLOPT_CAINFO, ca_file->c_str());
   if (insecure) {
     curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -376,7 +399,8 @@ Result<RegistryClient::Response> RegistryClient::perform_once(const std::string&
     std::lock_guard lock(shared_->mutex);
     authorization = shared_->authorization;
   }
-  common_options(handle, url.starts_with("https:"), shared_->options.insecure, state, error_buffer);
+  common_options(handle, url.starts_with("https:"), shared_->options.insecure, shared_->ca_file,
+                 state, error_buffer);
   curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
   if (method == "HEAD") curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
   UniqueSlist headers;
@@ -453,7 +477,11 @@ Result<RegistryClient::Response> RegistryClient::request(
         continue;
       }
       std::string hint;
-      if (code == CURLE_SSL_CONNECT_ERROR || code == CURLE_PEER_FAILED_VERIFICATION) {
+      if (code == CURLE_PEER_FAILED_VERIFICATION) {
+        hint = " (a registry with its own CA: put it in ~/.config/containers/certs.d/" +
+               reference.api_host() + "/ca.crt or /etc/docker/certs.d/" + reference.api_host() +
+               "/ca.crt)";
+      } else if (code == CURLE_SSL_CONNECT_ERROR) {
         hint = " (a registry without TLS needs --insecure)";
       }
       return Error{EIO, "pulling " + reference.canonical() + ": cannot reach " +
@@ -524,8 +552,8 @@ Status RegistryClient::authenticate(const std::string& challenge) {
     state.max_bytes = 1u << 20;
     state.abort = abort_;
     char error_buffer[CURL_ERROR_SIZE] = {};
-    common_options(handle, realm.starts_with("https:"), shared_->options.insecure, state,
-                   error_buffer);
+    common_options(handle, realm.starts_with("https:"), shared_->options.insecure, std::nullopt,
+                   state, error_buffer);
     curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
     if (credentials) {
       curl_easy_setopt(handle, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -176,25 +177,26 @@ std::string missing_tools() {
   return "";
 }
 
-std::string registry_config(const std::string& storage, int port, const std::string& auth) {
+// `extra`: YAML appended right after http.addr (indented: more of http; not: a new section).
+std::string registry_config(const std::string& storage, int port, const std::string& extra) {
   return "version: 0.1\n"
          "log:\n  level: warn\n"
          "storage:\n  filesystem:\n    rootdirectory: " +
          storage +
          "\n"
          "http:\n  addr: 127.0.0.1:" +
-         std::to_string(port) + "\n" + auth;
+         std::to_string(port) + "\n" + extra;
 }
 
 // Starts docker-registry on a free port; empty unique_ptr and `error` set when it does not
 // come up.
 std::unique_ptr<Server> start_registry(const std::string& dir, const std::string& name,
-                                       const std::string& storage, const std::string& auth,
+                                       const std::string& storage, const std::string& extra,
                                        int& port, std::string& error) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     port = free_port();
     std::string config = dir + "/" + name + ".yml";
-    write_text(config, registry_config(storage, port, auth));
+    write_text(config, registry_config(storage, port, extra));
     auto server = std::make_unique<Server>(
         std::vector<std::string>{"/usr/bin/docker-registry", "serve", config},
         dir + "/" + name + ".log");
@@ -257,6 +259,12 @@ class Registry : public ::testing::Test {
         return;
       }
     }
+    // Docker's own formats: skopeo converts the index to a manifest list on the way.
+    ToolResult docker =
+        run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--all", "--format", "v2s2",
+                  "--dest-tls-verify=false", "oci:" + suite->dir + "/layout:gzipped",
+                  "docker://" + suite->ref("test/docker:multi")});
+    if (docker.status != 0) suite->setup_error = "skopeo copy gzipped: " + docker.output;
   }
 
   static void TearDownTestSuite() {
@@ -378,6 +386,24 @@ TEST_F(Registry, PlatformIsSelectedFromTheIndex) {
   expect_one_line_error(run_cli({"pull", "--platform", "linux/s390x", ref}), "linux/s390x");
 }
 
+// A Docker manifest list (application/vnd.docker.distribution.manifest.list.v2+json) of Docker
+// schema-2 manifests, as registries serve images pushed by docker.
+TEST_F(Registry, DockerManifestListsAndSchema2ManifestsArePulled) {
+  std::string ref = suite->ref("test/docker:multi");
+  ToolResult raw =
+      run_tool({"/usr/bin/skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + ref});
+  ASSERT_NE(raw.output.find("application/vnd.docker.distribution.manifest.list.v2+json"),
+            std::string::npos)
+      << raw.output;
+  for (const auto& [platform, arch] :
+       {std::pair<std::string, std::string>{"linux/arm64", "arm64"}, {"linux/amd64", "amd64"}}) {
+    CliResult pulled = run_cli({"pull", "--platform", platform, ref});
+    ASSERT_EQ(pulled.exit_status, 0) << pulled.err;
+    CliResult ran = run_cli({"run", "--image", ref, "--", "cat", "/arch.txt", "/hello.txt"});
+    EXPECT_EQ(ran.out, arch + "\nhello from a pulled image\n") << ran.err;
+  }
+}
+
 TEST_F(Registry, BlobNotMatchingItsDigestIsRejected) {
   std::string layer = suite->digests["corrupt_layer"].get<std::string>();
   std::string data = suite->dir + "/storage/docker/registry/v2/blobs/sha256/" + layer.substr(7, 2) +
@@ -407,6 +433,38 @@ TEST_F(Registry, UnknownTagIsOneClearError) {
   expect_one_line_error(run_cli({"pull", suite->ref("test/no-such-repo:latest")}), "not found");
   expect_one_line_error(run_cli({"pull", "Not A Reference"}), "Not A Reference");
   EXPECT_EQ(run_cli({"images", "--json"}).out, "[]\n");
+}
+
+// The registry over HTTPS with a certificate of its own CA: refused until the CA is where Docker
+// and Podman users put it (certs.d/HOST:PORT/ca.crt), then pulled over TLS (this registry speaks
+// nothing else).
+TEST_F(Registry, HttpsWithTheRegistrysOwnCa) {
+  const std::string& dir = suite->dir;
+  ToolResult key =
+      run_tool({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                dir + "/tls.key", "-out", dir + "/tls.crt", "-subj", "/CN=127.0.0.1", "-addext",
+                "subjectAltName=IP:127.0.0.1", "-days", "2"});
+  ASSERT_EQ(key.status, 0) << key.output;
+  std::string tls = "  tls:\n    certificate: " + dir + "/tls.crt\n    key: " + dir + "/tls.key\n";
+  int port = -1;
+  std::string error;
+  auto registry = start_registry(dir, "tls-registry", dir + "/storage", tls, port, error);
+  ASSERT_TRUE(registry) << error;
+  std::string host = "127.0.0.1:" + std::to_string(port);
+  std::string ref = host + "/test/tiny:tiny";
+
+  setenv("XDG_CONFIG_HOME", (dir + "/no-config").c_str(), 1);
+  CliResult untrusted = run_cli({"pull", ref});
+  expect_one_line_error(untrusted, "certs.d/" + host + "/ca.crt");
+
+  std::string certs = dir + "/config/containers/certs.d/" + host;
+  std::filesystem::create_directories(certs);
+  std::filesystem::copy_file(dir + "/tls.crt", certs + "/ca.crt");
+  setenv("XDG_CONFIG_HOME", (dir + "/config").c_str(), 1);
+  CliResult pulled = run_cli({"pull", ref});
+  unsetenv("XDG_CONFIG_HOME");
+  ASSERT_EQ(pulled.exit_status, 0) << pulled.err;
+  EXPECT_EQ(run_cli({"run", "--image", ref}).out, "hello from a pulled image\n");
 }
 
 // The registry in `auth.token` mode, on the same storage, with a token service that grants

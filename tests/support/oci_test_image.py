@@ -5,6 +5,8 @@ Usage: oci_test_image.py DIR. Tags in DIR (for `skopeo copy oci:DIR:TAG ...`):
   tiny     linux/amd64: a gzip layer (static busybox as /bin/sh and /bin/cat), a zstd layer and
            a plain tar layer with text files
   multi    an image index of tiny's manifest and a linux/arm64 manifest whose /arch.txt says arm64
+  gzipped  tiny's index again, with gzip layers only (Docker's formats have no zstd): the suite
+           pushes it as a Docker manifest list of Docker schema-2 manifests
   corrupt  an image with a layer of its own (the test breaks that blob in the registry)
 Prints JSON naming the digests the test needs. Everything is deterministic but the arm64 and
 corrupt layers, which carry a nonce so that no other image (or earlier run) shares them.
@@ -141,6 +143,14 @@ def main():
     index_descriptor = layout.blob(json.dumps(index, sort_keys=True).encode(),
                                    "application/vnd.oci.image.index.v1+json")
     layout.tag(index_descriptor, "multi")
+
+    amd64_gzip = layout.image([
+        layout.layer(base + [("hello.txt", b"hello from a pulled image\n")], "gzip"),
+        layout.layer([("arch.txt", b"amd64\n")], "gzip"),
+    ], "amd64")
+    gzipped = dict(index, manifests=[amd64_gzip, arm64])
+    layout.tag(layout.blob(json.dumps(gzipped, sort_keys=True).encode(),
+                           "application/vnd.oci.image.index.v1+json"), "gzipped")
 
     corrupt_layer, corrupt_diff_id = layout.layer(
         [("corrupt.txt", b"this blob gets broken " + nonce + b"\n")], "gzip")
