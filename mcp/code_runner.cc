@@ -38,20 +38,22 @@ double effective_timeout(const CodeRequest& request, double policy_seconds, doub
 }
 
 // The policy's spec on the policy's root file system (the host's /usr, or its image).
-Result<SandboxSpec> policy_spec(const LanguagePolicy& policy, const std::string& code,
+Result<SandboxSpec> policy_spec(const Backend& backend, const LanguagePolicy& policy,
+                                const std::string& code,
                                 const std::vector<std::string>& libraries) {
   auto spec = language_spec(policy, code, {}, libraries);
   if (!spec) return spec.error();
   if (auto image = image_of_rootfs(policy.rootfs)) {
-    if (auto applied = apply_image(*image, std::nullopt, *spec, true); !applied) {
+    if (auto applied = backend.use_image(*image, std::nullopt, *spec, true); !applied) {
       return applied.error().context("language " + policy.name);
     }
   }
   return spec;
 }
 
-Result<SandboxSpec> code_spec(const LanguagePolicy& policy, const CodeRequest& request) {
-  auto spec = policy_spec(policy, request.code, request.libraries);
+Result<SandboxSpec> code_spec(const Backend& backend, const LanguagePolicy& policy,
+                              const CodeRequest& request) {
+  auto spec = policy_spec(backend, policy, request.code, request.libraries);
   if (!spec) return spec.error();
   spec->collect.max_files = kMaxArtifacts;
   spec->collect.max_bytes = kArtifactBudget;
@@ -64,8 +66,8 @@ std::string session_plot_directory(int run) {
   return std::string(kPlotsDirectory) + "/" + std::to_string(run);
 }
 
-Result<SandboxSpec> session_spec(const LanguagePolicy& policy) {
-  auto spec = policy_spec(policy, "", {});
+Result<SandboxSpec> session_spec(const Backend& backend, const LanguagePolicy& policy) {
+  auto spec = policy_spec(backend, policy, "", {});
   if (!spec) return spec.error();
   if (spec->network == NetworkMode::kHost || policy.install_network == "host") {
     return invalid_input("language '" + policy.name +
@@ -79,7 +81,7 @@ Result<SandboxSpec> session_spec(const LanguagePolicy& policy) {
 
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                           const CodeRequest& request, RunObserver& observer) {
-  auto spec = code_spec(policy, request);
+  auto spec = code_spec(*state.backend, policy, request);
   if (!spec) return spec.error();
   CodeRun run;
   run.timeout_seconds = effective_timeout(request, spec->limits.wall_seconds,
@@ -102,7 +104,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer) {
   const LanguagePolicy& policy = *session.policy;
-  auto spec = code_spec(policy, request);
+  auto spec = code_spec(*state.backend, policy, request);
   if (!spec) return spec.error();
   CodeRun run;
   run.timeout_seconds = effective_timeout(request, spec->limits.wall_seconds,

@@ -43,6 +43,6 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
                                      RunObserver& observer);
 
 // The spec a session of `policy` starts from: its environment, support files and limits.
-Result<SandboxSpec> session_spec(const LanguagePolicy& policy);
+Result<SandboxSpec> session_spec(const Backend& backend, const LanguagePolicy& policy);
 
 }  // namespace paddock::mcp

@@ -23,7 +23,7 @@ int serve_stdio(const ServerOptions& options) {
     log(LogLevel::kError, policies.error().message);
     return 2;
   }
-  auto backend = builtin_backends().create(options.backend);
+  auto backend = available_backends().create(options.backend);
   if (!backend) {
     log(LogLevel::kError, backend.error().message);
     return 2;

@@ -4,6 +4,7 @@
 // Kubernetes later. A backend turns one immutable SandboxSpec into one RunResult.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,12 @@ class Backend {
   [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;
   // A sandbox that stays (session.h), built from spec without its argv and prelude.
   [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec);
+  // Puts the sandbox on `image` (a reference): the native backend takes it from paddock's
+  // image store (`store_root`, see image_root.h), a container engine from its own. A language
+  // run (`as_language`) keeps its command and working directory.
+  [[nodiscard]] virtual Status use_image(const std::string& image,
+                                         const std::optional<std::string>& store_root,
+                                         SandboxSpec& spec, bool as_language) const;
 };
 
 }  // namespace paddock

@@ -23,6 +23,23 @@ std::vector<std::string> BackendRegistry::names() const {
   return result;
 }
 
+namespace {
+
+BackendRegistry& current() {
+  static BackendRegistry registry = builtin_backends();
+  return registry;
+}
+
+}  // namespace
+
+void set_available_backends(BackendRegistry registry) {
+  current() = std::move(registry);
+}
+
+const BackendRegistry& available_backends() {
+  return current();
+}
+
 BackendRegistry builtin_backends() {
   BackendRegistry registry;
   registry.add("native", []() -> Result<std::unique_ptr<Backend>> {

@@ -1,7 +1,7 @@
 #pragma once
 
 // The backends paddock knows, registered explicitly (no static self-registration, which static
-// libraries silently drop). Later issues add docker, podman and kubernetes here.
+// libraries silently drop). The container engines are registered by engine/container_backends.h.
 
 #include <functional>
 #include <memory>
@@ -25,7 +25,12 @@ class BackendRegistry {
   std::vector<std::pair<std::string, Factory>> factories_;
 };
 
-// Every backend this build of paddock has; "native" first, and the default.
+// The backends of the runtime library: "native", the default.
 BackendRegistry builtin_backends();
+
+// The backends this executable has, set once by its main (paddock: native; paddock-full: every
+// one, see engine/container_backends.h). Unset: builtin_backends().
+void set_available_backends(BackendRegistry registry);
+const BackendRegistry& available_backends();
 
 }  // namespace paddock

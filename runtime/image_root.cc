@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend.h"
 #include "image_install.h"
 #include "image_store.h"
 
@@ -150,6 +151,11 @@ Status apply_image(const std::string& image, const std::optional<std::string>& r
     spec.argv = std::move(argv);
   }
   return {};
+}
+
+Status Backend::use_image(const std::string& image, const std::optional<std::string>& store_root,
+                          SandboxSpec& spec, bool as_language) const {
+  return apply_image(image, store_root, spec, as_language);
 }
 
 }  // namespace paddock

@@ -87,6 +87,8 @@ struct SandboxSpec {
   // The root file system: the host's /usr (empty), or an image's unpacked layers (host
   // directories, top layer first) as a read-only overlay.
   std::vector<std::string> image_layers;
+  // For container engines: the image by reference, as the engine knows it.
+  std::string image;
   // Where the kernel cannot mount overlayfs in a user namespace (before 5.11), the layers merged
   // into one directory (kept here, made on first use) and bound into the root piece by piece.
   std::string image_flattened_dir;

@@ -43,7 +43,7 @@ class CreateSession final : public Tool {
     ServerState& state = context.state;
     auto policy = state.policies.find(arguments.value("language", "python"));
     if (!policy) return tool_error(policy.error().message);
-    auto spec = session_spec(**policy);
+    auto spec = session_spec(*state.backend, **policy);
     if (!spec) return tool_error(spec.error().message);
     if (auto room = state.sessions.reserve(); !room) return tool_error(room.error().message);
     auto opened = state.backend->open_session(*spec);

@@ -52,8 +52,9 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_option("--root", flags.root,
                  "The image store (default $PADDOCK_ROOT, else ~/.local/share/paddock)")
       ->type_name("DIR");
-  run.add_option("--backend", flags.backend, "Where to run: native (default)")
-      ->envname("PADDOCK_BACKEND")
+  run.add_option("--backend", flags.backend,
+                 "Where to run: native (default), docker or podman (env PADDOCK_BACKEND, or "
+                 "BACKEND)")
       ->type_name("NAME");
   run.add_option("--stdin", flags.stdin_file,
                  "File to give the program as stdin ('-' for paddock's own stdin; default: "
@@ -211,12 +212,21 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
   return {};
 }
 
+// PADDOCK_BACKEND, else BACKEND (llm-sandbox's name for it), else native.
+std::string backend_from_environment() {
+  for (const char* name : {"PADDOCK_BACKEND", "BACKEND"}) {
+    const char* value = getenv(name);
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return "native";
+}
+
 Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
                               std::vector<std::string> command) {
   RunRequest request;
   SandboxSpec& spec = request.spec;
   request.json = flags.json;
-  if (!flags.backend.empty()) request.backend = flags.backend;
+  request.backend = flags.backend.empty() ? backend_from_environment() : flags.backend;
   if (!flags.image.empty()) request.image = flags.image;
   if (!flags.root.empty()) request.image_root = flags.root;
   if (auto program = set_program(flags, std::move(rest), std::move(command), request); !program) {
@@ -327,8 +337,10 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   McpRequest mcp_request;
   std::string mcp_policy_dir, session_idle = "30m", max_timeout = "5m";
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
-  mcp->add_option("--backend", mcp_request.backend, "Where sandboxes run")
-      ->envname("PADDOCK_BACKEND");
+  mcp_request.backend = backend_from_environment();
+  mcp->add_option("--backend", mcp_request.backend,
+                  "Where sandboxes run: native (default), docker or podman "
+                  "(env PADDOCK_BACKEND, or BACKEND as llm-sandbox users set it)");
   mcp->add_option("--policy-dir", mcp_policy_dir, "Extra language policies")
       ->envname("PADDOCK_POLICY_DIR")
       ->type_name("DIR");

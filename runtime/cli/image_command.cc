@@ -51,7 +51,6 @@ int image_command(const ImageRequest& request) {
   auto store = rootfs::ImageStore::open(request.root);
   if (!store) return fail(store.error().message);
   if (request.action == "images") return list_images(*store, request.json);
-  if (request.action == "import" || request.action == "pull") return run_image_transfer(request);
   if (request.action == "rmi") {
     for (const auto& name : request.arguments) {
       if (auto removed = store->remove_image(name); !removed) return fail(removed.error().message);

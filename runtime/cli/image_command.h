@@ -8,9 +8,8 @@ namespace paddock::cli {
 int image_command(const ImageRequest& request);
 
 // `paddock import|pull`, which need libarchive, libcurl and libcrypto: these live in a second
-// executable, paddock-images, next to paddock, so that every other command (a sandbox's start
+// executable, paddock-full, next to paddock, so that every other command (a sandbox's start
 // above all) does not pay for loading them (about 6 ms of CPU per process).
-int run_image_transfer(const ImageRequest& request);      // execs paddock-images
-int image_transfer_command(const ImageRequest& request);  // in paddock-images
+int image_transfer_command(const ImageRequest& request);  // in paddock-full
 
 }  // namespace paddock::cli

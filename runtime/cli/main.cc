@@ -1,36 +1,12 @@
-// `paddock`: a thin command line over the runtime library.
+// `paddock`: the lean executable. It links only what starting a native sandbox needs; the
+// commands that need libcurl, libarchive or libcrypto (import, pull, the container backends,
+// doctor's look at them) are handed to paddock-full beside it (full_exec.cc).
 
-#include <unistd.h>
-
-#include "cli/command_line.h"
-#include "cli/doctor_command.h"
-#include "cli/image_command.h"
-#include "cli/output.h"
-#include "cli/policy_command.h"
-#include "cli/run_command.h"
-#include "serve.h"
+#include "backend_registry.h"
+#include "cli/dispatch.h"
 
 int main(int argc, char** argv) {
-  using namespace paddock::cli;
-  auto request = parse_command_line(argc, argv);
-  if (!request) return fail(request.error().message);
-  if (auto* info = std::get_if<InfoRequest>(&*request)) {
-    write_all(STDOUT_FILENO, info->text);
-    return 0;
-  }
-  if (auto* doctor = std::get_if<DoctorRequest>(&*request)) return doctor_command(*doctor);
-  if (auto* policy = std::get_if<PolicyRequest>(&*request)) return policy_command(*policy);
-  if (auto* image = std::get_if<ImageRequest>(&*request)) return image_command(*image);
-  if (auto* mcp = std::get_if<McpRequest>(&*request)) {
-    paddock::mcp::ServerOptions options;
-    options.backend = mcp->backend;
-    options.policy_dir = mcp->policy_dir;
-    options.workers = mcp->workers;
-    options.max_sessions = mcp->max_sessions;
-    options.session_idle_seconds = mcp->session_idle_seconds;
-    options.max_timeout_seconds = mcp->max_timeout_seconds;
-    options.log_level = mcp->log_level;
-    return paddock::mcp::serve_stdio(options);
-  }
-  return run_command(std::get<RunRequest>(*request));
+  using namespace paddock;
+  set_available_backends(builtin_backends());
+  return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, false});
 }

@@ -169,12 +169,14 @@ int run_command(RunRequest& request) {
     request.spec = std::move(*spec);
   }
 
+  auto backend = available_backends().create(request.backend);
+  if (!backend) return fail(backend.error().message);
   // --image, else the language policy's image, else the host's /usr.
   std::optional<std::string> image = request.image;
   if (!image && policy) image = image_of_rootfs(policy->rootfs);
   if (image) {
-    if (auto applied =
-            apply_image(*image, request.image_root, request.spec, request.language.has_value());
+    if (auto applied = (*backend)->use_image(*image, request.image_root, request.spec,
+                                             request.language.has_value());
         !applied) {
       return fail(applied.error().message);
     }
@@ -189,8 +191,6 @@ int run_command(RunRequest& request) {
   signal(SIGPIPE, SIG_IGN);
   if (request.stdin_from_terminal) request.spec.stdin_fd = STDIN_FILENO;
 
-  auto backend = builtin_backends().create(request.backend);
-  if (!backend) return fail(backend.error().message);
   auto result = (*backend)->run(request.spec, observer);
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);

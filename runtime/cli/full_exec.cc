@@ -7,18 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "cli/image_command.h"
+#include "cli/dispatch.h"
 #include "cli/output.h"
 
 namespace paddock::cli {
 
-int run_image_transfer(const ImageRequest& /*request*/) {
-  // The arguments as given: paddock-images parses the same command line.
+int exec_full_paddock(const ImageRequest& /*request*/) {
+  // The arguments as given: paddock-full parses the same command line.
   char self[PATH_MAX];
   ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
   if (length <= 0) return fail("cannot find paddock's own executable (/proc/self/exe)");
   std::string path(self, static_cast<std::size_t>(length));
-  path = path.substr(0, path.rfind('/') + 1) + "paddock-images";
+  path = path.substr(0, path.rfind('/') + 1) + "paddock-full";
   std::string cmdline;
   {
     // /proc/self/cmdline holds the original argv, NUL-separated.
@@ -35,7 +35,8 @@ int run_image_transfer(const ImageRequest& /*request*/) {
   argv[0] = path.data();
   execv(path.c_str(), argv.data());
   return fail("cannot run " + path +
-              " (import and pull live there; build it with paddock): " + std::strerror(errno));
+              " (import, pull and the container backends live there; build it with paddock): " +
+              std::strerror(errno));
 }
 
 }  // namespace paddock::cli

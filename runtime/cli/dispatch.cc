@@ -1,0 +1,57 @@
+#include "cli/dispatch.h"
+
+#include <unistd.h>
+
+#include "cli/command_line.h"
+#include "cli/doctor_command.h"
+#include "cli/image_command.h"
+#include "cli/output.h"
+#include "cli/policy_command.h"
+#include "cli/run_command.h"
+#include "serve.h"
+
+namespace paddock::cli {
+namespace {
+
+// Commands the lean executable hands to paddock-full: a container backend, and doctor (which
+// looks at them too).
+bool needs_all_backends(const Request& request) {
+  if (std::holds_alternative<DoctorRequest>(request)) return true;
+  if (const auto* run = std::get_if<RunRequest>(&request)) return run->backend != "native";
+  if (const auto* mcp = std::get_if<McpRequest>(&request)) return mcp->backend != "native";
+  return false;
+}
+
+}  // namespace
+
+int dispatch(int argc, char** argv, const Executable& executable) {
+  auto request = parse_command_line(argc, argv);
+  if (!request) return fail(request.error().message);
+  if (!executable.has_all_backends && needs_all_backends(*request)) return exec_full_paddock();
+  if (auto* info = std::get_if<InfoRequest>(&*request)) {
+    write_all(STDOUT_FILENO, info->text);
+    return 0;
+  }
+  if (auto* doctor = std::get_if<DoctorRequest>(&*request)) return doctor_command(*doctor);
+  if (auto* policy = std::get_if<PolicyRequest>(&*request)) return policy_command(*policy);
+  if (auto* image = std::get_if<ImageRequest>(&*request)) {
+    if (image->action == "import" || image->action == "pull") {
+      return executable.transfer_images(*image);
+    }
+    return image_command(*image);
+  }
+  if (auto* mcp = std::get_if<McpRequest>(&*request)) {
+    paddock::mcp::ServerOptions options;
+    options.backend = mcp->backend;
+    options.policy_dir = mcp->policy_dir;
+    options.workers = mcp->workers;
+    options.max_sessions = mcp->max_sessions;
+    options.session_idle_seconds = mcp->session_idle_seconds;
+    options.max_timeout_seconds = mcp->max_timeout_seconds;
+    options.log_level = mcp->log_level;
+    return paddock::mcp::serve_stdio(options);
+  }
+  return run_command(std::get<RunRequest>(*request));
+}
+
+}  // namespace paddock::cli

@@ -1,0 +1,24 @@
+#pragma once
+
+// The command line's dispatch, shared by the two executables (main.cc, full_main.cc).
+
+#include <functional>
+
+#include "cli/command_line.h"
+
+namespace paddock::cli {
+
+struct Executable {
+  // What `import` and `pull` run: in paddock, a hand-over to paddock-full.
+  std::function<int(const ImageRequest&)> transfer_images;
+  // Whether every backend is linked in; if not, commands that need others are handed over.
+  bool has_all_backends = false;
+};
+
+int dispatch(int argc, char** argv, const Executable& executable);
+
+// Replaces this process with paddock-full (beside this executable) and the same arguments;
+// returns only on failure, with the error printed.
+int exec_full_paddock(const ImageRequest& = {});
+
+}  // namespace paddock::cli

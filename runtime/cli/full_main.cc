@@ -1,0 +1,13 @@
+// `paddock-full`: every command and every backend, with libcurl, libarchive and libcrypto
+// linked. `paddock` hands over to it what needs them (see main.cc).
+
+#include "backend_registry.h"
+#include "cli/dispatch.h"
+#include "cli/image_command.h"
+#include "engine/container_backends.h"
+
+int main(int argc, char** argv) {
+  using namespace paddock;
+  set_available_backends(engine::all_backends());
+  return cli::dispatch(argc, argv, cli::Executable{cli::image_transfer_command, true});
+}

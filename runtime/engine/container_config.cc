@@ -1,0 +1,102 @@
+#include "engine/container_config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "core/files.h"
+#include "embedded_policies.h"
+
+namespace paddock::engine {
+
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+Result<std::string> seccomp_profile_text(const SandboxSpec& spec) {
+  std::string text(policies::default_seccomp_profile_json());
+  if (spec.seccomp_profile_path) {
+    auto read = read_text_file(*spec.seccomp_profile_path, "seccomp profile");
+    if (!read) return read.error();
+    text = *read;
+  }
+  auto profile = nlohmann::json::parse(text, nullptr, false);
+  if (!profile.is_object()) {
+    return invalid_input("seccomp profile " + spec.seccomp_profile_path.value_or("default") +
+                         " is not JSON");
+  }
+  auto& rules = profile["syscalls"];
+  if (!rules.is_array()) rules = nlohmann::json::array();
+  if (!spec.seccomp_deny.empty()) {
+    // A denied call leaves every rule that names it; then one rule refuses it.
+    for (auto& rule : rules) {
+      if (!rule.contains("names") || !rule["names"].is_array()) continue;
+      auto& names = rule["names"];
+      for (const auto& denied : spec.seccomp_deny) {
+        names.erase(std::remove(names.begin(), names.end(), denied), names.end());
+      }
+    }
+    rules.push_back({{"names", spec.seccomp_deny}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", 1}});
+  }
+  if (!spec.seccomp_allow.empty()) {
+    rules.push_back({{"names", spec.seccomp_allow}, {"action", "SCMP_ACT_ALLOW"}});
+  }
+  return profile.dump();
+}
+
+nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options) {
+  const Limits& limits = spec.limits;
+  std::string owner = std::to_string(spec.user.uid) + ":" + std::to_string(spec.user.gid);
+  nlohmann::json tmpfs = {
+      {spec.workdir, "rw,nosuid,nodev,size=" + std::to_string(limits.work_bytes) +
+                         ",uid=" + std::to_string(spec.user.uid) +
+                         ",gid=" + std::to_string(spec.user.gid) + ",mode=0755"},
+      {"/tmp", "rw,nosuid,nodev,size=" + std::to_string(limits.tmp_bytes) + ",mode=1777"},
+  };
+  nlohmann::json host = {
+      {"NetworkMode",
+       spec.network == NetworkMode::kNone && spec.networked_prelude == 0 ? "none" : "bridge"},
+      {"CapDrop", {"ALL"}},
+      {"SecurityOpt", {"no-new-privileges", "seccomp=" + options.seccomp_json}},
+      {"ReadonlyRootfs", true},
+      {"Tmpfs", tmpfs},
+      {"Ulimits",
+       {{{"Name", "nofile"}, {"Soft", limits.open_files}, {"Hard", limits.open_files}},
+        {{"Name", "fsize"}, {"Soft", limits.file_size_bytes}, {"Hard", limits.file_size_bytes}}}},
+  };
+  if (options.resource_limits) {
+    host["Memory"] = limits.memory_bytes;
+    host["MemorySwap"] = limits.allow_swap ? -1 : static_cast<std::int64_t>(limits.memory_bytes);
+    host["PidsLimit"] = limits.pids;
+    if (limits.cpus) host["NanoCpus"] = static_cast<std::int64_t>(std::llround(*limits.cpus * 1e9));
+  }
+  std::vector<std::string> env = default_sandbox_env();
+  for (const auto& entry : spec.env) {
+    std::string name = entry.substr(0, entry.find('='));
+    std::erase_if(env, [&](const std::string& old) { return old.starts_with(name + "="); });
+    env.push_back(entry);
+  }
+  env.push_back("PADDOCK_MEMORY_LIMIT_BYTES=" + std::to_string(limits.memory_bytes));
+  return {
+      {"Image", options.image},
+      // The container's first process only keeps it alive; commands come as execs. It is the
+      // sandbox user's too, and as PID 1 it survives the kill(-1) that ends each command.
+      {"Entrypoint", {"sleep"}},
+      {"Cmd", {"infinity"}},
+      {"User", owner},
+      {"WorkingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
+      {"Env", env},
+      {"Hostname", spec.hostname},
+      {"NetworkDisabled", spec.network == NetworkMode::kNone && spec.networked_prelude == 0},
+      {"Labels",
+       {{kSandboxLabel, "1"}, {kOwnerPidLabel, std::to_string(getpid())}, {kBootLabel, boot_id()}}},
+      {"HostConfig", host},
+  };
+}
+
+}  // namespace paddock::engine

@@ -1,0 +1,40 @@
+#pragma once
+
+// The Engine API's container-create body for a sandbox: the policy's hardening expressed in
+// what Docker and Podman enforce themselves. Pure; unit tests check it without an engine.
+//
+//   network none (unless the spec allows networking), CapDrop ALL, no-new-privileges, the
+//   spec's seccomp profile inline, a read-only root with size-limited tmpfs /work and /tmp,
+//   the non-root sandbox user, memory/pids/CPU/nofile limits, and paddock's labels.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+#include "sandbox_spec.h"
+
+namespace paddock::engine {
+
+struct ContainerOptions {
+  std::string image;            // reference as the engine knows it
+  std::string seccomp_json;     // the profile's text (Docker's JSON format)
+  bool resource_limits = true;  // false where the engine cannot apply them (rootless on v1)
+};
+
+// Labels every sandbox container carries; orphans are found by them.
+inline constexpr const char* kSandboxLabel = "io.paddock.sandbox";
+inline constexpr const char* kOwnerPidLabel = "io.paddock.pid";
+inline constexpr const char* kBootLabel = "io.paddock.boot";
+
+nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options);
+
+// The spec's seccomp profile as Docker's JSON (its file, or paddock's default), with the
+// spec's allowed and denied calls applied as the native backend applies them.
+Result<std::string> seccomp_profile_text(const SandboxSpec& spec);
+
+// This boot's id (/proc/sys/kernel/random/boot_id): a pid label means nothing after a reboot.
+std::string boot_id();
+
+}  // namespace paddock::engine

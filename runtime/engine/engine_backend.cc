@@ -1,0 +1,125 @@
+#include "engine/engine_backend.h"
+
+#include <fcntl.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/container_config.h"
+
+namespace paddock::engine {
+namespace {
+
+using json = nlohmann::json;
+
+bool owner_alive(const json& labels) {
+  if (!labels.is_object()) return false;
+  if (labels.value(kBootLabel, "") != boot_id()) return false;
+  std::string pid = labels.value(kOwnerPidLabel, "");
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) return false;
+  return kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno == EPERM;
+}
+
+// Engines that cannot set limits: rootless on cgroup v1 (this machine's hybrid layout).
+bool enforces_limits(const json& info) {
+  bool rootless = false;
+  if (info.contains("SecurityOptions") && info["SecurityOptions"].is_array()) {
+    for (const auto& option : info["SecurityOptions"]) {
+      if (option.is_string() && option.get<std::string>().find("rootless") != std::string::npos) {
+        rootless = true;
+      }
+    }
+  }
+  return !(rootless && info.value("CgroupVersion", "2") == "1");
+}
+
+}  // namespace
+
+Result<int> remove_orphans(Client& client) {
+  std::string filter = "%7B%22label%22%3A%5B%22" + std::string(kSandboxLabel) + "%22%5D%7D";
+  auto listed = client.request("GET", "/containers/json?all=true&filters=" + filter);
+  if (!listed) return listed.error();
+  json containers = json::parse(listed->body, nullptr, false);
+  int removed = 0;
+  if (!containers.is_array()) return removed;
+  for (const auto& container : containers) {
+    if (owner_alive(container.value("Labels", json::object()))) continue;
+    std::string id = container.value("Id", "");
+    if (!id.empty() && client.request("DELETE", "/containers/" + id + "?force=true&v=true")) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name) {
+  auto endpoint = name == "podman" ? podman_endpoint() : docker_endpoint();
+  if (!endpoint) return endpoint.error();
+  Client client(*endpoint);
+  auto info = client.request("GET", "/info");
+  if (!info) {
+    return Error{EHOSTUNREACH, "the " + name + " backend cannot reach " + endpoint->description +
+                                   ": " + info.error().message};
+  }
+  Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false))};
+  if (auto orphans = remove_orphans(client); !orphans) {
+    return orphans.error().context("removing containers a killed paddock left behind");
+  }
+  return std::unique_ptr<Backend>(new EngineBackend(std::move(flavour)));
+}
+
+Result<RunResult> EngineBackend::run(const SandboxSpec& spec, RunObserver& observer) {
+  auto session = EngineSession::open(flavour_, spec);
+  if (!session) return session.error();
+  auto started = std::chrono::steady_clock::now();
+  UniqueFd stdin_file;
+  int stdin_fd = spec.stdin_fd;
+  if (stdin_fd < 0 && spec.stdin_path) {
+    stdin_file.reset(::open(spec.stdin_path->c_str(), O_RDONLY | O_CLOEXEC));
+    if (!stdin_file.valid()) return system_error("cannot open stdin file " + *spec.stdin_path);
+    stdin_fd = stdin_file.get();
+  }
+  for (const auto& file : spec.files) {
+    if (auto written = (*session)->write_file(file.path, file.content); !written) {
+      return written.error();
+    }
+  }
+  std::vector<std::vector<std::string>> steps = spec.prelude;
+  steps.push_back(spec.argv);
+  Result<RunResult> result = Error{EINVAL, "nothing to run"};
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    bool program = step + 1 == steps.size();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ExecRequest request;
+    request.argv = steps[step];
+    request.stdin_fd = program ? stdin_fd : -1;
+    request.wall_seconds = std::max(0.0, spec.limits.wall_seconds - elapsed);
+    request.output_bytes = spec.limits.output_bytes;
+    if (program) request.collect = spec.collect;
+    result = (*session)->exec_once(request, observer);
+    if (!result) return result;
+    result->step = static_cast<int>(step);
+    if (program || result->outcome != Outcome::kExited || result->exit_code != 0) break;
+  }
+  (*session)->close();
+  return result;
+}
+
+Status EngineBackend::use_image(const std::string& image,
+                                const std::optional<std::string>& /*store_root*/, SandboxSpec& spec,
+                                bool /*as_language*/) const {
+  spec.image = image;
+  return {};
+}
+
+Result<std::unique_ptr<Session>> EngineBackend::open_session(const SandboxSpec& spec) {
+  auto session = EngineSession::open(flavour_, spec);
+  if (!session) return session.error();
+  return std::unique_ptr<Session>(std::move(*session));
+}
+
+}  // namespace paddock::engine

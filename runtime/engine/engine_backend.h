@@ -1,0 +1,39 @@
+#pragma once
+
+// The docker and podman backends: the same Backend interface as the native one, carried out by
+// a container engine through its API (engine_client.h). A run is a session with one command:
+// a fresh hardened container, the spec's files written in, its commands as execs, the
+// container removed. Containers carry paddock's labels; those a dead paddock left behind are
+// removed when the backend starts.
+
+#include <memory>
+
+#include "backend.h"
+#include "engine/engine_session.h"
+
+namespace paddock::engine {
+
+class EngineBackend final : public Backend {
+ public:
+  // Connects to the engine ("docker" or "podman"), asks what it can enforce, and removes the
+  // orphans of earlier paddock processes. An unreachable engine is one error naming where.
+  static Result<std::unique_ptr<Backend>> connect(const std::string& name);
+
+  [[nodiscard]] std::string_view name() const override { return flavour_.name; }
+  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
+  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
+  // The engine's own image store: the reference goes to the engine as it is.
+  [[nodiscard]] Status use_image(const std::string& image,
+                                 const std::optional<std::string>& store_root, SandboxSpec& spec,
+                                 bool as_language) const override;
+
+ private:
+  explicit EngineBackend(Flavour flavour) : flavour_(std::move(flavour)) {}
+  Flavour flavour_;
+};
+
+// Removes the containers labelled as paddock's whose paddock process is gone (or whose boot is
+// over); returns how many.
+Result<int> remove_orphans(Client& client);
+
+}  // namespace paddock::engine
