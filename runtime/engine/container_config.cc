@@ -1,6 +1,11 @@
 #include "engine/container_config.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <functional>
 
 #include <algorithm>
 #include <cmath>
@@ -49,26 +54,61 @@ Result<std::string> seccomp_profile_text(const SandboxSpec& spec) {
   return profile.dump();
 }
 
+Result<std::string> seccomp_profile_file(const std::string& profile) {
+  const char* runtime = getenv("XDG_RUNTIME_DIR");
+  std::string dir = runtime != nullptr && *runtime == '/'
+                        ? std::string(runtime) + "/paddock"
+                        : "/tmp/paddock-" + std::to_string(geteuid());
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return system_error("creating " + dir);
+  struct stat info {};
+  if (lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != geteuid()) {
+    return Error{EPERM, dir + " is not a directory of this user's; remove it"};
+  }
+  char name[32];
+  std::snprintf(name, sizeof name, "/seccomp-%016zx.json", std::hash<std::string>{}(profile));
+  std::string path = dir + name;
+  if (access(path.c_str(), R_OK) == 0) return path;
+  std::string temp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << profile;
+    if (!out) return system_error("writing " + temp);
+  }
+  if (rename(temp.c_str(), path.c_str()) != 0) return system_error("writing " + path);
+  return path;
+}
+
 nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options) {
   const Limits& limits = spec.limits;
   std::string owner = std::to_string(spec.user.uid) + ":" + std::to_string(spec.user.gid);
+  // The work directory belongs to the sandbox user: Docker takes uid=/gid= options, Podman
+  // its own "U" (chown to the container's user).
+  std::string work_owner = options.tmpfs_owner_option ? ",U"
+                                                      : ",uid=" + std::to_string(spec.user.uid) +
+                                                            ",gid=" + std::to_string(spec.user.gid);
   nlohmann::json tmpfs = {
-      {spec.workdir, "rw,nosuid,nodev,size=" + std::to_string(limits.work_bytes) +
-                         ",uid=" + std::to_string(spec.user.uid) +
-                         ",gid=" + std::to_string(spec.user.gid) + ",mode=0755"},
+      {spec.workdir,
+       "rw,nosuid,nodev,size=" + std::to_string(limits.work_bytes) + work_owner + ",mode=0755"},
       {"/tmp", "rw,nosuid,nodev,size=" + std::to_string(limits.tmp_bytes) + ",mode=1777"},
   };
   nlohmann::json host = {
       {"NetworkMode",
        spec.network == NetworkMode::kNone && spec.networked_prelude == 0 ? "none" : "bridge"},
       {"CapDrop", {"ALL"}},
-      {"SecurityOpt", {"no-new-privileges", "seccomp=" + options.seccomp_json}},
+      {"SecurityOpt",
+       {"no-new-privileges",
+        "seccomp=" + (options.seccomp_file.empty() ? options.seccomp_json : options.seccomp_file)}},
       {"ReadonlyRootfs", true},
       {"Tmpfs", tmpfs},
       {"Ulimits",
        {{{"Name", "nofile"}, {"Soft", limits.open_files}, {"Hard", limits.open_files}},
         {{"Name", "fsize"}, {"Soft", limits.file_size_bytes}, {"Hard", limits.file_size_bytes}}}},
   };
+  if (options.tmpfs_owner_option) {
+    // Podman with runc sets every rlimit it inherits; an unlimited RLIMIT_NPROC of the service
+    // fails there, so it gets one (as Podman's own containers.conf examples do).
+    host["Ulimits"].push_back({{"Name", "nproc"}, {"Soft", 4096}, {"Hard", 4096}});
+  }
   if (options.resource_limits) {
     host["Memory"] = limits.memory_bytes;
     host["MemorySwap"] = limits.allow_swap ? -1 : static_cast<std::int64_t>(limits.memory_bytes);

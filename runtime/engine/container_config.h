@@ -20,7 +20,9 @@ namespace paddock::engine {
 struct ContainerOptions {
   std::string image;            // reference as the engine knows it
   std::string seccomp_json;     // the profile's text (Docker's JSON format)
+  std::string seccomp_file;     // or a file holding it, for engines that take only a path (Podman)
   bool resource_limits = true;  // false where the engine cannot apply them (rootless on v1)
+  bool tmpfs_owner_option = false;  // Podman: the tmpfs owner as "U", not uid=/gid=
 };
 
 // Labels every sandbox container carries; orphans are found by them.
@@ -33,6 +35,10 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
 // The spec's seccomp profile as Docker's JSON (its file, or paddock's default), with the
 // spec's allowed and denied calls applied as the native backend applies them.
 Result<std::string> seccomp_profile_text(const SandboxSpec& spec);
+
+// Writes `profile` to a private file named by its content, for engines that read the profile
+// from a path themselves (Podman): under $XDG_RUNTIME_DIR/paddock, else /tmp/paddock-UID.
+Result<std::string> seccomp_profile_file(const std::string& profile);
 
 // This boot's id (/proc/sys/kernel/random/boot_id): a pid label means nothing after a reboot.
 std::string boot_id();

@@ -64,7 +64,8 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name)
     return Error{EHOSTUNREACH, "the " + name + " backend cannot reach " + endpoint->description +
                                    ": " + info.error().message};
   }
-  Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false))};
+  Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false)),
+                  name == "podman"};
   if (auto orphans = remove_orphans(client); !orphans) {
     return orphans.error().context("removing containers a killed paddock left behind");
   }

@@ -60,9 +60,15 @@ Result<std::unique_ptr<EngineSession>> EngineSession::open(const Flavour& flavou
                          " backend needs an image: set the policy's rootfs to \"image:REF\" or "
                          "pass --image REF");
   }
+  ContainerOptions options{spec.image, *profile, "", flavour.resource_limits,
+                           flavour.podman_options};
+  if (flavour.podman_options) {
+    auto file = seccomp_profile_file(*profile);
+    if (!file) return file.error();
+    options.seccomp_file = *file;
+  }
   Client client(flavour.endpoint);
-  json config =
-      container_config(spec, ContainerOptions{spec.image, *profile, flavour.resource_limits});
+  json config = container_config(spec, options);
   auto created = client.request("POST", "/containers/create", config.dump());
   if (!created) {
     return Error{created.error().code,

@@ -20,6 +20,8 @@ struct Flavour {
   std::string name;  // "docker" or "podman": the result's backend
   Endpoint endpoint;
   bool resource_limits = true;
+  // Podman's differences: the seccomp profile as a file (not inline), the tmpfs owner as "U".
+  bool podman_options = false;
 };
 
 class EngineSession final : public Session {
