@@ -18,9 +18,9 @@
 namespace paddock::engine {
 
 struct ContainerOptions {
-  std::string image;            // reference as the engine knows it
-  std::string seccomp_json;     // the profile's text (Docker's JSON format)
-  std::string seccomp_file;     // or a file holding it, for engines that take only a path (Podman)
+  std::string image{};          // reference as the engine knows it
+  std::string seccomp_json{};   // the profile's text (Docker's JSON format)
+  std::string seccomp_file{};   // or a file holding it, for engines that take only a path (Podman)
   bool resource_limits = true;  // false where the engine cannot apply them (rootless on v1)
   bool tmpfs_owner_option = false;  // Podman: the tmpfs owner as "U", not uid=/gid=
 };

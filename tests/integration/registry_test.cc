@@ -26,6 +26,7 @@
 
 #include "image_store.h"
 #include "support/harness.h"
+#include "support/helper_process.h"
 
 extern char** environ;
 
@@ -44,91 +45,6 @@ int count_lines(const std::string& text) {
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
-
-struct ToolResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs a helper program to its end.
-ToolResult run_tool(const std::vector<std::string>& args) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& arg : copy) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  ToolResult result;
-  if (rc != 0) {
-    close(pipe_fds[0]);
-    result.output = "cannot start " + args[0];
-    return result;
-  }
-  char buffer[65536];
-  for (ssize_t got; (got = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
-    result.output.append(buffer, static_cast<std::size_t>(got));
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
-// A server the test started (the registry, the token service), its output in `log`; stopped
-// and reaped when destroyed, so no run leaves one behind.
-class Server {
- public:
-  Server(const std::vector<std::string>& args, std::string log) : log_(std::move(log)) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::vector<std::string> copy = args;
-    std::vector<char*> argv;
-    for (auto& arg : copy) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
-  ~Server() { stop(); }
-
-  [[nodiscard]] pid_t pid() const { return pid_; }
-  [[nodiscard]] std::string log() const { return read_file(log_); }
-  [[nodiscard]] bool running() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
-
-  void stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    auto deadline = Clock::now() + std::chrono::seconds(5);
-    while (waitpid(pid_, nullptr, WNOHANG) == 0) {
-      if (Clock::now() > deadline) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    pid_ = -1;
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-};
 
 int free_port() {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

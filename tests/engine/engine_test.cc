@@ -1,0 +1,260 @@
+// The docker and podman backends against real engines this suite starts itself: dockerd
+// (--iptables=false --bridge=none) and `podman system service` (runc, explicit ulimits), each
+// with its own state under a temporary directory, and the python image scripts/test builds
+// with mmdebstrap (PADDOCK_TEST_PYTHON_LAYOUT) copied into each with skopeo. Every property is
+// tried from inside a container and seen refused. Root only: dockerd needs root, and so does
+// this Podman on cgroup v1 (scripts/test runs this binary as root).
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine_backend.h"
+#include "image_store.h"
+#include "support/harness.h"
+#include "support/helper_process.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+constexpr const char* kImage = "localhost/paddock/python:bookworm";
+
+bool socket_answers(const std::string& path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  path.copy(address.sun_path, sizeof address.sun_path - 1);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  close(fd);
+  return ok;
+}
+
+struct Engines {
+  std::string dir;
+  std::string error;
+  std::unique_ptr<Server> dockerd, podman;
+};
+Engines* engines = nullptr;
+
+// Starts `server` and waits for its socket; the error names its log otherwise.
+std::unique_ptr<Server> start(const std::vector<std::string>& args, const std::string& socket,
+                              const std::string& log, std::string& error) {
+  auto server = std::make_unique<Server>(args, log);
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < deadline && server->running() && !socket_answers(socket)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!socket_answers(socket)) error = args[0] + " did not start: " + server->log();
+  return server;
+}
+
+void start_engines() {
+  engines = new Engines;
+  const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
+  if (layout == nullptr) {
+    engines->error = "PADDOCK_TEST_PYTHON_LAYOUT is not set (scripts/test builds the image)";
+    return;
+  }
+  char pattern[] = "/tmp/paddock-engines-XXXXXX";
+  engines->dir = mkdtemp(pattern);
+  const std::string& dir = engines->dir;
+  engines->dockerd = start({"/usr/sbin/dockerd", "--iptables=false", "--bridge=none", "--data-root",
+                            dir + "/docker", "--exec-root", dir + "/docker-exec", "--pidfile",
+                            dir + "/docker.pid", "-H", "unix://" + dir + "/docker.sock"},
+                           dir + "/docker.sock", dir + "/dockerd.log", engines->error);
+  if (!engines->error.empty()) return;
+  // crun refuses this machine's hybrid cgroup layout; runc with explicit ulimits works.
+  std::ofstream(dir + "/containers.conf")
+      << "[containers]\ndefault_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]\n"
+         "[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n";
+  setenv("CONTAINERS_CONF", (dir + "/containers.conf").c_str(), 1);
+  engines->podman =
+      start({"/usr/bin/podman", "--root", dir + "/podman-root", "--runroot", dir + "/podman-run",
+             "system", "service", "--time=0", "unix://" + dir + "/podman.sock"},
+            dir + "/podman.sock", dir + "/podman.log", engines->error);
+  if (!engines->error.empty()) return;
+  for (const auto& destination :
+       {"docker-daemon:" + std::string(kImage),
+        "containers-storage:[overlay@" + dir + "/podman-root+" + dir + "/podman-run]" + kImage}) {
+    std::vector<std::string> copy = {"/usr/bin/skopeo", "--insecure-policy", "copy",
+                                     std::string("oci:") + layout, destination};
+    if (destination.starts_with("docker-daemon:")) {
+      copy.insert(copy.begin() + 3, {"--dest-daemon-host", "unix://" + dir + "/docker.sock"});
+    }
+    ToolResult copied = run_tool(copy);
+    if (copied.status != 0) {
+      engines->error = "skopeo copy to " + destination + ": " + copied.output;
+      return;
+    }
+  }
+  setenv("DOCKER_HOST", ("unix://" + dir + "/docker.sock").c_str(), 1);
+  setenv("CONTAINER_HOST", ("unix://" + dir + "/podman.sock").c_str(), 1);
+}
+
+class EngineTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    if (engines == nullptr) start_engines();
+  }
+  void SetUp() override { ASSERT_EQ(engines->error, "") << "the engines cannot run"; }
+
+  std::string socket() const { return engines->dir + "/" + GetParam() + ".sock"; }
+  CliResult paddock(std::vector<std::string> args) {
+    args.insert(args.begin() + 1, {"--backend", GetParam(), "--image", kImage});
+    return run_cli(args);
+  }
+  // Ids of paddock's containers the engine has, running or not.
+  std::vector<std::string> sandbox_containers() {
+    ToolResult listed =
+        run_tool({"/usr/bin/curl", "-s", "--unix-socket", socket(),
+                  "http://localhost/v1.41/containers/json?all=true&filters=%7B%22label%22%3A%5B%22"
+                  "io.paddock.sandbox%22%5D%7D"});
+    std::vector<std::string> ids;
+    json containers = json::parse(listed.output, nullptr, false);
+    if (containers.is_array()) {
+      for (const auto& container : containers) ids.push_back(container.value("Id", ""));
+    }
+    return ids;
+  }
+};
+
+TEST_P(EngineTest, RunsHardenedAndSaysWhichBackendRanIt) {
+  CliResult run =
+      paddock({"run", "--json", "--", "sh", "-c",
+               "id -u; grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status; "
+               "grep -c : /proc/net/dev; touch /usr/x 2>/dev/null || echo root read-only; "
+               "echo ok > /work/f && cat /work/f"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  json result = json::parse(run.out);
+  EXPECT_EQ(result["backend"], GetParam());
+  // Not root; no capabilities; no new privileges; a seccomp filter; only the loopback
+  // interface; a read-only root and a writable work directory.
+  EXPECT_EQ(
+      result["stdout"],
+      "1000\nCapEff:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n1\nroot read-only\nok\n");
+}
+
+// paddock's own profile is in force, not the engine's default: io_uring_setup, which Docker's
+// 20.10 default allows, fails with EPERM (paddock's defaultErrnoRet).
+TEST_P(EngineTest, PaddocksSeccompProfileIsEnforced) {
+  CliResult run = paddock({"run", "--", "python3", "-c",
+                           "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nparams = "
+                           "ctypes.create_string_buffer(120)\nprint(libc.syscall(425, 1, params), "
+                           "ctypes.get_errno())"});
+  EXPECT_EQ(run.out, "-1 1\n") << run.err;
+}
+
+TEST_P(EngineTest, ATimeoutKillsTheProgramAndTheContainerGoes) {
+  auto started = Clock::now();
+  CliResult run = paddock({"run", "--timeout", "1", "--", "sh", "-c", "sleep 30 & sleep 30"});
+  EXPECT_EQ(run.exit_status, 124) << run.err;
+  EXPECT_LT(Clock::now() - started, std::chrono::seconds(15));
+  EXPECT_TRUE(sandbox_containers().empty());
+}
+
+TEST_P(EngineTest, PlotsComeBackAsArtifacts) {
+  CliResult run = paddock({"run", "--json", "--lang", "python", "--code",
+                           "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find(R"("mime_type":"image/png")"), std::string::npos) << run.out;
+}
+
+// A paddock killed mid-run leaves its container; the next paddock to use the engine removes
+// it (its owner's pid is gone).
+TEST_P(EngineTest, OrphansOfAKilledPaddockAreRemoved) {
+  Server victim(
+      {paddock_binary(), "run", "--backend", GetParam(), "--image", kImage, "--", "sleep", "60"},
+      engines->dir + "/victim.log");
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (sandbox_containers().empty() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(sandbox_containers().size(), 1u) << victim.log();
+  kill(victim.pid(), SIGKILL);
+  victim.stop();
+  EXPECT_EQ(sandbox_containers().size(), 1u);
+  CliResult next = paddock({"run", "--", "true"});
+  EXPECT_EQ(next.exit_status, 0) << next.err;
+  EXPECT_TRUE(sandbox_containers().empty());
+}
+
+TEST_P(EngineTest, AnUnreachableEngineIsOneClearLine) {
+  const char* variable = GetParam() == "docker" ? "DOCKER_HOST" : "CONTAINER_HOST";
+  std::string saved = std::getenv(variable);
+  setenv(variable, "unix:///nonexistent/engine.sock", 1);
+  CliResult run = paddock({"run", "--", "true"});
+  setenv(variable, saved.c_str(), 1);
+  EXPECT_EQ(run.exit_status, 125);
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("/nonexistent/engine.sock"), std::string::npos) << run.err;
+}
+
+// A session through the Backend interface, as the MCP server uses it: files stay, processes
+// do not, and closing removes the container.
+TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
+  auto backend = engine::EngineBackend::connect(GetParam());
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec;
+  ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
+  auto session = (*backend)->open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  std::string big(300000, 'b');  // more than one write exec
+  ASSERT_TRUE((*session)->write_file("dir/big.txt", big));
+  RecordingObserver observer;
+  ExecRequest start;
+  start.argv = {"sh", "-c", "sleep 300 & echo started; wc -c < dir/big.txt"};
+  auto started = (*session)->exec(start, observer);
+  ASSERT_TRUE(started) << started.error().message;
+  EXPECT_EQ(started->stdout_data.data, "started\n300000\n");
+  ExecRequest look;
+  look.argv = {"sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"};
+  auto looked = (*session)->exec(look, observer);
+  ASSERT_TRUE(looked);
+  EXPECT_EQ(looked->stdout_data.data.find("sleep 300"), std::string::npos)
+      << looked->stdout_data.data;
+  auto read = (*session)->read_file("dir/big.txt", 10);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->data, "bbbbbbbbbb");
+  EXPECT_EQ(read->size, 300000u);
+  auto listed = (*session)->list_files("dir", 10);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].name, "big.txt");
+  EXPECT_EQ((*listed)[0].type, "file");
+  EXPECT_FALSE((*session)->read_file("missing.txt", 10));
+  EXPECT_EQ(sandbox_containers().size(), 1u);
+  (*session)->close();
+  EXPECT_TRUE(sandbox_containers().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),
+                         [](const auto& engine) { return engine.param; });
+
+// The engines go with the suite: stopped and their state removed.
+class StopEngines : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (engines == nullptr) return;
+    engines->dockerd.reset();
+    engines->podman.reset();
+    if (!engines->dir.empty()) {
+      run_tool({"/bin/sh", "-c", "umount -R " + engines->dir + "/* 2>/dev/null; true"});
+      (void)rootfs::remove_tree(engines->dir);
+    }
+  }
+};
+const auto* const stop_engines = ::testing::AddGlobalTestEnvironment(new StopEngines);
+
+}  // namespace
+}  // namespace paddock::testing
