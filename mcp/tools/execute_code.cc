@@ -55,6 +55,7 @@ json output_schema() {
       "timed_out": {"type": "boolean"},
       "oom_killed": {"type": "boolean"},
       "duration_ms": {"type": "integer"},
+      "backend": {"type": "string", "description": "Which backend ran it: native, docker or podman."},
       "truncated": {"type": "boolean", "description": "Output beyond the limit was dropped."},
       "artifacts": {"type": "array", "description": "Files the run produced (figures come back as image content).",
         "items": {"type": "object",
@@ -145,6 +146,7 @@ ToolResult to_tool_result(const CodeRun& run, const std::optional<ScreeningVerdi
                      {"timed_out", result.outcome == Outcome::kTimedOut},
                      {"oom_killed", result.oom_killed},
                      {"duration_ms", result.duration_ms},
+                     {"backend", result.backend},
                      {"truncated", result.stdout_data.truncated || result.stderr_data.truncated},
                      {"artifacts", std::move(artifacts)}};
   tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);

@@ -60,10 +60,7 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name)
   if (!endpoint) return endpoint.error();
   Client client(*endpoint);
   auto info = client.request("GET", "/info");
-  if (!info) {
-    return Error{EHOSTUNREACH, "the " + name + " backend cannot reach " + endpoint->description +
-                                   ": " + info.error().message};
-  }
+  if (!info) return info.error().context("the " + name + " backend");
   Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false)),
                   name == "podman"};
   if (auto orphans = remove_orphans(client); !orphans) {

@@ -92,6 +92,22 @@ Result<Endpoint> podman_endpoint() {
   return endpoint_from(env_or("CONTAINER_HOST", fallback), false, "");
 }
 
+Error Client::unreachable(int code, const char* detail) const {
+  std::string why = detail[0] != '\0' ? detail : curl_easy_strerror(static_cast<CURLcode>(code));
+  if (!endpoint_.unix_socket.empty()) {
+    // libcurl speaks of "localhost port 80" here; what the user needs is the socket's state.
+    if (access(endpoint_.unix_socket.c_str(), F_OK) != 0) {
+      why = "no such socket (is the engine running?)";
+    } else if (access(endpoint_.unix_socket.c_str(), R_OK | W_OK) != 0) {
+      why = "permission denied (the socket's group, e.g. docker, or a rootless engine)";
+    } else {
+      why = "nothing answers there (is the engine running?)";
+    }
+  }
+  return Error{EHOSTUNREACH,
+               "cannot reach the container engine at " + endpoint_.description + ": " + why};
+}
+
 Client::Client(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
   global_init();
   handle_ = curl_easy_init();
@@ -146,11 +162,7 @@ Result<Client::Streamed> Client::stream(const std::string& method, const std::st
   Streamed result;
   curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &result.status);
   result.interrupted = transfer.interrupted;
-  if (code != CURLE_OK && !transfer.interrupted) {
-    return Error{EIO, "cannot reach the container engine at " + endpoint_.description + ": " +
-                          (error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code)) +
-                          " (is it running? see 'paddock doctor')"};
-  }
+  if (code != CURLE_OK && !transfer.interrupted) return unreachable(code, error_buffer);
   if (!on_data && result.status >= 400) {
     // The engine's {"message": "..."} says why; the caller adds what it was doing.
     auto answer = nlohmann::json::parse(body, nullptr, false);

@@ -65,6 +65,9 @@ class Client {
                           const std::function<bool()>& keep_going);
 
  private:
+  // The error for a failed connection: what is wrong with the socket, or libcurl's reason.
+  Error unreachable(int code, const char* detail) const;
+
   void* handle_ = nullptr;  // CURL*
   Endpoint endpoint_;
   std::string last_body_;  // the body of the last request that was not streamed

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -249,8 +250,12 @@ class StopEngines : public ::testing::Environment {
     engines->dockerd.reset();
     engines->podman.reset();
     if (!engines->dir.empty()) {
-      run_tool({"/bin/sh", "-c", "umount -R " + engines->dir + "/* 2>/dev/null; true"});
+      // Podman leaves its storage's own mounts behind: deepest first.
+      run_tool({"/bin/sh", "-c",
+                "awk '{print $2}' /proc/self/mounts | grep '^" + engines->dir +
+                    "/' | sort -r | xargs -r umount -l"});
       (void)rootfs::remove_tree(engines->dir);
+      EXPECT_FALSE(std::filesystem::exists(engines->dir)) << "the engines' state was left behind";
     }
   }
 };
