@@ -30,4 +30,24 @@ Status check_session_path(const std::string& path, bool allow_empty) {
   return {};
 }
 
+Error session_path_error(const std::string& path, int error) {
+  std::string what = "'" + path + "'";
+  switch (error) {
+    case ENOENT:
+      return Error{error, what + ": no such file or directory in the work directory"};
+    case EXDEV:
+      return Error{error, what + " leads outside the work directory (a symlink or a mount)"};
+    case ELOOP:
+      return Error{error, what + " goes through a symlink, which writing does not follow"};
+    case EINVAL:
+      return Error{error, what + " is not a regular file"};
+    case ENOTDIR:
+      return Error{error, what + " is not a directory"};
+    case EISDIR:
+      return Error{error, what + " is a directory"};
+    default:
+      return system_error(what, error);
+  }
+}
+
 }  // namespace paddock

@@ -60,4 +60,9 @@ class Session {
 // `allow_empty` for "the work directory itself". The error says how to write it instead.
 Status check_session_path(const std::string& path, bool allow_empty = false);
 
+// What a refused or failed open of `path` means to the person who named it, by errno: ENOENT,
+// EXDEV (leads outside the work directory), ELOOP (a symlink, which writing does not follow),
+// EINVAL (not a regular file), ENOTDIR, EISDIR; others as the system says.
+Error session_path_error(const std::string& path, int error);
+
 }  // namespace paddock

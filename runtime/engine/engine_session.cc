@@ -12,6 +12,7 @@
 #include "core/base64.h"
 #include "engine/container_config.h"
 #include "engine/engine_stream.h"
+#include "engine/session_scripts.h"
 #include "engine/tar_reader.h"
 #include "native/artifacts.h"
 
@@ -23,7 +24,7 @@ using json = nlohmann::json;
 
 // Bytes of a file written per exec: base64 of it must fit one argument (128 KiB).
 constexpr std::size_t kWriteChunk = 64u << 10;
-constexpr const char* kStdinFile = "/tmp/.paddock-stdin";
+constexpr const char* kStdinFile = ".paddock-stdin";  // in /tmp
 
 void keep(CapturedOutput& output, std::string_view chunk, std::uint64_t cap) {
   output.total_bytes += chunk.size();
@@ -82,10 +83,6 @@ Result<std::unique_ptr<EngineSession>> EngineSession::open(const Flavour& flavou
     return Error{EIO, engine_error("starting the " + flavour.name + " container", started.error())};
   }
   return session;
-}
-
-std::string EngineSession::absolute(const std::string& path) const {
-  return path.empty() ? spec_.workdir : spec_.workdir + "/" + path;
 }
 
 Result<EngineSession::Captured> EngineSession::run_exec(const std::vector<std::string>& argv,
@@ -201,8 +198,8 @@ Result<RunResult> EngineSession::exec_once(const ExecRequest& request, RunObserv
   if (request.stdin_fd >= 0) {
     auto input = read_fd(request.stdin_fd, spec_.limits.tmp_bytes);
     if (!input) return input.error();
-    if (auto written = put_file(kStdinFile, *input); !written) return written.error();
-    argv.insert(argv.begin(), {"sh", "-c", std::string("exec \"$@\" <") + kStdinFile, "sh"});
+    if (auto written = put_file("/tmp", kStdinFile, *input); !written) return written.error();
+    argv.insert(argv.begin(), {"sh", "-c", std::string("exec \"$@\" </tmp/") + kStdinFile, "sh"});
   }
   auto captured = run_exec(argv, request.env, request.wall_seconds, request.output_bytes,
                            request.stdout_to_stderr, &observer);
@@ -230,22 +227,24 @@ Result<RunResult> EngineSession::exec(const ExecRequest& request, RunObserver& o
 }
 
 Status EngineSession::write_file(const std::string& path, std::string_view content) {
+  if (auto valid = check_session_path(path); !valid) return valid;
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  return put_file(path, content);
+  return put_file(spec_.workdir, path, content);
 }
 
-Status EngineSession::put_file(const std::string& path, std::string_view content) {
-  std::string target = path.starts_with("/") ? path : absolute(path);
+Status EngineSession::put_file(const std::string& directory, const std::string& path,
+                               std::string_view content) {
   std::size_t at = 0;
   do {
     std::string_view piece = content.substr(at, kWriteChunk);
-    const char* script =
-        at == 0 ? R"sh(mkdir -p -- "$(dirname -- "$1")" && printf %s "$2" | base64 -d > "$1")sh"
-                : R"sh(printf %s "$2" | base64 -d >> "$1")sh";
-    auto written = run_exec({"sh", "-c", script, "sh", target, base64_encode(piece)}, {}, 30, 4096,
-                            false, nullptr);
+    auto written = run_exec({"sh", "-c", kWriteScript, "sh", directory, path, base64_encode(piece),
+                             at == 0 ? "new" : "append"},
+                            {}, 30, 4096, false, nullptr);
     if (!written) return written.error();
+    if (int refused = refusal_errno(written->exit_code); refused != 0) {
+      return session_path_error(path, refused);
+    }
     if (written->exit_code != 0) {
       return Error{EIO, "writing '" + path + "' in the sandbox: " + written->err.data};
     }
@@ -255,20 +254,21 @@ Status EngineSession::put_file(const std::string& path, std::string_view content
 }
 
 Result<FileContent> EngineSession::read_file(const std::string& path, std::uint64_t max_bytes) {
+  if (auto valid = check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
-  std::string target = absolute(path);
-  auto read = run_exec({"sh", "-c",
-                        R"(test -f "$1" || { echo "not a regular file" >&2; exit 3; }; )"
-                        R"(stat -c %s -- "$1" && head -c "$2" -- "$1")",
-                        "sh", target, std::to_string(max_bytes)},
-                       {}, 30, max_bytes + 64, false, nullptr);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  auto read =
+      run_exec({"sh", "-c", kReadScript, "sh", spec_.workdir, path, std::to_string(max_bytes)}, {},
+               30, max_bytes + 64, false, nullptr);
   if (!read) return read.error();
-  if (read->exit_code != 0) {
-    return Error{ENOENT, "'" + path + "': no such file in the work directory"};
+  if (int refused = refusal_errno(read->exit_code); refused != 0) {
+    return session_path_error(path, refused);
   }
   std::string& out = read->out.data;
   std::size_t newline = out.find('\n');
-  if (newline == std::string::npos) return Error{EIO, "reading '" + path + "' failed"};
+  if (read->exit_code != 0 || newline == std::string::npos) {
+    return Error{EIO, "reading '" + path + "' in the sandbox: " + read->err.data};
+  }
   FileContent content;
   content.size = std::stoull(out.substr(0, newline));
   content.data = out.substr(newline + 1);
@@ -277,13 +277,17 @@ Result<FileContent> EngineSession::read_file(const std::string& path, std::uint6
 
 Result<std::vector<FileEntry>> EngineSession::list_files(const std::string& path,
                                                          std::size_t max_entries) {
+  if (auto valid = check_session_path(path, true); !valid) return valid.error();
   std::lock_guard lock(mutex_);
-  auto listed = run_exec(
-      {"find", absolute(path), "-mindepth", "1", "-maxdepth", "1", "-printf", "%y %s %f\\0"}, {},
-      30, 8u << 20, false, nullptr);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  auto listed = run_exec({"sh", "-c", kListScript, "sh", spec_.workdir, path}, {}, 30, 8u << 20,
+                         false, nullptr);
   if (!listed) return listed.error();
+  if (int refused = refusal_errno(listed->exit_code); refused != 0) {
+    return session_path_error(path, refused);
+  }
   if (listed->exit_code != 0) {
-    return Error{ENOENT, "'" + path + "': no such directory in the work directory"};
+    return Error{EIO, "listing '" + path + "' in the sandbox: " + listed->err.data};
   }
   std::vector<FileEntry> entries;
   const std::string& out = listed->out.data;

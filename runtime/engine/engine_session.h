@@ -57,9 +57,8 @@ class EngineSession final : public Session {
                             const std::vector<std::string>& env, double wall_seconds,
                             std::uint64_t cap, bool merge_stdout, RunObserver* observer);
   Status kill_processes();
-  // write_file without the lock: `path` relative to the work directory, or absolute.
-  Status put_file(const std::string& path, std::string_view content);
-  std::string absolute(const std::string& path) const;
+  // write_file without the lock or the path check: `path` relative to `directory`.
+  Status put_file(const std::string& directory, const std::string& path, std::string_view content);
   RunResult result_of(Captured&& captured, const ExecRequest& request);
 
   std::mutex mutex_;  // one command or file operation at a time

@@ -41,27 +41,6 @@ Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed) 
   return Error{EPIPE, "the session's sandbox has ended; open a new session"};
 }
 
-// What a failed open means to the person who named the path.
-Error open_error(const std::string& path, int error) {
-  std::string what = "'" + path + "'";
-  switch (error) {
-    case ENOENT:
-      return Error{error, what + ": no such file or directory in the work directory"};
-    case EXDEV:
-      return Error{error, what + " leads outside the work directory (a symlink or a mount)"};
-    case ELOOP:
-      return Error{error, what + " goes through a symlink, which writing does not follow"};
-    case EINVAL:
-      return Error{error, what + " is not a regular file"};
-    case ENOTDIR:
-      return Error{error, what + " is not a directory"};
-    case EISDIR:
-      return Error{error, what + " is a directory"};
-    default:
-      return system_error(what, error);
-  }
-}
-
 std::string file_type(mode_t mode) {
   if (S_ISREG(mode)) return "file";
   if (S_ISDIR(mode)) return "directory";
@@ -220,7 +199,7 @@ Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpen
     auto message = receive_message(sandbox, &passed);
     if (!message) return message.error();
     if (message->kind != ChildMessageKind::kOpened) continue;
-    if (message->error != 0) return open_error(path, message->error);
+    if (message->error != 0) return session_path_error(path, message->error);
     if (!passed.valid()) return Error{EIO, "the session sent no file for '" + path + "'"};
     return passed;
   }

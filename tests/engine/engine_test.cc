@@ -1,26 +1,24 @@
-// The docker and podman backends against real engines this suite starts itself: dockerd
+// The docker and podman backends against real engines this suite starts (scripts/engines): dockerd
 // (--iptables=false --bridge=none) and `podman system service` (runc, explicit ulimits), each
 // with its own state under a temporary directory, and the python image scripts/test builds
 // with mmdebstrap (PADDOCK_TEST_PYTHON_LAYOUT) copied into each with skopeo. Every property is
 // tried from inside a container and seen refused. Root only: dockerd needs root, and so does
 // this Podman on cgroup v1 (scripts/test runs this binary as root).
 
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_backend.h"
-#include "image_store.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 
@@ -31,35 +29,13 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 constexpr const char* kImage = "localhost/paddock/python:bookworm";
 
-bool socket_answers(const std::string& path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  path.copy(address.sun_path, sizeof address.sun_path - 1);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  close(fd);
-  return ok;
-}
-
 struct Engines {
   std::string dir;
   std::string error;
-  std::unique_ptr<Server> dockerd, podman;
 };
 Engines* engines = nullptr;
 
-// Starts `server` and waits for its socket; the error names its log otherwise.
-std::unique_ptr<Server> start(const std::vector<std::string>& args, const std::string& socket,
-                              const std::string& log, std::string& error) {
-  auto server = std::make_unique<Server>(args, log);
-  auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (Clock::now() < deadline && server->running() && !socket_answers(socket)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (!socket_answers(socket)) error = args[0] + " did not start: " + server->log();
-  return server;
-}
-
+// scripts/engines starts both, with the python image in each, and says where they listen.
 void start_engines() {
   engines = new Engines;
   const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
@@ -69,38 +45,20 @@ void start_engines() {
   }
   char pattern[] = "/tmp/paddock-engines-XXXXXX";
   engines->dir = mkdtemp(pattern);
-  const std::string& dir = engines->dir;
-  engines->dockerd = start({"/usr/sbin/dockerd", "--iptables=false", "--bridge=none", "--data-root",
-                            dir + "/docker", "--exec-root", dir + "/docker-exec", "--pidfile",
-                            dir + "/docker.pid", "-H", "unix://" + dir + "/docker.sock"},
-                           dir + "/docker.sock", dir + "/dockerd.log", engines->error);
-  if (!engines->error.empty()) return;
-  // crun refuses this machine's hybrid cgroup layout; runc with explicit ulimits works.
-  std::ofstream(dir + "/containers.conf")
-      << "[containers]\ndefault_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]\n"
-         "[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n";
-  setenv("CONTAINERS_CONF", (dir + "/containers.conf").c_str(), 1);
-  engines->podman =
-      start({"/usr/bin/podman", "--root", dir + "/podman-root", "--runroot", dir + "/podman-run",
-             "system", "service", "--time=0", "unix://" + dir + "/podman.sock"},
-            dir + "/podman.sock", dir + "/podman.log", engines->error);
-  if (!engines->error.empty()) return;
-  for (const auto& destination :
-       {"docker-daemon:" + std::string(kImage),
-        "containers-storage:[overlay@" + dir + "/podman-root+" + dir + "/podman-run]" + kImage}) {
-    std::vector<std::string> copy = {"/usr/bin/skopeo", "--insecure-policy", "copy",
-                                     std::string("oci:") + layout, destination};
-    if (destination.starts_with("docker-daemon:")) {
-      copy.insert(copy.begin() + 3, {"--dest-daemon-host", "unix://" + dir + "/docker.sock"});
-    }
-    ToolResult copied = run_tool(copy);
-    if (copied.status != 0) {
-      engines->error = "skopeo copy to " + destination + ": " + copied.output;
-      return;
+  ToolResult started = run_tool({source_dir() + "/scripts/engines", "start", engines->dir,
+                                 std::string(layout) + "=" + kImage});
+  if (started.status != 0) {
+    engines->error = "scripts/engines start: " + started.output;
+    return;
+  }
+  std::istringstream lines(started.output);
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* name : {"DOCKER_HOST", "CONTAINER_HOST"}) {
+      if (line.starts_with(std::string(name) + "=")) {
+        setenv(name, line.substr(std::strlen(name) + 1).c_str(), 1);
+      }
     }
   }
-  setenv("DOCKER_HOST", ("unix://" + dir + "/docker.sock").c_str(), 1);
-  setenv("CONTAINER_HOST", ("unix://" + dir + "/podman.sock").c_str(), 1);
 }
 
 class EngineTest : public ::testing::TestWithParam<std::string> {
@@ -242,21 +200,16 @@ TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),
                          [](const auto& engine) { return engine.param; });
 
-// The engines go with the suite: stopped and their state removed.
+// The engines go with the suite: stopped, their helpers killed and their state removed.
 class StopEngines : public ::testing::Environment {
  public:
   void TearDown() override {
-    if (engines == nullptr) return;
-    engines->dockerd.reset();
-    engines->podman.reset();
-    if (!engines->dir.empty()) {
-      // Podman leaves its storage's own mounts behind: deepest first.
-      run_tool({"/bin/sh", "-c",
-                "awk '{print $2}' /proc/self/mounts | grep '^" + engines->dir +
-                    "/' | sort -r | xargs -r umount -l"});
-      (void)rootfs::remove_tree(engines->dir);
-      EXPECT_FALSE(std::filesystem::exists(engines->dir)) << "the engines' state was left behind";
-    }
+    if (engines == nullptr || engines->dir.empty()) return;
+    ToolResult stopped = run_tool({source_dir() + "/scripts/engines", "stop", engines->dir});
+    EXPECT_EQ(stopped.status, 0) << stopped.output;
+    EXPECT_FALSE(std::filesystem::exists(engines->dir)) << "the engines' state was left behind";
+    EXPECT_EQ(run_tool({"/usr/bin/pgrep", "-f", engines->dir}).status, 1)
+        << "processes of the engines were left behind";
   }
 };
 const auto* const stop_engines = ::testing::AddGlobalTestEnvironment(new StopEngines);

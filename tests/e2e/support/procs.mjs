@@ -1,5 +1,6 @@
 // The host's process table, read from /proc: which processes descend from the server, and whether
 // a process seen earlier (pid + start time, so a reused pid does not count) still exists.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { sleep } from './server.mjs';
 
@@ -38,7 +39,45 @@ export function processTable() {
   return table;
 }
 
-// Every live process whose parent chain leads to `rootPid` (not rootPid itself); zombies left out.
+// The engine a container backend (PADDOCK_BACKEND docker or podman) talks to, as paddock finds it.
+function engineSocket() {
+  const backend = process.env.PADDOCK_BACKEND;
+  if (backend !== 'docker' && backend !== 'podman') return undefined;
+  const address = backend === 'docker'
+    ? (process.env.DOCKER_HOST || 'unix:///var/run/docker.sock')
+    : (process.env.CONTAINER_HOST || 'unix:///run/podman/podman.sock');
+  return address.replace(/^unix:\/\//, '');
+}
+
+// With a container backend a sandbox's processes are the engine's children, not the server's:
+// they are the processes in the cgroups of the containers labelled with the server's pid.
+function containerProcesses(ownerPid, table) {
+  const socket = engineSocket();
+  if (!socket) return [];
+  const filters = encodeURIComponent(JSON.stringify({ label: [`io.paddock.pid=${ownerPid}`] }));
+  let ids = [];
+  try {
+    const listed = execFileSync('curl', ['-s', '--unix-socket', socket,
+      `http://localhost/v1.41/containers/json?all=true&filters=${filters}`], { encoding: 'utf8' });
+    ids = JSON.parse(listed).map((c) => c.Id);
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const p of table.values()) {
+    let cgroup = '';
+    try {
+      cgroup = fs.readFileSync(`/proc/${p.pid}/cgroup`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (p.state !== 'Z' && ids.some((id) => cgroup.includes(id))) out.push(p);
+  }
+  return out;
+}
+
+// Every live process whose parent chain leads to `rootPid` (not rootPid itself), and with a
+// container backend every process of its containers; zombies left out.
 export function descendants(rootPid) {
   const table = processTable();
   const children = new Map();
@@ -55,7 +94,7 @@ export function descendants(rootPid) {
       queue.push(c.pid);
     }
   }
-  return out;
+  return out.concat(containerProcesses(rootPid, table));
 }
 
 export function stillAlive(procs) {

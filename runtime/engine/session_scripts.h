@@ -1,0 +1,56 @@
+#pragma once
+
+// The shell scripts an engine session runs (as the sandbox user, inside the container) to
+// read, write and list files: the archive API cannot see the tmpfs work directory. They keep
+// the native session's rules: nothing outside the work directory is read or listed, even
+// through a symlink code made, and writing follows no symlink at all. A refusal is an exit
+// status from kRefusedBase on, mapped back to its errno by refusal_errno().
+//
+// Arguments: $1 the work directory, $2 the path relative to it, then per script.
+
+#include <cerrno>
+#include <iterator>
+
+namespace paddock::engine {
+
+inline constexpr int kRefusedBase = 10;
+
+// Exit statuses kRefusedBase + index: the errno session_path_error() explains.
+inline constexpr int kRefusals[] = {ENOENT, EXDEV, ELOOP, EINVAL, ENOTDIR, EISDIR};
+
+// The errno a script's exit status stands for, or 0 when it is not a refusal.
+inline int refusal_errno(long status) {
+  long index = status - kRefusedBase;
+  if (index < 0 || index >= static_cast<long>(std::size(kRefusals))) return 0;
+  return kRefusals[index];
+}
+
+// Resolves $W/$2 into r, refusing what is missing (10) or resolves outside $W (11).
+#define PADDOCK_RESOLVE_INSIDE                       \
+  "W=$1; p=$W${2:+/$2}; test -e \"$p\" || exit 10; " \
+  "r=$(realpath -e -- \"$p\") || exit 10; "          \
+  "case \"$r\" in \"$W\"|\"$W\"/*) ;; *) exit 11;; esac; "
+
+// $3: at most this many bytes. Prints the file's size on a line, then its first bytes.
+inline constexpr const char* kReadScript = PADDOCK_RESOLVE_INSIDE
+    "test -d \"$r\" && exit 15; test -f \"$r\" || exit 13; "
+    "stat -c %s -- \"$r\" && head -c \"$3\" -- \"$r\"";
+
+// Entries as "TYPE SIZE NAME\0" (find's %y: f, d, l, ...).
+inline constexpr const char* kListScript = PADDOCK_RESOLVE_INSIDE
+    "test -d \"$r\" || exit 14; find \"$r\" -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'";
+
+// $3: base64 of the bytes; $4: "new" (create or truncate) or "append". Parent directories are
+// made one by one, and any symlink on the way, or as the file, is refused (12).
+inline constexpr const char* kWriteScript =
+    "W=$1; p=$W/$2; q=$W; parent=${2%/*}; [ \"$parent\" = \"$2\" ] && parent=; "
+    "IFS=/; for c in $parent; do [ -z \"$c\" ] && continue; q=$q/$c; "
+    "[ -L \"$q\" ] && exit 12; [ -e \"$q\" ] && [ ! -d \"$q\" ] && exit 14; "
+    "[ -d \"$q\" ] || mkdir -- \"$q\" || exit 10; done; unset IFS; "
+    "[ -L \"$p\" ] && exit 12; [ -d \"$p\" ] && exit 15; "
+    "if [ \"$4\" = new ]; then printf %s \"$3\" | base64 -d > \"$p\"; "
+    "else printf %s \"$3\" | base64 -d >> \"$p\"; fi";
+
+#undef PADDOCK_RESOLVE_INSIDE
+
+}  // namespace paddock::engine
