@@ -140,6 +140,17 @@ void kill_all() {
   kill(-1, SIGKILL);
 }
 
+// After a command: kills what it left and reaps it all before the next command may start, so
+// that not even a zombie of it is in the process table then.
+void kill_and_reap_all() {
+  kill_all();
+  for (;;) {
+    pid_t reaped = wait4(-1, nullptr, __WALL, nullptr);
+    if (reaped > 0 || (reaped < 0 && errno == EINTR)) continue;
+    break;  // ECHILD: init is alone
+  }
+}
+
 }  // namespace
 
 void serve_session(const ChildPlan& plan) {
@@ -170,7 +181,7 @@ void serve_session(const ChildPlan& plan) {
         payload = 0;
         // Nothing a command started outlives it, so the next command starts from a clean
         // process table and the caller sees end of file on its output.
-        kill_all();
+        kill_and_reap_all();
         ChildMessage done{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status, step};
         done.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000ll +
                       usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;

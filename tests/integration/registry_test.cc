@@ -133,6 +133,11 @@ struct Suite {
   std::unique_ptr<Server> registry;
   json digests;
 
+  // skopeo's credentials file: its own, not $XDG_RUNTIME_DIR's or /run/containers/UID's (which
+  // a root Podman leaves unreadable to users); this registry needs none. (Not through
+  // REGISTRY_AUTH_FILE: docker-registry reads REGISTRY_* as its own configuration.)
+  [[nodiscard]] std::string auth_file() const { return dir + "/skopeo-auth.json"; }
+
   [[nodiscard]] std::string ref(const std::string& repository_tag) const {
     return "127.0.0.1:" + std::to_string(port) + "/" + repository_tag;
   }
@@ -167,19 +172,19 @@ class Registry : public ::testing::Test {
                                                           {"multi", "test/tiny:multi"},
                                                           {"corrupt", "test/corrupt:latest"}}) {
       ToolResult pushed =
-          run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--all", "--preserve-digests",
-                    "--dest-tls-verify=false", "oci:" + suite->dir + "/layout:" + tag,
-                    "docker://" + suite->ref(target)});
+          run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--authfile",
+                    suite->auth_file(), "--all", "--preserve-digests", "--dest-tls-verify=false",
+                    "oci:" + suite->dir + "/layout:" + tag, "docker://" + suite->ref(target)});
       if (pushed.status != 0) {
         suite->setup_error = "skopeo copy " + tag + ": " + pushed.output;
         return;
       }
     }
     // Docker's own formats: skopeo converts the index to a manifest list on the way.
-    ToolResult docker =
-        run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--all", "--format", "v2s2",
-                  "--dest-tls-verify=false", "oci:" + suite->dir + "/layout:gzipped",
-                  "docker://" + suite->ref("test/docker:multi")});
+    ToolResult docker = run_tool(
+        {"/usr/bin/skopeo", "--insecure-policy", "copy", "--authfile", suite->auth_file(), "--all",
+         "--format", "v2s2", "--dest-tls-verify=false", "oci:" + suite->dir + "/layout:gzipped",
+         "docker://" + suite->ref("test/docker:multi")});
     if (docker.status != 0) suite->setup_error = "skopeo copy gzipped: " + docker.output;
   }
 
@@ -306,8 +311,8 @@ TEST_F(Registry, PlatformIsSelectedFromTheIndex) {
 // schema-2 manifests, as registries serve images pushed by docker.
 TEST_F(Registry, DockerManifestListsAndSchema2ManifestsArePulled) {
   std::string ref = suite->ref("test/docker:multi");
-  ToolResult raw =
-      run_tool({"/usr/bin/skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + ref});
+  ToolResult raw = run_tool({"/usr/bin/skopeo", "inspect", "--authfile", suite->auth_file(),
+                             "--raw", "--tls-verify=false", "docker://" + ref});
   ASSERT_NE(raw.output.find("application/vnd.docker.distribution.manifest.list.v2+json"),
             std::string::npos)
       << raw.output;
@@ -456,9 +461,9 @@ TEST_F(Registry, PythonFromAPulledMmdebstrapImage) {
   ASSERT_NE(layout, nullptr) << "PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the "
                                 "python image with scripts/build-language-images --layouts";
   std::string ref = suite->ref("test/python:bookworm");
-  ToolResult pushed =
-      run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--preserve-digests",
-                "--dest-tls-verify=false", std::string("oci:") + layout, "docker://" + ref});
+  ToolResult pushed = run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--authfile",
+                                suite->auth_file(), "--preserve-digests", "--dest-tls-verify=false",
+                                std::string("oci:") + layout, "docker://" + ref});
   ASSERT_EQ(pushed.status, 0) << pushed.output;
   CliResult pulled = run_cli({"pull", ref});
   ASSERT_EQ(pulled.exit_status, 0) << pulled.err;
