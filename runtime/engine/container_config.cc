@@ -82,14 +82,14 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
   const Limits& limits = spec.limits;
   std::string owner = std::to_string(spec.user.uid) + ":" + std::to_string(spec.user.gid);
   // Compiled programs run from the work directory: "exec", which Docker's tmpfs default lacks,
-  // as the native backend's tmpfs has it. The work directory belongs to the sandbox user: Docker takes uid=/gid= options, Podman
-  // its own "U" (chown to the container's user).
+  // as the native backend's tmpfs has it. The work directory belongs to the sandbox user: Docker
+  // takes uid=/gid= options, Podman its own "U" (chown to the container's user).
   std::string work_owner = options.tmpfs_owner_option ? ",U"
                                                       : ",uid=" + std::to_string(spec.user.uid) +
                                                             ",gid=" + std::to_string(spec.user.gid);
   nlohmann::json tmpfs = {
-      {spec.workdir,
-       "rw,exec,nosuid,nodev,size=" + std::to_string(limits.work_bytes) + work_owner + ",mode=0755"},
+      {spec.workdir, "rw,exec,nosuid,nodev,size=" + std::to_string(limits.work_bytes) + work_owner +
+                         ",mode=0755"},
       {"/tmp", "rw,exec,nosuid,nodev,size=" + std::to_string(limits.tmp_bytes) + ",mode=1777"},
   };
   nlohmann::json host = {
