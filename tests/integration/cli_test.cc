@@ -56,7 +56,8 @@ TEST(Cli, BadInputIsOneClearLine) {
   expect_usage_error({"run", "--ro-bind", "/usr:/proc/x", "--", "true"}, "/proc/x");
   expect_usage_error({"run", "--env", "NOEQUALS", "--", "true"}, "NOEQUALS");
   expect_usage_error({"frobnicate"}, "frobnicate");
-  expect_usage_error({"run", "--backend", "docker", "--", "true"}, "unknown backend 'docker'");
+  expect_usage_error({"run", "--backend", "lxc", "--", "true"},
+                     "unknown backend 'lxc'; available: native, docker, podman");
 }
 
 TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {
