@@ -1,0 +1,101 @@
+// The Kubernetes backend's wire formats: WebSocket frames (RFC 6455) as a client writes and
+// reads them, and the exec channel protocols v4/v5.
+
+#include <gtest/gtest.h>
+
+#include "kube/exec_channels.h"
+#include "kube/websocket_frames.h"
+
+namespace paddock::kube {
+namespace {
+
+// A server's frame: never masked.
+std::string server_frame(Opcode opcode, const std::string& payload, bool final = true) {
+  std::string out(1, static_cast<char>((final ? 0x80 : 0) | static_cast<int>(opcode)));
+  if (payload.size() < 126) {
+    out += static_cast<char>(payload.size());
+  } else {
+    out += static_cast<char>(126);
+    out += static_cast<char>(payload.size() >> 8);
+    out += static_cast<char>(payload.size() & 0xFF);
+  }
+  return out + payload;
+}
+
+TEST(WebSocketFrames, AClientFrameIsMaskedAndSized) {
+  std::string frame = encode_client_frame({Opcode::kBinary, true, "abc"}, {1, 2, 3, 4});
+  ASSERT_EQ(frame.size(), 2u + 4u + 3u);
+  EXPECT_EQ(static_cast<unsigned char>(frame[0]), 0x82);
+  EXPECT_EQ(static_cast<unsigned char>(frame[1]), 0x80 | 3);
+  EXPECT_EQ(frame[6], 'a' ^ 1);
+  EXPECT_EQ(frame[8], 'c' ^ 3);
+  std::string big = encode_client_frame({Opcode::kBinary, true, std::string(70000, 'x')}, {});
+  EXPECT_EQ(static_cast<unsigned char>(big[1]), 0x80 | 127);
+  EXPECT_EQ(big.size(), 2u + 8u + 4u + 70000u);
+}
+
+TEST(WebSocketFrames, MessagesCutAnywhereAndFragmentedComeOutWhole) {
+  std::string stream = server_frame(Opcode::kBinary, "\x01hel", false) +
+                       server_frame(Opcode::kPing, "p") +
+                       server_frame(Opcode::kContinuation, std::string(300, 'l') + "o") +
+                       server_frame(Opcode::kClose, "");
+  FrameReader reader;
+  std::vector<Frame> frames;
+  for (char c : stream) {
+    reader.feed(std::string_view(&c, 1));
+    auto frame = reader.next();
+    ASSERT_TRUE(frame) << frame.error().message;
+    if (*frame) frames.push_back(**frame);
+  }
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].opcode, Opcode::kPing);
+  EXPECT_EQ(frames[1].opcode, Opcode::kBinary);
+  EXPECT_EQ(frames[1].payload, "\x01hel" + std::string(300, 'l') + "o");
+  EXPECT_EQ(frames[2].opcode, Opcode::kClose);
+}
+
+TEST(WebSocketFrames, WhatNoServerMaySendIsRefused) {
+  for (const std::string& bad : {std::string("\x82\x81xxxxa"),                // masked
+                                 std::string("\x83\x00", 2),                     // reserved opcode
+                                 std::string("\xC2\x00", 2),                     // reserved bit
+                                 server_frame(Opcode::kContinuation, "x"),    // nothing to continue
+                                 server_frame(Opcode::kPing, "x", false)}) {  // fragmented control
+    FrameReader reader;
+    reader.feed(bad);
+    EXPECT_FALSE(reader.next()) << bad;
+  }
+  FrameReader small(10);
+  small.feed(server_frame(Opcode::kBinary, std::string(11, 'x')));
+  EXPECT_FALSE(small.next());
+}
+
+TEST(WebSocketFrames, TheAcceptKeyIsRfc6455s) {
+  // The example in RFC 6455 1.3.
+  EXPECT_EQ(websocket_accept("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+}
+
+TEST(ExecChannels, ChannelsAndTheEndOfStdin) {
+  auto message = split_channel("\x02oops");
+  ASSERT_TRUE(message);
+  EXPECT_EQ(message->channel, Channel::kStderr);
+  EXPECT_EQ(message->data, "oops");
+  EXPECT_FALSE(split_channel(""));
+  EXPECT_EQ(stdin_message("in"), std::string("\0in", 3));
+  EXPECT_EQ(close_stdin_message(), std::string("\xff\0", 2));
+}
+
+TEST(ExecChannels, TheExitCodeComesFromTheStatus) {
+  EXPECT_EQ(*exit_code_of_status(R"({"metadata":{},"status":"Success"})"), 0);
+  EXPECT_EQ(*exit_code_of_status(
+                R"({"status":"Failure","reason":"NonZeroExitCode","message":"command terminated )"
+                R"(with non-zero exit code: 3","details":{"causes":[{"reason":"ExitCode",)"
+                R"("message":"3"}]}})"),
+            3);
+  auto failed = exit_code_of_status(
+      R"({"status":"Failure","reason":"InternalError","message":"container not found"})");
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("container not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paddock::kube
