@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/exec_channels.h"
+#include "kube/kubeconfig.h"
 #include "kube/websocket_frames.h"
 
 namespace paddock::kube {
@@ -56,8 +57,8 @@ TEST(WebSocketFrames, MessagesCutAnywhereAndFragmentedComeOutWhole) {
 
 TEST(WebSocketFrames, WhatNoServerMaySendIsRefused) {
   for (const std::string& bad : {std::string("\x82\x81xxxxa"),                // masked
-                                 std::string("\x83\x00", 2),                     // reserved opcode
-                                 std::string("\xC2\x00", 2),                     // reserved bit
+                                 std::string("\x83\x00", 2),                  // reserved opcode
+                                 std::string("\xC2\x00", 2),                  // reserved bit
                                  server_frame(Opcode::kContinuation, "x"),    // nothing to continue
                                  server_frame(Opcode::kPing, "x", false)}) {  // fragmented control
     FrameReader reader;
@@ -95,6 +96,57 @@ TEST(ExecChannels, TheExitCodeComesFromTheStatus) {
       R"({"status":"Failure","reason":"InternalError","message":"container not found"})");
   ASSERT_FALSE(failed);
   EXPECT_NE(failed.error().message.find("container not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paddock::kube
+
+namespace paddock::kube {
+namespace {
+
+TEST(Kubeconfig, TheCurrentContextsClusterUserAndNamespace) {
+  const char* config = R"(apiVersion: v1
+kind: Config
+current-context: work
+clusters:
+- name: prod
+  cluster:
+    server: https://10.0.0.1:6443/
+    certificate-authority-data: Q0EtUEVN
+contexts:
+- name: work
+  context: {cluster: prod, user: me, namespace: sandboxes}
+users:
+- name: me
+  user:
+    token: abc123
+)";
+  auto access = parse_kubeconfig(config, "/home/u/.kube/config");
+  ASSERT_TRUE(access) << access.error().message;
+  EXPECT_EQ(access->server, "https://10.0.0.1:6443");
+  EXPECT_EQ(access->namespace_name, "sandboxes");
+  EXPECT_EQ(access->ca_pem, "CA-PEM");
+  EXPECT_EQ(access->token, "abc123");
+  EXPECT_EQ(access->source, "/home/u/.kube/config (context work)");
+}
+
+TEST(Kubeconfig, JsonWorksAndMistakesAreNamed) {
+  auto json = parse_kubeconfig(
+      R"({"current-context": "c", "contexts": [{"name": "c", "context": {"cluster": "k"}}],)"
+      R"( "clusters": [{"name": "k", "cluster": {"server": "https://k:6443"}}]})",
+      "/k.json");
+  ASSERT_TRUE(json) << json.error().message;
+  EXPECT_EQ(json->namespace_name, "default");
+  auto missing = parse_kubeconfig("current-context: nope\ncontexts: []\n", "/k");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no context 'nope'"), std::string::npos);
+  auto plugin = parse_kubeconfig(
+      "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+      "clusters: [{name: k, cluster: {server: 'https://k'}}]\n"
+      "users: [{name: u, user: {exec: {command: aws}}}]\n",
+      "/k");
+  ASSERT_FALSE(plugin);
+  EXPECT_NE(plugin.error().message.find("exec plugin"), std::string::npos);
 }
 
 }  // namespace
