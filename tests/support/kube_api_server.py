@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""A test stand-in for a Kubernetes API server: the parts paddock's Kubernetes backend uses,
+faithful to the API documentation, over HTTPS with bearer-token auth, on one port.
+
+  POST   /api/v1/namespaces/NS/pods                 create (a Pod object); 409 if the name exists
+  GET    /api/v1/namespaces/NS/pods[?labelSelector=k=v,...]   list
+  GET    /api/v1/namespaces/NS/pods/NAME            read (status.phase, conditions,
+                                                    containerStatuses[].state)
+  DELETE /api/v1/namespaces/NS/pods/NAME            delete (its processes are killed)
+  GET    /api/v1/namespaces/NS/pods/NAME/log        the first container's output
+  GET    /api/v1/namespaces/NS/pods/NAME/exec?command=...&stdout=true&stderr=true[&stdin=true]
+         WebSocket, subprotocol v5.channel.k8s.io or v4.channel.k8s.io: binary messages whose
+         first byte is the channel (0 stdin, 1 stdout, 2 stderr, 3 status, 4 resize; v5: 255 =
+         close), and a metav1.Status on channel 3 when the command ends.
+
+A pod "runs" on this host: each exec is the command in bubblewrap with the pod's own
+directories as /work and /tmp (so files persist between execs, as in one container) and its
+own PID namespace per exec. Faults for the tests, by image name: an image containing
+"missing" never pulls (ErrImagePull, then ImagePullBackOff); resources.requests.cpu over 64
+cannot be scheduled (PodScheduled False, Unschedulable). Pods go Pending -> Running after
+0.2 s.
+
+Usage: kube_api_server.py CERT KEY TOKEN PORT_FILE   (writes the port it listens on to PORT_FILE)
+"""
+
+import asyncio
+import base64
+import hashlib
+import json
+import os
+import shutil
+import signal
+import ssl
+import sys
+import tempfile
+import time
+import urllib.parse
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+PODS = {}  # (namespace, name) -> {"object": pod, "dir": str, "created": float, "procs": set}
+TOKEN = ""
+BWRAP = "/usr/bin/bwrap"
+
+
+def status(code, reason, message, extra=None):
+    body = {"kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Success" if code < 400 else "Failure",
+            "message": message, "reason": reason, "code": code}
+    body.update(extra or {})
+    return body
+
+
+def answer(code, body):
+    return (code, {"Content-Type": "application/json"}, json.dumps(body).encode())
+
+
+def pod_state(entry):
+    """The pod object as the API shows it now."""
+    pod = entry["object"]
+    image = pod["spec"]["containers"][0].get("image", "")
+    requests = pod["spec"]["containers"][0].get("resources", {}).get("requests", {})
+    cpu = requests.get("cpu", "0")
+    cpu_cores = float(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
+    started = time.time() - entry["created"] > 0.2
+    name = pod["spec"]["containers"][0]["name"]
+    if cpu_cores > 64:
+        pod["status"] = {"phase": "Pending", "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+             "message": "0/1 nodes are available: 1 Insufficient cpu."}]}
+    elif "missing" in image:
+        reason = "ImagePullBackOff" if started else "ErrImagePull"
+        pod["status"] = {"phase": "Pending", "containerStatuses": [
+            {"name": name, "ready": False, "state": {"waiting": {
+                "reason": reason, "message": f'Back-off pulling image "{image}"'}}}]}
+    elif not started:
+        pod["status"] = {"phase": "Pending", "containerStatuses": [
+            {"name": name, "ready": False,
+             "state": {"waiting": {"reason": "ContainerCreating"}}}]}
+    else:
+        pod["status"] = {"phase": "Running", "containerStatuses": [
+            {"name": name, "ready": True, "state": {"running": {"startedAt": "now"}}}]}
+    return pod
+
+
+def matches(pod, selector):
+    labels = pod["metadata"].get("labels", {})
+    for term in filter(None, selector.split(",")):
+        key, _, value = term.partition("=")
+        if labels.get(key) != value:
+            return False
+    return True
+
+
+def rest(method, path, query, body):
+    parts = path.strip("/").split("/")
+    if len(parts) < 5 or parts[:3] != ["api", "v1", "namespaces"] or parts[4] != "pods":
+        return answer(404, status(404, "NotFound", f"the server could not find {path}"))
+    namespace = parts[3]
+    if len(parts) == 5:
+        if method == "POST":
+            pod = json.loads(body or b"{}")
+            name = pod.get("metadata", {}).get("name", "")
+            if not name or not pod.get("spec", {}).get("containers"):
+                return answer(422, status(422, "Invalid", "Pod is invalid: name and containers"))
+            if (namespace, name) in PODS:
+                return answer(409, status(409, "AlreadyExists", f'pods "{name}" already exists'))
+            pod["metadata"]["namespace"] = namespace
+            pod["metadata"]["uid"] = os.urandom(8).hex()
+            directory = tempfile.mkdtemp(prefix="kube-pod-")
+            os.mkdir(os.path.join(directory, "work"))
+            os.mkdir(os.path.join(directory, "tmp"))
+            PODS[(namespace, name)] = {"object": pod, "dir": directory, "created": time.time(),
+                                       "procs": set()}
+            return answer(201, pod_state(PODS[(namespace, name)]))
+        if method == "GET":
+            selector = query.get("labelSelector", [""])[0]
+            items = [pod_state(entry) for (ns, _), entry in PODS.items()
+                     if ns == namespace and matches(entry["object"], selector)]
+            return answer(200, {"kind": "PodList", "apiVersion": "v1", "items": items})
+        return answer(405, status(405, "MethodNotAllowed", method))
+    name = parts[5]
+    entry = PODS.get((namespace, name))
+    if entry is None:
+        return answer(404, status(404, "NotFound", f'pods "{name}" not found'))
+    if len(parts) == 7 and parts[6] == "log" and method == "GET":
+        return (200, {"Content-Type": "text/plain"}, b"")
+    if len(parts) == 6 and method == "GET":
+        return answer(200, pod_state(entry))
+    if len(parts) == 6 and method == "DELETE":
+        for process in list(entry["procs"]):
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        del PODS[(namespace, name)]
+        shutil.rmtree(entry["dir"], ignore_errors=True)
+        return answer(200, entry["object"])
+    return answer(405, status(405, "MethodNotAllowed", method))
+
+
+def ws_frame(opcode, payload):
+    """A server's WebSocket frame (RFC 6455): never masked."""
+    head = bytes([0x80 | opcode])
+    if len(payload) < 126:
+        head += bytes([len(payload)])
+    elif len(payload) < 65536:
+        head += bytes([126]) + len(payload).to_bytes(2, "big")
+    else:
+        head += bytes([127]) + len(payload).to_bytes(8, "big")
+    return head + payload
+
+
+async def ws_read(reader):
+    """One client frame: (opcode, payload); clients must mask."""
+    first, second = await reader.readexactly(2)
+    length = second & 0x7F
+    if length == 126:
+        length = int.from_bytes(await reader.readexactly(2), "big")
+    elif length == 127:
+        length = int.from_bytes(await reader.readexactly(8), "big")
+    if not second & 0x80:
+        raise ValueError("an unmasked frame from a client")
+    mask = await reader.readexactly(4)
+    data = await reader.readexactly(length)
+    return first & 0x0F, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+async def run_exec(reader, writer, entry, query, v5):
+    lock = asyncio.Lock()
+
+    async def send(channel, data):
+        async with lock:
+            writer.write(ws_frame(0x2, bytes([channel]) + data))
+            await writer.drain()
+
+    if pod_state(entry)["status"]["phase"] != "Running":
+        await send(3, json.dumps(status(400, "BadRequest", "pod is not running")).encode())
+        return
+    pod_dir = entry["dir"]
+    process = await asyncio.create_subprocess_exec(
+        BWRAP, "--ro-bind", "/", "/", "--bind", os.path.join(pod_dir, "work"), "/work",
+        "--bind", os.path.join(pod_dir, "tmp"), "/tmp", "--dev", "/dev", "--proc", "/proc",
+        "--unshare-pid", "--die-with-parent", "--chdir", "/work", "--", *query.get("command", []),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    entry["procs"].add(process)
+
+    async def pump(stream, channel):
+        while chunk := await stream.read(65536):
+            await send(channel, chunk)
+
+    async def feed():
+        while True:
+            opcode, data = await ws_read(reader)
+            if opcode == 0x8:  # close: the client is gone, and so is the command
+                process.kill()
+                return
+            if opcode == 0x9:
+                async with lock:
+                    writer.write(ws_frame(0xA, data))
+            elif opcode == 0x2 and data[:1] == b"\x00":
+                process.stdin.write(data[1:])
+                await process.stdin.drain()
+            elif opcode == 0x2 and v5 and data == b"\xff\x00":
+                process.stdin.close()
+
+    feeder = asyncio.ensure_future(feed())
+    try:
+        await asyncio.gather(pump(process.stdout, 1), pump(process.stderr, 2))
+        code = await process.wait()
+    finally:
+        feeder.cancel()
+        entry["procs"].discard(process)
+    if code == 0:
+        result = {"metadata": {}, "status": "Success"}
+    else:
+        exit_code = code if code >= 0 else 128 - code
+        result = status(500, "NonZeroExitCode",
+                        f"command terminated with non-zero exit code: {exit_code}",
+                        {"details": {"causes": [{"reason": "ExitCode",
+                                                 "message": str(exit_code)}]}})
+    await send(3, json.dumps(result).encode())
+    async with lock:
+        writer.write(ws_frame(0x8, (1000).to_bytes(2, "big")))
+        await writer.drain()
+
+
+async def handle(reader, writer):
+    """HTTP/1.1 requests, kept alive until the client closes; an exec upgrades to WebSocket."""
+    try:
+        while True:
+            request = await reader.readline()
+            if not request:
+                return
+            method, target, _ = request.decode().split(" ", 2)
+            headers = {}
+            while (line := (await reader.readline()).decode().strip()):
+                key, _, value = line.partition(":")
+                headers[key.strip().lower()] = value.strip()
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+            url = urllib.parse.urlsplit(target)
+            query = urllib.parse.parse_qs(url.query)
+            if headers.get("authorization", "") != f"Bearer {TOKEN}":
+                code, _, payload = answer(401, status(401, "Unauthorized", "Unauthorized"))
+                ctype = "application/json"
+            elif url.path.endswith("/exec") and headers.get("upgrade", "").lower() == "websocket":
+                parts = url.path.strip("/").split("/")
+                entry = PODS.get((parts[3], parts[5]))
+                offered = [p.strip() for p in headers.get("sec-websocket-protocol", "").split(",")]
+                chosen = next((p for p in ("v5.channel.k8s.io", "v4.channel.k8s.io")
+                               if p in offered), None)
+                if entry is None or chosen is None:
+                    code, _, payload = answer(400 if entry else 404, status(
+                        400 if entry else 404, "BadRequest",
+                        "no such pod" if entry is None else "no supported channel protocol"))
+                    ctype = "application/json"
+                else:
+                    accept = base64.b64encode(hashlib.sha1(
+                        (headers["sec-websocket-key"] + WS_GUID).encode()).digest()).decode()
+                    writer.write((
+                        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n"
+                        f"Sec-WebSocket-Protocol: {chosen}\r\n\r\n").encode())
+                    await writer.drain()
+                    await run_exec(reader, writer, entry, query, chosen.startswith("v5"))
+                    return
+            else:
+                code, headers_out, payload = rest(method, url.path, query, body)
+                ctype = headers_out["Content-Type"]
+            writer.write((f"HTTP/1.1 {code} {'OK' if code < 400 else 'Error'}\r\n"
+                          f"Content-Type: {ctype}\r\nContent-Length: {len(payload)}\r\n\r\n"
+                          ).encode() + payload)
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError, ValueError):
+        return
+    finally:
+        writer.close()
+
+
+def main():
+    global TOKEN
+    cert, key, TOKEN, port_file = sys.argv[1:5]
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+
+    async def serve():
+        # SIGTERM (the test ending) deletes every pod: its processes and its directories.
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
+        port = server.sockets[0].getsockname()[1]
+        with open(port_file + ".tmp", "w") as out:
+            out.write(str(port))
+        os.rename(port_file + ".tmp", port_file)
+        await stop.wait()
+        server.close()
+        for namespace, name in list(PODS):
+            rest("DELETE", f"/api/v1/namespaces/{namespace}/pods/{name}", {}, b"")
+
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()
