@@ -1,0 +1,174 @@
+#include "kube/websocket_client.h"
+
+#include <curl/curl.h>
+#include <poll.h>
+
+#include <cctype>
+#include <chrono>
+#include <random>
+
+#include "core/base64.h"
+
+namespace paddock::kube {
+namespace {
+
+std::array<std::uint8_t, 4> random_mask() {
+  static thread_local std::mt19937 random{std::random_device{}()};
+  auto value = static_cast<std::uint32_t>(random());
+  return {static_cast<std::uint8_t>(value), static_cast<std::uint8_t>(value >> 8),
+          static_cast<std::uint8_t>(value >> 16), static_cast<std::uint8_t>(value >> 24)};
+}
+
+void set_blob(CURL* handle, CURLoption option, const std::string& pem) {
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(handle, option, &blob);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
+    const ClusterAccess& access, const std::string& path, const std::string& protocols) {
+  std::unique_ptr<WebSocketConnection> connection(new WebSocketConnection);
+  CURL* handle = curl_easy_init();
+  if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a connection"};
+  connection->handle_ = handle;
+  curl_easy_setopt(handle, CURLOPT_URL, (access.server + path).c_str());
+  curl_easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
+  curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+  if (!access.ca_pem.empty()) set_blob(handle, CURLOPT_CAINFO_BLOB, access.ca_pem);
+  if (!access.client_cert_pem.empty()) {
+    set_blob(handle, CURLOPT_SSLCERT_BLOB, access.client_cert_pem);
+    set_blob(handle, CURLOPT_SSLKEY_BLOB, access.client_key_pem);
+  }
+  if (access.insecure_skip_tls_verify) {
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
+  if (CURLcode code = curl_easy_perform(handle); code != CURLE_OK) {
+    return Error{EHOSTUNREACH,
+                 "cannot reach the Kubernetes API at " + access.server + " (" + access.source +
+                     "): " + (error_buffer[0] ? error_buffer : curl_easy_strerror(code))};
+  }
+  std::string key_bytes(16, '\0');
+  std::random_device random;
+  for (char& c : key_bytes) c = static_cast<char>(random());
+  std::string key = base64_encode(key_bytes);
+  std::string host = access.server.substr(access.server.find("://") + 3);
+  std::string request =
+      "GET " + path + " HTTP/1.1\r\nHost: " + host +
+      "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
+      "\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: " + protocols + "\r\n";
+  if (!access.token.empty()) request += "Authorization: Bearer " + access.token + "\r\n";
+  request += "\r\n";
+  if (auto sent = connection->write_all(request); !sent) return sent.error();
+  // The answer's head; what follows it is already WebSocket frames.
+  std::string head;
+  for (;;) {
+    auto got = connection->read_some(10000, head);
+    if (!got) return got.error();
+    if (!*got) return Error{ETIMEDOUT, "the Kubernetes API did not answer the exec upgrade"};
+    if (head.find("\r\n\r\n") != std::string::npos) break;
+    if (head.size() > (64u << 10)) return Error{EIO, "the Kubernetes API's answer is too long"};
+  }
+  std::size_t end = head.find("\r\n\r\n");
+  std::string status_line = head.substr(0, head.find("\r\n"));
+  if (status_line.find(" 101 ") == std::string::npos) {
+    return Error{EIO, "the Kubernetes API refused the exec: " + status_line + " " +
+                          head.substr(end + 4, 400)};
+  }
+  // Header names are case-insensitive; the accept value is not.
+  std::string lower;
+  for (char c : head.substr(0, end)) lower += static_cast<char>(std::tolower(c));
+  if (head.find(websocket_accept(key)) == std::string::npos) {
+    return Error{EIO, "the Kubernetes API's WebSocket handshake is wrong (Sec-WebSocket-Accept)"};
+  }
+  if (std::size_t at = lower.find("sec-websocket-protocol:"); at != std::string::npos) {
+    std::size_t value = head.find_first_not_of(' ', at + 23);
+    connection->protocol_ = head.substr(value, head.find("\r\n", value) - value);
+  }
+  connection->reader_.feed(std::string_view(head).substr(end + 4));
+  return connection;
+}
+
+WebSocketConnection::~WebSocketConnection() {
+  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
+}
+
+Status WebSocketConnection::write_all(std::string_view bytes) {
+  auto* handle = static_cast<CURL*>(handle_);
+  while (!bytes.empty()) {
+    size_t sent = 0;
+    CURLcode code = curl_easy_send(handle, bytes.data(), bytes.size(), &sent);
+    if (code == CURLE_AGAIN) {
+      curl_socket_t socket = CURL_SOCKET_BAD;
+      curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket);
+      pollfd writable{socket, POLLOUT, 0};
+      poll(&writable, 1, 1000);
+      continue;
+    }
+    if (code != CURLE_OK)
+      return Error{EIO, std::string("sending to the Kubernetes API: ") + curl_easy_strerror(code)};
+    bytes.remove_prefix(sent);
+  }
+  return {};
+}
+
+Result<bool> WebSocketConnection::read_some(int timeout_ms, std::string& into) {
+  auto* handle = static_cast<CURL*>(handle_);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    char buffer[65536];
+    size_t got = 0;
+    CURLcode code = curl_easy_recv(handle, buffer, sizeof buffer, &got);
+    if (code == CURLE_OK && got > 0) {
+      into.append(buffer, got);
+      // Everything TLS has buffered, before poll could say there is nothing.
+      while (curl_easy_recv(handle, buffer, sizeof buffer, &got) == CURLE_OK && got > 0) {
+        into.append(buffer, got);
+      }
+      return true;
+    }
+    if (code == CURLE_OK) return Error{EPIPE, "the Kubernetes API closed the connection"};
+    if (code != CURLE_AGAIN) {
+      return Error{EIO,
+                   std::string("reading from the Kubernetes API: ") + curl_easy_strerror(code)};
+    }
+    // Readable may mean only part of a TLS record: wait again until the deadline.
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket);
+    pollfd readable{socket, POLLIN, 0};
+    poll(&readable, 1, static_cast<int>(left.count()));
+  }
+}
+
+Status WebSocketConnection::send(Opcode opcode, std::string_view payload) {
+  return write_all(encode_client_frame({opcode, true, std::string(payload)}, random_mask()));
+}
+
+Result<std::optional<Frame>> WebSocketConnection::receive(int timeout_ms) {
+  for (;;) {
+    auto frame = reader_.next();
+    if (!frame) return frame.error();
+    if (*frame) {
+      if ((*frame)->opcode == Opcode::kPing) {
+        if (auto pong = send(Opcode::kPong, (*frame)->payload); !pong) return pong.error();
+        continue;
+      }
+      if ((*frame)->opcode == Opcode::kClose) (void)send(Opcode::kClose, (*frame)->payload);
+      return frame;
+    }
+    std::string more;
+    auto got = read_some(timeout_ms, more);
+    if (!got) return got.error();
+    if (!*got) return std::optional<Frame>{};
+    reader_.feed(more);
+  }
+}
+
+}  // namespace paddock::kube

@@ -1,0 +1,127 @@
+// The Kubernetes backend's exec path against the test API server (tests/support/
+// kube_api_server.py): TLS with the server's own CA, a bearer token, the WebSocket upgrade and
+// the v5 channel protocol, stdin closed, and the exit code from the status channel.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "kube/exec_channels.h"
+#include "kube/websocket_client.h"
+#include "support/harness.h"
+#include "support/helper_process.h"
+
+namespace paddock::testing {
+namespace {
+
+class KubeExec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/paddock-kube-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    ToolResult key =
+        run_tool({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                  dir_ + "/api.key", "-out", dir_ + "/api.crt", "-subj", "/CN=127.0.0.1", "-addext",
+                  "subjectAltName=IP:127.0.0.1", "-days", "2"});
+    ASSERT_EQ(key.status, 0) << key.output;
+    server_ = std::make_unique<Server>(
+        std::vector<std::string>{"/usr/bin/python3",
+                                 source_dir() + "/tests/support/kube_api_server.py",
+                                 dir_ + "/api.crt", dir_ + "/api.key", "secret", dir_ + "/port"},
+        dir_ + "/api.log");
+    for (int i = 0; i < 300 && access((dir_ + "/port").c_str(), F_OK) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(access((dir_ + "/port").c_str(), F_OK), 0) << server_->log();
+    access_.server = "https://127.0.0.1:" + read_file(dir_ + "/port");
+    access_.ca_pem = read_file(dir_ + "/api.crt");
+    access_.token = "secret";
+    access_.namespace_name = "default";
+    access_.source = "the test API server";
+  }
+  void TearDown() override {
+    server_.reset();
+    run_tool({"/bin/rm", "-rf", dir_});
+  }
+  ToolResult api(const std::string& method, const std::string& path, const std::string& body = "") {
+    std::vector<std::string> args = {"/usr/bin/curl",
+                                     "-s",
+                                     "--cacert",
+                                     dir_ + "/api.crt",
+                                     "-H",
+                                     "Authorization: Bearer secret",
+                                     "-X",
+                                     method,
+                                     access_.server + path};
+    if (!body.empty()) {
+      args.insert(args.end(), {"-H", "Content-Type: application/json", "-d", body});
+    }
+    return run_tool(args);
+  }
+
+  std::string dir_;
+  std::unique_ptr<Server> server_;
+  kube::ClusterAccess access_;
+};
+
+TEST_F(KubeExec, ACommandRunsWithItsStreamsAndExitCode) {
+  ASSERT_EQ(api("POST", "/api/v1/namespaces/default/pods",
+                R"({"metadata":{"name":"p1"},"spec":{"containers":[{"name":"sandbox",)"
+                R"("image":"img","command":["sleep","infinity"]}]}})")
+                .status,
+            0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // Pending, then Running
+  std::string path =
+      "/api/v1/namespaces/default/pods/p1/exec?command=sh&command=-c&command="
+      "echo%20out%3B%20echo%20err%20%3E%262%3B%20cat%3B%20exit%203&stdin=true&stdout=true"
+      "&stderr=true";
+  auto connection = kube::WebSocketConnection::open(access_, path, kube::kChannelProtocols);
+  ASSERT_TRUE(connection) << connection.error().message;
+  EXPECT_EQ((*connection)->protocol(), "v5.channel.k8s.io");
+  ASSERT_TRUE((*connection)->send(kube::Opcode::kBinary, kube::stdin_message("piped\n")));
+  ASSERT_TRUE((*connection)->send(kube::Opcode::kBinary, kube::close_stdin_message()));
+  std::string out, err;
+  std::optional<int> exit_code;
+  for (int i = 0; i < 100 && !exit_code; ++i) {
+    auto frame = (*connection)->receive(1000);
+    ASSERT_TRUE(frame) << frame.error().message;
+    if (!*frame || (*frame)->opcode != kube::Opcode::kBinary) continue;
+    auto message = kube::split_channel((*frame)->payload);
+    if (!message) continue;
+    if (message->channel == kube::Channel::kStdout) out += message->data;
+    if (message->channel == kube::Channel::kStderr) err += message->data;
+    if (message->channel == kube::Channel::kError) {
+      auto code = kube::exit_code_of_status(message->data);
+      ASSERT_TRUE(code) << code.error().message;
+      exit_code = *code;
+    }
+  }
+  EXPECT_EQ(out, "out\npiped\n");
+  EXPECT_EQ(err, "err\n");
+  EXPECT_EQ(exit_code, 3);
+}
+
+TEST_F(KubeExec, AWrongTokenOrAMissingPodIsRefusedWithTheApisMessage) {
+  kube::ClusterAccess wrong = access_;
+  wrong.token = "nope";
+  auto refused = kube::WebSocketConnection::open(
+      wrong, "/api/v1/namespaces/default/pods/p1/exec?command=true", kube::kChannelProtocols);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("401"), std::string::npos) << refused.error().message;
+  auto missing = kube::WebSocketConnection::open(
+      access_, "/api/v1/namespaces/default/pods/none/exec?command=true", kube::kChannelProtocols);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no such pod"), std::string::npos)
+      << missing.error().message;
+  kube::ClusterAccess untrusted = access_;
+  untrusted.ca_pem.clear();
+  EXPECT_FALSE(kube::WebSocketConnection::open(
+      untrusted, "/api/v1/namespaces/default/pods/p1/exec?command=true", kube::kChannelProtocols));
+}
+
+}  // namespace
+}  // namespace paddock::testing
