@@ -69,8 +69,36 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name)
   return std::unique_ptr<Backend>(new EngineBackend(std::move(flavour)));
 }
 
+Result<std::unique_ptr<ContainerSession>> EngineBackend::start(const SandboxSpec& spec) const {
+  auto transport = DockerExec::create(flavour_, spec);
+  if (!transport) return transport.error();
+  return std::make_unique<ContainerSession>(flavour_.name, spec, std::move(*transport),
+                                            isolation_for(spec));
+}
+
+IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
+  IsolationReport report;
+  report.namespaces = {"mount", "pid", "ipc", "uts"};
+  if (spec.network == NetworkMode::kNone && spec.networked_prelude == 0) {
+    report.namespaces.push_back("network");
+  }
+  report.seccomp = true;
+  report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
+  report.no_new_privs = true;
+  report.capabilities_dropped = true;
+  report.network = report.namespaces.back() == "network" ? "none" : "bridge";
+  report.root = "image " + spec.image + " (" + flavour_.name + ")";
+  report.limits_mode = flavour_.resource_limits ? flavour_.name : "none";
+  report.limits_reason =
+      flavour_.resource_limits
+          ? "enforced by " + flavour_.name + " (its cgroups)"
+          : flavour_.name + " cannot set resource limits here (rootless on cgroup v1)";
+  if (!flavour_.resource_limits) report.not_enforced = {"memory", "pids", "cpus"};
+  return report;
+}
+
 Result<RunResult> EngineBackend::run(const SandboxSpec& spec, RunObserver& observer) {
-  auto session = EngineSession::open(flavour_, spec);
+  auto session = start(spec);
   if (!session) return session.error();
   auto started = std::chrono::steady_clock::now();
   UniqueFd stdin_file;
@@ -115,7 +143,7 @@ Status EngineBackend::use_image(const std::string& image,
 }
 
 Result<std::unique_ptr<Session>> EngineBackend::open_session(const SandboxSpec& spec) {
-  auto session = EngineSession::open(flavour_, spec);
+  auto session = start(spec);
   if (!session) return session.error();
   return std::unique_ptr<Session>(std::move(*session));
 }

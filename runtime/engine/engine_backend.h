@@ -9,7 +9,8 @@
 #include <memory>
 
 #include "backend.h"
-#include "engine/engine_session.h"
+#include "engine/container_session.h"
+#include "engine/docker_exec.h"
 
 namespace paddock::engine {
 
@@ -29,6 +30,10 @@ class EngineBackend final : public Backend {
 
  private:
   explicit EngineBackend(Flavour flavour) : flavour_(std::move(flavour)) {}
+  // A container for `spec`, as a session.
+  Result<std::unique_ptr<ContainerSession>> start(const SandboxSpec& spec) const;
+  // What every result of this engine reports about the sandbox.
+  IsolationReport isolation_for(const SandboxSpec& spec) const;
   Flavour flavour_;
 };
 

@@ -1,0 +1,219 @@
+#include "engine/container_session.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/base64.h"
+#include "engine/session_scripts.h"
+#include "engine/tar_reader.h"
+
+namespace paddock::engine {
+namespace {
+
+// Bytes of a file written per exec: base64 of it must fit one argument (128 KiB).
+constexpr std::size_t kWriteChunk = 64u << 10;
+constexpr const char* kStdinFile = ".paddock-stdin";  // in /tmp
+
+Result<std::string> read_fd(int fd, std::size_t max_bytes) {
+  std::string data;
+  char buffer[65536];
+  for (;;) {
+    ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got == 0) return data;
+    if (got < 0) return system_error("reading the program's stdin");
+    data.append(buffer, static_cast<std::size_t>(got));
+    if (data.size() > max_bytes) return invalid_input("stdin is larger than the sandbox's /tmp");
+  }
+}
+
+}  // namespace
+
+ContainerSession::ContainerSession(std::string backend, SandboxSpec spec,
+                                   std::unique_ptr<ExecTransport> transport,
+                                   IsolationReport isolation)
+    : backend_(std::move(backend)),
+      spec_(std::move(spec)),
+      transport_(std::move(transport)),
+      isolation_(std::move(isolation)) {}
+
+Result<ExecOutcome> ContainerSession::run(const ExecCommand& command) {
+  auto outcome = transport_->run(command);
+  if (outcome && (outcome->timed_out || outcome->cancelled)) {
+    // The transport stopped waiting; the command itself is ended here.
+    if (auto killed = kill_processes(); !killed) return killed.error();
+  }
+  return outcome;
+}
+
+Result<ExecOutcome> ContainerSession::run(const std::vector<std::string>& argv,
+                                          const std::vector<std::string>& env, double wall_seconds,
+                                          std::uint64_t cap, bool merge_stdout,
+                                          RunObserver* observer) {
+  return run({argv, env, wall_seconds, cap, merge_stdout, observer});
+}
+
+Status ContainerSession::kill_processes() {
+  // As the sandbox user, every process it can signal: all of the sandbox's but PID 1, which
+  // the kernel spares, and the killing shell itself.
+  auto killed = transport_->run({{"sh", "-c", "kill -KILL -1"}, {}, 30, 4096, false, nullptr});
+  if (!killed) return killed.error().context("killing the sandbox's processes");
+  return {};
+}
+
+RunResult ContainerSession::result_of(ExecOutcome&& captured, const ExecRequest& request) {
+  RunResult result;
+  result.backend = backend_;
+  result.stdout_data = std::move(captured.out);
+  result.stderr_data = std::move(captured.err);
+  result.duration_ms = captured.duration_ms;
+  if (captured.cancelled) {
+    result.outcome = Outcome::kCancelled;
+  } else if (captured.timed_out) {
+    result.outcome = Outcome::kTimedOut;
+    result.signal = SIGKILL;
+  } else if (captured.exit_code > 128 && captured.exit_code < 128 + 65) {
+    // The engine reports a signalled exec as 128+N, as a shell does.
+    result.outcome = Outcome::kSignaled;
+    result.signal = static_cast<int>(captured.exit_code - 128);
+    result.exit_code = static_cast<int>(captured.exit_code);
+  } else if (captured.exit_code == 126 || captured.exit_code == 127) {
+    result.outcome = Outcome::kExited;
+    result.exit_code = static_cast<int>(captured.exit_code);
+  } else {
+    result.exit_code = static_cast<int>(captured.exit_code);
+  }
+  result.isolation = isolation_;
+  if (request.network) result.isolation.network = "bridge (this command)";
+  return result;
+}
+
+Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObserver& observer) {
+  std::vector<std::string> argv = request.argv;
+  if (request.stdin_fd >= 0) {
+    auto input = read_fd(request.stdin_fd, spec_.limits.tmp_bytes);
+    if (!input) return input.error();
+    if (auto written = put_file("/tmp", kStdinFile, *input); !written) return written.error();
+    argv.insert(argv.begin(), {"sh", "-c", std::string("exec \"$@\" </tmp/") + kStdinFile, "sh"});
+  }
+  auto captured = run({argv, request.env, request.wall_seconds, request.output_bytes,
+                       request.stdout_to_stderr, &observer});
+  if (!captured) return captured.error();
+  RunResult result = result_of(std::move(*captured), request);
+  if (!request.collect.directories.empty() && result.outcome != Outcome::kCancelled) {
+    std::vector<std::string> tar = {"tar", "-C", spec_.workdir, "--ignore-failed-read", "-cf", "-"};
+    for (const auto& dir : request.collect.directories) tar.push_back(dir);
+    auto archive = run(tar, {}, 30, request.collect.max_bytes + (8u << 20), false, nullptr);
+    if (archive) {
+      result.artifacts =
+          artifacts_from_tar(archive->out.data, request.collect, &result.artifacts_truncated);
+    }
+  }
+  return result;
+}
+
+Result<RunResult> ContainerSession::exec(const ExecRequest& request, RunObserver& observer) {
+  std::lock_guard lock(mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  auto result = exec_once(request, observer);
+  // Nothing a command started outlives it, as in a native session.
+  if (auto killed = kill_processes(); !killed && result) return killed.error();
+  return result;
+}
+
+Status ContainerSession::write_file(const std::string& path, std::string_view content) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  std::lock_guard lock(mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  return put_file(spec_.workdir, path, content);
+}
+
+Status ContainerSession::put_file(const std::string& directory, const std::string& path,
+                                  std::string_view content) {
+  std::size_t at = 0;
+  do {
+    std::string_view piece = content.substr(at, kWriteChunk);
+    auto written = run({"sh", "-c", kWriteScript, "sh", directory, path, base64_encode(piece),
+                        at == 0 ? "new" : "append"},
+                       {}, 30, 4096, false, nullptr);
+    if (!written) return written.error();
+    if (int refused = refusal_errno(written->exit_code); refused != 0) {
+      return session_path_error(path, refused);
+    }
+    if (written->exit_code != 0) {
+      return Error{EIO, "writing '" + path + "' in the sandbox: " + written->err.data};
+    }
+    at += piece.size();
+  } while (at < content.size());
+  return {};
+}
+
+Result<FileContent> ContainerSession::read_file(const std::string& path, std::uint64_t max_bytes) {
+  if (auto valid = check_session_path(path); !valid) return valid.error();
+  std::lock_guard lock(mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  auto read = run({"sh", "-c", kReadScript, "sh", spec_.workdir, path, std::to_string(max_bytes)},
+                  {}, 30, max_bytes + 64, false, nullptr);
+  if (!read) return read.error();
+  if (int refused = refusal_errno(read->exit_code); refused != 0) {
+    return session_path_error(path, refused);
+  }
+  std::string& out = read->out.data;
+  std::size_t newline = out.find('\n');
+  if (read->exit_code != 0 || newline == std::string::npos) {
+    return Error{EIO, "reading '" + path + "' in the sandbox: " + read->err.data};
+  }
+  FileContent content;
+  content.size = std::stoull(out.substr(0, newline));
+  content.data = out.substr(newline + 1);
+  return content;
+}
+
+Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& path,
+                                                            std::size_t max_entries) {
+  if (auto valid = check_session_path(path, true); !valid) return valid.error();
+  std::lock_guard lock(mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  auto listed =
+      run({"sh", "-c", kListScript, "sh", spec_.workdir, path}, {}, 30, 8u << 20, false, nullptr);
+  if (!listed) return listed.error();
+  if (int refused = refusal_errno(listed->exit_code); refused != 0) {
+    return session_path_error(path, refused);
+  }
+  if (listed->exit_code != 0) {
+    return Error{EIO, "listing '" + path + "' in the sandbox: " + listed->err.data};
+  }
+  std::vector<FileEntry> entries;
+  const std::string& out = listed->out.data;
+  for (std::size_t at = 0; at < out.size();) {
+    std::size_t end = out.find('\0', at);
+    if (end == std::string::npos) break;
+    std::string line = out.substr(at, end - at);
+    at = end + 1;
+    std::size_t space = line.find(' '), second = line.find(' ', space + 1);
+    if (space == std::string::npos || second == std::string::npos) continue;
+    char type = line[0];
+    FileEntry entry;
+    entry.name = line.substr(second + 1);
+    entry.type = type == 'f'   ? "file"
+                 : type == 'd' ? "directory"
+                 : type == 'l' ? "symlink"
+                               : "other";
+    entry.size = std::stoull(line.substr(space + 1, second - space - 1));
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const FileEntry& a, const FileEntry& b) { return a.name < b.name; });
+  if (entries.size() > max_entries) entries.resize(max_entries);
+  return entries;
+}
+
+void ContainerSession::close() {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  closed_ = true;
+  transport_->remove();
+}
+
+}  // namespace paddock::engine

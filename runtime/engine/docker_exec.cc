@@ -1,0 +1,107 @@
+#include "engine/docker_exec.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/container_config.h"
+#include "engine/engine_stream.h"
+
+namespace paddock::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+std::string engine_error(const std::string& what, const Error& error) {
+  return what + ": " + error.message;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
+                                                       const SandboxSpec& spec) {
+  auto profile = seccomp_profile_text(spec);
+  if (!profile) return profile.error();
+  if (spec.image.empty()) {
+    return invalid_input("the " + flavour.name +
+                         " backend needs an image: set the policy's rootfs to \"image:REF\" or "
+                         "pass --image REF");
+  }
+  ContainerOptions options{spec.image, *profile, "", flavour.resource_limits,
+                           flavour.podman_options};
+  if (flavour.podman_options) {
+    auto file = seccomp_profile_file(*profile);
+    if (!file) return file.error();
+    options.seccomp_file = *file;
+  }
+  Client client(flavour.endpoint);
+  json config = container_config(spec, options);
+  auto created = client.request("POST", "/containers/create", config.dump());
+  if (!created) {
+    return Error{created.error().code,
+                 engine_error("creating a " + flavour.name + " container from " + spec.image,
+                              created.error())};
+  }
+  std::string id = json::parse(created->body, nullptr, false).value("Id", "");
+  if (id.empty()) return Error{EIO, flavour.name + " created a container without an id"};
+  std::unique_ptr<DockerExec> session(new DockerExec(flavour, id));
+  if (auto started = session->client_.request("POST", "/containers/" + id + "/start"); !started) {
+    return Error{EIO, engine_error("starting the " + flavour.name + " container", started.error())};
+  }
+  return session;
+}
+
+Result<ExecOutcome> DockerExec::run(const ExecCommand& command) {
+  json body = {{"AttachStdout", true},
+               {"AttachStderr", true},
+               {"Tty", false},
+               {"Cmd", command.argv},
+               {"Env", command.env}};
+  auto created = client_.request("POST", "/containers/" + id_ + "/exec", body.dump());
+  if (!created) return Error{EIO, engine_error("starting a command", created.error())};
+  std::string exec_id = json::parse(created->body, nullptr, false).value("Id", "");
+  ExecOutcome captured;
+  OutputSink sink(captured, command);
+  const CancellationToken* token =
+      command.observer != nullptr ? command.observer->cancellation() : nullptr;
+  auto started = Clock::now();
+  auto deadline = started + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(command.wall_seconds));
+  Demultiplexer demux(
+      [&](int stream, std::string_view payload) { sink.take(stream == 2, payload); });
+  auto streamed = client_.stream(
+      "POST", "/exec/" + exec_id + "/start", json{{"Detach", false}, {"Tty", false}}.dump(),
+      [&](std::string_view chunk) { demux.feed(chunk); },
+      [&] {
+        if (token != nullptr && token->cancelled()) captured.cancelled = true;
+        if (Clock::now() >= deadline) captured.timed_out = true;
+        return !captured.cancelled && !captured.timed_out;
+      });
+  if (!streamed) return streamed.error();
+  if (streamed->interrupted) return captured;  // the session kills what runs
+  captured.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  // The exec's exit code, once the engine has seen it end.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto inspected = client_.request("GET", "/exec/" + exec_id + "/json");
+    if (!inspected) return inspected.error();
+    json state = json::parse(inspected->body, nullptr, false);
+    if (state.is_object() && !state.value("Running", true)) {
+      captured.exit_code = state["ExitCode"].is_number() ? state["ExitCode"].get<long>() : -1;
+      return captured;
+    }
+    usleep(10000);
+  }
+  return Error{ETIMEDOUT, "the engine did not report the command's end"};
+}
+
+void DockerExec::remove() {
+  if (removed_) return;
+  removed_ = true;
+  (void)client_.request("DELETE", "/containers/" + id_ + "?force=true&v=true");
+}
+
+}  // namespace paddock::engine

@@ -1,0 +1,44 @@
+#pragma once
+
+// Commands into a Docker or Podman container through the Engine API (engine_client.h): the
+// container is created hardened (container_config.h) around a process that only keeps it
+// alive, and each command is an exec whose multiplexed stream is read as it arrives.
+
+#include <memory>
+#include <string>
+
+#include "engine/engine_client.h"
+#include "engine/exec_transport.h"
+#include "sandbox_spec.h"
+
+namespace paddock::engine {
+
+struct Flavour {
+  std::string name;  // "docker" or "podman": the result's backend
+  Endpoint endpoint;
+  bool resource_limits = true;
+  // Podman's differences: the seccomp profile as a file (not inline), the tmpfs owner as "U".
+  bool podman_options = false;
+};
+
+class DockerExec final : public ExecTransport {
+ public:
+  // Creates and starts the container for `spec` (which must name an image).
+  static Result<std::unique_ptr<DockerExec>> create(const Flavour& flavour,
+                                                    const SandboxSpec& spec);
+  ~DockerExec() override { remove(); }
+
+  Result<ExecOutcome> run(const ExecCommand& command) override;
+  void remove() override;
+
+ private:
+  DockerExec(const Flavour& flavour, std::string id)
+      : flavour_(flavour), id_(std::move(id)), client_(flavour.endpoint) {}
+
+  Flavour flavour_;
+  std::string id_;
+  Client client_;
+  bool removed_ = false;
+};
+
+}  // namespace paddock::engine

@@ -1,0 +1,56 @@
+#pragma once
+
+// What carries a container backend's commands into its sandbox: Docker's and Podman's exec API
+// (docker_exec.h) or Kubernetes' exec over WebSocket. A transport runs one command at a time
+// (the session serialises them) and stops waiting at the deadline or on cancellation; ending
+// what still runs is the session's job (container_session.h).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.h"
+#include "core/result.h"
+#include "run_result.h"
+
+namespace paddock::engine {
+
+struct ExecCommand {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "K=V" on top of the sandbox's
+  double wall_seconds = 30;
+  std::uint64_t output_bytes = 1u << 20;  // kept per stream
+  bool stdout_to_stderr = false;
+  RunObserver* observer = nullptr;  // output as it comes, and the cancellation token
+};
+
+struct ExecOutcome {
+  long exit_code = -1;
+  bool timed_out = false;
+  bool cancelled = false;
+  CapturedOutput out, err;
+  std::int64_t duration_ms = 0;
+};
+
+class ExecTransport {
+ public:
+  virtual ~ExecTransport() = default;
+  virtual Result<ExecOutcome> run(const ExecCommand& command) = 0;
+  // The container or pod goes, with everything in it. Idempotent.
+  virtual void remove() = 0;
+};
+
+// Where a transport puts what a command writes: each stream capped, the observer told.
+class OutputSink {
+ public:
+  OutputSink(ExecOutcome& outcome, const ExecCommand& command)
+      : outcome_(outcome), command_(command) {}
+  void take(bool is_stderr, std::string_view chunk);
+
+ private:
+  ExecOutcome& outcome_;
+  const ExecCommand& command_;
+};
+
+}  // namespace paddock::engine
