@@ -1,6 +1,7 @@
 #include "engine/container_backends.h"
 
 #include "engine/engine_backend.h"
+#include "kube/kube_backend.h"
 
 namespace paddock::engine {
 
@@ -9,6 +10,7 @@ BackendRegistry all_backends() {
   for (const char* name : {"docker", "podman"}) {
     registry.add(name, [name] { return EngineBackend::connect(name); });
   }
+  registry.add("kubernetes", [] { return kube::KubeBackend::connect(); });
   return registry;
 }
 

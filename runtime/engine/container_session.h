@@ -53,4 +53,9 @@ class ContainerSession final : public Session {
   bool closed_ = false;
 };
 
+// A one-off run in a fresh session: the spec's files written in, its prelude and program run
+// in turn (the first failing step ends it), within the spec's wall time; then the sandbox goes.
+Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& spec,
+                                 RunObserver& observer);
+
 }  // namespace paddock::engine

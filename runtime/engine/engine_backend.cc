@@ -100,39 +100,7 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
 Result<RunResult> EngineBackend::run(const SandboxSpec& spec, RunObserver& observer) {
   auto session = start(spec);
   if (!session) return session.error();
-  auto started = std::chrono::steady_clock::now();
-  UniqueFd stdin_file;
-  int stdin_fd = spec.stdin_fd;
-  if (stdin_fd < 0 && spec.stdin_path) {
-    stdin_file.reset(::open(spec.stdin_path->c_str(), O_RDONLY | O_CLOEXEC));
-    if (!stdin_file.valid()) return system_error("cannot open stdin file " + *spec.stdin_path);
-    stdin_fd = stdin_file.get();
-  }
-  for (const auto& file : spec.files) {
-    if (auto written = (*session)->write_file(file.path, file.content); !written) {
-      return written.error();
-    }
-  }
-  std::vector<std::vector<std::string>> steps = spec.prelude;
-  steps.push_back(spec.argv);
-  Result<RunResult> result = Error{EINVAL, "nothing to run"};
-  for (std::size_t step = 0; step < steps.size(); ++step) {
-    bool program = step + 1 == steps.size();
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    ExecRequest request;
-    request.argv = steps[step];
-    request.stdin_fd = program ? stdin_fd : -1;
-    request.wall_seconds = std::max(0.0, spec.limits.wall_seconds - elapsed);
-    request.output_bytes = spec.limits.output_bytes;
-    if (program) request.collect = spec.collect;
-    result = (*session)->exec_once(request, observer);
-    if (!result) return result;
-    result->step = static_cast<int>(step);
-    if (program || result->outcome != Outcome::kExited || result->exit_code != 0) break;
-  }
-  (*session)->close();
-  return result;
+  return run_to_the_end(**session, spec, observer);
 }
 
 Status EngineBackend::use_image(const std::string& image,

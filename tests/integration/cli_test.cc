@@ -57,7 +57,7 @@ TEST(Cli, BadInputIsOneClearLine) {
   expect_usage_error({"run", "--env", "NOEQUALS", "--", "true"}, "NOEQUALS");
   expect_usage_error({"frobnicate"}, "frobnicate");
   expect_usage_error({"run", "--backend", "lxc", "--", "true"},
-                     "unknown backend 'lxc'; available: native, docker, podman");
+                     "unknown backend 'lxc'; available: native, docker, podman, kubernetes");
 }
 
 TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {

@@ -182,8 +182,9 @@ async def run_exec(reader, writer, entry, query, v5):
         BWRAP, "--ro-bind", "/", "/", "--bind", os.path.join(pod_dir, "work"), "/work",
         "--bind", os.path.join(pod_dir, "tmp"), "/tmp", "--dev", "/dev", "--proc", "/proc",
         "--unshare-pid", "--die-with-parent", "--chdir", "/work", "--", *query.get("command", []),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        # Without stdin=true the command's stdin is empty, as in a container.
+        stdin=asyncio.subprocess.PIPE if query.get("stdin") == ["true"] else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
     entry["procs"].add(process)
 
     async def pump(stream, channel):

@@ -1,0 +1,89 @@
+#include "kube/kube_backend.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/container_config.h"
+#include "kube/kube_client.h"
+
+namespace paddock::kube {
+namespace {
+
+using json = nlohmann::json;
+
+// A pod of this host's paddock whose process is gone (or from an earlier boot).
+bool orphaned(const json& labels) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  if (labels.value("io.paddock.host", "") != host) return false;  // another machine's
+  if (labels.value("io.paddock.boot", "") != engine::boot_id()) return true;
+  std::string pid = labels.value("io.paddock.pid", "");
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) return true;
+  return kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> KubeBackend::connect() {
+  auto access = find_cluster_access();
+  if (!access) return access.error().context("the kubernetes backend");
+  if (const char* name = getenv("PADDOCK_KUBE_NAMESPACE"); name != nullptr && *name != '\0') {
+    access->namespace_name = name;
+  }
+  KubeClient client(*access);
+  auto pods = client.request("GET", "/api/v1/namespaces/" + access->namespace_name +
+                                        "/pods?labelSelector=" + std::string(kPodLabel) + "%3D1");
+  if (!pods) return pods.error().context("the kubernetes backend");
+  json list = json::parse(pods->body, nullptr, false);
+  for (const auto& pod : list.value("items", json::array())) {
+    const json& metadata = pod.value("metadata", json::object());
+    if (!orphaned(metadata.value("labels", json::object()))) continue;
+    (void)client.request("DELETE", "/api/v1/namespaces/" + access->namespace_name + "/pods/" +
+                                       metadata.value("name", "") + "?gracePeriodSeconds=0");
+  }
+  return std::unique_ptr<Backend>(new KubeBackend(std::move(*access)));
+}
+
+Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
+    const SandboxSpec& spec) const {
+  auto pod = KubeExec::create(access_, spec, options_);
+  if (!pod) return pod.error();
+  IsolationReport report;
+  report.namespaces = {"mount", "pid", "ipc", "uts", "network"};
+  report.seccomp = true;
+  report.seccomp_profile = "RuntimeDefault (the cluster's)";
+  report.no_new_privs = true;
+  report.capabilities_dropped = true;
+  report.network = "the cluster's (paddock applies no NetworkPolicy)";
+  report.root = "image " + spec.image + " (pod in " + access_.namespace_name + ")";
+  report.limits_mode = "kubernetes";
+  report.limits_reason =
+      "memory and CPU are pod limits and the tmpfs sizes emptyDir sizeLimits; a pod has no pids "
+      "limit of its own (that is the node's podPidsLimit)";
+  report.not_enforced = {"pids"};
+  return std::make_unique<engine::ContainerSession>("kubernetes", spec, std::move(*pod), report);
+}
+
+Result<RunResult> KubeBackend::run(const SandboxSpec& spec, RunObserver& observer) {
+  auto session = start(spec);
+  if (!session) return session.error();
+  return engine::run_to_the_end(**session, spec, observer);
+}
+
+Result<std::unique_ptr<Session>> KubeBackend::open_session(const SandboxSpec& spec) {
+  auto session = start(spec);
+  if (!session) return session.error();
+  return std::unique_ptr<Session>(std::move(*session));
+}
+
+Status KubeBackend::use_image(const std::string& image, const std::optional<std::string>&,
+                              SandboxSpec& spec, bool) const {
+  spec.image = image;
+  return {};
+}
+
+}  // namespace paddock::kube

@@ -1,0 +1,36 @@
+#pragma once
+
+// The kubernetes backend: a pod per sandbox or session (kube_exec.h), carried out through the
+// API server's REST and exec APIs; no kubectl. The cluster and namespace come from the
+// kubeconfig (KUBECONFIG or ~/.kube/config) or the in-cluster service account;
+// PADDOCK_KUBE_NAMESPACE overrides the namespace. Pods a dead paddock of this host left behind
+// are deleted when the backend connects.
+
+#include <memory>
+
+#include "backend.h"
+#include "engine/container_session.h"
+#include "kube/kube_exec.h"
+#include "kube/kubeconfig.h"
+
+namespace paddock::kube {
+
+class KubeBackend final : public Backend {
+ public:
+  static Result<std::unique_ptr<Backend>> connect();
+
+  [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
+  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
+  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
+  [[nodiscard]] Status use_image(const std::string& image,
+                                 const std::optional<std::string>& store_root, SandboxSpec& spec,
+                                 bool as_language) const override;
+
+ private:
+  explicit KubeBackend(ClusterAccess access) : access_(std::move(access)) {}
+  Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxSpec& spec) const;
+  ClusterAccess access_;
+  PodOptions options_;
+};
+
+}  // namespace paddock::kube

@@ -1,0 +1,37 @@
+#pragma once
+
+// The Kubernetes API's REST side over libcurl, as the cluster access says (CA, token or
+// client certificate). One client is one connection, used by one thread at a time.
+
+#include <string>
+
+#include "core/result.h"
+#include "kube/kubeconfig.h"
+
+namespace paddock::kube {
+
+struct ApiResponse {
+  long status = 0;
+  std::string body;
+};
+
+class KubeClient {
+ public:
+  explicit KubeClient(ClusterAccess access);
+  ~KubeClient();
+  KubeClient(const KubeClient&) = delete;
+  KubeClient& operator=(const KubeClient&) = delete;
+
+  [[nodiscard]] const ClusterAccess& access() const { return access_; }
+
+  // A request to `path` with a JSON body. An answer of 400 or more is an error carrying the
+  // API's Status message (ENOENT for 404, EEXIST for 409); an unreachable server names it.
+  Result<ApiResponse> request(const std::string& method, const std::string& path,
+                              const std::string& json_body = "");
+
+ private:
+  void* handle_ = nullptr;  // CURL*
+  ClusterAccess access_;
+};
+
+}  // namespace paddock::kube

@@ -1,0 +1,223 @@
+#include "kube/kube_exec.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/container_config.h"
+#include "kube/exec_channels.h"
+#include "kube/websocket_client.h"
+
+namespace paddock::kube {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+std::string url_encode(const std::string& text) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string random_suffix() {
+  std::random_device random;
+  char text[17];
+  std::snprintf(text, sizeof text, "%08x%08x", random(), random());
+  return text;
+}
+
+// Why a pod that is not running will not run: a pull that failed, a pod the scheduler cannot
+// place. Empty while it may still start.
+std::string never_starts(const json& pod) {
+  const json& status = pod.value("status", json::object());
+  for (const auto& condition : status.value("conditions", json::array())) {
+    if (condition.value("type", "") == "PodScheduled" && condition.value("status", "") == "False" &&
+        condition.value("reason", "") == "Unschedulable") {
+      return "cannot be scheduled: " + condition.value("message", "no node fits it");
+    }
+  }
+  for (const auto& container : status.value("containerStatuses", json::array())) {
+    const json& waiting = container.value("state", json::object()).value("waiting", json::object());
+    std::string reason = waiting.value("reason", "");
+    if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "InvalidImageName" ||
+        reason == "CreateContainerConfigError" || reason == "CreateContainerError") {
+      return reason + ": " + waiting.value("message", "");
+    }
+  }
+  if (status.value("phase", "") == "Failed" || status.value("phase", "") == "Succeeded") {
+    return "it ended (" + status.value("phase", "") + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string pod_manifest(const SandboxSpec& spec, const std::string& name) {
+  const Limits& limits = spec.limits;
+  json env = json::array();
+  for (const auto& entry : default_sandbox_env()) {
+    env.push_back(
+        {{"name", entry.substr(0, entry.find('='))}, {"value", entry.substr(entry.find('=') + 1)}});
+  }
+  for (const auto& entry : spec.env) {
+    env.push_back(
+        {{"name", entry.substr(0, entry.find('='))}, {"value", entry.substr(entry.find('=') + 1)}});
+  }
+  json resources = {{"memory", std::to_string(limits.memory_bytes)}};
+  if (limits.cpus) {
+    resources["cpu"] = std::to_string(static_cast<long>(std::lround(*limits.cpus * 1000))) + "m";
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"labels",
+         {{kPodLabel, "1"},
+          {"io.paddock.host", std::string(host)},
+          {"io.paddock.pid", std::to_string(getpid())},
+          {"io.paddock.boot", engine::boot_id()}}}}},
+      {"spec",
+       {{"restartPolicy", "Never"},
+        {"automountServiceAccountToken", false},
+        {"enableServiceLinks", false},
+        {"securityContext",
+         {{"runAsNonRoot", true},
+          {"runAsUser", spec.user.uid},
+          {"runAsGroup", spec.user.gid},
+          {"fsGroup", spec.user.gid},
+          {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+        {"containers",
+         {{{"name", "sandbox"},
+           {"image", spec.image},
+           {"command", {"sleep", "infinity"}},
+           {"workingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
+           {"env", env},
+           {"securityContext",
+            {{"allowPrivilegeEscalation", false},
+             {"readOnlyRootFilesystem", true},
+             {"runAsNonRoot", true},
+             {"capabilities", {{"drop", {"ALL"}}}}}},
+           {"resources", {{"limits", resources}, {"requests", resources}}},
+           {"volumeMounts",
+            {{{"name", "work"}, {"mountPath", spec.workdir}},
+             {{"name", "tmp"}, {"mountPath", "/tmp"}}}}}}},
+        {"volumes",
+         {{{"name", "work"},
+           {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", std::to_string(limits.work_bytes)}}}},
+          {{"name", "tmp"},
+           {"emptyDir",
+            {{"medium", "Memory"}, {"sizeLimit", std::to_string(limits.tmp_bytes)}}}}}}}},
+  };
+  return pod.dump();
+}
+
+std::string KubeExec::pod_path() const {
+  return "/api/v1/namespaces/" + client_.access().namespace_name + "/pods/" + name_;
+}
+
+Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
+                                                   const SandboxSpec& spec,
+                                                   const PodOptions& options) {
+  if (spec.image.empty()) {
+    return invalid_input(
+        "the kubernetes backend needs an image: set the policy's rootfs to \"image:REF\" or pass "
+        "--image REF");
+  }
+  std::string name = "paddock-" + random_suffix();
+  std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
+  auto created = pod->client_.request(
+      "POST", "/api/v1/namespaces/" + access.namespace_name + "/pods", pod_manifest(spec, name));
+  if (!created) {
+    pod->removed_ = true;
+    return created.error().context("creating the sandbox's pod");
+  }
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(options.start_seconds));
+  for (;;) {
+    auto read = pod->client_.request("GET", pod->pod_path());
+    if (!read) return read.error().context("waiting for pod " + name);
+    json state = json::parse(read->body, nullptr, false);
+    if (state.is_object() && state["status"].value("phase", "") == "Running") return pod;
+    if (std::string why = never_starts(state); !why.empty()) {
+      return Error{EIO, "pod " + name + " for image " + spec.image + " will not start: " + why};
+    }
+    if (Clock::now() >= deadline) {
+      return Error{ETIMEDOUT, "pod " + name + " for image " + spec.image +
+                                  " was not running after " +
+                                  std::to_string(static_cast<int>(options.start_seconds)) + " s"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+Result<engine::ExecOutcome> KubeExec::run(const engine::ExecCommand& command) {
+  // An exec has no environment of its own: `env` puts the command's on top of the pod's.
+  std::vector<std::string> argv = command.argv;
+  if (!command.env.empty()) {
+    std::vector<std::string> with_env = {"env"};
+    with_env.insert(with_env.end(), command.env.begin(), command.env.end());
+    argv.insert(argv.begin(), with_env.begin(), with_env.end());
+  }
+  std::string path = pod_path() + "/exec?container=sandbox&stdout=true&stderr=true";
+  for (const auto& arg : argv) path += "&command=" + url_encode(arg);
+  engine::ExecOutcome outcome;
+  engine::OutputSink sink(outcome, command);
+  auto started = Clock::now();
+  auto deadline = started + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(command.wall_seconds));
+  auto connection = WebSocketConnection::open(client_.access(), path, kChannelProtocols);
+  if (!connection) return connection.error().context("starting a command in pod " + name_);
+  const CancellationToken* token =
+      command.observer != nullptr ? command.observer->cancellation() : nullptr;
+  for (;;) {
+    if (token != nullptr && token->cancelled()) outcome.cancelled = true;
+    if (Clock::now() >= deadline) outcome.timed_out = true;
+    if (outcome.cancelled || outcome.timed_out) break;  // the session kills what runs
+    auto frame = (*connection)->receive(100);
+    if (!frame) return frame.error().context("reading a command's output in pod " + name_);
+    if (!*frame) continue;
+    if ((*frame)->opcode == Opcode::kClose) {
+      return Error{EIO, "pod " + name_ + " closed the command's stream before it ended"};
+    }
+    auto message = split_channel((*frame)->payload);
+    if (!message) continue;
+    if (message->channel == Channel::kStdout) sink.take(false, message->data);
+    if (message->channel == Channel::kStderr) sink.take(true, message->data);
+    if (message->channel == Channel::kError) {
+      auto code = exit_code_of_status(message->data);
+      if (!code) return code.error().context("pod " + name_);
+      outcome.exit_code = *code;
+      break;
+    }
+  }
+  (void)(*connection)->send(Opcode::kClose, std::string("\x03\xe8", 2));
+  outcome.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  return outcome;
+}
+
+void KubeExec::remove() {
+  if (removed_) return;
+  removed_ = true;
+  (void)client_.request("DELETE", pod_path() + "?gracePeriodSeconds=0");
+}
+
+}  // namespace paddock::kube

@@ -1,0 +1,47 @@
+#pragma once
+
+// Commands into a Kubernetes pod: the pod is created with a restricted security context around
+// a process that only keeps it alive, waited for (a pod that cannot pull its image or be
+// scheduled is one clear error, and any pod not running within `start_seconds` too), and
+// every command is an exec over WebSocket (websocket_client.h, exec_channels.h).
+
+#include <memory>
+#include <string>
+
+#include "engine/exec_transport.h"
+#include "kube/kube_client.h"
+#include "sandbox_spec.h"
+
+namespace paddock::kube {
+
+// The labels of paddock's pods; orphans are found by them.
+inline constexpr const char* kPodLabel = "io.paddock.sandbox";
+
+struct PodOptions {
+  double start_seconds = 120;
+};
+
+class KubeExec final : public engine::ExecTransport {
+ public:
+  static Result<std::unique_ptr<KubeExec>> create(const ClusterAccess& access,
+                                                  const SandboxSpec& spec,
+                                                  const PodOptions& options);
+  ~KubeExec() override { remove(); }
+
+  Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override;
+  void remove() override;
+
+ private:
+  KubeExec(const ClusterAccess& access, std::string name)
+      : client_(access), name_(std::move(name)) {}
+  std::string pod_path() const;
+
+  KubeClient client_;
+  std::string name_;
+  bool removed_ = false;
+};
+
+// The Pod object for `spec` named `name` (pure; the unit tests read it).
+std::string pod_manifest(const SandboxSpec& spec, const std::string& name);
+
+}  // namespace paddock::kube
