@@ -178,10 +178,22 @@ async def run_exec(reader, writer, entry, query, v5):
         await send(3, json.dumps(status(400, "BadRequest", "pod is not running")).encode())
         return
     pod_dir = entry["dir"]
+    # An exec runs with the container's environment, as the container's user (a user namespace
+    # maps it to whoever runs this server, who owns the pod's directories: fsGroup's effect).
+    container = entry["object"]["spec"]["containers"][0]
+    environment = {item["name"]: item.get("value", "") for item in container.get("env", [])}
+    environment.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    security = entry["object"]["spec"].get("securityContext", {})
+    identity = []
+    if "runAsUser" in security:
+        identity = ["--unshare-user", "--uid", str(security["runAsUser"]),
+                    "--gid", str(security.get("runAsGroup", security["runAsUser"]))]
     process = await asyncio.create_subprocess_exec(
         BWRAP, "--ro-bind", "/", "/", "--bind", os.path.join(pod_dir, "work"), "/work",
         "--bind", os.path.join(pod_dir, "tmp"), "/tmp", "--dev", "/dev", "--proc", "/proc",
-        "--unshare-pid", "--die-with-parent", "--chdir", "/work", "--", *query.get("command", []),
+        "--unshare-pid", "--die-with-parent", "--chdir", "/work", *identity, "--clearenv",
+        *[arg for name, value in environment.items() for arg in ("--setenv", name, value)],
+        "--", *query.get("command", []),
         # Without stdin=true the command's stdin is empty, as in a container.
         stdin=asyncio.subprocess.PIPE if query.get("stdin") == ["true"] else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
