@@ -108,6 +108,9 @@ def rest(method, path, query, body):
             pod["metadata"]["namespace"] = namespace
             pod["metadata"]["uid"] = os.urandom(8).hex()
             directory = tempfile.mkdtemp(prefix="kube-pod-")
+            # A stand-in's own annotation: where the pod lives on this host, so that tests can
+            # find its processes (a real cluster's pods are not on the test's host).
+            pod["metadata"].setdefault("annotations", {})["paddock.test/host-directory"] = directory
             os.mkdir(os.path.join(directory, "work"))
             os.mkdir(os.path.join(directory, "tmp"))
             PODS[(namespace, name)] = {"object": pod, "dir": directory, "created": time.time(),

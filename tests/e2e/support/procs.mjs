@@ -76,8 +76,42 @@ function containerProcesses(ownerPid, table) {
   return out;
 }
 
+// With the kubernetes backend against the test API server (tests/support/kube_api_server.py),
+// a pod's processes are that server's bubblewrap children in the pod's host directory, and
+// everything below them.
+function podProcesses(ownerPid, table, children) {
+  if (process.env.PADDOCK_BACKEND !== 'kubernetes' || !process.env.KUBECONFIG) return [];
+  const config = fs.readFileSync(process.env.KUBECONFIG.split(':')[0], 'utf8');
+  const server = /server:\s*(\S+)/.exec(config)?.[1];
+  const ca = /certificate-authority-data:\s*(\S+)/.exec(config)?.[1];
+  const token = /token:\s*(\S+)/.exec(config)?.[1]?.replace(/[}]$/, '');
+  const namespace = /namespace:\s*([\w-]+)/.exec(config)?.[1] || 'default';
+  if (!server || !ca || !token) return [];
+  const caFile = `/tmp/paddock-e2e-ca-${process.pid}.pem`;
+  fs.writeFileSync(caFile, Buffer.from(ca, 'base64'));
+  let directories = [];
+  try {
+    const listed = execFileSync('curl', ['-s', '--cacert', caFile, '-H', `Authorization: Bearer ${token}`,
+      `${server}/api/v1/namespaces/${namespace}/pods?labelSelector=io.paddock.pid%3D${ownerPid}`],
+    { encoding: 'utf8' });
+    directories = JSON.parse(listed).items.map((pod) => pod.metadata.annotations?.['paddock.test/host-directory']).filter(Boolean);
+  } catch {
+    return [];
+  } finally {
+    fs.rmSync(caFile, { force: true });
+  }
+  const out = [];
+  const queue = [...table.values()].filter((p) => directories.some((d) => p.cmdline.includes(d)));
+  while (queue.length) {
+    const p = queue.shift();
+    if (p.state !== 'Z') out.push(p);
+    queue.push(...(children.get(p.pid) || []));
+  }
+  return out;
+}
+
 // Every live process whose parent chain leads to `rootPid` (not rootPid itself), and with a
-// container backend every process of its containers; zombies left out.
+// container backend every process of its containers or pods; zombies left out.
 export function descendants(rootPid) {
   const table = processTable();
   const children = new Map();
@@ -94,7 +128,7 @@ export function descendants(rootPid) {
       queue.push(c.pid);
     }
   }
-  return out.concat(containerProcesses(rootPid, table));
+  return out.concat(containerProcesses(rootPid, table), podProcesses(rootPid, table, children));
 }
 
 export function stillAlive(procs) {
