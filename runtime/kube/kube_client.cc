@@ -21,6 +21,19 @@ void set_blob(CURL* handle, CURLoption option, const std::string& pem) {
 
 }  // namespace
 
+void apply_cluster_tls(void* curl, const ClusterAccess& access) {
+  auto* handle = static_cast<CURL*>(curl);
+  if (!access.ca_pem.empty()) set_blob(handle, CURLOPT_CAINFO_BLOB, access.ca_pem);
+  if (!access.client_cert_pem.empty()) {
+    set_blob(handle, CURLOPT_SSLCERT_BLOB, access.client_cert_pem);
+    set_blob(handle, CURLOPT_SSLKEY_BLOB, access.client_key_pem);
+  }
+  if (access.insecure_skip_tls_verify) {
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+}
+
 KubeClient::KubeClient(ClusterAccess access) : access_(std::move(access)) {
   handle_ = curl_easy_init();
 }
@@ -41,15 +54,7 @@ Result<ApiResponse> KubeClient::request(const std::string& method, const std::st
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(handle, CURLOPT_TIMEOUT, 60L);
   curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, method.c_str());
-  if (!access_.ca_pem.empty()) set_blob(handle, CURLOPT_CAINFO_BLOB, access_.ca_pem);
-  if (!access_.client_cert_pem.empty()) {
-    set_blob(handle, CURLOPT_SSLCERT_BLOB, access_.client_cert_pem);
-    set_blob(handle, CURLOPT_SSLKEY_BLOB, access_.client_key_pem);
-  }
-  if (access_.insecure_skip_tls_verify) {
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  apply_cluster_tls(handle, access_);
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
   headers = curl_slist_append(headers, "Accept: application/json");
   std::string bearer = "Authorization: Bearer " + access_.token;

@@ -15,6 +15,10 @@ struct ApiResponse {
   std::string body;
 };
 
+// The cluster's TLS settings on a libcurl handle: its CA, a client certificate and key (as
+// PEM blobs, no temp files), or no verification where the kubeconfig says so.
+void apply_cluster_tls(void* curl, const ClusterAccess& access);
+
 class KubeClient {
  public:
   explicit KubeClient(ClusterAccess access);

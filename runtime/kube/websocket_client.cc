@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/base64.h"
+#include "kube/kube_client.h"
 
 namespace paddock::kube {
 namespace {
@@ -17,11 +18,6 @@ std::array<std::uint8_t, 4> random_mask() {
   auto value = static_cast<std::uint32_t>(random());
   return {static_cast<std::uint8_t>(value), static_cast<std::uint8_t>(value >> 8),
           static_cast<std::uint8_t>(value >> 16), static_cast<std::uint8_t>(value >> 24)};
-}
-
-void set_blob(CURL* handle, CURLoption option, const std::string& pem) {
-  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  curl_easy_setopt(handle, option, &blob);
 }
 
 }  // namespace
@@ -36,15 +32,7 @@ Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
   curl_easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-  if (!access.ca_pem.empty()) set_blob(handle, CURLOPT_CAINFO_BLOB, access.ca_pem);
-  if (!access.client_cert_pem.empty()) {
-    set_blob(handle, CURLOPT_SSLCERT_BLOB, access.client_cert_pem);
-    set_blob(handle, CURLOPT_SSLKEY_BLOB, access.client_key_pem);
-  }
-  if (access.insecure_skip_tls_verify) {
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  apply_cluster_tls(handle, access);
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
   if (CURLcode code = curl_easy_perform(handle); code != CURLE_OK) {
