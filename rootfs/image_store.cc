@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/files.h"
 #include "image_reference.h"
 
 namespace paddock::rootfs {
@@ -76,18 +77,6 @@ std::uint64_t tree_bytes(const std::string& path) {
     closedir(dir);
   }
   return total;
-}
-
-std::vector<std::string> entries_of(const std::string& path) {
-  std::vector<std::string> names;
-  if (DIR* dir = opendir(path.c_str())) {
-    while (dirent* entry = readdir(dir)) {
-      std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-  }
-  return names;
 }
 
 }  // namespace
@@ -311,25 +300,26 @@ Result<ImageStore::GcResult> ImageStore::gc() {
     for (const auto& diff_id : record.diff_ids) layers.insert(digest_hex(diff_id));
   }
   GcResult result;
-  for (const auto& name : entries_of(root_ + "/blobs/sha256")) {
+  for (const auto& name : directory_names(root_ + "/blobs/sha256")) {
     if (blobs.count(name) != 0) continue;
     std::string path = root_ + "/blobs/sha256/" + name;
     result.bytes += tree_bytes(path);
     if (unlink(path.c_str()) == 0) ++result.blobs;
   }
-  for (const auto& name : entries_of(root_ + "/layers/sha256")) {
+  for (const auto& name : directory_names(root_ + "/layers/sha256")) {
     if (layers.count(name) != 0) continue;
     std::string path = root_ + "/layers/sha256/" + name;
     result.bytes += tree_bytes(path);
     if (remove_tree(path)) ++result.layers;
   }
   // Flattened copies are hard links into the layers: they cost inodes, not bytes.
-  for (const auto& name : entries_of(root_ + "/flat")) {
+  for (const auto& name : directory_names(root_ + "/flat")) {
     if (flattened.count(name) == 0 && remove_tree(root_ + "/flat/" + name)) ++result.flattened;
   }
   // Work of a paddock that was killed: nothing there is referenced. (A pull running right now
   // would lose its temporary files; it fails cleanly and can be repeated.)
-  for (const auto& name : entries_of(root_ + "/tmp")) (void)remove_tree(root_ + "/tmp/" + name);
+  for (const auto& name : directory_names(root_ + "/tmp"))
+    (void)remove_tree(root_ + "/tmp/" + name);
   return result;
 }
 

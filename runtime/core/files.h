@@ -1,9 +1,10 @@
 #pragma once
 
-// Reading whole files and JSON documents with errors a user can act on.
+// Reading whole files, directories and JSON documents with errors a user can act on.
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,9 @@ namespace paddock {
 
 // The file's bytes; the error says "cannot read WHAT PATH: reason".
 Result<std::string> read_text_file(const std::string& path, std::string_view what);
+
+// The names in a directory but "." and "..", sorted; none when it cannot be read.
+std::vector<std::string> directory_names(const std::string& path);
 
 // A JSON document; the error says "ORIGIN: is not valid JSON: parse error at line L, column C:
 // ...". Exceptions from the parser stop here.

@@ -93,8 +93,7 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
       {"/tmp", "rw,exec,nosuid,nodev,size=" + std::to_string(limits.tmp_bytes) + ",mode=1777"},
   };
   nlohmann::json host = {
-      {"NetworkMode",
-       spec.network == NetworkMode::kNone && spec.networked_prelude == 0 ? "none" : "bridge"},
+      {"NetworkMode", wants_network(spec) ? "bridge" : "none"},
       {"CapDrop", {"ALL"}},
       {"SecurityOpt",
        {"no-new-privileges",
@@ -133,7 +132,7 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
       {"WorkingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
       {"Env", env},
       {"Hostname", spec.hostname},
-      {"NetworkDisabled", spec.network == NetworkMode::kNone && spec.networked_prelude == 0},
+      {"NetworkDisabled", !wants_network(spec)},
       {"Labels",
        {{kSandboxLabel, "1"}, {kOwnerPidLabel, std::to_string(getpid())}, {kBootLabel, boot_id()}}},
       {"HostConfig", host},

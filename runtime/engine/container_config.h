@@ -30,6 +30,11 @@ inline constexpr const char* kSandboxLabel = "io.paddock.sandbox";
 inline constexpr const char* kOwnerPidLabel = "io.paddock.pid";
 inline constexpr const char* kBootLabel = "io.paddock.boot";
 
+// True when the sandbox gets a network at all: the program's, or an installer's.
+inline bool wants_network(const SandboxSpec& spec) {
+  return spec.network != NetworkMode::kNone || spec.networked_prelude > 0;
+}
+
 nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options);
 
 // The spec's seccomp profile as Docker's JSON (its file, or paddock's default), with the

@@ -17,6 +17,8 @@ namespace {
 // Bytes of a file written per exec: base64 of it must fit one argument (128 KiB).
 constexpr std::size_t kWriteChunk = 64u << 10;
 constexpr const char* kStdinFile = ".paddock-stdin";  // in /tmp
+// How long paddock's own helper commands (files, archives, the kill) may take.
+constexpr double kHelperSeconds = 30;
 
 Result<std::string> read_fd(int fd, std::size_t max_bytes) {
   std::string data;
@@ -49,17 +51,16 @@ Result<ExecOutcome> ContainerSession::run(const ExecCommand& command) {
   return outcome;
 }
 
-Result<ExecOutcome> ContainerSession::run(const std::vector<std::string>& argv,
-                                          const std::vector<std::string>& env, double wall_seconds,
-                                          std::uint64_t cap, bool merge_stdout,
-                                          RunObserver* observer) {
-  return run({argv, env, wall_seconds, cap, merge_stdout, observer});
+Result<ExecOutcome> ContainerSession::run_helper(std::vector<std::string> argv,
+                                                 std::uint64_t output_bytes) {
+  return run({std::move(argv), {}, kHelperSeconds, output_bytes, false, nullptr});
 }
 
 Status ContainerSession::kill_processes() {
   // As the sandbox user, every process it can signal: all of the sandbox's but PID 1, which
   // the kernel spares, and the killing shell itself.
-  auto killed = transport_->run({{"sh", "-c", "kill -KILL -1"}, {}, 30, 4096, false, nullptr});
+  auto killed =
+      transport_->run({{"sh", "-c", "kill -KILL -1"}, {}, kHelperSeconds, 4096, false, nullptr});
   if (!killed) return killed.error().context("killing the sandbox's processes");
   return {};
 }
@@ -106,7 +107,7 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
   if (!request.collect.directories.empty() && result.outcome != Outcome::kCancelled) {
     std::vector<std::string> tar = {"tar", "-C", spec_.workdir, "--ignore-failed-read", "-cf", "-"};
     for (const auto& dir : request.collect.directories) tar.push_back(dir);
-    auto archive = run(tar, {}, 30, request.collect.max_bytes + (8u << 20), false, nullptr);
+    auto archive = run_helper(tar, request.collect.max_bytes + (8u << 20));
     if (archive) {
       result.artifacts =
           artifacts_from_tar(archive->out.data, request.collect, &result.artifacts_truncated);
@@ -136,9 +137,9 @@ Status ContainerSession::put_file(const std::string& directory, const std::strin
   std::size_t at = 0;
   do {
     std::string_view piece = content.substr(at, kWriteChunk);
-    auto written = run({"sh", "-c", kWriteScript, "sh", directory, path, base64_encode(piece),
-                        at == 0 ? "new" : "append"},
-                       {}, 30, 4096, false, nullptr);
+    auto written = run_helper({"sh", "-c", kWriteScript, "sh", directory, path,
+                               base64_encode(piece), at == 0 ? "new" : "append"},
+                              4096);
     if (!written) return written.error();
     if (int refused = refusal_errno(written->exit_code); refused != 0) {
       return session_path_error(path, refused);
@@ -155,8 +156,9 @@ Result<FileContent> ContainerSession::read_file(const std::string& path, std::ui
   if (auto valid = check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  auto read = run({"sh", "-c", kReadScript, "sh", spec_.workdir, path, std::to_string(max_bytes)},
-                  {}, 30, max_bytes + 64, false, nullptr);
+  auto read =
+      run_helper({"sh", "-c", kReadScript, "sh", spec_.workdir, path, std::to_string(max_bytes)},
+                 max_bytes + 64);
   if (!read) return read.error();
   if (int refused = refusal_errno(read->exit_code); refused != 0) {
     return session_path_error(path, refused);
@@ -177,8 +179,7 @@ Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& p
   if (auto valid = check_session_path(path, true); !valid) return valid.error();
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  auto listed =
-      run({"sh", "-c", kListScript, "sh", spec_.workdir, path}, {}, 30, 8u << 20, false, nullptr);
+  auto listed = run_helper({"sh", "-c", kListScript, "sh", spec_.workdir, path}, 8u << 20);
   if (!listed) return listed.error();
   if (int refused = refusal_errno(listed->exit_code); refused != 0) {
     return session_path_error(path, refused);

@@ -37,9 +37,8 @@ class ContainerSession final : public Session {
  private:
   // A command, and the kill when it overran or was cancelled.
   Result<ExecOutcome> run(const ExecCommand& command);
-  Result<ExecOutcome> run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                          double wall_seconds, std::uint64_t cap, bool merge_stdout,
-                          RunObserver* observer);
+  // One of paddock's own commands (files, archives): no extra environment, no observer.
+  Result<ExecOutcome> run_helper(std::vector<std::string> argv, std::uint64_t output_bytes);
   Status kill_processes();
   // write_file without the lock or the path check: `path` relative to `directory`.
   Status put_file(const std::string& directory, const std::string& path, std::string_view content);

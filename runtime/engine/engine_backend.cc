@@ -1,10 +1,6 @@
 #include "engine/engine_backend.h"
 
-#include <fcntl.h>
 #include <signal.h>
-
-#include <chrono>
-#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -79,14 +75,12 @@ Result<std::unique_ptr<ContainerSession>> EngineBackend::start(const SandboxSpec
 IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
   IsolationReport report;
   report.namespaces = {"mount", "pid", "ipc", "uts"};
-  if (spec.network == NetworkMode::kNone && spec.networked_prelude == 0) {
-    report.namespaces.push_back("network");
-  }
+  if (!wants_network(spec)) report.namespaces.push_back("network");
   report.seccomp = true;
   report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
   report.no_new_privs = true;
   report.capabilities_dropped = true;
-  report.network = report.namespaces.back() == "network" ? "none" : "bridge";
+  report.network = wants_network(spec) ? "bridge" : "none";
   report.root = "image " + spec.image + " (" + flavour_.name + ")";
   report.limits_mode = flavour_.resource_limits ? flavour_.name : "none";
   report.limits_reason =
@@ -95,25 +89,6 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
           : flavour_.name + " cannot set resource limits here (rootless on cgroup v1)";
   if (!flavour_.resource_limits) report.not_enforced = {"memory", "pids", "cpus"};
   return report;
-}
-
-Result<RunResult> EngineBackend::run(const SandboxSpec& spec, RunObserver& observer) {
-  auto session = start(spec);
-  if (!session) return session.error();
-  return run_to_the_end(**session, spec, observer);
-}
-
-Status EngineBackend::use_image(const std::string& image,
-                                const std::optional<std::string>& /*store_root*/, SandboxSpec& spec,
-                                bool /*as_language*/) const {
-  spec.image = image;
-  return {};
-}
-
-Result<std::unique_ptr<Session>> EngineBackend::open_session(const SandboxSpec& spec) {
-  auto session = start(spec);
-  if (!session) return session.error();
-  return std::unique_ptr<Session>(std::move(*session));
 }
 
 }  // namespace paddock::engine

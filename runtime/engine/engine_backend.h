@@ -8,30 +8,22 @@
 
 #include <memory>
 
-#include "backend.h"
-#include "engine/container_session.h"
+#include "engine/container_backend.h"
 #include "engine/docker_exec.h"
 
 namespace paddock::engine {
 
-class EngineBackend final : public Backend {
+class EngineBackend final : public ContainerBackend {
  public:
   // Connects to the engine ("docker" or "podman"), asks what it can enforce, and removes the
   // orphans of earlier paddock processes. An unreachable engine is one error naming where.
   static Result<std::unique_ptr<Backend>> connect(const std::string& name);
 
   [[nodiscard]] std::string_view name() const override { return flavour_.name; }
-  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
-  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
-  // The engine's own image store: the reference goes to the engine as it is.
-  [[nodiscard]] Status use_image(const std::string& image,
-                                 const std::optional<std::string>& store_root, SandboxSpec& spec,
-                                 bool as_language) const override;
 
  private:
   explicit EngineBackend(Flavour flavour) : flavour_(std::move(flavour)) {}
-  // A container for `spec`, as a session.
-  Result<std::unique_ptr<ContainerSession>> start(const SandboxSpec& spec) const;
+  Result<std::unique_ptr<ContainerSession>> start(const SandboxSpec& spec) const override;
   // What every result of this engine reports about the sandbox.
   IsolationReport isolation_for(const SandboxSpec& spec) const;
   Flavour flavour_;

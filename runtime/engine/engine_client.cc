@@ -120,10 +120,11 @@ Client::~Client() {
 Client::Client(Client&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)), endpoint_(std::move(other.endpoint_)) {}
 
-Result<Client::Streamed> Client::stream(const std::string& method, const std::string& path,
-                                        const std::string& json_body,
-                                        const std::function<void(std::string_view)>& on_data,
-                                        const std::function<bool()>& keep_going) {
+Result<Client::Streamed> Client::perform(const std::string& method, const std::string& path,
+                                         const std::string& json_body,
+                                         const std::function<void(std::string_view)>& on_data,
+                                         const std::function<bool()>& keep_going,
+                                         std::string& body) {
   auto* handle = static_cast<CURL*>(handle_);
   if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
   curl_easy_reset(handle);
@@ -148,7 +149,6 @@ Result<Client::Streamed> Client::stream(const std::string& method, const std::st
     curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
                      static_cast<curl_off_t>(json_body.size()));
   }
-  std::string body;
   Transfer transfer{&body, on_data ? &on_data : nullptr, keep_going ? &keep_going : nullptr};
   curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(handle, CURLOPT_WRITEDATA, &transfer);
@@ -173,15 +173,24 @@ Result<Client::Streamed> Client::stream(const std::string& method, const std::st
     int errno_like = result.status == 404 ? ENOENT : result.status == 409 ? EEXIST : EIO;
     return Error{errno_like, message};
   }
-  last_body_ = std::move(body);
   return result;
+}
+
+Result<Client::Streamed> Client::stream(const std::string& method, const std::string& path,
+                                        const std::string& json_body,
+                                        const std::function<void(std::string_view)>& on_data,
+                                        const std::function<bool()>& keep_going) {
+  std::string unused;  // the body goes to on_data
+  return perform(method, path, json_body, on_data, keep_going, unused);
 }
 
 Result<Response> Client::request(const std::string& method, const std::string& path,
                                  const std::string& json_body) {
-  auto streamed = stream(method, path, json_body, nullptr, nullptr);
-  if (!streamed) return streamed.error();
-  return Response{streamed->status, std::move(last_body_)};
+  Response response;
+  auto performed = perform(method, path, json_body, nullptr, nullptr, response.body);
+  if (!performed) return performed.error();
+  response.status = performed->status;
+  return response;
 }
 
 }  // namespace paddock::engine

@@ -65,12 +65,16 @@ class Client {
                           const std::function<bool()>& keep_going);
 
  private:
+  // One transfer: the body goes to `on_data` when there is one, else into `body`.
+  Result<Streamed> perform(const std::string& method, const std::string& path,
+                           const std::string& json_body,
+                           const std::function<void(std::string_view)>& on_data,
+                           const std::function<bool()>& keep_going, std::string& body);
   // The error for a failed connection: what is wrong with the socket, or libcurl's reason.
   Error unreachable(int code, const char* detail) const;
 
   void* handle_ = nullptr;  // CURL*
   Endpoint endpoint_;
-  std::string last_body_;  // the body of the last request that was not streamed
 };
 
 // The API version paddock speaks: Docker 20.10 and newer, Podman's compat API.

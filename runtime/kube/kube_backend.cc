@@ -68,22 +68,4 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
   return std::make_unique<engine::ContainerSession>("kubernetes", spec, std::move(*pod), report);
 }
 
-Result<RunResult> KubeBackend::run(const SandboxSpec& spec, RunObserver& observer) {
-  auto session = start(spec);
-  if (!session) return session.error();
-  return engine::run_to_the_end(**session, spec, observer);
-}
-
-Result<std::unique_ptr<Session>> KubeBackend::open_session(const SandboxSpec& spec) {
-  auto session = start(spec);
-  if (!session) return session.error();
-  return std::unique_ptr<Session>(std::move(*session));
-}
-
-Status KubeBackend::use_image(const std::string& image, const std::optional<std::string>&,
-                              SandboxSpec& spec, bool) const {
-  spec.image = image;
-  return {};
-}
-
 }  // namespace paddock::kube

@@ -8,27 +8,21 @@
 
 #include <memory>
 
-#include "backend.h"
-#include "engine/container_session.h"
+#include "engine/container_backend.h"
 #include "kube/kube_exec.h"
 #include "kube/kubeconfig.h"
 
 namespace paddock::kube {
 
-class KubeBackend final : public Backend {
+class KubeBackend final : public engine::ContainerBackend {
  public:
   static Result<std::unique_ptr<Backend>> connect();
 
   [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
-  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
-  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
-  [[nodiscard]] Status use_image(const std::string& image,
-                                 const std::optional<std::string>& store_root, SandboxSpec& spec,
-                                 bool as_language) const override;
 
  private:
   explicit KubeBackend(ClusterAccess access) : access_(std::move(access)) {}
-  Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxSpec& spec) const;
+  Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxSpec& spec) const override;
   ClusterAccess access_;
   PodOptions options_;
 };

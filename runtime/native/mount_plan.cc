@@ -1,6 +1,5 @@
 #include "native/mount_plan.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include "core/files.h"
 
 namespace paddock {
 namespace {
@@ -182,19 +183,6 @@ bool is_dir_or_link_or_file(const std::string& path, bool allow_file) {
   return S_ISDIR(info.st_mode) || S_ISLNK(info.st_mode);
 }
 
-std::vector<std::string> names_in(const std::string& path) {
-  std::vector<std::string> names;
-  if (DIR* dir = opendir(path.c_str())) {
-    while (dirent* entry = readdir(dir)) {
-      std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(std::move(name));
-    }
-    closedir(dir);
-  }
-  std::sort(names.begin(), names.end());  // the same plan for the same image, every time
-  return names;
-}
-
 }  // namespace
 
 std::string MountStep::describe() const {
@@ -282,7 +270,8 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   layout.flattened_image = true;
   std::set<std::string> made_by_paddock = {
       "etc", "dev", "proc", "sys", "tmp", workdir.substr(1, workdir.find('/', 1) - 1)};
-  for (const auto& name : names_in(root)) {
+  // Sorted: the same plan for the same image, every time.
+  for (const auto& name : directory_names(root)) {
     std::string path = root + "/" + name;
     if (made_by_paddock.count(name) == 0 && is_dir_or_link_or_file(path, false)) {
       layout.top_level.push_back(read_entry(path, name));
@@ -290,7 +279,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   }
   static const std::set<std::string> kIdentityFiles = {"passwd", "group",         "hostname",
                                                        "hosts",  "nsswitch.conf", "resolv.conf"};
-  for (const auto& name : names_in(root + "/etc")) {
+  for (const auto& name : directory_names(root + "/etc")) {
     std::string path = root + "/etc/" + name;
     if (kIdentityFiles.count(name) == 0 && is_dir_or_link_or_file(path, true)) {
       layout.etc.push_back(read_entry(path, name));
