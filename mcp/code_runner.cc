@@ -37,23 +37,39 @@ double effective_timeout(const CodeRequest& request, double policy_seconds, doub
   return std::min(wanted, cap);
 }
 
-// The policy's spec on the policy's root file system (the host's /usr, or its image).
-Result<SandboxSpec> policy_spec(const Backend& backend, const LanguagePolicy& policy,
-                                const std::string& code,
-                                const std::vector<std::string>& libraries) {
+// The policy's spec on the policy's root file system (the host's /usr, or its image, pulled on
+// first use), with the variables the server passes through.
+Result<SandboxSpec> policy_spec(ServerState& state, const LanguagePolicy& policy,
+                                const std::string& code, const std::vector<std::string>& libraries,
+                                const PullProgress& progress) {
   auto spec = language_spec(policy, code, {}, libraries);
   if (!spec) return spec.error();
   if (auto image = image_of_rootfs(policy.rootfs)) {
-    if (auto applied = backend.use_image(*image, std::nullopt, *spec, true); !applied) {
+    if (auto ready = state.images.ensure(*image, progress); !ready) {
+      return ready.error().context("language " + policy.name);
+    }
+    if (auto applied = state.backend->use_image(*image, std::nullopt, *spec, true); !applied) {
       return applied.error().context("language " + policy.name);
     }
   }
+  spec->env.insert(spec->env.end(), state.options.pass_through_env.begin(),
+                   state.options.pass_through_env.end());
   return spec;
 }
 
-Result<SandboxSpec> code_spec(const Backend& backend, const LanguagePolicy& policy,
-                              const CodeRequest& request) {
-  auto spec = policy_spec(backend, policy, request.code, request.libraries);
+// What the client sees of a run: passed-through values masked wherever paddock reports text.
+void mask_secrets(const SecretMask& secrets, RunResult& result) {
+  result.stdout_data.data = secrets.apply(std::move(result.stdout_data.data));
+  result.stderr_data.data = secrets.apply(std::move(result.stderr_data.data));
+  result.exec_error = secrets.apply(std::move(result.exec_error));
+}
+
+Result<SandboxSpec> code_spec(ServerState& state, const LanguagePolicy& policy,
+                              const CodeRequest& request, RunObserver& observer) {
+  auto progress = [&observer](const std::string& line) {
+    observer.on_output(StreamId::kStderr, line + "\n");
+  };
+  auto spec = policy_spec(state, policy, request.code, request.libraries, progress);
   if (!spec) return spec.error();
   spec->collect.max_files = kMaxArtifacts;
   spec->collect.max_bytes = kArtifactBudget;
@@ -66,8 +82,9 @@ std::string session_plot_directory(int run) {
   return std::string(kPlotsDirectory) + "/" + std::to_string(run);
 }
 
-Result<SandboxSpec> session_spec(const Backend& backend, const LanguagePolicy& policy) {
-  auto spec = policy_spec(backend, policy, "", {});
+Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
+                                 const PullProgress& progress) {
+  auto spec = policy_spec(state, policy, "", {}, progress);
   if (!spec) return spec.error();
   if (spec->network == NetworkMode::kHost || policy.install_network == "host") {
     return invalid_input("language '" + policy.name +
@@ -81,12 +98,13 @@ Result<SandboxSpec> session_spec(const Backend& backend, const LanguagePolicy& p
 
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                           const CodeRequest& request, RunObserver& observer) {
-  auto spec = code_spec(*state.backend, policy, request);
+  auto spec = code_spec(state, policy, request, observer);
   if (!spec) return spec.error();
   CodeRun run;
   run.timeout_seconds = effective_timeout(request, spec->limits.wall_seconds,
                                           state.options.max_timeout_seconds, &run.timeout_capped);
   spec->limits.wall_seconds = run.timeout_seconds;
+  run.limits = spec->limits;
   spec->files.insert(spec->files.end(), request.files.begin(), request.files.end());
   UniqueFd input;
   if (request.stdin_text) {
@@ -97,6 +115,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   }
   auto result = state.backend->run(*spec, observer);
   if (!result) return result.error();
+  mask_secrets(state.secrets, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !request.libraries.empty());
   return run;
 }
@@ -104,11 +123,13 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer) {
   const LanguagePolicy& policy = *session.policy;
-  auto spec = code_spec(*state.backend, policy, request);
+  auto spec = code_spec(state, policy, request, observer);
   if (!spec) return spec.error();
   CodeRun run;
   run.timeout_seconds = effective_timeout(request, spec->limits.wall_seconds,
                                           state.options.max_timeout_seconds, &run.timeout_capped);
+  run.limits = spec->limits;
+  run.limits.wall_seconds = run.timeout_seconds;
   std::lock_guard lock(session.run_mutex);
   for (const auto& file : request.files) {
     if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
@@ -164,6 +185,7 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
     earlier_output += last.stderr_data.data;
   }
   last.stderr_data.data = earlier_output + last.stderr_data.data;
+  mask_secrets(state.secrets, last);
   last.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - started)
                          .count();
@@ -173,7 +195,7 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
 
 Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
                                      const std::vector<std::string>& libraries,
-                                     RunObserver& observer) {
+                                     RunObserver& observer, const std::string& tool) {
   auto spec = language_spec(*session.policy, "", {}, libraries);
   if (!spec) return spec.error();
   if (spec->prelude.empty()) return invalid_input("no libraries given");
@@ -184,7 +206,29 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   exec.output_bytes = spec->limits.output_bytes;
   exec.stdout_to_stderr = true;
   exec.network = spec->networked_prelude > 0;
-  return session.session->exec(exec, observer);
+  auto result = session.session->exec(exec, observer);
+  if (result) mask_secrets(state.secrets, *result);
+  AuditRecord record;
+  record.tool = tool;
+  record.session = session.id;
+  record.language = session.policy->name;
+  record.libraries = libraries;
+  record.backend = state.backend->name();
+  record.limits = spec->limits;
+  record.limits.wall_seconds = exec.wall_seconds;
+  record.outcome = result ? to_string(result->outcome) : "error";
+  if (result && result->outcome == Outcome::kExited) record.exit_code = result->exit_code;
+  if (result) record.duration_ms = result->duration_ms;
+  state.record(record);
+  return result;
+}
+
+std::optional<std::string> install_failure(const Result<RunResult>& installed) {
+  if (!installed) return installed.error().message;
+  if (installed->outcome == Outcome::kExited && installed->exit_code == 0) return std::nullopt;
+  return installed->stderr_data.data.substr(0, 8192) + "\ninstaller ended: " +
+         (installed->timed_out() ? std::string("timed out")
+                                 : "exit code " + std::to_string(installed->exit_code));
 }
 
 }  // namespace paddock::mcp

@@ -23,7 +23,8 @@ struct CodeRequest {
 };
 
 struct CodeRun {
-  LanguageRunResult result;
+  LanguageRunResult result;    // its output with passed-through secrets masked
+  Limits limits;               // what applied, for the audit log
   double timeout_seconds = 0;  // the timeout that applied
   bool timeout_capped = false;
 };
@@ -37,12 +38,18 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer);
 
 // Installs libraries into a session with the policy's installer (and, for that command only,
-// the policy's install network). The result is the installer's.
+// the policy's install network). The result is the installer's, secrets masked.
+// `tool` names the caller in the audit log, where every install is recorded.
 Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
                                      const std::vector<std::string>& libraries,
-                                     RunObserver& observer);
+                                     RunObserver& observer, const std::string& tool);
 
-// The spec a session of `policy` starts from: its environment, support files and limits.
-Result<SandboxSpec> session_spec(const Backend& backend, const LanguagePolicy& policy);
+// Why an install did not succeed (the installer's output and how it ended), or nothing.
+std::optional<std::string> install_failure(const Result<RunResult>& installed);
+
+// The spec a session of `policy` starts from: its environment, support files and limits. Its
+// image is pulled first when missing (reported through `progress`).
+Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
+                                 const PullProgress& progress);
 
 }  // namespace paddock::mcp

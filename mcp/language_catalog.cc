@@ -78,7 +78,7 @@ json language_details(ServerState& state, const LanguagePolicy& policy) {
             {"output_bytes", limits.output_bytes},
             {"work_dir_bytes", limits.work_bytes},
             {"tmp_bytes", limits.tmp_bytes},
-            {"network", policy.run_network == NetworkMode::kNone ? "none" : "user"}}}};
+            {"network", to_string(policy.run_network)}}}};
 }
 
 }  // namespace paddock::mcp

@@ -1,5 +1,7 @@
 #include "progress_observer.h"
 
+#include "server_state.h"
+
 namespace paddock::mcp {
 namespace {
 
@@ -22,7 +24,8 @@ void ProgressObserver::flush(std::size_t length) {
   std::string lines = pending_.substr(0, std::min(length, kMaxMessage));
   pending_.erase(0, length);
   if (!lines.empty() && lines.back() == '\n') lines.pop_back();
-  context_.progress(lines);
+  // Output goes out live too: passed-through secrets are masked here as in the result.
+  context_.progress(context_.state.secrets.apply(std::move(lines)));
 }
 
 }  // namespace paddock::mcp

@@ -5,6 +5,7 @@
 
 #include "backend_registry.h"
 #include "log.h"
+#include "policy_overrides.h"
 #include "server.h"
 #include "tool_registry.h"
 
@@ -23,10 +24,29 @@ int serve_stdio(const ServerOptions& options) {
     log(LogLevel::kError, policies.error().message);
     return 2;
   }
-  auto backend = available_backends().create(options.backend);
+  if (auto applied = apply_server_options(options, *policies); !applied) {
+    log(LogLevel::kError, applied.error().message);
+    return 2;
+  }
+  std::unique_ptr<AuditLog> audit;
+  if (options.audit_log) {
+    auto opened = AuditLog::open(*options.audit_log);
+    if (!opened) {
+      log(LogLevel::kError, opened.error().message);
+      return 2;
+    }
+    audit = std::move(*opened);
+  }
+  auto backend = available_backends().create(options.backend, {options.kube_namespace});
   if (!backend) {
     log(LogLevel::kError, backend.error().message);
     return 2;
+  }
+  SecretMask secrets(options.pass_through_env);
+  for (const auto& name : secrets.unmasked()) {
+    log(LogLevel::kWarning, name + "'s value is shorter than " +
+                                std::to_string(SecretMask::kShortest) +
+                                " characters, too short to be masked in results");
   }
   // Termination signals are read by the server loop through a signalfd: block them before any
   // thread starts, so every thread inherits the mask. A client that goes away must not kill us
@@ -37,8 +57,8 @@ int serve_stdio(const ServerOptions& options) {
   pthread_sigmask(SIG_BLOCK, &termination, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  ServerState state(options, std::move(*backend), std::move(*policies));
-  ToolRegistry tools = builtin_tools();
+  ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit));
+  ToolRegistry tools = builtin_tools(options.default_language);
   Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }

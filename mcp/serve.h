@@ -1,9 +1,10 @@
 #pragma once
 
-// Starts `paddock mcp`: loads and checks every language policy and the backend first (so a bad
-// configuration fails before stdin is read, with one line on stderr), then serves stdio.
+// Starts `paddock mcp`: loads and checks every language policy, applies the options over them,
+// opens the audit log and connects the backend first (so a bad configuration fails before stdin
+// is read, with one line on stderr), then serves stdio.
 
-#include "server_state.h"
+#include "server_config.h"
 
 namespace paddock::mcp {
 

@@ -1,43 +1,47 @@
 #pragma once
 
 // What every request of one `paddock mcp` process shares: its options, the backend that runs
-// sandboxes, the language policies (loaded and checked once, at start) and the sessions.
+// sandboxes, the language policies (loaded, checked and adjusted to the options once, at start),
+// the sessions, the images settled so far, the secrets to mask and the audit log.
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "audit_log.h"
 #include "backend.h"
+#include "image_provisioner.h"
 #include "language/policy_store.h"
+#include "secret_mask.h"
+#include "server_config.h"
 #include "session_registry.h"
 
 namespace paddock::mcp {
 
-struct ServerOptions {
-  std::string backend = "native";
-  std::optional<std::string> policy_dir;
-  std::size_t workers = 8;       // tool calls served at once
-  std::size_t max_queued = 256;  // calls waiting beyond that; more are refused
-  std::size_t max_sessions = 16;
-  double session_idle_seconds = 1800;  // default ttl_seconds of a session
-  double max_session_idle_seconds = 86400;
-  double max_timeout_seconds = 300;  // cap on execute_code's timeout
-  std::string log_level = "info";
-};
-
 class ServerState {
  public:
   ServerState(ServerOptions server_options, std::unique_ptr<Backend> sandbox_backend,
-              PolicyStore language_policies)
+              PolicyStore language_policies, std::unique_ptr<AuditLog> audit_log = nullptr)
       : options(std::move(server_options)),
         backend(std::move(sandbox_backend)),
         policies(std::move(language_policies)),
-        sessions(options.max_sessions, options.max_session_idle_seconds) {}
+        sessions(options.max_sessions, options.max_session_idle_seconds),
+        images(*backend, options.pull_missing_images),
+        secrets(options.pass_through_env),
+        audit(std::move(audit_log)) {}
+
+  // Appends to the audit log, when there is one.
+  void record(const AuditRecord& record) const {
+    if (audit) audit->record(record);
+  }
 
   const ServerOptions options;
   const std::unique_ptr<Backend> backend;
   const PolicyStore policies;
   SessionRegistry sessions;
+  ImageProvisioner images;
+  const SecretMask secrets;
+  const std::unique_ptr<AuditLog> audit;  // null without --audit-log
 };
 
 }  // namespace paddock::mcp

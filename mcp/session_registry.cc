@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <cstdio>
+#include <ctime>
 
 namespace paddock::mcp {
 namespace {
@@ -31,6 +32,15 @@ std::string new_session_id() {
 }
 
 }  // namespace
+
+std::string SessionEntry::created_at_utc() const {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(created_at);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
 
 double SessionEntry::idle_seconds() const {
   return static_cast<double>(steady_ms() - last_used_ms.load()) / 1000.0;
@@ -81,7 +91,7 @@ std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> sess
   return entry;
 }
 
-Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
+Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto found = sessions_.find(id);
   if (found == sessions_.end()) {
@@ -89,7 +99,13 @@ Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
                              "' (it was closed, expired after idle time, or never existed); "
                              "create_session makes a new one"};
   }
-  return SessionLease(found->second);
+  return found->second;
+}
+
+Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
+  auto entry = find(id);
+  if (!entry) return entry.error();
+  return SessionLease(std::move(*entry));
 }
 
 bool SessionRegistry::close(const std::string& id) {

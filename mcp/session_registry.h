@@ -28,9 +28,11 @@ struct SessionEntry {
   std::atomic<std::int64_t> last_used_ms{0};  // steady clock
   std::atomic<int> users{0};
   std::atomic<int> runs{0};
+  Limits limits;         // of the session's sandbox (a run's timeout is its own)
   std::mutex run_mutex;  // the steps of one execute_code run back to back
 
   [[nodiscard]] double idle_seconds() const;
+  [[nodiscard]] std::string created_at_utc() const;  // "2026-11-21T10:00:00Z"
   void touch();
 };
 
@@ -59,6 +61,8 @@ class SessionRegistry {
   std::shared_ptr<SessionEntry> add(std::unique_ptr<Session> session, const LanguagePolicy& policy,
                                     double ttl_seconds);
   Result<SessionLease> acquire(const std::string& id);
+  // The session without using it: its idle time goes on (for get_session, which reports it).
+  Result<std::shared_ptr<SessionEntry>> find(const std::string& id);
   bool close(const std::string& id);
   std::vector<std::shared_ptr<SessionEntry>> list();
   // Closes sessions idle for longer than their ttl; returns their ids.

@@ -31,14 +31,16 @@ const json& ToolRegistry::input_schema(const std::string& name) const {
   return kNone;
 }
 
-ToolRegistry builtin_tools() {
+ToolRegistry builtin_tools(const std::string& default_language) {
   ToolRegistry registry;
-  registry.add(make_execute_code());
+  registry.add(make_execute_code(default_language));
   registry.add(make_get_supported_languages());
   registry.add(make_get_language_details());
-  registry.add(make_create_session());
+  registry.add(make_create_session(default_language));
   registry.add(make_close_session());
   registry.add(make_list_sessions());
+  registry.add(make_get_session());
+  registry.add(make_install_libraries());
   registry.add(make_write_file());
   registry.add(make_read_file());
   registry.add(make_list_files());

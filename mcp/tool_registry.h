@@ -24,6 +24,7 @@ class ToolRegistry {
   json definitions_ = json::array();  // in the order of tools_
 };
 
-ToolRegistry builtin_tools();
+// `default_language`: what execute_code and create_session run when a call names none.
+ToolRegistry builtin_tools(const std::string& default_language = "python");
 
 }  // namespace paddock::mcp

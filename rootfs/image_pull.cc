@@ -27,14 +27,29 @@ struct Layer {
   std::uint64_t size = 0;  // as the manifest says; 0 when it does not
 };
 
-// Draws "pulling REF: 2/5 layers, 12.3/40.1 MiB" over itself on a terminal; silent otherwise.
+// Draws "pulling REF: 2/5 layers, 12.3/40.1 MiB" over itself on a terminal, or hands such lines
+// to a callback; silent otherwise.
 class Progress {
  public:
-  Progress(std::string reference, bool enabled)
-      : reference_(std::move(reference)), enabled_(enabled && isatty(STDERR_FILENO) == 1) {}
+  Progress(std::string reference, const PullOptions& options)
+      : reference_(std::move(reference)),
+        enabled_(options.progress && !options.on_progress && isatty(STDERR_FILENO) == 1),
+        on_line_(options.on_progress) {}
   ~Progress() { clear(); }
 
   void draw(std::size_t done, std::size_t total, std::uint64_t bytes, std::uint64_t all_bytes) {
+    if (on_line_) {
+      auto now = std::chrono::steady_clock::now();
+      if (done == last_done_ && now - last_line_ < std::chrono::seconds(1)) return;
+      last_done_ = done;
+      last_line_ = now;
+      char line[512];
+      std::snprintf(line, sizeof line, "pulling %s: %zu/%zu layers, %.1f/%.1f MiB",
+                    reference_.c_str(), done, total, static_cast<double>(bytes) / 1048576.0,
+                    static_cast<double>(all_bytes) / 1048576.0);
+      on_line_(line);
+      return;
+    }
     if (!enabled_) return;
     constexpr int kWidth = 24;
     auto mib = [](std::uint64_t n) { return static_cast<double>(n) / 1048576.0; };
@@ -48,6 +63,7 @@ class Progress {
     drawn_ = true;
   }
   void say(const std::string& what) {
+    if (on_line_) on_line_("pulling " + reference_ + ": " + what);
     if (!enabled_) return;
     write_text("\rpulling " + reference_ + ": " + what + "\033[K");
     drawn_ = true;
@@ -63,6 +79,9 @@ class Progress {
   }
   std::string reference_;
   bool enabled_;
+  std::function<void(const std::string&)> on_line_;
+  std::size_t last_done_ = static_cast<std::size_t>(-1);
+  std::chrono::steady_clock::time_point last_line_;
   bool drawn_ = false;
 };
 
@@ -164,7 +183,7 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
     }
   }
 
-  Progress progress(canonical, options.progress);
+  Progress progress(canonical, options);
   progress.say("resolving " + wanted);
   auto top = client->get_manifest(wanted);
   if (!top) return top.error();

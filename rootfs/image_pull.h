@@ -10,6 +10,7 @@
 // zstd or plain), checks diff_ids and records the image: nothing is recorded unless all of it
 // is there. An image already present with the same manifest costs one manifest request.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,8 @@ struct PullOptions {
   int parallel_layers = 3;
   // A progress bar on stderr; only drawn when stderr is a terminal.
   bool progress = true;
+  // Progress as lines instead (an MCP server's notifications): at most about one a second.
+  std::function<void(const std::string& line)> on_progress;
 };
 
 Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,

@@ -3,6 +3,7 @@
 // The seam every way of running a sandbox plugs into: the native runtime now; Docker, Podman and
 // Kubernetes later. A backend turns one immutable SandboxSpec into one RunResult.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ class RunObserver {
 
 class Session;
 
+// A pull's progress as lines for people: "pulling docker.io/library/python:3.12: 2/5 layers".
+using PullProgress = std::function<void(const std::string& line)>;
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -60,6 +64,12 @@ class Backend {
   [[nodiscard]] virtual Status use_image(const std::string& image,
                                          const std::optional<std::string>& store_root,
                                          SandboxSpec& spec, bool as_language) const;
+  // Whether `image` is where this backend takes images from (paddock's store, the engine's
+  // images). A cluster pulls by itself, so the default says yes.
+  [[nodiscard]] virtual Result<bool> has_image(const std::string& image) const;
+  // Fetches `image` to that place, reporting progress as it goes.
+  [[nodiscard]] virtual Status pull_image(const std::string& image,
+                                          const PullProgress& progress) const;
 };
 
 }  // namespace paddock

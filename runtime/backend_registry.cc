@@ -8,9 +8,10 @@ void BackendRegistry::add(std::string name, Factory factory) {
   factories_.emplace_back(std::move(name), std::move(factory));
 }
 
-Result<std::unique_ptr<Backend>> BackendRegistry::create(const std::string& name) const {
+Result<std::unique_ptr<Backend>> BackendRegistry::create(const std::string& name,
+                                                         const BackendSettings& settings) const {
   for (const auto& [known, factory] : factories_) {
-    if (known == name) return factory();
+    if (known == name) return factory(settings);
   }
   std::string list;
   for (const auto& known : names()) list += (list.empty() ? "" : ", ") + known;
@@ -42,7 +43,7 @@ const BackendRegistry& available_backends() {
 
 BackendRegistry builtin_backends() {
   BackendRegistry registry;
-  registry.add("native", []() -> Result<std::unique_ptr<Backend>> {
+  registry.add("native", [](const BackendSettings&) -> Result<std::unique_ptr<Backend>> {
     return std::unique_ptr<Backend>(std::make_unique<NativeBackend>());
   });
   return registry;

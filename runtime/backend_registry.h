@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,13 +13,20 @@
 
 namespace paddock {
 
+// What the one creating a backend may choose (`paddock mcp`'s flags); unset: the backend's own
+// defaults and environment.
+struct BackendSettings {
+  std::optional<std::string> kube_namespace;  // over the kubeconfig's and PADDOCK_KUBE_NAMESPACE
+};
+
 class BackendRegistry {
  public:
-  using Factory = std::function<Result<std::unique_ptr<Backend>>()>;
+  using Factory = std::function<Result<std::unique_ptr<Backend>>(const BackendSettings&)>;
 
   void add(std::string name, Factory factory);
   // The backend called `name`, or an error that lists the known ones.
-  [[nodiscard]] Result<std::unique_ptr<Backend>> create(const std::string& name) const;
+  [[nodiscard]] Result<std::unique_ptr<Backend>> create(const std::string& name,
+                                                        const BackendSettings& settings = {}) const;
   [[nodiscard]] std::vector<std::string> names() const;
 
  private:

@@ -153,6 +153,14 @@ Status apply_image(const std::string& image, const std::optional<std::string>& r
   return {};
 }
 
+Result<bool> Backend::has_image(const std::string& /*image*/) const {
+  return true;
+}
+
+Status Backend::pull_image(const std::string& image, const PullProgress& /*progress*/) const {
+  return Error{ENOTSUP, "the " + std::string(name()) + " backend cannot pull " + image};
+}
+
 Status Backend::use_image(const std::string& image, const std::optional<std::string>& store_root,
                           SandboxSpec& spec, bool as_language) const {
   return apply_image(image, store_root, spec, as_language);

@@ -21,6 +21,22 @@ struct LimitOverrides {
   std::optional<std::uint64_t> tmp_bytes;
   std::optional<std::uint64_t> work_bytes;
 
+  // Takes every field `over` sets.
+  void merge(const LimitOverrides& over) {
+    auto take = [](auto& target, const auto& value) {
+      if (value) target = value;
+    };
+    take(wall_seconds, over.wall_seconds);
+    take(cpu_seconds, over.cpu_seconds);
+    take(cpus, over.cpus);
+    take(memory_bytes, over.memory_bytes);
+    take(pids, over.pids);
+    take(output_bytes, over.output_bytes);
+    take(file_size_bytes, over.file_size_bytes);
+    take(tmp_bytes, over.tmp_bytes);
+    take(work_bytes, over.work_bytes);
+  }
+
   void apply_to(Limits& limits) const {
     auto set = [](auto& target, const auto& value) {
       if (value) target = *value;

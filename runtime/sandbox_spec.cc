@@ -15,4 +15,16 @@ std::vector<std::string> default_sandbox_env() {
   };
 }
 
+const char* to_string(NetworkMode mode) {
+  switch (mode) {
+    case NetworkMode::kNone:
+      return "none";
+    case NetworkMode::kUser:
+      return "user";
+    case NetworkMode::kHost:
+      return "host";
+  }
+  return "none";
+}
+
 }  // namespace paddock

@@ -101,6 +101,9 @@ struct SandboxSpec {
   bool require_cgroups = false;           // refuse to run rather than fall back to rlimits
 };
 
+// "none", "user" or "host".
+const char* to_string(NetworkMode mode);
+
 // The environment every sandbox starts from; spec.env entries override these by name.
 std::vector<std::string> default_sandbox_env();
 

@@ -39,6 +39,14 @@ struct FileEntry {
   std::uint64_t size = 0;
 };
 
+// What a session holds right now, for get_session.
+struct SessionUsage {
+  std::uint64_t disk_bytes = 0;  // used in the work directory's file system (its tmpfs)
+  // The sandbox's processes now, paddock's own (init, the container's keeper, the helper that
+  // counts) not counted: 0 between commands.
+  std::uint32_t processes = 0;
+};
+
 class Session {
  public:
   virtual ~Session() = default;
@@ -52,6 +60,9 @@ class Session {
   // `path` empty for the work directory itself; at most `max_entries`, sorted by name.
   [[nodiscard]] virtual Result<std::vector<FileEntry>> list_files(const std::string& path,
                                                                   std::size_t max_entries) = 0;
+  // Must answer while a command runs: it never waits for the command to end. A closed or
+  // ended session is the error exec() would give.
+  [[nodiscard]] virtual Result<SessionUsage> usage() = 0;
   // Kills everything in the sandbox and removes it. Idempotent; the destructor does it too.
   virtual void close() = 0;
 };

@@ -11,6 +11,8 @@ namespace {
 
 class CreateSession final : public Tool {
  public:
+  explicit CreateSession(std::string default_language)
+      : default_language_(std::move(default_language)) {}
   std::string name() const override { return "create_session"; }
   json definition() const override {
     return {{"name", name()},
@@ -21,17 +23,21 @@ class CreateSession final : public Tool {
              "session_id (each call still runs as a new process, so variables do not persist). "
              "A session is closed after ttl_seconds without use, by close_session, or when the "
              "server exits."},
-            {"inputSchema", json::parse(R"({
-              "type": "object",
-              "properties": {
-                "language": {"type": "string", "default": "python",
-                  "description": "The session's language (python by default); get_supported_languages lists them."},
-                "libraries": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
-                  "description": "Packages to install right away with the language's package manager."},
-                "ttl_seconds": {"type": "number", "exclusiveMinimum": 0,
-                  "description": "Idle seconds after which the session is closed (default 1800)."}
-              },
-              "additionalProperties": false})")},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"language",
+                 language_property("The session's language; get_supported_languages lists them.",
+                                   default_language_)},
+                {"libraries", libraries_property("Packages to install right away with the "
+                                                 "language's package manager.")},
+                {"ttl_seconds",
+                 {{"type", "number"},
+                  {"exclusiveMinimum", 0},
+                  {"description",
+                   "Idle seconds after which the session is closed (default "
+                   "1800)."}}}}},
+              {"additionalProperties", false}}},
             {"outputSchema",
              {{"type", "object"},
               {"properties", {{"session_id", {{"type", "string"}}}}},
@@ -41,9 +47,9 @@ class CreateSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     ServerState& state = context.state;
-    auto policy = state.policies.find(arguments.value("language", "python"));
+    auto policy = state.policies.find(arguments.value("language", default_language_));
     if (!policy) return tool_error(policy.error().message);
-    auto spec = session_spec(*state.backend, **policy);
+    auto spec = session_spec(state, **policy, context.progress);
     if (!spec) return tool_error(spec.error().message);
     if (auto room = state.sessions.reserve(); !room) return tool_error(room.error().message);
     auto opened = state.backend->open_session(*spec);
@@ -54,20 +60,15 @@ class CreateSession final : public Tool {
     auto entry =
         state.sessions.add(std::move(*opened), **policy,
                            arguments.value("ttl_seconds", state.options.session_idle_seconds));
+    entry->limits = spec->limits;
     auto libraries = arguments.value("libraries", std::vector<std::string>{});
     std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
     if (!libraries.empty()) {
       ProgressObserver observer(context);
-      auto installed = install_in_session(*entry, state, libraries, observer);
-      bool ok = installed && installed->outcome == Outcome::kExited && installed->exit_code == 0;
-      if (!ok) {
+      auto installed = install_in_session(*entry, state, libraries, observer, name());
+      if (auto why = install_failure(installed)) {
         state.sessions.close(entry->id);
-        std::string why = !installed ? installed.error().message
-                                     : installed->stderr_data.data.substr(0, 8192) +
-                                           "\ninstaller ended: exit code " +
-                                           std::to_string(installed->exit_code) +
-                                           (installed->timed_out() ? " (timed out)" : "");
-        return tool_error("installing libraries failed, so the session was closed:\n" + why);
+        return tool_error("installing libraries failed, so the session was closed:\n" + *why);
       }
       text += " with " + std::to_string(libraries.size()) + " libraries installed";
     }
@@ -76,12 +77,15 @@ class CreateSession final : public Tool {
     result.structured = {{"session_id", entry->id}};
     return result;
   }
+
+ private:
+  std::string default_language_;
 };
 
 }  // namespace
 
-std::unique_ptr<Tool> make_create_session() {
-  return std::make_unique<CreateSession>();
+std::unique_ptr<Tool> make_create_session(const std::string& default_language) {
+  return std::make_unique<CreateSession>(default_language);
 }
 
 }  // namespace paddock::mcp

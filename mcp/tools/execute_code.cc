@@ -15,13 +15,11 @@ namespace {
 
 constexpr std::size_t kResultBudget = 7u << 20;  // below the 8 MiB message cap, with room
 
-json input_schema() {
-  return json::parse(R"({
+json input_schema(const std::string& default_language) {
+  json schema = json::parse(R"({
     "type": "object",
     "properties": {
       "code": {"type": "string", "description": "The program's complete source code."},
-      "language": {"type": "string", "default": "python",
-        "description": "python (default), javascript, java, cpp, c, go, r, ruby or bash; get_supported_languages lists them all."},
       "libraries": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
         "description": "Packages to install first with the language's package manager (pip, npm, gem...). In a session they stay installed for later calls."},
       "timeout": {"type": "number", "exclusiveMinimum": 0,
@@ -43,6 +41,11 @@ json input_schema() {
     "required": ["code"],
     "additionalProperties": false
   })");
+  schema["properties"]["language"] = language_property(
+      "python, javascript, java, cpp, c, go, r, ruby or bash; get_supported_languages lists them "
+      "all.",
+      default_language);
+  return schema;
 }
 
 json output_schema() {
@@ -187,8 +190,37 @@ Result<std::vector<SandboxFile>> input_files(const json& files) {
   return result;
 }
 
+// The audit log's line for a run, or for code that screening blocked (`run` null).
+AuditRecord audit_record(const ServerState& state, const std::optional<SessionLease>& lease,
+                         const LanguagePolicy& policy, const CodeRequest& request,
+                         const Result<CodeRun>* run) {
+  AuditRecord record;
+  record.tool = "execute_code";
+  record.language = policy.name;
+  record.code = request.code;
+  record.libraries = request.libraries;
+  record.backend = state.backend->name();
+  if (lease) record.session = (*lease)->id;
+  if (run == nullptr) {
+    record.outcome = "blocked";
+    return record;
+  }
+  if (!*run) {
+    record.outcome = "error";
+    return record;
+  }
+  const RunResult& result = (*run)->result.run;
+  record.limits = (*run)->limits;
+  record.outcome = to_string(result.outcome);
+  if (result.outcome == Outcome::kExited) record.exit_code = result.exit_code;
+  record.duration_ms = result.duration_ms;
+  return record;
+}
+
 class ExecuteCode final : public Tool {
  public:
+  explicit ExecuteCode(std::string default_language)
+      : default_language_(std::move(default_language)) {}
   std::string name() const override { return "execute_code"; }
   json definition() const override {
     return {{"name", name()},
@@ -198,7 +230,7 @@ class ExecuteCode final : public Tool {
              "processes) and returns stdout, stderr and the exit status; every matplotlib (Python) "
              "or R figure comes back as a PNG image. Each call without session_id gets a fresh "
              "sandbox; pass a session_id to keep files and installed libraries between calls."},
-            {"inputSchema", input_schema()},
+            {"inputSchema", input_schema(default_language_)},
             {"outputSchema", output_schema()},
             {"annotations", annotations("Execute code", false, false)}};
   }
@@ -229,27 +261,34 @@ class ExecuteCode final : public Tool {
         }
       }
     } else {
-      auto found = state.policies.find(arguments.value("language", "python"));
+      auto found = state.policies.find(arguments.value("language", default_language_));
       if (!found) return tool_error(found.error().message);
       policy = *found;
     }
 
     ScreeningVerdict verdict = screen(policy->screening_rules, policy->name, request.code);
-    if (verdict.blocked) return blocked(verdict);
+    if (verdict.blocked) {
+      state.record(audit_record(state, lease, *policy, request, nullptr));
+      return blocked(verdict);
+    }
     ProgressObserver observer(context);
     auto run = lease ? run_in_session(**lease, state, request, observer)
                      : run_fresh(state, *policy, request, observer);
+    state.record(audit_record(state, lease, *policy, request, &run));
     if (!run) return tool_error(run.error().message);
     std::optional<ScreeningVerdict> warnings;
     if (!verdict.findings.empty()) warnings = std::move(verdict);
     return to_tool_result(*run, warnings);
   }
+
+ private:
+  std::string default_language_;
 };
 
 }  // namespace
 
-std::unique_ptr<Tool> make_execute_code() {
-  return std::make_unique<ExecuteCode>();
+std::unique_ptr<Tool> make_execute_code(const std::string& default_language) {
+  return std::make_unique<ExecuteCode>(default_language);
 }
 
 }  // namespace paddock::mcp

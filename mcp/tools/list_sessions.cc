@@ -1,8 +1,5 @@
 // list_sessions: the sessions this server holds.
 
-#include <chrono>
-#include <ctime>
-
 #include "content.h"
 #include "server_state.h"
 #include "tools/tool_schema.h"
@@ -10,15 +7,6 @@
 
 namespace paddock::mcp {
 namespace {
-
-std::string iso_time(std::chrono::system_clock::time_point when) {
-  std::time_t seconds = std::chrono::system_clock::to_time_t(when);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 class ListSessions final : public Tool {
  public:
@@ -46,7 +34,7 @@ class ListSessions final : public Tool {
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
       sessions.push_back({{"session_id", entry->id},
                           {"language", entry->policy->name},
-                          {"created_at", iso_time(entry->created_at)},
+                          {"created_at", entry->created_at_utc()},
                           {"idle_seconds", idle},
                           {"ttl_seconds", entry->ttl_seconds},
                           {"runs", entry->runs.load()}});

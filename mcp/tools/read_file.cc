@@ -44,6 +44,8 @@ class ReadFile final : public Tool {
     std::string path = arguments["path"].get<std::string>();
     auto file = (*lease)->session->read_file(path, kInlineFileBytes);
     if (!file) return tool_error(file.error().message);
+    // A program may have written a passed-through secret to a file: it is masked here too.
+    file->data = context.state.secrets.apply(std::move(file->data));
     std::string delivery;
     ToolResult result;
     result.content.push_back(file_content_block(id, path, *file, &delivery));

@@ -11,6 +11,19 @@ inline json session_id_property() {
   return {{"type", "string"}, {"description", "The id create_session returned."}};
 }
 
+// A tool's `language` argument; `default_language` is the server's (--default-language).
+inline json language_property(const std::string& description, const std::string& default_language) {
+  return {{"type", "string"}, {"default", default_language}, {"description", description}};
+}
+
+// A library list to install with the language's package manager.
+inline json libraries_property(const std::string& description) {
+  return {{"type", "array"},
+          {"items", {{"type", "string"}}},
+          {"maxItems", 50},
+          {"description", description}};
+}
+
 inline json path_property(const std::string& description) {
   return {{"type", "string"}, {"description", description}};
 }

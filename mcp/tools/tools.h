@@ -3,15 +3,18 @@
 // Every built-in tool, one file each.
 
 #include <memory>
+#include <string>
 
 #include "tool.h"
 
 namespace paddock::mcp {
 
-std::unique_ptr<Tool> make_execute_code();
+std::unique_ptr<Tool> make_execute_code(const std::string& default_language);
 std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
-std::unique_ptr<Tool> make_create_session();
+std::unique_ptr<Tool> make_create_session(const std::string& default_language);
+std::unique_ptr<Tool> make_install_libraries();
+std::unique_ptr<Tool> make_get_session();
 std::unique_ptr<Tool> make_close_session();
 std::unique_ptr<Tool> make_list_sessions();
 std::unique_ptr<Tool> make_write_file();

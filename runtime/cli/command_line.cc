@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <set>
 
 #include "core/units.h"
@@ -272,6 +273,91 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
   return request;
 }
 
+// `paddock mcp`'s flags, each with its environment twin (resolved in mcp/server_config.cc, so
+// that an error can name whichever the user wrote).
+struct McpOption {
+  const char* flag;
+  const char* variable;
+  const char* type;
+  const char* help;
+  std::optional<std::string> mcp::McpFlags::*field;
+};
+
+const std::vector<McpOption>& mcp_options() {
+  using F = mcp::McpFlags;
+  static const std::vector<McpOption> kOptions = {
+      {"--backend", "PADDOCK_BACKEND, or BACKEND", "NAME",
+       "Where sandboxes run: native (default), docker, podman or kubernetes (which read "
+       "DOCKER_HOST, CONTAINER_HOST and KUBECONFIG)",
+       &F::backend},
+      {"--namespace", "PADDOCK_KUBE_NAMESPACE", "NAME",
+       "Kubernetes namespace for the pods (default: the kubeconfig context's)", &F::kube_namespace},
+      {"--policy-dir", "PADDOCK_POLICY_DIR", "DIR", "Extra language policies", &F::policy_dir},
+      {"--default-language", "PADDOCK_DEFAULT_LANGUAGE", "LANG",
+       "The language of calls that name none (default python)", &F::default_language},
+      {"--timeout", "PADDOCK_TIMEOUT", "DURATION",
+       "Default wall-clock limit of a run, e.g. 30s (default: the language policy's)", &F::timeout},
+      {"--max-timeout", "PADDOCK_MAX_TIMEOUT", "DURATION",
+       "Longest timeout a call may ask for (default 5m)", &F::max_timeout},
+      {"--memory", "PADDOCK_MEMORY", "SIZE",
+       "Memory of a sandbox, e.g. 512m (default: the policy's)", &F::memory},
+      {"--cpus", "PADDOCK_CPUS", "N", "CPU share of a sandbox, e.g. 0.5 (default: no limit)",
+       &F::cpus},
+      {"--pids", "PADDOCK_PIDS", "N", "Processes and threads of a sandbox (default: the policy's)",
+       &F::pids},
+      {"--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
+       "Output kept per stream, e.g. 1m (default: the policy's)", &F::output_limit},
+      {"--network", "PADDOCK_NETWORK", "MODE",
+       "Network of programs: none, user (outbound only) or host (default: the policy's, none)",
+       &F::network},
+      {"--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
+       "Network of library installers: none, user or host (default: the policy's, user)",
+       &F::install_network},
+      {"--max-sessions", "PADDOCK_MAX_SESSIONS", "N", "Open sessions at most (default 16)",
+       &F::max_sessions},
+      {"--session-idle", "PADDOCK_SESSION_IDLE", "DURATION",
+       "Idle time before a session is closed, e.g. 30m (default)", &F::session_idle},
+      {"--workers", "PADDOCK_WORKERS", "N", "Tool calls served at once (default 8)", &F::workers},
+      {"--log-level", "PADDOCK_LOG_LEVEL", "LEVEL",
+       "debug, info (default), notice, warning or error; the log goes to stderr", &F::log_level},
+      {"--audit-log", "PADDOCK_AUDIT_LOG", "FILE",
+       "Append one JSON line per run (time, session, language, code hash, limits, outcome, "
+       "duration; never code or secrets)",
+       &F::audit_log},
+      {"--pass-through-env", "PADDOCK_PASS_THROUGH_ENV", "NAMES",
+       "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
+       "nothing else of it is; their values are masked in results",
+       &F::pass_through_env},
+      {"--pull", "PADDOCK_PULL", "WHEN",
+       "missing (default): pull an image on first use; never: refuse a missing one", &F::pull},
+  };
+  return kOptions;
+}
+
+void add_mcp_options(CLI::App& mcp, std::map<std::string, std::string>& texts,
+                     std::vector<std::string>& images) {
+  for (const auto& option : mcp_options()) {
+    mcp.add_option(option.flag, texts[option.flag],
+                   std::string(option.help) + " (env " + option.variable + ")")
+        ->type_name(option.type);
+  }
+  mcp.add_option("--image", images,
+                 "A language's image, e.g. python=python:3.12-slim (repeatable; env "
+                 "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE)")
+      ->allow_extra_args(false)
+      ->type_name("LANG=REF");
+  mcp.footer(
+      "Flags win over their environment variables, which win over the language policies.\n"
+      "Only the variables named by --pass-through-env reach sandboxed code.\n");
+}
+
+void collect_mcp_flags(const CLI::App& mcp, std::map<std::string, std::string>& texts,
+                       mcp::McpFlags& flags) {
+  for (const auto& option : mcp_options()) {
+    if (mcp.count(option.flag) > 0) flags.*option.field = texts[option.flag];
+  }
+}
+
 }  // namespace
 
 Result<Request> parse_command_line(int argc, const char* const* argv) {
@@ -335,26 +421,9 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   add_root(gc);
 
   McpRequest mcp_request;
-  std::string mcp_policy_dir, session_idle = "30m", max_timeout = "5m";
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
-  mcp_request.backend = backend_from_environment();
-  mcp->add_option("--backend", mcp_request.backend,
-                  "Where sandboxes run: native (default), docker or podman "
-                  "(env PADDOCK_BACKEND, or BACKEND as llm-sandbox users set it)");
-  mcp->add_option("--policy-dir", mcp_policy_dir, "Extra language policies")
-      ->envname("PADDOCK_POLICY_DIR")
-      ->type_name("DIR");
-  mcp->add_option("--workers", mcp_request.workers, "Tool calls served at once (default 8)")
-      ->check(CLI::Range(1, 256));
-  mcp->add_option("--max-sessions", mcp_request.max_sessions, "Open sessions at most (default 16)")
-      ->check(CLI::Range(0, 4096));
-  mcp->add_option("--session-idle", session_idle,
-                  "Default idle time before a session is closed, e.g. 30m (default)");
-  mcp->add_option("--max-timeout", max_timeout,
-                  "Longest timeout execute_code may ask for, e.g. 5m (default)");
-  mcp->add_option("--log-level", mcp_request.log_level,
-                  "debug, info (default), notice, warning or error; the log goes to stderr")
-      ->check(CLI::IsMember({"debug", "info", "notice", "warning", "error"}));
+  std::map<std::string, std::string> mcp_texts;  // flag -> what was typed, when typed
+  add_mcp_options(*mcp, mcp_texts, mcp_request.flags.images);
 
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
@@ -405,17 +474,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   }
   if (mcp->parsed()) {
     if (paddock_argc != argc) return invalid_input("paddock mcp takes no command");
-    auto idle = parse_seconds(session_idle);
-    if (!idle || *idle <= 0) {
-      return invalid_input("--session-idle '" + session_idle + "' is not a duration like 30m");
-    }
-    auto longest = parse_seconds(max_timeout);
-    if (!longest || *longest <= 0) {
-      return invalid_input("--max-timeout '" + max_timeout + "' is not a duration like 5m");
-    }
-    mcp_request.session_idle_seconds = *idle;
-    mcp_request.max_timeout_seconds = *longest;
-    if (!mcp_policy_dir.empty()) mcp_request.policy_dir = mcp_policy_dir;
+    collect_mcp_flags(*mcp, mcp_texts, mcp_request.flags);
     return Request{std::move(mcp_request)};
   }
   if (policy->parsed()) {

@@ -11,6 +11,7 @@
 #include "core/result.h"
 #include "limit_overrides.h"
 #include "sandbox_spec.h"
+#include "server_config.h"
 
 namespace paddock::cli {
 
@@ -66,15 +67,9 @@ struct InfoRequest {
   std::string text;
 };
 
-// `paddock mcp`: the MCP stdio server.
+// `paddock mcp`: the MCP stdio server; its flags are resolved with the environment at start.
 struct McpRequest {
-  std::string backend = "native";
-  std::optional<std::string> policy_dir;
-  std::size_t workers = 8;
-  std::size_t max_sessions = 16;
-  double session_idle_seconds = 1800;
-  double max_timeout_seconds = 300;
-  std::string log_level = "info";
+  mcp::McpFlags flags;
 };
 
 using Request =

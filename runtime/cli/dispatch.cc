@@ -8,17 +8,17 @@
 #include "cli/output.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
-#include "serve.h"
 
 namespace paddock::cli {
 namespace {
 
-// Commands the lean executable hands to paddock-full: a container backend, and doctor (which
-// looks at them too).
+// Commands the lean executable hands to paddock-full: a container backend, doctor (which looks
+// at them too) and the MCP server, which pulls images on first use and hashes code for its audit
+// log. A server starts once and runs for long, so the lean start matters only to `run`.
 bool needs_all_backends(const Request& request) {
   if (std::holds_alternative<DoctorRequest>(request)) return true;
+  if (std::holds_alternative<McpRequest>(request)) return true;
   if (const auto* run = std::get_if<RunRequest>(&request)) return run->backend != "native";
-  if (const auto* mcp = std::get_if<McpRequest>(&request)) return mcp->backend != "native";
   return false;
 }
 
@@ -40,17 +40,7 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     }
     return image_command(*image);
   }
-  if (auto* mcp = std::get_if<McpRequest>(&*request)) {
-    paddock::mcp::ServerOptions options;
-    options.backend = mcp->backend;
-    options.policy_dir = mcp->policy_dir;
-    options.workers = mcp->workers;
-    options.max_sessions = mcp->max_sessions;
-    options.session_idle_seconds = mcp->session_idle_seconds;
-    options.max_timeout_seconds = mcp->max_timeout_seconds;
-    options.log_level = mcp->log_level;
-    return paddock::mcp::serve_stdio(options);
-  }
+  if (auto* mcp = std::get_if<McpRequest>(&*request)) return executable.serve_mcp(*mcp);
   return run_command(std::get<RunRequest>(*request));
 }
 

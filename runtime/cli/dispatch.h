@@ -11,6 +11,8 @@ namespace paddock::cli {
 struct Executable {
   // What `import` and `pull` run: in paddock, a hand-over to paddock-full.
   std::function<int(const ImageRequest&)> transfer_images;
+  // What `mcp` runs; only paddock-full has it.
+  std::function<int(const McpRequest&)> serve_mcp;
   // Whether every backend is linked in; if not, commands that need others are handed over.
   bool has_all_backends = false;
 };

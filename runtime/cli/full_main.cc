@@ -4,10 +4,12 @@
 #include "backend_registry.h"
 #include "cli/dispatch.h"
 #include "cli/image_command.h"
+#include "cli/mcp_command.h"
 #include "engine/container_backends.h"
 
 int main(int argc, char** argv) {
   using namespace paddock;
   set_available_backends(engine::all_backends());
-  return cli::dispatch(argc, argv, cli::Executable{cli::image_transfer_command, true});
+  return cli::dispatch(argc, argv,
+                       cli::Executable{cli::image_transfer_command, cli::mcp_command, true});
 }

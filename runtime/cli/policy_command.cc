@@ -20,21 +20,20 @@ nlohmann::json describe(const LanguagePolicy& policy) {
   if (effective.cpus) limits["cpus"] = *effective.cpus;
   if (effective.cpu_seconds) limits["cpu_seconds"] = *effective.cpu_seconds;
   limits["output_bytes"] = effective.output_bytes;
-  return {{"name", policy.name},
-          {"aliases", policy.aliases},
-          {"description", policy.description},
-          {"source_file", policy.source_file},
-          {"compile", policy.compile},
-          {"run", policy.run},
-          {"env", policy.env},
-          {"limits", limits},
-          {"network",
-           {{"run", policy.run_network == NetworkMode::kHost ? "host" : "none"},
-            {"install", policy.install_network}}},
-          {"install", policy.install},
-          {"seccomp_profile", policy.seccomp_profile},
-          {"rootfs", policy.rootfs},
-          {"origin", policy.origin}};
+  return {
+      {"name", policy.name},
+      {"aliases", policy.aliases},
+      {"description", policy.description},
+      {"source_file", policy.source_file},
+      {"compile", policy.compile},
+      {"run", policy.run},
+      {"env", policy.env},
+      {"limits", limits},
+      {"network", {{"run", to_string(policy.run_network)}, {"install", policy.install_network}}},
+      {"install", policy.install},
+      {"seccomp_profile", policy.seccomp_profile},
+      {"rootfs", policy.rootfs},
+      {"origin", policy.origin}};
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "core/base64.h"
 #include "engine/session_scripts.h"
@@ -212,8 +213,35 @@ Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& p
   return entries;
 }
 
+Result<SessionUsage> ContainerSession::usage() {
+  std::lock_guard lock(closing_mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  // Not through run(): a usage helper that overran must not kill the command it measures. The
+  // kill that ends a command may end the helper too (128 + SIGKILL): then it is asked again.
+  Result<ExecOutcome> counted = Error{EIO, ""};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    counted = transport_->run({{"sh", "-c", kUsageScript, "sh", spec_.workdir},
+                               {},
+                               kHelperSeconds,
+                               4096,
+                               false,
+                               nullptr});
+    if (!counted || counted->exit_code != 128 + SIGKILL) break;
+  }
+  if (!counted) return counted.error().context("measuring the session");
+  unsigned long long bytes = 0;
+  long processes = -1;
+  if (counted->exit_code != 0 ||
+      std::sscanf(counted->out.data.c_str(), "%llu %ld", &bytes, &processes) != 2 ||
+      processes < 0) {
+    return Error{EIO, "measuring the session: " + counted->out.data + counted->err.data};
+  }
+  return SessionUsage{bytes, static_cast<std::uint32_t>(processes)};
+}
+
 void ContainerSession::close() {
   std::lock_guard lock(mutex_);
+  std::lock_guard closing(closing_mutex_);
   if (closed_) return;
   closed_ = true;
   transport_->remove();

@@ -28,6 +28,8 @@ class ContainerSession final : public Session {
   Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;
+  // One helper command beside whatever runs (the transport allows a second exec meanwhile).
+  Result<SessionUsage> usage() override;
   void close() override;
 
   // A command as `exec` runs it, without the clean-up kill afterwards (a one-off run's
@@ -45,11 +47,14 @@ class ContainerSession final : public Session {
   RunResult result_of(ExecOutcome&& captured, const ExecRequest& request);
 
   std::mutex mutex_;  // one command or file operation at a time
+  // Held by close() while the sandbox goes, and by usage(), which must not wait for mutex_ (a
+  // command holds it until it ends).
+  std::mutex closing_mutex_;
   std::string backend_;
   SandboxSpec spec_;
   std::unique_ptr<ExecTransport> transport_;
   IsolationReport isolation_;
-  bool closed_ = false;
+  bool closed_ = false;  // written under both mutexes, read under either
 };
 
 // A one-off run in a fresh session: the spec's files written in, its prelude and program run

@@ -55,12 +55,23 @@ Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
 }
 
 Result<ExecOutcome> DockerExec::run(const ExecCommand& command) {
+  if (client_busy_.exchange(true)) {
+    // A libcurl handle serves one thread at a time (a session's usage beside a command).
+    Client own(flavour_.endpoint);
+    return run_on(own, command);
+  }
+  auto outcome = run_on(client_, command);
+  client_busy_ = false;
+  return outcome;
+}
+
+Result<ExecOutcome> DockerExec::run_on(Client& client, const ExecCommand& command) {
   json body = {{"AttachStdout", true},
                {"AttachStderr", true},
                {"Tty", false},
                {"Cmd", command.argv},
                {"Env", command.env}};
-  auto created = client_.request("POST", "/containers/" + id_ + "/exec", body.dump());
+  auto created = client.request("POST", "/containers/" + id_ + "/exec", body.dump());
   if (!created) return Error{EIO, engine_error("starting a command", created.error())};
   std::string exec_id = json::parse(created->body, nullptr, false).value("Id", "");
   ExecOutcome captured;
@@ -72,7 +83,7 @@ Result<ExecOutcome> DockerExec::run(const ExecCommand& command) {
                                 std::chrono::duration<double>(command.wall_seconds));
   Demultiplexer demux(
       [&](int stream, std::string_view payload) { sink.take(stream == 2, payload); });
-  auto streamed = client_.stream(
+  auto streamed = client.stream(
       "POST", "/exec/" + exec_id + "/start", json{{"Detach", false}, {"Tty", false}}.dump(),
       [&](std::string_view chunk) { demux.feed(chunk); },
       [&] {
@@ -86,7 +97,7 @@ Result<ExecOutcome> DockerExec::run(const ExecCommand& command) {
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   // The exec's exit code, once the engine has seen it end.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    auto inspected = client_.request("GET", "/exec/" + exec_id + "/json");
+    auto inspected = client.request("GET", "/exec/" + exec_id + "/json");
     if (!inspected) return inspected.error();
     json state = json::parse(inspected->body, nullptr, false);
     if (state.is_object() && !state.value("Running", true)) {

@@ -4,6 +4,7 @@
 // container is created hardened (container_config.h) around a process that only keeps it
 // alive, and each command is an exec whose multiplexed stream is read as it arrives.
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -28,16 +29,20 @@ class DockerExec final : public ExecTransport {
                                                     const SandboxSpec& spec);
   ~DockerExec() override { remove(); }
 
+  // On the kept connection, or on one of its own while another command holds that one.
   Result<ExecOutcome> run(const ExecCommand& command) override;
   void remove() override;
 
  private:
+  Result<ExecOutcome> run_on(Client& client, const ExecCommand& command);
+
   DockerExec(const Flavour& flavour, std::string id)
       : flavour_(flavour), id_(std::move(id)), client_(flavour.endpoint) {}
 
   Flavour flavour_;
   std::string id_;
   Client client_;
+  std::atomic<bool> client_busy_ = false;
   bool removed_ = false;
 };
 

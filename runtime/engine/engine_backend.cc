@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/container_config.h"
@@ -89,6 +91,52 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
           : flavour_.name + " cannot set resource limits here (rootless on cgroup v1)";
   if (!flavour_.resource_limits) report.not_enforced = {"memory", "pids", "cpus"};
   return report;
+}
+
+Result<bool> EngineBackend::has_image(const std::string& image) const {
+  Client client(flavour_.endpoint);
+  auto response = client.request("GET", "/images/" + image + "/json");
+  if (!response) return response.error();
+  if (response->status == 200) return true;
+  if (response->status == 404) return false;
+  return Error{EIO, flavour_.name + " answered " + std::to_string(response->status) +
+                        " when asked for image " + image};
+}
+
+Status EngineBackend::pull_image(const std::string& image, const PullProgress& progress) const {
+  Client client(flavour_.endpoint);
+  // The answer is a stream of JSON lines: {"status": "Downloading", "id": ...} while it goes,
+  // {"error": "..."} when it fails (the HTTP status is 200 by then).
+  std::string pending, failure, last_status;
+  auto last_line = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto on_data = [&](std::string_view chunk) {
+    pending.append(chunk);
+    for (std::size_t end; (end = pending.find('\n')) != std::string::npos;
+         pending.erase(0, end + 1)) {
+      json line = json::parse(pending.substr(0, end), nullptr, false);
+      if (!line.is_object()) continue;
+      if (line.contains("error")) failure = line.value("error", "");
+      if (line.contains("message") && failure.empty()) failure = line.value("message", "");
+      std::string status = line.value("status", "");
+      auto now = std::chrono::steady_clock::now();
+      if (status.empty() || (status == last_status && now - last_line < std::chrono::seconds(1))) {
+        continue;
+      }
+      last_status = status;
+      last_line = now;
+      if (progress) progress("pulling " + image + ": " + status);
+    }
+  };
+  auto streamed =
+      client.stream("POST", "/images/create?fromImage=" + image, "", on_data, [] { return true; });
+  if (!streamed) return streamed.error();
+  on_data("\n");
+  if (streamed->status != 200 || !failure.empty()) {
+    return Error{EIO,
+                 flavour_.name + " could not pull " + image + ": " +
+                     (failure.empty() ? "status " + std::to_string(streamed->status) : failure)};
+  }
+  return {};
 }
 
 }  // namespace paddock::engine

@@ -1,9 +1,11 @@
 #pragma once
 
 // What carries a container backend's commands into its sandbox: Docker's and Podman's exec API
-// (docker_exec.h) or Kubernetes' exec over WebSocket. A transport runs one command at a time
-// (the session serialises them) and stops waiting at the deadline or on cancellation; ending
-// what still runs is the session's job (container_session.h).
+// (docker_exec.h) or Kubernetes' exec over WebSocket. The session serialises its commands, but
+// one helper may run from another thread beside a command (usage()), so `run` must allow two
+// at once: Kubernetes opens a WebSocket per command, Docker's transport a second connection.
+// A transport stops waiting at the deadline or on cancellation; ending what still runs is the
+// session's job (container_session.h).
 
 #include <cstdint>
 #include <string>

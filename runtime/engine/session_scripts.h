@@ -51,6 +51,14 @@ inline constexpr const char* kWriteScript =
     "if [ \"$4\" = new ]; then printf %s \"$3\" | base64 -d > \"$p\"; "
     "else printf %s \"$3\" | base64 -d >> \"$p\"; fi";
 
+// For usage(): prints "USED_BYTES PROCESSES" for the file system of $1. PID 1 (the container's
+// keeper) and this shell are not counted; the shell starts nothing while it counts (the glob is
+// its own, the stat has ended). Only the container's processes are in its /proc.
+inline constexpr const char* kUsageScript =
+    "u=$(stat -f -c '%b %f %S' -- \"$1\") || exit 1; set -- $u; n=0; "
+    "for p in /proc/[0-9]*; do [ -d \"$p\" ] && n=$((n + 1)); done; "
+    "echo $((($1 - $2) * $3)) $((n - 2))";
+
 #undef PADDOCK_RESOLVE_INSIDE
 
 }  // namespace paddock::engine

@@ -28,12 +28,14 @@ bool orphaned(const json& labels) {
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> KubeBackend::connect() {
+Result<std::unique_ptr<Backend>> KubeBackend::connect(
+    const std::optional<std::string>& namespace_name) {
   auto access = find_cluster_access();
   if (!access) return access.error().context("the kubernetes backend");
   if (const char* name = getenv("PADDOCK_KUBE_NAMESPACE"); name != nullptr && *name != '\0') {
     access->namespace_name = name;
   }
+  if (namespace_name) access->namespace_name = *namespace_name;
   KubeClient client(*access);
   auto pods = client.request("GET", "/api/v1/namespaces/" + access->namespace_name +
                                         "/pods?labelSelector=" + std::string(kPodLabel) + "%3D1");

@@ -16,7 +16,9 @@ namespace paddock::kube {
 
 class KubeBackend final : public engine::ContainerBackend {
  public:
-  static Result<std::unique_ptr<Backend>> connect();
+  // `namespace_name` wins over PADDOCK_KUBE_NAMESPACE, which wins over the kubeconfig's.
+  static Result<std::unique_ptr<Backend>> connect(
+      const std::optional<std::string>& namespace_name = std::nullopt);
 
   [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
 

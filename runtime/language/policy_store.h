@@ -6,6 +6,7 @@
 // else replaces); a new name adds a language. A broken file fails the whole load, naming the
 // file and the JSON pointer: nothing is ever half-applied.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@ class PolicyStore {
   // By name or alias, case-insensitively; the error lists the languages there are.
   [[nodiscard]] Result<const LanguagePolicy*> find(std::string_view name) const;
   [[nodiscard]] const std::vector<LanguagePolicy>& all() const { return policies_; }
+  // Changes every policy in place: a server's settings over what the files say.
+  void change_all(const std::function<void(LanguagePolicy&)>& change) {
+    for (auto& policy : policies_) change(policy);
+  }
 
  private:
   std::vector<LanguagePolicy> policies_;

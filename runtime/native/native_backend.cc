@@ -1,5 +1,6 @@
 #include "native/native_backend.h"
 
+#include "image_store.h"
 #include "native/artifacts.h"
 #include "native/image_root_fallback.h"
 #include "native/native_session.h"
@@ -43,6 +44,23 @@ Result<RunResult> NativeBackend::run(const SandboxSpec& spec, RunObserver& obser
 
 Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxSpec& spec) {
   return NativeSession::open(spec);
+}
+
+Result<bool> NativeBackend::has_image(const std::string& image) const {
+  auto store = rootfs::ImageStore::open();
+  if (!store) return store.error();
+  auto found = store->find_image(image);
+  if (found) return true;
+  if (found.error().code == ENOENT) return false;
+  return found.error();
+}
+
+Status NativeBackend::pull_image(const std::string& image, const PullProgress& progress) const {
+  if (!puller_) {
+    return Error{ENOTSUP, "pulling " + image + " needs paddock-full; run 'paddock pull " + image +
+                              "' first"};
+  }
+  return puller_(image, progress);
 }
 
 }  // namespace paddock

@@ -8,11 +8,21 @@
 
 namespace paddock {
 
+// Fetches an image into paddock's store (rootfs/image_pull.h); only paddock-full links it.
+using ImagePuller = std::function<Status(const std::string& image, const PullProgress& progress)>;
+
 class NativeBackend final : public Backend {
  public:
+  explicit NativeBackend(ImagePuller puller = {}) : puller_(std::move(puller)) {}
   [[nodiscard]] std::string_view name() const override { return "native"; }
+  [[nodiscard]] Result<bool> has_image(const std::string& image) const override;
+  [[nodiscard]] Status pull_image(const std::string& image,
+                                  const PullProgress& progress) const override;
   [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
   [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
+
+ private:
+  ImagePuller puller_;
 };
 
 }  // namespace paddock

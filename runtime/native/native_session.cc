@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "native/artifacts.h"
 #include "native/channel.h"
 #include "native/image_root_fallback.h"
+#include "native/process_tree.h"
 #include "native/run_report.h"
 #include "native/session_channel.h"
 
@@ -60,6 +62,7 @@ Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxSpec& spe
   if (!launched) return launched.error();
   std::unique_ptr<NativeSession> session(new NativeSession(spec, std::move(*launched)));
   session->launched_->sandbox.session = true;
+  session->init_pid_ = session->launched_->sandbox.pid;
   session->killer_.reset(fcntl(session->launched_->sandbox.pidfd.get(), F_DUPFD_CLOEXEC, 3));
   if (auto ready = session->wait_until_ready(refused); !ready) return ready.error();
   return std::unique_ptr<Session>(std::move(session));
@@ -274,10 +277,25 @@ Result<std::vector<FileEntry>> NativeSession::list_files(const std::string& path
   return entries;
 }
 
+Result<SessionUsage> NativeSession::usage() {
+  std::lock_guard lock(closing_mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  struct statfs work {};
+  if (fstatfs(workdir_.get(), &work) != 0) return system_error("measuring the work directory");
+  SessionUsage usage;
+  usage.disk_bytes = static_cast<std::uint64_t>(work.f_blocks - work.f_bfree) *
+                     static_cast<std::uint64_t>(work.f_frsize != 0 ? work.f_frsize : work.f_bsize);
+  usage.processes = count_descendants(init_pid_, read_process_parents());
+  // Still alive, init was not reaped meanwhile: its number was not someone else's.
+  if (auto alive = check_alive(); !alive) return alive.error();
+  return usage;
+}
+
 void NativeSession::close() {
   // Kill first, without waiting for the lock: a command in flight ends with its sandbox.
   if (killer_.valid()) syscall(SYS_pidfd_send_signal, killer_.get(), SIGKILL, nullptr, 0);
   std::lock_guard lock(mutex_);
+  std::lock_guard closing(closing_mutex_);
   if (!launched_) return;
   kill_and_reap(launched_->sandbox);
   launched_->network.detach();

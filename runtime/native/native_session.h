@@ -23,6 +23,7 @@ class NativeSession final : public Session {
   Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;
+  Result<SessionUsage> usage() override;
   void close() override;
 
  private:
@@ -37,10 +38,16 @@ class NativeSession final : public Session {
   Status check_alive() const;
 
   std::mutex mutex_;  // one command or file operation at a time
+  // Held by close() while the sandbox goes, and by usage(), which must not wait for mutex_ (a
+  // command holds it until it ends).
+  std::mutex closing_mutex_;
   SandboxSpec spec_;
   std::unique_ptr<LaunchedSandbox> launched_;
   UniqueFd workdir_;
   UniqueFd killer_;  // a pidfd of init, to kill it without the lock
+  // Init's PID as the host sees it, for usage(): the supervisor clears launched_'s copy under
+  // mutex_ once init is reaped.
+  pid_t init_pid_ = -1;
   bool oom_seen_ = false;
 };
 

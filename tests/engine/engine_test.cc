@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -195,6 +196,47 @@ TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
   EXPECT_EQ(sandbox_containers().size(), 1u);
   (*session)->close();
   EXPECT_TRUE(sandbox_containers().empty());
+}
+
+// get_session's usage beside a running command: it answers without waiting for the command,
+// counts the command's processes but not paddock's own (the keeper, the counting helper), and
+// measures the work directory's tmpfs.
+TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
+  auto backend = engine::EngineBackend::connect(GetParam());
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec;
+  ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
+  auto session = (*backend)->open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  auto fresh = (*session)->usage();
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  EXPECT_EQ(fresh->processes, 0u);
+  RecordingObserver observer;
+  ExecRequest request;
+  request.argv = {"sh", "-c", "head -c 3000000 /dev/zero > big; sleep 5 & sleep 5 & wait"};
+  std::thread command([&] {
+    auto result = (*session)->exec(request, observer);
+    EXPECT_TRUE(result) << result.error().message;
+  });
+  std::uint32_t most = 0;
+  auto slowest = Clock::duration::zero();
+  auto deadline = Clock::now() + std::chrono::seconds(4);
+  while (most < 3 && Clock::now() < deadline) {
+    auto asked = Clock::now();
+    auto usage = (*session)->usage();
+    slowest = std::max(slowest, Clock::now() - asked);
+    ASSERT_TRUE(usage) << usage.error().message;
+    most = std::max(most, usage->processes);
+  }
+  command.join();
+  EXPECT_GE(most, 3u);
+  EXPECT_LT(slowest, std::chrono::seconds(3));
+  auto after = (*session)->usage();
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->processes, 0u);
+  EXPECT_GE(after->disk_bytes, fresh->disk_bytes + 2'900'000);
+  (*session)->close();
+  EXPECT_FALSE((*session)->usage());
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -18,6 +20,8 @@
 
 namespace paddock::testing {
 namespace {
+
+using namespace std::chrono_literals;
 
 class SessionTest : public ::testing::Test {
  protected:
@@ -167,6 +171,74 @@ TEST_F(SessionTest, CloseKillsACommandInFlightAndLeavesNothing) {
   after.argv = {"true"};
   EXPECT_FALSE(session_->exec(after, observer));
   EXPECT_FALSE(session_->read_file("x", 10));
+}
+
+TEST_F(SessionTest, UsageMeasuresTheWorkDirectory) {
+  auto fresh = session_->usage();
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  EXPECT_EQ(fresh->processes, 0u);
+  EXPECT_LT(fresh->disk_bytes, 1u << 20);
+  ASSERT_TRUE(session_->write_file("big", std::string(3'000'000, 'x')));
+  auto written = session_->usage();
+  ASSERT_TRUE(written) << written.error().message;
+  EXPECT_GE(written->disk_bytes, fresh->disk_bytes + 2'900'000);
+  EXPECT_EQ(shell("head -c 3000000 /dev/zero > more").exit_code, 0);
+  auto more = session_->usage();
+  ASSERT_TRUE(more) << more.error().message;
+  EXPECT_GE(more->disk_bytes, written->disk_bytes + 2'900'000);
+  EXPECT_EQ(shell("rm big more").exit_code, 0);
+  auto removed = session_->usage();
+  ASSERT_TRUE(removed) << removed.error().message;
+  EXPECT_LT(removed->disk_bytes, 1u << 20);
+}
+
+TEST_F(SessionTest, UsageAnswersWhileACommandRunsAndCountsItsProcesses) {
+  RecordingObserver observer;
+  std::thread command([&] {
+    ExecRequest request;
+    request.argv = {"sh", "-c", "sleep 5 & sleep 5 & wait"};
+    auto result = session_->exec(request, observer);
+    EXPECT_TRUE(result) << result.error().message;
+  });
+  // Polled until the command's shell and both sleeps are seen; usage() waiting for the command
+  // would only answer after it ended, with 0.
+  std::uint32_t most = 0;
+  auto slowest = std::chrono::steady_clock::duration::zero();
+  auto deadline = std::chrono::steady_clock::now() + 4s;
+  while (most < 3 && std::chrono::steady_clock::now() < deadline) {
+    auto asked = std::chrono::steady_clock::now();
+    auto usage = session_->usage();
+    slowest = std::max(slowest, std::chrono::steady_clock::now() - asked);
+    ASSERT_TRUE(usage) << usage.error().message;
+    most = std::max(most, usage->processes);
+    std::this_thread::sleep_for(50ms);
+  }
+  command.join();
+  EXPECT_GE(most, 3u);
+  EXPECT_LT(slowest, 1s);
+  auto after = session_->usage();
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->processes, 0u);
+}
+
+TEST_F(SessionTest, UsageOfAClosedOrEndedSessionIsAnError) {
+  RecordingObserver observer;
+  ExecRequest request;
+  request.argv = {"true"};
+  ASSERT_TRUE(session_->exec(request, observer));
+  ASSERT_GT(observer.host_pid, 0);
+  ASSERT_EQ(kill(observer.host_pid, SIGKILL), 0) << strerror(errno);  // init: the session ends
+  auto start = std::chrono::steady_clock::now();
+  Result<SessionUsage> ended = SessionUsage{};
+  while ((ended = session_->usage()) && std::chrono::steady_clock::now() - start < 5s) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_FALSE(ended);
+  EXPECT_NE(ended.error().message.find("has ended"), std::string::npos) << ended.error().message;
+  session_->close();
+  auto closed = session_->usage();
+  ASSERT_FALSE(closed);
+  EXPECT_NE(closed.error().message.find("closed"), std::string::npos) << closed.error().message;
 }
 
 }  // namespace

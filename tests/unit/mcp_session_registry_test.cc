@@ -32,6 +32,7 @@ class FakeSession : public Session {
                                             std::size_t /*max_entries*/) override {
     return Error{ENOSYS, "fake session"};
   }
+  Result<SessionUsage> usage() override { return Error{ENOSYS, "fake session"}; }
   void close() override { ++*closes_; }
 
  private:

@@ -1,0 +1,320 @@
+#include "server_config.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "core/units.h"
+#include "image_reference.h"
+
+namespace paddock::mcp {
+namespace {
+
+// One setting's text and where it came from, so an error names what the user wrote.
+struct Given {
+  std::string text;
+  std::string source;  // "--memory" or "PADDOCK_MEMORY"
+
+  [[nodiscard]] Error invalid(const std::string& what, const std::string& example) const {
+    std::string shown =
+        source.starts_with("--") ? source + " '" + text + "'" : source + "='" + text + "'";
+    return invalid_input(shown + " is not " + what + "; use e.g. " + example);
+  }
+};
+
+class Settings {
+ public:
+  Settings(const McpFlags& flags, const Environment& env) : flags_(flags), env_(env) {}
+
+  // The flag when given, else the first variable that is set.
+  std::optional<Given> pick(const std::optional<std::string>& flag, const char* flag_name,
+                            std::initializer_list<const char*> variables) const {
+    if (flag) return Given{*flag, flag_name};
+    for (const char* variable : variables) {
+      if (auto value = env_(variable)) return Given{*value, variable};
+    }
+    return std::nullopt;
+  }
+  [[nodiscard]] const Environment& env() const { return env_; }
+  [[nodiscard]] const McpFlags& flags() const { return flags_; }
+
+ private:
+  const McpFlags& flags_;
+  const Environment& env_;
+};
+
+std::optional<std::uint64_t> parse_count(const std::string& text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value;
+}
+
+Status set_count(const std::optional<Given>& given, std::uint64_t low, std::uint64_t high,
+                 const char* example, auto& target) {
+  if (!given) return {};
+  auto value = parse_count(given->text);
+  if (!value || *value < low || *value > high) {
+    return given->invalid(
+        "a whole number from " + std::to_string(low) + " to " + std::to_string(high), example);
+  }
+  target = static_cast<std::remove_reference_t<decltype(target)>>(*value);
+  return {};
+}
+
+Status set_duration(const std::optional<Given>& given, const char* example, double& target) {
+  if (!given) return {};
+  auto value = parse_seconds(given->text);
+  if (!value || *value <= 0) return given->invalid("a duration", example);
+  target = *value;
+  return {};
+}
+
+Status set_size(const std::optional<Given>& given, const char* example,
+                std::optional<std::uint64_t>& target) {
+  if (!given) return {};
+  auto value = parse_size(given->text);
+  if (!value || *value == 0) return given->invalid("a size", example);
+  target = *value;
+  return {};
+}
+
+Status set_limits(const Settings& settings, ServerOptions& options) {
+  const McpFlags& flags = settings.flags();
+  LimitOverrides& limits = options.limits;
+  if (auto given = settings.pick(flags.timeout, "--timeout", {"PADDOCK_TIMEOUT"})) {
+    double seconds = 0;
+    if (auto set = set_duration(given, "30s", seconds); !set) return set;
+    limits.wall_seconds = seconds;
+  }
+  if (auto set = set_size(settings.pick(flags.memory, "--memory", {"PADDOCK_MEMORY"}), "512m",
+                          limits.memory_bytes);
+      !set) {
+    return set;
+  }
+  if (auto set =
+          set_size(settings.pick(flags.output_limit, "--output-limit", {"PADDOCK_OUTPUT_LIMIT"}),
+                   "1m", limits.output_bytes);
+      !set) {
+    return set;
+  }
+  if (auto given = settings.pick(flags.pids, "--pids", {"PADDOCK_PIDS"})) {
+    std::uint32_t pids = 0;
+    if (auto set = set_count(given, 2, 1'000'000, "256", pids); !set) return set;
+    limits.pids = pids;
+  }
+  if (auto given = settings.pick(flags.cpus, "--cpus", {"PADDOCK_CPUS"})) {
+    auto cpus = parse_decimal(given->text);
+    if (!cpus || *cpus <= 0 || *cpus > 1024) return given->invalid("a CPU count", "0.5 or 2");
+    limits.cpus = *cpus;
+  }
+  return {};
+}
+
+Status set_networks(const Settings& settings, ServerOptions& options) {
+  if (auto given = settings.pick(settings.flags().network, "--network", {"PADDOCK_NETWORK"})) {
+    if (given->text == "none") {
+      options.network = NetworkMode::kNone;
+    } else if (given->text == "user") {
+      options.network = NetworkMode::kUser;
+    } else if (given->text == "host") {
+      options.network = NetworkMode::kHost;
+    } else {
+      return given->invalid("a network mode", "none, user or host");
+    }
+  }
+  if (auto given = settings.pick(settings.flags().install_network, "--install-network",
+                                 {"PADDOCK_INSTALL_NETWORK"})) {
+    if (given->text != "none" && given->text != "user" && given->text != "host") {
+      return given->invalid("a network mode", "none, user or host");
+    }
+    options.install_network = given->text;
+  }
+  return {};
+}
+
+// NAME1,NAME2: each must be set in the server's environment, so a typo is caught at start
+// rather than showing up as a missing variable inside someone's program.
+Status set_pass_through(const Settings& settings, ServerOptions& options) {
+  auto given = settings.pick(settings.flags().pass_through_env, "--pass-through-env",
+                             {"PADDOCK_PASS_THROUGH_ENV"});
+  if (!given) return {};
+  std::size_t start = 0;
+  while (start <= given->text.size()) {
+    std::size_t comma = given->text.find(',', start);
+    if (comma == std::string::npos) comma = given->text.size();
+    std::string name = given->text.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) continue;
+    bool valid = name.find_first_not_of(
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                     "0123456789_") == std::string::npos &&
+                 !(name[0] >= '0' && name[0] <= '9');
+    if (!valid) return given->invalid("a list of variable names", "API_KEY,SECRET_TOKEN");
+    if (name.starts_with("PADDOCK_")) {
+      return invalid_input(given->source + ": " + name +
+                           " is paddock's own; PADDOCK_ variables cannot be passed through");
+    }
+    auto value = settings.env()(name);
+    if (!value) {
+      return invalid_input(given->source + " names " + name +
+                           ", which is not set in the server's environment; set it (in the "
+                           "client's \"env\" block) or leave it out");
+    }
+    options.pass_through_env.push_back(name + "=" + *value);
+  }
+  return {};
+}
+
+Status add_image(const Given& given, const std::string& assignment, ServerOptions& options) {
+  auto equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == assignment.size()) {
+    return given.invalid("LANG=IMAGE", "python=python:3.12-slim");
+  }
+  std::string language = assignment.substr(0, equals);
+  std::string reference = assignment.substr(equals + 1);
+  if (auto parsed = rootfs::parse_image_reference(reference); !parsed) {
+    return invalid_input(given.source + " " + assignment + ": " + parsed.error().message);
+  }
+  options.images[language] = reference;
+  return {};
+}
+
+// Lowest first: CONTAINER_IMAGE with CONTAINER_LANGUAGE (as code-sandbox-mcp takes them), then
+// PADDOCK_IMAGES (LANG=REF,LANG=REF), then each --image; a later one wins for its language.
+Status set_images(const Settings& settings, ServerOptions& options) {
+  const Environment& env = settings.env();
+  auto image = env("CONTAINER_IMAGE");
+  auto language = env("CONTAINER_LANGUAGE");
+  if (image && !language) {
+    return invalid_input(
+        "CONTAINER_IMAGE is set without CONTAINER_LANGUAGE; set CONTAINER_LANGUAGE to the "
+        "language the image runs (e.g. python)");
+  }
+  if (language && !image) {
+    return invalid_input("CONTAINER_LANGUAGE is set without CONTAINER_IMAGE; set both or neither");
+  }
+  if (image) {
+    if (auto added = add_image({*image, "CONTAINER_IMAGE"}, *language + "=" + *image, options);
+        !added) {
+      return added;
+    }
+  }
+  if (auto list = env("PADDOCK_IMAGES")) {
+    Given given{*list, "PADDOCK_IMAGES"};
+    std::size_t start = 0;
+    while (start < list->size()) {
+      std::size_t comma = list->find(',', start);
+      if (comma == std::string::npos) comma = list->size();
+      if (comma > start) {
+        if (auto added = add_image(given, list->substr(start, comma - start), options); !added) {
+          return added;
+        }
+      }
+      start = comma + 1;
+    }
+  }
+  for (const auto& assignment : settings.flags().images) {
+    if (auto added = add_image({assignment, "--image"}, assignment, options); !added) {
+      return added;
+    }
+  }
+  if (auto given = settings.pick(settings.flags().pull, "--pull", {"PADDOCK_PULL"})) {
+    if (given->text != "missing" && given->text != "never") {
+      return given->invalid("a pull policy", "missing (the default) or never");
+    }
+    options.pull_missing_images = given->text == "missing";
+  }
+  return {};
+}
+
+Status set_server(const Settings& settings, ServerOptions& options) {
+  const McpFlags& flags = settings.flags();
+  if (auto given = settings.pick(flags.backend, "--backend", {"PADDOCK_BACKEND", "BACKEND"})) {
+    if (given->text != "native" && given->text != "docker" && given->text != "podman" &&
+        given->text != "kubernetes") {
+      return given->invalid("a backend", "native, docker, podman or kubernetes");
+    }
+    options.backend = given->text;
+  }
+  if (auto given = settings.pick(flags.kube_namespace, "--namespace", {"PADDOCK_KUBE_NAMESPACE"})) {
+    // A DNS label (RFC 1123), as Kubernetes requires; it also goes into API paths.
+    const std::string& name = given->text;
+    bool label =
+        !name.empty() && name.size() <= 63 &&
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos &&
+        name.front() != '-' && name.back() != '-';
+    if (!label) return given->invalid("a namespace name", "sandboxes (a-z, 0-9 and -)");
+    options.kube_namespace = name;
+  }
+  if (auto given = settings.pick(flags.policy_dir, "--policy-dir", {"PADDOCK_POLICY_DIR"})) {
+    options.policy_dir = given->text;
+  }
+  if (auto given = settings.pick(flags.default_language, "--default-language",
+                                 {"PADDOCK_DEFAULT_LANGUAGE"})) {
+    options.default_language = given->text;
+  }
+  if (auto given = settings.pick(flags.log_level, "--log-level", {"PADDOCK_LOG_LEVEL"})) {
+    if (given->text != "debug" && given->text != "info" && given->text != "notice" &&
+        given->text != "warning" && given->text != "error") {
+      return given->invalid("a log level", "debug, info, notice, warning or error");
+    }
+    options.log_level = given->text;
+  }
+  if (auto given = settings.pick(flags.audit_log, "--audit-log", {"PADDOCK_AUDIT_LOG"})) {
+    if (!given->text.starts_with("/")) return given->invalid("an absolute path", "/var/log/x");
+    options.audit_log = given->text;
+  }
+  for (auto status : {
+           set_count(settings.pick(flags.workers, "--workers", {"PADDOCK_WORKERS"}), 1, 256, "8",
+                     options.workers),
+           set_count(settings.pick(flags.max_sessions, "--max-sessions", {"PADDOCK_MAX_SESSIONS"}),
+                     0, 4096, "16", options.max_sessions),
+           set_duration(
+               settings.pick(flags.session_idle, "--session-idle", {"PADDOCK_SESSION_IDLE"}), "30m",
+               options.session_idle_seconds),
+           set_duration(settings.pick(flags.max_timeout, "--max-timeout", {"PADDOCK_MAX_TIMEOUT"}),
+                        "5m", options.max_timeout_seconds),
+       }) {
+    if (!status) return status;
+  }
+  return {};
+}
+
+std::string seconds_text(double seconds) {
+  std::ostringstream text;
+  text << seconds << " s";
+  return text.str();
+}
+
+}  // namespace
+
+Environment process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = getenv(name.c_str());
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    return std::string(value);
+  };
+}
+
+Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Environment& env) {
+  Settings settings(flags, env);
+  ServerOptions options;
+  for (auto* step : {set_server, set_limits, set_networks, set_pass_through, set_images}) {
+    if (auto status = step(settings, options); !status) return status.error();
+  }
+  if (options.limits.wall_seconds && *options.limits.wall_seconds > options.max_timeout_seconds) {
+    return invalid_input("the default timeout (" + seconds_text(*options.limits.wall_seconds) +
+                         ") is over the longest allowed (--max-timeout, " +
+                         seconds_text(options.max_timeout_seconds) +
+                         "); lower the one or raise the other");
+  }
+  if (options.session_idle_seconds > options.max_session_idle_seconds) {
+    return invalid_input("--session-idle is over 24 h, the longest a session may stay idle");
+  }
+  return options;
+}
+
+}  // namespace paddock::mcp

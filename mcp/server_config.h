@@ -1,0 +1,75 @@
+#pragma once
+
+// `paddock mcp`'s configuration: every setting has a flag and an environment variable, because
+// MCP clients start servers from JSON (`command`, `args`, `env`). A flag wins over its variable,
+// a variable over the language policy's default. Resolving is pure (the environment is passed
+// in), so the precedence is unit-tested; errors are one line naming the flag or variable.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "limit_overrides.h"
+#include "sandbox_spec.h"
+
+namespace paddock::mcp {
+
+// The flags as typed; unset when not given.
+struct McpFlags {
+  std::optional<std::string> backend;
+  std::optional<std::string> kube_namespace;
+  std::optional<std::string> policy_dir;
+  std::optional<std::string> default_language;
+  std::optional<std::string> workers;
+  std::optional<std::string> max_sessions;
+  std::optional<std::string> session_idle;
+  std::optional<std::string> timeout;
+  std::optional<std::string> max_timeout;
+  std::optional<std::string> memory;
+  std::optional<std::string> cpus;
+  std::optional<std::string> pids;
+  std::optional<std::string> output_limit;
+  std::optional<std::string> network;
+  std::optional<std::string> install_network;
+  std::optional<std::string> log_level;
+  std::optional<std::string> audit_log;
+  std::optional<std::string> pass_through_env;  // NAME1,NAME2
+  std::vector<std::string> images;              // LANG=REF, repeatable
+  std::optional<std::string> pull;              // missing or never
+};
+
+struct ServerOptions {
+  std::string backend = "native";
+  std::optional<std::string> kube_namespace;
+  std::optional<std::string> policy_dir;
+  std::string default_language = "python";
+  std::size_t workers = 8;       // tool calls served at once
+  std::size_t max_queued = 256;  // calls waiting beyond that; more are refused
+  std::size_t max_sessions = 16;
+  double session_idle_seconds = 1800;  // default ttl_seconds of a session
+  double max_session_idle_seconds = 86400;
+  double max_timeout_seconds = 300;            // cap on execute_code's timeout
+  LimitOverrides limits;                       // over every language policy's
+  std::optional<NetworkMode> network;          // for programs, over the policies'
+  std::optional<std::string> install_network;  // for installers: none, user or host
+  std::string log_level = "info";
+  std::optional<std::string> audit_log;  // a file: one JSON line per run
+  // Variables handed from the server's environment into every sandbox: "NAME=VALUE".
+  std::vector<std::string> pass_through_env;
+  std::map<std::string, std::string> images;  // language name as given -> image reference
+  bool pull_missing_images = true;
+};
+
+// Reads one environment variable; nullopt when unset (an empty value counts as unset).
+using Environment = std::function<std::optional<std::string>(const std::string& name)>;
+
+// The process's own environment.
+Environment process_environment();
+
+Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Environment& env);
+
+}  // namespace paddock::mcp

@@ -1,0 +1,105 @@
+// get_session: one session's state (the E2B server's get_sandbox_status): language, age, idle
+// time, disk used, processes running and limits.
+
+#include <chrono>
+
+#include "content.h"
+#include "server_state.h"
+#include "tools/tool_schema.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+double tenths(double seconds) {
+  return static_cast<double>(static_cast<long long>(seconds * 10)) / 10;
+}
+
+class GetSession final : public Tool {
+ public:
+  std::string name() const override { return "get_session"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Get a session's state"},
+            {"description",
+             "Tells a session's language, age, idle time (and ttl), disk used in /work, "
+             "processes running now (0 between calls), run count and limits. Asking does not "
+             "count as use: the idle time goes on."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties", {{"session_id", session_id_property()}}},
+              {"required", {"session_id"}},
+              {"additionalProperties", false}}},
+            {"outputSchema", json::parse(R"({
+              "type": "object",
+              "properties": {
+                "session_id": {"type": "string"},
+                "language": {"type": "string"},
+                "created_at": {"type": "string"},
+                "age_seconds": {"type": "number"},
+                "idle_seconds": {"type": "number"},
+                "ttl_seconds": {"type": "number"},
+                "runs": {"type": "integer"},
+                "disk_used_bytes": {"type": "integer"},
+                "processes": {"type": "integer"},
+                "backend": {"type": "string"},
+                "limits": {"type": "object", "properties": {
+                  "memory_bytes": {"type": "integer"}, "pids": {"type": "integer"},
+                  "cpus": {"type": ["number", "null"]}, "timeout_seconds": {"type": "number"},
+                  "output_bytes": {"type": "integer"}, "work_dir_bytes": {"type": "integer"},
+                  "network": {"type": "string"}}}},
+              "required": ["session_id", "language", "created_at", "age_seconds", "idle_seconds",
+                           "ttl_seconds", "runs", "disk_used_bytes", "processes", "limits"]})")},
+            {"annotations", annotations("Get a session's state", true, true)}};
+  }
+
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string id = arguments["session_id"].get<std::string>();
+    auto entry = context.state.sessions.find(id);
+    if (!entry) return tool_error(entry.error().message);
+    const SessionEntry& session = **entry;
+    auto usage = session.session->usage();
+    if (!usage) return tool_error("session " + id + ": " + usage.error().message);
+    double age =
+        std::chrono::duration<double>(std::chrono::system_clock::now() - session.created_at)
+            .count();
+    const Limits& limits = session.limits;
+    json structured = {{"session_id", id},
+                       {"language", session.policy->name},
+                       {"created_at", session.created_at_utc()},
+                       {"age_seconds", tenths(age)},
+                       {"idle_seconds", tenths(session.idle_seconds())},
+                       {"ttl_seconds", session.ttl_seconds},
+                       {"runs", session.runs.load()},
+                       {"disk_used_bytes", usage->disk_bytes},
+                       {"processes", usage->processes},
+                       {"backend", std::string(context.state.backend->name())},
+                       {"limits",
+                        {{"memory_bytes", limits.memory_bytes},
+                         {"pids", limits.pids},
+                         {"cpus", limits.cpus ? json(*limits.cpus) : json(nullptr)},
+                         {"timeout_seconds",
+                          std::min(limits.wall_seconds, context.state.options.max_timeout_seconds)},
+                         {"output_bytes", limits.output_bytes},
+                         {"work_dir_bytes", limits.work_bytes},
+                         {"network", to_string(session.policy->run_network)}}}};
+    ToolResult result;
+    result.content.push_back(
+        text_block("session " + id + " (" + session.policy->name +
+                   "): " + std::to_string(static_cast<long long>(age)) + " s old, idle " +
+                   std::to_string(static_cast<long long>(session.idle_seconds())) + " s, " +
+                   std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
+                   std::to_string(usage->processes) + " processes running, " +
+                   std::to_string(session.runs.load()) + " runs"));
+    result.structured = std::move(structured);
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_get_session() {
+  return std::make_unique<GetSession>();
+}
+
+}  // namespace paddock::mcp

@@ -1,0 +1,75 @@
+// install_libraries: packages into a session, with its language's package manager (the E2B
+// server's install_package).
+
+#include "code_runner.h"
+#include "content.h"
+#include "progress_observer.h"
+#include "tools/tool_schema.h"
+#include "tools/tools.h"
+
+namespace paddock::mcp {
+namespace {
+
+class InstallLibraries final : public Tool {
+ public:
+  std::string name() const override { return "install_libraries"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Install libraries in a session"},
+            {"description",
+             "Installs packages into a session with its language's package manager (pip, npm, "
+             "gem...); they stay installed for the session's later execute_code calls. Only the "
+             "installer gets network access, and only as the language's policy allows."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"libraries", libraries_property("The packages, e.g. [\"numpy\", "
+                                                 "\"requests==2.32.3\"].")}}},
+              {"required", {"session_id", "libraries"}},
+              {"additionalProperties", false}}},
+            {"outputSchema", json::parse(R"({
+              "type": "object",
+              "properties": {
+                "session_id": {"type": "string"},
+                "libraries": {"type": "array", "items": {"type": "string"}},
+                "installed": {"type": "boolean"},
+                "output": {"type": "string", "description": "What the installer printed."},
+                "duration_ms": {"type": "integer"}},
+              "required": ["session_id", "libraries", "installed", "output"]})")},
+            {"annotations", annotations("Install libraries", false, true)}};
+  }
+
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string id = arguments["session_id"].get<std::string>();
+    auto libraries = arguments["libraries"].get<std::vector<std::string>>();
+    if (libraries.empty()) return tool_error("no libraries given: name at least one package");
+    auto lease = context.state.sessions.acquire(id);
+    if (!lease) return tool_error(lease.error().message);
+    ProgressObserver observer(context);
+    auto installed = install_in_session(**lease, context.state, libraries, observer, name());
+    if (auto why = install_failure(installed)) {
+      return tool_error("installing " + std::to_string(libraries.size()) +
+                        " libraries into session " + id + " failed:\n" + *why);
+    }
+    std::string output = installed->stderr_data.data;
+    ToolResult result;
+    result.content.push_back(text_block("installed " + std::to_string(libraries.size()) +
+                                        " libraries into session " + id + " (" +
+                                        std::to_string(installed->duration_ms) + " ms)"));
+    result.structured = {{"session_id", id},
+                         {"libraries", libraries},
+                         {"installed", true},
+                         {"output", output},
+                         {"duration_ms", installed->duration_ms}};
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_install_libraries() {
+  return std::make_unique<InstallLibraries>();
+}
+
+}  // namespace paddock::mcp

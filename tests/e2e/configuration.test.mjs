@@ -1,0 +1,278 @@
+// `paddock mcp` configured as MCP clients configure servers: `args` and an `env` block, through
+// the official SDK's StdioClientTransport. Secrets pass only when named, limits come from the
+// environment (flags win), a language's image is chosen by CONTAINER_IMAGE, the audit log holds
+// one line per run, and a bad configuration ends the server before it reads stdin.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { PADDOCK_BIN } from './support/config.mjs';
+import { describe } from './support/server.mjs';
+
+const BACKEND = process.env.PADDOCK_BACKEND || 'native';
+
+// The server as a client starts it: the test's environment (which says the backend under test)
+// with the client's `env` block on top. `native: true` pins the native backend and its
+// built-in policies, for what only it offers here (memory limits, installs over the network).
+async function connect(t, { env = {}, args = [], native = false } = {}) {
+  const base = { ...process.env };
+  if (native) {
+    delete base.PADDOCK_POLICY_DIR;
+    base.PADDOCK_BACKEND = 'native';
+  }
+  const transport = new StdioClientTransport({
+    command: PADDOCK_BIN, args: ['mcp', ...args], env: { ...base, ...env }, stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d; });
+  const client = new Client({ name: 'paddock-e2e-config', version: '1.0.0' });
+  t.after(() => client.close().catch(() => {}));
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+const run = (client, args, timeout = 120000) =>
+  client.callTool({ name: 'execute_code', arguments: args }, undefined, { timeout });
+
+test('only the variables named by --pass-through-env reach code, and their values are masked', { timeout: 120000 }, async (t) => {
+  const env = { E2E_API_TOKEN: 'tok-e2e-5e1f2a', E2E_UNLISTED: 'unlisted-7c9d', PADDOCK_PASS_THROUGH_ENV: 'E2E_API_TOKEN' };
+  const { client } = await connect(t, { env });
+  const code = [
+    'import os',
+    "print(os.environ.get('E2E_API_TOKEN') == 'tok-e2e-5e1f2a', 'E2E_UNLISTED' in os.environ)",
+    "print(sorted(k for k in os.environ if k.startswith(('PADDOCK', 'E2E', 'DOCKER', 'KUBE'))))",
+    "print('token:', os.environ.get('E2E_API_TOKEN'))",
+  ].join('\n');
+  const result = await run(client, { code });
+  assert.equal(result.isError, false, describe(result));
+  const lines = result.structuredContent.stdout.split('\n');
+  assert.equal(lines[0], 'True False', 'the named variable is there with its value; the other is not');
+  assert.doesNotMatch(lines[1], /E2E_UNLISTED|PADDOCK_PASS|DOCKER_HOST|KUBECONFIG/, 'nothing else of the server environment');
+  assert.equal(lines[2], 'token: ***', 'the value is masked in the result');
+  assert.ok(!JSON.stringify(result).includes('tok-e2e-5e1f2a'), 'the value appears nowhere in the result');
+
+  // The flag form, as code-sandbox-mcp's users write it, in a session.
+  const second = await connect(t, { env: { E2E_API_TOKEN: 'tok-e2e-5e1f2a', E2E_OTHER: 'other-4242' }, args: ['--pass-through-env', 'E2E_API_TOKEN,E2E_OTHER'] });
+  const session = await second.client.callTool({ name: 'create_session', arguments: {} });
+  assert.equal(session.isError, false, describe(session));
+  const { session_id } = session.structuredContent;
+  const inSession = await run(second.client, { session_id, code: "import os\nprint(os.environ['E2E_OTHER'] == 'other-4242', 'E2E_UNLISTED' in os.environ)\nopen('leak.txt','w').write(os.environ['E2E_OTHER'])" });
+  assert.equal(inSession.structuredContent.stdout, 'True False\n', describe(inSession));
+  const read = await second.client.callTool({ name: 'read_file', arguments: { session_id, path: 'leak.txt' } });
+  assert.ok(!JSON.stringify(read).includes('other-4242'), `read_file masks it too: ${describe(read)}`);
+});
+
+test('limits from the environment are enforced, and a flag wins over its variable', { timeout: 120000 }, async (t) => {
+  const { client } = await connect(t, { env: { PADDOCK_TIMEOUT: '2s', PADDOCK_OUTPUT_LIMIT: '2k' } });
+  const started = Date.now();
+  const slow = await run(client, { code: 'import time\ntime.sleep(20)\nprint("woke")' });
+  assert.equal(slow.structuredContent.timed_out, true, describe(slow));
+  assert.ok(Date.now() - started < 15000, `killed after ${Date.now() - started} ms with PADDOCK_TIMEOUT=2s`);
+  const loud = await run(client, { code: 'print("x" * 100000)' });
+  assert.equal(loud.structuredContent.truncated, true, describe(loud));
+  assert.ok(loud.structuredContent.stdout.length <= 2048, `kept ${loud.structuredContent.stdout.length} bytes`);
+  const details = await client.callTool({ name: 'get_language_details', arguments: { language: 'python' } });
+  assert.equal(details.structuredContent.limits.timeout_seconds, 2, describe(details));
+  assert.equal(details.structuredContent.limits.output_bytes, 2048);
+
+  const flagged = await connect(t, { env: { PADDOCK_TIMEOUT: '1s' }, args: ['--timeout', '30s'] });
+  const sleeper = await run(flagged.client, { code: 'import time\ntime.sleep(3)\nprint("woke")' });
+  assert.equal(sleeper.isError, false, `--timeout 30s wins over PADDOCK_TIMEOUT=1s: ${describe(sleeper)}`);
+  assert.equal(sleeper.structuredContent.stdout, 'woke\n');
+});
+
+test('PADDOCK_MEMORY and PADDOCK_PIDS are enforced (native)', { timeout: 120000 }, async (t) => {
+  const { client } = await connect(t, { native: true, env: { PADDOCK_MEMORY: '64m', PADDOCK_PIDS: '16' } });
+  const hog = await run(client, { code: 'b = bytearray(300 * 1024 * 1024)\nprint("allocated")' });
+  assert.equal(hog.isError, true, describe(hog));
+  assert.doesNotMatch(hog.structuredContent.stdout, /allocated/);
+  const forks = await run(client, { code: 'import subprocess\nps = []\ntry:\n    for i in range(40):\n        ps.append(subprocess.Popen(["sleep", "5"]))\n    print("all", len(ps))\nexcept OSError as e:\n    print("refused after", len(ps))' });
+  assert.match(forks.structuredContent.stdout, /^refused after \d+\n$/, describe(forks));
+  const open = await connect(t, { native: true });
+  const fine = await run(open.client, { code: 'b = bytearray(300 * 1024 * 1024)\nprint("allocated")' });
+  assert.equal(fine.structuredContent.stdout, 'allocated\n', `the default 512m allows it: ${describe(fine)}`);
+});
+
+// Is the root file system an image? The host's /usr is bound into a host-rootfs sandbox; an
+// image brings its own.
+const ROOT_PROBE = "print('/usr' in [l.split()[4] for l in open('/proc/self/mountinfo')])";
+
+test('CONTAINER_IMAGE with CONTAINER_LANGUAGE gives the language its image (native)', { timeout: 180000 }, async (t) => {
+  const layout = process.env.PADDOCK_TEST_PYTHON_LAYOUT;
+  assert.ok(layout, 'PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the python image with scripts/build-language-images --layouts');
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-store-'));
+  t.after(() => fs.rmSync(store, { recursive: true, force: true }));
+  const imported = await new Promise((resolve) => {
+    const child = spawn(PADDOCK_BIN, ['import', layout, '--tag', 'localhost/e2e/python:1', '--root', store], { stdio: 'inherit' });
+    child.on('exit', resolve);
+  });
+  assert.equal(imported, 0, 'paddock import');
+  const host = await connect(t, { native: true, env: { PADDOCK_ROOT: store } });
+  const onHost = await run(host.client, { code: ROOT_PROBE });
+  assert.equal(onHost.structuredContent.stdout, 'True\n', `control: the host's /usr without an image: ${describe(onHost)}`);
+  const { client } = await connect(t, { native: true, env: { PADDOCK_ROOT: store, CONTAINER_IMAGE: 'localhost/e2e/python:1', CONTAINER_LANGUAGE: 'python' } });
+  const onImage = await run(client, { code: `${ROOT_PROBE}\nimport numpy\nprint(numpy.__name__)` });
+  assert.equal(onImage.structuredContent.stdout, 'False\nnumpy\n', describe(onImage));
+});
+
+test('a missing image with --pull never is refused with what to do', { timeout: 60000 }, async (t) => {
+  const reference = 'localhost:5999/e2e/missing-image:1';
+  const { client } = await connect(t, { env: { PADDOCK_PULL: 'never' }, args: ['--image', `python=${reference}`] });
+  const result = await run(client, { code: 'print(1)' });
+  assert.equal(result.isError, true, describe(result));
+  const text = result.content.map((c) => c.text ?? '').join('\n');
+  assert.match(text, new RegExp(reference.replace(/[.]/g, '\\.')), text);
+  if (BACKEND !== 'kubernetes') assert.match(text, /pulling is off/, text);
+});
+
+test('the audit log has one line per run, with a hash of the code and never the code or secrets', { timeout: 120000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-audit-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'audit.jsonl');
+  const { client } = await connect(t, { env: { PADDOCK_AUDIT_LOG: file, E2E_SECRET: 'secret-audit-91ab', PADDOCK_MEMORY: '256m' }, args: ['--pass-through-env', 'E2E_SECRET'] });
+  const codes = ['print("audit one")', 'import os, sys\nprint(os.environ["E2E_SECRET"])\nsys.exit(3)'];
+  for (const code of codes) await run(client, { code });
+  const session = await client.callTool({ name: 'create_session', arguments: {} });
+  await run(client, { session_id: session.structuredContent.session_id, code: 'print("in a session")' });
+  await client.close();
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, 3, JSON.stringify(lines));
+  const sha = (code) => crypto.createHash('sha256').update(code).digest('hex');
+  assert.equal(lines[0].code_sha256, sha(codes[0]));
+  assert.equal(lines[0].outcome, 'exited');
+  assert.equal(lines[0].exit_code, 0);
+  assert.equal(lines[0].language, 'python');
+  assert.equal(lines[0].session, null);
+  assert.equal(lines[0].limits.memory_bytes, 256 * 1024 * 1024);
+  assert.match(lines[0].time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.equal(typeof lines[0].duration_ms, 'number');
+  assert.equal(lines[1].exit_code, 3);
+  assert.equal(lines[2].session, session.structuredContent.session_id);
+  const raw = fs.readFileSync(file, 'utf8');
+  assert.ok(!raw.includes('audit one') && !raw.includes('secret-audit-91ab'), raw);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+});
+
+// Starts `paddock mcp` with stdin left open: a bad configuration must end it anyway, at once.
+function startBad(env, args = []) {
+  return new Promise((resolve) => {
+    const child = spawn(PADDOCK_BIN, ['mcp', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => { stdout += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+    child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stderr, stdout }); });
+  });
+}
+
+test('a bad configuration ends the server at start with one line naming it', { timeout: 120000 }, async () => {
+  const cases = [
+    [{ BACKEND: 'dokker' }, [], /BACKEND='dokker' is not a backend/],
+    [{ PADDOCK_MEMORY: '12 parsecs' }, [], /PADDOCK_MEMORY='12 parsecs' is not a size/],
+    [{}, ['--cpus', 'lots'], /--cpus 'lots' is not a CPU count/],
+    [{ PADDOCK_PASS_THROUGH_ENV: 'E2E_NOT_SET_ANYWHERE' }, [], /E2E_NOT_SET_ANYWHERE, which is not set/],
+    [{}, ['--image', 'python=Not A Reference'], /--image python=Not A Reference: image reference/],
+    [{ CONTAINER_IMAGE: 'python:3.12' }, [], /CONTAINER_IMAGE is set without CONTAINER_LANGUAGE/],
+    [{}, ['--image', 'klingon=python:3.12'], /unknown language 'klingon'/],
+    [{ PADDOCK_AUDIT_LOG: '/nonexistent-dir/audit.jsonl' }, [], /audit log \/nonexistent-dir\/audit.jsonl/],
+    [{ PADDOCK_TIMEOUT: '10m' }, [], /over the longest allowed/],
+  ];
+  for (const [env, args, expected] of cases) {
+    const ended = await startBad(env, args);
+    const what = `${JSON.stringify(env)} ${args.join(' ')}`;
+    assert.equal(ended.signal, null, `${what}: still running after 10 s`);
+    assert.equal(ended.code, 2, `${what}: exit ${ended.code}, stderr ${ended.stderr}`);
+    assert.equal(ended.stdout, '', `${what}: nothing on stdout`);
+    const lines = ended.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `${what}: one line: ${ended.stderr}`);
+    assert.match(lines[0], expected, what);
+  }
+});
+
+test('get_session reports age, idle time, disk, processes and limits; install_libraries refuses bad names', { timeout: 120000 }, async (t) => {
+  const { client } = await connect(t, { env: { PADDOCK_MEMORY: '300m' } });
+  const created = await client.callTool({ name: 'create_session', arguments: {} });
+  const { session_id } = created.structuredContent;
+  const first = await client.callTool({ name: 'get_session', arguments: { session_id } });
+  assert.equal(first.isError, false, describe(first));
+  const state = first.structuredContent;
+  assert.equal(state.language, 'python');
+  assert.equal(state.processes, 0, describe(first));
+  assert.equal(state.limits.memory_bytes, 300 * 1024 * 1024);
+  await client.callTool({ name: 'write_file', arguments: { session_id, path: 'big.bin', content: 'x'.repeat(3_000_000) } });
+  await new Promise((r) => setTimeout(r, 1200));
+  const after = (await client.callTool({ name: 'get_session', arguments: { session_id } })).structuredContent;
+  assert.ok(after.disk_used_bytes >= state.disk_used_bytes + 2_900_000, `disk ${state.disk_used_bytes} -> ${after.disk_used_bytes}`);
+  assert.ok(after.idle_seconds >= 1, `asking is not use: idle ${after.idle_seconds}`);
+  assert.ok(after.age_seconds >= 1);
+  const running = run(client, { session_id, code: 'import subprocess\nsubprocess.run("sleep 4 & sleep 4 & wait", shell=True)' });
+  let busy = 0;
+  for (let i = 0; i < 40 && busy < 3; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    busy = (await client.callTool({ name: 'get_session', arguments: { session_id } })).structuredContent.processes;
+  }
+  assert.ok(busy >= 3, `processes while a run is in flight: ${busy}`);
+  await running;
+  const done = (await client.callTool({ name: 'get_session', arguments: { session_id } })).structuredContent;
+  assert.equal(done.processes, 0);
+  assert.equal(done.runs, 1);
+  const bad = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['--index-url=http://evil'] } });
+  assert.equal(bad.isError, true, describe(bad));
+  const gone = await client.callTool({ name: 'get_session', arguments: { session_id: 'no-such-session' } });
+  assert.equal(gone.isError, true);
+});
+
+// A one-module wheel served on 127.0.0.1; pip reaches it through the installer's user-mode
+// network (pasta's gateway is the host), told where by passed-through PIP_ variables.
+function gatewayAddress() {
+  for (const line of fs.readFileSync('/proc/net/route', 'utf8').split('\n').slice(1)) {
+    const [, destination, gateway] = line.split(/\s+/);
+    if (destination === '00000000' && gateway) {
+      const n = parseInt(gateway, 16);
+      return [n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >> 24) & 255].join('.');
+    }
+  }
+  return undefined;
+}
+
+test('install_libraries installs into a session from a local index (native)', { timeout: 180000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-wheels-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const makeWheel = [
+    'import zipfile, base64, hashlib, sys',
+    "n = 'e2e_wheel_pkg'; v = '1.0'; d = n + '-' + v + '.dist-info'",
+    "f = {n + '/__init__.py': \"VALUE = 'from install_libraries'\\n\",",
+    "     d + '/METADATA': 'Metadata-Version: 2.1\\nName: e2e-wheel-pkg\\nVersion: ' + v + '\\n',",
+    "     d + '/WHEEL': 'Wheel-Version: 1.0\\nGenerator: e2e\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n'}",
+    "r = [p + ',sha256=' + base64.urlsafe_b64encode(hashlib.sha256(t.encode()).digest()).rstrip(b'=').decode() + ',' + str(len(t)) for p, t in f.items()] + [d + '/RECORD,,']",
+    "f[d + '/RECORD'] = '\\n'.join(r) + '\\n'",
+    "z = zipfile.ZipFile(sys.argv[1] + '/' + n + '-' + v + '-py3-none-any.whl', 'w')",
+    '[z.writestr(p, t) for p, t in f.items()]; z.close()',
+  ].join('\n');
+  const made = await new Promise((resolve) => spawn('python3', ['-c', makeWheel, dir], { stdio: 'inherit' }).on('exit', resolve));
+  assert.equal(made, 0, 'building the wheel');
+  const port = 21000 + (process.pid % 20000);
+  const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: 'ignore' });
+  t.after(() => server.kill('SIGKILL'));
+  await new Promise((r) => setTimeout(r, 800));
+  const gateway = gatewayAddress();
+  assert.ok(gateway, 'no default route in /proc/net/route');
+  const env = { PIP_NO_INDEX: '1', PIP_FIND_LINKS: `http://${gateway}:${port}/`, PIP_TRUSTED_HOST: gateway };
+  const { client } = await connect(t, { native: true, env, args: ['--pass-through-env', 'PIP_NO_INDEX,PIP_FIND_LINKS,PIP_TRUSTED_HOST'] });
+  const created = await client.callTool({ name: 'create_session', arguments: {} });
+  const { session_id } = created.structuredContent;
+  const installed = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['e2e-wheel-pkg'] } }, undefined, { timeout: 120000 });
+  assert.equal(installed.isError, false, describe(installed));
+  assert.equal(installed.structuredContent.installed, true);
+  const used = await run(client, { session_id, code: 'import e2e_wheel_pkg\nprint(e2e_wheel_pkg.VALUE)' });
+  assert.equal(used.structuredContent.stdout, 'from install_libraries\n', describe(used));
+  const missing = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['e2e-no-such-pkg'] } }, undefined, { timeout: 120000 });
+  assert.equal(missing.isError, true, describe(missing));
+  assert.match(missing.content[0].text, /failed/);
+});
