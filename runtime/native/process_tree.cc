@@ -21,9 +21,8 @@ pid_t parent_in_stat(std::string_view stat) {
 std::vector<ProcessParent> read_process_parents(const std::string& proc) {
   std::vector<ProcessParent> processes;
   for (const auto& name : directory_names(proc)) {
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
-          return c >= '0' && c <= '9';
-        })) {
+    if (name.empty() ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       continue;
     }
     auto stat = read_text_file(proc + "/" + name + "/stat", "process status");

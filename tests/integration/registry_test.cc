@@ -24,6 +24,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/container_backends.h"
+#include "image_provisioner.h"
 #include "image_store.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
@@ -252,6 +254,35 @@ TEST_F(Registry, PullsAndRunsTheImage) {
   ASSERT_EQ(images.size(), 1u);
   EXPECT_EQ(images[0]["reference"], ref);
   EXPECT_EQ(images[0]["layers"].size(), 3u);
+}
+
+// What `paddock mcp` does with a language's image: pulled on first use, with progress lines
+// (its notifications), once; refused with what to do when pulling is off.
+TEST_F(Registry, TheMcpServerPullsAnImageOnFirstUseWithProgress) {
+  auto backend = engine::all_backends().create("native");
+  ASSERT_TRUE(backend) << backend.error().message;
+  std::string ref = suite->ref("test/tiny:tiny");
+  ASSERT_FALSE(*(*backend)->has_image(ref));
+  mcp::ImageProvisioner never(**backend, false);
+  auto refused = never.ensure(ref, {});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("pulling is off"), std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("paddock pull " + ref), std::string::npos);
+
+  mcp::ImageProvisioner images(**backend, true);
+  std::vector<std::string> lines;
+  auto progress = [&lines](const std::string& line) { lines.push_back(line); };
+  ASSERT_TRUE(images.ensure(ref, progress));
+  EXPECT_TRUE(*(*backend)->has_image(ref));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.front(), "pulling " + ref);
+  bool counted = false;
+  for (const auto& line : lines) counted = counted || line.find("3/3 layers") != std::string::npos;
+  EXPECT_TRUE(counted) << "no line counts the layers";
+  lines.clear();
+  ASSERT_TRUE(images.ensure(ref, progress));
+  EXPECT_TRUE(lines.empty()) << "settled once per server";
 }
 
 TEST_F(Registry, RepeatedPullIsANoOpAndLayersAreShared) {

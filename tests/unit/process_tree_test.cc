@@ -21,8 +21,8 @@ TEST(ProcessTree, ReadsTheParentAfterTheLastParenthesis) {
 
 TEST(ProcessTree, CountsEveryDescendantButTheRoot) {
   // 10 is the root: 11 and 12 its children, 13 a grandchild; 20 and 21 are someone else's.
-  std::vector<ProcessParent> processes = {
-      {1, 0}, {10, 1}, {11, 10}, {12, 10}, {13, 12}, {20, 1}, {21, 20}};
+  std::vector<ProcessParent> processes = {{1, 0},   {10, 1}, {11, 10}, {12, 10},
+                                          {13, 12}, {20, 1}, {21, 20}};
   EXPECT_EQ(count_descendants(10, processes), 3u);
   EXPECT_EQ(count_descendants(11, processes), 0u);
   EXPECT_EQ(count_descendants(99, processes), 0u);

@@ -1,0 +1,171 @@
+// `paddock mcp`'s configuration: flag over environment over policy default, every error one line
+// naming what the user wrote, pass-through values never in an error.
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "cli/command_line.h"
+#include "language/policy_store.h"
+#include "policy_overrides.h"
+#include "secret_mask.h"
+#include "server_config.h"
+
+namespace paddock::mcp {
+namespace {
+
+Environment fake_environment(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
+    auto found = values.find(name);
+    if (found == values.end() || found->second.empty()) return std::nullopt;
+    return found->second;
+  };
+}
+
+McpFlags flags_of(std::vector<const char*> args) {
+  args.insert(args.begin(), {"paddock", "mcp"});
+  auto request = cli::parse_command_line(static_cast<int>(args.size()), args.data());
+  EXPECT_TRUE(request) << request.error().message;
+  return std::get<cli::McpRequest>(*request).flags;
+}
+
+Result<ServerOptions> resolve(std::vector<const char*> args,
+                              std::map<std::string, std::string> env = {}) {
+  return resolve_server_options(flags_of(std::move(args)), fake_environment(std::move(env)));
+}
+
+TEST(McpServerConfig, DefaultsWithoutFlagsOrEnvironment) {
+  auto options = resolve({});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(options->backend, "native");
+  EXPECT_EQ(options->default_language, "python");
+  EXPECT_FALSE(options->limits.memory_bytes);
+  EXPECT_FALSE(options->network);
+  EXPECT_TRUE(options->pass_through_env.empty());
+  EXPECT_TRUE(options->pull_missing_images);
+  EXPECT_EQ(options->max_sessions, 16u);
+}
+
+TEST(McpServerConfig, AFlagWinsOverItsVariable) {
+  auto options = resolve({"--memory", "128m", "--timeout", "20s", "--backend", "podman"},
+                         {{"PADDOCK_MEMORY", "64m"},
+                          {"PADDOCK_TIMEOUT", "2s"},
+                          {"PADDOCK_PIDS", "32"},
+                          {"PADDOCK_BACKEND", "docker"},
+                          {"PADDOCK_CPUS", "0.5"},
+                          {"PADDOCK_OUTPUT_LIMIT", "4k"}});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(*options->limits.memory_bytes, 128u << 20);
+  EXPECT_EQ(*options->limits.wall_seconds, 20);
+  EXPECT_EQ(*options->limits.pids, 32u);  // no flag: the variable
+  EXPECT_EQ(*options->limits.cpus, 0.5);
+  EXPECT_EQ(*options->limits.output_bytes, 4096u);
+  EXPECT_EQ(options->backend, "podman");
+}
+
+TEST(McpServerConfig, PaddockBackendWinsOverLlmSandboxsBackend) {
+  EXPECT_EQ(resolve({}, {{"BACKEND", "docker"}})->backend, "docker");
+  EXPECT_EQ(resolve({}, {{"BACKEND", "docker"}, {"PADDOCK_BACKEND", "podman"}})->backend, "podman");
+}
+
+TEST(McpServerConfig, TheServersLimitsWinOverEveryPolicysAndNothingElseChanges) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store) << store.error().message;
+  auto python_before = **store->find("python");
+  auto options = resolve({"--memory", "96m", "--network", "user", "--install-network", "none",
+                          "--image", "python=python:3.12-slim"},
+                         {{"PADDOCK_PIDS", "20"}});
+  ASSERT_TRUE(options) << options.error().message;
+  ASSERT_TRUE(apply_server_options(*options, *store));
+  for (const auto& policy : store->all()) {
+    SandboxSpec spec;
+    policy.limits.apply_to(spec.limits);
+    EXPECT_EQ(spec.limits.memory_bytes, 96u << 20) << policy.name;
+    EXPECT_EQ(spec.limits.pids, 20u) << policy.name;
+    EXPECT_EQ(policy.run_network, NetworkMode::kUser) << policy.name;
+    EXPECT_EQ(policy.install_network, "none") << policy.name;
+  }
+  const LanguagePolicy& python = **store->find("python");
+  EXPECT_EQ(python.rootfs, "image:python:3.12-slim");
+  EXPECT_EQ(python.limits.wall_seconds, python_before.limits.wall_seconds);  // not set: kept
+  EXPECT_EQ((*store->find("ruby"))->rootfs, "host");
+}
+
+TEST(McpServerConfig, ImagesFromEveryPlaceTheLaterWinning) {
+  auto options = resolve({"--image", "ruby=ruby:3.3"},
+                         {{"CONTAINER_IMAGE", "my/python:1"},
+                          {"CONTAINER_LANGUAGE", "python"},
+                          {"PADDOCK_IMAGES", "ruby=ruby:3.1,javascript=node:22"}});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(options->images.at("python"), "my/python:1");
+  EXPECT_EQ(options->images.at("ruby"), "ruby:3.3");
+  EXPECT_EQ(options->images.at("javascript"), "node:22");
+}
+
+TEST(McpServerConfig, PassThroughTakesOnlyTheNamedVariables) {
+  auto options = resolve({"--pass-through-env", "API_KEY,TOKEN"},
+                         {{"API_KEY", "k-123456"}, {"TOKEN", "t-987654"}, {"OTHER", "x"}});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(options->pass_through_env,
+            (std::vector<std::string>{"API_KEY=k-123456", "TOKEN=t-987654"}));
+}
+
+TEST(McpServerConfig, EachBadSettingIsOneLineNamingIt) {
+  struct Case {
+    std::vector<const char*> args;
+    std::map<std::string, std::string> env;
+    std::string expected;
+  };
+  std::vector<Case> cases = {
+      {{}, {{"PADDOCK_MEMORY", "12 parsecs"}}, "PADDOCK_MEMORY='12 parsecs' is not a size"},
+      {{"--memory", "lots"}, {}, "--memory 'lots' is not a size"},
+      {{}, {{"BACKEND", "dokker"}}, "BACKEND='dokker' is not a backend"},
+      {{"--cpus", "0"}, {}, "--cpus '0' is not a CPU count"},
+      {{"--pids", "-3"}, {}, "--pids '-3' is not a whole number"},
+      {{"--network", "wide"}, {}, "--network 'wide' is not a network mode"},
+      {{"--pass-through-env", "MISSING_ONE"}, {}, "MISSING_ONE, which is not set"},
+      {{"--pass-through-env", "BAD-NAME"}, {}, "is not a list of variable names"},
+      {{"--pass-through-env", "PADDOCK_ROOT"}, {{"PADDOCK_ROOT", "/x"}}, "paddock's own"},
+      {{"--image", "python"}, {}, "--image 'python' is not LANG=IMAGE"},
+      {{"--image", "python=UPPER/Case"}, {}, "--image python=UPPER/Case: image reference"},
+      {{}, {{"CONTAINER_LANGUAGE", "python"}}, "CONTAINER_LANGUAGE is set without CONTAINER_IMAGE"},
+      {{"--pull", "sometimes"}, {}, "--pull 'sometimes' is not a pull policy"},
+      {{"--timeout", "10m"}, {}, "over the longest allowed"},
+      {{"--session-idle", "soon"}, {}, "--session-idle 'soon' is not a duration"},
+      {{"--namespace", "../x"}, {}, "--namespace '../x' is not a namespace name"},
+      {{"--audit-log", "relative.log"}, {}, "is not an absolute path"},
+      {{}, {{"PADDOCK_LOG_LEVEL", "loud"}}, "PADDOCK_LOG_LEVEL='loud' is not a log level"},
+  };
+  for (const auto& c : cases) {
+    auto options = resolve(c.args, c.env);
+    ASSERT_FALSE(options) << c.expected;
+    EXPECT_NE(options.error().message.find(c.expected), std::string::npos)
+        << options.error().message;
+    EXPECT_EQ(options.error().message.find('\n'), std::string::npos) << options.error().message;
+  }
+}
+
+TEST(McpServerConfig, UnknownLanguagesAreRefusedWhenAppliedToThePolicies) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store);
+  auto options = resolve({"--default-language", "klingon"});
+  ASSERT_TRUE(options);
+  auto applied = apply_server_options(*options, *store);
+  ASSERT_FALSE(applied);
+  EXPECT_NE(applied.error().message.find("unknown language 'klingon'"), std::string::npos);
+  options = resolve({"--image", "cobol=cobol:1"});
+  applied = apply_server_options(*options, *store);
+  ASSERT_FALSE(applied);
+  EXPECT_NE(applied.error().message.find("'cobol'"), std::string::npos);
+}
+
+TEST(SecretMask, ReplacesEveryValueLongestFirstAndLeavesShortOnesNamed) {
+  SecretMask mask({"A=abcd1234", "B=abcd", "C=xy"});
+  EXPECT_EQ(mask.apply("key abcd1234 and abcd and xy; abcd1234abcd"),
+            "key *** and *** and xy; ******");
+  EXPECT_EQ(mask.unmasked(), std::vector<std::string>{"C"});
+  EXPECT_EQ(SecretMask({}).apply("unchanged"), "unchanged");
+}
+
+}  // namespace
+}  // namespace paddock::mcp
