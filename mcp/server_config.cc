@@ -1,5 +1,6 @@
 #include "server_config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -42,14 +43,15 @@ class Settings {
   const Environment& env_;
 };
 
-std::optional<std::uint64_t> parse_count(const std::string& text) {
-  if (text.empty() || text.size() > 9) return std::nullopt;
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+// "A,B,,C" -> A, B, C: the lists flags and variables take.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0; start <= text.size();) {
+    std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
   }
-  return value;
+  return items;
 }
 
 Status set_count(const std::optional<Given>& given, std::uint64_t low, std::uint64_t high,
@@ -141,13 +143,7 @@ Status set_pass_through(const Settings& settings, ServerOptions& options) {
   auto given = settings.pick(settings.flags().pass_through_env, "--pass-through-env",
                              {"PADDOCK_PASS_THROUGH_ENV"});
   if (!given) return {};
-  std::size_t start = 0;
-  while (start <= given->text.size()) {
-    std::size_t comma = given->text.find(',', start);
-    if (comma == std::string::npos) comma = given->text.size();
-    std::string name = given->text.substr(start, comma - start);
-    start = comma + 1;
-    if (name.empty()) continue;
+  for (const auto& name : split_list(given->text)) {
     bool valid = name.find_first_not_of(
                      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                      "0123456789_") == std::string::npos &&
@@ -203,17 +199,10 @@ Status set_images(const Settings& settings, ServerOptions& options) {
     }
   }
   if (auto list = env("PADDOCK_IMAGES")) {
-    Given given{*list, "PADDOCK_IMAGES"};
-    std::size_t start = 0;
-    while (start < list->size()) {
-      std::size_t comma = list->find(',', start);
-      if (comma == std::string::npos) comma = list->size();
-      if (comma > start) {
-        if (auto added = add_image(given, list->substr(start, comma - start), options); !added) {
-          return added;
-        }
+    for (const auto& assignment : split_list(*list)) {
+      if (auto added = add_image({*list, "PADDOCK_IMAGES"}, assignment, options); !added) {
+        return added;
       }
-      start = comma + 1;
     }
   }
   for (const auto& assignment : settings.flags().images) {

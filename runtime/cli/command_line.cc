@@ -126,16 +126,6 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.footer("Usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
 }
 
-std::optional<std::uint64_t> parse_count(std::string_view text) {
-  std::uint64_t value = 0;
-  if (text.empty()) return std::nullopt;
-  for (char c : text) {
-    if (c < '0' || c > '9' || value > 100'000'000) return std::nullopt;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return value;
-}
-
 Result<LimitOverrides> limit_flags(const RunFlags& flags) {
   LimitOverrides limits;
   auto parse = [](const std::string& text, const char* flag, const char* example, auto parser,

@@ -53,6 +53,16 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
+std::optional<std::uint64_t> parse_count(std::string_view text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value;
+}
+
 std::optional<double> parse_decimal(std::string_view text) {
   auto parsed = number_and_suffix(text);
   if (!parsed || !parsed->second.empty()) return std::nullopt;

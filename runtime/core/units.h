@@ -11,6 +11,9 @@ namespace paddock {
 // "512m", "1g", "64k", "1048576", "1.5g" (binary units, case-insensitive, optional "b"/"ib").
 std::optional<std::uint64_t> parse_size(std::string_view text);
 
+// "256": a whole number of at most 9 digits (counts: processes, sessions, workers).
+std::optional<std::uint64_t> parse_count(std::string_view text);
+
 // "2", "0.5": a plain non-negative decimal, no unit (CPU counts).
 std::optional<double> parse_decimal(std::string_view text);
 
