@@ -96,11 +96,10 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
 Result<bool> EngineBackend::has_image(const std::string& image) const {
   Client client(flavour_.endpoint);
   auto response = client.request("GET", "/images/" + image + "/json");
-  if (!response) return response.error();
-  if (response->status == 200) return true;
-  if (response->status == 404) return false;
-  return Error{EIO, flavour_.name + " answered " + std::to_string(response->status) +
-                        " when asked for image " + image};
+  // The client turns an answer of 404 (the engine does not have it) into ENOENT.
+  if (!response && response.error().code == ENOENT) return false;
+  if (!response) return response.error().context(flavour_.name + " inspecting image " + image);
+  return true;
 }
 
 Status EngineBackend::pull_image(const std::string& image, const PullProgress& progress) const {

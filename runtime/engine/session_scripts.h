@@ -51,13 +51,18 @@ inline constexpr const char* kWriteScript =
     "if [ \"$4\" = new ]; then printf %s \"$3\" | base64 -d > \"$p\"; "
     "else printf %s \"$3\" | base64 -d >> \"$p\"; fi";
 
-// For usage(): prints "USED_BYTES PROCESSES" for the file system of $1. PID 1 (the container's
-// keeper) and this shell are not counted; the shell starts nothing while it counts (the glob is
-// its own, the stat has ended). Only the container's processes are in its /proc.
+// For usage(): prints "USED_BYTES PROCESSES" for the work directory $1. On a tmpfs of its own
+// (docker, podman, a Kubernetes emptyDir in memory) the file system's use is exact and instant;
+// on any other file system, which others may share (a disk-backed emptyDir), du counts $1 alone.
+// PID 1 (the container's keeper) and this shell are not counted; the shell starts nothing while
+// it counts (the glob is its own, stat and du have ended). Only the container's processes are
+// in its /proc.
 inline constexpr const char* kUsageScript =
-    "u=$(stat -f -c '%b %f %S' -- \"$1\") || exit 1; set -- $u; n=0; "
+    "if [ \"$(stat -f -c %T -- \"$1\")\" = tmpfs ]; then "
+    "u=$(stat -f -c '%b %f %S' -- \"$1\") || exit 1; set -- $u; used=$((($1 - $2) * $3)); "
+    "else u=$(du -skx -- \"$1\") || exit 1; used=$((${u%%[!0-9]*} * 1024)); fi; n=0; "
     "for p in /proc/[0-9]*; do [ -d \"$p\" ] && n=$((n + 1)); done; "
-    "echo $((($1 - $2) * $3)) $((n - 2))";
+    "echo $used $((n - 2))";
 
 #undef PADDOCK_RESOLVE_INSIDE
 

@@ -159,9 +159,12 @@ test('the audit log has one line per run, with a hash of the code and never the 
 });
 
 // Starts `paddock mcp` with stdin left open: a bad configuration must end it anyway, at once.
+// A case that sets BACKEND drops the suite's PADDOCK_BACKEND, which would win over it.
 function startBad(env, args = []) {
+  const base = { ...process.env };
+  if ('BACKEND' in env) delete base.PADDOCK_BACKEND;
   return new Promise((resolve) => {
-    const child = spawn(PADDOCK_BIN, ['mcp', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(PADDOCK_BIN, ['mcp', ...args], { env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (d) => { stderr += d; });
@@ -174,6 +177,7 @@ function startBad(env, args = []) {
 test('a bad configuration ends the server at start with one line naming it', { timeout: 120000 }, async () => {
   const cases = [
     [{ BACKEND: 'dokker' }, [], /BACKEND='dokker' is not a backend/],
+    [{ PADDOCK_BACKEND: 'dokker' }, [], /PADDOCK_BACKEND='dokker' is not a backend/],
     [{ PADDOCK_MEMORY: '12 parsecs' }, [], /PADDOCK_MEMORY='12 parsecs' is not a size/],
     [{}, ['--cpus', 'lots'], /--cpus 'lots' is not a CPU count/],
     [{ PADDOCK_PASS_THROUGH_ENV: 'E2E_NOT_SET_ANYWHERE' }, [], /E2E_NOT_SET_ANYWHERE, which is not set/],
@@ -205,7 +209,8 @@ test('get_session reports age, idle time, disk, processes and limits; install_li
   assert.equal(state.language, 'python');
   assert.equal(state.processes, 0, describe(first));
   assert.equal(state.limits.memory_bytes, 300 * 1024 * 1024);
-  await client.callTool({ name: 'write_file', arguments: { session_id, path: 'big.bin', content: 'x'.repeat(3_000_000) } });
+  const wrote = await client.callTool({ name: 'write_file', arguments: { session_id, path: 'big.bin', content: 'x'.repeat(3_000_000) } });
+  assert.equal(wrote.isError, false, describe(wrote));
   await new Promise((r) => setTimeout(r, 1200));
   const after = (await client.callTool({ name: 'get_session', arguments: { session_id } })).structuredContent;
   assert.ok(after.disk_used_bytes >= state.disk_used_bytes + 2_900_000, `disk ${state.disk_used_bytes} -> ${after.disk_used_bytes}`);

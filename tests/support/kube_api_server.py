@@ -13,9 +13,11 @@ faithful to the API documentation, over HTTPS with bearer-token auth, on one por
          first byte is the channel (0 stdin, 1 stdout, 2 stderr, 3 status, 4 resize; v5: 255 =
          close), and a metav1.Status on channel 3 when the command ends.
 
-A pod "runs" on this host: each exec is the command in bubblewrap with the pod's own
-directories as /work and /tmp (so files persist between execs, as in one container) and its
-own PID namespace per exec. Faults for the tests, by image name: an image containing
+A pod "runs" on this host: its container's command starts in bubblewrap as PID 1 of a user and
+PID namespace of its own, with the pod's own directories as /work and /tmp; each exec joins
+its namespaces with nsenter, as execs join a container (so files persist between execs, and an
+exec sees the container's processes and only them). Deleting the pod
+kills its command, and with it every process in its PID namespace. Faults for the tests, by image name: an image containing
 "missing" never pulls (ErrImagePull, then ImagePullBackOff); resources.requests.cpu over 64
 cannot be scheduled (PodScheduled False, Unschedulable). Pods go Pending -> Running after
 0.2 s.
@@ -31,6 +33,7 @@ import os
 import shutil
 import signal
 import ssl
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +41,8 @@ import urllib.parse
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-PODS = {}  # (namespace, name) -> {"object": pod, "dir": str, "created": float, "procs": set}
+PODS = {}  # (namespace, name) -> {"object": pod, "dir": str, "created": float, "procs": set,
+          #                      "container": Popen or None, "child": its pid or None}
 TOKEN = ""
 BWRAP = "/usr/bin/bwrap"
 
@@ -113,9 +117,13 @@ def rest(method, path, query, body):
             pod["metadata"].setdefault("annotations", {})["paddock.test/host-directory"] = directory
             os.mkdir(os.path.join(directory, "work"))
             os.mkdir(os.path.join(directory, "tmp"))
-            PODS[(namespace, name)] = {"object": pod, "dir": directory, "created": time.time(),
-                                       "procs": set()}
-            return answer(201, pod_state(PODS[(namespace, name)]))
+            entry = {"object": pod, "dir": directory, "created": time.time(), "procs": set(),
+                     "container": None, "child": None}
+            PODS[(namespace, name)] = entry
+            if pod_state(entry)["status"].get("conditions") is None and \
+                    "missing" not in pod["spec"]["containers"][0].get("image", ""):
+                start_container(entry)
+            return answer(201, pod_state(entry))
         if method == "GET":
             selector = query.get("labelSelector", [""])[0]
             items = [pod_state(entry) for (ns, _), entry in PODS.items()
@@ -131,15 +139,61 @@ def rest(method, path, query, body):
     if len(parts) == 6 and method == "GET":
         return answer(200, pod_state(entry))
     if len(parts) == 6 and method == "DELETE":
-        for process in list(entry["procs"]):
+        for process in [entry["container"], *entry["procs"]]:
             try:
-                os.killpg(process.pid, signal.SIGKILL)
+                if process is not None:
+                    os.killpg(process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        if entry["container"] is not None:
+            entry["container"].wait()
         del PODS[(namespace, name)]
         shutil.rmtree(entry["dir"], ignore_errors=True)
         return answer(200, entry["object"])
     return answer(405, status(405, "MethodNotAllowed", method))
+
+
+def container_environment(container):
+    environment = {item["name"]: item.get("value", "") for item in container.get("env", [])}
+    environment.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return environment
+
+
+def start_container(entry):
+    """The container's command as PID 1 of new user, PID and mount namespaces (no reaper above
+    it, as in a container), as the container's user: the user namespace maps it to whoever runs
+    this server, who owns the pod's directories (fsGroup's effect)."""
+    spec = entry["object"]["spec"]
+    container = spec["containers"][0]
+    security = spec.get("securityContext", {})
+    uid = str(security.get("runAsUser", os.getuid()))
+    info_read, info_write = os.pipe()
+    entry["container"] = subprocess.Popen(
+        [BWRAP, "--unshare-user", "--unshare-pid", "--as-pid-1", "--info-fd", str(info_write),
+         "--uid", uid, "--gid", str(security.get("runAsGroup", uid)),
+         "--ro-bind", "/", "/", "--bind", os.path.join(entry["dir"], "work"), "/work",
+         "--bind", os.path.join(entry["dir"], "tmp"), "/tmp", "--dev", "/dev", "--proc", "/proc",
+         "--die-with-parent", "--chdir", container.get("workingDir", "/work"), "--clearenv",
+         *[arg for name, value in container_environment(container).items()
+           for arg in ("--setenv", name, value)],
+         "--", *container.get("command", ["sleep", "infinity"])],
+        pass_fds=(info_write,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    os.close(info_write)
+    with os.fdopen(info_read) as info:
+        child = json.loads(info.read() or "{}").get("child-pid")
+    if child is None:
+        raise RuntimeError("bubblewrap did not start the pod's container")
+    # The pid comes before the new root is ready: an exec joins only once the command runs.
+    bwrap = os.path.realpath(BWRAP)
+    for _ in range(1000):
+        try:
+            if os.readlink(f"/proc/{child}/exe") != bwrap:
+                break
+        except OSError:
+            break
+        time.sleep(0.005)
+    entry["child"] = child
 
 
 def ws_frame(opcode, payload):
@@ -180,23 +234,19 @@ async def run_exec(reader, writer, entry, query, v5):
     if pod_state(entry)["status"]["phase"] != "Running":
         await send(3, json.dumps(status(400, "BadRequest", "pod is not running")).encode())
         return
-    pod_dir = entry["dir"]
-    # An exec runs with the container's environment, as the container's user (a user namespace
-    # maps it to whoever runs this server, who owns the pod's directories: fsGroup's effect).
+    # nsenter joins the container's user, PID and mount namespaces and its root (the mount
+    # namespace alone would leave the host's root), keeping the identity the user namespace maps
+    # to the container's user. Its argv[0] names the pod's directory, so that tests
+    # find the exec's processes below it (see paddock.test/host-directory).
     container = entry["object"]["spec"]["containers"][0]
-    environment = {item["name"]: item.get("value", "") for item in container.get("env", [])}
-    environment.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    security = entry["object"]["spec"].get("securityContext", {})
-    identity = []
-    if "runAsUser" in security:
-        identity = ["--unshare-user", "--uid", str(security["runAsUser"]),
-                    "--gid", str(security.get("runAsGroup", security["runAsUser"]))]
+    environment = container_environment(container)
     process = await asyncio.create_subprocess_exec(
-        BWRAP, "--ro-bind", "/", "/", "--bind", os.path.join(pod_dir, "work"), "/work",
-        "--bind", os.path.join(pod_dir, "tmp"), "/tmp", "--dev", "/dev", "--proc", "/proc",
-        "--unshare-pid", "--die-with-parent", "--chdir", "/work", *identity, "--clearenv",
-        *[arg for name, value in environment.items() for arg in ("--setenv", name, value)],
-        "--", *query.get("command", []),
+        f"nsenter:{entry['dir']}", "--target", str(entry["child"]), "--user", "--pid", "--mount",
+        "--root", "--preserve-credentials", "--",
+        # env, not nsenter's --wd, which opens the directory before it joins.
+        "/usr/bin/env", "-i", "-C", container.get("workingDir", "/work"),
+        *[f"{name}={value}" for name, value in environment.items()],
+        *query.get("command", []), executable="/usr/bin/nsenter",
         # Without stdin=true the command's stdin is empty, as in a container.
         stdin=asyncio.subprocess.PIPE if query.get("stdin") == ["true"] else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
@@ -304,7 +354,9 @@ def main():
         # SIGTERM (the test ending) deletes every pod: its processes and its directories.
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
+        # A request line and headers up to 1 MiB, as the API server's (Go's default
+        # MaxHeaderBytes): an exec's command is in its URL.
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context, limit=1 << 20)
         port = server.sockets[0].getsockname()[1]
         with open(port_file + ".tmp", "w") as out:
             out.write(str(port))
