@@ -59,8 +59,10 @@ Result<SandboxSpec> policy_spec(ServerState& state, const LanguagePolicy& policy
 
 // What the client sees of a run: passed-through values masked wherever paddock reports text.
 void mask_secrets(const SecretMask& secrets, RunResult& result) {
-  result.stdout_data.data = secrets.apply(std::move(result.stdout_data.data));
-  result.stderr_data.data = secrets.apply(std::move(result.stderr_data.data));
+  result.stdout_data.data =
+      secrets.apply(std::move(result.stdout_data.data), result.stdout_data.truncated);
+  result.stderr_data.data =
+      secrets.apply(std::move(result.stderr_data.data), result.stderr_data.truncated);
   result.exec_error = secrets.apply(std::move(result.exec_error));
 }
 

@@ -1,7 +1,5 @@
 #include "progress_observer.h"
 
-#include "server_state.h"
-
 namespace paddock::mcp {
 namespace {
 
@@ -10,22 +8,29 @@ constexpr std::size_t kMaxMessage = 64 * 1024;
 
 }  // namespace
 
-void ProgressObserver::on_output(StreamId /*stream*/, std::string_view chunk) {
+void ProgressLines::take(std::string_view chunk) {
   pending_.append(chunk);
   auto end = pending_.rfind('\n');
   if (end != std::string::npos) {
     flush(end + 1);
   } else if (pending_.size() > kMaxPartialLine) {
-    flush(pending_.size());  // a line that never ends still shows progress
+    // A line that never ends still shows progress. The secrets it holds whole are masked where
+    // they lie, and its last bytes wait for the next chunk: they may begin one that has not
+    // come whole yet, which this cut would split past the mask.
+    pending_ = secrets_.apply(std::move(pending_));
+    std::size_t held = std::min(pending_.size(), secrets_.longest());
+    if (held > 0) held -= 1;
+    flush(pending_.size() - held);
   }
 }
 
-void ProgressObserver::flush(std::size_t length) {
-  std::string lines = pending_.substr(0, std::min(length, kMaxMessage));
+void ProgressLines::flush(std::size_t length) {
+  // Masked before a long message is cut: a cut secret would no longer match.
+  std::string lines = secrets_.apply(pending_.substr(0, length));
   pending_.erase(0, length);
+  if (lines.size() > kMaxMessage) lines.resize(kMaxMessage);
   if (!lines.empty() && lines.back() == '\n') lines.pop_back();
-  // Output goes out live too: passed-through secrets are masked here as in the result.
-  context_.progress(context_.state.secrets.apply(std::move(lines)));
+  send_(lines);
 }
 
 }  // namespace paddock::mcp

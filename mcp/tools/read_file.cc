@@ -45,7 +45,7 @@ class ReadFile final : public Tool {
     auto file = (*lease)->session->read_file(path, kInlineFileBytes);
     if (!file) return tool_error(file.error().message);
     // A program may have written a passed-through secret to a file: it is masked here too.
-    file->data = context.state.secrets.apply(std::move(file->data));
+    file->data = context.state.secrets.apply(std::move(file->data), file->data.size() < file->size);
     std::string delivery;
     ToolResult result;
     result.content.push_back(file_content_block(id, path, *file, &delivery));

@@ -8,6 +8,7 @@
 #include "cli/command_line.h"
 #include "language/policy_store.h"
 #include "policy_overrides.h"
+#include "progress_observer.h"
 #include "secret_mask.h"
 #include "server_config.h"
 
@@ -165,6 +166,59 @@ TEST(SecretMask, ReplacesEveryValueLongestFirstAndLeavesShortOnesNamed) {
             "key *** and *** and xy; ******");
   EXPECT_EQ(mask.unmasked(), std::vector<std::string>{"C"});
   EXPECT_EQ(SecretMask({}).apply("unchanged"), "unchanged");
+}
+
+TEST(SecretMask, MasksEachLineOfAMultiLineValue) {
+  SecretMask mask({"KEY=-----BEGIN KEY-----\nAAAABBBB\n-----END KEY-----"});
+  EXPECT_EQ(mask.apply("-----BEGIN KEY-----\nAAAABBBB\n-----END KEY-----"), "***");
+  EXPECT_EQ(mask.apply("second line: AAAABBBB"), "second line: ***");
+}
+
+TEST(SecretMask, MasksTheBeginningOfAValueWhereTextWasCutOff) {
+  SecretMask mask({"TOKEN=tok-e2e-5e1f2a", "OTHER=zzzz"});
+  EXPECT_EQ(mask.apply("out tok-e2", true), "out ***");
+  EXPECT_EQ(mask.apply("out tok-e2", false), "out tok-e2");
+  EXPECT_EQ(mask.apply("out z", true), "out ***");
+  EXPECT_EQ(mask.apply("out tok-e2e-5e1f2a", true), "out ***");
+  EXPECT_EQ(mask.apply("nothing here", true), "nothing here");
+  EXPECT_EQ(mask.longest(), 14u);
+}
+
+// Progress messages: whole lines, or 4 KiB of a line that does not end; a secret is never
+// split between two messages, so none of it shows.
+TEST(ProgressLines, NeverSplitsASecretBetweenMessages) {
+  const std::string secret = "tok-e2e-5e1f2a";
+  SecretMask mask({"TOKEN=" + secret});
+  for (std::size_t shift = 0; shift < secret.size(); ++shift) {
+    std::vector<std::string> sent;
+    ProgressLines lines(mask, [&](const std::string& message) { sent.push_back(message); });
+    std::string text = std::string(4097 - shift, '.') + secret + std::string(5000, '.') + "\n";
+    for (std::size_t at = 0; at < text.size(); at += 7) lines.take(text.substr(at, 7));
+    std::string all;
+    for (const auto& message : sent) {
+      for (std::size_t length = SecretMask::kShortest; length <= secret.size(); ++length) {
+        for (std::size_t from = 0; from + length <= secret.size(); ++from) {
+          ASSERT_EQ(message.find(secret.substr(from, length)), std::string::npos)
+              << "shift " << shift << ": " << secret.substr(from, length);
+        }
+      }
+      all += message;
+    }
+    EXPECT_EQ(all, std::string(4097 - shift, '.') + "***" + std::string(5000, '.'));
+  }
+}
+
+TEST(ProgressLines, SendsWholeLinesAndCapsAMessage) {
+  SecretMask mask({});
+  std::vector<std::string> sent;
+  ProgressLines lines(mask, [&](const std::string& message) { sent.push_back(message); });
+  lines.take("one\ntw");
+  lines.take("o\n");
+  lines.take(std::string(100000, 'x') + "\n");
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[0], "one");
+  EXPECT_EQ(sent[1], "two");
+  EXPECT_EQ(sent[2].size(), 64u * 1024);
 }
 
 }  // namespace
