@@ -37,7 +37,9 @@ int serve_stdio(const ServerOptions& options) {
     }
     audit = std::move(*opened);
   }
-  auto backend = available_backends().create(options.backend, {options.kube_namespace});
+  auto backend = available_backends().create(
+      options.backend,
+      {.kube_namespace = options.kube_namespace, .pull_images = options.pull_missing_images});
   if (!backend) {
     log(LogLevel::kError, backend.error().message);
     return 2;

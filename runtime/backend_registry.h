@@ -17,6 +17,8 @@ namespace paddock {
 // defaults and environment.
 struct BackendSettings {
   std::optional<std::string> kube_namespace;  // over the kubeconfig's and PADDOCK_KUBE_NAMESPACE
+  // false (--pull never): images must be present; a cluster is told not to pull either.
+  bool pull_images = true;
 };
 
 class BackendRegistry {

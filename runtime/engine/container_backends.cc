@@ -34,7 +34,8 @@ BackendRegistry all_backends() {
     registry.add(name, [name](const BackendSettings&) { return EngineBackend::connect(name); });
   }
   registry.add("kubernetes", [](const BackendSettings& settings) {
-    return kube::KubeBackend::connect(settings.kube_namespace);
+    return kube::KubeBackend::connect(settings.kube_namespace,
+                                      kube::PodOptions{.pull_images = settings.pull_images});
   });
   return registry;
 }

@@ -29,7 +29,7 @@ bool orphaned(const json& labels) {
 }  // namespace
 
 Result<std::unique_ptr<Backend>> KubeBackend::connect(
-    const std::optional<std::string>& namespace_name) {
+    const std::optional<std::string>& namespace_name, PodOptions options) {
   auto access = find_cluster_access();
   if (!access) return access.error().context("the kubernetes backend");
   if (const char* name = getenv("PADDOCK_KUBE_NAMESPACE"); name != nullptr && *name != '\0') {
@@ -47,7 +47,7 @@ Result<std::unique_ptr<Backend>> KubeBackend::connect(
     (void)client.request("DELETE", "/api/v1/namespaces/" + access->namespace_name + "/pods/" +
                                        metadata.value("name", "") + "?gracePeriodSeconds=0");
   }
-  return std::unique_ptr<Backend>(new KubeBackend(std::move(*access)));
+  return std::unique_ptr<Backend>(new KubeBackend(std::move(*access), options));
 }
 
 Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(

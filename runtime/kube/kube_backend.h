@@ -18,12 +18,13 @@ class KubeBackend final : public engine::ContainerBackend {
  public:
   // `namespace_name` wins over PADDOCK_KUBE_NAMESPACE, which wins over the kubeconfig's.
   static Result<std::unique_ptr<Backend>> connect(
-      const std::optional<std::string>& namespace_name = std::nullopt);
+      const std::optional<std::string>& namespace_name = std::nullopt, PodOptions options = {});
 
   [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
 
  private:
-  explicit KubeBackend(ClusterAccess access) : access_(std::move(access)) {}
+  KubeBackend(ClusterAccess access, PodOptions options)
+      : access_(std::move(access)), options_(options) {}
   Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxSpec& spec) const override;
   ClusterAccess access_;
   PodOptions options_;

@@ -54,8 +54,9 @@ std::string never_starts(const json& pod) {
   for (const auto& container : status.value("containerStatuses", json::array())) {
     const json& waiting = container.value("state", json::object()).value("waiting", json::object());
     std::string reason = waiting.value("reason", "");
-    if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "InvalidImageName" ||
-        reason == "CreateContainerConfigError" || reason == "CreateContainerError") {
+    if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "ErrImageNeverPull" ||
+        reason == "InvalidImageName" || reason == "CreateContainerConfigError" ||
+        reason == "CreateContainerError") {
       return reason + ": " + waiting.value("message", "");
     }
   }
@@ -67,7 +68,8 @@ std::string never_starts(const json& pod) {
 
 }  // namespace
 
-std::string pod_manifest(const SandboxSpec& spec, const std::string& name) {
+std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
+                         const PodOptions& options) {
   const Limits& limits = spec.limits;
   json env = json::array();
   for (const auto& entry : default_sandbox_env()) {
@@ -107,6 +109,7 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name) {
         {"containers",
          {{{"name", "sandbox"},
            {"image", spec.image},
+           {"imagePullPolicy", options.pull_images ? "IfNotPresent" : "Never"},
            {"command", {"sleep", "infinity"}},
            {"workingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
            {"env", env},
@@ -143,8 +146,9 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   }
   std::string name = "paddock-" + random_suffix();
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
-  auto created = pod->client_.request(
-      "POST", "/api/v1/namespaces/" + access.namespace_name + "/pods", pod_manifest(spec, name));
+  auto created =
+      pod->client_.request("POST", "/api/v1/namespaces/" + access.namespace_name + "/pods",
+                           pod_manifest(spec, name, options));
   if (!created) {
     pod->removed_ = true;
     return created.error().context("creating the sandbox's pod");

@@ -19,6 +19,8 @@ inline constexpr const char* kPodLabel = "io.paddock.sandbox";
 
 struct PodOptions {
   double start_seconds = 120;
+  // false: imagePullPolicy Never, so a missing image fails at once (ErrImageNeverPull).
+  bool pull_images = true;
 };
 
 class KubeExec final : public engine::ExecTransport {
@@ -42,6 +44,7 @@ class KubeExec final : public engine::ExecTransport {
 };
 
 // The Pod object for `spec` named `name` (pure; the unit tests read it).
-std::string pod_manifest(const SandboxSpec& spec, const std::string& name);
+std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
+                         const PodOptions& options = {});
 
 }  // namespace paddock::kube

@@ -127,7 +127,8 @@ test('a missing image with --pull never is refused with what to do', { timeout: 
   assert.equal(result.isError, true, describe(result));
   const text = result.content.map((c) => c.text ?? '').join('\n');
   assert.match(text, new RegExp(reference.replace(/[.]/g, '\\.')), text);
-  if (BACKEND !== 'kubernetes') assert.match(text, /pulling is off/, text);
+  // A cluster is told not to pull (imagePullPolicy Never) and says so.
+  assert.match(text, BACKEND === 'kubernetes' ? /ErrImageNeverPull/ : /pulling is off/, text);
 });
 
 test('the audit log has one line per run, with a hash of the code and never the code or secrets', { timeout: 120000 }, async (t) => {

@@ -16,11 +16,11 @@ faithful to the API documentation, over HTTPS with bearer-token auth, on one por
 A pod "runs" on this host: its container's command starts in bubblewrap as PID 1 of a user and
 PID namespace of its own, with the pod's own directories as /work and /tmp; each exec joins
 its namespaces with nsenter, as execs join a container (so files persist between execs, and an
-exec sees the container's processes and only them). Deleting the pod
-kills its command, and with it every process in its PID namespace. Faults for the tests, by image name: an image containing
-"missing" never pulls (ErrImagePull, then ImagePullBackOff); resources.requests.cpu over 64
-cannot be scheduled (PodScheduled False, Unschedulable). Pods go Pending -> Running after
-0.2 s.
+exec sees the container's processes and only them). Deleting the pod kills its command, and
+with it every process in its PID namespace. Faults for the tests, by image name: an image
+containing "missing" never pulls (ErrImagePull, then ImagePullBackOff; ErrImageNeverPull with
+imagePullPolicy Never); resources.requests.cpu over 64 cannot be scheduled (PodScheduled False,
+Unschedulable). Pods go Pending -> Running after 0.2 s.
 
 Usage: kube_api_server.py CERT KEY TOKEN PORT_FILE   (writes the port it listens on to PORT_FILE)
 """
@@ -72,6 +72,11 @@ def pod_state(entry):
         pod["status"] = {"phase": "Pending", "conditions": [
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
              "message": "0/1 nodes are available: 1 Insufficient cpu."}]}
+    elif "missing" in image and pod["spec"]["containers"][0].get("imagePullPolicy") == "Never":
+        pod["status"] = {"phase": "Pending", "containerStatuses": [
+            {"name": name, "ready": False, "state": {"waiting": {
+                "reason": "ErrImageNeverPull",
+                "message": f'Container image "{image}" is not present with pull policy of Never'}}}]}
     elif "missing" in image:
         reason = "ImagePullBackOff" if started else "ErrImagePull"
         pod["status"] = {"phase": "Pending", "containerStatuses": [

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "kube/exec_channels.h"
+#include "kube/kube_exec.h"
 #include "kube/kubeconfig.h"
 #include "kube/websocket_frames.h"
 
@@ -147,6 +150,24 @@ TEST(Kubeconfig, JsonWorksAndMistakesAreNamed) {
       "/k");
   ASSERT_FALSE(plugin);
   EXPECT_NE(plugin.error().message.find("exec plugin"), std::string::npos);
+}
+
+// The pod runs its image as the sandbox user with nothing to escalate, and with --pull never
+// the cluster is told not to pull.
+TEST(PodManifest, RestrictedAndItsPullPolicyFollowsThePullSetting) {
+  SandboxSpec spec;
+  spec.image = "python:3.12";
+  spec.user = {1000, 1000};
+  auto pod = nlohmann::json::parse(pod_manifest(spec, "paddock-x"));
+  const auto& container = pod["spec"]["containers"][0];
+  EXPECT_EQ(container["image"], "python:3.12");
+  EXPECT_EQ(container["imagePullPolicy"], "IfNotPresent");
+  EXPECT_EQ(container["securityContext"]["allowPrivilegeEscalation"], false);
+  EXPECT_EQ(container["securityContext"]["capabilities"]["drop"][0], "ALL");
+  EXPECT_EQ(pod["spec"]["securityContext"]["runAsUser"], 1000);
+  EXPECT_EQ(pod["spec"]["automountServiceAccountToken"], false);
+  auto never = nlohmann::json::parse(pod_manifest(spec, "paddock-x", {.pull_images = false}));
+  EXPECT_EQ(never["spec"]["containers"][0]["imagePullPolicy"], "Never");
 }
 
 }  // namespace
