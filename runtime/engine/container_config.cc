@@ -13,6 +13,7 @@
 
 #include "core/files.h"
 #include "embedded_policies.h"
+#include "engine/session_scripts.h"
 
 namespace paddock::engine {
 
@@ -124,10 +125,10 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
   env.push_back("PADDOCK_MEMORY_LIMIT_BYTES=" + std::to_string(limits.memory_bytes));
   return {
       {"Image", options.image},
-      // The container's first process only keeps it alive; commands come as execs. It is the
-      // sandbox user's too, and as PID 1 it survives the kill(-1) that ends each command.
-      {"Entrypoint", {"sleep"}},
-      {"Cmd", {"infinity"}},
+      // The keeper (kKeeperScript) is the sandbox user's too, and as PID 1 it survives the
+      // kill(-1) that ends each command.
+      {"Entrypoint", {"sh", "-c"}},
+      {"Cmd", {kKeeperScript}},
       {"User", owner},
       {"WorkingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
       {"Env", env},

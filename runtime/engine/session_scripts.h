@@ -1,7 +1,8 @@
 #pragma once
 
-// The shell scripts an engine session runs (as the sandbox user, inside the container) to
-// read, write and list files: the archive API cannot see the tmpfs work directory. They keep
+// The shell scripts of an engine session: the keeper that is its container's first process, and
+// those it runs (as the sandbox user, inside the container) to read, write and list files (the
+// archive API cannot see the tmpfs work directory) and to measure its usage. They keep
 // the native session's rules: nothing outside the work directory is read or listed, even
 // through a symlink code made, and writing follows no symlink at all. A refusal is an exit
 // status from kRefusedBase on, mapped back to its errno by refusal_errno().
@@ -50,6 +51,15 @@ inline constexpr const char* kWriteScript =
     "[ -L \"$p\" ] && exit 12; [ -d \"$p\" ] && exit 15; "
     "if [ \"$4\" = new ]; then printf %s \"$3\" | base64 -d > \"$p\"; "
     "else printf %s \"$3\" | base64 -d >> \"$p\"; fi";
+
+// The container's first process, which only keeps it alive (commands come as execs): sleep,
+// with SIGCHLD ignored where the image's env can ask for it (GNU coreutils 8.31+). As PID 1 it
+// adopts what a killed command leaves behind, and a parent ignoring SIGCHLD has its children
+// reaped by the kernel; a plain sleep would keep them as zombies, each holding a slot of the
+// pids limit for the rest of the session. (dash cannot ignore SIGCHLD for what it execs.)
+inline constexpr const char* kKeeperScript =
+    "env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD sleep infinity; "
+    "exec sleep infinity";
 
 // For usage(): prints "USED_BYTES PROCESSES" for the work directory $1. On a tmpfs of its own
 // (docker, podman, a Kubernetes emptyDir in memory) the file system's use is exact and instant;

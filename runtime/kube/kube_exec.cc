@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/container_config.h"
+#include "engine/session_scripts.h"
 #include "kube/exec_channels.h"
 #include "kube/websocket_client.h"
 
@@ -110,7 +111,7 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
          {{{"name", "sandbox"},
            {"image", spec.image},
            {"imagePullPolicy", options.pull_images ? "IfNotPresent" : "Never"},
-           {"command", {"sleep", "infinity"}},
+           {"command", {"sh", "-c", engine::kKeeperScript}},
            {"workingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
            {"env", env},
            {"securityContext",

@@ -228,6 +228,17 @@ test('get_session reports age, idle time, disk, processes and limits; install_li
   const done = (await client.callTool({ name: 'get_session', arguments: { session_id } })).structuredContent;
   assert.equal(done.processes, 0);
   assert.equal(done.runs, 1);
+  // A run killed at its timeout leaves orphans behind for an instant: they are reaped, not kept
+  // as zombies that would hold slots of the pids limit.
+  const orphans = 'import subprocess, time\nfor _ in range(4): subprocess.Popen("sleep 60 & sleep 60", shell=True)\ntime.sleep(60)';
+  const killed = await run(client, { session_id, code: orphans, timeout: 1 });
+  assert.equal(killed.structuredContent.timed_out, true, describe(killed));
+  let left = -1;
+  for (let i = 0; i < 20 && left !== 0; i++) {
+    left = (await client.callTool({ name: 'get_session', arguments: { session_id } })).structuredContent.processes;
+    if (left !== 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(left, 0, 'processes after a killed run');
   const bad = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['--index-url=http://evil'] } });
   assert.equal(bad.isError, true, describe(bad));
   const gone = await client.callTool({ name: 'get_session', arguments: { session_id: 'no-such-session' } });

@@ -239,6 +239,33 @@ TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
   EXPECT_FALSE((*session)->usage());
 }
 
+// What a killed command leaves behind is reaped: no zombie keeps a slot of the pids limit.
+TEST_P(EngineTest, WhatAKilledCommandLeavesBehindIsReaped) {
+  auto backend = engine::EngineBackend::connect(GetParam());
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec;
+  ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
+  auto session = (*backend)->open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  RecordingObserver observer;
+  ExecRequest request;
+  request.argv = {"sh", "-c", "for i in 1 2 3 4 5 6; do sh -c 'sleep 60 & sleep 60' & done; wait"};
+  request.wall_seconds = 1;
+  for (int round = 0; round < 3; ++round) {
+    auto result = (*session)->exec(request, observer);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->outcome, Outcome::kTimedOut);
+  }
+  auto usage = (*session)->usage();
+  for (int i = 0; i < 20 && usage && usage->processes != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    usage = (*session)->usage();
+  }
+  ASSERT_TRUE(usage) << usage.error().message;
+  EXPECT_EQ(usage->processes, 0u) << "zombies left by killed commands";
+  (*session)->close();
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),
                          [](const auto& engine) { return engine.param; });
 
