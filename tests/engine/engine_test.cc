@@ -2,7 +2,8 @@
 // (--iptables=false --bridge=none) and `podman system service` (runc, explicit ulimits), each
 // with its own state under a temporary directory, and the python image scripts/test builds
 // with mmdebstrap (PADDOCK_TEST_PYTHON_LAYOUT) copied into each with skopeo. Every property is
-// tried from inside a container and seen refused. Root only: dockerd needs root, and so does
+// tried from inside a container and seen refused. Pulls come from docker-registry on 127.0.0.1,
+// which both engines are told to reach over plain HTTP. Root only: dockerd needs root, and so does
 // this Podman on cgroup v1 (scripts/test runs this binary as root).
 
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "engine/engine_backend.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
+#include "support/registry_server.h"
 
 namespace paddock::testing {
 namespace {
@@ -33,6 +35,11 @@ constexpr const char* kImage = "localhost/paddock/python:bookworm";
 struct Engines {
   std::string dir;
   std::string error;
+  // A registry both engines may pull from over plain HTTP, with tests/support/oci_test_image.py's
+  // images pushed as Docker manifests.
+  int registry_port = -1;
+  std::unique_ptr<Server> registry;
+  std::string registry_error;
 };
 Engines* engines = nullptr;
 
@@ -46,6 +53,9 @@ void start_engines() {
   }
   char pattern[] = "/tmp/paddock-engines-XXXXXX";
   engines->dir = mkdtemp(pattern);
+  engines->registry_port = free_port();
+  setenv("PADDOCK_ENGINES_INSECURE_REGISTRY",
+         ("127.0.0.1:" + std::to_string(engines->registry_port)).c_str(), 1);
   ToolResult started = run_tool({source_dir() + "/scripts/engines", "start", engines->dir,
                                  std::string(layout) + "=" + kImage});
   if (started.status != 0) {
@@ -60,6 +70,28 @@ void start_engines() {
       }
     }
   }
+}
+
+// The registry for the pull tests, once: started on the port the engines were told about.
+void start_registry_once() {
+  if (engines->registry || !engines->registry_error.empty()) return;
+  std::string& error = engines->registry_error;
+  ToolResult layout =
+      run_tool({"/usr/bin/python3", source_dir() + "/tests/support/oci_test_image.py",
+                engines->dir + "/layout"});
+  if (layout.status != 0) {
+    error = "building the test image: " + layout.output;
+    return;
+  }
+  engines->registry = start_registry(engines->dir, "registry", engines->dir + "/registry", "",
+                                     engines->registry_port, error);
+  if (!engines->registry) return;
+  ToolResult pushed =
+      run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--authfile",
+                engines->dir + "/auth.json", "--all", "--format", "v2s2", "--dest-tls-verify=false",
+                "oci:" + engines->dir + "/layout:gzipped",
+                "docker://127.0.0.1:" + std::to_string(engines->registry_port) + "/test/tiny:1"});
+  if (pushed.status != 0) error = "skopeo copy: " + pushed.output;
 }
 
 class EngineTest : public ::testing::TestWithParam<std::string> {
@@ -266,6 +298,33 @@ TEST_P(EngineTest, WhatAKilledCommandLeavesBehindIsReaped) {
   (*session)->close();
 }
 
+// A missing image is pulled by the engine (POST /images/create), with progress, and is there
+// afterwards; one the registry lacks fails with the engine's reason, naming it.
+TEST_P(EngineTest, PullsAMissingImageWithProgress) {
+  start_registry_once();
+  ASSERT_EQ(engines->registry_error, "") << "the registry cannot run";
+  auto backend = engine::EngineBackend::connect(GetParam());
+  ASSERT_TRUE(backend) << backend.error().message;
+  std::string image = "127.0.0.1:" + std::to_string(engines->registry_port) + "/test/tiny:1";
+  auto before = (*backend)->has_image(image);
+  ASSERT_TRUE(before) << before.error().message;
+  EXPECT_FALSE(*before);
+  std::vector<std::string> progress;
+  auto pulled =
+      (*backend)->pull_image(image, [&](const std::string& line) { progress.push_back(line); });
+  ASSERT_TRUE(pulled) << pulled.error().message;
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress[0].rfind("pulling " + image + ": ", 0), 0u) << progress[0];
+  auto after = (*backend)->has_image(image);
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_TRUE(*after);
+  std::string absent = "127.0.0.1:" + std::to_string(engines->registry_port) + "/test/absent:1";
+  auto refused = (*backend)->pull_image(absent, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find(absent), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find(GetParam()), std::string::npos) << refused.error().message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),
                          [](const auto& engine) { return engine.param; });
 
@@ -274,6 +333,7 @@ class StopEngines : public ::testing::Environment {
  public:
   void TearDown() override {
     if (engines == nullptr || engines->dir.empty()) return;
+    engines->registry.reset();
     ToolResult stopped = run_tool({source_dir() + "/scripts/engines", "stop", engines->dir});
     EXPECT_EQ(stopped.status, 0) << stopped.output;
     EXPECT_FALSE(std::filesystem::exists(engines->dir)) << "the engines' state was left behind";

@@ -29,6 +29,7 @@
 #include "image_store.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
+#include "support/registry_server.h"
 
 extern char** environ;
 
@@ -46,32 +47,6 @@ int count_lines(const std::string& text) {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
-}
-
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-bool accepts_connections(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  close(fd);
-  return ok;
 }
 
 // What a test needs and cannot do without: the registry, skopeo and the helpers' tools.
@@ -93,39 +68,6 @@ std::string missing_tools() {
     return "python3-jwt and python3-cryptography are missing: run scripts/setup";
   }
   return "";
-}
-
-// `extra`: YAML appended right after http.addr (indented: more of http; not: a new section).
-std::string registry_config(const std::string& storage, int port, const std::string& extra) {
-  return "version: 0.1\n"
-         "log:\n  level: warn\n"
-         "storage:\n  filesystem:\n    rootdirectory: " +
-         storage +
-         "\n"
-         "http:\n  addr: 127.0.0.1:" +
-         std::to_string(port) + "\n" + extra;
-}
-
-// Starts docker-registry on a free port; empty unique_ptr and `error` set when it does not
-// come up.
-std::unique_ptr<Server> start_registry(const std::string& dir, const std::string& name,
-                                       const std::string& storage, const std::string& extra,
-                                       int& port, std::string& error) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    port = free_port();
-    std::string config = dir + "/" + name + ".yml";
-    write_text(config, registry_config(storage, port, extra));
-    auto server = std::make_unique<Server>(
-        std::vector<std::string>{"/usr/bin/docker-registry", "serve", config},
-        dir + "/" + name + ".log");
-    auto deadline = Clock::now() + std::chrono::seconds(15);
-    while (Clock::now() < deadline && server->running() && !accepts_connections(port)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (server->running() && accepts_connections(port)) return server;
-    error = "docker-registry did not start: " + server->log();
-  }
-  return nullptr;
 }
 
 struct Suite {

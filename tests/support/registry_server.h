@@ -1,0 +1,29 @@
+#pragma once
+
+// Debian's docker-registry (the distribution registry) on 127.0.0.1, for the tests that pull:
+// `paddock pull` (integration) and the engines' pulls (engine suite).
+
+#include <memory>
+#include <string>
+
+#include "support/helper_process.h"
+
+namespace paddock::testing {
+
+// A port nothing listens on now (the kernel's choice); a race with others is unlikely, not ruled
+// out, which is why start_registry tries three times.
+int free_port();
+bool accepts_connections(int port);
+
+// docker-registry's configuration. `extra`: YAML appended right after http.addr (indented:
+// more of http; not: a new section).
+std::string registry_config(const std::string& storage, int port, const std::string& extra);
+
+// Starts docker-registry with its configuration and log as DIR/NAME.yml and DIR/NAME.log, on
+// `port` if it is given (> 0), else on a free one it stores there; empty unique_ptr and `error`
+// set when it does not come up.
+std::unique_ptr<Server> start_registry(const std::string& dir, const std::string& name,
+                                       const std::string& storage, const std::string& extra,
+                                       int& port, std::string& error);
+
+}  // namespace paddock::testing
