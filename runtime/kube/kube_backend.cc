@@ -37,15 +37,18 @@ Result<std::unique_ptr<Backend>> KubeBackend::connect(
   }
   if (namespace_name) access->namespace_name = *namespace_name;
   KubeClient client(*access);
-  auto pods = client.request("GET", "/api/v1/namespaces/" + access->namespace_name +
-                                        "/pods?labelSelector=" + std::string(kPodLabel) + "%3D1");
-  if (!pods) return pods.error().context("the kubernetes backend");
-  json list = json::parse(pods->body, nullptr, false);
-  for (const auto& pod : list.value("items", json::array())) {
-    const json& metadata = pod.value("metadata", json::object());
-    if (!orphaned(metadata.value("labels", json::object()))) continue;
-    (void)client.request("DELETE", "/api/v1/namespaces/" + access->namespace_name + "/pods/" +
-                                       metadata.value("name", "") + "?gracePeriodSeconds=0");
+  // Pods first: a secret goes once nothing uses it.
+  for (const char* kind : {"pods", "secrets"}) {
+    std::string path = "/api/v1/namespaces/" + access->namespace_name + "/" + kind;
+    auto listed = client.request("GET", path + "?labelSelector=" + std::string(kPodLabel) + "%3D1");
+    if (!listed) return listed.error().context("the kubernetes backend");
+    json list = json::parse(listed->body, nullptr, false);
+    for (const auto& item : list.value("items", json::array())) {
+      const json& metadata = item.value("metadata", json::object());
+      if (!orphaned(metadata.value("labels", json::object()))) continue;
+      (void)client.request("DELETE",
+                           path + "/" + metadata.value("name", "") + "?gracePeriodSeconds=0");
+    }
   }
   return std::unique_ptr<Backend>(new KubeBackend(std::move(*access), options));
 }

@@ -69,6 +69,29 @@ std::string never_starts(const json& pod) {
 
 }  // namespace
 
+// Which paddock made an object (pod or secret), so that orphans are found by it.
+json owner_labels() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return {{kPodLabel, "1"},
+          {"io.paddock.host", std::string(host)},
+          {"io.paddock.pid", std::to_string(getpid())},
+          {"io.paddock.boot", engine::boot_id()}};
+}
+
+std::string secret_manifest(const SandboxSpec& spec, const std::string& name) {
+  json values = json::object();
+  for (const auto& entry : spec.env) {
+    values[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
+  }
+  return json{{"apiVersion", "v1"},
+              {"kind", "Secret"},
+              {"metadata", {{"name", name}, {"labels", owner_labels()}}},
+              {"type", "Opaque"},
+              {"stringData", values}}
+      .dump();
+}
+
 std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
                          const PodOptions& options) {
   const Limits& limits = spec.limits;
@@ -77,26 +100,20 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
     env.push_back(
         {{"name", entry.substr(0, entry.find('='))}, {"value", entry.substr(entry.find('=') + 1)}});
   }
+  // The sandbox's own variables (passed-through secrets among them) come from its Secret.
   for (const auto& entry : spec.env) {
-    env.push_back(
-        {{"name", entry.substr(0, entry.find('='))}, {"value", entry.substr(entry.find('=') + 1)}});
+    std::string variable = entry.substr(0, entry.find('='));
+    env.push_back({{"name", variable},
+                   {"valueFrom", {{"secretKeyRef", {{"name", name}, {"key", variable}}}}}});
   }
   json resources = {{"memory", std::to_string(limits.memory_bytes)}};
   if (limits.cpus) {
     resources["cpu"] = std::to_string(static_cast<long>(std::lround(*limits.cpus * 1000))) + "m";
   }
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
   json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},
-      {"metadata",
-       {{"name", name},
-        {"labels",
-         {{kPodLabel, "1"},
-          {"io.paddock.host", std::string(host)},
-          {"io.paddock.pid", std::to_string(getpid())},
-          {"io.paddock.boot", engine::boot_id()}}}}},
+      {"metadata", {{"name", name}, {"labels", owner_labels()}}},
       {"spec",
        {{"restartPolicy", "Never"},
         {"automountServiceAccountToken", false},
@@ -147,11 +164,22 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   }
   std::string name = "paddock-" + random_suffix();
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
+  if (!spec.env.empty()) {
+    auto secret =
+        pod->client_.request("POST", "/api/v1/namespaces/" + access.namespace_name + "/secrets",
+                             secret_manifest(spec, name));
+    if (!secret) {
+      pod->removed_ = true;
+      return secret.error().context("creating the sandbox's secret (its variables)");
+    }
+    pod->has_secret_ = true;
+  }
   auto created =
       pod->client_.request("POST", "/api/v1/namespaces/" + access.namespace_name + "/pods",
                            pod_manifest(spec, name, options));
   if (!created) {
     pod->removed_ = true;
+    pod->remove_secret();
     return created.error().context("creating the sandbox's pod");
   }
   auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -220,9 +248,18 @@ Result<engine::ExecOutcome> KubeExec::run(const engine::ExecCommand& command) {
 }
 
 void KubeExec::remove() {
-  if (removed_) return;
-  removed_ = true;
-  (void)client_.request("DELETE", pod_path() + "?gracePeriodSeconds=0");
+  if (!removed_) {
+    removed_ = true;
+    (void)client_.request("DELETE", pod_path() + "?gracePeriodSeconds=0");
+  }
+  remove_secret();
+}
+
+void KubeExec::remove_secret() {
+  if (!has_secret_) return;
+  has_secret_ = false;
+  (void)client_.request(
+      "DELETE", "/api/v1/namespaces/" + client_.access().namespace_name + "/secrets/" + name_);
 }
 
 }  // namespace paddock::kube

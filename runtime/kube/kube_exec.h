@@ -37,14 +37,20 @@ class KubeExec final : public engine::ExecTransport {
   KubeExec(const ClusterAccess& access, std::string name)
       : client_(access), name_(std::move(name)) {}
   std::string pod_path() const;
+  void remove_secret();
 
   KubeClient client_;
   std::string name_;
   bool removed_ = false;
+  bool has_secret_ = false;
 };
 
-// The Pod object for `spec` named `name` (pure; the unit tests read it).
+// The Pod object for `spec` named `name` (pure; the unit tests read it). The sandbox's own
+// variables (spec.env: the policy's and the passed-through ones) are not in it: they are in a
+// Secret of the same name (secret_manifest), which the pod takes them from, so that their
+// values are not shown to whoever may read pods; it goes with the pod.
 std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
                          const PodOptions& options = {});
+std::string secret_manifest(const SandboxSpec& spec, const std::string& name);
 
 }  // namespace paddock::kube

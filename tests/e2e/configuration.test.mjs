@@ -12,6 +12,7 @@ import test from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PADDOCK_BIN } from './support/config.mjs';
+import { kubeGet } from './support/kube.mjs';
 import { describe } from './support/server.mjs';
 
 const BACKEND = process.env.PADDOCK_BACKEND || 'native';
@@ -65,6 +66,20 @@ test('only the variables named by --pass-through-env reach code, and their value
   assert.equal(inSession.structuredContent.stdout, 'True False\n', describe(inSession));
   const read = await second.client.callTool({ name: 'read_file', arguments: { session_id, path: 'leak.txt' } });
   assert.ok(!JSON.stringify(read).includes('other-4242'), `read_file masks it too: ${describe(read)}`);
+
+  // In a cluster, whoever may read pods does not see the value: the pod takes it from the
+  // sandbox's Secret, which goes when the session closes.
+  if (BACKEND === 'kubernetes') {
+    const pods = kubeGet('pods?labelSelector=io.paddock.sandbox%3D1');
+    const ours = (pods?.items || []).filter((pod) => pod.spec.containers[0].env.some((v) => v.name === 'E2E_OTHER'));
+    assert.equal(ours.length, 1, 'the session has one pod');
+    assert.ok(!JSON.stringify(ours).includes('other-4242'), `the pod object holds no passed-through value: ${JSON.stringify(ours[0].spec.containers[0].env)}`);
+    const name = ours[0].metadata.name;
+    assert.ok(kubeGet(`secrets/${name}`)?.data?.E2E_OTHER, 'the value is in the sandbox\'s Secret');
+    await second.client.callTool({ name: 'close_session', arguments: { session_id } });
+    assert.equal(kubeGet(`secrets/${name}`)?.code, 404, 'the Secret went with the session');
+    assert.equal(kubeGet(`pods/${name}`)?.code, 404, 'and so did the pod');
+  }
 });
 
 test('limits from the environment are enforced, and a flag wins over its variable', { timeout: 120000 }, async (t) => {

@@ -2,14 +2,20 @@
 // kube_api_server.py): TLS with the server's own CA, a bearer token, the WebSocket upgrade and
 // the v5 channel protocol, stdin closed, and the exit code from the status channel.
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "core/base64.h"
+#include "engine/container_config.h"
 #include "kube/exec_channels.h"
+#include "kube/kube_backend.h"
 #include "kube/websocket_client.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
@@ -121,6 +127,58 @@ TEST_F(KubeExec, AWrongTokenOrAMissingPodIsRefusedWithTheApisMessage) {
   untrusted.ca_pem.clear();
   EXPECT_FALSE(kube::WebSocketConnection::open(
       untrusted, "/api/v1/namespaces/default/pods/p1/exec?command=true", kube::kChannelProtocols));
+}
+
+// What a paddock that died left in the cluster (a pod, the secret with its variables) is deleted
+// when the next one connects; a live paddock's objects are left alone.
+TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  auto labels = [&](pid_t pid) {
+    return R"({"io.paddock.sandbox":"1","io.paddock.host":")" + std::string(host) +
+           R"(","io.paddock.pid":")" + std::to_string(pid) + R"(","io.paddock.boot":")" +
+           engine::boot_id() + R"("})";
+  };
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  for (const auto& [name, pid] :
+       {std::pair{std::string("dead"), dead}, std::pair{std::string("alive"), getpid()}}) {
+    ASSERT_EQ(api("POST", "/api/v1/namespaces/default/secrets",
+                  R"({"metadata":{"name":")" + name + R"(","labels":)" + labels(pid) +
+                      R"(},"stringData":{"K":"v"}})")
+                  .status,
+              0);
+    ASSERT_EQ(api("POST", "/api/v1/namespaces/default/pods",
+                  R"({"metadata":{"name":")" + name + R"(","labels":)" + labels(pid) +
+                      R"(},"spec":{"containers":[{"name":"sandbox","image":"img",)"
+                      R"("command":["sleep","infinity"]}]}})")
+                  .status,
+              0);
+  }
+  std::string kubeconfig = dir_ + "/kubeconfig";
+  std::ofstream(kubeconfig) << nlohmann::json{
+      {"apiVersion", "v1"},
+      {"kind", "Config"},
+      {"current-context", "test"},
+      {"clusters",
+       {{{"name", "test"},
+         {"cluster",
+          {{"server", access_.server},
+           {"certificate-authority-data", base64_encode(access_.ca_pem)}}}}}},
+      {"contexts",
+       {{{"name", "test"},
+         {"context", {{"cluster", "test"}, {"user", "test"}, {"namespace", "default"}}}}}},
+      {"users", {{{"name", "test"}, {"user", {{"token", access_.token}}}}}}};
+  setenv("KUBECONFIG", kubeconfig.c_str(), 1);
+  auto backend = kube::KubeBackend::connect();
+  unsetenv("KUBECONFIG");
+  ASSERT_TRUE(backend) << backend.error().message;
+  for (const char* kind : {"pods", "secrets"}) {
+    std::string base = std::string("/api/v1/namespaces/default/") + kind;
+    EXPECT_NE(api("GET", base + "/dead").output.find("NotFound"), std::string::npos) << kind;
+    EXPECT_EQ(api("GET", base + "/alive").output.find("NotFound"), std::string::npos) << kind;
+  }
 }
 
 }  // namespace

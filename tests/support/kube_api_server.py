@@ -7,11 +7,16 @@ faithful to the API documentation, over HTTPS with bearer-token auth, on one por
   GET    /api/v1/namespaces/NS/pods/NAME            read (status.phase, conditions,
                                                     containerStatuses[].state)
   DELETE /api/v1/namespaces/NS/pods/NAME            delete (its processes are killed)
+  POST, GET (list, one), DELETE /api/v1/namespaces/NS/secrets[/NAME]   Secrets (data in base64,
+                                                    stringData written into data on create)
   GET    /api/v1/namespaces/NS/pods/NAME/log        the first container's output
   GET    /api/v1/namespaces/NS/pods/NAME/exec?command=...&stdout=true&stderr=true[&stdin=true]
          WebSocket, subprotocol v5.channel.k8s.io or v4.channel.k8s.io: binary messages whose
          first byte is the channel (0 stdin, 1 stdout, 2 stderr, 3 status, 4 resize; v5: 255 =
          close), and a metav1.Status on channel 3 when the command ends.
+
+A container's env may take values from Secrets (valueFrom.secretKeyRef); a missing Secret or
+key leaves the pod waiting with CreateContainerConfigError, as a kubelet does.
 
 A pod "runs" on this host: its container's command starts in bubblewrap as PID 1 of a user and
 PID namespace of its own, with the pod's own directories as /work and /tmp; each exec joins
@@ -27,6 +32,7 @@ Usage: kube_api_server.py CERT KEY TOKEN PORT_FILE   (writes the port it listens
 
 import asyncio
 import base64
+import fcntl
 import hashlib
 import json
 import os
@@ -39,10 +45,13 @@ import tempfile
 import time
 import urllib.parse
 
+NS_GET_USERNS = 0xB701  # ioctl on a namespace: an fd of the user namespace that owns it
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 PODS = {}  # (namespace, name) -> {"object": pod, "dir": str, "created": float, "procs": set,
-          #                      "container": Popen or None, "child": its pid or None}
+          #                      "container": Popen or None, "child": its pid or None,
+          #                      "env": the container's variables, "config_error": str or None}
+SECRETS = {}  # (namespace, name) -> the Secret object
 TOKEN = ""
 BWRAP = "/usr/bin/bwrap"
 
@@ -72,6 +81,10 @@ def pod_state(entry):
         pod["status"] = {"phase": "Pending", "conditions": [
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
              "message": "0/1 nodes are available: 1 Insufficient cpu."}]}
+    elif entry["config_error"]:
+        pod["status"] = {"phase": "Pending", "containerStatuses": [
+            {"name": name, "ready": False, "state": {"waiting": {
+                "reason": "CreateContainerConfigError", "message": entry["config_error"]}}}]}
     elif "missing" in image and pod["spec"]["containers"][0].get("imagePullPolicy") == "Never":
         pod["status"] = {"phase": "Pending", "containerStatuses": [
             {"name": name, "ready": False, "state": {"waiting": {
@@ -101,8 +114,56 @@ def matches(pod, selector):
     return True
 
 
+def container_environment(namespace, container):
+    """The container's variables, those from Secrets resolved; or an error as a kubelet says it."""
+    environment = {}
+    for item in container.get("env", []):
+        reference = item.get("valueFrom", {}).get("secretKeyRef")
+        if reference is None:
+            environment[item["name"]] = item.get("value", "")
+            continue
+        secret = SECRETS.get((namespace, reference.get("name", "")))
+        if secret is None:
+            return None, f'secret "{reference.get("name", "")}" not found'
+        if reference.get("key") not in secret.get("data", {}):
+            return None, f"couldn't find key {reference.get('key')} in Secret {namespace}/{reference.get('name')}"
+        environment[item["name"]] = base64.b64decode(secret["data"][reference["key"]]).decode()
+    environment.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return environment, None
+
+
+def secrets(method, namespace, name, query, body):
+    if name is None and method == "POST":
+        secret = json.loads(body or b"{}")
+        name = secret.get("metadata", {}).get("name", "")
+        if not name:
+            return answer(422, status(422, "Invalid", "Secret is invalid: metadata.name"))
+        if (namespace, name) in SECRETS:
+            return answer(409, status(409, "AlreadyExists", f'secrets "{name}" already exists'))
+        data = secret.setdefault("data", {})
+        for key, value in secret.pop("stringData", {}).items():
+            data[key] = base64.b64encode(value.encode()).decode()
+        secret["metadata"]["namespace"] = namespace
+        SECRETS[(namespace, name)] = secret
+        return answer(201, secret)
+    if name is None and method == "GET":
+        selector = query.get("labelSelector", [""])[0]
+        items = [secret for (ns, _), secret in SECRETS.items()
+                 if ns == namespace and matches(secret, selector)]
+        return answer(200, {"kind": "SecretList", "apiVersion": "v1", "items": items})
+    if name is not None and (namespace, name) not in SECRETS:
+        return answer(404, status(404, "NotFound", f'secrets "{name}" not found'))
+    if name is not None and method == "GET":
+        return answer(200, SECRETS[(namespace, name)])
+    if name is not None and method == "DELETE":
+        return answer(200, SECRETS.pop((namespace, name)))
+    return answer(405, status(405, "MethodNotAllowed", method))
+
+
 def rest(method, path, query, body):
     parts = path.strip("/").split("/")
+    if len(parts) in (5, 6) and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "secrets":
+        return secrets(method, parts[3], parts[5] if len(parts) == 6 else None, query, body)
     if len(parts) < 5 or parts[:3] != ["api", "v1", "namespaces"] or parts[4] != "pods":
         return answer(404, status(404, "NotFound", f"the server could not find {path}"))
     namespace = parts[3]
@@ -122,10 +183,12 @@ def rest(method, path, query, body):
             pod["metadata"].setdefault("annotations", {})["paddock.test/host-directory"] = directory
             os.mkdir(os.path.join(directory, "work"))
             os.mkdir(os.path.join(directory, "tmp"))
+            environment, config_error = container_environment(namespace, pod["spec"]["containers"][0])
             entry = {"object": pod, "dir": directory, "created": time.time(), "procs": set(),
-                     "container": None, "child": None}
+                     "container": None, "child": None, "env": environment,
+                     "config_error": config_error}
             PODS[(namespace, name)] = entry
-            if pod_state(entry)["status"].get("conditions") is None and \
+            if pod_state(entry)["status"].get("conditions") is None and not config_error and \
                     "missing" not in pod["spec"]["containers"][0].get("image", ""):
                 start_container(entry)
             return answer(201, pod_state(entry))
@@ -152,16 +215,12 @@ def rest(method, path, query, body):
                 pass
         if entry["container"] is not None:
             entry["container"].wait()
+        if "owner_ns" in entry:
+            os.close(entry["owner_ns"])
         del PODS[(namespace, name)]
         shutil.rmtree(entry["dir"], ignore_errors=True)
         return answer(200, entry["object"])
     return answer(405, status(405, "MethodNotAllowed", method))
-
-
-def container_environment(container):
-    environment = {item["name"]: item.get("value", "") for item in container.get("env", [])}
-    environment.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    return environment
 
 
 def start_container(entry):
@@ -179,7 +238,7 @@ def start_container(entry):
          "--ro-bind", "/", "/", "--bind", os.path.join(entry["dir"], "work"), "/work",
          "--bind", os.path.join(entry["dir"], "tmp"), "/tmp", "--dev", "/dev", "--proc", "/proc",
          "--die-with-parent", "--chdir", container.get("workingDir", "/work"), "--clearenv",
-         *[arg for name, value in container_environment(container).items()
+         *[arg for name, value in entry["env"].items()
            for arg in ("--setenv", name, value)],
          "--", *container.get("command", ["sleep", "infinity"])],
         pass_fds=(info_write,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -199,6 +258,19 @@ def start_container(entry):
             break
         time.sleep(0.005)
     entry["child"] = child
+    # The user namespace that owns the container's PID namespace: an exec must hold it to join.
+    # As root it is this server's own; bubblewrap run by anyone else nests the container's user
+    # namespace in one of its own, which owns the rest.
+    pid_ns = os.open(f"/proc/{child}/ns/pid", os.O_RDONLY)
+    owner = fcntl.ioctl(pid_ns, NS_GET_USERNS)
+    os.close(pid_ns)
+    owner_id = os.fstat(owner).st_ino
+    if owner_id == os.stat("/proc/self/ns/user").st_ino:
+        os.close(owner)
+    else:
+        entry["owner_ns"] = owner
+    # The container's own user namespace, when it is not that one: joined second, from inside.
+    entry["user_ns"] = os.stat(f"/proc/{child}/ns/user").st_ino != owner_id
 
 
 def ws_frame(opcode, payload):
@@ -239,19 +311,23 @@ async def run_exec(reader, writer, entry, query, v5):
     if pod_state(entry)["status"]["phase"] != "Running":
         await send(3, json.dumps(status(400, "BadRequest", "pod is not running")).encode())
         return
-    # nsenter joins the container's user, PID and mount namespaces and its root (the mount
-    # namespace alone would leave the host's root), keeping the identity the user namespace maps
-    # to the container's user. Its argv[0] names the pod's directory, so that tests
-    # find the exec's processes below it (see paddock.test/host-directory).
+    # nsenter joins the container's PID and mount namespaces and its root (the mount namespace
+    # alone would leave the host's root), then, from inside, its user namespace, keeping the
+    # identity that namespace maps to the container's user. The first one's argv[0] names the
+    # pod's directory, so that tests find the exec's processes below it (see
+    # paddock.test/host-directory).
     container = entry["object"]["spec"]["containers"][0]
-    environment = container_environment(container)
+    owner = entry.get("owner_ns")
     process = await asyncio.create_subprocess_exec(
-        f"nsenter:{entry['dir']}", "--target", str(entry["child"]), "--user", "--pid", "--mount",
-        "--root", "--preserve-credentials", "--",
+        f"nsenter:{entry['dir']}", *([f"--user=/proc/self/fd/{owner}"] if owner else []),
+        "--target", str(entry["child"]), "--pid", "--mount", "--root", "--preserve-credentials",
+        "--", *(["/usr/bin/nsenter", "--target", "1", "--user", "--preserve-credentials", "--"]
+               if entry["user_ns"] else []),
         # env, not nsenter's --wd, which opens the directory before it joins.
         "/usr/bin/env", "-i", "-C", container.get("workingDir", "/work"),
-        *[f"{name}={value}" for name, value in environment.items()],
+        *[f"{name}={value}" for name, value in entry["env"].items()],
         *query.get("command", []), executable="/usr/bin/nsenter",
+        pass_fds=(owner,) if owner else (),
         # Without stdin=true the command's stdin is empty, as in a container.
         stdin=asyncio.subprocess.PIPE if query.get("stdin") == ["true"] else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)

@@ -170,5 +170,31 @@ TEST(PodManifest, RestrictedAndItsPullPolicyFollowsThePullSetting) {
   EXPECT_EQ(never["spec"]["containers"][0]["imagePullPolicy"], "Never");
 }
 
+// The sandbox's own variables are in its Secret, and the pod takes them from there: whoever may
+// read pods does not see a passed-through token.
+TEST(PodManifest, TheSandboxsVariablesComeFromItsSecret) {
+  SandboxSpec spec;
+  spec.image = "python:3.12";
+  spec.env = {"API_TOKEN=tok-5e1f2a", "MPLBACKEND=Agg"};
+  std::string pod_text = pod_manifest(spec, "paddock-x");
+  EXPECT_EQ(pod_text.find("tok-5e1f2a"), std::string::npos) << pod_text;
+  auto pod = nlohmann::json::parse(pod_text);
+  bool found = false;
+  for (const auto& variable : pod["spec"]["containers"][0]["env"]) {
+    if (variable["name"] != "API_TOKEN") continue;
+    found = true;
+    EXPECT_FALSE(variable.contains("value"));
+    EXPECT_EQ(variable["valueFrom"]["secretKeyRef"]["name"], "paddock-x");
+    EXPECT_EQ(variable["valueFrom"]["secretKeyRef"]["key"], "API_TOKEN");
+  }
+  EXPECT_TRUE(found);
+  auto secret = nlohmann::json::parse(secret_manifest(spec, "paddock-x"));
+  EXPECT_EQ(secret["kind"], "Secret");
+  EXPECT_EQ(secret["metadata"]["name"], "paddock-x");
+  EXPECT_EQ(secret["metadata"]["labels"]["io.paddock.sandbox"], "1");
+  EXPECT_EQ(secret["stringData"]["API_TOKEN"], "tok-5e1f2a");
+  EXPECT_EQ(secret["stringData"]["MPLBACKEND"], "Agg");
+}
+
 }  // namespace
 }  // namespace paddock::kube

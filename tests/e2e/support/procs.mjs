@@ -2,6 +2,7 @@
 // a process seen earlier (pid + start time, so a reused pid does not count) still exists.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { kubeGet } from './kube.mjs';
 import { sleep } from './server.mjs';
 
 function readProc(pid) {
@@ -77,31 +78,16 @@ function containerProcesses(ownerPid, table) {
 }
 
 // With the kubernetes backend against the test API server (tests/support/kube_api_server.py),
-// a pod's processes are that server's bubblewrap children in the pod's host directory, and
-// everything below them.
+// a pod's processes are its execs: the nsenter whose command line names the pod's host directory
+// and everything below it. The container's keeper (`sleep` under bubblewrap) is left out, as a
+// real cluster's is not on this host: it goes when the pod is deleted, which the cluster does in
+// its own time.
 function podProcesses(ownerPid, table, children) {
-  if (process.env.PADDOCK_BACKEND !== 'kubernetes' || !process.env.KUBECONFIG) return [];
-  const config = fs.readFileSync(process.env.KUBECONFIG.split(':')[0], 'utf8');
-  const server = /server:\s*(\S+)/.exec(config)?.[1];
-  const ca = /certificate-authority-data:\s*(\S+)/.exec(config)?.[1];
-  const token = /token:\s*(\S+)/.exec(config)?.[1]?.replace(/[}]$/, '');
-  const namespace = /namespace:\s*([\w-]+)/.exec(config)?.[1] || 'default';
-  if (!server || !ca || !token) return [];
-  const caFile = `/tmp/paddock-e2e-ca-${process.pid}.pem`;
-  fs.writeFileSync(caFile, Buffer.from(ca, 'base64'));
-  let directories = [];
-  try {
-    const listed = execFileSync('curl', ['-s', '--cacert', caFile, '-H', `Authorization: Bearer ${token}`,
-      `${server}/api/v1/namespaces/${namespace}/pods?labelSelector=io.paddock.pid%3D${ownerPid}`],
-    { encoding: 'utf8' });
-    directories = JSON.parse(listed).items.map((pod) => pod.metadata.annotations?.['paddock.test/host-directory']).filter(Boolean);
-  } catch {
-    return [];
-  } finally {
-    fs.rmSync(caFile, { force: true });
-  }
+  const listed = kubeGet(`pods?labelSelector=io.paddock.pid%3D${ownerPid}`);
+  if (!listed) return [];
+  const directories = (listed.items || []).map((pod) => pod.metadata.annotations?.['paddock.test/host-directory']).filter(Boolean);
   const out = [];
-  const queue = [...table.values()].filter((p) => directories.some((d) => p.cmdline.includes(d)));
+  const queue = [...table.values()].filter((p) => p.cmdline.startsWith('nsenter:') && directories.some((d) => p.cmdline.includes(d)));
   while (queue.length) {
     const p = queue.shift();
     if (p.state !== 'Z') out.push(p);
