@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import test from 'node:test';
 import { connectSdk1, finishClient } from './support/clients.mjs';
-import { descendants, describeProcs, isUserCode, waitForDescendants, waitGone } from './support/procs.mjs';
+import { descendants, describeProcs, isUserCode, podsOf, waitForDescendants, waitGone } from './support/procs.mjs';
 import { describe, sleep } from './support/server.mjs';
 
 const key = (p) => `${p.pid}/${p.starttime}`;
@@ -34,6 +34,13 @@ test('cancelling a 60 s run leaves no process of it behind', { timeout: 60000 },
   assert.ok(cancelled, 'the client sent notifications/cancelled');
   const left = await waitGone(procs, 2000);
   assert.deepEqual(left, [], `2 s after notifications/cancelled these are still running:\n  ${describeProcs(left)}`);
+  // In a cluster the run's pod goes too (its keeper is the cluster's, not counted above).
+  let pods = podsOf(server.pid);
+  for (let i = 0; i < 50 && pods.length > 0; i++) {
+    await sleep(100);
+    pods = podsOf(server.pid);
+  }
+  assert.deepEqual(pods, [], '5 s after notifications/cancelled the run\'s pod is still there');
   // The server stays usable and does not answer the cancelled request late.
   const after = await client.callTool({ name: 'execute_code', arguments: { code: 'print("after")' } });
   assert.equal(after.structuredContent?.stdout, 'after\n', describe(after));

@@ -96,6 +96,13 @@ function podProcesses(ownerPid, table, children) {
   return out;
 }
 
+// The names of the pods a server (by pid) has in the cluster, with the kubernetes backend; [] with
+// any other.
+export function podsOf(ownerPid) {
+  const listed = kubeGet(`pods?labelSelector=io.paddock.pid%3D${ownerPid}`);
+  return (listed?.items || []).map((pod) => pod.metadata.name);
+}
+
 // Every live process whose parent chain leads to `rootPid` (not rootPid itself), and with a
 // container backend every process of its containers or pods; zombies left out.
 export function descendants(rootPid) {
