@@ -57,10 +57,20 @@ json language_list(const ServerState& state) {
   return languages;
 }
 
+json limits_summary(const ServerState& state, const Limits& limits, NetworkMode network) {
+  return {{"timeout_seconds", std::min(limits.wall_seconds, state.options.max_timeout_seconds)},
+          {"memory_bytes", limits.memory_bytes},
+          {"pids", limits.pids},
+          {"output_bytes", limits.output_bytes},
+          {"work_dir_bytes", limits.work_bytes},
+          {"network", to_string(network)}};
+}
+
 json language_details(ServerState& state, const LanguagePolicy& policy) {
   SandboxSpec defaults;
   policy.limits.apply_to(defaults.limits);
-  const Limits& limits = defaults.limits;
+  json limits = limits_summary(state, defaults.limits, policy.run_network);
+  limits["tmp_bytes"] = defaults.limits.tmp_bytes;
   return {{"name", policy.name},
           {"aliases", policy.aliases},
           {"description", policy.description},
@@ -71,14 +81,7 @@ json language_details(ServerState& state, const LanguagePolicy& policy) {
           {"libraries_supported", !policy.install.empty()},
           {"compiled", !policy.compile.empty()},
           {"example", policy.example},
-          {"limits",
-           {{"timeout_seconds", std::min(limits.wall_seconds, state.options.max_timeout_seconds)},
-            {"memory_bytes", limits.memory_bytes},
-            {"pids", limits.pids},
-            {"output_bytes", limits.output_bytes},
-            {"work_dir_bytes", limits.work_bytes},
-            {"tmp_bytes", limits.tmp_bytes},
-            {"network", to_string(policy.run_network)}}}};
+          {"limits", std::move(limits)}};
 }
 
 }  // namespace paddock::mcp

@@ -12,5 +12,8 @@ namespace paddock::mcp {
 json language_list(const ServerState& state);
 // The toolchain version is asked once per language, in a sandbox, and remembered.
 json language_details(ServerState& state, const LanguagePolicy& policy);
+// The limits a language's runs get, as both get_language_details and get_session show them:
+// the timeout capped by --max-timeout, memory, pids, output, work directory and network.
+json limits_summary(const ServerState& state, const Limits& limits, NetworkMode network);
 
 }  // namespace paddock::mcp

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "content.h"
+#include "language_catalog.h"
 #include "server_state.h"
 #include "tools/tool_schema.h"
 #include "tools/tools.h"
@@ -63,7 +64,8 @@ class GetSession final : public Tool {
     double age =
         std::chrono::duration<double>(std::chrono::system_clock::now() - session.created_at)
             .count();
-    const Limits& limits = session.limits;
+    json limits = limits_summary(context.state, session.limits, session.policy->run_network);
+    limits["cpus"] = session.limits.cpus ? json(*session.limits.cpus) : json(nullptr);
     json structured = {{"session_id", id},
                        {"language", session.policy->name},
                        {"created_at", session.created_at_utc()},
@@ -74,15 +76,7 @@ class GetSession final : public Tool {
                        {"disk_used_bytes", usage->disk_bytes},
                        {"processes", usage->processes},
                        {"backend", std::string(context.state.backend->name())},
-                       {"limits",
-                        {{"memory_bytes", limits.memory_bytes},
-                         {"pids", limits.pids},
-                         {"cpus", limits.cpus ? json(*limits.cpus) : json(nullptr)},
-                         {"timeout_seconds",
-                          std::min(limits.wall_seconds, context.state.options.max_timeout_seconds)},
-                         {"output_bytes", limits.output_bytes},
-                         {"work_dir_bytes", limits.work_bytes},
-                         {"network", to_string(session.policy->run_network)}}}};
+                       {"limits", std::move(limits)}};
     ToolResult result;
     result.content.push_back(
         text_block("session " + id + " (" + session.policy->name +

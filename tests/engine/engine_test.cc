@@ -102,6 +102,16 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override { ASSERT_EQ(engines->error, "") << "the engines cannot run"; }
 
   std::string socket() const { return engines->dir + "/" + GetParam() + ".sock"; }
+  // A session of this engine on the python image.
+  void open_python_session(std::unique_ptr<Session>& session) {
+    auto backend = engine::EngineBackend::connect(GetParam());
+    ASSERT_TRUE(backend) << backend.error().message;
+    SandboxSpec spec;
+    ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
+    auto opened = (*backend)->open_session(spec);
+    ASSERT_TRUE(opened) << opened.error().message;
+    session = std::move(*opened);
+  }
   CliResult paddock(std::vector<std::string> args) {
     args.insert(args.begin() + 1, {"--backend", GetParam(), "--image", kImage});
     return run_cli(args);
@@ -195,38 +205,34 @@ TEST_P(EngineTest, AnUnreachableEngineIsOneClearLine) {
 // A session through the Backend interface, as the MCP server uses it: files stay, processes
 // do not, and closing removes the container.
 TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
-  auto backend = engine::EngineBackend::connect(GetParam());
-  ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec;
-  ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
-  auto session = (*backend)->open_session(spec);
-  ASSERT_TRUE(session) << session.error().message;
+  std::unique_ptr<Session> session;
+  ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   std::string big(300000, 'b');  // more than one write exec
-  ASSERT_TRUE((*session)->write_file("dir/big.txt", big));
+  ASSERT_TRUE(session->write_file("dir/big.txt", big));
   RecordingObserver observer;
   ExecRequest start;
   start.argv = {"sh", "-c", "sleep 300 & echo started; wc -c < dir/big.txt"};
-  auto started = (*session)->exec(start, observer);
+  auto started = session->exec(start, observer);
   ASSERT_TRUE(started) << started.error().message;
   EXPECT_EQ(started->stdout_data.data, "started\n300000\n");
   ExecRequest look;
   look.argv = {"sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"};
-  auto looked = (*session)->exec(look, observer);
+  auto looked = session->exec(look, observer);
   ASSERT_TRUE(looked);
   EXPECT_EQ(looked->stdout_data.data.find("sleep 300"), std::string::npos)
       << looked->stdout_data.data;
-  auto read = (*session)->read_file("dir/big.txt", 10);
+  auto read = session->read_file("dir/big.txt", 10);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(read->data, "bbbbbbbbbb");
   EXPECT_EQ(read->size, 300000u);
-  auto listed = (*session)->list_files("dir", 10);
+  auto listed = session->list_files("dir", 10);
   ASSERT_TRUE(listed);
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].name, "big.txt");
   EXPECT_EQ((*listed)[0].type, "file");
-  EXPECT_FALSE((*session)->read_file("missing.txt", 10));
+  EXPECT_FALSE(session->read_file("missing.txt", 10));
   EXPECT_EQ(sandbox_containers().size(), 1u);
-  (*session)->close();
+  session->close();
   EXPECT_TRUE(sandbox_containers().empty());
 }
 
@@ -234,20 +240,16 @@ TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
 // counts the command's processes but not paddock's own (the keeper, the counting helper), and
 // measures the work directory's tmpfs.
 TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
-  auto backend = engine::EngineBackend::connect(GetParam());
-  ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec;
-  ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
-  auto session = (*backend)->open_session(spec);
-  ASSERT_TRUE(session) << session.error().message;
-  auto fresh = (*session)->usage();
+  std::unique_ptr<Session> session;
+  ASSERT_NO_FATAL_FAILURE(open_python_session(session));
+  auto fresh = session->usage();
   ASSERT_TRUE(fresh) << fresh.error().message;
   EXPECT_EQ(fresh->processes, 0u);
   RecordingObserver observer;
   ExecRequest request;
   request.argv = {"sh", "-c", "head -c 3000000 /dev/zero > big; sleep 5 & sleep 5 & wait"};
   std::thread command([&] {
-    auto result = (*session)->exec(request, observer);
+    auto result = session->exec(request, observer);
     EXPECT_TRUE(result) << result.error().message;
   });
   std::uint32_t most = 0;
@@ -255,7 +257,7 @@ TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
   auto deadline = Clock::now() + std::chrono::seconds(4);
   while (most < 3 && Clock::now() < deadline) {
     auto asked = Clock::now();
-    auto usage = (*session)->usage();
+    auto usage = session->usage();
     slowest = std::max(slowest, Clock::now() - asked);
     ASSERT_TRUE(usage) << usage.error().message;
     most = std::max(most, usage->processes);
@@ -263,39 +265,35 @@ TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
   command.join();
   EXPECT_GE(most, 3u);
   EXPECT_LT(slowest, std::chrono::seconds(3));
-  auto after = (*session)->usage();
+  auto after = session->usage();
   ASSERT_TRUE(after) << after.error().message;
   EXPECT_EQ(after->processes, 0u);
   EXPECT_GE(after->disk_bytes, fresh->disk_bytes + 2'900'000);
-  (*session)->close();
-  EXPECT_FALSE((*session)->usage());
+  session->close();
+  EXPECT_FALSE(session->usage());
 }
 
 // What a killed command leaves behind is reaped: no zombie keeps a slot of the pids limit.
 TEST_P(EngineTest, WhatAKilledCommandLeavesBehindIsReaped) {
-  auto backend = engine::EngineBackend::connect(GetParam());
-  ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec;
-  ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
-  auto session = (*backend)->open_session(spec);
-  ASSERT_TRUE(session) << session.error().message;
+  std::unique_ptr<Session> session;
+  ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   RecordingObserver observer;
   ExecRequest request;
   request.argv = {"sh", "-c", "for i in 1 2 3 4 5 6; do sh -c 'sleep 60 & sleep 60' & done; wait"};
   request.wall_seconds = 1;
   for (int round = 0; round < 3; ++round) {
-    auto result = (*session)->exec(request, observer);
+    auto result = session->exec(request, observer);
     ASSERT_TRUE(result) << result.error().message;
     EXPECT_EQ(result->outcome, Outcome::kTimedOut);
   }
-  auto usage = (*session)->usage();
+  auto usage = session->usage();
   for (int i = 0; i < 20 && usage && usage->processes != 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    usage = (*session)->usage();
+    usage = session->usage();
   }
   ASSERT_TRUE(usage) << usage.error().message;
   EXPECT_EQ(usage->processes, 0u) << "zombies left by killed commands";
-  (*session)->close();
+  session->close();
 }
 
 // A missing image is pulled by the engine (POST /images/create), with progress, and is there
