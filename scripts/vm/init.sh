@@ -20,6 +20,9 @@ TESTER_CG=$CGROOT/tester
 CONTROLLERS="memory pids cpu"
 # Outer bound on one paddock command, so that a hang costs one FAIL and not the whole VM run.
 GUARD_SECONDS=120
+# The console gets a "VMBEAT" line this often: scripts/vm-test tells a frozen VM (no heartbeat)
+# from a stuck command (heartbeats go on, and the guard reports it) by it.
+HEARTBEAT_SECONDS=10
 
 # --- reporting -----------------------------------------------------------------------------
 
@@ -68,6 +71,51 @@ num() {
 
 # --- running paddock -----------------------------------------------------------------------
 
+# guarded COMMAND...: runs COMMAND (in the background, so stdin is /dev/null) under the guard.
+# Still running after GUARD_SECONDS, it is stuck: what every process is doing goes to the
+# console first, so that a hang can be diagnosed from the log alone, then COMMAND gets TERM,
+# and KILL 10 s later for a process that no longer handles TERM.
+guarded() {
+  "$@" &
+  guarded_pid=$!
+  stop_when_stuck "$guarded_pid" &
+  watcher=$!
+  guarded_status=0
+  wait "$guarded_pid" || guarded_status=$?
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  return "$guarded_status"
+}
+
+# stop_when_stuck PID: the guard's watcher (see guarded); TERM ends it and its sleep.
+stop_when_stuck() {
+  sleep "$GUARD_SECONDS" &
+  nap=$!
+  trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+  wait "$nap" || true
+  trap - TERM
+  kill -0 "$1" 2>/dev/null || exit 0
+  echo "VMINFO $ROLE stuck after ${GUARD_SECONDS} s: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+  show_processes
+  kill -TERM "$1" 2>/dev/null || true
+  sleep 10
+  if kill -KILL "$1" 2>/dev/null; then echo "VMINFO $ROLE stuck: TERM did not end it, KILL sent"; fi
+}
+
+# One VMINFO line per process but kernel threads: pid, parent, state, the kernel function it
+# waits in, command.
+show_processes() {
+  for dir in /proc/[0-9]*; do
+    stat=$(cat "$dir/stat" 2>/dev/null) || continue
+    # The fields after "(comm)": state, then ppid.
+    # shellcheck disable=SC2086 # split into fields on purpose
+    set -- ${stat##*) }
+    if [ "$2" = 2 ] || [ "$dir" = /proc/2 ]; then continue; fi
+    echo "VMINFO   ${dir#/proc/} ppid=$2 state=$1 wchan=$(cat "$dir/wchan" 2>/dev/null || echo ?)" \
+      "$(tr '\0' ' ' <"$dir/cmdline" 2>/dev/null | cut -c 1-160)"
+  done
+}
+
 scope_count=0
 
 # Runs "$@" (a paddock command) under the guard timeout. With $SCOPES set, it runs as the only
@@ -77,16 +125,16 @@ scope_count=0
 # exempts, or the tester's delegated leaf, whose delegated parent must then hold the sandboxes.
 in_scope() {
   if [ -z "$SCOPES" ]; then
-    timeout "$GUARD_SECONDS" "$@"
+    guarded "$@"
     return
   fi
   scope_count=$((scope_count + 1))
   scope=$SCOPES/run-$scope_count
   mkdir "$scope"
   status=0
-  # timeout forks its watcher before the shell moves itself: only paddock enters the scope.
+  # Only paddock enters the scope: the guard's watcher is a process of its own.
   # shellcheck disable=SC2016 # $$ and $1 belong to the inner shell
-  timeout "$GUARD_SECONDS" sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
+  guarded sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
     in-scope "$scope" "$@" || status=$?
   # Like systemd when a scope ends, remove what paddock could not (the leaf it moved itself
   # into stays until it exits), but never a sandbox-* cgroup: a leaked one must stay visible.
@@ -270,7 +318,7 @@ scenario_killed_paddock() {
   expect "processes survived paddock: $survivors" [ -z "$survivors" ]
   expect "the stale cgroup vanished before any paddock started" [ -d "$stale" ]
   next_rc=0
-  timeout "$GUARD_SECONDS" paddock run -- true >/dev/null 2>&1 || next_rc=$?
+  guarded paddock run -- true >/dev/null 2>&1 || next_rc=$?
   expect "the next paddock failed ($next_rc)" [ "$next_rc" = 0 ]
   expect "the next paddock left the stale $stale" [ ! -d "$stale" ]
   finish killed_paddock "stale=${stale:-none} processes=$running next_rc=$next_rc wall_ms=$(($(now_ms) - start))"
@@ -409,10 +457,16 @@ spawn_tester_pass() {
     - "$TESTER_CG" "$PROBE" "$1" "$2"
 }
 
+# A line on the console every HEARTBEAT_SECONDS, for as long as the VM runs (see vm-test).
+heartbeat() {
+  while sleep "$HEARTBEAT_SECONDS"; do echo "VMBEAT $(cut -d' ' -f1 /proc/uptime)"; done
+}
+
 boot() {
   mount_basics
   check_kernel
   delegate_to_tester
+  heartbeat &
   spawn_pass root /init pass root
   # Each paddock in a scope of its own, the layout paddock doctor recommends...
   spawn_tester_pass tester "$TESTER_CG"
