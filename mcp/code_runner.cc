@@ -7,6 +7,7 @@
 
 #include "core/unique_fd.h"
 #include "image_root.h"
+#include "session_files.h"
 
 namespace paddock::mcp {
 namespace {
@@ -64,6 +65,16 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   result.stderr_data.data =
       secrets.apply(std::move(result.stderr_data.data), result.stderr_data.truncated);
   result.exec_error = secrets.apply(std::move(result.exec_error));
+  for (auto& artifact : result.artifacts) {
+    artifact.path = secrets.apply(std::move(artifact.path));
+    auto shown = client_view(secrets, std::move(artifact.data), false);
+    if (shown) {
+      artifact.data = std::move(*shown);
+    } else {
+      artifact.data.clear();
+      artifact.withheld = kWithheld;
+    }
+  }
 }
 
 Result<SandboxSpec> code_spec(ServerState& state, const LanguagePolicy& policy,

@@ -54,6 +54,12 @@ std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const jso
                         "the session first",
                     json{{"uri", uri}}};
   }
+  // What read_file masks or withholds, this does too: its links lead here.
+  auto shown = client_view(state.secrets, std::move(read->data), false);
+  if (!shown) {
+    return RpcError{kInvalidParams, file->path + " " + std::string(kWithheld), json{{"uri", uri}}};
+  }
+  read->data = std::move(*shown);
   std::string mime = mime_type_for(file->path);
   json item{{"uri", uri}, {"mimeType", mime}};
   if (looks_like_text(read->data)) {

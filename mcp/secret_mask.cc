@@ -51,4 +51,10 @@ std::string SecretMask::apply(std::string text, bool cut) const {
   return text;
 }
 
+bool SecretMask::found_in(std::string_view data) const {
+  return std::any_of(values_.begin(), values_.end(), [data](const std::string& value) {
+    return data.find(value) != std::string_view::npos;
+  });
+}
+
 }  // namespace paddock::mcp

@@ -7,6 +7,7 @@
 // reversed string) is beyond any mask: the README says so.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paddock::mcp {
@@ -20,6 +21,8 @@ class SecretMask {
   // `text` with every value replaced by "***". `cut` says the text was cut off at its end (an
   // output over its limit, the start of a file): a value's beginning there is masked too.
   [[nodiscard]] std::string apply(std::string text, bool cut = false) const;
+  // Whether any value occurs whole in `data`.
+  [[nodiscard]] bool found_in(std::string_view data) const;
   // The longest value masked: text held back this long minus one cannot end inside a value.
   [[nodiscard]] std::size_t longest() const { return values_.empty() ? 0 : values_[0].size(); }
   // The names whose values are too short to mask.

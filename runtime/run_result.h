@@ -51,6 +51,7 @@ struct Artifact {
   std::string mime_type;
   std::uint64_t size = 0;
   std::string data;
+  std::string withheld;  // why `data` is not to be delivered (a consumer's verdict); empty: it is
 };
 
 struct RunResult {

@@ -62,7 +62,8 @@ json output_schema() {
       "truncated": {"type": "boolean", "description": "Output beyond the limit was dropped."},
       "artifacts": {"type": "array", "description": "Files the run produced (figures come back as image content).",
         "items": {"type": "object",
-          "properties": {"name": {"type": "string"}, "mime_type": {"type": "string"}, "size": {"type": "integer"}},
+          "properties": {"name": {"type": "string"}, "mime_type": {"type": "string"}, "size": {"type": "integer"},
+            "withheld": {"type": "string", "description": "Present when the content was not sent, and why."}},
           "required": ["name", "mime_type", "size"]}}
     },
     "required": ["exit_code", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts"]
@@ -124,15 +125,22 @@ ToolResult to_tool_result(const CodeRun& run, const std::optional<ScreeningVerdi
   text += describe_ending(run);
   ToolResult tool;
   tool.content.push_back(text_block(std::move(text)));
+  auto add_line = [&tool](const std::string& line) {
+    tool.content[0]["text"] = tool.content[0]["text"].get<std::string>() + "\n" + line;
+  };
   json artifacts = json::array();
   std::size_t budget = kResultBudget - std::min(kResultBudget, 2 * (out.size() + err.size()));
   for (const auto& artifact : result.artifacts) {
     artifacts.push_back(
         {{"name", artifact.path}, {"mime_type", artifact.mime_type}, {"size", artifact.size}});
+    if (!artifact.withheld.empty()) {
+      artifacts.back()["withheld"] = artifact.withheld;
+      add_line(artifact.path + " " + artifact.withheld);
+      continue;
+    }
     std::size_t encoded = (artifact.data.size() + 2) / 3 * 4;
     if (encoded > budget) {
-      tool.content[0]["text"] = tool.content[0]["text"].get<std::string>() + "\n" + artifact.path +
-                                " was left out: the message size limit";
+      add_line(artifact.path + " was left out: the message size limit");
       continue;
     }
     budget -= encoded;

@@ -51,8 +51,10 @@ class ListFiles final : public Tool {
     json list = json::array();
     std::string text = "/work" + (path.empty() ? "" : "/" + path) + ":\n";
     for (const auto& entry : *entries) {
-      list.push_back({{"name", entry.name}, {"type", entry.type}, {"size", entry.size}});
-      text += (entry.type == "directory" ? "  " + entry.name + "/" : "  " + entry.name) +
+      // A program can name a file after a passed-through value as well as write it inside.
+      std::string name = context.state.secrets.apply(entry.name);
+      list.push_back({{"name", name}, {"type", entry.type}, {"size", entry.size}});
+      text += (entry.type == "directory" ? "  " + name + "/" : "  " + name) +
               (entry.type == "file" ? " (" + std::to_string(entry.size) + " bytes)" : "") + "\n";
     }
     if (entries->empty()) text += "  (empty)\n";

@@ -45,10 +45,13 @@ class ReadFile final : public Tool {
     auto file = (*lease)->session->read_file(path, kInlineFileBytes);
     if (!file) return tool_error(file.error().message);
     // A program may have written a passed-through secret to a file: it is masked here too.
-    file->data = context.state.secrets.apply(std::move(file->data), file->data.size() < file->size);
+    bool cut = file->data.size() < file->size;
+    auto shown = client_view(context.state.secrets, std::move(file->data), cut);
+    if (!shown) return tool_error(path + " " + std::string(kWithheld));
+    file->data = std::move(*shown);
     std::string delivery;
     ToolResult result;
-    result.content.push_back(file_content_block(id, path, *file, &delivery));
+    result.content.push_back(file_content_block(id, path, *file, cut, &delivery));
     result.structured = {{"path", path},
                          {"size", file->size},
                          {"mime_type", mime_type_for(path)},

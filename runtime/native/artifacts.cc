@@ -44,7 +44,7 @@ struct Collector {
       truncated = true;
       return;
     }
-    Artifact artifact{path, mime_type_for(path), size, std::string()};
+    Artifact artifact{path, mime_type_for(path), size, std::string(), {}};
     artifact.data.resize(size);
     std::size_t done = 0;
     while (done < size) {

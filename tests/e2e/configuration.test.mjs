@@ -65,7 +65,37 @@ test('only the variables named by --pass-through-env reach code, and their value
   const inSession = await run(second.client, { session_id, code: "import os\nprint(os.environ['E2E_OTHER'] == 'other-4242', 'E2E_UNLISTED' in os.environ)\nopen('leak.txt','w').write(os.environ['E2E_OTHER'])" });
   assert.equal(inSession.structuredContent.stdout, 'True False\n', describe(inSession));
   const read = await second.client.callTool({ name: 'read_file', arguments: { session_id, path: 'leak.txt' } });
-  assert.ok(!JSON.stringify(read).includes('other-4242'), `read_file masks it too: ${describe(read)}`);
+  assert.equal(read.structuredContent?.delivery, 'text', `a masked file is still delivered as text: ${describe(read)}`);
+  assert.equal(read.content[0].text, '***', 'read_file masks it too');
+  const resource = await second.client.readResource({ uri: `sandbox://sessions/${session_id}/files/leak.txt` });
+  assert.equal(resource.contents[0].text, '***', `resources/read masks it too: ${JSON.stringify(resource)}`);
+
+  // Artifacts (of a run without a session: a session keeps outputs/ as files), file names and
+  // binary files: text is masked, and binary that holds the value (masking would corrupt it) is
+  // withheld with the reason.
+  const writer = [
+    'import os', "v = os.environ['E2E_OTHER']", "os.makedirs('outputs', exist_ok=True)",
+    "open('outputs/table.csv', 'w').write('key,' + v + '\\n')",
+    "open('outputs/blob.bin', 'wb').write(b'\\0\\xff' + v.encode())",
+    "open('named-' + v, 'w').write('x')",
+  ].join('\n');
+  const produced = await run(second.client, { code: writer });
+  assert.equal(produced.isError, false, describe(produced));
+  assert.ok(!JSON.stringify(produced).includes('other-4242'), `no artifact carries the value: ${describe(produced)}`);
+  const byName = Object.fromEntries(produced.structuredContent.artifacts.map((a) => [a.name, a]));
+  assert.equal(byName['outputs/blob.bin']?.withheld?.includes('withheld'), true, `the binary artifact is withheld: ${describe(produced)}`);
+  assert.equal(byName['outputs/table.csv']?.withheld, undefined, 'the text artifact is sent');
+  const csv = produced.content.find((c) => c.resource?.uri?.endsWith('outputs/table.csv'));
+  assert.equal(Buffer.from(csv.resource.blob, 'base64').toString(), 'key,***\n', 'masked');
+  const inSessionToo = await run(second.client, { session_id, code: writer });
+  assert.equal(inSessionToo.isError, false, describe(inSessionToo));
+  const blob = await second.client.callTool({ name: 'read_file', arguments: { session_id, path: 'outputs/blob.bin' } });
+  assert.equal(blob.isError, true, describe(blob));
+  assert.match(blob.content[0].text, /not text.*withheld/);
+  await assert.rejects(second.client.readResource({ uri: `sandbox://sessions/${session_id}/files/outputs/blob.bin` }), /withheld/);
+  const listing = await second.client.callTool({ name: 'list_files', arguments: { session_id } });
+  assert.ok(!JSON.stringify(listing).includes('other-4242'), `list_files masks names: ${describe(listing)}`);
+  assert.ok(listing.structuredContent.entries.some((e) => e.name === 'named-***'), describe(listing));
 
   // In a cluster, whoever may read pods does not see the value: the pod takes it from the
   // sandbox's Secret, which goes when the session closes.

@@ -47,7 +47,7 @@ class McpFileContentBlock : public ::testing::Test {
     file.size = size != 0 ? size : data.size();
     file.data = std::move(data);
     delivery_.clear();
-    return file_content_block("s-1", path, file, &delivery_);
+    return file_content_block("s-1", path, file, file.data.size() < file.size, &delivery_);
   }
   std::string delivery_;
 };
@@ -102,6 +102,27 @@ TEST_F(McpFileContentBlock, LargeFilesAreLinked) {
   json top = block("huge.png", "\x89PNG", 100);
   EXPECT_EQ(delivery_, "resource_link") << "a partial image is not shown";
   EXPECT_EQ(top["name"], "huge.png");
+}
+
+TEST_F(McpFileContentBlock, AWholeFileStaysInlineWhatMaskingMadeOfIt) {
+  // Masking shortens text: the block must still carry it, not link to the unmasked file.
+  FileContent file{"KEY=***\n", 20};
+  std::string delivery;
+  json text = file_content_block("s-1", "leak.txt", file, false, &delivery);
+  EXPECT_EQ(delivery, "text");
+  EXPECT_EQ(text["text"], "KEY=***\n");
+}
+
+TEST(McpClientView, TextIsMaskedAndBinaryHoldingAValueIsWithheld) {
+  SecretMask secrets({"TOKEN=tok-5e1f2a"});
+  EXPECT_EQ(client_view(secrets, "a tok-5e1f2a b\n", false), "a *** b\n");
+  // The beginning of a file ending inside a value.
+  EXPECT_EQ(client_view(secrets, "a tok-5e", true), "a ***");
+  const std::string clean("\x89PNG\0\x01tok-5e", 12);
+  EXPECT_EQ(client_view(secrets, clean, false), clean) << "binary without a whole value is kept";
+  const std::string holding("\x00\xfftok-5e1f2a\x00", 14);
+  EXPECT_EQ(client_view(secrets, holding, false), std::nullopt);
+  EXPECT_EQ(client_view(SecretMask({}), holding, false), holding) << "nothing passed through";
 }
 
 }  // namespace
