@@ -266,6 +266,9 @@ Status set_server(const Settings& settings, ServerOptions& options) {
                options.session_idle_seconds),
            set_duration(settings.pick(flags.max_timeout, "--max-timeout", {"PADDOCK_MAX_TIMEOUT"}),
                         "5m", options.max_timeout_seconds),
+           set_duration(settings.pick(flags.pod_start_timeout, "--pod-start-timeout",
+                                      {"PADDOCK_POD_START_TIMEOUT"}),
+                        "10m", options.pod_start_seconds),
        }) {
     if (!status) return status;
   }

@@ -22,6 +22,7 @@ namespace paddock::mcp {
 struct McpFlags {
   std::optional<std::string> backend;
   std::optional<std::string> kube_namespace;
+  std::optional<std::string> pod_start_timeout;
   std::optional<std::string> policy_dir;
   std::optional<std::string> default_language;
   std::optional<std::string> workers;
@@ -45,6 +46,7 @@ struct McpFlags {
 struct ServerOptions {
   std::string backend = "native";
   std::optional<std::string> kube_namespace;
+  double pod_start_seconds = 120;  // how long a Kubernetes pod may take to run
   std::optional<std::string> policy_dir;
   std::string default_language = "python";
   std::size_t workers = 8;       // tool calls served at once

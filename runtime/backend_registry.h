@@ -17,6 +17,7 @@ namespace paddock {
 // defaults and environment.
 struct BackendSettings {
   std::optional<std::string> kube_namespace;  // over the kubeconfig's and PADDOCK_KUBE_NAMESPACE
+  double pod_start_seconds = 120;             // a pod not running by then is an error
   // false (--pull never): images must be present; a cluster is told not to pull either.
   bool pull_images = true;
 };

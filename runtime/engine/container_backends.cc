@@ -35,7 +35,8 @@ BackendRegistry all_backends() {
   }
   registry.add("kubernetes", [](const BackendSettings& settings) {
     return kube::KubeBackend::connect(settings.kube_namespace,
-                                      kube::PodOptions{.pull_images = settings.pull_images});
+                                      kube::PodOptions{.start_seconds = settings.pod_start_seconds,
+                                                       .pull_images = settings.pull_images});
   });
   return registry;
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,17 @@ std::string never_starts(const json& pod) {
     return "it ended (" + status.value("phase", "") + ")";
   }
   return "";
+}
+
+// Where a pod that is not running yet stands: its container's waiting reason (ContainerCreating
+// while the image is pulled), else its phase.
+std::string pending_state(const json& pod) {
+  const json& status = pod.value("status", json::object());
+  for (const auto& container : status.value("containerStatuses", json::array())) {
+    const json& waiting = container.value("state", json::object()).value("waiting", json::object());
+    if (!waiting.value("reason", "").empty()) return waiting.value("reason", "");
+  }
+  return status.value("phase", "not yet known");
 }
 
 }  // namespace
@@ -193,9 +205,13 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
       return Error{EIO, "pod " + name + " for image " + spec.image + " will not start: " + why};
     }
     if (Clock::now() >= deadline) {
+      std::ostringstream seconds;
+      seconds << options.start_seconds;
       return Error{ETIMEDOUT, "pod " + name + " for image " + spec.image +
-                                  " was not running after " +
-                                  std::to_string(static_cast<int>(options.start_seconds)) + " s"};
+                                  " was not running after " + seconds.str() + " s (still " +
+                                  pending_state(state) +
+                                  "); a slow image pull needs a longer --pod-start-timeout "
+                                  "(PADDOCK_POD_START_TIMEOUT)"};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

@@ -16,6 +16,7 @@
 #include "engine/container_config.h"
 #include "kube/exec_channels.h"
 #include "kube/kube_backend.h"
+#include "kube/kube_exec.h"
 #include "kube/websocket_client.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
@@ -127,6 +128,28 @@ TEST_F(KubeExec, AWrongTokenOrAMissingPodIsRefusedWithTheApisMessage) {
   untrusted.ca_pem.clear();
   EXPECT_FALSE(kube::WebSocketConnection::open(
       untrusted, "/api/v1/namespaces/default/pods/p1/exec?command=true", kube::kChannelProtocols));
+}
+
+// A pod that is not running within its start timeout (its image still pulling) is one error
+// that says what to raise, and neither the pod nor its secret is left; a longer timeout lets
+// the same pod start.
+TEST_F(KubeExec, APodNotRunningInTimeIsAClearErrorAndLeavesNothing) {
+  SandboxSpec spec;
+  spec.image = "registry.example/slow-pull/python:1";
+  spec.env = {"K=v"};
+  auto late = kube::KubeExec::create(access_, spec, {.start_seconds = 1});
+  ASSERT_FALSE(late);
+  EXPECT_NE(late.error().message.find("was not running after 1 s (still ContainerCreating); a "
+                                      "slow image pull needs a longer --pod-start-timeout"),
+            std::string::npos)
+      << late.error().message;
+  for (const char* kind : {"pods", "secrets"}) {
+    auto listed = nlohmann::json::parse(
+        api("GET", std::string("/api/v1/namespaces/default/") + kind).output, nullptr, false);
+    EXPECT_EQ(listed.value("items", nlohmann::json::array()).size(), 0u) << kind << " left";
+  }
+  auto patient = kube::KubeExec::create(access_, spec, {.start_seconds = 30});
+  ASSERT_TRUE(patient) << patient.error().message;
 }
 
 // What a paddock that died left in the cluster (a pod, the secret with its variables) is deleted

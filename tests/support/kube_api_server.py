@@ -24,8 +24,9 @@ its namespaces with nsenter, as execs join a container (so files persist between
 exec sees the container's processes and only them). Deleting the pod kills its command, and
 with it every process in its PID namespace. Faults for the tests, by image name: an image
 containing "missing" never pulls (ErrImagePull, then ImagePullBackOff; ErrImageNeverPull with
-imagePullPolicy Never); resources.requests.cpu over 64 cannot be scheduled (PodScheduled False,
-Unschedulable). Pods go Pending -> Running after 0.2 s.
+imagePullPolicy Never); an image containing "slow-pull" takes 3 s to pull (ContainerCreating
+until then); resources.requests.cpu over 64 cannot be scheduled (PodScheduled False,
+Unschedulable). Other pods go Pending -> Running after 0.2 s.
 
 Usage: kube_api_server.py CERT KEY TOKEN PORT_FILE   (writes the port it listens on to PORT_FILE)
 """
@@ -75,7 +76,7 @@ def pod_state(entry):
     requests = pod["spec"]["containers"][0].get("resources", {}).get("requests", {})
     cpu = requests.get("cpu", "0")
     cpu_cores = float(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
-    started = time.time() - entry["created"] > 0.2
+    started = time.time() - entry["created"] > (3 if "slow-pull" in image else 0.2)
     name = pod["spec"]["containers"][0]["name"]
     if cpu_cores > 64:
         pod["status"] = {"phase": "Pending", "conditions": [

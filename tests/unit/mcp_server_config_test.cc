@@ -45,6 +45,16 @@ TEST(McpServerConfig, DefaultsWithoutFlagsOrEnvironment) {
   EXPECT_TRUE(options->pass_through_env.empty());
   EXPECT_TRUE(options->pull_missing_images);
   EXPECT_EQ(options->max_sessions, 16u);
+  EXPECT_EQ(options->pod_start_seconds, 120);
+}
+
+TEST(McpServerConfig, PodStartTimeoutFromFlagOrVariable) {
+  auto from_env = resolve({}, {{"PADDOCK_POD_START_TIMEOUT", "10m"}});
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  EXPECT_EQ(from_env->pod_start_seconds, 600);
+  auto flagged = resolve({"--pod-start-timeout", "90s"}, {{"PADDOCK_POD_START_TIMEOUT", "10m"}});
+  ASSERT_TRUE(flagged) << flagged.error().message;
+  EXPECT_EQ(flagged->pod_start_seconds, 90);
 }
 
 TEST(McpServerConfig, AFlagWinsOverItsVariable) {
@@ -134,6 +144,9 @@ TEST(McpServerConfig, EachBadSettingIsOneLineNamingIt) {
       {{"--timeout", "10m"}, {}, "over the longest allowed"},
       {{"--session-idle", "soon"}, {}, "--session-idle 'soon' is not a duration"},
       {{"--namespace", "../x"}, {}, "--namespace '../x' is not a namespace name"},
+      {{},
+       {{"PADDOCK_POD_START_TIMEOUT", "0s"}},
+       "PADDOCK_POD_START_TIMEOUT='0s' is not a duration"},
       {{"--audit-log", "relative.log"}, {}, "is not an absolute path"},
       {{}, {{"PADDOCK_LOG_LEVEL", "loud"}}, "PADDOCK_LOG_LEVEL='loud' is not a log level"},
   };
