@@ -43,6 +43,16 @@ std::string random_suffix() {
   return text;
 }
 
+// The "waiting" state (reason, message) of the pod's container (paddock's pods have one);
+// empty when it is not waiting.
+json waiting_state(const json& status) {
+  for (const auto& container : status.value("containerStatuses", json::array())) {
+    json waiting = container.value("state", json::object()).value("waiting", json::object());
+    if (!waiting.empty()) return waiting;
+  }
+  return json::object();
+}
+
 // Why a pod that is not running will not run: a pull that failed, a pod the scheduler cannot
 // place. Empty while it may still start.
 std::string never_starts(const json& pod) {
@@ -53,14 +63,12 @@ std::string never_starts(const json& pod) {
       return "cannot be scheduled: " + condition.value("message", "no node fits it");
     }
   }
-  for (const auto& container : status.value("containerStatuses", json::array())) {
-    const json& waiting = container.value("state", json::object()).value("waiting", json::object());
-    std::string reason = waiting.value("reason", "");
-    if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "ErrImageNeverPull" ||
-        reason == "InvalidImageName" || reason == "CreateContainerConfigError" ||
-        reason == "CreateContainerError") {
-      return reason + ": " + waiting.value("message", "");
-    }
+  json waiting = waiting_state(status);
+  std::string reason = waiting.value("reason", "");
+  if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "ErrImageNeverPull" ||
+      reason == "InvalidImageName" || reason == "CreateContainerConfigError" ||
+      reason == "CreateContainerError") {
+    return reason + ": " + waiting.value("message", "");
   }
   if (status.value("phase", "") == "Failed" || status.value("phase", "") == "Succeeded") {
     return "it ended (" + status.value("phase", "") + ")";
@@ -72,11 +80,8 @@ std::string never_starts(const json& pod) {
 // while the image is pulled), else its phase.
 std::string pending_state(const json& pod) {
   const json& status = pod.value("status", json::object());
-  for (const auto& container : status.value("containerStatuses", json::array())) {
-    const json& waiting = container.value("state", json::object()).value("waiting", json::object());
-    if (!waiting.value("reason", "").empty()) return waiting.value("reason", "");
-  }
-  return status.value("phase", "not yet known");
+  std::string reason = waiting_state(status).value("reason", "");
+  return reason.empty() ? status.value("phase", "not yet known") : reason;
 }
 
 }  // namespace
