@@ -1,0 +1,235 @@
+// User-mode networking (--network user, and every library installer) reaches the outside world
+// and nothing of the host: not its loopback (through the gateway address or pasta's loopback
+// splicing), not the private, link-local and metadata ranges around it, and nothing connects in.
+// Each test starts its own bait on the host and attacks it from inside a real sandbox.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+#include "support/helper_process.h"
+
+namespace paddock::testing {
+namespace {
+
+// TCP and UDP services on the host's 127.0.0.1 that answer "host-secret" to anyone.
+class LoopbackBait {
+ public:
+  LoopbackBait()
+      : ports_file_(::testing::TempDir() + "/paddock-bait-" + std::to_string(getpid()) + "-" +
+                    std::to_string(counter_++)),
+        server_({"/usr/bin/python3", "-c", kScript, ports_file_}, ports_file_ + ".log") {
+    for (int i = 0; i < 100 && (tcp_port_ == 0 || udp_port_ == 0); ++i) {
+      std::ifstream in(ports_file_);
+      in >> tcp_port_ >> udp_port_;
+      if (tcp_port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~LoopbackBait() {
+    server_.stop();
+    unlink(ports_file_.c_str());
+    unlink((ports_file_ + ".tmp").c_str());
+    unlink((ports_file_ + ".log").c_str());
+  }
+  [[nodiscard]] int tcp_port() const { return tcp_port_; }
+  [[nodiscard]] int udp_port() const { return udp_port_; }
+
+ private:
+  static constexpr const char* kScript =
+      "import os, socket, sys, threading\n"
+      "t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+      "t.bind(('127.0.0.1', 0)); t.listen(16)\n"
+      "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(('127.0.0.1', 0))\n"
+      "open(sys.argv[1] + '.tmp', 'w').write('%d %d\\n' % (t.getsockname()[1],"
+      " u.getsockname()[1]))\n"
+      "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+      "def serve_tcp():\n"
+      "    while True:\n"
+      "        c, _ = t.accept(); c.sendall(b'host-secret\\n'); c.close()\n"
+      "threading.Thread(target=serve_tcp, daemon=True).start()\n"
+      "while True:\n"
+      "    data, peer = u.recvfrom(100); u.sendto(b'host-secret', peer)\n";
+  static inline int counter_ = 0;
+  std::string ports_file_;
+  Server server_;
+  int tcp_port_ = 0;
+  int udp_port_ = 0;
+};
+
+// The host's default IPv4 gateway: pasta gives the sandbox the same one.
+std::string host_gateway() {
+  std::ifstream routes("/proc/net/route");
+  std::string line;
+  std::getline(routes, line);
+  while (std::getline(routes, line)) {
+    std::istringstream fields(line);
+    std::string device, destination, gateway;
+    fields >> device >> destination >> gateway;
+    if (destination == "00000000") {
+      in_addr address{static_cast<in_addr_t>(std::stoul(gateway, nullptr, 16))};
+      return inet_ntoa(address);
+    }
+  }
+  return "";
+}
+
+// Python run in the sandbox: one line per attempt, "<what> <addr> <outcome>", where the outcome
+// is what came back, or the errno name of the refusal, or "timeout".
+constexpr const char* kAttempts =
+    "import errno, socket, sys\n"
+    "def outcome(fn):\n"
+    "    try:\n"
+    "        return repr(fn())\n"
+    "    except socket.timeout:\n"
+    "        return 'timeout'\n"
+    "    except OSError as e:\n"
+    "        return errno.errorcode.get(e.errno, str(e.errno))\n"
+    "def tcp(host, port):\n"
+    "    family = socket.AF_INET6 if ':' in host else socket.AF_INET\n"
+    "    s = socket.socket(family); s.settimeout(3); s.connect((host, port)); return s.recv(100)\n"
+    "def udp(host, port):\n"
+    "    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(2)\n"
+    "    s.sendto(query, (host, port)); return s.recvfrom(512)[0][:12]\n"
+    "# A DNS query for example.org: a resolver answers it, any UDP bait answers anything.\n"
+    "query = bytes.fromhex('123401000001000000000000076578616d706c65036f72670000010001')\n"
+    "args = sys.argv[1:]\n"
+    "while args:\n"
+    "    kind, host, port = args[0], args[1], int(args[2]); args = args[3:]\n"
+    "    fn = tcp if kind == 'tcp' else udp\n"
+    "    print(kind, host, port, outcome(lambda: fn(host, port)), flush=True)\n";
+
+CliResult attempt(const std::vector<std::string>& targets,
+                  const std::vector<std::string>& extra_flags = {}) {
+  std::vector<std::string> args = {"run", "--network", "user", "--timeout", "60"};
+  args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  args.insert(args.end(), {"--", "python3", "-c", kAttempts});
+  args.insert(args.end(), targets.begin(), targets.end());
+  return run_cli(args);
+}
+
+TEST(UserNetwork, TheHostsLoopbackIsUnreachableOverTcpAndUdp) {
+  LoopbackBait bait;
+  ASSERT_NE(bait.tcp_port(), 0) << "the bait did not start";
+  std::string gateway = host_gateway();
+  ASSERT_FALSE(gateway.empty()) << "this test needs a default route";
+  std::string tcp = std::to_string(bait.tcp_port()), udp = std::to_string(bait.udp_port());
+  // The gateway address (pasta maps it to the host by default) and the sandbox's own loopback
+  // (pasta splices bound host loopback ports into it by default), TCP and UDP.
+  CliResult result = attempt({"tcp", gateway, tcp, "tcp", "127.0.0.1", tcp, "udp", gateway, udp,
+                              "udp", "127.0.0.1", udp});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out.find("host-secret"), std::string::npos) << result.out;
+  // Every attempt ran and reported.
+  EXPECT_NE(result.out.find("udp 127.0.0.1"), std::string::npos) << result.out << result.err;
+}
+
+TEST(UserNetwork, PrivateLinkLocalAndMetadataRangesAreRefusedAtOnce) {
+  // Refused by the sandbox's own routing rules (EACCES), not left to time out somewhere: the
+  // cloud metadata address, RFC 1918, shared address space, and IPv6 unique and link-local.
+  CliResult result = attempt({"tcp", "169.254.169.254", "80", "tcp", "10.0.0.1", "80", "tcp",
+                              "172.16.0.1", "80", "tcp", "192.168.0.1", "80", "tcp", "100.64.0.1",
+                              "80", "udp", "10.255.255.53", "53", "tcp", "fd00::1", "80"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  std::istringstream lines(result.out);
+  std::string line;
+  int refused = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_NE(line.find("EACCES"), std::string::npos) << line;
+    ++refused;
+  }
+  EXPECT_EQ(refused, 7) << result.out << result.err;
+}
+
+TEST(UserNetwork, ThePublicNetworkAndDnsStillWork) {
+  CliResult result = run_cli({"run", "--network", "user", "--", "python3", "-c",
+                              "import socket\n"
+                              "print(socket.getaddrinfo('registry.npmjs.org', 443)[0][4][1])\n"
+                              "socket.create_connection(('registry.npmjs.org', 443), timeout=5)\n"
+                              "print('reached')"});
+  EXPECT_EQ(result.out, "443\nreached\n") << result.err;
+}
+
+// Connects to 127.0.0.1:port from the host, for `seconds`; true if anything answered.
+bool host_can_connect(int port, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    close(fd);
+    if (connected) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+TEST(UserNetwork, NothingConnectsInToAPortTheSandboxListensOn) {
+  int port = 30000 + getpid() % 20000;
+  CliResult result;
+  std::thread sandbox([&] {
+    result = run_cli({"run", "--network", "user", "--", "python3", "-c",
+                      "import socket, time\n"
+                      "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                      "s.bind(('0.0.0.0', " +
+                          std::to_string(port) +
+                          ")); s.listen(4); s.settimeout(4)\n"
+                          "try:\n    s.accept(); print('accepted')\n"
+                          "except socket.timeout:\n    print('nobody came')\n"});
+  });
+  // pasta looks for newly bound ports about once a second: give it a few chances.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  bool connected = host_can_connect(port, 3);
+  sandbox.join();
+  EXPECT_FALSE(connected);
+  EXPECT_EQ(result.out, "nobody came\n") << result.err;
+}
+
+// The host uid a process runs as (the real uid of /proc/PID/status).
+long host_uid_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("Uid:")) return std::stol(line.substr(4));
+  }
+  return -1;
+}
+
+TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
+  // The marker is put together inside, so only the program's command line holds it whole.
+  std::string suffix = "identity-" + std::to_string(getpid());
+  std::string marker = "paddock-pasta-" + suffix;
+  CliResult result;
+  std::thread sandbox([&] {
+    result = run_cli({"run", "--network", "user", "--", "sh", "-c",
+                      "exec -a \"paddock-pasta-$1\" sleep 3", "sh", suffix});
+  });
+  std::vector<pid_t> payload, pasta;
+  for (int i = 0; i < 50 && (payload.empty() || pasta.empty()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    payload = processes_with(marker);
+    pasta = processes_with("--netns /proc/self/fd/5");
+  }
+  long program_uid = payload.size() == 1 ? host_uid_of(payload[0]) : -1;
+  long pasta_uid = pasta.size() == 1 ? host_uid_of(pasta[0]) : -1;
+  sandbox.join();
+  ASSERT_EQ(payload.size(), 1u);
+  ASSERT_EQ(pasta.size(), 1u);
+  EXPECT_NE(pasta_uid, 0) << "pasta ran as host root";
+  EXPECT_EQ(pasta_uid, program_uid) << "pasta should run as the sandbox's own host uid";
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+}
+
+}  // namespace
+}  // namespace paddock::testing
