@@ -212,8 +212,8 @@ TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
   std::string marker = "paddock-pasta-" + suffix;
   CliResult result;
   std::thread sandbox([&] {
-    result = run_cli({"run", "--network", "user", "--", "sh", "-c",
-                      "exec -a \"paddock-pasta-$1\" sleep 3", "sh", suffix});
+    result = run_cli({"run", "--network", "user", "--", "bash", "-c",
+                      "exec -a \"paddock-pasta-$1\" sleep 3", "bash", suffix});
   });
   std::vector<pid_t> payload, pasta;
   for (int i = 0; i < 50 && (payload.empty() || pasta.empty()); ++i) {
