@@ -12,8 +12,9 @@ namespace paddock {
 
 enum class NetworkMode {
   kNone,  // a fresh network namespace with only a loopback device, left down
-  kUser,  // a fresh network namespace with user-mode networking (pasta): outbound traffic as
-          // the calling user, nothing inbound
+  kUser,  // a fresh network namespace with user-mode networking (pasta): outbound connections
+          // to the public network, nothing inbound, nothing of the host or the private networks
+          // around it (network_fence.h)
   kHost,  // the host's network: loosens isolation, so it must be asked for by name
 };
 
@@ -83,6 +84,12 @@ struct SandboxSpec {
   // The first this many prelude commands (a library installer) get user-mode networking; it is
   // taken away again before the next step unless `network` is kUser.
   std::size_t networked_prelude = 0;
+  // Destinations user-mode networking refuses by default (private, link-local, loopback and the
+  // host's own addresses) that this run may reach anyway: IP addresses or CIDR ranges.
+  std::vector<std::string> allowed_private_ranges;
+  // TCP ports of the host's loopback that user-mode networking reaches at the sandbox's own
+  // 127.0.0.1 (a package mirror on the host). Loosens isolation: only when asked by name.
+  std::vector<std::uint16_t> host_loopback_ports;
   std::vector<BindMount> binds;
   // The root file system: the host's /usr (empty), or an image's unpacked layers (host
   // directories, top layer first) as a read-only overlay.

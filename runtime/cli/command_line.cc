@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/ip_prefix.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "language/screening.h"
@@ -23,6 +24,8 @@ struct RunFlags {
   std::vector<std::string> env;
   std::string workdir;
   std::string network;
+  std::vector<std::string> allow_private;
+  std::vector<std::string> host_loopback_ports;
   std::string lang;
   std::string code;
   std::string policy_dir;
@@ -87,8 +90,22 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "Code screening of --lang code: enforce, warn or off (default: the policy's)")
       ->type_name("MODE");
   run.add_option("--network", flags.network,
-                 "none (default), user (outbound only, rootless, via pasta) or host")
+                 "none (default), user (rootless, via pasta: outbound to the public network "
+                 "only; nothing inbound, nothing of the host, no private, link-local or "
+                 "metadata address) or host (no isolation of the network)")
       ->type_name("MODE");
+  run.add_option("--allow-private", flags.allow_private,
+                 "Let user-mode networking (--network user, installers) reach this private, "
+                 "link-local or host address or CIDR range, refused by default (repeatable; "
+                 "loosens isolation)")
+      ->allow_extra_args(false)
+      ->type_name("CIDR");
+  run.add_option("--host-loopback-port", flags.host_loopback_ports,
+                 "Let user-mode networking reach this TCP port of the host's loopback, at the "
+                 "sandbox's own 127.0.0.1 (e.g. a package mirror on the host; repeatable; "
+                 "loosens isolation)")
+      ->allow_extra_args(false)
+      ->type_name("PORT");
   run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")
       ->type_name("SIZE");
   run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)")
@@ -237,6 +254,20 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     spec.network = NetworkMode::kUser;
   } else {
     return invalid_input("--network '" + flags.network + "' is not valid; use none, user or host");
+  }
+  for (const auto& range : flags.allow_private) {
+    if (!parse_ip_prefix(range)) {
+      return invalid_input("--allow-private '" + range +
+                           "' is not an IP address or CIDR range; use e.g. 10.1.2.0/24");
+    }
+    spec.allowed_private_ranges.push_back(range);
+  }
+  for (const auto& text : flags.host_loopback_ports) {
+    auto port = parse_count(text);
+    if (!port || *port == 0 || *port > 65535) {
+      return invalid_input("--host-loopback-port '" + text + "' is not a port; use 1 to 65535");
+    }
+    spec.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
   }
   spec.env = flags.env;
   spec.cwd = flags.workdir;

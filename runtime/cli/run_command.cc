@@ -104,6 +104,8 @@ Result<SandboxSpec> language_run_spec(const RunRequest& request, const LanguageP
   request.limit_flags.apply_to(spec->limits);
   spec->env.insert(spec->env.end(), flags.env.begin(), flags.env.end());
   if (request.network_given) spec->network = flags.network;
+  spec->allowed_private_ranges = flags.allowed_private_ranges;
+  spec->host_loopback_ports = flags.host_loopback_ports;
   spec->cwd = flags.cwd;
   spec->stdin_path = flags.stdin_path;
   spec->binds = flags.binds;

@@ -14,6 +14,8 @@ const char* describe(SetupPhase phase) {
       return "switching to the sandbox user";
     case SetupPhase::kHostname:
       return "setting the hostname";
+    case SetupPhase::kNetworkFence:
+      return "fencing user-mode networking off the host and private networks";
     case SetupPhase::kMount:
       return "building the file system";
     case SetupPhase::kSpawnPayload:

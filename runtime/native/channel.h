@@ -17,7 +17,8 @@ enum class SetupPhase : std::int32_t {
   kLayerSource,  // detail: the index of the image layer that could not be opened
   kIdentity,
   kHostname,
-  kMount,  // detail: the index of the failed MountStep
+  kNetworkFence,  // detail: the index of the routing rule the kernel refused
+  kMount,         // detail: the index of the failed MountStep
   kSpawnPayload,
   kStdio,
   kWorkdir,

@@ -21,6 +21,7 @@
 
 #include "native/channel.h"
 #include "native/mount_applier.h"
+#include "native/network_fence.h"
 
 #ifndef SECBIT_NOROOT
 #include <linux/securebits.h>
@@ -296,6 +297,14 @@ void run_sandbox_init(const ChildPlan& plan) {
   take_identity(plan);
   if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     fail(channel, SetupPhase::kHostname, errno);
+  }
+  if (plan.network_fence != nullptr && !plan.network_fence->empty()) {
+    int failed_rule = 0;
+    if (int error =
+            apply_fence(plan.network_fence->data(), plan.network_fence->size(), &failed_rule);
+        error != 0) {
+      fail(channel, SetupPhase::kNetworkFence, error, failed_rule);
+    }
   }
   umask(0);
   int failed_step = 0;

@@ -40,6 +40,9 @@ struct ChildPlan {
   gid_t gid = 1000;
   bool setgroups_allowed = false;
   const char* hostname = "sandbox";
+  // Routing rules (network_fence.h) for the sandbox's network namespace, when it may ever get
+  // user-mode networking; empty otherwise.
+  const std::vector<std::uint8_t>* network_fence = nullptr;
   const std::vector<RlimitSetting>* rlimits = nullptr;
   const char* cwd = "/";
   const char* workdir = "/work";  // sent to the parent as an fd once the file system is built

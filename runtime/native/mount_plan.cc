@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "native/network_fence.h"
 
 namespace paddock {
 namespace {
@@ -86,7 +87,7 @@ std::string group_file(const SandboxIdentity& id) {
 }
 
 void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host,
-              const SandboxIdentity& id) {
+              const SandboxIdentity& id, bool user_network) {
   plan.dir("/etc");
   plan.file("/etc/passwd", passwd_file(id));
   plan.file("/etc/group", group_file(id));
@@ -94,6 +95,11 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
   plan.file("/etc/hosts", "127.0.0.1\tlocalhost " + spec.hostname +
                               "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
   plan.file("/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n");
+  // pasta forwards DNS sent to this address to the host's resolver, which the sandbox could not
+  // reach itself (network_fence.h). A file of paddock's: an image's own would go over it.
+  if (user_network) {
+    plan.file("/etc/resolv.conf", std::string("nameserver ") + kSandboxResolver + "\n");
+  }
   for (const auto& entry : host.etc) {
     std::string path = "/etc/" + entry.name;
     switch (entry.type) {
@@ -111,9 +117,9 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
   }
 }
 
-// With any network, the host's resolver configuration.
+// With the host's network, the host's resolver configuration.
 void plan_resolv(PlanBuilder& plan, const SandboxSpec& spec) {
-  if (spec.network != NetworkMode::kNone || spec.networked_prelude > 0) {
+  if (spec.network == NetworkMode::kHost) {
     plan.add({.kind = Kind::kBind,
               .target = "/etc/resolv.conf",
               .source = "/etc/resolv.conf",
@@ -289,7 +295,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
 }
 
 MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
-                      const SandboxIdentity& identity) {
+                      const SandboxIdentity& identity, bool user_network) {
   PlanBuilder plan;
   plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
 
@@ -312,7 +318,7 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
       }
     }
   }
-  plan_etc(plan, spec, overlay ? HostLayout{} : host, identity);
+  plan_etc(plan, spec, overlay ? HostLayout{} : host, identity, user_network);
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
   plan.parents(spec.workdir);
   plan.dir(spec.workdir);

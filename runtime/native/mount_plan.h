@@ -98,7 +98,9 @@ struct MountPlan {
   std::vector<MountStep> steps;
 };
 
+// `user_network`: the sandbox may get user-mode networking (may_use_user_network), so it gets
+// paddock's resolver configuration.
 MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
-                      const SandboxIdentity& identity);
+                      const SandboxIdentity& identity, bool user_network = false);
 
 }  // namespace paddock

@@ -132,7 +132,7 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
     if (!launched_->namespaces) {
       return invalid_input("this session shares the host's network; no user-mode network to add");
     }
-    auto attached = UserNetwork::attach(*launched_->namespaces);
+    auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
     if (!attached) return attached.error();
     network = std::move(*attached);
   }

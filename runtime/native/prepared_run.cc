@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "native/default_seccomp_bpf.h"
+#include "native/network_fence.h"
 
 namespace paddock {
 namespace {
@@ -32,6 +33,20 @@ Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const Sandbox
                                    spec.seccomp_profile_path.value_or("default"));
   }
   return std::make_shared<const seccomp::BpfProgram>(std::move(*program));
+}
+
+// The host's addresses are read for every run: they change (DHCP, a VPN coming up), and a
+// stale list would let the sandbox reach a new one.
+Result<std::vector<std::uint8_t>> network_fence(const SandboxSpec& spec) {
+  std::vector<IpPrefix> allowed;
+  for (const auto& text : spec.allowed_private_ranges) {
+    auto prefix = parse_ip_prefix(text);
+    if (!prefix) {
+      return invalid_input("'" + text + "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");
+    }
+    allowed.push_back(*prefix);
+  }
+  return encode_fence(plan_fence(probe_host_addresses(), allowed));
 }
 
 const HostLayout& host_layout() {
@@ -100,7 +115,7 @@ const IdMapHost& id_map_host() {
 }
 
 Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
-                                          bool cgroup_mode) {
+                                          bool cgroup_mode, bool session) {
   auto prepared = std::make_unique<Prepared>();
   auto program = seccomp_program(spec);
   if (!program) return program.error();
@@ -114,7 +129,13 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
     image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
   }
   const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
-  prepared->mounts = plan_mounts(spec, layout, identity);
+  bool user_network = may_use_user_network(spec, session);
+  prepared->mounts = plan_mounts(spec, layout, identity, user_network);
+  if (user_network) {
+    auto fence = network_fence(spec);
+    if (!fence) return fence.error();
+    prepared->network_fence = std::move(*fence);
+  }
   prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
   prepared->step_storage = spec.prelude;
   prepared->step_storage.push_back(spec.argv);

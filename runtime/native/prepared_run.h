@@ -47,13 +47,15 @@ struct Prepared {
   Pipe stderr_pipe;
   UniqueFd channel_parent;
   UniqueFd channel_child;
-  std::vector<const char*> bind_sources;   // host paths, one per spec.binds entry
-  std::vector<const char*> layer_sources;  // host paths of the image's layers, top first
+  std::vector<const char*> bind_sources;    // host paths, one per spec.binds entry
+  std::vector<const char*> layer_sources;   // host paths of the image's layers, top first
+  std::vector<std::uint8_t> network_fence;  // encoded routing rules, or empty
 };
 
 // Plans, argv/envp arrays, the seccomp program, stdin and the capture pipes for one run.
+// `session`: the sandbox is a session's, which may be given user-mode networking later.
 Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
-                                          bool cgroup_mode);
+                                          bool cgroup_mode, bool session);
 
 // `env` with each "K=V" of `overrides` replacing any entry of the same name.
 std::vector<std::string> merge_env(std::vector<std::string> env,

@@ -24,6 +24,7 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
   plan.setgroups_allowed =
       plan_id_map(id_map_host(), 1, identity.uid, identity.gid).setgroups_allowed;
   plan.hostname = spec.hostname.c_str();
+  plan.network_fence = &prepared.network_fence;
   plan.rlimits = &prepared.rlimits;
   plan.cwd = prepared.cwd.c_str();
   plan.workdir = spec.workdir.c_str();
@@ -57,7 +58,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   identity.gid = spec.user.gid;
   identity.user = spec.user.name;
   identity.home = spec.workdir;
-  auto prepared_or = prepare(spec, identity, cgroups.usable());
+  auto prepared_or = prepare(spec, identity, cgroups.usable(), mode == LaunchMode::kSession);
   if (!prepared_or) return prepared_or.error();
   launched->prepared = std::move(*prepared_or);
   Prepared& prepared = *launched->prepared;
@@ -114,7 +115,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   sandbox.channel = std::move(prepared.channel_parent);
   observer.on_started(pid);
   if (keep_namespaces) {
-    auto opened = UserNetwork::open_namespaces(pid);
+    auto opened = UserNetwork::open_namespaces(pid, identity.uid, identity.gid);
     if (!opened) {
       kill_and_reap(sandbox);
       return opened.error();
@@ -129,7 +130,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   }
   // User-mode networking before any step runs; killed at the step boundary or at the end.
   if (attach_network) {
-    auto attached = UserNetwork::attach(*launched->namespaces);
+    auto attached = UserNetwork::attach(*launched->namespaces, spec.host_loopback_ports);
     if (!attached) {
       kill_and_reap(sandbox);
       return attached.error();

@@ -1,9 +1,13 @@
 #include "native/user_network.h"
 
 #include <fcntl.h>
+#include <linux/securebits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "native/child.h"
+#include "native/network_fence.h"
 
 extern char** environ;
 
@@ -39,17 +44,89 @@ std::string read_available(int fd) {
 
 }  // namespace
 
-Result<UserNetwork::Namespaces> UserNetwork::open_namespaces(pid_t sandbox_pid) {
+Result<UserNetwork::Namespaces> UserNetwork::open_namespaces(pid_t sandbox_pid, uid_t uid,
+                                                             gid_t gid) {
   std::string base = "/proc/" + std::to_string(sandbox_pid) + "/ns/";
   Namespaces namespaces{UniqueFd(open((base + "user").c_str(), O_RDONLY | O_CLOEXEC)),
-                        UniqueFd(open((base + "net").c_str(), O_RDONLY | O_CLOEXEC))};
+                        UniqueFd(open((base + "net").c_str(), O_RDONLY | O_CLOEXEC)), uid, gid};
   if (!namespaces.user.valid() || !namespaces.net.valid()) {
     return system_error("opening the sandbox's namespaces for user-mode networking");
   }
   return namespaces;
 }
 
-Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces) {
+namespace {
+
+// pasta's options. Its defaults are made for a developer's own containers, not for code nobody
+// trusts: they map the gateway address to the host's loopback (--no-map-gw), splice ports bound
+// on the host's loopback into the namespace's (-T/-U none), and bind every port the namespace
+// listens on on the host (-t/-u none). DNS sent to kSandboxResolver goes to the host's resolver.
+// No DHCP: --config-net configures the interface itself.
+std::vector<std::string> pasta_arguments(const std::vector<std::uint16_t>& host_loopback_ports) {
+  std::string spliced;
+  for (auto port : host_loopback_ports) {
+    spliced += (spliced.empty() ? "" : ",") + std::to_string(port);
+  }
+  return {kPasta,
+          "--config-net",
+          "--foreground",
+          "--quiet",
+          "--pid",
+          "/proc/self/fd/3",
+          "--netns",
+          "/proc/self/fd/5",
+          "--netns-only",
+          "-t",
+          "none",
+          "-u",
+          "none",
+          "-T",
+          spliced.empty() ? "none" : spliced,
+          "-U",
+          "none",
+          "--no-map-gw",
+          "--dns-forward",
+          kSandboxResolver,
+          "--no-dhcp",
+          "--no-dhcpv6"};
+}
+
+// What pasta needs in the sandbox's namespaces: to enter the network namespace (CAP_SYS_ADMIN)
+// and to create and configure the tap device there (CAP_NET_ADMIN).
+constexpr int kPastaCapabilities[] = {CAP_SYS_ADMIN, CAP_NET_ADMIN};
+
+// In pasta's process, before execve: becomes the sandbox user inside the sandbox's user
+// namespace (so host sockets are opened as the sandbox's host uid, which owns nothing on the
+// host, and host root never runs pasta), with only kPastaCapabilities, held across execve as
+// ambient capabilities since the sandbox user is not root. Raw system calls and no allocation:
+// this is a copy of a possibly multi-threaded parent. Returns an errno, or 0.
+int become_sandbox_user(int user_namespace, uid_t uid, gid_t gid) {
+  // Host root's supplementary groups (group 0 among them) must not come along; an unprivileged
+  // caller may not drop its own here, and they are the caller's anyway.
+  if (geteuid() == 0 && syscall(SYS_setgroups, 0, nullptr) != 0) return errno;
+  if (setns(user_namespace, CLONE_NEWUSER) != 0) return errno;
+  // Switching to a uid that is not root inside would clear every capability.
+  if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0) != 0) return errno;
+  if (syscall(SYS_setresgid, gid, gid, gid) != 0) return errno;
+  if (syscall(SYS_setresuid, uid, uid, uid) != 0) return errno;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  for (int cap : kPastaCapabilities) {
+    data[cap / 32].effective |= 1u << (cap % 32);
+    data[cap / 32].permitted |= 1u << (cap % 32);
+    data[cap / 32].inheritable |= 1u << (cap % 32);
+  }
+  if (syscall(SYS_capset, &header, data) != 0) return errno;
+  for (int cap : kPastaCapabilities) {
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0) return errno;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
+                                        const std::vector<std::uint16_t>& host_loopback_ports) {
   if (access(kPasta, X_OK) != 0) {
     return Error{ENOENT, "user-mode networking needs pasta: apt-get install passt"};
   }
@@ -62,17 +139,18 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces) {
   }
   UniqueFd pid_read(pid_pipe[0]), pid_write(pid_pipe[1]);
   UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
-  std::vector<std::string> args = {kPasta,    "--config-net",    "--foreground", "--quiet",
-                                   "--pid",   "/proc/self/fd/3", "--userns",     "/proc/self/fd/4",
-                                   "--netns", "/proc/self/fd/5"};
-  // As root pasta would switch to nobody, who may not enter a namespace root created.
-  if (geteuid() == 0) args.insert(args.end(), {"--runas", "0:0"});
+  // pasta reopens the pid pipe through /proc/self/fd/3 as the sandbox user, who does not own
+  // it. Only processes that can reach pasta's fd table can get at it that way.
+  if (fchmod(pid_write.get(), 0622) != 0) return system_error("preparing the pipe for pasta");
+  std::vector<std::string> args = pasta_arguments(host_loopback_ports);
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   const int fds[] = {pid_write.get(), namespaces.user.get(), namespaces.net.get()};
   const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
   const pid_t parent = getpid();
+  const uid_t uid = namespaces.uid;
+  const gid_t gid = namespaces.gid;
 
   int pidfd = -1;
   pid_t child = clone_process(CLONE_PIDFD, &pidfd);
@@ -87,6 +165,20 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces) {
     dup2(err_write.get(), STDERR_FILENO);
     for (int i = 0; i < 3; ++i) dup2(moved[i], 3 + i);
     syscall(SYS_close_range, 6, ~0u, 0);
+    if (int error = become_sandbox_user(4, uid, gid); error != 0) {
+      const char message[] = "cannot become the sandbox user in its namespaces\n";
+      ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+      (void)ignored;
+      _exit(126);
+    }
+    close(4);
+    // Changing ids made the process non-dumpable, which hands its /proc/self/fd to root: pasta
+    // could not open its pid file there. No process of the sandbox can name it (it is outside
+    // their PID namespace), and pasta makes itself non-dumpable again once set up.
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    // Changing ids cleared the parent-death signal.
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != parent) _exit(126);
     // pasta takes an inherited SIG_IGN for SIGPIPE as a failure to install its handlers.
     for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
     sigset_t none;

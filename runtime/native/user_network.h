@@ -1,14 +1,23 @@
 #pragma once
 
 // Rootless user-mode networking for a sandbox's own network namespace: pasta (Debian's passt)
-// joins the sandbox's user and network namespaces, creates a tap device there with the host's
-// addresses and routes, and forwards its traffic through ordinary sockets of the calling user.
-// No root and no bridge. When pasta is killed its tap device goes away, and the sandbox is left
-// with only its loopback: that is how an install step gets network and the run after it not.
+// joins the sandbox's network namespace, creates a tap device there with the host's addresses
+// and routes, and forwards its traffic through ordinary host sockets. No root and no bridge.
+// When pasta is killed its tap device goes away, and the sandbox is left with only its
+// loopback: that is how an install step gets network and the run after it not.
+//
+// pasta has more reach than the program (host sockets), so it gets as little as it can work
+// with: none of its defaults that connect the sandbox to the host (the gateway mapped to the
+// host's loopback, host loopback ports spliced in, ports bound inside bound on the host), and
+// the sandbox's own host identity rather than the caller's: it enters the sandbox's user
+// namespace as the sandbox user, keeping only the two capabilities it needs there. The private
+// and host destinations it would still carry are refused inside (network_fence.h).
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "core/result.h"
 #include "core/unique_fd.h"
@@ -22,11 +31,16 @@ class UserNetwork {
   struct Namespaces {
     UniqueFd user;
     UniqueFd net;
+    uid_t uid = 0;  // the sandbox user, inside: pasta runs as it
+    gid_t gid = 0;
   };
-  static Result<Namespaces> open_namespaces(pid_t sandbox_pid);
+  static Result<Namespaces> open_namespaces(pid_t sandbox_pid, uid_t uid, gid_t gid);
 
-  // Starts pasta in those namespaces and waits until it has configured them.
-  static Result<UserNetwork> attach(const Namespaces& namespaces);
+  // Starts pasta in those namespaces and waits until it has configured them. The sandbox's
+  // 127.0.0.1:PORT reaches the host's for each of `host_loopback_ports` (TCP), and nothing else
+  // of the host's loopback.
+  static Result<UserNetwork> attach(const Namespaces& namespaces,
+                                    const std::vector<std::uint16_t>& host_loopback_ports);
 
   UserNetwork() = default;
   UserNetwork(UserNetwork&& other) noexcept

@@ -124,8 +124,8 @@ TEST(UserNetwork, TheHostsLoopbackIsUnreachableOverTcpAndUdp) {
   std::string tcp = std::to_string(bait.tcp_port()), udp = std::to_string(bait.udp_port());
   // The gateway address (pasta maps it to the host by default) and the sandbox's own loopback
   // (pasta splices bound host loopback ports into it by default), TCP and UDP.
-  CliResult result = attempt({"tcp", gateway, tcp, "tcp", "127.0.0.1", tcp, "udp", gateway, udp,
-                              "udp", "127.0.0.1", udp});
+  CliResult result = attempt(
+      {"tcp", gateway, tcp, "tcp", "127.0.0.1", tcp, "udp", gateway, udp, "udp", "127.0.0.1", udp});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_EQ(result.out.find("host-secret"), std::string::npos) << result.out;
   // Every attempt ran and reported.
@@ -135,9 +135,10 @@ TEST(UserNetwork, TheHostsLoopbackIsUnreachableOverTcpAndUdp) {
 TEST(UserNetwork, PrivateLinkLocalAndMetadataRangesAreRefusedAtOnce) {
   // Refused by the sandbox's own routing rules (EACCES), not left to time out somewhere: the
   // cloud metadata address, RFC 1918, shared address space, and IPv6 unique and link-local.
-  CliResult result = attempt({"tcp", "169.254.169.254", "80", "tcp", "10.0.0.1", "80", "tcp",
-                              "172.16.0.1", "80", "tcp", "192.168.0.1", "80", "tcp", "100.64.0.1",
-                              "80", "udp", "10.255.255.53", "53", "tcp", "fd00::1", "80"});
+  CliResult result = attempt({"tcp", "169.254.169.254", "80", "tcp", "10.0.0.1",      "80",
+                              "tcp", "172.16.0.1",      "80", "tcp", "192.168.0.1",   "80",
+                              "tcp", "100.64.0.1",      "80", "udp", "10.255.255.53", "53",
+                              "tcp", "fd00::1",         "80"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   std::istringstream lines(result.out);
   std::string line;
@@ -179,14 +180,15 @@ TEST(UserNetwork, NothingConnectsInToAPortTheSandboxListensOn) {
   int port = 30000 + getpid() % 20000;
   CliResult result;
   std::thread sandbox([&] {
-    result = run_cli({"run", "--network", "user", "--", "python3", "-c",
-                      "import socket, time\n"
-                      "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-                      "s.bind(('0.0.0.0', " +
-                          std::to_string(port) +
-                          ")); s.listen(4); s.settimeout(4)\n"
-                          "try:\n    s.accept(); print('accepted')\n"
-                          "except socket.timeout:\n    print('nobody came')\n"});
+    result =
+        run_cli({"run", "--network", "user", "--", "python3", "-c",
+                 "import socket, time\n"
+                 "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                 "s.bind(('0.0.0.0', " +
+                     std::to_string(port) +
+                     ")); s.listen(4); s.settimeout(4)\n"
+                     "try:\n    s.accept(); print('accepted')\n"
+                     "except socket.timeout:\n    print('nobody came')\n"});
   });
   // pasta looks for newly bound ports about once a second: give it a few chances.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -229,6 +231,64 @@ TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
   EXPECT_NE(pasta_uid, 0) << "pasta ran as host root";
   EXPECT_EQ(pasta_uid, program_uid) << "pasta should run as the sandbox's own host uid";
   EXPECT_EQ(result.exit_status, 0) << result.err;
+}
+
+TEST(UserNetwork, AHostLoopbackPortIsReachableOnlyWhenNamed) {
+  LoopbackBait named, other;
+  ASSERT_NE(named.tcp_port(), 0) << "the bait did not start";
+  ASSERT_NE(other.tcp_port(), 0) << "the bait did not start";
+  std::string port = std::to_string(named.tcp_port());
+  CliResult result =
+      attempt({"tcp", "127.0.0.1", port, "tcp", "127.0.0.1", std::to_string(other.tcp_port()),
+               "udp", "127.0.0.1", std::to_string(named.udp_port())},
+              {"--host-loopback-port", port});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_NE(result.out.find("tcp 127.0.0.1 " + port + " b'host-secret\\n'"), std::string::npos)
+      << result.out;
+  // One "host-secret": the named port's. Neither the other TCP port nor UDP came through.
+  EXPECT_EQ(result.out.find("host-secret"), result.out.rfind("host-secret")) << result.out;
+}
+
+// The first nameserver of the host's resolv.conf.
+std::string host_resolver() {
+  std::ifstream in("/etc/resolv.conf");
+  std::string word, address;
+  while (in >> word) {
+    if (word == "nameserver" && (in >> address)) return address;
+  }
+  return "";
+}
+
+// The host's resolver is in a refused range on these machines (10.255.255.53): what the user
+// allows by name is reachable, and nothing next to it.
+TEST(UserNetwork, AllowPrivateOpensOnlyTheRangeNamed) {
+  std::string resolver = host_resolver();
+  ASSERT_TRUE(resolver.starts_with("10.")) << "this test needs the host's resolver in 10.0.0.0/8, "
+                                              "as on the CI machines; it is "
+                                           << resolver;
+  std::string neighbour = resolver.ends_with(".1") ? "10.0.0.2" : "10.0.0.1";
+  CliResult refused = attempt({"udp", resolver, "53"});
+  EXPECT_NE(refused.out.find("EACCES"), std::string::npos) << refused.out << refused.err;
+  CliResult allowed =
+      attempt({"udp", resolver, "53", "udp", neighbour, "53"}, {"--allow-private", resolver});
+  // The resolver's answer starts with the query's id.
+  EXPECT_NE(allowed.out.find("udp " + resolver + " 53 b'\\x124"), std::string::npos)
+      << allowed.out << allowed.err;
+  EXPECT_NE(allowed.out.find("udp " + neighbour + " 53 EACCES"), std::string::npos) << allowed.out;
+}
+
+TEST(UserNetwork, BadNetworkFlagsAreOneLineErrors) {
+  CliResult range =
+      run_cli({"run", "--network", "user", "--allow-private", "10.1.2.3/8", "--", "true"});
+  EXPECT_EQ(range.exit_status, 125);
+  EXPECT_NE(range.err.find("--allow-private '10.1.2.3/8' is not an IP address or CIDR range"),
+            std::string::npos)
+      << range.err;
+  CliResult port =
+      run_cli({"run", "--network", "user", "--host-loopback-port", "70000", "--", "true"});
+  EXPECT_EQ(port.exit_status, 125);
+  EXPECT_NE(port.err.find("--host-loopback-port '70000' is not a port"), std::string::npos)
+      << port.err;
 }
 
 }  // namespace

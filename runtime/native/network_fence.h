@@ -1,0 +1,60 @@
+#pragma once
+
+// What user-mode networking may reach. pasta (user_network.h) carries whatever the sandbox sends
+// to the outside world through ordinary host sockets, so on its own it would also carry traffic
+// to the host's other addresses and to the private networks around the host (a router's admin
+// page, a cloud's metadata service, the office LAN). The fence is a set of routing-policy rules
+// in the sandbox's own network namespace that refuse those destinations before a packet ever
+// reaches pasta: connect() and sendto() fail at once with EACCES.
+//
+// The rules live in a namespace the sandbox's user namespace owns, but the program has no
+// capabilities there, so it cannot change them. The plan is pure data (unit-tested); the applier
+// runs in the sandbox's init before the program starts, without allocating (child.h).
+
+#include <cstdint>
+#include <vector>
+
+#include "core/ip_prefix.h"
+#include "sandbox_spec.h"
+
+namespace paddock {
+
+// Where the sandbox sends DNS queries under user-mode networking: pasta forwards what arrives
+// there on port 53 to the host's own resolver, which is usually on loopback or a private address
+// the fence refuses. A link-local address nothing else answers on.
+inline constexpr const char* kSandboxResolver = "169.254.0.53";
+
+// Destinations refused unless the user allows them: "this network", private (RFC 1918), shared
+// (RFC 6598), loopback, link-local (with every cloud's metadata address), multicast and reserved
+// IPv4; unique-local, link-local, site-local and multicast IPv6.
+const std::vector<IpPrefix>& refused_ranges();
+
+struct FenceRule {
+  enum class Action { kAllow, kRefuse };
+  Action action = Action::kRefuse;
+  IpPrefix destination;
+  std::uint8_t protocol = 0;  // IPPROTO_TCP / IPPROTO_UDP, 0 for any
+  std::uint16_t port = 0;     // destination port, 0 for any
+};
+
+// The rules in the order they apply: what the user allowed and DNS to kSandboxResolver first,
+// then the refused ranges and each of the host's own addresses (`host_addresses`, loopback
+// excluded by the caller).
+std::vector<FenceRule> plan_fence(const std::vector<IpPrefix>& host_addresses,
+                                  const std::vector<IpPrefix>& allowed);
+
+// The rules as RTM_NEWRULE netlink messages, back to back, each asking for an acknowledgement.
+std::vector<std::uint8_t> encode_fence(const std::vector<FenceRule>& rules);
+
+// The host's addresses on every interface but loopback.
+std::vector<IpPrefix> probe_host_addresses();
+
+// Whether a sandbox made from `spec` can ever have user-mode networking: for its program, its
+// installer, or (a session) a later install command.
+bool may_use_user_network(const SandboxSpec& spec, bool session);
+
+// In the sandbox's init: installs the encoded rules in the current network namespace. Returns 0,
+// or an errno with the index of the rule that failed in `*failed_rule`. Allocation-free.
+int apply_fence(const std::uint8_t* messages, std::size_t size, int* failed_rule);
+
+}  // namespace paddock
