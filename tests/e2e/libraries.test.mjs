@@ -63,3 +63,27 @@ test('a session whose library cannot be installed says so (at create_session or 
     assert.ok(Date.now() - started < 100000);
   });
 });
+
+// A session's installer gets the network (and DNS) for the install alone; what it installs stays
+// for later calls. The npm registry is reachable from these machines, so this one is real.
+test('a session installs a package from the npm registry and later calls use it', { timeout: 180000 }, async (t) => {
+  await withServer(t, async (server) => {
+    await server.initialize();
+    const created = await server.callTool('create_session', { language: 'javascript' });
+    assert.equal(created.isError, false, describe(created));
+    const session_id = created.structuredContent.session_id;
+    const installed = await server.callTool('install_libraries', { session_id, libraries: ['left-pad'] }, { timeoutMs: 170000 });
+    assert.equal(installed.isError, false, describe(installed));
+    for (let i = 0; i < 2; i++) {
+      const run = await server.callTool('execute_code', { session_id, code: "console.log(require('left-pad')('x', 3))" });
+      assert.equal(run.isError, false, `run ${i + 1}: ${describe(run)}`);
+      assert.equal(run.structuredContent.stdout, '  x\n');
+    }
+    // And at create_session, with libraries.
+    const withLibrary = await server.callTool('create_session', { language: 'javascript', libraries: ['left-pad'] }, { timeoutMs: 170000 });
+    assert.equal(withLibrary.isError, false, describe(withLibrary));
+    const run = await server.callTool('execute_code', { session_id: withLibrary.structuredContent.session_id, code: "console.log(require('left-pad')('y', 2))" });
+    assert.equal(run.isError, false, describe(run));
+    assert.equal(run.structuredContent.stdout, ' y\n');
+  });
+});
