@@ -60,9 +60,11 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "Where to run: native (default), docker or podman (env PADDOCK_BACKEND, or "
                  "BACKEND)")
       ->type_name("NAME");
-  run.add_option("--stdin", flags.stdin_file,
-                 "File to give the program as stdin ('-' for paddock's own stdin; default: "
-                 "empty)")
+  run.add_option(
+         "--stdin", flags.stdin_file,
+         "File to give the program as stdin ('-' for paddock's own stdin, relayed through a "
+         "pipe when it is a terminal; default: "
+         "empty)")
       ->type_name("FILE");
   run.add_option("--timeout", flags.timeout, "Wall-clock limit, e.g. 30 or 1.5s (default 30)")
       ->type_name("SECONDS");

@@ -6,12 +6,14 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "backend_registry.h"
 #include "cli/output.h"
+#include "cli/stdin_relay.h"
 #include "image_root.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
@@ -191,9 +193,16 @@ int run_command(RunRequest& request) {
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  if (request.stdin_from_terminal) request.spec.stdin_fd = STDIN_FILENO;
+  std::optional<StdinRelay> relay;
+  if (request.stdin_from_terminal) {
+    auto started = StdinRelay::start(STDIN_FILENO);
+    if (!started) return fail(started.error().message);
+    relay.emplace(std::move(*started));
+    request.spec.stdin_fd = relay->fd();
+  }
 
   auto result = (*backend)->run(request.spec, observer);
+  if (relay) relay->stop();
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);
   if (request.json) {

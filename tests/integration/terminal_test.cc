@@ -27,7 +27,8 @@ constexpr const char* kProbe =
     "import os, sys, termios\n"
     "print('tty' if os.isatty(0) else 'not a tty', flush=True)\n"
     "try:\n"
-    "    os.write(0, b'\\x1b]0;pwned\\x07INJECTED-BY-SANDBOX\\n'); print('wrote to the terminal', flush=True)\n"
+    "    os.write(0, b'\\x1b]0;pwned\\x07INJECTED-BY-SANDBOX\\n'); print('wrote to the terminal', "
+    "flush=True)\n"
     "except OSError:\n"
     "    print('write refused', flush=True)\n"
     "try:\n"
@@ -58,8 +59,8 @@ TerminalRun run_on_terminal() {
   posix_spawn_file_actions_adddup2(&actions, slave, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   std::string binary = paddock_binary();
-  std::vector<std::string> args = {binary, "run", "--stdin", "-", "--timeout", "20",
-                                   "--",   "python3", "-c", kProbe};
+  std::vector<std::string> args = {binary, "run", "--stdin", "-",  "--timeout",
+                                   "20",   "--",  "python3", "-c", kProbe};
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
