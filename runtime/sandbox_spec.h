@@ -114,4 +114,8 @@ const char* to_string(NetworkMode mode);
 // The environment every sandbox starts from; spec.env entries override these by name.
 std::vector<std::string> default_sandbox_env();
 
+// `env` with each "K=V" of `overrides` replacing any entry of the same name.
+std::vector<std::string> merge_env(std::vector<std::string> env,
+                                   const std::vector<std::string>& overrides);
+
 }  // namespace paddock

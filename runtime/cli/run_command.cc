@@ -99,8 +99,9 @@ Result<std::string> read_code(const LanguageRequest& language) {
 // wins over paddock's defaults.
 Result<SandboxSpec> language_run_spec(const RunRequest& request, const LanguagePolicy& policy,
                                       const std::string& code) {
-  auto spec =
-      language_spec(policy, code, request.language->program_args, request.language->libraries);
+  // --env is the operator's: it reaches the installer too (a private index, a proxy).
+  auto spec = language_spec(policy, code, request.language->program_args,
+                            request.language->libraries, request.spec.env);
   if (!spec) return spec.error();
   const SandboxSpec& flags = request.spec;
   request.limit_flags.apply_to(spec->limits);

@@ -30,28 +30,54 @@ std::vector<std::string> substitute_all(const std::vector<std::string>& argv,
   return out;
 }
 
-// A library name as an installer argument: never an option (no leading '-'), no spaces or
-// control characters, so that a name cannot smuggle installer flags such as --index-url.
-bool valid_library(const std::string& name) {
-  if (name.empty() || name[0] == '-' || name.size() > 200) return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) != 0 ||
-           std::string_view("._-+=<>~!@/:,").find(static_cast<char>(c)) != std::string_view::npos;
-  });
+// A name as the caller wrote it, on one line: control bytes shown as \xNN.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (unsigned char c : text.substr(0, 200)) {
+    if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + (text.size() > 200 ? "...'" : "'");
 }
 
+// Only names from the language's registry, with a version at most: never a path, a URL, a VCS
+// spec or an option, which would make the installer fetch or run what the caller chose. The
+// policy's pattern knows the language; the generic part (no leading '-', no blanks or control
+// bytes) holds whatever a policy says.
+Status check_library(const LanguagePolicy& policy, const std::string& name) {
+  bool plain =
+      !name.empty() && name.size() <= 200 && name[0] != '-' &&
+      std::all_of(name.begin(), name.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
+  if (plain && std::regex_match(name, std::regex(policy.library_pattern, std::regex::ECMAScript))) {
+    return {};
+  }
+  return invalid_input("library " + quoted(name) + " refused: " + policy.name + " takes " +
+                       policy.library_hint + " (no paths, URLs or options)");
+}
+
+// The installer runs under `env -i` with the policy's install_env: the program's environment
+// (PYTHONPATH, HOME=/work, R_PROFILE_USER...) and the server's passed-through secrets never reach
+// it, and no backend needs to know that a step has an environment of its own.
 Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
-                                                 const std::vector<std::string>& libraries) {
+                                                 const std::vector<std::string>& libraries,
+                                                 const std::vector<std::string>& installer_env) {
   if (policy.install.empty()) {
     return invalid_input("language '" + policy.name + "' has no library installer in its policy");
   }
   for (const auto& library : libraries) {
-    if (!valid_library(library)) {
-      return invalid_input("library '" + library +
-                           "' is not a package name (letters, digits and ._-+=<>~!@/:, only)");
-    }
+    if (auto checked = check_library(policy, library); !checked) return checked.error();
   }
-  std::vector<std::string> argv;
+  std::vector<std::string> env = {"HOME=/nonexistent"};
+  for (const auto& [name, value] : policy.install_env) env.push_back(name + "=" + value);
+  env.insert(env.end(), installer_env.begin(), installer_env.end());
+  std::vector<std::string> argv = {"/usr/bin/env", "-i"};
+  for (auto& entry : merge_env(default_sandbox_env(), env)) argv.push_back(std::move(entry));
   for (const auto& arg : policy.install) {
     if (arg == "{libraries}") {
       argv.insert(argv.end(), libraries.begin(), libraries.end());
@@ -76,7 +102,8 @@ std::string java_public_class(const std::string& source) {
 
 Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
                                   const std::vector<std::string>& program_args,
-                                  const std::vector<std::string>& libraries) {
+                                  const std::vector<std::string>& libraries,
+                                  const std::vector<std::string>& installer_env) {
   SandboxSpec spec;
   std::string class_name =
       policy.source_file.find("{class}") != std::string::npos ||
@@ -89,7 +116,7 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   std::string file = substitute(policy.source_file, "", class_name);
   spec.files.push_back({file, code, 0644});
   if (!libraries.empty()) {
-    auto install = install_command(policy, libraries);
+    auto install = install_command(policy, libraries, installer_env);
     if (!install) return install.error();
     spec.prelude.push_back(std::move(*install));
     if (policy.install_network == "user") spec.networked_prelude = 1;

@@ -22,10 +22,13 @@ namespace paddock {
 std::string java_public_class(const std::string& code);
 
 // `program_args` are appended to the run command.
-// `libraries` are installed first, with the policy's installer and its install network.
+// `libraries` are installed first, with the policy's installer and its install network, in the
+// policy's install_env and `installer_env` ("K=V", the operator's own settings) only. A library
+// that is not a registry name (the policy's library_names) is refused with one line naming it.
 Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
                                   const std::vector<std::string>& program_args,
-                                  const std::vector<std::string>& libraries = {});
+                                  const std::vector<std::string>& libraries = {},
+                                  const std::vector<std::string>& installer_env = {});
 
 struct LanguageRunResult {
   RunResult run;

@@ -146,15 +146,46 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
   }
 }
 
-void read_env(Reader& reader, const json& document, LanguagePolicy& policy) {
-  const json* object = reader.find(document, "env");
+void read_env(Reader& reader, const json& document, const std::string& field,
+              std::map<std::string, std::string>& env) {
+  const json* object = reader.find(document, field);
   if (object == nullptr) return;
-  if (!object->is_object()) return reader.fail("/env", "must be an object of NAME: value");
+  if (!object->is_object()) return reader.fail("/" + field, "must be an object of NAME: value");
   static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
   for (const auto& [key, value] : object->items()) {
-    if (!std::regex_match(key, kName)) reader.fail("/env/" + key, "is not a variable name");
-    if (!value.is_string()) reader.fail("/env/" + key, "must be a string");
-    if (value.is_string()) policy.env[key] = value.get<std::string>();
+    if (!std::regex_match(key, kName))
+      reader.fail("/" + field + "/" + key, "is not a variable name");
+    if (!value.is_string()) reader.fail("/" + field + "/" + key, "must be a string");
+    if (value.is_string()) env[key] = value.get<std::string>();
+  }
+}
+
+// An installer takes registry names only: without a pattern for them it takes none.
+void read_library_names(Reader& reader, const json& document, LanguagePolicy& policy) {
+  const json* object = reader.find(document, "library_names");
+  if (object == nullptr) {
+    if (!policy.install.empty()) {
+      reader.fail("/library_names",
+                  "is missing: a policy with an installer must say which "
+                  "library names it takes ({\"pattern\", \"hint\"})");
+    }
+    return;
+  }
+  if (!object->is_object()) return reader.fail("/library_names", "must be an object");
+  for (const auto& [key, value] : object->items()) {
+    if (key != "pattern" && key != "hint") {
+      reader.fail("/library_names/" + key, "is not a known field (pattern, hint)");
+    }
+  }
+  policy.library_pattern = reader.string(*object, "/library_names", "pattern", true);
+  policy.library_hint = reader.string(*object, "/library_names", "hint", true);
+  try {
+    std::regex compiled(policy.library_pattern, std::regex::ECMAScript);
+    if (std::regex_match("", compiled)) {
+      reader.fail("/library_names/pattern", "must not match an empty name");
+    }
+  } catch (const std::regex_error& error) {
+    reader.fail("/library_names/pattern", std::string("is not a valid regex: ") + error.what());
   }
 }
 
@@ -190,10 +221,11 @@ void read_collect(Reader& reader, const json& document, LanguagePolicy& policy) 
 
 void check_known_keys(Reader& reader, const json& document) {
   static const std::set<std::string> kKnown = {
-      "$schema", "name",      "aliases",       "description", "source_file", "compile",
-      "run",     "env",       "limits",        "network",     "install",     "seccomp",
-      "rootfs",  "screening", "support_files", "collect",     "version",     "example",
-      "package_manager"};
+      "$schema",      "name",    "aliases", "description",     "source_file",
+      "compile",      "run",     "env",     "limits",          "network",
+      "install",      "seccomp", "rootfs",  "screening",       "support_files",
+      "collect",      "version", "example", "package_manager", "install_env",
+      "library_names"};
   for (const auto& [key, value] : document.items()) {
     if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
   }
@@ -225,7 +257,9 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   policy.version_command = reader.strings(document, "", "version", false, true);
   policy.example = reader.string(document, "", "example", false);
   policy.package_manager = reader.string(document, "", "package_manager", false);
-  read_env(reader, document, policy);
+  read_env(reader, document, "env", policy.env);
+  read_env(reader, document, "install_env", policy.install_env);
+  read_library_names(reader, document, policy);
   read_limits(reader, document, policy.limits);
   read_network(reader, document, policy);
   read_support_files(reader, document, policy);
@@ -253,7 +287,8 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
     }
   }
   policy.rootfs = reader.string(document, "", "rootfs", false, "host");
-  if (policy.rootfs != "host" && !(policy.rootfs.starts_with("image:") && policy.rootfs.size() > 6)) {
+  if (policy.rootfs != "host" &&
+      !(policy.rootfs.starts_with("image:") && policy.rootfs.size() > 6)) {
     reader.fail("/rootfs", "'" + policy.rootfs + "' must be host or image:REF");
   }
   if (const json* screening = reader.find(document, "screening")) {

@@ -30,13 +30,19 @@ struct LanguagePolicy {
   NetworkMode run_network = NetworkMode::kNone;
   std::string install_network = "none";  // "none", "user" or "host"
   std::vector<std::string> install;      // placeholder {libraries}
-  std::string package_manager;           // what `install` uses, for people: "pip", "npm"
+  // The installer's whole environment, over paddock's defaults with HOME=/nonexistent: nothing
+  // of `env` (the program's), nor of the caller's, reaches it.
+  std::map<std::string, std::string> install_env;
+  // What a library name must match, whole (ECMAScript), and how to say so to the caller.
+  std::string library_pattern;
+  std::string library_hint;
+  std::string package_manager;               // what `install` uses, for people: "pip", "npm"
   std::vector<std::string> version_command;  // prints the toolchain's version
   std::string example;                       // a short program that shows the language works
   std::string seccomp_profile = "default";
   std::vector<std::string> seccomp_allow;  // added to the profile: loosens it, so reviewed
   std::vector<std::string> seccomp_deny;   // removed from it
-  std::string rootfs = "host";  // or "image:REF"
+  std::string rootfs = "host";             // or "image:REF"
   // Files paddock adds to the work directory (path there -> a built-in support file, e.g. the
   // plot-capture hook), and work-directory subdirectories returned as artifacts.
   std::map<std::string, std::string> support_files;

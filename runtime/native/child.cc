@@ -235,6 +235,8 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
 
 // Runs the steps one after another, reaping every orphan meanwhile, and reports the wait status
 // of the last step that ran: the program's, or the first prelude command that did not exit 0.
+// Nothing a step started outlives it: an installer ran with network and the caller's registry
+// packages, and none of that may reach into the program's step.
 [[noreturn]] void run_steps(const ChildPlan& plan, std::size_t step, pid_t payload) {
   int channel = plan.fds.channel;
   for (;;) {
@@ -250,6 +252,7 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
       // Leaving kills every other process of the PID namespace.
       _exit(0);
     }
+    kill_and_reap_all();
     if (++step == plan.pause_before_step) {
       send(channel, ChildMessage{ChildMessageKind::kStepBoundary, SetupPhase::kExec, 0, 0, 0,
                                  static_cast<std::int32_t>(step)});
@@ -260,6 +263,16 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
 }
 
 }  // namespace
+
+void kill_and_reap_all() {
+  // kill(-1) reaches every process of the PID namespace but init, the caller.
+  kill(-1, SIGKILL);
+  for (;;) {
+    pid_t reaped = wait4(-1, nullptr, __WALL, nullptr);
+    if (reaped > 0 || (reaped < 0 && errno == EINTR)) continue;
+    break;  // ECHILD: init is alone
+  }
+}
 
 pid_t clone_process(unsigned long long flags, int* pidfd, int cgroup_fd) {
   clone_args args{};

@@ -85,6 +85,10 @@ void drop_privileges(const ChildPlan& plan);
 // One message to the parent, retried on EINTR.
 void send(int channel, const ChildMessage& message);
 
+// In init: kills every other process of the sandbox and reaps them all, so that not even a
+// zombie of an earlier step or command is left when the next one starts.
+void kill_and_reap_all();
+
 // A session's init after setup (session_init.cc).
 [[noreturn]] void serve_session(const ChildPlan& plan);
 

@@ -56,18 +56,6 @@ const HostLayout& host_layout() {
 
 }  // namespace
 
-std::vector<std::string> merge_env(std::vector<std::string> env,
-                                   const std::vector<std::string>& overrides) {
-  for (const auto& entry : overrides) {
-    std::string key = entry.substr(0, entry.find('='));
-    std::erase_if(env, [&](const std::string& existing) {
-      return existing.compare(0, key.size() + 1, key + "=") == 0;
-    });
-    env.push_back(entry);
-  }
-  return env;
-}
-
 namespace {
 
 // Move an fd above stdio, so that the child's dup2 onto 0, 1 and 2 cannot clobber another.

@@ -57,10 +57,6 @@ struct Prepared {
 Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
                                           bool cgroup_mode, bool session);
 
-// `env` with each "K=V" of `overrides` replacing any entry of the same name.
-std::vector<std::string> merge_env(std::vector<std::string> env,
-                                   const std::vector<std::string>& overrides);
-
 // A pipe for captured output, both ends above stdio, the read end non-blocking.
 Result<Pipe> make_capture_pipe();
 

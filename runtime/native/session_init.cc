@@ -140,17 +140,6 @@ void kill_all() {
   kill(-1, SIGKILL);
 }
 
-// After a command: kills what it left and reaps it all before the next command may start, so
-// that not even a zombie of it is in the process table then.
-void kill_and_reap_all() {
-  kill_all();
-  for (;;) {
-    pid_t reaped = wait4(-1, nullptr, __WALL, nullptr);
-    if (reaped > 0 || (reaped < 0 && errno == EINTR)) continue;
-    break;  // ECHILD: init is alone
-  }
-}
-
 }  // namespace
 
 void serve_session(const ChildPlan& plan) {

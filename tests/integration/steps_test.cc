@@ -69,5 +69,17 @@ TEST(Steps, LaterStepsAreStillConfined) {
   EXPECT_NE(result.stdout_data.data.find("NoNewPrivs:\t1"), std::string::npos);
 }
 
+// An installer that leaves a process behind (a daemon, a watcher) must not reach into the
+// program's step: it ran with network, and the program must not inherit anything of it.
+TEST(Steps, NothingAnEarlierStepStartedOutlivesIt) {
+  SandboxSpec spec = shell_spec("for p in /proc/[0-9]*; do cat $p/comm; done");
+  spec.prelude = {{"sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300 & exit 0"},
+                  {"true"}};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.exit_code, 0) << result.stderr_data.data;
+  EXPECT_NE(result.stdout_data.data.find("sh\n"), std::string::npos);  // the listing worked
+  EXPECT_EQ(result.stdout_data.data.find("sleep"), std::string::npos) << result.stdout_data.data;
+}
+
 }  // namespace
 }  // namespace paddock::testing

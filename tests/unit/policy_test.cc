@@ -44,8 +44,13 @@ TEST(Policy, EveryFieldIsRead) {
                         {"cpu_time", "60"}, {"output", "2m"}, {"tmp", "128m"}};
   document["network"] = {{"run", "host"}, {"install", "user"}};
   document["install"] = {"toypkg", "install", "{libraries}"};
+  document["install_env"] = {{"TOYPKG_CONFIG", "/dev/null"}};
+  document["library_names"] = {{"pattern", "[a-z]+"}, {"hint", "a toy name"}};
   auto policy = parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->install_env.at("TOYPKG_CONFIG"), "/dev/null");
+  EXPECT_EQ(policy->library_pattern, "[a-z]+");
+  EXPECT_EQ(policy->library_hint, "a toy name");
   EXPECT_EQ(policy->compile, (std::vector<std::string>{"toyc", "{file}"}));
   EXPECT_EQ(policy->env.at("TOY_HOME"), "/work");
   EXPECT_EQ(policy->limits.wall_seconds, 90.0);

@@ -1,0 +1,140 @@
+#pragma once
+
+// `paddock mcp` started over real pipes, as a client sees it: send requests, wait for the answer
+// with a given id, look at the notifications that came meanwhile.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+
+class McpProcess {
+ public:
+  using json = nlohmann::json;
+  using Clock = std::chrono::steady_clock;
+
+  McpProcess() {
+    int in[2], out[2];
+    EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
+    EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(in[0], STDIN_FILENO);
+      dup2(out[1], STDOUT_FILENO);
+      int null = open("/dev/null", O_WRONLY);
+      dup2(null, STDERR_FILENO);
+      std::string binary = paddock_binary();
+      execl(binary.c_str(), binary.c_str(), "mcp", "--log-level", "error", nullptr);
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    to_server_ = in[1];
+    from_server_ = out[0];
+  }
+  ~McpProcess() {
+    if (to_server_ >= 0) close(to_server_);
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(from_server_);
+  }
+
+  void send_line(const std::string& line) {
+    std::string data = line + "\n";
+    for (std::size_t done = 0; done < data.size();) {
+      ssize_t wrote = write(to_server_, data.data() + done, data.size() - done);
+      ASSERT_GT(wrote, 0);
+      done += static_cast<std::size_t>(wrote);
+    }
+  }
+  void send(const json& message) { send_line(message.dump()); }
+  void request(int id, const std::string& method, json params = json::object()) {
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+  }
+  void call(int id, const std::string& tool, json arguments, json meta = nullptr) {
+    json params = {{"name", tool}, {"arguments", std::move(arguments)}};
+    if (!meta.is_null()) params["_meta"] = std::move(meta);
+    request(id, "tools/call", std::move(params));
+  }
+
+  // The next message with this id (others are kept for later), or null after `timeout`.
+  json wait_for(const json& id, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+    auto deadline = Clock::now() + timeout;
+    for (;;) {
+      for (auto it = received_.begin(); it != received_.end(); ++it) {
+        if (it->contains("id") && (*it)["id"] == id) {
+          json found = *it;
+          received_.erase(it);
+          return found;
+        }
+      }
+      if (!read_some(deadline)) return nullptr;
+    }
+  }
+  std::vector<json> notifications() const {
+    std::vector<json> found;
+    for (const auto& message : received_) {
+      if (!message.contains("id")) found.push_back(message);
+    }
+    return found;
+  }
+  void close_input() {
+    close(to_server_);
+    to_server_ = -1;
+  }
+  // The exit status, or -1 if it did not exit in time.
+  int wait_exit(std::chrono::seconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  bool read_some(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return false;
+    pollfd entry{from_server_, POLLIN, 0};
+    if (poll(&entry, 1, static_cast<int>(left.count())) <= 0) return false;
+    char chunk[65536];
+    ssize_t got = read(from_server_, chunk, sizeof chunk);
+    if (got <= 0) return false;
+    pending_.append(chunk, static_cast<std::size_t>(got));
+    for (auto end = pending_.find('\n'); end != std::string::npos; end = pending_.find('\n')) {
+      received_.push_back(json::parse(pending_.substr(0, end)));  // every line is one message
+      pending_.erase(0, end + 1);
+    }
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  int to_server_ = -1;
+  int from_server_ = -1;
+  std::string pending_;
+  std::vector<json> received_;
+};
+
+}  // namespace paddock::testing
