@@ -95,6 +95,21 @@ TEST(Libraries, PipInstallsFromALocalIndexAndTheRunHasNoNetwork) {
   EXPECT_NE(result["stderr"].get<std::string>().find("Successfully installed"), std::string::npos);
 }
 
+// The installer's network is the fenced user network: without the port named, the same local
+// index on the host's loopback is out of reach (through the sandbox's loopback and the gateway).
+TEST(Libraries, TheInstallerCannotReachTheHostsLoopbackUnlessAPortIsNamed) {
+  LocalWheelServer server;
+  std::string port = std::to_string(server.port());
+  nlohmann::json result =
+      run_json({"run", "--json", "--lang", "python", "--lib", "paddock-local-pkg", "--env",
+                "PIP_NO_INDEX=1", "--env", "PIP_FIND_LINKS=http://127.0.0.1:" + port + "/", "--env",
+                "PIP_DEFAULT_TIMEOUT=3", "--env", "PIP_RETRIES=0", "--code", "print('never')"});
+  EXPECT_EQ(result["phase"], "install") << result["stderr"];
+  EXPECT_EQ(result["stdout"], "");
+  EXPECT_EQ(result["stderr"].get<std::string>().find("Successfully installed"), std::string::npos)
+      << result["stderr"];
+}
+
 TEST(Libraries, NpmInstallsFromTheNpmRegistry) {
   nlohmann::json result = run_json({"run", "--json", "--lang", "javascript", "--lib", "left-pad",
                                     "--code", "console.log(require('left-pad')('x', 3))"});
