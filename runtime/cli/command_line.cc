@@ -413,10 +413,10 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   auto* creds = pull->add_option("--creds", image_request.creds,
                                  "Registry credentials, visible to every user in ps: prefer "
                                  "--creds-file (default: ~/.docker/config.json)")
-                    ->envname("PADDOCK_REGISTRY_CREDS")
                     ->type_name("USER:PASS");
   pull->add_option("--creds-file", image_request.creds_file,
-                   "A file holding the registry credentials as USER:PASS")
+                   "A file holding the registry credentials as USER:PASS (or set "
+                   "PADDOCK_REGISTRY_CREDS=USER:PASS)")
       ->type_name("FILE")
       ->excludes(creds);
   add_root(pull);

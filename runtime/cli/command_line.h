@@ -47,7 +47,7 @@ struct ImageRequest {
   bool json = false;
   std::optional<std::string> root;
   bool insecure = false;                  // pull --insecure: plain HTTP for any registry
-  std::optional<std::string> creds;       // pull --creds USER:PASS, or PADDOCK_REGISTRY_CREDS
+  std::optional<std::string> creds;       // pull --creds USER:PASS
   std::optional<std::string> creds_file;  // pull --creds-file FILE, holding USER:PASS
 };
 

@@ -1,5 +1,7 @@
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "cli/image_command.h"
 #include "cli/output.h"
 #include "core/files.h"
@@ -29,6 +31,10 @@ int image_transfer_command(const ImageRequest& request) {
     options.platform = request.platform;
     options.insecure = request.insecure;
     options.creds = request.creds;
+    if (const char* from_env = std::getenv("PADDOCK_REGISTRY_CREDS");
+        from_env != nullptr && !request.creds && !request.creds_file) {
+      options.creds = from_env;
+    }
     if (request.creds_file) {
       auto text = read_text_file(*request.creds_file, "the --creds-file");
       if (!text) return fail(text.error().message);
