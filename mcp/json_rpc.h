@@ -32,8 +32,9 @@ struct Incoming {
   enum class Kind { kRequest, kNotification, kResponse, kInvalid } kind = Kind::kInvalid;
   json id;  // requests (string or integer); null when unknown
   std::string method;
-  json params;     // object, or null when absent
-  RpcError error;  // kInvalid: the error to answer with (id may be null)
+  json params;            // object, or null when absent
+  RpcError error;         // kInvalid: the error to answer with (id may be null)
+  std::size_t bytes = 0;  // the line's length: what a queued request holds, about
 };
 
 // Parses and classifies one line. Never throws; a line nested deeper than `max_depth` is refused

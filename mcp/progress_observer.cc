@@ -1,5 +1,9 @@
 #include "progress_observer.h"
 
+#include <algorithm>
+
+#include "log.h"
+
 namespace paddock::mcp {
 namespace {
 
@@ -31,6 +35,36 @@ void ProgressLines::flush(std::size_t length) {
   if (lines.size() > kMaxMessage) lines.resize(kMaxMessage);
   if (!lines.empty() && lines.back() == '\n') lines.pop_back();
   send_(lines);
+}
+
+void ProgressPacer::offer(const std::string& message) {
+  if (message.empty()) return;
+  // Messages are masked whole, so cutting a joined one cannot uncover a secret.
+  if (waiting_.size() < kMaxMessage) {
+    if (!waiting_.empty()) waiting_ += '\n';
+    waiting_.append(message, 0, kMaxMessage - std::min(kMaxMessage, waiting_.size()));
+  }
+  auto now = std::chrono::steady_clock::now();
+  if (last_sent_ && now - *last_sent_ < interval_) return;
+  last_sent_ = now;
+  send_(std::exchange(waiting_, {}));
+}
+
+void ProgressPacer::finish() {
+  if (!waiting_.empty()) send_(std::exchange(waiting_, {}));
+}
+
+ProgressObserver::ProgressObserver(ToolContext& context, std::chrono::milliseconds interval)
+    : context_(context),
+      pacer_(context.progress, interval),
+      lines_(context.state.secrets, [this](const std::string& lines) { pacer_.offer(lines); }) {}
+
+ProgressObserver::~ProgressObserver() {
+  try {
+    pacer_.finish();
+  } catch (const std::exception& failure) {  // a destructor must not throw; progress may be lost
+    log(LogLevel::kWarning, std::string("last progress not sent: ") + failure.what());
+  }
 }
 
 }  // namespace paddock::mcp

@@ -2,8 +2,13 @@
 
 // Watches a sandboxed command for a tool call: its output goes to the client as progress
 // notifications, whole lines at a time, and the call's cancellation reaches the sandbox.
+// Progress never carries more than the result may: backends report output only up to the
+// output cap (RunObserver::on_output), and messages go at most once per interval, so a program
+// printing for its whole timeout costs the client no more than its result does.
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,10 +34,34 @@ class ProgressLines {
   std::string pending_;  // the start of a line whose end has not come yet
 };
 
+// When messages go out: at most one per interval. What comes sooner waits, joined with what
+// follows, and goes with the first message after the interval or at finish(); a message is at
+// most 64 KiB, so a burst loses its middle rather than flooding. (There is no timer: output
+// that waits goes when more output comes or the run ends.)
+class ProgressPacer {
+ public:
+  ProgressPacer(std::function<void(const std::string&)> send, std::chrono::milliseconds interval)
+      : send_(std::move(send)), interval_(interval) {}
+  void offer(const std::string& message);
+  void finish();
+
+ private:
+  std::function<void(const std::string&)> send_;
+  std::chrono::milliseconds interval_;
+  std::optional<std::chrono::steady_clock::time_point> last_sent_;
+  std::string waiting_;
+};
+
 class ProgressObserver final : public RunObserver {
  public:
-  explicit ProgressObserver(ToolContext& context)
-      : context_(context), lines_(context.state.secrets, context.progress) {}
+  static constexpr std::chrono::milliseconds kInterval{200};
+
+  explicit ProgressObserver(ToolContext& context, std::chrono::milliseconds interval = kInterval);
+  ProgressObserver(const ProgressObserver&) = delete;
+  ProgressObserver& operator=(const ProgressObserver&) = delete;
+  // Sends what waits, before the tool's result goes out.
+  ~ProgressObserver() override;
+
   void on_output(StreamId /*stream*/, std::string_view chunk) override { lines_.take(chunk); }
   [[nodiscard]] const CancellationToken* cancellation() const override {
     return &context_.cancellation;
@@ -40,6 +69,7 @@ class ProgressObserver final : public RunObserver {
 
  private:
   ToolContext& context_;
+  ProgressPacer pacer_;
   ProgressLines lines_;
 };
 

@@ -70,7 +70,7 @@ Server::Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out
       in_fd_(in_fd),
       reader_(in_fd, kMaxInboundLine),
       writer_(out_fd),
-      pool_(state.options.workers, state.options.max_queued) {}
+      pool_(state.options.workers, state.options.max_queued, state.options.max_queued_bytes) {}
 
 int Server::run() {
   sigset_t termination;
@@ -123,6 +123,7 @@ void Server::handle_line(const LineReader::Line& line) {
     return;
   }
   Incoming incoming = classify(line.text);
+  incoming.bytes = line.text.size();
   switch (incoming.kind) {
     case Incoming::Kind::kInvalid:
       respond_error(incoming.id, incoming.error);
@@ -247,7 +248,19 @@ void Server::submit(const Incoming& request, const Era& era) {
   }
   json id = request.id;
   json token = progress_token_of(params);
-  bool accepted = pool_.submit([this, id, key, params, era, token, call, is_tool] {
+  auto forget = [this, key] {
+    std::lock_guard lock(in_flight_mutex_);
+    in_flight_.erase(key);
+  };
+  // A throw the job did not expect (an engine's odd reply, a bug) ends this request with an
+  // internal error, never the server.
+  auto failed = [this, id, call, forget, method = request.method](const std::string& what) {
+    forget();
+    if (call->cancelled) return;
+    respond_error(id,
+                  RpcError{kInternalError, "internal error in " + method + ": " + what, nullptr});
+  };
+  auto job = [this, id, forget, params, era, token, call, is_tool] {
     json result;
     std::optional<RpcError> error;
     if (is_tool) {
@@ -263,10 +276,7 @@ void Server::submit(const Incoming& request, const Era& era) {
                                CachePolicy{true, contents.shared ? 60'000 : 0, contents.shared});
       }
     }
-    {
-      std::lock_guard lock(in_flight_mutex_);
-      in_flight_.erase(key);
-    }
+    forget();
     // A cancelled request gets no answer: the client has forgotten it.
     if (call->cancelled) return;
     if (error) {
@@ -274,17 +284,17 @@ void Server::submit(const Incoming& request, const Era& era) {
     } else {
       writer_.write(result_message(id, std::move(result)));
     }
-  });
-  if (!accepted) {
-    {
-      std::lock_guard lock(in_flight_mutex_);
-      in_flight_.erase(key);
-    }
+  };
+  Admission admission = pool_.submit(std::move(job), request.bytes, std::move(failed));
+  if (!admission) {
+    forget();
+    std::string waiting =
+        admission.kind == Admission::kOverByteBudget
+            ? std::to_string(state_.options.max_queued_bytes >> 20) + " MiB of requests waiting"
+            : std::to_string(state_.options.max_queued) + " calls waiting";
     respond_error(request.id,
                   RpcError{kInternalError,
-                           "the server is busy (" + std::to_string(state_.options.max_queued) +
-                               " calls waiting); try again shortly",
-                           nullptr});
+                           "the server is busy (" + waiting + "); try again shortly", nullptr});
   }
 }
 

@@ -51,6 +51,9 @@ struct ServerOptions {
   std::string default_language = "python";
   std::size_t workers = 8;       // tool calls served at once
   std::size_t max_queued = 256;  // calls waiting beyond that; more are refused
+  // Bytes of request text those waiting calls may hold (each line is up to 32 MiB): more is
+  // refused, so a burst of large writes cannot hold gigabytes.
+  std::size_t max_queued_bytes = std::size_t{256} << 20;
   std::size_t max_sessions = 16;
   double session_idle_seconds = 1800;  // default ttl_seconds of a session
   double max_session_idle_seconds = 86400;

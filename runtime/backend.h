@@ -38,7 +38,8 @@ class RunObserver {
   virtual ~RunObserver() = default;
   // The sandbox exists; host_pid is its init process as the host sees it.
   virtual void on_started(int /*host_pid*/) {}
-  // A chunk of output as it arrives (before truncation to the output cap).
+  // A chunk of output as it arrives, up to the output cap: what the result keeps, no more (a
+  // program printing for its whole timeout must not reach the caller past the cap this way).
   virtual void on_output(StreamId /*stream*/, std::string_view /*chunk*/) {}
   // Null when the run cannot be cancelled.
   [[nodiscard]] virtual const CancellationToken* cancellation() const { return nullptr; }

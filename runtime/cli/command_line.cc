@@ -108,13 +108,17 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "loosens isolation)")
       ->allow_extra_args(false)
       ->type_name("PORT");
-  run.add_option("--memory", flags.memory, "Memory per process, e.g. 512m (default 512m)")
+  run.add_option("--memory", flags.memory,
+                 "Memory of the sandbox, e.g. 512m (default 512m); in rlimit mode "
+                 "only per process, tmpfs and shared memory uncounted")
       ->type_name("SIZE");
   run.add_option("--pids", flags.pids, "Processes and threads, init included (default 256)")
       ->type_name("N");
   run.add_option("--cpu-time", flags.cpu_time, "CPU seconds per process (default: no limit)")
       ->type_name("SECONDS");
-  run.add_option("--cpus", flags.cpus, "CPU share of the whole sandbox, e.g. 0.5 (cgroup v2)")
+  run.add_option("--cpus", flags.cpus,
+                 "CPU share of the whole sandbox, e.g. 0.5 (cgroup v2; rlimit mode "
+                 "cannot enforce it)")
       ->type_name("N");
   run.add_flag("--require-cgroups", flags.require_cgroups,
                "Refuse to run unless cgroup v2 enforces the limits (no rlimit fallback)");
@@ -326,9 +330,10 @@ const std::vector<McpOption>& mcp_options() {
       {"--max-timeout", "PADDOCK_MAX_TIMEOUT", "DURATION",
        "Longest timeout a call may ask for (default 5m)", &F::max_timeout},
       {"--memory", "PADDOCK_MEMORY", "SIZE",
-       "Memory of a sandbox, e.g. 512m (default: the policy's)", &F::memory},
-      {"--cpus", "PADDOCK_CPUS", "N", "CPU share of a sandbox, e.g. 0.5 (default: no limit)",
-       &F::cpus},
+       "Memory of a sandbox, e.g. 512m (default: the policy's); in rlimit mode per process",
+       &F::memory},
+      {"--cpus", "PADDOCK_CPUS", "N",
+       "CPU share of a sandbox, e.g. 0.5 (default: no limit; cgroup v2 only)", &F::cpus},
       {"--pids", "PADDOCK_PIDS", "N", "Processes and threads of a sandbox (default: the policy's)",
        &F::pids},
       {"--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
@@ -436,9 +441,17 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   pull->add_option("--platform", image_request.platform, "os/arch[/variant] (default linux/amd64)");
   pull->add_flag("--insecure", image_request.insecure,
                  "Allow plain HTTP and unverified TLS (always allowed for localhost/127.0.0.0/8)");
-  pull->add_option("--creds", image_request.creds,
-                   "Registry credentials (default: ~/.docker/config.json)")
-      ->type_name("USER:PASS");
+  // A command line is visible to every user of the host (ps, /proc/PID/cmdline); a file or the
+  // environment (readable only by the same user and root) keeps a password out of it.
+  auto* creds = pull->add_option("--creds", image_request.creds,
+                                 "Registry credentials, visible to every user in ps: prefer "
+                                 "--creds-file (default: ~/.docker/config.json)")
+                    ->type_name("USER:PASS");
+  pull->add_option("--creds-file", image_request.creds_file,
+                   "A file holding the registry credentials as USER:PASS (or set "
+                   "PADDOCK_REGISTRY_CREDS=USER:PASS)")
+      ->type_name("FILE")
+      ->excludes(creds);
   add_root(pull);
   CLI::App* rmi = app.add_subcommand("rmi", "Remove images from the store (then 'paddock gc')");
   rmi->add_option("images", image_request.arguments, "References or ids")->required();

@@ -46,8 +46,9 @@ struct ImageRequest {
   std::string platform = "linux/amd64";
   bool json = false;
   std::optional<std::string> root;
-  bool insecure = false;             // pull --insecure: plain HTTP for any registry
-  std::optional<std::string> creds;  // pull --creds USER:PASS
+  bool insecure = false;                  // pull --insecure: plain HTTP for any registry
+  std::optional<std::string> creds;       // pull --creds USER:PASS
+  std::optional<std::string> creds_file;  // pull --creds-file FILE, holding USER:PASS
 };
 
 // `paddock policy list|show LANG|check FILE`.

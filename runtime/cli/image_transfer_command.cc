@@ -1,7 +1,10 @@
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "cli/image_command.h"
 #include "cli/output.h"
+#include "core/files.h"
 #include "image_import.h"
 #include "image_pull.h"
 #include "image_reference.h"
@@ -28,6 +31,16 @@ int image_transfer_command(const ImageRequest& request) {
     options.platform = request.platform;
     options.insecure = request.insecure;
     options.creds = request.creds;
+    if (const char* from_env = std::getenv("PADDOCK_REGISTRY_CREDS");
+        from_env != nullptr && !request.creds && !request.creds_file) {
+      options.creds = from_env;
+    }
+    if (request.creds_file) {
+      auto text = read_text_file(*request.creds_file, "the --creds-file");
+      if (!text) return fail(text.error().message);
+      while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
+      options.creds = std::move(*text);
+    }
     auto pulled = rootfs::pull_image(*store, *reference, options);
     if (!pulled) return fail(pulled.error().message);
     write_all(STDOUT_FILENO, pulled->reference + " " + pulled->manifest_digest + "\n");

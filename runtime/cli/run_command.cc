@@ -78,6 +78,10 @@ void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
          " (Linux 5.11+ can; PADDOCK_IMAGE_ROOT=flattened skips the attempt)");
   }
   for (const auto& limit : result.isolation.not_enforced) {
+    // Noted only where asked for: rlimit mode holds memory per process, as --help says, and
+    // a note on every run would teach users to skip the notes.
+    if (limit == "cpus" && !spec.limits.cpus) continue;
+    if (limit == "memory" && result.isolation.limits_mode == "rlimit") continue;
     note("--" + limit + " is not enforced here: " + result.isolation.limits_reason);
   }
 }

@@ -105,7 +105,15 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
        {{{"Name", "nofile"}, {"Soft", limits.open_files}, {"Hard", limits.open_files}},
         {{"Name", "fsize"}, {"Soft", limits.file_size_bytes}, {"Hard", limits.file_size_bytes}}}},
   };
-  if (options.tmpfs_owner_option) {
+  if (!options.resource_limits) {
+    // No cgroups (a rootless engine on cgroup v1): rlimits stand in, as in the native backend's
+    // rlimit mode. RLIMIT_NPROC counts the sandbox user's processes in the engine's user
+    // namespace (shared by that engine's containers, so stricter, never looser); RLIMIT_DATA
+    // binds each process, not the container.
+    host["Ulimits"].push_back({{"Name", "nproc"}, {"Soft", limits.pids}, {"Hard", limits.pids}});
+    host["Ulimits"].push_back(
+        {{"Name", "data"}, {"Soft", limits.memory_bytes}, {"Hard", limits.memory_bytes}});
+  } else if (options.tmpfs_owner_option) {
     // Podman with runc sets every rlimit it inherits; an unlimited RLIMIT_NPROC of the service
     // fails there, so it gets one (as Podman's own containers.conf examples do).
     host["Ulimits"].push_back({{"Name", "nproc"}, {"Soft", 4096}, {"Hard", 4096}});

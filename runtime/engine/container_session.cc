@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include "core/base64.h"
 #include "engine/session_scripts.h"
@@ -31,6 +34,17 @@ Result<std::string> read_fd(int fd, std::size_t max_bytes) {
     data.append(buffer, static_cast<std::size_t>(got));
     if (data.size() > max_bytes) return invalid_input("stdin is larger than the sandbox's /tmp");
   }
+}
+
+// A size the container printed. The reply is the image's tools' (and a hostile image's), so an
+// odd one is an error for this request, never an exception.
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::uint64_t value = 0;
+  auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (failure != std::errc{} || end != text.data() + text.size() || text.empty()) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 }  // namespace
@@ -170,7 +184,9 @@ Result<FileContent> ContainerSession::read_file(const std::string& path, std::ui
     return Error{EIO, "reading '" + path + "' in the sandbox: " + read->err.data};
   }
   FileContent content;
-  content.size = std::stoull(out.substr(0, newline));
+  auto size = parse_size(std::string_view(out).substr(0, newline));
+  if (!size) return Error{EIO, "reading '" + path + "' in the sandbox: an odd size from stat"};
+  content.size = *size;
   content.data = out.substr(newline + 1);
   return content;
 }
@@ -204,7 +220,9 @@ Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& p
                  : type == 'd' ? "directory"
                  : type == 'l' ? "symlink"
                                : "other";
-    entry.size = std::stoull(line.substr(space + 1, second - space - 1));
+    auto size = parse_size(std::string_view(line).substr(space + 1, second - space - 1));
+    if (!size) continue;  // not a line find printed
+    entry.size = *size;
     entries.push_back(std::move(entry));
   }
   std::sort(entries.begin(), entries.end(),

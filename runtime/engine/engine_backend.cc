@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/container_config.h"
+#include "native/rlimit_plan.h"
 
 namespace paddock::engine {
 namespace {
@@ -84,12 +85,18 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
   report.capabilities_dropped = true;
   report.network = wants_network(spec) ? "bridge" : "none";
   report.root = "image " + spec.image + " (" + flavour_.name + ")";
-  report.limits_mode = flavour_.resource_limits ? flavour_.name : "none";
+  report.limits_mode = flavour_.resource_limits ? flavour_.name : "rlimit";
   report.limits_reason =
       flavour_.resource_limits
           ? "enforced by " + flavour_.name + " (its cgroups)"
-          : flavour_.name + " cannot set resource limits here (rootless on cgroup v1)";
-  if (!flavour_.resource_limits) report.not_enforced = {"memory", "pids", "cpus"};
+          : flavour_.name +
+                " cannot set cgroup limits here (rootless on cgroup v1): RLIMIT_NPROC (shared by "
+                "its sandboxes) and RLIMIT_DATA per process stand in";
+  if (!flavour_.resource_limits) {
+    report.limits = {"RLIMIT_NPROC=" + std::to_string(spec.limits.pids),
+                     "RLIMIT_DATA=" + std::to_string(spec.limits.memory_bytes)};
+    report.not_enforced = totals_rlimits_cannot_enforce();
+  }
   return report;
 }
 

@@ -10,9 +10,10 @@ void OutputSink::take(bool is_stderr, std::string_view chunk) {
   std::size_t room =
       output.data.size() < cap ? static_cast<std::size_t>(cap - output.data.size()) : 0;
   if (chunk.size() > room) output.truncated = true;
-  output.data.append(chunk.substr(0, room));
-  if (command_.observer != nullptr) {
-    command_.observer->on_output(to_err ? StreamId::kStderr : StreamId::kStdout, chunk);
+  std::string_view kept = chunk.substr(0, room);
+  output.data.append(kept);
+  if (command_.observer != nullptr && !kept.empty()) {
+    command_.observer->on_output(to_err ? StreamId::kStderr : StreamId::kStdout, kept);
   }
 }
 

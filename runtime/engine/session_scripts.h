@@ -42,9 +42,11 @@ inline constexpr const char* kListScript = PADDOCK_RESOLVE_INSIDE
     "test -d \"$r\" || exit 14; find \"$r\" -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'";
 
 // $3: base64 of the bytes; $4: "new" (create or truncate) or "append". Parent directories are
-// made one by one, and any symlink on the way, or as the file, is refused (12).
+// made one by one, and any symlink on the way, or as the file, is refused (12). The split
+// components are not globbed (set -f): "[a]b" would be checked as a directory "ab" it matches,
+// and then written through a symlink named "[a]b".
 inline constexpr const char* kWriteScript =
-    "W=$1; p=$W/$2; q=$W; parent=${2%/*}; [ \"$parent\" = \"$2\" ] && parent=; "
+    "set -f; W=$1; p=$W/$2; q=$W; parent=${2%/*}; [ \"$parent\" = \"$2\" ] && parent=; "
     "IFS=/; for c in $parent; do [ -z \"$c\" ] && continue; q=$q/$c; "
     "[ -L \"$q\" ] && exit 12; [ -e \"$q\" ] && [ ! -d \"$q\" ] && exit 14; "
     "[ -d \"$q\" ] || mkdir -- \"$q\" || exit 10; done; unset IFS; "

@@ -3,9 +3,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <filesystem>
 #include <memory>
 
 #include "native/artifacts.h"
+#include "session.h"
 
 namespace paddock::engine {
 namespace {
@@ -15,6 +17,19 @@ struct ArchiveDeleter {
 };
 
 }  // namespace
+
+std::optional<std::string> artifact_name(const std::string& entry_name,
+                                         const OutputCollection& collection) {
+  std::string name = std::filesystem::path(entry_name).lexically_normal().generic_string();
+  if (name.ends_with('/')) return std::nullopt;             // a directory, however it is typed
+  if (!check_session_path(name).ok()) return std::nullopt;  // absolute, "..", NUL
+  for (const auto& directory : collection.directories) {
+    std::string inside = std::filesystem::path(directory).lexically_normal().generic_string();
+    if (!inside.ends_with('/')) inside += '/';
+    if (name.starts_with(inside)) return name;
+  }
+  return std::nullopt;
+}
 
 std::vector<Artifact> artifacts_from_tar(std::string_view tar, const OutputCollection& collection,
                                          bool* truncated) {
@@ -27,8 +42,10 @@ std::vector<Artifact> artifacts_from_tar(std::string_view tar, const OutputColle
   archive_entry* entry = nullptr;
   while (archive_read_next_header(in.get(), &entry) == ARCHIVE_OK) {
     if (archive_entry_filetype(entry) != AE_IFREG) continue;  // directories, links: not outputs
-    std::string path = archive_entry_pathname(entry);
-    if (path.starts_with("./")) path = path.substr(2);
+    const char* entry_name = archive_entry_pathname(entry);
+    auto name = artifact_name(entry_name ? entry_name : "", collection);
+    if (!name) continue;
+    const std::string& path = *name;
     auto size = static_cast<std::uint64_t>(archive_entry_size(entry));
     if (artifacts.size() >= collection.max_files || bytes + size > collection.max_bytes) {
       *truncated = true;

@@ -18,6 +18,7 @@
 
 #include "native/cgroup_manager.h"
 #include "native/id_map.h"
+#include "native/rlimit_plan.h"
 
 namespace paddock {
 namespace {
@@ -110,6 +111,7 @@ void probe_cgroups(HostReport& report) {
   CgroupAssessment assessment = assess_cgroups(fs, where, getpid());
   report.cgroup_v2_delegated = {assessment.usable, assessment.reason};
   report.limits_mode = assessment.usable ? "cgroup2" : "rlimit";
+  if (!assessment.usable) report.not_enforced = totals_rlimits_cannot_enforce();
 }
 
 Check probe_id_helpers(const IdMapHost& host) {
@@ -171,6 +173,7 @@ nlohmann::json to_json(const HostReport& report) {
       {"will_use",
        {{"id_mapping", report.id_mapping},
         {"limits_mode", report.limits_mode},
+        {"not_enforced", report.not_enforced},
         {"ready",
          report.user_namespaces.available && report.seccomp.available && report.pidfd.available}}},
   };
@@ -178,6 +181,10 @@ nlohmann::json to_json(const HostReport& report) {
 
 std::string to_text(const HostReport& report) {
   std::ostringstream out;
+  std::string unenforced;
+  for (const auto& name : report.not_enforced) {
+    unenforced += (unenforced.empty() ? "" : ", ") + name;
+  }
   auto line = [&](const char* label, const Check& check) {
     out << (check.available ? "  ok    " : "  no    ") << label << ": " << check.detail << "\n";
   };
@@ -193,7 +200,11 @@ std::string to_text(const HostReport& report) {
       report.user_namespaces.available && report.seccomp.available && report.pidfd.available;
   out << "paddock will use: id mapping '" << report.id_mapping << "', limits '"
       << report.limits_mode << "'"
-      << (report.limits_mode == "rlimit" ? " (per-process rlimits; no per-sandbox totals)" : "")
+      << (report.limits_mode == "rlimit"
+              ? " (per-process rlimits: memory binds each process alone, tmpfs and shared memory "
+                "uncounted; not enforced for the sandbox as a whole: " +
+                    unenforced + ")"
+              : "")
       << "\n"
       << (ready ? "ready: paddock can run sandboxes here\n"
                 : "NOT ready: fix the lines marked 'no' above that paddock needs (user namespaces, "

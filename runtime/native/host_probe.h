@@ -4,6 +4,7 @@
 // namespace is created, an overlay is mounted), not guessed from version numbers.
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -22,8 +23,9 @@ struct HostReport {
   Check cgroup_v2_delegated;  // paddock may create child cgroups with memory, pids and cpu
   Check id_helpers;           // newuidmap/newgidmap and subordinate ids for this user
   Check pidfd;
-  std::string id_mapping;   // what paddock will use
-  std::string limits_mode;  // what paddock will use
+  std::string id_mapping;                 // what paddock will use
+  std::string limits_mode;                // what paddock will use
+  std::vector<std::string> not_enforced;  // per-sandbox totals that mode cannot hold
   std::string kernel;
   bool running_as_root = false;
 };

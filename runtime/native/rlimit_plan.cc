@@ -27,6 +27,10 @@ std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) 
   return plan;
 }
 
+std::vector<std::string> totals_rlimits_cannot_enforce() {
+  return {"memory", "cpus"};
+}
+
 std::string describe(const RlimitSetting& setting) {
   return std::string(setting.name) + "=" + std::to_string(setting.value);
 }

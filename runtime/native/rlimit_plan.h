@@ -30,6 +30,12 @@ struct RlimitSetting {
 // limit, and a test that can tell which one acted.
 std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode);
 
+// The per-sandbox totals that rlimits cannot hold, named as their flags are (for the result's
+// not_enforced): memory, because RLIMIT_DATA binds each process alone and does not count tmpfs
+// or shared memory at all, and a CPU share, which only cpu.max can give. Processes are not
+// here: RLIMIT_NPROC counts the sandbox's user namespace as a whole.
+std::vector<std::string> totals_rlimits_cannot_enforce();
+
 // "RLIMIT_NPROC=256", for the result's report.
 std::string describe(const RlimitSetting& setting);
 

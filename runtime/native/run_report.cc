@@ -7,6 +7,7 @@
 
 #include "native/channel.h"
 #include "native/image_root_fallback.h"
+#include "native/rlimit_plan.h"
 
 namespace paddock {
 namespace {
@@ -103,8 +104,8 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
     for (const auto& write : plan_cgroup_limits(spec.limits, false)) {
       report.limits.push_back(write.file + "=" + write.value);
     }
-  } else if (spec.limits.cpus) {
-    report.not_enforced.push_back("cpus");  // a CPU share needs cpu.max
+  } else {
+    report.not_enforced = totals_rlimits_cannot_enforce();
   }
   for (const auto& setting : prepared.rlimits) report.limits.push_back(describe(setting));
   report.limits.push_back("wall_seconds=" + std::to_string(spec.limits.wall_seconds));

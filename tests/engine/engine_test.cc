@@ -236,6 +236,47 @@ TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
   EXPECT_TRUE(sandbox_containers().empty());
 }
 
+// Code plants a directory "ab" and a symlink "[a]b" to /tmp: a write to "[a]b/x" must not be
+// checked against "ab" (a glob the write script once expanded) and then go through the link.
+TEST_P(EngineTest, AWriteIsNotCheckedAgainstWhatItsNameGlobs) {
+  std::unique_ptr<Session> session;
+  ASSERT_NO_FATAL_FAILURE(open_python_session(session));
+  RecordingObserver observer;
+  ExecRequest plant;
+  plant.argv = {"sh", "-c", "mkdir ab in && ln -s /tmp '[a]b' && ln -s /tmp 'in/[a]b'"};
+  auto planted = session->exec(plant, observer);
+  ASSERT_TRUE(planted) << planted.error().message;
+  ASSERT_EQ(planted->exit_code, 0) << planted->stderr_data.data;
+  for (const char* path : {"[a]b/x", "in/[a]b/y"}) {
+    auto written = session->write_file(path, "planted");
+    ASSERT_FALSE(written) << path << " was written";
+    EXPECT_EQ(written.error().code, ELOOP) << written.error().message;
+  }
+  ExecRequest look;
+  look.argv = {"sh", "-c", "ls /tmp"};
+  auto looked = session->exec(look, observer);
+  ASSERT_TRUE(looked);
+  EXPECT_EQ(looked->stdout_data.data, "") << "written outside the work directory";
+}
+
+// A command printing far past the output cap: what the observer (progress) hears stops at
+// the cap, as the result does.
+TEST_P(EngineTest, OutputPastTheCapReachesNoObserver) {
+  std::unique_ptr<Session> session;
+  ASSERT_NO_FATAL_FAILURE(open_python_session(session));
+  struct Counting : RunObserver {
+    void on_output(StreamId /*stream*/, std::string_view chunk) override { bytes += chunk.size(); }
+    std::size_t bytes = 0;
+  } observer;
+  ExecRequest flood;
+  flood.argv = {"sh", "-c", "head -c 8000000 /dev/zero"};
+  flood.output_bytes = 64 * 1024;
+  auto flooded = session->exec(flood, observer);
+  ASSERT_TRUE(flooded) << flooded.error().message;
+  EXPECT_EQ(flooded->stdout_data.total_bytes, 8000000u);
+  EXPECT_EQ(observer.bytes, 64u * 1024);
+}
+
 // get_session's usage beside a running command: it answers without waiting for the command,
 // counts the command's processes but not paddock's own (the keeper, the counting helper), and
 // measures the work directory's tmpfs.

@@ -124,9 +124,14 @@ TEST(Cli, DoctorReportsTheHost) {
   EXPECT_TRUE(json["cgroup_v2_delegated"]["available"].is_boolean());
   EXPECT_TRUE(json["overlayfs_in_user_namespace"]["available"].is_boolean());
   EXPECT_EQ(json["will_use"]["limits_mode"], "rlimit");
-  // The mapping doctor announces is the one a run uses.
+  EXPECT_EQ(json["will_use"]["not_enforced"], nlohmann::json({"memory", "cpus"}));
+  EXPECT_NE(text.out.find("not enforced for the sandbox as a whole: memory, cpus"),
+            std::string::npos)
+      << text.out;
+  // The mapping and the unenforced totals doctor announces are those a run reports.
   nlohmann::json run = nlohmann::json::parse(run_cli({"run", "--json", "--", "true"}).out);
   EXPECT_EQ(json["will_use"]["id_mapping"], run["isolation"]["id_mapping"]);
+  EXPECT_EQ(json["will_use"]["not_enforced"], run["isolation"]["not_enforced"]);
   EXPECT_EQ(json["will_use"]["id_mapping"] == "root", geteuid() == 0);
 }
 

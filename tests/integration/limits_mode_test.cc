@@ -38,6 +38,37 @@ TEST(LimitsMode, ResultSaysHowLimitsWereEnforced) {
   }
 }
 
+TEST(LimitsMode, EveryUnenforcedTotalIsNamedWithoutBeingAsked) {
+  RunResult result = run_ok(spec_for({"true"}));  // no --cpus
+  if (host_cgroups().usable()) {
+    EXPECT_TRUE(result.isolation.not_enforced.empty());
+  } else {
+    EXPECT_EQ(result.isolation.not_enforced, (std::vector<std::string>{"memory", "cpus"}));
+  }
+}
+
+// What the report says about memory is what the sandbox does: two processes, each well under
+// the limit but together over it, both get their memory only where no total is enforced.
+TEST(LimitsMode, MemoryTotalHoldsExactlyWhenTheReportSaysSo) {
+  SandboxSpec spec = shell_spec(
+      "for i in 1 2; do python3 -c '\n"
+      "import sys, time\n"
+      "b = bytearray(100 << 20)\n"
+      "for i in range(0, len(b), 4096): b[i] = 1\n"
+      "print(\"held\", flush=True)\n"
+      "time.sleep(2)\n"
+      "' & done; wait");
+  spec.limits.memory_bytes = 160ull << 20;
+  RunResult result = run_ok(spec);
+  const std::string& out = result.stdout_data.data;
+  const bool both_held = out == "held\nheld\n";
+  if (contains(result.isolation.not_enforced, "memory")) {
+    EXPECT_TRUE(both_held) << out << result.stderr_data.data;
+  } else {
+    EXPECT_FALSE(both_held) << "200 MiB held under a 160 MiB sandbox total";
+  }
+}
+
 TEST(LimitsMode, RequireCgroupsRefusesTheFallback) {
   SandboxSpec spec = spec_for({"true"});
   spec.require_cgroups = true;

@@ -68,6 +68,56 @@ TEST(McpServer, ALongRunHoldsUpNothingElse) {
   EXPECT_EQ(slow["result"]["structuredContent"]["stdout"], "slow\n");
 }
 
+// The progress messages of a call, in order.
+std::vector<std::string> progress_messages(const McpProcess& server) {
+  std::vector<std::string> messages;
+  for (const auto& note : server.notifications()) {
+    if (note.value("method", "") == "notifications/progress") {
+      messages.push_back(note["params"].value("message", ""));
+    }
+  }
+  return messages;
+}
+
+// A program printing for its whole timeout: its progress stops at the output cap, as its
+// result does, and comes at most five times a second, however fast it prints.
+TEST(McpServer, ProgressStopsAtTheOutputCapAndIsPaced) {
+  McpProcess server({"--output-limit", "64k"});
+  const auto started = Clock::now();
+  server.call(1, "execute_code",
+              {{"code", "import sys\nwhile True:\n    sys.stdout.write('x' * 99 + '\\n')\n"},
+               {"timeout", 3}},
+              {{"progressToken", "flood"}});
+  json answer = server.wait_for(1);
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  ASSERT_FALSE(answer.is_null());
+  EXPECT_EQ(answer["result"]["structuredContent"]["timed_out"], true) << answer.dump();
+  const std::vector<std::string> messages = progress_messages(server);
+  std::size_t bytes = 0;
+  for (const auto& message : messages) bytes += message.size();
+  ASSERT_FALSE(messages.empty());
+  EXPECT_NE(messages.front().find("xxxx"), std::string::npos);
+  EXPECT_LE(bytes, 64u * 1024) << messages.size() << " messages";
+  EXPECT_LE(messages.size(), static_cast<std::size_t>(seconds * 5) + 2) << bytes << " bytes";
+}
+
+// Pacing joins lines, it does not lose them: what came within the cap is all sent, in order.
+TEST(McpServer, PacedProgressKeepsEveryLine) {
+  McpProcess server;
+  server.call(2, "execute_code",
+              {{"code",
+                "import time\nfor i in range(40):\n    print(f'line-{i}', flush=True)\n"
+                "    time.sleep(0.02)\n"}},
+              {{"progressToken", 2}});
+  ASSERT_FALSE(server.wait_for(2).is_null());
+  std::string all;
+  for (const auto& message : progress_messages(server)) all += message + "\n";
+  std::string expected;
+  for (int i = 0; i < 40; ++i) expected += "line-" + std::to_string(i) + "\n";
+  EXPECT_EQ(all, expected);
+  EXPECT_LE(progress_messages(server).size(), 8u);  // 0.8 s of printing
+}
+
 TEST(McpServer, ConcurrentCallsEachGetTheirOwnAnswer) {
   McpProcess server;
   for (int i = 0; i < 20; ++i) {

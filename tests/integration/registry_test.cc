@@ -406,6 +406,23 @@ TEST_F(Registry, TokenAuth) {
   CliResult ran = run_cli({"run", "--image", ref, "--", "cat", "/hello.txt"});
   EXPECT_EQ(ran.out, "hello from a pulled image\n") << ran.err;
 
+  // The same credentials kept out of the command line, which every user sees in ps: from a
+  // file, and from the environment.
+  std::string creds_file = dir + "/creds";
+  write_text(creds_file, "user:secret\n");
+  ASSERT_TRUE(rootfs::remove_tree(store_).ok());
+  CliResult from_file = run_cli({"pull", "--creds-file", creds_file, ref});
+  EXPECT_EQ(from_file.exit_status, 0) << from_file.err;
+  EXPECT_EQ(from_file.out, pulled.out);
+  CliResult no_file = run_cli({"pull", "--creds-file", dir + "/missing", ref});
+  expect_one_line_error(no_file, dir + "/missing");
+  ASSERT_TRUE(rootfs::remove_tree(store_).ok());
+  setenv("PADDOCK_REGISTRY_CREDS", "user:secret", 1);
+  CliResult from_env = run_cli({"pull", ref});
+  unsetenv("PADDOCK_REGISTRY_CREDS");
+  EXPECT_EQ(from_env.exit_status, 0) << from_env.err;
+  EXPECT_EQ(from_env.out, pulled.out);
+
   // The same credentials from a Docker config file ("user:secret" in base64).
   ASSERT_TRUE(rootfs::remove_tree(store_).ok());
   std::string docker_config = dir + "/docker-config";

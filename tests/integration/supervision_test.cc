@@ -63,12 +63,45 @@ TEST(Supervision, LargeOutputIsDrainedSoTheProgramFinishes) {
 }
 
 TEST(Supervision, ForkBombIsContainedByThePidLimit) {
-  SandboxSpec spec = shell_spec("bomb() { bomb | bomb & }; bomb; sleep 2; echo survived");
+  // The wall timeout would end an unlimited bomb too, so the run ending proves nothing: a watcher
+  // counts the sandbox's processes while the bomb grows, and the bomb must hear EAGAIN. Its
+  // processes stay once refused (a bomb whose processes exit and retry churns faster than /proc
+  // can be listed), and it stops at 2^8 processes, so that without a limit it fails this test
+  // without hurting the host.
+  SandboxSpec spec = spec_for({"python3", "-c", R"(
+import errno, os, time
+main = os.getpid()
+watcher = os.fork()
+if watcher == 0:
+    end, peak = time.time() + 3, 0
+    while time.time() < end:
+        peak = max(peak, sum(1 for d in os.listdir('/proc') if d.isdigit()))
+        time.sleep(0.01)
+    print('peak', peak, flush=True)
+    os._exit(0)
+time.sleep(0.3)
+for depth in range(8):
+    try:
+        os.fork()  # parent and child both go on
+    except OSError as e:
+        print('EAGAIN' if e.errno == errno.EAGAIN else e, flush=True)
+        break
+if os.getpid() == main:
+    os.waitpid(watcher, 0)
+else:
+    time.sleep(10)
+)"});
   spec.limits.pids = 32;
-  spec.limits.wall_seconds = 5;
+  spec.limits.wall_seconds = 10;
   RunResult result = run_ok(spec);
-  // Either the shell finishes or the timeout kills everything; either way paddock returns.
-  EXPECT_TRUE(result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut);
+  const std::string& out = result.stdout_data.data;
+  auto at = out.find("peak ");
+  ASSERT_NE(at, std::string::npos)
+      << "the watcher never reported: " << out << result.stderr_data.data;
+  const int peak = std::stoi(out.substr(at + 5));
+  EXPECT_LE(peak, 32) << "the bomb grew past the pid limit";
+  EXPECT_GE(peak, 24) << "the bomb hardly grew, so this measured nothing";
+  EXPECT_NE(out.find("EAGAIN"), std::string::npos) << "no fork was refused: " << out;
   EXPECT_LT(result.duration_ms, 15000);
 }
 

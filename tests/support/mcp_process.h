@@ -27,7 +27,9 @@ class McpProcess {
   using json = nlohmann::json;
   using Clock = std::chrono::steady_clock;
 
-  McpProcess() {
+  explicit McpProcess(std::vector<std::string> flags = {}) {
+    std::vector<std::string> args = {paddock_binary(), "mcp", "--log-level", "error"};
+    args.insert(args.end(), flags.begin(), flags.end());
     int in[2], out[2];
     EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
     EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
@@ -37,8 +39,10 @@ class McpProcess {
       dup2(out[1], STDOUT_FILENO);
       int null = open("/dev/null", O_WRONLY);
       dup2(null, STDERR_FILENO);
-      std::string binary = paddock_binary();
-      execl(binary.c_str(), binary.c_str(), "mcp", "--log-level", "error", nullptr);
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
       _exit(127);
     }
     close(in[0]);

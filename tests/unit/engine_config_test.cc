@@ -1,6 +1,9 @@
 // The container backends' pure parts: the create body's hardening, the seccomp profile handed to
 // the engine, engine addresses, and the multiplexed exec stream.
 
+#include <map>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "engine/container_config.h"
@@ -63,6 +66,27 @@ TEST(ContainerConfig, NetworkOnlyWhenAskedAndLimitsOnlyWhereEnforceable) {
   json config = container_config(spec, options);
   EXPECT_EQ(config["HostConfig"]["NetworkMode"], "bridge");
   EXPECT_FALSE(config["HostConfig"].contains("Memory"));
+}
+
+// Where the engine cannot use cgroups, rlimits still contain a fork bomb and a huge allocation.
+TEST(ContainerConfig, RlimitsStandInWhereCgroupsCannot) {
+  SandboxSpec spec = spec_with_limits();
+  for (bool podman : {false, true}) {
+    ContainerOptions options{.image = "img", .seccomp_json = "{}"};
+    options.tmpfs_owner_option = podman;
+    options.resource_limits = false;
+    json ulimits = container_config(spec, options)["HostConfig"]["Ulimits"];
+    std::map<std::string, json> by_name;
+    for (const auto& limit : ulimits) {
+      EXPECT_TRUE(by_name.emplace(limit["Name"].get<std::string>(), limit).second)
+          << "twice: " << limit.dump();
+    }
+    ASSERT_TRUE(by_name.contains("nproc")) << ulimits.dump();
+    EXPECT_EQ(by_name["nproc"]["Hard"], spec.limits.pids);
+    EXPECT_EQ(by_name["nproc"]["Soft"], spec.limits.pids);
+    ASSERT_TRUE(by_name.contains("data")) << ulimits.dump();
+    EXPECT_EQ(by_name["data"]["Hard"], spec.limits.memory_bytes);
+  }
 }
 
 TEST(SeccompProfileText, DeniedCallsLeaveEveryRuleAndAreRefused) {

@@ -8,6 +8,8 @@
 #include <future>
 #include <latch>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace paddock::mcp {
 namespace {
@@ -92,6 +94,44 @@ TEST(McpWorkerPool, QueuedJobsAllRun) {
   WorkerPool pool(2, 100);
   for (int i = 0; i < 50; ++i) ASSERT_TRUE(pool.submit([&] { ++ran; }));
   EXPECT_TRUE(eventually([&] { return ran == 50; }));
+}
+
+TEST(McpWorkerPool, AThrowingJobIsAnsweredAndItsThreadGoesOn) {
+  std::promise<std::string> reported;
+  std::promise<void> next_ran;
+  WorkerPool pool(1, 4);
+  ASSERT_TRUE(pool.submit([]() -> void { throw std::runtime_error("odd engine reply"); }, 0,
+                          [&](const std::string& what) { reported.set_value(what); }));
+  ASSERT_TRUE(pool.submit([&] { next_ran.set_value(); }));
+  auto what = reported.get_future();
+  ASSERT_EQ(what.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(what.get(), "odd engine reply");
+  EXPECT_EQ(next_ran.get_future().wait_for(5s), std::future_status::ready)
+      << "the only thread died with the job";
+}
+
+TEST(McpWorkerPool, TheQueueHasAByteBudget) {
+  std::promise<void> started;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> ran{0};
+  WorkerPool pool(1, 16, 100);
+  // A running job's bytes no longer count: only the queue's do.
+  ASSERT_TRUE(pool.submit(
+      [&started, released] {
+        started.set_value();
+        released.wait();
+      },
+      100));
+  ASSERT_EQ(started.get_future().wait_for(5s), std::future_status::ready);
+  EXPECT_TRUE(pool.submit([&] { ++ran; }, 60));
+  EXPECT_EQ(pool.submit([&] { ++ran; }, 50).kind, Admission::kOverByteBudget);
+  EXPECT_TRUE(pool.submit([&] { ++ran; }, 40));
+  EXPECT_EQ(pool.submit([&] { ++ran; }, 1).kind, Admission::kOverByteBudget);
+  release.set_value();
+  ASSERT_TRUE(eventually([&] { return ran == 2; }));
+  EXPECT_TRUE(pool.submit([&] { ++ran; }, 100)) << "the drained queue has its budget back";
+  EXPECT_TRUE(eventually([&] { return ran == 3; }));
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+// Artifacts from a container's tar: the names come from inside the container, so only plain
+// relative paths inside a collected directory are reported, each under its normal form.
+
+#include "engine/tar_reader.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "support/layer_builder.h"
+
+namespace paddock::testing {
+namespace {
+
+OutputCollection outputs() {
+  OutputCollection collection;
+  collection.directories = {"outputs"};
+  return collection;
+}
+
+std::vector<std::string> names(const std::vector<Artifact>& artifacts) {
+  std::vector<std::string> found;
+  for (const auto& artifact : artifacts) found.push_back(artifact.path);
+  return found;
+}
+
+TEST(TarReader, HostileNamesAreDroppedAndTheRestNormalised) {
+  std::string tar = LayerBuilder()
+                        .file("../x", "up")
+                        .file("/etc/x", "absolute")
+                        .file("outputs/../../x", "up through outputs")
+                        .file("outputs/../secret", "beside outputs")
+                        .file("other/y", "not collected")
+                        .file("./outputs//a/./b.txt", "odd but inside")
+                        .file("outputs/ok.csv", "fine")
+                        .tar();
+  bool truncated = false;
+  std::vector<Artifact> artifacts = engine::artifacts_from_tar(tar, outputs(), &truncated);
+  EXPECT_EQ(names(artifacts), (std::vector<std::string>{"outputs/a/b.txt", "outputs/ok.csv"}));
+  EXPECT_FALSE(truncated);
+  ASSERT_EQ(artifacts.size(), 2u);
+  EXPECT_EQ(artifacts[0].data, "odd but inside");
+  EXPECT_EQ(artifacts[1].mime_type, "text/csv");
+}
+
+TEST(TarReader, ArtifactName) {
+  const OutputCollection collection = outputs();
+  EXPECT_EQ(engine::artifact_name("./outputs/plot.png", collection), "outputs/plot.png");
+  EXPECT_EQ(engine::artifact_name("outputs/a/../b", collection), "outputs/b");
+  for (const char* bad : {"../x", "/etc/x", "/outputs/x", "outputs/../../x", "outputs", "outputs/",
+                          "outputs/..", "outputsx/y", ""}) {
+    EXPECT_EQ(engine::artifact_name(bad, collection), std::nullopt) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace paddock::testing
