@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -119,6 +120,43 @@ bool exists(const char* path) {
   return lstat(path, &info) == 0;
 }
 
+// Where a target lies in the staged root, which holds an image's own files (its symlinks among
+// them) once its layers are in place: every directory above the target must be a real one
+// beneath the staging directory. A path through a symlink would be resolved with the host's
+// view while init can still see the host, so a symlink such as /opt/in -> /proc/self/cwd would
+// put a mount point, a file or a mount on the host. The staged tree is init's alone while it
+// is built, so checking before use leaves no race.
+int check_target_parent(const char* target) {
+  std::size_t prefix = std::strlen(kStaging);
+  const char* last_slash = std::strrchr(target, '/');
+  if (last_slash == nullptr || last_slash < target + prefix) return 0;
+  char parent[PATH_MAX];
+  std::size_t length = static_cast<std::size_t>(last_slash - (target + prefix));
+  if (length == 0) return 0;  // directly below the root
+  if (length + 2 > sizeof parent) return ENAMETOOLONG;
+  parent[0] = '.';
+  std::memcpy(parent + 1, target + prefix, length);
+  parent[length + 1] = '\0';
+  int root = open(kStaging, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return errno;
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  int fd = static_cast<int>(syscall(SYS_openat2, root, parent, &how, sizeof how));
+  int error = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  close(root);
+  return error;
+}
+
+// The target itself must not be a symlink either, for what mounts on it or makes it.
+int check_target(const char* target) {
+  if (int error = check_target_parent(target); error != 0) return error;
+  struct stat info {};
+  if (lstat(target, &info) == 0 && S_ISLNK(info.st_mode)) return ELOOP;
+  return 0;
+}
+
 int make_target_like(const struct stat& source, const char* target) {
   if (exists(target)) return 0;  // made earlier, e.g. before the root was sealed
   if (S_ISDIR(source.st_mode)) {
@@ -167,25 +205,39 @@ int attach_tree(int tree, Protect protect, const char* target) {
       syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH)));
 }
 
-// Where a bind comes from: a host path, or a path below the flattened image init opened.
-int source_path(const MountStep& step, const MountSources& sources, FixedText<PATH_MAX>& out) {
-  if (step.layer_slot < 0) {
-    out.append(step.source.c_str());
-  } else {
-    if (static_cast<std::size_t>(step.layer_slot) >= sources.layer_count) return EBADF;
-    out.append("/proc/self/fd/");
-    out.append_number(sources.layer_fds[step.layer_slot]);
-    out.append("/");
-    out.append(step.source.c_str());
-  }
-  return out.overflow() ? ENAMETOOLONG : 0;
+// A path of the flattened image, resolved inside the image as if it were the root (its symlinks
+// cannot lead onto the host), as a detached tree to attach. Returns the tree's fd or -errno.
+int image_tree(const MountStep& step, const MountSources& sources) {
+  if (static_cast<std::size_t>(step.layer_slot) >= sources.layer_count) return -EBADF;
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  int fd = static_cast<int>(syscall(SYS_openat2, sources.layer_fds[step.layer_slot],
+                                    step.source.c_str(), &how, sizeof how));
+  if (fd < 0) return -errno;
+  int tree = static_cast<int>(syscall(
+      SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+  int error = errno;
+  close(fd);
+  return tree >= 0 ? tree : -error;
 }
 
 int bind(const MountStep& step, const MountSources& sources, const char* target) {
+  if (step.layer_slot >= 0) {
+    int tree = image_tree(step, sources);
+    if (tree < 0) return step.optional && tree == -ENOENT ? 0 : -tree;
+    struct stat info {};
+    int error = ok_or_errno(fstat(tree, &info));
+    if (error == 0) error = make_target_like(info, target);
+    if (error == 0) error = attach_tree(tree, step.protect, target);
+    close(tree);
+    return error;
+  }
   int tree = tree_of(step, sources.bind_fds, sources.bind_count);
   if (step.bind_slot >= 0 && tree < 0) return EBADF;
   FixedText<PATH_MAX> source;
-  if (int error = source_path(step, sources, source); error != 0) return error;
+  source.append(step.source.c_str());
+  if (source.overflow()) return ENAMETOOLONG;
   struct stat info {};
   int error = ok_or_errno(tree >= 0 ? fstat(tree, &info) : stat(source.c_str(), &info));
   if (error != 0) return step.optional && error == ENOENT ? 0 : error;
@@ -262,6 +314,26 @@ int apply(const MountStep& step, const MountSources& sources) {
   Path target;
   if (!Path::staged(target, step.target)) return ENAMETOOLONG;
   const char* path = target.c_str();
+  switch (step.kind) {
+    case Kind::kMakeDir:
+    case Kind::kWriteFile:
+    case Kind::kSymlink:
+    case Kind::kTmpfs:
+    case Kind::kMakeMountPoint:
+    case Kind::kBind:
+    case Kind::kMaskWithNull:
+    case Kind::kMaskWithEmpty:
+    case Kind::kBindSelfReadOnly:
+      if (int error = step.kind == Kind::kWriteFile || step.kind == Kind::kSymlink
+                          ? check_target_parent(path)
+                          : check_target(path);
+          error != 0) {
+        return error;
+      }
+      break;
+    default:
+      break;
+  }
   switch (step.kind) {
     case Kind::kStageRoot:
       return stage_root(step);

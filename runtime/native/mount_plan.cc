@@ -271,6 +271,21 @@ HostLayout probe_host_layout() {
   return layout;
 }
 
+Status check_image_etc(const std::vector<std::string>& layers) {
+  // Top layer first: the first that has /etc decides what the image's /etc is. lstat: the
+  // layers are paddock's own store, and only the last component could be a symlink.
+  for (const auto& layer : layers) {
+    struct stat info {};
+    if (lstat((layer + "/etc").c_str(), &info) != 0) continue;
+    if (S_ISDIR(info.st_mode) || S_ISCHR(info.st_mode)) return {};  // a directory, or deleted
+    const char* what = S_ISLNK(info.st_mode) ? "a symlink" : "not a directory";
+    return invalid_input(std::string("the image's /etc is ") + what +
+                         "; paddock puts the sandbox's own files there and refuses to follow it "
+                         "(rebuild the image with /etc as a directory)");
+  }
+  return {};
+}
+
 HostLayout probe_flattened_image(const std::string& root, const std::string& workdir) {
   HostLayout layout;
   layout.flattened_image = true;

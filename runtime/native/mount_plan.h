@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "sandbox_spec.h"
 
 namespace paddock {
@@ -78,6 +79,11 @@ struct HostLayout {
 
 // Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 and the allow-listed /etc entries.
 HostLayout probe_host_layout();
+
+// An image (its layer directories, top first) whose /etc is a symlink or a file is refused:
+// paddock writes the sandbox's /etc there, and reading or writing through an image's symlink
+// would reach the host's files.
+Status check_image_etc(const std::vector<std::string>& layers);
 
 // The layout of a flattened image at `root`, minus what the sandbox makes itself (/etc's
 // identity files, /dev, /proc, /tmp and the top of the work directory).

@@ -112,6 +112,9 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   if (!prepared->no_capabilities) return system_error("cap_init");
 
   // An image brings its own tree: the host's needs no probing then.
+  if (!spec.image_layers.empty()) {
+    if (auto etc = check_image_etc(spec.image_layers); !etc) return etc.error();
+  }
   HostLayout image_layout;
   if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() == 1) {
     image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
