@@ -1,5 +1,7 @@
 #include "image_reference.h"
 
+#include "core/ip_prefix.h"
+
 #include <algorithm>
 #include <regex>
 
@@ -93,10 +95,20 @@ std::string ImageReference::api_host() const {
   return registry == kDockerHub ? "registry-1.docker.io" : registry;
 }
 
+// Loopback by address, not by spelling: "127.evil.example" is a name anyone can register, and
+// a registry there must not get plain HTTP.
 bool ImageReference::is_loopback() const {
-  std::string host = registry.substr(
-      0, registry.rfind(':') == std::string::npos ? registry.size() : registry.rfind(':'));
-  return host == "localhost" || host.starts_with("127.") || host == "[::1]";
+  std::string host = registry;
+  if (host.starts_with("[")) {
+    host = host.substr(1, host.find(']') == std::string::npos ? 0 : host.find(']') - 1);
+  } else if (auto colon = host.rfind(':'); colon != std::string::npos) {
+    host = host.substr(0, colon);
+  }
+  if (host == "localhost") return true;
+  auto address = parse_ip_prefix(host);
+  if (!address) return false;
+  static const IpPrefix kIpv6Loopback = *parse_ip_prefix("::1");
+  return address->family == AF_INET ? address->bytes[0] == 127 : *address == kIpv6Loopback;
 }
 
 }  // namespace paddock::rootfs
