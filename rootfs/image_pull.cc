@@ -22,11 +22,6 @@ namespace {
 
 using json = nlohmann::json;
 
-struct Layer {
-  std::string digest;
-  std::uint64_t size = 0;  // as the manifest says; 0 when it does not
-};
-
 // Draws "pulling REF: 2/5 layers, 12.3/40.1 MiB" over itself on a terminal, or hands such lines
 // to a callback; silent otherwise.
 class Progress {
@@ -122,7 +117,7 @@ Status fetch_blob(ImageStore& store, RegistryClient& client, const std::string& 
     received += chunk.size();
     if (counter != nullptr) *counter += chunk.size();
     // The manifest said how big the blob is: an endless stream stops there.
-    if (layer.size != 0 && received > layer.size) {
+    if (received > layer.size) {
       return Error{EBADMSG, "pulling " + canonical + ": blob " + layer.digest +
                                 " from the registry is larger than the " +
                                 std::to_string(layer.size) + " bytes its manifest says"};
@@ -162,6 +157,21 @@ bool is_current(const ImageStore& store, const ImageRecord& record, const std::s
 }
 
 }  // namespace
+
+Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what) {
+  std::string digest = descriptor.is_object() ? descriptor.value("digest", "") : "";
+  if (!is_sha256_digest(digest)) {
+    return Error{ENOTSUP, what + " digest '" + digest + "' is not sha256"};
+  }
+  // The size is what bounds the download: without it a registry could stream forever.
+  if (!descriptor.contains("size") || !descriptor["size"].is_number_integer() ||
+      descriptor["size"].get<std::int64_t>() < 0) {
+    return Error{EBADMSG, what + " " + digest +
+                              " has no size in its manifest (the OCI descriptor requires one); "
+                              "refusing a download without a bound"};
+  }
+  return Layer{digest, descriptor["size"].get<std::uint64_t>()};
+}
 
 Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
                                const PullOptions& options) {
@@ -222,12 +232,9 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
                               " is not an OCI or Docker schema 2 image manifest"};
   }
 
-  Layer config{manifest["config"].value("digest", ""),
-               manifest["config"].value("size", std::uint64_t{0})};
-  if (!is_sha256_digest(config.digest)) {
-    return Error{ENOTSUP,
-                 "pulling " + canonical + ": config digest '" + config.digest + "' is not sha256"};
-  }
+  auto config_or = parse_descriptor(manifest["config"], "config");
+  if (!config_or) return config_or.error().context("pulling " + canonical);
+  Layer config = *config_or;
   if (!store.has_blob(config.digest)) {
     if (auto fetched = fetch_blob(store, *client, canonical, config, nullptr); !fetched) {
       return fetched.error();
@@ -245,11 +252,9 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
   std::uint64_t all_bytes = 0;
   const json& layers = manifest["layers"];
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    Layer layer{layers[i].value("digest", ""), layers[i].value("size", std::uint64_t{0})};
-    if (!is_sha256_digest(layer.digest)) {
-      return Error{ENOTSUP,
-                   "pulling " + canonical + ": layer digest '" + layer.digest + "' is not sha256"};
-    }
+    auto layer_or = parse_descriptor(layers[i], "layer");
+    if (!layer_or) return layer_or.error().context("pulling " + canonical);
+    Layer layer = *layer_or;
     bool unpacked = i < diff_ids.size() && diff_ids[i].is_string() &&
                     store.has_layer(diff_ids[i].get<std::string>());
     if (unpacked || store.has_blob(layer.digest) || !seen.insert(layer.digest).second) continue;

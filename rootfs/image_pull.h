@@ -10,9 +10,12 @@
 // zstd or plain), checks diff_ids and records the image: nothing is recorded unless all of it
 // is there. An image already present with the same manifest costs one manifest request.
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 #include "image_install.h"
@@ -31,6 +34,16 @@ struct PullOptions {
   // Progress as lines instead (an MCP server's notifications): at most about one a second.
   std::function<void(const std::string& line)> on_progress;
 };
+
+// A blob as a manifest describes it: its sha256 digest and its size, which bounds the download.
+struct Layer {
+  std::string digest;
+  std::uint64_t size = 0;
+};
+
+// A manifest's config or layer descriptor ("config", "layer" name it in errors). Refuses a
+// digest that is not sha256 and a missing size.
+Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what);
 
 Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
                                const PullOptions& options = {});
