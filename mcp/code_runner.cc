@@ -118,7 +118,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                                           state.options.max_timeout_seconds, &run.timeout_capped);
   spec->limits.wall_seconds = run.timeout_seconds;
   run.limits = spec->limits;
-  spec->files.insert(spec->files.end(), request.files.begin(), request.files.end());
+  spec->files_after_install = request.files;
   UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
@@ -144,11 +144,6 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   run.limits = spec->limits;
   run.limits.wall_seconds = run.timeout_seconds;
   std::lock_guard lock(session.run_mutex);
-  for (const auto& file : request.files) {
-    if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
-      return wrote.error();
-    }
-  }
   const SandboxFile& code = spec->files.front();
   if (auto wrote = session.session->write_file(code.path, code.content); !wrote) {
     return wrote.error();
@@ -178,6 +173,14 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   RunResult last;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     bool program = i + 1 == steps.size();
+    // The caller's files come after the installer, which must never see them.
+    if (i == spec->networked_prelude) {
+      for (const auto& file : request.files) {
+        if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
+          return wrote.error();
+        }
+      }
+    }
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ExecRequest exec;

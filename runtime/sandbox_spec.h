@@ -73,6 +73,10 @@ struct SandboxSpec {
   // does not exit 0 ends the run, and the result says which step that was.
   std::vector<std::vector<std::string>> prelude;
   std::vector<SandboxFile> files;
+  // The caller's own files: written into the work directory right before the step after the
+  // networked prelude (the installer), so that no installer ever sees them; with no installer,
+  // before the first step, as `files` are.
+  std::vector<SandboxFile> files_after_install;
   OutputCollection collect;               // nothing by default
   std::vector<std::string> env;           // "K=V"; the host environment never leaks in
   std::string workdir = "/work";          // the writable tmpfs work directory, and the cwd

@@ -285,6 +285,14 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& s
   Result<RunResult> result = Error{EINVAL, "nothing to run"};
   for (std::size_t step = 0; step < steps.size(); ++step) {
     bool program = step + 1 == steps.size();
+    // The caller's files come after the installer, which must never see them.
+    if (step == spec.networked_prelude) {
+      for (const auto& file : spec.files_after_install) {
+        if (auto written = session.write_file(file.path, file.content); !written) {
+          return written.error();
+        }
+      }
+    }
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ExecRequest request;

@@ -16,6 +16,8 @@ const char* describe(SetupPhase phase) {
       return "setting the hostname";
     case SetupPhase::kNetworkFence:
       return "fencing user-mode networking off the host and private networks";
+    case SetupPhase::kLateFile:
+      return "writing the caller's files after the install step";
     case SetupPhase::kMount:
       return "building the file system";
     case SetupPhase::kSpawnPayload:

@@ -18,6 +18,7 @@ enum class SetupPhase : std::int32_t {
   kIdentity,
   kHostname,
   kNetworkFence,  // detail: the index of the routing rule the kernel refused
+  kLateFile,      // detail: the index of the caller's file init could not write after the installer
   kMount,         // detail: the index of the failed MountStep
   kSpawnPayload,
   kStdio,

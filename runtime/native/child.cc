@@ -233,6 +233,35 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
   return payload;
 }
 
+// The caller's files, written as the sandbox user beneath the work directory (nothing the
+// installer left there, a symlink say, can send them elsewhere). A failure ends the run.
+void write_late_files(const ChildPlan& plan) {
+  static char path[PATH_MAX];  // static: init's stack is a copy of the parent's and may be small
+  int channel = plan.fds.channel;
+  int work = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (work < 0) fail(channel, SetupPhase::kLateFile, errno, -1);
+  for (std::size_t i = 0; i < plan.late_files->size(); ++i) {
+    const LateFile& file = (*plan.late_files)[i];
+    std::size_t length = std::strlen(file.path);
+    if (length + 1 > sizeof path) fail(channel, SetupPhase::kLateFile, ENAMETOOLONG, int(i));
+    std::memcpy(path, file.path, length + 1);
+    int fd = open_for_write(work, path);
+    if (fd < 0) fail(channel, SetupPhase::kLateFile, -fd, static_cast<int>(i));
+    const char* data = file.content;
+    std::size_t left = file.size;
+    while (left > 0) {
+      ssize_t written = write(fd, data, left);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) fail(channel, SetupPhase::kLateFile, written < 0 ? errno : EIO, int(i));
+      data += written;
+      left -= static_cast<std::size_t>(written);
+    }
+    fchmod(fd, static_cast<mode_t>(file.mode));
+    close(fd);
+  }
+  close(work);
+}
+
 // Runs the steps one after another, reaping every orphan meanwhile, and reports the wait status
 // of the last step that ran: the program's, or the first prelude command that did not exit 0.
 // Nothing a step started outlives it: an installer ran with network and the caller's registry
@@ -258,6 +287,7 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
                                  static_cast<std::int32_t>(step)});
       wait_for_go(channel);
     }
+    if (step == plan.late_files_step) write_late_files(plan);
     payload = start_step(plan, step);
   }
 }

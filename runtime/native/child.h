@@ -29,6 +29,14 @@ struct ChildFds {
   int stderr_fd = -1;
 };
 
+// A file init writes into the work directory between two steps.
+struct LateFile {
+  const char* path = nullptr;  // relative to the work directory
+  const char* content = nullptr;
+  std::size_t size = 0;
+  unsigned mode = 0644;
+};
+
 struct ChildPlan {
   const MountPlan* mounts = nullptr;
   // Host paths of user binds, cloned with open_tree by init in its own mount namespace with the
@@ -52,6 +60,10 @@ struct ChildPlan {
   // Before starting this step (when > 0), init tells the parent and waits for it to take the
   // network away.
   std::size_t pause_before_step = 0;
+  // The caller's files, written by init right before this step (> 0) starts: after the
+  // installer, which must never see them.
+  const std::vector<LateFile>* late_files = nullptr;
+  std::size_t late_files_step = 0;
   // A session's init runs no steps: it serves requests from the parent (session_channel.h)
   // until the parent kills it.
   bool session = false;
@@ -78,6 +90,10 @@ struct PayloadCommand {
 
 // In the payload process: streams, a new session, limits, no privileges, seccomp, execve.
 [[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command);
+
+// Opens `path` (relative, its '/' overwritten while walking) for writing beneath the work
+// directory `work`, making missing directories and following no symlink. An fd, or -errno.
+int open_for_write(int work, char* path);
 
 // no_new_privs, locked securebits and every capability gone; once per process tree.
 void drop_privileges(const ChildPlan& plan);

@@ -361,6 +361,14 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
     plan.parents(path);
     plan.file(path, file.content, static_cast<mode_t>(file.mode));
   }
+  // With an installer, init writes these once it is done (child.h's late_files).
+  if (spec.networked_prelude == 0) {
+    for (const auto& file : spec.files_after_install) {
+      std::string path = spec.workdir + "/" + file.path;
+      plan.parents(path);
+      plan.file(path, file.content, static_cast<mode_t>(file.mode));
+    }
+  }
 
   for (std::size_t i = 0; i < spec.binds.size(); ++i) {
     const BindMount& bind = spec.binds[i];

@@ -177,6 +177,12 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   prepared->channel_child = std::move(*child_end);
   for (const auto& bind : spec.binds) prepared->bind_sources.push_back(bind.host_path.c_str());
   for (const auto& layer : spec.image_layers) prepared->layer_sources.push_back(layer.c_str());
+  if (spec.networked_prelude > 0) {
+    for (const auto& file : spec.files_after_install) {
+      prepared->late_files.push_back(
+          {file.path.c_str(), file.content.data(), file.content.size(), file.mode});
+    }
+  }
   return prepared;
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
+#include "native/child.h"
 #include "native/id_map.h"
 #include "native/mount_plan.h"
 #include "native/rlimit_plan.h"
@@ -50,6 +51,7 @@ struct Prepared {
   std::vector<const char*> bind_sources;    // host paths, one per spec.binds entry
   std::vector<const char*> layer_sources;   // host paths of the image's layers, top first
   std::vector<std::uint8_t> network_fence;  // encoded routing rules, or empty
+  std::vector<LateFile> late_files;  // spec.files_after_install, when an installer comes first
 };
 
 // Plans, argv/envp arrays, the seccomp program, stdin and the capture pipes for one run.

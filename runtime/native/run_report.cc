@@ -43,6 +43,14 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
                spec.binds[static_cast<std::size_t>(failure.detail)].host_path + ": " + reason;
       }
       break;
+    case SetupPhase::kLateFile:
+      if (failure.detail >= 0 &&
+          static_cast<std::size_t>(failure.detail) < spec.files_after_install.size()) {
+        return "writing " +
+               spec.files_after_install[static_cast<std::size_t>(failure.detail)].path +
+               " after the install step: " + reason;
+      }
+      break;
     case SetupPhase::kWorkdir:
       return "working directory " + prepared.cwd + " is not usable inside the sandbox (" + reason +
              "); use an existing directory such as " + spec.workdir + " or /tmp";

@@ -25,6 +25,8 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
       plan_id_map(id_map_host(), 1, identity.uid, identity.gid).setgroups_allowed;
   plan.hostname = spec.hostname.c_str();
   plan.network_fence = &prepared.network_fence;
+  plan.late_files = &prepared.late_files;
+  plan.late_files_step = prepared.late_files.empty() ? 0 : spec.networked_prelude;
   plan.rlimits = &prepared.rlimits;
   plan.cwd = prepared.cwd.c_str();
   plan.workdir = spec.workdir.c_str();

@@ -44,31 +44,6 @@ int open_beneath(int directory, const char* path, std::uint64_t flags, std::uint
   return fd >= 0 ? fd : -errno;
 }
 
-// Walks `path` one component at a time, making missing directories; each step is confined
-// beneath the directory before it and follows no symlink, so nothing is made outside.
-int open_for_write(int work, char* path) {
-  int directory = work;
-  char* component = path;
-  for (char* slash; (slash = std::strchr(component, '/')) != nullptr; component = slash + 1) {
-    *slash = '\0';
-    if (*component == '\0') continue;
-    if (mkdirat(directory, component, 0755) != 0 && errno != EEXIST) {
-      int error = -errno;
-      if (directory != work) close(directory);
-      return error;
-    }
-    int next =
-        open_beneath(directory, component, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
-    if (directory != work) close(directory);
-    if (next < 0) return next;
-    directory = next;
-  }
-  int fd = open_beneath(directory, component, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
-                        kResolve | RESOLVE_NO_SYMLINKS);
-  if (directory != work) close(directory);
-  return fd;
-}
-
 // The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
 // FIFO or a device could block or mislead paddock.
 int open_requested(int work, SessionOpenMode mode, char* path) {
@@ -141,6 +116,31 @@ void kill_all() {
 }
 
 }  // namespace
+
+// Walks `path` one component at a time, making missing directories; each step is confined
+// beneath the directory before it and follows no symlink, so nothing is made outside.
+int open_for_write(int work, char* path) {
+  int directory = work;
+  char* component = path;
+  for (char* slash; (slash = std::strchr(component, '/')) != nullptr; component = slash + 1) {
+    *slash = '\0';
+    if (*component == '\0') continue;
+    if (mkdirat(directory, component, 0755) != 0 && errno != EEXIST) {
+      int error = -errno;
+      if (directory != work) close(directory);
+      return error;
+    }
+    int next =
+        open_beneath(directory, component, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
+    if (directory != work) close(directory);
+    if (next < 0) return next;
+    directory = next;
+  }
+  int fd = open_beneath(directory, component, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
+                        kResolve | RESOLVE_NO_SYMLINKS);
+  if (directory != work) close(directory);
+  return fd;
+}
 
 void serve_session(const ChildPlan& plan) {
   int channel = plan.fds.channel;

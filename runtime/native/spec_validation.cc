@@ -56,7 +56,11 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
     }
   }
   std::uint64_t file_bytes = 0;
-  for (const auto& file : spec.files) {
+  std::vector<const SandboxFile*> all_files;
+  for (const auto& file : spec.files) all_files.push_back(&file);
+  for (const auto& file : spec.files_after_install) all_files.push_back(&file);
+  for (const SandboxFile* entry : all_files) {
+    const SandboxFile& file = *entry;
     if (file.path.empty() || file.path[0] == '/' || !is_absolute_clean("/" + file.path) ||
         file.path.ends_with("/")) {
       return invalid_input("file '" + file.path +

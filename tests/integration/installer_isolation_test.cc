@@ -3,6 +3,10 @@
 // hooks both ways (through execute_code's `files`, and from an earlier call in a session) and
 // show that the installer never ran or read them, while the install itself still worked.
 
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -120,6 +124,66 @@ TEST(InstallerIsolation, AnEarlierSessionCallCannotConfigureNpm) {
   server.call(4, "execute_code",
               {{"session_id", session}, {"code", "console.log(require('left-pad')('x', 3))"}});
   EXPECT_EQ(server.wait_for(4)["result"]["structuredContent"]["stdout"], "  x\n");
+}
+
+}  // namespace
+}  // namespace paddock::testing
+
+namespace paddock::testing {
+namespace {
+
+// A python policy whose installer only records what it finds in the work directory.
+class RecordingInstaller {
+ public:
+  RecordingInstaller() {
+    char pattern[] = "/tmp/paddock-recording-installer-XXXXXX";
+    EXPECT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    std::ofstream(dir_ + "/python.json")
+        << R"({"name": "python", "install": ["sh", "-c", "ls -A /work > /tmp/installer-saw", "sh", "{libraries}"]})";
+    chmod(dir_.c_str(), 0755);
+    chmod((dir_ + "/python.json").c_str(), 0644);
+  }
+  ~RecordingInstaller() { std::filesystem::remove_all(dir_); }
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+constexpr const char* kShowWhatTheInstallerSaw =
+    "import os\nprint(open('/tmp/installer-saw').read().split())\n"
+    "print(os.path.exists('caller-file.txt'))";
+
+// The caller's files are written after the install step: an installer never sees them (and so
+// cannot be steered by a setup.py or a config file among them), the program does.
+TEST(InstallerIsolation, TheCallersFilesComeAfterTheInstaller) {
+  RecordingInstaller policy;
+  McpProcess server({"--policy-dir", policy.dir()});
+  json files = json::array({{{"path", "caller-file.txt"}, {"content", "from the caller"}}});
+  server.call(1, "execute_code",
+              {{"language", "python"},
+               {"libraries", {"anything"}},
+               {"files", files},
+               {"code", kShowWhatTheInstallerSaw}});
+  json result = server.wait_for(1, std::chrono::seconds(60))["result"]["structuredContent"];
+  EXPECT_EQ(result["stdout"].get<std::string>().find("caller-file.txt"), std::string::npos)
+      << "the installer saw the caller's file: " << result;
+  EXPECT_NE(result["stdout"].get<std::string>().find("\nTrue\n"), std::string::npos) << result;
+
+  // In a session too.
+  server.call(2, "create_session", {{"language", "python"}});
+  std::string session =
+      server.wait_for(2, std::chrono::seconds(60))["result"]["structuredContent"]["session_id"];
+  server.call(3, "execute_code",
+              {{"session_id", session},
+               {"libraries", {"anything"}},
+               {"files", files},
+               {"code", kShowWhatTheInstallerSaw}});
+  result = server.wait_for(3, std::chrono::seconds(60))["result"]["structuredContent"];
+  EXPECT_EQ(result["stdout"].get<std::string>().find("caller-file.txt"), std::string::npos)
+      << "the session's installer saw the caller's file: " << result;
+  EXPECT_NE(result["stdout"].get<std::string>().find("\nTrue\n"), std::string::npos) << result;
 }
 
 }  // namespace
