@@ -103,7 +103,7 @@ RunResult ContainerSession::result_of(ExecOutcome&& captured, const ExecRequest&
     result.exit_code = static_cast<int>(captured.exit_code);
   }
   result.isolation = isolation_;
-  if (request.network) result.isolation.network = "bridge (this command)";
+  if (request.network) result.isolation.network = "the container's (this command)";
   return result;
 }
 
@@ -134,6 +134,16 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
 Result<RunResult> ContainerSession::exec(const ExecRequest& request, RunObserver& observer) {
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
+  // An engine's session container is made without a network, and one cannot be given to a
+  // single command without giving it to everything running there: say so at once, rather than
+  // let an installer wait for name resolution until it gives up.
+  if (request.network && isolation_.network == "none") {
+    return Error{ENOTSUP, "a " + backend_ +
+                              " session has no network, so its installer cannot reach a "
+                              "package index: pass `libraries` to a call without a session, "
+                              "or use the native backend, whose sessions get an installer's "
+                              "network for the install alone"};
+  }
   auto result = exec_once(request, observer);
   // Nothing a command started outlives it, as in a native session.
   if (auto killed = kill_processes(); !killed && result) return killed.error();
