@@ -69,7 +69,13 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
   report.limits_reason =
       "memory and CPU are pod limits and the tmpfs sizes emptyDir sizeLimits; a pod has no pids "
       "limit of its own (that is the node's podPidsLimit)";
-  report.not_enforced = {"pids"};
+  // Said in every result, since a caller may rely on each: no pids limit (a node setting), none
+  // of paddock's network isolation (the pod is on the cluster's network, where code reaches the
+  // API server and the cloud's metadata address unless the cluster's own NetworkPolicies stop
+  // it), paddock's seccomp profile (the pod gets the runtime's default), and the nofile and
+  // fsize limits (Kubernetes sets no rlimits).
+  report.not_enforced = {"pids", "seccomp_profile", "open_files", "file_size"};
+  if (spec.network == NetworkMode::kNone) report.not_enforced.push_back("network");
   return std::make_unique<engine::ContainerSession>("kubernetes", spec, std::move(*pod), report);
 }
 
