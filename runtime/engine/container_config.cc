@@ -1,4 +1,5 @@
 #include "engine/container_config.h"
+#include "engine/sandbox_owner.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,13 +17,6 @@
 #include "engine/session_scripts.h"
 
 namespace paddock::engine {
-
-std::string boot_id() {
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::string id;
-  std::getline(in, id);
-  return id;
-}
 
 Result<std::string> seccomp_profile_text(const SandboxSpec& spec) {
   std::string text(policies::default_seccomp_profile_json());
@@ -77,6 +71,12 @@ Result<std::string> seccomp_profile_file(const std::string& profile) {
   }
   if (rename(temp.c_str(), path.c_str()) != 0) return system_error("writing " + path);
   return path;
+}
+
+nlohmann::json sandbox_labels() {
+  nlohmann::json labels = owner_labels(this_paddock());
+  labels[kSandboxLabel] = "1";
+  return labels;
 }
 
 nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options) {
@@ -142,8 +142,7 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
       {"Env", env},
       {"Hostname", spec.hostname},
       {"NetworkDisabled", !wants_network(spec)},
-      {"Labels",
-       {{kSandboxLabel, "1"}, {kOwnerPidLabel, std::to_string(getpid())}, {kBootLabel, boot_id()}}},
+      {"Labels", sandbox_labels()},
       {"HostConfig", host},
   };
 }

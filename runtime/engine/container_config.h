@@ -25,10 +25,10 @@ struct ContainerOptions {
   bool tmpfs_owner_option = false;  // Podman: the tmpfs owner as "U", not uid=/gid=
 };
 
-// Labels every sandbox container carries; orphans are found by them.
+// Labels every sandbox container or pod carries: this one, and its owner's (sandbox_owner.h),
+// by which orphans are found.
 inline constexpr const char* kSandboxLabel = "io.paddock.sandbox";
-inline constexpr const char* kOwnerPidLabel = "io.paddock.pid";
-inline constexpr const char* kBootLabel = "io.paddock.boot";
+nlohmann::json sandbox_labels();
 
 // True when the sandbox gets a network at all: the program's, or an installer's.
 inline bool wants_network(const SandboxSpec& spec) {
@@ -44,8 +44,5 @@ Result<std::string> seccomp_profile_text(const SandboxSpec& spec);
 // Writes `profile` to a private file named by its content, for engines that read the profile
 // from a path themselves (Podman): under $XDG_RUNTIME_DIR/paddock, else /tmp/paddock-UID.
 Result<std::string> seccomp_profile_file(const std::string& profile);
-
-// This boot's id (/proc/sys/kernel/random/boot_id): a pid label means nothing after a reboot.
-std::string boot_id();
 
 }  // namespace paddock::engine

@@ -7,20 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/container_config.h"
+#include "engine/sandbox_owner.h"
 #include "native/rlimit_plan.h"
 
 namespace paddock::engine {
 namespace {
 
 using json = nlohmann::json;
-
-bool owner_alive(const json& labels) {
-  if (!labels.is_object()) return false;
-  if (labels.value(kBootLabel, "") != boot_id()) return false;
-  std::string pid = labels.value(kOwnerPidLabel, "");
-  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) return false;
-  return kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno == EPERM;
-}
 
 // Engines that cannot set limits: rootless on cgroup v1 (this machine's hybrid layout).
 bool enforces_limits(const json& info) {
@@ -45,7 +38,10 @@ Result<int> remove_orphans(Client& client) {
   int removed = 0;
   if (!containers.is_array()) return removed;
   for (const auto& container : containers) {
-    if (owner_alive(container.value("Labels", json::object()))) continue;
+    if (!owner_provably_dead(container.value("Labels", json::object()), this_paddock(),
+                             process_start_time)) {
+      continue;
+    }
     std::string id = container.value("Id", "");
     if (!id.empty() && client.request("DELETE", "/containers/" + id + "?force=true&v=true")) {
       ++removed;

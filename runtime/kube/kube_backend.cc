@@ -1,5 +1,7 @@
 #include "kube/kube_backend.h"
 
+#include "engine/sandbox_owner.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,15 +17,8 @@ namespace {
 
 using json = nlohmann::json;
 
-// A pod of this host's paddock whose process is gone (or from an earlier boot).
 bool orphaned(const json& labels) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  if (labels.value("io.paddock.host", "") != host) return false;  // another machine's
-  if (labels.value("io.paddock.boot", "") != engine::boot_id()) return true;
-  std::string pid = labels.value("io.paddock.pid", "");
-  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) return true;
-  return kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
+  return engine::owner_provably_dead(labels, engine::this_paddock(), engine::process_start_time);
 }
 
 }  // namespace

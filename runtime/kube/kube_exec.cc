@@ -1,5 +1,7 @@
 #include "kube/kube_exec.h"
 
+#include "engine/sandbox_owner.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -88,12 +90,9 @@ std::string pending_state(const json& pod) {
 
 // Which paddock made an object (pod or secret), so that orphans are found by it.
 json owner_labels() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return {{kPodLabel, "1"},
-          {"io.paddock.host", std::string(host)},
-          {"io.paddock.pid", std::to_string(getpid())},
-          {"io.paddock.boot", engine::boot_id()}};
+  json labels = engine::owner_labels(engine::this_paddock());
+  labels[kPodLabel] = "1";
+  return labels;
 }
 
 std::string secret_manifest(const SandboxSpec& spec, const std::string& name) {

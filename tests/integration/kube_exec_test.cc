@@ -14,6 +14,7 @@
 
 #include "core/base64.h"
 #include "engine/container_config.h"
+#include "engine/sandbox_owner.h"
 #include "kube/exec_channels.h"
 #include "kube/kube_backend.h"
 #include "kube/kube_exec.h"
@@ -155,12 +156,15 @@ TEST_F(KubeExec, APodNotRunningInTimeIsAClearErrorAndLeavesNothing) {
 // What a paddock that died left in the cluster (a pod, the secret with its variables) is deleted
 // when the next one connects; a live paddock's objects are left alone.
 TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+  // Another paddock of this machine, boot and PID namespace, as its labels name it.
   auto labels = [&](pid_t pid) {
-    return R"({"io.paddock.sandbox":"1","io.paddock.host":")" + std::string(host) +
-           R"(","io.paddock.pid":")" + std::to_string(pid) + R"(","io.paddock.boot":")" +
-           engine::boot_id() + R"("})";
+    engine::SandboxOwner owner = engine::this_paddock();
+    owner.instance = "another-" + std::to_string(pid);
+    owner.pid = std::to_string(pid);
+    owner.started = engine::process_start_time(pid).value_or("0");
+    nlohmann::json json = engine::owner_labels(owner);
+    json["io.paddock.sandbox"] = "1";
+    return json.dump();
   };
   pid_t dead = fork();
   if (dead == 0) _exit(0);

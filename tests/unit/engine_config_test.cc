@@ -45,8 +45,11 @@ TEST(ContainerConfig, EveryHardeningIsInTheCreateBody) {
   EXPECT_NE(work.find("uid=1234,gid=4321"), std::string::npos) << work;
   EXPECT_NE(work.find("nosuid"), std::string::npos);
   EXPECT_EQ(config["Labels"][kSandboxLabel], "1");
-  EXPECT_EQ(config["Labels"][kOwnerPidLabel], std::to_string(getpid()));
-  EXPECT_FALSE(config["Labels"][kBootLabel].get<std::string>().empty());
+  EXPECT_EQ(config["Labels"]["io.paddock.pid"], std::to_string(getpid()));
+  for (const char* label : {"io.paddock.instance", "io.paddock.machine", "io.paddock.boot",
+                            "io.paddock.pidns", "io.paddock.started"}) {
+    EXPECT_FALSE(config["Labels"][label].get<std::string>().empty()) << label;
+  }
 }
 
 TEST(ContainerConfig, PodmanGetsAProfileFileAndItsOwnTmpfsOwner) {
