@@ -67,8 +67,8 @@ Result<ExecOutcome> ContainerSession::run(const ExecCommand& command) {
 }
 
 Result<ExecOutcome> ContainerSession::run_helper(std::vector<std::string> argv,
-                                                 std::uint64_t output_bytes) {
-  return run({std::move(argv), {}, kHelperSeconds, output_bytes, false, nullptr});
+                                                 std::uint64_t output_bytes, std::string input) {
+  return run({std::move(argv), {}, kHelperSeconds, output_bytes, false, nullptr, std::move(input)});
 }
 
 Status ContainerSession::kill_processes() {
@@ -162,9 +162,15 @@ Status ContainerSession::put_file(const std::string& directory, const std::strin
   std::size_t at = 0;
   do {
     std::string_view piece = content.substr(at, kWriteChunk);
-    auto written = run_helper({"sh", "-c", kWriteScript, "sh", directory, path,
-                               base64_encode(piece), at == 0 ? "new" : "append"},
-                              4096);
+    std::string encoded = base64_encode(piece);
+    std::string length = std::to_string(encoded.size());  // before `encoded` is moved away
+    const char* mode = at == 0 ? "new" : "append";
+    // The content on stdin where the transport carries it (its length in argv), else in argv.
+    auto written =
+        transport_->carries_input()
+            ? run_helper({"sh", "-c", kWriteScript, "sh", directory, path, "-", mode, length}, 4096,
+                         std::move(encoded))
+            : run_helper({"sh", "-c", kWriteScript, "sh", directory, path, encoded, mode}, 4096);
     if (!written) return written.error();
     if (int refused = refusal_errno(written->exit_code); refused != 0) {
       return session_path_error(path, refused);

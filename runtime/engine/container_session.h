@@ -40,7 +40,8 @@ class ContainerSession final : public Session {
   // A command, and the kill when it overran or was cancelled.
   Result<ExecOutcome> run(const ExecCommand& command);
   // One of paddock's own commands (files, archives): no extra environment, no observer.
-  Result<ExecOutcome> run_helper(std::vector<std::string> argv, std::uint64_t output_bytes);
+  Result<ExecOutcome> run_helper(std::vector<std::string> argv, std::uint64_t output_bytes,
+                                 std::string input = {});
   Status kill_processes();
   // write_file without the lock or the path check: `path` relative to `directory`.
   Status put_file(const std::string& directory, const std::string& path, std::string_view content);

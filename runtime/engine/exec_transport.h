@@ -25,6 +25,8 @@ struct ExecCommand {
   std::uint64_t output_bytes = 1u << 20;  // kept per stream
   bool stdout_to_stderr = false;
   RunObserver* observer = nullptr;  // output as it comes, and the cancellation token
+  // Bytes for the command's stdin, where the transport carries_input(); else it gets none.
+  std::string input{};
 };
 
 struct ExecOutcome {
@@ -39,6 +41,10 @@ class ExecTransport {
  public:
   virtual ~ExecTransport() = default;
   virtual Result<ExecOutcome> run(const ExecCommand& command) = 0;
+  // Whether run() hands ExecCommand::input to the command's stdin. Kubernetes does, so that
+  // file contents and stdin travel in the exec stream and not in its URL, which API server
+  // audit logs and proxies record.
+  [[nodiscard]] virtual bool carries_input() const { return false; }
   // The container or pod goes, with everything in it. Idempotent.
   virtual void remove() = 0;
 };

@@ -41,7 +41,8 @@ inline constexpr const char* kReadScript = PADDOCK_RESOLVE_INSIDE
 inline constexpr const char* kListScript = PADDOCK_RESOLVE_INSIDE
     "test -d \"$r\" || exit 14; find \"$r\" -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'";
 
-// $3: base64 of the bytes; $4: "new" (create or truncate) or "append". Parent directories are
+// $3: base64 of the bytes, or "-" for $5 bytes of base64 on stdin (Kubernetes: the content
+// stays out of the exec URL); $4: "new" (create or truncate) or "append". Parent directories are
 // made one by one, and any symlink on the way, or as the file, is refused (12). The split
 // components are not globbed (set -f): "[a]b" would be checked as a directory "ab" it matches,
 // and then written through a symlink named "[a]b".
@@ -51,8 +52,8 @@ inline constexpr const char* kWriteScript =
     "[ -L \"$q\" ] && exit 12; [ -e \"$q\" ] && [ ! -d \"$q\" ] && exit 14; "
     "[ -d \"$q\" ] || mkdir -- \"$q\" || exit 10; done; unset IFS; "
     "[ -L \"$p\" ] && exit 12; [ -d \"$p\" ] && exit 15; "
-    "if [ \"$4\" = new ]; then printf %s \"$3\" | base64 -d > \"$p\"; "
-    "else printf %s \"$3\" | base64 -d >> \"$p\"; fi";
+    "d() { if [ \"$1\" = - ]; then head -c \"$2\"; else printf %s \"$1\"; fi | base64 -d; }; "
+    "if [ \"$4\" = new ]; then d \"$3\" \"$5\" > \"$p\"; else d \"$3\" \"$5\" >> \"$p\"; fi";
 
 // The container's first process, which only keeps it alive (commands come as execs): sleep,
 // with SIGCHLD ignored where the image's env can ask for it (GNU coreutils 8.31+). As PID 1 it

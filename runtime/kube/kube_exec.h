@@ -31,6 +31,7 @@ class KubeExec final : public engine::ExecTransport {
   ~KubeExec() override { remove(); }
 
   Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override;
+  [[nodiscard]] bool carries_input() const override { return true; }
   void remove() override;
 
  private:

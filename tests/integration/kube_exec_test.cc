@@ -2,6 +2,7 @@
 // kube_api_server.py): TLS with the server's own CA, a bearer token, the WebSocket upgrade and
 // the v5 channel protocol, stdin closed, and the exit code from the status channel.
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,28 @@ class KubeExec : public ::testing::Test {
       args.insert(args.end(), {"-H", "Content-Type: application/json", "-d", body});
     }
     return run_tool(args);
+  }
+
+  // The kubernetes backend, connected to the test API server through a kubeconfig.
+  Result<std::unique_ptr<Backend>> connect_backend() {
+    std::string kubeconfig = dir_ + "/kubeconfig";
+    std::ofstream(kubeconfig) << nlohmann::json{
+        {"apiVersion", "v1"},
+        {"kind", "Config"},
+        {"current-context", "test"},
+        {"clusters",
+         {{{"name", "test"},
+           {"cluster",
+            {{"server", access_.server},
+             {"certificate-authority-data", base64_encode(access_.ca_pem)}}}}}},
+        {"contexts",
+         {{{"name", "test"},
+           {"context", {{"cluster", "test"}, {"user", "test"}, {"namespace", "default"}}}}}},
+        {"users", {{{"name", "test"}, {"user", {{"token", access_.token}}}}}}};
+    setenv("KUBECONFIG", kubeconfig.c_str(), 1);
+    auto backend = kube::KubeBackend::connect();
+    unsetenv("KUBECONFIG");
+    return backend;
   }
 
   std::string dir_;
@@ -183,28 +206,49 @@ TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
                   .status,
               0);
   }
-  std::string kubeconfig = dir_ + "/kubeconfig";
-  std::ofstream(kubeconfig) << nlohmann::json{
-      {"apiVersion", "v1"},
-      {"kind", "Config"},
-      {"current-context", "test"},
-      {"clusters",
-       {{{"name", "test"},
-         {"cluster",
-          {{"server", access_.server},
-           {"certificate-authority-data", base64_encode(access_.ca_pem)}}}}}},
-      {"contexts",
-       {{{"name", "test"},
-         {"context", {{"cluster", "test"}, {"user", "test"}, {"namespace", "default"}}}}}},
-      {"users", {{{"name", "test"}, {"user", {{"token", access_.token}}}}}}};
-  setenv("KUBECONFIG", kubeconfig.c_str(), 1);
-  auto backend = kube::KubeBackend::connect();
-  unsetenv("KUBECONFIG");
+  auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
   for (const char* kind : {"pods", "secrets"}) {
     std::string base = std::string("/api/v1/namespaces/default/") + kind;
     EXPECT_NE(api("GET", base + "/dead").output.find("NotFound"), std::string::npos) << kind;
     EXPECT_EQ(api("GET", base + "/alive").output.find("NotFound"), std::string::npos) << kind;
+  }
+}
+
+// Code, files and stdin travel in the exec stream: none appears in a request line, which the
+// API server's audit log and any proxy on the way record (the test server logs every one).
+TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
+  auto backend = connect_backend();
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec;
+  spec.image = "registry.example/python:1";
+  spec.argv = {"true"};
+  auto session = (*backend)->open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  const std::string file_marker = "FILE-CONTENT-MARKER-" + std::to_string(getpid());
+  const std::string stdin_marker = "STDIN-MARKER-" + std::to_string(getpid());
+  ASSERT_TRUE((*session)->write_file("note.txt", file_marker));
+  int input[2];
+  ASSERT_EQ(pipe2(input, O_CLOEXEC), 0);
+  ASSERT_EQ(write(input[1], stdin_marker.data(), stdin_marker.size()),
+            static_cast<ssize_t>(stdin_marker.size()));
+  close(input[1]);
+  ExecRequest request;
+  request.argv = {"sh", "-c", "cat note.txt; cat"};
+  request.stdin_fd = input[0];
+  RecordingObserver observer;
+  auto ran = (*session)->exec(request, observer);
+  close(input[0]);
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_EQ(ran->stdout_data.data, file_marker + stdin_marker)
+      << ran->stderr_data.data << " exit " << ran->exit_code << " " << server_->log();
+  (*session)->close();
+  std::string log = server_->log();
+  EXPECT_NE(log.find("/exec?"), std::string::npos) << "the server logged no exec: " << log;
+  for (const std::string& marker : {file_marker, stdin_marker}) {
+    EXPECT_EQ(log.find(marker), std::string::npos) << marker << " in a request line";
+    EXPECT_EQ(log.find(base64_encode(marker).substr(0, 16)), std::string::npos)
+        << marker << " (in base64) in a request line";
   }
 }
 

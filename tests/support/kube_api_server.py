@@ -382,6 +382,9 @@ async def handle(reader, writer):
             if not request:
                 return
             method, target, _ = request.decode().split(" ", 2)
+            # Every request line, as an API server's audit log records it: the tests check
+            # that no code, file content or stdin travels in one.
+            print(f"{method} {target}", flush=True)
             headers = {}
             while (line := (await reader.readline()).decode().strip()):
                 key, _, value = line.partition(":")
