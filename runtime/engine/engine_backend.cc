@@ -80,6 +80,10 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
   report.no_new_privs = true;
   report.capabilities_dropped = true;
   report.network = wants_network(spec) ? "bridge" : "none";
+  // The container's network cannot be taken from it between the installer and the program yet:
+  // a program whose policy wants none still has the installer's, and the result says so.
+  bool installer_network_stays = spec.network == NetworkMode::kNone && spec.networked_prelude > 0;
+  if (installer_network_stays) report.network = "bridge (the installer's, still on for the program)";
   report.root = "image " + spec.image + " (" + flavour_.name + ")";
   report.limits_mode = flavour_.resource_limits ? flavour_.name : "rlimit";
   report.limits_reason =
@@ -93,6 +97,7 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
                      "RLIMIT_DATA=" + std::to_string(spec.limits.memory_bytes)};
     report.not_enforced = totals_rlimits_cannot_enforce();
   }
+  if (installer_network_stays) report.not_enforced.push_back("network");
   return report;
 }
 
