@@ -83,7 +83,8 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
   // The container's network cannot be taken from it between the installer and the program yet:
   // a program whose policy wants none still has the installer's, and the result says so.
   bool installer_network_stays = spec.network == NetworkMode::kNone && spec.networked_prelude > 0;
-  if (installer_network_stays) report.network = "bridge (the installer's, still on for the program)";
+  if (installer_network_stays)
+    report.network = "bridge (the installer's, still on for the program)";
   report.root = "image " + spec.image + " (" + flavour_.name + ")";
   report.limits_mode = flavour_.resource_limits ? flavour_.name : "rlimit";
   report.limits_reason =

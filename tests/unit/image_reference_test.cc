@@ -38,9 +38,8 @@ TEST(ImageReference, RegistryHostAndLoopback) {
     EXPECT_TRUE(parsed->is_loopback()) << loopback;
   }
   // A name that only looks like a loopback address is a name anyone can register.
-  for (const char* not_loopback :
-       {"127.evil.example/x", "127.0.0.1.evil.example:5000/x", "localhost.evil.example/x",
-        "128.0.0.1:5000/x"}) {
+  for (const char* not_loopback : {"127.evil.example/x", "127.0.0.1.evil.example:5000/x",
+                                   "localhost.evil.example/x", "128.0.0.1:5000/x"}) {
     auto parsed = parse_image_reference(not_loopback);
     ASSERT_TRUE(parsed) << not_loopback;
     EXPECT_FALSE(parsed->is_loopback()) << not_loopback;
