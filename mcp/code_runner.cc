@@ -55,6 +55,8 @@ Result<SandboxSpec> policy_spec(ServerState& state, const LanguagePolicy& policy
   }
   spec->env.insert(spec->env.end(), state.options.pass_through_env.begin(),
                    state.options.pass_through_env.end());
+  spec->allowed_private_ranges = state.options.allowed_private_ranges;
+  spec->host_loopback_ports = state.options.host_loopback_ports;
   return spec;
 }
 

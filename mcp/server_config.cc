@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/ip_prefix.h"
 #include "core/units.h"
 #include "image_reference.h"
 
@@ -133,6 +134,21 @@ Status set_networks(const Settings& settings, ServerOptions& options) {
       return given->invalid("a network mode", "none, user or host");
     }
     options.install_network = given->text;
+  }
+  if (auto given = settings.pick(settings.flags().allow_private, "--allow-private",
+                                 {"PADDOCK_ALLOW_PRIVATE"})) {
+    for (const auto& range : split_list(given->text)) {
+      if (!parse_ip_prefix(range)) return given->invalid("a list of CIDR ranges", "10.1.2.0/24");
+      options.allowed_private_ranges.push_back(range);
+    }
+  }
+  if (auto given = settings.pick(settings.flags().host_loopback_ports, "--host-loopback-port",
+                                 {"PADDOCK_HOST_LOOPBACK_PORTS"})) {
+    for (const auto& text : split_list(given->text)) {
+      auto port = parse_count(text);
+      if (!port || *port == 0 || *port > 65535) return given->invalid("a list of ports", "3141");
+      options.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
+    }
   }
   return {};
 }

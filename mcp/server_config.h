@@ -36,6 +36,8 @@ struct McpFlags {
   std::optional<std::string> output_limit;
   std::optional<std::string> network;
   std::optional<std::string> install_network;
+  std::optional<std::string> allow_private;        // CIDR1,CIDR2
+  std::optional<std::string> host_loopback_ports;  // PORT1,PORT2
   std::optional<std::string> log_level;
   std::optional<std::string> audit_log;
   std::optional<std::string> pass_through_env;  // NAME1,NAME2
@@ -61,6 +63,9 @@ struct ServerOptions {
   LimitOverrides limits;                       // over every language policy's
   std::optional<NetworkMode> network;          // for programs, over the policies'
   std::optional<std::string> install_network;  // for installers: none, user or host
+  // What user-mode networking may reach beyond the public network (network_fence.h).
+  std::vector<std::string> allowed_private_ranges;
+  std::vector<std::uint16_t> host_loopback_ports;
   std::string log_level = "info";
   std::optional<std::string> audit_log;  // a file: one JSON line per run
   // Variables handed from the server's environment into every sandbox: "NAME=VALUE".

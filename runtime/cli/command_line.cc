@@ -339,8 +339,17 @@ const std::vector<McpOption>& mcp_options() {
       {"--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
        "Output kept per stream, e.g. 1m (default: the policy's)", &F::output_limit},
       {"--network", "PADDOCK_NETWORK", "MODE",
-       "Network of programs: none, user (outbound only) or host (default: the policy's, none)",
+       "Network of programs: none, user (outbound to the public network only) or host (default: "
+       "the policy's, none)",
        &F::network},
+      {"--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS",
+       "Private, link-local or host addresses or ranges user-mode networking may reach anyway, "
+       "e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
+       &F::allow_private},
+      {"--host-loopback-port", "PADDOCK_HOST_LOOPBACK_PORTS", "PORTS",
+       "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
+       "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
+       &F::host_loopback_ports},
       {"--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
        "Network of library installers: none, user or host (default: the policy's, user)",
        &F::install_network},

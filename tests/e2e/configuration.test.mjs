@@ -290,19 +290,7 @@ test('get_session reports age, idle time, disk, processes and limits; install_li
   assert.equal(gone.isError, true);
 });
 
-// A one-module wheel served on 127.0.0.1; pip reaches it through the installer's user-mode
-// network (pasta's gateway is the host), told where by passed-through PIP_ variables.
-function gatewayAddress() {
-  for (const line of fs.readFileSync('/proc/net/route', 'utf8').split('\n').slice(1)) {
-    const [, destination, gateway] = line.split(/\s+/);
-    if (destination === '00000000' && gateway) {
-      const n = parseInt(gateway, 16);
-      return [n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >> 24) & 255].join('.');
-    }
-  }
-  return undefined;
-}
-
+// A one-module wheel served on the host's 127.0.0.1, as a package mirror would be.
 test('install_libraries installs into a session from a local index (native)', { timeout: 180000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-wheels-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -323,10 +311,16 @@ test('install_libraries installs into a session from a local index (native)', { 
   const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: 'ignore' });
   t.after(() => server.kill('SIGKILL'));
   await new Promise((r) => setTimeout(r, 800));
-  const gateway = gatewayAddress();
-  assert.ok(gateway, 'no default route in /proc/net/route');
-  const env = { PIP_NO_INDEX: '1', PIP_FIND_LINKS: `http://${gateway}:${port}/`, PIP_TRUSTED_HOST: gateway };
-  const { client } = await connect(t, { native: true, env, args: ['--pass-through-env', 'PIP_NO_INDEX,PIP_FIND_LINKS,PIP_TRUSTED_HOST'] });
+  // As an operator points installers at a mirror on the host: the policy's installer
+  // environment names it (a policy override), and --host-loopback-port lets the fenced user
+  // network reach that one port of the host's loopback, which it otherwise never does.
+  const policies = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-policies-'));
+  t.after(() => fs.rmSync(policies, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(policies, 'python.json'), JSON.stringify({
+    name: 'python', install_env: { PIP_NO_INDEX: '1', PIP_FIND_LINKS: `http://127.0.0.1:${port}/` },
+  }));
+  fs.chmodSync(policies, 0o755);
+  const { client } = await connect(t, { native: true, args: ['--policy-dir', policies, '--host-loopback-port', String(port)] });
   const created = await client.callTool({ name: 'create_session', arguments: {} });
   const { session_id } = created.structuredContent;
   const installed = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['e2e-wheel-pkg'] } }, undefined, { timeout: 120000 });

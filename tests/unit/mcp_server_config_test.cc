@@ -149,6 +149,8 @@ TEST(McpServerConfig, EachBadSettingIsOneLineNamingIt) {
        "PADDOCK_POD_START_TIMEOUT='0s' is not a duration"},
       {{"--audit-log", "relative.log"}, {}, "is not an absolute path"},
       {{}, {{"PADDOCK_LOG_LEVEL", "loud"}}, "PADDOCK_LOG_LEVEL='loud' is not a log level"},
+      {{"--allow-private", "10.1.2.3/8"}, {}, "--allow-private '10.1.2.3/8' is not a list of CIDR"},
+      {{}, {{"PADDOCK_HOST_LOOPBACK_PORTS", "3141,0"}}, "is not a list of ports"},
   };
   for (const auto& c : cases) {
     auto options = resolve(c.args, c.env);
@@ -157,6 +159,19 @@ TEST(McpServerConfig, EachBadSettingIsOneLineNamingIt) {
         << options.error().message;
     EXPECT_EQ(options.error().message.find('\n'), std::string::npos) << options.error().message;
   }
+}
+
+TEST(McpServerConfig, WhatTheUserNetworkMayReachBeyondThePublicNetwork) {
+  auto options = resolve({"--allow-private", "10.1.0.0/16,192.168.7.7"},
+                         {{"PADDOCK_HOST_LOOPBACK_PORTS", "3141,8080"}});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(options->allowed_private_ranges,
+            (std::vector<std::string>{"10.1.0.0/16", "192.168.7.7"}));
+  EXPECT_EQ(options->host_loopback_ports, (std::vector<std::uint16_t>{3141, 8080}));
+  auto none = resolve({});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->allowed_private_ranges.empty());
+  EXPECT_TRUE(none->host_loopback_ports.empty());
 }
 
 TEST(McpServerConfig, UnknownLanguagesAreRefusedWhenAppliedToThePolicies) {
