@@ -89,6 +89,30 @@ TEST(Isolation, PidOneIsTheSandboxInit) {
   EXPECT_LE(std::stoi(count), 6) << result.stdout_data.data;
 }
 
+// The init the program can see is a small program of paddock's own, not a fork of paddock: it
+// holds no copy of paddock's memory (an MCP server's other sessions, its secrets), shows no host
+// command line, and is confined like the program (issue 14, item 5).
+TEST(Isolation, InitIsASmallProgramUnderSeccomp) {
+  RunResult result = run_ok(shell_spec(
+      "tr '\\0' '|' < /proc/1/cmdline; echo; cat /proc/1/status; readlink /proc/1/exe || true"));
+  std::istringstream lines(result.stdout_data.data);
+  std::string cmdline;
+  std::getline(lines, cmdline);
+  EXPECT_EQ(cmdline, "paddock-init|") << result.stdout_data.data << result.stderr_data.data;
+  const std::string& status = result.stdout_data.data;
+  EXPECT_EQ(field(status, "Name"), "paddock-init");
+  EXPECT_EQ(field(status, "Seccomp"), "2");
+  EXPECT_EQ(field(status, "NoNewPrivs"), "1");
+  EXPECT_EQ(field(status, "CapEff"), "0000000000000000");
+  // A static program of a few hundred kilobytes, not a copy of paddock's address space (the
+  // test binary, like the MCP server, maps tens of megabytes).
+  std::string size = field(status, "VmSize");
+  ASSERT_FALSE(size.empty()) << status;
+  EXPECT_LT(std::stol(size), 8 * 1024) << "init maps " << size;
+  // Its executable is not even named to the program: init is not dumpable.
+  EXPECT_EQ(status.find("paddock_integration"), std::string::npos) << status;
+}
+
 TEST(Isolation, HostnameAndUserAreTheSandboxes) {
   RunResult result = run_ok(shell_spec("hostname; id -un; echo $HOME; pwd"));
   EXPECT_EQ(result.stdout_data.data, "sandbox\nsandbox\n/work\n/work\n");
