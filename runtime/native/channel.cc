@@ -6,6 +6,10 @@ const char* describe(SetupPhase phase) {
   switch (phase) {
     case SetupPhase::kWaitForMaps:
       return "waiting for the user namespace maps";
+    case SetupPhase::kInitExec:
+      return "starting paddock-init, the sandbox's init (is it installed beside paddock?)";
+    case SetupPhase::kInitProcess:
+      return "starting the sandbox's init in its PID namespace";
     case SetupPhase::kBindSource:
       return "opening a bind source";
     case SetupPhase::kLayerSource:

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "native/channel.h"
+#include "native/init_relay.h"
 #include "native/mount_applier.h"
 #include "native/network_fence.h"
 
@@ -53,8 +54,9 @@ void send_workdir(const ChildPlan& plan) {
   close(fd);
 }
 
-// Closes every fd except those in `keep` (sorted ascending), with close_range where the kernel
-// has it and one close() per possible fd otherwise.
+}  // namespace
+
+// With close_range where the kernel has it and one close() per possible fd otherwise.
 void close_all_except(const int* keep, int count) {
   unsigned next = 0;
   for (int i = 0; i <= count; ++i) {
@@ -73,6 +75,8 @@ void close_all_except(const int* keep, int count) {
   }
 }
 
+namespace {
+
 void sort_fds(int* fds, int count) {
   for (int i = 1; i < count; ++i) {
     for (int j = i; j > 0 && fds[j - 1] > fds[j]; --j) {
@@ -86,6 +90,8 @@ void sort_fds(int* fds, int count) {
 // Set once this process (or the init it was forked from) has dropped everything: a later
 // prelude step inherits that state, and without CAP_SETPCAP could not even repeat the drop.
 bool privileges_dropped = false;
+// Set once init runs under the program's own filter, which its steps then inherit.
+bool program_filter_inherited = false;
 
 }  // namespace
 
@@ -116,8 +122,8 @@ void drop_privileges(const ChildPlan& plan) {
 
 namespace {
 
-void install_seccomp(const ChildPlan& plan) {
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan.seccomp) != 0) {
+void install_filter(const ChildPlan& plan, const sock_fprog& filter) {
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter) != 0) {
     fail(plan.fds.channel, SetupPhase::kSeccomp, errno);
   }
 }
@@ -171,7 +177,7 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
   drop_privileges(plan);
-  install_seccomp(plan);
+  if (!program_filter_inherited) install_filter(plan, plan.seccomp);
   int error = exec_program(plan, command.argv, command.envp);
   send(channel,
        ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0, command.step});
@@ -212,7 +218,8 @@ void take_identity(const ChildPlan& plan) {
 }
 
 pid_t start_step(const ChildPlan& plan, std::size_t step) {
-  pid_t payload = clone_process(0, nullptr);
+  // fork, not clone3: the program's filter, which init runs under, refuses clone3.
+  pid_t payload = fork();
   if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, errno);
   if (payload == 0) {
     // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
@@ -313,16 +320,59 @@ pid_t clone_process(unsigned long long flags, int* pidfd, int cgroup_fd) {
   return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));
 }
 
-void run_sandbox_init(const ChildPlan& plan) {
+void exec_sandbox_init(const InitExec& exec) {
+  close_all_except(exec.keep, exec.keep_count);
+  // paddock made them close-on-exec; paddock-init gets them (it marks them so again).
+  for (int i = 0; i < exec.keep_count; ++i) {
+    if (exec.keep[i] != exec.program) fcntl(exec.keep[i], F_SETFD, 0);
+  }
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // Every capability of the new user namespace survives exec only as an ambient one, because
+  // the caller's id is not root there: inheritable first, then ambient, one at a time.
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capget, &header, data) != 0) fail(exec.channel, SetupPhase::kInitExec, errno, 1);
+  for (auto& half : data) half.inheritable = half.permitted;
+  if (syscall(SYS_capset, &header, data) != 0) fail(exec.channel, SetupPhase::kInitExec, errno, 2);
+  for (int cap = 0; cap < 64; ++cap) {
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0 && errno != EINVAL) {
+      fail(exec.channel, SetupPhase::kInitExec, errno, 3);
+    }
+  }
+  syscall(SYS_execveat, exec.program, "", exec.argv, exec.envp, AT_EMPTY_PATH);
+  fail(exec.channel, SetupPhase::kInitExec, errno, 4);
+}
+
+void run_sandbox_init(ChildPlan& plan) {
   int channel = plan.fds.channel;
-  // The parent cloned us with every signal blocked and init keeps it so: paddock's inherited
-  // handlers never run here, and only SIGKILL (from paddock, outside the namespace) ends init.
-  int keep[] = {channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd};
-  sort_fds(keep, 4);
-  close_all_except(keep, 4);
   // Die with paddock; wait_for_go sees EOF if it died before this line.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   wait_for_go(channel);
+  // The program's processes get a PID namespace of their own, in which the relay below does not
+  // exist: they cannot signal it, and it is the only process with a channel to paddock.
+  if (unshare(CLONE_NEWPID) != 0) fail(channel, SetupPhase::kInitProcess, errno, 1);
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    fail(channel, SetupPhase::kInitProcess, errno, 2);
+  }
+  pid_t init = fork();
+  if (init < 0) fail(channel, SetupPhase::kInitProcess, errno, 3);
+  if (init == 0) {
+    close(pair[0]);
+    plan.fds.channel = pair[1];
+    run_init(plan);
+  }
+  close(pair[1]);
+  close(plan.fds.stdin_fd);
+  close(plan.fds.stdout_fd);
+  close(plan.fds.stderr_fd);
+  take_identity(plan);
+  drop_privileges(plan);
+  relay_until_init_exits(channel, pair[0], init);
+}
+
+void run_init(const ChildPlan& plan) {
+  int channel = plan.fds.channel;
   int bind_fds[kMaxBinds];
   std::size_t bind_count = plan.bind_sources->size();
   for (std::size_t i = 0; i < bind_count && i < kMaxBinds; ++i) {
@@ -360,19 +410,17 @@ void run_sandbox_init(const ChildPlan& plan) {
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
   send_workdir(plan);
 
-  if (plan.session) {
-    // init needs no privilege to serve requests; what it keeps could only help a payload that
-    // attacked it.
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    drop_privileges(plan);
-    serve_session(plan);
-  }
-  pid_t payload = start_step(plan, 0);
-
-  // init needs no privilege to reap; what it keeps could only help a payload that attacked it.
-  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // init needs no privilege to start, reap and serve; what it kept could only help a payload
+  // that attacked it. Under the program's own filter it can do nothing the program cannot.
   drop_privileges(plan);
-  run_steps(plan, 0, payload);
+  if (plan.init_seccomp.len == 0) {
+    install_filter(plan, plan.seccomp);
+    program_filter_inherited = true;
+  } else {
+    install_filter(plan, plan.init_seccomp);
+  }
+  if (plan.session) serve_session(plan);
+  run_steps(plan, 0, start_step(plan, 0));
 }
 
 }  // namespace paddock

@@ -70,13 +70,43 @@ struct ChildPlan {
   char* const* envp = nullptr;
   const std::vector<const char*>* search_path = nullptr;  // PATH dirs, for argv[0] without '/'
   sock_fprog seccomp{};
-  cap_t no_capabilities = nullptr;  // an empty set, allocated by the parent
+  // The filter the sandbox's init runs under once set up. Empty: the program's own (`seccomp`),
+  // which every step then inherits instead of installing it again. Otherwise (a profile of the
+  // caller's, which might refuse what init needs to start and reap steps) the program's filter
+  // plus init's own calls, and each step stacks the program's on top.
+  sock_fprog init_seccomp{};
+  cap_t no_capabilities = nullptr;  // an empty set, allocated by paddock-init
   ChildFds fds;
 };
 
-// The sandbox's init: waits for the id maps, builds the file system, starts the payload, reaps
-// every orphan and reports the payload's wait status. Never returns.
-[[noreturn]] void run_sandbox_init(const ChildPlan& plan);
+// What paddock's child needs to become paddock-init, prepared before clone.
+struct InitExec {
+  int program = -1;           // O_PATH fd of paddock-init
+  int channel = -1;           // for the one failure that can happen here
+  const int* keep = nullptr;  // the fds paddock-init gets (the plan's and the plan's memfd)
+  int keep_count = 0;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+};
+
+// In paddock's child right after clone: keeps only the fds of `exec`, keeps every capability
+// of the new user namespace through exec (as ambient capabilities: the caller's id is not root
+// in it), and execs paddock-init, so that nothing of paddock's memory stays in the sandbox.
+[[noreturn]] void exec_sandbox_init(const InitExec& exec);
+
+// paddock-init, PID 1 of the sandbox's outer PID namespace: waits for the id maps, starts the
+// sandbox's init in a PID namespace of its own, then only relays messages between it and
+// paddock, under a seccomp filter that allows nothing else (init_relay.h). Never returns.
+[[noreturn]] void run_sandbox_init(ChildPlan& plan);
+
+// The sandbox's init, PID 1 of the namespace the program lives in: builds the file system,
+// starts the steps, reaps every orphan and reports the payload's wait status. It runs under the
+// program's seccomp filter with no capabilities, so the program can gain nothing by attacking
+// it. Never returns.
+[[noreturn]] void run_init(const ChildPlan& plan);
+
+// Closes every fd except those in `keep` (sorted ascending). Allocation-free.
+void close_all_except(const int* keep, int count);
 
 // One command for the payload process to run, with its standard streams.
 struct PayloadCommand {

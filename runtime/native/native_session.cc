@@ -285,7 +285,9 @@ Result<SessionUsage> NativeSession::usage() {
   SessionUsage usage;
   usage.disk_bytes = static_cast<std::uint64_t>(work.f_blocks - work.f_bfree) *
                      static_cast<std::uint64_t>(work.f_frsize != 0 ? work.f_frsize : work.f_bsize);
-  usage.processes = count_descendants(init_pid_, read_process_parents());
+  // init_pid_ is paddock-init's relay; below it, the sandbox's init is not the program's.
+  std::uint32_t below_relay = count_descendants(init_pid_, read_process_parents());
+  usage.processes = below_relay > 0 ? below_relay - 1 : 0;
   // Still alive, init was not reaped meanwhile: its number was not someone else's.
   if (auto alive = check_alive(); !alive) return alive.error();
   return usage;

@@ -10,9 +10,61 @@
 namespace paddock {
 namespace {
 
-// The default profile as it is was compiled at build time; a profile file, or changes on top
-// (a language policy's allow and deny lists), are compiled for the run.
-Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const SandboxSpec& spec) {
+// What the sandbox's init calls once it runs under a filter: starting, reaping and killing
+// steps, serving a session's files, and what each step does between fork and exec.
+const std::vector<std::string>& init_calls() {
+  static const std::vector<std::string> calls = {"clone",
+                                                 "fork",
+                                                 "wait4",
+                                                 "kill",
+                                                 "poll",
+                                                 "ppoll",
+                                                 "read",
+                                                 "write",
+                                                 "sendmsg",
+                                                 "recvmsg",
+                                                 "close",
+                                                 "close_range",
+                                                 "openat",
+                                                 "openat2",
+                                                 "mkdirat",
+                                                 "fstat",
+                                                 "newfstatat",
+                                                 "fchmod",
+                                                 "fcntl",
+                                                 "signalfd4",
+                                                 "rt_sigprocmask",
+                                                 "rt_sigaction",
+                                                 "rt_sigreturn",
+                                                 "setsid",
+                                                 "dup2",
+                                                 "dup3",
+                                                 "umask",
+                                                 "chdir",
+                                                 "prlimit64",
+                                                 "setrlimit",
+                                                 "seccomp",
+                                                 "execve",
+                                                 "set_robust_list",
+                                                 "brk",
+                                                 "mmap",
+                                                 "munmap",
+                                                 "getpid",
+                                                 "exit",
+                                                 "exit_group",
+                                                 "restart_syscall"};
+  return calls;
+}
+
+// The default profile as it was compiled at build time; a profile file, or changes on top (a
+// language policy's allow and deny lists), are compiled for the run, and then a second time
+// with init's calls allowed (a profile of the caller's may refuse fork, say, which init needs).
+struct SeccompPrograms {
+  std::shared_ptr<const seccomp::BpfProgram> program;
+  std::shared_ptr<const seccomp::BpfProgram> init;  // null: init runs under `program`
+};
+
+Result<SeccompPrograms> seccomp_programs(const SandboxSpec& spec) {
   bool changed = !spec.seccomp_allow.empty() || !spec.seccomp_deny.empty();
   if (!spec.seccomp_profile_path && !changed) {
     static const auto embedded = [] {
@@ -21,18 +73,20 @@ Result<std::shared_ptr<const seccomp::BpfProgram>> seccomp_program(const Sandbox
       program.instructions.assign(bpf.begin(), bpf.end());
       return std::make_shared<const seccomp::BpfProgram>(std::move(program));
     }();
-    return embedded;
+    return SeccompPrograms{embedded, nullptr};
   }
   auto profile = spec.seccomp_profile_path ? seccomp::load_profile_file(*spec.seccomp_profile_path)
                                            : seccomp::default_profile();
   if (!profile) return profile.error();
   seccomp::apply_changes(*profile, spec.seccomp_allow, spec.seccomp_deny);
+  std::string name = spec.seccomp_profile_path.value_or("default");
   auto program = seccomp::compile(*profile);
-  if (!program) {
-    return program.error().context("compiling seccomp profile " +
-                                   spec.seccomp_profile_path.value_or("default"));
-  }
-  return std::make_shared<const seccomp::BpfProgram>(std::move(*program));
+  if (!program) return program.error().context("compiling seccomp profile " + name);
+  seccomp::apply_changes(*profile, init_calls(), {});
+  auto init = seccomp::compile(*profile);
+  if (!init) return init.error().context("compiling seccomp profile " + name + " for init");
+  return SeccompPrograms{std::make_shared<const seccomp::BpfProgram>(std::move(*program)),
+                         std::make_shared<const seccomp::BpfProgram>(std::move(*init))};
 }
 
 // The host's addresses are read for every run: they change (DHCP, a VPN coming up), and a
@@ -105,11 +159,10 @@ const IdMapHost& id_map_host() {
 Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
                                           bool cgroup_mode, bool session) {
   auto prepared = std::make_unique<Prepared>();
-  auto program = seccomp_program(spec);
-  if (!program) return program.error();
-  prepared->seccomp = *program;
-  prepared->no_capabilities.reset(cap_init());
-  if (!prepared->no_capabilities) return system_error("cap_init");
+  auto programs = seccomp_programs(spec);
+  if (!programs) return programs.error();
+  prepared->seccomp = programs->program;
+  prepared->init_seccomp = programs->init;
 
   // An image brings its own tree: the host's needs no probing then.
   if (!spec.image_layers.empty()) {

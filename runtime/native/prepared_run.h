@@ -3,8 +3,6 @@
 // Everything a run needs before clone, prepared in the parent: the child only reads it, so that
 // after clone it never allocates (see child.h).
 
-#include <sys/capability.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,10 +17,6 @@
 #include "sandbox_spec.h"
 
 namespace paddock {
-
-struct CapDeleter {
-  void operator()(void* caps) const { cap_free(caps); }
-};
 
 struct Pipe {
   UniqueFd read_end;
@@ -42,7 +36,8 @@ struct Prepared {
   std::vector<const char*> path_dirs;
   std::string cwd;
   std::shared_ptr<const seccomp::BpfProgram> seccomp;
-  std::unique_ptr<void, CapDeleter> no_capabilities;
+  // ChildPlan::init_seccomp: null where init runs under `seccomp` itself.
+  std::shared_ptr<const seccomp::BpfProgram> init_seccomp;
   UniqueFd stdin_fd;
   Pipe stdout_pipe;
   Pipe stderr_pipe;

@@ -5,7 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "native/child.h"
+#include "native/init_program.h"
 #include "native/run_report.h"
 #include "native/spec_validation.h"
 
@@ -34,7 +39,7 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
   plan.envp = const_cast<char* const*>(prepared.envp.data());
   plan.search_path = &prepared.path_dirs;
   plan.seccomp = prepared.seccomp->as_fprog();
-  plan.no_capabilities = static_cast<cap_t>(prepared.no_capabilities.get());
+  if (prepared.init_seccomp) plan.init_seccomp = prepared.init_seccomp->as_fprog();
   plan.fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
                       prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()};
   plan.bind_sources = &prepared.bind_sources;
@@ -76,6 +81,21 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
     plan.pause_before_step = spec.networked_prelude;
   }
 
+  // Everything the child needs to become paddock-init, made now: after clone it only execs.
+  auto program = init_program_fd();
+  if (!program) return program.error();
+  auto plan_fd = plan_memfd(plan);
+  if (!plan_fd) return plan_fd.error();
+  std::string plan_variable = "PADDOCK_INIT_PLAN_FD=" + std::to_string(plan_fd->get());
+  char* init_argv[] = {const_cast<char*>("paddock-init"), nullptr};
+  char* init_envp[] = {plan_variable.data(), nullptr};
+  std::vector<int> keep = {plan.fds.channel,   plan.fds.stdin_fd, plan.fds.stdout_fd,
+                           plan.fds.stderr_fd, plan_fd->get(),    *program};
+  std::erase_if(keep, [](int fd) { return fd < 0; });
+  std::sort(keep.begin(), keep.end());
+  InitExec exec{*program,  plan.fds.channel, keep.data(), static_cast<int>(keep.size()),
+                init_argv, init_envp};
+
   // The sandbox's own cgroup exists before the child does, and the child is born in it: no
   // instruction of the sandbox ever runs outside its limits.
   launched->cgroup = std::make_unique<SandboxCgroup>(cgroups);
@@ -94,7 +114,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   int pidfd = -1;
   sandbox.started_at = std::chrono::steady_clock::now();
   pid_t pid = clone_process(flags, &pidfd, launched->cgroup->fd());
-  if (pid == 0) run_sandbox_init(plan);
+  if (pid == 0) exec_sandbox_init(exec);
   int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) {

@@ -1,7 +1,8 @@
 // Build-time tool: compiles a seccomp profile (Docker's JSON format) for this machine's
-// architecture and writes it as C++ source defining paddock::seccomp::default_bpf().
+// architecture and writes it as C++ source defining paddock::seccomp::FUNCTION(), declared in
+// HEADER.
 //
-//   compile_seccomp PROFILE.json OUTPUT.cc
+//   compile_seccomp PROFILE.json OUTPUT.cc HEADER FUNCTION
 
 #include <cstdio>
 #include <fstream>
@@ -11,8 +12,8 @@
 #include "native/seccomp_profile.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: compile_seccomp PROFILE.json OUTPUT.cc\n";
+  if (argc != 5) {
+    std::cerr << "usage: compile_seccomp PROFILE.json OUTPUT.cc HEADER FUNCTION\n";
     return 2;
   }
   auto profile = paddock::seccomp::load_profile_file(argv[1]);
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   }
   std::ofstream out(argv[2]);
   out << "// Generated at build time from " << argv[1] << "; do not edit.\n"
-      << "#include \"native/default_seccomp_bpf.h\"\n\n"
+      << "#include \"" << argv[3] << "\"\n\n"
       << "namespace paddock::seccomp {\nnamespace {\n\n"
       << "const sock_filter kProgram[] = {\n";
   for (const sock_filter& insn : program->instructions) {
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
         << static_cast<unsigned>(insn.jf) << ", " << insn.k << "u},\n";
   }
   out << "};\n\n}  // namespace\n\n"
-      << "std::span<const sock_filter> default_bpf() { return kProgram; }\n\n"
+      << "std::span<const sock_filter> " << argv[4] << "() { return kProgram; }\n\n"
       << "}  // namespace paddock::seccomp\n";
   return out ? 0 : 1;
 }

@@ -124,10 +124,16 @@ class HostUidObserver : public RecordingObserver {
   void on_output(StreamId stream, std::string_view chunk) override {
     RecordingObserver::on_output(stream, chunk);
     if (!payload_status.empty()) return;
-    std::string children = read_file("/proc/" + std::to_string(host_pid) + "/task/" +
-                                     std::to_string(host_pid) + "/children");
-    if (children.empty()) return;
-    payload_status = read_file("/proc/" + children.substr(0, children.find(' ')) + "/status");
+    // paddock-init's relay, then the sandbox's init, then the program: the first process down
+    // that line with no children is the program's.
+    std::string pid = std::to_string(host_pid);
+    int depth = 0;
+    for (;; ++depth) {
+      std::string children = read_file("/proc/" + pid + "/task/" + pid + "/children");
+      if (children.empty()) break;
+      pid = children.substr(0, children.find(' '));
+    }
+    if (depth >= 2) payload_status = read_file("/proc/" + pid + "/status");
   }
   std::string payload_status;
 };

@@ -1,0 +1,45 @@
+#pragma once
+
+// The ChildPlan as bytes, so that the sandbox's init can be a program of its own (paddock-init)
+// instead of a fork of paddock: paddock encodes the plan into a sealed memfd before clone, the
+// child execs paddock-init at once, and paddock-init decodes the plan into storage of its own.
+// Nothing else of paddock's memory (an MCP server's other sessions, its secrets) reaches the
+// sandbox.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "native/child.h"
+
+namespace paddock {
+
+// Bytes in a format private to one build of paddock and its paddock-init: both sides are built
+// together, and the first field is a version that must match.
+std::string encode_child_plan(const ChildPlan& plan);
+
+// A decoded plan and everything its pointers point into.
+struct DecodedPlan {
+  ChildPlan plan;
+  MountPlan mounts;
+  std::vector<std::string> bind_storage, layer_storage, env_storage, path_storage;
+  std::vector<const char*> bind_sources, layer_sources, search_path;
+  std::string hostname, cwd, workdir;
+  std::vector<std::uint8_t> network_fence;
+  std::vector<RlimitSetting> rlimits;
+  std::vector<std::string> rlimit_names;
+  std::vector<std::vector<std::string>> step_storage;
+  std::vector<std::vector<char*>> step_argvs;
+  std::vector<char* const*> steps;
+  std::vector<char*> envp;
+  std::vector<std::string> late_paths, late_contents;
+  std::vector<LateFile> late_files;
+  std::vector<sock_filter> seccomp, init_seccomp;
+};
+
+// nullptr when the bytes are not a plan of this build (truncated, another version).
+std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes);
+
+}  // namespace paddock

@@ -1,0 +1,63 @@
+#include "native/init_program.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <string>
+
+#include "native/init_plan.h"
+
+namespace paddock {
+namespace {
+
+std::string beside_this_executable() {
+  char path[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return {};
+  std::string self(path, static_cast<std::size_t>(length));
+  return self.substr(0, self.rfind('/') + 1) + "paddock-init";
+}
+
+Result<int> open_init_program() {
+  std::string candidates[] = {beside_this_executable(), PADDOCK_INIT_BUILD_PATH};
+  for (const std::string& candidate : candidates) {
+    int fd = open(candidate.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat info {};
+    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 0111) != 0) return fd;
+    close(fd);
+  }
+  return Error{ENOENT, "paddock-init, the sandbox's init, is neither at " + candidates[0] +
+                           " nor at " + candidates[1] +
+                           ": install it beside paddock (scripts/setup builds both)"};
+}
+
+}  // namespace
+
+Result<int> init_program_fd() {
+  static const Result<int> program = open_init_program();
+  return program;
+}
+
+Result<UniqueFd> plan_memfd(const ChildPlan& plan) {
+  std::string bytes = encode_child_plan(plan);
+  UniqueFd fd(memfd_create("paddock-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd.valid()) return system_error("creating the memfd for the sandbox's plan");
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t wrote = write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return system_error("writing the sandbox's plan");
+    done += static_cast<std::size_t>(wrote);
+  }
+  // Sealed, so that nothing holding the fd can change the plan under paddock-init.
+  if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    return system_error("sealing the sandbox's plan");
+  }
+  return fd;
+}
+
+}  // namespace paddock

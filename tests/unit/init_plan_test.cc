@@ -1,0 +1,153 @@
+// The plan paddock hands to paddock-init survives the trip through bytes whole, and anything
+// that is not a plan of this build is refused rather than half-read.
+
+#include "native/init_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+struct PlanSource {
+  MountPlan mounts;
+  std::vector<const char*> binds = {"/srv/data", "/home/u/project"};
+  std::vector<const char*> layers = {"/store/layers/a"};
+  std::vector<std::uint8_t> fence = {1, 2, 3, 0, 255};
+  std::vector<RlimitSetting> rlimits = {{RLIMIT_NOFILE, 1024, 1024, "RLIMIT_NOFILE"},
+                                        {RLIMIT_CPU, 10, 11, "RLIMIT_CPU"}};
+  std::vector<char*> install = {const_cast<char*>("pip"), const_cast<char*>("install"), nullptr};
+  std::vector<char*> run = {const_cast<char*>("python3"), const_cast<char*>("-c"),
+                            const_cast<char*>("print(1)"), nullptr};
+  std::vector<char* const*> steps = {install.data(), run.data()};
+  std::vector<char*> env = {const_cast<char*>("HOME=/work"), const_cast<char*>("A=b=c"), nullptr};
+  std::vector<const char*> path = {"/usr/bin", "/bin"};
+  std::string binary_file = std::string("\0\x01\xff tail", 8);
+  std::vector<LateFile> late = {{"main.py", "print(1)\n", 9, 0644},
+                                {"data/blob.bin", binary_file.data(), binary_file.size(), 0600}};
+  std::vector<sock_filter> program = {{0x20, 0, 0, 4}, {0x06, 0, 0, 0x7fff0000}};
+  std::vector<sock_filter> init_program = {{0x06, 0, 0, 0x7fff0000}};
+  ChildPlan plan;
+
+  PlanSource() {
+    MountStep bind;
+    bind.kind = MountStep::Kind::kBind;
+    bind.target = "/data";
+    bind.source = "/srv/data";
+    bind.mode = 0700;
+    bind.protect = MountStep::Protect::kReadOnly;
+    bind.bind_slot = 0;
+    bind.optional = true;
+    MountStep tmpfs;
+    tmpfs.kind = MountStep::Kind::kTmpfs;
+    tmpfs.target = "/tmp";
+    tmpfs.options = "size=64m,mode=1777";
+    tmpfs.layer_slot = 3;
+    mounts.steps = {bind, tmpfs};
+    plan.mounts = &mounts;
+    plan.bind_sources = &binds;
+    plan.layer_sources = &layers;
+    plan.uid = 1000;
+    plan.gid = 1001;
+    plan.setgroups_allowed = true;
+    plan.hostname = "sandbox";
+    plan.network_fence = &fence;
+    plan.rlimits = &rlimits;
+    plan.cwd = "/work/sub";
+    plan.workdir = "/work";
+    plan.steps = &steps;
+    plan.pause_before_step = 1;
+    plan.late_files = &late;
+    plan.late_files_step = 1;
+    plan.session = false;
+    plan.envp = env.data();
+    plan.search_path = &path;
+    plan.seccomp = sock_fprog{static_cast<unsigned short>(program.size()), program.data()};
+    plan.init_seccomp =
+        sock_fprog{static_cast<unsigned short>(init_program.size()), init_program.data()};
+    plan.fds = ChildFds{7, 8, 9, 10};
+  }
+};
+
+std::vector<std::string> strings(char* const* argv) {
+  std::vector<std::string> result;
+  for (; *argv != nullptr; ++argv) result.emplace_back(*argv);
+  return result;
+}
+
+TEST(InitPlan, EveryFieldSurvivesTheTrip) {
+  PlanSource source;
+  auto decoded = decode_child_plan(encode_child_plan(source.plan));
+  ASSERT_NE(decoded, nullptr);
+  const ChildPlan& plan = decoded->plan;
+  ASSERT_EQ(plan.mounts->steps.size(), 2u);
+  const MountStep& bind = plan.mounts->steps[0];
+  EXPECT_EQ(bind.kind, MountStep::Kind::kBind);
+  EXPECT_EQ(bind.target, "/data");
+  EXPECT_EQ(bind.source, "/srv/data");
+  EXPECT_EQ(bind.mode, 0700u);
+  EXPECT_EQ(bind.protect, MountStep::Protect::kReadOnly);
+  EXPECT_EQ(bind.bind_slot, 0);
+  EXPECT_EQ(bind.layer_slot, -1);
+  EXPECT_TRUE(bind.optional);
+  EXPECT_EQ(plan.mounts->steps[1].options, "size=64m,mode=1777");
+  EXPECT_EQ(plan.mounts->steps[1].layer_slot, 3);
+  ASSERT_EQ(plan.bind_sources->size(), 2u);
+  EXPECT_STREQ((*plan.bind_sources)[1], "/home/u/project");
+  EXPECT_STREQ((*plan.layer_sources)[0], "/store/layers/a");
+  EXPECT_EQ(plan.uid, 1000u);
+  EXPECT_EQ(plan.gid, 1001u);
+  EXPECT_TRUE(plan.setgroups_allowed);
+  EXPECT_STREQ(plan.hostname, "sandbox");
+  EXPECT_EQ(*plan.network_fence, source.fence);
+  ASSERT_EQ(plan.rlimits->size(), 2u);
+  EXPECT_EQ((*plan.rlimits)[1].resource, RLIMIT_CPU);
+  EXPECT_EQ((*plan.rlimits)[1].value, 10u);
+  EXPECT_EQ((*plan.rlimits)[1].hard, 11u);
+  EXPECT_STREQ((*plan.rlimits)[1].name, "RLIMIT_CPU");
+  EXPECT_STREQ(plan.cwd, "/work/sub");
+  EXPECT_STREQ(plan.workdir, "/work");
+  ASSERT_EQ(plan.steps->size(), 2u);
+  EXPECT_EQ(strings((*plan.steps)[0]), (std::vector<std::string>{"pip", "install"}));
+  EXPECT_EQ(strings((*plan.steps)[1]), (std::vector<std::string>{"python3", "-c", "print(1)"}));
+  EXPECT_EQ(plan.pause_before_step, 1u);
+  ASSERT_EQ(plan.late_files->size(), 2u);
+  const LateFile& blob = (*plan.late_files)[1];
+  EXPECT_STREQ(blob.path, "data/blob.bin");
+  EXPECT_EQ(std::string(blob.content, blob.size), source.binary_file);
+  EXPECT_EQ(blob.mode, 0600u);
+  EXPECT_EQ(plan.late_files_step, 1u);
+  EXPECT_FALSE(plan.session);
+  EXPECT_EQ(strings(plan.envp), (std::vector<std::string>{"HOME=/work", "A=b=c"}));
+  ASSERT_EQ(plan.search_path->size(), 2u);
+  EXPECT_STREQ((*plan.search_path)[1], "/bin");
+  ASSERT_EQ(plan.seccomp.len, 2);
+  EXPECT_EQ(plan.seccomp.filter[1].k, 0x7fff0000u);
+  EXPECT_EQ(plan.init_seccomp.len, 1);
+  EXPECT_EQ(plan.fds.channel, 7);
+  EXPECT_EQ(plan.fds.stdin_fd, 8);
+  EXPECT_EQ(plan.fds.stdout_fd, 9);
+  EXPECT_EQ(plan.fds.stderr_fd, 10);
+}
+
+TEST(InitPlan, AnEmptyInitFilterStaysEmpty) {
+  PlanSource source;
+  source.plan.init_seccomp = {};
+  auto decoded = decode_child_plan(encode_child_plan(source.plan));
+  ASSERT_NE(decoded, nullptr);
+  EXPECT_EQ(decoded->plan.init_seccomp.len, 0);
+}
+
+TEST(InitPlan, WhatIsNotAWholePlanOfThisBuildIsRefused) {
+  PlanSource source;
+  std::string bytes = encode_child_plan(source.plan);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{7}, bytes.size() / 2, bytes.size() - 1}) {
+    EXPECT_EQ(decode_child_plan(bytes.substr(0, cut)), nullptr) << "cut at " << cut;
+  }
+  EXPECT_EQ(decode_child_plan(bytes + "x"), nullptr);
+  std::string other_version = bytes;
+  other_version[0] = static_cast<char>(other_version[0] + 1);
+  EXPECT_EQ(decode_child_plan(other_version), nullptr);
+}
+
+}  // namespace
+}  // namespace paddock
