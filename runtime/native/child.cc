@@ -348,6 +348,10 @@ void run_sandbox_init(ChildPlan& plan) {
   // Die with paddock; wait_for_go sees EOF if it died before this line.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   wait_for_go(channel);
+  // Dumpable until now, as paddock's fork was, because paddock (without newuidmap) writes the id
+  // maps into this process's /proc files, which a non-dumpable process's owner cannot open. No
+  // code of the sandbox has run yet; from here on, neither half can be inspected.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   // The program's processes get a PID namespace of their own, in which the relay below does not
   // exist: they cannot signal it, and it is the only process with a channel to paddock.
   if (unshare(CLONE_NEWPID) != 0) fail(channel, SetupPhase::kInitProcess, errno, 1);

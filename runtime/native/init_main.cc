@@ -34,8 +34,6 @@ std::string read_plan(int fd) {
 int main() {
   // What the program may read of its PID 1: the name, not the host path of this file.
   prctl(PR_SET_NAME, "paddock-init", 0, 0, 0);
-  // exec made this process dumpable again; nothing of the sandbox exists yet to exploit that.
-  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   const char* plan_fd = std::getenv("PADDOCK_INIT_PLAN_FD");
   if (plan_fd == nullptr) return 125;
   int fd = std::atoi(plan_fd);

@@ -21,25 +21,21 @@ std::string beside_this_executable() {
   return self.substr(0, self.rfind('/') + 1) + "paddock-init";
 }
 
-Result<int> open_init_program() {
-  std::string candidates[] = {beside_this_executable(), PADDOCK_INIT_BUILD_PATH};
+}  // namespace
+
+Result<UniqueFd> open_init_program() {
+  static const std::string candidates[] = {beside_this_executable(), PADDOCK_INIT_BUILD_PATH};
   for (const std::string& candidate : candidates) {
-    int fd = open(candidate.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) continue;
+    UniqueFd fd(open(candidate.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd.valid()) continue;
     struct stat info {};
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 0111) != 0) return fd;
-    close(fd);
+    if (fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 0111) != 0) {
+      return fd;
+    }
   }
   return Error{ENOENT, "paddock-init, the sandbox's init, is neither at " + candidates[0] +
                            " nor at " + candidates[1] +
                            ": install it beside paddock (scripts/setup builds both)"};
-}
-
-}  // namespace
-
-Result<int> init_program_fd() {
-  static const Result<int> program = open_init_program();
-  return program;
 }
 
 Result<UniqueFd> plan_memfd(const ChildPlan& plan) {

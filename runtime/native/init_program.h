@@ -9,9 +9,10 @@
 
 namespace paddock {
 
-// An O_PATH fd of paddock-init, opened once per process: beside this executable (how paddock
-// is installed and how scripts/test copies it), else where this build put it.
-Result<int> init_program_fd();
+// An O_PATH fd of paddock-init, opened for each sandbox (a long-lived server keeps no fd):
+// beside this executable (how paddock is installed and how scripts/test copies it), else where
+// this build put it.
+Result<UniqueFd> open_init_program();
 
 // The plan, encoded into a sealed memfd that paddock-init reads from offset 0.
 Result<UniqueFd> plan_memfd(const ChildPlan& plan);

@@ -82,7 +82,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   }
 
   // Everything the child needs to become paddock-init, made now: after clone it only execs.
-  auto program = init_program_fd();
+  auto program = open_init_program();
   if (!program) return program.error();
   auto plan_fd = plan_memfd(plan);
   if (!plan_fd) return plan_fd.error();
@@ -90,11 +90,11 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   char* init_argv[] = {const_cast<char*>("paddock-init"), nullptr};
   char* init_envp[] = {plan_variable.data(), nullptr};
   std::vector<int> keep = {plan.fds.channel,   plan.fds.stdin_fd, plan.fds.stdout_fd,
-                           plan.fds.stderr_fd, plan_fd->get(),    *program};
+                           plan.fds.stderr_fd, plan_fd->get(),    program->get()};
   std::erase_if(keep, [](int fd) { return fd < 0; });
   std::sort(keep.begin(), keep.end());
-  InitExec exec{*program,  plan.fds.channel, keep.data(), static_cast<int>(keep.size()),
-                init_argv, init_envp};
+  InitExec exec{program->get(), plan.fds.channel, keep.data(), static_cast<int>(keep.size()),
+                init_argv,      init_envp};
 
   // The sandbox's own cgroup exists before the child does, and the child is born in it: no
   // instruction of the sandbox ever runs outside its limits.

@@ -32,7 +32,10 @@ TEST(Leftovers, NothingRemainsAfterTwoHundredRuns) {
     SandboxSpec spec = i % 4 == 3 ? shell_spec("sleep 5 & sleep 5 & exit 1") : spec_for({"true"});
     if (i % 4 == 3) spec.limits.wall_seconds = 0.05;  // a quarter end by timeout, children alive
     RunResult result = run_ok(spec);
-    failures += result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut ? 0 : 1;
+    bool expected = result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut;
+    EXPECT_TRUE(expected) << "run " << i << ": " << to_string(result.outcome) << " "
+                          << result.signal << " " << result.exec_error << result.stderr_data.data;
+    failures += expected ? 0 : 1;
   }
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(open_fd_count(), fds_before);

@@ -136,6 +136,18 @@ TEST(SeccompInSandbox, OtherSystemCallAbisKillTheProcess) {
   }
 }
 
+// A profile that refuses fork is the program's, not init's: init still starts the program (its
+// own filter adds the calls it needs), and the program, which stacks the profile on top, cannot
+// fork.
+TEST(SeccompInSandbox, AProfileThatRefusesForkBindsTheProgramNotInit) {
+  SandboxSpec spec = shell_spec("echo started; /bin/true && echo FORKED; exit 0");
+  spec.seccomp_deny = {"clone", "clone3", "fork", "vfork"};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, Outcome::kExited) << result.stderr_data.data;
+  EXPECT_EQ(result.stdout_data.data, "started\n") << result.stderr_data.data;
+  EXPECT_NE(result.stderr_data.data.find("fork"), std::string::npos) << result.stderr_data.data;
+}
+
 TEST(SeccompInSandbox, RealProgramsStillWork) {
   RunResult result = run_ok(spec_for(
       {"python3", "-c",
