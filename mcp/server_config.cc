@@ -7,6 +7,7 @@
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "image_reference.h"
+#include "kube/localhost_profile.h"
 
 namespace paddock::mcp {
 namespace {
@@ -253,6 +254,13 @@ Status set_server(const Settings& settings, ServerOptions& options) {
         name.front() != '-' && name.back() != '-';
     if (!label) return given->invalid("a namespace name", "sandboxes (a-z, 0-9 and -)");
     options.kube_namespace = name;
+  }
+  if (auto given = settings.pick(flags.kube_seccomp_profile, "--kube-seccomp-profile",
+                                 {"PADDOCK_KUBE_SECCOMP_PROFILE"})) {
+    if (!kube::valid_localhost_profile(given->text)) {
+      return given->invalid(kube::kLocalhostProfileRule, kube::kLocalhostProfileExample);
+    }
+    options.kube_seccomp_profile = given->text;
   }
   if (auto given = settings.pick(flags.policy_dir, "--policy-dir", {"PADDOCK_POLICY_DIR"})) {
     options.policy_dir = given->text;

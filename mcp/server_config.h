@@ -23,6 +23,7 @@ struct McpFlags {
   std::optional<std::string> backend;
   std::optional<std::string> kube_namespace;
   std::optional<std::string> pod_start_timeout;
+  std::optional<std::string> kube_seccomp_profile;
   std::optional<std::string> policy_dir;
   std::optional<std::string> default_language;
   std::optional<std::string> workers;
@@ -49,6 +50,8 @@ struct ServerOptions {
   std::string backend = "native";
   std::optional<std::string> kube_namespace;
   double pod_start_seconds = 120;  // how long a Kubernetes pod may take to run
+  // A Localhost seccomp profile for Kubernetes pods, below the kubelet's seccomp directory.
+  std::optional<std::string> kube_seccomp_profile;
   std::optional<std::string> policy_dir;
   std::string default_language = "python";
   std::size_t workers = 8;       // tool calls served at once

@@ -18,6 +18,8 @@ namespace paddock {
 struct BackendSettings {
   std::optional<std::string> kube_namespace;  // over the kubeconfig's and PADDOCK_KUBE_NAMESPACE
   double pod_start_seconds = 120;             // a pod not running by then is an error
+  // A Localhost seccomp profile for the pods, over PADDOCK_KUBE_SECCOMP_PROFILE.
+  std::optional<std::string> kube_seccomp_profile;
   // false (--pull never): images must be present; a cluster is told not to pull either.
   bool pull_images = true;
 };

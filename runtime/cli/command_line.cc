@@ -322,6 +322,10 @@ const std::vector<McpOption>& mcp_options() {
       {"--pod-start-timeout", "PADDOCK_POD_START_TIMEOUT", "DURATION",
        "How long a Kubernetes pod may take to pull its image and run, e.g. 10m (default 2m)",
        &F::pod_start_timeout},
+      {"--kube-seccomp-profile", "PADDOCK_KUBE_SECCOMP_PROFILE", "PATH",
+       "A Localhost seccomp profile for Kubernetes pods, relative to the kubelet's seccomp "
+       "directory on every node, e.g. profiles/paddock.json (default: the runtime's)",
+       &F::kube_seccomp_profile},
       {"--policy-dir", "PADDOCK_POLICY_DIR", "DIR", "Extra language policies", &F::policy_dir},
       {"--default-language", "PADDOCK_DEFAULT_LANGUAGE", "LANG",
        "The language of calls that name none (default python)", &F::default_language},

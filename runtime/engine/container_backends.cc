@@ -34,9 +34,11 @@ BackendRegistry all_backends() {
     registry.add(name, [name](const BackendSettings&) { return EngineBackend::connect(name); });
   }
   registry.add("kubernetes", [](const BackendSettings& settings) {
-    return kube::KubeBackend::connect(settings.kube_namespace,
-                                      kube::PodOptions{.start_seconds = settings.pod_start_seconds,
-                                                       .pull_images = settings.pull_images});
+    return kube::KubeBackend::connect(
+        settings.kube_namespace,
+        kube::PodOptions{.start_seconds = settings.pod_start_seconds,
+                         .pull_images = settings.pull_images,
+                         .seccomp_profile = settings.kube_seccomp_profile});
   });
   return registry;
 }

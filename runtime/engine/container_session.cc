@@ -134,10 +134,11 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
 Result<RunResult> ContainerSession::exec(const ExecRequest& request, RunObserver& observer) {
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  // An engine's session container is made without a network, and one cannot be given to a
-  // single command without giving it to everything running there: say so at once, rather than
-  // let an installer wait for name resolution until it gives up.
-  if (request.network && isolation_.network == "none") {
+  // An engine's session container is made without a network (a pod with a deny-all
+  // NetworkPolicy: "none (...)"), and one cannot be given to a single command without giving it
+  // to everything running there: say so at once, rather than let an installer wait for name
+  // resolution until it gives up.
+  if (request.network && isolation_.network.starts_with("none")) {
     return Error{ENOTSUP, "a " + backend_ +
                               " session has no network, so its installer cannot reach a "
                               "package index: pass `libraries` to a call without a session, "

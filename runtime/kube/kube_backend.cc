@@ -11,6 +11,7 @@
 
 #include "engine/container_config.h"
 #include "kube/kube_client.h"
+#include "kube/localhost_profile.h"
 
 namespace paddock::kube {
 namespace {
@@ -31,11 +32,25 @@ Result<std::unique_ptr<Backend>> KubeBackend::connect(
     access->namespace_name = name;
   }
   if (namespace_name) access->namespace_name = *namespace_name;
+  std::string profile_source = "--kube-seccomp-profile";
+  if (const char* path = getenv("PADDOCK_KUBE_SECCOMP_PROFILE");
+      !options.seccomp_profile && path != nullptr && *path != '\0') {
+    options.seccomp_profile = path;
+    profile_source = "PADDOCK_KUBE_SECCOMP_PROFILE";
+  }
+  if (options.seccomp_profile && !valid_localhost_profile(*options.seccomp_profile)) {
+    return invalid_input(profile_source + " '" + *options.seccomp_profile + "' is not " +
+                         kLocalhostProfileRule + "; use e.g. " + kLocalhostProfileExample);
+  }
   KubeClient client(*access);
-  // Pods first: a secret goes once nothing uses it.
-  for (const char* kind : {"pods", "secrets"}) {
-    std::string path = "/api/v1/namespaces/" + access->namespace_name + "/" + kind;
+  // Pods first: a secret or a NetworkPolicy goes once nothing uses it.
+  const std::string core = "/api/v1/namespaces/" + access->namespace_name;
+  for (const std::string& path :
+       {core + "/pods", core + "/secrets", network_policies_path(access->namespace_name)}) {
     auto listed = client.request("GET", path + "?labelSelector=" + std::string(kPodLabel) + "%3D1");
+    // An account that may not list NetworkPolicies cannot have made any: no run that needs one
+    // starts without it (kube_exec.cc), so there is nothing of that kind to clean up.
+    if (!listed && path.ends_with("/networkpolicies") && listed.error().code == EACCES) continue;
     if (!listed) return listed.error().context("the kubernetes backend");
     json list = json::parse(listed->body, nullptr, false);
     for (const auto& item : list.value("items", json::array())) {
@@ -55,22 +70,35 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
   IsolationReport report;
   report.namespaces = {"mount", "pid", "ipc", "uts", "network"};
   report.seccomp = true;
-  report.seccomp_profile = "RuntimeDefault (the cluster's)";
+  report.seccomp_profile = options_.seccomp_profile ? "Localhost " + *options_.seccomp_profile +
+                                                          " (the profile installed on the nodes)"
+                                                    : "RuntimeDefault (the cluster's)";
   report.no_new_privs = true;
   report.capabilities_dropped = true;
-  report.network = "the cluster's (paddock applies no NetworkPolicy)";
+  // A pod that is to have no network gets a deny-all NetworkPolicy (kube_exec.cc), but only a
+  // network plugin that implements NetworkPolicies applies it, and paddock cannot tell from the
+  // API whether this cluster's does.
+  bool installer_network_stays = spec.network == NetworkMode::kNone && spec.networked_prelude > 0;
+  report.network = !engine::wants_network(spec)
+                       ? "none (a deny-all NetworkPolicy, in effect where the cluster's network "
+                         "plugin enforces NetworkPolicies)"
+                   : installer_network_stays
+                       ? "the cluster's (the installer's, still on for the program)"
+                       : "the cluster's (no fence against private and metadata addresses)";
   report.root = "image " + spec.image + " (pod in " + access_.namespace_name + ")";
   report.limits_mode = "kubernetes";
   report.limits_reason =
       "memory and CPU are pod limits and the tmpfs sizes emptyDir sizeLimits; a pod has no pids "
       "limit of its own (that is the node's podPidsLimit)";
-  // Said in every result, since a caller may rely on each: no pids limit (a node setting), none
-  // of paddock's network isolation (the pod is on the cluster's network, where code reaches the
-  // API server and the cloud's metadata address unless the cluster's own NetworkPolicies stop
-  // it), paddock's seccomp profile (the pod gets the runtime's default), and the nofile and
-  // fsize limits (Kubernetes sets no rlimits).
-  report.not_enforced = {"pids", "seccomp_profile", "open_files", "file_size"};
-  if (spec.network == NetworkMode::kNone) report.not_enforced.push_back("network");
+  // Said in every result, since a caller may rely on each: no pids limit (a node setting), the
+  // nofile and fsize limits (Kubernetes sets no rlimits), paddock's seccomp profile unless the
+  // operator installed one on the nodes and named it (the pod gets the runtime's default), and
+  // paddock's network isolation: the NetworkPolicy may not be enforced (above), and a network
+  // that is given is the cluster's, where code reaches the API server, the private ranges and
+  // the cloud's metadata address, which user-mode networking fences off.
+  report.not_enforced = {"pids", "open_files", "file_size"};
+  if (!options_.seccomp_profile) report.not_enforced.push_back("seccomp_profile");
+  if (spec.network != NetworkMode::kHost) report.not_enforced.push_back("network");
   return std::make_unique<engine::ContainerSession>("kubernetes", spec, std::move(*pod), report);
 }
 

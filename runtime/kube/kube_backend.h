@@ -3,8 +3,9 @@
 // The kubernetes backend: a pod per sandbox or session (kube_exec.h), carried out through the
 // API server's REST and exec APIs; no kubectl. The cluster and namespace come from the
 // kubeconfig (KUBECONFIG or ~/.kube/config) or the in-cluster service account;
-// PADDOCK_KUBE_NAMESPACE overrides the namespace. Pods and secrets a dead paddock of this host
-// left behind are deleted when the backend connects.
+// PADDOCK_KUBE_NAMESPACE overrides the namespace, and PADDOCK_KUBE_SECCOMP_PROFILE names a
+// Localhost seccomp profile for the pods (unless `options` names one). Pods, secrets and
+// NetworkPolicies a dead paddock of this host left behind are deleted when the backend connects.
 
 #include <memory>
 

@@ -82,7 +82,10 @@ Result<ApiResponse> KubeClient::request(const std::string& method, const std::st
     auto status = nlohmann::json::parse(response.body, nullptr, false);
     std::string message =
         status.is_object() ? status.value("message", response.body) : response.body;
-    int errno_like = response.status == 404 ? ENOENT : response.status == 409 ? EEXIST : EIO;
+    int errno_like = response.status == 404   ? ENOENT
+                     : response.status == 409 ? EEXIST
+                     : response.status == 403 ? EACCES
+                                              : EIO;
     return Error{errno_like,
                  "the Kubernetes API answered " + std::to_string(response.status) + ": " + message};
   }

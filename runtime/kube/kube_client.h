@@ -29,7 +29,8 @@ class KubeClient {
   [[nodiscard]] const ClusterAccess& access() const { return access_; }
 
   // A request to `path` with a JSON body. An answer of 400 or more is an error carrying the
-  // API's Status message (ENOENT for 404, EEXIST for 409); an unreachable server names it.
+  // API's Status message (ENOENT for 404, EEXIST for 409, EACCES for 403); an unreachable server
+  // names it.
   Result<ApiResponse> request(const std::string& method, const std::string& path,
                               const std::string& json_body = "");
 

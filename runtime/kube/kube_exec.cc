@@ -78,6 +78,19 @@ std::string never_starts(const json& pod) {
   return "";
 }
 
+// A spec that wants no network does not run without its NetworkPolicy: one line that says what
+// failed and, where RBAC refused it, which permission the account lacks.
+Error refuse_without_network_policy(const Error& error, const std::string& namespace_name) {
+  std::string what =
+      "the sandbox is to have no network, and its deny-all NetworkPolicy could not be created (" +
+      error.message + ")";
+  if (error.code != EACCES) return Error{error.code, what};
+  return Error{EACCES, what +
+                           ": let paddock's account create, list and delete networkpolicies "
+                           "(RBAC, API group networking.k8s.io) in namespace " +
+                           namespace_name};
+}
+
 // Where a pod that is not running yet stands: its container's waiting reason (ContainerCreating
 // while the image is pulled), else its phase.
 std::string pending_state(const json& pod) {
@@ -108,6 +121,22 @@ std::string secret_manifest(const SandboxSpec& spec, const std::string& name) {
       .dump();
 }
 
+std::string network_policies_path(const std::string& namespace_name) {
+  return "/apis/networking.k8s.io/v1/namespaces/" + namespace_name + "/networkpolicies";
+}
+
+std::string network_policy_manifest(const std::string& name) {
+  // Both policy types and no rule of either kind: the API's way to say "deny all" (an empty
+  // `egress` list would be the same; a missing policyTypes would make it ingress only).
+  return json{{"apiVersion", "networking.k8s.io/v1"},
+              {"kind", "NetworkPolicy"},
+              {"metadata", {{"name", name}, {"labels", owner_labels()}}},
+              {"spec",
+               {{"podSelector", {{"matchLabels", {{kPodNameLabel, name}}}}},
+                {"policyTypes", {"Ingress", "Egress"}}}}}
+      .dump();
+}
+
 std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
                          const PodOptions& options) {
   const Limits& limits = spec.limits;
@@ -126,10 +155,16 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
   if (limits.cpus) {
     resources["cpu"] = std::to_string(static_cast<long>(std::lround(*limits.cpus * 1000))) + "m";
   }
+  json labels = owner_labels();
+  labels[kPodNameLabel] = name;
+  json seccomp = {{"type", "RuntimeDefault"}};
+  if (options.seccomp_profile) {
+    seccomp = {{"type", "Localhost"}, {"localhostProfile", *options.seccomp_profile}};
+  }
   json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},
-      {"metadata", {{"name", name}, {"labels", owner_labels()}}},
+      {"metadata", {{"name", name}, {"labels", labels}}},
       {"spec",
        {{"restartPolicy", "Never"},
         {"automountServiceAccountToken", false},
@@ -139,7 +174,7 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
           {"runAsUser", spec.user.uid},
           {"runAsGroup", spec.user.gid},
           {"fsGroup", spec.user.gid},
-          {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+          {"seccompProfile", seccomp}}},
         {"containers",
          {{{"name", "sandbox"},
            {"image", spec.image},
@@ -180,12 +215,24 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   }
   std::string name = "paddock-" + random_suffix();
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
+  // The policy comes before the pod, so that the pod is never on the network for a moment; an
+  // installer that needs the network keeps the cluster's (the result says so, kube_backend.cc).
+  if (!engine::wants_network(spec)) {
+    auto policy = pod->client_.request("POST", network_policies_path(access.namespace_name),
+                                       network_policy_manifest(name));
+    if (!policy) {
+      pod->removed_ = true;
+      return refuse_without_network_policy(policy.error(), access.namespace_name);
+    }
+    pod->has_network_policy_ = true;
+  }
   if (!spec.env.empty()) {
     auto secret =
         pod->client_.request("POST", "/api/v1/namespaces/" + access.namespace_name + "/secrets",
                              secret_manifest(spec, name));
     if (!secret) {
       pod->removed_ = true;
+      pod->remove_network_policy();
       return secret.error().context("creating the sandbox's secret (its variables)");
     }
     pod->has_secret_ = true;
@@ -196,6 +243,7 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   if (!created) {
     pod->removed_ = true;
     pod->remove_secret();
+    pod->remove_network_policy();
     return created.error().context("creating the sandbox's pod");
   }
   auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -288,6 +336,15 @@ void KubeExec::remove() {
     (void)client_.request("DELETE", pod_path() + "?gracePeriodSeconds=0");
   }
   remove_secret();
+  // Last: the pod has gone from the API by now, and paddock's execs were killed before that.
+  remove_network_policy();
+}
+
+void KubeExec::remove_network_policy() {
+  if (!has_network_policy_) return;
+  has_network_policy_ = false;
+  (void)client_.request("DELETE",
+                        network_policies_path(client_.access().namespace_name) + "/" + name_);
 }
 
 void KubeExec::remove_secret() {

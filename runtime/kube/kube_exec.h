@@ -3,9 +3,11 @@
 // Commands into a Kubernetes pod: the pod is created with a restricted security context around
 // a process that only keeps it alive, waited for (a pod that cannot pull its image or be
 // scheduled is one clear error, and any pod not running within `start_seconds` too), and
-// every command is an exec over WebSocket (websocket_client.h, exec_channels.h).
+// every command is an exec over WebSocket (websocket_client.h, exec_channels.h). A pod that is
+// to have no network gets a deny-all NetworkPolicy of its own first, and it goes with the pod.
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/exec_transport.h"
@@ -16,11 +18,16 @@ namespace paddock::kube {
 
 // The labels of paddock's pods; orphans are found by them.
 inline constexpr const char* kPodLabel = "io.paddock.sandbox";
+// A pod's own name as a label (names cannot be selected on): its NetworkPolicy selects by it.
+inline constexpr const char* kPodNameLabel = "io.paddock.pod";
 
 struct PodOptions {
   double start_seconds = 120;
   // false: imagePullPolicy Never, so a missing image fails at once (ErrImageNeverPull).
   bool pull_images = true;
+  // A Localhost seccomp profile (localhost_profile.h) for the pod instead of the runtime's
+  // default: the profile the cluster's operator installed at that path on the nodes.
+  std::optional<std::string> seccomp_profile;
 };
 
 class KubeExec final : public engine::ExecTransport {
@@ -40,10 +47,13 @@ class KubeExec final : public engine::ExecTransport {
   std::string pod_path() const;
   void remove_secret();
 
+  void remove_network_policy();
+
   KubeClient client_;
   std::string name_;
   bool removed_ = false;
   bool has_secret_ = false;
+  bool has_network_policy_ = false;
 };
 
 // The Pod object for `spec` named `name` (pure; the unit tests read it). The sandbox's own
@@ -53,5 +63,11 @@ class KubeExec final : public engine::ExecTransport {
 std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
                          const PodOptions& options = {});
 std::string secret_manifest(const SandboxSpec& spec, const std::string& name);
+// The NetworkPolicy named `name` that selects the pod of that name alone (by kPodNameLabel) for
+// both directions and allows nothing: no traffic in or out but what the cluster's network plugin
+// never filters (a pod's own loopback). It is made for a spec that wants no network at all.
+std::string network_policy_manifest(const std::string& name);
+// Where a namespace's NetworkPolicies are (another API group than pods and secrets).
+std::string network_policies_path(const std::string& namespace_name);
 
 }  // namespace paddock::kube

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import test from 'node:test';
 import { connectSdk1, finishClient } from './support/clients.mjs';
-import { descendants, describeProcs, isUserCode, podsOf, waitForDescendants, waitGone } from './support/procs.mjs';
+import { descendants, describeProcs, isUserCode, networkPoliciesOf, podsOf, waitForDescendants, waitGone } from './support/procs.mjs';
 import { describe, sleep } from './support/server.mjs';
 
 const key = (p) => `${p.pid}/${p.starttime}`;
@@ -28,6 +28,10 @@ test('cancelling a 60 s run leaves no process of it behind', { timeout: 60000 },
     undefined, { signal: controller.signal, timeout: 120000 });
   call.catch(() => {});
   const procs = await runProcesses(server, baseline, (list) => list.some(isUserCode));
+  // In a cluster the run's pod has no network: a deny-all NetworkPolicy holds it while it runs.
+  if (process.env.PADDOCK_BACKEND === 'kubernetes') {
+    assert.equal(networkPoliciesOf(server.pid).length, 1, 'the running pod has its NetworkPolicy');
+  }
   controller.abort('e2e cancels the run');
   await assert.rejects(call, 'the aborted call rejects on the client');
   const cancelled = conn.transport.sent.find((m) => m.method === 'notifications/cancelled');
@@ -41,6 +45,7 @@ test('cancelling a 60 s run leaves no process of it behind', { timeout: 60000 },
     pods = podsOf(server.pid);
   }
   assert.deepEqual(pods, [], '5 s after notifications/cancelled the run\'s pod is still there');
+  assert.deepEqual(networkPoliciesOf(server.pid), [], 'and its NetworkPolicy went with it');
   // The server stays usable and does not answer the cancelled request late.
   const after = await client.callTool({ name: 'execute_code', arguments: { code: 'print("after")' } });
   assert.equal(after.structuredContent?.stdout, 'after\n', describe(after));

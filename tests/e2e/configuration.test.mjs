@@ -12,7 +12,7 @@ import test from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PADDOCK_BIN } from './support/config.mjs';
-import { kubeGet } from './support/kube.mjs';
+import { kubeGet, kubeGetNetworkPolicies } from './support/kube.mjs';
 import { describe } from './support/server.mjs';
 
 const BACKEND = process.env.PADDOCK_BACKEND || 'native';
@@ -109,6 +109,46 @@ test('only the variables named by --pass-through-env reach code, and their value
     await second.client.callTool({ name: 'close_session', arguments: { session_id } });
     assert.equal(kubeGet(`secrets/${name}`)?.code, 404, 'the Secret went with the session');
     assert.equal(kubeGet(`pods/${name}`)?.code, 404, 'and so did the pod');
+  }
+});
+
+// In a cluster, a session without network has a deny-all NetworkPolicy that selects its pod
+// alone, in both directions, and goes when the session closes; --kube-seccomp-profile is the
+// pod's seccomp profile. Where RBAC forbids NetworkPolicies (the test API server's namespace
+// no-networkpolicies), a run that wants no network is refused in one line and leaves no pod.
+test('kubernetes: a deny-all NetworkPolicy per pod, a Localhost seccomp profile, a clear refusal without RBAC', { timeout: 120000, skip: BACKEND !== 'kubernetes' && 'kubernetes only' }, async (t) => {
+  const profile = `profiles/e2e-${process.pid}.json`;
+  const { client } = await connect(t, { args: ['--kube-seccomp-profile', profile] });
+  const created = await client.callTool({ name: 'create_session', arguments: {} });
+  assert.equal(created.isError, false, describe(created));
+  const { session_id } = created.structuredContent;
+  const first = await run(client, { session_id, code: 'print("in the pod")' });
+  assert.equal(first.structuredContent?.stdout, 'in the pod\n', describe(first));
+  const pods = kubeGet('pods?labelSelector=io.paddock.sandbox%3D1')?.items || [];
+  const ours = pods.filter((pod) => pod.spec.securityContext?.seccompProfile?.localhostProfile === profile);
+  assert.equal(ours.length, 1, `one pod has the Localhost profile: ${JSON.stringify(pods.map((p) => p.spec.securityContext))}`);
+  assert.equal(ours[0].spec.securityContext.seccompProfile.type, 'Localhost');
+  const name = ours[0].metadata.name;
+  const policy = kubeGetNetworkPolicies(`/${name}`);
+  assert.equal(policy?.kind, 'NetworkPolicy', `the pod's NetworkPolicy: ${JSON.stringify(policy)}`);
+  assert.deepEqual(policy.spec.policyTypes, ['Ingress', 'Egress']);
+  assert.equal(policy.spec.ingress, undefined, 'no ingress rule');
+  assert.equal(policy.spec.egress, undefined, 'no egress rule');
+  const match = policy.spec.podSelector.matchLabels;
+  const selected = pods.filter((pod) => Object.entries(match).every(([k, v]) => pod.metadata.labels?.[k] === v));
+  assert.deepEqual(selected.map((pod) => pod.metadata.name), [name], 'it selects that pod alone');
+  await client.callTool({ name: 'close_session', arguments: { session_id } });
+  assert.equal(kubeGetNetworkPolicies(`/${name}`)?.code, 404, 'the policy went with the session');
+  assert.equal(kubeGet(`pods/${name}`)?.code, 404, 'and so did the pod');
+
+  const locked = await connect(t, { env: { PADDOCK_KUBE_NAMESPACE: 'no-networkpolicies' } });
+  const refused = await run(locked.client, { code: 'print("never")' });
+  assert.equal(refused.isError, true, describe(refused));
+  const text = refused.content.map((c) => c.text ?? '').join('\n');
+  assert.match(text, /deny-all NetworkPolicy could not be created \(.*403.*\): let paddock's account create, list and delete networkpolicies \(RBAC, API group networking\.k8s\.io\) in namespace no-networkpolicies/, text);
+  assert.ok(!text.includes('never'), text);
+  for (const kind of ['pods', 'secrets']) {
+    assert.deepEqual(kubeGet(kind, { namespace: 'no-networkpolicies' })?.items, [], `no ${kind} left`);
   }
 });
 

@@ -66,9 +66,10 @@ test('a session whose library cannot be installed says so (at create_session or 
 
 // A session's installer gets the network (and DNS) for the install alone; what it installs stays
 // for later calls. The npm registry is reachable from these machines, so this one is real. The
-// sessions of Docker and Podman have no network at all (their containers are made without one):
-// there the install is refused at once, saying why, instead of waiting on name resolution.
-const ENGINE = ['docker', 'podman'].includes(process.env.PADDOCK_BACKEND);
+// sessions of Docker and Podman have no network at all (their containers are made without one),
+// nor do Kubernetes's (a deny-all NetworkPolicy per pod): there the install is refused at once,
+// saying why, instead of waiting on name resolution.
+const ENGINE = ['docker', 'podman', 'kubernetes'].includes(process.env.PADDOCK_BACKEND);
 
 test('a session installs a package from the npm registry and later calls use it', { timeout: 180000 }, async (t) => {
   await withServer(t, async (server) => {

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -25,6 +27,37 @@
 
 namespace paddock::testing {
 namespace {
+
+const std::string kPods = "/api/v1/namespaces/default/pods";
+const std::string kSecrets = "/api/v1/namespaces/default/secrets";
+const std::string kPolicies = "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies";
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// A sandbox on an image the test server "pulls" at once, running `argv`.
+SandboxSpec sandbox_spec(std::vector<std::string> argv = {"true"}) {
+  SandboxSpec spec;
+  spec.image = "registry.example/python:1";
+  spec.argv = std::move(argv);
+  return spec;
+}
+
+// The names of the `pods` whose labels hold every one of `match_labels`.
+std::vector<std::string> selected_pods(const nlohmann::json& match_labels,
+                                       const nlohmann::json& pods) {
+  std::vector<std::string> names;
+  for (const auto& pod : pods) {
+    const auto& labels = pod["metadata"].value("labels", nlohmann::json::object());
+    bool all = true;
+    for (const auto& [key, value] : match_labels.items()) {
+      all = all && labels.contains(key) && labels[key] == value;
+    }
+    if (all) names.push_back(pod["metadata"]["name"]);
+  }
+  return names;
+}
 
 class KubeExec : public ::testing::Test {
  protected:
@@ -72,8 +105,17 @@ class KubeExec : public ::testing::Test {
     return run_tool(args);
   }
 
+  // The items the API lists at `path`.
+  nlohmann::json items(const std::string& path) {
+    auto listed = nlohmann::json::parse(api("GET", path).output, nullptr, false);
+    return listed.is_object() ? listed.value("items", nlohmann::json::array())
+                              : nlohmann::json::array();
+  }
+
   // The kubernetes backend, connected to the test API server through a kubeconfig.
-  Result<std::unique_ptr<Backend>> connect_backend() {
+  Result<std::unique_ptr<Backend>> connect_backend(
+      const std::optional<std::string>& namespace_name = std::nullopt,
+      kube::PodOptions options = {}) {
     std::string kubeconfig = dir_ + "/kubeconfig";
     std::ofstream(kubeconfig) << nlohmann::json{
         {"apiVersion", "v1"},
@@ -89,7 +131,7 @@ class KubeExec : public ::testing::Test {
            {"context", {{"cluster", "test"}, {"user", "test"}, {"namespace", "default"}}}}}},
         {"users", {{{"name", "test"}, {"user", {{"token", access_.token}}}}}}};
     setenv("KUBECONFIG", kubeconfig.c_str(), 1);
-    auto backend = kube::KubeBackend::connect();
+    auto backend = kube::KubeBackend::connect(namespace_name, std::move(options));
     unsetenv("KUBECONFIG");
     return backend;
   }
@@ -206,8 +248,19 @@ TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
                   .status,
               0);
   }
+  for (const auto& [name, pid] :
+       {std::pair{std::string("dead"), dead}, std::pair{std::string("alive"), getpid()}}) {
+    ASSERT_EQ(api("POST", kPolicies,
+                  R"({"metadata":{"name":")" + name + R"(","labels":)" + labels(pid) +
+                      R"(},"spec":{"podSelector":{"matchLabels":{"io.paddock.pod":")" + name +
+                      R"("}},"policyTypes":["Ingress","Egress"]}})")
+                  .status,
+              0);
+  }
   auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
+  EXPECT_NE(api("GET", kPolicies + "/dead").output.find("NotFound"), std::string::npos);
+  EXPECT_EQ(api("GET", kPolicies + "/alive").output.find("NotFound"), std::string::npos);
   for (const char* kind : {"pods", "secrets"}) {
     std::string base = std::string("/api/v1/namespaces/default/") + kind;
     EXPECT_NE(api("GET", base + "/dead").output.find("NotFound"), std::string::npos) << kind;
@@ -220,9 +273,7 @@ TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
 TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
   auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec;
-  spec.image = "registry.example/python:1";
-  spec.argv = {"true"};
+  SandboxSpec spec = sandbox_spec();
   auto session = (*backend)->open_session(spec);
   ASSERT_TRUE(session) << session.error().message;
   const std::string file_marker = "FILE-CONTENT-MARKER-" + std::to_string(getpid());
@@ -250,6 +301,176 @@ TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
     EXPECT_EQ(log.find(base64_encode(marker).substr(0, 16)), std::string::npos)
         << marker << " (in base64) in a request line";
   }
+}
+
+// A sandbox that is to have no network gets a deny-all NetworkPolicy before its pod is made: one
+// per pod, selecting that pod and no other, for both directions, with no rule. It goes with the
+// session. The results say that the cluster's network plugin is what enforces it.
+TEST_F(KubeExec, APodWithoutNetworkHasADenyAllPolicyOfItsOwnWhileItLives) {
+  auto backend = connect_backend();
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec = sandbox_spec();
+  auto first = (*backend)->open_session(spec);
+  ASSERT_TRUE(first) << first.error().message;
+  auto second = (*backend)->open_session(spec);
+  ASSERT_TRUE(second) << second.error().message;
+  auto pods = items(kPods);
+  auto policies = items(kPolicies);
+  ASSERT_EQ(pods.size(), 2u);
+  ASSERT_EQ(policies.size(), 2u) << server_->log();
+  for (const auto& policy : policies) {
+    const auto& rules = policy["spec"];
+    EXPECT_EQ(rules["policyTypes"], nlohmann::json::parse(R"(["Ingress","Egress"])"));
+    EXPECT_TRUE(rules.value("ingress", nlohmann::json::array()).empty()) << rules.dump();
+    EXPECT_TRUE(rules.value("egress", nlohmann::json::array()).empty()) << rules.dump();
+    EXPECT_FALSE(rules["podSelector"].contains("matchExpressions")) << rules.dump();
+    std::string name = policy["metadata"]["name"];
+    EXPECT_EQ(
+        selected_pods(rules["podSelector"].value("matchLabels", nlohmann::json::object()), pods),
+        std::vector<std::string>{name});
+  }
+  // Made before its pod, so that the pod is never on the network for a moment.
+  std::string log = server_->log();
+  auto policy_made = log.find("POST /apis/networking.k8s.io/v1/namespaces/default/networkpolicies");
+  ASSERT_NE(policy_made, std::string::npos) << log;
+  EXPECT_LT(policy_made, log.find("POST /api/v1/namespaces/default/pods")) << log;
+  ExecRequest request;
+  request.argv = {"true"};
+  RecordingObserver observer;
+  auto ran = (*first)->exec(request, observer);
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_TRUE(ran->isolation.network.starts_with("none (a deny-all NetworkPolicy"))
+      << ran->isolation.network;
+  for (const char* unenforced : {"network", "seccomp_profile", "pids"}) {
+    EXPECT_TRUE(has(ran->isolation.not_enforced, unenforced)) << unenforced;
+  }
+  // An installer in such a session would wait on name resolution: it is refused at once.
+  request.network = true;
+  auto install = (*first)->exec(request, observer);
+  ASSERT_FALSE(install);
+  EXPECT_NE(install.error().message.find("session has no network"), std::string::npos)
+      << install.error().message;
+  (*first)->close();
+  auto left = items(kPolicies);
+  ASSERT_EQ(left.size(), 1u) << left.dump();
+  EXPECT_EQ(selected_pods(left[0]["spec"]["podSelector"]["matchLabels"], items(kPods)).size(), 1u)
+      << "the other session's policy still selects its pod";
+  (*second)->close();
+  EXPECT_EQ(items(kPolicies).size(), 0u);
+  EXPECT_EQ(items(kPods).size(), 0u);
+}
+
+// The policy goes with the pod however a run ends: by its timeout, or cancelled while it runs.
+TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
+  auto backend = connect_backend();
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec = sandbox_spec({"sleep", "60"});
+  spec.env = {"K=v"};
+  spec.limits.wall_seconds = 2;
+  RecordingObserver timing_out;
+  auto timed_out = (*backend)->run(spec, timing_out);
+  ASSERT_TRUE(timed_out) << timed_out.error().message;
+  EXPECT_EQ(timed_out->outcome, Outcome::kTimedOut);
+  for (const auto& path : {kPods, kSecrets, kPolicies}) {
+    EXPECT_EQ(items(path).size(), 0u) << path << " left after a timeout";
+  }
+  spec.limits.wall_seconds = 60;
+  RecordingObserver cancelling;
+  std::size_t policies_while_running = 0;
+  std::thread canceller([&] {
+    for (int i = 0; i < 300 && items(kPods).empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    policies_while_running = items(kPolicies).size();
+    cancelling.token_.cancel();
+  });
+  auto cancelled = (*backend)->run(spec, cancelling);
+  canceller.join();
+  ASSERT_TRUE(cancelled) << cancelled.error().message;
+  EXPECT_EQ(cancelled->outcome, Outcome::kCancelled);
+  EXPECT_EQ(policies_while_running, 1u);
+  for (const auto& path : {kPods, kSecrets, kPolicies}) {
+    EXPECT_EQ(items(path).size(), 0u) << path << " left after a cancel";
+  }
+}
+
+// Where RBAC does not let paddock make NetworkPolicies (the test server's namespace
+// "no-networkpolicies" answers 403), a sandbox without network is refused in one line that
+// names the permission, and nothing is left; a sandbox given the network needs no policy.
+TEST_F(KubeExec, WithoutLeaveToMakeThePolicyANoNetworkRunIsRefusedInOneLine) {
+  auto backend = connect_backend("no-networkpolicies");
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec = sandbox_spec();
+  spec.env = {"K=v"};
+  RecordingObserver observer;
+  auto refused = (*backend)->run(spec, observer);
+  ASSERT_FALSE(refused);
+  const std::string& message = refused.error().message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  for (const char* part :
+       {"deny-all NetworkPolicy could not be created", "403", "cannot create resource",
+        "let paddock's account create, list and delete networkpolicies (RBAC, API group "
+        "networking.k8s.io) in namespace no-networkpolicies"}) {
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
+  }
+  for (const char* kind : {"pods", "secrets"}) {
+    EXPECT_EQ(items(std::string("/api/v1/namespaces/no-networkpolicies/") + kind).size(), 0u)
+        << kind;
+  }
+  EXPECT_EQ(server_->log().find("POST /api/v1/namespaces/no-networkpolicies/"), std::string::npos)
+      << server_->log();
+  spec.network = NetworkMode::kHost;
+  auto networked = (*backend)->run(spec, observer);
+  ASSERT_TRUE(networked) << networked.error().message;
+  EXPECT_EQ(networked->exit_code, 0);
+  EXPECT_TRUE(has(networked->isolation.not_enforced, "seccomp_profile"));
+}
+
+// A Localhost seccomp profile, by option or PADDOCK_KUBE_SECCOMP_PROFILE, is the pod's; the
+// results name it and no longer list paddock's profile as unenforced. A path that would leave
+// the kubelet's seccomp directory is one line, before anything is made.
+TEST_F(KubeExec, ALocalhostSeccompProfileIsThePodsAndTheResultSaysSo) {
+  auto backend = connect_backend(std::nullopt, {.seccomp_profile = "profiles/paddock.json"});
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec = sandbox_spec();
+  auto session = (*backend)->open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  auto pods = items(kPods);
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(
+      pods[0]["spec"]["securityContext"]["seccompProfile"],
+      nlohmann::json::parse(R"({"type":"Localhost","localhostProfile":"profiles/paddock.json"})"));
+  ExecRequest request;
+  request.argv = {"true"};
+  RecordingObserver observer;
+  auto ran = (*session)->exec(request, observer);
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_NE(ran->isolation.seccomp_profile.find("Localhost profiles/paddock.json"),
+            std::string::npos)
+      << ran->isolation.seccomp_profile;
+  EXPECT_FALSE(has(ran->isolation.not_enforced, "seccomp_profile"));
+  (*session)->close();
+
+  setenv("PADDOCK_KUBE_SECCOMP_PROFILE", "from-env.json", 1);
+  auto from_env = connect_backend();
+  unsetenv("PADDOCK_KUBE_SECCOMP_PROFILE");
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  auto env_session = (*from_env)->open_session(spec);
+  ASSERT_TRUE(env_session) << env_session.error().message;
+  EXPECT_EQ(items(kPods)[0]["spec"]["securityContext"]["seccompProfile"]["localhostProfile"],
+            "from-env.json");
+  (*env_session)->close();
+
+  setenv("PADDOCK_KUBE_SECCOMP_PROFILE", "../../etc/p.json", 1);
+  auto climbing = connect_backend();
+  unsetenv("PADDOCK_KUBE_SECCOMP_PROFILE");
+  ASSERT_FALSE(climbing);
+  EXPECT_NE(climbing.error().message.find("PADDOCK_KUBE_SECCOMP_PROFILE '../../etc/p.json' is "
+                                          "not a seccomp profile path relative to the kubelet's"),
+            std::string::npos)
+      << climbing.error().message;
+  EXPECT_EQ(climbing.error().message.find('\n'), std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,12 @@ faithful to the API documentation, over HTTPS with bearer-token auth, on one por
   DELETE /api/v1/namespaces/NS/pods/NAME            delete (its processes are killed)
   POST, GET (list, one), DELETE /api/v1/namespaces/NS/secrets[/NAME]   Secrets (data in base64,
                                                     stringData written into data on create)
+  POST, GET (list, one), DELETE /apis/networking.k8s.io/v1/namespaces/NS/networkpolicies[/NAME]
+                                                    NetworkPolicies, kept as written (pods run
+                                                    on this host's network whatever they say);
+                                                    in a namespace named "no-networkpolicies"
+                                                    every request for them is 403 Forbidden, as
+                                                    RBAC answers an account without the verbs
   GET    /api/v1/namespaces/NS/pods/NAME/log        the first container's output
   GET    /api/v1/namespaces/NS/pods/NAME/exec?command=...&stdout=true&stderr=true[&stdin=true]
          WebSocket, subprotocol v5.channel.k8s.io or v4.channel.k8s.io: binary messages whose
@@ -53,6 +59,7 @@ PODS = {}  # (namespace, name) -> {"object": pod, "dir": str, "created": float, 
           #                      "container": Popen or None, "child": its pid or None,
           #                      "env": the container's variables, "config_error": str or None}
 SECRETS = {}  # (namespace, name) -> the Secret object
+NETWORK_POLICIES = {}  # (namespace, name) -> the NetworkPolicy object
 TOKEN = ""
 BWRAP = "/usr/bin/bwrap"
 
@@ -133,38 +140,72 @@ def container_environment(namespace, container):
     return environment, None
 
 
-def secrets(method, namespace, name, query, body):
+def secret_from_request(secret):
+    """A Secret as stored: stringData written into data (base64), as the API server does; never
+    refused here."""
+    data = secret.setdefault("data", {})
+    for key, value in secret.pop("stringData", {}).items():
+        data[key] = base64.b64encode(value.encode()).decode()
+    return None
+
+
+def network_policy_from_request(policy):
+    """None, or why the API server would refuse this NetworkPolicy."""
+    if not isinstance(policy.get("spec", {}).get("podSelector"), dict):
+        return "NetworkPolicy is invalid: spec.podSelector: Required value"
+    return None
+
+
+# The kinds kept as plain objects: their store, the API's plural, and what a create does first.
+KINDS = {"secrets": (SECRETS, "Secret", secret_from_request),
+         "networkpolicies": (NETWORK_POLICIES, "NetworkPolicy", network_policy_from_request)}
+
+
+def objects(plural, method, namespace, name, query, body):
+    store, kind, on_create = KINDS[plural]
+    if plural == "networkpolicies" and namespace == "no-networkpolicies":
+        verb = {"POST": "create", "GET": "get" if name else "list", "DELETE": "delete"}.get(
+            method, method.lower())
+        return answer(403, status(403, "Forbidden", (
+            f'networkpolicies.networking.k8s.io{" " + repr(name) if name else ""} is forbidden: '
+            f'User "system:serviceaccount:{namespace}:paddock" cannot {verb} resource '
+            f'"networkpolicies" in API group "networking.k8s.io" in the namespace "{namespace}"'),
+            {"details": {"group": "networking.k8s.io", "kind": "networkpolicies"}}))
     if name is None and method == "POST":
-        secret = json.loads(body or b"{}")
-        name = secret.get("metadata", {}).get("name", "")
+        item = json.loads(body or b"{}")
+        name = item.get("metadata", {}).get("name", "")
         if not name:
-            return answer(422, status(422, "Invalid", "Secret is invalid: metadata.name"))
-        if (namespace, name) in SECRETS:
-            return answer(409, status(409, "AlreadyExists", f'secrets "{name}" already exists'))
-        data = secret.setdefault("data", {})
-        for key, value in secret.pop("stringData", {}).items():
-            data[key] = base64.b64encode(value.encode()).decode()
-        secret["metadata"]["namespace"] = namespace
-        SECRETS[(namespace, name)] = secret
-        return answer(201, secret)
+            return answer(422, status(422, "Invalid", f"{kind} is invalid: metadata.name"))
+        if (namespace, name) in store:
+            return answer(409, status(409, "AlreadyExists", f'{plural} "{name}" already exists'))
+        if problem := on_create(item):
+            return answer(422, status(422, "Invalid", problem))
+        item["metadata"]["namespace"] = namespace
+        store[(namespace, name)] = item
+        return answer(201, item)
     if name is None and method == "GET":
         selector = query.get("labelSelector", [""])[0]
-        items = [secret for (ns, _), secret in SECRETS.items()
-                 if ns == namespace and matches(secret, selector)]
-        return answer(200, {"kind": "SecretList", "apiVersion": "v1", "items": items})
-    if name is not None and (namespace, name) not in SECRETS:
-        return answer(404, status(404, "NotFound", f'secrets "{name}" not found'))
+        items = [item for (ns, _), item in store.items()
+                 if ns == namespace and matches(item, selector)]
+        return answer(200, {"kind": kind + "List", "apiVersion": "v1", "items": items})
+    if name is not None and (namespace, name) not in store:
+        return answer(404, status(404, "NotFound", f'{plural} "{name}" not found'))
     if name is not None and method == "GET":
-        return answer(200, SECRETS[(namespace, name)])
+        return answer(200, store[(namespace, name)])
     if name is not None and method == "DELETE":
-        return answer(200, SECRETS.pop((namespace, name)))
+        return answer(200, store.pop((namespace, name)))
     return answer(405, status(405, "MethodNotAllowed", method))
 
 
 def rest(method, path, query, body):
     parts = path.strip("/").split("/")
     if len(parts) in (5, 6) and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "secrets":
-        return secrets(method, parts[3], parts[5] if len(parts) == 6 else None, query, body)
+        return objects("secrets", method, parts[3], parts[5] if len(parts) == 6 else None, query,
+                       body)
+    if len(parts) in (6, 7) and parts[:4] == ["apis", "networking.k8s.io", "v1", "namespaces"] \
+            and parts[5] == "networkpolicies":
+        return objects("networkpolicies", method, parts[4], parts[6] if len(parts) == 7 else None,
+                       query, body)
     if len(parts) < 5 or parts[:3] != ["api", "v1", "namespaces"] or parts[4] != "pods":
         return answer(404, status(404, "NotFound", f"the server could not find {path}"))
     namespace = parts[3]

@@ -8,6 +8,7 @@
 #include "kube/exec_channels.h"
 #include "kube/kube_exec.h"
 #include "kube/kubeconfig.h"
+#include "kube/localhost_profile.h"
 #include "kube/websocket_frames.h"
 
 namespace paddock::kube {
@@ -194,6 +195,59 @@ TEST(PodManifest, TheSandboxsVariablesComeFromItsSecret) {
   EXPECT_EQ(secret["metadata"]["labels"]["io.paddock.sandbox"], "1");
   EXPECT_EQ(secret["stringData"]["API_TOKEN"], "tok-5e1f2a");
   EXPECT_EQ(secret["stringData"]["MPLBACKEND"], "Agg");
+}
+
+// A pod carries its own name as a label, which its NetworkPolicy selects it by: the policy
+// selects that pod alone, for traffic in both directions, and allows none (no rule of either
+// kind). It carries paddock's labels, by which a dead paddock's policies are found.
+TEST(NetworkPolicy, DeniesBothDirectionsToItsOwnPodAlone) {
+  SandboxSpec spec;
+  spec.image = "python:3.12";
+  auto pod = nlohmann::json::parse(pod_manifest(spec, "paddock-0123abcd"));
+  EXPECT_EQ(pod["metadata"]["labels"]["io.paddock.pod"], "paddock-0123abcd");
+  auto policy = nlohmann::json::parse(network_policy_manifest("paddock-0123abcd"));
+  EXPECT_EQ(policy["apiVersion"], "networking.k8s.io/v1");
+  EXPECT_EQ(policy["kind"], "NetworkPolicy");
+  EXPECT_EQ(policy["metadata"]["name"], "paddock-0123abcd");
+  EXPECT_EQ(policy["metadata"]["labels"]["io.paddock.sandbox"], "1");
+  EXPECT_TRUE(policy["metadata"]["labels"].contains("io.paddock.instance"));
+  const auto& selector = policy["spec"]["podSelector"];
+  EXPECT_EQ(selector,
+            nlohmann::json::parse(R"({"matchLabels":{"io.paddock.pod":"paddock-0123abcd"}})"))
+      << selector.dump();
+  EXPECT_EQ(policy["spec"]["policyTypes"], nlohmann::json::parse(R"(["Ingress","Egress"])"));
+  // Any rule, even an empty one ({}), would allow traffic: there must be none.
+  for (const char* rules : {"ingress", "egress"}) {
+    EXPECT_TRUE(!policy["spec"].contains(rules) || policy["spec"][rules].empty()) << rules;
+  }
+  EXPECT_EQ(network_policies_path("sandboxes"),
+            "/apis/networking.k8s.io/v1/namespaces/sandboxes/networkpolicies");
+}
+
+// By default the pod gets the runtime's seccomp profile; with a Localhost profile, that one.
+TEST(PodManifest, TheSeccompProfileIsTheRuntimesOrTheNamedLocalhostOne) {
+  SandboxSpec spec;
+  spec.image = "python:3.12";
+  auto plain = nlohmann::json::parse(pod_manifest(spec, "paddock-x"));
+  EXPECT_EQ(plain["spec"]["securityContext"]["seccompProfile"],
+            nlohmann::json::parse(R"({"type":"RuntimeDefault"})"));
+  auto local = nlohmann::json::parse(
+      pod_manifest(spec, "paddock-x", {.seccomp_profile = "profiles/paddock.json"}));
+  EXPECT_EQ(
+      local["spec"]["securityContext"]["seccompProfile"],
+      nlohmann::json::parse(R"({"type":"Localhost","localhostProfile":"profiles/paddock.json"})"));
+}
+
+// A Localhost profile lives below the kubelet's seccomp directory: nothing absolute, nothing
+// that climbs out of it.
+TEST(LocalhostProfile, RelativeAndBelowTheKubeletsDirectoryOnly) {
+  for (const char* good : {"paddock.json", "profiles/paddock.json", "a..b/p.json", "./p.json"}) {
+    EXPECT_TRUE(valid_localhost_profile(good)) << good;
+  }
+  for (const char* bad :
+       {"", "/etc/p.json", "..", "../p.json", "profiles/../../p.json", "profiles/..", "p\n.json"}) {
+    EXPECT_FALSE(valid_localhost_profile(bad)) << bad;
+  }
 }
 
 }  // namespace

@@ -57,6 +57,20 @@ TEST(McpServerConfig, PodStartTimeoutFromFlagOrVariable) {
   EXPECT_EQ(flagged->pod_start_seconds, 90);
 }
 
+// A Localhost seccomp profile for Kubernetes pods: none by default, the flag over its variable.
+TEST(McpServerConfig, KubeSeccompProfileFromFlagOrVariable) {
+  auto none = resolve({});
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(none->kube_seccomp_profile);
+  auto from_env = resolve({}, {{"PADDOCK_KUBE_SECCOMP_PROFILE", "profiles/paddock.json"}});
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  EXPECT_EQ(from_env->kube_seccomp_profile, "profiles/paddock.json");
+  auto flagged = resolve({"--kube-seccomp-profile", "paddock-python.json"},
+                         {{"PADDOCK_KUBE_SECCOMP_PROFILE", "profiles/paddock.json"}});
+  ASSERT_TRUE(flagged) << flagged.error().message;
+  EXPECT_EQ(flagged->kube_seccomp_profile, "paddock-python.json");
+}
+
 TEST(McpServerConfig, AFlagWinsOverItsVariable) {
   auto options = resolve({"--memory", "128m", "--timeout", "20s", "--backend", "podman"},
                          {{"PADDOCK_MEMORY", "64m"},
@@ -144,6 +158,13 @@ TEST(McpServerConfig, EachBadSettingIsOneLineNamingIt) {
       {{"--timeout", "10m"}, {}, "over the longest allowed"},
       {{"--session-idle", "soon"}, {}, "--session-idle 'soon' is not a duration"},
       {{"--namespace", "../x"}, {}, "--namespace '../x' is not a namespace name"},
+      {{"--kube-seccomp-profile", "/var/lib/kubelet/seccomp/p.json"},
+       {},
+       "--kube-seccomp-profile '/var/lib/kubelet/seccomp/p.json' is not a seccomp profile path "
+       "relative to the kubelet's seccomp directory"},
+      {{},
+       {{"PADDOCK_KUBE_SECCOMP_PROFILE", "profiles/../../../etc/p.json"}},
+       "PADDOCK_KUBE_SECCOMP_PROFILE='profiles/../../../etc/p.json' is not a seccomp profile"},
       {{},
        {{"PADDOCK_POD_START_TIMEOUT", "0s"}},
        "PADDOCK_POD_START_TIMEOUT='0s' is not a duration"},

@@ -4,9 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-// `GET path` below the namespace (e.g. "pods?labelSelector=..."): the parsed answer, or
-// undefined when there is no cluster or it cannot be read.
-export function kubeGet(path) {
+// `GET path` below the namespace (e.g. "pods?labelSelector=..."; the kubeconfig's unless
+// `namespace`), of the core API or of another (`api`: "apis/networking.k8s.io/v1" for
+// NetworkPolicies): the parsed answer, or undefined when there is no cluster or it cannot be read.
+export function kubeGet(path, { api = 'api/v1', namespace: inNamespace } = {}) {
   if (process.env.PADDOCK_BACKEND !== 'kubernetes' || !process.env.KUBECONFIG) return undefined;
   const config = fs.readFileSync(process.env.KUBECONFIG.split(':')[0], 'utf8');
   const server = /server:\s*(\S+)/.exec(config)?.[1];
@@ -18,10 +19,15 @@ export function kubeGet(path) {
   fs.writeFileSync(caFile, Buffer.from(ca, 'base64'));
   try {
     return JSON.parse(execFileSync('curl', ['-s', '--cacert', caFile, '-H', `Authorization: Bearer ${token}`,
-      `${server}/api/v1/namespaces/${namespace}/${path}`], { encoding: 'utf8' }));
+      `${server}/${api}/namespaces/${inNamespace || namespace}/${path}`], { encoding: 'utf8' }));
   } catch {
     return undefined;
   } finally {
     fs.rmSync(caFile, { force: true });
   }
+}
+
+// `GET path` below the namespace's NetworkPolicies (e.g. "?labelSelector=...", "/NAME").
+export function kubeGetNetworkPolicies(path) {
+  return kubeGet(`networkpolicies${path}`, { api: 'apis/networking.k8s.io/v1' });
 }

@@ -2,7 +2,7 @@
 // a process seen earlier (pid + start time, so a reused pid does not count) still exists.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { kubeGet } from './kube.mjs';
+import { kubeGet, kubeGetNetworkPolicies } from './kube.mjs';
 import { sleep } from './server.mjs';
 
 function readProc(pid) {
@@ -101,6 +101,12 @@ function podProcesses(ownerPid, table, children) {
 export function podsOf(ownerPid) {
   const listed = kubeGet(`pods?labelSelector=io.paddock.pid%3D${ownerPid}`);
   return (listed?.items || []).map((pod) => pod.metadata.name);
+}
+
+// The same for the NetworkPolicies it made (one per pod without network).
+export function networkPoliciesOf(ownerPid) {
+  const listed = kubeGetNetworkPolicies(`?labelSelector=io.paddock.pid%3D${ownerPid}`);
+  return (listed?.items || []).map((policy) => policy.metadata.name);
 }
 
 // Every live process whose parent chain leads to `rootPid` (not rootPid itself), and with a
