@@ -8,6 +8,8 @@ const char* describe(SetupPhase phase) {
       return "waiting for the user namespace maps";
     case SetupPhase::kInitExec:
       return "starting paddock-init, the sandbox's init (is it installed beside paddock?)";
+    case SetupPhase::kInitPlan:
+      return "reading the sandbox's plan (is paddock-init from the same build as paddock?)";
     case SetupPhase::kInitProcess:
       return "starting the sandbox's init in its PID namespace";
     case SetupPhase::kBindSource:

@@ -14,6 +14,7 @@ namespace paddock {
 enum class SetupPhase : std::int32_t {
   kWaitForMaps,
   kInitExec,     // exec of paddock-init
+  kInitPlan,     // paddock-init could not read the plan
   kInitProcess,  // detail: 1 its PID namespace, 2 its socketpair, 3 its fork
   kBindSource,   // detail: the index of the bind whose source could not be opened
   kLayerSource,  // detail: the index of the image layer that could not be opened

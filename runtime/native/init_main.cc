@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -37,10 +38,16 @@ int main() {
   const char* plan_fd = std::getenv("PADDOCK_INIT_PLAN_FD");
   if (plan_fd == nullptr) return 125;
   int fd = std::atoi(plan_fd);
-  auto decoded = paddock::decode_child_plan(read_plan(fd));
+  std::string bytes = read_plan(fd);
   close(fd);
-  // Not a plan of this build: paddock sees the channel close and reports the sandbox failed.
-  if (decoded == nullptr) return 125;
+  auto decoded = paddock::decode_child_plan(bytes);
+  if (decoded == nullptr) {
+    // Most likely a paddock-init left from another build beside a new paddock.
+    paddock::send(paddock::plan_channel(bytes),
+                  paddock::ChildMessage{paddock::ChildMessageKind::kSetupFailed,
+                                        paddock::SetupPhase::kInitPlan, 0, EPROTO, 0, 0});
+    return 125;
+  }
   paddock::ChildPlan& plan = decoded->plan;
   // paddock kept none of 0, 1 and 2 open for us. Filled, no socket or file made later can land
   // there, where each step's standard streams will be put over it.

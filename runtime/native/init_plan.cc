@@ -97,9 +97,18 @@ sock_fprog as_fprog(std::vector<sock_filter>& program) {
 
 }  // namespace
 
+int plan_channel(std::string_view bytes) {
+  Reader in(bytes);
+  in.number();
+  std::uint64_t channel = in.number();
+  return bytes.size() >= 16 && channel < 1u << 20 ? static_cast<int>(channel) : -1;
+}
+
 std::string encode_child_plan(const ChildPlan& plan) {
   Writer out;
   out.number(kPlanVersion);
+  // Right after the version, so that a paddock-init of another build can still say so.
+  out.number(static_cast<std::uint64_t>(plan.fds.channel));
   out.number(plan.mounts->steps.size());
   for (const MountStep& step : plan.mounts->steps) {
     out.number(static_cast<std::uint64_t>(step.kind));
@@ -148,7 +157,6 @@ std::string encode_child_plan(const ChildPlan& plan) {
   out.texts(*plan.search_path);
   out.filter(plan.seccomp);
   out.filter(plan.init_seccomp);
-  out.number(static_cast<std::uint64_t>(plan.fds.channel));
   out.number(static_cast<std::uint64_t>(plan.fds.stdin_fd));
   out.number(static_cast<std::uint64_t>(plan.fds.stdout_fd));
   out.number(static_cast<std::uint64_t>(plan.fds.stderr_fd));
@@ -160,6 +168,7 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   if (in.number() != kPlanVersion) return nullptr;
   auto decoded = std::make_unique<DecodedPlan>();
   DecodedPlan& d = *decoded;
+  d.plan.fds.channel = static_cast<int>(in.number());
   for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20); --count) {
     MountStep step;
     step.kind = static_cast<MountStep::Kind>(in.number());
@@ -208,7 +217,6 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   d.path_storage = in.texts();
   d.seccomp = in.filter();
   d.init_seccomp = in.filter();
-  plan.fds.channel = static_cast<int>(in.number());
   plan.fds.stdin_fd = static_cast<int>(in.number());
   plan.fds.stdout_fd = static_cast<int>(in.number());
   plan.fds.stderr_fd = static_cast<int>(in.number());

@@ -33,8 +33,9 @@ Result<UniqueFd> open_init_program() {
       return fd;
     }
   }
-  return Error{ENOENT, "paddock-init, the sandbox's init, is neither at " + candidates[0] +
-                           " nor at " + candidates[1] +
+  std::string where =
+      candidates[0] == candidates[1] ? candidates[0] : candidates[0] + " nor at " + candidates[1];
+  return Error{ENOENT, "paddock-init, the sandbox's init, is not at " + where +
                            ": install it beside paddock (scripts/setup builds both)"};
 }
 
