@@ -413,6 +413,51 @@ TEST_P(EngineTest, PullsAMissingImageWithProgress) {
   EXPECT_NE(refused.error().message.find(GetParam()), std::string::npos) << refused.error().message;
 }
 
+// A transport whose sandbox cannot leave its network: it records the commands it is given.
+class StuckOnTheNetwork final : public engine::ExecTransport {
+ public:
+  struct Log {
+    std::vector<std::vector<std::string>> commands;
+    bool removed = false;
+  };
+  explicit StuckOnTheNetwork(std::shared_ptr<Log> log) : log_(std::move(log)) {}
+  Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override {
+    log_->commands.push_back(command.argv);
+    engine::ExecOutcome outcome;
+    outcome.exit_code = 0;
+    return outcome;
+  }
+  Status leave_networks() override {
+    return Error{EIO, "docker still has the sandbox on network bridge after disconnecting it"};
+  }
+  void remove() override { log_->removed = true; }
+
+ private:
+  std::shared_ptr<Log> log_;
+};
+
+// No engine needed: when the installer's network cannot be taken away, the run fails with one
+// line, the program never starts and the sandbox goes.
+TEST(ContainerRun, TheProgramDoesNotStartWhileTheInstallersNetworkStays) {
+  auto log = std::make_shared<StuckOnTheNetwork::Log>();
+  SandboxSpec spec;
+  spec.prelude = {{"installer"}};
+  spec.networked_prelude = 1;
+  spec.argv = {"program"};
+  engine::ContainerSession session("docker", spec, std::make_unique<StuckOnTheNetwork>(log),
+                                   IsolationReport{});
+  RecordingObserver observer;
+  auto result = engine::run_to_the_end(session, spec, observer);
+  ASSERT_FALSE(result) << "the program ran";
+  EXPECT_EQ(result.error().message.find('\n'), std::string::npos) << result.error().message;
+  EXPECT_NE(result.error().message.find("taking the installer's network away"), std::string::npos)
+      << result.error().message;
+  ASSERT_FALSE(log->commands.empty());
+  EXPECT_EQ(log->commands.front(), std::vector<std::string>{"installer"});
+  for (const auto& command : log->commands) EXPECT_NE(command, std::vector<std::string>{"program"});
+  EXPECT_TRUE(log->removed);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),
                          [](const auto& engine) { return engine.param; });
 
