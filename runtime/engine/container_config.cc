@@ -9,6 +9,7 @@
 #include <functional>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 
@@ -73,6 +74,13 @@ Result<std::string> seccomp_profile_file(const std::string& profile) {
   return path;
 }
 
+bool valid_network_name(const std::string& name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  return !name.empty() && word(name[0]) && std::all_of(name.begin(), name.end(), [&](char c) {
+    return word(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
 nlohmann::json sandbox_labels() {
   nlohmann::json labels = owner_labels(this_paddock());
   labels[kSandboxLabel] = "1";
@@ -94,7 +102,7 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
       {"/tmp", "rw,exec,nosuid,nodev,size=" + std::to_string(limits.tmp_bytes) + ",mode=1777"},
   };
   nlohmann::json host = {
-      {"NetworkMode", wants_network(spec) ? "bridge" : "none"},
+      {"NetworkMode", wants_network(spec) ? options.network : "none"},
       {"CapDrop", {"ALL"}},
       {"SecurityOpt",
        {"no-new-privileges",

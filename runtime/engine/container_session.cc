@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/base64.h"
+#include "engine/container_config.h"
 #include "engine/session_scripts.h"
 #include "engine/tar_reader.h"
 
@@ -129,6 +130,19 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
     }
   }
   return result;
+}
+
+Status ContainerSession::end_installers_network() {
+  std::lock_guard lock(mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  // Nothing the installer left running may carry a connection into the program's step.
+  if (auto killed = kill_processes(); !killed) return killed;
+  const auto& unenforced = isolation_.not_enforced;
+  if (std::find(unenforced.begin(), unenforced.end(), "network") != unenforced.end()) return {};
+  if (auto left = transport_->leave_networks(); !left) {
+    return left.error().context("taking the installer's network away before the program");
+  }
+  return {};
 }
 
 Result<RunResult> ContainerSession::exec(const ExecRequest& request, RunObserver& observer) {
@@ -302,6 +316,14 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& s
   Result<RunResult> result = Error{EINVAL, "nothing to run"};
   for (std::size_t step = 0; step < steps.size(); ++step) {
     bool program = step + 1 == steps.size();
+    // The steps after the installer's run without its network where the policy gives them none;
+    // a sandbox that cannot lose it runs nothing more.
+    if (step == spec.networked_prelude && installer_network_only(spec)) {
+      if (auto ended = session.end_installers_network(); !ended) {
+        session.close();
+        return ended.error();
+      }
+    }
     // The caller's files come after the installer, which must never see them.
     if (step == spec.networked_prelude) {
       for (const auto& file : spec.files_after_install) {
@@ -317,6 +339,8 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& s
     request.stdin_fd = program ? stdin_fd : -1;
     request.wall_seconds = std::max(0.0, spec.limits.wall_seconds - elapsed);
     request.output_bytes = spec.limits.output_bytes;
+    // A result that ends in the installer's step says the installer had the network.
+    request.network = step < spec.networked_prelude;
     if (program) request.collect = spec.collect;
     result = session.exec_once(request, observer);
     if (!result) return result;

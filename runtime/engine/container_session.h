@@ -36,6 +36,11 @@ class ContainerSession final : public Session {
   // container is removed right after).
   Result<RunResult> exec_once(const ExecRequest& request, RunObserver& observer);
 
+  // Ends an installer's step before a step that may have no network: what the installer
+  // started is killed, and the sandbox leaves every network, unless this backend's results say
+  // that the network is not enforced (then the program keeps it, as they say).
+  Status end_installers_network();
+
  private:
   // A command, and the kill when it overran or was cancelled.
   Result<ExecOutcome> run(const ExecCommand& command);

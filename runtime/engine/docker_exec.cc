@@ -30,8 +30,8 @@ Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
                          " backend needs an image: set the policy's rootfs to \"image:REF\" or "
                          "pass --image REF");
   }
-  ContainerOptions options{spec.image, *profile, "", flavour.resource_limits,
-                           flavour.podman_options};
+  ContainerOptions options{
+      spec.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};
   if (flavour.podman_options) {
     auto file = seccomp_profile_file(*profile);
     if (!file) return file.error();
@@ -107,6 +107,53 @@ Result<ExecOutcome> DockerExec::run_on(Client& client, const ExecCommand& comman
     usleep(10000);
   }
   return Error{ETIMEDOUT, "the engine did not report the command's end"};
+}
+
+Result<std::vector<std::string>> DockerExec::networks(Client& client) const {
+  auto inspected = client.request("GET", "/containers/" + id_ + "/json");
+  if (!inspected) {
+    return Error{EIO, engine_error("inspecting the sandbox's networks", inspected.error())};
+  }
+  json container = json::parse(inspected->body, nullptr, false);
+  const json* attached = nullptr;
+  if (container.is_object() && container["NetworkSettings"].is_object()) {
+    attached = &container["NetworkSettings"]["Networks"];
+  }
+  // An answer without the list proves nothing about the sandbox's network.
+  if (attached == nullptr || !(attached->is_object() || attached->is_null())) {
+    return Error{EIO, flavour_.name + " did not say which networks the sandbox is on"};
+  }
+  std::vector<std::string> names;
+  if (attached->is_object()) {
+    for (const auto& [name, endpoint] : attached->items()) names.push_back(name);
+  }
+  return names;
+}
+
+Status DockerExec::leave_networks() {
+  // A connection of its own: a session's usage() may hold the kept one meanwhile.
+  Client client(flavour_.endpoint);
+  auto attached = networks(client);
+  if (!attached) return attached.error();
+  for (const auto& name : *attached) {
+    if (!valid_network_name(name)) {
+      return Error{EIO, flavour_.name + " named a network '" + name + "' paddock cannot ask about"};
+    }
+    // Force: an endpoint the engine holds in an odd state goes too.
+    auto left = client.request("POST", "/networks/" + name + "/disconnect",
+                               json{{"Container", id_}, {"Force", true}}.dump());
+    if (!left) {
+      return Error{EIO,
+                   engine_error("disconnecting the sandbox from network " + name, left.error())};
+    }
+  }
+  auto remaining = networks(client);
+  if (!remaining) return remaining.error();
+  if (!remaining->empty()) {
+    return Error{EIO, flavour_.name + " still has the sandbox on network " + remaining->front() +
+                          " after disconnecting it"};
+  }
+  return {};
 }
 
 void DockerExec::remove() {

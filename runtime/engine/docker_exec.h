@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/container_config.h"
 #include "engine/engine_client.h"
 #include "engine/exec_transport.h"
 #include "sandbox_spec.h"
@@ -20,6 +21,7 @@ struct Flavour {
   bool resource_limits = true;
   // Podman's differences: the seccomp profile as a file (not inline), the tmpfs owner as "U".
   bool podman_options = false;
+  std::string network = kDefaultNetwork;  // what a sandbox with a network joins
 };
 
 class DockerExec final : public ExecTransport {
@@ -31,10 +33,14 @@ class DockerExec final : public ExecTransport {
 
   // On the kept connection, or on one of its own while another command holds that one.
   Result<ExecOutcome> run(const ExecCommand& command) override;
+  // Disconnects the container from each network the engine says it is on, then asks again.
+  Status leave_networks() override;
   void remove() override;
 
  private:
   Result<ExecOutcome> run_on(Client& client, const ExecCommand& command);
+  // The names of the networks the engine has the container on.
+  Result<std::vector<std::string>> networks(Client& client) const;
 
   DockerExec(const Flavour& flavour, std::string id)
       : flavour_(flavour), id_(std::move(id)), client_(flavour.endpoint) {}

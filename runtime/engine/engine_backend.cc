@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,13 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name)
   if (!info) return info.error().context("the " + name + " backend");
   Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false)),
                   name == "podman"};
+  if (const char* network = getenv("PADDOCK_ENGINE_NETWORK"); network != nullptr && *network) {
+    if (!valid_network_name(network)) {
+      return invalid_input(std::string("PADDOCK_ENGINE_NETWORK '") + network +
+                           "' is not a network name (a letter or digit, then those, _ . or -)");
+    }
+    flavour.network = network;
+  }
   if (auto orphans = remove_orphans(client); !orphans) {
     return orphans.error().context("removing containers a killed paddock left behind");
   }
@@ -73,18 +81,15 @@ Result<std::unique_ptr<ContainerSession>> EngineBackend::start(const SandboxSpec
 
 IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
   IsolationReport report;
+  // What the program has: an installer's network is gone before it starts (run_to_the_end).
+  bool program_network = spec.network != NetworkMode::kNone;
   report.namespaces = {"mount", "pid", "ipc", "uts"};
-  if (!wants_network(spec)) report.namespaces.push_back("network");
+  if (!program_network) report.namespaces.push_back("network");
   report.seccomp = true;
   report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
   report.no_new_privs = true;
   report.capabilities_dropped = true;
-  report.network = wants_network(spec) ? "bridge" : "none";
-  // The container's network cannot be taken from it between the installer and the program yet:
-  // a program whose policy wants none still has the installer's, and the result says so.
-  bool installer_network_stays = spec.network == NetworkMode::kNone && spec.networked_prelude > 0;
-  if (installer_network_stays)
-    report.network = "bridge (the installer's, still on for the program)";
+  report.network = program_network ? flavour_.network : "none";
   report.root = "image " + spec.image + " (" + flavour_.name + ")";
   report.limits_mode = flavour_.resource_limits ? flavour_.name : "rlimit";
   report.limits_reason =
@@ -98,7 +103,6 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
                      "RLIMIT_DATA=" + std::to_string(spec.limits.memory_bytes)};
     report.not_enforced = totals_rlimits_cannot_enforce();
   }
-  if (installer_network_stays) report.not_enforced.push_back("network");
   return report;
 }
 

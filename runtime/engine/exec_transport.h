@@ -45,6 +45,12 @@ class ExecTransport {
   // file contents and stdin travel in the exec stream and not in its URL, which API server
   // audit logs and proxies record.
   [[nodiscard]] virtual bool carries_input() const { return false; }
+  // Takes the sandbox off every network it is on, and makes sure none is left: between an
+  // installer that had a network and a program that may have none. A transport that cannot
+  // refuses, so that no program keeps a network by a silent no-op.
+  [[nodiscard]] virtual Status leave_networks() {
+    return Error{ENOTSUP, "this backend cannot take a sandbox's network away"};
+  }
   // The container or pod goes, with everything in it. Idempotent.
   virtual void remove() = 0;
 };

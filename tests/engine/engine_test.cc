@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -116,14 +117,26 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
     args.insert(args.begin() + 1, {"--backend", GetParam(), "--image", kImage});
     return run_cli(args);
   }
+  // The engine's answer to one Engine API request, as JSON (discarded when it is not).
+  json engine_api(const std::string& method, const std::string& path, const json& body = {}) {
+    std::vector<std::string> curl = {"/usr/bin/curl",
+                                     "-s",
+                                     "--unix-socket",
+                                     socket(),
+                                     "-X",
+                                     method,
+                                     "-H",
+                                     "Content-Type: application/json"};
+    if (!body.is_null()) curl.insert(curl.end(), {"-d", body.dump()});
+    curl.push_back("http://localhost/v1.41" + path);
+    return json::parse(run_tool(curl).output, nullptr, false);
+  }
   // Ids of paddock's containers the engine has, running or not.
   std::vector<std::string> sandbox_containers() {
-    ToolResult listed =
-        run_tool({"/usr/bin/curl", "-s", "--unix-socket", socket(),
-                  "http://localhost/v1.41/containers/json?all=true&filters=%7B%22label%22%3A%5B%22"
-                  "io.paddock.sandbox%22%5D%7D"});
+    json containers = engine_api(
+        "GET",
+        "/containers/json?all=true&filters=%7B%22label%22%3A%5B%22io.paddock.sandbox%22%5D%7D");
     std::vector<std::string> ids;
-    json containers = json::parse(listed.output, nullptr, false);
     if (containers.is_array()) {
       for (const auto& container : containers) ids.push_back(container.value("Id", ""));
     }
@@ -188,6 +201,42 @@ TEST_P(EngineTest, OrphansOfAKilledPaddockAreRemoved) {
   EXPECT_EQ(sandbox_containers().size(), 1u);
   CliResult next = paddock({"run", "--", "true"});
   EXPECT_EQ(next.exit_status, 0) << next.err;
+  EXPECT_TRUE(sandbox_containers().empty());
+}
+
+// A run whose installer gets a network and whose program gets none (the python policy's
+// "network": {"run": "none", "install": "user"}): the installer's step sees an interface besides
+// lo, the program's sees lo alone, and the result does not say that network went unenforced.
+// dockerd here has no "bridge" network (--bridge=none), so the test makes an internal one of its
+// own and names it in PADDOCK_ENGINE_NETWORK. The installer only notes the interfaces it sees.
+TEST_P(EngineTest, TheProgramRunsWithoutTheInstallersNetwork) {
+  std::string network = "paddock-test-install-" + std::to_string(getpid());
+  json created = engine_api("POST", "/networks/create", {{"Name", network}, {"Internal", true}});
+  ASSERT_TRUE(created.contains("Id")) << created.dump();
+  std::string policies = engines->dir + "/install-network-policies";
+  std::filesystem::create_directories(policies);
+  {
+    std::ofstream policy(policies + "/python.json");
+    policy << json{{"name", "python"},
+                   {"install",
+                    {"sh", "-c", "cat /proc/net/dev > /work/installer-net.txt", "sh",
+                     "{libraries}"}}}
+                  .dump();
+  }
+  setenv("PADDOCK_ENGINE_NETWORK", network.c_str(), 1);
+  CliResult run = paddock(
+      {"run", "--json", "--policy-dir", policies, "--lang", "python", "--lib", "anything", "--code",
+       "def names(path):\n"
+       "    return sorted(l.split(':')[0].strip() for l in open(path) if ':' in l)\n"
+       "print(names('/work/installer-net.txt'), names('/proc/net/dev'))"});
+  unsetenv("PADDOCK_ENGINE_NETWORK");
+  engine_api("DELETE", "/networks/" + network);
+  ASSERT_EQ(run.exit_status, 0) << run.out << run.err;
+  json result = json::parse(run.out);
+  EXPECT_EQ(result["stdout"], "['eth0', 'lo'] ['lo']\n");
+  EXPECT_EQ(result["isolation"]["network"], "none");
+  EXPECT_EQ(result["isolation"]["not_enforced"].dump().find("network"), std::string::npos)
+      << result["isolation"].dump();
   EXPECT_TRUE(sandbox_containers().empty());
 }
 
@@ -362,6 +411,51 @@ TEST_P(EngineTest, PullsAMissingImageWithProgress) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find(absent), std::string::npos) << refused.error().message;
   EXPECT_NE(refused.error().message.find(GetParam()), std::string::npos) << refused.error().message;
+}
+
+// A transport whose sandbox cannot leave its network: it records the commands it is given.
+class StuckOnTheNetwork final : public engine::ExecTransport {
+ public:
+  struct Log {
+    std::vector<std::vector<std::string>> commands;
+    bool removed = false;
+  };
+  explicit StuckOnTheNetwork(std::shared_ptr<Log> log) : log_(std::move(log)) {}
+  Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override {
+    log_->commands.push_back(command.argv);
+    engine::ExecOutcome outcome;
+    outcome.exit_code = 0;
+    return outcome;
+  }
+  Status leave_networks() override {
+    return Error{EIO, "docker still has the sandbox on network bridge after disconnecting it"};
+  }
+  void remove() override { log_->removed = true; }
+
+ private:
+  std::shared_ptr<Log> log_;
+};
+
+// No engine needed: when the installer's network cannot be taken away, the run fails with one
+// line, the program never starts and the sandbox goes.
+TEST(ContainerRun, TheProgramDoesNotStartWhileTheInstallersNetworkStays) {
+  auto log = std::make_shared<StuckOnTheNetwork::Log>();
+  SandboxSpec spec;
+  spec.prelude = {{"installer"}};
+  spec.networked_prelude = 1;
+  spec.argv = {"program"};
+  engine::ContainerSession session("docker", spec, std::make_unique<StuckOnTheNetwork>(log),
+                                   IsolationReport{});
+  RecordingObserver observer;
+  auto result = engine::run_to_the_end(session, spec, observer);
+  ASSERT_FALSE(result) << "the program ran";
+  EXPECT_EQ(result.error().message.find('\n'), std::string::npos) << result.error().message;
+  EXPECT_NE(result.error().message.find("taking the installer's network away"), std::string::npos)
+      << result.error().message;
+  ASSERT_FALSE(log->commands.empty());
+  EXPECT_EQ(log->commands.front(), std::vector<std::string>{"installer"});
+  for (const auto& command : log->commands) EXPECT_NE(command, std::vector<std::string>{"program"});
+  EXPECT_TRUE(log->removed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values("docker", "podman"),
