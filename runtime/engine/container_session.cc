@@ -137,8 +137,6 @@ Status ContainerSession::end_installers_network() {
   if (closed_) return Error{EPIPE, "the session is closed"};
   // Nothing the installer left running may carry a connection into the program's step.
   if (auto killed = kill_processes(); !killed) return killed;
-  const auto& unenforced = isolation_.not_enforced;
-  if (std::find(unenforced.begin(), unenforced.end(), "network") != unenforced.end()) return {};
   if (auto left = transport_->leave_networks(); !left) {
     return left.error().context("taking the installer's network away before the program");
   }

@@ -78,12 +78,15 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
   // A pod that is to have no network gets a deny-all NetworkPolicy (kube_exec.cc), but only a
   // network plugin that implements NetworkPolicies applies it, and paddock cannot tell from the
   // API whether this cluster's does.
-  bool installer_network_stays = spec.network == NetworkMode::kNone && spec.networked_prelude > 0;
-  report.network = !engine::wants_network(spec)
-                       ? "none (a deny-all NetworkPolicy, in effect where the cluster's network "
-                         "plugin enforces NetworkPolicies)"
-                   : installer_network_stays
-                       ? "the cluster's (the installer's, still on for the program)"
+  // An installer that needs the network has the cluster's, and the policy comes when its step
+  // ends (engine::run_to_the_end).
+  report.network = !engine::wants_network(spec) ? "none (a deny-all NetworkPolicy, in effect where "
+                                                  "the cluster's network plugin enforces "
+                                                  "NetworkPolicies)"
+                   : engine::installer_network_only(spec)
+                       ? "none after the installer's step (a deny-all NetworkPolicy made when it "
+                         "ends, in effect where the cluster's network plugin enforces "
+                         "NetworkPolicies)"
                        : "the cluster's (no fence against private and metadata addresses)";
   report.root = "image " + spec.image + " (pod in " + access_.namespace_name + ")";
   report.limits_mode = "kubernetes";

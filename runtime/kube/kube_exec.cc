@@ -216,15 +216,12 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   std::string name = "paddock-" + random_suffix();
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
   // The policy comes before the pod, so that the pod is never on the network for a moment; an
-  // installer that needs the network keeps the cluster's (the result says so, kube_backend.cc).
+  // installer that needs the network has the cluster's until its step ends (leave_networks).
   if (!engine::wants_network(spec)) {
-    auto policy = pod->client_.request("POST", network_policies_path(access.namespace_name),
-                                       network_policy_manifest(name));
-    if (!policy) {
+    if (auto policy = pod->leave_networks(); !policy) {
       pod->removed_ = true;
-      return refuse_without_network_policy(policy.error(), access.namespace_name);
+      return policy.error();
     }
-    pod->has_network_policy_ = true;
   }
   if (!spec.env.empty()) {
     auto secret =
@@ -338,6 +335,16 @@ void KubeExec::remove() {
   remove_secret();
   // Last: the pod has gone from the API by now, and paddock's execs were killed before that.
   remove_network_policy();
+}
+
+Status KubeExec::leave_networks() {
+  if (has_network_policy_) return {};
+  const std::string& namespace_name = client_.access().namespace_name;
+  auto policy = client_.request("POST", network_policies_path(namespace_name),
+                                network_policy_manifest(name_));
+  if (!policy) return refuse_without_network_policy(policy.error(), namespace_name);
+  has_network_policy_ = true;
+  return {};
 }
 
 void KubeExec::remove_network_policy() {

@@ -27,7 +27,7 @@ struct PodOptions {
   bool pull_images = true;
   // A Localhost seccomp profile (localhost_profile.h) for the pod instead of the runtime's
   // default: the profile the cluster's operator installed at that path on the nodes.
-  std::optional<std::string> seccomp_profile;
+  std::optional<std::string> seccomp_profile{};
 };
 
 class KubeExec final : public engine::ExecTransport {
@@ -39,6 +39,8 @@ class KubeExec final : public engine::ExecTransport {
 
   Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override;
   [[nodiscard]] bool carries_input() const override { return true; }
+  // The pod's deny-all NetworkPolicy, made when the installer's step ends.
+  [[nodiscard]] Status leave_networks() override;
   void remove() override;
 
  private:

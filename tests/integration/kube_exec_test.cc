@@ -360,6 +360,34 @@ TEST_F(KubeExec, APodWithoutNetworkHasADenyAllPolicyOfItsOwnWhileItLives) {
   EXPECT_EQ(items(kPods).size(), 0u);
 }
 
+// A run whose installer needs the network and whose program may have none: the pod is on the
+// cluster's network for the installer's step, and its deny-all policy is made when that step
+// ends, before the program's starts (issue 14, item 8).
+TEST_F(KubeExec, TheInstallersNetworkEndsWithItsStep) {
+  auto backend = connect_backend();
+  ASSERT_TRUE(backend) << backend.error().message;
+  SandboxSpec spec = sandbox_spec({"echo", "program-step-marker"});
+  spec.prelude = {{"echo", "installer-step-marker"}};
+  spec.networked_prelude = 1;
+  RecordingObserver observer;
+  auto ran = (*backend)->run(spec, observer);
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_EQ(ran->outcome, Outcome::kExited);
+  EXPECT_EQ(ran->stdout_data.data, "program-step-marker\n") << ran->stderr_data.data;
+  EXPECT_TRUE(ran->isolation.network.starts_with("none after the installer's step"))
+      << ran->isolation.network;
+  std::string log = server_->log();
+  auto installer = log.find("installer-step-marker");
+  auto policy = log.find("POST " + kPolicies);
+  auto program = log.find("program-step-marker");
+  ASSERT_NE(installer, std::string::npos) << log;
+  ASSERT_NE(policy, std::string::npos) << "no policy was made: " << log;
+  ASSERT_NE(program, std::string::npos) << log;
+  EXPECT_LT(installer, policy) << "the installer ran without the network: " << log;
+  EXPECT_LT(policy, program) << "the program ran before its network went: " << log;
+  EXPECT_EQ(items(kPolicies).size(), 0u) << "the policy outlived its pod";
+}
+
 // The policy goes with the pod however a run ends: by its timeout, or cancelled while it runs.
 TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
   auto backend = connect_backend();
