@@ -217,7 +217,8 @@ scenario_pids() {
   expect_cgroup2
   expect "exit status $rc" [ "$rc" = 0 ]
   expect "timed out" [ "$(field timed_out)" = false ]
-  # 32 counts the sandbox's init and the probe; at least 16 shows the forks did happen.
+  # 32 counts paddock-init's relay, the sandbox's init and the probe; at least 16 shows the forks
+  # did happen.
   expect "forked $forked, not within 16..32" within "$forked" 16 32
   expect "took ${wall_ms} ms, not within --timeout" [ "$wall_ms" -lt $((timeout_s * 1000)) ]
   detail="forked=$forked $(summary)"
