@@ -1,11 +1,13 @@
 #pragma once
 
-// Everything that runs inside the sandbox before the user's program: the sandbox's init
-// (PID 1 of the new PID namespace) and the payload process it starts.
+// Everything that runs inside the sandbox before the user's program: paddock's child until it
+// execs paddock-init, paddock-init's relay and the sandbox's init, and the payload process init
+// starts.
 //
-// This code runs right after clone in a copy of a possibly multi-threaded parent, so it must not
-// allocate, lock or log: every string and array it reads was prepared by the parent in a
-// ChildPlan, and failures travel back to the parent as ChildMessages.
+// exec_sandbox_init runs right after clone in a copy of a possibly multi-threaded parent, so it
+// must not allocate, lock or log. The rest runs in paddock-init, a fresh single-threaded process,
+// in the same style: it reads what the ChildPlan prepared, and failures travel back to the parent
+// as ChildMessages.
 
 #include <linux/filter.h>
 #include <sys/capability.h>
