@@ -1,4 +1,4 @@
-#include "argument_check.h"
+#include "mcp/argument_check.h"
 
 namespace paddock::mcp {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "json_rpc.h"
+#include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
 

@@ -1,4 +1,4 @@
-#include "audit_log.h"
+#include "mcp/audit_log.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "image_reference.h"
-#include "log.h"
-#include "sha256.h"
+#include "rootfs/image_reference.h"
+#include "mcp/log.h"
+#include "rootfs/sha256.h"
 
 namespace paddock::mcp {
 namespace {

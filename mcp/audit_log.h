@@ -18,7 +18,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "sandbox_spec.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock::mcp {
 

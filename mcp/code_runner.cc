@@ -1,4 +1,4 @@
-#include "code_runner.h"
+#include "mcp/code_runner.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -6,8 +6,9 @@
 #include <chrono>
 
 #include "core/unique_fd.h"
-#include "image_root.h"
-#include "session_files.h"
+#include "language/spec_builder.h"
+#include "runtime/step_runner.h"
+#include "mcp/session_files.h"
 
 namespace paddock::mcp {
 namespace {
@@ -30,34 +31,32 @@ Result<UniqueFd> stdin_memfd(const std::string& text) {
   return fd;
 }
 
-// The timeout that applies: the caller's, else the policy's, never over the server's cap.
-double effective_timeout(const CodeRequest& request, double policy_seconds, double cap,
-                         bool* capped) {
-  double wanted = request.timeout_seconds.value_or(policy_seconds);
-  *capped = wanted > cap;
-  return std::min(wanted, cap);
+// The server's options as the spec builder's overrides: they are the same for every call.
+SpecOverrides server_overrides(const ServerState& state) {
+  SpecOverrides overrides;
+  overrides.max_wall_seconds = state.options.max_timeout_seconds;
+  overrides.env = state.options.pass_through_env;
+  overrides.allowed_private_ranges = state.options.allowed_private_ranges;
+  overrides.host_loopback_ports = state.options.host_loopback_ports;
+  overrides.max_collected_files = kMaxArtifacts;
+  overrides.max_collected_bytes = kArtifactBudget;
+  return overrides;
 }
 
-// The policy's spec on the policy's root file system (the host's /usr, or its image, pulled on
-// first use), with the variables the server passes through.
-Result<SandboxSpec> policy_spec(ServerState& state, const LanguagePolicy& policy,
-                                const std::string& code, const std::vector<std::string>& libraries,
-                                const PullProgress& progress) {
-  auto spec = language_spec(policy, code, {}, libraries);
-  if (!spec) return spec.error();
-  if (auto image = image_of_rootfs(policy.rootfs)) {
-    if (auto ready = state.images.ensure(*image, progress); !ready) {
-      return ready.error().context("language " + policy.name);
-    }
-    if (auto applied = state.backend->use_image(*image, std::nullopt, *spec, true); !applied) {
-      return applied.error().context("language " + policy.name);
-    }
-  }
-  spec->env.insert(spec->env.end(), state.options.pass_through_env.begin(),
-                   state.options.pass_through_env.end());
-  spec->allowed_private_ranges = state.options.allowed_private_ranges;
-  spec->host_loopback_ports = state.options.host_loopback_ports;
-  return spec;
+// The server's backend resolves images, pulled on first use (reported through `progress`).
+ImageSource server_images(ServerState& state, const PullProgress& progress) {
+  ImageSource source;
+  source.backend = state.backend.get();
+  source.ensure = [&state, progress](const std::string& image) {
+    return state.images.ensure(image, progress);
+  };
+  return source;
+}
+
+PullProgress progress_to(RunObserver& observer) {
+  return [&observer](const std::string& line) {
+    observer.on_output(StreamId::kStderr, line + "\n");
+  };
 }
 
 // What the client sees of a run: passed-through values masked wherever paddock reports text.
@@ -79,18 +78,6 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   }
 }
 
-Result<SandboxSpec> code_spec(ServerState& state, const LanguagePolicy& policy,
-                              const CodeRequest& request, RunObserver& observer) {
-  auto progress = [&observer](const std::string& line) {
-    observer.on_output(StreamId::kStderr, line + "\n");
-  };
-  auto spec = policy_spec(state, policy, request.code, request.libraries, progress);
-  if (!spec) return spec.error();
-  spec->collect.max_files = kMaxArtifacts;
-  spec->collect.max_bytes = kArtifactBudget;
-  return spec;
-}
-
 }  // namespace
 
 std::string session_plot_directory(int run) {
@@ -99,36 +86,30 @@ std::string session_plot_directory(int run) {
 
 Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
                                  const PullProgress& progress) {
-  auto spec = policy_spec(state, policy, "", {}, progress);
-  if (!spec) return spec.error();
-  if (spec->network == NetworkMode::kHost || policy.install_network == "host") {
-    return invalid_input("language '" + policy.name +
-                         "' needs the host's network, which sessions do not offer");
-  }
-  spec->argv.clear();
-  spec->prelude.clear();
-  spec->files.erase(spec->files.begin());  // the code comes with each run
-  return spec;
+  auto built = build_session_spec(policy, server_overrides(state), server_images(state, progress));
+  if (!built) return built.error();
+  return std::move(built->spec);
 }
 
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                           const CodeRequest& request, RunObserver& observer) {
-  auto spec = code_spec(state, policy, request, observer);
-  if (!spec) return spec.error();
-  CodeRun run;
-  run.timeout_seconds = effective_timeout(request, spec->limits.wall_seconds,
-                                          state.options.max_timeout_seconds, &run.timeout_capped);
-  spec->limits.wall_seconds = run.timeout_seconds;
-  run.limits = spec->limits;
-  spec->files_after_install = request.files;
   UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
     if (!fd) return fd.error();
     input = std::move(*fd);
-    spec->stdin_fd = input.get();
   }
-  auto result = state.backend->run(*spec, observer);
+  CodeCall call{request.code, {}, request.libraries, request.files, request.timeout_seconds,
+                input.get()};
+  auto built = build_language_spec(policy, call, server_overrides(state),
+                                   server_images(state, progress_to(observer)));
+  if (!built) return built.error();
+  const SandboxSpec& spec = built->spec;
+  CodeRun run;
+  run.timeout_seconds = spec.limits.wall_seconds;
+  run.timeout_capped = built->timeout_capped;
+  run.limits = spec.limits;
+  auto result = state.backend->run(spec, observer);
   if (!result) return result.error();
   mask_secrets(state.secrets, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !request.libraries.empty());
@@ -138,76 +119,49 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer) {
   const LanguagePolicy& policy = *session.policy;
-  auto spec = code_spec(state, policy, request, observer);
-  if (!spec) return spec.error();
+  // The call's steps alone: the session's sandbox, image and environment exist already.
+  auto steps = language_spec(policy, request.code, {}, request.libraries);
+  if (!steps) return steps.error();
   CodeRun run;
-  run.timeout_seconds = effective_timeout(request, spec->limits.wall_seconds,
-                                          state.options.max_timeout_seconds, &run.timeout_capped);
-  run.limits = spec->limits;
-  run.limits.wall_seconds = run.timeout_seconds;
+  run.limits = steps->limits;
+  run.timeout_capped = apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds,
+                                     run.limits);
+  run.timeout_seconds = run.limits.wall_seconds;
   std::lock_guard lock(session.run_mutex);
-  const SandboxFile& code = spec->files.front();
+  const SandboxFile& code = steps->files.front();
   if (auto wrote = session.session->write_file(code.path, code.content); !wrote) {
     return wrote.error();
   }
-  // Each run's figures in a directory of their own, so a run returns only what it drew.
-  std::vector<std::string> env;
-  OutputCollection collect;
-  collect.max_files = kMaxArtifacts;
-  collect.max_bytes = kArtifactBudget;
+  StepPlan plan = steps_of(*steps);
+  plan.wall_seconds = run.timeout_seconds;
+  plan.files_after_install = request.files;
+  plan.collect = OutputCollection{{}, kMaxArtifacts, kArtifactBudget};
+  // Each call's figures in a directory of their own, so a call returns only what it drew.
   int run_number = ++session.runs;
   if (policy.env.count("PADDOCK_PLOTS_DIR") != 0) {
     std::string directory = session_plot_directory(run_number);
-    env.push_back("PADDOCK_PLOTS_DIR=/work/" + directory);
-    collect.directories.push_back(directory);
+    plan.env.push_back("PADDOCK_PLOTS_DIR=/work/" + directory);
+    plan.collect.directories.push_back(directory);
   }
   UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
     if (!fd) return fd.error();
     input = std::move(*fd);
+    plan.stdin_fd = input.get();
   }
-
-  std::vector<std::vector<std::string>> steps = spec->prelude;
-  steps.push_back(spec->argv);
-  auto started = std::chrono::steady_clock::now();
-  std::string earlier_output;  // what the installer and compiler said, shown before the run's
-  RunResult last;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    bool program = i + 1 == steps.size();
-    // The caller's files come after the installer, which must never see them.
-    if (i == spec->networked_prelude) {
-      for (const auto& file : request.files) {
-        if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
-          return wrote.error();
-        }
-      }
-    }
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    ExecRequest exec;
-    exec.argv = steps[i];
-    exec.env = env;
-    exec.stdin_fd = program ? input.get() : -1;
-    exec.wall_seconds = std::max(0.001, run.timeout_seconds - elapsed);
-    exec.output_bytes = spec->limits.output_bytes;
-    exec.stdout_to_stderr = !program;
-    exec.network = i < spec->networked_prelude;
-    if (program) exec.collect = collect;
-    auto result = session.session->exec(exec, observer);
-    if (!result) return result.error();
-    last = std::move(*result);
-    last.step = static_cast<int>(i);
-    bool succeeded = last.outcome == Outcome::kExited && last.exit_code == 0;
-    if (program || !succeeded) break;
-    earlier_output += last.stderr_data.data;
-  }
-  last.stderr_data.data = earlier_output + last.stderr_data.data;
-  mask_secrets(state.secrets, last);
-  last.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - started)
-                         .count();
-  run.result = label_result(policy, std::move(last), std::nullopt, !request.libraries.empty());
+  Session& sandbox = *session.session;
+  StepSandbox steps_in_session;
+  steps_in_session.exec = [&sandbox](const ExecRequest& exec, RunObserver& watching) {
+    return sandbox.exec(exec, watching);
+  };
+  steps_in_session.write_file = [&sandbox](const SandboxFile& file) {
+    return sandbox.write_file(file.path, file.content);
+  };
+  auto result = run_steps(plan, steps_in_session, observer);
+  if (!result) return result.error();
+  mask_secrets(state.secrets, *result);
+  run.result = label_result(policy, std::move(*result), std::nullopt, !request.libraries.empty());
   return run;
 }
 

@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 #include "language/language_run.h"
-#include "server_state.h"
+#include "mcp/server_state.h"
 
 namespace paddock::mcp {
 

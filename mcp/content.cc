@@ -1,4 +1,4 @@
-#include "content.h"
+#include "mcp/content.h"
 
 #include "core/base64.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "json_rpc.h"
+#include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
 

@@ -1,4 +1,4 @@
-#include "image_provisioner.h"
+#include "mcp/image_provisioner.h"
 
 namespace paddock::mcp {
 

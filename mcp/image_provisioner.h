@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "backend.h"
+#include "runtime/backend.h"
 #include "core/result.h"
 
 namespace paddock::mcp {

@@ -1,4 +1,4 @@
-#include "language_catalog.h"
+#include "mcp/language_catalog.h"
 
 #include <map>
 #include <mutex>

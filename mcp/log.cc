@@ -1,4 +1,4 @@
-#include "log.h"
+#include "mcp/log.h"
 
 #include <unistd.h>
 

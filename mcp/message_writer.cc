@@ -1,4 +1,4 @@
-#include "message_writer.h"
+#include "mcp/message_writer.h"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "json_rpc.h"
+#include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
 

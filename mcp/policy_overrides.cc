@@ -1,4 +1,4 @@
-#include "policy_overrides.h"
+#include "mcp/policy_overrides.h"
 
 #include <map>
 

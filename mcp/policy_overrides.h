@@ -7,7 +7,7 @@
 
 #include "core/result.h"
 #include "language/policy_store.h"
-#include "server_config.h"
+#include "mcp/server_config.h"
 
 namespace paddock::mcp {
 

@@ -1,8 +1,8 @@
-#include "progress_observer.h"
+#include "mcp/progress_observer.h"
 
 #include <algorithm>
 
-#include "log.h"
+#include "mcp/log.h"
 
 namespace paddock::mcp {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "json_rpc.h"
+#include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
 

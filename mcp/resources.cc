@@ -1,10 +1,10 @@
-#include "resources.h"
+#include "mcp/resources.h"
 
-#include "content.h"
+#include "mcp/content.h"
 #include "core/base64.h"
-#include "language_catalog.h"
-#include "native/artifacts.h"
-#include "session_files.h"
+#include "mcp/language_catalog.h"
+#include "core/mime_types.h"
+#include "mcp/session_files.h"
 
 namespace paddock::mcp {
 namespace {

@@ -3,8 +3,8 @@
 // MCP resources: sandbox://languages (the language catalogue as JSON) and the files of open
 // sessions, sandbox://sessions/{session_id}/files/{path}, which read_file links to.
 
-#include "json_rpc.h"
-#include "server_state.h"
+#include "mcp/json_rpc.h"
+#include "mcp/server_state.h"
 
 namespace paddock::mcp {
 

@@ -1,4 +1,4 @@
-#include "secret_mask.h"
+#include "mcp/secret_mask.h"
 
 #include <algorithm>
 

@@ -1,17 +1,16 @@
-#include "serve.h"
+#include "mcp/serve.h"
 
 #include <signal.h>
 #include <unistd.h>
 
-#include "backend_registry.h"
-#include "log.h"
-#include "policy_overrides.h"
-#include "server.h"
-#include "tool_registry.h"
+#include "mcp/log.h"
+#include "mcp/policy_overrides.h"
+#include "mcp/server.h"
+#include "mcp/tool_registry.h"
 
 namespace paddock::mcp {
 
-int serve_stdio(const ServerOptions& options) {
+int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
   auto level = log_level_from_name(options.log_level);
   if (!level) {
     log(LogLevel::kError, "--log-level '" + options.log_level +
@@ -37,7 +36,7 @@ int serve_stdio(const ServerOptions& options) {
     }
     audit = std::move(*opened);
   }
-  auto backend = available_backends().create(options.backend,
+  auto backend = backends.create(options.backend,
                                              {.kube_namespace = options.kube_namespace,
                                               .pod_start_seconds = options.pod_start_seconds,
                                               .kube_seccomp_profile = options.kube_seccomp_profile,

@@ -4,10 +4,12 @@
 // opens the audit log and connects the backend first (so a bad configuration fails before stdin
 // is read, with one line on stderr), then serves stdio.
 
-#include "server_config.h"
+#include "mcp/server_config.h"
+#include "runtime/backend_registry.h"
 
 namespace paddock::mcp {
 
-int serve_stdio(const ServerOptions& options);
+// `backends`: the ones this executable has (chosen by the command line above).
+int serve_stdio(const ServerOptions& options, const BackendRegistry& backends);
 
 }  // namespace paddock::mcp

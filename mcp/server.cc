@@ -1,4 +1,4 @@
-#include "server.h"
+#include "mcp/server.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -8,9 +8,9 @@
 #include <condition_variable>
 #include <thread>
 
-#include "argument_check.h"
-#include "log.h"
-#include "resources.h"
+#include "mcp/argument_check.h"
+#include "mcp/log.h"
+#include "mcp/resources.h"
 
 namespace paddock::mcp {
 namespace {

@@ -12,13 +12,13 @@
 #include <optional>
 #include <string>
 
-#include "json_rpc.h"
-#include "line_reader.h"
-#include "message_writer.h"
-#include "protocol.h"
-#include "server_state.h"
-#include "tool_registry.h"
-#include "worker_pool.h"
+#include "mcp/json_rpc.h"
+#include "mcp/line_reader.h"
+#include "mcp/message_writer.h"
+#include "mcp/protocol.h"
+#include "mcp/server_state.h"
+#include "mcp/tool_registry.h"
+#include "mcp/worker_pool.h"
 
 namespace paddock::mcp {
 

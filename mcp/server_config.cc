@@ -1,4 +1,4 @@
-#include "server_config.h"
+#include "mcp/server_config.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,8 +6,8 @@
 
 #include "core/ip_prefix.h"
 #include "core/units.h"
-#include "image_reference.h"
-#include "kube/localhost_profile.h"
+#include "rootfs/image_reference.h"
+#include "runtime/kube/localhost_profile.h"
 
 namespace paddock::mcp {
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "limit_overrides.h"
-#include "sandbox_spec.h"
+#include "runtime/limit_overrides.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock::mcp {
 

@@ -1,9 +1,9 @@
-#include "session_files.h"
+#include "mcp/session_files.h"
 
 #include <cctype>
 
-#include "content.h"
-#include "native/artifacts.h"
+#include "mcp/content.h"
+#include "core/mime_types.h"
 
 namespace paddock::mcp {
 namespace {

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "json_rpc.h"
-#include "secret_mask.h"
-#include "session.h"
+#include "mcp/json_rpc.h"
+#include "mcp/secret_mask.h"
+#include "runtime/session.h"
 
 namespace paddock::mcp {
 

@@ -15,7 +15,7 @@
 
 #include "core/result.h"
 #include "language/policy.h"
-#include "session.h"
+#include "runtime/session.h"
 
 namespace paddock::mcp {
 

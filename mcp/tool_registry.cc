@@ -1,6 +1,6 @@
-#include "tool_registry.h"
+#include "mcp/tool_registry.h"
 
-#include "tools/tools.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 

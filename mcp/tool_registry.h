@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tool.h"
+#include "mcp/tool.h"
 
 namespace paddock::mcp {
 

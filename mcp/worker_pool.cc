@@ -1,8 +1,8 @@
-#include "worker_pool.h"
+#include "mcp/worker_pool.h"
 
 #include <exception>
 
-#include "log.h"
+#include "mcp/log.h"
 
 namespace paddock::mcp {
 

@@ -1,4 +1,4 @@
-#include "image_install.h"
+#include "rootfs/image_install.h"
 
 // What a sandbox on an image reads from its config: apart from installing, so that starting a
 // sandbox links nothing of the unpacking.

@@ -1,4 +1,4 @@
-#include "image_flatten.h"
+#include "rootfs/image_flatten.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <random>
 
 #include "core/unique_fd.h"
-#include "image_store.h"
+#include "rootfs/image_store.h"
 
 namespace paddock::rootfs {
 namespace {

@@ -1,4 +1,4 @@
-#include "image_import.h"
+#include "rootfs/image_import.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -11,8 +11,8 @@
 #include <memory>
 #include <sstream>
 
-#include "image_install.h"
-#include "image_reference.h"
+#include "rootfs/image_install.h"
+#include "rootfs/image_reference.h"
 
 namespace paddock::rootfs {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "image_store.h"
+#include "rootfs/image_store.h"
 
 namespace paddock::rootfs {
 

@@ -1,4 +1,4 @@
-#include "image_install.h"
+#include "rootfs/image_install.h"
 
 #include <sstream>
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "image_store.h"
+#include "rootfs/image_store.h"
 
 namespace paddock::rootfs {
 

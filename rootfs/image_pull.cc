@@ -1,4 +1,4 @@
-#include "image_pull.h"
+#include "rootfs/image_pull.h"
 
 #include <unistd.h>
 
@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "registry_client.h"
-#include "sha256.h"
+#include "rootfs/registry_client.h"
+#include "rootfs/sha256.h"
 
 namespace paddock::rootfs {
 namespace {

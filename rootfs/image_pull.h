@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "image_install.h"
-#include "image_reference.h"
-#include "image_store.h"
+#include "rootfs/image_install.h"
+#include "rootfs/image_reference.h"
+#include "rootfs/image_store.h"
 
 namespace paddock::rootfs {
 

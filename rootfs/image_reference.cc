@@ -1,4 +1,4 @@
-#include "image_reference.h"
+#include "rootfs/image_reference.h"
 
 #include "core/ip_prefix.h"
 

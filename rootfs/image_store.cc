@@ -1,4 +1,4 @@
-#include "image_store.h"
+#include "rootfs/image_store.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "core/files.h"
-#include "image_reference.h"
+#include "rootfs/image_reference.h"
 
 namespace paddock::rootfs {
 namespace {

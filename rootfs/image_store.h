@@ -23,7 +23,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "sha256.h"
+#include "rootfs/sha256.h"
 
 namespace paddock::rootfs {
 

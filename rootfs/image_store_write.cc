@@ -2,10 +2,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image_reference.h"
-#include "image_store.h"
-#include "layer_unpacker.h"
-#include "sha256.h"
+#include "rootfs/image_reference.h"
+#include "rootfs/image_store.h"
+#include "rootfs/layer_unpacker.h"
+#include "rootfs/sha256.h"
 
 // The store's writing half: blobs hashed on the way in, layers unpacked. Only the commands that
 // bring images in (import, pull) link it, and with it libcrypto and libarchive: starting a

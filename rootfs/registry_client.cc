@@ -1,4 +1,4 @@
-#include "registry_client.h"
+#include "rootfs/registry_client.h"
 
 #include <curl/curl.h>
 #include <openssl/evp.h>

@@ -21,7 +21,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "image_reference.h"
+#include "rootfs/image_reference.h"
 
 namespace paddock::rootfs {
 

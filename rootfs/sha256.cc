@@ -1,4 +1,4 @@
-#include "sha256.h"
+#include "rootfs/sha256.h"
 
 #include <openssl/evp.h>
 #include <unistd.h>

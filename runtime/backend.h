@@ -1,7 +1,7 @@
 #pragma once
 
 // The seam every way of running a sandbox plugs into: the native runtime now; Docker, Podman and
-// Kubernetes later. A backend turns one immutable SandboxSpec into one RunResult.
+// Kubernetes. A backend turns one finished, const SandboxSpec into one RunResult.
 
 #include <functional>
 #include <memory>
@@ -11,8 +11,9 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "run_result.h"
-#include "sandbox_spec.h"
+#include "runtime/image_root.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 
@@ -59,12 +60,11 @@ class Backend {
   [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;
   // A sandbox that stays (session.h), built from spec without its argv and prelude.
   [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec);
-  // Puts the sandbox on `image` (a reference): the native backend takes it from paddock's
-  // image store (`store_root`, see image_root.h), a container engine from its own. A language
-  // run (`as_language`) keeps its command and working directory.
-  [[nodiscard]] virtual Status use_image(const std::string& image,
-                                         const std::optional<std::string>& store_root,
-                                         SandboxSpec& spec, bool as_language) const;
+  // Finds `image` (a reference) where this backend takes images from: the native backend in
+  // paddock's image store (`store_root`, see image_root.h), a container engine by reference
+  // alone. The spec builder puts the result under the spec; the backend never rewrites one.
+  [[nodiscard]] virtual Result<ResolvedImage> resolve_image(
+      const std::string& image, const std::optional<std::string>& store_root) const;
   // Whether `image` is where this backend takes images from (paddock's store, the engine's
   // images). A cluster pulls by itself, so the default says yes.
   [[nodiscard]] virtual Result<bool> has_image(const std::string& image) const;

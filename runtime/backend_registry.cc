@@ -1,6 +1,4 @@
-#include "backend_registry.h"
-
-#include "native/native_backend.h"
+#include "runtime/backend_registry.h"
 
 namespace paddock {
 
@@ -22,31 +20,6 @@ std::vector<std::string> BackendRegistry::names() const {
   std::vector<std::string> result;
   for (const auto& entry : factories_) result.push_back(entry.first);
   return result;
-}
-
-namespace {
-
-BackendRegistry& current() {
-  static BackendRegistry registry = builtin_backends();
-  return registry;
-}
-
-}  // namespace
-
-void set_available_backends(BackendRegistry registry) {
-  current() = std::move(registry);
-}
-
-const BackendRegistry& available_backends() {
-  return current();
-}
-
-BackendRegistry builtin_backends() {
-  BackendRegistry registry;
-  registry.add("native", [](const BackendSettings&) -> Result<std::unique_ptr<Backend>> {
-    return std::unique_ptr<Backend>(std::make_unique<NativeBackend>());
-  });
-  return registry;
 }
 
 }  // namespace paddock

@@ -1,7 +1,7 @@
 #pragma once
 
-// The backends paddock knows, registered explicitly (no static self-registration, which static
-// libraries silently drop). The container engines are registered by engine/container_backends.h.
+// Backends by name, registered explicitly (no static self-registration, which static libraries
+// silently drop). Which ones an executable has is decided at the top, in cli/available_backends.h.
 
 #include <functional>
 #include <memory>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "runtime/backend.h"
 
 namespace paddock {
 
@@ -37,13 +37,5 @@ class BackendRegistry {
  private:
   std::vector<std::pair<std::string, Factory>> factories_;
 };
-
-// The backends of the runtime library: "native", the default.
-BackendRegistry builtin_backends();
-
-// The backends this executable has, set once by its main (paddock: native; paddock-full: every
-// one, see engine/container_backends.h). Unset: builtin_backends().
-void set_available_backends(BackendRegistry registry);
-const BackendRegistry& available_backends();
 
 }  // namespace paddock

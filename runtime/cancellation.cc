@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "backend.h"
+#include "runtime/backend.h"
 
 namespace paddock {
 

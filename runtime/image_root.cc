@@ -1,13 +1,13 @@
-#include "image_root.h"
+#include "runtime/image_root.h"
 
 #include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "backend.h"
-#include "image_install.h"
-#include "image_store.h"
+#include "runtime/backend.h"
+#include "rootfs/image_install.h"
+#include "rootfs/image_store.h"
 
 namespace paddock {
 
@@ -49,11 +49,11 @@ std::optional<unsigned> id_in(const std::optional<std::string>& table, const std
 }
 
 // The image config's User ("name", "uid", "name:group", "uid:gid") as the sandbox user. Root, or
-// no User, keeps paddock's unprivileged default: code never runs as root, not even in a user
-// namespace.
-Status apply_user(const std::string& user, const std::vector<std::string>& layers,
-                  SandboxSpec& spec) {
-  if (user.empty()) return {};
+// no User, is nothing: paddock's unprivileged default stays, and code never runs as root, not
+// even in a user namespace.
+Result<std::optional<SandboxUser>> resolve_user(const std::string& user,
+                                                const std::vector<std::string>& layers) {
+  if (user.empty()) return std::optional<SandboxUser>();
   std::string name = user.substr(0, user.find(':'));
   std::string group = user.find(':') == std::string::npos ? "" : user.substr(user.find(':') + 1);
   auto numeric = [](const std::string& text) {
@@ -63,7 +63,7 @@ Status apply_user(const std::string& user, const std::vector<std::string>& layer
   std::optional<unsigned> uid =
       numeric(name) ? std::optional<unsigned>(std::stoul(name)) : id_in(passwd, name);
   if (!uid) return invalid_input("the image's user '" + name + "' is not in its /etc/passwd");
-  if (*uid == 0) return {};
+  if (*uid == 0) return std::optional<SandboxUser>();
   unsigned gid = *uid;
   if (!group.empty()) {
     auto found = numeric(group) ? std::optional<unsigned>(std::stoul(group))
@@ -85,10 +85,11 @@ Status apply_user(const std::string& user, const std::vector<std::string>& layer
     }
   }
   if (gid == 0) gid = *uid;
-  spec.user.uid = *uid;
-  spec.user.gid = gid;
-  if (!numeric(name)) spec.user.name = name;
-  return {};
+  SandboxUser resolved;
+  resolved.uid = *uid;
+  resolved.gid = gid;
+  if (!numeric(name)) resolved.name = name;
+  return std::optional<SandboxUser>(resolved);
 }
 
 }  // namespace
@@ -108,8 +109,8 @@ Result<ImageRoot> image_root_from_environment() {
                        "' is not one of auto, overlay, flattened; unset it for auto");
 }
 
-Status apply_image(const std::string& image, const std::optional<std::string>& root,
-                   SandboxSpec& spec, bool as_language) {
+Result<ResolvedImage> resolve_store_image(const std::string& image,
+                                          const std::optional<std::string>& root) {
   auto mode = image_root_from_environment();
   if (!mode) return mode.error();
   auto store = rootfs::ImageStore::open(root);
@@ -118,35 +119,49 @@ Status apply_image(const std::string& image, const std::optional<std::string>& r
   if (!record) return record.error();
   auto config = rootfs::image_run_config(*store, *record);
   if (!config) return config.error();
-  spec.image_layers.clear();
+  ResolvedImage resolved;
+  resolved.reference = record->reference;
   for (auto it = record->diff_ids.rbegin(); it != record->diff_ids.rend(); ++it) {
     if (!store->has_layer(*it)) {
       return Error{ENOENT, "layer " + *it + " of " + record->reference +
                                " is missing from the store; import or pull the image again"};
     }
-    spec.image_layers.push_back(store->layer_path(*it));
+    resolved.layers.push_back(store->layer_path(*it));
   }
-  spec.image_root = *mode;
-  spec.image_flattened_dir = store->flattened_path(*record);
+  resolved.root = *mode;
+  resolved.flattened_dir = store->flattened_path(*record);
+  resolved.env = config->env;
+  auto user = resolve_user(config->user, resolved.layers);
+  if (!user) return user.error().context("image " + record->reference);
+  resolved.user = *user;
+  resolved.working_dir = config->working_dir;
+  resolved.entrypoint = config->entrypoint;
+  resolved.cmd = config->cmd;
+  return resolved;
+}
+
+Status apply_image(const ResolvedImage& image, SandboxSpec& spec, bool as_language) {
+  spec.image = image.reference;
+  spec.image_layers = image.layers;
+  spec.image_root = image.root;
+  spec.image_flattened_dir = image.flattened_dir;
   // The image's environment first; paddock's and the caller's settings override it by name.
-  std::vector<std::string> env = config->env;
+  std::vector<std::string> env = image.env;
   env.insert(env.end(), spec.env.begin(), spec.env.end());
   spec.env = std::move(env);
-  if (auto user = apply_user(config->user, spec.image_layers, spec); !user) {
-    return user.error().context("image " + record->reference);
-  }
-  if (as_language) return {};
-  if (spec.cwd.empty() && !config->working_dir.empty()) spec.cwd = config->working_dir;
+  if (image.user) spec.user = *image.user;
+  if (as_language || image.layers.empty()) return {};
+  if (spec.cwd.empty() && !image.working_dir.empty()) spec.cwd = image.working_dir;
   if (spec.argv.empty()) {
-    spec.argv = config->entrypoint;
-    spec.argv.insert(spec.argv.end(), config->cmd.begin(), config->cmd.end());
+    spec.argv = image.entrypoint;
+    spec.argv.insert(spec.argv.end(), image.cmd.begin(), image.cmd.end());
     if (spec.argv.empty()) {
-      return invalid_input("image " + record->reference +
+      return invalid_input("image " + image.reference +
                            " has no entrypoint or command; give one after --");
     }
-  } else if (!config->entrypoint.empty() && spec.prelude.empty()) {
+  } else if (!image.entrypoint.empty() && spec.prelude.empty()) {
     // As Docker does: the arguments replace the image's command, not its entrypoint.
-    std::vector<std::string> argv = config->entrypoint;
+    std::vector<std::string> argv = image.entrypoint;
     argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
     spec.argv = std::move(argv);
   }
@@ -161,9 +176,9 @@ Status Backend::pull_image(const std::string& image, const PullProgress& /*progr
   return Error{ENOTSUP, "the " + std::string(name()) + " backend cannot pull " + image};
 }
 
-Status Backend::use_image(const std::string& image, const std::optional<std::string>& store_root,
-                          SandboxSpec& spec, bool as_language) const {
-  return apply_image(image, store_root, spec, as_language);
+Result<ResolvedImage> Backend::resolve_image(const std::string& image,
+                                             const std::optional<std::string>& store_root) const {
+  return resolve_store_image(image, store_root);
 }
 
 }  // namespace paddock

@@ -6,9 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
-#include "sandbox_spec.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 
@@ -18,12 +19,29 @@ std::optional<std::string> image_of_rootfs(const std::string& rootfs);
 // How image roots are made, from PADDOCK_IMAGE_ROOT (auto, overlay or flattened; unset: auto).
 Result<ImageRoot> image_root_from_environment();
 
-// Puts `image` (a reference or id in the store at `root`, or the default store) under the
-// sandbox: its layers as the root, its environment under the spec's, its working directory, and
-// its entrypoint and command when the spec has no command. A language run (`as_language`) keeps
-// its own command and working directory: the image only supplies the files and environment.
-// The root is made as PADDOCK_IMAGE_ROOT says (see SandboxSpec::image_root).
-Status apply_image(const std::string& image, const std::optional<std::string>& root,
-                   SandboxSpec& spec, bool as_language = false);
+// What an image gives a sandbox, as the backend that runs it found it (Backend::resolve_image).
+// A container engine knows only the reference: the engine applies the rest itself.
+struct ResolvedImage {
+  std::string reference;            // as the store or the engine names it
+  std::vector<std::string> layers;  // paddock's store: the layers' directories, top layer first
+  std::string flattened_dir;        // see SandboxSpec::image_flattened_dir
+  ImageRoot root = ImageRoot::kAuto;
+  std::vector<std::string> env;     // the image's, under the spec's
+  std::optional<SandboxUser> user;  // the image's user, unless root or unset
+  std::string working_dir;
+  std::vector<std::string> entrypoint;
+  std::vector<std::string> cmd;
+};
+
+// `image` (a reference or id) from the store at `root` (the default store when unset), with
+// its configuration, made as PADDOCK_IMAGE_ROOT says. Reads the store; changes nothing.
+Result<ResolvedImage> resolve_store_image(const std::string& image,
+                                          const std::optional<std::string>& root);
+
+// Puts a resolved image under the sandbox: its layers as the root, its environment under the
+// spec's, its user, and (for a command run) its working directory and its entrypoint and command
+// when the spec has no command. A language run (`as_language`) keeps its own command and
+// working directory: the image only supplies the files and environment. Pure.
+Status apply_image(const ResolvedImage& image, SandboxSpec& spec, bool as_language);
 
 }  // namespace paddock

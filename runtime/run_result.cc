@@ -1,4 +1,4 @@
-#include "run_result.h"
+#include "runtime/run_result.h"
 
 #include <nlohmann/json.hpp>
 

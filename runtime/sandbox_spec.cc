@@ -1,4 +1,8 @@
-#include "sandbox_spec.h"
+#include "runtime/sandbox_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
 
 namespace paddock {
 
@@ -37,6 +41,20 @@ const char* to_string(NetworkMode mode) {
       return "host";
   }
   return "none";
+}
+
+bool is_host_etc_name(const std::string& name) {
+  static const std::set<std::string, std::less<>> kRefused = {
+      // secrets, and what reveals the host's users and their ids
+      "shadow", "shadow-", "gshadow", "gshadow-", "passwd-", "group-", "sudoers", "sudoers.d",
+      "ssh", "security", "subuid", "subgid", "machine-id", "krb5.keytab",
+      // what paddock writes for each sandbox
+      "passwd", "group", "hostname", "hosts", "nsswitch.conf", "resolv.conf"};
+  bool plain = !name.empty() && name.size() <= 255 && name != "." && name != ".." &&
+               std::all_of(name.begin(), name.end(), [](unsigned char c) {
+                 return std::isalnum(c) != 0 || c == '.' || c == '_' || c == '-' || c == '+';
+               });
+  return plain && kRefused.count(name) == 0;
 }
 
 }  // namespace paddock

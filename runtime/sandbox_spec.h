@@ -95,6 +95,10 @@ struct SandboxSpec {
   // 127.0.0.1 (a package mirror on the host). Loosens isolation: only when asked by name.
   std::vector<std::uint16_t> host_loopback_ports;
   std::vector<BindMount> binds;
+  // Host /etc entries the program needs beyond those every sandbox gets (a language's own
+  // configuration: python3, R, java-17-openjdk), read-only, where they exist. Plain names only
+  // (is_host_etc_name).
+  std::vector<std::string> host_etc;
   // The root file system: the host's /usr (empty), or an image's unpacked layers (host
   // directories, top layer first) as a read-only overlay.
   std::vector<std::string> image_layers;
@@ -111,6 +115,11 @@ struct SandboxSpec {
   std::vector<std::string> seccomp_deny;  // system calls the profile allows but this run must not
   bool require_cgroups = false;           // refuse to run rather than fall back to rlimits
 };
+
+// Whether `name` may be a SandboxSpec::host_etc entry: one plain name (no '/', not "." or ".."),
+// neither a file that holds secrets (shadow, sudoers, ssh...) nor one paddock writes itself
+// (passwd, group, hosts...).
+bool is_host_etc_name(const std::string& name);
 
 // "none", "user" or "host".
 const char* to_string(NetworkMode mode);

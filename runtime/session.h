@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "backend.h"
+#include "runtime/backend.h"
 #include "core/result.h"
-#include "run_result.h"
-#include "sandbox_spec.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

@@ -1,9 +1,9 @@
 // close_session: kill a session's sandbox and drop its files.
 
-#include "content.h"
-#include "server_state.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/content.h"
+#include "mcp/server_state.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

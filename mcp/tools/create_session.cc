@@ -1,10 +1,10 @@
 // create_session: a sandbox that stays, for files and libraries across execute_code calls.
 
-#include "code_runner.h"
-#include "content.h"
-#include "progress_observer.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/code_runner.h"
+#include "mcp/content.h"
+#include "mcp/progress_observer.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

@@ -2,13 +2,13 @@
 
 #include <sstream>
 
-#include "code_runner.h"
-#include "content.h"
+#include "mcp/code_runner.h"
+#include "mcp/content.h"
 #include "core/base64.h"
-#include "progress_observer.h"
-#include "server_state.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/progress_observer.h"
+#include "mcp/server_state.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {
@@ -274,7 +274,7 @@ class ExecuteCode final : public Tool {
       policy = *found;
     }
 
-    ScreeningVerdict verdict = screen(policy->screening_rules, policy->name, request.code);
+    ScreeningVerdict verdict = screen(policy->screening_rules, policy->source_syntax, request.code);
     if (verdict.blocked) {
       state.record(audit_record(state, lease, *policy, request, nullptr));
       return blocked(verdict);

@@ -1,9 +1,9 @@
 // get_language_details: one language's toolchain, limits and an example.
 
-#include "content.h"
-#include "language_catalog.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/content.h"
+#include "mcp/language_catalog.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <chrono>
 
-#include "content.h"
-#include "language_catalog.h"
-#include "server_state.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/content.h"
+#include "mcp/language_catalog.h"
+#include "mcp/server_state.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

@@ -1,9 +1,9 @@
 // get_supported_languages: the languages execute_code takes.
 
-#include "content.h"
-#include "language_catalog.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/content.h"
+#include "mcp/language_catalog.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

@@ -1,11 +1,11 @@
 // install_libraries: packages into a session, with its language's package manager (the E2B
 // server's install_package).
 
-#include "code_runner.h"
-#include "content.h"
-#include "progress_observer.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/code_runner.h"
+#include "mcp/content.h"
+#include "mcp/progress_observer.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

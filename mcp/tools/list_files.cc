@@ -1,8 +1,8 @@
 // list_files: what a directory of a session's work directory holds.
 
-#include "content.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/content.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

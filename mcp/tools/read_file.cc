@@ -1,10 +1,10 @@
 // read_file: a file from a session's work directory, as the content type that suits it.
 
-#include "content.h"
-#include "native/artifacts.h"
-#include "session_files.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/content.h"
+#include "core/mime_types.h"
+#include "mcp/session_files.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

@@ -2,8 +2,8 @@
 
 // Pieces of tool definitions that several tools share.
 
-#include "server_state.h"
-#include "tool.h"
+#include "mcp/server_state.h"
+#include "mcp/tool.h"
 
 namespace paddock::mcp {
 

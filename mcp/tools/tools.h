@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "tool.h"
+#include "mcp/tool.h"
 
 namespace paddock::mcp {
 

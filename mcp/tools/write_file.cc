@@ -1,9 +1,9 @@
 // write_file: put a file into a session's work directory.
 
-#include "content.h"
+#include "mcp/content.h"
 #include "core/base64.h"
-#include "tools/tool_schema.h"
-#include "tools/tools.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
 namespace {

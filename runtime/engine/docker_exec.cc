@@ -1,4 +1,4 @@
-#include "engine/docker_exec.h"
+#include "runtime/engine/docker_exec.h"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/container_config.h"
-#include "engine/engine_stream.h"
+#include "runtime/container/container_config.h"
+#include "runtime/engine/engine_stream.h"
 
 namespace paddock::engine {
 namespace {

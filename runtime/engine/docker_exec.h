@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "engine/container_config.h"
-#include "engine/engine_client.h"
-#include "engine/exec_transport.h"
-#include "sandbox_spec.h"
+#include "runtime/container/container_config.h"
+#include "runtime/engine/engine_client.h"
+#include "runtime/container/exec_transport.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/engine_backend.h"
+#include "runtime/engine/engine_backend.h"
 
 #include <signal.h>
 
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/container_config.h"
-#include "engine/sandbox_owner.h"
-#include "native/rlimit_plan.h"
+#include "runtime/container/container_config.h"
+#include "runtime/container/sandbox_owner.h"
+#include "runtime/native/rlimit_plan.h"
 
 namespace paddock::engine {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <memory>
 
-#include "engine/container_backend.h"
-#include "engine/docker_exec.h"
+#include "runtime/container/container_backend.h"
+#include "runtime/engine/docker_exec.h"
 
 namespace paddock::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/engine_client.h"
+#include "runtime/engine/engine_client.h"
 
 #include <curl/curl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "engine/engine_stream.h"
+#include "runtime/engine/engine_stream.h"
 
 namespace paddock::engine {
 

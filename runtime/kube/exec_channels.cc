@@ -1,4 +1,4 @@
-#include "kube/exec_channels.h"
+#include "runtime/kube/exec_channels.h"
 
 #include <nlohmann/json.hpp>
 

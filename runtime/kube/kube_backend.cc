@@ -1,6 +1,6 @@
-#include "kube/kube_backend.h"
+#include "runtime/kube/kube_backend.h"
 
-#include "engine/sandbox_owner.h"
+#include "runtime/container/sandbox_owner.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/container_config.h"
-#include "kube/kube_client.h"
-#include "kube/localhost_profile.h"
+#include "runtime/container/container_config.h"
+#include "runtime/kube/kube_client.h"
+#include "runtime/kube/localhost_profile.h"
 
 namespace paddock::kube {
 namespace {

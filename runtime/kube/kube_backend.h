@@ -9,9 +9,9 @@
 
 #include <memory>
 
-#include "engine/container_backend.h"
-#include "kube/kube_exec.h"
-#include "kube/kubeconfig.h"
+#include "runtime/container/container_backend.h"
+#include "runtime/kube/kube_exec.h"
+#include "runtime/kube/kubeconfig.h"
 
 namespace paddock::kube {
 

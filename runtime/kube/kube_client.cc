@@ -1,4 +1,4 @@
-#include "kube/kube_client.h"
+#include "runtime/kube/kube_client.h"
 
 #include <curl/curl.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "kube/kubeconfig.h"
+#include "runtime/kube/kubeconfig.h"
 
 namespace paddock::kube {
 

@@ -1,6 +1,6 @@
-#include "kube/kube_exec.h"
+#include "runtime/kube/kube_exec.h"
 
-#include "engine/sandbox_owner.h"
+#include "runtime/container/sandbox_owner.h"
 
 #include <unistd.h>
 
@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/container_config.h"
-#include "engine/session_scripts.h"
-#include "kube/exec_channels.h"
-#include "kube/websocket_client.h"
+#include "runtime/container/container_config.h"
+#include "runtime/container/session_scripts.h"
+#include "runtime/kube/exec_channels.h"
+#include "runtime/kube/websocket_client.h"
 
 namespace paddock::kube {
 namespace {

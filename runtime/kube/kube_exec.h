@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/exec_transport.h"
-#include "kube/kube_client.h"
-#include "sandbox_spec.h"
+#include "runtime/container/exec_transport.h"
+#include "runtime/kube/kube_client.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock::kube {
 

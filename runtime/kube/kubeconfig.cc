@@ -1,4 +1,4 @@
-#include "kube/kubeconfig.h"
+#include "runtime/kube/kubeconfig.h"
 
 #include <unistd.h>
 

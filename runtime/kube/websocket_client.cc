@@ -1,4 +1,4 @@
-#include "kube/websocket_client.h"
+#include "runtime/kube/websocket_client.h"
 
 #include <curl/curl.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 #include <random>
 
 #include "core/base64.h"
-#include "kube/kube_client.h"
+#include "runtime/kube/kube_client.h"
 
 namespace paddock::kube {
 namespace {

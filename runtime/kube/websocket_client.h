@@ -10,8 +10,8 @@
 #include <string>
 
 #include "core/result.h"
-#include "kube/kubeconfig.h"
-#include "kube/websocket_frames.h"
+#include "runtime/kube/kubeconfig.h"
+#include "runtime/kube/websocket_frames.h"
 
 namespace paddock::kube {
 

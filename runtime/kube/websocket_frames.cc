@@ -1,4 +1,4 @@
-#include "kube/websocket_frames.h"
+#include "runtime/kube/websocket_frames.h"
 
 #include <openssl/sha.h>
 

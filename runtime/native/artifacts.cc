@@ -1,4 +1,4 @@
-#include "native/artifacts.h"
+#include "runtime/native/artifacts.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/mime_types.h"
 #include "core/unique_fd.h"
 
 namespace paddock {
@@ -83,22 +84,6 @@ struct Collector {
 };
 
 }  // namespace
-
-std::string mime_type_for(const std::string& path) {
-  static const std::map<std::string, std::string> kTypes = {
-      {"png", "image/png"},   {"svg", "image/svg+xml"},     {"jpg", "image/jpeg"},
-      {"jpeg", "image/jpeg"}, {"gif", "image/gif"},         {"pdf", "application/pdf"},
-      {"csv", "text/csv"},    {"json", "application/json"}, {"txt", "text/plain"},
-      {"html", "text/html"},  {"md", "text/markdown"},      {"webp", "image/webp"},
-  };
-  auto dot = path.rfind('.');
-  if (dot == std::string::npos) return "application/octet-stream";
-  std::string extension = path.substr(dot + 1);
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  auto found = kTypes.find(extension);
-  return found == kTypes.end() ? "application/octet-stream" : found->second;
-}
 
 std::vector<Artifact> collect_artifacts(int workdir_fd, const OutputCollection& collection,
                                         bool* truncated) {

@@ -10,16 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "run_result.h"
-#include "sandbox_spec.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 
 // What is collected, in order, with `truncated` set when a cap left something out.
 std::vector<Artifact> collect_artifacts(int workdir_fd, const OutputCollection& collection,
                                         bool* truncated);
-
-// "image/png" for "plot.png", ..., "application/octet-stream" when unknown.
-std::string mime_type_for(const std::string& path);
 
 }  // namespace paddock

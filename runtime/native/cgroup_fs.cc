@@ -1,4 +1,4 @@
-#include "native/cgroup_fs.h"
+#include "runtime/native/cgroup_fs.h"
 
 #include <dirent.h>
 #include <fcntl.h>

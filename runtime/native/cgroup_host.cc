@@ -1,4 +1,4 @@
-#include "native/cgroup_host.h"
+#include "runtime/native/cgroup_host.h"
 
 #include <fstream>
 #include <sstream>

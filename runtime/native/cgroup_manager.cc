@@ -1,4 +1,4 @@
-#include "native/cgroup_manager.h"
+#include "runtime/native/cgroup_manager.h"
 
 #include <signal.h>
 #include <unistd.h>

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "core/result.h"
-#include "native/cgroup_fs.h"
-#include "native/cgroup_host.h"
-#include "sandbox_spec.h"
+#include "runtime/native/cgroup_fs.h"
+#include "runtime/native/cgroup_host.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

@@ -1,4 +1,4 @@
-#include "native/channel.h"
+#include "runtime/native/channel.h"
 
 namespace paddock {
 

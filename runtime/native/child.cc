@@ -1,4 +1,4 @@
-#include "native/child.h"
+#include "runtime/native/child.h"
 
 #include <fcntl.h>
 #include <linux/mount.h>
@@ -19,10 +19,10 @@
 #include <climits>
 #include <cstring>
 
-#include "native/channel.h"
-#include "native/init_relay.h"
-#include "native/mount_applier.h"
-#include "native/network_fence.h"
+#include "runtime/native/channel.h"
+#include "runtime/native/init_relay.h"
+#include "runtime/native/mount_applier.h"
+#include "runtime/native/network_fence.h"
 
 #ifndef SECBIT_NOROOT
 #include <linux/securebits.h>

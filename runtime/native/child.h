@@ -15,9 +15,9 @@
 
 #include <vector>
 
-#include "native/channel.h"
-#include "native/mount_plan.h"
-#include "native/rlimit_plan.h"
+#include "runtime/native/channel.h"
+#include "runtime/native/mount_plan.h"
+#include "runtime/native/rlimit_plan.h"
 
 namespace paddock {
 

@@ -1,4 +1,4 @@
-#include "native/host_probe.h"
+#include "runtime/native/host_probe.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "native/cgroup_manager.h"
-#include "native/id_map.h"
-#include "native/rlimit_plan.h"
+#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/id_map.h"
+#include "runtime/native/rlimit_plan.h"
 
 namespace paddock {
 namespace {

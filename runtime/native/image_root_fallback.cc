@@ -1,9 +1,9 @@
-#include "native/image_root_fallback.h"
+#include "runtime/native/image_root_fallback.h"
 
 #include <atomic>
 #include <cerrno>
 
-#include "image_flatten.h"
+#include "rootfs/image_flatten.h"
 
 namespace paddock {
 namespace {

@@ -7,9 +7,9 @@
 // the run is started again on the copy, and the rest of the process goes straight there.
 
 #include "core/result.h"
-#include "native/channel.h"
-#include "native/prepared_run.h"
-#include "sandbox_spec.h"
+#include "runtime/native/channel.h"
+#include "runtime/native/prepared_run.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

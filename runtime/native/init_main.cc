@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "native/child.h"
-#include "native/init_plan.h"
+#include "runtime/native/child.h"
+#include "runtime/native/init_plan.h"
 
 namespace {
 

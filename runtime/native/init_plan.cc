@@ -1,4 +1,4 @@
-#include "native/init_plan.h"
+#include "runtime/native/init_plan.h"
 
 #include <cstring>
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "native/child.h"
+#include "runtime/native/child.h"
 
 namespace paddock {
 

@@ -1,4 +1,4 @@
-#include "native/init_program.h"
+#include "runtime/native/init_program.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <climits>
 #include <string>
 
-#include "native/init_plan.h"
+#include "runtime/native/init_plan.h"
 
 namespace paddock {
 namespace {

@@ -1,4 +1,4 @@
-#include "native/init_relay.h"
+#include "runtime/native/init_relay.h"
 
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -8,8 +8,8 @@
 
 #include <cerrno>
 
-#include "native/init_relay_bpf.h"
-#include "native/session_channel.h"
+#include "runtime/native/init_relay_bpf.h"
+#include "runtime/native/session_channel.h"
 
 namespace paddock {
 namespace {

@@ -1,4 +1,4 @@
-#include "native/mount_applier.h"
+#include "runtime/native/mount_applier.h"
 
 #include <fcntl.h>
 #include <linux/mount.h>

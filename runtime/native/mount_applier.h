@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "native/mount_plan.h"
+#include "runtime/native/mount_plan.h"
 
 namespace paddock {
 

@@ -1,11 +1,11 @@
-#include "native/native_backend.h"
+#include "runtime/native/native_backend.h"
 
-#include "image_store.h"
-#include "native/artifacts.h"
-#include "native/image_root_fallback.h"
-#include "native/native_session.h"
-#include "native/run_report.h"
-#include "native/sandbox_launch.h"
+#include "rootfs/image_store.h"
+#include "runtime/native/artifacts.h"
+#include "runtime/native/image_root_fallback.h"
+#include "runtime/native/native_session.h"
+#include "runtime/native/run_report.h"
+#include "runtime/native/sandbox_launch.h"
 
 namespace paddock {
 namespace {

@@ -3,8 +3,8 @@
 // The native backend: paddock isolates the run itself with namespaces, a pivot_root'ed tmpfs
 // root, rlimits, dropped capabilities and seccomp. No daemon, no setuid helper of its own.
 
-#include "backend.h"
-#include "session.h"
+#include "runtime/backend.h"
+#include "runtime/session.h"
 
 namespace paddock {
 

@@ -1,4 +1,4 @@
-#include "native/native_session.h"
+#include "runtime/native/native_session.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,12 +13,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include "native/artifacts.h"
-#include "native/channel.h"
-#include "native/image_root_fallback.h"
-#include "native/process_tree.h"
-#include "native/run_report.h"
-#include "native/session_channel.h"
+#include "runtime/native/artifacts.h"
+#include "runtime/native/channel.h"
+#include "runtime/native/image_root_fallback.h"
+#include "runtime/native/process_tree.h"
+#include "runtime/native/run_report.h"
+#include "runtime/native/session_channel.h"
 
 namespace paddock {
 namespace {
@@ -29,7 +29,7 @@ class QuietObserver final : public RunObserver {};
 
 // The next message from init: false when init is gone or silent for too long.
 Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed) {
-  pollfd watched[2] = {{sandbox.channel.get(), POLLIN, 0}, {sandbox.pidfd.get(), POLLIN, 0}};
+  pollfd watched[2] = {{sandbox.channel.get(), POLLIN, 0}, {sandbox.init.pidfd(), POLLIN, 0}};
   int ready;
   while ((ready = poll(watched, 2, kReplyTimeoutMs)) < 0 && errno == EINTR) {
   }
@@ -62,8 +62,8 @@ Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxSpec& spe
   if (!launched) return launched.error();
   std::unique_ptr<NativeSession> session(new NativeSession(spec, std::move(*launched)));
   session->launched_->sandbox.session = true;
-  session->init_pid_ = session->launched_->sandbox.pid;
-  session->killer_.reset(fcntl(session->launched_->sandbox.pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  session->init_pid_ = session->launched_->sandbox.init.pid();
+  session->killer_.reset(fcntl(session->launched_->sandbox.init.pidfd(), F_DUPFD_CLOEXEC, 3));
   if (auto ready = session->wait_until_ready(refused); !ready) return ready.error();
   return std::unique_ptr<Session>(std::move(session));
 }
@@ -90,7 +90,7 @@ Status NativeSession::wait_until_ready(bool& refused) {
 
 Status NativeSession::check_alive() const {
   if (!launched_) return Error{EPIPE, "the session is closed"};
-  pollfd init{launched_->sandbox.pidfd.get(), POLLIN, 0};
+  pollfd init{launched_->sandbox.init.pidfd(), POLLIN, 0};
   if (poll(&init, 1, 0) == 1) {
     return Error{EPIPE,
                  "the session's sandbox has ended (killed, or out of memory); open a new session"};
@@ -150,7 +150,7 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   err->write_end.reset();
   sandbox.stdout_pipe = std::move(out->read_end);
   sandbox.stderr_pipe = std::move(err->read_end);
-  observer.on_started(sandbox.pid);
+  observer.on_started(sandbox.init.pid());
 
   Limits limits = spec_.limits;
   limits.wall_seconds = request.wall_seconds;
@@ -299,7 +299,7 @@ void NativeSession::close() {
   std::lock_guard lock(mutex_);
   std::lock_guard closing(closing_mutex_);
   if (!launched_) return;
-  kill_and_reap(launched_->sandbox);
+  launched_->sandbox.init.kill_and_reap();
   launched_->network.detach();
   (void)finish_cgroup(*launched_);
   workdir_.reset();

@@ -7,9 +7,9 @@
 #include <mutex>
 
 #include "core/result.h"
-#include "native/sandbox_launch.h"
-#include "native/session_channel.h"
-#include "session.h"
+#include "runtime/native/sandbox_launch.h"
+#include "runtime/native/session_channel.h"
+#include "runtime/session.h"
 
 namespace paddock {
 

@@ -1,4 +1,4 @@
-#include "native/network_fence.h"
+#include "runtime/native/network_fence.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

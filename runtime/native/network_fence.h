@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/ip_prefix.h"
-#include "sandbox_spec.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

@@ -9,12 +9,12 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "native/child.h"
-#include "native/id_map.h"
-#include "native/mount_plan.h"
-#include "native/rlimit_plan.h"
-#include "native/seccomp_filter.h"
-#include "sandbox_spec.h"
+#include "runtime/native/child.h"
+#include "runtime/native/id_map.h"
+#include "runtime/native/mount_plan.h"
+#include "runtime/native/rlimit_plan.h"
+#include "runtime/native/seccomp_filter.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox_spec.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

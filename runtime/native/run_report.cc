@@ -1,13 +1,13 @@
-#include "native/run_report.h"
+#include "runtime/native/run_report.h"
 
 #include <sys/wait.h>
 
 #include <csignal>
 #include <cstring>
 
-#include "native/channel.h"
-#include "native/image_root_fallback.h"
-#include "native/rlimit_plan.h"
+#include "runtime/native/channel.h"
+#include "runtime/native/image_root_fallback.h"
+#include "runtime/native/rlimit_plan.h"
 
 namespace paddock {
 namespace {

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "core/result.h"
-#include "native/cgroup_manager.h"
-#include "native/id_map.h"
-#include "native/prepared_run.h"
-#include "native/supervisor.h"
-#include "run_result.h"
-#include "sandbox_spec.h"
+#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/id_map.h"
+#include "runtime/native/prepared_run.h"
+#include "runtime/native/supervisor.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

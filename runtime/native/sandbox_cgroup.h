@@ -6,7 +6,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "native/cgroup_manager.h"
+#include "runtime/native/cgroup_manager.h"
 
 namespace paddock {
 

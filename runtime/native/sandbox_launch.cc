@@ -1,4 +1,4 @@
-#include "native/sandbox_launch.h"
+#include "runtime/native/sandbox_launch.h"
 
 #include <linux/sched.h>
 #include <sched.h>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "native/child.h"
-#include "native/init_program.h"
-#include "native/run_report.h"
-#include "native/spec_validation.h"
+#include "runtime/native/child.h"
+#include "runtime/native/init_program.h"
+#include "runtime/native/run_report.h"
+#include "runtime/native/spec_validation.h"
 
 namespace paddock {
 namespace {
@@ -126,8 +126,8 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
     }
     return system_error("creating the sandbox", clone_errno);
   }
-  sandbox.pid = pid;
-  sandbox.pidfd.reset(pidfd);
+  // From here on, any return without the sandbox kills and reaps it (SandboxProcess).
+  sandbox.init = SandboxProcess(pid, UniqueFd(pidfd));
   prepared.channel_child.reset();
   prepared.stdin_fd.reset();
   prepared.stdout_pipe.write_end.reset();
@@ -139,7 +139,6 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   if (keep_namespaces) {
     auto opened = UserNetwork::open_namespaces(pid, identity.uid, identity.gid);
     if (!opened) {
-      kill_and_reap(sandbox);
       return opened.error();
     }
     launched->namespaces = std::move(*opened);
@@ -147,23 +146,19 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
 
   launched->ids = plan_id_map(id_map_host(), pid, identity.uid, identity.gid);
   if (auto mapped = apply_id_map(pid, launched->ids); !mapped) {
-    kill_and_reap(sandbox);
     return mapped.error().context("writing the sandbox's uid/gid maps");
   }
   // User-mode networking before any step runs; killed at the step boundary or at the end.
   if (attach_network) {
     auto attached = UserNetwork::attach(*launched->namespaces, spec.host_loopback_ports);
     if (!attached) {
-      kill_and_reap(sandbox);
       return attached.error();
     }
     launched->network = std::move(*attached);
   }
   ChildMessage go{ChildMessageKind::kGo};
   if (write(sandbox.channel.get(), &go, sizeof go) != sizeof go) {
-    Error error = system_error("starting the sandbox");
-    kill_and_reap(sandbox);
-    return error;
+    return system_error("starting the sandbox");
   }
   return launched;
 }

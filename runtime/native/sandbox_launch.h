@@ -7,16 +7,16 @@
 #include <memory>
 #include <optional>
 
-#include "backend.h"
+#include "runtime/backend.h"
 #include "core/result.h"
-#include "native/cgroup_manager.h"
-#include "native/id_map.h"
-#include "native/prepared_run.h"
-#include "native/run_report.h"
-#include "native/sandbox_cgroup.h"
-#include "native/supervisor.h"
-#include "native/user_network.h"
-#include "sandbox_spec.h"
+#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/id_map.h"
+#include "runtime/native/prepared_run.h"
+#include "runtime/native/run_report.h"
+#include "runtime/native/sandbox_cgroup.h"
+#include "runtime/native/supervisor.h"
+#include "runtime/native/user_network.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

@@ -1,4 +1,4 @@
-#include "native/seccomp_filter.h"
+#include "runtime/native/seccomp_filter.h"
 
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "core/unique_fd.h"
-#include "native/seccomp_ranges.h"
+#include "runtime/native/seccomp_ranges.h"
 
 namespace paddock::seccomp {
 namespace {

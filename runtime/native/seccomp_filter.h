@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "native/seccomp_profile.h"
+#include "runtime/native/seccomp_profile.h"
 
 namespace paddock::seccomp {
 

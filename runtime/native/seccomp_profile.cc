@@ -1,4 +1,4 @@
-#include "native/seccomp_profile.h"
+#include "runtime/native/seccomp_profile.h"
 
 #include <sys/utsname.h>
 

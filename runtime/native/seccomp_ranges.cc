@@ -1,4 +1,4 @@
-#include "native/seccomp_ranges.h"
+#include "runtime/native/seccomp_ranges.h"
 
 #include <algorithm>
 #include <limits>

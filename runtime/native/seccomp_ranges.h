@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "native/seccomp_profile.h"
+#include "runtime/native/seccomp_profile.h"
 
 namespace paddock::seccomp {
 

@@ -1,4 +1,4 @@
-#include "native/session_channel.h"
+#include "runtime/native/session_channel.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

@@ -19,8 +19,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "native/child.h"
-#include "native/session_channel.h"
+#include "runtime/native/child.h"
+#include "runtime/native/session_channel.h"
 
 namespace paddock {
 namespace {

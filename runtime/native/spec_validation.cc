@@ -1,9 +1,9 @@
-#include "native/spec_validation.h"
+#include "runtime/native/spec_validation.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "native/child.h"
+#include "runtime/native/child.h"
 
 namespace paddock {
 namespace {
@@ -32,6 +32,13 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
   if (!is_absolute_clean(spec.workdir) || is_reserved(spec.workdir)) {
     return invalid_input("work directory '" + spec.workdir +
                          "' must be an absolute path outside /proc, /dev, /usr and /etc");
+  }
+  for (const auto& name : spec.host_etc) {
+    if (!is_host_etc_name(name)) {
+      return invalid_input("host /etc entry '" + name +
+                           "' refused: name one entry of /etc, not a path, a secret or a file "
+                           "paddock writes itself");
+    }
   }
   if (!spec.cwd.empty() && !is_absolute_clean(spec.cwd)) {
     return invalid_input("--workdir '" + spec.cwd +

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "sandbox_spec.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 

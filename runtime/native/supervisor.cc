@@ -1,4 +1,4 @@
-#include "native/supervisor.h"
+#include "runtime/native/supervisor.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,7 +11,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "native/session_channel.h"
+#include "runtime/native/session_channel.h"
 
 namespace paddock {
 namespace {
@@ -22,7 +22,7 @@ int send_kill(const StartedSandbox& sandbox) {
   if (sandbox.session) {
     return send_session_kill(sandbox.channel.get());
   }
-  return static_cast<int>(syscall(SYS_pidfd_send_signal, sandbox.pidfd.get(), SIGKILL, nullptr, 0));
+  return sandbox.init.kill();
 }
 
 // Whether the sandbox still owes us something: its init's exit, or in a session the command's.
@@ -106,7 +106,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
     watch(sandbox.stdout_pipe.get());
     watch(sandbox.stderr_pipe.get());
     watch(sandbox.channel.get());
-    if (init_running) watch(sandbox.pidfd.get());
+    if (init_running) watch(sandbox.init.pidfd());
     if (sandbox.session && !init_running && count == 0) break;
     if (cancellation != nullptr && !killed) watch(cancellation->poll_fd());
 
@@ -145,7 +145,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
           ChildMessage go{ChildMessageKind::kGo};
           [[maybe_unused]] ssize_t sent = write(sandbox.channel.get(), &go, sizeof go);
         }
-      } else if (fd == sandbox.pidfd.get()) {
+      } else if (fd == sandbox.init.pidfd()) {
         init_running = false;
       } else if (cancellation != nullptr && fd == cancellation->poll_fd() && !killed) {
         state.cancelled = true;
@@ -165,22 +165,8 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
     if (poll(&entry, 1, 0) != 1) break;
     read_message(sandbox.channel, state);
   }
-  int status = 0;
-  while (wait4(sandbox.pid, &status, __WALL, sandbox.session ? nullptr : &state.usage) < 0 &&
-         errno == EINTR) {
-  }
-  sandbox.pid = -1;  // reaped: the number may belong to someone else from now on
-  state.init_status = status;
+  state.init_status = sandbox.init.wait(sandbox.session ? nullptr : &state.usage);
   return state;
-}
-
-void kill_and_reap(StartedSandbox& sandbox) {
-  if (sandbox.pid <= 0) return;
-  syscall(SYS_pidfd_send_signal, sandbox.pidfd.get(), SIGKILL, nullptr, 0);
-  int status = 0;
-  while (waitpid(sandbox.pid, &status, __WALL) < 0 && errno == EINTR) {
-  }
-  sandbox.pid = -1;
 }
 
 }  // namespace paddock

@@ -12,15 +12,15 @@
 #include <functional>
 #include <optional>
 
-#include "backend.h"
+#include "runtime/backend.h"
 #include "core/unique_fd.h"
-#include "native/channel.h"
+#include "runtime/native/channel.h"
+#include "runtime/native/sandbox_process.h"
 
 namespace paddock {
 
 struct StartedSandbox {
-  pid_t pid = -1;  // the sandbox's init, as the host sees it
-  UniqueFd pidfd;
+  SandboxProcess init;  // the sandbox's outermost process; killed and reaped if abandoned
   UniqueFd stdout_pipe;
   UniqueFd stderr_pipe;
   UniqueFd channel;
@@ -50,8 +50,5 @@ struct Supervised {
 };
 
 Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer);
-
-// SIGKILL to the sandbox's init and wait for it: used when setup fails in the parent.
-void kill_and_reap(StartedSandbox& sandbox);
 
 }  // namespace paddock

@@ -1,4 +1,4 @@
-#include "native/user_network.h"
+#include "runtime/native/user_network.h"
 
 #include <fcntl.h>
 #include <linux/securebits.h>
@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "native/child.h"
-#include "native/network_fence.h"
+#include "runtime/native/child.h"
+#include "runtime/native/network_fence.h"
 
 extern char** environ;
 

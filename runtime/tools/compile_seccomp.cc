@@ -8,8 +8,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "native/seccomp_filter.h"
-#include "native/seccomp_profile.h"
+#include "runtime/native/seccomp_filter.h"
+#include "runtime/native/seccomp_profile.h"
 
 int main(int argc, char** argv) {
   if (argc != 5) {

@@ -21,7 +21,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/engine_backend.h"
+#include "language/spec_builder.h"
+#include "runtime/engine/engine_backend.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 #include "support/registry_server.h"
@@ -107,9 +108,9 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
   void open_python_session(std::unique_ptr<Session>& session) {
     auto backend = engine::EngineBackend::connect(GetParam());
     ASSERT_TRUE(backend) << backend.error().message;
-    SandboxSpec spec;
-    ASSERT_TRUE((*backend)->use_image(kImage, std::nullopt, spec, true));
-    auto opened = (*backend)->open_session(spec);
+    auto built = build_command_spec(SandboxSpec{}, ImageSource{backend->get(), kImage, {}, {}});
+    ASSERT_TRUE(built) << built.error().message;
+    auto opened = (*backend)->open_session(built->spec);
     ASSERT_TRUE(opened) << opened.error().message;
     session = std::move(*opened);
   }

@@ -16,12 +16,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base64.h"
-#include "engine/container_config.h"
-#include "engine/sandbox_owner.h"
-#include "kube/exec_channels.h"
-#include "kube/kube_backend.h"
-#include "kube/kube_exec.h"
-#include "kube/websocket_client.h"
+#include "runtime/container/container_config.h"
+#include "runtime/container/sandbox_owner.h"
+#include "runtime/kube/exec_channels.h"
+#include "runtime/kube/kube_backend.h"
+#include "runtime/kube/kube_exec.h"
+#include "runtime/kube/websocket_client.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 

@@ -498,5 +498,38 @@ TEST(Languages, GoAndJavaCachesStayInsideTheSandbox) {
   EXPECT_TRUE(added.empty()) << "new on the host: " << ::testing::PrintToString(added);
 }
 
+// A language paddock has never heard of, added by one policy file and no C++ (perl, whose
+// interpreter every Debian machine has): it runs, its file is named by the policy's class_name
+// rule, and screening reads its comments and imports as the policy's syntax says.
+TEST(Languages, APolicyFileAloneAddsALanguage) {
+  std::string policies = source_dir() + "/tests/data/policies";
+  auto perl = [&](const std::string& code, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run", "--policy-dir", policies, "--lang", "perl"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--code", code});
+    return run_cli(args);
+  };
+  CliResult hello = perl("print \"hello from perl\\n\"; print __FILE__, \"\\n\";");
+  EXPECT_EQ(hello.exit_status, 0) << hello.err;
+  EXPECT_EQ(hello.out, "hello from perl\nmain.pl\n") << hello.err;
+
+  // The file is named after the package the code declares, not one in a comment.
+  CliResult named = perl("# package Decoy;\npackage Greeter;\nprint __FILE__, \"\\n\";");
+  EXPECT_EQ(named.exit_status, 0) << named.err;
+  EXPECT_EQ(named.out, "Greeter.pl\n") << named.err;
+
+  // A restricted module in a comment or a string is no import; the real one is refused.
+  CliResult quiet = perl("# use Socket;\nprint \"use Socket;\\n\";");
+  EXPECT_EQ(quiet.exit_status, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "use Socket;\n") << quiet.err;
+  CliResult blocked = perl("use strict;\nuse Socket;\nprint \"never\\n\";");
+  EXPECT_EQ(blocked.exit_status, 126) << blocked.out << blocked.err;
+  EXPECT_EQ(blocked.out, "");
+  EXPECT_NE(blocked.err.find("module:Socket, line 2"), std::string::npos) << blocked.err;
+
+  CliResult checked = run_cli({"policy", "check", policies + "/perl.json"});
+  EXPECT_EQ(checked.exit_status, 0) << checked.out << checked.err;
+}
+
 }  // namespace
 }  // namespace paddock::testing

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/native_backend.h"
+#include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
 namespace paddock::testing {

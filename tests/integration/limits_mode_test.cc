@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "native/cgroup_manager.h"
-#include "native/native_backend.h"
+#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
 namespace paddock::testing {

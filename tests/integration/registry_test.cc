@@ -24,9 +24,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/container_backends.h"
-#include "image_provisioner.h"
-#include "image_store.h"
+#include "cli/container_backends.h"
+#include "mcp/image_provisioner.h"
+#include "rootfs/image_store.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 #include "support/registry_server.h"
@@ -201,7 +201,7 @@ TEST_F(Registry, PullsAndRunsTheImage) {
 // What `paddock mcp` does with a language's image: pulled on first use, with progress lines
 // (its notifications), once; refused with what to do when pulling is off.
 TEST_F(Registry, TheMcpServerPullsAnImageOnFirstUseWithProgress) {
-  auto backend = engine::all_backends().create("native");
+  auto backend = all_backends().create("native");
   ASSERT_TRUE(backend) << backend.error().message;
   std::string ref = suite->ref("test/tiny:tiny");
   ASSERT_FALSE(*(*backend)->has_image(ref));

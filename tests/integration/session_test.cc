@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "native/native_backend.h"
-#include "session.h"
+#include "runtime/native/native_backend.h"
+#include "runtime/session.h"
 #include "support/harness.h"
 
 namespace paddock::testing {

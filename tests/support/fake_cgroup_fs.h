@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "native/cgroup_fs.h"
+#include "runtime/native/cgroup_fs.h"
 
 namespace paddock::testing {
 

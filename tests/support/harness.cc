@@ -1,4 +1,4 @@
-#include "harness.h"
+#include "support/harness.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/native_backend.h"
+#include "runtime/native/native_backend.h"
 
 extern char** environ;
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "run_result.h"
-#include "sandbox_spec.h"
+#include "runtime/backend.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
 
 namespace paddock::testing {
 

@@ -1,4 +1,4 @@
-#include "backend_registry.h"
+#include "cli/available_backends.h"
 
 #include <gtest/gtest.h>
 

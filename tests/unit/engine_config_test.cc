@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/container_config.h"
-#include "engine/engine_client.h"
-#include "engine/engine_stream.h"
+#include "runtime/container/container_config.h"
+#include "runtime/engine/engine_client.h"
+#include "runtime/engine/engine_stream.h"
 
 namespace paddock::engine {
 namespace {

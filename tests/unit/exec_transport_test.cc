@@ -1,7 +1,7 @@
 // What an engine or Kubernetes exec delivers: each stream capped, and the observer (progress
 // notifications) told no more than the result keeps.
 
-#include "engine/exec_transport.h"
+#include "runtime/container/exec_transport.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "native/id_map.h"
+#include "runtime/native/id_map.h"
 
 #include <gtest/gtest.h>
 

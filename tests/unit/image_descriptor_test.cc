@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "image_pull.h"
+#include "rootfs/image_pull.h"
 
 namespace paddock::rootfs {
 namespace {

@@ -1,4 +1,4 @@
-#include "image_flatten.h"
+#include "rootfs/image_flatten.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "image_store.h"
+#include "rootfs/image_store.h"
 
 namespace paddock::rootfs {
 namespace {

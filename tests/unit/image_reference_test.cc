@@ -1,6 +1,6 @@
 // Image references normalised as Docker does, and refused with a message when malformed.
 
-#include "image_reference.h"
+#include "rootfs/image_reference.h"
 
 #include <gtest/gtest.h>
 

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kube/exec_channels.h"
-#include "kube/kube_exec.h"
-#include "kube/kubeconfig.h"
-#include "kube/localhost_profile.h"
-#include "kube/websocket_frames.h"
+#include "runtime/kube/exec_channels.h"
+#include "runtime/kube/kube_exec.h"
+#include "runtime/kube/kubeconfig.h"
+#include "runtime/kube/localhost_profile.h"
+#include "runtime/kube/websocket_frames.h"
 
 namespace paddock::kube {
 namespace {

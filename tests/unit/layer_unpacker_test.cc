@@ -1,4 +1,4 @@
-#include "layer_unpacker.h"
+#include "rootfs/layer_unpacker.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "protocol.h"
+#include "mcp/protocol.h"
 
 #include <gtest/gtest.h>
 

@@ -7,10 +7,10 @@
 
 #include "cli/command_line.h"
 #include "language/policy_store.h"
-#include "policy_overrides.h"
-#include "progress_observer.h"
-#include "secret_mask.h"
-#include "server_config.h"
+#include "mcp/policy_overrides.h"
+#include "mcp/progress_observer.h"
+#include "mcp/secret_mask.h"
+#include "mcp/server_config.h"
 
 namespace paddock::mcp {
 namespace {

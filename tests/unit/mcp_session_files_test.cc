@@ -1,4 +1,4 @@
-#include "session_files.h"
+#include "mcp/session_files.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "session_registry.h"
+#include "mcp/session_registry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "worker_pool.h"
+#include "mcp/worker_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "native/mount_plan.h"
+#include "runtime/native/mount_plan.h"
 
 #include <algorithm>
 

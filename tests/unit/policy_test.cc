@@ -211,15 +211,19 @@ TEST(PolicySchema, DescribesExactlyTheFieldsTheParserKnows) {
 }
 
 TEST(LanguageRun, JavaFilesAreNamedAfterThePublicClass) {
-  EXPECT_EQ(java_public_class("public class Hello { }"), "Hello");
-  EXPECT_EQ(java_public_class("import x;\npublic final class Greeter{}"), "Greeter");
-  EXPECT_EQ(java_public_class("class Hidden {}"), "Main");
-  EXPECT_EQ(java_public_class("// public class InAComment\nclass X{}"), "Main");
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok());
+  const LanguagePolicy& java = **store->find("java");
+  EXPECT_EQ(class_name_of(java, "public class Hello { }"), "Hello");
+  EXPECT_EQ(class_name_of(java, "import x;\npublic final class Greeter{}"), "Greeter");
+  EXPECT_EQ(class_name_of(java, "class Hidden {}"), "Main");
+  EXPECT_EQ(class_name_of(java, "// public class InAComment\nclass X{}"), "Main");
 }
 
 TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
   json document = minimal();
   document["source_file"] = "{class}.toy";
+  document["class_name"] = {{"pattern", R"(public\s+class\s+(\w+))"}};
   document["compile"] = {"toyc", "{file}"};
   document["run"] = {"toy", "{class}"};
   document["env"] = {{"A", "1"}};

@@ -1,4 +1,4 @@
-#include "native/process_tree.h"
+#include "runtime/native/process_tree.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "native/rlimit_plan.h"
+#include "runtime/native/rlimit_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // this machine, or on a machine with the same hostname: only a process of this machine, boot and
 // PID namespace that is gone (or whose pid now names another process) counts.
 
-#include "engine/sandbox_owner.h"
+#include "runtime/container/sandbox_owner.h"
 
 #include <unistd.h>
 

@@ -13,6 +13,14 @@ namespace {
 
 using nlohmann::json;
 
+// A language's syntax as its built-in policy gives it; a language paddock has no policy for
+// (lua) gets the generic one.
+const LanguageSyntax& syntax(const std::string& language) {
+  static const auto* store = new PolicyStore(*PolicyStore::load({}));
+  auto policy = store->find(language);
+  return policy.ok() ? (*policy)->source_syntax : generic_syntax();
+}
+
 Screening parsed(const json& screening) {
   auto result = parse_screening(screening, "toy.json");
   EXPECT_TRUE(result.ok()) << result.error().message;
@@ -121,7 +129,7 @@ TEST(Screening, EveryMatchingRuleIsReportedWithItsLine) {
                {rule("shell", R"(\bos\.system\s*\()", "high"),
                 rule("fork", R"(\bos\.fork\()", "medium"), rule("never", "zzz", "low")}}});
   ScreeningVerdict verdict = screen(
-      screening, "python", "import os\nos.system('id')\nos.fork()\nos.system('x'); os.fork()");
+      screening, syntax("python"), "import os\nos.system('id')\nos.fork()\nos.system('x'); os.fork()");
   EXPECT_EQ(hits(verdict), (Hits{{"shell", 2}, {"fork", 3}, {"shell", 4}, {"fork", 4}}));
   EXPECT_EQ(verdict.findings[0].match, "os.system(");
   EXPECT_EQ(verdict.findings[0].message, "shell found");
@@ -133,7 +141,7 @@ TEST(Screening, CommentsAreLeftOutAndStringsKept) {
   Screening screening = parsed({{"rules", {rule("hit", "danger", "high")}}});
   auto lines = [&](const std::string& language, const std::string& code) {
     std::vector<int> out;
-    for (const auto& finding : screen(screening, language, code).findings) {
+    for (const auto& finding : screen(screening, syntax(language), code).findings) {
       out.push_back(finding.line);
     }
     return out;
@@ -157,30 +165,30 @@ TEST(Screening, CommentsAreLeftOutAndStringsKept) {
 
 TEST(Screening, WithoutCommentsKeepsPositionsAndLines) {
   std::string code = "int a; /* one\ntwo */ int b; // three\n\"//kept\"";
-  std::string blanked = without_comments(code, "c");
+  std::string blanked = without_comments(code, syntax("c"));
   EXPECT_EQ(blanked.size(), code.size());
   EXPECT_EQ(blanked, "int a;       \n       int b;         \n\"//kept\"");
-  EXPECT_EQ(without_comments(code, "lua"), code);
+  EXPECT_EQ(without_comments(code, syntax("lua")), code);
 }
 
 TEST(Screening, ModeAndThresholdDecideWhatBlocks) {
   json section = {{"mode", "enforce"},
                   {"threshold", "high"},
                   {"rules", {rule("low-one", "alpha", "low"), rule("high-one", "beta", "high")}}};
-  EXPECT_FALSE(screen(parsed(section), "python", "alpha").blocked);
-  EXPECT_TRUE(screen(parsed(section), "python", "alpha\nbeta").blocked);
+  EXPECT_FALSE(screen(parsed(section), syntax("python"), "alpha").blocked);
+  EXPECT_TRUE(screen(parsed(section), syntax("python"), "alpha\nbeta").blocked);
   section["threshold"] = "critical";
-  EXPECT_FALSE(screen(parsed(section), "python", "beta").blocked);
+  EXPECT_FALSE(screen(parsed(section), syntax("python"), "beta").blocked);
   section["threshold"] = "low";
-  ScreeningVerdict low = screen(parsed(section), "python", "x\nalpha");
+  ScreeningVerdict low = screen(parsed(section), syntax("python"), "x\nalpha");
   EXPECT_TRUE(low.blocked);
   EXPECT_EQ(blocking_summary(low), "rule low-one, line 2");
   section["mode"] = "warn";
-  ScreeningVerdict warned = screen(parsed(section), "python", "alpha beta");
+  ScreeningVerdict warned = screen(parsed(section), syntax("python"), "alpha beta");
   EXPECT_FALSE(warned.blocked);
   EXPECT_EQ(warned.findings.size(), 2u);  // reported all the same
   section["mode"] = "off";
-  EXPECT_TRUE(screen(parsed(section), "python", "alpha beta").findings.empty());
+  EXPECT_TRUE(screen(parsed(section), syntax("python"), "alpha beta").findings.empty());
 }
 
 TEST(Screening, ModulesAreFoundThroughEachLanguagesImports) {
@@ -224,7 +232,7 @@ TEST(Screening, ModulesAreFoundThroughEachLanguagesImports) {
     Screening screening =
         parsed({{"restricted_modules",
                  {{{"name", test.module}, {"severity", "high"}, {"message", "m"}}}}});
-    ScreeningVerdict verdict = screen(screening, test.language, test.code);
+    ScreeningVerdict verdict = screen(screening, syntax(test.language), test.code);
     ASSERT_EQ(verdict.findings.size(), 1u) << test.language << ": " << test.code;
     EXPECT_EQ(verdict.findings[0].rule_id, std::string("module:") + test.module);
     EXPECT_EQ(verdict.findings[0].kind, ScreeningRule::Kind::kModule);
@@ -236,17 +244,17 @@ TEST(Screening, OnlyImportsCountAsModules) {
       parsed({{"restricted_modules", {{{"name", "ctypes"}, {"severity", "high"}}}}});
   for (const char* code : {"import ctypesx", "print('import ctypes')", "# import ctypes",
                            "ctypes = 1", "from mylib import ctypes"}) {
-    EXPECT_TRUE(screen(screening, "python", code).findings.empty()) << code;
+    EXPECT_TRUE(screen(screening, syntax("python"), code).findings.empty()) << code;
   }
   Screening nc = parsed({{"restricted_modules", {{{"name", "nc"}, {"severity", "high"}}}}});
-  EXPECT_TRUE(screen(nc, "bash", "echo nc; ls ncdu").findings.empty());
+  EXPECT_TRUE(screen(nc, syntax("bash"), "echo nc; ls ncdu").findings.empty());
 }
 
 TEST(Screening, ModuleRulesMatchTheWholeImportedName) {
   json module_rule = rule("net", "java\\.net(\\..*)?", "high");
   module_rule["kind"] = "module";
   Screening screening = parsed({{"rules", {module_rule}}});
-  EXPECT_EQ(hits(screen(screening, "java", "import java.net.URL;\nimport java.nets.X;")),
+  EXPECT_EQ(hits(screen(screening, syntax("java"), "import java.net.URL;\nimport java.nets.X;")),
             (Hits{{"net", 1}}));
 }
 
@@ -255,7 +263,7 @@ TEST(Screening, LongLinesAreSearchedWithoutExhaustingTheStack) {
   // piece this would crash paddock.
   Screening screening = parsed({{"rules", {rule("greedy", "danger.*!", "high")}}});
   std::string code = "danger" + std::string(300'000, 'x') + "!\nnext danger!";
-  ScreeningVerdict verdict = screen(screening, "python", code);
+  ScreeningVerdict verdict = screen(screening, syntax("python"), code);
   ASSERT_FALSE(verdict.findings.empty());
   EXPECT_EQ(hits(verdict).back(), (std::pair<std::string, int>{"greedy", 2}));
 }
@@ -266,7 +274,7 @@ TEST(Screening, FindingsAreCappedButStillBlock) {
   std::string code;
   for (int i = 0; i < 150; ++i) code += "a\n";
   code += "b\n";
-  ScreeningVerdict verdict = screen(screening, "python", code);
+  ScreeningVerdict verdict = screen(screening, syntax("python"), code);
   EXPECT_TRUE(verdict.blocked);
   EXPECT_EQ(verdict.findings.size(), 100u);
   EXPECT_EQ(verdict.findings_omitted, 51);
@@ -275,16 +283,16 @@ TEST(Screening, FindingsAreCappedButStillBlock) {
 
 TEST(Screening, MatchesAreShortAndPrintable) {
   Screening screening = parsed({{"rules", {rule("esc", "danger.{0,300}", "high")}}});
-  EXPECT_EQ(screen(screening, "python", "danger\x1b[2J").findings.at(0).match, "danger?[2J");
+  EXPECT_EQ(screen(screening, syntax("python"), "danger\x1b[2J").findings.at(0).match, "danger?[2J");
   std::string long_match =
-      screen(screening, "python", "danger" + std::string(300, 'x')).findings.at(0).match;
+      screen(screening, syntax("python"), "danger" + std::string(300, 'x')).findings.at(0).match;
   EXPECT_EQ(long_match, "danger" + std::string(74, 'x') + "...");
 }
 
 TEST(Screening, ResultsSayWhatMatchedAndWhy) {
   Screening screening =
       parsed({{"mode", "enforce"}, {"rules", {rule("shell", "os\\.system", "high")}}});
-  ScreeningVerdict verdict = screen(screening, "python", "\nos.system('id')");
+  ScreeningVerdict verdict = screen(screening, syntax("python"), "\nos.system('id')");
   ASSERT_TRUE(verdict.blocked);
   EXPECT_EQ(describe(verdict.findings.at(0)), "line 2: shell found [rule shell, high]: os.system");
   EXPECT_EQ(blocking_summary(verdict), "rule shell, line 2");
@@ -345,12 +353,12 @@ TEST(ScreeningBuiltIn, QuietOnHelloWorldAndNoticesTheObvious) {
     const Screening& screening = (*found)->screening_rules;
     EXPECT_EQ(screening.mode, ScreeningMode::kWarn) << test.language;
     EXPECT_FALSE(screening.rules.empty()) << test.language;
-    ScreeningVerdict hello = screen(screening, test.language, test.hello);
+    ScreeningVerdict hello = screen(screening, syntax(test.language), test.hello);
     EXPECT_TRUE(hello.findings.empty())
         << test.language << ": " << (hello.findings.empty() ? "" : describe(hello.findings[0]));
     Screening enforced = screening;
     enforced.mode = ScreeningMode::kEnforce;
-    EXPECT_TRUE(screen(enforced, test.language, test.suspicious).blocked) << test.language;
+    EXPECT_TRUE(screen(enforced, syntax(test.language), test.suspicious).blocked) << test.language;
   }
 }
 

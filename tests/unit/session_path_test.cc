@@ -1,4 +1,4 @@
-#include "session.h"
+#include "runtime/session.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The engine sessions' file scripts, run by the shells images have (dash, busybox sh) against a
 // work directory where code has planted symlinks: a write never goes through one.
 
-#include "engine/session_scripts.h"
+#include "runtime/container/session_scripts.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

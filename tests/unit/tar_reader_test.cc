@@ -1,7 +1,7 @@
 // Artifacts from a container's tar: the names come from inside the container, so only plain
 // relative paths inside a collected directory are reported, each under its normal form.
 
-#include "engine/tar_reader.h"
+#include "runtime/container/tar_reader.h"
 
 #include <algorithm>
 

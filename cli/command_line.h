@@ -1,0 +1,81 @@
+#pragma once
+
+// The `paddock` command line, parsed into plain requests (so tests can check parsing without
+// running anything). Usage errors become one line that names the problem and where to look.
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/result.h"
+#include "runtime/limit_overrides.h"
+#include "runtime/sandbox_spec.h"
+#include "mcp/server_config.h"
+
+namespace paddock::cli {
+
+// `paddock run --lang LANG (--code CODE | FILE | -) [-- ARGS...]`.
+struct LanguageRequest {
+  std::string language;
+  std::optional<std::string> code;       // --code
+  std::optional<std::string> code_file;  // FILE, or "-" for paddock's stdin
+  std::vector<std::string> program_args;
+  std::vector<std::string> libraries;  // --lib, installed before the run
+  std::optional<std::string> policy_dir;
+};
+
+struct RunRequest {
+  SandboxSpec spec;  // for a language run: the flags' part, merged over the policy's by main
+  LimitOverrides limit_flags;  // the limits the flags set (already applied to spec.limits)
+  bool network_given = false;  // --network was given (else a policy may decide)
+  std::optional<LanguageRequest> language;
+  std::optional<std::string> screening_mode;  // --screening: enforce, warn or off over the policy
+  std::string backend = "native";
+  bool json = false;
+  bool stdin_from_terminal = false;       // --stdin -: paddock's own stdin becomes the program's
+  std::optional<std::string> image;       // --image: the root file system from an image
+  std::optional<std::string> image_root;  // --root: the image store
+};
+
+// `paddock images|import|pull|rmi|gc`: the image store.
+struct ImageRequest {
+  std::string action;                  // images, import, pull, rmi or gc
+  std::vector<std::string> arguments;  // import: the path; pull: the reference; rmi: the images
+  std::optional<std::string> tag;      // import --tag
+  std::string platform = "linux/amd64";
+  bool json = false;
+  std::optional<std::string> root;
+  bool insecure = false;                  // pull --insecure: plain HTTP for any registry
+  std::optional<std::string> creds;       // pull --creds USER:PASS
+  std::optional<std::string> creds_file;  // pull --creds-file FILE, holding USER:PASS
+};
+
+// `paddock policy list|show LANG|check FILE`.
+struct PolicyRequest {
+  std::string action;
+  std::string argument;
+  bool json = false;
+  std::optional<std::string> policy_dir;
+};
+
+struct DoctorRequest {
+  bool json = false;
+};
+
+// --help or --version: print `text` to stdout and exit 0.
+struct InfoRequest {
+  std::string text;
+};
+
+// `paddock mcp`: the MCP stdio server; its flags are resolved with the environment at start.
+struct McpRequest {
+  mcp::McpFlags flags;
+};
+
+using Request =
+    std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, ImageRequest, InfoRequest>;
+
+Result<Request> parse_command_line(int argc, const char* const* argv);
+
+}  // namespace paddock::cli

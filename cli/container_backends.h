@@ -1,0 +1,11 @@
+#pragma once
+
+// Every backend paddock-full has: the runtime's (native) and the container engines'.
+
+#include "runtime/backend_registry.h"
+
+namespace paddock {
+
+BackendRegistry all_backends();
+
+}  // namespace paddock

@@ -1,0 +1,15 @@
+// `paddock-full`: every command and every backend, with libcurl, libarchive and libcrypto
+// linked. `paddock` hands over to it what needs them (see main.cc).
+
+#include "cli/available_backends.h"
+#include "cli/dispatch.h"
+#include "cli/image_command.h"
+#include "cli/mcp_command.h"
+#include "cli/container_backends.h"
+
+int main(int argc, char** argv) {
+  using namespace paddock;
+  set_available_backends(all_backends());
+  return cli::dispatch(argc, argv,
+                       cli::Executable{cli::image_transfer_command, cli::mcp_command, true});
+}

@@ -1,0 +1,69 @@
+#include "cli/image_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/output.h"
+#include "rootfs/image_store.h"
+
+namespace paddock::cli {
+namespace {
+
+std::string human_size(std::uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1u << 30)) {
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
+  } else if (bytes >= (1u << 20)) {
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  }
+  return text;
+}
+
+int list_images(const rootfs::ImageStore& store, bool json) {
+  auto records = store.images();
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& record : records) list.push_back(rootfs::to_json(record));
+    write_all(STDOUT_FILENO, list.dump(2) + "\n");
+    return 0;
+  }
+  std::string table =
+      "REFERENCE                                          ID            LAYERS  SIZE\n";
+  for (const auto& record : records) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%-50s %-13s %6zu  %s\n", record.reference.c_str(),
+                  record.manifest_digest.substr(7, 12).c_str(), record.diff_ids.size(),
+                  human_size(record.size).c_str());
+    table += line;
+  }
+  write_all(STDOUT_FILENO, table);
+  return 0;
+}
+
+}  // namespace
+
+int image_command(const ImageRequest& request) {
+  auto store = rootfs::ImageStore::open(request.root);
+  if (!store) return fail(store.error().message);
+  if (request.action == "images") return list_images(*store, request.json);
+  if (request.action == "rmi") {
+    for (const auto& name : request.arguments) {
+      if (auto removed = store->remove_image(name); !removed) return fail(removed.error().message);
+      note("removed " + name + " (its layers go at the next 'paddock gc')");
+    }
+    return 0;
+  }
+  auto collected = store->gc();
+  if (!collected) return fail(collected.error().message);
+  note("removed " + std::to_string(collected->blobs) + " blobs, " +
+       std::to_string(collected->layers) + " layers and " + std::to_string(collected->flattened) +
+       " flattened copies, " + human_size(collected->bytes));
+  return 0;
+}
+
+}  // namespace paddock::cli

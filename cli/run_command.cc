@@ -1,0 +1,232 @@
+#include "cli/run_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/available_backends.h"
+#include "cli/output.h"
+#include "cli/stdin_relay.h"
+#include "language/language_run.h"
+#include "language/policy_store.h"
+#include "language/spec_builder.h"
+
+namespace paddock::cli {
+namespace {
+
+const CancellationToken* g_cancellation = nullptr;
+volatile std::sig_atomic_t g_received_signal = 0;
+
+void on_termination_signal(int sig) {
+  g_received_signal = sig;
+  if (g_cancellation != nullptr) g_cancellation->cancel();
+}
+
+// Streams the program's output to ours as it arrives, unless a JSON result was asked for.
+class CliObserver final : public RunObserver {
+ public:
+  explicit CliObserver(bool stream) : stream_(stream) {}
+  void on_output(StreamId stream, std::string_view chunk) override {
+    if (!stream_) return;
+    write_all(stream == StreamId::kStdout ? STDOUT_FILENO : STDERR_FILENO, chunk);
+  }
+  [[nodiscard]] const CancellationToken* cancellation() const override { return &token_; }
+  [[nodiscard]] const CancellationToken& token() const { return token_; }
+
+ private:
+  bool stream_;
+  CancellationToken token_;
+};
+
+void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
+  if (result.stdout_data.truncated) {
+    note("stdout truncated to " + std::to_string(spec.limits.output_bytes) + " of " +
+         std::to_string(result.stdout_data.total_bytes) + " bytes (--output-limit)");
+  }
+  if (result.stderr_data.truncated) {
+    note("stderr truncated to " + std::to_string(spec.limits.output_bytes) + " of " +
+         std::to_string(result.stderr_data.total_bytes) + " bytes (--output-limit)");
+  }
+  switch (result.outcome) {
+    case Outcome::kTimedOut:
+      note("timed out after " + std::to_string(result.duration_ms) +
+           " ms (--timeout); the sandbox was killed");
+      break;
+    case Outcome::kExecFailed:
+      note(result.exec_error);
+      break;
+    case Outcome::kCancelled:
+      note("cancelled; the sandbox was killed");
+      break;
+    default:
+      break;
+  }
+  if (result.oom_killed) {
+    note("the sandbox ran out of memory (--memory " + std::to_string(spec.limits.memory_bytes) +
+         " bytes) and the kernel killed a process");
+  }
+  if (!result.isolation.root_reason.empty() &&
+      result.isolation.root_reason.find('=') == std::string::npos) {
+    note("the image runs from a flattened copy of its layers: " + result.isolation.root_reason +
+         " (Linux 5.11+ can; PADDOCK_IMAGE_ROOT=flattened skips the attempt)");
+  }
+  for (const auto& limit : result.isolation.not_enforced) {
+    // Noted only where asked for: rlimit mode holds memory per process, as --help says, and
+    // a note on every run would teach users to skip the notes.
+    if (limit == "cpus" && !spec.limits.cpus) continue;
+    if (limit == "memory" && result.isolation.limits_mode == "rlimit") continue;
+    note("--" + limit + " is not enforced here: " + result.isolation.limits_reason);
+  }
+}
+
+Result<std::string> read_code(const LanguageRequest& language) {
+  if (language.code) return *language.code;
+  std::ostringstream text;
+  if (*language.code_file == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(*language.code_file, std::ios::binary);
+  if (!in) return system_error("cannot read code file " + *language.code_file);
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What the flags set, as the spec builder's overrides of a language run: flags win over the
+// policy, which wins over paddock's defaults.
+SpecOverrides overrides_from_flags(const RunRequest& request) {
+  const SandboxSpec& flags = request.spec;
+  SpecOverrides overrides;
+  overrides.limits = request.limit_flags;
+  overrides.env = flags.env;
+  // --env is the operator's: it reaches the installer too (a private index, a proxy).
+  overrides.installer_env = flags.env;
+  if (request.network_given) overrides.network = flags.network;
+  overrides.allowed_private_ranges = flags.allowed_private_ranges;
+  overrides.host_loopback_ports = flags.host_loopback_ports;
+  overrides.cwd = flags.cwd;
+  overrides.stdin_path = flags.stdin_path;
+  overrides.binds = flags.binds;
+  overrides.seccomp_profile_path = flags.seccomp_profile_path;
+  overrides.require_cgroups = flags.require_cgroups;
+  overrides.collect_directories = flags.collect.directories;
+  return overrides;
+}
+
+void print_json(const nlohmann::json& json) {
+  write_all(STDOUT_FILENO,
+            json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+// Screens the code before anything runs, with --screening over the policy's mode. Findings go
+// to stderr, one line each (with --json, the result carries them instead).
+ScreeningVerdict screen_code(const RunRequest& request, const LanguagePolicy& policy,
+                             const std::string& code) {
+  Screening screening = policy.screening_rules;
+  if (request.screening_mode) {
+    screening.mode = screening_mode_from_name(*request.screening_mode).value_or(screening.mode);
+  }
+  ScreeningVerdict verdict = screen(screening, policy.source_syntax, code);
+  if (!request.json) {
+    for (const auto& finding : verdict.findings) {
+      note((verdict.blocked ? "screening: " : "screening warning: ") + describe(finding));
+    }
+    if (verdict.findings_omitted > 0) {
+      note("screening: " + std::to_string(verdict.findings_omitted) + " more findings");
+    }
+  }
+  return verdict;
+}
+
+int report_blocked(const RunRequest& request, const LanguagePolicy& policy,
+                   const ScreeningVerdict& verdict) {
+  if (request.json) {
+    print_json(blocked_result(policy, verdict));
+  } else {
+    note("blocked by code screening (" + blocking_summary(verdict) + "); the sandbox did not run");
+  }
+  return kScreeningBlockedExitCode;
+}
+
+}  // namespace
+
+int run_command(RunRequest& request) {
+  std::optional<LanguagePolicy> policy;
+  std::optional<ScreeningVerdict> screening;
+  std::optional<std::string> code;
+  if (request.language) {
+    auto found = PolicyStore::load_one(policy_directories(request.language->policy_dir),
+                                       request.language->language);
+    if (!found) return fail(found.error().message);
+    policy = std::move(*found);
+    auto read = read_code(*request.language);
+    if (!read) return fail(read.error().message);
+    code = std::move(*read);
+    screening = screen_code(request, *policy, *code);
+    if (screening->blocked) return report_blocked(request, *policy, *screening);
+  }
+
+  auto backend = available_backends().create(request.backend);
+  if (!backend) return fail(backend.error().message);
+
+  CliObserver observer(!request.json);
+  g_cancellation = &observer.token();
+  struct sigaction action {};
+  action.sa_handler = on_termination_signal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  std::optional<StdinRelay> relay;
+  if (request.stdin_from_terminal) {
+    auto started = StdinRelay::start(STDIN_FILENO);
+    if (!started) return fail(started.error().message);
+    relay.emplace(std::move(*started));
+  }
+  int stdin_fd = relay ? relay->fd() : -1;
+
+  // --image, else the language policy's image, else the host's /usr.
+  ImageSource images{backend->get(), request.image, request.image_root, {}};
+  Result<BuiltSpec> built = Error{EINVAL, "nothing to run"};
+  if (policy) {
+    CodeCall call;
+    call.code = std::move(*code);
+    call.program_args = request.language->program_args;
+    call.libraries = request.language->libraries;
+    call.stdin_fd = stdin_fd;
+    built = build_language_spec(*policy, call, overrides_from_flags(request), images);
+  } else {
+    SandboxSpec flags = request.spec;
+    if (stdin_fd >= 0) flags.stdin_fd = stdin_fd;
+    built = build_command_spec(std::move(flags), images);
+  }
+  if (!built) {
+    if (relay) relay->stop();
+    return fail(built.error().message);
+  }
+  const SandboxSpec& spec = built->spec;
+
+  auto result = (*backend)->run(spec, observer);
+  if (relay) relay->stop();
+  g_cancellation = nullptr;
+  if (!result) return fail(result.error().message);
+  if (request.json) {
+    print_json(policy ? to_json(label_result(*policy, *result, screening,
+                                             !request.language->libraries.empty()))
+                      : to_json(*result));
+  } else {
+    report_to_stderr(*result, spec);
+  }
+  if (result->outcome == Outcome::kCancelled && g_received_signal != 0) {
+    return 128 + g_received_signal;
+  }
+  return cli_exit_status(*result);
+}
+
+}  // namespace paddock::cli

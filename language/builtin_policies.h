@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace paddock {
+
+// policies/*.json (but schema.json) as they were when paddock was built: file name and text.
+const std::vector<std::pair<std::string_view, std::string_view>>& builtin_policy_texts();
+
+// The host /etc entries of every built-in policy (host_etc), sorted: what a command run without
+// a language sees, so that `paddock run -- java -version` finds its configuration as a java run
+// does.
+const std::vector<std::string>& builtin_host_etc();
+
+// policies/support/<language>/<file> by "<language>/<file>", or null: hooks policies add to the
+// work directory (plot capture).
+const std::string_view* builtin_support_file(std::string_view name);
+
+}  // namespace paddock

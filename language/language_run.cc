@@ -1,0 +1,185 @@
+#include "language/language_run.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "language/builtin_policies.h"
+
+namespace paddock {
+namespace {
+
+std::string substitute(std::string text, const std::string& file, const std::string& class_name) {
+  for (const auto& [placeholder, value] :
+       {std::pair<std::string, std::string>{"{file}", file}, {"{class}", class_name}}) {
+    for (auto at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size())) {
+      text.replace(at, placeholder.size(), value);
+    }
+  }
+  return text;
+}
+
+std::vector<std::string> substitute_all(const std::vector<std::string>& argv,
+                                        const std::string& file, const std::string& class_name) {
+  std::vector<std::string> out;
+  for (const auto& arg : argv) out.push_back(substitute(arg, file, class_name));
+  return out;
+}
+
+// A name as the caller wrote it, on one line: control bytes shown as \xNN.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (unsigned char c : text.substr(0, 200)) {
+    if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + (text.size() > 200 ? "...'" : "'");
+}
+
+// Only names from the language's registry, with a version at most: never a path, a URL, a VCS
+// spec or an option, which would make the installer fetch or run what the caller chose. The
+// policy's pattern knows the language; the generic part (no leading '-', no blanks or control
+// bytes) holds whatever a policy says.
+Status check_library(const LanguagePolicy& policy, const std::string& name) {
+  bool plain =
+      !name.empty() && name.size() <= 200 && name[0] != '-' &&
+      std::all_of(name.begin(), name.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
+  if (plain && std::regex_match(name, std::regex(policy.library_pattern, std::regex::ECMAScript))) {
+    return {};
+  }
+  return invalid_input("library " + quoted(name) + " refused: " + policy.name + " takes " +
+                       policy.library_hint + " (no paths, URLs or options)");
+}
+
+// The installer runs under `env -i` with the policy's install_env: the program's environment
+// (PYTHONPATH, HOME=/work, R_PROFILE_USER...) and the server's passed-through secrets never reach
+// it, and no backend needs to know that a step has an environment of its own.
+Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
+                                                 const std::vector<std::string>& libraries,
+                                                 const std::vector<std::string>& installer_env) {
+  if (policy.install.empty()) {
+    return invalid_input("language '" + policy.name + "' has no library installer in its policy");
+  }
+  for (const auto& library : libraries) {
+    if (auto checked = check_library(policy, library); !checked) return checked.error();
+  }
+  std::vector<std::string> env = {"HOME=/nonexistent"};
+  for (const auto& [name, value] : policy.install_env) env.push_back(name + "=" + value);
+  env.insert(env.end(), installer_env.begin(), installer_env.end());
+  std::vector<std::string> argv = {"/usr/bin/env", "-i"};
+  for (auto& entry : merge_env(default_sandbox_env(), env)) argv.push_back(std::move(entry));
+  for (const auto& arg : policy.install) {
+    if (arg == "{libraries}") {
+      argv.insert(argv.end(), libraries.begin(), libraries.end());
+    } else {
+      argv.push_back(arg);
+    }
+  }
+  return argv;
+}
+
+}  // namespace
+
+std::string class_name_of(const LanguagePolicy& policy, const std::string& source) {
+  if (policy.class_pattern.empty()) return policy.class_default;
+  // So that a class named in a comment is not mistaken for the real one.
+  std::string code = without_comments(source, policy.source_syntax);
+  std::regex pattern(policy.class_pattern, std::regex::ECMAScript);
+  std::smatch match;
+  if (std::regex_search(code, match, pattern) && match[1].matched) {
+    std::string name = match[1].str();
+    // The name becomes a file name: a pattern that lets a '/' or ".." through is the policy's
+    // mistake, and the code must not be able to exploit it.
+    bool plain = name.find('/') == std::string::npos && name != "." && name != ".." &&
+                 name.find('\0') == std::string::npos;
+    if (plain) return name;
+  }
+  return policy.class_default;
+}
+
+Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
+                                  const std::vector<std::string>& program_args,
+                                  const std::vector<std::string>& libraries,
+                                  const std::vector<std::string>& installer_env) {
+  SandboxSpec spec;
+  std::string class_name =
+      policy.source_file.find("{class}") != std::string::npos ||
+              policy.run.end() != std::find_if(policy.run.begin(), policy.run.end(),
+                                               [](const std::string& arg) {
+                                                 return arg.find("{class}") != std::string::npos;
+                                               })
+          ? class_name_of(policy, code)
+          : policy.class_default;
+  std::string file = substitute(policy.source_file, "", class_name);
+  spec.files.push_back({file, code, 0644});
+  if (!libraries.empty()) {
+    auto install = install_command(policy, libraries, installer_env);
+    if (!install) return install.error();
+    spec.prelude.push_back(std::move(*install));
+    if (policy.install_network == "user") spec.networked_prelude = 1;
+  }
+  if (!policy.compile.empty()) {
+    spec.prelude.push_back(substitute_all(policy.compile, file, class_name));
+  }
+  spec.argv = substitute_all(policy.run, file, class_name);
+  spec.argv.insert(spec.argv.end(), program_args.begin(), program_args.end());
+  for (const auto& [name, value] : policy.env) spec.env.push_back(name + "=" + value);
+  policy.limits.apply_to(spec.limits);
+  for (const auto& [path, name] : policy.support_files) {
+    spec.files.push_back({path, std::string(*builtin_support_file(name)), 0644});
+  }
+  spec.collect.directories = policy.collect;
+  spec.network = policy.run_network;
+  // A host-network installer cannot be cut off before the run: the whole run gets it.
+  if (!libraries.empty() && policy.install_network == "host") spec.network = NetworkMode::kHost;
+  if (policy.seccomp_profile != "default") spec.seccomp_profile_path = policy.seccomp_profile;
+  spec.seccomp_allow = policy.seccomp_allow;
+  spec.seccomp_deny = policy.seccomp_deny;
+  spec.host_etc = policy.host_etc;
+  return spec;
+}
+
+LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
+                               std::optional<ScreeningVerdict> screening, bool installed) {
+  LanguageRunResult result;
+  result.language = policy.name;
+  // The steps are [install] [compile] run.
+  int compile_step = installed ? 1 : 0;
+  if (installed && run.step == 0) {
+    result.phase = "install";
+  } else if (!policy.compile.empty() && run.step == compile_step) {
+    result.phase = "compile";
+  } else {
+    result.phase = "run";
+  }
+  result.run = std::move(run);
+  if (screening && screening->mode != ScreeningMode::kOff) result.screening = std::move(screening);
+  return result;
+}
+
+nlohmann::json to_json(const LanguageRunResult& result) {
+  nlohmann::json json = to_json(result.run);
+  json["language"] = result.language;
+  json["phase"] = result.phase;
+  if (result.screening) json["screening"] = to_json(*result.screening);
+  return json;
+}
+
+nlohmann::json blocked_result(const LanguagePolicy& policy, const ScreeningVerdict& verdict) {
+  return {{"outcome", "blocked"},
+          {"exit_code", kScreeningBlockedExitCode},
+          {"language", policy.name},
+          {"screening", to_json(verdict)}};
+}
+
+}  // namespace paddock

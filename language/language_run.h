@@ -1,0 +1,54 @@
+#pragma once
+
+// Turns "run this code in that language" into a SandboxSpec: the code becomes a file in the
+// work directory, a compile command (if the language has one) becomes the prelude, the run
+// command the program, and the policy's environment, limits and network apply.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.h"
+#include "language/policy.h"
+#include "language/screening.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
+
+namespace paddock {
+
+// The name the code gives itself where the policy's file or commands need one ({class}): Java's
+// public class, by the policy's class_name pattern; else the policy's default ("Main").
+std::string class_name_of(const LanguagePolicy& policy, const std::string& code);
+
+// `program_args` are appended to the run command.
+// `libraries` are installed first, with the policy's installer and its install network, in the
+// policy's install_env and `installer_env` ("K=V", the operator's own settings) only. A library
+// that is not a registry name (the policy's library_names) is refused with one line naming it.
+Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
+                                  const std::vector<std::string>& program_args,
+                                  const std::vector<std::string>& libraries = {},
+                                  const std::vector<std::string>& installer_env = {});
+
+struct LanguageRunResult {
+  RunResult run;
+  std::string language;
+  std::string phase;  // "compile" when the compiler ended the run, else "run"
+  std::optional<ScreeningVerdict> screening;  // what screening found, when it was on
+};
+
+// `installed`: libraries were installed first (the phase may then be "install").
+LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
+                               std::optional<ScreeningVerdict> screening = std::nullopt,
+                               bool installed = false);
+nlohmann::json to_json(const LanguageRunResult& result);
+
+// The exit status of a run that code screening blocked: like a program that cannot be executed.
+inline constexpr int kScreeningBlockedExitCode = 126;
+
+// The result of a run that code screening blocked, so nothing ran:
+// {"outcome": "blocked", "exit_code": 126, "language": ..., "screening": {...}}.
+nlohmann::json blocked_result(const LanguagePolicy& policy, const ScreeningVerdict& verdict);
+
+}  // namespace paddock

@@ -1,0 +1,68 @@
+#pragma once
+
+// A language policy: how code in one language is written to disk, compiled and run, with which
+// environment, limits and network, and how its libraries are installed. Data from
+// policies/<language>.json (schema: policies/schema.json); this is its parsed, checked form.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "language/screening.h"
+#include "runtime/limit_overrides.h"
+#include "runtime/sandbox_spec.h"
+
+namespace paddock {
+
+struct LanguagePolicy {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  std::string source_file;           // relative to the work directory; may hold {class}
+  std::vector<std::string> compile;  // empty: nothing to compile
+  std::vector<std::string> run;      // placeholders {file} and {class}
+  std::map<std::string, std::string> env;
+  LimitOverrides limits;
+  NetworkMode run_network = NetworkMode::kNone;
+  std::string install_network = "none";  // "none", "user" or "host"
+  std::vector<std::string> install;      // placeholder {libraries}
+  // The installer's whole environment, over paddock's defaults with HOME=/nonexistent: nothing
+  // of `env` (the program's), nor of the caller's, reaches it.
+  std::map<std::string, std::string> install_env;
+  // What a library name must match, whole (ECMAScript), and how to say so to the caller.
+  std::string library_pattern;
+  std::string library_hint;
+  std::string package_manager;               // what `install` uses, for people: "pip", "npm"
+  std::vector<std::string> version_command;  // prints the toolchain's version
+  std::string example;                       // a short program that shows the language works
+  std::string seccomp_profile = "default";
+  std::vector<std::string> seccomp_allow;  // added to the profile: loosens it, so reviewed
+  std::vector<std::string> seccomp_deny;   // removed from it
+  std::string rootfs = "host";             // or "image:REF"
+  // Files paddock adds to the work directory (path there -> a built-in support file, e.g. the
+  // plot-capture hook), and work-directory subdirectories returned as artifacts.
+  std::map<std::string, std::string> support_files;
+  std::vector<std::string> collect;
+  nlohmann::json screening;  // as written; screening_rules is its checked form
+  Screening screening_rules;
+  nlohmann::json syntax;  // as written; source_syntax is its checked form (syntax.h)
+  LanguageSyntax source_syntax;
+  // Host /etc entries the language's programs need (SandboxSpec::host_etc).
+  std::vector<std::string> host_etc;
+  // Where `source_file` or the commands hold {class}: the name the code gives itself, as group 1
+  // of `class_pattern` finds it in the code without comments (Java's public class), else
+  // `class_default`.
+  std::string class_pattern;
+  std::string class_default = "Main";
+  std::string origin;  // the file(s) it was read from, for messages
+};
+
+// Checks and converts one (already merged) policy document. Errors name `origin` and the JSON
+// pointer of what is wrong: "python.json: /limits/memory: '12 parsecs' is not a size".
+Result<LanguagePolicy> parse_policy(const nlohmann::json& document, std::string_view origin);
+
+}  // namespace paddock

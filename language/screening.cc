@@ -1,0 +1,385 @@
+#include "language/screening.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace paddock {
+namespace {
+
+using nlohmann::json;
+
+// Indexed by the enums' values.
+constexpr const char* kModeNames[] = {"off", "warn", "enforce"};
+constexpr const char* kSeverityNames[] = {"low", "medium", "high", "critical"};
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> value_named(const char* const (&names)[N], std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
+// "low, medium, high or critical", for messages.
+template <std::size_t N>
+std::string choices(const char* const (&names)[N]) {
+  std::string text;
+  for (std::size_t i = 0; i < N; ++i) {
+    text += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + names[i];
+  }
+  return text;
+}
+
+// --- Matching --------------------------------------------------------------------------------
+
+// libstdc++'s std::regex recurses once per character a repetition consumes, so `a.*b` on a
+// 100 kB line overflows the stack. Long lines are searched in overlapping windows instead; a
+// match longer than the overlap can then be missed, which a convenience check may afford.
+constexpr std::size_t kWindow = 4096;
+constexpr std::size_t kOverlap = 512;
+constexpr std::size_t kMaxFindings = 100;
+constexpr std::size_t kMaxExcerpt = 80;
+
+// Calls visit(match) for each match of `pattern` in `line` until it returns false.
+template <typename Visit>
+void for_each_match(const ScreeningRegex& pattern, std::string_view line, Visit visit) {
+  for (std::size_t start = 0;; start += kWindow - kOverlap) {
+    std::size_t end = std::min(line.size(), start + kWindow);
+    auto flags = std::regex_constants::match_default;
+    // So that ^, $ and \b see the window's neighbours rather than its edges.
+    if (start > 0) flags |= std::regex_constants::match_prev_avail;
+    if (end < line.size()) {
+      flags |= std::regex_constants::match_not_eol | std::regex_constants::match_not_eow;
+    }
+    using Iterator = std::regex_iterator<const char*, char, ScreeningRegexTraits>;
+    for (Iterator it(line.data() + start, line.data() + end, pattern, flags), last; it != last;
+         ++it) {
+      if (!visit(*it)) return;
+    }
+    if (end == line.size()) return;
+  }
+}
+
+std::optional<std::string> first_match(const ScreeningRegex& pattern, std::string_view line) {
+  std::optional<std::string> found;
+  for_each_match(pattern, line, [&](const std::cmatch& match) {
+    found = match.str(0);
+    return false;
+  });
+  return found;
+}
+
+std::string trim(std::string_view text) {
+  auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return "";
+  auto last = text.find_last_not_of(" \t\r");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::set<std::string> imported_modules(const LanguageSyntax& syntax, std::string_view line) {
+  std::set<std::string> modules;
+  for (const auto& pattern : syntax.imports) {
+    for_each_match(pattern, line, [&](const std::cmatch& match) {
+      std::string names = match.str(1);
+      // "os, sys as system" (Python): each name without its alias
+      for (std::size_t from = 0; from <= names.size();) {
+        std::size_t comma = std::min(names.find(',', from), names.size());
+        std::string name = trim(std::string_view(names).substr(from, comma - from));
+        name = name.substr(0, name.find_first_of(" \t"));
+        if (!name.empty()) modules.insert(name);
+        from = comma + 1;
+      }
+      return true;
+    });
+  }
+  return modules;
+}
+
+std::optional<std::string> first_module(const ScreeningRule& rule,
+                                        const std::set<std::string>& modules) {
+  for (const auto& name : modules) {
+    bool matches = rule.module.empty()
+                       ? std::regex_match(name, rule.pattern)
+                       : name.starts_with(rule.module) &&
+                             (name.size() == rule.module.size() ||
+                              name[rule.module.size()] == '.' || name[rule.module.size()] == '/');
+    if (matches) return name;
+  }
+  return std::nullopt;
+}
+
+// Short and printable: it goes to a terminal, and the code is untrusted.
+std::string excerpt(std::string text) {
+  if (text.size() > kMaxExcerpt) {
+    std::size_t cut = kMaxExcerpt;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = text.substr(0, cut) + "...";
+  }
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
+// --- Parsing ---------------------------------------------------------------------------------
+
+// Where in the policy a value is, for errors: "python.json: /screening/rules/2/pattern: ...".
+struct Where {
+  std::string_view origin;
+  std::string pointer;  // below /screening
+
+  [[nodiscard]] Where operator/(std::string_view key) const {
+    return {origin, pointer + "/" + std::string(key)};
+  }
+  [[nodiscard]] Where operator/(std::size_t index) const { return *this / std::to_string(index); }
+  [[nodiscard]] Error error(const std::string& what) const {
+    return invalid_input(std::string(origin) + ": /screening" + pointer + ": " + what);
+  }
+};
+
+Status check_object(const json& value, const Where& where,
+                    std::initializer_list<std::string_view> known) {
+  if (!value.is_object()) return where.error("must be an object");
+  for (const auto& [key, unused] : value.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return (where / key).error("is not a known field");
+    }
+  }
+  return {};
+}
+
+Result<std::string> text_field(const json& object, const Where& where, const std::string& key,
+                               bool required) {
+  auto it = object.find(key);
+  if (it == object.end()) {
+    if (required) return (where / key).error("is missing");
+    return std::string();
+  }
+  if (!it->is_string()) return (where / key).error("must be a string");
+  if (required && it->get<std::string>().empty()) return (where / key).error("must not be empty");
+  return it->get<std::string>();
+}
+
+template <typename Enum, std::size_t N>
+Result<Enum> named_field(const json& object, const Where& where, const std::string& key,
+                         const char* const (&names)[N], std::optional<Enum> fallback) {
+  if (!object.contains(key) && fallback) return *fallback;
+  auto text = text_field(object, where, key, true);
+  if (!text) return text.error();
+  auto value = value_named<Enum>(names, *text);
+  if (!value) return (where / key).error("'" + *text + "' is not valid; use " + choices(names));
+  return *value;
+}
+
+Result<ScreeningRegex> compile(const std::string& pattern, const Where& where) {
+  try {
+    ScreeningRegex regex(pattern, ScreeningRegex::ECMAScript);
+    // It would report every line, which is a mistake, not a rule.
+    if (std::regex_search("", regex)) return where.error("matches empty text");
+    return regex;
+  } catch (const std::regex_error& error) {
+    return where.error(std::string("invalid regex (") + error.what() + ")");
+  }
+}
+
+// Rule ids appear in messages and results; restricted modules take "module:NAME".
+bool valid_rule_id(const std::string& id) {
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  return !id.empty() && alnum(id[0]) && std::all_of(id.begin(), id.end(), [&](char c) {
+    return alnum(c) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+Result<ScreeningRule> parse_rule(const json& object, const Where& where) {
+  if (auto ok = check_object(object, where, {"id", "pattern", "severity", "message", "kind"});
+      !ok) {
+    return ok.error();
+  }
+  ScreeningRule rule;
+  auto id = text_field(object, where, "id", true);
+  if (!id) return id.error();
+  if (!valid_rule_id(*id)) {
+    return (where / "id").error("'" + *id + "' must be letters, digits, '.', '_' and '-'");
+  }
+  rule.id = *id;
+  auto kind = text_field(object, where, "kind", false);
+  if (!kind) return kind.error();
+  if (*kind == "module") {
+    rule.kind = ScreeningRule::Kind::kModule;
+  } else if (!kind->empty() && *kind != "pattern") {
+    return (where / "kind").error("'" + *kind + "' is not valid; use pattern or module");
+  }
+  auto pattern = text_field(object, where, "pattern", true);
+  if (!pattern) return pattern.error();
+  auto regex = compile(*pattern, where / "pattern");
+  if (!regex) return regex.error();
+  rule.pattern_text = *pattern;
+  rule.pattern = std::move(*regex);
+  auto severity = named_field<Severity>(object, where, "severity", kSeverityNames, std::nullopt);
+  if (!severity) return severity.error();
+  rule.severity = *severity;
+  auto message = text_field(object, where, "message", false);
+  if (!message) return message.error();
+  rule.message = message->empty() ? "matches /" + rule.pattern_text + "/" : *message;
+  return rule;
+}
+
+Result<ScreeningRule> parse_restricted_module(const json& object, const Where& where) {
+  if (auto ok = check_object(object, where, {"name", "severity", "message"}); !ok) {
+    return ok.error();
+  }
+  auto name = text_field(object, where, "name", true);
+  if (!name) return name.error();
+  if (name->find_first_of(" \t\n,'\"") != std::string::npos) {
+    return (where / "name").error("'" + *name + "' is not a module name");
+  }
+  auto severity = named_field<Severity>(object, where, "severity", kSeverityNames, std::nullopt);
+  if (!severity) return severity.error();
+  auto message = text_field(object, where, "message", false);
+  if (!message) return message.error();
+  ScreeningRule rule;
+  rule.id = "module:" + *name;
+  rule.kind = ScreeningRule::Kind::kModule;
+  rule.module = *name;
+  rule.severity = *severity;
+  rule.message = message->empty() ? "imports " + *name : *message;
+  return rule;
+}
+
+template <typename Parse>
+Status parse_list(const json& screening, const Where& where, const std::string& key, Parse parse,
+                  std::set<std::string>& ids, std::vector<ScreeningRule>& rules) {
+  auto it = screening.find(key);
+  if (it == screening.end()) return {};
+  if (!it->is_array()) return (where / key).error("must be a list of objects");
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    auto rule = parse((*it)[i], where / key / i);
+    if (!rule) return rule.error();
+    if (!ids.insert(rule->id).second) {
+      return (where / key / i).error("'" + rule->id + "' is there twice");
+    }
+    rules.push_back(std::move(*rule));
+  }
+  return {};
+}
+
+}  // namespace
+
+const char* to_string(ScreeningMode mode) {
+  return kModeNames[static_cast<int>(mode)];
+}
+const char* to_string(Severity severity) {
+  return kSeverityNames[static_cast<int>(severity)];
+}
+
+std::optional<ScreeningMode> screening_mode_from_name(std::string_view name) {
+  return value_named<ScreeningMode>(kModeNames, name);
+}
+
+std::optional<Severity> severity_from_name(std::string_view name) {
+  return value_named<Severity>(kSeverityNames, name);
+}
+
+Result<Screening> parse_screening(const json& screening, std::string_view origin) {
+  Screening result;
+  if (screening.is_null()) return result;
+  Where where{origin, ""};
+  if (auto ok =
+          check_object(screening, where, {"mode", "threshold", "rules", "restricted_modules"});
+      !ok) {
+    return ok.error();
+  }
+  // Rules without a mode are meant to do something: they warn.
+  auto mode =
+      named_field<ScreeningMode>(screening, where, "mode", kModeNames, ScreeningMode::kWarn);
+  if (!mode) return mode.error();
+  result.mode = *mode;
+  auto threshold =
+      named_field<Severity>(screening, where, "threshold", kSeverityNames, Severity::kHigh);
+  if (!threshold) return threshold.error();
+  result.threshold = *threshold;
+  std::set<std::string> ids;
+  for (auto status : {parse_list(screening, where, "rules", parse_rule, ids, result.rules),
+                      parse_list(screening, where, "restricted_modules", parse_restricted_module,
+                                 ids, result.rules)}) {
+    if (!status) return status.error();
+  }
+  return result;
+}
+
+ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax,
+                        const std::string& code) {
+  ScreeningVerdict verdict;
+  verdict.mode = screening.mode;
+  verdict.threshold = screening.threshold;
+  if (screening.mode == ScreeningMode::kOff || screening.rules.empty()) return verdict;
+  std::string text = without_comments(code, syntax);
+  int line_number = 1;
+  for (std::size_t start = 0; start <= text.size(); ++line_number) {
+    std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    std::optional<std::set<std::string>> modules;  // found when a module rule first asks
+    for (const auto& rule : screening.rules) {
+      std::optional<std::string> match;
+      if (rule.kind == ScreeningRule::Kind::kPattern) {
+        match = first_match(rule.pattern, line);
+      } else {
+        if (!modules) modules = imported_modules(syntax, line);
+        match = first_module(rule, *modules);
+      }
+      if (!match) continue;
+      if (screening.mode == ScreeningMode::kEnforce && rule.severity >= screening.threshold) {
+        verdict.blocked = true;
+      }
+      if (verdict.findings.size() == kMaxFindings) {
+        ++verdict.findings_omitted;
+      } else {
+        verdict.findings.push_back(
+            {rule.id, rule.kind, rule.severity, rule.message, line_number, excerpt(*match)});
+      }
+    }
+  }
+  return verdict;
+}
+
+std::string describe(const ScreeningFinding& finding) {
+  return "line " + std::to_string(finding.line) + ": " + finding.message + " [rule " +
+         finding.rule_id + ", " + to_string(finding.severity) + "]: " + finding.match;
+}
+
+std::string blocking_summary(const ScreeningVerdict& verdict) {
+  std::vector<const ScreeningFinding*> blocking;
+  for (const auto& finding : verdict.findings) {
+    if (finding.severity >= verdict.threshold) blocking.push_back(&finding);
+  }
+  if (blocking.empty()) return "a finding past the first " + std::to_string(kMaxFindings);
+  std::string summary =
+      "rule " + blocking[0]->rule_id + ", line " + std::to_string(blocking[0]->line);
+  if (blocking.size() > 1) summary += ", and " + std::to_string(blocking.size() - 1) + " more";
+  return summary;
+}
+
+json to_json(const ScreeningVerdict& verdict) {
+  json findings = json::array();
+  for (const auto& finding : verdict.findings) {
+    findings.push_back(
+        {{"rule", finding.rule_id},
+         {"kind", finding.kind == ScreeningRule::Kind::kModule ? "module" : "pattern"},
+         {"severity", to_string(finding.severity)},
+         {"line", finding.line},
+         {"message", finding.message},
+         {"match", finding.match}});
+  }
+  json result = {{"mode", to_string(verdict.mode)},
+                 {"threshold", to_string(verdict.threshold)},
+                 {"blocked", verdict.blocked},
+                 {"findings", std::move(findings)}};
+  if (verdict.findings_omitted > 0) result["findings_omitted"] = verdict.findings_omitted;
+  return result;
+}
+
+}  // namespace paddock

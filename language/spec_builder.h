@@ -1,0 +1,84 @@
+#pragma once
+
+// The one way from a request to a SandboxSpec, for the CLI and the MCP server alike. Layers, each
+// over the one before: paddock's defaults, the language policy, the operator's settings (flags of
+// `paddock run`, options of `paddock mcp`), the call's own parts (code, files, stdin, timeout),
+// and last the image, resolved once by the backend that will run the spec. What comes out is
+// complete: nobody patches it afterwards, and backends take it as it is (const).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "language/policy.h"
+#include "runtime/backend.h"
+#include "runtime/limit_overrides.h"
+#include "runtime/sandbox_spec.h"
+
+namespace paddock {
+
+// The operator's settings, laid over the policy. Set for the life of a server or one command.
+struct SpecOverrides {
+  LimitOverrides limits;
+  std::optional<double> max_wall_seconds;  // a cap on any timeout (the server's)
+  std::optional<NetworkMode> network;      // over the policy's run network
+  std::vector<std::string> env;            // the program's "K=V", over the policy's
+  std::vector<std::string> installer_env;  // the installer's own "K=V" (a private index)
+  std::vector<std::string> allowed_private_ranges;
+  std::vector<std::uint16_t> host_loopback_ports;
+  std::string cwd;
+  std::optional<std::string> stdin_path;
+  std::vector<BindMount> binds;
+  std::optional<std::string> seccomp_profile_path;
+  bool require_cgroups = false;
+  std::vector<std::string> collect_directories;  // besides the policy's
+  std::optional<std::uint32_t> max_collected_files;
+  std::optional<std::uint64_t> max_collected_bytes;
+};
+
+// Where the run's image comes from, and who resolves it.
+struct ImageSource {
+  const Backend* backend = nullptr;
+  std::optional<std::string> image;       // over the policy's rootfs; none: the policy's
+  std::optional<std::string> store_root;  // paddock's image store (native backend)
+  // Makes the image present first (the MCP server pulls on first use); may be empty.
+  std::function<Status(const std::string& image)> ensure;
+};
+
+// One call: what a caller sends with it.
+struct CodeCall {
+  std::string code;
+  std::vector<std::string> program_args;
+  std::vector<std::string> libraries;
+  std::vector<SandboxFile> files;         // written after the installer, which never sees them
+  std::optional<double> timeout_seconds;  // over every other timeout, under max_wall_seconds
+  int stdin_fd = -1;                      // owned by the caller
+};
+
+struct BuiltSpec {
+  SandboxSpec spec;
+  bool timeout_capped = false;  // the call asked for more than max_wall_seconds
+};
+
+// The timeout that applies: `asked` (the call's), else what `limits` holds, never over `cap`.
+// Sets limits.wall_seconds; true when the cap cut what was asked.
+bool apply_timeout(const std::optional<double>& asked, const std::optional<double>& cap,
+                   Limits& limits);
+
+// A language run of `call.code`.
+Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
+                                      const SpecOverrides& overrides, const ImageSource& image);
+
+// A session of `policy`: its environment, support files, limits and image, with no code and no
+// steps (each call brings its own, see language_steps). Sessions never get the host's network.
+Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy, const SpecOverrides& overrides,
+                                     const ImageSource& image);
+
+// A command run without a language: `flags` is the whole spec as the command line set it; the
+// image (if any) supplies its root, environment and, when `flags` has none, its command.
+Result<BuiltSpec> build_command_spec(SandboxSpec flags, const ImageSource& image);
+
+}  // namespace paddock

@@ -1,0 +1,27 @@
+#pragma once
+
+// What the container backends (docker, podman, kubernetes) share: a sandbox is a
+// ContainerSession over the backend's exec transport, a run is such a session with one command
+// (run_to_the_end), and images are the engine's or cluster's own, named by reference.
+
+#include <memory>
+
+#include "runtime/backend.h"
+#include "runtime/container/container_session.h"
+
+namespace paddock::engine {
+
+class ContainerBackend : public Backend {
+ public:
+  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) final;
+  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) final;
+  // The reference goes to the engine or cluster as it is.
+  [[nodiscard]] Result<ResolvedImage> resolve_image(
+      const std::string& image, const std::optional<std::string>& store_root) const final;
+
+ protected:
+  // A fresh container or pod for `spec`, as a session.
+  virtual Result<std::unique_ptr<ContainerSession>> start(const SandboxSpec& spec) const = 0;
+};
+
+}  // namespace paddock::engine

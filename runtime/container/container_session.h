@@ -1,0 +1,71 @@
+#pragma once
+
+// A container backend's sandbox as a Session, whatever carries its commands (exec_transport.h):
+// every command runs as the sandbox user; one that overruns its time or is cancelled is ended
+// by a second command that kills every process of the sandbox user but the container's PID 1
+// (kill -KILL -1), and a session does the same after every command, so nothing a command
+// started outlives it. Files go in and out through commands as well (session_scripts.h), with
+// the native session's rules. Closing removes the container or pod.
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "runtime/container/exec_transport.h"
+#include "runtime/session.h"
+
+namespace paddock::engine {
+
+class ContainerSession final : public Session {
+ public:
+  // `isolation` is what every result reports: the backend knows what it enforces.
+  ContainerSession(std::string backend, SandboxSpec spec, std::unique_ptr<ExecTransport> transport,
+                   IsolationReport isolation);
+  ~ContainerSession() override { close(); }
+
+  Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
+  Status write_file(const std::string& path, std::string_view content) override;
+  Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
+  Result<std::vector<FileEntry>> list_files(const std::string& path,
+                                            std::size_t max_entries) override;
+  // One helper command beside whatever runs (the transport allows a second exec meanwhile).
+  Result<SessionUsage> usage() override;
+  void close() override;
+
+  // A command as `exec` runs it, without the clean-up kill afterwards (a one-off run's
+  // container is removed right after).
+  Result<RunResult> exec_once(const ExecRequest& request, RunObserver& observer);
+
+  // Ends an installer's step before a step that may have no network: what the installer
+  // started is killed, and the sandbox leaves every network, unless this backend's results say
+  // that the network is not enforced (then the program keeps it, as they say).
+  Status end_installers_network();
+
+ private:
+  // A command, and the kill when it overran or was cancelled.
+  Result<ExecOutcome> run(const ExecCommand& command);
+  // One of paddock's own commands (files, archives): no extra environment, no observer.
+  Result<ExecOutcome> run_helper(std::vector<std::string> argv, std::uint64_t output_bytes,
+                                 std::string input = {});
+  Status kill_processes();
+  // write_file without the lock or the path check: `path` relative to `directory`.
+  Status put_file(const std::string& directory, const std::string& path, std::string_view content);
+  RunResult result_of(ExecOutcome&& captured, const ExecRequest& request);
+
+  std::mutex mutex_;  // one command or file operation at a time
+  // Held by close() while the sandbox goes, and by usage(), which must not wait for mutex_ (a
+  // command holds it until it ends).
+  std::mutex closing_mutex_;
+  std::string backend_;
+  SandboxSpec spec_;
+  std::unique_ptr<ExecTransport> transport_;
+  IsolationReport isolation_;
+  bool closed_ = false;  // written under both mutexes, read under either
+};
+
+// A one-off run in a fresh session: the spec's files written in, its prelude and program run
+// in turn (the first failing step ends it), within the spec's wall time; then the sandbox goes.
+Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& spec,
+                                 RunObserver& observer);
+
+}  // namespace paddock::engine

@@ -1,0 +1,50 @@
+#pragma once
+
+// What the host's root (or a flattened image) looks like, where the mount plan depends on it:
+// probed here, read by plan_mounts (mount_plan.h), which itself never touches the host.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace paddock {
+
+// What the host's root looks like, where the plan depends on it (probed, or given by tests).
+struct HostLayout {
+  struct Entry {
+    enum class Type { kDirectory, kSymlink, kFile };
+    std::string name;  // "bin", "lib64", "ssl", "ld.so.cache", ...
+    Type type = Type::kDirectory;
+    std::string content;  // symlink target, or file content (files are copied, not bound:
+                          // a write into tmpfs is far cheaper than a mount)
+  };
+  std::vector<Entry> top_level;  // /bin, /sbin, /lib* that exist (directories or symlinks)
+  std::vector<Entry> etc;        // allow-listed /etc entries that exist
+  // The entries are a flattened image's (rootfs/image_flatten.h), not the host's: every
+  // top-level directory (/usr among them) and every /etc entry, bound from the copy through the
+  // fd init opened for it.
+  bool flattened_image = false;
+};
+
+// Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 and the allow-listed /etc entries.
+HostLayout probe_host_layout();
+
+// An image (its layer directories, top first) whose /etc is a symlink or a file is refused:
+// paddock writes the sandbox's /etc there, and reading or writing through an image's symlink
+// would reach the host's files.
+Status check_image_etc(const std::vector<std::string>& layers);
+
+// The layout of a flattened image at `root`, minus what the sandbox makes itself (/etc's
+// identity files, /dev, /proc, /tmp and the top of the work directory).
+HostLayout probe_flattened_image(const std::string& root, const std::string& workdir);
+
+// The host's /etc entries every sandbox sees, read-only, when they exist: what programs need to
+// find libraries, certificates, time zones and Debian's alternatives, and nothing with secrets.
+const std::vector<std::string>& host_etc_allowlist();
+
+// One more host /etc entry (a run's SandboxSpec::host_etc), when it exists and may be read.
+std::optional<HostLayout::Entry> probe_host_etc(const std::string& name);
+
+}  // namespace paddock

@@ -1,0 +1,259 @@
+// The one pipeline from a request to a SandboxSpec (language/spec_builder.h), for every built-in
+// language, and for what the CLI and the MCP server send alike.
+
+#include "language/spec_builder.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "language/builtin_policies.h"
+#include "language/policy_store.h"
+
+namespace paddock {
+namespace {
+
+// A backend whose image store is a table: the builder's part (asking once, laying the answer
+// under the spec) is what is tested here; real stores and engines have their own tests.
+class TableBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "table"; }
+  Result<RunResult> run(const SandboxSpec& /*spec*/, RunObserver& /*observer*/) override {
+    return Error{ENOTSUP, "not for running"};
+  }
+  [[nodiscard]] Result<ResolvedImage> resolve_image(
+      const std::string& image, const std::optional<std::string>& store_root) const override {
+    ++resolved;
+    last_store_root = store_root;
+    if (image != "paddock/test:1") return Error{ENOENT, "image " + image + " is not in the store"};
+    ResolvedImage found;
+    found.reference = image;
+    found.layers = {"/store/layers/top", "/store/layers/base"};
+    found.env = {"PATH=/opt/bin:/usr/bin", "IMAGE_ONLY=1"};
+    found.user = SandboxUser{2000, 2000, "appuser"};
+    found.working_dir = "/app";
+    found.entrypoint = {"/entry"};
+    found.cmd = {"serve"};
+    return found;
+  }
+  mutable int resolved = 0;
+  mutable std::optional<std::string> last_store_root;
+};
+
+const PolicyStore& builtins() {
+  static const auto* store = new PolicyStore(*PolicyStore::load({}));
+  return *store;
+}
+
+const LanguagePolicy& policy(const std::string& name) {
+  return **builtins().find(name);
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+TEST(SpecBuilder, EveryBuiltInLanguageBecomesACompleteSpec) {
+  TableBackend backend;
+  for (const auto& language : builtins().all()) {
+    CodeCall call;
+    call.code = language.example;
+    auto built = build_language_spec(language, call, {}, ImageSource{&backend, {}, {}, {}});
+    ASSERT_TRUE(built.ok()) << language.name << ": " << built.error().message;
+    const SandboxSpec& spec = built->spec;
+    ASSERT_FALSE(spec.argv.empty()) << language.name;
+    ASSERT_FALSE(spec.files.empty()) << language.name;
+    EXPECT_EQ(spec.files[0].content, language.example) << language.name;
+    EXPECT_EQ(spec.prelude.size(), language.compile.empty() ? 0u : 1u) << language.name;
+    for (const auto& [variable, value] : language.env) {
+      EXPECT_TRUE(has(spec.env, variable + "=" + value)) << language.name << ": " << variable;
+    }
+    EXPECT_EQ(spec.network, language.run_network) << language.name;
+    EXPECT_EQ(spec.host_etc, language.host_etc) << language.name;
+    EXPECT_EQ(spec.collect.directories, language.collect) << language.name;
+    Limits expected;
+    language.limits.apply_to(expected);
+    EXPECT_EQ(spec.limits.wall_seconds, expected.wall_seconds) << language.name;
+    EXPECT_EQ(spec.limits.memory_bytes, expected.memory_bytes) << language.name;
+    EXPECT_FALSE(built->timeout_capped);
+    EXPECT_EQ(backend.resolved, 0) << language.name << ": the host's /usr needs no image";
+  }
+}
+
+TEST(SpecBuilder, EveryBuiltInLanguageWithAnInstallerGetsItFirstWithItsNetwork) {
+  TableBackend backend;
+  for (const auto& language : builtins().all()) {
+    if (language.install.empty()) continue;
+    CodeCall call;
+    std::string library = language.name == "go" ? "example.com/somelib" : "somelib";
+    call.libraries = {library};
+    call.files = {{"data.csv", "a,b\n", 0644}};
+    auto built = build_language_spec(language, call, {}, ImageSource{&backend, {}, {}, {}});
+    ASSERT_TRUE(built.ok()) << language.name << ": " << built.error().message;
+    const SandboxSpec& spec = built->spec;
+    ASSERT_FALSE(spec.prelude.empty()) << language.name;
+    EXPECT_EQ(spec.prelude[0][0], "/usr/bin/env") << language.name;
+    EXPECT_TRUE(has(spec.prelude[0], library)) << language.name;
+    EXPECT_EQ(spec.networked_prelude, language.install_network == "user" ? 1u : 0u);
+    // The caller's files only after the installer.
+    ASSERT_EQ(spec.files_after_install.size(), 1u);
+    EXPECT_EQ(spec.files_after_install[0].path, "data.csv");
+  }
+}
+
+// What `paddock run` sends: its flags over the policy.
+TEST(SpecBuilder, TheOperatorsSettingsWinOverThePolicy) {
+  TableBackend backend;
+  SpecOverrides flags;
+  flags.limits.memory_bytes = 64ull << 20;
+  flags.env = {"MINE=1", "MPLBACKEND=svg"};
+  flags.installer_env = {"PIP_INDEX_URL=http://mirror/"};
+  flags.network = NetworkMode::kUser;
+  flags.cwd = "/work/sub";
+  flags.stdin_path = "/tmp/input";
+  flags.binds = {{"/srv/data", "/data", false}};
+  flags.require_cgroups = true;
+  flags.collect_directories = {"results"};
+  CodeCall call;
+  call.code = "print(1)";
+  call.libraries = {"numpy"};
+  auto built =
+      build_language_spec(policy("python"), call, flags, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const SandboxSpec& spec = built->spec;
+  EXPECT_EQ(spec.limits.memory_bytes, 64ull << 20);
+  EXPECT_EQ(spec.limits.wall_seconds, 30);  // the policy's, not overridden
+  EXPECT_TRUE(has(spec.env, "MINE=1"));
+  // The flag comes after the policy's entry of the same name, so it wins when merged.
+  auto policy_entry = std::find(spec.env.begin(), spec.env.end(), "MPLBACKEND=Agg");
+  auto flag_entry = std::find(spec.env.begin(), spec.env.end(), "MPLBACKEND=svg");
+  EXPECT_LT(policy_entry, flag_entry);
+  EXPECT_TRUE(has(spec.prelude[0], "PIP_INDEX_URL=http://mirror/"));
+  EXPECT_FALSE(has(spec.prelude[0], "MINE=1")) << "the program's env never reaches the installer";
+  EXPECT_EQ(spec.network, NetworkMode::kUser);
+  EXPECT_EQ(spec.cwd, "/work/sub");
+  EXPECT_EQ(spec.stdin_path, "/tmp/input");
+  ASSERT_EQ(spec.binds.size(), 1u);
+  EXPECT_TRUE(spec.require_cgroups);
+  EXPECT_TRUE(has(spec.collect.directories, "results"));
+  EXPECT_TRUE(has(spec.collect.directories, ".paddock/plots"));
+}
+
+// What `paddock mcp` sends: the server's options, and a call's timeout, files and stdin.
+TEST(SpecBuilder, ACallsTimeoutIsCappedAndItsPartsLandInTheSpec) {
+  TableBackend backend;
+  SpecOverrides server;
+  server.max_wall_seconds = 60;
+  server.env = {"API_KEY=secret-value"};
+  server.allowed_private_ranges = {"10.1.0.0/16"};
+  server.host_loopback_ports = {3128};
+  server.max_collected_files = 16;
+  server.max_collected_bytes = 4u << 20;
+  CodeCall call;
+  call.code = "print(1)";
+  call.timeout_seconds = 600;
+  call.files = {{"input.txt", "x", 0644}};
+  call.stdin_fd = 7;
+  auto built =
+      build_language_spec(policy("python"), call, server, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_TRUE(built->timeout_capped);
+  EXPECT_EQ(built->spec.limits.wall_seconds, 60);
+  EXPECT_EQ(built->spec.stdin_fd, 7);
+  EXPECT_EQ(built->spec.files_after_install.size(), 1u);
+  EXPECT_TRUE(has(built->spec.env, "API_KEY=secret-value"));
+  EXPECT_EQ(built->spec.allowed_private_ranges, std::vector<std::string>{"10.1.0.0/16"});
+  EXPECT_EQ(built->spec.host_loopback_ports, std::vector<std::uint16_t>{3128});
+  EXPECT_EQ(built->spec.collect.max_files, 16u);
+  EXPECT_EQ(built->spec.collect.max_bytes, 4u << 20);
+
+  call.timeout_seconds = 5;
+  built = build_language_spec(policy("python"), call, server, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(built.ok());
+  EXPECT_FALSE(built->timeout_capped);
+  EXPECT_EQ(built->spec.limits.wall_seconds, 5);
+}
+
+TEST(SpecBuilder, AnImageIsResolvedOnceAndLaidUnderALanguageRun) {
+  TableBackend backend;
+  int ensured = 0;
+  ImageSource source{&backend, "paddock/test:1", "/my/store", [&](const std::string& image) {
+                       ++ensured;
+                       EXPECT_EQ(image, "paddock/test:1");
+                       return Status{};
+                     }};
+  CodeCall call;
+  call.code = "print(1)";
+  auto built = build_language_spec(policy("python"), call, {}, source);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_EQ(backend.resolved, 1);
+  EXPECT_EQ(ensured, 1);
+  EXPECT_EQ(backend.last_store_root, "/my/store");
+  const SandboxSpec& spec = built->spec;
+  EXPECT_EQ(spec.image, "paddock/test:1");
+  EXPECT_EQ(spec.image_layers.size(), 2u);
+  EXPECT_EQ(spec.env.front(), "PATH=/opt/bin:/usr/bin");  // the image's first: ours override
+  EXPECT_EQ(spec.user.name, "appuser");
+  // A language run keeps its own command and directory.
+  EXPECT_EQ(spec.argv[0], "python3");
+  EXPECT_EQ(spec.cwd, "");
+
+  auto missing = build_language_spec(policy("python"), call, {},
+                                     ImageSource{&backend, "paddock/none:1", {}, {}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("language python"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("not in the store"), std::string::npos);
+}
+
+TEST(SpecBuilder, ACommandRunTakesTheImagesEntrypointAndSeesEveryLanguagesEtc) {
+  TableBackend backend;
+  auto built = build_command_spec(SandboxSpec{}, ImageSource{&backend, "paddock/test:1", {}, {}});
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_EQ(built->spec.argv, (std::vector<std::string>{"/entry", "serve"}));
+  EXPECT_EQ(built->spec.cwd, "/app");
+  SandboxSpec flags;
+  flags.argv = {"--verbose"};
+  built = build_command_spec(flags, ImageSource{&backend, "paddock/test:1", {}, {}});
+  ASSERT_TRUE(built.ok());
+  EXPECT_EQ(built->spec.argv, (std::vector<std::string>{"/entry", "--verbose"}));
+
+  flags.argv = {"java", "-version"};
+  built = build_command_spec(flags, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(built.ok());
+  EXPECT_EQ(built->spec.host_etc, builtin_host_etc());
+  EXPECT_TRUE(has(built->spec.host_etc, "java-17-openjdk"));
+  EXPECT_TRUE(has(built->spec.host_etc, "python3"));
+}
+
+TEST(SpecBuilder, ASessionHasTheLanguagesSandboxButNoCodeOrSteps) {
+  TableBackend backend;
+  SpecOverrides server;
+  server.env = {"TOKEN=abcdefgh"};
+  auto built = build_session_spec(policy("python"), server, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const SandboxSpec& spec = built->spec;
+  EXPECT_TRUE(spec.argv.empty());
+  EXPECT_TRUE(spec.prelude.empty());
+  for (const auto& file : spec.files) EXPECT_NE(file.path, "main.py");
+  EXPECT_TRUE(has(spec.env, "TOKEN=abcdefgh"));
+  EXPECT_TRUE(has(spec.env, "PADDOCK_PLOTS_DIR=/work/.paddock/plots"));
+
+  LanguagePolicy host_network = policy("python");
+  host_network.run_network = NetworkMode::kHost;
+  auto refused = build_session_spec(host_network, {}, ImageSource{&backend, {}, {}, {}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("host's network"), std::string::npos);
+}
+
+TEST(SandboxSpec, HostEtcNamesArePlainAndNeverSecrets) {
+  for (const char* good : {"python3", "java-17-openjdk", "R", "matplotlibrc", "ld.so.conf.d"}) {
+    EXPECT_TRUE(is_host_etc_name(good)) << good;
+  }
+  for (const char* bad : {"", ".", "..", "../shadow", "ssl/private", "shadow", "gshadow", "sudoers",
+                          "ssh", "passwd", "hosts", "resolv.conf", "a b", "x\n"}) {
+    EXPECT_FALSE(is_host_etc_name(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace paddock
