@@ -1,7 +1,6 @@
 #include "rootfs/registry_client.h"
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,8 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "core/base64.h"
 
 namespace paddock::rootfs {
 
@@ -32,19 +33,8 @@ constexpr int kAttempts = 3;
 constexpr std::uint64_t kMaxManifestBytes = 4u << 20;
 constexpr std::uint64_t kMaxErrorBodyBytes = 64u << 10;
 
-struct CurlDeleter {
-  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
-};
-using UniqueCurl = std::unique_ptr<CURL, CurlDeleter>;
-struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-using UniqueSlist = std::unique_ptr<curl_slist, SlistDeleter>;
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+using http::CurlHandle;
+using UniqueSlist = http::HeaderList;
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -58,29 +48,6 @@ std::string trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
     text.remove_suffix(1);
   return std::string(text);
-}
-
-std::string base64_encode(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-std::optional<std::string> base64_decode(std::string text) {
-  text = trim(text);
-  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
-  std::string out(3 * text.size() / 4, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  // EVP_DecodeBlock counts the padding as zero bytes.
-  std::size_t padding = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
-  out.resize(static_cast<std::size_t>(n) - padding);
-  return out;
 }
 
 Result<Credentials> split_creds(const std::string& text, const std::string& where) {
@@ -195,7 +162,7 @@ Result<std::optional<Credentials>> find_credentials(const std::string& registry,
   for (const auto& [key, entry] : config["auths"].items()) {
     if (!entry.is_object() || !same_registry(host_of_key(key))) continue;
     if (entry.contains("auth") && entry["auth"].is_string()) {
-      auto decoded = base64_decode(entry["auth"].get<std::string>());
+      auto decoded = base64_decode(trim(entry["auth"].get<std::string>()));
       if (!decoded) return invalid_input(path + ": auths." + key + ".auth is not base64");
       auto split = split_creds(*decoded, path + ": auths." + key + ".auth");
       if (!split) return split.error();
@@ -234,27 +201,8 @@ struct RegistryClient::Response {
   }
 };
 
-RegistryClient::RegistryClient(std::shared_ptr<Shared> shared, void* handle)
-    : shared_(std::move(shared)), handle_(handle) {}
-
-RegistryClient::RegistryClient(RegistryClient&& other) noexcept
-    : shared_(std::move(other.shared_)),
-      handle_(std::exchange(other.handle_, nullptr)),
-      abort_(other.abort_) {}
-
-RegistryClient& RegistryClient::operator=(RegistryClient&& other) noexcept {
-  if (this != &other) {
-    if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
-    shared_ = std::move(other.shared_);
-    handle_ = std::exchange(other.handle_, nullptr);
-    abort_ = other.abort_;
-  }
-  return *this;
-}
-
-RegistryClient::~RegistryClient() {
-  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
-}
+RegistryClient::RegistryClient(std::shared_ptr<Shared> shared, http::CurlHandle handle)
+    : shared_(std::move(shared)), handle_(std::move(handle)) {}
 
 std::optional<std::string> registry_ca_file(const std::string& host) {
   std::vector<std::string> directories;
@@ -275,7 +223,6 @@ std::optional<std::string> registry_ca_file(const std::string& host) {
 
 Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
                                               const RegistryOptions& options) {
-  global_init();
   auto credentials = find_credentials(reference.registry, options.creds);
   if (!credentials) return credentials.error();
   auto shared = std::make_shared<Shared>();
@@ -285,15 +232,15 @@ Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
   shared->plain_allowed = options.insecure || reference.is_loopback();
   shared->ca_file = registry_ca_file(reference.api_host());
   if (reference.is_loopback()) shared->scheme = "http";
-  CURL* handle = curl_easy_init();
-  if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
-  return RegistryClient(std::move(shared), handle);
+  auto handle = http::new_handle();
+  if (!handle) return handle.error();
+  return RegistryClient(std::move(shared), std::move(*handle));
 }
 
 Result<RegistryClient> RegistryClient::fork() const {
-  CURL* handle = curl_easy_init();
-  if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
-  return RegistryClient(shared_, handle);
+  auto handle = http::new_handle();
+  if (!handle) return handle.error();
+  return RegistryClient(shared_, std::move(*handle));
 }
 
 namespace {
@@ -383,7 +330,7 @@ Result<RegistryClient::Response> RegistryClient::perform_once(const std::string&
                                                               const std::string& accept,
                                                               const Sink* sink,
                                                               std::uint64_t max_bytes) {
-  CURL* handle = static_cast<CURL*>(handle_);
+  CURL* handle = handle_.get();
   curl_easy_reset(handle);  // keeps the connection for the next request
   Response response;
   TransferState state;
@@ -528,7 +475,7 @@ Status RegistryClient::authenticate(const std::string& challenge) {
     return Error{EPROTO, "pulling " + reference.canonical() + ": the registry's token service " +
                              realm + " is not HTTPS (allow it with --insecure)"};
   }
-  CURL* handle = static_cast<CURL*>(handle_);
+  CURL* handle = handle_.get();
   std::string scope =
       params.count("scope") != 0 ? params["scope"] : "repository:" + reference.repository + ":pull";
   std::string url = realm + (realm.find('?') == std::string::npos ? "?" : "&");

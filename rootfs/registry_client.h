@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "http/curl_handle.h"
 #include "rootfs/image_reference.h"
 
 namespace paddock::rootfs {
@@ -52,9 +53,9 @@ class RegistryClient {
  public:
   static Result<RegistryClient> create(const ImageReference& reference,
                                        const RegistryOptions& options);
-  RegistryClient(RegistryClient&&) noexcept;
-  RegistryClient& operator=(RegistryClient&&) noexcept;
-  ~RegistryClient();
+  RegistryClient(RegistryClient&&) noexcept = default;
+  RegistryClient& operator=(RegistryClient&&) noexcept = default;
+  ~RegistryClient() = default;
 
   // Another connection to the same registry for another thread.
   [[nodiscard]] Result<RegistryClient> fork() const;
@@ -81,7 +82,7 @@ class RegistryClient {
   struct Shared;  // what every fork shares: where the registry is, credentials, the token
 
  private:
-  RegistryClient(std::shared_ptr<Shared> shared, void* handle);
+  RegistryClient(std::shared_ptr<Shared> shared, http::CurlHandle handle);
   struct Response;
   Result<Response> request(const std::string& method, const std::string& path,
                            const std::string& accept, const Sink* sink,
@@ -93,7 +94,7 @@ class RegistryClient {
   Error refusal(const Response& response, const std::string& what) const;
 
   std::shared_ptr<Shared> shared_;
-  void* handle_ = nullptr;  // CURL*, owned
+  http::CurlHandle handle_;
   const std::atomic<bool>* abort_ = nullptr;
 };
 

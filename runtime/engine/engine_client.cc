@@ -4,17 +4,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <mutex>
 
 #include <nlohmann/json.hpp>
 
+#include "http/curl_handle.h"
+
 namespace paddock::engine {
 namespace {
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* value = getenv(name);
@@ -109,23 +105,17 @@ Error Client::unreachable(int code, const char* detail) const {
 }
 
 Client::Client(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
-  global_init();
-  handle_ = curl_easy_init();
+  // A handle that could not be made is reported by the first request.
+  if (auto made = http::new_handle()) handle_ = std::move(*made);
 }
-
-Client::~Client() {
-  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
-}
-
-Client::Client(Client&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), endpoint_(std::move(other.endpoint_)) {}
 
 Result<Client::Streamed> Client::perform(const std::string& method, const std::string& path,
                                          const std::string& json_body,
                                          const std::function<void(std::string_view)>& on_data,
                                          const std::function<bool()>& keep_going,
                                          std::string& body) {
-  auto* handle = static_cast<CURL*>(handle_);
+  if (!handle_) return Error{ENOMEM, "libcurl could not start a transfer"};
+  CURL* handle = handle_.get();
   if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
   curl_easy_reset(handle);
   std::string url = endpoint_.base_url + kApiVersion + path;

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "http/curl_handle.h"
 
 namespace paddock::engine {
 
@@ -39,8 +40,8 @@ struct Response {
 class Client {
  public:
   explicit Client(Endpoint endpoint);
-  ~Client();
-  Client(Client&&) noexcept;
+  ~Client() = default;
+  Client(Client&&) noexcept = default;
   Client& operator=(Client&&) = delete;
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -73,7 +74,7 @@ class Client {
   // The error for a failed connection: what is wrong with the socket, or libcurl's reason.
   Error unreachable(int code, const char* detail) const;
 
-  void* handle_ = nullptr;  // CURL*
+  http::CurlHandle handle_;
   Endpoint endpoint_;
 };
 

@@ -21,8 +21,7 @@ void set_blob(CURL* handle, CURLoption option, const std::string& pem) {
 
 }  // namespace
 
-void apply_cluster_tls(void* curl, const ClusterAccess& access) {
-  auto* handle = static_cast<CURL*>(curl);
+void apply_cluster_tls(CURL* handle, const ClusterAccess& access) {
   if (!access.ca_pem.empty()) set_blob(handle, CURLOPT_CAINFO_BLOB, access.ca_pem);
   if (!access.client_cert_pem.empty()) {
     set_blob(handle, CURLOPT_SSLCERT_BLOB, access.client_cert_pem);
@@ -35,16 +34,13 @@ void apply_cluster_tls(void* curl, const ClusterAccess& access) {
 }
 
 KubeClient::KubeClient(ClusterAccess access) : access_(std::move(access)) {
-  handle_ = curl_easy_init();
-}
-
-KubeClient::~KubeClient() {
-  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
+  // A handle that could not be made is reported by the first request.
+  if (auto made = http::new_handle()) handle_ = std::move(*made);
 }
 
 Result<ApiResponse> KubeClient::request(const std::string& method, const std::string& path,
                                         const std::string& json_body) {
-  auto* handle = static_cast<CURL*>(handle_);
+  CURL* handle = handle_.get();
   if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
   curl_easy_reset(handle);
   std::string url = access_.server + path;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "http/curl_handle.h"
 #include "runtime/kube/kubeconfig.h"
 
 namespace paddock::kube {
@@ -17,12 +18,11 @@ struct ApiResponse {
 
 // The cluster's TLS settings on a libcurl handle: its CA, a client certificate and key (as
 // PEM blobs, no temp files), or no verification where the kubeconfig says so.
-void apply_cluster_tls(void* curl, const ClusterAccess& access);
+void apply_cluster_tls(CURL* curl, const ClusterAccess& access);
 
 class KubeClient {
  public:
   explicit KubeClient(ClusterAccess access);
-  ~KubeClient();
   KubeClient(const KubeClient&) = delete;
   KubeClient& operator=(const KubeClient&) = delete;
 
@@ -35,7 +35,7 @@ class KubeClient {
                               const std::string& json_body = "");
 
  private:
-  void* handle_ = nullptr;  // CURL*
+  http::CurlHandle handle_;
   ClusterAccess access_;
 };
 

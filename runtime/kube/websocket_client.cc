@@ -25,9 +25,10 @@ std::array<std::uint8_t, 4> random_mask() {
 Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
     const ClusterAccess& access, const std::string& path, const std::string& protocols) {
   std::unique_ptr<WebSocketConnection> connection(new WebSocketConnection);
-  CURL* handle = curl_easy_init();
-  if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a connection"};
-  connection->handle_ = handle;
+  auto made = http::new_handle();
+  if (!made) return made.error();
+  connection->handle_ = std::move(*made);
+  CURL* handle = connection->handle_.get();
   curl_easy_setopt(handle, CURLOPT_URL, (access.server + path).c_str());
   curl_easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 10L);
@@ -81,12 +82,8 @@ Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
   return connection;
 }
 
-WebSocketConnection::~WebSocketConnection() {
-  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
-}
-
 Status WebSocketConnection::write_all(std::string_view bytes) {
-  auto* handle = static_cast<CURL*>(handle_);
+  auto* handle = handle_.get();
   while (!bytes.empty()) {
     size_t sent = 0;
     CURLcode code = curl_easy_send(handle, bytes.data(), bytes.size(), &sent);
@@ -105,7 +102,7 @@ Status WebSocketConnection::write_all(std::string_view bytes) {
 }
 
 Result<bool> WebSocketConnection::read_some(int timeout_ms, std::string& into) {
-  auto* handle = static_cast<CURL*>(handle_);
+  auto* handle = handle_.get();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     char buffer[65536];

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "http/curl_handle.h"
 #include "runtime/kube/kubeconfig.h"
 #include "runtime/kube/websocket_frames.h"
 
@@ -23,7 +24,6 @@ class WebSocketConnection {
   static Result<std::unique_ptr<WebSocketConnection>> open(const ClusterAccess& access,
                                                            const std::string& path,
                                                            const std::string& protocols);
-  ~WebSocketConnection();
   WebSocketConnection(const WebSocketConnection&) = delete;
   WebSocketConnection& operator=(const WebSocketConnection&) = delete;
 
@@ -40,7 +40,7 @@ class WebSocketConnection {
   // Reads what is there (waiting up to `timeout_ms` for something); false when nothing came.
   Result<bool> read_some(int timeout_ms, std::string& into);
 
-  void* handle_ = nullptr;  // CURL*
+  http::CurlHandle handle_;
   std::string protocol_;
   FrameReader reader_;
 };

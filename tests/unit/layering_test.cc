@@ -98,7 +98,6 @@ TEST(Layering, EveryIncludeComesFromTheSameFolderOrAFloorBelow) {
 
 TEST(Layering, EveryFloorIsAFolderOfTheTree) {
   for (const auto& [folder, floor] : floors()) {
-    if (folder == "http") continue;  // added by the HTTP client's change
     EXPECT_TRUE(fs::is_directory(fs::path(PADDOCK_SOURCE_DIR) / folder)) << folder;
   }
 }
