@@ -9,19 +9,13 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "core/text.h"
 #include "language/builtin_policies.h"
 
 namespace paddock {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 Result<json> parse_json(std::string_view text, const std::string& origin) {
   auto document = parse_json_text(text, origin);
@@ -101,7 +95,7 @@ bool answers_to(const std::string& name, const json& document, const std::string
   auto aliases = document.find("aliases");
   if (aliases == document.end() || !aliases->is_array()) return false;
   for (const auto& alias : *aliases) {
-    if (alias.is_string() && lower(alias.get<std::string>()) == wanted) return true;
+    if (alias.is_string() && to_lower(alias.get<std::string>()) == wanted) return true;
   }
   return false;
 }
@@ -131,7 +125,7 @@ Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& dir
                                              std::string_view name) {
   auto layers = all_layers(directories);
   if (!layers) return layers.error();
-  std::string wanted = lower(name);
+  std::string wanted = to_lower(name);
   std::vector<std::string> known;
   for (const auto& [language, layered] : *layers) {
     if (answers_to(language, layered.document, wanted)) {
@@ -143,11 +137,11 @@ Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& dir
 }
 
 Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
-  std::string wanted = lower(name);
+  std::string wanted = to_lower(name);
   for (const auto& policy : policies_) {
     if (policy.name == wanted) return &policy;
     for (const auto& alias : policy.aliases) {
-      if (lower(alias) == wanted) return &policy;
+      if (to_lower(alias) == wanted) return &policy;
     }
   }
   std::vector<std::string> known;

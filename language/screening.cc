@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
+
 namespace paddock {
 namespace {
 
@@ -70,13 +72,6 @@ std::optional<std::string> first_match(const ScreeningRegex& pattern, std::strin
     return false;
   });
   return found;
-}
-
-std::string trim(std::string_view text) {
-  auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return "";
-  auto last = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(first, last - first + 1));
 }
 
 std::set<std::string> imported_modules(const LanguageSyntax& syntax, std::string_view line) {

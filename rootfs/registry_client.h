@@ -1,15 +1,15 @@
 #pragma once
 
-// The client side of the OCI distribution API, over libcurl: manifests by tag or digest, blobs
-// streamed to a sink, and the registry's authentication (a Bearer token from the realm its
-// WWW-Authenticate names, anonymous or with Basic credentials, or Basic directly).
+// The client side of the OCI distribution API, over http/: manifests by tag or digest, blobs
+// streamed to a sink, and the registry's authentication when it asks (registry_auth.h) with the
+// user's credentials (registry_credentials.h).
 //
 // HTTPS by default; plain HTTP only for loopback registries (tried first there, HTTPS after a
 // TLS server refuses it) or with `insecure` (tried after HTTPS fails to handshake, as Docker
 // does). Failures of the network and 5xx/429 answers are
 // retried with backoff; 401/403/404 become one clear line that names the reference.
 //
-// One RegistryClient is one connection (one CURL handle) and is used by one thread at a time;
+// One RegistryClient is one connection (one http::Client) and is used by one thread at a time;
 // fork() gives another for another thread, sharing what was learned about authentication.
 
 #include <atomic>
@@ -21,8 +21,9 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "http/curl_handle.h"
+#include "http/client.h"
 #include "rootfs/image_reference.h"
+#include "rootfs/registry_credentials.h"
 
 namespace paddock::rootfs {
 
@@ -30,21 +31,6 @@ struct RegistryOptions {
   bool insecure = false;             // plain HTTP and unverified TLS for any registry
   std::optional<std::string> creds;  // "USER:PASS"; else ~/.docker/config.json
 };
-
-struct Credentials {
-  std::string user;
-  std::string password;
-};
-
-// The CA a registry's certificate is issued by, where the user put one as Docker and Podman
-// read it: certs.d/<host[:port]>/ca.crt under $XDG_CONFIG_HOME/containers (or
-// ~/.config/containers), /etc/containers or /etc/docker. None: the system's CAs.
-std::optional<std::string> registry_ca_file(const std::string& host);
-
-// `creds` when given ("USER:PASS"), else the entry for `registry` in $DOCKER_CONFIG/config.json
-// or ~/.docker/config.json (auths.<registry>.auth, base64 "user:pass"), else none.
-Result<std::optional<Credentials>> find_credentials(const std::string& registry,
-                                                    const std::optional<std::string>& creds);
 
 // The media types a manifest request accepts: OCI and Docker schema 2, images and indexes.
 extern const char* const kManifestAccept;
@@ -82,19 +68,19 @@ class RegistryClient {
   struct Shared;  // what every fork shares: where the registry is, credentials, the token
 
  private:
-  RegistryClient(std::shared_ptr<Shared> shared, http::CurlHandle handle);
-  struct Response;
-  Result<Response> request(const std::string& method, const std::string& path,
+  RegistryClient(std::shared_ptr<Shared> shared, http::Client client);
+  Result<http::Response> request(const std::string& method, const std::string& path,
                            const std::string& accept, const Sink* sink,
                            const std::function<Status()>* restart, std::uint64_t max_bytes);
-  Result<Response> perform_once(const std::string& method, const std::string& url,
+  Result<http::Response> perform_once(const std::string& method, const std::string& url,
                                 const std::string& accept, const Sink* sink,
                                 std::uint64_t max_bytes);
-  Status authenticate(const std::string& challenge);
-  Error refusal(const Response& response, const std::string& what) const;
+  Error refusal(const http::Response& response, const std::string& what) const;
+  // false once the abort flag is set.
+  [[nodiscard]] std::function<bool()> keep_going() const;
 
   std::shared_ptr<Shared> shared_;
-  http::CurlHandle handle_;
+  http::Client http_;
   const std::atomic<bool>* abort_ = nullptr;
 };
 

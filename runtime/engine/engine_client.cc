@@ -1,13 +1,10 @@
 #include "runtime/engine/engine_client.h"
 
-#include <curl/curl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
-
-#include "http/curl_handle.h"
 
 namespace paddock::engine {
 namespace {
@@ -15,35 +12,6 @@ namespace {
 std::string env_or(const char* name, const std::string& fallback) {
   const char* value = getenv(name);
   return value != nullptr && *value != '\0' ? std::string(value) : fallback;
-}
-
-struct Transfer {
-  std::string* body = nullptr;
-  const std::function<void(std::string_view)>* on_data = nullptr;
-  const std::function<bool()>* keep_going = nullptr;
-  bool interrupted = false;
-};
-
-size_t on_body(char* data, size_t size, size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  std::string_view chunk(data, size * count);
-  if (transfer->on_data != nullptr) {
-    (*transfer->on_data)(chunk);
-  } else if (transfer->body->size() + chunk.size() > (64u << 20)) {
-    return 0;  // no answer of the API is this large; something is wrong
-  } else {
-    transfer->body->append(chunk);
-  }
-  return size * count;
-}
-
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* transfer = static_cast<Transfer*>(user);
-  if (transfer->keep_going != nullptr && !(*transfer->keep_going)()) {
-    transfer->interrupted = true;
-    return 1;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -88,8 +56,8 @@ Result<Endpoint> podman_endpoint() {
   return endpoint_from(env_or("CONTAINER_HOST", fallback), false, "");
 }
 
-Error Client::unreachable(int code, const char* detail) const {
-  std::string why = detail[0] != '\0' ? detail : curl_easy_strerror(static_cast<CURLcode>(code));
+Error Client::unreachable(const std::string& detail) const {
+  std::string why = detail;
   if (!endpoint_.unix_socket.empty()) {
     // libcurl speaks of "localhost port 80" here; what the user needs is the socket's state.
     if (access(endpoint_.unix_socket.c_str(), F_OK) != 0) {
@@ -105,8 +73,8 @@ Error Client::unreachable(int code, const char* detail) const {
 }
 
 Client::Client(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
-  // A handle that could not be made is reported by the first request.
-  if (auto made = http::new_handle()) handle_ = std::move(*made);
+  // A client that could not be made is reported by the first request.
+  if (auto made = http::Client::create()) http_.emplace(std::move(*made));
 }
 
 Result<Client::Streamed> Client::perform(const std::string& method, const std::string& path,
@@ -114,45 +82,37 @@ Result<Client::Streamed> Client::perform(const std::string& method, const std::s
                                          const std::function<void(std::string_view)>& on_data,
                                          const std::function<bool()>& keep_going,
                                          std::string& body) {
-  if (!handle_) return Error{ENOMEM, "libcurl could not start a transfer"};
-  CURL* handle = handle_.get();
-  if (handle == nullptr) return Error{ENOMEM, "libcurl could not start a transfer"};
-  curl_easy_reset(handle);
-  std::string url = endpoint_.base_url + kApiVersion + path;
-  curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
-  if (!endpoint_.unix_socket.empty()) {
-    curl_easy_setopt(handle, CURLOPT_UNIX_SOCKET_PATH, endpoint_.unix_socket.c_str());
-  }
+  if (!http_) return Error{ENOMEM, "libcurl could not start a transfer"};
+  http::Request request;
+  request.method = method;
+  request.url = endpoint_.base_url + kApiVersion + path;
+  request.unix_socket = endpoint_.unix_socket;
+  request.tls.ca_file = endpoint_.ca_file;
   if (!endpoint_.ca_file.empty()) {
-    curl_easy_setopt(handle, CURLOPT_CAINFO, endpoint_.ca_file.c_str());
-    curl_easy_setopt(handle, CURLOPT_SSLCERT, endpoint_.cert_file.c_str());
-    curl_easy_setopt(handle, CURLOPT_SSLKEY, endpoint_.key_file.c_str());
+    request.tls.client_cert_file = endpoint_.cert_file;
+    request.tls.client_key_file = endpoint_.key_file;
   }
-  curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 10L);
-  curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
-  if (method != "GET" && method != "DELETE" && method != "HEAD") {
-    curl_easy_setopt(handle, CURLOPT_POSTFIELDS, json_body.c_str());
-    curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
-                     static_cast<curl_off_t>(json_body.size()));
+  request.headers = {"Content-Type: application/json"};
+  if (method != "GET" && method != "DELETE" && method != "HEAD") request.body = json_body;
+  // No answer of the API is this large; something is wrong.
+  request.max_body_bytes = 64u << 20;
+  request.max_error_body_bytes = 64u << 20;
+  if (on_data) {
+    // Every answer: a failed pull explains itself in the stream too.
+    request.on_data = [&on_data](std::string_view chunk) {
+      on_data(chunk);
+      return Status{};
+    };
+    request.stream_every_answer = true;
   }
-  Transfer transfer{&body, on_data ? &on_data : nullptr, keep_going ? &keep_going : nullptr};
-  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &transfer);
-  curl_easy_setopt(handle, CURLOPT_NOPROGRESS, keep_going ? 0L : 1L);
-  curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(handle, CURLOPT_XFERINFODATA, &transfer);
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
-  CURLcode code = curl_easy_perform(handle);
-  curl_slist_free_all(headers);
+  request.keep_going = keep_going;
+  auto response = http_->perform(request);
+  if (!response) return response.error();
+  if (response->transport != CURLE_OK) return unreachable(response->transport_message);
+  body = std::move(response->body);
   Streamed result;
-  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &result.status);
-  result.interrupted = transfer.interrupted;
-  if (code != CURLE_OK && !transfer.interrupted) return unreachable(code, error_buffer);
+  result.status = response->status;
+  result.interrupted = response->interrupted;
   if (!on_data && result.status >= 400) {
     // The engine's {"message": "..."} says why; the caller adds what it was doing.
     auto answer = nlohmann::json::parse(body, nullptr, false);

@@ -2,7 +2,7 @@
 
 // The Docker Engine API (which Podman's service speaks too) over its unix socket, or over TCP
 // with TLS as Docker's own client is configured (DOCKER_HOST, DOCKER_TLS_VERIFY,
-// DOCKER_CERT_PATH), with libcurl. One client is one connection, used by one thread at a time.
+// DOCKER_CERT_PATH), over http/. One client is one connection, used by one thread at a time.
 
 #include <atomic>
 #include <functional>
@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "http/curl_handle.h"
+#include "http/client.h"
 
 namespace paddock::engine {
 
@@ -72,9 +72,9 @@ class Client {
                            const std::function<void(std::string_view)>& on_data,
                            const std::function<bool()>& keep_going, std::string& body);
   // The error for a failed connection: what is wrong with the socket, or libcurl's reason.
-  Error unreachable(int code, const char* detail) const;
+  Error unreachable(const std::string& detail) const;
 
-  http::CurlHandle handle_;
+  std::optional<http::Client> http_;  // empty when libcurl could not make one
   Endpoint endpoint_;
 };
 

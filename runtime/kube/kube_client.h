@@ -3,10 +3,11 @@
 // The Kubernetes API's REST side over libcurl, as the cluster access says (CA, token or
 // client certificate). One client is one connection, used by one thread at a time.
 
+#include <optional>
 #include <string>
 
 #include "core/result.h"
-#include "http/curl_handle.h"
+#include "http/client.h"
 #include "runtime/kube/kubeconfig.h"
 
 namespace paddock::kube {
@@ -16,9 +17,12 @@ struct ApiResponse {
   std::string body;
 };
 
-// The cluster's TLS settings on a libcurl handle: its CA, a client certificate and key (as
-// PEM blobs, no temp files), or no verification where the kubeconfig says so.
-void apply_cluster_tls(CURL* curl, const ClusterAccess& access);
+// The cluster's TLS settings: its CA, a client certificate and key (as PEM blobs, no temp
+// files), or no verification where the kubeconfig says so.
+http::Tls cluster_tls(const ClusterAccess& access);
+
+// "cannot reach the Kubernetes API at SERVER (SOURCE): WHY".
+Error unreachable(const ClusterAccess& access, const std::string& why);
 
 class KubeClient {
  public:
@@ -35,7 +39,7 @@ class KubeClient {
                               const std::string& json_body = "");
 
  private:
-  http::CurlHandle handle_;
+  std::optional<http::Client> http_;  // empty when libcurl could not make one
   ClusterAccess access_;
 };
 

@@ -1,8 +1,5 @@
 #include "runtime/kube/websocket_client.h"
 
-#include <curl/curl.h>
-#include <poll.h>
-
 #include <cctype>
 #include <chrono>
 #include <random>
@@ -25,21 +22,14 @@ std::array<std::uint8_t, 4> random_mask() {
 Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
     const ClusterAccess& access, const std::string& path, const std::string& protocols) {
   std::unique_ptr<WebSocketConnection> connection(new WebSocketConnection);
-  auto made = http::new_handle();
+  auto made = http::Client::create();
   if (!made) return made.error();
-  connection->handle_ = std::move(*made);
-  CURL* handle = connection->handle_.get();
-  curl_easy_setopt(handle, CURLOPT_URL, (access.server + path).c_str());
-  curl_easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
-  curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 10L);
-  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-  apply_cluster_tls(handle, access);
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
-  if (CURLcode code = curl_easy_perform(handle); code != CURLE_OK) {
-    return Error{EHOSTUNREACH,
-                 "cannot reach the Kubernetes API at " + access.server + " (" + access.source +
-                     "): " + (error_buffer[0] ? error_buffer : curl_easy_strerror(code))};
+  connection->http_.emplace(std::move(*made));
+  http::Request target;
+  target.url = access.server + path;
+  target.tls = cluster_tls(access);
+  if (auto connected = connection->http_->connect(target); !connected) {
+    return unreachable(access, connected.error().message);
   }
   std::string key_bytes(16, '\0');
   std::random_device random;
@@ -83,53 +73,19 @@ Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
 }
 
 Status WebSocketConnection::write_all(std::string_view bytes) {
-  auto* handle = handle_.get();
-  while (!bytes.empty()) {
-    size_t sent = 0;
-    CURLcode code = curl_easy_send(handle, bytes.data(), bytes.size(), &sent);
-    if (code == CURLE_AGAIN) {
-      curl_socket_t socket = CURL_SOCKET_BAD;
-      curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket);
-      pollfd writable{socket, POLLOUT, 0};
-      poll(&writable, 1, 1000);
-      continue;
-    }
-    if (code != CURLE_OK)
-      return Error{EIO, std::string("sending to the Kubernetes API: ") + curl_easy_strerror(code)};
-    bytes.remove_prefix(sent);
+  if (auto sent = http_->send(bytes); !sent) {
+    return Error{EIO, "sending to the Kubernetes API: " + sent.error().message};
   }
   return {};
 }
 
 Result<bool> WebSocketConnection::read_some(int timeout_ms, std::string& into) {
-  auto* handle = handle_.get();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  for (;;) {
-    char buffer[65536];
-    size_t got = 0;
-    CURLcode code = curl_easy_recv(handle, buffer, sizeof buffer, &got);
-    if (code == CURLE_OK && got > 0) {
-      into.append(buffer, got);
-      // Everything TLS has buffered, before poll could say there is nothing.
-      while (curl_easy_recv(handle, buffer, sizeof buffer, &got) == CURLE_OK && got > 0) {
-        into.append(buffer, got);
-      }
-      return true;
-    }
-    if (code == CURLE_OK) return Error{EPIPE, "the Kubernetes API closed the connection"};
-    if (code != CURLE_AGAIN) {
-      return Error{EIO,
-                   std::string("reading from the Kubernetes API: ") + curl_easy_strerror(code)};
-    }
-    // Readable may mean only part of a TLS record: wait again until the deadline.
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    curl_socket_t socket = CURL_SOCKET_BAD;
-    curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket);
-    pollfd readable{socket, POLLIN, 0};
-    poll(&readable, 1, static_cast<int>(left.count()));
+  auto got = http_->receive(timeout_ms, into);
+  if (!got && got.error().code == EPIPE) {
+    return Error{EPIPE, "the Kubernetes API closed the connection"};
   }
+  if (!got) return Error{EIO, "reading from the Kubernetes API: " + got.error().message};
+  return got;
 }
 
 Status WebSocketConnection::send(Opcode opcode, std::string_view payload) {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "http/curl_handle.h"
+#include "http/client.h"
 #include "runtime/kube/kubeconfig.h"
 #include "runtime/kube/websocket_frames.h"
 
@@ -40,7 +40,7 @@ class WebSocketConnection {
   // Reads what is there (waiting up to `timeout_ms` for something); false when nothing came.
   Result<bool> read_some(int timeout_ms, std::string& into);
 
-  http::CurlHandle handle_;
+  std::optional<http::Client> http_;
   std::string protocol_;
   FrameReader reader_;
 };
