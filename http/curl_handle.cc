@@ -25,9 +25,4 @@ Status append_header(HeaderList& list, const std::string& line) {
   return {};
 }
 
-std::size_t append_to_string(char* data, std::size_t size, std::size_t count, void* text) {
-  static_cast<std::string*>(text)->append(data, size * count);
-  return size * count;
-}
-
 }  // namespace paddock::http

@@ -1,12 +1,10 @@
 #pragma once
 
-// libcurl's handles as owned values, for every HTTP client paddock has: the registry, the
-// Docker/Podman Engine API, Kubernetes REST and WebSocket. A handle is released when its owner
-// goes, on every path; nobody calls curl_easy_cleanup by hand.
+// libcurl's handles as owned values, for http::Client (client.h): a handle is released when its
+// owner goes, on every path; nobody calls curl_easy_cleanup by hand.
 
 #include <curl/curl.h>
 
-#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -32,8 +30,5 @@ Result<CurlHandle> new_handle();
 
 // HeaderList with `line` ("Name: value") appended; keeps the list on failure.
 Status append_header(HeaderList& list, const std::string& line);
-
-// A CURLOPT_WRITEFUNCTION that appends to the std::string given as CURLOPT_WRITEDATA.
-std::size_t append_to_string(char* data, std::size_t size, std::size_t count, void* text);
 
 }  // namespace paddock::http
