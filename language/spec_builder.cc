@@ -86,6 +86,17 @@ Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy, const SpecOve
   return built;
 }
 
+Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
+                                       const std::vector<std::string>& argv, double wall_seconds,
+                                       const SpecOverrides& overrides, const ImageSource& image) {
+  auto built = build_language_spec(policy, CodeCall{}, overrides, image);
+  if (!built) return built.error();
+  built->spec.prelude.clear();
+  built->spec.argv = argv;
+  built->spec.limits.wall_seconds = wall_seconds;
+  return built;
+}
+
 Result<BuiltSpec> build_command_spec(SandboxSpec flags, const ImageSource& image) {
   BuiltSpec built;
   built.spec = std::move(flags);

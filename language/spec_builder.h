@@ -77,6 +77,12 @@ Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCa
 Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy, const SpecOverrides& overrides,
                                      const ImageSource& image);
 
+// `argv` in the sandbox a session of `policy` gets (its environment, limits and image), for
+// `wall_seconds`: the language's toolchain asked for its version.
+Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
+                                       const std::vector<std::string>& argv, double wall_seconds,
+                                       const SpecOverrides& overrides, const ImageSource& image);
+
 // A command run without a language: `flags` is the whole spec as the command line set it; the
 // image (if any) supplies its root, environment and, when `flags` has none, its command.
 Result<BuiltSpec> build_command_spec(SandboxSpec flags, const ImageSource& image);

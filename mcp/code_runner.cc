@@ -91,6 +91,15 @@ Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& polic
   return std::move(built->spec);
 }
 
+Result<SandboxSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {
+  ImageSource present_only;
+  present_only.backend = state.backend.get();
+  auto built = build_toolchain_spec(policy, policy.version_command, 20, server_overrides(state),
+                                    present_only);
+  if (!built) return built.error();
+  return std::move(built->spec);
+}
+
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                           const CodeRequest& request, RunObserver& observer) {
   UniqueFd input;

@@ -47,6 +47,10 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
 // Why an install did not succeed (the installer's output and how it ended), or nothing.
 std::optional<std::string> install_failure(const Result<RunResult>& installed);
 
+// The spec that asks `policy`'s toolchain for its version (its version command), on the
+// language's root file system when that is there already (nothing is pulled for it).
+Result<SandboxSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy);
+
 // The spec a session of `policy` starts from: its environment, support files and limits. Its
 // image is pulled first when missing (reported through `progress`).
 Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,

@@ -3,7 +3,7 @@
 #include <map>
 #include <mutex>
 
-#include "language/language_run.h"
+#include "mcp/code_runner.h"
 
 namespace paddock::mcp {
 namespace {
@@ -19,11 +19,8 @@ std::string toolchain_version(ServerState& state, const LanguagePolicy& policy) 
   }
   std::string version = "unknown";
   if (!policy.version_command.empty()) {
-    auto spec = language_spec(policy, "", {}, {});
+    auto spec = toolchain_version_spec(state, policy);
     if (spec) {
-      spec->prelude.clear();
-      spec->argv = policy.version_command;
-      spec->limits.wall_seconds = 20;
       Quiet quiet;
       auto result = state.backend->run(*spec, quiet);
       if (result && result->outcome == Outcome::kExited && result->exit_code == 0) {

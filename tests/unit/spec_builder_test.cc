@@ -245,6 +245,20 @@ TEST(SpecBuilder, ASessionHasTheLanguagesSandboxButNoCodeOrSteps) {
   EXPECT_NE(refused.error().message.find("host's network"), std::string::npos);
 }
 
+TEST(SpecBuilder, AToolchainProbeRunsInTheLanguagesSandboxWithoutCode) {
+  TableBackend backend;
+  for (const auto& language : builtins().all()) {
+    if (language.version_command.empty()) continue;
+    auto built = build_toolchain_spec(language, language.version_command, 20, {},
+                                      ImageSource{&backend, {}, {}, {}});
+    ASSERT_TRUE(built.ok()) << language.name << ": " << built.error().message;
+    EXPECT_EQ(built->spec.argv, language.version_command) << language.name;
+    EXPECT_TRUE(built->spec.prelude.empty()) << language.name;
+    EXPECT_EQ(built->spec.limits.wall_seconds, 20) << language.name;
+    EXPECT_EQ(built->spec.host_etc, language.host_etc) << language.name;
+  }
+}
+
 TEST(SandboxSpec, HostEtcNamesArePlainAndNeverSecrets) {
   for (const char* good : {"python3", "java-17-openjdk", "R", "matplotlibrc", "ld.so.conf.d"}) {
     EXPECT_TRUE(is_host_etc_name(good)) << good;
