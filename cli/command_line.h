@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "core/result.h"
+#include "mcp/server_config.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_spec.h"
-#include "mcp/server_config.h"
 
 namespace paddock::cli {
 

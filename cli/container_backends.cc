@@ -1,7 +1,7 @@
 #include "cli/container_backends.h"
 
-#include "runtime/engine/engine_backend.h"
 #include "rootfs/image_pull.h"
+#include "runtime/engine/engine_backend.h"
 #include "runtime/kube/kube_backend.h"
 #include "runtime/native/native_backend.h"
 
@@ -30,7 +30,8 @@ BackendRegistry all_backends() {
     return std::unique_ptr<Backend>(std::make_unique<NativeBackend>(pull_into_store));
   });
   for (const char* name : {"docker", "podman"}) {
-    registry.add(name, [name](const BackendSettings&) { return engine::EngineBackend::connect(name); });
+    registry.add(name,
+                 [name](const BackendSettings&) { return engine::EngineBackend::connect(name); });
   }
   registry.add("kubernetes", [](const BackendSettings& settings) {
     return kube::KubeBackend::connect(

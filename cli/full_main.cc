@@ -2,10 +2,10 @@
 // linked. `paddock` hands over to it what needs them (see main.cc).
 
 #include "cli/available_backends.h"
+#include "cli/container_backends.h"
 #include "cli/dispatch.h"
 #include "cli/image_command.h"
 #include "cli/mcp_command.h"
-#include "cli/container_backends.h"
 
 int main(int argc, char** argv) {
   using namespace paddock;

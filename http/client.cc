@@ -177,8 +177,8 @@ Result<Response> Client::perform(const Request& request) {
   response.status = status_now(handle);
   if (code == CURLE_WRITE_ERROR && !transfer.sink_status) return transfer.sink_status.error();
   if (transfer.too_big) {
-    std::uint64_t limit = response.status / 100 == 2 ? request.max_body_bytes
-                                                     : request.max_error_body_bytes;
+    std::uint64_t limit =
+        response.status / 100 == 2 ? request.max_body_bytes : request.max_error_body_bytes;
     return Error{EFBIG, "the answer from " + request.url + " is larger than " +
                             std::to_string(limit) + " bytes"};
   }

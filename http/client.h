@@ -45,9 +45,9 @@ struct Request {
   // Authorization headers when a redirect leaves the host.
   bool follow_redirects = false;
   long connect_timeout_seconds = 10;
-  long timeout_seconds = 0;          // the whole exchange; 0: no limit
-  bool abort_when_stalled = false;   // under 1 byte/s for a minute: a transport failure
-  std::uint64_t max_body_bytes = 64u << 20;        // of a successful answer kept in `body`
+  long timeout_seconds = 0;                  // the whole exchange; 0: no limit
+  bool abort_when_stalled = false;           // under 1 byte/s for a minute: a transport failure
+  std::uint64_t max_body_bytes = 64u << 20;  // of a successful answer kept in `body`
   std::uint64_t max_error_body_bytes = 64u << 10;  // of any other answer
   // A successful (2xx) answer's body goes here, chunk by chunk, instead of into `body`; an
   // error stops the transfer and is perform()'s. `stream_every_answer`: every answer's body.

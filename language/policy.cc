@@ -246,11 +246,11 @@ void read_class_name(Reader& reader, const json& document, LanguagePolicy& polic
 
 void check_known_keys(Reader& reader, const json& document) {
   static const std::set<std::string> kKnown = {
-      "$schema",      "name",    "aliases", "description",     "source_file",
-      "compile",      "run",     "env",     "limits",          "network",
-      "install",      "seccomp", "rootfs",  "screening",       "support_files",
-      "collect",      "version", "example", "package_manager", "install_env",
-      "library_names", "syntax", "host_etc", "class_name"};
+      "$schema",       "name",    "aliases",  "description",     "source_file",
+      "compile",       "run",     "env",      "limits",          "network",
+      "install",       "seccomp", "rootfs",   "screening",       "support_files",
+      "collect",       "version", "example",  "package_manager", "install_env",
+      "library_names", "syntax",  "host_etc", "class_name"};
   for (const auto& [key, value] : document.items()) {
     if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
   }

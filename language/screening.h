@@ -36,7 +36,6 @@ const char* to_string(Severity severity);
 std::optional<ScreeningMode> screening_mode_from_name(std::string_view name);
 std::optional<Severity> severity_from_name(std::string_view name);
 
-
 struct ScreeningRule {
   enum class Kind {
     kPattern,  // `pattern` is searched for in each line of the code, comments left out

@@ -54,8 +54,8 @@ bool apply_timeout(const std::optional<double>& asked, const std::optional<doubl
 
 Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
                                       const SpecOverrides& overrides, const ImageSource& image) {
-  auto spec = language_spec(policy, call.code, call.program_args, call.libraries,
-                            overrides.installer_env);
+  auto spec =
+      language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
   if (!spec) return spec.error();
   BuiltSpec built;
   built.spec = std::move(*spec);

@@ -23,7 +23,8 @@ Result<std::vector<std::string>> strings_of(const json& syntax, const std::strin
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& item = (*it)[i];
     if (!item.is_string() || item.get<std::string>().empty()) {
-      return syntax_error(origin, "/" + key + "/" + std::to_string(i), "must be a non-empty string");
+      return syntax_error(origin, "/" + key + "/" + std::to_string(i),
+                          "must be a non-empty string");
     }
     result.push_back(item.get<std::string>());
   }
@@ -70,7 +71,8 @@ Result<std::vector<StringSyntax>> strings_syntax_of(const json& syntax, std::str
         return syntax_error(origin, pointer + "/" + key,
                             "is not a known field (delimiter, multiline, escapes)");
       }
-      if (!value.is_boolean()) return syntax_error(origin, pointer + "/" + key, "must be true or false");
+      if (!value.is_boolean())
+        return syntax_error(origin, pointer + "/" + key, "must be true or false");
       (key == "multiline" ? quote.multiline : quote.escapes) = value.get<bool>();
     }
     result.push_back(std::move(quote));
@@ -103,7 +105,8 @@ Status compile_imports(LanguageSyntax& syntax, std::string_view origin) {
 const LanguageSyntax& generic_syntax() {
   static const LanguageSyntax kGeneric = [] {
     LanguageSyntax syntax;
-    syntax.import_texts = {R"(\b(?:import|require|include|use|library|load)\b\s*\(?\s*['"<]?([\w./:-]+))"};
+    syntax.import_texts = {
+        R"(\b(?:import|require|include|use|library|load)\b\s*\(?\s*['"<]?([\w./:-]+))"};
     syntax.imports.emplace_back(syntax.import_texts[0], ScreeningRegex::ECMAScript);
     return syntax;
   }();
@@ -130,7 +133,8 @@ Result<LanguageSyntax> parse_syntax(const json& syntax, std::string_view origin)
   if (!blocks) return blocks.error();
   result.block_comments = std::move(*blocks);
   if (auto it = syntax.find("comments_at_word_start"); it != syntax.end()) {
-    if (!it->is_boolean()) return syntax_error(origin, "/comments_at_word_start", "must be true or false");
+    if (!it->is_boolean())
+      return syntax_error(origin, "/comments_at_word_start", "must be true or false");
     result.comments_at_word_start = it->get<bool>();
   }
   auto strings = strings_syntax_of(syntax, origin);

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rootfs/image_reference.h"
 #include "mcp/log.h"
+#include "rootfs/image_reference.h"
 #include "rootfs/sha256.h"
 
 namespace paddock::mcp {

@@ -7,8 +7,8 @@
 
 #include "core/unique_fd.h"
 #include "language/spec_builder.h"
-#include "runtime/step_runner.h"
 #include "mcp/session_files.h"
+#include "runtime/step_runner.h"
 
 namespace paddock::mcp {
 namespace {
@@ -54,9 +54,8 @@ ImageSource server_images(ServerState& state, const PullProgress& progress) {
 }
 
 PullProgress progress_to(RunObserver& observer) {
-  return [&observer](const std::string& line) {
-    observer.on_output(StreamId::kStderr, line + "\n");
-  };
+  return
+      [&observer](const std::string& line) { observer.on_output(StreamId::kStderr, line + "\n"); };
 }
 
 // What the client sees of a run: passed-through values masked wherever paddock reports text.
@@ -133,8 +132,8 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   if (!steps) return steps.error();
   CodeRun run;
   run.limits = steps->limits;
-  run.timeout_capped = apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds,
-                                     run.limits);
+  run.timeout_capped =
+      apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds, run.limits);
   run.timeout_seconds = run.limits.wall_seconds;
   std::lock_guard lock(session.run_mutex);
   const SandboxFile& code = steps->files.front();

@@ -11,8 +11,8 @@
 #include <set>
 #include <string>
 
-#include "runtime/backend.h"
 #include "core/result.h"
+#include "runtime/backend.h"
 
 namespace paddock::mcp {
 

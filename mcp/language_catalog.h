@@ -3,8 +3,8 @@
 // What paddock tells models about its languages: the list, and one language's details
 // (toolchain version as the sandbox sees it, file extension, package manager, example, limits).
 
-#include "mcp/json_rpc.h"
 #include "language/policy.h"
+#include "mcp/json_rpc.h"
 #include "mcp/server_state.h"
 
 namespace paddock::mcp {

@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/backend.h"
 #include "mcp/secret_mask.h"
 #include "mcp/server_state.h"
 #include "mcp/tool.h"
+#include "runtime/backend.h"
 
 namespace paddock::mcp {
 

@@ -1,9 +1,9 @@
 #include "mcp/resources.h"
 
-#include "mcp/content.h"
 #include "core/base64.h"
-#include "mcp/language_catalog.h"
 #include "core/mime_types.h"
+#include "mcp/content.h"
+#include "mcp/language_catalog.h"
 #include "mcp/session_files.h"
 
 namespace paddock::mcp {

@@ -36,11 +36,11 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
     }
     audit = std::move(*opened);
   }
-  auto backend = backends.create(options.backend,
-                                             {.kube_namespace = options.kube_namespace,
-                                              .pod_start_seconds = options.pod_start_seconds,
-                                              .kube_seccomp_profile = options.kube_seccomp_profile,
-                                              .pull_images = options.pull_missing_images});
+  auto backend =
+      backends.create(options.backend, {.kube_namespace = options.kube_namespace,
+                                        .pod_start_seconds = options.pod_start_seconds,
+                                        .kube_seccomp_profile = options.kube_seccomp_profile,
+                                        .pull_images = options.pull_missing_images});
   if (!backend) {
     log(LogLevel::kError, backend.error().message);
     return 2;

@@ -8,13 +8,13 @@
 #include <optional>
 #include <string>
 
-#include "mcp/audit_log.h"
-#include "runtime/backend.h"
-#include "mcp/image_provisioner.h"
 #include "language/policy_store.h"
+#include "mcp/audit_log.h"
+#include "mcp/image_provisioner.h"
 #include "mcp/secret_mask.h"
 #include "mcp/server_config.h"
 #include "mcp/session_registry.h"
+#include "runtime/backend.h"
 
 namespace paddock::mcp {
 

@@ -2,8 +2,8 @@
 
 #include <cctype>
 
-#include "mcp/content.h"
 #include "core/mime_types.h"
+#include "mcp/content.h"
 
 namespace paddock::mcp {
 namespace {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/backend.h"
 #include "mcp/json_rpc.h"
+#include "runtime/backend.h"
 
 namespace paddock::mcp {
 

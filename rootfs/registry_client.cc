@@ -120,9 +120,10 @@ Result<http::Response> RegistryClient::perform_once(const std::string& method,
   return response;
 }
 
-Result<http::Response> RegistryClient::request(
-    const std::string& method, const std::string& path, const std::string& accept, const Sink* sink,
-    const std::function<Status()>* restart, std::uint64_t max_bytes) {
+Result<http::Response> RegistryClient::request(const std::string& method, const std::string& path,
+                                               const std::string& accept, const Sink* sink,
+                                               const std::function<Status()>* restart,
+                                               std::uint64_t max_bytes) {
   const ImageReference& reference = shared_->reference;
   bool authenticated = false;
   bool fell_back = false;
@@ -176,10 +177,11 @@ Result<http::Response> RegistryClient::request(
       authenticated = true;
       std::string challenge = response->header("www-authenticate");
       if (challenge.empty()) return refusal(*response, "");
-      auto authorization = registry_authorization(
-          http_, {reference, shared_->credentials, shared_->plain_allowed,
-                  shared_->options.insecure, keep_going()},
-          challenge);
+      auto authorization =
+          registry_authorization(http_,
+                                 {reference, shared_->credentials, shared_->plain_allowed,
+                                  shared_->options.insecure, keep_going()},
+                                 challenge);
       if (!authorization) return authorization.error();
       std::lock_guard lock(shared_->mutex);
       shared_->authorization = std::move(*authorization);

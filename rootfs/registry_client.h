@@ -70,11 +70,11 @@ class RegistryClient {
  private:
   RegistryClient(std::shared_ptr<Shared> shared, http::Client client);
   Result<http::Response> request(const std::string& method, const std::string& path,
-                           const std::string& accept, const Sink* sink,
-                           const std::function<Status()>* restart, std::uint64_t max_bytes);
+                                 const std::string& accept, const Sink* sink,
+                                 const std::function<Status()>* restart, std::uint64_t max_bytes);
   Result<http::Response> perform_once(const std::string& method, const std::string& url,
-                                const std::string& accept, const Sink* sink,
-                                std::uint64_t max_bytes);
+                                      const std::string& accept, const Sink* sink,
+                                      std::uint64_t max_bytes);
   Error refusal(const http::Response& response, const std::string& what) const;
   // false once the abort flag is set.
   [[nodiscard]] std::function<bool()> keep_going() const;

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/backend.h"
 #include "rootfs/image_install.h"
 #include "rootfs/image_store.h"
+#include "runtime/backend.h"
 
 namespace paddock {
 

@@ -2,9 +2,9 @@
 
 #include <sstream>
 
+#include "core/base64.h"
 #include "mcp/code_runner.h"
 #include "mcp/content.h"
-#include "core/base64.h"
 #include "mcp/progress_observer.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"

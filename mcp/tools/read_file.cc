@@ -1,7 +1,7 @@
 // read_file: a file from a session's work directory, as the content type that suits it.
 
-#include "mcp/content.h"
 #include "core/mime_types.h"
+#include "mcp/content.h"
 #include "mcp/session_files.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"

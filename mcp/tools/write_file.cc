@@ -1,7 +1,7 @@
 // write_file: put a file into a session's work directory.
 
-#include "mcp/content.h"
 #include "core/base64.h"
+#include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 

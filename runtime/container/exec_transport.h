@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/backend.h"
 #include "core/result.h"
+#include "runtime/backend.h"
 #include "runtime/run_result.h"
 
 namespace paddock::engine {

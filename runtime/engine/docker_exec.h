@@ -9,8 +9,8 @@
 #include <string>
 
 #include "runtime/container/container_config.h"
-#include "runtime/engine/engine_client.h"
 #include "runtime/container/exec_transport.h"
+#include "runtime/engine/engine_client.h"
 #include "runtime/sandbox_spec.h"
 
 namespace paddock::engine {

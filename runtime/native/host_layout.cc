@@ -47,21 +47,9 @@ const std::vector<std::string>& host_etc_allowlist() {
   // Only what programs read at run time; every entry costs each run a copy or a bind. What one
   // language's programs need (python3, R, java-17-openjdk...) its policy names (host_etc).
   static const std::vector<std::string> kEntries = {
-      "alternatives",
-      "ld.so.cache",
-      "ld.so.conf",
-      "ld.so.conf.d",
-      "localtime",
-      "timezone",
-      "ssl",
-      "ca-certificates",
-      "fonts",
-      "mime.types",
-      "protocols",
-      "services",
-      "os-release",
-      "debian_version",
-      "gai.conf",
+      "alternatives", "ld.so.cache", "ld.so.conf",      "ld.so.conf.d",   "localtime",
+      "timezone",     "ssl",         "ca-certificates", "fonts",          "mime.types",
+      "protocols",    "services",    "os-release",      "debian_version", "gai.conf",
   };
   return kEntries;
 }

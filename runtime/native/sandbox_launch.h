@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 
-#include "runtime/backend.h"
 #include "core/result.h"
+#include "runtime/backend.h"
 #include "runtime/native/cgroup_manager.h"
 #include "runtime/native/id_map.h"
 #include "runtime/native/prepared_run.h"

@@ -12,8 +12,8 @@
 #include <functional>
 #include <optional>
 
-#include "runtime/backend.h"
 #include "core/unique_fd.h"
+#include "runtime/backend.h"
 #include "runtime/native/channel.h"
 #include "runtime/native/sandbox_process.h"
 

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/harness.h"
+
 namespace paddock {
 namespace {
 
@@ -90,7 +92,7 @@ std::vector<std::string> violations_in_tree(const fs::path& root) {
 }
 
 TEST(Layering, EveryIncludeComesFromTheSameFolderOrAFloorBelow) {
-  auto found = violations_in_tree(PADDOCK_SOURCE_DIR);
+  auto found = violations_in_tree(testing::source_dir());
   std::string listed;
   for (const auto& line : found) listed += line + "\n";
   EXPECT_TRUE(found.empty()) << listed;
@@ -98,7 +100,7 @@ TEST(Layering, EveryIncludeComesFromTheSameFolderOrAFloorBelow) {
 
 TEST(Layering, EveryFloorIsAFolderOfTheTree) {
   for (const auto& [folder, floor] : floors()) {
-    EXPECT_TRUE(fs::is_directory(fs::path(PADDOCK_SOURCE_DIR) / folder)) << folder;
+    EXPECT_TRUE(fs::is_directory(fs::path(testing::source_dir()) / folder)) << folder;
   }
 }
 
@@ -113,7 +115,8 @@ TEST(Layering, AnIncludeThatReachesUpIsNamed) {
 TEST(Layering, SiblingsOnOneFloorDoNotIncludeEachOther) {
   EXPECT_TRUE(violation("runtime/kube/kube_exec.cc", "runtime/engine/engine_client.h").has_value());
   EXPECT_TRUE(violation("runtime/engine/docker_exec.cc", "runtime/kube/kube_client.h").has_value());
-  EXPECT_TRUE(violation("runtime/container/tar_reader.cc", "runtime/native/artifacts.h").has_value());
+  EXPECT_TRUE(
+      violation("runtime/container/tar_reader.cc", "runtime/native/artifacts.h").has_value());
 }
 
 TEST(Layering, AnIncludeWithoutItsFolderIsNamed) {
@@ -125,7 +128,8 @@ TEST(Layering, AnIncludeWithoutItsFolderIsNamed) {
 TEST(Layering, IncludesFromBelowAndWithinAreFine) {
   EXPECT_FALSE(violation("cli/run_command.cc", "mcp/server.h").has_value());
   EXPECT_FALSE(violation("mcp/tools/read_file.cc", "mcp/session_files.h").has_value());
-  EXPECT_FALSE(violation("runtime/kube/kube_exec.cc", "runtime/container/exec_transport.h").has_value());
+  EXPECT_FALSE(
+      violation("runtime/kube/kube_exec.cc", "runtime/container/exec_transport.h").has_value());
   EXPECT_FALSE(violation("rootfs/image_pull.cc", "core/result.h").has_value());
   EXPECT_FALSE(violation("policies/x.cc", "embedded_policies.h").has_value());
 }

@@ -128,8 +128,9 @@ TEST(Screening, EveryMatchingRuleIsReportedWithItsLine) {
       parsed({{"rules",
                {rule("shell", R"(\bos\.system\s*\()", "high"),
                 rule("fork", R"(\bos\.fork\()", "medium"), rule("never", "zzz", "low")}}});
-  ScreeningVerdict verdict = screen(
-      screening, syntax("python"), "import os\nos.system('id')\nos.fork()\nos.system('x'); os.fork()");
+  ScreeningVerdict verdict =
+      screen(screening, syntax("python"),
+             "import os\nos.system('id')\nos.fork()\nos.system('x'); os.fork()");
   EXPECT_EQ(hits(verdict), (Hits{{"shell", 2}, {"fork", 3}, {"shell", 4}, {"fork", 4}}));
   EXPECT_EQ(verdict.findings[0].match, "os.system(");
   EXPECT_EQ(verdict.findings[0].message, "shell found");
@@ -283,7 +284,8 @@ TEST(Screening, FindingsAreCappedButStillBlock) {
 
 TEST(Screening, MatchesAreShortAndPrintable) {
   Screening screening = parsed({{"rules", {rule("esc", "danger.{0,300}", "high")}}});
-  EXPECT_EQ(screen(screening, syntax("python"), "danger\x1b[2J").findings.at(0).match, "danger?[2J");
+  EXPECT_EQ(screen(screening, syntax("python"), "danger\x1b[2J").findings.at(0).match,
+            "danger?[2J");
   std::string long_match =
       screen(screening, syntax("python"), "danger" + std::string(300, 'x')).findings.at(0).match;
   EXPECT_EQ(long_match, "danger" + std::string(74, 'x') + "...");
