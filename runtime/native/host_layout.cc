@@ -66,6 +66,18 @@ HostLayout probe_host_layout() {
   return layout;
 }
 
+std::vector<HostLayout::Entry> probe_extra_etc(const HostLayout& base,
+                                               const std::vector<std::string>& names) {
+  std::vector<HostLayout::Entry> extra;
+  for (const auto& name : names) {
+    bool known = std::any_of(base.etc.begin(), base.etc.end(),
+                             [&](const HostLayout::Entry& entry) { return entry.name == name; });
+    if (known) continue;
+    if (auto entry = probe_host_etc(name)) extra.push_back(std::move(*entry));
+  }
+  return extra;
+}
+
 std::optional<HostLayout::Entry> probe_host_etc(const std::string& name) {
   std::string path = "/etc/" + name;
   if (!is_dir_or_link_or_file(path, true)) return std::nullopt;

@@ -47,4 +47,8 @@ const std::vector<std::string>& host_etc_allowlist();
 // One more host /etc entry (a run's SandboxSpec::host_etc), when it exists and may be read.
 std::optional<HostLayout::Entry> probe_host_etc(const std::string& name);
 
+// The entries of `names` that exist and `base` does not have already, in order.
+std::vector<HostLayout::Entry> probe_extra_etc(const HostLayout& base,
+                                               const std::vector<std::string>& names);
+
 }  // namespace paddock

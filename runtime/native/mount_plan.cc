@@ -80,7 +80,8 @@ std::string group_file(const SandboxIdentity& id) {
 }
 
 void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host,
-              const SandboxIdentity& id, bool user_network) {
+              const std::vector<HostLayout::Entry>& extra_etc, const SandboxIdentity& id,
+              bool user_network) {
   plan.dir("/etc");
   plan.file("/etc/passwd", passwd_file(id));
   plan.file("/etc/group", group_file(id));
@@ -93,7 +94,7 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
   if (user_network) {
     plan.file("/etc/resolv.conf", std::string("nameserver ") + kSandboxResolver + "\n");
   }
-  for (const auto& entry : host.etc) {
+  auto add = [&](const HostLayout::Entry& entry) {
     std::string path = "/etc/" + entry.name;
     switch (entry.type) {
       case HostLayout::Entry::Type::kDirectory:
@@ -107,7 +108,9 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
         plan.file(path, entry.content);
         break;
     }
-  }
+  };
+  for (const auto& entry : host.etc) add(entry);
+  for (const auto& entry : extra_etc) add(entry);
 }
 
 // With the host's network, the host's resolver configuration.
@@ -197,7 +200,8 @@ std::string MountStep::describe() const {
 }
 
 MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
-                      const SandboxIdentity& identity, bool user_network) {
+                      const SandboxIdentity& identity, bool user_network,
+                      const std::vector<HostLayout::Entry>& extra_etc) {
   PlanBuilder plan;
   plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
 
@@ -220,7 +224,8 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
       }
     }
   }
-  plan_etc(plan, spec, overlay ? HostLayout{} : host, identity, user_network);
+  plan_etc(plan, spec, overlay ? HostLayout{} : host,
+           overlay ? std::vector<HostLayout::Entry>{} : extra_etc, identity, user_network);
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
   plan.parents(spec.workdir);
   plan.dir(spec.workdir);

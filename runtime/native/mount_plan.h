@@ -75,7 +75,10 @@ struct MountPlan {
 
 // `user_network`: the sandbox may get user-mode networking (may_use_user_network), so it gets
 // paddock's resolver configuration.
+// `extra_etc`: the run's own host /etc entries (SandboxSpec::host_etc, probed), after the
+// layout's.
 MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
-                      const SandboxIdentity& identity, bool user_network = false);
+                      const SandboxIdentity& identity, bool user_network = false,
+                      const std::vector<HostLayout::Entry>& extra_etc = {});
 
 }  // namespace paddock

@@ -174,21 +174,12 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() == 1) {
     image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
   }
-  // The run's own host /etc entries (its language's) over the ones every sandbox gets.
-  HostLayout with_extras;
-  const HostLayout* layout = spec.image_layers.empty() ? &host_layout() : &image_layout;
-  if (spec.image_layers.empty() && !spec.host_etc.empty()) {
-    with_extras = host_layout();
-    for (const auto& name : spec.host_etc) {
-      bool known = std::any_of(with_extras.etc.begin(), with_extras.etc.end(),
-                               [&](const HostLayout::Entry& entry) { return entry.name == name; });
-      if (known) continue;
-      if (auto entry = probe_host_etc(name)) with_extras.etc.push_back(std::move(*entry));
-    }
-    layout = &with_extras;
-  }
+  const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
+  // The run's own host /etc entries (its language's), beside the ones every sandbox gets.
+  std::vector<HostLayout::Entry> extra_etc;
+  if (spec.image_layers.empty()) extra_etc = probe_extra_etc(layout, spec.host_etc);
   bool user_network = may_use_user_network(spec, session);
-  prepared->mounts = plan_mounts(spec, *layout, identity, user_network);
+  prepared->mounts = plan_mounts(spec, layout, identity, user_network, extra_etc);
   if (user_network) {
     auto fence = network_fence(spec);
     if (!fence) return fence.error();

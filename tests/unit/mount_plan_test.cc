@@ -69,6 +69,28 @@ TEST(MountPlan, UsrIsBoundAndSealedReadOnlyBeforeAnythingWritable) {
   }
 }
 
+// A run's own /etc entries (its language's host_etc), given as probed: no host is touched.
+TEST(MountPlan, ARunsExtraEtcEntriesAreBoundOrWrittenReadOnly) {
+  std::vector<HostLayout::Entry> extra = {{"python3", Type::kDirectory, ""},
+                                          {"matplotlibrc", Type::kFile, "backend: Agg\n"}};
+  MountPlan p = plan_mounts(SandboxSpec{}, merged_usr_host(), SandboxIdentity{}, false, extra);
+  const MountStep* bind = find(p, Kind::kBind, "/etc/python3");
+  ASSERT_NE(bind, nullptr);
+  EXPECT_EQ(bind->source, "/etc/python3");
+  EXPECT_EQ(bind->protect, Protect::kSealedLater);
+  EXPECT_LT(index_of(p, Kind::kBind, "/etc/python3"), index_of(p, Kind::kSeal, "/"));
+  const MountStep* file = find(p, Kind::kWriteFile, "/etc/matplotlibrc");
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(file->content, "backend: Agg\n");
+  // Without them, neither is there.
+  EXPECT_EQ(find(plan(), Kind::kBind, "/etc/python3"), nullptr);
+  // An image brings its own /etc: the host's extras stay out of an overlay root.
+  SandboxSpec on_image;
+  on_image.image_layers = {"/store/layer"};
+  MountPlan overlay = plan_mounts(on_image, HostLayout{}, SandboxIdentity{}, false, extra);
+  EXPECT_EQ(find(overlay, Kind::kBind, "/etc/python3"), nullptr);
+}
+
 TEST(MountPlan, MountPointsExistBeforeTheSeal) {
   MountPlan p = plan();
   auto seal = index_of(p, Kind::kSeal, "/");
