@@ -98,9 +98,11 @@ std::string class_name_of(const LanguagePolicy& policy, const std::string& sourc
   std::smatch match;
   if (std::regex_search(code, match, pattern) && match[1].matched) {
     std::string name = match[1].str();
-    // The name becomes a file name: a pattern that lets a '/' or ".." through is the policy's
-    // mistake, and the code must not be able to exploit it.
-    bool plain = name.find('/') == std::string::npos && name != "." && name != ".." &&
+    // The name becomes a file name and a command's argument: a pattern that lets a '/', "..",
+    // or a leading '-' (an option) through is the policy's mistake, and the code must not be
+    // able to exploit it.
+    bool plain = !name.empty() && name.size() <= 200 && name.find('/') == std::string::npos &&
+                 name != "." && name != ".." && name[0] != '-' &&
                  name.find('\0') == std::string::npos;
     if (plain) return name;
   }

@@ -220,6 +220,37 @@ TEST(LanguageRun, JavaFilesAreNamedAfterThePublicClass) {
   EXPECT_EQ(class_name_of(java, "// public class InAComment\nclass X{}"), "Main");
 }
 
+// The code chooses the name; a careless policy pattern must not let it choose a path or an
+// option of the compiler.
+TEST(LanguageRun, AClassNameThatIsAPathOrAnOptionFallsBackToTheDefault) {
+  json document = minimal();
+  document["source_file"] = "{class}.toy";
+  document["class_name"] = {{"pattern", R"(class\s+(\S+))"}, {"default", "Main"}};
+  auto policy = parse_policy(document, "toy.json");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(class_name_of(*policy, "class Fine"), "Fine");
+  for (const char* code :
+       {"class ../../etc/cron.d/x", "class a/b", "class ..", "class -e", "class --output=/tmp/x"}) {
+    EXPECT_EQ(class_name_of(*policy, code), "Main") << code;
+  }
+}
+
+TEST(Policy, HostEtcNamesOnlyPlainEntries) {
+  for (const char* bad : {"../shadow", "shadow", "ssl/private", "passwd", "sudoers.d"}) {
+    json document = minimal();
+    document["host_etc"] = {"python3", bad};
+    auto parsed = parse_policy(document, "toy.json");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.error().message.find("/host_etc/1"), std::string::npos)
+        << parsed.error().message;
+  }
+  json document = minimal();
+  document["host_etc"] = {"python3", "R"};
+  auto parsed = parse_policy(document, "toy.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->host_etc, (std::vector<std::string>{"python3", "R"}));
+}
+
 TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
   json document = minimal();
   document["source_file"] = "{class}.toy";
