@@ -1,7 +1,5 @@
 #include "language/spec_builder.h"
 
-#include <algorithm>
-
 #include "language/builtin_policies.h"
 #include "language/language_run.h"
 #include "runtime/image_root.h"
@@ -22,9 +20,9 @@ void apply_overrides(const SpecOverrides& overrides, SandboxSpec& spec) {
   spec.binds = overrides.binds;
   if (overrides.seccomp_profile_path) spec.seccomp_profile_path = overrides.seccomp_profile_path;
   spec.require_cgroups = overrides.require_cgroups;
-  for (const auto& directory : overrides.collect_directories) {
-    spec.collect.directories.push_back(directory);
-  }
+  spec.collect.directories.insert(spec.collect.directories.end(),
+                                  overrides.collect_directories.begin(),
+                                  overrides.collect_directories.end());
   if (overrides.max_collected_files) spec.collect.max_files = *overrides.max_collected_files;
   if (overrides.max_collected_bytes) spec.collect.max_bytes = *overrides.max_collected_bytes;
 }

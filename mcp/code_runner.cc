@@ -3,8 +3,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <chrono>
-
 #include "core/unique_fd.h"
 #include "language/spec_builder.h"
 #include "mcp/session_files.h"

@@ -1,15 +1,7 @@
 #include "rootfs/registry_client.h"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <cctype>
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string_view>

@@ -4,7 +4,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "runtime/native/default_seccomp_bpf.h"
 #include "runtime/native/network_fence.h"
@@ -110,6 +111,19 @@ const HostLayout& host_layout() {
   return layout;
 }
 
+// A run's own /etc entries (its language's host_etc), probed once per process as the layout is:
+// a server asks for the same few on every call.
+const std::vector<HostLayout::Entry>& extra_etc_of(const std::vector<std::string>& names) {
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, std::vector<HostLayout::Entry>> probed;
+  std::lock_guard lock(mutex);
+  auto found = probed.find(names);
+  if (found == probed.end()) {
+    found = probed.emplace(names, probe_extra_etc(host_layout(), names)).first;
+  }
+  return found->second;  // a map's entries stay where they are
+}
+
 }  // namespace
 
 namespace {
@@ -176,8 +190,8 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   }
   const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
   // The run's own host /etc entries (its language's), beside the ones every sandbox gets.
-  std::vector<HostLayout::Entry> extra_etc;
-  if (spec.image_layers.empty()) extra_etc = probe_extra_etc(layout, spec.host_etc);
+  static const std::vector<HostLayout::Entry> kNone;
+  const auto& extra_etc = spec.image_layers.empty() ? extra_etc_of(spec.host_etc) : kNone;
   bool user_network = may_use_user_network(spec, session);
   prepared->mounts = plan_mounts(spec, layout, identity, user_network, extra_etc);
   if (user_network) {
