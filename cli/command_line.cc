@@ -342,6 +342,16 @@ const std::vector<McpOption>& mcp_options() {
        &F::pids},
       {"--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
        "Output kept per stream, e.g. 1m (default: the policy's)", &F::output_limit},
+      {"--result-limit", "PADDOCK_RESULT_LIMIT", "SIZE",
+       "Bytes of each stream a result gives the model, its start and its end, e.g. 64k "
+       "(default); a session keeps the whole streams in files",
+       &F::result_limit},
+      {"--artifact-limit", "PADDOCK_ARTIFACT_LIMIT", "N",
+       "Files (figures first, in the order they were made) a call returns at most (default 20); "
+       "the rest are named",
+       &F::artifact_limit},
+      {"--artifact-bytes", "PADDOCK_ARTIFACT_BYTES", "SIZE",
+       "Bytes of those files together, at most 5m (default 4m)", &F::artifact_bytes},
       {"--network", "PADDOCK_NETWORK", "MODE",
        "Network of programs: none, user (outbound to the public network only) or host (default: "
        "the policy's, none)",

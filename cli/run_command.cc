@@ -29,7 +29,8 @@ void on_termination_signal(int sig) {
   if (g_cancellation != nullptr) g_cancellation->cancel();
 }
 
-// Streams the program's output to ours as it arrives, unless a JSON result was asked for.
+// Streams the program's output to ours as it arrives, all of it, unless a JSON result was asked
+// for (the output limit caps what a result keeps, not what passes through).
 class CliObserver final : public RunObserver {
  public:
   explicit CliObserver(bool stream) : stream_(stream) {}
@@ -46,14 +47,6 @@ class CliObserver final : public RunObserver {
 };
 
 void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
-  if (result.stdout_data.truncated) {
-    note("stdout truncated to " + std::to_string(spec.limits.output_bytes) + " of " +
-         std::to_string(result.stdout_data.total_bytes) + " bytes (--output-limit)");
-  }
-  if (result.stderr_data.truncated) {
-    note("stderr truncated to " + std::to_string(spec.limits.output_bytes) + " of " +
-         std::to_string(result.stderr_data.total_bytes) + " bytes (--output-limit)");
-  }
   switch (result.outcome) {
     case Outcome::kTimedOut:
       note("timed out after " + std::to_string(result.duration_ms) +

@@ -22,4 +22,17 @@ std::string trim(std::string_view text) {
   return std::string(text);
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string joined;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) joined += separator;
+    joined += items[i];
+  }
+  return joined;
+}
+
+std::string counted(std::size_t count, std::string_view singular, std::string_view plural) {
+  return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
+}
+
 }  // namespace paddock

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace paddock {
 
@@ -12,5 +13,11 @@ std::string to_lower(std::string_view text);
 
 // Without leading and trailing blanks (spaces, tabs, CR, LF).
 std::string trim(std::string_view text);
+
+// The items with `separator` between them: "a, b, c".
+std::string join(const std::vector<std::string>& items, std::string_view separator);
+
+// "1 library", "2 libraries": `count` and the noun in the form the count needs.
+std::string counted(std::size_t count, std::string_view singular, std::string_view plural);
 
 }  // namespace paddock

@@ -1,5 +1,6 @@
 #include "language/policy.h"
 
+#include <cctype>
 #include <regex>
 #include <set>
 
@@ -250,13 +251,35 @@ void check_known_keys(Reader& reader, const json& document) {
       "compile",       "run",     "env",      "limits",          "network",
       "install",       "seccomp", "rootfs",   "screening",       "support_files",
       "collect",       "version", "example",  "package_manager", "install_env",
-      "library_names", "syntax",  "host_etc", "class_name"};
+      "library_names", "syntax",  "host_etc", "class_name",      "preinstalled"};
   for (const auto& [key, value] : document.items()) {
     if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
   }
 }
 
 }  // namespace
+
+namespace {
+
+std::string normalized_library_name(const std::string& name) {
+  std::string normal;
+  for (char c : name) {
+    bool separator = c == '-' || c == '_' || c == '.';
+    if (separator && !normal.empty() && normal.back() == '-') continue;
+    normal += separator ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return normal;
+}
+
+}  // namespace
+
+bool is_preinstalled(const LanguagePolicy& policy, const std::string& library) {
+  std::string wanted = normalized_library_name(library);
+  for (const auto& there : policy.preinstalled) {
+    if (normalized_library_name(there) == wanted) return true;
+  }
+  return false;
+}
 
 Result<LanguagePolicy> parse_policy(const json& document, std::string_view origin) {
   Reader reader(document, origin);
@@ -285,6 +308,7 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   read_env(reader, document, "env", policy.env);
   read_env(reader, document, "install_env", policy.install_env);
   read_library_names(reader, document, policy);
+  policy.preinstalled = reader.strings(document, "", "preinstalled", false, false);
   read_limits(reader, document, policy.limits);
   read_network(reader, document, policy);
   read_support_files(reader, document, policy);

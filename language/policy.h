@@ -37,6 +37,9 @@ struct LanguagePolicy {
   std::string library_pattern;
   std::string library_hint;
   std::string package_manager;               // what `install` uses, for people: "pip", "npm"
+  // Libraries there already, as the package manager names them (scikit-learn, ggplot2): a
+  // request to install one as it is named here installs nothing.
+  std::vector<std::string> preinstalled;
   std::vector<std::string> version_command;  // prints the toolchain's version
   std::string example;                       // a short program that shows the language works
   std::string seccomp_profile = "default";
@@ -60,6 +63,11 @@ struct LanguagePolicy {
   std::string class_default = "Main";
   std::string origin;  // the file(s) it was read from, for messages
 };
+
+// Whether `library`, as a caller names it, is one of the policy's preinstalled ones: compared as
+// package indexes compare names (case, and runs of - _ . alike: scikit_learn is scikit-learn).
+// A version or extras ("numpy==2.0") is a request to install, not this.
+bool is_preinstalled(const LanguagePolicy& policy, const std::string& library);
 
 // Checks and converts one (already merged) policy document. Errors name `origin` and the JSON
 // pointer of what is wrong: "python.json: /limits/memory: '12 parsecs' is not a size".

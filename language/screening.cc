@@ -282,8 +282,8 @@ Result<Screening> parse_screening(const json& screening, std::string_view origin
   Screening result;
   if (screening.is_null()) return result;
   Where where{origin, ""};
-  if (auto ok =
-          check_object(screening, where, {"mode", "threshold", "rules", "restricted_modules"});
+  if (auto ok = check_object(
+          screening, where, {"mode", "threshold", "refuse", "show", "rules", "restricted_modules"});
       !ok) {
     return ok.error();
   }
@@ -296,6 +296,17 @@ Result<Screening> parse_screening(const json& screening, std::string_view origin
       named_field<Severity>(screening, where, "threshold", kSeverityNames, Severity::kHigh);
   if (!threshold) return threshold.error();
   result.threshold = *threshold;
+  if (screening.value("refuse", json()) == "never") {
+    result.refuse.reset();
+  } else {
+    auto refuse =
+        named_field<Severity>(screening, where, "refuse", kSeverityNames, Severity::kCritical);
+    if (!refuse) return refuse.error();
+    result.refuse = *refuse;
+  }
+  auto show = named_field<Severity>(screening, where, "show", kSeverityNames, Severity::kCritical);
+  if (!show) return show.error();
+  result.show = *show;
   std::set<std::string> ids;
   for (auto status : {parse_list(screening, where, "rules", parse_rule, ids, result.rules),
                       parse_list(screening, where, "restricted_modules", parse_restricted_module,
@@ -310,7 +321,13 @@ ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax
   ScreeningVerdict verdict;
   verdict.mode = screening.mode;
   verdict.threshold = screening.threshold;
+  verdict.show = screening.show;
   if (screening.mode == ScreeningMode::kOff || screening.rules.empty()) return verdict;
+  verdict.refused_from = screening.refuse;
+  if (screening.mode == ScreeningMode::kEnforce) {
+    verdict.refused_from =
+        std::min(screening.threshold, screening.refuse.value_or(Severity::kCritical));
+  }
   std::string text = without_comments(code, syntax);
   int line_number = 1;
   for (std::size_t start = 0; start <= text.size(); ++line_number) {
@@ -327,9 +344,7 @@ ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax
         match = first_module(rule, *modules);
       }
       if (!match) continue;
-      if (screening.mode == ScreeningMode::kEnforce && rule.severity >= screening.threshold) {
-        verdict.blocked = true;
-      }
+      if (verdict.refused_from && rule.severity >= *verdict.refused_from) verdict.blocked = true;
       if (verdict.findings.size() == kMaxFindings) {
         ++verdict.findings_omitted;
       } else {
@@ -346,10 +361,20 @@ std::string describe(const ScreeningFinding& finding) {
          finding.rule_id + ", " + to_string(finding.severity) + "]: " + finding.match;
 }
 
+std::vector<const ScreeningFinding*> findings_to_show(const ScreeningVerdict& verdict) {
+  std::vector<const ScreeningFinding*> shown;
+  for (const auto& finding : verdict.findings) {
+    if (verdict.blocked || finding.severity >= verdict.show) shown.push_back(&finding);
+  }
+  return shown;
+}
+
 std::string blocking_summary(const ScreeningVerdict& verdict) {
   std::vector<const ScreeningFinding*> blocking;
   for (const auto& finding : verdict.findings) {
-    if (finding.severity >= verdict.threshold) blocking.push_back(&finding);
+    if (verdict.refused_from && finding.severity >= *verdict.refused_from) {
+      blocking.push_back(&finding);
+    }
   }
   if (blocking.empty()) return "a finding past the first " + std::to_string(kMaxFindings);
   std::string summary =
@@ -369,10 +394,12 @@ json to_json(const ScreeningVerdict& verdict) {
          {"message", finding.message},
          {"match", finding.match}});
   }
-  json result = {{"mode", to_string(verdict.mode)},
-                 {"threshold", to_string(verdict.threshold)},
-                 {"blocked", verdict.blocked},
-                 {"findings", std::move(findings)}};
+  json result = {
+      {"mode", to_string(verdict.mode)},
+      {"threshold", to_string(verdict.threshold)},
+      {"refused_from", verdict.refused_from ? to_string(*verdict.refused_from) : "never"},
+      {"blocked", verdict.blocked},
+      {"findings", std::move(findings)}};
   if (verdict.findings_omitted > 0) result["findings_omitted"] = verdict.findings_omitted;
   return result;
 }

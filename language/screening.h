@@ -10,6 +10,7 @@
 //
 // Policy format (the `screening` object of policies/<language>.json, see policies/schema.json):
 //   {"mode": "enforce"|"warn"|"off", "threshold": "low"|"medium"|"high"|"critical",
+//    "refuse": SEVERITY|"never", "show": SEVERITY,
 //    "rules": [{"id", "pattern", "severity", "message", "kind": "pattern"|"module"}],
 //    "restricted_modules": [{"name", "severity", "message"}]}
 
@@ -53,7 +54,13 @@ struct ScreeningRule {
 
 struct Screening {
   ScreeningMode mode = ScreeningMode::kOff;
-  Severity threshold = Severity::kHigh;
+  Severity threshold = Severity::kHigh;  // refused from this severity up, in enforce mode
+  // Refused from this severity up in warn mode too (a fork bomb is not worth running to see);
+  // none: warn mode only warns.
+  std::optional<Severity> refuse = Severity::kCritical;
+  // Findings below this severity are reported in the structured result only, not in the text a
+  // reader (a model) has to read: `import subprocess` is not worth its context.
+  Severity show = Severity::kCritical;
   // restricted_modules become kModule rules with the id "module:NAME", after the rules.
   std::vector<ScreeningRule> rules;
 };
@@ -74,7 +81,9 @@ struct ScreeningFinding {
 struct ScreeningVerdict {
   ScreeningMode mode = ScreeningMode::kOff;
   Severity threshold = Severity::kHigh;
-  bool blocked = false;                    // enforce mode and a finding at or above the threshold
+  std::optional<Severity> refused_from;  // what blocks in this mode (threshold, refuse)
+  Severity show = Severity::kCritical;
+  bool blocked = false;                    // a finding at or above refused_from
   std::vector<ScreeningFinding> findings;  // by line; one per rule and line
   int findings_omitted = 0;                // beyond the cap on findings kept
 };
@@ -86,6 +95,9 @@ ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax
 
 // "line 3: runs a shell command [rule py-shell, high]: os.system("
 std::string describe(const ScreeningFinding& finding);
+// The findings a reader is told about in text: those at or above `show`, or all of them when
+// the verdict blocked.
+std::vector<const ScreeningFinding*> findings_to_show(const ScreeningVerdict& verdict);
 // Why a blocked verdict blocked: "rule py-shell, line 3" (", and 2 more" when several did).
 std::string blocking_summary(const ScreeningVerdict& verdict);
 

@@ -3,18 +3,49 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <tuple>
+
+#include "core/text.h"
 #include "core/unique_fd.h"
+#include "language/install_diagnosis.h"
 #include "language/spec_builder.h"
 #include "mcp/session_files.h"
+#include "runtime/output_capture.h"
 #include "runtime/step_runner.h"
 
 namespace paddock::mcp {
 namespace {
 
-// Images travel base64 in one message of at most 8 MiB, next to the output.
-constexpr std::uint64_t kArtifactBudget = 4u << 20;
-constexpr std::uint32_t kMaxArtifacts = 16;
 constexpr const char* kPlotsDirectory = ".paddock/plots";
+constexpr const char* kOutputDirectory = ".paddock/output";
+// What a failed install's message keeps of the installer's output: the line that matters leads.
+constexpr std::uint64_t kInstallerOutputShown = 8u << 10;
+
+// The libraries that need installing, and those the policy says are there already.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_preinstalled(
+    const LanguagePolicy& policy, const std::vector<std::string>& libraries) {
+  std::vector<std::string> wanted, there;
+  for (const auto& library : libraries) {
+    (is_preinstalled(policy, library) ? there : wanted).push_back(library);
+  }
+  return {wanted, there};
+}
+
+// A session's streams that the result cuts are kept whole in its work directory.
+void keep_whole_streams(Session& sandbox, int run_number, std::uint64_t shown_bytes, CodeRun& run) {
+  const RunResult& result = run.result.run;
+  for (auto [stream, output, file] :
+       {std::tuple{"stdout", &result.stdout_data, &run.stdout_file},
+        std::tuple{"stderr", &result.stderr_data, &run.stderr_file}}) {
+    if (output->total_bytes <= shown_bytes) continue;
+    std::string path = session_output_file(run_number, stream);
+    if (auto wrote = sandbox.write_file(path, shown_text(*output)); !wrote) {
+      run.output_file_error = wrote.error().message;
+      continue;
+    }
+    *file = "/work/" + path;
+  }
+}
 
 Result<UniqueFd> stdin_memfd(const std::string& text) {
   UniqueFd fd(memfd_create("paddock-stdin", MFD_CLOEXEC));
@@ -36,8 +67,8 @@ SpecOverrides server_overrides(const ServerState& state) {
   overrides.env = state.options.pass_through_env;
   overrides.allowed_private_ranges = state.options.allowed_private_ranges;
   overrides.host_loopback_ports = state.options.host_loopback_ports;
-  overrides.max_collected_files = kMaxArtifacts;
-  overrides.max_collected_bytes = kArtifactBudget;
+  overrides.max_collected_files = state.options.max_artifacts;
+  overrides.max_collected_bytes = state.options.max_artifact_bytes;
   return overrides;
 }
 
@@ -81,6 +112,10 @@ std::string session_plot_directory(int run) {
   return std::string(kPlotsDirectory) + "/" + std::to_string(run);
 }
 
+std::string session_output_file(int run, const std::string& stream) {
+  return std::string(kOutputDirectory) + "/" + std::to_string(run) + "/" + stream;
+}
+
 Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
                                  const PullProgress& progress) {
   auto built = build_session_spec(policy, server_overrides(state), server_images(state, progress));
@@ -105,8 +140,8 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
     if (!fd) return fd.error();
     input = std::move(*fd);
   }
-  CodeCall call{request.code, {}, request.libraries, request.files, request.timeout_seconds,
-                input.get()};
+  auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
+  CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
   auto built = build_language_spec(policy, call, server_overrides(state),
                                    server_images(state, progress_to(observer)));
   if (!built) return built.error();
@@ -115,10 +150,11 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   run.timeout_seconds = spec.limits.wall_seconds;
   run.timeout_capped = built->timeout_capped;
   run.limits = spec.limits;
+  run.preinstalled = std::move(preinstalled);
   auto result = state.backend->run(spec, observer);
   if (!result) return result.error();
   mask_secrets(state.secrets, *result);
-  run.result = label_result(policy, std::move(*result), std::nullopt, !request.libraries.empty());
+  run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
   return run;
 }
 
@@ -126,9 +162,11 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer) {
   const LanguagePolicy& policy = *session.policy;
   // The call's steps alone: the session's sandbox, image and environment exist already.
-  auto steps = language_spec(policy, request.code, {}, request.libraries);
+  auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
+  auto steps = language_spec(policy, request.code, {}, libraries);
   if (!steps) return steps.error();
   CodeRun run;
+  run.preinstalled = std::move(preinstalled);
   run.limits = steps->limits;
   run.timeout_capped =
       apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds, run.limits);
@@ -141,7 +179,10 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   StepPlan plan = steps_of(*steps);
   plan.wall_seconds = run.timeout_seconds;
   plan.files_after_install = request.files;
-  plan.collect = OutputCollection{{}, kMaxArtifacts, kArtifactBudget};
+  plan.collect =
+      OutputCollection{{}, state.options.max_artifacts, state.options.max_artifact_bytes};
+  // Kept for the session's files: the result itself carries only result_stream_bytes of each.
+  plan.output_bytes = std::max(plan.output_bytes, kSessionStreamBytes);
   // Each call's figures in a directory of their own, so a call returns only what it drew.
   int run_number = ++session.runs;
   if (policy.env.count("PADDOCK_PLOTS_DIR") != 0) {
@@ -167,14 +208,23 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   auto result = run_steps(plan, steps_in_session, observer);
   if (!result) return result.error();
   mask_secrets(state.secrets, *result);
-  run.result = label_result(policy, std::move(*result), std::nullopt, !request.libraries.empty());
+  run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
+  keep_whole_streams(sandbox, run_number, state.options.result_stream_bytes, run);
   return run;
 }
 
 Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
                                      const std::vector<std::string>& libraries,
                                      RunObserver& observer, const std::string& tool) {
-  auto spec = language_spec(*session.policy, "", {}, libraries);
+  auto [wanted, preinstalled] = split_preinstalled(*session.policy, libraries);
+  if (wanted.empty() && !preinstalled.empty()) {
+    RunResult nothing;
+    nothing.backend = state.backend->name();
+    nothing.stderr_data.data =
+        "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
+    return nothing;
+  }
+  auto spec = language_spec(*session.policy, "", {}, wanted);
   if (!spec) return spec.error();
   if (spec->prelude.empty()) return invalid_input("no libraries given");
   std::lock_guard lock(session.run_mutex);
@@ -204,9 +254,12 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
 std::optional<std::string> install_failure(const Result<RunResult>& installed) {
   if (!installed) return installed.error().message;
   if (installed->outcome == Outcome::kExited && installed->exit_code == 0) return std::nullopt;
-  return installed->stderr_data.data.substr(0, 8192) + "\ninstaller ended: " +
-         (installed->timed_out() ? std::string("timed out")
-                                 : "exit code " + std::to_string(installed->exit_code));
+  std::string ending = installed->timed_out() ? std::string("timed out")
+                                              : "exit code " + std::to_string(installed->exit_code);
+  std::string lead =
+      install_diagnosis(installed->stderr_data.data).value_or("the installer failed");
+  return lead + " (" + ending + "); the installer said:\n" +
+         shown_text(shortened(installed->stderr_data, kInstallerOutputShown));
 }
 
 }  // namespace paddock::mcp

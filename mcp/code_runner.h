@@ -27,10 +27,20 @@ struct CodeRun {
   Limits limits;               // what applied, for the audit log
   double timeout_seconds = 0;  // the timeout that applied
   bool timeout_capped = false;
+  std::vector<std::string> preinstalled;  // libraries asked for that were there already
+  // In a session, where a stream the result cuts is kept whole (".paddock/output/3/stdout"),
+  // or why it could not be.
+  std::string stdout_file, stderr_file, output_file_error;
 };
 
 // The plot directory of a session's n-th run: each run's figures apart from the last one's.
 std::string session_plot_directory(int run);
+
+// Where a session's n-th run keeps a stream whole: "stdout" or "stderr".
+std::string session_output_file(int run, const std::string& stream);
+
+// How much of a stream a session keeps for that file: the start and the end beyond it.
+inline constexpr std::uint64_t kSessionStreamBytes = 32u << 20;
 
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                           const CodeRequest& request, RunObserver& observer);
@@ -44,7 +54,8 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
                                      const std::vector<std::string>& libraries,
                                      RunObserver& observer, const std::string& tool);
 
-// Why an install did not succeed (the installer's output and how it ended), or nothing.
+// Why an install did not succeed, or nothing: one line first when the reason is plain (the
+// package index could not be reached), then the installer's output, its start and its end.
 std::optional<std::string> install_failure(const Result<RunResult>& installed);
 
 // The spec that asks `policy`'s toolchain for its version (its version command), on the

@@ -76,6 +76,7 @@ json language_details(ServerState& state, const LanguagePolicy& policy) {
           {"package_manager",
            policy.package_manager.empty() ? json(nullptr) : json(policy.package_manager)},
           {"libraries_supported", !policy.install.empty()},
+          {"preinstalled", policy.preinstalled},
           {"compiled", !policy.compile.empty()},
           {"example", policy.example},
           {"limits", std::move(limits)}};

@@ -57,7 +57,16 @@ void ProgressPacer::finish() {
 ProgressObserver::ProgressObserver(ToolContext& context, std::chrono::milliseconds interval)
     : context_(context),
       pacer_(context.progress, interval),
-      lines_(context.state.secrets, [this](const std::string& lines) { pacer_.offer(lines); }) {}
+      lines_(context.state.secrets, [this](const std::string& lines) { pacer_.offer(lines); }),
+      room_{context.state.options.result_stream_bytes, context.state.options.result_stream_bytes} {}
+
+void ProgressObserver::on_output(StreamId stream, std::string_view chunk) {
+  std::uint64_t& room = room_[stream == StreamId::kStdout ? 0 : 1];
+  std::string_view sent =
+      chunk.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(room, chunk.size())));
+  room -= sent.size();
+  if (!sent.empty()) lines_.take(sent);
+}
 
 ProgressObserver::~ProgressObserver() {
   try {

@@ -2,9 +2,10 @@
 
 // Watches a sandboxed command for a tool call: its output goes to the client as progress
 // notifications, whole lines at a time, and the call's cancellation reaches the sandbox.
-// Progress never carries more than the result may: backends report output only up to the
-// output cap (RunObserver::on_output), and messages go at most once per interval, so a program
-// printing for its whole timeout costs the client no more than its result does.
+// Progress never carries more than the result may: the start of each stream up to the server's
+// result_stream_bytes (backends report every byte; the rest is dropped here), in messages that
+// go at most once per interval, so a program printing for its whole timeout costs the client no
+// more than its result does.
 
 #include <chrono>
 #include <functional>
@@ -62,7 +63,7 @@ class ProgressObserver final : public RunObserver {
   // Sends what waits, before the tool's result goes out.
   ~ProgressObserver() override;
 
-  void on_output(StreamId /*stream*/, std::string_view chunk) override { lines_.take(chunk); }
+  void on_output(StreamId stream, std::string_view chunk) override;
   [[nodiscard]] const CancellationToken* cancellation() const override {
     return &context_.cancellation;
   }
@@ -71,6 +72,7 @@ class ProgressObserver final : public RunObserver {
   ToolContext& context_;
   ProgressPacer pacer_;
   ProgressLines lines_;
+  std::uint64_t room_[2];  // what each stream (stdout, stderr) may still send
 };
 
 }  // namespace paddock::mcp

@@ -61,7 +61,7 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
   signal(SIGPIPE, SIG_IGN);
 
   ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit));
-  ToolRegistry tools = builtin_tools(options.default_language);
+  ToolRegistry tools = builtin_tools(state.options, state.policies);
   Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }

@@ -85,6 +85,39 @@ Status set_size(const std::optional<Given>& given, const char* example,
   return {};
 }
 
+Status set_size(const std::optional<Given>& given, const char* example, std::uint64_t low,
+                std::uint64_t high, std::uint64_t& target) {
+  std::optional<std::uint64_t> value;
+  if (auto set = set_size(given, example, value); !set) return set;
+  if (!value) return {};
+  if (*value < low || *value > high) {
+    return given->invalid(
+        "a size from " + std::to_string(low) + " to " + std::to_string(high) + " bytes", example);
+  }
+  target = *value;
+  return {};
+}
+
+// What a tool result carries: the share of a model's context one call may take.
+Status set_result_caps(const Settings& settings, ServerOptions& options) {
+  const McpFlags& flags = settings.flags();
+  // Images travel base64 in one message of at most 8 MiB, beside the output.
+  constexpr std::uint64_t kMaxArtifactBytes = 5u << 20;
+  for (auto status : {
+           set_size(settings.pick(flags.result_limit, "--result-limit", {"PADDOCK_RESULT_LIMIT"}),
+                    "64k", 1024, 1u << 20, options.result_stream_bytes),
+           set_count(
+               settings.pick(flags.artifact_limit, "--artifact-limit", {"PADDOCK_ARTIFACT_LIMIT"}),
+               0, 1000, "20", options.max_artifacts),
+           set_size(
+               settings.pick(flags.artifact_bytes, "--artifact-bytes", {"PADDOCK_ARTIFACT_BYTES"}),
+               "4m", 1, kMaxArtifactBytes, options.max_artifact_bytes),
+       }) {
+    if (!status) return status;
+  }
+  return {};
+}
+
 Status set_limits(const Settings& settings, ServerOptions& options) {
   const McpFlags& flags = settings.flags();
   LimitOverrides& limits = options.limits;
@@ -318,7 +351,8 @@ Environment process_environment() {
 Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Environment& env) {
   Settings settings(flags, env);
   ServerOptions options;
-  for (auto* step : {set_server, set_limits, set_networks, set_pass_through, set_images}) {
+  for (auto* step :
+       {set_server, set_limits, set_result_caps, set_networks, set_pass_through, set_images}) {
     if (auto status = step(settings, options); !status) return status.error();
   }
   if (options.limits.wall_seconds && *options.limits.wall_seconds > options.max_timeout_seconds) {

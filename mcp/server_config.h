@@ -35,6 +35,9 @@ struct McpFlags {
   std::optional<std::string> cpus;
   std::optional<std::string> pids;
   std::optional<std::string> output_limit;
+  std::optional<std::string> result_limit;
+  std::optional<std::string> artifact_limit;
+  std::optional<std::string> artifact_bytes;
   std::optional<std::string> network;
   std::optional<std::string> install_network;
   std::optional<std::string> allow_private;        // CIDR1,CIDR2
@@ -64,6 +67,12 @@ struct ServerOptions {
   double max_session_idle_seconds = 86400;
   double max_timeout_seconds = 300;            // cap on execute_code's timeout
   LimitOverrides limits;                       // over every language policy's
+  // Bytes of each stream a tool result carries, its start and its end: a model's context is
+  // small, and the end is where the final error is.
+  std::uint64_t result_stream_bytes = 64u << 10;
+  // Files (figures first) a call returns at most, and their bytes together; the rest are named.
+  std::uint32_t max_artifacts = 20;
+  std::uint64_t max_artifact_bytes = 4u << 20;
   std::optional<NetworkMode> network;          // for programs, over the policies'
   std::optional<std::string> install_network;  // for installers: none, user or host
   // What user-mode networking may reach beyond the public network (network_fence.h).

@@ -31,9 +31,10 @@ const json& ToolRegistry::input_schema(const std::string& name) const {
   return kNone;
 }
 
-ToolRegistry builtin_tools(const std::string& default_language) {
+ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& policies) {
+  const std::string& default_language = options.default_language;
   ToolRegistry registry;
-  registry.add(make_execute_code(default_language));
+  registry.add(make_execute_code(options, policies));
   registry.add(make_get_supported_languages());
   registry.add(make_get_language_details());
   registry.add(make_create_session(default_language));

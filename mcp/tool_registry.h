@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "language/policy_store.h"
+#include "mcp/server_config.h"
 #include "mcp/tool.h"
 
 namespace paddock::mcp {
@@ -25,6 +27,6 @@ class ToolRegistry {
 };
 
 // `default_language`: what execute_code and create_session run when a call names none.
-ToolRegistry builtin_tools(const std::string& default_language = "python");
+ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& policies);
 
 }  // namespace paddock::mcp

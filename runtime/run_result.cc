@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base64.h"
+#include "runtime/output_capture.h"
 
 namespace paddock {
 
@@ -78,10 +79,10 @@ nlohmann::json to_json(const RunResult& result) {
       {"exit_code", cli_exit_status(result)},
       {"signal", result.signal},
       {"timed_out", result.timed_out()},
-      {"stdout", result.stdout_data.data},
+      {"stdout", shown_text(result.stdout_data)},
       {"stdout_truncated", result.stdout_data.truncated},
       {"stdout_bytes", result.stdout_data.total_bytes},
-      {"stderr", result.stderr_data.data},
+      {"stderr", shown_text(result.stderr_data)},
       {"stderr_truncated", result.stderr_data.truncated},
       {"stderr_bytes", result.stderr_data.total_bytes},
       {"duration_ms", result.duration_ms},

@@ -23,6 +23,9 @@ struct CapturedOutput {
   std::string data;
   bool truncated = false;
   std::uint64_t total_bytes = 0;  // everything the program wrote, kept or dropped
+  // When truncated: `data` is the stream's first head_bytes, then its last bytes; what was
+  // between them is gone (runtime/output_capture.h).
+  std::uint64_t head_bytes = 0;
 };
 
 // Which mechanisms were really in force for this run, for the result and for `paddock doctor`.
@@ -54,6 +57,13 @@ struct Artifact {
   std::string withheld;  // why `data` is not to be delivered (a consumer's verdict); empty: it is
 };
 
+// A file the run produced that a cap left out (see OutputCollection).
+struct OmittedArtifact {
+  std::string path;
+  std::uint64_t size = 0;
+  std::string reason;  // which cap
+};
+
 struct RunResult {
   Outcome outcome = Outcome::kExited;
   int exit_code = 0;       // the program's exit code; 128+N when killed by signal N
@@ -70,7 +80,8 @@ struct RunResult {
   std::uint64_t memory_peak_bytes = 0;  // of the whole sandbox (cgroup2, Linux 5.19+)
   std::string backend;
   std::vector<Artifact> artifacts;
-  bool artifacts_truncated = false;  // a count or size cap left files out
+  bool artifacts_truncated = false;  // a count or size cap left files out: they are named here
+  std::vector<OmittedArtifact> artifacts_omitted;
   IsolationReport isolation;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "runtime/output_capture.h"
+
 namespace paddock {
 
 StepPlan steps_of(const SandboxSpec& spec) {
@@ -49,10 +51,10 @@ Result<RunResult> run_steps(const StepPlan& plan, const StepSandbox& sandbox,
     last->step = static_cast<int>(step);
     bool succeeded = last->outcome == Outcome::kExited && last->exit_code == 0;
     if (program || !succeeded) break;
-    earlier_output += last->stderr_data.data;
+    earlier_output += shown_text(last->stderr_data);
   }
   if (!last) return last;
-  last->stderr_data.data = earlier_output + last->stderr_data.data;
+  put_in_front(last->stderr_data, earlier_output);
   last->duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::steady_clock::now() - started)
                           .count();

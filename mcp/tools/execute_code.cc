@@ -3,8 +3,9 @@
 #include <sstream>
 
 #include "core/base64.h"
+#include "core/text.h"
+#include "mcp/code_result.h"
 #include "mcp/code_runner.h"
-#include "mcp/content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
@@ -13,9 +14,14 @@
 namespace paddock::mcp {
 namespace {
 
-constexpr std::size_t kResultBudget = 7u << 20;  // below the 8 MiB message cap, with room
+// 300 for 300 s, 0.5 for half a second.
+std::string seconds_number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
-json input_schema(const std::string& default_language) {
+json input_schema(const std::string& default_language, double max_timeout) {
   json schema = json::parse(R"({
     "type": "object",
     "properties": {
@@ -23,9 +29,9 @@ json input_schema(const std::string& default_language) {
       "libraries": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
         "description": "Packages to install first with the language's package manager (pip, npm, gem...). In a session they stay installed for later calls."},
       "timeout": {"type": "number", "exclusiveMinimum": 0,
-        "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python), capped by the server."},
+        "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python). This server caps it at MAX_TIMEOUT s: a longer one is clamped, and the result says so."},
       "session_id": {"type": "string",
-        "description": "Run inside this session (from create_session): files and installed libraries persist between calls; variables do not (each call is a new process). Omit for a fresh, throw-away sandbox."},
+        "description": "Run inside this session (from create_session): files and installed libraries persist between calls; variables do not (each call is a new process); output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox."},
       "stdin": {"type": "string", "description": "Text given to the program on standard input."},
       "files": {"type": "array", "maxItems": 100,
         "description": "Files written into the working directory (/work) before the code runs.",
@@ -41,143 +47,13 @@ json input_schema(const std::string& default_language) {
     "required": ["code"],
     "additionalProperties": false
   })");
+  std::string& timeout = schema["properties"]["timeout"]["description"].get_ref<std::string&>();
+  timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_number(max_timeout));
   schema["properties"]["language"] = language_property(
       "python, javascript, java, cpp, c, go, r, ruby or bash; get_supported_languages lists them "
       "all.",
       default_language);
   return schema;
-}
-
-json output_schema() {
-  return json::parse(R"({
-    "type": "object",
-    "properties": {
-      "exit_code": {"type": "integer", "description": "The program's exit code; 124 on timeout, 128+N when killed by signal N, 126 when screening blocked it."},
-      "stdout": {"type": "string"},
-      "stderr": {"type": "string", "description": "Includes the installer's and compiler's output."},
-      "timed_out": {"type": "boolean"},
-      "oom_killed": {"type": "boolean"},
-      "duration_ms": {"type": "integer"},
-      "backend": {"type": "string", "description": "Which backend ran it: native, docker or podman."},
-      "truncated": {"type": "boolean", "description": "Output beyond the limit was dropped."},
-      "artifacts": {"type": "array", "description": "Files the run produced (figures come back as image content).",
-        "items": {"type": "object",
-          "properties": {"name": {"type": "string"}, "mime_type": {"type": "string"}, "size": {"type": "integer"},
-            "withheld": {"type": "string", "description": "Present when the content was not sent, and why."}},
-          "required": ["name", "mime_type", "size"]}}
-    },
-    "required": ["exit_code", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts"]
-  })");
-}
-
-std::string describe_ending(const CodeRun& run) {
-  const RunResult& result = run.result.run;
-  std::ostringstream text;
-  switch (result.outcome) {
-    case Outcome::kTimedOut:
-      text << "timed out after " << run.timeout_seconds << " s; the sandbox was killed";
-      if (run.timeout_capped) text << " (the server caps timeouts at that)";
-      break;
-    case Outcome::kCancelled:
-      text << "cancelled; the sandbox was killed";
-      break;
-    case Outcome::kExecFailed:
-      text << result.exec_error;
-      break;
-    case Outcome::kSignaled:
-      text << "killed by signal " << result.signal << (result.oom_killed ? " (out of memory)" : "");
-      break;
-    case Outcome::kExited:
-      if (run.result.phase == "compile" && result.exit_code != 0) {
-        text << "compile error, exit code " << result.exit_code;
-      } else if (run.result.phase == "install" && result.exit_code != 0) {
-        text << "library install failed, exit code " << result.exit_code;
-      } else {
-        text << "exit code " << result.exit_code;
-      }
-      break;
-  }
-  text << " (" << run.result.language << ", " << result.duration_ms << " ms)";
-  return text.str();
-}
-
-std::string with_marker(const CapturedOutput& output) {
-  if (!output.truncated) return output.data;
-  return output.data + "\n[... output truncated: " + std::to_string(output.data.size()) + " of " +
-         std::to_string(output.total_bytes) + " bytes shown]\n";
-}
-
-int exit_code_of(const RunResult& result) {
-  return result.outcome == Outcome::kTimedOut ? 124 : result.exit_code;
-}
-
-ToolResult to_tool_result(const CodeRun& run, const std::optional<ScreeningVerdict>& warnings) {
-  const RunResult& result = run.result.run;
-  std::string out = with_marker(result.stdout_data), err = with_marker(result.stderr_data);
-  std::string text;
-  if (!out.empty()) text += "stdout:\n" + out + (out.back() == '\n' ? "" : "\n");
-  if (!err.empty()) text += "stderr:\n" + err + (err.back() == '\n' ? "" : "\n");
-  if (warnings) {
-    for (const auto& finding : warnings->findings) {
-      text += "screening warning: " + describe(finding) + "\n";
-    }
-  }
-  text += describe_ending(run);
-  ToolResult tool;
-  tool.content.push_back(text_block(std::move(text)));
-  auto add_line = [&tool](const std::string& line) {
-    tool.content[0]["text"] = tool.content[0]["text"].get<std::string>() + "\n" + line;
-  };
-  json artifacts = json::array();
-  std::size_t budget = kResultBudget - std::min(kResultBudget, 2 * (out.size() + err.size()));
-  for (const auto& artifact : result.artifacts) {
-    artifacts.push_back(
-        {{"name", artifact.path}, {"mime_type", artifact.mime_type}, {"size", artifact.size}});
-    if (!artifact.withheld.empty()) {
-      artifacts.back()["withheld"] = artifact.withheld;
-      add_line(artifact.path + " " + artifact.withheld);
-      continue;
-    }
-    std::size_t encoded = (artifact.data.size() + 2) / 3 * 4;
-    if (encoded > budget) {
-      add_line(artifact.path + " was left out: the message size limit");
-      continue;
-    }
-    budget -= encoded;
-    if (is_displayable_image(artifact.mime_type)) {
-      tool.content.push_back(image_block(artifact.data, artifact.mime_type));
-    } else {
-      tool.content.push_back(
-          blob_resource_block("file:///work/" + artifact.path, artifact.data, artifact.mime_type));
-    }
-  }
-  tool.structured = {{"exit_code", exit_code_of(result)},
-                     {"stdout", result.stdout_data.data},
-                     {"stderr", result.stderr_data.data},
-                     {"timed_out", result.outcome == Outcome::kTimedOut},
-                     {"oom_killed", result.oom_killed},
-                     {"duration_ms", result.duration_ms},
-                     {"backend", result.backend},
-                     {"truncated", result.stdout_data.truncated || result.stderr_data.truncated},
-                     {"artifacts", std::move(artifacts)}};
-  tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);
-  return tool;
-}
-
-ToolResult blocked(const ScreeningVerdict& verdict) {
-  std::string text =
-      "blocked by code screening before anything ran (" + blocking_summary(verdict) + "):\n";
-  for (const auto& finding : verdict.findings) text += describe(finding) + "\n";
-  ToolResult tool = tool_error(text);
-  tool.structured = {{"exit_code", kScreeningBlockedExitCode},
-                     {"stdout", ""},
-                     {"stderr", text},
-                     {"timed_out", false},
-                     {"oom_killed", false},
-                     {"duration_ms", 0},
-                     {"truncated", false},
-                     {"artifacts", json::array()}};
-  return tool;
 }
 
 Result<std::vector<SandboxFile>> input_files(const json& files) {
@@ -225,21 +101,38 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
   return record;
 }
 
+// What each language has preinstalled, one line each, for the description: a model that does not
+// know numpy is there installs it again.
+std::string preinstalled_lines(const PolicyStore& policies) {
+  std::string lines;
+  for (const auto& policy : policies.all()) {
+    if (!policy.preinstalled.empty()) {
+      lines += " Preinstalled for " + policy.name + ": " + join(policy.preinstalled, ", ") + ".";
+    }
+  }
+  return lines;
+}
+
 class ExecuteCode final : public Tool {
  public:
-  explicit ExecuteCode(std::string default_language)
-      : default_language_(std::move(default_language)) {}
+  ExecuteCode(const ServerOptions& options, const PolicyStore& policies)
+      : default_language_(options.default_language),
+        max_timeout_(options.max_timeout_seconds),
+        preinstalled_(preinstalled_lines(policies)) {}
   std::string name() const override { return "execute_code"; }
   json definition() const override {
     return {{"name", name()},
             {"title", "Execute code in a sandbox"},
             {"description",
              "Runs code in an isolated Linux sandbox (no network, limited memory, CPU time and "
-             "processes) and returns stdout, stderr and the exit status; every matplotlib (Python) "
-             "or R figure comes back as a PNG image. Each call without session_id gets a fresh "
-             "sandbox; pass a session_id to keep files and installed libraries between calls."},
-            {"inputSchema", input_schema(default_language_)},
-            {"outputSchema", output_schema()},
+             "processes) and returns stdout, stderr, the exit status and the phase that ended it "
+             "(install, compile or run); every matplotlib (Python) or R figure comes back as a "
+             "PNG image, in the order drawn, and files written to outputs/ come back too. Each "
+             "call without session_id gets a fresh sandbox; pass a session_id to keep files and "
+             "installed libraries between calls. Timeouts are capped at " +
+                 seconds_number(max_timeout_) + " s." + preinstalled_},
+            {"inputSchema", input_schema(default_language_, max_timeout_)},
+            {"outputSchema", code_output_schema()},
             {"annotations", annotations("Execute code", false, false)}};
   }
 
@@ -277,26 +170,26 @@ class ExecuteCode final : public Tool {
     ScreeningVerdict verdict = screen(policy->screening_rules, policy->source_syntax, request.code);
     if (verdict.blocked) {
       state.record(audit_record(state, lease, *policy, request, nullptr));
-      return blocked(verdict);
+      return blocked_code_result(verdict);
     }
     ProgressObserver observer(context);
     auto run = lease ? run_in_session(**lease, state, request, observer)
                      : run_fresh(state, *policy, request, observer);
     state.record(audit_record(state, lease, *policy, request, &run));
     if (!run) return tool_error(run.error().message);
-    std::optional<ScreeningVerdict> warnings;
-    if (!verdict.findings.empty()) warnings = std::move(verdict);
-    return to_tool_result(*run, warnings);
+    return code_result(*run, verdict, state.options, {request.timeout_seconds, lease.has_value()});
   }
 
  private:
   std::string default_language_;
+  double max_timeout_;
+  std::string preinstalled_;
 };
 
 }  // namespace
 
-std::unique_ptr<Tool> make_execute_code(const std::string& default_language) {
-  return std::make_unique<ExecuteCode>(default_language);
+std::unique_ptr<Tool> make_execute_code(const ServerOptions& options, const PolicyStore& policies) {
+  return std::make_unique<ExecuteCode>(options, policies);
 }
 
 }  // namespace paddock::mcp

@@ -16,8 +16,9 @@ class GetLanguageDetails final : public Tool {
             {"title", "Language details"},
             {"description",
              "Tells about one language execute_code runs: the toolchain version inside the "
-             "sandbox, the file extension, the package manager used for libraries, an example "
-             "program and the default limits (timeout, memory, processes, output)."},
+             "sandbox, the file extension, the package manager used for libraries, the libraries "
+             "preinstalled (no need to install them), an example program and the default limits "
+             "(timeout, memory, processes, output)."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
@@ -33,6 +34,7 @@ class GetLanguageDetails final : public Tool {
                 {"version", {{"type", "string"}}},
                 {"file_extension", {{"type", "string"}}},
                 {"package_manager", {{"type", {"string", "null"}}}},
+                {"preinstalled", {{"type", "array"}, {"items", {{"type", "string"}}}}},
                 {"example", {{"type", "string"}}},
                 {"limits", {{"type", "object"}}}}},
               {"required", {"name", "version", "file_extension", "example", "limits"}}}},

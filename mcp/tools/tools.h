@@ -5,11 +5,13 @@
 #include <memory>
 #include <string>
 
+#include "language/policy_store.h"
+#include "mcp/server_config.h"
 #include "mcp/tool.h"
 
 namespace paddock::mcp {
 
-std::unique_ptr<Tool> make_execute_code(const std::string& default_language);
+std::unique_ptr<Tool> make_execute_code(const ServerOptions& options, const PolicyStore& policies);
 std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
 std::unique_ptr<Tool> make_create_session(const std::string& default_language);

@@ -125,8 +125,10 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
     for (const auto& dir : request.collect.directories) tar.push_back(dir);
     auto archive = run_helper(tar, request.collect.max_bytes + (8u << 20));
     if (archive) {
-      result.artifacts =
-          artifacts_from_tar(archive->out.data, request.collect, &result.artifacts_truncated);
+      TarArtifacts found = artifacts_from_tar(archive->out.data, request.collect);
+      result.artifacts = std::move(found.artifacts);
+      result.artifacts_omitted = std::move(found.omitted);
+      result.artifacts_truncated = !result.artifacts_omitted.empty();
     }
   }
   return result;

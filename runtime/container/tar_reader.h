@@ -20,7 +20,11 @@ namespace paddock::engine {
 std::optional<std::string> artifact_name(const std::string& entry_name,
                                          const OutputCollection& collection);
 
-std::vector<Artifact> artifacts_from_tar(std::string_view tar, const OutputCollection& collection,
-                                         bool* truncated);
+struct TarArtifacts {
+  std::vector<Artifact> artifacts;  // in the order they were made (runtime/artifact_choice.h)
+  std::vector<OmittedArtifact> omitted;
+};
+
+TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& collection);
 
 }  // namespace paddock::engine

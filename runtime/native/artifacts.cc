@@ -7,11 +7,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <map>
+#include <optional>
 
 #include "core/mime_types.h"
 #include "core/unique_fd.h"
+#include "runtime/artifact_choice.h"
 
 namespace paddock {
 namespace {
@@ -26,74 +26,87 @@ UniqueFd open_beneath(int directory, const std::string& path, std::uint64_t flag
       static_cast<int>(syscall(SYS_openat2, directory, path.c_str(), &how, sizeof how)));
 }
 
-struct Collector {
-  const OutputCollection& limits;
-  std::vector<Artifact> found;
-  std::uint64_t bytes = 0;
-  bool truncated = false;
+// Files listed at most: a program that makes a million files cannot stall paddock.
+constexpr std::size_t kMaxListed = 10000;
 
-  void take_file(int directory, const std::string& name, const std::string& path) {
-    if (found.size() >= limits.max_files) {
-      truncated = true;
-      return;
-    }
-    UniqueFd file = open_beneath(directory, name, O_RDONLY | O_NONBLOCK);
-    struct stat info {};
-    if (!file.valid() || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) return;
-    auto size = static_cast<std::uint64_t>(info.st_size);
-    if (bytes + size > limits.max_bytes) {
-      truncated = true;
-      return;
-    }
-    Artifact artifact{path, mime_type_for(path), size, std::string(), {}};
-    artifact.data.resize(size);
-    std::size_t done = 0;
-    while (done < size) {
-      ssize_t got = read(file.get(), artifact.data.data() + done, size - done);
-      if (got <= 0) break;
-      done += static_cast<std::size_t>(got);
-    }
-    artifact.data.resize(done);
-    artifact.size = done;
-    bytes += done;
-    found.push_back(std::move(artifact));
-  }
+struct Lister {
+  std::vector<ArtifactCandidate> found;
+  std::size_t directory = 0;
+  bool too_many = false;
 
-  void walk(int directory, const std::string& prefix, int depth) {
-    UniqueFd listing = open_beneath(directory, ".", O_RDONLY | O_DIRECTORY);
-    if (!listing.valid()) return;
-    DIR* dir = fdopendir(dup(listing.get()));
+  void walk(int listing_fd, const std::string& prefix, int depth) {
+    DIR* dir = fdopendir(dup(listing_fd));
     if (dir == nullptr) return;
-    std::vector<std::pair<std::string, unsigned char>> entries;
+    std::vector<std::string> names;
     while (dirent* entry = readdir(dir)) {
       std::string name = entry->d_name;
-      if (name != "." && name != "..") entries.emplace_back(name, entry->d_type);
+      if (name != "." && name != "..") names.push_back(std::move(name));
     }
     closedir(dir);
-    std::sort(entries.begin(), entries.end());
-    for (const auto& [name, type] : entries) {
+    for (const auto& name : names) {
+      if (found.size() >= kMaxListed) {
+        too_many = true;
+        return;
+      }
+      struct stat info {};
+      if (fstatat(listing_fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
       std::string path = prefix + "/" + name;
-      if (type == DT_DIR && depth < kMaxDepth) {
-        UniqueFd child = open_beneath(listing.get(), name, O_PATH | O_DIRECTORY);
+      if (S_ISDIR(info.st_mode) && depth < kMaxDepth) {
+        UniqueFd child = open_beneath(listing_fd, name, O_RDONLY | O_DIRECTORY);
         if (child.valid()) walk(child.get(), path, depth + 1);
-      } else if (type == DT_REG) {
-        take_file(listing.get(), name, path);
+      } else if (S_ISREG(info.st_mode)) {
+        found.push_back(
+            {path, directory,
+             static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec,
+             static_cast<std::uint64_t>(info.st_size)});
       }
     }
   }
 };
 
+// The file as it is now, at most `size` bytes (it may have grown since it was listed); nothing
+// when it is no longer a regular file beneath the work directory.
+std::optional<Artifact> read_artifact(int workdir_fd, const ArtifactCandidate& candidate) {
+  UniqueFd file = open_beneath(workdir_fd, candidate.path, O_RDONLY | O_NONBLOCK);
+  struct stat info {};
+  if (!file.valid() || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return std::nullopt;
+  }
+  Artifact artifact{candidate.path, mime_type_for(candidate.path), 0, std::string(), {}};
+  artifact.data.resize(candidate.size);
+  std::size_t done = 0;
+  while (done < candidate.size) {
+    ssize_t got = read(file.get(), artifact.data.data() + done, candidate.size - done);
+    if (got <= 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  artifact.data.resize(done);
+  artifact.size = done;
+  return artifact;
+}
+
 }  // namespace
 
-std::vector<Artifact> collect_artifacts(int workdir_fd, const OutputCollection& collection,
-                                        bool* truncated) {
-  Collector collector{collection, {}, 0, false};
-  for (const auto& directory : collection.directories) {
-    UniqueFd root = open_beneath(workdir_fd, directory, O_PATH | O_DIRECTORY);
-    if (root.valid()) collector.walk(root.get(), directory, 0);
+CollectedArtifacts collect_artifacts(int workdir_fd, const OutputCollection& collection) {
+  Lister lister;
+  for (; lister.directory < collection.directories.size(); ++lister.directory) {
+    const std::string& directory = collection.directories[lister.directory];
+    UniqueFd root = open_beneath(workdir_fd, directory, O_RDONLY | O_DIRECTORY);
+    if (root.valid()) lister.walk(root.get(), directory, 0);
   }
-  if (truncated != nullptr) *truncated = collector.truncated;
-  return std::move(collector.found);
+  ArtifactChoice choice = choose_artifacts(std::move(lister.found), collection);
+  CollectedArtifacts collected;
+  for (const auto& candidate : choice.taken) {
+    if (auto artifact = read_artifact(workdir_fd, candidate)) {
+      collected.artifacts.push_back(std::move(*artifact));
+    }
+  }
+  collected.omitted = std::move(choice.omitted);
+  if (lister.too_many) {
+    collected.omitted.push_back(
+        {"", 0, "more than " + std::to_string(kMaxListed) + " files: the rest were not listed"});
+  }
+  return collected;
 }
 
 }  // namespace paddock

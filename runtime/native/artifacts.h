@@ -15,8 +15,11 @@
 
 namespace paddock {
 
-// What is collected, in order, with `truncated` set when a cap left something out.
-std::vector<Artifact> collect_artifacts(int workdir_fd, const OutputCollection& collection,
-                                        bool* truncated);
+struct CollectedArtifacts {
+  std::vector<Artifact> artifacts;       // in the order they were made (artifact_choice.h)
+  std::vector<OmittedArtifact> omitted;  // what the caps left out
+};
+
+CollectedArtifacts collect_artifacts(int workdir_fd, const OutputCollection& collection);
 
 }  // namespace paddock

@@ -18,18 +18,18 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   LaunchedSandbox& launched = **launched_or;
   launched.sandbox.at_step_boundary = [&network = launched.network] { network.detach(); };
   Supervised done = supervise(launched.sandbox, spec.limits, observer);
-  std::vector<Artifact> artifacts;
-  bool artifacts_truncated = false;
+  CollectedArtifacts collected;
   if (done.workdir.valid() && !spec.collect.directories.empty()) {
-    artifacts = collect_artifacts(done.workdir.get(), spec.collect, &artifacts_truncated);
+    collected = collect_artifacts(done.workdir.get(), spec.collect);
   }
   done.workdir.reset();  // the sandbox's last file system goes with it
   CgroupOutcome outcome = finish_cgroup(launched);
   refused = done.setup_failure && overlay_refused(spec, *launched.prepared, *done.setup_failure);
   auto result = to_run_result(spec, *launched.prepared, launched.ids, std::move(done), outcome);
   if (result) {
-    result->artifacts = std::move(artifacts);
-    result->artifacts_truncated = artifacts_truncated;
+    result->artifacts = std::move(collected.artifacts);
+    result->artifacts_omitted = std::move(collected.omitted);
+    result->artifacts_truncated = !result->artifacts_omitted.empty();
   }
   return result;
 }

@@ -157,10 +157,9 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
   network.detach();
-  std::vector<Artifact> artifacts;
-  bool artifacts_truncated = false;
+  CollectedArtifacts collected;
   if (!request.collect.directories.empty()) {
-    artifacts = collect_artifacts(workdir_.get(), request.collect, &artifacts_truncated);
+    collected = collect_artifacts(workdir_.get(), request.collect);
   }
   CgroupOutcome cgroup{launched_->cgroup->directory(), host_cgroups().reason(), {}};
   if (!cgroup.directory.empty()) {
@@ -177,8 +176,9 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   auto result =
       to_run_result(reported, *launched_->prepared, launched_->ids, std::move(done), cgroup);
   if (result) {
-    result->artifacts = std::move(artifacts);
-    result->artifacts_truncated = artifacts_truncated;
+    result->artifacts = std::move(collected.artifacts);
+    result->artifacts_omitted = std::move(collected.omitted);
+    result->artifacts_truncated = !result->artifacts_omitted.empty();
   }
   return result;
 }

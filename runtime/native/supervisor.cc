@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "runtime/native/session_channel.h"
+#include "runtime/output_capture.h"
 
 namespace paddock {
 namespace {
@@ -40,15 +41,9 @@ bool drain(UniqueFd& pipe, CapturedOutput& output, std::uint64_t cap, StreamId s
   ssize_t got = read(pipe.get(), buffer.data(), buffer.size());
   if (got < 0) return errno == EINTR || errno == EAGAIN;
   if (got == 0) return false;
-  auto size = static_cast<std::size_t>(got);
-  output.total_bytes += size;
-  std::size_t room = output.data.size() < cap ? cap - output.data.size() : 0;
-  std::size_t kept = std::min(room, size);
-  if (kept > 0) {
-    output.data.append(buffer.data(), kept);
-    observer.on_output(stream, std::string_view(buffer.data(), kept));
-  }
-  if (kept < size) output.truncated = true;
+  std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
+  capture_chunk(output, chunk, cap);
+  observer.on_output(stream, chunk);  // every byte: only what is kept is capped
   return true;
 }
 

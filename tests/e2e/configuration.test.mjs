@@ -86,7 +86,7 @@ test('only the variables named by --pass-through-env reach code, and their value
   assert.equal(byName['outputs/blob.bin']?.withheld?.includes('withheld'), true, `the binary artifact is withheld: ${describe(produced)}`);
   assert.equal(byName['outputs/table.csv']?.withheld, undefined, 'the text artifact is sent');
   const csv = produced.content.find((c) => c.resource?.uri?.endsWith('outputs/table.csv'));
-  assert.equal(Buffer.from(csv.resource.blob, 'base64').toString(), 'key,***\n', 'masked');
+  assert.equal(csv.resource.text, 'key,***\n', 'masked, and sent as text');
   const inSessionToo = await run(second.client, { session_id, code: writer });
   assert.equal(inSessionToo.isError, false, describe(inSessionToo));
   const blob = await second.client.callTool({ name: 'read_file', arguments: { session_id, path: 'outputs/blob.bin' } });
@@ -160,7 +160,9 @@ test('limits from the environment are enforced, and a flag wins over its variabl
   assert.ok(Date.now() - started < 15000, `killed after ${Date.now() - started} ms with PADDOCK_TIMEOUT=2s`);
   const loud = await run(client, { code: 'print("x" * 100000)' });
   assert.equal(loud.structuredContent.truncated, true, describe(loud));
-  assert.ok(loud.structuredContent.stdout.length <= 2048, `kept ${loud.structuredContent.stdout.length} bytes`);
+  // 2048 bytes kept, its start and its end, and the marker between them.
+  const kept = loud.structuredContent.stdout.replace(/\[\.\.\. \d+ bytes left out here, of \d+ \.\.\.\]\n/, '');
+  assert.ok(kept.length <= 2049, `kept ${kept.length} bytes`);
   const details = await client.callTool({ name: 'get_language_details', arguments: { language: 'python' } });
   assert.equal(details.structuredContent.limits.timeout_seconds, 2, describe(details));
   assert.equal(details.structuredContent.limits.output_bytes, 2048);

@@ -54,6 +54,25 @@ TEST(Artifacts, CapsOnCountAndBytesAreKept) {
   EXPECT_TRUE(by_size.artifacts_truncated);
 }
 
+TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
+  // Made out of name order: c first, then a, then b; and figure-1 to figure-12, whose names
+  // sort figure-10 before figure-2.
+  SandboxSpec spec = shell_spec(
+      "mkdir -p outputs plots; echo 1 > outputs/c.txt; sleep 0.05; echo 2 > outputs/a.txt; "
+      "sleep 0.05; echo 3 > outputs/b.txt; "
+      "for i in $(seq 1 12); do echo $i > plots/figure-$i.png; done");
+  spec.collect = {{"plots", "outputs"}, 13, 1u << 20};
+  RunResult result = run_ok(spec);
+  std::vector<std::string> expected;
+  for (int i = 1; i <= 12; ++i) expected.push_back("plots/figure-" + std::to_string(i) + ".png");
+  expected.push_back("outputs/c.txt");
+  EXPECT_EQ(names(result), expected);
+  ASSERT_EQ(result.artifacts_omitted.size(), 2u);
+  EXPECT_EQ(result.artifacts_omitted[0].path, "outputs/a.txt");
+  EXPECT_EQ(result.artifacts_omitted[1].path, "outputs/b.txt");
+  EXPECT_TRUE(result.artifacts_truncated);
+}
+
 TEST(Artifacts, WhatWasWrittenBeforeATimeoutStillComesBack) {
   SandboxSpec spec = shell_spec("mkdir outputs; echo partial > outputs/log.txt; sleep 30");
   spec.collect.directories = {"outputs"};

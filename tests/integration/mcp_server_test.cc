@@ -79,10 +79,10 @@ std::vector<std::string> progress_messages(const McpProcess& server) {
   return messages;
 }
 
-// A program printing for its whole timeout: its progress stops at the output cap, as its
-// result does, and comes at most five times a second, however fast it prints.
-TEST(McpServer, ProgressStopsAtTheOutputCapAndIsPaced) {
-  McpProcess server({"--output-limit", "64k"});
+// A program printing for its whole timeout: its progress stops at the result's cap per stream,
+// and comes at most five times a second, however fast it prints.
+TEST(McpServer, ProgressStopsAtTheResultCapAndIsPaced) {
+  McpProcess server({"--result-limit", "64k"});
   const auto started = Clock::now();
   server.call(1, "execute_code",
               {{"code", "import sys\nwhile True:\n    sys.stdout.write('x' * 99 + '\\n')\n"},

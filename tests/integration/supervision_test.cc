@@ -60,6 +60,8 @@ TEST(Supervision, LargeOutputIsDrainedSoTheProgramFinishes) {
   EXPECT_TRUE(result.stderr_data.truncated);
   EXPECT_EQ(result.stdout_data.total_bytes, 4u << 20);
   EXPECT_EQ(result.stderr_data.total_bytes, (4u << 20) + 5);
+  // The end is kept, where a program's last words are.
+  EXPECT_EQ(result.stderr_data.data.substr(result.stderr_data.data.size() - 5), "done\n");
 }
 
 TEST(Supervision, ForkBombIsContainedByThePidLimit) {

@@ -16,7 +16,7 @@ class Counting : public RunObserver {
   std::size_t out = 0, err = 0;
 };
 
-TEST(OutputSink, TheObserverSeesNoMoreThanTheCap) {
+TEST(OutputSink, TheResultKeepsNoMoreThanTheCapAndTheObserverSeesEverything) {
   Counting observer;
   ExecCommand command;
   command.output_bytes = 64 * 1024;
@@ -31,8 +31,8 @@ TEST(OutputSink, TheObserverSeesNoMoreThanTheCap) {
   EXPECT_EQ(outcome.out.data.size(), 64u * 1024);
   EXPECT_EQ(outcome.out.total_bytes, 100u * chunk.size());
   EXPECT_TRUE(outcome.out.truncated);
-  EXPECT_EQ(observer.out, 64u * 1024);
-  EXPECT_EQ(observer.err, 64u * 1024);
+  EXPECT_EQ(observer.out, 100u * chunk.size());
+  EXPECT_EQ(observer.err, 100u * chunk.size());
 }
 
 }  // namespace

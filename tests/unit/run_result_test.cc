@@ -24,7 +24,7 @@ TEST(RunResult, CliExitStatusFollowsConventions) {
 
 TEST(RunResult, JsonCarriesEveryField) {
   RunResult result;
-  result.stdout_data = {"out", true, 99};
+  result.stdout_data = {"out", true, 99, 3};  // the start kept, the other 96 bytes dropped
   result.stderr_data = {"err", false, 3};
   result.duration_ms = 12;
   result.cpu_ms = 5;
@@ -36,7 +36,7 @@ TEST(RunResult, JsonCarriesEveryField) {
   EXPECT_EQ(json["outcome"], "exited");
   EXPECT_EQ(json["exit_code"], 0);
   EXPECT_EQ(json["timed_out"], false);
-  EXPECT_EQ(json["stdout"], "out");
+  EXPECT_EQ(json["stdout"], "out\n[... 96 bytes left out here, of 99 ...]\n");
   EXPECT_EQ(json["stdout_truncated"], true);
   EXPECT_EQ(json["stdout_bytes"], 99);
   EXPECT_EQ(json["stderr"], "err");

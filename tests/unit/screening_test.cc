@@ -192,6 +192,29 @@ TEST(Screening, ModeAndThresholdDecideWhatBlocks) {
   EXPECT_TRUE(screen(parsed(section), syntax("python"), "alpha beta").findings.empty());
 }
 
+TEST(Screening, WarnModeStillRefusesWhatReachesRefuseAndShowsOnlyWhatMatters) {
+  json section = {{"mode", "warn"},
+                  {"rules", {rule("high-one", "beta", "high"), rule("bomb", "gamma", "critical")}}};
+  ScreeningVerdict harmless = screen(parsed(section), syntax("python"), "beta");
+  EXPECT_FALSE(harmless.blocked);
+  EXPECT_EQ(harmless.findings.size(), 1u);
+  EXPECT_TRUE(findings_to_show(harmless).empty());  // high is below the default show, critical
+  ScreeningVerdict bomb = screen(parsed(section), syntax("python"), "beta\ngamma");
+  EXPECT_TRUE(bomb.blocked);  // critical is refused by default, in warn mode too
+  EXPECT_EQ(blocking_summary(bomb), "rule bomb, line 2");
+  EXPECT_EQ(findings_to_show(bomb).size(), 2u);  // refused code names every finding
+  section["refuse"] = "never";
+  ScreeningVerdict allowed = screen(parsed(section), syntax("python"), "gamma");
+  EXPECT_FALSE(allowed.blocked);
+  EXPECT_EQ(findings_to_show(allowed).size(), 1u);  // critical is shown
+  section["show"] = "high";
+  EXPECT_EQ(findings_to_show(screen(parsed(section), syntax("python"), "beta")).size(), 1u);
+  section["refuse"] = "bogus";
+  auto bad = parse_screening(section, "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("/refuse"), std::string::npos) << bad.error().message;
+}
+
 TEST(Screening, ModulesAreFoundThroughEachLanguagesImports) {
   struct Case {
     const char* language;
@@ -361,6 +384,8 @@ TEST(ScreeningBuiltIn, QuietOnHelloWorldAndNoticesTheObvious) {
     Screening enforced = screening;
     enforced.mode = ScreeningMode::kEnforce;
     EXPECT_TRUE(screen(enforced, syntax(test.language), test.suspicious).blocked) << test.language;
+    EXPECT_EQ(screening.refuse, Severity::kCritical) << test.language;
+    EXPECT_EQ(screening.show, Severity::kCritical) << test.language;
   }
 }
 

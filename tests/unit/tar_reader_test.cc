@@ -34,13 +34,28 @@ TEST(TarReader, HostileNamesAreDroppedAndTheRestNormalised) {
                         .file("./outputs//a/./b.txt", "odd but inside")
                         .file("outputs/ok.csv", "fine")
                         .tar();
-  bool truncated = false;
-  std::vector<Artifact> artifacts = engine::artifacts_from_tar(tar, outputs(), &truncated);
+  engine::TarArtifacts found = engine::artifacts_from_tar(tar, outputs());
+  const std::vector<Artifact>& artifacts = found.artifacts;
   EXPECT_EQ(names(artifacts), (std::vector<std::string>{"outputs/a/b.txt", "outputs/ok.csv"}));
-  EXPECT_FALSE(truncated);
+  EXPECT_TRUE(found.omitted.empty());
   ASSERT_EQ(artifacts.size(), 2u);
   EXPECT_EQ(artifacts[0].data, "odd but inside");
   EXPECT_EQ(artifacts[1].mime_type, "text/csv");
+}
+
+TEST(TarReader, FilesComeInTheOrderTheyWereMadeAndWhatDoesNotFitIsNamed) {
+  LayerBuilder layer;
+  for (int i = 12; i >= 1; --i) layer.file("outputs/figure-" + std::to_string(i) + ".png", "png");
+  OutputCollection collection = outputs();
+  collection.max_files = 10;
+  engine::TarArtifacts found = engine::artifacts_from_tar(layer.tar(), collection);
+  std::vector<std::string> expected;
+  for (int i = 1; i <= 10; ++i) expected.push_back("outputs/figure-" + std::to_string(i) + ".png");
+  EXPECT_EQ(names(found.artifacts), expected);
+  ASSERT_EQ(found.omitted.size(), 2u);
+  EXPECT_EQ(found.omitted[0].path, "outputs/figure-11.png");
+  EXPECT_EQ(found.omitted[1].path, "outputs/figure-12.png");
+  EXPECT_NE(found.omitted[0].reason.find("10 files"), std::string::npos);
 }
 
 TEST(TarReader, ArtifactName) {

@@ -1,0 +1,270 @@
+#include "mcp/code_result.h"
+
+#include <map>
+#include <sstream>
+
+#include "core/text.h"
+#include "language/install_diagnosis.h"
+#include "mcp/content.h"
+#include "runtime/output_capture.h"
+
+namespace paddock::mcp {
+namespace {
+
+constexpr std::size_t kResultBudget = 7u << 20;  // below the 8 MiB message cap, with room
+// A stream longer than this appears in the text block as an excerpt of this size; the
+// structured result has more of it.
+constexpr std::uint64_t kTextStreamBytes = 8u << 10;
+// Names of omitted files listed in the text per reason; the structured result has them all.
+constexpr std::size_t kOmittedNamesShown = 50;
+
+std::string seconds(double value) {
+  std::ostringstream text;
+  text << value << " s";
+  return text.str();
+}
+
+int exit_code_of(const RunResult& result) {
+  return result.outcome == Outcome::kTimedOut ? 124 : result.exit_code;
+}
+
+std::string describe_ending(const CodeRun& run) {
+  const RunResult& result = run.result.run;
+  std::ostringstream text;
+  switch (result.outcome) {
+    case Outcome::kTimedOut:
+      text << "timed out after " << run.timeout_seconds << " s; the sandbox was killed";
+      if (run.timeout_capped) text << " (the server caps timeouts at that)";
+      break;
+    case Outcome::kCancelled:
+      text << "cancelled; the sandbox was killed";
+      break;
+    case Outcome::kExecFailed:
+      text << result.exec_error;
+      break;
+    case Outcome::kSignaled:
+      text << "killed by signal " << result.signal << (result.oom_killed ? " (out of memory)" : "");
+      break;
+    case Outcome::kExited:
+      if (run.result.phase == "compile" && result.exit_code != 0) {
+        text << "compile error, exit code " << result.exit_code;
+      } else if (run.result.phase == "install" && result.exit_code != 0) {
+        text << "library install failed, exit code " << result.exit_code;
+      } else {
+        text << "exit code " << result.exit_code;
+      }
+      break;
+  }
+  text << " (" << run.result.language << ", " << result.duration_ms << " ms)";
+  return text.str();
+}
+
+// One stream in the text block: whole when short, else an excerpt and where the rest is.
+std::string stream_text(const std::string& name, const CapturedOutput& carried,
+                        const std::string& whole_file, bool in_session) {
+  if (carried.total_bytes == 0) return "";
+  std::string text = name + ":\n" + shown_text(shortened(carried, kTextStreamBytes));
+  if (text.back() != '\n') text += '\n';
+  if (carried.total_bytes > kTextStreamBytes) {
+    text += "(" + name + " was " + std::to_string(carried.total_bytes) +
+            " bytes; structuredContent." + name + " has " + std::to_string(carried.data.size()) +
+            " of them, its start and end";
+    if (!whole_file.empty()) {
+      text += "; all of it is in " + whole_file;
+    } else if (carried.truncated && !in_session) {
+      text +=
+          "; to keep all of it, run the code in a session (create_session): its whole "
+          "streams are kept in files";
+    }
+    text += ")\n";
+  }
+  return text;
+}
+
+// The omitted files, grouped by why, for the text block.
+std::string omitted_text(const std::vector<OmittedArtifact>& omitted) {
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const auto& file : omitted) by_reason[file.reason].push_back(file.path);
+  std::string text;
+  for (auto& [reason, paths] : by_reason) {
+    std::size_t count = paths.size();
+    if (count > kOmittedNamesShown) {
+      paths.resize(kOmittedNamesShown);
+      paths.push_back("and " + std::to_string(count - kOmittedNamesShown) + " more");
+    }
+    text +=
+        counted(count, "file", "files") + " left out (" + reason + "): " + join(paths, ", ") + "\n";
+  }
+  return text;
+}
+
+json omitted_json(const std::vector<OmittedArtifact>& omitted) {
+  json list = json::array();
+  for (const auto& file : omitted) {
+    list.push_back({{"name", file.path}, {"size", file.size}, {"reason", file.reason}});
+  }
+  return list;
+}
+
+std::string install_diagnosis_line(const CapturedOutput& installer_output) {
+  return install_diagnosis(installer_output.data).value_or("the library install failed");
+}
+
+bool is_text_artifact(const Artifact& artifact) {
+  const std::string& type = artifact.mime_type;
+  bool text_type = type.rfind("text/", 0) == 0 || type == "application/json" ||
+                   type == "application/xml" || type == "image/svg+xml";
+  return text_type && looks_like_text(artifact.data);
+}
+
+}  // namespace
+
+json code_output_schema() {
+  return json::parse(R"({
+    "type": "object",
+    "properties": {
+      "exit_code": {"type": "integer", "description": "The call's exit code: the failing step's, or the program's; 124 on timeout, 128+N when killed by signal N, 126 when screening refused the code."},
+      "phase": {"type": "string", "enum": ["install", "compile", "run", "screening"], "description": "The step that ended the call: the library install, the compiler, the program, or code screening (nothing ran)."},
+      "step_exit_code": {"type": "integer", "description": "That step's own exit status (128+N when a signal ended it)."},
+      "stdout": {"type": "string", "description": "The program's output: its start and its end when longer than the server's limit, with a marker between saying how many bytes were left out."},
+      "stderr": {"type": "string", "description": "Includes the installer's and compiler's output; cut like stdout."},
+      "stdout_bytes": {"type": "integer", "description": "All the program wrote on stdout."},
+      "stderr_bytes": {"type": "integer"},
+      "output_files": {"type": "object", "description": "In a session, where a stream that was cut here is kept whole.",
+        "properties": {"stdout": {"type": "string"}, "stderr": {"type": "string"}}},
+      "timed_out": {"type": "boolean"},
+      "oom_killed": {"type": "boolean"},
+      "duration_ms": {"type": "integer"},
+      "timeout_seconds": {"type": "number", "description": "The timeout that applied."},
+      "backend": {"type": "string", "enum": ["native", "docker", "podman", "kubernetes"], "description": "Which backend ran it."},
+      "truncated": {"type": "boolean", "description": "A stream was cut (see stdout_bytes, stderr_bytes)."},
+      "artifacts": {"type": "array", "description": "Files the run produced, figures first, in the order they were made (figures come back as image content).",
+        "items": {"type": "object",
+          "properties": {"name": {"type": "string"}, "mime_type": {"type": "string"}, "size": {"type": "integer"},
+            "withheld": {"type": "string", "description": "Present when the content was not sent, and why."}},
+          "required": ["name", "mime_type", "size"]}},
+      "artifacts_omitted": {"type": "array", "description": "Files the run produced that the per-call caps left out.",
+        "items": {"type": "object",
+          "properties": {"name": {"type": "string"}, "size": {"type": "integer"}, "reason": {"type": "string"}},
+          "required": ["name", "reason"]}},
+      "screening": {"type": "object", "description": "What code screening found, when it found anything."},
+      "notes": {"type": "array", "items": {"type": "string"}, "description": "What the server changed or skipped: a timeout clamped, libraries already there."}
+    },
+    "required": ["exit_code", "phase", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts", "artifacts_omitted"]
+  })");
+}
+
+ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
+                       const ServerOptions& options, const CodeCallFacts& facts) {
+  const RunResult& result = run.result.run;
+  CapturedOutput out = shortened(result.stdout_data, options.result_stream_bytes);
+  CapturedOutput err = shortened(result.stderr_data, options.result_stream_bytes);
+  std::vector<std::string> notes;
+  if (run.timeout_capped && facts.asked_timeout) {
+    notes.push_back("timeout " + seconds(*facts.asked_timeout) +
+                    " is over this server's cap: " + seconds(run.timeout_seconds) + " applied");
+  }
+  if (!run.preinstalled.empty()) {
+    notes.push_back("already there (preinstalled), not installed again: " +
+                    join(run.preinstalled, ", "));
+  }
+  if (!run.output_file_error.empty()) {
+    notes.push_back("the whole output could not be kept: " + run.output_file_error);
+  }
+
+  std::string text;
+  bool install_failed =
+      run.result.phase == "install" && result.outcome == Outcome::kExited && result.exit_code != 0;
+  if (install_failed) {
+    // The one line that matters first; the installer's own words after it.
+    text += install_diagnosis_line(result.stderr_data) + "\n";
+  }
+  text += stream_text("stdout", out, run.stdout_file, facts.in_session);
+  text += stream_text("stderr", err, run.stderr_file, facts.in_session);
+  for (const auto* finding : findings_to_show(screening)) {
+    text += "screening warning: " + describe(*finding) + "\n";
+  }
+  for (const auto& note : notes) text += "note: " + note + "\n";
+
+  ToolResult tool;
+  json artifacts = json::array();
+  std::vector<OmittedArtifact> omitted = result.artifacts_omitted;
+  std::size_t budget =
+      kResultBudget - std::min(kResultBudget, 2 * (out.data.size() + err.data.size()));
+  json blocks = json::array();
+  for (const auto& artifact : result.artifacts) {
+    json entry = {
+        {"name", artifact.path}, {"mime_type", artifact.mime_type}, {"size", artifact.size}};
+    if (!artifact.withheld.empty()) {
+      entry["withheld"] = artifact.withheld;
+      text += artifact.path + " " + artifact.withheld + "\n";
+      artifacts.push_back(std::move(entry));
+      continue;
+    }
+    std::size_t encoded = (artifact.data.size() + 2) / 3 * 4;
+    if (encoded > budget) {
+      omitted.push_back({artifact.path, artifact.size, "over the message size limit"});
+      continue;
+    }
+    budget -= encoded;
+    artifacts.push_back(std::move(entry));
+    if (is_displayable_image(artifact.mime_type)) {
+      blocks.push_back(image_block(artifact.data, artifact.mime_type));
+    } else if (is_text_artifact(artifact)) {
+      blocks.push_back(
+          text_resource_block("file:///work/" + artifact.path, artifact.data, artifact.mime_type));
+    } else {
+      blocks.push_back(
+          blob_resource_block("file:///work/" + artifact.path, artifact.data, artifact.mime_type));
+    }
+  }
+  text += omitted_text(omitted);
+  text += describe_ending(run);
+  tool.content.push_back(text_block(std::move(text)));
+  for (auto& block : blocks) tool.content.push_back(std::move(block));
+
+  tool.structured = {{"exit_code", exit_code_of(result)},
+                     {"phase", run.result.phase},
+                     {"step_exit_code", result.exit_code},
+                     {"stdout", shown_text(out)},
+                     {"stderr", shown_text(err)},
+                     {"stdout_bytes", result.stdout_data.total_bytes},
+                     {"stderr_bytes", result.stderr_data.total_bytes},
+                     {"timed_out", result.outcome == Outcome::kTimedOut},
+                     {"oom_killed", result.oom_killed},
+                     {"duration_ms", result.duration_ms},
+                     {"timeout_seconds", run.timeout_seconds},
+                     {"backend", result.backend},
+                     {"truncated", out.truncated || err.truncated},
+                     {"artifacts", std::move(artifacts)},
+                     {"artifacts_omitted", omitted_json(omitted)}};
+  json files = json::object();
+  if (!run.stdout_file.empty()) files["stdout"] = run.stdout_file;
+  if (!run.stderr_file.empty()) files["stderr"] = run.stderr_file;
+  if (!files.empty()) tool.structured["output_files"] = std::move(files);
+  if (!screening.findings.empty()) tool.structured["screening"] = to_json(screening);
+  if (!notes.empty()) tool.structured["notes"] = notes;
+  tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);
+  return tool;
+}
+
+ToolResult blocked_code_result(const ScreeningVerdict& verdict) {
+  std::string text =
+      "blocked by code screening before anything ran (" + blocking_summary(verdict) + "):\n";
+  for (const auto* finding : findings_to_show(verdict)) text += describe(*finding) + "\n";
+  ToolResult tool = tool_error(text);
+  tool.structured = {{"exit_code", kScreeningBlockedExitCode},
+                     {"phase", "screening"},
+                     {"stdout", ""},
+                     {"stderr", text},
+                     {"timed_out", false},
+                     {"oom_killed", false},
+                     {"duration_ms", 0},
+                     {"truncated", false},
+                     {"artifacts", json::array()},
+                     {"artifacts_omitted", json::array()},
+                     {"screening", to_json(verdict)}};
+  return tool;
+}
+
+}  // namespace paddock::mcp
