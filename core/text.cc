@@ -22,4 +22,8 @@ std::string trim(std::string_view text) {
   return std::string(text);
 }
 
+std::string counted(std::uint64_t count, std::string_view singular, std::string_view plural) {
+  return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
+}
+
 }  // namespace paddock
