@@ -51,12 +51,14 @@ std::vector<Artifact> artifacts_from_tar(std::string_view tar, const OutputColle
       *truncated = true;
       continue;
     }
-    Artifact artifact{path, mime_type_for(path), size, std::string(size, '\0'), {}};
+    Artifact artifact{path, "", size, std::string(size, '\0'), {}};
     la_ssize_t got = archive_read_data(in.get(), artifact.data.data(), artifact.data.size());
     if (got < 0 || static_cast<std::uint64_t>(got) != size) {
       *truncated = true;
       break;  // a tar cut short by the output cap
     }
+    // Labelled after reading: a file with no known extension is text/plain if it reads as text.
+    artifact.mime_type = mime_type_for(path, artifact.data);
     bytes += size;
     artifacts.push_back(std::move(artifact));
   }

@@ -45,7 +45,7 @@ struct Collector {
       truncated = true;
       return;
     }
-    Artifact artifact{path, mime_type_for(path), size, std::string(), {}};
+    Artifact artifact{path, "", size, std::string(), {}};
     artifact.data.resize(size);
     std::size_t done = 0;
     while (done < size) {
@@ -55,6 +55,8 @@ struct Collector {
     }
     artifact.data.resize(done);
     artifact.size = done;
+    // Labelled after reading: a file with no known extension is text/plain if it reads as text.
+    artifact.mime_type = mime_type_for(path, artifact.data);
     bytes += done;
     found.push_back(std::move(artifact));
   }

@@ -43,6 +43,20 @@ TEST(TarReader, HostileNamesAreDroppedAndTheRestNormalised) {
   EXPECT_EQ(artifacts[1].mime_type, "text/csv");
 }
 
+TEST(TarReader, ArtifactsAreLabelledByExtensionThenByContent) {
+  std::string tar = LayerBuilder()
+                        .file("outputs/summary.dat", "mean 3.5\n")
+                        .file("outputs/model.bin", std::string("\x00\x01\xff", 3))
+                        .file("outputs/main.py", "print(1)\n")
+                        .tar();
+  bool truncated = false;
+  std::vector<Artifact> artifacts = engine::artifacts_from_tar(tar, outputs(), &truncated);
+  ASSERT_EQ(artifacts.size(), 3u);
+  EXPECT_EQ(artifacts[0].mime_type, "text/plain") << "an unknown extension, text content";
+  EXPECT_EQ(artifacts[1].mime_type, "application/octet-stream");
+  EXPECT_EQ(artifacts[2].mime_type, "text/x-python");
+}
+
 TEST(TarReader, ArtifactName) {
   const OutputCollection collection = outputs();
   EXPECT_EQ(engine::artifact_name("./outputs/plot.png", collection), "outputs/plot.png");
