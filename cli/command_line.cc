@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <map>
+#include <memory>
 #include <set>
 
 #include "core/ip_prefix.h"
@@ -14,6 +15,25 @@ namespace paddock::cli {
 namespace {
 
 const std::string kVersion = std::string("paddock ") + kPaddockVersion;
+
+// What rootfs/image_store.cc's ImageStore::default_root() picks, for every command's --root.
+constexpr const char* kRootHelp =
+    "The image store (default $PADDOCK_ROOT, else $XDG_DATA_HOME/paddock, else /var/lib/paddock "
+    "as root and ~/.local/share/paddock for other users)";
+
+// CLI11 derives the usage line from the options; `paddock run` takes its command after "--",
+// which that line cannot show, so the line is written out instead (not added as a footer, which
+// printed the usage twice).
+class FixedUsageFormatter final : public CLI::Formatter {
+ public:
+  explicit FixedUsageFormatter(std::string usage) : usage_(std::move(usage)) {}
+  std::string make_usage(const CLI::App* /*app*/, std::string name) const override {
+    return get_label("Usage") + ": " + name + " " + usage_ + "\n";
+  }
+
+ private:
+  std::string usage_;
+};
 
 // The run flags as the user typed them; converted to a SandboxSpec once parsing succeeded.
 struct RunFlags {
@@ -53,12 +73,10 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "Run on an image from the store (paddock images) instead of the host's /usr; "
                  "without a command, the image's entrypoint and command run")
       ->type_name("REF");
-  run.add_option("--root", flags.root,
-                 "The image store (default $PADDOCK_ROOT, else ~/.local/share/paddock)")
-      ->type_name("DIR");
+  run.add_option("--root", flags.root, kRootHelp)->type_name("DIR");
   run.add_option("--backend", flags.backend,
-                 "Where to run: native (default), docker or podman (env PADDOCK_BACKEND, or "
-                 "BACKEND)")
+                 "Where to run: native (default), docker, podman or kubernetes (env "
+                 "PADDOCK_BACKEND, or BACKEND)")
       ->type_name("NAME");
   run.add_option(
          "--stdin", flags.stdin_file,
@@ -146,7 +164,7 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
       ->type_name("FILE");
   // Everything from the first non-option (or after --) is the command, untouched by parsing.
   run.prefix_command();
-  run.footer("Usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
+  run.formatter(std::make_shared<FixedUsageFormatter>("[OPTIONS] -- COMMAND [ARGS...]"));
 }
 
 Result<LimitOverrides> limit_flags(const RunFlags& flags) {
@@ -441,11 +459,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   auto add_root = [&](CLI::App* command) {
     // No envname: PADDOCK_ROOT is read by the store itself, and an envname on these options,
     // which share one variable, would let it overwrite a --root given to another command.
-    command
-        ->add_option("--root", image_root,
-                     "The image store (default $PADDOCK_ROOT, else "
-                     "~/.local/share/paddock)")
-        ->type_name("DIR");
+    command->add_option("--root", image_root, kRootHelp)->type_name("DIR");
   };
   CLI::App* images = app.add_subcommand("images", "List the images in the store");
   images->add_flag("--json", image_request.json, "Print JSON");
@@ -507,9 +521,8 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   try {
     app.parse(paddock_argc, const_cast<char**>(argv));
   } catch (const CLI::CallForHelp&) {
-    const CLI::App* target = &app;
-    for (const CLI::App* parsed : app.get_subcommands()) target = parsed;
-    return Request{InfoRequest{target->help()}};
+    // From the top, so that a command's usage line reads "paddock run", not "run".
+    return Request{InfoRequest{app.help()}};
   } catch (const CLI::CallForVersion&) {
     return Request{InfoRequest{std::string(kVersion) + "\n"}};
   } catch (const CLI::ParseError& error) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.h"
+#include "core/text.h"
 #include "rootfs/image_store.h"
 
 namespace paddock::cli {
@@ -60,9 +61,10 @@ int image_command(const ImageRequest& request) {
   }
   auto collected = store->gc();
   if (!collected) return fail(collected.error().message);
-  note("removed " + std::to_string(collected->blobs) + " blobs, " +
-       std::to_string(collected->layers) + " layers and " + std::to_string(collected->flattened) +
-       " flattened copies, " + human_size(collected->bytes));
+  note("removed " + counted(collected->blobs, "blob", "blobs") + ", " +
+       counted(collected->layers, "layer", "layers") + " and " +
+       counted(collected->flattened, "flattened copy", "flattened copies") + ", " +
+       human_size(collected->bytes));
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "cli/available_backends.h"
 #include "cli/output.h"
 #include "cli/stdin_relay.h"
+#include "core/text.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
 #include "language/spec_builder.h"
@@ -132,7 +133,7 @@ ScreeningVerdict screen_code(const RunRequest& request, const LanguagePolicy& po
       note((verdict.blocked ? "screening: " : "screening warning: ") + describe(finding));
     }
     if (verdict.findings_omitted > 0) {
-      note("screening: " + std::to_string(verdict.findings_omitted) + " more findings");
+      note("screening: " + counted(verdict.findings_omitted, "more finding", "more findings"));
     }
   }
   return verdict;

@@ -31,7 +31,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return joined;
 }
 
-std::string counted(std::size_t count, std::string_view singular, std::string_view plural) {
+std::string counted(std::uint64_t count, std::string_view singular, std::string_view plural) {
   return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
 }
 

@@ -2,6 +2,7 @@
 
 // Small text helpers that several floors need (header names, config keys, module names).
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,7 @@ std::string trim(std::string_view text);
 // The items with `separator` between them: "a, b, c".
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
-// "1 library", "2 libraries": `count` and the noun in the form the count needs.
-std::string counted(std::size_t count, std::string_view singular, std::string_view plural);
+// "1 library", "0 libraries", "3 libraries": a count with its noun in the form it takes.
+std::string counted(std::uint64_t count, std::string_view singular, std::string_view plural);
 
 }  // namespace paddock

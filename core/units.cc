@@ -1,5 +1,6 @@
 #include "core/units.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -78,6 +79,23 @@ std::optional<double> parse_seconds(std::string_view text) {
   if (suffix == "m" || suffix == "min") return number * 60;
   if (suffix == "h") return number * 3600;
   return std::nullopt;
+}
+
+std::string format_duration(double seconds) {
+  // NaN, infinite and negative times (a clock stepped back) are no time paddock measured.
+  if (!std::isfinite(seconds) || seconds < 1) return "0 s";
+  seconds = std::min(seconds, 1e15);  // some 30 million years: kept within what the cast holds
+  struct Unit {
+    double seconds;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{86400, "d"}, {3600, "h"}, {60, "min"}};
+  for (const auto& unit : kUnits) {
+    if (seconds >= unit.seconds) {
+      return std::to_string(static_cast<std::uint64_t>(seconds / unit.seconds)) + " " + unit.name;
+    }
+  }
+  return std::to_string(static_cast<std::uint64_t>(seconds)) + " s";
 }
 
 }  // namespace paddock

@@ -109,6 +109,12 @@ std::string class_name_of(const LanguagePolicy& policy, const std::string& sourc
   return policy.class_default;
 }
 
+std::vector<std::string> language_work_files(const LanguagePolicy& policy) {
+  std::vector<std::string> files{substitute(policy.source_file, "", policy.class_default)};
+  for (const auto& [path, name] : policy.support_files) files.push_back(path);
+  return files;
+}
+
 Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
                                   const std::vector<std::string>& program_args,
                                   const std::vector<std::string>& libraries,

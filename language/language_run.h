@@ -22,6 +22,11 @@ namespace paddock {
 // public class, by the policy's class_name pattern; else the policy's default ("Main").
 std::string class_name_of(const LanguagePolicy& policy, const std::string& code);
 
+// The files a run in this language writes into the work directory besides what the code makes:
+// the code's own file and the policy's support files. Where the code's file is named after the
+// code ({class}), the name the policy's default class gives it.
+std::vector<std::string> language_work_files(const LanguagePolicy& policy);
+
 // `program_args` are appended to the run command.
 // `libraries` are installed first, with the policy's installer and its install network, in the
 // policy's install_env and `installer_env` ("K=V", the operator's own settings) only. A library

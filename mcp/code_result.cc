@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/mime_types.h"
 #include "core/text.h"
 #include "language/install_diagnosis.h"
 #include "mcp/content.h"
@@ -110,11 +111,9 @@ std::string install_diagnosis_line(const CapturedOutput& installer_output) {
   return install_diagnosis(installer_output.data).value_or("the library install failed");
 }
 
+// A text type whose bytes are UTF-8 (a Latin-1 CSV is text/csv, but not JSON text unchanged).
 bool is_text_artifact(const Artifact& artifact) {
-  const std::string& type = artifact.mime_type;
-  bool text_type = type.rfind("text/", 0) == 0 || type == "application/json" ||
-                   type == "application/xml" || type == "image/svg+xml";
-  return text_type && looks_like_text(artifact.data);
+  return is_text_mime_type(artifact.mime_type) && looks_like_text(artifact.data);
 }
 
 }  // namespace

@@ -38,34 +38,4 @@ bool is_displayable_image(const std::string& mime_type) {
          mime_type == "image/webp";
 }
 
-bool looks_like_text(std::string_view bytes) {
-  // Strict UTF-8 (RFC 3629): what would not survive serialisation unchanged is not text.
-  for (std::size_t i = 0; i < bytes.size();) {
-    auto byte = [&](std::size_t at) { return static_cast<unsigned char>(bytes[at]); };
-    unsigned char lead = byte(i);
-    if (lead == 0) return false;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = lead >= 0xc2 && lead <= 0xdf   ? 2
-                         : lead >= 0xe0 && lead <= 0xef ? 3
-                         : lead >= 0xf0 && lead <= 0xf4 ? 4
-                                                        : 0;
-    if (length == 0 || i + length > bytes.size()) return false;
-    for (std::size_t j = 1; j < length; ++j) {
-      if ((byte(i + j) & 0xc0) != 0x80) return false;
-    }
-    unsigned char second = byte(i + 1);
-    if ((lead == 0xe0 && second < 0xa0) ||  // overlong
-        (lead == 0xed && second > 0x9f) ||  // a surrogate
-        (lead == 0xf0 && second < 0x90) ||  // overlong
-        (lead == 0xf4 && second > 0x8f)) {  // past U+10FFFF
-      return false;
-    }
-    i += length;
-  }
-  return true;
-}
-
 }  // namespace paddock::mcp

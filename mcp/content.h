@@ -22,7 +22,5 @@ json resource_link_block(const std::string& uri, const std::string& name,
 
 // Whether an image block may carry this MIME type (what clients render).
 bool is_displayable_image(const std::string& mime_type);
-// Whether bytes read as UTF-8 text (no NUL, valid sequences).
-bool looks_like_text(std::string_view bytes);
 
 }  // namespace paddock::mcp

@@ -60,7 +60,7 @@ std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const jso
     return RpcError{kInvalidParams, file->path + " " + std::string(kWithheld), json{{"uri", uri}}};
   }
   read->data = std::move(*shown);
-  std::string mime = mime_type_for(file->path);
+  std::string mime = mime_type_for(file->path, read->data);
   json item{{"uri", uri}, {"mimeType", mime}};
   if (looks_like_text(read->data)) {
     item["text"] = read->data;

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <thread>
 
+#include "core/text.h"
 #include "mcp/argument_check.h"
 #include "mcp/log.h"
 #include "mcp/resources.h"
@@ -79,7 +80,7 @@ int Server::run() {
   int signals = signalfd(-1, &termination, SFD_CLOEXEC | SFD_NONBLOCK);
   Expirer expirer(state_.sessions);
   log(LogLevel::kInfo, "serving MCP on stdio (backend " + std::string(state_.backend->name()) +
-                           ", " + std::to_string(state_.options.workers) + " workers)");
+                           ", " + counted(state_.options.workers, "worker", "workers") + ")");
   for (;;) {
     pollfd watched[2] = {{in_fd_, POLLIN, 0}, {signals, POLLIN, 0}};
     if (poll(watched, signals >= 0 ? 2 : 1, -1) < 0) {
@@ -291,7 +292,7 @@ void Server::submit(const Incoming& request, const Era& era) {
     std::string waiting =
         admission.kind == Admission::kOverByteBudget
             ? std::to_string(state_.options.max_queued_bytes >> 20) + " MiB of requests waiting"
-            : std::to_string(state_.options.max_queued) + " calls waiting";
+            : counted(state_.options.max_queued, "call", "calls") + " waiting";
     respond_error(request.id,
                   RpcError{kInternalError,
                            "the server is busy (" + waiting + "); try again shortly", nullptr});

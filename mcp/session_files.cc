@@ -66,7 +66,7 @@ std::optional<std::string> client_view(const SecretMask& secrets, std::string da
 
 json file_content_block(const std::string& session_id, const std::string& path,
                         const FileContent& file, bool cut, std::string* delivery) {
-  std::string mime = mime_type_for(path);
+  std::string mime = mime_type_for(path, file.data, cut);
   std::string uri = session_file_uri(session_id, path);
   if (cut) {
     *delivery = "resource_link";

@@ -1,5 +1,6 @@
 // create_session: a sandbox that stays, for files and libraries across execute_code calls.
 
+#include "core/text.h"
 #include "mcp/code_runner.h"
 #include "mcp/content.h"
 #include "mcp/progress_observer.h"
@@ -70,7 +71,7 @@ class CreateSession final : public Tool {
         state.sessions.close(entry->id);
         return tool_error("installing libraries failed, so the session was closed:\n" + *why);
       }
-      text += " with " + std::to_string(libraries.size()) + " libraries installed";
+      text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
     }
     ToolResult result;
     result.content.push_back(text_block(text));

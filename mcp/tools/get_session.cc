@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "core/text.h"
+#include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/language_catalog.h"
 #include "mcp/server_state.h"
@@ -79,12 +81,11 @@ class GetSession final : public Tool {
                        {"limits", std::move(limits)}};
     ToolResult result;
     result.content.push_back(
-        text_block("session " + id + " (" + session.policy->name +
-                   "): " + std::to_string(static_cast<long long>(age)) + " s old, idle " +
-                   std::to_string(static_cast<long long>(session.idle_seconds())) + " s, " +
+        text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +
+                   " old, idle " + format_duration(session.idle_seconds()) + ", " +
                    std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
-                   std::to_string(usage->processes) + " processes running, " +
-                   std::to_string(session.runs.load()) + " runs"));
+                   counted(usage->processes, "process", "processes") + " running, " +
+                   counted(session.runs.load(), "run", "runs")));
     result.structured = std::move(structured);
     return result;
   }

@@ -1,6 +1,7 @@
 // install_libraries: packages into a session, with its language's package manager (the E2B
 // server's install_package).
 
+#include "core/text.h"
 #include "mcp/code_runner.h"
 #include "mcp/content.h"
 #include "mcp/progress_observer.h"
@@ -49,14 +50,14 @@ class InstallLibraries final : public Tool {
     ProgressObserver observer(context);
     auto installed = install_in_session(**lease, context.state, libraries, observer, name());
     if (auto why = install_failure(installed)) {
-      return tool_error("installing " + std::to_string(libraries.size()) +
-                        " libraries into session " + id + " failed:\n" + *why);
+      return tool_error("installing " + counted(libraries.size(), "library", "libraries") +
+                        " into session " + id + " failed:\n" + *why);
     }
     std::string output = installed->stderr_data.data;
     ToolResult result;
-    result.content.push_back(text_block("installed " + std::to_string(libraries.size()) +
-                                        " libraries into session " + id + " (" +
-                                        std::to_string(installed->duration_ms) + " ms)"));
+    result.content.push_back(
+        text_block("installed " + counted(libraries.size(), "library", "libraries") +
+                   " into session " + id + " (" + std::to_string(installed->duration_ms) + " ms)"));
     result.structured = {{"session_id", id},
                          {"libraries", libraries},
                          {"installed", true},

@@ -1,5 +1,9 @@
 // list_files: what a directory of a session's work directory holds.
 
+#include <set>
+
+#include "core/text.h"
+#include "language/language_run.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -8,6 +12,18 @@ namespace paddock::mcp {
 namespace {
 
 constexpr std::size_t kMaxEntries = 1000;
+
+// What paddock itself keeps in /work, as paths relative to it: clutter beside the files the code
+// made, so hidden unless asked for. Libraries a caller installed (.local, node_modules, ...) are
+// theirs and stay listed.
+std::set<std::string> own_files(const LanguagePolicy& policy) {
+  std::set<std::string> own{
+      ".paddock",  // support files (sitecustomize, Rprofile) and plots collected from a run
+      ".cache",    // what tools cache in $HOME, which is /work
+  };
+  for (auto& file : language_work_files(policy)) own.insert(std::move(file));
+  return own;
+}
 
 class ListFiles final : public Tool {
  public:
@@ -18,13 +34,20 @@ class ListFiles final : public Tool {
             {"description",
              "Lists a directory of a session's /work directory (the whole /work by default): "
              "name, type (file, directory, symlink, other) and size of each entry, at most "
-             "1000."},
+             "1000. Paddock's own files are left out unless `all` is true: .paddock/ (support "
+             "files, plots), .cache/ (tools' caches) and the file the code of execute_code is "
+             "written to (main.py for Python)."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
                {{"session_id", session_id_property()},
                 {"path", path_property("Relative directory inside /work; empty or omitted for "
-                                       "/work itself.")}}},
+                                       "/work itself.")},
+                {"all",
+                 {{"type", "boolean"},
+                  {"default", false},
+                  {"description",
+                   "Also list paddock's own files (.paddock/, .cache/, the code's file)."}}}}},
               {"required", {"session_id"}},
               {"additionalProperties", false}}},
             {"outputSchema", json::parse(R"({
@@ -35,7 +58,9 @@ class ListFiles final : public Tool {
                   "properties": {"name": {"type": "string"},
                     "type": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
                     "size": {"type": "integer"}},
-                  "required": ["name", "type", "size"]}}},
+                  "required": ["name", "type", "size"]}},
+                "hidden": {"type": "integer",
+                  "description": "Entries of paddock's own left out (see the all input)."}},
               "required": ["path", "entries"]})")},
             {"annotations", annotations("List files", true, true)}};
   }
@@ -46,21 +71,36 @@ class ListFiles final : public Tool {
     // "dir/" and "." name what "dir" and "" name; "/" stays absolute, and is refused.
     while (path.size() > 1 && path.ends_with('/')) path.pop_back();
     if (path == ".") path.clear();
-    auto entries = (*lease)->session->list_files(path, kMaxEntries);
+    bool all = arguments.value("all", false);
+    std::set<std::string> own = all ? std::set<std::string>{} : own_files(*(*lease)->policy);
+    // Asked for enough that hiding paddock's own files still leaves kMaxEntries to show.
+    auto entries = (*lease)->session->list_files(path, kMaxEntries + own.size());
     if (!entries) return tool_error(entries.error().message);
     json list = json::array();
     std::string text = "/work" + (path.empty() ? "" : "/" + path) + ":\n";
+    std::vector<std::string> hidden;
     for (const auto& entry : *entries) {
+      if (own.contains(path.empty() ? entry.name : path + "/" + entry.name)) {
+        hidden.push_back(entry.type == "directory" ? entry.name + "/" : entry.name);
+        continue;
+      }
+      if (list.size() == kMaxEntries) break;
       // A program can name a file after a passed-through value as well as write it inside.
       std::string name = context.state.secrets.apply(entry.name);
       list.push_back({{"name", name}, {"type", entry.type}, {"size", entry.size}});
       text += (entry.type == "directory" ? "  " + name + "/" : "  " + name) +
-              (entry.type == "file" ? " (" + std::to_string(entry.size) + " bytes)" : "") + "\n";
+              (entry.type == "file" ? " (" + counted(entry.size, "byte", "bytes") + ")" : "") +
+              "\n";
     }
-    if (entries->empty()) text += "  (empty)\n";
+    if (list.empty() && hidden.empty()) text += "  (empty)\n";
+    if (!hidden.empty()) {
+      std::string names;
+      for (const auto& name : hidden) names += (names.empty() ? "" : ", ") + name;
+      text += "  (paddock's own " + names + " not shown; all: true lists them)\n";
+    }
     ToolResult result;
     result.content.push_back(text_block(text));
-    result.structured = {{"path", path}, {"entries", std::move(list)}};
+    result.structured = {{"path", path}, {"entries", std::move(list)}, {"hidden", hidden.size()}};
     return result;
   }
 };

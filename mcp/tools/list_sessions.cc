@@ -1,5 +1,6 @@
 // list_sessions: the sessions this server holds.
 
+#include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
@@ -38,7 +39,8 @@ class ListSessions final : public Tool {
                           {"idle_seconds", idle},
                           {"ttl_seconds", entry->ttl_seconds},
                           {"runs", entry->runs.load()}});
-      text += entry->id + " " + entry->policy->name + ", idle " + std::to_string(idle) + " s\n";
+      // Whole units for people; idle_seconds above keeps the tenths for programs.
+      text += entry->id + " " + entry->policy->name + ", idle " + format_duration(idle) + "\n";
     }
     ToolResult result;
     result.content.push_back(text_block(sessions.empty() ? "no open sessions" : text));

@@ -54,7 +54,7 @@ class ReadFile final : public Tool {
     result.content.push_back(file_content_block(id, path, *file, cut, &delivery));
     result.structured = {{"path", path},
                          {"size", file->size},
-                         {"mime_type", mime_type_for(path)},
+                         {"mime_type", mime_type_for(path, file->data, cut)},
                          {"delivery", delivery}};
     return result;
   }

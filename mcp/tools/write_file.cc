@@ -1,6 +1,7 @@
 // write_file: put a file into a session's work directory.
 
 #include "core/base64.h"
+#include "core/text.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -52,7 +53,7 @@ class WriteFile final : public Tool {
     }
     ToolResult result;
     result.content.push_back(
-        text_block("wrote " + std::to_string(content.size()) + " bytes to /work/" + path));
+        text_block("wrote " + counted(content.size(), "byte", "bytes") + " to /work/" + path));
     result.structured = {{"path", path}, {"size", content.size()}};
     return result;
   }

@@ -83,12 +83,14 @@ TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& co
     auto place = name ? wanted.find(*name) : wanted.end();
     if (place == wanted.end() || read[place->second]) continue;
     auto size = static_cast<std::uint64_t>(archive_entry_size(entry));
-    Artifact artifact{*name, mime_type_for(*name), size, std::string(size, '\0'), {}};
+    Artifact artifact{*name, "", size, std::string(size, '\0'), {}};
     la_ssize_t got = archive_read_data(in.get(), artifact.data.data(), artifact.data.size());
     if (got < 0 || static_cast<std::uint64_t>(got) != size) {
       found.omitted.push_back({*name, size, "cut short in transfer"});
       break;  // a tar cut short by the output cap
     }
+    // Labelled after reading: a file with no known extension is text/plain if it reads as text.
+    artifact.mime_type = mime_type_for(*name, artifact.data);
     read[place->second] = std::move(artifact);
   }
   for (auto& artifact : read) {

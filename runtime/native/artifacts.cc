@@ -72,7 +72,7 @@ std::optional<Artifact> read_artifact(int workdir_fd, const ArtifactCandidate& c
   if (!file.valid() || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return std::nullopt;
   }
-  Artifact artifact{candidate.path, mime_type_for(candidate.path), 0, std::string(), {}};
+  Artifact artifact{candidate.path, "", 0, std::string(), {}};
   artifact.data.resize(candidate.size);
   std::size_t done = 0;
   while (done < candidate.size) {
@@ -82,6 +82,8 @@ std::optional<Artifact> read_artifact(int workdir_fd, const ArtifactCandidate& c
   }
   artifact.data.resize(done);
   artifact.size = done;
+  // Labelled after reading: a file with no known extension is text/plain if it reads as text.
+  artifact.mime_type = mime_type_for(candidate.path, artifact.data);
   return artifact;
 }
 

@@ -16,7 +16,7 @@ const PARAMS = {
   close_session: { required: ['session_id'], props: ['session_id'] },
   write_file: { required: ['session_id', 'path', 'content'], props: ['session_id', 'path', 'content', 'encoding'] },
   read_file: { required: ['session_id', 'path'], props: ['session_id', 'path'] },
-  list_files: { required: ['session_id'], props: ['session_id', 'path'] },
+  list_files: { required: ['session_id'], props: ['session_id', 'path', 'all'] },
 };
 
 test('tools/list names every tool, each with a description, documented parameters and annotations', { timeout: 30000 }, async (t) => {
@@ -60,6 +60,9 @@ test('tools/list names every tool, each with a description, documented parameter
     assert.equal(ex.libraries.items?.type, 'string');
     assert.ok(['number', 'integer'].includes(ex.timeout.type), 'execute_code.timeout is a number of seconds');
     assert.equal(ex.files.type, 'array');
+    const all = byName.list_files.inputSchema.properties.all;
+    assert.equal(all.type, 'boolean', 'list_files.all is a boolean');
+    assert.equal(all.default, false, 'list_files hides paddock\'s own files by default');
     assert.ok(byName.execute_code.outputSchema, 'execute_code declares an outputSchema');
     const out = byName.execute_code.outputSchema;
     for (const key of ['exit_code', 'stdout', 'stderr', 'timed_out', 'oom_killed', 'duration_ms', 'truncated', 'artifacts']) {

@@ -27,6 +27,16 @@ TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
   EXPECT_FALSE(result.artifacts_truncated);
 }
 
+TEST(Artifacts, AnUnknownExtensionIsLabelledByContent) {
+  SandboxSpec spec = shell_spec(
+      "mkdir outputs; echo 'mean 3.5' > outputs/summary.dat; printf 'a\\000b' > outputs/blob.dat");
+  spec.collect.directories = {"outputs"};
+  RunResult result = run_ok(spec);
+  ASSERT_EQ(names(result), (std::vector<std::string>{"outputs/blob.dat", "outputs/summary.dat"}));
+  EXPECT_EQ(result.artifacts[0].mime_type, "application/octet-stream");
+  EXPECT_EQ(result.artifacts[1].mime_type, "text/plain");
+}
+
 TEST(Artifacts, LinksFifosAndDevicesAreNotFollowed) {
   // A symlink or hard link to host files, a FIFO that would block a reader, /dev nodes.
   SandboxSpec spec = shell_spec(

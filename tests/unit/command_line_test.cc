@@ -168,6 +168,47 @@ TEST(CommandLine, HelpIsInformationNotAnError) {
   EXPECT_NE(std::get<InfoRequest>(*request).text.find("--memory"), std::string::npos);
 }
 
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+TEST(CommandLine, RunHelpHasOneUsageLineAndEveryBackend) {
+  auto request = parse({"run", "--help"});
+  ASSERT_TRUE(request.ok());
+  const std::string& help = std::get<InfoRequest>(*request).text;
+  EXPECT_EQ(occurrences(help, "Usage:"), 1u) << help;
+  EXPECT_NE(help.find("Usage: paddock run [OPTIONS] -- COMMAND [ARGS...]"), std::string::npos)
+      << help;
+  for (const char* backend : {"native", "docker", "podman", "kubernetes"}) {
+    EXPECT_NE(help.find(backend), std::string::npos) << backend << " missing from:\n" << help;
+  }
+}
+
+TEST(CommandLine, RootHelpNamesTheStoreTheCodeUses) {
+  // rootfs/image_store.cc: $PADDOCK_ROOT, $XDG_DATA_HOME/paddock, then by user.
+  for (const char* command : {"run", "images", "pull", "import", "rmi", "gc"}) {
+    auto request = parse({command, "--help"});
+    ASSERT_TRUE(request.ok()) << command;
+    std::string help = std::get<InfoRequest>(*request).text;
+    // Help wraps long descriptions: compare the words only.
+    std::string words;
+    for (char c : help) {
+      if (c == '\n' || c == ' ') {
+        if (!words.empty() && words.back() != ' ') words += ' ';
+      } else {
+        words += c;
+      }
+    }
+    for (const char* part : {"$PADDOCK_ROOT", "$XDG_DATA_HOME/paddock", "/var/lib/paddock as root",
+                             "~/.local/share/paddock"}) {
+      EXPECT_NE(words.find(part), std::string::npos) << command << ": " << part << " in\n" << help;
+    }
+    EXPECT_EQ(occurrences(help, "Usage: paddock " + std::string(command)), 1u) << help;
+  }
+}
+
 TEST(CommandLine, Doctor) {
   auto request = parse({"doctor", "--json"});
   ASSERT_TRUE(request.ok());

@@ -220,6 +220,16 @@ TEST(LanguageRun, JavaFilesAreNamedAfterThePublicClass) {
   EXPECT_EQ(class_name_of(java, "// public class InAComment\nclass X{}"), "Main");
 }
 
+TEST(LanguageRun, WorkFilesAreTheCodesFileAndTheSupportFiles) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(language_work_files(**store->find("python")),
+            (std::vector<std::string>{"main.py", ".paddock/python/sitecustomize.py"}));
+  EXPECT_EQ(language_work_files(**store->find("c")), (std::vector<std::string>{"main.c"}));
+  // Java names its file after the code's class: without code, after the default one.
+  EXPECT_EQ(language_work_files(**store->find("java")), (std::vector<std::string>{"Main.java"}));
+}
+
 // The code chooses the name; a careless policy pattern must not let it choose a path or an
 // option of the compiler.
 TEST(LanguageRun, AClassNameThatIsAPathOrAnOptionFallsBackToTheDefault) {

@@ -4,6 +4,7 @@
 #include "runtime/container/tar_reader.h"
 
 #include <algorithm>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -56,6 +57,21 @@ TEST(TarReader, FilesComeInTheOrderTheyWereMadeAndWhatDoesNotFitIsNamed) {
   EXPECT_EQ(found.omitted[0].path, "outputs/figure-11.png");
   EXPECT_EQ(found.omitted[1].path, "outputs/figure-12.png");
   EXPECT_NE(found.omitted[0].reason.find("10 files"), std::string::npos);
+}
+
+TEST(TarReader, ArtifactsAreLabelledByExtensionThenByContent) {
+  std::string tar = LayerBuilder()
+                        .file("outputs/summary.dat", "mean 3.5\n")
+                        .file("outputs/model.bin", std::string("\x00\x01\xff", 3))
+                        .file("outputs/main.py", "print(1)\n")
+                        .tar();
+  std::vector<Artifact> artifacts = engine::artifacts_from_tar(tar, outputs()).artifacts;
+  ASSERT_EQ(artifacts.size(), 3u);
+  std::map<std::string, std::string> types;
+  for (const auto& artifact : artifacts) types[artifact.path] = artifact.mime_type;
+  EXPECT_EQ(types["outputs/summary.dat"], "text/plain") << "an unknown extension, text content";
+  EXPECT_EQ(types["outputs/model.bin"], "application/octet-stream");
+  EXPECT_EQ(types["outputs/main.py"], "text/x-python");
 }
 
 TEST(TarReader, ArtifactName) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 namespace paddock {
 namespace {
 
@@ -39,6 +42,27 @@ TEST(Units, Seconds) {
   for (const char* bad : {"", "soon", "-1", "1d", "s"}) {
     EXPECT_FALSE(parse_seconds(bad).has_value()) << bad;
   }
+}
+
+TEST(Units, DurationsInWholeUnitsOfTheLargestThatFits) {
+  EXPECT_EQ(format_duration(0), "0 s");
+  EXPECT_EQ(format_duration(0.4), "0 s");
+  EXPECT_EQ(format_duration(3.9), "3 s");
+  EXPECT_EQ(format_duration(59.99), "59 s");
+  EXPECT_EQ(format_duration(60), "1 min");
+  EXPECT_EQ(format_duration(12 * 60 + 59), "12 min");
+  EXPECT_EQ(format_duration(3599), "59 min");
+  EXPECT_EQ(format_duration(3600), "1 h");
+  EXPECT_EQ(format_duration(23 * 3600 + 3599), "23 h");
+  EXPECT_EQ(format_duration(86400), "1 d");
+  EXPECT_EQ(format_duration(10 * 86400 + 5), "10 d");
+}
+
+TEST(Units, DurationsPaddockCannotHaveMeasuredAreNone) {
+  EXPECT_EQ(format_duration(-5), "0 s");
+  EXPECT_EQ(format_duration(std::nan("")), "0 s");
+  EXPECT_EQ(format_duration(std::numeric_limits<double>::infinity()), "0 s");
+  EXPECT_NE(format_duration(1e300).find(" d"), std::string::npos) << "no overflow";
 }
 
 }  // namespace
