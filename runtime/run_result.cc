@@ -99,6 +99,11 @@ nlohmann::json to_json(const RunResult& result) {
   out["step"] = result.step;
   out["artifacts"] = artifacts_json(result.artifacts);
   out["artifacts_truncated"] = result.artifacts_truncated;
+  nlohmann::json omitted = nlohmann::json::array();
+  for (const auto& file : result.artifacts_omitted) {
+    omitted.push_back({{"path", file.path}, {"size", file.size}, {"reason", file.reason}});
+  }
+  out["artifacts_omitted"] = std::move(omitted);
   return out;
 }
 
