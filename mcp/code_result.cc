@@ -16,8 +16,10 @@ constexpr std::size_t kResultBudget = 7u << 20;  // below the 8 MiB message cap,
 // A stream longer than this appears in the text block as an excerpt of this size; the
 // structured result has more of it.
 constexpr std::uint64_t kTextStreamBytes = 8u << 10;
-// Names of omitted files listed in the text per reason; the structured result has them all.
+// Names of omitted files listed in the text per reason, and in the structured result (which
+// counts them all): a program that writes ten thousand files must not fill the context.
 constexpr std::size_t kOmittedNamesShown = 50;
+constexpr std::size_t kOmittedNamed = 200;
 
 std::string seconds(double value) {
   std::ostringstream text;
@@ -88,6 +90,10 @@ std::string omitted_text(const std::vector<OmittedArtifact>& omitted) {
   for (const auto& file : omitted) by_reason[file.reason].push_back(file.path);
   std::string text;
   for (auto& [reason, paths] : by_reason) {
+    if (paths.size() == 1 && paths[0].empty()) {  // not a file: files that were never listed
+      text += "files left out: " + reason + "\n";
+      continue;
+    }
     std::size_t count = paths.size();
     if (count > kOmittedNamesShown) {
       paths.resize(kOmittedNamesShown);
@@ -102,6 +108,7 @@ std::string omitted_text(const std::vector<OmittedArtifact>& omitted) {
 json omitted_json(const std::vector<OmittedArtifact>& omitted) {
   json list = json::array();
   for (const auto& file : omitted) {
+    if (list.size() == kOmittedNamed) break;
     list.push_back({{"name", file.path}, {"size", file.size}, {"reason", file.reason}});
   }
   return list;
@@ -142,7 +149,8 @@ json code_output_schema() {
           "properties": {"name": {"type": "string"}, "mime_type": {"type": "string"}, "size": {"type": "integer"},
             "withheld": {"type": "string", "description": "Present when the content was not sent, and why."}},
           "required": ["name", "mime_type", "size"]}},
-      "artifacts_omitted": {"type": "array", "description": "Files the run produced that the per-call caps left out.",
+      "artifacts_omitted_count": {"type": "integer", "description": "How many files were left out; artifacts_omitted names the first 200."},
+      "artifacts_omitted": {"type": "array", "description": "Files the run produced that the per-call caps left out, with why.",
         "items": {"type": "object",
           "properties": {"name": {"type": "string"}, "size": {"type": "integer"}, "reason": {"type": "string"}},
           "required": ["name", "reason"]}},
@@ -236,7 +244,8 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
                      {"backend", result.backend},
                      {"truncated", out.truncated || err.truncated},
                      {"artifacts", std::move(artifacts)},
-                     {"artifacts_omitted", omitted_json(omitted)}};
+                     {"artifacts_omitted", omitted_json(omitted)},
+                     {"artifacts_omitted_count", omitted.size()}};
   json files = json::object();
   if (!run.stdout_file.empty()) files["stdout"] = run.stdout_file;
   if (!run.stderr_file.empty()) files["stderr"] = run.stderr_file;

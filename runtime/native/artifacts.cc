@@ -38,9 +38,12 @@ struct Lister {
     DIR* dir = fdopendir(dup(listing_fd));
     if (dir == nullptr) return;
     std::vector<std::string> names;
+    // Read no more names than could still be listed (and one to know there were more).
+    std::size_t room = kMaxListed - std::min(kMaxListed, found.size()) + 1;
     while (dirent* entry = readdir(dir)) {
       std::string name = entry->d_name;
       if (name != "." && name != "..") names.push_back(std::move(name));
+      if (names.size() >= room) break;
     }
     closedir(dir);
     for (const auto& name : names) {

@@ -83,6 +83,20 @@ TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
   EXPECT_TRUE(result.artifacts_truncated);
 }
 
+TEST(Artifacts, AProgramThatMakesTensOfThousandsOfFilesCannotStallTheListing) {
+  SandboxSpec spec = shell_spec("mkdir outputs && cd outputs && seq 1 30000 | xargs touch");
+  spec.collect = {{"outputs"}, 20, 1u << 20};
+  spec.limits.wall_seconds = 60;
+  RunResult result = run_ok(spec);
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_data.data;
+  EXPECT_EQ(result.artifacts.size(), 20u);
+  ASSERT_FALSE(result.artifacts_omitted.empty());
+  // Listed up to 10000 files and said so: the rest were never read into memory.
+  EXPECT_EQ(result.artifacts_omitted.size(), 10000u - 20u + 1u);
+  EXPECT_NE(result.artifacts_omitted.back().reason.find("more than 10000 files"),
+            std::string::npos);
+}
+
 TEST(Artifacts, WhatWasWrittenBeforeATimeoutStillComesBack) {
   SandboxSpec spec = shell_spec("mkdir outputs; echo partial > outputs/log.txt; sleep 30");
   spec.collect.directories = {"outputs"};

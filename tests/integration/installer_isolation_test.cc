@@ -40,8 +40,9 @@ void expect_no_planted_python_hook(const std::string& output) {
   EXPECT_EQ(output.find("PLANTED-SITECUSTOMIZE"), std::string::npos) << output;
   EXPECT_EQ(output.find("PLANTED-PTH"), std::string::npos) << output;
   EXPECT_EQ(output.find("Using pip"), std::string::npos) << output;
-  // pip did run: numpy comes with the host's python, so pip needs no index to be satisfied.
-  EXPECT_NE(output.find("Requirement already satisfied: numpy"), std::string::npos) << output;
+  // pip did run: pip itself comes with the host's python, so pip needs no index to be satisfied
+  // (not numpy: a library the policy lists as preinstalled is not handed to pip at all).
+  EXPECT_NE(output.find("Requirement already satisfied: pip"), std::string::npos) << output;
 }
 
 std::string user_site_of_host_python() {
@@ -61,7 +62,7 @@ TEST(InstallerIsolation, PythonFilesCannotPlantHooksInPip) {
        {{"path", ".pip/pip.conf"}, {"content", kPlantedPipConf}}});
   server.call(1, "execute_code",
               {{"language", "python"},
-               {"libraries", {"numpy"}},
+               {"libraries", {"pip"}},
                {"files", files},
                {"code", "import numpy\nprint('ran')"}});
   json result = server.wait_for(1, std::chrono::seconds(120))["result"]["structuredContent"];
@@ -85,7 +86,7 @@ TEST(InstallerIsolation, AnEarlierSessionCallCannotPlantHooksInPip) {
                             json(kPlantedPth).dump() + ")\nplant('/work/.config/pip/pip.conf', " +
                             json(kPlantedPipConf).dump() + ")\nprint('planted')\n"}});
   EXPECT_EQ(server.wait_for(2)["result"]["structuredContent"]["stdout"], "planted\n");
-  server.call(3, "install_libraries", {{"session_id", session}, {"libraries", {"numpy"}}});
+  server.call(3, "install_libraries", {{"session_id", session}, {"libraries", {"pip"}}});
   json installed = server.wait_for(3, std::chrono::seconds(120))["result"];
   EXPECT_EQ(installed["isError"], false) << installed;
   expect_no_planted_python_hook(installed["structuredContent"]["output"]);
