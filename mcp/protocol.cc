@@ -71,7 +71,10 @@ std::string server_instructions() {
          "time and processes). Call execute_code with the code and its language; anything "
          "printed comes back, and matplotlib/R figures come back as images. To keep files or "
          "installed libraries between calls, create_session first and pass its session_id; "
-         "write_file, read_file and list_files work inside a session's /work directory.";
+         "write_file, read_file and list_files work inside a session's /work directory. Long "
+         "output comes back as its start and its end (a session keeps all of it in a file the "
+         "result names). Libraries already installed for each language are listed in "
+         "execute_code's description and get_language_details: no need to install them.";
 }
 
 }  // namespace paddock::mcp

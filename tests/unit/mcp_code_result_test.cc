@@ -1,0 +1,70 @@
+// execute_code's result for a model: a long stream goes once (whole in structuredContent, an
+// excerpt in the text), and what the caps leave out is counted in full but named within bounds.
+
+#include "mcp/code_result.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/output_capture.h"
+
+namespace paddock::mcp {
+namespace {
+
+CodeRun run_with_stdout(const std::string& stream) {
+  CodeRun run;
+  run.result.language = "python";
+  run.result.phase = "run";
+  run.result.run.backend = "native";
+  capture_chunk(run.result.run.stdout_data, stream, 1u << 20);
+  run.timeout_seconds = 30;
+  return run;
+}
+
+std::string text_of(const ToolResult& result) {
+  return result.content[0]["text"];
+}
+
+TEST(McpCodeResult, ALongStreamIsInTheStructuredResultOnceAndExcerptedInTheText) {
+  std::string stream;
+  for (int i = 0; i < 20000; ++i) stream += "line " + std::to_string(i) + "\n";
+  ServerOptions options;  // result_stream_bytes 64 KiB
+  ToolResult result = code_result(run_with_stdout(stream), {}, options, {});
+  std::string structured = result.structured["stdout"];
+  EXPECT_LT(structured.size(), 64u * 1024 + 100);
+  EXPECT_EQ(structured.rfind("line 0\n", 0), 0u);
+  EXPECT_EQ(structured.substr(structured.size() - 11), "line 19999\n");
+  EXPECT_EQ(result.structured["stdout_bytes"], stream.size());
+  EXPECT_EQ(result.structured["truncated"], true);
+  std::string text = text_of(result);
+  EXPECT_LT(text.size(), 10u * 1024);
+  EXPECT_EQ(text.find(structured), std::string::npos);
+  EXPECT_NE(text.find("line 19999"), std::string::npos) << "the text keeps the end too";
+  EXPECT_NE(text.find("run the code in a session"), std::string::npos) << text;
+}
+
+TEST(McpCodeResult, AShortStreamIsWholeInBoth) {
+  ToolResult result = code_result(run_with_stdout("42\n"), {}, ServerOptions{}, {});
+  EXPECT_EQ(result.structured["stdout"], "42\n");
+  EXPECT_EQ(text_of(result), "stdout:\n42\nexit code 0 (python, 0 ms)");
+  EXPECT_EQ(result.structured["phase"], "run");
+  EXPECT_EQ(result.is_error, false);
+}
+
+TEST(McpCodeResult, OmittedFilesAreCountedAllAndNamedWithinBounds) {
+  CodeRun run = run_with_stdout("");
+  for (int i = 0; i < 5000; ++i) {
+    run.result.run.artifacts_omitted.push_back(
+        {"outputs/f" + std::to_string(i), 1, "over the limit of 20 files per call"});
+  }
+  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  EXPECT_EQ(result.structured["artifacts_omitted_count"], 5000);
+  EXPECT_EQ(result.structured["artifacts_omitted"].size(), 200u);
+  std::string text = text_of(result);
+  EXPECT_NE(text.find("5000 files left out (over the limit of 20 files per call): outputs/f0, "),
+            std::string::npos);
+  EXPECT_NE(text.find("and 4950 more"), std::string::npos);
+  EXPECT_LT(text.size(), 2000u);
+}
+
+}  // namespace
+}  // namespace paddock::mcp
