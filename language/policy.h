@@ -36,7 +36,7 @@ struct LanguagePolicy {
   // What a library name must match, whole (ECMAScript), and how to say so to the caller.
   std::string library_pattern;
   std::string library_hint;
-  std::string package_manager;               // what `install` uses, for people: "pip", "npm"
+  std::string package_manager;  // what `install` uses, for people: "pip", "npm"
   // Libraries there already, as the package manager names them (scikit-learn, ggplot2): a
   // request to install one as it is named here installs nothing.
   std::vector<std::string> preinstalled;

@@ -65,8 +65,8 @@ struct ServerOptions {
   std::size_t max_sessions = 16;
   double session_idle_seconds = 1800;  // default ttl_seconds of a session
   double max_session_idle_seconds = 86400;
-  double max_timeout_seconds = 300;            // cap on execute_code's timeout
-  LimitOverrides limits;                       // over every language policy's
+  double max_timeout_seconds = 300;  // cap on execute_code's timeout
+  LimitOverrides limits;             // over every language policy's
   // Bytes of each stream a tool result carries, its start and its end: a model's context is
   // small, and the end is where the final error is.
   std::uint64_t result_stream_bytes = 64u << 10;

@@ -49,7 +49,8 @@ TEST(RunResult, JsonCarriesEveryField) {
   EXPECT_FALSE(json.contains("exec_error"));
   EXPECT_EQ(json["artifacts_omitted"], nlohmann::json::array());
   result.artifacts_omitted.push_back({"outputs/big.csv", 9, "over the limit of 8 bytes per call"});
-  EXPECT_EQ(to_json(result)["artifacts_omitted"][0]["reason"], "over the limit of 8 bytes per call");
+  EXPECT_EQ(to_json(result)["artifacts_omitted"][0]["reason"],
+            "over the limit of 8 bytes per call");
 }
 
 TEST(RunResult, TimedOutJsonSaysSo) {
