@@ -1,5 +1,7 @@
 #include "core/units.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -96,6 +98,12 @@ std::string format_duration(double seconds) {
     }
   }
   return std::to_string(static_cast<std::uint64_t>(seconds)) + " s";
+}
+
+std::string seconds_text(double seconds) {
+  std::ostringstream text;
+  text << seconds << " s";
+  return text.str();
 }
 
 }  // namespace paddock

@@ -21,6 +21,9 @@ std::optional<double> parse_decimal(std::string_view text);
 // "2", "0.5", "1.5s", "100ms", "2m".
 std::optional<double> parse_seconds(std::string_view text);
 
+// "300 s", "0.5 s": a number of seconds as people read it.
+std::string seconds_text(double seconds);
+
 // "0 s", "42 s", "12 min", "3 h", "2 d": a duration in whole units of the largest that fits, cut
 // down (an idle time of 59.9 s is "59 s", not a minute it has not reached).
 std::string format_duration(double seconds);

@@ -5,6 +5,7 @@
 
 #include "core/mime_types.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "language/install_diagnosis.h"
 #include "mcp/content.h"
 #include "runtime/output_capture.h"
@@ -20,12 +21,6 @@ constexpr std::uint64_t kTextStreamBytes = 8u << 10;
 // counts them all): a program that writes ten thousand files must not fill the context.
 constexpr std::size_t kOmittedNamesShown = 50;
 constexpr std::size_t kOmittedNamed = 200;
-
-std::string seconds(double value) {
-  std::ostringstream text;
-  text << value << " s";
-  return text.str();
-}
 
 int exit_code_of(const RunResult& result) {
   return result.outcome == Outcome::kTimedOut ? 124 : result.exit_code;
@@ -168,8 +163,9 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   CapturedOutput err = shortened(result.stderr_data, options.result_stream_bytes);
   std::vector<std::string> notes;
   if (run.timeout_capped && facts.asked_timeout) {
-    notes.push_back("timeout " + seconds(*facts.asked_timeout) +
-                    " is over this server's cap: " + seconds(run.timeout_seconds) + " applied");
+    notes.push_back("timeout " + seconds_text(*facts.asked_timeout) +
+                    " is over this server's cap: " + seconds_text(run.timeout_seconds) +
+                    " applied");
   }
   if (!run.preinstalled.empty()) {
     notes.push_back("already there (preinstalled), not installed again: " +

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 
 #include "core/ip_prefix.h"
 #include "core/units.h"
@@ -330,12 +329,6 @@ Status set_server(const Settings& settings, ServerOptions& options) {
     if (!status) return status;
   }
   return {};
-}
-
-std::string seconds_text(double seconds) {
-  std::ostringstream text;
-  text << seconds << " s";
-  return text.str();
 }
 
 }  // namespace

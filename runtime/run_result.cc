@@ -98,7 +98,7 @@ nlohmann::json to_json(const RunResult& result) {
   if (!result.exec_error.empty()) out["exec_error"] = result.exec_error;
   out["step"] = result.step;
   out["artifacts"] = artifacts_json(result.artifacts);
-  out["artifacts_truncated"] = result.artifacts_truncated;
+  out["artifacts_truncated"] = result.artifacts_truncated();
   nlohmann::json omitted = nlohmann::json::array();
   for (const auto& file : result.artifacts_omitted) {
     omitted.push_back({{"path", file.path}, {"size", file.size}, {"reason", file.reason}});

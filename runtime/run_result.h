@@ -80,11 +80,11 @@ struct RunResult {
   std::uint64_t memory_peak_bytes = 0;  // of the whole sandbox (cgroup2, Linux 5.19+)
   std::string backend;
   std::vector<Artifact> artifacts;
-  bool artifacts_truncated = false;  // a count or size cap left files out: they are named here
-  std::vector<OmittedArtifact> artifacts_omitted;
+  std::vector<OmittedArtifact> artifacts_omitted;  // what a count or size cap left out
   IsolationReport isolation;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
+  [[nodiscard]] bool artifacts_truncated() const { return !artifacts_omitted.empty(); }
 };
 
 const char* to_string(Outcome outcome);

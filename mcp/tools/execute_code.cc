@@ -1,9 +1,8 @@
 // execute_code: run code in a fresh sandbox, or in a session's.
 
-#include <sstream>
-
 #include "core/base64.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "mcp/code_result.h"
 #include "mcp/code_runner.h"
 #include "mcp/progress_observer.h"
@@ -14,13 +13,6 @@
 namespace paddock::mcp {
 namespace {
 
-// 300 for 300 s, 0.5 for half a second.
-std::string seconds_number(double value) {
-  std::ostringstream text;
-  text << value;
-  return text.str();
-}
-
 json input_schema(const std::string& default_language, double max_timeout) {
   json schema = json::parse(R"({
     "type": "object",
@@ -29,7 +21,7 @@ json input_schema(const std::string& default_language, double max_timeout) {
       "libraries": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
         "description": "Packages to install first with the language's package manager (pip, npm, gem...). In a session they stay installed for later calls."},
       "timeout": {"type": "number", "exclusiveMinimum": 0,
-        "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python). This server caps it at MAX_TIMEOUT s: a longer one is clamped, and the result says so."},
+        "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python). This server caps it at MAX_TIMEOUT: a longer one is clamped, and the result says so."},
       "session_id": {"type": "string",
         "description": "Run inside this session (from create_session): files and installed libraries persist between calls; variables do not (each call is a new process); output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox."},
       "stdin": {"type": "string", "description": "Text given to the program on standard input."},
@@ -48,7 +40,7 @@ json input_schema(const std::string& default_language, double max_timeout) {
     "additionalProperties": false
   })");
   std::string& timeout = schema["properties"]["timeout"]["description"].get_ref<std::string&>();
-  timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_number(max_timeout));
+  timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_text(max_timeout));
   schema["properties"]["language"] = language_property(
       "python, javascript, java, cpp, c, go, r, ruby or bash; get_supported_languages lists them "
       "all.",
@@ -130,7 +122,7 @@ class ExecuteCode final : public Tool {
              "PNG image, in the order drawn, and files written to outputs/ come back too. Each "
              "call without session_id gets a fresh sandbox; pass a session_id to keep files and "
              "installed libraries between calls. Timeouts are capped at " +
-                 seconds_number(max_timeout_) + " s." + preinstalled_},
+                 seconds_text(max_timeout_) + "." + preinstalled_},
             {"inputSchema", input_schema(default_language_, max_timeout_)},
             {"outputSchema", code_output_schema()},
             {"annotations", annotations("Execute code", false, false)}};

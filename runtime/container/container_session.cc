@@ -128,7 +128,6 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
       TarArtifacts found = artifacts_from_tar(archive->out.data, request.collect);
       result.artifacts = std::move(found.artifacts);
       result.artifacts_omitted = std::move(found.omitted);
-      result.artifacts_truncated = !result.artifacts_omitted.empty();
     }
   }
   return result;

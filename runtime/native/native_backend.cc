@@ -29,7 +29,6 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->artifacts_omitted = std::move(collected.omitted);
-    result->artifacts_truncated = !result->artifacts_omitted.empty();
   }
   return result;
 }

@@ -178,7 +178,6 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->artifacts_omitted = std::move(collected.omitted);
-    result->artifacts_truncated = !result->artifacts_omitted.empty();
   }
   return result;
 }

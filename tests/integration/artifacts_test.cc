@@ -24,7 +24,7 @@ TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
   EXPECT_EQ(result.artifacts[0].data, "hello\n");
   EXPECT_EQ(result.artifacts[0].mime_type, "text/plain");
   EXPECT_EQ(result.artifacts[1].mime_type, "text/csv");
-  EXPECT_FALSE(result.artifacts_truncated);
+  EXPECT_FALSE(result.artifacts_truncated());
 }
 
 TEST(Artifacts, AnUnknownExtensionIsLabelledByContent) {
@@ -57,11 +57,11 @@ TEST(Artifacts, CapsOnCountAndBytesAreKept) {
   spec.collect = {{"outputs"}, 3, 1000};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.artifacts.size(), 3u);
-  EXPECT_TRUE(result.artifacts_truncated);
+  EXPECT_TRUE(result.artifacts_truncated());
   spec.collect = {{"outputs"}, 32, 1000};
   RunResult by_size = run_ok(spec);
   EXPECT_EQ(by_size.artifacts.size(), 5u);  // the 5000-byte file does not fit
-  EXPECT_TRUE(by_size.artifacts_truncated);
+  EXPECT_TRUE(by_size.artifacts_truncated());
 }
 
 TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
@@ -80,7 +80,7 @@ TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
   ASSERT_EQ(result.artifacts_omitted.size(), 2u);
   EXPECT_EQ(result.artifacts_omitted[0].path, "outputs/a.txt");
   EXPECT_EQ(result.artifacts_omitted[1].path, "outputs/b.txt");
-  EXPECT_TRUE(result.artifacts_truncated);
+  EXPECT_TRUE(result.artifacts_truncated());
 }
 
 TEST(Artifacts, AProgramThatMakesTensOfThousandsOfFilesCannotStallTheListing) {
