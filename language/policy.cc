@@ -245,13 +245,49 @@ void read_class_name(Reader& reader, const json& document, LanguagePolicy& polic
   }
 }
 
+// "kernel": {"name", "env", "unset_env", "startup", "after_install", "grace"}.
+void read_kernel(Reader& reader, const json& document, LanguagePolicy& policy) {
+  const json* object = reader.find(document, "kernel");
+  if (object == nullptr) return;
+  if (!object->is_object()) return reader.fail("/kernel", "must be an object");
+  static const std::set<std::string> kKnown = {"name",    "env",           "unset_env",
+                                               "startup", "after_install", "grace"};
+  for (const auto& [key, value] : object->items()) {
+    if (kKnown.count(key) == 0) {
+      reader.fail("/kernel/" + key,
+                  "is not a known kernel field (name, env, unset_env, startup, after_install, "
+                  "grace)");
+    }
+  }
+  KernelConfig& kernel = policy.kernel;
+  kernel.name = reader.string(*object, "/kernel", "name", true);
+  static const std::regex kKernelName("[A-Za-z0-9._-]+");
+  if (!kernel.name.empty() && !std::regex_match(kernel.name, kKernelName)) {
+    reader.fail("/kernel/name", "'" + kernel.name + "' is not a kernelspec name");
+  }
+  std::map<std::string, std::string> env;
+  read_env(reader, *object, "env", env);
+  for (const auto& [key, value] : env) kernel.env.push_back(key + "=" + value);
+  kernel.unset_env = reader.strings(*object, "/kernel", "unset_env", false, false);
+  kernel.startup = reader.string(*object, "/kernel", "startup", false);
+  kernel.after_install = reader.string(*object, "/kernel", "after_install", false);
+  if (const json* grace = reader.find(*object, "grace")) {
+    if (!grace->is_number() || grace->get<double>() <= 0 || grace->get<double>() > 60) {
+      reader.fail("/kernel/grace", "must be a number of seconds above 0, at most 60");
+    } else {
+      kernel.grace_seconds = grace->get<double>();
+    }
+  }
+}
+
 void check_known_keys(Reader& reader, const json& document) {
   static const std::set<std::string> kKnown = {
       "$schema",       "name",    "aliases",  "description",     "source_file",
       "compile",       "run",     "env",      "limits",          "network",
       "install",       "seccomp", "rootfs",   "screening",       "support_files",
       "collect",       "version", "example",  "package_manager", "install_env",
-      "library_names", "syntax",  "host_etc", "class_name",      "preinstalled"};
+      "library_names", "syntax",  "host_etc", "class_name",      "preinstalled",
+      "kernel"};
   for (const auto& [key, value] : document.items()) {
     if (kKnown.count(key) == 0) reader.fail("/" + key, "is not a known policy field");
   }
@@ -313,6 +349,7 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   read_network(reader, document, policy);
   read_support_files(reader, document, policy);
   read_collect(reader, document, policy);
+  read_kernel(reader, document, policy);
   if (const json* seccomp = reader.find(document, "seccomp")) {
     if (!seccomp->is_object()) {
       reader.fail("/seccomp", "must be an object");

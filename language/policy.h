@@ -14,6 +14,7 @@
 #include "core/result.h"
 #include "language/screening.h"
 #include "runtime/limit_overrides.h"
+#include "runtime/live_kernel.h"
 #include "runtime/sandbox_spec.h"
 
 namespace paddock {
@@ -61,6 +62,9 @@ struct LanguagePolicy {
   // `class_default`.
   std::string class_pattern;
   std::string class_default = "Main";
+  // The Jupyter kernel that keeps a session's state between calls (runtime/live_kernel.h); no
+  // name: sessions of the language run each call as a new process.
+  KernelConfig kernel;
   std::string origin;  // the file(s) it was read from, for messages
 };
 

@@ -17,6 +17,8 @@ constexpr std::size_t kResultBudget = 7u << 20;  // below the 8 MiB message cap,
 // A stream longer than this appears in the text block as an excerpt of this size; the
 // structured result has more of it.
 constexpr std::uint64_t kTextStreamBytes = 8u << 10;
+// A cell's traceback in the text block: its start and its end (where the error is).
+constexpr std::uint64_t kTracebackShown = 8u << 10;
 // Names of omitted files listed in the text per reason, and in the structured result (which
 // counts them all): a program that writes ten thousand files must not fill the context.
 constexpr std::size_t kOmittedNamesShown = 50;
@@ -26,8 +28,70 @@ int exit_code_of(const RunResult& result) {
   return result.outcome == Outcome::kTimedOut ? 124 : result.exit_code;
 }
 
+// How a live session's cell ended: what became of the interpreter's state matters most.
+std::string describe_cell_ending(const CodeRun& run, const CellReport& cell) {
+  const RunResult& result = run.result.run;
+  std::ostringstream text;
+  if (result.outcome == Outcome::kTimedOut) {
+    text << "timed out after " << run.timeout_seconds << " s; the cell was interrupted";
+  } else if (result.outcome == Outcome::kCancelled) {
+    text << "cancelled; the cell was interrupted";
+  } else if (cell.error) {
+    text << "error: " << cell.error->name
+         << (cell.error->value.empty() ? "" : ": " + cell.error->value);
+  } else if (cell.state_lost.empty()) {
+    text << "ok";
+  } else {
+    text << "the cell did not finish";
+  }
+  if (!cell.state_lost.empty()) {
+    text << "; " << cell.state_lost
+         << ", so a fresh interpreter was started: variables and imports are gone, files in "
+            "/work are kept";
+  } else if (result.outcome != Outcome::kExited) {
+    text << "; the interpreter recovered and its variables are kept";
+  }
+  text << " (" << run.result.language << " live session";
+  if (cell.execution_count > 0) text << ", cell " << cell.execution_count;
+  text << ", " << result.duration_ms << " ms)";
+  return text.str();
+}
+
+// The cell's value and its error, as a notebook shows them below the output.
+std::string cell_text(const CellReport& cell) {
+  std::string text;
+  if (!cell.result_text.empty()) {
+    text += "Out";
+    if (cell.execution_count > 0) text += "[" + std::to_string(cell.execution_count) + "]";
+    text += ": " + cell.result_text + (cell.result_truncated ? " [...]" : "") + "\n";
+  }
+  if (cell.error) {
+    std::string traceback;
+    for (const auto& line : cell.error->traceback) traceback += line + "\n";
+    if (traceback.empty()) traceback = cell.error->name + ": " + cell.error->value + "\n";
+    CapturedOutput kept;
+    capture_chunk(kept, traceback, kTracebackShown);
+    text += shown_text(kept);
+  }
+  return text;
+}
+
+json cell_json(const CellReport& cell) {
+  json fields = {{"live", true}, {"state_lost", !cell.state_lost.empty()}};
+  if (cell.execution_count > 0) fields["execution_count"] = cell.execution_count;
+  if (!cell.result_text.empty()) fields["result"] = cell.result_text;
+  if (!cell.state_lost.empty()) fields["state_lost_reason"] = cell.state_lost;
+  if (cell.error) {
+    fields["error"] = {{"ename", cell.error->name},
+                       {"evalue", cell.error->value},
+                       {"traceback", cell.error->traceback}};
+  }
+  return fields;
+}
+
 std::string describe_ending(const CodeRun& run) {
   const RunResult& result = run.result.run;
+  if (result.cell && run.result.phase == "run") return describe_cell_ending(run, *result.cell);
   std::ostringstream text;
   switch (result.outcome) {
     case Outcome::kTimedOut:
@@ -150,6 +214,14 @@ json code_output_schema() {
           "properties": {"name": {"type": "string"}, "size": {"type": "integer"}, "reason": {"type": "string"}},
           "required": ["name", "reason"]}},
       "screening": {"type": "object", "description": "What code screening found, when it found anything."},
+      "live": {"type": "boolean", "description": "Present and true when the code ran in a live session's interpreter, whose variables persist between calls."},
+      "execution_count": {"type": "integer", "description": "In a live session: the cell's number, as a notebook counts."},
+      "result": {"type": "string", "description": "In a live session: the value of the cell's final expression, as text."},
+      "error": {"type": "object", "description": "In a live session: the exception the cell raised.",
+        "properties": {"ename": {"type": "string"}, "evalue": {"type": "string"}, "traceback": {"type": "array", "items": {"type": "string"}}},
+        "required": ["ename", "evalue", "traceback"]},
+      "state_lost": {"type": "boolean", "description": "In a live session: the interpreter had to be restarted (it died, or did not stop after an interrupt), so its variables are gone; files in /work are kept."},
+      "state_lost_reason": {"type": "string"},
       "notes": {"type": "array", "items": {"type": "string"}, "description": "What the server changed or skipped: a timeout clamped, libraries already there."}
     },
     "required": ["exit_code", "phase", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts", "artifacts_omitted"]
@@ -184,6 +256,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   }
   text += stream_text("stdout", out, run.stdout_file, facts.in_session);
   text += stream_text("stderr", err, run.stderr_file, facts.in_session);
+  if (result.cell) text += cell_text(*result.cell);
   for (const auto* finding : findings_to_show(screening)) {
     text += "screening warning: " + describe(*finding) + "\n";
   }
@@ -248,6 +321,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   if (!files.empty()) tool.structured["output_files"] = std::move(files);
   if (!screening.findings.empty()) tool.structured["screening"] = to_json(screening);
   if (!notes.empty()) tool.structured["notes"] = notes;
+  if (result.cell) tool.structured.update(cell_json(*result.cell));
   tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);
   return tool;
 }

@@ -158,8 +158,58 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   return run;
 }
 
+namespace {
+
+// A call in a live session: the code is a cell of the session's interpreter. Libraries are
+// installed first by the policy's installer, as a separate networked command while the
+// interpreter is stopped, then made importable in it (install_in_session).
+Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRequest& request,
+                         RunObserver& observer) {
+  const LanguagePolicy& policy = *session.policy;
+  if (request.stdin_text) {
+    return invalid_input(
+        "stdin is not available to a live session's interpreter; write the input to a file in "
+        "/work (files) and read it from there");
+  }
+  CodeRun run;
+  run.limits = session.limits;
+  run.limits.wall_seconds = policy.limits.wall_seconds.value_or(run.limits.wall_seconds);
+  run.timeout_capped =
+      apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds, run.limits);
+  run.timeout_seconds = run.limits.wall_seconds;
+  auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
+  run.preinstalled = std::move(preinstalled);
+  if (!libraries.empty()) {
+    auto installed = install_in_session(session, state, libraries, observer, "execute_code");
+    if (!installed) return installed.error();
+    if (installed->outcome != Outcome::kExited || installed->exit_code != 0) {
+      run.result = label_result(policy, std::move(*installed), std::nullopt, true);
+      return run;
+    }
+  }
+  std::lock_guard lock(session.run_mutex);
+  for (const auto& file : request.files) {
+    if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
+      return wrote.error();
+    }
+  }
+  CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes,
+                   state.options.max_artifacts, state.options.max_artifact_bytes};
+  int run_number = ++session.runs;
+  auto result = session.kernel->execute(cell, observer);
+  if (!result) return result.error();
+  result->backend = state.backend->name();
+  mask_secrets(state.secrets, *result);
+  run.result = label_result(policy, std::move(*result), std::nullopt, false);
+  keep_whole_streams(*session.session, run_number, state.options.result_stream_bytes, run);
+  return run;
+}
+
+}  // namespace
+
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer) {
+  if (session.kernel) return run_live(session, state, request, observer);
   const LanguagePolicy& policy = *session.policy;
   // The call's steps alone: the session's sandbox, image and environment exist already.
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
@@ -227,7 +277,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   auto spec = language_spec(*session.policy, "", {}, wanted);
   if (!spec) return spec.error();
   if (spec->prelude.empty()) return invalid_input("no libraries given");
-  std::lock_guard lock(session.run_mutex);
+  std::unique_lock lock(session.run_mutex);
   ExecRequest exec;
   exec.argv = spec->prelude.front();
   exec.wall_seconds = std::min(spec->limits.wall_seconds * 4, state.options.max_timeout_seconds);
@@ -236,6 +286,14 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   exec.network = spec->networked_prelude > 0;
   auto result = session.session->exec(exec, observer);
   if (result) mask_secrets(state.secrets, *result);
+  // A live interpreter sees the new libraries without a restart.
+  if (result && session.kernel && result->outcome == Outcome::kExited && result->exit_code == 0) {
+    if (auto refreshed = session.kernel->refresh_after_install(); !refreshed) {
+      result->stderr_data.data += "the live interpreter may need restart_session to import them: " +
+                                  refreshed.error().message + "\n";
+    }
+  }
+  lock.unlock();
   AuditRecord record;
   record.tool = tool;
   record.session = session.id;

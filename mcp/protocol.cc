@@ -69,8 +69,11 @@ json server_capabilities() {
 std::string server_instructions() {
   return "Runs code in isolated, throw-away Linux sandboxes (no network, limited memory, CPU "
          "time and processes). Call execute_code with the code and its language; anything "
-         "printed comes back, and matplotlib/R figures come back as images. To keep files or "
-         "installed libraries between calls, create_session first and pass its session_id; "
+         "printed comes back, and matplotlib/R figures come back as images. A call without a "
+         "session keeps nothing. To keep files or installed libraries between calls, "
+         "create_session first and pass its session_id; python and r sessions are live "
+         "notebooks: variables, functions and imports persist from call to call "
+         "(restart_session resets them), while other languages run each call as a new process; "
          "write_file, read_file and list_files work inside a session's /work directory. Long "
          "output comes back as its start and its end (a session keeps all of it in a file the "
          "result names). Libraries already installed for each language are listed in "

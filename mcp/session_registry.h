@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "language/policy.h"
+#include "runtime/live_kernel.h"
 #include "runtime/session.h"
 
 namespace paddock::mcp {
@@ -23,6 +24,10 @@ struct SessionEntry {
   std::string id;
   const LanguagePolicy* policy = nullptr;
   std::unique_ptr<Session> session;
+  // The live interpreter (after `session`, so that it goes first), or why there is none: then
+  // each call runs as a new process.
+  std::unique_ptr<LiveKernel> kernel;
+  std::string not_live;
   std::chrono::system_clock::time_point created_at = std::chrono::system_clock::now();
   double ttl_seconds = 0;                     // idle time after which it is closed
   std::atomic<std::int64_t> last_used_ms{0};  // steady clock

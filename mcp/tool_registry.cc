@@ -39,6 +39,7 @@ ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& poli
   registry.add(make_get_language_details());
   registry.add(make_create_session(default_language));
   registry.add(make_close_session());
+  registry.add(make_restart_session());
   registry.add(make_list_sessions());
   registry.add(make_get_session());
   registry.add(make_install_libraries());

@@ -4,6 +4,7 @@
 // was refused a system call is a result, whereas paddock failing to build the sandbox is an Error.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,22 @@ struct OmittedArtifact {
   std::string reason;  // which cap
 };
 
+// An error a live session's cell raised, as the kernel reported it (ANSI colour codes removed).
+struct KernelError {
+  std::string name;   // "NameError"
+  std::string value;  // "name 'x' is not defined"
+  std::vector<std::string> traceback;
+};
+
+// What a run in a live session's interpreter adds (runtime/live_kernel.h).
+struct CellReport {
+  int execution_count = 0;
+  std::string result_text;  // the value of the cell's final expression, as text/plain
+  bool result_truncated = false;
+  std::optional<KernelError> error;
+  std::string state_lost;  // why the interpreter's state is gone; empty when it was kept
+};
+
 struct RunResult {
   Outcome outcome = Outcome::kExited;
   int exit_code = 0;       // the program's exit code; 128+N when killed by signal N
@@ -82,6 +99,7 @@ struct RunResult {
   std::vector<Artifact> artifacts;
   std::vector<OmittedArtifact> artifacts_omitted;  // what a count or size cap left out
   IsolationReport isolation;
+  std::optional<CellReport> cell;  // only for a cell of a live session
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
   [[nodiscard]] bool artifacts_truncated() const { return !artifacts_omitted.empty(); }

@@ -26,7 +26,7 @@ std::vector<std::string> merge_env(std::vector<std::string> env,
     std::erase_if(env, [&](const std::string& existing) {
       return existing.compare(0, key.size() + 1, key + "=") == 0;
     });
-    env.push_back(entry);
+    if (entry.find('=') != std::string::npos) env.push_back(entry);
   }
   return env;
 }

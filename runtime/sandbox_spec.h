@@ -127,7 +127,8 @@ const char* to_string(NetworkMode mode);
 // The environment every sandbox starts from; spec.env entries override these by name.
 std::vector<std::string> default_sandbox_env();
 
-// `env` with each "K=V" of `overrides` replacing any entry of the same name.
+// `env` with each "K=V" of `overrides` replacing any entry of the same name; a bare "K" (no
+// "=") removes K.
 std::vector<std::string> merge_env(std::vector<std::string> env,
                                    const std::vector<std::string>& overrides);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/unique_fd.h"
 #include "runtime/backend.h"
 #include "runtime/run_result.h"
 #include "runtime/sandbox_spec.h"
@@ -47,6 +48,13 @@ struct SessionUsage {
   std::uint32_t processes = 0;
 };
 
+// A live session's resident process, as its starter holds it: the write end of its stdin, and
+// the read end of its stdout and stderr together.
+struct ResidentProcess {
+  UniqueFd input;
+  UniqueFd output;
+};
+
 class Session {
  public:
   virtual ~Session() = default;
@@ -63,6 +71,19 @@ class Session {
   // Must answer while a command runs: it never waits for the command to end. A closed or
   // ended session is the error exec() would give.
   [[nodiscard]] virtual Result<SessionUsage> usage() = 0;
+
+  // A live session's interpreter (runtime/live_kernel.h) lives in one resident process that,
+  // unlike a command, stays after it is started: every sweep spares it and its children (the
+  // kernel), and it is stopped while a command has a network. Backends that cannot keep one
+  // refuse with ENOTSUP, and their sessions run each call as a new process.
+  [[nodiscard]] virtual Result<ResidentProcess> start_resident(const ExecRequest& /*request*/) {
+    return Error{ENOTSUP, "this backend runs each call of a session as a new process"};
+  }
+  // Kills every process but the resident and its children (what a cell started). Waits for it.
+  [[nodiscard]] virtual Status sweep() { return {}; }
+  // Kills the resident and everything else in the sandbox; the files stay.
+  virtual void kill_resident() {}
+
   // Kills everything in the sandbox and removes it. Idempotent; the destructor does it too.
   virtual void close() = 0;
 };

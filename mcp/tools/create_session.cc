@@ -3,6 +3,7 @@
 #include "core/text.h"
 #include "mcp/code_runner.h"
 #include "mcp/content.h"
+#include "mcp/live_session.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -21,9 +22,11 @@ class CreateSession final : public Tool {
             {"description",
              "Creates a sandbox that stays: files written in its /work directory and libraries "
              "installed in it persist across execute_code calls that pass the returned "
-             "session_id (each call still runs as a new process, so variables do not persist). "
-             "A session is closed after ttl_seconds without use, by close_session, or when the "
-             "server exits."},
+             "session_id. Python and R sessions are live: their interpreter stays too, so "
+             "variables, functions, imports and loaded data persist between calls, as cells of "
+             "a notebook (the result says live: true). Other languages run each call as a new "
+             "process. A session is closed after ttl_seconds without use, by close_session, or "
+             "when the server exits."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
@@ -39,11 +42,16 @@ class CreateSession final : public Tool {
                    "Idle seconds after which the session is closed (default "
                    "1800)."}}}}},
               {"additionalProperties", false}}},
-            {"outputSchema",
-             {{"type", "object"},
-              {"properties", {{"session_id", {{"type", "string"}}}}},
-              {"required", {"session_id"}}}},
+            {"outputSchema", output_schema()},
             {"annotations", annotations("Create a session", false, false)}};
+  }
+
+  static json output_schema() {
+    json schema = {{"type", "object"},
+                   {"properties", interpreter_schema_properties()},
+                   {"required", {"session_id", "live"}}};
+    schema["properties"]["session_id"] = {{"type", "string"}};
+    return schema;
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
@@ -73,9 +81,15 @@ class CreateSession final : public Tool {
       }
       text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
     }
+    // After the install: the interpreter starts with the libraries there.
+    {
+      std::lock_guard lock(entry->run_mutex);
+      start_interpreter(*entry);
+    }
     ToolResult result;
-    result.content.push_back(text_block(text));
-    result.structured = {{"session_id", entry->id}};
+    result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));
+    result.structured = interpreter_json(*entry);
+    result.structured["session_id"] = entry->id;
     return result;
   }
 

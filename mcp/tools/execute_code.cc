@@ -23,7 +23,7 @@ json input_schema(const std::string& default_language, double max_timeout) {
       "timeout": {"type": "number", "exclusiveMinimum": 0,
         "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python). This server caps it at MAX_TIMEOUT: a longer one is clamped, and the result says so."},
       "session_id": {"type": "string",
-        "description": "Run inside this session (from create_session): files and installed libraries persist between calls; variables do not (each call is a new process); output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox."},
+        "description": "Run inside this session (from create_session): files and installed libraries persist between calls. In a live session (python, r: create_session says live: true) the code is a cell of the session's interpreter, so variables, functions and imports persist and the final expression's value is shown; other languages run each call as a new process. Output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox that keeps nothing."},
       "stdin": {"type": "string", "description": "Text given to the program on standard input."},
       "files": {"type": "array", "maxItems": 100,
         "description": "Files written into the working directory (/work) before the code runs.",
@@ -120,8 +120,11 @@ class ExecuteCode final : public Tool {
              "processes) and returns stdout, stderr, the exit status and the phase that ended it "
              "(install, compile or run); every matplotlib (Python) or R figure comes back as a "
              "PNG image, in the order drawn, and files written to outputs/ come back too. Each "
-             "call without session_id gets a fresh sandbox; pass a session_id to keep files and "
-             "installed libraries between calls. Timeouts are capped at " +
+             "call without session_id gets a fresh sandbox and keeps nothing; pass a session_id "
+             "to keep files and installed libraries between calls, and in python and r "
+             "sessions (live) the variables too: a cell past its timeout is interrupted and "
+             "keeps the state when it can (state_lost says when it could not). Timeouts are "
+             "capped at " +
                  seconds_text(max_timeout_) + "." + preinstalled_},
             {"inputSchema", input_schema(default_language_, max_timeout_)},
             {"outputSchema", code_output_schema()},

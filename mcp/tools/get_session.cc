@@ -7,6 +7,7 @@
 #include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/language_catalog.h"
+#include "mcp/live_session.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -18,6 +19,11 @@ double tenths(double seconds) {
   return static_cast<double>(static_cast<long long>(seconds * 10)) / 10;
 }
 
+json with_interpreter(json schema) {
+  schema["properties"].update(interpreter_schema_properties());
+  return schema;
+}
+
 class GetSession final : public Tool {
  public:
   std::string name() const override { return "get_session"; }
@@ -26,14 +32,15 @@ class GetSession final : public Tool {
             {"title", "Get a session's state"},
             {"description",
              "Tells a session's language, age, idle time (and ttl), disk used in /work, "
-             "processes running now (0 between calls), run count and limits. Asking does not "
-             "count as use: the idle time goes on."},
+             "processes running now, run count, limits, and whether its interpreter is live "
+             "(variables persist) and in what state. Asking does not count as use: the idle "
+             "time goes on."},
             {"inputSchema",
              {{"type", "object"},
               {"properties", {{"session_id", session_id_property()}}},
               {"required", {"session_id"}},
               {"additionalProperties", false}}},
-            {"outputSchema", json::parse(R"({
+            {"outputSchema", with_interpreter(json::parse(R"({
               "type": "object",
               "properties": {
                 "session_id": {"type": "string"},
@@ -52,7 +59,7 @@ class GetSession final : public Tool {
                   "output_bytes": {"type": "integer"}, "work_dir_bytes": {"type": "integer"},
                   "network": {"type": "string"}}}},
               "required": ["session_id", "language", "created_at", "age_seconds", "idle_seconds",
-                           "ttl_seconds", "runs", "disk_used_bytes", "processes", "limits"]})")},
+                           "ttl_seconds", "runs", "disk_used_bytes", "processes", "limits"]})"))},
             {"annotations", annotations("Get a session's state", true, true)}};
   }
 
@@ -79,13 +86,14 @@ class GetSession final : public Tool {
                        {"processes", usage->processes},
                        {"backend", std::string(context.state.backend->name())},
                        {"limits", std::move(limits)}};
+    structured.update(interpreter_json(session));
     ToolResult result;
     result.content.push_back(
         text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +
                    " old, idle " + format_duration(session.idle_seconds()) + ", " +
                    std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
                    counted(usage->processes, "process", "processes") + " running, " +
-                   counted(session.runs.load(), "run", "runs")));
+                   counted(session.runs.load(), "run", "runs") + "; " + interpreter_line(session)));
     result.structured = std::move(structured);
     return result;
   }

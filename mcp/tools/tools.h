@@ -18,6 +18,7 @@ std::unique_ptr<Tool> make_create_session(const std::string& default_language);
 std::unique_ptr<Tool> make_install_libraries();
 std::unique_ptr<Tool> make_get_session();
 std::unique_ptr<Tool> make_close_session();
+std::unique_ptr<Tool> make_restart_session();
 std::unique_ptr<Tool> make_list_sessions();
 std::unique_ptr<Tool> make_write_file();
 std::unique_ptr<Tool> make_read_file();

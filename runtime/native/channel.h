@@ -42,6 +42,10 @@ enum class ChildMessageKind : std::int32_t {
   kWorkdir,        // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
                    // that files can be collected after the sandbox is gone, even on timeout
   kOpened,         // session init -> parent: the file asked for rides along, or `error` says why
+  kResidentStarted,  // session init -> parent: `status` is the resident's PID, or `error` why not
+  kResidentExited,   // session init -> parent: the resident's wait status in `status`
+  kSwept,            // session init -> parent: a kSweep is done; `detail` processes were killed
+  kFrozen,           // session init -> parent: kFreeze is done; `error` is ETIMEDOUT if not all
 };
 
 struct ChildMessage {

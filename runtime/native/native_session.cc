@@ -98,12 +98,11 @@ Status NativeSession::check_alive() const {
   return {};
 }
 
-Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& observer) {
-  std::lock_guard lock(mutex_);
-  if (auto alive = check_alive(); !alive) return alive.error();
+Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
+    SessionRequestKind kind, const ExecRequest& request) const {
   if (request.argv.empty() || request.argv[0].empty()) return invalid_input("no command given");
   auto packet = std::make_unique<SessionRequest>();
-  packet->kind = SessionRequestKind::kExec;
+  packet->kind = kind;
   packet->argc_or_mode = static_cast<std::int32_t>(request.argv.size());
   std::vector<std::string> strings = request.argv;
   for (auto& entry : merge_env(launched_->prepared->env_storage, request.env)) {
@@ -119,7 +118,78 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
     std::memcpy(packet->data + packet->length, text.c_str(), text.size() + 1);
     packet->length += static_cast<std::uint32_t>(text.size() + 1);
   }
+  return packet;
+}
 
+Result<ChildMessage> NativeSession::ask(SessionRequestKind kind, ChildMessageKind reply) {
+  if (auto alive = check_alive(); !alive) return alive.error();
+  SessionRequest header;
+  header.kind = kind;
+  StartedSandbox& sandbox = launched_->sandbox;
+  if (int error = send_packet(sandbox.channel.get(), &header, kSessionHeaderSize, nullptr, 0);
+      error != 0) {
+    return system_error("asking the session's init", error);
+  }
+  if (reply == ChildMessageKind::kGo) return ChildMessage{};
+  for (;;) {
+    UniqueFd passed;
+    auto message = receive_message(sandbox, &passed);
+    if (!message) return message.error();
+    if (message->kind == reply) return *message;
+  }
+}
+
+Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request) {
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  auto packet = command_packet(SessionRequestKind::kStartResident, request);
+  if (!packet) return packet.error();
+  auto input = make_capture_pipe();  // read end for the resident, write end for us
+  if (!input) return input.error();
+  auto output = make_capture_pipe();
+  if (!output) return output.error();
+  // The resident reads its stdin blocking; we write ours with poll (LiveKernel).
+  fcntl(input->read_end.get(), F_SETFL, 0);
+  fcntl(input->write_end.get(), F_SETFL, O_NONBLOCK);
+  int fds[3] = {input->read_end.get(), output->write_end.get(), output->write_end.get()};
+  StartedSandbox& sandbox = launched_->sandbox;
+  if (int error = send_packet(sandbox.channel.get(), packet->get(),
+                              kSessionHeaderSize + (*packet)->length, fds, 3);
+      error != 0) {
+    return system_error("starting the session's resident process", error);
+  }
+  input->read_end.reset();
+  output->write_end.reset();
+  for (;;) {
+    UniqueFd passed;
+    auto message = receive_message(sandbox, &passed);
+    if (!message) return message.error();
+    if (message->kind != ChildMessageKind::kResidentStarted) continue;
+    if (message->error != 0) {
+      return system_error("starting the session's resident process", message->error);
+    }
+    return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
+  }
+}
+
+Status NativeSession::sweep() {
+  std::lock_guard lock(mutex_);
+  auto swept = ask(SessionRequestKind::kSweep, ChildMessageKind::kSwept);
+  if (!swept) return swept.error();
+  if (swept->error != 0) return system_error("clearing the session's processes", swept->error);
+  return {};
+}
+
+void NativeSession::kill_resident() {
+  std::lock_guard lock(mutex_);
+  (void)ask(SessionRequestKind::kKillResident, ChildMessageKind::kGo);
+}
+
+Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& observer) {
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  auto packet = command_packet(SessionRequestKind::kExec, request);
+  if (!packet) return packet.error();
   auto out = make_capture_pipe();
   if (!out) return out.error();
   auto err = make_capture_pipe();
@@ -127,10 +197,25 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   UniqueFd input(request.stdin_fd >= 0 ? fcntl(request.stdin_fd, F_DUPFD_CLOEXEC, 3)
                                        : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!input.valid()) return system_error("opening the command's stdin");
+  // Declared before the network, so that the interpreter continues only once the network is gone.
+  struct ThawOnExit {
+    NativeSession* session = nullptr;
+    ~ThawOnExit() {
+      if (session != nullptr) (void)session->ask(SessionRequestKind::kThaw, ChildMessageKind::kGo);
+    }
+  } thaw;
   UserNetwork network;
   if (request.network) {
     if (!launched_->namespaces) {
       return invalid_input("this session shares the host's network; no user-mode network to add");
+    }
+    // A live session's interpreter shares the sandbox's network namespace: it is stopped before
+    // the network comes and continued after it is gone, so it never has one.
+    auto stopped = ask(SessionRequestKind::kFreeze, ChildMessageKind::kFrozen);
+    if (!stopped) return stopped.error();
+    thaw.session = this;
+    if (stopped->error != 0) {
+      return Error{stopped->error, "the session's interpreter could not be stopped for the install"};
     }
     auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
     if (!attached) return attached.error();
@@ -140,8 +225,8 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   int fds[3] = {input.get(), request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
                 err->write_end.get()};
   sandbox.started_at = std::chrono::steady_clock::now();
-  if (int error = send_packet(sandbox.channel.get(), packet.get(),
-                              kSessionHeaderSize + packet->length, fds, 3);
+  if (int error = send_packet(sandbox.channel.get(), packet->get(),
+                              kSessionHeaderSize + (*packet)->length, fds, 3);
       error != 0) {
     return system_error("sending a command to the session", error);
   }

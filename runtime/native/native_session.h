@@ -24,6 +24,9 @@ class NativeSession final : public Session {
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;
   Result<SessionUsage> usage() override;
+  Result<ResidentProcess> start_resident(const ExecRequest& request) override;
+  Status sweep() override;
+  void kill_resident() override;
   void close() override;
 
  private:
@@ -36,6 +39,12 @@ class NativeSession final : public Session {
   // An fd of `path` opened by init as the sandbox user (see SessionOpenMode).
   Result<UniqueFd> open_inside(const std::string& path, SessionOpenMode mode);
   Status check_alive() const;
+  // The kExec or kStartResident packet for a command: argv, then the session's environment
+  // merged with the request's.
+  Result<std::unique_ptr<SessionRequest>> command_packet(SessionRequestKind kind,
+                                                         const ExecRequest& request) const;
+  // Sends a request without data or fds; then, if `reply` is not kGo, waits for that answer.
+  Result<ChildMessage> ask(SessionRequestKind kind, ChildMessageKind reply);
 
   std::mutex mutex_;  // one command or file operation at a time
   // Held by close() while the sandbox goes, and by usage(), which must not wait for mutex_ (a

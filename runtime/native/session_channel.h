@@ -13,6 +13,14 @@ enum class SessionRequestKind : std::int32_t {
   kExec,  // data: argv strings then env strings, each NUL-terminated; fds: stdin, stdout, stderr
   kKill,  // kill every process of the sandbox but init (a timeout or a cancellation)
   kOpen,  // data: a relative path; init answers kOpened with an fd of it, or an errno
+  // A live session's resident process (the kernel bridge): started like kExec, but it stays
+  // until it exits or kKillResident; init answers kResidentStarted, and kResidentExited when it
+  // ends. Every sweep spares it and its children.
+  kStartResident,
+  kSweep,         // kill every process but init, the resident and its children; answer kSwept
+  kFreeze,        // stop the resident and its children (SIGSTOP); answer kFrozen
+  kThaw,          // let them run again (SIGCONT)
+  kKillResident,  // kill the resident, its children, and everything else but init
 };
 
 enum class SessionOpenMode : std::int32_t {

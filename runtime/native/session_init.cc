@@ -21,6 +21,7 @@
 
 #include "runtime/native/child.h"
 #include "runtime/native/session_channel.h"
+#include "runtime/native/session_sweep.h"
 
 namespace paddock {
 namespace {
@@ -110,9 +111,40 @@ bool parse_command(std::uint32_t length, int argc) {
   return true;
 }
 
-// Kills every process of the sandbox but init itself (kill(-1) spares the caller and PID 1).
+// The live session's resident process (the kernel bridge), 0 when there is none.
+pid_t resident = 0;
+
+// Kills every process of the sandbox but init itself and the resident with its children.
 void kill_all() {
-  kill(-1, SIGKILL);
+  sweep_all_but_resident(resident);
+}
+
+// After a command: nothing it started outlives it, so the next command starts from a clean
+// process table and the caller sees end of file on its output. Without a resident, init waits
+// for every one of its children; with one, it reaps what is dead and leaves the resident be.
+void clear_after_command(int channel) {
+  if (resident == 0) {
+    kill_and_reap_all();
+    return;
+  }
+  sweep_all_but_resident(resident);
+  int status = 0;
+  for (pid_t pid; (pid = wait4(-1, &status, WNOHANG | __WALL, nullptr)) > 0;) {
+    if (pid != resident) continue;
+    resident = 0;
+    send(channel, ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, status, 0});
+  }
+}
+
+// Forks a command with the request's argv, env and fds; its PID, or -errno.
+pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count) {
+  if (fd_count != 3 || !parse_command(length, request.argc_or_mode)) return -EINVAL;
+  // fork, not clone3: the program's filter, which init runs under, refuses clone3.
+  pid_t started = fork();
+  if (started == 0) {
+    run_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step});
+  }
+  return started < 0 ? -errno : started;
 }
 
 }  // namespace
@@ -166,11 +198,15 @@ void serve_session(const ChildPlan& plan) {
       int status = 0;
       rusage usage{};
       for (pid_t pid; (pid = wait4(-1, &status, WNOHANG | __WALL, &usage)) > 0;) {
+        if (pid == resident) {
+          resident = 0;
+          send(channel,
+               ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, status, 0});
+          continue;
+        }
         if (pid != payload) continue;
         payload = 0;
-        // Nothing a command started outlives it, so the next command starts from a clean
-        // process table and the caller sees end of file on its output.
-        kill_and_reap_all();
+        clear_after_command(channel);
         ChildMessage done{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status, step};
         done.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000ll +
                       usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
@@ -201,25 +237,45 @@ void serve_session(const ChildPlan& plan) {
         }
         break;
       case SessionRequestKind::kExec: {
-        int error = payload != 0                                                    ? EBUSY
-                    : fd_count != 3 || !parse_command(length, request.argc_or_mode) ? EINVAL
-                                                                                    : 0;
-        // fork, not clone3: the program's filter, which init runs under, refuses clone3.
-        pid_t started = error == 0 ? fork() : -1;
-        if (started == 0) {
-          run_payload(plan,
-                      PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step});
-        }
-        if (error == 0 && started < 0) error = errno;
-        if (error != 0) {
+        pid_t started = payload != 0 ? -EBUSY : start_command(plan, length, fds, fd_count);
+        if (started < 0) {
           send(channel, ChildMessage{ChildMessageKind::kSetupFailed, SetupPhase::kSpawnPayload, 0,
-                                     error, 0, request.step});
+                                     -started, 0, request.step});
         } else {
           payload = started;
           step = request.step;
         }
         break;
       }
+      case SessionRequestKind::kStartResident: {
+        pid_t started = resident != 0 || payload != 0 ? -EBUSY
+                                                      : start_command(plan, length, fds, fd_count);
+        if (started > 0) resident = started;
+        send(channel, ChildMessage{ChildMessageKind::kResidentStarted, SetupPhase::kExec, 0,
+                                   started < 0 ? -started : 0, started > 0 ? started : 0, 0});
+        break;
+      }
+      case SessionRequestKind::kSweep: {
+        int killed = payload != 0 ? 0 : sweep_all_but_resident(resident);
+        send(channel, ChildMessage{ChildMessageKind::kSwept, SetupPhase::kExec, killed,
+                                   payload != 0 ? EBUSY : 0, 0, 0});
+        break;
+      }
+      case SessionRequestKind::kFreeze: {
+        bool stopped = stop_resident(resident);
+        send(channel, ChildMessage{ChildMessageKind::kFrozen, SetupPhase::kExec, 0,
+                                   stopped ? 0 : ETIMEDOUT, 0, 0});
+        break;
+      }
+      case SessionRequestKind::kThaw:
+        continue_resident(resident);
+        break;
+      case SessionRequestKind::kKillResident:
+        // The resident first, so that it cannot start anything while the rest goes; init reaps
+        // it (SIGCHLD above) and says so with kResidentExited.
+        if (resident != 0) kill(resident, SIGKILL);
+        sweep_all_but_resident(0);
+        break;
     }
     for (int i = 0; i < fd_count; ++i) close(fds[i]);
   }

@@ -76,6 +76,10 @@ void read_message(UniqueFd& channel, Supervised& state) {
       break;
     case ChildMessageKind::kGo:
     case ChildMessageKind::kOpened:
+    case ChildMessageKind::kResidentStarted:
+    case ChildMessageKind::kResidentExited:
+    case ChildMessageKind::kSwept:
+    case ChildMessageKind::kFrozen:
       break;
   }
 }

@@ -309,9 +309,10 @@ TEST_P(EngineTest, AWriteIsNotCheckedAgainstWhatItsNameGlobs) {
   EXPECT_EQ(looked->stdout_data.data, "") << "written outside the work directory";
 }
 
-// A command printing far past the output cap: what the observer (progress) hears stops at
-// the cap, as the result does.
-TEST_P(EngineTest, OutputPastTheCapReachesNoObserver) {
+// A command printing far past the output cap: the observer hears every byte, as the native
+// backend's does (the MCP progress observer caps what it sends itself), while the result keeps
+// only the stream's start and end within the cap.
+TEST_P(EngineTest, OutputPastTheCapReachesTheObserverWholeAndTheResultCut) {
   std::unique_ptr<Session> session;
   ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   struct Counting : RunObserver {
@@ -319,12 +320,15 @@ TEST_P(EngineTest, OutputPastTheCapReachesNoObserver) {
     std::size_t bytes = 0;
   } observer;
   ExecRequest flood;
-  flood.argv = {"sh", "-c", "head -c 8000000 /dev/zero"};
+  flood.argv = {"sh", "-c", "head -c 8000000 /dev/zero; echo; echo the-end"};
   flood.output_bytes = 64 * 1024;
   auto flooded = session->exec(flood, observer);
   ASSERT_TRUE(flooded) << flooded.error().message;
-  EXPECT_EQ(flooded->stdout_data.total_bytes, 8000000u);
-  EXPECT_EQ(observer.bytes, 64u * 1024);
+  EXPECT_EQ(flooded->stdout_data.total_bytes, 8000000u + 9);
+  EXPECT_TRUE(flooded->stdout_data.truncated);
+  EXPECT_EQ(flooded->stdout_data.data.size(), 64u * 1024);
+  EXPECT_NE(flooded->stdout_data.data.find("the-end"), std::string::npos) << "the end was lost";
+  EXPECT_EQ(observer.bytes, 8000000u + 9);
 }
 
 // get_session's usage beside a running command: it answers without waiting for the command,

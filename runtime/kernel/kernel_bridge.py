@@ -1,0 +1,258 @@
+# paddock's kernel bridge: drives one Jupyter kernel for a live session, from inside the
+# session's sandbox, with jupyter_client (the Jupyter messaging protocol; nothing of its own).
+#
+# It runs as the sandbox's program runs (same user, seccomp filter, limits, no network), so
+# nothing here is trusted by paddock: paddock bounds and checks every line it reads. It speaks
+# JSON lines with paddock on stdin/stdout (runtime/live_kernel.h has the messages).
+#
+# The kernel's connection key stays out of the program's environment and files: it is made
+# here, written to a connection file in a private directory that is removed once the kernel has
+# read it, and the sockets are unix sockets (ipc) in that directory, in the sandbox's own /tmp.
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+KERNEL = sys.argv[1]
+# A cell whose kernel has not answered this long after an interrupt is lost: the kernel restarts.
+GRACE_SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 2.0
+STREAM_CHUNK = 64 * 1024  # a stream message is sent in lines of at most this many characters
+MAX_DISPLAY_BYTES = int(os.environ.pop("PADDOCK_KERNEL_DISPLAY_BYTES", str(8 << 20)))
+
+out = os.fdopen(os.dup(1), "w", buffering=1)
+# Nothing else writes to paddock's channel: whatever a library prints goes to stderr's void.
+devnull = os.open(os.devnull, os.O_RDWR)
+os.dup2(devnull, 1)
+
+
+def emit(message):
+    out.write(json.dumps(message, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def hide_from_cells():
+    # Not dumpable: a cell cannot read this process's memory (the key) or its fds through /proc.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except Exception:
+        pass
+
+
+hide_from_cells()
+# Jupyter's and IPython's own directories in the sandbox's /tmp: HOME may be read-only, and
+# kernelspecs come from the root file system only, not from a directory a cell could fill.
+for name in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH"):
+    os.environ.pop(name, None)
+os.environ["JUPYTER_DATA_DIR"] = "/nonexistent/jupyter"
+os.environ["JUPYTER_CONFIG_DIR"] = "/nonexistent/jupyter"
+os.environ.setdefault("JUPYTER_RUNTIME_DIR", "/tmp/.jupyter-runtime")
+os.environ.setdefault("IPYTHONDIR", "/tmp/.ipython")
+os.environ.setdefault("MPLCONFIGDIR", "/tmp/matplotlib")
+# debugpy's warning about frozen modules would open every cell's stderr.
+os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+try:
+    from jupyter_client.manager import KernelManager
+    from jupyter_client.kernelspec import NoSuchKernel
+    import zmq
+except Exception as error:  # the rootfs lacks jupyter_client: paddock falls back
+    emit({"failed": "jupyter_client is not installed in the sandbox (%s)" % error})
+    sys.exit(3)
+
+
+class Kernel:
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix="paddock-kernel-", dir="/tmp")
+        os.chmod(self.directory, 0o700)
+        self.log_path = os.path.join(self.directory, "kernel.log")
+        self.manager = KernelManager(
+            kernel_name=KERNEL,
+            transport="ipc",
+            ip=os.path.join(self.directory, "k"),
+            connection_file=os.path.join(self.directory, "connection.json"),
+        )
+        self.log = open(self.log_path, "wb")
+        self.manager.start_kernel(stdout=self.log, stderr=self.log, cwd=os.getcwd())
+        self.client = self.manager.client()
+        self.client.start_channels()
+        try:
+            self.client.wait_for_ready(timeout=60)
+        except RuntimeError as error:
+            raise RuntimeError("%s\n%s" % (error, self.log_tail()))
+        # Read by the kernel at its start; not needed again, so not left for a cell to find.
+        os.unlink(self.manager.connection_file)
+        self.info = {}
+        self.poller = zmq.Poller()
+        self.poller.register(self.client.iopub_channel.socket, zmq.POLLIN)
+        self.poller.register(0, zmq.POLLIN)
+
+    def log_tail(self):
+        try:
+            with open(self.log_path, "rb") as log:
+                return log.read()[-2000:].decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def exit_reason(self):
+        provisioner = getattr(self.manager, "provisioner", None)
+        process = getattr(provisioner, "process", None)
+        code = process.poll() if process is not None else None
+        if code is None:
+            return "the interpreter stopped answering"
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            hint = " (out of memory?)" if -code == signal.SIGKILL else ""
+            return "the interpreter was killed by %s%s" % (name, hint)
+        return "the interpreter exited with code %d" % code
+
+    def stop(self):
+        try:
+            self.client.stop_channels()
+            self.manager.shutdown_kernel(now=True)
+        except Exception:
+            pass
+        self.log.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def read_command():
+    """The next line from paddock, or None at end of file."""
+    line = sys.stdin.readline()
+    return json.loads(line) if line else None
+
+
+def send_output(message, state):
+    kind = message["msg_type"]
+    content = message["content"]
+    if kind == "stream":
+        text = content.get("text", "")
+        for start in range(0, len(text), STREAM_CHUNK):
+            emit({"stream": content.get("name", "stdout"), "text": text[start:start + STREAM_CHUNK]})
+    elif kind in ("display_data", "execute_result"):
+        data = {}
+        for mime, value in content.get("data", {}).items():
+            if not isinstance(value, str):
+                value = json.dumps(value)
+            if len(value) > MAX_DISPLAY_BYTES:
+                emit({"omitted": {"mime": mime, "bytes": len(value)}})
+                continue
+            data[mime] = value
+        emit({"display": data, "result": kind == "execute_result"})
+    elif kind == "error":
+        state["error"] = True
+        emit({"error": {"ename": content.get("ename", ""), "evalue": content.get("evalue", ""),
+                        "traceback": content.get("traceback", [])}})
+
+
+def execute(kernel, command):
+    """Runs one cell; returns the kernel to keep (a new one when the old one was lost)."""
+    code = command.get("code", "")
+    timeout = float(command.get("timeout", 30))
+    silent = bool(command.get("silent", False))
+    msg_id = kernel.client.execute(code, silent=silent, store_history=not silent,
+                                   allow_stdin=False, stop_on_error=False)
+    started = time.monotonic()
+    deadline = started + timeout
+    interrupted_at = None
+    why = None  # "timeout" or "cancel"
+    state = {"error": False}
+    while True:
+        now = time.monotonic()
+        if interrupted_at is not None and now > interrupted_at + GRACE_SECONDS:
+            reason = ("the cell did not stop within %g s of an interrupt" % GRACE_SECONDS)
+            return lost(kernel, reason, why)
+        if interrupted_at is None and now >= deadline:
+            kernel.manager.interrupt_kernel()
+            interrupted_at, why = now, "timeout"
+            continue
+        wait = (interrupted_at + GRACE_SECONDS if interrupted_at else deadline) - now
+        ready = dict(kernel.poller.poll(int(min(max(wait, 0), 0.1) * 1000) + 1))
+        if 0 in ready:
+            line = read_command()
+            if line is None:  # paddock is gone
+                kernel.stop()
+                sys.exit(0)
+            if line.get("interrupt") and interrupted_at is None:
+                kernel.manager.interrupt_kernel()
+                interrupted_at, why = time.monotonic(), "cancel"
+        if kernel.client.iopub_channel.socket not in ready:
+            if not kernel.manager.is_alive():
+                return lost(kernel, kernel.exit_reason(), why)
+            continue
+        while True:
+            try:
+                message = kernel.client.get_iopub_msg(timeout=0)
+            except Exception:
+                break
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue  # another cell's late output, or the kernel's own status
+            if message["msg_type"] == "status":
+                if message["content"].get("execution_state") == "idle":
+                    return finish(kernel, msg_id, state, why)
+                continue
+            send_output(message, state)
+
+
+def finish(kernel, msg_id, state, why):
+    count = 0
+    try:  # the reply ends the exchange; it says which cell this was
+        reply = kernel.client.get_shell_msg(timeout=1)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            count = reply["content"].get("execution_count") or 0
+    except Exception:
+        pass
+    status = {"timeout": "timed_out", "cancel": "cancelled"}.get(why, "error" if state["error"] else "ok")
+    emit({"done": {"status": status, "execution_count": count}})
+    return kernel
+
+
+def lost(kernel, reason, why):
+    """The kernel died or did not come back from an interrupt: a new one, the state gone."""
+    kernel.stop()
+    status = {"timeout": "timed_out", "cancel": "cancelled"}.get(why, "lost")
+    try:
+        kernel = Kernel()
+    except Exception as error:
+        emit({"done": {"status": status, "state_lost": reason,
+                       "restart_failed": str(error)[-2000:]}})
+        sys.exit(4)
+    emit({"done": {"status": status, "state_lost": reason}})
+    return kernel
+
+
+def main():
+    try:
+        kernel = Kernel()
+    except NoSuchKernel:
+        emit({"failed": "no Jupyter kernelspec named '%s' in the sandbox's file system" % KERNEL})
+        return 3
+    except Exception as error:
+        emit({"failed": "the kernel did not start: %s" % str(error)[-2000:]})
+        return 3
+    info = {"kernel": KERNEL}
+    try:
+        reply = kernel.client.kernel_info(reply=True, timeout=10)["content"]
+        info["implementation"] = reply.get("implementation", "")
+        info["language"] = reply.get("language_info", {}).get("name", "")
+        info["language_version"] = reply.get("language_info", {}).get("version", "")
+    except Exception:
+        pass
+    emit({"ready": info})
+    while True:
+        command = read_command()
+        if command is None:
+            break
+        if "code" in command:
+            kernel = execute(kernel, command)
+        elif command.get("restart"):
+            kernel = lost(kernel, "restarted on request", None)
+    kernel.stop()
+    return 0
+
+
+sys.exit(main())

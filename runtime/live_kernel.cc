@@ -1,0 +1,419 @@
+#include "runtime/live_kernel.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "core/base64.h"
+#include "runtime/kernel/kernel_bridge_source.h"
+#include "runtime/output_capture.h"
+
+namespace paddock {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// A line longer than this is not something the bridge sends (it caps displays at 8 MiB, and
+// base64 and JSON escaping add a third): the bridge is broken or a cell forged it.
+constexpr std::size_t kMaxLine = 24u << 20;
+// What the bridge may take beyond a cell's timeout and grace: restarting a lost kernel.
+constexpr double kRestartAllowance = 60;
+constexpr std::size_t kResultTextBytes = 64u << 10;
+
+std::string string_field(const json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string{};
+}
+
+// Terminal colour and cursor codes (ESC [ ... letter), as IPython puts in tracebacks.
+std::string strip_ansi(const std::string& text) {
+  std::string plain;
+  plain.reserve(text.size());
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (text[at] == '\x1b' && at + 1 < text.size() && text[at + 1] == '[') {
+      at += 2;
+      while (at < text.size() && !(text[at] >= '@' && text[at] <= '~')) ++at;
+      continue;
+    }
+    plain += text[at];
+  }
+  return plain;
+}
+
+std::string without_whitespace(const std::string& text) {
+  std::string compact;
+  compact.reserve(text.size());
+  for (char c : text) {
+    if (c != '\n' && c != '\r' && c != ' ') compact += c;
+  }
+  return compact;
+}
+
+std::string to_line(const json& message) { return message.dump() + "\n"; }
+
+}  // namespace
+
+// Reads the bridge's lines: whole ones, bounded, until a deadline.
+class BridgeReader {
+ public:
+  explicit BridgeReader(LiveKernel& kernel) : kernel_(kernel) {}
+
+  // The next message; nothing at the deadline; an error when the bridge is gone or broken.
+  // `extra_fd`, when not -1, is watched too: `extra_ready` says it became readable.
+  Result<std::optional<json>> next(Clock::time_point deadline, int extra_fd = -1,
+                                   bool* extra_ready = nullptr) {
+    for (;;) {
+      if (auto line = take_line()) {
+        if (line->size() > kMaxLine) return Error{EPROTO, "the kernel bridge sent an overlong line"};
+        json message = json::parse(*line, nullptr, false);
+        if (message.is_discarded() || !message.is_object()) continue;  // a stray print
+        return std::optional<json>(std::move(message));
+      }
+      if (kernel_.pending_.size() > kMaxLine) {
+        return Error{EPROTO, "the kernel bridge sent an overlong line"};
+      }
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return std::optional<json>();
+      pollfd watched[2] = {{kernel_.bridge_.output.get(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
+      int ready = poll(watched, extra_fd >= 0 ? 2 : 1, static_cast<int>(left.count()) + 1);
+      if (ready < 0 && errno != EINTR) return system_error("waiting for the kernel bridge");
+      if (extra_fd >= 0 && (watched[1].revents & POLLIN) != 0 && extra_ready != nullptr) {
+        *extra_ready = true;
+        return std::optional<json>();
+      }
+      if (watched[0].revents == 0) continue;
+      char buffer[65536];
+      ssize_t got = read(kernel_.bridge_.output.get(), buffer, sizeof buffer);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0) return Error{EPIPE, "the kernel bridge ended"};
+      kernel_.pending_.append(buffer, static_cast<std::size_t>(got));
+    }
+  }
+
+ private:
+  std::optional<std::string> take_line() {
+    auto end = kernel_.pending_.find('\n');
+    if (end == std::string::npos) return std::nullopt;
+    std::string line = kernel_.pending_.substr(0, end);
+    kernel_.pending_.erase(0, end + 1);
+    return line;
+  }
+  LiveKernel& kernel_;
+};
+
+namespace {
+
+// Writes a whole line to the bridge's stdin before the deadline.
+Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
+  for (std::size_t done = 0; done < line.size();) {
+    ssize_t wrote = write(fd, line.data() + done, line.size() - done);
+    if (wrote > 0) {
+      done += static_cast<std::size_t>(wrote);
+      continue;
+    }
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0 && errno != EAGAIN) return system_error("writing to the kernel bridge");
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return Error{ETIMEDOUT, "the kernel bridge does not read its input"};
+    pollfd out{fd, POLLOUT, 0};
+    poll(&out, 1, static_cast<int>(left.count()) + 1);
+  }
+  return {};
+}
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(seconds));
+}
+
+// Adds one display message to the result: figures as artifacts (within the caps, what does not
+// fit named), text as the notebook would show it.
+void take_display(const json& message, const CellRequest& request, RunResult& result,
+                  std::uint64_t& figure_bytes, RunObserver& observer) {
+  const json& data = message["display"];
+  if (!data.is_object()) return;
+  bool is_result = message.value("result", false) == true;
+  std::string png = string_field(data, "image/png");
+  if (!png.empty()) {
+    auto decoded = base64_decode(without_whitespace(png));
+    if (!decoded) return;
+    std::string name = "figure-" + std::to_string(result.artifacts.size() +
+                                                  result.artifacts_omitted.size() + 1) + ".png";
+    std::uint64_t size = decoded->size();
+    if (result.artifacts.size() >= request.max_figures) {
+      result.artifacts_omitted.push_back({name, size, "over the per-call count of figures"});
+    } else if (figure_bytes + size > request.max_figure_bytes) {
+      result.artifacts_omitted.push_back({name, size, "over the per-call bytes of figures"});
+    } else {
+      figure_bytes += size;
+      result.artifacts.push_back({name, "image/png", size, std::move(*decoded), {}});
+    }
+    return;
+  }
+  std::string text = string_field(data, "text/plain");
+  if (text.empty()) return;
+  if (is_result) {
+    CellReport& cell = *result.cell;
+    cell.result_truncated = text.size() > kResultTextBytes;
+    cell.result_text = text.substr(0, kResultTextBytes);
+    return;
+  }
+  text += "\n";
+  capture_chunk(result.stdout_data, text, request.output_bytes);
+  observer.on_output(StreamId::kStdout, text);
+}
+
+void take_error(const json& message, RunResult& result) {
+  const json& error = message["error"];
+  KernelError taken{strip_ansi(string_field(error, "ename")),
+                    strip_ansi(string_field(error, "evalue")),
+                    {}};
+  if (error.is_object() && error.contains("traceback") && error["traceback"].is_array()) {
+    for (const auto& line : error["traceback"]) {
+      if (line.is_string() && taken.traceback.size() < 200) {
+        taken.traceback.push_back(strip_ansi(line.get<std::string>()).substr(0, 8192));
+      }
+    }
+  }
+  result.cell->error = std::move(taken);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LiveKernel>> LiveKernel::start(Session& session, KernelConfig config,
+                                                      double ready_seconds) {
+  std::unique_ptr<LiveKernel> kernel(new LiveKernel(session, std::move(config)));
+  kernel->status_.kernel = kernel->config_.name;
+  if (auto launched = kernel->launch(ready_seconds); !launched) {
+    session.kill_resident();
+    return launched.error();
+  }
+  return kernel;
+}
+
+LiveKernel::~LiveKernel() {
+  // Closing its stdin ends the bridge, which shuts its kernel down; the session's close kills
+  // whatever is left.
+  bridge_.input.reset();
+  bridge_.output.reset();
+}
+
+void LiveKernel::set_state(std::string state) {
+  std::lock_guard lock(status_mutex_);
+  status_.state = std::move(state);
+}
+
+KernelStatus LiveKernel::status() const {
+  std::lock_guard lock(status_mutex_);
+  return status_;
+}
+
+Status LiveKernel::launch(double ready_seconds) {
+  set_state("starting");
+  pending_.clear();
+  ExecRequest request;
+  std::string grace = std::to_string(config_.grace_seconds);
+  request.argv = {"python3", "-I", "-c", kernel_bridge_source(), config_.name, grace};
+  request.env = config_.env;
+  for (const auto& name : config_.unset_env) request.env.push_back(name);  // "NAME": removed
+  auto started = session_.start_resident(request);
+  if (!started) return started.error();
+  bridge_ = std::move(*started);
+  BridgeReader reader(*this);
+  auto deadline = after(ready_seconds);
+  for (;;) {
+    auto message = reader.next(deadline);
+    if (!message) return message.error().context("starting the " + config_.name + " kernel");
+    if (!*message) {
+      return Error{ETIMEDOUT, "the " + config_.name + " kernel was not ready within " +
+                                  std::to_string(static_cast<int>(ready_seconds)) + " s"};
+    }
+    const json& said = **message;
+    if (said.contains("failed")) {
+      return Error{ENOENT, "the " + config_.name + " kernel did not start: " +
+                               string_field(said, "failed")};
+    }
+    if (!said.contains("ready")) continue;
+    const json& ready = said["ready"];
+    {
+      std::lock_guard lock(status_mutex_);
+      status_.implementation = string_field(ready, "implementation");
+      status_.language_version = string_field(ready, "language_version");
+    }
+    break;
+  }
+  if (!config_.startup.empty()) {
+    CellRequest startup{config_.startup, ready_seconds, 64u << 10, 0, 0, true};
+    class Quiet final : public RunObserver {} quiet;
+    auto ran = execute(startup, quiet);
+    if (!ran) return ran.error().context("running the kernel's start-up code");
+  }
+  set_state("idle");
+  return {};
+}
+
+Status LiveKernel::replace(const std::string& why) {
+  bridge_ = {};
+  session_.kill_resident();
+  {
+    std::lock_guard lock(status_mutex_);
+    ++status_.restarts;
+    status_.last_loss = why;
+  }
+  if (auto launched = launch(kRestartAllowance); !launched) {
+    set_state("dead");
+    session_.kill_resident();
+    return launched.error();
+  }
+  return {};
+}
+
+Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& observer) {
+  if (status().state == "dead") {
+    if (auto revived = replace("the interpreter could not be restarted before"); !revived) {
+      return revived.error().context("the session's interpreter is gone");
+    }
+  }
+  set_state("busy");
+  auto started = Clock::now();
+  RunResult result;
+  result.cell = CellReport{};
+  observer.on_started(0);
+  json command = {
+      {"code", request.code}, {"timeout", request.timeout_seconds}, {"silent", request.silent}};
+  auto hard_deadline = after(request.timeout_seconds + config_.grace_seconds + kRestartAllowance);
+  if (auto sent = send_line(bridge_.input.get(), to_line(command), hard_deadline); !sent) {
+    if (auto replaced = replace(sent.error().message); !replaced) return replaced.error();
+    result.cell->state_lost = "the kernel bridge stopped reading: " + sent.error().message;
+    result.outcome = Outcome::kExited;
+    result.exit_code = 1;
+    set_state("idle");
+    return result;
+  }
+  BridgeReader reader(*this);
+  const CancellationToken* cancellation = observer.cancellation();
+  bool interrupt_sent = false;
+  std::uint64_t figure_bytes = 0;
+  json done;
+  std::string broken;  // why the bridge itself is to be replaced
+  bool overran = false;  // the bridge did not finish even after the timeout and the grace
+  for (;;) {
+    bool cancelled = false;
+    int cancel_fd = cancellation != nullptr && !interrupt_sent ? cancellation->poll_fd() : -1;
+    auto message = reader.next(hard_deadline, cancel_fd, &cancelled);
+    if (!message) {
+      broken = message.error().message;
+      break;
+    }
+    if (cancelled) {
+      interrupt_sent = true;
+      (void)send_line(bridge_.input.get(), to_line({{"interrupt", true}}), after(5));
+      continue;
+    }
+    if (!*message) {
+      broken = "the kernel bridge did not finish the cell in time";
+      overran = true;
+      break;
+    }
+    const json& said = **message;
+    if (said.contains("stream")) {
+      std::string text = string_field(said, "text");
+      bool to_stderr = string_field(said, "stream") == "stderr";
+      capture_chunk(to_stderr ? result.stderr_data : result.stdout_data, text,
+                    request.output_bytes);
+      observer.on_output(to_stderr ? StreamId::kStderr : StreamId::kStdout, text);
+    } else if (said.contains("display")) {
+      take_display(said, request, result, figure_bytes, observer);
+    } else if (said.contains("omitted")) {
+      result.artifacts_omitted.push_back(
+          {"display of " + string_field(said["omitted"], "mime"), 0, "over the bridge's size cap"});
+    } else if (said.contains("error")) {
+      take_error(said, result);
+    } else if (said.contains("done") && said["done"].is_object()) {
+      done = said["done"];
+      break;
+    }
+  }
+  // Whatever the cell started goes with it; the kernel stays.
+  (void)session_.sweep();
+  result.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  std::string status = string_field(done, "status");
+  if (!broken.empty()) {
+    result.cell->state_lost = broken;
+    if (auto replaced = replace(broken); !replaced) return replaced.error();
+  } else if (std::string lost = string_field(done, "state_lost"); !lost.empty()) {
+    result.cell->state_lost = lost;
+    std::string restart_failed = string_field(done, "restart_failed");
+    {
+      std::lock_guard lock(status_mutex_);
+      ++status_.restarts;
+      status_.last_loss = lost;
+    }
+    if (!restart_failed.empty()) {
+      set_state("dead");
+      return Error{EIO, lost + "; the new interpreter did not start: " + restart_failed};
+    }
+  }
+  if (done.contains("execution_count") && done["execution_count"].is_number_integer()) {
+    result.cell->execution_count = done["execution_count"].get<int>();
+  }
+  if (status == "timed_out" || (overran && !interrupt_sent)) {
+    result.outcome = Outcome::kTimedOut;
+  } else if (status == "cancelled" || interrupt_sent) {
+    result.outcome = Outcome::kCancelled;
+  } else {
+    result.outcome = Outcome::kExited;
+    result.exit_code = status == "ok" ? 0 : 1;
+  }
+  {
+    std::lock_guard lock(status_mutex_);
+    ++status_.cells;
+    status_.state = "idle";
+  }
+  return result;
+}
+
+Status LiveKernel::restart() {
+  if (bridge_.input.valid() &&
+      send_line(bridge_.input.get(), to_line({{"restart", true}}), after(5))) {
+    BridgeReader reader(*this);
+    auto deadline = after(kRestartAllowance);
+    for (;;) {
+      auto message = reader.next(deadline);
+      if (!message || !*message) break;
+      if (!(**message).contains("done")) continue;
+      const json& done = (**message)["done"];
+      (void)session_.sweep();
+      std::lock_guard lock(status_mutex_);
+      ++status_.restarts;
+      status_.last_loss = "restarted on request";
+      if (!string_field(done, "restart_failed").empty()) {
+        status_.state = "dead";
+        return Error{EIO, "the new interpreter did not start: " +
+                              string_field(done, "restart_failed")};
+      }
+      status_.state = "idle";
+      return {};
+    }
+  }
+  return replace("restarted on request");
+}
+
+Status LiveKernel::refresh_after_install() {
+  if (config_.after_install.empty()) return {};
+  CellRequest refresh{config_.after_install, 30, 64u << 10, 0, 0, true};
+  class Quiet final : public RunObserver {} quiet;
+  auto ran = execute(refresh, quiet);
+  if (!ran) return ran.error();
+  if (ran->cell && ran->cell->error) {
+    return Error{EIO, "making the new libraries importable failed: " + ran->cell->error->value};
+  }
+  return {};
+}
+
+}  // namespace paddock

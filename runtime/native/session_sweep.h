@@ -1,0 +1,24 @@
+#pragma once
+
+// How a session's init clears the sandbox between commands when one process stays resident (a
+// live session's kernel bridge, session_init.cc): every process but init, the resident and the
+// resident's own children (the kernel it drives) is killed, so that nothing a command or a cell
+// started outlives it while the interpreter keeps its state. Runs in init: no allocation, no
+// locks; it reads the sandbox's own /proc.
+
+#include <sys/types.h>
+
+namespace paddock {
+
+// Kills every process of the sandbox but the caller, PID 1, `resident` and the resident's
+// children, until none is left alive (zombies wait for their parents). With no resident (0),
+// kill(-1) does it in one call. Returns how many processes it killed.
+int sweep_all_but_resident(pid_t resident);
+
+// Stops (SIGSTOP) or continues (SIGCONT) the resident and its children, so that they cannot
+// run while another command has a network the resident must not have. Stopping waits, up to
+// about a second, until each one is stopped; returns false if one did not stop in time.
+bool stop_resident(pid_t resident);
+void continue_resident(pid_t resident);
+
+}  // namespace paddock
