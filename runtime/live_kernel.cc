@@ -372,7 +372,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
   }
   {
     std::lock_guard lock(status_mutex_);
-    ++status_.cells;
+    if (!request.silent) ++status_.cells;
     status_.state = "idle";
   }
   return result;

@@ -1,0 +1,283 @@
+// Live sessions: a real Jupyter kernel (Debian's ipykernel) inside a native session's sandbox,
+// driven through LiveKernel. State survives between cells; the kernel is under the sandbox's
+// seccomp filter, capabilities and limits; its connection key is out of reach of the cells;
+// nothing a cell starts outlives the cell; a kernel that dies or hangs is replaced; and while a
+// command of the session has a network, the kernel is stopped.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "language/policy_store.h"
+#include "language/spec_builder.h"
+#include "runtime/live_kernel.h"
+#include "runtime/native/native_backend.h"
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+class LiveKernelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto policies = PolicyStore::load({});
+    ASSERT_TRUE(policies) << policies.error().message;
+    auto python = policies->find("python");
+    ASSERT_TRUE(python);
+    policy_ = **python;
+    auto built = build_session_spec(policy_, {}, {});
+    ASSERT_TRUE(built) << built.error().message;
+    auto opened = backend_.open_session(built->spec);
+    ASSERT_TRUE(opened) << opened.error().message;
+    session_ = std::move(*opened);
+    auto started = LiveKernel::start(*session_, policy_.kernel, 120);
+    ASSERT_TRUE(started) << started.error().message;
+    kernel_ = std::move(*started);
+  }
+
+  RunResult cell(const std::string& code, double timeout = 30) {
+    RecordingObserver observer;
+    CellRequest request;
+    request.code = code;
+    request.timeout_seconds = timeout;
+    auto result = kernel_->execute(request, observer);
+    EXPECT_TRUE(result) << (result ? "" : result.error().message);
+    if (!result) return {};
+    EXPECT_TRUE(result->cell.has_value());
+    return *result;
+  }
+
+  std::string error_of(const RunResult& result) {
+    return result.cell && result.cell->error ? result.cell->error->name + ": " +
+                                                   result.cell->error->value
+                                             : std::string("no error");
+  }
+
+  LanguagePolicy policy_;
+  NativeBackend backend_;
+  std::unique_ptr<Session> session_;
+  std::unique_ptr<LiveKernel> kernel_;
+};
+
+TEST_F(LiveKernelTest, VariablesAndTheLastValueSurviveBetweenCells) {
+  RunResult set = cell("x = 41\ndef twice(v):\n    return 2 * v\n");
+  EXPECT_EQ(set.exit_code, 0) << error_of(set);
+  RunResult used = cell("print(x + 1)\ntwice(x)");
+  EXPECT_EQ(used.stdout_data.data, "42\n") << error_of(used);
+  EXPECT_EQ(used.cell->result_text, "82");
+  EXPECT_TRUE(used.cell->state_lost.empty());
+  EXPECT_EQ(kernel_->status().cells, 2);
+}
+
+TEST_F(LiveKernelTest, AnErrorIsACellResultWithItsTraceback) {
+  RunResult failed = cell("undefined_name + 1");
+  EXPECT_EQ(failed.outcome, Outcome::kExited);
+  EXPECT_EQ(failed.exit_code, 1);
+  ASSERT_TRUE(failed.cell->error);
+  EXPECT_EQ(failed.cell->error->name, "NameError");
+  ASSERT_FALSE(failed.cell->error->traceback.empty());
+  for (const auto& line : failed.cell->error->traceback) {
+    EXPECT_EQ(line.find('\x1b'), std::string::npos) << "ANSI codes left in: " << line;
+  }
+}
+
+// The kernel is the sandbox's program: the same filter, no capabilities, no new privileges, and
+// the session's file size limit.
+TEST_F(LiveKernelTest, TheKernelRunsUnderTheSandboxsSeccompCapabilitiesAndLimits) {
+  RunResult status = cell(
+      "import resource\n"
+      "print(''.join(l for l in open('/proc/self/status') if l.split(':')[0] in "
+      "('Seccomp', 'NoNewPrivs', 'CapEff', 'CapBnd')), end='')\n"
+      "print('fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0])\n"
+      "import socket\n"
+      "try:\n"
+      "    socket.create_connection(('1.1.1.1', 53), timeout=2); print('network: yes')\n"
+      "except OSError as e:\n"
+      "    print('network: no')\n");
+  const std::string& out = status.stdout_data.data;
+  EXPECT_NE(out.find("Seccomp:\t2"), std::string::npos) << out;
+  EXPECT_NE(out.find("NoNewPrivs:\t1"), std::string::npos) << out;
+  EXPECT_NE(out.find("CapEff:\t0000000000000000"), std::string::npos) << out;
+  EXPECT_NE(out.find("CapBnd:\t0000000000000000"), std::string::npos) << out;
+  ASSERT_TRUE(policy_.limits.file_size_bytes);
+  EXPECT_NE(out.find("fsize " + std::to_string(*policy_.limits.file_size_bytes)), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("network: no"), std::string::npos) << out;
+}
+
+// The connection key is in the kernel's memory (where the cell runs, unavoidably), but nowhere a
+// process of the sandbox could read it from: no file under /tmp or /work, no environment, and
+// not the bridge's memory or environment (it is not dumpable).
+TEST_F(LiveKernelTest, TheConnectionKeyIsInNoFileNoEnvironmentAndNotInTheBridge) {
+  RunResult looked = cell(
+      "import os\n"
+      "key = get_ipython().kernel.session.key\n"
+      "assert len(key) >= 16, key\n"
+      "found = []\n"
+      "for top in ('/tmp', '/work'):\n"
+      "    for root, dirs, files in os.walk(top):\n"
+      "        for name in files:\n"
+      "            try:\n"
+      "                if key in open(os.path.join(root, name), 'rb').read(): "
+      "found.append(os.path.join(root, name))\n"
+      "            except OSError:\n"
+      "                pass\n"
+      "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+      "    for what in ('environ', 'cmdline'):\n"
+      "        try:\n"
+      "            if key in open('/proc/%s/%s' % (pid, what), 'rb').read(): "
+      "found.append(pid + ' ' + what)\n"
+      "        except OSError:\n"
+      "            pass\n"
+      "bridge = os.getppid()\n"
+      "for what in ('mem', 'environ'):\n"
+      "    try:\n"
+      "        open('/proc/%d/%s' % (bridge, what), 'rb').read(1)\n"
+      "        found.append('bridge ' + what + ' readable')\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "print(found)\n");
+  EXPECT_EQ(looked.stdout_data.data, "[]\n") << error_of(looked) << looked.stderr_data.data;
+}
+
+TEST_F(LiveKernelTest, NothingACellStartsOutlivesTheCell) {
+  RunResult started = cell(
+      "import subprocess\n"
+      "child = subprocess.Popen(['sleep', '100'])\n"
+      "subprocess.run(['sh', '-c', 'sleep 100 >/dev/null 2>&1 & echo $! > /tmp/orphan'])\n"
+      "print('started')\n");
+  ASSERT_EQ(started.stdout_data.data, "started\n") << error_of(started);
+  RunResult after = cell(
+      "import os\n"
+      "orphan = int(open('/tmp/orphan').read())\n"
+      "print(child.wait(timeout=5), os.path.exists('/proc/%d' % orphan), os.getpid() > 0)\n");
+  EXPECT_EQ(after.stdout_data.data, "-9 False True\n") << error_of(after);
+}
+
+TEST_F(LiveKernelTest, ACellPastItsTimeoutIsInterruptedAndTheStateIsKept) {
+  cell("x = 5");
+  auto started = std::chrono::steady_clock::now();
+  RunResult slow = cell("while True:\n    pass\n", 1);
+  auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(slow.outcome, Outcome::kTimedOut);
+  EXPECT_TRUE(slow.cell->state_lost.empty()) << slow.cell->state_lost;
+  EXPECT_LT(took, std::chrono::seconds(10));
+  EXPECT_EQ(cell("print(x)").stdout_data.data, "5\n");
+}
+
+// SIGINT ignored: the kernel does not come back within the grace, so it is replaced.
+TEST_F(LiveKernelTest, ACellThatIgnoresTheInterruptLosesTheStateAndTheNextCellWorks) {
+  cell("x = 5\nopen('kept.txt', 'w').write('kept')");
+  RunResult stuck = cell("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                         "while True:\n    time.sleep(0.01)\n",
+                         1);
+  EXPECT_EQ(stuck.outcome, Outcome::kTimedOut);
+  EXPECT_FALSE(stuck.cell->state_lost.empty());
+  RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
+  EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
+  EXPECT_EQ(kernel_->status().restarts, 1);
+}
+
+TEST_F(LiveKernelTest, AKernelThatDiesIsReplacedAndSaysWhy) {
+  cell("x = 5\nopen('kept.txt', 'w').write('kept')");
+  RunResult died = cell("import os\nos._exit(3)");
+  EXPECT_NE(died.cell->state_lost.find("exited with code 3"), std::string::npos)
+      << died.cell->state_lost;
+  RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
+  EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
+  RunResult killed = cell("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)");
+  EXPECT_NE(killed.cell->state_lost.find("SIGSEGV"), std::string::npos)
+      << killed.cell->state_lost;
+  EXPECT_EQ(cell("print(1)").stdout_data.data, "1\n");
+}
+
+// The bridge itself killed from a cell: paddock starts a new one.
+TEST_F(LiveKernelTest, ABridgeKilledFromACellIsReplaced) {
+  RunResult killed = cell("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+                          "import time\ntime.sleep(5)");
+  EXPECT_FALSE(killed.cell->state_lost.empty());
+  EXPECT_EQ(cell("print(2)").stdout_data.data, "2\n");
+}
+
+TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
+  cell("x = 5\nopen('kept.txt', 'w').write('kept')");
+  auto restarted = kernel_->restart();
+  ASSERT_TRUE(restarted) << restarted.error().message;
+  RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
+  EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
+}
+
+TEST_F(LiveKernelTest, FiguresBelongToTheCellThatDrewThem) {
+  RunResult none = cell("import matplotlib.pyplot as plt\nx = 1");
+  EXPECT_TRUE(none.artifacts.empty());
+  RunResult two = cell("plt.plot([1, 2]); plt.show()\nplt.figure(); plt.bar([1], [2]);");
+  ASSERT_EQ(two.artifacts.size(), 2u) << error_of(two);
+  for (const auto& figure : two.artifacts) {
+    EXPECT_EQ(figure.mime_type, "image/png");
+    EXPECT_EQ(figure.data.rfind("\x89PNG", 0), 0u);
+  }
+  EXPECT_TRUE(cell("print(x)").artifacts.empty());
+}
+
+// Cancellation reaches the cell as an interrupt; the state stays.
+TEST_F(LiveKernelTest, CancellationInterruptsTheCell) {
+  cell("x = 7");
+  RecordingObserver observer;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    observer.token_.cancel();
+  });
+  CellRequest request{"import time\ntime.sleep(60)", 60};
+  auto result = kernel_->execute(request, observer);
+  canceller.join();
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->outcome, Outcome::kCancelled);
+  EXPECT_TRUE(result->cell->state_lost.empty());
+  EXPECT_EQ(cell("print(x)").stdout_data.data, "7\n");
+}
+
+// A command with a network (an installer) runs while the kernel is stopped, so nothing of the
+// interpreter's (a thread a cell left behind) can use that network; afterwards it runs again.
+TEST_F(LiveKernelTest, TheKernelIsStoppedWhileACommandHasANetwork) {
+  RunResult pid = cell("import os\nprint(os.getpid(), end='')");
+  ASSERT_EQ(pid.exit_code, 0);
+  ExecRequest look;
+  look.argv = {"sh", "-c", "cut -d' ' -f3 /proc/" + pid.stdout_data.data + "/stat"};
+  look.network = true;
+  look.wall_seconds = 30;
+  RecordingObserver observer;
+  auto looked = session_->exec(look, observer);
+  ASSERT_TRUE(looked) << looked.error().message;
+  EXPECT_EQ(looked->stdout_data.data, "T\n") << looked->stderr_data.data;
+  look.network = false;
+  auto unfrozen = session_->exec(look, observer);
+  ASSERT_TRUE(unfrozen) << unfrozen.error().message;
+  EXPECT_NE(unfrozen->stdout_data.data, "T\n");
+  EXPECT_EQ(cell("print(3)").stdout_data.data, "3\n");
+}
+
+TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
+  NativeBackend backend;
+  SandboxSpec spec = spec_for({});
+  spec.argv.clear();
+  auto session = backend.open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  KernelConfig config;
+  config.name = "no-such-kernel";
+  auto started = LiveKernel::start(**session, config, 60);
+  ASSERT_FALSE(started);
+  EXPECT_NE(started.error().message.find("no Jupyter kernelspec named 'no-such-kernel'"),
+            std::string::npos)
+      << started.error().message;
+  // The session still works for commands and files.
+  ExecRequest echo;
+  echo.argv = {"echo", "still"};
+  RecordingObserver observer;
+  auto ran = (*session)->exec(echo, observer);
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_EQ(ran->stdout_data.data, "still\n");
+}
+
+}  // namespace
+}  // namespace paddock::testing
