@@ -35,6 +35,12 @@ class CreateSession final : public Tool {
                                    default_language_)},
                 {"libraries", libraries_property("Packages to install right away with the "
                                                  "language's package manager.")},
+                {"live",
+                 {{"type", "boolean"},
+                  {"default", true},
+                  {"description",
+                   "Keep the interpreter between calls where the language has one (python, "
+                   "r). false: every call is a new process, as in other languages."}}},
                 {"ttl_seconds",
                  {{"type", "number"},
                   {"exclusiveMinimum", 0},
@@ -82,9 +88,11 @@ class CreateSession final : public Tool {
       text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
     }
     // After the install: the interpreter starts with the libraries there.
-    {
+    if (arguments.value("live", true)) {
       std::lock_guard lock(entry->run_mutex);
       start_interpreter(*entry);
+    } else {
+      entry->not_live = "created with live: false; each call runs as a new process";
     }
     ToolResult result;
     result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));
