@@ -271,10 +271,14 @@ void serve_session(const ChildPlan& plan) {
         continue_resident(resident);
         break;
       case SessionRequestKind::kKillResident:
-        // The resident first, so that it cannot start anything while the rest goes; init reaps
-        // it (SIGCHLD above) and says so with kResidentExited.
-        if (resident != 0) kill(resident, SIGKILL);
-        sweep_all_but_resident(0);
+        // Everything goes and is reaped before the next request, so that a new resident can
+        // start right after (paddock replaces a broken bridge at once).
+        kill_and_reap_all();
+        if (resident != 0) {
+          resident = 0;
+          send(channel,
+               ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, 0, 0});
+        }
         break;
     }
     for (int i = 0; i < fd_count; ++i) close(fds[i]);
