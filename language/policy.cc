@@ -147,16 +147,17 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
   }
 }
 
-void read_env(Reader& reader, const json& document, const std::string& field,
-              std::map<std::string, std::string>& env) {
+// `prefix` is the pointer of `document` within the policy ("" at its top).
+void read_env(Reader& reader, const json& document, const std::string& prefix,
+              const std::string& field, std::map<std::string, std::string>& env) {
   const json* object = reader.find(document, field);
   if (object == nullptr) return;
-  if (!object->is_object()) return reader.fail("/" + field, "must be an object of NAME: value");
+  std::string pointer = prefix + "/" + field;
+  if (!object->is_object()) return reader.fail(pointer, "must be an object of NAME: value");
   static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
   for (const auto& [key, value] : object->items()) {
-    if (!std::regex_match(key, kName))
-      reader.fail("/" + field + "/" + key, "is not a variable name");
-    if (!value.is_string()) reader.fail("/" + field + "/" + key, "must be a string");
+    if (!std::regex_match(key, kName)) reader.fail(pointer + "/" + key, "is not a variable name");
+    if (!value.is_string()) reader.fail(pointer + "/" + key, "must be a string");
     if (value.is_string()) env[key] = value.get<std::string>();
   }
 }
@@ -266,7 +267,7 @@ void read_kernel(Reader& reader, const json& document, LanguagePolicy& policy) {
     reader.fail("/kernel/name", "'" + kernel.name + "' is not a kernelspec name");
   }
   std::map<std::string, std::string> env;
-  read_env(reader, *object, "env", env);
+  read_env(reader, *object, "/kernel", "env", env);
   for (const auto& [key, value] : env) kernel.env.push_back(key + "=" + value);
   kernel.unset_env = reader.strings(*object, "/kernel", "unset_env", false, false);
   kernel.startup = reader.string(*object, "/kernel", "startup", false);
@@ -341,8 +342,8 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   policy.version_command = reader.strings(document, "", "version", false, true);
   policy.example = reader.string(document, "", "example", false);
   policy.package_manager = reader.string(document, "", "package_manager", false);
-  read_env(reader, document, "env", policy.env);
-  read_env(reader, document, "install_env", policy.install_env);
+  read_env(reader, document, "", "env", policy.env);
+  read_env(reader, document, "", "install_env", policy.install_env);
   read_library_names(reader, document, policy);
   policy.preinstalled = reader.strings(document, "", "preinstalled", false, false);
   read_limits(reader, document, policy.limits);

@@ -68,3 +68,43 @@ TEST(McpCodeResult, OmittedFilesAreCountedAllAndNamedWithinBounds) {
 
 }  // namespace
 }  // namespace paddock::mcp
+
+namespace paddock::mcp {
+namespace {
+
+// A live session's cell: the value, the error and a lost state reach both the text and the
+// structured result, and an error is isError.
+TEST(McpCodeResult, ACellsValueErrorAndLostStateAreReported) {
+  CodeRun run = run_with_stdout("");
+  run.result.run.exit_code = 1;
+  run.result.run.cell = CellReport{};
+  CellReport& cell = *run.result.run.cell;
+  cell.execution_count = 4;
+  cell.result_text = "41";
+  cell.error = KernelError{"NameError", "name 'y' is not defined", {"Traceback", "NameError: y"}};
+  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  EXPECT_EQ(result.is_error, true);
+  EXPECT_EQ(result.structured["live"], true);
+  EXPECT_EQ(result.structured["execution_count"], 4);
+  EXPECT_EQ(result.structured["result"], "41");
+  EXPECT_EQ(result.structured["error"]["ename"], "NameError");
+  EXPECT_EQ(result.structured["error"]["traceback"].size(), 2u);
+  EXPECT_EQ(result.structured["state_lost"], false);
+  std::string text = text_of(result);
+  EXPECT_NE(text.find("Out[4]: 41\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("NameError: y\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("error: NameError: name 'y' is not defined"), std::string::npos) << text;
+
+  cell.error.reset();
+  cell.result_text.clear();
+  cell.state_lost = "the interpreter exited with code 1";
+  ToolResult lost = code_result(run, {}, ServerOptions{}, {});
+  EXPECT_EQ(lost.structured["state_lost"], true);
+  EXPECT_EQ(lost.structured["state_lost_reason"], cell.state_lost);
+  EXPECT_NE(text_of(lost).find("variables and imports are gone, files in /work are kept"),
+            std::string::npos)
+      << text_of(lost);
+}
+
+}  // namespace
+}  // namespace paddock::mcp

@@ -95,6 +95,55 @@ TEST(Policy, ErrorsNameTheFileAndThePointer) {
   EXPECT_NE(error_of(bad_env).find("/env/NOT VALID"), std::string::npos);
 }
 
+TEST(Policy, AKernelIsReadWithItsEnvironmentAndCode) {
+  json document = minimal();
+  document["kernel"] = {{"name", "toy3"},
+                        {"env", {{"TOY_BACKEND", "inline"}}},
+                        {"unset_env", {"TOY_HOOK"}},
+                        {"startup", "setup()"},
+                        {"after_install", "refresh()"},
+                        {"grace", 5}};
+  auto policy = parse_policy(document, "toy.json");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->kernel.name, "toy3");
+  EXPECT_EQ(policy->kernel.env, (std::vector<std::string>{"TOY_BACKEND=inline"}));
+  EXPECT_EQ(policy->kernel.unset_env, (std::vector<std::string>{"TOY_HOOK"}));
+  EXPECT_EQ(policy->kernel.startup, "setup()");
+  EXPECT_EQ(policy->kernel.after_install, "refresh()");
+  EXPECT_EQ(policy->kernel.grace_seconds, 5.0);
+  EXPECT_TRUE(parse_policy(minimal(), "toy.json")->kernel.name.empty()) << "no kernel: not live";
+}
+
+TEST(Policy, AKernelsMistakesNameTheirPointer) {
+  auto with_kernel = [](json kernel) {
+    json document = minimal();
+    document["kernel"] = std::move(kernel);
+    return document;
+  };
+  EXPECT_EQ(error_of(with_kernel({{"env", json::object()}})), "toy.json: /kernel/name: is missing");
+  EXPECT_NE(error_of(with_kernel({{"name", "../python3"}})).find("/kernel/name"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_kernel({{"name", "k"}, {"env", {{"NOT VALID", "x"}}}}))
+                .find("/kernel/env/NOT VALID"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_kernel({{"name", "k"}, {"grace", 0}})).find("/kernel/grace"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_kernel({{"name", "k"}, {"argv", {"x"}}})).find("/kernel/argv"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_kernel("python3")).find("/kernel: must be an object"),
+            std::string::npos);
+}
+
+TEST(PolicyStore, PythonAndRHaveKernelsAndCompiledLanguagesNone) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ((*store->find("python"))->kernel.name, "python3");
+  EXPECT_EQ((*store->find("r"))->kernel.name, "ir");
+  for (const char* language : {"c", "cpp", "java", "go", "bash"}) {
+    EXPECT_TRUE((*store->find(language))->kernel.name.empty()) << language;
+  }
+}
+
 TEST(PolicyStore, BuiltInLanguagesAreAllThere) {
   auto store = PolicyStore::load({});
   ASSERT_TRUE(store.ok()) << store.error().message;

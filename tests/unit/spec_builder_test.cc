@@ -271,3 +271,17 @@ TEST(SandboxSpec, HostEtcNamesArePlainAndNeverSecrets) {
 
 }  // namespace
 }  // namespace paddock
+
+namespace paddock {
+namespace {
+
+// A live kernel's environment is the session's with the policy's changes: "K=V" replaces K, a
+// bare "K" removes it (a plot hook the kernel does not want).
+TEST(MergeEnv, AnEntryReplacesByNameAndABareNameRemoves) {
+  std::vector<std::string> env = {"A=1", "PYTHONPATH=/work/.paddock/python", "AB=2"};
+  auto merged = merge_env(env, {"A=3", "PYTHONPATH", "C=4"});
+  EXPECT_EQ(merged, (std::vector<std::string>{"AB=2", "A=3", "C=4"}));
+}
+
+}  // namespace
+}  // namespace paddock
