@@ -10,7 +10,8 @@
 # read it, and the sockets are unix sockets (ipc) in that directory, in the sandbox's own /tmp.
 import json
 import os
-import select
+import re
+import secrets
 import shutil
 import signal
 import sys
@@ -57,36 +58,56 @@ os.environ.setdefault("MPLCONFIGDIR", "/tmp/matplotlib")
 # debugpy's warning about frozen modules would open every cell's stderr.
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 try:
-    from jupyter_client.manager import KernelManager
-    from jupyter_client.kernelspec import NoSuchKernel
-    import zmq
+    # jupyter_client's kernelspec lookup, connection file and launcher. Not its KernelManager:
+    # that imports the python kernel itself to describe "python3", and looks up provisioners,
+    # which cost about half a second before the kernel is even started.
+    from jupyter_client.connect import write_connection_file
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
+    from jupyter_client.launcher import launch_kernel
 except Exception as error:  # the rootfs lacks jupyter_client: paddock falls back
     emit({"failed": "jupyter_client is not installed in the sandbox (%s)" % error})
     sys.exit(3)
 
+ARGUMENT = re.compile(r"\{([A-Za-z0-9_]+)\}")
+
 
 class Kernel:
     def __init__(self):
+        found = KernelSpecManager().find_kernel_specs()
+        if KERNEL not in found:
+            raise NoSuchKernel(KERNEL)
+        spec = KernelSpec.from_resource_dir(found[KERNEL])
+        self.interrupt_mode = spec.interrupt_mode
         self.directory = tempfile.mkdtemp(prefix="paddock-kernel-", dir="/tmp")
         os.chmod(self.directory, 0o700)
         self.log_path = os.path.join(self.directory, "kernel.log")
-        self.manager = KernelManager(
-            kernel_name=KERNEL,
-            transport="ipc",
-            ip=os.path.join(self.directory, "k"),
-            connection_file=os.path.join(self.directory, "connection.json"),
-        )
+        connection_file, self.connection = write_connection_file(
+            os.path.join(self.directory, "connection.json"), transport="ipc",
+            ip=os.path.join(self.directory, "k"), key=secrets.token_hex(32).encode(),
+            kernel_name=KERNEL)
+        names = {"connection_file": connection_file, "resource_dir": found[KERNEL],
+                 "prefix": sys.prefix}
+        argv = [ARGUMENT.sub(lambda m: names.get(m.group(1), m.group(0)), part)
+                for part in spec.argv]
+        env = dict(os.environ, **(spec.env or {}))
+        env["JPY_PARENT_PID"] = str(os.getpid())  # the kernel ends if the bridge does
         self.log = open(self.log_path, "wb")
-        self.manager.start_kernel(stdout=self.log, stderr=self.log, cwd=os.getcwd())
-        self.client = self.manager.client()
+        # Its own session (process group), so that an interrupt reaches what it runs too.
+        self.process = launch_kernel(argv, stdout=self.log, stderr=self.log, env=env,
+                                     cwd=os.getcwd())
+        from jupyter_client.blocking import BlockingKernelClient  # while the kernel starts
+
+        self.client = BlockingKernelClient()
+        self.client.load_connection_info(self.connection)
         self.client.start_channels()
         try:
             self.client.wait_for_ready(timeout=60)
         except RuntimeError as error:
             raise RuntimeError("%s\n%s" % (error, self.log_tail()))
         # Read by the kernel at its start; not needed again, so not left for a cell to find.
-        os.unlink(self.manager.connection_file)
-        self.info = {}
+        os.unlink(connection_file)
+        import zmq
+
         self.poller = zmq.Poller()
         self.poller.register(self.client.iopub_channel.socket, zmq.POLLIN)
         self.poller.register(0, zmq.POLLIN)
@@ -98,14 +119,28 @@ class Kernel:
         except OSError:
             return ""
 
+    def is_alive(self):
+        return self.process.poll() is None
+
+    def interrupt(self):
+        if self.interrupt_mode == "message":
+            message = self.client.session.msg("interrupt_request", content={})
+            self.client.control_channel.send(message)
+        else:
+            try:
+                os.killpg(self.process.pid, signal.SIGINT)
+            except OSError:
+                pass
+
     def exit_reason(self):
-        provisioner = getattr(self.manager, "provisioner", None)
-        process = getattr(provisioner, "process", None)
-        code = process.poll() if process is not None else None
+        code = self.process.poll()
         if code is None:
             return "the interpreter stopped answering"
         if code < 0:
-            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "signal %d" % -code
             hint = " (out of memory?)" if -code == signal.SIGKILL else ""
             return "the interpreter was killed by %s%s" % (name, hint)
         return "the interpreter exited with code %d" % code
@@ -113,9 +148,13 @@ class Kernel:
     def stop(self):
         try:
             self.client.stop_channels()
-            self.manager.shutdown_kernel(now=True)
         except Exception:
             pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.process.wait()
         self.log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
 
@@ -167,7 +206,7 @@ def execute(kernel, command):
             reason = ("the cell did not stop within %g s of an interrupt" % GRACE_SECONDS)
             return lost(kernel, reason, why)
         if interrupted_at is None and now >= deadline:
-            kernel.manager.interrupt_kernel()
+            kernel.interrupt()
             interrupted_at, why = now, "timeout"
             continue
         wait = (interrupted_at + GRACE_SECONDS if interrupted_at else deadline) - now
@@ -178,10 +217,10 @@ def execute(kernel, command):
                 kernel.stop()
                 sys.exit(0)
             if line.get("interrupt") and interrupted_at is None:
-                kernel.manager.interrupt_kernel()
+                kernel.interrupt()
                 interrupted_at, why = time.monotonic(), "cancel"
         if kernel.client.iopub_channel.socket not in ready:
-            if not kernel.manager.is_alive():
+            if not kernel.is_alive():
                 return lost(kernel, kernel.exit_reason(), why)
             continue
         while True:

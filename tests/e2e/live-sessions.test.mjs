@@ -59,6 +59,9 @@ async function ok(conn, name, args) {
 
 const run = (conn, session_id, code, extra = {}) => conn.call('execute_code', { session_id, code, ...extra });
 
+// The sessions created live (createSession checked that they are exactly where they must be).
+const liveSessions = new Set();
+
 // A cell that must succeed and print `stdout` (and, in a live session, show `result` when given).
 async function expectCell(conn, session_id, code, { stdout, result, images = 0 } = {}) {
   const r = await run(conn, session_id, code);
@@ -67,11 +70,13 @@ async function expectCell(conn, session_id, code, { stdout, result, images = 0 }
   if (stdout !== undefined) assert.equal(r.structuredContent.stdout, stdout, what);
   if (result !== undefined) assert.equal(r.structuredContent.result, result, what);
   assert.equal(imagesOf(r).length, images, `image blocks of ${what}`);
-  if (LIVE) {
+  if (liveSessions.has(session_id)) {
     assert.equal(r.structuredContent.live, true, what);
     assert.equal(r.structuredContent.state_lost, false, what);
+    assert.ok(Number.isInteger(r.structuredContent.execution_count), what);
   } else {
     assert.notEqual(r.structuredContent.live, true, what);
+    assert.equal(r.structuredContent.execution_count, undefined, what);
   }
   return r;
 }
@@ -101,6 +106,7 @@ async function createSession(conn, args, expected) {
   const state = created.structuredContent;
   assert.equal(typeof state.session_id, 'string', describe(created));
   expectLiveness(state, expected);
+  if (state.live) liveSessions.add(state.session_id);
   return state;
 }
 
@@ -132,6 +138,8 @@ test('python: a variable, an import and a DataFrame from a CSV persist; a figure
     const drawn = await expectCell(conn, session_id, `import pandas as pd\ndf = pd.read_csv("data.csv")\n${draw}`, { images: 1 });
     expectPng(imagesOf(drawn)[0], describe(drawn));
     await expectCell(conn, session_id, 'print(open("data.csv").read().count("\\n"))', { stdout: '4\n' });
+    const listed = await ok(conn, 'list_files', { session_id });
+    assert.deepEqual(listed.structuredContent.entries.map((e) => e.name), ['data.csv'], describe(listed));
     await finishClient(conn);
     return;
   }
@@ -155,6 +163,10 @@ test('python: a variable, an import and a DataFrame from a CSV persist; a figure
   const fourth = await expectCell(conn, session_id, 'print(df.shape, type(np).__name__)\nx', { stdout: '(3, 2) module\n', result: '41' });
   assert.deepEqual(fourth.structuredContent.artifacts, [], describe(fourth));
   assert.equal(fourth.structuredContent.execution_count, 4, describe(fourth));
+
+  // The interpreter leaves nothing of its own in sight in /work: the session's files are the CSV.
+  const listed = await ok(conn, 'list_files', { session_id });
+  assert.deepEqual(listed.structuredContent.entries.map((e) => e.name), ['data.csv'], describe(listed));
 
   const state = (await ok(conn, 'get_session', { session_id })).structuredContent;
   expectLiveness(state, { kernel: 'python3' });
@@ -185,10 +197,8 @@ test('python: a cell past its timeout is interrupted and keeps the state; a dead
     assert.equal(restart.isError, true, `restart_session in a session that is not live: ${describe(restart)}`);
     assert.match(textOf(restart), /not live/, describe(restart));
     // stdin reaches a program that is a process of its own.
-    await expectCell(conn, session_id, 'print(input().upper())', { stdout: 'ABC\n' }).catch(async () => {
-      const piped = await run(conn, session_id, 'print(input().upper())', { stdin: 'abc\n' });
-      assert.equal(piped.structuredContent.stdout, 'ABC\n', describe(piped));
-    });
+    const piped = await run(conn, session_id, 'print(input().upper())', { stdin: 'abc\n' });
+    assert.equal(piped.structuredContent.stdout, 'ABC\n', describe(piped));
     await finishClient(conn);
     return;
   }
@@ -299,9 +309,7 @@ test('close_session ends the session\'s kernel and bridge, and only them; the se
   assert.deepEqual(stillAlive(procsB).map(key), procsB.map(key), 'closing one session ends no process of another');
   const kernels = descendants(server.pid).filter(isKernel);
   assert.equal(kernels.length, LIVE ? 2 : 0, `one bridge and one kernel left, session b's:\n  ${describeProcs(kernels)}`);
-  await expectCell(conn, b, 'print(y)', { stdout: LIVE ? '2\n' : undefined }).catch((err) => {
-    if (LIVE) throw err;
-  });
+  await expectCell(conn, b, LIVE ? 'print(y)' : 'print(2)', { stdout: '2\n' });
   const closedUse = await conn.call('get_session', { session_id: a });
   assert.equal(closedUse.isError, true, describe(closedUse));
 
@@ -324,14 +332,17 @@ test('a process a cell started is dead by the next cell (2.x client)', { timeout
     sleeping = descendants(server.pid).filter((p) => p.comm === 'sleep');
   }
   assert.deepEqual(sleeping, [], `after the cell: ${describeProcs(sleeping)}`);
-  // Nor inside the sandbox.
+  // Nor running inside the sandbox (a zombie until the cell's Popen object reaps it, in a live
+  // interpreter).
   const scan = [
     'import os',
-    'names = []',
+    'running = []',
     'for pid in os.listdir("/proc"):',
-    '    try: names.append(open(f"/proc/{pid}/comm").read().strip())',
-    '    except (OSError, NotADirectoryError): pass',
-    'print("sleep" in names)',
+    '    try: stat = open(f"/proc/{pid}/stat").read()',
+    '    except (OSError, NotADirectoryError): continue',
+    '    name, state = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]',
+    '    if state != "Z": running.append(name)',
+    'print("sleep" in running)',
   ].join('\n');
   await expectCell(conn, session_id, scan, { stdout: 'False\n' });
   if (LIVE) {

@@ -15,11 +15,13 @@ async function call(client, name, args) {
 }
 
 // A python session whose code left a CSV, a text file with no known extension, a binary file and
-// a tool cache in /work, as programs do.
+// a tool cache in /work, as programs do. Not live: each call is a program of its own, whose code
+// paddock writes to main.py (a live session's cells are no file: live-sessions.test.mjs).
 async function sessionWithFiles(client) {
   // Listing first makes the clients check every result against its tool's outputSchema.
   await client.listTools();
-  const created = await call(client, 'create_session', { language: 'python' });
+  const created = await call(client, 'create_session', { language: 'python', live: false });
+  assert.equal(created.structuredContent.live, false, describe(created));
   const session_id = created.structuredContent.session_id;
   const code = [
     'import os',

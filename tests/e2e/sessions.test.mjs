@@ -1,7 +1,12 @@
-// Sessions: a work dir that outlives one run (files persist, process state does not).
+// Sessions: a work dir that outlives one run (files persist). Process state persists only in a
+// live session (python and r on the native backend: live-sessions.test.mjs); elsewhere each call
+// is a new process.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { describe, sleep, textOf, withServer } from './support/server.mjs';
+
+// Only the native backend keeps a python session's interpreter between calls.
+const LIVE = (process.env.PADDOCK_BACKEND || 'native') === 'native';
 
 async function createSession(server, args = {}) {
   const result = await server.callTool('create_session', args);
@@ -13,7 +18,7 @@ async function createSession(server, args = {}) {
   return id;
 }
 
-test('files persist across runs in a session, variables do not', { timeout: 60000 }, async (t) => {
+test('files persist across runs in a python session; variables only where it is live', { timeout: 60000 }, async (t) => {
   await withServer(t, async (server) => {
     await server.initialize();
     const session_id = await createSession(server);
@@ -23,8 +28,14 @@ test('files persist across runs in a session, variables do not', { timeout: 6000
     assert.equal(second.isError, false, describe(second));
     assert.equal(second.structuredContent.stdout, 'x\n');
     const third = await server.callTool('execute_code', { session_id, code: 'print(x)' });
-    assert.equal(third.isError, true, `a variable must not persist: ${describe(third)}`);
-    assert.match(third.structuredContent.stderr, /NameError/);
+    await server.checkOutputSchema('execute_code', third);
+    if (LIVE) {
+      assert.equal(third.isError, false, `a live session keeps its variables: ${describe(third)}`);
+      assert.equal(third.structuredContent.stdout, '41\n');
+    } else {
+      assert.equal(third.isError, true, `a variable must not persist without a live interpreter: ${describe(third)}`);
+      assert.match(third.structuredContent.stderr, /NameError/);
+    }
   });
 });
 
@@ -42,14 +53,15 @@ test('a run without session_id does not see session files', { timeout: 60000 }, 
   });
 });
 
-test('a javascript session keeps its files', { timeout: 60000 }, async (t) => {
+test('a javascript session keeps its files, not its variables: each call is a new process', { timeout: 60000 }, async (t) => {
   await withServer(t, async (server) => {
     await server.initialize();
     const session_id = await createSession(server, { language: 'javascript' });
-    const w = await server.callTool('execute_code', { session_id, language: 'javascript', code: 'require("fs").writeFileSync("n.txt", "from js")' });
+    const w = await server.callTool('execute_code', { session_id, language: 'javascript', code: 'globalThis.kept = 41\nrequire("fs").writeFileSync("n.txt", "from js")' });
     assert.equal(w.isError, false, describe(w));
-    const r = await server.callTool('execute_code', { session_id, language: 'javascript', code: 'console.log(require("fs").readFileSync("n.txt", "utf8"))' });
-    assert.equal(r.structuredContent?.stdout, 'from js\n', describe(r));
+    const r = await server.callTool('execute_code', { session_id, language: 'javascript', code: 'console.log(require("fs").readFileSync("n.txt", "utf8"), typeof kept)' });
+    await server.checkOutputSchema('execute_code', r);
+    assert.equal(r.structuredContent?.stdout, 'from js undefined\n', `the file persists, the variable does not: ${describe(r)}`);
   });
 });
 

@@ -5,15 +5,16 @@ import { EXPECTED_TOOLS } from './support/config.mjs';
 import { withServer } from './support/server.mjs';
 
 const READ_ONLY = ['get_supported_languages', 'get_language_details', 'list_sessions', 'read_file', 'list_files'];
-const WRITING = ['execute_code', 'create_session', 'close_session', 'write_file'];
+const WRITING = ['execute_code', 'create_session', 'close_session', 'restart_session', 'write_file'];
 
 const PARAMS = {
   execute_code: { required: ['code'], props: ['code', 'language', 'libraries', 'timeout', 'session_id', 'stdin', 'files'] },
   get_supported_languages: { required: [], props: [] },
   get_language_details: { required: ['language'], props: ['language'] },
-  create_session: { required: [], props: ['language', 'libraries', 'ttl_seconds'] },
+  create_session: { required: [], props: ['language', 'libraries', 'ttl_seconds', 'live'] },
   list_sessions: { required: [], props: [] },
   close_session: { required: ['session_id'], props: ['session_id'] },
+  restart_session: { required: ['session_id'], props: ['session_id'] },
   write_file: { required: ['session_id', 'path', 'content'], props: ['session_id', 'path', 'content', 'encoding'] },
   read_file: { required: ['session_id', 'path'], props: ['session_id', 'path'] },
   list_files: { required: ['session_id'], props: ['session_id', 'path', 'all'] },

@@ -24,7 +24,7 @@ export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 export const EXPECTED_TOOLS = [
   'execute_code', 'get_supported_languages', 'get_language_details',
-  'create_session', 'list_sessions', 'close_session',
+  'create_session', 'list_sessions', 'close_session', 'restart_session',
   'write_file', 'read_file', 'list_files', 'get_session', 'install_libraries',
 ];
 export const LANGUAGES = ['python', 'javascript', 'java', 'cpp', 'c', 'go', 'r', 'ruby', 'bash'];
