@@ -243,25 +243,26 @@ test('python: a cell past its timeout is interrupted and keeps the state; a dead
 test('r: a session keeps a data frame and returns a base plot (2.x client, legacy mode)', { timeout: 120000 }, async (t) => {
   const conn = await connect(t, '2-legacy');
   const { session_id } = await createSession(conn, { language: 'r' }, { kernel: 'ir' });
-  const define = 'df <- data.frame(a = 1:3, b = c(4, 5, 6))';
+  // (Not `df`: that is R's own F density, which always exists.)
+  const define = 'kept <- data.frame(a = 1:3, b = c(4, 5, 6))';
   if (!LIVE) {
     await expectCell(conn, session_id, define);
-    await expectCell(conn, session_id, 'cat(exists("df"), "\\n")', { stdout: 'FALSE \n' });
-    const drawn = await expectCell(conn, session_id, `${define}\nplot(df$a, df$b)`, { images: 1 });
+    await expectCell(conn, session_id, 'cat(exists("kept"), "\\n")', { stdout: 'FALSE \n' });
+    const drawn = await expectCell(conn, session_id, `${define}\nplot(kept$a, kept$b)`, { images: 1 });
     expectPng(imagesOf(drawn)[0], describe(drawn));
     await finishClient(conn);
     return;
   }
   await expectCell(conn, session_id, define, { stdout: '' });
-  await expectCell(conn, session_id, 'cat(sprintf("%d rows, sum %g\\n", nrow(df), sum(df$b)))', { stdout: '3 rows, sum 15\n' });
-  const drawn = await expectCell(conn, session_id, 'plot(df$a, df$b, main = "kept")', { images: 1 });
+  await expectCell(conn, session_id, 'cat(sprintf("%d rows, sum %g\\n", nrow(kept), sum(kept$b)))', { stdout: '3 rows, sum 15\n' });
+  const drawn = await expectCell(conn, session_id, 'plot(kept$a, kept$b, main = "kept")', { images: 1 });
   expectPng(imagesOf(drawn)[0], describe(drawn));
   assert.equal(drawn.structuredContent.artifacts.length, 1, describe(drawn));
   // An R error is the cell's error; the data frame survives it.
   const failed = await run(conn, session_id, 'stop("boom")');
   assert.equal(failed.isError, true, describe(failed));
   assert.match(failed.structuredContent.error?.evalue ?? '', /boom/, describe(failed));
-  await expectCell(conn, session_id, 'df$c <- df$a * df$b\ncat(df$c, "\\n")', { stdout: '4 10 18 \n' });
+  await expectCell(conn, session_id, 'kept$c <- kept$a * kept$b\ncat(kept$c, "\\n")', { stdout: '4 10 18 \n' });
   await finishClient(conn);
 });
 
@@ -325,26 +326,30 @@ test('a process a cell started is dead by the next cell (2.x client)', { timeout
   const { session_id } = await createSession(conn, { language: 'python' }, { kernel: 'python3' });
   const spawned = await expectCell(conn, session_id, 'import subprocess\np = subprocess.Popen(["sleep", "100"])\nprint(p.pid)');
   assert.match(spawned.structuredContent.stdout, /^\d+\n$/, describe(spawned));
-  // Nothing named sleep below the server (or in its containers) once the call has returned.
-  let sleeping = descendants(server.pid).filter((p) => p.comm === 'sleep');
+  // No `sleep 100` below the server (or in its containers) once the call has returned.
+  const sleeps = () => descendants(server.pid).filter((p) => p.cmdline === 'sleep 100');
+  let sleeping = sleeps();
   for (let i = 0; i < 20 && sleeping.length; i++) {
     await sleep(100);
-    sleeping = descendants(server.pid).filter((p) => p.comm === 'sleep');
+    sleeping = sleeps();
   }
   assert.deepEqual(sleeping, [], `after the cell: ${describeProcs(sleeping)}`);
-  // Nor running inside the sandbox (a zombie until the cell's Popen object reaps it, in a live
-  // interpreter).
+  // Nor running inside the sandbox (in a live interpreter it is a zombie until the cell's Popen
+  // object reaps it).
   const scan = [
     'import os',
     'running = []',
-    'for pid in os.listdir("/proc"):',
-    '    try: stat = open(f"/proc/{pid}/stat").read()',
-    '    except (OSError, NotADirectoryError): continue',
-    '    name, state = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]',
-    '    if state != "Z": running.append(name)',
-    'print("sleep" in running)',
+    'for pid in filter(str.isdigit, os.listdir("/proc")):',
+    '    try:',
+    '        stat = open(f"/proc/{pid}/stat").read()',
+    '        argv = open(f"/proc/{pid}/cmdline").read().split(chr(0))',
+    '    except OSError:',
+    '        continue',
+    '    if stat[stat.rindex(")") + 2] != "Z" and argv[:2] == ["sleep", "100"]:',
+    '        running.append(pid)',
+    'print(running)',
   ].join('\n');
-  await expectCell(conn, session_id, scan, { stdout: 'False\n' });
+  await expectCell(conn, session_id, scan, { stdout: '[]\n' });
   if (LIVE) {
     // The cell's Popen object is still there; its process was killed (SIGKILL) when the cell ended.
     await expectCell(conn, session_id, 'print(p.poll())', { stdout: '-9\n' });

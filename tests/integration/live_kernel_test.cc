@@ -257,6 +257,24 @@ TEST_F(LiveKernelTest, TheKernelIsStoppedWhileACommandHasANetwork) {
   EXPECT_EQ(cell("print(3)").stdout_data.data, "3\n");
 }
 
+// What an installer puts in the user site directory (a command of the session, as pip --user
+// runs) imports in the running kernel, whose path has that directory from its start.
+TEST_F(LiveKernelTest, ALibraryACommandInstalledImportsWithoutARestart) {
+  cell("x = 1");
+  ExecRequest install;
+  install.argv = {"sh", "-c",
+                  "site=$(python3 -c 'import site; print(site.getusersitepackages())') && "
+                  "mkdir -p \"$site/paddock_fake_lib\" && "
+                  "echo 'VALUE = 42' > \"$site/paddock_fake_lib/__init__.py\""};
+  RecordingObserver observer;
+  auto installed = session_->exec(install, observer);
+  ASSERT_TRUE(installed) << installed.error().message;
+  ASSERT_EQ(installed->exit_code, 0) << installed->stderr_data.data;
+  ASSERT_TRUE(kernel_->refresh_after_install());
+  RunResult imported = cell("import paddock_fake_lib\nprint(paddock_fake_lib.VALUE, x)");
+  EXPECT_EQ(imported.stdout_data.data, "42 1\n") << error_of(imported);
+}
+
 TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
   NativeBackend backend;
   SandboxSpec spec = spec_for({});
