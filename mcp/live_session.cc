@@ -37,8 +37,8 @@ std::string interpreter_line(const SessionEntry& entry) {
   std::string line = "live: variables, functions and imports persist between calls (" +
                      status.kernel + " kernel, " + status.state;
   if (status.restarts > 0) {
-    line += ", restarted " + std::to_string(status.restarts) + "x, last because " +
-            status.last_loss;
+    line +=
+        ", restarted " + std::to_string(status.restarts) + "x, last because " + status.last_loss;
   }
   return line + ")";
 }

@@ -53,7 +53,9 @@ std::string without_whitespace(const std::string& text) {
   return compact;
 }
 
-std::string to_line(const json& message) { return message.dump() + "\n"; }
+std::string to_line(const json& message) {
+  return message.dump() + "\n";
+}
 
 }  // namespace
 
@@ -68,7 +70,8 @@ class BridgeReader {
                                    bool* extra_ready = nullptr) {
     for (;;) {
       if (auto line = take_line()) {
-        if (line->size() > kMaxLine) return Error{EPROTO, "the kernel bridge sent an overlong line"};
+        if (line->size() > kMaxLine)
+          return Error{EPROTO, "the kernel bridge sent an overlong line"};
         json message = json::parse(*line, nullptr, false);
         if (message.is_discarded() || !message.is_object()) continue;  // a stray print
         return std::optional<json>(std::move(message));
@@ -126,8 +129,8 @@ Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
 }
 
 Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 // Adds one display message to the result: figures as artifacts (within the caps, what does not
@@ -141,8 +144,9 @@ void take_display(const json& message, const CellRequest& request, RunResult& re
   if (!png.empty()) {
     auto decoded = base64_decode(without_whitespace(png));
     if (!decoded) return;
-    std::string name = "figure-" + std::to_string(result.artifacts.size() +
-                                                  result.artifacts_omitted.size() + 1) + ".png";
+    std::string name =
+        "figure-" + std::to_string(result.artifacts.size() + result.artifacts_omitted.size() + 1) +
+        ".png";
     std::uint64_t size = decoded->size();
     if (result.artifacts.size() >= request.max_figures) {
       result.artifacts_omitted.push_back({name, size, "over the per-call count of figures"});
@@ -169,9 +173,8 @@ void take_display(const json& message, const CellRequest& request, RunResult& re
 
 void take_error(const json& message, RunResult& result) {
   const json& error = message["error"];
-  KernelError taken{strip_ansi(string_field(error, "ename")),
-                    strip_ansi(string_field(error, "evalue")),
-                    {}};
+  KernelError taken{
+      strip_ansi(string_field(error, "ename")), strip_ansi(string_field(error, "evalue")), {}};
   if (error.is_object() && error.contains("traceback") && error["traceback"].is_array()) {
     for (const auto& line : error["traceback"]) {
       if (line.is_string() && taken.traceback.size() < 200) {
@@ -234,8 +237,8 @@ Status LiveKernel::launch(double ready_seconds) {
     }
     const json& said = **message;
     if (said.contains("failed")) {
-      return Error{ENOENT, "the " + config_.name + " kernel did not start: " +
-                               string_field(said, "failed")};
+      return Error{
+          ENOENT, "the " + config_.name + " kernel did not start: " + string_field(said, "failed")};
     }
     if (!said.contains("ready")) continue;
     const json& ready = said["ready"];
@@ -248,7 +251,8 @@ Status LiveKernel::launch(double ready_seconds) {
   }
   if (!config_.startup.empty()) {
     CellRequest startup{config_.startup, ready_seconds, 64u << 10, 0, 0, true};
-    class Quiet final : public RunObserver {} quiet;
+    class Quiet final : public RunObserver {
+    } quiet;
     auto ran = execute(startup, quiet);
     if (!ran) return ran.error().context("running the kernel's start-up code");
   }
@@ -299,7 +303,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
   bool interrupt_sent = false;
   std::uint64_t figure_bytes = 0;
   json done;
-  std::string broken;  // why the bridge itself is to be replaced
+  std::string broken;    // why the bridge itself is to be replaced
   bool overran = false;  // the bridge did not finish even after the timeout and the grace
   for (;;) {
     bool cancelled = false;
@@ -394,8 +398,8 @@ Status LiveKernel::restart() {
       status_.last_loss = "restarted on request";
       if (!string_field(done, "restart_failed").empty()) {
         status_.state = "dead";
-        return Error{EIO, "the new interpreter did not start: " +
-                              string_field(done, "restart_failed")};
+        return Error{EIO,
+                     "the new interpreter did not start: " + string_field(done, "restart_failed")};
       }
       status_.state = "idle";
       return {};
@@ -407,7 +411,8 @@ Status LiveKernel::restart() {
 Status LiveKernel::refresh_after_install() {
   if (config_.after_install.empty()) return {};
   CellRequest refresh{config_.after_install, 30, 64u << 10, 0, 0, true};
-  class Quiet final : public RunObserver {} quiet;
+  class Quiet final : public RunObserver {
+  } quiet;
   auto ran = execute(refresh, quiet);
   if (!ran) return ran.error();
   if (ran->cell && ran->cell->error) {

@@ -29,12 +29,12 @@ namespace paddock {
 
 // What a language's policy says of its kernel (language/policy.h reads it).
 struct KernelConfig {
-  std::string name;                     // the kernelspec's name: "python3", "ir"
-  std::vector<std::string> env;         // "K=V" over the session's, for the kernel only
-  std::vector<std::string> unset_env;   // names of the session's environment the kernel lacks
-  std::string startup;                  // run silently once the kernel is ready
-  std::string after_install;            // run silently after an install, so the library imports
-  double grace_seconds = 2;             // after an interrupt, before the kernel is restarted
+  std::string name;                    // the kernelspec's name: "python3", "ir"
+  std::vector<std::string> env;        // "K=V" over the session's, for the kernel only
+  std::vector<std::string> unset_env;  // names of the session's environment the kernel lacks
+  std::string startup;                 // run silently once the kernel is ready
+  std::string after_install;           // run silently after an install, so the library imports
+  double grace_seconds = 2;            // after an interrupt, before the kernel is restarted
 };
 
 // What get_session shows of the interpreter.
@@ -43,8 +43,8 @@ struct KernelStatus {
   std::string kernel;          // the kernelspec
   std::string implementation;  // "ipython", "IRkernel"
   std::string language_version;
-  int cells = 0;     // run since the session began
-  int restarts = 0;  // lost states, on purpose or not
+  int cells = 0;          // run since the session began
+  int restarts = 0;       // lost states, on purpose or not
   std::string last_loss;  // why the state was last lost
 };
 
@@ -54,7 +54,7 @@ struct CellRequest {
   std::uint64_t output_bytes = 1u << 20;  // kept per stream, start and end
   std::uint32_t max_figures = 20;
   std::uint64_t max_figure_bytes = 4u << 20;  // all figures of the cell together
-  bool silent = false;  // paddock's own code: no execution count, no history
+  bool silent = false;                        // paddock's own code: no execution count, no history
 };
 
 class LiveKernel {
@@ -80,7 +80,8 @@ class LiveKernel {
   [[nodiscard]] KernelStatus status() const;
 
  private:
-  LiveKernel(Session& session, KernelConfig config) : session_(session), config_(std::move(config)) {}
+  LiveKernel(Session& session, KernelConfig config)
+      : session_(session), config_(std::move(config)) {}
   Status launch(double ready_seconds);
   // Kills the bridge and everything it started, then launches a new one.
   Status replace(const std::string& why);

@@ -46,8 +46,8 @@ class RestartSession final : public Tool {
       return tool_error("session " + session.id + ": " + restarted.error().message);
     }
     ToolResult result;
-    result.content.push_back(
-        text_block("session " + session.id + ": a fresh interpreter; " + interpreter_line(session)));
+    result.content.push_back(text_block("session " + session.id + ": a fresh interpreter; " +
+                                        interpreter_line(session)));
     result.structured = interpreter_json(session);
     result.structured["session_id"] = session.id;
     return result;

@@ -34,14 +34,14 @@ enum class SetupPhase : std::int32_t {
 };
 
 enum class ChildMessageKind : std::int32_t {
-  kGo,             // parent -> init: the id maps are written
-  kSetupFailed,    // a setup step failed: phase, detail, error
-  kExecFailed,     // execve failed: error
-  kPayloadExited,  // init -> parent: the payload's wait status
-  kStepBoundary,   // init -> parent: the networked steps are done; init waits for kGo
-  kWorkdir,        // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
-                   // that files can be collected after the sandbox is gone, even on timeout
-  kOpened,         // session init -> parent: the file asked for rides along, or `error` says why
+  kGo,               // parent -> init: the id maps are written
+  kSetupFailed,      // a setup step failed: phase, detail, error
+  kExecFailed,       // execve failed: error
+  kPayloadExited,    // init -> parent: the payload's wait status
+  kStepBoundary,     // init -> parent: the networked steps are done; init waits for kGo
+  kWorkdir,          // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
+                     // that files can be collected after the sandbox is gone, even on timeout
+  kOpened,           // session init -> parent: the file asked for rides along, or `error` says why
   kResidentStarted,  // session init -> parent: `status` is the resident's PID, or `error` why not
   kResidentExited,   // session init -> parent: the resident's wait status in `status`
   kSwept,            // session init -> parent: a kSweep is done; `detail` processes were killed

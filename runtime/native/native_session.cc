@@ -215,7 +215,8 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
     if (!stopped) return stopped.error();
     thaw.session = this;
     if (stopped->error != 0) {
-      return Error{stopped->error, "the session's interpreter could not be stopped for the install"};
+      return Error{stopped->error,
+                   "the session's interpreter could not be stopped for the install"};
     }
     auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
     if (!attached) return attached.error();

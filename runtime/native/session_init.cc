@@ -132,7 +132,8 @@ void clear_after_command(int channel) {
   for (pid_t pid; (pid = wait4(-1, &status, WNOHANG | __WALL, nullptr)) > 0;) {
     if (pid != resident) continue;
     resident = 0;
-    send(channel, ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, status, 0});
+    send(channel,
+         ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, status, 0});
   }
 }
 
@@ -248,8 +249,8 @@ void serve_session(const ChildPlan& plan) {
         break;
       }
       case SessionRequestKind::kStartResident: {
-        pid_t started = resident != 0 || payload != 0 ? -EBUSY
-                                                      : start_command(plan, length, fds, fd_count);
+        pid_t started =
+            resident != 0 || payload != 0 ? -EBUSY : start_command(plan, length, fds, fd_count);
         if (started > 0) resident = started;
         send(channel, ChildMessage{ChildMessageKind::kResidentStarted, SetupPhase::kExec, 0,
                                    started < 0 ? -started : 0, started > 0 ? started : 0, 0});

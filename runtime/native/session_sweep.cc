@@ -22,7 +22,8 @@ bool read_state(pid_t pid, ProcessState& out) {
   char path[32] = "/proc/";
   char digits[16];
   int length = 0;
-  for (pid_t rest = pid; rest > 0 && length < 15; rest /= 10) digits[length++] = char('0' + rest % 10);
+  for (pid_t rest = pid; rest > 0 && length < 15; rest /= 10)
+    digits[length++] = char('0' + rest % 10);
   char* at = path + 6;
   while (length > 0) *at++ = digits[--length];
   std::memcpy(at, "/stat", 6);

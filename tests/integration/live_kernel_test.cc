@@ -49,9 +49,9 @@ class LiveKernelTest : public ::testing::Test {
   }
 
   std::string error_of(const RunResult& result) {
-    return result.cell && result.cell->error ? result.cell->error->name + ": " +
-                                                   result.cell->error->value
-                                             : std::string("no error");
+    return result.cell && result.cell->error
+               ? result.cell->error->name + ": " + result.cell->error->value
+               : std::string("no error");
   }
 
   LanguagePolicy policy_;
@@ -169,9 +169,10 @@ TEST_F(LiveKernelTest, ACellPastItsTimeoutIsInterruptedAndTheStateIsKept) {
 // SIGINT ignored: the kernel does not come back within the grace, so it is replaced.
 TEST_F(LiveKernelTest, ACellThatIgnoresTheInterruptLosesTheStateAndTheNextCellWorks) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
-  RunResult stuck = cell("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-                         "while True:\n    time.sleep(0.01)\n",
-                         1);
+  RunResult stuck = cell(
+      "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+      "while True:\n    time.sleep(0.01)\n",
+      1);
   EXPECT_EQ(stuck.outcome, Outcome::kTimedOut);
   EXPECT_FALSE(stuck.cell->state_lost.empty());
   RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
@@ -187,15 +188,15 @@ TEST_F(LiveKernelTest, AKernelThatDiesIsReplacedAndSaysWhy) {
   RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
   EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
   RunResult killed = cell("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)");
-  EXPECT_NE(killed.cell->state_lost.find("SIGSEGV"), std::string::npos)
-      << killed.cell->state_lost;
+  EXPECT_NE(killed.cell->state_lost.find("SIGSEGV"), std::string::npos) << killed.cell->state_lost;
   EXPECT_EQ(cell("print(1)").stdout_data.data, "1\n");
 }
 
 // The bridge itself killed from a cell: paddock starts a new one.
 TEST_F(LiveKernelTest, ABridgeKilledFromACellIsReplaced) {
-  RunResult killed = cell("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
-                          "import time\ntime.sleep(5)");
+  RunResult killed = cell(
+      "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+      "import time\ntime.sleep(5)");
   EXPECT_FALSE(killed.cell->state_lost.empty());
   EXPECT_EQ(cell("print(2)").stdout_data.data, "2\n");
 }

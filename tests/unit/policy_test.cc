@@ -97,12 +97,9 @@ TEST(Policy, ErrorsNameTheFileAndThePointer) {
 
 TEST(Policy, AKernelIsReadWithItsEnvironmentAndCode) {
   json document = minimal();
-  document["kernel"] = {{"name", "toy3"},
-                        {"env", {{"TOY_BACKEND", "inline"}}},
-                        {"unset_env", {"TOY_HOOK"}},
-                        {"startup", "setup()"},
-                        {"after_install", "refresh()"},
-                        {"grace", 5}};
+  document["kernel"] = {
+      {"name", "toy3"},       {"env", {{"TOY_BACKEND", "inline"}}}, {"unset_env", {"TOY_HOOK"}},
+      {"startup", "setup()"}, {"after_install", "refresh()"},       {"grace", 5}};
   auto policy = parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->kernel.name, "toy3");
@@ -130,8 +127,7 @@ TEST(Policy, AKernelsMistakesNameTheirPointer) {
             std::string::npos);
   EXPECT_NE(error_of(with_kernel({{"name", "k"}, {"argv", {"x"}}})).find("/kernel/argv"),
             std::string::npos);
-  EXPECT_NE(error_of(with_kernel("python3")).find("/kernel: must be an object"),
-            std::string::npos);
+  EXPECT_NE(error_of(with_kernel("python3")).find("/kernel: must be an object"), std::string::npos);
 }
 
 TEST(PolicyStore, PythonAndRHaveKernelsAndCompiledLanguagesNone) {
