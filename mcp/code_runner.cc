@@ -94,6 +94,15 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   result.stderr_data.data =
       secrets.apply(std::move(result.stderr_data.data), result.stderr_data.truncated);
   result.exec_error = secrets.apply(std::move(result.exec_error));
+  if (result.cell) {
+    CellReport& cell = *result.cell;
+    cell.result_text = secrets.apply(std::move(cell.result_text), cell.result_truncated);
+    if (cell.error) {
+      cell.error->name = secrets.apply(std::move(cell.error->name));
+      cell.error->value = secrets.apply(std::move(cell.error->value));
+      for (auto& line : cell.error->traceback) line = secrets.apply(std::move(line));
+    }
+  }
   for (auto& artifact : result.artifacts) {
     artifact.path = secrets.apply(std::move(artifact.path));
     auto shown = client_view(secrets, std::move(artifact.data), false);
@@ -209,7 +218,13 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
 
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer) {
-  if (session.kernel) return run_live(session, state, request, observer);
+  bool live;
+  {
+    // create_session starts the interpreter under this lock, after the session is listed.
+    std::lock_guard lock(session.run_mutex);
+    live = session.kernel != nullptr;
+  }
+  if (live) return run_live(session, state, request, observer);
   const LanguagePolicy& policy = *session.policy;
   // The call's steps alone: the session's sandbox, image and environment exist already.
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);

@@ -2,25 +2,48 @@
 
 namespace paddock::mcp {
 
-void start_interpreter(SessionEntry& entry) {
+namespace {
+
+void not_live(SessionEntry& entry, std::string why) {
+  entry.not_live = std::move(why);
+  entry.interpreter.store(SessionEntry::Interpreter::kNotLive, std::memory_order_release);
+}
+
+// The kernel, once it is known to be there.
+const LiveKernel* live_kernel(const SessionEntry& entry) {
+  return entry.interpreter.load(std::memory_order_acquire) == SessionEntry::Interpreter::kLive
+             ? entry.kernel.get()
+             : nullptr;
+}
+
+std::string not_live_reason(const SessionEntry& entry) {
+  return entry.interpreter.load(std::memory_order_acquire) == SessionEntry::Interpreter::kPending
+             ? "the interpreter is starting"
+             : entry.not_live;
+}
+
+}  // namespace
+
+void start_interpreter(SessionEntry& entry, bool wanted) {
   const LanguagePolicy& policy = *entry.policy;
+  if (!wanted) return not_live(entry, "created with live: false; each call runs as a new process");
   if (policy.kernel.name.empty()) {
-    entry.not_live = policy.name +
-                     " has no interpreter that stays between calls; files and installed "
-                     "libraries persist, each call is a new process";
-    return;
+    return not_live(entry, policy.name +
+                               " has no interpreter that stays between calls; files and "
+                               "installed libraries persist, each call is a new process");
   }
   auto started = LiveKernel::start(*entry.session, policy.kernel, kKernelReadySeconds);
   if (!started) {
-    entry.not_live = started.error().message + "; each call runs as a new process instead";
-    return;
+    return not_live(entry, started.error().message + "; each call runs as a new process instead");
   }
   entry.kernel = std::move(*started);
+  entry.interpreter.store(SessionEntry::Interpreter::kLive, std::memory_order_release);
 }
 
 json interpreter_json(const SessionEntry& entry) {
-  if (!entry.kernel) return {{"live", false}, {"not_live_reason", entry.not_live}};
-  KernelStatus status = entry.kernel->status();
+  const LiveKernel* kernel = live_kernel(entry);
+  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", not_live_reason(entry)}};
+  KernelStatus status = kernel->status();
   json interpreter = {{"state", status.state},
                       {"kernel", status.kernel},
                       {"implementation", status.implementation},
@@ -32,8 +55,9 @@ json interpreter_json(const SessionEntry& entry) {
 }
 
 std::string interpreter_line(const SessionEntry& entry) {
-  if (!entry.kernel) return "not live: " + entry.not_live;
-  KernelStatus status = entry.kernel->status();
+  const LiveKernel* kernel = live_kernel(entry);
+  if (kernel == nullptr) return "not live: " + not_live_reason(entry);
+  KernelStatus status = kernel->status();
   std::string line = "live: variables, functions and imports persist between calls (" +
                      status.kernel + " kernel, " + status.state;
   if (status.restarts > 0) {

@@ -13,8 +13,9 @@ namespace paddock::mcp {
 // How long a kernel may take to become ready (an R kernel on a loaded machine).
 inline constexpr double kKernelReadySeconds = 60;
 
-// Starts the session's interpreter, or records why it has none (entry.not_live).
-void start_interpreter(SessionEntry& entry);
+// Starts the session's interpreter, or records why it has none (entry.not_live): `wanted` false
+// when the caller asked for a session without one. Called under entry.run_mutex.
+void start_interpreter(SessionEntry& entry, bool wanted);
 
 // {"live": bool, "interpreter": {...}} or {"live": false, "not_live_reason": "..."}.
 json interpreter_json(const SessionEntry& entry);

@@ -25,9 +25,12 @@ struct SessionEntry {
   const LanguagePolicy* policy = nullptr;
   std::unique_ptr<Session> session;
   // The live interpreter (after `session`, so that it goes first), or why there is none: then
-  // each call runs as a new process.
+  // each call runs as a new process. Both are set once, under run_mutex, before `interpreter`
+  // says which (readers that do not take run_mutex, such as get_session, look there first).
   std::unique_ptr<LiveKernel> kernel;
   std::string not_live;
+  enum class Interpreter { kPending, kLive, kNotLive };
+  std::atomic<Interpreter> interpreter{Interpreter::kPending};
   std::chrono::system_clock::time_point created_at = std::chrono::system_clock::now();
   double ttl_seconds = 0;                     // idle time after which it is closed
   std::atomic<std::int64_t> last_used_ms{0};  // steady clock

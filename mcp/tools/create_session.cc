@@ -88,11 +88,9 @@ class CreateSession final : public Tool {
       text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
     }
     // After the install: the interpreter starts with the libraries there.
-    if (arguments.value("live", true)) {
+    {
       std::lock_guard lock(entry->run_mutex);
-      start_interpreter(*entry);
-    } else {
-      entry->not_live = "created with live: false; each call runs as a new process";
+      start_interpreter(*entry, arguments.value("live", true));
     }
     ToolResult result;
     result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));

@@ -37,11 +37,11 @@ class RestartSession final : public Tool {
     auto lease = context.state.sessions.acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     SessionEntry& session = **lease;
+    std::lock_guard lock(session.run_mutex);
     if (!session.kernel) {
       return tool_error("session " + session.id + " is not live (" + session.not_live +
                         "), so it has no interpreter to restart");
     }
-    std::lock_guard lock(session.run_mutex);
     if (auto restarted = session.kernel->restart(); !restarted) {
       return tool_error("session " + session.id + ": " + restarted.error().message);
     }
