@@ -33,6 +33,9 @@ void start_interpreter(SessionEntry& entry, bool wanted) {
                                "installed libraries persist, each call is a new process");
   }
   auto started = LiveKernel::start(*entry.session, policy.kernel, kKernelReadySeconds);
+  if (!started && started.error().code == ENOTSUP) {
+    return not_live(entry, started.error().message);  // the backend's own words say it all
+  }
   if (!started) {
     return not_live(entry, started.error().message + "; each call runs as a new process instead");
   }

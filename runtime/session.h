@@ -77,7 +77,9 @@ class Session {
   // kernel), and it is stopped while a command has a network. Backends that cannot keep one
   // refuse with ENOTSUP, and their sessions run each call as a new process.
   [[nodiscard]] virtual Result<ResidentProcess> start_resident(const ExecRequest& /*request*/) {
-    return Error{ENOTSUP, "this backend runs each call of a session as a new process"};
+    return Error{ENOTSUP,
+                 "this backend keeps no interpreter between calls: each call of a session runs "
+                 "as a new process (only the native backend has live sessions)"};
   }
   // Kills every process but the resident and its children (what a cell started). Waits for it.
   [[nodiscard]] virtual Status sweep() { return {}; }

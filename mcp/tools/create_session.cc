@@ -22,7 +22,8 @@ class CreateSession final : public Tool {
             {"description",
              "Creates a sandbox that stays: files written in its /work directory and libraries "
              "installed in it persist across execute_code calls that pass the returned "
-             "session_id. Python and R sessions are live: their interpreter stays too, so "
+             "session_id. On the native backend, python and R sessions are live: their "
+             "interpreter stays too, so "
              "variables, functions, imports and loaded data persist between calls, as cells of "
              "a notebook (the result says live: true). Other languages run each call as a new "
              "process. A session is closed after ttl_seconds without use, by close_session, or "

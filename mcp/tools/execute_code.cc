@@ -23,8 +23,8 @@ json input_schema(const std::string& default_language, double max_timeout) {
       "timeout": {"type": "number", "exclusiveMinimum": 0,
         "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python). This server caps it at MAX_TIMEOUT: a longer one is clamped, and the result says so."},
       "session_id": {"type": "string",
-        "description": "Run inside this session (from create_session): files and installed libraries persist between calls. In a live session (python, r: create_session says live: true) the code is a cell of the session's interpreter, so variables, functions and imports persist and the final expression's value is shown; other languages run each call as a new process. Output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox that keeps nothing."},
-      "stdin": {"type": "string", "description": "Text given to the program on standard input."},
+        "description": "Run inside this session (from create_session): files and installed libraries persist between calls. In a live session (python and r on the native backend: create_session says live: true) the code is a cell of the session's interpreter, so variables, functions and imports persist and the final expression's value is shown; other languages run each call as a new process. Output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox that keeps nothing."},
+      "stdin": {"type": "string", "description": "Text given to the program on standard input. Not available in a live session (its interpreter reads no stdin): write the input to a file instead."},
       "files": {"type": "array", "maxItems": 100,
         "description": "Files written into the working directory (/work) before the code runs.",
         "items": {"type": "object",
@@ -122,7 +122,7 @@ class ExecuteCode final : public Tool {
              "PNG image, in the order drawn, and files written to outputs/ come back too. Each "
              "call without session_id gets a fresh sandbox and keeps nothing; pass a session_id "
              "to keep files and installed libraries between calls, and in python and r "
-             "sessions (live) the variables too: a cell past its timeout is interrupted and "
+             "sessions on the native backend (live) the variables too: a cell past its timeout is interrupted and "
              "keeps the state when it can (state_lost says when it could not). Timeouts are "
              "capped at " +
                  seconds_text(max_timeout_) + "." + preinstalled_},

@@ -11,6 +11,14 @@ Result<RunResult> ContainerBackend::run(const SandboxSpec& spec, RunObserver& ob
 Result<std::unique_ptr<Session>> ContainerBackend::open_session(const SandboxSpec& spec) {
   auto session = start(spec);
   if (!session) return session.error();
+  // The session's own files (a policy's support files: the plot-capture hooks), as a native
+  // session's init writes them at its start and a one-off run before its steps.
+  for (const auto& file : spec.files) {
+    if (auto written = (*session)->write_file(file.path, file.content); !written) {
+      (*session)->close();
+      return written.error().context("writing " + file.path + " into the session");
+    }
+  }
   return std::unique_ptr<Session>(std::move(*session));
 }
 

@@ -18,6 +18,11 @@ pid_t parent_in_stat(std::string_view stat) {
   return error == std::errc{} && end != rest.data() ? parent : 0;
 }
 
+bool zombie_in_stat(std::string_view stat) {
+  std::size_t close = stat.rfind(')');
+  return close != std::string_view::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
 std::vector<ProcessParent> read_process_parents(const std::string& proc) {
   std::vector<ProcessParent> processes;
   for (const auto& name : directory_names(proc)) {
@@ -26,7 +31,9 @@ std::vector<ProcessParent> read_process_parents(const std::string& proc) {
       continue;
     }
     auto stat = read_text_file(proc + "/" + name + "/stat", "process status");
-    if (!stat) continue;  // it ended meanwhile
+    // Ended meanwhile, or a zombie: it runs nothing and goes when its parent reaps it (a live
+    // kernel reaps a killed subprocess only when the cell's code next asks).
+    if (!stat || zombie_in_stat(*stat)) continue;
     processes.push_back({static_cast<pid_t>(std::stol(name)), parent_in_stat(*stat)});
   }
   return processes;

@@ -27,7 +27,11 @@ struct ProcessParent {
 // hold spaces and parentheses, so it ends at the last ')'.
 pid_t parent_in_stat(std::string_view stat);
 
-// Every process under `proc` with its parent; those that end while being read are left out.
+// Whether a /proc/PID/stat line is a zombie's (state Z).
+bool zombie_in_stat(std::string_view stat);
+
+// Every process under `proc` with its parent; those that end while being read, and zombies, are
+// left out.
 std::vector<ProcessParent> read_process_parents(const std::string& proc = "/proc");
 
 // How many of `processes` descend from `root`, `root` itself not counted.

@@ -17,6 +17,9 @@ TEST(ProcessTree, ReadsTheParentAfterTheLastParenthesis) {
   EXPECT_EQ(parent_in_stat("1 (init) S 0 1 1"), 0);
   EXPECT_EQ(parent_in_stat("42 (sh"), 0);
   EXPECT_EQ(parent_in_stat("42 (sh) S x"), 0);
+  EXPECT_TRUE(zombie_in_stat("42 (a) Z (b) Z 7 42"));
+  EXPECT_FALSE(zombie_in_stat("42 (Z) S 7 42"));
+  EXPECT_FALSE(zombie_in_stat("42 (sh"));
 }
 
 TEST(ProcessTree, CountsEveryDescendantButTheRoot) {
