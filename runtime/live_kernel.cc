@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 // base64 and JSON escaping add a third): the bridge is broken or a cell forged it.
 constexpr std::size_t kMaxLine = 24u << 20;
 // What the bridge may take beyond a cell's timeout and grace: restarting a lost kernel.
-constexpr double kRestartAllowance = 60;
+constexpr double kRestartAllowance = 30;
 constexpr std::size_t kResultTextBytes = 64u << 10;
 
 std::string string_field(const json& object, const char* key) {
