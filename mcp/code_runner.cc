@@ -97,6 +97,7 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   if (result.cell) {
     CellReport& cell = *result.cell;
     cell.result_text = secrets.apply(std::move(cell.result_text), cell.result_truncated);
+    cell.state_lost = secrets.apply(std::move(cell.state_lost));
     if (cell.error) {
       cell.error->name = secrets.apply(std::move(cell.error->name));
       cell.error->value = secrets.apply(std::move(cell.error->value));

@@ -24,7 +24,7 @@ std::string not_live_reason(const SessionEntry& entry) {
 
 }  // namespace
 
-void start_interpreter(SessionEntry& entry, bool wanted) {
+void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secrets) {
   const LanguagePolicy& policy = *entry.policy;
   if (!wanted) return not_live(entry, "created with live: false; each call runs as a new process");
   if (policy.kernel.name.empty()) {
@@ -37,7 +37,8 @@ void start_interpreter(SessionEntry& entry, bool wanted) {
     return not_live(entry, started.error().message);  // the backend's own words say it all
   }
   if (!started) {
-    return not_live(entry, started.error().message + "; each call runs as a new process instead");
+    return not_live(entry, secrets.apply(started.error().message) +
+                               "; each call runs as a new process instead");
   }
   entry.kernel = std::move(*started);
   entry.interpreter.store(SessionEntry::Interpreter::kLive, std::memory_order_release);

@@ -91,7 +91,7 @@ class CreateSession final : public Tool {
     // After the install: the interpreter starts with the libraries there.
     {
       std::lock_guard lock(entry->run_mutex);
-      start_interpreter(*entry, arguments.value("live", true));
+      start_interpreter(*entry, arguments.value("live", true), state.secrets);
     }
     ToolResult result;
     result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));

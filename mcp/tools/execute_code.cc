@@ -171,7 +171,8 @@ class ExecuteCode final : public Tool {
     auto run = lease ? run_in_session(**lease, state, request, observer)
                      : run_fresh(state, *policy, request, observer);
     state.record(audit_record(state, lease, *policy, request, &run));
-    if (!run) return tool_error(run.error().message);
+    // An error may carry what the sandbox said (a kernel's log when it cannot start again).
+    if (!run) return tool_error(state.secrets.apply(run.error().message));
     return code_result(*run, verdict, state.options, {request.timeout_seconds, lease.has_value()});
   }
 

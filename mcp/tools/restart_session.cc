@@ -43,7 +43,8 @@ class RestartSession final : public Tool {
                         "), so it has no interpreter to restart");
     }
     if (auto restarted = session.kernel->restart(); !restarted) {
-      return tool_error("session " + session.id + ": " + restarted.error().message);
+      return tool_error("session " + session.id + ": " +
+                        context.state.secrets.apply(restarted.error().message));
     }
     ToolResult result;
     result.content.push_back(text_block("session " + session.id + ": a fresh interpreter; " +

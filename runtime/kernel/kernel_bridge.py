@@ -46,15 +46,12 @@ def hide_from_cells():
 
 
 hide_from_cells()
-# Jupyter's and IPython's own directories in the sandbox's /tmp: HOME may be read-only, and
-# kernelspecs come from the root file system only, not from a directory a cell could fill.
+# Kernelspecs come from the root file system only, not from a directory a cell could fill; each
+# kernel's own directories are set where it starts (Kernel).
 for name in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH"):
     os.environ.pop(name, None)
 os.environ["JUPYTER_DATA_DIR"] = "/nonexistent/jupyter"
 os.environ["JUPYTER_CONFIG_DIR"] = "/nonexistent/jupyter"
-os.environ.setdefault("JUPYTER_RUNTIME_DIR", "/tmp/.jupyter-runtime")
-os.environ.setdefault("IPYTHONDIR", "/tmp/.ipython")
-os.environ.setdefault("MPLCONFIGDIR", "/tmp/matplotlib")
 # debugpy's warning about frozen modules would open every cell's stderr.
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 try:
@@ -91,6 +88,12 @@ class Kernel:
                 for part in spec.argv]
         env = dict(os.environ, **(spec.env or {}))
         env["JPY_PARENT_PID"] = str(os.getpid())  # the kernel ends if the bridge does
+        # IPython's profile (its startup files and configuration), matplotlib's and Jupyter's
+        # own directories belong to this kernel alone: a file a cell left in /tmp does not run
+        # in the fresh interpreter of a restart.
+        for name, sub in (("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
+                          ("JUPYTER_RUNTIME_DIR", "runtime")):
+            env[name] = os.path.join(self.directory, sub)
         self.log = open(self.log_path, "wb")
         # Its own session (process group), so that an interrupt reaches what it runs too.
         self.process = launch_kernel(argv, stdout=self.log, stderr=self.log, env=env,
@@ -110,6 +113,7 @@ class Kernel:
 
         self.poller = zmq.Poller()
         self.poller.register(self.client.iopub_channel.socket, zmq.POLLIN)
+        self.poller.register(self.client.shell_channel.socket, zmq.POLLIN)
         self.poller.register(0, zmq.POLLIN)
 
     def log_tail(self):
@@ -165,16 +169,30 @@ def read_command():
     return json.loads(line) if line else None
 
 
+def text_of(value):
+    return value if isinstance(value, str) else ""
+
+
 def send_output(message, state):
-    kind = message["msg_type"]
-    content = message["content"]
+    """Relays one iopub message of the cell. Its content comes from the cell's own process, so
+    every field is checked: a malformed one is dropped, never a reason to stop."""
+    kind = message.get("msg_type")
+    content = message.get("content")
+    if not isinstance(content, dict):
+        return
     if kind == "stream":
-        text = content.get("text", "")
+        text = text_of(content.get("text"))
+        name = "stderr" if content.get("name") == "stderr" else "stdout"
         for start in range(0, len(text), STREAM_CHUNK):
-            emit({"stream": content.get("name", "stdout"), "text": text[start:start + STREAM_CHUNK]})
+            emit({"stream": name, "text": text[start:start + STREAM_CHUNK]})
     elif kind in ("display_data", "execute_result"):
+        bundle = content.get("data")
+        if not isinstance(bundle, dict):
+            return
         data = {}
-        for mime, value in content.get("data", {}).items():
+        for mime, value in bundle.items():
+            if not isinstance(mime, str):
+                continue
             if not isinstance(value, str):
                 value = json.dumps(value)
             if len(value) > MAX_DISPLAY_BYTES:
@@ -184,12 +202,21 @@ def send_output(message, state):
         emit({"display": data, "result": kind == "execute_result"})
     elif kind == "error":
         state["error"] = True
-        emit({"error": {"ename": content.get("ename", ""), "evalue": content.get("evalue", ""),
-                        "traceback": content.get("traceback", [])}})
+        traceback = content.get("traceback")
+        lines = [text_of(line) for line in traceback] if isinstance(traceback, list) else []
+        emit({"error": {"ename": text_of(content.get("ename")),
+                        "evalue": text_of(content.get("evalue")), "traceback": lines}})
+
+
+def parent_id(message):
+    parent = message.get("parent_header") if isinstance(message, dict) else None
+    return parent.get("msg_id") if isinstance(parent, dict) else None
 
 
 def execute(kernel, command):
-    """Runs one cell; returns the kernel to keep (a new one when the old one was lost)."""
+    """Runs one cell; returns the kernel to keep (a new one when the old one was lost). The cell
+    is over when its execute_reply (on shell) and its idle status (on iopub) have both come,
+    matched by the request's id: a cell that forges one of them ends nothing early."""
     code = command.get("code", "")
     timeout = float(command.get("timeout", 30))
     silent = bool(command.get("silent", False))
@@ -199,7 +226,9 @@ def execute(kernel, command):
     deadline = started + timeout
     interrupted_at = None
     why = None  # "timeout" or "cancel"
-    state = {"error": False}
+    state = {"error": False, "idle": False, "reply": None}
+    iopub = kernel.client.iopub_channel.socket
+    shell = kernel.client.shell_channel.socket
     while True:
         now = time.monotonic()
         if interrupted_at is not None and now > interrupted_at + GRACE_SECONDS:
@@ -219,34 +248,40 @@ def execute(kernel, command):
             if line.get("interrupt") and interrupted_at is None:
                 kernel.interrupt()
                 interrupted_at, why = time.monotonic(), "cancel"
-        if kernel.client.iopub_channel.socket not in ready:
+        if iopub not in ready and shell not in ready:
             if not kernel.is_alive():
                 return lost(kernel, kernel.exit_reason(), why)
             continue
-        while True:
+        while shell in ready:
+            try:
+                reply = kernel.client.get_shell_msg(timeout=0)
+            except Exception:
+                break
+            if parent_id(reply) == msg_id and reply.get("msg_type") == "execute_reply":
+                state["reply"] = reply
+        while iopub in ready:
             try:
                 message = kernel.client.get_iopub_msg(timeout=0)
             except Exception:
                 break
-            if message["parent_header"].get("msg_id") != msg_id:
+            if parent_id(message) != msg_id:
                 continue  # another cell's late output, or the kernel's own status
-            if message["msg_type"] == "status":
-                if message["content"].get("execution_state") == "idle":
-                    return finish(kernel, msg_id, state, why)
+            if message.get("msg_type") == "status":
+                content = message.get("content")
+                if isinstance(content, dict) and content.get("execution_state") == "idle":
+                    state["idle"] = True
                 continue
             send_output(message, state)
+        if state["idle"] and state["reply"] is not None:
+            return finish(kernel, state, why)
 
 
-def finish(kernel, msg_id, state, why):
-    count = 0
-    try:  # the reply ends the exchange; it says which cell this was
-        reply = kernel.client.get_shell_msg(timeout=1)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            count = reply["content"].get("execution_count") or 0
-    except Exception:
-        pass
+def finish(kernel, state, why):
+    content = state["reply"].get("content")
+    count = content.get("execution_count") if isinstance(content, dict) else None
     status = {"timeout": "timed_out", "cancel": "cancelled"}.get(why, "error" if state["error"] else "ok")
-    emit({"done": {"status": status, "execution_count": count}})
+    emit({"done": {"status": status,
+                   "execution_count": count if isinstance(count, int) else 0}})
     return kernel
 
 

@@ -18,7 +18,7 @@ enum class SessionRequestKind : std::int32_t {
   // ends. Every sweep spares it and its children.
   kStartResident,
   kSweep,         // kill every process but init, the resident and its children; answer kSwept
-  kFreeze,        // stop the resident and its children (SIGSTOP); answer kFrozen
+  kFreeze,        // sweep, then stop every process left (SIGSTOP); answer kFrozen
   kThaw,          // let them run again (SIGCONT)
   kKillResident,  // kill the resident, its children, and everything else but init
 };

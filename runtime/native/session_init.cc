@@ -263,13 +263,13 @@ void serve_session(const ChildPlan& plan) {
         break;
       }
       case SessionRequestKind::kFreeze: {
-        bool stopped = stop_resident(resident);
+        bool stopped = payload == 0 && freeze_sandbox(resident);
         send(channel, ChildMessage{ChildMessageKind::kFrozen, SetupPhase::kExec, 0,
                                    stopped ? 0 : ETIMEDOUT, 0, 0});
         break;
       }
       case SessionRequestKind::kThaw:
-        continue_resident(resident);
+        if (payload == 0) thaw_sandbox();
         break;
       case SessionRequestKind::kKillResident:
         // Everything goes and is reaped before the next request, so that a new resident can

@@ -90,12 +90,6 @@ void pause_briefly() {
   nanosleep(&wait, nullptr);
 }
 
-void signal_resident(pid_t resident, int signal_number) {
-  for_each_process([&](pid_t pid, const ProcessState& state) {
-    if (pid == resident || state.parent == resident) kill(pid, signal_number);
-  });
-}
-
 }  // namespace
 
 int sweep_all_but_resident(pid_t resident) {
@@ -122,15 +116,19 @@ int sweep_all_but_resident(pid_t resident) {
   return killed;
 }
 
-bool stop_resident(pid_t resident) {
-  if (resident <= 0) return true;
+bool freeze_sandbox(pid_t resident) {
+  sweep_all_but_resident(resident);
+  pid_t self = getpid();
   for (int wait = 0; wait < 1000; ++wait) {
-    // Again on every round: a child the resident started just before is stopped too.
-    signal_resident(resident, SIGSTOP);
+    // kill(-1) from the sandbox's PID 1 reaches every other process of its PID namespace; again
+    // on every round, for a process that was being created while the last one went out.
+    kill(-1, SIGSTOP);
     bool running = false;
     for_each_process([&](pid_t pid, const ProcessState& state) {
-      bool ours = pid == resident || state.parent == resident;
-      if (ours && state.state != 'T' && state.state != 't' && state.state != 'Z') running = true;
+      if (pid == self || pid == 1) return;
+      if (state.state != 'T' && state.state != 't' && state.state != 'Z' && state.state != 'X') {
+        running = true;
+      }
     });
     if (!running) return true;
     pause_briefly();
@@ -138,8 +136,8 @@ bool stop_resident(pid_t resident) {
   return false;
 }
 
-void continue_resident(pid_t resident) {
-  if (resident > 0) signal_resident(resident, SIGCONT);
+void thaw_sandbox() {
+  kill(-1, SIGCONT);
 }
 
 }  // namespace paddock

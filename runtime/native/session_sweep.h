@@ -15,10 +15,13 @@ namespace paddock {
 // kill(-1) does it in one call. Returns how many processes it killed.
 int sweep_all_but_resident(pid_t resident);
 
-// Stops (SIGSTOP) or continues (SIGCONT) the resident and its children, so that they cannot
-// run while another command has a network the resident must not have. Stopping waits, up to
-// about a second, until each one is stopped; returns false if one did not stop in time.
-bool stop_resident(pid_t resident);
-void continue_resident(pid_t resident);
+// Before a command that gets a network: sweeps, then stops (SIGSTOP) every process left, the
+// resident and its children, so that nothing of the interpreter's runs while the network is
+// there (a thread the kernel keeps could otherwise start a process between the sweep and the
+// command, or continue the kernel with SIGCONT). Waits, up to about a second, until each one is
+// stopped; returns false if one did not stop in time.
+bool freeze_sandbox(pid_t resident);
+// After that command and its sweep: continues (SIGCONT) what freeze_sandbox stopped.
+void thaw_sandbox();
 
 }  // namespace paddock

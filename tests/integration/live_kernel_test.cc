@@ -201,6 +201,64 @@ TEST_F(LiveKernelTest, ABridgeKilledFromACellIsReplaced) {
   EXPECT_EQ(cell("print(2)").stdout_data.data, "2\n");
 }
 
+// The attack: a thread the kernel keeps starts a process after the cell's sweep, which could
+// use an installer's network or continue the stopped kernel. Before the network comes, the
+// sandbox is swept again and everything left is stopped.
+TEST_F(LiveKernelTest, NothingOfTheInterpreterRunsWhileACommandHasANetwork) {
+  RunResult planted = cell(
+      "import threading, subprocess, time\n"
+      "def late():\n"
+      "    time.sleep(0.5)\n"
+      "    subprocess.Popen(['sleep', '100'])\n"
+      "threading.Thread(target=late, daemon=True).start()\n");
+  ASSERT_EQ(planted.exit_code, 0) << error_of(planted);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ExecRequest look;
+  look.argv = {"python3", "-c",
+               "import os\n"
+               "me = os.getpid()\n"
+               "for p in sorted(os.listdir('/proc')):\n"
+               "    if not p.isdigit() or int(p) in (1, me): continue\n"
+               "    s = open('/proc/%s/stat' % p).read()\n"
+               "    name, state = s[s.index('(') + 1:s.rindex(')')], s[s.rindex(')') + 2]\n"
+               "    if state not in 'TZ': print(p, name, state)\n"};
+  look.network = true;
+  look.wall_seconds = 30;
+  RecordingObserver observer;
+  auto looked = session_->exec(look, observer);
+  ASSERT_TRUE(looked) << looked.error().message;
+  EXPECT_EQ(looked->stdout_data.data, "") << "running beside the networked command";
+  EXPECT_EQ(looked->exit_code, 0) << looked->stderr_data.data;
+  EXPECT_EQ(cell("print('thawed')").stdout_data.data, "thawed\n");
+}
+
+// clone(CLONE_PARENT) would make a sibling of the kernel, a child of its bridge, which every
+// sweep spares: the filter refuses it.
+TEST_F(LiveKernelTest, ACellCannotMakeASiblingOfTheKernel) {
+  RunResult tried = cell(
+      "import ctypes\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "pid = libc.syscall(56, 0x8000 | 17, 0, 0, 0, 0)\n"
+      "if pid == 0:\n"
+      "    libc._exit(0)\n"
+      "print(pid, ctypes.get_errno())\n");
+  EXPECT_EQ(tried.stdout_data.data, "-1 1\n") << error_of(tried);
+}
+
+// IPython's profile is the kernel's own: a startup file a cell leaves in /tmp does not run in
+// the fresh interpreter of a restart.
+TEST_F(LiveKernelTest, ARestartedInterpreterRunsNothingACellPlanted) {
+  RunResult planted = cell(
+      "import os, glob\n"
+      "for d in ['/tmp/.ipython'] + glob.glob('/tmp/paddock-kernel-*/ipython'):\n"
+      "    os.makedirs(d + '/profile_default/startup', exist_ok=True)\n"
+      "    open(d + '/profile_default/startup/00-planted.py', 'w').write('PLANTED = 1')\n"
+      "print(os.environ['IPYTHONDIR'].startswith('/tmp/paddock-kernel-'))\n");
+  EXPECT_EQ(planted.stdout_data.data, "True\n") << error_of(planted);
+  ASSERT_TRUE(kernel_->restart());
+  EXPECT_EQ(cell("print('PLANTED' in dir())").stdout_data.data, "False\n");
+}
+
 TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
   auto restarted = kernel_->restart();

@@ -367,6 +367,13 @@ TEST(SeccompFilterTest, DangerousSystemCallsFailWithEperm) {
   }
 }
 
+// A sibling of the caller (CLONE_PARENT) would be the child of the caller's parent: in a live
+// session, of the kernel's bridge, whose children every sweep spares.
+TEST(SeccompFilterTest, CloneAsASiblingFailsWithEperm) {
+  expect_ret(kEperm, __NR_clone, {CLONE_PARENT | SIGCHLD});
+  expect_ret(kEperm, __NR_clone, {CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD});
+}
+
 TEST(SeccompFilterTest, CloneIntoANewNamespaceFailsWithEperm) {
   for (std::uint64_t flag :
        std::initializer_list<std::uint64_t>{CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
