@@ -61,6 +61,7 @@ try:
     from jupyter_client.connect import write_connection_file
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
     from jupyter_client.launcher import launch_kernel
+    from jupyter_core.paths import jupyter_path
 except Exception as error:  # the rootfs lacks jupyter_client: paddock falls back
     emit({"failed": "jupyter_client is not installed in the sandbox (%s)" % error})
     sys.exit(3)
@@ -70,7 +71,9 @@ ARGUMENT = re.compile(r"\{([A-Za-z0-9_]+)\}")
 
 class Kernel:
     def __init__(self):
-        found = KernelSpecManager().find_kernel_specs()
+        # The kernelspec directories of the root file system, named here: left to itself,
+        # KernelSpecManager adds IPython's ~/.ipython/kernels, making that directory in /work.
+        found = KernelSpecManager(kernel_dirs=jupyter_path("kernels")).find_kernel_specs()
         if KERNEL not in found:
             raise NoSuchKernel(KERNEL)
         spec = KernelSpec.from_resource_dir(found[KERNEL])
