@@ -139,8 +139,8 @@ void take_display(const json& message, const CellRequest& request, RunResult& re
                   std::uint64_t& figure_bytes, RunObserver& observer) {
   const json& data = message["display"];
   if (!data.is_object()) return;
-  bool is_result = message.contains("result") && message["result"].is_boolean() &&
-                   message["result"].get<bool>();
+  bool is_result =
+      message.contains("result") && message["result"].is_boolean() && message["result"].get<bool>();
   std::string png = string_field(data, "image/png");
   if (!png.empty()) {
     auto decoded = base64_decode(without_whitespace(png));

@@ -122,7 +122,8 @@ class ExecuteCode final : public Tool {
              "PNG image, in the order drawn, and files written to outputs/ come back too. Each "
              "call without session_id gets a fresh sandbox and keeps nothing; pass a session_id "
              "to keep files and installed libraries between calls, and in python and r "
-             "sessions on the native backend (live) the variables too: a cell past its timeout is interrupted and "
+             "sessions on the native backend (live) the variables too: a cell past its timeout is "
+             "interrupted and "
              "keeps the state when it can (state_lost says when it could not). Timeouts are "
              "capped at " +
                  seconds_text(max_timeout_) + "." + preinstalled_},

@@ -8,6 +8,7 @@
 # The kernel's connection key stays out of the program's environment and files: it is made
 # here, written to a connection file in a private directory that is removed once the kernel has
 # read it, and the sockets are unix sockets (ipc) in that directory, in the sandbox's own /tmp.
+import errno
 import json
 import os
 import re
@@ -288,6 +289,15 @@ def finish(kernel, state, why):
     return kernel
 
 
+def why_not_started(error):
+    """One line for a kernel that did not start; a full /tmp (a cell can fill it, and it outlives
+    kernels) says what to do, since no cell can run to empty it."""
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        return ("the sandbox's /tmp is full (%s), so no interpreter can start in it: close this "
+                "session and create another (read what you need from /work first)" % error)
+    return str(error)[-2000:]
+
+
 def lost(kernel, reason, why):
     """The kernel died or did not come back from an interrupt: a new one, the state gone."""
     kernel.stop()
@@ -296,7 +306,7 @@ def lost(kernel, reason, why):
         kernel = Kernel()
     except Exception as error:
         emit({"done": {"status": status, "state_lost": reason,
-                       "restart_failed": str(error)[-2000:]}})
+                       "restart_failed": why_not_started(error)}})
         sys.exit(4)
     emit({"done": {"status": status, "state_lost": reason}})
     return kernel
@@ -309,7 +319,7 @@ def main():
         emit({"failed": "no Jupyter kernelspec named '%s' in the sandbox's file system" % KERNEL})
         return 3
     except Exception as error:
-        emit({"failed": "the kernel did not start: %s" % str(error)[-2000:]})
+        emit({"failed": "the kernel did not start: %s" % why_not_started(error)})
         return 3
     info = {"kernel": KERNEL}
     try:

@@ -334,6 +334,31 @@ TEST_F(LiveKernelTest, ALibraryACommandInstalledImportsWithoutARestart) {
   EXPECT_EQ(imported.stdout_data.data, "42 1\n") << error_of(imported);
 }
 
+// A cell can fill the sandbox's /tmp, which outlives kernels, and then end its interpreter. The
+// old kernel's private directory goes with it, which is usually room enough for the next one;
+// where it is not, the error names /tmp and what to do, since no cell can run to make room.
+TEST_F(LiveKernelTest, AFullTmpDoesNotLeaveTheSessionWithoutAWord) {
+  RunResult filled = cell(
+      "chunk = b'x' * (1 << 16)\n"
+      "try:\n"
+      "    with open('/tmp/fill', 'wb') as f:\n"
+      "        while True: f.write(chunk)\n"
+      "except OSError as e:\n"
+      "    print(e.errno)\n");
+  ASSERT_EQ(filled.stdout_data.data, "28\n") << error_of(filled);
+  RecordingObserver observer;
+  CellRequest request{"import os\nos._exit(3)", 30};
+  auto died = kernel_->execute(request, observer);
+  if (!died) {
+    EXPECT_NE(died.error().message.find("/tmp is full"), std::string::npos) << died.error().message;
+    EXPECT_NE(died.error().message.find("close this session"), std::string::npos);
+    return;
+  }
+  EXPECT_NE(died->cell->state_lost.find("exited with code 3"), std::string::npos);
+  RunResult next = cell("import os\nprint(os.path.getsize('/tmp/fill') > 0)");
+  EXPECT_EQ(next.stdout_data.data, "True\n") << error_of(next);
+}
+
 TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
   NativeBackend backend;
   SandboxSpec spec = spec_for({});
