@@ -250,14 +250,18 @@ Status LiveKernel::launch(double ready_seconds) {
     }
     break;
   }
-  if (!config_.startup.empty()) {
-    CellRequest startup{config_.startup, ready_seconds, 64u << 10, 0, 0, true};
-    class Quiet final : public RunObserver {
-    } quiet;
-    auto ran = execute(startup, quiet);
-    if (!ran) return ran.error().context("running the kernel's start-up code");
-  }
+  if (auto started_up = run_startup(ready_seconds); !started_up) return started_up;
   set_state("idle");
+  return {};
+}
+
+Status LiveKernel::run_startup(double seconds) {
+  if (config_.startup.empty()) return {};
+  CellRequest startup{config_.startup, seconds, 64u << 10, 0, 0, true};
+  class Quiet final : public RunObserver {
+  } quiet;
+  auto ran = execute(startup, quiet);
+  if (!ran) return ran.error().context("running the kernel's start-up code");
   return {};
 }
 
@@ -363,6 +367,9 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
       set_state("dead");
       return Error{EIO, lost + "; the new interpreter did not start: " + restart_failed};
     }
+    // The bridge started the new kernel itself: it gets the policy's start-up code too (not
+    // for paddock's own silent code, whose loss would otherwise start it again and again).
+    if (!request.silent) (void)run_startup(kRestartAllowance);
   }
   if (done.contains("execution_count") && done["execution_count"].is_number_integer()) {
     result.cell->execution_count = done["execution_count"].get<int>();
@@ -394,16 +401,15 @@ Status LiveKernel::restart() {
       if (!(**message).contains("done")) continue;
       const json& done = (**message)["done"];
       (void)session_.sweep();
-      std::lock_guard lock(status_mutex_);
-      ++status_.restarts;
-      status_.last_loss = "restarted on request";
-      if (!string_field(done, "restart_failed").empty()) {
-        status_.state = "dead";
-        return Error{EIO,
-                     "the new interpreter did not start: " + string_field(done, "restart_failed")};
+      std::string failed = string_field(done, "restart_failed");
+      {
+        std::lock_guard lock(status_mutex_);
+        ++status_.restarts;
+        status_.last_loss = "restarted on request";
+        status_.state = failed.empty() ? "idle" : "dead";
       }
-      status_.state = "idle";
-      return {};
+      if (!failed.empty()) return Error{EIO, "the new interpreter did not start: " + failed};
+      return run_startup(kRestartAllowance);
     }
   }
   return replace("restarted on request");

@@ -83,6 +83,8 @@ class LiveKernel {
   LiveKernel(Session& session, KernelConfig config)
       : session_(session), config_(std::move(config)) {}
   Status launch(double ready_seconds);
+  // Runs the policy's start-up code silently in a new kernel.
+  Status run_startup(double seconds);
   // Kills the bridge and everything it started, then launches a new one.
   Status replace(const std::string& why);
   void set_state(std::string state);

@@ -359,6 +359,34 @@ TEST_F(LiveKernelTest, AFullTmpDoesNotLeaveTheSessionWithoutAWord) {
   EXPECT_EQ(next.stdout_data.data, "True\n") << error_of(next);
 }
 
+// The policy's start-up code runs in every new interpreter: the first, one the bridge starts
+// after a death, and one restart_session asks for.
+TEST(LiveKernelStart, TheStartUpCodeRunsInEveryNewInterpreter) {
+  auto policies = PolicyStore::load({});
+  ASSERT_TRUE(policies) << policies.error().message;
+  const LanguagePolicy& python = **policies->find("python");
+  auto built = build_session_spec(python, {}, {});
+  ASSERT_TRUE(built) << built.error().message;
+  NativeBackend backend;
+  auto session = backend.open_session(built->spec);
+  ASSERT_TRUE(session) << session.error().message;
+  KernelConfig config = python.kernel;
+  config.startup += "\nstarted_up = 'yes'";
+  auto kernel = LiveKernel::start(**session, config, 120);
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  RecordingObserver observer;
+  auto look = [&] {
+    auto result = (*kernel)->execute(CellRequest{"print(started_up)", 30}, observer);
+    return result ? result->stdout_data.data : result.error().message;
+  };
+  EXPECT_EQ(look(), "yes\n");
+  auto died = (*kernel)->execute(CellRequest{"import os\nos._exit(1)", 30}, observer);
+  ASSERT_TRUE(died && !died->cell->state_lost.empty());
+  EXPECT_EQ(look(), "yes\n") << "after the bridge replaced a dead kernel";
+  ASSERT_TRUE((*kernel)->restart());
+  EXPECT_EQ(look(), "yes\n") << "after restart_session";
+}
+
 TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
   NativeBackend backend;
   SandboxSpec spec = spec_for({});
