@@ -121,22 +121,22 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
   return packet;
 }
 
+Result<ChildMessage> NativeSession::await_reply(ChildMessageKind reply, UniqueFd* passed) {
+  for (;;) {
+    passed->reset();
+    auto message = receive_message(launched_->sandbox, passed);
+    if (!message || message->kind == reply) return message;
+  }
+}
+
 Result<ChildMessage> NativeSession::ask(SessionRequestKind kind, ChildMessageKind reply) {
   if (auto alive = check_alive(); !alive) return alive.error();
-  SessionRequest header;
-  header.kind = kind;
-  StartedSandbox& sandbox = launched_->sandbox;
-  if (int error = send_packet(sandbox.channel.get(), &header, kSessionHeaderSize, nullptr, 0);
-      error != 0) {
+  if (int error = send_session_request(launched_->sandbox.channel.get(), kind); error != 0) {
     return system_error("asking the session's init", error);
   }
   if (reply == ChildMessageKind::kGo) return ChildMessage{};
-  for (;;) {
-    UniqueFd passed;
-    auto message = receive_message(sandbox, &passed);
-    if (!message) return message.error();
-    if (message->kind == reply) return *message;
-  }
+  UniqueFd passed;
+  return await_reply(reply, &passed);
 }
 
 Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request) {
@@ -160,16 +160,13 @@ Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request
   }
   input->read_end.reset();
   output->write_end.reset();
-  for (;;) {
-    UniqueFd passed;
-    auto message = receive_message(sandbox, &passed);
-    if (!message) return message.error();
-    if (message->kind != ChildMessageKind::kResidentStarted) continue;
-    if (message->error != 0) {
-      return system_error("starting the session's resident process", message->error);
-    }
-    return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
+  UniqueFd passed;
+  auto started = await_reply(ChildMessageKind::kResidentStarted, &passed);
+  if (!started) return started.error();
+  if (started->error != 0) {
+    return system_error("starting the session's resident process", started->error);
   }
+  return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
 }
 
 Status NativeSession::sweep() {
@@ -282,15 +279,12 @@ Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpen
       error != 0) {
     return system_error("asking the session for '" + path + "'", error);
   }
-  for (;;) {
-    UniqueFd passed;
-    auto message = receive_message(sandbox, &passed);
-    if (!message) return message.error();
-    if (message->kind != ChildMessageKind::kOpened) continue;
-    if (message->error != 0) return session_path_error(path, message->error);
-    if (!passed.valid()) return Error{EIO, "the session sent no file for '" + path + "'"};
-    return passed;
-  }
+  UniqueFd passed;
+  auto opened = await_reply(ChildMessageKind::kOpened, &passed);
+  if (!opened) return opened.error();
+  if (opened->error != 0) return session_path_error(path, opened->error);
+  if (!passed.valid()) return Error{EIO, "the session sent no file for '" + path + "'"};
+  return passed;
 }
 
 Status NativeSession::write_file(const std::string& path, std::string_view content) {

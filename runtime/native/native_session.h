@@ -45,6 +45,9 @@ class NativeSession final : public Session {
                                                          const ExecRequest& request) const;
   // Sends a request without data or fds; then, if `reply` is not kGo, waits for that answer.
   Result<ChildMessage> ask(SessionRequestKind kind, ChildMessageKind reply);
+  // The next message of kind `reply` from init (others, such as kResidentExited, pass by), with
+  // the fd that rode along in `passed`.
+  Result<ChildMessage> await_reply(ChildMessageKind reply, UniqueFd* passed);
 
   std::mutex mutex_;  // one command or file operation at a time
   // Held by close() while the sandbox goes, and by usage(), which must not wait for mutex_ (a

@@ -35,10 +35,9 @@ int send_packet(int socket, const void* data, std::size_t length, const int* fds
   }
 }
 
-int send_session_kill(int socket) {
+int send_session_request(int socket, SessionRequestKind kind) {
   // Only the header travels; the data array stays out of the way.
   alignas(SessionRequest) char header[kSessionHeaderSize] = {};
-  SessionRequestKind kind = SessionRequestKind::kKill;
   std::memcpy(header + offsetof(SessionRequest, kind), &kind, sizeof kind);
   return send_packet(socket, header, sizeof header, nullptr, 0);
 }

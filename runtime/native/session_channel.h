@@ -46,8 +46,9 @@ int send_packet(int socket, const void* data, std::size_t length, const int* fds
 // The bytes of a request before its data.
 inline constexpr std::size_t kSessionHeaderSize = offsetof(SessionRequest, data);
 
-// Asks a session's init to kill everything but itself. Returns 0 or an errno.
-int send_session_kill(int socket);
+// Sends a request that carries nothing but its kind (kKill, kSweep, kFreeze...). Returns 0 or
+// an errno.
+int send_session_request(int socket, SessionRequestKind kind);
 
 // Receives one packet into `data` (at most `capacity` bytes) and up to `max_fds` fds (the rest
 // are closed). Returns the byte count, 0 at EOF, or -errno. `fd_count` receives how many fds came.

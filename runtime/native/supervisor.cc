@@ -21,7 +21,7 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 
 int send_kill(const StartedSandbox& sandbox) {
   if (sandbox.session) {
-    return send_session_kill(sandbox.channel.get());
+    return send_session_request(sandbox.channel.get(), SessionRequestKind::kKill);
   }
   return sandbox.init.kill();
 }
