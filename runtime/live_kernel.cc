@@ -258,8 +258,7 @@ Status LiveKernel::launch(double ready_seconds) {
 Status LiveKernel::run_startup(double seconds) {
   if (config_.startup.empty()) return {};
   CellRequest startup{config_.startup, seconds, 64u << 10, 0, 0, true};
-  class Quiet final : public RunObserver {
-  } quiet;
+  SilentObserver quiet;
   auto ran = execute(startup, quiet);
   if (!ran) return ran.error().context("running the kernel's start-up code");
   return {};
@@ -418,8 +417,7 @@ Status LiveKernel::restart() {
 Status LiveKernel::refresh_after_install() {
   if (config_.after_install.empty()) return {};
   CellRequest refresh{config_.after_install, 30, 64u << 10, 0, 0, true};
-  class Quiet final : public RunObserver {
-  } quiet;
+  SilentObserver quiet;
   auto ran = execute(refresh, quiet);
   if (!ran) return ran.error();
   if (ran->cell && ran->cell->error) {
