@@ -57,6 +57,9 @@ std::string to_line(const json& message) {
   return message.dump() + "\n";
 }
 
+// For paddock's own code in the kernel (start-up, after an install): nobody listens.
+class SilentObserver final : public RunObserver {};
+
 }  // namespace
 
 // Reads the bridge's lines: whole ones, bounded, until a deadline.
