@@ -61,6 +61,7 @@ struct RunFlags {
   std::string tmp_size;
   std::string work_size;
   std::vector<std::string> ro_binds;
+  std::vector<std::string> binds;
   std::vector<std::string> collect;
   std::string seccomp_profile;
   std::string image;
@@ -152,6 +153,11 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
       ->type_name("SIZE");
   run.add_option("--ro-bind", flags.ro_binds,
                  "Show a host path read-only at a sandbox path (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("HOST:SANDBOX");
+  run.add_option("--bind", flags.binds,
+                 "Show a host folder read-write at a sandbox path (repeatable); the program then "
+                 "runs as the folder's owner on the host, never as root")
       ->allow_extra_args(false)
       ->type_name("HOST:SANDBOX");
   run.add_option("--collect", flags.collect,
@@ -300,12 +306,15 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
   } else if (!flags.stdin_file.empty()) {
     spec.stdin_path = flags.stdin_file;
   }
-  for (const auto& bind : flags.ro_binds) {
-    auto colon = bind.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == bind.size()) {
-      return invalid_input("--ro-bind '" + bind + "' must look like HOST_PATH:SANDBOX_PATH");
+  for (bool writable : {false, true}) {
+    for (const auto& bind : writable ? flags.binds : flags.ro_binds) {
+      auto colon = bind.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == bind.size()) {
+        return invalid_input(std::string(writable ? "--bind '" : "--ro-bind '") + bind +
+                             "' must look like HOST_PATH:SANDBOX_PATH");
+      }
+      spec.binds.push_back({bind.substr(0, colon), bind.substr(colon + 1), writable});
     }
-    spec.binds.push_back({bind.substr(0, colon), bind.substr(colon + 1), false});
   }
   if (!flags.seccomp_profile.empty()) spec.seccomp_profile_path = flags.seccomp_profile;
   for (const auto& directory : flags.collect) {
@@ -400,6 +409,11 @@ const std::vector<McpOption>& mcp_options() {
        "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
        "nothing else of it is; their values are masked in results",
        &F::pass_through_env},
+      {"--share-max-bytes", "PADDOCK_SHARE_MAX_BYTES", "SIZE",
+       "Bytes one upload_file or download_file copies at most, e.g. 1g (default)",
+       &F::share_max_bytes},
+      {"--share-max-files", "PADDOCK_SHARE_MAX_FILES", "N",
+       "Files and folders one folder upload copies at most (default 10000)", &F::share_max_files},
       {"--pull", "PADDOCK_PULL", "WHEN",
        "missing (default): pull an image on first use; never: refuse a missing one", &F::pull},
   };
@@ -407,7 +421,7 @@ const std::vector<McpOption>& mcp_options() {
 }
 
 void add_mcp_options(CLI::App& mcp, std::map<std::string, std::string>& texts,
-                     std::vector<std::string>& images) {
+                     std::vector<std::string>& images, std::vector<std::string>& shares) {
   for (const auto& option : mcp_options()) {
     mcp.add_option(option.flag, texts[option.flag],
                    std::string(option.help) + " (env " + option.variable + ")")
@@ -418,6 +432,12 @@ void add_mcp_options(CLI::App& mcp, std::map<std::string, std::string>& texts,
                  "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE)")
       ->allow_extra_args(false)
       ->type_name("LANG=REF");
+  mcp.add_option("--share", shares,
+                 "A host folder the tools may use, read-only unless :rw, named NAME (default: the "
+                 "folder's name); nothing else of the host is reachable (repeatable; env "
+                 "PADDOCK_SHARE=DIR[=NAME][:rw],...)")
+      ->allow_extra_args(false)
+      ->type_name("DIR[=NAME][:rw]");
   mcp.footer(
       "Flags win over their environment variables, which win over the language policies.\n"
       "Only the variables named by --pass-through-env reach sandboxed code.\n");
@@ -499,7 +519,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   McpRequest mcp_request;
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
   std::map<std::string, std::string> mcp_texts;  // flag -> what was typed, when typed
-  add_mcp_options(*mcp, mcp_texts, mcp_request.flags.images);
+  add_mcp_options(*mcp, mcp_texts, mcp_request.flags.images, mcp_request.flags.shares);
 
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};

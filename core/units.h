@@ -28,4 +28,7 @@ std::string seconds_text(double seconds);
 // down (an idle time of 59.9 s is "59 s", not a minute it has not reached).
 std::string format_duration(double seconds);
 
+// "812 bytes", "1.5 KiB", "20.0 MiB", "1.0 GiB": a size as people read it (binary units).
+std::string format_size(std::uint64_t bytes);
+
 }  // namespace paddock

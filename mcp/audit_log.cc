@@ -63,7 +63,21 @@ void AuditLog::record(const AuditRecord& record) {
       {"outcome", record.outcome},
       {"exit_code", record.exit_code ? nlohmann::json(*record.exit_code) : nlohmann::json(nullptr)},
       {"duration_ms", record.duration_ms}};
-  // Invalid UTF-8 in a library name must not throw: replace it.
+  if (!record.host_files.empty()) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& file : record.host_files) {
+      files.push_back({{"action", file.action},
+                       {"host_path", file.host_path},
+                       {"session_path", file.session_path},
+                       {"writable", file.writable},
+                       {"bytes", file.bytes},
+                       {"files", file.files},
+                       {"sha256", file.sha256 ? nlohmann::json(*file.sha256) : nullptr}});
+    }
+    line["host_files"] = std::move(files);
+  }
+  if (record.error) line["error"] = *record.error;
+  // Invalid UTF-8 in a library name (or a host path) must not throw: replace it.
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mutex_);
   for (std::size_t done = 0; done < text.size();) {

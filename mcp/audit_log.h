@@ -22,8 +22,21 @@
 
 namespace paddock::mcp {
 
+// A host file or folder a tool touched: an upload's source, a download's target, or a share
+// mounted into a session. Its real path on the host and how much, never its contents.
+struct HostFileRecord {
+  std::string action;  // upload, download or mount
+  std::string host_path;
+  std::string session_path;
+  bool writable = false;  // a mount's
+  std::uint64_t bytes = 0;
+  std::uint32_t files = 0;
+  std::optional<std::string> sha256;
+};
+
 struct AuditRecord {
-  std::string tool;  // execute_code, install_libraries or create_session
+  // execute_code, install_libraries, create_session, upload_file or download_file
+  std::string tool;
   std::optional<std::string> session;
   std::string language;
   std::optional<std::string> code;  // hashed, never written
@@ -33,6 +46,8 @@ struct AuditRecord {
   std::string outcome;  // a run's (exited, timed_out...), or blocked, or error
   std::optional<int> exit_code;
   std::int64_t duration_ms = 0;
+  std::vector<HostFileRecord> host_files;  // written only when there are some
+  std::optional<std::string> error;        // why a refused upload or download was refused
 };
 
 class AuditLog {

@@ -66,7 +66,16 @@ json server_capabilities() {
               {"logging", json::object()}};
 }
 
-std::string server_instructions() {
+std::string server_instructions(const std::string& shares) {
+  std::string shared =
+      shares == "none"
+          ? ""
+          : " Host folders the user shared: " + shares +
+                ". upload_file copies a file or folder from one into a session's /work (host_path "
+                "'SHARE/path'), download_file copies a session's file into a read-write share, "
+                "and create_session can mount a share (mounts); the contents never pass through "
+                "this conversation, so use them for large files. Nothing else of the host is "
+                "reachable.";
   return "Runs code in isolated, throw-away Linux sandboxes (no network, limited memory, CPU "
          "time and processes). Call execute_code with the code and its language; anything "
          "printed comes back, and matplotlib/R figures come back as images. A call without a "
@@ -77,7 +86,8 @@ std::string server_instructions() {
          "write_file, read_file and list_files work inside a session's /work directory. Long "
          "output comes back as its start and its end (a session keeps all of it in a file the "
          "result names). Libraries already installed for each language are listed in "
-         "execute_code's description and get_language_details: no need to install them.";
+         "execute_code's description and get_language_details: no need to install them." +
+         shared;
 }
 
 }  // namespace paddock::mcp

@@ -55,6 +55,7 @@ json finish_result(json result, const Era& era, const CachePolicy& cache = {});
 json server_info();
 json server_capabilities();
 // Guidance for the model, sent with initialize and server/discover.
-std::string server_instructions();
+// `shares`: Shares::summary() of the folders the user shared, or "none".
+std::string server_instructions(const std::string& shares);
 
 }  // namespace paddock::mcp

@@ -36,6 +36,11 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
     }
     audit = std::move(*opened);
   }
+  auto shares = Shares::open(options.shares);
+  if (!shares) {
+    log(LogLevel::kError, shares.error().message);
+    return 2;
+  }
   auto backend =
       backends.create(options.backend, {.kube_namespace = options.kube_namespace,
                                         .pod_start_seconds = options.pod_start_seconds,
@@ -60,7 +65,8 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
   pthread_sigmask(SIG_BLOCK, &termination, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit));
+  ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
+                    std::move(*shares));
   ToolRegistry tools = builtin_tools(state.options, state.policies);
   Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();

@@ -268,6 +268,32 @@ Status set_images(const Settings& settings, ServerOptions& options) {
   return {};
 }
 
+// PADDOCK_SHARE's (comma-separated) first, then each --share.
+Status set_shares(const Settings& settings, ServerOptions& options) {
+  std::vector<Given> given;
+  if (auto list = settings.env()("PADDOCK_SHARE")) {
+    for (const auto& item : split_list(*list)) given.push_back({item, "PADDOCK_SHARE"});
+  }
+  for (const auto& item : settings.flags().shares) given.push_back({item, "--share"});
+  for (const auto& item : given) {
+    auto spec = parse_share_spec(item.text);
+    if (!spec) return invalid_input(item.source + ": " + spec.error().message);
+    options.shares.push_back(std::move(*spec));
+  }
+  const McpFlags& flags = settings.flags();
+  std::optional<std::uint64_t> bytes;
+  if (auto set = set_size(
+          settings.pick(flags.share_max_bytes, "--share-max-bytes", {"PADDOCK_SHARE_MAX_BYTES"}),
+          "1g", bytes);
+      !set) {
+    return set;
+  }
+  if (bytes) options.transfer_caps.max_bytes = *bytes;
+  return set_count(
+      settings.pick(flags.share_max_files, "--share-max-files", {"PADDOCK_SHARE_MAX_FILES"}), 1,
+      1'000'000, "10000", options.transfer_caps.max_files);
+}
+
 Status set_server(const Settings& settings, ServerOptions& options) {
   const McpFlags& flags = settings.flags();
   if (auto given = settings.pick(flags.backend, "--backend", {"PADDOCK_BACKEND", "BACKEND"})) {
@@ -345,7 +371,8 @@ Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Enviro
   Settings settings(flags, env);
   ServerOptions options;
   for (auto* step :
-       {set_server, set_limits, set_result_caps, set_networks, set_pass_through, set_images}) {
+       {set_server, set_limits, set_result_caps, set_networks, set_pass_through, set_images,
+        set_shares}) {
     if (auto status = step(settings, options); !status) return status.error();
   }
   if (options.limits.wall_seconds && *options.limits.wall_seconds > options.max_timeout_seconds) {

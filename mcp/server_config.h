@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/result.h"
+#include "mcp/host_transfer.h"
+#include "mcp/shares.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_spec.h"
 
@@ -46,6 +48,9 @@ struct McpFlags {
   std::optional<std::string> audit_log;
   std::optional<std::string> pass_through_env;  // NAME1,NAME2
   std::vector<std::string> images;              // LANG=REF, repeatable
+  std::vector<std::string> shares;              // HOST_DIR[=NAME][:rw], repeatable
+  std::optional<std::string> share_max_bytes;
+  std::optional<std::string> share_max_files;
   std::optional<std::string> pull;              // missing or never
 };
 
@@ -83,6 +88,10 @@ struct ServerOptions {
   // Variables handed from the server's environment into every sandbox: "NAME=VALUE".
   std::vector<std::string> pass_through_env;
   std::map<std::string, std::string> images;  // language name as given -> image reference
+  // Host folders the tools may use (PADDOCK_SHARE's first, then each --share); opened, and
+  // checked, when the server starts.
+  std::vector<ShareSpec> shares;
+  TransferCaps transfer_caps;  // of one upload or download
   bool pull_missing_images = true;
 };
 

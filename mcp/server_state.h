@@ -13,6 +13,7 @@
 #include "mcp/image_provisioner.h"
 #include "mcp/secret_mask.h"
 #include "mcp/server_config.h"
+#include "mcp/shares.h"
 #include "mcp/session_registry.h"
 #include "runtime/backend.h"
 
@@ -21,14 +22,16 @@ namespace paddock::mcp {
 class ServerState {
  public:
   ServerState(ServerOptions server_options, std::unique_ptr<Backend> sandbox_backend,
-              PolicyStore language_policies, std::unique_ptr<AuditLog> audit_log = nullptr)
+              PolicyStore language_policies, std::unique_ptr<AuditLog> audit_log = nullptr,
+              Shares shared_folders = {})
       : options(std::move(server_options)),
         backend(std::move(sandbox_backend)),
         policies(std::move(language_policies)),
         sessions(options.max_sessions, options.max_session_idle_seconds),
         images(*backend, options.pull_missing_images),
         secrets(options.pass_through_env),
-        audit(std::move(audit_log)) {}
+        audit(std::move(audit_log)),
+        shares(std::move(shared_folders)) {}
 
   // Appends to the audit log, when there is one.
   void record(const AuditRecord& record) const {
@@ -42,6 +45,7 @@ class ServerState {
   ImageProvisioner images;
   const SecretMask secrets;
   const std::unique_ptr<AuditLog> audit;  // null without --audit-log
+  const Shares shares;                    // the host folders the user shared (--share)
 };
 
 }  // namespace paddock::mcp

@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "language/policy.h"
+#include "mcp/shares.h"
 #include "runtime/live_kernel.h"
 #include "runtime/session.h"
 
@@ -37,6 +38,7 @@ struct SessionEntry {
   std::atomic<int> users{0};
   std::atomic<int> runs{0};
   Limits limits;         // of the session's sandbox (a run's timeout is its own)
+  std::vector<ShareMount> mounts;  // shares mounted into it (create_session's mounts)
   std::mutex run_mutex;  // the steps of one execute_code run back to back
 
   [[nodiscard]] double idle_seconds() const;

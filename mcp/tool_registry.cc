@@ -46,6 +46,8 @@ ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& poli
   registry.add(make_write_file());
   registry.add(make_read_file());
   registry.add(make_list_files());
+  registry.add(make_upload_file());
+  registry.add(make_download_file());
   return registry;
 }
 

@@ -1,6 +1,55 @@
 #include "runtime/session.h"
 
+#include <unistd.h>
+
+#include <cstring>
+
 namespace paddock {
+namespace {
+
+// Writes all of `bytes` to `fd`; 0 or an errno.
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) return errno;
+    bytes.remove_prefix(static_cast<std::size_t>(wrote));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Status Session::copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                        bool /*executable*/) {
+  std::string content(size, '\0');
+  std::uint64_t got = 0;
+  while (got < size) {
+    ssize_t n = pread(source_fd, content.data() + got, size - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return system_error("reading the host file for '" + path + "'");
+    if (n == 0) break;  // it shrank meanwhile
+    got += static_cast<std::uint64_t>(n);
+  }
+  content.resize(got);
+  return write_file(path, content);
+}
+
+Result<std::uint64_t> Session::copy_out(const std::string& path, int sink_fd,
+                                        std::uint64_t max_bytes, const CopyProgress& progress) {
+  auto file = read_file(path, max_bytes + 1);
+  if (!file) return file.error();
+  if (file->size > max_bytes) return Error{EFBIG, "'" + path + "' is larger than the cap"};
+  if (int error = write_all(sink_fd, file->data); error != 0) {
+    return system_error("writing the host copy of '" + path + "'", error);
+  }
+  if (progress) progress(file->data.size());
+  return static_cast<std::uint64_t>(file->data.size());
+}
+
+Status Session::make_directory(const std::string& path) {
+  return Error{ENOTSUP, "'" + path + "': this backend makes no empty folders"};
+}
 
 Result<std::unique_ptr<Session>> Backend::open_session(const SandboxSpec& /*spec*/) {
   return Error{ENOTSUP, "the " + std::string(name()) + " backend has no sessions"};

@@ -6,6 +6,7 @@
 // beneath the work directory.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,9 @@ struct SessionUsage {
   std::uint32_t processes = 0;
 };
 
+// Told the bytes copied so far as a copy proceeds, so a reader (a hasher) can follow behind.
+using CopyProgress = std::function<void(std::uint64_t copied)>;
+
 // A live session's resident process, as its starter holds it: the write end of its stdin, and
 // the read end of its stdout and stderr together.
 struct ResidentProcess {
@@ -65,6 +69,19 @@ class Session {
   [[nodiscard]] virtual Status write_file(const std::string& path, std::string_view content) = 0;
   [[nodiscard]] virtual Result<FileContent> read_file(const std::string& path,
                                                       std::uint64_t max_bytes) = 0;
+  // Host files in and out (upload_file, download_file), under write_file's and read_file's
+  // rules. `source_fd` is read from offset 0 for `size` bytes; the file is made with mode 0755
+  // when `executable`, else 0644. The defaults go through write_file and read_file, holding the
+  // bytes in memory; the native session copies in the kernel.
+  [[nodiscard]] virtual Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                                       bool executable);
+  // A regular file into `sink_fd` at its offset; one larger than `max_bytes` is refused (EFBIG)
+  // before anything is copied. Returns the bytes copied.
+  [[nodiscard]] virtual Result<std::uint64_t> copy_out(const std::string& path, int sink_fd,
+                                                       std::uint64_t max_bytes,
+                                                       const CopyProgress& progress);
+  // The directory `path` and its parents (an empty folder uploaded). Default: ENOTSUP.
+  [[nodiscard]] virtual Status make_directory(const std::string& path);
   // `path` empty for the work directory itself; at most `max_entries`, sorted by name.
   [[nodiscard]] virtual Result<std::vector<FileEntry>> list_files(const std::string& path,
                                                                   std::size_t max_entries) = 0;

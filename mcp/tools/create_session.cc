@@ -42,6 +42,25 @@ class CreateSession final : public Tool {
                   {"description",
                    "Keep the interpreter between calls where the language has one (python, "
                    "r). false: every call is a new process, as in other languages."}}},
+                {"mounts",
+                 {{"type", "array"},
+                  {"maxItems", 8},
+                  {"description",
+                   "Host folders the user shared, mounted into the session in place instead of "
+                   "copied (native backend): e.g. a project whose tests should run. Read-only "
+                   "unless rw is asked for and the share is read-write."},
+                  {"items",
+                   {{"type", "object"},
+                    {"properties",
+                     {{"share", {{"type", "string"}, {"description", "The share's name."}}},
+                      {"path",
+                       {{"type", "string"},
+                        {"description",
+                         "Where: relative to /work, or absolute under /work or /mnt (default "
+                         "/work/SHARE)."}}},
+                      {"rw", {{"type", "boolean"}, {"default", false}}}}},
+                    {"required", {"share"}},
+                    {"additionalProperties", false}}}}},
                 {"ttl_seconds",
                  {{"type", "number"},
                   {"exclusiveMinimum", 0},
@@ -67,8 +86,11 @@ class CreateSession final : public Tool {
     if (!policy) return tool_error(policy.error().message);
     auto spec = session_spec(state, **policy, context.progress);
     if (!spec) return tool_error(spec.error().message);
+    auto mounts = add_mounts(state, arguments, *spec);
+    if (!mounts) return tool_error(mounts.error().message);
     if (auto room = state.sessions.reserve(); !room) return tool_error(room.error().message);
     auto opened = state.backend->open_session(*spec);
+    record_mounts(state, **policy, *spec, *mounts, opened ? "done" : "error");
     if (!opened) {
       state.sessions.unreserve();
       return tool_error("could not create the session: " + opened.error().message);
@@ -77,6 +99,7 @@ class CreateSession final : public Tool {
         state.sessions.add(std::move(*opened), **policy,
                            arguments.value("ttl_seconds", state.options.session_idle_seconds));
     entry->limits = spec->limits;
+    entry->mounts = std::move(*mounts);
     auto libraries = arguments.value("libraries", std::vector<std::string>{});
     std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
     if (!libraries.empty()) {
@@ -94,6 +117,10 @@ class CreateSession final : public Tool {
       start_interpreter(*entry, arguments.value("live", true), state.secrets);
     }
     ToolResult result;
+    for (const auto& mount : entry->mounts) {
+      text += "; share " + mount.share + " mounted at " + mount.path +
+              (mount.writable ? " (read-write)" : " (read-only)");
+    }
     result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));
     result.structured = interpreter_json(*entry);
     result.structured["session_id"] = entry->id;
@@ -101,6 +128,54 @@ class CreateSession final : public Tool {
   }
 
  private:
+  // The shares `arguments` asks to mount, added to the spec's binds.
+  static Result<std::vector<ShareMount>> add_mounts(const ServerState& state,
+                                                    const json& arguments, SandboxSpec& spec) {
+    std::vector<ShareMount> mounts;
+    if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
+    if (std::string(state.backend->name()) != "native") {
+      return invalid_input(
+          "mounts work on the native backend only; on " + std::string(state.backend->name()) +
+          " copy files in and out with upload_file and download_file instead");
+    }
+    for (const auto& asked : arguments["mounts"]) {
+      ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
+                       asked.value("rw", false)};
+      auto bind = share_bind(state.shares, mount, spec.workdir);
+      if (!bind) return bind.error();
+      for (const auto& other : spec.binds) {
+        if (other.sandbox_path == bind->sandbox_path) {
+          return invalid_input("mounts: two mounts at " + bind->sandbox_path);
+        }
+      }
+      spec.binds.push_back(std::move(*bind));
+      mounts.push_back(std::move(mount));
+    }
+    return mounts;
+  }
+
+  // One audit line for the mounts of a session, whether it opened or not.
+  static void record_mounts(const ServerState& state, const LanguagePolicy& policy,
+                            const SandboxSpec& spec, const std::vector<ShareMount>& mounts,
+                            const std::string& outcome) {
+    if (mounts.empty()) return;
+    AuditRecord record;
+    record.tool = "create_session";
+    record.language = policy.name;
+    record.backend = state.backend->name();
+    record.limits = spec.limits;
+    record.outcome = outcome;
+    for (const auto& mount : mounts) {
+      HostFileRecord file;
+      file.action = "mount";
+      file.host_path = state.shares.find(mount.share)->host_dir;
+      file.session_path = mount.path;
+      file.writable = mount.writable;
+      record.host_files.push_back(std::move(file));
+    }
+    state.record(record);
+  }
+
   std::string default_language_;
 };
 

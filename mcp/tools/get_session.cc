@@ -53,6 +53,11 @@ class GetSession final : public Tool {
                 "disk_used_bytes": {"type": "integer"},
                 "processes": {"type": "integer"},
                 "backend": {"type": "string"},
+                "mounts": {"type": "array", "items": {"type": "object", "properties": {
+                  "share": {"type": "string"}, "path": {"type": "string"},
+                  "writable": {"type": "boolean"}}}},
+                "shares": {"type": "array", "items": {"type": "object", "properties": {
+                  "name": {"type": "string"}, "writable": {"type": "boolean"}}}},
                 "limits": {"type": "object", "properties": {
                   "memory_bytes": {"type": "integer"}, "pids": {"type": "integer"},
                   "cpus": {"type": ["number", "null"]}, "timeout_seconds": {"type": "number"},
@@ -87,13 +92,26 @@ class GetSession final : public Tool {
                        {"backend", std::string(context.state.backend->name())},
                        {"limits", std::move(limits)}};
     structured.update(interpreter_json(session));
+    // The model learns here what it may name in upload_file, download_file and mounts.
+    json shares = json::array();
+    for (const auto& share : context.state.shares.all()) {
+      shares.push_back({{"name", share.name}, {"writable", share.writable}});
+    }
+    json mounts = json::array();
+    for (const auto& mount : session.mounts) {
+      mounts.push_back(
+          {{"share", mount.share}, {"path", mount.path}, {"writable", mount.writable}});
+    }
+    structured["shares"] = std::move(shares);
+    structured["mounts"] = std::move(mounts);
     ToolResult result;
     result.content.push_back(
         text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +
                    " old, idle " + format_duration(session.idle_seconds()) + ", " +
                    std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
                    counted(usage->processes, "process", "processes") + " running, " +
-                   counted(session.runs.load(), "run", "runs") + "; " + interpreter_line(session)));
+                   counted(session.runs.load(), "run", "runs") + "; " + interpreter_line(session) +
+                   "; shares: " + context.state.shares.summary()));
     result.structured = std::move(structured);
     return result;
   }

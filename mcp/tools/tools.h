@@ -23,5 +23,7 @@ std::unique_ptr<Tool> make_list_sessions();
 std::unique_ptr<Tool> make_write_file();
 std::unique_ptr<Tool> make_read_file();
 std::unique_ptr<Tool> make_list_files();
+std::unique_ptr<Tool> make_upload_file();
+std::unique_ptr<Tool> make_download_file();
 
 }  // namespace paddock::mcp

@@ -125,7 +125,10 @@ struct PayloadCommand {
 
 // Opens `path` (relative, its '/' overwritten while walking) for writing beneath the work
 // directory `work`, making missing directories and following no symlink. An fd, or -errno.
-int open_for_write(int work, char* path);
+int open_for_write(int work, char* path, mode_t mode = 0644);
+
+// Makes the directory `path` and its parents beneath `work` the same way; an fd of it, or -errno.
+int make_directories(int work, char* path);
 
 // no_new_privs, locked securebits and every capability gone; once per process tree.
 void drop_privileges(const ChildPlan& plan);

@@ -127,13 +127,49 @@ const char* to_string(IdMapMethod method) {
   return "unknown";
 }
 
+Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
+                                                     const std::vector<std::string>& folders) {
+  std::optional<HostOwner> owner;
+  for (const auto& folder : folders) {
+    struct stat info {};
+    if (stat(folder.c_str(), &info) != 0) return system_error("read-write bind " + folder);
+    if (owner && (owner->uid != info.st_uid || owner->gid != info.st_gid)) {
+      return invalid_input("read-write binds " + folders.front() + " and " + folder +
+                           " have different owners; a sandbox writes as one host user");
+    }
+    owner = HostOwner{info.st_uid, info.st_gid};
+    if (info.st_uid == 0) {
+      return invalid_input("read-write bind " + folder +
+                           " is owned by root, and sandboxes never run as host root; give the "
+                           "folder to an unprivileged user, or bind it read-only");
+    }
+    if (host.euid != 0 && info.st_uid != host.euid) {
+      return invalid_input("read-write bind " + folder + " is owned by uid " +
+                           std::to_string(info.st_uid) + ", not by you (uid " +
+                           std::to_string(host.euid) +
+                           "); a sandbox can only write as you: bind it read-only");
+    }
+  }
+  return owner;
+}
+
 IdMapPlan plan_id_map(const IdMapHost& host, pid_t child_pid, std::uint32_t inside_uid,
-                      std::uint32_t inside_gid) {
+                      std::uint32_t inside_gid, std::optional<HostOwner> writer) {
   IdMapPlan plan;
   plan.inside_uid = inside_uid;
   plan.inside_gid = inside_gid;
   auto slot = static_cast<std::uint32_t>(child_pid);
-  if (host.euid == 0) {
+  if (writer && host.euid == 0) {
+    plan.method = IdMapMethod::kRoot;
+    plan.host_uid = writer->uid;
+    plan.host_gid = writer->gid;
+    plan.setgroups_allowed = true;
+  } else if (writer) {
+    plan.method = IdMapMethod::kSelf;
+    plan.host_uid = host.euid;
+    plan.host_gid = host.egid;
+    plan.setgroups_allowed = false;
+  } else if (host.euid == 0) {
     plan.method = IdMapMethod::kRoot;
     plan.host_uid = plan.host_gid = kRootHostIdBase + slot;
     plan.setgroups_allowed = true;

@@ -57,9 +57,23 @@ struct IdMapPlan {
   bool setgroups_allowed = false;  // when false, setgroups is denied before gid_map is written
 };
 
+// Whom the sandbox user must be on the host for its writes through read-write binds to land as
+// the folder's owner: the sandbox user is mapped to that id instead (an unprivileged paddock
+// can only map itself; root maps any owner but root, as sandboxes never run as host root).
+struct HostOwner {
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+};
+
+// The owner of every read-write bind's host folder (nullopt without one). Refused, saying why:
+// folders of different owners, one owned by root, or (unprivileged) one owned by someone else.
+Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
+                                                     const std::vector<std::string>& folders);
+
 // Decides the mapping for a sandbox whose init has host pid `child_pid` (pure: tests call it).
+// With `writer`, the sandbox user is that host owner (see HostOwner).
 IdMapPlan plan_id_map(const IdMapHost& host, pid_t child_pid, std::uint32_t inside_uid,
-                      std::uint32_t inside_gid);
+                      std::uint32_t inside_gid, std::optional<HostOwner> writer = std::nullopt);
 
 // Writes the maps for `child_pid` (directly, or through newuidmap/newgidmap).
 Status apply_id_map(pid_t child_pid, const IdMapPlan& plan);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -41,6 +42,26 @@ Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed) 
     if (got == sizeof(ChildMessage)) return packet.message;
   }
   return Error{EPIPE, "the session's sandbox has ended; open a new session"};
+}
+
+// Bytes a sendfile call moves at most: small enough that a hasher following behind reads them
+// from the page cache.
+constexpr std::size_t kCopyChunk = 8u << 20;
+
+// Copies `size` bytes from `in` (from offset 0) to `out` at its offset, in the kernel; the
+// bytes copied, or -errno. Stops early where `in` ends.
+long long copy_in_kernel(int in, int out, std::uint64_t size, const CopyProgress& progress) {
+  off_t offset = 0;
+  while (static_cast<std::uint64_t>(offset) < size) {
+    std::size_t chunk =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kCopyChunk, size - offset));
+    ssize_t moved = sendfile(out, in, &offset, chunk);
+    if (moved < 0 && errno == EINTR) continue;
+    if (moved < 0) return -errno;
+    if (moved == 0) break;
+    if (progress) progress(static_cast<std::uint64_t>(offset));
+  }
+  return offset;
 }
 
 std::string file_type(mode_t mode) {
@@ -303,6 +324,45 @@ Status NativeSession::write_file(const std::string& path, std::string_view conte
     done += static_cast<std::size_t>(wrote);
   }
   return {};
+}
+
+Status NativeSession::copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                              bool executable) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  std::lock_guard lock(mutex_);
+  auto file =
+      open_inside(path, executable ? SessionOpenMode::kWriteExecutable : SessionOpenMode::kWrite);
+  if (!file) return file.error();
+  long long copied = copy_in_kernel(source_fd, file->get(), size, nullptr);
+  if (copied == -ENOSPC || copied == -EDQUOT) {
+    return Error{ENOSPC, "copying into '" + path + "': the session's work directory is full (" +
+                             std::to_string(spec_.limits.work_bytes >> 20) + " MiB)"};
+  }
+  if (copied < 0) return system_error("copying into '" + path + "'", static_cast<int>(-copied));
+  return {};
+}
+
+Result<std::uint64_t> NativeSession::copy_out(const std::string& path, int sink_fd,
+                                              std::uint64_t max_bytes,
+                                              const CopyProgress& progress) {
+  if (auto valid = check_session_path(path); !valid) return valid.error();
+  std::lock_guard lock(mutex_);
+  auto file = open_inside(path, SessionOpenMode::kRead);
+  if (!file) return file.error();
+  struct stat info {};
+  if (fstat(file->get(), &info) != 0) return system_error("reading '" + path + "'");
+  auto size = static_cast<std::uint64_t>(info.st_size);
+  if (size > max_bytes) return Error{EFBIG, "'" + path + "' is larger than the cap"};
+  long long copied = copy_in_kernel(file->get(), sink_fd, size, progress);
+  if (copied < 0) return system_error("copying '" + path + "' out", static_cast<int>(-copied));
+  return static_cast<std::uint64_t>(copied);
+}
+
+Status NativeSession::make_directory(const std::string& path) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  std::lock_guard lock(mutex_);
+  auto made = open_inside(path, SessionOpenMode::kMakeDirectory);
+  return made ? Status{} : Status{made.error()};
 }
 
 Result<FileContent> NativeSession::read_file(const std::string& path, std::uint64_t max_bytes) {

@@ -21,6 +21,11 @@ class NativeSession final : public Session {
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
   Status write_file(const std::string& path, std::string_view content) override;
   Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
+  Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                 bool executable) override;
+  Result<std::uint64_t> copy_out(const std::string& path, int sink_fd, std::uint64_t max_bytes,
+                                 const CopyProgress& progress) override;
+  Status make_directory(const std::string& path) override;
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;
   Result<SessionUsage> usage() override;

@@ -179,6 +179,13 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   if (!programs) return programs.error();
   prepared->seccomp = programs->program;
   prepared->init_seccomp = programs->init;
+  std::vector<std::string> writable_binds;
+  for (const auto& bind : spec.binds) {
+    if (bind.writable) writable_binds.push_back(bind.host_path);
+  }
+  auto writer = writable_bind_owner(id_map_host(), writable_binds);
+  if (!writer) return writer.error();
+  prepared->bind_writer = *writer;
 
   // An image brings its own tree: the host's needs no probing then.
   if (!spec.image_layers.empty()) {

@@ -4,6 +4,7 @@
 // after clone it never allocates (see child.h).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct Prepared {
   std::vector<const char*> layer_sources;   // host paths of the image's layers, top first
   std::vector<std::uint8_t> network_fence;  // encoded routing rules, or empty
   std::vector<LateFile> late_files;  // spec.files_after_install, when an installer comes first
+  // Whom the sandbox user is on the host when it has read-write binds (id_map.h).
+  std::optional<HostOwner> bind_writer;
 };
 
 // Plans, argv/envp arrays, the seccomp program, stdin and the capture pipes for one run.

@@ -27,7 +27,8 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
   plan.uid = identity.uid;
   plan.gid = identity.gid;
   plan.setgroups_allowed =
-      plan_id_map(id_map_host(), 1, identity.uid, identity.gid).setgroups_allowed;
+      plan_id_map(id_map_host(), 1, identity.uid, identity.gid, prepared.bind_writer)
+          .setgroups_allowed;
   plan.hostname = spec.hostname.c_str();
   plan.network_fence = &prepared.network_fence;
   plan.late_files = &prepared.late_files;
@@ -144,7 +145,8 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
     launched->namespaces = std::move(*opened);
   }
 
-  launched->ids = plan_id_map(id_map_host(), pid, identity.uid, identity.gid);
+  launched->ids = plan_id_map(id_map_host(), pid, identity.uid, identity.gid,
+                              launched->prepared->bind_writer);
   if (auto mapped = apply_id_map(pid, launched->ids); !mapped) {
     return mapped.error().context("writing the sandbox's uid/gid maps");
   }

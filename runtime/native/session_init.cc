@@ -35,11 +35,12 @@ char* env_slots[kMaxStrings + 1];
 
 constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 
-int open_beneath(int directory, const char* path, std::uint64_t flags, std::uint64_t resolve) {
+int open_beneath(int directory, const char* path, std::uint64_t flags, std::uint64_t resolve,
+                 mode_t mode = 0644) {
   open_how how{};
   // openat2 refuses O_PATH with anything but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC.
   how.flags = flags | O_CLOEXEC | ((flags & O_PATH) != 0 ? 0 : O_NOCTTY);
-  how.mode = (flags & O_CREAT) != 0 ? 0644 : 0;
+  how.mode = (flags & O_CREAT) != 0 ? mode : 0;
   how.resolve = resolve;
   int fd = static_cast<int>(syscall(SYS_openat2, directory, path, &how, sizeof how));
   return fd >= 0 ? fd : -errno;
@@ -48,16 +49,21 @@ int open_beneath(int directory, const char* path, std::uint64_t flags, std::uint
 // The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
 // FIFO or a device could block or mislead paddock.
 int open_requested(int work, SessionOpenMode mode, char* path) {
+  bool directory = mode == SessionOpenMode::kDirectory || mode == SessionOpenMode::kMakeDirectory;
   int fd;
   switch (mode) {
     case SessionOpenMode::kRead:
       fd = open_beneath(work, path, O_RDONLY | O_NONBLOCK, kResolve);
       break;
     case SessionOpenMode::kWrite:
-      fd = open_for_write(work, path);
+    case SessionOpenMode::kWriteExecutable:
+      fd = open_for_write(work, path, mode == SessionOpenMode::kWrite ? 0644 : 0755);
       break;
     case SessionOpenMode::kDirectory:
       fd = open_beneath(work, path, O_RDONLY | O_DIRECTORY, kResolve);
+      break;
+    case SessionOpenMode::kMakeDirectory:
+      fd = make_directories(work, path);
       break;
     default:
       return -EINVAL;
@@ -66,10 +72,10 @@ int open_requested(int work, SessionOpenMode mode, char* path) {
   struct stat info {};
   bool wanted_type =
       fstat(fd, &info) == 0 &&
-      (mode == SessionOpenMode::kDirectory ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
+      (directory ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
   if (!wanted_type) {
     close(fd);
-    return mode == SessionOpenMode::kDirectory ? -ENOTDIR : -EINVAL;
+    return directory ? -ENOTDIR : -EINVAL;
   }
   return fd;
 }
@@ -151,8 +157,9 @@ pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds,
 }  // namespace
 
 // Walks `path` one component at a time, making missing directories; each step is confined
-// beneath the directory before it and follows no symlink, so nothing is made outside.
-int open_for_write(int work, char* path) {
+// beneath the directory before it and follows no symlink, so nothing is made outside. Returns
+// an O_PATH fd of the last directory (or `work`) and leaves *last at the final component.
+static int make_parents(int work, char* path, char** last) {
   int directory = work;
   char* component = path;
   for (char* slash; (slash = std::strchr(component, '/')) != nullptr; component = slash + 1) {
@@ -169,8 +176,31 @@ int open_for_write(int work, char* path) {
     if (next < 0) return next;
     directory = next;
   }
-  int fd = open_beneath(directory, component, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
-                        kResolve | RESOLVE_NO_SYMLINKS);
+  *last = component;
+  return directory;
+}
+
+int open_for_write(int work, char* path, mode_t mode) {
+  char* name = nullptr;
+  int directory = make_parents(work, path, &name);
+  if (directory < 0) return directory;
+  int fd = open_beneath(directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
+                        kResolve | RESOLVE_NO_SYMLINKS, mode);
+  if (directory != work) close(directory);
+  return fd;
+}
+
+int make_directories(int work, char* path) {
+  char* name = nullptr;
+  int directory = make_parents(work, path, &name);
+  if (directory < 0) return directory;
+  int fd = -EINVAL;
+  if (*name == '\0' || mkdirat(directory, name, 0755) == 0 || errno == EEXIST) {
+    fd = open_beneath(directory, *name == '\0' ? "." : name, O_RDONLY | O_DIRECTORY,
+                      kResolve | RESOLVE_NO_SYMLINKS);
+  } else {
+    fd = -errno;
+  }
   if (directory != work) close(directory);
   return fd;
 }

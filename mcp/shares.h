@@ -1,0 +1,87 @@
+#pragma once
+
+// The host folders the user shares with `paddock mcp` (--share HOST_DIR[=NAME][:rw], or
+// PADDOCK_SHARE): the only host files any tool can reach. The model names them, never chooses
+// them. A tool's host_path is "NAME/relative/path" (or an absolute path inside a share's
+// folder), and every open under a share is confined beneath its folder by the kernel:
+// openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) refuses "..", absolute symlinks and
+// symlinks that lead out, whatever the sandboxed code (which may write to a read-write share)
+// put there.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/unique_fd.h"
+#include "runtime/sandbox_spec.h"
+
+namespace paddock::mcp {
+
+// One share as the user wrote it.
+struct ShareSpec {
+  std::string host_dir;
+  std::string name;  // empty: the folder's own name
+  bool writable = false;
+};
+
+// "HOST_DIR[=NAME][:rw]" (":ro" is the default, and may be written). Pure: the folder is
+// checked by Shares::open.
+Result<ShareSpec> parse_share_spec(const std::string& text);
+
+// Whether `name` can name a share: a letter or digit, then up to 63 of those and "._-".
+bool is_share_name(const std::string& name);
+
+struct Share {
+  std::string name;
+  std::string host_dir;  // its real path, resolved at start-up
+  bool writable = false;
+  UniqueFd root;  // O_PATH of the folder, opened at start-up: every lookup starts here
+};
+
+// Where a tool's host_path points.
+struct ShareLocation {
+  const Share* share = nullptr;
+  std::string relative;  // beneath the share's folder; empty for the folder itself
+  [[nodiscard]] std::string shown() const;  // "NAME/relative", what results and errors say
+};
+
+class Shares {
+ public:
+  Shares() = default;
+  // Opens every folder; a missing one, a file, a duplicate name or an unwritable ":rw" folder is
+  // one line naming it, and the server does not start.
+  static Result<Shares> open(const std::vector<ShareSpec>& specs);
+
+  [[nodiscard]] const std::vector<Share>& all() const { return shares_; }
+  [[nodiscard]] const Share* find(const std::string& name) const;
+  // "data (read-only), results (read-write)", or "none".
+  [[nodiscard]] std::string summary() const;
+  // host_path as a tool gives it: "NAME", "NAME/relative/path", or an absolute path equal to or
+  // inside a share's folder. Anything else is refused, naming the shares there are.
+  [[nodiscard]] Result<ShareLocation> locate(const std::string& host_path) const;
+
+ private:
+  std::vector<Share> shares_;
+};
+
+// A share mounted into a session (create_session's mounts), as asked.
+struct ShareMount {
+  std::string share;  // its name
+  std::string path;   // inside the sandbox: relative to /work, or absolute under /work or /mnt
+  bool writable = false;
+};
+
+// The bind mount of `mount`: the share's folder at its path, read-only unless the share is :rw
+// and the mount asks for rw. `workdir` is the sandbox's work directory.
+Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir);
+
+// Opens `where` with openat2 beneath its share: RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, plus
+// `resolve` (e.g. RESOLVE_NO_SYMLINKS). An error explains the refusal in the share's terms.
+Result<UniqueFd> open_in_share(const ShareLocation& where, int flags,
+                               std::uint64_t resolve = 0);
+
+// What errno `error` means for `where`, for the person who named it.
+Error share_path_error(const ShareLocation& where, int error);
+
+}  // namespace paddock::mcp

@@ -1,0 +1,55 @@
+// download_file: a file from a session's /work into a read-write share the user gave, copied
+// directly by the server.
+
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
+#include "mcp/transfer_tool.h"
+
+namespace paddock::mcp {
+namespace {
+
+class DownloadFile final : public Tool {
+ public:
+  std::string name() const override { return "download_file"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Download a session file to the host"},
+            {"description",
+             "Copies a file from a session's /work into a host folder the user shared "
+             "read-write, without its contents passing through this conversation. host_path is "
+             "SHARE/path; missing folders are made. An existing file is replaced only with "
+             "overwrite: true; a symlink there is never followed. Returns the size and sha256."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"path", path_property("The file in /work, relative, e.g. outputs/report.csv.")},
+                {"host_path", path_property("SHARE/path to write, e.g. results/report.csv.")},
+                {"overwrite",
+                 {{"type", "boolean"},
+                  {"default", false},
+                  {"description", "Replace a file already there."}}}}},
+              {"required", {"session_id", "path", "host_path"}},
+              {"additionalProperties", false}}},
+            {"outputSchema", transfer_output_schema()},
+            {"annotations", annotations("Download a session file", false, true, true)}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string path = arguments["path"].get<std::string>();
+    std::string host_path = arguments["host_path"].get<std::string>();
+    bool overwrite = arguments.value("overwrite", false);
+    const ServerState& state = context.state;
+    return run_transfer(context, arguments, name(), "download", host_path, [&](Session& session) {
+      return download_from_session(session, state.shares, path, host_path, overwrite,
+                                   state.options.transfer_caps);
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_download_file() {
+  return std::make_unique<DownloadFile>();
+}
+
+}  // namespace paddock::mcp
