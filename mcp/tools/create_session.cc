@@ -133,11 +133,6 @@ class CreateSession final : public Tool {
                                                     const json& arguments, SandboxSpec& spec) {
     std::vector<ShareMount> mounts;
     if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
-    if (std::string(state.backend->name()) != "native") {
-      return invalid_input(
-          "mounts work on the native backend only; on " + std::string(state.backend->name()) +
-          " copy files in and out with upload_file and download_file instead");
-    }
     for (const auto& asked : arguments["mounts"]) {
       ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
                        asked.value("rw", false)};
@@ -150,6 +145,12 @@ class CreateSession final : public Tool {
       }
       spec.binds.push_back(std::move(*bind));
       mounts.push_back(std::move(mount));
+    }
+    // After the shares are checked, so that a wrong name is what the model hears first.
+    if (std::string(state.backend->name()) != "native") {
+      return invalid_input(
+          "mounts work on the native backend only; on " + std::string(state.backend->name()) +
+          " copy files in and out with upload_file and download_file instead");
     }
     return mounts;
   }

@@ -19,8 +19,12 @@
 namespace paddock::engine {
 namespace {
 
-// Bytes of a file written per exec: base64 of it must fit one argument (128 KiB).
-constexpr std::size_t kWriteChunk = 64u << 10;
+// Bytes of a file one argument carries: base64 of them must fit an argument (128 KiB with its
+// NUL); kWritePieces of them go in one exec, well within the 2 MiB of arguments execve takes.
+// A transport that carries stdin takes kWriteChunkOnStdin per exec instead.
+constexpr std::size_t kWritePiece = 90u << 10;
+constexpr std::size_t kWritePieces = 12;
+constexpr std::size_t kWriteChunkOnStdin = 8u << 20;
 constexpr const char* kStdinFile = ".paddock-stdin";  // in /tmp
 // How long paddock's own helper commands (files, archives, the kill) may take.
 constexpr double kHelperSeconds = 30;
@@ -173,18 +177,25 @@ Status ContainerSession::write_file(const std::string& path, std::string_view co
 
 Status ContainerSession::put_file(const std::string& directory, const std::string& path,
                                   std::string_view content) {
+  bool on_stdin = transport_->carries_input();
+  std::size_t chunk = on_stdin ? kWriteChunkOnStdin : kWritePiece * kWritePieces;
   std::size_t at = 0;
   do {
-    std::string_view piece = content.substr(at, kWriteChunk);
-    std::string encoded = base64_encode(piece);
-    std::string length = std::to_string(encoded.size());  // before `encoded` is moved away
-    const char* mode = at == 0 ? "new" : "append";
-    // The content on stdin where the transport carries it (its length in argv), else in argv.
-    auto written =
-        transport_->carries_input()
-            ? run_helper({"sh", "-c", kWriteScript, "sh", directory, path, "-", mode, length}, 4096,
-                         std::move(encoded))
-            : run_helper({"sh", "-c", kWriteScript, "sh", directory, path, encoded, mode}, 4096);
+    std::string_view piece = content.substr(at, chunk);
+    std::vector<std::string> argv = {"sh", "-c", kWriteScript, "sh", directory, path,
+                                     at == 0 ? "new" : "append"};
+    std::string input;
+    if (on_stdin) {
+      // The content on stdin (its length in argv).
+      input = base64_encode(piece);
+      argv.push_back("-");
+      argv.push_back(std::to_string(input.size()));
+    } else {
+      for (std::size_t part = 0; part < piece.size(); part += kWritePiece) {
+        argv.push_back(base64_encode(piece.substr(part, kWritePiece)));
+      }
+    }
+    auto written = run_helper(std::move(argv), 4096, std::move(input));
     if (!written) return written.error();
     if (int refused = refusal_errno(written->exit_code); refused != 0) {
       return session_path_error(path, refused);

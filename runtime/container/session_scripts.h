@@ -41,19 +41,22 @@ inline constexpr const char* kReadScript = PADDOCK_RESOLVE_INSIDE
 inline constexpr const char* kListScript = PADDOCK_RESOLVE_INSIDE
     "test -d \"$r\" || exit 14; find \"$r\" -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'";
 
-// $3: base64 of the bytes, or "-" for $5 bytes of base64 on stdin (Kubernetes: the content
-// stays out of the exec URL); $4: "new" (create or truncate) or "append". Parent directories are
-// made one by one, and any symlink on the way, or as the file, is refused (12). The split
-// components are not globbed (set -f): "[a]b" would be checked as a directory "ab" it matches,
-// and then written through a symlink named "[a]b".
+// $3: "new" (create or truncate) or "append"; then the bytes as base64: "-" and N for N bytes of
+// it on stdin (Kubernetes: the content stays out of the exec URL), or pieces of it, one per
+// argument (each argument is at most 128 KiB, so a large write takes several). Parent
+// directories are made one by one, and any symlink on the way, or as the file, is refused (12).
+// The split components are not globbed (set -f): "[a]b" would be checked as a directory "ab"
+// it matches, and then written through a symlink named "[a]b".
 inline constexpr const char* kWriteScript =
-    "set -f; W=$1; p=$W/$2; q=$W; parent=${2%/*}; [ \"$parent\" = \"$2\" ] && parent=; "
+    "set -f; W=$1; r=$2; m=$3; shift 3; p=$W/$r; q=$W; parent=${r%/*}; "
+    "[ \"$parent\" = \"$r\" ] && parent=; "
     "IFS=/; for c in $parent; do [ -z \"$c\" ] && continue; q=$q/$c; "
     "[ -L \"$q\" ] && exit 12; [ -e \"$q\" ] && [ ! -d \"$q\" ] && exit 14; "
     "[ -d \"$q\" ] || mkdir -- \"$q\" || exit 10; done; unset IFS; "
     "[ -L \"$p\" ] && exit 12; [ -d \"$p\" ] && exit 15; "
-    "d() { if [ \"$1\" = - ]; then head -c \"$2\"; else printf %s \"$1\"; fi | base64 -d; }; "
-    "if [ \"$4\" = new ]; then d \"$3\" \"$5\" > \"$p\"; else d \"$3\" \"$5\" >> \"$p\"; fi";
+    "d() { if [ \"$1\" = - ]; then head -c \"$2\"; else for piece do printf %s \"$piece\"; done; fi "
+    "| base64 -d; }; "
+    "if [ \"$m\" = new ]; then d \"$@\" > \"$p\"; else d \"$@\" >> \"$p\"; fi";
 
 // The container's first process, which only keeps it alive (commands come as execs): sleep,
 // with SIGCHLD ignored where the image's env can ask for it (GNU coreutils 8.31+). As PID 1 it

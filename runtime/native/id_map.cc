@@ -138,16 +138,16 @@ Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
                            " have different owners; a sandbox writes as one host user");
     }
     owner = HostOwner{info.st_uid, info.st_gid};
-    if (info.st_uid == 0) {
-      return invalid_input("read-write bind " + folder +
-                           " is owned by root, and sandboxes never run as host root; give the "
-                           "folder to an unprivileged user, or bind it read-only");
-    }
     if (host.euid != 0 && info.st_uid != host.euid) {
       return invalid_input("read-write bind " + folder + " is owned by uid " +
                            std::to_string(info.st_uid) + ", not by you (uid " +
                            std::to_string(host.euid) +
                            "); a sandbox can only write as you: bind it read-only");
+    }
+    if (info.st_uid == 0) {
+      return invalid_input("read-write bind " + folder +
+                           " is owned by root, and sandboxes never run as host root; give the "
+                           "folder to an unprivileged user, or bind it read-only");
     }
   }
   return owner;

@@ -46,7 +46,7 @@ Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed) 
 
 // Bytes a sendfile call moves at most: small enough that a hasher following behind reads them
 // from the page cache.
-constexpr std::size_t kCopyChunk = 8u << 20;
+constexpr std::size_t kCopyChunk = 2u << 20;
 
 // Copies `size` bytes from `in` (from offset 0) to `out` at its offset, in the kernel; the
 // bytes copied, or -errno. Stops early where `in` ends.

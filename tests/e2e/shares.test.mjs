@@ -50,7 +50,7 @@ function shares(t) {
   spawnSync('mkfifo', [path.join(data, 'bundle/fifo')]);
   fs.symlinkSync('/etc', path.join(data, 'etc-link'));
   fs.symlinkSync('/etc/passwd', path.join(data, 'passwd-link'));
-  fs.symlinkSync('sales.csv', path.join(data, 'inside-link.csv'));  // stays inside: allowed
+  fs.symlinkSync('bundle/a.txt', path.join(data, 'inside-link.txt'));  // stays inside: allowed
   const results = folder(t, 'results');
   const project = folder(t, 'project');
   fs.writeFileSync(path.join(project, 'calc.py'), 'def add(a, b):\n    return a + b\n');
@@ -108,12 +108,14 @@ test('a 20 MB CSV from a share is summed by pandas, and the result stays under 1
     session_id, code: 'import pandas as pd\nprint(int(pd.read_csv("sales.csv")["amount"].sum()))',
   });
   assert.equal(run.structuredContent.stdout.trim(), String(s.sum), describe(run));
-  // The same by an absolute host path inside the share, to another name.
-  const again = await ok(client, 'upload_file', { session_id, host_path: path.join(s.data, 'sales.csv'), path: 'in/copy.csv' });
-  assert.equal(again.structuredContent.sha256, sha256(s.csv));
+  // By an absolute host path inside the share, to another name.
+  const again = await ok(client, 'upload_file', { session_id, host_path: path.join(s.data, 'bundle/a.txt'), path: 'in/copy.txt' });
+  assert.equal(again.structuredContent.sha256, sha256('alpha\n'));
   // A symlink that stays inside its share is followed.
-  const inside = await ok(client, 'upload_file', { session_id, host_path: 'data/inside-link.csv', path: 'linked.csv' });
-  assert.equal(inside.structuredContent.size, s.csv.length);
+  const inside = await ok(client, 'upload_file', { session_id, host_path: 'data/inside-link.txt', path: 'linked.txt' });
+  assert.equal(inside.structuredContent.sha256, sha256('alpha\n'));
+  const both = await ok(client, 'execute_code', { session_id, code: 'print(open("in/copy.txt").read() + open("linked.txt").read(), end="")' });
+  assert.equal(both.structuredContent.stdout, 'alpha\nalpha\n');
   const lines = auditLines(s.audit).filter((l) => l.tool === 'upload_file' && l.outcome === 'done');
   assert.equal(lines.length, 3, JSON.stringify(lines));
   assert.equal(lines[0].host_files[0].host_path, path.join(fs.realpathSync(s.data), 'sales.csv'));

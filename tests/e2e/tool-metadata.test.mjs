@@ -5,19 +5,21 @@ import { EXPECTED_TOOLS } from './support/config.mjs';
 import { withServer } from './support/server.mjs';
 
 const READ_ONLY = ['get_supported_languages', 'get_language_details', 'list_sessions', 'read_file', 'list_files'];
-const WRITING = ['execute_code', 'create_session', 'close_session', 'restart_session', 'write_file'];
+const WRITING = ['execute_code', 'create_session', 'close_session', 'restart_session', 'write_file', 'upload_file', 'download_file'];
 
 const PARAMS = {
   execute_code: { required: ['code'], props: ['code', 'language', 'libraries', 'timeout', 'session_id', 'stdin', 'files'] },
   get_supported_languages: { required: [], props: [] },
   get_language_details: { required: ['language'], props: ['language'] },
-  create_session: { required: [], props: ['language', 'libraries', 'ttl_seconds', 'live'] },
+  create_session: { required: [], props: ['language', 'libraries', 'ttl_seconds', 'live', 'mounts'] },
   list_sessions: { required: [], props: [] },
   close_session: { required: ['session_id'], props: ['session_id'] },
   restart_session: { required: ['session_id'], props: ['session_id'] },
   write_file: { required: ['session_id', 'path', 'content'], props: ['session_id', 'path', 'content', 'encoding'] },
   read_file: { required: ['session_id', 'path'], props: ['session_id', 'path'] },
   list_files: { required: ['session_id'], props: ['session_id', 'path', 'all'] },
+  upload_file: { required: ['session_id', 'host_path'], props: ['session_id', 'host_path', 'path', 'recursive'] },
+  download_file: { required: ['session_id', 'path', 'host_path'], props: ['session_id', 'path', 'host_path', 'overwrite'] },
 };
 
 test('tools/list names every tool, each with a description, documented parameters and annotations', { timeout: 30000 }, async (t) => {

@@ -1,5 +1,7 @@
 #include "runtime/native/id_map.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 namespace paddock {
@@ -48,6 +50,43 @@ TEST(IdMap, UnprivilegedWithoutHelpersMapsItself) {
   EXPECT_FALSE(plan.setgroups_allowed);  // the kernel requires it for unprivileged gid maps
   IdMapHost no_ranges{1000, 1000, std::nullopt, std::nullopt, true};
   EXPECT_EQ(plan_id_map(no_ranges, 7, 1000, 1000).method, IdMapMethod::kSelf);
+}
+
+TEST(IdMap, AReadWriteBindMapsTheSandboxUserToTheFoldersOwner) {
+  IdMapHost root;
+  IdMapPlan as_root = plan_id_map(root, 4242, 1000, 1000, HostOwner{1001, 1002});
+  EXPECT_EQ(as_root.method, IdMapMethod::kRoot);
+  EXPECT_EQ(as_root.host_uid, 1001u);
+  EXPECT_EQ(as_root.host_gid, 1002u);
+  EXPECT_EQ(as_root.inside_uid, 1000u);
+  IdMapHost user{1000, 1000, IdRange{100000, 65536}, IdRange{100000, 65536}, true};
+  IdMapPlan as_user = plan_id_map(user, 70000, 1000, 1000, HostOwner{1000, 1000});
+  EXPECT_EQ(as_user.method, IdMapMethod::kSelf);  // the user itself, not a subordinate id
+  EXPECT_EQ(as_user.host_uid, 1000u);
+  EXPECT_FALSE(as_user.setgroups_allowed);
+}
+
+TEST(IdMap, AReadWriteBindOfRootOrAnotherUserIsRefused) {
+  char name[] = "/tmp/paddock-idmap-XXXXXX";
+  std::string folder = mkdtemp(name);
+  IdMapHost root;
+  IdMapHost someone_else{4321, 4321, std::nullopt, std::nullopt, false};
+  auto owned = writable_bind_owner(geteuid() == 0 ? root : someone_else, {folder});
+  ASSERT_FALSE(owned);
+  EXPECT_NE(owned.error().message.find(geteuid() == 0 ? "owned by root" : "not by you"),
+            std::string::npos)
+      << owned.error().message;
+  auto none = writable_bind_owner(root, {});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  if (geteuid() != 0) {
+    IdMapHost me{geteuid(), getegid(), std::nullopt, std::nullopt, false};
+    auto mine = writable_bind_owner(me, {folder});
+    ASSERT_TRUE(mine) << mine.error().message;
+    EXPECT_EQ((*mine)->uid, geteuid());
+  }
+  EXPECT_FALSE(writable_bind_owner(root, {folder + "/missing"}));
+  rmdir(folder.c_str());
 }
 
 }  // namespace

@@ -270,5 +270,28 @@ TEST(ProgressLines, SendsWholeLinesAndCapsAMessage) {
   EXPECT_EQ(sent[2].size(), 64u * 1024);
 }
 
+TEST(McpServerConfig, SharesFromTheVariableThenEachFlag) {
+  auto options = resolve({"--share", "/srv/b=bee:rw", "--share", "/srv/c"},
+                         {{"PADDOCK_SHARE", "/srv/a=ay,/srv/z:rw"}});
+  ASSERT_TRUE(options) << options.error().message;
+  ASSERT_EQ(options->shares.size(), 4u);
+  EXPECT_EQ(options->shares[0].host_dir, "/srv/a");
+  EXPECT_EQ(options->shares[0].name, "ay");
+  EXPECT_TRUE(options->shares[1].writable);
+  EXPECT_EQ(options->shares[2].name, "bee");
+  EXPECT_EQ(options->shares[3].host_dir, "/srv/c");
+  EXPECT_EQ(options->transfer_caps.max_bytes, 1ull << 30);
+  EXPECT_EQ(options->transfer_caps.max_files, 10'000u);
+  auto capped = resolve({"--share-max-bytes", "200m"}, {{"PADDOCK_SHARE_MAX_FILES", "50"}});
+  ASSERT_TRUE(capped) << capped.error().message;
+  EXPECT_EQ(capped->transfer_caps.max_bytes, 200u << 20);
+  EXPECT_EQ(capped->transfer_caps.max_files, 50u);
+  auto bad = resolve({"--share", "/srv/x=no good"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("--share: share '/srv/x=no good'", 0), 0u)
+      << bad.error().message;
+  EXPECT_FALSE(resolve({"--share-max-files", "0"}));
+}
+
 }  // namespace
 }  // namespace paddock::mcp

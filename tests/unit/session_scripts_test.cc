@@ -43,7 +43,7 @@ class WriteScript : public ::testing::TestWithParam<std::vector<std::string>> {
       args.push_back(arg);
     }
     for (const std::string& arg :
-         {work_.string(), path, std::string("cGxhbnRlZA=="), std::string("new")}) {
+         {work_.string(), path, std::string("new"), std::string("cGxh"), std::string("bnRlZA==")}) {
       args.push_back(arg);
     }
     return run_tool(args).status;

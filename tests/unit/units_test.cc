@@ -65,5 +65,15 @@ TEST(Units, DurationsPaddockCannotHaveMeasuredAreNone) {
   EXPECT_NE(format_duration(1e300).find(" d"), std::string::npos) << "no overflow";
 }
 
+TEST(Units, SizesAsPeopleReadThem) {
+  EXPECT_EQ(format_size(0), "0 bytes");
+  EXPECT_EQ(format_size(1), "1 byte");
+  EXPECT_EQ(format_size(1023), "1023 bytes");
+  EXPECT_EQ(format_size(1536), "1.5 KiB");
+  EXPECT_EQ(format_size(20u << 20), "20.0 MiB");
+  EXPECT_EQ(format_size(1ull << 30), "1.0 GiB");
+  EXPECT_EQ(format_size(~0ull), "16.0 EiB");
+}
+
 }  // namespace
 }  // namespace paddock

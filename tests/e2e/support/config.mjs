@@ -26,5 +26,6 @@ export const EXPECTED_TOOLS = [
   'execute_code', 'get_supported_languages', 'get_language_details',
   'create_session', 'list_sessions', 'close_session', 'restart_session',
   'write_file', 'read_file', 'list_files', 'get_session', 'install_libraries',
+  'upload_file', 'download_file',
 ];
 export const LANGUAGES = ['python', 'javascript', 'java', 'cpp', 'c', 'go', 'r', 'ruby', 'bash'];
