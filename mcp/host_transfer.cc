@@ -277,6 +277,14 @@ std::string last_component(const std::string& path) {
   return path.substr(path.rfind('/') + 1);
 }
 
+// A server run as root gives what it makes in a share to the share's owner, as the user's
+// own copy would be; an unprivileged server's files are its user's anyway.
+void give_to_owner(int fd, const Share& share) {
+  struct stat owner {};
+  if (geteuid() != 0 || fstat(share.root.get(), &owner) != 0) return;
+  (void)fchown(fd, owner.st_uid, owner.st_gid);
+}
+
 // Opens (making missing ones) the folder `relative` of a read-write share, each step beneath
 // the one before, following no symlink.
 Result<UniqueFd> open_download_folder(const ShareLocation& where) {
@@ -290,12 +298,12 @@ Result<UniqueFd> open_download_folder(const ShareLocation& where) {
     start = end + 1;
     if (part.empty() || part == ".") continue;
     if (part == "..") return share_path_error(where, EXDEV);
-    if (mkdirat(directory.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
-      return system_error("making the folder '" + where.shown() + "'");
-    }
-    auto next = open_no_symlinks(directory.get(), part, O_PATH | O_DIRECTORY);
+    bool made = mkdirat(directory.get(), part.c_str(), 0755) == 0;
+    if (!made && errno != EEXIST) return system_error("making the folder '" + where.shown() + "'");
+    auto next = open_no_symlinks(directory.get(), part, O_RDONLY | O_DIRECTORY);
     if (!next) return share_path_error(where, next.error().code);
     directory = std::move(*next);
+    if (made) give_to_owner(directory.get(), *where.share);
   }
   return directory;
 }
@@ -411,6 +419,7 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
   auto temporary = create_temporary(directory->get(), name);
   if (!temporary) return temporary.error();
   auto& [file, temporary_name] = *temporary;
+  give_to_owner(file.get(), *where->share);
   auto discard = [&] { unlinkat(directory->get(), temporary_name.c_str(), 0); };
   FollowingHasher hasher(file.get(), kHashInParallelFrom);
   auto copied = session.copy_out(session_path, file.get(), caps.max_bytes,

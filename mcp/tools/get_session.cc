@@ -58,6 +58,8 @@ class GetSession final : public Tool {
                   "writable": {"type": "boolean"}}}},
                 "shares": {"type": "array", "items": {"type": "object", "properties": {
                   "name": {"type": "string"}, "writable": {"type": "boolean"}}}},
+                "transfer_limits": {"type": "object", "properties": {
+                  "max_bytes": {"type": "integer"}, "max_files": {"type": "integer"}}},
                 "limits": {"type": "object", "properties": {
                   "memory_bytes": {"type": "integer"}, "pids": {"type": "integer"},
                   "cpus": {"type": ["number", "null"]}, "timeout_seconds": {"type": "number"},
@@ -104,6 +106,9 @@ class GetSession final : public Tool {
     }
     structured["shares"] = std::move(shares);
     structured["mounts"] = std::move(mounts);
+    structured["transfer_limits"] = {
+        {"max_bytes", context.state.options.transfer_caps.max_bytes},
+        {"max_files", context.state.options.transfer_caps.max_files}};
     ToolResult result;
     result.content.push_back(
         text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +

@@ -175,36 +175,72 @@ Status ContainerSession::write_file(const std::string& path, std::string_view co
   return put_file(spec_.workdir, path, content);
 }
 
+std::size_t ContainerSession::write_chunk() const {
+  return transport_->carries_input() ? kWriteChunkOnStdin : kWritePiece * kWritePieces;
+}
+
 Status ContainerSession::put_file(const std::string& directory, const std::string& path,
                                   std::string_view content) {
-  bool on_stdin = transport_->carries_input();
-  std::size_t chunk = on_stdin ? kWriteChunkOnStdin : kWritePiece * kWritePieces;
   std::size_t at = 0;
   do {
-    std::string_view piece = content.substr(at, chunk);
-    std::vector<std::string> argv = {"sh", "-c", kWriteScript, "sh", directory, path,
-                                     at == 0 ? "new" : "append"};
-    std::string input;
-    if (on_stdin) {
-      // The content on stdin (its length in argv).
-      input = base64_encode(piece);
-      argv.push_back("-");
-      argv.push_back(std::to_string(input.size()));
-    } else {
-      for (std::size_t part = 0; part < piece.size(); part += kWritePiece) {
-        argv.push_back(base64_encode(piece.substr(part, kWritePiece)));
-      }
-    }
-    auto written = run_helper(std::move(argv), 4096, std::move(input));
-    if (!written) return written.error();
-    if (int refused = refusal_errno(written->exit_code); refused != 0) {
-      return session_path_error(path, refused);
-    }
-    if (written->exit_code != 0) {
-      return Error{EIO, "writing '" + path + "' in the sandbox: " + written->err.data};
-    }
+    std::string_view piece = content.substr(at, write_chunk());
+    if (auto put = put_piece(directory, path, piece, at == 0); !put) return put;
     at += piece.size();
   } while (at < content.size());
+  return {};
+}
+
+Status ContainerSession::put_piece(const std::string& directory, const std::string& path,
+                                   std::string_view piece, bool first) {
+  std::vector<std::string> argv = {"sh", "-c", kWriteScript, "sh", directory, path,
+                                   first ? "new" : "append"};
+  std::string input;
+  if (transport_->carries_input()) {
+    // The content on stdin (its length in argv).
+    input = base64_encode(piece);
+    argv.push_back("-");
+    argv.push_back(std::to_string(input.size()));
+  } else {
+    for (std::size_t part = 0; part < piece.size(); part += kWritePiece) {
+      argv.push_back(base64_encode(piece.substr(part, kWritePiece)));
+    }
+  }
+  auto written = run_helper(std::move(argv), 4096, std::move(input));
+  if (!written) return written.error();
+  if (int refused = refusal_errno(written->exit_code); refused != 0) {
+    return session_path_error(path, refused);
+  }
+  if (written->exit_code != 0) {
+    return Error{EIO, "writing '" + path + "' in the sandbox: " + written->err.data};
+  }
+  return {};
+}
+
+Status ContainerSession::copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                                 bool executable) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  std::lock_guard lock(mutex_);
+  if (closed_) return Error{EPIPE, "the session is closed"};
+  // A piece at a time, so that a large file is never held whole.
+  std::string piece(static_cast<std::size_t>(std::min<std::uint64_t>(size, write_chunk())), '\0');
+  std::uint64_t at = 0;
+  do {
+    std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), size - at));
+    ssize_t got = want == 0 ? 0 : pread(source_fd, piece.data(), want, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return system_error("reading the host file for '" + path + "'");
+    auto put = put_piece(spec_.workdir, path, std::string_view(piece.data(), static_cast<std::size_t>(got)), at == 0);
+    if (!put) return put;
+    at += static_cast<std::uint64_t>(got);
+    if (got == 0) break;  // the file ended (or shrank meanwhile)
+  } while (at < size);
+  if (!executable) return {};
+  // The write script refused any symlink on the way; chmod's own path is the same one.
+  auto made = run_helper({"chmod", "755", "--", spec_.workdir + "/" + path}, 4096);
+  if (!made) return made.error();
+  if (made->exit_code != 0) {
+    return Error{EIO, "making '" + path + "' executable in the sandbox: " + made->err.data};
+  }
   return {};
 }
 

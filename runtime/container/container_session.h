@@ -26,6 +26,9 @@ class ContainerSession final : public Session {
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
   Status write_file(const std::string& path, std::string_view content) override;
   Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
+  // A host file in pieces of one write each, never held whole.
+  Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                 bool executable) override;
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;
   // One helper command beside whatever runs (the transport allows a second exec meanwhile).
@@ -50,6 +53,11 @@ class ContainerSession final : public Session {
   Status kill_processes();
   // write_file without the lock or the path check: `path` relative to `directory`.
   Status put_file(const std::string& directory, const std::string& path, std::string_view content);
+  // One exec of the write script: `piece` creates the file (`first`) or is appended to it.
+  Status put_piece(const std::string& directory, const std::string& path, std::string_view piece,
+                   bool first);
+  // Bytes one exec writes: what its arguments hold, or more where stdin carries them.
+  [[nodiscard]] std::size_t write_chunk() const;
   RunResult result_of(ExecOutcome&& captured, const ExecRequest& request);
 
   std::mutex mutex_;  // one command or file operation at a time

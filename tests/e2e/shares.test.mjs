@@ -187,6 +187,25 @@ test('a result file is downloaded into a read-write share, and never over a file
   await finishClient(conn);
 });
 
+test('uploads over the size and file caps are refused before anything is copied', { timeout: 60000 }, async (t) => {
+  const s = shares(t);
+  const conn = await connectSdk2(t, { args: [...s.args, '--share-max-bytes', '1m', '--share-max-files', '3'] });
+  const { client } = conn;
+  const session_id = await session(client);
+  await refused(client, 'upload_file', { session_id, host_path: 'data/sales.csv' }, /is 19\.\d MiB, over 1\.0 MiB \(the server's --share-max-bytes\)/);
+  const many = path.join(s.data, 'many');
+  fs.mkdirSync(many);
+  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(many, `f${i}`), 'x');
+  await refused(client, 'upload_file', { session_id, host_path: 'data/many', recursive: true }, /holds more than 3 files and folders \(the server's --share-max-files\)/);
+  const listed = await ok(client, 'list_files', { session_id });
+  assert.ok(!listed.structuredContent.entries.some((e) => ['sales.csv', 'many'].includes(e.name)), describe(listed));
+  await ok(client, 'execute_code', { session_id, code: 'open("big.bin", "wb").write(b"y" * (2 << 20))' });
+  await refused(client, 'download_file', { session_id, path: 'big.bin', host_path: 'results/big.bin' }, /is larger than 1\.0 MiB/);
+  assert.ok(!fs.existsSync(path.join(s.results, 'big.bin')));
+  assert.deepEqual(fs.readdirSync(s.results), []);
+  await finishClient(conn);
+});
+
 test('every way out of a share is refused', { timeout: 120000 }, async (t) => {
   const s = shares(t);
   const conn = await connectSdk1(t, { args: s.args });
@@ -263,6 +282,12 @@ test('a read-write mount writes as the share owner on the host', { timeout: 1200
   const made = path.join(s.results, 'made.txt');
   assert.equal(fs.readFileSync(made, 'utf8'), 'written\n');
   assert.equal(fs.statSync(made).uid, owner);
+  // What download_file makes in the share is the owner's too, folders and file, even from root.
+  await ok(client, 'execute_code', { session_id, code: 'echo result > out.txt' });
+  await ok(client, 'download_file', { session_id, path: 'out.txt', host_path: 'results/new/out.txt' });
+  assert.equal(fs.statSync(path.join(s.results, 'new')).uid, owner);
+  assert.equal(fs.statSync(path.join(s.results, 'new/out.txt')).uid, owner);
+  assert.equal(fs.readFileSync(path.join(s.results, 'new/out.txt'), 'utf8'), 'result\n');
   await finishClient(conn);
 });
 
@@ -294,5 +319,6 @@ test('the instructions and get_session name the shares', { timeout: 60000 }, asy
   const session_id = await session(conn.client);
   const state = await ok(conn.client, 'get_session', { session_id });
   assert.match(textOf(state), /shares: data \(read-only\), results \(read-write\), project \(read-only\)/);
+  assert.deepEqual(state.structuredContent.transfer_limits, { max_bytes: 2 ** 30, max_files: 10000 });
   await finishClient(conn);
 });
