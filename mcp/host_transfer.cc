@@ -5,7 +5,6 @@
 #include <linux/fs.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/beneath.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "rootfs/image_reference.h"
@@ -85,7 +85,8 @@ class FollowingHasher {
         until = available_;
       }
       while (hashed_ < until) {
-        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kHashBlock, until - hashed_));
+        std::size_t want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(kHashBlock, until - hashed_));
         ssize_t got = pread(fd_, block.data(), want, static_cast<off_t>(hashed_));
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
@@ -115,17 +116,9 @@ class FollowingHasher {
 // Opens `path` beneath `directory`, following no symlink at all: a folder's entries as they
 // were walked.
 Result<UniqueFd> open_no_symlinks(int directory, const std::string& path, int flags) {
-  open_how how{};
-  // openat2 refuses O_PATH with anything but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC.
-  how.flags = static_cast<std::uint64_t>(flags) | O_CLOEXEC |
-              ((flags & O_PATH) != 0 ? 0 : static_cast<std::uint64_t>(O_NOCTTY));
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
-  for (int attempt = 0;; ++attempt) {
-    long fd = syscall(SYS_openat2, directory, path.c_str(), &how, sizeof how);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    if ((errno == EAGAIN || errno == EINTR) && attempt < 16) continue;
-    return system_error("'" + path + "'");
-  }
+  int fd = open_beneath(directory, path.c_str(), flags, RESOLVE_NO_SYMLINKS);
+  if (fd < 0) return system_error("'" + path + "'", -fd);
+  return UniqueFd(fd);
 }
 
 std::string cap_text(std::uint64_t bytes) {
@@ -190,8 +183,8 @@ Status walk_folder(int directory, const std::string& prefix, int depth, const Tr
       walk.bytes += static_cast<std::uint64_t>(info.st_size);
       walk.entries.push_back({path, false, false});
     } else if (S_ISDIR(info.st_mode)) {
-      UniqueFd child(openat(directory, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                                                         O_CLOEXEC));
+      UniqueFd child(
+          openat(directory, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (!child.valid()) return system_error("opening '" + shown + "/" + path + "'");
       bool child_empty = true;
       std::size_t at = walk.entries.size();
@@ -370,8 +363,8 @@ Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
   }
   report.bytes = static_cast<std::uint64_t>(info.st_size);
   if (report.bytes > caps.max_bytes) {
-    return invalid_input("'" + report.host_path + "' is " + format_size(report.bytes) +
-                         ", over " + cap_text(caps.max_bytes));
+    return invalid_input("'" + report.host_path + "' is " + format_size(report.bytes) + ", over " +
+                         cap_text(caps.max_bytes));
   }
   auto digest = upload_file(session, source->get(), session_path, info);
   if (!digest) return digest.error();
@@ -394,8 +387,8 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
   }
   std::string name = last_component(where->relative);
   if (where->relative.empty() || name == "." || name == "..") {
-    return invalid_input("host_path must name a file inside the share, e.g. " +
-                         where->share->name + "/" + last_component(session_path));
+    return invalid_input("host_path must name a file inside the share, e.g. " + where->share->name +
+                         "/" + last_component(session_path));
   }
   std::size_t slash = where->relative.rfind('/');
   ShareLocation parent{where->share,

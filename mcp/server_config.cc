@@ -370,9 +370,8 @@ Environment process_environment() {
 Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Environment& env) {
   Settings settings(flags, env);
   ServerOptions options;
-  for (auto* step :
-       {set_server, set_limits, set_result_caps, set_networks, set_pass_through, set_images,
-        set_shares}) {
+  for (auto* step : {set_server, set_limits, set_result_caps, set_networks, set_pass_through,
+                     set_images, set_shares}) {
     if (auto status = step(settings, options); !status) return status.error();
   }
   if (options.limits.wall_seconds && *options.limits.wall_seconds > options.max_timeout_seconds) {

@@ -51,7 +51,7 @@ struct McpFlags {
   std::vector<std::string> shares;              // HOST_DIR[=NAME][:rw], repeatable
   std::optional<std::string> share_max_bytes;
   std::optional<std::string> share_max_files;
-  std::optional<std::string> pull;              // missing or never
+  std::optional<std::string> pull;  // missing or never
 };
 
 struct ServerOptions {

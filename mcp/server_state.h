@@ -13,8 +13,8 @@
 #include "mcp/image_provisioner.h"
 #include "mcp/secret_mask.h"
 #include "mcp/server_config.h"
-#include "mcp/shares.h"
 #include "mcp/session_registry.h"
+#include "mcp/shares.h"
 #include "runtime/backend.h"
 
 namespace paddock::mcp {

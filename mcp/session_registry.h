@@ -37,9 +37,9 @@ struct SessionEntry {
   std::atomic<std::int64_t> last_used_ms{0};  // steady clock
   std::atomic<int> users{0};
   std::atomic<int> runs{0};
-  Limits limits;         // of the session's sandbox (a run's timeout is its own)
+  Limits limits;                   // of the session's sandbox (a run's timeout is its own)
   std::vector<ShareMount> mounts;  // shares mounted into it (create_session's mounts)
-  std::mutex run_mutex;  // the steps of one execute_code run back to back
+  std::mutex run_mutex;            // the steps of one execute_code run back to back
 
   [[nodiscard]] double idle_seconds() const;
   [[nodiscard]] std::string created_at_utc() const;  // "2026-11-21T10:00:00Z"

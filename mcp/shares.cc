@@ -1,16 +1,15 @@
 #include "mcp/shares.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
+#include "core/beneath.h"
 #include "runtime/session.h"
 
 namespace paddock::mcp {
@@ -169,8 +168,8 @@ Result<ShareLocation> Shares::locate(const std::string& host_path) const {
 Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir) {
   const Share* share = shares.find(mount.share);
   if (share == nullptr) {
-    return invalid_input("mounts: '" + mount.share + "' is not a share (shares: " +
-                         shares.summary() + ")");
+    return invalid_input("mounts: '" + mount.share +
+                         "' is not a share (shares: " + shares.summary() + ")");
   }
   if (mount.writable && !share->writable) {
     return invalid_input("mounts: the share '" + share->name +
@@ -195,19 +194,10 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
 }
 
 Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint64_t resolve) {
-  open_how how{};
-  how.flags = static_cast<std::uint64_t>(flags) | O_CLOEXEC |
-              ((flags & O_PATH) != 0 ? 0 : static_cast<std::uint64_t>(O_NOCTTY));
-  how.mode = (flags & O_CREAT) != 0 ? 0644 : 0;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | resolve;
   const char* path = where.relative.empty() ? "." : where.relative.c_str();
-  for (int attempt = 0;; ++attempt) {
-    long fd = syscall(SYS_openat2, where.share->root.get(), path, &how, sizeof how);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    // EAGAIN: a rename elsewhere raced the ".." check; the kernel asks to try again.
-    if ((errno == EAGAIN || errno == EINTR) && attempt < 16) continue;
-    return share_path_error(where, errno);
-  }
+  int fd = open_beneath(where.share->root.get(), path, flags, resolve);
+  if (fd < 0) return share_path_error(where, -fd);
+  return UniqueFd(fd);
 }
 
 Error share_path_error(const ShareLocation& where, int error) {

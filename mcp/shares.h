@@ -78,8 +78,7 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
 
 // Opens `where` with openat2 beneath its share: RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, plus
 // `resolve` (e.g. RESOLVE_NO_SYMLINKS). An error explains the refusal in the share's terms.
-Result<UniqueFd> open_in_share(const ShareLocation& where, int flags,
-                               std::uint64_t resolve = 0);
+Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint64_t resolve = 0);
 
 // What errno `error` means for `where`, for the person who named it.
 Error share_path_error(const ShareLocation& where, int error);

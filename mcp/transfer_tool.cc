@@ -75,8 +75,9 @@ ToolResult run_transfer(ToolContext& context, const json& arguments, const std::
                                format_size(report->bytes) + ") to " + report->host_path;
   text += "; " + report->sha256;
   if (report->skipped > 0) {
-    text += "; skipped " + counted(report->skipped, "symlink, special file or empty folder",
-                                   "symlinks, special files or empty folders") +
+    text += "; skipped " +
+            counted(report->skipped, "symlink, special file or empty folder",
+                    "symlinks, special files or empty folders") +
             " (never copied)";
   }
   ToolResult result;

@@ -129,8 +129,8 @@ class CreateSession final : public Tool {
 
  private:
   // The shares `arguments` asks to mount, added to the spec's binds.
-  static Result<std::vector<ShareMount>> add_mounts(const ServerState& state,
-                                                    const json& arguments, SandboxSpec& spec) {
+  static Result<std::vector<ShareMount>> add_mounts(const ServerState& state, const json& arguments,
+                                                    SandboxSpec& spec) {
     std::vector<ShareMount> mounts;
     if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
     for (const auto& asked : arguments["mounts"]) {
@@ -148,9 +148,9 @@ class CreateSession final : public Tool {
     }
     // After the shares are checked, so that a wrong name is what the model hears first.
     if (std::string(state.backend->name()) != "native") {
-      return invalid_input(
-          "mounts work on the native backend only; on " + std::string(state.backend->name()) +
-          " copy files in and out with upload_file and download_file instead");
+      return invalid_input("mounts work on the native backend only; on " +
+                           std::string(state.backend->name()) +
+                           " copy files in and out with upload_file and download_file instead");
     }
     return mounts;
   }

@@ -106,9 +106,8 @@ class GetSession final : public Tool {
     }
     structured["shares"] = std::move(shares);
     structured["mounts"] = std::move(mounts);
-    structured["transfer_limits"] = {
-        {"max_bytes", context.state.options.transfer_caps.max_bytes},
-        {"max_files", context.state.options.transfer_caps.max_files}};
+    structured["transfer_limits"] = {{"max_bytes", context.state.options.transfer_caps.max_bytes},
+                                     {"max_files", context.state.options.transfer_caps.max_files}};
     ToolResult result;
     result.content.push_back(
         text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +

@@ -192,8 +192,8 @@ Status ContainerSession::put_file(const std::string& directory, const std::strin
 
 Status ContainerSession::put_piece(const std::string& directory, const std::string& path,
                                    std::string_view piece, bool first) {
-  std::vector<std::string> argv = {"sh", "-c", kWriteScript, "sh", directory, path,
-                                   first ? "new" : "append"};
+  std::vector<std::string> argv = {
+      "sh", "-c", kWriteScript, "sh", directory, path, first ? "new" : "append"};
   std::string input;
   if (transport_->carries_input()) {
     // The content on stdin (its length in argv).
@@ -229,7 +229,8 @@ Status ContainerSession::copy_in(const std::string& path, int source_fd, std::ui
     ssize_t got = want == 0 ? 0 : pread(source_fd, piece.data(), want, static_cast<off_t>(at));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return system_error("reading the host file for '" + path + "'");
-    auto put = put_piece(spec_.workdir, path, std::string_view(piece.data(), static_cast<std::size_t>(got)), at == 0);
+    auto put = put_piece(spec_.workdir, path,
+                         std::string_view(piece.data(), static_cast<std::size_t>(got)), at == 0);
     if (!put) return put;
     at += static_cast<std::uint64_t>(got);
     if (got == 0) break;  // the file ended (or shrank meanwhile)

@@ -54,7 +54,8 @@ inline constexpr const char* kWriteScript =
     "[ -L \"$q\" ] && exit 12; [ -e \"$q\" ] && [ ! -d \"$q\" ] && exit 14; "
     "[ -d \"$q\" ] || mkdir -- \"$q\" || exit 10; done; unset IFS; "
     "[ -L \"$p\" ] && exit 12; [ -d \"$p\" ] && exit 15; "
-    "d() { if [ \"$1\" = - ]; then head -c \"$2\"; else for piece do printf %s \"$piece\"; done; fi "
+    "d() { if [ \"$1\" = - ]; then head -c \"$2\"; else for piece do printf %s \"$piece\"; done; "
+    "fi "
     "| base64 -d; }; "
     "if [ \"$m\" = new ]; then d \"$@\" > \"$p\"; else d \"$@\" >> \"$p\"; fi";
 

@@ -308,6 +308,15 @@ Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpen
   return passed;
 }
 
+Result<UniqueFd> NativeSession::open_to_read(const std::string& path, std::uint64_t* size) {
+  auto file = open_inside(path, SessionOpenMode::kRead);
+  if (!file) return file.error();
+  struct stat info {};
+  if (fstat(file->get(), &info) != 0) return system_error("reading '" + path + "'");
+  *size = static_cast<std::uint64_t>(info.st_size);
+  return file;
+}
+
 Status NativeSession::write_file(const std::string& path, std::string_view content) {
   if (auto valid = check_session_path(path); !valid) return valid;
   std::lock_guard lock(mutex_);
@@ -347,11 +356,9 @@ Result<std::uint64_t> NativeSession::copy_out(const std::string& path, int sink_
                                               const CopyProgress& progress) {
   if (auto valid = check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
-  auto file = open_inside(path, SessionOpenMode::kRead);
+  std::uint64_t size = 0;
+  auto file = open_to_read(path, &size);
   if (!file) return file.error();
-  struct stat info {};
-  if (fstat(file->get(), &info) != 0) return system_error("reading '" + path + "'");
-  auto size = static_cast<std::uint64_t>(info.st_size);
   if (size > max_bytes) return Error{EFBIG, "'" + path + "' is larger than the cap"};
   long long copied = copy_in_kernel(file->get(), sink_fd, size, progress);
   if (copied < 0) return system_error("copying '" + path + "' out", static_cast<int>(-copied));
@@ -368,12 +375,9 @@ Status NativeSession::make_directory(const std::string& path) {
 Result<FileContent> NativeSession::read_file(const std::string& path, std::uint64_t max_bytes) {
   if (auto valid = check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
-  auto file = open_inside(path, SessionOpenMode::kRead);
-  if (!file) return file.error();
-  struct stat info {};
-  if (fstat(file->get(), &info) != 0) return system_error("reading '" + path + "'");
   FileContent content;
-  content.size = static_cast<std::uint64_t>(info.st_size);
+  auto file = open_to_read(path, &content.size);
+  if (!file) return file.error();
   std::uint64_t wanted = std::min(content.size, max_bytes);
   content.data.resize(wanted);
   std::uint64_t got = 0;

@@ -43,6 +43,8 @@ class NativeSession final : public Session {
   Status wait_until_ready(bool& refused);
   // An fd of `path` opened by init as the sandbox user (see SessionOpenMode).
   Result<UniqueFd> open_inside(const std::string& path, SessionOpenMode mode);
+  // A regular file opened inside for reading, and its size. Called with mutex_ held.
+  Result<UniqueFd> open_to_read(const std::string& path, std::uint64_t* size);
   Status check_alive() const;
   // The kExec or kStartResident packet for a command: argv, then the session's environment
   // merged with the request's.

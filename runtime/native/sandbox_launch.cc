@@ -145,8 +145,8 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
     launched->namespaces = std::move(*opened);
   }
 
-  launched->ids = plan_id_map(id_map_host(), pid, identity.uid, identity.gid,
-                              launched->prepared->bind_writer);
+  launched->ids =
+      plan_id_map(id_map_host(), pid, identity.uid, identity.gid, launched->prepared->bind_writer);
   if (auto mapped = apply_id_map(pid, launched->ids); !mapped) {
     return mapped.error().context("writing the sandbox's uid/gid maps");
   }

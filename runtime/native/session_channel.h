@@ -24,9 +24,9 @@ enum class SessionRequestKind : std::int32_t {
 };
 
 enum class SessionOpenMode : std::int32_t {
-  kRead,       // a regular file, for reading
-  kWrite,      // a regular file, created or truncated, parent directories made as needed
-  kDirectory,  // a directory, for listing
+  kRead,             // a regular file, for reading
+  kWrite,            // a regular file, created or truncated, parent directories made as needed
+  kDirectory,        // a directory, for listing
   kWriteExecutable,  // as kWrite, made with mode 0755 (an uploaded script keeps its x bit)
   kMakeDirectory,    // a directory, made with its parents as needed (an uploaded empty folder)
 };

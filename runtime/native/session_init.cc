@@ -71,8 +71,7 @@ int open_requested(int work, SessionOpenMode mode, char* path) {
   if (fd < 0) return fd;
   struct stat info {};
   bool wanted_type =
-      fstat(fd, &info) == 0 &&
-      (directory ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
+      fstat(fd, &info) == 0 && (directory ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode));
   if (!wanted_type) {
     close(fd);
     return directory ? -ENOTDIR : -EINVAL;

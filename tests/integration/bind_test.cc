@@ -71,8 +71,8 @@ TEST(Bind, ReadWriteWritesAsTheFoldersOwnerNeverRoot) {
   uid_t owner = geteuid() == 0 ? 65534 : geteuid();
   gid_t group = geteuid() == 0 ? 65534 : getegid();
   ASSERT_EQ(chown(folder.path().c_str(), owner, group), 0);
-  SandboxSpec spec = shell_spec(mount_options_line("/mnt/out") +
-                                "; echo made > /mnt/out/made.txt && id -u");
+  SandboxSpec spec =
+      shell_spec(mount_options_line("/mnt/out") + "; echo made > /mnt/out/made.txt && id -u");
   spec.binds = {{folder.path(), "/mnt/out", true}};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "rw,nosuid,nodev\n1000\n") << result.stderr_data.data;

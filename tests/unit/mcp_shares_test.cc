@@ -39,7 +39,8 @@ class Tree {
 };
 
 Shares open_shares(const Tree& tree) {
-  auto shares = Shares::open({{tree.root() + "/data", "", false}, {tree.root() + "/other", "out", true}});
+  auto shares =
+      Shares::open({{tree.root() + "/data", "", false}, {tree.root() + "/other", "out", true}});
   EXPECT_TRUE(shares) << shares.error().message;
   return std::move(*shares);
 }
@@ -84,7 +85,8 @@ TEST(Shares, OpeningChecksEveryFolder) {
   auto file = Shares::open({{tree.root() + "/data/file.txt", "", false}});
   ASSERT_FALSE(file);
   EXPECT_NE(file.error().message.find("is not a folder"), std::string::npos);
-  auto twice = Shares::open({{tree.root() + "/data", "", false}, {tree.root() + "/other", "data", false}});
+  auto twice =
+      Shares::open({{tree.root() + "/data", "", false}, {tree.root() + "/other", "data", false}});
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().message.find("two shares are named 'data'"), std::string::npos);
   Shares shares = open_shares(tree);
@@ -124,9 +126,8 @@ TEST(Shares, EveryEscapeIsRefusedByTheKernel) {
   EXPECT_EQ(refusal(shares, "data/file.txt"), "");
   EXPECT_EQ(refusal(shares, "data/inside-link"), "");  // stays inside: followed
   EXPECT_EQ(refusal(shares, "data/sub/../file.txt"), "");
-  for (const char* escape :
-       {"data/../other/secret.txt", "data/..", "data/etc-link/passwd", "data/relative-out",
-        "data/sub/../../other/secret.txt"}) {
+  for (const char* escape : {"data/../other/secret.txt", "data/..", "data/etc-link/passwd",
+                             "data/relative-out", "data/sub/../../other/secret.txt"}) {
     EXPECT_NE(refusal(shares, escape).find("leads outside the share 'data'"), std::string::npos)
         << escape << ": " << refusal(shares, escape);
   }

@@ -1,0 +1,15 @@
+#pragma once
+
+// openat2 confined beneath a directory: the kernel, not string checks, keeps a lookup from
+// leaving it through "..", an absolute path, a symlink or a /proc magic link.
+
+#include <cstdint>
+
+namespace paddock {
+
+// openat2(directory, path, flags | O_CLOEXEC (| O_NOCTTY unless O_PATH), mode 0644 when
+// O_CREAT) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | `resolve`. Retries the EAGAIN a
+// concurrent rename can cause. An fd, or -errno (EXDEV: it would have left `directory`).
+int open_beneath(int directory, const char* path, int flags, std::uint64_t resolve = 0);
+
+}  // namespace paddock
