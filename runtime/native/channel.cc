@@ -20,6 +20,8 @@ const char* describe(SetupPhase phase) {
       return "switching to the sandbox user";
     case SetupPhase::kHostname:
       return "setting the hostname";
+    case SetupPhase::kLoopback:
+      return "bringing up the sandbox's own loopback";
     case SetupPhase::kNetworkFence:
       return "fencing user-mode networking off the host and private networks";
     case SetupPhase::kLateFile:

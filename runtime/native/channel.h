@@ -20,6 +20,7 @@ enum class SetupPhase : std::int32_t {
   kLayerSource,  // detail: the index of the image layer that could not be opened
   kIdentity,
   kHostname,
+  kLoopback,
   kNetworkFence,  // detail: the index of the routing rule the kernel refused
   kLateFile,      // detail: the index of the caller's file init could not write after the installer
   kMount,         // detail: the index of the failed MountStep

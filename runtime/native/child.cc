@@ -4,9 +4,11 @@
 #include <linux/mount.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -377,6 +379,24 @@ void run_sandbox_init(ChildPlan& plan) {
   relay_until_init_exits(channel, pair[0], init);
 }
 
+// `lo` up in the sandbox's own network namespace (it starts down), which gives it 127.0.0.1 and
+// ::1, as bubblewrap and Docker do for "no network". 0 or an errno. Allocation-free.
+static int bring_loopback_up() {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  ifreq request{};
+  std::memcpy(request.ifr_name, "lo", 3);
+  int error = 0;
+  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) {
+    error = errno;
+  } else if ((request.ifr_flags & IFF_UP) == 0) {
+    request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
+    if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) error = errno;
+  }
+  close(fd);
+  return error;
+}
+
 void run_init(const ChildPlan& plan) {
   int channel = plan.fds.channel;
   int bind_fds[kMaxBinds];
@@ -396,6 +416,9 @@ void run_init(const ChildPlan& plan) {
   take_identity(plan);
   if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     fail(channel, SetupPhase::kHostname, errno);
+  }
+  if (plan.private_loopback) {
+    if (int error = bring_loopback_up(); error != 0) fail(channel, SetupPhase::kLoopback, error);
   }
   if (plan.network_fence != nullptr && !plan.network_fence->empty()) {
     int failed_rule = 0;

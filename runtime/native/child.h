@@ -50,6 +50,10 @@ struct ChildPlan {
   gid_t gid = 1000;
   bool setgroups_allowed = false;
   const char* hostname = "sandbox";
+  // The sandbox has a network namespace of its own, whose loopback init brings up: the
+  // program's processes talk over 127.0.0.1 as on any machine, and nothing outside the
+  // namespace can reach it.
+  bool private_loopback = false;
   // Routing rules (network_fence.h) for the sandbox's network namespace, when it may ever get
   // user-mode networking; empty otherwise.
   const std::vector<std::uint8_t>* network_fence = nullptr;

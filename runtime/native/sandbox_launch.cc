@@ -30,6 +30,7 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
       plan_id_map(id_map_host(), 1, identity.uid, identity.gid, prepared.bind_writer)
           .setgroups_allowed;
   plan.hostname = spec.hostname.c_str();
+  plan.private_loopback = spec.network != NetworkMode::kHost;
   plan.network_fence = &prepared.network_fence;
   plan.late_files = &prepared.late_files;
   plan.late_files_step = prepared.late_files.empty() ? 0 : spec.networked_prelude;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -189,19 +190,85 @@ std::string connect_script(int port) {
          "except OSError as e:\n    print('REFUSED', e.errno)\n";
 }
 
-TEST(Isolation, NetworkHasOnlyADownLoopback) {
-  LoopbackServer server;
+TEST(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
+  LoopbackServer server;  // on the host's 127.0.0.1
   RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
-  EXPECT_EQ(result.stdout_data.data.rfind("REFUSED", 0), 0u)
+  EXPECT_EQ(result.stdout_data.data, "REFUSED 111\n")  // ECONNREFUSED: the sandbox's own lo
       << result.stdout_data.data << result.stderr_data.data;
   RunResult devices =
       run_ok(shell_spec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
-                        "cat /sys/class/net/lo/operstate 2>/dev/null; "
                         "python3 -c \"import socket,fcntl,struct;"
                         "s=socket.socket();"
                         "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
                         "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\""));
-  EXPECT_EQ(devices.stdout_data.data, "lo\nDOWN\n") << devices.stderr_data.data;
+  EXPECT_EQ(devices.stdout_data.data, "lo\nUP\n") << devices.stderr_data.data;
+}
+
+// A server and its client in one sandbox, over 127.0.0.1 and ::1: what a test suite, a web app
+// tried with requests, or a multiprocessing manager does.
+TEST(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
+  const char* script =
+      "import socket, threading\n"
+      "for family, host in ((socket.AF_INET, '127.0.0.1'), (socket.AF_INET6, '::1')):\n"
+      "    server = socket.socket(family)\n"
+      "    server.bind((host, 0)); server.listen()\n"
+      "    def serve():\n"
+      "        peer, _ = server.accept(); peer.sendall(peer.recv(64).upper()); peer.close()\n"
+      "    threading.Thread(target=serve).start()\n"
+      "    client = socket.create_connection((host, server.getsockname()[1]), timeout=5)\n"
+      "    client.sendall(b'ping'); print(host, client.recv(64).decode())\n";
+  RunResult result = run_ok(spec_for({"python3", "-c", script}));
+  EXPECT_EQ(result.stdout_data.data, "127.0.0.1 PING\n::1 PING\n") << result.stderr_data.data;
+}
+
+// The loopback is the sandbox's alone: while one sandbox listens on a port of its 127.0.0.1,
+// neither a second sandbox nor the host reaches it.
+TEST(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
+  int port = 20000 + static_cast<int>(getpid() % 20000);
+  std::string server =
+      "import socket, time\n"
+      "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+      "s.bind(('127.0.0.1', " +
+      std::to_string(port) +
+      ")); s.listen(); s.settimeout(0.2)\n"
+      "print('LISTENING', flush=True)\n"
+      "accepted = 0\n"
+      "end = time.time() + 4\n"
+      "while time.time() < end:\n"
+      "    try:\n"
+      "        s.accept(); accepted += 1\n"
+      "    except OSError: pass\n"
+      "print('ACCEPTED', accepted)\n";
+  std::string prober =
+      "import socket, time\n"
+      "reached = 0\n"
+      "end = time.time() + 2.5\n"
+      "while time.time() < end:\n"
+      "    try:\n"
+      "        socket.create_connection(('127.0.0.1', " +
+      std::to_string(port) +
+      "), timeout=0.2); reached += 1\n"
+      "    except OSError: pass\n"
+      "    time.sleep(0.05)\n"
+      "print('REACHED', reached)\n";
+  RunResult listened;
+  std::thread listening([&] { listened = run_ok(spec_for({"python3", "-c", server})); });
+  usleep(500 * 1000);  // the listener is up within a few milliseconds of starting
+  RunResult probed = run_ok(spec_for({"python3", "-c", prober}));
+  int host_reached = 0;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) ++host_reached;
+    close(fd);
+  }
+  listening.join();
+  EXPECT_EQ(listened.stdout_data.data, "LISTENING\nACCEPTED 0\n") << listened.stderr_data.data;
+  EXPECT_EQ(probed.stdout_data.data, "REACHED 0\n") << probed.stderr_data.data;
+  EXPECT_EQ(host_reached, 0);
 }
 
 TEST(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {

@@ -49,6 +49,7 @@ struct PlanSource {
     plan.uid = 1000;
     plan.gid = 1001;
     plan.setgroups_allowed = true;
+    plan.private_loopback = true;
     plan.hostname = "sandbox";
     plan.network_fence = &fence;
     plan.rlimits = &rlimits;
@@ -97,6 +98,7 @@ TEST(InitPlan, EveryFieldSurvivesTheTrip) {
   EXPECT_EQ(plan.uid, 1000u);
   EXPECT_EQ(plan.gid, 1001u);
   EXPECT_TRUE(plan.setgroups_allowed);
+  EXPECT_TRUE(plan.private_loopback);
   EXPECT_STREQ(plan.hostname, "sandbox");
   EXPECT_EQ(*plan.network_fence, source.fence);
   ASSERT_EQ(plan.rlimits->size(), 2u);
