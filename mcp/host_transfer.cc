@@ -151,6 +151,11 @@ struct Walk {
   std::uint32_t skipped = 0;
 };
 
+Error too_many(const std::string& shown, const TransferCaps& caps) {
+  return invalid_input("'" + shown + "' holds more than " + std::to_string(caps.max_files) +
+                       " files and folders (the server's --share-max-files)");
+}
+
 // Lists what a folder holds, refusing as soon as a cap is passed: nothing is copied before the
 // whole folder is known to fit. Each entry is opened by its single name beneath a folder
 // already open, with O_NOFOLLOW, so a symlink is seen as one and never followed.
@@ -167,9 +172,16 @@ Status walk_folder(int directory, const std::string& prefix, int depth, const Tr
     return system_error("listing '" + shown + "/" + prefix + "'");
   }
   std::vector<std::string> names;
+  std::size_t seen = walk.files + walk.skipped;
   while (dirent* entry = readdir(dir)) {
     std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(std::move(name));
+    if (name == "." || name == "..") continue;
+    // Skipped entries count too, and the cap holds while a folder is read, not after.
+    if (seen + names.size() >= caps.max_files) {
+      closedir(dir);
+      return too_many(shown, caps);
+    }
+    names.push_back(std::move(name));
   }
   closedir(dir);
   std::sort(names.begin(), names.end());
@@ -199,15 +211,29 @@ Status walk_folder(int directory, const std::string& prefix, int depth, const Tr
       ++walk.skipped;  // a symlink, FIFO, socket or device: never copied, never followed
       continue;
     }
-    if (++walk.files > caps.max_files) {
-      return invalid_input("'" + shown + "' holds more than " + std::to_string(caps.max_files) +
-                           " files and folders (the server's --share-max-files)");
-    }
+    if (++walk.files + walk.skipped > caps.max_files) return too_many(shown, caps);
     if (walk.bytes > caps.max_bytes) {
       return invalid_input("'" + shown + "' holds more than " + cap_text(caps.max_bytes));
     }
   }
   return {};
+}
+
+// One manifest line as sha256sum writes it: a name holding a backslash or a newline is escaped,
+// and its line starts with a backslash, so that no two folders share a manifest.
+std::string manifest_line(const std::string& hex, const std::string& path) {
+  if (path.find_first_of("\\\n") == std::string::npos) return hex + "  " + path + "\n";
+  std::string escaped;
+  for (char c : path) {
+    if (c == '\\') {
+      escaped += "\\\\";
+    } else if (c == '\n') {
+      escaped += "\\n";
+    } else {
+      escaped += c;
+    }
+  }
+  return "\\" + hex + "  " + escaped + "\n";
 }
 
 std::string join(const std::string& directory, const std::string& name) {
@@ -258,7 +284,7 @@ Result<TransferReport> upload_folder(Session& session, int top, TransferReport r
     }
     auto digest = upload_file(session, file->get(), target, info);
     if (!digest) return digest.error();
-    manifest += *digest + "  " + entry.path + "\n";
+    manifest += manifest_line(*digest, entry.path);
     ++report.files;
   }
   report.sha256 = "sha256:" + rootfs::digest_hex(rootfs::sha256_of(manifest));
@@ -278,9 +304,21 @@ void give_to_owner(int fd, const Share& share) {
   (void)fchown(fd, owner.st_uid, owner.st_gid);
 }
 
+// Folders a download made, so that a failed download leaves none behind: each held by its
+// parent's descriptor, so removing it follows no path.
+struct MadeFolders {
+  std::vector<std::pair<UniqueFd, std::string>> made;  // parent, name; outermost first
+  void remove() {
+    for (auto it = made.rbegin(); it != made.rend(); ++it) {
+      unlinkat(it->first.get(), it->second.c_str(), AT_REMOVEDIR);  // only if still empty
+    }
+    made.clear();
+  }
+};
+
 // Opens (making missing ones) the folder `relative` of a read-write share, each step beneath
 // the one before, following no symlink.
-Result<UniqueFd> open_download_folder(const ShareLocation& where) {
+Result<UniqueFd> open_download_folder(const ShareLocation& where, MadeFolders& made_folders) {
   auto opened = open_in_share(where, O_PATH | O_DIRECTORY);
   if (opened || opened.error().code != ENOENT) return opened;
   UniqueFd directory(fcntl(where.share->root.get(), F_DUPFD_CLOEXEC, 3));
@@ -293,6 +331,9 @@ Result<UniqueFd> open_download_folder(const ShareLocation& where) {
     if (part == "..") return share_path_error(where, EXDEV);
     bool made = mkdirat(directory.get(), part.c_str(), 0755) == 0;
     if (!made && errno != EEXIST) return system_error("making the folder '" + where.shown() + "'");
+    if (made) {
+      made_folders.made.emplace_back(UniqueFd(fcntl(directory.get(), F_DUPFD_CLOEXEC, 3)), part);
+    }
     auto next = open_no_symlinks(directory.get(), part, O_RDONLY | O_DIRECTORY);
     if (!next) return share_path_error(where, next.error().code);
     directory = std::move(*next);
@@ -393,8 +434,12 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
   std::size_t slash = where->relative.rfind('/');
   ShareLocation parent{where->share,
                        slash == std::string::npos ? "" : where->relative.substr(0, slash)};
-  auto directory = open_download_folder(parent);
-  if (!directory) return directory.error();
+  MadeFolders made;
+  auto directory = open_download_folder(parent, made);
+  if (!directory) {
+    made.remove();
+    return directory.error();
+  }
   struct stat existing {};
   if (fstatat(directory->get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(existing.st_mode)) {
@@ -410,10 +455,16 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
     }
   }
   auto temporary = create_temporary(directory->get(), name);
-  if (!temporary) return temporary.error();
+  if (!temporary) {
+    made.remove();
+    return temporary.error();
+  }
   auto& [file, temporary_name] = *temporary;
   give_to_owner(file.get(), *where->share);
-  auto discard = [&] { unlinkat(directory->get(), temporary_name.c_str(), 0); };
+  auto discard = [&] {
+    unlinkat(directory->get(), temporary_name.c_str(), 0);
+    made.remove();
+  };
   FollowingHasher hasher(file.get(), kHashInParallelFrom);
   auto copied = session.copy_out(session_path, file.get(), caps.max_bytes,
                                  [&](std::uint64_t done) { hasher.advance(done); });

@@ -104,7 +104,35 @@ Result<Shares> Shares::open(const std::vector<ShareSpec>& specs) {
     share.writable = spec.writable;
     shares.shares_.push_back(std::move(share));
   }
+  // Code with a read-write mount of a folder can replace anything beneath it, a share's folder
+  // too (a symlink to /etc in its place): so no share may lie in a read-write one.
+  for (const auto& outer : shares.shares_) {
+    for (const auto& inner : shares.shares_) {
+      if (&outer == &inner || !outer.writable) continue;
+      bool beneath = inner.host_dir == outer.host_dir || outer.host_dir == "/" ||
+                     inner.host_dir.starts_with(outer.host_dir + "/");
+      if (beneath) {
+        return invalid_input("share " + inner.host_dir + " (" + inner.name +
+                             ") lies in the read-write share " + outer.host_dir + " (" +
+                             outer.name +
+                             "), whose code could replace it; share the outer folder alone, or "
+                             "make it read-only");
+      }
+    }
+  }
   return shares;
+}
+
+Status check_unmoved(const Share& share) {
+  struct stat opened {};
+  struct stat now {};
+  if (fstat(share.root.get(), &opened) != 0 || lstat(share.host_dir.c_str(), &now) != 0 ||
+      !S_ISDIR(now.st_mode) || opened.st_dev != now.st_dev || opened.st_ino != now.st_ino) {
+    return invalid_input("the share '" + share.name +
+                         "' was moved or replaced since the server started, so it is not "
+                         "mounted; the user can restart the server to share it again");
+  }
+  return {};
 }
 
 const Share* Shares::find(const std::string& name) const {
@@ -176,6 +204,7 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
                          "' is read-only, so it cannot be mounted rw (the user gives :rw)");
   }
   if (mount.path.empty()) mount.path = share->name;
+  while (mount.path.size() > 1 && mount.path.back() == '/') mount.path.pop_back();
   if (!mount.path.starts_with("/")) {
     if (auto valid = check_session_path(mount.path); !valid) {
       return invalid_input("mounts: " + valid.error().message);
@@ -185,11 +214,15 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
   bool clean = mount.path.find("/./") == std::string::npos &&
                mount.path.find("/../") == std::string::npos && !mount.path.ends_with("/..") &&
                !mount.path.ends_with("/.") && mount.path.find("//") == std::string::npos;
-  bool placed = mount.path.starts_with(workdir + "/") || mount.path.starts_with("/mnt/");
+  // Strictly below: a mount over /work itself would put the user's folder in place of the
+  // session's own files (main.sh, written by every call).
+  bool placed = (mount.path.starts_with(workdir + "/") && mount.path.size() > workdir.size() + 1) ||
+                (mount.path.starts_with("/mnt/") && mount.path.size() > 5);
   if (!clean || !placed) {
     return invalid_input("mounts: '" + mount.path + "' must be a folder inside " + workdir +
                          " or /mnt, e.g. " + workdir + "/" + share->name);
   }
+  if (auto unmoved = check_unmoved(*share); !unmoved) return unmoved.error();
   return BindMount{share->host_dir, mount.path, mount.writable};
 }
 

@@ -49,8 +49,9 @@ struct ShareLocation {
 class Shares {
  public:
   Shares() = default;
-  // Opens every folder; a missing one, a file, a duplicate name or an unwritable ":rw" folder is
-  // one line naming it, and the server does not start.
+  // Opens every folder; a missing one, a file, a duplicate name, an unwritable ":rw" folder, or
+  // a share inside a read-write one (whose code could replace it) is one line naming it, and the
+  // server does not start.
   static Result<Shares> open(const std::vector<ShareSpec>& specs);
 
   [[nodiscard]] const std::vector<Share>& all() const { return shares_; }
@@ -71,6 +72,10 @@ struct ShareMount {
   std::string path;   // inside the sandbox: relative to /work, or absolute under /work or /mnt
   bool writable = false;
 };
+
+// Refuses a share whose folder is no longer the one opened at start-up (renamed, or replaced by
+// a symlink): a mount goes by path, and must bind the folder the user shared.
+Status check_unmoved(const Share& share);
 
 // The bind mount of `mount`: the share's folder at its path, read-only unless the share is :rw
 // and the mount asks for rw. `workdir` is the sandbox's work directory.

@@ -93,7 +93,8 @@ class CreateSession final : public Tool {
     record_mounts(state, **policy, *spec, *mounts, opened ? "done" : "error");
     if (!opened) {
       state.sessions.unreserve();
-      return tool_error("could not create the session: " + opened.error().message);
+      return tool_error("could not create the session: " +
+                        without_host_paths(state.shares, opened.error().message));
     }
     auto entry =
         state.sessions.add(std::move(*opened), **policy,
@@ -153,6 +154,16 @@ class CreateSession final : public Tool {
                            " copy files in and out with upload_file and download_file instead");
     }
     return mounts;
+  }
+
+  // The model knows shares by name: a refusal about a mount's folder says its share instead.
+  static std::string without_host_paths(const Shares& shares, std::string message) {
+    for (const auto& share : shares.all()) {
+      for (std::size_t at; (at = message.find(share.host_dir)) != std::string::npos;) {
+        message.replace(at, share.host_dir.size(), "share '" + share.name + "'");
+      }
+    }
+    return message;
   }
 
   // One audit line for the mounts of a session, whether it opened or not.

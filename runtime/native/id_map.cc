@@ -133,11 +133,10 @@ Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
   for (const auto& folder : folders) {
     struct stat info {};
     if (stat(folder.c_str(), &info) != 0) return system_error("read-write bind " + folder);
-    if (owner && (owner->uid != info.st_uid || owner->gid != info.st_gid)) {
+    if (owner && owner->uid != info.st_uid) {
       return invalid_input("read-write binds " + folders.front() + " and " + folder +
                            " have different owners; a sandbox writes as one host user");
     }
-    owner = HostOwner{info.st_uid, info.st_gid};
     if (host.euid != 0 && info.st_uid != host.euid) {
       return invalid_input("read-write bind " + folder + " is owned by uid " +
                            std::to_string(info.st_uid) + ", not by you (uid " +
@@ -149,6 +148,23 @@ Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
                            " is owned by root, and sandboxes never run as host root; give the "
                            "folder to an unprivileged user, or bind it read-only");
     }
+    // The owner's own primary group, as the owner's own writes would have: not the folder's,
+    // which may be a group the owner is not in, or root's.
+    gid_t group = info.st_gid;
+    long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+    std::vector<char> buffer(static_cast<std::size_t>(size > 0 ? size : 16384));
+    passwd entry{};
+    passwd* found = nullptr;
+    if (getpwuid_r(info.st_uid, &entry, buffer.data(), buffer.size(), &found) == 0 &&
+        found != nullptr) {
+      group = found->pw_gid;
+    }
+    if (group == 0) {
+      return invalid_input("read-write bind " + folder +
+                           ": its owner's group is root's, and sandboxes never run with it; "
+                           "bind it read-only");
+    }
+    owner = HostOwner{info.st_uid, group};
   }
   return owner;
 }

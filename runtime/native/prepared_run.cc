@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -68,7 +69,9 @@ struct SeccompPrograms {
 };
 
 Result<SeccompPrograms> seccomp_programs(const SandboxSpec& spec) {
-  bool changed = !spec.seccomp_allow.empty() || !spec.seccomp_deny.empty();
+  bool writes_host = std::any_of(spec.binds.begin(), spec.binds.end(),
+                                 [](const BindMount& bind) { return bind.writable; });
+  bool changed = !spec.seccomp_allow.empty() || !spec.seccomp_deny.empty() || writes_host;
   if (!spec.seccomp_profile_path && !changed) {
     static const auto embedded = [] {
       seccomp::BpfProgram program;
@@ -83,7 +86,11 @@ Result<SeccompPrograms> seccomp_programs(const SandboxSpec& spec) {
   if (!profile) return profile.error();
   seccomp::apply_changes(*profile, spec.seccomp_allow, spec.seccomp_deny);
   std::string name = spec.seccomp_profile_path.value_or("default");
-  auto program = seccomp::compile(*profile);
+  // The set-ID refusal is the program's alone: init opens the session's files with openat2 (in
+  // /work, with plain modes), and the program stacks its own filter on top of init's.
+  seccomp::Profile program_profile = *profile;
+  if (writes_host) seccomp::refuse_set_id_bits(program_profile);
+  auto program = seccomp::compile(program_profile);
   if (!program) return program.error().context("compiling seccomp profile " + name);
   seccomp::apply_changes(*profile, init_calls(), {});
   auto init = seccomp::compile(*profile);

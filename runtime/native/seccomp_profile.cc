@@ -1,5 +1,8 @@
 #include "runtime/native/seccomp_profile.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -183,6 +186,30 @@ void apply_changes(Profile& profile, const std::vector<std::string>& allow,
     if (std::find(deny.begin(), deny.end(), name) == deny.end()) allowed.push_back(name);
   }
   if (!allowed.empty()) profile.rules.push_back(Rule{allowed, Action{Action::Kind::kAllow, 0}, {}});
+}
+
+void refuse_set_id_bits(Profile& profile) {
+  constexpr std::uint64_t kSetIdBits = S_ISUID | S_ISGID;
+  // O_CREAT, or O_TMPFILE (without the O_DIRECTORY bit it shares with plain directory opens).
+  constexpr std::uint64_t kCreates = O_CREAT | (O_TMPFILE & ~O_DIRECTORY);
+  auto without = [](unsigned index, std::uint64_t bits) {
+    return ArgCondition{index, CompareOp::kMaskedEqual, bits, 0};
+  };
+  // name -> the argument that holds the mode; for the open calls, the one before holds flags.
+  static const std::pair<const char*, unsigned> kModeSetters[] = {
+      {"chmod", 1}, {"fchmod", 1},  {"fchmodat", 2}, {"fchmodat2", 2}, {"creat", 1},
+      {"mknod", 1}, {"mknodat", 2}, {"open", 2},     {"openat", 3}};
+  std::vector<std::string> names;
+  for (const auto& [name, mode] : kModeSetters) names.emplace_back(name);
+  names.emplace_back("openat2");
+  apply_changes(profile, {}, names);
+  const Action allow{Action::Kind::kAllow, 0};
+  for (const auto& [name, mode] : kModeSetters) {
+    profile.rules.push_back(Rule{{name}, allow, {without(mode, kSetIdBits)}});
+    bool opens = std::string_view(name) == "open" || std::string_view(name) == "openat";
+    if (opens) profile.rules.push_back(Rule{{name}, allow, {without(mode - 1, kCreates)}});
+  }
+  profile.rules.push_back(Rule{{"openat2"}, Action{Action::Kind::kErrno, ENOSYS}, {}});
 }
 
 Platform this_platform() {

@@ -63,6 +63,14 @@ Platform this_platform();
 void apply_changes(Profile& profile, const std::vector<std::string>& allow,
                    const std::vector<std::string>& deny);
 
+// For a sandbox that writes a host folder (a read-write bind): no file it makes or changes may
+// get the set-user-ID or set-group-ID bit. The bit would outlive the sandbox on the host (the
+// bind is nosuid in the sandbox's mount namespace only), leaving a program that any local user
+// who can reach the folder runs as its owner. The calls that set modes are allowed only without
+// those bits (EPERM otherwise), and openat2, whose mode seccomp cannot see, fails with ENOSYS, so
+// that callers fall back to openat.
+void refuse_set_id_bits(Profile& profile);
+
 // Parses Docker's JSON format. `origin` names the file in error messages, which also give the
 // JSON pointer of what is wrong: "default.json: /syscalls/3/action: unknown action "X"".
 Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,

@@ -178,6 +178,9 @@ test('a result file is downloaded into a read-write share, and never over a file
   fs.symlinkSync(s.data, path.join(s.results, 'to-data'));
   await refused(client, 'download_file', { session_id, path: 'out/report.csv', host_path: 'results/to-data/x.csv' }, /leads outside the share 'results'/);
   assert.ok(!fs.existsSync(path.join(s.data, 'x.csv')));
+  // A download that fails leaves no folder it made behind.
+  await refused(client, 'download_file', { session_id, path: 'no-such-file', host_path: 'results/made/for/nothing.txt' }, /no such file/);
+  assert.ok(!fs.existsSync(path.join(s.results, 'made')));
   // No temporary file is left beside the targets.
   const leftovers = fs.readdirSync(path.join(s.results, 'deep')).filter((f) => f.includes('.paddock-'));
   assert.deepEqual(leftovers, []);
@@ -197,6 +200,11 @@ test('uploads over the size and file caps are refused before anything is copied'
   fs.mkdirSync(many);
   for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(many, `f${i}`), 'x');
   await refused(client, 'upload_file', { session_id, host_path: 'data/many', recursive: true }, /holds more than 3 files and folders \(the server's --share-max-files\)/);
+  // Symlinks are never copied, but they count: a folder of them is no way around the cap.
+  const links = path.join(s.data, 'links');
+  fs.mkdirSync(links);
+  for (let i = 0; i < 5; i++) fs.symlinkSync('/etc/passwd', path.join(links, `l${i}`));
+  await refused(client, 'upload_file', { session_id, host_path: 'data/links', recursive: true }, /holds more than 3 files and folders/);
   const listed = await ok(client, 'list_files', { session_id });
   assert.ok(!listed.structuredContent.entries.some((e) => ['sales.csv', 'many'].includes(e.name)), describe(listed));
   await ok(client, 'execute_code', { session_id, code: 'open("big.bin", "wb").write(b"y" * (2 << 20))' });
@@ -244,6 +252,7 @@ test('a project folder mounted read-only: its tests run, and writes fail', { tim
   }
   await refused(client, 'create_session', { mounts: [{ share: 'project', rw: true }] }, /read-only, so it cannot be mounted rw/);
   await refused(client, 'create_session', { mounts: [{ share: 'project', path: '/etc/x' }] }, /must be a folder inside \/work or \/mnt/);
+  await refused(client, 'create_session', { mounts: [{ share: 'project', path: '/work/' }] }, /must be a folder inside \/work or \/mnt/);
   const session_id = await session(client, { language: 'bash', mounts: [{ share: 'project' }] });
   const state = await ok(client, 'get_session', { session_id });
   assert.deepEqual(state.structuredContent.mounts, [{ share: 'project', path: '/work/project', writable: false }]);
@@ -274,9 +283,15 @@ test('a read-write mount writes as the share owner on the host', { timeout: 1200
   const s = shares(t);
   // As root, the share goes to an unprivileged owner: sandboxes never write as host root.
   const owner = ROOT ? 65534 : process.getuid();
-  if (ROOT) fs.chownSync(s.results, owner, owner);
   const conn = await connectSdk2(t, { args: s.args });
   const { client } = conn;
+  if (ROOT) {
+    // Still root's: refused, naming the share and not its host path.
+    const refusal = await refused(client, 'create_session', { language: 'bash', mounts: [{ share: 'results', rw: true }] },
+      /share 'results' is owned by root, and sandboxes never run as host root/);
+    assert.ok(!textOf(refusal).includes(s.results), textOf(refusal));
+    fs.chownSync(s.results, owner, owner);
+  }
   const session_id = await session(client, { language: 'bash', mounts: [{ share: 'results', path: '/mnt/results', rw: true }] });
   await ok(client, 'execute_code', { session_id, code: 'echo written > /mnt/results/made.txt && grep " /mnt/results " /proc/self/mountinfo' });
   const made = path.join(s.results, 'made.txt');

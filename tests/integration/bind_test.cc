@@ -82,6 +82,44 @@ TEST(Bind, ReadWriteWritesAsTheFoldersOwnerNeverRoot) {
   EXPECT_EQ(read_file(folder.path() + "/made.txt"), "made\n");
 }
 
+// The folder outlives the sandbox, and its nosuid mount is the sandbox's alone: a set-ID bit
+// made there would give any local user who can reach the folder its owner's rights.
+TEST(Bind, ReadWriteCannotLeaveASetIdProgramOnTheHost) {
+  Folder folder;
+  if (geteuid() == 0) {
+    ASSERT_EQ(chown(folder.path().c_str(), 65534, 65534), 0);
+  }
+  SandboxSpec spec = spec_for(
+      {"python3", "-c",
+       "import os\n"
+       "p = '/mnt/out/prog'\n"
+       "open(p, 'w').close()\n"
+       "for what, call in (('chmod', lambda: os.chmod(p, 0o4755)),\n"
+       "                   ('chmod-g', lambda: os.chmod(p, 0o2755)),\n"
+       "                   ('fchmod', lambda: os.fchmod(os.open(p, os.O_RDONLY), 0o6755)),\n"
+       "                   ('create', lambda: os.open('/mnt/out/made', os.O_CREAT | os.O_WRONLY, "
+       "0o4755)),\n"
+       "                   ('mknod', lambda: os.mknod('/mnt/out/node', 0o100000 | 0o4755)),\n"
+       "                   ('plain', lambda: os.chmod(p, 0o755))):\n"
+       "    try:\n"
+       "        call(); print(what, 'done')\n"
+       "    except OSError as e:\n"
+       "        print(what, 'refused', e.errno)\n"});
+  spec.binds = {{folder.path(), "/mnt/out", true}};
+  RunResult result = run_ok(spec);
+  EXPECT_EQ(result.stdout_data.data,
+            "chmod refused 1\nchmod-g refused 1\nfchmod refused 1\ncreate refused 1\n"
+            "mknod refused 1\nplain done\n")
+      << result.stderr_data.data;
+  struct stat info {};
+  ASSERT_EQ(stat((folder.path() + "/prog").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0755u);
+  EXPECT_FALSE(std::filesystem::exists(folder.path() + "/made"));
+  // Without a read-write bind, nothing changes: a set-ID bit in /work dies with the sandbox.
+  RunResult plain = run_ok(shell_spec("touch x && chmod 4755 x && stat -c %a x"));
+  EXPECT_EQ(plain.stdout_data.data, "4755\n") << plain.stderr_data.data;
+}
+
 TEST(Bind, ReadWriteOfARootOwnedOrForeignFolderIsRefused) {
   Folder folder;
   if (geteuid() != 0) {

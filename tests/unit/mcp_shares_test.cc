@@ -89,6 +89,16 @@ TEST(Shares, OpeningChecksEveryFolder) {
       Shares::open({{tree.root() + "/data", "", false}, {tree.root() + "/other", "data", false}});
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().message.find("two shares are named 'data'"), std::string::npos);
+  // Code with a read-write mount of `data` could put a symlink in place of data/sub.
+  auto nested =
+      Shares::open({{tree.root() + "/data", "", true}, {tree.root() + "/data/sub", "", false}});
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message.find("lies in the read-write share"), std::string::npos)
+      << nested.error().message;
+  EXPECT_FALSE(
+      Shares::open({{tree.root() + "/data", "a", true}, {tree.root() + "/data", "b", false}}));
+  EXPECT_TRUE(
+      Shares::open({{tree.root() + "/data", "", false}, {tree.root() + "/data/sub", "", true}}));
   Shares shares = open_shares(tree);
   EXPECT_EQ(shares.summary(), "data (read-only), out (read-write)");
   EXPECT_EQ(Shares{}.summary(), "none");
@@ -150,7 +160,8 @@ TEST(Shares, AMountPathIsInsideWorkOrMnt) {
   ASSERT_TRUE(rw);
   EXPECT_EQ(rw->sandbox_path, "/work/project/here");
   EXPECT_TRUE(rw->writable);
-  for (const char* path : {"/etc/x", "/work", "/mnt/../etc", "../x", "/work/a/../../etc", "/"}) {
+  for (const char* path : {"/etc/x", "/work", "/work/", "/work//", "/mnt", "/mnt/", "/mnt/../etc",
+                           "../x", "/work/a/../../etc", "/", ".", "./"}) {
     ShareMount bad{"data", path, false};
     EXPECT_FALSE(share_bind(shares, bad, "/work")) << path;
   }
@@ -161,6 +172,19 @@ TEST(Shares, AMountPathIsInsideWorkOrMnt) {
             std::string::npos);
   ShareMount unknown{"/etc", "", false};
   EXPECT_FALSE(share_bind(shares, unknown, "/work"));
+}
+
+TEST(Shares, AFolderReplacedSinceStartUpIsNotMounted) {
+  Tree tree;
+  Shares shares = open_shares(tree);
+  std::filesystem::rename(tree.root() + "/data", tree.root() + "/moved");
+  std::filesystem::create_symlink("/etc", tree.root() + "/data");
+  ShareMount mount{"data", "", false};
+  auto refused = share_bind(shares, mount, "/work");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("was moved or replaced since the server started"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace
