@@ -1,0 +1,127 @@
+#include "egress/host_pattern.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace paddock::egress {
+namespace {
+
+constexpr std::string_view kForms =
+    "use example.org, *.example.org, example.org:8443, 10.1.2.0/24 or [2001:db8::1]:443";
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool port_allowed(const HostPattern& pattern, std::uint16_t port) {
+  return pattern.port ? *pattern.port == port : (port == 80 || port == 443);
+}
+
+bool in_range(const IpPrefix& range, const IpPrefix& address) {
+  if (range.family != address.family) return false;
+  unsigned bits = range.length;
+  for (unsigned byte = 0; bits > 0; ++byte, bits = bits >= 8 ? bits - 8 : 0) {
+    unsigned mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((range.bytes[byte] & mask) != (address.bytes[byte] & mask)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_host_name(std::string_view text) {
+  if (text.empty() || text.size() > 253) return false;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t dot = std::min(text.find('.', start), text.size());
+    std::string_view label = text.substr(start, dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
+      return false;
+    }
+    for (unsigned char c : label) {
+      if (std::isalnum(c) == 0 && c != '-') return false;
+    }
+    start = dot + 1;
+  }
+  return true;
+}
+
+Result<HostPattern> parse_host_pattern(std::string_view text) {
+  auto refuse = [&](std::string_view why) {
+    return invalid_input("allowed host '" + std::string(text) + "' " + std::string(why) + "; " +
+                         std::string(kForms));
+  };
+  HostPattern pattern;
+  std::string_view host = text;
+  // The port: after "]" for a bracketed IPv6 address, else after the one colon of a name or
+  // IPv4 address (a bare IPv6 address has several and no port).
+  std::optional<std::string_view> port;
+  if (host.starts_with('[')) {
+    auto close = host.find(']');
+    if (close == std::string_view::npos) return refuse("has no closing ']'");
+    std::string_view rest = host.substr(close + 1);
+    host = host.substr(1, close - 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return refuse("has something after ']' that is not a port");
+      port = rest.substr(1);
+    }
+  } else if (std::count(host.begin(), host.end(), ':') == 1) {
+    port = host.substr(host.find(':') + 1);
+    host = host.substr(0, host.find(':'));
+  }
+  if (port) {
+    unsigned value = 0;
+    auto [end, error] = std::from_chars(port->data(), port->data() + port->size(), value);
+    if (error != std::errc() || end != port->data() + port->size() || value == 0 || value > 65535) {
+      return refuse("has a port that is not 1 to 65535");
+    }
+    pattern.port = static_cast<std::uint16_t>(value);
+  }
+  if (host.empty()) return refuse("names no host");
+  if (auto range = parse_ip_prefix(host)) {
+    pattern.range = *range;
+    return pattern;
+  }
+  if (host.find_first_of("/:") != std::string_view::npos) {
+    return refuse("is not an address or range (host bits set, or a malformed address)");
+  }
+  if (host.starts_with("*.")) {
+    pattern.wildcard = true;
+    host.remove_prefix(2);
+  }
+  if (!is_host_name(host)) return refuse("is not a host name");
+  // A wildcard of a top-level domain alone ("*.com") would open most of the internet.
+  if (pattern.wildcard && host.find('.') == std::string_view::npos) {
+    return refuse("is a wildcard over a whole top-level domain");
+  }
+  pattern.name = lower(host);
+  return pattern;
+}
+
+bool AllowList::allows_name(std::string_view host, std::uint16_t port) const {
+  std::string name = lower(host);
+  for (const auto& pattern : patterns_) {
+    if (pattern.range || !port_allowed(pattern, port)) continue;
+    if (!pattern.wildcard && name == pattern.name) return true;
+    if (pattern.wildcard && name.size() > pattern.name.size() + 1 &&
+        name.ends_with("." + pattern.name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AllowList::allows_address(const IpPrefix& address, std::uint16_t port) const {
+  for (const auto& pattern : patterns_) {
+    if (pattern.range && port_allowed(pattern, port) && in_range(*pattern.range, address)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace paddock::egress

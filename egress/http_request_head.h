@@ -1,0 +1,36 @@
+#pragma once
+
+// The head of a request a sandboxed client sends to its HTTP proxy, and where it wants to go:
+// CONNECT host:port for a tunnel (HTTPS), or an absolute http:// URL for plain HTTP, whose Host
+// header must name the same place (else a request could be checked against one host and sent
+// to another). Bounded: a head is at most kMaxRequestHead bytes and kMaxHeaders lines.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace paddock::egress {
+
+inline constexpr std::size_t kMaxRequestHead = 16 * 1024;
+inline constexpr std::size_t kMaxHeaders = 100;
+
+struct RequestHead {
+  enum class State {
+    kNeedMore,  // no blank line yet (and under kMaxRequestHead)
+    kComplete,
+    kMalformed,  // `error` says why, for the 400 the client gets
+  };
+  State state = State::kNeedMore;
+  std::string error;
+  std::size_t length = 0;  // bytes of the head, its blank line included
+  std::string method;
+  bool tunnel = false;  // CONNECT
+  std::string host;     // lower case; an IPv6 address without brackets
+  std::uint16_t port = 0;
+  std::string path;  // for plain HTTP: the origin-form target to send upstream
+};
+
+RequestHead parse_request_head(std::string_view bytes);
+
+}  // namespace paddock::egress
