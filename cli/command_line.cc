@@ -9,6 +9,7 @@
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "egress/host_pattern.h"
 #include "language/screening.h"
 
 namespace paddock::cli {
@@ -45,6 +46,7 @@ struct RunFlags {
   std::string workdir;
   std::string network;
   std::vector<std::string> allow_private;
+  std::vector<std::string> allow_hosts;
   std::vector<std::string> host_loopback_ports;
   std::string lang;
   std::string code;
@@ -115,6 +117,12 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "only; nothing inbound, nothing of the host, no private, link-local or "
                  "metadata address) or host (no isolation of the network)")
       ->type_name("MODE");
+  run.add_option("--allow-host", flags.allow_hosts,
+                 "Reach this destination, and only the destinations so named, through an HTTP "
+                 "proxy outside the sandbox: example.org, *.example.org, example.org:8443 or an "
+                 "IP address or CIDR range (repeatable; with the default --network none)")
+      ->allow_extra_args(false)
+      ->type_name("PATTERN");
   run.add_option("--allow-private", flags.allow_private,
                  "Let user-mode networking (--network user, installers) reach this private, "
                  "link-local or host address or CIDR range, refused by default (repeatable; "
@@ -284,6 +292,10 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     spec.network = NetworkMode::kUser;
   } else {
     return invalid_input("--network '" + flags.network + "' is not valid; use none, user or host");
+  }
+  for (const auto& pattern : flags.allow_hosts) {
+    if (auto parsed = egress::parse_host_pattern(pattern); !parsed) return parsed.error();
+    spec.allowed_hosts.push_back(pattern);
   }
   for (const auto& range : flags.allow_private) {
     if (!parse_ip_prefix(range)) {

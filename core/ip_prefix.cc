@@ -39,4 +39,15 @@ std::string to_string(const IpPrefix& prefix) {
   return std::string(text) + "/" + std::to_string(prefix.length);
 }
 
+bool prefix_contains(const IpPrefix& range, const IpPrefix& address) {
+  if (range.family != address.family) return false;
+  unsigned bits = range.length;
+  for (unsigned byte = 0; bits > 0; ++byte) {
+    unsigned mask = bits >= 8 ? 0xffu : (0xffu << (8 - bits)) & 0xffu;
+    if ((range.bytes[byte] & mask) != (address.bytes[byte] & mask)) return false;
+    bits = bits >= 8 ? bits - 8 : 0;
+  }
+  return true;
+}
+
 }  // namespace paddock

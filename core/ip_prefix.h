@@ -27,4 +27,7 @@ struct IpPrefix {
 std::optional<IpPrefix> parse_ip_prefix(std::string_view text);
 std::string to_string(const IpPrefix& prefix);
 
+// Whether `address` (a /32 or /128) lies in `range`; never across families.
+bool prefix_contains(const IpPrefix& range, const IpPrefix& address);
+
 }  // namespace paddock

@@ -21,16 +21,6 @@ bool port_allowed(const HostPattern& pattern, std::uint16_t port) {
   return pattern.port ? *pattern.port == port : (port == 80 || port == 443);
 }
 
-bool in_range(const IpPrefix& range, const IpPrefix& address) {
-  if (range.family != address.family) return false;
-  unsigned bits = range.length;
-  for (unsigned byte = 0; bits > 0; ++byte, bits = bits >= 8 ? bits - 8 : 0) {
-    unsigned mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((range.bytes[byte] & mask) != (address.bytes[byte] & mask)) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool is_host_name(std::string_view text) {
@@ -117,7 +107,7 @@ bool AllowList::allows_name(std::string_view host, std::uint16_t port) const {
 
 bool AllowList::allows_address(const IpPrefix& address, std::uint16_t port) const {
   for (const auto& pattern : patterns_) {
-    if (pattern.range && port_allowed(pattern, port) && in_range(*pattern.range, address)) {
+    if (pattern.range && port_allowed(pattern, port) && prefix_contains(*pattern.range, address)) {
       return true;
     }
   }

@@ -104,6 +104,13 @@ nlohmann::json to_json(const RunResult& result) {
     omitted.push_back({{"path", file.path}, {"size", file.size}, {"reason", file.reason}});
   }
   out["artifacts_omitted"] = std::move(omitted);
+  if (!result.network_denied.empty()) {
+    nlohmann::json denied = nlohmann::json::array();
+    for (const auto& denial : result.network_denied) {
+      denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
+    }
+    out["network"] = {{"denied", std::move(denied)}};
+  }
   return out;
 }
 

@@ -100,6 +100,13 @@ struct RunResult {
   std::vector<OmittedArtifact> artifacts_omitted;  // what a count or size cap left out
   IsolationReport isolation;
   std::optional<CellReport> cell;  // only for a cell of a live session
+  // Destinations the egress proxy refused (an allowlist run): deduplicated, capped.
+  struct NetworkDenial {
+    std::string host;
+    std::uint16_t port = 0;
+    std::string reason;
+  };
+  std::vector<NetworkDenial> network_denied;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
   [[nodiscard]] bool artifacts_truncated() const { return !artifacts_omitted.empty(); }

@@ -94,6 +94,10 @@ struct SandboxSpec {
   // TCP ports of the host's loopback that user-mode networking reaches at the sandbox's own
   // 127.0.0.1 (a package mirror on the host). Loosens isolation: only when asked by name.
   std::vector<std::uint16_t> host_loopback_ports;
+  // An egress allowlist (egress/host_pattern.h): the program's only way out is an HTTP proxy
+  // outside the sandbox that reaches these destinations and nothing else. Needs `network`
+  // kNone: the namespace stays empty but for its loopback, where the proxy listens.
+  std::vector<std::string> allowed_hosts;
   std::vector<BindMount> binds;
   // Host /etc entries the program needs beyond those every sandbox gets (a language's own
   // configuration: python3, R, java-17-openjdk), read-only, where they exist. Plain names only

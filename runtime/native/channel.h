@@ -40,6 +40,7 @@ enum class ChildMessageKind : std::int32_t {
   kExecFailed,       // execve failed: error
   kPayloadExited,    // init -> parent: the payload's wait status
   kStepBoundary,     // init -> parent: the networked steps are done; init waits for kGo
+  kProxyListener,    // init -> parent: the egress proxy's listening socket rides along
   kWorkdir,          // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
                      // that files can be collected after the sandbox is gone, even on timeout
   kOpened,           // session init -> parent: the file asked for rides along, or `error` says why

@@ -5,6 +5,7 @@
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -397,6 +398,32 @@ static int bring_loopback_up() {
   return error;
 }
 
+// The egress proxy's listening socket on the sandbox's 127.0.0.1:`port`, made here because only
+// a process in the sandbox's network namespace can make it (an unprivileged parent cannot enter
+// the namespace), and sent to the parent, whose proxy accepts on it from outside. 0 or an errno.
+static int send_proxy_listener(int channel, std::uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int error = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      listen(fd, 128) != 0) {
+    error = errno;
+  } else {
+    ChannelPacket packet;
+    packet.message =
+        ChildMessage{ChildMessageKind::kProxyListener, SetupPhase::kLoopback, 0, 0, 0, 0};
+    packet.attach_fd(fd);
+    while (sendmsg(channel, &packet.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+    }
+  }
+  close(fd);
+  return error;
+}
+
 void run_init(const ChildPlan& plan) {
   int channel = plan.fds.channel;
   int bind_fds[kMaxBinds];
@@ -419,6 +446,11 @@ void run_init(const ChildPlan& plan) {
   }
   if (plan.private_loopback) {
     if (int error = bring_loopback_up(); error != 0) fail(channel, SetupPhase::kLoopback, error);
+  }
+  if (plan.proxy_port != 0) {
+    if (int error = send_proxy_listener(channel, plan.proxy_port); error != 0) {
+      fail(channel, SetupPhase::kLoopback, error);
+    }
   }
   if (plan.network_fence != nullptr && !plan.network_fence->empty()) {
     int failed_rule = 0;

@@ -54,6 +54,9 @@ struct ChildPlan {
   // program's processes talk over 127.0.0.1 as on any machine, and nothing outside the
   // namespace can reach it.
   bool private_loopback = false;
+  // With an egress allowlist: init listens on this port of that loopback and hands the socket
+  // to the parent, whose proxy is the sandbox's only way out. 0: none.
+  std::uint16_t proxy_port = 0;
   // Routing rules (network_fence.h) for the sandbox's network namespace, when it may ever get
   // user-mode networking; empty otherwise.
   const std::vector<std::uint8_t>* network_fence = nullptr;

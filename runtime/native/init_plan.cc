@@ -128,6 +128,7 @@ std::string encode_child_plan(const ChildPlan& plan) {
   out.number(plan.gid);
   out.number(plan.setgroups_allowed ? 1 : 0);
   out.number(plan.private_loopback ? 1 : 0);
+  out.number(plan.proxy_port);
   out.text(plan.hostname);
   static const std::vector<std::uint8_t> no_fence;
   const auto& fence = plan.network_fence != nullptr ? *plan.network_fence : no_fence;
@@ -191,6 +192,7 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   plan.gid = static_cast<gid_t>(in.number());
   plan.setgroups_allowed = in.number() != 0;
   plan.private_loopback = in.number() != 0;
+  plan.proxy_port = static_cast<std::uint16_t>(in.number());
   d.hostname = in.text();
   std::string fence = in.text();
   d.network_fence.assign(fence.begin(), fence.end());

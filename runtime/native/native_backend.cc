@@ -18,6 +18,12 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   LaunchedSandbox& launched = **launched_or;
   launched.sandbox.at_step_boundary = [&network = launched.network] { network.detach(); };
   Supervised done = supervise(launched.sandbox, spec.limits, observer);
+  // Nothing of the run may reach out any more: its proxy ends with it.
+  std::vector<egress::Denial> denied;
+  if (launched.egress) {
+    launched.egress->stop();
+    denied = launched.egress->denials();
+  }
   CollectedArtifacts collected;
   if (done.workdir.valid() && !spec.collect.directories.empty()) {
     collected = collect_artifacts(done.workdir.get(), spec.collect);
@@ -29,6 +35,10 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->artifacts_omitted = std::move(collected.omitted);
+    for (auto& denial : denied) {
+      result->network_denied.push_back(
+          {std::move(denial.host), denial.port, std::move(denial.reason)});
+    }
   }
   return result;
 }

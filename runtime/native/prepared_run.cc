@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "runtime/native/default_seccomp_bpf.h"
+#include "runtime/native/egress_plan.h"
 #include "runtime/native/network_fence.h"
 
 namespace paddock {
@@ -227,6 +228,9 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
                                   std::to_string(spec.limits.memory_bytes)};
   env.insert(env.end(), spec.env.begin(), spec.env.end());
+  if (!spec.allowed_hosts.empty()) {
+    for (auto& entry : egress_proxy_env()) env.push_back(std::move(entry));
+  }
   prepared->env_storage = merge_env(default_sandbox_env(), env);
   for (auto& entry : prepared->env_storage) {
     prepared->envp.push_back(entry.data());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/native/child.h"
+#include "runtime/native/egress_plan.h"
 #include "runtime/native/init_program.h"
 #include "runtime/native/run_report.h"
 #include "runtime/native/spec_validation.h"
@@ -73,6 +74,12 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   Prepared& prepared = *launched->prepared;
   ChildPlan plan = child_plan(spec, identity, prepared);
   plan.session = mode == LaunchMode::kSession;
+  if (!spec.allowed_hosts.empty()) {
+    auto policy = egress_policy(spec);
+    if (!policy) return policy.error();
+    launched->egress = std::make_unique<egress::EgressProxy>(std::move(*policy));
+    plan.proxy_port = egress::kProxyPort;
+  }
 
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
   if (spec.network != NetworkMode::kHost) flags |= CLONE_NEWNET;
@@ -137,6 +144,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   sandbox.stdout_pipe = std::move(prepared.stdout_pipe.read_end);
   sandbox.stderr_pipe = std::move(prepared.stderr_pipe.read_end);
   sandbox.channel = std::move(prepared.channel_parent);
+  sandbox.egress = launched->egress.get();
   observer.on_started(pid);
   if (keep_namespaces) {
     auto opened = UserNetwork::open_namespaces(pid, identity.uid, identity.gid);

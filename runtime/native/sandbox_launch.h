@@ -28,6 +28,8 @@ struct LaunchedSandbox {
   // The sandbox's user and network namespaces, kept when networking may be attached later.
   std::optional<UserNetwork::Namespaces> namespaces;
   UserNetwork network;  // attached from the start when the spec asks for it
+  // With an egress allowlist: the proxy that is the sandbox's only way out (egress/proxy.h).
+  std::unique_ptr<egress::EgressProxy> egress;
 };
 
 enum class LaunchMode {

@@ -105,6 +105,18 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
       return invalid_input("image layer '" + layer + "' must be an absolute host path");
     }
   }
+  if (!spec.allowed_hosts.empty()) {
+    if (spec.network != NetworkMode::kNone) {
+      return invalid_input(std::string("an egress allowlist (--allow-host) is the sandbox's only "
+                                       "network: it cannot be combined with --network ") +
+                           to_string(spec.network));
+    }
+    if (session || spec.networked_prelude > 0) {
+      return invalid_input(
+          "an egress allowlist is not yet available for sessions or library installs; run the "
+          "program alone with --allow-host");
+    }
+  }
   if (spec.binds.size() > kMaxBinds) {
     return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");
   }

@@ -47,7 +47,8 @@ bool drain(UniqueFd& pipe, CapturedOutput& output, std::uint64_t cap, StreamId s
   return true;
 }
 
-void read_message(UniqueFd& channel, Supervised& state) {
+void read_message(StartedSandbox& sandbox, Supervised& state) {
+  UniqueFd& channel = sandbox.channel;
   ChannelPacket packet;
   ssize_t got = recvmsg(channel.get(), &packet.header, MSG_CMSG_CLOEXEC);
   if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
@@ -70,6 +71,9 @@ void read_message(UniqueFd& channel, Supervised& state) {
       break;
     case ChildMessageKind::kWorkdir:
       state.workdir = std::move(passed);
+      break;
+    case ChildMessageKind::kProxyListener:
+      if (sandbox.egress != nullptr) sandbox.egress->serve(std::move(passed));
       break;
     case ChildMessageKind::kStepBoundary:
       state.at_step_boundary = true;
@@ -137,7 +141,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
           sandbox.stderr_pipe.reset();
         }
       } else if (fd == sandbox.channel.get()) {
-        read_message(sandbox.channel, state);
+        read_message(sandbox, state);
         if (state.at_step_boundary) {
           state.at_step_boundary = false;
           if (sandbox.at_step_boundary) sandbox.at_step_boundary();
@@ -162,7 +166,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
   while (sandbox.channel.valid()) {
     pollfd entry{sandbox.channel.get(), POLLIN, 0};
     if (poll(&entry, 1, 0) != 1) break;
-    read_message(sandbox.channel, state);
+    read_message(sandbox, state);
   }
   state.init_status = sandbox.init.wait(sandbox.session ? nullptr : &state.usage);
   return state;

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "core/unique_fd.h"
+#include "egress/proxy.h"
 #include "runtime/backend.h"
 #include "runtime/native/channel.h"
 #include "runtime/native/sandbox_process.h"
@@ -31,6 +32,8 @@ struct StartedSandbox {
   // A session's init stays after a command: supervision ends with the command (its exit
   // reported, its output closed), and a kill asks init to kill everything but itself.
   bool session = false;
+  // The egress proxy that serves the listener init makes (an allowlist run), or null.
+  egress::EgressProxy* egress = nullptr;
 };
 
 struct Supervised {

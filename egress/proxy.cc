@@ -1,0 +1,360 @@
+#include "egress/proxy.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "egress/http_request_head.h"
+#include "egress/tls_client_hello.h"
+
+namespace paddock::egress {
+namespace {
+
+constexpr int kReadTimeoutMs = 30'000;     // for a request head or a ClientHello
+constexpr int kConnectTimeoutMs = 10'000;  // to an upstream server
+constexpr int kFirstBytesMs = 2'000;       // before a server-speaks-first protocol is assumed
+constexpr std::size_t kChunk = 64 * 1024;
+
+// More bytes from `fd` onto `buffer`; false at EOF, an error or the timeout.
+bool read_more(int fd, std::string& buffer, int timeout_ms) {
+  pollfd watched{fd, POLLIN, 0};
+  int ready;
+  while ((ready = poll(&watched, 1, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  if (ready <= 0) return false;
+  char chunk[16 * 1024];
+  ssize_t got;
+  while ((got = recv(fd, chunk, sizeof chunk, 0)) < 0 && errno == EINTR) {
+  }
+  if (got <= 0) return false;
+  buffer.append(chunk, static_cast<std::size_t>(got));
+  return true;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t sent = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(sent));
+  }
+  return true;
+}
+
+void respond(int fd, const char* status, const std::string& body) {
+  write_all(fd, std::string("HTTP/1.1 ") + status +
+                    "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+                    "Content-Length: " +
+                    std::to_string(body.size()) + "\r\n\r\n" + body);
+}
+
+// Copies `from` to `to` until EOF, then ends `to`'s sending side.
+void pump(int from, int to) {
+  char chunk[kChunk];
+  for (;;) {
+    ssize_t got = recv(from, chunk, sizeof chunk, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0 || !write_all(to, std::string_view(chunk, static_cast<std::size_t>(got)))) break;
+  }
+  shutdown(to, SHUT_WR);
+}
+
+std::optional<IpPrefix> prefix_of(const sockaddr* address) {
+  IpPrefix prefix;
+  if (address->sa_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(address);
+    prefix.family = AF_INET;
+    prefix.length = 32;
+    std::memcpy(prefix.bytes.data(), &in->sin_addr, 4);
+    return prefix;
+  }
+  if (address->sa_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(address);
+    // An IPv4-mapped address (::ffff:127.0.0.1) reaches that IPv4 address: judged as one.
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+      prefix.family = AF_INET;
+      prefix.length = 32;
+      std::memcpy(prefix.bytes.data(), in6->sin6_addr.s6_addr + 12, 4);
+      return prefix;
+    }
+    prefix.family = AF_INET6;
+    prefix.length = 128;
+    std::memcpy(prefix.bytes.data(), &in6->sin6_addr, 16);
+    return prefix;
+  }
+  return std::nullopt;
+}
+
+// A connected socket to `address`, or -errno.
+int connect_to(const sockaddr* address, socklen_t length) {
+  int fd = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -errno;
+  if (connect(fd, address, length) != 0 && errno != EINPROGRESS) {
+    int error = errno;
+    close(fd);
+    return -error;
+  }
+  pollfd watched{fd, POLLOUT, 0};
+  int ready;
+  while ((ready = poll(&watched, 1, kConnectTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  int error = ready == 0 ? ETIMEDOUT : 0;
+  socklen_t size = sizeof error;
+  if (error == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) != 0) error = errno;
+  if (error != 0) {
+    close(fd);
+    return -error;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+// The head of a plain HTTP request as it goes upstream: origin-form, without Proxy-* headers.
+std::string upstream_head(const RequestHead& head, std::string_view original) {
+  std::size_t line_end = original.find("\r\n");
+  std::string_view line = original.substr(0, line_end);
+  std::string out =
+      head.method + " " + head.path + " " + std::string(line.substr(line.rfind(' ') + 1)) + "\r\n";
+  for (std::size_t at = line_end + 2; at < head.length - 2;) {
+    std::size_t next = original.find("\r\n", at);
+    std::string_view header = original.substr(at, next - at);
+    at = next + 2;
+    std::string name(header.substr(0, header.find(':')));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (name.starts_with("proxy-")) continue;
+    out.append(header).append("\r\n");
+  }
+  return out + "\r\n";
+}
+
+}  // namespace
+
+struct EgressProxy::Connection {
+  UniqueFd client;
+  UniqueFd upstream;
+  std::thread thread;
+  std::atomic<bool> finished{false};
+};
+
+EgressProxy::EgressProxy(EgressPolicy policy) : policy_(std::move(policy)) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) == 0) {
+    wake_read_.reset(pipe_fds[0]);
+    wake_write_.reset(pipe_fds[1]);
+  }
+}
+
+EgressProxy::~EgressProxy() {
+  stop();
+}
+
+void EgressProxy::serve(UniqueFd listener) {
+  if (acceptor_.joinable() || !listener.valid()) return;
+  listener_ = std::move(listener);
+  acceptor_ = std::thread([this] { accept_loop(); });
+}
+
+void EgressProxy::stop() {
+  if (stopping_.exchange(true)) return;
+  if (wake_write_.valid()) (void)!write(wake_write_.get(), "x", 1);
+  if (acceptor_.joinable()) acceptor_.join();
+  std::vector<std::unique_ptr<Connection>> connections;
+  {
+    std::lock_guard lock(mutex_);
+    connections = std::move(connections_);
+    for (auto& connection : connections) {
+      // Wakes a thread blocked on either side; the fds stay open until it is joined.
+      if (connection->client.valid()) shutdown(connection->client.get(), SHUT_RDWR);
+      if (connection->upstream.valid()) shutdown(connection->upstream.get(), SHUT_RDWR);
+    }
+  }
+  for (auto& connection : connections) {
+    if (connection->thread.joinable()) connection->thread.join();
+  }
+  listener_.reset();
+}
+
+void EgressProxy::accept_loop() {
+  for (;;) {
+    pollfd watched[2] = {{listener_.get(), POLLIN, 0}, {wake_read_.get(), POLLIN, 0}};
+    if (poll(watched, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (watched[1].revents != 0 || stopping_) return;
+    UniqueFd client(accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!client.valid()) continue;
+    std::lock_guard lock(mutex_);
+    // Joins what has finished, so a long run's connections do not pile up.
+    std::erase_if(connections_, [](const std::unique_ptr<Connection>& connection) {
+      if (!connection->finished) return false;
+      connection->thread.join();
+      return true;
+    });
+    if (connections_.size() >= kMaxConnections) {
+      respond(client.get(), "503 Service Unavailable",
+              "paddock: this sandbox has " + std::to_string(kMaxConnections) +
+                  " connections open through its proxy already\n");
+      continue;
+    }
+    auto connection = std::make_unique<Connection>();
+    connection->client = std::move(client);
+    Connection* raw = connection.get();
+    connection->thread = std::thread([this, raw] {
+      handle(*raw);
+      raw->finished = true;
+    });
+    connections_.push_back(std::move(connection));
+  }
+}
+
+void EgressProxy::deny(const std::string& host, std::uint16_t port, const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  for (const auto& denial : denials_) {
+    if (denial.host == host && denial.port == port) return;
+  }
+  if (denials_.size() >= kMaxDenials) {
+    ++dropped_;
+    return;
+  }
+  denials_.push_back({host, port, reason});
+}
+
+std::vector<Denial> EgressProxy::denials() const {
+  std::lock_guard lock(mutex_);
+  return denials_;
+}
+
+std::size_t EgressProxy::denials_dropped() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+bool EgressProxy::check_tunnel(int client, const RequestHead& head, bool literal,
+                               std::string& first_bytes) {
+  // A port the pattern names may carry any protocol, some of which wait for the server to
+  // speak first; on 80 and 443 only TLS passes, and a TLS client speaks first.
+  bool named_port = head.port != 80 && head.port != 443;
+  if (first_bytes.empty() &&
+      !read_more(client, first_bytes, named_port ? kFirstBytesMs : kReadTimeoutMs)) {
+    return named_port && !stopping_;
+  }
+  if (static_cast<unsigned char>(first_bytes[0]) != 0x16) {  // not a TLS handshake record
+    if (named_port) return true;
+    deny(head.host, head.port, "the tunnel did not carry TLS");
+    return false;
+  }
+  ClientHelloName hello;
+  while ((hello = client_hello_server_name(first_bytes)).state ==
+         ClientHelloName::State::kNeedMore) {
+    if (!read_more(client, first_bytes, kReadTimeoutMs)) return false;
+  }
+  if (hello.state == ClientHelloName::State::kMalformed) {
+    deny(head.host, head.port, "the tunnel's TLS ClientHello is malformed");
+    return false;
+  }
+  // The TLS must be for the host the tunnel was opened to: no domain fronting. A literal
+  // address is judged by its range alone.
+  if (literal) return true;
+  if (hello.state == ClientHelloName::State::kNone) {
+    deny(head.host, head.port, "the tunnel's TLS named no server");
+    return false;
+  }
+  if (hello.name != head.host) {
+    deny(hello.name, head.port,
+         "its TLS went through a tunnel opened to " + head.host + " (domain fronting)");
+    return false;
+  }
+  return true;
+}
+
+void EgressProxy::handle(Connection& connection) {
+  int client = connection.client.get();
+  std::string buffer;
+  RequestHead head;
+  while ((head = parse_request_head(buffer)).state == RequestHead::State::kNeedMore) {
+    if (!read_more(client, buffer, kReadTimeoutMs)) return;
+  }
+  if (head.state == RequestHead::State::kMalformed) {
+    respond(client, "400 Bad Request", "paddock's proxy: " + head.error + "\n");
+    return;
+  }
+  std::string target = head.host + ":" + std::to_string(head.port);
+  auto refuse = [&](const std::string& reason) {
+    deny(head.host, head.port, reason);
+    respond(client, "403 Forbidden",
+            "paddock: " + target + " is refused: " + reason +
+                ". Only the hosts the user allowed (--allow-host) are reachable from this "
+                "sandbox.\n");
+  };
+  auto literal = parse_ip_prefix(head.host);
+  if (literal ? !policy_.allow.allows_address(*literal, head.port)
+              : !policy_.allow.allows_name(head.host, head.port)) {
+    refuse("it is not in the allowlist");
+    return;
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string port_text = std::to_string(head.port);
+  auto fixed = policy_.fixed_addresses.find(head.host);
+  const char* lookup =
+      fixed != policy_.fixed_addresses.end() ? fixed->second.c_str() : head.host.c_str();
+  if (int error = getaddrinfo(lookup, port_text.c_str(), &hints, &found); error != 0) {
+    respond(client, "502 Bad Gateway",
+            "paddock's proxy could not resolve " + head.host + ": " + gai_strerror(error) + "\n");
+    return;
+  }
+  int upstream = -ECONNREFUSED;
+  bool any_permitted = false;
+  for (addrinfo* entry = found; entry != nullptr && upstream < 0; entry = entry->ai_next) {
+    auto address = prefix_of(entry->ai_addr);
+    if (!address) continue;
+    bool forbidden =
+        std::any_of(policy_.forbidden.begin(), policy_.forbidden.end(),
+                    [&](const IpPrefix& range) { return prefix_contains(range, *address); });
+    if (forbidden && !policy_.allow.allows_address(*address, head.port)) continue;
+    any_permitted = true;
+    upstream = connect_to(entry->ai_addr, entry->ai_addrlen);
+  }
+  freeaddrinfo(found);
+  if (!any_permitted) {
+    refuse("it resolves only to loopback, private, link-local or this host's addresses");
+    return;
+  }
+  if (upstream < 0) {
+    respond(
+        client, "502 Bad Gateway",
+        "paddock's proxy could not connect to " + target + ": " + std::strerror(-upstream) + "\n");
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    connection.upstream.reset(upstream);
+    if (stopping_) return;
+  }
+  std::string rest = buffer.substr(head.length);
+  if (head.tunnel) {
+    if (!write_all(client, "HTTP/1.1 200 Connection established\r\n\r\n")) return;
+    if (!check_tunnel(client, head, literal.has_value(), rest)) return;
+  } else {
+    rest = upstream_head(head, buffer) + rest;
+  }
+  if (!write_all(upstream, rest)) return;
+  std::thread outbound([client, upstream] { pump(client, upstream); });
+  pump(upstream, client);
+  outbound.join();
+}
+
+}  // namespace paddock::egress
