@@ -24,6 +24,7 @@ const std::map<std::string, int>& floors() {
   static const std::map<std::string, int> kFloors = {
       {"core", 0},
       {"http", 1},
+      {"egress", 1},  // the egress allowlist's parsers and proxy: sockets, no HTTP client
       {"rootfs", 2},
       {"runtime", 3},  // the interfaces: Backend, Session, SandboxSpec, the spec's pieces
       {"runtime/native", 4},
