@@ -4,24 +4,28 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/text.h"
+
 namespace paddock::egress {
 namespace {
 
 constexpr std::string_view kForms =
     "use example.org, *.example.org, example.org:8443, 10.1.2.0/24 or [2001:db8::1]:443";
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 bool port_allowed(const HostPattern& pattern, std::uint16_t port) {
   return pattern.port ? *pattern.port == port : (port == 80 || port == 443);
 }
 
 }  // namespace
+
+std::optional<std::uint16_t> parse_port(std::string_view text) {
+  unsigned value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value == 0 || value > 65535) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint16_t>(value);
+}
 
 bool is_host_name(std::string_view text) {
   if (text.empty() || text.size() > 253) return false;
@@ -64,12 +68,8 @@ Result<HostPattern> parse_host_pattern(std::string_view text) {
     host = host.substr(0, host.find(':'));
   }
   if (port) {
-    unsigned value = 0;
-    auto [end, error] = std::from_chars(port->data(), port->data() + port->size(), value);
-    if (error != std::errc() || end != port->data() + port->size() || value == 0 || value > 65535) {
-      return refuse("has a port that is not 1 to 65535");
-    }
-    pattern.port = static_cast<std::uint16_t>(value);
+    pattern.port = parse_port(*port);
+    if (!pattern.port) return refuse("has a port that is not 1 to 65535");
   }
   if (host.empty()) return refuse("names no host");
   if (auto range = parse_ip_prefix(host)) {
@@ -88,12 +88,12 @@ Result<HostPattern> parse_host_pattern(std::string_view text) {
   if (pattern.wildcard && host.find('.') == std::string_view::npos) {
     return refuse("is a wildcard over a whole top-level domain");
   }
-  pattern.name = lower(host);
+  pattern.name = to_lower(host);
   return pattern;
 }
 
 bool AllowList::allows_name(std::string_view host, std::uint16_t port) const {
-  std::string name = lower(host);
+  std::string name = to_lower(host);
   for (const auto& pattern : patterns_) {
     if (pattern.range || !port_allowed(pattern, port)) continue;
     if (!pattern.wildcard && name == pattern.name) return true;

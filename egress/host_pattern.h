@@ -26,6 +26,9 @@ struct HostPattern {
 // One pattern; the error names it and shows the accepted forms.
 Result<HostPattern> parse_host_pattern(std::string_view text);
 
+// A port as written: 1 to 65535, digits only.
+std::optional<std::uint16_t> parse_port(std::string_view text);
+
 // Whether `text` is a host name as DNS and TLS know it: labels of letters, digits and '-', not
 // starting or ending with '-', 1 to 63 bytes each, 253 in all. A trailing dot is not accepted.
 bool is_host_name(std::string_view text);

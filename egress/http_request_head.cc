@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <optional>
 
 #include "core/ip_prefix.h"
+#include "core/text.h"
 #include "egress/host_pattern.h"
 
 namespace paddock::egress {
@@ -18,13 +18,6 @@ RequestHead malformed(std::string why) {
   head.state = State::kMalformed;
   head.error = std::move(why);
   return head;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 struct Authority {
@@ -56,18 +49,15 @@ std::optional<Authority> parse_authority(std::string_view text, std::uint16_t de
     if (!is_host_name(host) && !parse_ip_prefix(host)) return std::nullopt;
     if (host.find('/') != std::string_view::npos) return std::nullopt;
   }
-  authority.host = lower(host);
+  authority.host = to_lower(host);
   if (port.empty()) {
     if (default_port == 0) return std::nullopt;
     authority.port = default_port;
     return authority;
   }
-  unsigned value = 0;
-  auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (error != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
-    return std::nullopt;
-  }
-  authority.port = static_cast<std::uint16_t>(value);
+  auto number = parse_port(port);
+  if (!number) return std::nullopt;
+  authority.port = *number;
   return authority;
 }
 
@@ -114,7 +104,7 @@ RequestHead parse_request_head(std::string_view bytes) {
     if (colon == std::string_view::npos || !is_token(header.substr(0, colon))) {
       return malformed("a malformed header line");  // obsolete line folding included
     }
-    if (lower(header.substr(0, colon)) != "host") continue;
+    if (to_lower(header.substr(0, colon)) != "host") continue;
     if (host_header) return malformed("two Host headers");
     std::string_view value = header.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
@@ -132,7 +122,7 @@ RequestHead parse_request_head(std::string_view bytes) {
     return request;
   }
   // Plain HTTP through a proxy: the absolute form, http only (HTTPS goes by CONNECT).
-  if (lower(target.substr(0, 7)) != "http://") {
+  if (to_lower(target.substr(0, 7)) != "http://") {
     return malformed("a proxy request needs an absolute http:// URL (HTTPS goes by CONNECT)");
   }
   std::string_view rest = target.substr(7);

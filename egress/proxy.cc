@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/text.h"
 #include "egress/http_request_head.h"
 #include "egress/tls_client_hello.h"
 
@@ -127,10 +128,7 @@ std::string upstream_head(const RequestHead& head, std::string_view original) {
     std::size_t next = original.find("\r\n", at);
     std::string_view header = original.substr(at, next - at);
     at = next + 2;
-    std::string name(header.substr(0, header.find(':')));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (name.starts_with("proxy-")) continue;
+    if (to_lower(header.substr(0, header.find(':'))).starts_with("proxy-")) continue;
     out.append(header).append("\r\n");
   }
   return out + "\r\n";

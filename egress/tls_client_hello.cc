@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "core/text.h"
 #include "egress/host_pattern.h"
 
 namespace paddock::egress {
@@ -57,10 +58,7 @@ ClientHelloName read_server_name(std::string_view extension) {
     if (!entries.number(1, &type) || !entries.vector(2, &name)) return with(State::kMalformed);
     if (type != 0) continue;  // not a host_name
     if (!is_host_name(name)) return with(State::kMalformed);
-    std::string lowered(name);
-    std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return with(State::kFound, std::move(lowered));
+    return with(State::kFound, to_lower(name));
   }
   return with(State::kNone);
 }
