@@ -2,13 +2,28 @@
 
 namespace paddock::engine {
 
+namespace {
+
+// An allowlist this backend cannot enforce is refused, never dropped: the program would
+// otherwise run with whatever network the engine gives, or none, without a word.
+Status refuse_allowlist(const ContainerBackend& backend, const SandboxSpec& spec) {
+  if (spec.allowed_hosts.empty()) return {};
+  return Error{ENOTSUP, "the " + std::string(backend.name()) +
+                            " backend cannot enforce an egress allowlist (--allow-host) yet; use "
+                            "the native backend for it"};
+}
+
+}  // namespace
+
 Result<RunResult> ContainerBackend::run(const SandboxSpec& spec, RunObserver& observer) {
+  if (auto refused = refuse_allowlist(*this, spec); !refused) return refused.error();
   auto session = start(spec);
   if (!session) return session.error();
   return run_to_the_end(**session, spec, observer);
 }
 
 Result<std::unique_ptr<Session>> ContainerBackend::open_session(const SandboxSpec& spec) {
+  if (auto refused = refuse_allowlist(*this, spec); !refused) return refused.error();
   auto session = start(spec);
   if (!session) return session.error();
   // The session's own files (a policy's support files: the plot-capture hooks), as a native

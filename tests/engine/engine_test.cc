@@ -205,6 +205,18 @@ TEST_P(EngineTest, OrphansOfAKilledPaddockAreRemoved) {
   EXPECT_TRUE(sandbox_containers().empty());
 }
 
+// An allowlist this backend cannot enforce is refused before any container starts, never
+// dropped in favour of the engine's own network.
+TEST_P(EngineTest, AnEgressAllowlistIsRefusedNotDropped) {
+  CliResult run = paddock({"run", "--allow-host", "registry.npmjs.org", "--", "true"});
+  EXPECT_EQ(run.exit_status, 125);
+  EXPECT_NE(run.err.find("backend cannot enforce an egress allowlist (--allow-host) yet; use the "
+                         "native backend"),
+            std::string::npos)
+      << run.err;
+  EXPECT_TRUE(sandbox_containers().empty());
+}
+
 // A run whose installer gets a network and whose program gets none (the python policy's
 // "network": {"run": "none", "install": "user"}): the installer's step sees an interface besides
 // lo, the program's sees lo alone, and the result does not say that network went unenforced.
