@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,6 +113,20 @@ int sweep_all_but_resident(pid_t resident) {
     if (alive == 0) break;
     killed += alive;
     pause_briefly();
+  }
+  // What was killed is init's now (orphans are reparented to it): reaped here, so that none is
+  // left even as a zombie when the sweep is answered and the next cell looks at /proc. A zombie
+  // whose parent is reaped moves to init in turn, hence the passes. The resident is never reaped
+  // here: init's own loop reports its end.
+  for (int pass = 0; pass < 100; ++pass) {
+    int reaped = 0;
+    for_each_process([&](pid_t pid, const ProcessState& state) {
+      if (state.state == 'Z' && state.parent == self && pid != resident &&
+          waitpid(pid, nullptr, WNOHANG) == pid) {
+        ++reaped;
+      }
+    });
+    if (reaped == 0) break;
   }
   return killed;
 }
