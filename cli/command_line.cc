@@ -404,7 +404,8 @@ const std::vector<McpOption>& mcp_options() {
        "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
        &F::host_loopback_ports},
       {"--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
-       "Network of library installers: none, user or host (default: the policy's, user)",
+       "Network of library installers: none, allowlist (their package index alone, through "
+       "a proxy), user (the public network) or host (default: the policy's, allowlist)",
        &F::install_network},
       {"--max-sessions", "PADDOCK_MAX_SESSIONS", "N", "Open sessions at most (default 16)",
        &F::max_sessions},
@@ -433,18 +434,24 @@ const std::vector<McpOption>& mcp_options() {
 }
 
 void add_mcp_options(CLI::App& mcp, std::map<std::string, std::string>& texts,
-                     std::vector<std::string>& images, std::vector<std::string>& shares) {
+                     mcp::McpFlags& flags) {
   for (const auto& option : mcp_options()) {
     mcp.add_option(option.flag, texts[option.flag],
                    std::string(option.help) + " (env " + option.variable + ")")
         ->type_name(option.type);
   }
-  mcp.add_option("--image", images,
+  mcp.add_option("--image", flags.images,
                  "A language's image, e.g. python=python:3.12-slim (repeatable; env "
                  "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE)")
       ->allow_extra_args(false)
       ->type_name("LANG=REF");
-  mcp.add_option("--share", shares,
+  mcp.add_option("--allow-host", flags.allowed_hosts,
+                 "Programs reach only these hosts, through a proxy outside the sandbox: "
+                 "example.org, *.example.org, example.org:8443 or 10.1.2.0/24; installers reach "
+                 "them besides their package index (repeatable; env PADDOCK_ALLOW_HOSTS=A,B)")
+      ->allow_extra_args(false)
+      ->type_name("PATTERN");
+  mcp.add_option("--share", flags.shares,
                  "A host folder the tools may use, read-only unless :rw, named NAME (default: the "
                  "folder's name); nothing else of the host is reachable (repeatable; env "
                  "PADDOCK_SHARE=DIR[=NAME][:rw],...)")
@@ -531,7 +538,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   McpRequest mcp_request;
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
   std::map<std::string, std::string> mcp_texts;  // flag -> what was typed, when typed
-  add_mcp_options(*mcp, mcp_texts, mcp_request.flags.images, mcp_request.flags.shares);
+  add_mcp_options(*mcp, mcp_texts, mcp_request.flags);
 
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};

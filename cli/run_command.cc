@@ -105,6 +105,7 @@ SpecOverrides overrides_from_flags(const RunRequest& request) {
   if (request.network_given) overrides.network = flags.network;
   overrides.allowed_private_ranges = flags.allowed_private_ranges;
   overrides.host_loopback_ports = flags.host_loopback_ports;
+  overrides.allowed_hosts = flags.allowed_hosts;
   overrides.cwd = flags.cwd;
   overrides.stdin_path = flags.stdin_path;
   overrides.binds = flags.binds;

@@ -92,6 +92,27 @@ Result<HostPattern> parse_host_pattern(std::string_view text) {
   return pattern;
 }
 
+Result<std::string> url_host_pattern(std::string_view url) {
+  std::string lower = to_lower(url);
+  std::size_t scheme_end = lower.starts_with("https://") ? 8 : lower.starts_with("http://") ? 7 : 0;
+  if (scheme_end == 0) {
+    return invalid_input("'" + std::string(url) + "' is not an http:// or https:// URL");
+  }
+  std::string_view authority = std::string_view(lower).substr(scheme_end);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  // Credentials for the mirror stay in the URL the installer gets, never in the pattern.
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);
+  }
+  auto pattern = parse_host_pattern(authority);
+  if (!pattern) {
+    return invalid_input("'" + std::string(url) +
+                         "' does not name a server: " + pattern.error().message);
+  }
+  if (pattern->wildcard) return invalid_input("'" + std::string(url) + "' names no single server");
+  return std::string(authority);
+}
+
 bool AllowList::allows_name(std::string_view host, std::uint16_t port) const {
   std::string name = to_lower(host);
   for (const auto& pattern : patterns_) {

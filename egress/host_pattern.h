@@ -26,6 +26,11 @@ struct HostPattern {
 // One pattern; the error names it and shows the accepted forms.
 Result<HostPattern> parse_host_pattern(std::string_view text);
 
+// The pattern that allows the server of an http:// or https:// URL (a package mirror): its
+// host, with its port when the URL names one ("http://10.0.0.5:3141/simple" gives
+// "10.0.0.5:3141"). The error says what is wrong with the URL.
+Result<std::string> url_host_pattern(std::string_view url);
+
 // A port as written: 1 to 65535, digits only.
 std::optional<std::uint16_t> parse_port(std::string_view text);
 

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "core/text.h"
 #include "egress/http_request_head.h"
@@ -136,14 +137,29 @@ std::string upstream_head(const RequestHead& head, std::string_view original) {
 
 }  // namespace
 
+std::vector<std::string> proxy_env(bool local_direct) {
+  std::string proxy = "http://127.0.0.1:" + std::to_string(kProxyPort);
+  std::vector<std::string> env = {"HTTP_PROXY=" + proxy, "HTTPS_PROXY=" + proxy,
+                                  "http_proxy=" + proxy, "https_proxy=" + proxy};
+  const std::string local = "localhost,127.0.0.1,::1";
+  if (local_direct) {
+    env.push_back("NO_PROXY=" + local);
+    env.push_back("no_proxy=" + local);
+  }
+  return env;
+}
+
 struct EgressProxy::Connection {
+  std::uint64_t generation = 0;
   UniqueFd client;
   UniqueFd upstream;
   std::thread thread;
   std::atomic<bool> finished{false};
 };
 
-EgressProxy::EgressProxy(EgressPolicy policy) : policy_(std::move(policy)) {
+EgressProxy::EgressProxy(EgressPolicy policy)
+    : policy_(std::move(policy)),
+      allow_(std::make_shared<const AllowList>(std::move(policy_.allow))) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) == 0) {
     wake_read_.reset(pipe_fds[0]);
@@ -205,36 +221,53 @@ void EgressProxy::accept_loop() {
       continue;
     }
     auto connection = std::make_unique<Connection>();
+    connection->generation = generation_;
     connection->client = std::move(client);
     Connection* raw = connection.get();
     connection->thread = std::thread([this, raw] {
       handle(*raw);
+      // The client sees the end at once (a refusal says "Connection: close"); the fds are
+      // closed when the thread is joined.
+      {
+        std::lock_guard ending(mutex_);
+        if (raw->client.valid()) shutdown(raw->client.get(), SHUT_RDWR);
+        if (raw->upstream.valid()) shutdown(raw->upstream.get(), SHUT_RDWR);
+      }
       raw->finished = true;
     });
     connections_.push_back(std::move(connection));
   }
 }
 
-void EgressProxy::deny(const std::string& host, std::uint16_t port, const std::string& reason) {
-  std::lock_guard lock(mutex_);
-  for (const auto& denial : denials_) {
-    if (denial.host == host && denial.port == port) return;
+void EgressProxy::note(std::vector<Destination>& list, Destination destination) {
+  for (const auto& known : list) {
+    if (known.host == destination.host && known.port == destination.port) return;
   }
-  if (denials_.size() >= kMaxDenials) {
-    ++dropped_;
+  if (list.size() >= kMaxRecorded) {
+    ++record_.dropped;
     return;
   }
-  denials_.push_back({host, port, reason});
+  list.push_back(std::move(destination));
 }
 
-std::vector<Denial> EgressProxy::denials() const {
+void EgressProxy::deny(const std::string& host, std::uint16_t port, const std::string& reason) {
   std::lock_guard lock(mutex_);
-  return denials_;
+  note(record_.denied, {host, port, reason});
 }
 
-std::size_t EgressProxy::denials_dropped() const {
+void EgressProxy::set_allowlist(AllowList allow) {
   std::lock_guard lock(mutex_);
-  return dropped_;
+  allow_ = std::make_shared<const AllowList>(std::move(allow));
+  ++generation_;
+  for (auto& connection : connections_) {
+    if (connection->client.valid()) shutdown(connection->client.get(), SHUT_RDWR);
+    if (connection->upstream.valid()) shutdown(connection->upstream.get(), SHUT_RDWR);
+  }
+}
+
+EgressRecord EgressProxy::take_record() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(record_, {});
 }
 
 bool EgressProxy::check_tunnel(int client, const RequestHead& head, bool literal,
@@ -294,9 +327,15 @@ void EgressProxy::handle(Connection& connection) {
                 ". Only the hosts the user allowed (--allow-host) are reachable from this "
                 "sandbox.\n");
   };
+  std::shared_ptr<const AllowList> allow;
+  {
+    std::lock_guard lock(mutex_);
+    if (connection.generation != generation_) return;
+    allow = allow_;
+  }
   auto literal = parse_ip_prefix(head.host);
-  if (literal ? !policy_.allow.allows_address(*literal, head.port)
-              : !policy_.allow.allows_name(head.host, head.port)) {
+  if (literal ? !allow->allows_address(*literal, head.port)
+              : !allow->allows_name(head.host, head.port)) {
     refuse("it is not in the allowlist");
     return;
   }
@@ -322,7 +361,7 @@ void EgressProxy::handle(Connection& connection) {
     bool forbidden =
         std::any_of(policy_.forbidden.begin(), policy_.forbidden.end(),
                     [&](const IpPrefix& range) { return prefix_contains(range, *address); });
-    if (forbidden && !policy_.allow.allows_address(*address, head.port)) continue;
+    if (forbidden && !allow->allows_address(*address, head.port)) continue;
     any_permitted = true;
     upstream = connect_to(entry->ai_addr, entry->ai_addrlen);
   }
@@ -340,7 +379,8 @@ void EgressProxy::handle(Connection& connection) {
   {
     std::lock_guard lock(mutex_);
     connection.upstream.reset(upstream);
-    if (stopping_) return;
+    // A list replaced while this connection was being judged no longer applies to it.
+    if (stopping_ || connection.generation != generation_) return;
   }
   std::string rest = buffer.substr(head.length);
   if (head.tunnel) {
@@ -348,6 +388,10 @@ void EgressProxy::handle(Connection& connection) {
     if (!check_tunnel(client, head, literal.has_value(), rest)) return;
   } else {
     rest = upstream_head(head, buffer) + rest;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    note(record_.allowed, {head.host, head.port, ""});
   }
   if (!write_all(upstream, rest)) return;
   std::thread outbound([client, upstream] { pump(client, upstream); });

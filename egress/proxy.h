@@ -26,6 +26,7 @@
 
 #include "core/ip_prefix.h"
 #include "core/unique_fd.h"
+#include "egress/egress_record.h"
 #include "egress/host_pattern.h"
 #include "egress/http_request_head.h"
 
@@ -33,10 +34,9 @@ namespace paddock::egress {
 
 inline constexpr std::uint16_t kProxyPort = 3128;  // on the sandbox's own 127.0.0.1
 inline constexpr std::size_t kMaxConnections = 64;
-inline constexpr std::size_t kMaxDenials = 32;
 
 struct EgressPolicy {
-  AllowList allow;
+  AllowList allow;  // set_allowlist replaces it
   // Addresses no name may resolve to unless a range pattern of `allow` names them.
   std::vector<IpPrefix> forbidden;
   // Names answered with a fixed address instead of DNS: tests only (a local TLS server under a
@@ -44,12 +44,11 @@ struct EgressPolicy {
   std::map<std::string, std::string> fixed_addresses;
 };
 
-struct Denial {
-  std::string host;
-  std::uint16_t port = 0;
-  std::string reason;
-  friend bool operator==(const Denial&, const Denial&) = default;
-};
+// HTTP_PROXY and HTTPS_PROXY, in both cases, for the proxy at kProxyPort on the sandbox's own
+// loopback. With `local_direct`, NO_PROXY (both cases) leaves that loopback direct, for a
+// program's own servers; an installer has none, and goes through the proxy even to 127.0.0.1,
+// which there means the host's (a mirror the operator named).
+std::vector<std::string> proxy_env(bool local_direct);
 
 class EgressProxy {
  public:
@@ -62,10 +61,11 @@ class EgressProxy {
   void serve(UniqueFd listener);
   // Ends every connection and joins every thread. Idempotent; the destructor does it too.
   void stop();
-  // The refused destinations, deduplicated, at most kMaxDenials, in the order first refused.
-  [[nodiscard]] std::vector<Denial> denials() const;
-  // How many further refusals there were beyond kMaxDenials.
-  [[nodiscard]] std::size_t denials_dropped() const;
+  // From now on, destinations are judged by `allow`, and every connection opened before is
+  // ended: an installer's list never serves the program that runs after it.
+  void set_allowlist(AllowList allow);
+  // The record so far, which starts afresh.
+  [[nodiscard]] EgressRecord take_record();
 
  private:
   struct Connection;
@@ -75,16 +75,19 @@ class EgressProxy {
   // sent so far, and gets what is read here.
   bool check_tunnel(int client, const RequestHead& head, bool literal, std::string& first_bytes);
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
+  void note(std::vector<Destination>& list, Destination destination);
 
-  EgressPolicy policy_;
+  EgressPolicy policy_;  // its `allow` moves to allow_
+  std::shared_ptr<const AllowList> allow_;
   UniqueFd listener_;
   UniqueFd wake_read_, wake_write_;  // stop() wakes the accept loop
   std::atomic<bool> stopping_{false};
   std::thread acceptor_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Connection>> connections_;
-  std::vector<Denial> denials_;
-  std::size_t dropped_ = 0;
+  // Bumped by set_allowlist: a connection accepted under an older list goes no further.
+  std::uint64_t generation_ = 0;
+  EgressRecord record_;
 };
 
 }  // namespace paddock::egress

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "egress/proxy.h"
 #include "language/builtin_policies.h"
 
 namespace paddock {
@@ -73,7 +74,10 @@ Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
   for (const auto& library : libraries) {
     if (auto checked = check_library(policy, library); !checked) return checked.error();
   }
-  std::vector<std::string> env = {"HOME=/nonexistent"};
+  std::vector<std::string> env;
+  // Its only way out is the sandbox's egress proxy (SandboxSpec::installer_allowed_hosts).
+  if (policy.install_network == "allowlist") env = egress::proxy_env(false);
+  env.push_back("HOME=/nonexistent");
   for (const auto& [name, value] : policy.install_env) env.push_back(name + "=" + value);
   env.insert(env.end(), installer_env.begin(), installer_env.end());
   std::vector<std::string> argv = {"/usr/bin/env", "-i"};
@@ -131,11 +135,22 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   std::string file = substitute(policy.source_file, "", class_name);
   spec.files.push_back({file, code, 0644});
   if (!libraries.empty()) {
+    // Never the open network instead of a list that is missing (an override's doing).
+    if (policy.install_network == "allowlist" && policy.install_allow.empty()) {
+      return invalid_input("language '" + policy.name +
+                           "' limits its installer to an allowlist, but its policy names no "
+                           "package index hosts (network.install_allow)");
+    }
     auto install = install_command(policy, libraries, installer_env);
     if (!install) return install.error();
     spec.prelude.push_back(std::move(*install));
-    if (policy.install_network == "user") spec.networked_prelude = 1;
+    if (policy.install_network == "user" || policy.install_network == "allowlist") {
+      spec.networked_prelude = 1;
+    }
   }
+  // Set without libraries too: a session's later installs go through the same proxy.
+  if (policy.install_network == "allowlist") spec.installer_allowed_hosts = policy.install_allow;
+  spec.allowed_hosts = policy.run_allow;
   if (!policy.compile.empty()) {
     spec.prelude.push_back(substitute_all(policy.compile, file, class_name));
   }

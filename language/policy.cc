@@ -1,10 +1,12 @@
 #include "language/policy.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
 #include "core/units.h"
+#include "egress/host_pattern.h"
 #include "language/builtin_policies.h"
 
 namespace paddock {
@@ -141,10 +143,47 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
   }
   policy.install_network = reader.string(*object, "/network", "install", false, "none");
   if (policy.install_network != "none" && policy.install_network != "user" &&
-      policy.install_network != "host") {
+      policy.install_network != "host" && policy.install_network != "allowlist") {
     reader.fail("/network/install",
-                "'" + policy.install_network + "' is not valid; use none, user or host");
+                "'" + policy.install_network + "' is not valid; use none, allowlist, user or host");
   }
+  auto patterns = [&](const char* key) {
+    auto list = reader.strings(*object, "/network", key, false, false);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (auto parsed = egress::parse_host_pattern(list[i]); !parsed) {
+        reader.fail("/network/" + std::string(key) + "/" + std::to_string(i),
+                    parsed.error().message);
+      }
+    }
+    return list;
+  };
+  policy.run_allow = patterns("allow");
+  if (!policy.run_allow.empty() && policy.run_network != NetworkMode::kNone) {
+    reader.fail("/network/allow", "an allowlist needs network.run none");
+  }
+  policy.install_allow = patterns("install_allow");
+  if (policy.install_network == "allowlist" && policy.install_allow.empty()) {
+    reader.fail("/network/install_allow", "must name the package index's hosts");
+  }
+  const json* mirror = reader.find(*object, "install_mirror");
+  if (mirror != nullptr) {
+    if (!mirror->is_object()) return reader.fail("/network/install_mirror", "must be an object");
+    policy.mirror_variable = reader.string(*mirror, "/network/install_mirror", "variable", true);
+    policy.mirror_env = reader.string(*mirror, "/network/install_mirror", "env", true);
+  }
+}
+
+// A mirror named in paddock's own environment (PADDOCK_PIP_INDEX_URL...): the installer is
+// pointed at it, and its allowlist becomes the mirror's host alone.
+Status apply_install_mirror(LanguagePolicy& policy) {
+  if (policy.mirror_variable.empty()) return {};
+  const char* url = getenv(policy.mirror_variable.c_str());
+  if (url == nullptr || *url == '\0') return {};
+  auto pattern = egress::url_host_pattern(url);
+  if (!pattern) return pattern.error().context(policy.mirror_variable);
+  policy.install_env[policy.mirror_env] = url;
+  policy.install_allow = {*pattern};
+  return {};
 }
 
 // `prefix` is the pointer of `document` within the policy ("" at its top).
@@ -403,6 +442,7 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   auto screening_rules = parse_screening(policy.screening, origin);
   if (!screening_rules) return screening_rules.error();
   policy.screening_rules = std::move(*screening_rules);
+  if (auto mirrored = apply_install_mirror(policy); !mirrored) return mirrored.error();
   return policy;
 }
 

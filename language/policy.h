@@ -29,8 +29,16 @@ struct LanguagePolicy {
   std::map<std::string, std::string> env;
   LimitOverrides limits;
   NetworkMode run_network = NetworkMode::kNone;
-  std::string install_network = "none";  // "none", "user" or "host"
-  std::vector<std::string> install;      // placeholder {libraries}
+  std::string install_network = "none";  // "none", "allowlist", "user" or "host"
+  // Egress allowlists (egress/host_pattern.h): the program's (network.allow), and the
+  // installer's package index (network.install_allow, with install "allowlist").
+  std::vector<std::string> run_allow;
+  std::vector<std::string> install_allow;
+  // A mirror the operator names in paddock's environment (`mirror_variable`, a URL): it becomes
+  // the installer's `mirror_env`, and install_allow the mirror's host alone.
+  std::string mirror_variable;
+  std::string mirror_env;
+  std::vector<std::string> install;  // placeholder {libraries}
   // The installer's whole environment, over paddock's defaults with HOME=/nonexistent: nothing
   // of `env` (the program's), nor of the caller's, reaches it.
   std::map<std::string, std::string> install_env;

@@ -15,6 +15,13 @@ void apply_overrides(const SpecOverrides& overrides, SandboxSpec& spec) {
   if (overrides.network) spec.network = *overrides.network;
   spec.allowed_private_ranges = overrides.allowed_private_ranges;
   spec.host_loopback_ports = overrides.host_loopback_ports;
+  spec.allowed_hosts.insert(spec.allowed_hosts.end(), overrides.allowed_hosts.begin(),
+                            overrides.allowed_hosts.end());
+  if (!spec.installer_allowed_hosts.empty()) {
+    spec.installer_allowed_hosts.insert(spec.installer_allowed_hosts.end(),
+                                        overrides.allowed_hosts.begin(),
+                                        overrides.allowed_hosts.end());
+  }
   spec.cwd = overrides.cwd;
   spec.stdin_path = overrides.stdin_path;
   spec.binds = overrides.binds;

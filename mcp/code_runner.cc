@@ -67,6 +67,7 @@ SpecOverrides server_overrides(const ServerState& state) {
   overrides.env = state.options.pass_through_env;
   overrides.allowed_private_ranges = state.options.allowed_private_ranges;
   overrides.host_loopback_ports = state.options.host_loopback_ports;
+  overrides.allowed_hosts = state.options.allowed_hosts;
   overrides.max_collected_files = state.options.max_artifacts;
   overrides.max_collected_bytes = state.options.max_artifact_bytes;
   return overrides;
@@ -300,6 +301,12 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   exec.output_bytes = spec->limits.output_bytes;
   exec.stdout_to_stderr = true;
   exec.network = spec->networked_prelude > 0;
+  exec.allowed_hosts = spec->installer_allowed_hosts;
+  // The operator's --allow-host extends the package index's list, as it does for a fresh run.
+  if (!exec.allowed_hosts.empty()) {
+    exec.allowed_hosts.insert(exec.allowed_hosts.end(), state.options.allowed_hosts.begin(),
+                              state.options.allowed_hosts.end());
+  }
   auto result = session.session->exec(exec, observer);
   if (result) mask_secrets(state.secrets, *result);
   // A live interpreter sees the new libraries without a restart.

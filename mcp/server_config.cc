@@ -5,6 +5,7 @@
 
 #include "core/ip_prefix.h"
 #include "core/units.h"
+#include "egress/host_pattern.h"
 #include "rootfs/image_reference.h"
 #include "runtime/kube/localhost_profile.h"
 
@@ -163,8 +164,9 @@ Status set_networks(const Settings& settings, ServerOptions& options) {
   }
   if (auto given = settings.pick(settings.flags().install_network, "--install-network",
                                  {"PADDOCK_INSTALL_NETWORK"})) {
-    if (given->text != "none" && given->text != "user" && given->text != "host") {
-      return given->invalid("a network mode", "none, user or host");
+    if (given->text != "none" && given->text != "allowlist" && given->text != "user" &&
+        given->text != "host") {
+      return given->invalid("a network mode", "none, allowlist, user or host");
     }
     options.install_network = given->text;
   }
@@ -264,6 +266,27 @@ Status set_images(const Settings& settings, ServerOptions& options) {
       return given->invalid("a pull policy", "missing (the default) or never");
     }
     options.pull_missing_images = given->text == "missing";
+  }
+  return {};
+}
+
+// PADDOCK_ALLOW_HOSTS's (comma-separated) first, then each --allow-host.
+Status set_allowed_hosts(const Settings& settings, ServerOptions& options) {
+  std::vector<Given> given;
+  if (auto list = settings.env()("PADDOCK_ALLOW_HOSTS")) {
+    for (const auto& item : split_list(*list)) given.push_back({item, "PADDOCK_ALLOW_HOSTS"});
+  }
+  for (const auto& item : settings.flags().allowed_hosts) given.push_back({item, "--allow-host"});
+  for (const auto& item : given) {
+    if (auto pattern = egress::parse_host_pattern(item.text); !pattern) {
+      return invalid_input(item.source + ": " + pattern.error().message);
+    }
+    options.allowed_hosts.push_back(item.text);
+  }
+  if (!options.allowed_hosts.empty() && options.network && *options.network != NetworkMode::kNone) {
+    return invalid_input(std::string("--allow-host is the programs' only network: it cannot be "
+                                     "combined with --network ") +
+                         to_string(*options.network));
   }
   return {};
 }
@@ -371,7 +394,7 @@ Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Enviro
   Settings settings(flags, env);
   ServerOptions options;
   for (auto* step : {set_server, set_limits, set_result_caps, set_networks, set_pass_through,
-                     set_images, set_shares}) {
+                     set_images, set_shares, set_allowed_hosts}) {
     if (auto status = step(settings, options); !status) return status.error();
   }
   if (options.limits.wall_seconds && *options.limits.wall_seconds > options.max_timeout_seconds) {

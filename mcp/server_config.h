@@ -49,6 +49,7 @@ struct McpFlags {
   std::optional<std::string> pass_through_env;  // NAME1,NAME2
   std::vector<std::string> images;              // LANG=REF, repeatable
   std::vector<std::string> shares;              // HOST_DIR[=NAME][:rw], repeatable
+  std::vector<std::string> allowed_hosts;       // egress allowlist patterns, repeatable
   std::optional<std::string> share_max_bytes;
   std::optional<std::string> share_max_files;
   std::optional<std::string> pull;  // missing or never
@@ -83,6 +84,9 @@ struct ServerOptions {
   // What user-mode networking may reach beyond the public network (network_fence.h).
   std::vector<std::string> allowed_private_ranges;
   std::vector<std::uint16_t> host_loopback_ports;
+  // An egress allowlist for every program (PADDOCK_ALLOW_HOSTS's, then each --allow-host), which
+  // installers with a package index list get too. Tool arguments never widen it.
+  std::vector<std::string> allowed_hosts;
   std::string log_level = "info";
   std::optional<std::string> audit_log;  // a file: one JSON line per run
   // Variables handed from the server's environment into every sandbox: "NAME=VALUE".

@@ -73,6 +73,20 @@ nlohmann::json isolation_json(const IsolationReport& report) {
 
 }  // namespace
 
+nlohmann::json network_json(const egress::EgressRecord& record) {
+  nlohmann::json denied = nlohmann::json::array();
+  for (const auto& denial : record.denied) {
+    denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
+  }
+  nlohmann::json allowed = nlohmann::json::array();
+  for (const auto& destination : record.allowed) {
+    allowed.push_back({{"host", destination.host}, {"port", destination.port}});
+  }
+  nlohmann::json out = {{"denied", std::move(denied)}, {"allowed", std::move(allowed)}};
+  if (record.dropped > 0) out["omitted"] = record.dropped;
+  return out;
+}
+
 nlohmann::json to_json(const RunResult& result) {
   nlohmann::json out = {
       {"outcome", to_string(result.outcome)},
@@ -104,12 +118,8 @@ nlohmann::json to_json(const RunResult& result) {
     omitted.push_back({{"path", file.path}, {"size", file.size}, {"reason", file.reason}});
   }
   out["artifacts_omitted"] = std::move(omitted);
-  if (!result.network_denied.empty()) {
-    nlohmann::json denied = nlohmann::json::array();
-    for (const auto& denial : result.network_denied) {
-      denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
-    }
-    out["network"] = {{"denied", std::move(denied)}};
+  if (!result.network.denied.empty() || !result.network.allowed.empty()) {
+    out["network"] = network_json(result.network);
   }
   return out;
 }

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "egress/egress_record.h"
+
 namespace paddock {
 
 enum class Outcome {
@@ -100,13 +102,8 @@ struct RunResult {
   std::vector<OmittedArtifact> artifacts_omitted;  // what a count or size cap left out
   IsolationReport isolation;
   std::optional<CellReport> cell;  // only for a cell of a live session
-  // Destinations the egress proxy refused (an allowlist run): deduplicated, capped.
-  struct NetworkDenial {
-    std::string host;
-    std::uint16_t port = 0;
-    std::string reason;
-  };
-  std::vector<NetworkDenial> network_denied;
+  // Destinations the egress proxy refused and reached (an allowlist run): deduplicated, capped.
+  egress::EgressRecord network;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
   [[nodiscard]] bool artifacts_truncated() const { return !artifacts_omitted.empty(); }
@@ -115,6 +112,9 @@ struct RunResult {
 const char* to_string(Outcome outcome);
 
 nlohmann::json to_json(const RunResult& result);
+
+// {denied: [{host, port, reason}], allowed: [{host, port}], omitted?}: hosts and ports only.
+nlohmann::json network_json(const egress::EgressRecord& record);
 
 // The exit status `paddock run` returns for a result: the program's own exit code, 124 on
 // timeout, 128+N when killed by signal N, 126/127 when the command could not be executed.

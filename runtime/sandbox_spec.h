@@ -98,6 +98,11 @@ struct SandboxSpec {
   // outside the sandbox that reaches these destinations and nothing else. Needs `network`
   // kNone: the namespace stays empty but for its loopback, where the proxy listens.
   std::vector<std::string> allowed_hosts;
+  // The installer's allowlist (its package index): when set, the networked prelude, or a
+  // session's installer command, reaches out only through the same proxy with this list instead
+  // of user-mode networking; the list is replaced by `allowed_hosts` (or nothing) before the
+  // next step. The installer's own environment must carry egress::proxy_env().
+  std::vector<std::string> installer_allowed_hosts;
   std::vector<BindMount> binds;
   // Host /etc entries the program needs beyond those every sandbox gets (a language's own
   // configuration: python3, R, java-17-openjdk), read-only, where they exist. Plain names only

@@ -27,6 +27,10 @@ struct ExecRequest {
   std::uint64_t output_bytes = 1ull << 20;
   bool stdout_to_stderr = false;  // an installer's or compiler's chatter is not the output
   bool network = false;           // user-mode networking for this command only (an installer)
+  // With `network`: reach out only through the session's egress proxy, to these destinations
+  // (an installer's package index; SandboxSpec::installer_allowed_hosts), not by user-mode
+  // networking. The command's own environment must carry egress::proxy_env().
+  std::vector<std::string> allowed_hosts;
   OutputCollection collect;
 };
 

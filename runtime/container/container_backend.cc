@@ -7,10 +7,23 @@ namespace {
 // An allowlist this backend cannot enforce is refused, never dropped: the program would
 // otherwise run with whatever network the engine gives, or none, without a word.
 Status refuse_allowlist(const ContainerBackend& backend, const SandboxSpec& spec) {
-  if (spec.allowed_hosts.empty()) return {};
-  return Error{ENOTSUP, "the " + std::string(backend.name()) +
-                            " backend cannot enforce an egress allowlist (--allow-host) yet; use "
-                            "the native backend for it"};
+  if (!spec.allowed_hosts.empty()) {
+    return Error{ENOTSUP, "the " + std::string(backend.name()) +
+                              " backend cannot enforce an egress allowlist (--allow-host) yet; "
+                              "use the native backend for it"};
+  }
+  // Likewise an installer limited to its package index: it must not get the engine's whole
+  // network instead. Giving it that is the operator's choice, made by name.
+  if (spec.networked_prelude > 0 && !spec.installer_allowed_hosts.empty() &&
+      spec.network == NetworkMode::kNone) {
+    return Error{ENOTSUP, "the " + std::string(backend.name()) +
+                              " backend cannot limit a library installer to its package index "
+                              "(the policy's network.install_allow); use the native backend, or "
+                              "give installers the open network by name (paddock mcp "
+                              "--install-network user, or network.install \"user\" in a policy "
+                              "override)"};
+  }
+  return {};
 }
 
 }  // namespace

@@ -8,15 +8,31 @@
 
 namespace paddock {
 
-Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {
+Result<egress::AllowList> allow_list(const std::vector<std::string>& texts) {
   std::vector<egress::HostPattern> patterns;
-  for (const auto& text : spec.allowed_hosts) {
+  for (const auto& text : texts) {
     auto pattern = egress::parse_host_pattern(text);
     if (!pattern) return pattern.error();
     patterns.push_back(std::move(*pattern));
   }
+  return egress::AllowList(std::move(patterns));
+}
+
+bool installer_uses_proxy(const SandboxSpec& spec) {
+  return !spec.installer_allowed_hosts.empty() && spec.network == NetworkMode::kNone;
+}
+
+bool has_egress_proxy(const SandboxSpec& spec) {
+  return !spec.allowed_hosts.empty() || installer_uses_proxy(spec);
+}
+
+Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {
+  // A run starts with its installer, if it has one that goes through the proxy.
+  bool installer_first = spec.networked_prelude > 0 && installer_uses_proxy(spec);
+  auto allow = allow_list(installer_first ? spec.installer_allowed_hosts : spec.allowed_hosts);
+  if (!allow) return allow.error();
   egress::EgressPolicy policy;
-  policy.allow = egress::AllowList(std::move(patterns));
+  policy.allow = std::move(*allow);
   policy.forbidden = refused_ranges();
   for (const auto& address : probe_host_addresses()) policy.forbidden.push_back(address);
   // NAME=ADDRESS,...: the tests' own names for local servers (docs/security.md).
@@ -32,14 +48,6 @@ Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {
     }
   }
   return policy;
-}
-
-std::vector<std::string> egress_proxy_env() {
-  std::string proxy = "http://127.0.0.1:" + std::to_string(egress::kProxyPort);
-  // The sandbox's own loopback is reached directly (a test server and its client).
-  const std::string local = "localhost,127.0.0.1,::1";
-  return {"HTTP_PROXY=" + proxy,  "HTTPS_PROXY=" + proxy, "http_proxy=" + proxy,
-          "https_proxy=" + proxy, "NO_PROXY=" + local,    "no_proxy=" + local};
 }
 
 }  // namespace paddock

@@ -14,10 +14,18 @@
 
 namespace paddock {
 
-// The policy; an error names the first pattern that does not parse, and the accepted forms.
-Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec);
+// Whether the installer reaches out through the proxy, with its own list: only when the run has
+// no network of its own (with --network user or host, every step has that network).
+bool installer_uses_proxy(const SandboxSpec& spec);
 
-// HTTP_PROXY, HTTPS_PROXY and NO_PROXY, in both cases, for the proxy at kProxyPort.
-std::vector<std::string> egress_proxy_env();
+// Whether `spec` needs the proxy: the program or the installer has an allowlist.
+bool has_egress_proxy(const SandboxSpec& spec);
+
+// The patterns as a list; an error names the first that does not parse, and the accepted forms.
+Result<egress::AllowList> allow_list(const std::vector<std::string>& texts);
+
+// The policy the proxy starts with: the installer's list if the run starts with an installer
+// that has one, else the program's.
+Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec);
 
 }  // namespace paddock

@@ -2,6 +2,7 @@
 
 #include "rootfs/image_store.h"
 #include "runtime/native/artifacts.h"
+#include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
 #include "runtime/native/native_session.h"
 #include "runtime/native/run_report.h"
@@ -16,13 +17,20 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   auto launched_or = launch_sandbox(spec, observer, LaunchMode::kRun);
   if (!launched_or) return launched_or.error();
   LaunchedSandbox& launched = **launched_or;
-  launched.sandbox.at_step_boundary = [&network = launched.network] { network.detach(); };
+  // The installer's list must not serve the program: it is replaced before the next step
+  // (checked when the spec was validated).
+  auto program_list = allow_list(spec.allowed_hosts);
+  if (!program_list) return program_list.error();
+  launched.sandbox.at_step_boundary = [&launched, &program_list] {
+    launched.network.detach();
+    if (launched.egress) launched.egress->set_allowlist(std::move(*program_list));
+  };
   Supervised done = supervise(launched.sandbox, spec.limits, observer);
   // Nothing of the run may reach out any more: its proxy ends with it.
-  std::vector<egress::Denial> denied;
+  egress::EgressRecord network;
   if (launched.egress) {
     launched.egress->stop();
-    denied = launched.egress->denials();
+    network = launched.egress->take_record();
   }
   CollectedArtifacts collected;
   if (done.workdir.valid() && !spec.collect.directories.empty()) {
@@ -35,10 +43,7 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->artifacts_omitted = std::move(collected.omitted);
-    for (auto& denial : denied) {
-      result->network_denied.push_back(
-          {std::move(denial.host), denial.port, std::move(denial.reason)});
-    }
+    result->network = std::move(network);
   }
   return result;
 }

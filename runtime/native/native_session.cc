@@ -13,9 +13,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "runtime/native/artifacts.h"
 #include "runtime/native/channel.h"
+#include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
 #include "runtime/native/process_tree.h"
 #include "runtime/native/run_report.h"
@@ -97,6 +99,9 @@ Status NativeSession::wait_until_ready(bool& refused) {
     if (message->kind == ChildMessageKind::kWorkdir) {
       workdir_ = std::move(passed);
       return {};
+    }
+    if (message->kind == ChildMessageKind::kProxyListener && launched_->egress) {
+      launched_->egress->serve(std::move(passed));
     }
     if (message->kind == ChildMessageKind::kSetupFailed) {
       refused = overlay_refused(spec_, *launched_->prepared, *message);
@@ -223,8 +228,28 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
     }
   } thaw;
   UserNetwork network;
+  bool via_proxy =
+      request.network && !request.allowed_hosts.empty() && spec_.network == NetworkMode::kNone;
+  // What the command may reach through the proxy; the session's own list again afterwards.
+  auto command_list = allow_list(via_proxy ? request.allowed_hosts : spec_.allowed_hosts);
+  if (!command_list) return command_list.error();
+  auto session_list = allow_list(spec_.allowed_hosts);
+  if (!session_list) return session_list.error();
+  if (via_proxy && !launched_->egress) {
+    return invalid_input(
+        "this session was opened without an egress proxy, so its installer "
+        "cannot be limited to its package index");
+  }
+  struct RestoreList {
+    egress::EgressProxy* proxy = nullptr;
+    egress::AllowList list;
+    void now() {
+      if (proxy != nullptr) std::exchange(proxy, nullptr)->set_allowlist(std::move(list));
+    }
+    ~RestoreList() { now(); }
+  } restore;
   if (request.network) {
-    if (!launched_->namespaces) {
+    if (!via_proxy && !launched_->namespaces) {
       return invalid_input("this session shares the host's network; no user-mode network to add");
     }
     // A live session's interpreter shares the sandbox's network namespace: it is stopped before
@@ -236,9 +261,15 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
       return Error{stopped->error,
                    "the session's interpreter could not be stopped for the install"};
     }
-    auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
-    if (!attached) return attached.error();
-    network = std::move(*attached);
+    if (via_proxy) {
+      launched_->egress->set_allowlist(std::move(*command_list));
+      restore.proxy = launched_->egress.get();
+      restore.list = std::move(*session_list);
+    } else {
+      auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
+      if (!attached) return attached.error();
+      network = std::move(*attached);
+    }
   }
   StartedSandbox& sandbox = launched_->sandbox;
   int fds[3] = {input.get(), request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
@@ -261,6 +292,9 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
   network.detach();
+  restore.now();
+  egress::EgressRecord destinations;
+  if (launched_->egress) destinations = launched_->egress->take_record();
   CollectedArtifacts collected;
   if (!request.collect.directories.empty()) {
     collected = collect_artifacts(workdir_.get(), request.collect);
@@ -282,6 +316,7 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->artifacts_omitted = std::move(collected.omitted);
+    result->network = std::move(destinations);
   }
   return result;
 }

@@ -229,7 +229,7 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
                                   std::to_string(spec.limits.memory_bytes)};
   env.insert(env.end(), spec.env.begin(), spec.env.end());
   if (!spec.allowed_hosts.empty()) {
-    for (auto& entry : egress_proxy_env()) env.push_back(std::move(entry));
+    for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
   }
   prepared->env_storage = merge_env(default_sandbox_env(), env);
   for (auto& entry : prepared->env_storage) {

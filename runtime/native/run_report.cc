@@ -167,6 +167,8 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
   }
   if (done.timed_out || done.cancelled) {
     result.outcome = done.timed_out ? Outcome::kTimedOut : Outcome::kCancelled;
+    // The step last known to run (an installer's end is a step boundary).
+    result.step = done.payload_step;
     result.signal = SIGKILL;
     result.exit_code = 128 + SIGKILL;
     return result;

@@ -74,7 +74,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   Prepared& prepared = *launched->prepared;
   ChildPlan plan = child_plan(spec, identity, prepared);
   plan.session = mode == LaunchMode::kSession;
-  if (!spec.allowed_hosts.empty()) {
+  if (has_egress_proxy(spec)) {
     auto policy = egress_policy(spec);
     if (!policy) return policy.error();
     launched->egress = std::make_unique<egress::EgressProxy>(std::move(*policy));
@@ -83,7 +83,9 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
 
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
   if (spec.network != NetworkMode::kHost) flags |= CLONE_NEWNET;
-  bool attach_network = spec.network == NetworkMode::kUser || spec.networked_prelude > 0;
+  // An installer with an allowlist goes through the proxy: no user-mode network at all.
+  bool attach_network = spec.network == NetworkMode::kUser ||
+                        (spec.networked_prelude > 0 && !installer_uses_proxy(spec));
   // A session may be given networking later, for one command (an installer).
   bool keep_namespaces = attach_network || (plan.session && spec.network != NetworkMode::kHost);
   if (spec.network != NetworkMode::kUser && spec.networked_prelude > 0) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "runtime/native/child.h"
+#include "runtime/native/egress_plan.h"
 
 namespace paddock {
 namespace {
@@ -111,11 +112,10 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
                                        "network: it cannot be combined with --network ") +
                            to_string(spec.network));
     }
-    if (session || spec.networked_prelude > 0) {
-      return invalid_input(
-          "an egress allowlist is not yet available for sessions or library installs; run the "
-          "program alone with --allow-host");
-    }
+  }
+  // Checked here so a bad pattern is one line before anything starts.
+  for (const auto* list : {&spec.allowed_hosts, &spec.installer_allowed_hosts}) {
+    if (auto parsed = allow_list(*list); !parsed) return parsed.error();
   }
   if (spec.binds.size() > kMaxBinds) {
     return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");

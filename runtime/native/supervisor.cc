@@ -77,6 +77,7 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
       break;
     case ChildMessageKind::kStepBoundary:
       state.at_step_boundary = true;
+      state.payload_step = message.step;  // the step that starts next
       break;
     case ChildMessageKind::kGo:
     case ChildMessageKind::kOpened:

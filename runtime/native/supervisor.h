@@ -41,10 +41,12 @@ struct Supervised {
   bool cancelled = false;
   std::optional<ChildMessage> setup_failure;  // kSetupFailed or kExecFailed
   std::optional<int> payload_status;          // wait status of the user's program
-  int payload_step = 0;                       // the step (prelude first) that status belongs to
-  UniqueFd workdir;                           // the sandbox's work directory, once it existed
-  bool at_step_boundary = false;              // init waits at the step boundary
-  int init_status = 0;                        // wait status of the sandbox's init
+  // The step (prelude first) that status belongs to; without a status, the last step known to
+  // have started.
+  int payload_step = 0;
+  UniqueFd workdir;               // the sandbox's work directory, once it existed
+  bool at_step_boundary = false;  // init waits at the step boundary
+  int init_status = 0;            // wait status of the sandbox's init
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;
   rusage usage{};  // init and every process it reaped

@@ -5,11 +5,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
@@ -54,11 +56,15 @@ TEST(Egress, AnAllowedHostIsReachedAndOthersAre403sNamingTheHost) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("https://deb.debian.org/debian/ failed"), std::string::npos) << out;
-  ASSERT_EQ(result.network_denied.size(), 2u);
-  EXPECT_EQ(result.network_denied[0].host, "deb.debian.org");
-  EXPECT_EQ(result.network_denied[0].port, 80);
-  EXPECT_EQ(result.network_denied[1].port, 443);
-  EXPECT_EQ(result.network_denied[1].reason, "it is not in the allowlist");
+  ASSERT_EQ(result.network.denied.size(), 2u);
+  EXPECT_EQ(result.network.denied[0].host, "deb.debian.org");
+  EXPECT_EQ(result.network.denied[0].port, 80);
+  EXPECT_EQ(result.network.denied[1].port, 443);
+  EXPECT_EQ(result.network.denied[1].reason, "it is not in the allowlist");
+  // What it reached is recorded too (for the audit log): hosts and ports, nothing else.
+  ASSERT_EQ(result.network.allowed.size(), 1u);
+  EXPECT_EQ(result.network.allowed[0].host, "registry.npmjs.org");
+  EXPECT_EQ(result.network.allowed[0].port, 443);
 }
 
 // A program that ignores the proxy variables has no way out at all: no route, no DNS, no UDP.
@@ -186,9 +192,126 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
   std::filesystem::remove_all(dir);
   EXPECT_EQ(same.stdout_data.data, "hello over tls\n") << same.stderr_data.data;
   EXPECT_EQ(fronted.stdout_data.data, "closed\n") << fronted.stderr_data.data;
-  ASSERT_EQ(fronted.network_denied.size(), 1u);
-  EXPECT_EQ(fronted.network_denied[0].host, "other.test");
-  EXPECT_NE(fronted.network_denied[0].reason.find("domain fronting"), std::string::npos);
+  ASSERT_EQ(fronted.network.denied.size(), 1u);
+  EXPECT_EQ(fronted.network.denied[0].host, "other.test");
+  EXPECT_NE(fronted.network.denied[0].reason.find("domain fronting"), std::string::npos);
+}
+
+// The result of `paddock run --json ARGS` as JSON, with the environment given set meanwhile.
+nlohmann::json run_json(std::vector<std::string> args,
+                        const std::vector<std::pair<std::string, std::string>>& env = {}) {
+  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+  args.insert(args.begin(), {"run", "--json"});
+  CliResult ran = run_cli(args);
+  for (const auto& [name, value] : env) unsetenv(name.c_str());
+  auto parsed = nlohmann::json::parse(ran.out, nullptr, false);
+  EXPECT_FALSE(parsed.is_discarded()) << ran.out << ran.err;
+  return parsed.is_discarded() ? nlohmann::json::object() : parsed;
+}
+
+bool lists(const nlohmann::json& destinations, const std::string& host, int port) {
+  for (const auto& destination : destinations) {
+    if (destination["host"] == host && destination["port"] == port) return true;
+  }
+  return false;
+}
+
+// The program's own attempt at the proxy after the install: its status line, or the error.
+const char* kProgramTriesTheProxy =
+    "const net = require('net');\n"
+    "console.log(require('left-pad')('x', 3, '-'));\n"
+    "console.log('proxy variables:', process.env.HTTPS_PROXY || 'none');\n"
+    "const s = net.connect(3128, '127.0.0.1', () =>\n"
+    "  s.write('CONNECT registry.npmjs.org:443 HTTP/1.1\\r\\n\\r\\n'));\n"
+    "s.on('data', d => { console.log(d.toString().split('\\r\\n')[0]); s.destroy(); });\n"
+    "s.on('error', e => console.log('error', e.code));\n";
+
+// npm installs through the proxy with its registry's host in the built-in list; the program after
+// it gets nothing of that list (nor the proxy's variables).
+TEST(Egress, AnInstallerReachesItsPackageIndexAndTheProgramAfterItNothing) {
+  nlohmann::json result =
+      run_json({"--lang", "javascript", "--lib", "left-pad", "--code", kProgramTriesTheProxy});
+  EXPECT_EQ(result["exit_code"], 0) << result.dump();
+  EXPECT_EQ(result["stdout"], "--x\nproxy variables: none\nHTTP/1.1 403 Forbidden\n")
+      << result.dump();
+  EXPECT_TRUE(lists(result["network"]["allowed"], "registry.npmjs.org", 443)) << result.dump();
+  ASSERT_EQ(result["network"]["denied"].size(), 1u) << result.dump();
+  EXPECT_TRUE(lists(result["network"]["denied"], "registry.npmjs.org", 443)) << result.dump();
+  EXPECT_EQ(result["isolation"]["network"].get<std::string>().rfind("none", 0), 0u);
+}
+
+// An installer whose list does not name its registry is refused there, and says which host.
+TEST(Egress, AnInstallerOutsideItsListFailsNamingTheHost) {
+  std::string dir = "/tmp/paddock-egress-policy-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/javascript.json")
+      << R"({"name": "javascript", "network": {"install_allow": ["deb.debian.org"]}})";
+  nlohmann::json result = run_json({"--lang", "javascript", "--lib", "left-pad", "--code", "1"},
+                                   {{"PADDOCK_POLICY_DIR", dir}});
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(result["phase"], "install") << result.dump();
+  EXPECT_NE(result["exit_code"], 0) << result.dump();
+  EXPECT_NE(result["stderr"].get<std::string>().find("403 Forbidden - GET "
+                                                     "https://registry.npmjs.org/left-pad"),
+            std::string::npos)
+      << result.dump();
+  ASSERT_EQ(result["network"]["denied"].size(), 1u) << result.dump();
+  EXPECT_EQ(result["network"]["denied"][0]["host"], "registry.npmjs.org");
+  EXPECT_EQ(result["network"]["denied"][0]["reason"], "it is not in the allowlist");
+  EXPECT_TRUE(result["network"]["allowed"].empty());
+}
+
+// PADDOCK_NPM_REGISTRY and PADDOCK_PIP_INDEX_URL point the installers at a mirror (here on the
+// host's 127.0.0.1, which only the proxy reaches), and their list becomes the mirror alone.
+TEST(Egress, TheInstallersListFollowsAMirror) {
+  std::string dir = "/tmp/paddock-egress-mirror-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  Server mirror({"/usr/bin/python3", source_dir() + "/tests/support/package_mirror.py", dir},
+                dir + "/port");
+  std::string port;
+  for (int i = 0; i < 100 && port.empty(); ++i) {
+    usleep(50'000);
+    port = mirror.log();
+    if (!port.empty() && port.back() != '\n') port.clear();
+  }
+  ASSERT_FALSE(port.empty());
+  port.pop_back();
+  std::string base = "http://127.0.0.1:" + port;
+  nlohmann::json npm = run_json({"--lang", "javascript", "--lib", "paddock-probe", "--code",
+                                 "console.log(require('paddock-probe'))"},
+                                {{"PADDOCK_NPM_REGISTRY", base + "/"}});
+  nlohmann::json pip = run_json({"--lang", "python", "--lib", "paddock-probe", "--code",
+                                 "import paddock_probe\nprint(paddock_probe.VALUE)"},
+                                {{"PADDOCK_PIP_INDEX_URL", base + "/simple/"}});
+  // The built-in index is not on the list any more.
+  nlohmann::json elsewhere = run_json({"--lang", "javascript", "--lib", "left-pad", "--code", "1"},
+                                      {{"PADDOCK_NPM_REGISTRY", base + "/"}});
+  std::ifstream log(dir + "/requests.log");
+  std::string requests((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  mirror.stop();
+  std::filesystem::remove_all(dir);
+  for (const auto* result : {&npm, &pip}) {
+    EXPECT_EQ((*result)["stdout"], "from the mirror\n") << result->dump();
+    ASSERT_EQ((*result)["network"]["allowed"].size(), 1u) << result->dump();
+    EXPECT_TRUE(lists((*result)["network"]["allowed"], "127.0.0.1", std::stoi(port)));
+  }
+  EXPECT_NE(requests.find("/tarballs/probe.tgz"), std::string::npos) << requests;
+  EXPECT_NE(requests.find("/wheels/paddock_probe-1.0-py3-none-any.whl"), std::string::npos);
+  EXPECT_EQ(elsewhere["phase"], "install") << elsewhere.dump();
+  EXPECT_FALSE(lists(elsewhere["network"]["allowed"], "registry.npmjs.org", 443));
+}
+
+// A mirror that is not an http(s) URL is one line before anything runs.
+TEST(Egress, ABadMirrorIsOneLine) {
+  setenv("PADDOCK_PIP_INDEX_URL", "ftp://mirror.example/simple", 1);
+  CliResult bad = run_cli({"run", "--lang", "python", "--code", "print(1)"});
+  unsetenv("PADDOCK_PIP_INDEX_URL");
+  EXPECT_EQ(bad.exit_status, 125);
+  EXPECT_NE(bad.err.find("PADDOCK_PIP_INDEX_URL: 'ftp://mirror.example/simple' is not an http:// "
+                         "or https:// URL"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
 }
 
 TEST(Egress, BadPatternsAndNetworksAreOneLineErrors) {
@@ -208,7 +331,8 @@ TEST(Egress, BadPatternsAndNetworksAreOneLineErrors) {
                "    urllib.request.urlopen('http://deb.debian.org/', timeout=20)\n"
                "except Exception as e:\n    print('refused')"});
   EXPECT_EQ(ran.exit_status, 0) << ran.err;
-  EXPECT_NE(ran.out.find("\"network\":{\"denied\":[{\"host\":\"deb.debian.org\",\"port\":80,"),
+  EXPECT_NE(ran.out.find("\"network\":{\"allowed\":[],\"denied\":[{\"host\":\"deb.debian.org\","
+                         "\"port\":80,"),
             std::string::npos)
       << ran.out;
 }

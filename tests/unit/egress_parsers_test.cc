@@ -52,6 +52,17 @@ TEST(HostPattern, RefusesWhatItCannotMeanExactly) {
   }
 }
 
+TEST(HostPattern, AMirrorsUrlGivesItsServer) {
+  EXPECT_EQ(*url_host_pattern("https://pypi.example.org/simple/"), "pypi.example.org");
+  EXPECT_EQ(*url_host_pattern("HTTP://Mirror.Example:8080"), "mirror.example:8080");
+  EXPECT_EQ(*url_host_pattern("http://u:p@10.0.0.5:3141/+simple?x#y"), "10.0.0.5:3141");
+  EXPECT_EQ(*url_host_pattern("http://[2001:db8::1]:4873/"), "[2001:db8::1]:4873");
+  for (const char* bad : {"ftp://x.org/", "x.org/simple", "https:///simple", "http://*.x.org/",
+                          "http://x.org:99999/"}) {
+    EXPECT_FALSE(url_host_pattern(bad).ok()) << bad;
+  }
+}
+
 TEST(HostPattern, AllowsByNamePortAndRange) {
   std::vector<HostPattern> patterns;
   for (const char* text :

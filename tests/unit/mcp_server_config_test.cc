@@ -293,5 +293,25 @@ TEST(McpServerConfig, SharesFromTheVariableThenEachFlag) {
   EXPECT_FALSE(resolve({"--share-max-files", "0"}));
 }
 
+TEST(McpServerConfig, AllowedHostsFromTheVariableThenEachFlag) {
+  auto options = resolve({"--allow-host", "api.example.org", "--allow-host", "10.1.2.0/24"},
+                         {{"PADDOCK_ALLOW_HOSTS", "*.pypi.org,files.example.org:8443"}});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(options->allowed_hosts,
+            (std::vector<std::string>{"*.pypi.org", "files.example.org:8443", "api.example.org",
+                                      "10.1.2.0/24"}));
+  EXPECT_TRUE(resolve({})->allowed_hosts.empty());
+  // One line naming the pattern, where it came from, and the accepted forms.
+  auto bad = resolve({}, {{"PADDOCK_ALLOW_HOSTS", "ok.org,*.com"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("PADDOCK_ALLOW_HOSTS: allowed host '*.com' is a wildcard", 0),
+            0u)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("use example.org, *.example.org"), std::string::npos);
+  auto open = resolve({"--allow-host", "ok.org", "--network", "user"});
+  ASSERT_FALSE(open);
+  EXPECT_NE(open.error().message.find("cannot be combined with --network user"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace paddock::mcp

@@ -62,6 +62,64 @@ TEST(Policy, EveryFieldIsRead) {
   EXPECT_EQ(policy->install_network, "user");
 }
 
+TEST(Policy, AllowlistsAreReadAndChecked) {
+  json document = minimal();
+  document["install"] = {"toypkg", "{libraries}"};
+  document["library_names"] = {{"pattern", "[a-z]+"}, {"hint", "a toy name"}};
+  document["network"] = {{"install", "allowlist"},
+                         {"install_allow", {"index.toy.org", "*.cdn.toy.org"}},
+                         {"allow", {"api.toy.org:8443", "10.1.2.0/24"}}};
+  auto policy = parse_policy(document, "toy.json");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->install_network, "allowlist");
+  EXPECT_EQ(policy->install_allow, (std::vector<std::string>{"index.toy.org", "*.cdn.toy.org"}));
+  EXPECT_EQ(policy->run_allow, (std::vector<std::string>{"api.toy.org:8443", "10.1.2.0/24"}));
+
+  json no_hosts = minimal();
+  no_hosts["network"] = {{"install", "allowlist"}};
+  EXPECT_NE(error_of(no_hosts).find("/network/install_allow: must name"), std::string::npos);
+  json bad_pattern = minimal();
+  bad_pattern["network"] = {{"allow", {"ok.org", "*.com"}}};
+  std::string message = error_of(bad_pattern);
+  EXPECT_NE(message.find("toy.json: /network/allow/1: allowed host '*.com'"), std::string::npos)
+      << message;
+  json with_host_network = minimal();
+  with_host_network["network"] = {{"run", "host"}, {"allow", {"ok.org"}}};
+  EXPECT_NE(error_of(with_host_network).find("needs network.run none"), std::string::npos);
+}
+
+// PADDOCK_NPM_REGISTRY and friends: the installer is pointed at the mirror, and its allowlist is
+// the mirror's host alone.
+TEST(Policy, AMirrorInPaddocksEnvironmentReplacesThePackageIndex) {
+  json document = minimal();
+  document["install"] = {"toypkg", "{libraries}"};
+  document["library_names"] = {{"pattern", "[a-z]+"}, {"hint", "a toy name"}};
+  document["network"] = {
+      {"install", "allowlist"},
+      {"install_allow", {"index.toy.org"}},
+      {"install_mirror", {{"variable", "PADDOCK_TEST_TOY_MIRROR"}, {"env", "TOY_INDEX"}}}};
+  unsetenv("PADDOCK_TEST_TOY_MIRROR");
+  auto plain = parse_policy(document, "toy.json");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->install_allow, (std::vector<std::string>{"index.toy.org"}));
+  EXPECT_EQ(plain->install_env.count("TOY_INDEX"), 0u);
+
+  setenv("PADDOCK_TEST_TOY_MIRROR", "http://user:secret@10.0.0.5:3141/root/+simple/", 1);
+  auto mirrored = parse_policy(document, "toy.json");
+  ASSERT_TRUE(mirrored.ok()) << mirrored.error().message;
+  EXPECT_EQ(mirrored->install_allow, (std::vector<std::string>{"10.0.0.5:3141"}));
+  EXPECT_EQ(mirrored->install_env.at("TOY_INDEX"),
+            "http://user:secret@10.0.0.5:3141/root/+simple/");
+
+  setenv("PADDOCK_TEST_TOY_MIRROR", "ftp://mirror.example/", 1);
+  std::string message = error_of(document);
+  EXPECT_NE(message.find("PADDOCK_TEST_TOY_MIRROR: 'ftp://mirror.example/' is not an http:// or "
+                         "https:// URL"),
+            std::string::npos)
+      << message;
+  unsetenv("PADDOCK_TEST_TOY_MIRROR");
+}
+
 TEST(Policy, ErrorsNameTheFileAndThePointer) {
   json missing_run = minimal();
   missing_run.erase("run");

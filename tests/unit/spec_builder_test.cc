@@ -94,11 +94,51 @@ TEST(SpecBuilder, EveryBuiltInLanguageWithAnInstallerGetsItFirstWithItsNetwork) 
     ASSERT_FALSE(spec.prelude.empty()) << language.name;
     EXPECT_EQ(spec.prelude[0][0], "/usr/bin/env") << language.name;
     EXPECT_TRUE(has(spec.prelude[0], library)) << language.name;
-    EXPECT_EQ(spec.networked_prelude, language.install_network == "user" ? 1u : 0u);
+    // Each reaches its package index alone, through the sandbox's egress proxy.
+    EXPECT_EQ(language.install_network, "allowlist") << language.name;
+    EXPECT_EQ(spec.networked_prelude, 1u) << language.name;
+    EXPECT_FALSE(spec.installer_allowed_hosts.empty()) << language.name;
+    EXPECT_EQ(spec.installer_allowed_hosts, language.install_allow) << language.name;
+    EXPECT_TRUE(has(spec.prelude[0], "HTTPS_PROXY=http://127.0.0.1:3128")) << language.name;
+    EXPECT_TRUE(spec.allowed_hosts.empty()) << language.name << ": the program reaches nothing";
+    EXPECT_FALSE(has(spec.env, "HTTPS_PROXY=http://127.0.0.1:3128")) << language.name;
     // The caller's files only after the installer.
     ASSERT_EQ(spec.files_after_install.size(), 1u);
     EXPECT_EQ(spec.files_after_install[0].path, "data.csv");
   }
+}
+
+// The operator's --allow-host is the program's list, and extends the installer's.
+TEST(SpecBuilder, AllowedHostsGoToTheProgramAndExtendTheInstallersList) {
+  TableBackend backend;
+  SpecOverrides flags;
+  flags.allowed_hosts = {"api.example.org"};
+  CodeCall call;
+  call.libraries = {"left-pad"};
+  auto built =
+      build_language_spec(policy("javascript"), call, flags, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_EQ(built->spec.allowed_hosts, (std::vector<std::string>{"api.example.org"}));
+  EXPECT_EQ(built->spec.installer_allowed_hosts,
+            (std::vector<std::string>{"registry.npmjs.org", "api.example.org"}));
+  // A language without an installer gets the program's list alone.
+  auto bash =
+      build_language_spec(policy("bash"), CodeCall{}, flags, ImageSource{&backend, {}, {}, {}});
+  ASSERT_TRUE(bash.ok());
+  EXPECT_EQ(bash->spec.allowed_hosts, (std::vector<std::string>{"api.example.org"}));
+  EXPECT_TRUE(bash->spec.installer_allowed_hosts.empty());
+}
+
+// An override that names no package index never turns into the open network.
+TEST(SpecBuilder, AnAllowlistInstallerWithoutHostsIsRefused) {
+  LanguagePolicy javascript = policy("javascript");
+  javascript.install_allow.clear();
+  CodeCall call;
+  call.libraries = {"left-pad"};
+  TableBackend backend;
+  auto built = build_language_spec(javascript, call, {}, ImageSource{&backend, {}, {}, {}});
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.error().message.find("network.install_allow"), std::string::npos);
 }
 
 // What `paddock run` sends: its flags over the policy.

@@ -1,0 +1,31 @@
+#pragma once
+
+// What an egress proxy did for a run: the destinations it refused and those it connected to.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace paddock::egress {
+
+inline constexpr std::size_t kMaxRecorded = 32;  // per list
+
+// A destination the proxy refused (`reason` says why) or connected to (`reason` empty).
+struct Destination {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string reason;
+  friend bool operator==(const Destination&, const Destination&) = default;
+};
+
+// What the proxy did since it started, or since the last take_record(): each list deduplicated
+// by host and port, in the order first seen, at most kMaxRecorded long; `dropped` counts the
+// destinations left out. Hosts and ports only: no request's contents.
+struct EgressRecord {
+  std::vector<Destination> denied;
+  std::vector<Destination> allowed;
+  std::size_t dropped = 0;
+};
+
+}  // namespace paddock::egress

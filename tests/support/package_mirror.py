@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""A package mirror for the egress tests: one npm package and one Python wheel, both named
+paddock-probe, served over plain HTTP on the host's 127.0.0.1. Prints its port, then serves
+until killed. Every request's path is appended to requests.log in the directory given, so a
+test can tell the installer came here."""
+
+import base64
+import hashlib
+import http.server
+import io
+import json
+import os
+import sys
+import tarfile
+import zipfile
+
+root = sys.argv[1]
+
+
+def npm_tarball():
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        for name, text in {
+            "package/package.json": json.dumps({"name": "paddock-probe", "version": "1.0.0",
+                                                "main": "index.js"}),
+            "package/index.js": "module.exports = 'from the mirror';\n",
+        }.items():
+            body = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(body))
+    return data.getvalue()
+
+
+def wheel():
+    files = {
+        "paddock_probe/__init__.py": b"VALUE = 'from the mirror'\n",
+        "paddock_probe-1.0.dist-info/METADATA":
+            b"Metadata-Version: 2.1\nName: paddock-probe\nVersion: 1.0\n",
+        "paddock_probe-1.0.dist-info/WHEEL":
+            b"Wheel-Version: 1.0\nGenerator: paddock-tests\nRoot-Is-Purelib: true\n"
+            b"Tag: py3-none-any\n",
+    }
+    record = ""
+    for name, body in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
+        record += f"{name},sha256={digest},{len(body)}\n"
+    record += "paddock_probe-1.0.dist-info/RECORD,,\n"
+    files["paddock_probe-1.0.dist-info/RECORD"] = record.encode()
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, body in files.items():
+            archive.writestr(name, body)
+    return data.getvalue()
+
+
+TARBALL = npm_tarball()
+WHEEL = wheel()
+WHEEL_NAME = "paddock_probe-1.0-py3-none-any.whl"
+
+
+class Mirror(http.server.BaseHTTPRequestHandler):
+    def send(self, body, kind):
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        with open(os.path.join(root, "requests.log"), "a") as log:
+            log.write(self.path + "\n")
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        path = self.path.split("?")[0]
+        if path == "/paddock-probe":
+            integrity = "sha512-" + base64.b64encode(hashlib.sha512(TARBALL).digest()).decode()
+            manifest = {"name": "paddock-probe", "dist-tags": {"latest": "1.0.0"},
+                        "versions": {"1.0.0": {"name": "paddock-probe", "version": "1.0.0",
+                                               "main": "index.js",
+                                               "dist": {"tarball": base + "/tarballs/probe.tgz",
+                                                        "integrity": integrity}}}}
+            self.send(json.dumps(manifest).encode(), "application/json")
+        elif path == "/tarballs/probe.tgz":
+            self.send(TARBALL, "application/octet-stream")
+        elif path in ("/simple/paddock-probe/", "/simple/paddock-probe"):
+            digest = hashlib.sha256(WHEEL).hexdigest()
+            page = f'<a href="{base}/wheels/{WHEEL_NAME}#sha256={digest}">{WHEEL_NAME}</a>'
+            self.send(page.encode(), "text/html")
+        elif path == "/wheels/" + WHEEL_NAME:
+            self.send(WHEEL, "application/octet-stream")
+        else:
+            self.send_error(404)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
+print(server.server_port, flush=True)
+server.serve_forever()
