@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mcp/log.h"
+#include "runtime/run_result.h"
 #include "rootfs/image_reference.h"
 #include "rootfs/sha256.h"
 
@@ -75,6 +76,9 @@ void AuditLog::record(const AuditRecord& record) {
                        {"sha256", file.sha256 ? nlohmann::json(*file.sha256) : nullptr}});
     }
     line["host_files"] = std::move(files);
+  }
+  if (!record.network.allowed.empty() || !record.network.denied.empty()) {
+    line["network"] = network_json(record.network);
   }
   if (record.error) line["error"] = *record.error;
   // Invalid UTF-8 in a library name (or a host path) must not throw: replace it.

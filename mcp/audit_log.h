@@ -18,6 +18,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
+#include "egress/egress_record.h"
 #include "runtime/sandbox_spec.h"
 
 namespace paddock::mcp {
@@ -47,6 +48,9 @@ struct AuditRecord {
   std::optional<int> exit_code;
   std::int64_t duration_ms = 0;
   std::vector<HostFileRecord> host_files;  // written only when there are some
+  // Destinations the egress proxy reached and refused (hosts and ports, never contents);
+  // written only when there are some.
+  egress::EgressRecord network;
   std::optional<std::string> error;        // why a refused upload or download was refused
 };
 

@@ -214,6 +214,12 @@ json code_output_schema() {
           "properties": {"name": {"type": "string"}, "size": {"type": "integer"}, "reason": {"type": "string"}},
           "required": ["name", "reason"]}},
       "screening": {"type": "object", "description": "What code screening found, when it found anything."},
+      "network": {"type": "object", "description": "With an egress allowlist: the destinations its proxy refused (the user can allow one with paddock mcp --allow-host; the code cannot).",
+        "properties": {"denied": {"type": "array", "items": {"type": "object",
+          "properties": {"host": {"type": "string"}, "port": {"type": "integer"}, "reason": {"type": "string"}},
+          "required": ["host", "port", "reason"]}},
+          "denied_omitted": {"type": "integer"}},
+        "required": ["denied"]},
       "live": {"type": "boolean", "description": "Present and true when the code ran in a live session's interpreter, whose variables persist between calls."},
       "execution_count": {"type": "integer", "description": "In a live session: the cell's number, as a notebook counts."},
       "result": {"type": "string", "description": "In a live session: the value of the cell's final expression, as text."},
@@ -226,6 +232,20 @@ json code_output_schema() {
     },
     "required": ["exit_code", "phase", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts", "artifacts_omitted"]
   })");
+}
+
+// One line naming what the egress proxy refused, so the model can tell the user which host to
+// allow: the model itself cannot widen the list.
+std::string refused_network_line(const egress::EgressRecord& network) {
+  if (network.denied.empty()) return "";
+  std::vector<std::string> shown;
+  for (const auto& denial : network.denied) {
+    shown.push_back(denial.host + ":" + std::to_string(denial.port) + " (" + denial.reason + ")");
+  }
+  std::string line = "network: refused " + join(shown, ", ");
+  if (network.dropped > 0) line += " and " + std::to_string(network.dropped) + " more";
+  return line +
+         ". Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.\n";
 }
 
 ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
@@ -261,6 +281,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
     text += "screening warning: " + describe(*finding) + "\n";
   }
   for (const auto& note : notes) text += "note: " + note + "\n";
+  text += refused_network_line(result.network);
 
   ToolResult tool;
   json artifacts = json::array();
@@ -320,6 +341,16 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   if (!run.stderr_file.empty()) files["stderr"] = run.stderr_file;
   if (!files.empty()) tool.structured["output_files"] = std::move(files);
   if (!screening.findings.empty()) tool.structured["screening"] = to_json(screening);
+  if (!result.network.denied.empty()) {
+    json denied = json::array();
+    for (const auto& denial : result.network.denied) {
+      denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
+    }
+    tool.structured["network"] = {{"denied", std::move(denied)}};
+    if (result.network.dropped > 0) {
+      tool.structured["network"]["denied_omitted"] = result.network.dropped;
+    }
+  }
   if (!notes.empty()) tool.structured["notes"] = notes;
   if (result.cell) tool.structured.update(cell_json(*result.cell));
   tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);

@@ -328,6 +328,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   record.outcome = result ? to_string(result->outcome) : "error";
   if (result && result->outcome == Outcome::kExited) record.exit_code = result->exit_code;
   if (result) record.duration_ms = result->duration_ms;
+  if (result) record.network = result->network;
   state.record(record);
   return result;
 }

@@ -66,7 +66,8 @@ json server_capabilities() {
               {"logging", json::object()}};
 }
 
-std::string server_instructions(const std::string& shares) {
+std::string server_instructions(const std::string& shares,
+                                const std::vector<std::string>& allowed_hosts) {
   std::string shared =
       shares == "none"
           ? ""
@@ -76,6 +77,17 @@ std::string server_instructions(const std::string& shares) {
                 "and create_session can mount a share (mounts); the contents never pass through "
                 "this conversation, so use them for large files. Nothing else of the host is "
                 "reachable.";
+  std::string reachable;
+  if (!allowed_hosts.empty()) {
+    reachable = " The user allowed programs to reach these hosts, and no others: ";
+    for (std::size_t i = 0; i < allowed_hosts.size(); ++i) {
+      reachable += (i > 0 ? ", " : "") + allowed_hosts[i];
+    }
+    reachable +=
+        ". They go through an HTTP proxy that HTTP_PROXY and HTTPS_PROXY name (python urllib and "
+        "requests, pip, npm, curl, R, ruby and go use it; node's fetch and Java do not by "
+        "default); a refused host is listed in the result, and only the user can add one.";
+  }
   return "Runs code in isolated, throw-away Linux sandboxes (no network, limited memory, CPU "
          "time and processes). Call execute_code with the code and its language; anything "
          "printed comes back, and matplotlib/R figures come back as images. A call without a "
@@ -87,7 +99,7 @@ std::string server_instructions(const std::string& shares) {
          "output comes back as its start and its end (a session keeps all of it in a file the "
          "result names). Libraries already installed for each language are listed in "
          "execute_code's description and get_language_details: no need to install them." +
-         shared;
+         shared + reachable;
 }
 
 }  // namespace paddock::mcp

@@ -56,6 +56,7 @@ json server_info();
 json server_capabilities();
 // Guidance for the model, sent with initialize and server/discover.
 // `shares`: Shares::summary() of the folders the user shared, or "none".
-std::string server_instructions(const std::string& shares);
+std::string server_instructions(const std::string& shares,
+                                const std::vector<std::string>& allowed_hosts);
 
 }  // namespace paddock::mcp

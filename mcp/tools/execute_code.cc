@@ -90,6 +90,7 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
   record.outcome = to_string(result.outcome);
   if (result.outcome == Outcome::kExited) record.exit_code = result.exit_code;
   record.duration_ms = result.duration_ms;
+  record.network = result.network;
   return record;
 }
 
