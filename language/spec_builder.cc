@@ -21,6 +21,12 @@ void apply_overrides(const SpecOverrides& overrides, SandboxSpec& spec) {
     spec.installer_allowed_hosts.insert(spec.installer_allowed_hosts.end(),
                                         overrides.allowed_hosts.begin(),
                                         overrides.allowed_hosts.end());
+    // A port of the host's loopback named for a package mirror there reaches the installer
+    // through its proxy as it would through user-mode networking.
+    for (auto port : overrides.host_loopback_ports) {
+      spec.installer_allowed_hosts.push_back("127.0.0.1:" + std::to_string(port));
+      spec.installer_allowed_hosts.push_back("[::1]:" + std::to_string(port));
+    }
   }
   spec.cwd = overrides.cwd;
   spec.stdin_path = overrides.stdin_path;

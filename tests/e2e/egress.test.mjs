@@ -95,10 +95,6 @@ test('no tool argument carries network settings: the model cannot widen the list
 });
 
 test('a session installs from its package index through the proxy, and its code reaches nothing else', { timeout: 180000 }, async (t) => {
-  if (!NATIVE) {
-    // Engine sessions have no network at all; their refusal is tested in libraries.test.mjs.
-    return;
-  }
   const audit = auditFile(t);
   const conn = await connectSdk1(t, { args: ['--audit-log', audit] });
   const { client } = conn;
@@ -106,6 +102,13 @@ test('a session installs from its package index through the proxy, and its code 
   assert.equal(created.isError, false, describe(created));
   const session_id = created.structuredContent.session_id;
   const installed = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['left-pad'] } });
+  if (!NATIVE) {
+    // An engine's session container has no network at all, and says so.
+    assert.equal(installed.isError, true, describe(installed));
+    assert.match(textOf(installed), /session has no network, so its installer cannot reach a package index/);
+    await finishClient(conn);
+    return;
+  }
   assert.equal(installed.isError, false, describe(installed));
   const used = await run(client, {
     session_id,
@@ -124,16 +127,25 @@ test('a session installs from its package index through the proxy, and its code 
 });
 
 test('without the registry on the list, an install fails with the 403 naming the host', { timeout: 120000 }, async (t) => {
-  if (!NATIVE) return;  // the engines' installers are given the open network by name here
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-egress-policy-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.chmodSync(dir, 0o755);
-  fs.writeFileSync(path.join(dir, 'javascript.json'),
-    JSON.stringify({ name: 'javascript', network: { install_allow: ['deb.debian.org'] } }));
+  // Over the suite's own override (an engine's image), with the built-in allowlist installer.
+  const suite = process.env.PADDOCK_POLICY_DIR && path.join(process.env.PADDOCK_POLICY_DIR, 'javascript.json');
+  const base = suite && fs.existsSync(suite) ? JSON.parse(fs.readFileSync(suite, 'utf8')) : {};
+  fs.writeFileSync(path.join(dir, 'javascript.json'), JSON.stringify({
+    ...base, name: 'javascript', network: { install: 'allowlist', install_allow: ['deb.debian.org'] },
+  }));
   fs.chmodSync(path.join(dir, 'javascript.json'), 0o644);
   const conn = await connectSdk2(t, { env: { PADDOCK_POLICY_DIR: dir } });
   const result = await run(conn.client, { language: 'javascript', code: '1', libraries: ['left-pad'] });
   assert.equal(result.isError, true, describe(result));
+  if (!NATIVE) {
+    // Never the engine's open network instead: a refusal that names what to do.
+    assert.match(textOf(result), new RegExp(`the ${BACKEND} backend cannot limit a library installer to its package index`));
+    await finishClient(conn);
+    return;
+  }
   assert.equal(result.structuredContent.phase, 'install');
   assert.match(textOf(result), /403 Forbidden - GET https:\/\/registry\.npmjs\.org\/left-pad/);
   assert.match(textOf(result), /^network: refused registry\.npmjs\.org:443 \(it is not in the allowlist\)/m);
