@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mcp/log.h"
-#include "runtime/run_result.h"
 #include "rootfs/image_reference.h"
 #include "rootfs/sha256.h"
+#include "runtime/run_result.h"
 
 namespace paddock::mcp {
 namespace {

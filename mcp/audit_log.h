@@ -51,7 +51,7 @@ struct AuditRecord {
   // Destinations the egress proxy reached and refused (hosts and ports, never contents);
   // written only when there are some.
   egress::EgressRecord network;
-  std::optional<std::string> error;        // why a refused upload or download was refused
+  std::optional<std::string> error;  // why a refused upload or download was refused
 };
 
 class AuditLog {

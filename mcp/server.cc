@@ -176,13 +176,15 @@ void Server::handle_request(const Incoming& request) {
             {{"protocolVersion", *negotiated_version_},
              {"capabilities", server_capabilities()},
              {"serverInfo", server_info()},
-             {"instructions", server_instructions(state_.shares.summary(), state_.options.allowed_hosts)}},
+             {"instructions",
+              server_instructions(state_.shares.summary(), state_.options.allowed_hosts)}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
             {{"supportedVersions", supported_versions()},
              {"capabilities", server_capabilities()},
-             {"instructions", server_instructions(state_.shares.summary(), state_.options.allowed_hosts)}},
+             {"instructions",
+              server_instructions(state_.shares.summary(), state_.options.allowed_hosts)}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);

@@ -270,14 +270,20 @@ Status set_images(const Settings& settings, ServerOptions& options) {
   return {};
 }
 
-// PADDOCK_ALLOW_HOSTS's (comma-separated) first, then each --allow-host.
-Status set_allowed_hosts(const Settings& settings, ServerOptions& options) {
+// A repeatable setting: its variable's items (comma-separated) first, then each flag's.
+std::vector<Given> listed(const Settings& settings, const char* variable,
+                          const std::vector<std::string>& flags, const char* flag) {
   std::vector<Given> given;
-  if (auto list = settings.env()("PADDOCK_ALLOW_HOSTS")) {
-    for (const auto& item : split_list(*list)) given.push_back({item, "PADDOCK_ALLOW_HOSTS"});
+  if (auto list = settings.env()(variable)) {
+    for (const auto& item : split_list(*list)) given.push_back({item, variable});
   }
-  for (const auto& item : settings.flags().allowed_hosts) given.push_back({item, "--allow-host"});
-  for (const auto& item : given) {
+  for (const auto& item : flags) given.push_back({item, flag});
+  return given;
+}
+
+Status set_allowed_hosts(const Settings& settings, ServerOptions& options) {
+  for (const auto& item :
+       listed(settings, "PADDOCK_ALLOW_HOSTS", settings.flags().allowed_hosts, "--allow-host")) {
     if (auto pattern = egress::parse_host_pattern(item.text); !pattern) {
       return invalid_input(item.source + ": " + pattern.error().message);
     }
@@ -291,14 +297,8 @@ Status set_allowed_hosts(const Settings& settings, ServerOptions& options) {
   return {};
 }
 
-// PADDOCK_SHARE's (comma-separated) first, then each --share.
 Status set_shares(const Settings& settings, ServerOptions& options) {
-  std::vector<Given> given;
-  if (auto list = settings.env()("PADDOCK_SHARE")) {
-    for (const auto& item : split_list(*list)) given.push_back({item, "PADDOCK_SHARE"});
-  }
-  for (const auto& item : settings.flags().shares) given.push_back({item, "--share"});
-  for (const auto& item : given) {
+  for (const auto& item : listed(settings, "PADDOCK_SHARE", settings.flags().shares, "--share")) {
     auto spec = parse_share_spec(item.text);
     if (!spec) return invalid_input(item.source + ": " + spec.error().message);
     options.shares.push_back(std::move(*spec));

@@ -27,6 +27,16 @@ SandboxSpec allowlisted(const std::string& script, std::vector<std::string> host
   return spec;
 }
 
+// The port a test server prints as its first line, once it has (empty after 5 s).
+std::string port_of(const Server& server) {
+  for (int i = 0; i < 100; ++i) {
+    std::string line = server.log();
+    if (!line.empty() && line.back() == '\n') return line.substr(0, line.size() - 1);
+    usleep(50'000);
+  }
+  return "";
+}
+
 // Fetches each URL with urllib (which honours HTTP_PROXY and HTTPS_PROXY) and prints one line
 // each: the status, or the refusal's status and body.
 std::string fetch_script(const std::vector<std::string>& urls) {
@@ -154,14 +164,8 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
                   "    except Exception:\n"
                   "        c.close()\n"},
              dir + "/server.log");
-  std::string port;
-  for (int i = 0; i < 100 && port.empty(); ++i) {
-    usleep(50'000);
-    port = tls.log();
-    if (!port.empty() && port.back() != '\n') port.clear();
-  }
+  std::string port = port_of(tls);
   ASSERT_FALSE(port.empty());
-  port.pop_back();
   std::filesystem::copy_file(dir + "/cert.pem", dir + "/ca.pem");
   std::filesystem::permissions(dir, std::filesystem::perms::all);
   std::filesystem::permissions(dir + "/ca.pem", std::filesystem::perms::all);
@@ -268,14 +272,8 @@ TEST(Egress, TheInstallersListFollowsAMirror) {
   std::filesystem::create_directories(dir);
   Server mirror({"/usr/bin/python3", source_dir() + "/tests/support/package_mirror.py", dir},
                 dir + "/port");
-  std::string port;
-  for (int i = 0; i < 100 && port.empty(); ++i) {
-    usleep(50'000);
-    port = mirror.log();
-    if (!port.empty() && port.back() != '\n') port.clear();
-  }
+  std::string port = port_of(mirror);
   ASSERT_FALSE(port.empty());
-  port.pop_back();
   std::string base = "http://127.0.0.1:" + port;
   nlohmann::json npm = run_json({"--lang", "javascript", "--lib", "paddock-probe", "--code",
                                  "console.log(require('paddock-probe'))"},
