@@ -5,7 +5,9 @@
 #include <csignal>
 #include <cstring>
 
+#include "core/text.h"
 #include "runtime/native/channel.h"
+#include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
 #include "runtime/native/rlimit_plan.h"
 
@@ -95,6 +97,15 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
   report.network = spec.network == NetworkMode::kNone   ? "none"
                    : spec.network == NetworkMode::kUser ? "user"
                                                         : "host";
+  // What the egress proxy let out, by whom.
+  if (!spec.allowed_hosts.empty()) {
+    report.network +=
+        "; the program reaches " + join(spec.allowed_hosts, ", ") + " through the egress proxy";
+  }
+  if (spec.networked_prelude > 0 && installer_uses_proxy(spec)) {
+    report.network += "; the installer reaches " + join(spec.installer_allowed_hosts, ", ") +
+                      " through the egress proxy";
+  }
   if (spec.image_layers.empty()) {
     report.root = "host";
   } else if (spec.image_root != ImageRoot::kFlattened) {

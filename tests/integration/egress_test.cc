@@ -299,6 +299,26 @@ TEST(Egress, TheInstallersListFollowsAMirror) {
   EXPECT_FALSE(lists(elsewhere["network"]["allowed"], "registry.npmjs.org", 443));
 }
 
+// A policy's network.allow is the program's list, as --allow-host is.
+TEST(Egress, APolicysAllowlistIsTheProgramsList) {
+  std::string dir = "/tmp/paddock-egress-allow-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/python.json")
+      << R"({"name": "python", "network": {"allow": ["registry.npmjs.org"]}})";
+  nlohmann::json result = run_json(
+      {"--lang", "python", "--code",
+       fetch_script({"https://registry.npmjs.org/left-pad", "http://deb.debian.org/debian/"})},
+      {{"PADDOCK_POLICY_DIR", dir}});
+  std::filesystem::remove_all(dir);
+  std::string out = result["stdout"];
+  EXPECT_NE(out.find("https://registry.npmjs.org/left-pad 200\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("http://deb.debian.org/debian/ 403 paddock: deb.debian.org:80 is refused"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(result["isolation"]["network"],
+            "none; the program reaches registry.npmjs.org through the egress proxy");
+}
+
 // A mirror that is not an http(s) URL is one line before anything runs.
 TEST(Egress, ABadMirrorIsOneLine) {
   setenv("PADDOCK_PIP_INDEX_URL", "ftp://mirror.example/simple", 1);
