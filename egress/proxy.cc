@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "core/text.h"
@@ -159,12 +160,15 @@ struct EgressProxy::Connection {
 
 EgressProxy::EgressProxy(EgressPolicy policy)
     : policy_(std::move(policy)),
-      allow_(std::make_shared<const AllowList>(std::move(policy_.allow))) {
+      allow_(std::make_shared<const AllowList>(std::move(policy_.allow))) {}
+
+Result<std::unique_ptr<EgressProxy>> EgressProxy::create(EgressPolicy policy) {
+  std::unique_ptr<EgressProxy> proxy(new EgressProxy(std::move(policy)));
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) == 0) {
-    wake_read_.reset(pipe_fds[0]);
-    wake_write_.reset(pipe_fds[1]);
-  }
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return system_error("starting the egress proxy");
+  proxy->wake_read_.reset(pipe_fds[0]);
+  proxy->wake_write_.reset(pipe_fds[1]);
+  return proxy;
 }
 
 EgressProxy::~EgressProxy() {
@@ -174,7 +178,11 @@ EgressProxy::~EgressProxy() {
 void EgressProxy::serve(UniqueFd listener) {
   if (acceptor_.joinable() || !listener.valid()) return;
   listener_ = std::move(listener);
-  acceptor_ = std::thread([this] { accept_loop(); });
+  try {
+    acceptor_ = std::thread([this] { accept_loop(); });
+  } catch (const std::system_error&) {
+    listener_.reset();
+  }
 }
 
 void EgressProxy::stop() {
@@ -224,7 +232,7 @@ void EgressProxy::accept_loop() {
     connection->generation = generation_;
     connection->client = std::move(client);
     Connection* raw = connection.get();
-    connection->thread = std::thread([this, raw] {
+    auto serve_one = [this, raw] {
       handle(*raw);
       // The client sees the end at once (a refusal says "Connection: close"); the fds are
       // closed when the thread is joined.
@@ -234,7 +242,14 @@ void EgressProxy::accept_loop() {
         if (raw->upstream.valid()) shutdown(raw->upstream.get(), SHUT_RDWR);
       }
       raw->finished = true;
-    });
+    };
+    try {
+      connection->thread = std::thread(serve_one);
+    } catch (const std::system_error&) {
+      respond(connection->client.get(), "503 Service Unavailable",
+              "paddock: the proxy could not start a thread for this connection\n");
+      continue;
+    }
     connections_.push_back(std::move(connection));
   }
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/ip_prefix.h"
+#include "core/result.h"
 #include "core/unique_fd.h"
 #include "egress/egress_record.h"
 #include "egress/host_pattern.h"
@@ -52,12 +53,14 @@ std::vector<std::string> proxy_env(bool local_direct);
 
 class EgressProxy {
  public:
-  explicit EgressProxy(EgressPolicy policy);
+  // A proxy ready to serve; the error says why it could not be made (no file descriptors).
+  static Result<std::unique_ptr<EgressProxy>> create(EgressPolicy policy);
   ~EgressProxy();
   EgressProxy(const EgressProxy&) = delete;
   EgressProxy& operator=(const EgressProxy&) = delete;
 
-  // Starts accepting on `listener` (made by the sandbox's init). Once.
+  // Starts accepting on `listener` (made by the sandbox's init). Once. Without a thread to
+  // accept on it, the listener is closed: the sandbox's connections are refused, never let out.
   void serve(UniqueFd listener);
   // Ends every connection and joins every thread. Idempotent; the destructor does it too.
   void stop();
@@ -68,6 +71,7 @@ class EgressProxy {
   [[nodiscard]] EgressRecord take_record();
 
  private:
+  explicit EgressProxy(EgressPolicy policy);
   struct Connection;
   void accept_loop();
   void handle(Connection& connection);

@@ -417,7 +417,11 @@ static int send_proxy_listener(int channel, std::uint16_t port) {
     packet.message =
         ChildMessage{ChildMessageKind::kProxyListener, SetupPhase::kLoopback, 0, 0, 0, 0};
     packet.attach_fd(fd);
-    while (sendmsg(channel, &packet.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+    while (sendmsg(channel, &packet.header, MSG_NOSIGNAL) < 0) {
+      if (errno != EINTR) {
+        error = errno;
+        break;
+      }
     }
   }
   close(fd);

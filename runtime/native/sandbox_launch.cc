@@ -77,7 +77,9 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   if (has_egress_proxy(spec)) {
     auto policy = egress_policy(spec);
     if (!policy) return policy.error();
-    launched->egress = std::make_unique<egress::EgressProxy>(std::move(*policy));
+    auto proxy = egress::EgressProxy::create(std::move(*policy));
+    if (!proxy) return proxy.error();
+    launched->egress = std::move(*proxy);
     plan.proxy_port = egress::kProxyPort;
   }
 
