@@ -135,4 +135,15 @@ bool AllowList::allows_address(const IpPrefix& address, std::uint16_t port) cons
   return false;
 }
 
+bool AllowList::allows_address_within(const IpPrefix& address, std::uint16_t port,
+                                      const IpPrefix& within) const {
+  for (const auto& pattern : patterns_) {
+    if (pattern.range && port_allowed(pattern, port) && pattern.range->length >= within.length &&
+        prefix_contains(within, *pattern.range) && prefix_contains(*pattern.range, address)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace paddock::egress

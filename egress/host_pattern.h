@@ -47,6 +47,10 @@ class AllowList {
   [[nodiscard]] bool allows_name(std::string_view host, std::uint16_t port) const;
   // An address at a port: one a name resolved to, or a literal one. Only ranges allow it.
   [[nodiscard]] bool allows_address(const IpPrefix& address, std::uint16_t port) const;
+  // The same, counting only range patterns that lie within `within`: a forbidden range is
+  // opened by a pattern that names part of it, never by a wider one ("0.0.0.0/0").
+  [[nodiscard]] bool allows_address_within(const IpPrefix& address, std::uint16_t port,
+                                           const IpPrefix& within) const;
 
  private:
   std::vector<HostPattern> patterns_;

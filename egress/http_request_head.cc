@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <optional>
 
 #include "core/ip_prefix.h"
@@ -94,6 +95,8 @@ RequestHead parse_request_head(std::string_view bytes) {
     return malformed("a malformed request line");
   }
   std::optional<std::string> host_header;
+  std::optional<std::uint64_t> content_length;
+  bool transfer_encoding = false;
   std::size_t headers = 0;
   for (std::size_t at = line_end + 2; at < head.size();) {
     std::size_t next = head.find("\r\n", at);
@@ -104,12 +107,23 @@ RequestHead parse_request_head(std::string_view bytes) {
     if (colon == std::string_view::npos || !is_token(header.substr(0, colon))) {
       return malformed("a malformed header line");  // obsolete line folding included
     }
-    if (to_lower(header.substr(0, colon)) != "host") continue;
-    if (host_header) return malformed("two Host headers");
+    std::string name = to_lower(header.substr(0, colon));
     std::string_view value = header.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
       value.remove_prefix(1);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    if (name == "transfer-encoding") transfer_encoding = true;
+    if (name == "content-length") {
+      std::uint64_t length = 0;
+      auto [stop, error] = std::from_chars(value.data(), value.data() + value.size(), length);
+      if (value.empty() || error != std::errc() || stop != value.data() + value.size() ||
+          (content_length && *content_length != length)) {
+        return malformed("a malformed or repeated Content-Length");
+      }
+      content_length = length;
+    }
+    if (name != "host") continue;
+    if (host_header) return malformed("two Host headers");
     host_header = std::string(value);
   }
   if (request.method == "CONNECT") {
@@ -122,6 +136,10 @@ RequestHead parse_request_head(std::string_view bytes) {
     return request;
   }
   // Plain HTTP through a proxy: the absolute form, http only (HTTPS goes by CONNECT).
+  if (transfer_encoding) {
+    return malformed("a request body without Content-Length (chunked) over plain http; use https");
+  }
+  request.content_length = content_length.value_or(0);
   if (to_lower(target.substr(0, 7)) != "http://") {
     return malformed("a proxy request needs an absolute http:// URL (HTTPS goes by CONNECT)");
   }

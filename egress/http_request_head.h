@@ -29,6 +29,10 @@ struct RequestHead {
   std::string host;     // lower case; an IPv6 address without brackets
   std::uint16_t port = 0;
   std::string path;  // for plain HTTP: the origin-form target to send upstream
+  // For plain HTTP: the body's length, which must be given by Content-Length (or be none): the
+  // proxy forwards one request at a time, so that it checks the head of every request on a
+  // connection, and a chunked body would hide where the next one starts.
+  std::uint64_t content_length = 0;
 };
 
 RequestHead parse_request_head(std::string_view bytes);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <system_error>
@@ -26,6 +27,14 @@ constexpr int kConnectTimeoutMs = 10'000;  // to an upstream server
 constexpr int kFirstBytesMs = 2'000;       // before a server-speaks-first protocol is assumed
 constexpr std::size_t kChunk = 64 * 1024;
 
+using Clock = std::chrono::steady_clock;
+
+// Milliseconds left until `deadline`, at least 0.
+int ms_until(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return static_cast<int>(std::max<std::int64_t>(0, left.count()));
+}
+
 // More bytes from `fd` onto `buffer`; false at EOF, an error or the timeout.
 bool read_more(int fd, std::string& buffer, int timeout_ms) {
   pollfd watched{fd, POLLIN, 0};
@@ -40,6 +49,19 @@ bool read_more(int fd, std::string& buffer, int timeout_ms) {
   if (got <= 0) return false;
   buffer.append(chunk, static_cast<std::size_t>(got));
   return true;
+}
+
+// A request head from `fd`, `buffer` holding what came already: the whole head within
+// kReadTimeoutMs, so a client sending a byte at a time cannot hold a thread for days. kNeedMore
+// when the client ended or ran out of time.
+RequestHead read_head(int fd, std::string& buffer) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(kReadTimeoutMs);
+  RequestHead head;
+  while ((head = parse_request_head(buffer)).state == RequestHead::State::kNeedMore) {
+    int left = ms_until(deadline);
+    if (left == 0 || !read_more(fd, buffer, left)) break;
+  }
+  return head;
 }
 
 bool write_all(int fd, std::string_view bytes) {
@@ -81,11 +103,20 @@ std::optional<IpPrefix> prefix_of(const sockaddr* address) {
   }
   if (address->sa_family == AF_INET6) {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(address);
-    // An IPv4-mapped address (::ffff:127.0.0.1) reaches that IPv4 address: judged as one.
-    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+    // An address that reaches an IPv4 address is judged as that one: IPv4-mapped
+    // (::ffff:127.0.0.1), NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002::/16).
+    const std::uint8_t* bytes = in6->sin6_addr.s6_addr;
+    static constexpr std::uint8_t kNat64[12] = {0x00, 0x64, 0xff, 0x9b};
+    const std::uint8_t* embedded = nullptr;
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) || std::memcmp(bytes, kNat64, 12) == 0) {
+      embedded = bytes + 12;
+    } else if (bytes[0] == 0x20 && bytes[1] == 0x02) {
+      embedded = bytes + 2;
+    }
+    if (embedded != nullptr) {
       prefix.family = AF_INET;
       prefix.length = 32;
-      std::memcpy(prefix.bytes.data(), in6->sin6_addr.s6_addr + 12, 4);
+      std::memcpy(prefix.bytes.data(), embedded, 4);
       return prefix;
     }
     prefix.family = AF_INET6;
@@ -96,8 +127,9 @@ std::optional<IpPrefix> prefix_of(const sockaddr* address) {
   return std::nullopt;
 }
 
-// A connected socket to `address`, or -errno.
-int connect_to(const sockaddr* address, socklen_t length) {
+// A connected socket to `address`, or -errno; -ECANCELED as soon as `wake` is readable (the
+// proxy is stopping), so that ending a run never waits on an address that drops packets.
+int connect_to(const sockaddr* address, socklen_t length, int wake) {
   int fd = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -errno;
   if (connect(fd, address, length) != 0 && errno != EINPROGRESS) {
@@ -105,11 +137,11 @@ int connect_to(const sockaddr* address, socklen_t length) {
     close(fd);
     return -error;
   }
-  pollfd watched{fd, POLLOUT, 0};
+  pollfd watched[2] = {{fd, POLLOUT, 0}, {wake, POLLIN, 0}};
   int ready;
-  while ((ready = poll(&watched, 1, kConnectTimeoutMs)) < 0 && errno == EINTR) {
+  while ((ready = poll(watched, 2, kConnectTimeoutMs)) < 0 && errno == EINTR) {
   }
-  int error = ready == 0 ? ETIMEDOUT : 0;
+  int error = ready == 0 ? ETIMEDOUT : watched[1].revents != 0 ? ECANCELED : 0;
   socklen_t size = sizeof error;
   if (error == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) != 0) error = errno;
   if (error != 0) {
@@ -326,10 +358,8 @@ bool EgressProxy::check_tunnel(int client, const RequestHead& head, bool literal
 void EgressProxy::handle(Connection& connection) {
   int client = connection.client.get();
   std::string buffer;
-  RequestHead head;
-  while ((head = parse_request_head(buffer)).state == RequestHead::State::kNeedMore) {
-    if (!read_more(client, buffer, kReadTimeoutMs)) return;
-  }
+  RequestHead head = read_head(client, buffer);
+  if (head.state == RequestHead::State::kNeedMore) return;
   if (head.state == RequestHead::State::kMalformed) {
     respond(client, "400 Bad Request", "paddock's proxy: " + head.error + "\n");
     return;
@@ -373,12 +403,18 @@ void EgressProxy::handle(Connection& connection) {
   for (addrinfo* entry = found; entry != nullptr && upstream < 0; entry = entry->ai_next) {
     auto address = prefix_of(entry->ai_addr);
     if (!address) continue;
-    bool forbidden =
-        std::any_of(policy_.forbidden.begin(), policy_.forbidden.end(),
-                    [&](const IpPrefix& range) { return prefix_contains(range, *address); });
-    if (forbidden && !allow->allows_address(*address, head.port)) continue;
+    // A forbidden address is reached only through a range pattern that lies within a forbidden
+    // range holding it ("127.0.0.1", "10.1.2.0/24"): "0.0.0.0/0" means the internet, not the
+    // host's loopback.
+    bool forbidden = false, opened = false;
+    for (const auto& range : policy_.forbidden) {
+      if (!prefix_contains(range, *address)) continue;
+      forbidden = true;
+      opened = opened || allow->allows_address_within(*address, head.port, range);
+    }
+    if (forbidden && !opened) continue;
     any_permitted = true;
-    upstream = connect_to(entry->ai_addr, entry->ai_addrlen);
+    upstream = connect_to(entry->ai_addr, entry->ai_addrlen, wake_read_.get());
   }
   freeaddrinfo(found);
   if (!any_permitted) {
@@ -397,13 +433,20 @@ void EgressProxy::handle(Connection& connection) {
     // A list replaced while this connection was being judged no longer applies to it.
     if (stopping_ || connection.generation != generation_) return;
   }
-  std::string rest = buffer.substr(head.length);
-  if (head.tunnel) {
-    if (!write_all(client, "HTTP/1.1 200 Connection established\r\n\r\n")) return;
-    if (!check_tunnel(client, head, literal.has_value(), rest)) return;
-  } else {
-    rest = upstream_head(head, buffer) + rest;
+  if (!head.tunnel) {
+    {
+      std::lock_guard lock(mutex_);
+      note(record_.allowed, {head.host, head.port, ""});
+    }
+    std::thread responses([client, upstream] { pump(upstream, client); });
+    forward_requests(client, upstream, head, buffer);
+    shutdown(upstream, SHUT_WR);
+    responses.join();
+    return;
   }
+  std::string rest = buffer.substr(head.length);
+  if (!write_all(client, "HTTP/1.1 200 Connection established\r\n\r\n")) return;
+  if (!check_tunnel(client, head, literal.has_value(), rest)) return;
   {
     std::lock_guard lock(mutex_);
     note(record_.allowed, {head.host, head.port, ""});
@@ -412,6 +455,31 @@ void EgressProxy::handle(Connection& connection) {
   std::thread outbound([client, upstream] { pump(client, upstream); });
   pump(upstream, client);
   outbound.join();
+}
+
+void EgressProxy::forward_requests(int client, int upstream, RequestHead head,
+                                   std::string& buffer) {
+  for (;;) {
+    if (!write_all(upstream, upstream_head(head, buffer))) return;
+    buffer.erase(0, head.length);
+    for (std::uint64_t body = head.content_length; body > 0;) {
+      if (buffer.empty() && !read_more(client, buffer, kReadTimeoutMs)) return;
+      std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(body, buffer.size()));
+      if (!write_all(upstream, std::string_view(buffer).substr(0, take))) return;
+      buffer.erase(0, take);
+      body -= take;
+    }
+    // The next request on the connection (keep-alive) must be for the same place: the
+    // upstream connection was checked for it alone.
+    RequestHead next = read_head(client, buffer);
+    if (next.state != RequestHead::State::kComplete) return;
+    if (next.tunnel || next.host != head.host || next.port != head.port) {
+      deny(next.host, next.port,
+           "a request on a connection opened to " + head.host + ":" + std::to_string(head.port));
+      return;  // the answers to what went before still reach the client, then the end
+    }
+    head = std::move(next);
+  }
 }
 
 }  // namespace paddock::egress

@@ -4,8 +4,9 @@
 // socket is made by the sandbox's init on the sandbox's own loopback and handed over, so the
 // proxy, running outside in paddock's process, accepts connections made inside the empty
 // network namespace and opens its own from the host's. It serves HTTP proxy requests:
-// CONNECT host:port (the tunnel's TLS server name must be that host: no domain fronting) and
-// absolute-form http:// requests (the Host header must name the same host). It resolves names
+// CONNECT host:port (the tunnel's TLS server name must be that host: no domain fronting by SNI;
+// what goes inside the TLS is not seen) and absolute-form http:// requests (the Host header
+// must name the same host, on every request of a kept-alive connection). It resolves names
 // itself and refuses addresses in forbidden ranges (loopback, private, link-local, the host's
 // own) unless a range pattern names them, so a name that resolves there is refused (DNS
 // rebinding). A refusal is an HTTP 403 whose body names the host and why, and is recorded.
@@ -78,6 +79,9 @@ class EgressProxy {
   // After a CONNECT's 200: whether the tunnel may go on. `first_bytes` holds what the client
   // sent so far, and gets what is read here.
   bool check_tunnel(int client, const RequestHead& head, bool literal, std::string& first_bytes);
+  // Plain HTTP: sends `head`'s request (its head at the start of `buffer`) and its body, then
+  // each further request on the connection, as long as each is for the same host and port.
+  void forward_requests(int client, int upstream, RequestHead head, std::string& buffer);
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
   void note(std::vector<Destination>& list, Destination destination);
 

@@ -115,14 +115,8 @@ TEST(Egress, ANameResolvingToLoopbackIsRefusedUnlessTheRangeIsAllowed) {
                    "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\n"
                    "s.listen()\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)"},
                   listener_log);
-  std::string port;
-  for (int i = 0; i < 100 && port.empty(); ++i) {
-    usleep(50'000);
-    port = listener.log();
-    if (!port.empty() && port.back() != '\n') port.clear();
-  }
+  std::string port = port_of(listener);
   ASSERT_FALSE(port.empty());
-  port.pop_back();
   RunResult by_name =
       run_ok(allowlisted(connect_script("localhost:" + port), {"localhost:" + port}));
   EXPECT_EQ(by_name.stdout_data.data.substr(0, by_name.stdout_data.data.find('\n')),
@@ -135,6 +129,79 @@ TEST(Egress, ANameResolvingToLoopbackIsRefusedUnlessTheRangeIsAllowed) {
   EXPECT_EQ(by_range.stdout_data.data.substr(0, by_range.stdout_data.data.find('\n')),
             "HTTP/1.1 200 Connection established")
       << by_range.stdout_data.data << by_range.stderr_data.data;
+  // A range that means "anywhere" is not a range of the host's loopback.
+  RunResult by_everything =
+      run_ok(allowlisted(connect_script("127.0.0.1:" + port), {"0.0.0.0/0:" + port}));
+  EXPECT_EQ(by_everything.stdout_data.data.substr(0, by_everything.stdout_data.data.find('\n')),
+            "HTTP/1.1 403 Forbidden")
+      << by_everything.stdout_data.data << by_everything.stderr_data.data;
+  // Nor is an IPv6 address that embeds it (NAT64's prefix), even when named exactly.
+  RunResult embedded = run_ok(
+      allowlisted(connect_script("[64:ff9b::7f00:1]:" + port), {"[64:ff9b::7f00:1]:" + port}));
+  EXPECT_EQ(embedded.stdout_data.data.substr(0, embedded.stdout_data.data.find('\n')),
+            "HTTP/1.1 403 Forbidden")
+      << embedded.stdout_data.data << embedded.stderr_data.data;
+}
+
+// Plain HTTP keeps a connection open for more requests: each must be for the host the
+// connection was checked and opened for. A second request naming another host on the same
+// server (one address, two names: any shared CDN address) is refused and the connection closed.
+TEST(Egress, EveryRequestOnAKeptAliveConnectionIsChecked) {
+  std::string dir = "/tmp/paddock-egress-keepalive-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  Server web(
+      {"/usr/bin/python3", "-c",
+       "import http.server, sys\n"
+       "class H(http.server.BaseHTTPRequestHandler):\n"
+       "    protocol_version = 'HTTP/1.1'\n"
+       "    def do_GET(self):\n"
+       "        with open(sys.argv[1], 'a') as log: log.write(self.headers['Host'] + '\\n')\n"
+       "        body = ('hello ' + self.headers['Host']).encode()\n"
+       "        self.send_response(200); self.send_header('Content-Length', str(len(body)))\n"
+       "        self.end_headers(); self.wfile.write(body)\n"
+       "    do_POST = do_GET\n"
+       "    def log_message(self, *a): pass\n"
+       "s = http.server.HTTPServer(('127.0.0.1', 0), H)\n"
+       "print(s.server_port, flush=True)\n"
+       "s.serve_forever()\n",
+       dir + "/hosts.log"},
+      dir + "/port");
+  std::string port = port_of(web);
+  ASSERT_FALSE(port.empty());
+  setenv("PADDOCK_EGRESS_TEST_RESOLVE", "a.test=127.0.0.1,b.test=127.0.0.1", 1);
+  auto request = [&](const std::string& host, const std::string& extra) {
+    return "b'GET http://" + host + ":" + port + "/ HTTP/1.1\\r\\nHost: " + host + ":" + port +
+           "\\r\\n" + extra + "\\r\\n'";
+  };
+  RunResult result =
+      run_ok(allowlisted("import socket\n"
+                         "s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+                         "s.sendall(" +
+                             request("a.test", "") + " + " + request("b.test", "") +
+                             ")\n"
+                             "got = b''\n"
+                             "while True:\n"
+                             "    chunk = s.recv(4096)\n"
+                             "    if not chunk: break\n"
+                             "    got += chunk\n"
+                             "print(got.count(b'hello a.test'), got.count(b'hello b.test'))\n"
+                             "s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+                             "s.sendall(" +
+                             request("a.test", "Transfer-Encoding: chunked\\r\\n") +
+                             ")\n"
+                             "print(s.recv(4096).split(b'\\r\\n')[0].decode())\n",
+                         {"a.test:" + port, "127.0.0.1:" + port}));
+  unsetenv("PADDOCK_EGRESS_TEST_RESOLVE");
+  std::ifstream log(dir + "/hosts.log");
+  std::string hosts((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  web.stop();
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(result.stdout_data.data, "1 0\nHTTP/1.1 400 Bad Request\n")
+      << result.stdout_data.data << result.stderr_data.data;
+  EXPECT_EQ(hosts, "a.test:" + port + "\n");
+  ASSERT_EQ(result.network.denied.size(), 1u);
+  EXPECT_EQ(result.network.denied[0].host, "b.test");
+  EXPECT_EQ(result.network.denied[0].reason, "a request on a connection opened to a.test:" + port);
 }
 
 // A local TLS server with a test certificate for tls.test, named through the test-only resolver

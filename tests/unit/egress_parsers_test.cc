@@ -85,6 +85,13 @@ TEST(HostPattern, AllowsByNamePortAndRange) {
   EXPECT_FALSE(list.allows_address(address("127.0.0.1"), 443));
   EXPECT_FALSE(list.allows_name("192.0.2.7", 443));  // a range allows addresses, not names
   EXPECT_TRUE(AllowList().empty());
+  // A forbidden range opens only to a pattern inside it.
+  AllowList wide({*parse_host_pattern("0.0.0.0/0"), *parse_host_pattern("127.0.0.1:8080")});
+  IpPrefix loopback = address("127.0.0.0/8");
+  EXPECT_TRUE(wide.allows_address(address("127.0.0.1"), 443));
+  EXPECT_FALSE(wide.allows_address_within(address("127.0.0.1"), 443, loopback));
+  EXPECT_TRUE(wide.allows_address_within(address("127.0.0.1"), 8080, loopback));
+  EXPECT_FALSE(wide.allows_address_within(address("127.0.0.2"), 8080, loopback));
 }
 
 // A ClientHello as a TLS 1.3 client sends it, with `name` in server_name (none when empty),
@@ -156,6 +163,17 @@ TEST(RequestHead, ConnectAndAbsoluteForm) {
   EXPECT_EQ(get.path, "/debian/dists?x=1");
   EXPECT_EQ(parse_request_head("GET http://a.org HTTP/1.0\r\n\r\n").path, "/");
   EXPECT_EQ(parse_request_head("GET / HTTP/1.1\r\nHost: a").state, RequestHead::State::kNeedMore);
+  // A plain request's body is framed by Content-Length alone, so the next head is found.
+  auto post = parse_request_head("POST http://a.org/x HTTP/1.1\r\nContent-Length: 12\r\n\r\n");
+  ASSERT_EQ(post.state, RequestHead::State::kComplete) << post.error;
+  EXPECT_EQ(post.content_length, 12u);
+  for (const char* framing :
+       {"Transfer-Encoding: chunked\r\n", "Content-Length: 1\r\nContent-Length: 2\r\n",
+        "Content-Length: -1\r\n", "Content-Length: 1x\r\n"}) {
+    auto bad =
+        parse_request_head(std::string("POST http://a.org/ HTTP/1.1\r\n") + framing + "\r\n");
+    EXPECT_EQ(bad.state, RequestHead::State::kMalformed) << framing;
+  }
 }
 
 TEST(RequestHead, RefusesSmugglingShapes) {
