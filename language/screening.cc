@@ -37,58 +37,55 @@ std::string choices(const char* const (&names)[N]) {
 
 // --- Matching --------------------------------------------------------------------------------
 
-// libstdc++'s std::regex recurses once per character a repetition consumes, so `a.*b` on a
-// 100 kB line overflows the stack. Long lines are searched in overlapping windows instead; a
-// match longer than the overlap can then be missed, which a convenience check may afford.
-constexpr std::size_t kWindow = 4096;
-constexpr std::size_t kOverlap = 512;
 constexpr std::size_t kMaxFindings = 100;
 constexpr std::size_t kMaxExcerpt = 80;
 
-// Calls visit(match) for each match of `pattern` in `line` until it returns false.
-template <typename Visit>
-void for_each_match(const ScreeningRegex& pattern, std::string_view line, Visit visit) {
-  for (std::size_t start = 0;; start += kWindow - kOverlap) {
-    std::size_t end = std::min(line.size(), start + kWindow);
-    auto flags = std::regex_constants::match_default;
-    // So that ^, $ and \b see the window's neighbours rather than its edges.
-    if (start > 0) flags |= std::regex_constants::match_prev_avail;
-    if (end < line.size()) {
-      flags |= std::regex_constants::match_not_eol | std::regex_constants::match_not_eow;
+// Where each line of a text starts, to turn a match's offset into its line number.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) {
+    starts_.push_back(0);
+    for (std::size_t at = text.find('\n'); at != std::string_view::npos;
+         at = text.find('\n', at + 1)) {
+      starts_.push_back(at + 1);
     }
-    using Iterator = std::regex_iterator<const char*, char, ScreeningRegexTraits>;
-    for (Iterator it(line.data() + start, line.data() + end, pattern, flags), last; it != last;
-         ++it) {
-      if (!visit(*it)) return;
-    }
-    if (end == line.size()) return;
   }
-}
+  // 1-based.
+  [[nodiscard]] int line_of(std::size_t offset) const {
+    return static_cast<int>(std::upper_bound(starts_.begin(), starts_.end(), offset) -
+                            starts_.begin());
+  }
+  // Where the line after `line` starts, or npos after the last.
+  [[nodiscard]] std::size_t start_after(int line) const {
+    auto index = static_cast<std::size_t>(line);
+    return index < starts_.size() ? starts_[index] : std::string_view::npos;
+  }
 
-std::optional<std::string> first_match(const ScreeningRegex& pattern, std::string_view line) {
-  std::optional<std::string> found;
-  for_each_match(pattern, line, [&](const std::cmatch& match) {
-    found = match.str(0);
-    return false;
-  });
-  return found;
-}
+ private:
+  std::vector<std::size_t> starts_;
+};
 
-std::set<std::string> imported_modules(const LanguageSyntax& syntax, std::string_view line) {
-  std::set<std::string> modules;
+// The modules each line imports, as the syntax's import patterns find them in the whole text
+// (group 1: a name, or "os, sys as system" in Python: each name without its alias).
+std::map<int, std::set<std::string>> imported_modules(const LanguageSyntax& syntax,
+                                                      std::string_view text, const Lines& lines) {
+  std::map<int, std::set<std::string>> modules;
   for (const auto& pattern : syntax.imports) {
-    for_each_match(pattern, line, [&](const std::cmatch& match) {
-      std::string names = match.str(1);
-      // "os, sys as system" (Python): each name without its alias
-      for (std::size_t from = 0; from <= names.size();) {
-        std::size_t comma = std::min(names.find(',', from), names.size());
-        std::string name = trim(std::string_view(names).substr(from, comma - from));
-        name = name.substr(0, name.find_first_of(" \t"));
-        if (!name.empty()) modules.insert(name);
-        from = comma + 1;
+    for (std::size_t from = 0;;) {
+      auto spans = pattern.find(text, from, 1);
+      if (spans.empty()) break;
+      from = std::max(spans[0].end, spans[0].begin + 1);
+      if (spans.size() < 2 || !spans[1].matched) continue;
+      std::string_view names = text.substr(spans[1].begin, spans[1].end - spans[1].begin);
+      auto& here = modules[lines.line_of(spans[1].begin)];
+      for (std::size_t at = 0; at <= names.size();) {
+        std::size_t comma = std::min(names.find(',', at), names.size());
+        std::string name = trim(names.substr(at, comma - at));
+        name = name.substr(0, name.find_first_of(" \t\n"));
+        if (!name.empty()) here.insert(name);
+        at = comma + 1;
       }
-      return true;
-    });
+    }
   }
   return modules;
 }
@@ -97,13 +94,25 @@ std::optional<std::string> first_module(const ScreeningRule& rule,
                                         const std::set<std::string>& modules) {
   for (const auto& name : modules) {
     bool matches = rule.module.empty()
-                       ? std::regex_match(name, rule.pattern)
+                       ? rule.pattern.matches_whole(name)
                        : name.starts_with(rule.module) &&
                              (name.size() == rule.module.size() ||
                               name[rule.module.size()] == '.' || name[rule.module.size()] == '/');
     if (matches) return name;
   }
   return std::nullopt;
+}
+
+// Whether every group of a match captured the same text: what a backreference (\1) would ask,
+// which RE2 does not have.
+bool groups_agree(std::string_view text, const std::vector<ScreeningRegex::Span>& spans) {
+  for (std::size_t i = 2; i < spans.size(); ++i) {
+    if (text.substr(spans[i].begin, spans[i].end - spans[i].begin) !=
+        text.substr(spans[1].begin, spans[1].end - spans[1].begin)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // Short and printable: it goes to a terminal, and the code is untrusted.
@@ -170,14 +179,11 @@ Result<Enum> named_field(const json& object, const Where& where, const std::stri
 }
 
 Result<ScreeningRegex> compile(const std::string& pattern, const Where& where) {
-  try {
-    ScreeningRegex regex(pattern, ScreeningRegex::ECMAScript);
-    // It would report every line, which is a mistake, not a rule.
-    if (std::regex_search("", regex)) return where.error("matches empty text");
-    return regex;
-  } catch (const std::regex_error& error) {
-    return where.error(std::string("invalid regex (") + error.what() + ")");
-  }
+  auto regex = ScreeningRegex::compile(pattern);
+  if (!regex) return where.error(regex.error().message);
+  // It would report every line, which is a mistake, not a rule.
+  if (!regex->find("", 0).empty()) return where.error("matches empty text");
+  return regex;
 }
 
 // Rule ids appear in messages and results; restricted modules take "module:NAME".
@@ -189,7 +195,8 @@ bool valid_rule_id(const std::string& id) {
 }
 
 Result<ScreeningRule> parse_rule(const json& object, const Where& where) {
-  if (auto ok = check_object(object, where, {"id", "pattern", "severity", "message", "kind"});
+  if (auto ok = check_object(object, where,
+                             {"id", "pattern", "severity", "message", "kind", "same_groups"});
       !ok) {
     return ok.error();
   }
@@ -213,6 +220,13 @@ Result<ScreeningRule> parse_rule(const json& object, const Where& where) {
   if (!regex) return regex.error();
   rule.pattern_text = *pattern;
   rule.pattern = std::move(*regex);
+  if (auto same = object.find("same_groups"); same != object.end()) {
+    if (!same->is_boolean()) return (where / "same_groups").error("must be true or false");
+    rule.same_groups = same->get<bool>();
+    if (rule.same_groups && rule.pattern.group_count() < 2) {
+      return (where / "same_groups").error("needs a pattern with two groups or more");
+    }
+  }
   auto severity = named_field<Severity>(object, where, "severity", kSeverityNames, std::nullopt);
   if (!severity) return severity.error();
   rule.severity = *severity;
@@ -329,30 +343,56 @@ ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax
         std::min(screening.threshold, screening.refuse.value_or(Severity::kCritical));
   }
   std::string text = without_comments(code, syntax);
-  int line_number = 1;
-  for (std::size_t start = 0; start <= text.size(); ++line_number) {
-    std::size_t end = std::min(text.find('\n', start), text.size());
-    std::string_view line(text.data() + start, end - start);
-    start = end + 1;
-    std::optional<std::set<std::string>> modules;  // found when a module rule first asks
-    for (const auto& rule : screening.rules) {
-      std::optional<std::string> match;
-      if (rule.kind == ScreeningRule::Kind::kPattern) {
-        match = first_match(rule.pattern, line);
-      } else {
-        if (!modules) modules = imported_modules(syntax, line);
-        match = first_module(rule, *modules);
-      }
-      if (!match) continue;
+  // The whole text at once, each rule in one pass: a match may span lines (it is counted on the
+  // line it starts on), and there are no windows whose edges a match could straddle.
+  Lines lines(text);
+  std::optional<std::map<int, std::set<std::string>>> modules;  // found when a rule first asks
+  struct Hit {
+    int line;
+    std::size_t rule;
+    std::string match;
+  };
+  std::vector<Hit> hits;
+  std::size_t total = 0;
+  for (std::size_t index = 0; index < screening.rules.size(); ++index) {
+    const ScreeningRule& rule = screening.rules[index];
+    std::size_t kept = 0;
+    auto record = [&](int line, std::string match) {
+      ++total;
       if (verdict.refused_from && rule.severity >= *verdict.refused_from) verdict.blocked = true;
-      if (verdict.findings.size() == kMaxFindings) {
-        ++verdict.findings_omitted;
-      } else {
-        verdict.findings.push_back(
-            {rule.id, rule.kind, rule.severity, rule.message, line_number, excerpt(*match)});
+      if (kept++ < kMaxFindings) hits.push_back({line, index, excerpt(std::move(match))});
+    };
+    if (rule.kind == ScreeningRule::Kind::kModule) {
+      if (!modules) modules = imported_modules(syntax, text, lines);
+      for (const auto& [line, names] : *modules) {
+        if (auto match = first_module(rule, names)) record(line, *match);
       }
+      continue;
+    }
+    // One finding per rule and line: after a match, the search goes on at the next line.
+    for (std::size_t from = 0; from != std::string_view::npos;) {
+      auto spans = rule.pattern.find(text, from, rule.same_groups ? rule.pattern.group_count() : 0);
+      if (spans.empty()) break;
+      if (rule.same_groups && !groups_agree(text, spans)) {
+        from = spans[0].begin + 1;
+        continue;
+      }
+      int line = lines.line_of(spans[0].begin);
+      std::size_t length = std::min(spans[0].end - spans[0].begin, kMaxExcerpt + 4);
+      record(line, text.substr(spans[0].begin, length));
+      from = lines.start_after(line);
     }
   }
+  std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+    return a.line != b.line ? a.line < b.line : a.rule < b.rule;
+  });
+  for (auto& hit : hits) {
+    if (verdict.findings.size() == kMaxFindings) break;
+    const ScreeningRule& rule = screening.rules[hit.rule];
+    verdict.findings.push_back(
+        {rule.id, rule.kind, rule.severity, rule.message, hit.line, std::move(hit.match)});
+  }
+  verdict.findings_omitted = static_cast<int>(total - verdict.findings.size());
   return verdict;
 }
 

@@ -11,12 +11,12 @@
 // Policy format (the `screening` object of policies/<language>.json, see policies/schema.json):
 //   {"mode": "enforce"|"warn"|"off", "threshold": "low"|"medium"|"high"|"critical",
 //    "refuse": SEVERITY|"never", "show": SEVERITY,
-//    "rules": [{"id", "pattern", "severity", "message", "kind": "pattern"|"module"}],
+//    "rules": [{"id", "pattern", "severity", "message", "kind": "pattern"|"module",
+//               "same_groups": bool}],
 //    "restricted_modules": [{"name", "severity", "message"}]}
 
 #include <cctype>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,7 +39,8 @@ std::optional<Severity> severity_from_name(std::string_view name);
 
 struct ScreeningRule {
   enum class Kind {
-    kPattern,  // `pattern` is searched for in each line of the code, comments left out
+    kPattern,  // `pattern` is searched for in the code, comments left out; a match is
+               // counted once per line, on the line where it starts
     kModule,   // `pattern` must match the whole name of a module the code imports, or the
                // name is `module` or below it (restricted_modules)
   };
@@ -48,6 +49,9 @@ struct ScreeningRule {
   std::string pattern_text;
   ScreeningRegex pattern;
   std::string module;  // restricted_modules: os matches os and os.path, fs matches fs/promises
+  // A match counts only when every group of the pattern captured the same text (what a
+  // backreference would say; RE2 has none): a fork bomb calls itself, `f(){ f|f& }`.
+  bool same_groups = false;
   Severity severity = Severity::kMedium;
   std::string message;
 };

@@ -1,6 +1,7 @@
 #include "language/syntax.h"
 
 #include <algorithm>
+#include <array>
 
 #include <nlohmann/json.hpp>
 
@@ -87,15 +88,12 @@ Result<std::vector<StringSyntax>> strings_syntax_of(const json& syntax, std::str
 Status compile_imports(LanguageSyntax& syntax, std::string_view origin) {
   for (std::size_t i = 0; i < syntax.import_texts.size(); ++i) {
     std::string pointer = "/imports/" + std::to_string(i);
-    try {
-      ScreeningRegex regex(syntax.import_texts[i], ScreeningRegex::ECMAScript);
-      if (regex.mark_count() < 1) {
-        return syntax_error(origin, pointer, "needs a group, (...), around the module's name");
-      }
-      syntax.imports.push_back(std::move(regex));
-    } catch (const std::regex_error& error) {
-      return syntax_error(origin, pointer, std::string("invalid regex (") + error.what() + ")");
+    auto regex = ScreeningRegex::compile(syntax.import_texts[i]);
+    if (!regex) return syntax_error(origin, pointer, regex.error().message);
+    if (regex->group_count() < 1) {
+      return syntax_error(origin, pointer, "needs a group, (...), around the module's name");
     }
+    syntax.imports.push_back(std::move(*regex));
   }
   return {};
 }
@@ -107,7 +105,7 @@ const LanguageSyntax& generic_syntax() {
     LanguageSyntax syntax;
     syntax.import_texts = {
         R"(\b(?:import|require|include|use|library|load)\b\s*\(?\s*['"<]?([\w./:-]+))"};
-    syntax.imports.emplace_back(syntax.import_texts[0], ScreeningRegex::ECMAScript);
+    syntax.imports.push_back(*ScreeningRegex::compile(syntax.import_texts[0]));
     return syntax;
   }();
   return kGeneric;
@@ -148,6 +146,12 @@ Result<LanguageSyntax> parse_syntax(const json& syntax, std::string_view origin)
   return result;
 }
 
+namespace {
+std::size_t byte_of(char c) {
+  return static_cast<unsigned char>(c);
+}
+}  // namespace
+
 std::string without_comments(std::string_view code, const LanguageSyntax& syntax) {
   std::string out(code);
   auto blank = [&](std::size_t from, std::size_t to) {
@@ -158,10 +162,22 @@ std::string without_comments(std::string_view code, const LanguageSyntax& syntax
   auto starts_with = [&](std::size_t at, std::string_view what) {
     return code.compare(at, what.size(), what) == 0;
   };
+  // The bytes that can start something (a string, a comment, an escape): the rest are passed
+  // over at once, which keeps 20 MB of code to a fraction of a second.
+  std::array<bool, 256> starts_something{};
+  starts_something['\\'] = true;
+  for (const auto& quote : syntax.strings) starts_something[byte_of(quote.delimiter[0])] = true;
+  for (const auto& [start, end] : syntax.block_comments) starts_something[byte_of(start[0])] = true;
+  for (const auto& marker : syntax.line_comments) starts_something[byte_of(marker[0])] = true;
   const StringSyntax* open = nullptr;
   std::size_t i = 0;
   while (i < code.size()) {
     if (open != nullptr) {
+      char c = code[i];
+      if (c != '\\' && c != open->delimiter[0] && c != '\n') {
+        ++i;
+        continue;
+      }
       if (open->escapes && code[i] == '\\') {
         i += 2;
       } else if (starts_with(i, open->delimiter)) {
@@ -171,6 +187,10 @@ std::string without_comments(std::string_view code, const LanguageSyntax& syntax
         if (code[i] == '\n' && !open->multiline) open = nullptr;
         ++i;
       }
+      continue;
+    }
+    if (!starts_something[byte_of(code[i])]) {
+      ++i;
       continue;
     }
     if (code[i] == '\\') {  // an escaped quote or '#' outside a string (shell), a continuation

@@ -1,5 +1,7 @@
 #include "language/screening.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -290,6 +292,54 @@ TEST(Screening, LongLinesAreSearchedWithoutExhaustingTheStack) {
   ScreeningVerdict verdict = screen(screening, syntax("python"), code);
   ASSERT_FALSE(verdict.findings.empty());
   EXPECT_EQ(hits(verdict).back(), (std::pair<std::string, int>{"greedy", 2}));
+}
+
+// The whole text is searched at once (RE2): a match that straddled one of the old 4 KiB windows
+// by more than their 512-byte overlap used to be missed.
+TEST(Screening, AMatchAcrossAnOldWindowEdgeIsFound) {
+  Screening screening = *parse_screening(
+      json::parse(R"({"rules": [{"id": "py-shell", "pattern": "\\bos\\s*\\.\\s*system\\s*\\(",
+                                 "severity": "high"}]})"),
+      "toy.json");
+  std::string code =
+      "x = 1; " + std::string(4000, 'y') + " ; os" + std::string(1000, ' ') + ".system('id')\n";
+  ScreeningVerdict verdict = screen(screening, syntax("python"), code);
+  EXPECT_EQ(hits(verdict), (Hits{{"py-shell", 1}}));
+}
+
+// 20 MB of code is screened whole, and what is at its very end is found (its speed is in
+// scripts/bench-screening).
+TEST(Screening, TwentyMegabytesAreScreenedWhole) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok());
+  const LanguagePolicy& python = **store->find("python");
+  std::string code;
+  code.reserve(21u << 20);
+  while (code.size() < (20u << 20)) code += "total = sum(x * x for x in range(10))  # fine\n";
+  int last = static_cast<int>(std::count(code.begin(), code.end(), '\n')) + 1;
+  code += "import subprocess; subprocess.run(['id'])\n";
+  ScreeningVerdict verdict = screen(python.screening_rules, python.source_syntax, code);
+  EXPECT_EQ(hits(verdict), (Hits{{"module:subprocess", last}}));
+}
+
+// RE2 has no backreferences: a rule asks for its groups to agree instead.
+TEST(Screening, SameGroupsStandsForABackreference) {
+  Screening screening =
+      parsed({{"rules",
+               {{{"id", "bomb"},
+                 {"pattern", R"(([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&)"},
+                 {"same_groups", true},
+                 {"severity", "critical"}}}}});
+  EXPECT_EQ(hits(screen(screening, syntax("bash"), "f() { a | b & }\nbomb(){ bomb|bomb& };bomb\n")),
+            (Hits{{"bomb", 2}}));
+  EXPECT_NE(error_of({{"rules", {rule("back", "(a)\\1", "high")}}}).find("invalid regex"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          {{"rules",
+            {{{"id", "one"}, {"pattern", "(a)b"}, {"same_groups", true}, {"severity", "high"}}}}})
+          .find("/rules/0/same_groups: needs a pattern with two groups"),
+      std::string::npos);
 }
 
 TEST(Screening, FindingsAreCappedButStillBlock) {
