@@ -36,3 +36,25 @@ test('ping and tools/list answer while a 5 s run is in flight', { timeout: 60000
     assert.ok(quickAt < longDone, 'a short run finished before the long run');
   });
 });
+
+test('20 MB of code is screened whole while other calls are answered', { timeout: 120000 }, async (t) => {
+  await withServer(t, async (server) => {
+    await server.initialize();
+    // A fork bomb on the very last line of 20 MB of bash: screening refuses it (critical), so
+    // nothing runs, and finding it means every byte was screened.
+    const line = 'echo "all fine here" # a comment\n';
+    const lines = Math.ceil((20 << 20) / line.length);
+    const code = line.repeat(lines) + ':(){ :|:& };:\n';
+    let bigDone = 0;
+    const big = server.callTool('execute_code', { language: 'bash', code }, { timeoutMs: 110000 })
+      .then((r) => { bigDone = Date.now(); return r; });
+    const pingAt = await server.call('ping').then(() => Date.now());
+    const quick = await server.callTool('execute_code', { language: 'bash', code: 'echo quick' });
+    const result = await big;
+    assert.equal(result.structuredContent.phase, 'screening', describe(result));
+    const findings = result.structuredContent.screening.findings;
+    assert.deepEqual(findings.map((f) => [f.rule, f.line]), [['sh-fork-bomb', lines + 1]], describe(result));
+    assert.equal(quick.structuredContent.stdout, 'quick\n', describe(quick));
+    assert.ok(pingAt < bigDone, 'ping answered while the 20 MB call was screened');
+  });
+});
