@@ -215,13 +215,22 @@ TEST_P(EngineTest, AnEgressAllowlistIsRefusedNotDropped) {
             std::string::npos)
       << run.err;
   EXPECT_TRUE(sandbox_containers().empty());
+  // So is an installer limited to its package index (every built-in policy's): it must not get
+  // the engine's whole network instead.
+  CliResult install = paddock({"run", "--lang", "python", "--lib", "anything", "--code", "1"});
+  EXPECT_EQ(install.exit_status, 125);
+  EXPECT_NE(install.err.find("backend cannot limit a library installer to its package index"),
+            std::string::npos)
+      << install.err;
+  EXPECT_TRUE(sandbox_containers().empty());
 }
 
-// A run whose installer gets a network and whose program gets none (the python policy's
-// "network": {"run": "none", "install": "user"}): the installer's step sees an interface besides
-// lo, the program's sees lo alone, and the result does not say that network went unenforced.
-// dockerd here has no "bridge" network (--bridge=none), so the test makes an internal one of its
-// own and names it in PADDOCK_ENGINE_NETWORK. The installer only notes the interfaces it sees.
+// A run whose installer gets a network and whose program gets none (a policy's "network":
+// {"run": "none", "install": "user"}, asked for by name): the installer's step sees an interface
+// besides lo, the program's sees lo alone, and the result does not say that network went
+// unenforced. dockerd here has no "bridge" network (--bridge=none), so the test makes an internal
+// one of its own and names it in PADDOCK_ENGINE_NETWORK. The installer only notes the interfaces it
+// sees.
 TEST_P(EngineTest, TheProgramRunsWithoutTheInstallersNetwork) {
   std::string network = "paddock-test-install-" + std::to_string(getpid());
   json created = engine_api("POST", "/networks/create", {{"Name", network}, {"Internal", true}});
@@ -231,6 +240,7 @@ TEST_P(EngineTest, TheProgramRunsWithoutTheInstallersNetwork) {
   {
     std::ofstream policy(policies + "/python.json");
     policy << json{{"name", "python"},
+                   {"network", {{"install", "user"}}},
                    {"install",
                     {"sh", "-c", "cat /proc/net/dev > /work/installer-net.txt", "sh",
                      "{libraries}"}}}
