@@ -17,17 +17,7 @@ void apply_overrides(const SpecOverrides& overrides, SandboxSpec& spec) {
   spec.host_loopback_ports = overrides.host_loopback_ports;
   spec.allowed_hosts.insert(spec.allowed_hosts.end(), overrides.allowed_hosts.begin(),
                             overrides.allowed_hosts.end());
-  if (!spec.installer_allowed_hosts.empty()) {
-    spec.installer_allowed_hosts.insert(spec.installer_allowed_hosts.end(),
-                                        overrides.allowed_hosts.begin(),
-                                        overrides.allowed_hosts.end());
-    // A port of the host's loopback named for a package mirror there reaches the installer
-    // through its proxy as it would through user-mode networking.
-    for (auto port : overrides.host_loopback_ports) {
-      spec.installer_allowed_hosts.push_back("127.0.0.1:" + std::to_string(port));
-      spec.installer_allowed_hosts.push_back("[::1]:" + std::to_string(port));
-    }
-  }
+  extend_installer_list(overrides, spec.installer_allowed_hosts);
   spec.cwd = overrides.cwd;
   spec.stdin_path = overrides.stdin_path;
   spec.binds = overrides.binds;
@@ -54,6 +44,17 @@ Status apply_image_source(const ImageSource& source, const std::optional<std::st
 }
 
 }  // namespace
+
+void extend_installer_list(const SpecOverrides& overrides, std::vector<std::string>& list) {
+  if (list.empty()) return;  // the installer has user-mode networking, or none
+  list.insert(list.end(), overrides.allowed_hosts.begin(), overrides.allowed_hosts.end());
+  // A port of the host's loopback named for a package mirror there reaches the installer through
+  // its proxy as it would through user-mode networking.
+  for (auto port : overrides.host_loopback_ports) {
+    list.push_back("127.0.0.1:" + std::to_string(port));
+    list.push_back("[::1]:" + std::to_string(port));
+  }
+}
 
 bool apply_timeout(const std::optional<double>& asked, const std::optional<double>& cap,
                    Limits& limits) {

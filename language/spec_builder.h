@@ -66,6 +66,11 @@ struct BuiltSpec {
   bool timeout_capped = false;  // the call asked for more than max_wall_seconds
 };
 
+// An allowlist installer's list (SandboxSpec::installer_allowed_hosts) with what the operator
+// adds: the --allow-host patterns, and the host loopback ports named for a mirror. An empty list
+// stays empty.
+void extend_installer_list(const SpecOverrides& overrides, std::vector<std::string>& list);
+
 // The timeout that applies: `asked` (the call's), else what `limits` holds, never over `cap`.
 // Sets limits.wall_seconds; true when the cap cut what was asked.
 bool apply_timeout(const std::optional<double>& asked, const std::optional<double>& cap,

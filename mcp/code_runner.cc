@@ -302,11 +302,8 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   exec.stdout_to_stderr = true;
   exec.network = spec->networked_prelude > 0;
   exec.allowed_hosts = spec->installer_allowed_hosts;
-  // The operator's --allow-host extends the package index's list, as it does for a fresh run.
-  if (!exec.allowed_hosts.empty()) {
-    exec.allowed_hosts.insert(exec.allowed_hosts.end(), state.options.allowed_hosts.begin(),
-                              state.options.allowed_hosts.end());
-  }
+  // What the operator adds to the package index's list, as for a fresh run.
+  extend_installer_list(server_overrides(state), exec.allowed_hosts);
   auto result = session.session->exec(exec, observer);
   if (result) mask_secrets(state.secrets, *result);
   // A live interpreter sees the new libraries without a restart.

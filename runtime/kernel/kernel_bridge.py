@@ -106,7 +106,11 @@ class Kernel:
 
         self.client = BlockingKernelClient()
         self.client.load_connection_info(self.connection)
-        self.client.start_channels()
+        # The kernel is alive while its process is. Without a KernelManager, jupyter_client
+        # judges by the heartbeat instead, which misses a beat on a busy machine and declares a
+        # kernel that is still starting dead ("Kernel died before replying to kernel_info").
+        self.client.is_alive = lambda: self.process.poll() is None
+        self.client.start_channels(hb=False)
         try:
             self.client.wait_for_ready(timeout=60)
         except RuntimeError as error:

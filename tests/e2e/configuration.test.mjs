@@ -357,8 +357,8 @@ test('install_libraries installs into a session from a local index (native)', { 
   t.after(() => server.kill('SIGKILL'));
   await new Promise((r) => setTimeout(r, 800));
   // As an operator points installers at a mirror on the host: the policy's installer
-  // environment names it (a policy override), and --host-loopback-port lets the fenced user
-  // network reach that one port of the host's loopback, which it otherwise never does.
+  // environment names it (a policy override), and --host-loopback-port lets the installer's
+  // egress proxy reach that one port of the host's loopback, which it otherwise never does.
   const policies = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-policies-'));
   t.after(() => fs.rmSync(policies, { recursive: true, force: true }));
   fs.writeFileSync(path.join(policies, 'python.json'), JSON.stringify({
