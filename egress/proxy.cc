@@ -188,6 +188,12 @@ struct EgressProxy::Connection {
   UniqueFd upstream;
   std::thread thread;
   std::atomic<bool> finished{false};
+
+  // Wakes a thread blocked on either side; the fds stay open until the thread is joined.
+  void end() const {
+    if (client.valid()) shutdown(client.get(), SHUT_RDWR);
+    if (upstream.valid()) shutdown(upstream.get(), SHUT_RDWR);
+  }
 };
 
 EgressProxy::EgressProxy(EgressPolicy policy)
@@ -225,11 +231,7 @@ void EgressProxy::stop() {
   {
     std::lock_guard lock(mutex_);
     connections = std::move(connections_);
-    for (auto& connection : connections) {
-      // Wakes a thread blocked on either side; the fds stay open until it is joined.
-      if (connection->client.valid()) shutdown(connection->client.get(), SHUT_RDWR);
-      if (connection->upstream.valid()) shutdown(connection->upstream.get(), SHUT_RDWR);
-    }
+    for (auto& connection : connections) connection->end();
   }
   for (auto& connection : connections) {
     if (connection->thread.joinable()) connection->thread.join();
@@ -270,8 +272,7 @@ void EgressProxy::accept_loop() {
       // closed when the thread is joined.
       {
         std::lock_guard ending(mutex_);
-        if (raw->client.valid()) shutdown(raw->client.get(), SHUT_RDWR);
-        if (raw->upstream.valid()) shutdown(raw->upstream.get(), SHUT_RDWR);
+        raw->end();
       }
       raw->finished = true;
     };
@@ -302,14 +303,16 @@ void EgressProxy::deny(const std::string& host, std::uint16_t port, const std::s
   note(record_.denied, {host, port, reason});
 }
 
+void EgressProxy::reached(const std::string& host, std::uint16_t port) {
+  std::lock_guard lock(mutex_);
+  note(record_.allowed, {host, port, ""});
+}
+
 void EgressProxy::set_allowlist(AllowList allow) {
   std::lock_guard lock(mutex_);
   allow_ = std::make_shared<const AllowList>(std::move(allow));
   ++generation_;
-  for (auto& connection : connections_) {
-    if (connection->client.valid()) shutdown(connection->client.get(), SHUT_RDWR);
-    if (connection->upstream.valid()) shutdown(connection->upstream.get(), SHUT_RDWR);
-  }
+  for (auto& connection : connections_) connection->end();
 }
 
 EgressRecord EgressProxy::take_record() {
@@ -434,10 +437,7 @@ void EgressProxy::handle(Connection& connection) {
     if (stopping_ || connection.generation != generation_) return;
   }
   if (!head.tunnel) {
-    {
-      std::lock_guard lock(mutex_);
-      note(record_.allowed, {head.host, head.port, ""});
-    }
+    reached(head.host, head.port);
     std::thread responses([client, upstream] { pump(upstream, client); });
     forward_requests(client, upstream, head, buffer);
     shutdown(upstream, SHUT_WR);
@@ -447,10 +447,7 @@ void EgressProxy::handle(Connection& connection) {
   std::string rest = buffer.substr(head.length);
   if (!write_all(client, "HTTP/1.1 200 Connection established\r\n\r\n")) return;
   if (!check_tunnel(client, head, literal.has_value(), rest)) return;
-  {
-    std::lock_guard lock(mutex_);
-    note(record_.allowed, {head.host, head.port, ""});
-  }
+  reached(head.host, head.port);
   if (!write_all(upstream, rest)) return;
   std::thread outbound([client, upstream] { pump(client, upstream); });
   pump(upstream, client);

@@ -83,6 +83,7 @@ class EgressProxy {
   // each further request on the connection, as long as each is for the same host and port.
   void forward_requests(int client, int upstream, RequestHead head, std::string& buffer);
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
+  void reached(const std::string& host, std::uint16_t port);
   void note(std::vector<Destination>& list, Destination destination);
 
   EgressPolicy policy_;  // its `allow` moves to allow_

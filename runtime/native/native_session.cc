@@ -231,14 +231,19 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   bool via_proxy =
       request.network && !request.allowed_hosts.empty() && spec_.network == NetworkMode::kNone;
   // What the command may reach through the proxy; the session's own list again afterwards.
-  auto command_list = allow_list(via_proxy ? request.allowed_hosts : spec_.allowed_hosts);
-  if (!command_list) return command_list.error();
-  auto session_list = allow_list(spec_.allowed_hosts);
-  if (!session_list) return session_list.error();
-  if (via_proxy && !launched_->egress) {
-    return invalid_input(
-        "this session was opened without an egress proxy, so its installer "
-        "cannot be limited to its package index");
+  egress::AllowList command_list, session_list;
+  if (via_proxy) {
+    if (!launched_->egress) {
+      return invalid_input(
+          "this session was opened without an egress proxy, so its installer "
+          "cannot be limited to its package index");
+    }
+    auto command = allow_list(request.allowed_hosts);
+    if (!command) return command.error();
+    auto session = allow_list(spec_.allowed_hosts);
+    if (!session) return session.error();
+    command_list = std::move(*command);
+    session_list = std::move(*session);
   }
   struct RestoreList {
     egress::EgressProxy* proxy = nullptr;
@@ -262,9 +267,9 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
                    "the session's interpreter could not be stopped for the install"};
     }
     if (via_proxy) {
-      launched_->egress->set_allowlist(std::move(*command_list));
+      launched_->egress->set_allowlist(std::move(command_list));
       restore.proxy = launched_->egress.get();
-      restore.list = std::move(*session_list);
+      restore.list = std::move(session_list);
     } else {
       auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
       if (!attached) return attached.error();
