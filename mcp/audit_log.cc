@@ -80,6 +80,7 @@ void AuditLog::record(const AuditRecord& record) {
   if (!record.network.allowed.empty() || !record.network.denied.empty()) {
     line["network"] = network_json(record.network);
   }
+  if (record.warm) line["warm"] = true;
   if (record.error) line["error"] = *record.error;
   // Invalid UTF-8 in a library name (or a host path) must not throw: replace it.
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -47,6 +47,8 @@ struct AuditRecord {
   std::string outcome;  // a run's (exited, timed_out...), or blocked, or error
   std::optional<int> exit_code;
   std::int64_t duration_ms = 0;
+  // A fresh call that ran in a warm sandbox (set up before it came); written only then.
+  bool warm = false;
   std::vector<HostFileRecord> host_files;  // written only when there are some
   // Destinations the egress proxy reached and refused (hosts and ports, never contents);
   // written only when there are some.

@@ -12,6 +12,7 @@
 #include "mcp/session_files.h"
 #include "runtime/output_capture.h"
 #include "runtime/step_runner.h"
+#include "runtime/warm_run.h"
 
 namespace paddock::mcp {
 namespace {
@@ -117,7 +118,37 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   }
 }
 
+// In a warm sandbox of the spec's shape when one waits, else in a new one.
+Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& language,
+                                   const SandboxSpec& spec, RunObserver& observer, bool& warm) {
+  if (runs_warm(spec)) {
+    if (auto sandbox = state.warm.take(language, sandbox_shape(spec))) {
+      // Files that cannot be written mean a sandbox that died while it waited: nothing of the
+      // call has run, and it runs cold instead.
+      if (write_warm_files(*sandbox, spec)) {
+        warm = true;
+        auto result = run_warm(*sandbox, spec, observer);
+        state.warm.retire(std::move(sandbox));
+        return result;
+      }
+      state.warm.retire(std::move(sandbox));
+    }
+  }
+  return state.backend->run(spec, observer);
+}
+
 }  // namespace
+
+void prepare_warm_sandboxes(ServerState& state) {
+  auto policy = state.policies.find(state.options.default_language);
+  if (!policy) return;
+  ImageSource present_only;
+  present_only.backend = state.backend.get();
+  auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
+  if (built && runs_warm(built->spec)) {
+    state.warm.prepare((*policy)->name, sandbox_shape(built->spec));
+  }
+}
 
 std::string session_plot_directory(int run) {
   return std::string(kPlotsDirectory) + "/" + std::to_string(run);
@@ -162,7 +193,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   run.timeout_capped = built->timeout_capped;
   run.limits = spec.limits;
   run.preinstalled = std::move(preinstalled);
-  auto result = state.backend->run(spec, observer);
+  auto result = run_warm_or_cold(state, policy.name, spec, observer, run.warm);
   if (!result) return result.error();
   mask_secrets(state.secrets, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());

@@ -28,6 +28,7 @@ struct CodeRun {
   double timeout_seconds = 0;  // the timeout that applied
   bool timeout_capped = false;
   std::vector<std::string> preinstalled;  // libraries asked for that were there already
+  bool warm = false;  // a fresh call that ran in a sandbox set up before it came (warm_pool.h)
   // In a session, where a stream the result cuts is kept whole (".paddock/output/3/stdout"),
   // or why it could not be.
   std::string stdout_file, stderr_file, output_file_error;
@@ -46,6 +47,10 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
                           const CodeRequest& request, RunObserver& observer);
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer);
+
+// Starts keeping warm sandboxes for the default language's fresh calls, of the shape a call
+// without libraries has, when its image is there already (none is pulled for it).
+void prepare_warm_sandboxes(ServerState& state);
 
 // Installs libraries into a session with the policy's installer (and, for that command only,
 // the policy's install network). The result is the installer's, secrets masked.

@@ -366,6 +366,8 @@ Status set_server(const Settings& settings, ServerOptions& options) {
                      options.workers),
            set_count(settings.pick(flags.max_sessions, "--max-sessions", {"PADDOCK_MAX_SESSIONS"}),
                      0, 4096, "16", options.max_sessions),
+           set_count(settings.pick(flags.warm, "--warm", {"PADDOCK_WARM"}), 0, 64, "2",
+                     options.warm_per_language),
            set_duration(
                settings.pick(flags.session_idle, "--session-idle", {"PADDOCK_SESSION_IDLE"}), "30m",
                options.session_idle_seconds),

@@ -30,6 +30,7 @@ struct McpFlags {
   std::optional<std::string> default_language;
   std::optional<std::string> workers;
   std::optional<std::string> max_sessions;
+  std::optional<std::string> warm;
   std::optional<std::string> session_idle;
   std::optional<std::string> timeout;
   std::optional<std::string> max_timeout;
@@ -69,6 +70,8 @@ struct ServerOptions {
   // refused, so a burst of large writes cannot hold gigabytes.
   std::size_t max_queued_bytes = std::size_t{256} << 20;
   std::size_t max_sessions = 16;
+  // Sandboxes set up ahead of the fresh calls that will take them, per language (warm_pool.h).
+  std::size_t warm_per_language = 1;
   double session_idle_seconds = 1800;  // default ttl_seconds of a session
   double max_session_idle_seconds = 86400;
   double max_timeout_seconds = 300;  // cap on execute_code's timeout

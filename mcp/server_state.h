@@ -15,6 +15,7 @@
 #include "mcp/server_config.h"
 #include "mcp/session_registry.h"
 #include "mcp/shares.h"
+#include "mcp/warm_pool.h"
 #include "runtime/backend.h"
 
 namespace paddock::mcp {
@@ -31,7 +32,14 @@ class ServerState {
         images(*backend, options.pull_missing_images),
         secrets(options.pass_through_env),
         audit(std::move(audit_log)),
-        shares(std::move(shared_folders)) {}
+        shares(std::move(shared_folders)),
+        warm(
+            warm_pool_size(options, *backend),
+            [this](const SandboxSpec& shape) { return backend->open_session(shape); },
+            [this](std::size_t pool_sandboxes) {
+              // Warm sandboxes count against the sessions' cap: they never crowd one out.
+              return sessions.size() + pool_sandboxes < options.max_sessions;
+            }) {}
 
   // Appends to the audit log, when there is one.
   void record(const AuditRecord& record) const {
@@ -46,6 +54,14 @@ class ServerState {
   const SecretMask secrets;
   const std::unique_ptr<AuditLog> audit;  // null without --audit-log
   const Shares shares;                    // the host folders the user shared (--share)
+  // Last, so that it goes first: its sandboxes close while the backend is still there.
+  WarmPool warm;
+
+ private:
+  // Only the native backend's sandboxes wait warm: a container backend's calls run cold.
+  static std::size_t warm_pool_size(const ServerOptions& options, const Backend& backend) {
+    return backend.name() == "native" ? options.warm_per_language : 0;
+  }
 };
 
 }  // namespace paddock::mcp

@@ -71,6 +71,11 @@ Status SessionRegistry::reserve() {
   return {};
 }
 
+std::size_t SessionRegistry::size() {
+  std::lock_guard lock(mutex_);
+  return sessions_.size() + reserved_;
+}
+
 void SessionRegistry::unreserve() {
   std::lock_guard lock(mutex_);
   --reserved_;

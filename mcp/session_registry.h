@@ -78,6 +78,8 @@ class SessionRegistry {
   // Closes sessions idle for longer than their ttl; returns their ids.
   std::vector<std::string> expire_idle();
   void close_all();
+  // Sessions open or being opened.
+  [[nodiscard]] std::size_t size();
   [[nodiscard]] double max_ttl_seconds() const { return max_ttl_seconds_; }
 
  private:

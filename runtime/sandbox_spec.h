@@ -31,12 +31,16 @@ struct Limits {
   std::optional<double> cpus;                      // CPU share (cgroup cpu.max), e.g. 0.5
   std::optional<std::uint64_t> memory_high_bytes;  // cgroup memory.high: throttled above it
   bool allow_swap = false;                         // else cgroup memory.swap.max is 0
+
+  bool operator==(const Limits&) const = default;
 };
 
 struct BindMount {
   std::string host_path;     // absolute path on the host
   std::string sandbox_path;  // absolute path inside the sandbox
   bool writable = false;     // read-only unless asked otherwise
+
+  bool operator==(const BindMount&) const = default;
 };
 
 // A file the sandbox starts with, inside its work directory (e.g. the code to run).
@@ -44,6 +48,8 @@ struct SandboxFile {
   std::string path;  // relative to the work directory
   std::string content;
   unsigned mode = 0644;
+
+  bool operator==(const SandboxFile&) const = default;
 };
 
 // Directories of the work directory whose files come back with the result (outputs, plots).
@@ -51,6 +57,8 @@ struct OutputCollection {
   std::vector<std::string> directories;  // relative to the work directory
   std::uint32_t max_files = 32;
   std::uint64_t max_bytes = 16u << 20;  // all files together
+
+  bool operator==(const OutputCollection&) const = default;
 };
 
 // How an image's layers become the root file system.
@@ -65,6 +73,8 @@ struct SandboxUser {
   unsigned uid = 1000;
   unsigned gid = 1000;
   std::string name = "sandbox";
+
+  bool operator==(const SandboxUser&) const = default;
 };
 
 struct SandboxSpec {
@@ -123,6 +133,8 @@ struct SandboxSpec {
   std::vector<std::string> seccomp_allow;           // system calls allowed on top of the profile
   std::vector<std::string> seccomp_deny;  // system calls the profile allows but this run must not
   bool require_cgroups = false;           // refuse to run rather than fall back to rlimits
+
+  bool operator==(const SandboxSpec&) const = default;
 };
 
 // Whether `name` may be a SandboxSpec::host_etc entry: one plain name (no '/', not "." or ".."),

@@ -107,6 +107,10 @@ class Session {
   // Kills the resident and everything else in the sandbox; the files stay.
   virtual void kill_resident() {}
 
+  // Whether the sandbox is gone (killed from outside, out of memory, or closed): nothing more
+  // will run in it. Answers at once.
+  [[nodiscard]] virtual bool ended() { return false; }
+
   // Kills everything in the sandbox and removes it. Idempotent; the destructor does it too.
   virtual void close() = 0;
 };

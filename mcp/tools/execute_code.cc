@@ -91,6 +91,7 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
   if (result.outcome == Outcome::kExited) record.exit_code = result.exit_code;
   record.duration_ms = result.duration_ms;
   record.network = result.network;
+  record.warm = (*run)->warm;
   return record;
 }
 

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <utility>
 
+#include "egress/proxy.h"
 #include "runtime/native/artifacts.h"
 #include "runtime/native/channel.h"
 #include "runtime/native/egress_plan.h"
@@ -131,7 +132,12 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
   packet->kind = kind;
   packet->argc_or_mode = static_cast<std::int32_t>(request.argv.size());
   std::vector<std::string> strings = request.argv;
-  for (auto& entry : merge_env(launched_->prepared->env_storage, request.env)) {
+  std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
+  // A program's way out is the proxy whatever its environment says, as in a one-off run (where
+  // the proxy's variables come last); an installer's command brings its own.
+  if (!spec_.allowed_hosts.empty() && !request.network)
+    env = merge_env(env, egress::proxy_env(true));
+  for (auto& entry : env) {
     strings.push_back(std::move(entry));
   }
   for (const auto& text : strings) {

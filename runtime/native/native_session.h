@@ -32,6 +32,7 @@ class NativeSession final : public Session {
   Result<ResidentProcess> start_resident(const ExecRequest& request) override;
   Status sweep() override;
   void kill_resident() override;
+  bool ended() override { return !check_alive(); }
   void close() override;
 
  private:

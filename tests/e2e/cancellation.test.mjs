@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import test from 'node:test';
 import { connectSdk1, finishClient } from './support/clients.mjs';
-import { descendants, describeProcs, isUserCode, networkPoliciesOf, podsOf, waitForDescendants, waitGone } from './support/procs.mjs';
+import { descendants, describeProcs, settledDescendants, isUserCode, networkPoliciesOf, podsOf, waitForDescendants, waitGone } from './support/procs.mjs';
 import { describe, sleep } from './support/server.mjs';
 
 const key = (p) => `${p.pid}/${p.starttime}`;
@@ -20,7 +20,7 @@ async function runProcesses(server, baseline, ready) {
 test('cancelling a 60 s run leaves no process of it behind', { timeout: 60000 }, async (t) => {
   const conn = await connectSdk1(t);
   const { client, server } = conn;
-  const baseline = descendants(server.pid);
+  const baseline = await settledDescendants(server.pid);
   const marker = `marker-${crypto.randomUUID()}`;
   const controller = new AbortController();
   const call = client.callTool(
@@ -61,7 +61,7 @@ const hasChild = (list) => list.some((p) => p.comm === 'sleep') && list.some((p)
 test("cancelling also kills the processes the run's program started", { timeout: 60000 }, async (t) => {
   const conn = await connectSdk1(t);
   const { client, server } = conn;
-  const baseline = descendants(server.pid);
+  const baseline = await settledDescendants(server.pid);
   const controller = new AbortController();
   const call = client.callTool({ name: 'execute_code', arguments: { code: SPAWNS_A_CHILD, timeout: 90 } },
     undefined, { signal: controller.signal, timeout: 120000 });
@@ -77,7 +77,7 @@ test("cancelling also kills the processes the run's program started", { timeout:
 test("a timeout kills the run's program and its children", { timeout: 60000 }, async (t) => {
   const conn = await connectSdk1(t);
   const { client, server } = conn;
-  const baseline = descendants(server.pid);
+  const baseline = await settledDescendants(server.pid);
   const call = client.callTool({ name: 'execute_code', arguments: { code: SPAWNS_A_CHILD, timeout: 3 } });
   const procs = await runProcesses(server, baseline, hasChild);
   const result = await call;

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { MODERN } from './support/config.mjs';
 import { connectSdk1, connectSdk2, finishClient } from './support/clients.mjs';
-import { descendants, describeProcs, stillAlive, waitForDescendants, waitGone } from './support/procs.mjs';
+import { descendants, describeProcs, settledDescendants, stillAlive, waitForDescendants, waitGone } from './support/procs.mjs';
 import { checkAgainstDeclaredSchema } from './support/schemas.mjs';
 import { describe, sleep } from './support/server.mjs';
 
@@ -290,7 +290,7 @@ test('two sessions do not see each other\'s variables, and a call without a sess
 test('close_session ends the session\'s kernel and bridge, and only them; the server\'s exit ends the rest (1.x client)', { timeout: 120000 }, async (t) => {
   const conn = await connect(t, 1);
   const { server } = conn;
-  const known = new Set(descendants(server.pid).map(key));
+  const known = new Set((await settledDescendants(server.pid)).map(key));
   const newSince = async (ready) => {
     const list = await waitForDescendants(server.pid, (all) => ready(all.filter((p) => !known.has(key(p)))), 15000);
     assert.ok(list, `the session never showed up below the server: ${describeProcs(descendants(server.pid))}`);

@@ -15,6 +15,22 @@
 namespace paddock::testing {
 namespace {
 
+// Every test runs twice: in a sandbox made for it, and in a warm one (set up before the run
+// came, as the MCP server's pool keeps them), which must be the same sandbox in every respect.
+class Isolation : public ::testing::TestWithParam<RunMode> {
+ protected:
+  RunResult run_ok(const SandboxSpec& spec) {
+    RecordingObserver observer;
+    return run_ok(spec, observer);
+  }
+  RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer) {
+    return testing::run_ok(GetParam(), spec, observer);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(ColdAndWarm, Isolation, ::testing::Values(RunMode::kCold, RunMode::kWarm),
+                         [](const auto& test) { return std::string(to_string(test.param)); });
+
 std::string field(const std::string& status, const std::string& name) {
   std::istringstream lines(status);
   std::string line;
@@ -28,7 +44,7 @@ std::string field(const std::string& status, const std::string& name) {
   return "";
 }
 
-TEST(Isolation, ProgramRunsAndExitCodeComesBack) {
+TEST_P(Isolation, ProgramRunsAndExitCodeComesBack) {
   RunResult result = run_ok(shell_spec("echo hello; echo oops >&2; exit 3"));
   EXPECT_EQ(result.outcome, Outcome::kExited);
   EXPECT_EQ(result.exit_code, 3);
@@ -37,7 +53,7 @@ TEST(Isolation, ProgramRunsAndExitCodeComesBack) {
   EXPECT_EQ(result.backend, "native");
 }
 
-TEST(Isolation, HostFilesOutsideTheMountsAreInvisible) {
+TEST_P(Isolation, HostFilesOutsideTheMountsAreInvisible) {
   // The test's own source tree, home directories and secrets exist on the host...
   ASSERT_EQ(access(source_dir().c_str(), F_OK), 0);
   ASSERT_EQ(access("/etc/shadow", F_OK), 0);
@@ -51,7 +67,7 @@ TEST(Isolation, HostFilesOutsideTheMountsAreInvisible) {
             "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsbin\ntmp\nusr\nwork\n");
 }
 
-TEST(Isolation, UsrAndRootAndEtcAreReadOnly) {
+TEST_P(Isolation, UsrAndRootAndEtcAreReadOnly) {
   RunResult result = run_ok(
       shell_spec("for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x; do "
                  "  if echo x > $f 2>/dev/null; then echo WROTE $f; fi; done; "
@@ -60,7 +76,7 @@ TEST(Isolation, UsrAndRootAndEtcAreReadOnly) {
   EXPECT_EQ(result.stdout_data.data, "ok\nok\n") << result.stderr_data.data;
 }
 
-TEST(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
+TEST_P(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
   RunResult result = run_ok(spec_for({"/bin/cat", "/proc/self/status"}));
   const std::string& status = result.stdout_data.data;
   EXPECT_EQ(field(status, "NoNewPrivs"), "1");
@@ -74,7 +90,7 @@ TEST(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
   EXPECT_TRUE(result.isolation.capabilities_dropped);
 }
 
-TEST(Isolation, PidOneIsTheSandboxInit) {
+TEST_P(Isolation, PidOneIsTheSandboxInit) {
   RunResult result =
       run_ok(shell_spec("echo $$; cat /proc/1/status | grep -E '^(PPid|Uid):'; ls /proc | grep -E "
                         "'^[0-9]+$' | wc -l"));
@@ -93,7 +109,7 @@ TEST(Isolation, PidOneIsTheSandboxInit) {
 // The init the program can see is a small program of paddock's own, not a fork of paddock: it
 // holds no copy of paddock's memory (an MCP server's other sessions, its secrets), shows no host
 // command line, and is confined like the program (issue 14, item 5).
-TEST(Isolation, InitIsASmallProgramUnderSeccomp) {
+TEST_P(Isolation, InitIsASmallProgramUnderSeccomp) {
   RunResult result = run_ok(shell_spec(
       "tr '\\0' '|' < /proc/1/cmdline; echo; cat /proc/1/status; readlink /proc/1/exe || true"));
   std::istringstream lines(result.stdout_data.data);
@@ -114,7 +130,7 @@ TEST(Isolation, InitIsASmallProgramUnderSeccomp) {
   EXPECT_EQ(status.find("paddock_integration"), std::string::npos) << status;
 }
 
-TEST(Isolation, HostnameAndUserAreTheSandboxes) {
+TEST_P(Isolation, HostnameAndUserAreTheSandboxes) {
   RunResult result = run_ok(shell_spec("hostname; id -un; echo $HOME; pwd"));
   EXPECT_EQ(result.stdout_data.data, "sandbox\nsandbox\n/work\n/work\n");
 }
@@ -139,7 +155,7 @@ class HostUidObserver : public RecordingObserver {
   std::string payload_status;
 };
 
-TEST(Isolation, HostUidIsNeverRoot) {
+TEST_P(Isolation, HostUidIsNeverRoot) {
   HostUidObserver observer;
   RunResult result = run_ok(shell_spec("echo started; sleep 0.5"), observer);
   ASSERT_FALSE(observer.payload_status.empty());
@@ -190,7 +206,7 @@ std::string connect_script(int port) {
          "except OSError as e:\n    print('REFUSED', e.errno)\n";
 }
 
-TEST(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
+TEST_P(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
   LoopbackServer server;  // on the host's 127.0.0.1
   RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
   EXPECT_EQ(result.stdout_data.data, "REFUSED 111\n")  // ECONNREFUSED: the sandbox's own lo
@@ -206,7 +222,7 @@ TEST(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
 
 // A server and its client in one sandbox, over 127.0.0.1 and ::1: what a test suite, a web app
 // tried with requests, or a multiprocessing manager does.
-TEST(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
+TEST_P(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
   const char* script =
       "import socket, threading\n"
       "for family, host in ((socket.AF_INET, '127.0.0.1'), (socket.AF_INET6, '::1')):\n"
@@ -223,7 +239,7 @@ TEST(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
 
 // The loopback is the sandbox's alone: while one sandbox listens on a port of its 127.0.0.1,
 // neither a second sandbox nor the host reaches it.
-TEST(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
+TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
   int port = 20000 + static_cast<int>(getpid() % 20000);
   std::string server =
       "import socket, time\n"
@@ -271,7 +287,7 @@ TEST(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
   EXPECT_EQ(host_reached, 0);
 }
 
-TEST(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
+TEST_P(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
   LoopbackServer server;
   SandboxSpec spec = spec_for({"python3", "-c", connect_script(server.port())});
   spec.network = NetworkMode::kHost;
@@ -280,7 +296,7 @@ TEST(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
   EXPECT_EQ(result.isolation.network, "host");
 }
 
-TEST(Isolation, HostEnvironmentDoesNotLeak) {
+TEST_P(Isolation, HostEnvironmentDoesNotLeak) {
   setenv("PADDOCK_TEST_SECRET", "do-not-leak", 1);
   SandboxSpec spec = spec_for({"/usr/bin/env"});
   spec.env = {"GREETING=hi"};
@@ -291,7 +307,7 @@ TEST(Isolation, HostEnvironmentDoesNotLeak) {
   EXPECT_NE(result.stdout_data.data.find("HOME=/work\n"), std::string::npos);
 }
 
-TEST(Isolation, OnlyStandardFileDescriptorsAreInherited) {
+TEST_P(Isolation, OnlyStandardFileDescriptorsAreInherited) {
   int leaked = dup(1);  // not CLOEXEC: would leak into a careless sandbox
   RunResult result = run_ok(shell_spec("ls /proc/self/fd"));
   close(leaked);
@@ -299,7 +315,7 @@ TEST(Isolation, OnlyStandardFileDescriptorsAreInherited) {
   EXPECT_EQ(result.stdout_data.data, "0\n1\n2\n3\n");
 }
 
-TEST(Isolation, DevHasOnlyTheUsualNodes) {
+TEST_P(Isolation, DevHasOnlyTheUsualNodes) {
   RunResult result =
       run_ok(shell_spec("ls /dev; echo x > /dev/null && head -c 4 /dev/zero | wc -c; echo x > "
                         "/dev/full || echo FULL"));
@@ -309,7 +325,7 @@ TEST(Isolation, DevHasOnlyTheUsualNodes) {
       << result.stderr_data.data;
 }
 
-TEST(Isolation, KernelStateIsMaskedInProc) {
+TEST_P(Isolation, KernelStateIsMaskedInProc) {
   RunResult result =
       run_ok(shell_spec("for f in /proc/kcore /proc/keys /proc/timer_list; do "
                         "  [ -e $f ] && [ -s $f ] && echo LEAK $f; done; "
@@ -317,7 +333,7 @@ TEST(Isolation, KernelStateIsMaskedInProc) {
   EXPECT_EQ(result.stdout_data.data, "done\n");
 }
 
-TEST(Isolation, ReadOnlyBindShowsAHostPathAndNothingElse) {
+TEST_P(Isolation, ReadOnlyBindShowsAHostPathAndNothingElse) {
   RunResult result = run_ok(probe_spec({"try", "socket_unix"}));
   EXPECT_EQ(result.stdout_data.data, "RESULT socket_unix ok\n") << result.stderr_data.data;
   SandboxSpec spec = shell_spec("cat /probe/data; echo x > /probe/data || echo READONLY");

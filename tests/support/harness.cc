@@ -13,10 +13,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "runtime/native/native_backend.h"
+#include "runtime/warm_run.h"
 
 extern char** environ;
 
@@ -72,6 +74,26 @@ RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer) {
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
   if (!result.ok()) return RunResult{};
   return std::move(*result);
+}
+
+RunResult run_ok(RunMode mode, const SandboxSpec& spec, RecordingObserver& observer) {
+  if (mode == RunMode::kCold) return run_ok(spec, observer);
+  NativeBackend backend;
+  EXPECT_TRUE(runs_warm(spec));
+  auto sandbox = backend.open_session(sandbox_shape(spec));
+  EXPECT_TRUE(sandbox.ok()) << (sandbox.ok() ? "" : sandbox.error().message);
+  if (!sandbox.ok()) return RunResult{};
+  // A pool's sandbox waits for its call.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(write_warm_files(**sandbox, spec).ok());
+  auto result = run_warm(**sandbox, spec, observer);
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+  if (!result.ok()) return RunResult{};
+  return std::move(*result);
+}
+
+const char* to_string(RunMode mode) {
+  return mode == RunMode::kCold ? "Cold" : "Warm";
 }
 
 RunResult run_ok(const SandboxSpec& spec) {

@@ -43,6 +43,12 @@ class RecordingObserver : public RunObserver {
 RunResult run_ok(const SandboxSpec& spec);
 RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer);
 
+// Cold: a sandbox made for the run (run_ok). Warm: the run carried out in a session opened from
+// its shape beforehand, as the MCP server's warm pool does (runtime/warm_run.h).
+enum class RunMode { kCold, kWarm };
+RunResult run_ok(RunMode mode, const SandboxSpec& spec, RecordingObserver& observer);
+const char* to_string(RunMode mode);
+
 struct CliResult {
   int exit_status = -1;  // the exit code, or 128+signal
   std::string out;

@@ -327,7 +327,8 @@ TEST(LanguageRun, WorkFilesAreTheCodesFileAndTheSupportFiles) {
   auto store = PolicyStore::load({});
   ASSERT_TRUE(store.ok());
   EXPECT_EQ(language_work_files(**store->find("python")),
-            (std::vector<std::string>{"main.py", ".paddock/python/sitecustomize.py"}));
+            (std::vector<std::string>{"main.py", ".paddock/python/paddock_plots.py",
+                                      ".paddock/python/sitecustomize.py"}));
   EXPECT_EQ(language_work_files(**store->find("c")), (std::vector<std::string>{"main.c"}));
   // Java names its file after the code's class: without code, after the default one.
   EXPECT_EQ(language_work_files(**store->find("java")), (std::vector<std::string>{"Main.java"}));

@@ -1,81 +1,17 @@
-# paddock: captures matplotlib figures as PNG (and SVG) files without the code doing anything
-# special: at plt.show(), at savefig(), and every figure still open at exit. The files land in
-# $PADDOCK_PLOTS_DIR, which paddock returns as artifacts. Nothing is printed, and matplotlib is
-# not imported unless the code imports it.
-import atexit
-import os
+# paddock: starts figure capture (paddock_plots) when the code imports matplotlib.pyplot, and
+# costs nothing otherwise. Kept this small because every python start compiles it (no bytecode
+# is written in the sandbox): the capture itself is compiled only by programs that plot.
 import sys
-
-_PLOTS = os.environ.get("PADDOCK_PLOTS_DIR", "/work/.paddock/plots")
-_FORMATS = [f for f in os.environ.get("PADDOCK_PLOT_FORMATS", "png").split(",")
-            if f in ("png", "svg")] or ["png"]
-_state = {"count": 0, "captured": set(), "savefig": None}
-
-
-def _capture(figure):
-    """Writes one figure in every format asked for, once per figure."""
-    if id(figure) in _state["captured"] or _state["savefig"] is None:
-        return
-    _state["captured"].add(id(figure))
-    try:
-        os.makedirs(_PLOTS, exist_ok=True)
-        _state["count"] += 1
-        for fmt in _FORMATS:
-            path = os.path.join(_PLOTS, "figure-%d.%s" % (_state["count"], fmt))
-            _state["savefig"](figure, path, format=fmt)
-    except Exception:  # capture must never break the user's program
-        pass
-
-
-def _capture_open_figures(pyplot):
-    for number in pyplot.get_fignums():
-        _capture(pyplot.figure(number))
-
-
-def _patch(pyplot):
-    from matplotlib.figure import Figure
-
-    original_savefig = Figure.savefig
-    _state["savefig"] = original_savefig
-
-    def savefig(self, *args, **kwargs):
-        result = original_savefig(self, *args, **kwargs)
-        _capture(self)
-        return result
-
-    def show(*args, **kwargs):
-        # With the Agg backend show() would only warn: capture and close instead.
-        _capture_open_figures(pyplot)
-        pyplot.close("all")
-
-    Figure.savefig = savefig
-    pyplot.show = show
-    atexit.register(_capture_open_figures, pyplot)
 
 
 class _PyplotImportHook:
-    """Patches matplotlib.pyplot right after it is first imported, and only then."""
-
     def find_spec(self, name, path=None, target=None):
         if name != "matplotlib.pyplot":
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None and spec.loader is not None:
-                break
-        else:
-            return None
         sys.meta_path.remove(self)
-        exec_module = spec.loader.exec_module
+        import paddock_plots
 
-        def exec_and_patch(module):
-            exec_module(module)
-            _patch(module)
-
-        spec.loader.exec_module = exec_and_patch
-        return spec
+        return paddock_plots.find_spec(name, path, target, self)
 
 
 sys.meta_path.insert(0, _PyplotImportHook())

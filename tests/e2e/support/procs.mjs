@@ -130,6 +130,23 @@ export function descendants(rootPid) {
   return out.concat(containerProcesses(rootPid, table), podProcesses(rootPid, table, children));
 }
 
+// descendants(rootPid) once it has stayed the same for `quietMs`: a server sets up its warm
+// sandboxes in the background after it starts, and a baseline taken before they are there would
+// count them as a run's.
+export async function settledDescendants(rootPid, quietMs = 400, timeoutMs = 10000) {
+  const end = Date.now() + timeoutMs;
+  const keyOf = (list) => list.map((p) => `${p.pid}/${p.starttime}`).sort().join(',');
+  let list = descendants(rootPid);
+  let since = Date.now();
+  while (Date.now() - since < quietMs && Date.now() < end) {
+    await sleep(50);
+    const now = descendants(rootPid);
+    if (keyOf(now) !== keyOf(list)) since = Date.now();
+    list = now;
+  }
+  return list;
+}
+
 export function stillAlive(procs) {
   return procs.filter((p) => {
     const now = readProc(p.pid);

@@ -1,0 +1,128 @@
+#include "mcp/warm_pool.h"
+
+#include "mcp/log.h"
+
+namespace paddock::mcp {
+
+WarmPool::WarmPool(std::size_t per_language, Opener open, Room room)
+    : per_language_(per_language), open_(std::move(open)), room_(std::move(room)) {
+  if (per_language_ > 0) filler_ = std::thread([this] { fill(); });
+}
+
+WarmPool::~WarmPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (filler_.joinable()) filler_.join();
+  // The sandboxes still held close as slots_ and retired_ go.
+}
+
+WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxSpec& shape) {
+  Slot& slot = slots_[language];
+  if (!(slot.shape == shape)) {
+    slot.shape = shape;
+    for (auto& stale : slot.waiting) retired_.push_back(std::move(stale));
+    slot.waiting.clear();
+  }
+  slot.failed = false;
+  return slot;
+}
+
+std::size_t WarmPool::count() const {
+  std::size_t total = retired_.size();
+  for (const auto& [language, slot] : slots_) total += slot.waiting.size() + slot.opening;
+  return total;
+}
+
+std::unique_ptr<Session> WarmPool::take(const std::string& language, const SandboxSpec& shape) {
+  if (per_language_ == 0) return nullptr;
+  std::unique_ptr<Session> taken;
+  {
+    std::lock_guard lock(mutex_);
+    Slot& slot = want(language, shape);
+    while (!slot.waiting.empty() && !taken) {
+      taken = std::move(slot.waiting.back());
+      slot.waiting.pop_back();
+      // One that died while it waited (killed from outside) is replaced, not used.
+      if (taken->ended()) retired_.push_back(std::move(taken));
+    }
+    if (taken) ++in_use_;
+  }
+  changed_.notify_all();
+  return taken;
+}
+
+void WarmPool::prepare(const std::string& language, const SandboxSpec& shape) {
+  if (per_language_ == 0) return;
+  {
+    std::lock_guard lock(mutex_);
+    want(language, shape);
+  }
+  changed_.notify_all();
+}
+
+void WarmPool::retire(std::unique_ptr<Session> used) {
+  if (!used) return;
+  {
+    std::lock_guard lock(mutex_);
+    retired_.push_back(std::move(used));
+    --in_use_;
+  }
+  changed_.notify_all();
+}
+
+std::size_t WarmPool::waiting() {
+  std::lock_guard lock(mutex_);
+  std::size_t total = 0;
+  for (const auto& [language, slot] : slots_) total += slot.waiting.size();
+  return total;
+}
+
+void WarmPool::fill() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    // Used sandboxes go first: they hold memory and processes, and their closing frees room.
+    if (!retired_.empty()) {
+      std::unique_ptr<Session> used = std::move(retired_.back());
+      retired_.pop_back();
+      lock.unlock();
+      used.reset();
+      lock.lock();
+      continue;
+    }
+    std::string language;
+    Slot* wanting = nullptr;
+    for (auto& [name, slot] : slots_) {
+      if (!slot.failed && slot.waiting.size() + slot.opening < per_language_) {
+        language = name;
+        wanting = &slot;
+        break;
+      }
+    }
+    if (wanting == nullptr || in_use_ > 0 || !room_(count())) {
+      changed_.wait(lock);
+      continue;
+    }
+    SandboxSpec shape = wanting->shape;
+    ++wanting->opening;
+    lock.unlock();
+    auto opened = open_(shape);
+    lock.lock();
+    Slot& slot = slots_[language];  // std::map: the slot stays where it was
+    --slot.opening;
+    if (!opened) {
+      log(LogLevel::kWarning,
+          "could not prepare a warm " + language +
+              " sandbox (its calls run cold until the next one): " + opened.error().message);
+      slot.failed = true;
+    } else if (stopping_ || !(slot.shape == shape)) {
+      retired_.push_back(std::move(*opened));
+    } else {
+      slot.waiting.push_back(std::move(*opened));
+    }
+  }
+}
+
+}  // namespace paddock::mcp

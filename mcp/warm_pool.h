@@ -1,0 +1,79 @@
+#pragma once
+
+// Warm sandboxes for fresh execute_code calls: sandboxes set up in the background (namespaces,
+// mounts, limits, filter), each waiting for one call. A call takes one of its spec's shape
+// (runtime/warm_run.h), runs in it, and gives it back to be closed; it is never used twice.
+//
+// The pool keeps `per_language` sandboxes waiting for each language that has had a fresh call
+// (or was prepared), of the shape its last eligible call had; a call of another shape runs cold
+// and the language's sandboxes are made in the new shape from then on. Opening and closing
+// happen on the pool's own thread, off the calls' path: none is opened while a warm call runs.
+
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/result.h"
+#include "runtime/sandbox_spec.h"
+#include "runtime/session.h"
+
+namespace paddock::mcp {
+
+class WarmPool {
+ public:
+  using Opener = std::function<Result<std::unique_ptr<Session>>(const SandboxSpec& shape)>;
+  // Whether the server's limits leave room for one more sandbox, given the pool's own count.
+  using Room = std::function<bool(std::size_t pool_sandboxes)>;
+
+  // With `per_language` 0 the pool holds nothing and take() always misses.
+  WarmPool(std::size_t per_language, Opener open, Room room);
+  // Stops filling and closes every sandbox the pool holds.
+  ~WarmPool();
+  WarmPool(const WarmPool&) = delete;
+  WarmPool& operator=(const WarmPool&) = delete;
+
+  // A sandbox of `shape` that has run nothing, or null when none waits. From now on the pool
+  // keeps sandboxes of this shape waiting for `language`.
+  std::unique_ptr<Session> take(const std::string& language, const SandboxSpec& shape);
+  // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start).
+  void prepare(const std::string& language, const SandboxSpec& shape);
+  // Closes a sandbox that served its call, on the pool's thread.
+  void retire(std::unique_ptr<Session> used);
+  // Sandboxes waiting now.
+  [[nodiscard]] std::size_t waiting();
+
+ private:
+  struct Slot {
+    SandboxSpec shape;
+    std::vector<std::unique_ptr<Session>> waiting;
+    std::size_t opening = 0;
+    // Opening failed (an image removed, a limit reached): tried again at the next take().
+    bool failed = false;
+  };
+
+  // Sets the shape `language` wants, dropping sandboxes of another. Called with mutex_ held.
+  Slot& want(const std::string& language, const SandboxSpec& shape);
+  [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
+  void fill();                              // the pool's thread
+
+  const std::size_t per_language_;
+  const Opener open_;
+  const Room room_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::string, Slot> slots_;
+  std::vector<std::unique_ptr<Session>> retired_;
+  // Sandboxes taken and not yet retired: while calls run in them, the pool opens none, so that
+  // setting up the next does not take a core from the calls (retired ones still close).
+  std::size_t in_use_ = 0;
+  bool stopping_ = false;
+  std::thread filler_;
+};
+
+}  // namespace paddock::mcp

@@ -1,0 +1,56 @@
+#include "runtime/warm_run.h"
+
+#include "runtime/step_runner.h"
+
+namespace paddock {
+
+SandboxSpec sandbox_shape(const SandboxSpec& spec) {
+  SandboxSpec shape = spec;
+  shape.argv.clear();
+  shape.prelude.clear();
+  shape.files.clear();
+  shape.files_after_install.clear();
+  shape.collect = {};
+  // The environment comes with each command, so that a waiting sandbox holds none of the values
+  // passed through from the server's own (which may be secrets).
+  shape.env.clear();
+  shape.stdin_path.reset();
+  shape.stdin_fd = -1;
+  // Each command has its own wall timer and the sandbox none (a session's spec needs one that is
+  // valid, which nothing reads).
+  shape.limits.wall_seconds = 1;
+  return shape;
+}
+
+bool runs_warm(const SandboxSpec& spec) {
+  if (spec.networked_prelude > 0 || spec.stdin_path) return false;
+  for (const auto* files : {&spec.files, &spec.files_after_install}) {
+    for (const auto& file : *files) {
+      if (file.mode != 0644) return false;
+    }
+  }
+  return true;
+}
+
+Status write_warm_files(Session& sandbox, const SandboxSpec& spec) {
+  for (const auto& file : spec.files) {
+    if (auto wrote = sandbox.write_file(file.path, file.content); !wrote) return wrote;
+  }
+  return {};
+}
+
+Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserver& observer) {
+  StepPlan plan = steps_of(spec);
+  plan.env = spec.env;
+  plan.stdin_fd = spec.stdin_fd;
+  StepSandbox steps;
+  steps.exec = [&sandbox](const ExecRequest& exec, RunObserver& watching) {
+    return sandbox.exec(exec, watching);
+  };
+  steps.write_file = [&sandbox](const SandboxFile& file) {
+    return sandbox.write_file(file.path, file.content);
+  };
+  return run_steps(plan, steps, observer);
+}
+
+}  // namespace paddock

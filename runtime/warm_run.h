@@ -1,0 +1,36 @@
+#pragma once
+
+// A warm run: a call's spec carried out in a sandbox that was set up before the call came (a
+// session opened from the spec's shape and never used), so that the call pays only for its
+// program. The sandbox is the one a cold run of the same spec would get: the shape holds every
+// part of the spec that makes the sandbox (mounts, image, user, limits, network, filter), and
+// the call brings the rest (code, files, steps, environment, stdin, output collection) when it
+// runs. Nothing of a call is in the sandbox before then, and its timers start with its first
+// step.
+
+#include "core/result.h"
+#include "runtime/backend.h"
+#include "runtime/run_result.h"
+#include "runtime/sandbox_spec.h"
+#include "runtime/session.h"
+
+namespace paddock {
+
+// The parts of `spec` that make its sandbox: the call's own parts cleared. Two specs with equal
+// shapes run in interchangeable sandboxes.
+SandboxSpec sandbox_shape(const SandboxSpec& spec);
+
+// Whether `spec` can run in a warm sandbox of its shape: not when its first step needs a
+// network the sandbox does not have (an installer), when its stdin is a host path, or when it
+// writes a file with a mode other than 0644 (a session writes only those).
+bool runs_warm(const SandboxSpec& spec);
+
+// Writes `spec`'s files into `sandbox`, a session opened from sandbox_shape(spec) that has run
+// nothing yet. An error means nothing of the call has run (the sandbox died while it waited).
+Status write_warm_files(Session& sandbox, const SandboxSpec& spec);
+
+// Then runs `spec`'s prelude and program in it under one wall timer, and collects its output,
+// as a cold run would. The sandbox is not to be used again.
+Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserver& observer);
+
+}  // namespace paddock

@@ -1,0 +1,306 @@
+// The MCP server's warm sandboxes (mcp/warm_pool.h), through a real `paddock mcp`: fresh calls
+// take them, no two calls share one, a call's timer starts when its code arrives, a waiting one
+// holds nothing of the server's secrets or of earlier calls, one killed while it waits is
+// replaced, and none outlives the server. That a warm sandbox isolates exactly as a cold one
+// does is proved by running every isolation test both ways (isolation_test.cc).
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/harness.h"
+#include "support/mcp_process.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string random_text(const std::string& prefix) {
+  std::random_device device;
+  return prefix + std::to_string(device()) + std::to_string(device());
+}
+
+// The sandboxes below the server: each is a paddock-init relay the server (any of its threads)
+// started.
+std::vector<pid_t> sandboxes_of(pid_t server) {
+  std::vector<pid_t> found;
+  std::string tasks = "/proc/" + std::to_string(server) + "/task";
+  for (const auto& task : directory_entries(tasks)) {
+    std::string children = read_file(tasks + "/" + task + "/children");
+    std::size_t at = 0;
+    while (at < children.size()) {
+      std::size_t end = children.find(' ', at);
+      if (end == std::string::npos) end = children.size();
+      std::string pid = children.substr(at, end - at);
+      at = end + 1;
+      if (pid.empty()) continue;
+      std::string comm = read_file("/proc/" + pid + "/comm");
+      if (comm == "paddock-init\n") found.push_back(std::stoi(pid));
+    }
+  }
+  return found;
+}
+
+// Waits until exactly `count` sandboxes have stayed below the server for a moment: the pool has
+// filled and closed what it used. Returns them.
+std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  auto since = Clock::now();
+  std::vector<pid_t> last = sandboxes_of(server);
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::vector<pid_t> now = sandboxes_of(server);
+    if (now != last) {
+      since = Clock::now();
+      last = now;
+    } else if (last.size() == count && Clock::now() - since > std::chrono::milliseconds(150)) {
+      return last;
+    }
+  }
+  ADD_FAILURE() << "the server never settled on " << count << " warm sandboxes; it has "
+                << last.size();
+  return last;
+}
+
+class WarmServer {
+ public:
+  explicit WarmServer(std::vector<std::string> flags = {})
+      : audit_(temp_path("paddock-warm-audit")), server_(with_audit(std::move(flags))) {}
+  ~WarmServer() { unlink(audit_.c_str()); }
+
+  McpProcess& mcp() { return server_; }
+  [[nodiscard]] pid_t pid() const { return server_.pid(); }
+
+  // The structured result of execute_code with `arguments`; a result that is an error (a
+  // timeout) only when `may_fail`.
+  json run(json arguments, bool may_fail = false) {
+    int id = ++next_id_;
+    server_.call(id, "execute_code", std::move(arguments));
+    json answer = server_.wait_for(id);
+    EXPECT_FALSE(answer.is_null()) << "no answer to execute_code";
+    if (answer.is_null()) return json::object();
+    if (!may_fail) {
+      EXPECT_FALSE(answer["result"].value("isError", false)) << answer.dump();
+    }
+    return answer["result"]["structuredContent"];
+  }
+
+  // Whether each run so far ran warm, in order, from the audit log.
+  std::vector<bool> warm_runs() const {
+    std::vector<bool> runs;
+    std::ifstream lines(audit_);
+    for (std::string line; std::getline(lines, line);) {
+      runs.push_back(json::parse(line).value("warm", false));
+    }
+    return runs;
+  }
+
+ private:
+  static std::string temp_path(const std::string& prefix) {
+    return "/tmp/" + prefix + "-" + std::to_string(getpid()) + "-" +
+           std::to_string(Clock::now().time_since_epoch().count());
+  }
+  std::vector<std::string> with_audit(std::vector<std::string> flags) const {
+    flags.insert(flags.end(), {"--audit-log", audit_});
+    return flags;
+  }
+
+  std::string audit_;
+  McpProcess server_;
+  int next_id_ = 0;
+};
+
+TEST(WarmPool, FreshCallsRunWarmAndNeverShareASandbox) {
+  WarmServer server({"--warm", "1"});
+  for (int i = 0; i < 4; ++i) {
+    settled_sandboxes(server.pid(), 1);
+    std::string marker = "call-" + std::to_string(i);
+    json result = server.run({{"code", "open('" + marker +
+                                           "', 'w').close()\nimport os\n"
+                                           "print(sorted(f for f in os.listdir('.') if not "
+                                           "f.startswith('.')))\n"}});
+    EXPECT_EQ(result.value("stdout", ""), "['" + marker + "', 'main.py']\n") << result.dump();
+  }
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true, true, true}));
+}
+
+TEST(WarmPool, CallsAtOnceEachGetTheirOwnSandbox) {
+  WarmServer server({"--warm", "2"});
+  settled_sandboxes(server.pid(), 2);
+  McpProcess& mcp = server.mcp();
+  for (int id = 1; id <= 4; ++id) {
+    mcp.call(id, "execute_code",
+             {{"code", "import time\nopen('mine-" + std::to_string(id) +
+                           "', 'w').close()\ntime.sleep(0.5)\nimport os\n"
+                           "print(sorted(f for f in os.listdir('.') if f.startswith('mine')))\n"}});
+  }
+  for (int id = 1; id <= 4; ++id) {
+    json answer = mcp.wait_for(id);
+    ASSERT_FALSE(answer.is_null());
+    EXPECT_EQ(answer["result"]["structuredContent"].value("stdout", ""),
+              "['mine-" + std::to_string(id) + "']\n")
+        << answer.dump();
+  }
+  std::vector<bool> runs = server.warm_runs();
+  // Two waited; the calls beyond them ran cold rather than wait for one.
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), true), 2) << json(runs).dump();
+}
+
+TEST(WarmPool, TheTimerStartsWhenTheCodeArrives) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  // The sandbox has waited longer than the call's whole timeout before the call comes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  json result =
+      server.run({{"code", "import time\ntime.sleep(1.2)\nprint('done')\n"}, {"timeout", 2}});
+  EXPECT_EQ(result.value("stdout", ""), "done\n") << result.dump();
+  EXPECT_EQ(result.value("exit_code", -1), 0) << result.dump();
+  // And the timeout still holds for the code itself.
+  settled_sandboxes(server.pid(), 1);
+  json late =
+      server.run({{"code", "import time\ntime.sleep(5)\nprint('never')\n"}, {"timeout", 1}}, true);
+  EXPECT_EQ(late.value("stdout", ""), "") << late.dump();
+  EXPECT_EQ(late.value("timed_out", false), true) << late.dump();
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true}));
+}
+
+// Everything a process of the sandbox holds that paddock can read: its command line, its
+// environment and, where the host allows it (as root), its writable memory.
+std::string readable_state(pid_t pid) {
+  std::string proc = "/proc/" + std::to_string(pid);
+  std::string state = read_file(proc + "/cmdline") + read_file(proc + "/environ");
+  std::ifstream maps(proc + "/maps");
+  std::ifstream memory(proc + "/mem", std::ios::binary);
+  for (std::string line; memory && std::getline(maps, line);) {
+    unsigned long start = 0, end = 0;
+    char permissions[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &start, &end, permissions) != 3) continue;
+    if (permissions[0] != 'r' || permissions[1] != 'w') continue;
+    std::string region(end - start, '\0');
+    memory.clear();
+    memory.seekg(static_cast<std::streamoff>(start));
+    if (memory.read(region.data(), static_cast<std::streamsize>(region.size()))) state += region;
+  }
+  return state;
+}
+
+std::vector<pid_t> process_tree(pid_t root) {
+  std::vector<pid_t> tree = {root};
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    std::string tasks = "/proc/" + std::to_string(tree[i]) + "/task";
+    for (const auto& task : directory_entries(tasks)) {
+      std::string children = read_file(tasks + "/" + task + "/children");
+      std::size_t at = 0;
+      for (std::size_t end; (end = children.find(' ', at)) != std::string::npos; at = end + 1) {
+        tree.push_back(std::stoi(children.substr(at, end - at)));
+      }
+    }
+  }
+  return tree;
+}
+
+TEST(WarmPool, AWaitingSandboxHoldsNoSecretAndNothingOfEarlierCalls) {
+  std::string secret = random_text("warm-secret-");
+  std::string request_data = random_text("warm-request-");
+  setenv("WARM_TEST_SECRET", secret.c_str(), 1);
+  WarmServer server({"--warm", "1", "--pass-through-env", "WARM_TEST_SECRET"});
+  unsetenv("WARM_TEST_SECRET");
+  settled_sandboxes(server.pid(), 1);
+  // The secret reaches the code when it runs...
+  json result =
+      server.run({{"code", "import os\nopen('data', 'w').write('" + request_data +
+                               "')\nprint(os.environ['WARM_TEST_SECRET'] == '" + secret + "')\n"},
+                  {"files", json::array({{{"path", "input.txt"}, {"content", request_data}}})}});
+  EXPECT_EQ(result.value("stdout", ""), "True\n") << result.dump();
+  // ...but the sandbox waiting for the next call holds neither it nor the last call's data.
+  std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 1);
+  ASSERT_EQ(waiting.size(), 1u);
+  std::size_t inspected = 0;
+  for (pid_t pid : process_tree(waiting[0])) {
+    std::string state = readable_state(pid);
+    if (!state.empty()) ++inspected;
+    EXPECT_EQ(state.find(secret), std::string::npos) << "process " << pid << " holds the secret";
+    EXPECT_EQ(state.find(request_data), std::string::npos)
+        << "process " << pid << " holds an earlier call's data";
+  }
+  // The relay and init, with its plan: as root everything is readable, memory included. An
+  // unprivileged paddock cannot read them at all (init is not dumpable), nor can the program.
+  if (geteuid() == 0) {
+    EXPECT_GE(inspected, 2u);
+  }
+  // The next call, warm, finds no trace of the last one.
+  json next = server.run({{"code", "import os\nprint(sorted(os.listdir('.')))\n"}});
+  EXPECT_EQ(next.value("stdout", ""), "['.paddock', 'main.py']\n") << next.dump();
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true}));
+}
+
+TEST(WarmPool, ASandboxKilledWhileWaitingIsReplaced) {
+  WarmServer server({"--warm", "1"});
+  std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 1);
+  ASSERT_EQ(waiting.size(), 1u);
+  ASSERT_EQ(kill(waiting[0], SIGKILL), 0);
+  // The dead one is not used: the call runs (cold), and the pool makes another.
+  json result = server.run({{"code", "print('after')"}});
+  EXPECT_EQ(result.value("stdout", ""), "after\n") << result.dump();
+  std::vector<pid_t> replaced = settled_sandboxes(server.pid(), 1);
+  ASSERT_EQ(replaced.size(), 1u);
+  EXPECT_NE(replaced[0], waiting[0]);
+  json warm = server.run({{"code", "print('warm again')"}});
+  EXPECT_EQ(warm.value("stdout", ""), "warm again\n") << warm.dump();
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false, true}));
+}
+
+TEST(WarmPool, NoneOutlivesTheServer) {
+  for (bool killed : {false, true}) {
+    WarmServer server({"--warm", "3"});
+    std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 3);
+    std::vector<pid_t> all;
+    for (pid_t pid : waiting) {
+      for (pid_t process : process_tree(pid)) all.push_back(process);
+    }
+    ASSERT_GE(all.size(), 6u);  // each: a relay and its init
+    if (killed) {
+      // Killed outright, the server cleans nothing: the sandboxes die with it all the same.
+      kill(server.pid(), SIGKILL);
+      server.mcp().wait_exit(std::chrono::seconds(10));
+    } else {
+      server.mcp().close_input();
+      EXPECT_EQ(server.mcp().wait_exit(std::chrono::seconds(10)), 0);
+    }
+    auto deadline = Clock::now() + std::chrono::seconds(5);
+    std::vector<pid_t> alive = all;
+    while (!alive.empty() && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::erase_if(alive, [](pid_t pid) {
+        std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+        return stat.empty() || stat.find(") Z ") != std::string::npos;
+      });
+    }
+    EXPECT_TRUE(alive.empty()) << alive.size() << " processes of warm sandboxes left"
+                               << (killed ? " after SIGKILL" : " after the input ended");
+  }
+}
+
+TEST(WarmPool, WarmZeroKeepsNone) {
+  WarmServer server({"--warm", "0"});
+  json result = server.run({{"code", "print(1)"}});
+  EXPECT_EQ(result.value("stdout", ""), "1\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(sandboxes_of(server.pid()).empty());
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false}));
+}
+
+}  // namespace
+}  // namespace paddock::testing
