@@ -1,5 +1,6 @@
 #include "mcp/serve.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -66,6 +67,10 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
   pthread_sigmask(SIG_BLOCK, &termination, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // One malloc arena for every thread: with one per worker, each kept what its calls freed, and
+  // the server grew by about 6 MB over 200 calls (with one, under 1 MB). Its threads mostly wait
+  // on sandboxes, so they hardly contend for it.
+  mallopt(M_ARENA_MAX, 1);
   ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
                     std::move(*shares));
   prepare_warm_sandboxes(state);
