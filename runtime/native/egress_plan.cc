@@ -22,8 +22,9 @@ bool installer_uses_proxy(const SandboxSpec& spec) {
   return !spec.installer_allowed_hosts.empty() && spec.network == NetworkMode::kNone;
 }
 
-bool has_egress_proxy(const SandboxSpec& spec) {
-  return !spec.allowed_hosts.empty() || installer_uses_proxy(spec);
+bool has_egress_proxy(const SandboxSpec& spec, bool session) {
+  return !spec.allowed_hosts.empty() ||
+         (installer_uses_proxy(spec) && (session || spec.networked_prelude > 0));
 }
 
 Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {

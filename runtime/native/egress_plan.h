@@ -18,8 +18,9 @@ namespace paddock {
 // no network of its own (with --network user or host, every step has that network).
 bool installer_uses_proxy(const SandboxSpec& spec);
 
-// Whether `spec` needs the proxy: the program or the installer has an allowlist.
-bool has_egress_proxy(const SandboxSpec& spec);
+// Whether `spec` needs the proxy: the program has an allowlist, or an installer with one may run
+// (a one-off run's install step; in a session, any later command).
+bool has_egress_proxy(const SandboxSpec& spec, bool session);
 
 // The patterns as a list; an error names the first that does not parse, and the accepted forms.
 Result<egress::AllowList> allow_list(const std::vector<std::string>& texts);

@@ -74,7 +74,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   Prepared& prepared = *launched->prepared;
   ChildPlan plan = child_plan(spec, identity, prepared);
   plan.session = mode == LaunchMode::kSession;
-  if (has_egress_proxy(spec)) {
+  if (has_egress_proxy(spec, plan.session)) {
     auto policy = egress_policy(spec);
     if (!policy) return policy.error();
     auto proxy = egress::EgressProxy::create(std::move(*policy));

@@ -311,6 +311,17 @@ TEST(Egress, AnInstallerReachesItsPackageIndexAndTheProgramAfterItNothing) {
   EXPECT_EQ(result["isolation"]["network"].get<std::string>().rfind("none", 0), 0u);
 }
 
+// Without libraries to install, a run of a language whose installer has a list gets no proxy at
+// all: nothing listens on the sandbox's loopback for it (fewer moving parts, and less to start).
+TEST(Egress, ARunWithoutAnInstallHasNoProxy) {
+  nlohmann::json result =
+      run_json({"--lang", "python", "--code",
+                "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 3128), 2)\n"
+                "    print('a proxy listens')\nexcept ConnectionRefusedError:\n"
+                "    print('refused')\n"});
+  EXPECT_EQ(result["stdout"], "refused\n") << result.dump();
+}
+
 // An installer whose list does not name its registry is refused there, and says which host.
 TEST(Egress, AnInstallerOutsideItsListFailsNamingTheHost) {
   std::string dir = "/tmp/paddock-egress-policy-" + std::to_string(getpid());
