@@ -158,6 +158,19 @@ TEST(WarmPool, CallsAtOnceEachGetTheirOwnSandbox) {
   EXPECT_EQ(std::count(runs.begin(), runs.end(), true), 2) << json(runs).dump();
 }
 
+// A cold python run without libraries has no egress proxy on its loopback: a warm one neither,
+// though a session of the same language keeps one for its installs.
+TEST(WarmPool, AWarmSandboxHasNoProxyAColdRunLacks) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  json result = server.run(
+      {{"code",
+        "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 3128), 2)\n"
+        "    print('a proxy listens')\nexcept ConnectionRefusedError:\n    print('refused')\n"}});
+  EXPECT_EQ(result.value("stdout", ""), "refused\n") << result.dump();
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true}));
+}
+
 TEST(WarmPool, TheTimerStartsWhenTheCodeArrives) {
   WarmServer server({"--warm", "1"});
   settled_sandboxes(server.pid(), 1);
