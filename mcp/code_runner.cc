@@ -275,6 +275,8 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
     return wrote.error();
   }
   StepPlan plan = steps_of(*steps);
+  // What the operator adds to the package index's list, as for a fresh run.
+  extend_installer_list(server_overrides(state), plan.installer_allowed_hosts);
   plan.wall_seconds = run.timeout_seconds;
   plan.files_after_install = request.files;
   plan.collect =

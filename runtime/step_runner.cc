@@ -12,6 +12,7 @@ StepPlan steps_of(const SandboxSpec& spec) {
   plan.steps = spec.prelude;
   plan.steps.push_back(spec.argv);
   plan.networked = spec.networked_prelude;
+  plan.installer_allowed_hosts = spec.installer_allowed_hosts;
   plan.files_after_install = spec.files_after_install;
   plan.wall_seconds = spec.limits.wall_seconds;
   plan.output_bytes = spec.limits.output_bytes;
@@ -45,6 +46,7 @@ Result<RunResult> run_steps(const StepPlan& plan, const StepSandbox& sandbox,
     exec.stdout_to_stderr = !program;
     // A result that ends in the installer's step says the installer had the network.
     exec.network = step < plan.networked;
+    if (exec.network) exec.allowed_hosts = plan.installer_allowed_hosts;
     if (program) exec.collect = plan.collect;
     last = sandbox.exec(exec, observer);
     if (!last) return last;

@@ -22,6 +22,10 @@ struct StepPlan {
   // The first this many steps (the installer) get the installer's network; the caller's files
   // are written only after them, so that no installer ever sees them.
   std::size_t networked = 0;
+  // Those steps reach out only through the sandbox's egress proxy, to these destinations (the
+  // installer's package index, SandboxSpec::installer_allowed_hosts); empty: by the network the
+  // sandbox gives them.
+  std::vector<std::string> installer_allowed_hosts;
   std::vector<SandboxFile> files_after_install;
   std::vector<std::string> env;  // "K=V" on top of the sandbox's, for every step
   int stdin_fd = -1;             // the program's; the other steps read nothing

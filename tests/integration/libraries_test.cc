@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/harness.h"
+#include "support/mcp_process.h"
 
 namespace paddock::testing {
 namespace {
@@ -115,6 +116,23 @@ TEST(Libraries, NpmInstallsFromTheNpmRegistry) {
                                     "--code", "console.log(require('left-pad')('x', 3))"});
   EXPECT_EQ(result["exit_code"], 0) << result["stderr"];
   EXPECT_EQ(result["stdout"], "  x\n");  // the installer's chatter went to stderr
+}
+
+// In a session whose calls are processes (javascript), libraries given with execute_code are
+// installed through the session's proxy with the installer's own list, as install_libraries does.
+TEST(Libraries, ASessionCallsLibrariesReachTheirPackageIndex) {
+  McpProcess server;
+  server.call(1, "create_session", {{"language", "javascript"}});
+  nlohmann::json created = server.wait_for(1);
+  ASSERT_FALSE(created.is_null());
+  std::string session = created["result"]["structuredContent"]["session_id"];
+  server.call(2, "execute_code",
+              {{"session_id", session},
+               {"libraries", {"left-pad"}},
+               {"code", "console.log(require('left-pad')('x', 3))"}});
+  nlohmann::json answer = server.wait_for(2, std::chrono::seconds(120));
+  ASSERT_FALSE(answer.is_null());
+  EXPECT_EQ(answer["result"]["structuredContent"]["stdout"], "  x\n") << answer.dump();
 }
 
 TEST(Libraries, AFailedInstallIsAResultNamingThePackage) {
