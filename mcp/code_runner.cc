@@ -89,12 +89,27 @@ PullProgress progress_to(RunObserver& observer) {
       [&observer](const std::string& line) { observer.on_output(StreamId::kStderr, line + "\n"); };
 }
 
+// A stream with passed-through values masked, its start and its end each when it was cut between
+// them, and its counts following the text: a masked value shortens the stream, and is not a part
+// of it that was left out.
+void mask_stream(const SecretMask& secrets, CapturedOutput& output) {
+  std::uint64_t before = output.data.size();
+  if (output.truncated) {
+    auto head = static_cast<std::size_t>(std::min<std::uint64_t>(output.head_bytes, before));
+    std::string start = secrets.apply(output.data.substr(0, head), true);
+    std::string end = secrets.apply(output.data.substr(head), true);
+    output.head_bytes = start.size();
+    output.data = std::move(start) + end;
+  } else {
+    output.data = secrets.apply(std::move(output.data));
+  }
+  output.total_bytes = output.total_bytes + output.data.size() - before;
+}
+
 // What the client sees of a run: passed-through values masked wherever paddock reports text.
 void mask_secrets(const SecretMask& secrets, RunResult& result) {
-  result.stdout_data.data =
-      secrets.apply(std::move(result.stdout_data.data), result.stdout_data.truncated);
-  result.stderr_data.data =
-      secrets.apply(std::move(result.stderr_data.data), result.stderr_data.truncated);
+  mask_stream(secrets, result.stdout_data);
+  mask_stream(secrets, result.stderr_data);
   result.exec_error = secrets.apply(std::move(result.exec_error));
   if (result.cell) {
     CellReport& cell = *result.cell;

@@ -55,6 +55,8 @@ test('only the variables named by --pass-through-env reach code, and their value
   assert.equal(lines[0], 'True False', 'the named variable is there with its value; the other is not');
   assert.doesNotMatch(lines[1], /E2E_UNLISTED|PADDOCK_PASS|DOCKER_HOST|KUBECONFIG/, 'nothing else of the server environment');
   assert.equal(lines[2], 'token: ***', 'the value is masked in the result');
+  assert.equal(lines.length, 4, `nothing after the last line: ${describe(result)}`);
+  assert.doesNotMatch(JSON.stringify(result), /left out/, 'masking a value cuts nothing out');
   assert.ok(!JSON.stringify(result).includes('tok-e2e-5e1f2a'), 'the value appears nowhere in the result');
 
   // The flag form, as code-sandbox-mcp's users write it, in a session.
