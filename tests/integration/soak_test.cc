@@ -35,21 +35,6 @@ std::size_t fd_count(pid_t pid) {
   return directory_entries("/proc/" + std::to_string(pid) + "/fd").size();
 }
 
-// The server's sandboxes: the paddock-init relays its threads started.
-std::vector<pid_t> sandboxes_of(pid_t server) {
-  std::vector<pid_t> found;
-  std::string tasks = "/proc/" + std::to_string(server) + "/task";
-  for (const auto& task : directory_entries(tasks)) {
-    std::string children = read_file(tasks + "/" + task + "/children");
-    std::size_t at = 0;
-    for (std::size_t end; (end = children.find(' ', at)) != std::string::npos; at = end + 1) {
-      std::string pid = children.substr(at, end - at);
-      if (read_file("/proc/" + pid + "/comm") == "paddock-init\n") found.push_back(std::stoi(pid));
-    }
-  }
-  return found;
-}
-
 bool alive(pid_t pid) {
   std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
   return !stat.empty() && stat.find(") Z ") == std::string::npos;

@@ -32,27 +32,6 @@ std::string random_text(const std::string& prefix) {
   return prefix + std::to_string(device()) + std::to_string(device());
 }
 
-// The sandboxes below the server: each is a paddock-init relay the server (any of its threads)
-// started.
-std::vector<pid_t> sandboxes_of(pid_t server) {
-  std::vector<pid_t> found;
-  std::string tasks = "/proc/" + std::to_string(server) + "/task";
-  for (const auto& task : directory_entries(tasks)) {
-    std::string children = read_file(tasks + "/" + task + "/children");
-    std::size_t at = 0;
-    while (at < children.size()) {
-      std::size_t end = children.find(' ', at);
-      if (end == std::string::npos) end = children.size();
-      std::string pid = children.substr(at, end - at);
-      at = end + 1;
-      if (pid.empty()) continue;
-      std::string comm = read_file("/proc/" + pid + "/comm");
-      if (comm == "paddock-init\n") found.push_back(std::stoi(pid));
-    }
-  }
-  return found;
-}
-
 // Waits until exactly `count` sandboxes have stayed below the server for a moment: the pool has
 // filled and closed what it used. Returns them.
 std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
@@ -212,14 +191,7 @@ std::string readable_state(pid_t pid) {
 std::vector<pid_t> process_tree(pid_t root) {
   std::vector<pid_t> tree = {root};
   for (std::size_t i = 0; i < tree.size(); ++i) {
-    std::string tasks = "/proc/" + std::to_string(tree[i]) + "/task";
-    for (const auto& task : directory_entries(tasks)) {
-      std::string children = read_file(tasks + "/" + task + "/children");
-      std::size_t at = 0;
-      for (std::size_t end; (end = children.find(' ', at)) != std::string::npos; at = end + 1) {
-        tree.push_back(std::stoi(children.substr(at, end - at)));
-      }
-    }
+    for (pid_t child : children_of(tree[i])) tree.push_back(child);
   }
   return tree;
 }

@@ -180,6 +180,26 @@ std::vector<std::string> directory_entries(const std::string& path) {
   return names;
 }
 
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> found;
+  std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : directory_entries(tasks)) {
+    std::istringstream children(read_file(tasks + "/" + task + "/children"));
+    for (pid_t child; children >> child;) found.push_back(child);
+  }
+  return found;
+}
+
+std::vector<pid_t> sandboxes_of(pid_t server) {
+  std::vector<pid_t> found;
+  for (pid_t child : children_of(server)) {
+    if (read_file("/proc/" + std::to_string(child) + "/comm") == "paddock-init\n") {
+      found.push_back(child);
+    }
+  }
+  return found;
+}
+
 std::vector<pid_t> processes_with(const std::string& marker) {
   std::vector<pid_t> found;
   for (const auto& name : directory_entries("/proc")) {

@@ -57,6 +57,11 @@ struct CliResult {
 // Runs the paddock binary with `args` and waits (with a generous safety timeout).
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "");
 
+// The children of `pid` (of any of its threads), as host pids.
+std::vector<pid_t> children_of(pid_t pid);
+// The sandboxes a `paddock mcp` started: its children that are paddock-init relays.
+std::vector<pid_t> sandboxes_of(pid_t server);
+
 // Host pids whose command line contains `marker`.
 std::vector<pid_t> processes_with(const std::string& marker);
 int open_fd_count();
