@@ -19,4 +19,15 @@ const std::vector<std::string>& builtin_host_etc();
 // work directory (plot capture).
 const std::string_view* builtin_support_file(std::string_view name);
 
+// A python support file as the bytecode of the python paddock was built beside (/usr/bin/python3),
+// which only an interpreter of the same cache tag loads (others compile the source).
+struct CompiledSupportFile {
+  std::string_view name;       // "python/sitecustomize.py"
+  std::string_view cache_tag;  // "cpython-311"
+  std::string_view bytecode;   // an unchecked-hash .pyc: used without looking at the source
+};
+
+// The bytecode of support file `name`, or null (not python, or no python at build time).
+const CompiledSupportFile* builtin_support_bytecode(std::string_view name);
+
 }  // namespace paddock

@@ -56,6 +56,25 @@ TEST(Plots, CodeWithoutMatplotlibDoesNotPayForIt) {
   EXPECT_TRUE(result["artifacts"].empty());
 }
 
+// The capture hooks come as bytecode the sandbox's python (the host's, here) loads as it is: no
+// python start compiles them (about 1.5 ms each, as the sandbox writes no bytecode).
+TEST(Plots, TheHooksAreBytecodeThePythonUsesAsItIs) {
+  nlohmann::json result = run_json(
+      {"run", "--json", "--lang", "python", "--code",
+       "import importlib.util, sys\n"
+       "for name in ('sitecustomize', 'paddock_plots'):\n"
+       "    path = importlib.util.cache_from_source('/work/.paddock/python/' + name + '.py')\n"
+       "    data = open(path, 'rb').read()\n"
+       "    # the interpreter's own magic, and flags 1: hash-based, not checked against the "
+       "source\n"
+       "    print(name, data[:4] == importlib.util.MAGIC_NUMBER, int.from_bytes(data[4:8], "
+       "'little'))\n"
+       "print(sys.modules['sitecustomize'].__spec__.cached == importlib.util.cache_from_source("
+       "'/work/.paddock/python/sitecustomize.py'))\n"});
+  EXPECT_EQ(result["stdout"], "sitecustomize True 1\npaddock_plots True 1\nTrue\n")
+      << result.dump();
+}
+
 TEST(Plots, EveryRGraphicsPageBecomesAPng) {
   nlohmann::json result = run_json({"run", "--json", "--lang", "r", "--code",
                                     "plot(1:10)\nhist(c(1, 2, 2, 3))\ncat('done\\n')\n"});
