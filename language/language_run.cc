@@ -159,7 +159,7 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
   for (const auto& [name, value] : policy.env) spec.env.push_back(name + "=" + value);
   policy.limits.apply_to(spec.limits);
   for (const auto& [path, name] : policy.support_files) {
-    spec.files.push_back({path, std::string(*builtin_support_file(name)), 0644});
+    spec.files.push_back({path, std::string(*builtin_support_file(name)), 0644, true});
     // Its bytecode where python looks for it first (dir/__pycache__/stem.TAG.pyc): a python of
     // that tag imports it without compiling the source.
     if (const CompiledSupportFile* compiled = builtin_support_bytecode(name)) {
@@ -168,7 +168,7 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
       std::string stem = path.substr(directory.size(), path.size() - directory.size() - 3);
       spec.files.push_back(
           {directory + "__pycache__/" + stem + "." + std::string(compiled->cache_tag) + ".pyc",
-           std::string(compiled->bytecode), 0644});
+           std::string(compiled->bytecode), 0644, true});
     }
   }
   spec.collect.directories = policy.collect;

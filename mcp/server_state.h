@@ -17,6 +17,7 @@
 #include "mcp/shares.h"
 #include "mcp/warm_pool.h"
 #include "runtime/backend.h"
+#include "runtime/warm_run.h"
 
 namespace paddock::mcp {
 
@@ -35,7 +36,7 @@ class ServerState {
         shares(std::move(shared_folders)),
         warm(
             warm_pool_size(options, *backend),
-            [this](const SandboxSpec& shape) { return backend->open_session(shape); },
+            [this](const SandboxSpec& shape) { return open_warm(*backend, shape); },
             [this](std::size_t pool_sandboxes) {
               // Warm sandboxes count against the sessions' cap: they never crowd one out.
               return sessions.size() + pool_sandboxes < options.max_sessions;

@@ -48,6 +48,9 @@ struct SandboxFile {
   std::string path;  // relative to the work directory
   std::string content;
   unsigned mode = 0644;
+  // The same for every call of its language (a policy's support file): a warm sandbox has it
+  // before its call comes (runtime/warm_run.h).
+  bool support = false;
 
   bool operator==(const SandboxFile&) const = default;
 };

@@ -8,7 +8,8 @@ SandboxSpec sandbox_shape(const SandboxSpec& spec) {
   SandboxSpec shape = spec;
   shape.argv.clear();
   shape.prelude.clear();
-  shape.files.clear();
+  // The language's support files are every call's: the sandbox has them before its call comes.
+  std::erase_if(shape.files, [](const SandboxFile& file) { return !file.support; });
   shape.files_after_install.clear();
   shape.collect = {};
   // The environment comes with each command, so that a waiting sandbox holds none of the values
@@ -35,11 +36,27 @@ bool runs_warm(const SandboxSpec& spec) {
   return true;
 }
 
-Status write_warm_files(Session& sandbox, const SandboxSpec& spec) {
-  for (const auto& file : spec.files) {
+namespace {
+
+Status write_files(Session& sandbox, const std::vector<SandboxFile>& files, bool support) {
+  for (const auto& file : files) {
+    if (file.support != support) continue;
     if (auto wrote = sandbox.write_file(file.path, file.content); !wrote) return wrote;
   }
   return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxSpec& shape) {
+  auto sandbox = backend.open_session(shape);
+  if (!sandbox) return sandbox.error();
+  if (auto wrote = write_files(**sandbox, shape.files, true); !wrote) return wrote.error();
+  return sandbox;
+}
+
+Status write_warm_files(Session& sandbox, const SandboxSpec& spec) {
+  return write_files(sandbox, spec.files, false);
 }
 
 Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserver& observer) {

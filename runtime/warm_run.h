@@ -4,7 +4,7 @@
 // session opened from the spec's shape and never used), so that the call pays only for its
 // program. The sandbox is the one a cold run of the same spec would get: the shape holds every
 // part of the spec that makes the sandbox (mounts, image, user, limits, network, filter), and
-// the call brings the rest (code, files, steps, environment, stdin, output collection) when it
+// the call brings the rest (code, its files, steps, environment, stdin, output collection) when it
 // runs. Nothing of a call is in the sandbox before then, and its timers start with its first
 // step.
 
@@ -25,8 +25,12 @@ SandboxSpec sandbox_shape(const SandboxSpec& spec);
 // writes a file with a mode other than 0644 (a session writes only those).
 bool runs_warm(const SandboxSpec& spec);
 
-// Writes `spec`'s files into `sandbox`, a session opened from sandbox_shape(spec) that has run
-// nothing yet. An error means nothing of the call has run (the sandbox died while it waited).
+// A warm sandbox of `shape`: a session of the backend, with the shape's files (the language's
+// support files) written into it.
+Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxSpec& shape);
+
+// Writes the rest of `spec`'s files into `sandbox`, opened by open_warm(sandbox_shape(spec)) and
+// unused since. An error means nothing of the call has run (the sandbox died while it waited).
 Status write_warm_files(Session& sandbox, const SandboxSpec& spec);
 
 // Then runs `spec`'s prelude and program in it under one wall timer, and collects its output,

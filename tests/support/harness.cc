@@ -80,7 +80,7 @@ RunResult run_ok(RunMode mode, const SandboxSpec& spec, RecordingObserver& obser
   if (mode == RunMode::kCold) return run_ok(spec, observer);
   NativeBackend backend;
   EXPECT_TRUE(runs_warm(spec));
-  auto sandbox = backend.open_session(sandbox_shape(spec));
+  auto sandbox = open_warm(backend, sandbox_shape(spec));
   EXPECT_TRUE(sandbox.ok()) << (sandbox.ok() ? "" : sandbox.error().message);
   if (!sandbox.ok()) return RunResult{};
   // A pool's sandbox waits for its call.
