@@ -137,16 +137,19 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
 Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& language,
                                    const SandboxSpec& spec, RunObserver& observer, bool& warm) {
   if (runs_warm(spec)) {
-    if (auto sandbox = state.warm.take(language, sandbox_shape(spec))) {
-      // Files that cannot be written mean a sandbox that died while it waited: nothing of the
-      // call has run, and it runs cold instead.
-      if (write_warm_files(*sandbox, spec)) {
-        warm = true;
-        auto result = run_warm(*sandbox, spec, observer);
-        state.warm.retire(std::move(sandbox));
-        return result;
-      }
-      state.warm.retire(std::move(sandbox));
+    // What a cold run would refuse before starting, a warm one refuses too.
+    if (auto valid = state.backend->check(spec); !valid) return valid.error();
+    // Goes back to the pool (to be closed) however the call ends.
+    struct Taken {
+      WarmPool& pool;
+      std::unique_ptr<Session> sandbox;
+      ~Taken() { pool.retire(std::move(sandbox)); }
+    } taken{state.warm, state.warm.take(language, sandbox_shape(spec))};
+    // Files that cannot be written mean a sandbox that died while it waited: nothing of the
+    // call has run, and it runs cold instead.
+    if (taken.sandbox && write_warm_files(*taken.sandbox, spec)) {
+      warm = true;
+      return run_warm(*taken.sandbox, spec, observer);
     }
   }
   return state.backend->run(spec, observer);

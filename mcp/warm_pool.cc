@@ -4,6 +4,8 @@
 
 namespace paddock::mcp {
 
+using Clock = std::chrono::steady_clock;
+
 WarmPool::WarmPool(std::size_t per_language, Opener open, Room room)
     : per_language_(per_language), open_(std::move(open)), room_(std::move(room)) {
   if (per_language_ > 0) filler_ = std::thread([this] { fill(); });
@@ -23,7 +25,7 @@ WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxSpec& s
   Slot& slot = slots_[language];
   if (!(slot.shape == shape)) {
     slot.shape = shape;
-    for (auto& stale : slot.waiting) retired_.push_back(std::move(stale));
+    for (auto& stale : slot.waiting) retired_.push_back(std::move(stale.sandbox));
     slot.waiting.clear();
   }
   slot.failed = false;
@@ -36,14 +38,28 @@ std::size_t WarmPool::count() const {
   return total;
 }
 
+Clock::time_point WarmPool::retire_aged() {
+  auto now = Clock::now();
+  auto next = Clock::time_point::max();
+  for (auto& [language, slot] : slots_) {
+    while (!slot.waiting.empty() && now - slot.waiting.front().made >= kMaxWait) {
+      retired_.push_back(std::move(slot.waiting.front().sandbox));
+      slot.waiting.erase(slot.waiting.begin());
+    }
+    if (!slot.waiting.empty()) next = std::min(next, slot.waiting.front().made + kMaxWait);
+  }
+  return next;
+}
+
 std::unique_ptr<Session> WarmPool::take(const std::string& language, const SandboxSpec& shape) {
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Session> taken;
   {
     std::lock_guard lock(mutex_);
+    retire_aged();
     Slot& slot = want(language, shape);
     while (!slot.waiting.empty() && !taken) {
-      taken = std::move(slot.waiting.back());
+      taken = std::move(slot.waiting.back().sandbox);  // the youngest
       slot.waiting.pop_back();
       // One that died while it waited (killed from outside) is replaced, not used.
       if (taken->ended()) retired_.push_back(std::move(taken));
@@ -73,6 +89,21 @@ void WarmPool::retire(std::unique_ptr<Session> used) {
   changed_.notify_all();
 }
 
+void WarmPool::fit() {
+  if (per_language_ == 0) return;
+  {
+    std::lock_guard lock(mutex_);
+    // room_(n) says whether n + 1 fit: with one sandbox fewer, do all fit?
+    for (auto& [language, slot] : slots_) {
+      while (!slot.waiting.empty() && !room_(count() - 1)) {
+        retired_.push_back(std::move(slot.waiting.front().sandbox));
+        slot.waiting.erase(slot.waiting.begin());
+      }
+    }
+  }
+  changed_.notify_all();
+}
+
 std::size_t WarmPool::waiting() {
   std::lock_guard lock(mutex_);
   std::size_t total = 0;
@@ -83,6 +114,7 @@ std::size_t WarmPool::waiting() {
 void WarmPool::fill() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
+    auto next_expiry = retire_aged();
     // Used sandboxes go first: they hold memory and processes, and their closing frees room.
     if (!retired_.empty()) {
       std::unique_ptr<Session> used = std::move(retired_.back());
@@ -102,7 +134,12 @@ void WarmPool::fill() {
       }
     }
     if (wanting == nullptr || in_use_ > 0 || !room_(count())) {
-      changed_.wait(lock);
+      // Woken by a change, or when the oldest waiting sandbox is due to be replaced.
+      if (next_expiry == Clock::time_point::max()) {
+        changed_.wait(lock);
+      } else {
+        changed_.wait_until(lock, next_expiry);
+      }
       continue;
     }
     SandboxSpec shape = wanting->shape;
@@ -120,7 +157,7 @@ void WarmPool::fill() {
     } else if (stopping_ || !(slot.shape == shape)) {
       retired_.push_back(std::move(*opened));
     } else {
-      slot.waiting.push_back(std::move(*opened));
+      slot.waiting.push_back({std::move(*opened), Clock::now()});
     }
   }
 }

@@ -9,6 +9,7 @@
 // and the language's sandboxes are made in the new shape from then on. Opening and closing
 // happen on the pool's own thread, off the calls' path: none is opened while a warm call runs.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -45,13 +46,24 @@ class WarmPool {
   void prepare(const std::string& language, const SandboxSpec& shape);
   // Closes a sandbox that served its call, on the pool's thread.
   void retire(std::unique_ptr<Session> used);
+  // Retires waiting sandboxes until the server's limits hold again (a session was just added).
+  void fit();
   // Sandboxes waiting now.
   [[nodiscard]] std::size_t waiting();
 
+  // How long a sandbox may wait. What it learned of the host when it was made (the host's own
+  // addresses, which its network fence and egress proxy refuse) is at most this old when its call
+  // comes; a cold run holds its own for as long as it runs.
+  static constexpr std::chrono::seconds kMaxWait{30};
+
  private:
+  struct Waiting {
+    std::unique_ptr<Session> sandbox;
+    std::chrono::steady_clock::time_point made;
+  };
   struct Slot {
     SandboxSpec shape;
-    std::vector<std::unique_ptr<Session>> waiting;
+    std::vector<Waiting> waiting;  // oldest first
     std::size_t opening = 0;
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
@@ -60,7 +72,10 @@ class WarmPool {
   // Sets the shape `language` wants, dropping sandboxes of another. Called with mutex_ held.
   Slot& want(const std::string& language, const SandboxSpec& shape);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
-  void fill();                              // the pool's thread
+  // Retires the sandboxes that have waited kMaxWait; the time the next one will have. With
+  // mutex_ held.
+  std::chrono::steady_clock::time_point retire_aged();
+  void fill();  // the pool's thread
 
   const std::size_t per_language_;
   const Opener open_;

@@ -58,6 +58,9 @@ class Backend {
   // Runs spec.argv in a fresh sandbox and waits for it. An Error means paddock itself failed and
   // nothing is left running; whatever the program did is in the RunResult.
   [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;
+  // What run() would refuse of `spec` before starting anything (its paths, limits, files), for a
+  // caller that carries the spec out another way (a warm sandbox). Default: nothing.
+  [[nodiscard]] virtual Status check(const SandboxSpec& /*spec*/) const { return {}; }
   // A sandbox that stays (session.h), built from spec without its argv and prelude.
   [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec);
   // Finds `image` (a reference) where this backend takes images from: the native backend in

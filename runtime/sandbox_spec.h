@@ -136,6 +136,10 @@ struct SandboxSpec {
   std::vector<std::string> seccomp_allow;           // system calls allowed on top of the profile
   std::vector<std::string> seccomp_deny;  // system calls the profile allows but this run must not
   bool require_cgroups = false;           // refuse to run rather than fall back to rlimits
+  // A session's: whether a later command may be given a network (an installer's), for which it
+  // is made ready (a network fence, resolv.conf, its namespaces kept, an egress proxy). A warm
+  // sandbox runs no installer, so it is made as a one-off run without one is.
+  bool session_networking = true;
 
   bool operator==(const SandboxSpec&) const = default;
 };

@@ -16,9 +16,10 @@ SandboxSpec sandbox_shape(const SandboxSpec& spec) {
   // passed through from the server's own (which may be secrets).
   shape.env.clear();
   shape.stdin_path.reset();
-  // It runs no installer (runs_warm), so it gets no proxy for one: a cold run without an install
-  // step has none either.
+  // It runs no installer (runs_warm), so it is not made ready for one (no proxy for one, no
+  // fence): a cold run without an install step is not either.
   shape.installer_allowed_hosts.clear();
+  shape.session_networking = false;
   shape.stdin_fd = -1;
   // Each command has its own wall timer and the sandbox none (a session's spec needs one that is
   // valid, which nothing reads).

@@ -89,6 +89,8 @@ class CreateSession final : public Tool {
     auto mounts = add_mounts(state, arguments, *spec);
     if (!mounts) return tool_error(mounts.error().message);
     if (auto room = state.sessions.reserve(); !room) return tool_error(room.error().message);
+    // Warm sandboxes give way: together with the sessions they stay within --max-sessions.
+    state.warm.fit();
     auto opened = state.backend->open_session(*spec);
     record_mounts(state, **policy, *spec, *mounts, opened ? "done" : "error");
     if (!opened) {

@@ -7,6 +7,7 @@
 #include "runtime/native/native_session.h"
 #include "runtime/native/run_report.h"
 #include "runtime/native/sandbox_launch.h"
+#include "runtime/native/spec_validation.h"
 
 namespace paddock {
 namespace {
@@ -49,6 +50,10 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
 }
 
 }  // namespace
+
+Status NativeBackend::check(const SandboxSpec& spec) const {
+  return validate_spec(spec);
+}
 
 Result<RunResult> NativeBackend::run(const SandboxSpec& spec, RunObserver& observer) {
   return with_image_root_fallback<RunResult>(spec, [&](const SandboxSpec& attempt, bool& refused) {

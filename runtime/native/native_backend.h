@@ -19,6 +19,7 @@ class NativeBackend final : public Backend {
   [[nodiscard]] Status pull_image(const std::string& image,
                                   const PullProgress& progress) const override;
   [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
+  [[nodiscard]] Status check(const SandboxSpec& spec) const override;
   [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
 
  private:

@@ -68,13 +68,15 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   identity.gid = spec.user.gid;
   identity.user = spec.user.name;
   identity.home = spec.workdir;
-  auto prepared_or = prepare(spec, identity, cgroups.usable(), mode == LaunchMode::kSession);
+  // A session ready to give a later command a network is made so from the start.
+  bool network_later = mode == LaunchMode::kSession && spec.session_networking;
+  auto prepared_or = prepare(spec, identity, cgroups.usable(), network_later);
   if (!prepared_or) return prepared_or.error();
   launched->prepared = std::move(*prepared_or);
   Prepared& prepared = *launched->prepared;
   ChildPlan plan = child_plan(spec, identity, prepared);
   plan.session = mode == LaunchMode::kSession;
-  if (has_egress_proxy(spec, plan.session)) {
+  if (has_egress_proxy(spec, network_later)) {
     auto policy = egress_policy(spec);
     if (!policy) return policy.error();
     auto proxy = egress::EgressProxy::create(std::move(*policy));
@@ -89,7 +91,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   bool attach_network = spec.network == NetworkMode::kUser ||
                         (spec.networked_prelude > 0 && !installer_uses_proxy(spec));
   // A session may be given networking later, for one command (an installer).
-  bool keep_namespaces = attach_network || (plan.session && spec.network != NetworkMode::kHost);
+  bool keep_namespaces = attach_network || (network_later && spec.network != NetworkMode::kHost);
   if (spec.network != NetworkMode::kUser && spec.networked_prelude > 0) {
     plan.pause_before_step = spec.networked_prelude;
   }

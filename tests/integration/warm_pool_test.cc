@@ -48,8 +48,10 @@ std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
       return last;
     }
   }
+  std::string pids;
+  for (pid_t pid : last) pids += " " + std::to_string(pid);
   ADD_FAILURE() << "the server never settled on " << count << " warm sandboxes; it has "
-                << last.size();
+                << last.size() << ":" << pids;
   return last;
 }
 
@@ -276,6 +278,76 @@ TEST(WarmPool, NoneOutlivesTheServer) {
     EXPECT_TRUE(alive.empty()) << alive.size() << " processes of warm sandboxes left"
                                << (killed ? " after SIGKILL" : " after the input ended");
   }
+}
+
+// Made ready for no network a later command could get: a warm sandbox has no resolv.conf, no
+// fence rules and no proxy that a cold run without an install lacks, so code cannot tell them
+// apart by what they refuse.
+TEST(WarmPool, ASandboxLooksTheSameWarmAndCold) {
+  const std::string probe =
+      "import errno, os, socket\n"
+      "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+      "try:\n    s.connect(('169.254.0.53', 53)); s.send(b'x'); print('sent')\n"
+      "except OSError as e:\n    print(errno.errorcode[e.errno])\n"
+      "print(sorted(os.listdir('/etc')))\n";
+  WarmServer warm({"--warm", "1"});
+  settled_sandboxes(warm.pid(), 1);
+  WarmServer cold({"--warm", "0"});
+  json from_warm = warm.run({{"code", probe}});
+  json from_cold = cold.run({{"code", probe}});
+  EXPECT_EQ(from_warm.value("stdout", "warm"), from_cold.value("stdout", "cold"));
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{true}));
+}
+
+// A call's spec is checked as a cold run's is, before a warm sandbox is taken.
+TEST(WarmPool, ACallsFilesAreCheckedAsACold) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  json bad = {{"code", "print(1)"},
+              {"files", json::array({{{"path", "./c.txt"}, {"content", "x"}}})}};
+  server.mcp().call(1, "execute_code", bad);
+  json warm_answer = server.mcp().wait_for(1);
+  WarmServer cold({"--warm", "0"});
+  cold.mcp().call(1, "execute_code", bad);
+  json cold_answer = cold.mcp().wait_for(1);
+  ASSERT_FALSE(warm_answer.is_null());
+  ASSERT_FALSE(cold_answer.is_null());
+  EXPECT_TRUE(cold_answer["result"].value("isError", false)) << cold_answer.dump();
+  EXPECT_EQ(warm_answer["result"], cold_answer["result"]);
+}
+
+// Sessions and waiting sandboxes together stay within --max-sessions: sessions are never
+// refused for the pool, whose sandboxes give way.
+TEST(WarmPool, WaitingSandboxesGiveWayToSessions) {
+  WarmServer server({"--warm", "2", "--max-sessions", "3"});
+  server.run({{"code", "echo warm"}, {"language", "bash"}});  // bash's pool fills too
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (sandboxes_of(server.pid()).size() < 3 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  for (int id = 10; id < 13; ++id) {
+    server.mcp().call(id, "create_session", {{"language", "bash"}});
+    json created = server.mcp().wait_for(id);
+    ASSERT_FALSE(created.is_null());
+    EXPECT_FALSE(created["result"].value("isError", false)) << created.dump();
+  }
+  // The three sessions, and no warm sandbox beside them once the pool has given way.
+  EXPECT_EQ(settled_sandboxes(server.pid(), 3).size(), 3u);
+}
+
+// A sandbox does not wait longer than WarmPool::kMaxWait (30 s): what it learned of the host when
+// it was made (its addresses, which the network fence and the proxy refuse) never grows older.
+TEST(WarmPool, ASandboxWaitsThirtySecondsAtMost) {
+  WarmServer server({"--warm", "1"});
+  std::vector<pid_t> first = settled_sandboxes(server.pid(), 1);
+  ASSERT_EQ(first.size(), 1u);
+  std::this_thread::sleep_for(std::chrono::seconds(31));
+  std::vector<pid_t> later = settled_sandboxes(server.pid(), 1);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_NE(later[0], first[0]) << "the sandbox made at the start still waits after 31 s";
+  json result = server.run({{"code", "print('fresh')"}});
+  EXPECT_EQ(result.value("stdout", ""), "fresh\n");
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true}));
 }
 
 TEST(WarmPool, WarmZeroKeepsNone) {
