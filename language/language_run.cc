@@ -162,7 +162,8 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
     spec.files.push_back({path, std::string(*builtin_support_file(name)), 0644, true});
     // Its bytecode where python looks for it first (dir/__pycache__/stem.TAG.pyc): a python of
     // that tag imports it without compiling the source.
-    if (const CompiledSupportFile* compiled = builtin_support_bytecode(name)) {
+    const CompiledSupportFile* compiled = builtin_support_bytecode(name);
+    if (compiled != nullptr && path.ends_with(".py")) {
       auto slash = path.rfind('/');
       std::string directory = slash == std::string::npos ? "" : path.substr(0, slash + 1);
       std::string stem = path.substr(directory.size(), path.size() - directory.size() - 3);

@@ -104,13 +104,6 @@ void WarmPool::fit() {
   changed_.notify_all();
 }
 
-std::size_t WarmPool::waiting() {
-  std::lock_guard lock(mutex_);
-  std::size_t total = 0;
-  for (const auto& [language, slot] : slots_) total += slot.waiting.size();
-  return total;
-}
-
 void WarmPool::fill() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {

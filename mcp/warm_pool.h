@@ -48,8 +48,6 @@ class WarmPool {
   void retire(std::unique_ptr<Session> used);
   // Retires waiting sandboxes until the server's limits hold again (a session was just added).
   void fit();
-  // Sandboxes waiting now.
-  [[nodiscard]] std::size_t waiting();
 
   // How long a sandbox may wait. What it learned of the host when it was made (the host's own
   // addresses, which its network fence and egress proxy refuse) is at most this old when its call

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <fstream>
 #include <random>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
