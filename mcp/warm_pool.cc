@@ -93,11 +93,14 @@ void WarmPool::fit() {
   if (per_language_ == 0) return;
   {
     std::lock_guard lock(mutex_);
-    // room_(n) says whether n + 1 fit: with one sandbox fewer, do all fit?
+    // The sandboxes that stay: retired ones are on their way out. room_(n) says whether n + 1
+    // fit, so room_(kept - 1) whether all kept ones do.
+    std::size_t kept = count() - retired_.size();
     for (auto& [language, slot] : slots_) {
-      while (!slot.waiting.empty() && !room_(count() - 1)) {
+      while (!slot.waiting.empty() && !room_(kept - 1)) {
         retired_.push_back(std::move(slot.waiting.front().sandbox));
         slot.waiting.erase(slot.waiting.begin());
+        --kept;
       }
     }
   }
