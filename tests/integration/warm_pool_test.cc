@@ -358,5 +358,21 @@ TEST(WarmPool, WarmZeroKeepsNone) {
   EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false}));
 }
 
+// The memory target: an idle server, its warm sandbox waiting, within 15 MiB. GnuTLS's
+// load-time initialization alone (a library paddock never calls) took it to about 15.4.
+TEST(WarmPool, AnIdleServerWithItsWarmSandboxStaysWithinFifteenMebibytes) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  long rss_kib = -1;
+  std::ifstream status("/proc/" + std::to_string(server.pid()) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) rss_kib = std::stol(line.substr(6));
+  }
+  RecordProperty("idle_rss_kib", std::to_string(rss_kib));
+  EXPECT_GT(rss_kib, 0);
+  EXPECT_LE(rss_kib, 15 * 1024) << "the idle server's RSS is " << rss_kib << " KiB";
+}
+
 }  // namespace
 }  // namespace paddock::testing
