@@ -14,7 +14,9 @@
 namespace paddock {
 namespace {
 
-HostLayout::Entry read_entry(const std::string& path, std::string name) {
+// A file's bytes are read only when `with_content`: a flattened image's, which are written into
+// the sandbox; the host's are bound.
+HostLayout::Entry read_entry(const std::string& path, std::string name, bool with_content) {
   HostLayout::Entry entry{std::move(name), HostLayout::Entry::Type::kDirectory, ""};
   struct stat info {};
   lstat(path.c_str(), &info);
@@ -24,10 +26,11 @@ HostLayout::Entry read_entry(const std::string& path, std::string name) {
     entry.type = HostLayout::Entry::Type::kSymlink;
     entry.content.assign(target.data(), static_cast<std::size_t>(std::max<ssize_t>(length, 0)));
   } else if (S_ISREG(info.st_mode)) {
+    entry.type = HostLayout::Entry::Type::kFile;
+    if (!with_content) return entry;
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    entry.type = HostLayout::Entry::Type::kFile;
     entry.content = text.str();
   }
   return entry;
@@ -58,7 +61,8 @@ HostLayout probe_host_layout() {
   HostLayout layout;
   for (const char* name : {"bin", "sbin", "lib", "lib32", "lib64", "libx32"}) {
     std::string path = std::string("/") + name;
-    if (is_dir_or_link_or_file(path, false)) layout.top_level.push_back(read_entry(path, name));
+    if (is_dir_or_link_or_file(path, false))
+      layout.top_level.push_back(read_entry(path, name, false));
   }
   for (const auto& name : host_etc_allowlist()) {
     if (auto entry = probe_host_etc(name)) layout.etc.push_back(std::move(*entry));
@@ -81,7 +85,7 @@ std::vector<HostLayout::Entry> probe_extra_etc(const HostLayout& base,
 std::optional<HostLayout::Entry> probe_host_etc(const std::string& name) {
   std::string path = "/etc/" + name;
   if (!is_dir_or_link_or_file(path, true)) return std::nullopt;
-  return read_entry(path, name);
+  return read_entry(path, name, false);
 }
 
 Status check_image_etc(const std::vector<std::string>& layers) {
@@ -108,7 +112,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   for (const auto& name : directory_names(root)) {
     std::string path = root + "/" + name;
     if (made_by_paddock.count(name) == 0 && is_dir_or_link_or_file(path, false)) {
-      layout.top_level.push_back(read_entry(path, name));
+      layout.top_level.push_back(read_entry(path, name, true));
     }
   }
   static const std::set<std::string> kIdentityFiles = {"passwd", "group",         "hostname",
@@ -116,7 +120,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   for (const auto& name : directory_names(root + "/etc")) {
     std::string path = root + "/etc/" + name;
     if (kIdentityFiles.count(name) == 0 && is_dir_or_link_or_file(path, true)) {
-      layout.etc.push_back(read_entry(path, name));
+      layout.etc.push_back(read_entry(path, name, true));
     }
   }
   return layout;

@@ -17,8 +17,10 @@ struct HostLayout {
     enum class Type { kDirectory, kSymlink, kFile };
     std::string name;  // "bin", "lib64", "ssl", "ld.so.cache", ...
     Type type = Type::kDirectory;
-    std::string content;  // symlink target, or file content (files are copied, not bound:
-                          // a write into tmpfs is far cheaper than a mount)
+    // A symlink's target, or a flattened image's file's bytes. The host's files are bound, not
+    // copied: a copy went through paddock's memory, the plan's memfd and init's, and cost each
+    // run about 1 ms (140 KB of ld.so.cache, mime.types, services...) against 0.2 for the binds.
+    std::string content;
   };
   std::vector<Entry> top_level;  // /bin, /sbin, /lib* that exist (directories or symlinks)
   std::vector<Entry> etc;        // allow-listed /etc entries that exist

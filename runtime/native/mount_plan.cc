@@ -105,7 +105,12 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
         plan.symlink(path, entry.content);
         break;
       case HostLayout::Entry::Type::kFile:
-        plan.file(path, entry.content);
+        // Read-only with the root (kSeal); an image's file is written, not bound from the copy.
+        if (host.flattened_image) {
+          plan.file(path, entry.content);
+        } else {
+          plan.bind(path, path, Protect::kSealedLater);
+        }
         break;
     }
   };

@@ -18,7 +18,7 @@ HostLayout merged_usr_host() {
                     {"lib64", Type::kSymlink, "usr/lib64"}};
   host.etc = {{"ssl", Type::kDirectory, ""},
               {"localtime", Type::kSymlink, "/usr/share/zoneinfo/UTC"},
-              {"ld.so.cache", Type::kFile, "cache-bytes"}};
+              {"ld.so.cache", Type::kFile, ""}};
   return host;
 }
 
@@ -72,16 +72,20 @@ TEST(MountPlan, UsrIsBoundAndSealedReadOnlyBeforeAnythingWritable) {
 // A run's own /etc entries (its language's host_etc), given as probed: no host is touched.
 TEST(MountPlan, ARunsExtraEtcEntriesAreBoundOrWrittenReadOnly) {
   std::vector<HostLayout::Entry> extra = {{"python3", Type::kDirectory, ""},
-                                          {"matplotlibrc", Type::kFile, "backend: Agg\n"}};
+                                          {"matplotlibrc", Type::kFile, ""}};
   MountPlan p = plan_mounts(SandboxSpec{}, merged_usr_host(), SandboxIdentity{}, false, extra);
   const MountStep* bind = find(p, Kind::kBind, "/etc/python3");
   ASSERT_NE(bind, nullptr);
   EXPECT_EQ(bind->source, "/etc/python3");
   EXPECT_EQ(bind->protect, Protect::kSealedLater);
   EXPECT_LT(index_of(p, Kind::kBind, "/etc/python3"), index_of(p, Kind::kSeal, "/"));
-  const MountStep* file = find(p, Kind::kWriteFile, "/etc/matplotlibrc");
+  // A host file is bound read-only (sealed with the root), not copied.
+  const MountStep* file = find(p, Kind::kBind, "/etc/matplotlibrc");
   ASSERT_NE(file, nullptr);
-  EXPECT_EQ(file->content, "backend: Agg\n");
+  EXPECT_EQ(file->source, "/etc/matplotlibrc");
+  EXPECT_EQ(file->protect, Protect::kSealedLater);
+  EXPECT_LT(index_of(p, Kind::kBind, "/etc/matplotlibrc"), index_of(p, Kind::kSeal, "/"));
+  EXPECT_EQ(index_of(p, Kind::kWriteFile, "/etc/matplotlibrc"), -1);
   // Without them, neither is there.
   EXPECT_EQ(find(plan(), Kind::kBind, "/etc/python3"), nullptr);
   // An image brings its own /etc: the host's extras stay out of an overlay root.
@@ -117,7 +121,7 @@ TEST(MountPlan, EtcIsCuratedNotTheHosts) {
   EXPECT_NE(passwd->content.find("sandbox:x:1000:1000:"), std::string::npos);
   EXPECT_EQ(passwd->content.find("$"), std::string::npos);  // no password hashes
   EXPECT_EQ(index_of(p, Kind::kWriteFile, "/etc/shadow"), -1);
-  EXPECT_EQ(find(p, Kind::kWriteFile, "/etc/ld.so.cache")->content, "cache-bytes");
+  EXPECT_EQ(find(p, Kind::kBind, "/etc/ld.so.cache")->source, "/etc/ld.so.cache");
   EXPECT_EQ(find(p, Kind::kSymlink, "/etc/localtime")->content, "/usr/share/zoneinfo/UTC");
   EXPECT_EQ(find(p, Kind::kBind, "/etc/ssl")->source, "/etc/ssl");
   EXPECT_EQ(index_of(p, Kind::kBind, "/etc/resolv.conf"), -1);  // no network, no resolver
