@@ -23,9 +23,11 @@ WarmPool::~WarmPool() {
   // The sandboxes still held close as slots_ and retired_ go.
 }
 
-WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxSpec& shape) {
+WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxSpec& shape,
+                               bool* reshaped) {
   Slot& slot = slots_[language];
   if (!(slot.shape == shape)) {
+    if (reshaped != nullptr) *reshaped = true;
     slot.shape = shape;
     for (auto& stale : slot.waiting) retired_.push_back(std::move(stale.sandbox));
     slot.waiting.clear();
@@ -57,14 +59,27 @@ std::unique_ptr<Session> WarmPool::take(const std::string& language, const Sandb
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Session> taken;
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     retire_aged();
-    Slot& slot = want(language, shape);
-    while (!slot.waiting.empty() && !taken) {
-      taken = std::move(slot.waiting.back().sandbox);  // the youngest
-      slot.waiting.pop_back();
-      // One that died while it waited (killed from outside) is replaced, not used.
-      if (taken->ended()) retired_.push_back(std::move(taken));
+    bool reshaped = false;
+    Slot& slot = want(language, shape, &reshaped);
+    auto deadline = Clock::now() + kOpeningWait;
+    bool expired = false;
+    for (;;) {
+      while (!slot.waiting.empty() && !taken) {
+        taken = std::move(slot.waiting.back().sandbox);  // the youngest
+        slot.waiting.pop_back();
+        // One that died while it waited (killed from outside) is replaced, not used.
+        if (taken->ended()) retired_.push_back(std::move(taken));
+      }
+      // One of this shape half-opened is ready sooner than a cold start, which would do the same
+      // work from the beginning on a core the opening is using: back-to-back calls wait for it.
+      // One call per opening sandbox: calls at once beyond that run cold right away.
+      // After the wait runs out, one last look: it may have come just then.
+      if (taken || reshaped || expired || slot.opening <= slot.awaited || stopping_) break;
+      ++slot.awaited;
+      expired = changed_.wait_until(lock, deadline) == std::cv_status::timeout;
+      --slot.awaited;
     }
     if (taken) ++in_use_;
   }
@@ -114,16 +129,6 @@ void WarmPool::fill() {
   bool trimmed = false;
   while (!stopping_) {
     auto next_expiry = retire_aged();
-    // Used sandboxes go first: they hold memory and processes, and their closing frees room.
-    if (!retired_.empty()) {
-      std::unique_ptr<Session> used = std::move(retired_.back());
-      retired_.pop_back();
-      lock.unlock();
-      used.reset();
-      lock.lock();
-      trimmed = false;
-      continue;
-    }
     std::string language;
     Slot* wanting = nullptr;
     for (auto& [name, slot] : slots_) {
@@ -133,7 +138,19 @@ void WarmPool::fill() {
         break;
       }
     }
-    if (wanting == nullptr || in_use_ > 0 || !room_(count())) {
+    bool may_open = wanting != nullptr && in_use_ == 0 && room_(count());
+    // The next call wants a sandbox ready more than it wants the used one gone: used ones close
+    // after the replacement is open, or first when they are what keeps it from opening.
+    if (!may_open && !retired_.empty()) {
+      std::unique_ptr<Session> used = std::move(retired_.back());
+      retired_.pop_back();
+      lock.unlock();
+      used.reset();
+      lock.lock();
+      trimmed = false;
+      continue;
+    }
+    if (!may_open) {
       if (!trimmed) {
         // Settled: hand the heap's free pages back before waiting (opening and closing a
         // sandbox frees about a megabyte that malloc otherwise keeps, in holes it cannot trim
@@ -170,6 +187,7 @@ void WarmPool::fill() {
     } else {
       slot.waiting.push_back({std::move(*opened), Clock::now()});
     }
+    changed_.notify_all();  // a call may be waiting for it (take)
   }
 }
 

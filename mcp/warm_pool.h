@@ -7,7 +7,8 @@
 // The pool keeps `per_language` sandboxes waiting for each language that has had a fresh call
 // (or was prepared), of the shape its last eligible call had; a call of another shape runs cold
 // and the language's sandboxes are made in the new shape from then on. Opening and closing
-// happen on the pool's own thread, off the calls' path: none is opened while a warm call runs.
+// happen on the pool's own thread, off the calls' path: none is opened while a warm call runs,
+// and a call that finds its sandbox half-opened waits for it (kOpeningWait at most).
 
 #include <chrono>
 #include <condition_variable>
@@ -53,6 +54,10 @@ class WarmPool {
   // addresses, which its network fence and egress proxy refuse) is at most this old when its call
   // comes; a cold run holds its own for as long as it runs.
   static constexpr std::chrono::seconds kMaxWait{30};
+  // How long a call waits for a sandbox of its shape that is being opened before it runs cold.
+  // An opening takes about 5 ms on an idle machine and is always nearer its end than a cold
+  // start would be; the bound is for an opening that hangs.
+  static constexpr std::chrono::milliseconds kOpeningWait{50};
 
  private:
   struct Waiting {
@@ -63,12 +68,14 @@ class WarmPool {
     SandboxSpec shape;
     std::vector<Waiting> waiting;  // oldest first
     std::size_t opening = 0;
+    std::size_t awaited = 0;  // calls waiting in take() for one being opened
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
   };
 
-  // Sets the shape `language` wants, dropping sandboxes of another. Called with mutex_ held.
-  Slot& want(const std::string& language, const SandboxSpec& shape);
+  // Sets the shape `language` wants, dropping sandboxes of another (and saying so in
+  // `reshaped`). Called with mutex_ held.
+  Slot& want(const std::string& language, const SandboxSpec& shape, bool* reshaped = nullptr);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
   // Retires the sandboxes that have waited kMaxWait; the time the next one will have. With
   // mutex_ held.

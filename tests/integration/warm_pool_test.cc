@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <random>
@@ -114,6 +115,21 @@ TEST(WarmPool, FreshCallsRunWarmAndNeverShareASandbox) {
     EXPECT_EQ(result.value("stdout", ""), "['" + marker + "', 'main.py']\n") << result.dump();
   }
   EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true, true, true}));
+}
+
+// Calls one right after another: each finds the sandbox the last one's end started opening, and
+// waits for it instead of running cold (they alternated warm and cold before).
+TEST(WarmPool, BackToBackCallsWaitForTheSandboxBeingOpened) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  for (int i = 0; i < 12; ++i) {
+    json result = server.run({{"code", "print(" + std::to_string(i) + ")"}});
+    EXPECT_EQ(result.value("stdout", ""), std::to_string(i) + "\n");
+  }
+  std::vector<bool> runs = server.warm_runs();
+  ASSERT_EQ(runs.size(), 12u);
+  // One opening slower than the wait (a loaded machine) may still send a call cold.
+  EXPECT_GE(std::count(runs.begin(), runs.end(), true), 11);
 }
 
 TEST(WarmPool, CallsAtOnceEachGetTheirOwnSandbox) {
