@@ -67,10 +67,16 @@ TEST_P(Isolation, HostFilesOutsideTheMountsAreInvisible) {
             "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsbin\ntmp\nusr\nwork\n");
 }
 
+// The host's own /etc files (ld.so.cache, services) are bound, not copied: writing one would
+// reach the host's file, so each must be read-only too, and cannot be unmounted to show what
+// lies under it.
 TEST_P(Isolation, UsrAndRootAndEtcAreReadOnly) {
   RunResult result = run_ok(
-      shell_spec("for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x; do "
-                 "  if echo x > $f 2>/dev/null; then echo WROTE $f; fi; done; "
+      shell_spec("for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x "
+                 "    /etc/ld.so.cache /etc/services; do "
+                 "  if echo x >> $f 2>/dev/null; then echo WROTE $f; fi; done; "
+                 "umount /etc/ld.so.cache 2>/dev/null && echo UNMOUNTED; "
+                 "test -s /etc/ld.so.cache || echo EMPTY; "
                  "mkdir /usr/lib/paddock-x 2>/dev/null && echo MADE; "
                  "echo ok > /work/file && cat /work/file && echo ok > /tmp/file && cat /tmp/file"));
   EXPECT_EQ(result.stdout_data.data, "ok\nok\n") << result.stderr_data.data;
