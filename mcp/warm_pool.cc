@@ -66,6 +66,9 @@ std::unique_ptr<Session> WarmPool::take(const std::string& language, const Sandb
     auto deadline = Clock::now() + kOpeningWait;
     bool expired = false;
     for (;;) {
+      // Another call may have changed the language's shape while this one waited: what opens
+      // now is that call's, never this one's.
+      if (!(slot.shape == shape)) break;
       while (!slot.waiting.empty() && !taken) {
         taken = std::move(slot.waiting.back().sandbox);  // the youngest
         slot.waiting.pop_back();
