@@ -105,11 +105,12 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
         plan.symlink(path, entry.content);
         break;
       case HostLayout::Entry::Type::kFile:
-        // Read-only with the root (kSeal); an image's file is written, not bound from the copy.
+        // The host's is bound like its directories (read-only with the root); an image's file is
+        // written, not bound from the copy.
         if (host.flattened_image) {
           plan.file(path, entry.content);
         } else {
-          plan.bind(path, path, Protect::kSealedLater);
+          plan.bind_same(host, path);
         }
         break;
     }
