@@ -95,13 +95,12 @@ Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
 }  // namespace
 
 std::string class_name_of(const LanguagePolicy& policy, const std::string& source) {
-  if (policy.class_pattern.empty()) return policy.class_default;
+  if (!policy.class_regex) return policy.class_default;
   // So that a class named in a comment is not mistaken for the real one.
   std::string code = without_comments(source, policy.source_syntax);
-  std::regex pattern(policy.class_pattern, std::regex::ECMAScript);
-  std::smatch match;
-  if (std::regex_search(code, match, pattern) && match[1].matched) {
-    std::string name = match[1].str();
+  auto match = policy.class_regex->find(code, 0, 1);
+  if (match.size() > 1 && match[1].matched) {
+    std::string name = code.substr(match[1].begin, match[1].end - match[1].begin);
     // The name becomes a file name and a command's argument: a pattern that lets a '/', "..",
     // or a leading '-' (an option) through is the policy's mistake, and the code must not be
     // able to exploit it.

@@ -5,6 +5,7 @@
 // policies/<language>.json (schema: policies/schema.json); this is its parsed, checked form.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 
 #include "core/result.h"
 #include "language/screening.h"
+#include "language/screening_regex.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/live_kernel.h"
 #include "runtime/sandbox_spec.h"
@@ -67,8 +69,9 @@ struct LanguagePolicy {
   std::vector<std::string> host_etc;
   // Where `source_file` or the commands hold {class}: the name the code gives itself, as group 1
   // of `class_pattern` finds it in the code without comments (Java's public class), else
-  // `class_default`.
+  // `class_default`. An RE2 pattern, like the screening rules': it searches the caller's code.
   std::string class_pattern;
+  std::optional<ScreeningRegex> class_regex;  // class_pattern compiled
   std::string class_default = "Main";
   // The Jupyter kernel that keeps a session's state between calls (runtime/live_kernel.h); no
   // name: sessions of the language run each call as a new process.

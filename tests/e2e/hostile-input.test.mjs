@@ -131,3 +131,17 @@ test('2000 pipelined requests are all answered, each once', { timeout: 60000 }, 
     for (const m of got) assert.ok(m.result, describe(m));
   });
 });
+
+// The code names the Java class, and the server finds the name before any sandbox runs: a search
+// that backtracked (std::regex recursed once per blank) overflowed the server's stack on a few
+// hundred kilobytes of blanks and took every session down with it.
+test('Java code built to make the class-name search recurse is run, and the server goes on', { timeout: 180000 }, async (t) => {
+  await withServer(t, async (server) => {
+    await server.initialize();
+    const code = `public${' '.repeat(1 << 20)}class Far { public static void main(String[] a) { System.out.println("far"); } }\n`;
+    const run = await server.callTool('execute_code', { language: 'java', code }, { timeoutMs: 150000 });
+    assert.equal(run.structuredContent?.exit_code, 0, describe(run));
+    assert.match(run.structuredContent?.stdout ?? '', /^far/, describe(run));
+    await stillServing(server);
+  });
+});

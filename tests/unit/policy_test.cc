@@ -334,6 +334,21 @@ TEST(LanguageRun, WorkFilesAreTheCodesFileAndTheSupportFiles) {
   EXPECT_EQ(language_work_files(**store->find("java")), (std::vector<std::string>{"Main.java"}));
 }
 
+// The code is the caller's: std::regex recursed once per character of `\s+` here and a few
+// hundred kilobytes of blanks overflowed the stack, which took the whole MCP server down.
+TEST(LanguageRun, TheClassNameIsFoundInLinearTimeWhateverTheCode) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store.ok());
+  const LanguagePolicy& java = **store->find("java");
+  std::string blanks(4 << 20, ' ');
+  EXPECT_EQ(class_name_of(java, "public" + blanks + "class Big {}"), "Big");
+  EXPECT_EQ(class_name_of(java, "public final" + blanks + "class Far {}"), "Far");
+  std::string finals;
+  for (int i = 0; i < 200000; ++i) finals += "final ";
+  EXPECT_EQ(class_name_of(java, "public " + finals + "record R() {}"), "R");
+  EXPECT_EQ(class_name_of(java, "x" + blanks), "Main");
+}
+
 // The code chooses the name; a careless policy pattern must not let it choose a path or an
 // option of the compiler.
 TEST(LanguageRun, AClassNameThatIsAPathOrAnOptionFallsBackToTheDefault) {
