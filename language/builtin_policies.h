@@ -10,6 +10,10 @@ namespace paddock {
 // policies/*.json (but schema.json) as they were when paddock was built: file name and text.
 const std::vector<std::pair<std::string_view, std::string_view>>& builtin_policy_texts();
 
+// What each of builtin_policy_texts() answers to, in the same order: its name, then its aliases in
+// lower case.
+const std::vector<std::vector<std::string_view>>& builtin_policy_names();
+
 // The host /etc entries of every built-in policy (host_etc), sorted: what a command run without
 // a language sees, so that `paddock run -- java -version` finds its configuration as a java run
 // does.

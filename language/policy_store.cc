@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/files.h"
@@ -29,20 +30,18 @@ struct Layered {
   std::string origin;
 };
 
-Status add_layer(std::map<std::string, Layered>& by_name, std::string_view text,
+Status add_layer(std::map<std::string, Layered>& by_name, json document,
                  const std::string& origin) {
-  auto document = parse_json(text, origin);
-  if (!document) return document.error();
-  auto name = document->find("name");
-  if (name == document->end() || !name->is_string() || name->get<std::string>().empty()) {
+  auto name = document.find("name");
+  if (name == document.end() || !name->is_string() || name->get<std::string>().empty()) {
     return invalid_input(origin + ": /name: is missing (every policy file names its language)");
   }
   Layered& layered = by_name[name->get<std::string>()];
   if (layered.document.is_null()) {
-    layered.document = std::move(*document);
+    layered.document = std::move(document);
     layered.origin = origin;
   } else {
-    layered.document.merge_patch(*document);
+    layered.document.merge_patch(document);
     layered.origin += " + " + origin;
   }
   return {};
@@ -62,31 +61,47 @@ std::vector<std::string> json_files(const std::string& directory) {
   return files;
 }
 
-Result<std::map<std::string, Layered>> builtin_layers() {
-  std::map<std::string, Layered> by_name;
-  for (const auto& [file, text] : builtin_policy_texts()) {
-    if (auto added = add_layer(by_name, text, "built-in " + std::string(file)); !added) {
-      return added.error();
-    }
-  }
-  return by_name;
-}
-
-}  // namespace
-
-namespace {
-
-Result<std::map<std::string, Layered>> all_layers(const std::vector<std::string>& directories) {
-  auto layers = builtin_layers();
-  if (!layers) return layers.error();
+// The built-in policies, then the files of `directories` over them, merged by language name.
+// With `wanted`, only the built-in ones that answer to it by their own names, or that a file
+// patches (its aliases may be what answers): one run's language is one document to parse, not
+// all of them (the nine built-in ones took about 0.35 ms).
+Result<std::map<std::string, Layered>> all_layers(const std::vector<std::string>& directories,
+                                                  const std::string* wanted = nullptr) {
+  std::vector<Layered> files;
+  std::set<std::string> patched;
   for (const auto& directory : directories) {
     for (const auto& path : json_files(directory)) {
       auto text = read_text_file(path, "policy");
       if (!text) return text.error();
-      if (auto added = add_layer(*layers, *text, path); !added) return added.error();
+      auto document = parse_json(*text, path);
+      if (!document) return document.error();
+      auto name = document->find("name");
+      if (name != document->end() && name->is_string()) patched.insert(name->get<std::string>());
+      files.push_back({std::move(*document), path});
     }
   }
-  return layers;
+  std::map<std::string, Layered> by_name;
+  const auto& texts = builtin_policy_texts();
+  const auto& names = builtin_policy_names();
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto& answers = names[i];
+    if (wanted != nullptr && patched.count(std::string(answers.front())) == 0 &&
+        std::find(answers.begin(), answers.end(), *wanted) == answers.end()) {
+      continue;
+    }
+    std::string origin = "built-in " + std::string(texts[i].first);
+    auto document = parse_json(texts[i].second, origin);
+    if (!document) return document.error();
+    if (auto added = add_layer(by_name, std::move(*document), origin); !added) {
+      return added.error();
+    }
+  }
+  for (auto& file : files) {
+    if (auto added = add_layer(by_name, std::move(file.document), file.origin); !added) {
+      return added.error();
+    }
+  }
+  return by_name;
 }
 
 // Whether a merged document is the language `wanted` (lower case) by name or alias.
@@ -123,17 +138,18 @@ Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directorie
 
 Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& directories,
                                              std::string_view name) {
-  auto layers = all_layers(directories);
-  if (!layers) return layers.error();
   std::string wanted = to_lower(name);
-  std::vector<std::string> known;
+  auto layers = all_layers(directories, &wanted);
+  if (!layers) return layers.error();
+  std::set<std::string> known;
+  for (const auto& answers : builtin_policy_names()) known.insert(std::string(answers.front()));
   for (const auto& [language, layered] : *layers) {
     if (answers_to(language, layered.document, wanted)) {
       return parse_policy(layered.document, layered.origin);
     }
-    known.push_back(language);
+    known.insert(language);
   }
-  return unknown_language(name, known);
+  return unknown_language(name, {known.begin(), known.end()});
 }
 
 Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
@@ -165,7 +181,7 @@ std::vector<std::string> policy_directories(const std::optional<std::string>& po
 Result<LanguagePolicy> check_policy_file(const std::string& path) {
   auto text = read_text_file(path, "policy");
   if (!text) return text.error();
-  auto layers = builtin_layers();
+  auto layers = all_layers({});
   if (!layers) return layers.error();
   auto document = parse_json(*text, path);
   if (!document) return document.error();

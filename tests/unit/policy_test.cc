@@ -243,6 +243,23 @@ TEST_F(PolicyDirectory, LoadOneChecksOnlyTheLanguageAskedFor) {
   EXPECT_FALSE(PolicyStore::load_one({directory_}, "python").ok());
 }
 
+// load_one parses only the built-in policies that answer to the name by themselves: a file that
+// gives a built-in language another alias must still bring that language's built-in fields.
+TEST_F(PolicyDirectory, LoadOneFindsABuiltInLanguageByAnAliasAFileGivesIt) {
+  write("python.json", R"({"name": "python", "aliases": ["snake"]})");
+  auto python = PolicyStore::load_one({directory_}, "Snake");
+  ASSERT_TRUE(python.ok()) << python.error().message;
+  EXPECT_EQ(python->name, "python");
+  EXPECT_EQ(python->source_file, "main.py");
+  // The file's list replaced the built-in one.
+  EXPECT_FALSE(PolicyStore::load_one({directory_}, "py").ok());
+  auto unknown = PolicyStore::load_one({directory_}, "cobol");
+  ASSERT_FALSE(unknown.ok());
+  for (const char* known : {"bash", "java", "python", "ruby"}) {
+    EXPECT_NE(unknown.error().message.find(known), std::string::npos) << unknown.error().message;
+  }
+}
+
 TEST_F(PolicyDirectory, LaterFilesOverrideFieldByField) {
   write("python.json", R"({"name": "python", "limits": {"memory": "2g"}, "env": {"EXTRA": "1"}})");
   auto store = PolicyStore::load({directory_});
