@@ -264,6 +264,7 @@ void Server::submit(const Incoming& request, const Era& era) {
                   RpcError{kInternalError, "internal error in " + method + ": " + what, nullptr});
   };
   auto job = [this, id, forget, params, era, token, call, is_tool] {
+    WarmPool::CallInFlight in_flight(state_.warm);
     json result;
     std::optional<RpcError> error;
     if (is_tool) {

@@ -42,6 +42,14 @@ std::size_t WarmPool::count() const {
   return total;
 }
 
+std::pair<const std::string, WarmPool::Slot>* WarmPool::wanting() {
+  for (auto& entry : slots_) {
+    Slot& slot = entry.second;
+    if (!slot.failed && slot.waiting.size() + slot.opening < per_language_) return &entry;
+  }
+  return nullptr;
+}
+
 Clock::time_point WarmPool::retire_aged() {
   auto now = Clock::now();
   auto next = Clock::time_point::max();
@@ -84,7 +92,6 @@ std::unique_ptr<Session> WarmPool::take(const std::string& language, const Sandb
       expired = changed_.wait_until(lock, deadline) == std::cv_status::timeout;
       --slot.awaited;
     }
-    if (taken) ++in_use_;
   }
   changed_.notify_all();
   return taken;
@@ -104,9 +111,27 @@ void WarmPool::retire(std::unique_ptr<Session> used) {
   {
     std::lock_guard lock(mutex_);
     retired_.push_back(std::move(used));
-    --in_use_;
   }
   changed_.notify_all();
+}
+
+WarmPool::CallInFlight::CallInFlight(WarmPool& pool) : pool_(pool) {
+  std::lock_guard lock(pool_.mutex_);
+  ++pool_.calls_in_flight_;
+}
+
+WarmPool::CallInFlight::~CallInFlight() {
+  {
+    std::lock_guard lock(pool_.mutex_);
+    if (--pool_.calls_in_flight_ == 0 && !pool_.stopping_) {
+      auto* wanting = pool_.wanting();
+      if (wanting != nullptr && pool_.room_(pool_.count())) {
+        ++wanting->second.opening;
+        ++wanting->second.promised;
+      }
+    }
+  }
+  pool_.changed_.notify_all();
 }
 
 void WarmPool::fit() {
@@ -132,16 +157,14 @@ void WarmPool::fill() {
   bool trimmed = false;
   while (!stopping_) {
     auto next_expiry = retire_aged();
-    std::string language;
-    Slot* wanting = nullptr;
-    for (auto& [name, slot] : slots_) {
-      if (!slot.failed && slot.waiting.size() + slot.opening < per_language_) {
-        language = name;
-        wanting = &slot;
-        break;
-      }
+    // A promised opening first: it was counted when it was promised, calls or not since.
+    std::pair<const std::string, Slot>* promised = nullptr;
+    for (auto& entry : slots_) {
+      if (entry.second.promised > 0) promised = &entry;
     }
-    bool may_open = wanting != nullptr && in_use_ == 0 && room_(count());
+    auto* wanting = promised != nullptr ? promised : this->wanting();
+    bool may_open =
+        promised != nullptr || (wanting != nullptr && calls_in_flight_ == 0 && room_(count()));
     // The next call wants a sandbox ready more than it wants the used one gone: used ones close
     // after the replacement is open, or first when they are what keeps it from opening.
     if (!may_open && !retired_.empty()) {
@@ -172,8 +195,14 @@ void WarmPool::fill() {
       }
       continue;
     }
-    SandboxSpec shape = wanting->shape;
-    ++wanting->opening;
+    std::string language = wanting->first;
+    Slot& opening = wanting->second;
+    SandboxSpec shape = opening.shape;
+    if (promised != nullptr) {
+      --opening.promised;  // still counted in `opening`
+    } else {
+      ++opening.opening;
+    }
     trimmed = false;
     lock.unlock();
     auto opened = open_(shape);

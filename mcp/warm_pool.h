@@ -7,8 +7,9 @@
 // The pool keeps `per_language` sandboxes waiting for each language that has had a fresh call
 // (or was prepared), of the shape its last eligible call had; a call of another shape runs cold
 // and the language's sandboxes are made in the new shape from then on. Opening and closing
-// happen on the pool's own thread, off the calls' path: none is opened while a warm call runs,
-// and a call that finds its sandbox half-opened waits for it (kOpeningWait at most).
+// happen on the pool's own thread, off the calls' path: none is opened while a call is in flight
+// (CallInFlight), and a call that finds its sandbox half-opened waits for it (kOpeningWait at
+// most).
 
 #include <chrono>
 #include <condition_variable>
@@ -50,6 +51,21 @@ class WarmPool {
   // Retires waiting sandboxes until the server's limits hold again (a session was just added).
   void fit();
 
+  // Held by each call the server runs, from its start until its answer is written: while one
+  // is, the pool opens no sandbox, so that setting up the next takes no core from the call and
+  // its answer does not wait behind it (a replacement opened at the end of the call's run, as
+  // the answer was being made, delayed it by up to 1.5 ms). Used sandboxes still close.
+  class CallInFlight {
+   public:
+    explicit CallInFlight(WarmPool& pool);
+    ~CallInFlight();
+    CallInFlight(const CallInFlight&) = delete;
+    CallInFlight& operator=(const CallInFlight&) = delete;
+
+   private:
+    WarmPool& pool_;
+  };
+
   // How long a sandbox may wait. What it learned of the host when it was made (the host's own
   // addresses, which its network fence and egress proxy refuse) is at most this old when its call
   // comes; a cold run holds its own for as long as it runs.
@@ -67,7 +83,11 @@ class WarmPool {
   struct Slot {
     SandboxSpec shape;
     std::vector<Waiting> waiting;  // oldest first
-    std::size_t opening = 0;
+    std::size_t opening = 0;       // being opened, or promised
+    // Of `opening`, those promised when the last call in flight ended and not yet started: a
+    // call that comes at once counts on them as on one being opened, instead of finding none
+    // because the pool's thread had not woken yet.
+    std::size_t promised = 0;
     std::size_t awaited = 0;  // calls waiting in take() for one being opened
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
@@ -77,6 +97,9 @@ class WarmPool {
   // `reshaped`). Called with mutex_ held.
   Slot& want(const std::string& language, const SandboxSpec& shape, bool* reshaped = nullptr);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
+  // The first language with fewer sandboxes waiting or opening than it wants (and not failed),
+  // or null; with mutex_ held.
+  std::pair<const std::string, Slot>* wanting();
   // Retires the sandboxes that have waited kMaxWait; the time the next one will have. With
   // mutex_ held.
   std::chrono::steady_clock::time_point retire_aged();
@@ -89,9 +112,7 @@ class WarmPool {
   std::condition_variable changed_;
   std::map<std::string, Slot> slots_;
   std::vector<std::unique_ptr<Session>> retired_;
-  // Sandboxes taken and not yet retired: while calls run in them, the pool opens none, so that
-  // setting up the next does not take a core from the calls (retired ones still close).
-  std::size_t in_use_ = 0;
+  std::size_t calls_in_flight_ = 0;  // CallInFlight
   bool stopping_ = false;
   std::thread filler_;
 };

@@ -132,6 +132,26 @@ TEST(WarmPool, BackToBackCallsWaitForTheSandboxBeingOpened) {
   EXPECT_GE(std::count(runs.begin(), runs.end(), true), 11);
 }
 
+// While a call is in flight the pool opens nothing, so that the call keeps its cores and its
+// answer goes out first: a call of another language, which runs cold and makes the pool want a
+// sandbox of that language, sees none opened beside it until it has been answered.
+TEST(WarmPool, NothingOpensWhileACallIsInFlight) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  server.mcp().call(1000, "execute_code", {{"language", "bash"}, {"code", "sleep 2; echo done"}});
+  std::size_t most = 0;
+  for (auto until = Clock::now() + std::chrono::milliseconds(1500); Clock::now() < until;) {
+    most = std::max(most, sandboxes_of(server.pid()).size());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  json answer = server.mcp().wait_for(1000);
+  EXPECT_EQ(answer["result"]["structuredContent"].value("stdout", ""), "done\n") << answer.dump();
+  // The python sandbox waiting and the bash call's own.
+  EXPECT_EQ(most, 2u);
+  // Then bash gets its own.
+  settled_sandboxes(server.pid(), 2);
+}
+
 TEST(WarmPool, CallsAtOnceEachGetTheirOwnSandbox) {
   WarmServer server({"--warm", "2"});
   settled_sandboxes(server.pid(), 2);
