@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <tuple>
 
 #include "core/text.h"
@@ -145,11 +146,14 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& langua
       std::unique_ptr<Session> sandbox;
       ~Taken() { pool.retire(std::move(sandbox)); }
     } taken{state.warm, state.warm.take(language, sandbox_shape(spec))};
-    // Files that cannot be written mean a sandbox that died while it waited: nothing of the
-    // call has run, and it runs cold instead.
-    if (taken.sandbox && write_warm_files(*taken.sandbox, spec)) {
-      warm = true;
-      return run_warm(*taken.sandbox, spec, observer);
+    if (taken.sandbox && !taken.sandbox->ended()) {
+      auto result = run_warm(*taken.sandbox, spec, observer);
+      // One killed from outside as it was taken ended before anything of the call ran (its init
+      // never said the command started): the call runs cold instead.
+      if (result || result.error().code != ESRCH) {
+        warm = true;
+        return result;
+      }
     }
   }
   return state.backend->run(spec, observer);

@@ -20,6 +20,14 @@ int write_all(int fd, std::string_view bytes) {
 
 }  // namespace
 
+Result<RunResult> Session::exec_with_files(const std::vector<SandboxFile>& files,
+                                           const ExecRequest& request, RunObserver& observer) {
+  for (const auto& file : files) {
+    if (auto wrote = write_file(file.path, file.content); !wrote) return wrote.error();
+  }
+  return exec(request, observer);
+}
+
 Status Session::copy_in(const std::string& path, int source_fd, std::uint64_t size,
                         bool /*executable*/) {
   std::string content(size, '\0');

@@ -69,6 +69,12 @@ class Session {
   // One command; other calls wait until it is done.
   [[nodiscard]] virtual Result<RunResult> exec(const ExecRequest& request,
                                                RunObserver& observer) = 0;
+  // `files` written (as write_file writes them), then `request` run: a fresh call's code in a
+  // warm sandbox. The default writes them one by one; the native session sends them with the
+  // command, sparing a round trip to its init for each.
+  [[nodiscard]] virtual Result<RunResult> exec_with_files(const std::vector<SandboxFile>& files,
+                                                          const ExecRequest& request,
+                                                          RunObserver& observer);
   // Paths are relative to the work directory (see check_session_path).
   [[nodiscard]] virtual Status write_file(const std::string& path, std::string_view content) = 0;
   [[nodiscard]] virtual Result<FileContent> read_file(const std::string& path,

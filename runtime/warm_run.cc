@@ -1,5 +1,7 @@
 #include "runtime/warm_run.h"
 
+#include <utility>
+
 #include "runtime/step_runner.h"
 
 namespace paddock {
@@ -39,12 +41,12 @@ bool runs_warm(const SandboxSpec& spec) {
 
 namespace {
 
-Status write_files(Session& sandbox, const std::vector<SandboxFile>& files, bool support) {
-  for (const auto& file : files) {
-    if (file.support != support) continue;
-    if (auto wrote = sandbox.write_file(file.path, file.content); !wrote) return wrote;
+std::vector<SandboxFile> files_of(const SandboxSpec& spec, bool support) {
+  std::vector<SandboxFile> files;
+  for (const auto& file : spec.files) {
+    if (file.support == support) files.push_back(file);
   }
-  return {};
+  return files;
 }
 
 }  // namespace
@@ -52,12 +54,10 @@ Status write_files(Session& sandbox, const std::vector<SandboxFile>& files, bool
 Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxSpec& shape) {
   auto sandbox = backend.open_session(shape);
   if (!sandbox) return sandbox.error();
-  if (auto wrote = write_files(**sandbox, shape.files, true); !wrote) return wrote.error();
+  for (const auto& file : files_of(shape, true)) {
+    if (auto wrote = (*sandbox)->write_file(file.path, file.content); !wrote) return wrote.error();
+  }
   return sandbox;
-}
-
-Status write_warm_files(Session& sandbox, const SandboxSpec& spec) {
-  return write_files(sandbox, spec.files, false);
 }
 
 Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserver& observer) {
@@ -65,8 +65,10 @@ Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserve
   plan.env = spec.env;
   plan.stdin_fd = spec.stdin_fd;
   StepSandbox steps;
-  steps.exec = [&sandbox](const ExecRequest& exec, RunObserver& watching) {
-    return sandbox.exec(exec, watching);
+  // The call's files come with its first step.
+  steps.exec = [&sandbox, files = files_of(spec, false)](const ExecRequest& exec,
+                                                         RunObserver& watching) mutable {
+    return sandbox.exec_with_files(std::exchange(files, {}), exec, watching);
   };
   steps.write_file = [&sandbox](const SandboxFile& file) {
     return sandbox.write_file(file.path, file.content);

@@ -29,12 +29,10 @@ bool runs_warm(const SandboxSpec& spec);
 // support files) written into it.
 Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxSpec& shape);
 
-// Writes the rest of `spec`'s files into `sandbox`, opened by open_warm(sandbox_shape(spec)) and
-// unused since. An error means nothing of the call has run (the sandbox died while it waited).
-Status write_warm_files(Session& sandbox, const SandboxSpec& spec);
-
-// Then runs `spec`'s prelude and program in it under one wall timer, and collects its output,
-// as a cold run would. The sandbox is not to be used again.
+// Runs `spec` in `sandbox`, opened by open_warm(sandbox_shape(spec)) and unused since: the rest
+// of its files written with its first step (Session::exec_with_files), then its prelude and
+// program under one wall timer, its output collected, as a cold run would. The sandbox is not to
+// be used again.
 Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserver& observer);
 
 }  // namespace paddock

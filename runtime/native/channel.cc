@@ -28,6 +28,8 @@ const char* describe(SetupPhase phase) {
       return "writing the caller's files after the install step";
     case SetupPhase::kMount:
       return "building the file system";
+    case SetupPhase::kCommandFile:
+      return "writing the code's files into the work directory";
     case SetupPhase::kSpawnPayload:
       return "starting the program's process";
     case SetupPhase::kStdio:

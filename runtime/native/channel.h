@@ -25,6 +25,7 @@ enum class SetupPhase : std::int32_t {
   kLateFile,      // detail: the index of the caller's file init could not write after the installer
   kMount,         // detail: the index of the failed MountStep
   kSpawnPayload,
+  kCommandFile,  // detail: the index of the command's file init could not write (session kExec)
   kStdio,
   kWorkdir,
   kRlimit,  // detail: the index of the failed RlimitSetting
@@ -43,6 +44,7 @@ enum class ChildMessageKind : std::int32_t {
   kProxyListener,    // init -> parent: the egress proxy's listening socket rides along
   kWorkdir,          // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
                      // that files can be collected after the sandbox is gone, even on timeout
+  kCommandStarted,   // session init -> parent: a kExec's files are written and its command forked
   kOpened,           // session init -> parent: the file asked for rides along, or `error` says why
   kResidentStarted,  // session init -> parent: `status` is the resident's PID, or `error` why not
   kResidentExited,   // session init -> parent: the resident's wait status in `status`

@@ -74,6 +74,9 @@ std::string file_type(mode_t mode) {
   return "other";
 }
 
+constexpr const char* kEndedBeforeStart =
+    "the session's sandbox has ended (killed, or out of memory); open a new session";
+
 }  // namespace
 
 Result<std::unique_ptr<Session>> NativeSession::open(const SandboxSpec& spec) {
@@ -118,19 +121,31 @@ Status NativeSession::wait_until_ready(bool& refused) {
 Status NativeSession::check_alive() const {
   if (!launched_) return Error{EPIPE, "the session is closed"};
   pollfd init{launched_->sandbox.init.pidfd(), POLLIN, 0};
-  if (poll(&init, 1, 0) == 1) {
-    return Error{EPIPE,
-                 "the session's sandbox has ended (killed, or out of memory); open a new session"};
-  }
+  if (poll(&init, 1, 0) == 1) return Error{EPIPE, kEndedBeforeStart};
   return {};
 }
 
 Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
-    SessionRequestKind kind, const ExecRequest& request) const {
+    SessionRequestKind kind, const ExecRequest& request,
+    const std::vector<SandboxFile>& files) const {
   if (request.argv.empty() || request.argv[0].empty()) return invalid_input("no command given");
   auto packet = std::make_unique<SessionRequest>();
   packet->kind = kind;
   packet->argc_or_mode = static_cast<std::int32_t>(request.argv.size());
+  for (const auto& file : files) {
+    if (auto valid = check_session_path(file.path); !valid) return valid.error();
+    auto size = static_cast<std::uint32_t>(file.content.size());
+    std::size_t needed = sizeof size + file.path.size() + 1 + file.content.size();
+    if (file.content.size() > kSessionDataMax || packet->length + needed > kSessionDataMax) {
+      return Error{E2BIG, "the command's files are longer than 64 KiB"};
+    }
+    char* at = packet->data + packet->length;
+    std::memcpy(at, &size, sizeof size);
+    std::memcpy(at + sizeof size, file.path.c_str(), file.path.size() + 1);
+    std::memcpy(at + sizeof size + file.path.size() + 1, file.content.data(), file.content.size());
+    packet->length += static_cast<std::uint32_t>(needed);
+  }
+  packet->files_length = packet->length;
   std::vector<std::string> strings = request.argv;
   std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where
@@ -145,7 +160,9 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
       return invalid_input("an argument or environment entry contains a NUL byte");
     }
     if (packet->length + text.size() + 1 > kSessionDataMax) {
-      return invalid_input("the command and its environment are longer than 64 KiB");
+      std::string what = "the command and its environment are longer than 64 KiB";
+      // With files, they may be what leaves no room (exec_with_files then sends them apart).
+      return files.empty() ? invalid_input(what) : Error{E2BIG, what};
     }
     std::memcpy(packet->data + packet->length, text.c_str(), text.size() + 1);
     packet->length += static_cast<std::uint32_t>(text.size() + 1);
@@ -215,9 +232,28 @@ void NativeSession::kill_resident() {
 }
 
 Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& observer) {
+  return exec_command(request, {}, observer);
+}
+
+Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>& files,
+                                                 const ExecRequest& request,
+                                                 RunObserver& observer) {
+  auto result = exec_command(request, files, observer);
+  // Too much for one packet: the files go one by one (kOpen), then the command.
+  if (!result && result.error().code == E2BIG && !files.empty()) {
+    return Session::exec_with_files(files, request, observer);
+  }
+  return result;
+}
+
+Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
+                                              const std::vector<SandboxFile>& files,
+                                              RunObserver& observer) {
   std::lock_guard lock(mutex_);
-  if (auto alive = check_alive(); !alive) return alive.error();
-  auto packet = command_packet(SessionRequestKind::kExec, request);
+  // A sandbox gone before its init took the command (killed from outside) ran nothing of it:
+  // ESRCH, which tells a warm run it may run cold instead.
+  if (auto alive = check_alive(); !alive) return Error{ESRCH, alive.error().message};
+  auto packet = command_packet(SessionRequestKind::kExec, request, files);
   if (!packet) return packet.error();
   auto out = make_capture_pipe();
   if (!out) return out.error();
@@ -289,6 +325,7 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   if (int error = send_packet(sandbox.channel.get(), packet->get(),
                               kSessionHeaderSize + (*packet)->length, fds, 3);
       error != 0) {
+    if (error == EPIPE || error == ECONNRESET) return Error{ESRCH, kEndedBeforeStart};
     return system_error("sending a command to the session", error);
   }
   input.reset();
@@ -302,6 +339,10 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
   limits.wall_seconds = request.wall_seconds;
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
+  if (done.init_exited && !done.command_started && !done.setup_failure && !done.timed_out &&
+      !done.cancelled) {
+    return Error{ESRCH, kEndedBeforeStart};
+  }
   network.detach();
   restore.now();
   egress::EgressRecord destinations;

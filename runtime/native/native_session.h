@@ -19,6 +19,8 @@ class NativeSession final : public Session {
   ~NativeSession() override { close(); }
 
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
+  Result<RunResult> exec_with_files(const std::vector<SandboxFile>& files,
+                                    const ExecRequest& request, RunObserver& observer) override;
   Status write_file(const std::string& path, std::string_view content) override;
   Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
   Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
@@ -47,10 +49,13 @@ class NativeSession final : public Session {
   // A regular file opened inside for reading, and its size. Called with mutex_ held.
   Result<UniqueFd> open_to_read(const std::string& path, std::uint64_t* size);
   Status check_alive() const;
-  // The kExec or kStartResident packet for a command: argv, then the session's environment
-  // merged with the request's.
-  Result<std::unique_ptr<SessionRequest>> command_packet(SessionRequestKind kind,
-                                                         const ExecRequest& request) const;
+  // The kExec or kStartResident packet for a command: `files` (kExec only), argv, then the
+  // session's environment merged with the request's. E2BIG when it does not fit in one.
+  Result<std::unique_ptr<SessionRequest>> command_packet(
+      SessionRequestKind kind, const ExecRequest& request,
+      const std::vector<SandboxFile>& files = {}) const;
+  Result<RunResult> exec_command(const ExecRequest& request, const std::vector<SandboxFile>& files,
+                                 RunObserver& observer);
   // Sends a request without data or fds; then, if `reply` is not kGo, waits for that answer.
   Result<ChildMessage> ask(SessionRequestKind kind, ChildMessageKind reply);
   // The next message of kind `reply` from init (others, such as kResidentExited, pass by), with

@@ -10,7 +10,10 @@
 namespace paddock {
 
 enum class SessionRequestKind : std::int32_t {
-  kExec,  // data: argv strings then env strings, each NUL-terminated; fds: stdin, stdout, stderr
+  // data: files to write first (files_length bytes: each a 4-byte size, a NUL-terminated path
+  // relative to the work directory, and that many bytes), then argv strings and env strings,
+  // each NUL-terminated; fds: stdin, stdout, stderr. The files spare a round trip each (kOpen).
+  kExec,
   kKill,  // kill every process of the sandbox but init (a timeout or a cancellation)
   kOpen,  // data: a relative path; init answers kOpened with an fd of it, or an errno
   // A live session's resident process (the kernel bridge): started like kExec, but it stays
@@ -36,9 +39,10 @@ inline constexpr int kSessionMaxFds = 3;
 
 struct SessionRequest {
   SessionRequestKind kind = SessionRequestKind::kKill;
-  std::int32_t argc_or_mode = 0;  // kExec: how many strings of data are argv; kOpen: the mode
-  std::int32_t step = 0;          // kExec: echoed in the replies about this command
-  std::uint32_t length = 0;       // bytes of data in use
+  std::int32_t argc_or_mode = 0;   // kExec: how many strings of data are argv; kOpen: the mode
+  std::int32_t step = 0;           // kExec: echoed in the replies about this command
+  std::uint32_t files_length = 0;  // kExec: bytes of data that are files to write first
+  std::uint32_t length = 0;        // bytes of data in use
   char data[kSessionDataMax];
 };
 

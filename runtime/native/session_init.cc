@@ -94,11 +94,12 @@ void reply_opened(int channel, int fd_or_error) {
   if (fd_or_error >= 0) close(fd_or_error);
 }
 
-// Splits request.data into argv and env; false if the request is malformed.
+// Splits request.data after its files into argv and env; false if the request is malformed.
 bool parse_command(std::uint32_t length, int argc) {
-  if (length == 0 || request.data[length - 1] != '\0' || argc < 1) return false;
+  std::uint32_t from = request.files_length;
+  if (length <= from || request.data[length - 1] != '\0' || argc < 1) return false;
   int strings = 0, envc = 0;
-  for (std::uint32_t at = 0; at < length;
+  for (std::uint32_t at = from; at < length;
        at += static_cast<std::uint32_t>(std::strlen(request.data + at) + 1)) {
     if (strings >= 2 * kMaxStrings) return false;
     if (strings < argc) {
@@ -204,6 +205,41 @@ int make_directories(int work, char* path) {
   return fd;
 }
 
+// kExec's files (SessionRequest::files_length), written as the sandbox user, confined beneath
+// the work directory as kOpen's are, before the command starts. 0, or -errno with *failed the
+// index of the file that could not be written.
+static int write_command_files(int work, std::uint32_t length, int* failed) {
+  std::uint32_t end = request.files_length;
+  if (end > length) return -EINVAL;
+  *failed = 0;
+  for (std::uint32_t at = 0; at < end; ++*failed) {
+    std::uint32_t size = 0;
+    if (end - at < sizeof size) return -EINVAL;
+    std::memcpy(&size, request.data + at, sizeof size);
+    at += sizeof size;
+    char* path = request.data + at;
+    if (std::memchr(path, '\0', end - at) == nullptr) return -EINVAL;
+    at += static_cast<std::uint32_t>(std::strlen(path) + 1);
+    if (size > end - at) return -EINVAL;
+    const char* bytes = request.data + at;
+    at += size;
+    int fd = open_for_write(work, path, 0644);  // rewrites the path's slashes: read it no more
+    if (fd < 0) return fd;
+    for (std::uint32_t done = 0; done < size;) {
+      ssize_t wrote = write(fd, bytes + done, size - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) {
+        int error = wrote < 0 ? errno : EIO;
+        close(fd);
+        return -error;
+      }
+      done += static_cast<std::uint32_t>(wrote);
+    }
+    close(fd);
+  }
+  return 0;
+}
+
 void serve_session(const ChildPlan& plan) {
   int channel = plan.fds.channel;
   // The run-mode pipes are not used: each command brings its own streams.
@@ -267,13 +303,21 @@ void serve_session(const ChildPlan& plan) {
         }
         break;
       case SessionRequestKind::kExec: {
-        pid_t started = payload != 0 ? -EBUSY : start_command(plan, length, fds, fd_count);
+        int failed_file = 0;
+        int written = payload != 0 ? 0 : write_command_files(work, length, &failed_file);
+        pid_t started = payload != 0  ? -EBUSY
+                        : written < 0 ? written
+                                      : start_command(plan, length, fds, fd_count);
         if (started < 0) {
-          send(channel, ChildMessage{ChildMessageKind::kSetupFailed, SetupPhase::kSpawnPayload, 0,
-                                     -started, 0, request.step});
+          send(channel,
+               ChildMessage{ChildMessageKind::kSetupFailed,
+                            written < 0 ? SetupPhase::kCommandFile : SetupPhase::kSpawnPayload,
+                            written < 0 ? failed_file : 0, -started, 0, request.step});
         } else {
           payload = started;
           step = request.step;
+          send(channel, ChildMessage{ChildMessageKind::kCommandStarted, SetupPhase::kExec, 0, 0, 0,
+                                     request.step});
         }
         break;
       }

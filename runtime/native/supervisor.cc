@@ -30,7 +30,8 @@ int send_kill(const StartedSandbox& sandbox) {
 bool running(const StartedSandbox& sandbox, const Supervised& state, bool init_running) {
   if (!sandbox.session) return init_running;
   bool spawn_failed =
-      state.setup_failure && state.setup_failure->phase == SetupPhase::kSpawnPayload;
+      state.setup_failure && (state.setup_failure->phase == SetupPhase::kSpawnPayload ||
+                              state.setup_failure->phase == SetupPhase::kCommandFile);
   return init_running && !state.payload_status && !spawn_failed;
 }
 
@@ -74,6 +75,9 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
       break;
     case ChildMessageKind::kProxyListener:
       if (sandbox.egress != nullptr) sandbox.egress->serve(std::move(passed));
+      break;
+    case ChildMessageKind::kCommandStarted:
+      state.command_started = true;
       break;
     case ChildMessageKind::kStepBoundary:
       state.at_step_boundary = true;

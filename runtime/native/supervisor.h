@@ -51,7 +51,8 @@ struct Supervised {
   CapturedOutput stderr_data;
   rusage usage{};  // init and every process it reaped
   std::int64_t duration_ms = 0;
-  bool init_exited = false;  // in a session: the sandbox itself is gone
+  bool init_exited = false;      // in a session: the sandbox itself is gone
+  bool command_started = false;  // in a session: init said the command started (kCommandStarted)
 };
 
 Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -335,6 +336,30 @@ TEST(WarmPool, ASandboxLooksTheSameWarmAndCold) {
 }
 
 // A call's spec is checked as a cold run's is, before a warm sandbox is taken.
+// A warm call's code and files ride with its command to the sandbox's init, which writes them
+// as the sandbox user beneath /work; more than one packet holds go one by one instead.
+TEST(WarmPool, ACallsFilesArriveWithItsCodeWhateverTheirSize) {
+  WarmServer server({"--warm", "1"});
+  std::string big(200 * 1024, 'b');
+  const char* code =
+      "import os\n"
+      "for path in ['data/in.txt', 'big.txt', 'main.py']:\n"
+      "    info = os.stat(path)\n"
+      "    print(path, info.st_size, info.st_uid == os.getuid(), oct(info.st_mode & 0o777))\n";
+  for (const std::string& second : {std::string("small"), big}) {
+    settled_sandboxes(server.pid(), 1);
+    json result =
+        server.run({{"code", code},
+                    {"files", json::array({{{"path", "data/in.txt"}, {"content", "in"}},
+                                           {{"path", "big.txt"}, {"content", second}}})}});
+    EXPECT_EQ(result.value("stdout", ""),
+              "data/in.txt 2 True 0o644\nbig.txt " + std::to_string(second.size()) +
+                  " True 0o644\nmain.py " + std::to_string(std::strlen(code)) + " True 0o644\n")
+        << result.dump();
+  }
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true}));
+}
+
 TEST(WarmPool, ACallsFilesAreCheckedAsACold) {
   WarmServer server({"--warm", "1"});
   settled_sandboxes(server.pid(), 1);

@@ -85,7 +85,6 @@ RunResult run_ok(RunMode mode, const SandboxSpec& spec, RecordingObserver& obser
   if (!sandbox.ok()) return RunResult{};
   // A pool's sandbox waits for its call.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_TRUE(write_warm_files(**sandbox, spec).ok());
   auto result = run_warm(**sandbox, spec, observer);
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
   if (!result.ok()) return RunResult{};
