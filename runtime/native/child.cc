@@ -338,9 +338,9 @@ void exec_sandbox_init(const InitExec& exec) {
   for (auto& half : data) half.inheritable = half.permitted;
   if (syscall(SYS_capset, &header, data) != 0) fail(exec.channel, SetupPhase::kInitExec, errno, 2);
   for (int cap = 0; cap < 64; ++cap) {
-    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0 && errno != EINVAL) {
-      fail(exec.channel, SetupPhase::kInitExec, errno, 3);
-    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) == 0) continue;
+    if (errno == EINVAL) break;  // past the kernel's last capability
+    fail(exec.channel, SetupPhase::kInitExec, errno, 3);
   }
   syscall(SYS_execveat, exec.program, "", exec.argv, exec.envp, AT_EMPTY_PATH);
   fail(exec.channel, SetupPhase::kInitExec, errno, 4);

@@ -14,34 +14,32 @@
 namespace paddock {
 namespace {
 
-// A file's bytes are read only when `with_content`: a flattened image's, which are written into
-// the sandbox; the host's are bound.
-HostLayout::Entry read_entry(const std::string& path, std::string name, bool with_content) {
-  HostLayout::Entry entry{std::move(name), HostLayout::Entry::Type::kDirectory, ""};
+// The entry at `path`, if it is a directory, a symlink, or (when `allow_file`) a file the sandbox
+// user could read: only world-readable files are taken. A file's bytes are read only when
+// `with_content`: a flattened image's, which are written into the sandbox; the host's are bound.
+// One lstat: every run probes some twenty entries.
+std::optional<HostLayout::Entry> read_entry(const std::string& path, std::string name,
+                                            bool allow_file, bool with_content) {
   struct stat info {};
-  lstat(path.c_str(), &info);
+  if (lstat(path.c_str(), &info) != 0) return std::nullopt;
+  HostLayout::Entry entry{std::move(name), HostLayout::Entry::Type::kDirectory, ""};
   if (S_ISLNK(info.st_mode)) {
     std::array<char, 4096> target{};
     ssize_t length = readlink(path.c_str(), target.data(), target.size() - 1);
     entry.type = HostLayout::Entry::Type::kSymlink;
     entry.content.assign(target.data(), static_cast<std::size_t>(std::max<ssize_t>(length, 0)));
   } else if (S_ISREG(info.st_mode)) {
+    if (!allow_file || (info.st_mode & S_IROTH) == 0) return std::nullopt;
     entry.type = HostLayout::Entry::Type::kFile;
     if (!with_content) return entry;
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     entry.content = text.str();
+  } else if (!S_ISDIR(info.st_mode)) {
+    return std::nullopt;
   }
   return entry;
-}
-
-bool is_dir_or_link_or_file(const std::string& path, bool allow_file) {
-  struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) return false;
-  // Only world-readable files are copied: the sandbox user could not read the others either.
-  if (S_ISREG(info.st_mode)) return allow_file && (info.st_mode & S_IROTH) != 0;
-  return S_ISDIR(info.st_mode) || S_ISLNK(info.st_mode);
 }
 
 }  // namespace
@@ -61,8 +59,9 @@ HostLayout probe_host_layout() {
   HostLayout layout;
   for (const char* name : {"bin", "sbin", "lib", "lib32", "lib64", "libx32"}) {
     std::string path = std::string("/") + name;
-    if (is_dir_or_link_or_file(path, false))
-      layout.top_level.push_back(read_entry(path, name, false));
+    if (auto entry = read_entry(path, name, false, false)) {
+      layout.top_level.push_back(std::move(*entry));
+    }
   }
   for (const auto& name : host_etc_allowlist()) {
     if (auto entry = probe_host_etc(name)) layout.etc.push_back(std::move(*entry));
@@ -84,8 +83,7 @@ std::vector<HostLayout::Entry> probe_extra_etc(const HostLayout& base,
 
 std::optional<HostLayout::Entry> probe_host_etc(const std::string& name) {
   std::string path = "/etc/" + name;
-  if (!is_dir_or_link_or_file(path, true)) return std::nullopt;
-  return read_entry(path, name, false);
+  return read_entry(path, name, true, false);
 }
 
 Status check_image_etc(const std::vector<std::string>& layers) {
@@ -111,17 +109,17 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   // Sorted: the same plan for the same image, every time.
   for (const auto& name : directory_names(root)) {
     std::string path = root + "/" + name;
-    if (made_by_paddock.count(name) == 0 && is_dir_or_link_or_file(path, false)) {
-      layout.top_level.push_back(read_entry(path, name, true));
+    if (made_by_paddock.count(name) > 0) continue;
+    if (auto entry = read_entry(path, name, false, true)) {
+      layout.top_level.push_back(std::move(*entry));
     }
   }
   static const std::set<std::string> kIdentityFiles = {"passwd", "group",         "hostname",
                                                        "hosts",  "nsswitch.conf", "resolv.conf"};
   for (const auto& name : directory_names(root + "/etc")) {
     std::string path = root + "/etc/" + name;
-    if (kIdentityFiles.count(name) == 0 && is_dir_or_link_or_file(path, true)) {
-      layout.etc.push_back(read_entry(path, name, true));
-    }
+    if (kIdentityFiles.count(name) > 0) continue;
+    if (auto entry = read_entry(path, name, true, true)) layout.etc.push_back(std::move(*entry));
   }
   return layout;
 }
