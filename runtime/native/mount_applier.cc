@@ -124,11 +124,6 @@ int set_attributes(const char* target, std::uint64_t attributes, bool recursive)
   return ok_or_errno(mount(nullptr, target, nullptr, flags, nullptr));
 }
 
-bool exists(const char* path) {
-  struct stat info {};
-  return lstat(path, &info) == 0;
-}
-
 // Where a target lies in the staged root, which holds an image's own files (its symlinks among
 // them) once its layers are in place: every directory above the target must be a real one
 // beneath the staging directory. A path through a symlink would be resolved with the host's
@@ -159,16 +154,18 @@ int check_target_parent(const char* target) {
   return error;
 }
 
-// The target itself must not be a symlink either, for what mounts on it or makes it.
-int check_target(const char* target) {
+// The target itself must not be a symlink either, for what mounts on it or makes it. *exists
+// says whether it is there already (the steps below need not look again).
+int check_target(const char* target, bool* exists) {
   if (int error = check_target_parent(target); error != 0) return error;
   struct stat info {};
-  if (lstat(target, &info) == 0 && S_ISLNK(info.st_mode)) return ELOOP;
+  *exists = lstat(target, &info) == 0;
+  if (*exists && S_ISLNK(info.st_mode)) return ELOOP;
   return 0;
 }
 
-int make_target_like(const struct stat& source, const char* target) {
-  if (exists(target)) return 0;  // made earlier, e.g. before the root was sealed
+int make_target_like(const struct stat& source, const char* target, bool exists) {
+  if (exists) return 0;  // made earlier, e.g. before the root was sealed
   if (S_ISDIR(source.st_mode)) {
     if (mkdir(target, 0755) != 0 && errno != EEXIST) return errno;
     return 0;
@@ -232,13 +229,13 @@ int image_tree(const MountStep& step, const MountSources& sources) {
   return tree >= 0 ? tree : -error;
 }
 
-int bind(const MountStep& step, const MountSources& sources, const char* target) {
+int bind(const MountStep& step, const MountSources& sources, const char* target, bool exists) {
   if (step.layer_slot >= 0) {
     int tree = image_tree(step, sources);
     if (tree < 0) return step.optional && tree == -ENOENT ? 0 : -tree;
     struct stat info {};
     int error = ok_or_errno(fstat(tree, &info));
-    if (error == 0) error = make_target_like(info, target);
+    if (error == 0) error = make_target_like(info, target, exists);
     if (error == 0) error = attach_tree(tree, step.protect, target);
     close(tree);
     return error;
@@ -251,7 +248,7 @@ int bind(const MountStep& step, const MountSources& sources, const char* target)
   struct stat info {};
   int error = ok_or_errno(tree >= 0 ? fstat(tree, &info) : stat(source.c_str(), &info));
   if (error != 0) return step.optional && error == ENOENT ? 0 : error;
-  if (int made = make_target_like(info, target); made != 0) return made;
+  if (int made = make_target_like(info, target, exists); made != 0) return made;
   if (tree >= 0) return attach_tree(tree, step.protect, target);
   if (mount(source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
   std::uint64_t attributes = attributes_for(step.protect);
@@ -324,6 +321,7 @@ int apply(const MountStep& step, const MountSources& sources) {
   Path target;
   if (!Path::staged(target, step.target)) return ENAMETOOLONG;
   const char* path = target.c_str();
+  bool exists = false;  // set by check_target
   switch (step.kind) {
     case Kind::kMakeDir:
     case Kind::kWriteFile:
@@ -336,7 +334,7 @@ int apply(const MountStep& step, const MountSources& sources) {
     case Kind::kBindSelfReadOnly:
       if (int error = step.kind == Kind::kWriteFile || step.kind == Kind::kSymlink
                           ? check_target_parent(path)
-                          : check_target(path);
+                          : check_target(path, &exists);
           error != 0) {
         return error;
       }
@@ -363,25 +361,25 @@ int apply(const MountStep& step, const MountSources& sources) {
       if (int error = stat_source(step, tree_of(step, bind_fds, bind_count), info); error != 0) {
         return error;
       }
-      return make_target_like(info, path);
+      return make_target_like(info, path, exists);
     }
     case Kind::kBind:
-      return bind(step, sources, path);
+      return bind(step, sources, path, exists);
     case Kind::kProc:
       return ok_or_errno(mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr));
     case Kind::kDevpts:
       return ok_or_errno(
           mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, step.options.c_str()));
     case Kind::kMaskWithNull:
-      if (!exists(path)) return 0;
+      if (!exists) return 0;
       if (mount("/dev/null", path, nullptr, MS_BIND, nullptr) != 0) return errno;
       return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, false);
     case Kind::kMaskWithEmpty:
-      if (!exists(path)) return 0;
+      if (!exists) return 0;
       return ok_or_errno(mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                                "size=4096,nr_inodes=2,mode=555"));
     case Kind::kBindSelfReadOnly:
-      if (!exists(path)) return 0;
+      if (!exists) return 0;
       if (mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
       return set_attributes(path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
     case Kind::kSeal:
