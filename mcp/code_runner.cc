@@ -136,10 +136,14 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
 
 // In a warm sandbox of the spec's shape when one waits, else in a new one.
 Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& language,
-                                   const SandboxSpec& spec, RunObserver& observer, bool& warm) {
+                                   const SandboxSpec& spec, RunObserver& observer, bool& warm,
+                                   std::shared_ptr<void>& until_answered) {
   if (runs_warm(spec)) {
     // What a cold run would refuse before starting, a warm one refuses too.
     if (auto valid = state.backend->check(spec); !valid) return valid.error();
+    // From the take until the answer is out, the pool opens none: setting up the next would take
+    // a core from this call, and its answer would wait behind it.
+    until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm);
     // Goes back to the pool (to be closed) however the call ends.
     struct Taken {
       WarmPool& pool;
@@ -197,7 +201,8 @@ Result<SandboxSpec> toolchain_version_spec(ServerState& state, const LanguagePol
 }
 
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
-                          const CodeRequest& request, RunObserver& observer) {
+                          const CodeRequest& request, RunObserver& observer,
+                          std::shared_ptr<void>& until_answered) {
   UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
@@ -215,7 +220,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   run.timeout_capped = built->timeout_capped;
   run.limits = spec.limits;
   run.preinstalled = std::move(preinstalled);
-  auto result = run_warm_or_cold(state, policy.name, spec, observer, run.warm);
+  auto result = run_warm_or_cold(state, policy.name, spec, observer, run.warm, until_answered);
   if (!result) return result.error();
   mask_secrets(state.secrets, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());

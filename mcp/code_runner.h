@@ -4,6 +4,7 @@
 // commands ([install] [compile] run) in a session's sandbox. Both go through the Backend and
 // Session interfaces only; the result is the same LanguageRunResult either way.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,11 @@ std::string session_output_file(int run, const std::string& stream);
 // How much of a stream a session keeps for that file: the start and the end beyond it.
 inline constexpr std::uint64_t kSessionStreamBytes = 32u << 20;
 
+// A fresh call: in a warm sandbox when one of its shape waits (the pool's hold then goes into
+// `until_answered`, ToolContext's), else in a new one.
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
-                          const CodeRequest& request, RunObserver& observer);
+                          const CodeRequest& request, RunObserver& observer,
+                          std::shared_ptr<void>& until_answered);
 Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
                                const CodeRequest& request, RunObserver& observer);
 

@@ -264,7 +264,11 @@ void Server::submit(const Incoming& request, const Era& era) {
                   RpcError{kInternalError, "internal error in " + method + ": " + what, nullptr});
   };
   auto job = [this, id, forget, params, era, token, call, is_tool] {
-    WarmPool::CallInFlight in_flight(state_.warm);
+    // Runs last, once the answer is written or withheld.
+    struct Answered {
+      InFlight& call;
+      ~Answered() { call.until_answered.reset(); }
+    } answered{*call};
     json result;
     std::optional<RpcError> error;
     if (is_tool) {
@@ -307,13 +311,15 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
   Tool* tool = tools_.find(params["name"].get<std::string>());
   json arguments = params.value("arguments", json::object());
   auto progress_count = std::make_shared<std::atomic<long long>>(0);
-  ToolContext context{state_, in_flight.token, [&](const std::string& message) {
+  ToolContext context{state_, in_flight.token,
+                      [&](const std::string& message) {
                         if (progress_token.is_null() || message.empty()) return;
                         writer_.write(notification_message("notifications/progress",
                                                            {{"progressToken", progress_token},
                                                             {"progress", ++*progress_count},
                                                             {"message", message}}));
-                      }};
+                      },
+                      in_flight.until_answered};
   ToolResult result;
   if (auto problem = check_arguments(arguments, tools_.input_schema(tool->name()))) {
     result = tool_error("invalid arguments for " + tool->name() + ": " + *problem);

@@ -36,6 +36,7 @@ class Server {
   struct InFlight {
     CancellationToken token;
     std::atomic<bool> cancelled{false};
+    std::shared_ptr<void> until_answered;  // ToolContext::until_answered
   };
 
   void handle_line(const LineReader::Line& line);

@@ -21,6 +21,9 @@ struct ToolContext {
   const CancellationToken& cancellation;
   // Sends notifications/progress when the client asked for it (a no-op otherwise).
   std::function<void(const std::string& message)> progress;
+  // What the call keeps until its answer is written (or withheld), then dropped: a warm call's
+  // hold on the pool (WarmPool::CallInFlight), so that no sandbox opens before the answer is out.
+  std::shared_ptr<void>& until_answered;
 };
 
 // A tool's answer: `content` for people and models, `structured` matching the outputSchema.

@@ -7,9 +7,9 @@
 // The pool keeps `per_language` sandboxes waiting for each language that has had a fresh call
 // (or was prepared), of the shape its last eligible call had; a call of another shape runs cold
 // and the language's sandboxes are made in the new shape from then on. Opening and closing
-// happen on the pool's own thread, off the calls' path: none is opened while a call is in flight
-// (CallInFlight), and a call that finds its sandbox half-opened waits for it (kOpeningWait at
-// most).
+// happen on the pool's own thread, off the calls' path: none is opened while a warm call is in
+// flight, until its answer is out (CallInFlight), and a call that finds its sandbox half-opened
+// waits for it (kOpeningWait at most).
 
 #include <chrono>
 #include <condition_variable>
@@ -51,10 +51,11 @@ class WarmPool {
   // Retires waiting sandboxes until the server's limits hold again (a session was just added).
   void fit();
 
-  // Held by each call the server runs, from its start until its answer is written: while one
+  // Held by each warm call from before it takes a sandbox until its answer is written: while one
   // is, the pool opens no sandbox, so that setting up the next takes no core from the call and
   // its answer does not wait behind it (a replacement opened at the end of the call's run, as
-  // the answer was being made, delayed it by up to 1.5 ms). Used sandboxes still close.
+  // the answer was being made, delayed it by up to 1.5 ms). Used sandboxes still close. Other
+  // calls (a long cell of a live session) do not hold the pool back.
   class CallInFlight {
    public:
     explicit CallInFlight(WarmPool& pool);

@@ -172,7 +172,7 @@ class ExecuteCode final : public Tool {
     }
     ProgressObserver observer(context);
     auto run = lease ? run_in_session(**lease, state, request, observer)
-                     : run_fresh(state, *policy, request, observer);
+                     : run_fresh(state, *policy, request, observer, context.until_answered);
     state.record(audit_record(state, lease, *policy, request, &run));
     // An error may carry what the sandbox said (a kernel's log when it cannot start again).
     if (!run) return tool_error(state.secrets.apply(run.error().message));

@@ -153,6 +153,30 @@ TEST(WarmPool, NothingOpensWhileACallIsInFlight) {
   settled_sandboxes(server.pid(), 2);
 }
 
+// Only warm calls hold the pool back: a long command in a session does not keep fresh calls
+// that come meanwhile from finding their sandbox replaced.
+TEST(WarmPool, ALongSessionCommandDoesNotHoldThePoolBack) {
+  WarmServer server({"--warm", "1"});
+  settled_sandboxes(server.pid(), 1);
+  server.mcp().call(10, "create_session", {{"language", "bash"}});
+  json created = server.mcp().wait_for(10);
+  ASSERT_FALSE(created["result"].value("isError", false)) << created.dump();
+  std::string session = created["result"]["structuredContent"].value("session_id", "");
+  settled_sandboxes(server.pid(), 2);
+  auto sent = Clock::now();
+  server.mcp().call(11, "execute_code", {{"session_id", session}, {"code", "sleep 4; echo slept"}});
+  json fresh = server.run({{"code", "print('fresh')"}});
+  EXPECT_EQ(fresh.value("stdout", ""), "fresh\n") << fresh.dump();
+  // The session, and the fresh call's replacement, while the session's command still runs.
+  std::vector<pid_t> during = settled_sandboxes(server.pid(), 2);
+  EXPECT_EQ(during.size(), 2u);
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(3))
+      << "the replacement came only once the session's command had ended";
+  json slept = server.mcp().wait_for(11);
+  EXPECT_EQ(slept["result"]["structuredContent"].value("stdout", ""), "slept\n") << slept.dump();
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, false}));
+}
+
 TEST(WarmPool, CallsAtOnceEachGetTheirOwnSandbox) {
   WarmServer server({"--warm", "2"});
   settled_sandboxes(server.pid(), 2);
