@@ -286,7 +286,7 @@ void read_class_name(Reader& reader, const json& document, LanguagePolicy& polic
   const json* object = reader.find(document, "class_name");
   if (object == nullptr) return;
   if (!object->is_object()) return reader.fail("/class_name", "must be an object");
-  policy.class_pattern = reader.string(*object, "/class_name", "pattern", true);
+  std::string pattern = reader.string(*object, "/class_name", "pattern", true);
   policy.class_default = reader.string(*object, "/class_name", "default", false, "Main");
   for (const auto& [key, value] : object->items()) {
     if (key != "pattern" && key != "default") {
@@ -296,8 +296,8 @@ void read_class_name(Reader& reader, const json& document, LanguagePolicy& polic
   if (!is_plain_name(policy.class_default, "A-Za-z0-9_$.+-", "A-Za-z0-9_$.+-")) {
     reader.fail("/class_name/default", "'" + policy.class_default + "' must be a plain name");
   }
-  if (policy.class_pattern.empty()) return;  // reported as missing above
-  auto compiled = ScreeningRegex::compile(policy.class_pattern);
+  if (pattern.empty()) return;  // reported as missing above
+  auto compiled = ScreeningRegex::compile(pattern);
   if (!compiled) {
     reader.fail("/class_name/pattern", compiled.error().message);
   } else if (compiled->group_count() < 1) {

@@ -68,10 +68,9 @@ struct LanguagePolicy {
   // Host /etc entries the language's programs need (SandboxSpec::host_etc).
   std::vector<std::string> host_etc;
   // Where `source_file` or the commands hold {class}: the name the code gives itself, as group 1
-  // of `class_pattern` finds it in the code without comments (Java's public class), else
+  // of `class_regex` finds it in the code without comments (Java's public class), else
   // `class_default`. An RE2 pattern, like the screening rules': it searches the caller's code.
-  std::string class_pattern;
-  std::optional<ScreeningRegex> class_regex;  // class_pattern compiled
+  std::optional<ScreeningRegex> class_regex;
   std::string class_default = "Main";
   // The Jupyter kernel that keeps a session's state between calls (runtime/live_kernel.h); no
   // name: sessions of the language run each call as a new process.

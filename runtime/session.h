@@ -66,7 +66,8 @@ struct ResidentProcess {
 class Session {
  public:
   virtual ~Session() = default;
-  // One command; other calls wait until it is done.
+  // One command; other calls wait until it is done. ESRCH: the sandbox was gone before the
+  // command reached it, so nothing of it ran (a warm run then runs cold instead).
   [[nodiscard]] virtual Result<RunResult> exec(const ExecRequest& request,
                                                RunObserver& observer) = 0;
   // `files` written (as write_file writes them), then `request` run: a fresh call's code in a

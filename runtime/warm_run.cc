@@ -41,10 +41,11 @@ bool runs_warm(const SandboxSpec& spec) {
 
 namespace {
 
-std::vector<SandboxFile> files_of(const SandboxSpec& spec, bool support) {
+// The call's own files: what its shape left out.
+std::vector<SandboxFile> call_files(const SandboxSpec& spec) {
   std::vector<SandboxFile> files;
   for (const auto& file : spec.files) {
-    if (file.support == support) files.push_back(file);
+    if (!file.support) files.push_back(file);
   }
   return files;
 }
@@ -54,7 +55,8 @@ std::vector<SandboxFile> files_of(const SandboxSpec& spec, bool support) {
 Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxSpec& shape) {
   auto sandbox = backend.open_session(shape);
   if (!sandbox) return sandbox.error();
-  for (const auto& file : files_of(shape, true)) {
+  for (const auto& file : shape.files) {
+    if (!file.support) continue;
     if (auto wrote = (*sandbox)->write_file(file.path, file.content); !wrote) return wrote.error();
   }
   return sandbox;
@@ -66,8 +68,8 @@ Result<RunResult> run_warm(Session& sandbox, const SandboxSpec& spec, RunObserve
   plan.stdin_fd = spec.stdin_fd;
   StepSandbox steps;
   // The call's files come with its first step.
-  steps.exec = [&sandbox, files = files_of(spec, false)](const ExecRequest& exec,
-                                                         RunObserver& watching) mutable {
+  steps.exec = [&sandbox, files = call_files(spec)](const ExecRequest& exec,
+                                                    RunObserver& watching) mutable {
     return sandbox.exec_with_files(std::exchange(files, {}), exec, watching);
   };
   steps.write_file = [&sandbox](const SandboxFile& file) {

@@ -136,7 +136,7 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
     if (auto valid = check_session_path(file.path); !valid) return valid.error();
     auto size = static_cast<std::uint32_t>(file.content.size());
     std::size_t needed = sizeof size + file.path.size() + 1 + file.content.size();
-    if (file.content.size() > kSessionDataMax || packet->length + needed > kSessionDataMax) {
+    if (packet->length + needed > kSessionDataMax) {
       return Error{E2BIG, "the command's files are longer than 64 KiB"};
     }
     char* at = packet->data + packet->length;
