@@ -36,7 +36,7 @@ enum class SetupPhase : std::int32_t {
 };
 
 enum class ChildMessageKind : std::int32_t {
-  kGo,               // parent -> init: the id maps are written
+  kGo,               // parent -> init: the plan is sealed and the id maps are written
   kSetupFailed,      // a setup step failed: phase, detail, error
   kExecFailed,       // execve failed: error
   kPayloadExited,    // init -> parent: the payload's wait status

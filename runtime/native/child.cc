@@ -187,9 +187,6 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   _exit(127);
 }
 
-namespace {
-
-// Blocks until the parent says go (maps written, network gone); EOF means the parent died.
 void wait_for_go(int channel) {
   ChildMessage message;
   ssize_t got;
@@ -198,6 +195,8 @@ void wait_for_go(int channel) {
   // EOF: the parent died or gave up before writing the maps.
   if (got != sizeof message || message.kind != ChildMessageKind::kGo) _exit(125);
 }
+
+namespace {
 
 // Raw system calls, not glibc's wrappers: in a copy of a multi-threaded parent, glibc would try
 // to apply the change to every thread it remembers (SIGSETXID) and wait for them forever.
@@ -350,9 +349,6 @@ void run_sandbox_init(ChildPlan& plan) {
   int channel = plan.fds.channel;
   // paddock cloned the child with every signal blocked, and the mask outlives exec: no handler
   // ever runs in the relay or in init, and only SIGKILL (from paddock, outside) ends them.
-  // Die with paddock; wait_for_go sees EOF if it died before this line.
-  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  wait_for_go(channel);
   // Dumpable until now, as paddock's fork was, because paddock (without newuidmap) writes the id
   // maps into this process's /proc files, which a non-dumpable process's owner cannot open. No
   // code of the sandbox has run yet; from here on, neither half can be inspected.

@@ -103,7 +103,11 @@ struct InitExec {
 // in it), and execs paddock-init, so that nothing of paddock's memory stays in the sandbox.
 [[noreturn]] void exec_sandbox_init(const InitExec& exec);
 
-// paddock-init, PID 1 of the sandbox's outer PID namespace: waits for the id maps, starts the
+// Blocks until paddock says go (the plan sealed, the id maps written, a network attached); exits
+// on anything else, such as the end of file of a paddock that died or gave up.
+void wait_for_go(int channel);
+
+// paddock-init, PID 1 of the sandbox's outer PID namespace, once paddock said go: starts the
 // sandbox's init in a PID namespace of its own, then only relays messages between it and
 // paddock, under a seccomp filter that allows nothing else (init_relay.h). Never returns.
 [[noreturn]] void run_sandbox_init(ChildPlan& plan);

@@ -1,9 +1,11 @@
 // paddock-init: the sandbox's init, a small static program of paddock's own. paddock's child
 // execs it right after clone (exec_sandbox_init), so the sandbox holds no copy of paddock's
-// memory and shows no host command line; the plan arrives in a memfd named by
-// PADDOCK_INIT_PLAN_FD (the only variable in its environment).
+// memory and shows no host command line. Its environment names two fds and nothing else: the
+// channel to paddock (PADDOCK_INIT_CHANNEL_FD) and a memfd (PADDOCK_INIT_PLAN_FD) into which
+// paddock writes the plan while this program starts, and which it seals before it says go.
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,8 +19,16 @@
 
 namespace {
 
+int fd_variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? -1 : std::atoi(value);
+}
+
+// The whole plan, or nothing if the memfd is not sealed: then paddock never finished it.
 std::string read_plan(int fd) {
   struct stat info {};
+  int seals = fcntl(fd, F_GET_SEALS);
+  if (seals < 0 || (seals & paddock::kPlanSeals) != paddock::kPlanSeals) return {};
   if (fstat(fd, &info) != 0) return {};
   std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
   std::size_t done = 0;
@@ -35,15 +45,19 @@ std::string read_plan(int fd) {
 int main() {
   // What the program may read of its PID 1: the name, not the host path of this file.
   prctl(PR_SET_NAME, "paddock-init", 0, 0, 0);
-  const char* plan_fd = std::getenv("PADDOCK_INIT_PLAN_FD");
-  if (plan_fd == nullptr) return 125;
-  int fd = std::atoi(plan_fd);
+  int fd = fd_variable("PADDOCK_INIT_PLAN_FD");
+  if (fd < 0) return 125;
+  // Die with paddock; wait_for_go sees its end of file if it died before this line.
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // A paddock of another build may name no channel, and have written its plan before clone.
+  int channel = fd_variable("PADDOCK_INIT_CHANNEL_FD");
+  if (channel >= 0) paddock::wait_for_go(channel);
   std::string bytes = read_plan(fd);
   close(fd);
   auto decoded = paddock::decode_child_plan(bytes);
   if (decoded == nullptr) {
     // Most likely a paddock-init left from another build beside a new paddock.
-    paddock::send(paddock::plan_channel(bytes),
+    paddock::send(channel >= 0 ? channel : paddock::plan_channel(bytes),
                   paddock::ChildMessage{paddock::ChildMessageKind::kSetupFailed,
                                         paddock::SetupPhase::kInitPlan, 0, EPROTO, 0, 0});
     return 125;

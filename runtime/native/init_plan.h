@@ -1,10 +1,13 @@
 #pragma once
 
 // The ChildPlan as bytes, so that the sandbox's init can be a program of its own (paddock-init)
-// instead of a fork of paddock: paddock encodes the plan into a sealed memfd before clone, the
-// child execs paddock-init at once, and paddock-init decodes the plan into storage of its own.
+// instead of a fork of paddock: the child execs paddock-init right after clone, paddock meanwhile
+// encodes the plan into a memfd the child was given and seals it, and paddock-init, once told to
+// go, decodes the plan into storage of its own.
 // Nothing else of paddock's memory (an MCP server's other sessions, its secrets) reaches the
 // sandbox.
+
+#include <fcntl.h>
 
 #include <cstdint>
 #include <memory>
@@ -15,6 +18,9 @@
 #include "runtime/native/child.h"
 
 namespace paddock {
+
+// What paddock-init requires of the plan's memfd: nothing can change it any more.
+constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
 
 // Bytes in a format private to one build of paddock and its paddock-init: both sides are built
 // together, and the first field is a version that must match.

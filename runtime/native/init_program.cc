@@ -39,22 +39,25 @@ Result<UniqueFd> open_init_program() {
                            ": install it beside paddock (scripts/setup builds both)"};
 }
 
-Result<UniqueFd> plan_memfd(const ChildPlan& plan) {
-  std::string bytes = encode_child_plan(plan);
+Result<UniqueFd> plan_memfd() {
   UniqueFd fd(memfd_create("paddock-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd.valid()) return system_error("creating the memfd for the sandbox's plan");
+  return fd;
+}
+
+Status write_plan(int memfd, const ChildPlan& plan) {
+  std::string bytes = encode_child_plan(plan);
   std::size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t wrote = write(fd.get(), bytes.data() + done, bytes.size() - done);
+    ssize_t wrote = write(memfd, bytes.data() + done, bytes.size() - done);
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) return system_error("writing the sandbox's plan");
     done += static_cast<std::size_t>(wrote);
   }
-  // Sealed, so that nothing holding the fd can change the plan under paddock-init.
-  if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-    return system_error("sealing the sandbox's plan");
-  }
-  return fd;
+  // Sealed, so that nothing holding the fd can change the plan under paddock-init, which
+  // checks that it is.
+  if (fcntl(memfd, F_ADD_SEALS, kPlanSeals) != 0) return system_error("sealing the sandbox's plan");
+  return {};
 }
 
 }  // namespace paddock

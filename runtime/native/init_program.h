@@ -14,7 +14,9 @@ namespace paddock {
 // this build put it.
 Result<UniqueFd> open_init_program();
 
-// The plan, encoded into a sealed memfd that paddock-init reads from offset 0.
-Result<UniqueFd> plan_memfd(const ChildPlan& plan);
+// The memfd that carries the plan, made before clone so that the child gets it, and written and
+// sealed (write_plan) while the child execs paddock-init, which reads it once paddock says go.
+Result<UniqueFd> plan_memfd();
+Status write_plan(int memfd, const ChildPlan& plan);
 
 }  // namespace paddock

@@ -180,74 +180,8 @@ const IdMapHost& id_map_host() {
   return host;
 }
 
-Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
-                                          bool cgroup_mode, bool session) {
+Result<std::unique_ptr<Prepared>> prepare_streams(const SandboxSpec& spec) {
   auto prepared = std::make_unique<Prepared>();
-  auto programs = seccomp_programs(spec);
-  if (!programs) return programs.error();
-  prepared->seccomp = programs->program;
-  prepared->init_seccomp = programs->init;
-  std::vector<std::string> writable_binds;
-  for (const auto& bind : spec.binds) {
-    if (bind.writable) writable_binds.push_back(bind.host_path);
-  }
-  auto writer = writable_bind_owner(id_map_host(), writable_binds);
-  if (!writer) return writer.error();
-  prepared->bind_writer = *writer;
-
-  // An image brings its own tree: the host's needs no probing then.
-  if (!spec.image_layers.empty()) {
-    if (auto etc = check_image_etc(spec.image_layers); !etc) return etc.error();
-  }
-  HostLayout image_layout;
-  if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() == 1) {
-    image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
-  }
-  const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
-  // The run's own host /etc entries (its language's), beside the ones every sandbox gets.
-  static const std::vector<HostLayout::Entry> kNone;
-  const auto& extra_etc = spec.image_layers.empty() ? extra_etc_of(spec.host_etc) : kNone;
-  bool user_network = may_use_user_network(spec, session);
-  prepared->mounts = plan_mounts(spec, layout, identity, user_network, extra_etc);
-  if (user_network) {
-    auto fence = network_fence(spec);
-    if (!fence) return fence.error();
-    prepared->network_fence = std::move(*fence);
-  }
-  prepared->rlimits = plan_rlimits(spec.limits, cgroup_mode);
-  prepared->step_storage = spec.prelude;
-  prepared->step_storage.push_back(spec.argv);
-  for (auto& step : prepared->step_storage) {
-    std::vector<char*>& argv = prepared->step_argvs.emplace_back();
-    for (auto& arg : step) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-  }
-  for (auto& argv : prepared->step_argvs) prepared->steps.push_back(argv.data());
-  // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
-  // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
-  std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
-                                  std::to_string(spec.limits.memory_bytes)};
-  env.insert(env.end(), spec.env.begin(), spec.env.end());
-  if (!spec.allowed_hosts.empty()) {
-    for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
-  }
-  prepared->env_storage = merge_env(default_sandbox_env(), env);
-  for (auto& entry : prepared->env_storage) {
-    prepared->envp.push_back(entry.data());
-    if (entry.starts_with("PATH=")) prepared->path_storage = entry.substr(5);
-  }
-  prepared->envp.push_back(nullptr);
-  // PATH split in place: each ':' becomes a terminator, each piece a search directory.
-  char* piece = prepared->path_storage.data();
-  for (char& c : prepared->path_storage) {
-    if (c != ':') continue;
-    c = '\0';
-    if (*piece != '\0') prepared->path_dirs.push_back(piece);
-    piece = &c + 1;
-  }
-  if (*piece != '\0') prepared->path_dirs.push_back(piece);
-  prepared->cwd = spec.cwd.empty() ? spec.workdir : spec.cwd;
-
   auto stdin_fd = open_stdin(spec);
   if (!stdin_fd) return stdin_fd.error();
   prepared->stdin_fd = std::move(*stdin_fd);
@@ -265,15 +199,85 @@ Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const Sandbox
   auto child_end = above_stdio(UniqueFd(sockets[1]));
   if (!child_end) return child_end.error();
   prepared->channel_child = std::move(*child_end);
-  for (const auto& bind : spec.binds) prepared->bind_sources.push_back(bind.host_path.c_str());
-  for (const auto& layer : spec.image_layers) prepared->layer_sources.push_back(layer.c_str());
+  return prepared;
+}
+
+Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxIdentity& identity,
+                    bool cgroup_mode, bool session) {
+  auto programs = seccomp_programs(spec);
+  if (!programs) return programs.error();
+  prepared.seccomp = programs->program;
+  prepared.init_seccomp = programs->init;
+  std::vector<std::string> writable_binds;
+  for (const auto& bind : spec.binds) {
+    if (bind.writable) writable_binds.push_back(bind.host_path);
+  }
+  auto writer = writable_bind_owner(id_map_host(), writable_binds);
+  if (!writer) return writer.error();
+  prepared.bind_writer = *writer;
+
+  // An image brings its own tree: the host's needs no probing then.
+  if (!spec.image_layers.empty()) {
+    if (auto etc = check_image_etc(spec.image_layers); !etc) return etc.error();
+  }
+  HostLayout image_layout;
+  if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() == 1) {
+    image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
+  }
+  const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
+  // The run's own host /etc entries (its language's), beside the ones every sandbox gets.
+  static const std::vector<HostLayout::Entry> kNone;
+  const auto& extra_etc = spec.image_layers.empty() ? extra_etc_of(spec.host_etc) : kNone;
+  bool user_network = may_use_user_network(spec, session);
+  prepared.mounts = plan_mounts(spec, layout, identity, user_network, extra_etc);
+  if (user_network) {
+    auto fence = network_fence(spec);
+    if (!fence) return fence.error();
+    prepared.network_fence = std::move(*fence);
+  }
+  prepared.rlimits = plan_rlimits(spec.limits, cgroup_mode);
+  prepared.step_storage = spec.prelude;
+  prepared.step_storage.push_back(spec.argv);
+  for (auto& step : prepared.step_storage) {
+    std::vector<char*>& argv = prepared.step_argvs.emplace_back();
+    for (auto& arg : step) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+  }
+  for (auto& argv : prepared.step_argvs) prepared.steps.push_back(argv.data());
+  // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
+  // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
+  std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
+                                  std::to_string(spec.limits.memory_bytes)};
+  env.insert(env.end(), spec.env.begin(), spec.env.end());
+  if (!spec.allowed_hosts.empty()) {
+    for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
+  }
+  prepared.env_storage = merge_env(default_sandbox_env(), env);
+  for (auto& entry : prepared.env_storage) {
+    prepared.envp.push_back(entry.data());
+    if (entry.starts_with("PATH=")) prepared.path_storage = entry.substr(5);
+  }
+  prepared.envp.push_back(nullptr);
+  // PATH split in place: each ':' becomes a terminator, each piece a search directory.
+  char* piece = prepared.path_storage.data();
+  for (char& c : prepared.path_storage) {
+    if (c != ':') continue;
+    c = '\0';
+    if (*piece != '\0') prepared.path_dirs.push_back(piece);
+    piece = &c + 1;
+  }
+  if (*piece != '\0') prepared.path_dirs.push_back(piece);
+  prepared.cwd = spec.cwd.empty() ? spec.workdir : spec.cwd;
+
+  for (const auto& bind : spec.binds) prepared.bind_sources.push_back(bind.host_path.c_str());
+  for (const auto& layer : spec.image_layers) prepared.layer_sources.push_back(layer.c_str());
   if (spec.networked_prelude > 0) {
     for (const auto& file : spec.files_after_install) {
-      prepared->late_files.push_back(
+      prepared.late_files.push_back(
           {file.path.c_str(), file.content.data(), file.content.size(), file.mode});
     }
   }
-  return prepared;
+  return {};
 }
 
 }  // namespace paddock

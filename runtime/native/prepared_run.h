@@ -52,10 +52,14 @@ struct Prepared {
   std::optional<HostOwner> bind_writer;
 };
 
-// Plans, argv/envp arrays, the seccomp program, stdin and the capture pipes for one run.
-// `session`: the sandbox is a session's, which may be given user-mode networking later.
-Result<std::unique_ptr<Prepared>> prepare(const SandboxSpec& spec, const SandboxIdentity& identity,
-                                          bool cgroup_mode, bool session);
+// Before clone: what the child inherits, stdin, the capture pipes and the channel.
+Result<std::unique_ptr<Prepared>> prepare_streams(const SandboxSpec& spec);
+
+// After clone, while the child becomes paddock-init: the plans, argv/envp arrays and the seccomp
+// program its plan is made of. `session`: the sandbox is a session's, which may be given
+// user-mode networking later.
+Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxIdentity& identity,
+                    bool cgroup_mode, bool session);
 
 // A pipe for captured output, both ends above stdio, the read end non-blocking.
 Result<Pipe> make_capture_pipe();

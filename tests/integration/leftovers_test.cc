@@ -59,6 +59,25 @@ TEST(Leftovers, FailedSetupLeavesNothingEither) {
   EXPECT_TRUE(children_of_this_process().empty());
 }
 
+// Most of a run's plan is made after its child exists, while the child execs paddock-init: a plan
+// refused then (here a read-write bind of a folder that is not the caller's) is still a one-line
+// error, and the child waiting for its plan is killed and reaped with every fd of the run.
+TEST(Leftovers, APlanRefusedAfterTheCloneLeavesNothing) {
+  const int fds_before = open_fd_count();
+  SandboxSpec spec = spec_for({"true"});
+  spec.binds = {{"/tmp", "/mnt/out", true}};
+  for (int i = 0; i < 20; ++i) {
+    RecordingObserver observer;
+    NativeBackend backend;
+    auto result = backend.run(spec, observer);
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.error().message.find("owned by"), std::string::npos) << result.error().message;
+    EXPECT_EQ(observer.host_pid, -1) << "the sandbox was reported started";
+  }
+  EXPECT_EQ(open_fd_count(), fds_before);
+  EXPECT_TRUE(children_of_this_process().empty());
+}
+
 TEST(Leftovers, KilledPaddockTakesItsSandboxAlong) {
   const std::string marker = "96" + std::to_string(getpid()) + "1";
   // Start paddock, then SIGKILL it: PR_SET_PDEATHSIG must take the whole sandbox down.
