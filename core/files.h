@@ -15,6 +15,10 @@ namespace paddock {
 // The file's bytes; the error says "cannot read WHAT PATH: reason".
 Result<std::string> read_text_file(const std::string& path, std::string_view what);
 
+// The file's bytes, or "" when it cannot be read: for /proc, /sys and /etc files that may be
+// absent.
+std::string read_text_or_empty(const std::string& path);
+
 // The names in a directory but "." and "..", sorted; none when it cannot be read.
 std::vector<std::string> directory_names(const std::string& path);
 

@@ -1,17 +1,14 @@
 #include "runtime/native/cgroup_host.h"
 
-#include <fstream>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+
 #include <sstream>
+
+#include "core/files.h"
 
 namespace paddock {
 namespace {
-
-std::string read_text(const char* path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // mountinfo escapes spaces and a few other characters as octal (\040).
 std::string unescape(const std::string& field) {
@@ -67,8 +64,20 @@ std::optional<std::string> find_unified_cgroup(std::string_view proc_self_cgroup
 
 CgroupLocation locate_own_cgroup() {
   CgroupLocation location;
-  location.mount_point = find_cgroup2_mount(read_text("/proc/self/mountinfo")).value_or("");
-  location.own_path = find_unified_cgroup(read_text("/proc/self/cgroup")).value_or("/");
+  // Where systemd mounts it (unified, or hybrid's "unified"), asked with one statfs each:
+  // mountinfo, made by the kernel line by line, cost every `paddock run` about 0.1 ms.
+  for (const char* usual : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+    struct statfs info {};
+    if (statfs(usual, &info) == 0 && info.f_type == CGROUP2_SUPER_MAGIC) {
+      location.mount_point = usual;
+      break;
+    }
+  }
+  if (location.mount_point.empty()) {
+    location.mount_point =
+        find_cgroup2_mount(read_text_or_empty("/proc/self/mountinfo")).value_or("");
+  }
+  location.own_path = find_unified_cgroup(read_text_or_empty("/proc/self/cgroup")).value_or("/");
   return location;
 }
 

@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "core/files.h"
 
@@ -32,10 +30,7 @@ std::optional<HostLayout::Entry> read_entry(const std::string& path, std::string
     if (!allow_file || (info.st_mode & S_IROTH) == 0) return std::nullopt;
     entry.type = HostLayout::Entry::Type::kFile;
     if (!with_content) return entry;
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    entry.content = text.str();
+    entry.content = read_text_or_empty(path);
   } else if (!S_ISDIR(info.st_mode)) {
     return std::nullopt;
   }

@@ -11,24 +11,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "core/files.h"
 #include "runtime/native/cgroup_manager.h"
 #include "runtime/native/id_map.h"
 #include "runtime/native/rlimit_plan.h"
 
 namespace paddock {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string trim(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -66,19 +59,20 @@ bool in_user_namespace(Body body) {
 }
 
 Check probe_user_namespaces() {
-  std::string max = trim(read_text("/proc/sys/user/max_user_namespaces"));
+  std::string max = trim(read_text_or_empty("/proc/sys/user/max_user_namespaces"));
   if (in_user_namespace([] { return true; })) return {true, "max_user_namespaces=" + max};
   std::string fix = "cannot create a user namespace; enable them (sysctl user.max_user_namespaces";
-  if (!read_text("/proc/sys/kernel/unprivileged_userns_clone").empty()) {
+  if (!read_text_or_empty("/proc/sys/kernel/unprivileged_userns_clone").empty()) {
     fix += ", kernel.unprivileged_userns_clone=1";
   }
-  std::string apparmor = trim(read_text("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+  std::string apparmor =
+      trim(read_text_or_empty("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
   if (apparmor == "1") fix += ", kernel.apparmor_restrict_unprivileged_userns=0";
   return {false, fix + ")"};
 }
 
 Check probe_seccomp() {
-  std::string actions = trim(read_text("/proc/sys/kernel/seccomp/actions_avail"));
+  std::string actions = trim(read_text_or_empty("/proc/sys/kernel/seccomp/actions_avail"));
   if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) return {false, "the kernel has no seccomp"};
   return {actions.find("kill_process") != std::string::npos,
           actions.empty() ? "seccomp filter mode" : "actions: " + actions};
@@ -103,7 +97,8 @@ void probe_cgroups(HostReport& report) {
   if (where.mount_point.empty()) {
     report.cgroup_v2 = {false, "no cgroup2 file system is mounted (a cgroup v1 host)"};
   } else {
-    std::string controllers = trim(read_text(where.own_directory() + "/cgroup.controllers"));
+    std::string controllers =
+        trim(read_text_or_empty(where.own_directory() + "/cgroup.controllers"));
     report.cgroup_v2 = {true, "mounted at " + where.mount_point + ", paddock is in " +
                                   where.own_path +
                                   ", controllers: " + (controllers.empty() ? "none" : controllers)};

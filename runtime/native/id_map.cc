@@ -9,9 +9,9 @@
 
 #include <array>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
+#include "core/files.h"
 #include "core/unique_fd.h"
 
 extern char** environ;
@@ -21,13 +21,6 @@ namespace {
 
 constexpr const char* kNewUidMap = "/usr/bin/newuidmap";
 constexpr const char* kNewGidMap = "/usr/bin/newgidmap";
-
-std::string read_text(const char* path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool setuid_root_helper(const char* path) {
   struct stat info {};
@@ -109,8 +102,8 @@ IdMapHost probe_id_map_host() {
   host.egid = getegid();
   if (host.euid == 0) return host;
   std::string name = user_name(host.euid);
-  host.sub_uids = find_subordinate_range(read_text("/etc/subuid"), name, host.euid);
-  host.sub_gids = find_subordinate_range(read_text("/etc/subgid"), name, host.euid);
+  host.sub_uids = find_subordinate_range(read_text_or_empty("/etc/subuid"), name, host.euid);
+  host.sub_gids = find_subordinate_range(read_text_or_empty("/etc/subgid"), name, host.euid);
   host.helpers_usable = setuid_root_helper(kNewUidMap) && setuid_root_helper(kNewGidMap);
   return host;
 }
