@@ -34,9 +34,25 @@ const char* g_prefix = kStaging;
 // each, about 0.2 ms of a plan's 80 steps). Forgotten whenever another tree covers kStaging.
 int g_staging_root = -1;
 
+// The last directory check_target_parent found clean, as a staged path ("/tmp/etc"): the steps
+// that follow in the same directory (a plan's /etc, /dev and /proc come as runs of them, about 70
+// of its 80 steps) need not ask again, about 2 us each, until a mount covers it or an ancestor.
+char g_clean_parent[PATH_MAX];
+std::size_t g_clean_parent_length = 0;  // 0: none
+
 void forget_staging_root() {
   if (g_staging_root >= 0) close(g_staging_root);
   g_staging_root = -1;
+  g_clean_parent_length = 0;
+}
+
+// A mount on `path` changes what every path through it resolves to.
+void forget_clean_parent_under(const char* path) {
+  std::size_t length = std::strlen(path);
+  if (g_clean_parent_length >= length && std::memcmp(g_clean_parent, path, length) == 0 &&
+      (g_clean_parent_length == length || g_clean_parent[length] == '/')) {
+    g_clean_parent_length = 0;
+  }
 }
 
 // A path in a caller's stack buffer, so that the child never allocates.
@@ -138,6 +154,11 @@ int check_target_parent(const char* target) {
   std::size_t length = static_cast<std::size_t>(last_slash - (target + prefix));
   if (length == 0) return 0;  // directly below the root
   if (length + 2 > sizeof parent) return ENAMETOOLONG;
+  auto staged_length = static_cast<std::size_t>(last_slash - target);
+  if (staged_length == g_clean_parent_length &&
+      std::memcmp(g_clean_parent, target, staged_length) == 0) {
+    return 0;
+  }
   parent[0] = '.';
   std::memcpy(parent + 1, target + prefix, length);
   parent[length + 1] = '\0';
@@ -149,9 +170,11 @@ int check_target_parent(const char* target) {
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   int fd = static_cast<int>(syscall(SYS_openat2, g_staging_root, parent, &how, sizeof how));
-  int error = fd < 0 ? errno : 0;
-  if (fd >= 0) close(fd);
-  return error;
+  if (fd < 0) return errno;
+  close(fd);
+  std::memcpy(g_clean_parent, target, staged_length);
+  g_clean_parent_length = staged_length;
+  return 0;
 }
 
 // The target itself must not be a symlink either, for what mounts on it or makes it. *exists
@@ -338,6 +361,19 @@ int apply(const MountStep& step, const MountSources& sources) {
           error != 0) {
         return error;
       }
+      break;
+    default:
+      break;
+  }
+  switch (step.kind) {
+    case Kind::kTmpfs:
+    case Kind::kBind:
+    case Kind::kProc:
+    case Kind::kDevpts:
+    case Kind::kMaskWithNull:
+    case Kind::kMaskWithEmpty:
+    case Kind::kBindSelfReadOnly:
+      forget_clean_parent_under(path);
       break;
     default:
       break;
