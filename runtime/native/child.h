@@ -103,6 +103,11 @@ struct InitExec {
 // in it), and execs paddock-init, so that nothing of paddock's memory stays in the sandbox.
 [[noreturn]] void exec_sandbox_init(const InitExec& exec);
 
+// Clones the sandbox's first process with `flags` (its namespaces, CLONE_PIDFD) and has it run
+// exec_sandbox_init(exec). Returns its pid (in the caller only), or -1 with errno. The child is
+// born in the cgroup `cgroup_fd` is open on, if one is given.
+pid_t spawn_sandbox_init(unsigned long long flags, int* pidfd, int cgroup_fd, const InitExec& exec);
+
 // Blocks until paddock says go (the plan sealed, the id maps written, a network attached); exits
 // on anything else, such as the end of file of a paddock that died or gave up.
 void wait_for_go(int channel);

@@ -112,7 +112,6 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
     if (auto made = launched->cgroup->create(spec.limits); !made) {
       return made.error().context("creating the sandbox's cgroup");
     }
-    flags |= CLONE_INTO_CGROUP;
   }
 
   // No signal handler of paddock's may run in the child before it resets them.
@@ -122,8 +121,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   StartedSandbox& sandbox = launched->sandbox;
   int pidfd = -1;
   sandbox.started_at = std::chrono::steady_clock::now();
-  pid_t pid = clone_process(flags, &pidfd, launched->cgroup->fd());
-  if (pid == 0) exec_sandbox_init(exec);
+  pid_t pid = spawn_sandbox_init(flags, &pidfd, launched->cgroup->fd(), exec);
   int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) {
