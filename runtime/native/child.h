@@ -123,8 +123,10 @@ void wait_for_go(int channel);
 // it. Never returns.
 [[noreturn]] void run_init(const ChildPlan& plan);
 
-// Closes every fd except those in `keep` (sorted ascending). Allocation-free.
-void close_all_except(const int* keep, int count);
+// Closes every fd except those in `keep` (sorted ascending). Allocation-free. `at_exec`: only
+// marks them close-on-exec where the kernel can (CLOSE_RANGE_CLOEXEC, Linux 5.11), so that the
+// exec closes them (a close may wait on the file's flush: FUSE, NFS).
+void close_all_except(const int* keep, int count, bool at_exec = false);
 
 // One command for the payload process to run, with its standard streams.
 struct PayloadCommand {

@@ -7,7 +7,8 @@ namespace {
 
 // Bumped whenever the layout below changes; paddock and paddock-init are built together, so a
 // mismatch means a stale paddock-init beside a new paddock.
-constexpr std::uint32_t kPlanVersion = 1;
+// 2: the plan is read after go, from a memfd paddock sealed (PADDOCK_INIT_CHANNEL_FD).
+constexpr std::uint32_t kPlanVersion = 2;
 
 class Writer {
  public:

@@ -37,8 +37,13 @@ int g_staging_root = -1;
 // The last directory check_target_parent found clean, as a staged path ("/tmp/etc"): the steps
 // that follow in the same directory (a plan's /etc, /dev and /proc come as runs of them, about 70
 // of its 80 steps) need not ask again, about 2 us each, until a mount covers it or an ancestor.
+// Init's own steps cannot replace a directory found clean: none removes or renames one.
+// Not beneath a caller's bind, though: its folder is on the host, where another process (or
+// another sandbox it is bound into) can change it while the plan runs, so from the first bind
+// of the caller's on, every step checks its own parent.
 char g_clean_parent[PATH_MAX];
 std::size_t g_clean_parent_length = 0;  // 0: none
+bool g_callers_bind_mounted = false;
 
 void forget_staging_root() {
   if (g_staging_root >= 0) close(g_staging_root);
@@ -145,7 +150,9 @@ int set_attributes(const char* target, std::uint64_t attributes, bool recursive)
 // beneath the staging directory. A path through a symlink would be resolved with the host's
 // view while init can still see the host, so a symlink such as /opt/in -> /proc/self/cwd would
 // put a mount point, a file or a mount on the host. The staged tree is init's alone while it
-// is built, so checking before use leaves no race.
+// is built, so checking before use leaves no race there. A caller's bind is a host folder that
+// others may change meanwhile: a step beneath one is checked right before it acts, which narrows
+// that race but cannot close it (acting relative to the checked fd would).
 int check_target_parent(const char* target) {
   std::size_t prefix = std::strlen(kStaging);
   const char* last_slash = std::strrchr(target, '/');
@@ -155,7 +162,7 @@ int check_target_parent(const char* target) {
   if (length == 0) return 0;  // directly below the root
   if (length + 2 > sizeof parent) return ENAMETOOLONG;
   auto staged_length = static_cast<std::size_t>(last_slash - target);
-  if (staged_length == g_clean_parent_length &&
+  if (!g_callers_bind_mounted && staged_length == g_clean_parent_length &&
       std::memcmp(g_clean_parent, target, staged_length) == 0) {
     return 0;
   }
@@ -172,8 +179,10 @@ int check_target_parent(const char* target) {
   int fd = static_cast<int>(syscall(SYS_openat2, g_staging_root, parent, &how, sizeof how));
   if (fd < 0) return errno;
   close(fd);
-  std::memcpy(g_clean_parent, target, staged_length);
-  g_clean_parent_length = staged_length;
+  if (!g_callers_bind_mounted) {
+    std::memcpy(g_clean_parent, target, staged_length);
+    g_clean_parent_length = staged_length;
+  }
   return 0;
 }
 
@@ -431,10 +440,12 @@ int apply(const MountStep& step, const MountSources& sources) {
 }  // namespace
 
 int apply_mount_plan(const MountPlan& plan, const MountSources& sources, int* failed_step) {
+  g_callers_bind_mounted = false;
   bool overlay = false;
   for (const auto& step : plan.steps) overlay = overlay || step.kind == Kind::kOverlayRoot;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     Kind kind = plan.steps[i].kind;
+    if (plan.steps[i].bind_slot >= 0) g_callers_bind_mounted = true;
     if (kind == Kind::kStageRoot || kind == Kind::kOverlayRoot || kind == Kind::kPivotRoot) {
       forget_staging_root();
     }
