@@ -60,6 +60,17 @@ void send_workdir(const ChildPlan& plan) {
 
 }  // namespace
 
+int write_fully(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t written = write(fd, data, size);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return written < 0 ? errno : EIO;
+    data += written;
+    size -= static_cast<std::size_t>(written);
+  }
+  return 0;
+}
+
 // With close_range where the kernel has it and one close() per possible fd otherwise.
 void close_all_except(const int* keep, int count, bool at_exec) {
   unsigned next = 0;
@@ -258,14 +269,8 @@ void write_late_files(const ChildPlan& plan) {
     std::memcpy(path, file.path, length + 1);
     int fd = open_for_write(work, path);
     if (fd < 0) fail(channel, SetupPhase::kLateFile, -fd, static_cast<int>(i));
-    const char* data = file.content;
-    std::size_t left = file.size;
-    while (left > 0) {
-      ssize_t written = write(fd, data, left);
-      if (written < 0 && errno == EINTR) continue;
-      if (written <= 0) fail(channel, SetupPhase::kLateFile, written < 0 ? errno : EIO, int(i));
-      data += written;
-      left -= static_cast<std::size_t>(written);
+    if (int error = write_fully(fd, file.content, file.size); error != 0) {
+      fail(channel, SetupPhase::kLateFile, error, static_cast<int>(i));
     }
     fchmod(fd, static_cast<mode_t>(file.mode));
     close(fd);

@@ -47,12 +47,8 @@ Result<UniqueFd> plan_memfd() {
 
 Status write_plan(int memfd, const ChildPlan& plan) {
   std::string bytes = encode_child_plan(plan);
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t wrote = write(memfd, bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) return system_error("writing the sandbox's plan");
-    done += static_cast<std::size_t>(wrote);
+  if (int error = write_fully(memfd, bytes.data(), bytes.size()); error != 0) {
+    return system_error("writing the sandbox's plan", error);
   }
   // Sealed, so that nothing holding the fd can change the plan under paddock-init, which
   // checks that it is.

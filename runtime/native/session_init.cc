@@ -225,17 +225,9 @@ static int write_command_files(int work, std::uint32_t length, int* failed) {
     at += size;
     int fd = open_for_write(work, path, 0644);  // rewrites the path's slashes: read it no more
     if (fd < 0) return fd;
-    for (std::uint32_t done = 0; done < size;) {
-      ssize_t wrote = write(fd, bytes + done, size - done);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) {
-        int error = wrote < 0 ? errno : EIO;
-        close(fd);
-        return -error;
-      }
-      done += static_cast<std::uint32_t>(wrote);
-    }
+    int error = write_fully(fd, bytes, size);
     close(fd);
+    if (error != 0) return -error;
   }
   return 0;
 }
