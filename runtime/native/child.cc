@@ -233,19 +233,17 @@ void take_identity(const ChildPlan& plan) {
 }
 
 pid_t start_step(const ChildPlan& plan, std::size_t step) {
-  // fork, not clone3: the program's filter, which init runs under, refuses clone3.
-  pid_t payload = fork();
-  if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, errno);
-  if (payload == 0) {
-    // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
-    // before it gets an empty stdin, and its chatter goes to stderr.
-    bool program = step + 1 == plan.steps->size();
-    int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
-    run_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
-                                     program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
-                                     plan.fds.stderr_fd, static_cast<std::int32_t>(step)});
-  }
+  // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
+  // before it gets an empty stdin, and its chatter goes to stderr.
+  bool program = step + 1 == plan.steps->size();
+  int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
+  pid_t payload =
+      spawn_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
+                                         program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
+                                         plan.fds.stderr_fd, static_cast<std::int32_t>(step)});
+  if (!program) close(stdin_fd);
+  if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, -payload);
   if (step + 1 == plan.steps->size()) {
     // No step left to hand them to: once the sandbox's processes close theirs, paddock sees EOF.
     close(plan.fds.stdin_fd);
@@ -335,7 +333,38 @@ int exec_sandbox_init_on_own_stack(void* exec) {
   exec_sandbox_init(*static_cast<const InitExec*>(exec));
 }
 
+struct PayloadStart {
+  const ChildPlan* plan;
+  const PayloadCommand* command;
+};
+
+int run_payload_on_own_stack(void* start) {
+  auto* payload = static_cast<const PayloadStart*>(start);
+  run_payload(*payload->plan, *payload->command);
+}
+
 }  // namespace
+
+pid_t spawn_sharing_memory(int (*body)(void*), void* argument, unsigned long long flags,
+                           int* pidfd) {
+  if ((flags & (CSIGNAL | ~0x7fffffffULL)) != 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  // What body uses is a few KB (run_payload's PATH walk included); the waiting caller's frame
+  // holds it until the child has exec'd.
+  alignas(16) char stack[64 * 1024];
+  return clone(body, stack + sizeof stack,
+               static_cast<int>(flags | CLONE_VM | CLONE_VFORK | SIGCHLD), argument, pidfd);
+}
+
+pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command) {
+  // The legacy clone, not clone3, which the program's filter (init's too) refuses. Measured
+  // against the fork it replaces: see docs/benchmarks.md.
+  PayloadStart start{&plan, &command};
+  pid_t payload = spawn_sharing_memory(run_payload_on_own_stack, &start, 0, nullptr);
+  return payload < 0 ? -errno : payload;
+}
 
 pid_t spawn_sandbox_init(unsigned long long flags, int* pidfd, int cgroup_fd,
                          const InitExec& exec) {
@@ -345,21 +374,11 @@ pid_t spawn_sandbox_init(unsigned long long flags, int* pidfd, int cgroup_fd,
     if (pid == 0) exec_sandbox_init(exec);
     return pid;
   }
-  // As posix_spawn does: the child runs in paddock's memory, on a stack of its own in this
-  // frame, and this thread waits until the child has exec'd (CLONE_VFORK). No copy of paddock's
-  // page tables is made for the exec to throw away, and paddock takes no copy-on-write faults
-  // while the child starts: measured, 0.25 ms a start for the CLI and 0.65 ms for a server's
-  // few hundred mappings. The child touches nothing of paddock's but `exec`, and has its own fd
-  // table and signal handlers. The legacy clone() takes the flags as an int, whose low byte is
-  // the exit signal: a flag that does not fit (CLONE_NEWTIME, clone3's own) is refused, not lost.
-  if ((flags & (CSIGNAL | ~0x7fffffffULL)) != 0) {
-    errno = EINVAL;
-    return -1;
-  }
-  alignas(16) char stack[64 * 1024];
-  return clone(exec_sandbox_init_on_own_stack, stack + sizeof stack,
-               static_cast<int>(flags | CLONE_VM | CLONE_VFORK | SIGCHLD),
-               const_cast<InitExec*>(&exec), pidfd);
+  // Sharing paddock's memory until the exec saves, measured, 0.25 ms a start for the CLI and
+  // 0.65 ms for a server's few hundred mappings. The child touches nothing of paddock's but
+  // `exec`.
+  return spawn_sharing_memory(exec_sandbox_init_on_own_stack, const_cast<InitExec*>(&exec), flags,
+                              pidfd);
 }
 
 void exec_sandbox_init(const InitExec& exec) {

@@ -145,6 +145,21 @@ struct PayloadCommand {
 // In the payload process: streams, a new session, limits, no privileges, seccomp, execve.
 [[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command);
 
+// In init: starts the payload process, which runs run_payload(plan, command). Its PID, or
+// -errno. init waits until the payload has exec'd (or failed): see spawn_sharing_memory.
+pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command);
+
+// Runs `body(argument)` in a child that shares this process's memory until it execs, on a stack
+// of its own, while the calling thread waits for that exec (CLONE_VM | CLONE_VFORK, as
+// posix_spawn does): no copy of the caller's page tables is made for the exec to throw away, and
+// the caller takes no copy-on-write faults meanwhile. `body` must exec or _exit, and write
+// nothing of the caller's but its own stack (it has its own fd table and signal handlers).
+// `flags` adds namespaces and CLONE_PIDFD (`pidfd`); one that does not fit the legacy clone's int
+// (CLONE_NEWTIME, clone3's own) is refused with EINVAL, not lost. The child's PID, or -1 with
+// errno.
+pid_t spawn_sharing_memory(int (*body)(void*), void* argument, unsigned long long flags,
+                           int* pidfd);
+
 // Opens `path` (relative, its '/' overwritten while walking) for writing beneath the work
 // directory `work`, making missing directories and following no symlink. An fd, or -errno.
 int open_for_write(int work, char* path, mode_t mode = 0644);

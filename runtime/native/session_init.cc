@@ -143,15 +143,11 @@ void clear_after_command(int channel) {
   }
 }
 
-// Forks a command with the request's argv, env and fds; its PID, or -errno.
+// Starts a command with the request's argv, env and fds; its PID, or -errno.
 pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count) {
   if (fd_count != 3 || !parse_command(length, request.argc_or_mode)) return -EINVAL;
-  // fork, not clone3: the program's filter, which init runs under, refuses clone3.
-  pid_t started = fork();
-  if (started == 0) {
-    run_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step});
-  }
-  return started < 0 ? -errno : started;
+  return spawn_payload(plan,
+                       PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step});
 }
 
 }  // namespace
