@@ -44,7 +44,7 @@ enum class ChildMessageKind : std::int32_t {
   kProxyListener,    // init -> parent: the egress proxy's listening socket rides along
   kWorkdir,          // init -> parent: an fd of the work directory rides along (SCM_RIGHTS), so
                      // that files can be collected after the sandbox is gone, even on timeout
-  kCommandStarted,   // session init -> parent: a kExec's files are written and its command forked
+  kCommandStarted,   // session init -> parent: a kExec's files are written and its command started
   kOpened,           // session init -> parent: the file asked for rides along, or `error` says why
   kResidentStarted,  // session init -> parent: `status` is the resident's PID, or `error` why not
   kResidentExited,   // session init -> parent: the resident's wait status in `status`

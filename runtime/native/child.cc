@@ -187,11 +187,12 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
       fail(channel, SetupPhase::kRlimit, errno, static_cast<int>(i));
     }
   }
-  // Default dispositions and an empty mask, whatever paddock's own were.
+  // Default dispositions, then an empty mask, whatever paddock's own were: no handler of init's
+  // can run here, where init's memory may be shared (spawn_payload).
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
   drop_privileges(plan);
   if (!program_filter_inherited) install_filter(plan, plan.seccomp);
   int error = exec_program(plan, command.argv, command.envp);
@@ -238,10 +239,12 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
   bool program = step + 1 == plan.steps->size();
   int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
-  pid_t payload =
-      spawn_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
-                                         program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
-                                         plan.fds.stderr_fd, static_cast<std::int32_t>(step)});
+  // Nothing of the sandbox runs beside: the steps before were killed to the last process.
+  pid_t payload = spawn_payload(plan,
+                                PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
+                                               program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
+                                               plan.fds.stderr_fd, static_cast<std::int32_t>(step)},
+                                true);
   if (!program) close(stdin_fd);
   if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, -payload);
   if (step + 1 == plan.steps->size()) {
@@ -358,9 +361,16 @@ pid_t spawn_sharing_memory(int (*body)(void*), void* argument, unsigned long lon
                static_cast<int>(flags | CLONE_VM | CLONE_VFORK | SIGCHLD), argument, pidfd);
 }
 
-pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command) {
-  // The legacy clone, not clone3, which the program's filter (init's too) refuses. Measured
-  // against the fork it replaces: see docs/benchmarks.md.
+pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command, bool alone) {
+  // With privileges still held, run_payload would drop them and mark init's own memory so.
+  if (!alone || !privileges_dropped) {
+    // fork, not clone3: the program's filter, which init runs under, refuses clone3.
+    pid_t payload = fork();
+    if (payload == 0) run_payload(plan, command);
+    return payload < 0 ? -errno : payload;
+  }
+  // The legacy clone, not clone3, for the same reason. Measured against the fork: see
+  // docs/benchmarks.md.
   PayloadStart start{&plan, &command};
   pid_t payload = spawn_sharing_memory(run_payload_on_own_stack, &start, 0, nullptr);
   return payload < 0 ? -errno : payload;

@@ -145,9 +145,12 @@ struct PayloadCommand {
 // In the payload process: streams, a new session, limits, no privileges, seccomp, execve.
 [[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command);
 
-// In init: starts the payload process, which runs run_payload(plan, command). Its PID, or
-// -errno. init waits until the payload has exec'd (or failed): see spawn_sharing_memory.
-pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command);
+// In init, once its privileges are dropped: starts the payload process, which runs
+// run_payload(plan, command). Its PID, or -errno. When nothing of the sandbox's own code runs
+// (`alone`), the payload shares init's memory until its exec, which init waits for
+// (spawn_sharing_memory). Otherwise (a session's resident runs beside it) it is forked: that code
+// could stop the payload before its exec, and a waiting init would then serve no kill.
+pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command, bool alone);
 
 // Runs `body(argument)` in a child that shares this process's memory until it execs, on a stack
 // of its own, while the calling thread waits for that exec (CLONE_VM | CLONE_VFORK, as

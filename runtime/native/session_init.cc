@@ -120,9 +120,10 @@ bool parse_command(std::uint32_t length, int argc) {
 // The live session's resident process (the kernel bridge), 0 when there is none.
 pid_t resident = 0;
 
-// Kills every process of the sandbox but init itself and the resident with its children.
-void kill_all() {
-  sweep_all_but_resident(resident);
+// Kills every process of the sandbox but init itself and the resident with its children; the
+// command's end is reaped and reported by the loop.
+void kill_all(pid_t command) {
+  sweep_all_but_resident(resident, command);
 }
 
 // After a command: nothing it started outlives it, so the next command starts from a clean
@@ -146,8 +147,10 @@ void clear_after_command(int channel) {
 // Starts a command with the request's argv, env and fds; its PID, or -errno.
 pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count) {
   if (fd_count != 3 || !parse_command(length, request.argc_or_mode)) return -EINVAL;
+  // Between commands every process but the resident is swept: only a resident runs beside.
   return spawn_payload(plan,
-                       PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step});
+                       PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step},
+                       resident == 0);
 }
 
 }  // namespace
@@ -279,7 +282,7 @@ void serve_session(const ChildPlan& plan) {
     auto length = static_cast<std::uint32_t>(got - static_cast<long>(kSessionHeaderSize));
     switch (request.kind) {
       case SessionRequestKind::kKill:
-        kill_all();
+        kill_all(payload);
         break;
       case SessionRequestKind::kOpen:
         if (length == 0 || request.data[length - 1] != '\0') {

@@ -93,7 +93,7 @@ void pause_briefly() {
 
 }  // namespace
 
-int sweep_all_but_resident(pid_t resident) {
+int sweep_all_but_resident(pid_t resident, pid_t command) {
   if (resident <= 0) {
     // kill(-1) reaches every process of the PID namespace but init, the caller.
     kill(-1, SIGKILL);
@@ -116,12 +116,13 @@ int sweep_all_but_resident(pid_t resident) {
   }
   // What was killed is init's now (orphans are reparented to it): reaped here, so that none is
   // left even as a zombie when the sweep is answered and the next cell looks at /proc. A zombie
-  // whose parent is reaped moves to init in turn, hence the passes. The resident is never reaped
-  // here: init's own loop reports its end.
+  // whose parent is reaped moves to init in turn, hence the passes. The resident and the command
+  // are never reaped here: init's own loop reports their ends (a command killed at its timeout
+  // reaped here would never be reported, and paddock would wait for it forever).
   for (int pass = 0; pass < 100; ++pass) {
     int reaped = 0;
     for_each_process([&](pid_t pid, const ProcessState& state) {
-      if (state.state == 'Z' && state.parent == self && pid != resident &&
+      if (state.state == 'Z' && state.parent == self && pid != resident && pid != command &&
           waitpid(pid, nullptr, WNOHANG) == pid) {
         ++reaped;
       }

@@ -11,9 +11,11 @@
 namespace paddock {
 
 // Kills every process of the sandbox but the caller, PID 1, `resident` and the resident's
-// children, until none is left alive (zombies wait for their parents). With no resident (0),
-// kill(-1) does it in one call. Returns how many processes it killed.
-int sweep_all_but_resident(pid_t resident);
+// children, until none is left alive (zombies wait for their parents), and reaps what it killed
+// but `command` (the command in flight, 0 for none), whose end init's own loop reports. With no
+// resident (0), kill(-1) does it in one call and reaps nothing. Returns how many processes it
+// killed.
+int sweep_all_but_resident(pid_t resident, pid_t command = 0);
 
 // Before a command that gets a network: sweeps, then stops (SIGSTOP) every process left, the
 // resident and its children, so that nothing of the interpreter's runs while the network is

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -68,6 +69,49 @@ TEST_F(SessionTest, ATimeoutKillsTheCommandAndTheSessionGoesOn) {
   RunResult next = shell("echo still here");
   EXPECT_EQ(next.outcome, Outcome::kExited);
   EXPECT_EQ(next.stdout_data.data, "still here\n");
+}
+
+// A command killed at its timeout beside a resident (an install in a live session) is reported,
+// and the session goes on: the sweep that kills it leaves its end to init's loop to report.
+TEST_F(SessionTest, ACommandTimingOutBesideAResidentIsReportedAndTheSessionGoesOn) {
+  ExecRequest idle;
+  idle.argv = {"sleep", "1000"};
+  auto resident = session_->start_resident(idle);
+  ASSERT_TRUE(resident) << resident.error().message;
+  auto command = std::async(std::launch::async, [this] { return shell("sleep 30", 1); });
+  if (command.wait_for(30s) != std::future_status::ready) {
+    ADD_FAILURE() << "the command outlived its 1 s timeout by 30 s";
+    session_->close();  // kills the sandbox, so that the command returns
+    command.wait();
+    return;
+  }
+  EXPECT_EQ(command.get().outcome, Outcome::kTimedOut);
+  EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
+}
+
+// A live session's interpreter (the resident) runs beside each command, as the sandbox user, and
+// may stop every process it can signal, the command's among them before it has exec'd. The
+// command must still end at its timeout, and the session go on: init must never wait on
+// something the sandbox's own code can hold still.
+TEST_F(SessionTest, AResidentStoppingEveryNewProcessCannotHoldACommandPastItsTimeout) {
+  ExecRequest stopper;
+  stopper.argv = {"sh", "-c", "while :; do kill -STOP -1 2>/dev/null; done"};
+  auto resident = session_->start_resident(stopper);
+  ASSERT_TRUE(resident) << resident.error().message;
+  for (int round = 0; round < 5; ++round) {
+    auto command = std::async(std::launch::async, [this] { return shell("true", 1); });
+    if (command.wait_for(30s) != std::future_status::ready) {
+      ADD_FAILURE() << "round " << round << ": the command outlived its 1 s timeout by 30 s";
+      session_->close();  // kills the sandbox, so that the command returns
+      command.wait();
+      return;
+    }
+    RunResult result = command.get();
+    EXPECT_TRUE(result.outcome == Outcome::kTimedOut || result.exit_code == 0)
+        << "round " << round << ": " << result.stderr_data.data;
+  }
+  session_->kill_resident();
+  EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
 
 TEST_F(SessionTest, CancellationKillsTheCommand) {
