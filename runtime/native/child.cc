@@ -196,6 +196,10 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   drop_privileges(plan);
   if (!program_filter_inherited) install_filter(plan, plan.seccomp);
   int error = exec_program(plan, command.argv, command.envp);
+  if (command.exec_error != nullptr) {
+    *command.exec_error = error;  // init's memory: it reads this once the clone returns
+    _exit(127);
+  }
   send(channel,
        ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0, command.step});
   _exit(127);
@@ -239,12 +243,10 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
   bool program = step + 1 == plan.steps->size();
   int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
-  // Nothing of the sandbox runs beside: the steps before were killed to the last process.
-  pid_t payload = spawn_payload(plan,
-                                PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
-                                               program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
-                                               plan.fds.stderr_fd, static_cast<std::int32_t>(step)},
-                                true);
+  pid_t payload =
+      spawn_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
+                                         program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
+                                         plan.fds.stderr_fd, static_cast<std::int32_t>(step)});
   if (!program) close(stdin_fd);
   if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, -payload);
   if (step + 1 == plan.steps->size()) {
@@ -361,19 +363,42 @@ pid_t spawn_sharing_memory(int (*body)(void*), void* argument, unsigned long lon
                static_cast<int>(flags | CLONE_VM | CLONE_VFORK | SIGCHLD), argument, pidfd);
 }
 
-pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command, bool alone) {
+namespace {
+
+// Whether init has no child at all, dead or alive. Every orphan is init's, so then nothing else
+// of the sandbox runs, and nothing can stop a spawned child before its exec. ("No resident" is
+// not enough: a resident that exited may have left a child behind.)
+bool nothing_else_runs() {
+  siginfo_t info{};
+  return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD;
+}
+
+}  // namespace
+
+pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command) {
   // With privileges still held, run_payload would drop them and mark init's own memory so.
-  if (!alone || !privileges_dropped) {
-    // fork, not clone3: the program's filter, which init runs under, refuses clone3.
+  if (!privileges_dropped || !nothing_else_runs()) {
+    // fork, not clone3: the program's filter, which init runs under, refuses clone3. A copy
+    // has no way back into init's memory: its exec failure goes on the channel.
+    PayloadCommand forked = command;
+    forked.exec_error = nullptr;
     pid_t payload = fork();
-    if (payload == 0) run_payload(plan, command);
+    if (payload == 0) run_payload(plan, forked);
     return payload < 0 ? -errno : payload;
   }
   // The legacy clone, not clone3, for the same reason. Measured against the fork: see
   // docs/benchmarks.md.
+  if (command.exec_error != nullptr) *command.exec_error = 0;
   PayloadStart start{&plan, &command};
   pid_t payload = spawn_sharing_memory(run_payload_on_own_stack, &start, 0, nullptr);
-  return payload < 0 ? -errno : payload;
+  if (payload < 0) return -errno;
+  // The clone returns once the child has exec'd or exited, so the slot is final.
+  if (command.exec_error != nullptr && *command.exec_error != 0) {
+    while (waitpid(payload, nullptr, __WALL) < 0 && errno == EINTR) {
+    }
+    return -*command.exec_error;
+  }
+  return payload;
 }
 
 pid_t spawn_sandbox_init(unsigned long long flags, int* pidfd, int cgroup_fd,

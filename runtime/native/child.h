@@ -140,17 +140,23 @@ struct PayloadCommand {
   int stdout_fd = -1;
   int stderr_fd = -1;
   std::int32_t step = 0;  // reported back with an exec failure
+  // Where a payload spawned sharing init's memory leaves its exec failure, as an errno, instead
+  // of sending kExecFailed: init then answers the request with it (a session's resident, whose
+  // start is answered at once). Only ever written before the child's exec or _exit.
+  int* exec_error = nullptr;
 };
 
 // In the payload process: streams, a new session, limits, no privileges, seccomp, execve.
 [[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command);
 
 // In init, once its privileges are dropped: starts the payload process, which runs
-// run_payload(plan, command). Its PID, or -errno. When nothing of the sandbox's own code runs
-// (`alone`), the payload shares init's memory until its exec, which init waits for
-// (spawn_sharing_memory). Otherwise (a session's resident runs beside it) it is forked: that code
-// could stop the payload before its exec, and a waiting init would then serve no kill.
-pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command, bool alone);
+// run_payload(plan, command). Its PID, or -errno. When init has no other child (so nothing of the
+// sandbox's own code runs), the payload shares init's memory until its exec, which init waits
+// for (spawn_sharing_memory). Otherwise (a session's resident, or what a resident left behind)
+// it is forked: that code could stop the payload before its exec, and a waiting init would then
+// serve no kill. With `command.exec_error` set and the payload spawned, an exec failure is
+// returned as -errno, the child already reaped.
+pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command);
 
 // Runs `body(argument)` in a child that shares this process's memory until it execs, on a stack
 // of its own, while the calling thread waits for that exec (CLONE_VM | CLONE_VFORK, as

@@ -213,7 +213,8 @@ Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request
   auto started = await_reply(ChildMessageKind::kResidentStarted, &passed);
   if (!started) return started.error();
   if (started->error != 0) {
-    return system_error("starting the session's resident process", started->error);
+    return system_error("starting the session's resident process " + request.argv.front(),
+                        started->error);
   }
   return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
 }

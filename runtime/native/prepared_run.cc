@@ -21,6 +21,7 @@ const std::vector<std::string>& init_calls() {
   static const std::vector<std::string> calls = {"clone",
                                                  "fork",
                                                  "wait4",
+                                                 "waitid",
                                                  "kill",
                                                  "poll",
                                                  "ppoll",

@@ -114,6 +114,59 @@ TEST_F(SessionTest, AResidentStoppingEveryNewProcessCannotHoldACommandPastItsTim
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
 
+// The same, when the resident has gone and left the stopper behind (a kernel's child that outlived
+// it): init must not take "no resident" for "nothing else runs", neither for a command nor for the
+// next resident's start.
+TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) {
+  ExecRequest leaver;
+  leaver.argv = {"sh", "-c", "(while :; do kill -STOP -1 2>/dev/null; done) & exit 0"};
+  auto resident = session_->start_resident(leaver);
+  ASSERT_TRUE(resident) << resident.error().message;
+  std::this_thread::sleep_for(300ms);  // the resident exits; its stopper runs on
+  for (int round = 0; round < 3; ++round) {
+    auto command = std::async(std::launch::async, [this] { return shell("true", 1); });
+    if (command.wait_for(30s) != std::future_status::ready) {
+      ADD_FAILURE() << "round " << round << ": the command outlived its 1 s timeout by 30 s";
+      session_->close();  // kills the sandbox, so that the command returns
+      command.wait();
+      return;
+    }
+    RunResult result = command.get();
+    EXPECT_TRUE(result.outcome == Outcome::kTimedOut || result.exit_code == 0)
+        << "round " << round << ": " << result.stderr_data.data;
+  }
+  ExecRequest idle;
+  idle.argv = {"sleep", "1000"};
+  auto next = std::async(std::launch::async, [&] { return session_->start_resident(idle); });
+  if (next.wait_for(30s) != std::future_status::ready) {
+    ADD_FAILURE() << "the next resident's start was held for 30 s";
+    session_->close();
+    next.wait();
+    return;
+  }
+  EXPECT_TRUE(next.get()) << "the next resident did not start";
+  session_->kill_resident();
+  EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
+}
+
+// A resident that cannot start (a missing interpreter) is refused with the exec's own reason, not
+// reported as started; the session then takes a command and a resident that can start.
+TEST_F(SessionTest, AResidentThatCannotStartIsRefusedWithItsReason) {
+  ExecRequest missing;
+  missing.argv = {"/usr/bin/no-such-interpreter"};
+  auto refused = session_->start_resident(missing);
+  ASSERT_FALSE(refused) << "a resident whose exec failed was reported as started";
+  EXPECT_EQ(refused.error().code, ENOENT) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("No such file"), std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
+  ExecRequest idle;
+  idle.argv = {"sleep", "1000"};
+  auto resident = session_->start_resident(idle);
+  EXPECT_TRUE(resident) << resident.error().message;
+  session_->kill_resident();
+}
+
 TEST_F(SessionTest, CancellationKillsTheCommand) {
   ExecRequest request;
   request.argv = {"sleep", "30"};
