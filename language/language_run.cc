@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -55,7 +54,8 @@ Status check_library(const LanguagePolicy& policy, const std::string& name) {
   bool plain =
       !name.empty() && name.size() <= 200 && name[0] != '-' &&
       std::all_of(name.begin(), name.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
-  if (plain && std::regex_match(name, std::regex(policy.library_pattern, std::regex::ECMAScript))) {
+  if (plain && policy.library_regex && policy.library_regex->matches_whole(name) &&
+      !(policy.library_refused && policy.library_refused->matches_whole(name))) {
     return {};
   }
   return invalid_input("library " + quoted(name) + " refused: " + policy.name + " takes " +

@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <regex>
 #include <set>
 
 #include "core/units.h"
@@ -236,19 +235,36 @@ void read_library_names(Reader& reader, const json& document, LanguagePolicy& po
   }
   if (!object->is_object()) return reader.fail("/library_names", "must be an object");
   for (const auto& [key, value] : object->items()) {
-    if (key != "pattern" && key != "hint") {
-      reader.fail("/library_names/" + key, "is not a known field (pattern, hint)");
+    if (key != "pattern" && key != "refuse" && key != "hint") {
+      reader.fail("/library_names/" + key, "is not a known field (pattern, refuse, hint)");
     }
   }
   policy.library_pattern = reader.string(*object, "/library_names", "pattern", true);
   policy.library_hint = reader.string(*object, "/library_names", "hint", true);
-  try {
-    std::regex compiled(policy.library_pattern, std::regex::ECMAScript);
-    if (std::regex_match("", compiled)) {
+  std::string refuse = reader.string(*object, "/library_names", "refuse", false);
+  if (!policy.library_pattern.empty()) {
+    auto compiled = ScreeningRegex::compile(policy.library_pattern);
+    if (!compiled) {
+      bool lookaround = policy.library_pattern.find("(?!") != std::string::npos ||
+                        policy.library_pattern.find("(?=") != std::string::npos;
+      reader.fail("/library_names/pattern",
+                  compiled.error().message +
+                      (lookaround ? ": RE2 has no lookahead; put the names it would exclude in "
+                                    "library_names/refuse"
+                                  : ""));
+    } else if (compiled->matches_whole("")) {
       reader.fail("/library_names/pattern", "must not match an empty name");
+    } else {
+      policy.library_regex = std::move(*compiled);
     }
-  } catch (const std::regex_error& error) {
-    reader.fail("/library_names/pattern", std::string("is not a valid regex: ") + error.what());
+  }
+  if (!refuse.empty()) {
+    auto compiled = ScreeningRegex::compile(refuse);
+    if (!compiled) {
+      reader.fail("/library_names/refuse", compiled.error().message);
+    } else {
+      policy.library_refused = std::move(*compiled);
+    }
   }
 }
 

@@ -44,8 +44,12 @@ struct LanguagePolicy {
   // The installer's whole environment, over paddock's defaults with HOME=/nonexistent: nothing
   // of `env` (the program's), nor of the caller's, reaches it.
   std::map<std::string, std::string> install_env;
-  // What a library name must match, whole (ECMAScript), and how to say so to the caller.
+  // What a library name must match, whole, and what it must not (an archive's name, which a
+  // registry name may look like): RE2, in time linear in the name. `library_hint` says so to
+  // the caller.
   std::string library_pattern;
+  std::optional<ScreeningRegex> library_regex;
+  std::optional<ScreeningRegex> library_refused;
   std::string library_hint;
   std::string package_manager;  // what `install` uses, for people: "pip", "npm"
   // Libraries there already, as the package manager names them (scikit-learn, ggplot2): a
