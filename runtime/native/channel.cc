@@ -22,6 +22,8 @@ const char* describe(SetupPhase phase) {
       return "setting the hostname";
     case SetupPhase::kLoopback:
       return "bringing up the sandbox's own loopback";
+    case SetupPhase::kNetworkNamespace:
+      return "making the sandbox's own network namespace";
     case SetupPhase::kNetworkFence:
       return "fencing user-mode networking off the host and private networks";
     case SetupPhase::kLateFile:

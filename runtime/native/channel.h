@@ -21,9 +21,10 @@ enum class SetupPhase : std::int32_t {
   kIdentity,
   kHostname,
   kLoopback,
-  kNetworkFence,  // detail: the index of the routing rule the kernel refused
-  kLateFile,      // detail: the index of the caller's file init could not write after the installer
-  kMount,         // detail: the index of the failed MountStep
+  kNetworkNamespace,  // detail: 1 made by the relay, 2 its word to init, 3 joined by init
+  kNetworkFence,      // detail: the index of the routing rule the kernel refused
+  kLateFile,  // detail: the index of the caller's file init could not write after the installer
+  kMount,     // detail: the index of the failed MountStep
   kSpawnPayload,
   kCommandFile,  // detail: the index of the command's file init could not write (session kExec)
   kStdio,
@@ -50,6 +51,7 @@ enum class ChildMessageKind : std::int32_t {
   kResidentExited,   // session init -> parent: the resident's wait status in `status`
   kSwept,            // session init -> parent: a kSweep is done; `detail` processes were killed
   kFrozen,           // session init -> parent: kFreeze is done; `error` is ETIMEDOUT if not all
+  kNetworkMade,      // relay -> init: the late network namespace is made, or `error` why not
 };
 
 struct ChildMessage {

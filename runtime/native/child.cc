@@ -440,6 +440,61 @@ void exec_sandbox_init(const InitExec& exec) {
   fail(exec.channel, SetupPhase::kInitExec, errno, 4);
 }
 
+namespace {
+
+// `lo` up in the sandbox's own network namespace (it starts down), which gives it 127.0.0.1 and
+// ::1, as bubblewrap and Docker do for "no network". 0 or an errno. Allocation-free.
+int bring_loopback_up() {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  ifreq request{};
+  std::memcpy(request.ifr_name, "lo", 3);
+  int error = 0;
+  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) {
+    error = errno;
+  } else if ((request.ifr_flags & IFF_UP) == 0) {
+    request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
+    if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) error = errno;
+  }
+  close(fd);
+  return error;
+}
+
+// In init: the relay's pidfd while a late network is being made (ChildPlan::late_network).
+int late_network_source = -1;
+
+// In the relay, right after it forked init: the sandbox's network namespace, made while init
+// builds the file system, with its loopback up. The kernel's work for a new network namespace
+// (0.5-1 ms here) so runs beside the mount plan instead of before everything, in the clone.
+// init is told it is made (or why not) and joins it through the relay's pidfd.
+void make_late_network(int init_socket) {
+  int error = unshare(CLONE_NEWNET) != 0 ? errno : bring_loopback_up();
+  ChildMessage made{ChildMessageKind::kNetworkMade, SetupPhase::kNetworkNamespace, 1, error, 0, 0};
+  // If init cannot hear it, it is gone, and so is the sandbox: the relay's loop sees that.
+  (void)write(init_socket, &made, sizeof made);
+}
+
+// In init, with the file system built and privileges still held: joins the namespace the relay
+// made. init was cloned into paddock's own network namespace, so nothing may run before this,
+// and anything but a namespace made and joined ends the sandbox.
+void join_late_network(int channel) {
+  ChildMessage made;
+  ssize_t got;
+  while ((got = read(channel, &made, sizeof made)) < 0 && errno == EINTR) {
+  }
+  if (got != sizeof made || made.kind != ChildMessageKind::kNetworkMade) {
+    fail(channel, SetupPhase::kNetworkNamespace, got < 0 ? errno : EPROTO, 2);
+  }
+  if (made.error != 0) fail(channel, SetupPhase::kNetworkNamespace, made.error, 1);
+  if (setns(late_network_source, CLONE_NEWNET) != 0) {
+    fail(channel, SetupPhase::kNetworkNamespace, errno, 3);
+  }
+  close(late_network_source);
+  late_network_source = -1;
+}
+
+}  // namespace
+
 void run_sandbox_init(ChildPlan& plan) {
   int channel = plan.fds.channel;
   // paddock cloned the child with every signal blocked, and the mask outlives exec: no handler
@@ -455,38 +510,32 @@ void run_sandbox_init(ChildPlan& plan) {
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
     fail(channel, SetupPhase::kInitProcess, errno, 2);
   }
+  // With a late network, init joins this process's network namespace once it is made: through
+  // a pidfd of the relay, taken before the fork (the relay is not in init's PID namespace).
+  int relay = -1;
+  if (plan.late_network) {
+    relay = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+    if (relay < 0) fail(channel, SetupPhase::kNetworkNamespace, errno, 1);
+  }
   pid_t init = fork();
   if (init < 0) fail(channel, SetupPhase::kInitProcess, errno, 3);
   if (init == 0) {
     close(pair[0]);
     plan.fds.channel = pair[1];
+    late_network_source = relay;
     run_init(plan);
   }
   close(pair[1]);
   close(plan.fds.stdin_fd);
   close(plan.fds.stdout_fd);
   close(plan.fds.stderr_fd);
+  if (plan.late_network) {
+    close(relay);
+    make_late_network(pair[0]);
+  }
   take_identity(plan);
   drop_privileges(plan);
   relay_until_init_exits(channel, pair[0], init);
-}
-
-// `lo` up in the sandbox's own network namespace (it starts down), which gives it 127.0.0.1 and
-// ::1, as bubblewrap and Docker do for "no network". 0 or an errno. Allocation-free.
-static int bring_loopback_up() {
-  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return errno;
-  ifreq request{};
-  std::memcpy(request.ifr_name, "lo", 3);
-  int error = 0;
-  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) {
-    error = errno;
-  } else if ((request.ifr_flags & IFF_UP) == 0) {
-    request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
-    if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) error = errno;
-  }
-  close(fd);
-  return error;
 }
 
 // The egress proxy's listening socket on the sandbox's 127.0.0.1:`port`, made here because only
@@ -539,7 +588,13 @@ void run_init(const ChildPlan& plan) {
   if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     fail(channel, SetupPhase::kHostname, errno);
   }
-  if (plan.private_loopback) {
+  // A late network is not made yet, and init is still in paddock's: nothing network-wise here
+  // (a plan that asks for a listener or a fence with it is not paddock's).
+  if (plan.late_network &&
+      (plan.proxy_port != 0 || (plan.network_fence != nullptr && !plan.network_fence->empty()))) {
+    fail(channel, SetupPhase::kNetworkNamespace, EINVAL, 2);
+  }
+  if (plan.private_loopback && !plan.late_network) {
     if (int error = bring_loopback_up(); error != 0) fail(channel, SetupPhase::kLoopback, error);
   }
   if (plan.proxy_port != 0) {
@@ -564,6 +619,7 @@ void run_init(const ChildPlan& plan) {
   for (std::size_t i = 0; i < bind_count; ++i) close(bind_fds[i]);
   for (std::size_t i = 0; i < layer_count; ++i) close(layer_fds[i]);
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
+  if (plan.late_network) join_late_network(channel);
   send_workdir(plan);
 
   // init needs no privilege to start, reap and serve; what it kept could only help a payload

@@ -54,6 +54,11 @@ struct ChildPlan {
   // program's processes talk over 127.0.0.1 as on any machine, and nothing outside the
   // namespace can reach it.
   bool private_loopback = false;
+  // That namespace is made by paddock-init's relay right after it forks init, with its loopback
+  // up, while init builds the file system on the other core; init joins it before anything of
+  // the program runs (it was cloned into paddock's own). For a sandbox with no network at all:
+  // nothing outside needs the namespace before then.
+  bool late_network = false;
   // With an egress allowlist: init listens on this port of that loopback and hands the socket
   // to the parent, whose proxy is the sandbox's only way out. 0: none.
   std::uint16_t proxy_port = 0;

@@ -8,7 +8,7 @@ namespace {
 // Bumped whenever the layout below changes; paddock and paddock-init are built together, so a
 // mismatch means a stale paddock-init beside a new paddock.
 // 2: the plan is read after go, from a memfd paddock sealed (PADDOCK_INIT_CHANNEL_FD).
-constexpr std::uint32_t kPlanVersion = 2;
+constexpr std::uint32_t kPlanVersion = 3;
 
 class Writer {
  public:
@@ -129,6 +129,7 @@ std::string encode_child_plan(const ChildPlan& plan) {
   out.number(plan.gid);
   out.number(plan.setgroups_allowed ? 1 : 0);
   out.number(plan.private_loopback ? 1 : 0);
+  out.number(plan.late_network ? 1 : 0);
   out.number(plan.proxy_port);
   out.text(plan.hostname);
   static const std::vector<std::uint8_t> no_fence;
@@ -193,6 +194,7 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   plan.gid = static_cast<gid_t>(in.number());
   plan.setgroups_allowed = in.number() != 0;
   plan.private_loopback = in.number() != 0;
+  plan.late_network = in.number() != 0;
   plan.proxy_port = static_cast<std::uint16_t>(in.number());
   d.hostname = in.text();
   std::string fence = in.text();

@@ -70,13 +70,19 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   identity.home = spec.workdir;
   // A session ready to give a later command a network is made so from the start.
   bool network_later = mode == LaunchMode::kSession && spec.session_networking;
-  unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
-  if (spec.network != NetworkMode::kHost) flags |= CLONE_NEWNET;
   // An installer with an allowlist goes through the proxy: no user-mode network at all.
   bool attach_network = spec.network == NetworkMode::kUser ||
                         (spec.networked_prelude > 0 && !installer_uses_proxy(spec));
   // A session may be given networking later, for one command (an installer).
   bool keep_namespaces = attach_network || (network_later && spec.network != NetworkMode::kHost);
+  // A sandbox with no network at all gets its network namespace from paddock-init's relay, made
+  // beside the mount plan instead of in the clone (ChildPlan::late_network). What reaches into
+  // the namespace before the program runs (pasta, the egress proxy's listener, the fence's
+  // rules, a session's later network) needs it from the clone on.
+  bool late_network = spec.network == NetworkMode::kNone && !keep_namespaces &&
+                      !has_egress_proxy(spec, network_later);
+  unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
+  if (spec.network != NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
 
   // Only what the child inherits is made before clone. The child execs paddock-init at once,
   // and its plan is made meanwhile (about 0.3 ms of a 0.5 ms exec on another core), written to
@@ -140,6 +146,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
     return planned.error();
   }
   ChildPlan plan = child_plan(spec, identity, prepared);
+  plan.late_network = late_network;
   plan.session = mode == LaunchMode::kSession;
   if (spec.network != NetworkMode::kUser && spec.networked_prelude > 0) {
     plan.pause_before_step = spec.networked_prelude;

@@ -224,6 +224,12 @@ TEST_P(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
                         "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
                         "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\""));
   EXPECT_EQ(devices.stdout_data.data, "lo\nUP\n") << devices.stderr_data.data;
+  // The namespace itself is not paddock's (the program's steps run in the one init joined).
+  char host[64] = {};
+  ASSERT_GT(readlink("/proc/self/ns/net", host, sizeof host - 1), 0);
+  RunResult ns = run_ok(shell_spec("readlink /proc/self/ns/net"));
+  EXPECT_EQ(ns.stdout_data.data.rfind("net:[", 0), 0u) << ns.stderr_data.data;
+  EXPECT_NE(ns.stdout_data.data, std::string(host) + "\n");
 }
 
 // A server and its client in one sandbox, over 127.0.0.1 and ::1: what a test suite, a web app

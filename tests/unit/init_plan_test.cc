@@ -50,6 +50,7 @@ struct PlanSource {
     plan.gid = 1001;
     plan.setgroups_allowed = true;
     plan.private_loopback = true;
+    plan.late_network = true;
     plan.hostname = "sandbox";
     plan.network_fence = &fence;
     plan.rlimits = &rlimits;
@@ -99,6 +100,7 @@ TEST(InitPlan, EveryFieldSurvivesTheTrip) {
   EXPECT_EQ(plan.gid, 1001u);
   EXPECT_TRUE(plan.setgroups_allowed);
   EXPECT_TRUE(plan.private_loopback);
+  EXPECT_TRUE(plan.late_network);
   EXPECT_STREQ(plan.hostname, "sandbox");
   EXPECT_EQ(*plan.network_fence, source.fence);
   ASSERT_EQ(plan.rlimits->size(), 2u);
