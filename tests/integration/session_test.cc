@@ -44,6 +44,33 @@ class SessionTest : public ::testing::Test {
     return result ? *result : RunResult{};
   }
 
+  // Starts `argv` as the session's resident; false, with a failure added, if it did not start.
+  bool start_resident(std::vector<std::string> argv) {
+    ExecRequest request;
+    request.argv = std::move(argv);
+    auto started = session_->start_resident(request);
+    EXPECT_TRUE(started) << (started ? "" : started.error().message);
+    return started.ok();
+  }
+
+  // `rounds` commands with a 1 s timeout, each of which must come back (run or timed out) within
+  // 30 s; false, with the session closed, when one did not.
+  bool commands_end_at_their_timeout(int rounds) {
+    for (int round = 0; round < rounds; ++round) {
+      auto command = std::async(std::launch::async, [this] { return shell("true", 1); });
+      if (command.wait_for(30s) != std::future_status::ready) {
+        ADD_FAILURE() << "round " << round << ": the command outlived its 1 s timeout by 30 s";
+        session_->close();  // kills the sandbox, so that the command returns
+        command.wait();
+        return false;
+      }
+      RunResult result = command.get();
+      EXPECT_TRUE(result.outcome == Outcome::kTimedOut || result.exit_code == 0)
+          << "round " << round << ": " << result.stderr_data.data;
+    }
+    return true;
+  }
+
   NativeBackend backend_;
   std::unique_ptr<Session> session_;
 };
@@ -74,10 +101,7 @@ TEST_F(SessionTest, ATimeoutKillsTheCommandAndTheSessionGoesOn) {
 // A command killed at its timeout beside a resident (an install in a live session) is reported,
 // and the session goes on: the sweep that kills it leaves its end to init's loop to report.
 TEST_F(SessionTest, ACommandTimingOutBesideAResidentIsReportedAndTheSessionGoesOn) {
-  ExecRequest idle;
-  idle.argv = {"sleep", "1000"};
-  auto resident = session_->start_resident(idle);
-  ASSERT_TRUE(resident) << resident.error().message;
+  ASSERT_TRUE(start_resident({"sleep", "1000"}));
   auto command = std::async(std::launch::async, [this] { return shell("sleep 30", 1); });
   if (command.wait_for(30s) != std::future_status::ready) {
     ADD_FAILURE() << "the command outlived its 1 s timeout by 30 s";
@@ -94,22 +118,8 @@ TEST_F(SessionTest, ACommandTimingOutBesideAResidentIsReportedAndTheSessionGoesO
 // command must still end at its timeout, and the session go on: init must never wait on
 // something the sandbox's own code can hold still.
 TEST_F(SessionTest, AResidentStoppingEveryNewProcessCannotHoldACommandPastItsTimeout) {
-  ExecRequest stopper;
-  stopper.argv = {"sh", "-c", "while :; do kill -STOP -1 2>/dev/null; done"};
-  auto resident = session_->start_resident(stopper);
-  ASSERT_TRUE(resident) << resident.error().message;
-  for (int round = 0; round < 5; ++round) {
-    auto command = std::async(std::launch::async, [this] { return shell("true", 1); });
-    if (command.wait_for(30s) != std::future_status::ready) {
-      ADD_FAILURE() << "round " << round << ": the command outlived its 1 s timeout by 30 s";
-      session_->close();  // kills the sandbox, so that the command returns
-      command.wait();
-      return;
-    }
-    RunResult result = command.get();
-    EXPECT_TRUE(result.outcome == Outcome::kTimedOut || result.exit_code == 0)
-        << "round " << round << ": " << result.stderr_data.data;
-  }
+  ASSERT_TRUE(start_resident({"sh", "-c", "while :; do kill -STOP -1 2>/dev/null; done"}));
+  if (!commands_end_at_their_timeout(5)) return;
   session_->kill_resident();
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
@@ -118,23 +128,10 @@ TEST_F(SessionTest, AResidentStoppingEveryNewProcessCannotHoldACommandPastItsTim
 // it): init must not take "no resident" for "nothing else runs", neither for a command nor for the
 // next resident's start.
 TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) {
-  ExecRequest leaver;
-  leaver.argv = {"sh", "-c", "(while :; do kill -STOP -1 2>/dev/null; done) & exit 0"};
-  auto resident = session_->start_resident(leaver);
-  ASSERT_TRUE(resident) << resident.error().message;
+  ASSERT_TRUE(
+      start_resident({"sh", "-c", "(while :; do kill -STOP -1 2>/dev/null; done) & exit 0"}));
   std::this_thread::sleep_for(300ms);  // the resident exits; its stopper runs on
-  for (int round = 0; round < 3; ++round) {
-    auto command = std::async(std::launch::async, [this] { return shell("true", 1); });
-    if (command.wait_for(30s) != std::future_status::ready) {
-      ADD_FAILURE() << "round " << round << ": the command outlived its 1 s timeout by 30 s";
-      session_->close();  // kills the sandbox, so that the command returns
-      command.wait();
-      return;
-    }
-    RunResult result = command.get();
-    EXPECT_TRUE(result.outcome == Outcome::kTimedOut || result.exit_code == 0)
-        << "round " << round << ": " << result.stderr_data.data;
-  }
+  if (!commands_end_at_their_timeout(3)) return;
   ExecRequest idle;
   idle.argv = {"sleep", "1000"};
   auto next = std::async(std::launch::async, [&] { return session_->start_resident(idle); });
@@ -160,10 +157,7 @@ TEST_F(SessionTest, AResidentThatCannotStartIsRefusedWithItsReason) {
   EXPECT_NE(refused.error().message.find("No such file"), std::string::npos)
       << refused.error().message;
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
-  ExecRequest idle;
-  idle.argv = {"sleep", "1000"};
-  auto resident = session_->start_resident(idle);
-  EXPECT_TRUE(resident) << resident.error().message;
+  EXPECT_TRUE(start_resident({"sleep", "1000"}));
   session_->kill_resident();
 }
 
