@@ -21,7 +21,8 @@ enum class SetupPhase : std::int32_t {
   kIdentity,
   kHostname,
   kLoopback,
-  kNetworkNamespace,  // detail: 1 made by the relay, 2 its word to init, 3 joined by init
+  kNetworkNamespace,  // detail: 1 made by the relay, 2 its word and channel to init, 3 joined
+                      // by init, 4 the relay's pidfd, 5 a plan that also asks for a listener
   kNetworkFence,      // detail: the index of the routing rule the kernel refused
   kLateFile,  // detail: the index of the caller's file init could not write after the installer
   kMount,     // detail: the index of the failed MountStep

@@ -170,21 +170,31 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
 
 [[noreturn]] void run_payload(const ChildPlan& plan, const PayloadCommand& command) {
   int channel = plan.fds.channel;
-  if (setsid() < 0) fail(channel, SetupPhase::kStdio, errno);
+  // Into init's memory when it waits for the answer, else on the channel. (drop_privileges and
+  // install_filter report on the channel: in a spawned child the first has nothing left to do,
+  // and the second fails only without memory.)
+  auto stop = [&](SetupPhase phase, int error, int detail = 0) {
+    if (command.failure != nullptr) {
+      *command.failure = PayloadFailure{phase, error};
+      _exit(127);
+    }
+    fail(channel, phase, error, detail);
+  };
+  if (setsid() < 0) stop(SetupPhase::kStdio, errno);
   if (dup2(command.stdin_fd, STDIN_FILENO) < 0 || dup2(command.stdout_fd, STDOUT_FILENO) < 0 ||
       dup2(command.stderr_fd, STDERR_FILENO) < 0) {
-    fail(channel, SetupPhase::kStdio, errno);
+    stop(SetupPhase::kStdio, errno);
   }
   int keep[] = {0, 1, 2, channel};
   sort_fds(keep, 4);
   close_all_except(keep, 4);
   umask(022);
-  if (chdir(plan.cwd) != 0) fail(channel, SetupPhase::kWorkdir, errno);
+  if (chdir(plan.cwd) != 0) stop(SetupPhase::kWorkdir, errno);
   for (std::size_t i = 0; i < plan.rlimits->size(); ++i) {
     const RlimitSetting& setting = (*plan.rlimits)[i];
     rlimit value{setting.value, setting.hard};
     if (setrlimit(setting.resource, &value) != 0) {
-      fail(channel, SetupPhase::kRlimit, errno, static_cast<int>(i));
+      stop(SetupPhase::kRlimit, errno, static_cast<int>(i));
     }
   }
   // Default dispositions, then an empty mask, whatever paddock's own were: no handler of init's
@@ -196,10 +206,7 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   drop_privileges(plan);
   if (!program_filter_inherited) install_filter(plan, plan.seccomp);
   int error = exec_program(plan, command.argv, command.envp);
-  if (command.exec_error != nullptr) {
-    *command.exec_error = error;  // init's memory: it reads this once the clone returns
-    _exit(127);
-  }
+  if (command.failure != nullptr) stop(SetupPhase::kExec, error);
   send(channel,
        ChildMessage{ChildMessageKind::kExecFailed, SetupPhase::kExec, 0, error, 0, command.step});
   _exit(127);
@@ -381,22 +388,22 @@ pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command) {
     // fork, not clone3: the program's filter, which init runs under, refuses clone3. A copy
     // has no way back into init's memory: its exec failure goes on the channel.
     PayloadCommand forked = command;
-    forked.exec_error = nullptr;
+    forked.failure = nullptr;
     pid_t payload = fork();
     if (payload == 0) run_payload(plan, forked);
     return payload < 0 ? -errno : payload;
   }
   // The legacy clone, not clone3, for the same reason. Measured against the fork: see
   // docs/benchmarks.md.
-  if (command.exec_error != nullptr) *command.exec_error = 0;
+  if (command.failure != nullptr) *command.failure = PayloadFailure{};
   PayloadStart start{&plan, &command};
   pid_t payload = spawn_sharing_memory(run_payload_on_own_stack, &start, 0, nullptr);
   if (payload < 0) return -errno;
   // The clone returns once the child has exec'd or exited, so the slot is final.
-  if (command.exec_error != nullptr && *command.exec_error != 0) {
+  if (command.failure != nullptr && command.failure->error != 0) {
     while (waitpid(payload, nullptr, __WALL) < 0 && errno == EINTR) {
     }
-    return -*command.exec_error;
+    return -command.failure->error;
   }
   return payload;
 }
@@ -466,28 +473,61 @@ int late_network_source = -1;
 // In the relay, right after it forked init: the sandbox's network namespace, made while init
 // builds the file system, with its loopback up. The kernel's work for a new network namespace
 // (0.5-1 ms here) so runs beside the mount plan instead of before everything, in the clone.
-// init is told it is made (or why not) and joins it through the relay's pidfd.
-void make_late_network(int init_socket) {
-  int error = unshare(CLONE_NEWNET) != 0 ? errno : bring_loopback_up();
-  ChildMessage made{ChildMessageKind::kNetworkMade, SetupPhase::kNetworkNamespace, 1, error, 0, 0};
+// init is told it is made (or why not) and joins it through the relay's pidfd. The socket pair
+// between the two was made in paddock's network namespace, where a socket of init's could be
+// bound to an abstract name of the host's: a new pair, made in the sandbox's, replaces it, and
+// init gets its end with the message. Returns the relay's end.
+int make_late_network(int init_socket) {
+  ChannelPacket made;
+  made.message =
+      ChildMessage{ChildMessageKind::kNetworkMade, SetupPhase::kNetworkNamespace, 1, 0, 0, 0};
+  int pair[2] = {-1, -1};
+  if (unshare(CLONE_NEWNET) != 0) {
+    made.message.error = errno;
+  } else if (int error = bring_loopback_up(); error != 0) {
+    made.message.error = error;
+  } else if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    made.message.error = errno;
+  } else {
+    made.attach_fd(pair[1]);
+  }
+  if (pair[1] < 0) made.header.msg_controllen = 0;
   // If init cannot hear it, it is gone, and so is the sandbox: the relay's loop sees that.
-  (void)write(init_socket, &made, sizeof made);
+  while (sendmsg(init_socket, &made.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+  if (pair[1] < 0) return init_socket;
+  close(pair[1]);
+  // The old pair stays open here: until init takes the new one, a hang-up on its channel means
+  // the relay died (take_identity checks for that).
+  return pair[0];
 }
 
 // In init, with the file system built and privileges still held: joins the namespace the relay
-// made. init was cloned into paddock's own network namespace, so nothing may run before this,
-// and anything but a namespace made and joined ends the sandbox.
+// made, and takes the channel made in it. init was cloned into paddock's own network namespace,
+// so nothing may run before this, and anything but a namespace made and joined ends the sandbox.
 void join_late_network(int channel) {
-  ChildMessage made;
+  ChannelPacket made;
   ssize_t got;
-  while ((got = read(channel, &made, sizeof made)) < 0 && errno == EINTR) {
+  while ((got = recvmsg(channel, &made.header, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
   }
-  if (got != sizeof made || made.kind != ChildMessageKind::kNetworkMade) {
-    fail(channel, SetupPhase::kNetworkNamespace, got < 0 ? errno : EPROTO, 2);
+  int error = got < 0 ? errno : 0;
+  // The channel the relay listens on from now on, so that a failure below reaches paddock.
+  if (int fresh = got == sizeof made.message ? made.received_fd() : -1; fresh >= 0) {
+    if (dup3(fresh, channel, O_CLOEXEC) < 0) fail(channel, SetupPhase::kNetworkNamespace, errno, 2);
+    close(fresh);
+  } else if (error == 0 && made.message.error == 0) {
+    error = EPROTO;
   }
-  if (made.error != 0) fail(channel, SetupPhase::kNetworkNamespace, made.error, 1);
+  if (error != 0 || made.message.kind != ChildMessageKind::kNetworkMade) {
+    fail(channel, SetupPhase::kNetworkNamespace, error != 0 ? error : EPROTO, 2);
+  }
+  if (made.message.error != 0) fail(channel, SetupPhase::kNetworkNamespace, made.message.error, 1);
   if (setns(late_network_source, CLONE_NEWNET) != 0) {
-    fail(channel, SetupPhase::kNetworkNamespace, errno, 3);
+    // Linux before 5.8 cannot join through a pidfd (EINVAL): a namespace of init's own, then,
+    // made here on the start's path. Either way the program's is new and has only its loopback.
+    if (errno != EINVAL) fail(channel, SetupPhase::kNetworkNamespace, errno, 3);
+    if (unshare(CLONE_NEWNET) != 0) fail(channel, SetupPhase::kNetworkNamespace, errno, 3);
+    if (int up = bring_loopback_up(); up != 0) fail(channel, SetupPhase::kLoopback, up);
   }
   close(late_network_source);
   late_network_source = -1;
@@ -515,7 +555,7 @@ void run_sandbox_init(ChildPlan& plan) {
   int relay = -1;
   if (plan.late_network) {
     relay = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
-    if (relay < 0) fail(channel, SetupPhase::kNetworkNamespace, errno, 1);
+    if (relay < 0) fail(channel, SetupPhase::kNetworkNamespace, errno, 4);
   }
   pid_t init = fork();
   if (init < 0) fail(channel, SetupPhase::kInitProcess, errno, 3);
@@ -529,13 +569,14 @@ void run_sandbox_init(ChildPlan& plan) {
   close(plan.fds.stdin_fd);
   close(plan.fds.stdout_fd);
   close(plan.fds.stderr_fd);
+  int init_socket = pair[0];
   if (plan.late_network) {
     close(relay);
-    make_late_network(pair[0]);
+    init_socket = make_late_network(init_socket);
   }
   take_identity(plan);
   drop_privileges(plan);
-  relay_until_init_exits(channel, pair[0], init);
+  relay_until_init_exits(channel, init_socket, init);
 }
 
 // The egress proxy's listening socket on the sandbox's 127.0.0.1:`port`, made here because only
@@ -592,7 +633,7 @@ void run_init(const ChildPlan& plan) {
   // (a plan that asks for a listener or a fence with it is not paddock's).
   if (plan.late_network &&
       (plan.proxy_port != 0 || (plan.network_fence != nullptr && !plan.network_fence->empty()))) {
-    fail(channel, SetupPhase::kNetworkNamespace, EINVAL, 2);
+    fail(channel, SetupPhase::kNetworkNamespace, EINVAL, 5);
   }
   if (plan.private_loopback && !plan.late_network) {
     if (int error = bring_loopback_up(); error != 0) fail(channel, SetupPhase::kLoopback, error);

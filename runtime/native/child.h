@@ -137,6 +137,12 @@ int write_fully(int fd, const char* data, std::size_t size);
 // exec closes them (a close may wait on the file's flush: FUSE, NFS).
 void close_all_except(const int* keep, int count, bool at_exec = false);
 
+// Why a payload process could not start: the setup phase and an errno (0: it started).
+struct PayloadFailure {
+  SetupPhase phase = SetupPhase::kExec;
+  int error = 0;
+};
+
 // One command for the payload process to run, with its standard streams.
 struct PayloadCommand {
   char* const* argv = nullptr;
@@ -145,10 +151,11 @@ struct PayloadCommand {
   int stdout_fd = -1;
   int stderr_fd = -1;
   std::int32_t step = 0;  // reported back with an exec failure
-  // Where a payload spawned sharing init's memory leaves its exec failure, as an errno, instead
-  // of sending kExecFailed: init then answers the request with it (a session's resident, whose
-  // start is answered at once). Only ever written before the child's exec or _exit.
-  int* exec_error = nullptr;
+  // Where a payload spawned sharing init's memory leaves why it could not start (its streams,
+  // working directory, limits or exec), instead of sending kSetupFailed or kExecFailed: init
+  // then answers the request with it (a session's resident, whose start is answered at once).
+  // Only ever written before the child's exec or _exit.
+  PayloadFailure* failure = nullptr;
 };
 
 // In the payload process: streams, a new session, limits, no privileges, seccomp, execve.
@@ -159,8 +166,8 @@ struct PayloadCommand {
 // sandbox's own code runs), the payload shares init's memory until its exec, which init waits
 // for (spawn_sharing_memory). Otherwise (a session's resident, or what a resident left behind)
 // it is forked: that code could stop the payload before its exec, and a waiting init would then
-// serve no kill. With `command.exec_error` set and the payload spawned, an exec failure is
-// returned as -errno, the child already reaped.
+// serve no kill. With `command.failure` set and the payload spawned, a failure to start is left
+// there and returned as -errno, the child already reaped.
 pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command);
 
 // Runs `body(argument)` in a child that shares this process's memory until it execs, on a stack

@@ -213,8 +213,10 @@ Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request
   auto started = await_reply(ChildMessageKind::kResidentStarted, &passed);
   if (!started) return started.error();
   if (started->error != 0) {
-    return system_error("starting the session's resident process " + request.argv.front(),
-                        started->error);
+    std::string what = "starting the session's resident process " + request.argv.front();
+    if (started->phase != SetupPhase::kExec)
+      what += std::string(" (") + describe(started->phase) + ")";
+    return system_error(what, started->error);
   }
   return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
 }

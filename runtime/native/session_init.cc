@@ -144,13 +144,14 @@ void clear_after_command(int channel) {
   }
 }
 
-// Starts a command with the request's argv, env and fds; its PID, or -errno. `exec_error`: see
-// PayloadCommand (a resident's exec failure is the answer to its start, not a later message).
+// Starts a command with the request's argv, env and fds; its PID, or -errno. `failure`: see
+// PayloadCommand (why a resident could not start is the answer to its start, not a later
+// message).
 pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count,
-                    int* exec_error = nullptr) {
+                    PayloadFailure* failure = nullptr) {
   if (fd_count != 3 || !parse_command(length, request.argc_or_mode)) return -EINVAL;
-  return spawn_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
-                                            request.step, exec_error});
+  return spawn_payload(
+      plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step, failure});
 }
 
 }  // namespace
@@ -314,13 +315,14 @@ void serve_session(const ChildPlan& plan) {
       }
       case SessionRequestKind::kStartResident: {
         // What runs now (no command, no resident) is what an earlier resident left: it goes,
-        // so that the new one is spawned alone and its exec failure comes back here.
-        int exec_error = 0;
+        // so that the new one is spawned alone and why it could not start comes back here.
+        PayloadFailure failure;
         bool busy = resident != 0 || payload != 0;
         if (!busy) kill_and_reap_all();
-        pid_t started = busy ? -EBUSY : start_command(plan, length, fds, fd_count, &exec_error);
+        pid_t started = busy ? -EBUSY : start_command(plan, length, fds, fd_count, &failure);
         if (started > 0) resident = started;
-        send(channel, ChildMessage{ChildMessageKind::kResidentStarted, SetupPhase::kExec, 0,
+        send(channel, ChildMessage{ChildMessageKind::kResidentStarted,
+                                   started < 0 ? failure.phase : SetupPhase::kExec, 0,
                                    started < 0 ? -started : 0, started > 0 ? started : 0, 0});
         break;
       }

@@ -232,6 +232,14 @@ TEST_P(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
   EXPECT_NE(ns.stdout_data.data, std::string(host) + "\n");
 }
 
+// init's channel (a socket pair with paddock-init's relay) was made in the sandbox's own network
+// namespace, like every socket of the sandbox: one made in paddock's could be bound to an abstract
+// name of the host's by whoever took init over. /proc/net/unix lists the namespace's sockets.
+TEST_P(Isolation, InitsChannelIsInTheSandboxsOwnNetworkNamespace) {
+  RunResult sockets = run_ok(shell_spec("grep -c ' 0005 ' /proc/net/unix"));
+  EXPECT_EQ(sockets.stdout_data.data, "2\n") << sockets.stderr_data.data;
+}
+
 // A server and its client in one sandbox, over 127.0.0.1 and ::1: what a test suite, a web app
 // tried with requests, or a multiprocessing manager does.
 TEST_P(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {

@@ -161,6 +161,19 @@ TEST_F(SessionTest, AResidentThatCannotStartIsRefusedWithItsReason) {
   session_->kill_resident();
 }
 
+// The same when the resident fails before its exec: here its working directory, which an earlier
+// command made unreadable, is refused with the step that failed.
+TEST_F(SessionTest, AResidentThatCannotEnterItsDirectoryIsRefusedWithTheStep) {
+  ASSERT_EQ(shell("chmod 000 /work").exit_code, 0);
+  ExecRequest idle;
+  idle.argv = {"sleep", "1000"};
+  auto refused = session_->start_resident(idle);
+  ASSERT_FALSE(refused) << "a resident that never reached its exec was reported as started";
+  EXPECT_EQ(refused.error().code, EACCES) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("entering the working directory"), std::string::npos)
+      << refused.error().message;
+}
+
 TEST_F(SessionTest, CancellationKillsTheCommand) {
   ExecRequest request;
   request.argv = {"sleep", "30"};
