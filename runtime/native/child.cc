@@ -497,8 +497,8 @@ int make_late_network(int init_socket) {
   }
   if (pair[1] < 0) return init_socket;
   close(pair[1]);
-  // The old pair stays open here: until init takes the new one, a hang-up on its channel means
-  // the relay died (take_identity checks for that).
+  // The old pair stays open here: until init takes the new one, it reports a failure there, and
+  // a hang-up on it means the relay died (take_identity checks for that).
   return pair[0];
 }
 
@@ -570,13 +570,15 @@ void run_sandbox_init(ChildPlan& plan) {
   close(plan.fds.stdout_fd);
   close(plan.fds.stderr_fd);
   int init_socket = pair[0];
+  int init_before = -1;
   if (plan.late_network) {
     close(relay);
-    init_socket = make_late_network(init_socket);
+    init_socket = make_late_network(pair[0]);
+    if (init_socket != pair[0]) init_before = pair[0];
   }
   take_identity(plan);
   drop_privileges(plan);
-  relay_until_init_exits(channel, init_socket, init);
+  relay_until_init_exits(channel, init_socket, init, init_before);
 }
 
 // The egress proxy's listening socket on the sandbox's 127.0.0.1:`port`, made here because only

@@ -12,7 +12,10 @@
 namespace paddock {
 
 // Relays until the sandbox's init has gone (its end of `init_socket` closed), reaps it and
-// exits; exits at once when paddock has gone. Installs the relay's filter first.
-[[noreturn]] void relay_until_init_exits(int paddock_channel, int init_socket, pid_t init);
+// exits; exits at once when paddock has gone. Installs the relay's filter first. `init_before`
+// (or -1): the channel init was handed `init_socket` in place of, from which what init sent
+// before it took the new one is relayed too.
+[[noreturn]] void relay_until_init_exits(int paddock_channel, int init_socket, pid_t init,
+                                         int init_before = -1);
 
 }  // namespace paddock

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
 namespace paddock::testing {
@@ -35,6 +36,24 @@ TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
   EXPECT_GE(result.duration_ms, 1000);
   EXPECT_LT(result.duration_ms, 10000);
   EXPECT_TRUE(processes_with("sleep " + marker).empty());
+}
+
+// A step of init's that fails while it builds the sandbox is reported with its reason, whichever
+// channel init holds then (with no network, init is handed a new one once its namespace is made).
+TEST(Supervision, AFailureOfInitsSetupIsReportedWithItsReason) {
+  for (NetworkMode network : {NetworkMode::kNone, NetworkMode::kHost}) {
+    SandboxSpec spec = spec_for({"true"});
+    spec.network = network;
+    spec.image_layers = {"/nonexistent-paddock-layer"};  // init opens it first
+    NativeBackend backend;
+    RecordingObserver observer;
+    auto result = backend.run(spec, observer);
+    ASSERT_FALSE(result.ok()) << to_string(network);
+    EXPECT_NE(result.error().message.find("opening image layer /nonexistent-paddock-layer"),
+              std::string::npos)
+        << to_string(network) << ": " << result.error().message;
+    EXPECT_EQ(result.error().code, ENOENT) << to_string(network);
+  }
 }
 
 TEST(Supervision, OutputFloodIsCappedAndEndsAtTheTimeout) {
