@@ -89,6 +89,7 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
     case ChildMessageKind::kResidentExited:
     case ChildMessageKind::kSwept:
     case ChildMessageKind::kFrozen:
+    case ChildMessageKind::kNetworkMade:  // init's alone
       break;
   }
 }
