@@ -510,18 +510,17 @@ void join_late_network(int channel) {
   ssize_t got;
   while ((got = recvmsg(channel, &made.header, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
   }
-  int error = got < 0 ? errno : 0;
   // The channel the relay listens on from now on, so that a failure below reaches paddock.
-  if (int fresh = got == sizeof made.message ? made.received_fd() : -1; fresh >= 0) {
+  int fresh = got == sizeof made.message ? made.received_fd() : -1;
+  if (fresh >= 0) {
     if (dup3(fresh, channel, O_CLOEXEC) < 0) fail(channel, SetupPhase::kNetworkNamespace, errno, 2);
     close(fresh);
-  } else if (error == 0 && made.message.error == 0) {
-    error = EPROTO;
   }
-  if (error != 0 || made.message.kind != ChildMessageKind::kNetworkMade) {
-    fail(channel, SetupPhase::kNetworkNamespace, error != 0 ? error : EPROTO, 2);
+  if (got != sizeof made.message || made.message.kind != ChildMessageKind::kNetworkMade) {
+    fail(channel, SetupPhase::kNetworkNamespace, got < 0 ? errno : EPROTO, 2);
   }
   if (made.message.error != 0) fail(channel, SetupPhase::kNetworkNamespace, made.message.error, 1);
+  if (fresh < 0) fail(channel, SetupPhase::kNetworkNamespace, EPROTO, 2);
   if (setns(late_network_source, CLONE_NEWNET) != 0) {
     // Linux before 5.8 cannot join through a pidfd (EINVAL): a namespace of init's own, then,
     // made here on the start's path. Either way the program's is new and has only its loopback.
