@@ -141,6 +141,7 @@ TEST(Egress, ANameResolvingToLoopbackIsRefusedUnlessTheRangeIsAllowed) {
   EXPECT_EQ(embedded.stdout_data.data.substr(0, embedded.stdout_data.data.find('\n')),
             "HTTP/1.1 403 Forbidden")
       << embedded.stdout_data.data << embedded.stderr_data.data;
+  std::filesystem::remove(listener_log);
 }
 
 // Plain HTTP keeps a connection open for more requests: each must be for the host the

@@ -170,7 +170,7 @@ TEST(Libraries, UserNetworkIsOutboundOnlyAndGoneAfterTheRun) {
                             "    socket.create_connection(('registry.npmjs.org', 443), timeout=5)\n"
                             "except OSError:\n    print('unreachable')"});
   EXPECT_EQ(none.out, "unreachable\n");
-  EXPECT_TRUE(processes_with("--netns /proc/self/fd/5").empty());  // no pasta left behind
+  EXPECT_TRUE(processes_of_this_user_with("--netns /proc/self/fd/5").empty());  // no pasta left
 }
 
 }  // namespace

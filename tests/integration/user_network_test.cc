@@ -198,16 +198,6 @@ TEST(UserNetwork, NothingConnectsInToAPortTheSandboxListensOn) {
   EXPECT_EQ(result.out, "nobody came\n") << result.err;
 }
 
-// The host uid a process runs as (the real uid of /proc/PID/status).
-long host_uid_of(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("Uid:")) return std::stol(line.substr(4));
-  }
-  return -1;
-}
-
 TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
   // The marker is put together inside, so only the program's command line holds it whole.
   std::string suffix = "identity-" + std::to_string(getpid());
@@ -221,7 +211,7 @@ TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
   for (int i = 0; i < 50 && (payload.empty() || pasta.empty()); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     payload = processes_with(marker);
-    pasta = processes_with("--netns /proc/self/fd/5");
+    pasta = processes_of_this_user_with("--netns /proc/self/fd/5");
   }
   long program_uid = payload.size() == 1 ? host_uid_of(payload[0]) : -1;
   long pasta_uid = pasta.size() == 1 ? host_uid_of(pasta[0]) : -1;

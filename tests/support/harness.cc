@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -207,6 +208,44 @@ std::vector<pid_t> processes_with(const std::string& marker) {
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(marker) != std::string::npos) found.push_back(std::stoi(name));
   }
+  return found;
+}
+
+long host_uid_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Uid:")) return std::stol(line.substr(4));
+  }
+  return -1;
+}
+
+namespace {
+
+// Whether a sandbox of this user could run as host uid `uid`: this user's own uid, or one of its
+// subordinate uids (/etc/subuid, by name or by number). Root's sandboxes may use any.
+bool a_uid_of_this_user(long uid) {
+  if (geteuid() == 0 || uid == static_cast<long>(geteuid())) return true;
+  const passwd* user = getpwuid(geteuid());
+  std::string name = user != nullptr ? user->pw_name : "", number = std::to_string(geteuid());
+  std::ifstream ranges("/etc/subuid");
+  for (std::string line; std::getline(ranges, line);) {
+    std::istringstream fields(line);
+    std::string owner, start, count;
+    if (!std::getline(fields, owner, ':') || !std::getline(fields, start, ':') ||
+        !std::getline(fields, count) || (owner != name && owner != number)) {
+      continue;
+    }
+    long first = std::atol(start.c_str());
+    if (uid >= first && uid < first + std::atol(count.c_str())) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<pid_t> processes_of_this_user_with(const std::string& marker) {
+  std::vector<pid_t> found = processes_with(marker);
+  std::erase_if(found, [](pid_t pid) { return !a_uid_of_this_user(host_uid_of(pid)); });
   return found;
 }
 

@@ -64,6 +64,11 @@ std::vector<pid_t> sandboxes_of(pid_t server);
 
 // Host pids whose command line contains `marker`.
 std::vector<pid_t> processes_with(const std::string& marker);
+// Those of them that run as a uid this user's sandboxes may have (its own or a subordinate one):
+// scripts/test runs another user's suites beside this one, with processes of the same names.
+std::vector<pid_t> processes_of_this_user_with(const std::string& marker);
+// The real uid of host process `pid`, or -1.
+long host_uid_of(pid_t pid);
 int open_fd_count();
 std::string read_file(const std::string& path);
 std::vector<std::string> directory_entries(const std::string& path);
