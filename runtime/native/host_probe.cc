@@ -111,6 +111,12 @@ void probe_cgroups(HostReport& report) {
 
 Check probe_id_helpers(const IdMapHost& host) {
   if (host.euid == 0) return {true, "running as root: maps are written directly"};
+  if (host.no_new_privs) {
+    return {false,
+            "paddock runs with no_new_privs (set by whatever started it), so the setuid "
+            "newuidmap/newgidmap cannot gain their privilege; the sandbox runs as your own uid "
+            "and keeps your supplementary groups"};
+  }
   if (!host.helpers_usable) {
     return {false,
             "newuidmap/newgidmap not installed setuid (apt-get install uidmap); "

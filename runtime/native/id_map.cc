@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,7 +105,9 @@ IdMapHost probe_id_map_host() {
   std::string name = user_name(host.euid);
   host.sub_uids = find_subordinate_range(read_text_or_empty("/etc/subuid"), name, host.euid);
   host.sub_gids = find_subordinate_range(read_text_or_empty("/etc/subgid"), name, host.euid);
-  host.helpers_usable = setuid_root_helper(kNewUidMap) && setuid_root_helper(kNewGidMap);
+  host.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+  host.helpers_usable =
+      !host.no_new_privs && setuid_root_helper(kNewUidMap) && setuid_root_helper(kNewGidMap);
   return host;
 }
 

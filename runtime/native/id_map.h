@@ -38,7 +38,10 @@ struct IdMapHost {
   gid_t egid = 0;
   std::optional<IdRange> sub_uids;
   std::optional<IdRange> sub_gids;
-  bool helpers_usable = false;  // newuidmap and newgidmap present and setuid root
+  bool helpers_usable = false;  // newuidmap and newgidmap setuid root, and able to gain it
+  // Whatever started paddock set no_new_privs (a systemd unit's NoNewPrivileges=, another
+  // sandbox): no setuid helper can gain its privilege, so the helpers are not usable.
+  bool no_new_privs = false;
 };
 
 IdMapHost probe_id_map_host();

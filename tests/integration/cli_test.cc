@@ -135,6 +135,27 @@ TEST(Cli, DoctorReportsTheHost) {
   EXPECT_EQ(json["will_use"]["id_mapping"] == "root", geteuid() == 0);
 }
 
+// Started with no_new_privs (a systemd unit's NoNewPrivileges=, another sandbox), paddock cannot
+// use the setuid newuidmap: it maps the caller's own id, as for a user without subordinate ids,
+// instead of failing in newuidmap; doctor says so.
+TEST(Cli, UnderNoNewPrivsARunMapsTheCallersOwnIdAndDoctorSaysWhy) {
+  auto without_new_privs = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/setpriv", "--no-new-privs", paddock_binary()});
+    return run_program(args);
+  };
+  CliResult run = without_new_privs({"run", "--json", "--", "true"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const char* expected = geteuid() == 0 ? "root" : "self";
+  EXPECT_EQ(nlohmann::json::parse(run.out)["isolation"]["id_mapping"], expected) << run.out;
+  CliResult doctor = without_new_privs({"doctor", "--json"});
+  nlohmann::json report = nlohmann::json::parse(doctor.out);
+  EXPECT_EQ(report["will_use"]["id_mapping"], expected);
+  if (geteuid() != 0) {
+    EXPECT_NE(report["id_helpers"].dump().find("no_new_privs"), std::string::npos)
+        << report["id_helpers"].dump();
+  }
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
   CliResult help = run_cli({"run", "--help"});
   EXPECT_EQ(help.exit_status, 0);

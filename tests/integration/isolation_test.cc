@@ -212,24 +212,53 @@ std::string connect_script(int port) {
          "except OSError as e:\n    print('REFUSED', e.errno)\n";
 }
 
+// The network devices the program sees, one a line, then whether its loopback is UP or DOWN.
+constexpr const char* kDevicesAndLoopback =
+    "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
+    "python3 -c \"import socket,fcntl,struct;"
+    "s=socket.socket();"
+    "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
+    "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\"";
+
+std::string host_network_namespace() {
+  char host[64] = {};
+  EXPECT_GT(readlink("/proc/self/ns/net", host, sizeof host - 1), 0);
+  return host;
+}
+
 TEST_P(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
   LoopbackServer server;  // on the host's 127.0.0.1
   RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
   EXPECT_EQ(result.stdout_data.data, "REFUSED 111\n")  // ECONNREFUSED: the sandbox's own lo
       << result.stdout_data.data << result.stderr_data.data;
-  RunResult devices =
-      run_ok(shell_spec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
-                        "python3 -c \"import socket,fcntl,struct;"
-                        "s=socket.socket();"
-                        "r=fcntl.ioctl(s,0x8913,struct.pack('256s',b'lo'));"
-                        "print('UP' if struct.unpack('H',r[16:18])[0]&1 else 'DOWN')\""));
+  RunResult devices = run_ok(shell_spec(kDevicesAndLoopback));
   EXPECT_EQ(devices.stdout_data.data, "lo\nUP\n") << devices.stderr_data.data;
   // The namespace itself is not paddock's (the program's steps run in the one init joined).
-  char host[64] = {};
-  ASSERT_GT(readlink("/proc/self/ns/net", host, sizeof host - 1), 0);
   RunResult ns = run_ok(shell_spec("readlink /proc/self/ns/net"));
   EXPECT_EQ(ns.stdout_data.data.rfind("net:[", 0), 0u) << ns.stderr_data.data;
-  EXPECT_NE(ns.stdout_data.data, std::string(host) + "\n");
+  EXPECT_NE(ns.stdout_data.data, host_network_namespace() + "\n");
+}
+
+// On Linux before 5.8, setns(2) cannot join a namespace through a pidfd, so init cannot join the
+// one the relay made: it makes its own, with its loopback up, and the program is as isolated.
+// paddock_probe pre-5.8 makes every setns fail with that kernel's EINVAL.
+TEST(LateNetwork, WhereSetnsCannotTakeAPidfdInitMakesTheNamespaceItself) {
+  LoopbackServer server;
+  std::string script =
+      std::string(kDevicesAndLoopback) + "; readlink /proc/self/ns/net; " + "python3 -c \"$1\"";
+  CliResult run = run_program({probe_binary(), "pre-5.8", "--", paddock_binary(), "run", "--", "sh",
+                               "-c", script, "sh", connect_script(server.port())});
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  std::string host = host_network_namespace();
+  EXPECT_EQ(run.out.rfind("lo\nUP\nnet:[", 0), 0u) << run.out << run.err;
+  EXPECT_EQ(run.out.find(host), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\nREFUSED 111\n"), std::string::npos) << run.out;
+  // The probe's filter did refuse setns: the same command without paddock.
+  CliResult plain = run_program(
+      {probe_binary(), "pre-5.8", "--", "/usr/bin/python3", "-c",
+       "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+       "print(libc.setns(os.open('/proc/self/ns/net', os.O_RDONLY), 0), ctypes.get_errno())"});
+  EXPECT_EQ(plain.out, "-1 22\n") << plain.err;
 }
 
 // init's channel (a socket pair with paddock-init's relay) was made in the sandbox's own network

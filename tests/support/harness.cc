@@ -102,6 +102,12 @@ RunResult run_ok(const SandboxSpec& spec) {
 }
 
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
+  std::vector<std::string> full = {paddock_binary()};
+  full.insert(full.end(), args.begin(), args.end());
+  return run_program(full, stdin_text);
+}
+
+CliResult run_program(std::vector<std::string> full, const std::string& stdin_text) {
   int in[2], out[2], err[2];
   EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
   EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
@@ -111,8 +117,6 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  std::vector<std::string> full = {paddock_binary()};
-  full.insert(full.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& arg : full) argv.push_back(arg.data());
   argv.push_back(nullptr);

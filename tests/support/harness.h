@@ -56,6 +56,8 @@ struct CliResult {
 };
 // Runs the paddock binary with `args` and waits (with a generous safety timeout).
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "");
+// The same for any program: argv[0] is its path.
+CliResult run_program(std::vector<std::string> argv, const std::string& stdin_text = "");
 
 // The children of `pid` (of any of its threads), as host pids.
 std::vector<pid_t> children_of(pid_t pid);

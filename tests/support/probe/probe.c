@@ -4,15 +4,20 @@
 // killing the process (other ABIs) end with SIGSYS instead of printing.
 //
 // It also pushes against the resource limits (alloc, forkbomb, spin: scripts/vm/init.sh checks
-// what the cgroup made of them) and, outside any sandbox, drops root for the VM test (runas).
+// what the cgroup made of them) and, outside any sandbox, drops root for the VM test (runas) and
+// runs paddock as on a kernel older than 5.8 (pre-5.8).
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +293,35 @@ static int cmd_runas(char** argv) {
   return 127;
 }
 
+// pre-5.8 -- CMD ARGS...: runs CMD as on a kernel older than 5.8 in the one way paddock's start
+// can tell: setns(2) refuses a pidfd there with EINVAL. A filter makes every setns fail so (with
+// no network, paddock's only setns is init's join through the relay's pidfd). A raw filter of six
+// instructions, because the probe links nothing but libc.
+static int cmd_pre_5_8(char** argv) {
+  struct sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setns, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EINVAL & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = {sizeof code / sizeof code[0], code};
+  // Without CAP_SYS_ADMIN a filter needs no_new_privs, which also keeps newuidmap from gaining
+  // its privilege: paddock then maps the caller's id alone, as for a user without subordinate ids.
+  if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    fprintf(stderr, "paddock_probe pre-5.8: no_new_privs: %s\n", strerror(errno));
+    return 125;
+  }
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0) {
+    fprintf(stderr, "paddock_probe pre-5.8: seccomp: %s\n", strerror(errno));
+    return 125;
+  }
+  execvp(argv[3], argv + 3);
+  fprintf(stderr, "paddock_probe pre-5.8: %s: %s\n", argv[3], strerror(errno));
+  return 127;
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "try") == 0) {
     for (size_t i = 0; i < sizeof kAttempts / sizeof kAttempts[0]; ++i) {
@@ -315,8 +349,12 @@ int main(int argc, char** argv) {
   if (argc >= 6 && strcmp(argv[1], "runas") == 0 && strcmp(argv[4], "--") == 0) {
     return cmd_runas(argv);
   }
+  if (argc >= 4 && strcmp(argv[1], "pre-5.8") == 0 && strcmp(argv[2], "--") == 0) {
+    return cmd_pre_5_8(argv);
+  }
   fprintf(stderr,
           "usage: paddock_probe try NAME|all | list | alloc MIB | forkbomb SECONDS\n"
-          "       | spin SECONDS WORKERS | runas UID GID -- CMD ARGS...\n");
+          "       | spin SECONDS WORKERS | runas UID GID -- CMD ARGS...\n"
+          "       | pre-5.8 -- CMD ARGS...\n");
   return 2;
 }
