@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -18,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/native/id_map.h"
 #include "runtime/native/native_backend.h"
 #include "runtime/warm_run.h"
 
@@ -225,24 +225,13 @@ long host_uid_of(pid_t pid) {
 
 namespace {
 
-// Whether a sandbox of this user could run as host uid `uid`: this user's own uid, or one of its
-// subordinate uids (/etc/subuid, by name or by number). Root's sandboxes may use any.
+// Whether a sandbox of this user could run as host uid `uid`: this user's own uid, or one of the
+// subordinate uids paddock maps from (the range its own probe finds). Root's may use any.
 bool a_uid_of_this_user(long uid) {
-  if (geteuid() == 0 || uid == static_cast<long>(geteuid())) return true;
-  const passwd* user = getpwuid(geteuid());
-  std::string name = user != nullptr ? user->pw_name : "", number = std::to_string(geteuid());
-  std::ifstream ranges("/etc/subuid");
-  for (std::string line; std::getline(ranges, line);) {
-    std::istringstream fields(line);
-    std::string owner, start, count;
-    if (!std::getline(fields, owner, ':') || !std::getline(fields, start, ':') ||
-        !std::getline(fields, count) || (owner != name && owner != number)) {
-      continue;
-    }
-    long first = std::atol(start.c_str());
-    if (uid >= first && uid < first + std::atol(count.c_str())) return true;
-  }
-  return false;
+  IdMapHost host = probe_id_map_host();
+  if (host.euid == 0 || uid == static_cast<long>(host.euid)) return true;
+  return host.sub_uids && uid >= host.sub_uids->start &&
+         uid < static_cast<long>(host.sub_uids->start) + host.sub_uids->count;
 }
 
 }  // namespace
