@@ -29,7 +29,9 @@ TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
 
 TEST(Artifacts, AnUnknownExtensionIsLabelledByContent) {
   SandboxSpec spec = shell_spec(
-      "mkdir outputs; echo 'mean 3.5' > outputs/summary.dat; printf 'a\\000b' > outputs/blob.dat");
+      // Written in name order, so the listing's order is the same whether or not the clock
+      // ticked between the two writes (files come in the order they were made).
+      "mkdir outputs; printf 'a\\000b' > outputs/blob.dat; echo 'mean 3.5' > outputs/summary.dat");
   spec.collect.directories = {"outputs"};
   RunResult result = run_ok(spec);
   ASSERT_EQ(names(result), (std::vector<std::string>{"outputs/blob.dat", "outputs/summary.dat"}));
