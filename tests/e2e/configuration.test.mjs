@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
@@ -354,10 +355,23 @@ test('install_libraries installs into a session from a local index (native)', { 
   ].join('\n');
   const made = await new Promise((resolve) => spawn('python3', ['-c', makeWheel, dir], { stdio: 'inherit' }).on('exit', resolve));
   assert.equal(made, 0, 'building the wheel');
-  const port = 21000 + (process.pid % 20000);
-  const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: 'ignore' });
-  t.after(() => server.kill('SIGKILL'));
-  await new Promise((r) => setTimeout(r, 800));
+  // Served from this process on a port the kernel picks, and only once it listens: a fixed
+  // port can be taken and a fixed wait can be too short on a loaded machine.
+  const wheel = fs.readdirSync(dir)[0];
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    if (req.url === '/') {
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<a href="/${wheel}">${wheel}</a>`);
+    } else if (req.url === `/${wheel}`) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(fs.readFileSync(path.join(dir, wheel)));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => { server.closeAllConnections(); server.close(); });
+  const { port } = server.address();
   // As an operator points installers at a mirror on the host: the policy's installer
   // environment names it (a policy override), and --host-loopback-port lets the installer's
   // egress proxy reach that one port of the host's loopback, which it otherwise never does.
@@ -375,6 +389,7 @@ test('install_libraries installs into a session from a local index (native)', { 
   assert.equal(installed.structuredContent.installed, true);
   const used = await run(client, { session_id, code: 'import e2e_wheel_pkg\nprint(e2e_wheel_pkg.VALUE)' });
   assert.equal(used.structuredContent.stdout, 'from install_libraries\n', describe(used));
+  assert.ok(requests.includes(`/${wheel}`), `the mirror was asked for ${requests.join(', ')}`);
   const missing = await client.callTool({ name: 'install_libraries', arguments: { session_id, libraries: ['e2e-no-such-pkg'] } }, undefined, { timeout: 120000 });
   assert.equal(missing.isError, true, describe(missing));
   assert.match(missing.content[0].text, /failed/);

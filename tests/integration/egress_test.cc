@@ -27,16 +27,6 @@ SandboxSpec allowlisted(const std::string& script, std::vector<std::string> host
   return spec;
 }
 
-// The port a test server prints as its first line, once it has (empty after 5 s).
-std::string port_of(const Server& server) {
-  for (int i = 0; i < 100; ++i) {
-    std::string line = server.log();
-    if (!line.empty() && line.back() == '\n') return line.substr(0, line.size() - 1);
-    usleep(50'000);
-  }
-  return "";
-}
-
 // Fetches each URL with urllib (which honours HTTP_PROXY and HTTPS_PROXY) and prints one line
 // each: the status, or the refusal's status and body.
 std::string fetch_script(const std::vector<std::string>& urls) {
@@ -115,7 +105,7 @@ TEST(Egress, ANameResolvingToLoopbackIsRefusedUnlessTheRangeIsAllowed) {
                    "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\n"
                    "s.listen()\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)"},
                   listener_log);
-  std::string port = port_of(listener);
+  std::string port = listener.port();
   ASSERT_FALSE(port.empty());
   RunResult by_name =
       run_ok(allowlisted(connect_script("localhost:" + port), {"localhost:" + port}));
@@ -167,7 +157,7 @@ TEST(Egress, EveryRequestOnAKeptAliveConnectionIsChecked) {
        "s.serve_forever()\n",
        dir + "/hosts.log"},
       dir + "/port");
-  std::string port = port_of(web);
+  std::string port = web.port();
   ASSERT_FALSE(port.empty());
   setenv("PADDOCK_EGRESS_TEST_RESOLVE", "a.test=127.0.0.1,b.test=127.0.0.1", 1);
   auto request = [&](const std::string& host, const std::string& extra) {
@@ -232,7 +222,7 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
                   "    except Exception:\n"
                   "        c.close()\n"},
              dir + "/server.log");
-  std::string port = port_of(tls);
+  std::string port = tls.port();
   ASSERT_FALSE(port.empty());
   std::filesystem::copy_file(dir + "/cert.pem", dir + "/ca.pem");
   std::filesystem::permissions(dir, std::filesystem::perms::all);
@@ -351,7 +341,7 @@ TEST(Egress, TheInstallersListFollowsAMirror) {
   std::filesystem::create_directories(dir);
   Server mirror({"/usr/bin/python3", source_dir() + "/tests/support/package_mirror.py", dir},
                 dir + "/port");
-  std::string port = port_of(mirror);
+  std::string port = mirror.port();
   ASSERT_FALSE(port.empty());
   std::string base = "http://127.0.0.1:" + port;
   nlohmann::json npm = run_json({"--lang", "javascript", "--lib", "paddock-probe", "--code",

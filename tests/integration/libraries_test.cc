@@ -1,17 +1,15 @@
 // Library installs: the install step alone gets (rootless, user-mode) network, the run does
 // not; a failed install is a clear result; a library name cannot smuggle installer options.
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "support/harness.h"
+#include "support/helper_process.h"
 #include "support/mcp_process.h"
 
 namespace paddock::testing {
@@ -25,90 +23,72 @@ nlohmann::json run_json(const std::vector<std::string>& args, int* exit_status =
   return json;
 }
 
-// A one-module wheel in a fresh directory, served over HTTP on 127.0.0.1 by python3.
-class LocalWheelServer {
+// tests/support/package_mirror.py in a fresh directory: the wheel paddock-probe served on the
+// host's 127.0.0.1, as a package mirror a user would run there.
+class LocalMirror {
  public:
-  LocalWheelServer() {
-    directory_ = ::testing::TempDir() + "/paddock-wheels-" + std::to_string(getpid());
-    std::string make_wheel =
-        "import zipfile,base64,hashlib,sys\n"
-        "n='paddock_local_pkg';v='1.0';d=n+'-'+v+'.dist-info'\n"
-        "f={n+'/__init__.py':\"VALUE='from the local index'\\n\","
-        "d+'/METADATA':'Metadata-Version: 2.1\\nName: paddock-local-pkg\\nVersion: '+v+'\\n',"
-        "d+'/WHEEL':'Wheel-Version: 1.0\\nGenerator: paddock\\nRoot-Is-Purelib: true\\n"
-        "Tag: py3-none-any\\n'}\n"
-        "r=[p+',sha256='+base64.urlsafe_b64encode(hashlib.sha256(t.encode()).digest())"
-        ".rstrip(b'=').decode()+','+str(len(t)) for p,t in f.items()]+[d+'/RECORD,,']\n"
-        "f[d+'/RECORD']='\\n'.join(r)+'\\n'\n"
-        "z=zipfile.ZipFile(sys.argv[1]+'/'+n+'-'+v+'-py3-none-any.whl','w')\n"
-        "[z.writestr(p,t) for p,t in f.items()];z.close()\n";
-    EXPECT_EQ(system(("mkdir -p " + directory_ + " && python3 -c \"" + escape(make_wheel) + "\" " +
-                      directory_)
-                         .c_str()),
-              0);
-    port_ = 20000 + getpid() % 20000;
-    server_ = fork();
-    if (server_ == 0) {
-      execlp("python3", "python3", "-m", "http.server", std::to_string(port_).c_str(), "--bind",
-             "127.0.0.1", "--directory", directory_.c_str(), nullptr);
-      _exit(127);
-    }
-    usleep(700000);  // python's start-up
+  LocalMirror()
+      : directory_(fresh_directory()),
+        server_({"/usr/bin/python3", source_dir() + "/tests/support/package_mirror.py", directory_},
+                directory_ + "/port") {}
+  LocalMirror(const LocalMirror&) = delete;
+  LocalMirror& operator=(const LocalMirror&) = delete;
+  ~LocalMirror() {
+    server_.stop();
+    std::filesystem::remove_all(directory_);
   }
-  ~LocalWheelServer() {
-    kill(server_, SIGKILL);
-    waitpid(server_, nullptr, 0);
-    std::system(("rm -rf " + directory_).c_str());
-  }
-  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] std::string port() const { return server_.port(); }
+  // The paths asked of the mirror so far, a line each.
+  [[nodiscard]] std::string requests() const { return read_file(directory_ + "/requests.log"); }
 
  private:
-  static std::string escape(const std::string& code) {
-    std::string out;
-    for (char c : code) {
-      if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
-      out += c;
-    }
-    return out;
+  static std::string fresh_directory() {
+    std::string directory = ::testing::TempDir() + "/paddock-mirror-" + std::to_string(getpid());
+    std::filesystem::create_directories(directory);
+    return directory;
   }
   std::string directory_;
-  int port_ = 0;
-  pid_t server_ = -1;
+  Server server_;
 };
 
 // The host's loopback is out of the installer's reach unless a port of it is named: a package
 // mirror on the host, as a user would run one.
 TEST(Libraries, PipInstallsFromALocalIndexAndTheRunHasNoNetwork) {
-  LocalWheelServer server;
-  std::string port = std::to_string(server.port());
+  LocalMirror mirror;
+  std::string port = mirror.port();
+  ASSERT_FALSE(port.empty());
   std::string links = "http://127.0.0.1:" + port + "/";
-  nlohmann::json result = run_json(
-      {"run", "--json", "--lang", "python", "--lib", "paddock-local-pkg", "--host-loopback-port",
-       port, "--env", "PIP_NO_INDEX=1", "--env", "PIP_FIND_LINKS=" + links, "--code",
-       "import socket, paddock_local_pkg\nprint(paddock_local_pkg.VALUE)\n"
-       "try:\n    socket.create_connection(('127.0.0.1', " +
-           port +
-           "), timeout=3)\n    print('run has network')\n"
-           "except OSError:\n    print('run has no network')\n"});
+  nlohmann::json result = run_json({"run", "--json", "--lang", "python", "--lib", "paddock-probe",
+                                    "--host-loopback-port", port, "--env", "PIP_NO_INDEX=1",
+                                    "--env", "PIP_FIND_LINKS=" + links, "--code",
+                                    "import socket, paddock_probe\nprint(paddock_probe.VALUE)\n"
+                                    "try:\n    socket.create_connection(('127.0.0.1', " +
+                                        port +
+                                        "), timeout=3)\n    print('run has network')\n"
+                                        "except OSError:\n    print('run has no network')\n"});
   EXPECT_EQ(result["phase"], "run") << result["stderr"];
   EXPECT_EQ(result["exit_code"], 0) << result["stderr"];
-  EXPECT_EQ(result["stdout"], "from the local index\nrun has no network\n");
+  EXPECT_EQ(result["stdout"], "from the mirror\nrun has no network\n");
   EXPECT_NE(result["stderr"].get<std::string>().find("Successfully installed"), std::string::npos);
+  EXPECT_NE(mirror.requests().find("/wheels/paddock_probe-1.0-py3-none-any.whl"), std::string::npos)
+      << mirror.requests();
 }
 
 // The installer's network is the fenced user network: without the port named, the same local
 // index on the host's loopback is out of reach (through the sandbox's loopback and the gateway).
 TEST(Libraries, TheInstallerCannotReachTheHostsLoopbackUnlessAPortIsNamed) {
-  LocalWheelServer server;
-  std::string port = std::to_string(server.port());
+  LocalMirror mirror;
+  std::string port = mirror.port();
+  ASSERT_FALSE(port.empty());
   nlohmann::json result =
-      run_json({"run", "--json", "--lang", "python", "--lib", "paddock-local-pkg", "--env",
+      run_json({"run", "--json", "--lang", "python", "--lib", "paddock-probe", "--env",
                 "PIP_NO_INDEX=1", "--env", "PIP_FIND_LINKS=http://127.0.0.1:" + port + "/", "--env",
                 "PIP_DEFAULT_TIMEOUT=3", "--env", "PIP_RETRIES=0", "--code", "print('never')"});
   EXPECT_EQ(result["phase"], "install") << result["stderr"];
   EXPECT_EQ(result["stdout"], "");
   EXPECT_EQ(result["stderr"].get<std::string>().find("Successfully installed"), std::string::npos)
       << result["stderr"];
+  EXPECT_EQ(mirror.requests(), "");  // nothing reached it, not even the listing
 }
 
 TEST(Libraries, NpmInstallsFromTheNpmRegistry) {

@@ -66,6 +66,15 @@ std::string Server::log() const {
   return read_file(log_);
 }
 
+std::string Server::port() const {
+  for (int i = 0; i < 100; ++i) {
+    std::string line = log();
+    if (!line.empty() && line.back() == '\n') return line.substr(0, line.size() - 1);
+    usleep(50'000);
+  }
+  return "";
+}
+
 bool Server::running() const {
   return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0;
 }

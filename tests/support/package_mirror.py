@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""A package mirror for the egress tests: one npm package and one Python wheel, both named
-paddock-probe, served over plain HTTP on the host's 127.0.0.1. Prints its port, then serves
-until killed. Every request's path is appended to requests.log in the directory given, so a
-test can tell the installer came here."""
+"""A package mirror for the egress and library tests: one npm package and one Python wheel, both
+named paddock-probe, served over plain HTTP on the host's 127.0.0.1, the wheel both from a package
+index (/simple/) and from a pip --find-links page (/). Prints its port once it listens, then
+serves until killed. Every request's path is appended to requests.log in the directory given, so
+a test can tell the installer came here."""
 
 import base64
 import hashlib
@@ -83,7 +84,7 @@ class Mirror(http.server.BaseHTTPRequestHandler):
             self.send(json.dumps(manifest).encode(), "application/json")
         elif path == "/tarballs/probe.tgz":
             self.send(TARBALL, "application/octet-stream")
-        elif path in ("/simple/paddock-probe/", "/simple/paddock-probe"):
+        elif path in ("/", "/simple/paddock-probe/", "/simple/paddock-probe"):
             digest = hashlib.sha256(WHEEL).hexdigest()
             page = f'<a href="{base}/wheels/{WHEEL_NAME}#sha256={digest}">{WHEEL_NAME}</a>'
             self.send(page.encode(), "text/html")
