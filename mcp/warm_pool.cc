@@ -214,7 +214,9 @@ void WarmPool::fill() {
           "could not prepare a warm " + language +
               " sandbox (its calls run cold until the next one): " + opened.error().message);
       slot.failed = true;
-    } else if (stopping_ || !(slot.shape == shape)) {
+    } else if (stopping_ || !(slot.shape == shape) || !room_(count() - retired_.size())) {
+      // Of another shape by now, or a session took the room while it opened: fit() retires only
+      // the sandboxes already waiting, so one opening checks the room itself as it arrives.
       retired_.push_back(std::move(*opened));
     } else {
       slot.waiting.push_back({std::move(*opened), Clock::now()});

@@ -49,6 +49,7 @@ class WarmPool {
   // Closes a sandbox that served its call, on the pool's thread.
   void retire(std::unique_ptr<Session> used);
   // Retires waiting sandboxes until the server's limits hold again (a session was just added).
+  // One still opening is closed as it opens if they do not hold then.
   void fit();
 
   // Held by each warm call from before it takes a sandbox until its answer is written: while one
