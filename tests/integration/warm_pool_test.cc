@@ -1,16 +1,19 @@
 // The MCP server's warm sandboxes (mcp/warm_pool.h), through a real `paddock mcp`: fresh calls
 // take them, no two calls share one, a call's timer starts when its code arrives, a waiting one
 // holds nothing of the server's secrets or of earlier calls, one killed while it waits is
-// replaced, and none outlives the server. That a warm sandbox isolates exactly as a cold one
-// does is proved by running every isolation test both ways (isolation_test.cc).
+// replaced, and none outlives the server. A race that needs an opening held at the right moment
+// is tested on the pool class itself, with real sandboxes. That a warm sandbox isolates exactly as
+// a cold one does is proved by running every isolation test both ways (isolation_test.cc).
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -19,6 +22,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "mcp/warm_pool.h"
+#include "runtime/native/native_backend.h"
+#include "runtime/warm_run.h"
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
@@ -435,6 +441,63 @@ TEST(WarmPool, ASandboxOpenedAfterASessionTookTheLastRoomIsClosed) {
     EXPECT_FALSE(created["result"].value("isError", false)) << created.dump();
     EXPECT_EQ(settled_sandboxes(server.pid(), 1).size(), 1u) << "round " << round;
   }
+}
+
+// A call waiting in take() for the sandbox of its shape that is being opened never wakes to take
+// one of another shape: here a second call reshapes the language while the first waits, and the
+// pool then opens and keeps a sandbox of the second call's shape (other limits). The pool is the
+// server's own class with real sandboxes; the test only holds the pool's opening until it has
+// set the calls up, as a slow opening would.
+TEST(WarmPool, ACallWaitingForItsShapeNeverTakesASandboxOfAnother) {
+  NativeBackend backend;
+  SandboxSpec mine = sandbox_shape(spec_for({"true"}));
+  SandboxSpec other = mine;
+  other.limits.memory_bytes = 256ull << 20;
+  auto opened_mine = backend.open_session(mine);
+  auto opened_other = backend.open_session(other);
+  ASSERT_TRUE(opened_mine && opened_other);
+  const Session* other_sandbox = opened_other->get();
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t openings = 0;
+  bool released = false;
+  mcp::WarmPool pool(
+      1,
+      [&](const SandboxSpec& shape) -> Result<std::unique_ptr<Session>> {
+        std::unique_lock lock(mutex);
+        ++openings;
+        changed.notify_all();
+        changed.wait_for(lock, std::chrono::seconds(10), [&] { return released; });
+        auto& ready = shape == mine ? *opened_mine : *opened_other;
+        if (!released || !ready) return Error{0, "no sandbox of this shape to hand out"};
+        return std::move(ready);
+      },
+      [](std::size_t) { return true; });
+  pool.prepare("python", mine);
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return openings == 1; }));
+  }
+  std::unique_ptr<Session> first_took;
+  std::thread first([&] { first_took = pool.take("python", mine); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // well inside its 50 ms wait
+  EXPECT_EQ(pool.take("python", other), nullptr);  // the second call reshapes: it runs cold
+  {
+    std::lock_guard lock(mutex);
+    released = true;
+  }
+  changed.notify_all();
+  first.join();
+  EXPECT_NE(first_took.get(), other_sandbox) << "the call took a sandbox of another shape";
+  EXPECT_EQ(first_took, nullptr);
+  // The sandbox opened for the other shape waits for a call of that shape.
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  std::unique_ptr<Session> later;
+  while (!later && Clock::now() < deadline) {
+    later = pool.take("python", other);
+    if (!later) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(later.get(), other_sandbox);
 }
 
 // A sandbox does not wait longer than WarmPool::kMaxWait (30 s): what it learned of the host when
