@@ -292,7 +292,7 @@ TEST_P(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
 // The loopback is the sandbox's alone: while one sandbox listens on a port of its 127.0.0.1,
 // neither a second sandbox nor the host reaches it.
 TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
-  int port = 20000 + static_cast<int>(getpid() % 20000);
+  int port = unused_loopback_port();
   std::string server =
       "import socket, time\n"
       "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"

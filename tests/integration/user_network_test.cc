@@ -177,7 +177,7 @@ bool host_can_connect(int port, double seconds) {
 }
 
 TEST(UserNetwork, NothingConnectsInToAPortTheSandboxListensOn) {
-  int port = 30000 + getpid() % 20000;
+  int port = unused_loopback_port();
   CliResult result;
   std::thread sandbox([&] {
     result =

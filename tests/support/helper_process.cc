@@ -67,7 +67,7 @@ std::string Server::log() const {
 }
 
 std::string Server::port() const {
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 400; ++i) {
     std::string line = log();
     if (!line.empty() && line.back() == '\n') return line.substr(0, line.size() - 1);
     usleep(50'000);

@@ -30,7 +30,7 @@ class Server {
   [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] std::string log() const;
   [[nodiscard]] bool running() const;
-  // The port a server prints as its first line once it listens; empty if none came in 5 s.
+  // The port a server prints as its first line once it listens; empty if none came in 20 s.
   // Waiting for it, not for a fixed time, is what makes the server ready under any load.
   [[nodiscard]] std::string port() const;
   void stop();
