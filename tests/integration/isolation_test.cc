@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "support/harness.h"
+#include "support/helper_process.h"
 
 namespace paddock::testing {
 namespace {
@@ -292,7 +293,7 @@ TEST_P(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
 // The loopback is the sandbox's alone: while one sandbox listens on a port of its 127.0.0.1,
 // neither a second sandbox nor the host reaches it.
 TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
-  int port = unused_loopback_port();
+  int port = free_port();
   std::string server =
       "import socket, time\n"
       "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"

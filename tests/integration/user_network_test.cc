@@ -177,7 +177,7 @@ bool host_can_connect(int port, double seconds) {
 }
 
 TEST(UserNetwork, NothingConnectsInToAPortTheSandboxListensOn) {
-  int port = unused_loopback_port();
+  int port = free_port();
   CliResult result;
   std::thread sandbox([&] {
     result =

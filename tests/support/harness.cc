@@ -1,13 +1,10 @@
 #include "support/harness.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -247,22 +244,6 @@ std::vector<pid_t> processes_of_this_user_with(const std::string& marker) {
 
 int open_fd_count() {
   return static_cast<int>(directory_entries("/proc/self/fd").size());
-}
-
-int unused_loopback_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  EXPECT_GT(port, 0) << "no free port on 127.0.0.1";
-  return port;
 }
 
 }  // namespace paddock::testing

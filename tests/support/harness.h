@@ -72,10 +72,6 @@ std::vector<pid_t> processes_of_this_user_with(const std::string& marker);
 // The real uid of host process `pid`, or -1.
 long host_uid_of(pid_t pid);
 int open_fd_count();
-// A TCP port of the host's 127.0.0.1 that nothing listened on when the kernel picked it: for
-// tests that must tell whether the host reaches a sandbox's port, which a host server that
-// happened to listen on a fixed port would answer for it.
-int unused_loopback_port();
 std::string read_file(const std::string& path);
 std::vector<std::string> directory_entries(const std::string& path);
 

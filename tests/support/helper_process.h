@@ -15,6 +15,12 @@ struct ToolResult {
   std::string output;  // stdout and stderr together
 };
 
+// A port of the host's 127.0.0.1 nothing listens on now (the kernel's choice); a race with others
+// is unlikely, not ruled out, which is why start_registry tries three times.
+int free_port();
+// Whether something on the host's 127.0.0.1 accepts connections on `port`.
+bool accepts_connections(int port);
+
 // Runs a helper program to its end.
 ToolResult run_tool(const std::vector<std::string>& args);
 

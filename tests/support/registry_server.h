@@ -10,11 +10,6 @@
 
 namespace paddock::testing {
 
-// A port nothing listens on now (the kernel's choice); a race with others is unlikely, not ruled
-// out, which is why start_registry tries three times.
-int free_port();
-bool accepts_connections(int port);
-
 // docker-registry's configuration. `extra`: YAML appended right after http.addr (indented:
 // more of http; not: a new section).
 std::string registry_config(const std::string& storage, int port, const std::string& extra);
