@@ -326,13 +326,7 @@ TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
   RunResult probed = run_ok(spec_for({"python3", "-c", prober}));
   int host_reached = 0;
   for (int attempt = 0; attempt < 20; ++attempt) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) ++host_reached;
-    close(fd);
+    if (accepts_connections(port)) ++host_reached;
   }
   listening.join();
   EXPECT_EQ(listened.stdout_data.data, "LISTENING\nACCEPTED 0\n") << listened.stderr_data.data;

@@ -163,14 +163,7 @@ TEST(UserNetwork, ThePublicNetworkAndDnsStillWork) {
 bool host_can_connect(int port, double seconds) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    close(fd);
-    if (connected) return true;
+    if (accepts_connections(port)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
