@@ -44,6 +44,10 @@ const char* describe(SetupPhase phase) {
       return "setting no_new_privs";
     case SetupPhase::kCapabilities:
       return "dropping capabilities";
+    case SetupPhase::kProcessDomain:
+      return "keeping the installer from the live interpreter's memory and environment, which "
+             "needs Landlock (Linux 5.13 or later, with landlock in the kernel's lsm= list); "
+             "install into a session that is not live (create_session with live: false)";
     case SetupPhase::kSeccomp:
       return "installing the seccomp filter";
     case SetupPhase::kExec:

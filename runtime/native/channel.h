@@ -33,6 +33,7 @@ enum class SetupPhase : std::int32_t {
   kRlimit,  // detail: the index of the failed RlimitSetting
   kNoNewPrivs,
   kCapabilities,
+  kProcessDomain,  // a command that must not see the sandbox's other processes (Landlock)
   kSeccomp,
   kExec,
 };

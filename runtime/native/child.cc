@@ -27,6 +27,7 @@
 #include "runtime/native/init_relay.h"
 #include "runtime/native/mount_applier.h"
 #include "runtime/native/network_fence.h"
+#include "runtime/native/process_domain.h"
 
 #ifndef SECBIT_NOROOT
 #include <linux/securebits.h>
@@ -203,7 +204,12 @@ int exec_program(const ChildPlan& plan, char* const* argv, char* const* envp) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  drop_privileges(plan);
+  drop_privileges(plan);  // with no_new_privs, which Landlock needs of an unprivileged process
+  if (command.domain != ProcessDomain::kShared) {
+    int error = enter_own_process_domain();
+    if (error != 0 && command.domain == ProcessDomain::kOwn)
+      stop(SetupPhase::kProcessDomain, error);
+  }
   if (!program_filter_inherited) install_filter(plan, plan.seccomp);
   int error = exec_program(plan, command.argv, command.envp);
   if (command.failure != nullptr) stop(SetupPhase::kExec, error);

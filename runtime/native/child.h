@@ -144,6 +144,13 @@ struct PayloadFailure {
 };
 
 // One command for the payload process to run, with its standard streams.
+// Whether a payload gets a Landlock domain of its own (process_domain.h).
+enum class ProcessDomain {
+  kShared,
+  kOwnWherePossible,  // nothing else of the sandbox runs: a host without Landlock loses nothing
+  kOwn,               // the sandbox keeps a process (a live interpreter): fail rather than share
+};
+
 struct PayloadCommand {
   char* const* argv = nullptr;
   char* const* envp = nullptr;
@@ -151,6 +158,7 @@ struct PayloadCommand {
   int stdout_fd = -1;
   int stderr_fd = -1;
   std::int32_t step = 0;  // reported back with an exec failure
+  ProcessDomain domain = ProcessDomain::kShared;
   // Where a payload spawned sharing init's memory leaves why it could not start (its streams,
   // working directory, limits or exec), instead of sending kSetupFailed or kExecFailed: init
   // then answers the request with it (a session's resident, whose start is answered at once).

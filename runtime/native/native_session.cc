@@ -146,6 +146,8 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
     packet->length += static_cast<std::uint32_t>(needed);
   }
   packet->files_length = packet->length;
+  if (kind == SessionRequestKind::kExec && request.network)
+    packet->flags = kSessionOwnProcessDomain;
   std::vector<std::string> strings = request.argv;
   std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where

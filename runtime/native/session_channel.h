@@ -35,6 +35,10 @@ enum class SessionOpenMode : std::int32_t {
 };
 
 inline constexpr std::size_t kSessionDataMax = 64 * 1024;
+// A kExec flag: the command and what it starts cannot inspect or signal the sandbox's other
+// processes (process_domain.h). paddock sets it on a command with a network (an installer),
+// whose packages' code must not read a live session's interpreter, which holds the secrets.
+inline constexpr std::uint32_t kSessionOwnProcessDomain = 1u << 0;
 inline constexpr int kSessionMaxFds = 3;
 
 struct SessionRequest {
@@ -42,6 +46,7 @@ struct SessionRequest {
   std::int32_t argc_or_mode = 0;   // kExec: how many strings of data are argv; kOpen: the mode
   std::int32_t step = 0;           // kExec: echoed in the replies about this command
   std::uint32_t files_length = 0;  // kExec: bytes of data that are files to write first
+  std::uint32_t flags = 0;         // kExec: kSessionOwnProcessDomain
   std::uint32_t length = 0;        // bytes of data in use
   char data[kSessionDataMax];
 };

@@ -150,8 +150,15 @@ void clear_after_command(int channel) {
 pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count,
                     PayloadFailure* failure = nullptr) {
   if (fd_count != 3 || !parse_command(length, request.argc_or_mode)) return -EINVAL;
-  return spawn_payload(
-      plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], request.step, failure});
+  // Only init knows whether a resident (a live interpreter, with the secrets in its memory)
+  // runs beside the command: then a command that must not see it fails rather than run beside
+  // it unconfined.
+  ProcessDomain domain = ProcessDomain::kShared;
+  if ((request.flags & kSessionOwnProcessDomain) != 0) {
+    domain = resident != 0 ? ProcessDomain::kOwn : ProcessDomain::kOwnWherePossible;
+  }
+  return spawn_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
+                                            request.step, domain, failure});
 }
 
 }  // namespace
