@@ -219,7 +219,7 @@ KernelStatus LiveKernel::status() const {
   return status_;
 }
 
-Status LiveKernel::launch(double ready_seconds) {
+Status LiveKernel::launch(double ready_seconds, bool with_startup) {
   set_state("starting");
   pending_.clear();
   ExecRequest request;
@@ -253,7 +253,9 @@ Status LiveKernel::launch(double ready_seconds) {
     }
     break;
   }
-  if (auto started_up = run_startup(ready_seconds); !started_up) return started_up;
+  if (with_startup) {
+    if (auto started_up = run_startup(ready_seconds); !started_up) return started_up;
+  }
   set_state("idle");
   return {};
 }
@@ -267,15 +269,18 @@ Status LiveKernel::run_startup(double seconds) {
   return {};
 }
 
-Status LiveKernel::replace(const std::string& why) {
+Status LiveKernel::replace(const std::string& why, bool with_startup) {
   bridge_ = {};
+  // Every process of the session but its init, and reaped, before anything new starts: nothing
+  // of the old interpreter (a daemon a cell's thread left, in a session of its own) can reach
+  // into the new one's private directory while it starts.
   session_.kill_resident();
   {
     std::lock_guard lock(status_mutex_);
     ++status_.restarts;
     status_.last_loss = why;
   }
-  if (auto launched = launch(kRestartAllowance); !launched) {
+  if (auto launched = launch(kRestartAllowance, with_startup); !launched) {
     set_state("dead");
     session_.kill_resident();
     return launched.error();
@@ -358,20 +363,14 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
     result.cell->state_lost = broken;
     if (auto replaced = replace(broken); !replaced) return replaced.error();
   } else if (std::string lost = string_field(done, "state_lost"); !lost.empty()) {
+    // The bridge has ended with its kernel. The new one starts only once everything else of
+    // the session is gone too (replace): a process a cell left behind could plant code in it.
+    // It gets the policy's start-up code, but not after paddock's own silent code was lost,
+    // which would otherwise start it again and again.
     result.cell->state_lost = lost;
-    std::string restart_failed = string_field(done, "restart_failed");
-    {
-      std::lock_guard lock(status_mutex_);
-      ++status_.restarts;
-      status_.last_loss = lost;
+    if (auto replaced = replace(lost, !request.silent); !replaced) {
+      return Error{EIO, lost + "; " + replaced.error().message};
     }
-    if (!restart_failed.empty()) {
-      set_state("dead");
-      return Error{EIO, lost + "; the new interpreter did not start: " + restart_failed};
-    }
-    // The bridge started the new kernel itself: it gets the policy's start-up code too (not
-    // for paddock's own silent code, whose loss would otherwise start it again and again).
-    if (!request.silent) (void)run_startup(kRestartAllowance);
   }
   if (done.contains("execution_count") && done["execution_count"].is_number_integer()) {
     result.cell->execution_count = done["execution_count"].get<int>();
@@ -393,27 +392,8 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
 }
 
 Status LiveKernel::restart() {
-  if (bridge_.input.valid() &&
-      send_line(bridge_.input.get(), to_line({{"restart", true}}), after(5))) {
-    BridgeReader reader(*this);
-    auto deadline = after(kRestartAllowance);
-    for (;;) {
-      auto message = reader.next(deadline);
-      if (!message || !*message) break;
-      if (!(**message).contains("done")) continue;
-      const json& done = (**message)["done"];
-      (void)session_.sweep();
-      std::string failed = string_field(done, "restart_failed");
-      {
-        std::lock_guard lock(status_mutex_);
-        ++status_.restarts;
-        status_.last_loss = "restarted on request";
-        status_.state = failed.empty() ? "idle" : "dead";
-      }
-      if (!failed.empty()) return Error{EIO, "the new interpreter did not start: " + failed};
-      return run_startup(kRestartAllowance);
-    }
-  }
+  // A new bridge and kernel, not a new kernel under the old bridge: only killing everything of
+  // the session first gives an interpreter that nothing of the old one reaches.
   return replace("restarted on request");
 }
 

@@ -9,10 +9,12 @@
 // checked field by field.
 //
 // The messages, paddock -> bridge: {"code", "timeout", "silent"?}, {"interrupt": true} while a
-// cell runs, {"restart": true}. Bridge -> paddock: {"ready": {kernel, implementation, language,
+// cell runs. Bridge -> paddock: {"ready": {kernel, implementation, language,
 // language_version}} or {"failed": why}; during a cell {"stream", "text"}, {"display": {mime:
 // data}, "result": bool}, {"omitted": {mime, bytes}}, {"error": {ename, evalue, traceback}};
 // and last {"done": {status: ok|error|timed_out|cancelled|lost, execution_count?, state_lost?}}.
+// A bridge whose kernel was lost says state_lost and ends: paddock kills everything of the
+// session and starts a new bridge (a restart is the same, on request).
 
 #include <cstdint>
 #include <memory>
@@ -82,11 +84,11 @@ class LiveKernel {
  private:
   LiveKernel(Session& session, KernelConfig config)
       : session_(session), config_(std::move(config)) {}
-  Status launch(double ready_seconds);
+  Status launch(double ready_seconds, bool with_startup = true);
   // Runs the policy's start-up code silently in a new kernel.
   Status run_startup(double seconds);
-  // Kills the bridge and everything it started, then launches a new one.
-  Status replace(const std::string& why);
+  // Kills the bridge and every other process of the session, then launches a new one.
+  Status replace(const std::string& why, bool with_startup = true);
   void set_state(std::string state);
 
   Session& session_;

@@ -222,7 +222,7 @@ def parent_id(message):
 
 
 def execute(kernel, command):
-    """Runs one cell; returns the kernel to keep (a new one when the old one was lost). The cell
+    """Runs one cell; returns the kernel (the bridge ends when it is lost: lost()). The cell
     is over when its execute_reply (on shell) and its idle status (on iopub) have both come,
     matched by the request's id: a cell that forges one of them ends nothing early."""
     code = command.get("code", "")
@@ -303,17 +303,13 @@ def why_not_started(error):
 
 
 def lost(kernel, reason, why):
-    """The kernel died or did not come back from an interrupt: a new one, the state gone."""
+    """The kernel died or did not come back from an interrupt: the state is gone, and so is this
+    bridge. Not a new kernel from here: processes the old one's cells left behind may still run,
+    and paddock kills every one of them before it starts a new bridge and kernel."""
     kernel.stop()
     status = {"timeout": "timed_out", "cancel": "cancelled"}.get(why, "lost")
-    try:
-        kernel = Kernel()
-    except Exception as error:
-        emit({"done": {"status": status, "state_lost": reason,
-                       "restart_failed": why_not_started(error)}})
-        sys.exit(4)
     emit({"done": {"status": status, "state_lost": reason}})
-    return kernel
+    sys.exit(0)
 
 
 def main():
@@ -323,7 +319,7 @@ def main():
         emit({"failed": "no Jupyter kernelspec named '%s' in the sandbox's file system" % KERNEL})
         return 3
     except Exception as error:
-        emit({"failed": "the kernel did not start: %s" % why_not_started(error)})
+        emit({"failed": why_not_started(error)})
         return 3
     info = {"kernel": KERNEL}
     try:
@@ -340,8 +336,6 @@ def main():
             break
         if "code" in command:
             kernel = execute(kernel, command)
-        elif command.get("restart"):
-            kernel = lost(kernel, "restarted on request", None)
     kernel.stop()
     return 0
 

@@ -259,6 +259,48 @@ TEST_F(LiveKernelTest, ARestartedInterpreterRunsNothingACellPlanted) {
   EXPECT_EQ(cell("print('PLANTED' in dir())").stdout_data.data, "False\n");
 }
 
+// The attack: a thread the kernel keeps forks, after the cell's sweep, a daemon in a session of
+// its own, which outlives the kernel's process group. It waits for the next kernel's private
+// directory and plants an IPython startup file there before that kernel reads its profile.
+// A restart kills everything of the session's but init before the new interpreter starts, so
+// nothing is planted and nothing of the old interpreter runs beside the new one.
+TEST_F(LiveKernelTest, ARestartKillsWhatTheOldInterpreterLeftBeforeTheNewOneStarts) {
+  RunResult planted = cell(
+      "import os, threading, time\n"
+      "def plant_in_next_kernel():\n"
+      "    known = set(os.listdir('/tmp'))\n"
+      "    while True:\n"
+      "        for name in set(os.listdir('/tmp')) - known:\n"
+      "            if name.startswith('paddock-kernel-'):\n"
+      "                startup = '/tmp/' + name + '/ipython/profile_default/startup'\n"
+      "                try:\n"
+      "                    os.makedirs(startup, exist_ok=True)\n"
+      "                    open(startup + '/00-planted.py', 'w').write('PLANTED = 1')\n"
+      "                except OSError:\n"
+      "                    pass\n"
+      "        time.sleep(0.002)\n"
+      "def later():\n"
+      "    time.sleep(1)\n"
+      "    if os.fork() == 0:\n"
+      "        os.setsid()\n"
+      "        if os.fork() == 0:\n"
+      "            open('/tmp/planter-pid', 'w').write(str(os.getpid()))\n"
+      "            plant_in_next_kernel()\n"
+      "        os._exit(0)\n"
+      "threading.Thread(target=later, daemon=True).start()\n");
+  ASSERT_EQ(planted.exit_code, 0) << error_of(planted);
+  // The daemon starts once the cell and its sweep are over (a command of the session would
+  // sweep it away: only a restart may follow).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto restarted = kernel_->restart();
+  ASSERT_TRUE(restarted) << restarted.error().message;
+  RunResult fresh = cell(
+      "import os\n"
+      "print('PLANTED' in dir())\n"
+      "print(os.path.exists('/proc/' + open('/tmp/planter-pid').read()))\n");
+  EXPECT_EQ(fresh.stdout_data.data, "False\nFalse\n") << error_of(fresh);
+}
+
 TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
   auto restarted = kernel_->restart();
