@@ -261,6 +261,52 @@ int image_tree(const MountStep& step, const MountSources& sources) {
   return tree >= 0 ? tree : -error;
 }
 
+// The empty lower layer under every read-only overlay of a caller's folder (overlayfs wants two
+// lower layers when it has no upper one): a detached read-only tmpfs, made on first use and
+// closed when the plan is applied. -errno if it could not be made.
+int g_empty_layer = -1;
+
+int empty_layer() {
+  if (g_empty_layer >= 0) return g_empty_layer;
+  int context = static_cast<int>(syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+  if (context < 0) return -errno;
+  int mounted = -1;
+  if (syscall(SYS_fsconfig, context, FSCONFIG_SET_STRING, "size", "4096", 0) == 0 &&
+      syscall(SYS_fsconfig, context, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0) {
+    mounted = static_cast<int>(syscall(SYS_fsmount, context, FSMOUNT_CLOEXEC,
+                                       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
+  }
+  int error = errno;
+  close(context);
+  if (mounted < 0) return -error;
+  g_empty_layer = mounted;
+  return mounted;
+}
+
+void forget_empty_layer() {
+  if (g_empty_layer >= 0) close(g_empty_layer);
+  g_empty_layer = -1;
+}
+
+// A caller's folder, read-only: an overlay with the folder as its only real layer, not a bind.
+// Through an overlay, a unix socket a host process listens on in the folder cannot be connected
+// to (connect looks the socket up by the overlay's own inode, to which nothing is bound), and a
+// FIFO is a pipe of the overlay's own that no host process has open: neither is a channel to
+// the host, whatever ids the sandbox has. Files read as through a bind, changes on the host
+// show, and writes fail with EROFS. ENODEV: the kernel has no overlayfs for a user namespace.
+int overlay_read_only(int tree, const char* target) {
+  int empty = empty_layer();
+  if (empty < 0) return -empty;
+  FixedText<96> options;
+  options.append("userxattr,lowerdir=/proc/self/fd/");
+  options.append_number(tree);
+  options.append(":/proc/self/fd/");
+  options.append_number(empty);
+  if (options.overflow()) return ENAMETOOLONG;
+  return ok_or_errno(
+      mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, options.c_str()));
+}
+
 int bind(const MountStep& step, const MountSources& sources, const char* target, bool exists) {
   if (step.layer_slot >= 0) {
     int tree = image_tree(step, sources);
@@ -280,7 +326,15 @@ int bind(const MountStep& step, const MountSources& sources, const char* target,
   struct stat info {};
   int error = ok_or_errno(tree >= 0 ? fstat(tree, &info) : stat(source.c_str(), &info));
   if (error != 0) return step.optional && error == ENOENT ? 0 : error;
+  // A socket, FIFO or device node bound in would be a channel to the host, not a file.
+  if (tree >= 0 && !S_ISDIR(info.st_mode) && !S_ISREG(info.st_mode)) return EPERM;
   if (int made = make_target_like(info, target, exists); made != 0) return made;
+  if (tree >= 0 && step.protect == Protect::kReadOnly && S_ISDIR(info.st_mode)) {
+    // Without overlayfs (kernels before 5.11 in a user namespace) the bind stays a bind: the
+    // sandbox's own ids are then what keeps a socket inside out of reach (docs/shares.md).
+    int overlaid = overlay_read_only(tree, target);
+    if (overlaid != ENODEV) return overlaid;
+  }
   if (tree >= 0) return attach_tree(tree, step.protect, target);
   if (mount(source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
   std::uint64_t attributes = attributes_for(step.protect);
@@ -456,11 +510,13 @@ int apply_mount_plan(const MountPlan& plan, const MountSources& sources, int* fa
     }
     if (error != 0) {
       forget_staging_root();
+      forget_empty_layer();
       *failed_step = static_cast<int>(i);
       return error;
     }
   }
   forget_staging_root();
+  forget_empty_layer();
   return 0;
 }
 

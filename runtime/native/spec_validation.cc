@@ -130,6 +130,12 @@ Status validate_spec(const SandboxSpec& spec, bool session) {
       return invalid_input("bind source '" + bind.host_path +
                            "' does not exist on the host (give an absolute path)");
     }
+    // Checked again on the tree init binds (mount_applier.cc); here for a clear error.
+    if (!S_ISDIR(info.st_mode) && !S_ISREG(info.st_mode)) {
+      return invalid_input("bind source '" + bind.host_path +
+                           "' is a socket, FIFO or device, which would be a channel to the "
+                           "host: bind a folder or a regular file");
+    }
   }
   if (spec.stdin_fd < 0 && spec.stdin_path && access(spec.stdin_path->c_str(), R_OK) != 0) {
     return system_error("--stdin file " + *spec.stdin_path + " cannot be read");

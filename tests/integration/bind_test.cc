@@ -8,11 +8,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
+#include "support/helper_process.h"
 
 namespace paddock::testing {
 namespace {
@@ -63,6 +65,103 @@ TEST(Bind, ReadOnlyIsNosuidNodevAndRefusesWrites) {
   EXPECT_NE(result.stdout_data.data.find("CREATE-REFUSED"), std::string::npos);
   EXPECT_EQ(read_file(file), "kept\n");
   EXPECT_FALSE(std::filesystem::exists(folder.path() + "/new"));
+}
+
+// A host process with a unix socket and two FIFOs in `folder`, all open to every user (so that
+// the sandbox's ids alone, in any mode, let it in): it answers each connection with a secret and
+// logs what it got, and makes the second FIFO a second after it starts. Prints "ready" first.
+constexpr const char* kHostEndpoints = R"(
+import os, select, socket, sys, time
+folder = sys.argv[1]
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(folder + '/host.sock')
+os.chmod(folder + '/host.sock', 0o666)
+listener.listen(8)
+def fifo(name):
+    os.mkfifo(folder + '/' + name)
+    os.chmod(folder + '/' + name, 0o666)
+    return os.open(folder + '/' + name, os.O_RDONLY | os.O_NONBLOCK)
+watched = {listener.fileno(): 'socket', fifo('host.fifo'): 'host.fifo'}
+print('ready', flush=True)
+started = time.monotonic()
+while True:
+    if 'late.fifo' not in watched.values() and time.monotonic() > started + 1:
+        watched[fifo('late.fifo')] = 'late.fifo'
+    for fd in select.select(list(watched), [], [], 0.1)[0]:
+        if watched[fd] == 'socket':
+            client, _ = listener.accept()
+            print('CONNECTED', flush=True)
+            client.sendall(b'HOST-SECRET')
+            client.close()
+        else:
+            data = os.read(fd, 4096)
+            if data:
+                print('GOT', data.decode().strip(), flush=True)
+)";
+
+// What the sandbox tries: the socket, the FIFO that was there, and one made after it started.
+constexpr const char* kReachForTheHost = R"(
+import os, socket, time
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect('/mnt/in/host.sock')
+    print('SOCKET-CONNECTED', s.recv(64).decode())
+except OSError as e:
+    print('SOCKET-REFUSED', e.errno)
+for name in ('host.fifo', 'late.fifo'):
+    path = '/mnt/in/' + name
+    for _ in range(100):
+        if os.path.exists(path):
+            break
+        time.sleep(0.1)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, b'FROM-SANDBOX-' + name.encode() + b'\n')
+        os.close(fd)
+        print('FIFO-WRITTEN', name)
+    except OSError as e:
+        print('FIFO-REFUSED', name, e.errno)
+)";
+
+// A read-only mount does not stop connect() or a FIFO's open for writing: bound plainly, the
+// socket and the FIFOs of a host process in a shared folder were live channels to it (seen in
+// every id mode with these permissions, and as the user's own uid without subordinate ids even
+// for 0600 ones). Mounted as a read-only overlay, neither reaches the host process, including a
+// FIFO made after the sandbox started.
+TEST(Bind, ReadOnlyFolderSocketsAndFifosAreNoChannelToTheHost) {
+  Folder folder;
+  std::string log = folder.path() + ".log";
+  Server host({"/usr/bin/python3", "-c", kHostEndpoints, folder.path()}, log);
+  ASSERT_EQ(host.port(), "ready") << host.log();
+  SandboxSpec spec = spec_for({"python3", "-c", kReachForTheHost});
+  spec.binds = {{folder.path(), "/mnt/in", false}};
+  RunResult result = run_ok(spec);
+  std::string seen = result.stdout_data.data;
+  EXPECT_NE(seen.find("SOCKET-REFUSED"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("FIFO-REFUSED host.fifo"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("FIFO-REFUSED late.fifo"), std::string::npos) << seen;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(host.log(), "ready\n") << "the host process heard from the sandbox";
+  host.stop();
+  std::filesystem::remove(log);
+}
+
+// A socket, FIFO or device as the source of a bind would be the channel itself.
+TEST(Bind, ASocketOrFifoIsNoBindSource) {
+  Folder folder;
+  std::string log = folder.path() + ".log";
+  Server host({"/usr/bin/python3", "-c", kHostEndpoints, folder.path()}, log);
+  ASSERT_EQ(host.port(), "ready") << host.log();
+  for (const char* name : {"/host.sock", "/host.fifo"}) {
+    SandboxSpec spec = shell_spec("echo ran");
+    spec.binds = {{folder.path() + name, "/mnt/endpoint", false}};
+    auto result = run_native(spec);
+    ASSERT_FALSE(result.ok()) << name << ": " << result->stdout_data.data;
+    EXPECT_NE(result.error().message.find("is a socket, FIFO or device"), std::string::npos)
+        << result.error().message;
+  }
+  host.stop();
+  std::filesystem::remove(log);
 }
 
 TEST(Bind, ReadWriteWritesAsTheFoldersOwnerNeverRoot) {
