@@ -429,6 +429,41 @@ TEST(LiveKernelStart, TheStartUpCodeRunsInEveryNewInterpreter) {
   EXPECT_EQ(look(), "yes\n") << "after restart_session";
 }
 
+// Beside a live interpreter, a command with a network (an installer) must run in a Landlock
+// domain of its own; where it cannot (here a filter that refuses Landlock, as a kernel without
+// it would), the command is refused with a line that says why, rather than run unconfined.
+TEST(LiveKernelStart, AnInstallThatCannotBeKeptFromTheInterpreterIsRefused) {
+  auto policies = PolicyStore::load({});
+  ASSERT_TRUE(policies) << policies.error().message;
+  const LanguagePolicy& python = **policies->find("python");
+  auto built = build_session_spec(python, {}, {});
+  ASSERT_TRUE(built) << built.error().message;
+  SandboxSpec spec = built->spec;
+  spec.seccomp_deny.push_back("landlock_create_ruleset");
+  NativeBackend backend;
+  auto session = backend.open_session(spec);
+  ASSERT_TRUE(session) << session.error().message;
+  ExecRequest install;
+  install.argv = {"sh", "-c", "echo installed"};
+  install.network = true;
+  install.wall_seconds = 30;
+  RecordingObserver observer;
+  // No interpreter yet: nothing to keep the command from, so it runs.
+  auto alone = (*session)->exec(install, observer);
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(alone->stdout_data.data, "installed\n");
+  auto kernel = LiveKernel::start(**session, python.kernel, 120);
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  auto beside = (*session)->exec(install, observer);
+  std::string said =
+      beside ? beside->stdout_data.data + beside->stderr_data.data : beside.error().message;
+  EXPECT_NE(said.find("needs Landlock"), std::string::npos) << said;
+  EXPECT_EQ(said.find("installed"), std::string::npos) << said;
+  auto after = (*kernel)->execute(CellRequest{"print('still here')", 30}, observer);
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->stdout_data.data, "still here\n");
+}
+
 TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
   NativeBackend backend;
   SandboxSpec spec = spec_for({});
