@@ -9,6 +9,8 @@
 #include <netinet/in.h>
 
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -43,6 +45,104 @@ TEST(NetworkFence, RefusesPrivateLinkLocalLoopbackAndMetadataRanges) {
   for (const char* range : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
                             "127.0.0.0/8", "100.64.0.0/10", "fc00::/7", "fe80::/10"}) {
     EXPECT_NE(std::find(refused.begin(), refused.end(), range), refused.end()) << range;
+  }
+}
+
+// IANA's IPv4 and IPv6 Special-Purpose Address Registries as the registry gives them (2025):
+// each block and its "Globally Reachable" (true, false, or N/A as nullopt), written out here
+// apart from paddock's own table (core/special_addresses.cc) so that each checks the other.
+struct RegistryRow {
+  const char* block;
+  std::optional<bool> global;
+};
+const std::vector<RegistryRow>& registry_rows() {
+  static const std::vector<RegistryRow> kRows = {
+      {"0.0.0.0/8", false},        {"0.0.0.0/32", false},
+      {"10.0.0.0/8", false},       {"100.64.0.0/10", false},
+      {"127.0.0.0/8", false},      {"169.254.0.0/16", false},
+      {"172.16.0.0/12", false},    {"192.0.0.0/24", false},
+      {"192.0.0.0/29", false},     {"192.0.0.8/32", false},
+      {"192.0.0.9/32", true},      {"192.0.0.10/32", true},
+      {"192.0.0.170/32", false},   {"192.0.0.171/32", false},
+      {"192.0.2.0/24", false},     {"192.31.196.0/24", true},
+      {"192.52.193.0/24", true},   {"192.88.99.0/24", {}},
+      {"192.88.99.2/32", false},   {"192.168.0.0/16", false},
+      {"192.175.48.0/24", true},   {"198.18.0.0/15", false},
+      {"198.51.100.0/24", false},  {"203.0.113.0/24", false},
+      {"240.0.0.0/4", false},      {"255.255.255.255/32", false},
+      {"::1/128", false},          {"::/128", false},
+      {"::ffff:0:0/96", false},    {"64:ff9b::/96", true},
+      {"64:ff9b:1::/48", false},   {"100::/64", false},
+      {"100:0:0:1::/64", false},   {"2001::/23", false},
+      {"2001::/32", {}},           {"2001:1::1/128", true},
+      {"2001:1::2/128", true},     {"2001:1::3/128", true},
+      {"2001:2::/48", false},      {"2001:3::/32", true},
+      {"2001:4:112::/48", true},   {"2001:10::/28", false},
+      {"2001:20::/28", true},      {"2001:30::/28", true},
+      {"2001:db8::/32", false},    {"2002::/16", {}},
+      {"2620:4f:8000::/48", true}, {"3fff::/20", false},
+      {"5f00::/16", false},        {"fc00::/7", false},
+      {"fe80::/10", false},
+  };
+  return kRows;
+}
+
+// The last address of a range: its host bits all set.
+IpPrefix last_address(IpPrefix range) {
+  for (unsigned bit = range.length; bit < range.address_bits(); ++bit) {
+    range.bytes[bit / 8] |= static_cast<std::uint8_t>(1u << (7 - bit % 8));
+  }
+  range.length = range.address_bits();
+  return range;
+}
+
+IpPrefix first_address(IpPrefix range) {
+  range.length = range.address_bits();
+  return range;
+}
+
+bool refused(const IpPrefix& address) {
+  for (const auto& range : refused_ranges()) {
+    if (prefix_contains(range, address)) return true;
+  }
+  return false;
+}
+
+// Whether `inner` lies in a block the registry marks not globally reachable.
+bool inside_a_non_global_row(const IpPrefix& inner) {
+  for (const auto& row : registry_rows()) {
+    IpPrefix outer = prefix(row.block);
+    if (row.global == false && outer.family == inner.family && outer.length < inner.length &&
+        prefix_contains(outer, first_address(inner))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(NetworkFence, RefusesEveryBlockTheRegistriesMarkNotGloballyReachable) {
+  for (const auto& row : registry_rows()) {
+    IpPrefix block = prefix(row.block);
+    if (row.global == false) {
+      EXPECT_TRUE(refused(first_address(block))) << row.block;
+      EXPECT_TRUE(refused(last_address(block))) << row.block;
+    } else if (row.global == true) {
+      // A global block inside one that is not (PCP and TURN anycast in 192.0.0.0/24, AMT, AS112
+      // and ORCHIDv2 in 2001::/23) is refused with it: core/special_addresses.h says why.
+      EXPECT_EQ(refused(first_address(block)), inside_a_non_global_row(block)) << row.block;
+    }
+  }
+  // N/A: the deprecated 6to4 relay anycast whole; Teredo inside 2001::/23; 6to4 and NAT64's
+  // well-known prefix by the IPv4 address they carry.
+  for (const char* address : {"192.88.99.1", "2001::1", "2002:c000:201::1", "2002:c612::1",
+                              "2002:0a00:1::", "64:ff9b::c000:201", "64:ff9b::a00:1",
+                              "64:ff9b::7f00:1", "::ffff:192.0.2.1", "::ffff:8.8.8.8"}) {
+    EXPECT_TRUE(refused(prefix(address))) << address;
+  }
+  for (const char* address :
+       {"8.8.8.8", "198.20.0.1", "198.17.255.255", "192.0.3.1", "2002:808:808::1",
+        "64:ff9b::808:808", "2a00:1450::1", "2001:4860::1"}) {
+    EXPECT_FALSE(refused(prefix(address))) << address;
   }
 }
 
