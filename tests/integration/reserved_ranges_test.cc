@@ -31,17 +31,14 @@ constexpr const char* kPort = "8080";
 
 // Run by bash in the near namespace, with the capabilities of its creator there; prints the
 // port once the far side answers, and takes the far side down when it is stopped.
-constexpr const char* kLabScript = R"(set -eu
+constexpr const char* kLabScript = R"lab(set -eu
 port=$1
 ip link set lo up
 unshare --net -- sleep 900 &
 far=$!
 trap 'kill $far ${server:-} 2>/dev/null; exit 0' TERM INT
-while [ "$(readlink /proc/$far/ns/net)" = "$(readlink /proc/self/ns/net)" ];
-do sleep 0.01;
-done far_side() {
-  nsenter-- net = / proc / $far / ns / net-- "$@";
-}
+while [ "$(readlink /proc/$far/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.01; done
+far_side() { nsenter --net=/proc/$far/ns/net -- "$@"; }
 ip link add lab0 type veth peer name lab1 netns $far
 ip addr add 10.200.0.1/30 dev lab0
 ip -6 addr add fd00:200::1/64 dev lab0 nodad
@@ -52,29 +49,30 @@ far_side ip link set lo up
 far_side ip addr add 10.200.0.2/30 dev lab1
 far_side ip -6 addr add fd00:200::2/64 dev lab1 nodad
 far_side ip link set lab1 up
-for address in $FAR_IPV4;
-do far_side ip addr add $address / 32 dev lo; done
-for address in $FAR_IPV6;
-do far_side ip - 6 addr add $address / 128 dev lo nodad;
-done far_side timeout 900 python3 - c ' import socket, sys,
-    threading s = socket.socket(socket.AF_INET6)
-                      s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                          s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-                              s.bind(("::", int(sys.argv[1])));
-s.listen(64) def serve(c) : try : c
-  .settimeout(5);
-c.recv(4096) c
-    .sendall(b "HTTP/1.0 200 OK\r\nContent-Length: 11\r\n\r\nfar-secret\n") except OSError
-    : pass c.close() while True : c,
-    _ = s.accept();
-threading.Thread(target = serve, args = (c, ), daemon = True).start()
-' "$port" & server = $ !until far_side python3 - c
-                          "import socket; socket.create_connection(('10.200.0.2', $port), 1)" 2 >
-                      / dev / null;
-do sleep 0.05; done
+for address in $FAR_IPV4; do far_side ip addr add $address/32 dev lo; done
+for address in $FAR_IPV6; do far_side ip -6 addr add $address/128 dev lo nodad; done
+far_side timeout 900 python3 -c '
+import socket, sys, threading
+s = socket.socket(socket.AF_INET6)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind(("::", int(sys.argv[1]))); s.listen(64)
+def serve(c):
+    try:
+        c.settimeout(5); c.recv(4096)
+        c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 11\r\n\r\nfar-secret\n")
+    except OSError:
+        pass
+    c.close()
+while True:
+    c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+' "$port" &
+server=$!
+until far_side python3 -c "import socket; socket.create_connection(('10.200.0.2', $port), 1)" \
+    2>/dev/null; do sleep 0.05; done
 echo "$port"
 wait $far
-)";
+)lab";
 
 struct Target {
   const char* address;
@@ -175,7 +173,7 @@ class Lab {
 
 // Python run in the sandbox: one line per target, "<address> <outcome>", where the outcome is
 // the body's last line, the proxy's status code if it refused, or the errno name.
-constexpr const char* kAttempts = R"(import errno, socket, sys
+constexpr const char* kAttempts = R"py(import errno, socket, sys
 via_proxy = sys.argv[1] == 'proxy'
 def fetch(host):
     hostport = ('[%s]' % host if ':' in host else host) + ':8080'
@@ -201,7 +199,7 @@ for host in sys.argv[2:]:
     except OSError as e:
         outcome = errno.errorcode.get(e.errno, str(e.errno))
     print(host, outcome, flush=True)
-)";
+)py";
 
 // What each target gave, by address.
 std::map<std::string, std::string> outcomes(const std::string& out) {
