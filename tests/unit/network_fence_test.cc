@@ -14,6 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/special_addresses.h"
+#include "runtime/native/egress_plan.h"
+
 namespace paddock {
 namespace {
 
@@ -144,6 +147,70 @@ TEST(NetworkFence, RefusesEveryBlockTheRegistriesMarkNotGloballyReachable) {
         "64:ff9b::808:808", "2a00:1450::1", "2001:4860::1"}) {
     EXPECT_FALSE(refused(prefix(address))) << address;
   }
+}
+
+TEST(NetworkFence, TheTableHoldsEachRegistryRowWithItsReach) {
+  using Reach = SpecialAddressBlock::Reach;
+  for (const auto& row : registry_rows()) {
+    const SpecialAddressBlock* found = nullptr;
+    for (const auto& block : special_address_blocks()) {
+      if (prefix(block.block) == prefix(row.block)) found = &block;
+    }
+    ASSERT_NE(found, nullptr) << row.block << " is missing from the table";
+    Reach expected =
+        !row.global ? Reach::kNotApplicable : (*row.global ? Reach::kGlobal : Reach::kNotGlobal);
+    EXPECT_EQ(found->reach, expected) << row.block;
+    EXPECT_STRNE(found->name, "") << row.block;
+  }
+  // And nothing else, but the blocks other registries set apart.
+  std::size_t others = 0;
+  for (const auto& block : special_address_blocks()) {
+    others += block.reach == Reach::kOtherRegistry ? 1 : 0;
+  }
+  EXPECT_EQ(special_address_blocks().size(), registry_rows().size() + others);
+}
+
+TEST(NetworkFence, ARefusalNamesTheBlockItHit) {
+  EXPECT_EQ(refused_block_name(prefix("198.18.0.1")), "198.18.0.0/15 (benchmarking)");
+  EXPECT_EQ(refused_block_name(prefix("192.0.2.7")), "192.0.2.0/24 (documentation (TEST-NET-1))");
+  EXPECT_EQ(refused_block_name(prefix("169.254.169.254")), "169.254.0.0/16 (link local)");
+  EXPECT_EQ(refused_block_name(prefix("2001:db8::1")), "2001:db8::/32 (documentation)");
+  // The most specific block names it.
+  EXPECT_EQ(refused_block_name(prefix("192.0.0.8")), "192.0.0.8/32 (IPv4 dummy address)");
+  auto nat64 = refused_block_name(prefix("64:ff9b::c000:201"));
+  ASSERT_TRUE(nat64);
+  EXPECT_NE(nat64->find("192.0.2.0/24 through NAT64"), std::string::npos) << *nat64;
+  EXPECT_FALSE(refused_block_name(prefix("8.8.8.8")));
+  EXPECT_FALSE(refused_block_name(prefix("2a00:1450::1")));
+  for (const auto& range : refused_ranges()) {
+    IpPrefix first = range;
+    first.length = first.address_bits();
+    EXPECT_TRUE(refused_block_name(first)) << to_string(range);
+  }
+}
+
+// The fence of user-mode networking and the proxy's forbidden list are one list.
+TEST(NetworkFence, EveryNetworkModeRefusesTheSameList) {
+  std::vector<IpPrefix> from_table;
+  for (const auto& block : refused_blocks()) from_table.push_back(block.range);
+  EXPECT_EQ(refused_ranges(), from_table);
+
+  std::vector<IpPrefix> fenced;
+  for (const auto& rule : plan_fence({}, {})) {
+    if (rule.action == FenceRule::Action::kRefuse) fenced.push_back(rule.destination);
+  }
+  EXPECT_EQ(fenced, refused_ranges());
+
+  SandboxSpec spec;
+  spec.allowed_hosts = {"0.0.0.0/0:8080"};
+  auto policy = egress_policy(spec);
+  ASSERT_TRUE(policy) << policy.error().message;
+  ASSERT_GE(policy->forbidden.size(), refused_ranges().size());
+  std::vector<IpPrefix> proxied(
+      policy->forbidden.begin(),
+      policy->forbidden.begin() + static_cast<std::ptrdiff_t>(refused_ranges().size()));
+  EXPECT_EQ(proxied, refused_ranges());
+  // The rest are this host's own addresses, which the fence refuses as well (plan_fence).
 }
 
 TEST(NetworkFence, AllowancesAndDnsComeBeforeRefusalsAndHostAddressesAreRefused) {
