@@ -151,7 +151,13 @@ class Lab {
     full.push_back("--");
     full.push_back(paddock_binary());
     full.insert(full.end(), args.begin(), args.end());
-    return run_program(full);
+    // Nothing opened for the machine's registries (harness.cc) is open here.
+    const char* opened = std::getenv("PADDOCK_ALLOW_PRIVATE");
+    std::string saved = opened != nullptr ? opened : "";
+    unsetenv("PADDOCK_ALLOW_PRIVATE");
+    CliResult result = run_program(full);
+    if (opened != nullptr) setenv("PADDOCK_ALLOW_PRIVATE", saved.c_str(), 1);
+    return result;
   }
 
  private:
@@ -172,7 +178,7 @@ class Lab {
 };
 
 // Python run in the sandbox: one line per target, "<address> <outcome>", where the outcome is
-// the body's last line, the proxy's status code if it refused, or the errno name.
+// the body's last line, the proxy's status code if it refused, the errno name, or "timeout".
 constexpr const char* kAttempts = R"py(import errno, socket, sys
 via_proxy = sys.argv[1] == 'proxy'
 def fetch(host):
@@ -191,13 +197,18 @@ def fetch(host):
         got += chunk
     status = got.split(b' ', 2)[1].decode() if got.startswith(b'HTTP/') else 'none'
     return got.strip().split(b'\n')[-1].decode() if status == '200' else status
+# A refusal is at once; a timeout is retried, since the sandbox's first IPv6 packets may wait
+# for its address to settle on a loaded machine.
 for host in sys.argv[2:]:
-    try:
-        outcome = fetch(host)
-    except socket.timeout:
-        outcome = 'timeout'
-    except OSError as e:
-        outcome = errno.errorcode.get(e.errno, str(e.errno))
+    for attempt in range(3):
+        try:
+            outcome = fetch(host)
+        except socket.timeout:
+            outcome = 'timeout'
+        except OSError as e:
+            outcome = errno.errorcode.get(e.errno, str(e.errno))
+        if outcome != 'timeout':
+            break
     print(host, outcome, flush=True)
 )py";
 

@@ -213,6 +213,30 @@ TEST(NetworkFence, EveryNetworkModeRefusesTheSameList) {
   // The rest are this host's own addresses, which the fence refuses as well (plan_fence).
 }
 
+// --allow-private opens the same addresses to the proxy as to the fence, and no more.
+TEST(NetworkFence, WhatTheUserOpensIsOpenInEveryNetworkMode) {
+  SandboxSpec spec;
+  spec.allowed_hosts = {"mirror.example"};
+  spec.allowed_private_ranges = {"203.0.113.80/32", "10.1.0.0/16"};
+  auto policy = egress_policy(spec);
+  ASSERT_TRUE(policy) << policy.error().message;
+  auto forbidden = [&](const char* address) {
+    for (const auto& range : policy->forbidden) {
+      if (prefix_contains(range, prefix(address))) return true;
+    }
+    return false;
+  };
+  for (const char* address : {"203.0.113.80", "10.1.0.1", "10.1.255.255"}) {
+    EXPECT_FALSE(forbidden(address)) << address;
+  }
+  for (const char* address : {"203.0.113.79", "203.0.113.81", "203.0.113.0", "203.0.113.255",
+                              "10.0.255.255", "10.2.0.0", "10.255.0.1", "192.0.2.1"}) {
+    EXPECT_TRUE(forbidden(address)) << address;
+  }
+  spec.allowed_private_ranges = {"not-a-range"};
+  EXPECT_FALSE(egress_policy(spec));
+}
+
 TEST(NetworkFence, AllowancesAndDnsComeBeforeRefusalsAndHostAddressesAreRefused) {
   auto rules = plan_fence({prefix("192.0.2.2"), prefix("2001:db8::2")}, {prefix("10.9.0.0/16")});
   ASSERT_GE(rules.size(), 4u);
