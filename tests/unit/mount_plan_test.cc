@@ -174,7 +174,8 @@ TEST(MountPlan, WritableTmpfsesHaveSizes) {
 // The host shares one pool of ptys among every devpts instance but its own reserve: a
 // sandbox's instance has a cap of its own.
 TEST(MountPlan, TheSandboxsDevptsHasItsOwnCap) {
-  const MountStep* devpts = find(plan(), Kind::kDevpts, "/dev/pts");
+  MountPlan p = plan();
+  const MountStep* devpts = find(p, Kind::kDevpts, "/dev/pts");
   ASSERT_NE(devpts, nullptr);
   EXPECT_NE(devpts->options.find("newinstance"), std::string::npos) << devpts->options;
   EXPECT_NE(devpts->options.find("max=" + std::to_string(kSandboxPtys)), std::string::npos)
