@@ -51,7 +51,8 @@ far_side ip -6 addr add fd00:200::2/64 dev lab1 nodad
 far_side ip link set lab1 up
 for address in $FAR_IPV4; do far_side ip addr add $address/32 dev lo; done
 for address in $FAR_IPV6; do far_side ip -6 addr add $address/128 dev lo nodad; done
-far_side timeout 900 python3 -c '
+# Started straight, not through far_side: the pid must be the server's own, for the trap.
+nsenter --net=/proc/$far/ns/net -- timeout 900 python3 -c '
 import socket, sys, threading
 s = socket.socket(socket.AF_INET6)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
