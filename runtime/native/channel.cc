@@ -20,6 +20,8 @@ const char* describe(SetupPhase phase) {
       return "switching to the sandbox user";
     case SetupPhase::kHostname:
       return "setting the hostname";
+    case SetupPhase::kUcountLimits:
+      return "lowering the sandbox's inotify and namespace limits in /proc/sys/user";
     case SetupPhase::kLoopback:
       return "bringing up the sandbox's own loopback";
     case SetupPhase::kNetworkNamespace:

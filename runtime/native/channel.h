@@ -20,6 +20,7 @@ enum class SetupPhase : std::int32_t {
   kLayerSource,  // detail: the index of the image layer that could not be opened
   kIdentity,
   kHostname,
+  kUcountLimits,  // detail: the index into kSandboxUcountLimits of the file not written
   kLoopback,
   kNetworkNamespace,  // detail: 1 made by the relay, 2 its word and channel to init, 3 joined
                       // by init, 4 the relay's pidfd, 5 a plan that also asks for a listener

@@ -28,6 +28,7 @@
 #include "runtime/native/mount_applier.h"
 #include "runtime/native/network_fence.h"
 #include "runtime/native/process_domain.h"
+#include "runtime/native/ucount_limits.h"
 
 #ifndef SECBIT_NOROOT
 #include <linux/securebits.h>
@@ -635,6 +636,13 @@ void run_init(const ChildPlan& plan) {
   take_identity(plan);
   if (sethostname(plan.hostname, std::strlen(plan.hostname)) != 0) {
     fail(channel, SetupPhase::kHostname, errno);
+  }
+  // Before the mount plan makes /proc/sys read-only, and while init still has CAP_SYS_RESOURCE
+  // in the sandbox's user namespace: from here on, nothing of the sandbox's can take more of
+  // the budgets the server's user shares with it (shared_budgets.h).
+  int failed_limit = 0;
+  if (int error = apply_ucount_limits(&failed_limit); error != 0) {
+    fail(channel, SetupPhase::kUcountLimits, error, failed_limit);
   }
   // A late network is not made yet, and init is still in paddock's: nothing network-wise here
   // (a plan that asks for a listener or a fence with it is not paddock's).

@@ -7,6 +7,40 @@
 #include "runtime/native/network_fence.h"
 
 namespace paddock {
+namespace {
+
+// `ranges` without the addresses of `hole`: a range inside the hole goes, a range holding it
+// becomes the halves beside the hole at each length down to it.
+std::vector<IpPrefix> without(const std::vector<IpPrefix>& ranges, const IpPrefix& hole) {
+  std::vector<IpPrefix> out;
+  for (const auto& range : ranges) {
+    bool hole_holds_range =
+        range.family == hole.family && hole.length <= range.length &&
+        prefix_contains(hole, IpPrefix{range.family, range.bytes, range.address_bits()});
+    bool range_holds_hole =
+        range.family == hole.family && range.length < hole.length &&
+        prefix_contains(range, IpPrefix{hole.family, hole.bytes, hole.address_bits()});
+    if (hole_holds_range) continue;
+    if (!range_holds_hole) {
+      out.push_back(range);
+      continue;
+    }
+    for (unsigned length = range.length + 1; length <= hole.length; ++length) {
+      // The prefix of `length` bits that shares the hole's first length - 1 bits and differs
+      // in the last.
+      IpPrefix beside{hole.family, {}, length};
+      for (unsigned bit = 0; bit < length; ++bit) {
+        bool set = (hole.bytes[bit / 8] >> (7 - bit % 8)) & 1;
+        if (bit == length - 1) set = !set;
+        if (set) beside.bytes[bit / 8] |= static_cast<std::uint8_t>(1u << (7 - bit % 8));
+      }
+      out.push_back(beside);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<egress::AllowList> allow_list(const std::vector<std::string>& texts) {
   std::vector<egress::HostPattern> patterns;
@@ -36,6 +70,16 @@ Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {
   policy.allow = std::move(*allow);
   policy.forbidden = refused_ranges();
   for (const auto& address : probe_host_addresses()) policy.forbidden.push_back(address);
+  // What the user opened for user-mode networking (--allow-private) is open here too, as the
+  // fence's allowances come before its refusals: one list for every network mode. A name the
+  // allowlist names may then resolve there (a package mirror on the LAN).
+  for (const auto& text : spec.allowed_private_ranges) {
+    auto hole = parse_ip_prefix(text);
+    if (!hole) {
+      return invalid_input("'" + text + "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");
+    }
+    policy.forbidden = without(policy.forbidden, *hole);
+  }
   // NAME=ADDRESS,...: the tests' own names for local servers (docs/security.md).
   if (const char* fixed = getenv("PADDOCK_EGRESS_TEST_RESOLVE"); fixed != nullptr) {
     std::string_view rest = fixed;

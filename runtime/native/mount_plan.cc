@@ -6,6 +6,7 @@
 #include <set>
 
 #include "runtime/native/network_fence.h"
+#include "runtime/native/shared_budgets.h"
 
 namespace paddock {
 namespace {
@@ -137,9 +138,10 @@ void plan_dev(PlanBuilder& plan, const SandboxSpec& spec) {
     plan.bind(path, path, Protect::kDevice);
   }
   plan.dir("/dev/pts");
+  // max=: ptys come from one pool the host shares with every sandbox (shared_budgets.h).
   plan.add({.kind = Kind::kDevpts,
             .target = "/dev/pts",
-            .options = "newinstance,ptmxmode=0666,mode=620"});
+            .options = "newinstance,ptmxmode=0666,mode=620,max=" + std::to_string(kSandboxPtys)});
   plan.symlink("/dev/ptmx", "pts/ptmx");
   plan.tmpfs("/dev/shm", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
   plan.symlink("/dev/fd", "/proc/self/fd");

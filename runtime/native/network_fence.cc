@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/special_addresses.h"
+
 namespace paddock {
 namespace {
 
@@ -47,12 +49,7 @@ int send_and_acknowledge(int fd, const std::uint8_t* message, std::uint32_t leng
 const std::vector<IpPrefix>& refused_ranges() {
   static const std::vector<IpPrefix> kRanges = [] {
     std::vector<IpPrefix> ranges;
-    for (const char* text :
-         {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-          "172.16.0.0/12", "192.168.0.0/16", "224.0.0.0/4", "240.0.0.0/4", "fc00::/7", "fe80::/10",
-          "fec0::/10", "ff00::/8", "::/128", "::1/128"}) {
-      ranges.push_back(*parse_ip_prefix(text));
-    }
+    for (const auto& block : refused_blocks()) ranges.push_back(block.range);
     return ranges;
   }();
   return kRanges;

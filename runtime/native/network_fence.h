@@ -24,9 +24,11 @@ namespace paddock {
 // the fence refuses. A link-local address nothing else answers on.
 inline constexpr const char* kSandboxResolver = "169.254.0.53";
 
-// Destinations refused unless the user allows them: "this network", private (RFC 1918), shared
-// (RFC 6598), loopback, link-local (with every cloud's metadata address), multicast and reserved
-// IPv4; unique-local, link-local, site-local and multicast IPv6.
+// Destinations refused unless the user allows them: every block of IANA's special-purpose
+// registries that is not globally reachable (private, shared, loopback, link-local with every
+// cloud's metadata address, documentation, benchmarking, protocol assignments, unique-local...),
+// their 6to4 and NAT64 forms, and multicast and site-local (core/special_addresses.h, the one
+// table). The egress proxy refuses the same list (egress_plan.h).
 const std::vector<IpPrefix>& refused_ranges();
 
 struct FenceRule {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "runtime/native/shared_budgets.h"
+
 namespace paddock {
 
 std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) {
@@ -12,6 +14,9 @@ std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) 
       {RLIMIT_MEMLOCK, 8u << 20, 8u << 20, "RLIMIT_MEMLOCK"},
       {RLIMIT_RTPRIO, 0, 0, "RLIMIT_RTPRIO"},
       {RLIMIT_NICE, 0, 0, "RLIMIT_NICE"},
+      // Charged to the server's user too, up the user namespaces (shared_budgets.h).
+      {RLIMIT_MSGQUEUE, kSandboxMessageQueueBytes, kSandboxMessageQueueBytes, "RLIMIT_MSGQUEUE"},
+      {RLIMIT_SIGPENDING, kSandboxPendingSignals, kSandboxPendingSignals, "RLIMIT_SIGPENDING"},
   };
   if (!cgroup_mode) {
     plan.insert(plan.begin(),

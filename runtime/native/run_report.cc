@@ -4,12 +4,14 @@
 
 #include <csignal>
 #include <cstring>
+#include <iterator>
 
 #include "core/text.h"
 #include "runtime/native/channel.h"
 #include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
 #include "runtime/native/rlimit_plan.h"
+#include "runtime/native/shared_budgets.h"
 
 namespace paddock {
 namespace {
@@ -56,6 +58,17 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
     case SetupPhase::kWorkdir:
       return "working directory " + prepared.cwd + " is not usable inside the sandbox (" + reason +
              "); use an existing directory such as " + spec.workdir + " or /tmp";
+    case SetupPhase::kUcountLimits: {
+      std::string file = "/proc/sys/user";
+      if (failure.detail >= 0 &&
+          static_cast<std::size_t>(failure.detail) < std::size(kSandboxUcountLimits)) {
+        file +=
+            std::string("/") + kSandboxUcountLimits[static_cast<std::size_t>(failure.detail)].file;
+      }
+      return "lowering the sandbox's own " + file + ": " + reason +
+             " (paddock-init writes it in the sandbox's user namespace before building the file "
+             "system; run paddock where /proc is mounted read-write, as on a host)";
+    }
     case SetupPhase::kRlimit:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < prepared.rlimits.size()) {

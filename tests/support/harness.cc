@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,12 +12,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "core/special_addresses.h"
 #include "runtime/native/id_map.h"
 #include "runtime/native/native_backend.h"
 #include "runtime/warm_run.h"
@@ -30,6 +34,51 @@ std::string env_or(const char* name, const char* fallback) {
   const char* value = std::getenv(name);
   return value != nullptr && *value != '\0' ? value : fallback;
 }
+
+// Some machines reach the package registries the tests install from through an address in a
+// reserved block (this one: registry.npmjs.org and deb.debian.org resolve to 203.0.113.80, a
+// gateway in TEST-NET-3), which every network mode refuses (docs/security.md). The tests open
+// exactly those addresses, as the operator of such a machine would: `paddock run` gets
+// --allow-private for them (run_cli), `paddock mcp` PADDOCK_ALLOW_PRIVATE, and sandboxes run
+// in-process their allowed_private_ranges (spec_for), unless the caller set PADDOCK_ALLOW_PRIVATE.
+// Comma-separated; empty where the registries resolve to public addresses.
+const std::string& registry_gateways() {
+  static const std::string kOpened = [] {
+    const char* given = std::getenv("PADDOCK_ALLOW_PRIVATE");
+    if (given != nullptr) return std::string(given);
+    std::string opened;
+    for (const char* name : {"registry.npmjs.org", "deb.debian.org"}) {
+      addrinfo hints{};
+      hints.ai_socktype = SOCK_STREAM;
+      addrinfo* found = nullptr;
+      if (getaddrinfo(name, nullptr, &hints, &found) != 0) continue;
+      for (addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
+        IpPrefix address;
+        address.family = entry->ai_family;
+        if (entry->ai_family == AF_INET) {
+          std::memcpy(address.bytes.data(),
+                      &reinterpret_cast<const sockaddr_in*>(entry->ai_addr)->sin_addr, 4);
+        } else if (entry->ai_family == AF_INET6) {
+          std::memcpy(address.bytes.data(),
+                      &reinterpret_cast<const sockaddr_in6*>(entry->ai_addr)->sin6_addr, 16);
+        } else {
+          continue;
+        }
+        address.length = address.address_bits();
+        std::string text = to_string(address);
+        if (refused_block_name(address) && opened.find(text) == std::string::npos) {
+          opened += (opened.empty() ? "" : ",") + text;
+        }
+      }
+      freeaddrinfo(found);
+    }
+    if (!opened.empty()) setenv("PADDOCK_ALLOW_PRIVATE", opened.c_str(), 1);
+    return opened;
+  }();
+  return kOpened;
+}
+// Before any test (or thread) runs: setenv is not thread-safe.
+[[maybe_unused]] const bool kRegistryGatewaysKnown = !registry_gateways().empty();
 
 }  // namespace
 
@@ -46,6 +95,12 @@ std::string source_dir() {
 SandboxSpec spec_for(std::vector<std::string> argv) {
   SandboxSpec spec;
   spec.argv = std::move(argv);
+  std::string_view gateways = registry_gateways();
+  while (!gateways.empty()) {
+    std::string_view range = gateways.substr(0, gateways.find(','));
+    gateways.remove_prefix(std::min(gateways.size(), range.size() + 1));
+    spec.allowed_private_ranges.emplace_back(range);
+  }
   spec.limits.wall_seconds = 20;
   return spec;
 }
@@ -104,6 +159,14 @@ RunResult run_ok(const SandboxSpec& spec) {
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
   std::vector<std::string> full = {paddock_binary()};
   full.insert(full.end(), args.begin(), args.end());
+  if (!args.empty() && args[0] == "run") {
+    std::string_view rest = registry_gateways();
+    while (!rest.empty()) {
+      std::string_view range = rest.substr(0, rest.find(','));
+      rest.remove_prefix(std::min(rest.size(), range.size() + 1));
+      full.insert(full.begin() + 2, {"--allow-private", std::string(range)});
+    }
+  }
   return run_program(full, stdin_text);
 }
 

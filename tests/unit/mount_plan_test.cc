@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/native/shared_budgets.h"
+
 namespace paddock {
 namespace {
 
@@ -167,6 +169,17 @@ TEST(MountPlan, WritableTmpfsesHaveSizes) {
       EXPECT_NE(step.options.find("size="), std::string::npos);
     }
   }
+}
+
+// The host shares one pool of ptys among every devpts instance but its own reserve: a
+// sandbox's instance has a cap of its own.
+TEST(MountPlan, TheSandboxsDevptsHasItsOwnCap) {
+  MountPlan p = plan();
+  const MountStep* devpts = find(p, Kind::kDevpts, "/dev/pts");
+  ASSERT_NE(devpts, nullptr);
+  EXPECT_NE(devpts->options.find("newinstance"), std::string::npos) << devpts->options;
+  EXPECT_NE(devpts->options.find("max=" + std::to_string(kSandboxPtys)), std::string::npos)
+      << devpts->options;
 }
 
 TEST(MountPlan, ProcIsMaskedLikeContainerRuntimesDo) {

@@ -9,8 +9,13 @@
 #include <netinet/in.h>
 
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "core/special_addresses.h"
+#include "runtime/native/egress_plan.h"
 
 namespace paddock {
 namespace {
@@ -44,6 +49,202 @@ TEST(NetworkFence, RefusesPrivateLinkLocalLoopbackAndMetadataRanges) {
                             "127.0.0.0/8", "100.64.0.0/10", "fc00::/7", "fe80::/10"}) {
     EXPECT_NE(std::find(refused.begin(), refused.end(), range), refused.end()) << range;
   }
+}
+
+// IANA's IPv4 and IPv6 Special-Purpose Address Registries as the registry gives them (2025):
+// each block and its "Globally Reachable" (true, false, or N/A as nullopt), written out here
+// apart from paddock's own table (core/special_addresses.cc) so that each checks the other.
+struct RegistryRow {
+  const char* block;
+  std::optional<bool> global;
+};
+const std::vector<RegistryRow>& registry_rows() {
+  static const std::vector<RegistryRow> kRows = {
+      {"0.0.0.0/8", false},        {"0.0.0.0/32", false},
+      {"10.0.0.0/8", false},       {"100.64.0.0/10", false},
+      {"127.0.0.0/8", false},      {"169.254.0.0/16", false},
+      {"172.16.0.0/12", false},    {"192.0.0.0/24", false},
+      {"192.0.0.0/29", false},     {"192.0.0.8/32", false},
+      {"192.0.0.9/32", true},      {"192.0.0.10/32", true},
+      {"192.0.0.170/32", false},   {"192.0.0.171/32", false},
+      {"192.0.2.0/24", false},     {"192.31.196.0/24", true},
+      {"192.52.193.0/24", true},   {"192.88.99.0/24", {}},
+      {"192.88.99.2/32", false},   {"192.168.0.0/16", false},
+      {"192.175.48.0/24", true},   {"198.18.0.0/15", false},
+      {"198.51.100.0/24", false},  {"203.0.113.0/24", false},
+      {"240.0.0.0/4", false},      {"255.255.255.255/32", false},
+      {"::1/128", false},          {"::/128", false},
+      {"::ffff:0:0/96", false},    {"64:ff9b::/96", true},
+      {"64:ff9b:1::/48", false},   {"100::/64", false},
+      {"100:0:0:1::/64", false},   {"2001::/23", false},
+      {"2001::/32", {}},           {"2001:1::1/128", true},
+      {"2001:1::2/128", true},     {"2001:1::3/128", true},
+      {"2001:2::/48", false},      {"2001:3::/32", true},
+      {"2001:4:112::/48", true},   {"2001:10::/28", false},
+      {"2001:20::/28", true},      {"2001:30::/28", true},
+      {"2001:db8::/32", false},    {"2002::/16", {}},
+      {"2620:4f:8000::/48", true}, {"3fff::/20", false},
+      {"5f00::/16", false},        {"fc00::/7", false},
+      {"fe80::/10", false},
+  };
+  return kRows;
+}
+
+// The last address of a range: its host bits all set.
+IpPrefix last_address(IpPrefix range) {
+  for (unsigned bit = range.length; bit < range.address_bits(); ++bit) {
+    range.bytes[bit / 8] |= static_cast<std::uint8_t>(1u << (7 - bit % 8));
+  }
+  range.length = range.address_bits();
+  return range;
+}
+
+IpPrefix first_address(IpPrefix range) {
+  range.length = range.address_bits();
+  return range;
+}
+
+// An address in the middle of a range: its first host bit set (64:ff9b::128.0.0.0 for NAT64's
+// prefix, whose first address carries 0.0.0.0).
+IpPrefix middle_address(IpPrefix range) {
+  if (range.length < range.address_bits()) {
+    range.bytes[range.length / 8] |= static_cast<std::uint8_t>(1u << (7 - range.length % 8));
+  }
+  range.length = range.address_bits();
+  return range;
+}
+
+bool refused(const IpPrefix& address) {
+  for (const auto& range : refused_ranges()) {
+    if (prefix_contains(range, address)) return true;
+  }
+  return false;
+}
+
+// Whether `inner` lies in a block the registry marks not globally reachable.
+bool inside_a_non_global_row(const IpPrefix& inner) {
+  for (const auto& row : registry_rows()) {
+    IpPrefix outer = prefix(row.block);
+    if (row.global == false && outer.family == inner.family && outer.length < inner.length &&
+        prefix_contains(outer, first_address(inner))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(NetworkFence, RefusesEveryBlockTheRegistriesMarkNotGloballyReachable) {
+  for (const auto& row : registry_rows()) {
+    IpPrefix block = prefix(row.block);
+    if (row.global == false) {
+      EXPECT_TRUE(refused(first_address(block))) << row.block;
+      EXPECT_TRUE(refused(last_address(block))) << row.block;
+    } else if (row.global == true) {
+      // A global block inside one that is not (PCP and TURN anycast in 192.0.0.0/24, AMT, AS112
+      // and ORCHIDv2 in 2001::/23) is refused with it: core/special_addresses.h says why.
+      EXPECT_EQ(refused(middle_address(block)), inside_a_non_global_row(block)) << row.block;
+    }
+  }
+  // N/A: the deprecated 6to4 relay anycast whole; Teredo inside 2001::/23; 6to4 and NAT64's
+  // well-known prefix by the IPv4 address they carry.
+  for (const char* address : {"192.88.99.1", "2001::1", "2002:c000:201::1", "2002:c612::1",
+                              "2002:0a00:1::", "64:ff9b::c000:201", "64:ff9b::a00:1",
+                              "64:ff9b::7f00:1", "::ffff:192.0.2.1", "::ffff:8.8.8.8"}) {
+    EXPECT_TRUE(refused(prefix(address))) << address;
+  }
+  for (const char* address :
+       {"8.8.8.8", "198.20.0.1", "198.17.255.255", "192.0.3.1", "2002:808:808::1",
+        "64:ff9b::808:808", "2a00:1450::1", "2001:4860::1"}) {
+    EXPECT_FALSE(refused(prefix(address))) << address;
+  }
+}
+
+TEST(NetworkFence, TheTableHoldsEachRegistryRowWithItsReach) {
+  using Reach = SpecialAddressBlock::Reach;
+  for (const auto& row : registry_rows()) {
+    const SpecialAddressBlock* found = nullptr;
+    for (const auto& block : special_address_blocks()) {
+      if (prefix(block.block) == prefix(row.block)) found = &block;
+    }
+    ASSERT_NE(found, nullptr) << row.block << " is missing from the table";
+    Reach expected =
+        !row.global ? Reach::kNotApplicable : (*row.global ? Reach::kGlobal : Reach::kNotGlobal);
+    EXPECT_EQ(found->reach, expected) << row.block;
+    EXPECT_STRNE(found->name, "") << row.block;
+  }
+  // And nothing else, but the blocks other registries set apart.
+  std::size_t others = 0;
+  for (const auto& block : special_address_blocks()) {
+    others += block.reach == Reach::kOtherRegistry ? 1 : 0;
+  }
+  EXPECT_EQ(special_address_blocks().size(), registry_rows().size() + others);
+}
+
+TEST(NetworkFence, ARefusalNamesTheBlockItHit) {
+  EXPECT_EQ(refused_block_name(prefix("198.18.0.1")), "198.18.0.0/15 (benchmarking)");
+  EXPECT_EQ(refused_block_name(prefix("192.0.2.7")), "192.0.2.0/24 (documentation (TEST-NET-1))");
+  EXPECT_EQ(refused_block_name(prefix("169.254.169.254")), "169.254.0.0/16 (link local)");
+  EXPECT_EQ(refused_block_name(prefix("2001:db8::1")), "2001:db8::/32 (documentation)");
+  // The most specific block names it.
+  EXPECT_EQ(refused_block_name(prefix("192.0.0.8")), "192.0.0.8/32 (IPv4 dummy address)");
+  auto nat64 = refused_block_name(prefix("64:ff9b::c000:201"));
+  ASSERT_TRUE(nat64);
+  EXPECT_NE(nat64->find("192.0.2.0/24 through NAT64"), std::string::npos) << *nat64;
+  EXPECT_FALSE(refused_block_name(prefix("8.8.8.8")));
+  EXPECT_FALSE(refused_block_name(prefix("2a00:1450::1")));
+  for (const auto& range : refused_ranges()) {
+    IpPrefix first = range;
+    first.length = first.address_bits();
+    EXPECT_TRUE(refused_block_name(first)) << to_string(range);
+  }
+}
+
+// The fence of user-mode networking and the proxy's forbidden list are one list.
+TEST(NetworkFence, EveryNetworkModeRefusesTheSameList) {
+  std::vector<IpPrefix> from_table;
+  for (const auto& block : refused_blocks()) from_table.push_back(block.range);
+  EXPECT_EQ(refused_ranges(), from_table);
+
+  std::vector<IpPrefix> fenced;
+  for (const auto& rule : plan_fence({}, {})) {
+    if (rule.action == FenceRule::Action::kRefuse) fenced.push_back(rule.destination);
+  }
+  EXPECT_EQ(fenced, refused_ranges());
+
+  SandboxSpec spec;
+  spec.allowed_hosts = {"0.0.0.0/0:8080"};
+  auto policy = egress_policy(spec);
+  ASSERT_TRUE(policy) << policy.error().message;
+  ASSERT_GE(policy->forbidden.size(), refused_ranges().size());
+  std::vector<IpPrefix> proxied(
+      policy->forbidden.begin(),
+      policy->forbidden.begin() + static_cast<std::ptrdiff_t>(refused_ranges().size()));
+  EXPECT_EQ(proxied, refused_ranges());
+  // The rest are this host's own addresses, which the fence refuses as well (plan_fence).
+}
+
+// --allow-private opens the same addresses to the proxy as to the fence, and no more.
+TEST(NetworkFence, WhatTheUserOpensIsOpenInEveryNetworkMode) {
+  SandboxSpec spec;
+  spec.allowed_hosts = {"mirror.example"};
+  spec.allowed_private_ranges = {"203.0.113.80/32", "10.1.0.0/16"};
+  auto policy = egress_policy(spec);
+  ASSERT_TRUE(policy) << policy.error().message;
+  auto forbidden = [&](const char* address) {
+    for (const auto& range : policy->forbidden) {
+      if (prefix_contains(range, prefix(address))) return true;
+    }
+    return false;
+  };
+  for (const char* address : {"203.0.113.80", "10.1.0.1", "10.1.255.255"}) {
+    EXPECT_FALSE(forbidden(address)) << address;
+  }
+  for (const char* address : {"203.0.113.79", "203.0.113.81", "203.0.113.0", "203.0.113.255",
+                              "10.0.255.255", "10.2.0.0", "10.255.0.1", "192.0.2.1"}) {
+    EXPECT_TRUE(forbidden(address)) << address;
+  }
+  spec.allowed_private_ranges = {"not-a-range"};
+  EXPECT_FALSE(egress_policy(spec));
 }
 
 TEST(NetworkFence, AllowancesAndDnsComeBeforeRefusalsAndHostAddressesAreRefused) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/native/shared_budgets.h"
+
 namespace paddock {
 namespace {
 
@@ -30,6 +32,19 @@ TEST(RlimitPlan, EveryLimitBecomesAHardLimit) {
     }
   }
   EXPECT_EQ(find(plan, RLIMIT_CPU), nullptr);  // no CPU limit unless asked
+}
+
+// Message-queue bytes and queued signals count against the server's user as well, up the user
+// namespaces: each sandbox has its own share, in either mode.
+TEST(RlimitPlan, MessageQueuesAndQueuedSignalsHaveTheSandboxsShare) {
+  for (bool cgroup_mode : {false, true}) {
+    auto plan = plan_rlimits(Limits{}, cgroup_mode);
+    ASSERT_NE(find(plan, RLIMIT_MSGQUEUE), nullptr);
+    EXPECT_EQ(find(plan, RLIMIT_MSGQUEUE)->value, kSandboxMessageQueueBytes);
+    EXPECT_EQ(find(plan, RLIMIT_MSGQUEUE)->hard, kSandboxMessageQueueBytes);
+    ASSERT_NE(find(plan, RLIMIT_SIGPENDING), nullptr);
+    EXPECT_EQ(find(plan, RLIMIT_SIGPENDING)->value, kSandboxPendingSignals);
+  }
 }
 
 TEST(RlimitPlan, CgroupModeLeavesMemoryToTheCgroup) {

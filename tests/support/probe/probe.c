@@ -6,6 +6,11 @@
 // It also pushes against the resource limits (alloc, forkbomb, spin: scripts/vm/init.sh checks
 // what the cgroup made of them) and, outside any sandbox, drops root for the VM test (runas) and
 // runs paddock as on a kernel older than 5.8 (pre-5.8).
+//
+// And it takes what a sandbox shares with its server's user and with other sandboxes, until the
+// kernel refuses (inotify-instances, inotify-watches, ptys): it prints how many it got and the
+// errno that stopped it, then holds them for a while, so that a test can look at the host in
+// the meantime.
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -322,6 +328,72 @@ static int cmd_pre_5_8(char** argv) {
   return 127;
 }
 
+// Prints "<what> <count> errno=<error>" at once (the test reads it while the run goes on), then
+// holds what was taken for `seconds`: the process keeps every descriptor until it exits.
+static int report_and_hold(const char* what, long count, int error, double seconds) {
+  printf("%s %ld errno=%d\n", what, count, error);
+  fflush(stdout);
+  struct timespec hold = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  while (nanosleep(&hold, &hold) != 0 && errno == EINTR) {
+  }
+  return 0;
+}
+
+// inotify-instances MAX SECONDS: inotify instances until the kernel refuses one (EMFILE at the
+// user namespace's max_inotify_instances) or MAX are open.
+static int cmd_inotify_instances(long max, double seconds) {
+  long count = 0;
+  int error = 0;
+  while (count < max) {
+    if (inotify_init1(IN_CLOEXEC) < 0) {
+      error = errno;
+      break;
+    }
+    ++count;
+  }
+  return report_and_hold("inotify-instances", count, error, seconds);
+}
+
+// inotify-watches MAX SECONDS: one instance, and a watch on each of MAX files it makes in a
+// fresh folder under /tmp, until the kernel refuses one (ENOSPC at max_inotify_watches).
+static int cmd_inotify_watches(long max, double seconds) {
+  int fd = inotify_init1(IN_CLOEXEC);
+  if (fd < 0) return report_and_hold("inotify-watches", 0, errno, seconds);
+  char dir[] = "/tmp/paddock-watches-XXXXXX";
+  if (mkdtemp(dir) == NULL) return report_and_hold("inotify-watches", 0, errno, seconds);
+  long count = 0;
+  int error = 0;
+  char path[64];
+  while (count < max) {
+    snprintf(path, sizeof path, "%s/%ld", dir, count);
+    int file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    // Told apart: a full /tmp is not the limit asked about.
+    if (file < 0) return report_and_hold("inotify-watch-files", count, errno, seconds);
+    close(file);
+    if (inotify_add_watch(fd, path, IN_MODIFY) < 0) {
+      error = errno;
+      break;
+    }
+    ++count;
+  }
+  return report_and_hold("inotify-watches", count, error, seconds);
+}
+
+// ptys MAX SECONDS: opens /dev/ptmx (the sandbox's own devpts) until the kernel refuses a pty
+// (ENOSPC at the instance's max=, or at the host's kernel.pty.max) or MAX are open.
+static int cmd_ptys(long max, double seconds) {
+  long count = 0;
+  int error = 0;
+  while (count < max) {
+    if (open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC) < 0) {
+      error = errno;
+      break;
+    }
+    ++count;
+  }
+  return report_and_hold("ptys", count, error, seconds);
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "try") == 0) {
     for (size_t i = 0; i < sizeof kAttempts / sizeof kAttempts[0]; ++i) {
@@ -352,9 +424,20 @@ int main(int argc, char** argv) {
   if (argc >= 4 && strcmp(argv[1], "pre-5.8") == 0 && strcmp(argv[2], "--") == 0) {
     return cmd_pre_5_8(argv);
   }
+  if (argc == 4 && strcmp(argv[1], "inotify-instances") == 0) {
+    return cmd_inotify_instances(parse_long(argv[2], 1, 1 << 20), parse_seconds(argv[3]));
+  }
+  if (argc == 4 && strcmp(argv[1], "inotify-watches") == 0) {
+    return cmd_inotify_watches(parse_long(argv[2], 1, 1 << 22), parse_seconds(argv[3]));
+  }
+  if (argc == 4 && strcmp(argv[1], "ptys") == 0) {
+    return cmd_ptys(parse_long(argv[2], 1, 1 << 20), parse_seconds(argv[3]));
+  }
   fprintf(stderr,
           "usage: paddock_probe try NAME|all | list | alloc MIB | forkbomb SECONDS\n"
           "       | spin SECONDS WORKERS | runas UID GID -- CMD ARGS...\n"
-          "       | pre-5.8 -- CMD ARGS...\n");
+          "       | pre-5.8 -- CMD ARGS...\n"
+          "       | inotify-instances MAX SECONDS | inotify-watches MAX SECONDS\n"
+          "       | ptys MAX SECONDS\n");
   return 2;
 }
