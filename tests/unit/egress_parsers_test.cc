@@ -199,6 +199,40 @@ TEST(RequestHead, RefusesSmugglingShapes) {
   EXPECT_EQ(parse_request_head(many + "\r\n").state, RequestHead::State::kMalformed);
 }
 
+// What the proxy checks must be what the upstream server reads: a head that a lenient server
+// could split into other lines (a bare LF, a folded line) or frame otherwise (two lengths, a
+// transfer coding) is refused, and so is a plain request whose host is named by no Host header.
+TEST(RequestHead, RefusesHeadsAnUpstreamCouldReadDifferently) {
+  using namespace std::string_literals;  // for the NUL below
+  for (
+      const std::string& bad : std::vector<std::string>{
+          "GET http://allowed.org/ HTTP/1.1\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.0\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: 1\nHost: evil.org\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost: evil.org\r\nHost: allowed.org\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 5\r\n"
+          "X-A: 1\nTransfer-Encoding: chunked\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\nHost: allowed.org\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\n\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\rX-A: 1\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: 1\r\n\tfolded\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nHost: allowed.org\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 3\r\n"
+          "Content-Length: 3\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 3, 3\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 3\r\n"
+          "Transfer-Encoding: identity\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: a\0b\r\n\r\n"s,
+          "GET http://allowed.org/ HTTP/1.1\r\nHost : allowed.org\r\n\r\n",
+      }) {
+    auto head = parse_request_head(bad);
+    EXPECT_EQ(head.state, RequestHead::State::kMalformed) << bad;
+  }
+  // A bare LF is refused as soon as it arrives, not after a blank line that may never come.
+  EXPECT_EQ(parse_request_head("GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost").state,
+            RequestHead::State::kMalformed);
+}
+
 // Random mutations of valid inputs: any answer will do, but no crash, no hang, and a found name
 // is always a host name. Run under ASan in a sanitizer build, this is the parsers' fuzzer.
 TEST(EgressParsers, SurviveMutatedInput) {
