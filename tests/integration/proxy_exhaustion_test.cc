@@ -341,6 +341,22 @@ std::string tunnel_opener(const std::string& port, int count, int hold) {
          std::to_string(hold) + ")\n";
 }
 
+// The server starts with as many descriptors as its hard limit allows: a soft limit of 1024,
+// the default, would be what a sandbox's tunnels exhaust first.
+TEST(EgressProxyExhaustion, TheServerRaisesItsSoftDescriptorLimitToTheHardOne) {
+  McpProcess server({}, {"/usr/bin/prlimit", "--nofile=256:4096", "--"});
+  server.request(1, "ping");
+  ASSERT_FALSE(server.wait_for(1).is_null());
+  std::string limits = read_file("/proc/" + std::to_string(server.pid()) + "/limits");
+  std::size_t line = limits.find("Max open files");
+  ASSERT_NE(line, std::string::npos) << limits;
+  std::istringstream fields(limits.substr(line + std::string("Max open files").size()));
+  std::string soft, hard;
+  fields >> soft >> hard;
+  EXPECT_EQ(soft, "4096");
+  EXPECT_EQ(hard, "4096");
+}
+
 // A sandbox opens many tunnels through the proxy of a server that has few descriptors: the
 // server refuses the ones over its budget, does not spin, and answers another call meanwhile.
 TEST(EgressProxyExhaustion, ASandboxOpeningManyTunnelsLeavesTheServerDescriptors) {
