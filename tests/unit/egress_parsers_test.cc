@@ -161,17 +161,18 @@ TEST(RequestHead, ConnectAndAbsoluteForm) {
   EXPECT_EQ(get.host, "deb.debian.org");
   EXPECT_EQ(get.port, 80);
   EXPECT_EQ(get.path, "/debian/dists?x=1");
-  EXPECT_EQ(parse_request_head("GET http://a.org HTTP/1.0\r\n\r\n").path, "/");
+  EXPECT_EQ(parse_request_head("GET http://a.org HTTP/1.0\r\nHost: a.org\r\n\r\n").path, "/");
   EXPECT_EQ(parse_request_head("GET / HTTP/1.1\r\nHost: a").state, RequestHead::State::kNeedMore);
   // A plain request's body is framed by Content-Length alone, so the next head is found.
-  auto post = parse_request_head("POST http://a.org/x HTTP/1.1\r\nContent-Length: 12\r\n\r\n");
+  auto post = parse_request_head(
+      "POST http://a.org/x HTTP/1.1\r\nHost: a.org\r\nContent-Length: 12\r\n\r\n");
   ASSERT_EQ(post.state, RequestHead::State::kComplete) << post.error;
   EXPECT_EQ(post.content_length, 12u);
   for (const char* framing :
        {"Transfer-Encoding: chunked\r\n", "Content-Length: 1\r\nContent-Length: 2\r\n",
         "Content-Length: -1\r\n", "Content-Length: 1x\r\n"}) {
-    auto bad =
-        parse_request_head(std::string("POST http://a.org/ HTTP/1.1\r\n") + framing + "\r\n");
+    auto bad = parse_request_head(std::string("POST http://a.org/ HTTP/1.1\r\nHost: a.org\r\n") +
+                                  framing + "\r\n");
     EXPECT_EQ(bad.state, RequestHead::State::kMalformed) << framing;
   }
 }
@@ -231,6 +232,18 @@ TEST(RequestHead, RefusesHeadsAnUpstreamCouldReadDifferently) {
   // A bare LF is refused as soon as it arrives, not after a blank line that may never come.
   EXPECT_EQ(parse_request_head("GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost").state,
             RequestHead::State::kMalformed);
+}
+
+// What goes upstream is rebuilt from what was parsed: origin form, the headers one per CRLF line
+// with the blanks around values gone, Proxy-* left out, and nothing of the client's bytes.
+TEST(RequestHead, TheUpstreamHeadIsRebuiltFromTheParsedOne) {
+  auto head = parse_request_head(
+      "POST http://a.org:8080/x?y=1 HTTP/1.1\r\nHost: a.org:8080\r\nX-Tab:\t v \t\r\n"
+      "Proxy-Authorization: Basic eA==\r\nproxy-connection: keep-alive\r\n"
+      "Content-Length: 2\r\n\r\nhi");
+  ASSERT_EQ(head.state, RequestHead::State::kComplete) << head.error;
+  EXPECT_EQ(upstream_request_head(head),
+            "POST /x?y=1 HTTP/1.1\r\nHost: a.org:8080\r\nX-Tab: v\r\nContent-Length: 2\r\n\r\n");
 }
 
 // Random mutations of valid inputs: any answer will do, but no crash, no hang, and a found name

@@ -1,8 +1,10 @@
-// What a sandbox can take from the server through its egress proxy: descriptors (two per
-// connection), threads and the process budget they share with the sandbox, and the proxy's
-// patience with a client that never finishes its handshake. The first tests drive an
+// The egress proxy attacked where it meets the server: what a sandbox can take from the server
+// through it (descriptors, two per connection; threads and the process budget they share with
+// the sandbox; the proxy's patience with a client that never finishes its handshake), and what
+// a request head could slip past its checks to the upstream server. Most tests drive an
 // EgressProxy in this process over real loopback sockets, as paddock-init hands it a listener;
-// the last run `paddock mcp` under a limit of its own and attack it from inside a real sandbox.
+// the last ones run `paddock mcp` under a limit of its own and attack it from a real sandbox
+// (egress_test.cc has the allowlist's own tests, from sandboxes).
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -277,6 +279,64 @@ TEST(EgressProxyExhaustion, ConnectionsAreCappedPerSandboxAndForTheWholeServer) 
   }
   EXPECT_LE(2 * held_total, static_cast<int>(kDescriptors / 4)) << held_total << " held";
   EXPECT_GT(held_total, 0);
+}
+
+// An upstream server that writes the raw head of every request it gets to `log`, NUL after
+// each, and answers 200.
+std::vector<std::string> server_heads(const std::string& log) {
+  std::string all = read_file(log);
+  std::vector<std::string> heads;
+  for (std::size_t at = 0, end; (end = all.find('\0', at)) != std::string::npos; at = end + 1) {
+    heads.push_back(all.substr(at, end - at));
+  }
+  return heads;
+}
+
+// A head the proxy reads one way and a server that ends lines at a bare LF reads another never
+// reaches the server; what does is the head the proxy rebuilt from what it checked.
+TEST(EgressProxyRequests, OnlyAHeadTheProxyRebuiltReachesTheServer) {
+  TempDir dir("proxy-heads");
+  Server recorder({"/usr/bin/python3", "-c",
+                   "import socket, sys, threading\n"
+                   "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(64)\n"
+                   "print(s.getsockname()[1], flush=True)\n"
+                   "def serve(c):\n"
+                   "    data = b''\n"
+                   "    while b'\\r\\n\\r\\n' not in data:\n"
+                   "        chunk = c.recv(65536)\n"
+                   "        if not chunk: break\n"
+                   "        data += chunk\n"
+                   "    with open(sys.argv[1], 'ab') as log: log.write(data + b'\\0')\n"
+                   "    c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\n"
+                   "Connection: close\\r\\n\\r\\nok'); c.close()\n"
+                   "while True:\n"
+                   "    c, _ = s.accept(); threading.Thread(target=serve, args=(c,)).start()\n",
+                   dir.path + "/heads"},
+                  dir.path + "/port");
+  std::string port = recorder.port();
+  ASSERT_FALSE(port.empty());
+  std::string host = "127.0.0.1:" + port;
+  ServedProxy served = serve_proxy({host});
+  auto ask = [&](const std::string& head) {
+    UniqueFd client = connect_to(served.port);
+    EXPECT_TRUE(client.valid());
+    send_text(client.get(), head);
+    return status_line(client.get());
+  };
+  std::string line = "GET http://" + host + "/x HTTP/1.1\r\n";
+  // A second Host behind a bare LF, for a server that routes by the last one.
+  EXPECT_EQ(ask(line + "Host: " + host + "\r\nX-A: 1\nHost: evil.test\r\n\r\n"),
+            "HTTP/1.1 400 Bad Request");
+  // A Transfer-Encoding behind a bare LF, for a server that frames the body by it.
+  EXPECT_EQ(ask("POST http://" + host + "/x HTTP/1.1\r\nHost: " + host +
+                "\r\nContent-Length: 5\r\nX-A: 1\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+            "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(ask(line + "\r\n"), "HTTP/1.1 400 Bad Request");  // no Host at all
+  EXPECT_EQ(
+      ask(line + "Host:   " + host + " \t\r\nX-B:\tb\r\nProxy-Authorization: Basic eA==\r\n\r\n"),
+      "HTTP/1.1 200 OK");
+  EXPECT_EQ(server_heads(dir.path + "/heads"),
+            std::vector<std::string>{"GET /x HTTP/1.1\r\nHost: " + host + "\r\nX-B: b\r\n\r\n"});
 }
 
 // The threads of `pid` and of every process of this user: RLIMIT_NPROC counts them all.
