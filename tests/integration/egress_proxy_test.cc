@@ -281,6 +281,56 @@ TEST(EgressProxyExhaustion, ConnectionsAreCappedPerSandboxAndForTheWholeServer) 
   EXPECT_GT(held_total, 0);
 }
 
+// An installer's list never serves the program after it: replacing the list ends every
+// connection opened under the old one by the time set_allowlist returns.
+TEST(EgressProxyRequests, ReplacingTheListEndsConnectionsOpenedUnderTheOldOne) {
+  TempDir dir("proxy-relist");
+  HoldingServer upstream(dir.path);
+  ASSERT_FALSE(upstream.port().empty());
+  std::string target = "127.0.0.1:" + upstream.port();
+  ServedProxy served = serve_proxy({target});
+  UniqueFd tunnel = connect_to(served.port);
+  send_text(tunnel.get(), "CONNECT " + target + " HTTP/1.1\r\n\r\n");
+  ASSERT_EQ(status_line(tunnel.get()), "HTTP/1.1 200 Connection established");
+  send_text(tunnel.get(), "not tls, on a port the pattern names");
+  EXPECT_FALSE(closed_within(tunnel.get(), 300ms));
+  served.proxy->set_allowlist(egress::AllowList{});
+  EXPECT_TRUE(closed_within(tunnel.get(), 1s));
+  UniqueFd again = connect_to(served.port);
+  send_text(again.get(), "CONNECT " + target + " HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(status_line(again.get()), "HTTP/1.1 403 Forbidden");
+  auto record = served.proxy->take_record();
+  ASSERT_EQ(record.allowed.size(), 1u);
+  ASSERT_EQ(record.denied.size(), 1u);
+  EXPECT_EQ(record.denied[0].reason, "it is not in the allowlist");
+}
+
+// Ending a run never waits on an upstream that drops packets: here a listener whose backlog is
+// full, so that the kernel drops the proxy's SYNs and its connect hangs.
+TEST(EgressProxyRequests, StoppingIsPromptWhileAConnectHangs) {
+  int port = 0;
+  UniqueFd silent = loopback_listener(port);
+  ASSERT_EQ(listen(silent.get(), 0), 0);
+  std::vector<UniqueFd> queued;
+  for (int i = 0; i < 4; ++i) {
+    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    (void)connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address);
+    queued.push_back(std::move(fd));
+  }
+  ServedProxy served = serve_proxy({"127.0.0.1:" + std::to_string(port)});
+  UniqueFd client = connect_to(served.port);
+  send_text(client.get(), "CONNECT 127.0.0.1:" + std::to_string(port) + " HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(status_line(client.get(), 1s), "");  // still connecting
+  auto before = Clock::now();
+  served.proxy->stop();
+  EXPECT_LT(Clock::now() - before, 500ms);
+  EXPECT_TRUE(closed_within(client.get(), 1s));
+}
+
 // An upstream server that writes the raw head of every request it gets to `log`, NUL after
 // each, and answers 200.
 std::vector<std::string> server_heads(const std::string& log) {
