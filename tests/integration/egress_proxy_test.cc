@@ -544,8 +544,8 @@ TEST(EgressProxyExhaustion, ASandboxFillingTheProcessBudgetLeavesTheServerUp) {
   HoldingServer upstream(dir.path);
   ASSERT_FALSE(upstream.port().empty());
   // The budget, from the server's first instruction (its warm sandboxes are made at start):
-  // for root a pids cgroup of 150, as the review saw it; for a user, RLIMIT_NPROC at what the
-  // user runs now and 100 more. Either is reached before the sandbox's own limit (128).
+  // for root a pids cgroup of 150, as the review saw it; for a user, a soft RLIMIT_NPROC of
+  // what the user runs now and 100 more. Either is reached before the sandbox's own limit (128).
   PidsCgroup cgroup;
   std::vector<std::string> launcher;
   if (getuid() == 0) {
@@ -553,8 +553,10 @@ TEST(EgressProxyExhaustion, ASandboxFillingTheProcessBudgetLeavesTheServerUp) {
         cgroup.make("/sys/fs/cgroup/pids/paddock-proxy-test-" + std::to_string(getpid()), 150));
     launcher = {"/bin/sh", "-c", "echo $$ > " + cgroup.path + "/cgroup.procs && exec \"$@\"", "sh"};
   } else {
-    std::string budget = std::to_string(tasks_of_user(getuid()) + 100);
-    launcher = {"/usr/bin/prlimit", "--nproc=" + budget + ":" + budget, "--"};
+    // The soft limit is what counts; the hard one leaves room for a sandbox's own (128).
+    int budget = tasks_of_user(getuid()) + 100;
+    launcher = {"/usr/bin/prlimit",
+                "--nproc=" + std::to_string(budget) + ":" + std::to_string(budget + 10'000), "--"};
   }
   McpProcess server({"--allow-host", "127.0.0.1:" + upstream.port()}, launcher);
   server.call(1, "create_session", json::object());
