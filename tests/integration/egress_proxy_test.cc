@@ -501,6 +501,11 @@ TEST(EgressProxyExhaustion, SandboxesOpeningManyTunnelsLeaveTheServerDescriptors
   double before = cpu_seconds_of(server.pid());
   std::this_thread::sleep_for(2s);
   double spent = cpu_seconds_of(server.pid()) - before;
+  std::string status = read_file("/proc/" + std::to_string(server.pid()) + "/status");
+  std::string threads = status.substr(status.find("Threads:") + 8);
+  std::cout << "the server holds "
+            << directory_entries("/proc/" + std::to_string(server.pid()) + "/fd").size()
+            << " descriptors and" << threads.substr(0, threads.find('\n')) << " threads\n";
   server.call(3, "execute_code", {{"code", "print('still answering')"}});
   json other = server.wait_for(3);
   EXPECT_TRUE(alive(server.pid()));
