@@ -18,7 +18,8 @@
 //
 // What a sandbox can take from the server through it is bounded, because the proxy runs in the
 // server's process and shares its descriptors, threads and process budget with everything else
-// the server does (docs/security.md, "What a sandbox shares with the server"):
+// the server does (docs/security.md, "What a sandbox shares with the server through its
+// proxy"):
 // - one thread per proxy, an event loop over nonblocking sockets, whatever the sandbox opens:
 //   no thread is started per connection, so a sandbox that fills the process budget cannot
 //   make one fail to start (which would end the server), and connects never block;
@@ -34,6 +35,11 @@
 //   request head within kHeadDeadline, a tunnel's TLS ClientHello within kHandshakeDeadline
 //   (a client sending a byte at a time holds nothing longer);
 // - buffers of kRelayBuffer per direction, heads of 16 KiB, ClientHellos of 64 KiB.
+//
+// poll(), not epoll: a loop watches at most 2 * kMaxConnectionsPerSandbox + 3 descriptors, and
+// rebuilding that list each turn costs less than keeping an epoll set in step with every
+// change of what a connection waits for.
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

@@ -280,6 +280,9 @@ TEST(EgressProxyExhaustion, ConnectionsAreCappedPerSandboxAndForTheWholeServer) 
   }
   EXPECT_LE(2 * held_total, static_cast<int>(kDescriptors / 4)) << held_total << " held";
   EXPECT_GT(held_total, 0);
+  EXPECT_EQ(egress::server_connections(), static_cast<std::size_t>(held_total));
+  proxies.clear();  // stopped: every connection given back
+  EXPECT_EQ(egress::server_connections(), 0u);
 }
 
 // An installer's list never serves the program after it: replacing the list ends every
