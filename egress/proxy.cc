@@ -535,7 +535,9 @@ void EgressProxy::advance(Connection& connection) {
     }
     case Stage::kSniffing:
       sniff_tunnel(connection);
-      return;
+      // Passed: what it sent first goes upstream now, not when something next happens.
+      if (connection.stage != Stage::kRelaying) return;
+      break;
     case Stage::kRelaying:
       break;
     case Stage::kClosing:

@@ -285,6 +285,59 @@ TEST(EgressProxyExhaustion, ConnectionsAreCappedPerSandboxAndForTheWholeServer) 
   EXPECT_EQ(egress::server_connections(), 0u);
 }
 
+// Reads from `fd` until `size` bytes came, it ended, or `timeout` passed.
+std::string read_bytes(int fd, std::size_t size, std::chrono::milliseconds timeout = 10s) {
+  std::string got;
+  auto deadline = Clock::now() + timeout;
+  while (got.size() < size) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd watched{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&watched, 1, static_cast<int>(left.count())) <= 0) break;
+    char chunk[65536];
+    ssize_t read = recv(fd, chunk, std::min(sizeof chunk, size - got.size()), 0);
+    if (read <= 0) break;
+    got.append(chunk, static_cast<std::size_t>(read));
+  }
+  return got;
+}
+
+// A tunnel carries the client's first bytes once they are judged, without waiting for more,
+// then everything after both ways, and passes on each side's end: the client's end of sending
+// reaches the server, whose last words and end still reach the client.
+TEST(EgressProxyRequests, ATunnelCarriesBytesBothWaysAndPassesOnEachEnd) {
+  TempDir dir("proxy-echo");
+  Server echo({"/usr/bin/python3", "-c",
+               "import socket\n"
+               "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\n"
+               "print(s.getsockname()[1], flush=True)\n"
+               "while True:\n"
+               "    c, _ = s.accept()\n"
+               "    while True:\n"
+               "        chunk = c.recv(65536)\n"
+               "        if not chunk: break\n"
+               "        c.sendall(chunk)\n"
+               "    c.sendall(b'bye'); c.close()\n"},
+              dir.path + "/port");
+  std::string port = echo.port();
+  ASSERT_FALSE(port.empty());
+  ServedProxy served = serve_proxy({"127.0.0.1:" + port});
+  UniqueFd client = connect_to(served.port);
+  send_text(client.get(), "CONNECT 127.0.0.1:" + port + " HTTP/1.1\r\n\r\n");
+  std::string established = "HTTP/1.1 200 Connection established\r\n\r\n";
+  ASSERT_EQ(read_bytes(client.get(), established.size()), established);
+  // As a TLS client does: its first bytes after the 200, then it waits for the server.
+  send_text(client.get(), "hello");
+  EXPECT_EQ(read_bytes(client.get(), 5, 5s), "hello");
+  std::string payload(200'000, 'x');  // more than a relay buffer holds
+  std::thread sender([&] {
+    send_text(client.get(), payload);
+    shutdown(client.get(), SHUT_WR);
+  });
+  std::string got = read_bytes(client.get(), payload.size() + 10);
+  sender.join();
+  EXPECT_EQ(got, payload + "bye") << got.size() << " bytes";
+}
+
 // An installer's list never serves the program after it: replacing the list ends every
 // connection opened under the old one by the time set_allowlist returns.
 TEST(EgressProxyRequests, ReplacingTheListEndsConnectionsOpenedUnderTheOldOne) {
