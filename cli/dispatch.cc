@@ -5,6 +5,7 @@
 #include "cli/command_line.h"
 #include "cli/doctor_command.h"
 #include "cli/image_command.h"
+#include "cli/open_file_limit.h"
 #include "cli/output.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
@@ -40,6 +41,8 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     }
     return image_command(*image);
   }
+  // The two commands that run sandboxes with egress proxies in this process.
+  raise_open_file_limit();
   if (auto* mcp = std::get_if<McpRequest>(&*request)) return executable.serve_mcp(*mcp);
   return run_command(std::get<RunRequest>(*request));
 }

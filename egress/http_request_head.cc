@@ -69,10 +69,37 @@ bool is_token(std::string_view text) {
   });
 }
 
+// Where the first line break that is not CRLF is (a bare LF or CR) in `bytes`, or npos. A CR
+// at the very end may still get its LF.
+std::size_t bare_line_break(std::string_view bytes) {
+  for (std::size_t at = bytes.find_first_of("\r\n"); at != std::string_view::npos;
+       at = bytes.find_first_of("\r\n", at + 1)) {
+    if (bytes[at] == '\n') return at;
+    if (at + 1 == bytes.size()) return std::string_view::npos;
+    if (bytes[at + 1] != '\n') return at;
+    ++at;  // past the LF of this CRLF
+  }
+  return std::string_view::npos;
+}
+
+// A control character other than a tab (RFC 9110 section 5.5: field values are visible
+// characters, blanks and obs-text).
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && byte != '\t') || byte == 0x7f;
+  });
+}
+
 }  // namespace
 
 RequestHead parse_request_head(std::string_view bytes) {
   std::size_t end = bytes.find("\r\n\r\n");
+  // Judged as soon as it arrives, not after a blank line that may never come.
+  std::string_view head_bytes = bytes.substr(0, end == std::string_view::npos ? bytes.size() : end);
+  if (bare_line_break(head_bytes.substr(0, kMaxRequestHead)) != std::string_view::npos) {
+    return malformed("a line of the request head ends without CRLF (a bare LF or CR)");
+  }
   if (end == std::string_view::npos) {
     if (bytes.size() >= kMaxRequestHead) return malformed("the request head is over 16 KiB");
     return RequestHead{};
@@ -91,33 +118,40 @@ RequestHead parse_request_head(std::string_view bytes) {
   std::string_view target = line.substr(first + 1, last - first - 1);
   std::string_view version = line.substr(last + 1);
   if (!is_token(request.method) || (version != "HTTP/1.1" && version != "HTTP/1.0") ||
-      target.empty() || target.find(' ') != std::string_view::npos) {
+      target.empty() || target.find(' ') != std::string_view::npos ||
+      has_control_character(target)) {
     return malformed("a malformed request line");
   }
+  request.version = std::string(version);
   std::optional<std::string> host_header;
   std::optional<std::uint64_t> content_length;
   bool transfer_encoding = false;
-  std::size_t headers = 0;
   for (std::size_t at = line_end + 2; at < head.size();) {
     std::size_t next = head.find("\r\n", at);
     std::string_view header = head.substr(at, next - at);
     at = next + 2;
-    if (++headers > kMaxHeaders) return malformed("more than 100 header lines");
+    if (request.headers.size() >= kMaxHeaders) return malformed("more than 100 header lines");
+    if (header.starts_with(' ') || header.starts_with('\t')) {
+      return malformed("a folded header line (obsolete line folding)");
+    }
     std::size_t colon = header.find(':');
     if (colon == std::string_view::npos || !is_token(header.substr(0, colon))) {
-      return malformed("a malformed header line");  // obsolete line folding included
+      return malformed("a malformed header line");
     }
     std::string name = to_lower(header.substr(0, colon));
     std::string_view value = header.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
       value.remove_prefix(1);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    if (has_control_character(value)) return malformed("a control character in a header");
+    request.headers.push_back({std::string(header.substr(0, colon)), std::string(value)});
     if (name == "transfer-encoding") transfer_encoding = true;
     if (name == "content-length") {
+      // One, of digits only: two, even equal, are how two servers come to frame a body apart.
       std::uint64_t length = 0;
       auto [stop, error] = std::from_chars(value.data(), value.data() + value.size(), length);
       if (value.empty() || error != std::errc() || stop != value.data() + value.size() ||
-          (content_length && *content_length != length)) {
+          content_length) {
         return malformed("a malformed or repeated Content-Length");
       }
       content_length = length;
@@ -135,7 +169,9 @@ RequestHead parse_request_head(std::string_view bytes) {
     request.state = State::kComplete;
     return request;
   }
-  // Plain HTTP through a proxy: the absolute form, http only (HTTPS goes by CONNECT).
+  // Plain HTTP through a proxy: the absolute form, http only (HTTPS goes by CONNECT). A body
+  // framed by a transfer coding (chunked) would hide where the next request's head starts,
+  // and Transfer-Encoding beside Content-Length is the classic way to frame one body twice.
   if (transfer_encoding) {
     return malformed("a request body without Content-Length (chunked) over plain http; use https");
   }
@@ -150,11 +186,12 @@ RequestHead parse_request_head(std::string_view bytes) {
   }
   auto authority = parse_authority(rest.substr(0, slash), 80);
   if (!authority) return malformed("a URL whose host is not a host name or address");
-  if (host_header) {
-    auto named = parse_authority(*host_header, 80);
-    if (!named || named->host != authority->host || named->port != authority->port) {
-      return malformed("the Host header names another host than the URL");
-    }
+  // Exactly one Host, naming the URL's host: an upstream server that routes by Host (a shared
+  // CDN address, virtual hosts) would otherwise pick a host the proxy never checked.
+  if (!host_header) return malformed("a request without a Host header");
+  auto named = parse_authority(*host_header, 80);
+  if (!named || named->host != authority->host || named->port != authority->port) {
+    return malformed("the Host header names another host than the URL");
   }
   request.host = authority->host;
   request.port = authority->port;
@@ -162,6 +199,15 @@ RequestHead parse_request_head(std::string_view bytes) {
                                                            : "/" + std::string(rest.substr(slash));
   request.state = State::kComplete;
   return request;
+}
+
+std::string upstream_request_head(const RequestHead& head) {
+  std::string out = head.method + " " + head.path + " " + head.version + "\r\n";
+  for (const auto& header : head.headers) {
+    if (to_lower(header.name).starts_with("proxy-")) continue;
+    out.append(header.name).append(": ").append(header.value).append("\r\n");
+  }
+  return out + "\r\n";
 }
 
 }  // namespace paddock::egress

@@ -4,11 +4,19 @@
 // CONNECT host:port for a tunnel (HTTPS), or an absolute http:// URL for plain HTTP, whose Host
 // header must name the same place (else a request could be checked against one host and sent
 // to another). Bounded: a head is at most kMaxRequestHead bytes and kMaxHeaders lines.
+//
+// Strict where an upstream server might read the same bytes otherwise (RFC 9112 sections 2.2,
+// 5.2 and 6.3), because the proxy checks one reading and the server acts on its own: a line
+// that ends in a bare LF, a bare CR, a folded line, a control character in a value, a request
+// without exactly one Host, a repeated Content-Length or any Transfer-Encoding is refused, and
+// what goes upstream is a head rebuilt from what was parsed (upstream_request_head), never the
+// client's bytes.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace paddock::egress {
 
@@ -28,7 +36,13 @@ struct RequestHead {
   bool tunnel = false;  // CONNECT
   std::string host;     // lower case; an IPv6 address without brackets
   std::uint16_t port = 0;
-  std::string path;  // for plain HTTP: the origin-form target to send upstream
+  std::string path;     // for plain HTTP: the origin-form target to send upstream
+  std::string version;  // "HTTP/1.1" or "HTTP/1.0"
+  struct Header {
+    std::string name;   // as sent
+    std::string value;  // without the blanks around it
+  };
+  std::vector<Header> headers;  // in order
   // For plain HTTP: the body's length, which must be given by Content-Length (or be none): the
   // proxy forwards one request at a time, so that it checks the head of every request on a
   // connection, and a chunked body would hide where the next one starts.
@@ -36,5 +50,9 @@ struct RequestHead {
 };
 
 RequestHead parse_request_head(std::string_view bytes);
+
+// What the proxy sends upstream for a complete plain-HTTP head: the request line in origin form
+// and the parsed headers but Proxy-*, each as "Name: value", CRLF after every line.
+std::string upstream_request_head(const RequestHead& head);
 
 }  // namespace paddock::egress

@@ -14,9 +14,35 @@
 // Written here rather than run as tinyproxy or squid per sandbox: neither checks a tunnel's
 // TLS server name against its CONNECT target, nor refuses a name by what it resolves to, and
 // both expect a listening address of their own rather than a socket made in another network
-// namespace. Bounded: kMaxConnections at once, heads of 16 KiB, ClientHellos of 64 KiB.
+// namespace.
+//
+// What a sandbox can take from the server through it is bounded, because the proxy runs in the
+// server's process and shares its descriptors, threads and process budget with everything else
+// the server does (docs/security.md, "What a sandbox shares with the server through its
+// proxy"):
+// - one thread per proxy, an event loop over nonblocking sockets, whatever the sandbox opens:
+//   no thread is started per connection, so a sandbox that fills the process budget cannot
+//   make one fail to start (which would end the server), and connects never block;
+// - name lookups on a few threads shared by every proxy (egress/name_resolver.h), at most
+//   kLookupsPerSandbox of them at once for one sandbox;
+// - kMaxConnectionsPerSandbox connections at once per sandbox, and server_connection_limit()
+//   for every proxy of the process together, two descriptors each; what is over is answered
+//   503 and closed;
+// - when accept fails for want of descriptors (EMFILE, ENFILE), the loop waits kAcceptBackoff
+//   before it tries again instead of polling the pending connection in a loop;
+// - a connection's descriptors are closed as soon as it ends;
+// - deadlines for the whole of what the client must send before a connection is judged: a
+//   request head within kHeadDeadline, a tunnel's TLS ClientHello within kHandshakeDeadline
+//   (a client sending a byte at a time holds nothing longer);
+// - buffers of kRelayBuffer per direction, heads of 16 KiB, ClientHellos of 64 KiB.
+//
+// poll(), not epoll: a loop watches at most 2 * kMaxConnectionsPerSandbox + 3 descriptors, and
+// rebuilding that list each turn costs less than keeping an epoll set in step with every
+// change of what a connection waits for.
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -31,11 +57,27 @@
 #include "egress/egress_record.h"
 #include "egress/host_pattern.h"
 #include "egress/http_request_head.h"
+#include "egress/name_resolver.h"
 
 namespace paddock::egress {
 
 inline constexpr std::uint16_t kProxyPort = 3128;  // on the sandbox's own 127.0.0.1
-inline constexpr std::size_t kMaxConnections = 64;
+inline constexpr std::size_t kMaxConnectionsPerSandbox = 64;
+// The most that server_connection_limit() allows, however many descriptors the process has.
+inline constexpr std::size_t kMaxConnectionsPerServer = 4096;
+inline constexpr std::size_t kLookupsPerSandbox = 2;
+inline constexpr std::size_t kRelayBuffer = 64 * 1024;
+inline constexpr std::chrono::seconds kHeadDeadline{30};
+inline constexpr std::chrono::seconds kHandshakeDeadline{30};
+inline constexpr std::chrono::milliseconds kAcceptBackoff{250};
+
+// How many connections every proxy of this process may hold together: an eighth of the soft
+// RLIMIT_NOFILE as it is now (two descriptors each: a quarter of them), at most
+// kMaxConnectionsPerServer, so the server keeps descriptors for its own work however many
+// sandboxes open connections.
+std::size_t server_connection_limit();
+// How many they hold now.
+std::size_t server_connections();
 
 struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
@@ -60,13 +102,15 @@ class EgressProxy {
   EgressProxy(const EgressProxy&) = delete;
   EgressProxy& operator=(const EgressProxy&) = delete;
 
-  // Starts accepting on `listener` (made by the sandbox's init). Once. Without a thread to
-  // accept on it, the listener is closed: the sandbox's connections are refused, never let out.
+  // Starts serving on `listener` (made by the sandbox's init). Once. Without a thread for the
+  // loop, the listener is closed: the sandbox's connections are refused, never let out.
   void serve(UniqueFd listener);
-  // Ends every connection and joins every thread. Idempotent; the destructor does it too.
+  // Ends every connection and joins the loop's thread, without waiting for a lookup or a
+  // connect in flight. Idempotent; the destructor does it too.
   void stop();
   // From now on, destinations are judged by `allow`, and every connection opened before is
-  // ended: an installer's list never serves the program that runs after it.
+  // ended by the time this returns: an installer's list never serves the program that runs
+  // after it.
   void set_allowlist(AllowList allow);
   // The record so far, which starts afresh.
   [[nodiscard]] EgressRecord take_record();
@@ -74,28 +118,47 @@ class EgressProxy {
  private:
   explicit EgressProxy(EgressPolicy policy);
   struct Connection;
-  void accept_loop();
-  void handle(Connection& connection);
-  // After a CONNECT's 200: whether the tunnel may go on. `first_bytes` holds what the client
-  // sent so far, and gets what is read here.
-  bool check_tunnel(int client, const RequestHead& head, bool literal, std::string& first_bytes);
-  // Plain HTTP: sends `head`'s request (its head at the start of `buffer`) and its body, then
-  // each further request on the connection, as long as each is for the same host and port.
-  void forward_requests(int client, int upstream, RequestHead head, std::string& buffer);
+  // The event loop: every connection of this proxy, on one thread.
+  void run();
+  void accept_new(std::chrono::steady_clock::time_point now);
+  void serve_lookups();
+  // Moves `connection` on as far as the bytes and events so far allow.
+  void advance(Connection& connection);
+  void judge(Connection& connection);
+  void ask_lookup(Connection& connection);
+  void resolved(Connection& connection, const NameLookup& lookup);
+  void connect_next(Connection& connection);
+  void connected(Connection& connection);
+  void sniff_tunnel(Connection& connection);
+  void forward_requests(Connection& connection);
+  void expire(Connection& connection, std::chrono::steady_clock::time_point now);
+  void refuse(Connection& connection, const std::string& reason);
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
   void reached(const std::string& host, std::uint16_t port);
   void note(std::vector<Destination>& list, Destination destination);
 
   EgressPolicy policy_;  // its `allow` moves to allow_
-  std::shared_ptr<const AllowList> allow_;
   UniqueFd listener_;
-  UniqueFd wake_read_, wake_write_;  // stop() wakes the accept loop
+  UniqueFd wake_read_, wake_write_;  // stop() and set_allowlist() wake the loop
+  std::shared_ptr<LookupQueue> lookups_;
   std::atomic<bool> stopping_{false};
-  std::thread acceptor_;
+  std::thread loop_;
+
+  // The loop's alone.
+  std::map<std::uint64_t, std::unique_ptr<Connection>> connections_;
+  std::uint64_t next_id_ = 0;
+  std::size_t lookups_running_ = 0;
+  std::vector<std::uint64_t> lookups_waiting_;
+  std::chrono::steady_clock::time_point accept_again_{};
+
   mutable std::mutex mutex_;
-  std::vector<std::unique_ptr<Connection>> connections_;
-  // Bumped by set_allowlist: a connection accepted under an older list goes no further.
+  std::condition_variable applied_;
+  std::shared_ptr<const AllowList> allow_;
+  // Bumped by set_allowlist: a connection accepted under an older list goes no further, and
+  // set_allowlist returns once the loop has ended those connections (applied_generation_).
   std::uint64_t generation_ = 0;
+  std::uint64_t applied_generation_ = 0;
+  bool looping_ = false;
   EgressRecord record_;
 };
 

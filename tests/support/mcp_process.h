@@ -27,8 +27,14 @@ class McpProcess {
   using json = nlohmann::json;
   using Clock = std::chrono::steady_clock;
 
-  explicit McpProcess(std::vector<std::string> flags = {}) {
-    std::vector<std::string> args = {paddock_binary(), "mcp", "--log-level", "error"};
+  // `launcher`, when given, starts the server: a program that execs the rest of its argv
+  // (prlimit, to give the server a limit of its own from its first instruction).
+  explicit McpProcess(std::vector<std::string> flags = {}, std::vector<std::string> launcher = {}) {
+    std::vector<std::string> args = std::move(launcher);
+    for (auto arg :
+         {paddock_binary(), std::string("mcp"), std::string("--log-level"), std::string("error")}) {
+      args.push_back(arg);
+    }
     args.insert(args.end(), flags.begin(), flags.end());
     int in[2], out[2];
     EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);

@@ -161,17 +161,18 @@ TEST(RequestHead, ConnectAndAbsoluteForm) {
   EXPECT_EQ(get.host, "deb.debian.org");
   EXPECT_EQ(get.port, 80);
   EXPECT_EQ(get.path, "/debian/dists?x=1");
-  EXPECT_EQ(parse_request_head("GET http://a.org HTTP/1.0\r\n\r\n").path, "/");
+  EXPECT_EQ(parse_request_head("GET http://a.org HTTP/1.0\r\nHost: a.org\r\n\r\n").path, "/");
   EXPECT_EQ(parse_request_head("GET / HTTP/1.1\r\nHost: a").state, RequestHead::State::kNeedMore);
   // A plain request's body is framed by Content-Length alone, so the next head is found.
-  auto post = parse_request_head("POST http://a.org/x HTTP/1.1\r\nContent-Length: 12\r\n\r\n");
+  auto post = parse_request_head(
+      "POST http://a.org/x HTTP/1.1\r\nHost: a.org\r\nContent-Length: 12\r\n\r\n");
   ASSERT_EQ(post.state, RequestHead::State::kComplete) << post.error;
   EXPECT_EQ(post.content_length, 12u);
   for (const char* framing :
        {"Transfer-Encoding: chunked\r\n", "Content-Length: 1\r\nContent-Length: 2\r\n",
         "Content-Length: -1\r\n", "Content-Length: 1x\r\n"}) {
-    auto bad =
-        parse_request_head(std::string("POST http://a.org/ HTTP/1.1\r\n") + framing + "\r\n");
+    auto bad = parse_request_head(std::string("POST http://a.org/ HTTP/1.1\r\nHost: a.org\r\n") +
+                                  framing + "\r\n");
     EXPECT_EQ(bad.state, RequestHead::State::kMalformed) << framing;
   }
 }
@@ -197,6 +198,52 @@ TEST(RequestHead, RefusesSmugglingShapes) {
   std::string many = "GET http://a.org/ HTTP/1.1\r\n";
   for (int i = 0; i < 101; ++i) many += "X-A: b\r\n";
   EXPECT_EQ(parse_request_head(many + "\r\n").state, RequestHead::State::kMalformed);
+}
+
+// What the proxy checks must be what the upstream server reads: a head that a lenient server
+// could split into other lines (a bare LF, a folded line) or frame otherwise (two lengths, a
+// transfer coding) is refused, and so is a plain request whose host is named by no Host header.
+TEST(RequestHead, RefusesHeadsAnUpstreamCouldReadDifferently) {
+  using namespace std::string_literals;  // for the NUL below
+  for (
+      const std::string& bad : std::vector<std::string>{
+          "GET http://allowed.org/ HTTP/1.1\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.0\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: 1\nHost: evil.org\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost: evil.org\r\nHost: allowed.org\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 5\r\n"
+          "X-A: 1\nTransfer-Encoding: chunked\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\nHost: allowed.org\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\n\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\rX-A: 1\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: 1\r\n\tfolded\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nHost: allowed.org\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 3\r\n"
+          "Content-Length: 3\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 3, 3\r\n\r\n",
+          "POST http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nContent-Length: 3\r\n"
+          "Transfer-Encoding: identity\r\n\r\n",
+          "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: a\0b\r\n\r\n"s,
+          "GET http://allowed.org/ HTTP/1.1\r\nHost : allowed.org\r\n\r\n",
+      }) {
+    auto head = parse_request_head(bad);
+    EXPECT_EQ(head.state, RequestHead::State::kMalformed) << bad;
+  }
+  // A bare LF is refused as soon as it arrives, not after a blank line that may never come.
+  EXPECT_EQ(parse_request_head("GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost").state,
+            RequestHead::State::kMalformed);
+}
+
+// What goes upstream is rebuilt from what was parsed: origin form, the headers one per CRLF line
+// with the blanks around values gone, Proxy-* left out, and nothing of the client's bytes.
+TEST(RequestHead, TheUpstreamHeadIsRebuiltFromTheParsedOne) {
+  auto head = parse_request_head(
+      "POST http://a.org:8080/x?y=1 HTTP/1.1\r\nHost: a.org:8080\r\nX-Tab:\t v \t\r\n"
+      "Proxy-Authorization: Basic eA==\r\nproxy-connection: keep-alive\r\n"
+      "Content-Length: 2\r\n\r\nhi");
+  ASSERT_EQ(head.state, RequestHead::State::kComplete) << head.error;
+  EXPECT_EQ(upstream_request_head(head),
+            "POST /x?y=1 HTTP/1.1\r\nHost: a.org:8080\r\nX-Tab: v\r\nContent-Length: 2\r\n\r\n");
 }
 
 // Random mutations of valid inputs: any answer will do, but no crash, no hang, and a found name
