@@ -1,0 +1,104 @@
+// ThreadFsIdentity: as root, the thread that takes another user's identity opens only what that
+// user may, and no other thread is touched; with uid 0 it keeps root's ownership but none of
+// root's overrides. As a user, nothing changes (the process has no other rights to give up), and
+// the test checks just that.
+
+#include "core/thread_fs_identity.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "core/unique_fd.h"
+
+namespace paddock {
+namespace {
+
+class Files : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = "/tmp/paddock-fs-identity-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    folder_ = pattern;
+    chmod(folder_.c_str(), 0755);
+    theirs_ = folder_ + "/theirs";
+    std::ofstream(theirs_) << "x";
+    // Root gives the file to a stranger; a user keeps it and takes its own rights away.
+    if (geteuid() == 0) {
+      ASSERT_EQ(chown(theirs_.c_str(), 65532, 65532), 0);
+      chmod(theirs_.c_str(), 0600);
+    } else {
+      chmod(theirs_.c_str(), 0000);
+    }
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  bool opens() const {
+    UniqueFd fd(open(theirs_.c_str(), O_RDONLY | O_CLOEXEC));
+    return fd.valid();
+  }
+
+  std::string folder_;
+  std::string theirs_;
+};
+
+TEST_F(Files, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) {
+  bool root = geteuid() == 0;
+  EXPECT_EQ(opens(), root);
+  for (uid_t uid : {65534u, 0u}) {
+    SCOPED_TRACE("as uid " + std::to_string(uid));
+    {
+      ThreadFsIdentity as_user(uid, uid);
+      ASSERT_TRUE(as_user.status()) << as_user.status().error().message;
+      EXPECT_FALSE(opens());
+      // Made as the user, as the user's own.
+      std::string made = folder_ + "/made-" + std::to_string(uid);
+      if (root) {
+        UniqueFd fd(open(made.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+        ASSERT_TRUE(fd.valid());
+        struct stat info {};
+        ASSERT_EQ(fstat(fd.get(), &info), 0);
+        EXPECT_EQ(info.st_uid, uid);
+        EXPECT_EQ(info.st_gid, uid);
+      }
+    }
+    EXPECT_EQ(opens(), root);
+  }
+}
+
+TEST_F(Files, AnotherThreadKeepsItsRightsMeanwhile) {
+  bool root = geteuid() == 0;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int step = 0;
+  bool opened_meanwhile = false;
+  std::thread other([&] {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return step == 1; });
+    opened_meanwhile = opens();
+    step = 2;
+    changed.notify_all();
+  });
+  {
+    ThreadFsIdentity as_user(65534, 65534);
+    ASSERT_TRUE(as_user.status());
+    std::unique_lock lock(mutex);
+    step = 1;
+    changed.notify_all();
+    changed.wait(lock, [&] { return step == 2; });
+  }
+  other.join();
+  EXPECT_EQ(opened_meanwhile, root);
+}
+
+}  // namespace
+}  // namespace paddock
