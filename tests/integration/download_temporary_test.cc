@@ -23,8 +23,7 @@ namespace {
 using json = nlohmann::json;
 
 std::string text_of(const json& response) {
-  const json& content = response["result"]["content"];
-  return content.empty() ? response.dump() : content[0].value("text", response.dump());
+  return McpProcess::text_of(response);
 }
 
 TEST(DownloadTemporary, PlantedTemporaryNamesNeitherBlockNorRedirectADownload) {
@@ -37,11 +36,11 @@ TEST(DownloadTemporary, PlantedTemporaryNamesNeitherBlockNorRedirectADownload) {
   std::string victim = outside / "victim.txt";
   { std::ofstream(victim) << "untouched\n"; }
   McpProcess server({"--share", results.path() + "=results:rw"});
-  server.call(
-      1, "create_session",
-      {{"mounts", json::array({{{"share", "results"}, {"path", "/mnt/results"}, {"rw", true}}})}});
-  json created = server.wait_for(1);
-  std::string session = created["result"]["structuredContent"].value("session_id", "");
+  json created;
+  std::string session = server.open_session(
+      1,
+      {{"mounts", json::array({{{"share", "results"}, {"path", "/mnt/results"}, {"rw", true}}})}},
+      &created);
   ASSERT_FALSE(session.empty()) << created.dump();
   // The names the server used to try, for its own pid: every one a link to a file outside.
   std::string plant =
@@ -60,7 +59,7 @@ TEST(DownloadTemporary, PlantedTemporaryNamesNeitherBlockNorRedirectADownload) {
       3, "download_file",
       {{"session_id", session}, {"path", "report.txt"}, {"host_path", "results/report.txt"}});
   json downloaded = server.wait_for(3);
-  EXPECT_FALSE(downloaded["result"].value("isError", true)) << text_of(downloaded);
+  EXPECT_FALSE(McpProcess::is_tool_error(downloaded)) << text_of(downloaded);
   EXPECT_EQ(read_file(results / "report.txt"), "the report\n");
   EXPECT_FALSE(std::filesystem::is_symlink(results / "report.txt"));
   // With overwrite too: a second download replaces the file, not a planted link's target.
@@ -70,7 +69,7 @@ TEST(DownloadTemporary, PlantedTemporaryNamesNeitherBlockNorRedirectADownload) {
                {"host_path", "results/report.txt"},
                {"overwrite", true}});
   json again = server.wait_for(4);
-  EXPECT_FALSE(again["result"].value("isError", true)) << text_of(again);
+  EXPECT_FALSE(McpProcess::is_tool_error(again)) << text_of(again);
   EXPECT_EQ(read_file(victim), "untouched\n");
   std::size_t links = 0;
   std::size_t others = 0;

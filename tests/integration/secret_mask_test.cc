@@ -40,17 +40,17 @@ std::string leak_in(const std::string& text) {
 TEST(SecretMask, NoFormOfAPassedThroughSecretLeavesTheServer) {
   TempFolder folder("secret-mask");
   std::string audit = folder / "audit.jsonl";
-  setenv("PADDOCK_TEST_TOKEN", kSecret, 1);
-  McpProcess server({"--pass-through-env", "PADDOCK_TEST_TOKEN", "--artifact-limit", "1",
+  setenv("MASK_TEST_TOKEN", kSecret, 1);
+  McpProcess server({"--pass-through-env", "MASK_TEST_TOKEN", "--artifact-limit", "1",
                      "--allow-host", "allowed.invalid", "--audit-log", audit});
-  unsetenv("PADDOCK_TEST_TOKEN");
+  unsetenv("MASK_TEST_TOKEN");
   std::vector<json> seen;
 
   // A file name the artifact cap leaves out, and a refused host whose subdomain is the secret.
   server.call(1, "execute_code",
               {{"code",
                 "import os, time, urllib.request\n"
-                "token = os.environ['PADDOCK_TEST_TOKEN']\n"
+                "token = os.environ['MASK_TEST_TOKEN']\n"
                 "os.makedirs('outputs', exist_ok=True)\n"
                 "open('outputs/first.txt', 'w').write('kept')\n"
                 "time.sleep(0.05)\n"
@@ -64,6 +64,7 @@ TEST(SecretMask, NoFormOfAPassedThroughSecretLeavesTheServer) {
                 "print('done')\n"}});
   json run = server.wait_for(1);
   seen.push_back(run);
+  ASSERT_TRUE(run.contains("result")) << run.dump();
   const json& structured = run["result"]["structuredContent"];
   EXPECT_EQ(structured.value("stdout", ""), "done\n") << run.dump();
   // The attack's own evidence: the names and hosts are there, masked.
@@ -72,23 +73,22 @@ TEST(SecretMask, NoFormOfAPassedThroughSecretLeavesTheServer) {
   EXPECT_EQ(structured["network"]["denied"].size(), 2u) << run.dump();
 
   // An error message naming a path the model chose from what it saw.
-  server.call(2, "create_session", json::object());
-  json created = server.wait_for(2);
+  json created;
+  std::string session = server.open_session(2, json::object(), &created);
   seen.push_back(created);
-  std::string session = created["result"]["structuredContent"].value("session_id", "");
   ASSERT_FALSE(session.empty()) << created.dump();
   server.call(3, "execute_code",
               {{"session_id", session},
                {"code",
                 "import os\n"
-                "os.makedirs(os.environ['PADDOCK_TEST_TOKEN'].upper())\n"
+                "os.makedirs(os.environ['MASK_TEST_TOKEN'].upper())\n"
                 "print(sorted(os.listdir('.')))\n"}});
   seen.push_back(server.wait_for(3));
   server.call(4, "read_file",
               {{"session_id", session}, {"path", std::string("missing/") + kSecret + "/file.txt"}});
   json missing = server.wait_for(4);
   seen.push_back(missing);
-  EXPECT_TRUE(missing["result"].value("isError", false)) << missing.dump();
+  EXPECT_TRUE(McpProcess::is_tool_error(missing)) << missing.dump();
   server.call(5, "list_files", {{"session_id", session}});
   seen.push_back(server.wait_for(5));
   server.request(6, "resources/list");

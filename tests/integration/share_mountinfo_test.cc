@@ -24,10 +24,9 @@ using json = nlohmann::json;
 TEST(ShareMountinfo, AMountedShareShowsItsHostFolderInMountinfo) {
   TempFolder data("mountinfo-named-folder");
   McpProcess server({"--share", data.path() + "=data"});
-  server.call(1, "create_session",
-              {{"mounts", json::array({{{"share", "data"}, {"path", "/mnt/data"}}})}});
-  json created = server.wait_for(1);
-  std::string session = created["result"]["structuredContent"].value("session_id", "");
+  json created;
+  std::string session = server.open_session(
+      1, {{"mounts", json::array({{{"share", "data"}, {"path", "/mnt/data"}}})}}, &created);
   ASSERT_FALSE(session.empty()) << created.dump();
   server.call(2, "execute_code",
               {{"session_id", session},

@@ -40,12 +40,11 @@ void make_owned_folder(const std::string& path, uid_t uid, gid_t gid, mode_t mod
 }
 
 std::string text_of(const json& response) {
-  const json& content = response["result"]["content"];
-  return content.empty() ? response.dump() : content[0].value("text", response.dump());
+  return McpProcess::text_of(response);
 }
 
 bool refused(const json& response) {
-  return response["result"].value("isError", false);
+  return McpProcess::is_tool_error(response);
 }
 
 struct Case {
@@ -77,9 +76,8 @@ TEST(TransferRights, TransfersUseTheShareOwnersRightsNeverRoots) {
     make_owned_folder(share / "theirs", test.stranger, test.stranger, own ? 0500 : 0700);
 
     McpProcess server({"--share", share.path() + "=data:rw"});
-    server.call(1, "create_session", json::object());
-    json created = server.wait_for(1);
-    std::string session = created["result"]["structuredContent"].value("session_id", "");
+    json created;
+    std::string session = server.open_session(1, json::object(), &created);
     ASSERT_FALSE(session.empty()) << created.dump();
 
     server.call(2, "upload_file", {{"session_id", session}, {"host_path", "data/mine.txt"}});
