@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -23,7 +25,7 @@
 namespace paddock {
 namespace {
 
-class Files : public ::testing::Test {
+class ThreadFsIdentityTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = "/tmp/paddock-fs-identity-XXXXXX";
@@ -36,6 +38,11 @@ class Files : public ::testing::Test {
     if (geteuid() == 0) {
       ASSERT_EQ(chown(theirs_.c_str(), 65532, 65532), 0);
       chmod(theirs_.c_str(), 0600);
+      for (uid_t home : {0u, 65534u}) {
+        std::string path = folder_ + "/home-" + std::to_string(home);
+        ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+        ASSERT_EQ(chown(path.c_str(), home, home), 0);
+      }
     } else {
       chmod(theirs_.c_str(), 0000);
     }
@@ -51,7 +58,7 @@ class Files : public ::testing::Test {
   std::string theirs_;
 };
 
-TEST_F(Files, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) {
+TEST_F(ThreadFsIdentityTest, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) {
   bool root = geteuid() == 0;
   EXPECT_EQ(opens(), root);
   for (uid_t uid : {65534u, 0u}) {
@@ -60,11 +67,15 @@ TEST_F(Files, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) {
       ThreadFsIdentity as_user(uid, uid);
       ASSERT_TRUE(as_user.status()) << as_user.status().error().message;
       EXPECT_FALSE(opens());
-      // Made as the user, as the user's own.
-      std::string made = folder_ + "/made-" + std::to_string(uid);
+      // Made as the user, as the user's own, in the user's own folder; and nothing in root's
+      // folder (for uid 0: in another user's), which only a privilege would allow.
       if (root) {
-        UniqueFd fd(open(made.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-        ASSERT_TRUE(fd.valid());
+        std::string own = folder_ + "/home-" + std::to_string(uid);
+        std::string other = folder_ + "/home-" + std::to_string(uid == 0 ? 65534 : 0);
+        EXPECT_LT(open((other + "/made").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600), 0);
+        EXPECT_EQ(errno, EACCES);
+        UniqueFd fd(open((own + "/made").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+        ASSERT_TRUE(fd.valid()) << std::strerror(errno);
         struct stat info {};
         ASSERT_EQ(fstat(fd.get(), &info), 0);
         EXPECT_EQ(info.st_uid, uid);
@@ -75,7 +86,7 @@ TEST_F(Files, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) {
   }
 }
 
-TEST_F(Files, AnotherThreadKeepsItsRightsMeanwhile) {
+TEST_F(ThreadFsIdentityTest, AnotherThreadKeepsItsRightsMeanwhile) {
   bool root = geteuid() == 0;
   std::mutex mutex;
   std::condition_variable changed;
