@@ -95,7 +95,23 @@ TEST(SecretMask, NoFormOfAPassedThroughSecretLeavesTheServer) {
   seen.push_back(server.wait_for(6));
   server.call(7, "list_sessions", json::object());
   seen.push_back(server.wait_for(7));
-  for (const auto& message : server.notifications()) seen.push_back(message);
+  // Progress: the program's lines as it prints them, in every case.
+  server.call(8, "execute_code",
+              {{"session_id", session},
+               {"code",
+                "import os, time\n"
+                "token = os.environ['MASK_TEST_TOKEN']\n"
+                "for form in (token, token.lower(), token.upper()):\n"
+                "    print('progress', form, flush=True)\n"
+                "    time.sleep(0.3)\n"}},
+              {{"progressToken", 8}});
+  seen.push_back(server.wait_for(8));
+  std::size_t progress = 0;
+  for (const auto& message : server.notifications()) {
+    seen.push_back(message);
+    if (message.value("method", "") == "notifications/progress") ++progress;
+  }
+  EXPECT_GT(progress, 0u);
 
   for (const auto& message : seen) {
     EXPECT_EQ(leak_in(message.dump()), "") << message.dump().substr(0, 2000);
