@@ -123,5 +123,29 @@ TEST(SecretMask, NoFormOfAPassedThroughSecretLeavesTheServer) {
   EXPECT_EQ(leak_in(logged), "") << logged;
 }
 
+// The server's own log (stderr) and JSON-RPC errors, which echo what the client sent: a name the
+// model made from a secret it saw comes back masked in both.
+TEST(SecretMask, TheServersLogAndProtocolErrorsCarryNoFormOfIt) {
+  setenv("MASK_TEST_TOKEN", kSecret, 1);
+  std::string secret_lower = lowered(kSecret);
+  std::string requests =
+      json({{"jsonrpc", "2.0"},
+            {"id", 1},
+            {"method", "tools/call"},
+            {"params", {{"name", secret_lower + "-tool"}, {"arguments", json::object()}}}})
+          .dump() +
+      "\n" +
+      json({{"jsonrpc", "2.0"}, {"id", 2}, {"method", std::string(kSecret) + "/method"}}).dump() +
+      "\n";
+  CliResult served =
+      run_cli({"mcp", "--log-level", "debug", "--pass-through-env", "MASK_TEST_TOKEN"}, requests);
+  unsetenv("MASK_TEST_TOKEN");
+  EXPECT_EQ(served.exit_status, 0) << served.err;
+  EXPECT_NE(served.out.find("unknown tool '***-tool'"), std::string::npos) << served.out;
+  EXPECT_NE(served.err.find("unknown method '***/method'"), std::string::npos) << served.err;
+  EXPECT_EQ(leak_in(served.out), "") << served.out;
+  EXPECT_EQ(leak_in(served.err), "") << served.err;
+}
+
 }  // namespace
 }  // namespace paddock::testing
