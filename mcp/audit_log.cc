@@ -1,6 +1,7 @@
 #include "mcp/audit_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -41,15 +42,46 @@ nlohmann::json limits_json(const Limits& limits) {
 }  // namespace
 
 Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600));
-  if (!fd.valid()) {
-    return Error{errno, "audit log " + path + ": " + std::strerror(errno) +
-                            " (give --audit-log a file in a directory you can write)"};
+  auto refused = [&](int code, const std::string& why) {
+    return Error{code, "audit log " + path + ": " + why +
+                           "; give --audit-log a file of your own, in a folder "
+                           "only you can write"};
+  };
+  // The log may be asked for in a folder that sandboxed code can write (a read-write share), so
+  // what is there is checked before it is opened and again after: a FIFO or a device is not even
+  // opened (a FIFO would hang the server), a symlink is never followed (O_NOFOLLOW), and a file
+  // must be this user's own with one name alone (a hard link to another file is refused).
+  struct stat there {};
+  if (lstat(path.c_str(), &there) == 0 && !S_ISREG(there.st_mode)) {
+    return refused(EINVAL, S_ISLNK(there.st_mode) ? "is a symlink, which is never followed"
+                                                  : "is not a regular file");
   }
+  UniqueFd fd(::open(path.c_str(),
+                     O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+                     0600));
+  if (!fd.valid()) {
+    if (errno == ELOOP) return refused(errno, "is a symlink, which is never followed");
+    if (errno == ENXIO) return refused(errno, "is not a regular file");
+    return refused(errno, std::strerror(errno));
+  }
+  struct stat opened {};
+  if (fstat(fd.get(), &opened) != 0) return refused(errno, std::strerror(errno));
+  if (!S_ISREG(opened.st_mode)) return refused(EINVAL, "is not a regular file");
+  if (opened.st_uid != geteuid()) {
+    return refused(EPERM, "is owned by uid " + std::to_string(opened.st_uid) +
+                              ", not by this server's user (uid " + std::to_string(geteuid()) +
+                              ")");
+  }
+  if (opened.st_nlink != 1) {
+    return refused(EPERM, "has " + std::to_string(opened.st_nlink) +
+                              " names (hard links); the log must have its own alone");
+  }
+  // Writes block as a log's should.
+  fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   return std::unique_ptr<AuditLog>(new AuditLog(std::move(fd)));
 }
 
-void AuditLog::record(const AuditRecord& record) {
+void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
   nlohmann::json line = {
       {"time", utc_now()},
       {"tool", record.tool},
@@ -82,6 +114,7 @@ void AuditLog::record(const AuditRecord& record) {
   }
   if (record.warm) line["warm"] = true;
   if (record.error) line["error"] = *record.error;
+  secrets.apply_to(line);
   // Invalid UTF-8 in a library name (or a host path) must not throw: replace it.
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mutex_);

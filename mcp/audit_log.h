@@ -19,6 +19,7 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 #include "egress/egress_record.h"
+#include "mcp/secret_mask.h"
 #include "runtime/sandbox_spec.h"
 
 namespace paddock::mcp {
@@ -58,11 +59,14 @@ struct AuditRecord {
 
 class AuditLog {
  public:
-  // Opens `path` for appending (created 0600); an error names the path and why.
+  // Opens `path` for appending, created 0600. Only this user's own regular file with one name is
+  // taken: a symlink, a hard link, a FIFO, a device or another user's file there is refused (the
+  // folder may be one sandboxed code can write). An error is one line naming the path and why.
   static Result<std::unique_ptr<AuditLog>> open(const std::string& path);
-  // One line, written whole by one write(2) to an O_APPEND file, so that lines from threads
-  // (and from other servers sharing the file) never interleave.
-  void record(const AuditRecord& record);
+  // One line, written whole by one write(2) to an O_APPEND file, so that lines from threads (and
+  // from other servers sharing the file) never interleave. Every string in it passes `secrets` (a
+  // host name, a file name or an error may hold one).
+  void record(const AuditRecord& record, const SecretMask& secrets);
 
  private:
   explicit AuditLog(UniqueFd fd) : fd_(std::move(fd)) {}

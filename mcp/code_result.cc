@@ -143,8 +143,8 @@ std::string stream_text(const std::string& name, const CapturedOutput& carried,
   return text;
 }
 
-// The omitted files, grouped by why, for the text block.
-std::string omitted_text(const std::vector<OmittedArtifact>& omitted) {
+// The omitted files, grouped by why, for the text block; `unlisted` more were only counted.
+std::string omitted_text(const std::vector<OmittedArtifact>& omitted, std::uint64_t unlisted) {
   std::map<std::string, std::vector<std::string>> by_reason;
   for (const auto& file : omitted) by_reason[file.reason].push_back(file.path);
   std::string text;
@@ -160,6 +160,9 @@ std::string omitted_text(const std::vector<OmittedArtifact>& omitted) {
     }
     text +=
         counted(count, "file", "files") + " left out (" + reason + "): " + join(paths, ", ") + "\n";
+  }
+  if (unlisted > 0) {
+    text += "and " + counted(unlisted, "more file", "more files") + " left out, not named\n";
   }
   return text;
 }
@@ -315,11 +318,12 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
           blob_resource_block("file:///work/" + artifact.path, artifact.data, artifact.mime_type));
     }
   }
-  text += omitted_text(omitted);
+  text += omitted_text(omitted, result.artifacts_omitted_unlisted);
   text += describe_ending(run);
   tool.content.push_back(text_block(std::move(text)));
   for (auto& block : blocks) tool.content.push_back(std::move(block));
 
+  std::uint64_t omitted_count = omitted.size() + result.artifacts_omitted_unlisted;
   tool.structured = {{"exit_code", exit_code_of(result)},
                      {"phase", run.result.phase},
                      {"step_exit_code", result.exit_code},
@@ -335,7 +339,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
                      {"truncated", out.truncated || err.truncated},
                      {"artifacts", std::move(artifacts)},
                      {"artifacts_omitted", omitted_json(omitted)},
-                     {"artifacts_omitted_count", omitted.size()}};
+                     {"artifacts_omitted_count", omitted_count}};
   json files = json::object();
   if (!run.stdout_file.empty()) files["stdout"] = run.stdout_file;
   if (!run.stderr_file.empty()) files["stderr"] = run.stderr_file;

@@ -107,15 +107,16 @@ void mask_stream(const SecretMask& secrets, CapturedOutput& output) {
   output.total_bytes = output.total_bytes + output.data.size() - before;
 }
 
-// What the client sees of a run: passed-through values masked wherever paddock reports text.
+// What of a run must be masked before it reaches the client: text that is cut later or was cut
+// already (a cut can split a value, and then the mask every message passes on its way out no longer
+// sees it), and artifacts, whose bytes are screened before they are encoded. The rest is masked on
+// its way out (secret_mask.h).
 void mask_secrets(const SecretMask& secrets, RunResult& result) {
   mask_stream(secrets, result.stdout_data);
   mask_stream(secrets, result.stderr_data);
-  result.exec_error = secrets.apply(std::move(result.exec_error));
   if (result.cell) {
     CellReport& cell = *result.cell;
     cell.result_text = secrets.apply(std::move(cell.result_text), cell.result_truncated);
-    cell.state_lost = secrets.apply(std::move(cell.state_lost));
     if (cell.error) {
       cell.error->name = secrets.apply(std::move(cell.error->name));
       cell.error->value = secrets.apply(std::move(cell.error->value));
@@ -123,7 +124,6 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
     }
   }
   for (auto& artifact : result.artifacts) {
-    artifact.path = secrets.apply(std::move(artifact.path));
     auto shown = client_view(secrets, std::move(artifact.data), false);
     if (shown) {
       artifact.data = std::move(*shown);

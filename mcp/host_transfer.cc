@@ -4,18 +4,20 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "core/beneath.h"
 #include "core/text.h"
+#include "core/thread_fs_identity.h"
 #include "core/units.h"
 #include "rootfs/image_reference.h"
 #include "rootfs/sha256.h"
@@ -236,16 +238,23 @@ std::string manifest_line(const std::string& hex, const std::string& path) {
   return "\\" + hex + "  " + escaped + "\n";
 }
 
+Result<UniqueFd> open_as(const ShareOwner& owner, int folder, const std::string& path);
+
 std::string join(const std::string& directory, const std::string& name) {
   return directory.empty() ? name : directory + "/" + name;
 }
 
-Result<TransferReport> upload_folder(Session& session, int top, TransferReport report,
+Result<TransferReport> upload_folder(Session& session, const ShareLocation& where, int top,
+                                     TransferReport report, const ShareOwner& owner,
                                      const TransferCaps& caps) {
   Walk walk;
   bool empty = true;
-  if (auto walked = walk_folder(top, "", 0, caps, report.host_path, walk, &empty); !walked) {
-    return walked.error();
+  {
+    ThreadFsIdentity as_owner(owner.uid, owner.gid);
+    if (!as_owner.status()) return as_owner.status().error();
+    if (auto walked = walk_folder(top, "", 0, caps, report.host_path, walk, &empty); !walked) {
+      return walked.error();
+    }
   }
   report.folder = true;
   report.skipped = walk.skipped;
@@ -270,8 +279,11 @@ Result<TransferReport> upload_folder(Session& session, int top, TransferReport r
       ++report.files;
       continue;
     }
-    auto file = open_no_symlinks(top, entry.path, O_RDONLY | O_NONBLOCK);
-    if (!file) return file.error().context("uploading " + report.host_path);
+    auto file = open_as(owner, top, entry.path);
+    if (!file) {
+      return share_path_error({where.share, join(where.relative, entry.path)}, file.error().code)
+          .context("uploading " + report.host_path);
+    }
     struct stat info {};
     if (fstat(file->get(), &info) != 0 || !S_ISREG(info.st_mode)) {
       return invalid_input("'" + report.host_path + "/" + entry.path +
@@ -296,16 +308,8 @@ std::string last_component(const std::string& path) {
   return path.substr(path.rfind('/') + 1);
 }
 
-// A server run as root gives what it makes in a share to the share's owner, as the user's
-// own copy would be; an unprivileged server's files are its user's anyway.
-void give_to_owner(int fd, const Share& share) {
-  struct stat owner {};
-  if (geteuid() != 0 || fstat(share.root.get(), &owner) != 0) return;
-  (void)fchown(fd, owner.st_uid, owner.st_gid);
-}
-
-// Folders a download made, so that a failed download leaves none behind: each held by its
-// parent's descriptor, so removing it follows no path.
+// Folders a download made, so that a failed download leaves none behind: each held by its parent's
+// descriptor, so removing it follows no path.
 struct MadeFolders {
   std::vector<std::pair<UniqueFd, std::string>> made;  // parent, name; outermost first
   void remove() {
@@ -330,6 +334,7 @@ Result<UniqueFd> open_download_folder(const ShareLocation& where, MadeFolders& m
     if (part.empty() || part == ".") continue;
     if (part == "..") return share_path_error(where, EXDEV);
     bool made = mkdirat(directory.get(), part.c_str(), 0755) == 0;
+    if (!made && (errno == EACCES || errno == EPERM)) return share_path_error(where, errno);
     if (!made && errno != EEXIST) return system_error("making the folder '" + where.shown() + "'");
     if (made) {
       made_folders.made.emplace_back(UniqueFd(fcntl(directory.get(), F_DUPFD_CLOEXEC, 3)), part);
@@ -337,18 +342,37 @@ Result<UniqueFd> open_download_folder(const ShareLocation& where, MadeFolders& m
     auto next = open_no_symlinks(directory.get(), part, O_RDONLY | O_DIRECTORY);
     if (!next) return share_path_error(where, next.error().code);
     directory = std::move(*next);
-    if (made) give_to_owner(directory.get(), *where.share);
   }
   return directory;
 }
 
-// A new file beside the target, which no one else can have opened: O_EXCL and O_NOFOLLOW;
-// readable too, so that it is hashed as it is written.
+// A name no one can guess: code with a read-write mount of the share could otherwise plant every
+// name a download would try, and make it fail.
+Result<std::string> random_hex() {
+  unsigned char bytes[16];
+  for (std::size_t got = 0; got < sizeof bytes;) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return system_error("choosing a temporary name");
+    got += static_cast<std::size_t>(n);
+  }
+  std::string hex;
+  char digits[3];
+  for (unsigned char byte : bytes) {
+    std::snprintf(digits, sizeof digits, "%02x", byte);
+    hex += digits;
+  }
+  return hex;
+}
+
+// A new file beside the target, which no one else can have opened: an unpredictable name, O_EXCL
+// and O_NOFOLLOW (a link planted there is never followed); readable too, so that it is hashed as it
+// is written.
 Result<std::pair<UniqueFd, std::string>> create_temporary(int directory, const std::string& name) {
-  static std::atomic<unsigned> counter{0};
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string temporary = "." + name.substr(0, 200) + ".paddock-" + std::to_string(getpid()) +
-                            "-" + std::to_string(counter++) + ".part";
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto random = random_hex();
+    if (!random) return random.error();
+    std::string temporary = "." + name.substr(0, 200) + ".paddock-" + *random + ".part";
     UniqueFd fd(openat(directory, temporary.c_str(),
                        O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644));
     if (fd.valid()) return std::pair{std::move(fd), temporary};
@@ -357,10 +381,18 @@ Result<std::pair<UniqueFd, std::string>> create_temporary(int directory, const s
   return Error{EEXIST, "could not pick a temporary name beside '" + name + "'"};
 }
 
-// Puts the finished temporary file in place: atomically, and with RENAME_NOREPLACE unless
-// replacing was asked for. Returns an errno, 0 on success.
-int put_in_place(int directory, const std::string& temporary, const std::string& name,
+// Puts the finished temporary file in place: atomically, and with RENAME_NOREPLACE unless replacing
+// was asked for; only if the name still holds the file written (code with a read-write mount can
+// see the name while it is written, and swap a link in). Returns an errno, 0 on success.
+int put_in_place(int directory, int written, const std::string& temporary, const std::string& name,
                  bool overwrite) {
+  struct stat ours {};
+  struct stat there {};
+  if (fstat(written, &ours) != 0 ||
+      fstatat(directory, temporary.c_str(), &there, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ours.st_dev != there.st_dev || ours.st_ino != there.st_ino) {
+    return ESTALE;
+  }
   if (renameat2(directory, temporary.c_str(), directory, name.c_str(),
                 overwrite ? 0 : RENAME_NOREPLACE) == 0) {
     return 0;
@@ -372,6 +404,61 @@ int put_in_place(int directory, const std::string& temporary, const std::string&
   return 0;
 }
 
+// Where a download is written: its folder (made as needed) and a new temporary file there.
+struct DownloadTarget {
+  MadeFolders made;
+  UniqueFd directory;
+  UniqueFd file;
+  std::string temporary;
+  // Removes the temporary file and the folders made for it.
+  void discard() {
+    if (!temporary.empty()) unlinkat(directory.get(), temporary.c_str(), 0);
+    temporary.clear();
+    made.remove();
+  }
+};
+
+// Opens (or makes) the folder of the download's target `where`, named `name` in it, and a temporary
+// file beside it; refuses a target that must not be replaced. Run with the share owner's rights.
+Status prepare_download(const ShareLocation& where, const std::string& name, bool overwrite,
+                        DownloadTarget& target) {
+  std::size_t slash = where.relative.rfind('/');
+  ShareLocation parent{where.share,
+                       slash == std::string::npos ? "" : where.relative.substr(0, slash)};
+  auto directory = open_download_folder(parent, target.made);
+  if (!directory) return directory.error();
+  target.directory = std::move(*directory);
+  struct stat existing {};
+  if (fstatat(target.directory.get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISLNK(existing.st_mode)) {
+      return invalid_input("'" + where.shown() +
+                           "' is a symlink on the host; downloads never follow or replace one");
+    }
+    if (!S_ISREG(existing.st_mode)) {
+      return invalid_input("'" + where.shown() + "' exists and is not a regular file");
+    }
+    if (!overwrite) {
+      return invalid_input("'" + where.shown() +
+                           "' exists; pass overwrite: true to replace it, or choose another name");
+    }
+  }
+  auto temporary = create_temporary(target.directory.get(), name);
+  if (!temporary) {
+    int code = temporary.error().code;
+    return code == EACCES || code == EPERM ? share_path_error(where, code) : temporary.error();
+  }
+  target.file = std::move(temporary->first);
+  target.temporary = std::move(temporary->second);
+  return {};
+}
+
+// Opens a file of a folder being uploaded, with the share owner's rights.
+Result<UniqueFd> open_as(const ShareOwner& owner, int folder, const std::string& path) {
+  ThreadFsIdentity as_owner(owner.uid, owner.gid);
+  if (!as_owner.status()) return as_owner.status().error();
+  return open_no_symlinks(folder, path, O_RDONLY | O_NONBLOCK);
+}
+
 }  // namespace
 
 Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
@@ -379,7 +466,14 @@ Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
                                          bool recursive, const TransferCaps& caps) {
   auto where = shares.locate(host_path);
   if (!where) return where.error();
-  auto source = open_in_share(*where, O_RDONLY | O_NONBLOCK);
+  auto owner = share_owner(*where->share);
+  if (!owner) return owner.error();
+  Result<UniqueFd> source = Error{};
+  {
+    ThreadFsIdentity as_owner(owner->uid, owner->gid);
+    if (!as_owner.status()) return as_owner.status().error();
+    source = open_in_share(*where, O_RDONLY | O_NONBLOCK);
+  }
   if (!source) return source.error();
   struct stat info {};
   if (fstat(source->get(), &info) != 0) return system_error("'" + where->shown() + "'");
@@ -396,7 +490,7 @@ Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
       return invalid_input("'" + report.host_path +
                            "' is a folder; pass recursive: true to upload it whole");
     }
-    return upload_folder(session, source->get(), std::move(report), caps);
+    return upload_folder(session, *where, source->get(), std::move(report), *owner, caps);
   }
   if (!S_ISREG(info.st_mode)) {
     return invalid_input("'" + report.host_path +
@@ -431,63 +525,53 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
     return invalid_input("host_path must name a file inside the share, e.g. " + where->share->name +
                          "/" + last_component(session_path));
   }
-  std::size_t slash = where->relative.rfind('/');
-  ShareLocation parent{where->share,
-                       slash == std::string::npos ? "" : where->relative.substr(0, slash)};
-  MadeFolders made;
-  auto directory = open_download_folder(parent, made);
-  if (!directory) {
-    made.remove();
-    return directory.error();
-  }
-  struct stat existing {};
-  if (fstatat(directory->get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (S_ISLNK(existing.st_mode)) {
-      return invalid_input("'" + where->shown() +
-                           "' is a symlink on the host; downloads never follow or replace one");
-    }
-    if (!S_ISREG(existing.st_mode)) {
-      return invalid_input("'" + where->shown() + "' exists and is not a regular file");
-    }
-    if (!overwrite) {
-      return invalid_input("'" + where->shown() +
-                           "' exists; pass overwrite: true to replace it, or choose another name");
-    }
-  }
-  auto temporary = create_temporary(directory->get(), name);
-  if (!temporary) {
-    made.remove();
-    return temporary.error();
-  }
-  auto& [file, temporary_name] = *temporary;
-  give_to_owner(file.get(), *where->share);
-  auto discard = [&] {
-    unlinkat(directory->get(), temporary_name.c_str(), 0);
-    made.remove();
+  auto owner = share_owner(*where->share);
+  if (!owner) return owner.error();
+  DownloadTarget target;
+  // Undoes what the download made in the share, with the rights it was made with.
+  auto fail = [&](const Error& error) -> Result<TransferReport> {
+    ThreadFsIdentity as_owner(owner->uid, owner->gid);
+    if (as_owner.status()) target.discard();
+    return error;
   };
-  FollowingHasher hasher(file.get(), kHashInParallelFrom);
-  auto copied = session.copy_out(session_path, file.get(), caps.max_bytes,
+  {
+    ThreadFsIdentity as_owner(owner->uid, owner->gid);
+    if (!as_owner.status()) return as_owner.status().error();
+    if (auto prepared = prepare_download(*where, name, overwrite, target); !prepared) {
+      target.discard();
+      return prepared.error();
+    }
+  }
+  FollowingHasher hasher(target.file.get(), kHashInParallelFrom);
+  auto copied = session.copy_out(session_path, target.file.get(), caps.max_bytes,
                                  [&](std::uint64_t done) { hasher.advance(done); });
   if (!copied) {
-    discard();
     if (copied.error().code == EFBIG) {
-      return invalid_input("'" + session_path + "' is larger than " + cap_text(caps.max_bytes));
+      return fail(
+          invalid_input("'" + session_path + "' is larger than " + cap_text(caps.max_bytes)));
     }
-    return copied.error();
+    return fail(copied.error());
   }
   auto digest = hasher.finish(*copied);
-  if (!digest) {
-    discard();
-    return digest.error();
+  if (!digest) return fail(digest.error());
+  int error = 0;
+  {
+    ThreadFsIdentity as_owner(owner->uid, owner->gid);
+    if (!as_owner.status()) return fail(as_owner.status().error());
+    error =
+        put_in_place(target.directory.get(), target.file.get(), target.temporary, name, overwrite);
   }
-  if (int error = put_in_place(directory->get(), temporary_name, name, overwrite); error != 0) {
-    discard();
-    if (error == EEXIST) {
-      return invalid_input("'" + where->shown() +
-                           "' appeared meanwhile; pass overwrite: true to replace it");
-    }
-    return system_error("putting '" + where->shown() + "' in place", error);
+  if (error == EEXIST) {
+    return fail(invalid_input("'" + where->shown() +
+                              "' appeared meanwhile; pass overwrite: true to replace it"));
   }
+  if (error == ESTALE) {
+    return fail(invalid_input("'" + where->shown() +
+                              "': the temporary file beside it was replaced while it was written "
+                              "(by code with a read-write mount of the share?); nothing was put "
+                              "in place"));
+  }
+  if (error != 0) return fail(system_error("putting '" + where->shown() + "' in place", error));
   TransferReport report;
   report.host_path = where->shown();
   report.host_dir = where->share->host_dir + "/" + where->relative;

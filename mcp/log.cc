@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <mutex>
 
 namespace paddock::mcp {
 namespace {
@@ -11,6 +12,8 @@ namespace {
 constexpr std::array<const char*, 8> kNames = {"debug", "info",     "notice", "warning",
                                                "error", "critical", "alert",  "emergency"};
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
+std::mutex g_mask_mutex;
+std::optional<SecretMask> g_mask;
 
 }  // namespace
 
@@ -29,9 +32,18 @@ void set_log_level(LogLevel level) {
   g_level = static_cast<int>(level);
 }
 
+void mask_log_with(const SecretMask& secrets) {
+  std::lock_guard lock(g_mask_mutex);
+  g_mask = secrets;
+}
+
 void log(LogLevel level, std::string_view text) {
   if (static_cast<int>(level) < g_level) return;
   std::string line = "paddock mcp: " + std::string(to_string(level)) + ": " + std::string(text);
+  {
+    std::lock_guard lock(g_mask_mutex);
+    if (g_mask) line = g_mask->apply(std::move(line));
+  }
   if (line.size() > 4096) line.resize(4096);
   line += '\n';
   // One write per line, so lines from several threads never mix.

@@ -1,11 +1,13 @@
 #pragma once
 
 // The server's own log, on stderr (stdout carries only protocol messages). One line each:
-// "paddock mcp: LEVEL: text".
+// "paddock mcp: LEVEL: text", with passed-through secrets masked once mask_log_with is called.
 
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "mcp/secret_mask.h"
 
 namespace paddock::mcp {
 
@@ -16,6 +18,8 @@ std::optional<LogLevel> log_level_from_name(std::string_view name);
 const char* to_string(LogLevel level);
 
 void set_log_level(LogLevel level);
+// Every later line passes this mask (a copy is kept, so it may be called with any mask).
+void mask_log_with(const SecretMask& secrets);
 void log(LogLevel level, std::string_view text);
 
 }  // namespace paddock::mcp

@@ -7,7 +7,14 @@
 namespace paddock::mcp {
 
 bool MessageWriter::write(const json& message) {
-  std::string line = serialize(message);
+  std::string line;
+  if (secrets_.empty()) {
+    line = serialize(message);
+  } else {
+    json masked = message;
+    secrets_.apply_to(masked);
+    line = serialize(masked);
+  }
   if (line.size() + 1 > kMaxMessageBytes) {
     json id = message.contains("id") ? message["id"] : json(nullptr);
     if (id.is_null()) return true;  // a notification too large to send is dropped

@@ -53,6 +53,7 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
     return 2;
   }
   SecretMask secrets(options.pass_through_env);
+  mask_log_with(secrets);
   for (const auto& name : secrets.unmasked()) {
     log(LogLevel::kWarning, name + "'s value is shorter than " +
                                 std::to_string(SecretMask::kShortest) +

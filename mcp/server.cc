@@ -70,7 +70,7 @@ Server::Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out
       tools_(tools),
       in_fd_(in_fd),
       reader_(in_fd, kMaxInboundLine),
-      writer_(out_fd),
+      writer_(out_fd, state.secrets),
       pool_(state.options.workers, state.options.max_queued, state.options.max_queued_bytes) {}
 
 int Server::run() {

@@ -44,7 +44,7 @@ class ServerState {
 
   // Appends to the audit log, when there is one.
   void record(const AuditRecord& record) const {
-    if (audit) audit->record(record);
+    if (audit) audit->record(record, secrets);
   }
 
   const ServerOptions options;

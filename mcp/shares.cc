@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/beneath.h"
+#include "core/user_account.h"
 #include "runtime/session.h"
 
 namespace paddock::mcp {
@@ -34,6 +35,14 @@ std::string expand_home(const std::string& dir) {
     return home + dir.substr(1);
   }
   return dir;
+}
+
+// Who a transfer in `share` acts as, for an error that says what that user may not do.
+std::string transfer_user(const Share& share) {
+  if (geteuid() != 0) return "uid " + std::to_string(geteuid()) + ", this server's user";
+  auto owner = share_owner(share);
+  std::string uid = owner ? std::to_string(owner->uid) : "?";
+  return "uid " + uid + ", the owner of the share's folder";
 }
 
 }  // namespace
@@ -233,6 +242,12 @@ Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint6
   return UniqueFd(fd);
 }
 
+Result<ShareOwner> share_owner(const Share& share) {
+  struct stat folder {};
+  if (fstat(share.root.get(), &folder) != 0) return system_error("the share '" + share.name + "'");
+  return ShareOwner{folder.st_uid, primary_group_of(folder.st_uid).value_or(folder.st_gid)};
+}
+
 Error share_path_error(const ShareLocation& where, int error) {
   std::string what = "'" + where.shown() + "'";
   std::string share = "the share '" + where.share->name + "'";
@@ -250,6 +265,11 @@ Error share_path_error(const ShareLocation& where, int error) {
       return Error{error, what + " is a folder"};
     case ENOSYS:
       return Error{error, "shares need openat2 (Linux 5.6 or newer), which this kernel lacks"};
+    case EACCES:
+    case EPERM:
+      return Error{error, what + ": Permission denied for " + transfer_user(*where.share) +
+                              ", whose rights upload_file and download_file use; the user can "
+                              "change its permissions on the host"};
     default:
       return system_error(what, error);
   }

@@ -8,6 +8,8 @@
 // symlinks that lead out, whatever the sandboxed code (which may write to a read-write share)
 // put there.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -87,5 +89,16 @@ Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint6
 
 // What errno `error` means for `where`, for the person who named it.
 Error share_path_error(const ShareLocation& where, int error);
+
+// Whose rights upload_file and download_file use in a share: a root server acts as the owner of the
+// share's folder, as it is now (a folder given away after start-up is its new owner's), with the
+// owner's own primary group and no other, and without root's file capabilities even when that owner
+// is root; so it reads and writes nothing there that the owner could not, and what it makes is the
+// owner's. A server that is not root acts as its own user, whatever this says.
+struct ShareOwner {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+Result<ShareOwner> share_owner(const Share& share);
 
 }  // namespace paddock::mcp

@@ -149,13 +149,13 @@ void take_display(const json& message, const CellRequest& request, RunResult& re
     auto decoded = base64_decode(without_whitespace(png));
     if (!decoded) return;
     std::string name =
-        "figure-" + std::to_string(result.artifacts.size() + result.artifacts_omitted.size() + 1) +
+        "figure-" + std::to_string(result.artifacts.size() + result.artifacts_omitted_count() + 1) +
         ".png";
     std::uint64_t size = decoded->size();
     if (result.artifacts.size() >= request.max_figures) {
-      result.artifacts_omitted.push_back({name, size, "over the per-call count of figures"});
+      result.omit_artifact({name, size, "over the per-call count of figures"});
     } else if (figure_bytes + size > request.max_figure_bytes) {
-      result.artifacts_omitted.push_back({name, size, "over the per-call bytes of figures"});
+      result.omit_artifact({name, size, "over the per-call bytes of figures"});
     } else {
       figure_bytes += size;
       result.artifacts.push_back({name, "image/png", size, std::move(*decoded), {}});
@@ -345,7 +345,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
     } else if (said.contains("display")) {
       take_display(said, request, result, figure_bytes, observer);
     } else if (said.contains("omitted")) {
-      result.artifacts_omitted.push_back(
+      result.omit_artifact(
           {"display of " + string_field(said["omitted"], "mime"), 0, "over the bridge's size cap"});
     } else if (said.contains("error")) {
       take_error(said, result);

@@ -87,6 +87,18 @@ nlohmann::json network_json(const egress::EgressRecord& record) {
   return out;
 }
 
+void RunResult::omit_artifact(OmittedArtifact omitted) {
+  if (omitted.path.empty() || artifacts_omitted.size() < kMaxOmittedListed) {
+    artifacts_omitted.push_back(std::move(omitted));
+  } else {
+    ++artifacts_omitted_unlisted;
+  }
+}
+
+void RunResult::omit_artifacts(std::vector<OmittedArtifact> omitted) {
+  for (auto& file : omitted) omit_artifact(std::move(file));
+}
+
 nlohmann::json to_json(const RunResult& result) {
   nlohmann::json out = {
       {"outcome", to_string(result.outcome)},
@@ -118,6 +130,9 @@ nlohmann::json to_json(const RunResult& result) {
     omitted.push_back({{"path", file.path}, {"size", file.size}, {"reason", file.reason}});
   }
   out["artifacts_omitted"] = std::move(omitted);
+  if (result.artifacts_omitted_unlisted > 0) {
+    out["artifacts_omitted_unlisted"] = result.artifacts_omitted_unlisted;
+  }
   if (!result.network.denied.empty() || !result.network.allowed.empty()) {
     out["network"] = network_json(result.network);
   }

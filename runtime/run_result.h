@@ -62,10 +62,14 @@ struct Artifact {
 
 // A file the run produced that a cap left out (see OutputCollection).
 struct OmittedArtifact {
-  std::string path;
+  std::string path;  // empty: not a file, but a note on files that were never listed
   std::uint64_t size = 0;
   std::string reason;  // which cap
 };
+
+// How many left-out files a result names: the rest are only counted, so that a program that
+// makes millions of them (a live cell's display flood) costs the server no more than this.
+inline constexpr std::size_t kMaxOmittedListed = 200;
 
 // An error a live session's cell raised, as the kernel reported it (ANSI colour codes removed).
 struct KernelError {
@@ -99,7 +103,9 @@ struct RunResult {
   std::uint64_t memory_peak_bytes = 0;  // of the whole sandbox (cgroup2, Linux 5.19+)
   std::string backend;
   std::vector<Artifact> artifacts;
-  std::vector<OmittedArtifact> artifacts_omitted;  // what a count or size cap left out
+  // What a count or size cap left out: the first kMaxOmittedListed, then only counted.
+  std::vector<OmittedArtifact> artifacts_omitted;
+  std::uint64_t artifacts_omitted_unlisted = 0;
   IsolationReport isolation;
   std::optional<CellReport> cell;  // only for a cell of a live session
   // Destinations the egress proxy refused and reached (an allowlist run): deduplicated, capped.
@@ -107,6 +113,14 @@ struct RunResult {
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
   [[nodiscard]] bool artifacts_truncated() const { return !artifacts_omitted.empty(); }
+  // All the files left out, listed or not.
+  [[nodiscard]] std::uint64_t artifacts_omitted_count() const {
+    return artifacts_omitted.size() + artifacts_omitted_unlisted;
+  }
+  // Lists a file a cap left out while there is room, else counts it; a note (an empty path)
+  // is always kept.
+  void omit_artifact(OmittedArtifact omitted);
+  void omit_artifacts(std::vector<OmittedArtifact> omitted);
 };
 
 const char* to_string(Outcome outcome);

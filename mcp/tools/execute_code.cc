@@ -175,7 +175,7 @@ class ExecuteCode final : public Tool {
                      : run_fresh(state, *policy, request, observer, context.until_answered);
     state.record(audit_record(state, lease, *policy, request, &run));
     // An error may carry what the sandbox said (a kernel's log when it cannot start again).
-    if (!run) return tool_error(state.secrets.apply(run.error().message));
+    if (!run) return tool_error(run.error().message);
     return code_result(*run, verdict, state.options, {request.timeout_seconds, lease.has_value()});
   }
 

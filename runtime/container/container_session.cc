@@ -131,7 +131,7 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
     if (archive) {
       TarArtifacts found = artifacts_from_tar(archive->out.data, request.collect);
       result.artifacts = std::move(found.artifacts);
-      result.artifacts_omitted = std::move(found.omitted);
+      result.omit_artifacts(std::move(found.omitted));
     }
   }
   return result;

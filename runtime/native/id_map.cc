@@ -14,6 +14,7 @@
 
 #include "core/files.h"
 #include "core/unique_fd.h"
+#include "core/user_account.h"
 
 extern char** environ;
 
@@ -146,15 +147,7 @@ Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
     }
     // The owner's own primary group, as the owner's own writes would have: not the folder's,
     // which may be a group the owner is not in, or root's.
-    gid_t group = info.st_gid;
-    long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-    std::vector<char> buffer(static_cast<std::size_t>(size > 0 ? size : 16384));
-    passwd entry{};
-    passwd* found = nullptr;
-    if (getpwuid_r(info.st_uid, &entry, buffer.data(), buffer.size(), &found) == 0 &&
-        found != nullptr) {
-      group = found->pw_gid;
-    }
+    gid_t group = primary_group_of(info.st_uid).value_or(info.st_gid);
     if (group == 0) {
       return invalid_input("read-write bind " + folder +
                            ": its owner's group is root's, and sandboxes never run with it; "

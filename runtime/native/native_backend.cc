@@ -43,7 +43,7 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
   auto result = to_run_result(spec, *launched.prepared, launched.ids, std::move(done), outcome);
   if (result) {
     result->artifacts = std::move(collected.artifacts);
-    result->artifacts_omitted = std::move(collected.omitted);
+    result->omit_artifacts(std::move(collected.omitted));
     result->network = std::move(network);
   }
   return result;

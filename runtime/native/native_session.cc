@@ -372,7 +372,7 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
       to_run_result(reported, *launched_->prepared, launched_->ids, std::move(done), cgroup);
   if (result) {
     result->artifacts = std::move(collected.artifacts);
-    result->artifacts_omitted = std::move(collected.omitted);
+    result->omit_artifacts(std::move(collected.omitted));
     result->network = std::move(destinations);
   }
   return result;

@@ -97,6 +97,30 @@ class McpProcess {
       if (!read_some(deadline)) return nullptr;
     }
   }
+  // Opens a session with `arguments` (request `id`): its id, or "" when it was refused or no
+  // answer came, with the answer (or null) in `answer`.
+  std::string open_session(int id, json arguments, json* answer = nullptr,
+                           std::chrono::seconds timeout = std::chrono::seconds(120)) {
+    call(id, "create_session", std::move(arguments));
+    json response = wait_for(id, timeout);
+    if (answer != nullptr) *answer = response;
+    const json* structured = response.is_object() && response.contains("result")
+                                 ? &response["result"]["structuredContent"]
+                                 : nullptr;
+    if (structured == nullptr || !structured->is_object()) return "";
+    return structured->value("session_id", "");
+  }
+  // A tool result's first text, or the whole message when it has none (an error, no answer).
+  static std::string text_of(const json& response) {
+    if (!response.is_object() || !response.contains("result")) return response.dump();
+    const json& content = response["result"].value("content", json::array());
+    return content.empty() ? response.dump() : content[0].value("text", response.dump());
+  }
+  // Whether a tool call's answer is a refusal (isError), or no tool result at all.
+  static bool is_tool_error(const json& response) {
+    return !response.is_object() || !response.contains("result") ||
+           response["result"].value("isError", false);
+  }
   std::vector<json> notifications() const {
     std::vector<json> found;
     for (const auto& message : received_) {

@@ -66,6 +66,28 @@ TEST(McpCodeResult, OmittedFilesAreCountedAllAndNamedWithinBounds) {
   EXPECT_LT(text.size(), 2000u);
 }
 
+// What a run leaves out past the list is only counted (a live cell's display flood made a
+// million of them), and the result still says how many there were.
+TEST(McpCodeResult, OmittedFilesPastTheListAreCountedNotKept) {
+  CodeRun run = run_with_stdout("");
+  for (int i = 0; i < 100000; ++i) {
+    run.result.run.omit_artifact(
+        {"figure-" + std::to_string(i) + ".png", 70, "over the per-call count of figures"});
+  }
+  run.result.run.omit_artifact({"", 0, "a note on files never listed"});
+  EXPECT_EQ(run.result.run.artifacts_omitted.size(), kMaxOmittedListed + 1);
+  EXPECT_EQ(run.result.run.artifacts_omitted_count(), 100001u);
+  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  EXPECT_EQ(result.structured["artifacts_omitted_count"], 100001);
+  EXPECT_EQ(result.structured["artifacts_omitted"].size(), 200u);
+  std::string text = text_of(result);
+  EXPECT_NE(text.find("200 files left out (over the per-call count of figures): figure-0.png"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("and 99800 more files left out, not named"), std::string::npos) << text;
+  EXPECT_LT(text.size(), 2000u);
+}
+
 }  // namespace
 }  // namespace paddock::mcp
 
