@@ -147,6 +147,28 @@ void answer_and_close(UniqueFd client, const char* status, const std::string& bo
   (void)send_some(client.get(), bytes);
 }
 
+// One side of a connection after poll: sends what waits for it, reads what it sent into `into`
+// (at most `room`) while `reads()` says it may, and marks its end in `ended`. False when the
+// side failed, or is gone (POLLERR) with nothing more to read from it: then the other side has
+// no reason to stay either.
+template <typename Reads>
+bool serve_side(int fd, short events, std::string& outgoing, Reads reads, std::string& into,
+                std::size_t room, bool& ended) {
+  if ((events & POLLOUT) != 0 && !send_some(fd, outgoing)) return false;
+  if ((events & (POLLIN | POLLHUP | POLLERR)) != 0 && reads()) {
+    switch (receive_some(fd, into, room)) {
+      case ReadResult::kEnd:
+        ended = true;
+        break;
+      case ReadResult::kFailed:
+        return false;
+      default:
+        break;
+    }
+  }
+  return (events & POLLERR) == 0 || reads();
+}
+
 }  // namespace
 
 std::size_t server_connection_limit() {
@@ -411,23 +433,10 @@ void EgressProxy::run() {
       short events = watched[i].revents;
       bool failed = false;
       if (!upstream_side) {
-        if ((events & POLLOUT) != 0 && !send_some(connection->client.get(), connection->to_client))
-          failed = true;
-        if (!failed && (events & (POLLIN | POLLHUP | POLLERR)) != 0 && connection->reads_client()) {
-          switch (receive_some(connection->client.get(), connection->from_client,
-                               connection->client_room())) {
-            case ReadResult::kEnd:
-              connection->client_ended = true;
-              break;
-            case ReadResult::kFailed:
-              failed = true;
-              break;
-            default:
-              break;
-          }
-        }
-        // Gone, with nothing of ours to say: no reason to keep its upstream.
-        if (!failed && (events & POLLERR) != 0 && !connection->reads_client()) failed = true;
+        failed = !serve_side(
+            connection->client.get(), events, connection->to_client,
+            [&] { return connection->reads_client(); }, connection->from_client,
+            connection->client_room(), connection->client_ended);
       } else if (connection->stage == Connection::Stage::kConnecting) {
         int error = 0;
         socklen_t size = sizeof error;
@@ -441,24 +450,10 @@ void EgressProxy::run() {
           connect_next(*connection);
         }
       } else {
-        if ((events & POLLOUT) != 0 &&
-            !send_some(connection->upstream.get(), connection->to_upstream))
-          failed = true;
-        if (!failed && (events & (POLLIN | POLLHUP | POLLERR)) != 0 &&
-            connection->reads_upstream()) {
-          switch (receive_some(connection->upstream.get(), connection->to_client,
-                               kRelayBuffer - connection->to_client.size())) {
-            case ReadResult::kEnd:
-              connection->upstream_ended = true;
-              break;
-            case ReadResult::kFailed:
-              failed = true;
-              break;
-            default:
-              break;
-          }
-        }
-        if (!failed && (events & POLLERR) != 0 && !connection->reads_upstream()) failed = true;
+        failed = !serve_side(
+            connection->upstream.get(), events, connection->to_upstream,
+            [&] { return connection->reads_upstream(); }, connection->to_client,
+            kRelayBuffer - connection->to_client.size(), connection->upstream_ended);
       }
       if (failed) connection->end();
     }
