@@ -27,7 +27,9 @@ TEST(ShareMountinfo, AReadWriteMountShowsItsHostFolderAndAReadOnlyOneDoesNot) {
   TempFolder out("mountinfo-written-folder");
   // A root server refuses a read-write mount of a folder root owns: sandboxes never write as
   // host root. The folder goes to an unprivileged owner, as a user's folder would be.
-  if (geteuid() == 0) ASSERT_EQ(chown(out.path().c_str(), 65534, 65534), 0);
+  if (geteuid() == 0) {
+    ASSERT_EQ(chown(out.path().c_str(), 65534, 65534), 0);
+  }
   McpProcess server({"--share", data.path() + "=data", "--share", out.path() + "=out:rw"});
   json created;
   std::string session = server.open_session(
