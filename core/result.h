@@ -12,13 +12,23 @@
 
 namespace paddock {
 
+// What a failure means to the floors above the one that found it, where that matters to them
+// (an errno says what the system said, and means different things on different floors).
+enum class ErrorKind {
+  kOther,
+  // A sandbox was gone before a command of it started: nothing of the command ran, so a caller
+  // may run it elsewhere (a warm run falls back to a cold one).
+  kSandboxGone,
+};
+
 struct Error {
   int code = 0;  // errno, or 0 for a non-system error
   std::string message;
+  ErrorKind kind = ErrorKind::kOther;
 
   // "context: message", so callers add where without losing why.
   [[nodiscard]] Error context(std::string_view where) const {
-    return Error{code, std::string(where) + ": " + message};
+    return Error{code, std::string(where) + ": " + message, kind};
   }
 };
 
