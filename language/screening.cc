@@ -288,10 +288,6 @@ std::optional<ScreeningMode> screening_mode_from_name(std::string_view name) {
   return value_named<ScreeningMode>(kModeNames, name);
 }
 
-std::optional<Severity> severity_from_name(std::string_view name) {
-  return value_named<Severity>(kSeverityNames, name);
-}
-
 Result<Screening> parse_screening(const json& screening, std::string_view origin) {
   Screening result;
   if (screening.is_null()) return result;

@@ -35,7 +35,6 @@ enum class Severity { kLow, kMedium, kHigh, kCritical };  // in increasing order
 const char* to_string(ScreeningMode mode);
 const char* to_string(Severity severity);
 std::optional<ScreeningMode> screening_mode_from_name(std::string_view name);
-std::optional<Severity> severity_from_name(std::string_view name);
 
 struct ScreeningRule {
   enum class Kind {

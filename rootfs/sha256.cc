@@ -1,9 +1,6 @@
 #include "rootfs/sha256.h"
 
 #include <openssl/evp.h>
-#include <unistd.h>
-
-#include <cerrno>
 
 namespace paddock::rootfs {
 
@@ -35,19 +32,6 @@ std::string Sha256::digest() {
 std::string sha256_of(std::string_view bytes) {
   Sha256 hasher;
   hasher.update(bytes);
-  return hasher.digest();
-}
-
-Result<std::string> sha256_of_fd(int fd) {
-  Sha256 hasher;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t got = read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return system_error("reading for sha256");
-    if (got == 0) break;
-    hasher.update(std::string_view(buffer, static_cast<std::size_t>(got)));
-  }
   return hasher.digest();
 }
 

@@ -6,8 +6,6 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
-
 namespace paddock::rootfs {
 
 class Sha256 {
@@ -26,7 +24,5 @@ class Sha256 {
 };
 
 std::string sha256_of(std::string_view bytes);
-// Hashes what `fd` holds from its current offset to the end.
-Result<std::string> sha256_of_fd(int fd);
 
 }  // namespace paddock::rootfs

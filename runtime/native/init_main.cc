@@ -49,18 +49,16 @@ int main() {
   if (fd < 0) return 125;
   // Die with paddock; wait_for_go sees its end of file if it died before this line.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  // A paddock of an earlier build names no channel: it wrote its plan before clone, and reads
-  // only the channel the plan names. It is told so there, without a go it would never send.
   int channel = fd_variable("PADDOCK_INIT_CHANNEL_FD");
-  if (channel >= 0) paddock::wait_for_go(channel);
+  if (channel < 0) return 125;
+  paddock::wait_for_go(channel);
   std::string bytes = read_plan(fd);
   close(fd);
-  auto decoded = channel >= 0 ? paddock::decode_child_plan(bytes) : nullptr;
+  auto decoded = paddock::decode_child_plan(bytes);
   if (decoded == nullptr) {
     // Most likely a paddock-init left from another build beside this paddock, or the reverse.
-    paddock::send(channel >= 0 ? channel : paddock::plan_channel(bytes),
-                  paddock::ChildMessage{paddock::ChildMessageKind::kSetupFailed,
-                                        paddock::SetupPhase::kInitPlan, 0, EPROTO, 0, 0});
+    paddock::send(channel, paddock::ChildMessage{paddock::ChildMessageKind::kSetupFailed,
+                                                 paddock::SetupPhase::kInitPlan, 0, EPROTO, 0, 0});
     return 125;
   }
   paddock::ChildPlan& plan = decoded->plan;

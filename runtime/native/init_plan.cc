@@ -98,17 +98,9 @@ sock_fprog as_fprog(std::vector<sock_filter>& program) {
 
 }  // namespace
 
-int plan_channel(std::string_view bytes) {
-  Reader in(bytes);
-  in.number();
-  std::uint64_t channel = in.number();
-  return bytes.size() >= 16 && channel < 1u << 20 ? static_cast<int>(channel) : -1;
-}
-
 std::string encode_child_plan(const ChildPlan& plan) {
   Writer out;
   out.number(kPlanVersion);
-  // Right after the version, so that a paddock-init of another build can still say so.
   out.number(static_cast<std::uint64_t>(plan.fds.channel));
   out.number(plan.mounts->steps.size());
   for (const MountStep& step : plan.mounts->steps) {

@@ -48,9 +48,4 @@ struct DecodedPlan {
 // nullptr when the bytes are not a plan of this build (truncated, another version).
 std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes);
 
-// The channel to paddock named by a plan that decode_child_plan refused, or -1: it comes second,
-// after the version, in every build, so that a paddock-init of another build can say why it
-// cannot start.
-int plan_channel(std::string_view bytes);
-
 }  // namespace paddock

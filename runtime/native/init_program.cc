@@ -24,7 +24,7 @@ std::string beside_this_executable() {
 }  // namespace
 
 Result<UniqueFd> open_init_program() {
-  static const std::string candidates[] = {beside_this_executable(), PADDOCK_INIT_BUILD_PATH};
+  static const std::string candidates[] = {beside_this_executable(), PADDOCK_INIT_INSTALL_PATH};
   for (const std::string& candidate : candidates) {
     UniqueFd fd(open(candidate.c_str(), O_PATH | O_CLOEXEC));
     if (!fd.valid()) continue;
