@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <shared_mutex>
 
 namespace paddock::mcp {
 namespace {
@@ -14,6 +15,11 @@ constexpr std::array<const char*, 8> kNames = {"debug", "info",     "notice", "w
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 std::mutex g_mask_mutex;
 std::optional<SecretMask> g_mask;
+// -1: nothing is forwarded. Read without the lock, so that a line no one wants costs nothing.
+std::atomic<int> g_forward_level{-1};
+// Held shared while a line is handed to the sink, so that stop_forwarding_log can wait.
+std::shared_mutex g_sink_mutex;
+LogSink g_sink;
 
 }  // namespace
 
@@ -37,13 +43,34 @@ void mask_log_with(const SecretMask& secrets) {
   g_mask = secrets;
 }
 
+void forward_log(LogLevel level, LogSink sink) {
+  std::unique_lock lock(g_sink_mutex);
+  g_sink = std::move(sink);
+  g_forward_level = static_cast<int>(level);
+}
+
+void stop_forwarding_log() {
+  std::unique_lock lock(g_sink_mutex);
+  g_forward_level = -1;
+  g_sink = nullptr;
+}
+
 void log(LogLevel level, std::string_view text) {
-  if (static_cast<int>(level) < g_level) return;
-  std::string line = "paddock mcp: " + std::string(to_string(level)) + ": " + std::string(text);
+  int forward_level = g_forward_level;
+  bool to_stderr = static_cast<int>(level) >= g_level;
+  bool forwarded = forward_level >= 0 && static_cast<int>(level) >= forward_level;
+  if (!to_stderr && !forwarded) return;
+  std::string masked(text);
   {
     std::lock_guard lock(g_mask_mutex);
-    if (g_mask) line = g_mask->apply(std::move(line));
+    if (g_mask) masked = g_mask->apply(std::move(masked));
   }
+  if (forwarded) {
+    std::shared_lock lock(g_sink_mutex);
+    if (g_sink && static_cast<int>(level) >= g_forward_level) g_sink(level, masked);
+  }
+  if (!to_stderr) return;
+  std::string line = "paddock mcp: " + std::string(to_string(level)) + ": " + masked;
   if (line.size() > 4096) line.resize(4096);
   line += '\n';
   // One write per line, so lines from several threads never mix.

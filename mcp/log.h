@@ -3,6 +3,7 @@
 // The server's own log, on stderr (stdout carries only protocol messages). One line each:
 // "paddock mcp: LEVEL: text", with passed-through secrets masked once mask_log_with is called.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,5 +22,13 @@ void set_log_level(LogLevel level);
 // Every later line passes this mask (a copy is kept, so it may be called with any mask).
 void mask_log_with(const SecretMask& secrets);
 void log(LogLevel level, std::string_view text);
+
+// Lines at `level` and above also go to `sink`, masked as stderr's are, whatever the stderr
+// level: MCP's notifications/message, once the client asked for them with logging/setLevel
+// (mcp/server.cc). One sink at a time; a later call replaces it. The sink must not log.
+using LogSink = std::function<void(LogLevel level, const std::string& text)>;
+void forward_log(LogLevel level, LogSink sink);
+// No sink any more; returns once no line is being handed to the old one.
+void stop_forwarding_log();
 
 }  // namespace paddock::mcp

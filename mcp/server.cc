@@ -106,6 +106,10 @@ int Server::run() {
   return 0;
 }
 
+Server::~Server() {
+  stop_forwarding_log();
+}
+
 void Server::shut_down() {
   {
     std::lock_guard lock(in_flight_mutex_);
@@ -200,6 +204,12 @@ void Server::handle_request(const Incoming& request) {
                                          nullptr});
       return;
     }
+    // From now on the server's log lines at that level and above reach the client too.
+    forward_log(*level, [this](LogLevel line_level, const std::string& text) {
+      writer_.write(notification_message(
+          "notifications/message",
+          {{"level", to_string(line_level)}, {"logger", "paddock"}, {"data", text}}));
+    });
     respond(request.id, json::object(), era);
   } else if (method == "tools/list") {
     respond(request.id, {{"tools", tools_.list()}}, era, kStaticList);

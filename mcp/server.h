@@ -28,6 +28,10 @@ inline constexpr std::size_t kMaxInboundLine = 32u << 20;
 class Server {
  public:
   Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd);
+  // Log lines stop going to the client (logging/setLevel) before the writer goes.
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
   // Serves until end of input or SIGTERM/SIGINT/SIGHUP (which the caller must have blocked in
   // every thread, so they arrive here through a signalfd). Returns the exit status.
   int run();

@@ -56,6 +56,28 @@ test('logging/setLevel accepts every level and refuses an unknown one', { timeou
   });
 });
 
+test('logging/setLevel: log lines at the level and above come as notifications/message, none below', { timeout: 30000 }, async (t) => {
+  await withServer(t, async (server) => {
+    await server.initialize();
+    const logs = () => server.messages.filter((m) => m.method === 'notifications/message');
+    assert.deepEqual(logs(), [], 'no log messages before logging/setLevel');
+    // An unknown method's error is logged at debug, before the error response is written.
+    await server.call('logging/setLevel', { level: 'debug' });
+    const first = await server.request('paddock/no-such-method');
+    assert.equal(first.error?.code, -32601, JSON.stringify(first));
+    const atLevel = logs().filter((m) => String(m.params.data).includes('paddock/no-such-method'));
+    assert.equal(atLevel.length, 1, JSON.stringify(logs()));
+    assert.equal(atLevel[0].params.level, 'debug');
+    // Below the level: not sent.
+    await server.call('logging/setLevel', { level: 'info' });
+    const second = await server.request('paddock/another-method');
+    assert.equal(second.error?.code, -32601, JSON.stringify(second));
+    await server.call('ping');
+    assert.deepEqual(logs().filter((m) => String(m.params.data).includes('paddock/another-method')), [],
+      JSON.stringify(logs()));
+  });
+});
+
 test('string and integer request ids are echoed exactly', { timeout: 30000 }, async (t) => {
   await withServer(t, async (server) => {
     await server.initialize();
