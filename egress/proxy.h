@@ -54,6 +54,7 @@
 #include "core/ip_prefix.h"
 #include "core/result.h"
 #include "core/unique_fd.h"
+#include "egress/connection_budget.h"
 #include "egress/egress_record.h"
 #include "egress/host_pattern.h"
 #include "egress/http_request_head.h"
@@ -63,21 +64,11 @@ namespace paddock::egress {
 
 inline constexpr std::uint16_t kProxyPort = 3128;  // on the sandbox's own 127.0.0.1
 inline constexpr std::size_t kMaxConnectionsPerSandbox = 64;
-// The most that server_connection_limit() allows, however many descriptors the process has.
-inline constexpr std::size_t kMaxConnectionsPerServer = 4096;
 inline constexpr std::size_t kLookupsPerSandbox = 2;
 inline constexpr std::size_t kRelayBuffer = 64 * 1024;
 inline constexpr std::chrono::seconds kHeadDeadline{30};
 inline constexpr std::chrono::seconds kHandshakeDeadline{30};
 inline constexpr std::chrono::milliseconds kAcceptBackoff{250};
-
-// How many connections every proxy of this process may hold together: an eighth of the soft
-// RLIMIT_NOFILE as it is now (two descriptors each: a quarter of them), at most
-// kMaxConnectionsPerServer, so the server keeps descriptors for its own work however many
-// sandboxes open connections.
-std::size_t server_connection_limit();
-// How many they hold now.
-std::size_t server_connections();
 
 struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
