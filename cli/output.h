@@ -6,13 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/write_all.h"
+
 namespace paddock::cli {
 
 // Exit status for paddock's own failures (bad input, a host that cannot sandbox).
 inline constexpr int kPaddockFailure = 125;
 
-// Writes all of `data`, retrying on EINTR; gives up quietly when the reader went away.
-void write_all(int fd, std::string_view data);
+// Output goes through write_all (core/write_all.h); a reader that went away is not an error.
 
 // Prints "paddock: MESSAGE" on stderr and returns kPaddockFailure.
 int fail(const std::string& message);

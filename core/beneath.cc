@@ -9,12 +9,12 @@
 
 namespace paddock {
 
-int open_beneath(int directory, const char* path, int flags, std::uint64_t resolve) {
+int open_beneath(int directory, const char* path, int flags, std::uint64_t resolve, mode_t mode) {
   open_how how{};
   // openat2 refuses O_PATH with anything but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC.
   how.flags = static_cast<std::uint64_t>(flags) | O_CLOEXEC |
               ((flags & O_PATH) != 0 ? 0 : static_cast<std::uint64_t>(O_NOCTTY));
-  how.mode = (flags & O_CREAT) != 0 ? 0644 : 0;
+  how.mode = (flags & O_CREAT) != 0 ? mode : 0;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | resolve;
   for (int attempt = 0;; ++attempt) {
     long fd = syscall(SYS_openat2, directory, path, &how, sizeof how);

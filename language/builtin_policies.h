@@ -10,6 +10,10 @@ namespace paddock {
 // policies/*.json (but schema.json) as they were when paddock was built: file name and text.
 const std::vector<std::pair<std::string_view, std::string_view>>& builtin_policy_texts();
 
+// policies/schema.json as it was when paddock was built: the one description of the format,
+// which parse_policy checks every policy against (language/policy_schema.h).
+std::string_view builtin_policy_schema();
+
 // What each of builtin_policy_texts() answers to, in the same order: its name, then its aliases in
 // lower case.
 const std::vector<std::vector<std::string_view>>& builtin_policy_names();

@@ -1,95 +1,81 @@
 #include "mcp/argument_check.h"
 
+#include "core/json_schema.h"
+
 namespace paddock::mcp {
 namespace {
 
-bool has_type(const json& value, const std::string& type) {
-  if (type == "string") return value.is_string();
-  if (type == "integer") return value.is_number_integer();
-  if (type == "number") return value.is_number();
-  if (type == "boolean") return value.is_boolean();
-  if (type == "array") return value.is_array();
-  if (type == "object") return value.is_object();
-  if (type == "null") return value.is_null();
-  return true;
+// "files[0].path", as a model reads its own arguments.
+std::string path_text(const std::vector<SchemaStep>& path) {
+  std::string text;
+  for (const SchemaStep& step : path) {
+    if (step.index) {
+      text += "[" + std::to_string(*step.index) + "]";
+    } else {
+      text += (text.empty() ? "" : ".") + step.key;
+    }
+  }
+  return text;
 }
 
-std::optional<std::string> check(const json& value, const json& schema, const std::string& path) {
+std::string describe(const SchemaProblem& problem) {
+  using Kind = SchemaProblem::Kind;
+  const json& schema = *problem.schema;
+  std::string path = path_text(problem.path);
   const std::string where = path.empty() ? "the arguments" : "'" + path + "'";
-  if (auto type = schema.find("type"); type != schema.end() && type->is_string()) {
-    if (!has_type(value, type->get<std::string>())) {
-      const std::string& name = type->get_ref<const std::string&>();
+  switch (problem.kind) {
+    case Kind::kType: {
+      std::string name =
+          schema["type"].is_string() ? schema["type"].get<std::string>() : schema["type"].dump();
       bool vowel = name.find_first_of("aeiou") == 0;
       return where + " must be " + (vowel ? "an " : "a ") + name;
     }
-  }
-  if (auto allowed = schema.find("enum"); allowed != schema.end()) {
-    if (std::find(allowed->begin(), allowed->end(), value) == allowed->end()) {
-      return where + " must be one of " + allowed->dump();
-    }
-  }
-  if (value.is_number()) {
-    if (auto low = schema.find("minimum"); low != schema.end() && value.get<double>() < *low) {
-      return where + " must be at least " + low->dump();
-    }
-    if (auto high = schema.find("maximum"); high != schema.end() && value.get<double>() > *high) {
-      return where + " must be at most " + high->dump();
-    }
-    if (auto low = schema.find("exclusiveMinimum");
-        low != schema.end() && value.get<double>() <= *low) {
-      return where + " must be more than " + low->dump();
-    }
-  }
-  if (value.is_string()) {
-    if (auto most = schema.find("maxLength");
-        most != schema.end() && value.get_ref<const std::string&>().size() > *most) {
-      return where + " is longer than " + most->dump() + " bytes";
-    }
-  }
-  if (value.is_array()) {
-    if (auto most = schema.find("maxItems"); most != schema.end() && value.size() > *most) {
-      return where + " has more than " + most->dump() + " items";
-    }
-    if (auto items = schema.find("items"); items != schema.end()) {
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        if (auto problem = check(value[i], *items, path + "[" + std::to_string(i) + "]")) {
-          return problem;
-        }
+    case Kind::kEnum:
+      return where + " must be one of " +
+             (schema.contains("enum") ? schema["enum"] : json::array({schema["const"]})).dump();
+    case Kind::kMinimum:
+      return where + " must be at least " + schema["minimum"].dump();
+    case Kind::kMaximum:
+      return where + " must be at most " + schema["maximum"].dump();
+    case Kind::kExclusiveMinimum:
+      return where + " must be more than " + schema["exclusiveMinimum"].dump();
+    case Kind::kExclusiveMaximum:
+      return where + " must be less than " + schema["exclusiveMaximum"].dump();
+    case Kind::kMinLength:
+      return where + " is shorter than " + schema["minLength"].dump() + " bytes";
+    case Kind::kMaxLength:
+      return where + " is longer than " + schema["maxLength"].dump() + " bytes";
+    case Kind::kPattern:
+      return where + " must match " + schema["pattern"].dump();
+    case Kind::kMinItems:
+      return where + " has fewer than " + schema["minItems"].dump() + " items";
+    case Kind::kMaxItems:
+      return where + " has more than " + schema["maxItems"].dump() + " items";
+    case Kind::kAnyOf:
+      return where + " is none of the forms it may take";
+    case Kind::kRequired:
+      return (path.empty() ? "" : where + ": ") + "'" + problem.name + "' is required";
+    case Kind::kPropertyName:
+      return "'" + problem.name + "' is not a valid name in " + where;
+    case Kind::kUnknown: {
+      std::string names;
+      const json properties = schema.value("properties", json::object());
+      for (const auto& [known, unused] : properties.items()) {
+        names += (names.empty() ? "" : ", ") + known;
       }
+      return "unknown argument '" + (path.empty() ? "" : path + ".") + problem.name +
+             "'; the arguments are " + names;
     }
   }
-  if (value.is_object()) {
-    const json properties = schema.value("properties", json::object());
-    for (const auto& name : schema.value("required", json::array())) {
-      if (!value.contains(name.get<std::string>())) {
-        return (path.empty() ? "" : where + ": ") + "'" + name.get<std::string>() + "' is required";
-      }
-    }
-    for (const auto& [name, item] : value.items()) {
-      std::string item_path = path.empty() ? name : path + "." + name;
-      auto declared = properties.find(name);
-      if (declared == properties.end()) {
-        if (schema.value("additionalProperties", true) == false) {
-          return "unknown argument '" + item_path + "'; the arguments are " + [&] {
-            std::string names;
-            for (const auto& [known, unused] : properties.items()) {
-              names += (names.empty() ? "" : ", ") + known;
-            }
-            return names;
-          }();
-        }
-        continue;
-      }
-      if (auto problem = check(item, *declared, item_path)) return problem;
-    }
-  }
-  return std::nullopt;
+  return where + " is not valid";
 }
 
 }  // namespace
 
 std::optional<std::string> check_arguments(const json& value, const json& schema) {
-  return check(value, schema, "");
+  auto problem = check_against_schema(value, schema);
+  if (!problem) return std::nullopt;
+  return describe(*problem);
 }
 
 }  // namespace paddock::mcp

@@ -1,8 +1,8 @@
 #pragma once
 
-// Checks tool arguments against the subset of JSON Schema paddock's own input schemas use
-// (object properties, required, additionalProperties false, types, enum, bounds, items), so a
-// tool body only ever sees arguments of the shape it declared.
+// Checks tool arguments against their tool's input schema (core/json_schema.h does the checking;
+// this words its problems for a model), so a tool body only ever sees arguments of the shape it
+// declared.
 
 #include <optional>
 #include <string>

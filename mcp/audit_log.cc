@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/utc_time.h"
 #include "mcp/log.h"
 #include "rootfs/image_reference.h"
 #include "rootfs/sha256.h"
@@ -17,19 +18,6 @@
 
 namespace paddock::mcp {
 namespace {
-
-std::string utc_now() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[40];
-  std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(text + length, sizeof text - length, ".%03dZ", static_cast<int>(millis));
-  return text;
-}
 
 nlohmann::json limits_json(const Limits& limits) {
   return {{"timeout_seconds", limits.wall_seconds},
@@ -83,7 +71,7 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
 
 void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
   nlohmann::json line = {
-      {"time", utc_now()},
+      {"time", utc_now(UtcPrecision::kMilliseconds)},
       {"tool", record.tool},
       {"session", record.session ? nlohmann::json(*record.session) : nlohmann::json(nullptr)},
       {"language", record.language},

@@ -1,8 +1,6 @@
 #include "mcp/message_writer.h"
 
-#include <unistd.h>
-
-#include <cerrno>
+#include "core/write_all.h"
 
 namespace paddock::mcp {
 
@@ -32,16 +30,8 @@ bool MessageWriter::write(const json& message) {
 bool MessageWriter::write_line(const std::string& line) {
   std::lock_guard lock(mutex_);
   if (broken_) return false;
-  for (std::size_t done = 0; done < line.size();) {
-    ssize_t wrote = ::write(fd_, line.data() + done, line.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      broken_ = true;
-      return false;
-    }
-    done += static_cast<std::size_t>(wrote);
-  }
-  return true;
+  if (write_all(fd_, line) != 0) broken_ = true;
+  return !broken_;
 }
 
 }  // namespace paddock::mcp

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/utc_time.h"
+
 namespace paddock::mcp {
 namespace {
 
@@ -34,12 +36,7 @@ std::string new_session_id() {
 }  // namespace
 
 std::string SessionEntry::created_at_utc() const {
-  std::time_t seconds = std::chrono::system_clock::to_time_t(created_at);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  return utc_text(created_at);
 }
 
 double SessionEntry::idle_seconds() const {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "core/utc_time.h"
 #include "rootfs/image_reference.h"
 
 namespace paddock::rootfs {
@@ -41,15 +42,6 @@ namespace {
 Status make_dir(const std::string& path, mode_t mode) {
   if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return system_error("creating " + path);
   return {};
-}
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 ImageRecord record_from_json(const json& item) {

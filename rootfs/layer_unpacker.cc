@@ -2,12 +2,8 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -25,203 +21,21 @@
 #include <vector>
 
 #include "core/unique_fd.h"
+#include "core/write_all.h"
+#include "rootfs/layer_paths.h"
+#include "rootfs/layer_stream.h"
 
 namespace paddock::rootfs {
 namespace {
-
-// Every lookup treats the target as "/": "..", absolute symlinks and relative ones that climb
-// all stop at the target. Magic links (/proc/self/fd/N inside the tree cannot be real, but a
-// symlink to "/proc/..." resolves in the target anyway) and mount crossings are refused outright.
-constexpr std::uint64_t kResolveInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 
 // The uncompressed stream is content plus headers and padding. Headers are small next to any
 // real content, so twice the content limit plus some slack lets every honest layer through, while
 // a bomb hidden where no file content is counted (padding after the end-of-archive blocks, the
 // data of skipped entries) still stops.
 constexpr std::uint64_t kStreamSlack = 64ull << 20;
-constexpr std::size_t kBlobBlockSize = 64 * 1024;
-constexpr int kOpenat2Retries = 16;
-
-struct ArchiveReadFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-using ArchiveReader = std::unique_ptr<archive, ArchiveReadFree>;
-
-struct DigestFree {
-  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
-};
-using Digest = std::unique_ptr<EVP_MD_CTX, DigestFree>;
-
-struct DirClose {
-  void operator()(DIR* dir) const { closedir(dir); }
-};
-using DirStream = std::unique_ptr<DIR, DirClose>;
-
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
-
-// Names come from the archive: show them in messages without letting control bytes through.
-std::string printable(std::string_view raw) {
-  std::string out;
-  for (unsigned char c : raw) {
-    if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
-std::string archive_message(archive* a) {
-  const char* message = archive_error_string(a);
-  return message != nullptr ? message : "unknown libarchive error";
-}
-
-Error archive_failure(archive* a, std::string_view what) {
-  int code = archive_errno(a);
-  return Error{code > 0 ? code : EIO, std::string(what) + ": " + archive_message(a)};
-}
-
-// The archive's name as path components inside the target: empty and "." components go, ".."
-// removes the previous one and may not climb above the root (which is an error, as in Docker:
-// no honest layer needs it, and refusing is clearer than a silent clamp).
-Result<std::vector<std::string>> split_path(std::string_view raw) {
-  if (raw.size() >= PATH_MAX) return invalid_input("name longer than PATH_MAX");
-  if (raw.find('\0') != std::string_view::npos) return invalid_input("name contains NUL");
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= raw.size()) {
-    std::size_t end = raw.find('/', start);
-    if (end == std::string_view::npos) end = raw.size();
-    std::string_view part = raw.substr(start, end - start);
-    if (part == "..") {
-      if (parts.empty()) return invalid_input("name climbs out of the layer root");
-      parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.emplace_back(part);
-    }
-    start = end + 1;
-  }
-  return parts;
-}
-
-std::string join(std::span<const std::string> parts) {
-  std::string out;
-  for (const auto& part : parts) {
-    if (!out.empty()) out += '/';
-    out += part;
-  }
-  return out;
-}
-
-// openat2 with the target as root; `path` empty means the target itself.
-Result<UniqueFd> open_in_root(int root, const std::string& path, std::uint64_t flags) {
-  open_how how{};
-  how.flags = flags | O_CLOEXEC;
-  how.resolve = kResolveInRoot;
-  const char* name = path.empty() ? "." : path.c_str();
-  for (int attempt = 0;; ++attempt) {
-    long fd = syscall(SYS_openat2, root, name, &how, sizeof how);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    // EAGAIN: RESOLVE_IN_ROOT saw a concurrent rename somewhere in the filesystem; try again.
-    if ((errno == EINTR || errno == EAGAIN) && attempt < kOpenat2Retries) continue;
-    return system_error("resolving '" + printable(path) + "'");
-  }
-}
-
-Status write_all(int fd, const char* data, std::size_t size, off_t offset) {
-  while (size > 0) {
-    ssize_t n = pwrite(fd, data, size, offset);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return system_error("writing the content");
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-    offset += n;
-  }
-  return {};
-}
-
-// The blob, read from the caller's fd at its current offset (archive_read_open_fd would do, but
-// could not tell an empty blob from any other unrecognised one).
-struct BlobSource {
-  int fd = -1;
-  std::vector<char> buffer;
-  std::uint64_t bytes = 0;
-  std::optional<Error> failure;
-
-  static la_ssize_t read(archive* outer, void* client, const void** block) {
-    auto* source = static_cast<BlobSource*>(client);
-    for (;;) {
-      ssize_t n = ::read(source->fd, source->buffer.data(), source->buffer.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        source->failure = system_error("reading the layer");
-        archive_set_error(outer, source->failure->code, "%s", source->failure->message.c_str());
-        return -1;
-      }
-      source->bytes += static_cast<std::uint64_t>(n);
-      *block = source->buffer.data();
-      return n;
-    }
-  }
-};
-
-// Hands the outer reader's decompressed blocks to the inner tar reader, hashing each exactly
-// once on the way: the digest is of the whole uncompressed stream, which is the diff_id.
-struct Pump {
-  archive* outer = nullptr;
-  EVP_MD_CTX* digest = nullptr;
-  std::uint64_t bytes = 0;
-  std::uint64_t limit = 0;
-  bool eof = false;
-  std::optional<Error> failure;
-
-  // One more block, or an empty span at the end of the stream; the block stays valid until the
-  // next call (libarchive's contract for read callbacks, which the inner reader relies on).
-  Result<std::span<const char>> next() {
-    while (!eof) {
-      const void* block = nullptr;
-      std::size_t size = 0;
-      la_int64_t offset = 0;
-      int r = archive_read_data_block(outer, &block, &size, &offset);
-      if (r == ARCHIVE_EOF) {
-        eof = true;
-        break;
-      }
-      if (r < ARCHIVE_WARN) return archive_failure(outer, "decompressing the layer");
-      if (size == 0) continue;
-      if (offset < 0 || static_cast<std::uint64_t>(offset) != bytes) {
-        return Error{EIO, "decompressing the layer: the stream has holes"};
-      }
-      if (size > limit - bytes) {
-        return Error{EFBIG, "layer exceeds " + std::to_string(limit) +
-                                " bytes uncompressed (decompression bomb?)"};
-      }
-      bytes += size;
-      if (EVP_DigestUpdate(digest, block, size) != 1) return Error{EIO, "hashing the layer"};
-      return std::span<const char>(static_cast<const char*>(block), size);
-    }
-    return std::span<const char>();
-  }
-
-  static la_ssize_t read(archive* inner, void* client, const void** buffer) {
-    auto* pump = static_cast<Pump*>(client);
-    auto block = pump->next();
-    if (!block.ok()) {
-      pump->failure = block.error();
-      archive_set_error(inner, block.error().code, "%s", block.error().message.c_str());
-      return -1;
-    }
-    *buffer = block->data();
-    return static_cast<la_ssize_t>(block->size());
-  }
-};
 
 struct Owner {
   uid_t uid = 0;
@@ -433,35 +247,6 @@ class Unpacker {
     return false;
   }
 
-  // Removes a directory tree with fd-relative calls only: unlinkat never follows a symlink, and
-  // each level is opened O_NOFOLLOW from its parent's fd, so nothing outside can be reached.
-  Status remove_tree(int parent, const std::string& name) {
-    int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return system_error("opening directory '" + printable(name) + "' to remove it");
-    DirStream dir(fdopendir(fd));
-    if (!dir) {
-      Error error = system_error("reading directory '" + printable(name) + "'");
-      close(fd);
-      return error;
-    }
-    std::vector<std::string> children;
-    errno = 0;
-    while (dirent* child = readdir(dir.get())) {
-      std::string_view child_name = child->d_name;
-      if (child_name != "." && child_name != "..") children.emplace_back(child_name);
-    }
-    if (errno != 0) return system_error("reading directory '" + printable(name) + "'");
-    for (const auto& child : children) {
-      if (unlinkat(dirfd(dir.get()), child.c_str(), 0) == 0) continue;
-      if (errno != EISDIR) return system_error("removing '" + printable(child) + "'");
-      if (auto removed = remove_tree(dirfd(dir.get()), child); !removed.ok()) return removed;
-    }
-    if (unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0) {
-      return system_error("removing directory '" + printable(name) + "'");
-    }
-    return {};
-  }
-
   // Pending directory metadata under a removed tree no longer applies.
   void forget_dirs(const std::string& path) {
     auto it = dirs_.lower_bound(path);
@@ -501,9 +286,10 @@ class Unpacker {
           length > size - static_cast<std::uint64_t>(offset)) {
         return invalid_input("content beyond the declared size");
       }
-      if (auto written = write_all(file.get(), static_cast<const char*>(block), length, offset);
-          !written.ok()) {
-        return written;
+      if (int error = write_all_at(
+              file.get(), std::string_view(static_cast<const char*>(block), length), offset);
+          error != 0) {
+        return system_error("writing the content", error);
       }
     }
     // Trailing holes of a sparse file.
@@ -643,95 +429,33 @@ class Unpacker {
   bool can_chown_;
 };
 
-std::string hex(std::span<const unsigned char> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 0xf];
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits) {
-  // The outer reader only decompresses: the raw format hands over the bytes as one entry.
-  // gzip and zstd are what OCI layers use; archive_read_support_filter_all would add filters
-  // (lrzip, lzop, grzip) that run external programs on hostile input, so they stay out.
-  // Uncompressed input passes through libarchive's implicit "none" filter.
-  ArchiveReader outer(archive_read_new());
-  if (!outer) return Error{ENOMEM, "allocating an archive reader"};
-  if (archive_read_support_filter_gzip(outer.get()) != ARCHIVE_OK ||
-      archive_read_support_filter_zstd(outer.get()) != ARCHIVE_OK ||
-      archive_read_support_format_raw(outer.get()) != ARCHIVE_OK) {
-    return archive_failure(outer.get(), "setting up decompression");
-  }
-  BlobSource source;
-  source.fd = blob_fd;
-  source.buffer.resize(kBlobBlockSize);
-  // Opening already reads ahead to detect the compression; the raw format bids only on at least
-  // one byte, so an empty blob fails here (or at the first header).
-  archive_entry* stream = nullptr;
-  if (archive_read_open(outer.get(), &source, nullptr, &BlobSource::read, nullptr) != ARCHIVE_OK ||
-      archive_read_next_header(outer.get(), &stream) != ARCHIVE_OK) {
-    if (source.failure) return *source.failure;
-    if (source.bytes == 0) return Error{EINVAL, "reading the layer: the blob is empty"};
-    return archive_failure(outer.get(), "reading the layer");
-  }
-
-  Digest digest(EVP_MD_CTX_new());
-  if (!digest || EVP_DigestInit_ex(digest.get(), EVP_sha256(), nullptr) != 1) {
-    return Error{ENOMEM, "setting up sha256"};
-  }
-  Pump pump;
-  pump.outer = outer.get();
-  pump.digest = digest.get();
-  pump.limit = saturating_add(saturating_add(limits.max_bytes, limits.max_bytes), kStreamSlack);
-
-  // The inner reader sees the uncompressed stream, so it needs no filter; tar covers ustar, pax
-  // and GNU.
-  ArchiveReader inner(archive_read_new());
-  if (!inner) return Error{ENOMEM, "allocating an archive reader"};
-  if (archive_read_support_format_tar(inner.get()) != ARCHIVE_OK) {
-    return archive_failure(inner.get(), "setting up the tar reader");
-  }
-  if (archive_read_open(inner.get(), &pump, nullptr, &Pump::read, nullptr) != ARCHIVE_OK) {
-    if (pump.failure) return *pump.failure;
-    return archive_failure(inner.get(), "reading the layer as tar");
-  }
-
+  auto stream = LayerStream::open(
+      blob_fd, saturating_add(saturating_add(limits.max_bytes, limits.max_bytes), kStreamSlack));
+  if (!stream.ok()) return stream.error();
+  archive* tar = (*stream)->tar();
   Unpacker unpacker(target_fd, limits);
   for (;;) {
     archive_entry* entry = nullptr;
-    int r = archive_read_next_header(inner.get(), &entry);
+    int r = archive_read_next_header(tar, &entry);
     if (r == ARCHIVE_EOF) break;
     if (r < ARCHIVE_WARN) {
-      if (pump.failure) return *pump.failure;
-      return archive_failure(inner.get(), "reading the layer as tar");
+      if ((*stream)->failure()) return *(*stream)->failure();
+      return archive_failure(tar, "reading the layer as tar");
     }
-    if (auto applied = unpacker.entry(inner.get(), entry); !applied.ok()) {
+    if (auto applied = unpacker.entry(tar, entry); !applied.ok()) {
       // A failure of the stream beneath says more than the entry that noticed it.
-      if (pump.failure) return *pump.failure;
+      if ((*stream)->failure()) return *(*stream)->failure();
       return applied.error();
     }
   }
-  // The tar ends at its end-of-archive blocks; whatever follows (more zero padding, usually) is
-  // part of the blob's uncompressed stream and so of the diff_id.
-  for (;;) {
-    auto block = pump.next();
-    if (!block.ok()) return block.error();
-    if (block->empty()) break;
-  }
+  auto diff_id = (*stream)->finish();
+  if (!diff_id.ok()) return diff_id.error();
   if (auto finished = unpacker.finish(); !finished.ok()) return finished.error();
-
-  unsigned char sum[EVP_MAX_MD_SIZE];
-  unsigned int sum_size = 0;
-  if (EVP_DigestFinal_ex(digest.get(), sum, &sum_size) != 1) {
-    return Error{EIO, "hashing the layer"};
-  }
   UnpackStats stats = std::move(unpacker.stats());
-  stats.diff_id = "sha256:" + hex(std::span<const unsigned char>(sum, sum_size));
+  stats.diff_id = std::move(*diff_id);
   return stats;
 }
 

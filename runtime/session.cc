@@ -4,22 +4,9 @@
 
 #include <cstring>
 
+#include "core/write_all.h"
+
 namespace paddock {
-namespace {
-
-// Writes all of `bytes` to `fd`; 0 or an errno.
-int write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) return errno;
-    bytes.remove_prefix(static_cast<std::size_t>(wrote));
-  }
-  return 0;
-}
-
-}  // namespace
-
 Result<RunResult> Session::exec_with_files(const std::vector<SandboxFile>& files,
                                            const ExecRequest& request, RunObserver& observer) {
   for (const auto& file : files) {

@@ -4,11 +4,11 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <optional>
 
+#include "core/beneath.h"
 #include "core/mime_types.h"
 #include "core/unique_fd.h"
 #include "runtime/artifact_choice.h"
@@ -18,13 +18,8 @@ namespace {
 
 constexpr int kMaxDepth = 4;
 
-UniqueFd open_beneath(int directory, const std::string& path, std::uint64_t flags) {
-  open_how how{};
-  how.flags = flags | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-  return UniqueFd(
-      static_cast<int>(syscall(SYS_openat2, directory, path.c_str(), &how, sizeof how)));
-}
+// The program owns the work directory: no link it made and no mount is followed.
+constexpr std::uint64_t kNoLinks = RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV;
 
 // Files listed at most: a program that makes a million files cannot stall paddock.
 constexpr std::size_t kMaxListed = 10000;
@@ -55,7 +50,8 @@ struct Lister {
       if (fstatat(listing_fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
       std::string path = prefix + "/" + name;
       if (S_ISDIR(info.st_mode) && depth < kMaxDepth) {
-        UniqueFd child = open_beneath(listing_fd, name, O_RDONLY | O_DIRECTORY);
+        UniqueFd child(
+            open_beneath(listing_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW, kNoLinks));
         if (child.valid()) walk(child.get(), path, depth + 1);
       } else if (S_ISREG(info.st_mode)) {
         found.push_back(
@@ -70,7 +66,8 @@ struct Lister {
 // The file as it is now, at most `size` bytes (it may have grown since it was listed); nothing
 // when it is no longer a regular file beneath the work directory.
 std::optional<Artifact> read_artifact(int workdir_fd, const ArtifactCandidate& candidate) {
-  UniqueFd file = open_beneath(workdir_fd, candidate.path, O_RDONLY | O_NONBLOCK);
+  UniqueFd file(open_beneath(workdir_fd, candidate.path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW,
+                             kNoLinks));
   struct stat info {};
   if (!file.valid() || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return std::nullopt;
@@ -96,7 +93,8 @@ CollectedArtifacts collect_artifacts(int workdir_fd, const OutputCollection& col
   Lister lister;
   for (; lister.directory < collection.directories.size(); ++lister.directory) {
     const std::string& directory = collection.directories[lister.directory];
-    UniqueFd root = open_beneath(workdir_fd, directory, O_RDONLY | O_DIRECTORY);
+    UniqueFd root(
+        open_beneath(workdir_fd, directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW, kNoLinks));
     if (root.valid()) lister.walk(root.get(), directory, 0);
   }
   ArtifactChoice choice = choose_artifacts(std::move(lister.found), collection);

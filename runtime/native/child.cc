@@ -23,6 +23,7 @@
 #include <climits>
 #include <cstring>
 
+#include "core/write_all.h"
 #include "runtime/native/channel.h"
 #include "runtime/native/init_relay.h"
 #include "runtime/native/mount_applier.h"
@@ -61,17 +62,6 @@ void send_workdir(const ChildPlan& plan) {
 }
 
 }  // namespace
-
-int write_fully(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t written = write(fd, data, size);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return written < 0 ? errno : EIO;
-    data += written;
-    size -= static_cast<std::size_t>(written);
-  }
-  return 0;
-}
 
 // With close_range where the kernel has it and one close() per possible fd otherwise.
 void close_all_except(const int* keep, int count, bool at_exec) {
@@ -286,7 +276,7 @@ void write_late_files(const ChildPlan& plan) {
     std::memcpy(path, file.path, length + 1);
     int fd = open_for_write(work, path);
     if (fd < 0) fail(channel, SetupPhase::kLateFile, -fd, static_cast<int>(i));
-    if (int error = write_fully(fd, file.content, file.size); error != 0) {
+    if (int error = write_all(fd, std::string_view(file.content, file.size)); error != 0) {
       fail(channel, SetupPhase::kLateFile, error, static_cast<int>(i));
     }
     fchmod(fd, static_cast<mode_t>(file.mode));

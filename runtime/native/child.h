@@ -128,10 +128,6 @@ void wait_for_go(int channel);
 // it. Never returns.
 [[noreturn]] void run_init(const ChildPlan& plan);
 
-// Writes all `size` bytes, through short writes and EINTR: 0, or an errno (EIO when a write
-// wrote nothing). Allocation-free.
-int write_fully(int fd, const char* data, std::size_t size);
-
 // Closes every fd except those in `keep` (sorted ascending). Allocation-free. `at_exec`: only
 // marks them close-on-exec where the kernel can (CLOSE_RANGE_CLOEXEC, Linux 5.11), so that the
 // exec closes them (a close may wait on the file's flush: FUSE, NFS).

@@ -8,6 +8,7 @@
 #include <climits>
 #include <string>
 
+#include "core/write_all.h"
 #include "runtime/native/init_plan.h"
 
 namespace paddock {
@@ -47,7 +48,7 @@ Result<UniqueFd> plan_memfd() {
 
 Status write_plan(int memfd, const ChildPlan& plan) {
   std::string bytes = encode_child_plan(plan);
-  if (int error = write_fully(memfd, bytes.data(), bytes.size()); error != 0) {
+  if (int error = write_all(memfd, bytes); error != 0) {
     return system_error("writing the sandbox's plan", error);
   }
   // Sealed, so that nothing holding the fd can change the plan under paddock-init, which

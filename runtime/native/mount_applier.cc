@@ -13,14 +13,16 @@
 #include <climits>
 #include <cstring>
 
+#include "core/write_all.h"
+#include "runtime/native/fixed_text.h"
+#include "runtime/native/staged_targets.h"
+
 namespace paddock {
 namespace {
 
 using Kind = MountStep::Kind;
 using Protect = MountStep::Protect;
 
-// Where the new root is built: the host's /tmp, covered only inside our private mount namespace.
-constexpr const char* kStaging = "/tmp";
 // On an image, paddock's own files and mount points are laid out here first, to become the
 // overlay's upper layer: once the image's layers are mounted, their directories belong to ids
 // the sandbox does not map, and nothing could be created in them any more.
@@ -29,36 +31,6 @@ constexpr const char* kOverlayWork = "/tmp/.work";
 
 // Where tree steps go: the upper layer until the overlay is mounted, else the staged root.
 const char* g_prefix = kStaging;
-
-// The staged root, opened once for every step's check instead of once per step (two system calls
-// each, about 0.2 ms of a plan's 80 steps). Forgotten whenever another tree covers kStaging.
-int g_staging_root = -1;
-
-// The last directory check_target_parent found clean, as a staged path ("/tmp/etc"): the steps
-// that follow in the same directory (a plan's /etc, /dev and /proc come as runs of them, about 70
-// of its 80 steps) need not ask again, about 2 us each, until a mount covers it or an ancestor.
-// Init's own steps cannot replace a directory found clean: none removes or renames one.
-// Not beneath a caller's bind, though: its folder is on the host, where another process (or
-// another sandbox it is bound into) can change it while the plan runs, so from the first bind
-// of the caller's on, every step checks its own parent.
-char g_clean_parent[PATH_MAX];
-std::size_t g_clean_parent_length = 0;  // 0: none
-bool g_callers_bind_mounted = false;
-
-void forget_staging_root() {
-  if (g_staging_root >= 0) close(g_staging_root);
-  g_staging_root = -1;
-  g_clean_parent_length = 0;
-}
-
-// A mount on `path` changes what every path through it resolves to.
-void forget_clean_parent_under(const char* path) {
-  std::size_t length = std::strlen(path);
-  if (g_clean_parent_length >= length && std::memcmp(g_clean_parent, path, length) == 0 &&
-      (g_clean_parent_length == length || g_clean_parent[length] == '/')) {
-    g_clean_parent_length = 0;
-  }
-}
 
 // A path in a caller's stack buffer, so that the child never allocates.
 class Path {
@@ -78,41 +50,6 @@ class Path {
     return true;
   }
   char buffer_[PATH_MAX];
-};
-
-// Text assembled in a fixed buffer (the child must not allocate); overflowing is remembered.
-template <std::size_t Size>
-class FixedText {
- public:
-  void append(const char* text) {
-    for (; *text != '\0'; ++text) {
-      if (used_ + 1 >= Size) {
-        overflow_ = true;
-        return;
-      }
-      buffer_[used_++] = *text;
-    }
-    buffer_[used_] = '\0';
-  }
-  void append_number(int value) {
-    char digits[12];
-    int count = 0;
-    do {
-      digits[count++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value > 0 && count < 11);
-    char text[12];
-    for (int i = 0; i < count; ++i) text[i] = digits[count - 1 - i];
-    text[count] = '\0';
-    append(text);
-  }
-  [[nodiscard]] const char* c_str() const { return buffer_; }
-  [[nodiscard]] bool overflow() const { return overflow_; }
-
- private:
-  char buffer_[Size] = {};
-  std::size_t used_ = 0;
-  bool overflow_ = false;
 };
 
 int ok_or_errno(int rc) {
@@ -143,57 +80,6 @@ int set_attributes(const char* target, std::uint64_t attributes, bool recursive)
   if ((current.f_flag & ST_NODIRATIME) != 0) flags |= MS_NODIRATIME;
   if ((current.f_flag & ST_RELATIME) != 0) flags |= MS_RELATIME;
   return ok_or_errno(mount(nullptr, target, nullptr, flags, nullptr));
-}
-
-// Where a target lies in the staged root, which holds an image's own files (its symlinks among
-// them) once its layers are in place: every directory above the target must be a real one
-// beneath the staging directory. A path through a symlink would be resolved with the host's
-// view while init can still see the host, so a symlink such as /opt/in -> /proc/self/cwd would
-// put a mount point, a file or a mount on the host. The staged tree is init's alone while it
-// is built, so checking before use leaves no race there. A caller's bind is a host folder that
-// others may change meanwhile: a step beneath one is checked right before it acts, which narrows
-// that race but cannot close it (acting relative to the checked fd would).
-int check_target_parent(const char* target) {
-  std::size_t prefix = std::strlen(kStaging);
-  const char* last_slash = std::strrchr(target, '/');
-  if (last_slash == nullptr || last_slash < target + prefix) return 0;
-  char parent[PATH_MAX];
-  std::size_t length = static_cast<std::size_t>(last_slash - (target + prefix));
-  if (length == 0) return 0;  // directly below the root
-  if (length + 2 > sizeof parent) return ENAMETOOLONG;
-  auto staged_length = static_cast<std::size_t>(last_slash - target);
-  if (!g_callers_bind_mounted && staged_length == g_clean_parent_length &&
-      std::memcmp(g_clean_parent, target, staged_length) == 0) {
-    return 0;
-  }
-  parent[0] = '.';
-  std::memcpy(parent + 1, target + prefix, length);
-  parent[length + 1] = '\0';
-  if (g_staging_root < 0) {
-    g_staging_root = open(kStaging, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (g_staging_root < 0) return errno;
-  }
-  open_how how{};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(syscall(SYS_openat2, g_staging_root, parent, &how, sizeof how));
-  if (fd < 0) return errno;
-  close(fd);
-  if (!g_callers_bind_mounted) {
-    std::memcpy(g_clean_parent, target, staged_length);
-    g_clean_parent_length = staged_length;
-  }
-  return 0;
-}
-
-// The target itself must not be a symlink either, for what mounts on it or makes it. *exists
-// says whether it is there already (the steps below need not look again).
-int check_target(const char* target, bool* exists) {
-  if (int error = check_target_parent(target); error != 0) return error;
-  struct stat info {};
-  *exists = lstat(target, &info) == 0;
-  if (*exists && S_ISLNK(info.st_mode)) return ELOOP;
-  return 0;
 }
 
 int make_target_like(const struct stat& source, const char* target, bool exists) {
@@ -344,21 +230,9 @@ int bind(const MountStep& step, const MountSources& sources, const char* target,
 int write_file(const MountStep& step, const char* target) {
   int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, step.mode);
   if (fd < 0) return errno;
-  const char* data = step.content.data();
-  std::size_t left = step.content.size();
-  while (left > 0) {
-    ssize_t written = write(fd, data, left);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      int error = errno;
-      close(fd);
-      return error;
-    }
-    data += written;
-    left -= static_cast<std::size_t>(written);
-  }
+  int error = write_all(fd, step.content);
   close(fd);
-  return 0;
+  return error;
 }
 
 int stage_root(const MountStep& step) {
@@ -494,12 +368,12 @@ int apply(const MountStep& step, const MountSources& sources) {
 }  // namespace
 
 int apply_mount_plan(const MountPlan& plan, const MountSources& sources, int* failed_step) {
-  g_callers_bind_mounted = false;
+  begin_target_checks();
   bool overlay = false;
   for (const auto& step : plan.steps) overlay = overlay || step.kind == Kind::kOverlayRoot;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     Kind kind = plan.steps[i].kind;
-    if (plan.steps[i].bind_slot >= 0) g_callers_bind_mounted = true;
+    if (plan.steps[i].bind_slot >= 0) note_callers_bind();
     if (kind == Kind::kStageRoot || kind == Kind::kOverlayRoot || kind == Kind::kPivotRoot) {
       forget_staging_root();
     }

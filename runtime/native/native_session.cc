@@ -15,6 +15,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/write_all.h"
 #include "egress/proxy.h"
 #include "runtime/native/artifacts.h"
 #include "runtime/native/channel.h"
@@ -414,16 +415,12 @@ Status NativeSession::write_file(const std::string& path, std::string_view conte
   std::lock_guard lock(mutex_);
   auto file = open_inside(path, SessionOpenMode::kWrite);
   if (!file) return file.error();
-  for (std::size_t done = 0; done < content.size();) {
-    ssize_t wrote = ::write(file->get(), content.data() + done, content.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0 && (errno == ENOSPC || errno == EDQUOT)) {
-      return Error{errno, "writing '" + path + "': the session's work directory is full (" +
-                              std::to_string(spec_.limits.work_bytes >> 20) + " MiB)"};
-    }
-    if (wrote < 0) return system_error("writing '" + path + "'");
-    done += static_cast<std::size_t>(wrote);
+  int error = write_all(file->get(), content);
+  if (error == ENOSPC || error == EDQUOT) {
+    return Error{error, "writing '" + path + "': the session's work directory is full (" +
+                            std::to_string(spec_.limits.work_bytes >> 20) + " MiB)"};
   }
+  if (error != 0) return system_error("writing '" + path + "'", error);
   return {};
 }
 

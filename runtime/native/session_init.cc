@@ -12,13 +12,14 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "core/beneath.h"
+#include "core/write_all.h"
 #include "runtime/native/child.h"
 #include "runtime/native/session_channel.h"
 #include "runtime/native/session_sweep.h"
@@ -34,17 +35,6 @@ char* argv_slots[kMaxStrings + 1];
 char* env_slots[kMaxStrings + 1];
 
 constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-
-int open_beneath(int directory, const char* path, std::uint64_t flags, std::uint64_t resolve,
-                 mode_t mode = 0644) {
-  open_how how{};
-  // openat2 refuses O_PATH with anything but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC.
-  how.flags = flags | O_CLOEXEC | ((flags & O_PATH) != 0 ? 0 : O_NOCTTY);
-  how.mode = (flags & O_CREAT) != 0 ? mode : 0;
-  how.resolve = resolve;
-  int fd = static_cast<int>(syscall(SYS_openat2, directory, path, &how, sizeof how));
-  return fd >= 0 ? fd : -errno;
-}
 
 // The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
 // FIFO or a device could block or mislead paddock.
@@ -232,7 +222,7 @@ static int write_command_files(int work, std::uint32_t length, int* failed) {
     at += size;
     int fd = open_for_write(work, path, 0644);  // rewrites the path's slashes: read it no more
     if (fd < 0) return fd;
-    int error = write_fully(fd, bytes, size);
+    int error = write_all(fd, std::string_view(bytes, size));
     close(fd);
     if (error != 0) return -error;
   }
