@@ -16,4 +16,10 @@ namespace paddock {
 int open_beneath(int directory, const char* path, int flags, std::uint64_t resolve = 0,
                  mode_t mode = 0644);
 
+// The same with `directory` as "/" instead (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
+// `resolve`): "..", absolute names and symlinks all stay inside it, as in a chroot. For a tree
+// whose own symlinks must resolve as they would inside it (an image's layers).
+int open_in_root(int directory, const char* path, int flags, std::uint64_t resolve = 0,
+                 mode_t mode = 0644);
+
 }  // namespace paddock

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <map>
 #include <random>
 
+#include "core/beneath.h"
 #include "core/unique_fd.h"
 #include "rootfs/image_store.h"
 
@@ -107,15 +107,13 @@ class Flattener {
   // reached with no symlink on the way: a later layer may have put one where a directory was.
   Status apply_modes() {
     for (auto it = modes_.rbegin(); it != modes_.rend(); ++it) {
-      open_how how{};
-      how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-      how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-      UniqueFd dir(
-          static_cast<int>(syscall(SYS_openat2, root_, it->first.c_str(), &how, sizeof how)));
-      if (!dir.valid()) {
-        if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) continue;  // replaced since
-        return system_error("opening " + it->first);
+      int fd = open_beneath(root_, it->first.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+                            RESOLVE_NO_SYMLINKS);
+      if (fd < 0) {
+        if (fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR) continue;  // replaced since
+        return system_error("opening " + it->first, -fd);
       }
+      UniqueFd dir(fd);
       if (fchmod(dir.get(), it->second) != 0) {
         return system_error("setting the mode of " + it->first);
       }

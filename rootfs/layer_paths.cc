@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,15 +10,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/beneath.h"
+
 namespace paddock::rootfs {
 namespace {
-
-// Every lookup treats the target as "/": "..", absolute symlinks and relative ones that climb
-// all stop at the target. Magic links (/proc/self/fd/N inside the tree cannot be real, but a
-// symlink to "/proc/..." resolves in the target anyway) and mount crossings are refused outright.
-constexpr std::uint64_t kResolveInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-
-constexpr int kOpenat2Retries = 16;
 
 struct DirClose {
   void operator()(DIR* dir) const { closedir(dir); }
@@ -72,17 +66,10 @@ std::string join(std::span<const std::string> parts) {
 }
 
 Result<UniqueFd> open_in_root(int root, const std::string& path, std::uint64_t flags) {
-  open_how how{};
-  how.flags = flags | O_CLOEXEC;
-  how.resolve = kResolveInRoot;
-  const char* name = path.empty() ? "." : path.c_str();
-  for (int attempt = 0;; ++attempt) {
-    long fd = syscall(SYS_openat2, root, name, &how, sizeof how);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    // EAGAIN: RESOLVE_IN_ROOT saw a concurrent rename somewhere in the filesystem; try again.
-    if ((errno == EINTR || errno == EAGAIN) && attempt < kOpenat2Retries) continue;
-    return system_error("resolving '" + printable(path) + "'");
-  }
+  int fd = paddock::open_in_root(root, path.empty() ? "." : path.c_str(), static_cast<int>(flags),
+                                 RESOLVE_NO_XDEV);
+  if (fd < 0) return system_error("resolving '" + printable(path) + "'", -fd);
+  return UniqueFd(fd);
 }
 
 Status remove_tree(int parent, const std::string& name) {

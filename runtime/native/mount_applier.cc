@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstring>
 
+#include "core/beneath.h"
 #include "core/write_all.h"
 #include "runtime/native/fixed_text.h"
 #include "runtime/native/staged_targets.h"
@@ -134,12 +135,8 @@ int attach_tree(int tree, Protect protect, const char* target) {
 // cannot lead onto the host), as a detached tree to attach. Returns the tree's fd or -errno.
 int image_tree(const MountStep& step, const MountSources& sources) {
   if (static_cast<std::size_t>(step.layer_slot) >= sources.layer_count) return -EBADF;
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(syscall(SYS_openat2, sources.layer_fds[step.layer_slot],
-                                    step.source.c_str(), &how, sizeof how));
-  if (fd < 0) return -errno;
+  int fd = open_in_root(sources.layer_fds[step.layer_slot], step.source.c_str(), O_PATH);
+  if (fd < 0) return fd;
   int tree = static_cast<int>(syscall(
       SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
   int error = errno;
