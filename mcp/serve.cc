@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include "mcp/code_runner.h"
-#include "mcp/log.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/server.h"
 #include "mcp/tool_registry.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 

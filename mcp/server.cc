@@ -10,8 +10,8 @@
 
 #include "core/text.h"
 #include "mcp/argument_check.h"
-#include "mcp/log.h"
 #include "mcp/resources.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 namespace {

@@ -9,15 +9,15 @@
 #include <string>
 
 #include "language/policy_store.h"
-#include "mcp/audit_log.h"
-#include "mcp/image_provisioner.h"
-#include "mcp/secret_mask.h"
 #include "mcp/server_config.h"
-#include "mcp/session_registry.h"
-#include "mcp/shares.h"
 #include "mcp/warm_pool.h"
 #include "runtime/backend.h"
 #include "runtime/warm_run.h"
+#include "services/audit_log.h"
+#include "services/image_provisioner.h"
+#include "services/secret_mask.h"
+#include "services/session_registry.h"
+#include "services/shares.h"
 
 namespace paddock::mcp {
 

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "mcp/host_transfer.h"
 #include "mcp/tool.h"
+#include "services/host_transfer.h"
 
 namespace paddock::mcp {
 

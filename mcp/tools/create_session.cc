@@ -3,10 +3,11 @@
 #include "core/text.h"
 #include "mcp/code_runner.h"
 #include "mcp/content.h"
-#include "mcp/live_session.h"
+#include "mcp/interpreter_content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 namespace {

@@ -6,11 +6,12 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
+#include "mcp/interpreter_content.h"
 #include "mcp/language_catalog.h"
-#include "mcp/live_session.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 namespace {

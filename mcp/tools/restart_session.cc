@@ -2,10 +2,11 @@
 // files in /work stay).
 
 #include "mcp/content.h"
-#include "mcp/live_session.h"
+#include "mcp/interpreter_content.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 namespace {

@@ -33,8 +33,9 @@ const std::map<std::string, int>& floors() {
       {"runtime/kube", 5},
       {"runtime/tools", 5},
       {"language", 6},
-      {"mcp", 7},
-      {"cli", 8},
+      {"services", 7},  // sessions, shares, transfers, the audit log: plain results, no MCP types
+      {"mcp", 8},
+      {"cli", 9},
   };
   return kFloors;
 }

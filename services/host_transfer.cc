@@ -1,4 +1,4 @@
-#include "mcp/host_transfer.h"
+#include "services/host_transfer.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "mcp/image_provisioner.h"
+#include "services/image_provisioner.h"
 
 namespace paddock::mcp {
 
