@@ -5,7 +5,7 @@
 namespace paddock::mcp {
 
 ProgressObserver::ProgressObserver(ToolContext& context, std::chrono::milliseconds interval)
-    : OutputProgress(context.progress, context.state.secrets,
-                     context.state.options.result_stream_bytes, context.cancellation, interval) {}
+    : OutputProgress(context.progress, context.state.secrets(),
+                     context.state.options().result_stream_bytes, context.cancellation, interval) {}
 
 }  // namespace paddock::mcp

@@ -75,7 +75,7 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
   record.language = policy.name;
   record.code = request.code;
   record.libraries = request.libraries;
-  record.backend = state.backend->name();
+  record.backend = state.backend().name();
   if (lease) record.session = (*lease)->id;
   if (run == nullptr) {
     record.outcome = "blocked";
@@ -148,19 +148,19 @@ class ExecuteCode final : public Tool {
     std::optional<SessionLease> lease;
     const LanguagePolicy* policy = nullptr;
     if (arguments.contains("session_id")) {
-      auto acquired = state.sessions.acquire(arguments["session_id"].get<std::string>());
+      auto acquired = state.sessions().acquire(arguments["session_id"].get<std::string>());
       if (!acquired) return tool_error(acquired.error().message);
       lease.emplace(std::move(*acquired));
       policy = (*lease)->policy;
       if (arguments.contains("language")) {
-        auto asked = state.policies.find(arguments["language"].get<std::string>());
+        auto asked = state.policies().find(arguments["language"].get<std::string>());
         if (!asked || *asked != policy) {
           return tool_error("session " + (*lease)->id + " runs " + policy->name +
                             "; create another session for another language");
         }
       }
     } else {
-      auto found = state.policies.find(arguments.value("language", default_language_));
+      auto found = state.policies().find(arguments.value("language", default_language_));
       if (!found) return tool_error(found.error().message);
       policy = *found;
     }
@@ -176,7 +176,8 @@ class ExecuteCode final : public Tool {
     state.record(audit_record(state, lease, *policy, request, &run));
     // An error may carry what the sandbox said (a kernel's log when it cannot start again).
     if (!run) return tool_error(run.error().message);
-    return code_result(*run, verdict, state.options, {request.timeout_seconds, lease.has_value()});
+    return code_result(*run, verdict, state.options(),
+                       {request.timeout_seconds, lease.has_value()});
   }
 
  private:
