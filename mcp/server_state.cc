@@ -12,9 +12,9 @@ ServiceSettings service_settings(const ServerOptions& options) {
           .pass_through_env = options.pass_through_env};
 }
 
-// Only the native backend's sandboxes wait warm: a container backend's calls run cold.
+// Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold.
 std::size_t warm_pool_size(const ServerOptions& options, const Backend& backend) {
-  return backend.name() == "native" ? options.warm_per_language : 0;
+  return backend.abilities().warm ? options.warm_per_language : 0;
 }
 
 }  // namespace

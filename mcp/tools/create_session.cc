@@ -151,7 +151,7 @@ class CreateSession final : public Tool {
       mounts.push_back(std::move(mount));
     }
     // After the shares are checked, so that a wrong name is what the model hears first.
-    if (std::string(state.backend().name()) != "native") {
+    if (!state.backend().abilities().mounts) {
       return invalid_input("mounts work on the native backend only; on " +
                            std::string(state.backend().name()) +
                            " copy files in and out with upload_file and download_file instead");
