@@ -13,7 +13,19 @@
 namespace paddock::mcp {
 namespace {
 
-json input_schema(const std::string& default_language, double max_timeout) {
+// The languages the policy store holds, as the description names them: "bash, c, ... or ruby".
+std::string language_names(const PolicyStore& policies) {
+  std::string names;
+  const auto& all = policies.all();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) names += i + 1 == all.size() ? " or " : ", ";
+    names += all[i].name;
+  }
+  return names;
+}
+
+json input_schema(const std::string& default_language, double max_timeout,
+                  const std::string& languages) {
   json schema = json::parse(R"({
     "type": "object",
     "properties": {
@@ -41,10 +53,8 @@ json input_schema(const std::string& default_language, double max_timeout) {
   })");
   std::string& timeout = schema["properties"]["timeout"]["description"].get_ref<std::string&>();
   timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_text(max_timeout));
-  schema["properties"]["language"] = language_property(
-      "python, javascript, java, cpp, c, go, r, ruby or bash; get_supported_languages lists them "
-      "all.",
-      default_language);
+  schema["properties"]["language"] =
+      language_property(languages + "; get_supported_languages lists them all.", default_language);
   return schema;
 }
 
@@ -112,7 +122,8 @@ class ExecuteCode final : public Tool {
   ExecuteCode(const ServerOptions& options, const PolicyStore& policies)
       : default_language_(options.default_language),
         max_timeout_(options.max_timeout_seconds),
-        preinstalled_(preinstalled_lines(policies)) {}
+        preinstalled_(preinstalled_lines(policies)),
+        languages_(language_names(policies)) {}
   std::string name() const override { return "execute_code"; }
   json definition() const override {
     return {{"name", name()},
@@ -129,7 +140,7 @@ class ExecuteCode final : public Tool {
              "keeps the state when it can (state_lost says when it could not). Timeouts are "
              "capped at " +
                  seconds_text(max_timeout_) + "." + preinstalled_},
-            {"inputSchema", input_schema(default_language_, max_timeout_)},
+            {"inputSchema", input_schema(default_language_, max_timeout_, languages_)},
             {"outputSchema", code_output_schema()},
             {"annotations", annotations("Execute code", false, false)}};
   }
@@ -184,6 +195,7 @@ class ExecuteCode final : public Tool {
   std::string default_language_;
   double max_timeout_;
   std::string preinstalled_;
+  std::string languages_;  // what the policy store holds, for the `language` argument
 };
 
 }  // namespace
