@@ -114,6 +114,13 @@ TEST(Layering, AnIncludeThatReachesUpIsNamed) {
   EXPECT_TRUE(violation("runtime/sandbox_spec.h", "runtime/native/child.h").has_value());
 }
 
+// The services return plain results: MCP's types (content blocks, a tool's context) are above them.
+TEST(Layering, TheServicesIncludeNothingOfMcp) {
+  EXPECT_TRUE(violation("services/session_registry.cc", "mcp/content.h").has_value());
+  EXPECT_TRUE(violation("services/output_progress.h", "mcp/tool.h").has_value());
+  EXPECT_FALSE(violation("mcp/tools/read_file.cc", "services/client_view.h").has_value());
+}
+
 TEST(Layering, SiblingsOnOneFloorDoNotIncludeEachOther) {
   EXPECT_TRUE(violation("runtime/kube/kube_exec.cc", "runtime/engine/engine_client.h").has_value());
   EXPECT_TRUE(violation("runtime/engine/docker_exec.cc", "runtime/kube/kube_client.h").has_value());
