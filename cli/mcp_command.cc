@@ -1,8 +1,8 @@
 #include "cli/mcp_command.h"
 
 #include "cli/available_backends.h"
-#include "mcp/log.h"
 #include "mcp/serve.h"
+#include "services/log.h"
 
 namespace paddock::cli {
 

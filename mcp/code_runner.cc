@@ -65,22 +65,22 @@ Result<UniqueFd> stdin_memfd(const std::string& text) {
 // The server's options as the spec builder's overrides: they are the same for every call.
 SpecOverrides server_overrides(const ServerState& state) {
   SpecOverrides overrides;
-  overrides.max_wall_seconds = state.options.max_timeout_seconds;
-  overrides.env = state.options.pass_through_env;
-  overrides.allowed_private_ranges = state.options.allowed_private_ranges;
-  overrides.host_loopback_ports = state.options.host_loopback_ports;
-  overrides.allowed_hosts = state.options.allowed_hosts;
-  overrides.max_collected_files = state.options.max_artifacts;
-  overrides.max_collected_bytes = state.options.max_artifact_bytes;
+  overrides.max_wall_seconds = state.options().max_timeout_seconds;
+  overrides.env = state.options().pass_through_env;
+  overrides.allowed_private_ranges = state.options().allowed_private_ranges;
+  overrides.host_loopback_ports = state.options().host_loopback_ports;
+  overrides.allowed_hosts = state.options().allowed_hosts;
+  overrides.max_collected_files = state.options().max_artifacts;
+  overrides.max_collected_bytes = state.options().max_artifact_bytes;
   return overrides;
 }
 
 // The server's backend resolves images, pulled on first use (reported through `progress`).
 ImageSource server_images(ServerState& state, const PullProgress& progress) {
   ImageSource source;
-  source.backend = state.backend.get();
+  source.backend = &state.backend();
   source.ensure = [&state, progress](const std::string& image) {
-    return state.images.ensure(image, progress);
+    return state.images().ensure(image, progress);
   };
   return source;
 }
@@ -140,16 +140,16 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& langua
                                    std::shared_ptr<void>& until_answered) {
   if (runs_warm(spec)) {
     // What a cold run would refuse before starting, a warm one refuses too.
-    if (auto valid = state.backend->check(spec); !valid) return valid.error();
+    if (auto valid = state.backend().check(spec); !valid) return valid.error();
     // From the take until the answer is out, the pool opens none: setting up the next would take
     // a core from this call, and its answer would wait behind it.
-    until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm);
+    until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm());
     // Goes back to the pool (to be closed) however the call ends.
     struct Taken {
       WarmPool& pool;
       std::unique_ptr<Session> sandbox;
       ~Taken() { pool.retire(std::move(sandbox)); }
-    } taken{state.warm, state.warm.take(language, sandbox_shape(spec))};
+    } taken{state.warm(), state.warm().take(language, sandbox_shape(spec))};
     if (taken.sandbox && !taken.sandbox->ended()) {
       auto result = run_warm(*taken.sandbox, spec, observer);
       // One killed from outside as it was taken ended before anything of the call ran (its init
@@ -160,19 +160,19 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& langua
       }
     }
   }
-  return state.backend->run(spec, observer);
+  return state.backend().run(spec, observer);
 }
 
 }  // namespace
 
 void prepare_warm_sandboxes(ServerState& state) {
-  auto policy = state.policies.find(state.options.default_language);
+  auto policy = state.policies().find(state.options().default_language);
   if (!policy) return;
   ImageSource present_only;
-  present_only.backend = state.backend.get();
+  present_only.backend = &state.backend();
   auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
   if (built && runs_warm(built->spec)) {
-    state.warm.prepare((*policy)->name, sandbox_shape(built->spec));
+    state.warm().prepare((*policy)->name, sandbox_shape(built->spec));
   }
 }
 
@@ -193,7 +193,7 @@ Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& polic
 
 Result<SandboxSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {
   ImageSource present_only;
-  present_only.backend = state.backend.get();
+  present_only.backend = &state.backend();
   auto built = build_toolchain_spec(policy, policy.version_command, 20, server_overrides(state),
                                     present_only);
   if (!built) return built.error();
@@ -222,7 +222,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   run.preinstalled = std::move(preinstalled);
   auto result = run_warm_or_cold(state, policy.name, spec, observer, run.warm, until_answered);
   if (!result) return result.error();
-  mask_secrets(state.secrets, *result);
+  mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
   return run;
 }
@@ -244,7 +244,7 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
   run.limits = session.limits;
   run.limits.wall_seconds = policy.limits.wall_seconds.value_or(run.limits.wall_seconds);
   run.timeout_capped =
-      apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds, run.limits);
+      apply_timeout(request.timeout_seconds, state.options().max_timeout_seconds, run.limits);
   run.timeout_seconds = run.limits.wall_seconds;
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   run.preinstalled = std::move(preinstalled);
@@ -263,14 +263,14 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
     }
   }
   CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes,
-                   state.options.max_artifacts, state.options.max_artifact_bytes};
+                   state.options().max_artifacts, state.options().max_artifact_bytes};
   int run_number = ++session.runs;
   auto result = session.kernel->execute(cell, observer);
   if (!result) return result.error();
-  result->backend = state.backend->name();
-  mask_secrets(state.secrets, *result);
+  result->backend = state.backend().name();
+  mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, false);
-  keep_whole_streams(*session.session, run_number, state.options.result_stream_bytes, run);
+  keep_whole_streams(*session.session, run_number, state.options().result_stream_bytes, run);
   return run;
 }
 
@@ -294,7 +294,7 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   run.preinstalled = std::move(preinstalled);
   run.limits = steps->limits;
   run.timeout_capped =
-      apply_timeout(request.timeout_seconds, state.options.max_timeout_seconds, run.limits);
+      apply_timeout(request.timeout_seconds, state.options().max_timeout_seconds, run.limits);
   run.timeout_seconds = run.limits.wall_seconds;
   std::lock_guard lock(session.run_mutex);
   const SandboxFile& code = steps->files.front();
@@ -307,7 +307,7 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   plan.wall_seconds = run.timeout_seconds;
   plan.files_after_install = request.files;
   plan.collect =
-      OutputCollection{{}, state.options.max_artifacts, state.options.max_artifact_bytes};
+      OutputCollection{{}, state.options().max_artifacts, state.options().max_artifact_bytes};
   // Kept for the session's files: the result itself carries only result_stream_bytes of each.
   plan.output_bytes = std::max(plan.output_bytes, kSessionStreamBytes);
   // Each call's figures in a directory of their own, so a call returns only what it drew.
@@ -334,9 +334,9 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   };
   auto result = run_steps(plan, steps_in_session, observer);
   if (!result) return result.error();
-  mask_secrets(state.secrets, *result);
+  mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
-  keep_whole_streams(sandbox, run_number, state.options.result_stream_bytes, run);
+  keep_whole_streams(sandbox, run_number, state.options().result_stream_bytes, run);
   return run;
 }
 
@@ -346,7 +346,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   auto [wanted, preinstalled] = split_preinstalled(*session.policy, libraries);
   if (wanted.empty() && !preinstalled.empty()) {
     RunResult nothing;
-    nothing.backend = state.backend->name();
+    nothing.backend = state.backend().name();
     nothing.stderr_data.data =
         "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
     return nothing;
@@ -357,7 +357,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   std::unique_lock lock(session.run_mutex);
   ExecRequest exec;
   exec.argv = spec->prelude.front();
-  exec.wall_seconds = std::min(spec->limits.wall_seconds * 4, state.options.max_timeout_seconds);
+  exec.wall_seconds = std::min(spec->limits.wall_seconds * 4, state.options().max_timeout_seconds);
   exec.output_bytes = spec->limits.output_bytes;
   exec.stdout_to_stderr = true;
   exec.network = spec->networked_prelude > 0;
@@ -365,7 +365,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   // What the operator adds to the package index's list, as for a fresh run.
   extend_installer_list(server_overrides(state), exec.allowed_hosts);
   auto result = session.session->exec(exec, observer);
-  if (result) mask_secrets(state.secrets, *result);
+  if (result) mask_secrets(state.secrets(), *result);
   // A live interpreter sees the new libraries without a restart.
   if (result && session.kernel && result->outcome == Outcome::kExited && result->exit_code == 0) {
     if (auto refreshed = session.kernel->refresh_after_install(); !refreshed) {
@@ -379,7 +379,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   record.session = session.id;
   record.language = session.policy->name;
   record.libraries = libraries;
-  record.backend = state.backend->name();
+  record.backend = state.backend().name();
   record.limits = spec->limits;
   record.limits.wall_seconds = exec.wall_seconds;
   record.outcome = result ? to_string(result->outcome) : "error";

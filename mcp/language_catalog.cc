@@ -22,7 +22,7 @@ std::string toolchain_version(ServerState& state, const LanguagePolicy& policy) 
     auto spec = toolchain_version_spec(state, policy);
     if (spec) {
       Quiet quiet;
-      auto result = state.backend->run(*spec, quiet);
+      auto result = state.backend().run(*spec, quiet);
       if (result && result->outcome == Outcome::kExited && result->exit_code == 0) {
         // Some print to stderr (java -version); the first line says it.
         std::string text =
@@ -45,7 +45,7 @@ std::string extension_of(const std::string& source_file) {
 
 json language_list(const ServerState& state) {
   json languages = json::array();
-  for (const auto& policy : state.policies.all()) {
+  for (const auto& policy : state.policies().all()) {
     languages.push_back({{"name", policy.name},
                          {"aliases", policy.aliases},
                          {"description", policy.description},
@@ -55,7 +55,7 @@ json language_list(const ServerState& state) {
 }
 
 json limits_summary(const ServerState& state, const Limits& limits, NetworkMode network) {
-  return {{"timeout_seconds", std::min(limits.wall_seconds, state.options.max_timeout_seconds)},
+  return {{"timeout_seconds", std::min(limits.wall_seconds, state.options().max_timeout_seconds)},
           {"memory_bytes", limits.memory_bytes},
           {"pids", limits.pids},
           {"output_bytes", limits.output_bytes},

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "mcp/json_rpc.h"
-#include "mcp/secret_mask.h"
+#include "services/secret_mask.h"
 
 namespace paddock::mcp {
 

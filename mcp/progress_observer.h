@@ -1,78 +1,18 @@
 #pragma once
 
-// Watches a sandboxed command for a tool call: its output goes to the client as progress
-// notifications, whole lines at a time, and the call's cancellation reaches the sandbox.
-// Progress never carries more than the result may: the start of each stream up to the server's
-// result_stream_bytes (backends report every byte; the rest is dropped here), in messages that
-// go at most once per interval, so a program printing for its whole timeout costs the client no
-// more than its result does.
+// A tool call's watch over its sandboxed command: services/output_progress.h's progress, sent as
+// the call's progress notifications, with the call's cancellation and the server's stream cap.
 
 #include <chrono>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
 
-#include "mcp/secret_mask.h"
-#include "mcp/server_state.h"
 #include "mcp/tool.h"
-#include "runtime/backend.h"
+#include "services/output_progress.h"
 
 namespace paddock::mcp {
 
-// Output cut into progress messages: whole lines, or 4 KiB of a line that does not end, each
-// with passed-through secrets masked, none of them split between two messages.
-class ProgressLines {
+class ProgressObserver final : public OutputProgress {
  public:
-  ProgressLines(const SecretMask& secrets, std::function<void(const std::string&)> send)
-      : secrets_(secrets), send_(std::move(send)) {}
-  void take(std::string_view chunk);
-
- private:
-  void flush(std::size_t length);
-  const SecretMask& secrets_;
-  std::function<void(const std::string&)> send_;
-  std::string pending_;  // the start of a line whose end has not come yet
-};
-
-// When messages go out: at most one per interval. What comes sooner waits, joined with what
-// follows, and goes with the first message after the interval or at finish(); a message is at
-// most 64 KiB, so a burst loses its middle rather than flooding. (There is no timer: output
-// that waits goes when more output comes or the run ends.)
-class ProgressPacer {
- public:
-  ProgressPacer(std::function<void(const std::string&)> send, std::chrono::milliseconds interval)
-      : send_(std::move(send)), interval_(interval) {}
-  void offer(const std::string& message);
-  void finish();
-
- private:
-  std::function<void(const std::string&)> send_;
-  std::chrono::milliseconds interval_;
-  std::optional<std::chrono::steady_clock::time_point> last_sent_;
-  std::string waiting_;
-};
-
-class ProgressObserver final : public RunObserver {
- public:
-  static constexpr std::chrono::milliseconds kInterval{200};
-
   explicit ProgressObserver(ToolContext& context, std::chrono::milliseconds interval = kInterval);
-  ProgressObserver(const ProgressObserver&) = delete;
-  ProgressObserver& operator=(const ProgressObserver&) = delete;
-  // Sends what waits, before the tool's result goes out.
-  ~ProgressObserver() override;
-
-  void on_output(StreamId stream, std::string_view chunk) override;
-  [[nodiscard]] const CancellationToken* cancellation() const override {
-    return &context_.cancellation;
-  }
-
- private:
-  ToolContext& context_;
-  ProgressPacer pacer_;
-  ProgressLines lines_;
-  std::uint64_t room_[2];  // what each stream (stdout, stderr) may still send
 };
 
 }  // namespace paddock::mcp

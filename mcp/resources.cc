@@ -43,7 +43,7 @@ std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const jso
   if (!file) {
     return RpcError{kInvalidParams, "unknown resource " + uri, json{{"uri", uri}}};
   }
-  auto lease = state.sessions.acquire(file->session_id);
+  auto lease = state.sessions().acquire(file->session_id);
   if (!lease) return RpcError{kInvalidParams, lease.error().message, json{{"uri", uri}}};
   auto read = (*lease)->session->read_file(file->path, kResourceReadBytes);
   if (!read) return RpcError{kInvalidParams, read.error().message, json{{"uri", uri}}};
@@ -55,7 +55,7 @@ std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const jso
                     json{{"uri", uri}}};
   }
   // What read_file masks or withholds, this does too: its links lead here.
-  auto shown = client_view(state.secrets, std::move(read->data), false);
+  auto shown = client_view(state.secrets(), std::move(read->data), false);
   if (!shown) {
     return RpcError{kInvalidParams, file->path + " " + std::string(kWithheld), json{{"uri", uri}}};
   }

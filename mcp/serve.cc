@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include "mcp/code_runner.h"
-#include "mcp/log.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/server.h"
 #include "mcp/tool_registry.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 
@@ -75,7 +75,7 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
   ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
                     std::move(*shares));
   prepare_warm_sandboxes(state);
-  ToolRegistry tools = builtin_tools(state.options, state.policies);
+  ToolRegistry tools = builtin_tools(state.options(), state.policies());
   Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }

@@ -10,8 +10,8 @@
 
 #include "core/text.h"
 #include "mcp/argument_check.h"
-#include "mcp/log.h"
 #include "mcp/resources.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 namespace {
@@ -70,17 +70,18 @@ Server::Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out
       tools_(tools),
       in_fd_(in_fd),
       reader_(in_fd, kMaxInboundLine),
-      writer_(out_fd, state.secrets),
-      pool_(state.options.workers, state.options.max_queued, state.options.max_queued_bytes) {}
+      writer_(out_fd, state.secrets()),
+      pool_(state.options().workers, state.options().max_queued, state.options().max_queued_bytes) {
+}
 
 int Server::run() {
   sigset_t termination;
   sigemptyset(&termination);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
   int signals = signalfd(-1, &termination, SFD_CLOEXEC | SFD_NONBLOCK);
-  Expirer expirer(state_.sessions);
-  log(LogLevel::kInfo, "serving MCP on stdio (backend " + std::string(state_.backend->name()) +
-                           ", " + counted(state_.options.workers, "worker", "workers") + ")");
+  Expirer expirer(state_.sessions());
+  log(LogLevel::kInfo, "serving MCP on stdio (backend " + std::string(state_.backend().name()) +
+                           ", " + counted(state_.options().workers, "worker", "workers") + ")");
   for (;;) {
     pollfd watched[2] = {{in_fd_, POLLIN, 0}, {signals, POLLIN, 0}};
     if (poll(watched, signals >= 0 ? 2 : 1, -1) < 0) {
@@ -115,7 +116,7 @@ void Server::shut_down() {
     std::lock_guard lock(in_flight_mutex_);
     for (auto& [id, call] : in_flight_) call->token.cancel();
   }
-  state_.sessions.close_all();
+  state_.sessions().close_all();
   pool_.stop();
 }
 
@@ -181,14 +182,14 @@ void Server::handle_request(const Incoming& request) {
              {"capabilities", server_capabilities()},
              {"serverInfo", server_info()},
              {"instructions",
-              server_instructions(state_.shares.summary(), state_.options.allowed_hosts)}},
+              server_instructions(state_.shares().summary(), state_.options().allowed_hosts)}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
             {{"supportedVersions", supported_versions()},
              {"capabilities", server_capabilities()},
              {"instructions",
-              server_instructions(state_.shares.summary(), state_.options.allowed_hosts)}},
+              server_instructions(state_.shares().summary(), state_.options().allowed_hosts)}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);
@@ -308,8 +309,8 @@ void Server::submit(const Incoming& request, const Era& era) {
     forget();
     std::string waiting =
         admission.kind == Admission::kOverByteBudget
-            ? std::to_string(state_.options.max_queued_bytes >> 20) + " MiB of requests waiting"
-            : counted(state_.options.max_queued, "call", "calls") + " waiting";
+            ? std::to_string(state_.options().max_queued_bytes >> 20) + " MiB of requests waiting"
+            : counted(state_.options().max_queued, "call", "calls") + " waiting";
     respond_error(request.id,
                   RpcError{kInternalError,
                            "the server is busy (" + waiting + "); try again shortly", nullptr});

@@ -18,7 +18,7 @@
 #include "mcp/protocol.h"
 #include "mcp/server_state.h"
 #include "mcp/tool_registry.h"
-#include "mcp/worker_pool.h"
+#include "services/worker_pool.h"
 
 namespace paddock::mcp {
 

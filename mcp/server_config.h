@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/result.h"
-#include "mcp/host_transfer.h"
-#include "mcp/shares.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_spec.h"
+#include "services/host_transfer.h"
+#include "services/shares.h"
 
 namespace paddock::mcp {
 

@@ -58,12 +58,6 @@ std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri) {
   return SessionFileRef{rest.substr(0, files), std::move(*path)};
 }
 
-std::optional<std::string> client_view(const SecretMask& secrets, std::string data, bool cut) {
-  if (looks_like_text(data)) return secrets.apply(std::move(data), cut);
-  if (secrets.found_in(data)) return std::nullopt;
-  return data;
-}
-
 json file_content_block(const std::string& session_id, const std::string& path,
                         const FileContent& file, bool cut, std::string* delivery) {
   std::string mime = mime_type_for(path, file.data, cut);

@@ -1,15 +1,15 @@
 #pragma once
 
-// A session's files as MCP sees them: the resource URI of each, what of a file's bytes the client
-// may see, and the content block that carries one (text, image, embedded binary, or a link when
-// it is too large to inline).
+// A session's files as MCP sees them: the resource URI of each, and the content block that
+// carries one (text, image, embedded binary, or a link when it is too large to inline). What of
+// a file's bytes the client may see at all is services/client_view.h's.
 
 #include <optional>
 #include <string>
 
 #include "mcp/json_rpc.h"
-#include "mcp/secret_mask.h"
 #include "runtime/session.h"
+#include "services/client_view.h"
 
 namespace paddock::mcp {
 
@@ -23,14 +23,6 @@ struct SessionFileRef {
   std::string path;
 };
 std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri);
-
-// A file's bytes (`cut`: only its beginning) as the client may see them. Text has every
-// passed-through value masked; other content that holds one is withheld (nullopt), because
-// masking would corrupt it without a sign. kWithheld says why, after the file's name.
-std::optional<std::string> client_view(const SecretMask& secrets, std::string data, bool cut);
-inline constexpr std::string_view kWithheld =
-    "holds the value of a passed-through variable and is not text, which cannot be masked: it "
-    "is withheld";
 
 // The content block for a file already read: all of it, or with `cut` its first
 // kInlineFileBytes (then the block links to the file instead).

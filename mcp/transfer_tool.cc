@@ -1,7 +1,5 @@
 #include "mcp/transfer_tool.h"
 
-#include <chrono>
-
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
@@ -30,41 +28,10 @@ json transfer_output_schema() {
 ToolResult run_transfer(ToolContext& context, const json& arguments, const std::string& tool,
                         const std::string& action, const std::string& host_path,
                         const TransferOperation& operation) {
-  ServerState& state = context.state;
-  std::string id = arguments["session_id"].get<std::string>();
-  auto lease = state.sessions.acquire(id);
-  if (!lease) return tool_error(lease.error().message);
-  auto started = std::chrono::steady_clock::now();
-  auto report = operation(*(*lease)->session);
-  AuditRecord record;
-  record.tool = tool;
-  record.session = id;
-  record.language = (*lease)->policy->name;
-  record.backend = state.backend->name();
-  record.limits = (*lease)->limits;
-  record.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::steady_clock::now() - started)
-                           .count();
-  if (!report) {
-    record.outcome = "refused";
-    record.error = report.error().message;
-    HostFileRecord file;
-    file.action = action;
-    file.host_path = host_path;
-    record.host_files.push_back(std::move(file));
-    state.record(record);
-    return tool_error(report.error().message);
-  }
-  record.outcome = "done";
-  HostFileRecord file;
-  file.action = action;
-  file.host_path = report->host_dir;
-  file.session_path = "/work/" + report->session_path;
-  file.bytes = report->bytes;
-  file.files = report->files;
-  file.sha256 = report->sha256;
-  record.host_files.push_back(std::move(file));
-  state.record(record);
+  auto report =
+      transfer_in_session(context.state.services(), arguments["session_id"].get<std::string>(),
+                          tool, action, host_path, operation);
+  if (!report) return tool_error(report.error().message);
   std::string what = report->folder ? "folder " + report->host_path + " (" +
                                           counted(report->files, "entry", "entries") + ", " +
                                           format_size(report->bytes) + ")"

@@ -1,18 +1,16 @@
 #pragma once
 
-// What upload_file and download_file share: the session they work in, one audit line for every
-// attempt (refused ones too, with the host path as given), and a result of a few lines, so a
-// 50 MB file costs the conversation no more than its name, size and digest.
+// What upload_file and download_file share: the transfer in the session they name
+// (services/session_transfer.h), and a result of a few lines, so a 50 MB file costs the
+// conversation no more than its name, size and digest.
 
 #include <functional>
 #include <string>
 
-#include "mcp/host_transfer.h"
 #include "mcp/tool.h"
+#include "services/session_transfer.h"
 
 namespace paddock::mcp {
-
-using TransferOperation = std::function<Result<TransferReport>(Session& session)>;
 
 // Runs `operation` in the session `arguments.session_id` names; `action` is "upload" or
 // "download", `host_path` the argument as the model gave it.

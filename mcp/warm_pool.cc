@@ -2,7 +2,7 @@
 
 #include <malloc.h>
 
-#include "mcp/log.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 

@@ -51,10 +51,20 @@ class Session;
 // A pull's progress as lines for people: "pulling docker.io/library/python:3.12: 2/5 layers".
 using PullProgress = std::function<void(const std::string& line)>;
 
+// What a backend can do beyond run(), for callers to ask instead of checking its name.
+struct BackendAbilities {
+  bool warm = false;    // sandboxes opened ahead of their call (runtime/warm_run.h)
+  bool live = false;    // sessions keep an interpreter between calls (Session::start_resident)
+  bool mounts = false;  // host folders bound into a session's sandbox
+  bool paddock_images = false;  // images live in paddock's own store ('paddock pull')
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
+  // Default: none of them.
+  [[nodiscard]] virtual BackendAbilities abilities() const { return {}; }
   // Runs spec.argv in a fresh sandbox and waits for it. An Error means paddock itself failed and
   // nothing is left running; whatever the program did is in the RunResult.
   [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;

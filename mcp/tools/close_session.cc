@@ -32,7 +32,7 @@ class CloseSession final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
-    if (!context.state.sessions.close(id)) {
+    if (!context.state.sessions().close(id)) {
       return tool_error("no session '" + id + "' (already closed, expired, or never existed)");
     }
     ToolResult result;

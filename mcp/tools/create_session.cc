@@ -3,10 +3,11 @@
 #include "core/text.h"
 #include "mcp/code_runner.h"
 #include "mcp/content.h"
-#include "mcp/live_session.h"
+#include "mcp/interpreter_content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 namespace {
@@ -82,25 +83,25 @@ class CreateSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     ServerState& state = context.state;
-    auto policy = state.policies.find(arguments.value("language", default_language_));
+    auto policy = state.policies().find(arguments.value("language", default_language_));
     if (!policy) return tool_error(policy.error().message);
     auto spec = session_spec(state, **policy, context.progress);
     if (!spec) return tool_error(spec.error().message);
     auto mounts = add_mounts(state, arguments, *spec);
     if (!mounts) return tool_error(mounts.error().message);
-    if (auto room = state.sessions.reserve(); !room) return tool_error(room.error().message);
+    if (auto room = state.sessions().reserve(); !room) return tool_error(room.error().message);
     // Warm sandboxes give way: together with the sessions they stay within --max-sessions.
-    state.warm.fit();
-    auto opened = state.backend->open_session(*spec);
+    state.warm().fit();
+    auto opened = state.backend().open_session(*spec);
     record_mounts(state, **policy, *spec, *mounts, opened ? "done" : "error");
     if (!opened) {
-      state.sessions.unreserve();
+      state.sessions().unreserve();
       return tool_error("could not create the session: " +
-                        without_host_paths(state.shares, opened.error().message));
+                        without_host_paths(state.shares(), opened.error().message));
     }
     auto entry =
-        state.sessions.add(std::move(*opened), **policy,
-                           arguments.value("ttl_seconds", state.options.session_idle_seconds));
+        state.sessions().add(std::move(*opened), **policy,
+                             arguments.value("ttl_seconds", state.options().session_idle_seconds));
     entry->limits = spec->limits;
     entry->mounts = std::move(*mounts);
     auto libraries = arguments.value("libraries", std::vector<std::string>{});
@@ -109,7 +110,7 @@ class CreateSession final : public Tool {
       ProgressObserver observer(context);
       auto installed = install_in_session(*entry, state, libraries, observer, name());
       if (auto why = install_failure(installed)) {
-        state.sessions.close(entry->id);
+        state.sessions().close(entry->id);
         return tool_error("installing libraries failed, so the session was closed:\n" + *why);
       }
       text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
@@ -117,7 +118,7 @@ class CreateSession final : public Tool {
     // After the install: the interpreter starts with the libraries there.
     {
       std::lock_guard lock(entry->run_mutex);
-      start_interpreter(*entry, arguments.value("live", true), state.secrets);
+      start_interpreter(*entry, arguments.value("live", true), state.secrets());
     }
     ToolResult result;
     for (const auto& mount : entry->mounts) {
@@ -139,7 +140,7 @@ class CreateSession final : public Tool {
     for (const auto& asked : arguments["mounts"]) {
       ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
                        asked.value("rw", false)};
-      auto bind = share_bind(state.shares, mount, spec.workdir);
+      auto bind = share_bind(state.shares(), mount, spec.workdir);
       if (!bind) return bind.error();
       for (const auto& other : spec.binds) {
         if (other.sandbox_path == bind->sandbox_path) {
@@ -150,9 +151,9 @@ class CreateSession final : public Tool {
       mounts.push_back(std::move(mount));
     }
     // After the shares are checked, so that a wrong name is what the model hears first.
-    if (std::string(state.backend->name()) != "native") {
+    if (!state.backend().abilities().mounts) {
       return invalid_input("mounts work on the native backend only; on " +
-                           std::string(state.backend->name()) +
+                           std::string(state.backend().name()) +
                            " copy files in and out with upload_file and download_file instead");
     }
     return mounts;
@@ -176,13 +177,13 @@ class CreateSession final : public Tool {
     AuditRecord record;
     record.tool = "create_session";
     record.language = policy.name;
-    record.backend = state.backend->name();
+    record.backend = state.backend().name();
     record.limits = spec.limits;
     record.outcome = outcome;
     for (const auto& mount : mounts) {
       HostFileRecord file;
       file.action = "mount";
-      file.host_path = state.shares.find(mount.share)->host_dir;
+      file.host_path = state.shares().find(mount.share)->host_dir;
       file.session_path = mount.path;
       file.writable = mount.writable;
       record.host_files.push_back(std::move(file));

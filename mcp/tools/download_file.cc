@@ -40,8 +40,8 @@ class DownloadFile final : public Tool {
     bool overwrite = arguments.value("overwrite", false);
     const ServerState& state = context.state;
     return run_transfer(context, arguments, name(), "download", host_path, [&](Session& session) {
-      return download_from_session(session, state.shares, path, host_path, overwrite,
-                                   state.options.transfer_caps);
+      return download_from_session(session, state.shares(), path, host_path, overwrite,
+                                   state.options().transfer_caps);
     });
   }
 };

@@ -13,7 +13,19 @@
 namespace paddock::mcp {
 namespace {
 
-json input_schema(const std::string& default_language, double max_timeout) {
+// The languages the policy store holds, as the description names them: "bash, c, ... or ruby".
+std::string language_names(const PolicyStore& policies) {
+  std::string names;
+  const auto& all = policies.all();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) names += i + 1 == all.size() ? " or " : ", ";
+    names += all[i].name;
+  }
+  return names;
+}
+
+json input_schema(const std::string& default_language, double max_timeout,
+                  const std::string& languages) {
   json schema = json::parse(R"({
     "type": "object",
     "properties": {
@@ -41,10 +53,8 @@ json input_schema(const std::string& default_language, double max_timeout) {
   })");
   std::string& timeout = schema["properties"]["timeout"]["description"].get_ref<std::string&>();
   timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_text(max_timeout));
-  schema["properties"]["language"] = language_property(
-      "python, javascript, java, cpp, c, go, r, ruby or bash; get_supported_languages lists them "
-      "all.",
-      default_language);
+  schema["properties"]["language"] =
+      language_property(languages + "; get_supported_languages lists them all.", default_language);
   return schema;
 }
 
@@ -75,7 +85,7 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
   record.language = policy.name;
   record.code = request.code;
   record.libraries = request.libraries;
-  record.backend = state.backend->name();
+  record.backend = state.backend().name();
   if (lease) record.session = (*lease)->id;
   if (run == nullptr) {
     record.outcome = "blocked";
@@ -112,7 +122,8 @@ class ExecuteCode final : public Tool {
   ExecuteCode(const ServerOptions& options, const PolicyStore& policies)
       : default_language_(options.default_language),
         max_timeout_(options.max_timeout_seconds),
-        preinstalled_(preinstalled_lines(policies)) {}
+        preinstalled_(preinstalled_lines(policies)),
+        languages_(language_names(policies)) {}
   std::string name() const override { return "execute_code"; }
   json definition() const override {
     return {{"name", name()},
@@ -129,7 +140,7 @@ class ExecuteCode final : public Tool {
              "keeps the state when it can (state_lost says when it could not). Timeouts are "
              "capped at " +
                  seconds_text(max_timeout_) + "." + preinstalled_},
-            {"inputSchema", input_schema(default_language_, max_timeout_)},
+            {"inputSchema", input_schema(default_language_, max_timeout_, languages_)},
             {"outputSchema", code_output_schema()},
             {"annotations", annotations("Execute code", false, false)}};
   }
@@ -148,19 +159,19 @@ class ExecuteCode final : public Tool {
     std::optional<SessionLease> lease;
     const LanguagePolicy* policy = nullptr;
     if (arguments.contains("session_id")) {
-      auto acquired = state.sessions.acquire(arguments["session_id"].get<std::string>());
+      auto acquired = state.sessions().acquire(arguments["session_id"].get<std::string>());
       if (!acquired) return tool_error(acquired.error().message);
       lease.emplace(std::move(*acquired));
       policy = (*lease)->policy;
       if (arguments.contains("language")) {
-        auto asked = state.policies.find(arguments["language"].get<std::string>());
+        auto asked = state.policies().find(arguments["language"].get<std::string>());
         if (!asked || *asked != policy) {
           return tool_error("session " + (*lease)->id + " runs " + policy->name +
                             "; create another session for another language");
         }
       }
     } else {
-      auto found = state.policies.find(arguments.value("language", default_language_));
+      auto found = state.policies().find(arguments.value("language", default_language_));
       if (!found) return tool_error(found.error().message);
       policy = *found;
     }
@@ -176,13 +187,15 @@ class ExecuteCode final : public Tool {
     state.record(audit_record(state, lease, *policy, request, &run));
     // An error may carry what the sandbox said (a kernel's log when it cannot start again).
     if (!run) return tool_error(run.error().message);
-    return code_result(*run, verdict, state.options, {request.timeout_seconds, lease.has_value()});
+    return code_result(*run, verdict, state.options(),
+                       {request.timeout_seconds, lease.has_value()});
   }
 
  private:
   std::string default_language_;
   double max_timeout_;
   std::string preinstalled_;
+  std::string languages_;  // what the policy store holds, for the `language` argument
 };
 
 }  // namespace

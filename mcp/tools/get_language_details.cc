@@ -41,7 +41,7 @@ class GetLanguageDetails final : public Tool {
             {"annotations", annotations("Language details", true, true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto policy = context.state.policies.find(arguments["language"].get<std::string>());
+    auto policy = context.state.policies().find(arguments["language"].get<std::string>());
     if (!policy) return tool_error(policy.error().message);
     json details = language_details(context.state, **policy);
     ToolResult result;

@@ -6,11 +6,12 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
+#include "mcp/interpreter_content.h"
 #include "mcp/language_catalog.h"
-#include "mcp/live_session.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 namespace {
@@ -72,7 +73,7 @@ class GetSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
-    auto entry = context.state.sessions.find(id);
+    auto entry = context.state.sessions().find(id);
     if (!entry) return tool_error(entry.error().message);
     const SessionEntry& session = **entry;
     auto usage = session.session->usage();
@@ -91,12 +92,12 @@ class GetSession final : public Tool {
                        {"runs", session.runs.load()},
                        {"disk_used_bytes", usage->disk_bytes},
                        {"processes", usage->processes},
-                       {"backend", std::string(context.state.backend->name())},
+                       {"backend", std::string(context.state.backend().name())},
                        {"limits", std::move(limits)}};
     structured.update(interpreter_json(session));
     // The model learns here what it may name in upload_file, download_file and mounts.
     json shares = json::array();
-    for (const auto& share : context.state.shares.all()) {
+    for (const auto& share : context.state.shares().all()) {
       shares.push_back({{"name", share.name}, {"writable", share.writable}});
     }
     json mounts = json::array();
@@ -106,8 +107,9 @@ class GetSession final : public Tool {
     }
     structured["shares"] = std::move(shares);
     structured["mounts"] = std::move(mounts);
-    structured["transfer_limits"] = {{"max_bytes", context.state.options.transfer_caps.max_bytes},
-                                     {"max_files", context.state.options.transfer_caps.max_files}};
+    structured["transfer_limits"] = {
+        {"max_bytes", context.state.options().transfer_caps.max_bytes},
+        {"max_files", context.state.options().transfer_caps.max_files}};
     ToolResult result;
     result.content.push_back(
         text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +
@@ -115,7 +117,7 @@ class GetSession final : public Tool {
                    std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
                    counted(usage->processes, "process", "processes") + " running, " +
                    counted(session.runs.load(), "run", "runs") + "; " + interpreter_line(session) +
-                   "; shares: " + context.state.shares.summary()));
+                   "; shares: " + context.state.shares().summary()));
     result.structured = std::move(structured);
     return result;
   }

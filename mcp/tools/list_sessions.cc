@@ -31,7 +31,7 @@ class ListSessions final : public Tool {
   ToolResult call(const json& /*arguments*/, ToolContext& context) override {
     json sessions = json::array();
     std::string text;
-    for (const auto& entry : context.state.sessions.list()) {
+    for (const auto& entry : context.state.sessions().list()) {
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
       sessions.push_back({{"session_id", entry->id},
                           {"language", entry->policy->name},

@@ -39,14 +39,14 @@ class ReadFile final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
-    auto lease = context.state.sessions.acquire(id);
+    auto lease = context.state.sessions().acquire(id);
     if (!lease) return tool_error(lease.error().message);
     std::string path = arguments["path"].get<std::string>();
     auto file = (*lease)->session->read_file(path, kInlineFileBytes);
     if (!file) return tool_error(file.error().message);
     // A program may have written a passed-through secret to a file: it is masked here too.
     bool cut = file->data.size() < file->size;
-    auto shown = client_view(context.state.secrets, std::move(file->data), cut);
+    auto shown = client_view(context.state.secrets(), std::move(file->data), cut);
     if (!shown) return tool_error(path + " " + std::string(kWithheld));
     file->data = std::move(*shown);
     std::string delivery;

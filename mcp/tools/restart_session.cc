@@ -2,10 +2,11 @@
 // files in /work stay).
 
 #include "mcp/content.h"
-#include "mcp/live_session.h"
+#include "mcp/interpreter_content.h"
 #include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 namespace {
@@ -34,7 +35,7 @@ class RestartSession final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto lease = context.state.sessions.acquire(arguments["session_id"].get<std::string>());
+    auto lease = context.state.sessions().acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     SessionEntry& session = **lease;
     std::lock_guard lock(session.run_mutex);
@@ -44,7 +45,7 @@ class RestartSession final : public Tool {
     }
     if (auto restarted = session.kernel->restart(); !restarted) {
       return tool_error("session " + session.id + ": " +
-                        context.state.secrets.apply(restarted.error().message));
+                        context.state.secrets().apply(restarted.error().message));
     }
     ToolResult result;
     result.content.push_back(text_block("session " + session.id + ": a fresh interpreter; " +

@@ -42,8 +42,8 @@ class UploadFile final : public Tool {
     bool recursive = arguments.value("recursive", false);
     const ServerState& state = context.state;
     return run_transfer(context, arguments, name(), "upload", host_path, [&](Session& session) {
-      return upload_to_session(session, state.shares, host_path, path, recursive,
-                               state.options.transfer_caps);
+      return upload_to_session(session, state.shares(), host_path, path, recursive,
+                               state.options().transfer_caps);
     });
   }
 };

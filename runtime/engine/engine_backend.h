@@ -20,6 +20,8 @@ class EngineBackend final : public ContainerBackend {
   static Result<std::unique_ptr<Backend>> connect(const std::string& name);
 
   [[nodiscard]] std::string_view name() const override { return flavour_.name; }
+  // Each call is a container of its own; the engine keeps the images.
+  [[nodiscard]] BackendAbilities abilities() const override { return {}; }
   [[nodiscard]] Result<bool> has_image(const std::string& image) const override;
   // POST /images/create: the engine pulls (with its own credentials and registries config).
   [[nodiscard]] Status pull_image(const std::string& image,

@@ -22,6 +22,8 @@ class KubeBackend final : public engine::ContainerBackend {
       const std::optional<std::string>& namespace_name = std::nullopt, PodOptions options = {});
 
   [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
+  // Each call is a pod of its own; the cluster pulls the images.
+  [[nodiscard]] BackendAbilities abilities() const override { return {}; }
 
  private:
   KubeBackend(ClusterAccess access, PodOptions options)

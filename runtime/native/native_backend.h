@@ -15,6 +15,9 @@ class NativeBackend final : public Backend {
  public:
   explicit NativeBackend(ImagePuller puller = {}) : puller_(std::move(puller)) {}
   [[nodiscard]] std::string_view name() const override { return "native"; }
+  [[nodiscard]] BackendAbilities abilities() const override {
+    return {.warm = true, .live = true, .mounts = true, .paddock_images = true};
+  }
   [[nodiscard]] Result<bool> has_image(const std::string& image) const override;
   [[nodiscard]] Status pull_image(const std::string& image,
                                   const PullProgress& progress) const override;

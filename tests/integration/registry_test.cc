@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/container_backends.h"
-#include "mcp/image_provisioner.h"
 #include "rootfs/image_store.h"
+#include "services/image_provisioner.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 #include "support/registry_server.h"

@@ -33,8 +33,9 @@ const std::map<std::string, int>& floors() {
       {"runtime/kube", 5},
       {"runtime/tools", 5},
       {"language", 6},
-      {"mcp", 7},
-      {"cli", 8},
+      {"services", 7},  // sessions, shares, transfers, the audit log: plain results, no MCP types
+      {"mcp", 8},
+      {"cli", 9},
   };
   return kFloors;
 }
@@ -111,6 +112,13 @@ TEST(Layering, AnIncludeThatReachesUpIsNamed) {
   EXPECT_NE(wrong->find("only lower floors"), std::string::npos) << *wrong;
   EXPECT_TRUE(violation("mcp/tools/read_file.cc", "cli/output.h").has_value());
   EXPECT_TRUE(violation("runtime/sandbox_spec.h", "runtime/native/child.h").has_value());
+}
+
+// The services return plain results: MCP's types (content blocks, a tool's context) are above them.
+TEST(Layering, TheServicesIncludeNothingOfMcp) {
+  EXPECT_TRUE(violation("services/session_registry.cc", "mcp/content.h").has_value());
+  EXPECT_TRUE(violation("services/output_progress.h", "mcp/tool.h").has_value());
+  EXPECT_FALSE(violation("mcp/tools/read_file.cc", "services/client_view.h").has_value());
 }
 
 TEST(Layering, SiblingsOnOneFloorDoNotIncludeEachOther) {

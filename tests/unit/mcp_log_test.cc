@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mcp/log.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "mcp/secret_mask.h"
+#include "services/secret_mask.h"
 
 namespace paddock::mcp {
 namespace {

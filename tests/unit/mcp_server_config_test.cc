@@ -9,8 +9,8 @@
 #include "language/policy_store.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/progress_observer.h"
-#include "mcp/secret_mask.h"
 #include "mcp/server_config.h"
+#include "services/secret_mask.h"
 
 namespace paddock::mcp {
 namespace {

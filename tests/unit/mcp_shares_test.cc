@@ -1,7 +1,7 @@
 // Shares: how the user names them, and how a tool's host_path is confined beneath one, tried
 // on real folders with the escapes an attacker would plant (the kernel's openat2 is the guard).
 
-#include "mcp/shares.h"
+#include "services/shares.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

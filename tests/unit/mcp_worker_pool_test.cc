@@ -1,4 +1,4 @@
-#include "mcp/worker_pool.h"
+#include "services/worker_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "mcp/live_session.h"
+#include "services/live_session.h"
 
 namespace paddock::mcp {
 
@@ -9,7 +9,8 @@ void not_live(SessionEntry& entry, std::string why) {
   entry.interpreter.store(SessionEntry::Interpreter::kNotLive, std::memory_order_release);
 }
 
-// The kernel, once it is known to be there.
+}  // namespace
+
 const LiveKernel* live_kernel(const SessionEntry& entry) {
   return entry.interpreter.load(std::memory_order_acquire) == SessionEntry::Interpreter::kLive
              ? entry.kernel.get()
@@ -21,8 +22,6 @@ std::string not_live_reason(const SessionEntry& entry) {
              ? "the interpreter is starting"
              : entry.not_live;
 }
-
-}  // namespace
 
 void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secrets) {
   const LanguagePolicy& policy = *entry.policy;
@@ -44,20 +43,6 @@ void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secre
   entry.interpreter.store(SessionEntry::Interpreter::kLive, std::memory_order_release);
 }
 
-json interpreter_json(const SessionEntry& entry) {
-  const LiveKernel* kernel = live_kernel(entry);
-  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", not_live_reason(entry)}};
-  KernelStatus status = kernel->status();
-  json interpreter = {{"state", status.state},
-                      {"kernel", status.kernel},
-                      {"implementation", status.implementation},
-                      {"language_version", status.language_version},
-                      {"cells", status.cells},
-                      {"restarts", status.restarts}};
-  if (!status.last_loss.empty()) interpreter["last_state_lost"] = status.last_loss;
-  return {{"live", true}, {"interpreter", std::move(interpreter)}};
-}
-
 std::string interpreter_line(const SessionEntry& entry) {
   const LiveKernel* kernel = live_kernel(entry);
   if (kernel == nullptr) return "not live: " + not_live_reason(entry);
@@ -69,18 +54,6 @@ std::string interpreter_line(const SessionEntry& entry) {
         ", restarted " + std::to_string(status.restarts) + "x, last because " + status.last_loss;
   }
   return line + ")";
-}
-
-json interpreter_schema_properties() {
-  return json::parse(R"({
-    "live": {"type": "boolean", "description": "Whether the session keeps an interpreter whose variables persist between calls."},
-    "not_live_reason": {"type": "string"},
-    "interpreter": {"type": "object", "properties": {
-      "state": {"type": "string", "enum": ["idle", "busy", "starting", "dead"]},
-      "kernel": {"type": "string"}, "implementation": {"type": "string"},
-      "language_version": {"type": "string"}, "cells": {"type": "integer"},
-      "restarts": {"type": "integer"}, "last_state_lost": {"type": "string"}}}
-  })");
 }
 
 }  // namespace paddock::mcp

@@ -1,4 +1,4 @@
-#include "mcp/session_registry.h"
+#include "services/session_registry.h"
 
 #include <sys/random.h>
 

@@ -1,4 +1,4 @@
-#include "mcp/audit_log.h"
+#include "services/audit_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/utc_time.h"
-#include "mcp/log.h"
 #include "rootfs/image_reference.h"
 #include "rootfs/sha256.h"
 #include "runtime/run_result.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 namespace {

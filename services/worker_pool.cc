@@ -1,8 +1,8 @@
-#include "mcp/worker_pool.h"
+#include "services/worker_pool.h"
 
 #include <exception>
 
-#include "mcp/log.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 

@@ -1,4 +1,4 @@
-#include "mcp/secret_mask.h"
+#include "services/secret_mask.h"
 
 #include <algorithm>
 #include <array>

@@ -33,7 +33,7 @@ class SecretMask {
   // Every string of a JSON message, and every key, masked in place; but the fields whose values the
   // server alone chooses and clients match on (the JSON-RPC envelope, content types, progress
   // tokens), and base64 payloads (image data, blobs), whose contents are screened before they are
-  // encoded (session_files.h's client_view).
+  // encoded (services/client_view.h).
   void apply_to(nlohmann::json& message) const;
   // Whether any value occurs whole in `data`, in any case.
   [[nodiscard]] bool found_in(std::string_view data) const;

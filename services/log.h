@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "mcp/secret_mask.h"
+#include "services/secret_mask.h"
 
 namespace paddock::mcp {
 

@@ -1,4 +1,4 @@
-#include "mcp/log.h"
+#include "services/log.h"
 
 #include <unistd.h>
 

@@ -15,9 +15,9 @@
 
 #include "core/result.h"
 #include "language/policy.h"
-#include "mcp/shares.h"
 #include "runtime/live_kernel.h"
 #include "runtime/session.h"
+#include "services/shares.h"
 
 namespace paddock::mcp {
 

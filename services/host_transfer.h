@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "mcp/shares.h"
 #include "runtime/session.h"
+#include "services/shares.h"
 
 namespace paddock::mcp {
 

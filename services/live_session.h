@@ -1,13 +1,13 @@
 #pragma once
 
-// A session's live interpreter, as the MCP tools see it: started with the session when the
-// language's policy names a kernel and the backend and root file system have one, and described
-// the same way by create_session, get_session and restart_session.
+// A session's live interpreter: started with the session when the language's policy names a
+// kernel and the backend and root file system have one, and described the same way by every
+// caller (mcp/interpreter_content.h turns the description into a tool's result).
 
-#include "mcp/secret_mask.h"
-#include "mcp/server_state.h"
-#include "mcp/session_registry.h"
-#include "mcp/tool.h"
+#include <string>
+
+#include "services/secret_mask.h"
+#include "services/session_registry.h"
 
 namespace paddock::mcp {
 
@@ -19,13 +19,13 @@ inline constexpr double kKernelReadySeconds = 60;
 // What the kernel said when it failed is masked with `secrets` (a kernel's log may print them).
 void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secrets);
 
-// {"live": bool, "interpreter": {...}} or {"live": false, "not_live_reason": "..."}.
-json interpreter_json(const SessionEntry& entry);
+// The kernel, once it is known to be there; null while it starts or when there is none.
+const LiveKernel* live_kernel(const SessionEntry& entry);
+
+// Why there is no live kernel (or that it is starting), when live_kernel is null.
+std::string not_live_reason(const SessionEntry& entry);
 
 // One line for a tool's text: "live: variables persist between calls (python3 kernel)" or why not.
 std::string interpreter_line(const SessionEntry& entry);
-
-// The schema of interpreter_json's fields, for output schemas.
-json interpreter_schema_properties();
 
 }  // namespace paddock::mcp

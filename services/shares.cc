@@ -1,4 +1,4 @@
-#include "mcp/shares.h"
+#include "services/shares.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "mcp/image_provisioner.h"
+#include "services/image_provisioner.h"
 
 namespace paddock::mcp {
 
@@ -21,8 +21,9 @@ Status ImageProvisioner::ensure(const std::string& image, const PullProgress& pr
   if (!present) return present.error().context("image " + image);
   if (!*present) {
     if (!pull_missing_) {
-      std::string how = backend == "native" ? "'paddock pull " + image + "'"
-                                            : "'" + backend + " pull " + image + "'";
+      std::string how = backend_.abilities().paddock_images
+                            ? "'paddock pull " + image + "'"
+                            : "'" + backend + " pull " + image + "'";
       return Error{ENOENT, "image " + image + " is not present (" + backend +
                                ") and pulling is off (--pull never); pull it first with " + how};
     }

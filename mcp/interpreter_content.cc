@@ -1,0 +1,33 @@
+#include "mcp/interpreter_content.h"
+
+#include "services/live_session.h"
+
+namespace paddock::mcp {
+
+json interpreter_json(const SessionEntry& entry) {
+  const LiveKernel* kernel = live_kernel(entry);
+  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", not_live_reason(entry)}};
+  KernelStatus status = kernel->status();
+  json interpreter = {{"state", status.state},
+                      {"kernel", status.kernel},
+                      {"implementation", status.implementation},
+                      {"language_version", status.language_version},
+                      {"cells", status.cells},
+                      {"restarts", status.restarts}};
+  if (!status.last_loss.empty()) interpreter["last_state_lost"] = status.last_loss;
+  return {{"live", true}, {"interpreter", std::move(interpreter)}};
+}
+
+json interpreter_schema_properties() {
+  return json::parse(R"({
+    "live": {"type": "boolean", "description": "Whether the session keeps an interpreter whose variables persist between calls."},
+    "not_live_reason": {"type": "string"},
+    "interpreter": {"type": "object", "properties": {
+      "state": {"type": "string", "enum": ["idle", "busy", "starting", "dead"]},
+      "kernel": {"type": "string"}, "implementation": {"type": "string"},
+      "language_version": {"type": "string"}, "cells": {"type": "integer"},
+      "restarts": {"type": "integer"}, "last_state_lost": {"type": "string"}}}
+  })");
+}
+
+}  // namespace paddock::mcp
