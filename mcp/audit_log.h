@@ -20,7 +20,7 @@
 #include "core/unique_fd.h"
 #include "egress/egress_record.h"
 #include "mcp/secret_mask.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock::mcp {
 

@@ -16,7 +16,7 @@
 #include "mcp/host_transfer.h"
 #include "mcp/shares.h"
 #include "runtime/limit_overrides.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock::mcp {
 

@@ -36,7 +36,7 @@ class ServerState {
         shares(std::move(shared_folders)),
         warm(
             warm_pool_size(options, *backend),
-            [this](const SandboxSpec& shape) { return open_warm(*backend, shape); },
+            [this](const SandboxShape& shape) { return open_warm(*backend, shape); },
             [this](std::size_t pool_sandboxes) {
               // Warm sandboxes count against the sessions' cap: they never crowd one out.
               return sessions.size() + pool_sandboxes < options.max_sessions;
