@@ -36,7 +36,8 @@ class FixedUsageFormatter final : public CLI::Formatter {
   std::string usage_;
 };
 
-// The run flags as the user typed them; converted to a SandboxSpec once parsing succeeded.
+// The run flags as the user typed them; converted to a SandboxShape and a RunPlan once parsing
+// succeeded.
 struct RunFlags {
   bool json = false;
   std::string backend;
@@ -230,7 +231,7 @@ Status set_program(const RunFlags& flags, std::vector<std::string> rest,
     if (rest.empty() && flags.image.empty()) {
       return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
     }
-    request.spec.argv = std::move(rest);
+    if (!rest.empty()) request.plan.steps = {std::move(rest)};
     return {};
   }
   LanguageRequest language;
@@ -270,7 +271,8 @@ std::string backend_from_environment() {
 Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
                               std::vector<std::string> command) {
   RunRequest request;
-  SandboxSpec& spec = request.spec;
+  SandboxShape& shape = request.shape;
+  RunPlan& plan = request.plan;
   request.json = flags.json;
   request.backend = flags.backend.empty() ? backend_from_environment() : flags.backend;
   if (!flags.image.empty()) request.image = flags.image;
@@ -281,42 +283,46 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
   auto limits = limit_flags(flags);
   if (!limits) return limits.error();
   request.limit_flags = *limits;
-  request.limit_flags.apply_to(spec.limits);
-  spec.require_cgroups = flags.require_cgroups;
+  Limits all_limits;
+  request.limit_flags.apply_to(all_limits);
+  shape.limits = all_limits;
+  request.plan.wall_seconds = all_limits.wall_seconds;
+  request.plan.output_bytes = all_limits.output_bytes;
+  shape.require_cgroups = flags.require_cgroups;
   request.network_given = !flags.network.empty();
   if (flags.network.empty() || flags.network == "none") {
-    spec.network = NetworkMode::kNone;
+    shape.network = NetworkMode::kNone;
   } else if (flags.network == "host") {
-    spec.network = NetworkMode::kHost;
+    shape.network = NetworkMode::kHost;
   } else if (flags.network == "user") {
-    spec.network = NetworkMode::kUser;
+    shape.network = NetworkMode::kUser;
   } else {
     return invalid_input("--network '" + flags.network + "' is not valid; use none, user or host");
   }
   for (const auto& pattern : flags.allow_hosts) {
     if (auto parsed = egress::parse_host_pattern(pattern); !parsed) return parsed.error();
-    spec.allowed_hosts.push_back(pattern);
+    shape.allowed_hosts.push_back(pattern);
   }
   for (const auto& range : flags.allow_private) {
     if (!parse_ip_prefix(range)) {
       return invalid_input("--allow-private '" + range +
                            "' is not an IP address or CIDR range; use e.g. 10.1.2.0/24");
     }
-    spec.allowed_private_ranges.push_back(range);
+    shape.allowed_private_ranges.push_back(range);
   }
   for (const auto& text : flags.host_loopback_ports) {
     auto port = parse_count(text);
     if (!port || *port == 0 || *port > 65535) {
       return invalid_input("--host-loopback-port '" + text + "' is not a port; use 1 to 65535");
     }
-    spec.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
+    shape.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
   }
-  spec.env = flags.env;
-  spec.cwd = flags.workdir;
+  plan.env = flags.env;
+  plan.cwd = flags.workdir;
   if (flags.stdin_file == "-") {
     request.stdin_from_terminal = true;
   } else if (!flags.stdin_file.empty()) {
-    spec.stdin_path = flags.stdin_file;
+    plan.stdin_path = flags.stdin_file;
   }
   for (bool writable : {false, true}) {
     for (const auto& bind : writable ? flags.binds : flags.ro_binds) {
@@ -325,16 +331,16 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
         return invalid_input(std::string(writable ? "--bind '" : "--ro-bind '") + bind +
                              "' must look like HOST_PATH:SANDBOX_PATH");
       }
-      spec.binds.push_back({bind.substr(0, colon), bind.substr(colon + 1), writable});
+      shape.binds.push_back({bind.substr(0, colon), bind.substr(colon + 1), writable});
     }
   }
-  if (!flags.seccomp_profile.empty()) spec.seccomp_profile_path = flags.seccomp_profile;
+  if (!flags.seccomp_profile.empty()) shape.seccomp_profile_path = flags.seccomp_profile;
   for (const auto& directory : flags.collect) {
     if (directory.empty() || directory[0] == '/' || directory.find("..") != std::string::npos) {
       return invalid_input("--collect '" + directory +
                            "' must be a directory inside the work directory, e.g. outputs");
     }
-    spec.collect.directories.push_back(directory);
+    plan.collect.directories.push_back(directory);
   }
   return request;
 }

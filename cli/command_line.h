@@ -11,7 +11,8 @@
 #include "core/result.h"
 #include "mcp/server_config.h"
 #include "runtime/limit_overrides.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock::cli {
 
@@ -26,8 +27,10 @@ struct LanguageRequest {
 };
 
 struct RunRequest {
-  SandboxSpec spec;  // for a language run: the flags' part, merged over the policy's by main
-  LimitOverrides limit_flags;  // the limits the flags set (already applied to spec.limits)
+  // For a language run: the flags' part, merged over the policy's by the spec builder.
+  SandboxShape shape;
+  RunPlan plan;
+  LimitOverrides limit_flags;  // the limits the flags set (already applied to shape and plan)
   bool network_given = false;  // --network was given (else a policy may decide)
   std::optional<LanguageRequest> language;
   std::optional<std::string> screening_mode;  // --screening: enforce, warn or off over the policy

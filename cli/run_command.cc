@@ -47,7 +47,7 @@ class CliObserver final : public RunObserver {
   CancellationToken token_;
 };
 
-void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
+void report_to_stderr(const RunResult& result, const SandboxShape& shape) {
   switch (result.outcome) {
     case Outcome::kTimedOut:
       note("timed out after " + std::to_string(result.duration_ms) +
@@ -63,7 +63,7 @@ void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
       break;
   }
   if (result.oom_killed) {
-    note("the sandbox ran out of memory (--memory " + std::to_string(spec.limits.memory_bytes) +
+    note("the sandbox ran out of memory (--memory " + std::to_string(shape.limits.memory_bytes) +
          " bytes) and the kernel killed a process");
   }
   if (!result.isolation.root_reason.empty() &&
@@ -74,7 +74,7 @@ void report_to_stderr(const RunResult& result, const SandboxSpec& spec) {
   for (const auto& limit : result.isolation.not_enforced) {
     // Noted only where asked for: rlimit mode holds memory per process, as --help says, and
     // a note on every run would teach users to skip the notes.
-    if (limit == "cpus" && !spec.limits.cpus) continue;
+    if (limit == "cpus" && !shape.limits.cpus) continue;
     if (limit == "memory" && result.isolation.limits_mode == "rlimit") continue;
     note("--" + limit + " is not enforced here: " + result.isolation.limits_reason);
   }
@@ -96,22 +96,23 @@ Result<std::string> read_code(const LanguageRequest& language) {
 // What the flags set, as the spec builder's overrides of a language run: flags win over the
 // policy, which wins over paddock's defaults.
 SpecOverrides overrides_from_flags(const RunRequest& request) {
-  const SandboxSpec& flags = request.spec;
+  const SandboxShape& shape = request.shape;
+  const RunPlan& plan = request.plan;
   SpecOverrides overrides;
   overrides.limits = request.limit_flags;
-  overrides.env = flags.env;
+  overrides.env = plan.env;
   // --env is the operator's: it reaches the installer too (a private index, a proxy).
-  overrides.installer_env = flags.env;
-  if (request.network_given) overrides.network = flags.network;
-  overrides.allowed_private_ranges = flags.allowed_private_ranges;
-  overrides.host_loopback_ports = flags.host_loopback_ports;
-  overrides.allowed_hosts = flags.allowed_hosts;
-  overrides.cwd = flags.cwd;
-  overrides.stdin_path = flags.stdin_path;
-  overrides.binds = flags.binds;
-  overrides.seccomp_profile_path = flags.seccomp_profile_path;
-  overrides.require_cgroups = flags.require_cgroups;
-  overrides.collect_directories = flags.collect.directories;
+  overrides.installer_env = plan.env;
+  if (request.network_given) overrides.network = shape.network;
+  overrides.allowed_private_ranges = shape.allowed_private_ranges;
+  overrides.host_loopback_ports = shape.host_loopback_ports;
+  overrides.allowed_hosts = shape.allowed_hosts;
+  overrides.cwd = plan.cwd;
+  overrides.stdin_path = plan.stdin_path;
+  overrides.binds = shape.binds;
+  overrides.seccomp_profile_path = shape.seccomp_profile_path;
+  overrides.require_cgroups = shape.require_cgroups;
+  overrides.collect_directories = plan.collect.directories;
   return overrides;
 }
 
@@ -197,17 +198,15 @@ int run_command(RunRequest& request) {
     call.stdin_fd = stdin_fd;
     built = build_language_spec(*policy, call, overrides_from_flags(request), images);
   } else {
-    SandboxSpec flags = request.spec;
-    if (stdin_fd >= 0) flags.stdin_fd = stdin_fd;
-    built = build_command_spec(std::move(flags), images);
+    RunPlan plan = request.plan;
+    if (stdin_fd >= 0) plan.stdin_fd = stdin_fd;
+    built = build_command_spec(request.shape, std::move(plan), images);
   }
   if (!built) {
     if (relay) relay->stop();
     return fail(built.error().message);
   }
-  const SandboxSpec& spec = built->spec;
-
-  auto result = (*backend)->run(spec, observer);
+  auto result = (*backend)->run(built->shape, built->plan, observer);
   if (relay) relay->stop();
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);
@@ -216,7 +215,7 @@ int run_command(RunRequest& request) {
                                              !request.language->libraries.empty()))
                       : to_json(*result));
   } else {
-    report_to_stderr(*result, spec);
+    report_to_stderr(*result, built->shape);
   }
   if (result->outcome == Outcome::kCancelled && g_received_signal != 0) {
     return 128 + g_received_signal;

@@ -75,7 +75,7 @@ Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
     if (auto checked = check_library(policy, library); !checked) return checked.error();
   }
   std::vector<std::string> env;
-  // Its only way out is the sandbox's egress proxy (SandboxSpec::installer_allowed_hosts).
+  // Its only way out is the sandbox's egress proxy (RunPlan::installer_allowed_hosts).
   if (policy.install_network == "allowlist") env = egress::proxy_env(false);
   env.push_back("HOME=/nonexistent");
   for (const auto& [name, value] : policy.install_env) env.push_back(name + "=" + value);
@@ -118,11 +118,13 @@ std::vector<std::string> language_work_files(const LanguagePolicy& policy) {
   return files;
 }
 
-Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
+Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
                                   const std::vector<std::string>& program_args,
                                   const std::vector<std::string>& libraries,
                                   const std::vector<std::string>& installer_env) {
-  SandboxSpec spec;
+  LanguageRun run;
+  SandboxShape& shape = run.shape;
+  RunPlan& plan = run.plan;
   std::string class_name =
       policy.source_file.find("{class}") != std::string::npos ||
               policy.run.end() != std::find_if(policy.run.begin(), policy.run.end(),
@@ -132,7 +134,7 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
           ? class_name_of(policy, code)
           : policy.class_default;
   std::string file = substitute(policy.source_file, "", class_name);
-  spec.files.push_back({file, code, 0644});
+  plan.files.push_back({file, code, 0644});
   if (!libraries.empty()) {
     // Never the open network instead of a list that is missing (an override's doing).
     if (policy.install_network == "allowlist" && policy.install_allow.empty()) {
@@ -142,23 +144,24 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
     }
     auto install = install_command(policy, libraries, installer_env);
     if (!install) return install.error();
-    spec.prelude.push_back(std::move(*install));
+    plan.steps.push_back(std::move(*install));
     if (policy.install_network == "user" || policy.install_network == "allowlist") {
-      spec.networked_prelude = 1;
+      plan.networked_steps = 1;
     }
   }
   // Set without libraries too: a session's later installs go through the same proxy.
-  if (policy.install_network == "allowlist") spec.installer_allowed_hosts = policy.install_allow;
-  spec.allowed_hosts = policy.run_allow;
+  if (policy.install_network == "allowlist") plan.installer_allowed_hosts = policy.install_allow;
+  shape.allowed_hosts = policy.run_allow;
   if (!policy.compile.empty()) {
-    spec.prelude.push_back(substitute_all(policy.compile, file, class_name));
+    plan.steps.push_back(substitute_all(policy.compile, file, class_name));
   }
-  spec.argv = substitute_all(policy.run, file, class_name);
-  spec.argv.insert(spec.argv.end(), program_args.begin(), program_args.end());
-  for (const auto& [name, value] : policy.env) spec.env.push_back(name + "=" + value);
-  policy.limits.apply_to(spec.limits);
+  std::vector<std::string> argv = substitute_all(policy.run, file, class_name);
+  argv.insert(argv.end(), program_args.begin(), program_args.end());
+  plan.steps.push_back(std::move(argv));
+  for (const auto& [name, value] : policy.env) plan.env.push_back(name + "=" + value);
+  policy.limits.apply_to(run.limits);
   for (const auto& [path, name] : policy.support_files) {
-    spec.files.push_back({path, std::string(*builtin_support_file(name)), 0644, true});
+    shape.support_files.push_back({path, std::string(*builtin_support_file(name)), 0644, true});
     // Its bytecode where python looks for it first (dir/__pycache__/stem.TAG.pyc): a python of
     // that tag imports it without compiling the source.
     const CompiledSupportFile* compiled = builtin_support_bytecode(name);
@@ -166,20 +169,20 @@ Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::strin
       auto slash = path.rfind('/');
       std::string directory = slash == std::string::npos ? "" : path.substr(0, slash + 1);
       std::string stem = path.substr(directory.size(), path.size() - directory.size() - 3);
-      spec.files.push_back(
+      shape.support_files.push_back(
           {directory + "__pycache__/" + stem + "." + std::string(compiled->cache_tag) + ".pyc",
            std::string(compiled->bytecode), 0644, true});
     }
   }
-  spec.collect.directories = policy.collect;
-  spec.network = policy.run_network;
+  plan.collect.directories = policy.collect;
+  shape.network = policy.run_network;
   // A host-network installer cannot be cut off before the run: the whole run gets it.
-  if (!libraries.empty() && policy.install_network == "host") spec.network = NetworkMode::kHost;
-  if (policy.seccomp_profile != "default") spec.seccomp_profile_path = policy.seccomp_profile;
-  spec.seccomp_allow = policy.seccomp_allow;
-  spec.seccomp_deny = policy.seccomp_deny;
-  spec.host_etc = policy.host_etc;
-  return spec;
+  if (!libraries.empty() && policy.install_network == "host") shape.network = NetworkMode::kHost;
+  if (policy.seccomp_profile != "default") shape.seccomp_profile_path = policy.seccomp_profile;
+  shape.seccomp_allow = policy.seccomp_allow;
+  shape.seccomp_deny = policy.seccomp_deny;
+  shape.host_etc = policy.host_etc;
+  return run;
 }
 
 LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,

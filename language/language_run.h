@@ -1,8 +1,8 @@
 #pragma once
 
-// Turns "run this code in that language" into a SandboxSpec: the code becomes a file in the
-// work directory, a compile command (if the language has one) becomes the prelude, the run
-// command the program, and the policy's environment, limits and network apply.
+// Turns "run this code in that language" into a sandbox's shape and a call's plan: the code
+// becomes a file in the work directory, a compile command (if the language has one) a step, the
+// run command the program, and the policy's environment, limits and network apply.
 
 #include <optional>
 #include <string>
@@ -13,8 +13,9 @@
 #include "core/result.h"
 #include "language/policy.h"
 #include "language/screening.h"
+#include "runtime/run_plan.h"
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -31,7 +32,16 @@ std::vector<std::string> language_work_files(const LanguagePolicy& policy);
 // `libraries` are installed first, with the policy's installer and its install network, in the
 // policy's install_env and `installer_env` ("K=V", the operator's own settings) only. A library
 // that is not a registry name (the policy's library_names) is refused with one line naming it.
-Result<SandboxSpec> language_spec(const LanguagePolicy& policy, const std::string& code,
+// A language run as the policy makes it, before the operator's settings and the call's own parts
+// are laid over it (language/spec_builder.h). `limits` holds every limit: the builder puts the
+// sandbox's into the shape and the timer and output cap into the plan when it is done.
+struct LanguageRun {
+  SandboxShape shape;
+  RunPlan plan;
+  Limits limits;
+};
+
+Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
                                   const std::vector<std::string>& program_args,
                                   const std::vector<std::string>& libraries = {},
                                   const std::vector<std::string>& installer_env = {});

@@ -17,7 +17,7 @@
 #include "language/screening_regex.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/live_kernel.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock {
 
@@ -69,7 +69,7 @@ struct LanguagePolicy {
   Screening screening_rules;
   nlohmann::json syntax;  // as written; source_syntax is its checked form (syntax.h)
   LanguageSyntax source_syntax;
-  // Host /etc entries the language's programs need (SandboxSpec::host_etc).
+  // Host /etc entries the language's programs need (SandboxShape::host_etc).
   std::vector<std::string> host_etc;
   // Where `source_file` or the commands hold {class}: the name the code gives itself, as group 1
   // of `class_regex` finds it in the code without comments (Java's public class), else

@@ -1,5 +1,7 @@
 #include "language/spec_builder.h"
 
+#include <algorithm>
+
 #include "language/builtin_policies.h"
 #include "language/language_run.h"
 #include "runtime/image_root.h"
@@ -7,32 +9,37 @@
 namespace paddock {
 namespace {
 
-// The operator's settings over the policy's spec: they win over the policy, which wins over
+constexpr const char* kPlotsDirectory = ".paddock/plots";
+
+// The operator's settings over the policy's run: they win over the policy, which wins over
 // paddock's defaults.
-void apply_overrides(const SpecOverrides& overrides, SandboxSpec& spec) {
-  overrides.limits.apply_to(spec.limits);
-  spec.env.insert(spec.env.end(), overrides.env.begin(), overrides.env.end());
-  if (overrides.network) spec.network = *overrides.network;
-  spec.allowed_private_ranges = overrides.allowed_private_ranges;
-  spec.host_loopback_ports = overrides.host_loopback_ports;
-  spec.allowed_hosts.insert(spec.allowed_hosts.end(), overrides.allowed_hosts.begin(),
-                            overrides.allowed_hosts.end());
-  extend_installer_list(overrides, spec.installer_allowed_hosts);
-  spec.cwd = overrides.cwd;
-  spec.stdin_path = overrides.stdin_path;
-  spec.binds = overrides.binds;
-  if (overrides.seccomp_profile_path) spec.seccomp_profile_path = overrides.seccomp_profile_path;
-  spec.require_cgroups = overrides.require_cgroups;
-  spec.collect.directories.insert(spec.collect.directories.end(),
+void apply_overrides(const SpecOverrides& overrides, LanguageRun& run) {
+  SandboxShape& shape = run.shape;
+  RunPlan& plan = run.plan;
+  overrides.limits.apply_to(run.limits);
+  plan.env.insert(plan.env.end(), overrides.env.begin(), overrides.env.end());
+  if (overrides.network) shape.network = *overrides.network;
+  shape.allowed_private_ranges = overrides.allowed_private_ranges;
+  shape.host_loopback_ports = overrides.host_loopback_ports;
+  shape.allowed_hosts.insert(shape.allowed_hosts.end(), overrides.allowed_hosts.begin(),
+                             overrides.allowed_hosts.end());
+  extend_installer_list(overrides, plan.installer_allowed_hosts);
+  plan.cwd = overrides.cwd;
+  plan.stdin_path = overrides.stdin_path;
+  shape.binds = overrides.binds;
+  if (overrides.seccomp_profile_path) shape.seccomp_profile_path = overrides.seccomp_profile_path;
+  shape.require_cgroups = overrides.require_cgroups;
+  plan.collect.directories.insert(plan.collect.directories.end(),
                                   overrides.collect_directories.begin(),
                                   overrides.collect_directories.end());
-  if (overrides.max_collected_files) spec.collect.max_files = *overrides.max_collected_files;
-  if (overrides.max_collected_bytes) spec.collect.max_bytes = *overrides.max_collected_bytes;
+  if (overrides.max_collected_files) plan.collect.max_files = *overrides.max_collected_files;
+  if (overrides.max_collected_bytes) plan.collect.max_bytes = *overrides.max_collected_bytes;
 }
 
-// The image the source names, else the policy's (`rootfs`), resolved once and put under the spec.
+// The image the source names, else the policy's (`rootfs`), resolved once and put under the
+// shape.
 Status apply_image_source(const ImageSource& source, const std::optional<std::string>& policy_image,
-                          SandboxSpec& spec, bool as_language) {
+                          SandboxShape& shape, RunPlan& plan, bool as_language) {
   std::optional<std::string> image = source.image ? source.image : policy_image;
   if (!image) return {};
   if (source.ensure) {
@@ -40,7 +47,40 @@ Status apply_image_source(const ImageSource& source, const std::optional<std::st
   }
   auto resolved = source.backend->resolve_image(*image, source.store_root);
   if (!resolved) return resolved.error();
-  return apply_image(*resolved, spec, as_language);
+  return apply_image(*resolved, shape, plan, as_language);
+}
+
+// A language run with the operator's settings, the call's parts and the image laid over the
+// policy's; its limits not yet put into the shape and the plan (finish).
+Result<LanguageRun> language_run(const LanguagePolicy& policy, const CodeCall& call,
+                                 const SpecOverrides& overrides, const ImageSource& image,
+                                 bool& timeout_capped) {
+  auto run =
+      language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
+  if (!run) return run.error();
+  apply_overrides(overrides, *run);
+  timeout_capped = apply_timeout(call.timeout_seconds, overrides.max_wall_seconds, run->limits);
+  run->plan.files_after_install = call.files;
+  run->plan.stdin_fd = call.stdin_fd;
+  if (auto applied =
+          apply_image_source(image, image_of_rootfs(policy.rootfs), run->shape, run->plan, true);
+      !applied) {
+    return applied.error().context("language " + policy.name);
+  }
+  return run;
+}
+
+// The run's limits where they belong: the sandbox's in the shape, the timer and output cap in
+// the plan.
+BuiltSpec finish(LanguageRun&& run, bool timeout_capped) {
+  BuiltSpec built;
+  built.shape = std::move(run.shape);
+  built.shape.limits = run.limits;
+  built.plan = std::move(run.plan);
+  built.plan.wall_seconds = run.limits.wall_seconds;
+  built.plan.output_bytes = run.limits.output_bytes;
+  built.timeout_capped = timeout_capped;
+  return built;
 }
 
 }  // namespace
@@ -66,57 +106,122 @@ bool apply_timeout(const std::optional<double>& asked, const std::optional<doubl
 
 Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
                                       const SpecOverrides& overrides, const ImageSource& image) {
-  auto spec =
-      language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
-  if (!spec) return spec.error();
-  BuiltSpec built;
-  built.spec = std::move(*spec);
-  apply_overrides(overrides, built.spec);
-  built.timeout_capped =
-      apply_timeout(call.timeout_seconds, overrides.max_wall_seconds, built.spec.limits);
-  built.spec.files_after_install = call.files;
-  built.spec.stdin_fd = call.stdin_fd;
-  if (auto applied = apply_image_source(image, image_of_rootfs(policy.rootfs), built.spec, true);
-      !applied) {
-    return applied.error().context("language " + policy.name);
-  }
-  return built;
+  bool capped = false;
+  auto run = language_run(policy, call, overrides, image, capped);
+  if (!run) return run.error();
+  // A sandbox of its own runs no installer after its start, so it is made ready for none: a warm
+  // one of this shape is made as a cold one without an install step is.
+  run->shape.session_networking = false;
+  return finish(std::move(*run), capped);
 }
 
 Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy, const SpecOverrides& overrides,
                                      const ImageSource& image) {
-  auto built = build_language_spec(policy, CodeCall{}, overrides, image);
-  if (!built) return built.error();
-  SandboxSpec& spec = built->spec;
-  if (spec.network == NetworkMode::kHost || policy.install_network == "host") {
+  bool capped = false;
+  auto run = language_run(policy, CodeCall{}, overrides, image, capped);
+  if (!run) return run.error();
+  if (run->shape.network == NetworkMode::kHost || policy.install_network == "host") {
     return invalid_input("language '" + policy.name +
                          "' needs the host's network, which sessions do not offer");
   }
-  spec.argv.clear();
-  spec.prelude.clear();
-  spec.files.erase(spec.files.begin());  // the code comes with each call
+  run->shape.session_networking = true;
+  // Set without libraries too: a session's later installs go through the same proxy.
+  run->shape.session_installer_proxy = !run->plan.installer_allowed_hosts.empty();
+  // What every command starts from; each call brings its code and steps.
+  RunPlan base;
+  base.env = std::move(run->plan.env);
+  base.cwd = std::move(run->plan.cwd);
+  run->plan = std::move(base);
+  return finish(std::move(*run), capped);
+}
+
+std::string session_plot_directory(int run) {
+  return std::string(kPlotsDirectory) + "/" + std::to_string(run);
+}
+
+Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCall& call,
+                                     const SpecOverrides& overrides, const SessionCall& session) {
+  auto run =
+      language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
+  if (!run) return run.error();
+  BuiltCall built;
+  built.limits = run->limits;
+  overrides.limits.apply_to(built.limits);
+  built.timeout_capped =
+      apply_timeout(call.timeout_seconds, overrides.max_wall_seconds, built.limits);
+  RunPlan& plan = built.plan;
+  plan.steps = std::move(run->plan.steps);
+  plan.networked_steps = run->plan.networked_steps;
+  plan.installer_allowed_hosts = std::move(run->plan.installer_allowed_hosts);
+  // What the operator adds to the package index's list, as for a fresh run.
+  extend_installer_list(overrides, plan.installer_allowed_hosts);
+  plan.files = std::move(run->plan.files);  // the code; the session has the support files
+  plan.files_after_install = call.files;
+  plan.stdin_fd = call.stdin_fd;
+  plan.wall_seconds = built.limits.wall_seconds;
+  plan.output_bytes = std::max(built.limits.output_bytes, session.min_output_bytes);
+  if (overrides.max_collected_files) plan.collect.max_files = *overrides.max_collected_files;
+  if (overrides.max_collected_bytes) plan.collect.max_bytes = *overrides.max_collected_bytes;
+  // Each call's figures in a directory of their own, so a call returns only what it drew.
+  if (policy.env.count("PADDOCK_PLOTS_DIR") != 0) {
+    std::string directory = session_plot_directory(session.run);
+    plan.env.push_back("PADDOCK_PLOTS_DIR=/work/" + directory);
+    plan.collect.directories.push_back(directory);
+  }
+  return built;
+}
+
+Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
+                                        const std::vector<std::string>& libraries,
+                                        const SpecOverrides& overrides) {
+  auto run = language_spec(policy, "", {}, libraries);
+  if (!run) return run.error();
+  // The steps are [install] [compile] run: with no library, there is nothing to install.
+  if (libraries.empty()) return invalid_input("no libraries given");
+  BuiltCall built;
+  built.limits = run->limits;
+  overrides.limits.apply_to(built.limits);
+  double wall_seconds = built.limits.wall_seconds * 4;
+  if (overrides.max_wall_seconds)
+    wall_seconds = std::min(wall_seconds, *overrides.max_wall_seconds);
+  built.limits.wall_seconds = wall_seconds;
+  RunPlan& plan = built.plan;
+  plan.steps = {run->plan.steps.front()};
+  plan.networked_steps = run->plan.networked_steps > 0 ? 1 : 0;
+  plan.installer_allowed_hosts = std::move(run->plan.installer_allowed_hosts);
+  // What the operator adds to the package index's list, as for a fresh run.
+  extend_installer_list(overrides, plan.installer_allowed_hosts);
+  plan.wall_seconds = wall_seconds;
+  plan.output_bytes = built.limits.output_bytes;
   return built;
 }
 
 Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
                                        const std::vector<std::string>& argv, double wall_seconds,
                                        const SpecOverrides& overrides, const ImageSource& image) {
-  auto built = build_language_spec(policy, CodeCall{}, overrides, image);
-  if (!built) return built.error();
-  built->spec.prelude.clear();
-  built->spec.argv = argv;
-  built->spec.limits.wall_seconds = wall_seconds;
-  return built;
+  bool capped = false;
+  auto run = language_run(policy, CodeCall{}, overrides, image, capped);
+  if (!run) return run.error();
+  run->shape.session_networking = false;
+  // The toolchain's command alone, in the sandbox a session of the language gets.
+  RunPlan toolchain;
+  toolchain.steps = {argv};
+  toolchain.env = std::move(run->plan.env);
+  toolchain.cwd = std::move(run->plan.cwd);
+  run->plan = std::move(toolchain);
+  run->limits.wall_seconds = wall_seconds;
+  return finish(std::move(*run), capped);
 }
 
-Result<BuiltSpec> build_command_spec(SandboxSpec flags, const ImageSource& image) {
-  BuiltSpec built;
-  built.spec = std::move(flags);
+Result<BuiltSpec> build_command_spec(SandboxShape shape, RunPlan plan, const ImageSource& image) {
   // A command may be any language's program: it sees what every built-in language needs.
-  if (built.spec.host_etc.empty()) built.spec.host_etc = builtin_host_etc();
-  if (auto applied = apply_image_source(image, std::nullopt, built.spec, false); !applied) {
+  if (shape.host_etc.empty()) shape.host_etc = builtin_host_etc();
+  if (auto applied = apply_image_source(image, std::nullopt, shape, plan, false); !applied) {
     return applied.error();
   }
+  BuiltSpec built;
+  built.shape = std::move(shape);
+  built.plan = std::move(plan);
   return built;
 }
 

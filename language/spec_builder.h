@@ -1,10 +1,11 @@
 #pragma once
 
-// The one way from a request to a SandboxSpec, for the CLI and the MCP server alike. Layers, each
-// over the one before: paddock's defaults, the language policy, the operator's settings (flags of
-// `paddock run`, options of `paddock mcp`), the call's own parts (code, files, stdin, timeout),
-// and last the image, resolved once by the backend that will run the spec. What comes out is
-// complete: nobody patches it afterwards, and backends take it as it is (const).
+// The one way from a request to a SandboxShape and a RunPlan, for `paddock run`, the MCP
+// server's fresh calls and its session calls alike. Layers, each over the one before: paddock's
+// defaults, the language policy, the operator's settings (flags of `paddock run`, options of
+// `paddock mcp`), the call's own parts (code, files, stdin, timeout), and last the image,
+// resolved once by the backend that will run it. What comes out is complete: nobody patches it
+// afterwards, and backends take it as it is (const).
 
 #include <cstdint>
 #include <functional>
@@ -16,7 +17,8 @@
 #include "language/policy.h"
 #include "runtime/backend.h"
 #include "runtime/limit_overrides.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -62,11 +64,19 @@ struct CodeCall {
 };
 
 struct BuiltSpec {
-  SandboxSpec spec;
+  SandboxShape shape;
+  RunPlan plan;
   bool timeout_capped = false;  // the call asked for more than max_wall_seconds
 };
 
-// An allowlist installer's list (SandboxSpec::installer_allowed_hosts) with what the operator
+// A call in a session: which of the session's calls it is, and what the session keeps of it.
+struct SessionCall {
+  int run = 1;  // the session's n-th call: its figures go to a directory of its own
+  // Captured of each stream at least (the session keeps a stream whole in a file).
+  std::uint64_t min_output_bytes = 0;
+};
+
+// An allowlist installer's list (RunPlan::installer_allowed_hosts) with what the operator
 // adds: the --allow-host patterns, and the host loopback ports named for a mirror. An empty list
 // stays empty.
 void extend_installer_list(const SpecOverrides& overrides, std::vector<std::string>& list);
@@ -76,14 +86,38 @@ void extend_installer_list(const SpecOverrides& overrides, std::vector<std::stri
 bool apply_timeout(const std::optional<double>& asked, const std::optional<double>& cap,
                    Limits& limits);
 
-// A language run of `call.code`.
+// A language run of `call.code`, in a sandbox of its own (cold, or warm of the same shape).
 Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
                                       const SpecOverrides& overrides, const ImageSource& image);
 
-// A session of `policy`: its environment, support files, limits and image, with no code and no
-// steps (each call brings its own, see language_steps). Sessions never get the host's network.
+// A session of `policy`: the shape (support files, limits, image, a network ready for its
+// installer commands) and the plan every command starts from (its environment), with no code and
+// no steps: each call brings its own (build_session_call). Sessions never get the host's network.
 Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy, const SpecOverrides& overrides,
                                      const ImageSource& image);
+
+// The plan of `call` in a session of `policy` (build_session_spec): the session's sandbox, image
+// and environment exist already, so it holds the call's steps, files, timer and what it collects:
+// the figures it draws, each call's in a directory of its own (session_plot_directory), and the
+// files the operator allows (overrides' max_collected_*).
+struct BuiltCall {
+  RunPlan plan;
+  Limits limits;  // every limit that applies, for the audit log
+  bool timeout_capped = false;
+};
+Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCall& call,
+                                     const SpecOverrides& overrides, const SessionCall& session);
+
+// `libraries` installed into a session of `policy` by the policy's installer: one networked
+// step (with the installer's list, and what the operator adds to it), its timer four times
+// the policy's timeout, never over max_wall_seconds.
+Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
+                                        const std::vector<std::string>& libraries,
+                                        const SpecOverrides& overrides);
+
+// The plot directory of a session's n-th call, relative to the work directory: each call's
+// figures apart from the last one's.
+std::string session_plot_directory(int run);
 
 // `argv` in the sandbox a session of `policy` gets (its environment, limits and image), for
 // `wall_seconds`: the language's toolchain asked for its version.
@@ -91,8 +125,9 @@ Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
                                        const std::vector<std::string>& argv, double wall_seconds,
                                        const SpecOverrides& overrides, const ImageSource& image);
 
-// A command run without a language: `flags` is the whole spec as the command line set it; the
-// image (if any) supplies its root, environment and, when `flags` has none, its command.
-Result<BuiltSpec> build_command_spec(SandboxSpec flags, const ImageSource& image);
+// A command run without a language: `shape` and `plan` are the whole run as the command line
+// set it; the image (if any) supplies its root, environment and, when the plan has none, its
+// command.
+Result<BuiltSpec> build_command_spec(SandboxShape shape, RunPlan plan, const ImageSource& image);
 
 }  // namespace paddock

@@ -18,7 +18,6 @@
 namespace paddock::mcp {
 namespace {
 
-constexpr const char* kPlotsDirectory = ".paddock/plots";
 constexpr const char* kOutputDirectory = ".paddock/output";
 // What a failed install's message keeps of the installer's output: the line that matters leads.
 constexpr std::uint64_t kInstallerOutputShown = 8u << 10;
@@ -134,13 +133,14 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   }
 }
 
-// In a warm sandbox of the spec's shape when one waits, else in a new one.
+// In a warm sandbox of the call's shape when one waits, else in a new one.
 Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& language,
-                                   const SandboxSpec& spec, RunObserver& observer, bool& warm,
+                                   const SandboxShape& shape, const RunPlan& plan,
+                                   RunObserver& observer, bool& warm,
                                    std::shared_ptr<void>& until_answered) {
-  if (runs_warm(spec)) {
+  if (runs_warm(shape, plan)) {
     // What a cold run would refuse before starting, a warm one refuses too.
-    if (auto valid = state.backend().check(spec); !valid) return valid.error();
+    if (auto valid = state.backend().check(shape, plan); !valid) return valid.error();
     // From the take until the answer is out, the pool opens none: setting up the next would take
     // a core from this call, and its answer would wait behind it.
     until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm());
@@ -149,18 +149,18 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& langua
       WarmPool& pool;
       std::unique_ptr<Session> sandbox;
       ~Taken() { pool.retire(std::move(sandbox)); }
-    } taken{state.warm(), state.warm().take(language, sandbox_shape(spec))};
+    } taken{state.warm(), state.warm().take(language, shape)};
     if (taken.sandbox && !taken.sandbox->ended()) {
-      auto result = run_warm(*taken.sandbox, spec, observer);
+      auto result = run_warm(*taken.sandbox, plan, observer);
       // One killed from outside as it was taken ended before anything of the call ran (its init
       // never said the command started): the call runs cold instead.
-      if (result || result.error().code != ESRCH) {
+      if (result || result.error().kind != ErrorKind::kSandboxGone) {
         warm = true;
         return result;
       }
     }
   }
-  return state.backend().run(spec, observer);
+  return state.backend().run(shape, plan, observer);
 }
 
 }  // namespace
@@ -171,33 +171,25 @@ void prepare_warm_sandboxes(ServerState& state) {
   ImageSource present_only;
   present_only.backend = &state.backend();
   auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
-  if (built && runs_warm(built->spec)) {
-    state.warm().prepare((*policy)->name, sandbox_shape(built->spec));
+  if (built && runs_warm(built->shape, built->plan)) {
+    state.warm().prepare((*policy)->name, built->shape);
   }
-}
-
-std::string session_plot_directory(int run) {
-  return std::string(kPlotsDirectory) + "/" + std::to_string(run);
 }
 
 std::string session_output_file(int run, const std::string& stream) {
   return std::string(kOutputDirectory) + "/" + std::to_string(run) + "/" + stream;
 }
 
-Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
-                                 const PullProgress& progress) {
-  auto built = build_session_spec(policy, server_overrides(state), server_images(state, progress));
-  if (!built) return built.error();
-  return std::move(built->spec);
+Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
+                               const PullProgress& progress) {
+  return build_session_spec(policy, server_overrides(state), server_images(state, progress));
 }
 
-Result<SandboxSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {
+Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {
   ImageSource present_only;
   present_only.backend = &state.backend();
-  auto built = build_toolchain_spec(policy, policy.version_command, 20, server_overrides(state),
-                                    present_only);
-  if (!built) return built.error();
-  return std::move(built->spec);
+  return build_toolchain_spec(policy, policy.version_command, 20, server_overrides(state),
+                              present_only);
 }
 
 Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
@@ -214,13 +206,13 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   auto built = build_language_spec(policy, call, server_overrides(state),
                                    server_images(state, progress_to(observer)));
   if (!built) return built.error();
-  const SandboxSpec& spec = built->spec;
   CodeRun run;
-  run.timeout_seconds = spec.limits.wall_seconds;
+  run.timeout_seconds = built->plan.wall_seconds;
   run.timeout_capped = built->timeout_capped;
-  run.limits = spec.limits;
+  run.limits = limits_of(built->shape.limits, built->plan);
   run.preinstalled = std::move(preinstalled);
-  auto result = run_warm_or_cold(state, policy.name, spec, observer, run.warm, until_answered);
+  auto result = run_warm_or_cold(state, policy.name, built->shape, built->plan, observer, run.warm,
+                                 until_answered);
   if (!result) return result.error();
   mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
@@ -286,53 +278,40 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   }
   if (live) return run_live(session, state, request, observer);
   const LanguagePolicy& policy = *session.policy;
-  // The call's steps alone: the session's sandbox, image and environment exist already.
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
-  auto steps = language_spec(policy, request.code, {}, libraries);
-  if (!steps) return steps.error();
-  CodeRun run;
-  run.preinstalled = std::move(preinstalled);
-  run.limits = steps->limits;
-  run.timeout_capped =
-      apply_timeout(request.timeout_seconds, state.options().max_timeout_seconds, run.limits);
-  run.timeout_seconds = run.limits.wall_seconds;
-  std::lock_guard lock(session.run_mutex);
-  const SandboxFile& code = steps->files.front();
-  if (auto wrote = session.session->write_file(code.path, code.content); !wrote) {
-    return wrote.error();
-  }
-  StepPlan plan = steps_of(*steps);
-  // What the operator adds to the package index's list, as for a fresh run.
-  extend_installer_list(server_overrides(state), plan.installer_allowed_hosts);
-  plan.wall_seconds = run.timeout_seconds;
-  plan.files_after_install = request.files;
-  plan.collect =
-      OutputCollection{{}, state.options().max_artifacts, state.options().max_artifact_bytes};
-  // Kept for the session's files: the result itself carries only result_stream_bytes of each.
-  plan.output_bytes = std::max(plan.output_bytes, kSessionStreamBytes);
-  // Each call's figures in a directory of their own, so a call returns only what it drew.
-  int run_number = ++session.runs;
-  if (policy.env.count("PADDOCK_PLOTS_DIR") != 0) {
-    std::string directory = session_plot_directory(run_number);
-    plan.env.push_back("PADDOCK_PLOTS_DIR=/work/" + directory);
-    plan.collect.directories.push_back(directory);
-  }
   UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
     if (!fd) return fd.error();
     input = std::move(*fd);
-    plan.stdin_fd = input.get();
   }
+  std::lock_guard lock(session.run_mutex);
+  int run_number = session.runs + 1;
+  CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
+  // Kept for the session's files: the result itself carries only result_stream_bytes of each.
+  auto built = build_session_call(policy, call, server_overrides(state),
+                                  SessionCall{run_number, kSessionStreamBytes});
+  if (!built) return built.error();
+  session.runs = run_number;
+  CodeRun run;
+  run.preinstalled = std::move(preinstalled);
+  run.limits = built->limits;
+  run.timeout_capped = built->timeout_capped;
+  run.timeout_seconds = built->plan.wall_seconds;
   Session& sandbox = *session.session;
   StepSandbox steps_in_session;
-  steps_in_session.exec = [&sandbox](const ExecRequest& exec, RunObserver& watching) {
+  steps_in_session.exec = [&sandbox](const ExecRequest& exec, const std::vector<SandboxFile>& files,
+                                     RunObserver& watching) -> Result<RunResult> {
+    for (const auto& file : files) {
+      if (auto wrote = sandbox.write_file(file.path, file.content); !wrote) return wrote.error();
+    }
     return sandbox.exec(exec, watching);
   };
   steps_in_session.write_file = [&sandbox](const SandboxFile& file) {
     return sandbox.write_file(file.path, file.content);
   };
-  auto result = run_steps(plan, steps_in_session, observer);
+  steps_in_session.stdin_fd = built->plan.stdin_fd;
+  auto result = run_steps(built->plan, steps_in_session, observer);
   if (!result) return result.error();
   mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
@@ -351,19 +330,17 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
         "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
     return nothing;
   }
-  auto spec = language_spec(*session.policy, "", {}, wanted);
-  if (!spec) return spec.error();
-  if (spec->prelude.empty()) return invalid_input("no libraries given");
+  auto built = build_session_install(*session.policy, wanted, server_overrides(state));
+  if (!built) return built.error();
+  const RunPlan& plan = built->plan;
   std::unique_lock lock(session.run_mutex);
   ExecRequest exec;
-  exec.argv = spec->prelude.front();
-  exec.wall_seconds = std::min(spec->limits.wall_seconds * 4, state.options().max_timeout_seconds);
-  exec.output_bytes = spec->limits.output_bytes;
+  exec.argv = plan.steps.front();
+  exec.wall_seconds = plan.wall_seconds;
+  exec.output_bytes = plan.output_bytes;
   exec.stdout_to_stderr = true;
-  exec.network = spec->networked_prelude > 0;
-  exec.allowed_hosts = spec->installer_allowed_hosts;
-  // What the operator adds to the package index's list, as for a fresh run.
-  extend_installer_list(server_overrides(state), exec.allowed_hosts);
+  exec.network = plan.networked_steps > 0;
+  exec.allowed_hosts = plan.installer_allowed_hosts;
   auto result = session.session->exec(exec, observer);
   if (result) mask_secrets(state.secrets(), *result);
   // A live interpreter sees the new libraries without a restart.
@@ -380,8 +357,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   record.language = session.policy->name;
   record.libraries = libraries;
   record.backend = state.backend().name();
-  record.limits = spec->limits;
-  record.limits.wall_seconds = exec.wall_seconds;
+  record.limits = built->limits;
   record.outcome = result ? to_string(result->outcome) : "error";
   if (result && result->outcome == Outcome::kExited) record.exit_code = result->exit_code;
   if (result) record.duration_ms = result->duration_ms;

@@ -11,6 +11,7 @@
 
 #include "core/result.h"
 #include "language/language_run.h"
+#include "language/spec_builder.h"
 #include "mcp/server_state.h"
 
 namespace paddock::mcp {
@@ -34,9 +35,6 @@ struct CodeRun {
   // or why it could not be.
   std::string stdout_file, stderr_file, output_file_error;
 };
-
-// The plot directory of a session's n-th run: each run's figures apart from the last one's.
-std::string session_plot_directory(int run);
 
 // Where a session's n-th run keeps a stream whole: "stdout" or "stderr".
 std::string session_output_file(int run, const std::string& stream);
@@ -67,13 +65,14 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
 // package index could not be reached), then the installer's output, its start and its end.
 std::optional<std::string> install_failure(const Result<RunResult>& installed);
 
-// The spec that asks `policy`'s toolchain for its version (its version command), on the
-// language's root file system when that is there already (nothing is pulled for it).
-Result<SandboxSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy);
+// The shape and plan that ask `policy`'s toolchain for its version (its version command), on
+// the language's root file system when that is there already (nothing is pulled for it).
+Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy);
 
-// The spec a session of `policy` starts from: its environment, support files and limits. Its
-// image is pulled first when missing (reported through `progress`).
-Result<SandboxSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
-                                 const PullProgress& progress);
+// The shape a session of `policy` is opened from (support files, limits, image) and the plan
+// its commands start from (its environment). Its image is pulled first when missing (reported
+// through `progress`).
+Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
+                               const PullProgress& progress);
 
 }  // namespace paddock::mcp

@@ -22,7 +22,7 @@ std::string toolchain_version(ServerState& state, const LanguagePolicy& policy) 
     auto spec = toolchain_version_spec(state, policy);
     if (spec) {
       Quiet quiet;
-      auto result = state.backend().run(*spec, quiet);
+      auto result = state.backend().run(spec->shape, spec->plan, quiet);
       if (result && result->outcome == Outcome::kExited && result->exit_code == 0) {
         // Some print to stderr (java -version); the first line says it.
         std::string text =
@@ -64,10 +64,10 @@ json limits_summary(const ServerState& state, const Limits& limits, NetworkMode 
 }
 
 json language_details(ServerState& state, const LanguagePolicy& policy) {
-  SandboxSpec defaults;
-  policy.limits.apply_to(defaults.limits);
-  json limits = limits_summary(state, defaults.limits, policy.run_network);
-  limits["tmp_bytes"] = defaults.limits.tmp_bytes;
+  Limits defaults;
+  policy.limits.apply_to(defaults);
+  json limits = limits_summary(state, defaults, policy.run_network);
+  limits["tmp_bytes"] = defaults.tmp_bytes;
   return {{"name", policy.name},
           {"aliases", policy.aliases},
           {"description", policy.description},

@@ -14,7 +14,7 @@
 
 #include "core/result.h"
 #include "runtime/limit_overrides.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 #include "services/host_transfer.h"
 #include "services/shares.h"
 

@@ -23,7 +23,7 @@ WarmPool::~WarmPool() {
   // The sandboxes still held close as slots_ and retired_ go.
 }
 
-WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxSpec& shape,
+WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxShape& shape,
                                bool* reshaped) {
   Slot& slot = slots_[language];
   if (!(slot.shape == shape)) {
@@ -63,7 +63,7 @@ Clock::time_point WarmPool::retire_aged() {
   return next;
 }
 
-std::unique_ptr<Session> WarmPool::take(const std::string& language, const SandboxSpec& shape) {
+std::unique_ptr<Session> WarmPool::take(const std::string& language, const SandboxShape& shape) {
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Session> taken;
   {
@@ -97,7 +97,7 @@ std::unique_ptr<Session> WarmPool::take(const std::string& language, const Sandb
   return taken;
 }
 
-void WarmPool::prepare(const std::string& language, const SandboxSpec& shape) {
+void WarmPool::prepare(const std::string& language, const SandboxShape& shape) {
   if (per_language_ == 0) return;
   {
     std::lock_guard lock(mutex_);
@@ -197,7 +197,7 @@ void WarmPool::fill() {
     }
     std::string language = wanting->first;
     Slot& opening = wanting->second;
-    SandboxSpec shape = opening.shape;
+    SandboxShape shape = opening.shape;
     if (promised != nullptr) {
       --opening.promised;  // still counted in `opening`
     } else {

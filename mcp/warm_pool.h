@@ -1,7 +1,7 @@
 #pragma once
 
 // Warm sandboxes for fresh execute_code calls: sandboxes set up in the background (namespaces,
-// mounts, limits, filter), each waiting for one call. A call takes one of its spec's shape
+// mounts, limits, filter), each waiting for one call. A call takes one of its shape
 // (runtime/warm_run.h), runs in it, and gives it back to be closed; it is never used twice.
 //
 // The pool keeps `per_language` sandboxes waiting for each language that has had a fresh call
@@ -23,14 +23,14 @@
 #include <vector>
 
 #include "core/result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_shape.h"
 #include "runtime/session.h"
 
 namespace paddock::mcp {
 
 class WarmPool {
  public:
-  using Opener = std::function<Result<std::unique_ptr<Session>>(const SandboxSpec& shape)>;
+  using Opener = std::function<Result<std::unique_ptr<Session>>(const SandboxShape& shape)>;
   // Whether the server's limits leave room for one more sandbox, given the pool's own count.
   using Room = std::function<bool(std::size_t pool_sandboxes)>;
 
@@ -43,9 +43,9 @@ class WarmPool {
 
   // A sandbox of `shape` that has run nothing, or null when none waits. From now on the pool
   // keeps sandboxes of this shape waiting for `language`.
-  std::unique_ptr<Session> take(const std::string& language, const SandboxSpec& shape);
+  std::unique_ptr<Session> take(const std::string& language, const SandboxShape& shape);
   // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start).
-  void prepare(const std::string& language, const SandboxSpec& shape);
+  void prepare(const std::string& language, const SandboxShape& shape);
   // Closes a sandbox that served its call, on the pool's thread.
   void retire(std::unique_ptr<Session> used);
   // Retires waiting sandboxes until the server's limits hold again (a session was just added).
@@ -83,7 +83,7 @@ class WarmPool {
     std::chrono::steady_clock::time_point made;
   };
   struct Slot {
-    SandboxSpec shape;
+    SandboxShape shape;
     std::vector<Waiting> waiting;  // oldest first
     std::size_t opening = 0;       // being opened, or promised
     // Of `opening`, those promised when the last call in flight ended and not yet started: a
@@ -97,7 +97,7 @@ class WarmPool {
 
   // Sets the shape `language` wants, dropping sandboxes of another (and saying so in
   // `reshaped`). Called with mutex_ held.
-  Slot& want(const std::string& language, const SandboxSpec& shape, bool* reshaped = nullptr);
+  Slot& want(const std::string& language, const SandboxShape& shape, bool* reshaped = nullptr);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
   // The first language with fewer sandboxes waiting or opening than it wants (and not failed),
   // or null; with mutex_ held.

@@ -1,7 +1,8 @@
 #pragma once
 
 // The seam every way of running a sandbox plugs into: the native runtime now; Docker, Podman and
-// Kubernetes. A backend turns one finished, const SandboxSpec into one RunResult.
+// Kubernetes. A backend runs one finished, const RunPlan in a sandbox of one finished, const
+// SandboxShape, and turns it into one RunResult.
 
 #include <functional>
 #include <memory>
@@ -12,8 +13,9 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 #include "runtime/image_root.h"
+#include "runtime/run_plan.h"
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -63,19 +65,24 @@ class Backend {
  public:
   virtual ~Backend() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
-  // Default: none of them.
-  [[nodiscard]] virtual BackendAbilities abilities() const { return {}; }
-  // Runs spec.argv in a fresh sandbox and waits for it. An Error means paddock itself failed and
-  // nothing is left running; whatever the program did is in the RunResult.
-  [[nodiscard]] virtual Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) = 0;
-  // What run() would refuse of `spec` before starting anything (its paths, limits, files), for a
-  // caller that carries the spec out another way (a warm sandbox). Default: nothing.
-  [[nodiscard]] virtual Status check(const SandboxSpec& /*spec*/) const { return {}; }
-  // A sandbox that stays (session.h), built from spec without its argv and prelude.
-  [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec);
+  // Runs `plan` in a fresh sandbox of `shape` and waits for it. An Error means paddock itself
+  // failed and nothing is left running; whatever the program did is in the RunResult.
+  [[nodiscard]] virtual Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
+                                              RunObserver& observer) = 0;
+  // What run() would refuse of `shape` and `plan` before starting anything (their paths,
+  // limits, files), for a caller that carries the plan out another way (a warm sandbox).
+  // Default: nothing.
+  [[nodiscard]] virtual Status check(const SandboxShape& /*shape*/, const RunPlan& /*plan*/) const {
+    return {};
+  }
+  // A sandbox of `shape` that stays (session.h). `base` is what every command of it starts
+  // from: its environment and start directory (the policy's and the passed-through values,
+  // never the shape's, so that a warm sandbox holds none); its steps are not run.
+  [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,
+                                                                      const RunPlan& base);
   // Finds `image` (a reference) where this backend takes images from: the native backend in
   // paddock's image store (`store_root`, see image_root.h), a container engine by reference
-  // alone. The spec builder puts the result under the spec; the backend never rewrites one.
+  // alone. The spec builder puts the result in the shape; the backend never rewrites one.
   [[nodiscard]] virtual Result<ResolvedImage> resolve_image(
       const std::string& image, const std::optional<std::string>& store_root) const;
   // Whether `image` is where this backend takes images from (paddock's store, the engine's

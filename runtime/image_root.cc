@@ -140,30 +140,33 @@ Result<ResolvedImage> resolve_store_image(const std::string& image,
   return resolved;
 }
 
-Status apply_image(const ResolvedImage& image, SandboxSpec& spec, bool as_language) {
-  spec.image = image.reference;
-  spec.image_layers = image.layers;
-  spec.image_root = image.root;
-  spec.image_flattened_dir = image.flattened_dir;
+Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& plan,
+                   bool as_language) {
+  shape.image = image.reference;
+  shape.image_layers = image.layers;
+  shape.image_root = image.root;
+  shape.image_flattened_dir = image.flattened_dir;
   // The image's environment first; paddock's and the caller's settings override it by name.
   std::vector<std::string> env = image.env;
-  env.insert(env.end(), spec.env.begin(), spec.env.end());
-  spec.env = std::move(env);
-  if (image.user) spec.user = *image.user;
+  env.insert(env.end(), plan.env.begin(), plan.env.end());
+  plan.env = std::move(env);
+  if (image.user) shape.user = *image.user;
   if (as_language || image.layers.empty()) return {};
-  if (spec.cwd.empty() && !image.working_dir.empty()) spec.cwd = image.working_dir;
-  if (spec.argv.empty()) {
-    spec.argv = image.entrypoint;
-    spec.argv.insert(spec.argv.end(), image.cmd.begin(), image.cmd.end());
-    if (spec.argv.empty()) {
+  if (plan.cwd.empty() && !image.working_dir.empty()) plan.cwd = image.working_dir;
+  if (plan.program().empty()) {
+    std::vector<std::string> argv = image.entrypoint;
+    argv.insert(argv.end(), image.cmd.begin(), image.cmd.end());
+    if (argv.empty()) {
       return invalid_input("image " + image.reference +
                            " has no entrypoint or command; give one after --");
     }
-  } else if (!image.entrypoint.empty() && spec.prelude.empty()) {
+    if (plan.steps.empty()) plan.steps.emplace_back();
+    plan.steps.back() = std::move(argv);
+  } else if (!image.entrypoint.empty() && plan.steps.size() == 1) {
     // As Docker does: the arguments replace the image's command, not its entrypoint.
     std::vector<std::string> argv = image.entrypoint;
-    argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
-    spec.argv = std::move(argv);
+    argv.insert(argv.end(), plan.steps.back().begin(), plan.steps.back().end());
+    plan.steps.back() = std::move(argv);
   }
   return {};
 }

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -24,7 +25,7 @@ Result<ImageRoot> image_root_from_environment();
 struct ResolvedImage {
   std::string reference;            // as the store or the engine names it
   std::vector<std::string> layers;  // paddock's store: the layers' directories, top layer first
-  std::string flattened_dir;        // see SandboxSpec::image_flattened_dir
+  std::string flattened_dir;        // see SandboxShape::image_flattened_dir
   ImageRoot root = ImageRoot::kAuto;
   std::vector<std::string> env;     // the image's, under the spec's
   std::optional<SandboxUser> user;  // the image's user, unless root or unset
@@ -38,10 +39,12 @@ struct ResolvedImage {
 Result<ResolvedImage> resolve_store_image(const std::string& image,
                                           const std::optional<std::string>& root);
 
-// Puts a resolved image under the sandbox: its layers as the root, its environment under the
-// spec's, its user, and (for a command run) its working directory and its entrypoint and command
-// when the spec has no command. A language run (`as_language`) keeps its own command and
-// working directory: the image only supplies the files and environment. Pure.
-Status apply_image(const ResolvedImage& image, SandboxSpec& spec, bool as_language);
+// Puts a resolved image under the sandbox, as the spec builder builds a shape and a plan: its
+// layers as the shape's root, its environment under the plan's, its user, and (for a command
+// run) its working directory and its entrypoint and command when the plan has no command. A
+// language run (`as_language`) keeps its own command and working directory: the image only
+// supplies the files and environment. Pure.
+Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& plan,
+                   bool as_language);
 
 }  // namespace paddock

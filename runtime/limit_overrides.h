@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock {
 

@@ -46,7 +46,8 @@ Status Session::make_directory(const std::string& path) {
   return Error{ENOTSUP, "'" + path + "': this backend makes no empty folders"};
 }
 
-Result<std::unique_ptr<Session>> Backend::open_session(const SandboxSpec& /*spec*/) {
+Result<std::unique_ptr<Session>> Backend::open_session(const SandboxShape& /*shape*/,
+                                                       const RunPlan& /*base*/) {
   return Error{ENOTSUP, "the " + std::string(name()) + " backend has no sessions"};
 }
 

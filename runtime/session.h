@@ -14,8 +14,8 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 #include "runtime/backend.h"
+#include "runtime/run_plan.h"
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
 
 namespace paddock {
 
@@ -28,7 +28,7 @@ struct ExecRequest {
   bool stdout_to_stderr = false;  // an installer's or compiler's chatter is not the output
   bool network = false;           // user-mode networking for this command only (an installer)
   // With `network`: reach out only through the session's egress proxy, to these destinations
-  // (an installer's package index; SandboxSpec::installer_allowed_hosts), not by user-mode
+  // (an installer's package index; RunPlan::installer_allowed_hosts), not by user-mode
   // networking. The command's own environment must carry egress::proxy_env().
   std::vector<std::string> allowed_hosts;
   OutputCollection collect;
@@ -66,8 +66,8 @@ struct ResidentProcess {
 class Session {
  public:
   virtual ~Session() = default;
-  // One command; other calls wait until it is done. ESRCH: the sandbox was gone before the
-  // command reached it, so nothing of it ran (a warm run then runs cold instead).
+  // One command; other calls wait until it is done. An error of kind kSandboxGone: the sandbox
+  // was gone before the command reached it, so nothing of it ran (a warm run then runs cold).
   [[nodiscard]] virtual Result<RunResult> exec(const ExecRequest& request,
                                                RunObserver& observer) = 0;
   // `files` written (as write_file writes them), then `request` run: a fresh call's code in a

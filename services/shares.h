@@ -16,7 +16,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock::mcp {
 

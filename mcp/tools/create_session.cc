@@ -87,13 +87,14 @@ class CreateSession final : public Tool {
     if (!policy) return tool_error(policy.error().message);
     auto spec = session_spec(state, **policy, context.progress);
     if (!spec) return tool_error(spec.error().message);
-    auto mounts = add_mounts(state, arguments, *spec);
+    auto mounts = add_mounts(state, arguments, spec->shape);
     if (!mounts) return tool_error(mounts.error().message);
     if (auto room = state.sessions().reserve(); !room) return tool_error(room.error().message);
     // Warm sandboxes give way: together with the sessions they stay within --max-sessions.
     state.warm().fit();
-    auto opened = state.backend().open_session(*spec);
-    record_mounts(state, **policy, *spec, *mounts, opened ? "done" : "error");
+    auto opened = state.backend().open_session(spec->shape, spec->plan);
+    Limits limits = limits_of(spec->shape.limits, spec->plan);
+    record_mounts(state, **policy, limits, *mounts, opened ? "done" : "error");
     if (!opened) {
       state.sessions().unreserve();
       return tool_error("could not create the session: " +
@@ -101,8 +102,8 @@ class CreateSession final : public Tool {
     }
     auto entry =
         state.sessions().add(std::move(*opened), **policy,
-                             arguments.value("ttl_seconds", state.options().session_idle_seconds));
-    entry->limits = spec->limits;
+                           arguments.value("ttl_seconds", state.options().session_idle_seconds));
+    entry->limits = limits;
     entry->mounts = std::move(*mounts);
     auto libraries = arguments.value("libraries", std::vector<std::string>{});
     std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
@@ -134,7 +135,7 @@ class CreateSession final : public Tool {
  private:
   // The shares `arguments` asks to mount, added to the spec's binds.
   static Result<std::vector<ShareMount>> add_mounts(const ServerState& state, const json& arguments,
-                                                    SandboxSpec& spec) {
+                                                    SandboxShape& spec) {
     std::vector<ShareMount> mounts;
     if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
     for (const auto& asked : arguments["mounts"]) {
@@ -171,14 +172,14 @@ class CreateSession final : public Tool {
 
   // One audit line for the mounts of a session, whether it opened or not.
   static void record_mounts(const ServerState& state, const LanguagePolicy& policy,
-                            const SandboxSpec& spec, const std::vector<ShareMount>& mounts,
+                            const Limits& limits, const std::vector<ShareMount>& mounts,
                             const std::string& outcome) {
     if (mounts.empty()) return;
     AuditRecord record;
     record.tool = "create_session";
     record.language = policy.name;
     record.backend = state.backend().name();
-    record.limits = spec.limits;
+    record.limits = limits;
     record.outcome = outcome;
     for (const auto& mount : mounts) {
       HostFileRecord file;

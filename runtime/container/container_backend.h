@@ -13,15 +13,19 @@ namespace paddock::engine {
 
 class ContainerBackend : public Backend {
  public:
-  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) final;
-  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) final;
+  [[nodiscard]] Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
+                                      RunObserver& observer) final;
+  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,
+                                                              const RunPlan& base) final;
   // The reference goes to the engine or cluster as it is.
   [[nodiscard]] Result<ResolvedImage> resolve_image(
       const std::string& image, const std::optional<std::string>& store_root) const final;
 
  protected:
-  // A fresh container or pod for `spec`, as a session.
-  virtual Result<std::unique_ptr<ContainerSession>> start(const SandboxSpec& spec) const = 0;
+  // A fresh container or pod of `shape`, as a session; `plan` gives its environment and
+  // directory, and whether an installer will need a network.
+  virtual Result<std::unique_ptr<ContainerSession>> start(const SandboxShape& shape,
+                                                          const RunPlan& plan) const = 0;
 };
 
 }  // namespace paddock::engine

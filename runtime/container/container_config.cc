@@ -19,33 +19,33 @@
 
 namespace paddock::engine {
 
-Result<std::string> seccomp_profile_text(const SandboxSpec& spec) {
+Result<std::string> seccomp_profile_text(const SandboxShape& shape) {
   std::string text(policies::default_seccomp_profile_json());
-  if (spec.seccomp_profile_path) {
-    auto read = read_text_file(*spec.seccomp_profile_path, "seccomp profile");
+  if (shape.seccomp_profile_path) {
+    auto read = read_text_file(*shape.seccomp_profile_path, "seccomp profile");
     if (!read) return read.error();
     text = *read;
   }
   auto profile = nlohmann::json::parse(text, nullptr, false);
   if (!profile.is_object()) {
-    return invalid_input("seccomp profile " + spec.seccomp_profile_path.value_or("default") +
+    return invalid_input("seccomp profile " + shape.seccomp_profile_path.value_or("default") +
                          " is not JSON");
   }
   auto& rules = profile["syscalls"];
   if (!rules.is_array()) rules = nlohmann::json::array();
-  if (!spec.seccomp_deny.empty()) {
+  if (!shape.seccomp_deny.empty()) {
     // A denied call leaves every rule that names it; then one rule refuses it.
     for (auto& rule : rules) {
       if (!rule.contains("names") || !rule["names"].is_array()) continue;
       auto& names = rule["names"];
-      for (const auto& denied : spec.seccomp_deny) {
+      for (const auto& denied : shape.seccomp_deny) {
         names.erase(std::remove(names.begin(), names.end(), denied), names.end());
       }
     }
-    rules.push_back({{"names", spec.seccomp_deny}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", 1}});
+    rules.push_back({{"names", shape.seccomp_deny}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", 1}});
   }
-  if (!spec.seccomp_allow.empty()) {
-    rules.push_back({{"names", spec.seccomp_allow}, {"action", "SCMP_ACT_ALLOW"}});
+  if (!shape.seccomp_allow.empty()) {
+    rules.push_back({{"names", shape.seccomp_allow}, {"action", "SCMP_ACT_ALLOW"}});
   }
   return profile.dump();
 }
@@ -87,22 +87,24 @@ nlohmann::json sandbox_labels() {
   return labels;
 }
 
-nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options) {
-  const Limits& limits = spec.limits;
-  std::string owner = std::to_string(spec.user.uid) + ":" + std::to_string(spec.user.gid);
+nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
+                                const ContainerOptions& options) {
+  const SandboxLimits& limits = shape.limits;
+  std::string owner = std::to_string(shape.user.uid) + ":" + std::to_string(shape.user.gid);
   // Compiled programs run from the work directory: "exec", which Docker's tmpfs default lacks,
   // as the native backend's tmpfs has it. The work directory belongs to the sandbox user: Docker
   // takes uid=/gid= options, Podman its own "U" (chown to the container's user).
-  std::string work_owner = options.tmpfs_owner_option ? ",U"
-                                                      : ",uid=" + std::to_string(spec.user.uid) +
-                                                            ",gid=" + std::to_string(spec.user.gid);
+  std::string work_owner =
+      options.tmpfs_owner_option
+          ? ",U"
+          : ",uid=" + std::to_string(shape.user.uid) + ",gid=" + std::to_string(shape.user.gid);
   nlohmann::json tmpfs = {
-      {spec.workdir, "rw,exec,nosuid,nodev,size=" + std::to_string(limits.work_bytes) + work_owner +
-                         ",mode=0755"},
+      {shape.workdir, "rw,exec,nosuid,nodev,size=" + std::to_string(limits.work_bytes) +
+                          work_owner + ",mode=0755"},
       {"/tmp", "rw,exec,nosuid,nodev,size=" + std::to_string(limits.tmp_bytes) + ",mode=1777"},
   };
   nlohmann::json host = {
-      {"NetworkMode", wants_network(spec) ? options.network : "none"},
+      {"NetworkMode", wants_network(shape, plan) ? options.network : "none"},
       {"CapDrop", {"ALL"}},
       {"SecurityOpt",
        {"no-new-privileges",
@@ -133,7 +135,7 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
     if (limits.cpus) host["NanoCpus"] = static_cast<std::int64_t>(std::llround(*limits.cpus * 1e9));
   }
   std::vector<std::string> env = default_sandbox_env();
-  for (const auto& entry : spec.env) {
+  for (const auto& entry : plan.env) {
     std::string name = entry.substr(0, entry.find('='));
     std::erase_if(env, [&](const std::string& old) { return old.starts_with(name + "="); });
     env.push_back(entry);
@@ -146,10 +148,10 @@ nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions&
       {"Entrypoint", {"sh", "-c"}},
       {"Cmd", {kKeeperScript}},
       {"User", owner},
-      {"WorkingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
+      {"WorkingDir", plan.cwd.empty() ? shape.workdir : plan.cwd},
       {"Env", env},
-      {"Hostname", spec.hostname},
-      {"NetworkDisabled", !wants_network(spec)},
+      {"Hostname", shape.hostname},
+      {"NetworkDisabled", !wants_network(shape, plan)},
       {"Labels", sandbox_labels()},
       {"HostConfig", host},
   };

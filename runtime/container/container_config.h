@@ -13,7 +13,8 @@
 
 #include "core/result.h"
 
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock::engine {
 
@@ -39,20 +40,21 @@ inline constexpr const char* kSandboxLabel = "io.paddock.sandbox";
 nlohmann::json sandbox_labels();
 
 // True when the sandbox gets a network at all: the program's, or an installer's.
-inline bool wants_network(const SandboxSpec& spec) {
-  return spec.network != NetworkMode::kNone || spec.networked_prelude > 0;
+inline bool wants_network(const SandboxShape& shape, const RunPlan& plan) {
+  return shape.network != NetworkMode::kNone || plan.networked_steps > 0;
 }
 
 // True when only the installer may have the network: it is taken away before the next step.
-inline bool installer_network_only(const SandboxSpec& spec) {
-  return spec.network == NetworkMode::kNone && spec.networked_prelude > 0;
+inline bool installer_network_only(const SandboxShape& shape, const RunPlan& plan) {
+  return shape.network == NetworkMode::kNone && plan.networked_steps > 0;
 }
 
-nlohmann::json container_config(const SandboxSpec& spec, const ContainerOptions& options);
+nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
+                                const ContainerOptions& options);
 
-// The spec's seccomp profile as Docker's JSON (its file, or paddock's default), with the
-// spec's allowed and denied calls applied as the native backend applies them.
-Result<std::string> seccomp_profile_text(const SandboxSpec& spec);
+// The shape's seccomp profile as Docker's JSON (its file, or paddock's default), with the
+// shape's allowed and denied calls applied as the native backend applies them.
+Result<std::string> seccomp_profile_text(const SandboxShape& shape);
 
 // Writes `profile` to a private file named by its content, for engines that read the profile
 // from a path themselves (Podman): under $XDG_RUNTIME_DIR/paddock, else /tmp/paddock-UID.

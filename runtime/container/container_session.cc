@@ -54,11 +54,11 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
 
 }  // namespace
 
-ContainerSession::ContainerSession(std::string backend, SandboxSpec spec,
+ContainerSession::ContainerSession(std::string backend, SandboxShape shape,
                                    std::unique_ptr<ExecTransport> transport,
                                    IsolationReport isolation)
     : backend_(std::move(backend)),
-      spec_(std::move(spec)),
+      shape_(std::move(shape)),
       transport_(std::move(transport)),
       isolation_(std::move(isolation)) {}
 
@@ -115,7 +115,7 @@ RunResult ContainerSession::result_of(ExecOutcome&& captured, const ExecRequest&
 Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObserver& observer) {
   std::vector<std::string> argv = request.argv;
   if (request.stdin_fd >= 0) {
-    auto input = read_fd(request.stdin_fd, spec_.limits.tmp_bytes);
+    auto input = read_fd(request.stdin_fd, shape_.limits.tmp_bytes);
     if (!input) return input.error();
     if (auto written = put_file("/tmp", kStdinFile, *input); !written) return written.error();
     argv.insert(argv.begin(), {"sh", "-c", std::string("exec \"$@\" </tmp/") + kStdinFile, "sh"});
@@ -125,7 +125,8 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
   if (!captured) return captured.error();
   RunResult result = result_of(std::move(*captured), request);
   if (!request.collect.directories.empty() && result.outcome != Outcome::kCancelled) {
-    std::vector<std::string> tar = {"tar", "-C", spec_.workdir, "--ignore-failed-read", "-cf", "-"};
+    std::vector<std::string> tar = {"tar", "-C", shape_.workdir, "--ignore-failed-read",
+                                    "-cf", "-"};
     for (const auto& dir : request.collect.directories) tar.push_back(dir);
     auto archive = run_helper(tar, request.collect.max_bytes + (8u << 20));
     if (archive) {
@@ -172,7 +173,7 @@ Status ContainerSession::write_file(const std::string& path, std::string_view co
   if (auto valid = check_session_path(path); !valid) return valid;
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  return put_file(spec_.workdir, path, content);
+  return put_file(shape_.workdir, path, content);
 }
 
 std::size_t ContainerSession::write_chunk() const {
@@ -229,7 +230,7 @@ Status ContainerSession::copy_in(const std::string& path, int source_fd, std::ui
     ssize_t got = want == 0 ? 0 : pread(source_fd, piece.data(), want, static_cast<off_t>(at));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return system_error("reading the host file for '" + path + "'");
-    auto put = put_piece(spec_.workdir, path,
+    auto put = put_piece(shape_.workdir, path,
                          std::string_view(piece.data(), static_cast<std::size_t>(got)), at == 0);
     if (!put) return put;
     at += static_cast<std::uint64_t>(got);
@@ -237,7 +238,7 @@ Status ContainerSession::copy_in(const std::string& path, int source_fd, std::ui
   } while (at < size);
   if (!executable) return {};
   // The write script refused any symlink on the way; chmod's own path is the same one.
-  auto made = run_helper({"chmod", "755", "--", spec_.workdir + "/" + path}, 4096);
+  auto made = run_helper({"chmod", "755", "--", shape_.workdir + "/" + path}, 4096);
   if (!made) return made.error();
   if (made->exit_code != 0) {
     return Error{EIO, "making '" + path + "' executable in the sandbox: " + made->err.data};
@@ -250,7 +251,7 @@ Result<FileContent> ContainerSession::read_file(const std::string& path, std::ui
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
   auto read =
-      run_helper({"sh", "-c", kReadScript, "sh", spec_.workdir, path, std::to_string(max_bytes)},
+      run_helper({"sh", "-c", kReadScript, "sh", shape_.workdir, path, std::to_string(max_bytes)},
                  max_bytes + 64);
   if (!read) return read.error();
   if (int refused = refusal_errno(read->exit_code); refused != 0) {
@@ -274,7 +275,7 @@ Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& p
   if (auto valid = check_session_path(path, true); !valid) return valid.error();
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  auto listed = run_helper({"sh", "-c", kListScript, "sh", spec_.workdir, path}, 8u << 20);
+  auto listed = run_helper({"sh", "-c", kListScript, "sh", shape_.workdir, path}, 8u << 20);
   if (!listed) return listed.error();
   if (int refused = refusal_errno(listed->exit_code); refused != 0) {
     return session_path_error(path, refused);
@@ -316,7 +317,7 @@ Result<SessionUsage> ContainerSession::usage() {
   // kill that ends a command may end the helper too (128 + SIGKILL): then it is asked again.
   Result<ExecOutcome> counted = Error{EIO, ""};
   for (int attempt = 0; attempt < 2; ++attempt) {
-    counted = transport_->run({{"sh", "-c", kUsageScript, "sh", spec_.workdir},
+    counted = transport_->run({{"sh", "-c", kUsageScript, "sh", shape_.workdir},
                                {},
                                kHelperSeconds,
                                4096,
@@ -343,24 +344,28 @@ void ContainerSession::close() {
   transport_->remove();
 }
 
-Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& spec,
-                                 RunObserver& observer) {
+Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& shape,
+                                 const RunPlan& plan, RunObserver& observer) {
+  StepSandbox sandbox;
   UniqueFd stdin_file;
-  int stdin_fd = spec.stdin_fd;
-  if (stdin_fd < 0 && spec.stdin_path) {
-    stdin_file.reset(::open(spec.stdin_path->c_str(), O_RDONLY | O_CLOEXEC));
-    if (!stdin_file.valid()) return system_error("cannot open stdin file " + *spec.stdin_path);
-    stdin_fd = stdin_file.get();
+  sandbox.stdin_fd = plan.stdin_fd;
+  if (sandbox.stdin_fd < 0 && plan.stdin_path) {
+    stdin_file.reset(::open(plan.stdin_path->c_str(), O_RDONLY | O_CLOEXEC));
+    if (!stdin_file.valid()) return system_error("cannot open stdin file " + *plan.stdin_path);
+    sandbox.stdin_fd = stdin_file.get();
   }
-  for (const auto& file : spec.files) {
+  for (const auto& file : shape.support_files) {
     if (auto written = session.write_file(file.path, file.content); !written) {
       return written.error();
     }
   }
-  StepPlan plan = steps_of(spec);
-  plan.stdin_fd = stdin_fd;
-  StepSandbox sandbox;
-  sandbox.exec = [&session](const ExecRequest& request, RunObserver& watching) {
+  sandbox.exec = [&session](const ExecRequest& request, const std::vector<SandboxFile>& files,
+                            RunObserver& watching) -> Result<RunResult> {
+    for (const auto& file : files) {
+      if (auto written = session.write_file(file.path, file.content); !written) {
+        return written.error();
+      }
+    }
     return session.exec_once(request, watching);
   };
   sandbox.write_file = [&session](const SandboxFile& file) {
@@ -368,7 +373,7 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& s
   };
   // The steps after the installer's run without its network where the policy gives them none;
   // a sandbox that cannot lose it runs nothing more.
-  if (installer_network_only(spec)) {
+  if (shape.network == NetworkMode::kNone && plan.networked_steps > 0) {
     sandbox.end_installers_network = [&session] { return session.end_installers_network(); };
   }
   auto result = run_steps(plan, sandbox, observer);

@@ -12,6 +12,8 @@
 #include <string>
 
 #include "runtime/container/exec_transport.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 #include "runtime/session.h"
 
 namespace paddock::engine {
@@ -19,8 +21,8 @@ namespace paddock::engine {
 class ContainerSession final : public Session {
  public:
   // `isolation` is what every result reports: the backend knows what it enforces.
-  ContainerSession(std::string backend, SandboxSpec spec, std::unique_ptr<ExecTransport> transport,
-                   IsolationReport isolation);
+  ContainerSession(std::string backend, SandboxShape shape,
+                   std::unique_ptr<ExecTransport> transport, IsolationReport isolation);
   ~ContainerSession() override { close(); }
 
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
@@ -65,15 +67,16 @@ class ContainerSession final : public Session {
   // command holds it until it ends).
   std::mutex closing_mutex_;
   std::string backend_;
-  SandboxSpec spec_;
+  SandboxShape shape_;
   std::unique_ptr<ExecTransport> transport_;
   IsolationReport isolation_;
   bool closed_ = false;  // written under both mutexes, read under either
 };
 
-// A one-off run in a fresh session: the spec's files written in, its prelude and program run
-// in turn (the first failing step ends it), within the spec's wall time; then the sandbox goes.
-Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxSpec& spec,
-                                 RunObserver& observer);
+// A one-off run in a fresh session of `shape`: its support files and the plan's files written
+// in, the plan's steps run in turn (the first failing step ends it) within its wall time; then
+// the sandbox goes.
+Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& shape,
+                                 const RunPlan& plan, RunObserver& observer);
 
 }  // namespace paddock::engine

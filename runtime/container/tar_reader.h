@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock::engine {
 

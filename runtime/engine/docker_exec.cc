@@ -22,27 +22,28 @@ std::string engine_error(const std::string& what, const Error& error) {
 }  // namespace
 
 Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
-                                                       const SandboxSpec& spec) {
-  auto profile = seccomp_profile_text(spec);
+                                                       const SandboxShape& shape,
+                                                       const RunPlan& plan) {
+  auto profile = seccomp_profile_text(shape);
   if (!profile) return profile.error();
-  if (spec.image.empty()) {
+  if (shape.image.empty()) {
     return invalid_input("the " + flavour.name +
                          " backend needs an image: set the policy's rootfs to \"image:REF\" or "
                          "pass --image REF");
   }
   ContainerOptions options{
-      spec.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};
+      shape.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};
   if (flavour.podman_options) {
     auto file = seccomp_profile_file(*profile);
     if (!file) return file.error();
     options.seccomp_file = *file;
   }
   Client client(flavour.endpoint);
-  json config = container_config(spec, options);
+  json config = container_config(shape, plan, options);
   auto created = client.request("POST", "/containers/create", config.dump());
   if (!created) {
     return Error{created.error().code,
-                 engine_error("creating a " + flavour.name + " container from " + spec.image,
+                 engine_error("creating a " + flavour.name + " container from " + shape.image,
                               created.error())};
   }
   std::string id = json::parse(created->body, nullptr, false).value("Id", "");

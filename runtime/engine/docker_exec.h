@@ -11,7 +11,8 @@
 #include "runtime/container/container_config.h"
 #include "runtime/container/exec_transport.h"
 #include "runtime/engine/engine_client.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock::engine {
 
@@ -26,9 +27,9 @@ struct Flavour {
 
 class DockerExec final : public ExecTransport {
  public:
-  // Creates and starts the container for `spec` (which must name an image).
+  // Creates and starts the container of `shape` (which must name an image).
   static Result<std::unique_ptr<DockerExec>> create(const Flavour& flavour,
-                                                    const SandboxSpec& spec);
+                                                    const SandboxShape& shape, const RunPlan& plan);
   ~DockerExec() override { remove(); }
 
   // On the kept connection, or on one of its own while another command holds that one.

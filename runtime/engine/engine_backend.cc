@@ -72,25 +72,26 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name)
   return std::unique_ptr<Backend>(new EngineBackend(std::move(flavour)));
 }
 
-Result<std::unique_ptr<ContainerSession>> EngineBackend::start(const SandboxSpec& spec) const {
-  auto transport = DockerExec::create(flavour_, spec);
+Result<std::unique_ptr<ContainerSession>> EngineBackend::start(const SandboxShape& shape,
+                                                               const RunPlan& plan) const {
+  auto transport = DockerExec::create(flavour_, shape, plan);
   if (!transport) return transport.error();
-  return std::make_unique<ContainerSession>(flavour_.name, spec, std::move(*transport),
-                                            isolation_for(spec));
+  return std::make_unique<ContainerSession>(flavour_.name, shape, std::move(*transport),
+                                            isolation_for(shape));
 }
 
-IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
+IsolationReport EngineBackend::isolation_for(const SandboxShape& shape) const {
   IsolationReport report;
   // What the program has: an installer's network is gone before it starts (run_to_the_end).
-  bool program_network = spec.network != NetworkMode::kNone;
+  bool program_network = shape.network != NetworkMode::kNone;
   report.namespaces = {"mount", "pid", "ipc", "uts"};
   if (!program_network) report.namespaces.push_back("network");
   report.seccomp = true;
-  report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
+  report.seccomp_profile = shape.seccomp_profile_path.value_or("default");
   report.no_new_privs = true;
   report.capabilities_dropped = true;
   report.network = program_network ? flavour_.network : "none";
-  report.root = "image " + spec.image + " (" + flavour_.name + ")";
+  report.root = "image " + shape.image + " (" + flavour_.name + ")";
   report.limits_mode = flavour_.resource_limits ? flavour_.name : "rlimit";
   report.limits_reason =
       flavour_.resource_limits
@@ -99,8 +100,8 @@ IsolationReport EngineBackend::isolation_for(const SandboxSpec& spec) const {
                 " cannot set cgroup limits here (rootless on cgroup v1): RLIMIT_NPROC (shared by "
                 "its sandboxes) and RLIMIT_DATA per process stand in";
   if (!flavour_.resource_limits) {
-    report.limits = {"RLIMIT_NPROC=" + std::to_string(spec.limits.pids),
-                     "RLIMIT_DATA=" + std::to_string(spec.limits.memory_bytes)};
+    report.limits = {"RLIMIT_NPROC=" + std::to_string(shape.limits.pids),
+                     "RLIMIT_DATA=" + std::to_string(shape.limits.memory_bytes)};
     report.not_enforced = totals_rlimits_cannot_enforce();
   }
   return report;

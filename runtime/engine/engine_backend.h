@@ -29,9 +29,10 @@ class EngineBackend final : public ContainerBackend {
 
  private:
   explicit EngineBackend(Flavour flavour) : flavour_(std::move(flavour)) {}
-  Result<std::unique_ptr<ContainerSession>> start(const SandboxSpec& spec) const override;
+  Result<std::unique_ptr<ContainerSession>> start(const SandboxShape& shape,
+                                                  const RunPlan& plan) const override;
   // What every result of this engine reports about the sandbox.
-  IsolationReport isolation_for(const SandboxSpec& spec) const;
+  IsolationReport isolation_for(const SandboxShape& shape) const;
   Flavour flavour_;
 };
 

@@ -63,9 +63,9 @@ Result<std::unique_ptr<Backend>> KubeBackend::connect(
   return std::unique_ptr<Backend>(new KubeBackend(std::move(*access), options));
 }
 
-Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
-    const SandboxSpec& spec) const {
-  auto pod = KubeExec::create(access_, spec, options_);
+Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(const SandboxShape& shape,
+                                                                     const RunPlan& plan) const {
+  auto pod = KubeExec::create(access_, shape, plan, options_);
   if (!pod) return pod.error();
   IsolationReport report;
   report.namespaces = {"mount", "pid", "ipc", "uts", "network"};
@@ -80,15 +80,16 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
   // API whether this cluster's does.
   // An installer that needs the network has the cluster's, and the policy comes when its step
   // ends (engine::run_to_the_end).
-  report.network = !engine::wants_network(spec) ? "none (a deny-all NetworkPolicy, in effect where "
-                                                  "the cluster's network plugin enforces "
-                                                  "NetworkPolicies)"
-                   : engine::installer_network_only(spec)
+  report.network = !engine::wants_network(shape, plan)
+                       ? "none (a deny-all NetworkPolicy, in effect where "
+                         "the cluster's network plugin enforces "
+                         "NetworkPolicies)"
+                   : engine::installer_network_only(shape, plan)
                        ? "none after the installer's step (a deny-all NetworkPolicy made when it "
                          "ends, in effect where the cluster's network plugin enforces "
                          "NetworkPolicies)"
                        : "the cluster's (no fence against private and metadata addresses)";
-  report.root = "image " + spec.image + " (pod in " + access_.namespace_name + ")";
+  report.root = "image " + shape.image + " (pod in " + access_.namespace_name + ")";
   report.limits_mode = "kubernetes";
   report.limits_reason =
       "memory and CPU are pod limits and the tmpfs sizes emptyDir sizeLimits; a pod has no pids "
@@ -101,8 +102,8 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(
   // the cloud's metadata address, which user-mode networking fences off.
   report.not_enforced = {"pids", "open_files", "file_size"};
   if (!options_.seccomp_profile) report.not_enforced.push_back("seccomp_profile");
-  if (spec.network != NetworkMode::kHost) report.not_enforced.push_back("network");
-  return std::make_unique<engine::ContainerSession>("kubernetes", spec, std::move(*pod), report);
+  if (shape.network != NetworkMode::kHost) report.not_enforced.push_back("network");
+  return std::make_unique<engine::ContainerSession>("kubernetes", shape, std::move(*pod), report);
 }
 
 }  // namespace paddock::kube

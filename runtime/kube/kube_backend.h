@@ -28,7 +28,8 @@ class KubeBackend final : public engine::ContainerBackend {
  private:
   KubeBackend(ClusterAccess access, PodOptions options)
       : access_(std::move(access)), options_(options) {}
-  Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxSpec& spec) const override;
+  Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxShape& shape,
+                                                          const RunPlan& plan) const override;
   ClusterAccess access_;
   PodOptions options_;
 };

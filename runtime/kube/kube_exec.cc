@@ -108,9 +108,9 @@ json owner_labels() {
   return labels;
 }
 
-std::string secret_manifest(const SandboxSpec& spec, const std::string& name) {
+std::string secret_manifest(const RunPlan& plan, const std::string& name) {
   json values = json::object();
-  for (const auto& entry : spec.env) {
+  for (const auto& entry : plan.env) {
     values[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
   }
   return json{{"apiVersion", "v1"},
@@ -137,16 +137,16 @@ std::string network_policy_manifest(const std::string& name) {
       .dump();
 }
 
-std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
+std::string pod_manifest(const SandboxShape& shape, const RunPlan& plan, const std::string& name,
                          const PodOptions& options) {
-  const Limits& limits = spec.limits;
+  const SandboxLimits& limits = shape.limits;
   json env = json::array();
   for (const auto& entry : default_sandbox_env()) {
     env.push_back(
         {{"name", entry.substr(0, entry.find('='))}, {"value", entry.substr(entry.find('=') + 1)}});
   }
   // The sandbox's own variables (passed-through secrets among them) come from its Secret.
-  for (const auto& entry : spec.env) {
+  for (const auto& entry : plan.env) {
     std::string variable = entry.substr(0, entry.find('='));
     env.push_back({{"name", variable},
                    {"valueFrom", {{"secretKeyRef", {{"name", name}, {"key", variable}}}}}});
@@ -171,16 +171,16 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
         {"enableServiceLinks", false},
         {"securityContext",
          {{"runAsNonRoot", true},
-          {"runAsUser", spec.user.uid},
-          {"runAsGroup", spec.user.gid},
-          {"fsGroup", spec.user.gid},
+          {"runAsUser", shape.user.uid},
+          {"runAsGroup", shape.user.gid},
+          {"fsGroup", shape.user.gid},
           {"seccompProfile", seccomp}}},
         {"containers",
          {{{"name", "sandbox"},
-           {"image", spec.image},
+           {"image", shape.image},
            {"imagePullPolicy", options.pull_images ? "IfNotPresent" : "Never"},
            {"command", {"sh", "-c", engine::kKeeperScript}},
-           {"workingDir", spec.cwd.empty() ? spec.workdir : spec.cwd},
+           {"workingDir", plan.cwd.empty() ? shape.workdir : plan.cwd},
            {"env", env},
            {"securityContext",
             {{"allowPrivilegeEscalation", false},
@@ -189,7 +189,7 @@ std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
              {"capabilities", {{"drop", {"ALL"}}}}}},
            {"resources", {{"limits", resources}, {"requests", resources}}},
            {"volumeMounts",
-            {{{"name", "work"}, {"mountPath", spec.workdir}},
+            {{{"name", "work"}, {"mountPath", shape.workdir}},
              {{"name", "tmp"}, {"mountPath", "/tmp"}}}}}}},
         {"volumes",
          {{{"name", "work"},
@@ -206,9 +206,9 @@ std::string KubeExec::pod_path() const {
 }
 
 Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
-                                                   const SandboxSpec& spec,
+                                                   const SandboxShape& shape, const RunPlan& plan,
                                                    const PodOptions& options) {
-  if (spec.image.empty()) {
+  if (shape.image.empty()) {
     return invalid_input(
         "the kubernetes backend needs an image: set the policy's rootfs to \"image:REF\" or pass "
         "--image REF");
@@ -217,16 +217,16 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
   // The policy comes before the pod, so that the pod is never on the network for a moment; an
   // installer that needs the network has the cluster's until its step ends (leave_networks).
-  if (!engine::wants_network(spec)) {
+  if (!engine::wants_network(shape, plan)) {
     if (auto policy = pod->leave_networks(); !policy) {
       pod->removed_ = true;
       return policy.error();
     }
   }
-  if (!spec.env.empty()) {
+  if (!plan.env.empty()) {
     auto secret =
         pod->client_.request("POST", "/api/v1/namespaces/" + access.namespace_name + "/secrets",
-                             secret_manifest(spec, name));
+                             secret_manifest(plan, name));
     if (!secret) {
       pod->removed_ = true;
       pod->remove_network_policy();
@@ -236,7 +236,7 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   }
   auto created =
       pod->client_.request("POST", "/api/v1/namespaces/" + access.namespace_name + "/pods",
-                           pod_manifest(spec, name, options));
+                           pod_manifest(shape, plan, name, options));
   if (!created) {
     pod->removed_ = true;
     pod->remove_secret();
@@ -251,12 +251,12 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
     json state = json::parse(read->body, nullptr, false);
     if (state.is_object() && state["status"].value("phase", "") == "Running") return pod;
     if (std::string why = never_starts(state); !why.empty()) {
-      return Error{EIO, "pod " + name + " for image " + spec.image + " will not start: " + why};
+      return Error{EIO, "pod " + name + " for image " + shape.image + " will not start: " + why};
     }
     if (Clock::now() >= deadline) {
       std::ostringstream seconds;
       seconds << options.start_seconds;
-      return Error{ETIMEDOUT, "pod " + name + " for image " + spec.image +
+      return Error{ETIMEDOUT, "pod " + name + " for image " + shape.image +
                                   " was not running after " + seconds.str() + " s (still " +
                                   pending_state(state) +
                                   "); a slow image pull needs a longer --pod-start-timeout "

@@ -12,7 +12,8 @@
 
 #include "runtime/container/exec_transport.h"
 #include "runtime/kube/kube_client.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock::kube {
 
@@ -33,7 +34,7 @@ struct PodOptions {
 class KubeExec final : public engine::ExecTransport {
  public:
   static Result<std::unique_ptr<KubeExec>> create(const ClusterAccess& access,
-                                                  const SandboxSpec& spec,
+                                                  const SandboxShape& shape, const RunPlan& plan,
                                                   const PodOptions& options);
   ~KubeExec() override { remove(); }
 
@@ -58,13 +59,13 @@ class KubeExec final : public engine::ExecTransport {
   bool has_network_policy_ = false;
 };
 
-// The Pod object for `spec` named `name` (pure; the unit tests read it). The sandbox's own
-// variables (spec.env: the policy's and the passed-through ones) are not in it: they are in a
+// The Pod object for `shape` and `plan` named `name` (pure; the unit tests read it). The sandbox's
+// own variables (plan.env: the policy's and the passed-through ones) are not in it: they are in a
 // Secret of the same name (secret_manifest), which the pod takes them from, so that their
 // values are not shown to whoever may read pods; it goes with the pod.
-std::string pod_manifest(const SandboxSpec& spec, const std::string& name,
+std::string pod_manifest(const SandboxShape& shape, const RunPlan& plan, const std::string& name,
                          const PodOptions& options = {});
-std::string secret_manifest(const SandboxSpec& spec, const std::string& name);
+std::string secret_manifest(const RunPlan& plan, const std::string& name);
 // The NetworkPolicy named `name` that selects the pod of that name alone (by kPodNameLabel) for
 // both directions and allows nothing: no traffic in or out but what the cluster's network plugin
 // never filters (a pod's own loopback). It is made for a spec that wants no network at all.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock {
 

@@ -78,7 +78,7 @@ bool live_paddock(pid_t pid) {
 
 }  // namespace
 
-std::vector<CgroupWrite> plan_cgroup_limits(const Limits& limits, bool has_swap_file) {
+std::vector<CgroupWrite> plan_cgroup_limits(const SandboxLimits& limits, bool has_swap_file) {
   std::vector<CgroupWrite> writes = {
       {"memory.max", std::to_string(limits.memory_bytes)},
       {"pids.max", std::to_string(limits.pids)},
@@ -218,7 +218,7 @@ void CgroupManager::remove_stale() {
   }
 }
 
-Result<std::string> CgroupManager::create_sandbox(const Limits& limits) {
+Result<std::string> CgroupManager::create_sandbox(const SandboxLimits& limits) {
   if (!usable_) return Error{ENOTSUP, reason_};
   std::string dir =
       base_ + "/sandbox-" + std::to_string(self_) + "-" + std::to_string(next_id_.fetch_add(1));

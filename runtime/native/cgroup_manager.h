@@ -25,7 +25,7 @@
 #include "core/result.h"
 #include "runtime/native/cgroup_fs.h"
 #include "runtime/native/cgroup_host.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock {
 
@@ -35,7 +35,7 @@ struct CgroupWrite {
 };
 
 // The interface files to write for `limits`. memory.swap.max only where the kernel has it.
-std::vector<CgroupWrite> plan_cgroup_limits(const Limits& limits, bool has_swap_file);
+std::vector<CgroupWrite> plan_cgroup_limits(const SandboxLimits& limits, bool has_swap_file);
 
 struct CgroupUsage {
   bool oom_killed = false;
@@ -71,7 +71,7 @@ class CgroupManager {
   [[nodiscard]] const std::string& reason() const { return reason_; }
 
   // Creates B/sandbox-<pid>-<n> with the limits written; returns its directory.
-  Result<std::string> create_sandbox(const Limits& limits);
+  Result<std::string> create_sandbox(const SandboxLimits& limits);
   CgroupUsage usage(const std::string& directory);
   // Kills whatever is left in the cgroup (cgroup.kill, else freeze and kill every pid) and
   // removes it.

@@ -287,6 +287,9 @@ void write_late_files(const ChildPlan& plan) {
 
 // Runs the steps one after another, reaping every orphan meanwhile, and reports the wait status
 // of the last step that ran: the program's, or the first prelude command that did not exit 0.
+// These are a one-off run's RunPlan steps as the host encoded them (prepared_run.cc); the same
+// rules on the host, for a sandbox that stays, are runtime/step_runner.cc's. This one runs inside
+// the sandbox, where nothing may allocate, so the two cannot be one function.
 // Nothing a step started outlives it: an installer ran with network and the caller's registry
 // packages, and none of that may reach into the program's step.
 [[noreturn]] void run_steps(const ChildPlan& plan, std::size_t step, pid_t payload) {

@@ -68,8 +68,8 @@ struct ChildPlan {
   const std::vector<RlimitSetting>* rlimits = nullptr;
   const char* cwd = "/";
   const char* workdir = "/work";  // sent to the parent as an fd once the file system is built
-  // The commands to run in order, each a null-terminated argv; the last is the program, the
-  // ones before it the prelude.
+  // The commands to run in order (RunPlan::steps), each a null-terminated argv; the last is the
+  // program, the ones before it the prelude.
   const std::vector<char* const*>* steps = nullptr;
   // Before starting this step (when > 0), init tells the parent and waits for it to take the
   // network away.

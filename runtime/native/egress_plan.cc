@@ -52,19 +52,20 @@ Result<egress::AllowList> allow_list(const std::vector<std::string>& texts) {
   return egress::AllowList(std::move(patterns));
 }
 
-bool installer_uses_proxy(const SandboxSpec& spec) {
-  return !spec.installer_allowed_hosts.empty() && spec.network == NetworkMode::kNone;
+bool installer_uses_proxy(const SandboxShape& shape, const RunPlan& plan) {
+  return !plan.installer_allowed_hosts.empty() && shape.network == NetworkMode::kNone;
 }
 
-bool has_egress_proxy(const SandboxSpec& spec, bool session) {
-  return !spec.allowed_hosts.empty() ||
-         (installer_uses_proxy(spec) && (session || spec.networked_prelude > 0));
+bool has_egress_proxy(const SandboxShape& shape, const RunPlan& plan, bool session) {
+  if (!shape.allowed_hosts.empty()) return true;
+  if (session) return shape.session_installer_proxy && shape.network == NetworkMode::kNone;
+  return installer_uses_proxy(shape, plan) && plan.networked_steps > 0;
 }
 
-Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {
+Result<egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunPlan& plan) {
   // A run starts with its installer, if it has one that goes through the proxy.
-  bool installer_first = spec.networked_prelude > 0 && installer_uses_proxy(spec);
-  auto allow = allow_list(installer_first ? spec.installer_allowed_hosts : spec.allowed_hosts);
+  bool installer_first = plan.networked_steps > 0 && installer_uses_proxy(shape, plan);
+  auto allow = allow_list(installer_first ? plan.installer_allowed_hosts : shape.allowed_hosts);
   if (!allow) return allow.error();
   egress::EgressPolicy policy;
   policy.allow = std::move(*allow);
@@ -73,7 +74,7 @@ Result<egress::EgressPolicy> egress_policy(const SandboxSpec& spec) {
   // What the user opened for user-mode networking (--allow-private) is open here too, as the
   // fence's allowances come before its refusals: one list for every network mode. A name the
   // allowlist names may then resolve there (a package mirror on the LAN).
-  for (const auto& text : spec.allowed_private_ranges) {
+  for (const auto& text : shape.allowed_private_ranges) {
     auto hole = parse_ip_prefix(text);
     if (!hole) {
       return invalid_input("'" + text + "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");

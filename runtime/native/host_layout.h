@@ -46,7 +46,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
 // find libraries, certificates, time zones and Debian's alternatives, and nothing with secrets.
 const std::vector<std::string>& host_etc_allowlist();
 
-// One more host /etc entry (a run's SandboxSpec::host_etc), when it exists and may be read.
+// One more host /etc entry (a run's SandboxShape::host_etc), when it exists and may be read.
 std::optional<HostLayout::Entry> probe_host_etc(const std::string& name);
 
 // The entries of `names` that exist and `base` does not have already, in order.

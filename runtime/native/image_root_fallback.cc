@@ -12,29 +12,29 @@ std::atomic<bool> g_overlay_refused{false};
 
 }  // namespace
 
-bool flattened_root_wanted(const SandboxSpec& spec) {
-  if (spec.image_layers.empty() || spec.image_flattened_dir.empty()) return false;
-  if (spec.image_root == ImageRoot::kFlattened) return true;
-  return spec.image_root == ImageRoot::kAuto && g_overlay_refused.load();
+bool flattened_root_wanted(const SandboxShape& shape) {
+  if (shape.image_layers.empty() || shape.image_flattened_dir.empty()) return false;
+  if (shape.image_root == ImageRoot::kFlattened) return true;
+  return shape.image_root == ImageRoot::kAuto && g_overlay_refused.load();
 }
 
 bool overlay_refused_in_this_process() {
   return g_overlay_refused.load();
 }
 
-Result<SandboxSpec> with_flattened_root(const SandboxSpec& spec) {
-  if (auto made = rootfs::flatten_layers(spec.image_layers, spec.image_flattened_dir); !made) {
+Result<SandboxShape> with_flattened_root(const SandboxShape& shape) {
+  if (auto made = rootfs::flatten_layers(shape.image_layers, shape.image_flattened_dir); !made) {
     return made.error();
   }
-  SandboxSpec flattened = spec;
-  flattened.image_layers = {spec.image_flattened_dir};
+  SandboxShape flattened = shape;
+  flattened.image_layers = {shape.image_flattened_dir};
   flattened.image_root = ImageRoot::kFlattened;
   return flattened;
 }
 
-bool overlay_refused(const SandboxSpec& spec, const Prepared& prepared,
+bool overlay_refused(const SandboxShape& shape, const Prepared& prepared,
                      const ChildMessage& failure) {
-  if (spec.image_root != ImageRoot::kAuto || spec.image_flattened_dir.empty()) return false;
+  if (shape.image_root != ImageRoot::kAuto || shape.image_flattened_dir.empty()) return false;
   if (failure.kind != ChildMessageKind::kSetupFailed || failure.phase != SetupPhase::kMount ||
       failure.detail < 0 ||
       static_cast<std::size_t>(failure.detail) >= prepared.mounts.steps.size()) {

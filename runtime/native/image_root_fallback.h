@@ -9,34 +9,34 @@
 #include "core/result.h"
 #include "runtime/native/channel.h"
 #include "runtime/native/prepared_run.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
-// Whether `spec` runs on the flattened copy: asked for, or overlayfs refused earlier.
-bool flattened_root_wanted(const SandboxSpec& spec);
+// Whether `shape` runs on the flattened copy: asked for, or overlayfs refused earlier.
+bool flattened_root_wanted(const SandboxShape& shape);
 
-// `spec` on its flattened copy, made first if it is not there yet.
-Result<SandboxSpec> with_flattened_root(const SandboxSpec& spec);
+// `shape` on its flattened copy, made first if it is not there yet.
+Result<SandboxShape> with_flattened_root(const SandboxShape& shape);
 
 // Whether a setup failure is the kernel refusing overlayfs where a flattened copy would do
 // (ImageRoot::kAuto); remembered for the rest of the process.
-bool overlay_refused(const SandboxSpec& spec, const Prepared& prepared,
+bool overlay_refused(const SandboxShape& shape, const Prepared& prepared,
                      const ChildMessage& failure);
 
 // Whether overlayfs was refused by this kernel earlier in this process.
 bool overlay_refused_in_this_process();
 
-// `attempt(spec, refused)` (a run, a session), and once more on the flattened copy when it set
+// `attempt(shape, refused)` (a run, a session), and once more on the flattened copy when it set
 // `refused`: with overlayfs where the kernel allows it, else with the copy.
 template <typename Value, typename Attempt>
-Result<Value> with_image_root_fallback(const SandboxSpec& spec, Attempt attempt) {
+Result<Value> with_image_root_fallback(const SandboxShape& shape, Attempt attempt) {
   bool refused = false;
-  if (!flattened_root_wanted(spec)) {
-    Result<Value> result = attempt(spec, refused);
+  if (!flattened_root_wanted(shape)) {
+    Result<Value> result = attempt(shape, refused);
     if (!refused) return result;
   }
-  auto flattened = with_flattened_root(spec);
+  auto flattened = with_flattened_root(shape);
   if (!flattened) return flattened.error();
   return attempt(*flattened, refused);
 }

@@ -80,14 +80,14 @@ std::string group_file(const SandboxIdentity& id) {
   return "root:x:0:\n" + id.user + ":x:" + std::to_string(id.gid) + ":\nnogroup:x:65534:\n";
 }
 
-void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host,
+void plan_etc(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host,
               const std::vector<HostLayout::Entry>& extra_etc, const SandboxIdentity& id,
               bool user_network) {
   plan.dir("/etc");
   plan.file("/etc/passwd", passwd_file(id));
   plan.file("/etc/group", group_file(id));
-  plan.file("/etc/hostname", spec.hostname + "\n");
-  plan.file("/etc/hosts", "127.0.0.1\tlocalhost " + spec.hostname +
+  plan.file("/etc/hostname", shape.hostname + "\n");
+  plan.file("/etc/hosts", "127.0.0.1\tlocalhost " + shape.hostname +
                               "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
   plan.file("/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n");
   // pasta forwards DNS sent to this address to the host's resolver, which the sandbox could not
@@ -121,8 +121,8 @@ void plan_etc(PlanBuilder& plan, const SandboxSpec& spec, const HostLayout& host
 }
 
 // With the host's network, the host's resolver configuration.
-void plan_resolv(PlanBuilder& plan, const SandboxSpec& spec) {
-  if (spec.network == NetworkMode::kHost) {
+void plan_resolv(PlanBuilder& plan, const SandboxShape& shape) {
+  if (shape.network == NetworkMode::kHost) {
     plan.add({.kind = Kind::kBind,
               .target = "/etc/resolv.conf",
               .source = "/etc/resolv.conf",
@@ -131,7 +131,7 @@ void plan_resolv(PlanBuilder& plan, const SandboxSpec& spec) {
   }
 }
 
-void plan_dev(PlanBuilder& plan, const SandboxSpec& spec) {
+void plan_dev(PlanBuilder& plan, const SandboxShape& shape) {
   plan.tmpfs("/dev", "size=65536,nr_inodes=64,mode=755");
   for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
     std::string path = std::string("/dev/") + node;
@@ -143,7 +143,7 @@ void plan_dev(PlanBuilder& plan, const SandboxSpec& spec) {
             .target = "/dev/pts",
             .options = "newinstance,ptmxmode=0666,mode=620,max=" + std::to_string(kSandboxPtys)});
   plan.symlink("/dev/ptmx", "pts/ptmx");
-  plan.tmpfs("/dev/shm", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
+  plan.tmpfs("/dev/shm", tmpfs_options(shape.limits.tmp_bytes, 01777, nullptr));
   plan.symlink("/dev/fd", "/proc/self/fd");
   plan.symlink("/dev/stdin", "/proc/self/fd/0");
   plan.symlink("/dev/stdout", "/proc/self/fd/1");
@@ -207,7 +207,7 @@ std::string MountStep::describe() const {
   return "mount step";
 }
 
-MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
+MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostLayout& host,
                       const SandboxIdentity& identity, bool user_network,
                       const std::vector<HostLayout::Entry>& extra_etc) {
   PlanBuilder plan;
@@ -216,8 +216,8 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
   // The read-only tree: the host's programs and libraries, a curated /etc, and every mount point
   // the later steps need (the root cannot take new directories once sealed). An image brings
   // its own programs, libraries and /etc; paddock's generated /etc files go over them.
-  bool overlay = !spec.image_layers.empty() && !host.flattened_image;
-  if (spec.image_layers.empty()) {
+  bool overlay = !shape.image_layers.empty() && !host.flattened_image;
+  if (shape.image_layers.empty()) {
     plan.dir("/usr");
     plan.bind("/usr", "/usr", Protect::kSealedLater);
   }
@@ -232,14 +232,14 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
       }
     }
   }
-  plan_etc(plan, spec, overlay ? HostLayout{} : host,
+  plan_etc(plan, shape, overlay ? HostLayout{} : host,
            overlay ? std::vector<HostLayout::Entry>{} : extra_etc, identity, user_network);
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
-  plan.parents(spec.workdir);
-  plan.dir(spec.workdir);
-  for (std::size_t i = 0; i < spec.binds.size(); ++i) {
-    const BindMount& bind = spec.binds[i];
-    if (!is_under(bind.sandbox_path, spec.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
+  plan.parents(shape.workdir);
+  plan.dir(shape.workdir);
+  for (std::size_t i = 0; i < shape.binds.size(); ++i) {
+    const BindMount& bind = shape.binds[i];
+    if (!is_under(bind.sandbox_path, shape.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
       plan.parents(bind.sandbox_path);
       plan.add({.kind = Kind::kMakeMountPoint,
                 .target = bind.sandbox_path,
@@ -249,30 +249,32 @@ MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
   }
   // Everything made so far went into the overlay's upper layer; the image goes under it now.
   if (overlay) plan.add({.kind = Kind::kOverlayRoot});
-  plan_resolv(plan, spec);
+  plan_resolv(plan, shape);
   plan.add({.kind = Kind::kSeal, .target = "/"});
 
-  plan_dev(plan, spec);
+  plan_dev(plan, shape);
   plan_proc(plan);
-  plan.tmpfs("/tmp", tmpfs_options(spec.limits.tmp_bytes, 01777, nullptr));
-  plan.tmpfs(spec.workdir, tmpfs_options(spec.limits.work_bytes, 0755, &identity));
-  for (const auto& file : spec.files) {
-    std::string path = spec.workdir + "/" + file.path;
-    plan.parents(path);
-    plan.file(path, file.content, static_cast<mode_t>(file.mode));
+  plan.tmpfs("/tmp", tmpfs_options(shape.limits.tmp_bytes, 01777, nullptr));
+  plan.tmpfs(shape.workdir, tmpfs_options(shape.limits.work_bytes, 0755, &identity));
+  for (const auto* files : {&run.files, &shape.support_files}) {
+    for (const auto& file : *files) {
+      std::string path = shape.workdir + "/" + file.path;
+      plan.parents(path);
+      plan.file(path, file.content, static_cast<mode_t>(file.mode));
+    }
   }
   // With an installer, init writes these once it is done (child.h's late_files).
-  if (spec.networked_prelude == 0) {
-    for (const auto& file : spec.files_after_install) {
-      std::string path = spec.workdir + "/" + file.path;
+  if (run.networked_steps == 0) {
+    for (const auto& file : run.files_after_install) {
+      std::string path = shape.workdir + "/" + file.path;
       plan.parents(path);
       plan.file(path, file.content, static_cast<mode_t>(file.mode));
     }
   }
 
-  for (std::size_t i = 0; i < spec.binds.size(); ++i) {
-    const BindMount& bind = spec.binds[i];
-    if (is_under(bind.sandbox_path, spec.workdir) || is_under(bind.sandbox_path, "/tmp")) {
+  for (std::size_t i = 0; i < shape.binds.size(); ++i) {
+    const BindMount& bind = shape.binds[i];
+    if (is_under(bind.sandbox_path, shape.workdir) || is_under(bind.sandbox_path, "/tmp")) {
       plan.parents(bind.sandbox_path);
     }
     plan.add({.kind = Kind::kBind,

@@ -17,7 +17,8 @@
 
 #include "core/result.h"
 #include "runtime/native/host_layout.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -75,9 +76,9 @@ struct MountPlan {
 
 // `user_network`: the sandbox may get user-mode networking (may_use_user_network), so it gets
 // paddock's resolver configuration.
-// `extra_etc`: the run's own host /etc entries (SandboxSpec::host_etc, probed), after the
+// `extra_etc`: the run's own host /etc entries (SandboxShape::host_etc, probed), after the
 // layout's.
-MountPlan plan_mounts(const SandboxSpec& spec, const HostLayout& host,
+MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostLayout& host,
                       const SandboxIdentity& identity, bool user_network = false,
                       const std::vector<HostLayout::Entry>& extra_etc = {});
 

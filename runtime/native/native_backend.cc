@@ -12,21 +12,23 @@
 namespace paddock {
 namespace {
 
-// One sandbox for `spec`. Sets `refused` (and returns an error) when the kernel would not mount
-// the image's overlay and a flattened copy can take its place.
-Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool& refused) {
-  auto launched_or = launch_sandbox(spec, observer, LaunchMode::kRun);
+// One sandbox of `shape` running `plan`. Sets `refused` (and returns an error) when the kernel
+// would not mount the image's overlay and a flattened copy can take its place.
+Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunObserver& observer,
+                           bool& refused) {
+  auto launched_or = launch_sandbox(shape, plan, observer, LaunchMode::kRun);
   if (!launched_or) return launched_or.error();
   LaunchedSandbox& launched = **launched_or;
   // The installer's list must not serve the program: it is replaced before the next step
-  // (checked when the spec was validated).
-  auto program_list = allow_list(spec.allowed_hosts);
+  // (checked when the plan was validated).
+  auto program_list = allow_list(shape.allowed_hosts);
   if (!program_list) return program_list.error();
   launched.sandbox.at_step_boundary = [&launched, &program_list] {
     launched.network.detach();
     if (launched.egress) launched.egress->set_allowlist(std::move(*program_list));
   };
-  Supervised done = supervise(launched.sandbox, spec.limits, observer);
+  Limits limits = limits_of(shape.limits, plan);
+  Supervised done = supervise(launched.sandbox, limits, observer);
   // Nothing of the run may reach out any more: its proxy ends with it.
   egress::EgressRecord network;
   if (launched.egress) {
@@ -34,13 +36,14 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
     network = launched.egress->take_record();
   }
   CollectedArtifacts collected;
-  if (done.workdir.valid() && !spec.collect.directories.empty()) {
-    collected = collect_artifacts(done.workdir.get(), spec.collect);
+  if (done.workdir.valid() && !plan.collect.directories.empty()) {
+    collected = collect_artifacts(done.workdir.get(), plan.collect);
   }
   done.workdir.reset();  // the sandbox's last file system goes with it
   CgroupOutcome outcome = finish_cgroup(launched);
-  refused = done.setup_failure && overlay_refused(spec, *launched.prepared, *done.setup_failure);
-  auto result = to_run_result(spec, *launched.prepared, launched.ids, std::move(done), outcome);
+  refused = done.setup_failure && overlay_refused(shape, *launched.prepared, *done.setup_failure);
+  auto result = to_run_result(shape, plan, RunReported{plan.steps, limits}, *launched.prepared,
+                              launched.ids, std::move(done), outcome);
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->omit_artifacts(std::move(collected.omitted));
@@ -51,18 +54,21 @@ Result<RunResult> run_once(const SandboxSpec& spec, RunObserver& observer, bool&
 
 }  // namespace
 
-Status NativeBackend::check(const SandboxSpec& spec) const {
-  return validate_spec(spec);
+Status NativeBackend::check(const SandboxShape& shape, const RunPlan& plan) const {
+  return validate_spec(shape, plan);
 }
 
-Result<RunResult> NativeBackend::run(const SandboxSpec& spec, RunObserver& observer) {
-  return with_image_root_fallback<RunResult>(spec, [&](const SandboxSpec& attempt, bool& refused) {
-    return run_once(attempt, observer, refused);
-  });
+Result<RunResult> NativeBackend::run(const SandboxShape& shape, const RunPlan& plan,
+                                     RunObserver& observer) {
+  return with_image_root_fallback<RunResult>(shape,
+                                             [&](const SandboxShape& attempt, bool& refused) {
+                                               return run_once(attempt, plan, observer, refused);
+                                             });
 }
 
-Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxSpec& spec) {
-  return NativeSession::open(spec);
+Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxShape& shape,
+                                                             const RunPlan& base) {
+  return NativeSession::open(shape, base);
 }
 
 Result<bool> NativeBackend::has_image(const std::string& image) const {

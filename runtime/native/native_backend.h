@@ -21,9 +21,11 @@ class NativeBackend final : public Backend {
   [[nodiscard]] Result<bool> has_image(const std::string& image) const override;
   [[nodiscard]] Status pull_image(const std::string& image,
                                   const PullProgress& progress) const override;
-  [[nodiscard]] Result<RunResult> run(const SandboxSpec& spec, RunObserver& observer) override;
-  [[nodiscard]] Status check(const SandboxSpec& spec) const override;
-  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxSpec& spec) override;
+  [[nodiscard]] Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
+                                      RunObserver& observer) override;
+  [[nodiscard]] Status check(const SandboxShape& shape, const RunPlan& plan) const override;
+  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,
+                                                              const RunPlan& base) override;
 
  private:
   ImagePuller puller_;

@@ -80,15 +80,20 @@ constexpr const char* kEndedBeforeStart =
 
 }  // namespace
 
-Result<std::unique_ptr<Session>> NativeSession::open(const SandboxSpec& spec) {
-  return with_image_root_fallback<std::unique_ptr<Session>>(spec, open_once);
+Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape,
+                                                     const RunPlan& base) {
+  return with_image_root_fallback<std::unique_ptr<Session>>(
+      shape, [&base](const SandboxShape& attempt, bool& refused) {
+        return open_once(attempt, base, refused);
+      });
 }
 
-Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxSpec& spec, bool& refused) {
+Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxShape& shape,
+                                                          const RunPlan& base, bool& refused) {
   QuietObserver observer;
-  auto launched = launch_sandbox(spec, observer, LaunchMode::kSession);
+  auto launched = launch_sandbox(shape, base, observer, LaunchMode::kSession);
   if (!launched) return launched.error();
-  std::unique_ptr<NativeSession> session(new NativeSession(spec, std::move(*launched)));
+  std::unique_ptr<NativeSession> session(new NativeSession(shape, base, std::move(*launched)));
   session->launched_->sandbox.session = true;
   session->init_pid_ = session->launched_->sandbox.init.pid();
   session->killer_.reset(fcntl(session->launched_->sandbox.init.pidfd(), F_DUPFD_CLOEXEC, 3));
@@ -109,11 +114,13 @@ Status NativeSession::wait_until_ready(bool& refused) {
       launched_->egress->serve(std::move(passed));
     }
     if (message->kind == ChildMessageKind::kSetupFailed) {
-      refused = overlay_refused(spec_, *launched_->prepared, *message);
+      refused = overlay_refused(shape_, *launched_->prepared, *message);
       Supervised failed;
       failed.setup_failure = *message;
+      const std::vector<std::vector<std::string>> no_command;
       auto described =
-          to_run_result(spec_, *launched_->prepared, launched_->ids, std::move(failed), {});
+          to_run_result(shape_, base_, RunReported{no_command, limits_of(shape_.limits, base_)},
+                        *launched_->prepared, launched_->ids, std::move(failed), {});
       return described ? Error{EIO, "sandbox setup failed"} : described.error();
     }
   }
@@ -153,7 +160,7 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
   std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where
   // the proxy's variables come last); an installer's command brings its own.
-  if (!spec_.allowed_hosts.empty() && !request.network)
+  if (!shape_.allowed_hosts.empty() && !request.network)
     env = merge_env(env, egress::proxy_env(true));
   for (auto& entry : env) {
     strings.push_back(std::move(entry));
@@ -257,8 +264,10 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
                                               RunObserver& observer) {
   std::lock_guard lock(mutex_);
   // A sandbox gone before its init took the command (killed from outside) ran nothing of it:
-  // ESRCH, which tells a warm run it may run cold instead.
-  if (auto alive = check_alive(); !alive) return Error{ESRCH, alive.error().message};
+  // kSandboxGone, which tells a warm run it may run cold instead.
+  if (auto alive = check_alive(); !alive) {
+    return Error{alive.error().code, alive.error().message, ErrorKind::kSandboxGone};
+  }
   auto packet = command_packet(SessionRequestKind::kExec, request, files);
   if (!packet) return packet.error();
   auto out = make_capture_pipe();
@@ -277,7 +286,7 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   } thaw;
   UserNetwork network;
   bool via_proxy =
-      request.network && !request.allowed_hosts.empty() && spec_.network == NetworkMode::kNone;
+      request.network && !request.allowed_hosts.empty() && shape_.network == NetworkMode::kNone;
   // What the command may reach through the proxy; the session's own list again afterwards.
   egress::AllowList command_list, session_list;
   if (via_proxy) {
@@ -288,7 +297,7 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
     }
     auto command = allow_list(request.allowed_hosts);
     if (!command) return command.error();
-    auto session = allow_list(spec_.allowed_hosts);
+    auto session = allow_list(shape_.allowed_hosts);
     if (!session) return session.error();
     command_list = std::move(*command);
     session_list = std::move(*session);
@@ -319,7 +328,7 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
       restore.proxy = launched_->egress.get();
       restore.list = std::move(session_list);
     } else {
-      auto attached = UserNetwork::attach(*launched_->namespaces, spec_.host_loopback_ports);
+      auto attached = UserNetwork::attach(*launched_->namespaces, shape_.host_loopback_ports);
       if (!attached) return attached.error();
       network = std::move(*attached);
     }
@@ -331,7 +340,9 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   if (int error = send_packet(sandbox.channel.get(), packet->get(),
                               kSessionHeaderSize + (*packet)->length, fds, 3);
       error != 0) {
-    if (error == EPIPE || error == ECONNRESET) return Error{ESRCH, kEndedBeforeStart};
+    if (error == EPIPE || error == ECONNRESET) {
+      return Error{error, kEndedBeforeStart, ErrorKind::kSandboxGone};
+    }
     return system_error("sending a command to the session", error);
   }
   input.reset();
@@ -341,13 +352,13 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   sandbox.stderr_pipe = std::move(err->read_end);
   observer.on_started(sandbox.init.pid());
 
-  Limits limits = spec_.limits;
+  Limits limits = limits_of(shape_.limits, base_);
   limits.wall_seconds = request.wall_seconds;
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
   if (done.init_exited && !done.command_started && !done.setup_failure && !done.timed_out &&
       !done.cancelled) {
-    return Error{ESRCH, kEndedBeforeStart};
+    return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
   }
   network.detach();
   restore.now();
@@ -365,12 +376,9 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
     cgroup.usage.oom_killed = cgroup.usage.oom_killed && !oom_before;
     cgroup.usage.cpu_usec.reset();
   }
-  SandboxSpec reported = spec_;
-  reported.argv = request.argv;
-  reported.prelude.clear();
-  reported.limits = limits;
-  auto result =
-      to_run_result(reported, *launched_->prepared, launched_->ids, std::move(done), cgroup);
+  std::vector<std::vector<std::string>> command = {request.argv};
+  auto result = to_run_result(shape_, base_, RunReported{command, limits}, *launched_->prepared,
+                              launched_->ids, std::move(done), cgroup);
   if (result) {
     result->artifacts = std::move(collected.artifacts);
     result->omit_artifacts(std::move(collected.omitted));
@@ -418,7 +426,7 @@ Status NativeSession::write_file(const std::string& path, std::string_view conte
   int error = write_all(file->get(), content);
   if (error == ENOSPC || error == EDQUOT) {
     return Error{error, "writing '" + path + "': the session's work directory is full (" +
-                            std::to_string(spec_.limits.work_bytes >> 20) + " MiB)"};
+                            std::to_string(shape_.limits.work_bytes >> 20) + " MiB)"};
   }
   if (error != 0) return system_error("writing '" + path + "'", error);
   return {};
@@ -434,7 +442,7 @@ Status NativeSession::copy_in(const std::string& path, int source_fd, std::uint6
   long long copied = copy_in_kernel(source_fd, file->get(), size, nullptr);
   if (copied == -ENOSPC || copied == -EDQUOT) {
     return Error{ENOSPC, "copying into '" + path + "': the session's work directory is full (" +
-                             std::to_string(spec_.limits.work_bytes >> 20) + " MiB)"};
+                             std::to_string(shape_.limits.work_bytes >> 20) + " MiB)"};
   }
   if (copied < 0) return system_error("copying into '" + path + "'", static_cast<int>(-copied));
   return {};

@@ -15,7 +15,8 @@ namespace paddock {
 
 class NativeSession final : public Session {
  public:
-  static Result<std::unique_ptr<Session>> open(const SandboxSpec& spec);
+  // `base`: what every command starts from (its environment and directory).
+  static Result<std::unique_ptr<Session>> open(const SandboxShape& shape, const RunPlan& base);
   ~NativeSession() override { close(); }
 
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
@@ -38,10 +39,11 @@ class NativeSession final : public Session {
   void close() override;
 
  private:
-  NativeSession(SandboxSpec spec, std::unique_ptr<LaunchedSandbox> launched)
-      : spec_(std::move(spec)), launched_(std::move(launched)) {}
+  NativeSession(SandboxShape shape, RunPlan base, std::unique_ptr<LaunchedSandbox> launched)
+      : shape_(std::move(shape)), base_(std::move(base)), launched_(std::move(launched)) {}
   // One attempt; `refused` as in with_image_root_fallback.
-  static Result<std::unique_ptr<Session>> open_once(const SandboxSpec& spec, bool& refused);
+  static Result<std::unique_ptr<Session>> open_once(const SandboxShape& shape, const RunPlan& base,
+                                                    bool& refused);
   // Waits for init to finish setting up and send its work directory.
   Status wait_until_ready(bool& refused);
   // An fd of `path` opened by init as the sandbox user (see SessionOpenMode).
@@ -66,7 +68,8 @@ class NativeSession final : public Session {
   // Held by close() while the sandbox goes, and by usage(), which must not wait for mutex_ (a
   // command holds it until it ends).
   std::mutex closing_mutex_;
-  SandboxSpec spec_;
+  SandboxShape shape_;
+  RunPlan base_;
   std::unique_ptr<LaunchedSandbox> launched_;
   UniqueFd workdir_;
   UniqueFd killer_;  // a pidfd of init, to kill it without the lock

@@ -137,9 +137,9 @@ std::vector<IpPrefix> probe_host_addresses() {
   return addresses;
 }
 
-bool may_use_user_network(const SandboxSpec& spec, bool session) {
-  if (spec.network == NetworkMode::kHost) return false;
-  return spec.network == NetworkMode::kUser || spec.networked_prelude > 0 || session;
+bool may_use_user_network(const SandboxShape& shape, const RunPlan& plan, bool session) {
+  if (shape.network == NetworkMode::kHost) return false;
+  return shape.network == NetworkMode::kUser || plan.networked_steps > 0 || session;
 }
 
 int apply_fence(const std::uint8_t* messages, std::size_t size, int* failed_rule) {

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "core/ip_prefix.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -51,9 +52,9 @@ std::vector<std::uint8_t> encode_fence(const std::vector<FenceRule>& rules);
 // The host's addresses on every interface but loopback.
 std::vector<IpPrefix> probe_host_addresses();
 
-// Whether a sandbox made from `spec` can ever have user-mode networking: for its program, its
-// installer, or (a session) a later install command.
-bool may_use_user_network(const SandboxSpec& spec, bool session);
+// Whether a sandbox made from `shape` and `plan` can ever have user-mode networking: for its
+// program, its installer, or (a session) a later install command.
+bool may_use_user_network(const SandboxShape& shape, const RunPlan& plan, bool session);
 
 // In the sandbox's init: installs the encoded rules in the current network namespace. Returns 0,
 // or an errno with the index of the rule that failed in `*failed_rule`. Allocation-free.

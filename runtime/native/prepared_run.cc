@@ -70,11 +70,11 @@ struct SeccompPrograms {
   std::shared_ptr<const seccomp::BpfProgram> init;  // null: init runs under `program`
 };
 
-Result<SeccompPrograms> seccomp_programs(const SandboxSpec& spec) {
-  bool writes_host = std::any_of(spec.binds.begin(), spec.binds.end(),
+Result<SeccompPrograms> seccomp_programs(const SandboxShape& shape) {
+  bool writes_host = std::any_of(shape.binds.begin(), shape.binds.end(),
                                  [](const BindMount& bind) { return bind.writable; });
-  bool changed = !spec.seccomp_allow.empty() || !spec.seccomp_deny.empty() || writes_host;
-  if (!spec.seccomp_profile_path && !changed) {
+  bool changed = !shape.seccomp_allow.empty() || !shape.seccomp_deny.empty() || writes_host;
+  if (!shape.seccomp_profile_path && !changed) {
     static const auto embedded = [] {
       seccomp::BpfProgram program;
       auto bpf = seccomp::default_bpf();
@@ -83,11 +83,12 @@ Result<SeccompPrograms> seccomp_programs(const SandboxSpec& spec) {
     }();
     return SeccompPrograms{embedded, nullptr};
   }
-  auto profile = spec.seccomp_profile_path ? seccomp::load_profile_file(*spec.seccomp_profile_path)
-                                           : seccomp::default_profile();
+  auto profile = shape.seccomp_profile_path
+                     ? seccomp::load_profile_file(*shape.seccomp_profile_path)
+                     : seccomp::default_profile();
   if (!profile) return profile.error();
-  seccomp::apply_changes(*profile, spec.seccomp_allow, spec.seccomp_deny);
-  std::string name = spec.seccomp_profile_path.value_or("default");
+  seccomp::apply_changes(*profile, shape.seccomp_allow, shape.seccomp_deny);
+  std::string name = shape.seccomp_profile_path.value_or("default");
   // The set-ID refusal is the program's alone: init opens the session's files with openat2 (in
   // /work, with plain modes), and the program stacks its own filter on top of init's.
   seccomp::Profile program_profile = *profile;
@@ -103,9 +104,9 @@ Result<SeccompPrograms> seccomp_programs(const SandboxSpec& spec) {
 
 // The host's addresses are read for every run: they change (DHCP, a VPN coming up), and a
 // stale list would let the sandbox reach a new one.
-Result<std::vector<std::uint8_t>> network_fence(const SandboxSpec& spec) {
+Result<std::vector<std::uint8_t>> network_fence(const SandboxShape& shape) {
   std::vector<IpPrefix> allowed;
-  for (const auto& text : spec.allowed_private_ranges) {
+  for (const auto& text : shape.allowed_private_ranges) {
     auto prefix = parse_ip_prefix(text);
     if (!prefix) {
       return invalid_input("'" + text + "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");
@@ -162,13 +163,13 @@ Result<Pipe> make_capture_pipe() {
 
 namespace {
 
-Result<UniqueFd> open_stdin(const SandboxSpec& spec) {
-  if (spec.stdin_fd >= 0) {
-    UniqueFd copy(fcntl(spec.stdin_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+Result<UniqueFd> open_stdin(const RunPlan& plan) {
+  if (plan.stdin_fd >= 0) {
+    UniqueFd copy(fcntl(plan.stdin_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
     if (!copy.valid()) return system_error("duplicating the stdin descriptor");
     return copy;
   }
-  const char* path = spec.stdin_path ? spec.stdin_path->c_str() : "/dev/null";
+  const char* path = plan.stdin_path ? plan.stdin_path->c_str() : "/dev/null";
   UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return system_error(std::string("cannot open stdin file ") + path);
   return above_stdio(std::move(fd));
@@ -181,9 +182,9 @@ const IdMapHost& id_map_host() {
   return host;
 }
 
-Result<std::unique_ptr<Prepared>> prepare_streams(const SandboxSpec& spec) {
+Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan) {
   auto prepared = std::make_unique<Prepared>();
-  auto stdin_fd = open_stdin(spec);
+  auto stdin_fd = open_stdin(plan);
   if (!stdin_fd) return stdin_fd.error();
   prepared->stdin_fd = std::move(*stdin_fd);
   auto out = make_capture_pipe();
@@ -203,14 +204,14 @@ Result<std::unique_ptr<Prepared>> prepare_streams(const SandboxSpec& spec) {
   return prepared;
 }
 
-Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxIdentity& identity,
-                    bool cgroup_mode, bool session) {
-  auto programs = seccomp_programs(spec);
+Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
+                    const SandboxIdentity& identity, bool cgroup_mode, bool session) {
+  auto programs = seccomp_programs(shape);
   if (!programs) return programs.error();
   prepared.seccomp = programs->program;
   prepared.init_seccomp = programs->init;
   std::vector<std::string> writable_binds;
-  for (const auto& bind : spec.binds) {
+  for (const auto& bind : shape.binds) {
     if (bind.writable) writable_binds.push_back(bind.host_path);
   }
   auto writer = writable_bind_owner(id_map_host(), writable_binds);
@@ -218,27 +219,28 @@ Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxId
   prepared.bind_writer = *writer;
 
   // An image brings its own tree: the host's needs no probing then.
-  if (!spec.image_layers.empty()) {
-    if (auto etc = check_image_etc(spec.image_layers); !etc) return etc.error();
+  if (!shape.image_layers.empty()) {
+    if (auto etc = check_image_etc(shape.image_layers); !etc) return etc.error();
   }
   HostLayout image_layout;
-  if (spec.image_root == ImageRoot::kFlattened && spec.image_layers.size() == 1) {
-    image_layout = probe_flattened_image(spec.image_layers[0], spec.workdir);
+  if (shape.image_root == ImageRoot::kFlattened && shape.image_layers.size() == 1) {
+    image_layout = probe_flattened_image(shape.image_layers[0], shape.workdir);
   }
-  const HostLayout& layout = spec.image_layers.empty() ? host_layout() : image_layout;
+  const HostLayout& layout = shape.image_layers.empty() ? host_layout() : image_layout;
   // The run's own host /etc entries (its language's), beside the ones every sandbox gets.
   static const std::vector<HostLayout::Entry> kNone;
-  const auto& extra_etc = spec.image_layers.empty() ? extra_etc_of(spec.host_etc) : kNone;
-  bool user_network = may_use_user_network(spec, session);
-  prepared.mounts = plan_mounts(spec, layout, identity, user_network, extra_etc);
+  const auto& extra_etc = shape.image_layers.empty() ? extra_etc_of(shape.host_etc) : kNone;
+  bool user_network = may_use_user_network(shape, plan, session);
+  prepared.mounts = plan_mounts(shape, plan, layout, identity, user_network, extra_etc);
   if (user_network) {
-    auto fence = network_fence(spec);
+    auto fence = network_fence(shape);
     if (!fence) return fence.error();
     prepared.network_fence = std::move(*fence);
   }
-  prepared.rlimits = plan_rlimits(spec.limits, cgroup_mode);
-  prepared.step_storage = spec.prelude;
-  prepared.step_storage.push_back(spec.argv);
+  prepared.rlimits = plan_rlimits(shape.limits, cgroup_mode);
+  prepared.step_storage = plan.steps;
+  // A session's plan has no steps; its init still gets one (empty) program, as a run's would.
+  if (prepared.step_storage.empty()) prepared.step_storage.emplace_back();
   for (auto& step : prepared.step_storage) {
     std::vector<char*>& argv = prepared.step_argvs.emplace_back();
     for (auto& arg : step) argv.push_back(arg.data());
@@ -248,9 +250,9 @@ Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxId
   // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
   // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
   std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
-                                  std::to_string(spec.limits.memory_bytes)};
-  env.insert(env.end(), spec.env.begin(), spec.env.end());
-  if (!spec.allowed_hosts.empty()) {
+                                  std::to_string(shape.limits.memory_bytes)};
+  env.insert(env.end(), plan.env.begin(), plan.env.end());
+  if (!shape.allowed_hosts.empty()) {
     for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
   }
   prepared.env_storage = merge_env(default_sandbox_env(), env);
@@ -268,12 +270,12 @@ Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxId
     piece = &c + 1;
   }
   if (*piece != '\0') prepared.path_dirs.push_back(piece);
-  prepared.cwd = spec.cwd.empty() ? spec.workdir : spec.cwd;
+  prepared.cwd = plan.cwd.empty() ? shape.workdir : plan.cwd;
 
-  for (const auto& bind : spec.binds) prepared.bind_sources.push_back(bind.host_path.c_str());
-  for (const auto& layer : spec.image_layers) prepared.layer_sources.push_back(layer.c_str());
-  if (spec.networked_prelude > 0) {
-    for (const auto& file : spec.files_after_install) {
+  for (const auto& bind : shape.binds) prepared.bind_sources.push_back(bind.host_path.c_str());
+  for (const auto& layer : shape.image_layers) prepared.layer_sources.push_back(layer.c_str());
+  if (plan.networked_steps > 0) {
+    for (const auto& file : plan.files_after_install) {
       prepared.late_files.push_back(
           {file.path.c_str(), file.content.data(), file.content.size(), file.mode});
     }

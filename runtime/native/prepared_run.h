@@ -15,7 +15,8 @@
 #include "runtime/native/mount_plan.h"
 #include "runtime/native/rlimit_plan.h"
 #include "runtime/native/seccomp_filter.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -44,22 +45,22 @@ struct Prepared {
   Pipe stderr_pipe;
   UniqueFd channel_parent;
   UniqueFd channel_child;
-  std::vector<const char*> bind_sources;    // host paths, one per spec.binds entry
+  std::vector<const char*> bind_sources;    // host paths, one per shape.binds entry
   std::vector<const char*> layer_sources;   // host paths of the image's layers, top first
   std::vector<std::uint8_t> network_fence;  // encoded routing rules, or empty
-  std::vector<LateFile> late_files;  // spec.files_after_install, when an installer comes first
+  std::vector<LateFile> late_files;  // plan.files_after_install, when an installer comes first
   // Whom the sandbox user is on the host when it has read-write binds (id_map.h).
   std::optional<HostOwner> bind_writer;
 };
 
 // Before clone: what the child inherits, stdin, the capture pipes and the channel.
-Result<std::unique_ptr<Prepared>> prepare_streams(const SandboxSpec& spec);
+Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan);
 
 // After clone, while the child becomes paddock-init: the plans, argv/envp arrays and the seccomp
 // program its plan is made of. `session`: the sandbox is a session's, which may be given
 // user-mode networking later.
-Status prepare_plan(Prepared& prepared, const SandboxSpec& spec, const SandboxIdentity& identity,
-                    bool cgroup_mode, bool session);
+Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
+                    const SandboxIdentity& identity, bool cgroup_mode, bool session);
 
 // A pipe for captured output, both ends above stdio, the read end non-blocking.
 Result<Pipe> make_capture_pipe();

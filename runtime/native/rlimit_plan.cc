@@ -6,7 +6,7 @@
 
 namespace paddock {
 
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode) {
+std::vector<RlimitSetting> plan_rlimits(const SandboxLimits& limits, bool cgroup_mode) {
   std::vector<RlimitSetting> plan = {
       {RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes, "RLIMIT_FSIZE"},
       {RLIMIT_NOFILE, limits.open_files, limits.open_files, "RLIMIT_NOFILE"},

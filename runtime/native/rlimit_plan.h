@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock {
 
@@ -28,7 +28,7 @@ struct RlimitSetting {
 // With cgroups (`cgroup_mode`), memory and processes are the cgroup's memory.max and pids.max
 // for the sandbox as a whole, so RLIMIT_DATA and RLIMIT_NPROC are left out: one authority per
 // limit, and a test that can tell which one acted.
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup_mode);
+std::vector<RlimitSetting> plan_rlimits(const SandboxLimits& limits, bool cgroup_mode);
 
 // The per-sandbox totals that rlimits cannot hold, named as their flags are (for the result's
 // not_enforced): memory, because RLIMIT_DATA binds each process alone and does not count tmpfs

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <iterator>
@@ -17,7 +18,7 @@ namespace paddock {
 namespace {
 
 std::string describe_failure(const ChildMessage& failure, const Prepared& prepared,
-                             const SandboxSpec& spec) {
+                             const SandboxShape& shape, const RunPlan& plan) {
   std::string reason = std::strerror(failure.error);
   switch (failure.phase) {
     case SetupPhase::kMount:
@@ -36,28 +37,28 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
       break;
     case SetupPhase::kLayerSource:
       if (failure.detail >= 0 &&
-          static_cast<std::size_t>(failure.detail) < spec.image_layers.size()) {
+          static_cast<std::size_t>(failure.detail) < shape.image_layers.size()) {
         return "opening image layer " +
-               spec.image_layers[static_cast<std::size_t>(failure.detail)] + ": " + reason;
+               shape.image_layers[static_cast<std::size_t>(failure.detail)] + ": " + reason;
       }
       break;
     case SetupPhase::kBindSource:
-      if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < spec.binds.size()) {
+      if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < shape.binds.size()) {
         return "opening bind source " +
-               spec.binds[static_cast<std::size_t>(failure.detail)].host_path + ": " + reason;
+               shape.binds[static_cast<std::size_t>(failure.detail)].host_path + ": " + reason;
       }
       break;
     case SetupPhase::kLateFile:
       if (failure.detail >= 0 &&
-          static_cast<std::size_t>(failure.detail) < spec.files_after_install.size()) {
+          static_cast<std::size_t>(failure.detail) < plan.files_after_install.size()) {
         return "writing " +
-               spec.files_after_install[static_cast<std::size_t>(failure.detail)].path +
+               plan.files_after_install[static_cast<std::size_t>(failure.detail)].path +
                " after the install step: " + reason;
       }
       break;
     case SetupPhase::kWorkdir:
       return "working directory " + prepared.cwd + " is not usable inside the sandbox (" + reason +
-             "); use an existing directory such as " + spec.workdir + " or /tmp";
+             "); use an existing directory such as " + shape.workdir + " or /tmp";
     case SetupPhase::kUcountLimits: {
       std::string file = "/proc/sys/user";
       if (failure.detail >= 0 &&
@@ -82,9 +83,12 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
   return std::string(describe(failure.phase)) + ": " + reason;
 }
 
-std::string exec_error(const ChildMessage& failure, const SandboxSpec& spec) {
+std::string exec_error(const ChildMessage& failure, const RunReported& run) {
   auto step = static_cast<std::size_t>(failure.step);
-  const std::string& name = step < spec.prelude.size() ? spec.prelude[step][0] : spec.argv[0];
+  std::string name;
+  if (!run.steps.empty() && !run.steps[std::min(step, run.steps.size() - 1)].empty()) {
+    name = run.steps[std::min(step, run.steps.size() - 1)][0];
+  }
   std::string what = "cannot execute '" + name + "' in the sandbox: ";
   if (failure.error == ENOENT) {
     return what + "no such file in the sandbox's PATH (the sandbox sees the host's /usr only)";
@@ -93,35 +97,36 @@ std::string exec_error(const ChildMessage& failure, const SandboxSpec& spec) {
   return what + std::strerror(failure.error);
 }
 
-IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
+IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
+                                 const Limits& limits, const IdMapPlan& ids,
                                  const Prepared& prepared, const CgroupOutcome& cgroup) {
   IsolationReport report;
   report.namespaces = {"user", "mount", "pid", "ipc", "uts", "cgroup"};
-  if (spec.network != NetworkMode::kHost) report.namespaces.push_back("network");
+  if (shape.network != NetworkMode::kHost) report.namespaces.push_back("network");
   report.id_mapping = to_string(ids.method);
   report.host_uid = ids.host_uid;
   report.host_gid = ids.host_gid;
   report.seccomp = true;
-  report.seccomp_profile = spec.seccomp_profile_path.value_or("default");
-  for (const auto& name : spec.seccomp_allow) report.seccomp_profile += " +" + name;
-  for (const auto& name : spec.seccomp_deny) report.seccomp_profile += " -" + name;
+  report.seccomp_profile = shape.seccomp_profile_path.value_or("default");
+  for (const auto& name : shape.seccomp_allow) report.seccomp_profile += " +" + name;
+  for (const auto& name : shape.seccomp_deny) report.seccomp_profile += " -" + name;
   report.no_new_privs = true;
   report.capabilities_dropped = true;
-  report.network = spec.network == NetworkMode::kNone   ? "none"
-                   : spec.network == NetworkMode::kUser ? "user"
-                                                        : "host";
+  report.network = shape.network == NetworkMode::kNone   ? "none"
+                   : shape.network == NetworkMode::kUser ? "user"
+                                                         : "host";
   // What the egress proxy let out, by whom.
-  if (!spec.allowed_hosts.empty()) {
+  if (!shape.allowed_hosts.empty()) {
     report.network +=
-        "; the program reaches " + join(spec.allowed_hosts, ", ") + " through the egress proxy";
+        "; the program reaches " + join(shape.allowed_hosts, ", ") + " through the egress proxy";
   }
-  if (spec.networked_prelude > 0 && installer_uses_proxy(spec)) {
-    report.network += "; the installer reaches " + join(spec.installer_allowed_hosts, ", ") +
+  if (plan.networked_steps > 0 && installer_uses_proxy(shape, plan)) {
+    report.network += "; the installer reaches " + join(plan.installer_allowed_hosts, ", ") +
                       " through the egress proxy";
   }
-  if (spec.image_layers.empty()) {
+  if (shape.image_layers.empty()) {
     report.root = "host";
-  } else if (spec.image_root != ImageRoot::kFlattened) {
+  } else if (shape.image_root != ImageRoot::kFlattened) {
     report.root = "image (overlayfs)";
   } else {
     report.root = "image (flattened copy)";
@@ -133,22 +138,23 @@ IsolationReport isolation_report(const SandboxSpec& spec, const IdMapPlan& ids,
   report.limits_reason = cgroup.reason;
   report.cgroup = cgroup.directory;
   if (!cgroup.directory.empty()) {
-    for (const auto& write : plan_cgroup_limits(spec.limits, false)) {
+    for (const auto& write : plan_cgroup_limits(limits, false)) {
       report.limits.push_back(write.file + "=" + write.value);
     }
   } else {
     report.not_enforced = totals_rlimits_cannot_enforce();
   }
   for (const auto& setting : prepared.rlimits) report.limits.push_back(describe(setting));
-  report.limits.push_back("wall_seconds=" + std::to_string(spec.limits.wall_seconds));
-  report.limits.push_back("tmpfs_work_bytes=" + std::to_string(spec.limits.work_bytes));
-  report.limits.push_back("tmpfs_tmp_bytes=" + std::to_string(spec.limits.tmp_bytes));
+  report.limits.push_back("wall_seconds=" + std::to_string(limits.wall_seconds));
+  report.limits.push_back("tmpfs_work_bytes=" + std::to_string(limits.work_bytes));
+  report.limits.push_back("tmpfs_tmp_bytes=" + std::to_string(limits.tmp_bytes));
   return report;
 }
 
 }  // namespace
 
-Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepared,
+Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
+                                const RunReported& run, const Prepared& prepared,
                                 const IdMapPlan& ids, Supervised&& done,
                                 const CgroupOutcome& cgroup) {
   RunResult result;
@@ -164,7 +170,7 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
   if (cgroup.usage.cpu_usec) result.cpu_ms = *cgroup.usage.cpu_usec / 1000;
   result.oom_killed = cgroup.usage.oom_killed;
   result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
-  result.isolation = isolation_report(spec, ids, prepared, cgroup);
+  result.isolation = isolation_report(shape, plan, run.limits, ids, prepared, cgroup);
 
   // A command that timed out may still have its exit reported (a session's init reaps it).
   if (done.payload_status && !done.timed_out && !done.cancelled) {
@@ -180,12 +186,12 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
     }
     if (done.setup_failure && done.setup_failure->kind == ChildMessageKind::kExecFailed) {
       result.outcome = Outcome::kExecFailed;
-      result.exec_error = exec_error(*done.setup_failure, spec);
+      result.exec_error = exec_error(*done.setup_failure, run);
       result.exit_code = done.setup_failure->error == ENOENT ? 127 : 126;
     } else if (done.setup_failure) {
       return Error{
           done.setup_failure->error,
-          "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
+          "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, shape, plan)};
     }
     return result;
   }
@@ -198,8 +204,9 @@ Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepare
     return result;
   }
   if (done.setup_failure) {
-    return Error{done.setup_failure->error,
-                 "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, spec)};
+    return Error{
+        done.setup_failure->error,
+        "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, shape, plan)};
   }
   if (cgroup.usage.oom_killed) {  // the OOM killer chose init itself: the sandbox is gone
     result.outcome = Outcome::kSignaled;

@@ -4,14 +4,16 @@
 // set up (the two channels never mix).
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "runtime/native/cgroup_manager.h"
 #include "runtime/native/id_map.h"
 #include "runtime/native/prepared_run.h"
 #include "runtime/native/supervisor.h"
+#include "runtime/run_plan.h"
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -22,7 +24,16 @@ struct CgroupOutcome {
   CgroupUsage usage;
 };
 
-Result<RunResult> to_run_result(const SandboxSpec& spec, const Prepared& prepared,
+// What was run: its commands (a one-off run's steps, or a session's one command), and the limits
+// it ran under (the sandbox's, with its own timer and output cap).
+struct RunReported {
+  const std::vector<std::vector<std::string>>& steps;
+  const Limits& limits;
+};
+
+// `shape` and `plan` are what the sandbox was launched with.
+Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
+                                const RunReported& run, const Prepared& prepared,
                                 const IdMapPlan& ids, Supervised&& done,
                                 const CgroupOutcome& cgroup);
 

@@ -21,7 +21,7 @@ class SandboxCgroup {
     if (!directory_.empty()) (void)manager_.destroy(directory_);
   }
 
-  Status create(const Limits& limits) {
+  Status create(const SandboxLimits& limits) {
     auto made = manager_.create_sandbox(limits);
     if (!made) return made.error();
     directory_ = *made;

@@ -21,7 +21,7 @@ namespace {
 constexpr unsigned long long kBaseNamespaces =
     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 
-ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
+ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const SandboxIdentity& identity,
                      const Prepared& prepared) {
   ChildPlan plan;
   plan.mounts = &prepared.mounts;
@@ -30,14 +30,14 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
   plan.setgroups_allowed =
       plan_id_map(id_map_host(), 1, identity.uid, identity.gid, prepared.bind_writer)
           .setgroups_allowed;
-  plan.hostname = spec.hostname.c_str();
-  plan.private_loopback = spec.network != NetworkMode::kHost;
+  plan.hostname = shape.hostname.c_str();
+  plan.private_loopback = shape.network != NetworkMode::kHost;
   plan.network_fence = &prepared.network_fence;
   plan.late_files = &prepared.late_files;
-  plan.late_files_step = prepared.late_files.empty() ? 0 : spec.networked_prelude;
+  plan.late_files_step = prepared.late_files.empty() ? 0 : run.networked_steps;
   plan.rlimits = &prepared.rlimits;
   plan.cwd = prepared.cwd.c_str();
-  plan.workdir = spec.workdir.c_str();
+  plan.workdir = shape.workdir.c_str();
   plan.steps = &prepared.steps;
   plan.envp = const_cast<char* const*>(prepared.envp.data());
   plan.search_path = &prepared.path_dirs;
@@ -52,42 +52,43 @@ ChildPlan child_plan(const SandboxSpec& spec, const SandboxIdentity& identity,
 
 }  // namespace
 
-Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
-                                                        RunObserver& observer, LaunchMode mode) {
-  if (auto valid = validate_spec(spec, mode == LaunchMode::kSession); !valid) {
+Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
+                                                        const RunPlan& run, RunObserver& observer,
+                                                        LaunchMode mode) {
+  if (auto valid = validate_spec(shape, run, mode == LaunchMode::kSession); !valid) {
     return valid.error();
   }
   CgroupManager& cgroups = host_cgroups();
-  if (spec.require_cgroups && !cgroups.usable()) {
+  if (shape.require_cgroups && !cgroups.usable()) {
     return Error{ENOTSUP, "cgroup v2 limits are required (--require-cgroups) but " +
                               cgroups.reason() + "; see 'paddock doctor'"};
   }
   auto launched = std::make_unique<LaunchedSandbox>();
   SandboxIdentity identity;
-  identity.uid = spec.user.uid;
-  identity.gid = spec.user.gid;
-  identity.user = spec.user.name;
-  identity.home = spec.workdir;
+  identity.uid = shape.user.uid;
+  identity.gid = shape.user.gid;
+  identity.user = shape.user.name;
+  identity.home = shape.workdir;
   // A session ready to give a later command a network is made so from the start.
-  bool network_later = mode == LaunchMode::kSession && spec.session_networking;
+  bool network_later = mode == LaunchMode::kSession && shape.session_networking;
   // An installer with an allowlist goes through the proxy: no user-mode network at all.
-  bool attach_network = spec.network == NetworkMode::kUser ||
-                        (spec.networked_prelude > 0 && !installer_uses_proxy(spec));
+  bool attach_network = shape.network == NetworkMode::kUser ||
+                        (run.networked_steps > 0 && !installer_uses_proxy(shape, run));
   // A session may be given networking later, for one command (an installer).
-  bool keep_namespaces = attach_network || (network_later && spec.network != NetworkMode::kHost);
+  bool keep_namespaces = attach_network || (network_later && shape.network != NetworkMode::kHost);
   // A sandbox with no network at all gets its network namespace from paddock-init's relay, made
   // beside the mount plan instead of in the clone (ChildPlan::late_network). What reaches into
   // the namespace before the program runs (pasta, the egress proxy's listener, the fence's
   // rules, a session's later network) needs it from the clone on.
-  bool late_network = spec.network == NetworkMode::kNone && !keep_namespaces &&
-                      !has_egress_proxy(spec, network_later);
+  bool late_network = shape.network == NetworkMode::kNone && !keep_namespaces &&
+                      !has_egress_proxy(shape, run, network_later);
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
-  if (spec.network != NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
+  if (shape.network != NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
 
   // Only what the child inherits is made before clone. The child execs paddock-init at once,
   // and its plan is made meanwhile (about 0.3 ms of a 0.5 ms exec on another core), written to
   // the memfd it was given, and sealed before paddock says go.
-  auto streams = prepare_streams(spec);
+  auto streams = prepare_streams(run);
   if (!streams) return streams.error();
   launched->prepared = std::move(*streams);
   Prepared& prepared = *launched->prepared;
@@ -115,7 +116,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   // instruction of the sandbox ever runs outside its limits.
   launched->cgroup = std::make_unique<SandboxCgroup>(cgroups);
   if (cgroups.usable()) {
-    if (auto made = launched->cgroup->create(spec.limits); !made) {
+    if (auto made = launched->cgroup->create(shape.limits); !made) {
       return made.error().context("creating the sandbox's cgroup");
     }
   }
@@ -141,18 +142,18 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   }
   // From here on, any return without the sandbox kills and reaps it (SandboxProcess).
   sandbox.init = SandboxProcess(pid, UniqueFd(pidfd));
-  if (auto planned = prepare_plan(prepared, spec, identity, cgroups.usable(), network_later);
+  if (auto planned = prepare_plan(prepared, shape, run, identity, cgroups.usable(), network_later);
       !planned) {
     return planned.error();
   }
-  ChildPlan plan = child_plan(spec, identity, prepared);
+  ChildPlan plan = child_plan(shape, run, identity, prepared);
   plan.late_network = late_network;
   plan.session = mode == LaunchMode::kSession;
-  if (spec.network != NetworkMode::kUser && spec.networked_prelude > 0) {
-    plan.pause_before_step = spec.networked_prelude;
+  if (shape.network != NetworkMode::kUser && run.networked_steps > 0) {
+    plan.pause_before_step = run.networked_steps;
   }
-  if (has_egress_proxy(spec, network_later)) {
-    auto policy = egress_policy(spec);
+  if (has_egress_proxy(shape, run, network_later)) {
+    auto policy = egress_policy(shape, run);
     if (!policy) return policy.error();
     auto proxy = egress::EgressProxy::create(std::move(*policy));
     if (!proxy) return proxy.error();
@@ -184,7 +185,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
   }
   // User-mode networking before any step runs; killed at the step boundary or at the end.
   if (attach_network) {
-    auto attached = UserNetwork::attach(*launched->namespaces, spec.host_loopback_ports);
+    auto attached = UserNetwork::attach(*launched->namespaces, shape.host_loopback_ports);
     if (!attached) {
       return attached.error();
     }

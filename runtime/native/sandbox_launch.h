@@ -16,7 +16,8 @@
 #include "runtime/native/sandbox_cgroup.h"
 #include "runtime/native/supervisor.h"
 #include "runtime/native/user_network.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
@@ -27,18 +28,19 @@ struct LaunchedSandbox {
   StartedSandbox sandbox;
   // The sandbox's user and network namespaces, kept when networking may be attached later.
   std::optional<UserNetwork::Namespaces> namespaces;
-  UserNetwork network;  // attached from the start when the spec asks for it
+  UserNetwork network;  // attached from the start when the shape or plan asks for it
   // With an egress allowlist: the proxy that is the sandbox's only way out (egress/proxy.h).
   std::unique_ptr<egress::EgressProxy> egress;
 };
 
 enum class LaunchMode {
-  kRun,      // init runs spec.prelude and spec.argv, then the sandbox ends
+  kRun,      // init runs the plan's steps, then the sandbox ends
   kSession,  // init serves commands until it is killed (see session_channel.h)
 };
 
-Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxSpec& spec,
-                                                        RunObserver& observer, LaunchMode mode);
+Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
+                                                        const RunPlan& run, RunObserver& observer,
+                                                        LaunchMode mode);
 
 // What the sandbox's cgroup did, and the cgroup removed.
 CgroupOutcome finish_cgroup(LaunchedSandbox& launched);

@@ -2,6 +2,10 @@
 // and opens files of the work directory for it. Same rules as the rest of the child: no
 // allocation, no locks, replies as fixed-size ChildMessages.
 //
+// It runs commands, not steps: which command comes next, and whether a failed one ends a call,
+// is decided on the host by the one step runner (runtime/step_runner.h), which sends each step
+// here as a command. Only a one-off run's init runs a plan's steps itself (child.cc).
+//
 // init runs as the sandbox user with no capabilities, so every file it opens for the parent is
 // subject to the sandbox's own permissions; each open is confined beneath the work directory.
 

@@ -1,12 +1,13 @@
 #pragma once
 
 #include "core/result.h"
-#include "runtime/sandbox_spec.h"
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 
 namespace paddock {
 
-// Checks a spec before anything is created: every problem a user can fix, as one clear line.
-// A session's spec has no command: commands come one by one later.
-Status validate_spec(const SandboxSpec& spec, bool session = false);
+// Checks a shape and a plan before anything is created: every problem a user can fix, as one
+// clear line. A session's plan has no steps: commands come one by one later.
+Status validate_spec(const SandboxShape& shape, const RunPlan& plan, bool session = false);
 
 }  // namespace paddock

@@ -108,9 +108,10 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
   void open_python_session(std::unique_ptr<Session>& session) {
     auto backend = engine::EngineBackend::connect(GetParam());
     ASSERT_TRUE(backend) << backend.error().message;
-    auto built = build_command_spec(SandboxSpec{}, ImageSource{backend->get(), kImage, {}, {}});
+    auto built =
+        build_command_spec(SandboxShape{}, RunPlan{}, ImageSource{backend->get(), kImage, {}, {}});
     ASSERT_TRUE(built) << built.error().message;
-    auto opened = (*backend)->open_session(built->spec);
+    auto opened = (*backend)->open_session(built->shape, built->plan);
     ASSERT_TRUE(opened) << opened.error().message;
     session = std::move(*opened);
   }
@@ -467,14 +468,14 @@ class StuckOnTheNetwork final : public engine::ExecTransport {
 // line, the program never starts and the sandbox goes.
 TEST(ContainerRun, TheProgramDoesNotStartWhileTheInstallersNetworkStays) {
   auto log = std::make_shared<StuckOnTheNetwork::Log>();
-  SandboxSpec spec;
+  TestSpec spec;
   spec.prelude = {{"installer"}};
   spec.networked_prelude = 1;
   spec.argv = {"program"};
-  engine::ContainerSession session("docker", spec, std::make_unique<StuckOnTheNetwork>(log),
-                                   IsolationReport{});
+  engine::ContainerSession session("docker", shape_of(spec),
+                                   std::make_unique<StuckOnTheNetwork>(log), IsolationReport{});
   RecordingObserver observer;
-  auto result = engine::run_to_the_end(session, spec, observer);
+  auto result = engine::run_to_the_end(session, shape_of(spec), plan_of(spec), observer);
   ASSERT_FALSE(result) << "the program ran";
   EXPECT_EQ(result.error().message.find('\n'), std::string::npos) << result.error().message;
   EXPECT_NE(result.error().message.find("taking the installer's network away"), std::string::npos)

@@ -15,7 +15,7 @@ std::vector<std::string> names(const RunResult& result) {
 }
 
 TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       "mkdir -p outputs/sub; echo hello > outputs/a.txt; printf 'x,y\\n' > outputs/sub/b.csv; "
       "echo not collected > elsewhere.txt");
   spec.collect.directories = {"outputs"};
@@ -28,7 +28,7 @@ TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
 }
 
 TEST(Artifacts, AnUnknownExtensionIsLabelledByContent) {
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       // Written in name order, so the listing's order is the same whether or not the clock
       // ticked between the two writes (files come in the order they were made).
       "mkdir outputs; printf 'a\\000b' > outputs/blob.dat; echo 'mean 3.5' > outputs/summary.dat");
@@ -41,19 +41,19 @@ TEST(Artifacts, AnUnknownExtensionIsLabelledByContent) {
 
 TEST(Artifacts, LinksFifosAndDevicesAreNotFollowed) {
   // A symlink or hard link to host files, a FIFO that would block a reader, /dev nodes.
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       "mkdir outputs; ln -s /etc/passwd outputs/passwd; ln -s / outputs/root; "
       "mkfifo outputs/fifo; ln -s /dev/zero outputs/zero; echo ok > outputs/real.txt");
   spec.collect.directories = {"outputs"};
   RunResult result = run_ok(spec);
   EXPECT_EQ(names(result), (std::vector<std::string>{"outputs/real.txt"}));
-  SandboxSpec escape = shell_spec("ln -s / outputs");
+  TestSpec escape = shell_spec("ln -s / outputs");
   escape.collect.directories = {"outputs"};
   EXPECT_TRUE(run_ok(escape).artifacts.empty());
 }
 
 TEST(Artifacts, CapsOnCountAndBytesAreKept) {
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       "mkdir outputs; for i in 1 2 3 4 5; do echo $i > outputs/f$i.txt; done; "
       "head -c 5000 /dev/zero > outputs/z-big.bin");
   spec.collect = {{"outputs"}, 3, 1000};
@@ -69,7 +69,7 @@ TEST(Artifacts, CapsOnCountAndBytesAreKept) {
 TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
   // Made out of name order: c first, then a, then b; and figure-1 to figure-12, whose names
   // sort figure-10 before figure-2.
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       "mkdir -p outputs plots; echo 1 > outputs/c.txt; sleep 0.05; echo 2 > outputs/a.txt; "
       "sleep 0.05; echo 3 > outputs/b.txt; "
       "for i in $(seq 1 12); do echo $i > plots/figure-$i.png; done");
@@ -86,7 +86,7 @@ TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
 }
 
 TEST(Artifacts, AProgramThatMakesTensOfThousandsOfFilesCannotStallTheListing) {
-  SandboxSpec spec = shell_spec("mkdir outputs && cd outputs && seq 1 30000 | xargs touch");
+  TestSpec spec = shell_spec("mkdir outputs && cd outputs && seq 1 30000 | xargs touch");
   spec.collect = {{"outputs"}, 20, 1u << 20};
   spec.limits.wall_seconds = 60;
   RunResult result = run_ok(spec);
@@ -102,7 +102,7 @@ TEST(Artifacts, AProgramThatMakesTensOfThousandsOfFilesCannotStallTheListing) {
 }
 
 TEST(Artifacts, WhatWasWrittenBeforeATimeoutStillComesBack) {
-  SandboxSpec spec = shell_spec("mkdir outputs; echo partial > outputs/log.txt; sleep 30");
+  TestSpec spec = shell_spec("mkdir outputs; echo partial > outputs/log.txt; sleep 30");
   spec.collect.directories = {"outputs"};
   spec.limits.wall_seconds = 1;
   RunResult result = run_ok(spec);

@@ -36,10 +36,10 @@ class Folder {
   std::string path_;
 };
 
-Result<RunResult> run_native(const SandboxSpec& spec) {
+Result<RunResult> run_native(const TestSpec& spec) {
   NativeBackend backend;
   RecordingObserver observer;
-  return backend.run(spec, observer);
+  return backend.run(shape_of(spec), plan_of(spec), observer);
 }
 
 // The first mount options of `target` as the sandbox sees them (mountinfo's sixth field):
@@ -53,9 +53,9 @@ TEST(Bind, ReadOnlyIsNosuidNodevAndRefusesWrites) {
   std::string file = folder.path() + "/kept.txt";
   { std::ofstream(file) << "kept\n"; }
   chmod(file.c_str(), 0666);  // even a file everyone may write: the mount refuses
-  SandboxSpec spec = shell_spec(mount_options_line("/mnt/in") +
-                                "; echo x >> /mnt/in/kept.txt || echo APPEND-REFUSED"
-                                "; touch /mnt/in/new || echo CREATE-REFUSED");
+  TestSpec spec = shell_spec(mount_options_line("/mnt/in") +
+                             "; echo x >> /mnt/in/kept.txt || echo APPEND-REFUSED"
+                             "; touch /mnt/in/new || echo CREATE-REFUSED");
   spec.binds = {{folder.path(), "/mnt/in", false}};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data.substr(0, result.stdout_data.data.find('\n')),
@@ -133,7 +133,7 @@ TEST(Bind, ReadOnlyFolderSocketsAndFifosAreNoChannelToTheHost) {
   std::string log = folder.path() + ".log";
   Server host({"/usr/bin/python3", "-c", kHostEndpoints, folder.path()}, log);
   ASSERT_EQ(host.port(), "ready") << host.log();
-  SandboxSpec spec = spec_for({"python3", "-c", kReachForTheHost});
+  TestSpec spec = spec_for({"python3", "-c", kReachForTheHost});
   spec.binds = {{folder.path(), "/mnt/in", false}};
   RunResult result = run_ok(spec);
   std::string seen = result.stdout_data.data;
@@ -153,7 +153,7 @@ TEST(Bind, ASocketOrFifoIsNoBindSource) {
   Server host({"/usr/bin/python3", "-c", kHostEndpoints, folder.path()}, log);
   ASSERT_EQ(host.port(), "ready") << host.log();
   for (const char* name : {"/host.sock", "/host.fifo"}) {
-    SandboxSpec spec = shell_spec("echo ran");
+    TestSpec spec = shell_spec("echo ran");
     spec.binds = {{folder.path() + name, "/mnt/endpoint", false}};
     auto result = run_native(spec);
     ASSERT_FALSE(result.ok()) << name << ": " << result->stdout_data.data;
@@ -170,7 +170,7 @@ TEST(Bind, ReadWriteWritesAsTheFoldersOwnerNeverRoot) {
   uid_t owner = geteuid() == 0 ? 65534 : geteuid();
   gid_t group = geteuid() == 0 ? 65534 : getegid();
   ASSERT_EQ(chown(folder.path().c_str(), owner, group), 0);
-  SandboxSpec spec =
+  TestSpec spec =
       shell_spec(mount_options_line("/mnt/out") + "; echo made > /mnt/out/made.txt && id -u");
   spec.binds = {{folder.path(), "/mnt/out", true}};
   RunResult result = run_ok(spec);
@@ -188,7 +188,7 @@ TEST(Bind, ReadWriteCannotLeaveASetIdProgramOnTheHost) {
   if (geteuid() == 0) {
     ASSERT_EQ(chown(folder.path().c_str(), 65534, 65534), 0);
   }
-  SandboxSpec spec = spec_for(
+  TestSpec spec = spec_for(
       {"python3", "-c",
        "import os\n"
        "p = '/mnt/out/prog'\n"
@@ -223,7 +223,7 @@ TEST(Bind, ReadWriteOfARootOwnedOrForeignFolderIsRefused) {
   Folder folder;
   if (geteuid() != 0) {
     // Not ours: /tmp itself belongs to root.
-    SandboxSpec spec = shell_spec("true");
+    TestSpec spec = shell_spec("true");
     spec.binds = {{"/tmp", "/mnt/out", true}};
     auto result = run_native(spec);
     ASSERT_FALSE(result);
@@ -231,7 +231,7 @@ TEST(Bind, ReadWriteOfARootOwnedOrForeignFolderIsRefused) {
         << result.error().message;
     return;
   }
-  SandboxSpec spec = shell_spec("true");
+  TestSpec spec = shell_spec("true");
   spec.binds = {{folder.path(), "/mnt/out", true}};
   auto result = run_native(spec);
   ASSERT_FALSE(result);

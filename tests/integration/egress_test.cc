@@ -20,8 +20,8 @@
 namespace paddock::testing {
 namespace {
 
-SandboxSpec allowlisted(const std::string& script, std::vector<std::string> hosts) {
-  SandboxSpec spec = spec_for({"python3", "-c", script});
+TestSpec allowlisted(const std::string& script, std::vector<std::string> hosts) {
+  TestSpec spec = spec_for({"python3", "-c", script});
   spec.limits.wall_seconds = 60;
   spec.allowed_hosts = std::move(hosts);
   return spec;
@@ -229,7 +229,7 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
   std::filesystem::permissions(dir + "/ca.pem", std::filesystem::perms::all);
   setenv("PADDOCK_EGRESS_TEST_RESOLVE", "tls.test=127.0.0.1", 1);
   auto attempt = [&](const std::string& server_name) {
-    SandboxSpec spec = allowlisted(
+    TestSpec spec = allowlisted(
         "import socket, ssl\n"
         "context = ssl.create_default_context(cafile='/mnt/tls/ca.pem')\n"
         "s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"

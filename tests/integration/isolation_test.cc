@@ -20,11 +20,11 @@ namespace {
 // came, as the MCP server's pool keeps them), which must be the same sandbox in every respect.
 class Isolation : public ::testing::TestWithParam<RunMode> {
  protected:
-  RunResult run_ok(const SandboxSpec& spec) {
+  RunResult run_ok(const TestSpec& spec) {
     RecordingObserver observer;
     return run_ok(spec, observer);
   }
-  RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer) {
+  RunResult run_ok(const TestSpec& spec, RecordingObserver& observer) {
     return testing::run_ok(GetParam(), spec, observer);
   }
 };
@@ -336,7 +336,7 @@ TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
 
 TEST_P(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
   LoopbackServer server;
-  SandboxSpec spec = spec_for({"python3", "-c", connect_script(server.port())});
+  TestSpec spec = spec_for({"python3", "-c", connect_script(server.port())});
   spec.network = NetworkMode::kHost;
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "CONNECTED\n") << result.stderr_data.data;
@@ -345,7 +345,7 @@ TEST_P(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
 
 TEST_P(Isolation, HostEnvironmentDoesNotLeak) {
   setenv("PADDOCK_TEST_SECRET", "do-not-leak", 1);
-  SandboxSpec spec = spec_for({"/usr/bin/env"});
+  TestSpec spec = spec_for({"/usr/bin/env"});
   spec.env = {"GREETING=hi"};
   RunResult result = run_ok(spec);
   unsetenv("PADDOCK_TEST_SECRET");
@@ -383,7 +383,7 @@ TEST_P(Isolation, KernelStateIsMaskedInProc) {
 TEST_P(Isolation, ReadOnlyBindShowsAHostPathAndNothingElse) {
   RunResult result = run_ok(probe_spec({"try", "socket_unix"}));
   EXPECT_EQ(result.stdout_data.data, "RESULT socket_unix ok\n") << result.stderr_data.data;
-  SandboxSpec spec = shell_spec("cat /probe/data; echo x > /probe/data || echo READONLY");
+  TestSpec spec = shell_spec("cat /probe/data; echo x > /probe/data || echo READONLY");
   spec.binds = {{source_dir() + "/CMakeLists.txt", "/probe/data", false}};
   RunResult bound = run_ok(spec);
   EXPECT_NE(bound.stdout_data.data.find("project(paddock"), std::string::npos);

@@ -37,8 +37,8 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 }
 
 // A sandbox on an image the test server "pulls" at once, running `argv`.
-SandboxSpec sandbox_spec(std::vector<std::string> argv = {"true"}) {
-  SandboxSpec spec;
+TestSpec sandbox_spec(std::vector<std::string> argv = {"true"}) {
+  TestSpec spec;
   spec.image = "registry.example/python:1";
   spec.argv = std::move(argv);
   return spec;
@@ -200,10 +200,10 @@ TEST_F(KubeExec, AWrongTokenOrAMissingPodIsRefusedWithTheApisMessage) {
 // that says what to raise, and neither the pod nor its secret is left; a longer timeout lets
 // the same pod start.
 TEST_F(KubeExec, APodNotRunningInTimeIsAClearErrorAndLeavesNothing) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.image = "registry.example/slow-pull/python:1";
   spec.env = {"K=v"};
-  auto late = kube::KubeExec::create(access_, spec, {.start_seconds = 1});
+  auto late = kube::KubeExec::create(access_, shape_of(spec), plan_of(spec), {.start_seconds = 1});
   ASSERT_FALSE(late);
   EXPECT_NE(late.error().message.find("was not running after 1 s (still ContainerCreating); a "
                                       "slow image pull needs a longer --pod-start-timeout"),
@@ -214,7 +214,8 @@ TEST_F(KubeExec, APodNotRunningInTimeIsAClearErrorAndLeavesNothing) {
         api("GET", std::string("/api/v1/namespaces/default/") + kind).output, nullptr, false);
     EXPECT_EQ(listed.value("items", nlohmann::json::array()).size(), 0u) << kind << " left";
   }
-  auto patient = kube::KubeExec::create(access_, spec, {.start_seconds = 30});
+  auto patient =
+      kube::KubeExec::create(access_, shape_of(spec), plan_of(spec), {.start_seconds = 30});
   ASSERT_TRUE(patient) << patient.error().message;
 }
 
@@ -273,8 +274,8 @@ TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
 TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
   auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec = sandbox_spec();
-  auto session = (*backend)->open_session(spec);
+  TestSpec spec = sandbox_spec();
+  auto session = (*backend)->open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(session) << session.error().message;
   const std::string file_marker = "FILE-CONTENT-MARKER-" + std::to_string(getpid());
   const std::string stdin_marker = "STDIN-MARKER-" + std::to_string(getpid());
@@ -309,10 +310,10 @@ TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
 TEST_F(KubeExec, APodWithoutNetworkHasADenyAllPolicyOfItsOwnWhileItLives) {
   auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec = sandbox_spec();
-  auto first = (*backend)->open_session(spec);
+  TestSpec spec = sandbox_spec();
+  auto first = (*backend)->open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(first) << first.error().message;
-  auto second = (*backend)->open_session(spec);
+  auto second = (*backend)->open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(second) << second.error().message;
   auto pods = items(kPods);
   auto policies = items(kPolicies);
@@ -366,11 +367,11 @@ TEST_F(KubeExec, APodWithoutNetworkHasADenyAllPolicyOfItsOwnWhileItLives) {
 TEST_F(KubeExec, TheInstallersNetworkEndsWithItsStep) {
   auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec = sandbox_spec({"echo", "program-step-marker"});
+  TestSpec spec = sandbox_spec({"echo", "program-step-marker"});
   spec.prelude = {{"echo", "installer-step-marker"}};
   spec.networked_prelude = 1;
   RecordingObserver observer;
-  auto ran = (*backend)->run(spec, observer);
+  auto ran = (*backend)->run(shape_of(spec), plan_of(spec), observer);
   ASSERT_TRUE(ran) << ran.error().message;
   EXPECT_EQ(ran->outcome, Outcome::kExited);
   EXPECT_EQ(ran->stdout_data.data, "program-step-marker\n") << ran->stderr_data.data;
@@ -392,11 +393,11 @@ TEST_F(KubeExec, TheInstallersNetworkEndsWithItsStep) {
 TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
   auto backend = connect_backend();
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec = sandbox_spec({"sleep", "60"});
+  TestSpec spec = sandbox_spec({"sleep", "60"});
   spec.env = {"K=v"};
   spec.limits.wall_seconds = 2;
   RecordingObserver timing_out;
-  auto timed_out = (*backend)->run(spec, timing_out);
+  auto timed_out = (*backend)->run(shape_of(spec), plan_of(spec), timing_out);
   ASSERT_TRUE(timed_out) << timed_out.error().message;
   EXPECT_EQ(timed_out->outcome, Outcome::kTimedOut);
   for (const auto& path : {kPods, kSecrets, kPolicies}) {
@@ -413,7 +414,7 @@ TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
     policies_while_running = items(kPolicies).size();
     cancelling.token_.cancel();
   });
-  auto cancelled = (*backend)->run(spec, cancelling);
+  auto cancelled = (*backend)->run(shape_of(spec), plan_of(spec), cancelling);
   canceller.join();
   ASSERT_TRUE(cancelled) << cancelled.error().message;
   EXPECT_EQ(cancelled->outcome, Outcome::kCancelled);
@@ -429,10 +430,10 @@ TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
 TEST_F(KubeExec, WithoutLeaveToMakeThePolicyANoNetworkRunIsRefusedInOneLine) {
   auto backend = connect_backend("no-networkpolicies");
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec = sandbox_spec();
+  TestSpec spec = sandbox_spec();
   spec.env = {"K=v"};
   RecordingObserver observer;
-  auto refused = (*backend)->run(spec, observer);
+  auto refused = (*backend)->run(shape_of(spec), plan_of(spec), observer);
   ASSERT_FALSE(refused);
   const std::string& message = refused.error().message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -449,7 +450,7 @@ TEST_F(KubeExec, WithoutLeaveToMakeThePolicyANoNetworkRunIsRefusedInOneLine) {
   EXPECT_EQ(server_->log().find("POST /api/v1/namespaces/no-networkpolicies/"), std::string::npos)
       << server_->log();
   spec.network = NetworkMode::kHost;
-  auto networked = (*backend)->run(spec, observer);
+  auto networked = (*backend)->run(shape_of(spec), plan_of(spec), observer);
   ASSERT_TRUE(networked) << networked.error().message;
   EXPECT_EQ(networked->exit_code, 0);
   EXPECT_TRUE(has(networked->isolation.not_enforced, "seccomp_profile"));
@@ -461,8 +462,8 @@ TEST_F(KubeExec, WithoutLeaveToMakeThePolicyANoNetworkRunIsRefusedInOneLine) {
 TEST_F(KubeExec, ALocalhostSeccompProfileIsThePodsAndTheResultSaysSo) {
   auto backend = connect_backend(std::nullopt, {.seccomp_profile = "profiles/paddock.json"});
   ASSERT_TRUE(backend) << backend.error().message;
-  SandboxSpec spec = sandbox_spec();
-  auto session = (*backend)->open_session(spec);
+  TestSpec spec = sandbox_spec();
+  auto session = (*backend)->open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(session) << session.error().message;
   auto pods = items(kPods);
   ASSERT_EQ(pods.size(), 1u);
@@ -484,7 +485,7 @@ TEST_F(KubeExec, ALocalhostSeccompProfileIsThePodsAndTheResultSaysSo) {
   auto from_env = connect_backend();
   unsetenv("PADDOCK_KUBE_SECCOMP_PROFILE");
   ASSERT_TRUE(from_env) << from_env.error().message;
-  auto env_session = (*from_env)->open_session(spec);
+  auto env_session = (*from_env)->open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(env_session) << env_session.error().message;
   EXPECT_EQ(items(kPods)[0]["spec"]["securityContext"]["seccompProfile"]["localhostProfile"],
             "from-env.json");

@@ -43,7 +43,7 @@ TEST(Leftovers, NothingRemainsAfterTwoHundredRuns) {
 
   int failures = 0;
   for (int i = 0; i < 200; ++i) {
-    SandboxSpec spec = i % 4 == 3 ? shell_spec("sleep 5 & sleep 5 & exit 1") : spec_for({"true"});
+    TestSpec spec = i % 4 == 3 ? shell_spec("sleep 5 & sleep 5 & exit 1") : spec_for({"true"});
     if (i % 4 == 3) spec.limits.wall_seconds = 0.05;  // a quarter end by timeout, children alive
     RunResult result = run_ok(spec);
     bool expected = result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut;
@@ -60,12 +60,12 @@ TEST(Leftovers, NothingRemainsAfterTwoHundredRuns) {
 
 TEST(Leftovers, FailedSetupLeavesNothingEither) {
   const int fds_before = open_fd_count();
-  SandboxSpec spec = spec_for({"true"});
+  TestSpec spec = spec_for({"true"});
   spec.cwd = "/does/not/exist";
   for (int i = 0; i < 20; ++i) {
     RecordingObserver observer;
     NativeBackend backend;
-    auto result = backend.run(spec, observer);
+    auto result = backend.run(shape_of(spec), plan_of(spec), observer);
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.error().message.find("/does/not/exist"), std::string::npos);
   }
@@ -78,12 +78,12 @@ TEST(Leftovers, FailedSetupLeavesNothingEither) {
 // error, and the child waiting for its plan is killed and reaped with every fd of the run.
 TEST(Leftovers, APlanRefusedAfterTheCloneLeavesNothing) {
   const int fds_before = open_fd_count();
-  SandboxSpec spec = spec_for({"true"});
+  TestSpec spec = spec_for({"true"});
   spec.binds = {{"/tmp", "/mnt/out", true}};
   for (int i = 0; i < 20; ++i) {
     RecordingObserver observer;
     NativeBackend backend;
-    auto result = backend.run(spec, observer);
+    auto result = backend.run(shape_of(spec), plan_of(spec), observer);
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.error().message.find("owned by"), std::string::npos) << result.error().message;
     EXPECT_EQ(observer.host_pid, -1) << "the sandbox was reported started";

@@ -20,7 +20,7 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }
 
 TEST(LimitsMode, ResultSaysHowLimitsWereEnforced) {
-  SandboxSpec spec = spec_for({"true"});
+  TestSpec spec = spec_for({"true"});
   spec.limits.cpus = 0.5;
   RunResult result = run_ok(spec);
   const IsolationReport& report = result.isolation;
@@ -50,7 +50,7 @@ TEST(LimitsMode, EveryUnenforcedTotalIsNamedWithoutBeingAsked) {
 // What the report says about memory is what the sandbox does: two processes, each well under
 // the limit but together over it, both get their memory only where no total is enforced.
 TEST(LimitsMode, MemoryTotalHoldsExactlyWhenTheReportSaysSo) {
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       "for i in 1 2; do python3 -c '\n"
       "import sys, time\n"
       "b = bytearray(100 << 20)\n"
@@ -70,11 +70,11 @@ TEST(LimitsMode, MemoryTotalHoldsExactlyWhenTheReportSaysSo) {
 }
 
 TEST(LimitsMode, RequireCgroupsRefusesTheFallback) {
-  SandboxSpec spec = spec_for({"true"});
+  TestSpec spec = spec_for({"true"});
   spec.require_cgroups = true;
   NativeBackend backend;
   RecordingObserver observer;
-  auto result = backend.run(spec, observer);
+  auto result = backend.run(shape_of(spec), plan_of(spec), observer);
   if (host_cgroups().usable()) {
     ASSERT_TRUE(result.ok()) << result.error().message;
     EXPECT_EQ(result->isolation.limits_mode, "cgroup2");

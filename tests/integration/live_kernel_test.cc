@@ -28,7 +28,7 @@ class LiveKernelTest : public ::testing::Test {
     policy_ = **python;
     auto built = build_session_spec(policy_, {}, {});
     ASSERT_TRUE(built) << built.error().message;
-    auto opened = backend_.open_session(built->spec);
+    auto opened = backend_.open_session(built->shape, built->plan);
     ASSERT_TRUE(opened) << opened.error().message;
     session_ = std::move(*opened);
     auto started = LiveKernel::start(*session_, policy_.kernel, 120);
@@ -410,7 +410,7 @@ TEST(LiveKernelStart, TheStartUpCodeRunsInEveryNewInterpreter) {
   auto built = build_session_spec(python, {}, {});
   ASSERT_TRUE(built) << built.error().message;
   NativeBackend backend;
-  auto session = backend.open_session(built->spec);
+  auto session = backend.open_session(built->shape, built->plan);
   ASSERT_TRUE(session) << session.error().message;
   KernelConfig config = python.kernel;
   config.startup += "\nstarted_up = 'yes'";
@@ -438,10 +438,10 @@ TEST(LiveKernelStart, AnInstallThatCannotBeKeptFromTheInterpreterIsRefused) {
   const LanguagePolicy& python = **policies->find("python");
   auto built = build_session_spec(python, {}, {});
   ASSERT_TRUE(built) << built.error().message;
-  SandboxSpec spec = built->spec;
-  spec.seccomp_deny.push_back("landlock_create_ruleset");
+  SandboxShape shape = built->shape;
+  shape.seccomp_deny.push_back("landlock_create_ruleset");
   NativeBackend backend;
-  auto session = backend.open_session(spec);
+  auto session = backend.open_session(shape, built->plan);
   ASSERT_TRUE(session) << session.error().message;
   ExecRequest install;
   install.argv = {"sh", "-c", "echo installed"};
@@ -466,9 +466,9 @@ TEST(LiveKernelStart, AnInstallThatCannotBeKeptFromTheInterpreterIsRefused) {
 
 TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
   NativeBackend backend;
-  SandboxSpec spec = spec_for({});
+  TestSpec spec = spec_for({});
   spec.argv.clear();
-  auto session = backend.open_session(spec);
+  auto session = backend.open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(session) << session.error().message;
   KernelConfig config;
   config.name = "no-such-kernel";

@@ -96,7 +96,7 @@ TEST(SeccompInSandbox, TheFilterItselfRefusesEachClass) {
       ::testing::TempDir() + "/paddock-marker-profile-" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << profile.dump();
 
-  SandboxSpec spec = probe_spec({"try", "all"});
+  TestSpec spec = probe_spec({"try", "all"});
   spec.seccomp_profile_path = path;
   RunResult result = run_ok(spec);
   std::remove(path.c_str());
@@ -140,7 +140,7 @@ TEST(SeccompInSandbox, OtherSystemCallAbisKillTheProcess) {
 // own filter adds the calls it needs), and the program, which stacks the profile on top, cannot
 // fork.
 TEST(SeccompInSandbox, AProfileThatRefusesForkBindsTheProgramNotInit) {
-  SandboxSpec spec = shell_spec("echo started; /bin/true && echo FORKED; exit 0");
+  TestSpec spec = shell_spec("echo started; /bin/true && echo FORKED; exit 0");
   spec.seccomp_deny = {"clone", "clone3", "fork", "vfork"};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kExited) << result.stderr_data.data;

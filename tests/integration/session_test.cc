@@ -27,9 +27,9 @@ using namespace std::chrono_literals;
 class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    SandboxSpec spec = spec_for({});
+    TestSpec spec = spec_for({});
     spec.argv.clear();
-    auto opened = backend_.open_session(spec);
+    auto opened = backend_.open_session(shape_of(spec), plan_of(spec));
     ASSERT_TRUE(opened) << opened.error().message;
     session_ = std::move(*opened);
   }

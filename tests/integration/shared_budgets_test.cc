@@ -99,7 +99,7 @@ TEST(SharedBudgets, ASandboxRunsOutOfInotifyInstancesBeforeItsUserDoes) {
 TEST(SharedBudgets, ASandboxRunsOutOfInotifyWatchesAtItsOwnLimit) {
   int limit = ucount_limit("max_inotify_watches");
   HoldingObserver observer([] {});
-  SandboxSpec spec = probe_spec({"inotify-watches", std::to_string(limit + 16), "0"});
+  TestSpec spec = probe_spec({"inotify-watches", std::to_string(limit + 16), "0"});
   RunResult result = run_ok(spec, observer);
   auto report = observer.report();
   ASSERT_TRUE(report) << result.stdout_data.data << result.stderr_data.data;
@@ -151,7 +151,7 @@ TEST(SharedBudgets, ASandboxGetsNoMorePtysThanItsCap) {
   long before = host_open_ptys();
   long during = -1;
   HoldingObserver observer([&] { during = host_open_ptys(); });
-  SandboxSpec spec = probe_spec({"ptys", "100000", "2"});
+  TestSpec spec = probe_spec({"ptys", "100000", "2"});
   // Enough descriptors to reach the host's whole pool: the cap, not RLIMIT_NOFILE, must stop it.
   spec.limits.open_files = 8192;
   RunResult result = run_ok(spec, observer);

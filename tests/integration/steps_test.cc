@@ -9,7 +9,7 @@ namespace paddock::testing {
 namespace {
 
 TEST(Steps, FilesAreInTheWorkDirectoryOwnedByTheSandboxUser) {
-  SandboxSpec spec =
+  TestSpec spec =
       shell_spec("cat main.txt sub/dir/data.txt; stat -c '%u %a' main.txt run.sh; ./run.sh");
   spec.files = {{"main.txt", "hello\n", 0644},
                 {"sub/dir/data.txt", "nested\n", 0644},
@@ -20,7 +20,7 @@ TEST(Steps, FilesAreInTheWorkDirectoryOwnedByTheSandboxUser) {
 }
 
 TEST(Steps, PreludeRunsFirstInTheSameSandbox) {
-  SandboxSpec spec = spec_for({"cat", "built"});
+  TestSpec spec = spec_for({"cat", "built"});
   spec.files = {{"source", "compiled output\n", 0644}};
   spec.prelude = {{"cp", "source", "built"}, {"sh", "-c", "echo step two >&2"}};
   RunResult result = run_ok(spec);
@@ -31,7 +31,7 @@ TEST(Steps, PreludeRunsFirstInTheSameSandbox) {
 }
 
 TEST(Steps, AFailingPreludeCommandEndsTheRun) {
-  SandboxSpec spec = spec_for({"echo", "never printed"});
+  TestSpec spec = spec_for({"echo", "never printed"});
   spec.prelude = {{"sh", "-c", "echo 'main.c:1: error' >&2; exit 3"}};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kExited);
@@ -42,7 +42,7 @@ TEST(Steps, AFailingPreludeCommandEndsTheRun) {
 }
 
 TEST(Steps, AMissingPreludeCommandIsAnExecFailure) {
-  SandboxSpec spec = spec_for({"true"});
+  TestSpec spec = spec_for({"true"});
   spec.prelude = {{"no-such-compiler-paddock"}};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kExecFailed);
@@ -51,7 +51,7 @@ TEST(Steps, AMissingPreludeCommandIsAnExecFailure) {
 }
 
 TEST(Steps, SeccompChangesApplyToTheRun) {
-  SandboxSpec spec = shell_spec("mkdir /work/x && echo made || echo refused");
+  TestSpec spec = shell_spec("mkdir /work/x && echo made || echo refused");
   spec.seccomp_deny = {"mkdir", "mkdirat"};
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "refused\n");
@@ -61,7 +61,7 @@ TEST(Steps, SeccompChangesApplyToTheRun) {
 }
 
 TEST(Steps, LaterStepsAreStillConfined) {
-  SandboxSpec spec = spec_for({"cat", "/proc/self/status"});
+  TestSpec spec = spec_for({"cat", "/proc/self/status"});
   spec.prelude = {{"true"}, {"true"}};
   RunResult result = run_ok(spec);
   EXPECT_NE(result.stdout_data.data.find("Seccomp:\t2"), std::string::npos);
@@ -72,7 +72,7 @@ TEST(Steps, LaterStepsAreStillConfined) {
 // An installer that leaves a process behind (a daemon, a watcher) must not reach into the
 // program's step: it ran with network, and the program must not inherit anything of it.
 TEST(Steps, NothingAnEarlierStepStartedOutlivesIt) {
-  SandboxSpec spec = shell_spec("for p in /proc/[0-9]*; do cat $p/comm; done");
+  TestSpec spec = shell_spec("for p in /proc/[0-9]*; do cat $p/comm; done");
   spec.prelude = {{"sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300 & exit 0"},
                   {"true"}};
   RunResult result = run_ok(spec);

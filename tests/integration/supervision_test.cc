@@ -27,7 +27,7 @@ TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
                        "' & kill -STOP $! ; "  // stopped
                        "trap '' TERM HUP INT; sleep " +
                        marker;  // ignores polite signals
-  SandboxSpec spec = shell_spec(script);
+  TestSpec spec = shell_spec(script);
   spec.limits.wall_seconds = 1;
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kTimedOut);
@@ -42,12 +42,12 @@ TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
 // channel init holds then (with no network, init is handed a new one once its namespace is made).
 TEST(Supervision, AFailureOfInitsSetupIsReportedWithItsReason) {
   for (NetworkMode network : {NetworkMode::kNone, NetworkMode::kHost}) {
-    SandboxSpec spec = spec_for({"true"});
+    TestSpec spec = spec_for({"true"});
     spec.network = network;
     spec.image_layers = {"/nonexistent-paddock-layer"};  // init opens it first
     NativeBackend backend;
     RecordingObserver observer;
-    auto result = backend.run(spec, observer);
+    auto result = backend.run(shape_of(spec), plan_of(spec), observer);
     ASSERT_FALSE(result.ok()) << to_string(network);
     EXPECT_NE(result.error().message.find("opening image layer /nonexistent-paddock-layer"),
               std::string::npos)
@@ -57,7 +57,7 @@ TEST(Supervision, AFailureOfInitsSetupIsReportedWithItsReason) {
 }
 
 TEST(Supervision, OutputFloodIsCappedAndEndsAtTheTimeout) {
-  SandboxSpec spec = spec_for({"yes", "flood"});
+  TestSpec spec = spec_for({"yes", "flood"});
   spec.limits.wall_seconds = 1;
   spec.limits.output_bytes = 64 * 1024;
   RunResult result = run_ok(spec);
@@ -69,7 +69,7 @@ TEST(Supervision, OutputFloodIsCappedAndEndsAtTheTimeout) {
 
 TEST(Supervision, LargeOutputIsDrainedSoTheProgramFinishes) {
   // 4 MiB on each stream, far past the pipe buffers and the cap: the program must not block.
-  SandboxSpec spec =
+  TestSpec spec =
       shell_spec("head -c 4194304 /dev/zero; head -c 4194304 /dev/zero >&2; echo done >&2");
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kExited);
@@ -89,7 +89,7 @@ TEST(Supervision, ForkBombIsContainedByThePidLimit) {
   // processes stay once refused (a bomb whose processes exit and retry churns faster than /proc
   // can be listed), and it stops at 2^8 processes, so that without a limit it fails this test
   // without hurting the host.
-  SandboxSpec spec = spec_for({"python3", "-c", R"(
+  TestSpec spec = spec_for({"python3", "-c", R"(
 import errno, os, time
 main = os.getpid()
 watcher = os.fork()
@@ -127,7 +127,7 @@ else:
 }
 
 TEST(Supervision, PidLimitRefusesTheProcessBeyondIt) {
-  SandboxSpec spec =
+  TestSpec spec =
       spec_for({"python3", "-c",
                 "import os\nn = 0\ntry:\n    while True:\n"
                 "        if os.fork() == 0:\n            os.pause()\n"
@@ -155,10 +155,9 @@ TEST(Supervision, CommandNotFoundIsAClearResult) {
 }
 
 TEST(Supervision, MemoryLimitStopsLargeAllocations) {
-  SandboxSpec spec =
-      spec_for({"python3", "-c",
-                "try:\n    b = bytearray(600 * 1024 * 1024)\n    print('ALLOCATED')\n"
-                "except MemoryError:\n    print('MemoryError')\n"});
+  TestSpec spec = spec_for({"python3", "-c",
+                            "try:\n    b = bytearray(600 * 1024 * 1024)\n    print('ALLOCATED')\n"
+                            "except MemoryError:\n    print('MemoryError')\n"});
   spec.limits.memory_bytes = 256ull << 20;
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "MemoryError\n") << result.stderr_data.data;
@@ -167,7 +166,7 @@ TEST(Supervision, MemoryLimitStopsLargeAllocations) {
 }
 
 TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
-  SandboxSpec spec = spec_for({"python3", "-c", "while True: pass"});
+  TestSpec spec = spec_for({"python3", "-c", "while True: pass"});
   spec.limits.cpu_seconds = 1;
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kSignaled);
@@ -176,15 +175,14 @@ TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
 }
 
 TEST(Supervision, FileSizeLimitStopsBigWrites) {
-  SandboxSpec spec =
-      shell_spec("head -c 2000000 /dev/zero > /work/big; echo $?; wc -c < /work/big");
+  TestSpec spec = shell_spec("head -c 2000000 /dev/zero > /work/big; echo $?; wc -c < /work/big");
   spec.limits.file_size_bytes = 1000000;
   RunResult result = run_ok(spec);
   EXPECT_NE(result.stdout_data.data.find("1000000"), std::string::npos) << result.stdout_data.data;
 }
 
 TEST(Supervision, TmpfsSizesAreEnforced) {
-  SandboxSpec spec = shell_spec(
+  TestSpec spec = shell_spec(
       "head -c 3000000 /dev/zero > /tmp/f 2>/dev/null || echo TMP_FULL; "
       "head -c 3000000 /dev/zero > /work/f 2>/dev/null || echo WORK_FULL");
   spec.limits.tmp_bytes = 1 << 20;
@@ -198,7 +196,7 @@ TEST(Supervision, StdinComesFromAFile) {
   FILE* file = fopen(path.c_str(), "w");
   fputs("line one\nline two\n", file);
   fclose(file);
-  SandboxSpec spec = spec_for({"wc", "-l"});
+  TestSpec spec = spec_for({"wc", "-l"});
   spec.stdin_path = path;
   EXPECT_EQ(run_ok(spec).stdout_data.data, "2\n");
   std::remove(path.c_str());

@@ -450,11 +450,12 @@ TEST(WarmPool, ASandboxOpenedAfterASessionTookTheLastRoomIsClosed) {
 // set the calls up, as a slow opening would.
 TEST(WarmPool, ACallWaitingForItsShapeNeverTakesASandboxOfAnother) {
   NativeBackend backend;
-  SandboxSpec mine = sandbox_shape(spec_for({"true"}));
-  SandboxSpec other = mine;
+  SandboxShape mine = shape_of(spec_for({"true"}));
+  mine.session_networking = false;
+  SandboxShape other = mine;
   other.limits.memory_bytes = 256ull << 20;
-  auto opened_mine = backend.open_session(mine);
-  auto opened_other = backend.open_session(other);
+  auto opened_mine = backend.open_session(mine, RunPlan{});
+  auto opened_other = backend.open_session(other, RunPlan{});
   ASSERT_TRUE(opened_mine && opened_other);
   const Session* other_sandbox = opened_other->get();
   std::mutex mutex;
@@ -463,7 +464,7 @@ TEST(WarmPool, ACallWaitingForItsShapeNeverTakesASandboxOfAnother) {
   bool released = false;
   mcp::WarmPool pool(
       1,
-      [&](const SandboxSpec& shape) -> Result<std::unique_ptr<Session>> {
+      [&](const SandboxShape& shape) -> Result<std::unique_ptr<Session>> {
         std::unique_lock lock(mutex);
         ++openings;
         changed.notify_all();

@@ -92,8 +92,8 @@ std::string source_dir() {
   return env_or("PADDOCK_SOURCE_DIR", PADDOCK_SOURCE_DIR);
 }
 
-SandboxSpec spec_for(std::vector<std::string> argv) {
-  SandboxSpec spec;
+TestSpec spec_for(std::vector<std::string> argv) {
+  TestSpec spec;
   spec.argv = std::move(argv);
   std::string_view gateways = registry_gateways();
   while (!gateways.empty()) {
@@ -105,13 +105,13 @@ SandboxSpec spec_for(std::vector<std::string> argv) {
   return spec;
 }
 
-SandboxSpec shell_spec(const std::string& script) {
+TestSpec shell_spec(const std::string& script) {
   return spec_for({"/bin/sh", "-c", script});
 }
 
-SandboxSpec probe_spec(std::vector<std::string> probe_args) {
+TestSpec probe_spec(std::vector<std::string> probe_args) {
   probe_args.insert(probe_args.begin(), "/probe/paddock_probe");
-  SandboxSpec spec = spec_for(std::move(probe_args));
+  TestSpec spec = spec_for(std::move(probe_args));
   spec.binds.push_back({probe_binary(), "/probe/paddock_probe", false});
   return spec;
 }
@@ -124,24 +124,28 @@ void RecordingObserver::on_output(StreamId, std::string_view) {
   ++chunks;
 }
 
-RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer) {
+RunResult run_ok(const TestSpec& spec, RecordingObserver& observer) {
   NativeBackend backend;
-  auto result = backend.run(spec, observer);
+  auto result = backend.run(shape_of(spec), plan_of(spec), observer);
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
   if (!result.ok()) return RunResult{};
   return std::move(*result);
 }
 
-RunResult run_ok(RunMode mode, const SandboxSpec& spec, RecordingObserver& observer) {
+RunResult run_ok(RunMode mode, const TestSpec& spec, RecordingObserver& observer) {
   if (mode == RunMode::kCold) return run_ok(spec, observer);
   NativeBackend backend;
-  EXPECT_TRUE(runs_warm(spec));
-  auto sandbox = open_warm(backend, sandbox_shape(spec));
+  SandboxShape shape = shape_of(spec);
+  RunPlan plan = plan_of(spec);
+  // A warm sandbox runs no installer after its start, as the spec builder's fresh calls say.
+  shape.session_networking = false;
+  EXPECT_TRUE(runs_warm(shape, plan));
+  auto sandbox = open_warm(backend, shape);
   EXPECT_TRUE(sandbox.ok()) << (sandbox.ok() ? "" : sandbox.error().message);
   if (!sandbox.ok()) return RunResult{};
   // A pool's sandbox waits for its call.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  auto result = run_warm(**sandbox, spec, observer);
+  auto result = run_warm(**sandbox, plan, observer);
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
   if (!result.ok()) return RunResult{};
   return std::move(*result);
@@ -151,7 +155,7 @@ const char* to_string(RunMode mode) {
   return mode == RunMode::kCold ? "Cold" : "Warm";
 }
 
-RunResult run_ok(const SandboxSpec& spec) {
+RunResult run_ok(const TestSpec& spec) {
   RecordingObserver observer;
   return run_ok(spec, observer);
 }

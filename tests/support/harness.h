@@ -10,7 +10,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/run_result.h"
-#include "runtime/sandbox_spec.h"
+#include "support/test_spec.h"
 
 namespace paddock::testing {
 
@@ -21,11 +21,11 @@ std::string probe_binary();
 std::string source_dir();
 
 // A spec that runs `argv` with test-friendly limits.
-SandboxSpec spec_for(std::vector<std::string> argv);
+TestSpec spec_for(std::vector<std::string> argv);
 // The same for `sh -c script`.
-SandboxSpec shell_spec(const std::string& script);
+TestSpec shell_spec(const std::string& script);
 // The probe bound read-only at /probe/paddock_probe.
-SandboxSpec probe_spec(std::vector<std::string> probe_args);
+TestSpec probe_spec(std::vector<std::string> probe_args);
 
 // Records what the backend reported while running.
 class RecordingObserver : public RunObserver {
@@ -40,13 +40,13 @@ class RecordingObserver : public RunObserver {
 };
 
 // Runs through NativeBackend and fails the test if paddock itself failed.
-RunResult run_ok(const SandboxSpec& spec);
-RunResult run_ok(const SandboxSpec& spec, RecordingObserver& observer);
+RunResult run_ok(const TestSpec& spec);
+RunResult run_ok(const TestSpec& spec, RecordingObserver& observer);
 
 // Cold: a sandbox made for the run (run_ok). Warm: the run carried out in a session opened from
 // its shape beforehand, as the MCP server's warm pool does (runtime/warm_run.h).
 enum class RunMode { kCold, kWarm };
-RunResult run_ok(RunMode mode, const SandboxSpec& spec, RecordingObserver& observer);
+RunResult run_ok(RunMode mode, const TestSpec& spec, RecordingObserver& observer);
 const char* to_string(RunMode mode);
 
 struct CliResult {

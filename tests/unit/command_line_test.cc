@@ -1,9 +1,15 @@
 #include "cli/command_line.h"
+#include "support/test_spec.h"
 
 #include <gtest/gtest.h>
 
 namespace paddock::cli {
 namespace {
+
+// What the flags set, as one value the checks below read.
+TestSpec flags_of(const RunRequest& request) {
+  return spec_of(request.shape, request.plan);
+}
 
 Result<Request> parse(std::vector<std::string> args) {
   args.insert(args.begin(), "paddock");
@@ -27,22 +33,22 @@ std::string error_of(std::vector<std::string> args) {
 
 TEST(CommandLine, CommandAfterDoubleDashIsTakenVerbatim) {
   RunRequest request = run_request({"run", "--", "python3", "-c", "print(1)", "--json", "--"});
-  EXPECT_EQ(request.spec.argv,
+  EXPECT_EQ(flags_of(request).argv,
             (std::vector<std::string>{"python3", "-c", "print(1)", "--json", "--"}));
   EXPECT_FALSE(request.json);
 }
 
 TEST(CommandLine, CommandWithoutDoubleDash) {
   RunRequest request = run_request({"run", "--json", "echo", "a", "-n"});
-  EXPECT_EQ(request.spec.argv, (std::vector<std::string>{"echo", "a", "-n"}));
+  EXPECT_EQ(flags_of(request).argv, (std::vector<std::string>{"echo", "a", "-n"}));
   EXPECT_TRUE(request.json);
 }
 
 TEST(CommandLine, RepeatableFlagsTakeOneValueEach) {
   RunRequest request = run_request({"run", "--env", "A=1", "--ro-bind", "/usr:/u", "echo", "hi"});
-  EXPECT_EQ(request.spec.env, (std::vector<std::string>{"A=1"}));
-  EXPECT_EQ(request.spec.binds.size(), 1u);
-  EXPECT_EQ(request.spec.argv, (std::vector<std::string>{"echo", "hi"}));
+  EXPECT_EQ(flags_of(request).env, (std::vector<std::string>{"A=1"}));
+  EXPECT_EQ(flags_of(request).binds.size(), 1u);
+  EXPECT_EQ(flags_of(request).argv, (std::vector<std::string>{"echo", "hi"}));
 }
 
 TEST(CommandLine, EveryRunFlagReachesTheSpec) {
@@ -79,7 +85,7 @@ TEST(CommandLine, EveryRunFlagReachesTheSpec) {
                                     "/x.json",
                                     "--",
                                     "true"});
-  const SandboxSpec& spec = request.spec;
+  const TestSpec spec = flags_of(request);
   EXPECT_EQ(spec.limits.wall_seconds, 2.5);
   EXPECT_EQ(spec.limits.memory_bytes, 128ull << 20);
   EXPECT_EQ(spec.limits.pids, 64u);
@@ -101,11 +107,11 @@ TEST(CommandLine, EveryRunFlagReachesTheSpec) {
 
 TEST(CommandLine, DefaultsAreSafe) {
   RunRequest request = run_request({"run", "--", "true"});
-  EXPECT_EQ(request.spec.network, NetworkMode::kNone);
-  EXPECT_FALSE(request.spec.stdin_path.has_value());
+  EXPECT_EQ(flags_of(request).network, NetworkMode::kNone);
+  EXPECT_FALSE(flags_of(request).stdin_path.has_value());
   EXPECT_FALSE(request.stdin_from_terminal);
-  EXPECT_TRUE(request.spec.binds.empty());
-  EXPECT_EQ(request.spec.limits.output_bytes, 1u << 20);
+  EXPECT_TRUE(flags_of(request).binds.empty());
+  EXPECT_EQ(flags_of(request).limits.output_bytes, 1u << 20);
 }
 
 TEST(CommandLine, StdinDashMeansPaddocksOwn) {

@@ -9,14 +9,15 @@
 #include "runtime/container/container_config.h"
 #include "runtime/engine/engine_client.h"
 #include "runtime/engine/engine_stream.h"
+#include "support/test_spec.h"
 
 namespace paddock::engine {
 namespace {
 
 using json = nlohmann::json;
 
-SandboxSpec spec_with_limits() {
-  SandboxSpec spec;
+TestSpec spec_with_limits() {
+  TestSpec spec;
   spec.limits.memory_bytes = 256u << 20;
   spec.limits.pids = 64;
   spec.limits.cpus = 0.5;
@@ -25,7 +26,7 @@ SandboxSpec spec_with_limits() {
 }
 
 TEST(ContainerConfig, EveryHardeningIsInTheCreateBody) {
-  json config = container_config(spec_with_limits(),
+  json config = container_config(shape_of(spec_with_limits()), plan_of(spec_with_limits()),
                                  {.image = "img:1", .seccomp_json = R"({"defaultAction":"X"})"});
   const json& host = config["HostConfig"];
   EXPECT_EQ(config["Image"], "img:1");
@@ -54,7 +55,8 @@ TEST(ContainerConfig, EveryHardeningIsInTheCreateBody) {
 
 TEST(ContainerConfig, PodmanGetsAProfileFileAndItsOwnTmpfsOwner) {
   ContainerOptions options{"img", "{}", "/run/p/seccomp.json", true, true};
-  json config = container_config(spec_with_limits(), options);
+  json config =
+      container_config(shape_of(spec_with_limits()), plan_of(spec_with_limits()), options);
   EXPECT_EQ(config["HostConfig"]["SecurityOpt"][1], "seccomp=/run/p/seccomp.json");
   std::string work = config["HostConfig"]["Tmpfs"]["/work"];
   EXPECT_NE(work.find(",U,"), std::string::npos) << work;
@@ -62,23 +64,24 @@ TEST(ContainerConfig, PodmanGetsAProfileFileAndItsOwnTmpfsOwner) {
 }
 
 TEST(ContainerConfig, NetworkOnlyWhenAskedAndLimitsOnlyWhereEnforceable) {
-  SandboxSpec spec = spec_with_limits();
+  TestSpec spec = spec_with_limits();
   spec.networked_prelude = 1;
   ContainerOptions options{.image = "img", .seccomp_json = "{}"};
   options.resource_limits = false;
-  json config = container_config(spec, options);
+  json config = container_config(shape_of(spec), plan_of(spec), options);
   EXPECT_EQ(config["HostConfig"]["NetworkMode"], "bridge");
   EXPECT_FALSE(config["HostConfig"].contains("Memory"));
 }
 
 // Where the engine cannot use cgroups, rlimits still contain a fork bomb and a huge allocation.
 TEST(ContainerConfig, RlimitsStandInWhereCgroupsCannot) {
-  SandboxSpec spec = spec_with_limits();
+  TestSpec spec = spec_with_limits();
   for (bool podman : {false, true}) {
     ContainerOptions options{.image = "img", .seccomp_json = "{}"};
     options.tmpfs_owner_option = podman;
     options.resource_limits = false;
-    json ulimits = container_config(spec, options)["HostConfig"]["Ulimits"];
+    json ulimits =
+        container_config(shape_of(spec), plan_of(spec), options)["HostConfig"]["Ulimits"];
     std::map<std::string, json> by_name;
     for (const auto& limit : ulimits) {
       EXPECT_TRUE(by_name.emplace(limit["Name"].get<std::string>(), limit).second)
@@ -93,10 +96,10 @@ TEST(ContainerConfig, RlimitsStandInWhereCgroupsCannot) {
 }
 
 TEST(SeccompProfileText, DeniedCallsLeaveEveryRuleAndAreRefused) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.seccomp_deny = {"socket"};
   spec.seccomp_allow = {"ptrace"};
-  auto text = seccomp_profile_text(spec);
+  auto text = seccomp_profile_text(shape_of(spec));
   ASSERT_TRUE(text) << text.error().message;
   json profile = json::parse(*text);
   int refusals = 0, allows = 0;
@@ -113,7 +116,7 @@ TEST(SeccompProfileText, DeniedCallsLeaveEveryRuleAndAreRefused) {
   EXPECT_EQ(refusals, 1);
   EXPECT_EQ(allows, 1);
   spec.seccomp_profile_path = "/no/such/profile.json";
-  EXPECT_FALSE(seccomp_profile_text(spec));
+  EXPECT_FALSE(seccomp_profile_text(shape_of(spec)));
 }
 
 TEST(EngineEndpoint, AddressesAsDockerHostWritesThem) {

@@ -10,6 +10,7 @@
 #include "runtime/kube/kubeconfig.h"
 #include "runtime/kube/localhost_profile.h"
 #include "runtime/kube/websocket_frames.h"
+#include "support/test_spec.h"
 
 namespace paddock::kube {
 namespace {
@@ -156,10 +157,10 @@ TEST(Kubeconfig, JsonWorksAndMistakesAreNamed) {
 // The pod runs its image as the sandbox user with nothing to escalate, and with --pull never
 // the cluster is told not to pull.
 TEST(PodManifest, RestrictedAndItsPullPolicyFollowsThePullSetting) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.image = "python:3.12";
   spec.user = {1000, 1000};
-  auto pod = nlohmann::json::parse(pod_manifest(spec, "paddock-x"));
+  auto pod = nlohmann::json::parse(pod_manifest(shape_of(spec), plan_of(spec), "paddock-x"));
   const auto& container = pod["spec"]["containers"][0];
   EXPECT_EQ(container["image"], "python:3.12");
   EXPECT_EQ(container["imagePullPolicy"], "IfNotPresent");
@@ -167,17 +168,18 @@ TEST(PodManifest, RestrictedAndItsPullPolicyFollowsThePullSetting) {
   EXPECT_EQ(container["securityContext"]["capabilities"]["drop"][0], "ALL");
   EXPECT_EQ(pod["spec"]["securityContext"]["runAsUser"], 1000);
   EXPECT_EQ(pod["spec"]["automountServiceAccountToken"], false);
-  auto never = nlohmann::json::parse(pod_manifest(spec, "paddock-x", {.pull_images = false}));
+  auto never = nlohmann::json::parse(
+      pod_manifest(shape_of(spec), plan_of(spec), "paddock-x", {.pull_images = false}));
   EXPECT_EQ(never["spec"]["containers"][0]["imagePullPolicy"], "Never");
 }
 
 // The sandbox's own variables are in its Secret, and the pod takes them from there: whoever may
 // read pods does not see a passed-through token.
 TEST(PodManifest, TheSandboxsVariablesComeFromItsSecret) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.image = "python:3.12";
   spec.env = {"API_TOKEN=tok-5e1f2a", "MPLBACKEND=Agg"};
-  std::string pod_text = pod_manifest(spec, "paddock-x");
+  std::string pod_text = pod_manifest(shape_of(spec), plan_of(spec), "paddock-x");
   EXPECT_EQ(pod_text.find("tok-5e1f2a"), std::string::npos) << pod_text;
   auto pod = nlohmann::json::parse(pod_text);
   bool found = false;
@@ -189,7 +191,7 @@ TEST(PodManifest, TheSandboxsVariablesComeFromItsSecret) {
     EXPECT_EQ(variable["valueFrom"]["secretKeyRef"]["key"], "API_TOKEN");
   }
   EXPECT_TRUE(found);
-  auto secret = nlohmann::json::parse(secret_manifest(spec, "paddock-x"));
+  auto secret = nlohmann::json::parse(secret_manifest(plan_of(spec), "paddock-x"));
   EXPECT_EQ(secret["kind"], "Secret");
   EXPECT_EQ(secret["metadata"]["name"], "paddock-x");
   EXPECT_EQ(secret["metadata"]["labels"]["io.paddock.sandbox"], "1");
@@ -201,9 +203,9 @@ TEST(PodManifest, TheSandboxsVariablesComeFromItsSecret) {
 // selects that pod alone, for traffic in both directions, and allows none (no rule of either
 // kind). It carries paddock's labels, by which a dead paddock's policies are found.
 TEST(NetworkPolicy, DeniesBothDirectionsToItsOwnPodAlone) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.image = "python:3.12";
-  auto pod = nlohmann::json::parse(pod_manifest(spec, "paddock-0123abcd"));
+  auto pod = nlohmann::json::parse(pod_manifest(shape_of(spec), plan_of(spec), "paddock-0123abcd"));
   EXPECT_EQ(pod["metadata"]["labels"]["io.paddock.pod"], "paddock-0123abcd");
   auto policy = nlohmann::json::parse(network_policy_manifest("paddock-0123abcd"));
   EXPECT_EQ(policy["apiVersion"], "networking.k8s.io/v1");
@@ -226,13 +228,13 @@ TEST(NetworkPolicy, DeniesBothDirectionsToItsOwnPodAlone) {
 
 // By default the pod gets the runtime's seccomp profile; with a Localhost profile, that one.
 TEST(PodManifest, TheSeccompProfileIsTheRuntimesOrTheNamedLocalhostOne) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.image = "python:3.12";
-  auto plain = nlohmann::json::parse(pod_manifest(spec, "paddock-x"));
+  auto plain = nlohmann::json::parse(pod_manifest(shape_of(spec), plan_of(spec), "paddock-x"));
   EXPECT_EQ(plain["spec"]["securityContext"]["seccompProfile"],
             nlohmann::json::parse(R"({"type":"RuntimeDefault"})"));
-  auto local = nlohmann::json::parse(
-      pod_manifest(spec, "paddock-x", {.seccomp_profile = "profiles/paddock.json"}));
+  auto local = nlohmann::json::parse(pod_manifest(shape_of(spec), plan_of(spec), "paddock-x",
+                                                  {.seccomp_profile = "profiles/paddock.json"}));
   EXPECT_EQ(
       local["spec"]["securityContext"]["seccompProfile"],
       nlohmann::json::parse(R"({"type":"Localhost","localhostProfile":"profiles/paddock.json"})"));

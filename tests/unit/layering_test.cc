@@ -26,7 +26,7 @@ const std::map<std::string, int>& floors() {
       {"http", 1},
       {"egress", 1},  // the egress allowlist's parsers and proxy: sockets, no HTTP client
       {"rootfs", 2},
-      {"runtime", 3},  // the interfaces: Backend, Session, SandboxSpec, the spec's pieces
+      {"runtime", 3},  // the interfaces: Backend, Session, SandboxShape, RunPlan, their pieces
       {"runtime/native", 4},
       {"runtime/container", 4},
       {"runtime/engine", 5},

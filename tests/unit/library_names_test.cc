@@ -165,7 +165,7 @@ TEST(LibraryNames, TheRefusePatternExcludesWholeNamesOnly) {
 TEST(LibraryNames, TheInstallerStartsFromItsOwnEnvironment) {
   auto spec = language_spec(builtin("python"), "", {}, {"numpy"}, {"PIP_INDEX_URL=http://mine/"});
   ASSERT_TRUE(spec.ok());
-  const std::vector<std::string>& installer = spec->prelude.at(0);
+  const std::vector<std::string>& installer = spec->plan.steps.at(0);
   ASSERT_GE(installer.size(), 3u);
   EXPECT_EQ(installer[0], "/usr/bin/env");
   EXPECT_EQ(installer[1], "-i");
@@ -182,8 +182,9 @@ TEST(LibraryNames, TheInstallerStartsFromItsOwnEnvironment) {
     EXPECT_FALSE(arg.starts_with("MPLBACKEND=")) << arg;  // the program's env, not the installer's
   }
   // The program keeps its own.
-  EXPECT_NE(std::find(spec->env.begin(), spec->env.end(), "PYTHONPATH=/work/.paddock/python"),
-            spec->env.end());
+  EXPECT_NE(
+      std::find(spec->plan.env.begin(), spec->plan.env.end(), "PYTHONPATH=/work/.paddock/python"),
+      spec->plan.env.end());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "mcp/progress_observer.h"
 #include "mcp/server_config.h"
 #include "services/secret_mask.h"
+#include "support/test_spec.h"
 
 namespace paddock::mcp {
 namespace {
@@ -103,7 +104,7 @@ TEST(McpServerConfig, TheServersLimitsWinOverEveryPolicysAndNothingElseChanges) 
   ASSERT_TRUE(options) << options.error().message;
   ASSERT_TRUE(apply_server_options(*options, *store));
   for (const auto& policy : store->all()) {
-    SandboxSpec spec;
+    TestSpec spec;
     policy.limits.apply_to(spec.limits);
     EXPECT_EQ(spec.limits.memory_bytes, 96u << 20) << policy.name;
     EXPECT_EQ(spec.limits.pids, 20u) << policy.name;

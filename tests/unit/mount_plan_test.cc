@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/native/shared_budgets.h"
+#include "support/test_spec.h"
 
 namespace paddock {
 namespace {
@@ -24,8 +25,8 @@ HostLayout merged_usr_host() {
   return host;
 }
 
-MountPlan plan(const SandboxSpec& spec = {}) {
-  return plan_mounts(spec, merged_usr_host(), SandboxIdentity{});
+MountPlan plan(const TestSpec& spec = {}) {
+  return plan_mounts(shape_of(spec), plan_of(spec), merged_usr_host(), SandboxIdentity{});
 }
 
 std::ptrdiff_t index_of(const MountPlan& plan, Kind kind, const std::string& target = "") {
@@ -75,7 +76,8 @@ TEST(MountPlan, UsrIsBoundAndSealedReadOnlyBeforeAnythingWritable) {
 TEST(MountPlan, ARunsExtraEtcEntriesAreBoundOrWrittenReadOnly) {
   std::vector<HostLayout::Entry> extra = {{"python3", Type::kDirectory, ""},
                                           {"matplotlibrc", Type::kFile, ""}};
-  MountPlan p = plan_mounts(SandboxSpec{}, merged_usr_host(), SandboxIdentity{}, false, extra);
+  MountPlan p =
+      plan_mounts(SandboxShape{}, RunPlan{}, merged_usr_host(), SandboxIdentity{}, false, extra);
   const MountStep* bind = find(p, Kind::kBind, "/etc/python3");
   ASSERT_NE(bind, nullptr);
   EXPECT_EQ(bind->source, "/etc/python3");
@@ -91,9 +93,10 @@ TEST(MountPlan, ARunsExtraEtcEntriesAreBoundOrWrittenReadOnly) {
   // Without them, neither is there.
   EXPECT_EQ(find(plan(), Kind::kBind, "/etc/python3"), nullptr);
   // An image brings its own /etc: the host's extras stay out of an overlay root.
-  SandboxSpec on_image;
+  TestSpec on_image;
   on_image.image_layers = {"/store/layer"};
-  MountPlan overlay = plan_mounts(on_image, HostLayout{}, SandboxIdentity{}, false, extra);
+  MountPlan overlay = plan_mounts(shape_of(on_image), plan_of(on_image), HostLayout{},
+                                  SandboxIdentity{}, false, extra);
   EXPECT_EQ(find(overlay, Kind::kBind, "/etc/python3"), nullptr);
 }
 
@@ -127,7 +130,7 @@ TEST(MountPlan, EtcIsCuratedNotTheHosts) {
   EXPECT_EQ(find(p, Kind::kSymlink, "/etc/localtime")->content, "/usr/share/zoneinfo/UTC");
   EXPECT_EQ(find(p, Kind::kBind, "/etc/ssl")->source, "/etc/ssl");
   EXPECT_EQ(index_of(p, Kind::kBind, "/etc/resolv.conf"), -1);  // no network, no resolver
-  SandboxSpec host_network;
+  TestSpec host_network;
   host_network.network = NetworkMode::kHost;
   EXPECT_GE(index_of(plan(host_network), Kind::kBind, "/etc/resolv.conf"), 0);
 }
@@ -155,7 +158,7 @@ TEST(MountPlan, DevicesAreBoundAsDevicesAndNothingElseIs) {
 }
 
 TEST(MountPlan, WritableTmpfsesHaveSizes) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.limits.tmp_bytes = 1234567;
   spec.limits.work_bytes = 7654321;
   MountPlan p = plan(spec);
@@ -191,7 +194,7 @@ TEST(MountPlan, ProcIsMaskedLikeContainerRuntimesDo) {
 }
 
 TEST(MountPlan, UserBindsUseTheirSlotsAndAreReadOnly) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.binds = {{"/srv/data", "/data/in", false}, {"/home/me/x.py", "/work/x.py", false}};
   MountPlan p = plan(spec);
   auto seal = index_of(p, Kind::kSeal, "/");
@@ -211,14 +214,14 @@ TEST(MountPlan, UserBindsUseTheirSlotsAndAreReadOnly) {
 // /usr included, and every /etc entry is bound from the copy through init's layer fd 0, by a
 // path relative to it; paddock's identity files stay its own.
 TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.image_layers = {"/store/flat/abc"};
   spec.image_root = ImageRoot::kFlattened;
   HostLayout image;
   image.flattened_image = true;
   image.top_level = {{"usr", Type::kDirectory, ""}, {"bin", Type::kSymlink, "usr/bin"}};
   image.etc = {{"ssl", Type::kDirectory, ""}, {"debian_version", Type::kFile, "12.8\n"}};
-  MountPlan p = plan_mounts(spec, image, SandboxIdentity{});
+  MountPlan p = plan_mounts(shape_of(spec), plan_of(spec), image, SandboxIdentity{});
   EXPECT_EQ(index_of(p, Kind::kOverlayRoot), -1);
   const MountStep* usr = find(p, Kind::kBind, "/usr");
   ASSERT_NE(usr, nullptr);
@@ -234,7 +237,7 @@ TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
   EXPECT_LT(index_of(p, Kind::kBind, "/usr"), index_of(p, Kind::kSeal, "/"));
   // The overlay plan of the same image binds nothing of it.
   spec.image_root = ImageRoot::kAuto;
-  MountPlan overlay = plan_mounts(spec, HostLayout{}, SandboxIdentity{});
+  MountPlan overlay = plan_mounts(shape_of(spec), plan_of(spec), HostLayout{}, SandboxIdentity{});
   EXPECT_GE(index_of(overlay, Kind::kOverlayRoot), 0);
   EXPECT_EQ(find(overlay, Kind::kBind, "/usr"), nullptr);
 }

@@ -16,6 +16,7 @@
 
 #include "core/special_addresses.h"
 #include "runtime/native/egress_plan.h"
+#include "support/test_spec.h"
 
 namespace paddock {
 namespace {
@@ -211,9 +212,9 @@ TEST(NetworkFence, EveryNetworkModeRefusesTheSameList) {
   }
   EXPECT_EQ(fenced, refused_ranges());
 
-  SandboxSpec spec;
+  TestSpec spec;
   spec.allowed_hosts = {"0.0.0.0/0:8080"};
-  auto policy = egress_policy(spec);
+  auto policy = egress_policy(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(policy) << policy.error().message;
   ASSERT_GE(policy->forbidden.size(), refused_ranges().size());
   std::vector<IpPrefix> proxied(
@@ -225,10 +226,10 @@ TEST(NetworkFence, EveryNetworkModeRefusesTheSameList) {
 
 // --allow-private opens the same addresses to the proxy as to the fence, and no more.
 TEST(NetworkFence, WhatTheUserOpensIsOpenInEveryNetworkMode) {
-  SandboxSpec spec;
+  TestSpec spec;
   spec.allowed_hosts = {"mirror.example"};
   spec.allowed_private_ranges = {"203.0.113.80/32", "10.1.0.0/16"};
-  auto policy = egress_policy(spec);
+  auto policy = egress_policy(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(policy) << policy.error().message;
   auto forbidden = [&](const char* address) {
     for (const auto& range : policy->forbidden) {
@@ -244,7 +245,7 @@ TEST(NetworkFence, WhatTheUserOpensIsOpenInEveryNetworkMode) {
     EXPECT_TRUE(forbidden(address)) << address;
   }
   spec.allowed_private_ranges = {"not-a-range"};
-  EXPECT_FALSE(egress_policy(spec));
+  EXPECT_FALSE(egress_policy(shape_of(spec), plan_of(spec)));
 }
 
 TEST(NetworkFence, AllowancesAndDnsComeBeforeRefusalsAndHostAddressesAreRefused) {

@@ -409,12 +409,14 @@ TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
   ASSERT_TRUE(policy.ok());
   auto spec = language_spec(*policy, "public class Widget {}", {"arg"});
   ASSERT_TRUE(spec.ok());
-  ASSERT_EQ(spec->files.size(), 1u);
-  EXPECT_EQ(spec->files[0].path, "Widget.toy");
-  EXPECT_EQ(spec->files[0].content, "public class Widget {}");
-  EXPECT_EQ(spec->prelude, (std::vector<std::vector<std::string>>{{"toyc", "Widget.toy"}}));
-  EXPECT_EQ(spec->argv, (std::vector<std::string>{"toy", "Widget", "arg"}));
-  EXPECT_EQ(spec->env, (std::vector<std::string>{"A=1"}));
+  const RunPlan& plan = spec->plan;
+  std::vector<std::vector<std::string>> prelude(plan.steps.begin(), plan.steps.end() - 1);
+  ASSERT_EQ(plan.files.size(), 1u);
+  EXPECT_EQ(plan.files[0].path, "Widget.toy");
+  EXPECT_EQ(plan.files[0].content, "public class Widget {}");
+  EXPECT_EQ(prelude, (std::vector<std::vector<std::string>>{{"toyc", "Widget.toy"}}));
+  EXPECT_EQ(plan.program(), (std::vector<std::string>{"toy", "Widget", "arg"}));
+  EXPECT_EQ(plan.env, (std::vector<std::string>{"A=1"}));
   EXPECT_EQ(spec->limits.pids, 99u);
 
   RunResult compile_failed;

@@ -1,5 +1,5 @@
-// The one pipeline from a request to a SandboxSpec (language/spec_builder.h), for every built-in
-// language, and for what the CLI and the MCP server send alike.
+// The one pipeline from a request to a SandboxShape and a RunPlan (language/spec_builder.h), for
+// every built-in language, and for what the CLI and the MCP server send alike.
 
 #include "language/spec_builder.h"
 
@@ -9,16 +9,23 @@
 
 #include "language/builtin_policies.h"
 #include "language/policy_store.h"
+#include "support/test_spec.h"
 
 namespace paddock {
 namespace {
+
+// What was built, as one value the checks below read.
+TestSpec whole(const BuiltSpec& built) {
+  return spec_of(built.shape, built.plan);
+}
 
 // A backend whose image store is a table: the builder's part (asking once, laying the answer
 // under the spec) is what is tested here; real stores and engines have their own tests.
 class TableBackend final : public Backend {
  public:
   [[nodiscard]] std::string_view name() const override { return "table"; }
-  Result<RunResult> run(const SandboxSpec& /*spec*/, RunObserver& /*observer*/) override {
+  Result<RunResult> run(const SandboxShape& /*shape*/, const RunPlan& /*plan*/,
+                        RunObserver& /*observer*/) override {
     return Error{ENOTSUP, "not for running"};
   }
   [[nodiscard]] Result<ResolvedImage> resolve_image(
@@ -60,7 +67,7 @@ TEST(SpecBuilder, EveryBuiltInLanguageBecomesACompleteSpec) {
     call.code = language.example;
     auto built = build_language_spec(language, call, {}, ImageSource{&backend, {}, {}, {}});
     ASSERT_TRUE(built.ok()) << language.name << ": " << built.error().message;
-    const SandboxSpec& spec = built->spec;
+    const TestSpec& spec = whole(*built);
     ASSERT_FALSE(spec.argv.empty()) << language.name;
     ASSERT_FALSE(spec.files.empty()) << language.name;
     EXPECT_EQ(spec.files[0].content, language.example) << language.name;
@@ -90,7 +97,7 @@ TEST(SpecBuilder, EveryBuiltInLanguageWithAnInstallerGetsItFirstWithItsNetwork) 
     call.files = {{"data.csv", "a,b\n", 0644}};
     auto built = build_language_spec(language, call, {}, ImageSource{&backend, {}, {}, {}});
     ASSERT_TRUE(built.ok()) << language.name << ": " << built.error().message;
-    const SandboxSpec& spec = built->spec;
+    const TestSpec& spec = whole(*built);
     ASSERT_FALSE(spec.prelude.empty()) << language.name;
     EXPECT_EQ(spec.prelude[0][0], "/usr/bin/env") << language.name;
     EXPECT_TRUE(has(spec.prelude[0], library)) << language.name;
@@ -118,15 +125,15 @@ TEST(SpecBuilder, AllowedHostsGoToTheProgramAndExtendTheInstallersList) {
   auto built =
       build_language_spec(policy("javascript"), call, flags, ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(built.ok()) << built.error().message;
-  EXPECT_EQ(built->spec.allowed_hosts, (std::vector<std::string>{"api.example.org"}));
-  EXPECT_EQ(built->spec.installer_allowed_hosts,
+  EXPECT_EQ(whole(*built).allowed_hosts, (std::vector<std::string>{"api.example.org"}));
+  EXPECT_EQ(whole(*built).installer_allowed_hosts,
             (std::vector<std::string>{"registry.npmjs.org", "api.example.org"}));
   // A language without an installer gets the program's list alone.
   auto bash =
       build_language_spec(policy("bash"), CodeCall{}, flags, ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(bash.ok());
-  EXPECT_EQ(bash->spec.allowed_hosts, (std::vector<std::string>{"api.example.org"}));
-  EXPECT_TRUE(bash->spec.installer_allowed_hosts.empty());
+  EXPECT_EQ(whole(*bash).allowed_hosts, (std::vector<std::string>{"api.example.org"}));
+  EXPECT_TRUE(whole(*bash).installer_allowed_hosts.empty());
 }
 
 // An override that names no package index never turns into the open network.
@@ -160,7 +167,7 @@ TEST(SpecBuilder, TheOperatorsSettingsWinOverThePolicy) {
   auto built =
       build_language_spec(policy("python"), call, flags, ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(built.ok()) << built.error().message;
-  const SandboxSpec& spec = built->spec;
+  const TestSpec& spec = whole(*built);
   EXPECT_EQ(spec.limits.memory_bytes, 64ull << 20);
   EXPECT_EQ(spec.limits.wall_seconds, 30);  // the policy's, not overridden
   EXPECT_TRUE(has(spec.env, "MINE=1"));
@@ -198,20 +205,20 @@ TEST(SpecBuilder, ACallsTimeoutIsCappedAndItsPartsLandInTheSpec) {
       build_language_spec(policy("python"), call, server, ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(built.ok()) << built.error().message;
   EXPECT_TRUE(built->timeout_capped);
-  EXPECT_EQ(built->spec.limits.wall_seconds, 60);
-  EXPECT_EQ(built->spec.stdin_fd, 7);
-  EXPECT_EQ(built->spec.files_after_install.size(), 1u);
-  EXPECT_TRUE(has(built->spec.env, "API_KEY=secret-value"));
-  EXPECT_EQ(built->spec.allowed_private_ranges, std::vector<std::string>{"10.1.0.0/16"});
-  EXPECT_EQ(built->spec.host_loopback_ports, std::vector<std::uint16_t>{3128});
-  EXPECT_EQ(built->spec.collect.max_files, 16u);
-  EXPECT_EQ(built->spec.collect.max_bytes, 4u << 20);
+  EXPECT_EQ(whole(*built).limits.wall_seconds, 60);
+  EXPECT_EQ(whole(*built).stdin_fd, 7);
+  EXPECT_EQ(whole(*built).files_after_install.size(), 1u);
+  EXPECT_TRUE(has(whole(*built).env, "API_KEY=secret-value"));
+  EXPECT_EQ(whole(*built).allowed_private_ranges, std::vector<std::string>{"10.1.0.0/16"});
+  EXPECT_EQ(whole(*built).host_loopback_ports, std::vector<std::uint16_t>{3128});
+  EXPECT_EQ(whole(*built).collect.max_files, 16u);
+  EXPECT_EQ(whole(*built).collect.max_bytes, 4u << 20);
 
   call.timeout_seconds = 5;
   built = build_language_spec(policy("python"), call, server, ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(built.ok());
   EXPECT_FALSE(built->timeout_capped);
-  EXPECT_EQ(built->spec.limits.wall_seconds, 5);
+  EXPECT_EQ(whole(*built).limits.wall_seconds, 5);
 }
 
 TEST(SpecBuilder, AnImageIsResolvedOnceAndLaidUnderALanguageRun) {
@@ -229,7 +236,7 @@ TEST(SpecBuilder, AnImageIsResolvedOnceAndLaidUnderALanguageRun) {
   EXPECT_EQ(backend.resolved, 1);
   EXPECT_EQ(ensured, 1);
   EXPECT_EQ(backend.last_store_root, "/my/store");
-  const SandboxSpec& spec = built->spec;
+  const TestSpec& spec = whole(*built);
   EXPECT_EQ(spec.image, "paddock/test:1");
   EXPECT_EQ(spec.image_layers.size(), 2u);
   EXPECT_EQ(spec.env.front(), "PATH=/opt/bin:/usr/bin");  // the image's first: ours override
@@ -247,22 +254,24 @@ TEST(SpecBuilder, AnImageIsResolvedOnceAndLaidUnderALanguageRun) {
 
 TEST(SpecBuilder, ACommandRunTakesTheImagesEntrypointAndSeesEveryLanguagesEtc) {
   TableBackend backend;
-  auto built = build_command_spec(SandboxSpec{}, ImageSource{&backend, "paddock/test:1", {}, {}});
+  auto built = build_command_spec(SandboxShape{}, RunPlan{},
+                                  ImageSource{&backend, "paddock/test:1", {}, {}});
   ASSERT_TRUE(built.ok()) << built.error().message;
-  EXPECT_EQ(built->spec.argv, (std::vector<std::string>{"/entry", "serve"}));
-  EXPECT_EQ(built->spec.cwd, "/app");
-  SandboxSpec flags;
+  EXPECT_EQ(whole(*built).argv, (std::vector<std::string>{"/entry", "serve"}));
+  EXPECT_EQ(whole(*built).cwd, "/app");
+  TestSpec flags;
   flags.argv = {"--verbose"};
-  built = build_command_spec(flags, ImageSource{&backend, "paddock/test:1", {}, {}});
+  built = build_command_spec(shape_of(flags), plan_of(flags),
+                             ImageSource{&backend, "paddock/test:1", {}, {}});
   ASSERT_TRUE(built.ok());
-  EXPECT_EQ(built->spec.argv, (std::vector<std::string>{"/entry", "--verbose"}));
+  EXPECT_EQ(whole(*built).argv, (std::vector<std::string>{"/entry", "--verbose"}));
 
   flags.argv = {"java", "-version"};
-  built = build_command_spec(flags, ImageSource{&backend, {}, {}, {}});
+  built = build_command_spec(shape_of(flags), plan_of(flags), ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(built.ok());
-  EXPECT_EQ(built->spec.host_etc, builtin_host_etc());
-  EXPECT_TRUE(has(built->spec.host_etc, "java-17-openjdk"));
-  EXPECT_TRUE(has(built->spec.host_etc, "python3"));
+  EXPECT_EQ(whole(*built).host_etc, builtin_host_etc());
+  EXPECT_TRUE(has(whole(*built).host_etc, "java-17-openjdk"));
+  EXPECT_TRUE(has(whole(*built).host_etc, "python3"));
 }
 
 TEST(SpecBuilder, ASessionHasTheLanguagesSandboxButNoCodeOrSteps) {
@@ -271,7 +280,7 @@ TEST(SpecBuilder, ASessionHasTheLanguagesSandboxButNoCodeOrSteps) {
   server.env = {"TOKEN=abcdefgh"};
   auto built = build_session_spec(policy("python"), server, ImageSource{&backend, {}, {}, {}});
   ASSERT_TRUE(built.ok()) << built.error().message;
-  const SandboxSpec& spec = built->spec;
+  const TestSpec& spec = whole(*built);
   EXPECT_TRUE(spec.argv.empty());
   EXPECT_TRUE(spec.prelude.empty());
   for (const auto& file : spec.files) EXPECT_NE(file.path, "main.py");
@@ -292,10 +301,10 @@ TEST(SpecBuilder, AToolchainProbeRunsInTheLanguagesSandboxWithoutCode) {
     auto built = build_toolchain_spec(language, language.version_command, 20, {},
                                       ImageSource{&backend, {}, {}, {}});
     ASSERT_TRUE(built.ok()) << language.name << ": " << built.error().message;
-    EXPECT_EQ(built->spec.argv, language.version_command) << language.name;
-    EXPECT_TRUE(built->spec.prelude.empty()) << language.name;
-    EXPECT_EQ(built->spec.limits.wall_seconds, 20) << language.name;
-    EXPECT_EQ(built->spec.host_etc, language.host_etc) << language.name;
+    EXPECT_EQ(whole(*built).argv, language.version_command) << language.name;
+    EXPECT_TRUE(whole(*built).prelude.empty()) << language.name;
+    EXPECT_EQ(whole(*built).limits.wall_seconds, 20) << language.name;
+    EXPECT_EQ(whole(*built).host_etc, language.host_etc) << language.name;
   }
 }
 

@@ -1,4 +1,4 @@
-#include "runtime/sandbox_spec.h"
+#include "runtime/sandbox_parts.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,86 +1,20 @@
 #pragma once
 
-// What one sandboxed run is: everything a backend needs, decided before anything starts.
-// Built from CLI flags (and later MCP calls and language policies), then never changed.
+// A test's whole description of one run, set up field by field: the sandbox (SandboxShape) and
+// the call run in it (RunPlan) in one struct, which shape_of and plan_of take apart for the
+// backend. Tests only: paddock itself builds the two apart (language/spec_builder.h).
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
+
 namespace paddock {
 
-enum class NetworkMode {
-  kNone,  // a fresh network namespace with only a loopback device, left down
-  kUser,  // a fresh network namespace with user-mode networking (pasta): outbound connections
-          // to the public network, nothing inbound, nothing of the host or the private networks
-          // around it (network_fence.h)
-  kHost,  // the host's network: loosens isolation, so it must be asked for by name
-};
-
-struct Limits {
-  double wall_seconds = 30;                        // the whole sandbox is killed after this
-  std::optional<double> cpu_seconds;               // CPU time of each process (RLIMIT_CPU)
-  std::uint64_t memory_bytes = 512ull << 20;       // see rlimit_plan.h for how it is enforced
-  std::uint32_t pids = 256;                        // processes and threads, init included
-  std::uint64_t output_bytes = 1ull << 20;         // captured per stream; the rest is dropped
-  std::uint64_t file_size_bytes = 256ull << 20;    // largest file a process may write
-  std::uint64_t tmp_bytes = 64ull << 20;           // tmpfs /tmp and /dev/shm, each
-  std::uint64_t work_bytes = 256ull << 20;         // tmpfs work directory
-  std::uint32_t open_files = 1024;                 // RLIMIT_NOFILE
-  std::optional<double> cpus;                      // CPU share (cgroup cpu.max), e.g. 0.5
-  std::optional<std::uint64_t> memory_high_bytes;  // cgroup memory.high: throttled above it
-  bool allow_swap = false;                         // else cgroup memory.swap.max is 0
-
-  bool operator==(const Limits&) const = default;
-};
-
-struct BindMount {
-  std::string host_path;     // absolute path on the host
-  std::string sandbox_path;  // absolute path inside the sandbox
-  bool writable = false;     // read-only unless asked otherwise
-
-  bool operator==(const BindMount&) const = default;
-};
-
-// A file the sandbox starts with, inside its work directory (e.g. the code to run).
-struct SandboxFile {
-  std::string path;  // relative to the work directory
-  std::string content;
-  unsigned mode = 0644;
-  // The same for every call of its language (a policy's support file): a warm sandbox has it
-  // before its call comes (runtime/warm_run.h).
-  bool support = false;
-
-  bool operator==(const SandboxFile&) const = default;
-};
-
-// Directories of the work directory whose files come back with the result (outputs, plots).
-struct OutputCollection {
-  std::vector<std::string> directories;  // relative to the work directory
-  std::uint32_t max_files = 32;
-  std::uint64_t max_bytes = 16u << 20;  // all files together
-
-  bool operator==(const OutputCollection&) const = default;
-};
-
-// How an image's layers become the root file system.
-enum class ImageRoot {
-  kAuto,       // overlayfs; a flattened copy where the kernel refuses it (and the result says so)
-  kOverlay,    // overlayfs or fail
-  kFlattened,  // the flattened copy, always (PADDOCK_IMAGE_ROOT=flattened)
-};
-
-// Who the program runs as inside the sandbox. Never root: uid and gid 0 are refused.
-struct SandboxUser {
-  unsigned uid = 1000;
-  unsigned gid = 1000;
-  std::string name = "sandbox";
-
-  bool operator==(const SandboxUser&) const = default;
-};
-
-struct SandboxSpec {
+struct TestSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH inside the sandbox
   // Commands run before argv, in order, in the same sandbox (e.g. a compiler). The first that
   // does not exit 0 ends the run, and the result says which step that was.
@@ -140,24 +74,17 @@ struct SandboxSpec {
   // is made ready (a network fence, resolv.conf, its namespaces kept, an egress proxy). A warm
   // sandbox runs no installer, so it is made as a one-off run without one is.
   bool session_networking = true;
+  bool session_installer_proxy = false;  // SandboxShape's
 
-  bool operator==(const SandboxSpec&) const = default;
+  bool operator==(const TestSpec&) const = default;
 };
 
-// Whether `name` may be a SandboxSpec::host_etc entry: one plain name (no '/', not "." or ".."),
-// neither a file that holds secrets (shadow, sudoers, ssh...) nor one paddock writes itself
-// (passwd, group, hosts...).
-bool is_host_etc_name(const std::string& name);
+// `shape` and `plan` as one spec: the plan's steps become the prelude and argv, its timer and
+// output cap the limits', the shape's support files follow the plan's files.
+TestSpec spec_of(const SandboxShape& shape, const RunPlan& plan);
 
-// "none", "user" or "host".
-const char* to_string(NetworkMode mode);
-
-// The environment every sandbox starts from; spec.env entries override these by name.
-std::vector<std::string> default_sandbox_env();
-
-// `env` with each "K=V" of `overrides` replacing any entry of the same name; a bare "K" (no
-// "=") removes K.
-std::vector<std::string> merge_env(std::vector<std::string> env,
-                                   const std::vector<std::string>& overrides);
+// The spec's sandbox and its call apart (support files go to the shape).
+SandboxShape shape_of(const TestSpec& spec);
+RunPlan plan_of(const TestSpec& spec);
 
 }  // namespace paddock
