@@ -18,7 +18,7 @@ namespace {
 
 const std::string kVersion = std::string("paddock ") + kPaddockVersion;
 
-// What rootfs/image_store.cc's ImageStore::default_root() picks, for every command's --root.
+// What cli/host_paths.cc's default_store_root() picks, for every command's --root.
 constexpr const char* kRootHelp =
     "The image store (default $PADDOCK_ROOT, else $XDG_DATA_HOME/paddock, else /var/lib/paddock "
     "as root and ~/.local/share/paddock for other users)";
@@ -403,8 +403,8 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   ImageRequest image_request;
   std::string image_root;
   auto add_root = [&](CLI::App* command) {
-    // No envname: PADDOCK_ROOT is read by the store itself, and an envname on these options,
-    // which share one variable, would let it overwrite a --root given to another command.
+    // No envname: PADDOCK_ROOT is read with the other paths (host_paths.h), and an envname on these
+    // options, which share one variable, would let it overwrite a --root given to another command.
     command->add_option("--root", image_root, kRootHelp)->type_name("DIR");
   };
   CLI::App* images = app.add_subcommand("images", "List the images in the store");
