@@ -22,8 +22,8 @@ const BackendRegistry& available_backends() {
 
 BackendRegistry builtin_backends() {
   BackendRegistry registry;
-  registry.add("native", [](const BackendSettings&) -> Result<std::unique_ptr<Backend>> {
-    return std::unique_ptr<Backend>(std::make_unique<NativeBackend>());
+  registry.add("native", [](const BackendSettings& settings) -> Result<std::unique_ptr<Backend>> {
+    return std::unique_ptr<Backend>(std::make_unique<NativeBackend>(settings.native));
   });
   return registry;
 }

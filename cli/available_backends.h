@@ -3,7 +3,7 @@
 // The backends this executable has. paddock registers the native one; paddock-full adds the
 // container engines (cli/container_backends.h). The CLI is the only floor that knows them all.
 
-#include "runtime/backend_registry.h"
+#include "cli/backend_registry.h"
 
 namespace paddock {
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "cli/mcp_settings.h"
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "core/version.h"
@@ -17,7 +18,7 @@ namespace {
 
 const std::string kVersion = std::string("paddock ") + kPaddockVersion;
 
-// What rootfs/image_store.cc's ImageStore::default_root() picks, for every command's --root.
+// What cli/host_paths.cc's default_store_root() picks, for every command's --root.
 constexpr const char* kRootHelp =
     "The image store (default $PADDOCK_ROOT, else $XDG_DATA_HOME/paddock, else /var/lib/paddock "
     "as root and ~/.local/share/paddock for other users)";
@@ -345,137 +346,13 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
   return request;
 }
 
-// `paddock mcp`'s flags, each with its environment twin (resolved in mcp/server_config.cc, so
-// that an error can name whichever the user wrote).
-struct McpOption {
-  const char* flag;
-  const char* variable;
-  const char* type;
-  const char* help;
-  std::optional<std::string> mcp::McpFlags::*field;
-};
-
-const std::vector<McpOption>& mcp_options() {
-  using F = mcp::McpFlags;
-  static const std::vector<McpOption> kOptions = {
-      {"--backend", "PADDOCK_BACKEND, or BACKEND", "NAME",
-       "Where sandboxes run: native (default), docker, podman or kubernetes (which read "
-       "DOCKER_HOST, CONTAINER_HOST and KUBECONFIG)",
-       &F::backend},
-      {"--namespace", "PADDOCK_KUBE_NAMESPACE", "NAME",
-       "Kubernetes namespace for the pods (default: the kubeconfig context's)", &F::kube_namespace},
-      {"--pod-start-timeout", "PADDOCK_POD_START_TIMEOUT", "DURATION",
-       "How long a Kubernetes pod may take to pull its image and run, e.g. 10m (default 2m)",
-       &F::pod_start_timeout},
-      {"--kube-seccomp-profile", "PADDOCK_KUBE_SECCOMP_PROFILE", "PATH",
-       "A Localhost seccomp profile for Kubernetes pods, relative to the kubelet's seccomp "
-       "directory on every node, e.g. profiles/paddock.json (default: the runtime's)",
-       &F::kube_seccomp_profile},
-      {"--policy-dir", "PADDOCK_POLICY_DIR", "DIR", "Extra language policies", &F::policy_dir},
-      {"--default-language", "PADDOCK_DEFAULT_LANGUAGE", "LANG",
-       "The language of calls that name none (default python)", &F::default_language},
-      {"--timeout", "PADDOCK_TIMEOUT", "DURATION",
-       "Default wall-clock limit of a run, e.g. 30s (default: the language policy's)", &F::timeout},
-      {"--max-timeout", "PADDOCK_MAX_TIMEOUT", "DURATION",
-       "Longest timeout a call may ask for (default 5m)", &F::max_timeout},
-      {"--memory", "PADDOCK_MEMORY", "SIZE",
-       "Memory of a sandbox, e.g. 512m (default: the policy's); in rlimit mode per process",
-       &F::memory},
-      {"--cpus", "PADDOCK_CPUS", "N",
-       "CPU share of a sandbox, e.g. 0.5 (default: no limit; cgroup v2 only)", &F::cpus},
-      {"--pids", "PADDOCK_PIDS", "N", "Processes and threads of a sandbox (default: the policy's)",
-       &F::pids},
-      {"--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
-       "Output kept per stream, e.g. 1m (default: the policy's)", &F::output_limit},
-      {"--result-limit", "PADDOCK_RESULT_LIMIT", "SIZE",
-       "Bytes of each stream a result gives the model, its start and its end, e.g. 64k "
-       "(default); a session keeps the whole streams in files",
-       &F::result_limit},
-      {"--artifact-limit", "PADDOCK_ARTIFACT_LIMIT", "N",
-       "Files (figures first, in the order they were made) a call returns at most (default 20); "
-       "the rest are named",
-       &F::artifact_limit},
-      {"--artifact-bytes", "PADDOCK_ARTIFACT_BYTES", "SIZE",
-       "Bytes of those files together, at most 5m (default 4m)", &F::artifact_bytes},
-      {"--network", "PADDOCK_NETWORK", "MODE",
-       "Network of programs: none, user (outbound to the public network only) or host (default: "
-       "the policy's, none)",
-       &F::network},
-      {"--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS",
-       "Private, link-local or host addresses or ranges user-mode networking may reach anyway, "
-       "e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
-       &F::allow_private},
-      {"--host-loopback-port", "PADDOCK_HOST_LOOPBACK_PORTS", "PORTS",
-       "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
-       "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
-       &F::host_loopback_ports},
-      {"--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
-       "Network of library installers: none, allowlist (their package index alone, through "
-       "a proxy), user (the public network) or host (default: the policy's, allowlist)",
-       &F::install_network},
-      {"--max-sessions", "PADDOCK_MAX_SESSIONS", "N", "Open sessions at most (default 16)",
-       &F::max_sessions},
-      {"--warm", "PADDOCK_WARM", "N",
-       "Sandboxes set up ahead for fresh calls, per language in use (default 1, 0: none)",
-       &F::warm},
-      {"--session-idle", "PADDOCK_SESSION_IDLE", "DURATION",
-       "Idle time before a session is closed, e.g. 30m (default)", &F::session_idle},
-      {"--workers", "PADDOCK_WORKERS", "N", "Tool calls served at once (default 8)", &F::workers},
-      {"--log-level", "PADDOCK_LOG_LEVEL", "LEVEL",
-       "debug, info (default), notice, warning or error; the log goes to stderr", &F::log_level},
-      {"--audit-log", "PADDOCK_AUDIT_LOG", "FILE",
-       "Append one JSON line per run (time, session, language, code hash, limits, outcome, "
-       "duration; never code or secrets)",
-       &F::audit_log},
-      {"--pass-through-env", "PADDOCK_PASS_THROUGH_ENV", "NAMES",
-       "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
-       "nothing else of it is; their values are masked in results",
-       &F::pass_through_env},
-      {"--share-max-bytes", "PADDOCK_SHARE_MAX_BYTES", "SIZE",
-       "Bytes one upload_file or download_file copies at most, e.g. 1g (default)",
-       &F::share_max_bytes},
-      {"--share-max-files", "PADDOCK_SHARE_MAX_FILES", "N",
-       "Files and folders one folder upload copies at most (default 10000)", &F::share_max_files},
-      {"--pull", "PADDOCK_PULL", "WHEN",
-       "missing (default): pull an image on first use; never: refuse a missing one", &F::pull},
-  };
-  return kOptions;
-}
-
-void add_mcp_options(CLI::App& mcp, std::map<std::string, std::string>& texts,
-                     mcp::McpFlags& flags) {
-  for (const auto& option : mcp_options()) {
-    mcp.add_option(option.flag, texts[option.flag],
-                   std::string(option.help) + " (env " + option.variable + ")")
-        ->type_name(option.type);
-  }
-  mcp.add_option("--image", flags.images,
-                 "A language's image, e.g. python=python:3.12-slim (repeatable; env "
-                 "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE)")
-      ->allow_extra_args(false)
-      ->type_name("LANG=REF");
-  mcp.add_option("--allow-host", flags.allowed_hosts,
-                 "Programs reach only these hosts, through a proxy outside the sandbox: "
-                 "example.org, *.example.org, example.org:8443 or 10.1.2.0/24; installers reach "
-                 "them besides their package index (repeatable; env PADDOCK_ALLOW_HOSTS=A,B)")
-      ->allow_extra_args(false)
-      ->type_name("PATTERN");
-  mcp.add_option("--share", flags.shares,
-                 "A host folder the tools may use, read-only unless :rw, named NAME (default: the "
-                 "folder's name); nothing else of the host is reachable (repeatable; env "
-                 "PADDOCK_SHARE=DIR[=NAME][:rw],...)")
-      ->allow_extra_args(false)
-      ->type_name("DIR[=NAME][:rw]");
+// `paddock mcp`'s flags come from its settings table (cli/mcp_settings.h), which resolves them
+// with the environment when the server starts, so that an error can name what the user wrote.
+void add_mcp_options(CLI::App& mcp, FlagValues& storage) {
+  add_setting_options(mcp, mcp_settings(), storage);
   mcp.footer(
       "Flags win over their environment variables, which win over the language policies.\n"
       "Only the variables named by --pass-through-env reach sandboxed code.\n");
-}
-
-void collect_mcp_flags(const CLI::App& mcp, std::map<std::string, std::string>& texts,
-                       mcp::McpFlags& flags) {
-  for (const auto& option : mcp_options()) {
-    if (mcp.count(option.flag) > 0) flags.*option.field = texts[option.flag];
-  }
 }
 
 void add_pull_options(CLI::App& pull, ImageRequest& request) {
@@ -532,8 +409,8 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   ImageRequest image_request;
   std::string image_root;
   auto add_root = [&](CLI::App* command) {
-    // No envname: PADDOCK_ROOT is read by the store itself, and an envname on these options,
-    // which share one variable, would let it overwrite a --root given to another command.
+    // No envname: PADDOCK_ROOT is read with the other paths (host_paths.h), and an envname on these
+    // options, which share one variable, would let it overwrite a --root given to another command.
     command->add_option("--root", image_root, kRootHelp)->type_name("DIR");
   };
   CLI::App* images = app.add_subcommand("images", "List the images in the store");
@@ -557,8 +434,8 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
 
   McpRequest mcp_request;
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
-  std::map<std::string, std::string> mcp_texts;  // flag -> what was typed, when typed
-  if (described("mcp")) add_mcp_options(*mcp, mcp_texts, mcp_request.flags);
+  FlagValues mcp_flags;  // CLI11 writes each flag's values here
+  if (described("mcp")) add_mcp_options(*mcp, mcp_flags);
 
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
@@ -608,7 +485,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   }
   if (mcp->parsed()) {
     if (paddock_argc != argc) return invalid_input("paddock mcp takes no command");
-    collect_mcp_flags(*mcp, mcp_texts, mcp_request.flags);
+    mcp_request.flags = collect_flags(*mcp, mcp_flags);
     return Request{std::move(mcp_request)};
   }
   if (policy->parsed()) {

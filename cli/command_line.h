@@ -8,8 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "cli/settings.h"
 #include "core/result.h"
-#include "mcp/server_config.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
@@ -73,7 +73,7 @@ struct InfoRequest {
 
 // `paddock mcp`: the MCP stdio server; its flags are resolved with the environment at start.
 struct McpRequest {
-  mcp::McpFlags flags;
+  FlagValues flags;  // the flags given, as typed (cli/mcp_settings.h's rows)
 };
 
 using Request =

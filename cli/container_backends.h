@@ -2,7 +2,7 @@
 
 // Every backend paddock-full has: the runtime's (native) and the container engines'.
 
-#include "runtime/backend_registry.h"
+#include "cli/backend_registry.h"
 
 namespace paddock {
 

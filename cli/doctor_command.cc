@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/available_backends.h"
+#include "cli/backend_settings.h"
 #include "cli/output.h"
 #include "runtime/native/host_probe.h"
 
@@ -21,9 +22,10 @@ struct BackendCheck {
 // say where they listen and why they cannot be reached.
 std::vector<BackendCheck> check_backends() {
   std::vector<BackendCheck> checks;
+  BackendSettings settings = backend_settings(process_environment());
   for (const auto& name : available_backends().names()) {
     if (name == "native") continue;
-    auto backend = available_backends().create(name);
+    auto backend = available_backends().create(name, settings);
     checks.push_back({name, backend.ok(), backend ? "reachable" : backend.error().message});
   }
   return checks;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/host_paths.h"
 #include "cli/output.h"
 #include "core/text.h"
 #include "rootfs/image_store.h"
@@ -49,7 +50,8 @@ int list_images(const rootfs::ImageStore& store, bool json) {
 }  // namespace
 
 int image_command(const ImageRequest& request) {
-  auto store = rootfs::ImageStore::open(request.root);
+  auto store =
+      rootfs::ImageStore::open(request.root.value_or(default_store_root(process_environment())));
   if (!store) return fail(store.error().message);
   if (request.action == "images") return list_images(*store, request.json);
   if (request.action == "rmi") {

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "cli/host_paths.h"
 #include "cli/image_command.h"
 #include "cli/output.h"
 #include "core/files.h"
@@ -13,7 +14,8 @@
 namespace paddock::cli {
 
 int image_transfer_command(const ImageRequest& request) {
-  auto store = rootfs::ImageStore::open(request.root);
+  auto store =
+      rootfs::ImageStore::open(request.root.value_or(default_store_root(process_environment())));
   if (!store) return fail(store.error().message);
   if (request.action == "import") {
     rootfs::ImportOptions options{request.tag, request.platform};
@@ -28,6 +30,7 @@ int image_transfer_command(const ImageRequest& request) {
     auto reference = rootfs::parse_image_reference(request.arguments.at(0));
     if (!reference) return fail(reference.error().message);
     rootfs::PullOptions options;
+    options.registry_config = registry_config(process_environment());
     options.platform = request.platform;
     options.insecure = request.insecure;
     options.creds = request.creds;

@@ -1,19 +1,40 @@
 #include "cli/mcp_command.h"
 
 #include "cli/available_backends.h"
+#include "cli/backend_settings.h"
+#include "cli/mcp_settings.h"
+#include "services/log.h"
 #include "mcp/serve.h"
 #include "services/log.h"
 
 namespace paddock::cli {
+namespace {
+
+// The backends' settings from the environment, with what the server's settings table resolved
+// for them laid over (a flag or its variable).
+BackendSettings server_backend_settings(const mcp::ServerOptions& options, const Environment& env) {
+  BackendSettings settings = backend_settings(env);
+  settings.kube.namespace_name = options.kube_namespace;
+  settings.kube.pods.start_seconds = options.pod_start_seconds;
+  settings.kube.pods.pull_images = options.pull_missing_images;
+  settings.kube.pods.seccomp_profile = options.kube_seccomp_profile;
+  settings.kube.seccomp_profile_source = "--kube-seccomp-profile";
+  return settings;
+}
+
+}  // namespace
 
 int mcp_command(const McpRequest& request) {
-  auto options = mcp::resolve_server_options(request.flags, mcp::process_environment());
+  Environment env = process_environment();
+  auto options = resolve_server_options(request.flags, env);
   if (!options) {
     // As every configuration error of the server: one line, exit status 2, before stdin is read.
     mcp::log(mcp::LogLevel::kError, options.error().message);
     return 2;
   }
-  return mcp::serve_stdio(*options, available_backends());
+  BackendSettings settings = server_backend_settings(*options, env);
+  return mcp::serve_stdio(*options,
+                          [&] { return available_backends().create(options->backend, settings); });
 }
 
 }  // namespace paddock::cli

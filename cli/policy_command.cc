@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/host_paths.h"
 #include "cli/output.h"
 #include "language/policy_store.h"
 
@@ -39,13 +40,15 @@ nlohmann::json describe(const LanguagePolicy& policy) {
 }  // namespace
 
 int policy_command(const PolicyRequest& request) {
+  Environment env = process_environment();
   if (request.action == "check") {
-    auto policy = check_policy_file(request.argument);
+    auto policy = check_policy_file(request.argument, env);
     if (!policy) return fail(policy.error().message);
     write_all(STDOUT_FILENO, request.argument + ": ok, language '" + policy->name + "'\n");
     return 0;
   }
-  auto store = PolicyStore::load(policy_directories(request.policy_dir));
+  auto store =
+      PolicyStore::load(policy_directories(user_policy_directory(env), request.policy_dir), env);
   if (!store) return fail(store.error().message);
   if (request.action == "show") {
     auto policy = store->find(request.argument);

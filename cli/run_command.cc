@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/available_backends.h"
+#include "cli/backend_settings.h"
+#include "cli/host_paths.h"
 #include "cli/output.h"
 #include "cli/stdin_relay.h"
 #include "core/text.h"
@@ -157,9 +159,11 @@ int run_command(RunRequest& request) {
   std::optional<LanguagePolicy> policy;
   std::optional<ScreeningVerdict> screening;
   std::optional<std::string> code;
+  Environment env = process_environment();
   if (request.language) {
-    auto found = PolicyStore::load_one(policy_directories(request.language->policy_dir),
-                                       request.language->language);
+    auto found = PolicyStore::load_one(
+        policy_directories(user_policy_directory(env), request.language->policy_dir),
+        request.language->language, env);
     if (!found) return fail(found.error().message);
     policy = std::move(*found);
     auto read = read_code(*request.language);
@@ -169,7 +173,7 @@ int run_command(RunRequest& request) {
     if (screening->blocked) return report_blocked(request, *policy, *screening);
   }
 
-  auto backend = available_backends().create(request.backend);
+  auto backend = available_backends().create(request.backend, backend_settings(env));
   if (!backend) return fail(backend.error().message);
 
   CliObserver observer(!request.json);

@@ -1,17 +1,31 @@
 #include "egress/name_resolver.h"
 
+#include "egress/name_resolver_testing.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <system_error>
 #include <thread>
 #include <utility>
 
 namespace paddock::egress {
 namespace {
+
+// What a test program set (name_resolver_testing.h); empty in paddock itself.
+struct FixedNames {
+  std::mutex mutex;
+  std::map<std::string, std::string> addresses;
+};
+
+FixedNames& fixed_names() {
+  static FixedNames names;
+  return names;
+}
 
 struct Job {
   std::weak_ptr<LookupQueue> queue;  // a proxy that stopped drops its answers
@@ -106,8 +120,18 @@ Result<std::shared_ptr<LookupQueue>> LookupQueue::create() {
   return queue;
 }
 
+void answer_names_for_tests(std::map<std::string, std::string> name_to_address) {
+  std::lock_guard lock(fixed_names().mutex);
+  fixed_names().addresses = std::move(name_to_address);
+}
+
 bool LookupQueue::ask(std::uint64_t id, const std::string& name, std::uint16_t port) {
   Job job{weak_from_this(), id, name, port};
+  {
+    std::lock_guard lock(fixed_names().mutex);
+    const auto& fixed = fixed_names().addresses;
+    if (auto found = fixed.find(name); found != fixed.end()) job.name = found->second;
+  }
   // A literal address needs no DNS and never blocks: answered at once, without a worker.
   if (NameLookup literal = resolve(job, AI_NUMERICHOST); literal.error == 0) {
     answer(std::move(literal));

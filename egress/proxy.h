@@ -74,9 +74,6 @@ struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
   // Addresses no name may resolve to unless a range pattern of `allow` names them.
   std::vector<IpPrefix> forbidden;
-  // Names answered with a fixed address instead of DNS: tests only (a local TLS server under a
-  // name), from PADDOCK_EGRESS_TEST_RESOLVE in paddock's own environment, never the sandbox's.
-  std::map<std::string, std::string> fixed_addresses;
 };
 
 // HTTP_PROXY and HTTPS_PROXY, in both cases, for the proxy at kProxyPort on the sandbox's own

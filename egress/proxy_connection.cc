@@ -104,9 +104,7 @@ void EgressProxy::judge(Connection& connection) {
 
 void EgressProxy::ask_lookup(Connection& connection) {
   const RequestHead& head = connection.head;
-  auto fixed = policy_.fixed_addresses.find(head.host);
-  const std::string& name = fixed != policy_.fixed_addresses.end() ? fixed->second : head.host;
-  if (!lookups_->ask(connection.id, name, head.port)) {
+  if (!lookups_->ask(connection.id, head.host, head.port)) {
     connection.close_with(
         response("502 Bad Gateway", "paddock's proxy could not resolve " + head.host +
                                         ": no thread to resolve it on (the process limit is "

@@ -128,13 +128,13 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
 
 // A mirror named in paddock's own environment (PADDOCK_PIP_INDEX_URL...): the installer is
 // pointed at it, and its allowlist becomes the mirror's host alone.
-Status apply_install_mirror(LanguagePolicy& policy) {
-  if (policy.mirror_variable.empty()) return {};
-  const char* url = getenv(policy.mirror_variable.c_str());
-  if (url == nullptr || *url == '\0') return {};
-  auto pattern = egress::url_host_pattern(url);
+Status apply_install_mirror(LanguagePolicy& policy, const VariableLookup& variables) {
+  if (policy.mirror_variable.empty() || !variables) return {};
+  auto url = variables(policy.mirror_variable);
+  if (!url) return {};
+  auto pattern = egress::url_host_pattern(*url);
   if (!pattern) return pattern.error().context(policy.mirror_variable);
-  policy.install_env[policy.mirror_env] = url;
+  policy.install_env[policy.mirror_env] = *url;
   policy.install_allow = {*pattern};
   return {};
 }
@@ -269,7 +269,8 @@ bool is_preinstalled(const LanguagePolicy& policy, const std::string& library) {
   return false;
 }
 
-Result<LanguagePolicy> parse_policy(const json& document, std::string_view origin) {
+Result<LanguagePolicy> parse_policy(const json& document, std::string_view origin,
+                                    const VariableLookup& variables) {
   if (!document.is_object()) return invalid_input(std::string(origin) + ": must be a JSON object");
   if (auto problem = policy_schema_problem(document)) {
     return invalid_input(std::string(origin) + ": " + *problem);
@@ -324,7 +325,7 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   auto screening_rules = parse_screening(policy.screening, origin);
   if (!screening_rules) return screening_rules.error();
   policy.screening_rules = std::move(*screening_rules);
-  if (auto mirrored = apply_install_mirror(policy); !mirrored) return mirrored.error();
+  if (auto mirrored = apply_install_mirror(policy, variables); !mirrored) return mirrored.error();
   return policy;
 }
 

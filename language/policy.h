@@ -4,6 +4,7 @@
 // environment, limits and network, and how its libraries are installed. Data from
 // policies/<language>.json (schema: policies/schema.json); this is its parsed, checked form.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -87,8 +88,13 @@ struct LanguagePolicy {
 // A version or extras ("numpy==2.0") is a request to install, not this.
 bool is_preinstalled(const LanguagePolicy& policy, const std::string& library);
 
+// A variable of paddock's own environment by name, as the command line reads it (nullopt when
+// unset): where a policy's install mirror is looked up. Empty: no mirrors.
+using VariableLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
 // Checks and converts one (already merged) policy document. Errors name `origin` and the JSON
 // pointer of what is wrong: "python.json: /limits/memory: '12 parsecs' is not a size".
-Result<LanguagePolicy> parse_policy(const nlohmann::json& document, std::string_view origin);
+Result<LanguagePolicy> parse_policy(const nlohmann::json& document, std::string_view origin,
+                                    const VariableLookup& variables = {});
 
 }  // namespace paddock

@@ -124,12 +124,13 @@ Error unknown_language(std::string_view name, const std::vector<std::string>& kn
 
 }  // namespace
 
-Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories) {
+Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories,
+                                      const VariableLookup& variables) {
   auto layers = all_layers(directories);
   if (!layers) return layers.error();
   PolicyStore store;
   for (const auto& [name, layered] : *layers) {
-    auto policy = parse_policy(layered.document, layered.origin);
+    auto policy = parse_policy(layered.document, layered.origin, variables);
     if (!policy) return policy.error();
     store.policies_.push_back(std::move(*policy));
   }
@@ -137,7 +138,8 @@ Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directorie
 }
 
 Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& directories,
-                                             std::string_view name) {
+                                             std::string_view name,
+                                             const VariableLookup& variables) {
   std::string wanted = to_lower(name);
   auto layers = all_layers(directories, &wanted);
   if (!layers) return layers.error();
@@ -145,7 +147,7 @@ Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& dir
   for (const auto& answers : builtin_policy_names()) known.insert(std::string(answers.front()));
   for (const auto& [language, layered] : *layers) {
     if (answers_to(language, layered.document, wanted)) {
-      return parse_policy(layered.document, layered.origin);
+      return parse_policy(layered.document, layered.origin, variables);
     }
     known.insert(language);
   }
@@ -165,20 +167,15 @@ Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
   return unknown_language(name, known);
 }
 
-std::vector<std::string> policy_directories(const std::optional<std::string>& policy_dir) {
+std::vector<std::string> policy_directories(const std::optional<std::string>& user_dir,
+                                            const std::optional<std::string>& policy_dir) {
   std::vector<std::string> directories;
-  const char* config = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  if (config != nullptr && *config != '\0') {
-    directories.push_back(std::string(config) + "/paddock/policies");
-  } else if (home != nullptr && *home != '\0') {
-    directories.push_back(std::string(home) + "/.config/paddock/policies");
-  }
+  if (user_dir) directories.push_back(*user_dir);
   if (policy_dir) directories.push_back(*policy_dir);
   return directories;
 }
 
-Result<LanguagePolicy> check_policy_file(const std::string& path) {
+Result<LanguagePolicy> check_policy_file(const std::string& path, const VariableLookup& variables) {
   auto text = read_text_file(path, "policy");
   if (!text) return text.error();
   auto layers = all_layers({});
@@ -191,10 +188,10 @@ Result<LanguagePolicy> check_policy_file(const std::string& path) {
     if (builtin != layers->end()) {
       json merged = builtin->second.document;
       merged.merge_patch(*document);
-      return parse_policy(merged, path);
+      return parse_policy(merged, path, variables);
     }
   }
-  return parse_policy(*document, path);
+  return parse_policy(*document, path, variables);
 }
 
 }  // namespace paddock

@@ -19,12 +19,15 @@ namespace paddock {
 
 class PolicyStore {
  public:
-  static Result<PolicyStore> load(const std::vector<std::string>& directories);
+  // `variables`: where the policies' install mirrors are looked up (policy.h).
+  static Result<PolicyStore> load(const std::vector<std::string>& directories,
+                                  const VariableLookup& variables = {});
   // Only the language asked for is checked and converted: what a run needs, without compiling
   // every other language's screening patterns (about 5 ms). Every file is still read and must
   // be valid JSON.
   static Result<LanguagePolicy> load_one(const std::vector<std::string>& directories,
-                                         std::string_view name);
+                                         std::string_view name,
+                                         const VariableLookup& variables = {});
 
   // By name or alias, case-insensitively; the error lists the languages there are.
   [[nodiscard]] Result<const LanguagePolicy*> find(std::string_view name) const;
@@ -38,11 +41,14 @@ class PolicyStore {
   std::vector<LanguagePolicy> policies_;
 };
 
-// $XDG_CONFIG_HOME/paddock/policies (or ~/.config/...), then `policy_dir` when given.
-std::vector<std::string> policy_directories(const std::optional<std::string>& policy_dir);
+// The user's policy directory (~/.config/paddock/policies, found by the command line), then
+// `policy_dir` when given.
+std::vector<std::string> policy_directories(const std::optional<std::string>& user_dir,
+                                            const std::optional<std::string>& policy_dir);
 
 // Checks one policy file as `paddock policy check` does: on its own when it names a new
 // language, merged over the built-in one when it names an existing language.
-Result<LanguagePolicy> check_policy_file(const std::string& path);
+Result<LanguagePolicy> check_policy_file(const std::string& path,
+                                         const VariableLookup& variables = {});
 
 }  // namespace paddock

@@ -63,15 +63,7 @@ Result<UniqueFd> stdin_memfd(const std::string& text) {
 
 // The server's options as the spec builder's overrides: they are the same for every call.
 SpecOverrides server_overrides(const ServerState& state) {
-  SpecOverrides overrides;
-  overrides.max_wall_seconds = state.options().max_timeout_seconds;
-  overrides.env = state.options().pass_through_env;
-  overrides.allowed_private_ranges = state.options().allowed_private_ranges;
-  overrides.host_loopback_ports = state.options().host_loopback_ports;
-  overrides.allowed_hosts = state.options().allowed_hosts;
-  overrides.max_collected_files = state.options().max_artifacts;
-  overrides.max_collected_bytes = state.options().max_artifact_bytes;
-  return overrides;
+  return spec_overrides(state.options());
 }
 
 // The server's backend resolves images, pulled on first use (reported through `progress`).

@@ -12,7 +12,7 @@
 
 namespace paddock::mcp {
 
-int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
+int serve_stdio(const ServerOptions& options, const BackendConnector& connect_backend) {
   auto level = log_level_from_name(options.log_level);
   if (!level) {
     log(LogLevel::kError, "--log-level '" + options.log_level +
@@ -20,7 +20,8 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
     return 2;
   }
   set_log_level(*level);
-  auto policies = PolicyStore::load(policy_directories(options.policy_dir));
+  auto policies = PolicyStore::load(policy_directories(options.user_policy_dir, options.policy_dir),
+                                    options.policy_variables);
   if (!policies) {
     log(LogLevel::kError, policies.error().message);
     return 2;
@@ -38,16 +39,12 @@ int serve_stdio(const ServerOptions& options, const BackendRegistry& backends) {
     }
     audit = std::move(*opened);
   }
-  auto shares = Shares::open(options.shares);
+  auto shares = Shares::open(options.shares, options.home);
   if (!shares) {
     log(LogLevel::kError, shares.error().message);
     return 2;
   }
-  auto backend =
-      backends.create(options.backend, {.kube_namespace = options.kube_namespace,
-                                        .pod_start_seconds = options.pod_start_seconds,
-                                        .kube_seccomp_profile = options.kube_seccomp_profile,
-                                        .pull_images = options.pull_missing_images});
+  auto backend = connect_backend();
   if (!backend) {
     log(LogLevel::kError, backend.error().message);
     return 2;

@@ -4,12 +4,18 @@
 // opens the audit log and connects the backend first (so a bad configuration fails before stdin
 // is read, with one line on stderr), then serves stdio.
 
+#include <functional>
+#include <memory>
 #include "mcp/server_config.h"
-#include "runtime/backend_registry.h"
+
+#include "runtime/backend.h"
 
 namespace paddock::mcp {
 
-// `backends`: the ones this executable has (chosen by the command line above).
-int serve_stdio(const ServerOptions& options, const BackendRegistry& backends);
+// Creates the backend the options name, with its settings (the command line above knows the
+// backends and resolves their settings).
+using BackendConnector = std::function<Result<std::unique_ptr<Backend>>()>;
+
+int serve_stdio(const ServerOptions& options, const BackendConnector& connect_backend);
 
 }  // namespace paddock::mcp

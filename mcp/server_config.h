@@ -1,18 +1,15 @@
 #pragma once
 
-// `paddock mcp`'s configuration: every setting has a flag and an environment variable, because
-// MCP clients start servers from JSON (`command`, `args`, `env`). A flag wins over its variable,
-// a variable over the language policy's default. Resolving is pure (the environment is passed
-// in), so the precedence is unit-tested; errors are one line naming the flag or variable.
+// `paddock mcp`'s configuration as typed values: what cli/mcp_settings.h's table resolved from
+// the flags and the environment, which only the top floor reads.
 
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "language/spec_builder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_parts.h"
 #include "services/host_transfer.h"
@@ -20,42 +17,7 @@
 
 namespace paddock::mcp {
 
-// The flags as typed; unset when not given.
-struct McpFlags {
-  std::optional<std::string> backend;
-  std::optional<std::string> kube_namespace;
-  std::optional<std::string> pod_start_timeout;
-  std::optional<std::string> kube_seccomp_profile;
-  std::optional<std::string> policy_dir;
-  std::optional<std::string> default_language;
-  std::optional<std::string> workers;
-  std::optional<std::string> max_sessions;
-  std::optional<std::string> warm;
-  std::optional<std::string> session_idle;
-  std::optional<std::string> timeout;
-  std::optional<std::string> max_timeout;
-  std::optional<std::string> memory;
-  std::optional<std::string> cpus;
-  std::optional<std::string> pids;
-  std::optional<std::string> output_limit;
-  std::optional<std::string> result_limit;
-  std::optional<std::string> artifact_limit;
-  std::optional<std::string> artifact_bytes;
-  std::optional<std::string> network;
-  std::optional<std::string> install_network;
-  std::optional<std::string> allow_private;        // CIDR1,CIDR2
-  std::optional<std::string> host_loopback_ports;  // PORT1,PORT2
-  std::optional<std::string> log_level;
-  std::optional<std::string> audit_log;
-  std::optional<std::string> pass_through_env;  // NAME1,NAME2
-  std::vector<std::string> images;              // LANG=REF, repeatable
-  std::vector<std::string> shares;              // HOST_DIR[=NAME][:rw], repeatable
-  std::vector<std::string> allowed_hosts;       // egress allowlist patterns, repeatable
-  std::optional<std::string> share_max_bytes;
-  std::optional<std::string> share_max_files;
-  std::optional<std::string> pull;  // missing or never
-};
-
+// What the table resolved (cli/mcp_settings.cc), typed.
 struct ServerOptions {
   std::string backend = "native";
   std::optional<std::string> kube_namespace;
@@ -63,6 +25,10 @@ struct ServerOptions {
   // A Localhost seccomp profile for Kubernetes pods, below the kubelet's seccomp directory.
   std::optional<std::string> kube_seccomp_profile;
   std::optional<std::string> policy_dir;
+  // ~/.config/paddock/policies (XDG_CONFIG_HOME), under policy_dir; found by the command line.
+  std::optional<std::string> user_policy_dir;
+  // The server's environment, where the policies' install mirrors are looked up (policy.h).
+  VariableLookup policy_variables;
   std::string default_language = "python";
   std::size_t workers = 8;       // tool calls served at once
   std::size_t max_queued = 256;  // calls waiting beyond that; more are refused
@@ -98,16 +64,12 @@ struct ServerOptions {
   // Host folders the tools may use (PADDOCK_SHARE's first, then each --share); opened, and
   // checked, when the server starts.
   std::vector<ShareSpec> shares;
-  TransferCaps transfer_caps;  // of one upload or download
+  std::optional<std::string> home;  // HOME, for a share written as "~/..."
+  TransferCaps transfer_caps;       // of one upload or download
   bool pull_missing_images = true;
 };
 
-// Reads one environment variable; nullopt when unset (an empty value counts as unset).
-using Environment = std::function<std::optional<std::string>(const std::string& name)>;
-
-// The process's own environment.
-Environment process_environment();
-
-Result<ServerOptions> resolve_server_options(const McpFlags& flags, const Environment& env);
+// The options every call shares, as the spec builder's overrides of a language run.
+SpecOverrides spec_overrides(const ServerOptions& options);
 
 }  // namespace paddock::mcp

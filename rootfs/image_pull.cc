@@ -176,7 +176,8 @@ Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::stri
 Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
                                const PullOptions& options) {
   const std::string canonical = reference.canonical();
-  auto client = RegistryClient::create(reference, RegistryOptions{options.insecure, options.creds});
+  auto client = RegistryClient::create(
+      reference, RegistryOptions{options.insecure, options.creds, options.registry_config});
   if (!client) return client.error();
   const std::string wanted = reference.digest.empty() ? reference.tag : reference.digest;
 

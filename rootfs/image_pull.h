@@ -21,6 +21,7 @@
 #include "rootfs/image_install.h"
 #include "rootfs/image_reference.h"
 #include "rootfs/image_store.h"
+#include "rootfs/registry_credentials.h"
 
 namespace paddock::rootfs {
 
@@ -28,6 +29,7 @@ struct PullOptions {
   std::string platform = kDefaultPlatform;
   bool insecure = false;             // plain HTTP / unverified TLS for any registry
   std::optional<std::string> creds;  // "USER:PASS"; else ~/.docker/config.json
+  RegistryConfig registry_config;    // where the user's registry configuration is
   int parallel_layers = 3;
   // A progress bar on stderr; only drawn when stderr is a terminal.
   bool progress = true;

@@ -124,18 +124,8 @@ json to_json(const ImageRecord& record) {
           {"created", record.created}};
 }
 
-std::string ImageStore::default_root() {
-  if (const char* root = getenv("PADDOCK_ROOT"); root != nullptr && *root != '\0') return root;
-  if (const char* data = getenv("XDG_DATA_HOME"); data != nullptr && *data == '/') {
-    return std::string(data) + "/paddock";
-  }
-  if (geteuid() == 0) return "/var/lib/paddock";
-  const char* home = getenv("HOME");
-  return std::string(home != nullptr && *home == '/' ? home : "/tmp") + "/.local/share/paddock";
-}
-
-Result<ImageStore> ImageStore::open(const std::optional<std::string>& root) {
-  std::string path = root.value_or(default_root());
+Result<ImageStore> ImageStore::open(const std::string& root) {
+  const std::string& path = root;
   if (path.empty() || path[0] != '/') {
     return invalid_input("the image store '" + path + "' must be an absolute path");
   }

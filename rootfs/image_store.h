@@ -39,9 +39,9 @@ struct ImageRecord {
 
 class ImageStore {
  public:
-  // Opens (creating it, 0700) the store at `root`, or at the default place.
-  static Result<ImageStore> open(const std::optional<std::string>& root = std::nullopt);
-  static std::string default_root();
+  // Opens (creating it, 0700) the store at `root`, an absolute path (the command line finds the
+  // default place: cli/host_paths.h).
+  static Result<ImageStore> open(const std::string& root);
 
   [[nodiscard]] const std::string& root() const { return root_; }
 

@@ -47,14 +47,14 @@ RegistryClient::RegistryClient(std::shared_ptr<Shared> shared, http::Client clie
 
 Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
                                               const RegistryOptions& options) {
-  auto credentials = find_credentials(reference.registry, options.creds);
+  auto credentials = find_credentials(reference.registry, options.creds, options.config);
   if (!credentials) return credentials.error();
   auto shared = std::make_shared<Shared>();
   shared->reference = reference;
   shared->options = options;
   shared->credentials = *credentials;
   shared->plain_allowed = options.insecure || reference.is_loopback();
-  shared->ca_file = registry_ca_file(reference.api_host());
+  shared->ca_file = registry_ca_file(reference.api_host(), options.config);
   if (reference.is_loopback()) shared->scheme = "http";
   auto client = http::Client::create();
   if (!client) return client.error();

@@ -30,6 +30,7 @@ namespace paddock::rootfs {
 struct RegistryOptions {
   bool insecure = false;             // plain HTTP and unverified TLS for any registry
   std::optional<std::string> creds;  // "USER:PASS"; else ~/.docker/config.json
+  RegistryConfig config;             // the user's Docker config file and certs.d
 };
 
 // The media types a manifest request accepts: OCI and Docker schema 2, images and indexes.

@@ -34,24 +34,19 @@ std::string host_of_key(std::string key) {
 }  // namespace
 
 Result<std::optional<Credentials>> find_credentials(const std::string& registry,
-                                                    const std::optional<std::string>& creds) {
+                                                    const std::optional<std::string>& creds,
+                                                    const RegistryConfig& config) {
   if (creds) {
     auto split = split_creds(*creds, "--creds");
     if (!split) return split.error();
     return std::optional<Credentials>(*split);
   }
-  std::string path;
-  if (const char* dir = getenv("DOCKER_CONFIG"); dir != nullptr && *dir != '\0') {
-    path = std::string(dir) + "/config.json";
-  } else if (const char* home = getenv("HOME"); home != nullptr && *home == '/') {
-    path = std::string(home) + "/.docker/config.json";
-  } else {
-    return std::optional<Credentials>();
-  }
+  if (!config.docker_config_file) return std::optional<Credentials>();
+  const std::string& path = *config.docker_config_file;
   std::ifstream file(path);
   if (!file) return std::optional<Credentials>();
-  json config = json::parse(file, nullptr, false);
-  if (!config.is_object() || !config.contains("auths") || !config["auths"].is_object()) {
+  json docker = json::parse(file, nullptr, false);
+  if (!docker.is_object() || !docker.contains("auths") || !docker["auths"].is_object()) {
     return std::optional<Credentials>();
   }
   // Docker Hub is written every which way: docker.io, index.docker.io/v1/, registry-1...
@@ -60,7 +55,7 @@ Result<std::optional<Credentials>> find_credentials(const std::string& registry,
     return registry == "docker.io" &&
            (host == "index.docker.io" || host == "registry-1.docker.io" || host == "docker.io");
   };
-  for (const auto& [key, entry] : config["auths"].items()) {
+  for (const auto& [key, entry] : docker["auths"].items()) {
     if (!entry.is_object() || !same_registry(host_of_key(key))) continue;
     if (entry.contains("auth") && entry["auth"].is_string()) {
       auto decoded = base64_decode(trim(entry["auth"].get<std::string>()));
@@ -77,15 +72,9 @@ Result<std::optional<Credentials>> find_credentials(const std::string& registry,
   return std::optional<Credentials>();
 }
 
-std::optional<std::string> registry_ca_file(const std::string& host) {
+std::optional<std::string> registry_ca_file(const std::string& host, const RegistryConfig& config) {
   std::vector<std::string> directories;
-  const char* config = getenv("XDG_CONFIG_HOME");
-  const char* home = getenv("HOME");
-  if (config != nullptr && *config == '/') {
-    directories.push_back(std::string(config) + "/containers/certs.d");
-  } else if (home != nullptr && *home == '/') {
-    directories.push_back(std::string(home) + "/.config/containers/certs.d");
-  }
+  if (config.user_certs_dir) directories.push_back(*config.user_certs_dir);
   directories.insert(directories.end(), {"/etc/containers/certs.d", "/etc/docker/certs.d"});
   for (const auto& directory : directories) {
     std::string file = directory + "/" + host + "/ca.crt";

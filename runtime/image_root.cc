@@ -99,9 +99,8 @@ std::optional<std::string> image_of_rootfs(const std::string& rootfs) {
   return std::nullopt;
 }
 
-Result<ImageRoot> image_root_from_environment() {
-  const char* setting = getenv("PADDOCK_IMAGE_ROOT");
-  std::string value = setting == nullptr ? "" : setting;
+Result<ImageRoot> parse_image_root(const std::optional<std::string>& setting) {
+  std::string value = setting.value_or("");
   if (value.empty() || value == "auto") return ImageRoot::kAuto;
   if (value == "overlay") return ImageRoot::kOverlay;
   if (value == "flattened") return ImageRoot::kFlattened;
@@ -109,10 +108,8 @@ Result<ImageRoot> image_root_from_environment() {
                        "' is not one of auto, overlay, flattened; unset it for auto");
 }
 
-Result<ResolvedImage> resolve_store_image(const std::string& image,
-                                          const std::optional<std::string>& root) {
-  auto mode = image_root_from_environment();
-  if (!mode) return mode.error();
+Result<ResolvedImage> resolve_store_image(const std::string& image, const std::string& root,
+                                          ImageRoot mode) {
   auto store = rootfs::ImageStore::open(root);
   if (!store) return store.error();
   auto record = store->find_image(image);
@@ -128,7 +125,7 @@ Result<ResolvedImage> resolve_store_image(const std::string& image,
     }
     resolved.layers.push_back(store->layer_path(*it));
   }
-  resolved.root = *mode;
+  resolved.root = mode;
   resolved.flattened_dir = store->flattened_path(*record);
   resolved.env = config->env;
   auto user = resolve_user(config->user, resolved.layers);
@@ -179,9 +176,9 @@ Status Backend::pull_image(const std::string& image, const PullProgress& /*progr
   return Error{ENOTSUP, "the " + std::string(name()) + " backend cannot pull " + image};
 }
 
-Result<ResolvedImage> Backend::resolve_image(const std::string& image,
-                                             const std::optional<std::string>& store_root) const {
-  return resolve_store_image(image, store_root);
+Result<ResolvedImage> Backend::resolve_image(
+    const std::string& image, const std::optional<std::string>& /*store_root*/) const {
+  return Error{ENOTSUP, "the " + std::string(name()) + " backend has no image store for " + image};
 }
 
 }  // namespace paddock

@@ -17,8 +17,9 @@ namespace paddock {
 // The image a policy's rootfs setting names ("image:REF"), or nothing for "host".
 std::optional<std::string> image_of_rootfs(const std::string& rootfs);
 
-// How image roots are made, from PADDOCK_IMAGE_ROOT (auto, overlay or flattened; unset: auto).
-Result<ImageRoot> image_root_from_environment();
+// How image roots are made, as PADDOCK_IMAGE_ROOT says (auto, overlay or flattened; unset:
+// auto). The command line reads the variable; this only parses it.
+Result<ImageRoot> parse_image_root(const std::optional<std::string>& setting);
 
 // What an image gives a sandbox, as the backend that runs it found it (Backend::resolve_image).
 // A container engine knows only the reference: the engine applies the rest itself.
@@ -34,10 +35,10 @@ struct ResolvedImage {
   std::vector<std::string> cmd;
 };
 
-// `image` (a reference or id) from the store at `root` (the default store when unset), with
-// its configuration, made as PADDOCK_IMAGE_ROOT says. Reads the store; changes nothing.
-Result<ResolvedImage> resolve_store_image(const std::string& image,
-                                          const std::optional<std::string>& root);
+// `image` (a reference or id) from the store at `root`, with its configuration, its root to be
+// made as `mode` says. Reads the store; changes nothing.
+Result<ResolvedImage> resolve_store_image(const std::string& image, const std::string& root,
+                                          ImageRoot mode);
 
 // Puts a resolved image under the sandbox, as the spec builder builds a shape and a plan: its
 // layers as the shape's root, its environment under the plan's, its user, and (for a command

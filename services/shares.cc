@@ -29,10 +29,9 @@ std::string names_of(const std::vector<Share>& shares) {
 }
 
 // A leading "~/" as the user's home: MCP clients start servers without a shell to expand it.
-std::string expand_home(const std::string& dir) {
-  const char* home = getenv("HOME");
-  if ((dir == "~" || dir.starts_with("~/")) && home != nullptr && *home == '/') {
-    return home + dir.substr(1);
+std::string expand_home(const std::string& dir, const std::optional<std::string>& home) {
+  if ((dir == "~" || dir.starts_with("~/")) && home && home->starts_with("/")) {
+    return *home + dir.substr(1);
   }
   return dir;
 }
@@ -79,10 +78,11 @@ Result<ShareSpec> parse_share_spec(const std::string& text) {
   return spec;
 }
 
-Result<Shares> Shares::open(const std::vector<ShareSpec>& specs) {
+Result<Shares> Shares::open(const std::vector<ShareSpec>& specs,
+                            const std::optional<std::string>& home) {
   Shares shares;
   for (const auto& spec : specs) {
-    std::string given = expand_home(spec.host_dir);
+    std::string given = expand_home(spec.host_dir, home);
     std::string where = "share " + spec.host_dir;
     char* real = realpath(given.c_str(), nullptr);
     if (real == nullptr) {

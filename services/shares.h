@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,9 @@ class Shares {
   // Opens every folder; a missing one, a file, a duplicate name, an unwritable ":rw" folder, or
   // a share inside a read-write one (whose code could replace it) is one line naming it, and the
   // server does not start.
-  static Result<Shares> open(const std::vector<ShareSpec>& specs);
+  // `home` (HOME, as the command line read it) stands for a leading "~" of a folder.
+  static Result<Shares> open(const std::vector<ShareSpec>& specs,
+                             const std::optional<std::string>& home = std::nullopt);
 
   [[nodiscard]] const std::vector<Share>& all() const { return shares_; }
   [[nodiscard]] const Share* find(const std::string& name) const;

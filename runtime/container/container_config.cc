@@ -50,10 +50,10 @@ Result<std::string> seccomp_profile_text(const SandboxShape& shape) {
   return profile.dump();
 }
 
-Result<std::string> seccomp_profile_file(const std::string& profile) {
-  const char* runtime = getenv("XDG_RUNTIME_DIR");
-  std::string dir = runtime != nullptr && *runtime == '/'
-                        ? std::string(runtime) + "/paddock"
+Result<std::string> seccomp_profile_file(const std::string& profile,
+                                         const std::optional<std::string>& runtime_dir) {
+  std::string dir = runtime_dir && runtime_dir->starts_with("/")
+                        ? *runtime_dir + "/paddock"
                         : "/tmp/paddock-" + std::to_string(geteuid());
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return system_error("creating " + dir);
   struct stat info {};

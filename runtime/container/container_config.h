@@ -7,6 +7,7 @@
 //   no-new-privileges, the spec's seccomp profile inline, a read-only root with size-limited tmpfs
 //   /work and /tmp, the non-root sandbox user, memory/pids/CPU/nofile limits, and paddock's labels.
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -57,7 +58,9 @@ nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
 Result<std::string> seccomp_profile_text(const SandboxShape& shape);
 
 // Writes `profile` to a private file named by its content, for engines that read the profile
-// from a path themselves (Podman): under $XDG_RUNTIME_DIR/paddock, else /tmp/paddock-UID.
-Result<std::string> seccomp_profile_file(const std::string& profile);
+// from a path themselves (Podman): under `runtime_dir`/paddock (XDG_RUNTIME_DIR), else
+// /tmp/paddock-UID.
+Result<std::string> seccomp_profile_file(const std::string& profile,
+                                         const std::optional<std::string>& runtime_dir);
 
 }  // namespace paddock::engine

@@ -34,7 +34,7 @@ Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
   ContainerOptions options{
       shape.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};
   if (flavour.podman_options) {
-    auto file = seccomp_profile_file(*profile);
+    auto file = seccomp_profile_file(*profile, flavour.runtime_dir);
     if (!file) return file.error();
     options.seccomp_file = *file;
   }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/container/container_config.h"
@@ -22,7 +23,8 @@ struct Flavour {
   bool resource_limits = true;
   // Podman's differences: the seccomp profile as a file (not inline), the tmpfs owner as "U".
   bool podman_options = false;
-  std::string network = kDefaultNetwork;  // what a sandbox with a network joins
+  std::string network = kDefaultNetwork;     // what a sandbox with a network joins
+  std::optional<std::string> runtime_dir{};  // XDG_RUNTIME_DIR: where Podman's seccomp files go
 };
 
 class DockerExec final : public ExecTransport {

@@ -3,7 +3,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -51,21 +50,23 @@ Result<int> remove_orphans(Client& client) {
   return removed;
 }
 
-Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name) {
-  auto endpoint = name == "podman" ? podman_endpoint() : docker_endpoint();
+Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name,
+                                                        const EngineSettings& settings) {
+  auto endpoint = name == "podman" ? podman_endpoint(settings) : docker_endpoint(settings);
   if (!endpoint) return endpoint.error();
   Client client(*endpoint);
   auto info = client.request("GET", "/info");
   if (!info) return info.error().context("the " + name + " backend");
   Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false)),
                   name == "podman"};
-  if (const char* network = getenv("PADDOCK_ENGINE_NETWORK"); network != nullptr && *network) {
-    if (!valid_network_name(network)) {
-      return invalid_input(std::string("PADDOCK_ENGINE_NETWORK '") + network +
+  if (const auto& network = settings.network) {
+    if (!valid_network_name(*network)) {
+      return invalid_input("PADDOCK_ENGINE_NETWORK '" + *network +
                            "' is not a network name (a letter or digit, then those, _ . or -)");
     }
-    flavour.network = network;
+    flavour.network = *network;
   }
+  flavour.runtime_dir = settings.runtime_dir;
   if (auto orphans = remove_orphans(client); !orphans) {
     return orphans.error().context("removing containers a killed paddock left behind");
   }

@@ -10,6 +10,7 @@
 
 #include "runtime/container/container_backend.h"
 #include "runtime/engine/docker_exec.h"
+#include "runtime/engine/engine_settings.h"
 
 namespace paddock::engine {
 
@@ -17,7 +18,8 @@ class EngineBackend final : public ContainerBackend {
  public:
   // Connects to the engine ("docker" or "podman"), asks what it can enforce, and removes the
   // orphans of earlier paddock processes. An unreachable engine is one error naming where.
-  static Result<std::unique_ptr<Backend>> connect(const std::string& name);
+  static Result<std::unique_ptr<Backend>> connect(const std::string& name,
+                                                  const EngineSettings& settings);
 
   [[nodiscard]] std::string_view name() const override { return flavour_.name; }
   // Each call is a container of its own; the engine keeps the images.

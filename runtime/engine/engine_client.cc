@@ -2,19 +2,9 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 namespace paddock::engine {
-namespace {
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* value = getenv(name);
-  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
-}
-
-}  // namespace
 
 Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
                                const std::string& cert_path) {
@@ -40,20 +30,20 @@ Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
                        "' is not unix:///path or tcp://host:port (as DOCKER_HOST is written)");
 }
 
-Result<Endpoint> docker_endpoint() {
-  std::string home = env_or("HOME", "/root");
-  std::string cert_path = env_or("DOCKER_CERT_PATH", home + "/.docker");
-  bool tls = !env_or("DOCKER_TLS_VERIFY", "").empty() && env_or("DOCKER_TLS_VERIFY", "") != "0";
-  return endpoint_from(env_or("DOCKER_HOST", "unix:///var/run/docker.sock"), tls, cert_path);
+Result<Endpoint> docker_endpoint(const EngineSettings& settings) {
+  std::string home = settings.home.value_or("/root");
+  std::string cert_path = settings.docker_cert_path.value_or(home + "/.docker");
+  return endpoint_from(settings.docker_host.value_or("unix:///var/run/docker.sock"),
+                       settings.docker_tls_verify, cert_path);
 }
 
-Result<Endpoint> podman_endpoint() {
+Result<Endpoint> podman_endpoint(const EngineSettings& settings) {
   std::string fallback = "unix:///run/podman/podman.sock";
   if (geteuid() != 0) {
-    std::string runtime = env_or("XDG_RUNTIME_DIR", "/run/user/" + std::to_string(geteuid()));
+    std::string runtime = settings.runtime_dir.value_or("/run/user/" + std::to_string(geteuid()));
     fallback = "unix://" + runtime + "/podman/podman.sock";
   }
-  return endpoint_from(env_or("CONTAINER_HOST", fallback), false, "");
+  return endpoint_from(settings.container_host.value_or(fallback), false, "");
 }
 
 Error Client::unreachable(const std::string& detail) const {

@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "http/client.h"
+#include "runtime/engine/engine_settings.h"
 
 namespace paddock::engine {
 
@@ -24,10 +25,10 @@ struct Endpoint {
 };
 
 // Where Docker listens: DOCKER_HOST, else /var/run/docker.sock.
-Result<Endpoint> docker_endpoint();
+Result<Endpoint> docker_endpoint(const EngineSettings& settings);
 // Where Podman's service listens: CONTAINER_HOST, else the rootless socket
 // ($XDG_RUNTIME_DIR/podman/podman.sock) for users and /run/podman/podman.sock for root.
-Result<Endpoint> podman_endpoint();
+Result<Endpoint> podman_endpoint(const EngineSettings& settings);
 // An endpoint from a DOCKER_HOST-style address: unix:///path, tcp://host:port.
 Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
                                const std::string& cert_path);

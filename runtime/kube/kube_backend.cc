@@ -5,8 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "runtime/container/container_config.h"
@@ -24,23 +22,15 @@ bool orphaned(const json& labels) {
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> KubeBackend::connect(
-    const std::optional<std::string>& namespace_name, PodOptions options) {
-  auto access = find_cluster_access();
+Result<std::unique_ptr<Backend>> KubeBackend::connect(const KubeSettings& settings) {
+  auto access = find_cluster_access(settings.location);
   if (!access) return access.error().context("the kubernetes backend");
-  if (const char* name = getenv("PADDOCK_KUBE_NAMESPACE"); name != nullptr && *name != '\0') {
-    access->namespace_name = name;
-  }
-  if (namespace_name) access->namespace_name = *namespace_name;
-  std::string profile_source = "--kube-seccomp-profile";
-  if (const char* path = getenv("PADDOCK_KUBE_SECCOMP_PROFILE");
-      !options.seccomp_profile && path != nullptr && *path != '\0') {
-    options.seccomp_profile = path;
-    profile_source = "PADDOCK_KUBE_SECCOMP_PROFILE";
-  }
+  if (settings.namespace_name) access->namespace_name = *settings.namespace_name;
+  const PodOptions& options = settings.pods;
   if (options.seccomp_profile && !valid_localhost_profile(*options.seccomp_profile)) {
-    return invalid_input(profile_source + " '" + *options.seccomp_profile + "' is not " +
-                         kLocalhostProfileRule + "; use e.g. " + kLocalhostProfileExample);
+    return invalid_input(settings.seccomp_profile_source + " '" + *options.seccomp_profile +
+                         "' is not " + kLocalhostProfileRule + "; use e.g. " +
+                         kLocalhostProfileExample);
   }
   KubeClient client(*access);
   // Pods first: a secret or a NetworkPolicy goes once nothing uses it.

@@ -14,6 +14,7 @@
 #include "runtime/kube/kube_client.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
+#include "runtime/kube/kube_settings.h"
 
 namespace paddock::kube {
 
@@ -21,15 +22,6 @@ namespace paddock::kube {
 inline constexpr const char* kPodLabel = "io.paddock.sandbox";
 // A pod's own name as a label (names cannot be selected on): its NetworkPolicy selects by it.
 inline constexpr const char* kPodNameLabel = "io.paddock.pod";
-
-struct PodOptions {
-  double start_seconds = 120;
-  // false: imagePullPolicy Never, so a missing image fails at once (ErrImageNeverPull).
-  bool pull_images = true;
-  // A Localhost seccomp profile (localhost_profile.h) for the pod instead of the runtime's
-  // default: the profile the cluster's operator installed at that path on the nodes.
-  std::optional<std::string> seccomp_profile{};
-};
 
 class KubeExec final : public engine::ExecTransport {
  public:

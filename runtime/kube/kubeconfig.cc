@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -111,28 +110,28 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
   return access;
 }
 
-Result<ClusterAccess> find_cluster_access() {
+Result<ClusterAccess> find_cluster_access(const ClusterLocation& location) {
   std::string path;
-  if (const char* list = getenv("KUBECONFIG"); list != nullptr && *list != '\0') {
-    path = std::string(list).substr(0, std::string(list).find(':'));
-  } else if (const char* home = getenv("HOME"); home != nullptr && *home == '/') {
-    path = std::string(home) + "/.kube/config";
+  if (location.kubeconfig && !location.kubeconfig->empty()) {
+    path = location.kubeconfig->substr(0, location.kubeconfig->find(':'));
+  } else if (location.home && location.home->starts_with("/")) {
+    path = *location.home + "/.kube/config";
   }
   if (!path.empty()) {
     if (auto text = read_file(path)) return parse_kubeconfig(*text, path);
-    if (getenv("KUBECONFIG") != nullptr) return Error{ENOENT, "cannot read KUBECONFIG " + path};
+    if (location.kubeconfig) return Error{ENOENT, "cannot read KUBECONFIG " + path};
   }
   const std::string account = "/var/run/secrets/kubernetes.io/serviceaccount";
-  const char* host = getenv("KUBERNETES_SERVICE_HOST");
-  const char* port = getenv("KUBERNETES_SERVICE_PORT");
+  const auto& host = location.service_host;
+  const auto& port = location.service_port;
   auto token = read_file(account + "/token");
-  if (host == nullptr || port == nullptr || !token) {
+  if (!host || !port || !token) {
     return Error{ENOENT, "no kubeconfig (" + (path.empty() ? std::string("~/.kube/config") : path) +
                              ") and not inside a cluster; set KUBECONFIG"};
   }
   ClusterAccess access;
   access.source = "in-cluster service account";
-  access.server = "https://" + std::string(host) + ":" + port;
+  access.server = "https://" + *host + ":" + *port;
   access.token = *token;
   access.ca_pem = read_file(account + "/ca.crt").value_or("");
   access.namespace_name = read_file(account + "/namespace").value_or("default");

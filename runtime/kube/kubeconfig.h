@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "runtime/kube/kube_settings.h"
 
 namespace paddock::kube {
 
@@ -27,6 +28,6 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
                                        const std::string& context = "");
 
 // KUBECONFIG (its first file), else ~/.kube/config, else the in-cluster service account.
-Result<ClusterAccess> find_cluster_access();
+Result<ClusterAccess> find_cluster_access(const ClusterLocation& location);
 
 }  // namespace paddock::kube

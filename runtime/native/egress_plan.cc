@@ -1,8 +1,6 @@
 #include "runtime/native/egress_plan.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 #include "runtime/native/network_fence.h"
 
@@ -80,18 +78,6 @@ Result<egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunP
       return invalid_input("'" + text + "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");
     }
     policy.forbidden = without(policy.forbidden, *hole);
-  }
-  // NAME=ADDRESS,...: the tests' own names for local servers (docs/security.md).
-  if (const char* fixed = getenv("PADDOCK_EGRESS_TEST_RESOLVE"); fixed != nullptr) {
-    std::string_view rest = fixed;
-    while (!rest.empty()) {
-      std::string_view item = rest.substr(0, rest.find(','));
-      rest.remove_prefix(std::min(rest.size(), item.size() + 1));
-      auto equals = item.find('=');
-      if (equals == std::string_view::npos) continue;
-      policy.fixed_addresses[std::string(item.substr(0, equals))] =
-          std::string(item.substr(equals + 1));
-    }
   }
   return policy;
 }

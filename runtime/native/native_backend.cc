@@ -72,7 +72,7 @@ Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxShape&
 }
 
 Result<bool> NativeBackend::has_image(const std::string& image) const {
-  auto store = rootfs::ImageStore::open();
+  auto store = rootfs::ImageStore::open(settings_.store_root);
   if (!store) return store.error();
   auto found = store->find_image(image);
   if (found) return true;
@@ -81,11 +81,18 @@ Result<bool> NativeBackend::has_image(const std::string& image) const {
 }
 
 Status NativeBackend::pull_image(const std::string& image, const PullProgress& progress) const {
-  if (!puller_) {
+  if (!settings_.puller) {
     return Error{ENOTSUP, "pulling " + image + " needs paddock-full; run 'paddock pull " + image +
                               "' first"};
   }
-  return puller_(image, progress);
+  return settings_.puller(image, progress);
+}
+
+Result<ResolvedImage> NativeBackend::resolve_image(
+    const std::string& image, const std::optional<std::string>& store_root) const {
+  if (!settings_.image_root) return settings_.image_root.error();
+  return resolve_store_image(image, store_root.value_or(settings_.store_root),
+                             *settings_.image_root);
 }
 
 }  // namespace paddock

@@ -4,6 +4,7 @@
 // root, rlimits, dropped capabilities and seccomp. No daemon, no setuid helper of its own.
 
 #include "runtime/backend.h"
+#include "runtime/image_root.h"
 #include "runtime/session.h"
 
 namespace paddock {
@@ -11,9 +12,18 @@ namespace paddock {
 // Fetches an image into paddock's store (rootfs/image_pull.h); only paddock-full links it.
 using ImagePuller = std::function<Status(const std::string& image, const PullProgress& progress)>;
 
+// What the native backend is given by the one that creates it (cli/), resolved there.
+struct NativeSettings {
+  std::string store_root;  // paddock's image store (rootfs/image_store.h); empty: none
+  // How image roots are made (PADDOCK_IMAGE_ROOT, parsed); an invalid setting is reported when
+  // an image is first resolved, as before any image run.
+  Result<ImageRoot> image_root = ImageRoot::kAuto;
+  ImagePuller puller;  // empty: images must be in the store already
+};
+
 class NativeBackend final : public Backend {
  public:
-  explicit NativeBackend(ImagePuller puller = {}) : puller_(std::move(puller)) {}
+  explicit NativeBackend(NativeSettings settings = {}) : settings_(std::move(settings)) {}
   [[nodiscard]] std::string_view name() const override { return "native"; }
   [[nodiscard]] BackendAbilities abilities() const override {
     return {.warm = true, .live = true, .mounts = true, .paddock_images = true};
@@ -26,9 +36,12 @@ class NativeBackend final : public Backend {
   [[nodiscard]] Status check(const SandboxShape& shape, const RunPlan& plan) const override;
   [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,
                                                               const RunPlan& base) override;
+  // From the store: `store_root` (a command's --root) when given, else the settings'.
+  [[nodiscard]] Result<ResolvedImage> resolve_image(
+      const std::string& image, const std::optional<std::string>& store_root) const override;
 
  private:
-  ImagePuller puller_;
+  NativeSettings settings_;
 };
 
 }  // namespace paddock

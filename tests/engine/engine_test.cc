@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/backend_settings.h"
 #include "language/spec_builder.h"
 #include "runtime/engine/engine_backend.h"
 #include "support/harness.h"
@@ -32,6 +33,12 @@ namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+// The engines' settings as paddock's command line resolves them, from this process's
+// environment (where the suite points DOCKER_HOST and CONTAINER_HOST at its engines).
+engine::EngineSettings engine_settings() {
+  return cli::backend_settings(cli::process_environment()).engine;
+}
 constexpr const char* kImage = "localhost/paddock/python:bookworm";
 
 struct Engines {
@@ -106,7 +113,7 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
   std::string socket() const { return engines->dir + "/" + GetParam() + ".sock"; }
   // A session of this engine on the python image.
   void open_python_session(std::unique_ptr<Session>& session) {
-    auto backend = engine::EngineBackend::connect(GetParam());
+    auto backend = engine::EngineBackend::connect(GetParam(), engine_settings());
     ASSERT_TRUE(backend) << backend.error().message;
     auto built =
         build_command_spec(SandboxShape{}, RunPlan{}, ImageSource{backend->get(), kImage, {}, {}});
@@ -419,7 +426,7 @@ TEST_P(EngineTest, WhatAKilledCommandLeavesBehindIsReaped) {
 TEST_P(EngineTest, PullsAMissingImageWithProgress) {
   start_registry_once();
   ASSERT_EQ(engines->registry_error, "") << "the registry cannot run";
-  auto backend = engine::EngineBackend::connect(GetParam());
+  auto backend = engine::EngineBackend::connect(GetParam(), engine_settings());
   ASSERT_TRUE(backend) << backend.error().message;
   std::string image = "127.0.0.1:" + std::to_string(engines->registry_port) + "/test/tiny:1";
   auto before = (*backend)->has_image(image);

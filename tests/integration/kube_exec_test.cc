@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/backend_settings.h"
 #include "core/base64.h"
 #include "runtime/container/container_config.h"
 #include "runtime/container/sandbox_owner.h"
@@ -130,10 +131,18 @@ class KubeExec : public ::testing::Test {
          {{{"name", "test"},
            {"context", {{"cluster", "test"}, {"user", "test"}, {"namespace", "default"}}}}}},
         {"users", {{{"name", "test"}, {"user", {{"token", access_.token}}}}}}};
+    // As paddock's command line resolves them: from the environment, then what was chosen.
     setenv("KUBECONFIG", kubeconfig.c_str(), 1);
-    auto backend = kube::KubeBackend::connect(namespace_name, std::move(options));
+    kube::KubeSettings settings = cli::backend_settings(cli::process_environment()).kube;
     unsetenv("KUBECONFIG");
-    return backend;
+    if (namespace_name) settings.namespace_name = namespace_name;
+    if (options.seccomp_profile) {
+      settings.pods.seccomp_profile = options.seccomp_profile;
+      settings.seccomp_profile_source = "--kube-seccomp-profile";
+    }
+    settings.pods.start_seconds = options.start_seconds;
+    settings.pods.pull_images = options.pull_images;
+    return kube::KubeBackend::connect(settings);
   }
 
   std::string dir_;

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/backend_settings.h"
 #include "cli/container_backends.h"
 #include "rootfs/image_store.h"
 #include "services/image_provisioner.h"
@@ -201,7 +202,8 @@ TEST_F(Registry, PullsAndRunsTheImage) {
 // What `paddock mcp` does with a language's image: pulled on first use, with progress lines
 // (its notifications), once; refused with what to do when pulling is off.
 TEST_F(Registry, TheMcpServerPullsAnImageOnFirstUseWithProgress) {
-  auto backend = all_backends().create("native");
+  // With the settings paddock's command line resolves (PADDOCK_ROOT is the test's store).
+  auto backend = all_backends().create("native", cli::backend_settings(cli::process_environment()));
   ASSERT_TRUE(backend) << backend.error().message;
   std::string ref = suite->ref("test/tiny:tiny");
   ASSERT_FALSE(*(*backend)->has_image(ref));

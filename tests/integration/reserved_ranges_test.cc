@@ -142,15 +142,16 @@ class Lab {
   [[nodiscard]] bool ready() const { return ready_; }
   [[nodiscard]] std::string log() const { return server_.log(); }
 
-  // paddock ARGS, run in the near namespace as the caller.
-  CliResult paddock(const std::vector<std::string>& args) const {
+  // paddock ARGS (or `binary` ARGS), run in the near namespace as the caller.
+  CliResult paddock(const std::vector<std::string>& args,
+                    const std::string& binary = paddock_binary()) const {
     std::string pid = std::to_string(server_.pid());
     std::vector<std::string> full = {"/usr/bin/nsenter", "--net=/proc/" + pid + "/ns/net"};
     if (geteuid() != 0) {
       full.insert(full.end(), {"--user=/proc/" + pid + "/ns/user", "--preserve-credentials"});
     }
     full.push_back("--");
-    full.push_back(paddock_binary());
+    full.push_back(binary);
     full.insert(full.end(), args.begin(), args.end());
     // Nothing opened for the machine's registries (harness.cc) is open here.
     const char* opened = std::getenv("PADDOCK_ALLOW_PRIVATE");
@@ -274,7 +275,7 @@ TEST(ReservedRanges, TheProxyRefusesEveryReservedBlockUnderAWholeInternetPattern
 TEST(ReservedRanges, TheProxyRefusesANameThatResolvesIntoAReservedBlock) {
   Lab lab;
   ASSERT_TRUE(lab.ready()) << lab.log();
-  // The tests' own resolver for the proxy (docs/security.md): each name to one address.
+  // The tests' own resolver for the proxy (paddock-test-names): each name to one address.
   std::string names;
   std::vector<std::string> flags;
   std::vector<std::pair<std::string, std::string>> name_of;  // address, name
@@ -290,7 +291,7 @@ TEST(ReservedRanges, TheProxyRefusesANameThatResolvesIntoAReservedBlock) {
   args.insert(args.end(), flags.begin(), flags.end());
   args.insert(args.end(), {"--", "python3", "-c", kAttempts, "proxy"});
   for (const auto& [address, name] : name_of) args.push_back(name);
-  CliResult result = lab.paddock(args);
+  CliResult result = lab.paddock(args, paddock_test_names_binary());
   unsetenv("PADDOCK_EGRESS_TEST_RESOLVE");
   EXPECT_EQ(result.exit_status, 0) << result.err;
   auto by_name = outcomes(result.out);

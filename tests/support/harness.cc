@@ -85,6 +85,9 @@ const std::string& registry_gateways() {
 std::string paddock_binary() {
   return env_or("PADDOCK_BIN", PADDOCK_BINARY);
 }
+std::string paddock_test_names_binary() {
+  return env_or("PADDOCK_TEST_NAMES_BIN", PADDOCK_TEST_NAMES_BINARY);
+}
 std::string probe_binary() {
   return env_or("PADDOCK_PROBE_BIN", PADDOCK_PROBE);
 }

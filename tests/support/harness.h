@@ -17,6 +17,9 @@ namespace paddock::testing {
 // Built binaries; PADDOCK_BIN / PADDOCK_PROBE_BIN override them (scripts/test copies them where
 // an unprivileged user can reach them).
 std::string paddock_binary();
+// paddock with the tests' own names for local servers (PADDOCK_EGRESS_TEST_RESOLVE; see
+// tests/support/test_names/main.cc); PADDOCK_TEST_NAMES_BIN overrides it.
+std::string paddock_test_names_binary();
 std::string probe_binary();
 std::string source_dir();
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/command_line.h"
+#include "cli/mcp_settings.h"
 #include "language/policy_store.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/progress_observer.h"
@@ -16,6 +17,9 @@
 namespace paddock::mcp {
 namespace {
 
+using cli::Environment;
+using cli::resolve_server_options;
+
 Environment fake_environment(std::map<std::string, std::string> values) {
   return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
     auto found = values.find(name);
@@ -24,7 +28,7 @@ Environment fake_environment(std::map<std::string, std::string> values) {
   };
 }
 
-McpFlags flags_of(std::vector<const char*> args) {
+cli::FlagValues flags_of(std::vector<const char*> args) {
   args.insert(args.begin(), {"paddock", "mcp"});
   auto request = cli::parse_command_line(static_cast<int>(args.size()), args.data());
   EXPECT_TRUE(request) << request.error().message;

@@ -1,4 +1,4 @@
-#include "runtime/backend_registry.h"
+#include "cli/backend_registry.h"
 
 namespace paddock {
 

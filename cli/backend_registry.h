@@ -1,27 +1,29 @@
 #pragma once
 
 // Backends by name, registered explicitly (no static self-registration, which static libraries
-// silently drop). Which ones an executable has is decided at the top, in cli/available_backends.h.
+// silently drop). Which ones an executable has is decided here at the top, in
+// cli/available_backends.h; each is created with its own typed settings, which this floor
+// resolved (cli/backend_settings.h).
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "rootfs/registry_credentials.h"
 #include "runtime/backend.h"
+#include "runtime/engine/engine_settings.h"
+#include "runtime/kube/kube_settings.h"
+#include "runtime/native/native_backend.h"
 
 namespace paddock {
 
-// What the one creating a backend may choose (`paddock mcp`'s flags); unset: the backend's own
-// defaults and environment.
+// Each backend's settings; a factory reads its own part.
 struct BackendSettings {
-  std::optional<std::string> kube_namespace;  // over the kubeconfig's and PADDOCK_KUBE_NAMESPACE
-  double pod_start_seconds = 120;             // a pod not running by then is an error
-  // A Localhost seccomp profile for the pods, over PADDOCK_KUBE_SECCOMP_PROFILE.
-  std::optional<std::string> kube_seccomp_profile;
-  // false (--pull never): images must be present; a cluster is told not to pull either.
-  bool pull_images = true;
+  NativeSettings native;
+  rootfs::RegistryConfig registry;  // the native backend's pulls (paddock-full)
+  engine::EngineSettings engine;    // docker and podman
+  kube::KubeSettings kube;
 };
 
 class BackendRegistry {

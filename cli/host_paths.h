@@ -1,0 +1,26 @@
+#pragma once
+
+// Where paddock keeps and finds things on this host, as the environment says (HOME, the XDG
+// directories, PADDOCK_ROOT, DOCKER_CONFIG): found here, the one floor that reads the
+// environment, and handed to the floors below as plain paths.
+
+#include <optional>
+#include <string>
+
+#include "cli/settings.h"
+#include "rootfs/registry_credentials.h"
+
+namespace paddock::cli {
+
+// The image store: $PADDOCK_ROOT, else $XDG_DATA_HOME/paddock, else /var/lib/paddock as root and
+// ~/.local/share/paddock for other users (what every command's --root help says).
+std::string default_store_root(const Environment& env);
+
+// The user's own language policies: $XDG_CONFIG_HOME/paddock/policies, else
+// ~/.config/paddock/policies; none without either variable.
+std::optional<std::string> user_policy_directory(const Environment& env);
+
+// The user's Docker config file and certs.d directory, as Docker and Podman find them.
+rootfs::RegistryConfig registry_config(const Environment& env);
+
+}  // namespace paddock::cli
