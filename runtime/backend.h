@@ -65,6 +65,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
+  // Default: none of them.
+  [[nodiscard]] virtual BackendAbilities abilities() const { return {}; }
   // Runs `plan` in a fresh sandbox of `shape` and waits for it. An Error means paddock itself
   // failed and nothing is left running; whatever the program did is in the RunResult.
   [[nodiscard]] virtual Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
