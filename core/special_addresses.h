@@ -5,7 +5,7 @@
 // row's "Globally Reachable" as the registry gives it, and the few blocks other registries set
 // apart (multicast, deprecated site-local IPv6). Every network mode refuses the same blocks
 // computed from it: the routing-rule fence of user-mode networking and the egress proxy's list
-// of forbidden addresses (runtime/native/network_fence.h, egress_plan.h).
+// of forbidden addresses (runtime/native/init/network_fence.h, egress_plan.h).
 //
 // Each block has a name, so that a refusal can say which block it hit: "198.18.0.0/15
 // (benchmarking)".

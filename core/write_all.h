@@ -9,7 +9,7 @@
 namespace paddock {
 
 // Writes all of `bytes` to `fd`: 0, or the errno (EIO when a write wrote nothing). Calls write()
-// and nothing else, so that a sandbox's init may use it after clone (runtime/native/child.cc).
+// and nothing else, so that a sandbox's init may use it after clone (runtime/native/init/child.cc).
 int write_all(int fd, std::string_view bytes);
 
 // The same at `offset`, with pwrite (the fd's own offset stays where it was).

@@ -4,7 +4,7 @@
 // code call, a warm sandbox's call, and a container backend's one-off run (a container is a
 // session with one call). Each step is one command; the first that does not exit 0 ends the
 // run, and the result says which step that was. The native backend's one-off runs do the same
-// inside the sandbox, in paddock-init (runtime/native/child.cc), from the same RunPlan.
+// inside the sandbox, in paddock-init (runtime/native/init/child.cc), from the same RunPlan.
 
 #include <functional>
 #include <vector>

@@ -8,7 +8,7 @@
 
 #include "runtime/container/container_config.h"
 #include "runtime/container/sandbox_owner.h"
-#include "runtime/native/rlimit_plan.h"
+#include "runtime/rlimit_plan.h"
 
 namespace paddock::engine {
 namespace {

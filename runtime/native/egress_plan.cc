@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/native/network_fence.h"
+#include "runtime/native/init/network_fence.h"
 
 namespace paddock {
 namespace {

@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
-#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/cgroup/cgroup_manager.h"
 #include "runtime/native/id_map.h"
-#include "runtime/native/rlimit_plan.h"
+#include "runtime/rlimit_plan.h"
 
 namespace paddock {
 namespace {

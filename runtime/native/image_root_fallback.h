@@ -7,7 +7,7 @@
 // the run is started again on the copy, and the rest of the process goes straight there.
 
 #include "core/result.h"
-#include "runtime/native/channel.h"
+#include "runtime/native/init/channel.h"
 #include "runtime/native/prepared_run.h"
 #include "runtime/sandbox_shape.h"
 

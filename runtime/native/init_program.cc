@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/write_all.h"
-#include "runtime/native/init_plan.h"
+#include "runtime/native/init/init_plan.h"
 
 namespace paddock {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "runtime/native/child.h"
+#include "runtime/native/init/child.h"
 
 namespace paddock {
 

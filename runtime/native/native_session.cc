@@ -18,12 +18,12 @@
 #include "core/write_all.h"
 #include "egress/proxy.h"
 #include "runtime/native/artifacts.h"
-#include "runtime/native/channel.h"
 #include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
+#include "runtime/native/init/channel.h"
+#include "runtime/native/init/session_channel.h"
 #include "runtime/native/process_tree.h"
 #include "runtime/native/run_report.h"
-#include "runtime/native/session_channel.h"
 
 namespace paddock {
 namespace {

@@ -7,8 +7,8 @@
 #include <mutex>
 
 #include "core/result.h"
+#include "runtime/native/init/session_channel.h"
 #include "runtime/native/sandbox_launch.h"
-#include "runtime/native/session_channel.h"
 #include "runtime/session.h"
 
 namespace paddock {

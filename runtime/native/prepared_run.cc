@@ -8,9 +8,9 @@
 #include <map>
 #include <mutex>
 
-#include "runtime/native/default_seccomp_bpf.h"
 #include "runtime/native/egress_plan.h"
-#include "runtime/native/network_fence.h"
+#include "runtime/native/init/network_fence.h"
+#include "runtime/native/seccomp/default_seccomp_bpf.h"
 
 namespace paddock {
 namespace {

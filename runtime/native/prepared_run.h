@@ -10,11 +10,11 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "runtime/native/child.h"
 #include "runtime/native/id_map.h"
-#include "runtime/native/mount_plan.h"
-#include "runtime/native/rlimit_plan.h"
-#include "runtime/native/seccomp_filter.h"
+#include "runtime/native/init/child.h"
+#include "runtime/native/init/mount_plan.h"
+#include "runtime/native/seccomp/seccomp_filter.h"
+#include "runtime/rlimit_plan.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 

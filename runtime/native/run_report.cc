@@ -8,11 +8,11 @@
 #include <iterator>
 
 #include "core/text.h"
-#include "runtime/native/channel.h"
 #include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
-#include "runtime/native/rlimit_plan.h"
-#include "runtime/native/shared_budgets.h"
+#include "runtime/native/init/channel.h"
+#include "runtime/rlimit_plan.h"
+#include "runtime/shared_budgets.h"
 
 namespace paddock {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/cgroup/cgroup_manager.h"
 #include "runtime/native/id_map.h"
 #include "runtime/native/prepared_run.h"
 #include "runtime/native/supervisor.h"

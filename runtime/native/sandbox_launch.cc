@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/native/child.h"
 #include "runtime/native/egress_plan.h"
+#include "runtime/native/init/child.h"
 #include "runtime/native/init_program.h"
 #include "runtime/native/run_report.h"
 #include "runtime/native/spec_validation.h"

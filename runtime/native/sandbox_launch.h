@@ -9,11 +9,11 @@
 
 #include "core/result.h"
 #include "runtime/backend.h"
-#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/cgroup/cgroup_manager.h"
+#include "runtime/native/cgroup/sandbox_cgroup.h"
 #include "runtime/native/id_map.h"
 #include "runtime/native/prepared_run.h"
 #include "runtime/native/run_report.h"
-#include "runtime/native/sandbox_cgroup.h"
 #include "runtime/native/supervisor.h"
 #include "runtime/native/user_network.h"
 #include "runtime/run_plan.h"

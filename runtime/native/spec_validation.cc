@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/native/child.h"
 #include "runtime/native/egress_plan.h"
+#include "runtime/native/init/child.h"
 
 namespace paddock {
 namespace {

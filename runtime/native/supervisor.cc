@@ -11,7 +11,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "runtime/native/session_channel.h"
+#include "runtime/native/init/session_channel.h"
 #include "runtime/output_capture.h"
 
 namespace paddock {

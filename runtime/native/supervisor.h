@@ -15,7 +15,7 @@
 #include "core/unique_fd.h"
 #include "egress/proxy.h"
 #include "runtime/backend.h"
-#include "runtime/native/channel.h"
+#include "runtime/native/init/channel.h"
 #include "runtime/native/sandbox_process.h"
 
 namespace paddock {

@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/native/child.h"
-#include "runtime/native/network_fence.h"
+#include "runtime/native/init/child.h"
+#include "runtime/native/init/network_fence.h"
 
 extern char** environ;
 

@@ -15,8 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/channel.h"
-#include "runtime/native/init_plan.h"
+#include "runtime/native/init/channel.h"
+#include "runtime/native/init/init_plan.h"
 #include "runtime/native/init_program.h"
 
 namespace paddock {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/cgroup/cgroup_manager.h"
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
 

@@ -1,5 +1,5 @@
 // What a sandbox shares with the server's user and with every other sandbox, and the cap each
-// sandbox reaches first (runtime/native/shared_budgets.h): inotify instances and watches, the
+// sandbox reaches first (runtime/shared_budgets.h): inotify instances and watches, the
 // other ucounts limits, message-queue bytes and queued signals, and ptys. Each test takes
 // everything it can from inside a real sandbox, and looks at the host while the sandbox still
 // holds it.
@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/shared_budgets.h"
+#include "runtime/shared_budgets.h"
 #include "support/harness.h"
 
 namespace paddock::testing {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/native/cgroup_fs.h"
+#include "runtime/native/cgroup/cgroup_fs.h"
 
 namespace paddock::testing {
 

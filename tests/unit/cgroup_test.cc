@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "runtime/native/cgroup_host.h"
-#include "runtime/native/cgroup_manager.h"
+#include "runtime/native/cgroup/cgroup_host.h"
+#include "runtime/native/cgroup/cgroup_manager.h"
 #include "support/fake_cgroup_fs.h"
 
 namespace paddock {

@@ -1,7 +1,7 @@
 // The plan paddock hands to paddock-init survives the trip through bytes whole, and anything
 // that is not a plan of this build is refused rather than half-read.
 
-#include "runtime/native/init_plan.h"
+#include "runtime/native/init/init_plan.h"
 
 #include <gtest/gtest.h>
 

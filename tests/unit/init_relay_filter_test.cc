@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/init_relay_bpf.h"
+#include "runtime/native/init/init_relay_bpf.h"
 #include "support/bpf_interpreter.h"
 
 namespace paddock {

@@ -27,11 +27,13 @@ const std::map<std::string, int>& floors() {
       {"egress", 1},  // the egress allowlist's parsers and proxy: sockets, no HTTP client
       {"rootfs", 2},
       {"runtime", 3},  // the interfaces: Backend, Session, SandboxShape, RunPlan, their pieces
-      {"runtime/native", 4},
+      {"runtime/native/seccomp", 4},  // profiles to BPF
+      {"runtime/native/cgroup", 4},
+      {"runtime/native/init", 4},  // what runs inside paddock-init, and its plan
+      {"runtime/native", 5},       // the native backend's host side
       {"runtime/container", 4},
       {"runtime/engine", 5},
       {"runtime/kube", 5},
-      {"runtime/tools", 5},
       {"language", 6},
       {"services", 7},  // sessions, shares, transfers, the audit log: plain results, no MCP types
       {"mcp", 8},
@@ -111,7 +113,7 @@ TEST(Layering, AnIncludeThatReachesUpIsNamed) {
   ASSERT_TRUE(wrong.has_value());
   EXPECT_NE(wrong->find("only lower floors"), std::string::npos) << *wrong;
   EXPECT_TRUE(violation("mcp/tools/read_file.cc", "cli/output.h").has_value());
-  EXPECT_TRUE(violation("runtime/sandbox_spec.h", "runtime/native/child.h").has_value());
+  EXPECT_TRUE(violation("runtime/sandbox_spec.h", "runtime/native/init/child.h").has_value());
 }
 
 // The services return plain results: MCP's types (content blocks, a tool's context) are above them.

@@ -1,10 +1,10 @@
-#include "runtime/native/mount_plan.h"
+#include "runtime/native/init/mount_plan.h"
 
 #include <algorithm>
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/shared_budgets.h"
+#include "runtime/shared_budgets.h"
 #include "support/test_spec.h"
 
 namespace paddock {

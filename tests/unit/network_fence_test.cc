@@ -1,7 +1,7 @@
 // The user network's fence as a plan: which destinations are refused, which allowed, in which
 // order, and the netlink messages that install them (checked without a network namespace).
 
-#include "runtime/native/network_fence.h"
+#include "runtime/native/init/network_fence.h"
 
 #include <linux/fib_rules.h>
 #include <linux/netlink.h>

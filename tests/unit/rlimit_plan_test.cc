@@ -1,8 +1,8 @@
-#include "runtime/native/rlimit_plan.h"
+#include "runtime/rlimit_plan.h"
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/shared_budgets.h"
+#include "runtime/shared_budgets.h"
 
 namespace paddock {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/native/seccomp_filter.h"
-#include "runtime/native/seccomp_profile.h"
+#include "runtime/native/seccomp/seccomp_filter.h"
+#include "runtime/native/seccomp/seccomp_profile.h"
 #include "support/bpf_interpreter.h"
 
 namespace paddock {

@@ -2,7 +2,7 @@
 // the system calls that matter, that it agrees with the profile it came from for every system
 // call number, and that it denies everything Docker's default profile denies.
 
-#include "runtime/native/seccomp_filter.h"
+#include "runtime/native/seccomp/seccomp_filter.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest-spi.h>
@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/native/default_seccomp_bpf.h"
-#include "runtime/native/seccomp_profile.h"
+#include "runtime/native/seccomp/default_seccomp_bpf.h"
+#include "runtime/native/seccomp/seccomp_profile.h"
 #include "support/bpf_interpreter.h"
 #include "support/harness.h"
 

@@ -2,7 +2,7 @@
 // JSON pointer of the offending value, and Docker's includes/excludes resolved for a process that
 // holds no capability.
 
-#include "runtime/native/seccomp_profile.h"
+#include "runtime/native/seccomp/seccomp_profile.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // at every interval boundary (and one point inside each gap between boundaries) is an exhaustive
 // check over all 2^64 values, not a sample.
 
-#include "runtime/native/seccomp_ranges.h"
+#include "runtime/native/seccomp/seccomp_ranges.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
