@@ -3,7 +3,6 @@
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
 #include "cli/mcp_settings.h"
-#include "services/log.h"
 #include "mcp/serve.h"
 #include "services/log.h"
 

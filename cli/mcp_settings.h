@@ -9,7 +9,7 @@
 
 #include "cli/settings.h"
 #include "core/result.h"
-#include "mcp/server_config.h"
+#include "services/server_config.h"
 
 namespace paddock::cli {
 

@@ -12,10 +12,10 @@
 #include <optional>
 
 #include "language/screening.h"
-#include "mcp/code_runner.h"
 #include "mcp/json_rpc.h"
-#include "mcp/server_config.h"
 #include "mcp/tool.h"
+#include "services/code_runner.h"
+#include "services/server_config.h"
 
 namespace paddock::mcp {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <mutex>
 
-#include "mcp/code_runner.h"
+#include "services/code_runner.h"
 
 namespace paddock::mcp {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "language/policy.h"
 #include "mcp/json_rpc.h"
-#include "mcp/server_state.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 

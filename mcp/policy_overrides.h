@@ -7,7 +7,7 @@
 
 #include "core/result.h"
 #include "language/policy_store.h"
-#include "mcp/server_config.h"
+#include "services/server_config.h"
 
 namespace paddock::mcp {
 

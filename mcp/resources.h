@@ -4,7 +4,7 @@
 // sessions, sandbox://sessions/{session_id}/files/{path}, which read_file links to.
 
 #include "mcp/json_rpc.h"
-#include "mcp/server_state.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 

@@ -4,10 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "mcp/code_runner.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/server.h"
 #include "mcp/tool_registry.h"
+#include "services/code_runner.h"
 #include "services/log.h"
 
 namespace paddock::mcp {

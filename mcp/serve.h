@@ -6,7 +6,7 @@
 
 #include <functional>
 #include <memory>
-#include "mcp/server_config.h"
+#include "services/server_config.h"
 
 #include "runtime/backend.h"
 

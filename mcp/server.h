@@ -16,8 +16,8 @@
 #include "mcp/line_reader.h"
 #include "mcp/message_writer.h"
 #include "mcp/protocol.h"
-#include "mcp/server_state.h"
 #include "mcp/tool_registry.h"
+#include "services/server_state.h"
 #include "services/worker_pool.h"
 
 namespace paddock::mcp {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "language/policy_store.h"
-#include "mcp/server_config.h"
 #include "mcp/tool.h"
+#include "services/server_config.h"
 
 namespace paddock::mcp {
 

@@ -3,7 +3,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
-#include "mcp/server_state.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 

@@ -19,8 +19,8 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 #include "egress/egress_record.h"
-#include "services/secret_mask.h"
 #include "runtime/sandbox_parts.h"
+#include "services/secret_mask.h"
 
 namespace paddock::mcp {
 

@@ -1,9 +1,9 @@
 // close_session: kill a session's sandbox and drop its files.
 
 #include "mcp/content.h"
-#include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {

@@ -1,12 +1,12 @@
 // create_session: a sandbox that stays, for files and libraries across execute_code calls.
 
 #include "core/text.h"
-#include "mcp/code_runner.h"
 #include "mcp/content.h"
 #include "mcp/interpreter_content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/code_runner.h"
 #include "services/live_session.h"
 
 namespace paddock::mcp {
@@ -102,7 +102,7 @@ class CreateSession final : public Tool {
     }
     auto entry =
         state.sessions().add(std::move(*opened), **policy,
-                           arguments.value("ttl_seconds", state.options().session_idle_seconds));
+                             arguments.value("ttl_seconds", state.options().session_idle_seconds));
     entry->limits = limits;
     entry->mounts = std::move(*mounts);
     auto libraries = arguments.value("libraries", std::vector<std::string>{});

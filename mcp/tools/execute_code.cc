@@ -4,11 +4,11 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/code_result.h"
-#include "mcp/code_runner.h"
 #include "mcp/progress_observer.h"
-#include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/code_runner.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {

@@ -2,11 +2,11 @@
 // server's install_package).
 
 #include "core/text.h"
-#include "mcp/code_runner.h"
 #include "mcp/content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/code_runner.h"
 
 namespace paddock::mcp {
 namespace {

@@ -2,9 +2,9 @@
 
 #include "core/units.h"
 #include "mcp/content.h"
-#include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {

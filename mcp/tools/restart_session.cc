@@ -3,10 +3,10 @@
 
 #include "mcp/content.h"
 #include "mcp/interpreter_content.h"
-#include "mcp/server_state.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 #include "services/live_session.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {

@@ -2,7 +2,7 @@
 
 // Pieces of tool definitions that several tools share.
 
-#include "mcp/server_state.h"
+#include "services/server_state.h"
 #include "mcp/tool.h"
 
 namespace paddock::mcp {

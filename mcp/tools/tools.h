@@ -6,7 +6,7 @@
 #include <string>
 
 #include "language/policy_store.h"
-#include "mcp/server_config.h"
+#include "services/server_config.h"
 #include "mcp/tool.h"
 
 namespace paddock::mcp {

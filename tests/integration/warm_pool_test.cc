@@ -22,9 +22,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "mcp/warm_pool.h"
 #include "runtime/native/native_backend.h"
 #include "runtime/warm_run.h"
+#include "services/warm_pool.h"
 #include "support/harness.h"
 #include "support/mcp_process.h"
 

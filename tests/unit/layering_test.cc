@@ -35,7 +35,7 @@ const std::map<std::string, int>& floors() {
       {"runtime/engine", 5},
       {"runtime/kube", 5},
       {"language", 6},
-      {"services", 7},  // sessions, shares, transfers, the audit log: plain results, no MCP types
+      {"services", 7},  // running calls, the warm pool, sessions, shares, transfers: plain results
       {"mcp", 8},
       {"cli", 9},
   };

@@ -10,8 +10,8 @@
 #include "language/policy_store.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/progress_observer.h"
-#include "mcp/server_config.h"
 #include "services/secret_mask.h"
+#include "services/server_config.h"
 #include "support/test_spec.h"
 
 namespace paddock::mcp {

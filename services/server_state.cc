@@ -1,4 +1,4 @@
-#include "mcp/server_state.h"
+#include "services/server_state.h"
 
 #include "runtime/warm_run.h"
 

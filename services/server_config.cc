@@ -1,4 +1,4 @@
-#include "mcp/server_config.h"
+#include "services/server_config.h"
 
 namespace paddock::mcp {
 

@@ -12,7 +12,7 @@
 #include "core/result.h"
 #include "language/language_run.h"
 #include "language/spec_builder.h"
-#include "mcp/server_state.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 

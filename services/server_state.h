@@ -8,10 +8,10 @@
 #include <memory>
 
 #include "language/policy_store.h"
-#include "mcp/server_config.h"
-#include "mcp/warm_pool.h"
 #include "runtime/backend.h"
+#include "services/server_config.h"
 #include "services/services.h"
+#include "services/warm_pool.h"
 
 namespace paddock::mcp {
 

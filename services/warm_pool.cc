@@ -1,4 +1,4 @@
-#include "mcp/warm_pool.h"
+#include "services/warm_pool.h"
 
 #include <malloc.h>
 

@@ -1,4 +1,4 @@
-#include "mcp/code_runner.h"
+#include "services/code_runner.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include "core/unique_fd.h"
 #include "language/install_diagnosis.h"
 #include "language/spec_builder.h"
-#include "mcp/session_files.h"
 #include "runtime/output_capture.h"
 #include "runtime/step_runner.h"
 #include "runtime/warm_run.h"
+#include "services/client_view.h"
 
 namespace paddock::mcp {
 namespace {
