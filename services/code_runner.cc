@@ -173,8 +173,10 @@ std::string session_output_file(int run, const std::string& stream) {
 }
 
 Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
-                               const PullProgress& progress) {
-  return build_session_spec(policy, server_overrides(state), server_images(state, progress));
+                               const PullProgress& progress, const std::vector<BindMount>& binds) {
+  SpecOverrides overrides = server_overrides(state);
+  overrides.binds.insert(overrides.binds.end(), binds.begin(), binds.end());
+  return build_session_spec(policy, overrides, server_images(state, progress));
 }
 
 Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {

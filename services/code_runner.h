@@ -71,8 +71,9 @@ Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolic
 
 // The shape a session of `policy` is opened from (support files, limits, image) and the plan
 // its commands start from (its environment). Its image is pulled first when missing (reported
-// through `progress`).
+// through `progress`). `binds` are the session's share mounts, part of its shape from the start.
 Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
-                               const PullProgress& progress);
+                               const PullProgress& progress,
+                               const std::vector<BindMount>& binds = {});
 
 }  // namespace paddock::mcp

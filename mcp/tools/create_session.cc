@@ -85,10 +85,12 @@ class CreateSession final : public Tool {
     ServerState& state = context.state;
     auto policy = state.policies().find(arguments.value("language", default_language_));
     if (!policy) return tool_error(policy.error().message);
-    auto spec = session_spec(state, **policy, context.progress);
-    if (!spec) return tool_error(spec.error().message);
-    auto mounts = add_mounts(state, arguments, spec->shape);
+    // The shares' binds go into the builder with the rest: the shape is never patched after.
+    std::vector<BindMount> binds;
+    auto mounts = add_mounts(state, arguments, binds);
     if (!mounts) return tool_error(mounts.error().message);
+    auto spec = session_spec(state, **policy, context.progress, binds);
+    if (!spec) return tool_error(spec.error().message);
     if (auto room = state.sessions().reserve(); !room) return tool_error(room.error().message);
     // Warm sandboxes give way: together with the sessions they stay within --max-sessions.
     state.warm().fit();
@@ -135,20 +137,20 @@ class CreateSession final : public Tool {
  private:
   // The shares `arguments` asks to mount, added to the spec's binds.
   static Result<std::vector<ShareMount>> add_mounts(const ServerState& state, const json& arguments,
-                                                    SandboxShape& spec) {
+                                                    std::vector<BindMount>& binds) {
     std::vector<ShareMount> mounts;
     if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
     for (const auto& asked : arguments["mounts"]) {
       ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
                        asked.value("rw", false)};
-      auto bind = share_bind(state.shares(), mount, spec.workdir);
+      auto bind = share_bind(state.shares(), mount, SandboxShape{}.workdir);
       if (!bind) return bind.error();
-      for (const auto& other : spec.binds) {
+      for (const auto& other : binds) {
         if (other.sandbox_path == bind->sandbox_path) {
           return invalid_input("mounts: two mounts at " + bind->sandbox_path);
         }
       }
-      spec.binds.push_back(std::move(*bind));
+      binds.push_back(std::move(*bind));
       mounts.push_back(std::move(mount));
     }
     // After the shares are checked, so that a wrong name is what the model hears first.
