@@ -152,7 +152,8 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
   run.add_flag("--require-cgroups", flags.require_cgroups,
                "Refuse to run unless cgroup v2 enforces the limits (no rlimit fallback)");
   run.add_option("--output-limit", flags.output_limit,
-                 "Bytes captured per stream; the rest is dropped (default 1m)")
+                 "Bytes of each stream the --json result keeps: its start and its end, the middle "
+                 "replaced by a note (default 1m; without --json the output passes through whole)")
       ->type_name("SIZE");
   run.add_option("--file-size", flags.file_size,
                  "Largest file the program may write (default 256m)")

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <string_view>
+
 #include "cli/command_line.h"
 #include "cli/doctor_command.h"
 #include "cli/image_command.h"
@@ -27,7 +29,13 @@ bool needs_all_backends(const Request& request) {
 
 int dispatch(int argc, char** argv, const Executable& executable) {
   auto request = parse_command_line(argc, argv);
-  if (!request) return fail(request.error().message);
+  if (!request) {
+    int status = fail(request.error().message);
+    // A server's command line is its configuration: a client that starts `paddock mcp` with a
+    // flag it does not know gets the status every other configuration error of the server has.
+    bool server = argc > 1 && std::string_view(argv[1]) == "mcp";
+    return server ? kServerConfigurationError : status;
+  }
   if (!executable.has_all_backends && needs_all_backends(*request)) return exec_full_paddock();
   if (auto* info = std::get_if<InfoRequest>(&*request)) {
     write_all(STDOUT_FILENO, info->text);

@@ -46,7 +46,8 @@ int exec_full_paddock(const ImageRequest& /*request*/) {
   envp.push_back(nullptr);
   execve(path.c_str(), argv.data(), envp.data());
   return fail("cannot run " + path +
-              " (import, pull and the container backends live there; build it with paddock): " +
+              " (paddock mcp, doctor, import, pull and the container backends live there; copy or "
+              "build it beside paddock): " +
               std::strerror(errno));
 }
 

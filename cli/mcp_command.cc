@@ -3,6 +3,7 @@
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
 #include "cli/mcp_settings.h"
+#include "cli/output.h"
 #include "mcp/serve.h"
 #include "services/log.h"
 
@@ -29,7 +30,7 @@ int mcp_command(const McpRequest& request) {
   if (!options) {
     // As every configuration error of the server: one line, exit status 2, before stdin is read.
     mcp::log(mcp::LogLevel::kError, options.error().message);
-    return 2;
+    return kServerConfigurationError;
   }
   BackendSettings settings = server_backend_settings(*options, env);
   return mcp::serve_stdio(*options,

@@ -12,6 +12,8 @@ namespace paddock::cli {
 
 // Exit status for paddock's own failures (bad input, a host that cannot sandbox).
 inline constexpr int kPaddockFailure = 125;
+// `paddock mcp` exits with this when its settings are wrong, before it reads stdin.
+inline constexpr int kServerConfigurationError = 2;
 
 // Output goes through write_all (core/write_all.h); a reader that went away is not an error.
 

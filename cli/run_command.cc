@@ -73,6 +73,19 @@ void report_to_stderr(const RunResult& result, const SandboxShape& shape) {
     note("the image runs from a flattened copy of its layers: " + result.isolation.root_reason +
          " (Linux 5.11+ can; PADDOCK_IMAGE_ROOT=flattened skips the attempt)");
   }
+  // Without --json there is nowhere to put a figure or a collected file: say so rather than
+  // leave a user wondering where the plot went.
+  std::uint64_t figures = 0;
+  for (const auto& artifact : result.artifacts) {
+    if (artifact.mime_type.starts_with("image/")) ++figures;
+  }
+  std::uint64_t files = result.artifacts.size() - figures + result.artifacts_omitted_count();
+  if (figures + files > 0) {
+    std::string made = figures > 0 ? counted(figures, "figure", "figures") : "";
+    if (files > 0) made += (made.empty() ? "" : " and ") + counted(files, "file", "files");
+    note(made + (figures + files == 1 ? " was" : " were") +
+         " made and not shown: run with --json to get them (base64, in the result's artifacts)");
+  }
   for (const auto& limit : result.isolation.not_enforced) {
     // Noted only where asked for: rlimit mode holds memory per process, as --help says, and
     // a note on every run would teach users to skip the notes.
