@@ -5,7 +5,7 @@ import asyncio
 
 from ._ops import Operations
 from ._server import PaddockServer
-from .session import _Settings
+from .session import _PlotHistory, _Settings
 
 __all__ = ["AsyncSandboxSession", "AsyncArtifactSandboxSession",
            "AsyncInteractiveSandboxSession"]
@@ -93,11 +93,13 @@ class AsyncSandboxSession(_Settings, Operations):
         return await self._drive(self._copy_from_op(src, dest))
 
 
-class AsyncArtifactSandboxSession(AsyncSandboxSession):
-    """ArtifactSandboxSession for asyncio."""
+class AsyncArtifactSandboxSession(_PlotHistory, AsyncSandboxSession):
+    """ArtifactSandboxSession for asyncio: figures accumulate across runs the same way."""
 
     async def run(self, code, libraries=None, timeout=None, clear_plots=False, **callbacks):
-        return await super().run(code, libraries, timeout, **callbacks)
+        if clear_plots:
+            self.clear_plots()
+        return self._take_plots(await super().run(code, libraries, timeout, **callbacks))
 
 
 class AsyncInteractiveSandboxSession(AsyncSandboxSession):

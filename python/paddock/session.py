@@ -27,7 +27,8 @@ _REFUSED = {
 }
 # runtime_configs keys llm-sandbox passes to Docker, mapped to paddock's settings.
 _RUNTIME_KEYS = {"mem_limit": "memory", "memory": "memory", "cpu_count": "cpus",
-                 "cpus": "cpus", "pids_limit": "pids", "environment": "env"}
+                 "cpus": "cpus", "pids_limit": "pids", "environment": "env",
+                 "timeout": "timeout"}
 
 
 class _State:
@@ -89,6 +90,8 @@ class _Settings:
                 pids = value
             elif target == "env" and env is None:
                 env = value
+            elif target == "timeout" and timeout is None:
+                timeout = value
         if memory is None:
             memory = max_memory
         self.lang = str(getattr(lang, "value", lang)).lower()
@@ -250,17 +253,33 @@ class SandboxSession(_Settings, Operations):
         return result.get("structuredContent") or {}
 
 
-class ArtifactSandboxSession(SandboxSession):
-    """A SandboxSession whose results carry `plots`: every figure the code drew, in order.
-    (Every paddock session returns figures; this class exists for llm-sandbox's name and its
-    `clear_plots`/`enable_plotting` arguments.)"""
+class _PlotHistory:
+    """llm-sandbox's artifact sessions accumulate: a result's `plots` are every figure drawn
+    since the session began or its plots were last cleared, this run's last. The server returns
+    each run's own figures; the session keeps the earlier ones."""
 
-    def run(self, code, libraries=None, timeout=None, clear_plots=False, **callbacks):
-        # Each result holds that run's figures only, so clear_plots has nothing to clear.
-        return super().run(code, libraries, timeout, **callbacks)
+    def _take_plots(self, result):
+        history = self.__dict__.setdefault("_plot_history", [])
+        if self._with_plots:
+            history.extend(result.plots)
+            result.plots = list(history)
+        return result
 
     def clear_plots(self):
-        """Nothing to do: a result carries only the figures of its own run."""
+        """Forget the figures of earlier runs: the next result holds only its own."""
+        self.__dict__.setdefault("_plot_history", []).clear()
+
+
+class ArtifactSandboxSession(_PlotHistory, SandboxSession):
+    """A SandboxSession whose results carry `plots`: the figures drawn since the session began
+    (or since `clear_plots`), in order, as llm-sandbox's do. (Every paddock run returns its
+    figures; this class adds llm-sandbox's accumulation and its `clear_plots`/`enable_plotting`
+    arguments.)"""
+
+    def run(self, code, libraries=None, timeout=None, clear_plots=False, **callbacks):
+        if clear_plots:
+            self.clear_plots()  # before the run, so that a failing run still clears
+        return self._take_plots(super().run(code, libraries, timeout, **callbacks))
 
 
 class InteractiveSandboxSession(SandboxSession):

@@ -1,5 +1,6 @@
 // The `paddock` binary as a user meets it: exit statuses, one-line errors, JSON.
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -154,6 +155,66 @@ TEST(Cli, UnderNoNewPrivsARunMapsTheCallersOwnIdAndDoctorSaysWhy) {
     EXPECT_NE(report["id_helpers"].dump().find("no_new_privs"), std::string::npos)
         << report["id_helpers"].dump();
   }
+}
+
+// `paddock mcp` is started by a client, which shows its stderr and exit status: a flag the server
+// does not know is a configuration error like any other of the server's (docs/mcp.md): status 2.
+TEST(Cli, AnUnknownServerFlagExitsTwoWithOneLine) {
+  CliResult result = run_cli({"mcp", "--no-such-server-flag"});
+  EXPECT_EQ(result.exit_status, 2) << result.err;
+  EXPECT_EQ(count_lines(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find("--no-such-server-flag"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "");
+}
+
+// --output-limit keeps a stream's start and its end, and its help says so.
+TEST(Cli, OutputLimitKeepsTheStartAndTheEndAsItsHelpSays) {
+  CliResult help = run_cli({"run", "--help"});
+  auto at = help.out.find("--output-limit");
+  ASSERT_NE(at, std::string::npos) << help.out;
+  std::string entry = help.out.substr(at, help.out.find("\n  -", at + 1) - at);
+  EXPECT_EQ(entry.find("the rest is dropped"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("start"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("end"), std::string::npos) << entry;
+  CliResult run =
+      run_cli({"run", "--json", "--output-limit", "4k", "--", "sh", "-c", "seq 1 20000"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  std::string kept = nlohmann::json::parse(run.out)["stdout"].get<std::string>();
+  EXPECT_EQ(kept.rfind("1\n2\n3\n", 0), 0u) << kept.substr(0, 100);
+  EXPECT_NE(kept.find("\n19999\n20000\n"), std::string::npos) << kept.substr(kept.size() - 100);
+}
+
+// Without --json a figure has nowhere to go: one line says it was made and how to get it.
+TEST(Cli, FiguresMadeWithoutJsonAreNamedOnStderr) {
+  CliResult run = run_cli({"run", "--lang", "python", "--code",
+                           "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
+                           "plt.plot([2, 1])\nplt.show()\nprint('drawn')"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_EQ(run.out, "drawn\n");
+  EXPECT_NE(run.err.find("2 figures were made"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--json"), std::string::npos) << run.err;
+  CliResult plain = run_cli({"run", "--lang", "python", "--code", "print('no figure')"});
+  EXPECT_EQ(plain.err.find("figure"), std::string::npos) << plain.err;
+}
+
+// The lean paddock copied alone: what it hands to paddock-full, the server first, says so.
+TEST(Cli, ALonePaddockNamesTheServerAmongWhatNeedsPaddockFull) {
+  std::string directory = ::testing::TempDir() + "/paddock-lone-" + std::to_string(getpid());
+  ASSERT_EQ(mkdir(directory.c_str(), 0755), 0);
+  std::string lone = directory + "/paddock";
+  {
+    std::ifstream from(paddock_binary(), std::ios::binary);
+    std::ofstream to(lone, std::ios::binary);
+    to << from.rdbuf();
+  }
+  ASSERT_EQ(chmod(lone.c_str(), 0755), 0);
+  CliResult result = run_program({lone, "mcp"});
+  EXPECT_EQ(result.exit_status, 125) << result.err;
+  EXPECT_EQ(count_lines(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find("paddock-full"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("paddock mcp"), std::string::npos) << result.err;
+  std::remove(lone.c_str());
+  rmdir(directory.c_str());
 }
 
 TEST(Cli, HelpAndVersionExitZero) {
