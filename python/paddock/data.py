@@ -85,6 +85,20 @@ class PlotOutput:
         return cls(format=format, content_base64=data, width=width, height=height, name=name)
 
 
+def _with_timeout_line(structured):
+    """stderr, ending with llm-sandbox's word for a run its timeout stopped: code that only
+    reads stderr (or prints it) sees why the run ended, not an empty string."""
+    stderr = structured.get("stderr", "") or ""
+    if not structured.get("timed_out"):
+        return stderr
+    seconds = structured.get("timeout_seconds")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        seconds = (structured.get("duration_ms") or 0) / 1000.0
+    if stderr and not stderr.endswith("\n"):
+        stderr += "\n"
+    return stderr + "timed out after %g s\n" % seconds
+
+
 @dataclass
 class ConsoleOutput:
     """What a command or program did: its exit code and output, and how it ended.
@@ -140,7 +154,7 @@ class ConsoleOutput:
         s = structured or {}
         return dict(
             exit_code=int(s.get("exit_code", 1)), stdout=s.get("stdout", "") or "",
-            stderr=s.get("stderr", "") or "", phase=s.get("phase", "run") or "run",
+            stderr=_with_timeout_line(s), phase=s.get("phase", "run") or "run",
             timed_out=bool(s.get("timed_out", False)), oom_killed=bool(s.get("oom_killed", False)),
             duration_ms=s.get("duration_ms"), truncated=bool(s.get("truncated", False)),
             notes=list(s.get("notes") or []), result=s.get("result"), error=s.get("error"),

@@ -1,0 +1,55 @@
+"""What code written for llm-sandbox expects of a session, beyond the README's examples: its
+timeout settings, its word for a timed-out run, figures that accumulate, `/sandbox`, is_safe."""
+
+import asyncio
+import warnings
+
+from paddock import ArtifactSandboxSession, AsyncArtifactSandboxSession, SandboxSession
+
+PLOT = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\n"
+
+
+def test_runtime_configs_timeout_is_the_runs_timeout():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # honoured, so not "ignored"
+        session = SandboxSession(lang="python", runtime_configs={"timeout": 1})
+    with session:
+        result = session.run("import time; time.sleep(20)")
+        assert result.timed_out and result.exit_code == 124
+        assert result.raw.get("timeout_seconds") == 1
+
+
+def test_a_timed_out_run_says_so_on_stderr():
+    with SandboxSession(lang="python", timeout=1) as session:
+        silent = session.run("import time; time.sleep(20)")
+        assert silent.stderr == "timed out after 1 s\n"
+        loud = session.run("import sys, time\nsys.stderr.write('working')\nsys.stderr.flush()\n"
+                           "time.sleep(20)", timeout=2)
+        assert loud.stderr == "working\ntimed out after 2 s\n"
+        quick = session.run("print('ok')")
+        assert "timed out" not in quick.stderr
+
+
+def test_artifact_session_figures_accumulate_as_llm_sandboxs_do():
+    with ArtifactSandboxSession(lang="python") as session:
+        counts = [len(session.run(PLOT).plots), len(session.run(PLOT).plots),
+                  len(session.run(PLOT, clear_plots=True).plots)]
+        assert counts == [1, 2, 1]
+        assert len(session.run("print('no figure')").plots) == 1  # the earlier one stays
+        session.clear_plots()
+        assert len(session.run(PLOT).plots) == 1
+        assert len(session.run("print('none')", clear_plots=True).plots) == 0
+
+
+def test_async_artifact_session_figures_accumulate_too():
+    async def counts():
+        async with AsyncArtifactSandboxSession(lang="python") as session:
+            return [len((await session.run(PLOT)).plots), len((await session.run(PLOT)).plots),
+                    len((await session.run(PLOT, clear_plots=True)).plots)]
+
+    assert asyncio.run(counts()) == [1, 2, 1]
+
+
+def test_without_plotting_nothing_accumulates():
+    with ArtifactSandboxSession(lang="python", enable_plotting=False) as session:
+        assert [len(session.run(PLOT).plots) for _ in range(2)] == [0, 0]
