@@ -337,7 +337,8 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
     }
     const json& said = **message;
     if (said.contains("stream")) {
-      std::string text = string_field(said, "text");
+      // A notebook renders colour codes; the text a reader gets (a model) would show them raw.
+      std::string text = strip_ansi(string_field(said, "text"));
       bool to_stderr = string_field(said, "stream") == "stderr";
       capture_chunk(to_stderr ? result.stderr_data : result.stdout_data, text,
                     request.output_bytes);

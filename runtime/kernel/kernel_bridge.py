@@ -70,6 +70,83 @@ except Exception as error:  # the rootfs lacks jupyter_client: paddock falls bac
 ARGUMENT = re.compile(r"\{([A-Za-z0-9_]+)\}")
 
 
+# -- installs from a cell -------------------------------------------------------------------------
+# `%pip install x`, `!pip install x` and their kin cannot install in a session: the cell has no
+# network, and Debian's python refuses with PEP 668's text, which `!` reports as success. Paddock
+# installs through install_libraries (or the `libraries` argument) instead: the session's
+# package index and allowlist, and the library importable at once. So an IPython kernel refuses
+# these as an error that says so, from a startup file of its own profile (written before every
+# start, restarts included). Not a boundary (a cell can still call subprocess); it only keeps the
+# common spellings from pretending to work.
+INSTALL_GUARD = r"""
+def _paddock_install_guard():
+    import re
+
+    shell = get_ipython()
+    # An installer asked to install: pip, pip3, pip3.11, python -m pip (any python, also
+    # {sys.executable} or $PY before expansion), uv pip, conda, mamba, micromamba; at the start
+    # of a shell command, after ; & | ( or a path.
+    asks = re.compile(
+        r"(?:^|[;&|(])\s*(?:sudo\s+)?(?:(?:\S*/)?(?:python[\d.]*|\{[^}]*\}|\$\{?\w+\}?)"
+        r"(?:\s+-\S+)*?\s+-m\s+)?(?:\S*/)?(?:pip[\d.]*|uv\s+pip|conda|mamba|micromamba)"
+        r"(?:\s+-\S+)*\s+install\b", re.M)
+
+    class InstallRefused(Exception):
+        def _render_traceback_(self):  # IPython shows this instead of a traceback
+            return [str(self)]
+
+    def refuse():
+        raise InstallRefused(
+            "installing from a cell does not work in a paddock session (nothing was "
+            "installed): use the install_libraries tool, or the `libraries` argument of "
+            "execute_code or create_session, which install through the session's package index "
+            "and make the library importable at once")
+
+    magics = shell.magics_manager.magics
+    for name in ("pip", "pip3", "conda", "mamba", "micromamba"):
+        original = magics["line"].get(name) or magics["line"].get("pip")
+
+        def installer(line, _name=name, _original=original):
+            if asks.search(_name + " " + line):
+                refuse()
+            if _original is None:
+                return shell.system(_name + " " + line)
+            return _original(line)
+
+        shell.register_magic_function(installer, "line", name)
+    for attribute in ("system", "getoutput"):  # `!cmd`, `!!cmd`, `x = !cmd`, %sx, %system
+        def command(cmd, *args, _plain=getattr(shell, attribute), **kwargs):
+            if isinstance(cmd, str) and asks.search(cmd):
+                refuse()
+            return _plain(cmd, *args, **kwargs)
+
+        setattr(shell, attribute, command)
+    for name in ("bash", "sh", "script"):  # %%bash and the like
+        original = magics["cell"].get(name)
+        if original is None:
+            continue
+
+        def script(line, cell, _original=original):
+            if asks.search(cell or ""):
+                refuse()
+            return _original(line, cell)
+
+        shell.register_magic_function(script, "cell", name)
+
+
+_paddock_install_guard()
+del _paddock_install_guard
+"""
+
+
+def write_install_guard(ipython_dir):
+    """Puts the guard where IPython runs it at every start; other kernels never read it."""
+    startup = os.path.join(ipython_dir, "profile_default", "startup")
+    os.makedirs(startup, mode=0o700, exist_ok=True)
+    with open(os.path.join(startup, "00-paddock-installs.py"), "w") as guard:
+        guard.write(INSTALL_GUARD)
+
+
 class Kernel:
     def __init__(self):
         # The kernelspec directories of the root file system, named here: left to itself,
@@ -98,6 +175,7 @@ class Kernel:
         for name, sub in (("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
                           ("JUPYTER_RUNTIME_DIR", "runtime")):
             env[name] = os.path.join(self.directory, sub)
+        write_install_guard(env["IPYTHONDIR"])
         self.log = open(self.log_path, "wb")
         # Its own session (process group), so that an interrupt reaches what it runs too.
         self.process = launch_kernel(argv, stdout=self.log, stderr=self.log, env=env,

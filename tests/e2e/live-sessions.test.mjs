@@ -430,3 +430,42 @@ test('javascript sessions, and python with live: false, are not live: each call 
   assert.match(lost.structuredContent.stderr, /NameError/, describe(lost));
   await finishClient(conn);
 });
+
+test('python: %pip, !pip and the like in a live cell fail as errors that name install_libraries; nothing says success (2.x client)', { timeout: 180000 }, async (t) => {
+  const conn = await connect(t, 2);
+  const { session_id } = await createSession(conn, { language: 'python' }, { kernel: 'python3' });
+  const spellings = ['%pip install requests', '!pip install requests', '%pip3 install requests',
+    '!pip3 install -q requests', '!python3 -m pip install requests', 'import sys\n!{sys.executable} -m pip install requests',
+    'pip install requests', '%conda install requests', 'x = !pip install requests', '%%bash\npip install requests',
+    'for i in range(1):\n    !pip install requests'];
+  for (const code of spellings) {
+    const r = await run(conn, session_id, code);
+    const what = `${JSON.stringify(code)}: ${describe(r)}`;
+    assert.equal(r.isError, true, what);
+    if (!LIVE) continue;  // a new process each call: these lines are python's syntax errors there
+    const first = textOf(r).split('\n')[0];
+    assert.match(first, /install_libraries/, what);
+    assert.match(first, /libraries/, what);
+    assert.doesNotMatch(textOf(r), /\x1b|externally-managed/, what);
+    assert.equal(r.structuredContent.error.ename, 'InstallRefused', what);
+  }
+  if (LIVE) {
+    // What installs nothing still works, and a string that only says "!pip install" is a string.
+    await expectCell(conn, session_id, 's = "!pip install requests"\nprint(s)', { stdout: '!pip install requests\n' });
+    const version = await expectCell(conn, session_id, '%pip --version');
+    assert.match(version.structuredContent.stdout, /^pip \d/, describe(version));
+  }
+  await finishClient(conn);
+});
+
+test('python: a live cell\'s streams come without terminal colour codes (1.x client)', { timeout: 120000 }, async (t) => {
+  const conn = await connect(t, 1);
+  const { session_id } = await createSession(conn, { language: 'python' }, { kernel: 'python3' });
+  const r = await run(conn, session_id, 'import sys\nprint("\\x1b[1;31mred\\x1b[0m")\nsys.stderr.write("\\x1b[33mwarn\\x1b[0m\\n")');
+  assert.equal(r.isError, false, describe(r));
+  // A new process's output is its own bytes; a live kernel's streams are the notebook's text.
+  const [red, warn] = LIVE ? ['red', 'warn'] : ['\x1b[1;31mred\x1b[0m', '\x1b[33mwarn\x1b[0m'];
+  assert.equal(r.structuredContent.stdout, `${red}\n`, describe(r));
+  assert.equal(r.structuredContent.stderr, `${warn}\n`, describe(r));
+  await finishClient(conn);
+});

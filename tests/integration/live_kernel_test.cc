@@ -321,6 +321,61 @@ TEST_F(LiveKernelTest, FiguresBelongToTheCellThatDrewThem) {
   EXPECT_TRUE(cell("print(x)").artifacts.empty());
 }
 
+// pip in a cell cannot install (Debian's python is externally managed, and a cell has no
+// network): each way of asking for it fails as an error that says what installs instead, and the
+// restart keeps it so. What does not install still works.
+TEST_F(LiveKernelTest, InstallingFromACellIsAnErrorThatNamesInstallLibraries) {
+  const std::vector<std::string> spellings = {
+      "%pip install requests",
+      "!pip install requests",
+      "! pip3 install -q requests",
+      "!!pip install requests",
+      "!python3 -m pip install requests",
+      "import sys\n!{sys.executable} -m pip install requests",
+      "!/usr/bin/python3 -I -m pip install requests",
+      "!cd /tmp && pip install requests",
+      "pip install requests",
+      "%pip3 install requests",
+      "%conda install requests",
+      "!mamba install requests",
+      "out = !pip install requests",
+      "%sx pip install requests",
+      "%%bash\necho first\npip install requests",
+      "if True:\n    %pip install requests",
+  };
+  auto expect_refused = [&](const std::string& code) {
+    RunResult refused = cell(code);
+    EXPECT_EQ(refused.exit_code, 1) << code << ": " << refused.stdout_data.data;
+    ASSERT_TRUE(refused.cell->error) << code << ": " << refused.stdout_data.data;
+    EXPECT_EQ(refused.cell->error->name, "InstallRefused") << code;
+    ASSERT_EQ(refused.cell->error->traceback.size(), 1u) << code;
+    const std::string& line = refused.cell->error->traceback[0];
+    EXPECT_NE(line.find("install_libraries"), std::string::npos) << line;
+    EXPECT_NE(line.find("`libraries`"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    EXPECT_EQ(refused.stdout_data.data.find("externally-managed"), std::string::npos) << code;
+  };
+  for (const auto& code : spellings) expect_refused(code);
+  RunResult kept = cell("s = '!pip install requests'\nprint(s)\n!echo shell works");
+  // (`!` runs the command on a terminal, whose lines end in \r\n.)
+  EXPECT_EQ(kept.stdout_data.data.rfind("!pip install requests\nshell works", 0), 0u)
+      << kept.stdout_data.data << error_of(kept);
+  RunResult version = cell("%pip --version");
+  EXPECT_EQ(version.stdout_data.data.rfind("pip ", 0), 0u) << version.stdout_data.data;
+  auto restarted = kernel_->restart();
+  ASSERT_TRUE(restarted) << restarted.error().message;
+  expect_refused("%pip install requests");
+}
+
+// A live cell's streams are what a notebook shows, without terminal colour codes.
+TEST_F(LiveKernelTest, StreamsComeWithoutTerminalCodes) {
+  RunResult coloured = cell(
+      "import sys\nprint('\\x1b[1;31mred\\x1b[0m plain')\n"
+      "sys.stderr.write('\\x1b[33mwarn\\x1b[0m\\n')");
+  EXPECT_EQ(coloured.stdout_data.data, "red plain\n") << error_of(coloured);
+  EXPECT_EQ(coloured.stderr_data.data, "warn\n");
+}
+
 // Cancellation reaches the cell as an interrupt; the state stays.
 TEST_F(LiveKernelTest, CancellationInterruptsTheCell) {
   cell("x = 7");
