@@ -97,10 +97,8 @@ def _paddock_install_guard():
 
     def refuse():
         raise InstallRefused(
-            "installing from a cell does not work in a paddock session (nothing was "
-            "installed): use the install_libraries tool, or the `libraries` argument of "
-            "execute_code or create_session, which install through the session's package index "
-            "and make the library importable at once")
+            "installing from a cell does not work here, nothing was installed: use the "
+            "install_libraries tool or the `libraries` argument (the library imports at once)")
 
     magics = shell.magics_manager.magics
     for name in ("pip", "pip3", "conda", "mamba", "micromamba"):
