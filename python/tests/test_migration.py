@@ -53,3 +53,13 @@ def test_async_artifact_session_figures_accumulate_too():
 def test_without_plotting_nothing_accumulates():
     with ArtifactSandboxSession(lang="python", enable_plotting=False) as session:
         assert [len(session.run(PLOT).plots) for _ in range(2)] == [0, 0]
+
+
+def test_sandbox_is_the_work_directory_as_in_llm_sandbox():
+    with SandboxSession(lang="python") as session:
+        wrote = session.run("open('/sandbox/x', 'w').write('from sandbox')")
+        assert wrote.exit_code == 0, wrote.stderr
+        read = session.run("print(open('/work/x').read())")
+        assert read.stdout == "from sandbox\n", read.stderr
+        listed = session.execute_command("cd /sandbox && ls")
+        assert listed.stdout == "x\n"

@@ -217,6 +217,27 @@ TEST(Cli, ALonePaddockNamesTheServerAmongWhatNeedsPaddockFull) {
   rmdir(directory.c_str());
 }
 
+// Code written for llm-sandbox works in /sandbox: there it is the work directory itself, so a
+// file written at /sandbox/x is /work/x, and the other way round.
+TEST(Cli, SandboxIsTheWorkDirectoryUnderAnotherName) {
+  CliResult run = run_cli({"run", "--lang", "python", "--code",
+                           "import os\nopen('/sandbox/x', 'w').write('from sandbox')\n"
+                           "print(open('/work/x').read())\nopen('/work/y', 'w').write('w')\n"
+                           "print(sorted(set(os.listdir('/sandbox')) & {'x', 'y'}))\n"
+                           "print(os.path.realpath('/sandbox'))"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_EQ(run.out, "from sandbox\n['x', 'y']\n/work\n");
+  CliResult shell = run_cli({"run", "--", "sh", "-c", "cd /sandbox && echo hi > z && cat /work/z"});
+  EXPECT_EQ(shell.exit_status, 0) << shell.err;
+  EXPECT_EQ(shell.out, "hi\n");
+  // Nothing more is writable than before: /sandbox is the work directory, not a hole in the root.
+  CliResult root = run_cli(
+      {"run", "--", "sh", "-c",
+       "rm /sandbox 2>/dev/null && echo removed; ln -sfn /tmp /sandbox 2>/dev/null && echo made; "
+       "readlink /sandbox"});
+  EXPECT_EQ(root.out, "/work\n") << root.err;
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
   CliResult help = run_cli({"run", "--help"});
   EXPECT_EQ(help.exit_status, 0);

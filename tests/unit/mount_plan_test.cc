@@ -242,6 +242,24 @@ TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
   EXPECT_EQ(find(overlay, Kind::kBind, "/usr"), nullptr);
 }
 
+// llm-sandbox's /sandbox is the work directory under its old name, in the sealed root; an image
+// keeps its own root, and a bind at /sandbox wins.
+TEST(MountPlan, SandboxIsALinkToTheWorkDirectoryInTheSealedRoot) {
+  MountPlan p = plan();
+  const MountStep* link = find(p, Kind::kSymlink, "/sandbox");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->content, "/work");
+  EXPECT_LT(index_of(p, Kind::kSymlink, "/sandbox"), index_of(p, Kind::kSeal, "/"));
+  TestSpec image;
+  image.image_layers = {"/store/layers/abc"};
+  EXPECT_EQ(find(plan(image), Kind::kSymlink, "/sandbox"), nullptr);
+  TestSpec bound;
+  bound.binds = {{"/srv/data", "/sandbox/data", false}};
+  MountPlan with_bind = plan(bound);
+  EXPECT_EQ(find(with_bind, Kind::kSymlink, "/sandbox"), nullptr);
+  EXPECT_NE(find(with_bind, Kind::kBind, "/sandbox/data"), nullptr);
+}
+
 TEST(MountPlan, EveryStepDescribesItself) {
   for (const auto& step : plan().steps) EXPECT_FALSE(step.describe().empty());
   EXPECT_EQ(find(plan(), Kind::kBind, "/usr")->describe(), "binding /usr on /usr");

@@ -166,6 +166,19 @@ void plan_proc(PlanBuilder& plan) {
   }
 }
 
+// llm-sandbox's work directory is /sandbox, and code written for it says so. In a sandbox on the
+// host's root, /sandbox is a symlink to the work directory, made in the read-only root before it
+// is sealed: the same directory under the old name, nothing more writable. An image's root is left
+// as the image has it (it may have a /sandbox of its own); so is a /sandbox a bind asks for.
+void plan_legacy_workdir(PlanBuilder& plan, const SandboxShape& shape) {
+  const std::string legacy = "/sandbox";
+  if (!shape.image_layers.empty() || is_under(shape.workdir, legacy)) return;
+  for (const BindMount& bind : shape.binds) {
+    if (is_under(bind.sandbox_path, legacy)) return;
+  }
+  plan.symlink(legacy, shape.workdir);
+}
+
 }  // namespace
 
 std::string MountStep::describe() const {
@@ -237,6 +250,7 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
   plan.parents(shape.workdir);
   plan.dir(shape.workdir);
+  plan_legacy_workdir(plan, shape);
   for (std::size_t i = 0; i < shape.binds.size(); ++i) {
     const BindMount& bind = shape.binds[i];
     if (!is_under(bind.sandbox_path, shape.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
