@@ -395,12 +395,14 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   doctor->add_flag("--json", doctor_json, "Print the report as JSON");
   PolicyRequest policy_request;
   std::string policy_dir;
-  CLI::App* policy = app.add_subcommand("policy", "Language policies: list, show LANG, check FILE");
+  CLI::App* policy = app.add_subcommand(
+      "policy", "Language policies: list, show LANG, check FILE, screen LANG (code on stdin)");
   if (described("policy")) {
-    policy->add_option("action", policy_request.action, "list, show or check")
+    policy->add_option("action", policy_request.action, "list, show, check or screen")
         ->required()
-        ->check(CLI::IsMember({"list", "show", "check"}));
-    policy->add_option("argument", policy_request.argument, "LANG for show, FILE for check");
+        ->check(CLI::IsMember({"list", "show", "check", "screen"}));
+    policy->add_option("argument", policy_request.argument,
+                       "LANG for show and screen, FILE for check");
     policy->add_flag("--json", policy_request.json, "Print JSON");
     policy->add_option("--policy-dir", policy_dir, "Extra language policies")
         ->envname("PADDOCK_POLICY_DIR")
@@ -492,7 +494,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   if (policy->parsed()) {
     if (policy_request.action != "list" && policy_request.argument.empty()) {
       return invalid_input("paddock policy " + policy_request.action + " needs " +
-                           (policy_request.action == "show" ? "a language" : "a policy file"));
+                           (policy_request.action == "check" ? "a policy file" : "a language"));
     }
     if (!policy_dir.empty()) policy_request.policy_dir = policy_dir;
     return Request{std::move(policy_request)};

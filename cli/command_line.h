@@ -54,7 +54,7 @@ struct ImageRequest {
   std::optional<std::string> creds_file;  // pull --creds-file FILE, holding USER:PASS
 };
 
-// `paddock policy list|show LANG|check FILE`.
+// `paddock policy list|show LANG|check FILE|screen LANG`.
 struct PolicyRequest {
   std::string action;
   std::string argument;

@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/host_paths.h"
 #include "cli/output.h"
 #include "language/policy_store.h"
+#include "language/screening.h"
 
 namespace paddock::cli {
 namespace {
@@ -37,6 +41,51 @@ nlohmann::json describe(const LanguagePolicy& policy) {
       {"origin", policy.origin}};
 }
 
+// Code to screen comes on stdin; more than a call could carry is refused rather than read.
+constexpr std::size_t kMaxScreenedCode = 16u << 20;
+
+// `paddock policy screen LANG`: the policy's screening of the code on stdin, as enforce mode
+// would judge it (what is unsafe, whatever mode the policy runs in): the findings with the rule
+// and pattern that made each, and whether enforce mode refuses the code. Nothing runs. For
+// llm-sandbox's is_safe (python/), and for trying a rule out.
+int screen_command(const LanguagePolicy& policy, bool as_json) {
+  std::string code;
+  char buffer[65536];
+  for (;;) {
+    ssize_t got = read(STDIN_FILENO, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return fail(std::string("reading the code from stdin: ") + std::strerror(errno));
+    if (got == 0) break;
+    code.append(buffer, static_cast<std::size_t>(got));
+    if (code.size() > kMaxScreenedCode) return fail("the code on stdin is over 16 MiB");
+  }
+  Screening screening = policy.screening_rules;
+  screening.mode = ScreeningMode::kEnforce;
+  ScreeningVerdict verdict = screen(screening, policy.source_syntax, code);
+  if (!as_json) {
+    std::string text;
+    for (const auto& finding : verdict.findings) text += describe(finding) + "\n";
+    text += verdict.blocked
+                ? "unsafe: enforce mode refuses it (" + blocking_summary(verdict) + ")\n"
+                : "safe: nothing at or above " + std::string(to_string(verdict.threshold)) +
+                      " severity\n";
+    write_all(STDOUT_FILENO, text);
+    return 0;
+  }
+  nlohmann::json result = to_json(verdict);
+  result["language"] = policy.name;
+  result["policy_mode"] = to_string(policy.screening_rules.mode);
+  for (auto& finding : result["findings"]) {
+    for (const auto& rule : screening.rules) {
+      if (rule.id == finding["rule"].get<std::string>()) {
+        finding["pattern"] = rule.pattern_text.empty() ? rule.module : rule.pattern_text;
+      }
+    }
+  }
+  write_all(STDOUT_FILENO, result.dump(2) + "\n");
+  return 0;
+}
+
 }  // namespace
 
 int policy_command(const PolicyRequest& request) {
@@ -50,6 +99,11 @@ int policy_command(const PolicyRequest& request) {
   auto store =
       PolicyStore::load(policy_directories(user_policy_directory(env), request.policy_dir), env);
   if (!store) return fail(store.error().message);
+  if (request.action == "screen") {
+    auto policy = store->find(request.argument);
+    if (!policy) return fail(policy.error().message);
+    return screen_command(**policy, request.json);
+  }
   if (request.action == "show") {
     auto policy = store->find(request.argument);
     if (!policy) return fail(policy.error().message);

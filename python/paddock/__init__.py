@@ -23,6 +23,7 @@ from .exceptions import (CommandFailedError, ContainerError, FileTransferError, 
                          NotOpenSessionError, PaddockNotFoundError, ResourceError,
                          SandboxError, SandboxTimeoutError, SecurityError, ServerDiedError,
                          ServerError, SessionClosedError, ValidationError)
+from .security import SecurityIssueSeverity, SecurityPattern  # noqa: E402
 from .session import (ArtifactSandboxSession, InteractiveSandboxSession,  # noqa: E402
                       SandboxSession, create_session)
 
@@ -30,7 +31,8 @@ __all__ = [
     "SandboxSession", "ArtifactSandboxSession", "InteractiveSandboxSession", "create_session",
     "AsyncSandboxSession", "AsyncArtifactSandboxSession", "AsyncInteractiveSandboxSession",
     "ConsoleOutput", "ExecutionResult", "PlotOutput", "FileType", "SandboxBackend",
-    "SupportedLanguage", "PaddockServer", "Share", "find_paddock",
+    "SupportedLanguage", "PaddockServer", "Share", "find_paddock", "SecurityPattern",
+    "SecurityIssueSeverity",
     "SandboxError", "PaddockNotFoundError", "LanguageNotSupportedError", "ValidationError",
     "NotOpenSessionError", "SessionClosedError", "ServerError", "ServerDiedError",
     "CommandFailedError", "LibraryInstallationNotSupportedError", "FileTransferError",

@@ -5,10 +5,12 @@ import threading
 import warnings
 import weakref
 
+from ._binary import find_paddock
 from ._ops import Operations
 from ._server import PaddockServer, as_share, server_command
 from .const import DEFAULT_WORKDIR
 from .exceptions import SessionClosedError, ValidationError
+from .security import screen
 
 __all__ = ["SandboxSession", "ArtifactSandboxSession", "InteractiveSandboxSession",
            "create_session"]
@@ -122,6 +124,20 @@ class _Settings:
         if server is not None:
             self._state.server = server
         self._finalizer = weakref.finalize(self, _State.release, self._state)
+
+    def is_safe(self, code):
+        """llm-sandbox's check: (safe, violations) for `code` in the session's language, by the
+        language policy's screening rules as enforce mode applies them (a finding at or above
+        the policy's threshold makes the code unsafe). Each violation is a SecurityPattern
+        (pattern, description, severity, and the rule, line and text that matched). Nothing
+        runs; the session need not be open."""
+        settings = self._server_settings
+        args = list(settings.get("server_args") or ())
+        policy_dir = next((args[i + 1] for i, arg in enumerate(args[:-1])
+                           if arg == "--policy-dir"), None)
+        env = self._command[1] if self._command else None
+        return screen(find_paddock(settings.get("paddock_bin")), self.lang, code,
+                      policy_dir=policy_dir, env=env)
 
     @property
     def server(self):

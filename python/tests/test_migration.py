@@ -63,3 +63,30 @@ def test_sandbox_is_the_work_directory_as_in_llm_sandbox():
         assert read.stdout == "from sandbox\n", read.stderr
         listed = session.execute_command("cd /sandbox && ls")
         assert "x" in listed.stdout.split(), listed.stdout
+
+
+def test_is_safe_screens_with_the_policys_rules_without_running():
+    from paddock import SecurityIssueSeverity, SecurityPattern
+
+    session = SandboxSession(lang="python")  # never opened: nothing runs, no server starts
+    assert session.is_safe("print(sum(range(10)))") == (True, [])
+    safe, violations = session.is_safe(
+        "import os\n# os.system('in a comment')\nos.system('rm -rf /work')\nimport subprocess\n")
+    assert safe is False
+    assert [(v.rule, v.line, v.severity) for v in violations] == [
+        ("py-shell", 3, SecurityIssueSeverity.HIGH),
+        ("module:subprocess", 4, SecurityIssueSeverity.HIGH)]
+    shell = violations[0]
+    assert isinstance(shell, SecurityPattern) and shell.match == "os.system("
+    assert "os" in shell.pattern and shell.description
+    # Below the threshold: a finding, and still safe (as enforce mode would run it).
+    safe, violations = session.is_safe("import pty\n")
+    assert safe is True and [v.severity for v in violations] == [SecurityIssueSeverity.MEDIUM]
+    assert not session.is_open
+
+
+def test_is_safe_uses_the_sessions_language():
+    safe, violations = SandboxSession(lang="javascript").is_safe(
+        "require('child_process').execSync('id')")
+    assert violations, "javascript's policy screens child_process"
+    assert SandboxSession(lang="javascript").is_safe("console.log(1)") == (True, [])

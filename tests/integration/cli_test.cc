@@ -238,6 +238,26 @@ TEST(Cli, SandboxIsTheWorkDirectoryUnderAnotherName) {
   EXPECT_EQ(root.out, "/work\n") << root.err;
 }
 
+// `paddock policy screen LANG` screens code from stdin as enforce mode would, and runs nothing.
+TEST(Cli, PolicyScreenJudgesCodeWithoutRunningIt) {
+  std::string marker = ::testing::TempDir() + "/paddock-screen-" + std::to_string(getpid());
+  CliResult risky = run_cli({"policy", "screen", "python", "--json"},
+                            "import os\nos.system('touch " + marker + "')\nprint(1)\n");
+  ASSERT_EQ(risky.exit_status, 0) << risky.err;
+  nlohmann::json verdict = nlohmann::json::parse(risky.out);
+  EXPECT_EQ(verdict["blocked"], true) << risky.out;
+  EXPECT_EQ(verdict["mode"], "enforce");
+  ASSERT_EQ(verdict["findings"].size(), 1u) << risky.out;
+  EXPECT_EQ(verdict["findings"][0]["rule"], "py-shell");
+  EXPECT_EQ(verdict["findings"][0]["line"], 2);
+  EXPECT_FALSE(verdict["findings"][0]["pattern"].get<std::string>().empty());
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the code ran";
+  CliResult plain = run_cli({"policy", "screen", "python"}, "print(1)\n");
+  EXPECT_EQ(plain.exit_status, 0) << plain.err;
+  EXPECT_EQ(plain.out.rfind("safe:", 0), 0u) << plain.out;
+  expect_usage_error({"policy", "screen"}, "needs a language");
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
   CliResult help = run_cli({"run", "--help"});
   EXPECT_EQ(help.exit_status, 0);
