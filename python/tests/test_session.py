@@ -232,7 +232,8 @@ def test_artifact_session_without_plotting():
     with ArtifactSandboxSession(lang="python") as session:
         first = session.run(code + "\nplt.figure()\nplt.plot([3, 1])\nplt.show()")
         assert len(first.plots) == 2
-        assert len(session.run(code).plots) == 1  # each run: its own figures only
+        assert len(session.run(code).plots) == 3  # accumulated, as llm-sandbox's are
+        assert len(session.run(code, clear_plots=True).plots) == 1
 
 
 def test_llm_sandbox_enums_and_names():
