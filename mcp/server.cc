@@ -296,6 +296,10 @@ void Server::submit(const Incoming& request, const Era& era) {
       }
     }
     forget();
+    // The warm pool starts opening the next sandbox now, before the answer is written: a client
+    // that sends its next call as soon as it reads this answer must find that opening under way
+    // (and wait for it) rather than race this thread to the pool and run cold.
+    call->until_answered.reset();
     // A cancelled request gets no answer: the client has forgotten it.
     if (call->cancelled) return;
     if (error) {
