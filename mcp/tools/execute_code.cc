@@ -1,7 +1,6 @@
 // execute_code: run code in a fresh sandbox, or in a session's.
 
 #include "core/base64.h"
-#include "core/text.h"
 #include "core/units.h"
 #include "mcp/code_result.h"
 #include "mcp/progress_observer.h"
