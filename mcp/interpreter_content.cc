@@ -20,7 +20,7 @@ json interpreter_json(const SessionEntry& entry) {
 
 json interpreter_schema_properties() {
   return json::parse(R"({
-    "live": {"type": "boolean", "description": "Whether the session keeps an interpreter whose variables persist between calls."},
+    "live": {"type": "boolean"},
     "not_live_reason": {"type": "string"},
     "interpreter": {"type": "object", "properties": {
       "state": {"type": "string", "enum": ["idle", "busy", "starting", "dead"]},

@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/text.h"
 #include "services/code_runner.h"
 
 namespace paddock::mcp {
@@ -80,6 +81,16 @@ json language_details(ServerState& state, const LanguagePolicy& policy) {
           {"compiled", !policy.compile.empty()},
           {"example", policy.example},
           {"limits", std::move(limits)}};
+}
+
+std::string preinstalled_lines(const PolicyStore& policies) {
+  std::string lines;
+  for (const auto& policy : policies.all()) {
+    if (policy.preinstalled.empty()) continue;
+    lines += (lines.empty() ? "" : " ") + std::string("Preinstalled for ") + policy.name + ": " +
+             join(policy.preinstalled, ", ") + ".";
+  }
+  return lines;
 }
 
 }  // namespace paddock::mcp

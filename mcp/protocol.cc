@@ -67,16 +67,15 @@ json server_capabilities() {
 }
 
 std::string server_instructions(const std::string& shares,
-                                const std::vector<std::string>& allowed_hosts) {
+                                const std::vector<std::string>& allowed_hosts,
+                                const std::string& preinstalled) {
   std::string shared =
       shares == "none"
           ? ""
           : " Host folders the user shared: " + shares +
-                ". upload_file copies a file or folder from one into a session's /work (host_path "
-                "'SHARE/path'), download_file copies a session's file into a read-write share, "
-                "and create_session can mount a share (mounts); the contents never pass through "
-                "this conversation, so use them for large files. Nothing else of the host is "
-                "reachable.";
+                ". upload_file, download_file and create_session's mounts move files between them "
+                "and a session without passing them through this conversation: use them for "
+                "large files. Nothing else of the host is reachable.";
   std::string reachable;
   if (!allowed_hosts.empty()) {
     reachable = " The user allowed programs to reach these hosts, and no others: ";
@@ -84,22 +83,21 @@ std::string server_instructions(const std::string& shares,
       reachable += (i > 0 ? ", " : "") + allowed_hosts[i];
     }
     reachable +=
-        ". They go through an HTTP proxy that HTTP_PROXY and HTTPS_PROXY name (python urllib and "
-        "requests, pip, npm, curl, R, ruby and go use it; node's fetch and Java do not by "
-        "default); a refused host is listed in the result, and only the user can add one.";
+        ". They go through the proxy in HTTP_PROXY and HTTPS_PROXY (python, pip, npm, curl, R, "
+        "ruby and go use it; node's fetch and Java do not by default); a refused host is named "
+        "in the result, and only the user can add one.";
   }
-  return "Runs code in isolated, throw-away Linux sandboxes (no network, limited memory, CPU "
-         "time and processes). Call execute_code with the code and its language; anything "
-         "printed comes back, and matplotlib/R figures come back as images. A call without a "
-         "session keeps nothing. To keep files or installed libraries between calls, "
-         "create_session first and pass its session_id; python and r sessions (native "
-         "backend) are live notebooks: variables, functions and imports persist from call to call "
-         "(restart_session resets them), while other languages run each call as a new process; "
-         "write_file, read_file and list_files work inside a session's /work directory. Long "
-         "output comes back as its start and its end (a session keeps all of it in a file the "
-         "result names). Libraries already installed for each language are listed in "
-         "execute_code's description and get_language_details: no need to install them." +
-         shared + reachable;
+  // The tools' descriptions say the rest: this is what ties them together.
+  return std::string(
+             "Runs code in isolated Linux sandboxes (limited memory, CPU time and "
+             "processes") +
+         (allowed_hosts.empty() ? "; no network" : "") +
+         "). execute_code alone keeps nothing; to keep files (in /work), libraries or, in live "
+         "python and r sessions, variables between calls, create_session and pass its "
+         "session_id. Install packages with the libraries argument or install_libraries, not "
+         "from the code. Long output comes back as its start and end; a session keeps all of it "
+         "in a file the result names." +
+         (preinstalled.empty() ? "" : " " + preinstalled) + shared + reachable;
 }
 
 }  // namespace paddock::mcp

@@ -56,7 +56,9 @@ json server_info();
 json server_capabilities();
 // Guidance for the model, sent with initialize and server/discover.
 // `shares`: Shares::summary() of the folders the user shared, or "none".
+// `preinstalled`: preinstalled_lines() of the policies, said here once for every tool.
 std::string server_instructions(const std::string& shares,
-                                const std::vector<std::string>& allowed_hosts);
+                                const std::vector<std::string>& allowed_hosts,
+                                const std::string& preinstalled);
 
 }  // namespace paddock::mcp

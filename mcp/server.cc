@@ -10,6 +10,7 @@
 
 #include "core/text.h"
 #include "mcp/argument_check.h"
+#include "mcp/language_catalog.h"
 #include "mcp/resources.h"
 #include "services/log.h"
 
@@ -182,14 +183,16 @@ void Server::handle_request(const Incoming& request) {
              {"capabilities", server_capabilities()},
              {"serverInfo", server_info()},
              {"instructions",
-              server_instructions(state_.shares().summary(), state_.options().allowed_hosts)}},
+              server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
+                                  preinstalled_lines(state_.policies()))}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
             {{"supportedVersions", supported_versions()},
              {"capabilities", server_capabilities()},
              {"instructions",
-              server_instructions(state_.shares().summary(), state_.options().allowed_hosts)}},
+              server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
+                                  preinstalled_lines(state_.policies()))}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);
@@ -296,6 +299,10 @@ void Server::submit(const Incoming& request, const Era& era) {
       }
     }
     forget();
+    // The warm pool starts opening the next sandbox now, before the answer is written: a client
+    // that sends its next call as soon as it reads this answer must find that opening under way
+    // (and wait for it) rather than race this thread to the pool and run cold.
+    call->until_answered.reset();
     // A cancelled request gets no answer: the client has forgotten it.
     if (call->cancelled) return;
     if (error) {

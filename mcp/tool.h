@@ -21,8 +21,8 @@ struct ToolContext {
   const CancellationToken& cancellation;
   // Sends notifications/progress when the client asked for it (a no-op otherwise).
   std::function<void(const std::string& message)> progress;
-  // What the call keeps until its answer is written (or withheld), then dropped: a warm call's
-  // hold on the pool (WarmPool::CallInFlight), so that no sandbox opens before the answer is out.
+  // What the call keeps until its answer is ready to be written (or withheld), then dropped: a warm
+  // call's hold on the pool (WarmPool::CallInFlight), so that no sandbox opens while the call runs.
   std::shared_ptr<void>& until_answered;
 };
 

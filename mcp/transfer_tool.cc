@@ -10,18 +10,13 @@ namespace paddock::mcp {
 json transfer_output_schema() {
   return {{"type", "object"},
           {"properties",
-           {{"path", {{"type", "string"}, {"description", "Inside the session's /work."}}},
-            {"host_path", {{"type", "string"}, {"description", "SHARE/path on the host."}}},
-            {"size", {{"type", "integer"}, {"description", "Bytes copied."}}},
+           {{"path", {{"type", "string"}}},
+            {"host_path", {{"type", "string"}}},
+            {"size", {{"type", "integer"}}},
             {"files", {{"type", "integer"}}},
-            {"sha256",
-             {{"type", "string"},
-              {"description",
-               "The file's digest; for a folder, the digest of its manifest (sha256sum's "
-               "lines, sorted by path)."}}},
-            {"skipped",
-             {{"type", "integer"},
-              {"description", "Symlinks and special files in a folder, never copied."}}}}},
+            // A folder's is the digest of its manifest: sha256sum's lines, sorted by path.
+            {"sha256", {{"type", "string"}}},
+            {"skipped", {{"type", "integer"}}}}},
           {"required", {"path", "host_path", "size", "files", "sha256"}}};
 }
 

@@ -133,7 +133,7 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& langua
   if (runs_warm(shape, plan)) {
     // What a cold run would refuse before starting, a warm one refuses too.
     if (auto valid = state.backend().check(shape, plan); !valid) return valid.error();
-    // From the take until the answer is out, the pool opens none: setting up the next would take
+    // From the take until the answer is ready, the pool opens none: setting up the next would take
     // a core from this call, and its answer would wait behind it.
     until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm());
     // Goes back to the pool (to be closed) however the call ends.

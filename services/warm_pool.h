@@ -8,8 +8,8 @@
 // (or was prepared), of the shape its last eligible call had; a call of another shape runs cold
 // and the language's sandboxes are made in the new shape from then on. Opening and closing
 // happen on the pool's own thread, off the calls' path: none is opened while a warm call is in
-// flight, until its answer is out (CallInFlight), and a call that finds its sandbox half-opened
-// waits for it (kOpeningWait at most).
+// flight, until its answer is ready to go out (CallInFlight), and a call that finds its sandbox
+// half-opened waits for it (kOpeningWait at most).
 
 #include <chrono>
 #include <condition_variable>
@@ -52,10 +52,10 @@ class WarmPool {
   // One still opening is closed as it opens if they do not hold then.
   void fit();
 
-  // Held by each warm call from before it takes a sandbox until its answer is written: while one
-  // is, the pool opens no sandbox, so that setting up the next takes no core from the call and
-  // its answer does not wait behind it (a replacement opened at the end of the call's run, as
-  // the answer was being made, delayed it by up to 1.5 ms). Used sandboxes still close. Other
+  // Held by each warm call from before it takes a sandbox until its answer is ready to be written:
+  // while one is, the pool opens no sandbox, so that setting up the next takes no core from the
+  // call and its answer does not wait behind it (a replacement opened at the end of the call's run,
+  // as the answer was being made, delayed it by up to 1.5 ms). Used sandboxes still close. Other
   // calls (a long cell of a live session) do not hold the pool back.
   class CallInFlight {
    public:
@@ -73,9 +73,10 @@ class WarmPool {
   // comes; a cold run holds its own for as long as it runs.
   static constexpr std::chrono::seconds kMaxWait{30};
   // How long a call waits for a sandbox of its shape that is being opened before it runs cold.
-  // An opening takes about 5 ms on an idle machine and is always nearer its end than a cold
-  // start would be; the bound is for an opening that hangs.
-  static constexpr std::chrono::milliseconds kOpeningWait{50};
+  // An opening takes about 5 ms on an idle machine, but ten times that on a loaded one, and is
+  // always nearer its end than a cold start would be (which does the same work from the
+  // beginning, on a core the opening is using); the bound is for an opening that hangs.
+  static constexpr std::chrono::milliseconds kOpeningWait{500};
 
  private:
   struct Waiting {

@@ -18,59 +18,42 @@ class CreateSession final : public Tool {
       : default_language_(std::move(default_language)) {}
   std::string name() const override { return "create_session"; }
   json definition() const override {
-    return {{"name", name()},
-            {"title", "Create a session"},
-            {"description",
-             "Creates a sandbox that stays: files written in its /work directory and libraries "
-             "installed in it persist across execute_code calls that pass the returned "
-             "session_id. On the native backend, python and R sessions are live: their "
-             "interpreter stays too, so "
-             "variables, functions, imports and loaded data persist between calls, as cells of "
-             "a notebook (the result says live: true). Other languages run each call as a new "
-             "process. A session is closed after ttl_seconds without use, by close_session, or "
-             "when the server exits."},
-            {"inputSchema",
-             {{"type", "object"},
-              {"properties",
-               {{"language",
-                 language_property("The session's language; get_supported_languages lists them.",
-                                   default_language_)},
-                {"libraries", libraries_property("Packages to install right away with the "
-                                                 "language's package manager.")},
-                {"live",
-                 {{"type", "boolean"},
-                  {"default", true},
-                  {"description",
-                   "Keep the interpreter between calls where the language has one (python, "
-                   "r). false: every call is a new process, as in other languages."}}},
-                {"mounts",
-                 {{"type", "array"},
-                  {"maxItems", 8},
-                  {"description",
-                   "Host folders the user shared, mounted into the session in place instead of "
-                   "copied (native backend): e.g. a project whose tests should run. Read-only "
-                   "unless rw is asked for and the share is read-write."},
-                  {"items",
-                   {{"type", "object"},
-                    {"properties",
-                     {{"share", {{"type", "string"}, {"description", "The share's name."}}},
-                      {"path",
-                       {{"type", "string"},
-                        {"description",
-                         "Where: relative to /work, or absolute under /work or /mnt (default "
-                         "/work/SHARE)."}}},
-                      {"rw", {{"type", "boolean"}, {"default", false}}}}},
-                    {"required", {"share"}},
-                    {"additionalProperties", false}}}}},
-                {"ttl_seconds",
-                 {{"type", "number"},
-                  {"exclusiveMinimum", 0},
-                  {"description",
-                   "Idle seconds after which the session is closed (default "
-                   "1800)."}}}}},
-              {"additionalProperties", false}}},
-            {"outputSchema", output_schema()},
-            {"annotations", annotations("Create a session", false, false)}};
+    return {
+        {"name", name()},
+        {"title", "Create a session"},
+        {"description",
+         "A sandbox that stays: execute_code calls with its session_id keep its /work files "
+         "and libraries. python and r sessions (native backend) are live: each call is a "
+         "notebook cell, variables persist, the last expression is shown. Closes after "
+         "ttl_seconds idle or close_session."},
+        {"inputSchema",
+         {{"type", "object"},
+          {"properties",
+           {{"language", language_property(default_language_)},
+            {"libraries", libraries_property("Packages to install now.")},
+            {"live",
+             {{"type", "boolean"},
+              {"default", true},
+              {"description", "false: a new process per call."}}},
+            {"mounts",
+             {{"type", "array"},
+              {"maxItems", 8},
+              {"description", "Shares to mount in place (native backend); rw if the share allows."},
+              {"items",
+               {{"type", "object"},
+                {"properties",
+                 {{"share", {{"type", "string"}}},
+                  {"path", {{"type", "string"}, {"description", "Under /work or /mnt."}}},
+                  {"rw", {{"type", "boolean"}, {"default", false}}}}},
+                {"required", {"share"}},
+                {"additionalProperties", false}}}}},
+            {"ttl_seconds",
+             {{"type", "number"},
+              {"exclusiveMinimum", 0},
+              {"description", "Idle seconds before closing (default 1800)."}}}}},
+          {"additionalProperties", false}}},
+        {"outputSchema", output_schema()},
+        {"annotations", annotations("Create a session", false, false)}};
   }
 
   static json output_schema() {

@@ -15,20 +15,15 @@ class DownloadFile final : public Tool {
     return {{"name", name()},
             {"title", "Download a session file to the host"},
             {"description",
-             "Copies a file from a session's /work into a host folder the user shared "
-             "read-write, without its contents passing through this conversation. host_path is "
-             "SHARE/path; missing folders are made. An existing file is replaced only with "
-             "overwrite: true; a symlink there is never followed. Returns the size and sha256."},
+             "Copies a file of a session's /work into a read-write share, not through this "
+             "conversation; makes folders, follows no symlink."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
                {{"session_id", session_id_property()},
-                {"path", path_property("The file in /work, relative, e.g. outputs/report.csv.")},
-                {"host_path", path_property("SHARE/path to write, e.g. results/report.csv.")},
-                {"overwrite",
-                 {{"type", "boolean"},
-                  {"default", false},
-                  {"description", "Replace a file already there."}}}}},
+                {"path", path_property("Relative to /work.")},
+                {"host_path", path_property("SHARE/path.")},
+                {"overwrite", {{"type", "boolean"}, {"default", false}}}}},
               {"required", {"session_id", "path", "host_path"}},
               {"additionalProperties", false}}},
             {"outputSchema", transfer_output_schema()},

@@ -1,7 +1,6 @@
 // execute_code: run code in a fresh sandbox, or in a session's.
 
 #include "core/base64.h"
-#include "core/text.h"
 #include "core/units.h"
 #include "mcp/code_result.h"
 #include "mcp/progress_observer.h"
@@ -29,22 +28,21 @@ json input_schema(const std::string& default_language, double max_timeout,
   json schema = json::parse(R"({
     "type": "object",
     "properties": {
-      "code": {"type": "string", "description": "The program's complete source code."},
+      "code": {"type": "string"},
       "libraries": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
-        "description": "Packages to install first with the language's package manager (pip, npm, gem...). In a session they stay installed for later calls."},
+        "description": "Packages to install first (pip, npm, gem...)."},
       "timeout": {"type": "number", "exclusiveMinimum": 0,
-        "description": "Seconds before the sandbox is killed; default from the language's policy (30 s for python). This server caps it at MAX_TIMEOUT: a longer one is clamped, and the result says so."},
+        "description": "Seconds; default per language, at most MAX_TIMEOUT."},
       "session_id": {"type": "string",
-        "description": "Run inside this session (from create_session): files and installed libraries persist between calls. In a live session (python and r on the native backend: create_session says live: true) the code is a cell of the session's interpreter, so variables, functions and imports persist and the final expression's value is shown; other languages run each call as a new process. Output too long for the result is kept whole in files. Omit for a fresh, throw-away sandbox that keeps nothing."},
-      "stdin": {"type": "string", "description": "Text given to the program on standard input. Not available in a live session (its interpreter reads no stdin): write the input to a file instead."},
+        "description": "A session (create_session) keeps files, libraries and live variables; omit for a throw-away sandbox."},
+      "stdin": {"type": "string", "description": "Not in live sessions."},
       "files": {"type": "array", "maxItems": 100,
-        "description": "Files written into the working directory (/work) before the code runs.",
+        "description": "Written into /work first.",
         "items": {"type": "object",
           "properties": {
-            "path": {"type": "string", "description": "Relative path inside /work, e.g. data/input.csv."},
-            "content": {"type": "string", "description": "The file's content."},
-            "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
-              "description": "How content is encoded: utf-8 text (default) or base64 for binary files."}
+            "path": {"type": "string", "description": "Relative to /work."},
+            "content": {"type": "string"},
+            "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8"}
           },
           "required": ["path", "content"], "additionalProperties": false}}
     },
@@ -53,8 +51,8 @@ json input_schema(const std::string& default_language, double max_timeout,
   })");
   std::string& timeout = schema["properties"]["timeout"]["description"].get_ref<std::string&>();
   timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_text(max_timeout));
-  schema["properties"]["language"] =
-      language_property(languages + "; get_supported_languages lists them all.", default_language);
+  schema["properties"]["language"] = language_property(default_language);
+  schema["properties"]["language"]["description"] = languages + ".";
   return schema;
 }
 
@@ -105,41 +103,21 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
   return record;
 }
 
-// What each language has preinstalled, one line each, for the description: a model that does not
-// know numpy is there installs it again.
-std::string preinstalled_lines(const PolicyStore& policies) {
-  std::string lines;
-  for (const auto& policy : policies.all()) {
-    if (!policy.preinstalled.empty()) {
-      lines += " Preinstalled for " + policy.name + ": " + join(policy.preinstalled, ", ") + ".";
-    }
-  }
-  return lines;
-}
-
 class ExecuteCode final : public Tool {
  public:
   ExecuteCode(const ServerOptions& options, const PolicyStore& policies)
       : default_language_(options.default_language),
         max_timeout_(options.max_timeout_seconds),
-        preinstalled_(preinstalled_lines(policies)),
         languages_(language_names(policies)) {}
   std::string name() const override { return "execute_code"; }
   json definition() const override {
     return {{"name", name()},
             {"title", "Execute code in a sandbox"},
             {"description",
-             "Runs code in an isolated Linux sandbox (no network, limited memory, CPU time and "
-             "processes) and returns stdout, stderr, the exit status and the phase that ended it "
-             "(install, compile or run); every matplotlib (Python) or R figure comes back as a "
-             "PNG image, in the order drawn, and files written to outputs/ come back too. Each "
-             "call without session_id gets a fresh sandbox and keeps nothing; pass a session_id "
-             "to keep files and installed libraries between calls, and in python and r "
-             "sessions on the native backend (live) the variables too: a cell past its timeout is "
-             "interrupted and "
-             "keeps the state when it can (state_lost says when it could not). Timeouts are "
-             "capped at " +
-                 seconds_text(max_timeout_) + "." + preinstalled_},
+             "Runs code in a fresh isolated Linux sandbox (no network; limited memory, CPU and "
+             "processes); returns stdout, stderr and the exit code. Figures come back as PNG "
+             "images, files in outputs/ as files. Timeouts are capped at " +
+                 seconds_text(max_timeout_) + "."},
             {"inputSchema", input_schema(default_language_, max_timeout_, languages_)},
             {"outputSchema", code_output_schema()},
             {"annotations", annotations("Execute code", false, false)}};
@@ -194,7 +172,6 @@ class ExecuteCode final : public Tool {
  private:
   std::string default_language_;
   double max_timeout_;
-  std::string preinstalled_;
   std::string languages_;  // what the policy store holds, for the `language` argument
 };
 

@@ -15,16 +15,12 @@ class GetLanguageDetails final : public Tool {
     return {{"name", name()},
             {"title", "Language details"},
             {"description",
-             "Tells about one language execute_code runs: the toolchain version inside the "
-             "sandbox, the file extension, the package manager used for libraries, the libraries "
-             "preinstalled (no need to install them), an example program and the default limits "
-             "(timeout, memory, processes, output)."},
+             "A language's version, package manager, preinstalled libraries, example program "
+             "and default limits."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
-               {{"language",
-                 {{"type", "string"},
-                  {"description", "A language name or alias, e.g. python, js, c++."}}}}},
+               {{"language", {{"type", "string"}, {"description", "Name or alias, e.g. js."}}}}},
               {"required", {"language"}},
               {"additionalProperties", false}}},
             {"outputSchema",

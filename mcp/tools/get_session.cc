@@ -32,10 +32,8 @@ class GetSession final : public Tool {
     return {{"name", name()},
             {"title", "Get a session's state"},
             {"description",
-             "Tells a session's language, age, idle time (and ttl), disk used in /work, "
-             "processes running now, run count, limits, and whether its interpreter is live "
-             "(variables persist) and in what state. Asking does not count as use: the idle "
-             "time goes on."},
+             "A session's state: age, idle time, disk use, processes, limits, shares, "
+             "interpreter. Asking is not use."},
             {"inputSchema",
              {{"type", "object"},
               {"properties", {{"session_id", session_id_property()}}},

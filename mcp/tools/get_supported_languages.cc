@@ -15,8 +15,8 @@ class GetSupportedLanguages final : public Tool {
     return {{"name", name()},
             {"title", "Supported languages"},
             {"description",
-             "Lists the languages execute_code can run, with their aliases and file extensions. "
-             "get_language_details tells more about one."},
+             "Lists the languages execute_code runs, "
+             "with aliases and file extensions."},
             {"inputSchema",
              {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
             {"outputSchema",

@@ -18,15 +18,13 @@ class InstallLibraries final : public Tool {
     return {{"name", name()},
             {"title", "Install libraries in a session"},
             {"description",
-             "Installs packages into a session with its language's package manager (pip, npm, "
-             "gem...); they stay installed for the session's later execute_code calls. Only the "
-             "installer gets network access, and only as the language's policy allows."},
+             "Installs packages into a session (pip, npm, gem...). Only the installer gets "
+             "network, as the language's policy allows."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
                {{"session_id", session_id_property()},
-                {"libraries", libraries_property("The packages, e.g. [\"numpy\", "
-                                                 "\"requests==2.32.3\"].")}}},
+                {"libraries", libraries_property("e.g. [\"numpy\", \"requests==2.32.3\"]")}}},
               {"required", {"session_id", "libraries"}},
               {"additionalProperties", false}}},
             {"outputSchema", json::parse(R"({
@@ -35,7 +33,7 @@ class InstallLibraries final : public Tool {
                 "session_id": {"type": "string"},
                 "libraries": {"type": "array", "items": {"type": "string"}},
                 "installed": {"type": "boolean"},
-                "output": {"type": "string", "description": "What the installer printed."},
+                "output": {"type": "string"},
                 "duration_ms": {"type": "integer"}},
               "required": ["session_id", "libraries", "installed", "output"]})")},
             {"annotations", annotations("Install libraries", false, true)}};

@@ -32,22 +32,14 @@ class ListFiles final : public Tool {
     return {{"name", name()},
             {"title", "List files in a session"},
             {"description",
-             "Lists a directory of a session's /work directory (the whole /work by default): "
-             "name, type (file, directory, symlink, other) and size of each entry, at most "
-             "1000. Paddock's own files are left out unless `all` is true: .paddock/ (support "
-             "files, plots), .cache/ (tools' caches) and the file the code of execute_code is "
-             "written to (main.py for Python)."},
+             "Lists a folder of a session's /work, at most 1000 entries. Paddock's own files "
+             "(.paddock/, .cache/, main.py...) only with all."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
                {{"session_id", session_id_property()},
-                {"path", path_property("Relative directory inside /work; empty or omitted for "
-                                       "/work itself.")},
-                {"all",
-                 {{"type", "boolean"},
-                  {"default", false},
-                  {"description",
-                   "Also list paddock's own files (.paddock/, .cache/, the code's file)."}}}}},
+                {"path", path_property("Relative to /work; omit for /work.")},
+                {"all", {{"type", "boolean"}, {"default", false}}}}},
               {"required", {"session_id"}},
               {"additionalProperties", false}}},
             {"outputSchema", json::parse(R"({
@@ -59,8 +51,7 @@ class ListFiles final : public Tool {
                     "type": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
                     "size": {"type": "integer"}},
                   "required": ["name", "type", "size"]}},
-                "hidden": {"type": "integer",
-                  "description": "Entries of paddock's own left out (see the all input)."}},
+                "hidden": {"type": "integer"}},
               "required": ["path", "entries"]})")},
             {"annotations", annotations("List files", true, true)}};
   }

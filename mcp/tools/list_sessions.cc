@@ -15,7 +15,7 @@ class ListSessions final : public Tool {
   json definition() const override {
     return {{"name", name()},
             {"title", "List sessions"},
-            {"description", "Lists the open sessions with their language, age and idle time."},
+            {"description", "Lists open sessions: language, age, idle time."},
             {"inputSchema",
              {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
             {"outputSchema", json::parse(R"({

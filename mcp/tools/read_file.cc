@@ -16,14 +16,13 @@ class ReadFile final : public Tool {
     return {{"name", name()},
             {"title", "Read a file from a session"},
             {"description",
-             "Reads a file from a session's /work directory: text comes back as text, images as "
-             "image content, other binary files as an embedded resource, and files over 1 MiB as "
-             "a resource link to read with resources/read."},
+             "Reads a file of a session's /work: text as text, images as images, other binary "
+             "as a resource; over 1 MiB a resource link."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",
                {{"session_id", session_id_property()},
-                {"path", path_property("Relative path inside /work, e.g. outputs/result.csv.")}}},
+                {"path", path_property("Relative to /work, e.g. outputs/result.csv.")}}},
               {"required", {"session_id", "path"}},
               {"additionalProperties", false}}},
             {"outputSchema",

@@ -22,9 +22,8 @@ class RestartSession final : public Tool {
     return {{"name", name()},
             {"title", "Restart a session's interpreter"},
             {"description",
-             "Starts a fresh interpreter in a live session: every variable, function and import "
-             "is forgotten, as after a notebook's kernel restart; files in /work and installed "
-             "libraries stay. For sessions that are not live there is nothing to restart."},
+             "Restarts a live session's interpreter: variables are forgotten; files and "
+             "libraries stay."},
             {"inputSchema",
              {{"type", "object"},
               {"properties", {{"session_id", session_id_property()}}},

@@ -2,18 +2,20 @@
 
 // Pieces of tool definitions that several tools share.
 
-#include "services/server_state.h"
 #include "mcp/tool.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 
+// No description: the name, and create_session's description, say what it is.
 inline json session_id_property() {
-  return {{"type", "string"}, {"description", "The id create_session returned."}};
+  return {{"type", "string"}};
 }
 
 // A tool's `language` argument; `default_language` is the server's (--default-language).
-inline json language_property(const std::string& description, const std::string& default_language) {
-  return {{"type", "string"}, {"default", default_language}, {"description", description}};
+// execute_code's names the languages (once); the others' need no words.
+inline json language_property(const std::string& default_language) {
+  return {{"type", "string"}, {"default", default_language}};
 }
 
 // A library list to install with the language's package manager.

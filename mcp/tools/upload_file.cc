@@ -12,29 +12,23 @@ class UploadFile final : public Tool {
  public:
   std::string name() const override { return "upload_file"; }
   json definition() const override {
-    return {
-        {"name", name()},
-        {"title", "Upload a host file into a session"},
-        {"description",
-         "Copies a file, or a folder with recursive, from a host folder the user shared "
-         "into a session's /work, without its contents passing through this conversation: "
-         "use it for data files of any size. host_path is SHARE/path (the shares are "
-         "listed in the server's instructions and by get_session). Only regular files and "
-         "folders are copied; symlinks are never followed. Returns the size and sha256."},
-        {"inputSchema",
-         {{"type", "object"},
-          {"properties",
-           {{"session_id", session_id_property()},
-            {"host_path", path_property("SHARE/path of the file or folder, e.g. data/sales.csv.")},
-            {"path", path_property("Where in /work, relative (default: the file's name).")},
-            {"recursive",
-             {{"type", "boolean"},
-              {"default", false},
-              {"description", "Copy a folder with everything in it."}}}}},
-          {"required", {"session_id", "host_path"}},
-          {"additionalProperties", false}}},
-        {"outputSchema", transfer_output_schema()},
-        {"annotations", annotations("Upload a host file", false, true, true)}};
+    return {{"name", name()},
+            {"title", "Upload a host file into a session"},
+            {"description",
+             "Copies a file or folder (recursive) from a share the user gave into a session's "
+             "/work, not through this conversation: for data of any size. Symlinks are not "
+             "followed."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"host_path", path_property("SHARE/path.")},
+                {"path", path_property("Where in /work (default: its name).")},
+                {"recursive", {{"type", "boolean"}, {"default", false}}}}},
+              {"required", {"session_id", "host_path"}},
+              {"additionalProperties", false}}},
+            {"outputSchema", transfer_output_schema()},
+            {"annotations", annotations("Upload a host file", false, true, true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string host_path = arguments["host_path"].get<std::string>();

@@ -22,6 +22,10 @@ import time
 KERNEL = sys.argv[1]
 # A cell whose kernel has not answered this long after an interrupt is lost: the kernel restarts.
 GRACE_SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 2.0
+# The kernel's iopub socket drops what its reader is too slow to take (its high-water mark), and
+# a flood of output can drop the cell's idle status with the rest. A cell whose reply has come
+# and whose output has then been quiet this long is over.
+QUIET_AFTER_REPLY_SECONDS = 1.0
 STREAM_CHUNK = 64 * 1024  # a stream message is sent in lines of at most this many characters
 MAX_DISPLAY_BYTES = int(os.environ.pop("PADDOCK_KERNEL_DISPLAY_BYTES", str(8 << 20)))
 
@@ -300,7 +304,9 @@ def parent_id(message):
 def execute(kernel, command):
     """Runs one cell; returns the kernel (the bridge ends when it is lost: lost()). The cell
     is over when its execute_reply (on shell) and its idle status (on iopub) have both come,
-    matched by the request's id: a cell that forges one of them ends nothing early."""
+    matched by the request's id. An idle status the kernel dropped under a flood is not waited
+    for: once the reply has come and the cell's output has been quiet for
+    QUIET_AFTER_REPLY_SECONDS, the cell is over."""
     code = command.get("code", "")
     timeout = float(command.get("timeout", 30))
     silent = bool(command.get("silent", False))
@@ -311,6 +317,7 @@ def execute(kernel, command):
     interrupted_at = None
     why = None  # "timeout" or "cancel"
     state = {"error": False, "idle": False, "reply": None}
+    last_heard = started  # the cell's last reply or output
     iopub = kernel.client.iopub_channel.socket
     shell = kernel.client.shell_channel.socket
     while True:
@@ -333,6 +340,9 @@ def execute(kernel, command):
                 kernel.interrupt()
                 interrupted_at, why = time.monotonic(), "cancel"
         if iopub not in ready and shell not in ready:
+            # Quiet: nothing waits to be read, so no output of the cell is left behind.
+            if state["reply"] is not None and now > last_heard + QUIET_AFTER_REPLY_SECONDS:
+                return finish(kernel, state, why)
             if not kernel.is_alive():
                 return lost(kernel, kernel.exit_reason(), why)
             continue
@@ -343,6 +353,7 @@ def execute(kernel, command):
                 break
             if parent_id(reply) == msg_id and reply.get("msg_type") == "execute_reply":
                 state["reply"] = reply
+                last_heard = time.monotonic()
         while iopub in ready:
             try:
                 message = kernel.client.get_iopub_msg(timeout=0)
@@ -350,6 +361,7 @@ def execute(kernel, command):
                 break
             if parent_id(message) != msg_id:
                 continue  # another cell's late output, or the kernel's own status
+            last_heard = time.monotonic()
             if message.get("msg_type") == "status":
                 content = message.get("content")
                 if isinstance(content, dict) and content.get("execution_state") == "idle":

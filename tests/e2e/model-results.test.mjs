@@ -147,8 +147,9 @@ test('a timeout over the cap is clamped and the result says so; descriptions say
   const { tools } = await client.listTools();
   const execute = tools.find((tool) => tool.name === 'execute_code');
   assert.match(execute.description, /capped at 300 s/);
-  assert.match(execute.description, /Preinstalled for python: numpy, pandas, matplotlib, scipy, scikit-learn/);
-  assert.match(execute.description, /Preinstalled for r: ggplot2, dplyr/);
+  // Said once, in the instructions, for every tool.
+  assert.match(client.getInstructions(), /Preinstalled for python: numpy, pandas, matplotlib, scipy, scikit-learn/);
+  assert.match(client.getInstructions(), /Preinstalled for r: ggplot2, dplyr/);
   assert.deepEqual(execute.outputSchema.properties.backend.enum, ['native', 'docker', 'podman', 'kubernetes']);
   assert.deepEqual(execute.outputSchema.properties.phase.enum, ['install', 'compile', 'run', 'screening']);
 

@@ -1,11 +1,22 @@
 // tools/list: every tool is described well enough for a model to use it.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { EXPECTED_TOOLS } from './support/config.mjs';
-import { withServer } from './support/server.mjs';
+import { EXPECTED_TOOLS, LANGUAGES } from './support/config.mjs';
+import { describe, modernMeta, textOf, withServer } from './support/server.mjs';
 
 const READ_ONLY = ['get_supported_languages', 'get_language_details', 'list_sessions', 'read_file', 'list_files'];
 const WRITING = ['execute_code', 'create_session', 'close_session', 'restart_session', 'write_file', 'upload_file', 'download_file'];
+
+// Arguments whose name says what they are (a session_id comes from create_session, as its
+// description says): words for them would be read on every turn and tell nothing.
+const SELF_EVIDENT = {
+  execute_code: ['code'],
+  create_session: ['language'],
+  write_file: ['content', 'encoding'], // encoding: its enum and default say it
+  list_files: ['all'],
+  upload_file: ['recursive'],
+  download_file: ['overwrite'],
+};
 
 const PARAMS = {
   execute_code: { required: ['code'], props: ['code', 'language', 'libraries', 'timeout', 'session_id', 'stdin', 'files'] },
@@ -35,6 +46,8 @@ test('tools/list names every tool, each with a description, documented parameter
       assert.ok(tool.description.trim().length >= 20, `${tool.name}'s description is too short: ${JSON.stringify(tool.description)}`);
       assert.equal(tool.inputSchema?.type, 'object', `${tool.name}: inputSchema.type is not "object"`);
       for (const [prop, schema] of Object.entries(tool.inputSchema.properties || {})) {
+        if (prop === 'session_id' && tool.name !== 'execute_code') continue;
+        if ((SELF_EVIDENT[tool.name] || []).includes(prop)) continue;
         assert.equal(typeof schema.description, 'string', `${tool.name}.${prop} has no description`);
         assert.ok(schema.description.trim().length > 0, `${tool.name}.${prop} has an empty description`);
       }
@@ -70,6 +83,116 @@ test('tools/list names every tool, each with a description, documented parameter
     const out = byName.execute_code.outputSchema;
     for (const key of ['exit_code', 'stdout', 'stderr', 'timed_out', 'oom_killed', 'duration_ms', 'truncated', 'artifacts']) {
       assert.ok(key in (out.properties || {}), `execute_code's outputSchema lacks ${key}`);
+    }
+  });
+});
+
+// What tools/list costs a model's context, counted as JSON.stringify counts: compact JSON, one per
+// UTF-16 code unit (the text is ASCII, so one per byte too). `words` is every tool's description
+// plus its inputSchema: what a model reads to choose a tool and its arguments. `outputs` is every
+// outputSchema. The budgets leave room for a few more arguments and result fields: main had
+// 10,578 and 9,863, the trimmed list 5,759 and 6,806.
+const WORDS_BUDGET = 6000;
+const OUTPUTS_BUDGET = 7500;
+const INSTRUCTIONS_BUDGET = 700; // without shares or allowed hosts, which add their own lines
+
+function listCost(tools) {
+  let words = 0;
+  let outputs = 0;
+  const each = [];
+  for (const tool of tools) {
+    const cost = tool.description.length + JSON.stringify(tool.inputSchema).length;
+    const output = tool.outputSchema ? JSON.stringify(tool.outputSchema).length : 0;
+    words += cost;
+    outputs += output;
+    each.push(`${tool.name} ${cost}/${output}`);
+  }
+  return { words, outputs, each: each.join(', ') };
+}
+
+// Every text a model reads about a tool before calling it.
+const wordsOf = (tool) => `${tool.description} ${JSON.stringify(tool.inputSchema)}`;
+
+test('the tool list is small: descriptions and input schemas, output schemas and instructions within budget, in both eras', { timeout: 30000 }, async (t) => {
+  await withServer(t, async (server) => {
+    const init = await server.initialize();
+    const legacy = (await server.call('tools/list', {})).tools;
+    const modern = (await server.call('tools/list', { _meta: modernMeta() })).tools;
+    const discover = await server.call('server/discover', { _meta: modernMeta() });
+    assert.deepEqual(modern, legacy, 'both eras list the same tools');
+    assert.equal(discover.instructions, init.instructions, 'both eras give the same instructions');
+
+    const cost = listCost(legacy);
+    assert.ok(cost.words <= WORDS_BUDGET,
+      `descriptions + inputSchemas take ${cost.words} characters, over ${WORDS_BUDGET} (each tool words/outputs: ${cost.each})`);
+    assert.ok(cost.outputs <= OUTPUTS_BUDGET,
+      `outputSchemas take ${cost.outputs} characters, over ${OUTPUTS_BUDGET} (each tool words/outputs: ${cost.each})`);
+    assert.ok(init.instructions.length <= INSTRUCTIONS_BUDGET,
+      `the instructions take ${init.instructions.length} characters, over ${INSTRUCTIONS_BUDGET}: ${init.instructions}`);
+  });
+});
+
+test('the small tool list keeps what a model needs, and names the languages once', { timeout: 60000 }, async (t) => {
+  await withServer(t, async (server) => {
+    const init = await server.initialize();
+    const { tools } = await server.call('tools/list', {});
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    const execute = byName.execute_code;
+
+    // The language list is said once, in execute_code's `language`; nowhere else names them all.
+    const namesAll = (text) => LANGUAGES.every((language) => new RegExp(`\\b${language}\\b`).test(text));
+    assert.ok(namesAll(execute.inputSchema.properties.language.description),
+      `execute_code.language names every language: ${execute.inputSchema.properties.language.description}`);
+    const elsewhere = tools.filter((tool) => tool.name !== 'execute_code' && namesAll(wordsOf(tool))).map((tool) => tool.name);
+    assert.deepEqual(elsewhere, [], 'only execute_code lists the languages');
+    assert.ok(!namesAll(execute.description), 'execute_code lists the languages once, in `language`');
+    assert.ok(!namesAll(init.instructions), 'the instructions leave the language list to execute_code');
+
+    // Facts a model acts on, each where it looks for it.
+    const facts = [
+      [execute.inputSchema.properties.session_id.description, /create_session/, 'execute_code.session_id: what a session keeps'],
+      [execute.inputSchema.properties.session_id.description, /throw-away/, 'execute_code.session_id: what no session keeps'],
+      [execute.description, /capped at 300 s/, 'execute_code: the timeout cap'],
+      [execute.description, /figures? .*PNG|PNG .*figures?/i, 'execute_code: figures come back as images'],
+      [execute.description, /outputs\//, 'execute_code: files in outputs/ come back'],
+      [execute.description, /no network/i, 'execute_code: no network'],
+      [init.instructions, /Preinstalled for python: numpy/, 'instructions: what is preinstalled'],
+      [init.instructions, /Preinstalled for r: ggplot2/, 'instructions: what is preinstalled'],
+      [execute.inputSchema.properties.libraries.description, /pip|npm/, 'execute_code.libraries: the installer'],
+      [execute.inputSchema.properties.files.description, /\/work/, 'execute_code.files: where they go'],
+      [execute.inputSchema.properties.stdin.description, /live/, 'execute_code.stdin: not in live sessions'],
+      [byName.create_session.description, /live/, 'create_session: live sessions'],
+      [byName.create_session.description, /variables/, 'create_session: what a live session keeps'],
+      [byName.create_session.description, /session_id/, 'create_session: what to pass on'],
+      [byName.create_session.description, /ttl_seconds/, 'create_session: when it closes'],
+      [byName.install_libraries.description, /network/, 'install_libraries: who gets the network'],
+      [byName.read_file.description, /\/work/, 'read_file: /work'],
+      [byName.write_file.description, /\/work/, 'write_file: /work'],
+      [byName.list_files.description, /1000/, 'list_files: its cap'],
+      [byName.restart_session.description, /variable/, 'restart_session: what it forgets'],
+      [byName.upload_file.description, /share/, 'upload_file: from a share'],
+      [byName.download_file.description, /share/, 'download_file: into a share'],
+      [init.instructions, /install_libraries/, 'instructions: how to install'],
+      [init.instructions, /create_session/, 'instructions: when to use a session'],
+      [init.instructions, /\/work/, 'instructions: where files are'],
+    ];
+    for (const [text, pattern, what] of facts) assert.match(text, pattern, what);
+
+    // Limits stay in the schemas, where the arguments are checked against them.
+    assert.equal(execute.inputSchema.properties.libraries.maxItems, 50);
+    assert.equal(execute.inputSchema.properties.files.maxItems, 100);
+    assert.deepEqual(execute.inputSchema.properties.files.items.properties.encoding.enum, ['utf-8', 'base64']);
+    assert.equal(byName.create_session.inputSchema.properties.mounts.maxItems, 8);
+    assert.equal(byName.install_libraries.inputSchema.properties.libraries.maxItems, 50);
+    for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} refuses unknown arguments`);
+
+    // A language not in the list still gets one line naming the valid ones, in both tools that take one.
+    for (const [name, args] of [['execute_code', { code: '1', language: 'cobol' }], ['create_session', { language: 'cobol' }]]) {
+      const result = await server.callTool(name, args);
+      assert.equal(result.isError, true, `${name} with language cobol: ${describe(result)}`);
+      const text = textOf(result);
+      assert.match(text, /cobol/, text);
+      for (const language of LANGUAGES) assert.match(text, new RegExp(`\\b${language}\\b`), `${name}: ${text}`);
     }
   });
 });

@@ -166,6 +166,20 @@ TEST_F(LiveKernelTest, ACellPastItsTimeoutIsInterruptedAndTheStateIsKept) {
   EXPECT_EQ(cell("print(x)").stdout_data.data, "5\n");
 }
 
+// Under a flood of output the kernel's iopub socket drops what its reader cannot take yet, and
+// the cell's idle status can go with it: a cell whose reply has come is not held until its
+// timeout waiting for an idle status that will never come. Here the cell stops the kernel
+// sending status at all, the way the high-water mark drops it.
+TEST_F(LiveKernelTest, ACellWhoseIdleStatusIsDroppedEndsWithItsReply) {
+  RunResult quiet = cell(
+      "get_ipython().kernel._publish_status = lambda *args, **kwargs: None\nprint('quiet')\n", 120);
+  EXPECT_EQ(quiet.outcome, Outcome::kExited) << error_of(quiet);
+  EXPECT_EQ(quiet.stdout_data.data, "quiet\n");
+  RunResult next = cell("print('next')", 120);
+  EXPECT_EQ(next.outcome, Outcome::kExited) << error_of(next);
+  EXPECT_EQ(next.stdout_data.data, "next\n");
+}
+
 // SIGINT ignored: the kernel does not come back within the grace, so it is replaced.
 TEST_F(LiveKernelTest, ACellThatIgnoresTheInterruptLosesTheStateAndTheNextCellWorks) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
