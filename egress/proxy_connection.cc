@@ -187,7 +187,6 @@ void EgressProxy::connect_next(Connection& connection) {
     connection.deadline = Clock::now() + kConnectTimeout;
     return;
   }
-  const RequestHead& head = connection.head;
   fail_upstream(connection,
                 std::string("the connection failed: ") + std::strerror(connection.connect_error));
 }

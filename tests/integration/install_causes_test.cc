@@ -151,18 +151,36 @@ class InstallCauses : public ::testing::TestWithParam<std::tuple<std::size_t, Ca
 };
 PackageIndex* InstallCauses::index_ = nullptr;
 
+// The index's name in the sandboxes' proxies (paddock-test-names answers it): go sends no
+// loopback address through a proxy, so every installer reaches the host's 127.0.0.1 by a name.
+constexpr const char* kIndexName = "index.test";
+
 // A policy over the built-in one (PADDOCK_POLICY_DIR): the installer's index and its list.
 std::string policy_directory(const Installer& installer, const std::string& index_url,
-                             const std::string& allowed) {
+                             const std::vector<std::string>& allowed) {
   std::string directory = "/tmp/paddock-install-causes-" + std::to_string(getpid());
   std::filesystem::create_directories(directory);
   json env = installer.extra_env;
   env[installer.index_variable] = index_url;
   json policy = {{"name", installer.language},
                  {"install_env", env},
-                 {"network", {{"install_allow", {allowed}}}}};
+                 {"network", {{"install_allow", allowed}}}};
   std::ofstream(directory + "/" + installer.language + ".json") << policy.dump();
   return directory;
+}
+
+// `paddock mcp` as paddock-test-names, which answers the index's name: the launcher drops the
+// paddock binary McpProcess would start and starts paddock-test-names with the same arguments.
+std::unique_ptr<McpProcess> server_with_names(const std::string& policy_dir) {
+  setenv("PADDOCK_POLICY_DIR", policy_dir.c_str(), 1);
+  setenv("PADDOCK_EGRESS_TEST_RESOLVE", (std::string(kIndexName) + "=127.0.0.1").c_str(), 1);
+  auto server = std::make_unique<McpProcess>(
+      std::vector<std::string>{},
+      std::vector<std::string>{"/bin/sh", "-c", "shift; exec \"$0\" \"$@\"",
+                               paddock_test_names_binary()});
+  unsetenv("PADDOCK_EGRESS_TEST_RESOLVE");
+  unsetenv("PADDOCK_POLICY_DIR");
+  return server;
 }
 
 TEST_P(InstallCauses, TheFirstLineNamesTheCause) {
@@ -172,18 +190,18 @@ TEST_P(InstallCauses, TheFirstLineNamesTheCause) {
   ASSERT_FALSE(port.empty()) << "the package index did not start";
   ClosedPort closed;
   std::string index_port = which == Case::kUnreachable ? closed.port() : port;
-  std::string index_url = "http://127.0.0.1:" + index_port + installer.index_path;
-  // Refused: the index is where it is, but the installer's list names another host.
-  std::string allowed =
-      which == Case::kRefusedHost ? std::string("deb.debian.org") : "127.0.0.1:" + index_port;
+  std::string index_host = std::string(kIndexName) + ":" + index_port;
+  std::string index_url = "http://" + index_host + installer.index_path;
+  // The name, and the loopback address it stands for (a reserved range is reached only where a
+  // pattern names it). Refused: the index is where it was, but the list names another host.
+  std::vector<std::string> allowed = {index_host, "127.0.0.1:" + index_port};
+  if (which == Case::kRefusedHost) allowed = {"deb.debian.org"};
   std::string library = which == Case::kUnknownPackage    ? installer.missing
                         : which == Case::kVersionConflict ? installer.conflict
                         : which == Case::kBuildFails      ? installer.broken
                                                           : installer.probe;
   std::string directory = policy_directory(installer, index_url, allowed);
-  setenv("PADDOCK_POLICY_DIR", directory.c_str(), 1);
-  auto server = std::make_unique<McpProcess>();
-  unsetenv("PADDOCK_POLICY_DIR");
+  auto server = server_with_names(directory);
   server->call(
       1, "execute_code",
       {{"language", installer.language}, {"code", installer.code}, {"libraries", {library}}});
@@ -204,11 +222,11 @@ TEST_P(InstallCauses, TheFirstLineNamesTheCause) {
   std::string expected;
   switch (which) {
     case Case::kUnreachable:
-      expected = "could not reach the package index 127.0.0.1:" + closed.port() +
+      expected = "could not reach the package index " + index_host +
                  ": the connection failed: Connection refused";
       break;
     case Case::kRefusedHost:
-      expected = "the installer was refused 127.0.0.1:" + port +
+      expected = "the installer was refused " + index_host +
                  " (it is not in the allowlist): only the user can allow a host (paddock mcp "
                  "--allow-host)";
       break;

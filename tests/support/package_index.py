@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A package index for every installer paddock's policies run, made when it starts and served
-over plain HTTP on the host's 127.0.0.1 for the install tests. Each ecosystem gets two packages:
+over plain HTTP on the host's 127.0.0.1 for the install tests (which reach it under a name, since
+go never sends a loopback address through a proxy). Each ecosystem gets two packages:
 one that installs (the probe, whose code says "from the index") and one whose build step fails on
 purpose (the broken one). Usage: package_index.py DIRECTORY; it builds what it serves there,
 prints its port once it listens, and appends each request's path to DIRECTORY/requests.log.
@@ -117,13 +118,15 @@ def gem_index():
                     out.write(text)
             spec = (f"Gem::Specification.new do |s|\n  s.name = {name!r}\n  s.version = '1.0.0'\n"
                     f"  s.summary = 'paddock test gem'\n  s.authors = ['paddock']\n  s.license = 'MIT'\n"
+                    f"  s.homepage = 'https://example.org/'\n"
                     f"  s.files = {sorted(files)!r}\n")
             if extension:
                 spec += f"  s.extensions = [{extension!r}]\n"
             with open(os.path.join(source, name + ".gemspec"), "w") as out:
                 out.write(spec + "end\n")
             subprocess.run(["gem", "build", name + ".gemspec"], cwd=source, check=True,
-                           stdout=subprocess.DEVNULL, env=dict(os.environ, HOME=source))
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=dict(os.environ, HOME=source))
             os.rename(os.path.join(source, f"{name}-1.0.0.gem"),
                       os.path.join(directory, "gems", f"{name}-1.0.0.gem"))
     subprocess.run(["gem", "generate_index", "--directory", directory], check=True,
@@ -179,7 +182,8 @@ class Index(QuietHandler):
     def do_GET(self):
         with open(os.path.join(root, "requests.log"), "a") as log:
             log.write(self.path + "\n")
-        base = f"http://127.0.0.1:{self.server.server_port}"
+        # Links back to the index by the name the installer asked for it (a proxy's test name).
+        base = "http://" + self.headers.get("Host", f"127.0.0.1:{self.server.server_port}")
         path = self.path.split("?")[0]
         found = self.find(path, base)
         if found is None:
