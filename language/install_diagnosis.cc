@@ -41,6 +41,10 @@ constexpr std::array kSigns = {
     Sign{"ETIMEDOUT", Cause::kUnreachable, "the connection timed out"},
     Sign{"Connection timed out", Cause::kUnreachable, "the connection timed out"},
     Sign{"ConnectTimeoutError", Cause::kUnreachable, "the connection timed out"},
+    // pip, of a plain-http index on a host it was not told to trust: it then reads no index at
+    // all and says "from versions: none"
+    Sign{"is not a trusted or secure host and is being ignored", Cause::kUnreachable,
+         "pip ignores a plain http:// index unless its host is trusted: PIP_TRUSTED_HOST"},
     // R, as the policy's install script says it once install.packages has given up.
     Sign{"could not be read (is it reachable?)", Cause::kUnreachable, "its package list"},
     // pip (a setup.py or a PEP 517 backend that failed)

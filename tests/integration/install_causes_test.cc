@@ -43,8 +43,15 @@ struct Installer {
 
 const std::vector<Installer>& installers() {
   static const std::vector<Installer> kInstallers = {
-      {"python", "PIP_INDEX_URL", "/simple/", json::object(), "paddock-probe", "paddock-nope",
-       "paddock-probe==9.9", "paddock-broken",
+      // pip ignores a plain-http index on any host but localhost unless it is trusted.
+      {"python",
+       "PIP_INDEX_URL",
+       "/simple/",
+       {{"PIP_TRUSTED_HOST", "index.test"}},
+       "paddock-probe",
+       "paddock-nope",
+       "paddock-probe==9.9",
+       "paddock-broken",
        "import paddock_probe\nprint(paddock_probe.VALUE)\n"},
       {"javascript", "npm_config_registry", "/npm/", json::object(), "paddock-probe",
        "paddock-nope", "paddock-probe@9.9.9", "paddock-broken",

@@ -30,6 +30,12 @@ TEST(InstallDiagnosis, EachInstallersWordsForAnUnreachableIndex) {
             "could not reach the package index (name resolution failed)");
   EXPECT_EQ(install_diagnosis("connect ECONNREFUSED 127.0.0.1:3128"),
             "could not reach the package index (the connection was refused)");
+  EXPECT_EQ(install_diagnosis("WARNING: The repository located at mirror.example is not a "
+                              "trusted or secure host and is being ignored.\nERROR: Could not "
+                              "find a version that satisfies the requirement x (from versions: "
+                              "none)"),
+            "could not reach the package index (pip ignores a plain http:// index unless its "
+            "host is trusted: PIP_TRUSTED_HOST)");
 }
 
 // Through the proxy an installer only sees a 502, and says something that reads like a wrong
