@@ -264,9 +264,9 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Case::kInstalls, Case::kUnreachable, Case::kRefusedHost,
                                          Case::kUnknownPackage, Case::kVersionConflict,
                                          Case::kBuildFails)),
-    [](const auto& info) {
-      return installers()[std::get<0>(info.param)].language + "_" +
-             name_of(std::get<1>(info.param));
+    [](const ::testing::TestParamInfo<InstallCauses::ParamType>& case_info) {
+      return installers()[std::get<0>(case_info.param)].language + "_" +
+             name_of(std::get<1>(case_info.param));
     });
 
 }  // namespace
