@@ -258,6 +258,31 @@ TEST_P(InstallCauses, TheFirstLineNamesTheCause) {
   EXPECT_EQ(first, expected) << text;
 }
 
+// install_libraries in a session says it the same way, in its first line.
+TEST_F(InstallCauses, ASessionsInstallNamesTheCauseToo) {
+  const Installer& installer = installers()[1];  // javascript: a session of processes
+  std::string port = index_->port();
+  ASSERT_FALSE(port.empty()) << "the package index did not start";
+  std::string index_host = std::string(kIndexName) + ":" + port;
+  std::string directory = policy_directory(installer, "http://" + index_host + installer.index_path,
+                                           {index_host, "127.0.0.1:" + port});
+  auto server = server_with_names(directory);
+  std::string session = server->open_session(1, {{"language", installer.language}});
+  ASSERT_FALSE(session.empty());
+  server->call(2, "install_libraries",
+               {{"session_id", session}, {"libraries", {installer.conflict}}});
+  json answer = server->wait_for(2, std::chrono::seconds(300));
+  server.reset();
+  std::filesystem::remove_all(directory);
+  std::string text = McpProcess::text_of(answer);
+  EXPECT_TRUE(McpProcess::is_tool_error(answer)) << text;
+  std::string first = text.substr(0, text.find('\n'));
+  EXPECT_NE(first.find(": the package index has no version that fits what was asked (a version "
+                       "conflict): ask for another version, or none"),
+            std::string::npos)
+      << text;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     EveryInstaller, InstallCauses,
     ::testing::Combine(::testing::Range<std::size_t>(0, 5),
