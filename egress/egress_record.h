@@ -1,6 +1,7 @@
 #pragma once
 
-// What an egress proxy did for a run: the destinations it refused and those it connected to.
+// What an egress proxy did for a run: the destinations it refused, those it connected to, and
+// those it let through but could not reach itself.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +12,8 @@ namespace paddock::egress {
 
 inline constexpr std::size_t kMaxRecorded = 32;  // per list
 
-// A destination the proxy refused (`reason` says why) or connected to (`reason` empty).
+// A destination the proxy refused or could not reach (`reason` says why), or connected to
+// (`reason` empty).
 struct Destination {
   std::string host;
   std::uint16_t port = 0;
@@ -25,6 +27,10 @@ struct Destination {
 struct EgressRecord {
   std::vector<Destination> denied;
   std::vector<Destination> allowed;
+  // Allowed, but the proxy's own lookup or connect failed ("Connection refused", "Name or
+  // service not known"): the client only sees a 502, and without this list an installer's
+  // words for it ("from versions: none", "Bad Gateway") read like a wrong package name.
+  std::vector<Destination> unreachable;
   std::size_t dropped = 0;
 };
 

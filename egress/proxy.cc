@@ -124,6 +124,17 @@ void EgressProxy::deny(const std::string& host, std::uint16_t port, const std::s
   note(record_.denied, {host, port, reason});
 }
 
+void EgressProxy::fail_upstream(Connection& connection, const std::string& reason) {
+  const RequestHead& head = connection.head;
+  {
+    std::lock_guard lock(mutex_);
+    note(record_.unreachable, {head.host, head.port, reason});
+  }
+  connection.close_with(response("502 Bad Gateway", "paddock's proxy could not reach " + head.host +
+                                                        ":" + std::to_string(head.port) + ": " +
+                                                        reason + "\n"));
+}
+
 void EgressProxy::reached(const std::string& host, std::uint16_t port) {
   std::lock_guard lock(mutex_);
   note(record_.allowed, {host, port, ""});

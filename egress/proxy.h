@@ -9,7 +9,9 @@
 // must name the same host, on every request of a kept-alive connection). It resolves names
 // itself and refuses addresses in forbidden ranges (loopback, private, link-local, the host's
 // own) unless a range pattern names them, so a name that resolves there is refused (DNS
-// rebinding). A refusal is an HTTP 403 whose body names the host and why, and is recorded.
+// rebinding). A refusal is an HTTP 403 whose body names the host and why, and is recorded; a
+// destination it may reach but cannot (the name does not resolve, the connect fails or times
+// out) is a 502 saying why, and is recorded as unreachable.
 //
 // Written here rather than run as tinyproxy or squid per sandbox: neither checks a tunnel's
 // TLS server name against its CONNECT target, nor refuses a name by what it resolves to, and
@@ -123,6 +125,9 @@ class EgressProxy {
   void refuse(Connection& connection, const std::string& reason);
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
   void reached(const std::string& host, std::uint16_t port);
+  // Answers 502 saying why the destination could not be reached (`reason`: "the connection
+  // failed: Connection refused") and records it as unreachable.
+  void fail_upstream(Connection& connection, const std::string& reason);
   void note(std::vector<Destination>& list, Destination destination);
 
   EgressPolicy policy_;  // its `allow` moves to allow_

@@ -105,10 +105,9 @@ void EgressProxy::judge(Connection& connection) {
 void EgressProxy::ask_lookup(Connection& connection) {
   const RequestHead& head = connection.head;
   if (!lookups_->ask(connection.id, head.host, head.port)) {
-    connection.close_with(
-        response("502 Bad Gateway", "paddock's proxy could not resolve " + head.host +
-                                        ": no thread to resolve it on (the process limit is "
-                                        "reached)\n"));
+    fail_upstream(connection,
+                  "its name could not be resolved: no thread to resolve it on (the "
+                  "process limit is reached)");
     return;
   }
   ++lookups_running_;
@@ -137,9 +136,8 @@ void EgressProxy::serve_lookups() {
 void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
   const RequestHead& head = connection.head;
   if (lookup.error != 0) {
-    connection.close_with(response("502 Bad Gateway", "paddock's proxy could not resolve " +
-                                                          head.host + ": " +
-                                                          gai_strerror(lookup.error) + "\n"));
+    fail_upstream(connection,
+                  std::string("its name could not be resolved: ") + gai_strerror(lookup.error));
     return;
   }
   for (const auto& resolved : lookup.addresses) {
@@ -189,11 +187,8 @@ void EgressProxy::connect_next(Connection& connection) {
     connection.deadline = Clock::now() + kConnectTimeout;
     return;
   }
-  const RequestHead& head = connection.head;
-  connection.close_with(
-      response("502 Bad Gateway", "paddock's proxy could not connect to " + head.host + ":" +
-                                      std::to_string(head.port) + ": " +
-                                      std::strerror(connection.connect_error) + "\n"));
+  fail_upstream(connection,
+                std::string("the connection failed: ") + std::strerror(connection.connect_error));
 }
 
 void EgressProxy::connected(Connection& connection) {
@@ -312,8 +307,7 @@ void EgressProxy::expire(Connection& connection, Clock::time_point now) {
   using Stage = Connection::Stage;
   switch (connection.stage) {
     case Stage::kResolving:
-      connection.close_with(response("502 Bad Gateway", "paddock's proxy could not resolve " +
-                                                            connection.head.host + " in time\n"));
+      fail_upstream(connection, "its name could not be resolved in time");
       return;
     case Stage::kConnecting:
       connection.connect_error = ETIMEDOUT;

@@ -176,8 +176,9 @@ json omitted_json(const std::vector<OmittedArtifact>& omitted) {
   return list;
 }
 
-std::string install_diagnosis_line(const CapturedOutput& installer_output) {
-  return install_diagnosis(installer_output.data).value_or("the library install failed");
+std::string install_diagnosis_line(const RunResult& installed) {
+  return install_diagnosis(installed.stderr_data.data, installed.network)
+      .value_or("the library install failed");
 }
 
 // A text type whose bytes are UTF-8 (a Latin-1 CSV is text/csv, but not JSON text unchanged).
@@ -278,7 +279,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
       run.result.phase == "install" && result.outcome == Outcome::kExited && result.exit_code != 0;
   if (install_failed) {
     // The one line that matters first; the installer's own words after it.
-    text += install_diagnosis_line(result.stderr_data) + "\n";
+    text += install_diagnosis_line(result) + "\n";
   }
   text += stream_text("stdout", out, run.stdout_file, facts.in_session);
   text += stream_text("stderr", err, run.stderr_file, facts.in_session);

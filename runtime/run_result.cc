@@ -83,6 +83,14 @@ nlohmann::json network_json(const egress::EgressRecord& record) {
     allowed.push_back({{"host", destination.host}, {"port", destination.port}});
   }
   nlohmann::json out = {{"denied", std::move(denied)}, {"allowed", std::move(allowed)}};
+  if (!record.unreachable.empty()) {
+    nlohmann::json unreachable = nlohmann::json::array();
+    for (const auto& failure : record.unreachable) {
+      unreachable.push_back(
+          {{"host", failure.host}, {"port", failure.port}, {"reason", failure.reason}});
+    }
+    out["unreachable"] = std::move(unreachable);
+  }
   if (record.dropped > 0) out["omitted"] = record.dropped;
   return out;
 }
@@ -133,7 +141,8 @@ nlohmann::json to_json(const RunResult& result) {
   if (result.artifacts_omitted_unlisted > 0) {
     out["artifacts_omitted_unlisted"] = result.artifacts_omitted_unlisted;
   }
-  if (!result.network.denied.empty() || !result.network.allowed.empty()) {
+  if (!result.network.denied.empty() || !result.network.allowed.empty() ||
+      !result.network.unreachable.empty()) {
     out["network"] = network_json(result.network);
   }
   return out;

@@ -97,7 +97,8 @@ void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
     }
     line["host_files"] = std::move(files);
   }
-  if (!record.network.allowed.empty() || !record.network.denied.empty()) {
+  if (!record.network.allowed.empty() || !record.network.denied.empty() ||
+      !record.network.unreachable.empty()) {
     line["network"] = network_json(record.network);
   }
   if (record.warm) line["warm"] = true;

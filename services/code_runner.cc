@@ -365,8 +365,8 @@ std::optional<std::string> install_failure(const Result<RunResult>& installed) {
   if (installed->outcome == Outcome::kExited && installed->exit_code == 0) return std::nullopt;
   std::string ending = installed->timed_out() ? std::string("timed out")
                                               : "exit code " + std::to_string(installed->exit_code);
-  std::string lead =
-      install_diagnosis(installed->stderr_data.data).value_or("the installer failed");
+  std::string lead = install_diagnosis(installed->stderr_data.data, installed->network)
+                         .value_or("the installer failed");
   return lead + " (" + ending + "); the installer said:\n" +
          shown_text(shortened(installed->stderr_data, kInstallerOutputShown));
 }

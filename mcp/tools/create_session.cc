@@ -97,7 +97,7 @@ class CreateSession final : public Tool {
       auto installed = install_in_session(*entry, state, libraries, observer, name());
       if (auto why = install_failure(installed)) {
         state.sessions().close(entry->id);
-        return tool_error("installing libraries failed, so the session was closed:\n" + *why);
+        return tool_error("installing libraries failed, so the session was closed: " + *why);
       }
       text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
     }

@@ -49,7 +49,7 @@ class InstallLibraries final : public Tool {
     auto installed = install_in_session(**lease, context.state, libraries, observer, name());
     if (auto why = install_failure(installed)) {
       return tool_error("installing " + counted(libraries.size(), "library", "libraries") +
-                        " into session " + id + " failed:\n" + *why);
+                        " into session " + id + " failed: " + *why);
     }
     std::string output = installed->stderr_data.data;
     ToolResult result;

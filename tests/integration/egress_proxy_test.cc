@@ -362,6 +362,41 @@ TEST(EgressProxyRequests, ReplacingTheListEndsConnectionsOpenedUnderTheOldOne) {
   EXPECT_EQ(record.denied[0].reason, "it is not in the allowlist");
 }
 
+// What the proxy may reach but cannot is recorded apart from what it refused, with why: an
+// installer only sees a 502, and says "from versions: none" or "Bad Gateway" about it.
+TEST(EgressProxyRequests, AnUnreachableDestinationIsRecordedWithWhy) {
+  // A port bound but never listening, held so no one else takes it meanwhile: connects to it
+  // are refused.
+  UniqueFd unbound(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(unbound.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  socklen_t size = sizeof address;
+  getsockname(unbound.get(), reinterpret_cast<sockaddr*>(&address), &size);
+  int closed_port = ntohs(address.sin_port);
+  std::string closed = "127.0.0.1:" + std::to_string(closed_port);
+  ServedProxy served = serve_proxy({closed, "paddock-no-such-host.invalid"});
+  UniqueFd refused = connect_to(served.port);
+  send_text(refused.get(), "CONNECT " + closed + " HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(status_line(refused.get()), "HTTP/1.1 502 Bad Gateway");
+  UniqueFd unresolved = connect_to(served.port);
+  send_text(unresolved.get(),
+            "GET http://paddock-no-such-host.invalid/ HTTP/1.1\r\n"
+            "Host: paddock-no-such-host.invalid\r\n\r\n");
+  EXPECT_EQ(status_line(unresolved.get(), 60s), "HTTP/1.1 502 Bad Gateway");
+  auto record = served.proxy->take_record();
+  EXPECT_TRUE(record.denied.empty());
+  EXPECT_TRUE(record.allowed.empty());
+  ASSERT_EQ(record.unreachable.size(), 2u);
+  EXPECT_EQ(record.unreachable[0],
+            (egress::Destination{"127.0.0.1", static_cast<std::uint16_t>(closed_port),
+                                 "the connection failed: Connection refused"}));
+  EXPECT_EQ(record.unreachable[1].host, "paddock-no-such-host.invalid");
+  EXPECT_EQ(record.unreachable[1].reason.rfind("its name could not be resolved", 0), 0u)
+      << record.unreachable[1].reason;
+}
+
 // Ending a run never waits on an upstream that drops packets: here a listener whose backlog is
 // full, so that the kernel drops the proxy's SYNs and its connect hangs.
 TEST(EgressProxyRequests, StoppingIsPromptWhileAConnectHangs) {

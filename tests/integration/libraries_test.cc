@@ -137,6 +137,13 @@ TEST(Libraries, NamesCannotCarryInstallerOptions) {
       << result.err;
   CliResult spaced = run_cli({"run", "--lang", "python", "--lib", "a b", "--code", "print(1)"});
   EXPECT_EQ(spaced.exit_status, 125);
+  // gem's command line has no "--" before the names (gem takes what follows it as build
+  // options): the names' own pattern is what keeps an option out.
+  CliResult gem =
+      run_cli({"run", "--lang", "ruby", "--lib", "--source=http://evil", "--code", "puts 1"});
+  EXPECT_EQ(gem.exit_status, 125);
+  EXPECT_NE(gem.err.find("library '--source=http://evil' refused: ruby takes"), std::string::npos)
+      << gem.err;
 }
 
 TEST(Libraries, UserNetworkIsOutboundOnlyAndGoneAfterTheRun) {

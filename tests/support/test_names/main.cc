@@ -12,6 +12,7 @@
 
 #include "cli/available_backends.h"
 #include "cli/dispatch.h"
+#include "cli/mcp_command.h"
 #include "egress/name_resolver_testing.h"
 
 namespace {
@@ -36,5 +37,7 @@ int main(int argc, char** argv) {
     egress::answer_names_for_tests(names_from(list));
   }
   set_available_backends(builtin_backends());
-  return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, {}, false});
+  // It serves `mcp` itself rather than hand it to paddock-full, so that the proxies of an MCP
+  // server's sandboxes answer the names too; only the native backend is here.
+  return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, cli::mcp_command, true});
 }
