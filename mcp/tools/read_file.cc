@@ -84,9 +84,10 @@ ToolResult read_text(ToolContext& context, Session& session, const std::string& 
     result.structured = {
         {"path", path}, {"size", file->size}, {"mime_type", mime}, {"delivery", "text"}};
     if (first > 0 || more) {
+      // Always on a line of its own after a line break of its own, so the part is the text
+      // before that break, byte for byte.
       std::string& text = *shown;
-      if (!text.empty() && text.back() != '\n') text += '\n';
-      text += "[" + path + ": bytes " + std::to_string(first) + " to " + std::to_string(end) +
+      text += "\n[" + path + ": bytes " + std::to_string(first) + " to " + std::to_string(end) +
               " of " + std::to_string(file->size) + " shown";
       if (more) {
         text += "; " + bytes_text(file->size - end) + " more: read_file with offset " +
