@@ -145,8 +145,10 @@ std::string stream_text(const std::string& name, const CapturedOutput& carried,
     text += "(" + name + " was " + std::to_string(carried.total_bytes) +
             " bytes; shown here: its start and its end";
     if (!whole_file.empty()) {
-      text += "; all of it is in " + whole_file +
-              " (read_file with offset and length, or download_file)";
+      // read_file takes paths relative to /work.
+      std::string relative = whole_file.starts_with("/work/") ? whole_file.substr(6) : whole_file;
+      text += "; all of it is in " + whole_file + ": read_file with path " + relative +
+              " and an offset reads it";
     } else if (!in_session) {
       text +=
           "; to keep all of it, run the code in a session (create_session): its long "

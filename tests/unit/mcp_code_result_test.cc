@@ -157,7 +157,9 @@ TEST(McpCodeResult, RepeatedLinesAreFoldedAndNotesStayInTheText) {
               std::string::npos)
         << note;
     if (in_session) {
-      EXPECT_NE(note.find("all of it is in /work/.paddock/output/1.stdout"), std::string::npos)
+      EXPECT_NE(note.find("all of it is in /work/.paddock/output/1.stdout: read_file with path "
+                          ".paddock/output/1.stdout and an offset reads it"),
+                std::string::npos)
           << note;
     }
   }
