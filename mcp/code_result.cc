@@ -8,6 +8,8 @@
 #include "core/units.h"
 #include "language/install_diagnosis.h"
 #include "mcp/content.h"
+#include "mcp/repeat_fold.h"
+#include "mcp/result_text.h"
 #include "runtime/output_capture.h"
 
 namespace paddock::mcp {
@@ -28,6 +30,15 @@ int exit_code_of(const RunResult& result) {
   return result.outcome == Outcome::kTimedOut ? 124 : result.exit_code;
 }
 
+// "NameError: name 'y' is not defined". IRkernel names every error "ERROR" and its value
+// already starts "Error in ...": that is said once, and without the value's own line break.
+std::string error_line(const KernelError& error) {
+  std::string value = trim(error.value);
+  if (value.empty()) return error.name;
+  if (to_lower(value).starts_with(to_lower(error.name))) return value;
+  return error.name + ": " + value;
+}
+
 // How a live session's cell ended: what became of the interpreter's state matters most.
 std::string describe_cell_ending(const CodeRun& run, const CellReport& cell) {
   const RunResult& result = run.result.run;
@@ -37,8 +48,7 @@ std::string describe_cell_ending(const CodeRun& run, const CellReport& cell) {
   } else if (result.outcome == Outcome::kCancelled) {
     text << "cancelled; the cell was interrupted";
   } else if (cell.error) {
-    text << "error: " << cell.error->name
-         << (cell.error->value.empty() ? "" : ": " + cell.error->value);
+    text << "error: " << error_line(*cell.error);
   } else if (cell.state_lost.empty()) {
     text << "ok";
   } else {
@@ -121,22 +131,30 @@ std::string describe_ending(const CodeRun& run) {
   return text.str();
 }
 
-// One stream in the text block: whole when short, else an excerpt and where the rest is.
+// One stream in the text block, repeated lines folded: whole when that is short, else its start
+// and its end, and where the rest is. Said in the text itself: many clients never show a model
+// structuredContent.
 std::string stream_text(const std::string& name, const CapturedOutput& carried,
                         const std::string& whole_file, bool in_session) {
   if (carried.total_bytes == 0) return "";
-  std::string text = name + ":\n" + shown_text(shortened(carried, kTextStreamBytes));
+  std::string folded = fold_repeats(shown_text(carried));
+  bool cut = carried.truncated || folded.size() > kTextStreamBytes;
+  std::string text = name + ":\n" + keep_start_and_end(folded, kTextStreamBytes);
   if (text.back() != '\n') text += '\n';
-  if (carried.total_bytes > kTextStreamBytes) {
+  if (cut) {
     text += "(" + name + " was " + std::to_string(carried.total_bytes) +
-            " bytes; structuredContent." + name + " has " + std::to_string(carried.data.size()) +
-            " of them, its start and end";
+            " bytes; shown here: its start and its end";
     if (!whole_file.empty()) {
-      text += "; all of it is in " + whole_file;
-    } else if (carried.truncated && !in_session) {
+      // read_file takes paths relative to /work.
+      std::string relative = whole_file.starts_with("/work/") ? whole_file.substr(6) : whole_file;
+      text += "; all of it is in " + whole_file + ": read_file with path " + relative +
+              " and an offset reads it";
+    } else if (!in_session) {
       text +=
-          "; to keep all of it, run the code in a session (create_session): its whole "
+          "; to keep all of it, run the code in a session (create_session): its long "
           "streams are kept in files";
+    } else {
+      text += "; to read all of it, have the code write it to a file and use read_file";
     }
     text += ")\n";
   }

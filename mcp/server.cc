@@ -12,6 +12,7 @@
 #include "mcp/argument_check.h"
 #include "mcp/language_catalog.h"
 #include "mcp/resources.h"
+#include "mcp/result_text.h"
 #include "services/log.h"
 
 namespace paddock::mcp {
@@ -349,6 +350,8 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
       result = tool_error(std::string("internal error in ") + tool->name() + ": " + failure.what());
     }
   }
+  // The one place every tool's text passes: bounded here whatever the tool did.
+  bound_result_text(result);
   return finish_result(tool_result_json(result), era);
 }
 

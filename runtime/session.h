@@ -78,8 +78,11 @@ class Session {
                                                           RunObserver& observer);
   // Paths are relative to the work directory (see check_session_path).
   [[nodiscard]] virtual Status write_file(const std::string& path, std::string_view content) = 0;
+  // At most `max_bytes` from byte `offset` on (read_file's byte ranges); `size` is the whole
+  // file's.
   [[nodiscard]] virtual Result<FileContent> read_file(const std::string& path,
-                                                      std::uint64_t max_bytes) = 0;
+                                                      std::uint64_t max_bytes,
+                                                      std::uint64_t offset = 0) = 0;
   // Host files in and out (upload_file, download_file), under write_file's and read_file's
   // rules. `source_fd` is read from offset 0 for `size` bytes; the file is made with mode 0755
   // when `executable`, else 0644. The defaults go through write_file and read_file, holding the

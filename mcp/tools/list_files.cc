@@ -12,6 +12,8 @@ namespace paddock::mcp {
 namespace {
 
 constexpr std::size_t kMaxEntries = 1000;
+// The text's entries stop here, under a tool result's 64 KiB of text: 1000 long names would not.
+constexpr std::size_t kListTextBytes = 60u << 10;
 
 // What paddock itself keeps in /work, as paths relative to it: clutter beside the files the code
 // made, so hidden unless asked for. Libraries a caller installed (.local, node_modules, ...) are
@@ -51,6 +53,7 @@ class ListFiles final : public Tool {
                     "type": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
                     "size": {"type": "integer"}},
                   "required": ["name", "type", "size"]}},
+                "more": {"type": "boolean"},
                 "hidden": {"type": "integer"}},
               "required": ["path", "entries"]})")},
             {"annotations", annotations("List files", true, true)}};
@@ -65,23 +68,45 @@ class ListFiles final : public Tool {
     bool all = arguments.value("all", false);
     std::set<std::string> own = all ? std::set<std::string>{} : own_files(*(*lease)->policy);
     // Asked for enough that hiding paddock's own files still leaves kMaxEntries to show.
-    auto entries = (*lease)->session->list_files(path, kMaxEntries + own.size());
+    // One more than that, to tell whether the directory holds more.
+    auto entries = (*lease)->session->list_files(path, kMaxEntries + own.size() + 1);
     if (!entries) return tool_error(entries.error().message);
     json list = json::array();
     std::string text = "/work" + (path.empty() ? "" : "/" + path) + ":\n";
     std::vector<std::string> hidden;
+    bool more = false;
+    std::size_t unshown = 0;  // listed, but past the text's room
     for (const auto& entry : *entries) {
       if (own.contains(path.empty() ? entry.name : path + "/" + entry.name)) {
         hidden.push_back(entry.type == "directory" ? entry.name + "/" : entry.name);
         continue;
       }
-      if (list.size() == kMaxEntries) break;
+      if (list.size() == kMaxEntries) {
+        more = true;
+        break;
+      }
       // A program can name a file after a passed-through value as well as write it inside.
       std::string name = context.state.secrets().apply(entry.name);
       list.push_back({{"name", name}, {"type", entry.type}, {"size", entry.size}});
-      text += (entry.type == "directory" ? "  " + name + "/" : "  " + name) +
-              (entry.type == "file" ? " (" + counted(entry.size, "byte", "bytes") + ")" : "") +
-              "\n";
+      std::string line =
+          (entry.type == "directory" ? "  " + name + "/" : "  " + name) +
+          (entry.type == "file" ? " (" + counted(entry.size, "byte", "bytes") + ")" : "") + "\n";
+      if (unshown > 0 || text.size() + line.size() > kListTextBytes) {
+        ++unshown;
+      } else {
+        text += line;
+      }
+    }
+    if (unshown > 0 || more) {
+      text +=
+          "  (" +
+          (unshown > 0 ? counted(unshown, "more entry", "more entries") + " not shown here"
+                       : std::string("")) +
+          (unshown > 0 && more ? ", and " : "") +
+          (more ? "more than " + std::to_string(kMaxEntries) + " entries in all, only the first " +
+                      std::to_string(kMaxEntries) + " by name listed"
+                : "") +
+          ": list a subdirectory with path, or search with code run by execute_code)\n";
     }
     if (list.empty() && hidden.empty()) text += "  (empty)\n";
     if (!hidden.empty()) {
@@ -92,6 +117,7 @@ class ListFiles final : public Tool {
     ToolResult result;
     result.content.push_back(text_block(text));
     result.structured = {{"path", path}, {"entries", std::move(list)}, {"hidden", hidden.size()}};
+    if (more) result.structured["more"] = true;
     return result;
   }
 };

@@ -352,7 +352,10 @@ class Operations:
         result = yield ("tool", "read_file", {"session_id": self.session_id, "path": source})
         self._file_done("read_file", result)
         data = None
-        for block in result.get("content") or []:
+        blocks = result.get("content") or []
+        # A file too large for one result comes as a part of it and a link to all of it.
+        links = [block for block in blocks if block.get("type") == "resource_link"]
+        for block in links or blocks:
             kind = block.get("type")
             if kind == "text":
                 data = block.get("text", "").encode("utf-8")

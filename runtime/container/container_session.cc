@@ -246,13 +246,14 @@ Status ContainerSession::copy_in(const std::string& path, int source_fd, std::ui
   return {};
 }
 
-Result<FileContent> ContainerSession::read_file(const std::string& path, std::uint64_t max_bytes) {
+Result<FileContent> ContainerSession::read_file(const std::string& path, std::uint64_t max_bytes,
+                                                std::uint64_t offset) {
   if (auto valid = check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
   if (closed_) return Error{EPIPE, "the session is closed"};
-  auto read =
-      run_helper({"sh", "-c", kReadScript, "sh", shape_.workdir, path, std::to_string(max_bytes)},
-                 max_bytes + 64);
+  auto read = run_helper({"sh", "-c", kReadScript, "sh", shape_.workdir, path,
+                          std::to_string(max_bytes), std::to_string(offset + 1)},
+                         max_bytes + 64);
   if (!read) return read.error();
   if (int refused = refusal_errno(read->exit_code); refused != 0) {
     return session_path_error(path, refused);

@@ -27,7 +27,8 @@ class ContainerSession final : public Session {
 
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
   Status write_file(const std::string& path, std::string_view content) override;
-  Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
+  Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes,
+                                std::uint64_t offset) override;
   // A host file in pieces of one write each, never held whole.
   Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
                  bool executable) override;

@@ -32,10 +32,11 @@ inline int refusal_errno(long status) {
   "r=$(realpath -e -- \"$p\") || exit 10; "          \
   "case \"$r\" in \"$W\"|\"$W\"/*) ;; *) exit 11;; esac; "
 
-// $3: at most this many bytes. Prints the file's size on a line, then its first bytes.
+// $3: at most this many bytes, from byte $4 (counted from 1) on. Prints the file's size on a
+// line, then those bytes.
 inline constexpr const char* kReadScript = PADDOCK_RESOLVE_INSIDE
     "test -d \"$r\" && exit 15; test -f \"$r\" || exit 13; "
-    "stat -c %s -- \"$r\" && head -c \"$3\" -- \"$r\"";
+    "stat -c %s -- \"$r\" && tail -c +\"${4:-1}\" -- \"$r\" | head -c \"$3\"";
 
 // Entries as "TYPE SIZE NAME\0" (find's %y: f, d, l, ...).
 inline constexpr const char* kListScript = PADDOCK_RESOLVE_INSIDE

@@ -261,6 +261,62 @@ def text_of(value):
     return value if isinstance(value, str) else ""
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+LIBRARY_FRAME = re.compile(r"File (?P<file>.+?):(?P<line>\d+)(?:, in (?P<name>[^\s(]+))?")
+LIBRARY_ROOT = re.compile(r".*/(?:site-packages|dist-packages|lib/python[\d.]+)/")
+
+
+def frame_kind(entry):
+    """IPython's traceback is a list of pieces: a header, one piece per frame (its location line
+    and the source around it), and the exception. A frame is the user's when it is a cell's
+    ("Cell In[3], line 2") or a file in /work; else a library's."""
+    plain = ANSI.sub("", entry).lstrip()
+    if plain.startswith(("Cell In", "Input In")):
+        return "user"
+    if plain.startswith("File "):
+        return "user" if plain[5:].startswith("/work/") else "library"
+    return None
+
+
+def library_frame_name(entry):
+    first = ANSI.sub("", entry).lstrip().split("\n", 1)[0]
+    found = LIBRARY_FRAME.match(first)
+    if not found:
+        return first[:120]
+    name = LIBRARY_ROOT.sub("", found.group("file")) + ":" + found.group("line")
+    return name + (" in " + found.group("name") if found.group("name") else "")
+
+
+def fold_library_frames(lines):
+    """A live traceback shows the source around every frame, a library's too, which makes it
+    twice as long as a fresh run's. The frames of the user's code and the last frame (where it
+    failed) are kept; each run of other library frames becomes one line naming them."""
+    kinds = [frame_kind(entry) for entry in lines]
+    frames = [at for at, kind in enumerate(kinds) if kind]
+    if not frames:
+        return lines
+    last = frames[-1]
+    folded, run = [], []
+
+    def close_run():
+        if not run:
+            return
+        names = [library_frame_name(entry) for entry in run]
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        noun = "frame" if len(run) == 1 else "frames"
+        folded.append("[... %d library %s left out: %s]\n" % (len(run), noun, shown))
+        del run[:]
+
+    for at, entry in enumerate(lines):
+        if kinds[at] == "library" and at != last:
+            run.append(entry)
+            continue
+        close_run()
+        folded.append(entry)
+    close_run()
+    return folded
+
+
 def send_output(message, state):
     """Relays one iopub message of the cell. Its content comes from the cell's own process, so
     every field is checked: a malformed one is dropped, never a reason to stop."""
@@ -292,6 +348,7 @@ def send_output(message, state):
         state["error"] = True
         traceback = content.get("traceback")
         lines = [text_of(line) for line in traceback] if isinstance(traceback, list) else []
+        lines = fold_library_frames(lines)
         emit({"error": {"ename": text_of(content.get("ename")),
                         "evalue": text_of(content.get("evalue")), "traceback": lines}})
 

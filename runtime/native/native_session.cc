@@ -469,18 +469,19 @@ Status NativeSession::make_directory(const std::string& path) {
   return made ? Status{} : Status{made.error()};
 }
 
-Result<FileContent> NativeSession::read_file(const std::string& path, std::uint64_t max_bytes) {
+Result<FileContent> NativeSession::read_file(const std::string& path, std::uint64_t max_bytes,
+                                             std::uint64_t offset) {
   if (auto valid = check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
   FileContent content;
   auto file = open_to_read(path, &content.size);
   if (!file) return file.error();
-  std::uint64_t wanted = std::min(content.size, max_bytes);
+  std::uint64_t wanted = std::min(content.size - std::min(content.size, offset), max_bytes);
   content.data.resize(wanted);
   std::uint64_t got = 0;
   while (got < wanted) {
-    ssize_t n =
-        pread(file->get(), content.data.data() + got, wanted - got, static_cast<off_t>(got));
+    ssize_t n = pread(file->get(), content.data.data() + got, wanted - got,
+                      static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return system_error("reading '" + path + "'");
     if (n == 0) break;  // the file shrank meanwhile

@@ -23,7 +23,8 @@ class NativeSession final : public Session {
   Result<RunResult> exec_with_files(const std::vector<SandboxFile>& files,
                                     const ExecRequest& request, RunObserver& observer) override;
   Status write_file(const std::string& path, std::string_view content) override;
-  Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes) override;
+  Result<FileContent> read_file(const std::string& path, std::uint64_t max_bytes,
+                                std::uint64_t offset) override;
   Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
                  bool executable) override;
   Result<std::uint64_t> copy_out(const std::string& path, int sink_fd, std::uint64_t max_bytes,

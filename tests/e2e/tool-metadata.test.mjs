@@ -27,7 +27,7 @@ const PARAMS = {
   close_session: { required: ['session_id'], props: ['session_id'] },
   restart_session: { required: ['session_id'], props: ['session_id'] },
   write_file: { required: ['session_id', 'path', 'content'], props: ['session_id', 'path', 'content', 'encoding'] },
-  read_file: { required: ['session_id', 'path'], props: ['session_id', 'path'] },
+  read_file: { required: ['session_id', 'path'], props: ['session_id', 'path', 'offset', 'length'] },
   list_files: { required: ['session_id'], props: ['session_id', 'path', 'all'] },
   upload_file: { required: ['session_id', 'host_path'], props: ['session_id', 'host_path', 'path', 'recursive'] },
   download_file: { required: ['session_id', 'path', 'host_path'], props: ['session_id', 'path', 'host_path', 'overwrite'] },

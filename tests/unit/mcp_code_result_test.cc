@@ -128,5 +128,55 @@ TEST(McpCodeResult, ACellsValueErrorAndLostStateAreReported) {
       << text_of(lost);
 }
 
+// A fork loop's stderr: the same traceback from every child. The text says it once and counts
+// the rest, and its notes never send the model to structuredContent, which many clients do not
+// show it.
+TEST(McpCodeResult, RepeatedLinesAreFoldedAndNotesStayInTheText) {
+  std::string traceback =
+      "Traceback (most recent call last):\n  File \"/work/main.py\", line 4, in <module>\n"
+      "    os.fork()\nBlockingIOError: [Errno 11] Resource temporarily unavailable\n";
+  std::string stream;
+  for (int i = 0; i < 400; ++i) stream += traceback;
+  CodeRun run = run_with_stdout("");
+  capture_chunk(run.result.run.stderr_data, stream, 1u << 20);
+  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  std::string text = text_of(result);
+  EXPECT_NE(text.find(traceback + "… the same 4 lines 399 more times\n"), std::string::npos)
+      << text;
+  EXPECT_LT(text.size(), 1000u) << text;
+
+  std::string lines;
+  for (int i = 0; i < 20000; ++i) lines += "line " + std::to_string(i) + "\n";
+  for (bool in_session : {false, true}) {
+    CodeRun loud = run_with_stdout(lines);
+    if (in_session) loud.stdout_file = "/work/.paddock/output/1.stdout";
+    std::string note = text_of(code_result(loud, {}, ServerOptions{}, {{}, in_session}));
+    EXPECT_EQ(note.find("structuredContent"), std::string::npos) << note;
+    EXPECT_NE(note.find("(stdout was " + std::to_string(lines.size()) +
+                        " bytes; shown here: its start and its end"),
+              std::string::npos)
+        << note;
+    if (in_session) {
+      EXPECT_NE(note.find("all of it is in /work/.paddock/output/1.stdout: read_file with path "
+                          ".paddock/output/1.stdout and an offset reads it"),
+                std::string::npos)
+          << note;
+    }
+  }
+}
+
+// IRkernel names every error ERROR, and its value starts "Error in": the line says it once.
+TEST(McpCodeResult, AnRErrorIsNamedOnce) {
+  CodeRun run = run_with_stdout("");
+  run.result.language = "r";
+  run.result.run.exit_code = 1;
+  run.result.run.cell = CellReport{};
+  run.result.run.cell->error =
+      KernelError{"ERROR", "Error in f(): boom\n", {"Error in f(): boom\n", "Traceback:"}};
+  std::string text = text_of(code_result(run, {}, ServerOptions{}, {}));
+  EXPECT_EQ(text.find("ERROR"), std::string::npos) << text;
+  EXPECT_NE(text.find("error: Error in f(): boom (r live session"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace paddock::mcp

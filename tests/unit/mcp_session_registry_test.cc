@@ -25,7 +25,8 @@ class FakeSession : public Session {
   Status write_file(const std::string& /*path*/, std::string_view /*content*/) override {
     return Error{ENOSYS, "fake session"};
   }
-  Result<FileContent> read_file(const std::string& /*path*/, std::uint64_t /*max*/) override {
+  Result<FileContent> read_file(const std::string& /*path*/, std::uint64_t /*max*/,
+                                std::uint64_t /*offset*/) override {
     return Error{ENOSYS, "fake session"};
   }
   Result<std::vector<FileEntry>> list_files(const std::string& /*path*/,

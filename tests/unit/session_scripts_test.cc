@@ -1,5 +1,6 @@
 // The engine sessions' file scripts, run by the shells images have (dash, busybox sh) against a
-// work directory where code has planted symlinks: a write never goes through one.
+// work directory where code has planted symlinks: a write never goes through one; a read takes
+// the byte range asked for.
 
 #include "runtime/container/session_scripts.h"
 
@@ -82,6 +83,26 @@ TEST_P(WriteScript, SymlinkOnTheWayIsRefused) {
   fs::create_directory_symlink(outside_, work_ / "link");
   EXPECT_EQ(engine::refusal_errno(write("link/x")), ELOOP);
   EXPECT_FALSE(fs::exists(outside_ / "x"));
+}
+
+// read_file's byte ranges in an engine session: the size, then `length` bytes from `first`
+// (counted from 1), as tail and head give them. (Only with dash: busybox's realpath, which the
+// resolving prefix of every read and list script uses, knows no -e.)
+TEST(ReadScript, GivesARange) {
+  char pattern[] = "/tmp/paddock-read-script.XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const fs::path work = pattern;
+  std::ofstream(work / "data.txt") << "0123456789abcdef";
+  auto read = [&](const std::string& length, const std::string& first) {
+    return run_tool({"/bin/sh", "-c", engine::kReadScript, "sh", work.string(), "data.txt", length,
+                     first})
+        .output;
+  };
+  EXPECT_EQ(read("4", "1"), "16\n0123");
+  EXPECT_EQ(read("4", "11"), "16\nabcd");
+  EXPECT_EQ(read("100", "15"), "16\nef");
+  EXPECT_EQ(read("4", "17"), "16\n");
+  fs::remove_all(work);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shells, WriteScript,

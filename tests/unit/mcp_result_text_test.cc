@@ -1,0 +1,90 @@
+// What a model reads is bounded and not repetitive: the cap on a tool result's text, its cut
+// (start and end, UTF-8 kept whole) and the folding of repeated lines.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mcp/repeat_fold.h"
+#include "mcp/result_text.h"
+
+namespace paddock::mcp {
+namespace {
+
+std::string repeated(const std::string& line, int times) {
+  std::string text;
+  for (int i = 0; i < times; ++i) text += line;
+  return text;
+}
+
+TEST(McpRepeatFold, ARunOfOneLineIsShownOnceAndCounted) {
+  std::string text = "start\n" + repeated("warning: x\n", 1413) + "end\n";
+  EXPECT_EQ(fold_repeats(text), "start\nwarning: x\n… the same line 1,412 more times\nend\n");
+}
+
+TEST(McpRepeatFold, ARepeatedBlockIsShownOnceAndCounted) {
+  std::string traceback =
+      "Traceback (most recent call last):\n  File \"/work/main.py\", line 3, in <module>\n"
+      "    os.fork()\nBlockingIOError: [Errno 11] Resource temporarily unavailable\n";
+  std::string folded = fold_repeats("ok\n" + repeated(traceback, 300));
+  EXPECT_EQ(folded, "ok\n" + traceback + "… the same 4 lines 299 more times\n");
+}
+
+TEST(McpRepeatFold, ShortRunsAndDifferentLinesStayAsTheyAre) {
+  for (const std::string text :
+       {"a\na\nb\n", "a\nb\na\nb\nc", "", "no newline", "x\nx", "1\n2\n3\n4\n5\n"}) {
+    EXPECT_EQ(fold_repeats(text), text);
+  }
+  EXPECT_EQ(fold_repeats("a\na\na\nb"), "a\n… the same line 2 more times\nb");
+}
+
+TEST(McpResultText, KeepStartAndEndStaysWithinTheCapAndSaysWhatItLeftOut) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + "\n";
+  std::string kept = keep_start_and_end(text, 4096);
+  EXPECT_LE(kept.size(), 4096u);
+  EXPECT_EQ(kept.rfind("line 0\n", 0), 0u);
+  EXPECT_TRUE(kept.ends_with("line 19999\n")) << kept;
+  EXPECT_NE(kept.find(" bytes left out here ...]\n"), std::string::npos) << kept;
+  EXPECT_EQ(keep_start_and_end("short", 4096), "short");
+}
+
+TEST(McpResultText, CutsNeverSplitAUtf8Character) {
+  std::string text = repeated("é", 50000);  // two bytes each, no line breaks
+  std::string kept = keep_start_and_end(text, 1001);
+  EXPECT_LE(kept.size(), 1001u);
+  auto marker = kept.find("\n[... ");
+  ASSERT_NE(marker, std::string::npos);
+  EXPECT_EQ(marker % 2, 0u) << "the start ends between characters";
+  auto end = kept.find("...]\n") + 5;
+  EXPECT_EQ((kept.size() - end) % 2, 0u) << "the end starts at a character";
+  EXPECT_EQ(static_cast<unsigned char>(kept[end]), 0xC3u);
+  EXPECT_EQ(utf8_prefix("aé", 2), 1u);
+  EXPECT_EQ(utf8_prefix("aé", 3), 3u);
+}
+
+TEST(McpResultText, AResultsTextIsCappedAcrossItsBlocksAndSaysSo) {
+  ToolResult result;
+  result.content.push_back({{"type", "text"}, {"text", std::string(50000, 'a')}});
+  result.content.push_back({{"type", "image"}, {"data", std::string(200000, 'A')}});
+  result.content.push_back({{"type", "text"}, {"text", std::string(50000, 'b')}});
+  bound_result_text(result);
+  std::size_t total = 0;
+  for (const auto& block : result.content) {
+    if (block["type"] == "text") total += block["text"].get<std::string>().size();
+  }
+  EXPECT_LE(total, kResultTextBytes);
+  EXPECT_EQ(result.content[1]["data"].get<std::string>().size(), 200000u) << "images are not text";
+  std::string last = result.content[2]["text"];
+  EXPECT_NE(last.find("this result's text was 100000 bytes: tool results are capped at 65536"),
+            std::string::npos)
+      << last;
+
+  ToolResult small;
+  small.content.push_back({{"type", "text"}, {"text", "fine"}});
+  bound_result_text(small);
+  EXPECT_EQ(small.content[0]["text"], "fine");
+}
+
+}  // namespace
+}  // namespace paddock::mcp
