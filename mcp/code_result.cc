@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "language/install_diagnosis.h"
+#include "language/refusal_lines.h"
 #include "mcp/content.h"
 #include "runtime/output_capture.h"
 
@@ -223,6 +224,9 @@ json code_output_schema() {
           "required": ["host", "port", "reason"]}},
           "denied_omitted": {"type": "integer"}},
         "required": ["denied"]},
+      "refused": {"type": "object", "description": "What the sandbox refused, counted: system calls by name, process creations at the pids limit.",
+        "properties": {"system_calls": {"type": "object", "additionalProperties": {"type": "integer"}},
+          "system_calls_unnamed": {"type": "integer"}, "process_limit": {"type": "integer"}}},
       "live": {"type": "boolean", "description": "Present and true when the code ran in a live session's interpreter, whose variables persist between calls."},
       "execution_count": {"type": "integer", "description": "In a live session: the cell's number, as a notebook counts."},
       "result": {"type": "string", "description": "In a live session: the value of the cell's final expression, as text."},
@@ -285,6 +289,10 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   }
   for (const auto& note : notes) text += "note: " + note + "\n";
   text += refused_network_line(result.network);
+  for (const auto& line :
+       refusal_lines(result, RefusalContext{.program_output = !install_failed})) {
+    text += line + "\n";
+  }
 
   ToolResult tool;
   json artifacts = json::array();
@@ -355,6 +363,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
       tool.structured["network"]["denied_omitted"] = result.network.dropped;
     }
   }
+  if (result.refused.any()) tool.structured["refused"] = refusals_json(result.refused);
   if (!notes.empty()) tool.structured["notes"] = notes;
   if (result.cell) tool.structured.update(cell_json(*result.cell));
   tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);
