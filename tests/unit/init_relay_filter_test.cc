@@ -4,6 +4,7 @@
 
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include <gtest/gtest.h>
@@ -64,9 +65,9 @@ TEST(InitRelayFilter, AllowsAnsweringRefusedCallsAndNoOtherIoctl) {
   EXPECT_EQ(ioctl(SECCOMP_IOCTL_NOTIF_RECV), SECCOMP_RET_ALLOW);
   EXPECT_EQ(ioctl(SECCOMP_IOCTL_NOTIF_SEND), SECCOMP_RET_ALLOW);
   // Not ADDFD (which would put an fd into a refused caller), not ID_VALID, not a terminal's.
-  for (std::uint64_t request : {static_cast<std::uint64_t>(SECCOMP_IOCTL_NOTIF_ADDFD),
-                                static_cast<std::uint64_t>(SECCOMP_IOCTL_NOTIF_ID_VALID),
-                                std::uint64_t{0x5412}, SECCOMP_IOCTL_NOTIF_RECV | (1ull << 32)}) {
+  const std::uint64_t others[] = {SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_IOCTL_NOTIF_ID_VALID, 0x5412,
+                                  SECCOMP_IOCTL_NOTIF_RECV | (1ull << 32)};
+  for (std::uint64_t request : others) {
     EXPECT_EQ(seccomp_action(ioctl(request)), SECCOMP_RET_KILL_PROCESS) << request;
   }
 }

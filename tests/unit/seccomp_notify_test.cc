@@ -51,7 +51,8 @@ TEST(SeccompNotify, NotifiesExactlyWhatTheErrnoFormRefusesAndAnswersWithItsErrno
   auto errno_form = seccomp::default_bpf();
   std::vector<sock_filter> notify = notify_form(errno_form);
   std::size_t refused = 0, allowed = 0;
-  for (std::uint32_t arch : {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386}) {
+  const std::uint32_t arches[] = {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386};
+  for (std::uint32_t arch : arches) {
     for (int nr = 0; nr < 460; ++nr) {
       for (const auto& args : argument_samples()) {
         seccomp_data data = make_seccomp_data(nr, args, arch);
