@@ -12,10 +12,12 @@
 // notify form (init/seccomp_notify.h) and sent the listener here (kSeccompListener). For each
 // refused call it reads the call's number and arguments, nothing else (never the caller's
 // memory), answers with the errno the filter's errno form gives for them, never with "continue"
-// or a success, and counts it by number; the counts ride along with the next kPayloadExited to
-// paddock (RefusedCalls) and start again at each command. The relay sits outside the program's
-// PID namespace and in the sandbox's cgroup: a flood of refused calls costs the sandbox's own
-// CPU time, not the server's, and the program cannot signal or inspect its supervisor.
+// or a success, and counts it by number, unless the answer is ENOSYS (a call the filter pretends
+// does not exist so that libc falls back is no refusal a program notices). The counts ride along
+// with the next kPayloadExited to paddock (RefusedCalls) and start again at each command. The
+// relay sits outside the program's PID namespace and in the sandbox's cgroup: a flood of refused
+// calls costs the sandbox's own CPU time, not the server's, and the program cannot signal or
+// inspect its supervisor.
 
 #include <linux/filter.h>
 #include <sys/types.h>
