@@ -68,7 +68,7 @@ void report_to_stderr(const RunResult& result, const SandboxShape& shape, const 
   // What the sandbox refused (system calls, processes, memory, disk, read-only paths, the
   // network), one line each; the program's own words are above them.
   RefusalContext refusals{
-      .allow_host_flag = "--allow-host",
+      .allow_host_hint = "Rerun with --allow-host HOST to let it reach one.",
       .program_output = static_cast<std::size_t>(result.step) + 1 >= plan.steps.size()};
   for (const auto& line : refusal_lines(result, refusals)) note(line);
   if (!result.isolation.root_reason.empty() &&

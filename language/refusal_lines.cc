@@ -102,10 +102,17 @@ std::optional<std::string> disk_line(const RunResult& result) {
 }
 
 std::optional<std::string> read_only_line(const RunResult& result) {
-  // Python, coreutils and most runtimes name the path after the C library's words.
-  static const RE2 kReadOnly(R"(Read-only file system(?::\s*'([^'\n]{1,200})')?|\bEROFS\b)");
+  // The path where the message names it: Python after the C library's words, coreutils before
+  // them in quotes, a POSIX shell after "cannot create".
+  static const RE2 kPathAfter(R"(Read-only file system: '([^'\n]{1,200})')");
+  static const RE2 kPathBefore(R"('([^'\n]{1,200})': Read-only file system)");
+  static const RE2 kShell(R"(cannot create ([^:\n]{1,200}): Read-only file system)");
+  static const RE2 kReadOnly(R"(Read-only file system|\bEROFS\b)");
   std::string path;
-  if (!said(result, kReadOnly, &path)) return std::nullopt;
+  if (!said(result, kPathAfter, &path) && !said(result, kPathBefore, &path) &&
+      !said(result, kShell, &path) && !said(result, kReadOnly)) {
+    return std::nullopt;
+  }
   std::string what = path.empty() ? "a write to a read-only path" : "writing '" + path + "'";
   return "refused by the sandbox: " + what +
          " (only /work and /tmp are writable; write there instead)";
@@ -129,9 +136,8 @@ std::optional<std::string> network_line(const RunResult& result, const RefusalCo
   if (!context.program_output || !without_network(result) || !said(result, kNoNetwork)) {
     return std::nullopt;
   }
-  return "network: this sandbox has no network, so that name lookup or connection failed. Only "
-         "the user can allow a host (" +
-         std::string(context.allow_host_flag) + "); tool arguments cannot.";
+  return "network: this sandbox has no network, so that name lookup or connection failed. " +
+         std::string(context.allow_host_hint);
 }
 
 }  // namespace

@@ -16,9 +16,10 @@
 namespace paddock {
 
 struct RefusalContext {
-  // How the user lets the sandbox reach a host, named in the no-network line: "paddock mcp
-  // --allow-host" for the server, "--allow-host" for paddock run.
-  std::string_view allow_host_flag = "paddock mcp --allow-host";
+  // How a host is let in, said after the no-network line: for the server, that only the user
+  // can (worded as the allowlist's own refusal line is); for paddock run, the flag.
+  std::string_view allow_host_hint =
+      "Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.";
   // Whether the output is the program's: false when a failed library install ended the run
   // (its installer had the network the program has not; its failure is diagnosed elsewhere).
   bool program_output = true;

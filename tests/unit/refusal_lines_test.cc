@@ -57,7 +57,8 @@ TEST(RefusalLines, NoNetworkIsNamedWithTheFlagThatAllowsAHost) {
   EXPECT_EQ(text,
             "network: this sandbox has no network, so that name lookup or connection failed. "
             "Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.\n");
-  EXPECT_NE(all(with_stderr(traceback), {.allow_host_flag = "--allow-host"}).find("(--allow-host)"),
+  EXPECT_NE(all(with_stderr(traceback), {.allow_host_hint = "Rerun with --allow-host HOST."})
+                .find("failed. Rerun with --allow-host HOST.\n"),
             std::string::npos);
   for (const char* words :
        {"getaddrinfo EAI_AGAIN example.org", "OSError: [Errno 101] Network is unreachable",
@@ -85,6 +86,12 @@ TEST(RefusalLines, AReadOnlyPathIsNamed) {
             "refused by the sandbox: writing '/usr/lib/x.txt' (only /work and /tmp are "
             "writable; write there instead)\n");
   EXPECT_NE(all(with_stderr("touch: cannot touch '/etc/x': Read-only file system\n"))
+                .find("writing '/etc/x'"),
+            std::string::npos);
+  EXPECT_NE(all(with_stderr("sh: 1: cannot create /usr/foo: Read-only file system\n"))
+                .find("writing '/usr/foo'"),
+            std::string::npos);
+  EXPECT_NE(all(with_stderr("Error: EROFS: read-only file system, open '/x'\n"))
                 .find("a write to a read-only path"),
             std::string::npos);
 }
