@@ -20,11 +20,13 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "language/refusal_lines.h"
 #include "runtime/native/init/seccomp_notify.h"
 #include "runtime/native/seccomp/default_seccomp_bpf.h"
 #include "support/harness.h"
+#include "support/mcp_process.h"
 
 namespace paddock::testing {
 namespace {
@@ -306,6 +308,42 @@ TEST(RefusalLines, NameTheProcessLimitWhereTheCgroupCountsIt) {
     // rlimit mode has no counter of refused forks: nothing is claimed.
     EXPECT_EQ(result.refused.process_limit, 0u);
   }
+}
+
+// Through the MCP server, fresh, warm and in a session: the line in the text, the object in
+// structuredContent; and a flood in one call leaves the server answering the next.
+TEST(RefusedCallsOverMcp, AreOneLineAndAnObjectAndAFloodLeavesTheServerAnswering) {
+  using json = nlohmann::json;
+  McpProcess server;
+  const std::string chroot =
+      "import os\ntry:\n    os.chroot('/tmp')\nexcept OSError as e:\n    print(e.errno)\n";
+  server.call(1, "execute_code", {{"code", chroot}});
+  json fresh = server.wait_for(1)["result"];
+  EXPECT_EQ(fresh["structuredContent"]["stdout"], "1\n") << fresh.dump();
+  EXPECT_EQ(fresh["structuredContent"]["refused"]["system_calls"]["chroot"], 1) << fresh.dump();
+  std::string text = fresh["content"][0]["text"];
+  EXPECT_NE(text.find("refused by the sandbox: chroot \u00d71 ("), std::string::npos) << text;
+
+  // A session without a live interpreter: its calls are commands, each counted (a live
+  // interpreter's cells are not: docs/security.md).
+  server.call(2, "create_session", {{"live", false}});
+  std::string session = server.wait_for(2)["result"]["structuredContent"]["session_id"];
+  server.call(3, "execute_code",
+              {{"session_id", session},
+               {"code",
+                "import os\nfor _ in range(100000):\n    try:\n        "
+                "os.chroot('/tmp')\n    except OSError:\n        pass\nprint('done')\n"}});
+  server.call(4, "execute_code", {{"code", "print(6 * 7)"}});
+  json quick = server.wait_for(4)["result"];
+  EXPECT_EQ(quick["structuredContent"]["stdout"], "42\n");
+  EXPECT_FALSE(quick["structuredContent"].contains("refused")) << quick.dump();
+  json flood = server.wait_for(3)["result"];
+  EXPECT_EQ(flood["structuredContent"]["stdout"], "done\n") << flood.dump();
+  EXPECT_EQ(flood["structuredContent"]["refused"]["system_calls"]["chroot"], 100000);
+  // The session's next command counts its own.
+  server.call(5, "execute_code", {{"session_id", session}, {"code", chroot}});
+  EXPECT_EQ(server.wait_for(5)["result"]["structuredContent"]["refused"]["system_calls"]["chroot"],
+            1);
 }
 
 }  // namespace

@@ -46,8 +46,10 @@ bool take_from_init(long length, int* fds, int fd_count) {
       refused = RefusedCalls{};
       refused.counted = listener >= 0;
       return true;
+    case ChildMessageKind::kCommandStarted:  // a session's command: its own count starts
     case ChildMessageKind::kStepBoundary:
-      // What the installer steps were refused is not the program's.
+      // What the installer steps, or a session's resident between commands, were refused is
+      // not the next command's.
       refused = RefusedCalls{};
       refused.counted = listener >= 0;
       return true;
