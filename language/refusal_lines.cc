@@ -66,6 +66,18 @@ std::string process_line(const RunResult& result) {
   return line + " (fork and thread creation fail with EAGAIN: use fewer processes or threads)";
 }
 
+// Where no cgroup counts them (rlimit mode), a refused fork or thread is recognised by how
+// shells and runtimes report EAGAIN from fork, clone or pthread_create.
+std::optional<std::string> uncounted_process_line(const RunResult& result) {
+  static const RE2 kForkFailed(
+      R"(Cannot fork|fork: (?:retry: )?Resource temporarily unavailable|can't start new thread|)"
+      R"(BlockingIOError: \[Errno 11\]|pthread_create failed|failed to create new OS thread)");
+  if (result.isolation.limits_mode == "cgroup2" || !said(result, kForkFailed)) return std::nullopt;
+  std::string line = "refused by the sandbox: a new process or thread, most likely at its limit";
+  if (auto nproc = limit_value(result, "RLIMIT_NPROC")) line += " of " + std::to_string(*nproc);
+  return line + " (fork and thread creation fail with EAGAIN: use fewer processes or threads)";
+}
+
 // A process's allocation refused, or the kernel's OOM killer at the sandbox's limit.
 std::optional<std::string> memory_line(const RunResult& result) {
   static const RE2 kAllocationFailed(
@@ -150,6 +162,9 @@ std::vector<std::string> refusal_lines(const RunResult& result, const RefusalCon
   }
   if (refused.process_limit > 0) lines.push_back(process_line(result));
   if (!context.program_output) return lines;  // an installer's words are not the program's
+  if (refused.process_limit == 0) {
+    if (auto line = uncounted_process_line(result)) lines.push_back(std::move(*line));
+  }
   for (auto line : {memory_line(result), disk_line(result), read_only_line(result),
                     network_line(result, context)}) {
     if (line) lines.push_back(std::move(*line));

@@ -51,6 +51,18 @@ TEST(RefusalLines, TheProcessLimitWithItsValue) {
       << all(result);
 }
 
+TEST(RefusalLines, AFailedForkWhereNoCgroupCountsIt) {
+  RunResult result = with_stderr("sh: 1: Cannot fork\n");
+  result.isolation.limits_mode = "rlimit";
+  result.isolation.limits.push_back("RLIMIT_NPROC=64");
+  EXPECT_NE(all(result).find("a new process or thread, most likely at its limit of 64"),
+            std::string::npos)
+      << all(result);
+  // Where the cgroup counts, its count is the one said.
+  result.isolation.limits_mode = "cgroup2";
+  EXPECT_EQ(all(result), "");
+}
+
 TEST(RefusalLines, NoNetworkIsNamedWithTheFlagThatAllowsAHost) {
   std::string traceback = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
   std::string text = all(with_stderr(traceback));
