@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
+#include "language/refusal_lines.h"
 #include "language/spec_builder.h"
 
 namespace paddock::cli {
@@ -49,7 +50,7 @@ class CliObserver final : public RunObserver {
   CancellationToken token_;
 };
 
-void report_to_stderr(const RunResult& result, const SandboxShape& shape) {
+void report_to_stderr(const RunResult& result, const SandboxShape& shape, const RunPlan& plan) {
   switch (result.outcome) {
     case Outcome::kTimedOut:
       note("timed out after " + std::to_string(result.duration_ms) +
@@ -64,10 +65,12 @@ void report_to_stderr(const RunResult& result, const SandboxShape& shape) {
     default:
       break;
   }
-  if (result.oom_killed) {
-    note("the sandbox ran out of memory (--memory " + std::to_string(shape.limits.memory_bytes) +
-         " bytes) and the kernel killed a process");
-  }
+  // What the sandbox refused (system calls, processes, memory, disk, read-only paths, the
+  // network), one line each; the program's own words are above them.
+  RefusalContext refusals{
+      .allow_host_hint = "Rerun with --allow-host HOST to let it reach one.",
+      .program_output = static_cast<std::size_t>(result.step) + 1 >= plan.steps.size()};
+  for (const auto& line : refusal_lines(result, refusals)) note(line);
   if (!result.isolation.root_reason.empty() &&
       result.isolation.root_reason.find('=') == std::string::npos) {
     note("the image runs from a flattened copy of its layers: " + result.isolation.root_reason +
@@ -232,7 +235,7 @@ int run_command(RunRequest& request) {
                                              !request.language->libraries.empty()))
                       : to_json(*result));
   } else {
-    report_to_stderr(*result, built->shape);
+    report_to_stderr(*result, built->shape, built->plan);
   }
   if (result->outcome == Outcome::kCancelled && g_received_signal != 0) {
     return 128 + g_received_signal;

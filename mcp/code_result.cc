@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "language/install_diagnosis.h"
+#include "language/refusal_lines.h"
 #include "mcp/content.h"
 #include "mcp/repeat_fold.h"
 #include "mcp/result_text.h"
@@ -244,6 +245,9 @@ json code_output_schema() {
           "required": ["host", "port", "reason"]}},
           "denied_omitted": {"type": "integer"}},
         "required": ["denied"]},
+      "refused": {"type": "object",
+        "properties": {"system_calls": {"type": "object", "additionalProperties": {"type": "integer"}},
+          "system_calls_unnamed": {"type": "integer"}, "process_limit": {"type": "integer"}}},
       "live": {"type": "boolean"},
       "execution_count": {"type": "integer"},
       "result": {"type": "string"},
@@ -307,6 +311,10 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   }
   for (const auto& note : notes) text += "note: " + note + "\n";
   text += refused_network_line(result.network);
+  for (const auto& line :
+       refusal_lines(result, RefusalContext{.program_output = !install_failed})) {
+    text += line + "\n";
+  }
 
   ToolResult tool;
   json artifacts = json::array();
@@ -377,6 +385,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
       tool.structured["network"]["denied_omitted"] = result.network.dropped;
     }
   }
+  if (result.refused.any()) tool.structured["refused"] = refusals_json(result.refused);
   if (!notes.empty()) tool.structured["notes"] = notes;
   if (result.cell) tool.structured.update(cell_json(*result.cell));
   tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);

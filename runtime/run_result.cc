@@ -145,6 +145,21 @@ nlohmann::json to_json(const RunResult& result) {
       !result.network.unreachable.empty()) {
     out["network"] = network_json(result.network);
   }
+  if (result.refused.any()) out["refused"] = refusals_json(result.refused);
+  return out;
+}
+
+nlohmann::json refusals_json(const Refusals& refused) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!refused.system_calls.empty()) {
+    nlohmann::json calls = nlohmann::json::object();
+    for (const auto& call : refused.system_calls) calls[call.name] = call.count;
+    out["system_calls"] = std::move(calls);
+  }
+  if (refused.system_calls_unnamed > 0) {
+    out["system_calls_unnamed"] = refused.system_calls_unnamed;
+  }
+  if (refused.process_limit > 0) out["process_limit"] = refused.process_limit;
   return out;
 }
 

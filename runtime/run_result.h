@@ -87,6 +87,28 @@ struct CellReport {
   std::string state_lost;  // why the interpreter's state is gone; empty when it was kept
 };
 
+// A system call the sandbox's seccomp filter refused, and how often.
+struct RefusedSystemCall {
+  std::string name;  // "mount"; "syscall N" for a number this host's libseccomp cannot name
+  std::uint64_t count = 0;
+};
+
+// What the sandbox refused the program, counted where the backend can see it.
+struct Refusals {
+  // Counted by the filter's supervisor (runtime/native/init/init_relay.h): the first few names,
+  // then only a count. Empty with counted == false: nothing could count (a backend or kernel
+  // without seccomp user notification, or a profile of the caller's), not "nothing refused".
+  std::vector<RefusedSystemCall> system_calls;
+  std::uint64_t system_calls_unnamed = 0;  // refusals beyond the named ones
+  bool system_calls_counted = false;
+  // Process creations the pids limit refused (the cgroup's pids.events "max"; cgroup2 only).
+  std::uint64_t process_limit = 0;
+
+  [[nodiscard]] bool any() const {
+    return !system_calls.empty() || system_calls_unnamed > 0 || process_limit > 0;
+  }
+};
+
 struct RunResult {
   Outcome outcome = Outcome::kExited;
   int exit_code = 0;       // the program's exit code; 128+N when killed by signal N
@@ -110,6 +132,7 @@ struct RunResult {
   std::optional<CellReport> cell;  // only for a cell of a live session
   // Destinations the egress proxy refused and reached (an allowlist run): deduplicated, capped.
   egress::EgressRecord network;
+  Refusals refused;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
   [[nodiscard]] bool artifacts_truncated() const { return !artifacts_omitted.empty(); }
@@ -129,6 +152,10 @@ nlohmann::json to_json(const RunResult& result);
 
 // {denied: [{host, port, reason}], allowed: [{host, port}], omitted?}: hosts and ports only.
 nlohmann::json network_json(const egress::EgressRecord& record);
+
+// {system_calls?: {name: count}, system_calls_unnamed?, process_limit?}: what the sandbox
+// refused, for `paddock run --json` and the MCP result's structuredContent.
+nlohmann::json refusals_json(const Refusals& refused);
 
 // The exit status `paddock run` returns for a result: the program's own exit code, 124 on
 // timeout, 128+N when killed by signal N, 126/127 when the command could not be executed.

@@ -374,6 +374,9 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
     // memory.events counts for the session's life: only a new OOM kill belongs to this command.
     bool oom_before = std::exchange(oom_seen_, cgroup.usage.oom_killed);
     cgroup.usage.oom_killed = cgroup.usage.oom_killed && !oom_before;
+    // Likewise pids.events: only the refusals since the last command are this one's.
+    std::uint64_t pids_before = std::exchange(pids_max_seen_, cgroup.usage.pids_max_events);
+    cgroup.usage.pids_max_events -= std::min(pids_before, cgroup.usage.pids_max_events);
     cgroup.usage.cpu_usec.reset();
   }
   std::vector<std::vector<std::string>> command = {request.argv};

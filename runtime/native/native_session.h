@@ -78,6 +78,7 @@ class NativeSession final : public Session {
   // mutex_ once init is reaped.
   pid_t init_pid_ = -1;
   bool oom_seen_ = false;
+  std::uint64_t pids_max_seen_ = 0;  // pids.events "max" after the last command
 };
 
 }  // namespace paddock

@@ -11,6 +11,7 @@
 #include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
 #include "runtime/native/init/channel.h"
+#include "runtime/native/seccomp/syscall_names.h"
 #include "runtime/rlimit_plan.h"
 #include "runtime/shared_budgets.h"
 
@@ -151,6 +152,20 @@ IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
   return report;
 }
 
+// The relay's counts by number, named; the pids cgroup's refusals.
+Refusals refusals(const RefusedCalls& calls, const CgroupUsage& usage) {
+  Refusals out;
+  out.system_calls_counted = calls.counted;
+  for (int i = 0; i < calls.used && i < RefusedCalls::kSlots; ++i) {
+    out.system_calls.push_back({seccomp::syscall_name(calls.numbers[i]), calls.counts[i]});
+  }
+  std::stable_sort(out.system_calls.begin(), out.system_calls.end(),
+                   [](const auto& a, const auto& b) { return a.count > b.count; });
+  out.system_calls_unnamed = calls.other;
+  out.process_limit = usage.pids_max_events;
+  return out;
+}
+
 }  // namespace
 
 Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
@@ -170,6 +185,7 @@ Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
   if (cgroup.usage.cpu_usec) result.cpu_ms = *cgroup.usage.cpu_usec / 1000;
   result.oom_killed = cgroup.usage.oom_killed;
   result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
+  result.refused = refusals(done.refused, cgroup.usage);
   result.isolation = isolation_report(shape, plan, run.limits, ids, prepared, cgroup);
 
   // A command that timed out may still have its exit reported (a session's init reaps it).

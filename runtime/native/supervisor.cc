@@ -67,6 +67,7 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
     case ChildMessageKind::kPayloadExited:
       state.payload_status = message.status;
       state.payload_step = message.step;
+      state.refused = message.refused;
       state.usage.ru_utime.tv_sec = message.cpu_us / 1000000;
       state.usage.ru_utime.tv_usec = message.cpu_us % 1000000;
       break;
@@ -89,7 +90,8 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
     case ChildMessageKind::kResidentExited:
     case ChildMessageKind::kSwept:
     case ChildMessageKind::kFrozen:
-    case ChildMessageKind::kNetworkMade:  // init's alone
+    case ChildMessageKind::kNetworkMade:      // init's alone
+    case ChildMessageKind::kSeccompListener:  // the relay's alone
       break;
   }
 }

@@ -53,6 +53,7 @@ struct Supervised {
   std::int64_t duration_ms = 0;
   bool init_exited = false;      // in a session: the sandbox itself is gone
   bool command_started = false;  // in a session: init said the command started (kCommandStarted)
+  RefusedCalls refused;          // what the seccomp filter refused the command (kPayloadExited)
 };
 
 Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer);

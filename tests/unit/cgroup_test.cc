@@ -76,6 +76,12 @@ TEST(CgroupUsage, ParsesEventsPeakAndCpu) {
   EXPECT_FALSE(quiet.oom_killed);
   EXPECT_EQ(quiet.memory_peak_bytes, 0u);
   EXPECT_FALSE(quiet.cpu_usec.has_value());
+  EXPECT_EQ(quiet.pids_max_events, 0u);
+}
+
+TEST(CgroupUsage, CountsTheForksThePidsLimitRefused) {
+  EXPECT_EQ(parse_cgroup_usage("", "", "", "max 42\n").pids_max_events, 42u);
+  EXPECT_EQ(parse_cgroup_usage("", "", "", "max 0\n").pids_max_events, 0u);
 }
 
 TEST(CgroupAssess, NoMountMeansRlimits) {

@@ -3,6 +3,8 @@
 // the exact BPF interpreter, on the program the relay actually loads.
 
 #include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include <gtest/gtest.h>
@@ -52,6 +54,21 @@ TEST(InitRelayFilter, KillsEverythingElse) {
     std::uint32_t ret = decide(nr);
     EXPECT_EQ(seccomp_action(ret), SECCOMP_RET_KILL_PROCESS)
         << "system call " << nr << ": " << describe_seccomp_ret(ret);
+  }
+}
+
+TEST(InitRelayFilter, AllowsAnsweringRefusedCallsAndNoOtherIoctl) {
+  auto ioctl = [](std::uint64_t request) {
+    return run_seccomp_filter(seccomp::init_relay_bpf(),
+                              make_seccomp_data(SYS_ioctl, {3, request}));
+  };
+  EXPECT_EQ(ioctl(SECCOMP_IOCTL_NOTIF_RECV), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(ioctl(SECCOMP_IOCTL_NOTIF_SEND), SECCOMP_RET_ALLOW);
+  // Not ADDFD (which would put an fd into a refused caller), not ID_VALID, not a terminal's.
+  const std::uint64_t others[] = {SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_IOCTL_NOTIF_ID_VALID, 0x5412,
+                                  SECCOMP_IOCTL_NOTIF_RECV | (1ull << 32)};
+  for (std::uint64_t request : others) {
+    EXPECT_EQ(seccomp_action(ioctl(request)), SECCOMP_RET_KILL_PROCESS) << request;
   }
 }
 

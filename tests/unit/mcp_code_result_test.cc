@@ -178,5 +178,22 @@ TEST(McpCodeResult, AnRErrorIsNamedOnce) {
   EXPECT_NE(text.find("error: Error in f(): boom (r live session"), std::string::npos) << text;
 }
 
+TEST(McpCodeResult, RefusedSystemCallsAreOneLineAndAnObject) {
+  CodeRun run = run_with_stdout("");
+  run.result.run.refused.system_calls = {{"ptrace", 2}, {"mount", 1}};
+  run.result.run.refused.system_calls_counted = true;
+  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  EXPECT_NE(text_of(result).find("refused by the sandbox: ptrace \u00d72, mount \u00d71 ("),
+            std::string::npos)
+      << text_of(result);
+  EXPECT_EQ(result.structured["refused"]["system_calls"]["ptrace"], 2);
+  EXPECT_EQ(result.structured["refused"]["system_calls"]["mount"], 1);
+  EXPECT_TRUE(code_output_schema()["properties"].contains("refused"));
+  // Nothing refused: no object, no line.
+  ToolResult quiet = code_result(run_with_stdout("ok\n"), {}, ServerOptions{}, {});
+  EXPECT_FALSE(quiet.structured.contains("refused"));
+  EXPECT_EQ(text_of(quiet).find("refused"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace paddock::mcp

@@ -96,13 +96,14 @@ std::vector<CgroupWrite> plan_cgroup_limits(const SandboxLimits& limits, bool ha
 }
 
 CgroupUsage parse_cgroup_usage(std::string_view memory_events, std::string_view memory_peak,
-                               std::string_view cpu_stat) {
+                               std::string_view cpu_stat, std::string_view pids_events) {
   CgroupUsage usage;
   usage.oom_killed = keyed_value(memory_events, "oom_kill").value_or(0) > 0;
   std::uint64_t peak = 0;
   std::string peak_text(memory_peak);
   if (std::istringstream(peak_text) >> peak) usage.memory_peak_bytes = peak;
   usage.cpu_usec = keyed_value(cpu_stat, "usage_usec");
+  usage.pids_max_events = keyed_value(pids_events, "max").value_or(0);
   return usage;
 }
 
@@ -237,7 +238,8 @@ CgroupUsage CgroupManager::usage(const std::string& directory) {
     auto content = fs_.read(directory + "/" + file);
     return content ? *content : std::string();
   };
-  return parse_cgroup_usage(text("memory.events"), text("memory.peak"), text("cpu.stat"));
+  return parse_cgroup_usage(text("memory.events"), text("memory.peak"), text("cpu.stat"),
+                            text("pids.events"));
 }
 
 Status CgroupManager::destroy(const std::string& directory) {

@@ -41,11 +41,13 @@ struct CgroupUsage {
   bool oom_killed = false;
   std::uint64_t memory_peak_bytes = 0;  // 0 where the kernel has no memory.peak (before 5.19)
   std::optional<std::int64_t> cpu_usec;
+  // How often a fork or clone failed because pids.max was reached (pids.events "max").
+  std::uint64_t pids_max_events = 0;
 };
 
-// From the text of memory.events, memory.peak and cpu.stat (any may be empty).
+// From the text of memory.events, memory.peak, cpu.stat and pids.events (any may be empty).
 CgroupUsage parse_cgroup_usage(std::string_view memory_events, std::string_view memory_peak,
-                               std::string_view cpu_stat);
+                               std::string_view cpu_stat, std::string_view pids_events = {});
 
 struct CgroupAssessment {
   bool usable = false;

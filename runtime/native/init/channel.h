@@ -55,6 +55,35 @@ enum class ChildMessageKind : std::int32_t {
   kSwept,            // session init -> parent: a kSweep is done; `detail` processes were killed
   kFrozen,           // session init -> parent: kFreeze is done; `error` is ETIMEDOUT if not all
   kNetworkMade,      // relay -> init: the late network namespace is made, or `error` why not
+  kSeccompListener,  // init -> relay: the listener of init's notify filter rides along; the
+                     // relay keeps it (init_relay.h), paddock never sees this message
+};
+
+// The system calls the seccomp filter refused while a command ran, counted by paddock-init's
+// relay and carried to paddock in kPayloadExited: the most frequent numbers first come, the
+// rest only counted. Counts stop at their maximum instead of wrapping.
+struct RefusedCalls {
+  static constexpr int kSlots = 16;
+  std::int32_t numbers[kSlots] = {};  // system call numbers of the first `used` slots
+  std::uint32_t counts[kSlots] = {};
+  std::int32_t used = 0;
+  std::uint32_t other = 0;  // refusals of numbers that found no slot
+  bool counted = false;     // a listener was in place: the counts are complete
+
+  void add(std::int32_t number) {
+    for (int i = 0; i < used; ++i) {
+      if (numbers[i] == number) {
+        if (counts[i] != UINT32_MAX) ++counts[i];
+        return;
+      }
+    }
+    if (used < kSlots) {
+      numbers[used] = number;
+      counts[used++] = 1;
+    } else if (other != UINT32_MAX) {
+      ++other;
+    }
+  }
 };
 
 struct ChildMessage {
@@ -65,6 +94,7 @@ struct ChildMessage {
   std::int32_t status = 0;  // wait status for kPayloadExited
   std::int32_t step = 0;    // which command (prelude first, argv last) the message is about
   std::int64_t cpu_us = 0;  // kPayloadExited in a session: the command's CPU time
+  RefusedCalls refused{};   // kPayloadExited: filled in by the relay on its way to paddock
 };
 
 // A ChildMessage with room for one fd passed along (SCM_RIGHTS), laid out for sendmsg and

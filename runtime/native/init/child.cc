@@ -577,7 +577,7 @@ void run_sandbox_init(ChildPlan& plan) {
   }
   take_identity(plan);
   drop_privileges(plan);
-  relay_until_init_exits(channel, init_socket, init, init_before);
+  relay_until_init_exits(channel, init_socket, init, init_before, plan.seccomp);
 }
 
 // The egress proxy's listening socket on the sandbox's 127.0.0.1:`port`, made here because only
@@ -608,6 +608,26 @@ static int send_proxy_listener(int channel, std::uint16_t port) {
   }
   close(fd);
   return error;
+}
+
+// Installs the program's filter in its notify form and hands the listener to the relay, which
+// answers each refusal with the errno form's own errno and counts it. False when the kernel
+// gives no listener (before Linux 5.0, or EBUSY: a sandbox inside another sandbox whose filter
+// already has one): the errno form then refuses alone, as without a relay. A listener that
+// cannot reach the relay leaves every refused call failing with ENOSYS: refused all the same.
+static bool install_notify_filter(const ChildPlan& plan) {
+  if (plan.notify_seccomp.len == 0) return false;
+  int listener = static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                          SECCOMP_FILTER_FLAG_NEW_LISTENER, &plan.notify_seccomp));
+  if (listener < 0) return false;
+  ChannelPacket packet;
+  packet.message =
+      ChildMessage{ChildMessageKind::kSeccompListener, SetupPhase::kSeccomp, 0, 0, 0, 0};
+  packet.attach_fd(listener);
+  while (sendmsg(plan.fds.channel, &packet.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+  close(listener);
+  return true;
 }
 
 void run_init(const ChildPlan& plan) {
@@ -675,7 +695,7 @@ void run_init(const ChildPlan& plan) {
   // that attacked it. Under the program's own filter it can do nothing the program cannot.
   drop_privileges(plan);
   if (plan.init_seccomp.len == 0) {
-    install_filter(plan, plan.seccomp);
+    if (!install_notify_filter(plan)) install_filter(plan, plan.seccomp);
     program_filter_inherited = true;
   } else {
     install_filter(plan, plan.init_seccomp);

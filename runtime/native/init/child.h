@@ -89,6 +89,11 @@ struct ChildPlan {
   // caller's, which might refuse what init needs to start and reap steps) the program's filter
   // plus init's own calls, and each step stacks the program's on top.
   sock_fprog init_seccomp{};
+  // `seccomp` with each refusal sent to a listener instead of failed at once, installed in its
+  // place when init runs under it (init_seccomp empty) and the kernel gives a listener: init
+  // hands the listener to the relay, which answers every call with the same errno and counts
+  // it (init_relay.h). Empty: the errno form alone.
+  sock_fprog notify_seccomp{};
   cap_t no_capabilities = nullptr;  // an empty set, allocated by paddock-init
   ChildFds fds;
 };

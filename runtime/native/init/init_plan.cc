@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "runtime/native/init/seccomp_notify.h"
+
 namespace paddock {
 namespace {
 
@@ -248,6 +250,17 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   plan.search_path = &d.search_path;
   plan.seccomp = as_fprog(d.seccomp);
   plan.init_seccomp = as_fprog(d.init_seccomp);
+  // Only where init runs under the program's own filter: every step inherits init's, so one
+  // listener sees every refusal. Under an init filter of its own, each step stacks the errno
+  // form on top, whose errno outranks any notification: those refusals stay uncounted.
+  if (d.init_seccomp.empty() && !d.seccomp.empty()) {
+    d.notify_seccomp.resize(d.seccomp.size());
+    if (seccomp::to_notify_program(d.seccomp.data(), d.seccomp.size(), d.notify_seccomp.data())) {
+      plan.notify_seccomp = as_fprog(d.notify_seccomp);
+    } else {
+      d.notify_seccomp.clear();
+    }
+  }
   return decoded;
 }
 

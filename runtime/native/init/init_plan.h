@@ -43,6 +43,9 @@ struct DecodedPlan {
   std::vector<std::string> late_paths, late_contents;
   std::vector<LateFile> late_files;
   std::vector<sock_filter> seccomp, init_seccomp;
+  // `seccomp` with its refusals handed to the relay (init/seccomp_notify.h); empty when the
+  // plan has its own init filter or the program cannot be rewritten.
+  std::vector<sock_filter> notify_seccomp;
 };
 
 // nullptr when the bytes are not a plan of this build (truncated, another version).
