@@ -19,49 +19,21 @@ Everything else is a 404, as an index says of a package it does not have."""
 
 import base64
 import hashlib
-import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import zipfile
 
-from local_http import QuietHandler, serve, tarball
+from local_http import QuietHandler, probe_wheel, serve, tarball, zipped
 
 root = sys.argv[1]
 MESSAGE = "from the index"
 BROKEN = "the build step fails on purpose"
 
 
-def zipped(files):
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w") as archive:
-        for name, body in files.items():
-            archive.writestr(name, body)
-    return data.getvalue()
-
-
-# pip: a wheel, and an sdist whose pyproject names an in-tree backend with no requirements (so
-# pip needs nothing else from the index to reach the failing build).
-def wheel():
-    files = {
-        "paddock_probe/__init__.py": f"VALUE = {MESSAGE!r}\n".encode(),
-        "paddock_probe-1.0.dist-info/METADATA":
-            b"Metadata-Version: 2.1\nName: paddock-probe\nVersion: 1.0\n",
-        "paddock_probe-1.0.dist-info/WHEEL":
-            b"Wheel-Version: 1.0\nGenerator: paddock-tests\nRoot-Is-Purelib: true\n"
-            b"Tag: py3-none-any\n",
-    }
-    record = ""
-    for name, body in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
-        record += f"{name},sha256={digest},{len(body)}\n"
-    record += "paddock_probe-1.0.dist-info/RECORD,,\n"
-    files["paddock_probe-1.0.dist-info/RECORD"] = record.encode()
-    return zipped(files)
-
-
+# pip: the probe wheel, and an sdist whose pyproject names an in-tree backend with no
+# requirements (so pip needs nothing else from the index to reach the failing build).
 def broken_sdist():
     fail = f"    raise SystemExit('paddock-broken: {BROKEN}')\n"
     return tarball({
@@ -78,7 +50,7 @@ def broken_sdist():
 
 
 PIP = {
-    "paddock-probe": ("paddock_probe-1.0-py3-none-any.whl", wheel()),
+    "paddock-probe": ("paddock_probe-1.0-py3-none-any.whl", probe_wheel(MESSAGE)),
     "paddock-broken": ("paddock_broken-1.0.tar.gz", broken_sdist()),
 }
 

@@ -7,13 +7,11 @@ a test can tell the installer came here."""
 
 import base64
 import hashlib
-import io
 import json
 import os
 import sys
-import zipfile
 
-from local_http import QuietHandler, serve, tarball
+from local_http import QuietHandler, probe_wheel, serve, tarball
 
 root = sys.argv[1]
 
@@ -26,30 +24,10 @@ def npm_tarball():
     })
 
 
-def wheel():
-    files = {
-        "paddock_probe/__init__.py": b"VALUE = 'from the mirror'\n",
-        "paddock_probe-1.0.dist-info/METADATA":
-            b"Metadata-Version: 2.1\nName: paddock-probe\nVersion: 1.0\n",
-        "paddock_probe-1.0.dist-info/WHEEL":
-            b"Wheel-Version: 1.0\nGenerator: paddock-tests\nRoot-Is-Purelib: true\n"
-            b"Tag: py3-none-any\n",
-    }
-    record = ""
-    for name, body in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
-        record += f"{name},sha256={digest},{len(body)}\n"
-    record += "paddock_probe-1.0.dist-info/RECORD,,\n"
-    files["paddock_probe-1.0.dist-info/RECORD"] = record.encode()
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w") as archive:
-        for name, body in files.items():
-            archive.writestr(name, body)
-    return data.getvalue()
 
 
 TARBALL = npm_tarball()
-WHEEL = wheel()
+WHEEL = probe_wheel('from the mirror')
 WHEEL_NAME = "paddock_probe-1.0-py3-none-any.whl"
 
 
