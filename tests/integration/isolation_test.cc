@@ -64,8 +64,9 @@ TEST_P(Isolation, HostFilesOutsideTheMountsAreInvisible) {
   RunResult result = run_ok(shell_spec(script));
   EXPECT_EQ(result.exit_code, 0) << result.stderr_data.data;
   EXPECT_EQ(result.stdout_data.data.find("VISIBLE"), std::string::npos) << result.stdout_data.data;
+  // sandbox: llm-sandbox's work directory, a link to /work made in the sealed root.
   EXPECT_EQ(result.stdout_data.data,
-            "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsbin\ntmp\nusr\nwork\n");
+            "bin\ndev\netc\nlib\nlib32\nlib64\nproc\nsandbox\nsbin\ntmp\nusr\nwork\n");
 }
 
 // The host's own /etc files (ld.so.cache, services) are bound, not copied: writing one would
