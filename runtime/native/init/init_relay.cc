@@ -46,10 +46,9 @@ bool take_from_init(long length, int* fds, int fd_count) {
       refused = RefusedCalls{};
       refused.counted = listener >= 0;
       return true;
-    case ChildMessageKind::kCommandStarted:  // a session's command: its own count starts
     case ChildMessageKind::kStepBoundary:
-      // What the installer steps, or a session's resident between commands, were refused is
-      // not the next command's.
+      // What the installer steps were refused is not the program's. Sent before the next step
+      // starts, and read before the refusals waiting beside it (relay_until_init_exits).
       refused = RefusedCalls{};
       refused.counted = listener >= 0;
       return true;
@@ -67,6 +66,14 @@ bool forward(int from, int to, bool from_init) {
   // word, in its queue) leaves a reset, reported once and before what it sent: read on past it.
   if (got == -ECONNRESET) {
     got = receive_packet(from, &buffer, sizeof buffer, fds, kSessionMaxFds, &fd_count);
+  }
+  // A session's command counts its own refusals from the request that starts it: init says it
+  // started only once it runs, and by then it may have been refused something. What a resident
+  // was refused between commands is not the next command's.
+  if (!from_init && got >= static_cast<long>(kSessionHeaderSize) &&
+      buffer.kind == SessionRequestKind::kExec) {
+    refused = RefusedCalls{};
+    refused.counted = listener >= 0;
   }
   if (got > 0 && (!from_init || take_from_init(got, fds, fd_count))) {
     send_packet(to, &buffer, static_cast<std::size_t>(got), fds, fd_count);
@@ -123,16 +130,28 @@ void relay_until_init_exits(int paddock_channel, int init_socket, pid_t init, in
                          {init_before, POLLIN, 0},
                          {listener, POLLIN, 0}};
     if (poll(watched, 4, -1) < 0) continue;
-    // Refusals first: a command's calls are all answered and counted before init can report
-    // its exit (a process waiting on an answer cannot exit).
-    if (watched[3].revents != 0) answer_refusals(refusals);
     // What init sent before it took its new channel (a failure of its setup) goes first.
     if (watched[2].revents != 0 && !forward(init_before, paddock_channel, true)) {
       close(init_before);
       init_before = -1;
     }
-    // init's messages first: its last ones are queued before the end of file that ends this.
-    if (watched[1].revents != 0 && !forward(init_socket, paddock_channel, true)) break;
+    // init's messages before the refusals waiting beside them, all that are queued: a step
+    // boundary was sent before the step that is being refused began, and must reset the count
+    // before that step's calls are counted. A command's exit still comes after all its calls
+    // were answered (a process waiting on an answer cannot exit). Its last messages are queued
+    // before the end of file that ends this.
+    bool init_ended = false;
+    // At most 64 at a time, so that neither side waits long behind the other.
+    pollfd more{init_socket, POLLIN, 0};
+    for (int drained = 0; watched[1].revents != 0 && drained < 64; ++drained) {
+      if (!forward(init_socket, paddock_channel, true)) {
+        init_ended = true;
+        break;
+      }
+      if (poll(&more, 1, 0) != 1) break;
+    }
+    if (init_ended) break;
+    if (watched[3].revents != 0) answer_refusals(refusals);
     if (watched[0].revents != 0 && !forward(paddock_channel, init_socket, false)) _exit(0);
   }
   // An init that died before taking its new channel closed both at once: what it sent on the
