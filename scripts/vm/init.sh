@@ -221,7 +221,11 @@ scenario_pids() {
   # did happen.
   expect "forked $forked, not within 16..32" within "$forked" 16 32
   expect "took ${wall_ms} ms, not within --timeout" [ "$wall_ms" -lt $((timeout_s * 1000)) ]
-  detail="forked=$forked $(summary)"
+  # The forks refused at the limit are counted (the cgroup's pids.events), for the result's
+  # refusal line: refused.process_limit, in a nested object the flattening above hides.
+  refused=$(num "$(grep -oE '"process_limit":[0-9]+' "$WORK/pids.json" | grep -oE '[0-9]+$' || true)")
+  expect "refused.process_limit=$refused, not counted" [ "$refused" -gt 0 ]
+  detail="forked=$forked refused_at_the_limit=$refused $(summary)"
   # Right after the bomb, a plain run must still work: nothing was left holding pids.
   sandbox pids_after -- echo still-responsive
   expect "echo afterwards: rc=$rc stdout=$(field stdout)" [ "$rc" = 0 ]
