@@ -58,12 +58,16 @@ std::string system_call_line(const Refusals& refused) {
          "which is the sandbox's rule, not a bug in the code)";
 }
 
+// What a model can do about a refused fork or thread, counted or recognised.
+constexpr std::string_view kForkAdvice =
+    " (fork and thread creation fail with EAGAIN: use fewer processes or threads)";
+
 std::string process_line(const RunResult& result) {
   std::string line = "refused by the sandbox: " + std::to_string(result.refused.process_limit) +
                      " new process" + (result.refused.process_limit == 1 ? "" : "es") +
                      " or threads at its limit";
   if (auto pids = limit_value(result, "pids.max")) line += " of " + std::to_string(*pids);
-  return line + " (fork and thread creation fail with EAGAIN: use fewer processes or threads)";
+  return line.append(kForkAdvice);
 }
 
 // Where no cgroup counts them (rlimit mode), a refused fork or thread is recognised by how
@@ -75,7 +79,7 @@ std::optional<std::string> uncounted_process_line(const RunResult& result) {
   if (result.isolation.limits_mode == "cgroup2" || !said(result, kForkFailed)) return std::nullopt;
   std::string line = "refused by the sandbox: a new process or thread, most likely at its limit";
   if (auto nproc = limit_value(result, "RLIMIT_NPROC")) line += " of " + std::to_string(*nproc);
-  return line + " (fork and thread creation fail with EAGAIN: use fewer processes or threads)";
+  return line.append(kForkAdvice);
 }
 
 // A process's allocation refused, or the kernel's OOM killer at the sandbox's limit.
