@@ -7,6 +7,7 @@
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "egress/host_pattern.h"
+#include "language/warm_spec.h"
 #include "rootfs/image_reference.h"
 #include "runtime/kube/localhost_profile.h"
 
@@ -166,6 +167,34 @@ Status set_container_image(const Given& given, Env env, Options& options) {
 Status check_container_language(const Given& /*given*/, Env env, Options& /*options*/) {
   if (!env("CONTAINER_IMAGE")) {
     return invalid_input("CONTAINER_LANGUAGE is set without CONTAINER_IMAGE; set both or neither");
+  }
+  return {};
+}
+
+// "off", or LANG=MODULES[;LANG=MODULES...]: the warm interpreters' preload lists (an empty list
+// preloads nothing).
+Status set_preload(const Given& given, Env, Options& options) {
+  if (given.text == "off") {
+    options.warm_interpreters = false;
+    return {};
+  }
+  std::string text = given.text;
+  for (std::size_t start = 0; start <= text.size();) {
+    std::size_t end = std::min(text.find(';', start), text.size());
+    std::string assignment = text.substr(start, end - start);
+    start = end + 1;
+    if (assignment.empty()) continue;
+    auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return given.invalid("off, or LANG=MODULES", "python=numpy,pandas");
+    }
+    std::vector<std::string> modules = split_list(assignment.substr(equals + 1));
+    for (const auto& name : modules) {
+      if (auto valid = check_preload_name(name); !valid) {
+        return invalid_input(given.source + ": " + valid.error().message);
+      }
+    }
+    options.preload[assignment.substr(0, equals)] = std::move(modules);
   }
   return {};
 }
@@ -376,6 +405,15 @@ std::vector<McpSetting> make_table() {
        [](const Given& g, Env, Options& o) {
          return assign(o.warm_per_language, whole_number(g, 0, 64, "2"));
        }},
+      {"--preload",
+       {"PADDOCK_PRELOAD"},
+       "LANG=MODULES",
+       "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas (several "
+       "languages: ;-separated; python=: none; off: warm sandboxes start no interpreter; "
+       "default: the policy's, for python numpy, pandas, matplotlib.pyplot, "
+       "sklearn.linear_model)",
+       Arity::kOne,
+       set_preload},
       {"--session-idle",
        {"PADDOCK_SESSION_IDLE"},
        "DURATION",

@@ -245,6 +245,19 @@ void read_kernel(const json& document, LanguagePolicy& policy) {
     kernel.grace_seconds = grace->get<double>();
 }
 
+// "warm": {"loader", "preload", "preload_when", "startup_env"}.
+void read_warm(Reader& reader, const json& document, LanguagePolicy& policy) {
+  const json* object = Reader::find(document, "warm");
+  if (object == nullptr) return;
+  policy.warm.loader = Reader::string(*object, "loader");
+  if (!builtin_support_file(policy.warm.loader)) {
+    reader.fail("/warm/loader", "is not one of paddock's support files");
+  }
+  policy.warm.preload = Reader::strings(*object, "preload");
+  policy.warm.preload_when = Reader::strings(*object, "preload_when");
+  policy.warm.startup_env = Reader::strings(*object, "startup_env");
+}
+
 }  // namespace
 
 namespace {
@@ -300,6 +313,7 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   read_support_files(reader, document, policy);
   read_collect(reader, document, policy);
   read_kernel(document, policy);
+  read_warm(reader, document, policy);
   if (const json* seccomp = Reader::find(document, "seccomp")) {
     policy.seccomp_profile = Reader::string(*seccomp, "profile", "default");
     policy.seccomp_allow = Reader::strings(*seccomp, "allow");

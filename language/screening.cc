@@ -326,6 +326,14 @@ Result<Screening> parse_screening(const json& screening, std::string_view origin
   return result;
 }
 
+std::set<std::string> imported_module_names(const LanguageSyntax& syntax, const std::string& code) {
+  std::set<std::string> names;
+  for (auto& [line, modules] : imported_modules(syntax, code, Lines(code))) {
+    names.insert(modules.begin(), modules.end());
+  }
+  return names;
+}
+
 ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax,
                         const std::string& code) {
   ScreeningVerdict verdict;

@@ -17,6 +17,7 @@
 
 #include <cctype>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +96,10 @@ struct ScreeningVerdict {
 // imports found, as it says).
 ScreeningVerdict screen(const Screening& screening, const LanguageSyntax& syntax,
                         const std::string& code);
+
+// Every module `code` imports, as the syntax's import patterns find them (comments included: a
+// name there counts as imported).
+std::set<std::string> imported_module_names(const LanguageSyntax& syntax, const std::string& code);
 
 // "line 3: runs a shell command [rule py-shell, high]: os.system("
 std::string describe(const ScreeningFinding& finding);

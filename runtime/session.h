@@ -16,6 +16,7 @@
 #include "runtime/backend.h"
 #include "runtime/run_plan.h"
 #include "runtime/run_result.h"
+#include "runtime/warm_interpreter.h"
 
 namespace paddock {
 
@@ -116,6 +117,15 @@ class Session {
   [[nodiscard]] virtual Status sweep() { return {}; }
   // Kills the resident and everything else in the sandbox; the files stay.
   virtual void kill_resident() {}
+
+  // A warm sandbox's interpreter (runtime/warm_interpreter.h), started in this unused sandbox;
+  // returns once it is ready (its preload done), or with why it could not start. The next exec()
+  // (or exec_with_files()) of its program is carried out by it: the command's streams and
+  // environment are handed to it, and its timer starts then. Backends that cannot refuse with
+  // ENOTSUP, and their warm sandboxes hold no interpreter.
+  [[nodiscard]] virtual Status park(const WarmInterpreter& /*interpreter*/) {
+    return Error{ENOTSUP, "this backend starts no interpreter before its call"};
+  }
 
   // Whether the sandbox is gone (killed from outside, out of memory, or closed): nothing more
   // will run in it. Answers at once.

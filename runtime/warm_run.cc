@@ -14,13 +14,19 @@ bool runs_warm(const SandboxShape& shape, const RunPlan& plan) {
   return true;
 }
 
-Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape& shape) {
+Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape& shape,
+                                           const std::optional<WarmInterpreter>& interpreter) {
   // The environment comes with each command, so that a waiting sandbox holds none of the values
   // passed through from the server's own (which may be secrets).
   auto sandbox = backend.open_session(shape, RunPlan{});
   if (!sandbox) return sandbox.error();
   for (const auto& file : shape.support_files) {
     if (auto wrote = (*sandbox)->write_file(file.path, file.content); !wrote) return wrote.error();
+  }
+  if (interpreter) {
+    if (auto parked = (*sandbox)->park(*interpreter); !parked && parked.error().code != ENOTSUP) {
+      return parked.error();
+    }
   }
   return sandbox;
 }

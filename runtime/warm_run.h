@@ -9,6 +9,7 @@
 // before then, and its timer starts with its first step.
 
 #include <memory>
+#include <optional>
 
 #include "core/result.h"
 #include "runtime/backend.h"
@@ -16,6 +17,7 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_shape.h"
 #include "runtime/session.h"
+#include "runtime/warm_interpreter.h"
 
 namespace paddock {
 
@@ -26,8 +28,10 @@ namespace paddock {
 bool runs_warm(const SandboxShape& shape, const RunPlan& plan);
 
 // A warm sandbox of `shape`: a session of the backend, with the shape's support files written
-// into it, and no environment of a call.
-Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape& shape);
+// into it, and no environment of a call; with `interpreter` started in it and ready, where the
+// backend can (Session::park; one that cannot keeps the sandbox plain).
+Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape& shape,
+                                           const std::optional<WarmInterpreter>& interpreter = {});
 
 // Runs `plan` in `sandbox`, opened by open_warm of the plan's shape and unused since: its files
 // written with its first step (Session::exec_with_files), then its steps under one wall timer,

@@ -10,6 +10,7 @@
 #include "core/unique_fd.h"
 #include "language/install_diagnosis.h"
 #include "language/spec_builder.h"
+#include "language/warm_spec.h"
 #include "runtime/output_capture.h"
 #include "runtime/step_runner.h"
 #include "runtime/warm_run.h"
@@ -125,10 +126,39 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   }
 }
 
+// What a language's warm interpreters preload: the server's list (--preload), else the policy's.
+std::vector<std::string> preload_of(ServerState& state, const LanguagePolicy& policy) {
+  const auto& chosen = state.options().preload;
+  auto found = chosen.find(policy.name);
+  return found != chosen.end() ? found->second : policy.warm.preload;
+}
+
+// The warm interpreter a call of `code` takes (none for a language without one): one that
+// preloaded the data libraries when the code imports one of them, else one that preloaded
+// nothing. Built from a call that brings nothing, with none of the server's pass-through values
+// (a call's, never a waiting sandbox's). `pool_key` is where the pool keeps its sandboxes.
+std::optional<WarmInterpreter> interpreter_for(ServerState& state, const LanguagePolicy& policy,
+                                               const SandboxShape& shape, const std::string& code,
+                                               std::string& pool_key) {
+  pool_key = policy.name;
+  if (!state.options().warm_interpreters || policy.warm.loader.empty()) return std::nullopt;
+  std::vector<std::string> preload = preload_of(state, policy);
+  if (wants_preload(policy, preload, code)) {
+    pool_key += " (preloaded)";  // after the plain ones: those the pool fills first
+  } else {
+    preload.clear();
+  }
+  SpecOverrides overrides = server_overrides(state);
+  overrides.env.clear();
+  auto empty_call = build_language_spec(policy, CodeCall{}, overrides, server_images(state, {}));
+  if (!empty_call) return std::nullopt;
+  return warm_interpreter(policy, shape, empty_call->plan, preload);
+}
+
 // In a warm sandbox of the call's shape when one waits, else in a new one.
-Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& language,
-                                   const SandboxShape& shape, const RunPlan& plan,
-                                   RunObserver& observer, bool& warm,
+Result<RunResult> run_warm_or_cold(ServerState& state, const LanguagePolicy& policy,
+                                   const std::string& code, const SandboxShape& shape,
+                                   const RunPlan& plan, RunObserver& observer, bool& warm,
                                    std::shared_ptr<void>& until_answered) {
   if (runs_warm(shape, plan)) {
     // What a cold run would refuse before starting, a warm one refuses too.
@@ -141,7 +171,10 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const std::string& langua
       WarmPool& pool;
       std::unique_ptr<Session> sandbox;
       ~Taken() { pool.retire(std::move(sandbox)); }
-    } taken{state.warm(), state.warm().take(language, shape)};
+    } taken{state.warm(), nullptr};
+    std::string pool_key;
+    auto interpreter = interpreter_for(state, policy, shape, code, pool_key);
+    taken.sandbox = state.warm().take(pool_key, shape, interpreter, plan);
     if (taken.sandbox && !taken.sandbox->ended()) {
       auto result = run_warm(*taken.sandbox, plan, observer);
       // One killed from outside as it was taken ended before anything of the call ran (its init
@@ -163,8 +196,16 @@ void prepare_warm_sandboxes(ServerState& state) {
   ImageSource present_only;
   present_only.backend = &state.backend();
   auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
-  if (built && runs_warm(built->shape, built->plan)) {
-    state.warm().prepare((*policy)->name, built->shape);
+  if (!built || !runs_warm(built->shape, built->plan)) return;
+  // Both kinds of the default language's interpreters: a first call that imports nothing, and
+  // one that imports the data libraries.
+  std::vector<std::string> codes = {""};
+  auto preload = preload_of(state, **policy);
+  if (!preload.empty()) codes.push_back("import " + preload.front());
+  std::string pool_key;
+  for (const auto& code : codes) {
+    auto interpreter = interpreter_for(state, **policy, built->shape, code, pool_key);
+    state.warm().prepare(pool_key, built->shape, interpreter);
   }
 }
 
@@ -205,7 +246,7 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   run.timeout_capped = built->timeout_capped;
   run.limits = limits_of(built->shape.limits, built->plan);
   run.preinstalled = std::move(preinstalled);
-  auto result = run_warm_or_cold(state, policy.name, built->shape, built->plan, observer, run.warm,
+  auto result = run_warm_or_cold(state, policy, request.code, built->shape, built->plan, observer, run.warm,
                                  until_answered);
   if (!result) return result.error();
   mask_secrets(state.secrets(), *result);

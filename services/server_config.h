@@ -38,6 +38,11 @@ struct ServerOptions {
   std::size_t max_sessions = 16;
   // Sandboxes set up ahead of the fresh calls that will take them, per language (warm_pool.h).
   std::size_t warm_per_language = 1;
+  // Whether a warm sandbox of a language with a warm interpreter (a policy's "warm") starts it
+  // before its call; false keeps them plain (namespaces, mounts and filter only).
+  bool warm_interpreters = true;
+  // Modules a language's warm interpreter imports, over its policy's "preload" list.
+  std::map<std::string, std::vector<std::string>> preload;
   double session_idle_seconds = 1800;  // default ttl_seconds of a session
   double max_session_idle_seconds = 86400;
   double max_timeout_seconds = 300;  // cap on execute_code's timeout

@@ -26,7 +26,9 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend
                 std::move(audit), std::move(shares)),
       warm_(
           warm_pool_size(options_, services_.backend()),
-          [this](const SandboxShape& shape) { return open_warm(services_.backend(), shape); },
+          [this](const SandboxShape& shape, const std::optional<WarmInterpreter>& interpreter) {
+            return open_warm(services_.backend(), shape, interpreter);
+          },
           [this](std::size_t pool_sandboxes) {
             // Warm sandboxes count against the sessions' cap: they never crowd one out.
             return services_.sessions().size() + pool_sandboxes < options_.max_sessions;

@@ -24,11 +24,11 @@ WarmPool::~WarmPool() {
 }
 
 WarmPool::Slot& WarmPool::want(const std::string& language, const SandboxShape& shape,
-                               bool* reshaped) {
+                               const std::optional<WarmInterpreter>& interpreter) {
   Slot& slot = slots_[language];
-  if (!(slot.shape == shape)) {
-    if (reshaped != nullptr) *reshaped = true;
+  if (!(slot.shape == shape) || slot.interpreter != interpreter) {
     slot.shape = shape;
+    slot.interpreter = interpreter;
     for (auto& stale : slot.waiting) retired_.push_back(std::move(stale.sandbox));
     slot.waiting.clear();
   }
@@ -54,6 +54,8 @@ Clock::time_point WarmPool::retire_aged() {
   auto now = Clock::now();
   auto next = Clock::time_point::max();
   for (auto& [language, slot] : slots_) {
+    bool ages = slot.shape.network != NetworkMode::kNone || !slot.shape.allowed_hosts.empty();
+    if (!ages) continue;
     while (!slot.waiting.empty() && now - slot.waiting.front().made >= kMaxWait) {
       retired_.push_back(std::move(slot.waiting.front().sandbox));
       slot.waiting.erase(slot.waiting.begin());
@@ -63,45 +65,40 @@ Clock::time_point WarmPool::retire_aged() {
   return next;
 }
 
-std::unique_ptr<Session> WarmPool::take(const std::string& language, const SandboxShape& shape) {
+std::unique_ptr<Session> WarmPool::take(const std::string& language, const SandboxShape& shape,
+                                        const std::optional<WarmInterpreter>& interpreter,
+                                        const RunPlan& plan) {
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Session> taken;
   {
-    std::unique_lock lock(mutex_);
+    std::lock_guard lock(mutex_);
     retire_aged();
-    bool reshaped = false;
-    Slot& slot = want(language, shape, &reshaped);
-    auto deadline = Clock::now() + kOpeningWait;
-    bool expired = false;
-    for (;;) {
-      // Another call may have changed the language's shape while this one waited: what opens
-      // now is that call's, never this one's.
-      if (!(slot.shape == shape)) break;
+    // A call its language's interpreter cannot take runs cold, and the pool stays as it was for
+    // the calls that can: only a new shape changes what it keeps.
+    if (interpreter && !fits(*interpreter, plan)) {
+      const auto found = slots_.find(language);
+      if (found != slots_.end() && found->second.shape == shape) return nullptr;
+    }
+    Slot& slot = want(language, shape, interpreter);
+    if (!slot.interpreter || fits(*slot.interpreter, plan)) {
       while (!slot.waiting.empty() && !taken) {
         taken = std::move(slot.waiting.back().sandbox);  // the youngest
         slot.waiting.pop_back();
         // One that died while it waited (killed from outside) is replaced, not used.
         if (taken->ended()) retired_.push_back(std::move(taken));
       }
-      // One of this shape half-opened is ready sooner than a cold start, which would do the same
-      // work from the beginning on a core the opening is using: back-to-back calls wait for it.
-      // One call per opening sandbox: calls at once beyond that run cold right away.
-      // After the wait runs out, one last look: it may have come just then.
-      if (taken || reshaped || expired || slot.opening <= slot.awaited || stopping_) break;
-      ++slot.awaited;
-      expired = changed_.wait_until(lock, deadline) == std::cv_status::timeout;
-      --slot.awaited;
     }
   }
   changed_.notify_all();
   return taken;
 }
 
-void WarmPool::prepare(const std::string& language, const SandboxShape& shape) {
+void WarmPool::prepare(const std::string& language, const SandboxShape& shape,
+                       const std::optional<WarmInterpreter>& interpreter) {
   if (per_language_ == 0) return;
   {
     std::lock_guard lock(mutex_);
-    want(language, shape);
+    want(language, shape, interpreter);
   }
   changed_.notify_all();
 }
@@ -198,6 +195,7 @@ void WarmPool::fill() {
     std::string language = wanting->first;
     Slot& opening = wanting->second;
     SandboxShape shape = opening.shape;
+    std::optional<WarmInterpreter> interpreter = opening.interpreter;
     if (promised != nullptr) {
       --opening.promised;  // still counted in `opening`
     } else {
@@ -205,7 +203,7 @@ void WarmPool::fill() {
     }
     trimmed = false;
     lock.unlock();
-    auto opened = open_(shape);
+    auto opened = open_(shape, interpreter);
     lock.lock();
     Slot& slot = slots_[language];  // std::map: the slot stays where it was
     --slot.opening;
@@ -214,14 +212,14 @@ void WarmPool::fill() {
           "could not prepare a warm " + language +
               " sandbox (its calls run cold until the next one): " + opened.error().message);
       slot.failed = true;
-    } else if (stopping_ || !(slot.shape == shape) || !room_(count() - retired_.size())) {
+    } else if (stopping_ || !(slot.shape == shape) || slot.interpreter != interpreter ||
+               !room_(count() - retired_.size())) {
       // Of another shape by now, or a session took the room while it opened: fit() retires only
       // the sandboxes already waiting, so one opening checks the room itself as it arrives.
       retired_.push_back(std::move(*opened));
     } else {
       slot.waiting.push_back({std::move(*opened), Clock::now()});
     }
-    changed_.notify_all();  // a call may be waiting for it (take)
   }
 }
 

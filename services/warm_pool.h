@@ -1,15 +1,19 @@
 #pragma once
 
 // Warm sandboxes for fresh execute_code calls: sandboxes set up in the background (namespaces,
-// mounts, limits, filter), each waiting for one call. A call takes one of its shape
-// (runtime/warm_run.h), runs in it, and gives it back to be closed; it is never used twice.
+// mounts, limits, filter), each waiting for one call, and where the language has one, its
+// interpreter started and its preload list imported (runtime/warm_interpreter.h). A call takes
+// one of its shape (runtime/warm_run.h), runs in it, and gives it back to be closed; it is never
+// used twice.
 //
 // The pool keeps `per_language` sandboxes waiting for each language that has had a fresh call
 // (or was prepared), of the shape its last eligible call had; a call of another shape runs cold
-// and the language's sandboxes are made in the new shape from then on. Opening and closing
-// happen on the pool's own thread, off the calls' path: none is opened while a warm call is in
-// flight, until its answer is ready to go out (CallInFlight), and a call that finds its sandbox
-// half-opened waits for it (kOpeningWait at most).
+// and the language's sandboxes are made in the new shape from then on. A call the interpreter
+// cannot take (one that sets a start-up variable) runs cold and leaves the pool as it is.
+// Opening and closing happen on the pool's own thread, off the calls' path: none is opened
+// while a warm call is in flight, until its answer is ready to go out (CallInFlight). A call
+// that finds none waiting runs cold at once: an interpreter that preloads takes a second or more
+// to be ready, far longer than the call would take cold.
 
 #include <chrono>
 #include <condition_variable>
@@ -18,19 +22,23 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/result.h"
 #include "runtime/sandbox_shape.h"
+#include "runtime/run_plan.h"
 #include "runtime/session.h"
+#include "runtime/warm_interpreter.h"
 
 namespace paddock::mcp {
 
 class WarmPool {
  public:
-  using Opener = std::function<Result<std::unique_ptr<Session>>(const SandboxShape& shape)>;
+  using Opener = std::function<Result<std::unique_ptr<Session>>(
+      const SandboxShape& shape, const std::optional<WarmInterpreter>& interpreter)>;
   // Whether the server's limits leave room for one more sandbox, given the pool's own count.
   using Room = std::function<bool(std::size_t pool_sandboxes)>;
 
@@ -42,10 +50,14 @@ class WarmPool {
   WarmPool& operator=(const WarmPool&) = delete;
 
   // A sandbox of `shape` that has run nothing, or null when none waits. From now on the pool
-  // keeps sandboxes of this shape waiting for `language`.
-  std::unique_ptr<Session> take(const std::string& language, const SandboxShape& shape);
+  // keeps sandboxes of this shape, with `interpreter` started in each, waiting for `language`.
+  // Null too when `plan` cannot run on the interpreter the waiting ones hold.
+  std::unique_ptr<Session> take(const std::string& language, const SandboxShape& shape,
+                                const std::optional<WarmInterpreter>& interpreter,
+                                const RunPlan& plan);
   // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start).
-  void prepare(const std::string& language, const SandboxShape& shape);
+  void prepare(const std::string& language, const SandboxShape& shape,
+               const std::optional<WarmInterpreter>& interpreter);
   // Closes a sandbox that served its call, on the pool's thread.
   void retire(std::unique_ptr<Session> used);
   // Retires waiting sandboxes until the server's limits hold again (a session was just added).
@@ -68,15 +80,12 @@ class WarmPool {
     WarmPool& pool_;
   };
 
-  // How long a sandbox may wait. What it learned of the host when it was made (the host's own
-  // addresses, which its network fence and egress proxy refuse) is at most this old when its call
-  // comes; a cold run holds its own for as long as it runs.
+  // How long a sandbox with a network may wait. What it learned of the host when it was made
+  // (the host's own addresses, which its network fence and egress proxy refuse) is at most this
+  // old when its call comes; a cold run holds its own for as long as it runs. A sandbox without
+  // one learned nothing of the host that can age, and waits as long as the server runs (a warm
+  // interpreter's preload costs a second or more of CPU each time it is made again).
   static constexpr std::chrono::seconds kMaxWait{30};
-  // How long a call waits for a sandbox of its shape that is being opened before it runs cold.
-  // An opening takes about 5 ms on an idle machine, but ten times that on a loaded one, and is
-  // always nearer its end than a cold start would be (which does the same work from the
-  // beginning, on a core the opening is using); the bound is for an opening that hangs.
-  static constexpr std::chrono::milliseconds kOpeningWait{500};
 
  private:
   struct Waiting {
@@ -85,20 +94,20 @@ class WarmPool {
   };
   struct Slot {
     SandboxShape shape;
+    std::optional<WarmInterpreter> interpreter;
     std::vector<Waiting> waiting;  // oldest first
     std::size_t opening = 0;       // being opened, or promised
-    // Of `opening`, those promised when the last call in flight ended and not yet started: a
-    // call that comes at once counts on them as on one being opened, instead of finding none
-    // because the pool's thread had not woken yet.
+    // Of `opening`, those promised when the last call in flight ended and not yet started: the
+    // pool's thread opens them even if another call is in flight by the time it wakes.
     std::size_t promised = 0;
-    std::size_t awaited = 0;  // calls waiting in take() for one being opened
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
   };
 
-  // Sets the shape `language` wants, dropping sandboxes of another (and saying so in
-  // `reshaped`). Called with mutex_ held.
-  Slot& want(const std::string& language, const SandboxShape& shape, bool* reshaped = nullptr);
+  // Sets the shape (and interpreter) `language` wants, dropping sandboxes of another. Called
+  // with mutex_ held.
+  Slot& want(const std::string& language, const SandboxShape& shape,
+             const std::optional<WarmInterpreter>& interpreter);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
   // The first language with fewer sandboxes waiting or opening than it wants (and not failed),
   // or null; with mutex_ held.

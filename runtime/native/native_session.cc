@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -157,12 +158,7 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
   if (kind == SessionRequestKind::kExec && request.network)
     packet->flags = kSessionOwnProcessDomain;
   std::vector<std::string> strings = request.argv;
-  std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
-  // A program's way out is the proxy whatever its environment says, as in a one-off run (where
-  // the proxy's variables come last); an installer's command brings its own.
-  if (!shape_.allowed_hosts.empty() && !request.network)
-    env = merge_env(env, egress::proxy_env(true));
-  for (auto& entry : env) {
+  for (auto& entry : command_env(request)) {
     strings.push_back(std::move(entry));
   }
   for (const auto& text : strings) {
@@ -178,6 +174,15 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
     packet->length += static_cast<std::uint32_t>(text.size() + 1);
   }
   return packet;
+}
+
+std::vector<std::string> NativeSession::command_env(const ExecRequest& request) const {
+  std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
+  // A program's way out is the proxy whatever its environment says, as in a one-off run (where
+  // the proxy's variables come last); an installer's command brings its own.
+  if (!shape_.allowed_hosts.empty() && !request.network)
+    env = merge_env(env, egress::proxy_env(true));
+  return env;
 }
 
 Result<ChildMessage> NativeSession::await_reply(ChildMessageKind reply, UniqueFd* passed) {
@@ -244,6 +249,97 @@ void NativeSession::kill_resident() {
   (void)ask(SessionRequestKind::kKillResident, ChildMessageKind::kGo);
 }
 
+// How long a warm interpreter may take to start and preload before it is given up: importing
+// the usual data libraries takes python about 1.5 s of CPU, and far longer on a loaded machine.
+constexpr int kParkedReadyTimeoutMs = 120'000;
+
+Status NativeSession::park(const WarmInterpreter& interpreter) {
+  if (auto wrote = write_file(interpreter.loader.path, interpreter.loader.content); !wrote) {
+    return wrote.error().context("writing the warm interpreter's loader");
+  }
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  if (parked_.valid()) return Error{EBUSY, "an interpreter already waits in this sandbox"};
+  ExecRequest request;
+  request.argv = interpreter.program;
+  request.env = interpreter.env;
+  auto packet = command_packet(SessionRequestKind::kExec, request);
+  if (!packet) return packet.error();
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    return system_error("making the warm interpreter's socket");
+  }
+  UniqueFd ours(pair[0]), theirs(pair[1]);
+  UniqueFd input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd output(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  if (!input.valid() || !output.valid()) return system_error("opening /dev/null");
+  // Its stdout is the socket it waits on; stdin is /dev/null as a cold run's is when the call
+  // brings none (python decides at start-up whether stdin can seek); the call brings all three.
+  int fds[3] = {input.get(), theirs.get(), output.get()};
+  StartedSandbox& sandbox = launched_->sandbox;
+  if (int error = send_packet(sandbox.channel.get(), packet->get(),
+                              kSessionHeaderSize + (*packet)->length, fds, 3);
+      error != 0) {
+    return system_error("starting the warm interpreter", error);
+  }
+  theirs.reset();
+  for (;;) {
+    UniqueFd passed;
+    auto message = receive_message(sandbox, &passed);
+    if (!message) return message.error().context("starting the warm interpreter");
+    if (message->kind == ChildMessageKind::kCommandStarted) break;
+    if (message->kind == ChildMessageKind::kSetupFailed) {
+      return system_error(std::string("starting the warm interpreter (") +
+                              describe(message->phase) + ")",
+                          message->error != 0 ? message->error : EIO);
+    }
+  }
+  pollfd watched[2] = {{ours.get(), POLLIN, 0}, {sandbox.init.pidfd(), POLLIN, 0}};
+  int ready;
+  while ((ready = poll(watched, 2, kParkedReadyTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  if (ready == 0) return Error{ETIMEDOUT, "the warm interpreter was not ready within 120 s"};
+  char said[64] = {};
+  long long cpu_ns = -1;
+  ssize_t got = (watched[0].revents & POLLIN) != 0 ? recv(ours.get(), said, sizeof said - 1, 0) : -1;
+  if (got <= 0 || std::sscanf(said, "ready %lld", &cpu_ns) != 1 || cpu_ns < 0) {
+    return Error{EIO, "the warm interpreter ended before it was ready"};
+  }
+  if (int error = send_session_request(sandbox.channel.get(), SessionRequestKind::kParkedReady);
+      error != 0) {
+    return system_error("telling the session its interpreter is ready", error);
+  }
+  parked_ = std::move(ours);
+  parked_program_ = interpreter.program;
+  parked_cpu_us_ = cpu_ns / 1000;
+  return {};
+}
+
+Status NativeSession::send_to_parked(const ExecRequest& request, const int (&fds)[3]) {
+  if (request.argv != parked_program_) {
+    return invalid_input("this sandbox's interpreter runs its language's program only");
+  }
+  std::string data("go\0", 3);
+  for (const auto& entry : command_env(request)) {
+    if (entry.find('\0') != std::string::npos) {
+      return invalid_input("an argument or environment entry contains a NUL byte");
+    }
+    data += entry;
+    data += '\0';
+  }
+  if (data.size() > kSessionDataMax) {
+    return invalid_input("the command and its environment are longer than 64 KiB");
+  }
+  int error = send_packet(parked_.get(), data.data(), data.size(), fds, 3);
+  parked_.reset();
+  // Gone before it took the call (killed, or ended by its preload): nothing of the call ran.
+  if (error == EPIPE || error == ECONNRESET || error == ECONNREFUSED) {
+    return Error{error, kEndedBeforeStart, ErrorKind::kSandboxGone};
+  }
+  if (error != 0) return system_error("handing the call to the warm interpreter", error);
+  return {};
+}
+
 Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& observer) {
   return exec_command(request, {}, observer);
 }
@@ -251,6 +347,9 @@ Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& o
 Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>& files,
                                                  const ExecRequest& request,
                                                  RunObserver& observer) {
+  // A warm interpreter takes its call's files apart: it already runs, so they cannot come with
+  // its command.
+  if (parked_.valid()) return Session::exec_with_files(files, request, observer);
   auto result = exec_command(request, files, observer);
   // Too much for one packet: the files go one by one (kOpen), then the command.
   if (!result && result.error().code == E2BIG && !files.empty()) {
@@ -337,9 +436,12 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   int fds[3] = {input.get(), request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
                 err->write_end.get()};
   sandbox.started_at = std::chrono::steady_clock::now();
-  if (int error = send_packet(sandbox.channel.get(), packet->get(),
-                              kSessionHeaderSize + (*packet)->length, fds, 3);
-      error != 0) {
+  bool resumed = parked_.valid();
+  if (resumed) {
+    if (auto handed = send_to_parked(request, fds); !handed) return handed.error();
+  } else if (int error = send_packet(sandbox.channel.get(), packet->get(),
+                                     kSessionHeaderSize + (*packet)->length, fds, 3);
+             error != 0) {
     if (error == EPIPE || error == ECONNRESET) {
       return Error{error, kEndedBeforeStart, ErrorKind::kSandboxGone};
     }
@@ -356,6 +458,14 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   limits.wall_seconds = request.wall_seconds;
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
+  if (resumed) {
+    done.command_started = true;  // at park(): whatever ended it, the call's code had it
+    // The CPU time of its start and preload is not the call's.
+    std::int64_t cpu_us = done.usage.ru_utime.tv_sec * 1000000ll + done.usage.ru_utime.tv_usec;
+    cpu_us = std::max<std::int64_t>(0, cpu_us - parked_cpu_us_);
+    done.usage.ru_utime.tv_sec = cpu_us / 1000000;
+    done.usage.ru_utime.tv_usec = cpu_us % 1000000;
+  }
   if (done.init_exited && !done.command_started && !done.setup_failure && !done.timed_out &&
       !done.cancelled) {
     return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};

@@ -34,6 +34,7 @@ class NativeSession final : public Session {
                                             std::size_t max_entries) override;
   Result<SessionUsage> usage() override;
   Result<ResidentProcess> start_resident(const ExecRequest& request) override;
+  Status park(const WarmInterpreter& interpreter) override;
   Status sweep() override;
   void kill_resident() override;
   bool ended() override { return !check_alive(); }
@@ -59,6 +60,12 @@ class NativeSession final : public Session {
       const std::vector<SandboxFile>& files = {}) const;
   Result<RunResult> exec_command(const ExecRequest& request, const std::vector<SandboxFile>& files,
                                  RunObserver& observer);
+  // The environment a command of `request` starts with: the session's, the request's over it,
+  // and the egress proxy's last where the sandbox has one.
+  [[nodiscard]] std::vector<std::string> command_env(const ExecRequest& request) const;
+  // Hands the command's streams and environment to the parked interpreter (park()): it runs the
+  // command. kSandboxGone when it is gone, so that nothing of the call ran.
+  Status send_to_parked(const ExecRequest& request, const int (&fds)[3]);
   // Sends a request without data or fds; then, if `reply` is not kGo, waits for that answer.
   Result<ChildMessage> ask(SessionRequestKind kind, ChildMessageKind reply);
   // The next message of kind `reply` from init (others, such as kResidentExited, pass by), with
@@ -77,6 +84,11 @@ class NativeSession final : public Session {
   // Init's PID as the host sees it, for usage(): the supervisor clears launched_'s copy under
   // mutex_ once init is reaped.
   pid_t init_pid_ = -1;
+  // The parked interpreter's end of the socket it waits on, and what its start cost
+  // (subtracted from its command's CPU time).
+  UniqueFd parked_;
+  std::vector<std::string> parked_program_;
+  std::int64_t parked_cpu_us_ = 0;
   bool oom_seen_ = false;
   std::uint64_t pids_max_seen_ = 0;  // pids.events "max" after the last command
 };

@@ -69,9 +69,11 @@ bool forward(int from, int to, bool from_init) {
   }
   // A session's command counts its own refusals from the request that starts it: init says it
   // started only once it runs, and by then it may have been refused something. What a resident
-  // was refused between commands is not the next command's.
+  // was refused between commands is not the next command's, nor what a warm interpreter was
+  // refused as it started (preloading) its call's.
   if (!from_init && got >= static_cast<long>(kSessionHeaderSize) &&
-      buffer.kind == SessionRequestKind::kExec) {
+      (buffer.kind == SessionRequestKind::kExec ||
+       buffer.kind == SessionRequestKind::kParkedReady)) {
     refused = RefusedCalls{};
     refused.counted = listener >= 0;
   }

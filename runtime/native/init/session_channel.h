@@ -24,6 +24,9 @@ enum class SessionRequestKind : std::int32_t {
   kFreeze,        // sweep, then stop every process left (SIGSTOP); answer kFrozen
   kThaw,          // let them run again (SIGCONT)
   kKillResident,  // kill the resident, its children, and everything else but init
+  // A parked command (a warm interpreter, runtime/warm_interpreter.h) is ready: what it was
+  // refused while it started is not its call's. Init does nothing; its relay restarts the count.
+  kParkedReady,
 };
 
 enum class SessionOpenMode : std::int32_t {

@@ -342,6 +342,8 @@ void serve_session(const ChildPlan& plan) {
       case SessionRequestKind::kThaw:
         if (payload == 0) thaw_sandbox();
         break;
+      case SessionRequestKind::kParkedReady:  // the relay's alone
+        break;
       case SessionRequestKind::kKillResident:
         // Everything goes and is reaped before the next request, so that a new resident can
         // start right after (paddock replaces a broken bridge at once).

@@ -1,0 +1,38 @@
+#pragma once
+
+// A language's interpreter started in a warm sandbox before its call (a policy's "warm"): the
+// call's program, started early and exactly as a cold run starts it, with a loader where the
+// program's source will be. The loader imports the policy's preload list, says it is ready, and
+// waits for exactly one call (Session::park). The call brings its streams and its environment,
+// and its files replace the loader; its code then runs in that interpreter, which no other call
+// ever used. The loader's side is the language's (policies/support/python/warm_start.py).
+
+#include <string>
+#include <vector>
+
+#include "runtime/run_plan.h"
+#include "runtime/sandbox_parts.h"
+
+namespace paddock {
+
+struct WarmInterpreter {
+  std::vector<std::string> program;  // the program step it stands for: python3 -u main.py
+  SandboxFile loader;                // at the program's source path, until the call's replaces it
+  // What it starts with: the language's own variables (a plan's env without the call's values:
+  // no secret, nothing the caller set).
+  std::vector<std::string> env;
+  // Variables that change how the interpreter starts (NAME, or PREFIX* for every name that
+  // begins so): a call that gives one of them, or one of `env`'s, another value runs cold.
+  std::vector<std::string> startup_variables;
+
+  bool operator==(const WarmInterpreter&) const = default;
+};
+
+// Whether `plan` can run on `interpreter`: its only step is the interpreter's program, and it
+// starts the interpreter with the same start-up variables.
+bool fits(const WarmInterpreter& interpreter, const RunPlan& plan);
+
+// Whether `name` is one of `patterns` (NAME, or PREFIX*).
+bool matches_variable(const std::vector<std::string>& patterns, const std::string& name);
+
+}  // namespace paddock
