@@ -330,6 +330,13 @@ Status NativeSession::send_to_parked(const ExecRequest& request, const int (&fds
   if (data.size() > kSessionDataMax) {
     return invalid_input("the command and its environment are longer than 64 KiB");
   }
+  // An interpreter killed while it waited has closed its end, and init has said so (or is about
+  // to): nothing of the call has reached it yet, so the call may still run cold.
+  pollfd gone[2] = {{parked_.get(), POLLRDHUP, 0}, {launched_->sandbox.channel.get(), POLLIN, 0}};
+  if (poll(gone, 2, 0) > 0) {
+    parked_.reset();
+    return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
+  }
   int error = send_packet(parked_.get(), data.data(), data.size(), fds, 3);
   parked_.reset();
   // Gone before it took the call (killed, or ended by its preload): nothing of the call ran.
@@ -349,7 +356,19 @@ Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>&
                                                  RunObserver& observer) {
   // A warm interpreter takes its call's files apart: it already runs, so they cannot come with
   // its command.
-  if (parked_.valid()) return Session::exec_with_files(files, request, observer);
+  if (parked_.valid()) {
+    for (const auto& file : files) {
+      if (auto wrote = write_file(file.path, file.content); !wrote) {
+        // Gone before its interpreter was handed the call: nothing of it ran.
+        int code = wrote.error().code;
+        if (code == EPIPE || code == ECONNRESET || ended()) {
+          return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
+        }
+        return wrote.error();
+      }
+    }
+    return exec_command(request, {}, observer);
+  }
   auto result = exec_command(request, files, observer);
   // Too much for one packet: the files go one by one (kOpen), then the command.
   if (!result && result.error().code == E2BIG && !files.empty()) {

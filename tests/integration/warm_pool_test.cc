@@ -27,88 +27,13 @@
 #include "services/warm_pool.h"
 #include "support/harness.h"
 #include "support/mcp_process.h"
+#include "support/warm_server.h"
 
 namespace paddock::testing {
 namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-std::string random_text(const std::string& prefix) {
-  std::random_device device;
-  return prefix + std::to_string(device()) + std::to_string(device());
-}
-
-// Waits until exactly `count` sandboxes have stayed below the server for a moment: the pool has
-// filled and closed what it used. Returns them.
-std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
-  auto deadline = Clock::now() + std::chrono::seconds(20);
-  auto since = Clock::now();
-  std::vector<pid_t> last = sandboxes_of(server);
-  while (Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    std::vector<pid_t> now = sandboxes_of(server);
-    if (now != last) {
-      since = Clock::now();
-      last = now;
-    } else if (last.size() == count && Clock::now() - since > std::chrono::milliseconds(150)) {
-      return last;
-    }
-  }
-  std::string pids;
-  for (pid_t pid : last) pids += " " + std::to_string(pid);
-  ADD_FAILURE() << "the server never settled on " << count << " warm sandboxes; it has "
-                << last.size() << ":" << pids;
-  return last;
-}
-
-class WarmServer {
- public:
-  explicit WarmServer(std::vector<std::string> flags = {})
-      : audit_(temp_path("paddock-warm-audit")), server_(with_audit(std::move(flags))) {}
-  ~WarmServer() { unlink(audit_.c_str()); }
-
-  McpProcess& mcp() { return server_; }
-  [[nodiscard]] pid_t pid() const { return server_.pid(); }
-
-  // The structured result of execute_code with `arguments`; a result that is an error (a
-  // timeout) only when `may_fail`.
-  json run(json arguments, bool may_fail = false) {
-    int id = ++next_id_;
-    server_.call(id, "execute_code", std::move(arguments));
-    json answer = server_.wait_for(id);
-    EXPECT_FALSE(answer.is_null()) << "no answer to execute_code";
-    if (answer.is_null()) return json::object();
-    if (!may_fail) {
-      EXPECT_FALSE(answer["result"].value("isError", false)) << answer.dump();
-    }
-    return answer["result"]["structuredContent"];
-  }
-
-  // Whether each run so far ran warm, in order, from the audit log.
-  std::vector<bool> warm_runs() const {
-    std::vector<bool> runs;
-    std::ifstream lines(audit_);
-    for (std::string line; std::getline(lines, line);) {
-      runs.push_back(json::parse(line).value("warm", false));
-    }
-    return runs;
-  }
-
- private:
-  static std::string temp_path(const std::string& prefix) {
-    return "/tmp/" + prefix + "-" + std::to_string(getpid()) + "-" +
-           std::to_string(Clock::now().time_since_epoch().count());
-  }
-  std::vector<std::string> with_audit(std::vector<std::string> flags) const {
-    flags.insert(flags.end(), {"--audit-log", audit_});
-    return flags;
-  }
-
-  std::string audit_;
-  McpProcess server_;
-  int next_id_ = 0;
-};
 
 TEST(WarmPool, FreshCallsRunWarmAndNeverShareASandbox) {
   WarmServer server({"--warm", "1"});
@@ -124,19 +49,17 @@ TEST(WarmPool, FreshCallsRunWarmAndNeverShareASandbox) {
   EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true, true, true}));
 }
 
-// Calls one right after another: each finds the sandbox the last one's end started opening, and
-// waits for it instead of running cold (they alternated warm and cold before).
-TEST(WarmPool, BackToBackCallsWaitForTheSandboxBeingOpened) {
-  WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
-  for (int i = 0; i < 12; ++i) {
-    json result = server.run({{"code", "print(" + std::to_string(i) + ")"}});
+// A call that finds no sandbox waiting runs cold at once: it never waits for one being opened
+// (here an interpreter importing the data libraries, which takes a second or more).
+TEST(WarmPool, ACallThatFindsThePoolEmptyRunsColdAtOnce) {
+  WarmServer server({"--warm", "1", "--preload", "python=numpy,pandas,matplotlib.pyplot"});
+  settled_sandboxes(server.pid(), 2);  // the plain and the preloaded interpreter
+  for (int i = 0; i < 2; ++i) {
+    json result = server.run({{"code", "import numpy\nprint(" + std::to_string(i) + ")"}});
     EXPECT_EQ(result.value("stdout", ""), std::to_string(i) + "\n");
   }
-  std::vector<bool> runs = server.warm_runs();
-  ASSERT_EQ(runs.size(), 12u);
-  // One opening slower than the wait (a loaded machine) may still send a call cold.
-  EXPECT_GE(std::count(runs.begin(), runs.end(), true), 11);
+  // The second came while the first's replacement was still importing.
+  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, false}));
 }
 
 // While a call is in flight the pool opens nothing, so that the call keeps its cores and its
@@ -236,34 +159,6 @@ TEST(WarmPool, TheTimerStartsWhenTheCodeArrives) {
   EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true}));
 }
 
-// Everything a process of the sandbox holds that paddock can read: its command line, its
-// environment and, where the host allows it (as root), its writable memory.
-std::string readable_state(pid_t pid) {
-  std::string proc = "/proc/" + std::to_string(pid);
-  std::string state = read_file(proc + "/cmdline") + read_file(proc + "/environ");
-  std::ifstream maps(proc + "/maps");
-  std::ifstream memory(proc + "/mem", std::ios::binary);
-  for (std::string line; memory && std::getline(maps, line);) {
-    unsigned long start = 0, end = 0;
-    char permissions[5] = {};
-    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &start, &end, permissions) != 3) continue;
-    if (permissions[0] != 'r' || permissions[1] != 'w') continue;
-    std::string region(end - start, '\0');
-    memory.clear();
-    memory.seekg(static_cast<std::streamoff>(start));
-    if (memory.read(region.data(), static_cast<std::streamsize>(region.size()))) state += region;
-  }
-  return state;
-}
-
-std::vector<pid_t> process_tree(pid_t root) {
-  std::vector<pid_t> tree = {root};
-  for (std::size_t i = 0; i < tree.size(); ++i) {
-    for (pid_t child : children_of(tree[i])) tree.push_back(child);
-  }
-  return tree;
-}
-
 TEST(WarmPool, AWaitingSandboxHoldsNoSecretAndNothingOfEarlierCalls) {
   std::string secret = random_text("warm-secret-");
   std::string request_data = random_text("warm-request-");
@@ -299,20 +194,41 @@ TEST(WarmPool, AWaitingSandboxHoldsNoSecretAndNothingOfEarlierCalls) {
   EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true, true}));
 }
 
+// Killed from outside while it waits (its init, or only its interpreter): the dead one is not
+// used; the call runs cold, and the pool makes another.
 TEST(WarmPool, ASandboxKilledWhileWaitingIsReplaced) {
-  WarmServer server({"--warm", "1"});
-  std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 1);
-  ASSERT_EQ(waiting.size(), 1u);
-  ASSERT_EQ(kill(waiting[0], SIGKILL), 0);
-  // The dead one is not used: the call runs (cold), and the pool makes another.
-  json result = server.run({{"code", "print('after')"}});
-  EXPECT_EQ(result.value("stdout", ""), "after\n") << result.dump();
-  std::vector<pid_t> replaced = settled_sandboxes(server.pid(), 1);
-  ASSERT_EQ(replaced.size(), 1u);
-  EXPECT_NE(replaced[0], waiting[0]);
-  json warm = server.run({{"code", "print('warm again')"}});
-  EXPECT_EQ(warm.value("stdout", ""), "warm again\n") << warm.dump();
-  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false, true}));
+  for (bool interpreter_only : {false, true}) {
+    WarmServer server({"--warm", "1"});
+    std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 1);
+    ASSERT_EQ(waiting.size(), 1u);
+    pid_t victim = waiting[0];
+    if (interpreter_only) {
+      victim = 0;
+      for (pid_t pid : process_tree(waiting[0])) {
+        if (read_file("/proc/" + std::to_string(pid) + "/cmdline").starts_with("python3")) {
+          victim = pid;
+        }
+      }
+      ASSERT_NE(victim, 0) << "no interpreter waits in the sandbox";
+    }
+    ASSERT_EQ(kill(victim, SIGKILL), 0);
+    // Dead before the call comes (one killed as its call is handed over is that call's end).
+    auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (Clock::now() < deadline) {
+      std::string stat = read_file("/proc/" + std::to_string(victim) + "/stat");
+      if (stat.empty() || stat.find(") Z ") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    json result = server.run({{"code", "print('after')"}});
+    EXPECT_EQ(result.value("stdout", ""), "after\n") << result.dump();
+    std::vector<pid_t> replaced = settled_sandboxes(server.pid(), 1);
+    ASSERT_EQ(replaced.size(), 1u);
+    EXPECT_NE(replaced[0], waiting[0]);
+    json warm = server.run({{"code", "print('warm again')"}});
+    EXPECT_EQ(warm.value("stdout", ""), "warm again\n") << warm.dump();
+    EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false, true}))
+        << (interpreter_only ? "its interpreter killed" : "its init killed");
+  }
 }
 
 TEST(WarmPool, NoneOutlivesTheServer) {
@@ -443,12 +359,11 @@ TEST(WarmPool, ASandboxOpenedAfterASessionTookTheLastRoomIsClosed) {
   }
 }
 
-// A call waiting in take() for the sandbox of its shape that is being opened never wakes to take
-// one of another shape: here a second call reshapes the language while the first waits, and the
-// pool then opens and keeps a sandbox of the second call's shape (other limits). The pool is the
-// server's own class with real sandboxes; the test only holds the pool's opening until it has
-// set the calls up, as a slow opening would.
-TEST(WarmPool, ACallWaitingForItsShapeNeverTakesASandboxOfAnother) {
+// A call whose sandbox is still being opened runs cold at once instead of waiting for it, and a
+// call of another shape reshapes the language: the sandbox opened for the first shape is not
+// kept. The pool is the server's own class with real sandboxes; the test holds the pool's
+// opening, as a slow opening (an interpreter preloading) would.
+TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
   NativeBackend backend;
   SandboxShape mine = shape_of(spec_for({"true"}));
   mine.session_networking = false;
@@ -464,7 +379,8 @@ TEST(WarmPool, ACallWaitingForItsShapeNeverTakesASandboxOfAnother) {
   bool released = false;
   mcp::WarmPool pool(
       1,
-      [&](const SandboxShape& shape) -> Result<std::unique_ptr<Session>> {
+      [&](const SandboxShape& shape,
+          const std::optional<WarmInterpreter>&) -> Result<std::unique_ptr<Session>> {
         std::unique_lock lock(mutex);
         ++openings;
         changed.notify_all();
@@ -474,46 +390,53 @@ TEST(WarmPool, ACallWaitingForItsShapeNeverTakesASandboxOfAnother) {
         return std::move(ready);
       },
       [](std::size_t) { return true; });
-  pool.prepare("python", mine);
+  pool.prepare("python", mine, std::nullopt);
   {
     std::unique_lock lock(mutex);
     ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return openings == 1; }));
   }
-  std::unique_ptr<Session> first_took;
-  std::thread first([&] { first_took = pool.take("python", mine); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // well inside its 50 ms wait
-  EXPECT_EQ(pool.take("python", other), nullptr);  // the second call reshapes: it runs cold
+  RunPlan plan;
+  auto asked = Clock::now();
+  EXPECT_EQ(pool.take("python", mine, std::nullopt, plan), nullptr);
+  // Long before the opening is let go (10 s): the call did not wait for it.
+  EXPECT_LT(Clock::now() - asked, std::chrono::seconds(5));
+  EXPECT_EQ(pool.take("python", other, std::nullopt, plan), nullptr);  // reshapes: runs cold
   {
     std::lock_guard lock(mutex);
     released = true;
   }
   changed.notify_all();
-  first.join();
-  EXPECT_NE(first_took.get(), other_sandbox) << "the call took a sandbox of another shape";
-  EXPECT_EQ(first_took, nullptr);
   // The sandbox opened for the other shape waits for a call of that shape.
   auto deadline = Clock::now() + std::chrono::seconds(10);
   std::unique_ptr<Session> later;
   while (!later && Clock::now() < deadline) {
-    later = pool.take("python", other);
+    later = pool.take("python", other, std::nullopt, plan);
     if (!later) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(later.get(), other_sandbox);
 }
 
-// A sandbox does not wait longer than WarmPool::kMaxWait (30 s): what it learned of the host when
-// it was made (its addresses, which the network fence and the proxy refuse) never grows older.
-TEST(WarmPool, ASandboxWaitsThirtySecondsAtMost) {
-  WarmServer server({"--warm", "1"});
-  std::vector<pid_t> first = settled_sandboxes(server.pid(), 1);
+// A sandbox with a network (here an egress allowlist) does not wait longer than
+// WarmPool::kMaxWait (30 s): what it learned of the host when it was made (its addresses, which
+// the network fence and the proxy refuse) never grows older. One without a network learned
+// nothing that ages, and keeps waiting: its interpreter's preload is not paid again.
+TEST(WarmPool, OnlyASandboxWithANetworkIsReplacedAfterThirtySeconds) {
+  WarmServer allowlisted({"--warm", "1", "--allow-host", "example.org"});
+  WarmServer offline({"--warm", "1"});
+  std::vector<pid_t> first = settled_sandboxes(allowlisted.pid(), 1);
+  std::vector<pid_t> first_offline = settled_sandboxes(offline.pid(), 1);
   ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(first_offline.size(), 1u);
   std::this_thread::sleep_for(std::chrono::seconds(31));
-  std::vector<pid_t> later = settled_sandboxes(server.pid(), 1);
+  std::vector<pid_t> later = settled_sandboxes(allowlisted.pid(), 1);
   ASSERT_EQ(later.size(), 1u);
   EXPECT_NE(later[0], first[0]) << "the sandbox made at the start still waits after 31 s";
-  json result = server.run({{"code", "print('fresh')"}});
-  EXPECT_EQ(result.value("stdout", ""), "fresh\n");
-  EXPECT_EQ(server.warm_runs(), (std::vector<bool>{true}));
+  EXPECT_EQ(settled_sandboxes(offline.pid(), 1), first_offline);
+  for (WarmServer* server : {&allowlisted, &offline}) {
+    json result = server->run({{"code", "print('fresh')"}});
+    EXPECT_EQ(result.value("stdout", ""), "fresh\n");
+    EXPECT_EQ(server->warm_runs(), (std::vector<bool>{true}));
+  }
 }
 
 TEST(WarmPool, WarmZeroKeepsNone) {

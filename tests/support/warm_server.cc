@@ -1,0 +1,143 @@
+#include "support/warm_server.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/harness.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string temp_path(const std::string& prefix) {
+  return "/tmp/" + prefix + "-" + std::to_string(getpid()) + "-" +
+         std::to_string(Clock::now().time_since_epoch().count());
+}
+
+std::vector<std::string> with_defaults(std::vector<std::string> flags, const std::string& audit) {
+  if (std::find(flags.begin(), flags.end(), "--preload") == flags.end()) {
+    flags.insert(flags.end(), {"--preload", "python="});
+  }
+  flags.insert(flags.end(), {"--audit-log", audit});
+  return flags;
+}
+
+// The CPU time (clock ticks) every process below `sandboxes` has used so far.
+long long cpu_ticks_below(const std::vector<pid_t>& sandboxes) {
+  long long ticks = 0;
+  for (pid_t sandbox : sandboxes) {
+    for (pid_t pid : process_tree(sandbox)) {
+      std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+      auto after_name = stat.rfind(')');
+      if (after_name == std::string::npos) continue;
+      // Fields after the name: state is the first; utime and stime the 12th and 13th.
+      std::istringstream fields(stat.substr(after_name + 2));
+      std::string field;
+      for (int i = 1; i <= 13 && fields >> field; ++i) {
+        if (i >= 12) ticks += std::atoll(field.c_str());
+      }
+    }
+  }
+  return ticks;
+}
+
+}  // namespace
+
+std::string random_text(const std::string& prefix) {
+  std::random_device device;
+  return prefix + std::to_string(device()) + std::to_string(device());
+}
+
+// Settled: the same sandboxes, and none of their processes using CPU (an interpreter that is
+// still importing its preload list is not ready), for 300 ms.
+std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  auto since = Clock::now();
+  std::vector<pid_t> last = sandboxes_of(server);
+  long long last_ticks = cpu_ticks_below(last);
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::vector<pid_t> now = sandboxes_of(server);
+    long long ticks = cpu_ticks_below(now);
+    if (now != last || ticks != last_ticks) {
+      since = Clock::now();
+      last = now;
+      last_ticks = ticks;
+    } else if (last.size() == count && Clock::now() - since > std::chrono::milliseconds(300)) {
+      return last;
+    }
+  }
+  std::string pids;
+  for (pid_t pid : last) pids += " " + std::to_string(pid);
+  ADD_FAILURE() << "the server never settled on " << count << " warm sandboxes; it has "
+                << last.size() << ":" << pids;
+  return last;
+}
+
+// Everything a process of the sandbox holds that paddock can read: its command line, its
+// environment and, where the host allows it (as root), its writable memory.
+std::string readable_state(pid_t pid) {
+  std::string proc = "/proc/" + std::to_string(pid);
+  std::string state = read_file(proc + "/cmdline") + read_file(proc + "/environ");
+  std::ifstream maps(proc + "/maps");
+  std::ifstream memory(proc + "/mem", std::ios::binary);
+  for (std::string line; memory && std::getline(maps, line);) {
+    unsigned long start = 0, end = 0;
+    char permissions[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &start, &end, permissions) != 3) continue;
+    if (permissions[0] != 'r' || permissions[1] != 'w') continue;
+    std::string region(end - start, '\0');
+    memory.clear();
+    memory.seekg(static_cast<std::streamoff>(start));
+    if (memory.read(region.data(), static_cast<std::streamsize>(region.size()))) state += region;
+  }
+  return state;
+}
+
+std::vector<pid_t> process_tree(pid_t root) {
+  std::vector<pid_t> tree = {root};
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    for (pid_t child : children_of(tree[i])) tree.push_back(child);
+  }
+  return tree;
+}
+
+WarmServer::WarmServer(std::vector<std::string> flags)
+    : audit_(temp_path("paddock-warm-audit")), server_(with_defaults(std::move(flags), audit_)) {}
+
+WarmServer::~WarmServer() { unlink(audit_.c_str()); }
+
+json WarmServer::run(json arguments, bool may_fail) {
+  int id = ++next_id_;
+  server_.call(id, "execute_code", std::move(arguments));
+  json answer = server_.wait_for(id);
+  EXPECT_FALSE(answer.is_null()) << "no answer to execute_code";
+  if (answer.is_null()) return json::object();
+  if (!may_fail) {
+    EXPECT_FALSE(answer["result"].value("isError", false)) << answer.dump();
+  }
+  return answer["result"]["structuredContent"];
+}
+
+std::vector<bool> WarmServer::warm_runs() const {
+  std::vector<bool> runs;
+  std::ifstream lines(audit_);
+  for (std::string line; std::getline(lines, line);) {
+    runs.push_back(json::parse(line).value("warm", false));
+  }
+  return runs;
+}
+
+}  // namespace paddock::testing
