@@ -87,7 +87,7 @@ void expect_alike_warm_and_cold(const std::vector<std::string>& preload,
   WarmServer warm(flags);
   WarmServer cold({"--warm", "0"});
   for (const json& call : calls) {
-    settled_sandboxes(warm.pid(), preload.empty() ? 1 : 2);
+    settled_interpreters(warm.pid(), preload.empty() ? 1 : 2);
     json from_warm = warm.run(call, true);
     json from_cold = cold.run(call, true);
     EXPECT_EQ(comparable(from_warm).dump(1), comparable(from_cold).dump(1))
@@ -151,7 +151,7 @@ TEST(WarmInterpreter, ACallThatSetsAStartupVariableRunsColdWithItInEffect) {
   setenv("PYTHONPATH", "/work/lib", 1);
   WarmServer server({"--warm", "1", "--pass-through-env", "PYTHONPATH"});
   unsetenv("PYTHONPATH");
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   json result = server.run({{"code", "import os, sys\nos.makedirs('lib', exist_ok=True)\n"
                                      "print('/work/lib' in sys.path, os.environ['PYTHONPATH'] == '/work/lib')"}});
   EXPECT_EQ(result.value("stdout", ""), "True True\n") << result.dump();
@@ -168,12 +168,13 @@ TEST(WarmInterpreter, APreloadedOneHoldsNoSecretWhileItWaits) {
   flags.insert(flags.end(), kDataPreload.begin(), kDataPreload.end());
   WarmServer server(flags);
   unsetenv("WARM_INTERPRETER_SECRET");
+  settled_interpreters(server.pid(), 2);
   json result = server.run(
       with_data_import("import os\nprint(os.environ['WARM_INTERPRETER_SECRET'] == '" + secret +
                        "')"));
   EXPECT_EQ(result.value("stdout", ""), "True\n") << result.dump();
   std::size_t interpreters = 0;
-  for (pid_t sandbox : settled_sandboxes(server.pid(), 2)) {
+  for (pid_t sandbox : settled_interpreters(server.pid(), 2)) {
     for (pid_t pid : process_tree(sandbox)) {
       std::string state = readable_state(pid);
       if (state.starts_with("python3")) ++interpreters;
@@ -193,7 +194,7 @@ TEST(WarmInterpreter, EightCallsAtOnceEachTakeTheirOwn) {
   WarmServer server({"--warm", "8"});
   McpProcess& mcp = server.mcp();
   for (int round = 0; round < 2; ++round) {
-    std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 8);
+    std::vector<pid_t> waiting = settled_interpreters(server.pid(), 8);
     if (round == 1 && !waiting.empty()) kill(waiting.front(), SIGKILL);
     for (int id = 1; id <= 8; ++id) {
       mcp.call(100 * round + id, "execute_code",

@@ -38,7 +38,7 @@ using Clock = std::chrono::steady_clock;
 TEST(WarmPool, FreshCallsRunWarmAndNeverShareASandbox) {
   WarmServer server({"--warm", "1"});
   for (int i = 0; i < 4; ++i) {
-    settled_sandboxes(server.pid(), 1);
+    settled_interpreters(server.pid(), 1);
     std::string marker = "call-" + std::to_string(i);
     json result = server.run({{"code", "open('" + marker +
                                            "', 'w').close()\nimport os\n"
@@ -53,7 +53,7 @@ TEST(WarmPool, FreshCallsRunWarmAndNeverShareASandbox) {
 // (here an interpreter importing the data libraries, which takes a second or more).
 TEST(WarmPool, ACallThatFindsThePoolEmptyRunsColdAtOnce) {
   WarmServer server({"--warm", "1", "--preload", "python=numpy,pandas,matplotlib.pyplot"});
-  settled_sandboxes(server.pid(), 2);  // the plain and the preloaded interpreter
+  settled_interpreters(server.pid(), 2);  // the plain and the preloaded interpreter
   for (int i = 0; i < 2; ++i) {
     json result = server.run({{"code", "import numpy\nprint(" + std::to_string(i) + ")"}});
     EXPECT_EQ(result.value("stdout", ""), std::to_string(i) + "\n");
@@ -67,7 +67,7 @@ TEST(WarmPool, ACallThatFindsThePoolEmptyRunsColdAtOnce) {
 // sandbox of that language, sees none opened beside it until it has been answered.
 TEST(WarmPool, NothingOpensWhileACallIsInFlight) {
   WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   server.mcp().call(1000, "execute_code", {{"language", "bash"}, {"code", "sleep 2; echo done"}});
   std::size_t most = 0;
   for (auto until = Clock::now() + std::chrono::milliseconds(1500); Clock::now() < until;) {
@@ -86,7 +86,7 @@ TEST(WarmPool, NothingOpensWhileACallIsInFlight) {
 // that come meanwhile from finding their sandbox replaced.
 TEST(WarmPool, ALongSessionCommandDoesNotHoldThePoolBack) {
   WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   server.mcp().call(10, "create_session", {{"language", "bash"}});
   json created = server.mcp().wait_for(10);
   ASSERT_FALSE(created["result"].value("isError", false)) << created.dump();
@@ -132,7 +132,7 @@ TEST(WarmPool, CallsAtOnceEachGetTheirOwnSandbox) {
 // though a session of the same language keeps one for its installs.
 TEST(WarmPool, AWarmSandboxHasNoProxyAColdRunLacks) {
   WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   json result = server.run(
       {{"code",
         "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 3128), 2)\n"
@@ -143,7 +143,7 @@ TEST(WarmPool, AWarmSandboxHasNoProxyAColdRunLacks) {
 
 TEST(WarmPool, TheTimerStartsWhenTheCodeArrives) {
   WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   // The sandbox has waited longer than the call's whole timeout before the call comes.
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   json result =
@@ -151,7 +151,7 @@ TEST(WarmPool, TheTimerStartsWhenTheCodeArrives) {
   EXPECT_EQ(result.value("stdout", ""), "done\n") << result.dump();
   EXPECT_EQ(result.value("exit_code", -1), 0) << result.dump();
   // And the timeout still holds for the code itself.
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   json late =
       server.run({{"code", "import time\ntime.sleep(5)\nprint('never')\n"}, {"timeout", 1}}, true);
   EXPECT_EQ(late.value("stdout", ""), "") << late.dump();
@@ -165,7 +165,7 @@ TEST(WarmPool, AWaitingSandboxHoldsNoSecretAndNothingOfEarlierCalls) {
   setenv("WARM_TEST_SECRET", secret.c_str(), 1);
   WarmServer server({"--warm", "1", "--pass-through-env", "WARM_TEST_SECRET"});
   unsetenv("WARM_TEST_SECRET");
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   // The secret reaches the code when it runs...
   json result =
       server.run({{"code", "import os\nopen('data', 'w').write('" + request_data +
@@ -173,7 +173,7 @@ TEST(WarmPool, AWaitingSandboxHoldsNoSecretAndNothingOfEarlierCalls) {
                   {"files", json::array({{{"path", "input.txt"}, {"content", request_data}}})}});
   EXPECT_EQ(result.value("stdout", ""), "True\n") << result.dump();
   // ...but the sandbox waiting for the next call holds neither it nor the last call's data.
-  std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 1);
+  std::vector<pid_t> waiting = settled_interpreters(server.pid(), 1);
   ASSERT_EQ(waiting.size(), 1u);
   std::size_t inspected = 0;
   for (pid_t pid : process_tree(waiting[0])) {
@@ -199,7 +199,7 @@ TEST(WarmPool, AWaitingSandboxHoldsNoSecretAndNothingOfEarlierCalls) {
 TEST(WarmPool, ASandboxKilledWhileWaitingIsReplaced) {
   for (bool interpreter_only : {false, true}) {
     WarmServer server({"--warm", "1"});
-    std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 1);
+    std::vector<pid_t> waiting = settled_interpreters(server.pid(), 1);
     ASSERT_EQ(waiting.size(), 1u);
     pid_t victim = waiting[0];
     if (interpreter_only) {
@@ -221,7 +221,7 @@ TEST(WarmPool, ASandboxKilledWhileWaitingIsReplaced) {
     }
     json result = server.run({{"code", "print('after')"}});
     EXPECT_EQ(result.value("stdout", ""), "after\n") << result.dump();
-    std::vector<pid_t> replaced = settled_sandboxes(server.pid(), 1);
+    std::vector<pid_t> replaced = settled_interpreters(server.pid(), 1);
     ASSERT_EQ(replaced.size(), 1u);
     EXPECT_NE(replaced[0], waiting[0]);
     json warm = server.run({{"code", "print('warm again')"}});
@@ -234,7 +234,7 @@ TEST(WarmPool, ASandboxKilledWhileWaitingIsReplaced) {
 TEST(WarmPool, NoneOutlivesTheServer) {
   for (bool killed : {false, true}) {
     WarmServer server({"--warm", "3"});
-    std::vector<pid_t> waiting = settled_sandboxes(server.pid(), 3);
+    std::vector<pid_t> waiting = settled_interpreters(server.pid(), 3);
     std::vector<pid_t> all;
     for (pid_t pid : waiting) {
       for (pid_t process : process_tree(pid)) all.push_back(process);
@@ -273,7 +273,7 @@ TEST(WarmPool, ASandboxLooksTheSameWarmAndCold) {
       "except OSError as e:\n    print(errno.errorcode[e.errno])\n"
       "print(sorted(os.listdir('/etc')))\n";
   WarmServer warm({"--warm", "1"});
-  settled_sandboxes(warm.pid(), 1);
+  settled_interpreters(warm.pid(), 1);
   WarmServer cold({"--warm", "0"});
   json from_warm = warm.run({{"code", probe}});
   json from_cold = cold.run({{"code", probe}});
@@ -293,7 +293,7 @@ TEST(WarmPool, ACallsFilesArriveWithItsCodeWhateverTheirSize) {
       "    info = os.stat(path)\n"
       "    print(path, info.st_size, info.st_uid == os.getuid(), oct(info.st_mode & 0o777))\n";
   for (const std::string& second : {std::string("small"), big}) {
-    settled_sandboxes(server.pid(), 1);
+    settled_interpreters(server.pid(), 1);
     json result =
         server.run({{"code", code},
                     {"files", json::array({{{"path", "data/in.txt"}, {"content", "in"}},
@@ -308,7 +308,7 @@ TEST(WarmPool, ACallsFilesArriveWithItsCodeWhateverTheirSize) {
 
 TEST(WarmPool, ACallsFilesAreCheckedAsACold) {
   WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   json bad = {{"code", "print(1)"},
               {"files", json::array({{{"path", "./c.txt"}, {"content", "x"}}})}};
   server.mcp().call(1, "execute_code", bad);
@@ -349,13 +349,13 @@ TEST(WarmPool, WaitingSandboxesGiveWayToSessions) {
 TEST(WarmPool, ASandboxOpenedAfterASessionTookTheLastRoomIsClosed) {
   for (int round = 0; round < 8; ++round) {
     WarmServer server({"--warm", "1", "--max-sessions", "1"});
-    settled_sandboxes(server.pid(), 1);
+    settled_interpreters(server.pid(), 1);
     server.run({{"code", "print(1)"}});  // its end starts opening the replacement
     server.mcp().call(10, "create_session", {{"language", "bash"}});
     json created = server.mcp().wait_for(10);
     ASSERT_FALSE(created.is_null());
     EXPECT_FALSE(created["result"].value("isError", false)) << created.dump();
-    EXPECT_EQ(settled_sandboxes(server.pid(), 1).size(), 1u) << "round " << round;
+    EXPECT_EQ(settled_interpreters(server.pid(), 1).size(), 1u) << "round " << round;
   }
 }
 
@@ -423,15 +423,15 @@ TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
 TEST(WarmPool, OnlyASandboxWithANetworkIsReplacedAfterThirtySeconds) {
   WarmServer allowlisted({"--warm", "1", "--allow-host", "example.org"});
   WarmServer offline({"--warm", "1"});
-  std::vector<pid_t> first = settled_sandboxes(allowlisted.pid(), 1);
-  std::vector<pid_t> first_offline = settled_sandboxes(offline.pid(), 1);
+  std::vector<pid_t> first = settled_interpreters(allowlisted.pid(), 1);
+  std::vector<pid_t> first_offline = settled_interpreters(offline.pid(), 1);
   ASSERT_EQ(first.size(), 1u);
   ASSERT_EQ(first_offline.size(), 1u);
   std::this_thread::sleep_for(std::chrono::seconds(31));
-  std::vector<pid_t> later = settled_sandboxes(allowlisted.pid(), 1);
+  std::vector<pid_t> later = settled_interpreters(allowlisted.pid(), 1);
   ASSERT_EQ(later.size(), 1u);
   EXPECT_NE(later[0], first[0]) << "the sandbox made at the start still waits after 31 s";
-  EXPECT_EQ(settled_sandboxes(offline.pid(), 1), first_offline);
+  EXPECT_EQ(settled_interpreters(offline.pid(), 1), first_offline);
   for (WarmServer* server : {&allowlisted, &offline}) {
     json result = server->run({{"code", "print('fresh')"}});
     EXPECT_EQ(result.value("stdout", ""), "fresh\n");
@@ -452,7 +452,7 @@ TEST(WarmPool, WarmZeroKeepsNone) {
 // load-time initialization alone (a library paddock never calls) took it to about 15.4.
 TEST(WarmPool, AnIdleServerWithItsWarmSandboxStaysWithinFifteenMebibytes) {
   WarmServer server({"--warm", "1"});
-  settled_sandboxes(server.pid(), 1);
+  settled_interpreters(server.pid(), 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   long rss_kib = -1;
   std::ifstream status("/proc/" + std::to_string(server.pid()) + "/status");

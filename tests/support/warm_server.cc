@@ -86,6 +86,28 @@ std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
   return last;
 }
 
+std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count) {
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    std::vector<pid_t> sandboxes = settled_sandboxes(server, count);
+    std::size_t holding = 0;
+    for (pid_t sandbox : sandboxes) {
+      for (pid_t pid : process_tree(sandbox)) {
+        if (read_file("/proc/" + std::to_string(pid) + "/cmdline").starts_with("python3")) {
+          ++holding;
+          break;
+        }
+      }
+    }
+    if (holding == count) return sandboxes;
+    if (Clock::now() > deadline) {
+      ADD_FAILURE() << "the server's " << count << " sandboxes never all held an interpreter";
+      return sandboxes;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 // Everything a process of the sandbox holds that paddock can read: its command line, its
 // environment and, where the host allows it (as root), its writable memory.
 std::string readable_state(pid_t pid) {
