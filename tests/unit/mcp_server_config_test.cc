@@ -121,6 +121,24 @@ TEST(McpServerConfig, TheServersLimitsWinOverEveryPolicysAndNothingElseChanges) 
   EXPECT_EQ((*store->find("ruby"))->rootfs, "host");
 }
 
+TEST(McpServerConfig, PreloadListsPerLanguageOrOff) {
+  auto options = resolve({"--preload", "python=numpy,pandas;r="});
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_TRUE(options->warm_interpreters);
+  EXPECT_EQ(options->preload.at("python"), (std::vector<std::string>{"numpy", "pandas"}));
+  EXPECT_TRUE(options->preload.at("r").empty());
+  auto off = resolve({}, {{"PADDOCK_PRELOAD", "off"}});
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_FALSE(off->warm_interpreters);
+  auto bad = resolve({"--preload", "python=os;import"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("--preload"), std::string::npos) << bad.error().message;
+  auto unnamed = resolve({"--preload", "numpy"});
+  ASSERT_FALSE(unnamed);
+  EXPECT_NE(unnamed.error().message.find("python=numpy,pandas"), std::string::npos)
+      << unnamed.error().message;
+}
+
 TEST(McpServerConfig, ImagesFromEveryPlaceTheLaterWinning) {
   auto options = resolve({"--image", "ruby=ruby:3.3"},
                          {{"CONTAINER_IMAGE", "my/python:1"},

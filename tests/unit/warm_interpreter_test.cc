@@ -1,0 +1,119 @@
+// What decides whether a call takes a warm interpreter, and which (runtime/warm_interpreter.h,
+// language/warm_spec.h), and the --preload setting.
+
+#include "runtime/warm_interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include "language/policy_store.h"
+#include "language/spec_builder.h"
+#include "language/warm_spec.h"
+
+namespace paddock::testing {
+namespace {
+
+WarmInterpreter python_like() {
+  WarmInterpreter interpreter;
+  interpreter.program = {"python3", "-u", "main.py"};
+  interpreter.env = {"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg"};
+  interpreter.startup_variables = {"PYTHON*", "LD_*", "TZ"};
+  return interpreter;
+}
+
+RunPlan plan_with(std::vector<std::string> env) {
+  RunPlan plan;
+  plan.steps = {{"python3", "-u", "main.py"}};
+  plan.env = std::move(env);
+  return plan;
+}
+
+TEST(WarmInterpreter, ACallFitsWhenItStartsTheInterpreterAlike) {
+  WarmInterpreter interpreter = python_like();
+  EXPECT_TRUE(fits(interpreter, plan_with(interpreter.env)));
+  // Secrets and the caller's own variables do not change how python starts.
+  EXPECT_TRUE(fits(interpreter, plan_with({"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg",
+                                           "API_KEY=x"})));
+}
+
+TEST(WarmInterpreter, AStartupVariableOrAnotherValueOfTheLanguagesSendsItCold) {
+  WarmInterpreter interpreter = python_like();
+  auto env = interpreter.env;
+  for (const char* set : {"PYTHONHASHSEED=0", "LD_PRELOAD=/work/x.so", "TZ=UTC"}) {
+    auto with = env;
+    with.push_back(set);
+    EXPECT_FALSE(fits(interpreter, plan_with(with))) << set;
+  }
+  // The language's own variable, given another value later in the list (the last one wins).
+  auto overridden = env;
+  overridden.push_back("MPLBACKEND=pdf");
+  EXPECT_FALSE(fits(interpreter, plan_with(overridden)));
+  EXPECT_FALSE(fits(interpreter, plan_with({"MPLBACKEND=Agg"})));  // PYTHONPATH missing
+}
+
+TEST(WarmInterpreter, OnlyTheProgramItStandsForAlone) {
+  WarmInterpreter interpreter = python_like();
+  RunPlan other = plan_with(interpreter.env);
+  other.steps = {{"python3", "main.py"}};
+  EXPECT_FALSE(fits(interpreter, other));
+  RunPlan two = plan_with(interpreter.env);
+  two.steps.insert(two.steps.begin(), {"pip", "install", "x"});
+  EXPECT_FALSE(fits(interpreter, two));
+}
+
+TEST(WarmInterpreter, PatternsMatchNamesOrPrefixes) {
+  EXPECT_TRUE(matches_variable({"PYTHON*"}, "PYTHONPATH"));
+  EXPECT_TRUE(matches_variable({"TZ"}, "TZ"));
+  EXPECT_FALSE(matches_variable({"TZ"}, "TZDIR"));
+  EXPECT_FALSE(matches_variable({"PYTHON*"}, "MYPYTHON"));
+}
+
+TEST(WarmSpec, TheDataLibrariesImportsChooseThePreloadedOne) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store) << store.error().message;
+  const LanguagePolicy& python = **store->find("python");
+  const auto& preload = python.warm.preload;
+  ASSERT_FALSE(preload.empty());
+  EXPECT_TRUE(wants_preload(python, preload, "import pandas as pd\n"));
+  EXPECT_TRUE(wants_preload(python, preload, "import os, numpy.linalg\n"));
+  EXPECT_TRUE(wants_preload(python, preload, "from sklearn.linear_model import Ridge\n"));
+  EXPECT_TRUE(wants_preload(python, preload, "import seaborn\n"));
+  EXPECT_FALSE(wants_preload(python, preload, "import os, sys\nprint('pandas')\n"));
+  EXPECT_FALSE(wants_preload(python, preload, "print(1)"));
+  EXPECT_FALSE(wants_preload(python, {}, "import pandas"));  // nothing preloaded
+}
+
+TEST(WarmSpec, TheLoaderTakesThePreloadListAndNothingOfACall) {
+  auto store = PolicyStore::load({});
+  ASSERT_TRUE(store) << store.error().message;
+  const LanguagePolicy& python = **store->find("python");
+  auto empty = build_language_spec(python, CodeCall{}, SpecOverrides{}, ImageSource{});
+  ASSERT_TRUE(empty) << empty.error().message;
+  auto interpreter = warm_interpreter(python, empty->shape, empty->plan, {"numpy", "pandas"});
+  ASSERT_TRUE(interpreter);
+  EXPECT_EQ(interpreter->program, (std::vector<std::string>{"python3", "-u", "main.py"}));
+  EXPECT_EQ(interpreter->loader.path, "main.py");
+  EXPECT_NE(interpreter->loader.content.find("[\"numpy\",\"pandas\"]"), std::string::npos);
+  EXPECT_EQ(interpreter->loader.content.find("PADDOCK_PRELOAD"), std::string::npos);
+  EXPECT_EQ(interpreter->env, empty->plan.env);
+  // A CPU-time limit would count the preload against the call: no interpreter then.
+  SandboxShape limited = empty->shape;
+  limited.limits.cpu_seconds = 10;
+  EXPECT_FALSE(warm_interpreter(python, limited, empty->plan, {}));
+  // A compiled language has none.
+  const LanguagePolicy& c = **store->find("c");
+  auto c_empty = build_language_spec(c, CodeCall{}, SpecOverrides{}, ImageSource{});
+  ASSERT_TRUE(c_empty) << c_empty.error().message;
+  EXPECT_FALSE(warm_interpreter(c, c_empty->shape, c_empty->plan, {}));
+}
+
+TEST(WarmSpec, PreloadNamesAreDottedIdentifiers) {
+  EXPECT_TRUE(check_preload_name("matplotlib.pyplot"));
+  for (const char* bad : {"", "os; import x", "a..b", "../x", "1abc", "a-b"}) {
+    auto checked = check_preload_name(bad);
+    ASSERT_FALSE(checked) << bad;
+    EXPECT_NE(checked.error().message.find("module name"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace paddock::testing
