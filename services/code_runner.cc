@@ -197,16 +197,12 @@ void prepare_warm_sandboxes(ServerState& state) {
   present_only.backend = &state.backend();
   auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
   if (!built || !runs_warm(built->shape, built->plan)) return;
-  // Both kinds of the default language's interpreters: a first call that imports nothing, and
-  // one that imports the data libraries.
-  std::vector<std::string> codes = {""};
-  auto preload = preload_of(state, **policy);
-  if (!preload.empty()) codes.push_back("import " + preload.front());
+  // The interpreter that preloaded nothing: what a first call takes unless it imports a data
+  // library. One that preloaded them costs a second or more of CPU and a few hundred MiB to keep,
+  // so it is made after the first call that wanted one, not for every server that starts.
   std::string pool_key;
-  for (const auto& code : codes) {
-    auto interpreter = interpreter_for(state, **policy, built->shape, code, pool_key);
-    state.warm().prepare(pool_key, built->shape, interpreter);
-  }
+  auto interpreter = interpreter_for(state, **policy, built->shape, "", pool_key);
+  state.warm().prepare(pool_key, built->shape, interpreter);
 }
 
 std::string session_output_file(int run, const std::string& stream) {
