@@ -43,6 +43,11 @@ void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secre
   entry.interpreter.store(SessionEntry::Interpreter::kLive, std::memory_order_release);
 }
 
+void adopt_interpreter(SessionEntry& entry, std::unique_ptr<LiveKernel> kernel) {
+  entry.kernel = std::move(kernel);
+  entry.interpreter.store(SessionEntry::Interpreter::kLive, std::memory_order_release);
+}
+
 std::string interpreter_line(const SessionEntry& entry) {
   const LiveKernel* kernel = live_kernel(entry);
   if (kernel == nullptr) return "not live: " + not_live_reason(entry);

@@ -6,8 +6,13 @@
 
 #include <string>
 
+#include <memory>
+
+#include "runtime/live_kernel.h"
+#include "runtime/session.h"
 #include "services/secret_mask.h"
 #include "services/session_registry.h"
+#include "services/warm_pool.h"
 
 namespace paddock::mcp {
 
@@ -18,6 +23,19 @@ inline constexpr double kKernelReadySeconds = 60;
 // when the caller asked for a session without one. Called under entry.run_mutex.
 // What the kernel said when it failed is masked with `secrets` (a kernel's log may print them).
 void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secrets);
+
+// A live session's sandbox with its kernel started and ready, made before the create_session
+// that takes it (the server's kernel pool): a session that opens at once.
+struct ReadyKernel {
+  std::unique_ptr<Session> session;
+  std::unique_ptr<LiveKernel> kernel;  // after `session`, so that it goes first
+  bool ended() { return session->ended(); }
+};
+using KernelPool = BasicWarmPool<ReadyKernel>;
+
+// Gives `entry` a kernel that was started before it (a ReadyKernel's), as start_interpreter
+// would have. Called under entry.run_mutex.
+void adopt_interpreter(SessionEntry& entry, std::unique_ptr<LiveKernel> kernel);
 
 // The kernel, once it is known to be there; null while it starts or when there is none.
 const LiveKernel* live_kernel(const SessionEntry& entry);

@@ -1,6 +1,7 @@
 #include "services/server_state.h"
 
 #include "runtime/warm_run.h"
+#include "services/code_runner.h"
 
 namespace paddock::mcp {
 namespace {
@@ -17,6 +18,14 @@ std::size_t warm_pool_size(const ServerOptions& options, const Backend& backend)
   return backend.abilities().warm ? options.warm_per_language : 0;
 }
 
+// Ready kernels: where sessions can be live (the native backend), and only for a server that
+// passes none of its own environment through. Those values are the session's environment, so a
+// kernel started before its session would hold them while it waits.
+std::size_t kernel_pool_size(const ServerOptions& options, const Backend& backend) {
+  if (!options.pass_through_env.empty() || !backend.abilities().live) return 0;
+  return warm_pool_size(options, backend);
+}
+
 }  // namespace
 
 ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend,
@@ -26,12 +35,41 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend
                 std::move(audit), std::move(shares)),
       warm_(
           warm_pool_size(options_, services_.backend()),
-          [this](const SandboxShape& shape, const std::optional<WarmInterpreter>& interpreter) {
+          [this](const std::string&, const SandboxShape& shape,
+                 const std::optional<WarmInterpreter>& interpreter) {
             return open_warm(services_.backend(), shape, interpreter);
           },
           [this](std::size_t pool_sandboxes) {
             // Warm sandboxes count against the sessions' cap: they never crowd one out.
-            return services_.sessions().size() + pool_sandboxes < options_.max_sessions;
+            return services_.sessions().size() + pool_sandboxes + kernels_.size() <
+                   options_.max_sessions;
+          }),
+      kernels_(
+          kernel_pool_size(options_, services_.backend()),
+          [this](const std::string& language, const SandboxShape& shape,
+                 const std::optional<WarmInterpreter>&) { return open_ready_kernel(language, shape); },
+          [this](std::size_t pool_sandboxes) {
+            return services_.sessions().size() + pool_sandboxes + warm_.size() <
+                   options_.max_sessions;
           }) {}
+
+Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(const std::string& language,
+                                                                    const SandboxShape& shape) {
+  auto policy = policies().find(language);
+  if (!policy) return policy.error();
+  auto spec = session_spec(*this, **policy, {}, {});
+  if (!spec) return spec.error();
+  // The language's session is made otherwise by now (an image replaced): its next
+  // create_session sets the new shape.
+  if (!(spec->shape == shape)) return Error{ESTALE, "the language's sessions changed shape"};
+  auto session = backend().open_session(spec->shape, spec->plan);
+  if (!session) return session.error();
+  auto kernel = LiveKernel::start(**session, (*policy)->kernel, kKernelReadySeconds);
+  if (!kernel) return kernel.error();
+  auto ready = std::make_unique<ReadyKernel>();
+  ready->session = std::move(*session);
+  ready->kernel = std::move(*kernel);
+  return ready;
+}
 
 }  // namespace paddock::mcp

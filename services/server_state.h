@@ -2,13 +2,14 @@
 
 // What every request of one `paddock mcp` process shares: its options, the services below the
 // protocol (services/services.h: the backend, the language policies, the sessions, the images,
-// the secrets to mask, the audit log and the shares), and the warm sandboxes.
+// the secrets to mask, the audit log and the shares), the warm sandboxes and the ready kernels.
 
 #include <cstddef>
 #include <memory>
 
 #include "language/policy_store.h"
 #include "runtime/backend.h"
+#include "services/live_session.h"
 #include "services/server_config.h"
 #include "services/services.h"
 #include "services/warm_pool.h"
@@ -31,15 +32,23 @@ class ServerState {
   [[nodiscard]] const SecretMask& secrets() const { return services_.secrets(); }
   [[nodiscard]] const Shares& shares() const { return services_.shares(); }
   [[nodiscard]] WarmPool& warm() { return warm_; }
+  // Live sessions' sandboxes with their kernel ready, for create_session (live_session.h).
+  [[nodiscard]] KernelPool& kernels() { return kernels_; }
 
   // Appends to the audit log, when there is one.
   void record(const AuditRecord& record) const { services_.record(record); }
 
  private:
+  // A live session of `language` with its kernel ready, for the kernel pool.
+  Result<std::unique_ptr<ReadyKernel>> open_ready_kernel(const std::string& language,
+                                                         const SandboxShape& shape);
+
   const ServerOptions options_;
   Services services_;
-  // Last, so that it goes first: its sandboxes close while the backend is still there.
+  // Last, so that they go first: their sandboxes close while the backend is still there. Each
+  // fills only once prepared (after this object is made), and counts the other's as taken room.
   WarmPool warm_;
+  KernelPool kernels_;
 };
 
 }  // namespace paddock::mcp

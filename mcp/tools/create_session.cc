@@ -74,10 +74,33 @@ class CreateSession final : public Tool {
     if (!mounts) return tool_error(mounts.error().message);
     auto spec = session_spec(state, **policy, context.progress, binds);
     if (!spec) return tool_error(spec.error().message);
-    if (auto room = state.sessions().reserve(); !room) return tool_error(room.error().message);
-    // Warm sandboxes give way: together with the sessions they stay within --max-sessions.
+    auto libraries = arguments.value("libraries", std::vector<std::string>{});
+    bool live = arguments.value("live", true);
+    // A plain live session takes a sandbox whose kernel is ready, when one waits; the pool keeps
+    // one waiting for the language's next from now on.
+    // No kernel is made ready beside this call: it would take the cores this session's own
+    // kernel is starting on.
+    KernelPool::CallInFlight hold(state.kernels());
+    std::unique_ptr<ReadyKernel> ready;
+    if (live && libraries.empty() && binds.empty() && !(*policy)->kernel.name.empty()) {
+      ready = state.kernels().take((*policy)->name, spec->shape, std::nullopt, spec->plan);
+    }
+    if (auto room = state.sessions().reserve(); !room) {
+      state.kernels().retire(std::move(ready));
+      return tool_error(room.error().message);
+    }
+    // Warm sandboxes and ready kernels give way: with the sessions they stay within
+    // --max-sessions.
     state.warm().fit();
-    auto opened = state.backend().open_session(spec->shape, spec->plan);
+    state.kernels().fit();
+    std::unique_ptr<LiveKernel> kernel;
+    Result<std::unique_ptr<Session>> opened = std::unique_ptr<Session>();
+    if (ready) {
+      kernel = std::move(ready->kernel);
+      opened = std::move(ready->session);
+    } else {
+      opened = state.backend().open_session(spec->shape, spec->plan);
+    }
     Limits limits = limits_of(spec->shape.limits, spec->plan);
     record_mounts(state, **policy, limits, *mounts, opened ? "done" : "error");
     if (!opened) {
@@ -90,7 +113,6 @@ class CreateSession final : public Tool {
                              arguments.value("ttl_seconds", state.options().session_idle_seconds));
     entry->limits = limits;
     entry->mounts = std::move(*mounts);
-    auto libraries = arguments.value("libraries", std::vector<std::string>{});
     std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
     if (!libraries.empty()) {
       ProgressObserver observer(context);
@@ -104,7 +126,11 @@ class CreateSession final : public Tool {
     // After the install: the interpreter starts with the libraries there.
     {
       std::lock_guard lock(entry->run_mutex);
-      start_interpreter(*entry, arguments.value("live", true), state.secrets());
+      if (kernel) {
+        adopt_interpreter(*entry, std::move(kernel));
+      } else {
+        start_interpreter(*entry, live, state.secrets());
+      }
     }
     ToolResult result;
     for (const auto& mount : entry->mounts) {

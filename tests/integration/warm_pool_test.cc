@@ -381,7 +381,7 @@ TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
   bool released = false;
   mcp::WarmPool pool(
       1,
-      [&](const SandboxShape& shape,
+      [&](const std::string&, const SandboxShape& shape,
           const std::optional<WarmInterpreter>&) -> Result<std::unique_ptr<Session>> {
         std::unique_lock lock(mutex);
         ++openings;

@@ -1,0 +1,110 @@
+// Sessions that open at once (services/live_session.h's ReadyKernel), through a real
+// `paddock mcp`: after a language's first live session, the server keeps a sandbox with its
+// kernel started, and the next create_session takes it. Each such session starts with nothing
+// defined and shares nothing with another; none is kept for a server that passes its own
+// environment through; and they give way to sessions under --max-sessions.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/warm_server.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+
+class SessionServer {
+ public:
+  explicit SessionServer(std::vector<std::string> flags = {}) : server_(std::move(flags)) {}
+
+  [[nodiscard]] pid_t pid() const { return server_.pid(); }
+
+  std::string create() {
+    int id = ++next_id_;
+    server_.mcp().call(id, "create_session", json::object());
+    json answer = server_.mcp().wait_for(id);
+    EXPECT_FALSE(answer["result"].value("isError", true)) << answer.dump();
+    EXPECT_TRUE(answer["result"]["structuredContent"].value("live", false)) << answer.dump();
+    return answer["result"]["structuredContent"].value("session_id", "");
+  }
+
+  std::string run(const std::string& session, const std::string& code) {
+    int id = ++next_id_;
+    server_.mcp().call(id, "execute_code", {{"session_id", session}, {"code", code}});
+    json answer = server_.mcp().wait_for(id);
+    EXPECT_FALSE(answer["result"].value("isError", true)) << answer.dump();
+    return answer["result"]["structuredContent"].value("stdout", "");
+  }
+
+ private:
+  WarmServer server_;
+  int next_id_ = 1000;
+};
+
+// How long the session's kernel has run, as the kernel itself sees it (its process's start).
+constexpr const char* kKernelAge =
+    "import os\n"
+    "ticks = int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])\n"
+    "uptime = float(open('/proc/uptime').read().split()[0])\n"
+    "print(int(uptime - ticks / os.sysconf('SC_CLK_TCK')))\n";
+
+TEST(ReadyKernel, TheNextSessionTakesAKernelStartedBeforeIt) {
+  SessionServer server;
+  std::string first = server.create();
+  // The first one's kernel was started for it; then the pool makes one ready (with the fresh
+  // calls' sandbox, three sandboxes), which waits.
+  settled_sandboxes(server.pid(), 3);
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  std::string second = server.create();
+  EXPECT_GE(std::atoi(server.run(second, kKernelAge).c_str()), 3)
+      << "the second session's kernel was started for it, not before";
+  EXPECT_LE(std::atoi(server.run(first, kKernelAge).c_str()), 60);
+}
+
+TEST(ReadyKernel, ASessionFromThePoolStartsEmptyAndSharesNothing) {
+  SessionServer server;
+  std::string first = server.create();
+  server.run(first, "shared = 'first session'\nopen('mine.txt', 'w').write('first')");
+  for (int round = 0; round < 2; ++round) {
+    settled_sandboxes(server.pid(), 3 + round);
+    std::string next = server.create();
+    EXPECT_EQ(server.run(next, "import os\nprint(globals().get('shared'), os.path.exists('mine.txt'))"),
+              "None False\n");
+    server.run(next, "shared = 'a later session'");
+  }
+  EXPECT_EQ(server.run(first, "print(shared)"), "first session\n");
+}
+
+// Pass-through values are every session's environment: a kernel started before its session would
+// hold them while it waits, so none is kept (the fresh calls' sandbox and the session only).
+TEST(ReadyKernel, NoneWaitsForAServerThatPassesItsEnvironmentThrough) {
+  setenv("READY_KERNEL_SECRET", "not-while-it-waits", 1);
+  SessionServer server({"--pass-through-env", "READY_KERNEL_SECRET"});
+  unsetenv("READY_KERNEL_SECRET");
+  std::string session = server.create();
+  EXPECT_EQ(server.run(session, "import os\nprint(len(os.environ['READY_KERNEL_SECRET']))"),
+            "18\n");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(settled_sandboxes(server.pid(), 2).size(), 2u);
+}
+
+// Ready kernels give way: with --max-sessions 2, two sessions are both made, whatever waits.
+TEST(ReadyKernel, ReadyKernelsGiveWayToSessions) {
+  SessionServer server({"--max-sessions", "2"});
+  server.create();
+  settled_sandboxes(server.pid(), 2);  // the pool may hold one beside the session, not two
+  std::string second = server.create();
+  EXPECT_EQ(server.run(second, "print(1)"), "1\n");
+  EXPECT_EQ(settled_sandboxes(server.pid(), 2).size(), 2u);
+}
+
+}  // namespace
+}  // namespace paddock::testing
