@@ -284,6 +284,10 @@ void Server::submit(const Incoming& request, const Era& era) {
       InFlight& call;
       ~Answered() { call.until_answered.reset(); }
     } answered{*call};
+    // No kernel is made ready while any call is in flight: starting one takes about a second
+    // of CPU, which the calls' own work should not share. The pool refills once the server is
+    // idle.
+    KernelPool::CallInFlight busy(state_.kernels());
     json result;
     std::optional<RpcError> error;
     if (is_tool) {
@@ -300,9 +304,8 @@ void Server::submit(const Incoming& request, const Era& era) {
       }
     }
     forget();
-    // The warm pool starts opening the next sandbox now, before the answer is written: a client
-    // that sends its next call as soon as it reads this answer must find that opening under way
-    // (and wait for it) rather than race this thread to the pool and run cold.
+    // The warm pool starts opening the next sandbox now, before the answer is written, so that
+    // it is ready as soon as it can be for the client's next call.
     call->until_answered.reset();
     // A cancelled request gets no answer: the client has forgotten it.
     if (call->cancelled) return;

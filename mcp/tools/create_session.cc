@@ -78,9 +78,6 @@ class CreateSession final : public Tool {
     bool live = arguments.value("live", true);
     // A plain live session takes a sandbox whose kernel is ready, when one waits; the pool keeps
     // one waiting for the language's next from now on.
-    // No kernel is made ready beside this call: it would take the cores this session's own
-    // kernel is starting on.
-    KernelPool::CallInFlight hold(state.kernels());
     std::unique_ptr<ReadyKernel> ready;
     if (live && libraries.empty() && binds.empty() && !(*policy)->kernel.name.empty()) {
       ready = state.kernels().take((*policy)->name, spec->shape, std::nullopt, spec->plan);

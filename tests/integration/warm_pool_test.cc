@@ -357,7 +357,7 @@ TEST(WarmPool, ASandboxOpenedAfterASessionTookTheLastRoomIsClosed) {
     json created = server.mcp().wait_for(10);
     ASSERT_FALSE(created.is_null());
     EXPECT_FALSE(created["result"].value("isError", false)) << created.dump();
-    EXPECT_EQ(settled_interpreters(server.pid(), 1).size(), 1u) << "round " << round;
+    EXPECT_EQ(settled_sandboxes(server.pid(), 1).size(), 1u) << "round " << round;
   }
 }
 
