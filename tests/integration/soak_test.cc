@@ -140,8 +140,8 @@ TEST(Soak, TwelveHundredCallsLeaveNothingAndMemoryLevelsOff) {
                                          << " KiB over the second 600 calls";
       }
       // stdin, stdout, stderr, the audit-less server's own (signalfd, eventfds, the pools'
-      // waiting sandbox and ready kernel): a fixed handful, never one per call.
-      EXPECT_LE(fds, 24u) << "the server holds " << fds << " descriptors after "
+      // waiting sandbox and ready kernel, about five each): a fixed handful, never one per call.
+      EXPECT_LE(fds, 32u) << "the server holds " << fds << " descriptors after "
                           << (round + 1) * 600 << " calls";
       // Between calls only the warm sandbox waiting for the next fresh call, and the kernel
       // made ready for the next session, are there.
