@@ -83,13 +83,13 @@ struct LanguagePolicy {
   // Warm interpreters for fresh calls (runtime/warm_interpreter.h); no loader: the language's
   // warm sandboxes hold none, and its calls start their program when they come.
   struct Warm {
-    std::string loader;                        // a support file, e.g. python/warm_start.py
-    std::vector<std::string> preload;          // modules imported before the call comes
+    std::string loader;                // a support file, e.g. python/warm_start.py
+    std::vector<std::string> preload;  // modules imported before the call comes
     // Top-level modules whose import sends a call to an interpreter that preloaded; other calls
     // take one that preloaded nothing (cheaper to end, and imports nothing they did not ask
     // for). Empty: the top-level names of `preload`.
     std::vector<std::string> preload_when;
-    std::vector<std::string> startup_env;      // NAME or PREFIX*: a call that sets one runs cold
+    std::vector<std::string> startup_env;  // NAME or PREFIX*: a call that sets one runs cold
   } warm;
   std::string origin;  // the file(s) it was read from, for messages
 };

@@ -242,8 +242,8 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   run.timeout_capped = built->timeout_capped;
   run.limits = limits_of(built->shape.limits, built->plan);
   run.preinstalled = std::move(preinstalled);
-  auto result = run_warm_or_cold(state, policy, request.code, built->shape, built->plan, observer, run.warm,
-                                 until_answered);
+  auto result = run_warm_or_cold(state, policy, request.code, built->shape, built->plan, observer,
+                                 run.warm, until_answered);
   if (!result) return result.error();
   mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());

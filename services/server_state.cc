@@ -47,7 +47,9 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend
       kernels_(
           kernel_pool_size(options_, services_.backend()),
           [this](const std::string& language, const SandboxShape& shape,
-                 const std::optional<WarmInterpreter>&) { return open_ready_kernel(language, shape); },
+                 const std::optional<WarmInterpreter>&) {
+            return open_ready_kernel(language, shape);
+          },
           [this](std::size_t pool_sandboxes) {
             return services_.sessions().size() + pool_sandboxes + warm_.size() <
                    options_.max_sessions;

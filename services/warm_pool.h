@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "runtime/sandbox_shape.h"
 #include "runtime/run_plan.h"
+#include "runtime/sandbox_shape.h"
 #include "runtime/session.h"
 #include "runtime/warm_interpreter.h"
 #include "services/log.h"
@@ -61,8 +61,8 @@ class BasicWarmPool {
   // keeps sandboxes of this shape, with `interpreter` started in each, waiting for `language`.
   // Null too when `plan` cannot run on the interpreter the waiting ones hold.
   std::unique_ptr<Held> take(const std::string& language, const SandboxShape& shape,
-                                const std::optional<WarmInterpreter>& interpreter,
-                                const RunPlan& plan);
+                             const std::optional<WarmInterpreter>& interpreter,
+                             const RunPlan& plan);
   // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start).
   void prepare(const std::string& language, const SandboxShape& shape,
                const std::optional<WarmInterpreter>& interpreter);
@@ -163,8 +163,9 @@ BasicWarmPool<Held>::~BasicWarmPool() {
 }
 
 template <typename Held>
-typename BasicWarmPool<Held>::Slot& BasicWarmPool<Held>::want(const std::string& language, const SandboxShape& shape,
-                               const std::optional<WarmInterpreter>& interpreter) {
+typename BasicWarmPool<Held>::Slot& BasicWarmPool<Held>::want(
+    const std::string& language, const SandboxShape& shape,
+    const std::optional<WarmInterpreter>& interpreter) {
   Slot& slot = slots_[language];
   if (!(slot.shape == shape) || slot.interpreter != interpreter) {
     slot.shape = shape;
@@ -209,9 +210,10 @@ std::chrono::steady_clock::time_point BasicWarmPool<Held>::retire_aged() {
 }
 
 template <typename Held>
-std::unique_ptr<Held> BasicWarmPool<Held>::take(const std::string& language, const SandboxShape& shape,
-                                        const std::optional<WarmInterpreter>& interpreter,
-                                        const RunPlan& plan) {
+std::unique_ptr<Held> BasicWarmPool<Held>::take(const std::string& language,
+                                                const SandboxShape& shape,
+                                                const std::optional<WarmInterpreter>& interpreter,
+                                                const RunPlan& plan) {
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Held> taken;
   {
@@ -240,7 +242,7 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(const std::string& language, con
 
 template <typename Held>
 void BasicWarmPool<Held>::prepare(const std::string& language, const SandboxShape& shape,
-                       const std::optional<WarmInterpreter>& interpreter) {
+                                  const std::optional<WarmInterpreter>& interpreter) {
   if (per_language_ == 0) return;
   {
     std::lock_guard lock(mutex_);

@@ -289,9 +289,9 @@ Status NativeSession::park(const WarmInterpreter& interpreter) {
     if (!message) return message.error().context("starting the warm interpreter");
     if (message->kind == ChildMessageKind::kCommandStarted) break;
     if (message->kind == ChildMessageKind::kSetupFailed) {
-      return system_error(std::string("starting the warm interpreter (") +
-                              describe(message->phase) + ")",
-                          message->error != 0 ? message->error : EIO);
+      return system_error(
+          std::string("starting the warm interpreter (") + describe(message->phase) + ")",
+          message->error != 0 ? message->error : EIO);
     }
   }
   pollfd watched[2] = {{ours.get(), POLLIN, 0}, {sandbox.init.pidfd(), POLLIN, 0}};
@@ -301,7 +301,8 @@ Status NativeSession::park(const WarmInterpreter& interpreter) {
   if (ready == 0) return Error{ETIMEDOUT, "the warm interpreter was not ready within 120 s"};
   char said[64] = {};
   long long cpu_ns = -1;
-  ssize_t got = (watched[0].revents & POLLIN) != 0 ? recv(ours.get(), said, sizeof said - 1, 0) : -1;
+  ssize_t got =
+      (watched[0].revents & POLLIN) != 0 ? recv(ours.get(), said, sizeof said - 1, 0) : -1;
   if (got <= 0 || std::sscanf(said, "ready %lld", &cpu_ns) != 1 || cpu_ns < 0) {
     return Error{EIO, "the warm interpreter ended before it was ready"};
   }

@@ -76,8 +76,9 @@ TEST(ReadyKernel, ASessionFromThePoolStartsEmptyAndSharesNothing) {
   for (int round = 0; round < 2; ++round) {
     settled_sandboxes(server.pid(), 3 + round);
     std::string next = server.create();
-    EXPECT_EQ(server.run(next, "import os\nprint(globals().get('shared'), os.path.exists('mine.txt'))"),
-              "None False\n");
+    EXPECT_EQ(
+        server.run(next, "import os\nprint(globals().get('shared'), os.path.exists('mine.txt'))"),
+        "None False\n");
     server.run(next, "shared = 'a later session'");
   }
   EXPECT_EQ(server.run(first, "print(shared)"), "first session\n");

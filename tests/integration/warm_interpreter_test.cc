@@ -83,7 +83,9 @@ json comparable(const json& result) {
   return shown;
 }
 
-json with_data_import(const std::string& code) { return {{"code", "import numpy\n" + code}}; }
+json with_data_import(const std::string& code) {
+  return {{"code", "import numpy\n" + code}};
+}
 
 // The same calls to a server whose interpreters wait (`preload`), and to one that starts each
 // call's: every result alike, and every warm call warm.
@@ -105,14 +107,15 @@ void expect_alike_warm_and_cold(const std::vector<std::string>& preload,
     json from_warm = warm.run(call, true);
     json from_cold = cold.run(call, true);
     EXPECT_EQ(comparable(from_warm).dump(1), comparable(from_cold).dump(1))
-        << "code:\n" << call.value("code", "");
+        << "code:\n"
+        << call.value("code", "");
   }
   EXPECT_EQ(warm.warm_runs(), expected);
 }
 
 TEST(WarmInterpreter, CodeCannotTellAPlainOneFromANewProcess) {
-  expect_alike_warm_and_cold({}, {{{"code", kProbe}, {"stdin", "the call's stdin\n"}},
-                                  {{"code", kProbe}}});
+  expect_alike_warm_and_cold(
+      {}, {{{"code", kProbe}, {"stdin", "the call's stdin\n"}}, {{"code", kProbe}}});
 }
 
 TEST(WarmInterpreter, CodeCannotTellAPreloadedOneFromANewProcess) {
@@ -135,11 +138,13 @@ TEST(WarmInterpreter, EveryWayOfEndingIsANewProcesss) {
       {{"code", "raise KeyboardInterrupt"}},
       {{"code", "import os, signal\nprint('x', flush=True)\nos.kill(os.getpid(), signal.SIGTERM)"}},
       {{"code", "import os\nos._exit(7)"}},
-      {{"code", "import threading, time\n"
-                "def late():\n    time.sleep(0.3)\n    print('thread done')\n"
-                "threading.Thread(target=late).start()\nprint('main done')"}},
-      {{"code", "class Noisy:\n    def __del__(self):\n        print('finalized')\n"
-                "kept = Noisy()\nprint('end')"}},
+      {{"code",
+        "import threading, time\n"
+        "def late():\n    time.sleep(0.3)\n    print('thread done')\n"
+        "threading.Thread(target=late).start()\nprint('main done')"}},
+      {{"code",
+        "class Noisy:\n    def __del__(self):\n        print('finalized')\n"
+        "kept = Noisy()\nprint('end')"}},
       {{"code", "import time\ntime.sleep(5)"}, {"timeout", 1}},
       {{"code", "print('y' * 3000000)"}},
   };
@@ -164,8 +169,10 @@ TEST(WarmInterpreter, ACallThatSetsAStartupVariableRunsColdWithItInEffect) {
   WarmServer server({"--warm", "1", "--pass-through-env", "PYTHONPATH"});
   unsetenv("PYTHONPATH");
   settled_interpreters(server.pid(), 1);
-  json result = server.run({{"code", "import os, sys\nos.makedirs('lib', exist_ok=True)\n"
-                                     "print('/work/lib' in sys.path, os.environ['PYTHONPATH'] == '/work/lib')"}});
+  json result =
+      server.run({{"code",
+                   "import os, sys\nos.makedirs('lib', exist_ok=True)\n"
+                   "print('/work/lib' in sys.path, os.environ['PYTHONPATH'] == '/work/lib')"}});
   EXPECT_EQ(result.value("stdout", ""), "True True\n") << result.dump();
   EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false}));
 }
@@ -175,16 +182,14 @@ TEST(WarmInterpreter, ACallThatSetsAStartupVariableRunsColdWithItInEffect) {
 TEST(WarmInterpreter, APreloadedOneHoldsNoSecretWhileItWaits) {
   std::string secret = random_text("preload-secret-");
   setenv("WARM_INTERPRETER_SECRET", secret.c_str(), 1);
-  std::vector<std::string> flags = {"--warm", "1", "--pass-through-env",
-                                    "WARM_INTERPRETER_SECRET"};
+  std::vector<std::string> flags = {"--warm", "1", "--pass-through-env", "WARM_INTERPRETER_SECRET"};
   flags.insert(flags.end(), kDataPreload.begin(), kDataPreload.end());
   WarmServer server(flags);
   unsetenv("WARM_INTERPRETER_SECRET");
   server.run(with_data_import("pass"));  // cold: the pool keeps a preloaded one from now on
   settled_interpreters(server.pid(), 2);
-  json result = server.run(
-      with_data_import("import os\nprint(os.environ['WARM_INTERPRETER_SECRET'] == '" + secret +
-                       "')"));
+  json result = server.run(with_data_import(
+      "import os\nprint(os.environ['WARM_INTERPRETER_SECRET'] == '" + secret + "')"));
   EXPECT_EQ(result.value("stdout", ""), "True\n") << result.dump();
   std::size_t interpreters = 0;
   for (pid_t sandbox : settled_interpreters(server.pid(), 2)) {

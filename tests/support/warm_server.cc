@@ -139,7 +139,9 @@ std::vector<pid_t> process_tree(pid_t root) {
 WarmServer::WarmServer(std::vector<std::string> flags)
     : audit_(temp_path("paddock-warm-audit")), server_(with_defaults(std::move(flags), audit_)) {}
 
-WarmServer::~WarmServer() { unlink(audit_.c_str()); }
+WarmServer::~WarmServer() {
+  unlink(audit_.c_str());
+}
 
 json WarmServer::run(json arguments, bool may_fail) {
   int id = ++next_id_;

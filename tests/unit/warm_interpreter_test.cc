@@ -31,8 +31,8 @@ TEST(WarmInterpreter, ACallFitsWhenItStartsTheInterpreterAlike) {
   WarmInterpreter interpreter = python_like();
   EXPECT_TRUE(fits(interpreter, plan_with(interpreter.env)));
   // Secrets and the caller's own variables do not change how python starts.
-  EXPECT_TRUE(fits(interpreter, plan_with({"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg",
-                                           "API_KEY=x"})));
+  EXPECT_TRUE(fits(interpreter,
+                   plan_with({"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg", "API_KEY=x"})));
 }
 
 TEST(WarmInterpreter, AStartupVariableOrAnotherValueOfTheLanguagesSendsItCold) {
