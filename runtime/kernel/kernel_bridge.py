@@ -30,6 +30,7 @@ GRACE_SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 2.0
 QUIET_AFTER_REPLY_SECONDS = 1.0
 STREAM_CHUNK = 64 * 1024  # a stream message is sent in lines of at most this many characters
 MAX_DISPLAY_BYTES = int(os.environ.pop("PADDOCK_KERNEL_DISPLAY_BYTES", str(8 << 20)))
+TMP_NEEDED_BYTES = 1 << 20  # what a kernel writes to /tmp as it starts, and then some
 
 out = os.fdopen(os.dup(1), "w", buffering=1)
 # Nothing else writes to paddock's channel: whatever a library prints goes to stderr's void.
@@ -175,11 +176,55 @@ c.Kernel._execute_sleep = 0.0
 """
 
 
+# Two waits of ipykernel 6 that a cell does not need, from a startup file beside the guard. Each
+# cell of ipykernel waits several times for one of its own threads; these two waits order nothing
+# for this bridge, which reads every cell to its idle status (sent after all its output):
+# - flush() of stdout or stderr hands the buffer to the iopub thread and waits until that thread
+#   has sent it: four times a cell (both streams, twice), mostly with nothing to send. A stream
+#   with nothing written since its last send returns at once here; one with output flushes as
+#   before, so output and its order stay as they were.
+# - Before each request the shell waits for the control thread to handle what came before it on
+#   control. Only an interrupt comes there (interrupt_mode message), and only while a cell runs.
+# Both are taken only where ipykernel has the names they rely on; elsewhere nothing changes.
+KERNEL_WAITS = r"""
+def _paddock_kernel_waits():
+    import asyncio
+    import sys
+
+    stream = type(sys.stdout)
+    if all(hasattr(sys.stdout, name) for name in ("_buffer", "_buffer_lock", "_flush_pending")):
+        flush = stream.flush
+
+        def flush_if_written(self):
+            if not self._flush_pending:
+                with self._buffer_lock:
+                    if not self._buffer.tell():
+                        return None
+            return flush(self)
+
+        stream.flush = flush_if_written
+    kernel = getattr(get_ipython(), "kernel", None)
+    if kernel is not None and hasattr(kernel, "_flush_control_queue"):
+        def no_control_wait():
+            done = asyncio.get_event_loop().create_future()
+            done.set_result(None)
+            return done
+
+        kernel._flush_control_queue = no_control_wait
+
+
+_paddock_kernel_waits()
+del _paddock_kernel_waits
+"""
+
+
 def write_kernel_config(ipython_dir):
     profile = os.path.join(ipython_dir, "profile_default")
-    os.makedirs(profile, mode=0o700, exist_ok=True)
+    os.makedirs(os.path.join(profile, "startup"), mode=0o700, exist_ok=True)
     with open(os.path.join(profile, "ipython_kernel_config.py"), "w") as config:
         config.write(KERNEL_CONFIG)
+    with open(os.path.join(profile, "startup", "00-paddock-waits.py"), "w") as waits:
+        waits.write(KERNEL_WAITS)
 
 
 class Channels(ConnectionFileMixin):
@@ -566,12 +611,23 @@ def finish(kernel, state, why):
     return kernel
 
 
+def tmp_is_full():
+    """Whether /tmp has too little room left for a kernel to start (its profile, its log): the
+    bridge's own files may still fit where the kernel's do not, and then the kernel just dies."""
+    try:
+        room = os.statvfs("/tmp")
+    except OSError:
+        return False
+    return room.f_bavail * room.f_frsize < TMP_NEEDED_BYTES
+
+
 def why_not_started(error):
     """One line for a kernel that did not start; a full /tmp (a cell can fill it, and it outlives
     kernels) says what to do, since no cell can run to empty it."""
-    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+    if (isinstance(error, OSError) and error.errno == errno.ENOSPC) or tmp_is_full():
         return ("the sandbox's /tmp is full (%s), so no interpreter can start in it: close this "
-                "session and create another (read what you need from /work first)" % error)
+                "session and create another (read what you need from /work first)"
+                % str(error).split("\n", 1)[0])
     return str(error)[-2000:]
 
 
