@@ -338,9 +338,9 @@ class Kernel:
         misses beats on a busy machine while it starts."""
         deadline = time.monotonic() + timeout
         shell, iopub = self.channels.shell, self.channels.iopub
-        info = None
+        info, sent, announced = None, set(), False
         while True:
-            msg_id = self.channels.send(shell, "kernel_info_request", {})
+            sent.add(self.channels.send(shell, "kernel_info_request", {}))
             resend = time.monotonic() + (1.0 if info is None else 0.2)
             while time.monotonic() < resend:
                 ready = dict(self.poller.poll(50))
@@ -349,8 +349,9 @@ class Kernel:
                         content = reply.get("content")
                         info = content if isinstance(content, dict) else {}
                 for message in self.channels.receive(iopub) if iopub in ready else ():
-                    if info is not None and parent_id(message) == msg_id:
-                        return info
+                    announced = announced or parent_id(message) in sent
+                if info is not None and announced:
+                    return info
                 if not ready and not self.is_alive():
                     raise RuntimeError("Kernel died before replying to kernel_info\n"
                                        + self.log_tail())
