@@ -323,6 +323,34 @@ TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
   EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
 }
 
+// What a cell writes comes in the order it was flushed, stream by stream: a flush with output
+// still waits until the kernel has sent it, so a flushed stdout line comes before the stderr
+// line written after it (the bridge skips only flushes with nothing to send).
+TEST_F(LiveKernelTest, FlushedOutputKeepsItsOrderAcrossStreams) {
+  // The streams as they alternate; a stream's line may come in more than one chunk.
+  struct Ordered final : RunObserver {
+    void on_output(StreamId stream, std::string_view chunk) override {
+      if (seen.empty() || stream != last) seen += stream == StreamId::kStderr ? "err:" : "out:";
+      last = stream;
+      seen += chunk;
+    }
+    std::string seen;
+    StreamId last = StreamId::kStdout;
+  } observer;
+  CellRequest request;
+  request.code =
+      "import sys\n"
+      "for i in range(3):\n"
+      "    print('o%d' % i); sys.stdout.flush()\n"
+      "    print('e%d' % i, file=sys.stderr); sys.stderr.flush()\n"
+      "print('end')\n";
+  auto result = kernel_->execute(request, observer);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(observer.seen, "out:o0\nerr:e0\nout:o1\nerr:e1\nout:o2\nerr:e2\nout:end\n");
+  EXPECT_EQ(result->stdout_data.data, "o0\no1\no2\nend\n");
+  EXPECT_EQ(result->stderr_data.data, "e0\ne1\ne2\n");
+}
+
 // IPython keeps the cells' code in memory only: no file of the sandbox holds it (by default a
 // thread of IPython's writes every cell to an SQLite file in the kernel's directory in /tmp, whose
 // lock the next cell waited for). The session's own history still reads it. writeout_cache is
