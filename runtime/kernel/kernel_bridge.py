@@ -9,10 +9,12 @@
 # here, written to a connection file in a private directory that is removed once the kernel has
 # read it, and the sockets are unix sockets (ipc) in that directory, in the sandbox's own /tmp.
 import errno
+import hmac
 import json
 import os
 import re
 import secrets
+import select
 import shutil
 import signal
 import sys
@@ -28,6 +30,7 @@ GRACE_SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 2.0
 QUIET_AFTER_REPLY_SECONDS = 1.0
 STREAM_CHUNK = 64 * 1024  # a stream message is sent in lines of at most this many characters
 MAX_DISPLAY_BYTES = int(os.environ.pop("PADDOCK_KERNEL_DISPLAY_BYTES", str(8 << 20)))
+TMP_NEEDED_BYTES = 1 << 20  # what a kernel writes to /tmp as it starts, and then some
 
 out = os.fdopen(os.dup(1), "w", buffering=1)
 # Nothing else writes to paddock's channel: whatever a library prints goes to stderr's void.
@@ -63,10 +66,17 @@ try:
     # jupyter_client's kernelspec lookup, connection file and launcher. Not its KernelManager:
     # that imports the python kernel itself to describe "python3", and looks up provisioners,
     # which cost about half a second before the kernel is even started.
-    from jupyter_client.connect import write_connection_file
+    #
+    # Nor its KernelClient: in jupyter_client 7 every call of the blocking client runs an asyncio
+    # event loop around a zmq.asyncio socket, which cost about a millisecond per cell. The
+    # channels here are plain zmq sockets that jupyter_client connects (ConnectionFileMixin), and
+    # every message is made, signed, checked and parsed by its Session, as the client does.
+    import zmq
+    from jupyter_client.connect import ConnectionFileMixin, write_connection_file
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
     from jupyter_client.launcher import launch_kernel
     from jupyter_core.paths import jupyter_path
+    from traitlets import Instance
 except Exception as error:  # the rootfs lacks jupyter_client: paddock falls back
     emit({"failed": "jupyter_client is not installed in the sandbox (%s)" % error})
     sys.exit(3)
@@ -149,6 +159,133 @@ def write_install_guard(ipython_dir):
         guard.write(INSTALL_GUARD)
 
 
+# -- the IPython kernel's own settings --------------------------------------------------------------
+# Read from the kernel's profile at its start (other kernels never read it); each saves time on
+# every cell and changes nothing a cell sees:
+# - The input history is kept in memory. IPython otherwise writes every cell to an SQLite file
+#   from a thread of its own, under a lock that the next cell's start waits for (a few ms a cell
+#   here), and keeps the cells' code in a file in /tmp that only grows. The file went with the
+#   kernel anyway; In, _i, %history and %rerun read the memory.
+# - No pause after a cell's output. ipykernel sleeps 0.5 ms before each reply for clients that
+#   stop reading at the reply; this bridge reads on to the cell's idle status, which the kernel
+#   sends after all of the cell's output.
+KERNEL_CONFIG = """\
+c = get_config()
+c.HistoryManager.hist_file = ":memory:"
+c.Kernel._execute_sleep = 0.0
+"""
+
+
+# Two waits of ipykernel 6 that a cell does not need, from a startup file beside the guard. Each
+# cell of ipykernel waits several times for one of its own threads; these two waits order nothing
+# for this bridge, which reads every cell to its idle status (sent after all its output):
+# - flush() of stdout or stderr hands the buffer to the iopub thread and waits until that thread
+#   has sent it: four times a cell (both streams, twice), mostly with nothing to send. A stream
+#   with nothing written since its last send returns at once here; one with output flushes as
+#   before, so output and its order stay as they were.
+# - Before each request the shell waits for the control thread to handle what came before it on
+#   control. Only an interrupt comes there (interrupt_mode message), and only while a cell runs.
+# Both are taken only where ipykernel has the names they rely on; elsewhere nothing changes.
+KERNEL_WAITS = r"""
+def _paddock_kernel_waits():
+    import asyncio
+    import sys
+
+    stream = type(sys.stdout)
+    if all(hasattr(sys.stdout, name) for name in ("_buffer", "_buffer_lock", "_flush_pending")):
+        flush = stream.flush
+
+        def flush_if_written(self):
+            if not self._flush_pending:
+                with self._buffer_lock:
+                    if not self._buffer.tell():
+                        return None
+            return flush(self)
+
+        stream.flush = flush_if_written
+    kernel = getattr(get_ipython(), "kernel", None)
+    if kernel is not None and hasattr(kernel, "_flush_control_queue"):
+        def no_control_wait():
+            done = asyncio.get_event_loop().create_future()
+            done.set_result(None)
+            return done
+
+        kernel._flush_control_queue = no_control_wait
+
+
+_paddock_kernel_waits()
+del _paddock_kernel_waits
+"""
+
+
+def write_kernel_config(ipython_dir):
+    profile = os.path.join(ipython_dir, "profile_default")
+    os.makedirs(os.path.join(profile, "startup"), mode=0o700, exist_ok=True)
+    with open(os.path.join(profile, "ipython_kernel_config.py"), "w") as config:
+        config.write(KERNEL_CONFIG)
+    with open(os.path.join(profile, "startup", "00-paddock-waits.py"), "w") as waits:
+        waits.write(KERNEL_WAITS)
+
+
+class Channels(ConnectionFileMixin):
+    """The kernel's sockets, connected by jupyter_client from the connection info, as blocking
+    zmq sockets; its Session (the connection's key and signature scheme) makes and reads every
+    message."""
+
+    context = Instance(zmq.Context)
+
+    def __init__(self, connection):
+        super().__init__(context=zmq.Context())
+        self.load_connection_info(connection)
+        identity = self.session.bsession
+        self.shell = self.connect_shell(identity=identity)
+        self.control = self.connect_control(identity=identity)
+        self.iopub = self.connect_iopub()
+
+    def send(self, socket, kind, content):
+        """Sends a request; returns its msg_id."""
+        return self.session.send(socket, kind, content)["header"]["msg_id"]
+
+    def receive(self, socket, most=1000):
+        """The messages waiting on `socket` (at most `most`: a flood of output does not keep the
+        cell's deadline from being looked at), each checked and parsed (parse). What is not a
+        message signed with the key is dropped."""
+        for _ in range(most):
+            try:
+                parts = socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            message = self.parse(parts)
+            if message is not None:
+                yield message
+
+    def parse(self, parts):
+        """A message as Session.deserialize reads it, signature checked with the Session's own
+        signing, but without turning the headers' dates into datetimes: dateutil's parser was
+        most of this bridge's time per cell, and nothing here reads a date. None when it is not
+        a message or its signature is wrong."""
+        try:
+            _, parts = self.session.feed_identities(parts)
+        except ValueError:
+            return None
+        if len(parts) < 5 or not hmac.compare_digest(parts[0], self.session.sign(parts[1:5])):
+            return None
+        try:
+            header, parent, content = (self.session.unpack(part) for part in
+                                       (parts[1], parts[2], parts[4]))
+        except ValueError:
+            return None
+        if not isinstance(header, dict):
+            return None
+        return {"header": header, "msg_type": header.get("msg_type"),
+                "parent_header": parent, "content": content}
+
+    def close(self):
+        for socket in (self.shell, self.control, self.iopub):
+            socket.close(linger=0)
+        self.context.term()
+
+
 class Kernel:
     def __init__(self):
         # The kernelspec directories of the root file system, named here: left to itself,
@@ -161,7 +298,7 @@ class Kernel:
         self.directory = tempfile.mkdtemp(prefix="paddock-kernel-", dir="/tmp")
         os.chmod(self.directory, 0o700)
         self.log_path = os.path.join(self.directory, "kernel.log")
-        connection_file, self.connection = write_connection_file(
+        connection_file, connection = write_connection_file(
             os.path.join(self.directory, "connection.json"), transport="ipc",
             ip=os.path.join(self.directory, "k"), key=secrets.token_hex(32).encode(),
             kernel_name=KERNEL)
@@ -178,31 +315,49 @@ class Kernel:
                           ("JUPYTER_RUNTIME_DIR", "runtime")):
             env[name] = os.path.join(self.directory, sub)
         write_install_guard(env["IPYTHONDIR"])
+        write_kernel_config(env["IPYTHONDIR"])
         self.log = open(self.log_path, "wb")
         # Its own session (process group), so that an interrupt reaches what it runs too.
         self.process = launch_kernel(argv, stdout=self.log, stderr=self.log, env=env,
                                      cwd=os.getcwd())
-        from jupyter_client.blocking import BlockingKernelClient  # while the kernel starts
-
-        self.client = BlockingKernelClient()
-        self.client.load_connection_info(self.connection)
-        # The kernel is alive while its process is. Without a KernelManager, jupyter_client
-        # judges by the heartbeat instead, which misses a beat on a busy machine and declares a
-        # kernel that is still starting dead ("Kernel died before replying to kernel_info").
-        self.client.is_alive = lambda: self.process.poll() is None
-        self.client.start_channels(hb=False)
-        try:
-            self.client.wait_for_ready(timeout=60)
-        except RuntimeError as error:
-            raise RuntimeError("%s\n%s" % (error, self.log_tail()))
+        self.channels = Channels(connection)  # while the kernel starts
+        self.poller = zmq.Poller()
+        self.poller.register(self.channels.iopub, zmq.POLLIN)
+        self.poller.register(self.channels.shell, zmq.POLLIN)
+        self.info = self.wait_for_ready(60)
         # Read by the kernel at its start; not needed again, so not left for a cell to find.
         os.unlink(connection_file)
-        import zmq
-
-        self.poller = zmq.Poller()
-        self.poller.register(self.client.iopub_channel.socket, zmq.POLLIN)
-        self.poller.register(self.client.shell_channel.socket, zmq.POLLIN)
         self.poller.register(0, zmq.POLLIN)
+
+    def wait_for_ready(self, timeout):
+        """The kernel's kernel_info_reply content, once the kernel answers on shell and its
+        iopub reaches this bridge: a kernel_info_request is answered on shell and announced
+        (busy, idle) on iopub, so the request is repeated until both are seen. Until iopub's
+        subscription is in place, the kernel's publisher drops what it sends; a cell's output
+        must not be lost that way. The kernel is alive while its process is: its heartbeat
+        misses beats on a busy machine while it starts."""
+        deadline = time.monotonic() + timeout
+        shell, iopub = self.channels.shell, self.channels.iopub
+        info, sent, announced = None, set(), False
+        while True:
+            sent.add(self.channels.send(shell, "kernel_info_request", {}))
+            resend = time.monotonic() + (1.0 if info is None else 0.2)
+            while time.monotonic() < resend:
+                ready = dict(self.poller.poll(50))
+                for reply in self.channels.receive(shell) if shell in ready else ():
+                    if reply.get("msg_type") == "kernel_info_reply" and info is None:
+                        content = reply.get("content")
+                        info = content if isinstance(content, dict) else {}
+                for message in self.channels.receive(iopub) if iopub in ready else ():
+                    announced = announced or parent_id(message) in sent
+                if info is not None and announced:
+                    return info
+                if not ready and not self.is_alive():
+                    raise RuntimeError("Kernel died before replying to kernel_info\n"
+                                       + self.log_tail())
+            if time.monotonic() > deadline:
+                raise RuntimeError("Kernel didn't respond in %d seconds\n%s"
+                                   % (timeout, self.log_tail()))
 
     def log_tail(self):
         try:
@@ -214,10 +369,15 @@ class Kernel:
     def is_alive(self):
         return self.process.poll() is None
 
+    def execute(self, code, silent):
+        """Sends a cell; returns its msg_id."""
+        return self.channels.send(self.channels.shell, "execute_request", {
+            "code": code, "silent": silent, "store_history": not silent,
+            "user_expressions": {}, "allow_stdin": False, "stop_on_error": False})
+
     def interrupt(self):
         if self.interrupt_mode == "message":
-            message = self.client.session.msg("interrupt_request", content={})
-            self.client.control_channel.send(message)
+            self.channels.send(self.channels.control, "interrupt_request", {})
         else:
             try:
                 os.killpg(self.process.pid, signal.SIGINT)
@@ -239,7 +399,7 @@ class Kernel:
 
     def stop(self):
         try:
-            self.client.stop_channels()
+            self.channels.close()
         except Exception:
             pass
         try:
@@ -251,10 +411,34 @@ class Kernel:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def read_command():
-    """The next line from paddock, or None at end of file."""
-    line = sys.stdin.readline()
-    return json.loads(line) if line else None
+class Commands:
+    """paddock's lines on stdin, read straight from the file descriptor: a buffered reader could
+    hold a second line that the poller, watching the descriptor, would never report."""
+
+    def __init__(self):
+        self.pending = b""
+
+    def next(self, block):
+        """The next command; None at end of file; {} when none is whole yet and not `block`."""
+        while b"\n" not in self.pending:
+            if not block and not select.select([0], [], [], 0)[0]:
+                return {}
+            chunk = os.read(0, 65536)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        try:
+            command = json.loads(line)
+        except ValueError:
+            return {}
+        return command if isinstance(command, dict) else {}
+
+    def waiting(self):
+        return b"\n" in self.pending
+
+
+commands = Commands()
 
 
 def text_of(value):
@@ -367,16 +551,14 @@ def execute(kernel, command):
     code = command.get("code", "")
     timeout = float(command.get("timeout", 30))
     silent = bool(command.get("silent", False))
-    msg_id = kernel.client.execute(code, silent=silent, store_history=not silent,
-                                   allow_stdin=False, stop_on_error=False)
+    msg_id = kernel.execute(code, silent)
     started = time.monotonic()
     deadline = started + timeout
     interrupted_at = None
     why = None  # "timeout" or "cancel"
     state = {"error": False, "idle": False, "reply": None}
     last_heard = started  # the cell's last reply or output
-    iopub = kernel.client.iopub_channel.socket
-    shell = kernel.client.shell_channel.socket
+    iopub, shell = kernel.channels.iopub, kernel.channels.shell
     while True:
         now = time.monotonic()
         if interrupted_at is not None and now > interrupted_at + GRACE_SECONDS:
@@ -388,8 +570,8 @@ def execute(kernel, command):
             continue
         wait = (interrupted_at + GRACE_SECONDS if interrupted_at else deadline) - now
         ready = dict(kernel.poller.poll(int(min(max(wait, 0), 0.1) * 1000) + 1))
-        if 0 in ready:
-            line = read_command()
+        if 0 in ready or commands.waiting():
+            line = commands.next(block=False)
             if line is None:  # paddock is gone
                 kernel.stop()
                 sys.exit(0)
@@ -403,19 +585,11 @@ def execute(kernel, command):
             if not kernel.is_alive():
                 return lost(kernel, kernel.exit_reason(), why)
             continue
-        while shell in ready:
-            try:
-                reply = kernel.client.get_shell_msg(timeout=0)
-            except Exception:
-                break
+        for reply in kernel.channels.receive(shell) if shell in ready else ():
             if parent_id(reply) == msg_id and reply.get("msg_type") == "execute_reply":
                 state["reply"] = reply
                 last_heard = time.monotonic()
-        while iopub in ready:
-            try:
-                message = kernel.client.get_iopub_msg(timeout=0)
-            except Exception:
-                break
+        for message in kernel.channels.receive(iopub) if iopub in ready else ():
             if parent_id(message) != msg_id:
                 continue  # another cell's late output, or the kernel's own status
             last_heard = time.monotonic()
@@ -438,12 +612,23 @@ def finish(kernel, state, why):
     return kernel
 
 
+def tmp_is_full():
+    """Whether /tmp has too little room left for a kernel to start (its profile, its log): the
+    bridge's own files may still fit where the kernel's do not, and then the kernel just dies."""
+    try:
+        room = os.statvfs("/tmp")
+    except OSError:
+        return False
+    return room.f_bavail * room.f_frsize < TMP_NEEDED_BYTES
+
+
 def why_not_started(error):
     """One line for a kernel that did not start; a full /tmp (a cell can fill it, and it outlives
     kernels) says what to do, since no cell can run to empty it."""
-    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+    if (isinstance(error, OSError) and error.errno == errno.ENOSPC) or tmp_is_full():
         return ("the sandbox's /tmp is full (%s), so no interpreter can start in it: close this "
-                "session and create another (read what you need from /work first)" % error)
+                "session and create another (read what you need from /work first)"
+                % str(error).split("\n", 1)[0])
     return str(error)[-2000:]
 
 
@@ -466,17 +651,14 @@ def main():
     except Exception as error:
         emit({"failed": why_not_started(error)})
         return 3
-    info = {"kernel": KERNEL}
-    try:
-        reply = kernel.client.kernel_info(reply=True, timeout=10)["content"]
-        info["implementation"] = reply.get("implementation", "")
-        info["language"] = reply.get("language_info", {}).get("name", "")
-        info["language_version"] = reply.get("language_info", {}).get("version", "")
-    except Exception:
-        pass
-    emit({"ready": info})
+    language = kernel.info.get("language_info")
+    language = language if isinstance(language, dict) else {}
+    emit({"ready": {"kernel": KERNEL,
+                    "implementation": text_of(kernel.info.get("implementation")),
+                    "language": text_of(language.get("name")),
+                    "language_version": text_of(language.get("version"))}})
     while True:
-        command = read_command()
+        command = commands.next(block=True)
         if command is None:
             break
         if "code" in command:

@@ -323,6 +323,62 @@ TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
   EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
 }
 
+// What a cell writes comes in the order it was flushed, stream by stream: a flush with output
+// still waits until the kernel has sent it, so a flushed stdout line comes before the stderr
+// line written after it (the bridge skips only flushes with nothing to send).
+TEST_F(LiveKernelTest, FlushedOutputKeepsItsOrderAcrossStreams) {
+  // The streams as they alternate; a stream's line may come in more than one chunk.
+  struct Ordered final : RunObserver {
+    void on_output(StreamId stream, std::string_view chunk) override {
+      if (seen.empty() || stream != last) seen += stream == StreamId::kStderr ? "err:" : "out:";
+      last = stream;
+      seen += chunk;
+    }
+    std::string seen;
+    StreamId last = StreamId::kStdout;
+  } observer;
+  CellRequest request;
+  request.code =
+      "import sys\n"
+      "for i in range(3):\n"
+      "    print('o%d' % i); sys.stdout.flush()\n"
+      "    print('e%d' % i, file=sys.stderr); sys.stderr.flush()\n"
+      "print('end')\n";
+  auto result = kernel_->execute(request, observer);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(observer.seen, "out:o0\nerr:e0\nout:o1\nerr:e1\nout:o2\nerr:e2\nout:end\n");
+  EXPECT_EQ(result->stdout_data.data, "o0\no1\no2\nend\n");
+  EXPECT_EQ(result->stderr_data.data, "e0\ne1\ne2\n");
+}
+
+// IPython keeps the cells' code in memory only: no file of the sandbox holds it (by default a
+// thread of IPython's writes every cell to an SQLite file in the kernel's directory in /tmp, whose
+// lock the next cell waited for). The session's own history still reads it. writeout_cache is
+// IPython's own "write the history now", so the file, if there were one, is written before it
+// is looked for.
+TEST_F(LiveKernelTest, TheCellsCodeIsInNoFileAndTheHistoryStillHasIt) {
+  cell("secret_code = 'kept-' 'in-memory-only'\nsecret_code_line = 1");
+  RunResult looked = cell(
+      "import os\n"
+      "get_ipython().history_manager.writeout_cache()\n"
+      "needle = b'secret_code_line' + b' = 1'\n"
+      "found = []\n"
+      "for top in ('/tmp', '/work'):\n"
+      "    for root, dirs, files in os.walk(top):\n"
+      "        for name in files:\n"
+      "            try:\n"
+      "                if needle in open(os.path.join(root, name), 'rb').read():\n"
+      "                    found.append(os.path.join(root, name))\n"
+      "            except OSError:\n"
+      "                pass\n"
+      "print(found)\n"
+      "print(any('secret_code_line' in line for line in In))\n");
+  EXPECT_EQ(looked.stdout_data.data, "[]\nTrue\n") << error_of(looked);
+  RunResult history = cell("%history -l 3");
+  EXPECT_NE(history.stdout_data.data.find("secret_code_line = 1"), std::string::npos)
+      << history.stdout_data.data << error_of(history);
+}
+
 TEST_F(LiveKernelTest, FiguresBelongToTheCellThatDrewThem) {
   RunResult none = cell("import matplotlib.pyplot as plt\nx = 1");
   EXPECT_TRUE(none.artifacts.empty());
