@@ -1,6 +1,7 @@
 #include "runtime/native/init/child.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
@@ -118,13 +119,20 @@ void drop_privileges(const ChildPlan& plan) {
             0, 0, 0) != 0) {
     fail(channel, SetupPhase::kCapabilities, errno, 1);
   }
-  for (cap_value_t cap = 0; cap <= CAP_LAST_CAP || CAP_IS_SUPPORTED(cap); ++cap) {
-    if (cap_drop_bound(cap) != 0 && errno != EINVAL) {
+  // Raw calls, not libcap: paddock-init links no C library but musl (init/CMakeLists.txt).
+  // Reading the bounding set fails with EINVAL past the kernel's last capability.
+  for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
       fail(channel, SetupPhase::kCapabilities, errno, 2);
     }
   }
-  if (cap_reset_ambient() != 0) fail(channel, SetupPhase::kCapabilities, errno, 3);
-  if (cap_set_proc(plan.no_capabilities) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+    fail(channel, SetupPhase::kCapabilities, errno, 3);
+  }
+  // Permitted, effective and inheritable all empty.
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capset, &header, none) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
   privileges_dropped = true;
 }
 
