@@ -16,9 +16,15 @@
 #include <cstdint>
 #include <cstdio>
 
+#include <fstream>
+#include <string>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/native/init_program.h"
+#include "support/harness.h"
+#include "support/temp_folder.h"
 
 namespace paddock {
 namespace {
@@ -80,6 +86,37 @@ TEST(InitStart, PaddockInitStartsWithoutAskingTheCpuWhatItIs) {
                             << trace.instructions << " from its exec to its exit";
   std::printf("paddock-init: %ld instructions from exec to exit, %ld of them CPUID\n",
               trace.instructions, trace.cpuid);
+}
+
+// Under a caller's seccomp profile, init runs under that profile plus the calls it declares
+// (init_calls in prepared_run.cc), so its C library must make those calls and no others: musl's
+// open() is the open system call, where glibc's is openat. A profile without open, which no
+// program built with glibc notices, must not stop init from starting a compile step.
+TEST(InitStart, UnderACallersProfileInitMakesOnlyTheCallsItDeclares) {
+  testing::TempFolder folder("init-calls");
+  std::ifstream source(testing::source_dir() + "/policies/seccomp/default.json");
+  nlohmann::json profile = nlohmann::json::parse(source);
+  int removed = 0;
+  for (auto& rule : profile["syscalls"]) {
+    auto& names = rule["names"];
+    for (auto name = names.begin(); name != names.end();) {
+      if (*name == "open") {
+        name = names.erase(name);
+        ++removed;
+      } else {
+        ++name;
+      }
+    }
+  }
+  ASSERT_EQ(removed, 1) << "the default profile allows open once";
+  std::ofstream(folder / "profile.json") << profile.dump();
+  std::ofstream(folder / "main.c")
+      << "#include <stdio.h>\nint main(void) { puts(\"compiled\"); }\n";
+  // Two steps: the compile (init opens /dev/null as its stdin), then the program.
+  auto result = testing::run_cli(
+      {"run", "--seccomp-profile", folder / "profile.json", "--lang", "c", folder / "main.c"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "compiled\n") << result.err;
 }
 
 }  // namespace

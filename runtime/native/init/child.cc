@@ -253,7 +253,9 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
   // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
   // before it gets an empty stdin, and its chatter goes to stderr.
   bool program = step + 1 == plan.steps->size();
-  int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // openat, not open: init may run under a caller's profile plus the calls init_calls() lists
+  // (prepared_run.cc), and musl's open() is the open system call, glibc's openat.
+  int stdin_fd = program ? plan.fds.stdin_fd : openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
   if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
   pid_t payload =
       spawn_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
@@ -275,7 +277,7 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
 void write_late_files(const ChildPlan& plan) {
   static char path[PATH_MAX];  // static: init's stack is a copy of the parent's and may be small
   int channel = plan.fds.channel;
-  int work = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int work = openat(AT_FDCWD, plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);  // as start_step
   if (work < 0) fail(channel, SetupPhase::kLateFile, errno, -1);
   for (std::size_t i = 0; i < plan.late_files->size(); ++i) {
     const LateFile& file = (*plan.late_files)[i];
