@@ -52,5 +52,28 @@ void __throw_out_of_range_fmt(const char*, ...) {
 void __throw_invalid_argument(const char*) {
   std::abort();
 }
+// The rest of <bits/functexcept.h> that code without streams or threads can reach (std::function,
+// std::stoi's range, dynamic_cast of a reference), so that init code may use them as elsewhere.
+void __throw_bad_cast() {
+  std::abort();
+}
+void __throw_bad_function_call() {
+  std::abort();
+}
+void __throw_domain_error(const char*) {
+  std::abort();
+}
+void __throw_runtime_error(const char*) {
+  std::abort();
+}
+void __throw_range_error(const char*) {
+  std::abort();
+}
+void __throw_overflow_error(const char*) {
+  std::abort();
+}
+void __throw_underflow_error(const char*) {
+  std::abort();
+}
 
 }  // namespace std
