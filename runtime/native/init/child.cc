@@ -1,6 +1,7 @@
 #include "runtime/native/init/child.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
@@ -118,13 +119,20 @@ void drop_privileges(const ChildPlan& plan) {
             0, 0, 0) != 0) {
     fail(channel, SetupPhase::kCapabilities, errno, 1);
   }
-  for (cap_value_t cap = 0; cap <= CAP_LAST_CAP || CAP_IS_SUPPORTED(cap); ++cap) {
-    if (cap_drop_bound(cap) != 0 && errno != EINVAL) {
+  // Raw calls, not libcap: paddock-init links no C library but musl (init/CMakeLists.txt).
+  // Reading the bounding set fails with EINVAL past the kernel's last capability.
+  for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
       fail(channel, SetupPhase::kCapabilities, errno, 2);
     }
   }
-  if (cap_reset_ambient() != 0) fail(channel, SetupPhase::kCapabilities, errno, 3);
-  if (cap_set_proc(plan.no_capabilities) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+    fail(channel, SetupPhase::kCapabilities, errno, 3);
+  }
+  // Permitted, effective and inheritable all empty.
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capset, &header, none) != 0) fail(channel, SetupPhase::kCapabilities, errno, 4);
   privileges_dropped = true;
 }
 
@@ -245,7 +253,9 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
   // Only the program reads the caller's stdin and writes its stdout: an installer or compiler
   // before it gets an empty stdin, and its chatter goes to stderr.
   bool program = step + 1 == plan.steps->size();
-  int stdin_fd = program ? plan.fds.stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // openat, not open: init may run under a caller's profile plus the calls init_calls() lists
+  // (prepared_run.cc), and musl's open() is the open system call, glibc's openat.
+  int stdin_fd = program ? plan.fds.stdin_fd : openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
   if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
   pid_t payload =
       spawn_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
@@ -267,7 +277,7 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
 void write_late_files(const ChildPlan& plan) {
   static char path[PATH_MAX];  // static: init's stack is a copy of the parent's and may be small
   int channel = plan.fds.channel;
-  int work = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int work = openat(AT_FDCWD, plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);  // as start_step
   if (work < 0) fail(channel, SetupPhase::kLateFile, errno, -1);
   for (std::size_t i = 0; i < plan.late_files->size(); ++i) {
     const LateFile& file = (*plan.late_files)[i];

@@ -10,7 +10,6 @@
 // as ChildMessages.
 
 #include <linux/filter.h>
-#include <sys/capability.h>
 #include <sys/types.h>
 
 #include <vector>
@@ -94,7 +93,6 @@ struct ChildPlan {
   // hands the listener to the relay, which answers every call with the same errno and counts
   // it (init_relay.h). Empty: the errno form alone.
   sock_fprog notify_seccomp{};
-  cap_t no_capabilities = nullptr;  // an empty set, allocated by paddock-init
   ChildFds fds;
 };
 

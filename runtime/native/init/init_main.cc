@@ -70,7 +70,5 @@ int main() {
   for (int kept : {plan.fds.channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd}) {
     fcntl(kept, F_SETFD, FD_CLOEXEC);
   }
-  plan.no_capabilities = cap_init();
-  if (plan.no_capabilities == nullptr) return 125;
   paddock::run_sandbox_init(plan);
 }

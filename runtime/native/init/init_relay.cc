@@ -1,8 +1,8 @@
 #include "runtime/native/init/init_relay.h"
 
+#include <linux/ioctl.h>  // _IOWR, for linux/seccomp.h
 #include <linux/seccomp.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +17,12 @@
 
 namespace paddock {
 namespace {
+
+// ioctl through syscall(): the kernel reads the request as an unsigned int, and glibc and musl
+// (which paddock-init is built against) declare the wrapper's request unsigned long and int.
+int notify_ioctl(int listener, unsigned int request, void* argument) {
+  return static_cast<int>(syscall(SYS_ioctl, listener, request, argument));
+}
 
 // The largest packet either side sends: a session request.
 SessionRequest buffer;
@@ -101,8 +107,8 @@ void answer_refusals(const sock_fprog& refusals) {
       return;
     }
     seccomp_notif call;
-    std::memset(&call, 0, sizeof call);                                   // the kernel insists
-    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) continue;  // its caller died
+    std::memset(&call, 0, sizeof call);  // the kernel insists
+    if (notify_ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) continue;  // caller died
     seccomp_notif_resp answer;
     std::memset(&answer, 0, sizeof answer);
     answer.id = call.id;
@@ -113,7 +119,7 @@ void answer_refusals(const sock_fprog& refusals) {
     // none notices. Counting it would name a refusal on nearly every run.
     if (answer.error != -ENOSYS) refused.add(call.data.nr);
     // ENOENT: the caller was killed meanwhile; the call is refused either way.
-    ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer);
+    notify_ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer);
   }
 }
 

@@ -60,8 +60,9 @@ std::vector<FenceRule> plan_fence(const std::vector<IpPrefix>& host_addresses,
   std::vector<FenceRule> rules;
   for (const auto& prefix : allowed) rules.push_back({FenceRule::Action::kAllow, prefix});
   IpPrefix resolver = *parse_ip_prefix(kSandboxResolver);
-  for (std::uint8_t protocol : {IPPROTO_UDP, IPPROTO_TCP}) {
-    rules.push_back({FenceRule::Action::kAllow, resolver, protocol, 53});
+  // int: musl's IPPROTO_ constants are plain ints, glibc's an enum.
+  for (int protocol : {IPPROTO_UDP, IPPROTO_TCP}) {
+    rules.push_back({FenceRule::Action::kAllow, resolver, static_cast<std::uint8_t>(protocol), 53});
   }
   for (const auto& prefix : refused_ranges()) rules.push_back({FenceRule::Action::kRefuse, prefix});
   for (const auto& address : host_addresses) {

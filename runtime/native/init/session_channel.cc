@@ -22,11 +22,14 @@ int send_packet(int socket, const void* data, std::size_t length, const int* fds
   if (fd_count > 0) {
     if (fd_count > kSessionMaxFds) return EINVAL;
     header.msg_control = control;
-    header.msg_controllen = CMSG_SPACE(sizeof(int) * static_cast<std::size_t>(fd_count));
+    // Cast to the field's own type: size_t in glibc, socklen_t in musl (paddock-init's).
+    header.msg_controllen = static_cast<decltype(header.msg_controllen)>(
+        CMSG_SPACE(sizeof(int) * static_cast<std::size_t>(fd_count)));
     cmsghdr* rights = CMSG_FIRSTHDR(&header);
     rights->cmsg_level = SOL_SOCKET;
     rights->cmsg_type = SCM_RIGHTS;
-    rights->cmsg_len = CMSG_LEN(sizeof(int) * static_cast<std::size_t>(fd_count));
+    rights->cmsg_len = static_cast<decltype(rights->cmsg_len)>(
+        CMSG_LEN(sizeof(int) * static_cast<std::size_t>(fd_count)));
     std::memcpy(CMSG_DATA(rights), fds, sizeof(int) * static_cast<std::size_t>(fd_count));
   }
   for (;;) {

@@ -239,7 +239,7 @@ void serve_session(const ChildPlan& plan) {
   close(plan.fds.stdin_fd);
   close(plan.fds.stdout_fd);
   close(plan.fds.stderr_fd);
-  int work = open(plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int work = openat(AT_FDCWD, plan.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);  // see start_step
   sigset_t child_signal;
   sigemptyset(&child_signal);
   sigaddset(&child_signal, SIGCHLD);
