@@ -32,6 +32,13 @@ std::string size_text(std::uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+// Whether either stream holds anything to recognise. Checked before a pattern is first used: each
+// one is compiled where it is declared, and compiling them all cost `paddock run` more than a
+// third of its own CPU, for a run that printed nothing.
+bool has_text(const RunResult& result) {
+  return !result.stderr_data.data.empty() || !result.stdout_data.data.empty();
+}
+
 // Where either stream says it: the program's messages may go to either.
 bool said(const RunResult& result, const RE2& pattern, std::string* captured = nullptr) {
   for (const auto* stream : {&result.stderr_data, &result.stdout_data}) {
@@ -73,10 +80,11 @@ std::string process_line(const RunResult& result) {
 // Where no cgroup counts them (rlimit mode), a refused fork or thread is recognised by how
 // shells and runtimes report EAGAIN from fork, clone or pthread_create.
 std::optional<std::string> uncounted_process_line(const RunResult& result) {
+  if (result.isolation.limits_mode == "cgroup2" || !has_text(result)) return std::nullopt;
   static const RE2 kForkFailed(
       R"(Cannot fork|fork: (?:retry: )?Resource temporarily unavailable|can't start new thread|)"
       R"(BlockingIOError: \[Errno 11\]|pthread_create failed|failed to create new OS thread)");
-  if (result.isolation.limits_mode == "cgroup2" || !said(result, kForkFailed)) return std::nullopt;
+  if (!said(result, kForkFailed)) return std::nullopt;
   std::string line = "refused by the sandbox: a new process or thread, most likely at its limit";
   if (auto nproc = limit_value(result, "RLIMIT_NPROC")) line += " of " + std::to_string(*nproc);
   return line.append(kForkAdvice);
@@ -84,9 +92,6 @@ std::optional<std::string> uncounted_process_line(const RunResult& result) {
 
 // A process's allocation refused, or the kernel's OOM killer at the sandbox's limit.
 std::optional<std::string> memory_line(const RunResult& result) {
-  static const RE2 kAllocationFailed(
-      R"(MemoryError|Cannot allocate memory|std::bad_alloc|cannot allocate vector of size|)"
-      R"(JavaScript heap out of memory|fatal error: runtime: out of memory)");
   std::optional<std::uint64_t> limit = limit_value(result, "memory.max");
   if (!limit) limit = limit_value(result, "RLIMIT_DATA");
   std::string of_limit = limit ? " of " + size_text(*limit) : "";
@@ -94,6 +99,10 @@ std::optional<std::string> memory_line(const RunResult& result) {
     return "refused by the sandbox: memory beyond its limit" + of_limit +
            " (the kernel's OOM killer ended a process: use less memory)";
   }
+  if (!has_text(result)) return std::nullopt;
+  static const RE2 kAllocationFailed(
+      R"(MemoryError|Cannot allocate memory|std::bad_alloc|cannot allocate vector of size|)"
+      R"(JavaScript heap out of memory|fatal error: runtime: out of memory)");
   if (said(result, kAllocationFailed)) {
     return "refused by the sandbox: memory beyond its limit" + of_limit +
            " (an allocation failed: use less memory)";
@@ -101,14 +110,20 @@ std::optional<std::string> memory_line(const RunResult& result) {
   return std::nullopt;
 }
 
-std::optional<std::string> disk_line(const RunResult& result) {
-  static const RE2 kFull(R"(No space left on device|Disk quota exceeded|\bENOSPC\b|\bEDQUOT\b)");
+bool said_file_too_large(const RunResult& result) {
+  if (!has_text(result)) return false;
   static const RE2 kTooLarge(R"(File too large|\bEFBIG\b)");
-  if (result.signal == SIGXFSZ || said(result, kTooLarge)) {
+  return said(result, kTooLarge);
+}
+
+std::optional<std::string> disk_line(const RunResult& result) {
+  if (result.signal == SIGXFSZ || said_file_too_large(result)) {
     std::string line = "refused by the sandbox: a file beyond its size limit";
     if (auto size = limit_value(result, "RLIMIT_FSIZE")) line += " of " + size_text(*size);
     return line + " (write smaller files)";
   }
+  if (!has_text(result)) return std::nullopt;
+  static const RE2 kFull(R"(No space left on device|Disk quota exceeded|\bENOSPC\b|\bEDQUOT\b)");
   if (!said(result, kFull)) return std::nullopt;
   std::string line = "refused by the sandbox: disk full (/work";
   if (auto work = limit_value(result, "tmpfs_work_bytes")) line += " holds " + size_text(*work);
@@ -118,6 +133,7 @@ std::optional<std::string> disk_line(const RunResult& result) {
 }
 
 std::optional<std::string> read_only_line(const RunResult& result) {
+  if (!has_text(result)) return std::nullopt;
   // The path where the message names it: Python after the C library's words, coreutils before
   // them in quotes, a POSIX shell after "cannot create".
   static const RE2 kPathAfter(R"(Read-only file system: '([^'\n]{1,200})')");
@@ -143,15 +159,16 @@ bool without_network(const RunResult& result) {
 }
 
 std::optional<std::string> network_line(const RunResult& result, const RefusalContext& context) {
+  if (!context.program_output || !without_network(result) || !has_text(result)) {
+    return std::nullopt;
+  }
   static const RE2 kNoNetwork(
       R"(Temporary failure in name resolution|Name or service not known|)"
       R"(No address associated with hostname|NameResolutionError|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|)"
       R"(Could not resolve host|no such host|[Nn]etwork is unreachable|\bENETUNREACH\b|)"
       R"(UnknownHostException|Failed to establish a new connection|)"
       R"(Could not resolve hostname|nodename nor servname)");
-  if (!context.program_output || !without_network(result) || !said(result, kNoNetwork)) {
-    return std::nullopt;
-  }
+  if (!said(result, kNoNetwork)) return std::nullopt;
   return "network: this sandbox has no network, so that name lookup or connection failed. " +
          std::string(context.allow_host_hint);
 }
