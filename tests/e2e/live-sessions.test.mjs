@@ -29,8 +29,8 @@ const key = (p) => `${p.pid}/${p.starttime}`;
 // A client of either SDK major (1: the 1.x client, legacy era; 2: the 2.x client pinned to the
 // modern era; '2-legacy': the 2.x client with initialize), with call(name, args) that checks the
 // result's structuredContent against the tool's outputSchema from tools/list.
-async function connect(t, sdk) {
-  const conn = sdk === 1 ? await connectSdk1(t) : await connectSdk2(t, { mode: sdk === 2 ? MODERN : 'legacy' });
+async function connect(t, sdk, args) {
+  const conn = sdk === 1 ? await connectSdk1(t, { args }) : await connectSdk2(t, { mode: sdk === 2 ? MODERN : 'legacy', args });
   const { tools } = await conn.client.listTools();
   const schemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema]));
   conn.call = async (name, args, { signal, timeout = 120000 } = {}) => {
@@ -288,7 +288,9 @@ test('two sessions do not see each other\'s variables, and a call without a sess
 });
 
 test('close_session ends the session\'s kernel and bridge, and only them; the server\'s exit ends the rest (1.x client)', { timeout: 120000 }, async (t) => {
-  const conn = await connect(t, 1);
+  // No pools: a kernel the server makes ready after session a would be counted as a's here, and
+  // then become session b (the ready kernels have their own tests, ready_kernel_test.cc).
+  const conn = await connect(t, 1, ['--warm', '0']);
   const { server } = conn;
   const known = new Set((await settledDescendants(server.pid)).map(key));
   const newSince = async (ready) => {
