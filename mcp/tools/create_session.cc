@@ -90,14 +90,9 @@ class CreateSession final : public Tool {
     // --max-sessions.
     state.warm().fit();
     state.kernels().fit();
-    std::unique_ptr<LiveKernel> kernel;
-    Result<std::unique_ptr<Session>> opened = std::unique_ptr<Session>();
-    if (ready) {
-      kernel = std::move(ready->kernel);
-      opened = std::move(ready->session);
-    } else {
-      opened = state.backend().open_session(spec->shape, spec->plan);
-    }
+    std::unique_ptr<LiveKernel> kernel = ready ? std::move(ready->kernel) : nullptr;
+    auto opened = ready ? Result<std::unique_ptr<Session>>(std::move(ready->session))
+                        : state.backend().open_session(spec->shape, spec->plan);
     Limits limits = limits_of(spec->shape.limits, spec->plan);
     record_mounts(state, **policy, limits, *mounts, opened ? "done" : "error");
     if (!opened) {
