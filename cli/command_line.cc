@@ -16,7 +16,10 @@
 namespace paddock::cli {
 namespace {
 
-const std::string kVersion = std::string("paddock ") + kPaddockVersion;
+// "paddock 0.1.0 (commit 0123456789ab)": what a bug report needs to name the exact build.
+std::string version_line() {
+  return std::string("paddock ") + paddock_version() + " (" + paddock_commit() + ")";
+}
 
 // What cli/host_paths.cc's default_store_root() picks, for every command's --root.
 constexpr const char* kRootHelp =
@@ -50,6 +53,7 @@ struct RunFlags {
   std::vector<std::string> allow_private;
   std::vector<std::string> allow_hosts;
   std::vector<std::string> host_loopback_ports;
+  std::vector<std::string> publish;
   std::string lang;
   std::string code;
   std::string policy_dir;
@@ -137,6 +141,12 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "loosens isolation)")
       ->allow_extra_args(false)
       ->type_name("PORT");
+  run.add_option("--publish", flags.publish,
+                 "Open this port of the sandbox to you on the host's 127.0.0.1 while the program "
+                 "runs, and print its URL (with its token) on stderr: [HOSTPORT:]PORT[/tcp] "
+                 "(repeatable; docs/previews.md)")
+      ->allow_extra_args(false)
+      ->type_name("[HOSTPORT:]PORT");
   run.add_option("--memory", flags.memory,
                  "Memory of the sandbox, e.g. 512m (default 512m); in rlimit mode "
                  "only per process, tmpfs and shared memory uncounted")
@@ -319,6 +329,12 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     }
     shape.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
   }
+  for (const auto& text : flags.publish) {
+    auto publish = egress::parse_preview_publish(text);
+    if (!publish) return publish.error();
+    request.publish.push_back(*publish);
+    shape.previews = true;
+  }
   plan.env = flags.env;
   plan.cwd = flags.workdir;
   if (flags.stdin_file == "-") {
@@ -380,7 +396,7 @@ void add_pull_options(CLI::App& pull, ImageRequest& request) {
 
 Result<Request> parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"paddock: a rootless, daemonless sandbox for running untrusted code", "paddock"};
-  app.set_version_flag("--version", kVersion);
+  app.set_version_flag("--version", version_line());
   app.require_subcommand(1, 1);
   // Only the named command gets its options: building every command's (mcp has dozens) cost
   // each `paddock run` about 0.2 ms. The others are still there, by name, for --help and for
@@ -463,7 +479,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
     // From the top, so that a command's usage line reads "paddock run", not "run".
     return Request{InfoRequest{app.help()}};
   } catch (const CLI::CallForVersion&) {
-    return Request{InfoRequest{std::string(kVersion) + "\n"}};
+    return Request{InfoRequest{version_line() + "\n"}};
   } catch (const CLI::ParseError& error) {
     std::string where = "paddock --help";
     for (const CLI::App* parsed : app.get_subcommands()) {

@@ -10,6 +10,7 @@
 
 #include "cli/settings.h"
 #include "core/result.h"
+#include "egress/preview_forwarder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
@@ -39,6 +40,8 @@ struct RunRequest {
   bool stdin_from_terminal = false;       // --stdin -: paddock's own stdin becomes the program's
   std::optional<std::string> image;       // --image: the root file system from an image
   std::optional<std::string> image_root;  // --root: the image store
+  // --publish: ports of the sandbox opened on the host's loopback while the program runs.
+  std::vector<egress::PreviewPublish> publish;
 };
 
 // `paddock images|import|pull|rmi|gc`: the image store.

@@ -9,16 +9,15 @@
 
 #include "cli/dispatch.h"
 #include "cli/output.h"
+#include "core/companion_program.h"
 
 namespace paddock::cli {
 
 int exec_full_paddock(const ImageRequest& /*request*/) {
+  // Beside paddock in a build folder, in lib/paddock once installed.
+  std::vector<std::string> paths = companion_program_paths("paddock-full");
+  if (paths.empty()) return fail("cannot find paddock's own executable (/proc/self/exe)");
   // The arguments as given: paddock-full parses the same command line.
-  char self[PATH_MAX];
-  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0) return fail("cannot find paddock's own executable (/proc/self/exe)");
-  std::string path(self, static_cast<std::size_t>(length));
-  path = path.substr(0, path.rfind('/') + 1) + "paddock-full";
   std::string cmdline;
   {
     // /proc/self/cmdline holds the original argv, NUL-separated.
@@ -32,7 +31,6 @@ int exec_full_paddock(const ImageRequest& /*request*/) {
     argv.push_back(cmdline.data() + at);
   }
   argv.push_back(nullptr);
-  argv[0] = path.data();
   // libcurl's dependencies (librtmp, libldap) load GnuTLS, whose constructor initializes it at
   // load time: about 0.75 MiB of the server's idle memory, for a library paddock never calls
   // (its HTTP goes through libcurl's OpenSSL, and only over http and https). GnuTLS skips that
@@ -44,11 +42,16 @@ int exec_full_paddock(const ImageRequest& /*request*/) {
   std::string no_gnutls_init = "GNUTLS_NO_IMPLICIT_INIT=1";
   envp.push_back(no_gnutls_init.data());
   envp.push_back(nullptr);
-  execve(path.c_str(), argv.data(), envp.data());
-  return fail("cannot run " + path +
+  int first_error = 0;
+  for (std::string& path : paths) {
+    argv[0] = path.data();
+    execve(path.c_str(), argv.data(), envp.data());
+    if (first_error == 0 || first_error == ENOENT) first_error = errno;
+  }
+  return fail("cannot run paddock-full from " + paths[0] + " or " + paths[1] +
               " (paddock mcp, doctor, import, pull and the container backends live there; copy or "
               "build it beside paddock): " +
-              std::strerror(errno));
+              std::strerror(first_error));
 }
 
 }  // namespace paddock::cli

@@ -7,6 +7,7 @@
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "egress/host_pattern.h"
+#include "egress/preview_forwarder.h"
 #include "language/warm_spec.h"
 #include "rootfs/image_reference.h"
 #include "runtime/kube/localhost_profile.h"
@@ -32,6 +33,13 @@ Result<std::uint64_t> whole_number(const Given& given, std::uint64_t low, std::u
 Result<double> duration(const Given& given, const char* example) {
   auto value = parse_seconds(given.text);
   if (!value || *value <= 0) return given.invalid("a duration", example);
+  return *value;
+}
+
+// A duration where 0 turns something off.
+Result<double> duration_or_off(const Given& given, const char* example) {
+  auto value = parse_seconds(given.text);
+  if (!value || *value < 0) return given.invalid("a duration", example);
   return *value;
 }
 
@@ -422,6 +430,88 @@ std::vector<McpSetting> make_table() {
        [](const Given& g, Env, Options& o) {
          return assign(o.session_idle_seconds, duration(g, "30m"));
        }},
+      {"--state-dir",
+       {"PADDOCK_STATE_DIR"},
+       "DIR",
+       "Where sessions are kept across restarts (default $XDG_STATE_HOME/paddock or "
+       "~/.local/state/paddock; none: sessions end with the server)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) -> Status {
+         o.state_dir_set = true;
+         if (g.text == "none") return {};
+         if (g.text.empty() || g.text[0] != '/') {
+           return g.invalid("an absolute path or none", "/home/me/.local/state/paddock");
+         }
+         o.state_dir = g.text;
+         return {};
+       }},
+      {"--session-disk",
+       {"PADDOCK_SESSION_DISK"},
+       "SIZE",
+       "A session's files at most, e.g. 1G (default: the policy's work limit, 256M): writes "
+       "past it fail with ENOSPC",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.session_disk, byte_size(g, "1G", 1u << 20, 1ull << 40));
+       }},
+      {"--session-files",
+       {"PADDOCK_SESSION_FILES"},
+       "N",
+       "A session's files and folders at most (default 50000)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.session_files, whole_number(g, 16, 100'000'000, "50000"));
+       }},
+      {"--state-disk",
+       {"PADDOCK_STATE_DISK"},
+       "SIZE",
+       "The state directory's size at most, every kept session and snapshot together (default "
+       "10G)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.state_disk, byte_size(g, "10G", 1u << 20, 1ull << 50));
+       }},
+      {"--session-retention",
+       {"PADDOCK_SESSION_RETENTION"},
+       "DURATION",
+       "Kept sessions unused this long are removed from disk, e.g. 72h (default 168h: 7 days)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.session_retention_seconds, duration(g, "168h"));
+       }},
+      {"--idle-freeze",
+       {"PADDOCK_IDLE_FREEZE"},
+       "SECONDS",
+       "Idle time before a session's processes are frozen until its next use, e.g. 300 "
+       "(default) or 5m; 0: never",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.idle_freeze_seconds, duration_or_off(g, "300, 5m, or 0 for never"));
+       }},
+      {"--allow-preview",
+       {"PADDOCK_ALLOW_PREVIEW"},
+       "(no value)",
+       "Let the model open a session's port to you on 127.0.0.1 (expose_port; docs/previews.md); "
+       "the variable takes on or off",
+       Arity::kSwitch,
+       [](const Given& g, Env, Options& o) -> Status {
+         auto value =
+             one_of(g, {"on", "off", "1", "0", "true", "false", "yes", "no"}, "on or off", "on");
+         if (!value) return value.error();
+         o.allow_preview = *value == "on" || *value == "1" || *value == "true" || *value == "yes";
+         return {};
+       }},
+      {"--preview-ports",
+       {"PADDOCK_PREVIEW_PORTS"},
+       "FIRST-LAST",
+       "Host ports previews listen on, e.g. 8000-8099 (default: any the kernel picks)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) -> Status {
+         auto range = egress::parse_preview_ports(g.text);
+         if (!range) return g.invalid("a port or a range of ports", "8000-8099");
+         o.preview_ports = {range->first, range->last};
+         return {};
+       }},
       {"--workers",
        {"PADDOCK_WORKERS"},
        "N",
@@ -548,6 +638,15 @@ Result<mcp::ServerOptions> resolve_server_options(const FlagValues& flags, const
   options.user_policy_dir = user_policy_directory(env);
   options.policy_variables = env;
   options.home = env("HOME");
+  if (!options.state_dir_set) {
+    std::string base = env("XDG_STATE_HOME").value_or("");
+    if (base.empty() || base[0] != '/') {
+      base = options.home && !options.home->empty() && (*options.home)[0] == '/'
+                 ? *options.home + "/.local/state"
+                 : "";
+    }
+    if (!base.empty()) options.state_dir = base + "/paddock";
+  }
   return options;
 }
 

@@ -15,6 +15,7 @@
 #include "cli/backend_settings.h"
 #include "cli/host_paths.h"
 #include "cli/output.h"
+#include "cli/published_run.h"
 #include "cli/stdin_relay.h"
 #include "core/text.h"
 #include "language/language_run.h"
@@ -124,6 +125,7 @@ SpecOverrides overrides_from_flags(const RunRequest& request) {
   if (request.network_given) overrides.network = shape.network;
   overrides.allowed_private_ranges = shape.allowed_private_ranges;
   overrides.host_loopback_ports = shape.host_loopback_ports;
+  overrides.previews = shape.previews;
   overrides.allowed_hosts = shape.allowed_hosts;
   overrides.cwd = plan.cwd;
   overrides.stdin_path = plan.stdin_path;
@@ -226,7 +228,11 @@ int run_command(RunRequest& request) {
     if (relay) relay->stop();
     return fail(built.error().message);
   }
-  auto result = (*backend)->run(built->shape, built->plan, observer);
+  auto result =
+      request.publish.empty()
+          ? (*backend)->run(built->shape, built->plan, observer)
+          : run_published(**backend, built->shape, built->plan, request.publish, observer,
+                          [](const std::string& line) { std::cerr << line << std::endl; });
   if (relay) relay->stop();
   g_cancellation = nullptr;
   if (!result) return fail(result.error().message);

@@ -54,6 +54,10 @@ void add_flag_options(CLI::App& app, const std::vector<std::string>& flags,
     std::vector<std::string>& values = storage[flags[i]];
     if (arities[i] == Arity::kRepeated) {
       app.add_option(flags[i], values, helps[i])->allow_extra_args(false)->type_name(types[i]);
+    } else if (arities[i] == Arity::kSwitch) {
+      values.resize(1);
+      app.add_flag_callback(
+          flags[i], [&values] { values.front() = "on"; }, helps[i]);
     } else {
       // One value, as a string option takes it; kept in the row's vector.
       values.resize(1);
@@ -74,7 +78,7 @@ std::vector<Given> given_values(const std::string& flag, const std::vector<std::
                                 Arity arity, const FlagValues& flags, const Environment& env) {
   std::vector<Given> given;
   auto typed = flag.empty() ? flags.end() : flags.find(flag);
-  if (arity == Arity::kOne) {
+  if (arity == Arity::kOne || arity == Arity::kSwitch) {
     if (typed != flags.end() && !typed->second.empty()) {
       given.emplace_back(typed->second.back(), flag);
       return given;

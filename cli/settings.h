@@ -51,6 +51,7 @@ using FlagValues = std::map<std::string, std::vector<std::string>>;
 enum class Arity {
   kOne,       // the flag once, else the first variable set
   kRepeated,  // the variable's comma-separated items first, then each flag's value
+  kSwitch,    // as kOne, but the flag takes no value: given, it reads "on"
 };
 
 template <typename Target>

@@ -206,7 +206,10 @@ void EgressProxy::run() {
     now = Clock::now();
     for (std::size_t i = 3; ready > 0 && i < watched.size(); ++i) {
       if (watched[i].revents == 0) continue;
-      auto [connection, upstream_side] = owners[i - 3];
+      // Plain variables, not a structured binding: the lambdas below capture the connection,
+      // which clang before 16 refuses for a binding (P1091).
+      Connection* connection = owners[i - 3].first;
+      bool upstream_side = owners[i - 3].second;
       if (connection->stage == Connection::Stage::kDone) continue;
       connection->touched = true;
       short events = watched[i].revents;
@@ -214,7 +217,7 @@ void EgressProxy::run() {
       if (!upstream_side) {
         failed = !serve_side(
             connection->client.get(), events, connection->to_client,
-            [&] { return connection->reads_client(); }, connection->from_client,
+            [live = connection] { return live->reads_client(); }, connection->from_client,
             connection->client_room(), connection->client_ended);
       } else if (connection->stage == Connection::Stage::kConnecting) {
         int error = 0;
@@ -231,7 +234,7 @@ void EgressProxy::run() {
       } else {
         failed = !serve_side(
             connection->upstream.get(), events, connection->to_upstream,
-            [&] { return connection->reads_upstream(); }, connection->to_client,
+            [live = connection] { return live->reads_upstream(); }, connection->to_client,
             kRelayBuffer - connection->to_client.size(), connection->upstream_ended);
       }
       if (failed) connection->end();

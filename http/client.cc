@@ -22,7 +22,7 @@ struct Transfer {
 
 long status_now(CURL* handle) {
   long status = 0;
-  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
+  curl().easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
   return status;
 }
 
@@ -68,54 +68,54 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 void set_blob(CURL* handle, CURLoption option, const std::string& pem) {
   curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  curl_easy_setopt(handle, option, &blob);
+  curl().easy_setopt(handle, option, &blob);
 }
 
 void apply_tls(CURL* handle, const Tls& tls) {
-  if (!tls.ca_file.empty()) curl_easy_setopt(handle, CURLOPT_CAINFO, tls.ca_file.c_str());
+  if (!tls.ca_file.empty()) curl().easy_setopt(handle, CURLOPT_CAINFO, tls.ca_file.c_str());
   if (!tls.ca_pem.empty()) set_blob(handle, CURLOPT_CAINFO_BLOB, tls.ca_pem);
   if (!tls.client_cert_file.empty()) {
-    curl_easy_setopt(handle, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
+    curl().easy_setopt(handle, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
   }
   if (!tls.client_key_file.empty()) {
-    curl_easy_setopt(handle, CURLOPT_SSLKEY, tls.client_key_file.c_str());
+    curl().easy_setopt(handle, CURLOPT_SSLKEY, tls.client_key_file.c_str());
   }
   if (!tls.client_cert_pem.empty()) set_blob(handle, CURLOPT_SSLCERT_BLOB, tls.client_cert_pem);
   if (!tls.client_key_pem.empty()) set_blob(handle, CURLOPT_SSLKEY_BLOB, tls.client_key_pem);
   if (!tls.verify) {
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl().easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl().easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
   }
 }
 
 // What every exchange and connection shares: where, how long, TLS.
 void apply_connection(CURL* handle, const Request& request) {
-  curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, request.protocols.c_str());
-  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(handle, CURLOPT_USERAGENT, "paddock");
-  curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, request.connect_timeout_seconds);
+  curl().easy_setopt(handle, CURLOPT_URL, request.url.c_str());
+  curl().easy_setopt(handle, CURLOPT_PROTOCOLS_STR, request.protocols.c_str());
+  curl().easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(handle, CURLOPT_USERAGENT, "paddock");
+  curl().easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, request.connect_timeout_seconds);
   if (request.timeout_seconds > 0) {
-    curl_easy_setopt(handle, CURLOPT_TIMEOUT, request.timeout_seconds);
+    curl().easy_setopt(handle, CURLOPT_TIMEOUT, request.timeout_seconds);
   }
   if (!request.unix_socket.empty()) {
-    curl_easy_setopt(handle, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
+    curl().easy_setopt(handle, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
   }
   apply_tls(handle, request.tls);
   if (request.basic_auth) {
-    curl_easy_setopt(handle, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(handle, CURLOPT_USERNAME, request.basic_auth->first.c_str());
-    curl_easy_setopt(handle, CURLOPT_PASSWORD, request.basic_auth->second.c_str());
+    curl().easy_setopt(handle, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl().easy_setopt(handle, CURLOPT_USERNAME, request.basic_auth->first.c_str());
+    curl().easy_setopt(handle, CURLOPT_PASSWORD, request.basic_auth->second.c_str());
   }
 }
 
 std::string message_of(CURLcode code, const char* error_buffer) {
-  return error_buffer[0] != '\0' ? std::string(error_buffer) : curl_easy_strerror(code);
+  return error_buffer[0] != '\0' ? std::string(error_buffer) : curl().easy_strerror(code);
 }
 
 curl_socket_t active_socket(CURL* handle) {
   curl_socket_t socket = CURL_SOCKET_BAD;
-  curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket);
+  curl().easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket);
   return socket;
 }
 
@@ -134,46 +134,46 @@ Result<Client> Client::create() {
 
 Result<Response> Client::perform(const Request& request) {
   CURL* handle = handle_.get();
-  curl_easy_reset(handle);  // the connection stays for the next exchange
+  curl().easy_reset(handle);  // the connection stays for the next exchange
   Response response;
   Transfer transfer{handle, &request, &response, {}, false};
   apply_connection(handle, request);
   if (request.method == "HEAD") {
-    curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
+    curl().easy_setopt(handle, CURLOPT_NOBODY, 1L);
   } else if (request.method != "GET") {
-    curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    curl().easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
   if (request.body) {
-    curl_easy_setopt(handle, CURLOPT_POSTFIELDS, request.body->c_str());
-    curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
-                     static_cast<curl_off_t>(request.body->size()));
+    curl().easy_setopt(handle, CURLOPT_POSTFIELDS, request.body->c_str());
+    curl().easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body->size()));
   }
   if (request.follow_redirects) {
-    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(handle, CURLOPT_MAXREDIRS, 10L);
+    curl().easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
+    curl().easy_setopt(handle, CURLOPT_MAXREDIRS, 10L);
     bool https = request.url.starts_with("https:");
-    curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, https ? "https" : "http,https");
+    curl().easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, https ? "https" : "http,https");
   }
   if (request.abort_when_stalled) {
-    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl().easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl().easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, 60L);
   }
   HeaderList headers;
   for (const auto& line : request.headers) {
     if (auto added = append_header(headers, line); !added) return added.error();
   }
-  if (headers) curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(handle, CURLOPT_HEADERDATA, &transfer);
-  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &transfer);
-  curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(handle, CURLOPT_XFERINFODATA, &transfer);
-  curl_easy_setopt(handle, CURLOPT_NOPROGRESS, request.keep_going ? 0L : 1L);
+  if (headers) curl().easy_setopt(handle, CURLOPT_HTTPHEADER, headers.get());
+  curl().easy_setopt(handle, CURLOPT_HEADERFUNCTION, on_header);
+  curl().easy_setopt(handle, CURLOPT_HEADERDATA, &transfer);
+  curl().easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
+  curl().easy_setopt(handle, CURLOPT_WRITEDATA, &transfer);
+  curl().easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl().easy_setopt(handle, CURLOPT_XFERINFODATA, &transfer);
+  curl().easy_setopt(handle, CURLOPT_NOPROGRESS, request.keep_going ? 0L : 1L);
   char error_buffer[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
+  curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
 
-  CURLcode code = curl_easy_perform(handle);
+  CURLcode code = curl().easy_perform(handle);
   response.status = status_now(handle);
   if (code == CURLE_WRITE_ERROR && !transfer.sink_status) return transfer.sink_status.error();
   if (transfer.too_big) {
@@ -192,12 +192,12 @@ Result<Response> Client::perform(const Request& request) {
 
 Status Client::connect(const Request& request) {
   CURL* handle = handle_.get();
-  curl_easy_reset(handle);
+  curl().easy_reset(handle);
   apply_connection(handle, request);
-  curl_easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
+  curl().easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
   char error_buffer[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
-  if (CURLcode code = curl_easy_perform(handle); code != CURLE_OK) {
+  curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
+  if (CURLcode code = curl().easy_perform(handle); code != CURLE_OK) {
     return Error{EHOSTUNREACH, message_of(code, error_buffer)};
   }
   return {};
@@ -207,13 +207,13 @@ Status Client::send(std::string_view bytes) {
   CURL* handle = handle_.get();
   while (!bytes.empty()) {
     std::size_t sent = 0;
-    CURLcode code = curl_easy_send(handle, bytes.data(), bytes.size(), &sent);
+    CURLcode code = curl().easy_send(handle, bytes.data(), bytes.size(), &sent);
     if (code == CURLE_AGAIN) {
       pollfd writable{active_socket(handle), POLLOUT, 0};
       poll(&writable, 1, 1000);
       continue;
     }
-    if (code != CURLE_OK) return Error{EIO, std::string("sending: ") + curl_easy_strerror(code)};
+    if (code != CURLE_OK) return Error{EIO, std::string("sending: ") + curl().easy_strerror(code)};
     bytes.remove_prefix(sent);
   }
   return {};
@@ -225,17 +225,18 @@ Result<bool> Client::receive(int timeout_ms, std::string& into) {
   for (;;) {
     char buffer[65536];
     std::size_t got = 0;
-    CURLcode code = curl_easy_recv(handle, buffer, sizeof buffer, &got);
+    CURLcode code = curl().easy_recv(handle, buffer, sizeof buffer, &got);
     if (code == CURLE_OK && got > 0) {
       into.append(buffer, got);
       // Everything TLS has buffered, before poll could say there is nothing.
-      while (curl_easy_recv(handle, buffer, sizeof buffer, &got) == CURLE_OK && got > 0) {
+      while (curl().easy_recv(handle, buffer, sizeof buffer, &got) == CURLE_OK && got > 0) {
         into.append(buffer, got);
       }
       return true;
     }
     if (code == CURLE_OK) return Error{EPIPE, "the peer closed the connection"};
-    if (code != CURLE_AGAIN) return Error{EIO, std::string("reading: ") + curl_easy_strerror(code)};
+    if (code != CURLE_AGAIN)
+      return Error{EIO, std::string("reading: ") + curl().easy_strerror(code)};
     // Readable may mean only part of a TLS record: wait again until the deadline.
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -246,9 +247,9 @@ Result<bool> Client::receive(int timeout_ms, std::string& into) {
 }
 
 std::string Client::escape(const std::string& text) {
-  char* escaped = curl_easy_escape(handle_.get(), text.c_str(), static_cast<int>(text.size()));
+  char* escaped = curl().easy_escape(handle_.get(), text.c_str(), static_cast<int>(text.size()));
   std::string out = escaped != nullptr ? escaped : "";
-  curl_free(escaped);
+  curl().free(escaped);
   return out;
 }
 

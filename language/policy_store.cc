@@ -178,9 +178,14 @@ std::vector<std::string> policy_directories(const std::optional<std::string>& us
 Result<LanguagePolicy> check_policy_file(const std::string& path, const VariableLookup& variables) {
   auto text = read_text_file(path, "policy");
   if (!text) return text.error();
+  return check_policy_text(*text, path, variables);
+}
+
+Result<LanguagePolicy> check_policy_text(std::string_view text, const std::string& origin,
+                                         const VariableLookup& variables) {
   auto layers = all_layers({});
   if (!layers) return layers.error();
-  auto document = parse_json(*text, path);
+  auto document = parse_json(text, origin);
   if (!document) return document.error();
   auto name = document->find("name");
   if (name != document->end() && name->is_string()) {
@@ -188,10 +193,10 @@ Result<LanguagePolicy> check_policy_file(const std::string& path, const Variable
     if (builtin != layers->end()) {
       json merged = builtin->second.document;
       merged.merge_patch(*document);
-      return parse_policy(merged, path, variables);
+      return parse_policy(merged, origin, variables);
     }
   }
-  return parse_policy(*document, path, variables);
+  return parse_policy(*document, origin, variables);
 }
 
 }  // namespace paddock

@@ -50,5 +50,8 @@ std::vector<std::string> policy_directories(const std::optional<std::string>& us
 // language, merged over the built-in one when it names an existing language.
 Result<LanguagePolicy> check_policy_file(const std::string& path,
                                          const VariableLookup& variables = {});
+// The same for a file's text, `origin` naming it in messages.
+Result<LanguagePolicy> check_policy_text(std::string_view text, const std::string& origin,
+                                         const VariableLookup& variables = {});
 
 }  // namespace paddock

@@ -127,6 +127,10 @@ std::optional<std::string> disk_line(const RunResult& result) {
   if (!said(result, kFull)) return std::nullopt;
   std::string line = "refused by the sandbox: disk full (/work";
   if (auto work = limit_value(result, "tmpfs_work_bytes")) line += " holds " + size_text(*work);
+  // A session's /work also has a number of files and folders (--session-files).
+  if (auto files = limit_value(result, "tmpfs_work_files")) {
+    line += " and " + std::to_string(*files) + " files and folders";
+  }
   line += ", /tmp";
   if (auto tmp = limit_value(result, "tmpfs_tmp_bytes")) line += " " + size_text(*tmp);
   return line + "; delete files or write less)";

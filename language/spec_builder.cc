@@ -21,6 +21,7 @@ void apply_overrides(const SpecOverrides& overrides, LanguageRun& run) {
   if (overrides.network) shape.network = *overrides.network;
   shape.allowed_private_ranges = overrides.allowed_private_ranges;
   shape.host_loopback_ports = overrides.host_loopback_ports;
+  shape.previews = overrides.previews;
   shape.allowed_hosts.insert(shape.allowed_hosts.end(), overrides.allowed_hosts.begin(),
                              overrides.allowed_hosts.end());
   extend_installer_list(overrides, plan.installer_allowed_hosts);

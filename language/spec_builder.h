@@ -31,6 +31,7 @@ struct SpecOverrides {
   std::vector<std::string> installer_env;  // the installer's own "K=V" (a private index)
   std::vector<std::string> allowed_private_ranges;
   std::vector<std::uint16_t> host_loopback_ports;
+  bool previews = false;  // SandboxShape::previews
   // Egress allowlist patterns the operator adds (--allow-host): the program's list, and the
   // installer's where the policy gives its installer one.
   std::vector<std::string> allowed_hosts;

@@ -50,15 +50,17 @@ std::string describe_cell_ending(const CodeRun& run, const CellReport& cell) {
     text << "cancelled; the cell was interrupted";
   } else if (cell.error) {
     text << "error: " << error_line(*cell.error);
-  } else if (cell.state_lost.empty()) {
+  } else if (cell.state_lost.empty() || cell.lost_before_cell) {
     text << "ok";
   } else {
     text << "the cell did not finish";
   }
   if (!cell.state_lost.empty()) {
     text << "; " << cell.state_lost
-         << ", so a fresh interpreter was started: variables and imports are gone, files in "
-            "/work are kept";
+         << (cell.lost_before_cell ? ", so this cell ran in a fresh interpreter: earlier "
+                                     "variables and imports are gone, files in /work are kept"
+                                   : ", so a fresh interpreter was started: variables and "
+                                     "imports are gone, files in /work are kept");
   } else if (result.outcome != Outcome::kExited) {
     text << "; the interpreter recovered and its variables are kept";
   }

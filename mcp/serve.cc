@@ -8,6 +8,7 @@
 #include "mcp/server.h"
 #include "mcp/tool_registry.h"
 #include "services/code_runner.h"
+#include "services/kept_sessions.h"
 #include "services/log.h"
 
 namespace paddock::mcp {
@@ -49,6 +50,22 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
     log(LogLevel::kError, backend.error().message);
     return 2;
   }
+  // Sessions kept across restarts: where the backend can, and the directory opens. One the user
+  // named must open; the default one is skipped with a warning (a home that cannot be written).
+  std::unique_ptr<state::StateDir> state_dir;
+  if (!options.state_dir.empty() && (*backend)->abilities().kept_sessions) {
+    auto opened = state::StateDir::open(options.state_dir);
+    if (opened) {
+      state_dir = std::move(*opened);
+    } else if (options.state_dir_set) {
+      log(LogLevel::kError, opened.error().message);
+      return 2;
+    } else {
+      log(LogLevel::kWarning, opened.error().message +
+                                  "; sessions are not kept across restarts (--state-dir sets "
+                                  "where they are)");
+    }
+  }
   SecretMask secrets(options.pass_through_env);
   mask_log_with(secrets);
   for (const auto& name : secrets.unmasked()) {
@@ -70,7 +87,8 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
   // on sandboxes, so they hardly contend for it.
   mallopt(M_ARENA_MAX, 1);
   ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
-                    std::move(*shares));
+                    std::move(*shares), std::move(state_dir));
+  remove_unused_sessions(state);
   prepare_warm_sandboxes(state);
   ToolRegistry tools = builtin_tools(state.options(), state.policies());
   Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);

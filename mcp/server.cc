@@ -13,6 +13,7 @@
 #include "mcp/language_catalog.h"
 #include "mcp/resources.h"
 #include "mcp/result_text.h"
+#include "services/kept_sessions.h"
 #include "services/log.h"
 
 namespace paddock::mcp {
@@ -35,16 +36,29 @@ json progress_token_of(const json& params) {
   return *token;
 }
 
-// Closes idle sessions once a second until stopped.
+// Closes idle sessions, and freezes those idle for `freeze_seconds` (0: never), once a second
+// until stopped; once an hour, removes kept sessions past their retention from disk (the server's
+// start did it first), so a server that runs for days keeps to it too.
 class Expirer {
  public:
-  explicit Expirer(SessionRegistry& sessions)
-      : thread_([this, &sessions] {
+  static constexpr auto kRetentionEvery = std::chrono::hours(1);
+
+  Expirer(ServerState& state, double freeze_seconds)
+      : thread_([this, &state, freeze_seconds] {
+          SessionRegistry& sessions = state.sessions();
+          auto next_retention = std::chrono::steady_clock::now() + kRetentionEvery;
           std::unique_lock lock(mutex_);
           while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
             lock.unlock();
+            if (std::chrono::steady_clock::now() >= next_retention) {
+              remove_unused_sessions(state);
+              next_retention = std::chrono::steady_clock::now() + kRetentionEvery;
+            }
             for (const auto& id : sessions.expire_idle()) {
               log(LogLevel::kInfo, "session " + id + " closed after its idle time");
+            }
+            for (const auto& id : sessions.freeze_idle(freeze_seconds)) {
+              log(LogLevel::kDebug, "session " + id + " frozen while idle");
             }
             lock.lock();
           }
@@ -81,7 +95,7 @@ int Server::run() {
   sigemptyset(&termination);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
   int signals = signalfd(-1, &termination, SFD_CLOEXEC | SFD_NONBLOCK);
-  Expirer expirer(state_.sessions());
+  Expirer expirer(state_, state_.options().idle_freeze_seconds);
   log(LogLevel::kInfo, "serving MCP on stdio (backend " + std::string(state_.backend().name()) +
                            ", " + counted(state_.options().workers, "worker", "workers") + ")");
   for (;;) {

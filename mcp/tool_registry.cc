@@ -42,12 +42,17 @@ ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& poli
   registry.add(make_restart_session());
   registry.add(make_list_sessions());
   registry.add(make_get_session());
+  registry.add(make_snapshot_session());
+  registry.add(make_fork_session(default_language));
+  registry.add(make_diff_session());
+  registry.add(make_export_session());
   registry.add(make_install_libraries());
   registry.add(make_write_file());
   registry.add(make_read_file());
   registry.add(make_list_files());
   registry.add(make_upload_file());
   registry.add(make_download_file());
+  registry.add(make_expose_port());
   return registry;
 }
 

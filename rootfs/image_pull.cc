@@ -159,7 +159,9 @@ bool is_current(const ImageStore& store, const ImageRecord& record, const std::s
 }  // namespace
 
 Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what) {
-  std::string digest = descriptor.is_object() ? descriptor.value("digest", "") : "";
+  auto named = descriptor.is_object() ? descriptor.find("digest") : descriptor.end();
+  std::string digest =
+      named != descriptor.end() && named->is_string() ? named->get<std::string>() : "";
   if (!is_sha256_digest(digest)) {
     return Error{ENOTSUP, what + " digest '" + digest + "' is not sha256"};
   }
@@ -207,7 +209,7 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
   if (auto stored = store.put_blob(top->body, top_digest); !stored) return stored.error();
   auto document = parse_document(top->body, "pulling " + canonical + ": the manifest");
   if (!document) return document.error();
-  if (document->value("schemaVersion", 0) == 1) {
+  if (auto version = document->find("schemaVersion"); version != document->end() && *version == 1) {
     return Error{ENOTSUP, "pulling " + canonical +
                               ": the registry serves a Docker schema 1 manifest, which paddock "
                               "does not support"};
@@ -245,7 +247,8 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
   if (!config_body) return config_body.error();
   auto config_json = parse_document(*config_body, "image config " + config.digest);
   if (!config_json) return config_json.error();
-  json diff_ids = config_json->value("rootfs", json::object()).value("diff_ids", json::array());
+  auto diff_ids = config_diff_ids(*config_json);
+  if (!diff_ids) return diff_ids.error().context("pulling " + canonical);
 
   // What to download: layers neither unpacked (by diff_id) nor stored (by blob digest).
   std::vector<Layer> wanted_layers;
@@ -256,8 +259,7 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
     auto layer_or = parse_descriptor(layers[i], "layer");
     if (!layer_or) return layer_or.error().context("pulling " + canonical);
     Layer layer = *layer_or;
-    bool unpacked = i < diff_ids.size() && diff_ids[i].is_string() &&
-                    store.has_layer(diff_ids[i].get<std::string>());
+    bool unpacked = i < diff_ids->size() && store.has_layer((*diff_ids)[i]);
     if (unpacked || store.has_blob(layer.digest) || !seen.insert(layer.digest).second) continue;
     wanted_layers.push_back(layer);
     all_bytes += layer.size;

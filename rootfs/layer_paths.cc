@@ -46,7 +46,7 @@ Result<std::vector<std::string>> split_path(std::string_view raw) {
     if (end == std::string_view::npos) end = raw.size();
     std::string_view part = raw.substr(start, end - start);
     if (part == "..") {
-      if (parts.empty()) return invalid_input("name climbs out of the layer root");
+      if (parts.empty()) return invalid_input("name climbs above the root with '..'");
       parts.pop_back();
     } else if (!part.empty() && part != ".") {
       parts.emplace_back(part);

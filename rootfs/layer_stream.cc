@@ -37,7 +37,7 @@ la_ssize_t BlobSource::read(archive* outer, void* client, const void** block) {
     ssize_t n = ::read(source->fd, source->buffer.data(), source->buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      source->failure = system_error("reading the layer");
+      source->failure = system_error("reading the " + source->what);
       archive_set_error(outer, source->failure->code, "%s", source->failure->message.c_str());
       return -1;
     }
@@ -57,17 +57,19 @@ Result<std::span<const char>> Pump::next() {
       eof = true;
       break;
     }
-    if (r < ARCHIVE_WARN) return archive_failure(outer, "decompressing the layer");
+    if (r < ARCHIVE_WARN) return archive_failure(outer, "decompressing the " + what);
     if (size == 0) continue;
     if (offset < 0 || static_cast<std::uint64_t>(offset) != bytes) {
-      return Error{EIO, "decompressing the layer: the stream has holes"};
+      return Error{EIO, "decompressing the " + what + ": the stream has holes"};
     }
     if (size > limit - bytes) {
-      return Error{EFBIG, "layer exceeds " + std::to_string(limit) +
+      return Error{EFBIG, what + " exceeds " + std::to_string(limit) +
                               " bytes uncompressed (decompression bomb?)"};
     }
     bytes += size;
-    if (EVP_DigestUpdate(digest, block, size) != 1) return Error{EIO, "hashing the layer"};
+    if (digest != nullptr && EVP_DigestUpdate(digest, block, size) != 1) {
+      return Error{EIO, "hashing the " + what};
+    }
     return std::span<const char>(static_cast<const char*>(block), size);
   }
   return std::span<const char>();
@@ -86,7 +88,8 @@ la_ssize_t Pump::read(archive* inner, void* client, const void** buffer) {
 }
 
 Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
-                                                       std::uint64_t uncompressed_limit) {
+                                                       std::uint64_t uncompressed_limit,
+                                                       std::string_view what, bool hash) {
   std::unique_ptr<LayerStream> stream(new LayerStream());
   // The outer reader only decompresses: the raw format hands over the bytes as one entry.
   // gzip and zstd are what OCI layers use; archive_read_support_filter_all would add filters
@@ -102,6 +105,7 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   }
   BlobSource& source = stream->source_;
   source.fd = blob_fd;
+  source.what = what;
   source.buffer.resize(kBlobBlockSize);
   // Opening already reads ahead to detect the compression; the raw format bids only on at least
   // one byte, so an empty blob fails here (or at the first header).
@@ -109,15 +113,18 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   if (archive_read_open(outer, &source, nullptr, &BlobSource::read, nullptr) != ARCHIVE_OK ||
       archive_read_next_header(outer, &whole) != ARCHIVE_OK) {
     if (source.failure) return *source.failure;
-    if (source.bytes == 0) return Error{EINVAL, "reading the layer: the blob is empty"};
-    return archive_failure(outer, "reading the layer");
+    if (source.bytes == 0) return Error{EINVAL, "reading the " + source.what + ": it is empty"};
+    return archive_failure(outer, "reading the " + source.what);
   }
 
-  stream->digest_.reset(EVP_MD_CTX_new());
-  if (!stream->digest_ || EVP_DigestInit_ex(stream->digest_.get(), EVP_sha256(), nullptr) != 1) {
-    return Error{ENOMEM, "setting up sha256"};
+  if (hash) {
+    stream->digest_.reset(EVP_MD_CTX_new());
+    if (!stream->digest_ || EVP_DigestInit_ex(stream->digest_.get(), EVP_sha256(), nullptr) != 1) {
+      return Error{ENOMEM, "setting up sha256"};
+    }
   }
   Pump& pump = stream->pump_;
+  pump.what = what;
   pump.outer = outer;
   pump.digest = stream->digest_.get();
   pump.limit = uncompressed_limit;
@@ -132,7 +139,7 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   }
   if (archive_read_open(inner, &pump, nullptr, &Pump::read, nullptr) != ARCHIVE_OK) {
     if (pump.failure) return *pump.failure;
-    return archive_failure(inner, "reading the layer as tar");
+    return archive_failure(inner, "reading the " + pump.what + " as tar");
   }
   return stream;
 }
@@ -145,10 +152,11 @@ Result<std::string> LayerStream::finish() {
     if (!block.ok()) return block.error();
     if (block->empty()) break;
   }
+  if (!digest_) return std::string();
   unsigned char sum[EVP_MAX_MD_SIZE];
   unsigned int sum_size = 0;
   if (EVP_DigestFinal_ex(digest_.get(), sum, &sum_size) != 1) {
-    return Error{EIO, "hashing the layer"};
+    return Error{EIO, "hashing the " + pump_.what};
   }
   return "sha256:" + hex(std::span<const unsigned char>(sum, sum_size));
 }

@@ -36,6 +36,7 @@ Error archive_failure(archive* a, std::string_view what);
 // could not tell an empty blob from any other unrecognised one).
 struct BlobSource {
   int fd = -1;
+  std::string what;  // "layer", "archive": for messages
   std::vector<char> buffer;
   std::uint64_t bytes = 0;
   std::optional<Error> failure;
@@ -47,8 +48,9 @@ struct BlobSource {
 // Hands the outer reader's decompressed blocks to the inner tar reader, hashing each exactly
 // once on the way: the digest is of the whole uncompressed stream, which is the diff_id.
 struct Pump {
+  std::string what;  // "layer", "archive": for messages
   archive* outer = nullptr;
-  EVP_MD_CTX* digest = nullptr;
+  EVP_MD_CTX* digest = nullptr;  // none: nothing is hashed
   std::uint64_t bytes = 0;
   std::uint64_t limit = 0;
   bool eof = false;
@@ -66,8 +68,11 @@ struct Pump {
 class LayerStream {
  public:
   // The blob read from `blob_fd`'s current offset, gzip, zstd or uncompressed, as a tar reader
-  // over at most `uncompressed_limit` bytes of uncompressed stream.
-  static Result<std::unique_ptr<LayerStream>> open(int blob_fd, std::uint64_t uncompressed_limit);
+  // over at most `uncompressed_limit` bytes of uncompressed stream. `what` names the blob in
+  // messages; without `hash`, no diff_id is computed.
+  static Result<std::unique_ptr<LayerStream>> open(int blob_fd, std::uint64_t uncompressed_limit,
+                                                   std::string_view what = "layer",
+                                                   bool hash = true);
   LayerStream(const LayerStream&) = delete;
   LayerStream& operator=(const LayerStream&) = delete;
 
@@ -76,7 +81,8 @@ class LayerStream {
   // The failure of the stream beneath the tar reader, once one happened.
   [[nodiscard]] const std::optional<Error>& failure() const { return pump_.failure; }
   // Reads what follows the tar's end-of-archive blocks (zero padding, usually: still part of the
-  // uncompressed stream), and returns the stream's diff_id, "sha256:<hex>".
+  // uncompressed stream), and returns the stream's diff_id, "sha256:<hex>" (empty when opened
+  // without hashing).
   Result<std::string> finish();
 
  private:

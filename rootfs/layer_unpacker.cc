@@ -50,20 +50,24 @@ struct DirMeta {
 
 class Unpacker {
  public:
-  Unpacker(int target, const UnpackLimits& limits)
-      : target_(target), limits_(limits), can_chown_(geteuid() == 0) {}
+  Unpacker(int target, const UnpackLimits& limits, const UnpackRules& rules)
+      : target_(target),
+        limits_(limits),
+        rules_(rules),
+        what_(rules.what),
+        can_chown_(geteuid() == 0) {}
 
   Status entry(archive* in, archive_entry* entry) {
     if (++stats_.entries > limits_.max_entries) {
-      return Error{EFBIG, "layer has more than " + std::to_string(limits_.max_entries) +
-                              " entries (decompression bomb?)"};
+      return Error{EFBIG, what_ + " has more than " + std::to_string(limits_.max_entries) +
+                              " entries (" + std::string(rules_.limit_note) + ")"};
     }
     const char* raw = archive_entry_pathname(entry);
     // Without a locale, libarchive may only have the UTF-8 form of a pax name.
     if (raw == nullptr) raw = archive_entry_pathname_utf8(entry);
-    if (raw == nullptr) return invalid_input("layer entry without a name");
+    if (raw == nullptr) return invalid_input(what_ + " entry without a name");
     Status status = apply(in, entry, raw);
-    if (!status.ok()) return status.error().context("layer entry '" + printable(raw) + "'");
+    if (!status.ok()) return status.error().context(what_ + " entry '" + printable(raw) + "'");
     return {};
   }
 
@@ -76,18 +80,18 @@ class Unpacker {
         int code = dir.error().code;
         // Replaced by a later entry (a symlink, a file, a whiteout): its metadata went with it.
         if (code == ENOENT || code == ENOTDIR || code == ELOOP) continue;
-        return dir.error().context("layer directory '" + printable(it->first) + "'");
+        return dir.error().context(what_ + " directory '" + printable(it->first) + "'");
       }
       if (fchmod(dir->get(), it->second.mode) != 0) {
         return system_error("setting the mode")
-            .context("layer directory '" + printable(it->first) + "'");
+            .context(what_ + " directory '" + printable(it->first) + "'");
       }
       keep_owner(it->second.owner, dir->get());
       if (it->second.mtime) {
         timespec times[2] = {*it->second.mtime, *it->second.mtime};
         if (futimens(dir->get(), times) != 0) {
           return system_error("setting the time")
-              .context("layer directory '" + printable(it->first) + "'");
+              .context(what_ + " directory '" + printable(it->first) + "'");
         }
       }
     }
@@ -107,7 +111,7 @@ class Unpacker {
     std::span<const std::string> dirs = *parts;
 
     // OCI whiteouts, in the form overlayfs reads in a user namespace (mounted with userxattr).
-    if (name.starts_with(".wh.")) {
+    if (rules_.whiteouts && name.starts_with(".wh.")) {
       if (name == ".wh..wh..opq") return make_opaque(dirs);
       // Other ".wh..wh." names are AUFS bookkeeping (.wh..wh.plnk, ...): meaningless here.
       if (name.starts_with(".wh..wh.")) return {};
@@ -125,6 +129,10 @@ class Unpacker {
       case AE_IFLNK:
         return symlink(entry, dirs, name, path);
       case AE_IFIFO:
+        if (!rules_.fifos) {
+          ++stats_.fifos_skipped;
+          return {};
+        }
         return fifo(entry, dirs, name, path);
       case AE_IFCHR:
       case AE_IFBLK:
@@ -132,7 +140,9 @@ class Unpacker {
         ++stats_.devices_skipped;
         return {};
       case AE_IFSOCK:
-        return {};  // a socket in a tar is a leftover of some running program: nothing to keep
+        // A socket in a tar is a leftover of some running program: nothing to keep.
+        ++stats_.sockets_skipped;
+        return {};
       default:
         return invalid_input("unknown entry type");
     }
@@ -143,11 +153,18 @@ class Unpacker {
   mode_t permissions(archive_entry* entry) {
     mode_t mode = archive_entry_perm(entry) & 07777;
     stats_.setid_bits_dropped += std::popcount(static_cast<unsigned>(mode & (S_ISUID | S_ISGID)));
-    return mode & ~static_cast<mode_t>(S_ISUID | S_ISGID);
+    mode &= ~static_cast<mode_t>(S_ISUID | S_ISGID);
+    if (!rules_.sticky && (mode & S_ISVTX) != 0) {
+      ++stats_.sticky_bits_dropped;
+      mode &= ~static_cast<mode_t>(S_ISVTX);
+    }
+    return mode;
   }
 
-  // The owner an entry names, when it is not root (root is who unpacks, in effect).
-  static std::optional<Owner> owner_of(archive_entry* entry) {
+  // The owner an entry names, when it is not root (root is who unpacks, in effect), and when
+  // owners count at all.
+  std::optional<Owner> owner_of(archive_entry* entry) const {
+    if (!rules_.owners) return std::nullopt;
     auto uid = archive_entry_uid(entry), gid = archive_entry_gid(entry);
     if (uid == 0 && gid == 0) return std::nullopt;
     return Owner{static_cast<uid_t>(uid), static_cast<gid_t>(gid)};
@@ -263,8 +280,8 @@ class Unpacker {
     auto size = static_cast<std::uint64_t>(declared);
     // Counted before a byte is written, from the header: a bomb stops at its first file.
     if (size > limits_.max_bytes - stats_.bytes) {
-      return Error{EFBIG, "layer exceeds " + std::to_string(limits_.max_bytes) +
-                              " bytes (decompression bomb?)"};
+      return Error{EFBIG, what_ + " exceeds " + std::to_string(limits_.max_bytes) + " bytes (" +
+                              std::string(rules_.limit_note) + ")"};
     }
     stats_.bytes += size;
     mode_t mode = permissions(entry);
@@ -304,6 +321,7 @@ class Unpacker {
       timespec times[2] = {*mtime, *mtime};
       if (futimens(file.get(), times) != 0) return system_error("setting the time");
     }
+    ++stats_.files;
     return {};
   }
 
@@ -319,6 +337,7 @@ class Unpacker {
       return system_error("creating the directory");
     }
     dirs_[path] = DirMeta{mode, mtime_of(entry), owner_of(entry)};
+    ++stats_.directories;
     return {};
   }
 
@@ -338,6 +357,7 @@ class Unpacker {
       return system_error("creating the symlink");
     }
     keep_owner(owner_of(entry), parent->get(), name.c_str());
+    ++stats_.symlinks;
     return set_mtime(parent->get(), name, entry);
   }
 
@@ -362,7 +382,7 @@ class Unpacker {
                   const std::string& path, std::string_view link) {
     auto source_parts = split_path(link);
     if (!source_parts.ok()) return source_parts.error().context("link target");
-    if (source_parts->empty()) return invalid_input("hardlink to the layer root");
+    if (source_parts->empty()) return invalid_input("hardlink to the " + what_ + " root");
     const std::string source_path = join(*source_parts);
     // O_NOFOLLOW: a symlink as the source is linked itself (GNU tar does that), not followed.
     auto source = open_in_root(target_, source_path, O_PATH | O_NOFOLLOW);
@@ -376,12 +396,16 @@ class Unpacker {
     struct stat existing {};
     if (fstatat(parent->get(), name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
         existing.st_dev == source_stat.st_dev && existing.st_ino == source_stat.st_ino) {
+      ++stats_.hardlinks;
       return {};  // a link to itself, or one that is already there
     }
     if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
       return cleared.error();
     }
-    if (linkat(source->get(), "", parent->get(), name.c_str(), AT_EMPTY_PATH) == 0) return {};
+    if (linkat(source->get(), "", parent->get(), name.c_str(), AT_EMPTY_PATH) == 0) {
+      ++stats_.hardlinks;
+      return {};
+    }
     // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the same link through the fd's /proc entry does
     // not, and still names exactly the inode we resolved (no path is looked up again). Without
     // /proc this fails, and the layer with it: copying instead would silently double the space.
@@ -390,6 +414,7 @@ class Unpacker {
     if (linkat(AT_FDCWD, proc_path.c_str(), parent->get(), name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
       return system_error("creating the hardlink");
     }
+    ++stats_.hardlinks;
     return {};
   }
 
@@ -424,6 +449,8 @@ class Unpacker {
 
   int target_;
   UnpackLimits limits_;
+  UnpackRules rules_;
+  std::string what_;
   UnpackStats stats_;
   std::map<std::string, DirMeta> dirs_;
   bool can_chown_;
@@ -431,19 +458,21 @@ class Unpacker {
 
 }  // namespace
 
-Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits) {
+Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits,
+                                 const UnpackRules& rules) {
   auto stream = LayerStream::open(
-      blob_fd, saturating_add(saturating_add(limits.max_bytes, limits.max_bytes), kStreamSlack));
+      blob_fd, saturating_add(saturating_add(limits.max_bytes, limits.max_bytes), kStreamSlack),
+      rules.what, rules.diff_id);
   if (!stream.ok()) return stream.error();
   archive* tar = (*stream)->tar();
-  Unpacker unpacker(target_fd, limits);
+  Unpacker unpacker(target_fd, limits, rules);
   for (;;) {
     archive_entry* entry = nullptr;
     int r = archive_read_next_header(tar, &entry);
     if (r == ARCHIVE_EOF) break;
     if (r < ARCHIVE_WARN) {
       if ((*stream)->failure()) return *(*stream)->failure();
-      return archive_failure(tar, "reading the layer as tar");
+      return archive_failure(tar, "reading the " + std::string(rules.what) + " as tar");
     }
     if (auto applied = unpacker.entry(tar, entry); !applied.ok()) {
       // A failure of the stream beneath says more than the entry that noticed it.

@@ -59,6 +59,9 @@ struct BackendAbilities {
   bool live = false;    // sessions keep an interpreter between calls (Session::start_resident)
   bool mounts = false;  // host folders bound into a session's sandbox
   bool paddock_images = false;  // images live in paddock's own store ('paddock pull')
+  // Sessions' work directories can be walked and refilled (Session::walk_work_directory,
+  // make_symlink): kept on disk across restarts, snapshotted, forked.
+  bool kept_sessions = false;
 };
 
 class Backend {

@@ -20,6 +20,7 @@ struct LimitOverrides {
   std::optional<std::uint64_t> file_size_bytes;
   std::optional<std::uint64_t> tmp_bytes;
   std::optional<std::uint64_t> work_bytes;
+  std::optional<std::uint64_t> work_files;
 
   // Takes every field `over` sets.
   void merge(const LimitOverrides& over) {
@@ -35,6 +36,7 @@ struct LimitOverrides {
     take(file_size_bytes, over.file_size_bytes);
     take(tmp_bytes, over.tmp_bytes);
     take(work_bytes, over.work_bytes);
+    take(work_files, over.work_files);
   }
 
   void apply_to(Limits& limits) const {
@@ -50,6 +52,7 @@ struct LimitOverrides {
     set(limits.file_size_bytes, file_size_bytes);
     set(limits.tmp_bytes, tmp_bytes);
     set(limits.work_bytes, work_bytes);
+    set(limits.work_files, work_files);
   }
 };
 

@@ -6,9 +6,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "core/base64.h"
 #include "runtime/kernel/kernel_bridge_source.h"
-#include "runtime/output_capture.h"
+#include "runtime/kernel_messages.h"
 
 namespace paddock {
 namespace {
@@ -21,37 +20,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxLine = 24u << 20;
 // What the bridge may take beyond a cell's timeout and grace: restarting a lost kernel.
 constexpr double kRestartAllowance = 30;
-constexpr std::size_t kResultTextBytes = 64u << 10;
-
-std::string string_field(const json& object, const char* key) {
-  if (!object.is_object()) return {};
-  auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string{};
-}
-
-// Terminal colour and cursor codes (ESC [ ... letter), as IPython puts in tracebacks.
-std::string strip_ansi(const std::string& text) {
-  std::string plain;
-  plain.reserve(text.size());
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    if (text[at] == '\x1b' && at + 1 < text.size() && text[at + 1] == '[') {
-      at += 2;
-      while (at < text.size() && !(text[at] >= '@' && text[at] <= '~')) ++at;
-      continue;
-    }
-    plain += text[at];
-  }
-  return plain;
-}
-
-std::string without_whitespace(const std::string& text) {
-  std::string compact;
-  compact.reserve(text.size());
-  for (char c : text) {
-    if (c != '\n' && c != '\r' && c != ' ') compact += c;
-  }
-  return compact;
-}
 
 std::string to_line(const json& message) {
   return message.dump() + "\n";
@@ -75,9 +43,9 @@ class BridgeReader {
       if (auto line = take_line()) {
         if (line->size() > kMaxLine)
           return Error{EPROTO, "the kernel bridge sent an overlong line"};
-        json message = json::parse(*line, nullptr, false);
-        if (message.is_discarded() || !message.is_object()) continue;  // a stray print
-        return std::optional<json>(std::move(message));
+        auto message = parse_bridge_line(*line);
+        if (!message) continue;  // a stray print
+        return message;
       }
       if (kernel_.pending_.size() > kMaxLine) {
         return Error{EPROTO, "the kernel bridge sent an overlong line"};
@@ -136,59 +104,6 @@ Clock::time_point after(double seconds) {
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-// Adds one display message to the result: figures as artifacts (within the caps, what does not
-// fit named), text as the notebook would show it.
-void take_display(const json& message, const CellRequest& request, RunResult& result,
-                  std::uint64_t& figure_bytes, RunObserver& observer) {
-  const json& data = message["display"];
-  if (!data.is_object()) return;
-  bool is_result =
-      message.contains("result") && message["result"].is_boolean() && message["result"].get<bool>();
-  std::string png = string_field(data, "image/png");
-  if (!png.empty()) {
-    auto decoded = base64_decode(without_whitespace(png));
-    if (!decoded) return;
-    std::string name =
-        "figure-" + std::to_string(result.artifacts.size() + result.artifacts_omitted_count() + 1) +
-        ".png";
-    std::uint64_t size = decoded->size();
-    if (result.artifacts.size() >= request.max_figures) {
-      result.omit_artifact({name, size, "over the per-call count of figures"});
-    } else if (figure_bytes + size > request.max_figure_bytes) {
-      result.omit_artifact({name, size, "over the per-call bytes of figures"});
-    } else {
-      figure_bytes += size;
-      result.artifacts.push_back({name, "image/png", size, std::move(*decoded), {}});
-    }
-    return;
-  }
-  std::string text = string_field(data, "text/plain");
-  if (text.empty()) return;
-  if (is_result) {
-    CellReport& cell = *result.cell;
-    cell.result_truncated = text.size() > kResultTextBytes;
-    cell.result_text = text.substr(0, kResultTextBytes);
-    return;
-  }
-  text += "\n";
-  capture_chunk(result.stdout_data, text, request.output_bytes);
-  observer.on_output(StreamId::kStdout, text);
-}
-
-void take_error(const json& message, RunResult& result) {
-  const json& error = message["error"];
-  KernelError taken{
-      strip_ansi(string_field(error, "ename")), strip_ansi(string_field(error, "evalue")), {}};
-  if (error.is_object() && error.contains("traceback") && error["traceback"].is_array()) {
-    for (const auto& line : error["traceback"]) {
-      if (line.is_string() && taken.traceback.size() < 200) {
-        taken.traceback.push_back(strip_ansi(line.get<std::string>()).substr(0, 8192));
-      }
-    }
-  }
-  result.cell->error = std::move(taken);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<LiveKernel>> LiveKernel::start(Session& session, KernelConfig config,
@@ -241,15 +156,15 @@ Status LiveKernel::launch(double ready_seconds, bool with_startup) {
     }
     const json& said = **message;
     if (said.contains("failed")) {
-      return Error{
-          ENOENT, "the " + config_.name + " kernel did not start: " + string_field(said, "failed")};
+      return Error{ENOENT, "the " + config_.name +
+                               " kernel did not start: " + bridge_string(said, "failed")};
     }
     if (!said.contains("ready")) continue;
     const json& ready = said["ready"];
     {
       std::lock_guard lock(status_mutex_);
-      status_.implementation = string_field(ready, "implementation");
-      status_.language_version = string_field(ready, "language_version");
+      status_.implementation = bridge_string(ready, "implementation");
+      status_.language_version = bridge_string(ready, "language_version");
     }
     break;
   }
@@ -313,8 +228,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
   BridgeReader reader(*this);
   const CancellationToken* cancellation = observer.cancellation();
   bool interrupt_sent = false;
-  std::uint64_t figure_bytes = 0;
-  json done;
+  CellMessages cell(request, result, observer);
   std::string broken;    // why the bridge itself is to be replaced
   bool overran = false;  // the bridge did not finish even after the timeout and the grace
   for (;;) {
@@ -335,35 +249,17 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
       overran = true;
       break;
     }
-    const json& said = **message;
-    if (said.contains("stream")) {
-      // A notebook renders colour codes; the text a reader gets (a model) would show them raw.
-      std::string text = strip_ansi(string_field(said, "text"));
-      bool to_stderr = string_field(said, "stream") == "stderr";
-      capture_chunk(to_stderr ? result.stderr_data : result.stdout_data, text,
-                    request.output_bytes);
-      observer.on_output(to_stderr ? StreamId::kStderr : StreamId::kStdout, text);
-    } else if (said.contains("display")) {
-      take_display(said, request, result, figure_bytes, observer);
-    } else if (said.contains("omitted")) {
-      result.omit_artifact(
-          {"display of " + string_field(said["omitted"], "mime"), 0, "over the bridge's size cap"});
-    } else if (said.contains("error")) {
-      take_error(said, result);
-    } else if (said.contains("done") && said["done"].is_object()) {
-      done = said["done"];
-      break;
-    }
+    if (cell.take(**message)) break;
   }
   // Whatever the cell started goes with it; the kernel stays.
   (void)session_.sweep();
   result.duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
-  std::string status = string_field(done, "status");
+  CellEnd end = read_cell_end(cell.done());
   if (!broken.empty()) {
     result.cell->state_lost = broken;
     if (auto replaced = replace(broken); !replaced) return replaced.error();
-  } else if (std::string lost = string_field(done, "state_lost"); !lost.empty()) {
+  } else if (const std::string& lost = end.state_lost; !lost.empty()) {
     // The bridge has ended with its kernel. The new one starts only once everything else of
     // the session is gone too (replace): a process a cell left behind could plant code in it.
     // It gets the policy's start-up code, but not after paddock's own silent code was lost,
@@ -373,9 +269,8 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
       return Error{EIO, lost + "; " + replaced.error().message};
     }
   }
-  if (done.contains("execution_count") && done["execution_count"].is_number_integer()) {
-    result.cell->execution_count = done["execution_count"].get<int>();
-  }
+  if (end.execution_count) result.cell->execution_count = *end.execution_count;
+  const std::string& status = end.status;
   if (status == "timed_out" || (overran && !interrupt_sent)) {
     result.outcome = Outcome::kTimedOut;
   } else if (status == "cancelled" || interrupt_sent) {

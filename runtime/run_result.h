@@ -85,6 +85,8 @@ struct CellReport {
   bool result_truncated = false;
   std::optional<KernelError> error;
   std::string state_lost;  // why the interpreter's state is gone; empty when it was kept
+  // It was gone before this cell (a reopened session's first): the cell itself ran in full.
+  bool lost_before_cell = false;
 };
 
 // A system call the sandbox's seccomp filter refused, and how often.

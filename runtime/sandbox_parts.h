@@ -19,14 +19,15 @@ enum class NetworkMode {
 
 // The limits that belong to the sandbox (its shape): the same for every call it runs.
 struct SandboxLimits {
-  std::optional<double> cpu_seconds;               // CPU time of each process (RLIMIT_CPU)
-  std::uint64_t memory_bytes = 512ull << 20;       // see rlimit_plan.h for how it is enforced
-  std::uint32_t pids = 256;                        // processes and threads, init included
-  std::uint64_t file_size_bytes = 256ull << 20;    // largest file a process may write
-  std::uint64_t tmp_bytes = 64ull << 20;           // tmpfs /tmp and /dev/shm, each
-  std::uint64_t work_bytes = 256ull << 20;         // tmpfs work directory
-  std::uint32_t open_files = 1024;                 // RLIMIT_NOFILE
-  std::optional<double> cpus;                      // CPU share (cgroup cpu.max), e.g. 0.5
+  std::optional<double> cpu_seconds;             // CPU time of each process (RLIMIT_CPU)
+  std::uint64_t memory_bytes = 512ull << 20;     // see rlimit_plan.h for how it is enforced
+  std::uint32_t pids = 256;                      // processes and threads, init included
+  std::uint64_t file_size_bytes = 256ull << 20;  // largest file a process may write
+  std::uint64_t tmp_bytes = 64ull << 20;         // tmpfs /tmp and /dev/shm, each
+  std::uint64_t work_bytes = 256ull << 20;       // tmpfs work directory
+  std::uint64_t work_files = 0;     // its files and folders at most (nr_inodes); 0: tmpfs's default
+  std::uint32_t open_files = 1024;  // RLIMIT_NOFILE
+  std::optional<double> cpus;       // CPU share (cgroup cpu.max), e.g. 0.5
   std::optional<std::uint64_t> memory_high_bytes;  // cgroup memory.high: throttled above it
   bool allow_swap = false;                         // else cgroup memory.swap.max is 0
 

@@ -41,6 +41,10 @@ struct SandboxShape {
   // TCP ports of the host's loopback that user-mode networking reaches at the sandbox's own
   // 127.0.0.1 (a package mirror on the host). Loosens isolation: only when asked by name.
   std::vector<std::uint16_t> host_loopback_ports;
+  // Whether paddock may open previews of the sandbox's ports (docs/previews.md): only then does
+  // a session's init hand paddock a socket factory, so a server without --allow-preview holds
+  // no descriptor and the sandbox no socket for it.
+  bool previews = false;
   // An egress allowlist (egress/host_pattern.h): the program's only way out is an HTTP proxy
   // outside the sandbox that reaches these destinations and nothing else. Needs `network`
   // kNone: the namespace stays empty but for its loopback, where the proxy listens.

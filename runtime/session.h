@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/file_tree.h"
 #include "core/result.h"
 #include "core/unique_fd.h"
 #include "runtime/backend.h"
@@ -97,6 +98,15 @@ class Session {
                                                        const CopyProgress& progress);
   // The directory `path` and its parents (an empty folder uploaded). Default: ENOTSUP.
   [[nodiscard]] virtual Status make_directory(const std::string& path);
+  // A symlink `path` -> `target` (not checked: it is resolved inside the sandbox only), its
+  // parents made as needed: a kept session's links, restored. Default: ENOTSUP.
+  [[nodiscard]] virtual Status make_symlink(const std::string& path, const std::string& target);
+  // Walks the whole work directory (core/file_tree.h) for keeping it on disk, with no command
+  // running. Mounts inside it (shares) are left out. Default: ENOTSUP (the backend keeps no
+  // sessions on disk).
+  // Folders nested deeper than kWorkDirectoryDepth stop the walk (ELOOP).
+  [[nodiscard]] virtual Status walk_work_directory(const TreeVisitor& visit);
+  static constexpr std::uint32_t kWorkDirectoryDepth = 64;
   // `path` empty for the work directory itself; at most `max_entries`, sorted by name.
   [[nodiscard]] virtual Result<std::vector<FileEntry>> list_files(const std::string& path,
                                                                   std::size_t max_entries) = 0;
@@ -125,6 +135,25 @@ class Session {
   // ENOTSUP, and their warm sandboxes hold no interpreter.
   [[nodiscard]] virtual Status park(const WarmInterpreter& /*interpreter*/) {
     return Error{ENOTSUP, "this backend starts no interpreter before its call"};
+  }
+
+  // An idle session costs no CPU (--idle-freeze): freeze() stops every process of the sandbox,
+  // killing none, so a live interpreter keeps its state; thaw() lets them run again. Memory
+  // stays as it is and counted as before. Nothing else may be asked of a frozen session until
+  // it is thawed (the session registry thaws before any use); closing it works frozen. Never
+  // while a command or file operation runs: EBUSY then. Default: ENOTSUP (the container
+  // backends freeze nothing), thaw() nothing, and frozen() false.
+  [[nodiscard]] virtual Status freeze() {
+    return Error{ENOTSUP, "this backend does not freeze idle sessions"};
+  }
+  [[nodiscard]] virtual Status thaw() { return {}; }
+  [[nodiscard]] virtual bool frozen() const { return false; }
+
+  // A preview's way into the sandbox (egress/preview_forwarder.h): the factory of sockets made
+  // in the sandbox's own network namespace, handed over once (the forwarder keeps it for every
+  // preview of the session). ENOTSUP where the backend or the sandbox has none.
+  [[nodiscard]] virtual Result<UniqueFd> take_preview_factory() {
+    return Error{ENOTSUP, "this backend has no previews (only the native backend has them)"};
   }
 
   // Whether the sandbox is gone (killed from outside, out of memory, or closed): nothing more

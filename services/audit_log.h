@@ -27,7 +27,7 @@ namespace paddock::mcp {
 // A host file or folder a tool touched: an upload's source, a download's target, or a share
 // mounted into a session. Its real path on the host and how much, never its contents.
 struct HostFileRecord {
-  std::string action;  // upload, download or mount
+  std::string action;  // upload, download, mount or export
   std::string host_path;
   std::string session_path;
   bool writable = false;  // a mount's

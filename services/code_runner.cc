@@ -213,6 +213,9 @@ Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
                                const PullProgress& progress, const std::vector<BindMount>& binds) {
   SpecOverrides overrides = server_overrides(state);
   overrides.binds.insert(overrides.binds.end(), binds.begin(), binds.end());
+  // A session's quotas: its tmpfs's size and inodes, so a write past them fails inside.
+  if (state.options().session_disk) overrides.limits.work_bytes = state.options().session_disk;
+  overrides.limits.work_files = state.options().session_files;
   return build_session_spec(policy, overrides, server_images(state, progress));
 }
 
@@ -290,6 +293,11 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
   int run_number = ++session.runs;
   auto result = session.kernel->execute(cell, observer);
   if (!result) return result.error();
+  // A reopened session's first cell says once that the earlier interpreter is gone.
+  if (result->cell && result->cell->state_lost.empty() && !session.state_lost.empty()) {
+    result->cell->state_lost = std::exchange(session.state_lost, "");
+    result->cell->lost_before_cell = true;
+  }
   result->backend = state.backend().name();
   mask_secrets(state.secrets(), *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, false);

@@ -160,11 +160,8 @@ Status prepare_download(const ShareLocation& where, const std::string& name, boo
 
 }  // namespace
 
-Result<TransferReport> download_from_session(Session& session, const Shares& shares,
-                                             const std::string& session_path,
-                                             const std::string& host_path, bool overwrite,
-                                             const TransferCaps& caps) {
-  if (auto valid = check_session_path(session_path); !valid) return valid.error();
+Result<TransferReport> write_into_share(const Shares& shares, const std::string& host_path,
+                                        bool overwrite, const ShareWriter& write) {
   auto where = shares.locate(host_path);
   if (!where) return where.error();
   if (!where->share->writable) {
@@ -175,7 +172,7 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
   std::string name = last_component(where->relative);
   if (where->relative.empty() || name == "." || name == "..") {
     return invalid_input("host_path must name a file inside the share, e.g. " + where->share->name +
-                         "/" + last_component(session_path));
+                         "/result");
   }
   auto owner = share_owner(*where->share);
   if (!owner) return owner.error();
@@ -195,15 +192,8 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
     }
   }
   FollowingHasher hasher(target.file.get(), kHashInParallelFrom);
-  auto copied = session.copy_out(session_path, target.file.get(), caps.max_bytes,
-                                 [&](std::uint64_t done) { hasher.advance(done); });
-  if (!copied) {
-    if (copied.error().code == EFBIG) {
-      return fail(
-          invalid_input("'" + session_path + "' is larger than " + cap_text(caps.max_bytes)));
-    }
-    return fail(copied.error());
-  }
+  auto copied = write(target.file.get(), [&](std::uint64_t done) { hasher.advance(done); });
+  if (!copied) return fail(copied.error());
   auto digest = hasher.finish(*copied);
   if (!digest) return fail(digest.error());
   int error = 0;
@@ -227,10 +217,27 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
   TransferReport report;
   report.host_path = where->shown();
   report.host_dir = where->share->host_dir + "/" + where->relative;
-  report.session_path = session_path;
   report.bytes = *copied;
   report.files = 1;
   report.sha256 = "sha256:" + *digest;
+  return report;
+}
+
+Result<TransferReport> download_from_session(Session& session, const Shares& shares,
+                                             const std::string& session_path,
+                                             const std::string& host_path, bool overwrite,
+                                             const TransferCaps& caps) {
+  if (auto valid = check_session_path(session_path); !valid) return valid.error();
+  auto report = write_into_share(
+      shares, host_path, overwrite,
+      [&](int file, const CopyProgress& progress) -> Result<std::uint64_t> {
+        auto copied = session.copy_out(session_path, file, caps.max_bytes, progress);
+        if (!copied && copied.error().code == EFBIG) {
+          return invalid_input("'" + session_path + "' is larger than " + cap_text(caps.max_bytes));
+        }
+        return copied;
+      });
+  if (report) report->session_path = session_path;
   return report;
 }
 

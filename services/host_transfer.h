@@ -8,6 +8,7 @@
 // partial file, never a symlink followed, and never replaced unless asked.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,5 +51,13 @@ Result<TransferReport> download_from_session(Session& session, const Shares& sha
                                              const std::string& session_path,
                                              const std::string& host_path, bool overwrite,
                                              const TransferCaps& caps);
+
+// Writes what `write` writes into a new file `host_path` of a read-write share, as
+// download_from_session writes a session's file (a temporary beside it, renamed into place,
+// hashed as it is written): write gets the file and reports its progress, and returns the bytes
+// it wrote. An export of a session as an archive.
+using ShareWriter = std::function<Result<std::uint64_t>(int file, const CopyProgress& progress)>;
+Result<TransferReport> write_into_share(const Shares& shares, const std::string& host_path,
+                                        bool overwrite, const ShareWriter& write);
 
 }  // namespace paddock::mcp

@@ -209,12 +209,7 @@ Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
   if (!where) return where.error();
   auto owner = share_owner(*where->share);
   if (!owner) return owner.error();
-  Result<UniqueFd> source = Error{};
-  {
-    ThreadFsIdentity as_owner(owner->uid, owner->gid);
-    if (!as_owner.status()) return as_owner.status().error();
-    source = open_in_share(*where, O_RDONLY | O_NONBLOCK);
-  }
+  auto source = open_share_for_reading(*where);
   if (!source) return source.error();
   struct stat info {};
   if (fstat(source->get(), &info) != 0) return system_error("'" + where->shown() + "'");

@@ -43,8 +43,19 @@ struct ServerOptions {
   bool warm_interpreters = true;
   // Modules a language's warm interpreter imports, over its policy's "preload" list.
   std::map<std::string, std::vector<std::string>> preload;
-  double session_idle_seconds = 1800;  // default ttl_seconds of a session
+  // Where sessions are kept so that a later server reopens them (state/, docs/sessions.md):
+  // --state-dir, default $XDG_STATE_HOME/paddock or ~/.local/state/paddock; empty keeps none.
+  std::string state_dir;
+  bool state_dir_set = false;  // given (--state-dir none leaves state_dir empty)
+  // A session's work directory (its tmpfs) at most; unset: the policy's "work" limit.
+  std::optional<std::uint64_t> session_disk;
+  std::uint64_t session_files = 50000;           // a session's files and folders at most
+  std::uint64_t state_disk = 10ull << 30;        // the state directory's whole size at most
+  double session_retention_seconds = 7 * 86400;  // unused kept sessions are removed after it
+  double session_idle_seconds = 1800;            // default ttl_seconds of a session
   double max_session_idle_seconds = 86400;
+  // A session idle this long is frozen until its next use (Session::freeze); 0: never.
+  double idle_freeze_seconds = 300;
   double max_timeout_seconds = 300;  // cap on execute_code's timeout
   LimitOverrides limits;             // over every language policy's
   // Bytes of each stream a tool result carries, its start and its end: a model's context is
@@ -72,6 +83,11 @@ struct ServerOptions {
   std::optional<std::string> home;  // HOME, for a share written as "~/..."
   TransferCaps transfer_caps;       // of one upload or download
   bool pull_missing_images = true;
+  // expose_port may open a session's port on the host's loopback (docs/previews.md): only the
+  // user allows it (--allow-preview), never a tool argument.
+  bool allow_preview = false;
+  // The host ports previews listen on, [first, last]; {0, 0}: any the kernel picks.
+  std::pair<std::uint16_t, std::uint16_t> preview_ports{0, 0};
 };
 
 // The options every call shares, as the spec builder's overrides of a language run.

@@ -2,6 +2,7 @@
 
 #include "runtime/warm_run.h"
 #include "services/code_runner.h"
+#include "services/kept_sessions.h"
 
 namespace paddock::mcp {
 namespace {
@@ -10,7 +11,9 @@ ServiceSettings service_settings(const ServerOptions& options) {
   return {.max_sessions = options.max_sessions,
           .max_session_idle_seconds = options.max_session_idle_seconds,
           .pull_missing_images = options.pull_missing_images,
-          .pass_through_env = options.pass_through_env};
+          .pass_through_env = options.pass_through_env,
+          .allow_preview = options.allow_preview,
+          .preview_ports = {options.preview_ports.first, options.preview_ports.second}};
 }
 
 // Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold.
@@ -29,8 +32,10 @@ std::size_t kernel_pool_size(const ServerOptions& options, const Backend& backen
 }  // namespace
 
 ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend,
-                         PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares)
+                         PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares,
+                         std::unique_ptr<state::StateDir> state_dir)
     : options_(std::move(options)),
+      state_dir_(std::move(state_dir)),
       services_(service_settings(options_), std::move(backend), std::move(policies),
                 std::move(audit), std::move(shares)),
       warm_(
@@ -53,7 +58,12 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend
           [this](std::size_t pool_sandboxes) {
             return services_.sessions().size() + pool_sandboxes + warm_.size() <
                    options_.max_sessions;
-          }) {}
+          }) {
+  if (state_dir_) {
+    services_.sessions().set_reopener(
+        [this](const std::string& id) { return reopen_kept_session(*this, id); });
+  }
+}
 
 Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(const std::string& language,
                                                                     const SandboxShape& shape) {

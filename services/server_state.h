@@ -13,13 +13,15 @@
 #include "services/server_config.h"
 #include "services/services.h"
 #include "services/warm_pool.h"
+#include "state/state_dir.h"
 
 namespace paddock::mcp {
 
 class ServerState {
  public:
   ServerState(ServerOptions options, std::unique_ptr<Backend> backend, PolicyStore policies,
-              std::unique_ptr<AuditLog> audit = nullptr, Shares shares = {});
+              std::unique_ptr<AuditLog> audit = nullptr, Shares shares = {},
+              std::unique_ptr<state::StateDir> state_dir = nullptr);
   ServerState(const ServerState&) = delete;
   ServerState& operator=(const ServerState&) = delete;
 
@@ -34,6 +36,8 @@ class ServerState {
   [[nodiscard]] WarmPool& warm() { return warm_; }
   // Live sessions' sandboxes with their kernel ready, for create_session (live_session.h).
   [[nodiscard]] KernelPool& kernels() { return kernels_; }
+  // Where sessions are kept across restarts (services/kept_sessions.h); null when they are not.
+  [[nodiscard]] state::StateDir* state_dir() const { return state_dir_.get(); }
 
   // Appends to the audit log, when there is one.
   void record(const AuditRecord& record) const { services_.record(record); }
@@ -44,6 +48,8 @@ class ServerState {
                                                          const SandboxShape& shape);
 
   const ServerOptions options_;
+  // Before the sessions (in services_): they hold its sessions' locks and write into it.
+  const std::unique_ptr<state::StateDir> state_dir_;
   Services services_;
   // Last, so that they go first: their sandboxes close while the backend is still there. Each
   // fills only once prepared (after this object is made), and counts the other's as taken room.

@@ -1,5 +1,7 @@
 #include "services/services.h"
 
+#include <unistd.h>
+
 namespace paddock::mcp {
 
 Services::Services(const ServiceSettings& settings, std::unique_ptr<Backend> backend,
@@ -10,6 +12,11 @@ Services::Services(const ServiceSettings& settings, std::unique_ptr<Backend> bac
       images_(*backend_, settings.pull_missing_images),
       secrets_(settings.pass_through_env),
       audit_(std::move(audit)),
-      shares_(std::move(shares)) {}
+      shares_(std::move(shares)) {
+  if (settings.allow_preview) {
+    sessions_.set_previews(
+        std::make_unique<egress::PreviewForwarder>(geteuid(), settings.preview_ports));
+  }
+}
 
 }  // namespace paddock::mcp

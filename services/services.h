@@ -26,6 +26,8 @@ struct ServiceSettings {
   double max_session_idle_seconds = 86400;  // the most a session's ttl may be
   bool pull_missing_images = true;
   std::vector<std::string> pass_through_env;  // NAME=VALUE: the values are masked
+  bool allow_preview = false;                 // expose_port (docs/previews.md)
+  egress::PreviewPortRange preview_ports;
 };
 
 class Services {

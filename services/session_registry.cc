@@ -2,10 +2,12 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
 #include "core/utc_time.h"
+#include "services/log.h"
 
 namespace paddock::mcp {
 namespace {
@@ -16,8 +18,9 @@ std::int64_t steady_ms() {
       .count();
 }
 
-// 128 random bits: a session id cannot be guessed from another.
-std::string new_session_id() {
+}  // namespace
+
+std::string SessionRegistry::new_id() {
   unsigned char bytes[16] = {};
   std::size_t got = 0;
   while (got < sizeof bytes) {
@@ -32,8 +35,6 @@ std::string new_session_id() {
   }
   return id;
 }
-
-}  // namespace
 
 std::string SessionEntry::created_at_utc() const {
   return utc_text(created_at);
@@ -79,10 +80,10 @@ void SessionRegistry::unreserve() {
 }
 
 std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> session,
-                                                   const LanguagePolicy& policy,
-                                                   double ttl_seconds) {
+                                                   const LanguagePolicy& policy, double ttl_seconds,
+                                                   const std::string& id) {
   auto entry = std::make_shared<SessionEntry>();
-  entry->id = new_session_id();
+  entry->id = id.empty() ? new_id() : id;
   entry->policy = &policy;
   entry->session = std::move(session);
   entry->ttl_seconds = std::min(ttl_seconds, max_ttl_seconds_);
@@ -96,6 +97,10 @@ std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> sess
 Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto found = sessions_.find(id);
+  if (found == sessions_.end() && !id.empty()) {
+    found = std::find_if(sessions_.begin(), sessions_.end(),
+                         [&](const auto& open) { return open.second->name == id; });
+  }
   if (found == sessions_.end()) {
     return Error{ENOENT, "no session '" + id +
                              "' (it was closed, expired after idle time, or never existed); "
@@ -106,8 +111,60 @@ Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& i
 
 Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
   auto entry = find(id);
-  if (!entry) return entry.error();
-  return SessionLease(std::move(*entry));
+  if (entry) {
+    SessionLease lease(std::move(*entry));
+    if (auto thawed = thaw_for_use(*lease); !thawed) return thawed.error();
+    return lease;
+  }
+  if (!reopener_) return entry.error();
+  std::lock_guard reopening(reopening_);
+  if (auto opened = find(id); opened) return SessionLease(std::move(*opened));
+  auto reopened = reopener_(id);
+  if (!reopened) {
+    // Nothing on disk by that name: the error of a session never seen.
+    if (reopened.error().code == ENOENT) return entry.error();
+    return reopened.error();
+  }
+  return SessionLease(std::move(*reopened));
+}
+
+// The lease counts as a user before this takes freeze_mutex, so freeze_idle either sees it and
+// leaves the session be, or froze it first and this thaws it.
+Status SessionRegistry::thaw_for_use(SessionEntry& entry) {
+  std::lock_guard lock(entry.freeze_mutex);
+  using Refused = SessionEntry::FreezeRefused;
+  auto refused = Refused::kUntilUsed;
+  entry.freeze_refused.compare_exchange_strong(refused, Refused::kNo);
+  if (!entry.session->frozen()) return {};
+  if (auto thawed = entry.session->thaw(); !thawed) {
+    return thawed.error().context("thawing session " + entry.id + ", frozen while idle");
+  }
+  return {};
+}
+
+std::vector<std::string> SessionRegistry::freeze_idle(double idle_seconds) {
+  std::vector<std::string> frozen;
+  if (idle_seconds <= 0) return frozen;
+  for (const auto& entry : list()) {
+    if (entry->users > 0 || entry->freeze_refused != SessionEntry::FreezeRefused::kNo ||
+        entry->idle_seconds() <= idle_seconds || entry->session->frozen() || entry->has_previews) {
+      continue;
+    }
+    std::lock_guard lock(entry->freeze_mutex);
+    if (entry->users > 0) continue;  // leased meanwhile
+    auto done = entry->session->freeze();
+    if (done) {
+      frozen.push_back(entry->id);
+    } else if (done.error().code == ENOTSUP) {
+      entry->freeze_refused = SessionEntry::FreezeRefused::kAlways;
+    } else if (done.error().code != EBUSY) {
+      // Not again every second: a process that will not stop (stuck in the kernel) stays so.
+      entry->freeze_refused = SessionEntry::FreezeRefused::kUntilUsed;
+      log(LogLevel::kWarning,
+          "session " + entry->id + " stays unfrozen until its next use: " + done.error().message);
+    }
+  }
+  return frozen;
 }
 
 bool SessionRegistry::close(const std::string& id) {
@@ -119,7 +176,7 @@ bool SessionRegistry::close(const std::string& id) {
     entry = found->second;
     sessions_.erase(found);
   }
-  entry->session->close();
+  close_entry(*entry);
   return true;
 }
 
@@ -146,7 +203,7 @@ std::vector<std::string> SessionRegistry::expire_idle() {
   }
   std::vector<std::string> ids;
   for (auto& entry : expired) {
-    entry->session->close();
+    close_entry(*entry);
     ids.push_back(entry->id);
   }
   return ids;
@@ -158,7 +215,44 @@ void SessionRegistry::close_all() {
     std::lock_guard lock(mutex_);
     all.swap(sessions_);
   }
-  for (auto& [id, entry] : all) entry->session->close();
+  for (auto& [id, entry] : all) close_entry(*entry);
+}
+
+void SessionRegistry::close_entry(SessionEntry& entry) {
+  // Even without a preview: a failed expose_port may have left the session's factory there.
+  if (previews_) previews_->close_group(entry.id);
+  entry.session->close();
+}
+
+void SessionRegistry::set_previews(std::unique_ptr<egress::PreviewForwarder> previews) {
+  previews_ = std::move(previews);
+}
+
+Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t port,
+                                            egress::PreviewProtocol protocol) {
+  if (!previews_) {
+    return Error{EPERM,
+                 "expose_port is off: only the user can allow it, by starting the server with "
+                 "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)"};
+  }
+  std::lock_guard lock(entry.exposed_mutex);
+  std::string protocol_name = protocol == egress::PreviewProtocol::kHttp ? "http" : "tcp";
+  for (const auto& exposed : entry.exposed) {
+    if (exposed.port == port && exposed.protocol == protocol_name) return exposed;
+  }
+  UniqueFd factory;
+  if (!previews_->has_group(entry.id)) {
+    auto taken = entry.session->take_preview_factory();
+    if (!taken) return taken.error().context("session " + entry.id);
+    factory = std::move(*taken);
+  }
+  auto opened = previews_->open(entry.id, std::move(factory), port, protocol);
+  if (!opened) return opened.error().context("session " + entry.id);
+  ExposedPort exposed{port,        opened->host_port, protocol_name,
+                      opened->url, opened->accepting, opened->probe};
+  entry.exposed.push_back(exposed);
+  entry.has_previews = true;
+  return exposed;
 }
 
 }  // namespace paddock::mcp

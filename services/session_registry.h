@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,12 +15,24 @@
 #include <vector>
 
 #include "core/result.h"
+#include "egress/preview_forwarder.h"
 #include "language/policy.h"
 #include "runtime/live_kernel.h"
 #include "runtime/session.h"
 #include "services/shares.h"
+#include "state/saved_workspace.h"
 
 namespace paddock::mcp {
+
+// A port of a session opened on the host (expose_port, docs/previews.md).
+struct ExposedPort {
+  std::uint16_t port = 0;  // the sandbox's
+  std::uint16_t host_port = 0;
+  std::string protocol;  // "http" or "tcp"
+  std::string url;
+  bool accepting = false;  // something accepted on the sandbox's port when it opened
+  std::string probe;       // if not, why
+};
 
 struct SessionEntry {
   std::string id;
@@ -40,6 +53,22 @@ struct SessionEntry {
   Limits limits;                   // of the session's sandbox (a run's timeout is its own)
   std::vector<ShareMount> mounts;  // shares mounted into it (create_session's mounts)
   std::mutex run_mutex;            // the steps of one execute_code run back to back
+  // Its workspace on disk (services/kept_sessions.h), when the server keeps sessions: written
+  // after each call that may change files, under run_mutex.
+  std::unique_ptr<state::SavedWorkspace> kept;
+  std::string name;  // the caller's name for it, or empty
+  // Why the interpreter's earlier state is gone, said once by the next cell ("the server
+  // restarted"); under run_mutex.
+  std::string state_lost;
+  // Orders an idle freeze (SessionRegistry::freeze_idle) against a new lease's thaw.
+  std::mutex freeze_mutex;
+  // Not asked to freeze again: never (its backend cannot), or until its next use (it failed).
+  enum class FreezeRefused { kNo, kUntilUsed, kAlways };
+  std::atomic<FreezeRefused> freeze_refused{FreezeRefused::kNo};
+  // Its previews; a session with any is never frozen while idle (its server must answer).
+  mutable std::mutex exposed_mutex;
+  std::vector<ExposedPort> exposed;
+  std::atomic<bool> has_previews{false};
 
   [[nodiscard]] double idle_seconds() const;
   [[nodiscard]] std::string created_at_utc() const;  // "2026-11-21T10:00:00Z"
@@ -68,8 +97,15 @@ class SessionRegistry {
   Status reserve();
   void unreserve();
   // Takes a reserved slot. `ttl_seconds` is capped at the server's maximum.
+  // `id`: a kept session's own, reopened; empty for a new one.
   std::shared_ptr<SessionEntry> add(std::unique_ptr<Session> session, const LanguagePolicy& policy,
-                                    double ttl_seconds);
+                                    double ttl_seconds, const std::string& id = "");
+  // A new session's id: 128 random bits, so one cannot be guessed from another.
+  static std::string new_id();
+  // Opens a session that is not open here (a kept one, by id or name): set by the server that
+  // keeps sessions on disk. acquire() asks it for what it does not hold.
+  using Reopener = std::function<Result<std::shared_ptr<SessionEntry>>(const std::string& id)>;
+  void set_reopener(Reopener reopener) { reopener_ = std::move(reopener); }
   Result<SessionLease> acquire(const std::string& id);
   // The session without using it: its idle time goes on (for get_session, which reports it).
   Result<std::shared_ptr<SessionEntry>> find(const std::string& id);
@@ -77,15 +113,32 @@ class SessionRegistry {
   std::vector<std::shared_ptr<SessionEntry>> list();
   // Closes sessions idle for longer than their ttl; returns their ids.
   std::vector<std::string> expire_idle();
+  // Freezes sessions not in use and idle for longer than `idle_seconds` (Session::freeze);
+  // returns their ids. None when `idle_seconds` is 0. acquire() thaws a frozen session first.
+  std::vector<std::string> freeze_idle(double idle_seconds);
   void close_all();
+  // Previews (egress/preview_forwarder.h): set once, when the server allows them
+  // (--allow-preview); then every session closed here ends its previews.
+  void set_previews(std::unique_ptr<egress::PreviewForwarder> previews);
+  [[nodiscard]] bool previews_allowed() const { return previews_ != nullptr; }
+  // Opens the session's `port` on the host; EPERM when the server does not allow previews.
+  Result<ExposedPort> expose(SessionEntry& entry, std::uint16_t port,
+                             egress::PreviewProtocol protocol);
   // Sessions open or being opened.
   [[nodiscard]] std::size_t size();
   [[nodiscard]] double max_ttl_seconds() const { return max_ttl_seconds_; }
 
  private:
   std::mutex mutex_;
+  static Status thaw_for_use(SessionEntry& entry);
+  // Ends the entry's previews and closes its session.
+  void close_entry(SessionEntry& entry);
+  std::unique_ptr<egress::PreviewForwarder> previews_;
+
   std::map<std::string, std::shared_ptr<SessionEntry>> sessions_;
   std::size_t reserved_ = 0;
+  Reopener reopener_;
+  std::mutex reopening_;  // one reopen at a time: two calls for one kept session open it once
   std::size_t max_sessions_;
   double max_ttl_seconds_;
 };

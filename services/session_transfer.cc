@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "services/kept_sessions.h"
+
 namespace paddock::mcp {
 
 Result<TransferReport> transfer_in_session(Services& services, const std::string& session_id,
@@ -12,6 +14,12 @@ Result<TransferReport> transfer_in_session(Services& services, const std::string
   if (!lease) return lease.error();
   auto started = std::chrono::steady_clock::now();
   auto report = operation(*(*lease)->session);
+  // What an upload wrote is kept on disk before the call returns, as a call's files are.
+  if (report && tool == "upload_file") {
+    if (std::string not_kept = keep_session_files(**lease); !not_kept.empty()) {
+      return Error{EIO, not_kept};
+    }
+  }
   AuditRecord record;
   record.tool = tool;
   record.session = session_id;

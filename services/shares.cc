@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/beneath.h"
+#include "core/thread_fs_identity.h"
 #include "core/user_account.h"
 #include "runtime/session.h"
 
@@ -233,6 +234,14 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
   }
   if (auto unmoved = check_unmoved(*share); !unmoved) return unmoved.error();
   return BindMount{share->host_dir, mount.path, mount.writable};
+}
+
+Result<UniqueFd> open_share_for_reading(const ShareLocation& where) {
+  auto owner = share_owner(*where.share);
+  if (!owner) return owner.error();
+  ThreadFsIdentity as_owner(owner->uid, owner->gid);
+  if (!as_owner.status()) return as_owner.status().error();
+  return open_in_share(where, O_RDONLY | O_NONBLOCK);
 }
 
 Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint64_t resolve) {

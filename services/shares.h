@@ -90,6 +90,10 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
 // `resolve` (e.g. RESOLVE_NO_SYMLINKS). An error explains the refusal in the share's terms.
 Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint64_t resolve = 0);
 
+// Opens `where` for reading with its share owner's rights (share_owner, ThreadFsIdentity), as an
+// upload does: root serving a user's share reads there only what that user could.
+Result<UniqueFd> open_share_for_reading(const ShareLocation& where);
+
 // What errno `error` means for `where`, for the person who named it.
 Error share_path_error(const ShareLocation& where, int error);
 

@@ -1,8 +1,10 @@
-// close_session: kill a session's sandbox and drop its files.
+// close_session: kill a session's sandbox and drop its files, on disk too unless asked to keep
+// them.
 
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/kept_sessions.h"
 #include "services/server_state.h"
 
 namespace paddock::mcp {
@@ -15,10 +17,14 @@ class CloseSession final : public Tool {
     return {
         {"name", name()},
         {"title", "Close a session"},
-        {"description", "Closes a session, killing its processes and deleting its files."},
+        {"description",
+         "Closes a session, killing its processes and deleting its files (keep: true keeps "
+         "them on disk)."},
         {"inputSchema",
          {{"type", "object"},
-          {"properties", {{"session_id", session_id_property()}}},
+          {"properties",
+           {{"session_id", session_id_property()},
+            {"keep", {{"type", "boolean"}, {"default", false}, {"description", "Reopen later."}}}}},
           {"required", {"session_id"}},
           {"additionalProperties", false}}},
         {"outputSchema",
@@ -28,12 +34,38 @@ class CloseSession final : public Tool {
         {"annotations", annotations("Close a session", false, true, /*destructive=*/true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
+    ServerState& state = context.state;
     std::string id = arguments["session_id"].get<std::string>();
-    if (!context.state.sessions().close(id)) {
+    bool keep = arguments.value("keep", false);
+    std::string said = "closed";
+    if (auto open = state.sessions().find(id); open) {
+      id = (*open)->id;
+      state.sessions().close(id);
+      std::lock_guard lock((*open)->run_mutex);
+      if ((*open)->kept && !keep) {
+        if (auto removed = state.state_dir()->remove(*(*open)->kept); !removed) {
+          return tool_error("session " + id +
+                            " closed, but its files on disk could not be "
+                            "removed: " +
+                            removed.error().message);
+        }
+        (*open)->kept.reset();
+      }
+      if (keep && (*open)->kept) said = "closed; its files stay on disk";
+    } else if (auto kept = closed_kept_session(state, id); kept) {
+      id = (*kept)->info().id;
+      if (keep) return tool_error("session " + id + " is not open; its files are on disk already");
+      if (auto removed = state.state_dir()->remove(**kept); !removed) {
+        return tool_error(removed.error().message);
+      }
+      said = "removed from disk";
+    } else if (kept.error().code != ENOENT) {
+      return tool_error(kept.error().message);
+    } else {
       return tool_error("no session '" + id + "' (already closed, expired, or never existed)");
     }
     ToolResult result;
-    result.content.push_back(text_block("session " + id + " closed"));
+    result.content.push_back(text_block("session " + id + " " + said));
     result.structured = {{"session_id", id}, {"closed", true}};
     return result;
   }

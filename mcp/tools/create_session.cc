@@ -7,7 +7,10 @@
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 #include "services/code_runner.h"
+#include "services/kept_sessions.h"
 #include "services/live_session.h"
+#include "state/state_names.h"
+#include "state/workspace_archive.h"
 
 namespace paddock::mcp {
 namespace {
@@ -23,9 +26,9 @@ class CreateSession final : public Tool {
         {"title", "Create a session"},
         {"description",
          "A sandbox that stays: execute_code calls with its session_id keep its /work files "
-         "and libraries. python and r sessions (native backend) are live: each call is a "
-         "notebook cell, variables persist, the last expression is shown. Closes after "
-         "ttl_seconds idle or close_session."},
+         "and libraries, across server restarts too. python and r sessions (native backend) "
+         "are live: each call is a notebook cell, variables persist, the last expression is "
+         "shown. Closes after ttl_seconds idle or close_session."},
         {"inputSchema",
          {{"type", "object"},
           {"properties",
@@ -50,7 +53,20 @@ class CreateSession final : public Tool {
             {"ttl_seconds",
              {{"type", "number"},
               {"exclusiveMinimum", 0},
-              {"description", "Idle seconds before closing (default 1800)."}}}}},
+              {"description", "Idle seconds before closing (default 1800)."}}},
+            {"name",
+             {{"type", "string"},
+              {"maxLength", 64},
+              {"description", "Unique; usable as session_id."}}},
+            {"from_snapshot",
+             {{"type", "object"},
+              {"description", "Start from it."},
+              {"properties",
+               {{"session_id", session_id_property()}, {"snapshot", {{"type", "string"}}}}},
+              {"required", {"session_id", "snapshot"}},
+              {"additionalProperties", false}}},
+            {"from_archive",
+             {{"type", "string"}, {"description", "Start from SHARE/x.tar.zst."}}}}},
           {"additionalProperties", false}}},
         {"outputSchema", output_schema()},
         {"annotations", annotations("Create a session", false, false)}};
@@ -65,8 +81,20 @@ class CreateSession final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
+    return create(arguments, context, name());
+  }
+
+  // create_session's work, also fork_session's (`tool` names the caller).
+  ToolResult create(const json& arguments, ToolContext& context, const std::string& tool) const {
     ServerState& state = context.state;
-    auto policy = state.policies().find(arguments.value("language", default_language_));
+    std::string session_name = arguments.value("name", "");
+    std::function<Status(int)> fill;
+    std::string language = arguments.value("language", "");
+    if (auto kept = kept_arguments(state, arguments, session_name, fill, language); !kept) {
+      return tool_error(kept.error().message);
+    }
+    if (language.empty()) language = default_language_;
+    auto policy = state.policies().find(language);
     if (!policy) return tool_error(policy.error().message);
     // The shares' binds go into the builder with the rest: the shape is never patched after.
     std::vector<BindMount> binds;
@@ -74,12 +102,20 @@ class CreateSession final : public Tool {
     if (!mounts) return tool_error(mounts.error().message);
     auto spec = session_spec(state, **policy, context.progress, binds);
     if (!spec) return tool_error(spec.error().message);
+    bool kept = state.state_dir() != nullptr;
+    std::uint64_t full_size = spec->shape.limits.work_bytes;
+    if (kept) {
+      auto room = kept_session_room(state, full_size, 0);
+      if (!room) return tool_error(room.error().message);
+      spec->shape.limits.work_bytes = *room;
+    }
     auto libraries = arguments.value("libraries", std::vector<std::string>{});
     bool live = arguments.value("live", true);
     // A plain live session takes a sandbox whose kernel is ready, when one waits; the pool keeps
     // one waiting for the language's next from now on.
     std::unique_ptr<ReadyKernel> ready;
-    if (live && libraries.empty() && binds.empty() && !(*policy)->kernel.name.empty()) {
+    if (live && libraries.empty() && binds.empty() && !fill &&
+        spec->shape.limits.work_bytes == full_size && !(*policy)->kernel.name.empty()) {
       ready = state.kernels().take((*policy)->name, spec->shape, std::nullopt, spec->plan);
     }
     if (auto room = state.sessions().reserve(); !room) {
@@ -103,14 +139,38 @@ class CreateSession final : public Tool {
     auto entry =
         state.sessions().add(std::move(*opened), **policy,
                              arguments.value("ttl_seconds", state.options().session_idle_seconds));
+    // In use while it is set up: neither frozen nor expired under its install or kernel start.
+    SessionLease setting_up(entry);
     entry->limits = limits;
     entry->mounts = std::move(*mounts);
+    if (kept) {
+      auto workspace = make_kept_workspace(state, entry->id, session_name, (*policy)->name, fill);
+      if (!workspace) {
+        state.sessions().close(entry->id);
+        return tool_error("could not create the session: " + workspace.error().message);
+      }
+      std::lock_guard lock(entry->run_mutex);
+      entry->kept = std::move(*workspace);
+      entry->name = session_name;
+      if (fill) {
+        if (auto restored = restore_session_files(*entry); !restored) {
+          (void)state.state_dir()->remove(*entry->kept);
+          entry->kept.reset();
+          state.sessions().close(entry->id);
+          return tool_error("could not create the session: " + restored.error().message);
+        }
+      }
+    }
     std::string text = "session " + entry->id + " (" + (*policy)->name + ")";
+    if (!session_name.empty()) text += " named " + session_name;
     if (!libraries.empty()) {
       ProgressObserver observer(context);
-      auto installed = install_in_session(*entry, state, libraries, observer, name());
+      auto installed = install_in_session(*entry, state, libraries, observer, tool);
       if (auto why = install_failure(installed)) {
         state.sessions().close(entry->id);
+        std::lock_guard lock(entry->run_mutex);
+        if (entry->kept) (void)state.state_dir()->remove(*entry->kept);
+        entry->kept.reset();
         return tool_error("installing libraries failed, so the session was closed: " + *why);
       }
       text += " with " + counted(libraries.size(), "library", "libraries") + " installed";
@@ -124,15 +184,100 @@ class CreateSession final : public Tool {
         start_interpreter(*entry, live, state.secrets());
       }
     }
+    std::string not_kept = keep_session_files(*entry);
+    if (not_kept.empty() && entry->kept) {
+      std::lock_guard lock(entry->run_mutex);
+      if (auto marked = entry->kept->mark_created(); !marked) {
+        not_kept =
+            "the session's start could not be kept for diff_session: " + marked.error().message;
+      }
+    }
     ToolResult result;
     for (const auto& mount : entry->mounts) {
       text += "; share " + mount.share + " mounted at " + mount.path +
               (mount.writable ? " (read-write)" : " (read-only)");
     }
     result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));
+    if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.structured = interpreter_json(*entry);
     result.structured["session_id"] = entry->id;
+    result.structured["kept"] = entry->kept != nullptr;
+    if (!session_name.empty()) result.structured["name"] = session_name;
     return result;
+  }
+
+  // Fills a new workspace from an archive in a share, under the image layers' rules
+  // (state/workspace_archive.h), within the session's quotas.
+  static Status archive_fill(ServerState& state, const std::string& host_path,
+                             std::function<Status(int)>& fill) {
+    auto where = state.shares().locate(host_path);
+    if (!where) return where.error();
+    auto archive = open_share_for_reading(*where);
+    if (!archive) return archive.error();
+    auto held = std::make_shared<UniqueFd>(std::move(*archive));
+    state::ArchiveLimits limits;
+    limits.max_bytes = state.options().session_disk.value_or(SandboxLimits{}.work_bytes);
+    limits.max_entries = state.options().session_files;
+    std::string shown = where->shown();
+    fill = [held, limits, shown](int target) -> Status {
+      auto imported = state::import_tree(held->get(), target, limits);
+      if (!imported) return imported.error().context("importing " + shown);
+      return {};
+    };
+    return {};
+  }
+
+  // What create_session's name and from_snapshot ask of the state directory, checked before any
+  // sandbox is made: `fill` then writes the snapshot's files into the new workspace, and
+  // `language` is the snapshot's session's when none was given.
+  static Status kept_arguments(ServerState& state, const json& arguments,
+                               const std::string& session_name, std::function<Status(int)>& fill,
+                               std::string& language) {
+    bool asks = !session_name.empty() || arguments.contains("from_snapshot") ||
+                arguments.contains("from_archive");
+    if (!asks) return {};
+    if (state.state_dir() == nullptr) {
+      return invalid_input(
+          "this server keeps no sessions on disk (--state-dir none, or a backend that cannot), "
+          "so sessions have no names or snapshots");
+    }
+    if (!session_name.empty()) {
+      if (auto valid = state::check_state_name(session_name, "name"); !valid) return valid;
+      if (state.sessions().find(session_name) || state.state_dir()->resolve(session_name)) {
+        return invalid_input("a session named '" + session_name +
+                             "' exists already: choose another name, or use that session");
+      }
+    }
+    if (arguments.contains("from_archive")) {
+      if (arguments.contains("from_snapshot")) {
+        return invalid_input("give from_snapshot or from_archive, not both");
+      }
+      return archive_fill(state, arguments["from_archive"].get<std::string>(), fill);
+    }
+    if (!arguments.contains("from_snapshot")) return {};
+    std::string source = arguments["from_snapshot"]["session_id"].get<std::string>();
+    std::string snapshot = arguments["from_snapshot"]["snapshot"].get<std::string>();
+    if (auto valid = state::check_state_name(snapshot, "snapshot"); !valid) return valid;
+    std::string source_language;
+    auto shared = with_workspace(state, source, [&](state::SavedWorkspace& workspace) -> Status {
+      source_language = workspace.info().language;
+      auto files = workspace.files(snapshot);
+      if (!files) return files.error();
+      // Linked now, while the source is held: a later change of it makes new files.
+      auto held = std::make_shared<UniqueFd>(std::move(*files));
+      fill = [held](int target) -> Status {
+        auto linked = state::link_tree(held->get(), target);
+        return linked ? Status{} : Status{linked.error()};
+      };
+      return {};
+    });
+    if (!shared) return shared;
+    if (language.empty()) language = source_language;
+    if (language != source_language) {
+      return invalid_input("snapshot '" + snapshot + "' is of a " + source_language +
+                           " session; a " + language + " session cannot start from it");
+    }
+    return {};
   }
 
  private:
@@ -198,10 +343,69 @@ class CreateSession final : public Tool {
   std::string default_language_;
 };
 
+// A snapshot of a session and a new session from it, in one call.
+class ForkSession final : public Tool {
+ public:
+  explicit ForkSession(std::string default_language) : create_(std::move(default_language)) {}
+  std::string name() const override { return "fork_session"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Fork a session"},
+            {"description",
+             "A new session with a copy of a session's files and libraries (not variables)."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"name", {{"type", "string"}, {"maxLength", 64}}},
+                {"live", {{"type", "boolean"}, {"default", true}}}}},
+              {"required", {"session_id"}},
+              {"additionalProperties", false}}},
+            {"outputSchema", CreateSession::output_schema()},
+            {"annotations", annotations("Fork a session", false, false)}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string source = arguments["session_id"].get<std::string>();
+    if (auto room = check_state_room(context.state); !room) {
+      return tool_error("no fork made: " + room.error().message);
+    }
+    std::string snapshot;
+    auto made = with_workspace(context.state, source, [&](state::SavedWorkspace& workspace) {
+      // A name of its own: the first free "fork-N".
+      auto taken = workspace.snapshots();
+      for (int n = 1;; ++n) {
+        snapshot = "fork-" + std::to_string(n);
+        if (!taken || std::none_of(taken->begin(), taken->end(),
+                                   [&](const auto& one) { return one.name == snapshot; })) {
+          break;
+        }
+      }
+      return workspace.snapshot(snapshot);
+    });
+    if (!made) return tool_error(made.error().message);
+    json create = {{"from_snapshot", {{"session_id", source}, {"snapshot", snapshot}}},
+                   {"live", arguments.value("live", true)}};
+    if (arguments.contains("name")) create["name"] = arguments["name"];
+    ToolResult result = create_.create(create, context, name());
+    if (!result.is_error) {
+      result.content.push_back(
+          text_block("forked from session " + source + " (its snapshot '" + snapshot + "')"));
+    }
+    return result;
+  }
+
+ private:
+  CreateSession create_;
+};
+
 }  // namespace
 
 std::unique_ptr<Tool> make_create_session(const std::string& default_language) {
   return std::make_unique<CreateSession>(default_language);
+}
+
+std::unique_ptr<Tool> make_fork_session(const std::string& default_language) {
+  return std::make_unique<ForkSession>(default_language);
 }
 
 }  // namespace paddock::mcp

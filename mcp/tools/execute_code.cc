@@ -3,10 +3,12 @@
 #include "core/base64.h"
 #include "core/units.h"
 #include "mcp/code_result.h"
+#include "mcp/content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 #include "services/code_runner.h"
+#include "services/kept_sessions.h"
 #include "services/server_state.h"
 
 namespace paddock::mcp {
@@ -164,9 +166,12 @@ class ExecuteCode final : public Tool {
                      : run_fresh(state, *policy, request, observer, context.until_answered);
     state.record(audit_record(state, lease, *policy, request, &run));
     // An error may carry what the sandbox said (a kernel's log when it cannot start again).
+    std::string not_kept = lease ? keep_session_files(**lease) : "";
     if (!run) return tool_error(run.error().message);
-    return code_result(*run, verdict, state.options(),
-                       {request.timeout_seconds, lease.has_value()});
+    ToolResult result =
+        code_result(*run, verdict, state.options(), {request.timeout_seconds, lease.has_value()});
+    if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
+    return result;
   }
 
  private:

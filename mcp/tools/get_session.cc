@@ -32,8 +32,8 @@ class GetSession final : public Tool {
     return {{"name", name()},
             {"title", "Get a session's state"},
             {"description",
-             "A session's state: age, idle time, disk use, processes, limits, shares, "
-             "interpreter. Asking is not use."},
+             "A session's state: age, idle time, disk use, processes, whether frozen while idle, "
+             "limits, shares, interpreter. Asking is not use."},
             {"inputSchema",
              {{"type", "object"},
               {"properties", {{"session_id", session_id_property()}}},
@@ -51,6 +51,8 @@ class GetSession final : public Tool {
                 "runs": {"type": "integer"},
                 "disk_used_bytes": {"type": "integer"},
                 "processes": {"type": "integer"},
+                "frozen": {"type": "boolean"},
+                "exposed": {"type": "array", "items": {"type": "object"}},
                 "backend": {"type": "string"},
                 "mounts": {"type": "array", "items": {"type": "object", "properties": {
                   "share": {"type": "string"}, "path": {"type": "string"},
@@ -65,7 +67,8 @@ class GetSession final : public Tool {
                   "output_bytes": {"type": "integer"}, "work_dir_bytes": {"type": "integer"},
                   "network": {"type": "string"}}}},
               "required": ["session_id", "language", "created_at", "age_seconds", "idle_seconds",
-                           "ttl_seconds", "runs", "disk_used_bytes", "processes", "limits"]})"))},
+                           "ttl_seconds", "runs", "disk_used_bytes", "processes", "frozen",
+                           "limits"]})"))},
             {"annotations", annotations("Get a session's state", true, true)}};
   }
 
@@ -74,6 +77,7 @@ class GetSession final : public Tool {
     auto entry = context.state.sessions().find(id);
     if (!entry) return tool_error(entry.error().message);
     const SessionEntry& session = **entry;
+    bool frozen = session.session->frozen();
     auto usage = session.session->usage();
     if (!usage) return tool_error("session " + id + ": " + usage.error().message);
     double age =
@@ -90,6 +94,7 @@ class GetSession final : public Tool {
                        {"runs", session.runs.load()},
                        {"disk_used_bytes", usage->disk_bytes},
                        {"processes", usage->processes},
+                       {"frozen", frozen},
                        {"backend", std::string(context.state.backend().name())},
                        {"limits", std::move(limits)}};
     structured.update(interpreter_json(session));
@@ -105,6 +110,7 @@ class GetSession final : public Tool {
     }
     structured["shares"] = std::move(shares);
     structured["mounts"] = std::move(mounts);
+    structured["exposed"] = exposed_ports_json(session);
     structured["transfer_limits"] = {
         {"max_bytes", context.state.options().transfer_caps.max_bytes},
         {"max_files", context.state.options().transfer_caps.max_files}};
@@ -113,7 +119,8 @@ class GetSession final : public Tool {
         text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +
                    " old, idle " + format_duration(session.idle_seconds()) + ", " +
                    std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
-                   counted(usage->processes, "process", "processes") + " running, " +
+                   counted(usage->processes, "process", "processes") +
+                   (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
                    counted(session.runs.load(), "run", "runs") + "; " + interpreter_line(session) +
                    "; shares: " + context.state.shares().summary()));
     result.structured = std::move(structured);

@@ -7,6 +7,7 @@
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 #include "services/code_runner.h"
+#include "services/kept_sessions.h"
 
 namespace paddock::mcp {
 namespace {
@@ -52,7 +53,9 @@ class InstallLibraries final : public Tool {
                         " into session " + id + " failed: " + *why);
     }
     std::string output = installed->stderr_data.data;
+    std::string not_kept = keep_session_files(**lease);
     ToolResult result;
+    if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.content.push_back(
         text_block("installed " + counted(libraries.size(), "library", "libraries") +
                    " into session " + id + " (" + std::to_string(installed->duration_ms) + " ms)"));

@@ -1,6 +1,9 @@
-// list_sessions: the sessions this server holds.
+// list_sessions: the sessions this server holds, and those kept on disk that it does not.
+
+#include <set>
 
 #include "core/units.h"
+#include "core/utc_time.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -15,7 +18,10 @@ class ListSessions final : public Tool {
   json definition() const override {
     return {{"name", name()},
             {"title", "List sessions"},
-            {"description", "Lists open sessions: language, age, idle time."},
+            {"description",
+             "Lists sessions: open ones (language, age, idle time, frozen or not) and those kept "
+             "on disk from "
+             "earlier servers, which execute_code reopens by id or name."},
             {"inputSchema",
              {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
             {"outputSchema", json::parse(R"({
@@ -23,7 +29,14 @@ class ListSessions final : public Tool {
               "properties": {"sessions": {"type": "array", "items": {"type": "object",
                 "properties": {"session_id": {"type": "string"}, "language": {"type": "string"},
                   "created_at": {"type": "string"}, "idle_seconds": {"type": "number"},
-                  "ttl_seconds": {"type": "number"}, "runs": {"type": "integer"}},
+                  "ttl_seconds": {"type": "number"}, "runs": {"type": "integer"},
+                  "name": {"type": "string"}, "open": {"type": "boolean"},
+                  "kept": {"type": "boolean"}, "bytes": {"type": "integer"},
+                  "files": {"type": "integer"}, "last_used": {"type": "string"},
+                  "state_lost": {"type": "boolean"},
+                  "in_use_elsewhere": {"type": "boolean"},
+                  "frozen": {"type": "boolean"},
+                  "exposed": {"type": "array", "items": {"type": "object"}}},
                 "required": ["session_id", "language"]}}},
               "required": ["sessions"]})")},
             {"annotations", annotations("List sessions", true, true)}};
@@ -31,19 +44,63 @@ class ListSessions final : public Tool {
   ToolResult call(const json& /*arguments*/, ToolContext& context) override {
     json sessions = json::array();
     std::string text;
+    std::set<std::string> open_ids;
     for (const auto& entry : context.state.sessions().list()) {
+      open_ids.insert(entry->id);
+      bool frozen = entry->session->frozen();
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
-      sessions.push_back({{"session_id", entry->id},
-                          {"language", entry->policy->name},
-                          {"created_at", entry->created_at_utc()},
-                          {"idle_seconds", idle},
-                          {"ttl_seconds", entry->ttl_seconds},
-                          {"runs", entry->runs.load()}});
+      json item = {{"session_id", entry->id},
+                   {"language", entry->policy->name},
+                   {"created_at", entry->created_at_utc()},
+                   {"idle_seconds", idle},
+                   {"ttl_seconds", entry->ttl_seconds},
+                   {"runs", entry->runs.load()},
+                   {"open", true},
+                   {"kept", entry->kept != nullptr},
+                   {"frozen", frozen}};
+      if (!entry->name.empty()) item["name"] = entry->name;
+      json exposed = exposed_ports_json(*entry);
+      std::string previews;
+      for (const auto& port : exposed) {
+        previews += ", port " + std::to_string(port["port"].get<int>()) + " at " +
+                    port["url"].get<std::string>();
+      }
+      if (!exposed.empty()) item["exposed"] = std::move(exposed);
+      sessions.push_back(std::move(item));
       // Whole units for people; idle_seconds above keeps the tenths for programs.
-      text += entry->id + " " + entry->policy->name + ", idle " + format_duration(idle) + "\n";
+      text += entry->id + (entry->name.empty() ? "" : " (" + entry->name + ")") + " " +
+              entry->policy->name + ", open, idle " + format_duration(idle) +
+              (frozen ? ", frozen" : "") + previews + "\n";
+    }
+    if (const state::StateDir* dir = context.state.state_dir()) {
+      for (const auto& kept : dir->list()) {
+        const state::WorkspaceInfo& info = kept.info;
+        if (open_ids.contains(info.id)) continue;
+        std::string last_used =
+            utc_text(std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
+        json item = {{"session_id", info.id},
+                     {"language", info.language},
+                     {"created_at", info.created_at},
+                     {"open", false},
+                     {"kept", true},
+                     {"bytes", info.bytes},
+                     {"files", info.files},
+                     {"last_used", last_used},
+                     {"state_lost", info.live},
+                     {"in_use_elsewhere", kept.in_use}};
+        if (!info.name.empty()) item["name"] = info.name;
+        sessions.push_back(std::move(item));
+        text += info.id + (info.name.empty() ? "" : " (" + info.name + ")") + " " + info.language +
+                ", kept on disk: " + std::to_string(info.files) + " entries, " +
+                format_size(info.bytes) + ", last used " + last_used +
+                (kept.in_use ? ", open in another server"
+                 : info.live ? "; its interpreter's variables were lost"
+                             : "") +
+                "\n";
+      }
     }
     ToolResult result;
-    result.content.push_back(text_block(sessions.empty() ? "no open sessions" : text));
+    result.content.push_back(text_block(sessions.empty() ? "no sessions" : text));
     result.structured = {{"sessions", std::move(sessions)}};
     return result;
   }

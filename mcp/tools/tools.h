@@ -6,8 +6,9 @@
 #include <string>
 
 #include "language/policy_store.h"
-#include "services/server_config.h"
 #include "mcp/tool.h"
+#include "services/server_config.h"
+#include "services/session_registry.h"
 
 namespace paddock::mcp {
 
@@ -20,10 +21,18 @@ std::unique_ptr<Tool> make_get_session();
 std::unique_ptr<Tool> make_close_session();
 std::unique_ptr<Tool> make_restart_session();
 std::unique_ptr<Tool> make_list_sessions();
+std::unique_ptr<Tool> make_snapshot_session();
+std::unique_ptr<Tool> make_fork_session(const std::string& default_language);
+std::unique_ptr<Tool> make_diff_session();
+std::unique_ptr<Tool> make_export_session();
 std::unique_ptr<Tool> make_write_file();
 std::unique_ptr<Tool> make_read_file();
 std::unique_ptr<Tool> make_list_files();
 std::unique_ptr<Tool> make_upload_file();
 std::unique_ptr<Tool> make_download_file();
+std::unique_ptr<Tool> make_expose_port();
+
+// A session's previews (expose_port), as get_session and list_sessions show them.
+json exposed_ports_json(const SessionEntry& entry);
 
 }  // namespace paddock::mcp

@@ -5,6 +5,7 @@
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
+#include "services/kept_sessions.h"
 
 namespace paddock::mcp {
 namespace {
@@ -47,9 +48,11 @@ class WriteFile final : public Tool {
     if (auto wrote = (*lease)->session->write_file(path, content); !wrote) {
       return tool_error(wrote.error().message);
     }
+    std::string not_kept = keep_session_files(**lease);
     ToolResult result;
     result.content.push_back(
         text_block("wrote " + counted(content.size(), "byte", "bytes") + " to /work/" + path));
+    if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.structured = {{"path", path}, {"size", content.size()}};
     return result;
   }

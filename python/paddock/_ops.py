@@ -148,7 +148,11 @@ class Operations:
     """Mixed into both session classes; reads their settings and session id."""
 
     def _open_op(self):
+        if self._resume:
+            return (yield from self._resume_op())
         arguments = {"language": self.lang, "live": self._live}
+        if self._name:
+            arguments["name"] = self._name
         if self._libraries:
             arguments["libraries"] = list(self._libraries)
         if self._ttl is not None:
@@ -164,12 +168,31 @@ class Operations:
                                % (self.lang, self.not_live_reason or "the server said not live"))
         return self
 
+    def _resume_op(self):
+        # Any tool given a kept session's id or name reopens it; list_sessions then says its id.
+        structured("list_files", (yield ("tool", "list_files", {"session_id": self._resume})))
+        listed = structured("list_sessions", (yield ("tool", "list_sessions", {})))
+        for session in listed.get("sessions", []):
+            if session.get("open") and self._resume in (session.get("session_id"),
+                                                        session.get("name")):
+                self.session_id = session["session_id"]
+                self._state.session_id = self.session_id
+                self.live = self._live
+                return self
+        raise SandboxError("session %r was reopened but is not listed" % self._resume)
+
+    def _kept_op(self, tool, arguments):
+        self._require_open(tool)
+        arguments = dict(arguments, session_id=self.session_id)
+        return structured(tool, (yield ("tool", tool, arguments)))
+
     def _close_op(self):
         session_id, self.session_id = self.session_id, None
         self._state.session_id = None
         if session_id:
             try:
-                yield ("tool", "close_session", {"session_id": session_id})
+                yield ("tool", "close_session", {"session_id": session_id,
+                                                 "keep": self._keep})
             except SandboxError:
                 pass
 

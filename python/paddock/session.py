@@ -16,7 +16,7 @@ __all__ = ["SandboxSession", "ArtifactSandboxSession", "InteractiveSandboxSessio
            "create_session"]
 
 # llm-sandbox arguments that mean nothing here (no container to keep, commit or attach to).
-_IGNORED = {"keep_template", "commit_container", "stream", "skip_environment_setup",
+_IGNORED = {"keep_template", "stream", "skip_environment_setup",
             "encoding_errors", "security_policy", "client", "kernel_type", "history_size",
             "poll_interval", "enable_plotting", "settings", "pool"}
 # llm-sandbox arguments paddock cannot honour: an error rather than a silent surprise.
@@ -68,15 +68,16 @@ class _Settings:
                  allow_hosts=None, shares=None, env=None, verbose=False, runtime_configs=None,
                  workdir=None, default_timeout=None, execution_timeout=None,
                  session_timeout=None, max_memory=None, paddock_bin=None, server_args=None,
-                 server=None, **llm_sandbox_options):
+                 server=None, name=None, resume=None, state_dir=None, commit_container=False,
+                 **llm_sandbox_options):
         if dockerfile is not None:
             llm_sandbox_options["dockerfile"] = dockerfile
-        for name, value in llm_sandbox_options.items():
-            if name in _REFUSED and value is not None:
-                raise ValidationError("%s: %s" % (name, _REFUSED[name]))
-            if name not in _IGNORED and name not in _REFUSED:
+        for option, value in llm_sandbox_options.items():
+            if option in _REFUSED and value is not None:
+                raise ValidationError("%s: %s" % (option, _REFUSED[option]))
+            if option not in _IGNORED and option not in _REFUSED:
                 raise TypeError("%s() got an unexpected keyword argument %r"
-                                % (type(self).__name__, name))
+                                % (type(self).__name__, option))
         if llm_sandbox_options.get("enable_plotting") is False:
             self._with_plots = False
         for key, value in (runtime_configs or {}).items():
@@ -108,6 +109,13 @@ class _Settings:
         self._aliases = [DEFAULT_WORKDIR, "/sandbox"] + ([workdir] if workdir else [])
         self.workdir = DEFAULT_WORKDIR
         max_timeout = self._timeout if (self._timeout or 0) > 300 else None
+        # Kept sessions (docs/sessions.md): a name to reopen it by, an earlier one to reopen,
+        # and llm-sandbox's commit_container: keep the files on disk when the session closes.
+        self._name = name
+        self._resume = resume
+        self._keep = bool(commit_container)
+        if state_dir is not None:
+            server_args = list(server_args or ()) + ["--state-dir", str(state_dir)]
         self._server_settings = dict(
             paddock_bin=paddock_bin, backend=self.backend, image=image, lang=self.lang,
             memory=memory, cpus=cpus, pids=pids, network=network, allow_hosts=allow_hosts,
@@ -259,6 +267,33 @@ class SandboxSession(_Settings, Operations):
         result = self._state.server.call(("tool", "restart_session",
                                           {"session_id": self.session_id}))
         return result.get("structuredContent") or {}
+
+    def snapshot(self, name):
+        """Keep the session's files and libraries as they are now, as `name` (shared with later
+        snapshots where unchanged); a dict with its size."""
+        return self._drive(self._kept_op("snapshot_session", {"name": name}))
+
+    def diff(self, since=None):
+        """What changed since the session started, or since snapshot `since`: a list of dicts
+        {path, change (added, changed, deleted), type, size}."""
+        arguments = {"since": since} if since else {}
+        return self._drive(self._kept_op("diff_session", arguments))["changes"]
+
+    def fork(self, name=None):
+        """A new session (on this server) with a copy of this one's files and libraries; its
+        session id. SandboxSession(resume=id, server=...) or the MCP tools use it."""
+        arguments = {"live": self.live}
+        if name:
+            arguments["name"] = name
+        return self._drive(self._kept_op("fork_session", arguments))["session_id"]
+
+    def export(self, host_path, snapshot=None, overwrite=False):
+        """Write the session (or a snapshot) as a .tar.zst into a read-write share
+        ("SHARE/name.tar.zst"); create_session's from_archive imports it."""
+        arguments = {"host_path": host_path, "overwrite": overwrite}
+        if snapshot:
+            arguments["snapshot"] = snapshot
+        return self._drive(self._kept_op("export_session", arguments))
 
     def info(self):
         """The server's description of the session (get_session)."""

@@ -19,20 +19,50 @@ from paddock import (AsyncArtifactSandboxSession, AsyncInteractiveSandboxSession
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def gone(pid):
-    """The process has exited (and no longer runs, even if a parent has yet to reap it)."""
+def stat_fields(pid):
+    """/proc/PID/stat's fields after the command's name (state first), or None once it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+            return stat.read().rsplit(")", 1)[1].split()
     except OSError:
-        return True
+        return None
+
+
+def identify(pids):
+    """Each process as (pid, start time): CI's machines have pid_max 32768, and a busy run can
+    hand a pid that has exited to a new process, which must not count as the old one."""
+    found = []
+    for pid in pids:
+        fields = stat_fields(pid)
+        if fields is not None:
+            found.append((pid, fields[19]))
+    return found
+
+
+def gone(process):
+    """The process has exited (and no longer runs, even if a parent has yet to reap it)."""
+    pid, start = process
+    fields = stat_fields(pid)
+    return fields is None or fields[0] in ("Z", "X") or fields[19] != start
+
+
+def describe(process):
+    try:
+        with open("/proc/%d/cmdline" % process[0], "rb") as cmdline:
+            return "%d (%s)" % (process[0], cmdline.read().replace(b"\0", b" ").decode().strip())
+    except OSError:
+        return str(process[0])
 
 
 def wait_gone(pids, seconds=10):
+    """The processes (pids, or (pid, start time) pairs) still running after `seconds`, each
+    with its command line."""
+    processes = [p for p in pids if isinstance(p, tuple)]
+    processes += identify(p for p in pids if not isinstance(p, tuple))
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not all(gone(pid) for pid in pids):
+    while time.monotonic() < deadline and not all(gone(p) for p in processes):
         time.sleep(0.05)
-    return [pid for pid in pids if not gone(pid)]
+    return [describe(p) for p in processes if not gone(p)]
 
 
 def descendants(pid):
@@ -183,7 +213,10 @@ EXITING = textwrap.dedent("""
                 if parent == pid:
                     out += tree(int(entry))
         return out
-    print(" ".join(str(p) for s in kept for p in tree(s.server.pid)), flush=True)
+    def start(pid):
+        return open("/proc/%%d/stat" %% pid).read().rsplit(")", 1)[1].split()[19]
+    print(" ".join("%%d:%%s" %% (p, start(p)) for s in kept for p in tree(s.server.pid)),
+          flush=True)
     how = sys.argv[1]
     if how == "raise":
         raise SystemExit("leaving with an exception")
@@ -196,12 +229,18 @@ EXITING = textwrap.dedent("""
 def test_nothing_is_left_when_the_interpreter_ends(how):
     child = subprocess.Popen([sys.executable, "-c", EXITING, how], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    pids = [int(p) for p in child.stdout.readline().split()]
-    assert len(pids) >= 4, child.stderr.read()  # two servers and their sandboxes
+    processes = [(int(pid), start) for pid, start in
+                 (word.split(":") for word in child.stdout.readline().split())]
+    assert len(processes) >= 4, child.stderr.read()  # two servers and their sandboxes
     if how == "kill":
         child.kill()  # no finalizer runs: the servers see the end of their input
-    child.wait(60)
-    assert wait_gone(pids, 20) == []
+    try:
+        child.wait(60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        pytest.fail("the interpreter took over 60 s to exit; still running: %s; its stderr: %s"
+                    % (wait_gone(processes, 0), child.communicate()[1]))
+    assert wait_gone(processes, 20) == [], child.stderr.read()
     child.stdout.close()
     child.stderr.close()
     child.stdin.close()

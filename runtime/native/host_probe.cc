@@ -18,6 +18,7 @@
 #include "core/files.h"
 #include "runtime/native/cgroup/cgroup_manager.h"
 #include "runtime/native/id_map.h"
+#include "runtime/native/user_namespace_check.h"
 #include "runtime/rlimit_plan.h"
 
 namespace paddock {
@@ -56,19 +57,6 @@ bool in_user_namespace(Body body) {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-Check probe_user_namespaces() {
-  std::string max = trim(read_text_or_empty("/proc/sys/user/max_user_namespaces"));
-  if (in_user_namespace([] { return true; })) return {true, "max_user_namespaces=" + max};
-  std::string fix = "cannot create a user namespace; enable them (sysctl user.max_user_namespaces";
-  if (!read_text_or_empty("/proc/sys/kernel/unprivileged_userns_clone").empty()) {
-    fix += ", kernel.unprivileged_userns_clone=1";
-  }
-  std::string apparmor =
-      trim(read_text_or_empty("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
-  if (apparmor == "1") fix += ", kernel.apparmor_restrict_unprivileged_userns=0";
-  return {false, fix + ")"};
 }
 
 Check probe_seccomp() {
@@ -149,7 +137,8 @@ HostReport probe_host() {
   utsname name{};
   if (uname(&name) == 0) report.kernel = std::string(name.sysname) + " " + name.release;
   report.running_as_root = geteuid() == 0;
-  report.user_namespaces = probe_user_namespaces();
+  report.user_namespaces =
+      user_namespace_check(describe_user_namespaces(in_user_namespace([] { return true; })));
   report.seccomp = probe_seccomp();
   report.overlayfs_in_user_namespace = probe_overlayfs();
   probe_cgroups(report);

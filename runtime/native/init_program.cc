@@ -7,25 +7,16 @@
 
 #include <climits>
 #include <string>
+#include <vector>
 
+#include "core/companion_program.h"
 #include "core/write_all.h"
 #include "runtime/native/init/init_plan.h"
 
 namespace paddock {
-namespace {
-
-std::string beside_this_executable() {
-  char path[PATH_MAX];
-  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (length <= 0) return {};
-  std::string self(path, static_cast<std::size_t>(length));
-  return self.substr(0, self.rfind('/') + 1) + "paddock-init";
-}
-
-}  // namespace
 
 Result<UniqueFd> open_init_program() {
-  static const std::string candidates[] = {beside_this_executable(), PADDOCK_INIT_INSTALL_PATH};
+  static const std::vector<std::string> candidates = companion_program_paths("paddock-init");
   for (const std::string& candidate : candidates) {
     UniqueFd fd(open(candidate.c_str(), O_PATH | O_CLOEXEC));
     if (!fd.valid()) continue;
@@ -34,8 +25,10 @@ Result<UniqueFd> open_init_program() {
       return fd;
     }
   }
-  std::string where =
-      candidates[0] == candidates[1] ? candidates[0] : candidates[0] + " nor at " + candidates[1];
+  std::string where;
+  for (const std::string& candidate : candidates) {
+    where += (where.empty() ? "" : " nor at ") + candidate;
+  }
   return Error{ENOENT, "paddock-init, the sandbox's init, is not at " + where +
                            ": install it beside paddock (scripts/setup builds both)"};
 }

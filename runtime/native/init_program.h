@@ -11,7 +11,8 @@ namespace paddock {
 
 // An O_PATH fd of paddock-init, opened for each sandbox (a long-lived server keeps no fd):
 // beside this executable (the build folder, scripts/test's copy and tests/CMakeLists.txt's copy
-// beside the test binaries all lay it out so), else where `cmake --install` puts it.
+// beside the test binaries all lay it out so), else in the installed tree's lib/paddock
+// (core/companion_program.h).
 Result<UniqueFd> open_init_program();
 
 // The memfd that carries the plan, made before clone so that the child gets it, and written and

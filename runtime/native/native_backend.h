@@ -26,7 +26,8 @@ class NativeBackend final : public Backend {
   explicit NativeBackend(NativeSettings settings = {}) : settings_(std::move(settings)) {}
   [[nodiscard]] std::string_view name() const override { return "native"; }
   [[nodiscard]] BackendAbilities abilities() const override {
-    return {.warm = true, .live = true, .mounts = true, .paddock_images = true};
+    return {
+        .warm = true, .live = true, .mounts = true, .paddock_images = true, .kept_sessions = true};
   }
   [[nodiscard]] Result<bool> has_image(const std::string& image) const override;
   [[nodiscard]] Status pull_image(const std::string& image,

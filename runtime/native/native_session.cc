@@ -111,6 +111,7 @@ Status NativeSession::wait_until_ready(bool& refused) {
       workdir_ = std::move(passed);
       return {};
     }
+    if (message->kind == ChildMessageKind::kSocketFactory) preview_factory_ = std::move(passed);
     if (message->kind == ChildMessageKind::kProxyListener && launched_->egress) {
       launched_->egress->serve(std::move(passed));
     }
@@ -125,6 +126,21 @@ Status NativeSession::wait_until_ready(bool& refused) {
       return described ? Error{EIO, "sandbox setup failed"} : described.error();
     }
   }
+}
+
+Result<UniqueFd> NativeSession::take_preview_factory() {
+  // Not mutex_: a preview opens while a command runs (a server the command started).
+  std::lock_guard lock(closing_mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  if (shape_.network == NetworkMode::kHost) {
+    return Error{ENOTSUP,
+                 "this session's sandbox shares the host's network: its ports are the host's, "
+                 "and paddock previews none of them"};
+  }
+  if (!preview_factory_.valid()) {
+    return Error{ENOTSUP, "this session's preview sockets are taken or were never made"};
+  }
+  return std::move(preview_factory_);
 }
 
 Status NativeSession::check_alive() const {
@@ -520,14 +536,18 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   return result;
 }
 
-Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpenMode mode) {
+Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpenMode mode,
+                                            const std::string& target) {
   if (auto alive = check_alive(); !alive) return alive.error();
   auto packet = std::make_unique<SessionRequest>();
   packet->kind = SessionRequestKind::kOpen;
   packet->argc_or_mode = static_cast<std::int32_t>(mode);
-  std::string target = path.empty() ? "." : path;
-  std::memcpy(packet->data, target.c_str(), target.size() + 1);
-  packet->length = static_cast<std::uint32_t>(target.size() + 1);
+  std::string data = path.empty() ? "." : path;
+  data.push_back('\0');
+  if (mode == SessionOpenMode::kMakeSymlink) data += target + '\0';
+  if (data.size() > kSessionDataMax) return Error{ENAMETOOLONG, "'" + path + "' is too long"};
+  std::memcpy(packet->data, data.data(), data.size());
+  packet->length = static_cast<std::uint32_t>(data.size());
   StartedSandbox& sandbox = launched_->sandbox;
   if (int error = send_packet(sandbox.channel.get(), packet.get(),
                               kSessionHeaderSize + packet->length, nullptr, 0);
@@ -600,6 +620,32 @@ Status NativeSession::make_directory(const std::string& path) {
   std::lock_guard lock(mutex_);
   auto made = open_inside(path, SessionOpenMode::kMakeDirectory);
   return made ? Status{} : Status{made.error()};
+}
+
+Status NativeSession::make_symlink(const std::string& path, const std::string& target) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  if (target.empty() || target.find('\0') != std::string::npos || target.size() > 4096) {
+    return invalid_input("the link '" + path + "' has no usable target");
+  }
+  std::lock_guard lock(mutex_);
+  auto made = open_inside(path, SessionOpenMode::kMakeSymlink, target);
+  return made ? Status{} : Status{made.error()};
+}
+
+Status NativeSession::walk_work_directory(const TreeVisitor& visit) {
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive;
+  // What the sandbox user's mode bits keep from the server (a rootless server is not that user
+  // when it has subordinate ids) is opened by init, as the sandbox user, beneath the work
+  // directory.
+  DeniedOpener denied = [this](const std::string& path, bool directory) {
+    return open_inside(path, directory ? SessionOpenMode::kDirectory : SessionOpenMode::kRead);
+  };
+  // Each folder level holds an fd while the walk is below it: a shallow cap keeps what one
+  // session's nesting costs the server's fd budget small, with saves of several sessions at once.
+  TreeWalkLimits limits;
+  limits.max_depth = kWorkDirectoryDepth;
+  return walk_tree(workdir_.get(), visit, denied, limits);
 }
 
 Result<FileContent> NativeSession::read_file(const std::string& path, std::uint64_t max_bytes,

@@ -3,6 +3,7 @@
 // A native session: a sandbox whose init stays and serves the parent (session_init.cc). Its
 // work directory, and everything installed there, lives as long as the session.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -30,6 +31,8 @@ class NativeSession final : public Session {
   Result<std::uint64_t> copy_out(const std::string& path, int sink_fd, std::uint64_t max_bytes,
                                  const CopyProgress& progress) override;
   Status make_directory(const std::string& path) override;
+  Status make_symlink(const std::string& path, const std::string& target) override;
+  Status walk_work_directory(const TreeVisitor& visit) override;
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;
   Result<SessionUsage> usage() override;
@@ -37,7 +40,12 @@ class NativeSession final : public Session {
   Status park(const WarmInterpreter& interpreter) override;
   Status sweep() override;
   void kill_resident() override;
+  // session_freeze.cc: the sandbox's cgroup frozen where it has one, else init's kStop.
+  Status freeze() override;
+  Status thaw() override;
+  bool frozen() const override { return frozen_ != Frozen::kNo; }
   bool ended() override { return !check_alive(); }
+  Result<UniqueFd> take_preview_factory() override;
   void close() override;
 
  private:
@@ -49,7 +57,8 @@ class NativeSession final : public Session {
   // Waits for init to finish setting up and send its work directory.
   Status wait_until_ready(bool& refused);
   // An fd of `path` opened by init as the sandbox user (see SessionOpenMode).
-  Result<UniqueFd> open_inside(const std::string& path, SessionOpenMode mode);
+  Result<UniqueFd> open_inside(const std::string& path, SessionOpenMode mode,
+                               const std::string& target = "");
   // A regular file opened inside for reading, and its size. Called with mutex_ held.
   Result<UniqueFd> open_to_read(const std::string& path, std::uint64_t* size);
   Status check_alive() const;
@@ -80,7 +89,8 @@ class NativeSession final : public Session {
   RunPlan base_;
   std::unique_ptr<LaunchedSandbox> launched_;
   UniqueFd workdir_;
-  UniqueFd killer_;  // a pidfd of init, to kill it without the lock
+  UniqueFd killer_;           // a pidfd of init, to kill it without the lock
+  UniqueFd preview_factory_;  // init's kSocketFactory, until take_preview_factory()
   // Init's PID as the host sees it, for usage(): the supervisor clears launched_'s copy under
   // mutex_ once init is reaped.
   pid_t init_pid_ = -1;
@@ -91,6 +101,9 @@ class NativeSession final : public Session {
   std::int64_t parked_cpu_us_ = 0;
   bool oom_seen_ = false;
   std::uint64_t pids_max_seen_ = 0;  // pids.events "max" after the last command
+  // How the idle session is frozen (freeze()), so that thaw() undoes that way; set under mutex_.
+  enum class Frozen { kNo, kCgroup, kStopped };
+  std::atomic<Frozen> frozen_{Frozen::kNo};
 };
 
 }  // namespace paddock

@@ -148,6 +148,9 @@ IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
   for (const auto& setting : prepared.rlimits) report.limits.push_back(describe(setting));
   report.limits.push_back("wall_seconds=" + std::to_string(limits.wall_seconds));
   report.limits.push_back("tmpfs_work_bytes=" + std::to_string(limits.work_bytes));
+  if (limits.work_files != 0) {
+    report.limits.push_back("tmpfs_work_files=" + std::to_string(limits.work_files));
+  }
   report.limits.push_back("tmpfs_tmp_bytes=" + std::to_string(limits.tmp_bytes));
   return report;
 }

@@ -32,6 +32,7 @@ ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const Sandbo
           .setgroups_allowed;
   plan.hostname = shape.hostname.c_str();
   plan.private_loopback = shape.network != NetworkMode::kHost;
+  plan.preview_factory = shape.previews && plan.private_loopback;
   plan.network_fence = &prepared.network_fence;
   plan.late_files = &prepared.late_files;
   plan.late_files_step = prepared.late_files.empty() ? 0 : run.networked_steps;

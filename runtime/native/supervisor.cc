@@ -92,6 +92,7 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
     case ChildMessageKind::kFrozen:
     case ChildMessageKind::kNetworkMade:      // init's alone
     case ChildMessageKind::kSeccompListener:  // the relay's alone
+    case ChildMessageKind::kSocketFactory:    // a session's, taken before any command
       break;
   }
 }

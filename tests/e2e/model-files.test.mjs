@@ -131,7 +131,7 @@ test('list_sessions gives idle times in whole units', { timeout: 60000 }, async 
   const listed = await call(client, 'list_sessions', {});
   const text = textOf(listed);
   assert.doesNotMatch(text, /0\.000000/, text);
-  assert.match(text, new RegExp(`^${session_id} python, idle \\d+ (s|min|h|d)$`, 'm'), text);
+  assert.match(text, new RegExp(`^${session_id} python, open, idle \\d+ (s|min|h|d)$`, 'm'), text);
   const details = await call(client, 'get_session', { session_id });
   assert.match(textOf(details), /old, idle \d+ (s|min|h|d), /, textOf(details));
   assert.doesNotMatch(textOf(details), /\b1 (processes|runs)\b/, textOf(details));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/harness.h"
+#include "support/temp_folder.h"
 
 namespace paddock::testing {
 namespace {
@@ -215,6 +216,35 @@ TEST(Cli, ALonePaddockNamesTheServerAmongWhatNeedsPaddockFull) {
   EXPECT_NE(result.err.find("paddock mcp"), std::string::npos) << result.err;
   std::remove(lone.c_str());
   rmdir(directory.c_str());
+}
+
+// The layout `cmake --install` and the Debian package make: PREFIX/bin/paddock with its helpers
+// in PREFIX/lib/paddock. The lean paddock finds paddock-init there for a run, and paddock-full
+// for doctor; neither is beside it.
+TEST(Cli, AnInstalledPaddockFindsItsHelpersInLibPaddock) {
+  TempFolder prefix("layout");
+  ASSERT_EQ(mkdir((prefix / "bin").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((prefix / "lib").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((prefix / "lib/paddock").c_str(), 0755), 0);
+  std::string built = paddock_binary().substr(0, paddock_binary().rfind('/') + 1);
+  auto copy = [](const std::string& from_path, const std::string& to_path) {
+    std::ifstream from(from_path, std::ios::binary);
+    std::ofstream to(to_path, std::ios::binary);
+    to << from.rdbuf();
+    to.close();
+    return chmod(to_path.c_str(), 0755) == 0 && from.good();
+  };
+  ASSERT_TRUE(copy(paddock_binary(), prefix / "bin/paddock"));
+  ASSERT_TRUE(copy(built + "paddock-full", prefix / "lib/paddock/paddock-full"));
+  ASSERT_TRUE(copy(built + "paddock-init", prefix / "lib/paddock/paddock-init"));
+
+  CliResult run = run_program({prefix / "bin/paddock", "run", "--", "echo", "installed"});
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_EQ(run.out, "installed\n") << run.err;
+  CliResult doctor = run_program({prefix / "bin/paddock", "doctor", "--json"});
+  auto report = nlohmann::json::parse(doctor.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << doctor.out << doctor.err;
+  EXPECT_TRUE(report.contains("user_namespaces")) << doctor.out;
 }
 
 // Code written for llm-sandbox works in /sandbox: there it is the work directory itself, so a

@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -236,6 +238,66 @@ TEST_F(ImageTest, BadReferencesAndPathsGetOneClearLine) {
   EXPECT_NE(missing.err.find("nothing-here"), std::string::npos) << missing.err;
   CliResult tag = paddock({"import", dir_, "--tag", "Bad Tag"});
   EXPECT_NE(tag.err.find("image reference 'Bad Tag'"), std::string::npos) << tag.err;
+}
+
+// An archive is hostile input. libarchive hands lzop, lrzip and grzip data to those programs when
+// it has no library for them; import must not run any program on what it reads.
+TEST_F(ImageTest, AnArchiveRunsNoDecompressorProgram) {
+  fs::create_directories(dir_ + "/bin");
+  std::string marker = dir_ + "/ran";
+  for (const char* program : {"lzop", "lrzip", "grzip"}) {
+    std::ofstream script(dir_ + "/bin/" + program);
+    script << "#!/bin/sh\necho " << program << " >> " << marker << "\ncat >/dev/null\n";
+    script.close();
+    fs::permissions(dir_ + "/bin/" + program, fs::perms::owner_all);
+  }
+  const std::pair<const char*, std::string> archives[] = {
+      {"lzop.tar.lzo", std::string("\x89LZO\0\r\n\x1a\n\x10\x30\x20\xa0\x09\x40\x01", 16)},
+      {"lrzip.tar.lrz", std::string("LRZI\0\x06\0\0\0\0\0\0\0\0\0\0", 16)},
+      {"grzip.tar.grz", std::string("GRZipII\0\x02\x04:)", 12)}};
+  std::string path = std::string(getenv("PATH") != nullptr ? getenv("PATH") : "/usr/bin:/bin");
+  setenv("PATH", (dir_ + "/bin:" + path).c_str(), 1);
+  for (const auto& [name, head] : archives) {
+    std::ofstream(dir_ + "/" + name) << head << std::string(4096, 'x');
+    CliResult imported = paddock({"import", dir_ + "/" + name});
+    EXPECT_EQ(imported.exit_status, 125) << name << ": " << imported.err;
+    EXPECT_NE(imported.err.find(name), std::string::npos) << imported.err;
+  }
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_FALSE(fs::exists(marker)) << "import ran a program on the archive";
+}
+
+// An archive's documents are hostile input too: a manifest or index whose entries have the wrong
+// types (a number where a name goes, an entry that is not an object) is refused with one line
+// that names the archive and what is wrong, never a crash.
+TEST_F(ImageTest, AnArchiveWithDocumentsOfTheWrongShapeIsRefusedWithOneLine) {
+  const std::pair<const char*, const char*> documents[] = {
+      {"manifest.json", "[7]"},
+      {"manifest.json", R"([{"Config": 5}])"},
+      {"manifest.json", R"([{"Config": "c.json", "Layers": [7]}])"},
+      {"manifest.json", R"([{"Config": "c.json", "Layers": [], "RepoTags": [5]}])"},
+      {"index.json", R"({"schemaVersion": 2, "manifests": [7]})"},
+      {"index.json",
+       R"({"schemaVersion": 2, "manifests": [{"digest": 5, "annotations": {"x": 1}}]})"},
+      {"index.json", R"({"schemaVersion": 2, "manifests": [{"annotations": )"
+                     R"({"org.opencontainers.image.ref.name": 5}}]})"}};
+  int case_number = 0;
+  for (const auto& [name, text] : documents) {
+    std::string folder = dir_ + "/case" + std::to_string(++case_number);
+    fs::create_directories(folder);
+    std::ofstream(folder + "/" + name) << text;
+    std::ofstream(folder + "/c.json") << "{}";
+    std::ofstream(folder + "/oci-layout") << R"({"imageLayoutVersion": "1.0.0"})";
+    std::string archive = folder + ".tar";
+    std::string command = "tar -cf " + archive + " -C " + folder + " " + name + " c.json" +
+                          (std::string(name) == "index.json" ? " oci-layout" : "");
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    CliResult imported = paddock({"import", archive});
+    EXPECT_EQ(imported.exit_status, 125) << text << ": " << imported.err;
+    EXPECT_NE(imported.err.find(archive), std::string::npos) << text << ": " << imported.err;
+    EXPECT_NE(imported.err.find(name), std::string::npos) << text << ": " << imported.err;
+    EXPECT_EQ(std::count(imported.err.begin(), imported.err.end(), '\n'), 1) << imported.err;
+  }
 }
 
 }  // namespace

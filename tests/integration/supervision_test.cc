@@ -171,7 +171,12 @@ TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
   RunResult result = run_ok(spec);
   EXPECT_EQ(result.outcome, Outcome::kSignaled);
   EXPECT_TRUE(result.signal == SIGXCPU || result.signal == SIGKILL) << result.signal;
-  EXPECT_GE(result.cpu_ms, 900);
+  // The kernel holds RLIMIT_CPU against tick-sampled time, while cpu_ms is the exact runtime
+  // (the cgroup's): on a contended machine the ticks overcharge a loop that keeps being
+  // preempted (CI's idle-class pass measured 882 ms at the signal). What matters is that the
+  // loop's time is reported, near the limit.
+  EXPECT_GE(result.cpu_ms, 700);
+  EXPECT_LT(result.cpu_ms, 5000);
 }
 
 TEST(Supervision, FileSizeLimitStopsBigWrites) {

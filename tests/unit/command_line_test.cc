@@ -2,6 +2,7 @@
 #include "support/test_spec.h"
 
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 namespace paddock::cli {
 namespace {
@@ -172,6 +173,18 @@ TEST(CommandLine, HelpIsInformationNotAnError) {
   ASSERT_TRUE(request.ok());
   ASSERT_TRUE(std::holds_alternative<InfoRequest>(*request));
   EXPECT_NE(std::get<InfoRequest>(*request).text.find("--memory"), std::string::npos);
+}
+
+TEST(CommandLine, VersionNamesTheVersionAndTheCommit) {
+  auto request = parse({"--version"});
+  ASSERT_TRUE(request.ok());
+  ASSERT_TRUE(std::holds_alternative<InfoRequest>(*request));
+  // A build from a checkout names its commit (git describe, "-dirty" with changes); one from a
+  // tarball says so rather than naming nothing.
+  EXPECT_TRUE(RE2::FullMatch(
+      std::get<InfoRequest>(*request).text,
+      R"(paddock \d+\.\d+\.\d+ \((commit [0-9A-Za-z._-]*[0-9a-f]{12}(-dirty)?|unknown commit)\)\n)"))
+      << std::get<InfoRequest>(*request).text;
 }
 
 std::size_t occurrences(const std::string& text, const std::string& part) {

@@ -21,6 +21,12 @@ using paddock::testing::FaultHttpServer;
 using paddock::testing::RecordedRequest;
 using Clock = std::chrono::steady_clock;
 
+// libcurl's words for a transport code, for failure messages.
+std::string curl_error(CURLcode code) {
+  auto library = load_curl();
+  return library ? (*library)->easy_strerror(code) : library.error().message;
+}
+
 FaultAnswer answer(int status, std::string body = "", std::vector<std::string> headers = {}) {
   FaultAnswer scripted;
   scripted.status = status;
@@ -323,7 +329,7 @@ TEST_F(HttpClient, AConnectionClosedWithoutAnAnswerIsARetryableTransportFailure)
   auto response = client_->perform(get("/hang-up"));
   ASSERT_TRUE(response) << response.error().message;
   EXPECT_NE(response->transport, CURLE_OK);
-  EXPECT_EQ(response->transport, CURLE_GOT_NOTHING) << curl_easy_strerror(response->transport);
+  EXPECT_EQ(response->transport, CURLE_GOT_NOTHING) << curl_error(response->transport);
   EXPECT_FALSE(response->transport_message.empty());
   EXPECT_FALSE(response->answered());
   EXPECT_EQ(response->status, 0);
@@ -338,7 +344,7 @@ TEST_F(HttpClient, APortNothingListensOnIsATransportFailure) {
   request.url = "http://127.0.0.1:" + std::to_string(port) + "/";
   auto response = client_->perform(request);
   ASSERT_TRUE(response) << response.error().message;
-  EXPECT_EQ(response->transport, CURLE_COULDNT_CONNECT) << curl_easy_strerror(response->transport);
+  EXPECT_EQ(response->transport, CURLE_COULDNT_CONNECT) << curl_error(response->transport);
   EXPECT_FALSE(response->transport_message.empty());
   EXPECT_FALSE(response->answered());
   EXPECT_EQ(response->status, 0);
@@ -374,8 +380,7 @@ TEST_F(HttpClient, TimeoutEndsAStalledExchangeAsATransportFailure) {
   auto response = client_->perform(request);
   auto elapsed = Clock::now() - start;
   ASSERT_TRUE(response) << response.error().message;
-  EXPECT_EQ(response->transport, CURLE_OPERATION_TIMEDOUT)
-      << curl_easy_strerror(response->transport);
+  EXPECT_EQ(response->transport, CURLE_OPERATION_TIMEDOUT) << curl_error(response->transport);
   EXPECT_FALSE(response->transport_message.empty());
   EXPECT_FALSE(response->answered());
   EXPECT_FALSE(response->interrupted);
@@ -539,7 +544,7 @@ TEST(HttpClientRetryable, PassingTransportFailuresAreRetryable) {
                         CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING}) {
     Response response;
     response.transport = code;
-    EXPECT_TRUE(retryable(response)) << curl_easy_strerror(code);
+    EXPECT_TRUE(retryable(response)) << curl_error(code);
   }
   Response interrupted;
   interrupted.interrupted = true;

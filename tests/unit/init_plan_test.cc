@@ -153,5 +153,26 @@ TEST(InitPlan, WhatIsNotAWholePlanOfThisBuildIsRefused) {
   EXPECT_EQ(decode_child_plan(other_version), nullptr);
 }
 
+// Found by tests/fuzz/init_plan_fuzz.cc: the version and nothing else. Decoding went on past the
+// end with empty fields and copied an empty filter from a null pointer (UBSan: memcpy's nonnull);
+// the sanitized build fails here without the fix, every build refuses the bytes.
+TEST(InitPlan, AVersionAloneIsRefused) {
+  PlanSource source;
+  std::string version_alone = encode_child_plan(source.plan).substr(0, 8);
+  EXPECT_EQ(decode_child_plan(version_alone), nullptr);
+}
+
+// Also found by the fuzzer: a count of mount steps (just under the cap) with nothing after it.
+// Decoding looped over all of them past the end of the bytes (a million empty steps, 300 MB);
+// now it stops at the end. Refused either way: the cost is what the fix removes, and it is not
+// asserted here (no timing in tests); the input is in the fuzzer's corpus.
+TEST(InitPlan, ACountPastTheEndIsRefused) {
+  PlanSource source;
+  std::string bytes = encode_child_plan(source.plan).substr(0, 16);
+  std::uint64_t many = (1u << 20) - 1;
+  bytes.append(reinterpret_cast<const char*>(&many), sizeof many);
+  EXPECT_EQ(decode_child_plan(bytes), nullptr);
+}
+
 }  // namespace
 }  // namespace paddock

@@ -1,11 +1,12 @@
 #include "rootfs/layer_unpacker.h"
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/file_checks.h"
 #include "support/layer_builder.h"
 
 namespace paddock::rootfs {
@@ -57,9 +59,10 @@ class Sandbox {
   [[nodiscard]] fs::path sentinel() const { return dir_ / "sentinel"; }
   [[nodiscard]] fs::path path(const std::string& inside) const { return root() / inside; }
 
-  Result<UnpackStats> unpack(const std::string& blob, const UnpackLimits& limits = {}) {
+  Result<UnpackStats> unpack(const std::string& blob, const UnpackLimits& limits = {},
+                             const UnpackRules& rules = {}) {
     UniqueFd fd = testing::blob_fd(blob);
-    return unpack_layer(fd.get(), root_fd_.get(), limits);
+    return unpack_layer(fd.get(), root_fd_.get(), limits, rules);
   }
 
   // Nothing but the target and the untouched sentinel beside it.
@@ -93,23 +96,9 @@ class Sandbox {
   UniqueFd root_fd_;
 };
 
-struct stat lstat_of(const fs::path& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) st.st_mode = 0;
-  return st;
-}
-
-bool present(const fs::path& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using testing::lstat_of;
+using testing::present;
+using testing::read_file;
 
 mode_t mode_of(const fs::path& path) {
   return lstat_of(path).st_mode & 07777;
@@ -211,6 +200,18 @@ TEST(LayerUnpacker, DiffIdCoversPaddingAfterTheEndOfArchive) {
       EXPECT_NE(stats->diff_id, testing::sha256_digest(tar));
     }
   }
+}
+
+// Without a diff_id nothing is hashed (workspace archives, state/workspace_archive.h); the tree
+// is the same.
+TEST(LayerUnpacker, WithoutADiffIdTheTreeIsTheSame) {
+  Sandbox box;
+  UnpackRules rules;
+  rules.diff_id = false;
+  auto stats = box.unpack(sample_tree().layer(Compression::kZstd), {}, rules);
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_EQ(stats->diff_id, "");
+  expect_sample_tree(box);
 }
 
 TEST(LayerUnpacker, ReadsTheBlobFromItsCurrentOffset) {

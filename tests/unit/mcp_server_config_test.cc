@@ -62,6 +62,22 @@ TEST(McpServerConfig, PodStartTimeoutFromFlagOrVariable) {
   EXPECT_EQ(flagged->pod_start_seconds, 90);
 }
 
+// Idle sessions are frozen after 5 minutes by default; seconds or a duration; 0 turns it off.
+TEST(McpServerConfig, IdleFreezeFromFlagOrVariable) {
+  auto none = resolve({});
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_EQ(none->idle_freeze_seconds, 300);
+  auto from_env = resolve({}, {{"PADDOCK_IDLE_FREEZE", "2m"}});
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  EXPECT_EQ(from_env->idle_freeze_seconds, 120);
+  auto flagged = resolve({"--idle-freeze", "0"}, {{"PADDOCK_IDLE_FREEZE", "2m"}});
+  ASSERT_TRUE(flagged) << flagged.error().message;
+  EXPECT_EQ(flagged->idle_freeze_seconds, 0);
+  auto seconds = resolve({"--idle-freeze", "45"});
+  ASSERT_TRUE(seconds) << seconds.error().message;
+  EXPECT_EQ(seconds->idle_freeze_seconds, 45);
+}
+
 // A Localhost seccomp profile for Kubernetes pods: none by default, the flag over its variable.
 TEST(McpServerConfig, KubeSeccompProfileFromFlagOrVariable) {
   auto none = resolve({});
@@ -180,6 +196,8 @@ TEST(McpServerConfig, EachBadSettingIsOneLineNamingIt) {
       {{"--pull", "sometimes"}, {}, "--pull 'sometimes' is not a pull policy"},
       {{"--timeout", "10m"}, {}, "over the longest allowed"},
       {{"--session-idle", "soon"}, {}, "--session-idle 'soon' is not a duration"},
+      {{"--idle-freeze", "-1"}, {}, "--idle-freeze '-1' is not a duration"},
+      {{}, {{"PADDOCK_IDLE_FREEZE", "later"}}, "PADDOCK_IDLE_FREEZE='later' is not a duration"},
       {{"--namespace", "../x"}, {}, "--namespace '../x' is not a namespace name"},
       {{"--kube-seccomp-profile", "/var/lib/kubelet/seccomp/p.json"},
        {},

@@ -40,6 +40,27 @@ class FakeSession : public Session {
   std::shared_ptr<std::atomic<int>> closes_;
 };
 
+// A session that can be frozen, as the native one can: counts freezes and thaws.
+class FreezableSession final : public FakeSession {
+ public:
+  using FakeSession::FakeSession;
+  Status freeze() override {
+    ++freezes;
+    frozen_ = true;
+    return {};
+  }
+  Status thaw() override {
+    ++thaws;
+    frozen_ = false;
+    return {};
+  }
+  bool frozen() const override { return frozen_; }
+  std::atomic<int> freezes{0}, thaws{0};
+
+ private:
+  std::atomic<bool> frozen_{false};
+};
+
 class McpSessionRegistry : public ::testing::Test {
  protected:
   // A session whose close() calls are counted in the returned counter.
@@ -163,6 +184,53 @@ TEST_F(McpSessionRegistry, ALeaseEndingRestartsTheIdleClock) {
   std::this_thread::sleep_for(400ms);
   EXPECT_EQ(registry.expire_idle(), (std::vector<std::string>{entry->id}));
   EXPECT_EQ(closes->load(), 1);
+}
+
+TEST_F(McpSessionRegistry, FreezeIdleFreezesIdleUnleasedSessionsAndAcquireThawsThem) {
+  SessionRegistry registry(8, 3600);
+  auto add = [&] {
+    EXPECT_TRUE(registry.reserve().ok());
+    auto session = std::make_unique<FreezableSession>(std::make_shared<std::atomic<int>>(0));
+    auto* raw = session.get();
+    auto entry = registry.add(std::move(session), policy_, 3600);
+    return std::make_pair(entry, raw);
+  };
+  auto [idle, idle_session] = add();
+  auto [leased, leased_session] = add();
+  auto lease = registry.acquire(leased->id);
+  ASSERT_TRUE(lease.ok());
+  std::this_thread::sleep_for(100ms);
+
+  EXPECT_TRUE(registry.freeze_idle(0).empty()) << "0 turns freezing off";
+  EXPECT_TRUE(registry.freeze_idle(60).empty()) << "not idle for long enough";
+  EXPECT_EQ(registry.freeze_idle(0.05), (std::vector<std::string>{idle->id}));
+  EXPECT_TRUE(idle_session->frozen());
+  EXPECT_EQ(leased_session->freezes.load(), 0) << "a session in use is never frozen";
+  EXPECT_TRUE(registry.freeze_idle(0.05).empty()) << "frozen once";
+  EXPECT_EQ(idle_session->freezes.load(), 1);
+
+  {
+    auto used = registry.acquire(idle->id);
+    ASSERT_TRUE(used.ok());
+    EXPECT_FALSE(idle_session->frozen()) << "a lease thaws first";
+    EXPECT_EQ(idle_session->thaws.load(), 1);
+  }
+  auto again = registry.acquire(idle->id);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(idle_session->thaws.load(), 1) << "nothing to thaw the second time";
+  registry.close_all();
+}
+
+TEST_F(McpSessionRegistry, ASessionItsBackendCannotFreezeIsAskedOnce) {
+  SessionRegistry registry(8, 3600);
+  auto entry = open(registry, 3600);  // FakeSession: Session's default freeze(), ENOTSUP
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(registry.freeze_idle(0.05).empty());
+  EXPECT_EQ(entry->freeze_refused.load(), SessionEntry::FreezeRefused::kAlways);
+  EXPECT_FALSE(entry->session->frozen());
+  EXPECT_TRUE(registry.acquire(entry->id).ok());
+  EXPECT_EQ(entry->freeze_refused.load(), SessionEntry::FreezeRefused::kAlways);
+  registry.close_all();
 }
 
 TEST_F(McpSessionRegistry, CloseAllClosesEverything) {

@@ -325,7 +325,9 @@ TEST(PolicySchema, DescribesExactlyTheFieldsTheParserKnows) {
   auto store = PolicyStore::load({});
   ASSERT_TRUE(store.ok());
   for (const auto& [file, text] : builtin_policy_texts()) {
-    for (const auto& [field, value] : json::parse(text).items()) {
+    // Held: items() of a temporary would be read after the temporary is gone.
+    json builtin = json::parse(text);
+    for (const auto& [field, value] : builtin.items()) {
       EXPECT_TRUE(schema["properties"].contains(field)) << file << ": " << field;
     }
   }

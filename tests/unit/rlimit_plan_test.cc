@@ -1,5 +1,7 @@
 #include "runtime/rlimit_plan.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "runtime/shared_budgets.h"
@@ -58,7 +60,9 @@ TEST(RlimitPlan, CgroupModeLeavesMemoryToTheCgroup) {
 TEST(RlimitPlan, CpuTimeGetsAGraceSecondForSigxcpu) {
   Limits limits;
   limits.cpu_seconds = 2.2;
-  const RlimitSetting* cpu = find(plan_rlimits(limits, false), RLIMIT_CPU);
+  // The plan outlives the pointer find() returns into it.
+  std::vector<RlimitSetting> plan = plan_rlimits(limits, false);
+  const RlimitSetting* cpu = find(plan, RLIMIT_CPU);
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->value, 3u);
   EXPECT_EQ(cpu->hard, 4u);

@@ -699,6 +699,8 @@ void run_init(const ChildPlan& plan) {
   for (std::size_t i = 0; i < layer_count; ++i) close(layer_fds[i]);
   if (chdir("/") != 0) fail(channel, SetupPhase::kMount, errno, -1);
   if (plan.late_network) join_late_network(channel);
+  // After the late network is joined: the sockets it makes are that namespace's.
+  if (plan.session && plan.preview_factory) send_socket_factory(channel);
   send_workdir(plan);
 
   // init needs no privilege to start, reap and serve; what it kept could only help a payload

@@ -53,6 +53,9 @@ struct ChildPlan {
   // program's processes talk over 127.0.0.1 as on any machine, and nothing outside the
   // namespace can reach it.
   bool private_loopback = false;
+  // A session's init hands paddock a preview socket factory (send_socket_factory): only for a
+  // sandbox whose previews the user allowed, on its own loopback.
+  bool preview_factory = false;
   // That namespace is made by paddock-init's relay right after it forks init, with its loopback
   // up, while init builds the file system on the other core; init joins it before anything of
   // the program runs (it was cloned into paddock's own). For a sandbox with no network at all:
@@ -194,6 +197,9 @@ int open_for_write(int work, char* path, mode_t mode = 0644);
 
 // Makes the directory `path` and its parents beneath `work` the same way; an fd of it, or -errno.
 int make_directories(int work, char* path);
+// A symlink `path` -> `target`, its parents made as make_directories makes them: an fd of its
+// directory, or -errno.
+int make_symlink(int work, char* path, const char* target);
 
 // no_new_privs, locked securebits and every capability gone; once per process tree.
 void drop_privileges(const ChildPlan& plan);
@@ -207,6 +213,11 @@ void kill_and_reap_all();
 
 // A session's init after setup (session_init.cc).
 [[noreturn]] void serve_session(const ChildPlan& plan);
+
+// A session's preview socket factory (egress/preview_socket_request.h): makes the socketpair,
+// keeps one end for serve_session and sends the other to paddock (kSocketFactory). Without it
+// (no descriptors), the session serves no previews and nothing else changes.
+void send_socket_factory(int channel);
 
 // clone3 with fork semantics (no new stack): returns 0 in the child, the child's pid in the
 // parent, -1 with errno on failure. pidfd receives a pidfd when CLONE_PIDFD is in flags.

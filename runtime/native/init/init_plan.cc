@@ -71,10 +71,15 @@ class Reader {
     std::string raw = text();
     std::vector<sock_filter> program(raw.size() / sizeof(sock_filter));
     if (raw.size() % sizeof(sock_filter) != 0) failed_ = true;
-    std::memcpy(program.data(), raw.data(), program.size() * sizeof(sock_filter));
+    // An empty filter's data() is null, which memcpy must not get even for no bytes.
+    if (!program.empty()) {
+      std::memcpy(program.data(), raw.data(), program.size() * sizeof(sock_filter));
+    }
     return program;
   }
   [[nodiscard]] bool ok() const { return !failed_ && bytes_.empty(); }
+  // Past the end already: the counts that follow are not to be believed or looped over.
+  [[nodiscard]] bool failed() const { return failed_; }
 
  private:
   std::string_view bytes_;
@@ -123,6 +128,7 @@ std::string encode_child_plan(const ChildPlan& plan) {
   out.number(plan.gid);
   out.number(plan.setgroups_allowed ? 1 : 0);
   out.number(plan.private_loopback ? 1 : 0);
+  out.number(plan.preview_factory ? 1 : 0);
   out.number(plan.late_network ? 1 : 0);
   out.number(plan.proxy_port);
   out.text(plan.hostname);
@@ -167,7 +173,8 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   auto decoded = std::make_unique<DecodedPlan>();
   DecodedPlan& d = *decoded;
   d.plan.fds.channel = static_cast<int>(in.number());
-  for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20); --count) {
+  for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20) && !in.failed();
+       --count) {
     MountStep step;
     step.kind = static_cast<MountStep::Kind>(in.number());
     step.target = in.text();
@@ -188,12 +195,13 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   plan.gid = static_cast<gid_t>(in.number());
   plan.setgroups_allowed = in.number() != 0;
   plan.private_loopback = in.number() != 0;
+  plan.preview_factory = in.number() != 0;
   plan.late_network = in.number() != 0;
   plan.proxy_port = static_cast<std::uint16_t>(in.number());
   d.hostname = in.text();
   std::string fence = in.text();
   d.network_fence.assign(fence.begin(), fence.end());
-  for (std::uint64_t count = in.number(); count > 0 && count < 64; --count) {
+  for (std::uint64_t count = in.number(); count > 0 && count < 64 && !in.failed(); --count) {
     RlimitSetting setting{};
     setting.resource = static_cast<int>(in.number());
     setting.value = in.number();
@@ -203,11 +211,12 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   }
   d.cwd = in.text();
   d.workdir = in.text();
-  for (std::uint64_t count = in.number(); count > 0 && count < 64; --count) {
+  for (std::uint64_t count = in.number(); count > 0 && count < 64 && !in.failed(); --count) {
     d.step_storage.push_back(in.texts());
   }
   plan.pause_before_step = in.number();
-  for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20); --count) {
+  for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20) && !in.failed();
+       --count) {
     d.late_paths.push_back(in.text());
     d.late_contents.push_back(in.text());
     d.late_files.push_back(LateFile{nullptr, nullptr, 0, static_cast<unsigned>(in.number())});

@@ -269,7 +269,11 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   plan_dev(plan, shape);
   plan_proc(plan);
   plan.tmpfs("/tmp", tmpfs_options(shape.limits.tmp_bytes, 01777, nullptr));
-  plan.tmpfs(shape.workdir, tmpfs_options(shape.limits.work_bytes, 0755, &identity));
+  std::string work_options = tmpfs_options(shape.limits.work_bytes, 0755, &identity);
+  if (shape.limits.work_files != 0) {
+    work_options += ",nr_inodes=" + std::to_string(shape.limits.work_files);
+  }
+  plan.tmpfs(shape.workdir, work_options);
   for (const auto* files : {&run.files, &shape.support_files}) {
     for (const auto& file : *files) {
       std::string path = shape.workdir + "/" + file.path;

@@ -27,6 +27,9 @@ enum class SessionRequestKind : std::int32_t {
   // A parked command (a warm interpreter, runtime/warm_interpreter.h) is ready: what it was
   // refused while it started is not its call's. Init does nothing; its relay restarts the count.
   kParkedReady,
+  // An idle session (Session::freeze without a cgroup): stop every process but init (SIGSTOP)
+  // and kill none; answer kFrozen. kThaw continues them.
+  kStop,
 };
 
 enum class SessionOpenMode : std::int32_t {
@@ -35,6 +38,9 @@ enum class SessionOpenMode : std::int32_t {
   kDirectory,        // a directory, for listing
   kWriteExecutable,  // as kWrite, made with mode 0755 (an uploaded script keeps its x bit)
   kMakeDirectory,    // a directory, made with its parents as needed (an uploaded empty folder)
+  // A symlink, its parents made as needed: the data is its path, then its target (both
+  // NUL-terminated). The fd sent back is its directory's. A kept session's links, restored.
+  kMakeSymlink,
 };
 
 inline constexpr std::size_t kSessionDataMax = 64 * 1024;

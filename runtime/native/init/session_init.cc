@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -24,6 +25,7 @@
 
 #include "core/beneath.h"
 #include "core/write_all.h"
+#include "egress/preview_socket_request.h"
 #include "runtime/native/init/child.h"
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/init/session_sweep.h"
@@ -42,8 +44,9 @@ constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RES
 
 // The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
 // FIFO or a device could block or mislead paddock.
-int open_requested(int work, SessionOpenMode mode, char* path) {
-  bool directory = mode == SessionOpenMode::kDirectory || mode == SessionOpenMode::kMakeDirectory;
+int open_requested(int work, SessionOpenMode mode, char* path, const char* target) {
+  bool directory = mode == SessionOpenMode::kDirectory || mode == SessionOpenMode::kMakeDirectory ||
+                   mode == SessionOpenMode::kMakeSymlink;
   int fd;
   switch (mode) {
     case SessionOpenMode::kRead:
@@ -58,6 +61,10 @@ int open_requested(int work, SessionOpenMode mode, char* path) {
       break;
     case SessionOpenMode::kMakeDirectory:
       fd = make_directories(work, path);
+      break;
+    case SessionOpenMode::kMakeSymlink:
+      if (target == nullptr) return -EINVAL;
+      fd = make_symlink(work, path, target);
       break;
     default:
       return -EINVAL;
@@ -108,6 +115,30 @@ bool parse_command(std::uint32_t length, int argc) {
   if (strings < argc) return false;
   argv_slots[argc] = nullptr;
   env_slots[envc] = nullptr;
+  return true;
+}
+
+// Init's end of the preview socket factory, or -1 (send_socket_factory).
+int socket_factory = -1;
+
+// Answers one request of the factory with a new TCP socket of this network namespace, or why
+// not. Whatever paddock then connects it to is inside the sandbox: a socket's namespace is
+// the one it was made in. False when paddock has closed its end.
+bool serve_socket_request() {
+  char request_byte = 0;
+  ssize_t got = recv(socket_factory, &request_byte, sizeof request_byte, MSG_DONTWAIT);
+  if (got < 0) return errno == EAGAIN || errno == EINTR;
+  if (got == 0) return false;
+  egress::PreviewSocketAnswer answer;
+  int fd = -1;
+  if (request_byte != egress::kPreviewSocketRequest) {
+    answer.error = EINVAL;
+  } else {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+    if (fd < 0) answer.error = errno;
+  }
+  send_packet(socket_factory, &answer, sizeof answer, fd >= 0 ? &fd : nullptr, fd >= 0 ? 1 : 0);
+  if (fd >= 0) close(fd);
   return true;
 }
 
@@ -206,6 +237,20 @@ int make_directories(int work, char* path) {
   return fd;
 }
 
+int make_symlink(int work, char* path, const char* target) {
+  char* name = nullptr;
+  int directory = make_parents(work, path, &name);
+  if (directory < 0) return directory;
+  int fd = -EINVAL;
+  if (*name != '\0' && symlinkat(target, directory, name) == 0) {
+    fd = open_beneath(directory, ".", O_RDONLY | O_DIRECTORY, kResolve);
+  } else if (*name != '\0') {
+    fd = -errno;
+  }
+  if (directory != work) close(directory);
+  return fd;
+}
+
 // kExec's files (SessionRequest::files_length), written as the sandbox user, confined beneath
 // the work directory as kOpen's are, before the command starts. 0, or -errno with *failed the
 // index of the file that could not be written.
@@ -233,6 +278,19 @@ static int write_command_files(int work, std::uint32_t length, int* failed) {
   return 0;
 }
 
+void send_socket_factory(int channel) {
+  int pair[2] = {-1, -1};
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return;
+  ChannelPacket packet;
+  packet.message =
+      ChildMessage{ChildMessageKind::kSocketFactory, SetupPhase::kLoopback, 0, 0, 0, 0};
+  packet.attach_fd(pair[1]);
+  while (sendmsg(channel, &packet.header, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+  close(pair[1]);
+  socket_factory = pair[0];
+}
+
 void serve_session(const ChildPlan& plan) {
   int channel = plan.fds.channel;
   // The run-mode pipes are not used: each command brings its own streams.
@@ -248,8 +306,20 @@ void serve_session(const ChildPlan& plan) {
   pid_t payload = 0;
   std::int32_t step = 0;
   for (;;) {
-    pollfd watched[2] = {{channel, POLLIN, 0}, {reaper, POLLIN, 0}};
-    if (poll(watched, 2, -1) < 0) continue;
+    // A closed factory is left out with a negative fd (poll skips it).
+    pollfd watched[3] = {{channel, POLLIN, 0}, {reaper, POLLIN, 0}, {socket_factory, POLLIN, 0}};
+    if (poll(watched, 3, -1) < 0) continue;
+    // Served between commands and while one runs alike: a preview's connection never waits
+    // for a call to end. A bounded batch, so that paddock's requests are never starved.
+    for (int served = 0; watched[2].revents != 0 && served < 64; ++served) {
+      if (!serve_socket_request()) {
+        close(socket_factory);
+        socket_factory = -1;
+        break;
+      }
+      pollfd more{socket_factory, POLLIN, 0};
+      if (poll(&more, 1, 0) != 1) break;
+    }
     if (watched[1].revents != 0) {
       signalfd_siginfo info;
       while (read(reaper, &info, sizeof info) > 0) {
@@ -290,9 +360,12 @@ void serve_session(const ChildPlan& plan) {
         if (length == 0 || request.data[length - 1] != '\0') {
           reply_opened(channel, -EINVAL);
         } else {
+          // kMakeSymlink's target follows the path, inside the packet.
+          std::size_t path_end = std::strlen(request.data) + 1;
+          const char* target = path_end < length ? request.data + path_end : nullptr;
           reply_opened(channel,
                        open_requested(work, static_cast<SessionOpenMode>(request.argc_or_mode),
-                                      request.data));
+                                      request.data, target));
         }
         break;
       case SessionRequestKind::kExec: {
@@ -337,6 +410,12 @@ void serve_session(const ChildPlan& plan) {
         bool stopped = payload == 0 && freeze_sandbox(resident);
         send(channel, ChildMessage{ChildMessageKind::kFrozen, SetupPhase::kExec, 0,
                                    stopped ? 0 : ETIMEDOUT, 0, 0});
+        break;
+      }
+      case SessionRequestKind::kStop: {
+        int error = payload != 0 ? EBUSY : 0;
+        if (error == 0 && !stop_sandbox()) error = ETIMEDOUT;
+        send(channel, ChildMessage{ChildMessageKind::kFrozen, SetupPhase::kExec, 0, error, 0, 0});
         break;
       }
       case SessionRequestKind::kThaw:

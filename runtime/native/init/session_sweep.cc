@@ -134,6 +134,10 @@ int sweep_all_but_resident(pid_t resident, pid_t command) {
 
 bool freeze_sandbox(pid_t resident) {
   sweep_all_but_resident(resident);
+  return stop_sandbox();
+}
+
+bool stop_sandbox() {
   pid_t self = getpid();
   for (int wait = 0; wait < 1000; ++wait) {
     // kill(-1) from the sandbox's PID 1 reaches every other process of its PID namespace; again

@@ -23,7 +23,11 @@ int sweep_all_but_resident(pid_t resident, pid_t command = 0);
 // command, or continue the kernel with SIGCONT). Waits, up to about a second, until each one is
 // stopped; returns false if one did not stop in time.
 bool freeze_sandbox(pid_t resident);
-// After that command and its sweep: continues (SIGCONT) what freeze_sandbox stopped.
+// freeze_sandbox without its sweep: an idle session's processes are stopped and kill nothing
+// (a process a kernel's thread started between calls lives on, as it does unfrozen). Same wait.
+bool stop_sandbox();
+// After that command and its sweep, or an idle session's next use: continues (SIGCONT) what
+// freeze_sandbox or stop_sandbox stopped.
 void thaw_sandbox();
 
 }  // namespace paddock

@@ -26,6 +26,7 @@ export const EXPECTED_TOOLS = [
   'execute_code', 'get_supported_languages', 'get_language_details',
   'create_session', 'list_sessions', 'close_session', 'restart_session',
   'write_file', 'read_file', 'list_files', 'get_session', 'install_libraries',
-  'upload_file', 'download_file',
+  'upload_file', 'download_file', 'snapshot_session', 'fork_session', 'diff_session',
+  'export_session', 'expose_port',
 ];
 export const LANGUAGES = ['python', 'javascript', 'java', 'cpp', 'c', 'go', 'r', 'ruby', 'bash'];

@@ -1,0 +1,44 @@
+#include "cli/published_run.h"
+
+#include <unistd.h>
+
+#include "runtime/session.h"
+#include "runtime/warm_run.h"
+
+namespace paddock::cli {
+
+Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, const RunPlan& plan,
+                                const std::vector<egress::PreviewPublish>& publish,
+                                RunObserver& observer,
+                                const std::function<void(const std::string& line)>& say) {
+  if (!runs_warm(shape, plan)) {
+    return invalid_input(
+        "--publish runs the program in a session of its sandbox, which this run cannot use: it "
+        "has an installer step, a --stdin file, or a --workdir outside the work directory; drop "
+        "those, or open the port from `paddock mcp --allow-preview`");
+  }
+  auto sandbox = open_warm(backend, shape);
+  if (!sandbox) return sandbox.error();
+  auto factory = (*sandbox)->take_preview_factory();
+  if (!factory) {
+    (*sandbox)->close();
+    return factory.error().context("--publish");
+  }
+  egress::PreviewForwarder forwarder(geteuid(), {});
+  for (const auto& port : publish) {
+    auto opened =
+        forwarder.open("run", std::move(*factory), port.port, port.protocol, port.host_port);
+    if (!opened) {
+      (*sandbox)->close();
+      return opened.error().context("--publish " + std::to_string(port.port));
+    }
+    say("paddock: the sandbox's port " + std::to_string(port.port) + " is open at " + opened->url +
+        " while the program runs");
+  }
+  auto result = run_warm(**sandbox, plan, observer);
+  forwarder.stop();
+  (*sandbox)->close();
+  return result;
+}
+
+}  // namespace paddock::cli

@@ -1,0 +1,22 @@
+#pragma once
+
+// `paddock run --publish`: the program runs in a session of its sandbox (runtime/warm_run.h),
+// whose init makes the sockets previews reach the sandbox through (docs/previews.md). The ports
+// open before the program starts and close when it ends; each one's URL is said on stderr.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "egress/preview_forwarder.h"
+#include "runtime/backend.h"
+
+namespace paddock::cli {
+
+Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, const RunPlan& plan,
+                                const std::vector<egress::PreviewPublish>& publish,
+                                RunObserver& observer,
+                                const std::function<void(const std::string& line)>& say);
+
+}  // namespace paddock::cli

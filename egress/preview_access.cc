@@ -1,0 +1,194 @@
+#include "egress/preview_access.h"
+
+#include <sys/random.h>
+
+#include <cctype>
+#include <vector>
+
+namespace paddock::egress {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+// No early exit on the first difference: how long a guess took says nothing of the token.
+bool same_secret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    differ |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return differ == 0;
+}
+
+PreviewVerdict refuse(std::string_view status, std::string reason) {
+  PreviewVerdict verdict;
+  verdict.kind = PreviewVerdict::Kind::kRefuse;
+  verdict.response = preview_response(status, reason);
+  verdict.reason = std::move(reason);
+  return verdict;
+}
+
+// Whether a Cookie header's value holds `name`=`token`.
+bool cookie_has(std::string_view header, std::string_view name, std::string_view token) {
+  while (!header.empty()) {
+    std::size_t end = header.find(';');
+    std::string_view pair = trim(header.substr(0, end));
+    header = end == std::string_view::npos ? std::string_view() : header.substr(end + 1);
+    std::size_t equals = pair.find('=');
+    if (equals == std::string_view::npos) continue;
+    if (trim(pair.substr(0, equals)) == name && same_secret(trim(pair.substr(equals + 1)), token)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The target without the token's query parameter, and whether the parameter held the token.
+bool take_token(std::string_view target, std::string_view token, std::string* rest) {
+  std::size_t question = target.find('?');
+  if (question == std::string_view::npos) return false;
+  std::string_view query = target.substr(question + 1);
+  std::string kept;
+  bool found = false;
+  while (true) {
+    std::size_t end = query.find('&');
+    std::string_view item = query.substr(0, end);
+    std::size_t equals = item.find('=');
+    if (equals != std::string_view::npos && item.substr(0, equals) == kPreviewTokenParameter) {
+      found = found || same_secret(item.substr(equals + 1), token);
+    } else if (!item.empty()) {
+      if (!kept.empty()) kept += '&';
+      kept += item;
+    }
+    if (end == std::string_view::npos) break;
+    query.remove_prefix(end + 1);
+  }
+  *rest = std::string(target.substr(0, question));
+  if (rest->empty()) *rest = "/";
+  if (!kept.empty()) *rest += "?" + kept;
+  return found;
+}
+
+}  // namespace
+
+Result<std::string> new_preview_token() {
+  unsigned char bytes[16];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return system_error("drawing a preview's token");
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char byte : bytes) {
+    token += kHex[byte >> 4];
+    token += kHex[byte & 15];
+  }
+  return token;
+}
+
+std::string preview_cookie_name(std::uint16_t host_port) {
+  return std::string(kPreviewTokenParameter) + "_" + std::to_string(host_port);
+}
+
+std::string preview_url(std::uint16_t host_port, std::string_view token) {
+  return "http://127.0.0.1:" + std::to_string(host_port) + "/?" +
+         std::string(kPreviewTokenParameter) + "=" + std::string(token);
+}
+
+std::string preview_response(std::string_view status, std::string_view text) {
+  std::string body = "paddock preview: " + std::string(text) + "\n";
+  return "HTTP/1.1 " + std::string(status) +
+         "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n" +
+         body;
+}
+
+PreviewVerdict judge_preview_request(std::string_view bytes, std::uint16_t host_port,
+                                     std::string_view token) {
+  std::size_t end = bytes.find("\r\n\r\n");
+  if (end == std::string_view::npos) {
+    if (bytes.size() >= kMaxPreviewHead) {
+      return refuse("431 Request Header Fields Too Large", "the request head is too long");
+    }
+    return {};
+  }
+  if (end + 4 > kMaxPreviewHead) {
+    return refuse("431 Request Header Fields Too Large", "the request head is too long");
+  }
+  std::string_view head = bytes.substr(0, end);
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= head.size();) {
+    std::size_t next = head.find("\r\n", at);
+    if (next == std::string_view::npos) next = head.size();
+    lines.push_back(head.substr(at, next - at));
+    at = next + 2;
+  }
+  // The request line: METHOD SP target SP HTTP/1.x.
+  std::string_view line = lines.front();
+  std::size_t first = line.find(' ');
+  std::size_t last = line.rfind(' ');
+  if (first == std::string_view::npos || first == last ||
+      line.substr(last + 1).substr(0, 7) != "HTTP/1.") {
+    return refuse("400 Bad Request", "not an HTTP/1.x request line");
+  }
+  std::string_view target = line.substr(first + 1, last - first - 1);
+  for (char c : target) {
+    // The target comes back in the redirect's Location: no byte of it may end a header.
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
+      return refuse("400 Bad Request", "the request target holds a control character or blank");
+    }
+  }
+  std::string cookie_name = preview_cookie_name(host_port);
+  int hosts = 0;
+  std::string host;
+  bool cookie = false;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::size_t colon = lines[i].find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return refuse("400 Bad Request", "a header line has no name");
+    }
+    std::string name = lower(lines[i].substr(0, colon));
+    std::string_view value = trim(lines[i].substr(colon + 1));
+    if (name == "host") {
+      ++hosts;
+      host = lower(value);
+    } else if (name == "cookie") {
+      cookie = cookie || cookie_has(value, cookie_name, token);
+    }
+  }
+  std::string port = ":" + std::to_string(host_port);
+  if (hosts != 1 || (host != "127.0.0.1" + port && host != "localhost" + port)) {
+    return refuse("421 Misdirected Request",
+                  "the Host header must be 127.0.0.1" + port + " or localhost" + port +
+                      " (a page under another name is refused: DNS rebinding)");
+  }
+  if (cookie) return PreviewVerdict{PreviewVerdict::Kind::kForward, {}, {}};
+  std::string rest;
+  if (take_token(target, token, &rest)) {
+    PreviewVerdict verdict;
+    verdict.kind = PreviewVerdict::Kind::kRedirect;
+    verdict.response = "HTTP/1.1 303 See Other\r\nLocation: " + rest +
+                       "\r\nSet-Cookie: " + cookie_name + "=" + std::string(token) +
+                       "; Path=/; HttpOnly; SameSite=Strict\r\nContent-Length: 0\r\n"
+                       "Connection: close\r\nCache-Control: no-store\r\n\r\n";
+    return verdict;
+  }
+  return refuse("403 Forbidden",
+                "this preview needs its token: open the URL paddock gave (it ends in ?" +
+                    std::string(kPreviewTokenParameter) + "=...)");
+}
+
+}  // namespace paddock::egress

@@ -1,0 +1,187 @@
+// snapshot_session and diff_session: a kept session's workspace saved by name, and what changed
+// since its start or a snapshot.
+
+#include "core/units.h"
+#include "mcp/content.h"
+#include "mcp/tools/tool_schema.h"
+#include "mcp/tools/tools.h"
+#include "services/kept_sessions.h"
+#include "state/state_names.h"
+
+namespace paddock::mcp {
+namespace {
+
+class SnapshotSession final : public Tool {
+ public:
+  std::string name() const override { return "snapshot_session"; }
+  json definition() const override {
+    return {{"name", name()},
+            {"title", "Snapshot a session"},
+            {"description", "Keeps a session's files and libraries as they are now, as name."},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", session_id_property()},
+                {"name", {{"type", "string"}, {"maxLength", 64}}}}},
+              {"required", {"session_id", "name"}},
+              {"additionalProperties", false}}},
+            {"outputSchema",
+             {{"type", "object"},
+              {"properties",
+               {{"session_id", {{"type", "string"}}},
+                {"snapshot", {{"type", "string"}}},
+                {"files", {{"type", "integer"}}},
+                {"bytes", {{"type", "integer"}}}}},
+              {"required", {"session_id", "snapshot"}}}},
+            {"annotations", annotations("Snapshot a session", false, false)}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string snapshot = arguments["name"].get<std::string>();
+    if (auto valid = state::check_state_name(snapshot, "name"); !valid) {
+      return tool_error(valid.error().message);
+    }
+    if (auto room = check_state_room(context.state); !room) {
+      return tool_error("no snapshot taken: " + room.error().message);
+    }
+    json structured;
+    auto done = with_workspace(context.state, arguments["session_id"].get<std::string>(),
+                               [&](state::SavedWorkspace& workspace) -> Status {
+                                 if (auto made = workspace.snapshot(snapshot); !made) return made;
+                                 structured = {{"session_id", workspace.info().id},
+                                               {"snapshot", snapshot},
+                                               {"files", workspace.info().files},
+                                               {"bytes", workspace.info().bytes}};
+                                 return {};
+                               });
+    if (!done) return tool_error(done.error().message);
+    ToolResult result;
+    result.content.push_back(text_block(
+        "snapshot '" + snapshot + "' of session " + structured["session_id"].get<std::string>() +
+        ": " + std::to_string(structured["files"].get<std::uint64_t>()) + " entries, " +
+        format_size(structured["bytes"].get<std::uint64_t>())));
+    result.structured = std::move(structured);
+    return result;
+  }
+};
+
+// At most this many changes are listed in the text; the structured result has them all.
+constexpr std::size_t kDiffLines = 40;
+
+const char* change_sign(state::DiffEntry::Change change) {
+  switch (change) {
+    case state::DiffEntry::Change::kAdded:
+      return "+";
+    case state::DiffEntry::Change::kChanged:
+      return "~";
+    case state::DiffEntry::Change::kDeleted:
+      return "-";
+  }
+  return "?";
+}
+
+const char* change_name(state::DiffEntry::Change change) {
+  switch (change) {
+    case state::DiffEntry::Change::kAdded:
+      return "added";
+    case state::DiffEntry::Change::kChanged:
+      return "changed";
+    case state::DiffEntry::Change::kDeleted:
+      return "deleted";
+  }
+  return "?";
+}
+
+class DiffSession final : public Tool {
+ public:
+  std::string name() const override { return "diff_session"; }
+  json definition() const override {
+    return {
+        {"name", name()},
+        {"title", "What changed in a session"},
+        {"description",
+         "Files added (+), changed (~), deleted (-) since the session began, or snapshot "
+         "since."},
+        {"inputSchema",
+         {{"type", "object"},
+          {"properties", {{"session_id", session_id_property()}, {"since", {{"type", "string"}}}}},
+          {"required", {"session_id"}},
+          {"additionalProperties", false}}},
+        {"outputSchema", json::parse(R"({"type": "object", "properties": {
+                "session_id": {"type": "string"}, "since": {"type": "string"},
+                "changes": {"type": "array", "items": {"type": "object", "properties": {
+                  "path": {"type": "string"}, "change": {"type": "string"},
+                  "type": {"type": "string"}, "size": {"type": "integer"},
+                  "before_size": {"type": "integer"}}}}},
+                "required": ["session_id", "changes"]})")},
+        {"annotations", annotations("What changed in a session", true, true)}};
+  }
+  ToolResult call(const json& arguments, ToolContext& context) override {
+    std::string since = arguments.value("since", "");
+    if (!since.empty()) {
+      if (auto valid = state::check_state_name(since, "since"); !valid) {
+        return tool_error(valid.error().message);
+      }
+    }
+    std::vector<state::DiffEntry> changes;
+    std::string id;
+    auto done = with_workspace(
+        context.state, arguments["session_id"].get<std::string>(),
+        [&](state::SavedWorkspace& workspace) -> Status {
+          id = workspace.info().id;
+          auto found = workspace.diff(since.empty() ? state::kCreatedSnapshot : since);
+          if (!found) return found.error();
+          changes = std::move(*found);
+          return {};
+        });
+    if (!done) return tool_error(done.error().message);
+    json listed = json::array();
+    std::string text = std::to_string(changes.size()) + " change" +
+                       (changes.size() == 1 ? "" : "s") + " in session " + id + " since " +
+                       (since.empty() ? "it started" : "snapshot '" + since + "'") + "\n";
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      const auto& change = changes[i];
+      const char* type = change.type == TreeEntryType::kDirectory ? "directory"
+                         : change.type == TreeEntryType::kSymlink ? "symlink"
+                                                                  : "file";
+      json item = {{"path", change.path},
+                   {"change", change_name(change.change)},
+                   {"type", type},
+                   {"size", change.size}};
+      if (change.change == state::DiffEntry::Change::kChanged) {
+        item["before_size"] = change.before_size;
+      }
+      listed.push_back(std::move(item));
+      if (i < kDiffLines) {
+        text += std::string(change_sign(change.change)) + " " + change.path;
+        if (change.type == TreeEntryType::kDirectory) {
+          text += "/";
+        } else if (change.change == state::DiffEntry::Change::kChanged) {
+          text += " (" + format_size(change.before_size) + " -> " + format_size(change.size) + ")";
+        } else {
+          text += " (" + format_size(change.size) + ")";
+        }
+        text += "\n";
+      } else if (i == kDiffLines) {
+        text += "... and " + std::to_string(changes.size() - kDiffLines) +
+                " more (the structured result lists them all)\n";
+      }
+    }
+    ToolResult result;
+    result.content.push_back(text_block(text));
+    result.structured = {{"session_id", id}, {"changes", std::move(listed)}};
+    if (!since.empty()) result.structured["since"] = since;
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_snapshot_session() {
+  return std::make_unique<SnapshotSession>();
+}
+
+std::unique_ptr<Tool> make_diff_session() {
+  return std::make_unique<DiffSession>();
+}
+
+}  // namespace paddock::mcp

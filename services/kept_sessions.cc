@@ -1,0 +1,200 @@
+#include "services/kept_sessions.h"
+
+#include <algorithm>
+
+#include "core/units.h"
+#include "services/code_runner.h"
+#include "services/live_session.h"
+#include "services/log.h"
+
+namespace paddock::mcp {
+namespace {
+
+// A session's work directory as the place a walked tree is written again.
+class SessionTreeSink final : public TreeSink {
+ public:
+  explicit SessionTreeSink(Session& session) : session_(session) {}
+  Status make_directory(const std::string& path) override { return session_.make_directory(path); }
+  Status write_file(const std::string& path, int source_fd, std::uint64_t size,
+                    bool executable) override {
+    return session_.copy_in(path, source_fd, size, executable);
+  }
+  Status make_symlink(const std::string& path, const std::string& target) override {
+    return session_.make_symlink(path, target);
+  }
+
+ private:
+  Session& session_;
+};
+
+TreeWalker walker_of(Session& session) {
+  return [&session](const TreeVisitor& visit) { return session.walk_work_directory(visit); };
+}
+
+}  // namespace
+
+std::string keep_session_files(SessionEntry& entry) {
+  std::lock_guard lock(entry.run_mutex);
+  if (!entry.kept) return "";
+  state::SaveLimits limits;
+  // The tmpfs holds at most this much; a sparse file is saved sparse, so never more.
+  limits.max_bytes = entry.limits.work_bytes + (1u << 20);
+  auto saved = entry.kept->save(walker_of(*entry.session), limits);
+  if (!saved) {
+    std::string line = "the session's files could not be kept on disk: " + saved.error().message;
+    log(LogLevel::kWarning, "session " + entry.id + ": " + line);
+    return line;
+  }
+  (void)entry.kept->touch(entry.kernel != nullptr);
+  return "";
+}
+
+Status restore_session_files(SessionEntry& entry) {
+  SessionTreeSink sink(*entry.session);
+  if (auto restored = entry.kept->restore(sink); !restored) {
+    return restored.error().context("reopening session " + entry.id);
+  }
+  return entry.kept->adopt(walker_of(*entry.session));
+}
+
+Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
+                                        std::uint64_t own_bytes) {
+  std::uint64_t used = state.state_dir()->disk_bytes();
+  // What the open kept sessions may still write before their next save.
+  for (const auto& open : state.sessions().list()) {
+    if (!open->kept) continue;
+    std::uint64_t held = open->kept->info().bytes;
+    if (open->limits.work_bytes > held) used += open->limits.work_bytes - held;
+  }
+  std::uint64_t limit = state.options().state_disk;
+  std::uint64_t room = limit > used ? limit - used : 0;
+  std::uint64_t size = std::min(wanted, room + own_bytes);
+  if (size < own_bytes + (1u << 20)) {
+    return Error{ENOSPC, "the state directory " + state.state_dir()->path() + " is full (" +
+                             format_size(used) + " of --state-disk " + format_size(limit) +
+                             "): close sessions you no longer need with close_session, or raise "
+                             "--state-disk"};
+  }
+  return size;
+}
+
+Status check_state_room(ServerState& state) {
+  auto room = kept_session_room(state, 1u << 20, 0);
+  return room ? Status{} : Status{room.error()};
+}
+
+Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
+    ServerState& state, const std::string& id, const std::string& name, const std::string& language,
+    const std::function<Status(int files_fd)>& fill) {
+  state::StateDir* dir = state.state_dir();
+  if (dir == nullptr) return std::unique_ptr<state::SavedWorkspace>();
+  if (!name.empty()) {
+    if (auto claimed = dir->claim_name(name, id); !claimed) return claimed.error();
+  }
+  state::WorkspaceInfo info;
+  info.id = id;
+  info.name = name;
+  info.language = language;
+  auto made = state::SavedWorkspace::create(dir->sessions_fd(), info, fill);
+  if (!made) dir->release_name(name, id);
+  return made;
+}
+
+Result<std::unique_ptr<state::SavedWorkspace>> closed_kept_session(ServerState& state,
+                                                                   const std::string& id_or_name) {
+  state::StateDir* dir = state.state_dir();
+  if (dir == nullptr) return Error{ENOENT, "no session '" + id_or_name + "'"};
+  auto id = dir->resolve(id_or_name);
+  if (!id) return id.error();
+  auto workspace = state::SavedWorkspace::open(dir->sessions_fd(), *id);
+  if (!workspace && workspace.error().code == EBUSY) {
+    return Error{EBUSY, "session " + *id +
+                            " is open in another paddock server that shares this state "
+                            "directory; use it there, or close that server first"};
+  }
+  return workspace;
+}
+
+Result<std::shared_ptr<SessionEntry>> reopen_kept_session(ServerState& state,
+                                                          const std::string& id_or_name) {
+  auto workspace = closed_kept_session(state, id_or_name);
+  if (!workspace) return workspace.error();
+  state::StateDir* dir = state.state_dir();
+  const state::WorkspaceInfo info = (*workspace)->info();
+  const std::string& id = info.id;
+  auto policy = state.policies().find(info.language);
+  if (!policy) {
+    return Error{ENOENT, "session " + id + " was made for " + info.language +
+                             ", which this server does not run"};
+  }
+  auto spec = session_spec(state, **policy, {});
+  if (!spec) return spec.error();
+  auto room = kept_session_room(state, spec->shape.limits.work_bytes, info.bytes);
+  if (!room) return room.error();
+  spec->shape.limits.work_bytes = *room;
+  if (auto reserved = state.sessions().reserve(); !reserved) return reserved.error();
+  state.warm().fit();
+  state.kernels().fit();
+  auto opened = state.backend().open_session(spec->shape, spec->plan);
+  if (!opened) {
+    state.sessions().unreserve();
+    return opened.error().context("reopening session " + id);
+  }
+  auto entry =
+      state.sessions().add(std::move(*opened), **policy, state.options().session_idle_seconds, id);
+  entry->limits = limits_of(spec->shape.limits, spec->plan);
+  entry->name = info.name;
+  std::lock_guard lock(entry->run_mutex);
+  entry->kept = std::move(*workspace);
+  if (auto restored = restore_session_files(*entry); !restored) {
+    entry->kept.reset();  // what is on disk stays as it was
+    state.sessions().close(entry->id);
+    return restored.error();
+  }
+  start_interpreter(*entry, info.live, state.secrets());
+  if (info.live) entry->state_lost = "the server restarted";
+  log(LogLevel::kInfo, "session " + id + " reopened from " + dir->path());
+  return entry;
+}
+
+Status with_workspace(ServerState& state, const std::string& id_or_name,
+                      const std::function<Status(state::SavedWorkspace&)>& use) {
+  if (auto open = state.sessions().find(id_or_name); open) {
+    std::lock_guard lock((*open)->run_mutex);
+    if (!(*open)->kept) {
+      return invalid_input("session " + (*open)->id +
+                           " is not kept on disk (this server keeps no sessions), so it has no "
+                           "snapshots");
+    }
+    return use(*(*open)->kept);
+  }
+  auto kept = closed_kept_session(state, id_or_name);
+  if (!kept) {
+    if (kept.error().code == ENOENT) {
+      return Error{ENOENT, "no session '" + id_or_name + "' (open or kept on disk)"};
+    }
+    return kept.error();
+  }
+  return use(**kept);
+}
+
+void remove_unused_sessions(ServerState& state) {
+  state::StateDir* dir = state.state_dir();
+  if (dir == nullptr) return;
+  for (const auto& removed : dir->remove_unused(state.options().session_retention_seconds)) {
+    AuditRecord record;
+    record.tool = "session_retention";
+    record.session = removed.id;
+    record.language = removed.language;
+    record.backend = state.backend().name();
+    record.outcome = "removed";
+    record.error = "unused for more than " +
+                   format_duration(state.options().session_retention_seconds) +
+                   " (--session-retention)";
+    state.record(record);
+    log(LogLevel::kInfo, "session " + removed.id + " removed from disk: unused for longer than " +
+                             format_duration(state.options().session_retention_seconds));
+  }
+}
+
+}  // namespace paddock::mcp

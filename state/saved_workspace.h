@@ -1,0 +1,137 @@
+#pragma once
+
+// One session's workspace on disk (docs/sessions.md, "Sessions that last"): its files and
+// installed libraries as a live sandbox's work directory last held them, kept so that a later
+// server reopens the session where it was.
+//
+//   sessions/<id>/lock              flock'ed by the one server that has the session open
+//   sessions/<id>/meta.json         WorkspaceInfo
+//   sessions/<id>/current           a symlink to the last complete generation, swapped by rename
+//   sessions/<id>/gen-N/files/...   a generation: the tree; unchanged files are hard links to the
+//   sessions/<id>/gen-N/manifest.json   previous generation's, so a save writes only what changed
+//   sessions/<id>/snapshots/NAME/files/...  the same, kept by name (".created" is the start)
+//
+// A generation is written beside the current one and becomes current by one rename, after it
+// is synced: a server killed during a save leaves the previous generation, complete. Files on
+// disk are never changed in place (they are shared by generations and snapshots); they are the
+// server user's, 0600 (0700 when executable), in 0700 directories.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/file_tree.h"
+#include "core/result.h"
+#include "core/unique_fd.h"
+
+namespace paddock::state {
+
+// The snapshot every workspace has: its files as the session started (mark_created), which
+// diff_session compares with by default.
+inline constexpr const char* kCreatedSnapshot = ".created";
+
+struct WorkspaceInfo {
+  std::string id;
+  std::string name;  // empty: none
+  std::string language;
+  std::string created_at;      // "2026-11-28T10:00:00Z"
+  std::int64_t last_used = 0;  // seconds since the epoch
+  bool live = false;           // it had a live interpreter, whose state a restart loses
+  std::uint64_t bytes = 0;     // the current generation's file bytes
+  std::uint64_t files = 0;     // and its entries
+};
+
+struct SaveStats {
+  std::uint64_t entries = 0;
+  std::uint64_t copied_files = 0;
+  std::uint64_t copied_bytes = 0;
+  std::uint64_t linked_files = 0;  // unchanged since the last save: hard links, no copy
+};
+
+struct SaveLimits {
+  std::uint64_t max_bytes = 1ull << 40;  // written by this save (a sparse file's data only)
+  std::uint64_t max_entries = 1'000'000;
+};
+
+struct SnapshotInfo {
+  std::string name;
+  std::string created_at;
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+};
+
+struct DiffEntry {
+  enum class Change { kAdded, kChanged, kDeleted };
+  Change change = Change::kAdded;
+  std::string path;
+  TreeEntryType type = TreeEntryType::kFile;
+  std::uint64_t size = 0;         // now (kDeleted: before)
+  std::uint64_t before_size = 0;  // kChanged
+};
+
+class SavedWorkspace {
+ public:
+  // Makes sessions/<info.id> with a first generation that `fill` writes into the empty
+  // directory fd it is given (nothing, a snapshot's files, an archive's), and holds its lock.
+  static Result<std::unique_ptr<SavedWorkspace>> create(
+      int sessions_fd, WorkspaceInfo info, const std::function<Status(int files_fd)>& fill = {});
+  // Opens and locks an existing one; EBUSY when another server holds it, ENOENT when there is
+  // none.
+  static Result<std::unique_ptr<SavedWorkspace>> open(int sessions_fd, const std::string& id);
+  ~SavedWorkspace();
+
+  [[nodiscard]] const WorkspaceInfo& info() const { return info_; }
+  // Records the time of use and whether it is live (meta.json, written atomically).
+  Status touch(bool live);
+
+  // Writes what `source` walks as a new generation and makes it current. What has the same
+  // identity (TreeEntry::ino, ctime, size) as in the last save is linked, not copied.
+  Result<SaveStats> save(const TreeWalker& source, const SaveLimits& limits = {});
+  // Writes the current generation into `sink` (a new sandbox's work directory).
+  Status restore(TreeSink& sink);
+  // After restore: records what `source` (the sandbox just filled) holds as the current
+  // generation's identities, so that the next save copies only what then changed.
+  Status adopt(const TreeWalker& source);
+
+  // Keeps the current generation as the session's start (kCreatedSnapshot), once.
+  Status mark_created();
+  // The current generation as it is now, kept as `name` (check_state_name first). EEXIST when
+  // the name is taken.
+  Status snapshot(const std::string& name);
+  Result<std::vector<SnapshotInfo>> snapshots();
+  // What changed since snapshot `since` (kCreatedSnapshot for the workspace's start).
+  Result<std::vector<DiffEntry>> diff(const std::string& since);
+  // The files of the current generation (`snapshot` empty) or of a snapshot, for reading.
+  Result<UniqueFd> files(const std::string& snapshot = "");
+
+  // Removes it from disk; the object is unusable after.
+  Status remove();
+
+ private:
+  SavedWorkspace(UniqueFd sessions, UniqueFd dir, UniqueFd lock, WorkspaceInfo info,
+                 std::uint64_t generation)
+      : sessions_(std::move(sessions)),
+        dir_(std::move(dir)),
+        lock_(std::move(lock)),
+        info_(std::move(info)),
+        generation_(generation) {}
+  Status write_info();
+  // A clear error for what was changed on disk by hand.
+  [[nodiscard]] Error damaged(const std::string& what, int error) const;
+
+  UniqueFd sessions_;
+  UniqueFd dir_;
+  UniqueFd lock_;
+  WorkspaceInfo info_;
+  std::uint64_t generation_ = 0;
+};
+
+// Copies the tree `from` into the empty directory `to`, sharing every file (hard links): a
+// snapshot, or a new session from one. Returns its entries and file bytes.
+Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to);
+
+// The generation a workspace's current symlink names ("gen-12" -> 12), or 0.
+std::uint64_t generation_of(const std::string& link_target);
+
+}  // namespace paddock::state

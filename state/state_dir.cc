@@ -1,0 +1,194 @@
+#include "state/state_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_tree.h"
+#include "state/state_names.h"
+
+namespace paddock::state {
+namespace {
+
+Result<UniqueFd> open_or_make(int parent, const std::string& name, const std::string& shown) {
+  if (mkdirat(parent, name.c_str(), 0700) != 0 && errno != EEXIST) {
+    return system_error("making the state directory " + shown);
+  }
+  UniqueFd fd(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return system_error("opening the state directory " + shown);
+  return fd;
+}
+
+// Whether another server holds the session's lock (a shared probe does not disturb it).
+bool locked_elsewhere(int session_dir) {
+  UniqueFd lock(openat(session_dir, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!lock.valid()) return false;
+  if (flock(lock.get(), LOCK_SH | LOCK_NB) == 0) return false;
+  return errno == EWOULDBLOCK;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StateDir>> StateDir::open(const std::string& path) {
+  if (path.empty() || path[0] != '/') {
+    return invalid_input("--state-dir '" + path + "' is not an absolute path");
+  }
+  // The parents as `mkdir -p` makes them, private to the user like the directory itself.
+  for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    if (mkdir(path.substr(0, slash).c_str(), 0700) != 0 && errno != EEXIST) {
+      return system_error("making the state directory " + path);
+    }
+  }
+  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    return system_error("making the state directory " + path);
+  }
+  UniqueFd root(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!root.valid()) return system_error("opening the state directory " + path);
+  struct stat info {};
+  if (fstat(root.get(), &info) != 0) return system_error("examining the state directory " + path);
+  if (info.st_uid != geteuid()) {
+    return Error{EPERM, "the state directory " + path + " belongs to uid " +
+                            std::to_string(info.st_uid) +
+                            ", not to this user: give --state-dir a directory of your own"};
+  }
+  if ((info.st_mode & 077) != 0 && fchmod(root.get(), 0700) != 0) {
+    return system_error("making the state directory " + path + " private");
+  }
+  auto sessions = open_or_make(root.get(), "sessions", path);
+  if (!sessions) return sessions.error();
+  auto names = open_or_make(root.get(), "names", path);
+  if (!names) return names.error();
+  return std::unique_ptr<StateDir>(
+      new StateDir(path, std::move(root), std::move(*sessions), std::move(*names)));
+}
+
+Result<std::string> StateDir::resolve(const std::string& id_or_name) const {
+  if (!check_state_name(id_or_name, "session")) {
+    return Error{ENOENT, "no session '" + id_or_name + "'"};
+  }
+  if (faccessat(sessions_.get(), id_or_name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+    return id_or_name;
+  }
+  char target[128] = {};
+  ssize_t length = readlinkat(names_.get(), id_or_name.c_str(), target, sizeof target - 1);
+  if (length > 0 && check_state_name(target, "session id") &&
+      faccessat(sessions_.get(), target, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+    return std::string(target);
+  }
+  return Error{ENOENT, "no session '" + id_or_name + "'"};
+}
+
+Status StateDir::claim_name(const std::string& name, const std::string& id) {
+  if (auto valid = check_state_name(name, "name"); !valid) return valid;
+  if (symlinkat(id.c_str(), names_.get(), name.c_str()) == 0) return {};
+  if (errno != EEXIST) return system_error("naming the session " + name);
+  // A name left by a session that is gone is free again.
+  char target[128] = {};
+  ssize_t length = readlinkat(names_.get(), name.c_str(), target, sizeof target - 1);
+  if (length > 0 && faccessat(sessions_.get(), target, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+      faccessat(sessions_.get(), (std::string(target) + ".new").c_str(), F_OK,
+                AT_SYMLINK_NOFOLLOW) != 0) {
+    std::string stale = name + "." + id + ".stale";
+    if (symlinkat(id.c_str(), names_.get(), stale.c_str()) == 0 &&
+        renameat(names_.get(), stale.c_str(), names_.get(), name.c_str()) == 0) {
+      return {};
+    }
+    unlinkat(names_.get(), stale.c_str(), 0);
+  }
+  return Error{EEXIST, "a session named '" + name +
+                           "' exists already: choose another name, or use that session"};
+}
+
+void StateDir::release_name(const std::string& name, const std::string& id) {
+  if (name.empty()) return;
+  char target[128] = {};
+  ssize_t length = readlinkat(names_.get(), name.c_str(), target, sizeof target - 1);
+  if (length > 0 && id == target) unlinkat(names_.get(), name.c_str(), 0);
+}
+
+std::vector<KeptSession> StateDir::list() const {
+  std::vector<KeptSession> kept;
+  auto names = directory_names(sessions_.get());
+  if (!names) return kept;
+  for (const auto& id : *names) {
+    if (!check_state_name(id, "id") || id.ends_with(".new")) continue;
+    UniqueFd dir(
+        openat(sessions_.get(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir.valid()) continue;
+    UniqueFd meta(openat(dir.get(), "meta.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!meta.valid()) continue;
+    std::string text(1 << 16, '\0');
+    ssize_t got = read(meta.get(), text.data(), text.size());
+    if (got <= 0) continue;
+    text.resize(static_cast<std::size_t>(got));
+    auto parsed = nlohmann::json::parse(text, nullptr, false);
+    if (!parsed.is_object()) continue;
+    KeptSession session;
+    session.info.id = id;
+    session.info.name = parsed.value("name", "");
+    session.info.language = parsed.value("language", "");
+    session.info.created_at = parsed.value("created_at", "");
+    session.info.last_used = parsed.value("last_used", std::int64_t{0});
+    session.info.live = parsed.value("live", false);
+    session.info.bytes = parsed.value("bytes", std::uint64_t{0});
+    session.info.files = parsed.value("files", std::uint64_t{0});
+    session.in_use = locked_elsewhere(dir.get());
+    kept.push_back(std::move(session));
+  }
+  std::sort(kept.begin(), kept.end(), [](const KeptSession& a, const KeptSession& b) {
+    return a.info.last_used > b.info.last_used;
+  });
+  return kept;
+}
+
+std::uint64_t StateDir::disk_bytes() const {
+  std::set<std::uint64_t> seen;
+  std::uint64_t bytes = 0;
+  (void)walk_tree(sessions_.get(), [&](const TreeEntry& entry, const FileOpener&) -> Status {
+    if (seen.insert(entry.ino).second) bytes += entry.disk_bytes;
+    return {};
+  });
+  return bytes;
+}
+
+std::vector<WorkspaceInfo> StateDir::remove_unused(double retention_seconds) {
+  std::vector<WorkspaceInfo> removed;
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  for (const auto& session : list()) {
+    if (session.in_use || static_cast<double>(now - session.info.last_used) < retention_seconds) {
+      continue;
+    }
+    auto workspace = SavedWorkspace::open(sessions_.get(), session.info.id);
+    if (!workspace) continue;  // opened meanwhile by another server
+    if (remove(**workspace)) removed.push_back(session.info);
+  }
+  // Creations that did not finish: no server holds them.
+  if (auto names = directory_names(sessions_.get())) {
+    for (const auto& name : *names) {
+      if (!name.ends_with(".new")) continue;
+      UniqueFd dir(
+          openat(sessions_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (dir.valid() && !locked_elsewhere(dir.get())) (void)remove_tree(sessions_.get(), name);
+    }
+  }
+  return removed;
+}
+
+Status StateDir::remove(SavedWorkspace& workspace) {
+  WorkspaceInfo info = workspace.info();
+  auto removed = workspace.remove();
+  release_name(info.name, info.id);
+  return removed;
+}
+
+}  // namespace paddock::state

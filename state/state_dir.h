@@ -1,0 +1,70 @@
+#pragma once
+
+// The state directory (`paddock mcp --state-dir`): every kept session's workspace
+// (state/saved_workspace.h) and the names callers gave them.
+//
+//   DIR/                 0700, the server user's
+//   DIR/sessions/<id>/   one workspace
+//   DIR/names/<name>     a symlink to the id: a name is taken by creating it, so two servers
+//                        sharing the directory never give one name twice
+//
+// Several servers may share it (two MCP clients started one each): each session is locked by
+// the one server that has it open, and the others refuse to open it.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/unique_fd.h"
+#include "state/saved_workspace.h"
+
+namespace paddock::state {
+
+struct KeptSession {
+  WorkspaceInfo info;
+  bool in_use = false;  // open in a server (this one or another)
+};
+
+class StateDir {
+ public:
+  // Makes the directory (and its parents, 0700) when missing. Refused when it belongs to
+  // another user; made 0700 when it is more open.
+  static Result<std::unique_ptr<StateDir>> open(const std::string& path);
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] int sessions_fd() const { return sessions_.get(); }
+
+  // The id of the session `id_or_name` names on disk; ENOENT when none.
+  Result<std::string> resolve(const std::string& id_or_name) const;
+  // Gives `id` the name `name` (check_state_name first); EEXIST when it is taken.
+  Status claim_name(const std::string& name, const std::string& id);
+  // Frees the name, if it still names `id`.
+  void release_name(const std::string& name, const std::string& id);
+
+  // Every complete session on disk, by last use (most recent first).
+  std::vector<KeptSession> list() const;
+  // Bytes the directory takes, each file counted once however many generations and snapshots
+  // link it.
+  [[nodiscard]] std::uint64_t disk_bytes() const;
+  // Removes the sessions not used for `retention_seconds` that no server has open; returns
+  // what was removed. Also removes what a creation that did not finish left.
+  std::vector<WorkspaceInfo> remove_unused(double retention_seconds);
+  // Removes the session and frees its name.
+  Status remove(SavedWorkspace& workspace);
+
+ private:
+  StateDir(std::string path, UniqueFd root, UniqueFd sessions, UniqueFd names)
+      : path_(std::move(path)),
+        root_(std::move(root)),
+        sessions_(std::move(sessions)),
+        names_(std::move(names)) {}
+
+  std::string path_;
+  UniqueFd root_;
+  UniqueFd sessions_;
+  UniqueFd names_;
+};
+
+}  // namespace paddock::state

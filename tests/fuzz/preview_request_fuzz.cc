@@ -1,0 +1,40 @@
+// Fuzzes a preview's judge of the first request head of a connection (egress/preview_access.h):
+// bytes any local program or web page sends, judged after every read. Whatever it answers is
+// one well-formed response whose head ends once, and a redirect never carries a header the
+// request smuggled into its Location.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "egress/preview_access.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace paddock::egress;
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  constexpr std::string_view kToken = "0123456789abcdef0123456789abcdef";
+  for (std::size_t cut : {size / 3, size / 2, size}) {
+    PreviewVerdict verdict = judge_preview_request(bytes.substr(0, cut), 8080, kToken);
+    if (verdict.kind == PreviewVerdict::Kind::kNeedMore ||
+        verdict.kind == PreviewVerdict::Kind::kForward) {
+      continue;
+    }
+    std::size_t end = verdict.response.find("\r\n\r\n");
+    if (end == std::string::npos) std::abort();
+    std::string_view head(verdict.response.data(), end);
+    if (head.find('\n') != std::string_view::npos && head.find("\r\n") == std::string_view::npos) {
+      std::abort();
+    }
+    // Every line of the head ends in CRLF: no bare LF or CR from the request got in.
+    for (std::size_t at = 0; at < head.size(); ++at) {
+      if (head[at] == '\n' && (at == 0 || head[at - 1] != '\r')) std::abort();
+      if (head[at] == '\r' && (at + 1 >= head.size() || head[at + 1] != '\n')) std::abort();
+    }
+    if (verdict.kind == PreviewVerdict::Kind::kRedirect &&
+        head.find("Set-Cookie:") != head.rfind("Set-Cookie:")) {
+      std::abort();
+    }
+  }
+  return 0;
+}

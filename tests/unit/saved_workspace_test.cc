@@ -1,0 +1,184 @@
+// A session's workspace on disk (state/saved_workspace.h), kept from a plain directory standing
+// in for a sandbox's work directory: unchanged files are linked, not copied; a save that fails
+// leaves the generation before it; links stay links; sparse files stay sparse; snapshots share.
+
+#include "state/saved_workspace.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "state/state_dir.h"
+#include "support/temp_folder.h"
+
+namespace paddock::state {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempFolder;
+
+void write(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct Fixture {
+  TempFolder folder{"saved-workspace"};
+  std::unique_ptr<StateDir> dir;
+  std::unique_ptr<SavedWorkspace> workspace;
+  UniqueFd source;
+
+  Fixture() {
+    fs::create_directories(folder / "work");
+    source = UniqueFd(open((folder / "work").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    auto opened = StateDir::open(folder / "state");
+    EXPECT_TRUE(opened) << opened.error().message;
+    dir = std::move(*opened);
+    WorkspaceInfo info;
+    info.id = "s-1";
+    info.language = "python";
+    auto made = SavedWorkspace::create(dir->sessions_fd(), info);
+    EXPECT_TRUE(made) << made.error().message;
+    workspace = std::move(*made);
+  }
+  TreeWalker walker() {
+    return [this](const TreeVisitor& visit) { return walk_tree(source.get(), visit); };
+  }
+  std::string current() {
+    return folder / ("state/sessions/s-1/" +
+                     fs::read_symlink(folder / "state/sessions/s-1/current").string() + "/files");
+  }
+};
+
+TEST(SavedWorkspace, UnchangedFilesAreLinkedNotCopied) {
+  Fixture f;
+  write(f.folder / "work/big", std::string(1 << 20, 'b'));
+  write(f.folder / "work/notes", "one");
+  auto first = f.workspace->save(f.walker());
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->copied_files, 2u);
+  struct stat before {};
+  ASSERT_EQ(stat((f.current() + "/big").c_str(), &before), 0);
+  write(f.folder / "work/notes", "two");
+  auto second = f.workspace->save(f.walker());
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->copied_files, 1u);
+  EXPECT_EQ(second->linked_files, 1u);
+  struct stat after {};
+  ASSERT_EQ(stat((f.current() + "/big").c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_EQ(read(f.current() + "/notes"), "two");
+}
+
+TEST(SavedWorkspace, ASaveThatFailsLeavesTheGenerationBefore) {
+  Fixture f;
+  write(f.folder / "work/a", "kept");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  std::string before = f.current();
+  write(f.folder / "work/a", "changed");
+  int seen = 0;
+  auto failed = f.workspace->save([&](const TreeVisitor& visit) -> Status {
+    return walk_tree(f.source.get(), [&](const TreeEntry& entry, const FileOpener& open) -> Status {
+      if (++seen > 0 && entry.path == "a") {
+        if (auto done = visit(entry, open); !done) return done;
+        return Error{EIO, "the sandbox went away"};
+      }
+      return visit(entry, open);
+    });
+  });
+  EXPECT_FALSE(failed);
+  EXPECT_EQ(f.current(), before);
+  EXPECT_EQ(read(f.current() + "/a"), "kept");
+  // Nothing of the failed generation is left beside it.
+  int generations = 0;
+  for (const auto& entry : fs::directory_iterator(f.folder / "state/sessions/s-1")) {
+    if (entry.path().filename().string().starts_with("gen-")) ++generations;
+  }
+  EXPECT_EQ(generations, 1);
+}
+
+TEST(SavedWorkspace, LinksStayLinksAndSparseFilesStaySparse) {
+  Fixture f;
+  fs::create_symlink("/etc/passwd", f.folder / "work/passwd");
+  {
+    UniqueFd sparse(open((f.folder / "work/sparse").c_str(), O_WRONLY | O_CREAT, 0600));
+    ASSERT_EQ(ftruncate(sparse.get(), 1ll << 30), 0);
+    ASSERT_EQ(pwrite(sparse.get(), "x", 1, 1 << 20), 1);
+  }
+  write(f.folder / "work/one", "same");
+  fs::create_hard_link(f.folder / "work/one", f.folder / "work/two");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  EXPECT_EQ(fs::read_symlink(f.current() + "/passwd"), "/etc/passwd");
+  struct stat sparse {};
+  ASSERT_EQ(stat((f.current() + "/sparse").c_str(), &sparse), 0);
+  EXPECT_EQ(sparse.st_size, 1ll << 30);
+  EXPECT_LT(sparse.st_blocks * 512, 1ll << 24);
+  struct stat one {
+  }, two{};
+  ASSERT_EQ(stat((f.current() + "/one").c_str(), &one), 0);
+  ASSERT_EQ(stat((f.current() + "/two").c_str(), &two), 0);
+  EXPECT_EQ(one.st_ino, two.st_ino);
+}
+
+TEST(SavedWorkspace, SnapshotsShareFilesAndDiffsNameWhatChanged) {
+  Fixture f;
+  write(f.folder / "work/keep", "k");
+  write(f.folder / "work/change", "c1");
+  write(f.folder / "work/gone", "g");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  ASSERT_TRUE(f.workspace->mark_created());
+  ASSERT_TRUE(f.workspace->snapshot("before"));
+  EXPECT_FALSE(f.workspace->snapshot("before"));
+  write(f.folder / "work/change", "c2!");
+  fs::remove(f.folder / "work/gone");
+  write(f.folder / "work/new/file", "n");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  struct stat snapshot {
+  }, now{};
+  ASSERT_EQ(stat((f.folder / "state/sessions/s-1/snapshots/before/files/keep").c_str(), &snapshot),
+            0);
+  ASSERT_EQ(stat((f.current() + "/keep").c_str(), &now), 0);
+  EXPECT_EQ(snapshot.st_ino, now.st_ino);
+  auto diff = f.workspace->diff("before");
+  ASSERT_TRUE(diff) << diff.error().message;
+  std::vector<std::string> lines;
+  for (const auto& change : *diff) {
+    lines.push_back(std::string(change.change == DiffEntry::Change::kAdded     ? "+"
+                                : change.change == DiffEntry::Change::kChanged ? "~"
+                                                                               : "-") +
+                    change.path);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"~change", "-gone", "+new", "+new/file"}));
+  EXPECT_FALSE(f.workspace->diff("missing"));
+}
+
+TEST(StateDir, NamesAreUniqueAndLocksKeepASessionToOneHolder) {
+  Fixture f;
+  ASSERT_TRUE(f.dir->claim_name("analysis", "s-1"));
+  EXPECT_FALSE(f.dir->claim_name("analysis", "s-2"));
+  EXPECT_FALSE(f.dir->claim_name("../x", "s-2"));
+  auto resolved = f.dir->resolve("analysis");
+  ASSERT_TRUE(resolved);
+  EXPECT_EQ(*resolved, "s-1");
+  auto second = SavedWorkspace::open(f.dir->sessions_fd(), "s-1");
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, EBUSY);
+  f.workspace.reset();
+  EXPECT_TRUE(SavedWorkspace::open(f.dir->sessions_fd(), "s-1"));
+  struct stat info {};
+  ASSERT_EQ(stat((f.folder / "state").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+}
+
+}  // namespace
+}  // namespace paddock::state
