@@ -74,7 +74,13 @@ bool take_token(std::string_view target, std::string_view token, std::string* re
     query.remove_prefix(end + 1);
   }
   *rest = std::string(target.substr(0, question));
-  if (rest->empty()) *rest = "/";
+  // The redirect stays on the preview's origin: an absolute-form target ("http://elsewhere/"),
+  // or a path a browser reads as another host's ("//elsewhere/", "/\elsewhere/"), would send
+  // the user (with the token just used) wherever the link's author chose.
+  if (rest->empty() || (*rest)[0] != '/' ||
+      (rest->size() > 1 && ((*rest)[1] == '/' || (*rest)[1] == '\\'))) {
+    *rest = "/";
+  }
   if (!kept.empty()) *rest += "?" + kept;
   return found;
 }

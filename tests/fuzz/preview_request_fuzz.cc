@@ -1,7 +1,7 @@
 // Fuzzes a preview's judge of the first request head of a connection (egress/preview_access.h):
 // bytes any local program or web page sends, judged after every read. Whatever it answers is
 // one well-formed response whose head ends once, and a redirect never carries a header the
-// request smuggled into its Location.
+// request smuggled into its Location, which stays on the preview's origin.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,9 +31,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (head[at] == '\n' && (at == 0 || head[at - 1] != '\r')) std::abort();
       if (head[at] == '\r' && (at + 1 >= head.size() || head[at + 1] != '\n')) std::abort();
     }
-    if (verdict.kind == PreviewVerdict::Kind::kRedirect &&
-        head.find("Set-Cookie:") != head.rfind("Set-Cookie:")) {
-      std::abort();
+    if (verdict.kind == PreviewVerdict::Kind::kRedirect) {
+      // One Set-Cookie header line (the target's text may hold the words, inside Location's
+      // line), and a Location on this origin: a path, not "//host" or "/\host".
+      std::string_view lines(head);
+      if (lines.find("\r\nSet-Cookie:") != lines.rfind("\r\nSet-Cookie:")) std::abort();
+      std::size_t location = lines.find("\r\nLocation: ");
+      if (location == std::string_view::npos) std::abort();
+      std::string_view path = lines.substr(location + 12);
+      if (path.empty() || path[0] != '/' ||
+          (path.size() > 1 && (path[1] == '/' || path[1] == '\\'))) {
+        std::abort();
+      }
     }
   }
   return 0;

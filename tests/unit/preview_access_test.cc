@@ -85,6 +85,29 @@ TEST(PreviewAccess, ATargetCannotSmuggleAHeaderIntoTheRedirect) {
   EXPECT_EQ(verdict.response.find("Set-Cookie"), std::string::npos);
 }
 
+// The fuzz target's first finding (CI, preview_request): a target whose text holds
+// "Set-Cookie:" comes back inside the one Location line, never as a header of its own.
+TEST(PreviewAccess, HeaderTextInTheTargetStaysInsideTheLocationLine) {
+  auto verdict = judge_preview_request(
+      head("/;;2222Set-Cookie:2222;-;?paddock_preview=" + kToken, "127.0.0.1:41234"), kPort,
+      kToken);
+  ASSERT_EQ(verdict.kind, PreviewVerdict::Kind::kRedirect);
+  EXPECT_NE(verdict.response.find("\r\nLocation: /;;2222Set-Cookie:2222;-;\r\n"), std::string::npos);
+  EXPECT_EQ(verdict.response.find("\r\nSet-Cookie:"),
+            verdict.response.rfind("\r\nSet-Cookie:"));
+}
+
+TEST(PreviewAccess, TheRedirectNeverLeavesThePreviewsOrigin) {
+  for (std::string target : {"//evil.example/x", "/\\evil.example/x", "http://evil.example/x",
+                             "evil.example/x"}) {
+    auto verdict = judge_preview_request(head(target + "?paddock_preview=" + kToken,
+                                              "127.0.0.1:41234"),
+                                         kPort, kToken);
+    ASSERT_EQ(verdict.kind, PreviewVerdict::Kind::kRedirect) << target;
+    EXPECT_NE(verdict.response.find("\r\nLocation: /\r\n"), std::string::npos) << target;
+  }
+}
+
 TEST(PreviewPorts, ARangeOrOnePort) {
   auto range = parse_preview_ports("8000-8099");
   ASSERT_TRUE(range);
