@@ -15,8 +15,6 @@
 // that finds none waiting runs cold at once: an interpreter that preloads takes a second or more
 // to be ready, far longer than the call would take cold.
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -31,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/heap_trim.h"
 #include "core/result.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
@@ -337,7 +336,7 @@ void BasicWarmPool<Held>::fill() {
         // sandbox frees about a megabyte that malloc otherwise keeps, in holes it cannot trim
         // from the top). Off every request's path, on this thread only.
         lock.unlock();
-        malloc_trim(0);
+        trim_free_heap();
         lock.lock();
         trimmed = true;
         continue;
