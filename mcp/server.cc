@@ -199,7 +199,8 @@ void Server::handle_request(const Incoming& request) {
              {"serverInfo", server_info()},
              {"instructions",
               server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
-                                  preinstalled_lines(state_.policies()))}},
+                                  preinstalled_lines(state_.policies()),
+                                  state_.options().secrets)}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
@@ -207,7 +208,8 @@ void Server::handle_request(const Incoming& request) {
              {"capabilities", server_capabilities()},
              {"instructions",
               server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
-                                  preinstalled_lines(state_.policies()))}},
+                                  preinstalled_lines(state_.policies()),
+                                  state_.options().secrets)}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);

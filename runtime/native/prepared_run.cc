@@ -205,7 +205,8 @@ Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan) {
 }
 
 Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
-                    const SandboxIdentity& identity, bool cgroup_mode, bool session) {
+                    const SandboxIdentity& identity, bool cgroup_mode, bool session,
+                    const std::vector<std::string>& brokered_env) {
   auto programs = seccomp_programs(shape);
   if (!programs) return programs.error();
   prepared.seccomp = programs->program;
@@ -255,6 +256,7 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
   if (!shape.allowed_hosts.empty()) {
     for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
   }
+  env.insert(env.end(), brokered_env.begin(), brokered_env.end());
   prepared.env_storage = merge_env(default_sandbox_env(), env);
   for (auto& entry : prepared.env_storage) {
     prepared.envp.push_back(entry.data());
