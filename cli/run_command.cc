@@ -130,6 +130,7 @@ SpecOverrides overrides_from_flags(const RunRequest& request) {
   overrides.cwd = plan.cwd;
   overrides.stdin_path = plan.stdin_path;
   overrides.binds = shape.binds;
+  overrides.trust_bundle = shape.trust_bundle;
   overrides.seccomp_profile_path = shape.seccomp_profile_path;
   overrides.require_cgroups = shape.require_cgroups;
   overrides.collect_directories = plan.collect.directories;
@@ -205,8 +206,10 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
                               make_terminator);
     if (!made) return fail(made.error().message);
     broker = std::move(*made);
-    request.shape.binds.push_back({broker.bundle.path(), egress::kSandboxTrustBundle, false});
-    for (auto& entry : egress::trust_env()) request.plan.env.push_back(std::move(entry));
+    request.shape.trust_bundle = broker.bundle.path();
+    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+      request.plan.env.push_back(std::move(entry));
+    }
     settings.native.broker = broker.broker;
   }
   auto backend = available_backends().create(request.backend, settings);

@@ -145,8 +145,7 @@ std::size_t SandboxSecrets::longest_placeholder() const {
   return longest;
 }
 
-std::vector<std::string> trust_env() {
-  std::string bundle = kSandboxTrustBundle;
+std::vector<std::string> trust_env(const std::string& bundle) {
   return {"SSL_CERT_FILE=" + bundle, "REQUESTS_CA_BUNDLE=" + bundle, "CURL_CA_BUNDLE=" + bundle,
           "NODE_EXTRA_CA_CERTS=" + bundle};
 }

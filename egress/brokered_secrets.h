@@ -76,13 +76,10 @@ class SandboxSecrets {
   std::vector<std::string> placeholders_;  // in the order of *secrets_
 };
 
-// Where a sandbox with brokered secrets finds the trust bundle that holds the server's authority
-// beside the host's own authorities: the system bundle's path, bound read-only over it.
-inline constexpr const char* kSandboxTrustBundle = "/etc/ssl/certs/ca-certificates.crt";
-
-// The variables that point TLS clients at that bundle: OpenSSL's (python's ssl, curl, ruby),
-// requests', curl's own and node's.
-std::vector<std::string> trust_env();
+// The variables that point TLS clients at `bundle`, a sandbox's trust bundle (the host's
+// authorities and the server's own): OpenSSL's (python's ssl, ruby), requests', curl's and
+// node's.
+std::vector<std::string> trust_env(const std::string& bundle);
 
 // Adds `use` to `uses` unless an equal one is there (the same name, host, port and outcome).
 void note_use(std::vector<SecretUse>& uses, SecretUse use);

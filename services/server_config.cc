@@ -13,8 +13,10 @@ SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.max_collected_files = options.max_artifacts;
   overrides.max_collected_bytes = options.max_artifact_bytes;
   if (!options.trust_bundle.empty()) {
-    overrides.binds.push_back({options.trust_bundle, egress::kSandboxTrustBundle, false});
-    for (auto& entry : egress::trust_env()) overrides.env.push_back(std::move(entry));
+    overrides.trust_bundle = options.trust_bundle;
+    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+      overrides.env.push_back(std::move(entry));
+    }
   }
   return overrides;
 }

@@ -275,6 +275,8 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
   prepared.cwd = plan.cwd.empty() ? shape.workdir : plan.cwd;
 
   for (const auto& bind : shape.binds) prepared.bind_sources.push_back(bind.host_path.c_str());
+  // The trust bundle takes the slot after them (mount_plan.cc's plan_trust_bundle).
+  if (!shape.trust_bundle.empty()) prepared.bind_sources.push_back(shape.trust_bundle.c_str());
   for (const auto& layer : shape.image_layers) prepared.layer_sources.push_back(layer.c_str());
   if (plan.networked_steps > 0) {
     for (const auto& file : plan.files_after_install) {

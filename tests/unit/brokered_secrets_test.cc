@@ -48,7 +48,9 @@ TEST(SecretSpec, RefusesWhatIsNotExactlyOneNameAndExactHosts) {
                           "PADDOCK_X=VAR@host.test", "1TOKEN=VAR@host.test"}) {
     auto spec = parse_secret_spec(bad);
     EXPECT_FALSE(spec) << bad;
-    if (!spec) EXPECT_EQ(spec.error().message.find('\n'), std::string::npos);
+    if (!spec) {
+      EXPECT_EQ(spec.error().message.find('\n'), std::string::npos);
+    }
   }
 }
 
@@ -256,7 +258,9 @@ TEST(BrokeredRequests, BodiesAreSubstitutedOnlyWhenAskedAndHeldWithinTheirBound)
       EXPECT_NE(fed.upstream.find("Content-Length: " + std::to_string(content.size())),
                 std::string::npos)
           << fed.upstream;
-      if (request == sized) EXPECT_EQ(fed.client, "HTTP/1.1 100 Continue\r\n\r\n");
+      if (request == sized) {
+        EXPECT_EQ(fed.client, "HTTP/1.1 100 Continue\r\n\r\n");
+      }
     }
   }
   BrokeredRequests too_big(secrets, "api.test", 443, true);
