@@ -4,7 +4,8 @@ log file so that a test sees what arrived even when the answer never reaches the
 prints its port once it listens. Several names share it (their certificate's names).
 
 usage: echo_https.py CERT KEY LOG [REDIRECT_TO]
-With REDIRECT_TO, a request for /redirect is answered 302 to that URL."""
+With REDIRECT_TO, a request for /redirect is answered 302 to that URL, where {port} stands for
+this server's own port."""
 
 import http.server
 import socketserver
@@ -33,7 +34,7 @@ class Echo(http.server.BaseHTTPRequestHandler):
             log.write(seen + b"\n---\n")
         if self.path == "/redirect" and len(sys.argv) > 4:
             self.send_response(302)
-            self.send_header("Location", sys.argv[4])
+            self.send_header("Location", sys.argv[4].replace("{port}", str(self.server.server_address[1])))
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
