@@ -354,9 +354,10 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     return invalid_input("--secret needs the native backend, whose egress proxy brokers it");
   }
   if (!request.secrets.empty() && shape.network != NetworkMode::kNone) {
-    return invalid_input("--secret goes through the egress proxy, the program's only network: it "
-                         "cannot be combined with --network " +
-                         std::string(to_string(shape.network)));
+    return invalid_input(
+        "--secret goes through the egress proxy, the program's only network: it "
+        "cannot be combined with --network " +
+        std::string(to_string(shape.network)));
   }
   request.secret_in_body = flags.secret_in_body;
   if (!flags.egress_ca_file.empty()) request.egress_ca_file = flags.egress_ca_file;

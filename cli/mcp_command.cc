@@ -3,9 +3,9 @@
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
 #include "cli/mcp_settings.h"
+#include "cli/output.h"
 #include "cli/secret_broker_setup.h"
 #include "cli/tls_terminator_maker.h"
-#include "cli/output.h"
 #include "mcp/serve.h"
 #include "services/log.h"
 

@@ -241,7 +241,8 @@ Status add_secret(const Given& given, Env env, Options& options) {
 }
 
 Result<bool> on_or_off(const Given& given) {
-  auto value = one_of(given, {"on", "off", "1", "0", "true", "false", "yes", "no"}, "on or off", "on");
+  auto value =
+      one_of(given, {"on", "off", "1", "0", "true", "false", "yes", "no"}, "on or off", "on");
   if (!value) return value.error();
   return *value == "on" || *value == "1" || *value == "true" || *value == "yes";
 }
@@ -669,8 +670,9 @@ Status check_together(const Options& options) {
     return invalid_input("--session-idle is over 24 h, the longest a session may stay idle");
   }
   if (!options.secrets.empty() && options.backend != "native") {
-    return invalid_input("--secret needs the native backend, whose egress proxy brokers it; "
-                         "leave --backend at native or the secrets out");
+    return invalid_input(
+        "--secret needs the native backend, whose egress proxy brokers it; "
+        "leave --backend at native or the secrets out");
   }
   if (!options.secrets.empty() && options.network && *options.network != NetworkMode::kNone) {
     return invalid_input(std::string("--secret goes through the egress proxy, the programs' only "

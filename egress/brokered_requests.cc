@@ -96,9 +96,9 @@ std::optional<std::string> BrokeredRequests::head(std::string& from_client,
     std::string named = request.host + ":" + std::to_string(request.port);
     secrets_.note_found(std::string_view(from_client).substr(0, request.length), host_, port_,
                         "not substituted: the request's Host header named " + named, uses_);
-    return refuse("421 Misdirected Request",
-                  "this TLS connection is for " + host_ + ":" + std::to_string(port_) +
-                      ", and the request's Host header names " + named);
+    return refuse("421 Misdirected Request", "this TLS connection is for " + host_ + ":" +
+                                                 std::to_string(port_) +
+                                                 ", and the request's Host header names " + named);
   }
   from_client.erase(0, request.length);
   for (auto& header : request.headers) secrets_.substitute(header.value, host_, port_, uses_);

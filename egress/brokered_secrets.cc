@@ -12,7 +12,8 @@ namespace {
 
 bool is_variable_name(std::string_view name) {
   return !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
-         name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+         name.find_first_not_of(
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
              std::string_view::npos;
 }
 
@@ -37,7 +38,8 @@ Result<std::string> random_hex() {
 }  // namespace
 
 Result<SecretSpec> parse_secret_spec(std::string_view text) {
-  const std::string form = " (use NAME=ENVVAR@host1,host2, e.g. GITHUB_TOKEN=GH_TOKEN@api.github.com)";
+  const std::string form =
+      " (use NAME=ENVVAR@host1,host2, e.g. GITHUB_TOKEN=GH_TOKEN@api.github.com)";
   auto equals = text.find('=');
   auto at = text.find('@');
   if (equals == std::string_view::npos || at == std::string_view::npos || at < equals) {

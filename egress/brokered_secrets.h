@@ -29,8 +29,8 @@ struct SecretHost {
 
 // "NAME=ENVVAR@host1,host2", as --secret takes it; the value is looked up by the caller.
 struct SecretSpec {
-  std::string name;      // the variable the sandbox sees
-  std::string variable;  // the server's variable that holds the real value
+  std::string name;                // the variable the sandbox sees
+  std::string variable;            // the server's variable that holds the real value
   std::vector<std::string> hosts;  // as written ("api.example.com", "api.example.com:8443")
   std::vector<SecretHost> parsed_hosts;
 };

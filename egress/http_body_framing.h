@@ -15,7 +15,7 @@
 
 namespace paddock::egress {
 
-inline constexpr std::size_t kMaxChunkLine = 4096;         // a chunk-size line, extensions too
+inline constexpr std::size_t kMaxChunkLine = 4096;          // a chunk-size line, extensions too
 inline constexpr std::size_t kMaxChunkTrailer = 16 * 1024;  // the trailer's lines together
 
 class BodyFraming {

@@ -172,8 +172,7 @@ RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
       return malformed("a request inside a TLS connection needs an origin-form target (/path)");
     }
     if (transfer_encoding && (!chunked_only || codings != 1 || content_length)) {
-      return malformed(
-          "a Transfer-Encoding other than chunked alone, or beside a Content-Length");
+      return malformed("a Transfer-Encoding other than chunked alone, or beside a Content-Length");
     }
     if (!host_header) return malformed("a request without a Host header");
     auto named = parse_authority(*host_header, 443);

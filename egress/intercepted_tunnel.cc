@@ -66,10 +66,10 @@ InterceptedTunnel::Fate InterceptedTunnel::pump(TunnelBuffers buffers) {
     // learns why once its own handshake has.
     pending_plain_.clear();
     if (sandbox_->established()) {
-      return end_with(buffers, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n"
-                               "Connection: close\r\nContent-Length: " +
-                                   std::to_string(failure_->size() + 1) + "\r\n\r\n" + *failure_ +
-                                   "\n");
+      return end_with(buffers,
+                      "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n"
+                      "Connection: close\r\nContent-Length: " +
+                          std::to_string(failure_->size() + 1) + "\r\n\r\n" + *failure_ + "\n");
     }
     sandbox_->take_outgoing(buffers.to_client);
     return buffers.client_ended ? Fate::kEnding : Fate::kGoesOn;

@@ -283,14 +283,14 @@ void EgressProxy::intercept(Connection& connection) {
 
 void EgressProxy::pump_intercepted(Connection& connection) {
   InterceptedTunnel& tunnel = *connection.intercepted;
-  auto fate = tunnel.pump({connection.from_client, connection.to_client, connection.from_upstream,
-                           connection.to_upstream, connection.client_ended,
-                           connection.upstream_ended});
+  auto fate =
+      tunnel.pump({connection.from_client, connection.to_client, connection.from_upstream,
+                   connection.to_upstream, connection.client_ended, connection.upstream_ended});
   note_secrets(tunnel.take_uses());
   if (tunnel.upstream_failure() && fate != InterceptedTunnel::Fate::kGoesOn) {
     std::lock_guard lock(mutex_);
-    note(record_.unreachable, {connection.head.host, connection.head.port,
-                               *tunnel.upstream_failure()});
+    note(record_.unreachable,
+         {connection.head.host, connection.head.port, *tunnel.upstream_failure()});
   }
   if (fate == InterceptedTunnel::Fate::kGoesOn) {
     // Both sides gone with nothing more to say: nothing will wake this connection again.

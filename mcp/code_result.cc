@@ -300,11 +300,12 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   // What the proxy did with brokered secrets' placeholders: names and hosts, never a value.
   for (const auto& use : result.network.secrets) {
     std::string where = use.host + ":" + std::to_string(use.port);
-    notes.push_back(use.substituted
-                        ? "secret " + use.name + ": its placeholder was replaced by the real value "
-                                                 "in a request to " + where
-                        : "secret " + use.name + ": its placeholder went to " + where + " " +
-                              use.reason);
+    notes.push_back(use.substituted ? "secret " + use.name +
+                                          ": its placeholder was replaced by the real value "
+                                          "in a request to " +
+                                          where
+                                    : "secret " + use.name + ": its placeholder went to " + where +
+                                          " " + use.reason);
   }
 
   std::string text;

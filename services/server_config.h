@@ -92,7 +92,7 @@ struct ServerOptions {
   // Brokered secrets (--secret, docs/secrets.md), each with its real value, read at start: the
   // sandboxes get placeholders, their proxies put the values into requests to their hosts.
   std::vector<egress::BrokeredSecret> secrets;
-  bool secrets_in_body = false;                // --secret-in-body
+  bool secrets_in_body = false;               // --secret-in-body
   std::optional<std::string> egress_ca_file;  // the upstream trust instead of the system's
   // Once the composition root has made the secrets' authority: the bundle (host path) every
   // sandbox sees at egress::kSandboxTrustBundle.

@@ -11,7 +11,8 @@ namespace {
 // which never enter a sandbox but come back if a host echoes them (a second line of defence).
 std::vector<std::string> masked_values(const ServerOptions& options) {
   std::vector<std::string> values = options.pass_through_env;
-  for (const auto& secret : options.secrets) values.push_back(secret.spec.name + "=" + secret.value);
+  for (const auto& secret : options.secrets)
+    values.push_back(secret.spec.name + "=" + secret.value);
   return values;
 }
 

@@ -102,16 +102,15 @@ Result<Certificate> CertificateAuthority::issue(const std::string& host) const {
   Certificate leaf = new_certificate(host, leaf_key_.get(), kLeafLife);
   X509* certificate = leaf.get();
   if (certificate == nullptr) return openssl_error("issuing a certificate for " + host);
-  bool ok = X509_set_issuer_name(certificate, X509_get_subject_name(certificate_.get())) == 1 &&
-            add_extension(certificate, certificate_.get(), NID_basic_constraints,
-                          "critical,CA:FALSE") &&
-            add_extension(certificate, certificate_.get(), NID_key_usage,
-                          "critical,digitalSignature") &&
-            add_extension(certificate, certificate_.get(), NID_ext_key_usage, "serverAuth") &&
-            add_extension(certificate, certificate_.get(), NID_subject_alt_name, "DNS:" + host) &&
-            add_extension(certificate, certificate_.get(), NID_authority_key_identifier,
-                          "keyid:always") &&
-            X509_sign(certificate, key_.get(), EVP_sha256()) > 0;
+  bool ok =
+      X509_set_issuer_name(certificate, X509_get_subject_name(certificate_.get())) == 1 &&
+      add_extension(certificate, certificate_.get(), NID_basic_constraints, "critical,CA:FALSE") &&
+      add_extension(certificate, certificate_.get(), NID_key_usage, "critical,digitalSignature") &&
+      add_extension(certificate, certificate_.get(), NID_ext_key_usage, "serverAuth") &&
+      add_extension(certificate, certificate_.get(), NID_subject_alt_name, "DNS:" + host) &&
+      add_extension(certificate, certificate_.get(), NID_authority_key_identifier,
+                    "keyid:always") &&
+      X509_sign(certificate, key_.get(), EVP_sha256()) > 0;
   if (!ok) return openssl_error("issuing a certificate for " + host);
   return leaf;
 }

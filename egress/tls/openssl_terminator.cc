@@ -74,8 +74,8 @@ class OpensslEnd final : public TlsEnd {
     ERR_clear_error();
     while (!plain.empty()) {
       // A memory BIO takes everything: a write is whole or failed.
-      int wrote = SSL_write(ssl_, plain.data(), static_cast<int>(std::min<std::size_t>(
-                                                    plain.size(), 1 << 30)));
+      int wrote = SSL_write(ssl_, plain.data(),
+                            static_cast<int>(std::min<std::size_t>(plain.size(), 1 << 30)));
       if (wrote <= 0) return wants_more(wrote) && false;
       plain.remove_prefix(static_cast<std::size_t>(wrote));
     }

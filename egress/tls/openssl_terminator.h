@@ -36,8 +36,7 @@ class OpensslTerminator final : public TlsTerminator {
   [[nodiscard]] std::string authority_pem() const { return authority_.certificate_pem(); }
 
  private:
-  explicit OpensslTerminator(CertificateAuthority authority)
-      : authority_(std::move(authority)) {}
+  explicit OpensslTerminator(CertificateAuthority authority) : authority_(std::move(authority)) {}
 
   CertificateAuthority authority_;
   Context client_context_;

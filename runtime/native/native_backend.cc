@@ -60,10 +60,10 @@ Status NativeBackend::check(const SandboxShape& shape, const RunPlan& plan) cons
 
 Result<RunResult> NativeBackend::run(const SandboxShape& shape, const RunPlan& plan,
                                      RunObserver& observer) {
-  return with_image_root_fallback<RunResult>(shape,
-                                             [&](const SandboxShape& attempt, bool& refused) {
-                                               return run_once(attempt, plan, observer, settings_.broker, refused);
-                                             });
+  return with_image_root_fallback<RunResult>(
+      shape, [&](const SandboxShape& attempt, bool& refused) {
+        return run_once(attempt, plan, observer, settings_.broker, refused);
+      });
 }
 
 Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxShape& shape,

@@ -81,8 +81,7 @@ constexpr const char* kEndedBeforeStart =
 
 }  // namespace
 
-Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape,
-                                                     const RunPlan& base,
+Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape, const RunPlan& base,
                                                      const egress::SecretBroker& broker) {
   return with_image_root_fallback<std::unique_ptr<Session>>(
       shape, [&base, &broker](const SandboxShape& attempt, bool& refused) {

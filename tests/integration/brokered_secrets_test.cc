@@ -54,10 +54,26 @@ class Lab {
       ToolResult made = run_tool(args);
       EXPECT_EQ(made.status, 0) << made.output;
     };
-    tool({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-          "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", "/CN=paddock test authority",
-          "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
-          "-keyout", folder_ / "ca.key", "-out", folder_ / "public/ca.pem"});
+    tool({"/usr/bin/openssl",
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:P-256",
+          "-nodes",
+          "-days",
+          "2",
+          "-subj",
+          "/CN=paddock test authority",
+          "-addext",
+          "basicConstraints=critical,CA:TRUE",
+          "-addext",
+          "keyUsage=critical,keyCertSign",
+          "-keyout",
+          folder_ / "ca.key",
+          "-out",
+          folder_ / "public/ca.pem"});
     tool({"/usr/bin/openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
           "-nodes", "-subj", "/CN=api.test", "-keyout", folder_ / "server.key", "-out",
           folder_ / "server.csr"});
@@ -140,8 +156,7 @@ class Lab {
            server_name +
            "')\n"
            "    request = '''" +
-           request +
-           "'''.replace('{TOKEN}', os.environ['TOKEN']).replace('{PORT}', '" + port_ +
+           request + "'''.replace('{TOKEN}', os.environ['TOKEN']).replace('{PORT}', '" + port_ +
            "').replace('\\n', '\\r\\n')\n"
            "    for piece in request.split('|'):\n"
            "        t.sendall(piece.encode()); time.sleep(0.2)\n"
@@ -242,8 +257,7 @@ TEST(Brokered, CodeFindsNoValueAndNoKeyInProcEnvironMemoryFilesOrTheProxysAnswer
       "answers = b''\n"
       "for request in (b'CONNECT refused.test:443 HTTP/1.1\\r\\n\\r\\n',\n"
       "                b'GET http://api.test:" +
-      lab.port() +
-      "/ HTTP/1.1\\r\\nHost: api.test:" + lab.port() +
+      lab.port() + "/ HTTP/1.1\\r\\nHost: api.test:" + lab.port() +
       "\\r\\n\\r\\n'):\n"
       "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
       "    s.sendall(request); answers += s.recv(65536); s.close()\n"
@@ -268,11 +282,11 @@ TEST(Brokered, CodeFindsNoValueAndNoKeyInProcEnvironMemoryFilesOrTheProxysAnswer
   EXPECT_NE(out.find("keys: []"), std::string::npos) << out;
   EXPECT_EQ(out.find(kValue), std::string::npos) << out;
   // The control: the same search finds the value once it is in the environment.
-  CliResult control = run_program({paddock_test_names_binary(), "run", "--timeout", "60",
-                                   "--env", std::string("LEAKED=") + kValue, "--", "/usr/bin/python3",
-                                   "-c", search.substr(0, search.find("answers = b''")) +
-                                             "for where, what in found: print('found', where, "
-                                             "what)\n",
+  CliResult control = run_program({paddock_test_names_binary(), "run", "--timeout", "60", "--env",
+                                   std::string("LEAKED=") + kValue, "--", "/usr/bin/python3", "-c",
+                                   search.substr(0, search.find("answers = b''")) +
+                                       "for where, what in found: print('found', where, "
+                                       "what)\n",
                                    half});
   EXPECT_NE(control.out.find(kValue), std::string::npos) << control.out << control.err;
 }
@@ -295,8 +309,7 @@ TEST(Brokered, ARedirectToAnotherHostCarriesOnlyThePlaceholderThere) {
       lab.port() +
       "/redirect'], capture_output=True, text=True)\n"
       "print(c.stdout, c.stderr.strip())\n");
-  EXPECT_EQ(result.value("stdout", ""),
-            "200 https://other.test:" + lab.port() + "/landed \n")
+  EXPECT_EQ(result.value("stdout", ""), "200 https://other.test:" + lab.port() + "/landed \n")
       << result.dump();
   std::string log = lab.received();
   EXPECT_NE(request_for(log, "/redirect").find(kValue), std::string::npos) << log;
@@ -345,8 +358,7 @@ TEST(Brokered, APlaceholderSplitAcrossWritesAndRecordsIsStillSubstitutedOrNeverS
   // Each piece is its own write, and so its own TLS record: the placeholder in two, and a
   // body in two with --secret-in-body.
   std::string split_header = lab.raw_request(
-      "api.test", "api.test",
-      "GET /split HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}\n\n");
+      "api.test", "api.test", "GET /split HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}\n\n");
   // "{TOKEN}" becomes the placeholder before the split at "|": put the cut inside it by hand.
   std::string cut = "os.environ['TOKEN'][:18] + '|' + os.environ['TOKEN'][18:]";
   auto replace = [](std::string text, const std::string& from, const std::string& to) {
@@ -367,9 +379,9 @@ TEST(Brokered, APlaceholderSplitAcrossWritesAndRecordsIsStillSubstitutedOrNeverS
   EXPECT_EQ(body.value("stdout", ""), "HTTP/1.1 200 OK\n") << body.dump();
   // Cut off inside the placeholder: that request never goes anywhere.
   json cut_off = lab.run(replace(
-      lab.raw_request("api.test", "api.test", "GET /cut HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}"),
-      ".replace('{TOKEN}', os.environ['TOKEN'])",
-      ".replace('{TOKEN}', os.environ['TOKEN'][:18])"));
+      lab.raw_request("api.test", "api.test",
+                      "GET /cut HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}"),
+      ".replace('{TOKEN}', os.environ['TOKEN'])", ".replace('{TOKEN}', os.environ['TOKEN'][:18])"));
   std::string log = lab.received();
   EXPECT_NE(request_for(log, "/split").find(std::string("X-Key: ") + kValue), std::string::npos)
       << log;
@@ -432,21 +444,21 @@ TEST(Brokered, OtherHostsTlsIsAPlainTunnelWithTheServersOwnCertificate) {
 TEST(Brokered, PaddockRunWithSecretWorks) {
   Lab lab;
   ASSERT_TRUE(lab.ready());
-  CliResult ran = run_cli({"run", "--secret",
-                           std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
-                           "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file",
-                           lab.authority(), "--", "/bin/sh", "-c",
-                           "curl -sS --noproxy '' -o /dev/null -w '%{http_code}\\n' -H "
-                           "\"X-Key: $TOKEN\" "
-                           "https://localhost:" +
-                               lab.port() + "/lean"});
+  CliResult ran =
+      run_cli({"run", "--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
+               "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(), "--",
+               "/bin/sh", "-c",
+               "curl -sS --noproxy '' -o /dev/null -w '%{http_code}\\n' -H "
+               "\"X-Key: $TOKEN\" "
+               "https://localhost:" +
+                   lab.port() + "/lean"});
   EXPECT_EQ(ran.out, "200\n") << ran.err;
   EXPECT_NE(request_for(lab.received(), "/lean").find(std::string("X-Key: ") + kValue),
             std::string::npos)
       << lab.received();
   // A variable that is not set: one line at start, naming it.
-  CliResult unset = run_cli({"run", "--secret", "TOKEN=PADDOCK_TEST_UNSET_VARIABLE@localhost",
-                             "--", "/bin/true"});
+  CliResult unset = run_cli(
+      {"run", "--secret", "TOKEN=PADDOCK_TEST_UNSET_VARIABLE@localhost", "--", "/bin/true"});
   EXPECT_NE(unset.exit_status, 0);
   EXPECT_NE(unset.err.find("PADDOCK_TEST_UNSET_VARIABLE, which is unset or empty"),
             std::string::npos)
@@ -461,8 +473,8 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   ASSERT_TRUE(lab.ready());
   setenv("PADDOCK_STATE_DIR", "none", 1);
   McpProcess server({"--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
-                     "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file",
-                     lab.authority(), "--warm", "0"});
+                     "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(),
+                     "--warm", "0"});
   unsetenv("PADDOCK_STATE_DIR");
   server.request(1, "initialize",
                  {{"protocolVersion", "2025-06-18"},

@@ -26,8 +26,8 @@ SandboxSecrets test_secrets() {
   auto token = parse_secret_spec("TOKEN=REAL_TOKEN@api.test,api.test:8443");
   auto other = parse_secret_spec("OTHER=REAL_OTHER@other.test");
   EXPECT_TRUE(token && other);
-  auto list = std::make_shared<const std::vector<BrokeredSecret>>(std::vector<BrokeredSecret>{
-      {*token, kValue}, {*other, "other-value-9876543210"}});
+  auto list = std::make_shared<const std::vector<BrokeredSecret>>(
+      std::vector<BrokeredSecret>{{*token, kValue}, {*other, "other-value-9876543210"}});
   return SandboxSecrets(list, {kPlaceholder, kOtherPlaceholder});
 }
 
@@ -42,10 +42,10 @@ TEST(SecretSpec, ParsesNameVariableAndHosts) {
 }
 
 TEST(SecretSpec, RefusesWhatIsNotExactlyOneNameAndExactHosts) {
-  for (const char* bad : {"TOKEN", "TOKEN=VAR", "TOKEN@host.test", "=VAR@host.test",
-                          "TOKEN=@host.test", "TO-KEN=VAR@host.test", "TOKEN=VAR@",
-                          "TOKEN=VAR@*.host.test", "TOKEN=VAR@10.0.0.0/8", "TOKEN=VAR@1.2.3.4",
-                          "PADDOCK_X=VAR@host.test", "1TOKEN=VAR@host.test"}) {
+  for (const char* bad :
+       {"TOKEN", "TOKEN=VAR", "TOKEN@host.test", "=VAR@host.test", "TOKEN=@host.test",
+        "TO-KEN=VAR@host.test", "TOKEN=VAR@", "TOKEN=VAR@*.host.test", "TOKEN=VAR@10.0.0.0/8",
+        "TOKEN=VAR@1.2.3.4", "PADDOCK_X=VAR@host.test", "1TOKEN=VAR@host.test"}) {
     auto spec = parse_secret_spec(bad);
     EXPECT_FALSE(spec) << bad;
     if (!spec) {
@@ -75,8 +75,8 @@ TEST(SandboxSecrets, ReplacesOnlyForTheSecretsOwnHostAndPort) {
   EXPECT_FALSE(secrets.brokers("api.test", 80));
   EXPECT_FALSE(secrets.brokers("evil.test", 443));
   std::vector<SecretUse> uses;
-  std::string text = std::string("Bearer ") + kPlaceholder + " and " + kPlaceholder + " and " +
-                     kOtherPlaceholder;
+  std::string text =
+      std::string("Bearer ") + kPlaceholder + " and " + kPlaceholder + " and " + kOtherPlaceholder;
   secrets.substitute(text, "api.test", 443, uses);
   EXPECT_EQ(text, std::string("Bearer ") + kValue + " and " + kValue + " and " + kOtherPlaceholder);
   ASSERT_EQ(uses.size(), 2u);
@@ -144,9 +144,11 @@ TEST(BrokeredRequests, EveryRequestOfAKeptAliveConnectionIsSubstitutedWhateverIt
   SandboxSecrets secrets = test_secrets();
   std::string requests =
       std::string("GET /a HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer ") + kPlaceholder +
-      "\r\n\r\n" + "POST /b HTTP/1.1\r\nHost: api.test:443\r\nContent-Length: 5\r\nX-Key: " +
-      kPlaceholder + "\r\n\r\nhello" +
-      "PUT /c HTTP/1.1\r\nHost: api.test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" +
+      "\r\n\r\n" +
+      "POST /b HTTP/1.1\r\nHost: api.test:443\r\nContent-Length: 5\r\nX-Key: " + kPlaceholder +
+      "\r\n\r\nhello" +
+      "PUT /c HTTP/1.1\r\nHost: api.test\r\nTransfer-Encoding: "
+      "chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" +
       "GET /d HTTP/1.1\r\nHost: api.test\r\nProxy-Authorization: x\r\nX-Key: " + kPlaceholder +
       "\r\n\r\n";
   for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{64}, requests.size()}) {
@@ -174,10 +176,10 @@ TEST(BrokeredRequests, AHostHeaderForAnotherHostIsRefusedUnsubstituted) {
   SandboxSecrets secrets = test_secrets();
   for (const char* host : {"evil.test", "api.test:8443", "other.test", "api.test.evil.test"}) {
     BrokeredRequests brokered(secrets, "api.test", 443, false);
-    Fed fed = feed(brokered,
-                   std::string("GET / HTTP/1.1\r\nHost: ") + host + "\r\nX-Key: " + kPlaceholder +
-                       "\r\n\r\n",
-                   5);
+    Fed fed = feed(
+        brokered,
+        std::string("GET / HTTP/1.1\r\nHost: ") + host + "\r\nX-Key: " + kPlaceholder + "\r\n\r\n",
+        5);
     ASSERT_TRUE(fed.refused) << host;
     EXPECT_TRUE(fed.refused->starts_with("HTTP/1.1 421")) << *fed.refused;
     EXPECT_TRUE(fed.upstream.empty());
@@ -192,7 +194,8 @@ TEST(BrokeredRequests, WhatCannotBeFramedIsRefusedNeverPassedOn) {
   SandboxSecrets secrets = test_secrets();
   std::string key = std::string("X-Key: ") + kPlaceholder + "\r\n";
   for (const std::string& bad : {
-           "GET / HTTP/1.1\r\nHost: api.test\r\n" + key + "Transfer-Encoding: gzip, chunked\r\n\r\n",
+           "GET / HTTP/1.1\r\nHost: api.test\r\n" + key +
+               "Transfer-Encoding: gzip, chunked\r\n\r\n",
            "GET / HTTP/1.1\r\nHost: api.test\r\n" + key +
                "Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
            "GET / HTTP/1.1\r\nHost: api.test\r\n" + key +
@@ -223,17 +226,16 @@ TEST(BrokeredRequests, WhatCannotBeFramedIsRefusedNeverPassedOn) {
 TEST(BrokeredRequests, BodiesAreSubstitutedOnlyWhenAskedAndHeldWithinTheirBound) {
   SandboxSecrets secrets = test_secrets();
   std::string body = std::string("{\"key\": \"") + kPlaceholder + "\"}";
-  std::string chunked_body = "5\r\n{\"k\":\r\n" +
-                             [&] {
-                               std::string rest = std::string(" \"") + kPlaceholder + "\"}";
-                               char size[16];
-                               std::snprintf(size, sizeof size, "%zx", rest.size());
-                               return std::string(size) + "\r\n" + rest + "\r\n";
-                             }() +
-                             "0\r\n\r\n";
-  std::string sized = "POST / HTTP/1.1\r\nHost: api.test\r\nExpect: 100-continue\r\n"
-                      "Content-Length: " +
-                      std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::string chunked_body = "5\r\n{\"k\":\r\n" + [&] {
+    std::string rest = std::string(" \"") + kPlaceholder + "\"}";
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx", rest.size());
+    return std::string(size) + "\r\n" + rest + "\r\n";
+  }() + "0\r\n\r\n";
+  std::string sized =
+      "POST / HTTP/1.1\r\nHost: api.test\r\nExpect: 100-continue\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   std::string chunked =
       "POST / HTTP/1.1\r\nHost: api.test\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked_body;
   {
@@ -304,8 +306,8 @@ TEST(InterceptedTunnel, AnUpstreamThatFailsVerificationGetsNothingAndTheSandboxA
   SandboxSecrets secrets = test_secrets();
   InterceptedTunnel tunnel(secrets, "api.test", 443, false, std::make_unique<PlainEnd>(false),
                            std::make_unique<PlainEnd>(true));
-  std::string from_client = std::string("GET / HTTP/1.1\r\nHost: api.test\r\nX-Key: ") +
-                            kPlaceholder + "\r\n\r\n";
+  std::string from_client =
+      std::string("GET / HTTP/1.1\r\nHost: api.test\r\nX-Key: ") + kPlaceholder + "\r\n\r\n";
   std::string to_client, from_upstream, to_upstream;
   auto fate = tunnel.pump({from_client, to_client, from_upstream, to_upstream, false, false});
   EXPECT_EQ(fate, InterceptedTunnel::Fate::kEnding);
@@ -321,8 +323,8 @@ TEST(InterceptedTunnel, RequestsGoUpstreamSubstitutedAndAnswersComeBackAsTheyAre
   SandboxSecrets secrets = test_secrets();
   InterceptedTunnel tunnel(secrets, "api.test", 443, false, std::make_unique<PlainEnd>(false),
                            std::make_unique<PlainEnd>(false));
-  std::string from_client = std::string("GET / HTTP/1.1\r\nHost: api.test\r\nX-Key: ") +
-                            kPlaceholder + "\r\n\r\n";
+  std::string from_client =
+      std::string("GET / HTTP/1.1\r\nHost: api.test\r\nX-Key: ") + kPlaceholder + "\r\n\r\n";
   std::string to_client, from_upstream = "HTTP/1.1 200 OK\r\n\r\n", to_upstream;
   auto fate = tunnel.pump({from_client, to_client, from_upstream, to_upstream, false, false});
   EXPECT_EQ(fate, InterceptedTunnel::Fate::kGoesOn);
@@ -382,12 +384,12 @@ Result<mcp::ServerOptions> resolve_mcp(std::vector<const char*> args,
 }
 
 TEST(SecretFlags, McpTakesFlagsAndTheSemicolonSeparatedVariable) {
-  auto options = resolve_mcp(
-      {"--secret", "GH=GH_REAL@api.github.com", "--egress-ca-file", "/tmp/ca.pem",
-       "--secret-in-body"},
-      {{"GH_REAL", "ghp_value_123"},
-       {"OAI_REAL", "sk-value-456"},
-       {"PADDOCK_SECRETS", "OAI=OAI_REAL@api.openai.com,files.openai.com:8443"}});
+  auto options =
+      resolve_mcp({"--secret", "GH=GH_REAL@api.github.com", "--egress-ca-file", "/tmp/ca.pem",
+                   "--secret-in-body"},
+                  {{"GH_REAL", "ghp_value_123"},
+                   {"OAI_REAL", "sk-value-456"},
+                   {"PADDOCK_SECRETS", "OAI=OAI_REAL@api.openai.com,files.openai.com:8443"}});
   ASSERT_TRUE(options) << options.error().message;
   ASSERT_EQ(options->secrets.size(), 2u);
   EXPECT_EQ(options->secrets[0].spec.name, "OAI");
@@ -397,9 +399,9 @@ TEST(SecretFlags, McpTakesFlagsAndTheSemicolonSeparatedVariable) {
   EXPECT_TRUE(options->secrets_in_body);
   EXPECT_EQ(options->egress_ca_file, "/tmp/ca.pem");
   // The hosts join the allowlist.
-  EXPECT_EQ(options->allowed_hosts,
-            (std::vector<std::string>{"api.openai.com", "files.openai.com:8443",
-                                      "api.github.com"}));
+  EXPECT_EQ(
+      options->allowed_hosts,
+      (std::vector<std::string>{"api.openai.com", "files.openai.com:8443", "api.github.com"}));
 }
 
 TEST(SecretFlags, AnUnsetValueOrABadFormIsOneLineWithoutAnyValue) {
@@ -415,8 +417,8 @@ TEST(SecretFlags, AnUnsetValueOrABadFormIsOneLineWithoutAnyValue) {
   auto bad = resolve_mcp({"--secret", "GH@x.test"}, {});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("NAME=ENVVAR@host1,host2"), std::string::npos);
-  auto networked = resolve_mcp({"--secret", "GH=A@x.test", "--network", "user"},
-                               {{"A", "value-aaaa"}});
+  auto networked =
+      resolve_mcp({"--secret", "GH=A@x.test", "--network", "user"}, {{"A", "value-aaaa"}});
   ASSERT_FALSE(networked);
   EXPECT_NE(networked.error().message.find("--secret"), std::string::npos);
   for (const auto& error : {unset.error(), bad.error(), networked.error()}) {
@@ -425,17 +427,17 @@ TEST(SecretFlags, AnUnsetValueOrABadFormIsOneLineWithoutAnyValue) {
 }
 
 TEST(SecretFlags, RunTakesSecretsAndAddsTheirHostsToItsAllowlist) {
-  std::vector<const char*> args = {"paddock",       "run",         "--secret",
-                                   "K=V@api.test",  "--secret",    "L=W@b.test:8443",
-                                   "--egress-ca-file", "/x/ca.pem", "--", "true"};
+  std::vector<const char*> args = {
+      "paddock",          "run",       "--secret", "K=V@api.test", "--secret", "L=W@b.test:8443",
+      "--egress-ca-file", "/x/ca.pem", "--",       "true"};
   auto request = parse_command_line(static_cast<int>(args.size()), args.data());
   ASSERT_TRUE(request) << request.error().message;
   const auto& run = std::get<RunRequest>(*request);
   ASSERT_EQ(run.secrets.size(), 2u);
   EXPECT_EQ(run.shape.allowed_hosts, (std::vector<std::string>{"api.test", "b.test:8443"}));
   EXPECT_EQ(run.egress_ca_file, "/x/ca.pem");
-  std::vector<const char*> networked = {"paddock", "run",  "--secret", "K=V@api.test",
-                                        "--network", "host", "--",     "true"};
+  std::vector<const char*> networked = {"paddock",   "run",  "--secret", "K=V@api.test",
+                                        "--network", "host", "--",       "true"};
   EXPECT_FALSE(parse_command_line(static_cast<int>(networked.size()), networked.data()));
 }
 
