@@ -438,6 +438,60 @@ TEST(Brokered, OtherHostsTlsIsAPlainTunnelWithTheServersOwnCertificate) {
       << result.dump();
 }
 
+// The sandbox's bytes inside an intercepted connection are hostile: garbage as plaintext, a head
+// over its bound, raw bytes that are no TLS, and handshakes abandoned midway, forty at once. Each
+// ends its own connection and nothing else: a normal request afterwards is served, and nothing of
+// the hostile ones reached the server.
+TEST(Brokered, HostileBytesInsideAnInterceptedConnectionEndOnlyThatConnection) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(
+      "import os, random, socket, ssl, urllib.request\n"
+      "port = " +
+      lab.port() +
+      "\n"
+      "def tunnel():\n"
+      "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+      "    s.sendall(b'CONNECT api.test:%d HTTP/1.1\\r\\n\\r\\n' % port)\n"
+      "    assert s.recv(4096).startswith(b'HTTP/1.1 200')\n"
+      "    return s\n"
+      "def answer(t):\n"
+      "    try:\n"
+      "        return t.recv(4096)[:12].decode('latin-1') or 'closed'\n"
+      "    except (OSError, ssl.SSLError) as e:\n"
+      "        return type(e).__name__\n"
+      "context = ssl.create_default_context()\n"
+      "t = context.wrap_socket(tunnel(), server_hostname='api.test')\n"
+      "t.sendall(bytes(random.getrandbits(8) for _ in range(70000)))\n"
+      "print('garbage', answer(t))\n"
+      "t = context.wrap_socket(tunnel(), server_hostname='api.test')\n"
+      "t.sendall(b'GET /long HTTP/1.1\\r\\nHost: api.test\\r\\nX: ' + b'a' * 20000)\n"
+      "print('long head', answer(t))\n"
+      "s = tunnel(); s.sendall(b'\\x16\\x03\\x01\\x00\\x05hello' + os.urandom(5000))\n"
+      "print('not tls', answer(s))\n"
+      "incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()\n"
+      "hello_maker = context.wrap_bio(incoming, outgoing, server_hostname='api.test')\n"
+      "try:\n"
+      "    hello_maker.do_handshake()\n"
+      "except ssl.SSLWantReadError:\n"
+      "    pass\n"
+      "hello = outgoing.read()\n"
+      "abandoned = [tunnel() for _ in range(40)]\n"
+      "for s in abandoned: s.sendall(hello)\n"
+      "for s in abandoned: s.close()\n"
+      "r = urllib.request.urlopen(urllib.request.Request('https://api.test:%d/after' % port,\n"
+      "    headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n"
+      "print('after', r.status)\n");
+  EXPECT_EQ(result.value("stdout", ""),
+            "garbage HTTP/1.1 400\nlong head HTTP/1.1 400\nnot tls closed\nafter 200\n")
+      << result.dump();
+  std::string log = lab.received();
+  EXPECT_NE(request_for(log, "/after").find(std::string("X-Key: ") + kValue), std::string::npos)
+      << log;
+  EXPECT_TRUE(request_for(log, "/long").empty());
+  EXPECT_EQ(count_of(log, "\n---\n"), 1u) << log;
+}
+
 // paddock itself (the lean executable hands a run with --secret to paddock-full), with the
 // secret's host as localhost, which the proxy resolves from /etc/hosts. A program's NO_PROXY
 // leaves localhost direct (its own servers), so the client is told to use the proxy anyway.

@@ -52,6 +52,13 @@ class Echo(http.server.BaseHTTPRequestHandler):
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+    request_queue_size = 128
+
+    # The handshake in each connection's own thread: one client that never sends its
+    # ClientHello must not hold up the others (as a handshake in accept would).
+    def finish_request(self, request, client_address):
+        request.settimeout(30)
+        super().finish_request(context.wrap_socket(request, server_side=True), client_address)
 
     def handle_error(self, request, client_address):
         pass
@@ -60,6 +67,5 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(sys.argv[1], sys.argv[2])
 server = Server(("127.0.0.1", 0), Echo)
-server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()
