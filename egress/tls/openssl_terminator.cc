@@ -5,6 +5,9 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 
 namespace paddock::egress::tls {
@@ -176,6 +179,10 @@ Result<std::shared_ptr<OpensslTerminator>> OpensslTerminator::create(
   if (client == nullptr) return setup_error("making the upstream TLS context");
   SSL_CTX_set_verify(client, SSL_VERIFY_PEER, nullptr);
   if (ca_file) {
+    if (access(ca_file->c_str(), R_OK) != 0) {
+      return invalid_input("--egress-ca-file " + *ca_file + " cannot be read: " +
+                           std::strerror(errno) + "; give a readable file of PEM CA certificates");
+    }
     if (SSL_CTX_load_verify_locations(client, ca_file->c_str(), nullptr) != 1) {
       return invalid_input("--egress-ca-file " + *ca_file +
                            " holds no PEM certificate OpenSSL can read (" +
