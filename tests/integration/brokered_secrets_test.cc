@@ -344,6 +344,21 @@ TEST(Brokered, ASniOrHostHeaderThatDoesNotMatchGetsNoSubstitution) {
       "api.test", "other.test", "GET /sni HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}\n\n",
       "/mnt/tls/ca.pem"));
   EXPECT_EQ(fronted.value("stdout", "").substr(0, 6), "failed") << fronted.dump();
+  // Plain http never goes through TLS the proxy could terminate: a placeholder there goes as it
+  // is, and is noted.
+  json plain = lab.run(
+      "import os, urllib.request\n"
+      "try:\n"
+      "    urllib.request.urlopen(urllib.request.Request('http://other.test:" +
+      lab.port() +
+      "/plain',\n"
+      "        headers={'X-Key': os.environ['TOKEN']}), timeout=10)\n"
+      "except Exception:\n"
+      "    pass\n");
+  ASSERT_EQ(plain["network"]["secrets"].size(), 1u) << plain.dump();
+  EXPECT_EQ(plain["network"]["secrets"][0]["host"], "other.test");
+  EXPECT_NE(plain["network"]["secrets"][0]["reason"].get<std::string>().find("plain http"),
+            std::string::npos);
   std::string log = lab.received();
   EXPECT_TRUE(request_for(log, "/host").empty()) << log;
   EXPECT_TRUE(request_for(log, "/sni").empty()) << log;
