@@ -540,10 +540,12 @@ TEST(Brokered, PaddockRunWithSecretWorks) {
 TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   Lab lab;
   ASSERT_TRUE(lab.ready());
+  TempFolder audit_folder("brokered-audit");
+  std::string audit = audit_folder / "audit.jsonl";
   setenv("PADDOCK_STATE_DIR", "none", 1);
   McpProcess server({"--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
                      "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(),
-                     "--warm", "0"});
+                     "--warm", "0", "--audit-log", audit});
   unsetenv("PADDOCK_STATE_DIR");
   server.request(1, "initialize",
                  {{"protocolVersion", "2025-06-18"},
@@ -575,6 +577,10 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
       << text;
   EXPECT_NE(request_for(lab.received(), "/mcp").find(std::string("X-Key: ") + kValue),
             std::string::npos);
+  // The audit line names the secret's use, never its value.
+  std::string audited = read_file(audit);
+  EXPECT_NE(audited.find("\"name\":\"TOKEN\""), std::string::npos) << audited;
+  EXPECT_EQ(audited.find(kValue), std::string::npos) << audited;
 }
 
 }  // namespace
