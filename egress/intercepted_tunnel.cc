@@ -49,6 +49,7 @@ InterceptedTunnel::Fate InterceptedTunnel::pump(TunnelBuffers buffers) {
       return end_with(buffers, *refused);
     }
   }
+  std::size_t answered = upstream_plain_.size();
   if (!failure_ && upstream_plain_.size() < kRelayBuffer &&
       !upstream_->read(upstream_plain_, kRelayBuffer - upstream_plain_.size())) {
     if (upstream_->established()) {
@@ -61,6 +62,7 @@ InterceptedTunnel::Fate InterceptedTunnel::pump(TunnelBuffers buffers) {
     failure_ = "paddock's proxy could not reach " + host_ + ":" + std::to_string(port_) +
                " over TLS: the connection closed during the handshake";
   }
+  bool read_more = upstream_plain_.size() > answered;
   if (failure_) {
     // Nothing of any request was written to it: the handshake never completed. The sandbox
     // learns why once its own handshake has.
@@ -91,9 +93,10 @@ InterceptedTunnel::Fate InterceptedTunnel::pump(TunnelBuffers buffers) {
     upstream_closed_ = true;
   }
   upstream_->take_outgoing(buffers.to_upstream);
-  // The upstream is done, and all it said was handed on: so is the connection.
+  // The upstream is done, and all it said was handed on (the last read found nothing more, since
+  // one read takes at most a relay buffer): so is the connection.
   bool upstream_done = buffers.upstream_ended || upstream_->peer_closed();
-  if (upstream_done && upstream_plain_.empty() && buffers.from_upstream.empty()) {
+  if (upstream_done && upstream_plain_.empty() && buffers.from_upstream.empty() && !read_more) {
     sandbox_->close();
     sandbox_->take_outgoing(buffers.to_client);
     return Fate::kEnding;

@@ -453,6 +453,21 @@ TEST(Brokered, OtherHostsTlsIsAPlainTunnelWithTheServersOwnCertificate) {
       << result.dump();
 }
 
+// An answer framed by the connection's close (no Content-Length) comes back whole: the proxy
+// ends the sandbox's side only once it has handed on all the upstream sent.
+TEST(Brokered, ALargeAnswerEndedByTheConnectionsCloseArrivesWhole) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(
+      "import os, subprocess\n"
+      "c = subprocess.run(['curl', '-sS', '--http1.1', '-H', 'X-Key: ' + os.environ['TOKEN'],\n"
+      "    'https://api.test:" +
+      lab.port() +
+      "/big'], capture_output=True)\n"
+      "print(len(c.stdout), c.stderr.decode().strip())\n");
+  EXPECT_EQ(result.value("stdout", ""), std::to_string(4 << 20) + " \n") << result.dump();
+}
+
 // The sandbox's bytes inside an intercepted connection are hostile: garbage as plaintext, a head
 // over its bound, raw bytes that are no TLS, and handshakes abandoned midway, forty at once. Each
 // ends its own connection and nothing else: a normal request afterwards is served, and nothing of

@@ -5,7 +5,7 @@ prints its port once it listens. Several names share it (their certificate's nam
 
 usage: echo_https.py CERT KEY LOG [REDIRECT_TO]
 With REDIRECT_TO, a request for /redirect is answered 302 to that URL, where {port} stands for
-this server's own port."""
+this server's own port. /big is answered with 4 MiB ended by the connection's close."""
 
 import http.server
 import socketserver
@@ -37,6 +37,14 @@ class Echo(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", sys.argv[4].replace("{port}", str(self.server.server_address[1])))
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if self.path == "/big":
+            # 4 MiB, and the connection's end as its end: an answer framed by the close.
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"x" * (4 << 20))
+            self.close_connection = True
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
