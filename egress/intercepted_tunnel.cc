@@ -16,6 +16,27 @@ InterceptedTunnel::InterceptedTunnel(const SandboxSecrets& secrets, std::string 
       upstream_(std::move(upstream_end)),
       requests_(secrets, std::move(host), port, in_body) {}
 
+std::vector<SecretUse> InterceptedTunnel::take_uses() {
+  // What was not substituted is said at once; a substitution waits until the request can go
+  // to the real host, and is said not to have gone if its TLS failed.
+  std::vector<SecretUse> now;
+  for (auto& use : requests_.take_uses()) {
+    note_use(use.substituted ? held_uses_ : now, std::move(use));
+  }
+  if (failure_) {
+    for (auto& use : held_uses_) {
+      use.substituted = false;
+      use.reason = "but was not sent on: the host's TLS failed (see unreachable)";
+      note_use(now, std::move(use));
+    }
+    held_uses_.clear();
+  } else if (upstream_->established()) {
+    for (auto& use : held_uses_) note_use(now, std::move(use));
+    held_uses_.clear();
+  }
+  return now;
+}
+
 InterceptedTunnel::Fate InterceptedTunnel::end_with(TunnelBuffers& buffers,
                                                     const std::string& answer) {
   pending_plain_.clear();

@@ -46,7 +46,9 @@ class InterceptedTunnel {
   Fate pump(TunnelBuffers buffers);
   // Why the upstream failed (one line), once pump() has answered a 502 for it.
   [[nodiscard]] const std::optional<std::string>& upstream_failure() const { return failure_; }
-  std::vector<SecretUse> take_uses() { return requests_.take_uses(); }
+  // What was done with placeholders: a substitution counts once the request can go to the real
+  // host (its TLS established), and is noted as not sent when that failed.
+  std::vector<SecretUse> take_uses();
 
  private:
   Fate end_with(TunnelBuffers& buffers, const std::string& answer);
@@ -58,6 +60,7 @@ class InterceptedTunnel {
   BrokeredRequests requests_;
   std::string client_plain_, upstream_plain_, answer_plain_, pending_plain_;
   std::optional<std::string> failure_;
+  std::vector<SecretUse> held_uses_;
   bool upstream_closed_ = false;
   bool sandbox_closed_ = false;
 };

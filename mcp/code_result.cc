@@ -305,7 +305,7 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
                                           "in a request to " +
                                           where
                                     : "secret " + use.name + ": its placeholder went to " + where +
-                                          " " + use.reason);
+                                          " (" + use.reason + ")");
   }
 
   std::string text;

@@ -317,6 +317,11 @@ TEST(InterceptedTunnel, AnUpstreamThatFailsVerificationGetsNothingAndTheSandboxA
             std::string::npos);
   EXPECT_EQ(to_client.find(kValue), std::string::npos);
   ASSERT_TRUE(tunnel.upstream_failure());
+  // The placeholder was read and would have been replaced: the note says it was not sent.
+  auto uses = tunnel.take_uses();
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_FALSE(uses[0].substituted);
+  EXPECT_NE(uses[0].reason.find("not sent on"), std::string::npos);
 }
 
 TEST(InterceptedTunnel, RequestsGoUpstreamSubstitutedAndAnswersComeBackAsTheyAre) {
