@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -54,6 +55,9 @@ struct RunFlags {
   std::vector<std::string> allow_hosts;
   std::vector<std::string> host_loopback_ports;
   std::vector<std::string> publish;
+  std::vector<std::string> secrets;
+  bool secret_in_body = false;
+  std::string egress_ca_file;
   std::string lang;
   std::string code;
   std::string policy_dir;
@@ -129,6 +133,20 @@ void add_run_options(CLI::App& run, RunFlags& flags) {
                  "IP address or CIDR range (repeatable; with the default --network none)")
       ->allow_extra_args(false)
       ->type_name("PATTERN");
+  run.add_option("--secret", flags.secrets,
+                 "A brokered secret (docs/secrets.md): the sandbox sees NAME set to a "
+                 "placeholder, and the proxy puts ENVVAR's value in its place in HTTPS requests "
+                 "to HOSTS alone, e.g. GITHUB_TOKEN=GH_TOKEN@api.github.com; the hosts join "
+                 "--allow-host (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME=ENVVAR@HOSTS");
+  run.add_flag("--secret-in-body", flags.secret_in_body,
+               "Replace brokered secrets' placeholders in request bodies too (each held whole, "
+               "1 MiB at most), not only in headers");
+  run.add_option("--egress-ca-file", flags.egress_ca_file,
+                 "PEM authorities the proxy checks brokered secrets' hosts against, instead of "
+                 "the system's trust store")
+      ->type_name("FILE");
   run.add_option("--allow-private", flags.allow_private,
                  "Let user-mode networking (--network user, installers) reach this private, "
                  "link-local or host address or CIDR range, refused by default (repeatable; "
@@ -315,6 +333,34 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     if (auto parsed = egress::parse_host_pattern(pattern); !parsed) return parsed.error();
     shape.allowed_hosts.push_back(pattern);
   }
+  for (const auto& text : flags.secrets) {
+    auto spec = egress::parse_secret_spec(text);
+    if (!spec) return invalid_input("--secret " + spec.error().message);
+    for (const auto& known : request.secrets) {
+      if (known.name == spec->name) {
+        return invalid_input("--secret: " + spec->name +
+                             " is brokered twice; give each secret once, with all its hosts");
+      }
+    }
+    for (const auto& host : spec->hosts) {
+      if (std::find(shape.allowed_hosts.begin(), shape.allowed_hosts.end(), host) ==
+          shape.allowed_hosts.end()) {
+        shape.allowed_hosts.push_back(host);
+      }
+    }
+    request.secrets.push_back(std::move(*spec));
+  }
+  if (!request.secrets.empty() && request.backend != "native") {
+    return invalid_input("--secret needs the native backend, whose egress proxy brokers it");
+  }
+  if (!request.secrets.empty() && shape.network != NetworkMode::kNone) {
+    return invalid_input(
+        "--secret goes through the egress proxy, the program's only network: it "
+        "cannot be combined with --network " +
+        std::string(to_string(shape.network)));
+  }
+  request.secret_in_body = flags.secret_in_body;
+  if (!flags.egress_ca_file.empty()) request.egress_ca_file = flags.egress_ca_file;
   for (const auto& range : flags.allow_private) {
     if (!parse_ip_prefix(range)) {
       return invalid_input("--allow-private '" + range +

@@ -10,6 +10,7 @@
 
 #include "cli/settings.h"
 #include "core/result.h"
+#include "egress/brokered_secrets.h"
 #include "egress/preview_forwarder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/run_plan.h"
@@ -42,6 +43,10 @@ struct RunRequest {
   std::optional<std::string> image_root;  // --root: the image store
   // --publish: ports of the sandbox opened on the host's loopback while the program runs.
   std::vector<egress::PreviewPublish> publish;
+  // --secret: brokered secrets (docs/secrets.md), their values read when the run starts.
+  std::vector<egress::SecretSpec> secrets;
+  bool secret_in_body = false;                // --secret-in-body
+  std::optional<std::string> egress_ca_file;  // --egress-ca-file
 };
 
 // `paddock images|import|pull|rmi|gc`: the image store.

@@ -37,6 +37,10 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     return server ? kServerConfigurationError : status;
   }
   if (!executable.has_all_backends && needs_all_backends(*request)) return exec_full_paddock();
+  if (const auto* run = std::get_if<RunRequest>(&*request);
+      run != nullptr && !run->secrets.empty() && !executable.make_terminator) {
+    return exec_full_paddock();
+  }
   if (auto* info = std::get_if<InfoRequest>(&*request)) {
     write_all(STDOUT_FILENO, info->text);
     return 0;
@@ -52,7 +56,7 @@ int dispatch(int argc, char** argv, const Executable& executable) {
   // The two commands that run sandboxes with egress proxies in this process.
   raise_open_file_limit();
   if (auto* mcp = std::get_if<McpRequest>(&*request)) return executable.serve_mcp(*mcp);
-  return run_command(std::get<RunRequest>(*request));
+  return run_command(std::get<RunRequest>(*request), executable.make_terminator);
 }
 
 }  // namespace paddock::cli

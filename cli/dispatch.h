@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "cli/command_line.h"
+#include "cli/secret_broker_setup.h"
 
 namespace paddock::cli {
 
@@ -15,6 +16,9 @@ struct Executable {
   std::function<int(const McpRequest&)> serve_mcp;
   // Whether every backend is linked in; if not, commands that need others are handed over.
   bool has_all_backends = false;
+  // What terminates TLS for brokered secrets (`run --secret`); only paddock-full links one, so
+  // the lean paddock hands such a run over.
+  TerminatorMaker make_terminator;
 };
 
 int dispatch(int argc, char** argv, const Executable& executable);

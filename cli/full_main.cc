@@ -6,10 +6,12 @@
 #include "cli/dispatch.h"
 #include "cli/image_command.h"
 #include "cli/mcp_command.h"
+#include "cli/tls_terminator_maker.h"
 
 int main(int argc, char** argv) {
   using namespace paddock;
   set_available_backends(all_backends());
   return cli::dispatch(argc, argv,
-                       cli::Executable{cli::image_transfer_command, cli::mcp_command, true});
+                       cli::Executable{cli::image_transfer_command, cli::mcp_command, true,
+                                       cli::make_openssl_terminator});
 }

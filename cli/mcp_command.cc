@@ -4,6 +4,8 @@
 #include "cli/backend_settings.h"
 #include "cli/mcp_settings.h"
 #include "cli/output.h"
+#include "cli/secret_broker_setup.h"
+#include "cli/tls_terminator_maker.h"
 #include "mcp/serve.h"
 #include "services/log.h"
 
@@ -33,6 +35,19 @@ int mcp_command(const McpRequest& request) {
     return kServerConfigurationError;
   }
   BackendSettings settings = server_backend_settings(*options, env);
+  // Brokered secrets: the authority and the sandboxes' trust bundle live as long as the server.
+  BrokerSetup broker;
+  if (!options->secrets.empty()) {
+    auto made = set_up_broker(options->secrets, options->secrets_in_body, options->egress_ca_file,
+                              make_openssl_terminator);
+    if (!made) {
+      mcp::log(mcp::LogLevel::kError, made.error().message);
+      return kServerConfigurationError;
+    }
+    broker = std::move(*made);
+    options->trust_bundle = broker.bundle.path();
+    settings.native.broker = broker.broker;
+  }
   return mcp::serve_stdio(*options,
                           [&] { return available_backends().create(options->backend, settings); });
 }

@@ -1,9 +1,11 @@
 #include "cli/mcp_settings.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <type_traits>
 
 #include "cli/host_paths.h"
+#include "cli/secret_broker_setup.h"
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "egress/host_pattern.h"
@@ -213,6 +215,36 @@ Status add_allowed_host(const Given& given, Env, Options& options) {
   }
   options.allowed_hosts.push_back(given.text);
   return {};
+}
+
+// NAME=ENVVAR@HOST,...: the value is read now, so that a missing one fails the start, and the
+// hosts join the allowlist.
+Status add_secret(const Given& given, Env env, Options& options) {
+  auto spec = egress::parse_secret_spec(given.text);
+  if (!spec) return invalid_input(given.source + ": " + spec.error().message);
+  for (const auto& known : options.secrets) {
+    if (known.spec.name == spec->name) {
+      return invalid_input(given.source + ": " + spec->name +
+                           " is brokered twice; give each secret once, with all its hosts");
+    }
+  }
+  auto secret = brokered_secret(given.source, *spec, env);
+  if (!secret) return secret.error();
+  for (const auto& host : spec->hosts) {
+    if (std::find(options.allowed_hosts.begin(), options.allowed_hosts.end(), host) ==
+        options.allowed_hosts.end()) {
+      options.allowed_hosts.push_back(host);
+    }
+  }
+  options.secrets.push_back(std::move(*secret));
+  return {};
+}
+
+Result<bool> on_or_off(const Given& given) {
+  auto value =
+      one_of(given, {"on", "off", "1", "0", "true", "false", "yes", "no"}, "on or off", "on");
+  if (!value) return value.error();
+  return *value == "on" || *value == "1" || *value == "true" || *value == "yes";
 }
 
 Status add_share(const Given& given, Env, Options& options) {
@@ -494,13 +526,7 @@ std::vector<McpSetting> make_table() {
        "Let the model open a session's port to you on 127.0.0.1 (expose_port; docs/previews.md); "
        "the variable takes on or off",
        Arity::kSwitch,
-       [](const Given& g, Env, Options& o) -> Status {
-         auto value =
-             one_of(g, {"on", "off", "1", "0", "true", "false", "yes", "no"}, "on or off", "on");
-         if (!value) return value.error();
-         o.allow_preview = *value == "on" || *value == "1" || *value == "true" || *value == "yes";
-         return {};
-       }},
+       [](const Given& g, Env, Options& o) { return assign(o.allow_preview, on_or_off(g)); }},
       {"--preview-ports",
        {"PADDOCK_PREVIEW_PORTS"},
        "FIRST-LAST",
@@ -594,6 +620,33 @@ std::vector<McpSetting> make_table() {
        Arity::kRepeated,
        add_allowed_host,
        "PADDOCK_ALLOW_HOSTS=A,B"},
+      {"--secret",
+       {"PADDOCK_SECRETS"},
+       "NAME=ENVVAR@HOSTS",
+       "A brokered secret (docs/secrets.md): sandboxes see NAME set to a placeholder, and their "
+       "proxy puts ENVVAR's value in its place in HTTPS requests to HOSTS alone, e.g. "
+       "GITHUB_TOKEN=GH_TOKEN@api.github.com; the hosts join --allow-host",
+       Arity::kRepeatedLists,
+       add_secret,
+       "PADDOCK_SECRETS=NAME=ENVVAR@HOST,...;..."},
+      {"--secret-in-body",
+       {"PADDOCK_SECRET_IN_BODY"},
+       "(no value)",
+       "Replace brokered secrets' placeholders in request bodies too (each held whole, 1 MiB at "
+       "most), not only in headers; the variable takes on or off",
+       Arity::kSwitch,
+       [](const Given& g, Env, Options& o) { return assign(o.secrets_in_body, on_or_off(g)); }},
+      {"--egress-ca-file",
+       {"PADDOCK_EGRESS_CA_FILE"},
+       "FILE",
+       "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
+       "system's trust store",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) -> Status {
+         if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/etc/my-ca.pem");
+         o.egress_ca_file = g.text;
+         return {};
+       }},
       {"--share",
        {"PADDOCK_SHARE"},
        "DIR[=NAME][:rw]",
@@ -615,6 +668,16 @@ Status check_together(const Options& options) {
   }
   if (options.session_idle_seconds > options.max_session_idle_seconds) {
     return invalid_input("--session-idle is over 24 h, the longest a session may stay idle");
+  }
+  if (!options.secrets.empty() && options.backend != "native") {
+    return invalid_input(
+        "--secret needs the native backend, whose egress proxy brokers it; "
+        "leave --backend at native or the secrets out");
+  }
+  if (!options.secrets.empty() && options.network && *options.network != NetworkMode::kNone) {
+    return invalid_input(std::string("--secret goes through the egress proxy, the programs' only "
+                                     "network: it cannot be combined with --network ") +
+                         to_string(*options.network));
   }
   if (!options.allowed_hosts.empty() && options.network && *options.network != NetworkMode::kNone) {
     return invalid_input(std::string("--allow-host is the programs' only network: it cannot be "

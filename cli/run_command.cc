@@ -130,6 +130,7 @@ SpecOverrides overrides_from_flags(const RunRequest& request) {
   overrides.cwd = plan.cwd;
   overrides.stdin_path = plan.stdin_path;
   overrides.binds = shape.binds;
+  overrides.trust_bundle = shape.trust_bundle;
   overrides.seccomp_profile_path = shape.seccomp_profile_path;
   overrides.require_cgroups = shape.require_cgroups;
   overrides.collect_directories = plan.collect.directories;
@@ -173,7 +174,7 @@ int report_blocked(const RunRequest& request, const LanguagePolicy& policy,
 
 }  // namespace
 
-int run_command(RunRequest& request) {
+int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   std::optional<LanguagePolicy> policy;
   std::optional<ScreeningVerdict> screening;
   std::optional<std::string> code;
@@ -191,7 +192,27 @@ int run_command(RunRequest& request) {
     if (screening->blocked) return report_blocked(request, *policy, *screening);
   }
 
-  auto backend = available_backends().create(request.backend, backend_settings(env));
+  BackendSettings settings = backend_settings(env);
+  // Brokered secrets: the authority and the sandbox's trust bundle live as long as the run.
+  BrokerSetup broker;
+  if (!request.secrets.empty()) {
+    std::vector<egress::BrokeredSecret> secrets;
+    for (const auto& spec : request.secrets) {
+      auto secret = brokered_secret("--secret", spec, env);
+      if (!secret) return fail(secret.error().message);
+      secrets.push_back(std::move(*secret));
+    }
+    auto made = set_up_broker(std::move(secrets), request.secret_in_body, request.egress_ca_file,
+                              make_terminator);
+    if (!made) return fail(made.error().message);
+    broker = std::move(*made);
+    request.shape.trust_bundle = broker.bundle.path();
+    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+      request.plan.env.push_back(std::move(entry));
+    }
+    settings.native.broker = broker.broker;
+  }
+  auto backend = available_backends().create(request.backend, settings);
   if (!backend) return fail(backend.error().message);
 
   CliObserver observer(!request.json);

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "cli/command_line.h"
+#include "cli/secret_broker_setup.h"
 
 namespace paddock::cli {
 
 // `paddock run`: a command, or code in a language. Returns the exit status (see README).
-int run_command(RunRequest& request);
+// `make_terminator`: for brokered secrets (--secret); dispatch hands a run with secrets to
+// paddock-full when this executable has none.
+int run_command(RunRequest& request, const TerminatorMaker& make_terminator = {});
 
 }  // namespace paddock::cli

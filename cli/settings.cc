@@ -44,7 +44,8 @@ std::string help_line(const std::string& help, const std::vector<std::string>& v
     for (const auto& variable : variables) named += (named.empty() ? "" : ", or ") + variable;
   }
   if (named.empty()) return help;
-  return help + " (" + (arity == Arity::kRepeated ? "repeatable; " : "") + "env " + named + ")";
+  bool repeatable = arity == Arity::kRepeated || arity == Arity::kRepeatedLists;
+  return help + " (" + (repeatable ? "repeatable; " : "") + "env " + named + ")";
 }
 
 void add_flag_options(CLI::App& app, const std::vector<std::string>& flags,
@@ -52,7 +53,7 @@ void add_flag_options(CLI::App& app, const std::vector<std::string>& flags,
                       const std::vector<Arity>& arities, FlagValues& storage) {
   for (std::size_t i = 0; i < flags.size(); ++i) {
     std::vector<std::string>& values = storage[flags[i]];
-    if (arities[i] == Arity::kRepeated) {
+    if (arities[i] == Arity::kRepeated || arities[i] == Arity::kRepeatedLists) {
       app.add_option(flags[i], values, helps[i])->allow_extra_args(false)->type_name(types[i]);
     } else if (arities[i] == Arity::kSwitch) {
       values.resize(1);
@@ -93,7 +94,17 @@ std::vector<Given> given_values(const std::string& flag, const std::vector<std::
   }
   for (const auto& variable : variables) {
     if (auto list = env(variable)) {
-      for (auto& item : split_list(*list)) given.emplace_back(std::move(item), variable, *list);
+      std::vector<std::string> items;
+      if (arity == Arity::kRepeatedLists) {
+        for (std::size_t start = 0; start <= list->size();) {
+          std::size_t end = std::min(list->find(';', start), list->size());
+          if (end > start) items.push_back(list->substr(start, end - start));
+          start = end + 1;
+        }
+      } else {
+        items = split_list(*list);
+      }
+      for (auto& item : items) given.emplace_back(std::move(item), variable, *list);
     }
   }
   if (typed != flags.end()) {

@@ -52,6 +52,9 @@ enum class Arity {
   kOne,       // the flag once, else the first variable set
   kRepeated,  // the variable's comma-separated items first, then each flag's value
   kSwitch,    // as kOne, but the flag takes no value: given, it reads "on"
+  // As kRepeated, but the variable's items are separated by ';', for values that hold commas
+  // (--secret NAME=ENVVAR@host1,host2).
+  kRepeatedLists,
 };
 
 template <typename Target>

@@ -21,6 +21,18 @@ struct Destination {
   friend bool operator==(const Destination&, const Destination&) = default;
 };
 
+// What a proxy did with a brokered secret's placeholder (egress/brokered_secrets.h): substituted
+// it in a request to one of its secret's hosts, or saw it go somewhere it could not be
+// (`reason` says where and why). Names and hosts only, never a value.
+struct SecretUse {
+  std::string name;
+  std::string host;
+  std::uint16_t port = 0;
+  bool substituted = false;
+  std::string reason;  // empty when substituted
+  friend bool operator==(const SecretUse&, const SecretUse&) = default;
+};
+
 // What the proxy did since it started, or since the last take_record(): each list deduplicated
 // by host and port, in the order first seen, at most kMaxRecorded long; `dropped` counts the
 // destinations left out. Hosts and ports only: no request's contents.
@@ -32,6 +44,8 @@ struct EgressRecord {
   // words for it ("from versions: none", "Bad Gateway") read like a wrong package name.
   std::vector<Destination> unreachable;
   std::size_t dropped = 0;
+  // Brokered secrets' placeholders seen, each once (kMaxRecorded at most).
+  std::vector<SecretUse> secrets;
 };
 
 }  // namespace paddock::egress

@@ -93,7 +93,7 @@ bool has_control_character(std::string_view text) {
 
 }  // namespace
 
-RequestHead parse_request_head(std::string_view bytes) {
+RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
   std::size_t end = bytes.find("\r\n\r\n");
   // Judged as soon as it arrives, not after a blank line that may never come.
   std::string_view head_bytes = bytes.substr(0, end == std::string_view::npos ? bytes.size() : end);
@@ -126,6 +126,8 @@ RequestHead parse_request_head(std::string_view bytes) {
   std::optional<std::string> host_header;
   std::optional<std::uint64_t> content_length;
   bool transfer_encoding = false;
+  std::size_t codings = 0;  // Transfer-Encoding headers
+  bool chunked_only = false;
   for (std::size_t at = line_end + 2; at < head.size();) {
     std::size_t next = head.find("\r\n", at);
     std::string_view header = head.substr(at, next - at);
@@ -145,7 +147,10 @@ RequestHead parse_request_head(std::string_view bytes) {
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
     if (has_control_character(value)) return malformed("a control character in a header");
     request.headers.push_back({std::string(header.substr(0, colon)), std::string(value)});
-    if (name == "transfer-encoding") transfer_encoding = true;
+    if (name == "transfer-encoding") {
+      transfer_encoding = true;
+      chunked_only = ++codings == 1 && to_lower(value) == "chunked";
+    }
     if (name == "content-length") {
       // One, of digits only: two, even equal, are how two servers come to frame a body apart.
       std::uint64_t length = 0;
@@ -159,6 +164,26 @@ RequestHead parse_request_head(std::string_view bytes) {
     if (name != "host") continue;
     if (host_header) return malformed("two Host headers");
     host_header = std::string(value);
+  }
+  if (form == RequestForm::kOrigin) {
+    // Only where the proxy frames every body itself, and one way: Content-Length beside
+    // Transfer-Encoding is the classic way to frame one body twice (RFC 9112 section 6.1).
+    if (request.method == "CONNECT" || !target.starts_with('/')) {
+      return malformed("a request inside a TLS connection needs an origin-form target (/path)");
+    }
+    if (transfer_encoding && (!chunked_only || codings != 1 || content_length)) {
+      return malformed("a Transfer-Encoding other than chunked alone, or beside a Content-Length");
+    }
+    if (!host_header) return malformed("a request without a Host header");
+    auto named = parse_authority(*host_header, 443);
+    if (!named) return malformed("a Host header that is not a host name or address");
+    request.host = named->host;
+    request.port = named->port;
+    request.path = std::string(target);
+    request.chunked = transfer_encoding;
+    request.content_length = content_length.value_or(0);
+    request.state = State::kComplete;
+    return request;
   }
   if (request.method == "CONNECT") {
     auto authority = parse_authority(target, 0);

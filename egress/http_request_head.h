@@ -47,9 +47,21 @@ struct RequestHead {
   // proxy forwards one request at a time, so that it checks the head of every request on a
   // connection, and a chunked body would hide where the next one starts.
   std::uint64_t content_length = 0;
+  // Origin form only: the body is chunked (Transfer-Encoding: chunked, and nothing else).
+  bool chunked = false;
 };
 
-RequestHead parse_request_head(std::string_view bytes);
+// How a request names where it goes.
+enum class RequestForm {
+  // To the proxy: CONNECT host:port, or an absolute http:// URL whose Host agrees.
+  kProxy,
+  // Inside a TLS connection the proxy terminates (brokered secrets): "/path" and a Host header,
+  // which gives `host` and `port` (443 unless it names one). A body framed by Content-Length or
+  // by chunked alone (egress/http_body_framing.h), never both.
+  kOrigin,
+};
+
+RequestHead parse_request_head(std::string_view bytes, RequestForm form = RequestForm::kProxy);
 
 // What the proxy sends upstream for a complete plain-HTTP head: the request line in origin form
 // and the parsed headers but Proxy-*, each as "Name: value", CRLF after every line.

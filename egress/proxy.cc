@@ -135,6 +135,21 @@ void EgressProxy::fail_upstream(Connection& connection, const std::string& reaso
                                                         reason + "\n"));
 }
 
+void EgressProxy::note_secrets(std::vector<SecretUse> uses) {
+  if (uses.empty()) return;
+  std::lock_guard lock(mutex_);
+  for (auto& use : uses) {
+    if (std::find(record_.secrets.begin(), record_.secrets.end(), use) != record_.secrets.end()) {
+      continue;
+    }
+    if (record_.secrets.size() >= kMaxRecorded) {
+      ++record_.dropped;
+      continue;
+    }
+    record_.secrets.push_back(std::move(use));
+  }
+}
+
 void EgressProxy::reached(const std::string& host, std::uint16_t port) {
   std::lock_guard lock(mutex_);
   note(record_.allowed, {host, port, ""});
@@ -232,10 +247,11 @@ void EgressProxy::run() {
           connect_next(*connection);
         }
       } else {
+        std::string& into = connection->upstream_bytes();
         failed = !serve_side(
             connection->upstream.get(), events, connection->to_upstream,
-            [live = connection] { return live->reads_upstream(); }, connection->to_client,
-            kRelayBuffer - connection->to_client.size(), connection->upstream_ended);
+            [live = connection] { return live->reads_upstream(); }, into,
+            kRelayBuffer - std::min(kRelayBuffer, into.size()), connection->upstream_ended);
       }
       if (failed) connection->end();
     }

@@ -56,11 +56,13 @@
 #include "core/ip_prefix.h"
 #include "core/result.h"
 #include "core/unique_fd.h"
+#include "egress/brokered_secrets.h"
 #include "egress/connection_budget.h"
 #include "egress/egress_record.h"
 #include "egress/host_pattern.h"
 #include "egress/http_request_head.h"
 #include "egress/name_resolver.h"
+#include "egress/tls_terminator.h"
 
 namespace paddock::egress {
 
@@ -76,6 +78,20 @@ struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
   // Addresses no name may resolve to unless a range pattern of `allow` names them.
   std::vector<IpPrefix> forbidden;
+  // Brokered secrets (egress/brokered_secrets.h): this sandbox's placeholders, and what
+  // terminates TLS for their hosts, tunnels to which are intercepted (intercepted_tunnel.h).
+  // Without them every tunnel is opaque.
+  SandboxSecrets secrets;
+  std::shared_ptr<TlsTerminator> tls;
+  bool secrets_in_body = false;  // --secret-in-body: request bodies are substituted too
+};
+
+// What a server brokers (docs/secrets.md): its secrets, and the terminator of TLS for their
+// hosts. Each sandbox's proxy gets placeholders of its own for them (SandboxSecrets::draw).
+struct SecretBroker {
+  BrokeredSecretList secrets;  // null: no brokered secrets
+  std::shared_ptr<TlsTerminator> tls;
+  bool in_body = false;  // --secret-in-body
 };
 
 // HTTP_PROXY and HTTPS_PROXY, in both cases, for the proxy at kProxyPort on the sandbox's own
@@ -120,6 +136,12 @@ class EgressProxy {
   void connect_next(Connection& connection);
   void connected(Connection& connection);
   void sniff_tunnel(Connection& connection);
+  // A tunnel to a brokered secret's host: its TLS is terminated from now on.
+  void intercept(Connection& connection);
+  void pump_intercepted(Connection& connection);
+  void note_secrets(std::vector<SecretUse> uses);
+  // A plain-http request's head: a placeholder in it goes out as it is, and is noted.
+  void note_plain_http(const RequestHead& head);
   void forward_requests(Connection& connection);
   void expire(Connection& connection, std::chrono::steady_clock::time_point now);
   void refuse(Connection& connection, const std::string& reason);

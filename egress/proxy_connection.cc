@@ -41,6 +41,10 @@ void EgressProxy::advance(Connection& connection) {
     default:
       return;
   }
+  if (connection.intercepted) {
+    pump_intercepted(connection);
+    return;
+  }
   if (connection.head.tunnel) {
     std::size_t room = kRelayBuffer - std::min(kRelayBuffer, connection.to_upstream.size());
     std::size_t take = std::min(room, connection.from_client.size());
@@ -196,6 +200,7 @@ void EgressProxy::connected(Connection& connection) {
   connection.deadline = kNever;
   connection.from_client.erase(0, head.length);
   if (!head.tunnel) {
+    note_plain_http(head);
     reached(head.host, head.port);
     connection.stage = Connection::Stage::kRelaying;
     connection.to_upstream = upstream_request_head(head);
@@ -255,6 +260,51 @@ void EgressProxy::sniff_tunnel(Connection& connection) {
     return connection.end();
   }
   pass();
+  if (policy_.tls && policy_.secrets.brokers(head.host, head.port)) intercept(connection);
+}
+
+void EgressProxy::intercept(Connection& connection) {
+  const RequestHead& head = connection.head;
+  auto sandbox_end = policy_.tls->serve(head.host);
+  Result<std::unique_ptr<TlsEnd>> upstream_end = Error{EIO, ""};
+  if (sandbox_end) upstream_end = policy_.tls->connect(head.host);
+  if (!sandbox_end || !upstream_end) {
+    // Never an opaque tunnel instead: the sandbox's placeholder would go out as it is, and the
+    // sandbox expects the authority's certificate.
+    deny(head.host, head.port,
+         "its TLS could not be terminated for a brokered secret: " +
+             (sandbox_end ? upstream_end.error() : sandbox_end.error()).message);
+    return connection.end();
+  }
+  connection.intercepted = std::make_unique<InterceptedTunnel>(
+      policy_.secrets, head.host, head.port, policy_.secrets_in_body, std::move(*sandbox_end),
+      std::move(*upstream_end));
+}
+
+void EgressProxy::pump_intercepted(Connection& connection) {
+  InterceptedTunnel& tunnel = *connection.intercepted;
+  auto fate =
+      tunnel.pump({connection.from_client, connection.to_client, connection.from_upstream,
+                   connection.to_upstream, connection.client_ended, connection.upstream_ended});
+  note_secrets(tunnel.take_uses());
+  if (tunnel.upstream_failure() && fate != InterceptedTunnel::Fate::kGoesOn) {
+    std::lock_guard lock(mutex_);
+    note(record_.unreachable,
+         {connection.head.host, connection.head.port, *tunnel.upstream_failure()});
+  }
+  if (fate == InterceptedTunnel::Fate::kGoesOn) {
+    // Both sides gone with nothing more to say: nothing will wake this connection again.
+    if (connection.client_ended && connection.upstream_ended && connection.to_client.empty() &&
+        connection.to_upstream.empty()) {
+      connection.end();
+    }
+    return;
+  }
+  // What waits for the client (an answer, an alert, the last of a response) goes, then the end.
+  connection.requests_ended = true;
+  connection.stage = Connection::Stage::kClosing;
+  connection.deadline = Clock::now() + kRefusalDeadline;
+  if (connection.to_client.empty()) connection.end();
 }
 
 void EgressProxy::forward_requests(Connection& connection) {
@@ -297,10 +347,19 @@ void EgressProxy::forward_requests(Connection& connection) {
       connection.requests_ended = true;
       return;
     }
+    note_plain_http(next);
     connection.to_upstream += upstream_request_head(next);
     connection.from_client.erase(0, next.length);
     connection.body_left = next.content_length;
   }
+}
+
+void EgressProxy::note_plain_http(const RequestHead& head) {
+  if (policy_.secrets.empty()) return;
+  std::vector<SecretUse> uses;
+  policy_.secrets.note_found(upstream_request_head(head), head.host, head.port,
+                             "sent as it is: plain http is never substituted", uses);
+  note_secrets(std::move(uses));
 }
 
 void EgressProxy::expire(Connection& connection, Clock::time_point now) {

@@ -13,6 +13,7 @@
 #include "egress/connection_budget.h"
 #include "egress/host_pattern.h"
 #include "egress/http_request_head.h"
+#include "egress/intercepted_tunnel.h"
 #include "egress/name_resolver.h"
 #include "egress/proxy.h"
 #include "egress/tls_client_hello.h"
@@ -66,6 +67,10 @@ struct EgressProxy::Connection {
   bool client_shut = false;     // the same toward the client
   std::uint64_t body_left = 0;  // plain HTTP: request body bytes still to pass on
   bool touched = false;         // something happened to it this turn: advance() it
+  // A tunnel whose TLS the proxy terminates (a brokered secret's host): the upstream's raw
+  // bytes wait in from_upstream for it rather than going to the client as they are.
+  std::unique_ptr<InterceptedTunnel> intercepted;
+  std::string from_upstream;
 
   // Ends the connection at once; its descriptors close when it is erased, this turn.
   void end() { stage = Stage::kDone; }
@@ -95,8 +100,11 @@ struct EgressProxy::Connection {
     }
   }
   [[nodiscard]] bool reads_upstream() const {
-    return stage == Stage::kRelaying && !upstream_ended && to_client.size() < kRelayBuffer;
+    return stage == Stage::kRelaying && !upstream_ended && to_client.size() < kRelayBuffer &&
+           from_upstream.size() < kRelayBuffer;
   }
+  // Where the upstream's bytes go.
+  std::string& upstream_bytes() { return intercepted ? from_upstream : to_client; }
 };
 
 }  // namespace paddock::egress

@@ -28,6 +28,7 @@ void apply_overrides(const SpecOverrides& overrides, LanguageRun& run) {
   plan.cwd = overrides.cwd;
   plan.stdin_path = overrides.stdin_path;
   shape.binds = overrides.binds;
+  shape.trust_bundle = overrides.trust_bundle;
   if (overrides.seccomp_profile_path) shape.seccomp_profile_path = overrides.seccomp_profile_path;
   shape.require_cgroups = overrides.require_cgroups;
   plan.collect.directories.insert(plan.collect.directories.end(),

@@ -38,6 +38,7 @@ struct SpecOverrides {
   std::string cwd;
   std::optional<std::string> stdin_path;
   std::vector<BindMount> binds;
+  std::string trust_bundle;  // SandboxShape::trust_bundle
   std::optional<std::string> seccomp_profile_path;
   bool require_cgroups = false;
   std::vector<std::string> collect_directories;  // besides the policy's

@@ -297,6 +297,16 @@ ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
   if (!run.output_file_error.empty()) {
     notes.push_back("the whole output could not be kept: " + run.output_file_error);
   }
+  // What the proxy did with brokered secrets' placeholders: names and hosts, never a value.
+  for (const auto& use : result.network.secrets) {
+    std::string where = use.host + ":" + std::to_string(use.port);
+    notes.push_back(use.substituted ? "secret " + use.name +
+                                          ": its placeholder was replaced by the real value "
+                                          "in a request to " +
+                                          where
+                                    : "secret " + use.name + ": its placeholder went to " + where +
+                                          " (" + use.reason + ")");
+  }
 
   std::string text;
   bool install_failed =

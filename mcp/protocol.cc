@@ -68,7 +68,8 @@ json server_capabilities() {
 
 std::string server_instructions(const std::string& shares,
                                 const std::vector<std::string>& allowed_hosts,
-                                const std::string& preinstalled) {
+                                const std::string& preinstalled,
+                                const std::vector<egress::BrokeredSecret>& secrets) {
   std::string shared =
       shares == "none"
           ? ""
@@ -87,6 +88,21 @@ std::string server_instructions(const std::string& shares,
         "ruby and go use it; node's fetch and Java do not by default); a refused host is named "
         "in the result, and only the user can add one.";
   }
+  std::string brokered;
+  if (!secrets.empty()) {
+    brokered = " Brokered secrets, each a variable in every sandbox: ";
+    for (std::size_t i = 0; i < secrets.size(); ++i) {
+      std::string hosts;
+      for (const auto& host : secrets[i].spec.hosts) hosts += (hosts.empty() ? "" : ", ") + host;
+      brokered += (i > 0 ? "; " : "") + secrets[i].spec.name + " (for " + hosts + ")";
+    }
+    brokered +=
+        ". A variable holds a placeholder, not the value: code never sees the value. Send the "
+        "placeholder as it is in an HTTPS request header to the secret's hosts (e.g. "
+        "Authorization: Bearer followed by the variable), and the proxy puts the real value in "
+        "its place; sent anywhere else it is useless. Results say when a placeholder was "
+        "substituted, or went where it could not be.";
+  }
   // The tools' descriptions say the rest: this is what ties them together.
   return std::string(
              "Runs code in isolated Linux sandboxes (limited memory, CPU time and "
@@ -97,7 +113,7 @@ std::string server_instructions(const std::string& shares,
          "session_id. Install packages with the libraries argument or install_libraries, not "
          "from the code. Long output comes back as its start and end; a session keeps all of it "
          "in a file the result names." +
-         (preinstalled.empty() ? "" : " " + preinstalled) + shared + reachable;
+         (preinstalled.empty() ? "" : " " + preinstalled) + shared + reachable + brokered;
 }
 
 }  // namespace paddock::mcp

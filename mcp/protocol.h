@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "egress/brokered_secrets.h"
 #include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
@@ -57,8 +58,10 @@ json server_capabilities();
 // Guidance for the model, sent with initialize and server/discover.
 // `shares`: Shares::summary() of the folders the user shared, or "none".
 // `preinstalled`: preinstalled_lines() of the policies, said here once for every tool.
+// `secrets`: the brokered secrets, by name and hosts (never their values).
 std::string server_instructions(const std::string& shares,
                                 const std::vector<std::string>& allowed_hosts,
-                                const std::string& preinstalled);
+                                const std::string& preinstalled,
+                                const std::vector<egress::BrokeredSecret>& secrets = {});
 
 }  // namespace paddock::mcp

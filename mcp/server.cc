@@ -193,22 +193,24 @@ void Server::handle_request(const Incoming& request) {
     negotiated_version_ = negotiate_version(requested);
     log(LogLevel::kInfo,
         "client asked for " + requested.dump() + ", speaking " + *negotiated_version_);
-    respond(request.id,
-            {{"protocolVersion", *negotiated_version_},
-             {"capabilities", server_capabilities()},
-             {"serverInfo", server_info()},
-             {"instructions",
-              server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
-                                  preinstalled_lines(state_.policies()))}},
-            legacy_era());
+    respond(
+        request.id,
+        {{"protocolVersion", *negotiated_version_},
+         {"capabilities", server_capabilities()},
+         {"serverInfo", server_info()},
+         {"instructions",
+          server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
+                              preinstalled_lines(state_.policies()), state_.options().secrets)}},
+        legacy_era());
   } else if (method == "server/discover") {
-    respond(request.id,
-            {{"supportedVersions", supported_versions()},
-             {"capabilities", server_capabilities()},
-             {"instructions",
-              server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
-                                  preinstalled_lines(state_.policies()))}},
-            era, kStaticList);
+    respond(
+        request.id,
+        {{"supportedVersions", supported_versions()},
+         {"capabilities", server_capabilities()},
+         {"instructions",
+          server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
+                              preinstalled_lines(state_.policies()), state_.options().secrets)}},
+        era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);
   } else if (method == "logging/setLevel") {

@@ -91,6 +91,18 @@ nlohmann::json network_json(const egress::EgressRecord& record) {
     }
     out["unreachable"] = std::move(unreachable);
   }
+  if (!record.secrets.empty()) {
+    nlohmann::json secrets = nlohmann::json::array();
+    for (const auto& use : record.secrets) {
+      nlohmann::json entry = {{"name", use.name},
+                              {"host", use.host},
+                              {"port", use.port},
+                              {"substituted", use.substituted}};
+      if (!use.substituted) entry["reason"] = use.reason;
+      secrets.push_back(std::move(entry));
+    }
+    out["secrets"] = std::move(secrets);
+  }
   if (record.dropped > 0) out["omitted"] = record.dropped;
   return out;
 }
@@ -142,7 +154,7 @@ nlohmann::json to_json(const RunResult& result) {
     out["artifacts_omitted_unlisted"] = result.artifacts_omitted_unlisted;
   }
   if (!result.network.denied.empty() || !result.network.allowed.empty() ||
-      !result.network.unreachable.empty()) {
+      !result.network.unreachable.empty() || !result.network.secrets.empty()) {
     out["network"] = network_json(result.network);
   }
   if (result.refused.any()) out["refused"] = refusals_json(result.refused);

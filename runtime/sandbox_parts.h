@@ -43,6 +43,10 @@ struct Limits : SandboxLimits {
   bool operator==(const Limits&) const = default;
 };
 
+// Where TLS clients find the system's trusted authorities (Debian's path), which a sandbox with
+// brokered secrets sees holding the server's own authority too (SandboxShape::trust_bundle).
+inline constexpr const char* kSandboxTrustBundle = "/etc/ssl/certs/ca-certificates.crt";
+
 struct BindMount {
   std::string host_path;     // absolute path on the host
   std::string sandbox_path;  // absolute path inside the sandbox

@@ -49,6 +49,10 @@ struct SandboxShape {
   // outside the sandbox that reaches these destinations and nothing else. Needs `network`
   // kNone: the namespace stays empty but for its loopback, where the proxy listens.
   std::vector<std::string> allowed_hosts;
+  // Brokered secrets (docs/secrets.md): a host file (the host's authorities and the server's
+  // own) bound read-only over the system bundle (kSandboxTrustBundle) where the root has one.
+  // Certificates only; empty: none.
+  std::string trust_bundle;
   // A session's: whether a later command may be given a network (an installer's), for which it
   // is made ready (a network fence, resolv.conf, its namespaces kept). A warm sandbox runs no
   // installer, so it is made as a one-off run without one is.

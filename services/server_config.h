@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "egress/brokered_secrets.h"
 #include "language/spec_builder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_parts.h"
@@ -88,6 +89,14 @@ struct ServerOptions {
   bool allow_preview = false;
   // The host ports previews listen on, [first, last]; {0, 0}: any the kernel picks.
   std::pair<std::uint16_t, std::uint16_t> preview_ports{0, 0};
+  // Brokered secrets (--secret, docs/secrets.md), each with its real value, read at start: the
+  // sandboxes get placeholders, their proxies put the values into requests to their hosts.
+  std::vector<egress::BrokeredSecret> secrets;
+  bool secrets_in_body = false;               // --secret-in-body
+  std::optional<std::string> egress_ca_file;  // the upstream trust instead of the system's
+  // Once the composition root has made the secrets' authority: the bundle (host path) every
+  // sandbox sees at egress::kSandboxTrustBundle.
+  std::string trust_bundle;
 };
 
 // The options every call shares, as the spec builder's overrides of a language run.

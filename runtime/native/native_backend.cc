@@ -15,8 +15,8 @@ namespace {
 // One sandbox of `shape` running `plan`. Sets `refused` (and returns an error) when the kernel
 // would not mount the image's overlay and a flattened copy can take its place.
 Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunObserver& observer,
-                           bool& refused) {
-  auto launched_or = launch_sandbox(shape, plan, observer, LaunchMode::kRun);
+                           const egress::SecretBroker& broker, bool& refused) {
+  auto launched_or = launch_sandbox(shape, plan, observer, LaunchMode::kRun, broker);
   if (!launched_or) return launched_or.error();
   LaunchedSandbox& launched = **launched_or;
   // The installer's list must not serve the program: it is replaced before the next step
@@ -60,15 +60,15 @@ Status NativeBackend::check(const SandboxShape& shape, const RunPlan& plan) cons
 
 Result<RunResult> NativeBackend::run(const SandboxShape& shape, const RunPlan& plan,
                                      RunObserver& observer) {
-  return with_image_root_fallback<RunResult>(shape,
-                                             [&](const SandboxShape& attempt, bool& refused) {
-                                               return run_once(attempt, plan, observer, refused);
-                                             });
+  return with_image_root_fallback<RunResult>(
+      shape, [&](const SandboxShape& attempt, bool& refused) {
+        return run_once(attempt, plan, observer, settings_.broker, refused);
+      });
 }
 
 Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxShape& shape,
                                                              const RunPlan& base) {
-  return NativeSession::open(shape, base);
+  return NativeSession::open(shape, base, settings_.broker);
 }
 
 Result<bool> NativeBackend::has_image(const std::string& image) const {

@@ -81,18 +81,20 @@ constexpr const char* kEndedBeforeStart =
 
 }  // namespace
 
-Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape,
-                                                     const RunPlan& base) {
+Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape, const RunPlan& base,
+                                                     const egress::SecretBroker& broker) {
   return with_image_root_fallback<std::unique_ptr<Session>>(
-      shape, [&base](const SandboxShape& attempt, bool& refused) {
-        return open_once(attempt, base, refused);
+      shape, [&base, &broker](const SandboxShape& attempt, bool& refused) {
+        return open_once(attempt, base, broker, refused);
       });
 }
 
 Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxShape& shape,
-                                                          const RunPlan& base, bool& refused) {
+                                                          const RunPlan& base,
+                                                          const egress::SecretBroker& broker,
+                                                          bool& refused) {
   QuietObserver observer;
-  auto launched = launch_sandbox(shape, base, observer, LaunchMode::kSession);
+  auto launched = launch_sandbox(shape, base, observer, LaunchMode::kSession, broker);
   if (!launched) return launched.error();
   std::unique_ptr<NativeSession> session(new NativeSession(shape, base, std::move(*launched)));
   session->launched_->sandbox.session = true;
@@ -198,7 +200,9 @@ std::vector<std::string> NativeSession::command_env(const ExecRequest& request) 
   // the proxy's variables come last); an installer's command brings its own.
   if (!shape_.allowed_hosts.empty() && !request.network)
     env = merge_env(env, egress::proxy_env(true));
-  return env;
+  // The sandbox's placeholders stand whatever a request sets: a variable set to something else
+  // would only send that in their place.
+  return merge_env(env, launched_->brokered_env);
 }
 
 Result<ChildMessage> NativeSession::await_reply(ChildMessageKind reply, UniqueFd* passed) {

@@ -205,7 +205,8 @@ Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan) {
 }
 
 Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
-                    const SandboxIdentity& identity, bool cgroup_mode, bool session) {
+                    const SandboxIdentity& identity, bool cgroup_mode, bool session,
+                    const std::vector<std::string>& brokered_env) {
   auto programs = seccomp_programs(shape);
   if (!programs) return programs.error();
   prepared.seccomp = programs->program;
@@ -255,6 +256,7 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
   if (!shape.allowed_hosts.empty()) {
     for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
   }
+  env.insert(env.end(), brokered_env.begin(), brokered_env.end());
   prepared.env_storage = merge_env(default_sandbox_env(), env);
   for (auto& entry : prepared.env_storage) {
     prepared.envp.push_back(entry.data());
@@ -273,6 +275,8 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
   prepared.cwd = plan.cwd.empty() ? shape.workdir : plan.cwd;
 
   for (const auto& bind : shape.binds) prepared.bind_sources.push_back(bind.host_path.c_str());
+  // The trust bundle takes the slot after them (mount_plan.cc's plan_trust_bundle).
+  if (!shape.trust_bundle.empty()) prepared.bind_sources.push_back(shape.trust_bundle.c_str());
   for (const auto& layer : shape.image_layers) prepared.layer_sources.push_back(layer.c_str());
   if (plan.networked_steps > 0) {
     for (const auto& file : plan.files_after_install) {

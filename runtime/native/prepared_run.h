@@ -58,9 +58,11 @@ Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan);
 
 // After clone, while the child becomes paddock-init: the plans, argv/envp arrays and the seccomp
 // program its plan is made of. `session`: the sandbox is a session's, which may be given
-// user-mode networking later.
+// user-mode networking later. `brokered_env`: its brokered secrets' placeholders, over the plan's
+// environment.
 Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
-                    const SandboxIdentity& identity, bool cgroup_mode, bool session);
+                    const SandboxIdentity& identity, bool cgroup_mode, bool session,
+                    const std::vector<std::string>& brokered_env = {});
 
 // A pipe for captured output, both ends above stdio, the read end non-blocking.
 Result<Pipe> make_capture_pipe();

@@ -55,7 +55,8 @@ ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const Sandbo
 
 Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
                                                         const RunPlan& run, RunObserver& observer,
-                                                        LaunchMode mode) {
+                                                        LaunchMode mode,
+                                                        const egress::SecretBroker& broker) {
   if (auto valid = validate_spec(shape, run, mode == LaunchMode::kSession); !valid) {
     return valid.error();
   }
@@ -85,6 +86,16 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
                       !has_egress_proxy(shape, run, network_later);
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
   if (shape.network != NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
+
+  // Brokered secrets: placeholders of this sandbox's own, in its environment and its proxy; a
+  // sandbox without a proxy has no way to use them, and gets none.
+  egress::SandboxSecrets secrets;
+  if (broker.secrets && broker.tls && has_egress_proxy(shape, run, network_later)) {
+    auto drawn = egress::SandboxSecrets::draw(broker.secrets);
+    if (!drawn) return drawn.error();
+    secrets = std::move(*drawn);
+    launched->brokered_env = secrets.env();
+  }
 
   // Only what the child inherits is made before clone. The child execs paddock-init at once,
   // and its plan is made meanwhile (about 0.3 ms of a 0.5 ms exec on another core), written to
@@ -143,7 +154,8 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
   }
   // From here on, any return without the sandbox kills and reaps it (SandboxProcess).
   sandbox.init = SandboxProcess(pid, UniqueFd(pidfd));
-  if (auto planned = prepare_plan(prepared, shape, run, identity, cgroups.usable(), network_later);
+  if (auto planned = prepare_plan(prepared, shape, run, identity, cgroups.usable(), network_later,
+                                  launched->brokered_env);
       !planned) {
     return planned.error();
   }
@@ -156,6 +168,9 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
   if (has_egress_proxy(shape, run, network_later)) {
     auto policy = egress_policy(shape, run);
     if (!policy) return policy.error();
+    policy->secrets = std::move(secrets);
+    policy->tls = broker.tls;
+    policy->secrets_in_body = broker.in_body;
     auto proxy = egress::EgressProxy::create(std::move(*policy));
     if (!proxy) return proxy.error();
     launched->egress = std::move(*proxy);

@@ -31,6 +31,8 @@ struct LaunchedSandbox {
   UserNetwork network;  // attached from the start when the shape or plan asks for it
   // With an egress allowlist: the proxy that is the sandbox's only way out (egress/proxy.h).
   std::unique_ptr<egress::EgressProxy> egress;
+  // NAME=PLACEHOLDER of its brokered secrets (docs/secrets.md), drawn for this sandbox alone.
+  std::vector<std::string> brokered_env;
 };
 
 enum class LaunchMode {
@@ -40,7 +42,8 @@ enum class LaunchMode {
 
 Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
                                                         const RunPlan& run, RunObserver& observer,
-                                                        LaunchMode mode);
+                                                        LaunchMode mode,
+                                                        const egress::SecretBroker& broker = {});
 
 // What the sandbox's cgroup did, and the cgroup removed.
 CgroupOutcome finish_cgroup(LaunchedSandbox& launched);

@@ -120,7 +120,15 @@ Status validate_spec(const SandboxShape& shape, const RunPlan& plan, bool sessio
   for (const auto* list : {&shape.allowed_hosts, &plan.installer_allowed_hosts}) {
     if (auto parsed = allow_list(*list); !parsed) return parsed.error();
   }
-  if (shape.binds.size() > kMaxBinds) {
+  if (!shape.trust_bundle.empty()) {
+    struct stat bundle {};
+    if (!shape.trust_bundle.starts_with("/") || stat(shape.trust_bundle.c_str(), &bundle) != 0 ||
+        !S_ISREG(bundle.st_mode)) {
+      return invalid_input("the brokered secrets' trust bundle '" + shape.trust_bundle +
+                           "' is not a file on the host");
+    }
+  }
+  if (shape.binds.size() + (shape.trust_bundle.empty() ? 0 : 1) > kMaxBinds) {
     return invalid_input("at most " + std::to_string(kMaxBinds) + " bind mounts are supported");
   }
   for (const auto& bind : shape.binds) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/files.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock {
 namespace {
@@ -61,6 +62,8 @@ HostLayout probe_host_layout() {
   for (const auto& name : host_etc_allowlist()) {
     if (auto entry = probe_host_etc(name)) layout.etc.push_back(std::move(*entry));
   }
+  struct stat bundle {};
+  layout.has_trust_bundle = lstat(kSandboxTrustBundle, &bundle) == 0 && S_ISREG(bundle.st_mode);
   return layout;
 }
 

@@ -28,6 +28,9 @@ struct HostLayout {
   // top-level directory (/usr among them) and every /etc entry, bound from the copy through the
   // fd init opened for it.
   bool flattened_image = false;
+  // The host has a regular file at kSandboxTrustBundle, in the /etc/ssl every sandbox sees:
+  // a sandbox's trust bundle is bound over it, never made in the host's folder.
+  bool has_trust_bundle = false;
 };
 
 // Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 and the allow-listed /etc entries.

@@ -131,6 +131,23 @@ void plan_resolv(PlanBuilder& plan, const SandboxShape& shape) {
   }
 }
 
+// Brokered secrets' trust bundle over the system bundle's path: on the host's root only over the
+// file the host's /etc/ssl has (nothing is ever made in a folder bound from the host), in an
+// image's overlay in paddock's own upper layer. A flattened image, or a host without the file,
+// gets none: the variables that name the path then name nothing, and TLS to the secrets' hosts
+// fails closed.
+void plan_trust_bundle(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host,
+                       bool overlay) {
+  if (shape.trust_bundle.empty()) return;
+  if (!overlay && (host.flattened_image || !host.has_trust_bundle)) return;
+  if (overlay) plan.parents(kSandboxTrustBundle);
+  plan.add({.kind = Kind::kBind,
+            .target = kSandboxTrustBundle,
+            .source = shape.trust_bundle,
+            .protect = Protect::kSealedLater,
+            .bind_slot = static_cast<int>(shape.binds.size())});
+}
+
 void plan_dev(PlanBuilder& plan, const SandboxShape& shape) {
   plan.tmpfs("/dev", "size=65536,nr_inodes=64,mode=755");
   for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
@@ -264,6 +281,7 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   // Everything made so far went into the overlay's upper layer; the image goes under it now.
   if (overlay) plan.add({.kind = Kind::kOverlayRoot});
   plan_resolv(plan, shape);
+  plan_trust_bundle(plan, shape, host, overlay);
   plan.add({.kind = Kind::kSeal, .target = "/"});
 
   plan_dev(plan, shape);

@@ -13,6 +13,7 @@
 #include "cli/available_backends.h"
 #include "cli/dispatch.h"
 #include "cli/mcp_command.h"
+#include "cli/tls_terminator_maker.h"
 #include "egress/name_resolver_testing.h"
 
 namespace {
@@ -39,5 +40,7 @@ int main(int argc, char** argv) {
   set_available_backends(builtin_backends());
   // It serves `mcp` itself rather than hand it to paddock-full, so that the proxies of an MCP
   // server's sandboxes answer the names too; only the native backend is here.
-  return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, cli::mcp_command, true});
+  return cli::dispatch(argc, argv,
+                       cli::Executable{cli::exec_full_paddock, cli::mcp_command, true,
+                                       cli::make_openssl_terminator});
 }

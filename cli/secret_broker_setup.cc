@@ -1,0 +1,109 @@
+#include "cli/secret_broker_setup.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace paddock::cli {
+namespace {
+
+// Debian's and Ubuntu's system bundle, which the sandbox's own path replaces.
+constexpr const char* kHostTrustBundle = "/etc/ssl/certs/ca-certificates.crt";
+
+}  // namespace
+
+Result<TrustBundle> TrustBundle::write(const std::string& authority_pem) {
+  std::string base = std::filesystem::temp_directory_path().string();
+  std::string pattern = base + "/paddock-trust-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return system_error("making the sandboxes' trust bundle");
+  TrustBundle bundle;
+  bundle.directory_ = pattern;
+  // Read by every sandbox's init, whichever user it maps: public certificates only.
+  if (chmod(pattern.c_str(), 0755) != 0) return system_error("making the sandboxes' trust bundle");
+  std::string contents;
+  {
+    std::ifstream host(kHostTrustBundle, std::ios::binary);
+    std::ostringstream read;
+    read << host.rdbuf();
+    contents = read.str();
+  }
+  if (!contents.empty() && contents.back() != '\n') contents += '\n';
+  contents += authority_pem;
+  std::string path = bundle.path();
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return system_error("writing " + path);
+  const char* at = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    ssize_t wrote = ::write(fd, at, left);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) {
+      Error error = system_error("writing " + path);
+      close(fd);
+      return error;
+    }
+    at += wrote;
+    left -= static_cast<std::size_t>(wrote);
+  }
+  fchmod(fd, 0644);  // whatever the umask
+  close(fd);
+  return bundle;
+}
+
+TrustBundle& TrustBundle::operator=(TrustBundle&& other) noexcept {
+  if (this != &other) {
+    TrustBundle old(std::move(*this));
+    directory_ = std::exchange(other.directory_, {});
+  }
+  return *this;
+}
+
+TrustBundle::~TrustBundle() {
+  if (directory_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(directory_, ignored);
+}
+
+Result<BrokerSetup> set_up_broker(std::vector<egress::BrokeredSecret> secrets, bool in_body,
+                                  const std::optional<std::string>& ca_file,
+                                  const TerminatorMaker& make_terminator) {
+  std::vector<std::string> hosts;
+  for (const auto& secret : secrets) {
+    for (const auto& host : secret.spec.parsed_hosts) {
+      if (std::find(hosts.begin(), hosts.end(), host.name) == hosts.end()) {
+        hosts.push_back(host.name);
+      }
+    }
+  }
+  std::string authority_pem;
+  auto terminator = make_terminator(hosts, ca_file, &authority_pem);
+  if (!terminator) return terminator.error();
+  auto bundle = TrustBundle::write(authority_pem);
+  if (!bundle) return bundle.error();
+  BrokerSetup setup;
+  setup.broker.secrets =
+      std::make_shared<const std::vector<egress::BrokeredSecret>>(std::move(secrets));
+  setup.broker.tls = std::move(*terminator);
+  setup.broker.in_body = in_body;
+  setup.bundle = std::move(*bundle);
+  return setup;
+}
+
+Result<egress::BrokeredSecret> brokered_secret(
+    const std::string& source, const egress::SecretSpec& spec,
+    const std::function<std::optional<std::string>(const std::string&)>& value_of) {
+  auto value = value_of(spec.variable);
+  if (!value || value->empty()) {
+    return invalid_input(source + " " + spec.name + " reads " + spec.variable +
+                         ", which is unset or empty in paddock's environment; set it (for an MCP "
+                         "server, in the client's \"env\" block) or leave the secret out");
+  }
+  return egress::BrokeredSecret{spec, *value};
+}
+
+}  // namespace paddock::cli

@@ -1,0 +1,61 @@
+#pragma once
+
+// What the composition root makes for brokered secrets (docs/secrets.md), for `paddock mcp` and
+// `paddock run` alike: the TLS terminator (made by paddock-full, which links a TLS library: see
+// TerminatorMaker), and the trust bundle the sandboxes see at the system bundle's path, which
+// holds the host's authorities and the server's own one. The bundle holds certificates only: the
+// authority's key stays in the terminator, in this process's memory.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "egress/brokered_secrets.h"
+#include "egress/proxy.h"
+#include "egress/tls_terminator.h"
+
+namespace paddock::cli {
+
+// Makes a terminator for the secrets' host names, and gives its authority's certificate (PEM).
+// Only paddock-full has one (cli/tls_terminator_maker.h); the lean paddock hands over instead.
+using TerminatorMaker = std::function<Result<std::shared_ptr<egress::TlsTerminator>>(
+    const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file,
+    std::string* authority_pem)>;
+
+// A private directory holding the trust bundle, removed when this is destroyed.
+class TrustBundle {
+ public:
+  TrustBundle() = default;
+  // The host's bundle (kHostTrustBundle, when it exists) and `authority_pem` after it.
+  static Result<TrustBundle> write(const std::string& authority_pem);
+  TrustBundle(TrustBundle&& other) noexcept : directory_(std::exchange(other.directory_, {})) {}
+  TrustBundle& operator=(TrustBundle&& other) noexcept;
+  TrustBundle(const TrustBundle&) = delete;
+  TrustBundle& operator=(const TrustBundle&) = delete;
+  ~TrustBundle();
+  [[nodiscard]] std::string path() const { return directory_ + "/ca-certificates.crt"; }
+
+ private:
+  std::string directory_;
+};
+
+struct BrokerSetup {
+  egress::SecretBroker broker;
+  TrustBundle bundle;
+};
+
+// The broker of `secrets` (values read already); an error names what failed.
+Result<BrokerSetup> set_up_broker(std::vector<egress::BrokeredSecret> secrets, bool in_body,
+                                  const std::optional<std::string>& ca_file,
+                                  const TerminatorMaker& make_terminator);
+
+// NAME=ENVVAR@HOSTS -> its secret, with its value from `value_of(ENVVAR)`; unset or empty is an
+// error that names the variable and how to set it.
+Result<egress::BrokeredSecret> brokered_secret(
+    const std::string& source, const egress::SecretSpec& spec,
+    const std::function<std::optional<std::string>(const std::string&)>& value_of);
+
+}  // namespace paddock::cli

@@ -1,0 +1,613 @@
+// Brokered secrets (issue 42, docs/secrets.md), attacked from inside real sandboxes: the real
+// value must reach the secret's host in place of its placeholder, and nothing else of it may
+// reach anywhere: not the sandbox's files, environment, memory or the proxy's answers, not
+// another host by a redirect, not a host whose SNI or Host header does not match, not a host
+// whose certificate fails. A local HTTPS server with a test authority of its own (passed with
+// --egress-ca-file) answers every request with what it received, and logs it, so each test reads
+// what really arrived. Names reach it through paddock-test-names (api.test, other.test), or as
+// localhost through paddock itself.
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/harness.h"
+#include "support/helper_process.h"
+#include "support/mcp_process.h"
+#include "support/temp_folder.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kValue = "brokered-real-value-7f3a9c2e51";
+constexpr const char* kVariable = "PADDOCK_TEST_BROKERED_VALUE";
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// What the echo server logged for the request to `path`, or "" when none came.
+std::string request_for(const std::string& log, const std::string& path) {
+  auto at = log.find(" " + path + " HTTP/1.1\n");
+  if (at == std::string::npos) return "";
+  auto end = log.find("\n---\n", at);
+  return log.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// The test authority, a certificate for the test names, and the echo server; the public part
+// (the authority's certificate) in public/, which sandboxes may be shown.
+class Lab {
+ public:
+  Lab() : folder_("brokered") {
+    std::filesystem::create_directories(folder_ / "public");
+    auto tool = [&](std::vector<std::string> args) {
+      ToolResult made = run_tool(args);
+      EXPECT_EQ(made.status, 0) << made.output;
+    };
+    tool({"/usr/bin/openssl",
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:P-256",
+          "-nodes",
+          "-days",
+          "2",
+          "-subj",
+          "/CN=paddock test authority",
+          "-addext",
+          "basicConstraints=critical,CA:TRUE",
+          "-addext",
+          "keyUsage=critical,keyCertSign",
+          "-keyout",
+          folder_ / "ca.key",
+          "-out",
+          folder_ / "public/ca.pem"});
+    tool({"/usr/bin/openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+          "-nodes", "-subj", "/CN=api.test", "-keyout", folder_ / "server.key", "-out",
+          folder_ / "server.csr"});
+    write(folder_ / "server.ext",
+          "subjectAltName=DNS:api.test,DNS:other.test,DNS:localhost\nbasicConstraints=CA:FALSE\n"
+          "extendedKeyUsage=serverAuth\n");
+    tool({"/usr/bin/openssl", "x509", "-req", "-in", folder_ / "server.csr", "-CA",
+          folder_ / "public/ca.pem", "-CAkey", folder_ / "ca.key", "-CAcreateserial", "-days", "2",
+          "-out", folder_ / "server.pem", "-extfile", folder_ / "server.ext"});
+    std::filesystem::permissions(folder_ / "public", std::filesystem::perms::all);
+    std::filesystem::permissions(folder_ / "public/ca.pem",
+                                 std::filesystem::perms::owner_all |
+                                     std::filesystem::perms::group_read |
+                                     std::filesystem::perms::others_read);
+    server_ = std::make_unique<Server>(
+        std::vector<std::string>{"/usr/bin/python3", source_dir() + "/tests/support/echo_https.py",
+                                 folder_ / "server.pem", folder_ / "server.key",
+                                 folder_ / "received.log", "https://other.test:{port}/landed"},
+        folder_ / "server.out");
+    port_ = server_->port();
+    setenv(kVariable, kValue, 1);
+    setenv("PADDOCK_EGRESS_TEST_RESOLVE", "api.test=127.0.0.1,other.test=127.0.0.1", 1);
+  }
+  ~Lab() {
+    unsetenv(kVariable);
+    unsetenv("PADDOCK_EGRESS_TEST_RESOLVE");
+  }
+
+  [[nodiscard]] bool ready() const { return !port_.empty(); }
+  [[nodiscard]] const std::string& port() const { return port_; }
+  [[nodiscard]] std::string authority() const { return folder_ / "public/ca.pem"; }
+  [[nodiscard]] std::string received() const { return read_file(folder_ / "received.log"); }
+
+  // `paddock run --json` (paddock-test-names) with TOKEN brokered for api.test, other.test
+  // allowed as a plain destination, the test authority at /mnt/tls/ca.pem, and `flags`.
+  json run(const std::string& python, std::vector<std::string> flags = {},
+           bool trust_test_authority = true, const std::string& argument = "") const {
+    std::vector<std::string> args = {paddock_test_names_binary(),
+                                     "run",
+                                     "--json",
+                                     "--timeout",
+                                     "60",
+                                     "--secret",
+                                     std::string("TOKEN=") + kVariable + "@api.test:" + port_,
+                                     "--allow-host",
+                                     "other.test:" + port_,
+                                     "--allow-host",
+                                     "127.0.0.1:" + port_,
+                                     "--ro-bind",
+                                     folder_ / "public:/mnt/tls"};
+    if (trust_test_authority) args.insert(args.end(), {"--egress-ca-file", authority()});
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "/usr/bin/python3", "-c", python});
+    if (!argument.empty()) args.push_back(argument);
+    CliResult ran = run_program(args);
+    auto parsed = json::parse(ran.out, nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << ran.out << ran.err;
+    if (parsed.is_discarded()) return json::object();
+    EXPECT_EQ(ran.out.find(kValue), std::string::npos) << "the result holds the value";
+    EXPECT_EQ(ran.err.find(kValue), std::string::npos) << "paddock's stderr holds the value";
+    return parsed;
+  }
+
+  // Python that sends raw `request` (with {TOKEN} for the placeholder) through a CONNECT to
+  // `connect_to`, with TLS for `server_name`, in the pieces split at each "|", each its own
+  // write (and so its own TLS record) a moment apart; prints the answer's status line.
+  std::string raw_request(const std::string& connect_to, const std::string& server_name,
+                          const std::string& request, const std::string& cafile = "") const {
+    return "import os, socket, ssl, time\n"
+           "context = ssl.create_default_context(" +
+           (cafile.empty() ? "" : "cafile='" + cafile + "'") +
+           ")\n"
+           "s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+           "s.sendall(b'CONNECT " +
+           connect_to + ":" + port_ +
+           " HTTP/1.1\\r\\n\\r\\n')\n"
+           "assert s.recv(4096).startswith(b'HTTP/1.1 200')\n"
+           "try:\n"
+           "    t = context.wrap_socket(s, server_hostname='" +
+           server_name +
+           "')\n"
+           "    request = '''" +
+           request + "'''.replace('{TOKEN}', os.environ['TOKEN']).replace('{PORT}', '" + port_ +
+           "').replace('\\n', '\\r\\n')\n"
+           "    for piece in request.split('|'):\n"
+           "        t.sendall(piece.encode()); time.sleep(0.2)\n"
+           "    t.settimeout(5)\n"
+           "    answer = t.recv(65536).decode('latin-1')\n"
+           "    print(answer.split('\\r\\n')[0] if answer else 'closed')\n"
+           "except (OSError, ssl.SSLError) as e:\n"
+           "    print('failed', type(e).__name__)\n";
+  }
+
+ private:
+  static void write(const std::string& path, const std::string& text) {
+    FILE* file = std::fopen(path.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    std::fputs(text.c_str(), file);
+    std::fclose(file);
+  }
+
+  TempFolder folder_;
+  std::unique_ptr<Server> server_;
+  std::string port_;
+};
+
+TEST(Brokered, CurlUrllibAndRequestsGetTheValueInPlaceOfThePlaceholder) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(
+      "import os, subprocess, urllib.request, requests\n"
+      "url = 'https://api.test:" +
+      lab.port() +
+      "/'\n"
+      "h = {'Authorization': 'Bearer ' + os.environ['TOKEN']}\n"
+      "r = urllib.request.urlopen(urllib.request.Request(url + 'urllib', headers=h), "
+      "timeout=30)\n"
+      "print('urllib', r.status)\n"
+      "print('requests', requests.get(url + 'requests', headers=h, timeout=30).status_code)\n"
+      "c = subprocess.run(['curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H',\n"
+      "    'Authorization: Bearer ' + os.environ['TOKEN'], url + 'curl'], capture_output=True,\n"
+      "    text=True)\n"
+      "print('curl', c.stdout, c.stderr.strip())\n"
+      "print(os.environ['TOKEN'][:21])\n");
+  EXPECT_EQ(result.value("stdout", ""),
+            "urllib 200\nrequests 200\ncurl 200 \npaddock-secret-TOKEN-\n")
+      << result.dump();
+  std::string log = lab.received();
+  for (const char* path : {"/urllib", "/requests", "/curl"}) {
+    std::string seen = request_for(log, path);
+    EXPECT_NE(seen.find(std::string("Authorization: Bearer ") + kValue), std::string::npos)
+        << path << "\n"
+        << log;
+    EXPECT_EQ(seen.find("paddock-secret-"), std::string::npos) << seen;
+  }
+  ASSERT_TRUE(result.contains("network")) << result.dump();
+  ASSERT_EQ(result["network"]["secrets"].size(), 1u) << result.dump();
+  EXPECT_EQ(result["network"]["secrets"][0]["name"], "TOKEN");
+  EXPECT_EQ(result["network"]["secrets"][0]["substituted"], true);
+}
+
+// Every place code can look: its environment and every process's, command lines, its own
+// memory, the files it can read (the trust bundle and the test authority among them), and the
+// proxy's own answers (a refusal, a misdirected request). The script knows only the value's
+// first half; wherever that occurs it prints what follows, so the test sees the whole value if
+// it is anywhere. A control run with the value put in the environment proves the search works.
+TEST(Brokered, CodeFindsNoValueAndNoKeyInProcEnvironMemoryFilesOrTheProxysAnswers) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  std::string half = std::string(kValue).substr(0, 14);
+  std::string search =
+      "import os, re, socket, ssl, sys\n"
+      "half = sys.argv[1].encode()\n"
+      "found, keys = [], []\n"
+      "key = b'PRIVATE' + b' KEY-----'\n"
+      "def look(where, data):\n"
+      "    for m in re.finditer(re.escape(half), data):\n"
+      "        found.append((where, data[m.start():m.start() + 40]))\n"
+      "    if key in data and not where.startswith(('memory', '/etc/alternatives')):\n"
+      "        keys.append(where)\n"
+      "def read(path, limit=64 << 20):\n"
+      "    try:\n"
+      "        with open(path, 'rb') as f: return f.read(limit)\n"
+      "    except OSError: return b''\n"
+      "for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['self']:\n"
+      "    for name in ('environ', 'cmdline'):\n"
+      "        look('/proc/%s/%s' % (pid, name), read('/proc/%s/%s' % (pid, name)))\n"
+      "with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:\n"
+      "    for line in maps:\n"
+      "        span, perms = line.split()[:2]\n"
+      "        if not perms.startswith('r') or '[v' in line: continue\n"
+      "        start, end = (int(x, 16) for x in span.split('-'))\n"
+      "        try:\n"
+      "            mem.seek(start); look('memory', mem.read(end - start))\n"
+      "        except (OSError, OverflowError, ValueError): pass\n"
+      "for top in ('/etc', '/tmp', '/work', '/mnt', '/run'):\n"
+      "    for root, dirs, files in os.walk(top):\n"
+      "        for name in files:\n"
+      "            path = os.path.join(root, name)\n"
+      "            if os.path.isfile(path): look(path, read(path))\n"
+      "answers = b''\n"
+      "for request in (b'CONNECT refused.test:443 HTTP/1.1\\r\\n\\r\\n',\n"
+      "                b'GET http://api.test:" +
+      lab.port() + "/ HTTP/1.1\\r\\nHost: api.test:" + lab.port() +
+      "\\r\\n\\r\\n'):\n"
+      "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+      "    s.sendall(request); answers += s.recv(65536); s.close()\n"
+      "s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+      "s.sendall(b'CONNECT api.test:" +
+      lab.port() +
+      " HTTP/1.1\\r\\n\\r\\n'); s.recv(4096)\n"
+      "t = ssl.create_default_context().wrap_socket(s, server_hostname='api.test')\n"
+      "t.sendall(('GET / HTTP/1.1\\r\\nHost: elsewhere.test\\r\\nX: ' + os.environ['TOKEN'] +\n"
+      "           '\\r\\n\\r\\n').encode())\n"
+      "answers += t.recv(65536)\n"
+      "look('answers', answers)\n"
+      "print('answers:', b'421' in answers, b'403' in answers)\n"
+      "print('keys:', keys)\n"
+      "for where, what in found: print('found', where, what)\n";
+  json clean = lab.run(search + "print('searched')\n", {}, true, half);
+  // The script's own argv holds the half; nothing may hold the whole. (Programs' memory and
+  // binaries hold PEM markers of their own; files, environments and answers must not.)
+  std::string out = clean.value("stdout", "");
+  EXPECT_NE(out.find("searched"), std::string::npos) << clean.dump();
+  EXPECT_NE(out.find("answers: True True"), std::string::npos) << clean.dump();
+  EXPECT_NE(out.find("keys: []"), std::string::npos) << out;
+  EXPECT_EQ(out.find(kValue), std::string::npos) << out;
+  // The control: the same search finds the value once it is in the environment.
+  CliResult control = run_program({paddock_test_names_binary(), "run", "--timeout", "60", "--env",
+                                   std::string("LEAKED=") + kValue, "--", "/usr/bin/python3", "-c",
+                                   search.substr(0, search.find("answers = b''")) +
+                                       "for where, what in found: print('found', where, "
+                                       "what)\n",
+                                   half});
+  EXPECT_NE(control.out.find(kValue), std::string::npos) << control.out << control.err;
+}
+
+TEST(Brokered, ARedirectToAnotherHostCarriesOnlyThePlaceholderThere) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  // curl told to send the header on across hosts (--location-trusted): the second host gets
+  // what the sandbox has, the placeholder; only the secret's host got the value.
+  json result = lab.run(
+      "import os, subprocess\n"
+      "bundle = open('/etc/ssl/certs/ca-certificates.crt').read() + "
+      "open('/mnt/tls/ca.pem').read()\n"
+      "open('/tmp/both.pem', 'w').write(bundle)\n"
+      "c = subprocess.run(['curl', '-sS', '-L', '--location-trusted', '--cacert', "
+      "'/tmp/both.pem',\n"
+      "    '-o', '/dev/null', '-w', '%{http_code} %{url_effective}', '-H',\n"
+      "    'Authorization: Bearer ' + os.environ['TOKEN'],\n"
+      "    'https://api.test:" +
+      lab.port() +
+      "/redirect'], capture_output=True, text=True)\n"
+      "print(c.stdout, c.stderr.strip())\n");
+  EXPECT_EQ(result.value("stdout", ""), "200 https://other.test:" + lab.port() + "/landed \n")
+      << result.dump();
+  std::string log = lab.received();
+  EXPECT_NE(request_for(log, "/redirect").find(kValue), std::string::npos) << log;
+  std::string landed = request_for(log, "/landed");
+  ASSERT_FALSE(landed.empty()) << log;
+  EXPECT_EQ(landed.find(kValue), std::string::npos) << landed;
+  EXPECT_NE(landed.find("Authorization: Bearer paddock-secret-TOKEN-"), std::string::npos)
+      << landed;
+}
+
+TEST(Brokered, ASniOrHostHeaderThatDoesNotMatchGetsNoSubstitution) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  // The Host header of a request inside api.test's TLS names another host: refused (421), sent
+  // nowhere, and noted.
+  json host = lab.run(lab.raw_request(
+      "api.test", "api.test", "GET /host HTTP/1.1\nHost: other.test:{PORT}\nX-Key: {TOKEN}\n\n"));
+  EXPECT_EQ(host.value("stdout", ""), "HTTP/1.1 421 Misdirected Request\n") << host.dump();
+  ASSERT_EQ(host["network"]["secrets"].size(), 1u) << host.dump();
+  EXPECT_EQ(host["network"]["secrets"][0]["substituted"], false);
+  EXPECT_NE(host["network"]["secrets"][0]["reason"].get<std::string>().find("Host header"),
+            std::string::npos);
+  // TLS for other.test (not a secret's host) is not intercepted, whatever Host it carries:
+  // the server gets the placeholder as it is.
+  json other = lab.run(lab.raw_request("other.test", "other.test",
+                                       "GET /fronted HTTP/1.1\nHost: api.test:{PORT}\n"
+                                       "X-Key: {TOKEN}\n\n",
+                                       "/mnt/tls/ca.pem"));
+  EXPECT_EQ(other.value("stdout", ""), "HTTP/1.1 200 OK\n") << other.dump();
+  // A tunnel to api.test whose TLS names other.test: domain fronting, closed.
+  json fronted = lab.run(lab.raw_request(
+      "api.test", "other.test", "GET /sni HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}\n\n",
+      "/mnt/tls/ca.pem"));
+  EXPECT_EQ(fronted.value("stdout", "").substr(0, 6), "failed") << fronted.dump();
+  // Plain http never goes through TLS the proxy could terminate: a placeholder there goes as it
+  // is, and is noted.
+  json plain = lab.run(
+      "import os, urllib.request\n"
+      "try:\n"
+      "    urllib.request.urlopen(urllib.request.Request('http://other.test:" +
+      lab.port() +
+      "/plain',\n"
+      "        headers={'X-Key': os.environ['TOKEN']}), timeout=10)\n"
+      "except Exception:\n"
+      "    pass\n");
+  ASSERT_EQ(plain["network"]["secrets"].size(), 1u) << plain.dump();
+  EXPECT_EQ(plain["network"]["secrets"][0]["host"], "other.test");
+  EXPECT_NE(plain["network"]["secrets"][0]["reason"].get<std::string>().find("plain http"),
+            std::string::npos);
+  std::string log = lab.received();
+  EXPECT_TRUE(request_for(log, "/host").empty()) << log;
+  EXPECT_TRUE(request_for(log, "/sni").empty()) << log;
+  std::string seen = request_for(log, "/fronted");
+  EXPECT_NE(seen.find("X-Key: paddock-secret-TOKEN-"), std::string::npos) << log;
+  EXPECT_EQ(log.find(kValue), std::string::npos) << log;
+}
+
+TEST(Brokered, APlaceholderSplitAcrossWritesAndRecordsIsStillSubstitutedOrNeverSent) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  // Each piece is its own write, and so its own TLS record: the placeholder in two, and a
+  // body in two with --secret-in-body.
+  std::string split_header = lab.raw_request(
+      "api.test", "api.test", "GET /split HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}\n\n");
+  // "{TOKEN}" becomes the placeholder before the split at "|": put the cut inside it by hand.
+  std::string cut = "os.environ['TOKEN'][:18] + '|' + os.environ['TOKEN'][18:]";
+  auto replace = [](std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+  };
+  split_header = replace(split_header, ".replace('{TOKEN}', os.environ['TOKEN'])",
+                         ".replace('{TOKEN}', " + cut + ")");
+  json header = lab.run(split_header);
+  EXPECT_EQ(header.value("stdout", ""), "HTTP/1.1 200 OK\n") << header.dump();
+  std::string body_request = replace(
+      lab.raw_request("api.test", "api.test",
+                      "POST /body HTTP/1.1\nHost: api.test:{PORT}\nTransfer-Encoding: chunked\n\n"
+                      "40\n{\"key\": \"{TOKEN}\"}\n0\n\n"),
+      ".replace('{TOKEN}', os.environ['TOKEN'])", ".replace('{TOKEN}', " + cut + ")");
+  json body = lab.run(body_request, {"--secret-in-body"});
+  EXPECT_EQ(body.value("stdout", ""), "HTTP/1.1 200 OK\n") << body.dump();
+  // Cut off inside the placeholder: that request never goes anywhere.
+  json cut_off = lab.run(replace(
+      lab.raw_request("api.test", "api.test",
+                      "GET /cut HTTP/1.1\nHost: api.test:{PORT}\nX-Key: {TOKEN}"),
+      ".replace('{TOKEN}', os.environ['TOKEN'])", ".replace('{TOKEN}', os.environ['TOKEN'][:18])"));
+  std::string log = lab.received();
+  EXPECT_NE(request_for(log, "/split").find(std::string("X-Key: ") + kValue), std::string::npos)
+      << log;
+  EXPECT_NE(request_for(log, "/body").find(std::string("{\"key\": \"") + kValue + "\"}"),
+            std::string::npos)
+      << log;
+  EXPECT_TRUE(request_for(log, "/cut").empty()) << log;
+  EXPECT_EQ(log.find("paddock-secret-"), std::string::npos) << log;
+}
+
+TEST(Brokered, ACertificateErrorIsA502OfOneLineAndTheValueIsNeverSent) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  // Without --egress-ca-file the system's trust store does not know the test authority.
+  json result = lab.run(
+      "import os, urllib.request, urllib.error\n"
+      "try:\n"
+      "    urllib.request.urlopen(urllib.request.Request('https://api.test:" +
+          lab.port() +
+          "/cert',\n"
+          "        headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n"
+          "except urllib.error.HTTPError as e:\n"
+          "    print(e.code); print(e.read().decode(), end='')\n",
+      {}, false);
+  std::string out = result.value("stdout", "");
+  EXPECT_EQ(out.substr(0, 4), "502\n") << result.dump();
+  EXPECT_EQ(count_of(out, "\n"), 2u) << out;
+  EXPECT_NE(out.find("could not reach api.test:" + lab.port() +
+                     " over TLS: its certificate failed verification"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(lab.received().find("/cert"), std::string::npos) << lab.received();
+  ASSERT_TRUE(result.contains("network")) << result.dump();
+  ASSERT_EQ(result["network"]["unreachable"].size(), 1u) << result.dump();
+  // Never sent: no note says the placeholder was substituted (the 502 may come before the
+  // request is even read).
+  for (const auto& use : result["network"].value("secrets", json::array())) {
+    EXPECT_EQ(use["substituted"], false) << result.dump();
+  }
+}
+
+TEST(Brokered, OtherHostsTlsIsAPlainTunnelWithTheServersOwnCertificate) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  std::string issuer_of =
+      "import socket, ssl\n"
+      "def issuer(name, context):\n"
+      "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+      "    s.sendall(('CONNECT %s:" +
+      lab.port() +
+      " HTTP/1.1\\r\\n\\r\\n' % name).encode()); s.recv(4096)\n"
+      "    t = context.wrap_socket(s, server_hostname=name)\n"
+      "    return dict(x[0] for x in t.getpeercert()['issuer'])['commonName']\n"
+      "print(issuer('other.test', ssl.create_default_context(cafile='/mnt/tls/ca.pem')))\n"
+      "print(issuer('api.test', ssl.create_default_context()))\n";
+  json result = lab.run(issuer_of);
+  EXPECT_EQ(result.value("stdout", ""),
+            "paddock test authority\npaddock brokered secrets (one server's, in memory)\n")
+      << result.dump();
+}
+
+// An answer framed by the connection's close (no Content-Length) comes back whole: the proxy
+// ends the sandbox's side only once it has handed on all the upstream sent.
+TEST(Brokered, ALargeAnswerEndedByTheConnectionsCloseArrivesWhole) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(
+      "import os, subprocess\n"
+      "c = subprocess.run(['curl', '-sS', '--http1.1', '-H', 'X-Key: ' + os.environ['TOKEN'],\n"
+      "    'https://api.test:" +
+      lab.port() +
+      "/big'], capture_output=True)\n"
+      "print(len(c.stdout), c.stderr.decode().strip())\n");
+  EXPECT_EQ(result.value("stdout", ""), std::to_string(4 << 20) + " \n") << result.dump();
+}
+
+// The sandbox's bytes inside an intercepted connection are hostile: garbage as plaintext, a head
+// over its bound, raw bytes that are no TLS, and handshakes abandoned midway, forty at once. Each
+// ends its own connection and nothing else: a normal request afterwards is served, and nothing of
+// the hostile ones reached the server.
+TEST(Brokered, HostileBytesInsideAnInterceptedConnectionEndOnlyThatConnection) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(
+      "import os, random, socket, ssl, urllib.request\n"
+      "port = " +
+      lab.port() +
+      "\n"
+      "def tunnel():\n"
+      "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+      "    s.sendall(b'CONNECT api.test:%d HTTP/1.1\\r\\n\\r\\n' % port)\n"
+      "    assert s.recv(4096).startswith(b'HTTP/1.1 200')\n"
+      "    return s\n"
+      "def answer(t):\n"
+      "    try:\n"
+      "        return t.recv(4096)[:12].decode('latin-1') or 'closed'\n"
+      "    except (OSError, ssl.SSLError) as e:\n"
+      "        return type(e).__name__\n"
+      "context = ssl.create_default_context()\n"
+      "t = context.wrap_socket(tunnel(), server_hostname='api.test')\n"
+      "try:\n"
+      "    t.sendall(bytes(random.getrandbits(8) for _ in range(2000)))\n"
+      "except (OSError, ssl.SSLError):\n"
+      "    pass\n"
+      "print('garbage', answer(t))\n"
+      "t = context.wrap_socket(tunnel(), server_hostname='api.test')\n"
+      "try:\n"
+      "    t.sendall(b'GET /long HTTP/1.1\\r\\nHost: api.test\\r\\nX: ' + b'a' * 20000)\n"
+      "except (OSError, ssl.SSLError):\n"
+      "    pass\n"
+      "print('long head', answer(t))\n"
+      "s = tunnel(); s.sendall(b'\\x16\\x03\\x01\\x00\\x05hello' + os.urandom(5000))\n"
+      "print('not tls', answer(s))\n"
+      "incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()\n"
+      "hello_maker = context.wrap_bio(incoming, outgoing, server_hostname='api.test')\n"
+      "try:\n"
+      "    hello_maker.do_handshake()\n"
+      "except ssl.SSLWantReadError:\n"
+      "    pass\n"
+      "hello = outgoing.read()\n"
+      "abandoned = [tunnel() for _ in range(40)]\n"
+      "for s in abandoned: s.sendall(hello)\n"
+      "for s in abandoned: s.close()\n"
+      "r = urllib.request.urlopen(urllib.request.Request('https://api.test:%d/after' % port,\n"
+      "    headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n"
+      "print('after', r.status)\n");
+  EXPECT_EQ(result.value("stdout", ""),
+            "garbage HTTP/1.1 400\nlong head HTTP/1.1 400\nnot tls closed\nafter 200\n")
+      << result.dump();
+  std::string log = lab.received();
+  EXPECT_NE(request_for(log, "/after").find(std::string("X-Key: ") + kValue), std::string::npos)
+      << log;
+  EXPECT_TRUE(request_for(log, "/long").empty());
+  EXPECT_EQ(count_of(log, "\n---\n"), 1u) << log;
+}
+
+// paddock itself (the lean executable hands a run with --secret to paddock-full), with the
+// secret's host as localhost, which the proxy resolves from /etc/hosts. A program's NO_PROXY
+// leaves localhost direct (its own servers), so the client is told to use the proxy anyway.
+TEST(Brokered, PaddockRunWithSecretWorks) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  CliResult ran =
+      run_cli({"run", "--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
+               "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(), "--",
+               "/bin/sh", "-c",
+               "curl -sS --noproxy '' -o /dev/null -w '%{http_code}\\n' -H "
+               "\"X-Key: $TOKEN\" "
+               "https://localhost:" +
+                   lab.port() + "/lean"});
+  EXPECT_EQ(ran.out, "200\n") << ran.err;
+  EXPECT_NE(request_for(lab.received(), "/lean").find(std::string("X-Key: ") + kValue),
+            std::string::npos)
+      << lab.received();
+  // A variable that is not set: one line at start, naming it.
+  CliResult unset = run_cli(
+      {"run", "--secret", "TOKEN=PADDOCK_TEST_UNSET_VARIABLE@localhost", "--", "/bin/true"});
+  EXPECT_NE(unset.exit_status, 0);
+  EXPECT_NE(unset.err.find("PADDOCK_TEST_UNSET_VARIABLE, which is unset or empty"),
+            std::string::npos)
+      << unset.err;
+  EXPECT_EQ(count_of(unset.err, "\n"), 1u) << unset.err;
+}
+
+// The MCP server: the instructions name the secret and its hosts, never the value; a call's
+// result says the placeholder was substituted, and an echo of the value comes back masked.
+TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  TempFolder audit_folder("brokered-audit");
+  std::string audit = audit_folder / "audit.jsonl";
+  setenv("PADDOCK_STATE_DIR", "none", 1);
+  McpProcess server({"--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
+                     "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(),
+                     "--warm", "0", "--audit-log", audit});
+  unsetenv("PADDOCK_STATE_DIR");
+  server.request(1, "initialize",
+                 {{"protocolVersion", "2025-06-18"},
+                  {"capabilities", json::object()},
+                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+  json initialized = server.wait_for(1);
+  std::string instructions = initialized["result"].value("instructions", "");
+  EXPECT_NE(instructions.find("TOKEN (for localhost:" + lab.port() + ")"), std::string::npos)
+      << instructions;
+  EXPECT_EQ(initialized.dump().find(kValue), std::string::npos);
+  server.call(2, "execute_code",
+              {{"code",
+                "import os, urllib.request\n"
+                "os.environ.pop('NO_PROXY'); os.environ.pop('no_proxy')\n"
+                "r = urllib.request.urlopen(urllib.request.Request('https://localhost:" +
+                    lab.port() +
+                    "/mcp', headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n"
+                    "print(r.read().decode())\n"
+                    "print(os.environ['TOKEN'][:21])\n"}});
+  json run = server.wait_for(2, std::chrono::seconds(120));
+  std::string text = McpProcess::text_of(run);
+  EXPECT_EQ(run.dump().find(kValue), std::string::npos) << run.dump();
+  EXPECT_NE(text.find("X-Key: ***"), std::string::npos) << text;
+  EXPECT_NE(text.find("paddock-secret-TOKEN-"), std::string::npos) << text;
+  EXPECT_NE(text.find("secret TOKEN: its placeholder was replaced by the real value in a request "
+                      "to localhost:" +
+                      lab.port()),
+            std::string::npos)
+      << text;
+  EXPECT_NE(request_for(lab.received(), "/mcp").find(std::string("X-Key: ") + kValue),
+            std::string::npos);
+  // The audit line names the secret's use, never its value.
+  std::string audited = read_file(audit);
+  EXPECT_NE(audited.find("\"name\":\"TOKEN\""), std::string::npos) << audited;
+  EXPECT_EQ(audited.find(kValue), std::string::npos) << audited;
+}
+
+}  // namespace
+}  // namespace paddock::testing
