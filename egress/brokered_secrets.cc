@@ -1,10 +1,8 @@
 #include "egress/brokered_secrets.h"
 
-#include <sys/random.h>
-
 #include <algorithm>
-#include <cerrno>
 
+#include "core/random_hex.h"
 #include "egress/host_pattern.h"
 
 namespace paddock::egress {
@@ -15,24 +13,6 @@ bool is_variable_name(std::string_view name) {
          name.find_first_not_of(
              "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
              std::string_view::npos;
-}
-
-Result<std::string> random_hex() {
-  unsigned char bytes[16];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return system_error("drawing a secret's placeholder");
-    got += static_cast<std::size_t>(n);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char byte : bytes) {
-    hex += kHex[byte >> 4];
-    hex += kHex[byte & 15];
-  }
-  return hex;
 }
 
 }  // namespace
@@ -83,7 +63,7 @@ Result<SecretSpec> parse_secret_spec(std::string_view text) {
 Result<SandboxSecrets> SandboxSecrets::draw(BrokeredSecretList secrets) {
   std::vector<std::string> placeholders;
   for (const auto& secret : *secrets) {
-    auto hex = random_hex();
+    auto hex = random_hex(16, "drawing a secret's placeholder");
     if (!hex) return hex.error();
     placeholders.push_back("paddock-secret-" + secret.spec.name + "-" + *hex);
   }

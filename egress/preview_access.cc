@@ -1,9 +1,9 @@
 #include "egress/preview_access.h"
 
-#include <sys/random.h>
-
 #include <cctype>
 #include <vector>
+
+#include "core/random_hex.h"
 
 namespace paddock::egress {
 namespace {
@@ -88,21 +88,7 @@ bool take_token(std::string_view target, std::string_view token, std::string* re
 }  // namespace
 
 Result<std::string> new_preview_token() {
-  unsigned char bytes[16];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return system_error("drawing a preview's token");
-    got += static_cast<std::size_t>(n);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (unsigned char byte : bytes) {
-    token += kHex[byte >> 4];
-    token += kHex[byte & 15];
-  }
-  return token;
+  return random_hex(16, "drawing a preview's token");
 }
 
 std::string preview_cookie_name(std::uint16_t host_port) {

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "core/random_hex.h"
 #include "core/thread_fs_identity.h"
 #include "services/transfer_support.h"
 
@@ -52,31 +52,14 @@ Result<UniqueFd> open_download_folder(const ShareLocation& where, MadeFolders& m
   return directory;
 }
 
-// A name no one can guess: code with a read-write mount of the share could otherwise plant every
-// name a download would try, and make it fail.
-Result<std::string> random_hex() {
-  unsigned char bytes[16];
-  for (std::size_t got = 0; got < sizeof bytes;) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return system_error("choosing a temporary name");
-    got += static_cast<std::size_t>(n);
-  }
-  std::string hex;
-  char digits[3];
-  for (unsigned char byte : bytes) {
-    std::snprintf(digits, sizeof digits, "%02x", byte);
-    hex += digits;
-  }
-  return hex;
-}
-
 // A new file beside the target, which no one else can have opened: an unpredictable name, O_EXCL
 // and O_NOFOLLOW (a link planted there is never followed); readable too, so that it is hashed as it
 // is written.
 Result<std::pair<UniqueFd, std::string>> create_temporary(int directory, const std::string& name) {
   for (int attempt = 0; attempt < 4; ++attempt) {
-    auto random = random_hex();
+    // A name no one can guess: code with a read-write mount of the share could otherwise plant
+    // every name a download would try, and make it fail.
+    auto random = random_hex(16, "choosing a temporary name");
     if (!random) return random.error();
     std::string temporary = "." + name.substr(0, 200) + ".paddock-" + *random + ".part";
     UniqueFd fd(openat(directory, temporary.c_str(),

@@ -379,7 +379,7 @@ SavedWorkspace::~SavedWorkspace() = default;
 Error SavedWorkspace::damaged(const std::string& what, int /*error*/) const {
   // EIO whatever the system said: an ENOENT here is not "no such session".
   return Error{EIO, "session " + info_.id + "'s files on disk: " + what +
-                                             " (was the state directory changed outside paddock?)"};
+                        " (was the state directory changed outside paddock?)"};
 }
 
 Status SavedWorkspace::write_info() {

@@ -26,7 +26,7 @@ const std::map<std::string, int>& floors() {
       {"http", 1},
       {"egress", 1},  // the egress allowlist's parsers and proxy: sockets, no HTTP client
       {"rootfs", 2},
-      {"state", 3},  // what outlives a server: workspaces on disk, snapshots, archives
+      {"state", 3},    // what outlives a server: workspaces on disk, snapshots, archives
       {"runtime", 3},  // the interfaces: Backend, Session, SandboxShape, RunPlan, their pieces
       {"runtime/native/seccomp", 4},  // profiles to BPF
       {"runtime/native/cgroup", 4},

@@ -92,17 +92,16 @@ TEST(PreviewAccess, HeaderTextInTheTargetStaysInsideTheLocationLine) {
       head("/;;2222Set-Cookie:2222;-;?paddock_preview=" + kToken, "127.0.0.1:41234"), kPort,
       kToken);
   ASSERT_EQ(verdict.kind, PreviewVerdict::Kind::kRedirect);
-  EXPECT_NE(verdict.response.find("\r\nLocation: /;;2222Set-Cookie:2222;-;\r\n"), std::string::npos);
-  EXPECT_EQ(verdict.response.find("\r\nSet-Cookie:"),
-            verdict.response.rfind("\r\nSet-Cookie:"));
+  EXPECT_NE(verdict.response.find("\r\nLocation: /;;2222Set-Cookie:2222;-;\r\n"),
+            std::string::npos);
+  EXPECT_EQ(verdict.response.find("\r\nSet-Cookie:"), verdict.response.rfind("\r\nSet-Cookie:"));
 }
 
 TEST(PreviewAccess, TheRedirectNeverLeavesThePreviewsOrigin) {
-  for (std::string target : {"//evil.example/x", "/\\evil.example/x", "http://evil.example/x",
-                             "evil.example/x"}) {
-    auto verdict = judge_preview_request(head(target + "?paddock_preview=" + kToken,
-                                              "127.0.0.1:41234"),
-                                         kPort, kToken);
+  for (std::string target :
+       {"//evil.example/x", "/\\evil.example/x", "http://evil.example/x", "evil.example/x"}) {
+    auto verdict = judge_preview_request(
+        head(target + "?paddock_preview=" + kToken, "127.0.0.1:41234"), kPort, kToken);
     ASSERT_EQ(verdict.kind, PreviewVerdict::Kind::kRedirect) << target;
     EXPECT_NE(verdict.response.find("\r\nLocation: /\r\n"), std::string::npos) << target;
   }
