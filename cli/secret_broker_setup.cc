@@ -6,8 +6,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "core/files.h"
+#include "core/write_all.h"
 
 namespace paddock::cli {
 namespace {
@@ -25,30 +26,15 @@ Result<TrustBundle> TrustBundle::write(const std::string& authority_pem) {
   bundle.directory_ = pattern;
   // Read by every sandbox's init, whichever user it maps: public certificates only.
   if (chmod(pattern.c_str(), 0755) != 0) return system_error("making the sandboxes' trust bundle");
-  std::string contents;
-  {
-    std::ifstream host(kHostTrustBundle, std::ios::binary);
-    std::ostringstream read;
-    read << host.rdbuf();
-    contents = read.str();
-  }
+  std::string contents = read_text_or_empty(kHostTrustBundle);
   if (!contents.empty() && contents.back() != '\n') contents += '\n';
   contents += authority_pem;
   std::string path = bundle.path();
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return system_error("writing " + path);
-  const char* at = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    ssize_t wrote = ::write(fd, at, left);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) {
-      Error error = system_error("writing " + path);
-      close(fd);
-      return error;
-    }
-    at += wrote;
-    left -= static_cast<std::size_t>(wrote);
+  if (int error = write_all(fd, contents); error != 0) {
+    close(fd);
+    return system_error("writing " + path, error);
   }
   fchmod(fd, 0644);  // whatever the umask
   close(fd);
