@@ -55,10 +55,25 @@ struct Walk {
   dev_t device = 0;
   std::uint64_t entries = 0;
 
-  Result<UniqueFd> open_directory(int parent, const std::string& name, const std::string& path) {
+  // `path` opened by `denied` as `how`, if it is still the inode `examined`: ENOENT when it was
+  // replaced meanwhile (by a symlink, say), as when it was removed.
+  Result<UniqueFd> open_denied(const std::string& path, DeniedOpen how,
+                               const struct stat& examined) {
+    auto opened = denied(path, how);
+    if (!opened) return opened;
+    struct stat now {};
+    if (fstat(opened->get(), &now) != 0) return system_error("examining " + path);
+    if (now.st_ino != examined.st_ino || now.st_dev != examined.st_dev) {
+      return Error{ENOENT, path + " was replaced while it was walked"};
+    }
+    return opened;
+  }
+
+  Result<UniqueFd> open_directory(int parent, const std::string& name, const std::string& path,
+                                  const struct stat& examined) {
     int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) return UniqueFd(fd);
-    if (errno == EACCES && denied) return denied(path, true);
+    if (errno == EACCES && denied) return open_denied(path, DeniedOpen::kDirectory, examined);
     return system_error("opening " + path);
   }
 
@@ -75,20 +90,20 @@ struct Walk {
       }
       std::string path = prefix.empty() ? name : prefix + "/" + name;
       struct stat info {};
-      // An entry of a directory we may not search is opened by `denied` and examined by its fd
-      // (which follows a symlink there: it is kept as what it leads to, inside the tree).
-      UniqueFd opened;
+      // An entry of a directory we may not search is examined through `denied`, by an O_PATH fd
+      // of the entry itself (a symlink stays a symlink), and opened after through `denied` only
+      // if it is still that inode.
+      UniqueFd examined;
       if (fstatat(fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) continue;  // removed since it was listed
         if (errno != EACCES || !denied) return system_error("examining " + path);
-        auto file = denied(path, false);
-        if (!file) file = denied(path, true);
-        if (!file) {
-          if (file.error().code == ENOENT) continue;
-          return file.error();
+        auto found = denied(path, DeniedOpen::kExamine);
+        if (!found) {
+          if (found.error().code == ENOENT) continue;
+          return found.error();
         }
-        opened = std::move(*file);
-        if (fstat(opened.get(), &info) != 0) return system_error("examining " + path);
+        examined = std::move(*found);
+        if (fstat(examined.get(), &info) != 0) return system_error("examining " + path);
       }
       TreeEntry entry;
       entry.path = path;
@@ -102,7 +117,10 @@ struct Walk {
       if (S_ISLNK(info.st_mode)) {
         entry.type = TreeEntryType::kSymlink;
         std::string target(PATH_MAX, '\0');
-        ssize_t length = readlinkat(fd, name.c_str(), target.data(), target.size());
+        // An O_PATH fd of the link itself is read with an empty name.
+        ssize_t length = examined.valid()
+                             ? readlinkat(examined.get(), "", target.data(), target.size())
+                             : readlinkat(fd, name.c_str(), target.data(), target.size());
         if (length < 0) {
           if (errno == ENOENT) continue;
           return system_error("reading the link " + path);
@@ -113,13 +131,11 @@ struct Walk {
       } else if (S_ISREG(info.st_mode)) {
         entry.type = TreeEntryType::kFile;
         FileOpener open = [&]() -> Result<UniqueFd> {
-          if (opened.valid()) {
-            int copy = fcntl(opened.get(), F_DUPFD_CLOEXEC, 0);
-            if (copy < 0) return system_error("opening " + path);
-            return UniqueFd(copy);
-          }
+          if (examined.valid()) return open_denied(path, DeniedOpen::kFile, info);
           auto file = open_tree_file(fd, name);
-          if (!file && file.error().code == EACCES && denied) return denied(path, false);
+          if (!file && file.error().code == EACCES && denied) {
+            return open_denied(path, DeniedOpen::kFile, info);
+          }
           return file;
         };
         if (auto done = visit(entry, open); !done) return done;
@@ -127,8 +143,8 @@ struct Walk {
         if (info.st_dev != device) continue;  // a mount inside the tree: not the tree's
         entry.type = TreeEntryType::kDirectory;
         if (auto done = visit(entry, {}); !done) return done;
-        auto child =
-            opened.valid() ? Result<UniqueFd>(std::move(opened)) : open_directory(fd, name, path);
+        auto child = examined.valid() ? open_denied(path, DeniedOpen::kDirectory, info)
+                                      : open_directory(fd, name, path, info);
         if (!child) {
           if (child.error().code == ENOENT) continue;
           return child.error();

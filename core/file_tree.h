@@ -39,9 +39,16 @@ struct TreeEntry {
 using FileOpener = std::function<Result<UniqueFd>()>;
 // What a walk does with each entry, parents before their children; an error stops the walk.
 using TreeVisitor = std::function<Status(const TreeEntry& entry, const FileOpener& open)>;
-// Opens `path` (a directory when `directory`) some other way, when the walker was denied it
-// (EACCES): a sandbox's init opens what its user's mode bits keep from the server.
-using DeniedOpener = std::function<Result<UniqueFd>(const std::string& path, bool directory)>;
+// How a DeniedOpener opens what it is asked for.
+enum class DeniedOpen {
+  kExamine,    // whatever the path names, without following it (an O_PATH fd; a symlink itself)
+  kFile,       // a regular file, for reading
+  kDirectory,  // a directory, for listing
+};
+// Opens `path` some other way, when the walker was denied it (EACCES): a sandbox's init opens
+// what its user's mode bits keep from the server. The walker examines first and then checks that
+// what it opens is the inode it examined, so a symlink is never followed, even one swapped in.
+using DeniedOpener = std::function<Result<UniqueFd>(const std::string& path, DeniedOpen how)>;
 
 struct TreeWalkLimits {
   std::uint64_t max_entries = 1'000'000;
@@ -68,6 +75,8 @@ class TreeSink {
   virtual Status write_file(const std::string& path, int source_fd, std::uint64_t size,
                             bool executable) = 0;
   virtual Status make_symlink(const std::string& path, const std::string& target) = 0;
+  // A second name for the file `existing`, written before.
+  virtual Status make_hard_link(const std::string& path, const std::string& existing) = 0;
 };
 
 // Opens the regular file `name` of `parent_fd` for reading without following a symlink or

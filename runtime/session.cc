@@ -55,6 +55,10 @@ Status Session::make_symlink(const std::string& /*path*/, const std::string& /*t
   return Error{ENOTSUP, "this backend cannot make links in a session"};
 }
 
+Status Session::make_hard_link(const std::string& /*path*/, const std::string& /*existing*/) {
+  return Error{ENOTSUP, "this backend cannot make links in a session"};
+}
+
 Status Session::walk_work_directory(const TreeVisitor& /*visit*/) {
   return Error{ENOTSUP, "this backend keeps no session on disk"};
 }

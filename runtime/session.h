@@ -101,6 +101,9 @@ class Session {
   // A symlink `path` -> `target` (not checked: it is resolved inside the sandbox only), its
   // parents made as needed: a kept session's links, restored. Default: ENOTSUP.
   [[nodiscard]] virtual Status make_symlink(const std::string& path, const std::string& target);
+  // A hard link `path` to the regular file `existing` of the work directory, its parents made as
+  // needed: a kept session's hard links, restored as one file. Default: ENOTSUP.
+  [[nodiscard]] virtual Status make_hard_link(const std::string& path, const std::string& existing);
   // Walks the whole work directory (core/file_tree.h) for keeping it on disk, with no command
   // running. Mounts inside it (shares) are left out. Default: ENOTSUP (the backend keeps no
   // sessions on disk).

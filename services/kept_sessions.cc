@@ -22,6 +22,9 @@ class SessionTreeSink final : public TreeSink {
   Status make_symlink(const std::string& path, const std::string& target) override {
     return session_.make_symlink(path, target);
   }
+  Status make_hard_link(const std::string& path, const std::string& existing) override {
+    return session_.make_hard_link(path, existing);
+  }
 
  private:
   Session& session_;
@@ -33,12 +36,27 @@ TreeWalker walker_of(Session& session) {
 
 }  // namespace
 
+// One line naming what a save left out, at most a few entries by name.
+std::string skipped_line(const std::vector<std::string>& skipped) {
+  constexpr std::size_t kNamed = 5;
+  std::string line = "the session's files were kept on disk except ";
+  for (std::size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
+    if (i > 0) line += ", ";
+    line += skipped[i];
+  }
+  if (skipped.size() > kNamed) line += " and " + std::to_string(skipped.size() - kNamed) + " more";
+  return line;
+}
+
 std::string keep_session_files(SessionEntry& entry) {
   std::lock_guard lock(entry.run_mutex);
   if (!entry.kept) return "";
   state::SaveLimits limits;
-  // The tmpfs holds at most this much; a sparse file is saved sparse, so never more.
-  limits.max_bytes = entry.limits.work_bytes + (1u << 20);
+  // The tmpfs's own measure (allocated blocks, each inode once), so a session that fitted its
+  // tmpfs is always saved, and reopened into one of the same size.
+  limits.max_bytes = entry.limits.work_bytes;
+  limits.max_entries = entry.limits.work_files == 0 ? limits.max_entries : entry.limits.work_files;
+  if (entry.state_disk_room) limits.max_new_disk = entry.state_disk_room();
   auto saved = entry.kept->save(walker_of(*entry.session), limits);
   if (!saved) {
     std::string line = "the session's files could not be kept on disk: " + saved.error().message;
@@ -46,6 +64,11 @@ std::string keep_session_files(SessionEntry& entry) {
     return line;
   }
   (void)entry.kept->touch(entry.kernel != nullptr);
+  if (!saved->skipped.empty()) {
+    std::string line = skipped_line(saved->skipped);
+    log(LogLevel::kWarning, "session " + entry.id + ": " + line);
+    return line;
+  }
   return "";
 }
 
@@ -57,25 +80,53 @@ Status restore_session_files(SessionEntry& entry) {
   return entry.kept->adopt(walker_of(*entry.session));
 }
 
-Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
-                                        std::uint64_t own_bytes) {
+namespace {
+
+// What the state directory holds, plus what the open kept sessions but `except` may still write
+// before their next save.
+std::uint64_t state_disk_committed(ServerState& state, const SessionEntry* except) {
   std::uint64_t used = state.state_dir()->disk_bytes();
-  // What the open kept sessions may still write before their next save.
   for (const auto& open : state.sessions().list()) {
-    if (!open->kept) continue;
-    std::uint64_t held = open->kept->info().bytes;
+    if (!open->kept || open.get() == except) continue;
+    std::uint64_t held = open->kept->info().used_bytes;
     if (open->limits.work_bytes > held) used += open->limits.work_bytes - held;
   }
+  return used;
+}
+
+}  // namespace
+
+Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
+                                        std::uint64_t own_bytes) {
+  std::uint64_t used = state_disk_committed(state, nullptr);
   std::uint64_t limit = state.options().state_disk;
   std::uint64_t room = limit > used ? limit - used : 0;
   std::uint64_t size = std::min(wanted, room + own_bytes);
-  if (size < own_bytes + (1u << 20)) {
+  // A kept session is reopened whatever the room: its files are on disk already, and it holds
+  // them in a tmpfs of what they took in the one they were saved from (the same measure), with a
+  // little room to work.
+  if (own_bytes > 0) return std::max(size, own_bytes + (1u << 20));
+  if (size < (1u << 20)) {
     return Error{ENOSPC, "the state directory " + state.state_dir()->path() + " is full (" +
                              format_size(used) + " of --state-disk " + format_size(limit) +
                              "): close sessions you no longer need with close_session, or raise "
                              "--state-disk"};
   }
   return size;
+}
+
+void attach_state_disk_room(ServerState& state, SessionEntry& entry) {
+  entry.state_disk_room = [&state, &entry]() -> std::uint64_t {
+    std::uint64_t used = state_disk_committed(state, &entry);
+    std::uint64_t limit = state.options().state_disk;
+    return limit > used ? limit - used : 0;
+  };
+}
+
+std::uint64_t state_disk_room(ServerState& state) {
+  std::uint64_t used = state_disk_committed(state, nullptr);
+  std::uint64_t limit = state.options().state_disk;
+  return limit > used ? limit - used : 0;
 }
 
 Status check_state_room(ServerState& state) {
@@ -129,7 +180,7 @@ Result<std::shared_ptr<SessionEntry>> reopen_kept_session(ServerState& state,
   }
   auto spec = session_spec(state, **policy, {});
   if (!spec) return spec.error();
-  auto room = kept_session_room(state, spec->shape.limits.work_bytes, info.bytes);
+  auto room = kept_session_room(state, spec->shape.limits.work_bytes, info.used_bytes);
   if (!room) return room.error();
   spec->shape.limits.work_bytes = *room;
   if (auto reserved = state.sessions().reserve(); !reserved) return reserved.error();
@@ -146,6 +197,7 @@ Result<std::shared_ptr<SessionEntry>> reopen_kept_session(ServerState& state,
   entry->name = info.name;
   std::lock_guard lock(entry->run_mutex);
   entry->kept = std::move(*workspace);
+  attach_state_disk_room(state, *entry);
   if (auto restored = restore_session_files(*entry); !restored) {
     entry->kept.reset();  // what is on disk stays as it was
     state.sessions().close(entry->id);

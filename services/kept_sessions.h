@@ -35,10 +35,14 @@ Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
 Status restore_session_files(SessionEntry& entry);
 
 // The size a kept session's work directory may have so that the state directory stays under
-// --state-disk: `wanted`, or less. ENOSPC when there is no room left for `own_bytes` (what it
-// holds on disk already).
+// --state-disk: `wanted`, or less. A new session (`own_bytes` 0) is refused (ENOSPC) when there
+// is no room left; a kept one being reopened (`own_bytes`: its used_bytes) never is, and gets at
+// least what it holds.
 Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
                                         std::uint64_t own_bytes);
+
+// Lets `entry`'s saves check the room --state-disk leaves before they write (entry.kept set).
+void attach_state_disk_room(ServerState& state, SessionEntry& entry);
 
 // The kept session `id_or_name` that no server has open, locked while held. ENOENT when there is
 // none, EBUSY when another server has it open.
@@ -49,6 +53,9 @@ Result<std::unique_ptr<state::SavedWorkspace>> closed_kept_session(ServerState& 
 // else one no server has open, locked meanwhile.
 Status with_workspace(ServerState& state, const std::string& id_or_name,
                       const std::function<Status(state::SavedWorkspace&)>& use);
+
+// What may still be written to the state directory under --state-disk (a snapshot's folders).
+std::uint64_t state_disk_room(ServerState& state);
 
 // Refuses (ENOSPC) when the state directory has no room left under --state-disk: before a
 // snapshot, which keeps data that later saves would otherwise let go.

@@ -9,14 +9,17 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "core/beneath.h"
 #include "core/files.h"
+#include "core/units.h"
 #include "core/utc_time.h"
 #include "core/write_all.h"
+#include "state/file_digest.h"
 #include "state/state_names.h"
 
 namespace paddock::state {
@@ -26,6 +29,8 @@ using json = nlohmann::json;
 
 constexpr const char* kCurrent = "current";
 constexpr const char* kSnapshots = "snapshots";
+// The state directory's block: what a folder takes there (ext4's, and most file systems').
+constexpr std::uint64_t kDiskBlock = 4096;
 
 std::string generation_name(std::uint64_t generation) {
   return "gen-" + std::to_string(generation);
@@ -90,22 +95,22 @@ Result<std::string> read_small(int dir, const std::string& name) {
   return text;
 }
 
-// What a save recorded of each file: the identity its source had, by path.
+// What a save recorded of each file, by path: the inode its source had, and what the copy holds
+// (file_digest). A file is unchanged only when both are the same: metadata alone misses writes
+// through a shared mapping.
 struct Identity {
   std::uint64_t ino = 0;
   std::int64_t ctime_ns = 0;
   std::uint64_t size = 0;
-  bool operator<(const Identity& other) const {
-    return std::tie(ino, ctime_ns, size) < std::tie(other.ino, other.ctime_ns, other.size);
-  }
+  std::string digest;  // empty: unknown (an older manifest), so the file is copied
 };
 
 json manifest_json(const std::map<std::string, Identity>& files) {
   json entries = json::array();
   for (const auto& [path, identity] : files) {
-    entries.push_back({path, identity.ino, identity.ctime_ns, identity.size});
+    entries.push_back({path, identity.ino, identity.ctime_ns, identity.size, identity.digest});
   }
-  return {{"version", 1}, {"files", std::move(entries)}};
+  return {{"version", 2}, {"files", std::move(entries)}};
 }
 
 // The manifest of a generation; empty when it has none or it cannot be read (then everything is
@@ -118,9 +123,9 @@ std::map<std::string, Identity> read_manifest(int generation_dir) {
     // Held here: a range-for over a member of a temporary would read freed memory.
     json manifest = json::parse(*text);
     for (const auto& entry : manifest.at("files")) {
-      files[entry.at(0).get<std::string>()] = {entry.at(1).get<std::uint64_t>(),
-                                               entry.at(2).get<std::int64_t>(),
-                                               entry.at(3).get<std::uint64_t>()};
+      files[entry.at(0).get<std::string>()] = {
+          entry.at(1).get<std::uint64_t>(), entry.at(2).get<std::int64_t>(),
+          entry.at(3).get<std::uint64_t>(), entry.size() > 4 ? entry.at(4).get<std::string>() : ""};
     }
   } catch (const json::exception&) {
     files.clear();
@@ -128,17 +133,41 @@ std::map<std::string, Identity> read_manifest(int generation_dir) {
   return files;
 }
 
-// Creates the file `path` of `root` (new: never over another) and copies `source` into it.
-Result<std::uint64_t> write_copy(int root, const std::string& path, int source, std::uint64_t size,
-                                 bool executable) {
+// What an entry takes on the state directory's disk beyond its data: a folder is one block, and
+// so is a symlink too long for the inode (ext4 keeps up to 59 bytes there). tmpfs keeps both in
+// memory for nearly nothing, so a save must count them itself.
+std::uint64_t skeleton_bytes(const TreeEntry& entry) {
+  if (entry.type == TreeEntryType::kDirectory) return kDiskBlock;
+  if (entry.type == TreeEntryType::kSymlink && entry.link_target.size() >= 60) return kDiskBlock;
+  return 0;
+}
+
+std::uint64_t whole_blocks(std::uint64_t bytes) {
+  return (bytes + kDiskBlock - 1) / kDiskBlock * kDiskBlock;
+}
+
+struct Copied {
+  std::uint64_t written = 0;  // data bytes (holes are not written)
+  std::string digest;         // of the copy, as it is on disk
+};
+
+// Creates the file `path` of `root` (new: never over another), copies `source` into it and
+// digests what was written: the copy's own digest, so a write racing the copy is never taken
+// for what the copy holds.
+Result<Copied> write_copy(int root, const std::string& path, int source, std::uint64_t size,
+                          bool executable) {
   auto parent = parent_of(root, path);
   if (!parent) return parent.error();
   std::string leaf = tree_leaf(path);
   UniqueFd target(openat(parent->get(), leaf.c_str(),
-                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                         O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                          executable ? 0700 : 0600));
   if (!target.valid()) return system_error("writing " + path);
-  return copy_file_data(source, target.get(), size);
+  auto written = copy_file_data(source, target.get(), size);
+  if (!written) return written.error();
+  auto digest = file_digest(target.get(), size);
+  if (!digest) return digest.error();
+  return Copied{*written, std::move(*digest)};
 }
 
 // Links the file `from` of `from_root` as `to` of `to_root`.
@@ -185,13 +214,14 @@ struct TreeItem {
   TreeEntryType type;
   std::uint64_t ino;
   std::uint64_t size;
+  std::uint64_t disk_bytes;
   std::string link_target;
 };
 
 Result<std::map<std::string, TreeItem>> tree_items(int root) {
   std::map<std::string, TreeItem> items;
   auto walked = walk_tree(root, [&](const TreeEntry& entry, const FileOpener&) -> Status {
-    items[entry.path] = {entry.type, entry.ino, entry.size, entry.link_target};
+    items[entry.path] = {entry.type, entry.ino, entry.size, entry.disk_bytes, entry.link_target};
     return {};
   });
   if (!walked) return walked.error();
@@ -228,6 +258,7 @@ json info_json(const WorkspaceInfo& info) {
           {"last_used", info.last_used},
           {"live", info.live},
           {"bytes", info.bytes},
+          {"used_bytes", info.used_bytes},
           {"files", info.files}};
 }
 
@@ -244,6 +275,7 @@ Result<WorkspaceInfo> read_info(int dir) {
     info.last_used = meta.value("last_used", std::int64_t{0});
     info.live = meta.value("live", false);
     info.bytes = meta.value("bytes", std::uint64_t{0});
+    info.used_bytes = meta.value("used_bytes", info.bytes);
     info.files = meta.value("files", std::uint64_t{0});
     return info;
   } catch (const json::exception& error) {
@@ -331,9 +363,13 @@ Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::create(
       std::move(sessions), std::move(*dir), std::move(*lock), std::move(info), 1));
   auto counted = tree_items(files->get());
   if (!counted) return failed(counted.error());
+  std::set<std::uint64_t> inodes;
   for (const auto& [path, item] : *counted) {
     ++workspace->info_.files;
     if (item.type == TreeEntryType::kFile) workspace->info_.bytes += item.size;
+    if (item.type != TreeEntryType::kDirectory && inodes.insert(item.ino).second) {
+      workspace->info_.used_bytes += item.disk_bytes;
+    }
   }
   if (auto written = workspace->write_info(); !written) return failed(written.error());
   if (auto current = make_current(workspace->dir_.get(), 1); !current) {
@@ -399,8 +435,6 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
   auto old_files = open_directory(old_generation->get(), "files");
   if (!old_files) return damaged(old_name + "/files is missing", old_files.error().code);
   std::map<std::string, Identity> before = read_manifest(old_generation->get());
-  std::map<Identity, std::string> before_by_identity;
-  for (const auto& [path, identity] : before) before_by_identity.emplace(identity, path);
 
   std::uint64_t next = generation_ + 1;
   std::string next_name = generation_name(next);
@@ -420,46 +454,88 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
   std::uint64_t bytes = 0;
   std::map<std::string, Identity> manifest;
   std::map<std::uint64_t, std::string> saved_inodes;  // the source's hard links stay links
+  // What is about to be written must fit the room left, checked before each write: a save never
+  // takes the state directory past --state-disk, however the tree is shaped.
+  auto take_disk = [&](std::uint64_t more, const std::string& path) -> Status {
+    if (stats.disk_bytes + more > limits.max_new_disk) {
+      return Error{ENOSPC, "the state directory has no room for '" + path + "' (" +
+                               format_size(limits.max_new_disk) +
+                               " left under --state-disk); nothing of this save was kept"};
+    }
+    stats.disk_bytes += more;
+    return {};
+  };
+  // An entry that cannot be kept is left out and named; the rest of the workspace is saved.
+  auto skip = [&](const TreeEntry& entry, const Error& why) -> Status {
+    stats.skipped.push_back(entry.path + " (" + why.message + ")");
+    return {};
+  };
   auto walked = source([&](const TreeEntry& entry, const FileOpener& open) -> Status {
     if (++stats.entries > limits.max_entries) {
-      return Error{EDQUOT, "more than " + std::to_string(limits.max_entries) + " files"};
+      return Error{EDQUOT, "the work directory has more than " +
+                               std::to_string(limits.max_entries) + " files and folders"};
     }
-    if (entry.type != TreeEntryType::kFile) return make_entry(files->get(), entry);
+    if (entry.type != TreeEntryType::kFile) {
+      // Measured as the live tmpfs measures it: a long symlink takes a page there too.
+      stats.used_bytes += entry.disk_bytes;
+      if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
+      if (auto made = make_entry(files->get(), entry); !made) return skip(entry, made.error());
+      return {};
+    }
     bytes += entry.size;
-    Identity identity{entry.ino, entry.ctime_ns, entry.size};
     if (auto same = saved_inodes.find(entry.ino); same != saved_inodes.end()) {
-      manifest[entry.path] = identity;
-      return link_file(files->get(), same->second, files->get(), entry.path);
-    }
-    if (auto unchanged = before_by_identity.find(identity); unchanged != before_by_identity.end()) {
-      if (link_file(old_files->get(), unchanged->second, files->get(), entry.path)) {
-        ++stats.linked_files;
-        manifest[entry.path] = identity;
-        saved_inodes[entry.ino] = entry.path;
-        return {};
+      if (auto linked = link_file(files->get(), same->second, files->get(), entry.path); !linked) {
+        return skip(entry, linked.error());
       }
+      manifest[entry.path] = manifest[same->second];
+      return {};
+    }
+    stats.used_bytes += entry.disk_bytes;
+    if (stats.used_bytes > limits.max_bytes) {
+      return Error{EDQUOT, "the files take more than " + format_size(limits.max_bytes) +
+                               " (--session-disk)"};
     }
     auto source_file = open();
     if (!source_file) {
       // Removed or replaced since it was listed: the workspace is saved without it.
       if (source_file.error().code == ENOENT) return {};
-      return source_file.error();
+      return skip(entry, source_file.error());
     }
     // What the file is now, not what the listing saw: it may have changed in between.
     struct stat now {};
-    if (fstat(source_file->get(), &now) != 0) return system_error("examining " + entry.path);
+    if (fstat(source_file->get(), &now) != 0) return skip(entry, system_error("examining it"));
     auto size = static_cast<std::uint64_t>(now.st_size);
-    if (stats.copied_bytes + size > limits.max_bytes) {
-      return Error{EDQUOT, "the files to save are larger than " +
-                               std::to_string(limits.max_bytes >> 20) + " MiB"};
+    Identity identity{static_cast<std::uint64_t>(now.st_ino),
+                      now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size, ""};
+    // Unchanged: the same inode, size and bytes as the last save's copy, which is linked. The
+    // bytes are compared every time (see file_digest.h).
+    if (auto was = before.find(entry.path); was != before.end() && !was->second.digest.empty() &&
+                                            was->second.ino == identity.ino &&
+                                            was->second.size == size) {
+      auto digest = file_digest(source_file->get(), size);
+      if (digest && *digest == was->second.digest &&
+          link_file(old_files->get(), entry.path, files->get(), entry.path)) {
+        ++stats.linked_files;
+        identity.digest = std::move(*digest);
+        manifest[entry.path] = std::move(identity);
+        saved_inodes[entry.ino] = entry.path;
+        return {};
+      }
     }
+    if (auto room = take_disk(whole_blocks(now.st_blocks * 512ull), entry.path); !room) return room;
     auto copied =
         write_copy(files->get(), entry.path, source_file->get(), size, (entry.mode & 0100) != 0);
-    if (!copied) return copied.error();
+    if (!copied) {
+      if (copied.error().code == ENOSPC || copied.error().code == EDQUOT) return copied.error();
+      if (auto parent = parent_of(files->get(), entry.path)) {
+        (void)unlinkat(parent->get(), tree_leaf(entry.path).c_str(), 0);
+      }
+      return skip(entry, copied.error());
+    }
     ++stats.copied_files;
-    stats.copied_bytes += *copied;
-    manifest[entry.path] = {static_cast<std::uint64_t>(now.st_ino),
-                            now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size};
+    stats.copied_bytes += copied->written;
+    identity.digest = std::move(copied->digest);
+    manifest[entry.path] = std::move(identity);
     saved_inodes[entry.ino] = entry.path;
     return {};
   });
@@ -474,6 +550,7 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
   (void)remove_tree(dir_.get(), old_name);
   info_.files = stats.entries;
   info_.bytes = bytes;
+  info_.used_bytes = stats.used_bytes;
   info_.last_used = now_seconds();
   if (auto written = write_info(); !written) return written.error();
   return stats;
@@ -483,6 +560,9 @@ Status SavedWorkspace::restore(TreeSink& sink) {
   auto files = this->files();
   if (!files) return files.error();
   int root = files->get();
+  // Within one generation, two names share an inode only where the sandbox's did (a save links
+  // unchanged files from the generation before, one name each): those become one file again.
+  std::map<std::uint64_t, std::string> restored_inodes;
   return walk_tree(root, [&](const TreeEntry& entry, const FileOpener& open) -> Status {
     switch (entry.type) {
       case TreeEntryType::kDirectory:
@@ -490,6 +570,10 @@ Status SavedWorkspace::restore(TreeSink& sink) {
       case TreeEntryType::kSymlink:
         return sink.make_symlink(entry.path, entry.link_target);
       case TreeEntryType::kFile: {
+        if (entry.nlink > 1) {
+          auto [first, added] = restored_inodes.emplace(entry.ino, entry.path);
+          if (!added) return sink.make_hard_link(entry.path, first->second);
+        }
         auto file = open();
         if (!file) return damaged("cannot read " + entry.path, file.error().code);
         return sink.write_file(entry.path, file->get(), entry.size, (entry.mode & 0100) != 0);
@@ -506,20 +590,35 @@ Status SavedWorkspace::adopt(const TreeWalker& source) {
   if (!files) return damaged("the current generation is missing", files.error().code);
   auto kept = tree_items(files->get());
   if (!kept) return kept.error();
+  std::map<std::string, Identity> before = read_manifest(generation->get());
   std::map<std::string, Identity> manifest;
   auto walked = source([&](const TreeEntry& entry, const FileOpener&) -> Status {
     auto item = kept->find(entry.path);
-    if (entry.type == TreeEntryType::kFile && item != kept->end() &&
-        item->second.type == TreeEntryType::kFile && item->second.size == entry.size) {
-      manifest[entry.path] = {entry.ino, entry.ctime_ns, entry.size};
+    if (entry.type != TreeEntryType::kFile || item == kept->end() ||
+        item->second.type != TreeEntryType::kFile || item->second.size != entry.size) {
+      return {};
     }
+    // What the copy holds: the manifest's digest, or the copy's own when it has none (a first
+    // generation filled from a snapshot or an archive).
+    std::string digest;
+    if (auto was = before.find(entry.path); was != before.end()) digest = was->second.digest;
+    if (digest.empty()) {
+      auto parent = parent_of(files->get(), entry.path);
+      if (!parent) return {};
+      auto copy = open_tree_file(parent->get(), tree_leaf(entry.path));
+      if (!copy) return {};
+      auto computed = file_digest(copy->get(), entry.size);
+      if (!computed) return {};
+      digest = std::move(*computed);
+    }
+    manifest[entry.path] = {entry.ino, entry.ctime_ns, entry.size, std::move(digest)};
     return {};
   });
   if (!walked) return walked;
   return write_atomically(generation->get(), "manifest.json", manifest_json(manifest).dump());
 }
 
-Status SavedWorkspace::snapshot(const std::string& name) {
+Status SavedWorkspace::snapshot(const std::string& name, std::uint64_t max_new_disk) {
   if (mkdirat(dir_.get(), kSnapshots, 0700) != 0 && errno != EEXIST) {
     return system_error("making the snapshots folder");
   }
@@ -545,6 +644,17 @@ Status SavedWorkspace::snapshot(const std::string& name) {
   if (!current) return failed(damaged("the current generation is missing", current.error().code));
   auto current_files = open_directory(current->get(), "files");
   if (!current_files) return failed(damaged("the current generation is missing", 0));
+  std::uint64_t skeleton = 0;
+  auto measured = walk_tree(current_files->get(), [&](const TreeEntry& entry, const FileOpener&) {
+    skeleton += skeleton_bytes(entry);
+    return Status{};
+  });
+  if (!measured) return failed(measured.error());
+  if (skeleton > max_new_disk) {
+    return failed(Error{ENOSPC, "the state directory has no room for snapshot '" + name +
+                                    "': its folders take " + format_size(skeleton) + ", " +
+                                    format_size(max_new_disk) + " is left under --state-disk"});
+  }
   auto linked = link_tree(current_files->get(), target->get());
   if (!linked) return failed(linked.error());
   json about = {{"created_at", utc_now()}, {"files", linked->first}, {"bytes", linked->second}};
@@ -560,7 +670,7 @@ Status SavedWorkspace::snapshot(const std::string& name) {
 }
 
 Status SavedWorkspace::mark_created() {
-  auto made = snapshot(kCreatedSnapshot);
+  auto made = snapshot(kCreatedSnapshot);  // within the room its first save was given
   if (!made && made.error().code != EEXIST) return made;
   return {};
 }

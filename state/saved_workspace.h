@@ -38,8 +38,11 @@ struct WorkspaceInfo {
   std::string created_at;      // "2026-11-28T10:00:00Z"
   std::int64_t last_used = 0;  // seconds since the epoch
   bool live = false;           // it had a live interpreter, whose state a restart loses
-  std::uint64_t bytes = 0;     // the current generation's file bytes
-  std::uint64_t files = 0;     // and its entries
+  std::uint64_t bytes = 0;     // the current generation's file bytes (apparent sizes)
+  // What they took in the live tmpfs, its own measure: allocated blocks, each inode once (a
+  // sparse file's holes and a hard link's second name take nothing). The quota's measure.
+  std::uint64_t used_bytes = 0;
+  std::uint64_t files = 0;  // and its entries
 };
 
 struct SaveStats {
@@ -47,11 +50,19 @@ struct SaveStats {
   std::uint64_t copied_files = 0;
   std::uint64_t copied_bytes = 0;
   std::uint64_t linked_files = 0;  // unchanged since the last save: hard links, no copy
+  std::uint64_t used_bytes = 0;    // WorkspaceInfo::used_bytes
+  // What this save added to the state directory's disk: data blocks, folders and long links.
+  std::uint64_t disk_bytes = 0;
+  // Entries that could not be kept, each "path (why)": the rest of the workspace was saved.
+  std::vector<std::string> skipped;
 };
 
 struct SaveLimits {
-  std::uint64_t max_bytes = 1ull << 40;  // written by this save (a sparse file's data only)
+  std::uint64_t max_bytes = 1ull << 40;  // the workspace's used_bytes at most (--session-disk)
   std::uint64_t max_entries = 1'000'000;
+  // What the save may add to the state directory's disk (the room --state-disk leaves), checked
+  // before anything is written.
+  std::uint64_t max_new_disk = ~0ull;
 };
 
 struct SnapshotInfo {
@@ -85,10 +96,14 @@ class SavedWorkspace {
   // Records the time of use and whether it is live (meta.json, written atomically).
   Status touch(bool live);
 
-  // Writes what `source` walks as a new generation and makes it current. What has the same
-  // identity (TreeEntry::ino, ctime, size) as in the last save is linked, not copied.
+  // Writes what `source` walks as a new generation and makes it current. A file with the same
+  // inode, size and bytes (state/file_digest.h) as in the last save is linked, not copied.
+  // Symlinks are kept as links, never followed. An entry that cannot be kept is named in
+  // SaveStats::skipped and the rest is saved; past a limit, nothing is, and the last
+  // generation stays current.
   Result<SaveStats> save(const TreeWalker& source, const SaveLimits& limits = {});
-  // Writes the current generation into `sink` (a new sandbox's work directory).
+  // Writes the current generation into `sink` (a new sandbox's work directory), as it was: holes
+  // stay holes and hard links stay links, so it takes what the saved workspace took.
   Status restore(TreeSink& sink);
   // After restore: records what `source` (the sandbox just filled) holds as the current
   // generation's identities, so that the next save copies only what then changed.
@@ -98,7 +113,9 @@ class SavedWorkspace {
   Status mark_created();
   // The current generation as it is now, kept as `name` (check_state_name first). EEXIST when
   // the name is taken.
-  Status snapshot(const std::string& name);
+  // It shares every file with the generation but has folders of its own: refused (ENOSPC)
+  // before anything is written when they take more than `max_new_disk`.
+  Status snapshot(const std::string& name, std::uint64_t max_new_disk = ~0ull);
   Result<std::vector<SnapshotInfo>> snapshots();
   // What changed since snapshot `since` (kCreatedSnapshot for the workspace's start).
   Result<std::vector<DiffEntry>> diff(const std::string& since);

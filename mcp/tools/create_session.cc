@@ -151,6 +151,7 @@ class CreateSession final : public Tool {
       }
       std::lock_guard lock(entry->run_mutex);
       entry->kept = std::move(*workspace);
+      attach_state_disk_room(state, *entry);
       entry->name = session_name;
       if (fill) {
         if (auto restored = restore_session_files(*entry); !restored) {
@@ -370,6 +371,7 @@ class ForkSession final : public Tool {
       return tool_error("no fork made: " + room.error().message);
     }
     std::string snapshot;
+    std::uint64_t room = state_disk_room(context.state);
     auto made = with_workspace(context.state, source, [&](state::SavedWorkspace& workspace) {
       // A name of its own: the first free "fork-N".
       auto taken = workspace.snapshots();
@@ -380,7 +382,7 @@ class ForkSession final : public Tool {
           break;
         }
       }
-      return workspace.snapshot(snapshot);
+      return workspace.snapshot(snapshot, room);
     });
     if (!made) return tool_error(made.error().message);
     json create = {{"from_snapshot", {{"session_id", source}, {"snapshot", snapshot}}},

@@ -44,9 +44,11 @@ class SnapshotSession final : public Tool {
       return tool_error("no snapshot taken: " + room.error().message);
     }
     json structured;
+    std::uint64_t room = state_disk_room(context.state);
     auto done = with_workspace(context.state, arguments["session_id"].get<std::string>(),
                                [&](state::SavedWorkspace& workspace) -> Status {
-                                 if (auto made = workspace.snapshot(snapshot); !made) return made;
+                                 if (auto made = workspace.snapshot(snapshot, room); !made)
+                                   return made;
                                  structured = {{"session_id", workspace.info().id},
                                                {"snapshot", snapshot},
                                                {"files", workspace.info().files},

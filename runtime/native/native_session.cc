@@ -16,6 +16,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/file_tree.h"
+#include "core/units.h"
 #include "core/write_all.h"
 #include "egress/proxy.h"
 #include "runtime/native/artifacts.h"
@@ -548,7 +550,9 @@ Result<UniqueFd> NativeSession::open_inside(const std::string& path, SessionOpen
   packet->argc_or_mode = static_cast<std::int32_t>(mode);
   std::string data = path.empty() ? "." : path;
   data.push_back('\0');
-  if (mode == SessionOpenMode::kMakeSymlink) data += target + '\0';
+  if (mode == SessionOpenMode::kMakeSymlink || mode == SessionOpenMode::kMakeHardLink) {
+    data += target + '\0';
+  }
   if (data.size() > kSessionDataMax) return Error{ENAMETOOLONG, "'" + path + "' is too long"};
   std::memcpy(packet->data, data.data(), data.size());
   packet->length = static_cast<std::uint32_t>(data.size());
@@ -583,7 +587,7 @@ Status NativeSession::write_file(const std::string& path, std::string_view conte
   int error = write_all(file->get(), content);
   if (error == ENOSPC || error == EDQUOT) {
     return Error{error, "writing '" + path + "': the session's work directory is full (" +
-                            std::to_string(shape_.limits.work_bytes >> 20) + " MiB)"};
+                            format_size(shape_.limits.work_bytes) + ", --session-disk)"};
   }
   if (error != 0) return system_error("writing '" + path + "'", error);
   return {};
@@ -596,12 +600,14 @@ Status NativeSession::copy_in(const std::string& path, int source_fd, std::uint6
   auto file =
       open_inside(path, executable ? SessionOpenMode::kWriteExecutable : SessionOpenMode::kWrite);
   if (!file) return file.error();
-  long long copied = copy_in_kernel(source_fd, file->get(), size, nullptr);
-  if (copied == -ENOSPC || copied == -EDQUOT) {
+  // Holes stay holes: a sparse file takes in the work directory what it took where it came from
+  // (a kept session's, restored into a tmpfs of the size it was saved from).
+  auto copied = copy_file_data(source_fd, file->get(), size);
+  if (!copied && (copied.error().code == ENOSPC || copied.error().code == EDQUOT)) {
     return Error{ENOSPC, "copying into '" + path + "': the session's work directory is full (" +
-                             std::to_string(shape_.limits.work_bytes >> 20) + " MiB)"};
+                             format_size(shape_.limits.work_bytes) + ", --session-disk)"};
   }
-  if (copied < 0) return system_error("copying into '" + path + "'", static_cast<int>(-copied));
+  if (!copied) return copied.error().context("copying into '" + path + "'");
   return {};
 }
 
@@ -636,14 +642,30 @@ Status NativeSession::make_symlink(const std::string& path, const std::string& t
   return made ? Status{} : Status{made.error()};
 }
 
+Status NativeSession::make_hard_link(const std::string& path, const std::string& existing) {
+  if (auto valid = check_session_path(path); !valid) return valid;
+  if (auto valid = check_session_path(existing); !valid) return valid;
+  std::lock_guard lock(mutex_);
+  auto made = open_inside(path, SessionOpenMode::kMakeHardLink, existing);
+  return made ? Status{} : Status{made.error()};
+}
+
 Status NativeSession::walk_work_directory(const TreeVisitor& visit) {
   std::lock_guard lock(mutex_);
   if (auto alive = check_alive(); !alive) return alive;
   // What the sandbox user's mode bits keep from the server (a rootless server is not that user
   // when it has subordinate ids) is opened by init, as the sandbox user, beneath the work
   // directory.
-  DeniedOpener denied = [this](const std::string& path, bool directory) {
-    return open_inside(path, directory ? SessionOpenMode::kDirectory : SessionOpenMode::kRead);
+  DeniedOpener denied = [this](const std::string& path, DeniedOpen how) {
+    switch (how) {
+      case DeniedOpen::kExamine:
+        return open_inside(path, SessionOpenMode::kExamine);
+      case DeniedOpen::kDirectory:
+        return open_inside(path, SessionOpenMode::kDirectory);
+      case DeniedOpen::kFile:
+        break;
+    }
+    return open_inside(path, SessionOpenMode::kRead);
   };
   // Each folder level holds an fd while the walk is below it: a shallow cap keeps what one
   // session's nesting costs the server's fd budget small, with saves of several sessions at once.

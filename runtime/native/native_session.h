@@ -33,6 +33,7 @@ class NativeSession final : public Session {
                                  const CopyProgress& progress) override;
   Status make_directory(const std::string& path) override;
   Status make_symlink(const std::string& path, const std::string& target) override;
+  Status make_hard_link(const std::string& path, const std::string& existing) override;
   Status walk_work_directory(const TreeVisitor& visit) override;
   Result<std::vector<FileEntry>> list_files(const std::string& path,
                                             std::size_t max_entries) override;

@@ -490,5 +490,201 @@ TEST(KeptSessions, ExportedArchivesComeBackAndHostileOnesLandNowhereElse) {
   }
 }
 
+// Blocks the tree `dir` takes on its disk, folders included, each inode once: what `du` says.
+std::uintmax_t unique_disk_bytes(const std::string& dir) {
+  std::set<ino_t> inodes;
+  std::uintmax_t bytes = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    struct stat info {};
+    if (lstat(entry.path().c_str(), &info) != 0) continue;
+    if (inodes.insert(info.st_ino).second)
+      bytes += static_cast<std::uintmax_t>(info.st_blocks) * 512;
+  }
+  return bytes;
+}
+
+// Every way a program changes a file, after the file was saved once: each change is on disk
+// when the call returns, and comes back after a restart. The mapping is made and read in one
+// call and written through in the next, with the interpreter (and the mapping) alive between:
+// then the write changes neither size, ctime nor mtime, and only the bytes tell.
+TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
+  TempFolder state("kept-writes");
+  KeptServer server(state / "state");
+  std::string id = server.ok("create_session", {{"live", true}}).value("session_id", "");
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(server.stdout_of(id,
+                             "import mmap, os\n"
+                             "for name in ['w', 'm', 'd', 't', 'f', 'r', 'h1']:\n"
+                             "    open(name, 'wb').write(b'x' * 8192)\n"
+                             "os.link('h1', 'h2')\n"
+                             "mapped_file = open('m', 'r+b')\n"
+                             "mapping = mmap.mmap(mapped_file.fileno(), 0)\n"
+                             "print(mapping[0:1].decode(), os.stat('m').st_ctime_ns > 0)\n"),
+            "x True\n");
+  std::string second = server.stdout_of(
+      id,
+      "import os\n"
+      "before = os.stat('m')\n"
+      "mapping[0:5] = b'MMAP!'\n"
+      "after = os.stat('m')\n"
+      // The condition of the attack: nothing in the metadata moved.
+      "print('unchanged' if (before.st_ctime_ns, before.st_mtime_ns, before.st_size) ==\n"
+      "      (after.st_ctime_ns, after.st_mtime_ns, after.st_size) else 'moved')\n"
+      "with open('w', 'r+b') as f: f.write(b'WRITE')\n"
+      "try:\n"
+      "    fd = os.open('d', os.O_RDWR | os.O_DIRECT)\n"
+      "    buffer = mmap.mmap(-1, 4096)\n"
+      "    buffer[0:6] = b'DIRECT'\n"
+      "    os.pwrite(fd, buffer, 0)\n"
+      "    os.close(fd)\n"
+      "    print('direct')\n"
+      "except OSError as e:\n"
+      "    print('no O_DIRECT here:', e.errno)\n"
+      "    with open('d', 'r+b') as f: f.write(b'DIRECT')\n"
+      "os.truncate('t', 3)\n"
+      "with open('f', 'r+b') as f: os.posix_fallocate(f.fileno(), 0, 65536)\n"
+      "open('r.new', 'wb').write(b'RENAMED')\n"
+      "os.replace('r.new', 'r')\n"
+      "with open('h2', 'r+b') as f: f.write(b'LINKED')\n"
+      "print('done')\n");
+  EXPECT_EQ(second.substr(0, second.find('\n')), "unchanged") << second;
+  EXPECT_NE(second.find("done"), std::string::npos) << second;
+  server.kill_and_restart();
+  std::string after =
+      server.stdout_of(id,
+                       "import os\n"
+                       "for name in ['w', 'm', 'd', 't', 'f', 'r', 'h1', 'h2']:\n"
+                       "    data = open(name, 'rb').read()\n"
+                       "    print(name, len(data), data[:7].decode())\n"
+                       "print('one file', os.stat('h1').st_ino == os.stat('h2').st_ino)\n");
+  EXPECT_EQ(after,
+            "w 8192 WRITExx\n"
+            "m 8192 MMAP!xx\n"
+            "d 8192 DIRECTx\n"
+            "t 3 xxx\n"
+            "f 65536 xxxxxxx\n"
+            "r 7 RENAMED\n"
+            "h1 8192 LINKEDx\n"
+            "h2 8192 LINKEDx\n"
+            "one file True\n");
+}
+
+// What fitted the session's tmpfs is reopened and forked in one of the same size: holes stay
+// holes, hard links stay one file, and a session within 1 MiB of --session-disk comes back.
+TEST(KeptSessions, SparseFilesHardLinksAndAFullSessionAreReopenedAndForked) {
+  TempFolder state("kept-restore");
+  KeptServer server(state / "state", {"--session-disk", "32M"});
+  std::string id = server.new_session();
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(server.stdout_of(
+                id,
+                "import os\n"
+                "for name in ['sparse1', 'sparse2']:\n"
+                "    with open(name, 'wb') as f:\n"
+                "        f.write(b'head')\n"
+                "        f.truncate(20 << 20)\n"
+                "open('big', 'wb').write(os.urandom(20 << 20))\n"
+                "os.link('big', 'big2')\n"
+                "used = sum(os.stat(n).st_blocks * 512 for n in ['sparse1', 'sparse2', 'big'])\n"
+                "open('fill', 'wb').write(b'f' * ((32 << 20) - used - (600 << 10)))\n"
+                "s = os.statvfs('.')\n"
+                "print('free under 1 MiB', (s.f_bavail * s.f_frsize) < (1 << 20))\n"),
+            "free under 1 MiB True\n");
+  const std::string check =
+      "import os\n"
+      "print('sparse', all(os.stat(n).st_blocks * 512 < (1 << 20) and\n"
+      "                    os.stat(n).st_size == 20 << 20 for n in ['sparse1', 'sparse2']))\n"
+      "print('linked', os.stat('big').st_ino == os.stat('big2').st_ino)\n"
+      "print('head', open('sparse2', 'rb').read(4).decode())\n";
+  const std::string expected = "sparse True\nlinked True\nhead head\n";
+  server.kill_and_restart();
+  json reopened = server.call("execute_code", {{"session_id", id}, {"code", check}});
+  EXPECT_FALSE(McpProcess::is_tool_error(reopened)) << all_text(reopened);
+  EXPECT_EQ(reopened["result"]["structuredContent"].value("stdout", ""), expected)
+      << all_text(reopened);
+  json forked = server.call("fork_session", {{"session_id", id}, {"live", false}});
+  ASSERT_FALSE(McpProcess::is_tool_error(forked)) << all_text(forked);
+  std::string fork = forked["result"]["structuredContent"].value("session_id", "");
+  EXPECT_EQ(server.stdout_of(fork, check), expected);
+}
+
+// A folder the server may not search (it is not the sandbox user when it has subordinate ids)
+// with links inside: absolute, to folders, to themselves. Each stays a link, the save goes on
+// keeping the files written after, and nothing is copied as a tree.
+TEST(KeptSessions, LinksInAPrivateFolderAreKeptAsLinksAndNeverFollowed) {
+  TempFolder state("kept-links");
+  KeptServer server(state / "state");
+  std::string id = server.new_session();
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(
+      server.stdout_of(id,
+                       "import os, tempfile\n"
+                       "private = tempfile.mkdtemp(dir='.')\n"
+                       "os.rename(private, 'private')\n"
+                       "os.makedirs('private/tree/inner')\n"
+                       "for i in range(20): open(f'private/tree/inner/f{i}', 'w').write('x')\n"
+                       "os.symlink('/usr/bin/python3', 'private/python')\n"
+                       "os.symlink('tree', 'private/to_tree')\n"
+                       "os.symlink('.', 'private/self')\n"
+                       "os.symlink('..', 'private/up')\n"
+                       "os.symlink('to_tree', 'private/chain')\n"
+                       "os.chmod('private/tree', 0o700)\n"
+                       "os.chmod('private', 0o700)\n"
+                       "print(oct(os.stat('private').st_mode & 0o777))\n"),
+      "0o700\n");
+  EXPECT_EQ(server.stdout_of(id, "open('after', 'w').write('later')\nprint('ok')"), "ok\n");
+  // The session's copy holds its 33 entries once: no link was followed into a tree.
+  std::size_t entries = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(state / "state/sessions/" + id)) {
+    (void)entry;
+    ++entries;
+  }
+  EXPECT_LT(entries, 120u);
+  server.kill_and_restart();
+  EXPECT_EQ(
+      server.stdout_of(id,
+                       "import os\n"
+                       "print(os.readlink('private/python'), os.readlink('private/self'),\n"
+                       "      os.readlink('private/chain'), os.path.islink('private/up'))\n"
+                       "print(len(os.listdir('private/tree/inner')), open('after').read())\n"),
+      "/usr/bin/python3 . to_tree True\n20 later\n");
+}
+
+// Folders cost the state directory's disk a block each where the tmpfs spends nearly nothing:
+// a save counts them, and checks --state-disk before it writes. The promise (docs/sessions.md):
+// each copy (a generation, a snapshot) takes at most the tmpfs's blocks plus one block per
+// folder and long link.
+TEST(KeptSessions, FoldersCountInTheDiskASaveUsesAndTheStateLimitHoldsBeforeWriting) {
+  TempFolder state("kept-folders");
+  KeptServer server(state / "state", {"--state-disk", "48M", "--session-disk", "8M"});
+  std::string id = server.new_session();
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(server.stdout_of(id,
+                             "import os\n"
+                             "for i in range(2000): os.makedirs(f'dir{i}')\n"
+                             "open('data', 'wb').write(os.urandom(1 << 20))\n"
+                             "print('made')\n"),
+            "made\n");
+  EXPECT_FALSE(McpProcess::is_tool_error(
+      server.call("snapshot_session", {{"session_id", id}, {"name", "one"}})));
+  // Two copies (the generation and the snapshot; `.created` holds the empty start), 2000
+  // folders each, 1 MiB of data shared: within the stated bound, with 64 KiB for paddock's own
+  // files (meta.json, manifests, locks).
+  std::uintmax_t bound = 2 * ((1u << 20) + 2001 * 4096) + (64u << 10);
+  EXPECT_LE(unique_disk_bytes(state / "state/sessions/" + id), bound);
+  // 12000 more folders take 47 MiB on disk: the save is refused before it writes them, names
+  // the limit, and the state directory stays under it.
+  json flood = server.call(
+      "execute_code",
+      {{"session_id", id}, {"code", "import os\nfor i in range(12000): os.makedirs(f'e{i}')\n"}});
+  EXPECT_NE(all_text(flood).find("--state-disk"), std::string::npos) << all_text(flood);
+  EXPECT_LT(unique_disk_bytes(state / "state"), 48u << 20);
+  // The generation before it stays current, whole.
+  server.kill_and_restart();
+  EXPECT_EQ(server.stdout_of(
+                id, "import os\nprint(len([n for n in os.listdir() if n.startswith('dir')]))"),
+            "2000\n");
+}
+
 }  // namespace
 }  // namespace paddock::testing

@@ -5,6 +5,7 @@
 #include "state/saved_workspace.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,6 +79,43 @@ TEST(SavedWorkspace, UnchangedFilesAreLinkedNotCopied) {
   ASSERT_EQ(stat((f.current() + "/big").c_str(), &after), 0);
   EXPECT_EQ(before.st_ino, after.st_ino);
   EXPECT_EQ(read(f.current() + "/notes"), "two");
+}
+
+// A sandbox's work directory is a tmpfs: there, a write through a page already mapped writable
+// changes no metadata at all, and only the bytes show it (state/file_digest.h).
+TEST(SavedWorkspace, AWriteThroughASharedMappingIsSavedThoughNoMetadataMoved) {
+  Fixture f;
+  std::string work = "/dev/shm/paddock-mapped-XXXXXX";
+  ASSERT_NE(mkdtemp(work.data()), nullptr);
+  f.source = UniqueFd(open(work.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  write(work + "/m", std::string(8192, 'x'));
+  UniqueFd file(open((work + "/m").c_str(), O_RDWR | O_CLOEXEC));
+  void* mapped = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, file.get(), 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  auto* bytes = static_cast<volatile char*>(mapped);
+  EXPECT_EQ(bytes[0], 'x');  // faulted in, by a read
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  struct stat before {};
+  ASSERT_EQ(fstat(file.get(), &before), 0);
+  bytes[0] = 'M';
+  bytes[1] = 'A';
+  bytes[2] = 'P';
+  struct stat after {};
+  ASSERT_EQ(fstat(file.get(), &after), 0);
+  // The attack's condition on this kernel: nothing a metadata check could see.
+  EXPECT_EQ(before.st_ctim.tv_nsec, after.st_ctim.tv_nsec);
+  EXPECT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+  EXPECT_EQ(before.st_size, after.st_size);
+  auto second = f.workspace->save(f.walker());
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->copied_files, 1u);
+  EXPECT_EQ(read(f.current() + "/m").substr(0, 4), "MAPx");
+  // Unchanged since: linked, not copied, though every byte was compared.
+  auto third = f.workspace->save(f.walker());
+  ASSERT_TRUE(third) << third.error().message;
+  EXPECT_EQ(third->linked_files, 1u);
+  munmap(mapped, 8192);
+  fs::remove_all(work);
 }
 
 TEST(SavedWorkspace, ASaveThatFailsLeavesTheGenerationBefore) {

@@ -200,6 +200,8 @@ int make_directories(int work, char* path);
 // A symlink `path` -> `target`, its parents made as make_directories makes them: an fd of its
 // directory, or -errno.
 int make_symlink(int work, char* path, const char* target);
+// A hard link `path` to the regular file `existing` (both beneath `work`); the file, or -errno.
+int make_hard_link(int work, char* path, char* existing);
 
 // no_new_privs, locked securebits and every capability gone; once per process tree.
 void drop_privileges(const ChildPlan& plan);

@@ -41,6 +41,12 @@ enum class SessionOpenMode : std::int32_t {
   // A symlink, its parents made as needed: the data is its path, then its target (both
   // NUL-terminated). The fd sent back is its directory's. A kept session's links, restored.
   kMakeSymlink,
+  // Whatever the path names, never following it (O_PATH | O_NOFOLLOW, no symlink on the way):
+  // a symlink comes back as itself. A kept session's walk examines what the server may not.
+  kExamine,
+  // A hard link at the path to the file at the second path (both NUL-terminated), parents made
+  // as needed; the new name's file comes back. A kept session's hard links, restored as links.
+  kMakeHardLink,
 };
 
 inline constexpr std::size_t kSessionDataMax = 64 * 1024;

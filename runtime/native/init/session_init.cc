@@ -44,9 +44,13 @@ constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RES
 
 // The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
 // FIFO or a device could block or mislead paddock.
-int open_requested(int work, SessionOpenMode mode, char* path, const char* target) {
+int open_requested(int work, SessionOpenMode mode, char* path, char* target) {
   bool directory = mode == SessionOpenMode::kDirectory || mode == SessionOpenMode::kMakeDirectory ||
                    mode == SessionOpenMode::kMakeSymlink;
+  // An O_PATH fd reads and writes nothing, so any kind of entry may go back.
+  if (mode == SessionOpenMode::kExamine) {
+    return open_beneath(work, path, O_PATH | O_NOFOLLOW, kResolve | RESOLVE_NO_SYMLINKS);
+  }
   int fd;
   switch (mode) {
     case SessionOpenMode::kRead:
@@ -65,6 +69,10 @@ int open_requested(int work, SessionOpenMode mode, char* path, const char* targe
     case SessionOpenMode::kMakeSymlink:
       if (target == nullptr) return -EINVAL;
       fd = make_symlink(work, path, target);
+      break;
+    case SessionOpenMode::kMakeHardLink:
+      if (target == nullptr) return -EINVAL;
+      fd = make_hard_link(work, path, target);
       break;
     default:
       return -EINVAL;
@@ -251,6 +259,40 @@ int make_symlink(int work, char* path, const char* target) {
   return fd;
 }
 
+int make_hard_link(int work, char* path, char* existing) {
+  // The existing file is reached by lookups that follow no symlink, so the link is always to a
+  // regular file beneath the work directory.
+  int file = open_beneath(work, existing, O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
+                          kResolve | RESOLVE_NO_SYMLINKS);
+  if (file < 0) return file;
+  struct stat info {};
+  if (fstat(file, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(file);
+    return -EINVAL;
+  }
+  // linkat from the open fd (AT_EMPTY_PATH) would need CAP_DAC_READ_SEARCH; the existing
+  // name's own folder, opened the same confined way, does not.
+  int from = work;
+  char* existing_name = existing;
+  if (char* slash = std::strrchr(existing, '/'); slash != nullptr) {
+    *slash = '\0';
+    existing_name = slash + 1;
+    from = open_beneath(work, existing, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
+  }
+  char* name = nullptr;
+  int directory = from < 0 ? from : make_parents(work, path, &name);
+  int error = directory < 0 ? directory : 0;
+  if (error == 0 && *name == '\0') error = -EINVAL;
+  if (error == 0 && linkat(from, existing_name, directory, name, 0) != 0) error = -errno;
+  if (from >= 0 && from != work) close(from);
+  if (directory >= 0 && directory != work) close(directory);
+  if (error != 0) {
+    close(file);
+    return error;
+  }
+  return file;
+}
+
 // kExec's files (SessionRequest::files_length), written as the sandbox user, confined beneath
 // the work directory as kOpen's are, before the command starts. 0, or -errno with *failed the
 // index of the file that could not be written.
@@ -362,7 +404,7 @@ void serve_session(const ChildPlan& plan) {
         } else {
           // kMakeSymlink's target follows the path, inside the packet.
           std::size_t path_end = std::strlen(request.data) + 1;
-          const char* target = path_end < length ? request.data + path_end : nullptr;
+          char* target = path_end < length ? request.data + path_end : nullptr;
           reply_opened(channel,
                        open_requested(work, static_cast<SessionOpenMode>(request.argc_or_mode),
                                       request.data, target));

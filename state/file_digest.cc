@@ -1,0 +1,71 @@
+#include "state/file_digest.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "rootfs/sha256.h"
+
+namespace paddock::state {
+namespace {
+
+constexpr std::uint64_t kPage = 4096;
+constexpr std::uint64_t kChunk = 1u << 20;  // a multiple of kPage
+
+bool all_zero(const char* bytes, std::size_t length) {
+  static const char zeros[kPage] = {};
+  return std::memcmp(bytes, zeros, length) == 0;
+}
+
+}  // namespace
+
+Result<std::string> file_digest(int fd, std::uint64_t size) {
+  rootfs::Sha256 hasher;
+  std::vector<char> buffer(kChunk);
+  // Each page that is not all zeros goes in with its offset and length; the size closes the digest.
+  // So two files digest the same exactly when they hold the same bytes at the same offsets.
+  auto feed_page = [&](std::uint64_t offset, const char* bytes, std::size_t length) {
+    if (all_zero(bytes, length)) return;
+    std::uint64_t header[2] = {offset, length};
+    hasher.update(std::string_view(reinterpret_cast<const char*>(header), sizeof header));
+    hasher.update(std::string_view(bytes, length));
+  };
+  std::uint64_t at = 0;
+  while (at < size) {
+    off_t data = lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (data < 0) {
+      if (errno == ENXIO) break;      // only a hole is left
+      data = static_cast<off_t>(at);  // no SEEK_DATA here: read everything
+    }
+    auto from = static_cast<std::uint64_t>(data) / kPage * kPage;
+    if (from >= size) break;
+    off_t hole = lseek(fd, data, SEEK_HOLE);
+    std::uint64_t to =
+        hole < 0 ? size : std::min<std::uint64_t>(static_cast<std::uint64_t>(hole), size);
+    if (to <= from) to = std::min(size, from + kPage);
+    while (from < to) {
+      std::size_t wanted = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, to - from));
+      ssize_t got = pread(fd, buffer.data(), wanted, static_cast<off_t>(from));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return system_error("reading a file to compare it");
+      }
+      if (got == 0) {
+        to = from;  // it shrank while it was read: the size below tells
+        break;
+      }
+      for (std::size_t page = 0; page < static_cast<std::size_t>(got); page += kPage) {
+        feed_page(from + page, buffer.data() + page,
+                  std::min<std::size_t>(kPage, static_cast<std::size_t>(got) - page));
+      }
+      from += static_cast<std::uint64_t>(got);
+    }
+    at = std::max(to, at + 1);
+  }
+  hasher.update(std::string_view(reinterpret_cast<const char*>(&size), sizeof size));
+  return hasher.digest();
+}
+
+}  // namespace paddock::state
