@@ -89,6 +89,19 @@ std::uintmax_t unique_file_bytes(const std::string& dir) {
   return bytes;
 }
 
+// Blocks the tree `dir` takes on its disk, folders included, each inode once: what `du` says.
+std::uintmax_t unique_disk_bytes(const std::string& dir) {
+  std::set<ino_t> inodes;
+  std::uintmax_t bytes = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    struct stat info {};
+    if (lstat(entry.path().c_str(), &info) != 0) continue;
+    if (inodes.insert(info.st_ino).second)
+      bytes += static_cast<std::uintmax_t>(info.st_blocks) * 512;
+  }
+  return bytes;
+}
+
 std::string all_text(const json& answer) {
   std::string text;
   if (!answer.is_object() || !answer.contains("result")) return answer.dump();
@@ -257,19 +270,24 @@ TEST(KeptSessions, SnapshotsStopAtTheStateDirectoryLimit) {
   TempFolder state("kept-state-limit");
   KeptServer server(state / "state", {"--state-disk", "40M", "--session-disk", "8M"});
   std::string id = server.new_session();
-  // Each round pins 6 MiB in a snapshot that the next round's rewrite no longer shares.
+  // Each round pins 6 MiB in a snapshot that the next round's rewrite no longer shares. The
+  // save that would pass the limit is refused before it writes (its result names the limit),
+  // or else the snapshot is.
   bool refused = false;
   for (int i = 0; i < 12 && !refused; ++i) {
-    server.stdout_of(id, "import os\nopen('data', 'wb').write(os.urandom(6 << 20))\nprint('ok')");
+    json run = server.call(
+        "execute_code",
+        {{"session_id", id}, {"code", "import os\nopen('data', 'wb').write(os.urandom(6 << 20))"}});
+    refused = all_text(run).find("--state-disk") != std::string::npos;
     json answer =
         server.call("snapshot_session", {{"session_id", id}, {"name", "s" + std::to_string(i)}});
-    refused = McpProcess::is_tool_error(answer);
-    if (refused) {
+    if (McpProcess::is_tool_error(answer)) {
+      refused = true;
       EXPECT_NE(all_text(answer).find("--state-disk"), std::string::npos) << all_text(answer);
     }
   }
   EXPECT_TRUE(refused);
-  EXPECT_LT(unique_file_bytes(state / "state"), 48u << 20);
+  EXPECT_LT(unique_disk_bytes(state / "state"), 40u << 20);
 }
 
 TEST(KeptSessions, FoldersNestedTooDeepAreNotSavedAndTheServerGoesOn) {
@@ -490,19 +508,6 @@ TEST(KeptSessions, ExportedArchivesComeBackAndHostileOnesLandNowhereElse) {
   }
 }
 
-// Blocks the tree `dir` takes on its disk, folders included, each inode once: what `du` says.
-std::uintmax_t unique_disk_bytes(const std::string& dir) {
-  std::set<ino_t> inodes;
-  std::uintmax_t bytes = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    struct stat info {};
-    if (lstat(entry.path().c_str(), &info) != 0) continue;
-    if (inodes.insert(info.st_ino).second)
-      bytes += static_cast<std::uintmax_t>(info.st_blocks) * 512;
-  }
-  return bytes;
-}
-
 // Every way a program changes a file, after the file was saved once: each change is on disk
 // when the call returns, and comes back after a restart. The mapping is made and read in one
 // call and written through in the next, with the interpreter (and the mapping) alive between:
@@ -555,17 +560,17 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
                        "import os\n"
                        "for name in ['w', 'm', 'd', 't', 'f', 'r', 'h1', 'h2']:\n"
                        "    data = open(name, 'rb').read()\n"
-                       "    print(name, len(data), data[:7].decode())\n"
+                       "    print(name, len(data), data[:6].decode())\n"
                        "print('one file', os.stat('h1').st_ino == os.stat('h2').st_ino)\n");
   EXPECT_EQ(after,
-            "w 8192 WRITExx\n"
-            "m 8192 MMAP!xx\n"
-            "d 8192 DIRECTx\n"
+            "w 8192 WRITEx\n"
+            "m 8192 MMAP!x\n"
+            "d 8192 DIRECT\n"
             "t 3 xxx\n"
-            "f 65536 xxxxxxx\n"
-            "r 7 RENAMED\n"
-            "h1 8192 LINKEDx\n"
-            "h2 8192 LINKEDx\n"
+            "f 65536 xxxxxx\n"
+            "r 7 RENAME\n"
+            "h1 8192 LINKED\n"
+            "h2 8192 LINKED\n"
             "one file True\n");
 }
 
@@ -656,34 +661,34 @@ TEST(KeptSessions, LinksInAPrivateFolderAreKeptAsLinksAndNeverFollowed) {
 // folder and long link.
 TEST(KeptSessions, FoldersCountInTheDiskASaveUsesAndTheStateLimitHoldsBeforeWriting) {
   TempFolder state("kept-folders");
-  KeptServer server(state / "state", {"--state-disk", "48M", "--session-disk", "8M"});
+  KeptServer server(state / "state", {"--state-disk", "24M", "--session-disk", "4M"});
   std::string id = server.new_session();
   ASSERT_FALSE(id.empty());
   EXPECT_EQ(server.stdout_of(id,
                              "import os\n"
-                             "for i in range(2000): os.makedirs(f'dir{i}')\n"
-                             "open('data', 'wb').write(os.urandom(1 << 20))\n"
+                             "for i in range(1000): os.makedirs(f'dir{i}')\n"
+                             "open('data', 'wb').write(os.urandom(512 << 10))\n"
                              "print('made')\n"),
             "made\n");
   EXPECT_FALSE(McpProcess::is_tool_error(
       server.call("snapshot_session", {{"session_id", id}, {"name", "one"}})));
-  // Two copies (the generation and the snapshot; `.created` holds the empty start), 2000
-  // folders each, 1 MiB of data shared: within the stated bound, with 64 KiB for paddock's own
+  // Two copies (the generation and the snapshot; `.created` holds the empty start), 1000
+  // folders each, 512 KiB of data shared: within the stated bound, with 64 KiB for paddock's own
   // files (meta.json, manifests, locks).
-  std::uintmax_t bound = 2 * ((1u << 20) + 2001 * 4096) + (64u << 10);
+  std::uintmax_t bound = 2 * ((512u << 10) + 1001 * 4096) + (64u << 10);
   EXPECT_LE(unique_disk_bytes(state / "state/sessions/" + id), bound);
-  // 12000 more folders take 47 MiB on disk: the save is refused before it writes them, names
+  // 6000 more folders take 27 MiB on disk: the save is refused before it writes them, names
   // the limit, and the state directory stays under it.
   json flood = server.call(
       "execute_code",
-      {{"session_id", id}, {"code", "import os\nfor i in range(12000): os.makedirs(f'e{i}')\n"}});
+      {{"session_id", id}, {"code", "import os\nfor i in range(6000): os.makedirs(f'e{i}')\n"}});
   EXPECT_NE(all_text(flood).find("--state-disk"), std::string::npos) << all_text(flood);
-  EXPECT_LT(unique_disk_bytes(state / "state"), 48u << 20);
+  EXPECT_LT(unique_disk_bytes(state / "state"), 24u << 20);
   // The generation before it stays current, whole.
   server.kill_and_restart();
   EXPECT_EQ(server.stdout_of(
                 id, "import os\nprint(len([n for n in os.listdir() if n.startswith('dir')]))"),
-            "2000\n");
+            "1000\n");
 }
 
 }  // namespace
