@@ -63,6 +63,7 @@ std::string keep_session_files(SessionEntry& entry) {
     log(LogLevel::kWarning, "session " + entry.id + ": " + line);
     return line;
   }
+  if (entry.state_disk_wrote) entry.state_disk_wrote(saved->disk_bytes);
   (void)entry.kept->touch(entry.kernel != nullptr);
   if (!saved->skipped.empty()) {
     std::string line = skipped_line(saved->skipped);
@@ -85,7 +86,7 @@ namespace {
 // What the state directory holds, plus what the open kept sessions but `except` may still write
 // before their next save.
 std::uint64_t state_disk_committed(ServerState& state, const SessionEntry* except) {
-  std::uint64_t used = state.state_dir()->disk_bytes();
+  std::uint64_t used = state.state_dir()->disk_bytes(state.options().state_disk);
   for (const auto& open : state.sessions().list()) {
     if (!open->kept || open.get() == except) continue;
     std::uint64_t held = open->kept->info().used_bytes;
@@ -120,6 +121,9 @@ void attach_state_disk_room(ServerState& state, SessionEntry& entry) {
     std::uint64_t used = state_disk_committed(state, &entry);
     std::uint64_t limit = state.options().state_disk;
     return limit > used ? limit - used : 0;
+  };
+  entry.state_disk_wrote = [&state](std::uint64_t bytes) {
+    state.state_dir()->note_written(bytes);
   };
 }
 

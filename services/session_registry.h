@@ -56,8 +56,10 @@ struct SessionEntry {
   // Its workspace on disk (services/kept_sessions.h), when the server keeps sessions: written
   // after each call that may change files, under run_mutex.
   std::unique_ptr<state::SavedWorkspace> kept;
-  // What a save of it may add to the state directory, under --state-disk; set with `kept`.
+  // What a save of it may add to the state directory, under --state-disk, and what to tell the
+  // state directory a save wrote; set with `kept` (attach_state_disk_room).
   std::function<std::uint64_t()> state_disk_room;
+  std::function<void(std::uint64_t bytes)> state_disk_wrote;
   std::string name;  // the caller's name for it, or empty
   // Why the interpreter's earlier state is gone, said once by the next cell ("the server
   // restarted"); under run_mutex.

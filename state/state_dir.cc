@@ -149,7 +149,27 @@ std::vector<KeptSession> StateDir::list() const {
   return kept;
 }
 
-std::uint64_t StateDir::disk_bytes() const {
+std::uint64_t StateDir::disk_bytes(std::uint64_t limit) const {
+  std::lock_guard lock(meter_mutex_);
+  auto now = std::chrono::steady_clock::now();
+  std::uint64_t estimate = walked_bytes_ + written_since_walk_;
+  if (!walked_ || now - walked_at_ > std::chrono::seconds(10) ||
+      (limit != 0 && estimate > limit - limit / 10)) {
+    walked_bytes_ = walk_disk_bytes();
+    written_since_walk_ = 0;
+    walked_at_ = now;
+    walked_ = true;
+    estimate = walked_bytes_;
+  }
+  return estimate;
+}
+
+void StateDir::note_written(std::uint64_t bytes) {
+  std::lock_guard lock(meter_mutex_);
+  written_since_walk_ += bytes;
+}
+
+std::uint64_t StateDir::walk_disk_bytes() const {
   std::set<std::uint64_t> seen;
   std::uint64_t bytes = 0;
   (void)walk_tree(sessions_.get(), [&](const TreeEntry& entry, const FileOpener&) -> Status {

@@ -11,8 +11,10 @@
 // Several servers may share it (two MCP clients started one each): each session is locked by
 // the one server that has it open, and the others refuse to open it.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,8 +48,13 @@ class StateDir {
   // Every complete session on disk, by last use (most recent first).
   std::vector<KeptSession> list() const;
   // Bytes the directory takes, each file counted once however many generations and snapshots
-  // link it.
-  [[nodiscard]] std::uint64_t disk_bytes() const;
+  // link it. A walk of the whole directory costs about 1 ms per thousand entries, too much for
+  // every save: it is walked again when the last walk is older than 10 s or the figure comes
+  // within a tenth of `limit`, and in between what this server's saves wrote since (note_written)
+  // is added to the last walk's figure, so that it errs high (what saves freed is not subtracted),
+  // never low.
+  [[nodiscard]] std::uint64_t disk_bytes(std::uint64_t limit = 0) const;
+  void note_written(std::uint64_t bytes);
   // Removes the sessions not used for `retention_seconds` that no server has open; returns
   // what was removed. Also removes what a creation that did not finish left.
   std::vector<WorkspaceInfo> remove_unused(double retention_seconds);
@@ -61,7 +68,14 @@ class StateDir {
         sessions_(std::move(sessions)),
         names_(std::move(names)) {}
 
+  std::uint64_t walk_disk_bytes() const;
+
   std::string path_;
+  mutable std::mutex meter_mutex_;
+  mutable std::uint64_t walked_bytes_ = 0;
+  mutable std::uint64_t written_since_walk_ = 0;
+  mutable std::chrono::steady_clock::time_point walked_at_{};
+  mutable bool walked_ = false;
   UniqueFd root_;
   UniqueFd sessions_;
   UniqueFd names_;
