@@ -79,6 +79,11 @@ TEST(KernelSocketReach, AnInstallerCannotConnectToTheKernelsSockets) {
   EXPECT_EQ(tried->stdout_data.data.substr(0, tried->stdout_data.data.find('\n')),
             "found " + std::to_string(names.size()) + " connected 0")
       << tried->stdout_data.data << tried->stderr_data.data;
+  // Refused by Landlock's scope (EPERM), not gone (ECONNREFUSED, ENOENT).
+  for (const auto& name : names) {
+    EXPECT_NE(tried->stderr_data.data.find("refused " + name + " 1\n"), std::string::npos)
+        << tried->stderr_data.data;
+  }
 
   // And the kernel is none the worse.
   auto after = (*kernel)->execute(CellRequest{"print('still here')", 30}, observer);
