@@ -210,9 +210,20 @@ Result<std::uint64_t> copy_file_data(int source_fd, int target_fd, std::uint64_t
 Status remove_tree(int parent_fd, const std::string& name) {
   if (unlinkat(parent_fd, name.c_str(), 0) == 0 || errno == ENOENT) return {};
   if (errno != EISDIR && errno != EPERM) return system_error("removing " + name);
+  // A folder its owner may not list or change (an archive's 0500 or 0000) is made the owner's
+  // first: without write access its entries cannot go, and without it nothing above it can.
+  // AT_SYMLINK_NOFOLLOW: a symlink put in its place is refused, not followed.
   int fd = openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES &&
+      fchmodat(parent_fd, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0) {
+    fd = openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  }
   if (fd < 0) return errno == ENOENT ? Status{} : system_error("opening " + name);
   UniqueFd directory(fd);
+  struct stat info {};
+  if (fstat(directory.get(), &info) == 0 && (info.st_mode & 0700) != 0700) {
+    (void)fchmod(directory.get(), 0700);  // not ours to change: the removal below says so
+  }
   auto names = directory_names(directory.get());
   if (!names) return names.error();
   for (const auto& child : *names) {

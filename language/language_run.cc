@@ -118,6 +118,27 @@ std::vector<std::string> language_work_files(const LanguagePolicy& policy) {
   return files;
 }
 
+std::vector<std::string> language_own_folders(const LanguagePolicy& policy,
+                                              const std::string& workdir) {
+  std::vector<std::string> folders{workdir + "/.paddock"};
+  for (const auto* env : {&policy.env, &policy.install_env}) {
+    for (const auto& [name, value] : *env) {
+      // A search path (PYTHONPATH) names several.
+      for (std::size_t start = 0; start <= value.size();) {
+        std::size_t end = std::min(value.find(':', start), value.size());
+        std::string path = value.substr(start, end - start);
+        while (path.size() > 1 && path.back() == '/') path.pop_back();
+        if (path.starts_with(workdir + "/") &&
+            std::find(folders.begin(), folders.end(), path) == folders.end()) {
+          folders.push_back(std::move(path));
+        }
+        start = end + 1;
+      }
+    }
+  }
+  return folders;
+}
+
 Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
                                   const std::vector<std::string>& program_args,
                                   const std::vector<std::string>& libraries,

@@ -28,6 +28,14 @@ std::string class_name_of(const LanguagePolicy& policy, const std::string& code)
 // code ({class}), the name the policy's default class gives it.
 std::vector<std::string> language_work_files(const LanguagePolicy& policy);
 
+// The folders of the work directory `workdir` that paddock keeps for itself in a session of this
+// language, as absolute paths: workdir/.paddock (support files such as python's sitecustomize,
+// plots, cut output) and each folder strictly inside `workdir` that the policy's environment
+// points the language at (python's user site /work/.local, R's library, GEM_HOME, GOPATH). A share
+// mounted at, inside or over one of them would stand in for what paddock put there.
+std::vector<std::string> language_own_folders(const LanguagePolicy& policy,
+                                              const std::string& workdir);
+
 // `program_args` are appended to the run command.
 // `libraries` are installed first, with the policy's installer and its install network, in the
 // policy's install_env and `installer_env` ("K=V", the operator's own settings) only. A library

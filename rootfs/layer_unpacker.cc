@@ -82,7 +82,7 @@ class Unpacker {
         if (code == ENOENT || code == ENOTDIR || code == ELOOP) continue;
         return dir.error().context(what_ + " directory '" + printable(it->first) + "'");
       }
-      if (fchmod(dir->get(), it->second.mode) != 0) {
+      if (fchmod(dir->get(), rules_.modes ? it->second.mode : 0700) != 0) {
         return system_error("setting the mode")
             .context(what_ + " directory '" + printable(it->first) + "'");
       }
@@ -315,6 +315,7 @@ class Unpacker {
     }
     // Created 0600 and changed afterwards: fchmod ignores the umask, and a read-only mode does
     // not get in the way of writing.
+    if (!rules_.modes) mode = (mode & S_IXUSR) != 0 ? 0700 : 0600;
     if (fchmod(file.get(), mode) != 0) return system_error("setting the mode");
     keep_owner(owner_of(entry), file.get());
     if (auto mtime = mtime_of(entry)) {

@@ -45,6 +45,11 @@ struct UnpackRules {
   bool fifos = true;
   // The sticky bit is kept (an image's /tmp needs it); without, it is dropped like setuid.
   bool sticky = true;
+  // The entries' permission bits are applied; without, everything is the unpacking user's and
+  // private to it: directories 0700, files 0600 (0700 when the entry's owner may execute it).
+  // A workspace archive lands in the state directory, whose folders and files must stay ones its
+  // server can read and remove (a 0500 folder could not be emptied, a 0000 file not restored).
+  bool modes = true;
   // The diff_id is computed; without, UnpackStats::diff_id stays empty (sha256 is a third of
   // the time an archive's import takes, and nothing checks an archive against a digest).
   bool diff_id = true;

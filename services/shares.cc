@@ -203,7 +203,8 @@ Result<ShareLocation> Shares::locate(const std::string& host_path) const {
                        slash == std::string::npos ? "" : strip_slashes(host_path.substr(slash))};
 }
 
-Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir) {
+Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir,
+                             const std::vector<std::string>& own_folders) {
   const Share* share = shares.find(mount.share);
   if (share == nullptr) {
     return invalid_input("mounts: '" + mount.share +
@@ -231,6 +232,17 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
   if (!clean || !placed) {
     return invalid_input("mounts: '" + mount.path + "' must be a folder inside " + workdir +
                          " or /mnt, e.g. " + workdir + "/" + share->name);
+  }
+  // What paddock put there (python's sitecustomize, the user site its installs go to) would be
+  // the share's instead, and run as paddock's.
+  for (const auto& own : own_folders) {
+    if (mount.path == own || mount.path.starts_with(own + "/") ||
+        own.starts_with(mount.path + "/")) {
+      return invalid_input("mounts: '" + mount.path + "' would cover " + own +
+                           ", which paddock keeps for itself in this session: choose a folder "
+                           "outside it, e.g. " +
+                           workdir + "/" + share->name);
+    }
   }
   if (auto unmoved = check_unmoved(*share); !unmoved) return unmoved.error();
   return BindMount{share->host_dir, mount.path, mount.writable};

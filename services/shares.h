@@ -83,8 +83,10 @@ struct ShareMount {
 Status check_unmoved(const Share& share);
 
 // The bind mount of `mount`: the share's folder at its path, read-only unless the share is :rw
-// and the mount asks for rw. `workdir` is the sandbox's work directory.
-Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir);
+// and the mount asks for rw. `workdir` is the sandbox's work directory; `own_folders` are the
+// folders paddock keeps in it (language_own_folders), which a mount may not be at, inside or over.
+Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir,
+                             const std::vector<std::string>& own_folders);
 
 // Opens `where` with openat2 beneath its share: RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, plus
 // `resolve` (e.g. RESOLVE_NO_SYMLINKS). An error explains the refusal in the share's terms.

@@ -17,12 +17,55 @@
 namespace paddock::state {
 namespace {
 
-Result<UniqueFd> open_or_make(int parent, const std::string& name, const std::string& shown) {
+// One line refusing what another user owns under the state directory: while any part of it was
+// open to others (a folder once 0777), they could have made or changed it, and still can through
+// a descriptor they kept, whatever mode it has now.
+Error foreign(const std::string& path, const std::string& what, uid_t owner) {
+  return Error{EPERM, "the state directory " + path + " holds " + what + ", which belongs to uid " +
+                          std::to_string(owner) +
+                          ", not to this user: remove it (as that user or root), or give "
+                          "--state-dir a directory of your own"};
+}
+
+// Opens the folder `name` of the state directory (made when missing) as one of this user's, private
+// before anything in it is used: from the fchmod on, nobody else can add to it or rename in it.
+// Each entry it holds must be this user's too (a session, a name) and a session's folder is made
+// private like it.
+Result<UniqueFd> open_own_folder(int parent, const std::string& name, const std::string& path) {
   if (mkdirat(parent, name.c_str(), 0700) != 0 && errno != EEXIST) {
-    return system_error("making the state directory " + shown);
+    return system_error("making the state directory " + path);
   }
+  struct stat info {};
   UniqueFd fd(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return system_error("opening the state directory " + shown);
+  if (!fd.valid()) {
+    int error = errno;
+    // A symlink or a file in its place: someone else's is said so, one of ours is what it is.
+    if (fstatat(parent, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+        info.st_uid != geteuid()) {
+      return foreign(path, name, info.st_uid);
+    }
+    return system_error("opening the state directory " + path + "'s " + name, error);
+  }
+  if (fstat(fd.get(), &info) != 0) return system_error("examining the state directory " + path);
+  if (info.st_uid != geteuid()) return foreign(path, name + "/", info.st_uid);
+  if ((info.st_mode & 077) != 0 && fchmod(fd.get(), 0700) != 0) {
+    return system_error("making the state directory " + path + "'s " + name + " private");
+  }
+  auto entries = directory_names(fd.get());
+  if (!entries) return entries.error().context("the state directory " + path + "'s " + name);
+  for (const auto& entry : *entries) {
+    struct stat held {};
+    if (fstatat(fd.get(), entry.c_str(), &held, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;  // removed meanwhile by another server of this user's
+      return system_error("examining the state directory " + path + "'s " + name + "/" + entry);
+    }
+    if (held.st_uid != geteuid()) return foreign(path, name + "/" + entry, held.st_uid);
+    if (S_ISDIR(held.st_mode) && (held.st_mode & 077) != 0 &&
+        fchmodat(fd.get(), entry.c_str(), 0700, AT_SYMLINK_NOFOLLOW) != 0) {
+      return system_error("making the state directory " + path + "'s " + name + "/" + entry +
+                          " private");
+    }
+  }
   return fd;
 }
 
@@ -62,9 +105,11 @@ Result<std::unique_ptr<StateDir>> StateDir::open(const std::string& path) {
   if ((info.st_mode & 077) != 0 && fchmod(root.get(), 0700) != 0) {
     return system_error("making the state directory " + path + " private");
   }
-  auto sessions = open_or_make(root.get(), "sessions", path);
+  // Private first, then what it holds: from here on no other user can add to it, so what the
+  // checks below accept stays this user's.
+  auto sessions = open_own_folder(root.get(), "sessions", path);
   if (!sessions) return sessions.error();
-  auto names = open_or_make(root.get(), "names", path);
+  auto names = open_own_folder(root.get(), "names", path);
   if (!names) return names.error();
   return std::unique_ptr<StateDir>(
       new StateDir(path, std::move(root), std::move(*sessions), std::move(*names)));

@@ -31,8 +31,9 @@ struct KeptSession {
 
 class StateDir {
  public:
-  // Makes the directory (and its parents, 0700) when missing. Refused when it belongs to
-  // another user; made 0700 when it is more open.
+  // Makes the directory (and its parents, 0700) when missing. Refused when it, sessions/,
+  // names/ or an entry of theirs belongs to another user (one line naming it); each folder is
+  // made 0700 when it is more open, before what it holds is looked at.
   static Result<std::unique_ptr<StateDir>> open(const std::string& path);
 
   [[nodiscard]] const std::string& path() const { return path_; }

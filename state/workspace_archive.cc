@@ -422,7 +422,8 @@ Result<ArchiveStats> import_tree(int archive_fd, int target_fd, const ArchiveLim
     return invalid_input("importing the archive: the target directory is not empty");
   }
   // A workspace is one user's plain files: none of an image's meanings (whiteouts, owners, FIFOs
-  // for some daemon, a sticky /tmp), and the limits are the import's, not a guess at a bomb.
+  // for some daemon, a sticky /tmp, modes that would lock the server out of its own state
+  // directory), and the limits are the import's, not a guess at a bomb.
   rootfs::UnpackRules rules;
   rules.what = "archive";
   rules.limit_note = "the import limit";
@@ -430,6 +431,7 @@ Result<ArchiveStats> import_tree(int archive_fd, int target_fd, const ArchiveLim
   rules.owners = false;
   rules.fifos = false;
   rules.sticky = false;
+  rules.modes = false;
   rules.diff_id = false;
   auto unpacked = rootfs::unpack_layer(
       archive_fd, target_fd, rootfs::UnpackLimits{limits.max_bytes, limits.max_entries}, rules);

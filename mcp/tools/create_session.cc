@@ -1,6 +1,7 @@
 // create_session: a sandbox that stays, for files and libraries across execute_code calls.
 
 #include "core/text.h"
+#include "language/language_run.h"
 #include "mcp/content.h"
 #include "mcp/interpreter_content.h"
 #include "mcp/progress_observer.h"
@@ -98,7 +99,7 @@ class CreateSession final : public Tool {
     if (!policy) return tool_error(policy.error().message);
     // The shares' binds go into the builder with the rest: the shape is never patched after.
     std::vector<BindMount> binds;
-    auto mounts = add_mounts(state, arguments, binds);
+    auto mounts = add_mounts(state, **policy, arguments, binds);
     if (!mounts) return tool_error(mounts.error().message);
     auto spec = session_spec(state, **policy, context.progress, binds);
     if (!spec) return tool_error(spec.error().message);
@@ -283,14 +284,18 @@ class CreateSession final : public Tool {
 
  private:
   // The shares `arguments` asks to mount, added to the spec's binds.
-  static Result<std::vector<ShareMount>> add_mounts(const ServerState& state, const json& arguments,
+  static Result<std::vector<ShareMount>> add_mounts(const ServerState& state,
+                                                    const LanguagePolicy& policy,
+                                                    const json& arguments,
                                                     std::vector<BindMount>& binds) {
     std::vector<ShareMount> mounts;
     if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
+    std::string workdir = SandboxShape{}.workdir;
+    std::vector<std::string> own_folders = language_own_folders(policy, workdir);
     for (const auto& asked : arguments["mounts"]) {
       ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
                        asked.value("rw", false)};
-      auto bind = share_bind(state.shares(), mount, SandboxShape{}.workdir);
+      auto bind = share_bind(state.shares(), mount, workdir, own_folders);
       if (!bind) return bind.error();
       for (const auto& other : binds) {
         if (other.sandbox_path == bind->sandbox_path) {

@@ -7,7 +7,9 @@
 #
 # The kernel's connection key stays out of the program's environment and files: it is made
 # here, written to a connection file in a private directory that is removed once the kernel has
-# read it, and the sockets are unix sockets (ipc) in that directory, in the sandbox's own /tmp.
+# read it. The sockets are abstract unix sockets (ipc, "@name"), which live in the sandbox's own
+# network namespace and which an installer's Landlock domain cannot connect to (its scope); in
+# /tmp, anything of the sandbox's user could connect to them, an installer's package code too.
 import errno
 import hmac
 import json
@@ -298,9 +300,12 @@ class Kernel:
         self.directory = tempfile.mkdtemp(prefix="paddock-kernel-", dir="/tmp")
         os.chmod(self.directory, 0o700)
         self.log_path = os.path.join(self.directory, "kernel.log")
+        # Abstract names, not files (see the top): unguessable, so that nothing can take one
+        # before the kernel binds it. jupyter_client and the kernels look for a file of the name
+        # to pick free ports; none is there, so they take 1 to 5.
         connection_file, connection = write_connection_file(
             os.path.join(self.directory, "connection.json"), transport="ipc",
-            ip=os.path.join(self.directory, "k"), key=secrets.token_hex(32).encode(),
+            ip="@paddock-kernel-" + secrets.token_hex(16), key=secrets.token_hex(32).encode(),
             kernel_name=KERNEL)
         names = {"connection_file": connection_file, "resource_dir": found[KERNEL],
                  "prefix": sys.prefix}

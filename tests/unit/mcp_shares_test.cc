@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include "language/language_run.h"
+#include "language/policy_store.h"
+
 namespace paddock::mcp {
 namespace {
 
@@ -150,28 +153,68 @@ TEST(Shares, AMountPathIsInsideWorkOrMnt) {
   Tree tree;
   Shares shares = open_shares(tree);
   ShareMount plain{"data", "", false};
-  auto bind = share_bind(shares, plain, "/work");
+  auto bind = share_bind(shares, plain, "/work", {});
   ASSERT_TRUE(bind) << bind.error().message;
   EXPECT_EQ(bind->sandbox_path, "/work/data");
   EXPECT_EQ(bind->host_path, std::filesystem::canonical(tree.root() + "/data").string());
   EXPECT_FALSE(bind->writable);
   ShareMount relative{"out", "project/here", true};
-  auto rw = share_bind(shares, relative, "/work");
+  auto rw = share_bind(shares, relative, "/work", {});
   ASSERT_TRUE(rw);
   EXPECT_EQ(rw->sandbox_path, "/work/project/here");
   EXPECT_TRUE(rw->writable);
   for (const char* path : {"/etc/x", "/work", "/work/", "/work//", "/mnt", "/mnt/", "/mnt/../etc",
                            "../x", "/work/a/../../etc", "/", ".", "./"}) {
     ShareMount bad{"data", path, false};
-    EXPECT_FALSE(share_bind(shares, bad, "/work")) << path;
+    EXPECT_FALSE(share_bind(shares, bad, "/work", {})) << path;
   }
   ShareMount widened{"data", "", true};
-  auto refused = share_bind(shares, widened, "/work");
+  auto refused = share_bind(shares, widened, "/work", {});
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("read-only, so it cannot be mounted rw"),
             std::string::npos);
   ShareMount unknown{"/etc", "", false};
-  EXPECT_FALSE(share_bind(shares, unknown, "/work"));
+  EXPECT_FALSE(share_bind(shares, unknown, "/work", {}));
+}
+
+// Paddock's own folders in /work, by the built-in policies: a share at, inside or over one would
+// replace python's sitecustomize (.paddock/python), the user site installs go to (.local), R's
+// library; each is refused with a line that names the folder, and a name beside them is not.
+TEST(Shares, AMountAtInsideOrOverPaddocksOwnFoldersIsRefused) {
+  Tree tree;
+  Shares shares = open_shares(tree);
+  auto policies = PolicyStore::load({});
+  ASSERT_TRUE(policies) << policies.error().message;
+  auto own = [&](const std::string& language) {
+    auto policy = policies->find(language);
+    EXPECT_TRUE(policy) << language;
+    return policy ? language_own_folders(**policy, "/work") : std::vector<std::string>{};
+  };
+  std::vector<std::string> python = own("python");
+  for (const char* path : {".paddock", ".paddock/python", "/work/.paddock/python/sitecustomize.py",
+                           ".paddock/plots", ".local", "/work/.local", ".local/lib/python3.11"}) {
+    ShareMount mount{"out", path, true};
+    auto refused = share_bind(shares, mount, "/work", python);
+    ASSERT_FALSE(refused) << path;
+    EXPECT_NE(refused.error().message.find("which paddock keeps for itself"), std::string::npos)
+        << refused.error().message;
+    EXPECT_EQ(refused.error().message.find('\n'), std::string::npos);
+  }
+  ShareMount shadow{"out", "/work/.local", true};
+  EXPECT_EQ(share_bind(shares, shadow, "/work", python).error().message,
+            "mounts: '/work/.local' would cover /work/.local, which paddock keeps for itself in "
+            "this session: choose a folder outside it, e.g. /work/out");
+  std::vector<std::string> r = own("r");
+  for (const char* path : {"R", "R/library", ".paddock/r"}) {
+    ShareMount mount{"data", path, false};
+    EXPECT_FALSE(share_bind(shares, mount, "/work", r)) << path;
+  }
+  for (const char* path :
+       {".localdata", "local", "data/.local", ".paddock-notes", "/mnt/.paddock"}) {
+    ShareMount mount{"data", path, false};
+    auto bound = share_bind(shares, mount, "/work", python);
+    EXPECT_TRUE(bound) << path << ": " << (bound ? "" : bound.error().message);
+  }
 }
 
 TEST(Shares, AFolderReplacedSinceStartUpIsNotMounted) {
@@ -180,7 +223,7 @@ TEST(Shares, AFolderReplacedSinceStartUpIsNotMounted) {
   std::filesystem::rename(tree.root() + "/data", tree.root() + "/moved");
   std::filesystem::create_symlink("/etc", tree.root() + "/data");
   ShareMount mount{"data", "", false};
-  auto refused = share_bind(shares, mount, "/work");
+  auto refused = share_bind(shares, mount, "/work", {});
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("was moved or replaced since the server started"),
             std::string::npos)

@@ -270,7 +270,7 @@ TEST(WorkspaceArchive, ExportWritesAZstdPaxTarOfWhatAWorkspaceHolds) {
   EXPECT_LT(uncompressed, 1u << 20) << "the sparse file was written dense";
 }
 
-TEST(WorkspaceArchive, RoundTripKeepsFilesDirectoriesLinksModesAndTimes) {
+TEST(WorkspaceArchive, RoundTripKeepsFilesDirectoriesLinksTheExecutableBitAndTimes) {
   Parent source;
   make_workspace(source.target());
   std::string data = export_of(source.target());
@@ -293,7 +293,15 @@ TEST(WorkspaceArchive, RoundTripKeepsFilesDirectoriesLinksModesAndTimes) {
     SCOPED_TRACE(name);
     fs::path from = source.path(name), to = copy.path(name);
     struct stat a = lstat_of(from), b = lstat_of(to);
-    EXPECT_EQ(a.st_mode, b.st_mode);
+    EXPECT_EQ(a.st_mode & S_IFMT, b.st_mode & S_IFMT);
+    // The permission bits as the state directory keeps everything (import_tree): private, with
+    // the owner's executable bit.
+    if (S_ISDIR(a.st_mode)) {
+      EXPECT_EQ(b.st_mode & 07777, 0700u);
+    }
+    if (S_ISREG(a.st_mode)) {
+      EXPECT_EQ(b.st_mode & 07777, (a.st_mode & S_IXUSR) != 0 ? 0700u : 0600u);
+    }
     EXPECT_EQ(b.st_uid, geteuid());
     if (S_ISREG(a.st_mode)) {
       EXPECT_EQ(a.st_size, b.st_size);
@@ -308,8 +316,8 @@ TEST(WorkspaceArchive, RoundTripKeepsFilesDirectoriesLinksModesAndTimes) {
     EXPECT_EQ(a.st_mtim.tv_nsec, b.st_mtim.tv_nsec);
   }
   EXPECT_EQ(lstat_of(copy.path("src/main.py")).st_mtim.tv_nsec, kMtime.tv_nsec);
-  EXPECT_EQ(mode_of(copy.path("src/run.sh")), 0755u);
-  EXPECT_EQ(mode_of(copy.path("src/pkg/readonly.txt")), 0444u);
+  EXPECT_EQ(mode_of(copy.path("src/run.sh")), 0700u);
+  EXPECT_EQ(mode_of(copy.path("src/pkg/readonly.txt")), 0600u);
   EXPECT_EQ(mode_of(copy.path("closed")), 0700u);
   EXPECT_EQ(fs::read_symlink(copy.path("passwd-link")), "/etc/passwd");
   EXPECT_EQ(read_file(copy.path(".wh.not-a-whiteout")), "plain");
@@ -328,8 +336,13 @@ TEST(WorkspaceArchive, RoundTripKeepsFilesDirectoriesLinksModesAndTimes) {
   ASSERT_EQ(pread(fd.get(), middle.data(), middle.size(), 32 << 20), 4096);
   EXPECT_EQ(middle, std::string(4096, 'd'));
 
-  // Exporting the copy gives the same archive: nothing was lost or added on the way.
-  EXPECT_EQ(export_of(copy.target()), data);
+  // Nothing else is lost or added on the way: the copy's archive (its modes the private ones)
+  // comes back the same from a copy of it.
+  std::string again = export_of(copy.target());
+  Parent second;
+  auto restats = second.import(again);
+  ASSERT_TRUE(restats.ok()) << restats.error().message;
+  EXPECT_EQ(export_of(second.target()), again);
 }
 
 // The tree's own symlinks are entries, never ways out: a link to a directory outside is written
@@ -585,12 +598,40 @@ TEST(WorkspaceArchive, SetuidSetgidAndStickyBitsAreDropped) {
   archive.dir("sgdir", 02775).dir("sticky", 01777);
   auto stats = parent.import(archive.layer(Compression::kZstd));
   ASSERT_TRUE(stats.ok()) << stats.error().message;
-  EXPECT_EQ(mode_of(parent.path("su")), 0755u);
-  EXPECT_EQ(mode_of(parent.path("sg")), 0755u);
-  EXPECT_EQ(mode_of(parent.path("both")), 0711u);
-  EXPECT_EQ(mode_of(parent.path("sgdir")), 0775u);
-  EXPECT_EQ(mode_of(parent.path("sticky")), 0777u);
+  EXPECT_EQ(mode_of(parent.path("su")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("sg")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("both")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("sgdir")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("sticky")), 0700u);
+  EXPECT_EQ(stats->skipped, 0u);
   parent.expect_only_target();
+}
+
+// The archive lands in the state directory, which its server must be able to read and empty
+// whoever it runs as: a folder the archive makes read-only (0500) or closed (0000), or a file it
+// makes unreadable, is private to the importing user instead, and its content is all there.
+TEST(WorkspaceArchive, ModesThatWouldLockTheOwnerOutAreNotApplied) {
+  Parent parent;
+  LayerBuilder archive;
+  archive.dir("readonly", 0500).file("readonly/data", std::string(1 << 20, 'r'), 0400);
+  archive.dir("closed", 0000).file("closed/secret", "s", 0000);
+  archive.dir("closed/inner", 0300).file("closed/inner/tool", "#!/bin/sh\n", 0111);
+  auto stats = parent.import(archive.layer(Compression::kZstd));
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_EQ(mode_of(parent.path("readonly")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("closed")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("closed/inner")), 0700u);
+  EXPECT_EQ(mode_of(parent.path("readonly/data")), 0600u);
+  EXPECT_EQ(mode_of(parent.path("closed/secret")), 0600u);
+  EXPECT_EQ(mode_of(parent.path("closed/inner/tool")), 0700u);
+  EXPECT_EQ(read_file(parent.path("closed/secret")), "s");
+  EXPECT_EQ(read_file(parent.path("readonly/data")).size(), 1u << 20);
+  // And its owner can take it all away again, without first changing a mode.
+  std::error_code error;
+  fs::remove_all(parent.path("readonly"), error);
+  EXPECT_FALSE(error) << error.message();
+  fs::remove_all(parent.path("closed"), error);
+  EXPECT_FALSE(error) << error.message();
 }
 
 // The archive's owners mean nothing here: the files are the importing user's, with no record.
