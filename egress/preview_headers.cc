@@ -46,8 +46,9 @@ PreviewResponseHead malformed(std::string why) {
 }  // namespace
 
 bool asks_upgrade(const RequestHead& head) {
-  return std::any_of(head.headers.begin(), head.headers.end(),
-                     [](const auto& header) { return to_lower(header.name) == "upgrade"; });
+  return std::any_of(head.headers.begin(), head.headers.end(), [](const auto& header) {
+    return to_lower(header.name) == "upgrade" && to_lower(header.value) == "websocket";
+  });
 }
 
 std::string preview_request_head(const RequestHead& head, const PreviewGrants& grants) {
@@ -56,6 +57,8 @@ std::string preview_request_head(const RequestHead& head, const PreviewGrants& g
   for (const auto& header : head.headers) {
     std::string name = to_lower(header.name);
     if (hop_by_hop(name)) continue;
+    // Another protocol than a WebSocket's (h2c) would carry later requests past the relay.
+    if (name == "upgrade" && !upgrade) continue;
     if (name == "authorization" && !grants.authorization) continue;
     if (name == "cookie") {
       std::string kept;

@@ -42,7 +42,9 @@ struct PreviewGrants {
   bool authorization = false;       // its server has sent WWW-Authenticate
 };
 
-// Whether the request asks for another protocol on its connection (a WebSocket).
+// Whether the request asks for a WebSocket on its connection (Upgrade: websocket); an Upgrade
+// to anything else (h2c) is dropped from what the sandbox gets, since the relay would then carry
+// the connection's later requests unread.
 bool asks_upgrade(const RequestHead& head);
 
 // The head to send the sandbox for a complete origin-form request head.

@@ -438,6 +438,13 @@ class Echo(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Length', str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+    def do_POST(self):
+        data = self.rfile.read(int(self.headers.get('Content-Length', '0')))
+        body = b'BODY ' + data + b'\n' + ('SEEN ' + self.requestline + '\n').encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
     def log_message(self, *a): pass
 echo = http.server.ThreadingHTTPServer(('127.0.0.1', 8010), Echo)
 threading.Thread(target=echo.serve_forever, daemon=True).start()
@@ -513,6 +520,29 @@ TEST_F(PreviewTest, AHeadTheStrictParserRefusesNeverReachesTheSandbox) {
     EXPECT_NE(answer.find("400 Bad Request"), std::string::npos) << extra << answer;
     EXPECT_EQ(answer.find("SEEN"), std::string::npos) << extra << answer;
   }
+}
+
+// A request's body goes to the sandbox whole, and nothing past it: a second request sent on
+// the same connection (pipelined) would reach the sandbox's server unjudged and unrebuilt.
+TEST_F(PreviewTest, ARequestsBodyGoesThroughAndNothingPastIt) {
+  server_.call(3, "execute_code", {{"session_id", session_}, {"code", kHeadEcho}});
+  json started = server_.wait_for(3, std::chrono::seconds(120));
+  ASSERT_NE(McpProcess::text_of(started).find("echoing"), std::string::npos) << started.dump();
+  Exposed echo = expose(server_, 4, session_, 8010);
+  ASSERT_NE(echo.host_port, 0) << echo.answer.dump();
+  std::string host = host_of(echo.host_port);
+  std::string own =
+      "Cookie: paddock_preview_" + std::to_string(echo.host_port) + "=" + echo.token + "\r\n";
+  UniqueFd fd = connect_loopback(echo.host_port);
+  ASSERT_TRUE(fd.valid());
+  send_all(fd.get(), "POST /form HTTP/1.1\r\nHost: " + host + "\r\n" + own +
+                         "Content-Length: 5\r\n\r\nhello"
+                         "GET /smuggled HTTP/1.1\r\nHost: " +
+                         host + "\r\nCookie: jupyter_session=host-app-secret\r\n\r\n");
+  std::string answer = read_from(fd.get());
+  EXPECT_NE(answer.find("BODY hello\nSEEN POST /form HTTP/1.1"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("smuggled"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("host-app-secret"), std::string::npos) << answer;
 }
 
 // A server that never accepts, and 130 clients of its preview that stay: every other preview

@@ -61,6 +61,12 @@ TEST(PreviewHeaders, AWebSocketKeepsItsUpgrade) {
   EXPECT_NE(sent.find("\r\nUpgrade: websocket\r\n"), std::string::npos) << sent;
   EXPECT_NE(sent.find("\r\nConnection: Upgrade\r\n"), std::string::npos) << sent;
   EXPECT_EQ(sent.find("close"), std::string::npos) << sent;
+  // Any other protocol (h2c) would carry the connection's later requests past the relay.
+  RequestHead h2c = request("Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n");
+  EXPECT_FALSE(asks_upgrade(h2c));
+  sent = preview_request_head(h2c, {});
+  EXPECT_EQ(sent.find("Upgrade"), std::string::npos) << sent;
+  EXPECT_NE(sent.find("\r\nConnection: close\r\n"), std::string::npos) << sent;
   PreviewGrants grants;
   PreviewResponseHead switched = response(
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
