@@ -648,6 +648,17 @@ void PreviewForwarder::relay(Connection& connection) {
     if (connection.body->state() == BodyFraming::State::kMalformed) ok = false;
     connection.request_done = connection.body->state() == BodyFraming::State::kDone;
     connection.to_sandbox.bytes.append(got, 0, taken);
+  } else if (!connection.client_eof) {
+    // The request is whole: what the client sends next is not the sandbox's (a pipelined
+    // request goes unanswered: the response says close), and its end means it went away, as a
+    // reverse proxy reads it: its connection ends now, not at the idle deadline.
+    std::string dropped;
+    std::uint64_t ignored = 0;
+    ok = receive(client, dropped, kPreviewBuffer, connection.client_eof, ignored);
+    if (connection.client_eof) {
+      connection.done = true;
+      return;
+    }
   }
   ok = ok && flush(sandbox, connection.to_sandbox, connection.moved);
   // To the client: the response's head rebuilt first, then as it comes.
@@ -778,8 +789,9 @@ void PreviewForwarder::run() {
           break;
         case State::kRelay: {
           bool answered = connection->raw || connection->response_head_done;
-          if (!connection->client_eof && connection->to_sandbox.room() > 0 &&
-              (connection->raw || !connection->request_done)) {
+          // Past the request, the client is read only to see it go (relay()).
+          if (!connection->client_eof && (connection->to_sandbox.room() > 0 ||
+                                          (!connection->raw && connection->request_done))) {
             client |= POLLIN;
           }
           if (!connection->to_client.empty()) client |= POLLOUT;

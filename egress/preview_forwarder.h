@@ -23,9 +23,10 @@
 // polled); three descriptors' worth of buffers each (kPreviewBuffer: to the sandbox, to the
 // client, and a response head being read); a request head within kPreviewHeadDeadline, a
 // connection into the sandbox within kPreviewConnectDeadline, and a relayed connection closed
-// once nothing moved either way for PreviewLimits::idle; accept backs off kPreviewAcceptBackoff
-// on EMFILE. So a sandbox's server that stops reading, or never accepts, only stalls its own
-// connections, and only until they idle out.
+// once nothing moved either way for PreviewLimits::idle, or at once when its HTTP client goes
+// away before its answer; accept backs off kPreviewAcceptBackoff on EMFILE. So a sandbox's
+// server that stops reading, or never accepts, only stalls its own connections, and only until
+// their clients go or they idle out.
 
 #include <sys/types.h>
 

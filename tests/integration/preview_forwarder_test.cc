@@ -226,6 +226,55 @@ TEST(PreviewForwarder, AnIdleConnectionIsClosedAndAPreviewKeepsToItsCap) {
   EXPECT_TRUE(said);
 }
 
+// An HTTP client that goes away before its answer gives its slot back at once, not at the idle
+// deadline: the next client of a preview at its cap is relayed, though the sandbox's server
+// never accepted either.
+TEST(PreviewForwarder, AnHttpClientThatGoesAwayGivesItsSlotBackAtOnce) {
+  Listener sandbox;  // never accepts: the connections wait in its backlog
+  TestFactory factory(tcp_socket);
+  PreviewLimits limits;
+  limits.connections_per_preview = 1;
+  PreviewForwarder forwarder(getuid(), {}, limits);
+  auto http = forwarder.open("s", factory.take(), sandbox.port, PreviewProtocol::kHttp);
+  ASSERT_TRUE(http) << http.error().message;
+  ASSERT_EQ(sandbox.accepted(), 1);  // the probe
+  std::string token = http->url.substr(http->url.find('=') + 1);
+  std::string request = "GET / HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(http->host_port) +
+                        "\r\nCookie: paddock_preview_" + std::to_string(http->host_port) + "=" +
+                        token + "\r\n\r\n";
+  auto ask = [&] {
+    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(http->host_port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(request.size()));
+    return fd;
+  };
+  // The sandbox's ends are kept open and silent: no answer, no end, ends either connection.
+  std::vector<UniqueFd> kept;
+  auto relayed_within = [&](std::chrono::milliseconds within) {
+    for (auto end = std::chrono::steady_clock::now() + within;
+         std::chrono::steady_clock::now() < end;
+         std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
+      UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (one.valid()) {
+        kept.push_back(std::move(one));
+        return true;
+      }
+    }
+    return false;
+  };
+  UniqueFd first = ask();
+  EXPECT_TRUE(relayed_within(std::chrono::milliseconds(2000)));
+  UniqueFd second = ask();  // past the cap: waits
+  EXPECT_FALSE(relayed_within(std::chrono::milliseconds(500)));
+  first.reset();  // goes away unanswered
+  EXPECT_TRUE(relayed_within(std::chrono::milliseconds(2000)));
+}
+
 // Past a session's cap of previews, and the server's, open() refuses in one line; the session's
 // factory is kept, so its next preview, within the caps, opens.
 TEST(PreviewForwarder, PreviewsAreCappedBySessionAndByServer) {
