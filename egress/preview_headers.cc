@@ -146,8 +146,15 @@ std::string preview_response_head(const PreviewResponseHead& head, PreviewGrants
       if (pair.empty() || token_cookie(pair)) continue;
       if (pair.size() <= kMaxPreviewCookie &&
           std::find(grants.cookies.begin(), grants.cookies.end(), pair) == grants.cookies.end()) {
-        if (grants.cookies.size() >= kMaxPreviewCookies) grants.cookies.pop_front();
         grants.cookies.push_back(std::move(pair));
+        auto bytes = [&] {
+          std::size_t total = 0;
+          for (const auto& kept : grants.cookies) total += kept.size();
+          return total;
+        };
+        while (grants.cookies.size() > kMaxPreviewCookies || bytes() > kMaxPreviewCookieBytes) {
+          grants.cookies.pop_front();
+        }
       }
     }
     out.append(header.name).append(": ").append(header.value).append("\r\n");

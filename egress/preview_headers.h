@@ -30,10 +30,12 @@
 
 namespace paddock::egress {
 
-// What a preview keeps of what its server set: at most kMaxPreviewCookies pairs (the oldest go
-// first), each at most kMaxPreviewCookie bytes (a browser keeps no longer one).
+// What a preview keeps of what its server set: at most kMaxPreviewCookies pairs and
+// kMaxPreviewCookieBytes together (the oldest go first), each at most kMaxPreviewCookie bytes (a
+// browser keeps no longer one); so a server's previews hold at most 2 MiB of it (64 previews).
 inline constexpr std::size_t kMaxPreviewCookies = 64;
 inline constexpr std::size_t kMaxPreviewCookie = 4096;
+inline constexpr std::size_t kMaxPreviewCookieBytes = 32 * 1024;
 // A response head from the sandbox's server, at most.
 inline constexpr std::size_t kMaxPreviewResponseHead = 64 * 1024;
 

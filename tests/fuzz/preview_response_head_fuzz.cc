@@ -41,6 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (value.starts_with(kPreviewTokenParameter) || value.starts_with("=")) std::abort();
     }
     if (grants.cookies.size() > kMaxPreviewCookies) std::abort();
+    std::size_t total = 0;
+    for (const auto& pair : grants.cookies) total += pair.size();
+    if (total > kMaxPreviewCookieBytes) std::abort();
     for (const auto& pair : grants.cookies) {
       if (pair.size() > kMaxPreviewCookie || pair.starts_with(kPreviewTokenParameter)) {
         std::abort();

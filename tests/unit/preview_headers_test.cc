@@ -104,6 +104,17 @@ TEST(PreviewHeaders, WhatAServerSetIsBounded) {
   ASSERT_EQ(grants.cookies.size(), kMaxPreviewCookies);
   EXPECT_EQ(grants.cookies.front(), "c10=v");  // the oldest went first
   EXPECT_EQ(grants.cookies.back(), "c73=v");
+  // Large ones: at most kMaxPreviewCookieBytes together, the newest kept.
+  for (int i = 0; i < 20; ++i) {
+    PreviewResponseHead head =
+        response("HTTP/1.1 204 No Content\r\nSet-Cookie: l" + std::to_string(i) + "=" +
+                 std::string(4000, 'x') + "\r\n\r\n");
+    preview_response_head(head, grants);
+  }
+  std::size_t total = 0;
+  for (const auto& pair : grants.cookies) total += pair.size();
+  EXPECT_LE(total, kMaxPreviewCookieBytes);
+  EXPECT_EQ(grants.cookies.back().substr(0, 4), "l19=");
 }
 
 TEST(PreviewHeaders, AResponseHeadIsReadStrictly) {
