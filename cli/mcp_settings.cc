@@ -538,6 +538,14 @@ std::vector<McpSetting> make_table() {
          o.preview_ports = {range->first, range->last};
          return {};
        }},
+      {"--max-previews",
+       {"PADDOCK_MAX_PREVIEWS"},
+       "N",
+       "Previews open at most, all sessions together (default 64; a session has 16 at most)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.max_previews, whole_number(g, 1, 1024, "64"));
+       }},
       {"--workers",
        {"PADDOCK_WORKERS"},
        "N",

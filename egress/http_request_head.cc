@@ -62,6 +62,8 @@ std::optional<Authority> parse_authority(std::string_view text, std::uint16_t de
   return authority;
 }
 
+}  // namespace
+
 bool is_token(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
     return std::isalnum(c) != 0 ||
@@ -69,8 +71,6 @@ bool is_token(std::string_view text) {
   });
 }
 
-// Where the first line break that is not CRLF is (a bare LF or CR) in `bytes`, or npos. A CR
-// at the very end may still get its LF.
 std::size_t bare_line_break(std::string_view bytes) {
   for (std::size_t at = bytes.find_first_of("\r\n"); at != std::string_view::npos;
        at = bytes.find_first_of("\r\n", at + 1)) {
@@ -82,16 +82,13 @@ std::size_t bare_line_break(std::string_view bytes) {
   return std::string_view::npos;
 }
 
-// A control character other than a tab (RFC 9110 section 5.5: field values are visible
-// characters, blanks and obs-text).
+// RFC 9110 section 5.5: field values are visible characters, blanks and obs-text.
 bool has_control_character(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
     auto byte = static_cast<unsigned char>(c);
     return (byte < 0x20 && byte != '\t') || byte == 0x7f;
   });
 }
-
-}  // namespace
 
 RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
   std::size_t end = bytes.find("\r\n\r\n");

@@ -67,4 +67,12 @@ RequestHead parse_request_head(std::string_view bytes, RequestForm form = Reques
 // and the parsed headers but Proxy-*, each as "Name: value", CRLF after every line.
 std::string upstream_request_head(const RequestHead& head);
 
+// The strict rules this parser keeps, for the other heads paddock reads (a preview's response
+// heads, egress/preview_headers.h): a token (a method, a header's name; RFC 9110 section 5.6.2);
+// where the first line break that is not CRLF is (a bare LF or CR), or npos, a CR at the very
+// end excepted (its LF may come); a control character other than a tab in a field's value.
+bool is_token(std::string_view text);
+std::size_t bare_line_break(std::string_view bytes);
+bool has_control_character(std::string_view text);
+
 }  // namespace paddock::egress

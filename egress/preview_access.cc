@@ -1,9 +1,9 @@
 #include "egress/preview_access.h"
 
 #include <cctype>
-#include <vector>
 
 #include "core/random_hex.h"
+#include "egress/http_request_head.h"
 
 namespace paddock::egress {
 namespace {
@@ -110,66 +110,50 @@ std::string preview_response(std::string_view status, std::string_view text) {
 
 PreviewVerdict judge_preview_request(std::string_view bytes, std::uint16_t host_port,
                                      std::string_view token) {
-  std::size_t end = bytes.find("\r\n\r\n");
-  if (end == std::string_view::npos) {
+  // The proxy's strict parser (egress/http_request_head.h): what the relay judges is what the
+  // sandbox's server reads, since the sandbox gets the head rebuilt from this reading.
+  RequestHead head = parse_request_head(bytes.substr(0, kMaxPreviewHead), RequestForm::kOrigin);
+  if (head.state == RequestHead::State::kNeedMore) {
     if (bytes.size() >= kMaxPreviewHead) {
       return refuse("431 Request Header Fields Too Large", "the request head is too long");
     }
     return {};
   }
-  if (end + 4 > kMaxPreviewHead) {
-    return refuse("431 Request Header Fields Too Large", "the request head is too long");
+  if (head.state == RequestHead::State::kMalformed) {
+    if (head.error.find("over 16 KiB") != std::string::npos) {
+      return refuse("431 Request Header Fields Too Large", "the request head is too long");
+    }
+    return refuse("400 Bad Request", "a malformed request: " + head.error);
   }
-  std::string_view head = bytes.substr(0, end);
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= head.size();) {
-    std::size_t next = head.find("\r\n", at);
-    if (next == std::string_view::npos) next = head.size();
-    lines.push_back(head.substr(at, next - at));
-    at = next + 2;
-  }
-  // The request line: METHOD SP target SP HTTP/1.x.
-  std::string_view line = lines.front();
-  std::size_t first = line.find(' ');
-  std::size_t last = line.rfind(' ');
-  if (first == std::string_view::npos || first == last ||
-      line.substr(last + 1).substr(0, 7) != "HTTP/1.") {
-    return refuse("400 Bad Request", "not an HTTP/1.x request line");
-  }
-  std::string_view target = line.substr(first + 1, last - first - 1);
-  for (char c : target) {
+  for (char c : head.path) {
     // The target comes back in the redirect's Location: no byte of it may end a header.
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
       return refuse("400 Bad Request", "the request target holds a control character or blank");
     }
   }
-  std::string cookie_name = preview_cookie_name(host_port);
-  int hosts = 0;
+  // The Host as written: a browser leaves out only :80, which no preview's URL does.
   std::string host;
+  std::string cookie_name = preview_cookie_name(host_port);
   bool cookie = false;
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    std::size_t colon = lines[i].find(':');
-    if (colon == std::string_view::npos || colon == 0) {
-      return refuse("400 Bad Request", "a header line has no name");
-    }
-    std::string name = lower(lines[i].substr(0, colon));
-    std::string_view value = trim(lines[i].substr(colon + 1));
-    if (name == "host") {
-      ++hosts;
-      host = lower(value);
-    } else if (name == "cookie") {
-      cookie = cookie || cookie_has(value, cookie_name, token);
-    }
+  for (const auto& header : head.headers) {
+    std::string name = lower(header.name);
+    if (name == "host") host = lower(header.value);
+    if (name == "cookie") cookie = cookie || cookie_has(header.value, cookie_name, token);
   }
   std::string port = ":" + std::to_string(host_port);
-  if (hosts != 1 || (host != "127.0.0.1" + port && host != "localhost" + port)) {
+  if (host != "127.0.0.1" + port && host != "localhost" + port) {
     return refuse("421 Misdirected Request",
                   "the Host header must be 127.0.0.1" + port + " or localhost" + port +
                       " (a page under another name is refused: DNS rebinding)");
   }
-  if (cookie) return PreviewVerdict{PreviewVerdict::Kind::kForward, {}, {}};
+  if (cookie) {
+    PreviewVerdict verdict;
+    verdict.kind = PreviewVerdict::Kind::kForward;
+    verdict.head = std::move(head);
+    return verdict;
+  }
   std::string rest;
-  if (take_token(target, token, &rest)) {
+  if (take_token(head.path, token, &rest)) {
     PreviewVerdict verdict;
     verdict.kind = PreviewVerdict::Kind::kRedirect;
     verdict.response = "HTTP/1.1 303 See Other\r\nLocation: " + rest +

@@ -6,14 +6,17 @@
 // A preview's URL carries a token (128 random bits): http://127.0.0.1:PORT/?paddock_preview=T.
 // The first request that brings it is answered with a redirect to the same path without it and
 // a cookie (paddock_preview_PORT=T; HttpOnly; SameSite=Strict; Path=/), so that the token
-// leaves the address bar and every later request of the browser carries it. Only the first
-// request head of each connection is judged: once it passes, the connection is a byte relay
-// (a WebSocket upgrade, a kept-alive connection). It passes when:
-// - its Host is 127.0.0.1:PORT or localhost:PORT (exactly one Host header), else 421: a page
+// leaves the address bar and every later request of the browser carries it. The relay carries
+// one request per connection (egress/preview_headers.h), so every request's head is judged; a
+// WebSocket's connection is a byte relay once its server answers 101. A head passes when:
+// - its Host is 127.0.0.1:PORT or localhost:PORT, else 421: a page
 //   whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name;
 // - it carries the cookie with the token (compared in constant time), or the token in its
 //   query (then it gets the redirect and the connection ends), else 403.
-// A head longer than kMaxPreviewHead, or not HTTP/1.x, is refused with 431 or 400.
+// The head is read by the proxy's strict parser (egress/http_request_head.h, origin form): a
+// head longer than kMaxPreviewHead gets 431, and one it refuses (a bare LF, a folded line, two
+// Host headers or none, a control character, not HTTP/1.x) 400. A head that passes goes to
+// the sandbox rebuilt from that reading (egress/preview_headers.h), never as it came.
 
 #include <cstddef>
 #include <cstdint>
@@ -21,10 +24,11 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "egress/http_request_head.h"
 
 namespace paddock::egress {
 
-inline constexpr std::size_t kMaxPreviewHead = 16 * 1024;
+inline constexpr std::size_t kMaxPreviewHead = kMaxRequestHead;
 inline constexpr std::string_view kPreviewTokenParameter = "paddock_preview";
 
 // 128 bits from getrandom, as 32 lower-case hex digits.
@@ -40,13 +44,14 @@ std::string preview_url(std::uint16_t host_port, std::string_view token);
 struct PreviewVerdict {
   enum class Kind {
     kNeedMore,  // no complete head yet
-    kForward,   // relay the connection (its bytes as they came)
+    kForward,   // relay the request: `head`, rebuilt, then its body
     kRedirect,  // send `response` (the redirect with the cookie) and close
     kRefuse,    // send `response` (a short text naming why) and close
   };
   Kind kind = Kind::kNeedMore;
   std::string response;
   std::string reason;  // for the record: why it was refused
+  RequestHead head;    // kForward: the request's head as the strict parser read it
 };
 
 // Judges the first bytes a client sent on a connection to the preview on `host_port`.

@@ -11,7 +11,9 @@
 #include <cstring>
 #include <deque>
 
+#include "egress/http_body_framing.h"
 #include "egress/preview_access.h"
+#include "egress/preview_headers.h"
 #include "egress/preview_socket_request.h"
 #include "egress/socket_owner.h"
 
@@ -22,35 +24,49 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::seconds kReplyDeadline{5};
 constexpr std::size_t kRefusalsKept = 64;
 
-// Bytes on their way in one direction: at most kPreviewBuffer waiting.
+// Bytes on their way in one direction: at most kPreviewBuffer waiting (a rebuilt head may
+// take it past that for a moment: then there is no room until it is sent).
 struct Pending {
   std::string bytes;
   std::size_t sent = 0;
-  [[nodiscard]] std::size_t room() const { return kPreviewBuffer - (bytes.size() - sent); }
+  [[nodiscard]] std::size_t room() const {
+    std::size_t waiting = bytes.size() - sent;
+    return waiting >= kPreviewBuffer ? 0 : kPreviewBuffer - waiting;
+  }
   [[nodiscard]] bool empty() const { return sent == bytes.size(); }
 };
 
-// Reads what `from` has, up to the room left; false on an error that ends the connection.
-bool pump(int from, Pending& into, bool& eof) {
-  if (eof || into.room() == 0) return true;
-  if (into.empty()) {
-    into.bytes.clear();
-    into.sent = 0;
+// Reads what `from` has, at most `most` bytes, into `into`; false on an error that ends the
+// connection. `moved` counts the bytes.
+bool receive(int from, std::string& into, std::size_t most, bool& eof, std::uint64_t& moved) {
+  if (eof || most == 0) return true;
+  static thread_local char scratch[kMaxPreviewResponseHead];
+  ssize_t got = recv(from, scratch, std::min(most, sizeof scratch), MSG_DONTWAIT);
+  if (got > 0) {
+    into.append(scratch, static_cast<std::size_t>(got));
+    moved += static_cast<std::size_t>(got);
   }
-  static thread_local char scratch[kPreviewBuffer];
-  ssize_t got = recv(from, scratch, into.room(), MSG_DONTWAIT);
-  if (got > 0) into.bytes.append(scratch, static_cast<std::size_t>(got));
   if (got == 0) eof = true;
   return got >= 0 || errno == EAGAIN || errno == EINTR;
 }
 
+// Reads what `from` has, up to the room left; false on an error that ends the connection.
+bool pump(int from, Pending& into, bool& eof, std::uint64_t& moved) {
+  if (into.empty()) {
+    into.bytes.clear();
+    into.sent = 0;
+  }
+  return receive(from, into.bytes, into.room(), eof, moved);
+}
+
 // Writes what is waiting to `to` as far as it takes it; false on an error.
-bool flush(int to, Pending& out) {
+bool flush(int to, Pending& out, std::uint64_t& moved) {
   while (!out.empty()) {
     ssize_t put = send(to, out.bytes.data() + out.sent, out.bytes.size() - out.sent,
                        MSG_DONTWAIT | MSG_NOSIGNAL);
     if (put < 0) return errno == EAGAIN || errno == EINTR;
     out.sent += static_cast<std::size_t>(put);
+    moved += static_cast<std::size_t>(put);
   }
   return true;
 }
@@ -151,6 +167,7 @@ struct PreviewForwarder::Preview {
   std::string token;
   UniqueFd listener;
   std::optional<std::pair<bool, std::string>> probe;  // accepting, why not
+  PreviewGrants grants;  // HTTP: what its server set (egress/preview_headers.h)
 };
 
 struct PreviewForwarder::Connection {
@@ -164,11 +181,22 @@ struct PreviewForwarder::Connection {
   Pending to_sandbox, to_client;
   bool client_eof = false, sandbox_eof = false;
   bool sandbox_shut = false, client_shut = false;
+  // kRelay of HTTP: one request per connection (egress/preview_headers.h). Its body goes
+  // through `body`; once it is whole the client's later bytes are not relayed. The sandbox's
+  // bytes are read into `response_head` until the response's head is whole and rebuilt. `raw`:
+  // a byte relay both ways (plain TCP, or a WebSocket once its server answered 101).
+  bool raw = false;
+  bool upgrade = false;  // the request asked for another protocol
+  std::optional<BodyFraming> body;
+  bool request_done = false;
+  bool response_head_done = false;
+  std::string response_head;
+  std::uint64_t moved = 0;  // bytes either way, for the idle deadline
   Clock::time_point deadline{};
 };
 
-PreviewForwarder::PreviewForwarder(uid_t owner, PreviewPortRange ports)
-    : owner_(owner), ports_(ports) {
+PreviewForwarder::PreviewForwarder(uid_t owner, PreviewPortRange ports, PreviewLimits limits)
+    : owner_(owner), ports_(ports), limits_(limits) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) == 0) {
     wake_read_.reset(pipe_fds[0]);
@@ -229,6 +257,22 @@ Result<PreviewOpened> PreviewForwarder::open(const std::string& group, UniqueFd 
     auto made = std::make_unique<Group>();
     made->factory = std::move(factory);
     groups_[group] = std::move(made);
+  }
+  // Each preview holds a port of the host and a socket's worth of the sandbox's (the probe's
+  // way in): without a cap, a loop of expose_port calls took a network namespace's whole
+  // ephemeral port range.
+  std::size_t in_group = static_cast<std::size_t>(
+      std::count_if(previews_.begin(), previews_.end(),
+                    [&](const auto& item) { return item.second->group == group; }));
+  if (in_group >= limits_.previews_per_session) {
+    return Error{EMFILE, "this session has " + std::to_string(in_group) +
+                             " previews open, the most a session may have: use one of them, or "
+                             "close the session to end them"};
+  }
+  if (previews_.size() >= limits_.previews) {
+    return Error{EMFILE, "the server has " + std::to_string(previews_.size()) +
+                             " previews open, the most it allows: close a session to end its "
+                             "previews, or start the server with a higher --max-previews"};
   }
   Result<UniqueFd> listener = Error{EADDRINUSE, ""};
   if (host_port != 0) {
@@ -468,7 +512,8 @@ void PreviewForwarder::advance(Connection& connection) {
   switch (connection.state) {
     case State::kHead: {
       Preview& preview = *previews_.at(connection.preview);
-      if (!pump(connection.client.get(), connection.to_sandbox, connection.client_eof)) {
+      if (!pump(connection.client.get(), connection.to_sandbox, connection.client_eof,
+                connection.moved)) {
         connection.done = true;
         return;
       }
@@ -488,12 +533,13 @@ void PreviewForwarder::advance(Connection& connection) {
         connection.state = State::kReply;
         connection.deadline = Clock::now() + kReplyDeadline;
       } else {
-        ask_socket(connection);  // what was read goes first, once connected
+        forward_request(connection, std::move(verdict.head));
       }
       return;
     }
     case State::kReply:
-      if (!flush(connection.client.get(), connection.to_client) || connection.to_client.empty()) {
+      if (!flush(connection.client.get(), connection.to_client, connection.moved) ||
+          connection.to_client.empty()) {
         shutdown(connection.client.get(), SHUT_WR);
         connection.done = true;
       }
@@ -513,6 +559,8 @@ void PreviewForwarder::advance(Connection& connection) {
         return;
       }
       connection.state = State::kRelay;
+      connection.raw = previews_.at(connection.preview)->protocol == PreviewProtocol::kTcp;
+      connection.deadline = Clock::now() + limits_.idle;
       relay(connection);
       return;
     }
@@ -522,28 +570,142 @@ void PreviewForwarder::advance(Connection& connection) {
   }
 }
 
+void PreviewForwarder::forward_request(Connection& connection, RequestHead head) {
+  Preview& preview = *previews_.at(connection.preview);
+  std::string rest = connection.to_sandbox.bytes.substr(head.length);
+  connection.upgrade = asks_upgrade(head);
+  connection.body = head.chunked ? BodyFraming::chunked() : BodyFraming::sized(head.content_length);
+  std::size_t taken = connection.body->take(rest);
+  if (connection.body->state() == BodyFraming::State::kMalformed) {
+    refuse(connection,
+           preview_response("400 Bad Request",
+                            "a malformed request body: " + connection.body->error()),
+           "port " + std::to_string(preview.host_port) + ": a malformed request body");
+    return;
+  }
+  connection.request_done = connection.body->state() == BodyFraming::State::kDone;
+  // The sandbox gets the head rebuilt (egress/preview_headers.h), then what came of the body;
+  // bytes past the body (a pipelined request) are not its to see.
+  connection.to_sandbox = Pending{};
+  connection.to_sandbox.bytes = preview_request_head(head, preview.grants) + rest.substr(0, taken);
+  ask_socket(connection);
+}
+
+bool PreviewForwarder::read_response_head(Connection& connection, Preview& preview) {
+  auto bad = [&](const std::string& why) {
+    std::string line =
+        "port " + std::to_string(preview.host_port) + ": the sandbox's server " + why;
+    if (connection.to_client.sent == 0 && connection.to_client.empty()) {
+      connection.upstream.reset();
+      refuse(
+          connection,
+          preview_response("502 Bad Gateway", "the sandbox's server on port " +
+                                                  std::to_string(preview.sandbox_port) + " " + why),
+          line);
+    } else {
+      note_refusal(line);
+      connection.done = true;
+    }
+    return false;
+  };
+  while (!connection.response_head_done) {
+    PreviewResponseHead head = parse_preview_response_head(connection.response_head);
+    if (head.state == PreviewResponseHead::State::kNeedMore) {
+      if (connection.sandbox_eof) return bad("closed the connection before its response head");
+      return true;
+    }
+    if (head.state == PreviewResponseHead::State::kMalformed) {
+      return bad("sent a malformed response head: " + head.error);
+    }
+    if (head.status == 101 && !connection.upgrade) {
+      return bad("answered 101 to a request for no other protocol");
+    }
+    connection.to_client.bytes += preview_response_head(head, preview.grants);
+    connection.response_head.erase(0, head.length);
+    if (head.status == 101) connection.raw = true;
+    // A 1xx other than 101 is an interim answer: the next head follows.
+    connection.response_head_done = head.status == 101 || head.status >= 200;
+  }
+  connection.to_client.bytes += connection.response_head;
+  connection.response_head = std::string();
+  return true;
+}
+
 void PreviewForwarder::relay(Connection& connection) {
   int client = connection.client.get();
   int sandbox = connection.upstream.get();
-  bool ok = pump(client, connection.to_sandbox, connection.client_eof) &&
-            flush(sandbox, connection.to_sandbox) &&
-            pump(sandbox, connection.to_client, connection.sandbox_eof) &&
-            flush(client, connection.to_client);
+  std::uint64_t before = connection.moved;
+  bool ok = true;
+  // To the sandbox: everything (raw), or the request's body alone.
+  if (connection.raw) {
+    ok = pump(client, connection.to_sandbox, connection.client_eof, connection.moved);
+  } else if (!connection.request_done) {
+    std::string got;
+    if (connection.to_sandbox.empty()) connection.to_sandbox = Pending{};
+    ok =
+        receive(client, got, connection.to_sandbox.room(), connection.client_eof, connection.moved);
+    std::size_t taken = connection.body->take(got);
+    if (connection.body->state() == BodyFraming::State::kMalformed) ok = false;
+    connection.request_done = connection.body->state() == BodyFraming::State::kDone;
+    connection.to_sandbox.bytes.append(got, 0, taken);
+  } else if (!connection.client_eof) {
+    // The request is whole: what the client sends next is not the sandbox's (a pipelined
+    // request goes unanswered: the response says close), and its end means it went away, as a
+    // reverse proxy reads it: its connection ends now, not at the idle deadline.
+    std::string dropped;
+    std::uint64_t ignored = 0;
+    ok = receive(client, dropped, kPreviewBuffer, connection.client_eof, ignored);
+    if (connection.client_eof) {
+      connection.done = true;
+      return;
+    }
+  }
+  ok = ok && flush(sandbox, connection.to_sandbox, connection.moved);
+  // To the client: the response's head rebuilt first, then as it comes.
+  if (ok && (connection.raw || connection.response_head_done)) {
+    ok = pump(sandbox, connection.to_client, connection.sandbox_eof, connection.moved);
+  } else if (ok) {
+    ok = receive(sandbox, connection.response_head,
+                 kMaxPreviewResponseHead - connection.response_head.size(), connection.sandbox_eof,
+                 connection.moved);
+    if (ok && !read_response_head(connection, *previews_.at(connection.preview))) return;
+  }
+  ok = ok && flush(client, connection.to_client, connection.moved);
   if (!ok) {
     connection.done = true;
     return;
   }
+  if (connection.moved != before) connection.deadline = Clock::now() + limits_.idle;
   // A side that finished sending is told so once what it sent is through: a half-closed
   // connection (a client that shuts its writing side and waits for the answer) still works.
   if (connection.client_eof && connection.to_sandbox.empty() && !connection.sandbox_shut) {
     shutdown(sandbox, SHUT_WR);
     connection.sandbox_shut = true;
   }
-  if (connection.sandbox_eof && connection.to_client.empty() && !connection.client_shut) {
+  bool answered = connection.raw || connection.response_head_done;
+  if (connection.sandbox_eof && answered && connection.to_client.empty() &&
+      !connection.client_shut) {
     shutdown(client, SHUT_WR);
     connection.client_shut = true;
   }
-  if (connection.sandbox_shut && connection.client_shut) connection.done = true;
+  // An HTTP request's connection ends with its response (Connection: close).
+  if (connection.client_shut && (connection.sandbox_shut || !connection.raw)) {
+    connection.done = true;
+  }
+}
+
+bool PreviewForwarder::has_room(const Preview& preview) const {
+  std::size_t all = 0, in_group = 0, here = 0;
+  for (const auto& [id, connection] : connections_) {
+    if (connection->probe) continue;
+    ++all;
+    auto owner = previews_.find(connection->preview);
+    if (owner == previews_.end()) continue;
+    if (owner->second.get() == &preview) ++here;
+    if (owner->second->group == preview.group) ++in_group;
+  }
+  return all < limits_.connections && in_group < limits_.connections_per_session &&
+         here < limits_.connections_per_preview;
 }
 
 void PreviewForwarder::run() {
@@ -563,9 +725,20 @@ void PreviewForwarder::run() {
     auto now = Clock::now();
     Clock::time_point next = now + std::chrono::seconds(1);
     for (auto& [id, connection] : connections_) {
-      if (connection->done || connection->state == State::kRelay) continue;
+      if (connection->done) continue;
       if (now >= connection->deadline) {
-        if (connection->state == State::kHead) {
+        if (connection->state == State::kRelay) {
+          // However the sandbox's server keeps it open: its slot goes back for the others.
+          auto preview = previews_.find(connection->preview);
+          note_refusal(
+              "port " +
+              std::to_string(preview == previews_.end() ? 0 : preview->second->host_port) +
+              ": a connection idle for " +
+              std::to_string(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(limits_.idle).count()) +
+              " ms was closed");
+          connection->done = true;
+        } else if (connection->state == State::kHead) {
           refuse(*connection,
                  preview_response("408 Request Timeout", "the request head came too slowly"),
                  "a request head came too slowly");
@@ -584,12 +757,15 @@ void PreviewForwarder::run() {
     watched.clear();
     polled.push_back({wake_read_.get(), POLLIN, 0});
     watched.push_back({0, 0, {}});
-    if (connections_.size() < kMaxPreviewConnections && now >= accept_again_) {
+    if (now >= accept_again_) {
+      // A listener at its preview's or session's cap waits (its clients in its backlog); every
+      // other is polled, whatever that preview's connections do.
       for (auto& [id, preview] : previews_) {
+        if (!has_room(*preview)) continue;
         polled.push_back({preview->listener.get(), POLLIN, 0});
         watched.push_back({1, id, {}});
       }
-    } else if (now < accept_again_) {
+    } else {
       next = std::min(next, accept_again_);
     }
     for (auto& [name, group] : groups_) {
@@ -611,12 +787,22 @@ void PreviewForwarder::run() {
         case State::kConnecting:
           sandbox = POLLOUT;
           break;
-        case State::kRelay:
-          if (!connection->client_eof && connection->to_sandbox.room() > 0) client |= POLLIN;
+        case State::kRelay: {
+          bool answered = connection->raw || connection->response_head_done;
+          // Past the request, the client is read only to see it go (relay()).
+          if (!connection->client_eof && (connection->to_sandbox.room() > 0 ||
+                                          (!connection->raw && connection->request_done))) {
+            client |= POLLIN;
+          }
           if (!connection->to_client.empty()) client |= POLLOUT;
-          if (!connection->sandbox_eof && connection->to_client.room() > 0) sandbox |= POLLIN;
+          if (!connection->sandbox_eof &&
+              (answered ? connection->to_client.room() > 0
+                        : connection->response_head.size() < kMaxPreviewResponseHead)) {
+            sandbox |= POLLIN;
+          }
           if (!connection->to_sandbox.empty()) sandbox |= POLLOUT;
           break;
+        }
       }
       if (client != 0) {
         polled.push_back({connection->client.get(), client, 0});
@@ -642,7 +828,9 @@ void PreviewForwarder::run() {
         while (read(wake_read_.get(), drain, sizeof drain) > 0) {
         }
       } else if (item.what == 1) {
-        if (auto it = previews_.find(item.id); it != previews_.end()) accept_on(*it->second, now);
+        if (auto it = previews_.find(item.id); it != previews_.end() && has_room(*it->second)) {
+          accept_on(*it->second, now);
+        }
       } else if (item.what == 2) {
         if (auto it = groups_.find(item.group); it != groups_.end()) take_socket(*it->second);
       } else if (auto it = connections_.find(item.id);

@@ -15,12 +15,18 @@
 //
 // What a sandbox can take from the server through its previews is bounded as the egress
 // proxy's is (egress/proxy.h): one thread and one poll loop for every preview of the server, no
-// thread per connection; at most kMaxPreviewConnections connections at once for all previews
-// together (the listeners are not polled meanwhile: new clients wait in the backlog), two
-// descriptors and 2 * kPreviewBuffer bytes each; a request head within kPreviewHeadDeadline and
-// a connection into the sandbox within kPreviewConnectDeadline; accept backs off
-// kPreviewAcceptBackoff on EMFILE. A sandbox's server that stops reading only stalls its own
-// connections.
+// thread per connection; at most PreviewLimits::previews_per_session previews a session and
+// PreviewLimits::previews a server (--max-previews); connections at once at most
+// connections_per_preview for one preview, connections_per_session for one session's previews
+// and connections for all (a listener at its preview's or its session's cap is not polled
+// meanwhile: its new clients wait in its backlog, and every other preview's listener is still
+// polled); three descriptors' worth of buffers each (kPreviewBuffer: to the sandbox, to the
+// client, and a response head being read); a request head within kPreviewHeadDeadline, a
+// connection into the sandbox within kPreviewConnectDeadline, and a relayed connection closed
+// once nothing moved either way for PreviewLimits::idle, or at once when its HTTP client goes
+// away before its answer; accept backs off kPreviewAcceptBackoff on EMFILE. So a sandbox's
+// server that stops reading, or never accepts, only stalls its own connections, and only until
+// their clients go or they idle out.
 
 #include <sys/types.h>
 
@@ -38,14 +44,28 @@
 
 #include "core/result.h"
 #include "core/unique_fd.h"
+#include "egress/http_request_head.h"
 
 namespace paddock::egress {
 
-inline constexpr std::size_t kMaxPreviewConnections = 128;
 inline constexpr std::size_t kPreviewBuffer = 64 * 1024;
 inline constexpr std::chrono::seconds kPreviewHeadDeadline{30};
 inline constexpr std::chrono::seconds kPreviewConnectDeadline{10};
 inline constexpr std::chrono::milliseconds kPreviewAcceptBackoff{250};
+// The server's previews at most, unless --max-previews says otherwise.
+inline constexpr std::size_t kDefaultMaxPreviews = 64;
+
+struct PreviewLimits {
+  std::size_t previews_per_session = 16;
+  std::size_t previews = kDefaultMaxPreviews;
+  // Connections at once: a preview's, a session's, all. A session takes at most a quarter of
+  // all, a preview half of its session's, so that the others keep room.
+  std::size_t connections_per_preview = 32;
+  std::size_t connections_per_session = 64;
+  std::size_t connections = 256;
+  // A relayed connection over which nothing moved for this long is closed.
+  std::chrono::milliseconds idle = std::chrono::minutes(5);
+};
 
 enum class PreviewProtocol { kHttp, kTcp };
 
@@ -79,14 +99,15 @@ class PreviewForwarder {
  public:
   // `owner`: the only user whose connections are served (the server's). `ports`: where
   // previews listen. The loop's thread starts with the first preview.
-  PreviewForwarder(uid_t owner, PreviewPortRange ports);
+  PreviewForwarder(uid_t owner, PreviewPortRange ports, PreviewLimits limits = {});
   ~PreviewForwarder();
   PreviewForwarder(const PreviewForwarder&) = delete;
   PreviewForwarder& operator=(const PreviewForwarder&) = delete;
 
   // A preview of `sandbox_port` in the sandbox of `group` (a session), whose init's factory is
   // `factory` (only the group's first is kept: its answers come in order for every preview of
-  // the group). Waits for the probe connection (at most kPreviewConnectDeadline).
+  // the group). Waits for the probe connection (at most kPreviewConnectDeadline). Refused in
+  // one line past the limits' previews_per_session or previews.
   // `host_port`: that port only (--publish HOSTPORT:PORT), else the forwarder's range.
   Result<PreviewOpened> open(const std::string& group, UniqueFd factory, std::uint16_t sandbox_port,
                              PreviewProtocol protocol, std::uint16_t host_port = 0);
@@ -110,6 +131,9 @@ class PreviewForwarder {
   void take_socket(Group& group);
   void advance(Connection& connection);
   void relay(Connection& connection);
+  void forward_request(Connection& connection, RequestHead head);
+  bool read_response_head(Connection& connection, Preview& preview);
+  bool has_room(const Preview& preview) const;
   void finish(Connection& connection, bool accepting, const std::string& why);
   void refuse(Connection& connection, std::string response, const std::string& why);
   void note_refusal(const std::string& why);
@@ -117,6 +141,7 @@ class PreviewForwarder {
 
   uid_t owner_;
   PreviewPortRange ports_;
+  PreviewLimits limits_;
   UniqueFd wake_read_, wake_write_;
   std::thread loop_;
   bool stopping_ = false;

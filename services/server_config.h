@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "egress/brokered_secrets.h"
+#include "egress/preview_forwarder.h"
 #include "language/spec_builder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_parts.h"
@@ -89,6 +90,9 @@ struct ServerOptions {
   bool allow_preview = false;
   // The host ports previews listen on, [first, last]; {0, 0}: any the kernel picks.
   std::pair<std::uint16_t, std::uint16_t> preview_ports{0, 0};
+  // Previews open at most, all sessions together (--max-previews); a session's are capped too
+  // (egress::PreviewLimits).
+  std::size_t max_previews = egress::kDefaultMaxPreviews;
   // Brokered secrets (--secret, docs/secrets.md), each with its real value, read at start: the
   // sandboxes get placeholders, their proxies put the values into requests to their hosts.
   std::vector<egress::BrokeredSecret> secrets;

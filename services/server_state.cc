@@ -22,7 +22,8 @@ ServiceSettings service_settings(const ServerOptions& options) {
           .pull_missing_images = options.pull_missing_images,
           .pass_through_env = masked_values(options),
           .allow_preview = options.allow_preview,
-          .preview_ports = {options.preview_ports.first, options.preview_ports.second}};
+          .preview_ports = {options.preview_ports.first, options.preview_ports.second},
+          .max_previews = options.max_previews};
 }
 
 // Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold.

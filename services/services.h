@@ -28,6 +28,7 @@ struct ServiceSettings {
   std::vector<std::string> pass_through_env;  // NAME=VALUE: the values are masked
   bool allow_preview = false;                 // expose_port (docs/previews.md)
   egress::PreviewPortRange preview_ports;
+  std::size_t max_previews = egress::kDefaultMaxPreviews;
 };
 
 class Services {

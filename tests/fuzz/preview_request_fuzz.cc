@@ -1,7 +1,8 @@
-// Fuzzes a preview's judge of the first request head of a connection (egress/preview_access.h):
-// bytes any local program or web page sends, judged after every read. Whatever it answers is
-// one well-formed response whose head ends once, and a redirect never carries a header the
-// request smuggled into its Location, which stays on the preview's origin.
+// Fuzzes a preview's judge of a connection's request head (egress/preview_access.h): bytes any
+// local program or web page sends, judged after every read; a head that passes goes to the
+// sandbox rebuilt (egress/preview_headers.h) without a token cookie or credentials. Whatever it
+// answers is one well-formed response whose head ends once, and a redirect never carries a header
+// the request smuggled into its Location, which stays on the preview's origin.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "egress/preview_access.h"
+#include "egress/preview_headers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace paddock::egress;
@@ -16,8 +18,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   constexpr std::string_view kToken = "0123456789abcdef0123456789abcdef";
   for (std::size_t cut : {size / 3, size / 2, size}) {
     PreviewVerdict verdict = judge_preview_request(bytes.substr(0, cut), 8080, kToken);
-    if (verdict.kind == PreviewVerdict::Kind::kNeedMore ||
-        verdict.kind == PreviewVerdict::Kind::kForward) {
+    if (verdict.kind == PreviewVerdict::Kind::kNeedMore) continue;
+    if (verdict.kind == PreviewVerdict::Kind::kForward) {
+      // What the sandbox gets (egress/preview_headers.h): no token cookie and no credentials
+      // for a server that set nothing and asked for nothing, every line ended by CRLF.
+      std::string sent = preview_request_head(verdict.head, PreviewGrants{});
+      for (std::size_t at = sent.find("\r\n"); at != std::string::npos;
+           at = sent.find("\r\n", at + 2)) {
+        std::string name(sent.substr(at + 2, sent.find(':', at + 2) - at - 2));
+        for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        if (name == "cookie" || name == "authorization") std::abort();
+      }
+      for (std::size_t at = 0; at < sent.size(); ++at) {
+        if (sent[at] == '\n' && (at == 0 || sent[at - 1] != '\r')) std::abort();
+        if (sent[at] == '\r' && (at + 1 >= sent.size() || sent[at + 1] != '\n')) std::abort();
+      }
       continue;
     }
     std::size_t end = verdict.response.find("\r\n\r\n");

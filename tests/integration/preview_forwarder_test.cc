@@ -13,6 +13,7 @@
 #include <atomic>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -169,6 +170,133 @@ TEST(PreviewForwarder, APortRangeIsKeptToAndItsEndSaid) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("--preview-ports"), std::string::npos)
       << refused.error().message;
+}
+
+// A sandbox's server that never accepts: its preview takes no more than its cap of the loop's
+// connections, and a relayed connection over which nothing moves is closed at its idle
+// deadline, however the sandbox keeps it, so that the preview's next client gets its turn.
+TEST(PreviewForwarder, AnIdleConnectionIsClosedAndAPreviewKeepsToItsCap) {
+  Listener sandbox;  // never accepts but when asked: its backlog holds the connections
+  TestFactory factory(tcp_socket);
+  PreviewLimits limits;
+  limits.connections_per_preview = 1;
+  limits.idle = std::chrono::milliseconds(1500);
+  PreviewForwarder forwarder(getuid(), {}, limits);
+  auto tcp = forwarder.open("s", factory.take(), sandbox.port, PreviewProtocol::kTcp);
+  ASSERT_TRUE(tcp) << tcp.error().message;
+  ASSERT_EQ(sandbox.accepted(), 1);  // the probe
+  auto connect_to = [&] {
+    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(tcp->host_port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    return fd;
+  };
+  // The sandbox's ends are kept open: only the idle deadline may end a connection here.
+  std::vector<UniqueFd> kept;
+  auto relayed = [&](std::chrono::milliseconds within) {
+    for (auto end = std::chrono::steady_clock::now() + within;
+         std::chrono::steady_clock::now() < end;) {
+      UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (one.valid()) {
+        kept.push_back(std::move(one));
+        return 1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return 0;
+  };
+  UniqueFd first = connect_to();
+  EXPECT_EQ(relayed(std::chrono::milliseconds(1000)), 1);
+  auto relayed_at = std::chrono::steady_clock::now();
+  UniqueFd second = connect_to();  // past the preview's cap: waits in the backlog
+  EXPECT_EQ(relayed(std::chrono::milliseconds(700)), 0);
+  // The first is closed at its idle deadline; then the second gets its turn.
+  pollfd ended{first.get(), POLLIN, 0};
+  ASSERT_EQ(poll(&ended, 1, 5000), 1);
+  char byte;
+  EXPECT_EQ(read(first.get(), &byte, 1), 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - relayed_at, std::chrono::milliseconds(1400));
+  EXPECT_EQ(relayed(std::chrono::milliseconds(3000)), 1);
+  bool said = false;
+  for (const auto& line : forwarder.refusals())
+    said = said || line.find("idle") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// An HTTP client that goes away before its answer gives its slot back at once, not at the idle
+// deadline: the next client of a preview at its cap is relayed, though the sandbox's server
+// never accepted either.
+TEST(PreviewForwarder, AnHttpClientThatGoesAwayGivesItsSlotBackAtOnce) {
+  Listener sandbox;  // never accepts: the connections wait in its backlog
+  TestFactory factory(tcp_socket);
+  PreviewLimits limits;
+  limits.connections_per_preview = 1;
+  PreviewForwarder forwarder(getuid(), {}, limits);
+  auto http = forwarder.open("s", factory.take(), sandbox.port, PreviewProtocol::kHttp);
+  ASSERT_TRUE(http) << http.error().message;
+  ASSERT_EQ(sandbox.accepted(), 1);  // the probe
+  std::string token = http->url.substr(http->url.find('=') + 1);
+  std::string request = "GET / HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(http->host_port) +
+                        "\r\nCookie: paddock_preview_" + std::to_string(http->host_port) + "=" +
+                        token + "\r\n\r\n";
+  auto ask = [&] {
+    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(http->host_port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(request.size()));
+    return fd;
+  };
+  // The sandbox's ends are kept open and silent: no answer, no end, ends either connection.
+  std::vector<UniqueFd> kept;
+  auto relayed_within = [&](std::chrono::milliseconds within) {
+    for (auto end = std::chrono::steady_clock::now() + within;
+         std::chrono::steady_clock::now() < end;
+         std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
+      UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (one.valid()) {
+        kept.push_back(std::move(one));
+        return true;
+      }
+    }
+    return false;
+  };
+  UniqueFd first = ask();
+  EXPECT_TRUE(relayed_within(std::chrono::milliseconds(2000)));
+  UniqueFd second = ask();  // past the cap: waits
+  EXPECT_FALSE(relayed_within(std::chrono::milliseconds(500)));
+  first.reset();  // goes away unanswered
+  EXPECT_TRUE(relayed_within(std::chrono::milliseconds(2000)));
+}
+
+// Past a session's cap of previews, and the server's, open() refuses in one line; the session's
+// factory is kept, so its next preview, within the caps, opens.
+TEST(PreviewForwarder, PreviewsAreCappedBySessionAndByServer) {
+  Listener sandbox;
+  TestFactory first_factory(tcp_socket), second_factory(tcp_socket);
+  PreviewLimits limits;
+  limits.previews_per_session = 2;
+  limits.previews = 3;
+  PreviewForwarder forwarder(getuid(), {}, limits);
+  ASSERT_TRUE(forwarder.open("a", first_factory.take(), sandbox.port, PreviewProtocol::kTcp));
+  ASSERT_TRUE(forwarder.open("a", UniqueFd(), sandbox.port, PreviewProtocol::kHttp));
+  auto session_full = forwarder.open("a", UniqueFd(), sandbox.port, PreviewProtocol::kTcp);
+  ASSERT_FALSE(session_full);
+  EXPECT_NE(session_full.error().message.find("the most a session may have"), std::string::npos)
+      << session_full.error().message;
+  ASSERT_TRUE(forwarder.open("b", second_factory.take(), sandbox.port, PreviewProtocol::kTcp));
+  auto server_full = forwarder.open("b", UniqueFd(), sandbox.port, PreviewProtocol::kHttp);
+  ASSERT_FALSE(server_full);
+  EXPECT_NE(server_full.error().message.find("--max-previews"), std::string::npos)
+      << server_full.error().message;
+  forwarder.close_group("a");
+  EXPECT_TRUE(forwarder.open("b", UniqueFd(), sandbox.port, PreviewProtocol::kHttp));
 }
 
 }  // namespace

@@ -420,6 +420,216 @@ TEST_F(PreviewTest, ASecondLocalUserIsRefusedEvenWithTheToken) {
   }
 }
 
+// A server that answers each request with the head it received (what the sandbox sees): /set
+// sets a cookie, and tries to plant a preview's token cookie; /auth asks for credentials.
+constexpr const char* kHeadEcho = R"py(
+import http.server, threading
+class Echo(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def do_GET(self):
+        body = ('SEEN ' + self.requestline + '\n' + str(self.headers)).encode()
+        self.send_response(401 if self.path == '/auth' else 200)
+        if self.path == '/set':
+            self.send_header('Set-Cookie', 'sid=sandbox1; Path=/')
+            self.send_header('Set-Cookie', 'paddock_preview_1=planted; Path=/')
+            self.send_header('Set-Cookie', '=paddock_preview_2=nameless; Path=/')
+        if self.path == '/auth':
+            self.send_header('WWW-Authenticate', 'Basic realm="echo"')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):
+        data = self.rfile.read(int(self.headers.get('Content-Length', '0')))
+        body = b'BODY ' + data + b'\n' + ('SEEN ' + self.requestline + '\n').encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+echo = http.server.ThreadingHTTPServer(('127.0.0.1', 8010), Echo)
+threading.Thread(target=echo.serve_forever, daemon=True).start()
+print('echoing')
+)py";
+
+// What the sandbox's server saw of one request (kHeadEcho's answer), and the response's head.
+std::string echo_get(const Exposed& echo, const std::string& target, const std::string& extra) {
+  UniqueFd fd = connect_loopback(echo.host_port);
+  if (!fd.valid()) return "(refused)";
+  send_all(fd.get(), "GET " + target + " HTTP/1.1\r\nHost: " + host_of(echo.host_port) + "\r\n" +
+                         extra + "\r\n");
+  return read_from(fd.get());
+}
+
+TEST_F(PreviewTest, TheSandboxGetsOnlyTheCookiesItsServerSetNeverATokenNorAnotherAppsCookie) {
+  server_.call(3, "execute_code", {{"session_id", session_}, {"code", kHeadEcho}});
+  json started = server_.wait_for(3, std::chrono::seconds(120));
+  ASSERT_NE(McpProcess::text_of(started).find("echoing"), std::string::npos) << started.dump();
+  Exposed echo = expose(server_, 4, session_, 8010);
+  Exposed other = expose(server_, 5, session_, 8000);  // another preview in the same browser
+  ASSERT_NE(echo.host_port, 0) << echo.answer.dump();
+  ASSERT_NE(other.host_port, 0) << other.answer.dump();
+  std::string own = "paddock_preview_" + std::to_string(echo.host_port) + "=" + echo.token;
+  std::string theirs = "paddock_preview_" + std::to_string(other.host_port) + "=" + other.token;
+  // What a browser sends to any port of 127.0.0.1: every preview's token, another local
+  // application's HttpOnly session cookie, and saved credentials.
+  std::string jar = "Cookie: " + own + "; " + theirs + "; jupyter_session=host-app-secret\r\n" +
+                    "Authorization: Basic aG9zdDpzZWNyZXQ=\r\n";
+  std::string seen = echo_get(echo, "/", jar);
+  ASSERT_NE(seen.find("SEEN GET / HTTP/1.1"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find(other.token), std::string::npos) << seen;
+  EXPECT_EQ(seen.find(echo.token), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("host-app-secret"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("aG9zdDpzZWNyZXQ="), std::string::npos) << seen;
+  EXPECT_NE(seen.find("Connection: close"), std::string::npos) << seen;
+
+  // The sandbox's own cookie goes to the browser and comes back; a planted token cookie, named
+  // or nameless, never reaches the browser.
+  std::string set = echo_get(echo, "/set", jar);
+  EXPECT_NE(set.find("Set-Cookie: sid=sandbox1; Path=/"), std::string::npos) << set;
+  EXPECT_EQ(set.find("planted"), std::string::npos) << set;
+  EXPECT_EQ(set.find("nameless"), std::string::npos) << set;
+  seen = echo_get(echo, "/", "Cookie: " + own + "; sid=sandbox1; jupyter_session=x\r\n");
+  EXPECT_NE(seen.find("Cookie: sid=sandbox1\n"), std::string::npos) << seen;
+  // The same name with a value another port's page or server set is not the sandbox's.
+  seen = echo_get(echo, "/", "Cookie: " + own + "; sid=set-by-another-port\r\n");
+  EXPECT_EQ(seen.find("sid="), std::string::npos) << seen;
+
+  // Credentials only once this preview's server asked for them.
+  std::string asked = echo_get(echo, "/auth", jar);
+  EXPECT_NE(asked.find("401"), std::string::npos) << asked;
+  seen = echo_get(echo, "/", "Cookie: " + own + "\r\nAuthorization: Basic dTpw\r\n");
+  EXPECT_NE(seen.find("Authorization: Basic dTpw"), std::string::npos) << seen;
+}
+
+// The proxy's strict rules hold for a preview's heads too: what the relay reads is what the
+// sandbox's server reads, since the sandbox gets the head the relay rebuilt.
+TEST_F(PreviewTest, AHeadTheStrictParserRefusesNeverReachesTheSandbox) {
+  server_.call(3, "execute_code", {{"session_id", session_}, {"code", kHeadEcho}});
+  json started = server_.wait_for(3, std::chrono::seconds(120));
+  ASSERT_NE(McpProcess::text_of(started).find("echoing"), std::string::npos) << started.dump();
+  Exposed echo = expose(server_, 4, session_, 8010);
+  ASSERT_NE(echo.host_port, 0) << echo.answer.dump();
+  std::string own =
+      "Cookie: paddock_preview_" + std::to_string(echo.host_port) + "=" + echo.token + "\r\n";
+  for (const std::string& extra :
+       {own + "X-A: 1\nTransfer-Encoding: chunked\r\n",     // a bare LF
+        own + "X-A: 1\r\n Transfer-Encoding: chunked\r\n",  // a folded line
+        own + "Content-Length: 0\r\nContent-Length: 5\r\n", own + "X-A: a\x01z\r\n",
+        own + "Host: elsewhere.example\r\n"}) {
+    std::string answer = echo_get(echo, "/", extra);
+    EXPECT_NE(answer.find("400 Bad Request"), std::string::npos) << extra << answer;
+    EXPECT_EQ(answer.find("SEEN"), std::string::npos) << extra << answer;
+  }
+}
+
+// A request's body goes to the sandbox whole, and nothing past it: a second request sent on
+// the same connection (pipelined) would reach the sandbox's server unjudged and unrebuilt.
+TEST_F(PreviewTest, ARequestsBodyGoesThroughAndNothingPastIt) {
+  server_.call(3, "execute_code", {{"session_id", session_}, {"code", kHeadEcho}});
+  json started = server_.wait_for(3, std::chrono::seconds(120));
+  ASSERT_NE(McpProcess::text_of(started).find("echoing"), std::string::npos) << started.dump();
+  Exposed echo = expose(server_, 4, session_, 8010);
+  ASSERT_NE(echo.host_port, 0) << echo.answer.dump();
+  std::string host = host_of(echo.host_port);
+  std::string own =
+      "Cookie: paddock_preview_" + std::to_string(echo.host_port) + "=" + echo.token + "\r\n";
+  UniqueFd fd = connect_loopback(echo.host_port);
+  ASSERT_TRUE(fd.valid());
+  send_all(fd.get(), "POST /form HTTP/1.1\r\nHost: " + host + "\r\n" + own +
+                         "Content-Length: 5\r\n\r\nhello"
+                         "GET /smuggled HTTP/1.1\r\nHost: " +
+                         host + "\r\nCookie: jupyter_session=host-app-secret\r\n\r\n");
+  std::string answer = read_from(fd.get());
+  EXPECT_NE(answer.find("BODY hello\nSEEN POST /form HTTP/1.1"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("smuggled"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("host-app-secret"), std::string::npos) << answer;
+}
+
+// A server that never accepts, and 130 clients of its preview that stay: every other preview
+// still answers at once, and so does the stalled one's own listener, as its clients go.
+TEST_F(PreviewTest, AServerThatNeverAcceptsOnlyStallsItsOwnPreview) {
+  server_.call(3, "execute_code",
+               {{"session_id", session_},
+                {"code",
+                 "import socket\nstuck = socket.socket()\nstuck.bind(('127.0.0.1', 8011))\n"
+                 "stuck.listen(1024)\nprint('stuck')\n"}});
+  json started = server_.wait_for(3, std::chrono::seconds(120));
+  ASSERT_NE(McpProcess::text_of(started).find("stuck"), std::string::npos) << started.dump();
+  Exposed stuck = expose(server_, 4, session_, 8011);
+  Exposed site = expose(server_, 5, session_, 8000);
+  ASSERT_NE(stuck.host_port, 0) << stuck.answer.dump();
+  ASSERT_NE(site.host_port, 0) << site.answer.dump();
+  std::string cookie = "paddock_preview_" + std::to_string(stuck.host_port) + "=" + stuck.token;
+  std::vector<UniqueFd> clients;
+  for (int i = 0; i < 130; ++i) {
+    clients.push_back(connect_loopback(stuck.host_port));
+    ASSERT_TRUE(clients.back().valid()) << i;
+    send_all(clients.back().get(), "GET / HTTP/1.1\r\nHost: " + host_of(stuck.host_port) +
+                                       "\r\nCookie: " + cookie + "\r\n\r\n");
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  auto timed_get = [&](const Exposed& preview) {
+    UniqueFd fd = connect_loopback(preview.host_port);
+    if (!fd.valid()) return std::string("(refused)");
+    send_all(fd.get(), "GET / HTTP/1.1\r\nHost: " + host_of(preview.host_port) +
+                           "\r\nCookie: paddock_preview_" + std::to_string(preview.host_port) +
+                           "=" + preview.token + "\r\n\r\n");
+    std::string got;
+    for (auto deadline = Clock::now() + std::chrono::seconds(5); Clock::now() < deadline;) {
+      pollfd ready{fd.get(), POLLIN, 0};
+      if (poll(&ready, 1, 200) <= 0) continue;
+      char chunk[4096];
+      ssize_t n = read(fd.get(), chunk, sizeof chunk);
+      if (n <= 0) break;
+      got.append(chunk, static_cast<std::size_t>(n));
+    }
+    return got;
+  };
+  auto started_at = Clock::now();
+  std::string page = timed_get(site);
+  EXPECT_NE(page.find("hello from the sandbox"), std::string::npos) << "stalled: " << page;
+  EXPECT_LT(Clock::now() - started_at, std::chrono::seconds(5));
+  clients.clear();  // the clients go; the sandbox's server still never accepts
+  page = timed_get(site);
+  EXPECT_NE(page.find("hello from the sandbox"), std::string::npos) << "stalled: " << page;
+}
+
+// Each preview holds a host port and a socket of the sandbox's: a session has 16 at most, the
+// server --max-previews, and the one past either is refused in one line.
+TEST_F(PreviewTest, ASessionsPreviewsAreCappedInOneLine) {
+  int id = 10;
+  for (int port = 9000; port < 9016; ++port) {
+    Exposed opened = expose(server_, id++, session_, port, "tcp");
+    ASSERT_NE(opened.host_port, 0) << port << opened.answer.dump();
+  }
+  Exposed again = expose(server_, id++, session_, 9000, "tcp");  // the same preview: no new one
+  EXPECT_NE(again.host_port, 0) << again.answer.dump();
+  Exposed past = expose(server_, id++, session_, 9016, "tcp");
+  ASSERT_TRUE(McpProcess::is_tool_error(past.answer)) << past.answer.dump();
+  std::string said = McpProcess::text_of(past.answer);
+  EXPECT_NE(said.find("has 16 previews open, the most a session may have"), std::string::npos)
+      << said;
+  EXPECT_EQ(said.find('\n'), std::string::npos) << said;
+}
+
+TEST(Preview, TheServersPreviewsAreCappedByMaxPreviews) {
+  McpProcess server{{"--allow-preview", "--max-previews", "2"}};
+  json created;
+  std::string first = server.open_session(1, json::object(), &created);
+  ASSERT_FALSE(first.empty()) << created.dump();
+  std::string second = server.open_session(2, json::object(), &created);
+  ASSERT_FALSE(second.empty()) << created.dump();
+  EXPECT_NE(expose(server, 3, first, 9000, "tcp").host_port, 0);
+  EXPECT_NE(expose(server, 4, second, 9000, "tcp").host_port, 0);
+  Exposed past = expose(server, 5, second, 9001, "tcp");
+  ASSERT_TRUE(McpProcess::is_tool_error(past.answer)) << past.answer.dump();
+  EXPECT_NE(McpProcess::text_of(past.answer).find("--max-previews"), std::string::npos)
+      << past.answer.dump();
+  CliResult bad = run_cli({"mcp", "--max-previews", "0"});
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("--max-previews"), std::string::npos) << bad.err;
+}
+
 // `paddock run --publish`: the URL on stderr while the program runs, the same checks as a
 // session's preview, and the port closed once the program ends.
 TEST(Preview, RunPublishOpensThePortWhileTheProgramRuns) {

@@ -58,12 +58,43 @@ TEST(PreviewAccess, AForeignOrMissingOrRepeatedHostIsRefusedEvenWithTheCookie) {
   std::string cookie = "Cookie: paddock_preview_41234=" + kToken + "\r\n";
   for (const std::string& request :
        {head("/", "evil.example:41234", cookie), head("/", "127.0.0.1:41235", cookie),
-        head("/", "127.0.0.1", cookie), "GET / HTTP/1.1\r\n" + cookie + "\r\n",
-        head("/", "127.0.0.1:41234", cookie + "Host: evil.example\r\n")}) {
+        head("/", "127.0.0.1", cookie)}) {
     auto verdict = judge_preview_request(request, kPort, kToken);
     EXPECT_EQ(verdict.kind, PreviewVerdict::Kind::kRefuse) << request;
     EXPECT_NE(verdict.response.find("421"), std::string::npos) << request;
   }
+  // No Host, or two: a malformed request to the strict parser (RFC 9112 section 3.2: 400).
+  for (const std::string& request :
+       {"GET / HTTP/1.1\r\n" + cookie + "\r\n",
+        head("/", "127.0.0.1:41234", cookie + "Host: evil.example\r\n")}) {
+    auto verdict = judge_preview_request(request, kPort, kToken);
+    EXPECT_EQ(verdict.kind, PreviewVerdict::Kind::kRefuse) << request;
+    EXPECT_NE(verdict.response.find("400"), std::string::npos) << request;
+  }
+}
+
+// The proxy's strict parser (egress/http_request_head.h) judges a preview's heads: whatever it
+// refuses, a sandbox's server that reads heads more loosely never gets to read.
+TEST(PreviewAccess, TheStrictParsersRulesHoldEvenWithTheCookie) {
+  std::string cookie = "Cookie: paddock_preview_41234=" + kToken + "\r\n";
+  for (const std::string& request :
+       {head("/", "127.0.0.1:41234", cookie + "X: 1\nTransfer-Encoding: chunked\r\n"),
+        head("/", "127.0.0.1:41234", cookie + "X: 1\r\n Transfer-Encoding: chunked\r\n"),
+        head("/", "127.0.0.1:41234", cookie + "X: 1\rTransfer-Encoding: chunked\r\n"),
+        head("/", "127.0.0.1:41234", cookie + "Content-Length: 0\r\nContent-Length: 5\r\n"),
+        head("/", "127.0.0.1:41234", cookie + "Transfer-Encoding: gzip, chunked\r\n"),
+        head("/", "127.0.0.1:41234", cookie + "X: a\x01b\r\n"),
+        head("/", "127.0.0.1:41234", cookie + "Bad Name: 1\r\n"),
+        "GET / HTTP/2.0\r\nHost: 127.0.0.1:41234\r\n" + cookie + "\r\n"}) {
+    auto verdict = judge_preview_request(request, kPort, kToken);
+    EXPECT_EQ(verdict.kind, PreviewVerdict::Kind::kRefuse) << request;
+    EXPECT_NE(verdict.response.find("400"), std::string::npos) << request;
+  }
+  auto passed = judge_preview_request(
+      head("/a?b=1", "127.0.0.1:41234", cookie + "Content-Length: 3\r\n") + "abc", kPort, kToken);
+  ASSERT_EQ(passed.kind, PreviewVerdict::Kind::kForward);
+  EXPECT_EQ(passed.head.path, "/a?b=1");
+  EXPECT_EQ(passed.head.content_length, 3u);
 }
 
 TEST(PreviewAccess, HeadsArriveInPiecesAndAreBounded) {
@@ -98,12 +129,18 @@ TEST(PreviewAccess, HeaderTextInTheTargetStaysInsideTheLocationLine) {
 }
 
 TEST(PreviewAccess, TheRedirectNeverLeavesThePreviewsOrigin) {
-  for (std::string target :
-       {"//evil.example/x", "/\\evil.example/x", "http://evil.example/x", "evil.example/x"}) {
+  for (std::string target : {"//evil.example/x", "/\\evil.example/x"}) {
     auto verdict = judge_preview_request(
         head(target + "?paddock_preview=" + kToken, "127.0.0.1:41234"), kPort, kToken);
     ASSERT_EQ(verdict.kind, PreviewVerdict::Kind::kRedirect) << target;
     EXPECT_NE(verdict.response.find("\r\nLocation: /\r\n"), std::string::npos) << target;
+  }
+  // A target that is not a path (the absolute form) is no origin server's: refused.
+  for (std::string target : {"http://evil.example/x", "evil.example/x"}) {
+    auto verdict = judge_preview_request(
+        head(target + "?paddock_preview=" + kToken, "127.0.0.1:41234"), kPort, kToken);
+    EXPECT_EQ(verdict.kind, PreviewVerdict::Kind::kRefuse) << target;
+    EXPECT_EQ(verdict.response.find("Location"), std::string::npos) << target;
   }
 }
 
