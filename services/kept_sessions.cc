@@ -151,6 +151,7 @@ Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
   info.name = name;
   info.language = language;
   auto made = state::SavedWorkspace::create(dir->sessions_fd(), info, fill);
+  dir->note_changed();  // a fill from a snapshot or an archive writes what no save measured
   if (!made) dir->release_name(name, id);
   return made;
 }

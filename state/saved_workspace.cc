@@ -196,7 +196,20 @@ Status make_entry(int root, const TreeEntry& entry) {
 
 }  // namespace
 
-Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to) {
+Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to,
+                                                          std::uint64_t max_new_disk) {
+  // Files are shared, folders are not: what the copy's folders take is measured first, and the
+  // copy refused before anything is written when it is more than the room left.
+  std::uint64_t skeleton = 0;
+  auto measured = walk_tree(from, [&](const TreeEntry& entry, const FileOpener&) {
+    skeleton += skeleton_bytes(entry);
+    return Status{};
+  });
+  if (!measured) return measured.error();
+  if (skeleton > max_new_disk) {
+    return Error{ENOSPC, "its folders take " + format_size(skeleton) + ", and " +
+                             format_size(max_new_disk) + " is left under --state-disk"};
+  }
   std::uint64_t files = 0, bytes = 0;
   auto walked = walk_tree(from, [&](const TreeEntry& entry, const FileOpener&) -> Status {
     ++files;
@@ -644,19 +657,12 @@ Status SavedWorkspace::snapshot(const std::string& name, std::uint64_t max_new_d
   if (!current) return failed(damaged("the current generation is missing", current.error().code));
   auto current_files = open_directory(current->get(), "files");
   if (!current_files) return failed(damaged("the current generation is missing", 0));
-  std::uint64_t skeleton = 0;
-  auto measured = walk_tree(current_files->get(), [&](const TreeEntry& entry, const FileOpener&) {
-    skeleton += skeleton_bytes(entry);
-    return Status{};
-  });
-  if (!measured) return failed(measured.error());
-  if (skeleton > max_new_disk) {
+  auto linked = link_tree(current_files->get(), target->get(), max_new_disk);
+  if (!linked) {
+    if (linked.error().code != ENOSPC) return failed(linked.error());
     return failed(Error{ENOSPC, "the state directory has no room for snapshot '" + name +
-                                    "': its folders take " + format_size(skeleton) + ", " +
-                                    format_size(max_new_disk) + " is left under --state-disk"});
+                                    "': " + linked.error().message});
   }
-  auto linked = link_tree(current_files->get(), target->get());
-  if (!linked) return failed(linked.error());
   json about = {{"created_at", utc_now()}, {"files", linked->first}, {"bytes", linked->second}};
   if (auto written = write_atomically(snapshot->get(), "snapshot.json", about.dump()); !written) {
     return failed(written.error());
@@ -669,8 +675,8 @@ Status SavedWorkspace::snapshot(const std::string& name, std::uint64_t max_new_d
   return {};
 }
 
-Status SavedWorkspace::mark_created() {
-  auto made = snapshot(kCreatedSnapshot);  // within the room its first save was given
+Status SavedWorkspace::mark_created(std::uint64_t max_new_disk) {
+  auto made = snapshot(kCreatedSnapshot, max_new_disk);  // within the room its first save was given
   if (!made && made.error().code != EEXIST) return made;
   return {};
 }

@@ -110,7 +110,7 @@ class SavedWorkspace {
   Status adopt(const TreeWalker& source);
 
   // Keeps the current generation as the session's start (kCreatedSnapshot), once.
-  Status mark_created();
+  Status mark_created(std::uint64_t max_new_disk = ~0ull);
   // The current generation as it is now, kept as `name` (check_state_name first). EEXIST when
   // the name is taken.
   // It shares every file with the generation but has folders of its own: refused (ENOSPC)
@@ -145,8 +145,10 @@ class SavedWorkspace {
 };
 
 // Copies the tree `from` into the empty directory `to`, sharing every file (hard links): a
-// snapshot, or a new session from one. Returns its entries and file bytes.
-Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to);
+// snapshot, or a new session from one. Returns its entries and file bytes. Its folders are its
+// own: refused (ENOSPC) before anything is written when they take more than `max_new_disk`.
+Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to,
+                                                          std::uint64_t max_new_disk = ~0ull);
 
 // The generation a workspace's current symlink names ("gen-12" -> 12), or 0.
 std::uint64_t generation_of(const std::string& link_target);

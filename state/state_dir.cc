@@ -209,6 +209,11 @@ std::uint64_t StateDir::disk_bytes(std::uint64_t limit) const {
   return estimate;
 }
 
+void StateDir::note_changed() {
+  std::lock_guard lock(meter_mutex_);
+  walked_ = false;
+}
+
 void StateDir::note_written(std::uint64_t bytes) {
   std::lock_guard lock(meter_mutex_);
   written_since_walk_ += bytes;

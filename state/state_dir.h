@@ -56,6 +56,9 @@ class StateDir {
   // never low.
   [[nodiscard]] std::uint64_t disk_bytes(std::uint64_t limit = 0) const;
   void note_written(std::uint64_t bytes);
+  // After a write that was not measured (a snapshot, a session filled from one): the next
+  // disk_bytes walks again.
+  void note_changed();
   // Removes the sessions not used for `retention_seconds` that no server has open; returns
   // what was removed. Also removes what a creation that did not finish left.
   std::vector<WorkspaceInfo> remove_unused(double retention_seconds);

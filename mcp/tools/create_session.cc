@@ -189,7 +189,9 @@ class CreateSession final : public Tool {
     std::string not_kept = keep_session_files(*entry);
     if (not_kept.empty() && entry->kept) {
       std::lock_guard lock(entry->run_mutex);
-      if (auto marked = entry->kept->mark_created(); !marked) {
+      auto marked = entry->kept->mark_created(state_disk_room(state));
+      state.state_dir()->note_changed();
+      if (!marked) {
         not_kept =
             "the session's start could not be kept for diff_session: " + marked.error().message;
       }
@@ -267,9 +269,13 @@ class CreateSession final : public Tool {
       if (!files) return files.error();
       // Linked now, while the source is held: a later change of it makes new files.
       auto held = std::make_shared<UniqueFd>(std::move(*files));
-      fill = [held](int target) -> Status {
-        auto linked = state::link_tree(held->get(), target);
-        return linked ? Status{} : Status{linked.error()};
+      std::uint64_t room = state_disk_room(state);
+      fill = [held, room](int target) -> Status {
+        auto linked = state::link_tree(held->get(), target, room);
+        if (linked) return {};
+        if (linked.error().code != ENOSPC) return linked.error();
+        return Error{ENOSPC, "the state directory has no room for a copy of the snapshot: " +
+                                 linked.error().message};
       };
       return {};
     });
@@ -389,6 +395,7 @@ class ForkSession final : public Tool {
       }
       return workspace.snapshot(snapshot, room);
     });
+    context.state.state_dir()->note_changed();
     if (!made) return tool_error(made.error().message);
     json create = {{"from_snapshot", {{"session_id", source}, {"snapshot", snapshot}}},
                    {"live", arguments.value("live", true)}};

@@ -45,6 +45,8 @@ class SnapshotSession final : public Tool {
     }
     json structured;
     std::uint64_t room = state_disk_room(context.state);
+    // Whatever happens below, the state directory's size is measured again next time.
+    context.state.state_dir()->note_changed();
     auto done = with_workspace(context.state, arguments["session_id"].get<std::string>(),
                                [&](state::SavedWorkspace& workspace) -> Status {
                                  if (auto made = workspace.snapshot(snapshot, room); !made)

@@ -684,6 +684,18 @@ TEST(KeptSessions, FoldersCountInTheDiskASaveUsesAndTheStateLimitHoldsBeforeWrit
       {{"session_id", id}, {"code", "import os\nfor i in range(6000): os.makedirs(f'e{i}')\n"}});
   EXPECT_NE(all_text(flood).find("--state-disk"), std::string::npos) << all_text(flood);
   EXPECT_LT(unique_disk_bytes(state / "state"), 24u << 20);
+  // Forks copy the 1000 folders each (a snapshot, then the new session's first generation):
+  // they stop at the limit too, with a line naming it.
+  bool refused = false;
+  for (int i = 0; i < 4 && !refused; ++i) {
+    json fork = server.call("fork_session", {{"session_id", id}, {"live", false}});
+    refused = McpProcess::is_tool_error(fork);
+    if (refused) {
+      EXPECT_NE(all_text(fork).find("--state-disk"), std::string::npos) << all_text(fork);
+    }
+    EXPECT_LT(unique_disk_bytes(state / "state"), 24u << 20);
+  }
+  EXPECT_TRUE(refused);
   // The generation before it stays current, whole.
   server.kill_and_restart();
   EXPECT_EQ(server.stdout_of(
