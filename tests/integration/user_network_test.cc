@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -213,6 +214,38 @@ TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
   ASSERT_EQ(pasta.size(), 1u);
   EXPECT_NE(pasta_uid, 0) << "pasta ran as host root";
   EXPECT_EQ(pasta_uid, program_uid) << "pasta should run as the sandbox's own host uid";
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+}
+
+// pasta runs outside the sandbox, as the sandbox's host uid, so whatever its environment holds
+// is one step from the sandbox's own identity. The server's environment holds the real values
+// behind --secret (and every other credential the user started it with): none of it may reach
+// pasta. The variable is set in this test's environment, which paddock inherits.
+TEST(UserNetwork, PastaGetsNoneOfTheServersEnvironment) {
+  const std::string value = "pasta-env-value-" + std::to_string(getpid());
+  setenv("PADDOCK_TEST_PASTA_ENV", value.c_str(), 1);
+  CliResult result;
+  std::thread sandbox([&] { result = run_cli({"run", "--network", "user", "--", "sleep", "3"}); });
+  std::vector<pid_t> pasta;
+  for (int i = 0; i < 50 && pasta.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    pasta = processes_of_this_user_with("--netns /proc/self/fd/5");
+  }
+  std::string environment;
+  bool readable = false;
+  if (pasta.size() == 1) {
+    std::ifstream in("/proc/" + std::to_string(pasta[0]) + "/environ");
+    readable = in.is_open();
+    std::stringstream all;
+    all << in.rdbuf();
+    environment = all.str();
+  }
+  sandbox.join();
+  unsetenv("PADDOCK_TEST_PASTA_ENV");
+  ASSERT_EQ(pasta.size(), 1u);
+  ASSERT_TRUE(readable) << "pasta's environment could not be read";
+  EXPECT_EQ(environment.find(value), std::string::npos) << environment;
+  EXPECT_EQ(environment.find("PADDOCK_TEST_PASTA_ENV"), std::string::npos) << environment;
   EXPECT_EQ(result.exit_status, 0) << result.err;
 }
 
