@@ -91,7 +91,8 @@ inline constexpr std::chrono::milliseconds kAcceptBackoff{250};
 // session's whole life.
 inline constexpr std::chrono::seconds kRelayIdleDeadline{300};
 inline constexpr double kInterceptsPerSecond = 10;
-inline constexpr double kInterceptBurst = 20;
+// A sandbox may open all its connections at once (parallel downloads), then so many a second.
+inline constexpr double kInterceptBurst = kMaxConnectionsPerSandbox;
 
 struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
