@@ -764,9 +764,13 @@ TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
                         ? run["result"]["structuredContent"].value("stdout", "")
                         : run.dump();
   long grew_mib = (peak - before) / 1024;
+  // Between calls, with the session idle: what the server still holds once the connections ended.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  long between = resident_kib(server.pid());
   std::cout << "held bodies: the server grew by " << grew_mib << " MiB (" << before << " KiB to "
-            << peak << " KiB)\n"
+            << peak << " KiB), and holds " << between << " KiB between calls\n"
             << out;
+  EXPECT_LT((between - before) / 1024, 8) << out;
   // About 4 MiB of bodies, and the connections' own buffers and TLS state.
   EXPECT_LT(grew_mib, 16) << out;
   EXPECT_EQ(out.find("still open"), std::string::npos) << out;
