@@ -704,7 +704,8 @@ std::string tunnel_prelude(const Lab& lab) {
 // come. 60 intercepted connections that each send all but the last byte of a 1 MiB body held
 // 84-93 MiB of the server's memory, with no deadline. Now the sandbox's bodies together are
 // bounded (past it, a 503 that says so), and a body the client leaves unfinished is answered 408
-// after the head's deadline, which ends the connection and frees what it held.
+// after the head's deadline, which ends the connection and frees what it held. A TLS handshake
+// the client abandoned ends at the same deadline.
 TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
   Lab lab;
   ASSERT_TRUE(lab.ready());
@@ -726,6 +727,17 @@ TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
   // 60 connections (opened at the pace the proxy allows intercepted handshakes), each sending
   // all but the last byte of a 1 MiB body; then each waits for what the proxy does with it.
   std::string attack = connect +
+                       "incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()\n"
+                       "maker = context.wrap_bio(incoming, outgoing, server_hostname='localhost')\n"
+                       "try:\n"
+                       "    maker.do_handshake()\n"
+                       "except ssl.SSLWantReadError:\n"
+                       "    pass\n"
+                       "abandoned = socket.create_connection(('127.0.0.1', 3128), timeout=60)\n"
+                       "abandoned.sendall(b'CONNECT localhost:%d HTTP/1.1\\r\\n\\r\\n' % port)\n"
+                       "assert abandoned.recv(4096).startswith(b'HTTP/1.1 200')\n"
+                       "abandoned.sendall(outgoing.read())\n"
+                       "opened = time.monotonic()\n"
                        "held, refused = [], 0\n"
                        "for i in range(60):\n"
                        "    t = tunnel()\n"
@@ -754,7 +766,15 @@ TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
                        "    fates[line] = fates.get(line, 0) + 1\n"
                        "print('refused while sending', refused)\n"
                        "for line in sorted(fates): print(line, fates[line])\n"
-                       "print('took', round(time.monotonic() - start))\n";
+                       "print('took', round(time.monotonic() - start))\n"
+                       "abandoned.settimeout(max(1, 60 - (time.monotonic() - opened)))\n"
+                       "try:\n"
+                       "    while abandoned.recv(65536): pass\n"
+                       "    print('abandoned handshake closed')\n"
+                       "except socket.timeout:\n"
+                       "    print('abandoned handshake still open')\n"
+                       "except OSError as e:\n"
+                       "    print('abandoned handshake', type(e).__name__)\n";
   json run;
   long peak = peak_resident_kib_during(server.pid(), [&] {
     server.call(4, "execute_code", {{"session_id", session}, {"code", attack}, {"timeout", 120}});
@@ -775,6 +795,8 @@ TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
   EXPECT_LT(grew_mib, 16) << out;
   EXPECT_EQ(out.find("still open"), std::string::npos) << out;
   EXPECT_NE(out.find("HTTP/1.1 408 Request Timeout"), std::string::npos) << out;
+  // A handshake the client abandoned holds its TLS state no longer than a held body.
+  EXPECT_NE(out.find("abandoned handshake closed"), std::string::npos) << out;
   EXPECT_NE(out.find("HTTP/1.1 503 Service Unavailable"), std::string::npos) << out;
   // Nothing of a held body went anywhere.
   EXPECT_EQ(count_of(lab.received(), "POST /held"), 1u);
