@@ -9,6 +9,7 @@
 
 #include "core/files.h"
 #include "core/write_all.h"
+#include "services/secret_mask.h"
 
 namespace paddock::cli {
 namespace {
@@ -88,6 +89,16 @@ Result<egress::BrokeredSecret> brokered_secret(
     return invalid_input(source + " " + spec.name + " reads " + spec.variable +
                          ", which is unset or empty in paddock's environment; set it (for an MCP "
                          "server, in the client's \"env\" block) or leave the secret out");
+  }
+  // A value the mask cannot hide (too short: masking it would garble every output) would come
+  // back whole if a host echoed it; no real credential is that short.
+  if (value->size() < mcp::SecretMask::kShortest) {
+    return invalid_input(source + " " + spec.name + " reads " + spec.variable +
+                         ", whose value is " + std::to_string(value->size()) +
+                         " characters long; a brokered secret needs " +
+                         std::to_string(mcp::SecretMask::kShortest) +
+                         " at least, or it could not be masked in results (set the real "
+                         "credential there)");
   }
   return egress::BrokeredSecret{spec, *value};
 }

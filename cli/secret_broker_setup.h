@@ -53,7 +53,8 @@ Result<BrokerSetup> set_up_broker(std::vector<egress::BrokeredSecret> secrets, b
                                   const TerminatorMaker& make_terminator);
 
 // NAME=ENVVAR@HOSTS -> its secret, with its value from `value_of(ENVVAR)`; unset or empty is an
-// error that names the variable and how to set it.
+// error that names the variable and how to set it, and so is a value too short to be masked
+// (under SecretMask::kShortest characters).
 Result<egress::BrokeredSecret> brokered_secret(
     const std::string& source, const egress::SecretSpec& spec,
     const std::function<std::optional<std::string>(const std::string&)>& value_of);

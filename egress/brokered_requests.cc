@@ -22,12 +22,53 @@ bool is_named(const RequestHead::Header& header, std::string_view name) {
 }  // namespace
 
 BrokeredRequests::BrokeredRequests(const SandboxSecrets& secrets, std::string host,
-                                   std::uint16_t port, bool in_body)
-    : secrets_(secrets), host_(std::move(host)), port_(port), in_body_(in_body) {}
+                                   std::uint16_t port, bool in_body, HeldBodyBudget* held_bodies)
+    : secrets_(secrets),
+      host_(std::move(host)),
+      port_(port),
+      in_body_(in_body),
+      held_bodies_(held_bodies) {}
 
 std::optional<std::string> BrokeredRequests::refuse(const char* status, const std::string& why) {
   part_ = Part::kRefused;
+  release_held_body();
   return answer(status, "paddock's proxy: " + why + "\n");
+}
+
+std::string BrokeredRequests::time_out(std::chrono::seconds waited) {
+  return *refuse("408 Request Timeout", "the rest of the request did not come within " +
+                                            std::to_string(waited.count()) + " s");
+}
+
+bool BrokeredRequests::count_held_body() {
+  // Its capacity, not its size: that is what it takes of the server's memory.
+  std::size_t now = held_body_.capacity();
+  if (held_bodies_ == nullptr || now <= counted_) return true;
+  if (!held_bodies_->take(now - counted_)) return false;
+  counted_ = now;
+  return true;
+}
+
+std::optional<std::string> BrokeredRequests::hold_within_bounds(std::uint64_t length) {
+  if (length > kMaxBrokeredBody) {
+    return refuse("413 Content Too Large",
+                  "a request body over 1 MiB to a brokered secret's host, which "
+                  "--secret-in-body holds whole");
+  }
+  if (!count_held_body()) {
+    return refuse("503 Service Unavailable",
+                  "this sandbox's requests to brokered secrets' hosts hold " +
+                      std::to_string(held_bodies_->limit() >> 20) +
+                      " MiB of bodies already, which --secret-in-body holds whole until each "
+                      "has come; send fewer at once");
+  }
+  return std::nullopt;
+}
+
+void BrokeredRequests::release_held_body() {
+  std::string().swap(held_body_);
+  if (held_bodies_ != nullptr) held_bodies_->give_back(counted_);
+  counted_ = 0;
 }
 
 std::optional<std::string> BrokeredRequests::feed(std::string& from_client,
@@ -62,17 +103,13 @@ std::optional<std::string> BrokeredRequests::feed(std::string& from_client,
         if (body_.state() == BodyFraming::State::kMalformed) {
           return refuse("400 Bad Request", body_.error());
         }
-        if (held_body_.size() > kMaxBrokeredBody) {
-          return refuse("413 Content Too Large",
-                        "a request body over 1 MiB to a brokered secret's host, which "
-                        "--secret-in-body holds whole");
-        }
+        if (auto refused = hold_within_bounds(held_body_.size())) return refused;
         if (body_.state() != BodyFraming::State::kDone) break;
         secrets_.substitute(held_body_, host_, port_, uses_);
         held_head_.headers.push_back({"Content-Length", std::to_string(held_body_.size())});
         to_upstream += upstream_request_head(held_head_);
         to_upstream += held_body_;
-        held_body_.clear();
+        release_held_body();
         part_ = Part::kHead;
         break;
       }
@@ -100,7 +137,16 @@ std::optional<std::string> BrokeredRequests::head(std::string& from_client,
                                                  std::to_string(port_) +
                                                  ", and the request's Host header names " + named);
   }
+  if (in_body_ && !request.chunked && request.content_length > 0) {
+    // A body of a known length to be held gets a buffer of that length, counted before a byte
+    // of it comes; one over a bound is refused at once, and its head goes nowhere.
+    if (request.content_length <= kMaxBrokeredBody) held_body_.reserve(request.content_length);
+    if (auto refused = hold_within_bounds(request.content_length)) return refused;
+  }
   from_client.erase(0, request.length);
+  std::erase_if(request.headers, [](const RequestHead::Header& header) {
+    return is_named(header, "forwarded") || is_named(header, "x-forwarded-host");
+  });
   for (auto& header : request.headers) secrets_.substitute(header.value, host_, port_, uses_);
   // The target is passed on as it is: a placeholder there is noted, not replaced.
   secrets_.note_found(request.path, host_, port_, "not substituted: it was in the URL", uses_);

@@ -9,12 +9,22 @@ namespace paddock::egress {
 InterceptedTunnel::InterceptedTunnel(const SandboxSecrets& secrets, std::string host,
                                      std::uint16_t port, bool in_body,
                                      std::unique_ptr<TlsEnd> sandbox_end,
-                                     std::unique_ptr<TlsEnd> upstream_end)
+                                     std::unique_ptr<TlsEnd> upstream_end,
+                                     HeldBodyBudget* held_bodies)
     : host_(host),
       port_(port),
       sandbox_(std::move(sandbox_end)),
       upstream_(std::move(upstream_end)),
-      requests_(secrets, std::move(host), port, in_body) {}
+      requests_(secrets, std::move(host), port, in_body, held_bodies) {}
+
+bool InterceptedTunnel::awaits_client() const {
+  return !sandbox_->established() || !requests_.between_requests() || !client_plain_.empty();
+}
+
+InterceptedTunnel::Fate InterceptedTunnel::time_out(TunnelBuffers buffers,
+                                                    std::chrono::seconds waited) {
+  return end_with(buffers, requests_.time_out(waited));
+}
 
 std::vector<SecretUse> InterceptedTunnel::take_uses() {
   // What was not substituted is said at once; a substitution waits until the request can go

@@ -9,6 +9,7 @@
 //
 // The answers pass back as they are: only requests are read.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,9 +42,14 @@ class InterceptedTunnel {
 
   InterceptedTunnel(const SandboxSecrets& secrets, std::string host, std::uint16_t port,
                     bool in_body, std::unique_ptr<TlsEnd> sandbox_end,
-                    std::unique_ptr<TlsEnd> upstream_end);
+                    std::unique_ptr<TlsEnd> upstream_end, HeldBodyBudget* held_bodies = nullptr);
 
   Fate pump(TunnelBuffers buffers);
+  // Whether it is the sandbox's turn: its TLS handshake, or a request it has begun, is not done.
+  [[nodiscard]] bool awaits_client() const;
+  // Ends a tunnel whose client left its turn unfinished for `waited`: a 408 when a request was
+  // begun inside TLS the sandbox completed, else just the end.
+  Fate time_out(TunnelBuffers buffers, std::chrono::seconds waited);
   // Why the upstream failed (one line), once pump() has answered a 502 for it.
   [[nodiscard]] const std::optional<std::string>& upstream_failure() const { return failure_; }
   // What was done with placeholders: a substitution counts once the request can go to the real

@@ -203,7 +203,7 @@ void EgressProxy::run() {
       watched.push_back(
           {upstream_events != 0 ? connection->upstream.get() : -1, upstream_events, 0});
       owners.emplace_back(connection.get(), true);
-      wake_at = std::min(wake_at, connection->deadline);
+      wake_at = std::min({wake_at, connection->deadline, connection->idle_deadline});
     }
     int timeout = -1;
     if (wake_at != kNever) {
@@ -260,9 +260,13 @@ void EgressProxy::run() {
       if (std::exchange(connection->touched, false) &&
           connection->stage != Connection::Stage::kDone) {
         advance(*connection);
+        if (connection->stage == Connection::Stage::kRelaying) keep_alive(*connection, now);
       }
       if (connection->stage != Connection::Stage::kDone && now >= connection->deadline) {
         expire(*connection, now);
+      } else if (connection->stage == Connection::Stage::kRelaying &&
+                 now >= connection->idle_deadline) {
+        idle_out(*connection);
       }
     }
     // Ended connections give their descriptors back now, not when another one comes.

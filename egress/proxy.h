@@ -36,7 +36,18 @@
 // - deadlines for the whole of what the client must send before a connection is judged: a
 //   request head within kHeadDeadline, a tunnel's TLS ClientHello within kHandshakeDeadline
 //   (a client sending a byte at a time holds nothing longer);
-// - buffers of kRelayBuffer per direction, heads of 16 KiB, ClientHellos of 64 KiB.
+// - buffers of kRelayBuffer per direction, heads of 16 KiB, ClientHellos of 64 KiB;
+// - a relayed connection through which nothing moved for its idle deadline is ended: a tunnel
+//   or a plain-HTTP connection after EgressPolicy::idle (kRelayIdleDeadline), and an
+//   intercepted one whose client has begun its handshake or a request and not finished it after
+//   kHeadDeadline, as for a head (a 408 inside its TLS), so that a held body pins nothing for
+//   long;
+// - request bodies held whole (--secret-in-body) within kHeldBodiesPerSandbox for all of a
+//   sandbox's connections (egress/held_body_budget.h);
+// - at most kInterceptBurst TLS connections terminated at once for brokered secrets' hosts, and
+//   kInterceptsPerSecond after that (a token bucket; over it, the CONNECT is answered 429): each
+//   costs the server a TLS handshake with the sandbox and another with the real host, CPU that
+//   is the server's, not the sandbox's (docs/security.md gives the figure).
 //
 // poll(), not epoll: a loop watches at most 2 * kMaxConnectionsPerSandbox + 3 descriptors, and
 // rebuilding that list each turn costs less than keeping an epoll set in step with every
@@ -59,10 +70,12 @@
 #include "egress/brokered_secrets.h"
 #include "egress/connection_budget.h"
 #include "egress/egress_record.h"
+#include "egress/held_body_budget.h"
 #include "egress/host_pattern.h"
 #include "egress/http_request_head.h"
 #include "egress/name_resolver.h"
 #include "egress/tls_terminator.h"
+#include "egress/token_bucket.h"
 
 namespace paddock::egress {
 
@@ -73,6 +86,13 @@ inline constexpr std::size_t kRelayBuffer = 64 * 1024;
 inline constexpr std::chrono::seconds kHeadDeadline{30};
 inline constexpr std::chrono::seconds kHandshakeDeadline{30};
 inline constexpr std::chrono::milliseconds kAcceptBackoff{250};
+// Long enough for an API that thinks for minutes before it answers (a model's completion that
+// is not streamed); short enough that an abandoned connection does not hold its buffers for a
+// session's whole life.
+inline constexpr std::chrono::seconds kRelayIdleDeadline{300};
+inline constexpr double kInterceptsPerSecond = 10;
+// A sandbox may open all its connections at once (parallel downloads), then so many a second.
+inline constexpr double kInterceptBurst = kMaxConnectionsPerSandbox;
 
 struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
@@ -84,6 +104,8 @@ struct EgressPolicy {
   SandboxSecrets secrets;
   std::shared_ptr<TlsTerminator> tls;
   bool secrets_in_body = false;  // --secret-in-body: request bodies are substituted too
+  // How long a relayed connection may see nothing move either way (tests shorten it).
+  std::chrono::milliseconds idle = kRelayIdleDeadline;
 };
 
 // What a server brokers (docs/secrets.md): its secrets, and the terminator of TLS for their
@@ -144,6 +166,12 @@ class EgressProxy {
   void note_plain_http(const RequestHead& head);
   void forward_requests(Connection& connection);
   void expire(Connection& connection, std::chrono::steady_clock::time_point now);
+  // A relayed connection moved bytes at `now`: its idle deadline starts again.
+  void keep_alive(Connection& connection, std::chrono::steady_clock::time_point now);
+  // Its idle deadline passed: it ends.
+  void idle_out(Connection& connection);
+  // Ends an intercepted connection once what waits for its client has gone.
+  void close_intercepted(Connection& connection);
   void refuse(Connection& connection, const std::string& reason);
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
   void reached(const std::string& host, std::uint16_t port);
@@ -165,6 +193,8 @@ class EgressProxy {
   std::size_t lookups_running_ = 0;
   std::vector<std::uint64_t> lookups_waiting_;
   std::chrono::steady_clock::time_point accept_again_{};
+  HeldBodyBudget held_bodies_;
+  TokenBucket intercepts_{kInterceptsPerSecond, kInterceptBurst};
 
   mutable std::mutex mutex_;
   std::condition_variable applied_;

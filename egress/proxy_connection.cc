@@ -97,6 +97,18 @@ void EgressProxy::judge(Connection& connection) {
     refuse(connection, "it is not in the allowlist");
     return;
   }
+  // Each tunnel to a brokered secret's host will cost the server two TLS handshakes, on its
+  // CPU rather than the sandbox's: so many a second, refused before anything is spent on it.
+  if (head.tunnel && policy_.tls && policy_.secrets.brokers(head.host, head.port) &&
+      !intercepts_.take(Clock::now())) {
+    std::string reason = "this sandbox opens at most " +
+                         std::to_string(static_cast<int>(kInterceptsPerSecond)) +
+                         " TLS connections a second to brokered secrets' hosts, which the proxy "
+                         "terminates (keep connections alive, or open fewer at once)";
+    deny(head.host, head.port, reason);
+    connection.close_with(response("429 Too Many Requests", "paddock's proxy: " + reason + "\n"));
+    return;
+  }
   connection.stage = Connection::Stage::kResolving;
   connection.deadline = Clock::now() + kLookupTimeout;
   if (lookups_running_ < kLookupsPerSandbox) {
@@ -203,6 +215,7 @@ void EgressProxy::connected(Connection& connection) {
     note_plain_http(head);
     reached(head.host, head.port);
     connection.stage = Connection::Stage::kRelaying;
+    keep_alive(connection, Clock::now());
     connection.to_upstream = upstream_request_head(head);
     connection.body_left = head.content_length;
     return;
@@ -225,6 +238,7 @@ void EgressProxy::sniff_tunnel(Connection& connection) {
     reached(head.host, head.port);
     connection.stage = Connection::Stage::kRelaying;
     connection.deadline = kNever;
+    keep_alive(connection, Clock::now());
   };
   std::string& first_bytes = connection.from_client;
   if (first_bytes.empty()) {
@@ -278,7 +292,7 @@ void EgressProxy::intercept(Connection& connection) {
   }
   connection.intercepted = std::make_unique<InterceptedTunnel>(
       policy_.secrets, head.host, head.port, policy_.secrets_in_body, std::move(*sandbox_end),
-      std::move(*upstream_end));
+      std::move(*upstream_end), &held_bodies_);
 }
 
 void EgressProxy::pump_intercepted(Connection& connection) {
@@ -300,11 +314,37 @@ void EgressProxy::pump_intercepted(Connection& connection) {
     }
     return;
   }
+  close_intercepted(connection);
+}
+
+void EgressProxy::close_intercepted(Connection& connection) {
   // What waits for the client (an answer, an alert, the last of a response) goes, then the end.
   connection.requests_ended = true;
   connection.stage = Connection::Stage::kClosing;
   connection.deadline = Clock::now() + kRefusalDeadline;
+  connection.idle_deadline = kNever;
   if (connection.to_client.empty()) connection.end();
+}
+
+void EgressProxy::keep_alive(Connection& connection, Clock::time_point now) {
+  // The sandbox's own turn inside an intercepted connection (its handshake, or a request it has
+  // begun) has the patience a head gets: a body held whole, or TLS state, pins nothing longer.
+  bool clients_turn = connection.intercepted && connection.intercepted->awaits_client() &&
+                      connection.to_upstream.empty();
+  connection.idle_deadline =
+      now + (clients_turn ? std::chrono::milliseconds(kHeadDeadline) : policy_.idle);
+}
+
+void EgressProxy::idle_out(Connection& connection) {
+  if (!connection.intercepted || !connection.intercepted->awaits_client()) {
+    connection.end();
+    return;
+  }
+  (void)connection.intercepted->time_out(
+      {connection.from_client, connection.to_client, connection.from_upstream,
+       connection.to_upstream, connection.client_ended, connection.upstream_ended},
+      kHeadDeadline);
+  close_intercepted(connection);
 }
 
 void EgressProxy::forward_requests(Connection& connection) {
@@ -379,6 +419,7 @@ void EgressProxy::expire(Connection& connection, Clock::time_point now) {
         reached(connection.head.host, connection.head.port);
         connection.stage = Stage::kRelaying;
         connection.deadline = kNever;
+        keep_alive(connection, now);
         return;
       }
       deny(connection.head.host, connection.head.port,

@@ -49,6 +49,8 @@ struct EgressProxy::Connection {
   Stage stage = Stage::kHead;
   // When the present stage's wait ends: expire() says what then.
   Clock::time_point deadline = kNever;
+  // kRelaying: when it ends if nothing moves meanwhile (EgressProxy::keep_alive).
+  Clock::time_point idle_deadline = kNever;
   RequestHead head;  // the first request: where the connection goes
   std::shared_ptr<const AllowList> allow;
   bool literal = false;

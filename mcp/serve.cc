@@ -10,6 +10,7 @@
 #include "services/code_runner.h"
 #include "services/kept_sessions.h"
 #include "services/log.h"
+#include "services/server_state.h"
 
 namespace paddock::mcp {
 
@@ -21,6 +22,15 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
     return 2;
   }
   set_log_level(*level);
+  // The log is masked from its first line, with what results and the audit log are masked with:
+  // a mask of --pass-through-env alone let a brokered value through to stderr.
+  SecretMask secrets(masked_assignments(options));
+  mask_log_with(secrets);
+  for (const auto& name : secrets.unmasked()) {
+    log(LogLevel::kWarning, name + "'s value is shorter than " +
+                                std::to_string(SecretMask::kShortest) +
+                                " characters, too short to be masked in results");
+  }
   auto policies = PolicyStore::load(policy_directories(options.user_policy_dir, options.policy_dir),
                                     options.policy_variables);
   if (!policies) {
@@ -65,13 +75,6 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
                                   "; sessions are not kept across restarts (--state-dir sets "
                                   "where they are)");
     }
-  }
-  SecretMask secrets(options.pass_through_env);
-  mask_log_with(secrets);
-  for (const auto& name : secrets.unmasked()) {
-    log(LogLevel::kWarning, name + "'s value is shorter than " +
-                                std::to_string(SecretMask::kShortest) +
-                                " characters, too short to be masked in results");
   }
   // Termination signals are read by the server loop through a signalfd: block them before any
   // thread starts, so every thread inherits the mask. A client that goes away must not kill us

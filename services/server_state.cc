@@ -7,20 +7,11 @@
 namespace paddock::mcp {
 namespace {
 
-// What the mask hides: the passed-through variables' values, and the brokered secrets' too,
-// which never enter a sandbox but come back if a host echoes them (a second line of defence).
-std::vector<std::string> masked_values(const ServerOptions& options) {
-  std::vector<std::string> values = options.pass_through_env;
-  for (const auto& secret : options.secrets)
-    values.push_back(secret.spec.name + "=" + secret.value);
-  return values;
-}
-
 ServiceSettings service_settings(const ServerOptions& options) {
   return {.max_sessions = options.max_sessions,
           .max_session_idle_seconds = options.max_session_idle_seconds,
           .pull_missing_images = options.pull_missing_images,
-          .pass_through_env = masked_values(options),
+          .pass_through_env = masked_assignments(options),
           .allow_preview = options.allow_preview,
           .preview_ports = {options.preview_ports.first, options.preview_ports.second},
           .max_previews = options.max_previews};
@@ -40,6 +31,14 @@ std::size_t kernel_pool_size(const ServerOptions& options, const Backend& backen
 }
 
 }  // namespace
+
+std::vector<std::string> masked_assignments(const ServerOptions& options) {
+  std::vector<std::string> values = options.pass_through_env;
+  for (const auto& secret : options.secrets) {
+    values.push_back(secret.spec.name + "=" + secret.value);
+  }
+  return values;
+}
 
 ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend,
                          PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares,

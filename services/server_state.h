@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "language/policy_store.h"
 #include "runtime/backend.h"
@@ -16,6 +18,11 @@
 #include "state/state_dir.h"
 
 namespace paddock::mcp {
+
+// What the server masks, as "NAME=VALUE" entries: the passed-through variables' values, and the
+// brokered secrets' too, which never enter a sandbox but come back if a host echoes them (a
+// second line of defence). The one list for results, the audit log and the server's own log.
+std::vector<std::string> masked_assignments(const ServerOptions& options);
 
 class ServerState {
  public:

@@ -21,13 +21,15 @@
 #include "runtime/native/init/child.h"
 #include "runtime/native/init/network_fence.h"
 
-extern char** environ;
-
 namespace paddock {
 namespace {
 
 constexpr const char* kPasta = "/usr/bin/pasta";
 constexpr int kStartTimeoutMs = 10'000;
+// pasta is started with an empty environment: it needs none (everything it is told is in its
+// arguments), and the server's holds the real values behind --secret and whatever else the
+// user started it with, while pasta runs as the sandbox's own host uid.
+char* const kPastaEnvironment[] = {nullptr};
 
 // What `fd` holds right now (the writer may keep it open).
 std::string read_available(int fd) {
@@ -184,7 +186,7 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    execve(kPasta, argv.data(), environ);
+    execve(kPasta, argv.data(), kPastaEnvironment);
     _exit(127);
   }
   if (null_fd >= 0) close(null_fd);

@@ -10,8 +10,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -607,6 +614,371 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   std::string audited = read_file(audit);
   EXPECT_NE(audited.find("\"name\":\"TOKEN\""), std::string::npos) << audited;
   EXPECT_EQ(audited.find(kValue), std::string::npos) << audited;
+}
+
+// `paddock mcp` brokering TOKEN for localhost (the lab's server) with --secret-in-body, and
+// initialized.
+std::unique_ptr<McpProcess> brokered_server(const Lab& lab) {
+  setenv("PADDOCK_STATE_DIR", "none", 1);
+  auto server = std::make_unique<McpProcess>(std::vector<std::string>{
+      "--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
+      "--secret-in-body", "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file",
+      lab.authority(), "--warm", "0"});
+  unsetenv("PADDOCK_STATE_DIR");
+  server->request(1, "initialize",
+                  {{"protocolVersion", "2025-06-18"},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+  EXPECT_FALSE(server->wait_for(1).is_null());
+  return server;
+}
+
+// The CPU seconds `pid` has spent (all its threads), from /proc/PID/stat.
+double cpu_seconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  auto after_name = all.rfind(')');
+  if (after_name == std::string::npos) return -1;
+  std::istringstream fields(all.substr(after_name + 2));
+  std::string field;
+  double ticks = 0;
+  // state is field 3; utime and stime are 14 and 15.
+  for (int number = 3; number <= 15 && fields >> field; ++number) {
+    if (number >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The server's resident memory, in KiB (VmRSS), or -1.
+long resident_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// The most `pid` held resident (KiB) while `work` ran, sampled every 50 ms.
+template <typename Work>
+long peak_resident_kib_during(pid_t pid, Work work) {
+  std::atomic<bool> done{false};
+  std::atomic<long> peak{resident_kib(pid)};
+  std::thread sampler([&] {
+    while (!done) {
+      long now = resident_kib(pid);
+      if (now > peak) peak = now;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  work();
+  done = true;
+  sampler.join();
+  return peak;
+}
+
+// Python for a sandbox of brokered_server(lab): tunnel() opens an intercepted connection to the
+// lab's server (at the pace the proxy allows), head(length) is a POST /held head.
+std::string tunnel_prelude(const Lab& lab) {
+  return "import socket, ssl, time\n"
+         "port = " +
+         lab.port() +
+         "\n"
+         "context = ssl.create_default_context()\n"
+         "def tunnel():\n"
+         "    for attempt in range(50):\n"
+         "        s = socket.create_connection(('127.0.0.1', 3128), timeout=60)\n"
+         "        s.sendall(b'CONNECT localhost:%d HTTP/1.1\\r\\n\\r\\n' % port)\n"
+         "        answer = s.recv(4096)\n"
+         "        if not answer.startswith(b'HTTP/1.1 429'): break\n"
+         "        s.close(); time.sleep(0.2)\n"
+         "    assert answer.startswith(b'HTTP/1.1 200'), answer\n"
+         "    return context.wrap_socket(s, server_hostname='localhost')\n"
+         "def head(length):\n"
+         "    return (b'POST /held HTTP/1.1\\r\\nHost: localhost:%d\\r\\nContent-Length: "
+         "%d\\r\\n'\n"
+         "            b'\\r\\n' % (port, length))\n";
+}
+
+// Issue 49, item 10: with --secret-in-body the proxy holds a request body whole until it has
+// come. 60 intercepted connections that each send all but the last byte of a 1 MiB body held
+// 84-93 MiB of the server's memory, with no deadline. Now the sandbox's bodies together are
+// bounded (past it, a 503 that says so), and a body the client leaves unfinished is answered 408
+// after the head's deadline, which ends the connection and frees what it held. A TLS handshake
+// the client abandoned ends at the same deadline.
+TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  auto started = brokered_server(lab);
+  McpProcess& server = *started;
+  std::string session = server.open_session(2, json::object());
+  ASSERT_FALSE(session.empty());
+  // The proxy and its TLS are set up and used once before the baseline is read.
+  std::string connect = tunnel_prelude(lab);
+  server.call(3, "execute_code",
+              {{"session_id", session},
+               {"code", connect + "t = tunnel(); t.sendall(head(5) + b'hello')\n"
+                                  "print(t.recv(4096).split(b'\\r\\n')[0].decode())\n"}});
+  json warm = server.wait_for(3, std::chrono::seconds(120));
+  EXPECT_NE(McpProcess::text_of(warm).find("HTTP/1.1 200 OK"), std::string::npos) << warm.dump();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  long before = resident_kib(server.pid());
+  ASSERT_GT(before, 0);
+  // 60 connections (opened at the pace the proxy allows intercepted handshakes), each sending
+  // all but the last byte of a 1 MiB body; then each waits for what the proxy does with it.
+  std::string attack = connect +
+                       "incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()\n"
+                       "maker = context.wrap_bio(incoming, outgoing, server_hostname='localhost')\n"
+                       "try:\n"
+                       "    maker.do_handshake()\n"
+                       "except ssl.SSLWantReadError:\n"
+                       "    pass\n"
+                       "abandoned = socket.create_connection(('127.0.0.1', 3128), timeout=60)\n"
+                       "abandoned.sendall(b'CONNECT localhost:%d HTTP/1.1\\r\\n\\r\\n' % port)\n"
+                       "assert abandoned.recv(4096).startswith(b'HTTP/1.1 200')\n"
+                       "abandoned.sendall(outgoing.read())\n"
+                       "opened = time.monotonic()\n"
+                       "held, refused = [], 0\n"
+                       "for i in range(60):\n"
+                       "    t = tunnel()\n"
+                       "    try:\n"
+                       "        t.sendall(head(1 << 20) + b'x' * ((1 << 20) - 1))\n"
+                       "        held.append(t)\n"
+                       "    except (OSError, ssl.SSLError):\n"
+                       "        refused += 1\n"
+                       "        try:\n"
+                       "            print('refused:', t.recv(4096).split(b'\\r\\n')[0].decode())\n"
+                       "        except (OSError, ssl.SSLError):\n"
+                       "            pass\n"
+                       "        continue\n"
+                       "    time.sleep(0.1)\n"
+                       "print('sent', flush=True)\n"
+                       "abandoned.settimeout(45 - (time.monotonic() - opened))\n"
+                       "try:\n"
+                       "    while abandoned.recv(65536): pass\n"
+                       "    print('abandoned handshake closed within 45 s')\n"
+                       "except socket.timeout:\n"
+                       "    print('abandoned handshake still open after 45 s')\n"
+                       "except OSError as e:\n"
+                       "    print('abandoned handshake', type(e).__name__)\n"
+                       "fates = {}\n"
+                       "start = time.monotonic()\n"
+                       "for t in held:\n"
+                       "    t.settimeout(max(1, 50 - (time.monotonic() - start)))\n"
+                       "    try:\n"
+                       "        line = t.recv(4096).split(b'\\r\\n')[0].decode() or 'closed'\n"
+                       "    except socket.timeout:\n"
+                       "        line = 'still open'\n"
+                       "    except (OSError, ssl.SSLError) as e:\n"
+                       "        line = type(e).__name__\n"
+                       "    fates[line] = fates.get(line, 0) + 1\n"
+                       "print('refused while sending', refused)\n"
+                       "for line in sorted(fates): print(line, fates[line])\n"
+                       "print('took', round(time.monotonic() - start))\n";
+  json run;
+  long peak = peak_resident_kib_during(server.pid(), [&] {
+    server.call(4, "execute_code", {{"session_id", session}, {"code", attack}, {"timeout", 120}});
+    run = server.wait_for(4, std::chrono::seconds(180));
+  });
+  std::string out = run.is_object() && run.contains("result")
+                        ? run["result"]["structuredContent"].value("stdout", "")
+                        : run.dump();
+  long grew_mib = (peak - before) / 1024;
+  // Between calls, with the session idle: what the server still holds once the connections ended.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  long between = resident_kib(server.pid());
+  std::cout << "held bodies: the server grew by " << grew_mib << " MiB (" << before << " KiB to "
+            << peak << " KiB), and holds " << between << " KiB between calls\n"
+            << out;
+  EXPECT_LT((between - before) / 1024, 8) << out;
+  // About 4 MiB of bodies, and the connections' own buffers and TLS state.
+  EXPECT_LT(grew_mib, 16) << out;
+  EXPECT_EQ(out.find("\nstill open"), std::string::npos) << out;
+  EXPECT_NE(out.find("HTTP/1.1 408 Request Timeout"), std::string::npos) << out;
+  // A handshake the client abandoned holds its TLS state no longer than a held body.
+  EXPECT_NE(out.find("abandoned handshake closed within 45 s"), std::string::npos) << out;
+  EXPECT_NE(out.find("HTTP/1.1 503 Service Unavailable"), std::string::npos) << out;
+  // Nothing of a held body went anywhere.
+  EXPECT_EQ(count_of(lab.received(), "POST /held"), 1u);
+}
+
+// Issue 49, item 13: Forwarded and X-Forwarded-Host would tell a secret's host of another host
+// than itself, which servers build links and redirects from; they are dropped from intercepted
+// requests (and pass as they are elsewhere: the proxy does not read opaque tunnels).
+TEST(Brokered, ForwardedHeadersNeverReachTheSecretsHost) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(lab.raw_request("api.test", "api.test",
+                                        "GET /forwarded HTTP/1.1\nHost: api.test:{PORT}\n"
+                                        "Forwarded: host=evil.test;proto=https\n"
+                                        "X-Forwarded-Host: evil.test\nX-Key: {TOKEN}\n\n"));
+  EXPECT_EQ(result.value("stdout", ""), "HTTP/1.1 200 OK\n") << result.dump();
+  std::string seen = request_for(lab.received(), "/forwarded");
+  ASSERT_FALSE(seen.empty()) << lab.received();
+  EXPECT_NE(seen.find(std::string("X-Key: ") + kValue), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("evil.test"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("orwarded:"), std::string::npos) << seen;
+}
+
+// Python that makes one TLS ClientHello for api.test (`host`) without a socket, as `hello`.
+std::string client_hello(const std::string& host) {
+  return "import ssl\n"
+         "incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()\n"
+         "maker = ssl.create_default_context().wrap_bio(incoming, outgoing, "
+         "server_hostname='" +
+         host +
+         "')\n"
+         "try:\n"
+         "    maker.do_handshake()\n"
+         "except ssl.SSLWantReadError:\n"
+         "    pass\n"
+         "hello = outgoing.read()\n";
+}
+
+// What docs/security.md says a sandbox can make the proxy hold, besides its held bodies
+// (HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline): 60 intercepted connections, each asking
+// for a 4 MiB answer it never reads, so that every buffer on the way fills.
+TEST(Brokered, ASandboxsInterceptedConnectionsStayWithinTheDocumentedMemory) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  auto started = brokered_server(lab);
+  McpProcess& server = *started;
+  std::string session = server.open_session(2, json::object());
+  ASSERT_FALSE(session.empty());
+  std::string connect = tunnel_prelude(lab);
+  server.call(3, "execute_code",
+              {{"session_id", session},
+               {"code", connect + "t = tunnel(); t.sendall(head(5) + b'hello')\n"
+                                  "print(t.recv(4096).split(b'\\r\\n')[0].decode())\n"}});
+  json warm = server.wait_for(3, std::chrono::seconds(120));
+  EXPECT_NE(McpProcess::text_of(warm).find("HTTP/1.1 200 OK"), std::string::npos) << warm.dump();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  long before = resident_kib(server.pid());
+  std::string attack =
+      connect +
+      "held = []\n"
+      "for i in range(60):\n"
+      "    t = tunnel(); t.setblocking(False)\n"
+      "    request = b'GET /big HTTP/1.1\\r\\nHost: localhost:%d\\r\\n\\r\\n' % port\n"
+      "    try:\n"
+      "        while request:\n"
+      "            request = request[t.send(request[:16384]):]\n"
+      "    except (BlockingIOError, ssl.SSLWantWriteError, ssl.SSLWantReadError):\n"
+      "        pass\n"
+      "    except (OSError, ssl.SSLError):\n"
+      "        pass\n"
+      "    held.append(t)\n"
+      "time.sleep(5)\n"
+      "print('held', len(held))\n";
+  json run;
+  long peak = peak_resident_kib_during(server.pid(), [&] {
+    server.call(4, "execute_code", {{"session_id", session}, {"code", attack}, {"timeout", 120}});
+    run = server.wait_for(4, std::chrono::seconds(180));
+  });
+  std::string out = run.is_object() && run.contains("result")
+                        ? run["result"]["structuredContent"].value("stdout", "")
+                        : run.dump();
+  long grew_mib = (peak - before) / 1024;
+  std::cout << "60 intercepted connections that never read: the server grew by " << grew_mib
+            << " MiB (" << before << " KiB to " << peak << " KiB)\n"
+            << out;
+  EXPECT_EQ(out, "held 60\n") << run.dump();
+  // Measured: 13 MiB (about 220 KiB a connection); docs/security.md says so.
+  EXPECT_LT(grew_mib, 16);
+}
+
+// Issue 49, item 11: every intercepted tunnel costs the server a TLS handshake with the sandbox
+// and another with the real host, on the server's CPU. A sandbox replaying one ClientHello made
+// the server spend 6.9 CPU seconds to its own 1.6 in 15 s. New intercepted tunnels are now a
+// token bucket's worth per sandbox: past it a CONNECT is answered 429 in one line, recorded.
+TEST(Brokered, InterceptedHandshakesAreRateLimitedPerSandbox) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  json result = lab.run(client_hello("api.test") +
+                        "import socket\n"
+                        "answers, bodies = {}, set()\n"
+                        "for i in range(120):\n"
+                        "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+                        "    s.sendall(b'CONNECT api.test:" +
+                        lab.port() +
+                        " HTTP/1.1\\r\\n\\r\\n')\n"
+                        "    a = s.recv(4096)\n"
+                        "    status = a.split(b'\\r\\n')[0].decode()\n"
+                        "    answers[status] = answers.get(status, 0) + 1\n"
+                        "    if a.startswith(b'HTTP/1.1 200'):\n"
+                        "        s.sendall(hello); s.recv(4096)\n"
+                        "    else:\n"
+                        "        bodies.add(a.split(b'\\r\\n\\r\\n', 1)[1].decode())\n"
+                        "    s.close()\n"
+                        "for status in sorted(answers): print(status, answers[status])\n"
+                        "for body in bodies: print(body.count('\\n'), body, end='')\n");
+  std::string out = result.value("stdout", "");
+  std::cout << out;
+  // The burst of 64 (a sandbox's connections) passes at once, and a few more as the bucket refills;
+  // the rest are refused.
+  EXPECT_NE(out.find("HTTP/1.1 200 Connection established"), std::string::npos) << out;
+  EXPECT_NE(out.find("HTTP/1.1 429 Too Many Requests"), std::string::npos) << out;
+  // One line, the same for every refusal.
+  EXPECT_NE(out.find("\n1 paddock's proxy: this sandbox opens at most 10 TLS connections a second "
+                     "to brokered secrets' hosts, which the proxy terminates (keep connections "
+                     "alive, or open fewer at once)\n"),
+            std::string::npos)
+      << out;
+  bool recorded = false;
+  for (const auto& denied : result["network"].value("denied", json::array())) {
+    recorded = recorded ||
+               denied.value("reason", "").find("10 TLS connections a second") != std::string::npos;
+  }
+  EXPECT_TRUE(recorded) << result.dump();
+  // After a pause the bucket has refilled: a normal request is served.
+  json after = lab.run(
+      "import os, urllib.request\n"
+      "r = urllib.request.urlopen(urllib.request.Request('https://api.test:" +
+      lab.port() + "/after', headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n" +
+      "print(r.status)\n");
+  EXPECT_EQ(after.value("stdout", ""), "200\n") << after.dump();
+}
+
+// What a sandbox replaying ClientHellos to a secret's host for 10 s makes the server spend, next
+// to what it spends itself (the figure docs/security.md gives).
+TEST(Brokered, ReplayedClientHellosCostTheServerLessThanTheSandbox) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  auto started = brokered_server(lab);
+  McpProcess& server = *started;
+  std::string code = client_hello("localhost") +
+                     "import socket, time\n"
+                     "start, handshakes, refused = time.monotonic(), 0, 0\n"
+                     "while time.monotonic() - start < 10:\n"
+                     "    s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
+                     "    s.sendall(b'CONNECT localhost:" +
+                     lab.port() +
+                     " HTTP/1.1\\r\\n\\r\\n')\n"
+                     "    if s.recv(4096).startswith(b'HTTP/1.1 200'):\n"
+                     "        s.sendall(hello); s.recv(4096); handshakes += 1\n"
+                     "    else:\n"
+                     "        refused += 1\n"
+                     "    s.close()\n"
+                     "print('handshakes', handshakes, 'refused', refused, 'cpu', "
+                     "round(time.process_time(), 2))\n";
+  double before = cpu_seconds(server.pid());
+  server.call(2, "execute_code", {{"code", code}, {"timeout", 60}});
+  json run = server.wait_for(2, std::chrono::seconds(120));
+  double spent = cpu_seconds(server.pid()) - before;
+  std::string out = run.is_object() && run.contains("result")
+                        ? run["result"]["structuredContent"].value("stdout", "")
+                        : run.dump();
+  std::cout << "replayed ClientHellos: the server spent " << spent << " CPU seconds; " << out;
+  auto at = out.find("cpu ");
+  ASSERT_NE(at, std::string::npos) << out;
+  double sandbox = std::stod(out.substr(at + 4));
+  // Intercepted: the bucket's burst and its rate for 10 s (a second's slack), no more; the rest
+  // were refused at their CONNECT. The server's share (the call's own setup and teardown
+  // included) is below the sandbox's.
+  auto handshakes = out.find("handshakes ");
+  ASSERT_NE(handshakes, std::string::npos) << out;
+  EXPECT_LE(std::stoi(out.substr(handshakes + 11)), 64 + 10 * 11) << out;
+  EXPECT_LT(spent, sandbox) << out;
 }
 
 }  // namespace

@@ -101,8 +101,10 @@ struct ServedProxy {
   int port = 0;
 };
 
-// A proxy that allows `patterns` and serves on a loopback port of its own.
-ServedProxy serve_proxy(const std::vector<std::string>& patterns) {
+// A proxy that allows `patterns` and serves on a loopback port of its own; `idle` as the relay's
+// idle deadline.
+ServedProxy serve_proxy(const std::vector<std::string>& patterns,
+                        std::chrono::milliseconds idle = egress::kRelayIdleDeadline) {
   std::vector<egress::HostPattern> parsed;
   for (const auto& text : patterns) {
     auto pattern = egress::parse_host_pattern(text);
@@ -111,6 +113,7 @@ ServedProxy serve_proxy(const std::vector<std::string>& patterns) {
   }
   egress::EgressPolicy policy;
   policy.allow = egress::AllowList(std::move(parsed));
+  policy.idle = idle;
   auto created = egress::EgressProxy::create(std::move(policy));
   EXPECT_TRUE(created.ok());
   ServedProxy served;
@@ -336,6 +339,50 @@ TEST(EgressProxyRequests, ATunnelCarriesBytesBothWaysAndPassesOnEachEnd) {
   std::string got = read_bytes(client.get(), payload.size() + 10);
   sender.join();
   EXPECT_EQ(got, payload + "bye") << got.size() << " bytes";
+}
+
+// A tunnel through which nothing moves either way is ended at its idle deadline (shortened
+// here): before, an opaque tunnel, or an intercepted one, was held with no deadline at all, its
+// buffers and descriptors with it (issue 49, item 10). One that keeps moving is not.
+TEST(EgressProxyExhaustion, AnIdleTunnelIsEndedAtItsDeadline) {
+  TempDir dir("proxy-idle");
+  Server echo({"/usr/bin/python3", "-c",
+               "import socket, threading\n"
+               "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\n"
+               "print(s.getsockname()[1], flush=True)\n"
+               "def serve(c):\n"
+               "    while True:\n"
+               "        chunk = c.recv(65536)\n"
+               "        if not chunk: break\n"
+               "        c.sendall(chunk)\n"
+               "while True:\n"
+               "    c, _ = s.accept()\n"
+               "    threading.Thread(target=serve, args=(c,), daemon=True).start()\n"},
+              dir.path + "/port");
+  std::string port = echo.port();
+  ASSERT_FALSE(port.empty());
+  ServedProxy served = serve_proxy({"127.0.0.1:" + port}, 3s);
+  std::string established = "HTTP/1.1 200 Connection established\r\n\r\n";
+  UniqueFd idle = connect_to(served.port);
+  UniqueFd busy = connect_to(served.port);
+  for (int fd : {idle.get(), busy.get()}) {
+    send_text(fd, "CONNECT 127.0.0.1:" + port + " HTTP/1.1\r\n\r\n");
+    ASSERT_EQ(read_bytes(fd, established.size()), established);
+    send_text(fd, "hello");
+    ASSERT_EQ(read_bytes(fd, 5, 5s), "hello");
+  }
+  auto opened = Clock::now();
+  // The busy one says something every second for 6 s, twice the deadline; the idle one nothing.
+  for (int second = 0; second < 6; ++second) {
+    std::this_thread::sleep_for(1s);
+    send_text(busy.get(), "ping");
+    EXPECT_EQ(read_bytes(busy.get(), 4, 5s), "ping") << "after " << second + 1 << " s";
+  }
+  EXPECT_TRUE(closed_within(idle.get(), 1s));
+  auto open_for = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - opened);
+  EXPECT_LE(open_for.count(), 8);
+  EXPECT_FALSE(closed_within(busy.get(), 100ms));
+  EXPECT_TRUE(closed_within(busy.get(), 5s)) << "the busy tunnel, once idle, was not ended";
 }
 
 // An installer's list never serves the program after it: replacing the list ends every

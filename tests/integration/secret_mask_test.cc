@@ -147,5 +147,46 @@ TEST(SecretMask, TheServersLogAndProtocolErrorsCarryNoFormOfIt) {
   EXPECT_EQ(leak_in(served.err), "") << served.err;
 }
 
+// A brokered secret's value (--secret) is masked in the server's log as it is in results and the
+// audit log: one mask everywhere. The value reaches the log as a name the model made from an echo
+// of it; before, the log's mask held --pass-through-env alone and let it through (issue 49, 12).
+TEST(SecretMask, TheServersLogMasksABrokeredValueToo) {
+  setenv("MASK_TEST_BROKERED", kSecret, 1);
+  std::string requests =
+      json({{"jsonrpc", "2.0"}, {"id", 1}, {"method", lowered(kSecret) + "/method"}}).dump() +
+      "\n" + json({{"jsonrpc", "2.0"}, {"id", 2}, {"method", std::string(kSecret) + "/x"}}).dump() +
+      "\n";
+  CliResult served = run_cli({"mcp", "--log-level", "debug", "--warm", "0", "--secret",
+                              "TOKEN=MASK_TEST_BROKERED@localhost:8443"},
+                             requests);
+  unsetenv("MASK_TEST_BROKERED");
+  EXPECT_EQ(served.exit_status, 0) << served.err;
+  // The attack's evidence: the names reached the log, masked.
+  EXPECT_NE(served.err.find("unknown method '***/method'"), std::string::npos) << served.err;
+  EXPECT_NE(served.err.find("unknown method '***/x'"), std::string::npos) << served.err;
+  EXPECT_EQ(leak_in(served.err), "") << served.err;
+  EXPECT_EQ(leak_in(served.out), "") << served.out;
+}
+
+// A brokered value shorter than the mask's shortest is refused at start, in one line naming the
+// variable, by `paddock mcp` and `paddock run` alike: no mask would hide it if a host echoed it.
+TEST(SecretMask, ABrokeredValueTooShortToMaskIsRefusedAtStart) {
+  setenv("MASK_TEST_SHORT", "abc", 1);
+  CliResult served =
+      run_cli({"mcp", "--warm", "0", "--secret", "TOKEN=MASK_TEST_SHORT@localhost:8443"}, "");
+  CliResult ran =
+      run_cli({"run", "--secret", "TOKEN=MASK_TEST_SHORT@localhost:8443", "--", "/bin/true"});
+  unsetenv("MASK_TEST_SHORT");
+  for (const CliResult* result : {&served, &ran}) {
+    EXPECT_NE(result->exit_status, 0) << result->err;
+    EXPECT_NE(result->err.find("MASK_TEST_SHORT, whose value is 3 characters long; a brokered "
+                               "secret needs 4 at least"),
+              std::string::npos)
+        << result->err;
+    EXPECT_EQ(std::count(result->err.begin(), result->err.end(), '\n'), 1) << result->err;
+    EXPECT_EQ(result->err.find("abc"), std::string::npos) << result->err;
+  }
+}
+
 }  // namespace
 }  // namespace paddock::testing

@@ -4,12 +4,17 @@
 // Each test starts its own bait on the host and attacks it from inside a real sandbox.
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -213,6 +218,89 @@ TEST(UserNetwork, PastaRunsAsTheSandboxsOwnUnprivilegedIdentity) {
   ASSERT_EQ(pasta.size(), 1u);
   EXPECT_NE(pasta_uid, 0) << "pasta ran as host root";
   EXPECT_EQ(pasta_uid, program_uid) << "pasta should run as the sandbox's own host uid";
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+}
+
+// The parent of `pid`, or 0.
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  auto after_name = all.rfind(')');
+  if (after_name == std::string::npos) return 0;
+  std::istringstream fields(all.substr(after_name + 2));
+  std::string state;
+  pid_t parent = 0;
+  fields >> state >> parent;
+  return parent;
+}
+
+// What /proc/PID/environ holds, read at once; or, when this user may not open it (pasta runs as
+// a subordinate uid of ours), read from a child that joined pasta's user namespace first, which
+// our user owns. Sets `readable` when either way could read it.
+std::string environment_of(pid_t pid, bool& readable) {
+  std::string path = "/proc/" + std::to_string(pid) + "/environ";
+  std::ifstream direct(path);
+  if (direct.is_open()) {
+    readable = true;
+    return std::string((std::istreambuf_iterator<char>(direct)), std::istreambuf_iterator<char>());
+  }
+  std::string user_ns = "/proc/" + std::to_string(pid) + "/ns/user";
+  int ns = open(user_ns.c_str(), O_RDONLY | O_CLOEXEC);
+  int pipe_fds[2];
+  if (ns < 0 || pipe2(pipe_fds, O_CLOEXEC) != 0) return "";
+  pid_t child = fork();
+  if (child == 0) {
+    // Only system calls here: this process has threads.
+    if (setns(ns, CLONE_NEWUSER) != 0) _exit(1);
+    int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0) _exit(2);
+    char chunk[4096];
+    for (ssize_t got; (got = read(fd, chunk, sizeof chunk)) > 0;) {
+      if (write(pipe_fds[1], chunk, static_cast<std::size_t>(got)) != got) _exit(3);
+    }
+    _exit(0);
+  }
+  close(ns);
+  close(pipe_fds[1]);
+  std::string found;
+  char chunk[4096];
+  for (ssize_t got; (got = read(pipe_fds[0], chunk, sizeof chunk)) > 0;) {
+    found.append(chunk, static_cast<std::size_t>(got));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  readable = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return found;
+}
+
+// pasta runs outside the sandbox, as the sandbox's host uid, so whatever its environment holds
+// is one step from the sandbox's own identity. The server's environment holds the real values
+// behind --secret (and every other credential the user started it with): none of it may reach
+// pasta. The variable is set in this test's environment, which paddock inherits.
+TEST(UserNetwork, PastaGetsNoneOfTheServersEnvironment) {
+  const std::string value = "pasta-env-value-" + std::to_string(getpid());
+  setenv("PADDOCK_TEST_PASTA_ENV", value.c_str(), 1);
+  CliResult result;
+  std::thread sandbox([&] { result = run_cli({"run", "--network", "user", "--", "sleep", "3"}); });
+  // This test's own pasta: started by the paddock this test started (other runs of the suite
+  // as the same user may have theirs). Looked for without a pause: once set up, pasta makes
+  // itself non-dumpable, and then only root may read its environment.
+  std::vector<pid_t> pasta;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+       pasta.empty() && std::chrono::steady_clock::now() < until;) {
+    pasta = processes_of_this_user_with("--netns /proc/self/fd/5");
+    std::erase_if(pasta, [](pid_t pid) { return parent_of(parent_of(pid)) != getpid(); });
+  }
+  std::string environment;
+  bool readable = false;
+  if (pasta.size() == 1) environment = environment_of(pasta[0], readable);
+  sandbox.join();
+  unsetenv("PADDOCK_TEST_PASTA_ENV");
+  ASSERT_EQ(pasta.size(), 1u);
+  ASSERT_TRUE(readable) << "pasta's environment could not be read";
+  EXPECT_EQ(environment.find(value), std::string::npos) << environment;
+  EXPECT_EQ(environment.find("PADDOCK_TEST_PASTA_ENV"), std::string::npos) << environment;
   EXPECT_EQ(result.exit_status, 0) << result.err;
 }
 

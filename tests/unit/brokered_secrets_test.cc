@@ -172,6 +172,53 @@ TEST(BrokeredRequests, EveryRequestOfAKeptAliveConnectionIsSubstitutedWhateverIt
   }
 }
 
+TEST(BrokeredRequests, ForwardedHeadersAreDropped) {
+  SandboxSecrets secrets = test_secrets();
+  BrokeredRequests brokered(secrets, "api.test", 443, false);
+  Fed fed = feed(brokered,
+                 "GET / HTTP/1.1\r\nHost: api.test\r\nForwarded: host=evil.test\r\n"
+                 "X-Forwarded-Host: evil.test\r\nFORWARDED: for=1.2.3.4\r\nX-Keep: yes\r\n\r\n",
+                 9);
+  ASSERT_FALSE(fed.refused) << *fed.refused;
+  EXPECT_EQ(fed.upstream, "GET / HTTP/1.1\r\nHost: api.test\r\nX-Keep: yes\r\n\r\n");
+}
+
+// The bodies every connection of a sandbox holds are counted together: past the budget, a 503
+// that says so; a body sent on, or refused, gives back what it held.
+TEST(BrokeredRequests, HeldBodiesShareTheSandboxsBudget) {
+  SandboxSecrets secrets = test_secrets();
+  HeldBodyBudget budget(1 << 20);
+  std::string head =
+      "POST / HTTP/1.1\r\nHost: api.test\r\nContent-Length: " + std::to_string(600 << 10) +
+      "\r\n\r\n";
+  auto first = std::make_unique<BrokeredRequests>(secrets, "api.test", 443, true, &budget);
+  Fed fed = feed(*first, head + std::string(500 << 10, 'x'), 16 << 10);
+  ASSERT_FALSE(fed.refused) << *fed.refused;
+  EXPECT_GE(budget.held(), 500u << 10);
+  BrokeredRequests second(secrets, "api.test", 443, true, &budget);
+  Fed over = feed(second, head + std::string(600 << 10, 'x'), 16 << 10);
+  ASSERT_TRUE(over.refused);
+  EXPECT_TRUE(over.refused->starts_with("HTTP/1.1 503")) << *over.refused;
+  EXPECT_NE(over.refused->find("hold 1 MiB of bodies already"), std::string::npos) << *over.refused;
+  EXPECT_TRUE(over.upstream.empty());
+  std::size_t first_holds = budget.held();
+  first.reset();  // the connection's end gives back what it held
+  EXPECT_EQ(budget.held(), 0u) << first_holds;
+  BrokeredRequests third(secrets, "api.test", 443, true, &budget);
+  Fed whole = feed(third, head + std::string(600 << 10, 'x'), 16 << 10);
+  ASSERT_FALSE(whole.refused) << *whole.refused;
+  EXPECT_NE(whole.upstream.find("Content-Length: " + std::to_string(600 << 10)), std::string::npos);
+  EXPECT_EQ(budget.held(), 0u);  // sent on: nothing held any more
+  // A request left unfinished is answered 408 at its deadline.
+  BrokeredRequests fourth(secrets, "api.test", 443, true, &budget);
+  Fed part = feed(fourth, head + "xyz", 1000);
+  EXPECT_FALSE(fourth.between_requests());
+  std::string answer = fourth.time_out(std::chrono::seconds(30));
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 408 Request Timeout")) << answer;
+  EXPECT_NE(answer.find("the rest of the request did not come within 30 s"), std::string::npos);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
 TEST(BrokeredRequests, AHostHeaderForAnotherHostIsRefusedUnsubstituted) {
   SandboxSecrets secrets = test_secrets();
   for (const char* host : {"evil.test", "api.test:8443", "other.test", "api.test.evil.test"}) {
