@@ -614,6 +614,9 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   std::string audited = read_file(audit);
   EXPECT_NE(audited.find("\"name\":\"TOKEN\""), std::string::npos) << audited;
   EXPECT_EQ(audited.find(kValue), std::string::npos) << audited;
+  // A clean end: the server removes its trust bundle's folder (a killed one cannot).
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
 }
 
 // `paddock mcp` brokering TOKEN for localhost (the lab's server) with --secret-in-body, and
@@ -800,6 +803,9 @@ TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
   EXPECT_NE(out.find("HTTP/1.1 503 Service Unavailable"), std::string::npos) << out;
   // Nothing of a held body went anywhere.
   EXPECT_EQ(count_of(lab.received(), "POST /held"), 1u);
+  // A clean end: the server removes its trust bundle's folder (a killed one cannot).
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
 }
 
 // Issue 49, item 13: Forwarded and X-Forwarded-Host would tell a secret's host of another host
@@ -885,6 +891,9 @@ TEST(Brokered, ASandboxsInterceptedConnectionsStayWithinTheDocumentedMemory) {
   EXPECT_EQ(out, "held 60\n") << run.dump();
   // Measured: 13 MiB (about 220 KiB a connection); docs/security.md says so.
   EXPECT_LT(grew_mib, 16);
+  // A clean end: the server removes its trust bundle's folder (a killed one cannot).
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
 }
 
 // Issue 49, item 11: every intercepted tunnel costs the server a TLS handshake with the sandbox
@@ -979,6 +988,9 @@ TEST(Brokered, ReplayedClientHellosCostTheServerLessThanTheSandbox) {
   ASSERT_NE(handshakes, std::string::npos) << out;
   EXPECT_LE(std::stoi(out.substr(handshakes + 11)), 64 + 10 * 11) << out;
   EXPECT_LT(spent, sandbox) << out;
+  // A clean end: the server removes its trust bundle's folder (a killed one cannot).
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
 }
 
 }  // namespace
