@@ -27,6 +27,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
+#include "support/process_memory.h"
 #include "support/temp_folder.h"
 
 namespace paddock::testing {
@@ -652,16 +653,6 @@ double cpu_seconds(pid_t pid) {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// The server's resident memory, in KiB (VmRSS), or -1.
-long resident_kib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
 // The most `pid` held resident (KiB) while `work` ran, sampled every 50 ms.
 template <typename Work>
 long peak_resident_kib_during(pid_t pid, Work work) {
@@ -703,6 +694,31 @@ std::string tunnel_prelude(const Lab& lab) {
          "            b'\\r\\n' % (port, length))\n";
 }
 
+// A brokered server with one session whose proxy and TLS were used once, so that the server's
+// resident memory read after (`baseline_kib`) is its settled baseline.
+struct WarmedBroker {
+  std::unique_ptr<McpProcess> server;
+  std::string session;
+  std::string connect;  // tunnel_prelude's Python
+  long baseline_kib = 0;
+};
+
+WarmedBroker warmed_broker(const Lab& lab) {
+  WarmedBroker warmed{brokered_server(lab), "", tunnel_prelude(lab), 0};
+  McpProcess& server = *warmed.server;
+  warmed.session = server.open_session(2, json::object());
+  if (warmed.session.empty()) return warmed;
+  server.call(3, "execute_code",
+              {{"session_id", warmed.session},
+               {"code", warmed.connect + "t = tunnel(); t.sendall(head(5) + b'hello')\n"
+                                         "print(t.recv(4096).split(b'\\r\\n')[0].decode())\n"}});
+  json warm = server.wait_for(3, std::chrono::seconds(120));
+  EXPECT_NE(McpProcess::text_of(warm).find("HTTP/1.1 200 OK"), std::string::npos) << warm.dump();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  warmed.baseline_kib = resident_kib(server.pid());
+  return warmed;
+}
+
 // Issue 49, item 10: with --secret-in-body the proxy holds a request body whole until it has
 // come. 60 intercepted connections that each send all but the last byte of a 1 MiB body held
 // 84-93 MiB of the server's memory, with no deadline. Now the sandbox's bodies together are
@@ -712,20 +728,12 @@ std::string tunnel_prelude(const Lab& lab) {
 TEST(Brokered, HeldBodiesAreBoundedPerSandboxAndEndAtTheirDeadline) {
   Lab lab;
   ASSERT_TRUE(lab.ready());
-  auto started = brokered_server(lab);
-  McpProcess& server = *started;
-  std::string session = server.open_session(2, json::object());
+  WarmedBroker warmed = warmed_broker(lab);
+  McpProcess& server = *warmed.server;
+  const std::string& session = warmed.session;
   ASSERT_FALSE(session.empty());
-  // The proxy and its TLS are set up and used once before the baseline is read.
-  std::string connect = tunnel_prelude(lab);
-  server.call(3, "execute_code",
-              {{"session_id", session},
-               {"code", connect + "t = tunnel(); t.sendall(head(5) + b'hello')\n"
-                                  "print(t.recv(4096).split(b'\\r\\n')[0].decode())\n"}});
-  json warm = server.wait_for(3, std::chrono::seconds(120));
-  EXPECT_NE(McpProcess::text_of(warm).find("HTTP/1.1 200 OK"), std::string::npos) << warm.dump();
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  long before = resident_kib(server.pid());
+  const std::string& connect = warmed.connect;
+  long before = warmed.baseline_kib;
   ASSERT_GT(before, 0);
   // 60 connections (opened at the pace the proxy allows intercepted handshakes), each sending
   // all but the last byte of a 1 MiB body; then each waits for what the proxy does with it.
@@ -847,19 +855,12 @@ std::string client_hello(const std::string& host) {
 TEST(Brokered, ASandboxsInterceptedConnectionsStayWithinTheDocumentedMemory) {
   Lab lab;
   ASSERT_TRUE(lab.ready());
-  auto started = brokered_server(lab);
-  McpProcess& server = *started;
-  std::string session = server.open_session(2, json::object());
+  WarmedBroker warmed = warmed_broker(lab);
+  McpProcess& server = *warmed.server;
+  const std::string& session = warmed.session;
   ASSERT_FALSE(session.empty());
-  std::string connect = tunnel_prelude(lab);
-  server.call(3, "execute_code",
-              {{"session_id", session},
-               {"code", connect + "t = tunnel(); t.sendall(head(5) + b'hello')\n"
-                                  "print(t.recv(4096).split(b'\\r\\n')[0].decode())\n"}});
-  json warm = server.wait_for(3, std::chrono::seconds(120));
-  EXPECT_NE(McpProcess::text_of(warm).find("HTTP/1.1 200 OK"), std::string::npos) << warm.dump();
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  long before = resident_kib(server.pid());
+  const std::string& connect = warmed.connect;
+  long before = warmed.baseline_kib;
   std::string attack =
       connect +
       "held = []\n"

@@ -17,21 +17,12 @@
 
 #include "support/harness.h"
 #include "support/mcp_process.h"
+#include "support/process_memory.h"
 
 namespace paddock::testing {
 namespace {
 
 using json = nlohmann::json;
-
-// The resident memory of `pid` in KiB, from /proc/PID/status.
-long resident_kib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
 
 // The most `pid` held while it lives on, sampled every 50 ms until stopped.
 class PeakSampler {
