@@ -344,7 +344,10 @@ class McpClient:
             returncode = self.process.wait(5.0)
         except subprocess.TimeoutExpired:
             returncode = None
-        self._stderr_reader.join(1.0)
+        # Its last words come on the other pipe, read by another thread that a loaded machine
+        # may schedule late (a second was not always enough in CI); a descendant that kept the
+        # pipe open bounds the wait.
+        self._stderr_reader.join(5.0)
         if self._closing:
             error = ClientClosed("the MCP client was closed")
         else:
