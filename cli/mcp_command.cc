@@ -1,5 +1,6 @@
 #include "cli/mcp_command.h"
 
+#include "app/log.h"
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
 #include "cli/mcp_settings.h"
@@ -7,14 +8,13 @@
 #include "cli/secret_broker_setup.h"
 #include "cli/tls_terminator_maker.h"
 #include "mcp/serve.h"
-#include "services/log.h"
 
 namespace paddock::cli {
 namespace {
 
 // The backends' settings from the environment, with what the server's settings table resolved
 // for them laid over (a flag or its variable).
-BackendSettings server_backend_settings(const mcp::ServerOptions& options, const Environment& env) {
+BackendSettings server_backend_settings(const app::ServerOptions& options, const Environment& env) {
   BackendSettings settings = backend_settings(env);
   settings.kube.namespace_name = options.kube_namespace;
   settings.kube.pods.start_seconds = options.pod_start_seconds;
@@ -31,7 +31,7 @@ int mcp_command(const McpRequest& request) {
   auto options = resolve_server_options(request.flags, env);
   if (!options) {
     // As every configuration error of the server: one line, exit status 2, before stdin is read.
-    mcp::log(mcp::LogLevel::kError, options.error().message);
+    app::log(app::LogLevel::kError, options.error().message);
     return kServerConfigurationError;
   }
   BackendSettings settings = server_backend_settings(*options, env);
@@ -41,7 +41,7 @@ int mcp_command(const McpRequest& request) {
     auto made = set_up_broker(options->secrets, options->secrets_in_body, options->egress_ca_file,
                               make_openssl_terminator);
     if (!made) {
-      mcp::log(mcp::LogLevel::kError, made.error().message);
+      app::log(app::LogLevel::kError, made.error().message);
       return kServerConfigurationError;
     }
     broker = std::move(*made);

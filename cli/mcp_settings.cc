@@ -17,7 +17,7 @@
 namespace paddock::cli {
 namespace {
 
-using Options = mcp::ServerOptions;
+using Options = app::ServerOptions;
 using Env = const Environment&;
 
 // The parsers the rows share; each error names the value as written.
@@ -248,7 +248,7 @@ Result<bool> on_or_off(const Given& given) {
 }
 
 Status add_share(const Given& given, Env, Options& options) {
-  auto spec = mcp::parse_share_spec(given.text);
+  auto spec = app::parse_share_spec(given.text);
   if (!spec) return invalid_input(given.source + ": " + spec.error().message);
   options.shares.push_back(std::move(*spec));
   return {};
@@ -702,7 +702,7 @@ const std::vector<McpSetting>& mcp_settings() {
   return kTable;
 }
 
-Result<mcp::ServerOptions> resolve_server_options(const FlagValues& flags, const Environment& env) {
+Result<app::ServerOptions> resolve_server_options(const FlagValues& flags, const Environment& env) {
   Options options;
   if (auto set = resolve_settings(mcp_settings(), flags, env, options); !set) return set.error();
   if (auto checked = check_together(options); !checked) return checked.error();

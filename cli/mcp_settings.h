@@ -7,18 +7,18 @@
 
 #include <vector>
 
+#include "app/server_config.h"
 #include "cli/settings.h"
 #include "core/result.h"
-#include "services/server_config.h"
 
 namespace paddock::cli {
 
-using McpSetting = Setting<mcp::ServerOptions>;
+using McpSetting = Setting<app::ServerOptions>;
 
 // In --help's order.
 const std::vector<McpSetting>& mcp_settings();
 
 // The flags given (from the command line) and the environment, as the server's options.
-Result<mcp::ServerOptions> resolve_server_options(const FlagValues& flags, const Environment& env);
+Result<app::ServerOptions> resolve_server_options(const FlagValues& flags, const Environment& env);
 
 }  // namespace paddock::cli

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/secret_mask.h"
 #include "core/files.h"
 #include "core/write_all.h"
-#include "services/secret_mask.h"
 
 namespace paddock::cli {
 namespace {
@@ -92,11 +92,11 @@ Result<egress::BrokeredSecret> brokered_secret(
   }
   // A value the mask cannot hide (too short: masking it would garble every output) would come
   // back whole if a host echoed it; no real credential is that short.
-  if (value->size() < mcp::SecretMask::kShortest) {
+  if (value->size() < app::SecretMask::kShortest) {
     return invalid_input(source + " " + spec.name + " reads " + spec.variable +
                          ", whose value is " + std::to_string(value->size()) +
                          " characters long; a brokered secret needs " +
-                         std::to_string(mcp::SecretMask::kShortest) +
+                         std::to_string(app::SecretMask::kShortest) +
                          " at least, or it could not be masked in results (set the real "
                          "credential there)");
   }

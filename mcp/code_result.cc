@@ -41,7 +41,7 @@ std::string error_line(const KernelError& error) {
 }
 
 // How a live session's cell ended: what became of the interpreter's state matters most.
-std::string describe_cell_ending(const CodeRun& run, const CellReport& cell) {
+std::string describe_cell_ending(const app::CodeRun& run, const CellReport& cell) {
   const RunResult& result = run.result.run;
   std::ostringstream text;
   if (result.outcome == Outcome::kTimedOut) {
@@ -102,7 +102,7 @@ json cell_json(const CellReport& cell) {
   return fields;
 }
 
-std::string describe_ending(const CodeRun& run) {
+std::string describe_ending(const app::CodeRun& run) {
   const RunResult& result = run.result.run;
   if (result.cell && run.result.phase == "run") return describe_cell_ending(run, *result.cell);
   std::ostringstream text;
@@ -279,8 +279,8 @@ std::string refused_network_line(const egress::EgressRecord& network) {
          ". Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.\n";
 }
 
-ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
-                       const ServerOptions& options, const CodeCallFacts& facts) {
+ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+                       const app::ServerOptions& options, const CodeCallFacts& facts) {
   const RunResult& result = run.result.run;
   CapturedOutput out = shortened(result.stdout_data, options.result_stream_bytes);
   CapturedOutput err = shortened(result.stderr_data, options.result_stream_bytes);

@@ -11,11 +11,11 @@
 
 #include <optional>
 
+#include "app/code_runner.h"
+#include "app/server_config.h"
 #include "language/screening.h"
 #include "mcp/json_rpc.h"
 #include "mcp/tool.h"
-#include "services/code_runner.h"
-#include "services/server_config.h"
 
 namespace paddock::mcp {
 
@@ -27,8 +27,8 @@ struct CodeCallFacts {
   bool in_session = false;
 };
 
-ToolResult code_result(const CodeRun& run, const ScreeningVerdict& screening,
-                       const ServerOptions& options, const CodeCallFacts& facts);
+ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+                       const app::ServerOptions& options, const CodeCallFacts& facts);
 
 // Code screening refused: nothing ran.
 ToolResult blocked_code_result(const ScreeningVerdict& verdict);

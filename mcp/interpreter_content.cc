@@ -1,12 +1,12 @@
 #include "mcp/interpreter_content.h"
 
-#include "services/live_session.h"
+#include "app/live_session.h"
 
 namespace paddock::mcp {
 
-json interpreter_json(const SessionEntry& entry) {
-  const LiveKernel* kernel = live_kernel(entry);
-  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", not_live_reason(entry)}};
+json interpreter_json(const app::SessionEntry& entry) {
+  const LiveKernel* kernel = app::live_kernel(entry);
+  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", app::not_live_reason(entry)}};
   KernelStatus status = kernel->status();
   json interpreter = {{"state", status.state},
                       {"kernel", status.kernel},

@@ -3,15 +3,15 @@
 #include <map>
 #include <mutex>
 
+#include "app/code_runner.h"
 #include "core/text.h"
-#include "services/code_runner.h"
 
 namespace paddock::mcp {
 namespace {
 
 class Quiet final : public RunObserver {};
 
-std::string toolchain_version(ServerState& state, const LanguagePolicy& policy) {
+std::string toolchain_version(app::ServerState& state, const LanguagePolicy& policy) {
   static std::mutex mutex;
   static std::map<std::string, std::string> known;
   {
@@ -44,7 +44,7 @@ std::string extension_of(const std::string& source_file) {
 
 }  // namespace
 
-json language_list(const ServerState& state) {
+json language_list(const app::ServerState& state) {
   json languages = json::array();
   for (const auto& policy : state.policies().all()) {
     languages.push_back({{"name", policy.name},
@@ -55,7 +55,7 @@ json language_list(const ServerState& state) {
   return languages;
 }
 
-json limits_summary(const ServerState& state, const Limits& limits, NetworkMode network) {
+json limits_summary(const app::ServerState& state, const Limits& limits, NetworkMode network) {
   return {{"timeout_seconds", std::min(limits.wall_seconds, state.options().max_timeout_seconds)},
           {"memory_bytes", limits.memory_bytes},
           {"pids", limits.pids},
@@ -64,7 +64,7 @@ json limits_summary(const ServerState& state, const Limits& limits, NetworkMode 
           {"network", to_string(network)}};
 }
 
-json language_details(ServerState& state, const LanguagePolicy& policy) {
+json language_details(app::ServerState& state, const LanguagePolicy& policy) {
   Limits defaults;
   policy.limits.apply_to(defaults);
   json limits = limits_summary(state, defaults, policy.run_network);

@@ -3,18 +3,18 @@
 // What paddock tells models about its languages: the list, and one language's details
 // (toolchain version as the sandbox sees it, file extension, package manager, example, limits).
 
+#include "app/server_state.h"
 #include "language/policy.h"
 #include "mcp/json_rpc.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 
-json language_list(const ServerState& state);
+json language_list(const app::ServerState& state);
 // The toolchain version is asked once per language, in a sandbox, and remembered.
-json language_details(ServerState& state, const LanguagePolicy& policy);
+json language_details(app::ServerState& state, const LanguagePolicy& policy);
 // The limits a language's runs get, as both get_language_details and get_session show them:
 // the timeout capped by --max-timeout, memory, pids, output, work directory and network.
-json limits_summary(const ServerState& state, const Limits& limits, NetworkMode network);
+json limits_summary(const app::ServerState& state, const Limits& limits, NetworkMode network);
 // What each language has preinstalled, a sentence each ("Preinstalled for python: numpy, ...."),
 // for the server's instructions: a model that does not know numpy is there installs it again.
 std::string preinstalled_lines(const PolicyStore& policies);

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <string>
 
+#include "app/secret_mask.h"
 #include "mcp/json_rpc.h"
-#include "services/secret_mask.h"
 
 namespace paddock::mcp {
 
@@ -20,14 +20,14 @@ inline constexpr std::size_t kMaxMessageBytes = 8u << 20;
 class MessageWriter {
  public:
   // `secrets` must outlive the writer.
-  MessageWriter(int fd, const SecretMask& secrets) : fd_(fd), secrets_(secrets) {}
+  MessageWriter(int fd, const app::SecretMask& secrets) : fd_(fd), secrets_(secrets) {}
   // False once the other end is gone.
   bool write(const json& message);
 
  private:
   bool write_line(const std::string& line);
   int fd_;
-  const SecretMask& secrets_;
+  const app::SecretMask& secrets_;
   std::mutex mutex_;
   bool broken_ = false;
 };

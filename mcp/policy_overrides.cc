@@ -4,7 +4,7 @@
 
 namespace paddock::mcp {
 
-Status apply_server_options(const ServerOptions& options, PolicyStore& policies) {
+Status apply_server_options(const app::ServerOptions& options, PolicyStore& policies) {
   if (auto language = policies.find(options.default_language); !language) {
     return invalid_input("default language: " + language.error().message);
   }

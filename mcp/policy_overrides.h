@@ -5,13 +5,13 @@
 // networks from flags or environment win over each policy's, and --image gives a language its
 // root file system.
 
+#include "app/server_config.h"
 #include "core/result.h"
 #include "language/policy_store.h"
-#include "services/server_config.h"
 
 namespace paddock::mcp {
 
 // Fails, naming the setting, when it names a language there is not.
-Status apply_server_options(const ServerOptions& options, PolicyStore& policies);
+Status apply_server_options(const app::ServerOptions& options, PolicyStore& policies);
 
 }  // namespace paddock::mcp

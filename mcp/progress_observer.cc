@@ -1,6 +1,6 @@
 #include "mcp/progress_observer.h"
 
-#include "services/server_state.h"
+#include "app/server_state.h"
 
 namespace paddock::mcp {
 

@@ -28,7 +28,7 @@ json list_resource_templates() {
                        {"description", "A file of a session's /work directory (up to 6 MiB)."}}});
 }
 
-std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const json& params) {
+std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, const json& params) {
   if (!params.is_object() || !params.contains("uri") || !params["uri"].is_string()) {
     return RpcError{kInvalidParams, "resources/read needs a \"uri\" string", nullptr};
   }
@@ -57,7 +57,8 @@ std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const jso
   // What read_file masks or withholds, this does too: its links lead here.
   auto shown = client_view(state.secrets(), std::move(read->data), false);
   if (!shown) {
-    return RpcError{kInvalidParams, file->path + " " + std::string(kWithheld), json{{"uri", uri}}};
+    return RpcError{kInvalidParams, file->path + " " + std::string(app::kWithheld),
+                    json{{"uri", uri}}};
   }
   read->data = std::move(*shown);
   std::string mime = mime_type_for(file->path, read->data);

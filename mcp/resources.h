@@ -3,8 +3,8 @@
 // MCP resources: sandbox://languages (the language catalogue as JSON) and the files of open
 // sessions, sandbox://sessions/{session_id}/files/{path}, which read_file links to.
 
+#include "app/server_state.h"
 #include "mcp/json_rpc.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 
@@ -15,6 +15,6 @@ struct ResourceRead {
   json contents;
   bool shared = false;  // the same for every client (cacheable in public)
 };
-std::variant<ResourceRead, RpcError> read_resource(ServerState& state, const json& params);
+std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, const json& params);
 
 }  // namespace paddock::mcp

@@ -4,60 +4,60 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "app/code_runner.h"
+#include "app/kept_sessions.h"
+#include "app/log.h"
+#include "app/server_state.h"
 #include "mcp/policy_overrides.h"
 #include "mcp/server.h"
 #include "mcp/tool_registry.h"
-#include "services/code_runner.h"
-#include "services/kept_sessions.h"
-#include "services/log.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 
-int serve_stdio(const ServerOptions& options, const BackendConnector& connect_backend) {
-  auto level = log_level_from_name(options.log_level);
+int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend) {
+  auto level = app::log_level_from_name(options.log_level);
   if (!level) {
-    log(LogLevel::kError, "--log-level '" + options.log_level +
-                              "' is not one of debug, info, notice, warning, error");
+    log(app::LogLevel::kError, "--log-level '" + options.log_level +
+                                   "' is not one of debug, info, notice, warning, error");
     return 2;
   }
-  set_log_level(*level);
+  app::set_log_level(*level);
   // The log is masked from its first line, with what results and the audit log are masked with:
   // a mask of --pass-through-env alone let a brokered value through to stderr.
-  SecretMask secrets(masked_assignments(options));
-  mask_log_with(secrets);
+  app::SecretMask secrets(masked_assignments(options));
+  app::mask_log_with(secrets);
   for (const auto& name : secrets.unmasked()) {
-    log(LogLevel::kWarning, name + "'s value is shorter than " +
-                                std::to_string(SecretMask::kShortest) +
-                                " characters, too short to be masked in results");
+    log(app::LogLevel::kWarning, name + "'s value is shorter than " +
+                                     std::to_string(app::SecretMask::kShortest) +
+                                     " characters, too short to be masked in results");
   }
   auto policies = PolicyStore::load(policy_directories(options.user_policy_dir, options.policy_dir),
                                     options.policy_variables);
   if (!policies) {
-    log(LogLevel::kError, policies.error().message);
+    log(app::LogLevel::kError, policies.error().message);
     return 2;
   }
   if (auto applied = apply_server_options(options, *policies); !applied) {
-    log(LogLevel::kError, applied.error().message);
+    log(app::LogLevel::kError, applied.error().message);
     return 2;
   }
-  std::unique_ptr<AuditLog> audit;
+  std::unique_ptr<app::AuditLog> audit;
   if (options.audit_log) {
-    auto opened = AuditLog::open(*options.audit_log);
+    auto opened = app::AuditLog::open(*options.audit_log);
     if (!opened) {
-      log(LogLevel::kError, opened.error().message);
+      log(app::LogLevel::kError, opened.error().message);
       return 2;
     }
     audit = std::move(*opened);
   }
-  auto shares = Shares::open(options.shares, options.home);
+  auto shares = app::Shares::open(options.shares, options.home);
   if (!shares) {
-    log(LogLevel::kError, shares.error().message);
+    log(app::LogLevel::kError, shares.error().message);
     return 2;
   }
   auto backend = connect_backend();
   if (!backend) {
-    log(LogLevel::kError, backend.error().message);
+    log(app::LogLevel::kError, backend.error().message);
     return 2;
   }
   // Sessions kept across restarts: where the backend can, and the directory opens. One the user
@@ -68,12 +68,12 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
     if (opened) {
       state_dir = std::move(*opened);
     } else if (options.state_dir_set) {
-      log(LogLevel::kError, opened.error().message);
+      log(app::LogLevel::kError, opened.error().message);
       return 2;
     } else {
-      log(LogLevel::kWarning, opened.error().message +
-                                  "; sessions are not kept across restarts (--state-dir sets "
-                                  "where they are)");
+      log(app::LogLevel::kWarning, opened.error().message +
+                                       "; sessions are not kept across restarts (--state-dir sets "
+                                       "where they are)");
     }
   }
   // Termination signals are read by the server loop through a signalfd: block them before any
@@ -89,10 +89,10 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
   // the server grew by about 6 MB over 200 calls (with one, under 1 MB). Its threads mostly wait
   // on sandboxes, so they hardly contend for it.
   mallopt(M_ARENA_MAX, 1);
-  ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
-                    std::move(*shares), std::move(state_dir));
-  remove_unused_sessions(state);
-  prepare_warm_sandboxes(state);
+  app::ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
+                         std::move(*shares), std::move(state_dir));
+  app::remove_unused_sessions(state);
+  app::prepare_warm_sandboxes(state);
   ToolRegistry tools = builtin_tools(state.options(), state.policies());
   Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();

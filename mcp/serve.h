@@ -6,7 +6,7 @@
 
 #include <functional>
 #include <memory>
-#include "services/server_config.h"
+#include "app/server_config.h"
 
 #include "runtime/backend.h"
 
@@ -16,6 +16,6 @@ namespace paddock::mcp {
 // backends and resolves their settings).
 using BackendConnector = std::function<Result<std::unique_ptr<Backend>>()>;
 
-int serve_stdio(const ServerOptions& options, const BackendConnector& connect_backend);
+int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend);
 
 }  // namespace paddock::mcp

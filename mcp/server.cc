@@ -8,13 +8,13 @@
 #include <condition_variable>
 #include <thread>
 
+#include "app/kept_sessions.h"
+#include "app/log.h"
 #include "core/text.h"
 #include "mcp/argument_check.h"
 #include "mcp/language_catalog.h"
 #include "mcp/resources.h"
 #include "mcp/result_text.h"
-#include "services/kept_sessions.h"
-#include "services/log.h"
 
 namespace paddock::mcp {
 namespace {
@@ -43,22 +43,22 @@ class Expirer {
  public:
   static constexpr auto kRetentionEvery = std::chrono::hours(1);
 
-  Expirer(ServerState& state, double freeze_seconds)
+  Expirer(app::ServerState& state, double freeze_seconds)
       : thread_([this, &state, freeze_seconds] {
-          SessionRegistry& sessions = state.sessions();
+          app::SessionRegistry& sessions = state.sessions();
           auto next_retention = std::chrono::steady_clock::now() + kRetentionEvery;
           std::unique_lock lock(mutex_);
           while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
             lock.unlock();
             if (std::chrono::steady_clock::now() >= next_retention) {
-              remove_unused_sessions(state);
+              app::remove_unused_sessions(state);
               next_retention = std::chrono::steady_clock::now() + kRetentionEvery;
             }
             for (const auto& id : sessions.expire_idle()) {
-              log(LogLevel::kInfo, "session " + id + " closed after its idle time");
+              log(app::LogLevel::kInfo, "session " + id + " closed after its idle time");
             }
             for (const auto& id : sessions.freeze_idle(freeze_seconds)) {
-              log(LogLevel::kDebug, "session " + id + " frozen while idle");
+              log(app::LogLevel::kDebug, "session " + id + " frozen while idle");
             }
             lock.lock();
           }
@@ -81,7 +81,7 @@ class Expirer {
 
 }  // namespace
 
-Server::Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd)
+Server::Server(app::ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd)
     : state_(state),
       tools_(tools),
       in_fd_(in_fd),
@@ -96,8 +96,9 @@ int Server::run() {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
   int signals = signalfd(-1, &termination, SFD_CLOEXEC | SFD_NONBLOCK);
   Expirer expirer(state_, state_.options().idle_freeze_seconds);
-  log(LogLevel::kInfo, "serving MCP on stdio (backend " + std::string(state_.backend().name()) +
-                           ", " + counted(state_.options().workers, "worker", "workers") + ")");
+  log(app::LogLevel::kInfo, "serving MCP on stdio (backend " +
+                                std::string(state_.backend().name()) + ", " +
+                                counted(state_.options().workers, "worker", "workers") + ")");
   for (;;) {
     pollfd watched[2] = {{in_fd_, POLLIN, 0}, {signals, POLLIN, 0}};
     if (poll(watched, signals >= 0 ? 2 : 1, -1) < 0) {
@@ -107,14 +108,14 @@ int Server::run() {
     if (signals >= 0 && watched[1].revents != 0) {
       signalfd_siginfo info{};
       [[maybe_unused]] ssize_t got = read(signals, &info, sizeof info);
-      log(LogLevel::kInfo, "signal " + std::to_string(info.ssi_signo) + ": shutting down");
+      log(app::LogLevel::kInfo, "signal " + std::to_string(info.ssi_signo) + ": shutting down");
       break;
     }
     if (watched[0].revents == 0) continue;
     reader_.fill();
     while (auto line = reader_.next()) handle_line(*line);
     if (reader_.eof()) {
-      log(LogLevel::kInfo, "end of input: shutting down");
+      log(app::LogLevel::kInfo, "end of input: shutting down");
       break;
     }
   }
@@ -124,7 +125,7 @@ int Server::run() {
 }
 
 Server::~Server() {
-  stop_forwarding_log();
+  app::stop_forwarding_log();
 }
 
 void Server::shut_down() {
@@ -170,7 +171,7 @@ void Server::handle_notification(const Incoming& notification) {
   if (found == in_flight_.end()) return;  // already answered: nothing to do
   found->second->cancelled = true;
   found->second->token.cancel();
-  log(LogLevel::kDebug, "request " + found->first + " cancelled by the client");
+  log(app::LogLevel::kDebug, "request " + found->first + " cancelled by the client");
 }
 
 Era Server::legacy_era() const {
@@ -191,7 +192,7 @@ void Server::handle_request(const Incoming& request) {
     json requested =
         request.params.is_object() ? request.params.value("protocolVersion", json()) : json();
     negotiated_version_ = negotiate_version(requested);
-    log(LogLevel::kInfo,
+    log(app::LogLevel::kInfo,
         "client asked for " + requested.dump() + ", speaking " + *negotiated_version_);
     respond(
         request.id,
@@ -216,7 +217,7 @@ void Server::handle_request(const Incoming& request) {
   } else if (method == "logging/setLevel") {
     auto level = request.params.is_object() && request.params.contains("level") &&
                          request.params["level"].is_string()
-                     ? log_level_from_name(request.params["level"].get<std::string>())
+                     ? app::log_level_from_name(request.params["level"].get<std::string>())
                      : std::nullopt;
     if (!level) {
       respond_error(request.id, RpcError{kInvalidParams,
@@ -226,7 +227,7 @@ void Server::handle_request(const Incoming& request) {
       return;
     }
     // From now on the server's log lines at that level and above reach the client too.
-    forward_log(*level, [this](LogLevel line_level, const std::string& text) {
+    app::forward_log(*level, [this](app::LogLevel line_level, const std::string& text) {
       writer_.write(notification_message(
           "notifications/message",
           {{"level", to_string(line_level)}, {"logger", "paddock"}, {"data", text}}));
@@ -303,7 +304,7 @@ void Server::submit(const Incoming& request, const Era& era) {
     // No kernel is made ready while any call is in flight: starting one takes about a second
     // of CPU, which the calls' own work should not share. The pool refills once the server is
     // idle.
-    KernelPool::CallInFlight busy(state_.kernels());
+    app::KernelPool::CallInFlight busy(state_.kernels());
     json result;
     std::optional<RpcError> error;
     if (is_tool) {
@@ -331,11 +332,11 @@ void Server::submit(const Incoming& request, const Era& era) {
       writer_.write(result_message(id, std::move(result)));
     }
   };
-  Admission admission = pool_.submit(std::move(job), request.bytes, std::move(failed));
+  app::Admission admission = pool_.submit(std::move(job), request.bytes, std::move(failed));
   if (!admission) {
     forget();
     std::string waiting =
-        admission.kind == Admission::kOverByteBudget
+        admission.kind == app::Admission::kOverByteBudget
             ? std::to_string(state_.options().max_queued_bytes >> 20) + " MiB of requests waiting"
             : counted(state_.options().max_queued, "call", "calls") + " waiting";
     respond_error(request.id,
@@ -365,7 +366,7 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
     try {
       result = tool->call(arguments, context);
     } catch (const std::exception& failure) {
-      log(LogLevel::kError, tool->name() + " failed: " + failure.what());
+      log(app::LogLevel::kError, tool->name() + " failed: " + failure.what());
       result = tool_error(std::string("internal error in ") + tool->name() + ": " + failure.what());
     }
   }
@@ -383,10 +384,10 @@ void Server::respond_error(const json& id, const RpcError& error) {
   // valid way to answer, so the problem is only logged.
   // Only the reader thread answers messages without an id, and only it reads the negotiation.
   if (id.is_null() && negotiated_version_ && *negotiated_version_ <= "2025-06-18") {
-    log(LogLevel::kWarning, "unanswerable message: " + error.message);
+    log(app::LogLevel::kWarning, "unanswerable message: " + error.message);
     return;
   }
-  log(LogLevel::kDebug, "error " + std::to_string(error.code) + ": " + error.message);
+  log(app::LogLevel::kDebug, "error " + std::to_string(error.code) + ": " + error.message);
   writer_.write(error_message(id, error));
 }
 

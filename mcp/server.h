@@ -12,13 +12,13 @@
 #include <optional>
 #include <string>
 
+#include "app/server_state.h"
+#include "app/worker_pool.h"
 #include "mcp/json_rpc.h"
 #include "mcp/line_reader.h"
 #include "mcp/message_writer.h"
 #include "mcp/protocol.h"
 #include "mcp/tool_registry.h"
-#include "services/server_state.h"
-#include "services/worker_pool.h"
 
 namespace paddock::mcp {
 
@@ -27,7 +27,7 @@ inline constexpr std::size_t kMaxInboundLine = 32u << 20;
 
 class Server {
  public:
-  Server(ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd);
+  Server(app::ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd);
   // Log lines stop going to the client (logging/setLevel) before the writer goes.
   ~Server();
   Server(const Server&) = delete;
@@ -54,12 +54,12 @@ class Server {
   [[nodiscard]] Era legacy_era() const;
   void shut_down();
 
-  ServerState& state_;
+  app::ServerState& state_;
   const ToolRegistry& tools_;
   int in_fd_;
   LineReader reader_;
   MessageWriter writer_;
-  WorkerPool pool_;
+  app::WorkerPool pool_;
   std::optional<std::string> negotiated_version_;  // reader thread only
   std::mutex in_flight_mutex_;
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by the request id's JSON

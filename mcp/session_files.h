@@ -2,14 +2,14 @@
 
 // A session's files as MCP sees them: the resource URI of each, and the content block that
 // carries one (text, image, embedded binary, or a link when it is too large to inline). What of
-// a file's bytes the client may see at all is services/client_view.h's.
+// a file's bytes the client may see at all is app/client_view.h's.
 
 #include <optional>
 #include <string>
 
+#include "app/client_view.h"
 #include "mcp/json_rpc.h"
 #include "runtime/session.h"
-#include "services/client_view.h"
 
 namespace paddock::mcp {
 

@@ -10,13 +10,15 @@
 #include "mcp/json_rpc.h"
 #include "runtime/backend.h"
 
-namespace paddock::mcp {
-
+namespace paddock::app {
 class ServerState;
+}  // namespace paddock::app
+
+namespace paddock::mcp {
 
 // What a tool call may use besides its arguments.
 struct ToolContext {
-  ServerState& state;
+  app::ServerState& state;
   // Cancelled when the client sends notifications/cancelled or the server shuts down.
   const CancellationToken& cancellation;
   // Sends notifications/progress when the client asked for it (a no-op otherwise).

@@ -31,7 +31,7 @@ const json& ToolRegistry::input_schema(const std::string& name) const {
   return kNone;
 }
 
-ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& policies) {
+ToolRegistry builtin_tools(const app::ServerOptions& options, const PolicyStore& policies) {
   const std::string& default_language = options.default_language;
   ToolRegistry registry;
   registry.add(make_execute_code(options, policies));

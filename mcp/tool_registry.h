@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "app/server_config.h"
 #include "language/policy_store.h"
 #include "mcp/tool.h"
-#include "services/server_config.h"
 
 namespace paddock::mcp {
 
@@ -27,6 +27,6 @@ class ToolRegistry {
 };
 
 // `default_language`: what execute_code and create_session run when a call names none.
-ToolRegistry builtin_tools(const ServerOptions& options, const PolicyStore& policies);
+ToolRegistry builtin_tools(const app::ServerOptions& options, const PolicyStore& policies);
 
 }  // namespace paddock::mcp

@@ -1,9 +1,9 @@
 #include "mcp/transfer_tool.h"
 
+#include "app/server_state.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 
@@ -22,10 +22,10 @@ json transfer_output_schema() {
 
 ToolResult run_transfer(ToolContext& context, const json& arguments, const std::string& tool,
                         const std::string& action, const std::string& host_path,
-                        const TransferOperation& operation) {
+                        const app::TransferOperation& operation) {
   auto report =
-      transfer_in_session(context.state.services(), arguments["session_id"].get<std::string>(),
-                          tool, action, host_path, operation);
+      app::transfer_in_session(context.state.services(), arguments["session_id"].get<std::string>(),
+                               tool, action, host_path, operation);
   if (!report) return tool_error(report.error().message);
   std::string what = report->folder ? "folder " + report->host_path + " (" +
                                           counted(report->files, "entry", "entries") + ", " +

@@ -1,14 +1,14 @@
 #pragma once
 
 // What upload_file and download_file share: the transfer in the session they name
-// (services/session_transfer.h), and a result of a few lines, so a 50 MB file costs the
+// (app/session_transfer.h), and a result of a few lines, so a 50 MB file costs the
 // conversation no more than its name, size and digest.
 
 #include <functional>
 #include <string>
 
+#include "app/session_transfer.h"
 #include "mcp/tool.h"
-#include "services/session_transfer.h"
 
 namespace paddock::mcp {
 
@@ -16,7 +16,7 @@ namespace paddock::mcp {
 // "download", `host_path` the argument as the model gave it.
 ToolResult run_transfer(ToolContext& context, const json& arguments, const std::string& tool,
                         const std::string& action, const std::string& host_path,
-                        const TransferOperation& operation);
+                        const app::TransferOperation& operation);
 
 // The outputSchema both tools declare.
 json transfer_output_schema();

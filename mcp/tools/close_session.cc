@@ -1,11 +1,11 @@
 // close_session: kill a session's sandbox and drop its files, on disk too unless asked to keep
 // them.
 
+#include "app/kept_sessions.h"
+#include "app/server_state.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/kept_sessions.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {
@@ -34,7 +34,7 @@ class CloseSession final : public Tool {
         {"annotations", annotations("Close a session", false, true, /*destructive=*/true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    ServerState& state = context.state;
+    app::ServerState& state = context.state;
     std::string id = arguments["session_id"].get<std::string>();
     bool keep = arguments.value("keep", false);
     std::string said = "closed";
@@ -52,7 +52,7 @@ class CloseSession final : public Tool {
         (*open)->kept.reset();
       }
       if (keep && (*open)->kept) said = "closed; its files stay on disk";
-    } else if (auto kept = closed_kept_session(state, id); kept) {
+    } else if (auto kept = app::closed_kept_session(state, id); kept) {
       id = (*kept)->info().id;
       if (keep) return tool_error("session " + id + " is not open; its files are on disk already");
       if (auto removed = state.state_dir()->remove(**kept); !removed) {

@@ -1,5 +1,8 @@
 // create_session: a sandbox that stays, for files and libraries across execute_code calls.
 
+#include "app/code_runner.h"
+#include "app/kept_sessions.h"
+#include "app/live_session.h"
 #include "core/text.h"
 #include "language/language_run.h"
 #include "mcp/content.h"
@@ -7,9 +10,6 @@
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/code_runner.h"
-#include "services/kept_sessions.h"
-#include "services/live_session.h"
 #include "state/state_names.h"
 #include "state/workspace_archive.h"
 
@@ -87,7 +87,7 @@ class CreateSession final : public Tool {
 
   // create_session's work, also fork_session's (`tool` names the caller).
   ToolResult create(const json& arguments, ToolContext& context, const std::string& tool) const {
-    ServerState& state = context.state;
+    app::ServerState& state = context.state;
     std::string session_name = arguments.value("name", "");
     std::function<Status(int)> fill;
     std::string language = arguments.value("language", "");
@@ -101,12 +101,12 @@ class CreateSession final : public Tool {
     std::vector<BindMount> binds;
     auto mounts = add_mounts(state, **policy, arguments, binds);
     if (!mounts) return tool_error(mounts.error().message);
-    auto spec = session_spec(state, **policy, context.progress, binds);
+    auto spec = app::session_spec(state, **policy, context.progress, binds);
     if (!spec) return tool_error(spec.error().message);
     bool kept = state.state_dir() != nullptr;
     std::uint64_t full_size = spec->shape.limits.work_bytes;
     if (kept) {
-      auto room = kept_session_room(state, full_size, 0);
+      auto room = app::kept_session_room(state, full_size, 0);
       if (!room) return tool_error(room.error().message);
       spec->shape.limits.work_bytes = *room;
     }
@@ -114,7 +114,7 @@ class CreateSession final : public Tool {
     bool live = arguments.value("live", true);
     // A plain live session takes a sandbox whose kernel is ready, when one waits; the pool keeps
     // one waiting for the language's next from now on.
-    std::unique_ptr<ReadyKernel> ready;
+    std::unique_ptr<app::ReadyKernel> ready;
     if (live && libraries.empty() && binds.empty() && !fill &&
         spec->shape.limits.work_bytes == full_size && !(*policy)->kernel.name.empty()) {
       ready = state.kernels().take((*policy)->name, spec->shape, std::nullopt, spec->plan);
@@ -141,21 +141,22 @@ class CreateSession final : public Tool {
         state.sessions().add(std::move(*opened), **policy,
                              arguments.value("ttl_seconds", state.options().session_idle_seconds));
     // In use while it is set up: neither frozen nor expired under its install or kernel start.
-    SessionLease setting_up(entry);
+    app::SessionLease setting_up(entry);
     entry->limits = limits;
     entry->mounts = std::move(*mounts);
     if (kept) {
-      auto workspace = make_kept_workspace(state, entry->id, session_name, (*policy)->name, fill);
+      auto workspace =
+          app::make_kept_workspace(state, entry->id, session_name, (*policy)->name, fill);
       if (!workspace) {
         state.sessions().close(entry->id);
         return tool_error("could not create the session: " + workspace.error().message);
       }
       std::lock_guard lock(entry->run_mutex);
       entry->kept = std::move(*workspace);
-      attach_state_disk_room(state, *entry);
+      app::attach_state_disk_room(state, *entry);
       entry->name = session_name;
       if (fill) {
-        if (auto restored = restore_session_files(*entry); !restored) {
+        if (auto restored = app::restore_session_files(*entry); !restored) {
           (void)state.state_dir()->remove(*entry->kept);
           entry->kept.reset();
           state.sessions().close(entry->id);
@@ -167,8 +168,8 @@ class CreateSession final : public Tool {
     if (!session_name.empty()) text += " named " + session_name;
     if (!libraries.empty()) {
       ProgressObserver observer(context);
-      auto installed = install_in_session(*entry, state, libraries, observer, tool);
-      if (auto why = install_failure(installed)) {
+      auto installed = app::install_in_session(*entry, state, libraries, observer, tool);
+      if (auto why = app::install_failure(installed)) {
         state.sessions().close(entry->id);
         std::lock_guard lock(entry->run_mutex);
         if (entry->kept) (void)state.state_dir()->remove(*entry->kept);
@@ -181,15 +182,15 @@ class CreateSession final : public Tool {
     {
       std::lock_guard lock(entry->run_mutex);
       if (kernel) {
-        adopt_interpreter(*entry, std::move(kernel));
+        app::adopt_interpreter(*entry, std::move(kernel));
       } else {
-        start_interpreter(*entry, live, state.secrets());
+        app::start_interpreter(*entry, live, state.secrets());
       }
     }
-    std::string not_kept = keep_session_files(*entry);
+    std::string not_kept = app::keep_session_files(*entry);
     if (not_kept.empty() && entry->kept) {
       std::lock_guard lock(entry->run_mutex);
-      auto marked = entry->kept->mark_created(state_disk_room(state));
+      auto marked = entry->kept->mark_created(app::state_disk_room(state));
       state.state_dir()->note_changed();
       if (!marked) {
         not_kept =
@@ -201,7 +202,7 @@ class CreateSession final : public Tool {
       text += "; share " + mount.share + " mounted at " + mount.path +
               (mount.writable ? " (read-write)" : " (read-only)");
     }
-    result.content.push_back(text_block(text + "; " + interpreter_line(*entry)));
+    result.content.push_back(text_block(text + "; " + app::interpreter_line(*entry)));
     if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.structured = interpreter_json(*entry);
     result.structured["session_id"] = entry->id;
@@ -212,11 +213,11 @@ class CreateSession final : public Tool {
 
   // Fills a new workspace from an archive in a share, under the image layers' rules
   // (state/workspace_archive.h), within the session's quotas.
-  static Status archive_fill(ServerState& state, const std::string& host_path,
+  static Status archive_fill(app::ServerState& state, const std::string& host_path,
                              std::function<Status(int)>& fill) {
     auto where = state.shares().locate(host_path);
     if (!where) return where.error();
-    auto archive = open_share_for_reading(*where);
+    auto archive = app::open_share_for_reading(*where);
     if (!archive) return archive.error();
     auto held = std::make_shared<UniqueFd>(std::move(*archive));
     state::ArchiveLimits limits;
@@ -234,7 +235,7 @@ class CreateSession final : public Tool {
   // What create_session's name and from_snapshot ask of the state directory, checked before any
   // sandbox is made: `fill` then writes the snapshot's files into the new workspace, and
   // `language` is the snapshot's session's when none was given.
-  static Status kept_arguments(ServerState& state, const json& arguments,
+  static Status kept_arguments(app::ServerState& state, const json& arguments,
                                const std::string& session_name, std::function<Status(int)>& fill,
                                std::string& language) {
     bool asks = !session_name.empty() || arguments.contains("from_snapshot") ||
@@ -263,22 +264,23 @@ class CreateSession final : public Tool {
     std::string snapshot = arguments["from_snapshot"]["snapshot"].get<std::string>();
     if (auto valid = state::check_state_name(snapshot, "snapshot"); !valid) return valid;
     std::string source_language;
-    auto shared = with_workspace(state, source, [&](state::SavedWorkspace& workspace) -> Status {
-      source_language = workspace.info().language;
-      auto files = workspace.files(snapshot);
-      if (!files) return files.error();
-      // Linked now, while the source is held: a later change of it makes new files.
-      auto held = std::make_shared<UniqueFd>(std::move(*files));
-      std::uint64_t room = state_disk_room(state);
-      fill = [held, room](int target) -> Status {
-        auto linked = state::link_tree(held->get(), target, room);
-        if (linked) return {};
-        if (linked.error().code != ENOSPC) return linked.error();
-        return Error{ENOSPC, "the state directory has no room for a copy of the snapshot: " +
-                                 linked.error().message};
-      };
-      return {};
-    });
+    auto shared =
+        app::with_workspace(state, source, [&](state::SavedWorkspace& workspace) -> Status {
+          source_language = workspace.info().language;
+          auto files = workspace.files(snapshot);
+          if (!files) return files.error();
+          // Linked now, while the source is held: a later change of it makes new files.
+          auto held = std::make_shared<UniqueFd>(std::move(*files));
+          std::uint64_t room = app::state_disk_room(state);
+          fill = [held, room](int target) -> Status {
+            auto linked = state::link_tree(held->get(), target, room);
+            if (linked) return {};
+            if (linked.error().code != ENOSPC) return linked.error();
+            return Error{ENOSPC, "the state directory has no room for a copy of the snapshot: " +
+                                     linked.error().message};
+          };
+          return {};
+        });
     if (!shared) return shared;
     if (language.empty()) language = source_language;
     if (language != source_language) {
@@ -290,18 +292,18 @@ class CreateSession final : public Tool {
 
  private:
   // The shares `arguments` asks to mount, added to the spec's binds.
-  static Result<std::vector<ShareMount>> add_mounts(const ServerState& state,
-                                                    const LanguagePolicy& policy,
-                                                    const json& arguments,
-                                                    std::vector<BindMount>& binds) {
-    std::vector<ShareMount> mounts;
+  static Result<std::vector<app::ShareMount>> add_mounts(const app::ServerState& state,
+                                                         const LanguagePolicy& policy,
+                                                         const json& arguments,
+                                                         std::vector<BindMount>& binds) {
+    std::vector<app::ShareMount> mounts;
     if (!arguments.contains("mounts") || arguments["mounts"].empty()) return mounts;
     std::string workdir = SandboxShape{}.workdir;
     std::vector<std::string> own_folders = language_own_folders(policy, workdir);
     for (const auto& asked : arguments["mounts"]) {
-      ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
-                       asked.value("rw", false)};
-      auto bind = share_bind(state.shares(), mount, workdir, own_folders);
+      app::ShareMount mount{asked["share"].get<std::string>(), asked.value("path", ""),
+                            asked.value("rw", false)};
+      auto bind = app::share_bind(state.shares(), mount, workdir, own_folders);
       if (!bind) return bind.error();
       for (const auto& other : binds) {
         if (other.sandbox_path == bind->sandbox_path) {
@@ -321,7 +323,7 @@ class CreateSession final : public Tool {
   }
 
   // The model knows shares by name: a refusal about a mount's folder says its share instead.
-  static std::string without_host_paths(const Shares& shares, std::string message) {
+  static std::string without_host_paths(const app::Shares& shares, std::string message) {
     for (const auto& share : shares.all()) {
       for (std::size_t at; (at = message.find(share.host_dir)) != std::string::npos;) {
         message.replace(at, share.host_dir.size(), "share '" + share.name + "'");
@@ -331,18 +333,18 @@ class CreateSession final : public Tool {
   }
 
   // One audit line for the mounts of a session, whether it opened or not.
-  static void record_mounts(const ServerState& state, const LanguagePolicy& policy,
-                            const Limits& limits, const std::vector<ShareMount>& mounts,
+  static void record_mounts(const app::ServerState& state, const LanguagePolicy& policy,
+                            const Limits& limits, const std::vector<app::ShareMount>& mounts,
                             const std::string& outcome) {
     if (mounts.empty()) return;
-    AuditRecord record;
+    app::AuditRecord record;
     record.tool = "create_session";
     record.language = policy.name;
     record.backend = state.backend().name();
     record.limits = limits;
     record.outcome = outcome;
     for (const auto& mount : mounts) {
-      HostFileRecord file;
+      app::HostFileRecord file;
       file.action = "mount";
       file.host_path = state.shares().find(mount.share)->host_dir;
       file.session_path = mount.path;
@@ -378,12 +380,12 @@ class ForkSession final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string source = arguments["session_id"].get<std::string>();
-    if (auto room = check_state_room(context.state); !room) {
+    if (auto room = app::check_state_room(context.state); !room) {
       return tool_error("no fork made: " + room.error().message);
     }
     std::string snapshot;
-    std::uint64_t room = state_disk_room(context.state);
-    auto made = with_workspace(context.state, source, [&](state::SavedWorkspace& workspace) {
+    std::uint64_t room = app::state_disk_room(context.state);
+    auto made = app::with_workspace(context.state, source, [&](state::SavedWorkspace& workspace) {
       // A name of its own: the first free "fork-N".
       auto taken = workspace.snapshots();
       for (int n = 1;; ++n) {

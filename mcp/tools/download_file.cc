@@ -33,10 +33,10 @@ class DownloadFile final : public Tool {
     std::string path = arguments["path"].get<std::string>();
     std::string host_path = arguments["host_path"].get<std::string>();
     bool overwrite = arguments.value("overwrite", false);
-    const ServerState& state = context.state;
+    const app::ServerState& state = context.state;
     return run_transfer(context, arguments, name(), "download", host_path, [&](Session& session) {
-      return download_from_session(session, state.shares(), path, host_path, overwrite,
-                                   state.options().transfer_caps);
+      return app::download_from_session(session, state.shares(), path, host_path, overwrite,
+                                        state.options().transfer_caps);
     });
   }
 };

@@ -1,5 +1,8 @@
 // execute_code: run code in a fresh sandbox, or in a session's.
 
+#include "app/code_runner.h"
+#include "app/kept_sessions.h"
+#include "app/server_state.h"
 #include "core/base64.h"
 #include "core/units.h"
 #include "mcp/code_result.h"
@@ -7,9 +10,6 @@
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/code_runner.h"
-#include "services/kept_sessions.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {
@@ -77,10 +77,11 @@ Result<std::vector<SandboxFile>> input_files(const json& files) {
 }
 
 // The audit log's line for a run, or for code that screening blocked (`run` null).
-AuditRecord audit_record(const ServerState& state, const std::optional<SessionLease>& lease,
-                         const LanguagePolicy& policy, const CodeRequest& request,
-                         const Result<CodeRun>* run) {
-  AuditRecord record;
+app::AuditRecord audit_record(const app::ServerState& state,
+                              const std::optional<app::SessionLease>& lease,
+                              const LanguagePolicy& policy, const app::CodeRequest& request,
+                              const Result<app::CodeRun>* run) {
+  app::AuditRecord record;
   record.tool = "execute_code";
   record.language = policy.name;
   record.code = request.code;
@@ -107,7 +108,7 @@ AuditRecord audit_record(const ServerState& state, const std::optional<SessionLe
 
 class ExecuteCode final : public Tool {
  public:
-  ExecuteCode(const ServerOptions& options, const PolicyStore& policies)
+  ExecuteCode(const app::ServerOptions& options, const PolicyStore& policies)
       : default_language_(options.default_language),
         max_timeout_(options.max_timeout_seconds),
         languages_(language_names(policies)) {}
@@ -126,8 +127,8 @@ class ExecuteCode final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
-    ServerState& state = context.state;
-    CodeRequest request;
+    app::ServerState& state = context.state;
+    app::CodeRequest request;
     request.code = arguments["code"].get<std::string>();
     request.libraries = arguments.value("libraries", std::vector<std::string>{});
     if (arguments.contains("timeout")) request.timeout_seconds = arguments["timeout"].get<double>();
@@ -136,7 +137,7 @@ class ExecuteCode final : public Tool {
     if (!files) return tool_error(files.error().message);
     request.files = std::move(*files);
 
-    std::optional<SessionLease> lease;
+    std::optional<app::SessionLease> lease;
     const LanguagePolicy* policy = nullptr;
     if (arguments.contains("session_id")) {
       auto acquired = state.sessions().acquire(arguments["session_id"].get<std::string>());
@@ -162,11 +163,11 @@ class ExecuteCode final : public Tool {
       return blocked_code_result(verdict);
     }
     ProgressObserver observer(context);
-    auto run = lease ? run_in_session(**lease, state, request, observer)
-                     : run_fresh(state, *policy, request, observer, context.until_answered);
+    auto run = lease ? app::run_in_session(**lease, state, request, observer)
+                     : app::run_fresh(state, *policy, request, observer, context.until_answered);
     state.record(audit_record(state, lease, *policy, request, &run));
     // An error may carry what the sandbox said (a kernel's log when it cannot start again).
-    std::string not_kept = lease ? keep_session_files(**lease) : "";
+    std::string not_kept = lease ? app::keep_session_files(**lease) : "";
     if (!run) return tool_error(run.error().message);
     ToolResult result =
         code_result(*run, verdict, state.options(), {request.timeout_seconds, lease.has_value()});
@@ -182,7 +183,8 @@ class ExecuteCode final : public Tool {
 
 }  // namespace
 
-std::unique_ptr<Tool> make_execute_code(const ServerOptions& options, const PolicyStore& policies) {
+std::unique_ptr<Tool> make_execute_code(const app::ServerOptions& options,
+                                        const PolicyStore& policies) {
   return std::make_unique<ExecuteCode>(options, policies);
 }
 

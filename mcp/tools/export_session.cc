@@ -3,12 +3,12 @@
 
 #include <unistd.h>
 
+#include "app/host_transfer.h"
+#include "app/kept_sessions.h"
 #include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/host_transfer.h"
-#include "services/kept_sessions.h"
 #include "state/state_names.h"
 #include "state/workspace_archive.h"
 
@@ -42,7 +42,7 @@ class ExportSession final : public Tool {
             {"annotations", annotations("Export a session", false, false)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    ServerState& state = context.state;
+    app::ServerState& state = context.state;
     std::string snapshot = arguments.value("snapshot", "");
     if (!snapshot.empty()) {
       if (auto valid = state::check_state_name(snapshot, "snapshot"); !valid) {
@@ -50,36 +50,36 @@ class ExportSession final : public Tool {
       }
     }
     std::string host_path = arguments["host_path"].get<std::string>();
-    Result<TransferReport> written = Error{EINVAL, ""};
+    Result<app::TransferReport> written = Error{EINVAL, ""};
     state::ArchiveStats stats;
     std::string id;
-    auto done =
-        with_workspace(state, arguments["session_id"].get<std::string>(),
-                       [&](state::SavedWorkspace& workspace) -> Status {
-                         id = workspace.info().id;
-                         auto files = workspace.files(snapshot);
-                         if (!files) return files.error();
-                         written = write_into_share(
-                             state.shares(), host_path, arguments.value("overwrite", false),
-                             [&](int out, const CopyProgress& progress) -> Result<std::uint64_t> {
-                               auto exported = state::export_tree(files->get(), out);
-                               if (!exported) return exported.error();
-                               stats = *exported;
-                               off_t size = lseek(out, 0, SEEK_CUR);
-                               if (size < 0) return system_error("measuring the archive");
-                               progress(static_cast<std::uint64_t>(size));
-                               return static_cast<std::uint64_t>(size);
-                             });
-                         return written ? Status{} : Status{written.error()};
-                       });
-    AuditRecord record;
+    auto done = app::with_workspace(
+        state, arguments["session_id"].get<std::string>(),
+        [&](state::SavedWorkspace& workspace) -> Status {
+          id = workspace.info().id;
+          auto files = workspace.files(snapshot);
+          if (!files) return files.error();
+          written = app::write_into_share(
+              state.shares(), host_path, arguments.value("overwrite", false),
+              [&](int out, const CopyProgress& progress) -> Result<std::uint64_t> {
+                auto exported = state::export_tree(files->get(), out);
+                if (!exported) return exported.error();
+                stats = *exported;
+                off_t size = lseek(out, 0, SEEK_CUR);
+                if (size < 0) return system_error("measuring the archive");
+                progress(static_cast<std::uint64_t>(size));
+                return static_cast<std::uint64_t>(size);
+              });
+          return written ? Status{} : Status{written.error()};
+        });
+    app::AuditRecord record;
     record.tool = name();
     record.session = id;
     record.backend = state.backend().name();
     record.outcome = done ? "done" : "error";
     if (!done) record.error = done.error().message;
     if (written) {
-      HostFileRecord file;
+      app::HostFileRecord file;
       file.action = "export";
       file.host_path = written->host_dir;
       file.bytes = written->bytes;

@@ -2,15 +2,15 @@
 // (docs/previews.md). Only a server started with --allow-preview opens any: the model cannot
 // allow itself.
 
+#include "app/server_state.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {
 
-json exposed_json(const ExposedPort& exposed) {
+json exposed_json(const app::ExposedPort& exposed) {
   json item = {{"port", exposed.port},
                {"host_port", exposed.host_port},
                {"protocol", exposed.protocol},
@@ -55,7 +55,7 @@ class ExposePort final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
-    ServerState& state = context.state;
+    app::ServerState& state = context.state;
     if (!state.sessions().previews_allowed()) {
       return tool_error(
           "expose_port is off: only the user can allow it, by starting the server with "
@@ -91,7 +91,7 @@ class ExposePort final : public Tool {
 
 }  // namespace
 
-json exposed_ports_json(const SessionEntry& entry) {
+json exposed_ports_json(const app::SessionEntry& entry) {
   json list = json::array();
   std::lock_guard lock(entry.exposed_mutex);
   for (const auto& exposed : entry.exposed) list.push_back(exposed_json(exposed));

@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "app/live_session.h"
+#include "app/server_state.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
@@ -10,8 +12,6 @@
 #include "mcp/language_catalog.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/live_session.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {
@@ -76,7 +76,7 @@ class GetSession final : public Tool {
     std::string id = arguments["session_id"].get<std::string>();
     auto entry = context.state.sessions().find(id);
     if (!entry) return tool_error(entry.error().message);
-    const SessionEntry& session = **entry;
+    const app::SessionEntry& session = **entry;
     bool frozen = session.session->frozen();
     auto usage = session.session->usage();
     if (!usage) return tool_error("session " + id + ": " + usage.error().message);
@@ -115,14 +115,14 @@ class GetSession final : public Tool {
         {"max_bytes", context.state.options().transfer_caps.max_bytes},
         {"max_files", context.state.options().transfer_caps.max_files}};
     ToolResult result;
-    result.content.push_back(
-        text_block("session " + id + " (" + session.policy->name + "): " + format_duration(age) +
-                   " old, idle " + format_duration(session.idle_seconds()) + ", " +
-                   std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
-                   counted(usage->processes, "process", "processes") +
-                   (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
-                   counted(session.runs.load(), "run", "runs") + "; " + interpreter_line(session) +
-                   "; shares: " + context.state.shares().summary()));
+    result.content.push_back(text_block(
+        "session " + id + " (" + session.policy->name + "): " + format_duration(age) +
+        " old, idle " + format_duration(session.idle_seconds()) + ", " +
+        std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
+        counted(usage->processes, "process", "processes") +
+        (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
+        counted(session.runs.load(), "run", "runs") + "; " + app::interpreter_line(session) +
+        "; shares: " + context.state.shares().summary()));
     result.structured = std::move(structured);
     return result;
   }

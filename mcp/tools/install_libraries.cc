@@ -1,13 +1,13 @@
 // install_libraries: packages into a session, with its language's package manager (the E2B
 // server's install_package).
 
+#include "app/code_runner.h"
+#include "app/kept_sessions.h"
 #include "core/text.h"
 #include "mcp/content.h"
 #include "mcp/progress_observer.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/code_runner.h"
-#include "services/kept_sessions.h"
 
 namespace paddock::mcp {
 namespace {
@@ -47,13 +47,13 @@ class InstallLibraries final : public Tool {
     auto lease = context.state.sessions().acquire(id);
     if (!lease) return tool_error(lease.error().message);
     ProgressObserver observer(context);
-    auto installed = install_in_session(**lease, context.state, libraries, observer, name());
-    if (auto why = install_failure(installed)) {
+    auto installed = app::install_in_session(**lease, context.state, libraries, observer, name());
+    if (auto why = app::install_failure(installed)) {
       return tool_error("installing " + counted(libraries.size(), "library", "libraries") +
                         " into session " + id + " failed: " + *why);
     }
     std::string output = installed->stderr_data.data;
-    std::string not_kept = keep_session_files(**lease);
+    std::string not_kept = app::keep_session_files(**lease);
     ToolResult result;
     if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.content.push_back(

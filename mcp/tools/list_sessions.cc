@@ -2,12 +2,12 @@
 
 #include <set>
 
+#include "app/server_state.h"
 #include "core/units.h"
 #include "core/utc_time.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {

@@ -49,7 +49,7 @@ ToolResult binary_pointer(const std::string& id, const std::string& path, std::u
 // saying what else the file holds and how to read it.
 ToolResult read_text(ToolContext& context, Session& session, const std::string& id,
                      const std::string& path, std::uint64_t offset, std::uint64_t length) {
-  const SecretMask& secrets = context.state.secrets();
+  const app::SecretMask& secrets = context.state.secrets();
   std::uint64_t start = offset;
   for (int step = 0; step < kMaskSteps; ++step) {
     std::uint64_t before =
@@ -75,7 +75,7 @@ ToolResult read_text(ToolContext& context, Session& session, const std::string& 
     bool more = end < file->size;
     std::string mime = mime_type_for(path, window, more);
     if (!looks_like_text(window, more)) return binary_pointer(id, path, file->size, mime, first);
-    auto shown = client_text_window(secrets, ahead, std::string(window), more);
+    auto shown = app::client_text_window(secrets, ahead, std::string(window), more);
     if (!shown) {
       start -= before;  // a value runs across the start: begin where it does
       continue;
@@ -165,8 +165,8 @@ class ReadFile final : public Tool {
       return binary_pointer(id, path, file->size, mime, 0);
     }
     // A program may have written a passed-through secret to a file: it is masked here too.
-    auto shown = client_view(context.state.secrets(), std::move(file->data), cut);
-    if (!shown) return tool_error(path + " " + std::string(kWithheld));
+    auto shown = app::client_view(context.state.secrets(), std::move(file->data), cut);
+    if (!shown) return tool_error(path + " " + std::string(app::kWithheld));
     file->data = std::move(*shown);
     std::string delivery;
     ToolResult result;

@@ -1,12 +1,12 @@
 // restart_session: a fresh interpreter in a live session, on purpose (the state is reset; the
 // files in /work stay).
 
+#include "app/live_session.h"
+#include "app/server_state.h"
 #include "mcp/content.h"
 #include "mcp/interpreter_content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/live_session.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 namespace {
@@ -36,7 +36,7 @@ class RestartSession final : public Tool {
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto lease = context.state.sessions().acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
-    SessionEntry& session = **lease;
+    app::SessionEntry& session = **lease;
     std::lock_guard lock(session.run_mutex);
     if (!session.kernel) {
       return tool_error("session " + session.id + " is not live (" + session.not_live +
@@ -48,7 +48,7 @@ class RestartSession final : public Tool {
     }
     ToolResult result;
     result.content.push_back(text_block("session " + session.id + ": a fresh interpreter; " +
-                                        interpreter_line(session)));
+                                        app::interpreter_line(session)));
     result.structured = interpreter_json(session);
     result.structured["session_id"] = session.id;
     return result;

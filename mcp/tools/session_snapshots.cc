@@ -1,11 +1,11 @@
 // snapshot_session and diff_session: a kept session's workspace saved by name, and what changed
 // since its start or a snapshot.
 
+#include "app/kept_sessions.h"
 #include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/kept_sessions.h"
 #include "state/state_names.h"
 
 namespace paddock::mcp {
@@ -40,23 +40,23 @@ class SnapshotSession final : public Tool {
     if (auto valid = state::check_state_name(snapshot, "name"); !valid) {
       return tool_error(valid.error().message);
     }
-    if (auto room = check_state_room(context.state); !room) {
+    if (auto room = app::check_state_room(context.state); !room) {
       return tool_error("no snapshot taken: " + room.error().message);
     }
     json structured;
-    std::uint64_t room = state_disk_room(context.state);
+    std::uint64_t room = app::state_disk_room(context.state);
     // Whatever happens below, the state directory's size is measured again next time.
     context.state.state_dir()->note_changed();
-    auto done = with_workspace(context.state, arguments["session_id"].get<std::string>(),
-                               [&](state::SavedWorkspace& workspace) -> Status {
-                                 if (auto made = workspace.snapshot(snapshot, room); !made)
-                                   return made;
-                                 structured = {{"session_id", workspace.info().id},
-                                               {"snapshot", snapshot},
-                                               {"files", workspace.info().files},
-                                               {"bytes", workspace.info().bytes}};
-                                 return {};
-                               });
+    auto done = app::with_workspace(context.state, arguments["session_id"].get<std::string>(),
+                                    [&](state::SavedWorkspace& workspace) -> Status {
+                                      if (auto made = workspace.snapshot(snapshot, room); !made)
+                                        return made;
+                                      structured = {{"session_id", workspace.info().id},
+                                                    {"snapshot", snapshot},
+                                                    {"files", workspace.info().files},
+                                                    {"bytes", workspace.info().bytes}};
+                                      return {};
+                                    });
     if (!done) return tool_error(done.error().message);
     ToolResult result;
     result.content.push_back(text_block(
@@ -128,7 +128,7 @@ class DiffSession final : public Tool {
     }
     std::vector<state::DiffEntry> changes;
     std::string id;
-    auto done = with_workspace(
+    auto done = app::with_workspace(
         context.state, arguments["session_id"].get<std::string>(),
         [&](state::SavedWorkspace& workspace) -> Status {
           id = workspace.info().id;

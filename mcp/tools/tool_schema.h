@@ -2,8 +2,8 @@
 
 // Pieces of tool definitions that several tools share.
 
+#include "app/server_state.h"
 #include "mcp/tool.h"
-#include "services/server_state.h"
 
 namespace paddock::mcp {
 

@@ -5,14 +5,15 @@
 #include <memory>
 #include <string>
 
+#include "app/server_config.h"
+#include "app/session_registry.h"
 #include "language/policy_store.h"
 #include "mcp/tool.h"
-#include "services/server_config.h"
-#include "services/session_registry.h"
 
 namespace paddock::mcp {
 
-std::unique_ptr<Tool> make_execute_code(const ServerOptions& options, const PolicyStore& policies);
+std::unique_ptr<Tool> make_execute_code(const app::ServerOptions& options,
+                                        const PolicyStore& policies);
 std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
 std::unique_ptr<Tool> make_create_session(const std::string& default_language);
@@ -33,6 +34,6 @@ std::unique_ptr<Tool> make_download_file();
 std::unique_ptr<Tool> make_expose_port();
 
 // A session's previews (expose_port), as get_session and list_sessions show them.
-json exposed_ports_json(const SessionEntry& entry);
+json exposed_ports_json(const app::SessionEntry& entry);
 
 }  // namespace paddock::mcp

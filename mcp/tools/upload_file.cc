@@ -34,10 +34,10 @@ class UploadFile final : public Tool {
     std::string host_path = arguments["host_path"].get<std::string>();
     std::string path = arguments.value("path", "");
     bool recursive = arguments.value("recursive", false);
-    const ServerState& state = context.state;
+    const app::ServerState& state = context.state;
     return run_transfer(context, arguments, name(), "upload", host_path, [&](Session& session) {
-      return upload_to_session(session, state.shares(), host_path, path, recursive,
-                               state.options().transfer_caps);
+      return app::upload_to_session(session, state.shares(), host_path, path, recursive,
+                                    state.options().transfer_caps);
     });
   }
 };

@@ -1,11 +1,11 @@
 // write_file: put a file into a session's work directory.
 
+#include "app/kept_sessions.h"
 #include "core/base64.h"
 #include "core/text.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "services/kept_sessions.h"
 
 namespace paddock::mcp {
 namespace {
@@ -48,7 +48,7 @@ class WriteFile final : public Tool {
     if (auto wrote = (*lease)->session->write_file(path, content); !wrote) {
       return tool_error(wrote.error().message);
     }
-    std::string not_kept = keep_session_files(**lease);
+    std::string not_kept = app::keep_session_files(**lease);
     ToolResult result;
     result.content.push_back(
         text_block("wrote " + counted(content.size(), "byte", "bytes") + " to /work/" + path));

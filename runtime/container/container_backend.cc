@@ -1,6 +1,6 @@
 #include "runtime/container/container_backend.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 namespace {
 
@@ -60,4 +60,4 @@ Result<ResolvedImage> ContainerBackend::resolve_image(
   return resolved;
 }
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -9,7 +9,7 @@
 #include "runtime/backend.h"
 #include "runtime/container/container_session.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 class ContainerBackend : public Backend {
  public:
@@ -28,4 +28,4 @@ class ContainerBackend : public Backend {
                                                           const RunPlan& plan) const = 0;
 };
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

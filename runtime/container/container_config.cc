@@ -17,7 +17,7 @@
 #include "embedded_policies.h"
 #include "runtime/container/session_scripts.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 Result<std::string> seccomp_profile_text(const SandboxShape& shape) {
   std::string text(policies::default_seccomp_profile_json());
@@ -157,4 +157,4 @@ nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
   };
 }
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

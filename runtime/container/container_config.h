@@ -17,7 +17,7 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 // The network a sandbox that needs one joins unless PADDOCK_ENGINE_NETWORK names another: the
 // engine's default one (Podman's compat API knows its "podman" network by this name too).
@@ -63,4 +63,4 @@ Result<std::string> seccomp_profile_text(const SandboxShape& shape);
 Result<std::string> seccomp_profile_file(const std::string& profile,
                                          const std::optional<std::string>& runtime_dir);
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -16,7 +16,7 @@
 #include "runtime/container/tar_reader.h"
 #include "runtime/step_runner.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 namespace {
 
 // Bytes of a file one argument carries: base64 of them must fit an argument (128 KiB with its
@@ -382,4 +382,4 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& 
   return result;
 }
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

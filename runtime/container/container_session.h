@@ -16,7 +16,7 @@
 #include "runtime/sandbox_shape.h"
 #include "runtime/session.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 class ContainerSession final : public Session {
  public:
@@ -80,4 +80,4 @@ class ContainerSession final : public Session {
 Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& shape,
                                  const RunPlan& plan, RunObserver& observer);
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

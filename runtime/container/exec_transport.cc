@@ -2,7 +2,7 @@
 
 #include "runtime/output_capture.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 void OutputSink::take(bool is_stderr, std::string_view chunk) {
   bool to_err = is_stderr || command_.stdout_to_stderr;
@@ -13,4 +13,4 @@ void OutputSink::take(bool is_stderr, std::string_view chunk) {
   }
 }
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -16,7 +16,7 @@
 #include "runtime/backend.h"
 #include "runtime/run_result.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 struct ExecCommand {
   std::vector<std::string> argv;
@@ -67,4 +67,4 @@ class OutputSink {
   const ExecCommand& command_;
 };
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-namespace paddock::engine {
+namespace paddock::container {
 namespace {
 
 std::string first_line(const char* path) {
@@ -94,4 +94,4 @@ bool owner_provably_dead(const nlohmann::json& labels, const SandboxOwner& self,
   return !started || *started != label("io.paddock.started");
 }
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace paddock::engine {
+namespace paddock::container {
 
 struct SandboxOwner {
   std::string instance;       // random, one per paddock process
@@ -41,4 +41,4 @@ std::optional<std::string> process_start_time(pid_t pid);
 bool owner_provably_dead(const nlohmann::json& labels, const SandboxOwner& self,
                          const std::function<std::optional<std::string>(pid_t)>& start_time_of);
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <iterator>
 
-namespace paddock::engine {
+namespace paddock::container {
 
 inline constexpr int kRefusedBase = 10;
 
@@ -84,4 +84,4 @@ inline constexpr const char* kUsageScript =
 
 #undef PADDOCK_RESOLVE_INSIDE
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -11,7 +11,7 @@
 #include "runtime/artifact_choice.h"
 #include "runtime/session.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 namespace {
 
 struct ArchiveDeleter {
@@ -99,4 +99,4 @@ TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& co
   return found;
 }
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

@@ -14,7 +14,7 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock::engine {
+namespace paddock::container {
 
 // The name an entry is reported under, or nothing when it is not one to report.
 std::optional<std::string> artifact_name(const std::string& entry_name,
@@ -27,4 +27,4 @@ struct TarArtifacts {
 
 TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& collection);
 
-}  // namespace paddock::engine
+}  // namespace paddock::container

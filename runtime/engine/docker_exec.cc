@@ -24,22 +24,22 @@ std::string engine_error(const std::string& what, const Error& error) {
 Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
                                                        const SandboxShape& shape,
                                                        const RunPlan& plan) {
-  auto profile = seccomp_profile_text(shape);
+  auto profile = container::seccomp_profile_text(shape);
   if (!profile) return profile.error();
   if (shape.image.empty()) {
     return invalid_input("the " + flavour.name +
                          " backend needs an image: set the policy's rootfs to \"image:REF\" or "
                          "pass --image REF");
   }
-  ContainerOptions options{
+  container::ContainerOptions options{
       shape.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};
   if (flavour.podman_options) {
-    auto file = seccomp_profile_file(*profile, flavour.runtime_dir);
+    auto file = container::seccomp_profile_file(*profile, flavour.runtime_dir);
     if (!file) return file.error();
     options.seccomp_file = *file;
   }
   Client client(flavour.endpoint);
-  json config = container_config(shape, plan, options);
+  json config = container::container_config(shape, plan, options);
   auto created = client.request("POST", "/containers/create", config.dump());
   if (!created) {
     return Error{created.error().code,
@@ -55,7 +55,7 @@ Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
   return session;
 }
 
-Result<ExecOutcome> DockerExec::run(const ExecCommand& command) {
+Result<container::ExecOutcome> DockerExec::run(const container::ExecCommand& command) {
   if (client_busy_.exchange(true)) {
     // A libcurl handle serves one thread at a time (a session's usage beside a command).
     Client own(flavour_.endpoint);
@@ -66,7 +66,8 @@ Result<ExecOutcome> DockerExec::run(const ExecCommand& command) {
   return outcome;
 }
 
-Result<ExecOutcome> DockerExec::run_on(Client& client, const ExecCommand& command) {
+Result<container::ExecOutcome> DockerExec::run_on(Client& client,
+                                                  const container::ExecCommand& command) {
   json body = {{"AttachStdout", true},
                {"AttachStderr", true},
                {"Tty", false},
@@ -75,8 +76,8 @@ Result<ExecOutcome> DockerExec::run_on(Client& client, const ExecCommand& comman
   auto created = client.request("POST", "/containers/" + id_ + "/exec", body.dump());
   if (!created) return Error{EIO, engine_error("starting a command", created.error())};
   std::string exec_id = json::parse(created->body, nullptr, false).value("Id", "");
-  ExecOutcome captured;
-  OutputSink sink(captured, command);
+  container::ExecOutcome captured;
+  container::OutputSink sink(captured, command);
   const CancellationToken* token =
       command.observer != nullptr ? command.observer->cancellation() : nullptr;
   auto started = Clock::now();
@@ -137,7 +138,7 @@ Status DockerExec::leave_networks() {
   auto attached = networks(client);
   if (!attached) return attached.error();
   for (const auto& name : *attached) {
-    if (!valid_network_name(name)) {
+    if (!container::valid_network_name(name)) {
       return Error{EIO, flavour_.name + " named a network '" + name + "' paddock cannot ask about"};
     }
     // Force: an endpoint the engine holds in an odd state goes too.

@@ -23,11 +23,11 @@ struct Flavour {
   bool resource_limits = true;
   // Podman's differences: the seccomp profile as a file (not inline), the tmpfs owner as "U".
   bool podman_options = false;
-  std::string network = kDefaultNetwork;     // what a sandbox with a network joins
+  std::string network = container::kDefaultNetwork;  // what a sandbox with a network joins
   std::optional<std::string> runtime_dir{};  // XDG_RUNTIME_DIR: where Podman's seccomp files go
 };
 
-class DockerExec final : public ExecTransport {
+class DockerExec final : public container::ExecTransport {
  public:
   // Creates and starts the container of `shape` (which must name an image).
   static Result<std::unique_ptr<DockerExec>> create(const Flavour& flavour,
@@ -35,13 +35,13 @@ class DockerExec final : public ExecTransport {
   ~DockerExec() override { remove(); }
 
   // On the kept connection, or on one of its own while another command holds that one.
-  Result<ExecOutcome> run(const ExecCommand& command) override;
+  Result<container::ExecOutcome> run(const container::ExecCommand& command) override;
   // Disconnects the container from each network the engine says it is on, then asks again.
   Status leave_networks() override;
   void remove() override;
 
  private:
-  Result<ExecOutcome> run_on(Client& client, const ExecCommand& command);
+  Result<container::ExecOutcome> run_on(Client& client, const container::ExecCommand& command);
   // The names of the networks the engine has the container on.
   Result<std::vector<std::string>> networks(Client& client) const;
 

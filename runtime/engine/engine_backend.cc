@@ -31,15 +31,16 @@ bool enforces_limits(const json& info) {
 }  // namespace
 
 Result<int> remove_orphans(Client& client) {
-  std::string filter = "%7B%22label%22%3A%5B%22" + std::string(kSandboxLabel) + "%22%5D%7D";
+  std::string filter =
+      "%7B%22label%22%3A%5B%22" + std::string(container::kSandboxLabel) + "%22%5D%7D";
   auto listed = client.request("GET", "/containers/json?all=true&filters=" + filter);
   if (!listed) return listed.error();
   json containers = json::parse(listed->body, nullptr, false);
   int removed = 0;
   if (!containers.is_array()) return removed;
   for (const auto& container : containers) {
-    if (!owner_provably_dead(container.value("Labels", json::object()), this_paddock(),
-                             process_start_time)) {
+    if (!container::owner_provably_dead(container.value("Labels", json::object()),
+                                        container::this_paddock(), container::process_start_time)) {
       continue;
     }
     std::string id = container.value("Id", "");
@@ -60,7 +61,7 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name,
   Flavour flavour{name, *endpoint, enforces_limits(json::parse(info->body, nullptr, false)),
                   name == "podman"};
   if (const auto& network = settings.network) {
-    if (!valid_network_name(*network)) {
+    if (!container::valid_network_name(*network)) {
       return invalid_input("PADDOCK_ENGINE_NETWORK '" + *network +
                            "' is not a network name (a letter or digit, then those, _ . or -)");
     }
@@ -73,12 +74,12 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name,
   return std::unique_ptr<Backend>(new EngineBackend(std::move(flavour)));
 }
 
-Result<std::unique_ptr<ContainerSession>> EngineBackend::start(const SandboxShape& shape,
-                                                               const RunPlan& plan) const {
+Result<std::unique_ptr<container::ContainerSession>> EngineBackend::start(
+    const SandboxShape& shape, const RunPlan& plan) const {
   auto transport = DockerExec::create(flavour_, shape, plan);
   if (!transport) return transport.error();
-  return std::make_unique<ContainerSession>(flavour_.name, shape, std::move(*transport),
-                                            isolation_for(shape));
+  return std::make_unique<container::ContainerSession>(flavour_.name, shape, std::move(*transport),
+                                                       isolation_for(shape));
 }
 
 IsolationReport EngineBackend::isolation_for(const SandboxShape& shape) const {

@@ -14,7 +14,7 @@
 
 namespace paddock::engine {
 
-class EngineBackend final : public ContainerBackend {
+class EngineBackend final : public container::ContainerBackend {
  public:
   // Connects to the engine ("docker" or "podman"), asks what it can enforce, and removes the
   // orphans of earlier paddock processes. An unreachable engine is one error naming where.
@@ -31,8 +31,8 @@ class EngineBackend final : public ContainerBackend {
 
  private:
   explicit EngineBackend(Flavour flavour) : flavour_(std::move(flavour)) {}
-  Result<std::unique_ptr<ContainerSession>> start(const SandboxShape& shape,
-                                                  const RunPlan& plan) const override;
+  Result<std::unique_ptr<container::ContainerSession>> start(const SandboxShape& shape,
+                                                             const RunPlan& plan) const override;
   // What every result of this engine reports about the sandbox.
   IsolationReport isolation_for(const SandboxShape& shape) const;
   Flavour flavour_;

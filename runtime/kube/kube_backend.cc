@@ -17,7 +17,8 @@ namespace {
 using json = nlohmann::json;
 
 bool orphaned(const json& labels) {
-  return engine::owner_provably_dead(labels, engine::this_paddock(), engine::process_start_time);
+  return container::owner_provably_dead(labels, container::this_paddock(),
+                                        container::process_start_time);
 }
 
 }  // namespace
@@ -53,8 +54,8 @@ Result<std::unique_ptr<Backend>> KubeBackend::connect(const KubeSettings& settin
   return std::unique_ptr<Backend>(new KubeBackend(std::move(*access), options));
 }
 
-Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(const SandboxShape& shape,
-                                                                     const RunPlan& plan) const {
+Result<std::unique_ptr<container::ContainerSession>> KubeBackend::start(const SandboxShape& shape,
+                                                                        const RunPlan& plan) const {
   auto pod = KubeExec::create(access_, shape, plan, options_);
   if (!pod) return pod.error();
   IsolationReport report;
@@ -69,12 +70,12 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(const Sandb
   // network plugin that implements NetworkPolicies applies it, and paddock cannot tell from the
   // API whether this cluster's does.
   // An installer that needs the network has the cluster's, and the policy comes when its step
-  // ends (engine::run_to_the_end).
-  report.network = !engine::wants_network(shape, plan)
+  // ends (container::run_to_the_end).
+  report.network = !container::wants_network(shape, plan)
                        ? "none (a deny-all NetworkPolicy, in effect where "
                          "the cluster's network plugin enforces "
                          "NetworkPolicies)"
-                   : engine::installer_network_only(shape, plan)
+                   : container::installer_network_only(shape, plan)
                        ? "none after the installer's step (a deny-all NetworkPolicy made when it "
                          "ends, in effect where the cluster's network plugin enforces "
                          "NetworkPolicies)"
@@ -93,7 +94,8 @@ Result<std::unique_ptr<engine::ContainerSession>> KubeBackend::start(const Sandb
   report.not_enforced = {"pids", "open_files", "file_size"};
   if (!options_.seccomp_profile) report.not_enforced.push_back("seccomp_profile");
   if (shape.network != NetworkMode::kHost) report.not_enforced.push_back("network");
-  return std::make_unique<engine::ContainerSession>("kubernetes", shape, std::move(*pod), report);
+  return std::make_unique<container::ContainerSession>("kubernetes", shape, std::move(*pod),
+                                                       report);
 }
 
 }  // namespace paddock::kube

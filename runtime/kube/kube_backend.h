@@ -16,7 +16,7 @@
 
 namespace paddock::kube {
 
-class KubeBackend final : public engine::ContainerBackend {
+class KubeBackend final : public container::ContainerBackend {
  public:
   static Result<std::unique_ptr<Backend>> connect(const KubeSettings& settings);
 
@@ -27,8 +27,8 @@ class KubeBackend final : public engine::ContainerBackend {
  private:
   KubeBackend(ClusterAccess access, PodOptions options)
       : access_(std::move(access)), options_(options) {}
-  Result<std::unique_ptr<engine::ContainerSession>> start(const SandboxShape& shape,
-                                                          const RunPlan& plan) const override;
+  Result<std::unique_ptr<container::ContainerSession>> start(const SandboxShape& shape,
+                                                             const RunPlan& plan) const override;
   ClusterAccess access_;
   PodOptions options_;
 };

@@ -103,7 +103,7 @@ std::string pending_state(const json& pod) {
 
 // Which paddock made an object (pod or secret), so that orphans are found by it.
 json owner_labels() {
-  json labels = engine::owner_labels(engine::this_paddock());
+  json labels = container::owner_labels(container::this_paddock());
   labels[kPodLabel] = "1";
   return labels;
 }
@@ -179,7 +179,7 @@ std::string pod_manifest(const SandboxShape& shape, const RunPlan& plan, const s
          {{{"name", "sandbox"},
            {"image", shape.image},
            {"imagePullPolicy", options.pull_images ? "IfNotPresent" : "Never"},
-           {"command", {"sh", "-c", engine::kKeeperScript}},
+           {"command", {"sh", "-c", container::kKeeperScript}},
            {"workingDir", plan.cwd.empty() ? shape.workdir : plan.cwd},
            {"env", env},
            {"securityContext",
@@ -217,7 +217,7 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
   // The policy comes before the pod, so that the pod is never on the network for a moment; an
   // installer that needs the network has the cluster's until its step ends (leave_networks).
-  if (!engine::wants_network(shape, plan)) {
+  if (!container::wants_network(shape, plan)) {
     if (auto policy = pod->leave_networks(); !policy) {
       pod->removed_ = true;
       return policy.error();
@@ -266,7 +266,7 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
   }
 }
 
-Result<engine::ExecOutcome> KubeExec::run(const engine::ExecCommand& command) {
+Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& command) {
   // An exec has no environment of its own: `env` puts the command's on top of the pod's.
   std::vector<std::string> argv = command.argv;
   if (!command.env.empty()) {
@@ -277,8 +277,8 @@ Result<engine::ExecOutcome> KubeExec::run(const engine::ExecCommand& command) {
   std::string path = pod_path() + "/exec?container=sandbox&stdout=true&stderr=true";
   if (!command.input.empty()) path += "&stdin=true";
   for (const auto& arg : argv) path += "&command=" + url_encode(arg);
-  engine::ExecOutcome outcome;
-  engine::OutputSink sink(outcome, command);
+  container::ExecOutcome outcome;
+  container::OutputSink sink(outcome, command);
   auto started = Clock::now();
   auto deadline = started + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(command.wall_seconds));

@@ -12,9 +12,9 @@
 
 #include "runtime/container/exec_transport.h"
 #include "runtime/kube/kube_client.h"
+#include "runtime/kube/kube_settings.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
-#include "runtime/kube/kube_settings.h"
 
 namespace paddock::kube {
 
@@ -23,14 +23,14 @@ inline constexpr const char* kPodLabel = "io.paddock.sandbox";
 // A pod's own name as a label (names cannot be selected on): its NetworkPolicy selects by it.
 inline constexpr const char* kPodNameLabel = "io.paddock.pod";
 
-class KubeExec final : public engine::ExecTransport {
+class KubeExec final : public container::ExecTransport {
  public:
   static Result<std::unique_ptr<KubeExec>> create(const ClusterAccess& access,
                                                   const SandboxShape& shape, const RunPlan& plan,
                                                   const PodOptions& options);
   ~KubeExec() override { remove(); }
 
-  Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override;
+  Result<container::ExecOutcome> run(const container::ExecCommand& command) override;
   [[nodiscard]] bool carries_input() const override { return true; }
   // The pod's deny-all NetworkPolicy, made when the installer's step ends.
   [[nodiscard]] Status leave_networks() override;

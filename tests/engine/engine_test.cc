@@ -449,16 +449,16 @@ TEST_P(EngineTest, PullsAMissingImageWithProgress) {
 }
 
 // A transport whose sandbox cannot leave its network: it records the commands it is given.
-class StuckOnTheNetwork final : public engine::ExecTransport {
+class StuckOnTheNetwork final : public container::ExecTransport {
  public:
   struct Log {
     std::vector<std::vector<std::string>> commands;
     bool removed = false;
   };
   explicit StuckOnTheNetwork(std::shared_ptr<Log> log) : log_(std::move(log)) {}
-  Result<engine::ExecOutcome> run(const engine::ExecCommand& command) override {
+  Result<container::ExecOutcome> run(const container::ExecCommand& command) override {
     log_->commands.push_back(command.argv);
-    engine::ExecOutcome outcome;
+    container::ExecOutcome outcome;
     outcome.exit_code = 0;
     return outcome;
   }
@@ -479,10 +479,10 @@ TEST(ContainerRun, TheProgramDoesNotStartWhileTheInstallersNetworkStays) {
   spec.prelude = {{"installer"}};
   spec.networked_prelude = 1;
   spec.argv = {"program"};
-  engine::ContainerSession session("docker", shape_of(spec),
-                                   std::make_unique<StuckOnTheNetwork>(log), IsolationReport{});
+  container::ContainerSession session("docker", shape_of(spec),
+                                      std::make_unique<StuckOnTheNetwork>(log), IsolationReport{});
   RecordingObserver observer;
-  auto result = engine::run_to_the_end(session, shape_of(spec), plan_of(spec), observer);
+  auto result = container::run_to_the_end(session, shape_of(spec), plan_of(spec), observer);
   ASSERT_FALSE(result) << "the program ran";
   EXPECT_EQ(result.error().message.find('\n'), std::string::npos) << result.error().message;
   EXPECT_NE(result.error().message.find("taking the installer's network away"), std::string::npos)

@@ -22,7 +22,7 @@ const paddock::mcp::ToolRegistry& tools() {
   static const auto* registry = [] {
     static const paddock::PolicyStore policies = paddock::PolicyStore::load({}).value();
     return new paddock::mcp::ToolRegistry(
-        paddock::mcp::builtin_tools(paddock::mcp::ServerOptions{}, policies));
+        paddock::mcp::builtin_tools(paddock::app::ServerOptions{}, policies));
   }();
   return *registry;
 }

@@ -1,4 +1,4 @@
-// Sessions kept on disk (services/kept_sessions.h, state/), through real `paddock mcp` servers
+// Sessions kept on disk (app/kept_sessions.h, state/), through real `paddock mcp` servers
 // that are killed and started again on one state directory: files and libraries come back by id
 // and by name, what a call wrote is on disk when it returns, a call cut off leaves the session
 // as it was before it, quotas refuse inside the sandbox, hostile names and links go nowhere, and

@@ -233,11 +233,11 @@ TEST_F(KubeExec, APodNotRunningInTimeIsAClearErrorAndLeavesNothing) {
 TEST_F(KubeExec, ConnectingDeletesWhatADeadPaddockLeft) {
   // Another paddock of this machine, boot and PID namespace, as its labels name it.
   auto labels = [&](pid_t pid) {
-    engine::SandboxOwner owner = engine::this_paddock();
+    container::SandboxOwner owner = container::this_paddock();
     owner.instance = "another-" + std::to_string(pid);
     owner.pid = std::to_string(pid);
-    owner.started = engine::process_start_time(pid).value_or("0");
-    nlohmann::json json = engine::owner_labels(owner);
+    owner.started = container::process_start_time(pid).value_or("0");
+    nlohmann::json json = container::owner_labels(owner);
     json["io.paddock.sandbox"] = "1";
     return json.dump();
   };

@@ -1,4 +1,4 @@
-// Sessions that open at once (services/live_session.h's ReadyKernel), through a real
+// Sessions that open at once (app/live_session.h's ReadyKernel), through a real
 // `paddock mcp`: after a language's first live session, the server keeps a sandbox with its
 // kernel started, and the next create_session takes it. Each such session starts with nothing
 // defined and shares nothing with another; none is kept for a server that passes its own

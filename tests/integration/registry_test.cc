@@ -24,10 +24,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "app/image_provisioner.h"
 #include "cli/backend_settings.h"
 #include "cli/container_backends.h"
 #include "rootfs/image_store.h"
-#include "services/image_provisioner.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 #include "support/registry_server.h"
@@ -207,14 +207,14 @@ TEST_F(Registry, TheMcpServerPullsAnImageOnFirstUseWithProgress) {
   ASSERT_TRUE(backend) << backend.error().message;
   std::string ref = suite->ref("test/tiny:tiny");
   ASSERT_FALSE(*(*backend)->has_image(ref));
-  mcp::ImageProvisioner never(**backend, false);
+  app::ImageProvisioner never(**backend, false);
   auto refused = never.ensure(ref, {});
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("pulling is off"), std::string::npos)
       << refused.error().message;
   EXPECT_NE(refused.error().message.find("paddock pull " + ref), std::string::npos);
 
-  mcp::ImageProvisioner images(**backend, true);
+  app::ImageProvisioner images(**backend, true);
   std::vector<std::string> lines;
   auto progress = [&lines](const std::string& line) { lines.push_back(line); };
   ASSERT_TRUE(images.ensure(ref, progress));

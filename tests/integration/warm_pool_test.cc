@@ -22,9 +22,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "app/warm_pool.h"
 #include "runtime/native/native_backend.h"
 #include "runtime/warm_run.h"
-#include "services/warm_pool.h"
 #include "support/harness.h"
 #include "support/mcp_process.h"
 #include "support/warm_server.h"
@@ -379,7 +379,7 @@ TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
   std::condition_variable changed;
   std::size_t openings = 0;
   bool released = false;
-  mcp::WarmPool pool(
+  app::WarmPool pool(
       1,
       [&](const std::string&, const SandboxShape& shape,
           const std::optional<WarmInterpreter>&) -> Result<std::unique_ptr<Session>> {

@@ -427,7 +427,7 @@ Environment fake(std::map<std::string, std::string> values) {
   };
 }
 
-Result<mcp::ServerOptions> resolve_mcp(std::vector<const char*> args,
+Result<app::ServerOptions> resolve_mcp(std::vector<const char*> args,
                                        std::map<std::string, std::string> env) {
   args.insert(args.begin(), {"paddock", "mcp"});
   auto request = parse_command_line(static_cast<int>(args.size()), args.data());

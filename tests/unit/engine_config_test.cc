@@ -26,8 +26,9 @@ TestSpec spec_with_limits() {
 }
 
 TEST(ContainerConfig, EveryHardeningIsInTheCreateBody) {
-  json config = container_config(shape_of(spec_with_limits()), plan_of(spec_with_limits()),
-                                 {.image = "img:1", .seccomp_json = R"({"defaultAction":"X"})"});
+  json config =
+      container::container_config(shape_of(spec_with_limits()), plan_of(spec_with_limits()),
+                                  {.image = "img:1", .seccomp_json = R"({"defaultAction":"X"})"});
   const json& host = config["HostConfig"];
   EXPECT_EQ(config["Image"], "img:1");
   EXPECT_EQ(config["User"], "1234:4321");
@@ -45,7 +46,7 @@ TEST(ContainerConfig, EveryHardeningIsInTheCreateBody) {
   EXPECT_NE(work.find("size=268435456"), std::string::npos) << work;
   EXPECT_NE(work.find("uid=1234,gid=4321"), std::string::npos) << work;
   EXPECT_NE(work.find("nosuid"), std::string::npos);
-  EXPECT_EQ(config["Labels"][kSandboxLabel], "1");
+  EXPECT_EQ(config["Labels"][container::kSandboxLabel], "1");
   EXPECT_EQ(config["Labels"]["io.paddock.pid"], std::to_string(getpid()));
   for (const char* label : {"io.paddock.instance", "io.paddock.machine", "io.paddock.boot",
                             "io.paddock.pidns", "io.paddock.started"}) {
@@ -54,9 +55,9 @@ TEST(ContainerConfig, EveryHardeningIsInTheCreateBody) {
 }
 
 TEST(ContainerConfig, PodmanGetsAProfileFileAndItsOwnTmpfsOwner) {
-  ContainerOptions options{"img", "{}", "/run/p/seccomp.json", true, true};
-  json config =
-      container_config(shape_of(spec_with_limits()), plan_of(spec_with_limits()), options);
+  container::ContainerOptions options{"img", "{}", "/run/p/seccomp.json", true, true};
+  json config = container::container_config(shape_of(spec_with_limits()),
+                                            plan_of(spec_with_limits()), options);
   EXPECT_EQ(config["HostConfig"]["SecurityOpt"][1], "seccomp=/run/p/seccomp.json");
   std::string work = config["HostConfig"]["Tmpfs"]["/work"];
   EXPECT_NE(work.find(",U,"), std::string::npos) << work;
@@ -66,9 +67,9 @@ TEST(ContainerConfig, PodmanGetsAProfileFileAndItsOwnTmpfsOwner) {
 TEST(ContainerConfig, NetworkOnlyWhenAskedAndLimitsOnlyWhereEnforceable) {
   TestSpec spec = spec_with_limits();
   spec.networked_prelude = 1;
-  ContainerOptions options{.image = "img", .seccomp_json = "{}"};
+  container::ContainerOptions options{.image = "img", .seccomp_json = "{}"};
   options.resource_limits = false;
-  json config = container_config(shape_of(spec), plan_of(spec), options);
+  json config = container::container_config(shape_of(spec), plan_of(spec), options);
   EXPECT_EQ(config["HostConfig"]["NetworkMode"], "bridge");
   EXPECT_FALSE(config["HostConfig"].contains("Memory"));
 }
@@ -77,11 +78,11 @@ TEST(ContainerConfig, NetworkOnlyWhenAskedAndLimitsOnlyWhereEnforceable) {
 TEST(ContainerConfig, RlimitsStandInWhereCgroupsCannot) {
   TestSpec spec = spec_with_limits();
   for (bool podman : {false, true}) {
-    ContainerOptions options{.image = "img", .seccomp_json = "{}"};
+    container::ContainerOptions options{.image = "img", .seccomp_json = "{}"};
     options.tmpfs_owner_option = podman;
     options.resource_limits = false;
-    json ulimits =
-        container_config(shape_of(spec), plan_of(spec), options)["HostConfig"]["Ulimits"];
+    json ulimits = container::container_config(shape_of(spec), plan_of(spec),
+                                               options)["HostConfig"]["Ulimits"];
     std::map<std::string, json> by_name;
     for (const auto& limit : ulimits) {
       EXPECT_TRUE(by_name.emplace(limit["Name"].get<std::string>(), limit).second)
@@ -99,7 +100,7 @@ TEST(SeccompProfileText, DeniedCallsLeaveEveryRuleAndAreRefused) {
   TestSpec spec;
   spec.seccomp_deny = {"socket"};
   spec.seccomp_allow = {"ptrace"};
-  auto text = seccomp_profile_text(shape_of(spec));
+  auto text = container::seccomp_profile_text(shape_of(spec));
   ASSERT_TRUE(text) << text.error().message;
   json profile = json::parse(*text);
   int refusals = 0, allows = 0;
@@ -116,7 +117,7 @@ TEST(SeccompProfileText, DeniedCallsLeaveEveryRuleAndAreRefused) {
   EXPECT_EQ(refusals, 1);
   EXPECT_EQ(allows, 1);
   spec.seccomp_profile_path = "/no/such/profile.json";
-  EXPECT_FALSE(seccomp_profile_text(shape_of(spec)));
+  EXPECT_FALSE(container::seccomp_profile_text(shape_of(spec)));
 }
 
 TEST(EngineEndpoint, AddressesAsDockerHostWritesThem) {

@@ -18,11 +18,11 @@ class Counting : public RunObserver {
 
 TEST(OutputSink, TheResultKeepsNoMoreThanTheCapAndTheObserverSeesEverything) {
   Counting observer;
-  ExecCommand command;
+  container::ExecCommand command;
   command.output_bytes = 64 * 1024;
   command.observer = &observer;
-  ExecOutcome outcome;
-  OutputSink sink(outcome, command);
+  container::ExecOutcome outcome;
+  container::OutputSink sink(outcome, command);
   const std::string chunk(40 * 1024, 'x');
   for (int i = 0; i < 100; ++i) {  // 4 MB on each stream, as a program printing for its timeout
     sink.take(false, chunk);

@@ -36,7 +36,7 @@ const std::map<std::string, int>& floors() {
       {"runtime/engine", 5},
       {"runtime/kube", 5},
       {"language", 6},
-      {"services", 7},  // running calls, the warm pool, sessions, shares, transfers: plain results
+      {"app", 7},  // running calls, the warm pool, sessions, shares, transfers: plain results
       {"mcp", 8},
       {"cli", 9},
   };
@@ -119,9 +119,9 @@ TEST(Layering, AnIncludeThatReachesUpIsNamed) {
 
 // The services return plain results: MCP's types (content blocks, a tool's context) are above them.
 TEST(Layering, TheServicesIncludeNothingOfMcp) {
-  EXPECT_TRUE(violation("services/session_registry.cc", "mcp/content.h").has_value());
-  EXPECT_TRUE(violation("services/output_progress.h", "mcp/tool.h").has_value());
-  EXPECT_FALSE(violation("mcp/tools/read_file.cc", "services/client_view.h").has_value());
+  EXPECT_TRUE(violation("app/session_registry.cc", "mcp/content.h").has_value());
+  EXPECT_TRUE(violation("app/output_progress.h", "mcp/tool.h").has_value());
+  EXPECT_FALSE(violation("mcp/tools/read_file.cc", "app/client_view.h").has_value());
 }
 
 TEST(Layering, SiblingsOnOneFloorDoNotIncludeEachOther) {

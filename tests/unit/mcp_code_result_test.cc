@@ -10,8 +10,8 @@
 namespace paddock::mcp {
 namespace {
 
-CodeRun run_with_stdout(const std::string& stream) {
-  CodeRun run;
+app::CodeRun run_with_stdout(const std::string& stream) {
+  app::CodeRun run;
   run.result.language = "python";
   run.result.phase = "run";
   run.result.run.backend = "native";
@@ -27,7 +27,7 @@ std::string text_of(const ToolResult& result) {
 TEST(McpCodeResult, ALongStreamIsInTheStructuredResultOnceAndExcerptedInTheText) {
   std::string stream;
   for (int i = 0; i < 20000; ++i) stream += "line " + std::to_string(i) + "\n";
-  ServerOptions options;  // result_stream_bytes 64 KiB
+  app::ServerOptions options;  // result_stream_bytes 64 KiB
   ToolResult result = code_result(run_with_stdout(stream), {}, options, {});
   std::string structured = result.structured["stdout"];
   EXPECT_LT(structured.size(), 64u * 1024 + 100);
@@ -43,7 +43,7 @@ TEST(McpCodeResult, ALongStreamIsInTheStructuredResultOnceAndExcerptedInTheText)
 }
 
 TEST(McpCodeResult, AShortStreamIsWholeInBoth) {
-  ToolResult result = code_result(run_with_stdout("42\n"), {}, ServerOptions{}, {});
+  ToolResult result = code_result(run_with_stdout("42\n"), {}, app::ServerOptions{}, {});
   EXPECT_EQ(result.structured["stdout"], "42\n");
   EXPECT_EQ(text_of(result), "stdout:\n42\nexit code 0 (python, 0 ms)");
   EXPECT_EQ(result.structured["phase"], "run");
@@ -51,12 +51,12 @@ TEST(McpCodeResult, AShortStreamIsWholeInBoth) {
 }
 
 TEST(McpCodeResult, OmittedFilesAreCountedAllAndNamedWithinBounds) {
-  CodeRun run = run_with_stdout("");
+  app::CodeRun run = run_with_stdout("");
   for (int i = 0; i < 5000; ++i) {
     run.result.run.artifacts_omitted.push_back(
         {"outputs/f" + std::to_string(i), 1, "over the limit of 20 files per call"});
   }
-  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_EQ(result.structured["artifacts_omitted_count"], 5000);
   EXPECT_EQ(result.structured["artifacts_omitted"].size(), 200u);
   std::string text = text_of(result);
@@ -69,7 +69,7 @@ TEST(McpCodeResult, OmittedFilesAreCountedAllAndNamedWithinBounds) {
 // What a run leaves out past the list is only counted (a live cell's display flood made a
 // million of them), and the result still says how many there were.
 TEST(McpCodeResult, OmittedFilesPastTheListAreCountedNotKept) {
-  CodeRun run = run_with_stdout("");
+  app::CodeRun run = run_with_stdout("");
   for (int i = 0; i < 100000; ++i) {
     run.result.run.omit_artifact(
         {"figure-" + std::to_string(i) + ".png", 70, "over the per-call count of figures"});
@@ -77,7 +77,7 @@ TEST(McpCodeResult, OmittedFilesPastTheListAreCountedNotKept) {
   run.result.run.omit_artifact({"", 0, "a note on files never listed"});
   EXPECT_EQ(run.result.run.artifacts_omitted.size(), kMaxOmittedListed + 1);
   EXPECT_EQ(run.result.run.artifacts_omitted_count(), 100001u);
-  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_EQ(result.structured["artifacts_omitted_count"], 100001);
   EXPECT_EQ(result.structured["artifacts_omitted"].size(), 200u);
   std::string text = text_of(result);
@@ -97,14 +97,14 @@ namespace {
 // A live session's cell: the value, the error and a lost state reach both the text and the
 // structured result, and an error is isError.
 TEST(McpCodeResult, ACellsValueErrorAndLostStateAreReported) {
-  CodeRun run = run_with_stdout("");
+  app::CodeRun run = run_with_stdout("");
   run.result.run.exit_code = 1;
   run.result.run.cell = CellReport{};
   CellReport& cell = *run.result.run.cell;
   cell.execution_count = 4;
   cell.result_text = "41";
   cell.error = KernelError{"NameError", "name 'y' is not defined", {"Traceback", "NameError: y"}};
-  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_EQ(result.is_error, true);
   EXPECT_EQ(result.structured["live"], true);
   EXPECT_EQ(result.structured["execution_count"], 4);
@@ -120,7 +120,7 @@ TEST(McpCodeResult, ACellsValueErrorAndLostStateAreReported) {
   cell.error.reset();
   cell.result_text.clear();
   cell.state_lost = "the interpreter exited with code 1";
-  ToolResult lost = code_result(run, {}, ServerOptions{}, {});
+  ToolResult lost = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_EQ(lost.structured["state_lost"], true);
   EXPECT_EQ(lost.structured["state_lost_reason"], cell.state_lost);
   EXPECT_NE(text_of(lost).find("variables and imports are gone, files in /work are kept"),
@@ -137,9 +137,9 @@ TEST(McpCodeResult, RepeatedLinesAreFoldedAndNotesStayInTheText) {
       "    os.fork()\nBlockingIOError: [Errno 11] Resource temporarily unavailable\n";
   std::string stream;
   for (int i = 0; i < 400; ++i) stream += traceback;
-  CodeRun run = run_with_stdout("");
+  app::CodeRun run = run_with_stdout("");
   capture_chunk(run.result.run.stderr_data, stream, 1u << 20);
-  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   std::string text = text_of(result);
   EXPECT_NE(text.find(traceback + "… the same 4 lines 399 more times\n"), std::string::npos)
       << text;
@@ -148,9 +148,9 @@ TEST(McpCodeResult, RepeatedLinesAreFoldedAndNotesStayInTheText) {
   std::string lines;
   for (int i = 0; i < 20000; ++i) lines += "line " + std::to_string(i) + "\n";
   for (bool in_session : {false, true}) {
-    CodeRun loud = run_with_stdout(lines);
+    app::CodeRun loud = run_with_stdout(lines);
     if (in_session) loud.stdout_file = "/work/.paddock/output/1.stdout";
-    std::string note = text_of(code_result(loud, {}, ServerOptions{}, {{}, in_session}));
+    std::string note = text_of(code_result(loud, {}, app::ServerOptions{}, {{}, in_session}));
     EXPECT_EQ(note.find("structuredContent"), std::string::npos) << note;
     EXPECT_NE(note.find("(stdout was " + std::to_string(lines.size()) +
                         " bytes; shown here: its start and its end"),
@@ -167,22 +167,22 @@ TEST(McpCodeResult, RepeatedLinesAreFoldedAndNotesStayInTheText) {
 
 // IRkernel names every error ERROR, and its value starts "Error in": the line says it once.
 TEST(McpCodeResult, AnRErrorIsNamedOnce) {
-  CodeRun run = run_with_stdout("");
+  app::CodeRun run = run_with_stdout("");
   run.result.language = "r";
   run.result.run.exit_code = 1;
   run.result.run.cell = CellReport{};
   run.result.run.cell->error =
       KernelError{"ERROR", "Error in f(): boom\n", {"Error in f(): boom\n", "Traceback:"}};
-  std::string text = text_of(code_result(run, {}, ServerOptions{}, {}));
+  std::string text = text_of(code_result(run, {}, app::ServerOptions{}, {}));
   EXPECT_EQ(text.find("ERROR"), std::string::npos) << text;
   EXPECT_NE(text.find("error: Error in f(): boom (r live session"), std::string::npos) << text;
 }
 
 TEST(McpCodeResult, RefusedSystemCallsAreOneLineAndAnObject) {
-  CodeRun run = run_with_stdout("");
+  app::CodeRun run = run_with_stdout("");
   run.result.run.refused.system_calls = {{"ptrace", 2}, {"mount", 1}};
   run.result.run.refused.system_calls_counted = true;
-  ToolResult result = code_result(run, {}, ServerOptions{}, {});
+  ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_NE(text_of(result).find("refused by the sandbox: ptrace \u00d72, mount \u00d71 ("),
             std::string::npos)
       << text_of(result);
@@ -190,7 +190,7 @@ TEST(McpCodeResult, RefusedSystemCallsAreOneLineAndAnObject) {
   EXPECT_EQ(result.structured["refused"]["system_calls"]["mount"], 1);
   EXPECT_TRUE(code_output_schema()["properties"].contains("refused"));
   // Nothing refused: no object, no line.
-  ToolResult quiet = code_result(run_with_stdout("ok\n"), {}, ServerOptions{}, {});
+  ToolResult quiet = code_result(run_with_stdout("ok\n"), {}, app::ServerOptions{}, {});
   EXPECT_FALSE(quiet.structured.contains("refused"));
   EXPECT_EQ(text_of(quiet).find("refused"), std::string::npos);
 }

@@ -114,15 +114,17 @@ TEST_F(McpFileContentBlock, AWholeFileStaysInlineWhatMaskingMadeOfIt) {
 }
 
 TEST(McpClientView, TextIsMaskedAndBinaryHoldingAValueIsWithheld) {
-  SecretMask secrets({"TOKEN=tok-5e1f2a"});
-  EXPECT_EQ(client_view(secrets, "a tok-5e1f2a b\n", false), "a *** b\n");
+  app::SecretMask secrets({"TOKEN=tok-5e1f2a"});
+  EXPECT_EQ(app::client_view(secrets, "a tok-5e1f2a b\n", false), "a *** b\n");
   // The beginning of a file ending inside a value.
-  EXPECT_EQ(client_view(secrets, "a tok-5e", true), "a ***");
+  EXPECT_EQ(app::client_view(secrets, "a tok-5e", true), "a ***");
   const std::string clean("\x89PNG\0\x01tok-5e", 12);
-  EXPECT_EQ(client_view(secrets, clean, false), clean) << "binary without a whole value is kept";
+  EXPECT_EQ(app::client_view(secrets, clean, false), clean)
+      << "binary without a whole value is kept";
   const std::string holding("\x00\xfftok-5e1f2a\x00", 14);
-  EXPECT_EQ(client_view(secrets, holding, false), std::nullopt);
-  EXPECT_EQ(client_view(SecretMask({}), holding, false), holding) << "nothing passed through";
+  EXPECT_EQ(app::client_view(secrets, holding, false), std::nullopt);
+  EXPECT_EQ(app::client_view(app::SecretMask({}), holding, false), holding)
+      << "nothing passed through";
 }
 
 }  // namespace

@@ -14,12 +14,12 @@
 namespace paddock::engine {
 namespace {
 
-SandboxOwner self() {
+container::SandboxOwner self() {
   return {"self-instance", "machine-a", "boot-1", "4026531836", "100", "5000"};
 }
 
-SandboxOwner other() {
-  SandboxOwner owner = self();
+container::SandboxOwner other() {
+  container::SandboxOwner owner = self();
   owner.instance = "other-instance";
   owner.pid = "200";
   owner.started = "7000";
@@ -36,39 +36,46 @@ auto processes(std::map<pid_t, std::string> table) {
 }
 
 TEST(SandboxOwner, AGoneProcessOfThisMachineBootAndPidNamespaceIsDead) {
-  EXPECT_TRUE(owner_provably_dead(owner_labels(other()), self(), processes({})));
+  EXPECT_TRUE(
+      container::owner_provably_dead(container::owner_labels(other()), self(), processes({})));
 }
 
 TEST(SandboxOwner, APidNowNamingAnotherProcessIsDead) {
-  EXPECT_TRUE(owner_provably_dead(owner_labels(other()), self(), processes({{200, "9999"}})));
+  EXPECT_TRUE(container::owner_provably_dead(container::owner_labels(other()), self(),
+                                             processes({{200, "9999"}})));
 }
 
 TEST(SandboxOwner, ALiveOwnerIsKept) {
-  EXPECT_FALSE(owner_provably_dead(owner_labels(other()), self(), processes({{200, "7000"}})));
+  EXPECT_FALSE(container::owner_provably_dead(container::owner_labels(other()), self(),
+                                              processes({{200, "7000"}})));
 }
 
 TEST(SandboxOwner, OurOwnSandboxesAreKept) {
-  EXPECT_FALSE(owner_provably_dead(owner_labels(self()), self(), processes({})));
+  EXPECT_FALSE(
+      container::owner_provably_dead(container::owner_labels(self()), self(), processes({})));
 }
 
 TEST(SandboxOwner, AnotherMachinesSandboxesAreKeptWhateverItsHostname) {
-  SandboxOwner remote = other();
+  container::SandboxOwner remote = other();
   remote.machine = "machine-b";
   remote.boot = "boot-9";
-  EXPECT_FALSE(owner_provably_dead(owner_labels(remote), self(), processes({})));
+  EXPECT_FALSE(
+      container::owner_provably_dead(container::owner_labels(remote), self(), processes({})));
 }
 
 TEST(SandboxOwner, AnotherPidNamespacesSandboxesAreKept) {
   // A server in another container of this machine: its pid means nothing in ours.
-  SandboxOwner contained = other();
+  container::SandboxOwner contained = other();
   contained.pid_namespace = "4026532999";
-  EXPECT_FALSE(owner_provably_dead(owner_labels(contained), self(), processes({})));
+  EXPECT_FALSE(
+      container::owner_provably_dead(container::owner_labels(contained), self(), processes({})));
 }
 
 TEST(SandboxOwner, ThisMachinesEarlierBootIsDead) {
-  SandboxOwner before_reboot = other();
+  container::SandboxOwner before_reboot = other();
   before_reboot.boot = "boot-0";
-  EXPECT_TRUE(owner_provably_dead(owner_labels(before_reboot), self(), processes({{200, "7000"}})));
+  EXPECT_TRUE(container::owner_provably_dead(container::owner_labels(before_reboot), self(),
+                                             processes({{200, "7000"}})));
 }
 
 TEST(SandboxOwner, LabelsThatNameNoOwnerAreKept) {
@@ -76,22 +83,23 @@ TEST(SandboxOwner, LabelsThatNameNoOwnerAreKept) {
        {nlohmann::json::object(), nlohmann::json{{"io.paddock.sandbox", "1"}},
         nlohmann::json{{"io.paddock.pid", "200"}, {"io.paddock.boot", "boot-1"}},
         nlohmann::json::array()}) {
-    EXPECT_FALSE(owner_provably_dead(labels, self(), processes({}))) << labels.dump();
+    EXPECT_FALSE(container::owner_provably_dead(labels, self(), processes({}))) << labels.dump();
   }
-  nlohmann::json bad_pid = owner_labels(other());
+  nlohmann::json bad_pid = container::owner_labels(other());
   bad_pid["io.paddock.pid"] = "12; rm -rf /";
-  EXPECT_FALSE(owner_provably_dead(bad_pid, self(), processes({})));
+  EXPECT_FALSE(container::owner_provably_dead(bad_pid, self(), processes({})));
 }
 
 TEST(SandboxOwner, ThisProcessIsDescribedAndAlive) {
-  const SandboxOwner& me = this_paddock();
+  const container::SandboxOwner& me = container::this_paddock();
   EXPECT_FALSE(me.instance.empty());
   EXPECT_FALSE(me.boot.empty());
   EXPECT_FALSE(me.pid_namespace.empty());
-  EXPECT_EQ(process_start_time(getpid()), me.started);
-  SandboxOwner twin = me;
+  EXPECT_EQ(container::process_start_time(getpid()), me.started);
+  container::SandboxOwner twin = me;
   twin.instance = "a twin";
-  EXPECT_FALSE(owner_provably_dead(owner_labels(twin), me, process_start_time));
+  EXPECT_FALSE(container::owner_provably_dead(container::owner_labels(twin), me,
+                                              container::process_start_time));
 }
 
 }  // namespace

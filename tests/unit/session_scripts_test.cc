@@ -39,7 +39,7 @@ class WriteScript : public ::testing::TestWithParam<std::vector<std::string>> {
   // exec runs in the work directory (the container's WorkingDir), where a glob would match.
   int write(const std::string& path) {
     std::vector<std::string> args = GetParam();
-    const std::string script = std::string("cd \"$1\" || exit 99; ") + engine::kWriteScript;
+    const std::string script = std::string("cd \"$1\" || exit 99; ") + container::kWriteScript;
     for (const std::string& arg : {std::string("-c"), script, std::string("sh")}) {
       args.push_back(arg);
     }
@@ -65,7 +65,7 @@ TEST_P(WriteScript, WritesThroughPlainDirectories) {
 TEST_P(WriteScript, GlobInADirectoryNameIsNotExpanded) {
   fs::create_directory(work_ / "ab");
   fs::create_directory_symlink(outside_, work_ / "[a]b");
-  EXPECT_EQ(engine::refusal_errno(write("[a]b/x")), ELOOP);
+  EXPECT_EQ(container::refusal_errno(write("[a]b/x")), ELOOP);
   EXPECT_FALSE(fs::exists(outside_ / "x")) << "written through the symlink [a]b";
   EXPECT_FALSE(fs::exists(work_ / "ab/x"));
 }
@@ -75,13 +75,13 @@ TEST_P(WriteScript, GlobDeeperInThePathIsNotExpanded) {
   fs::create_directories(work_ / "in");
   fs::create_directories(work_ / "ab");
   fs::create_directory_symlink(outside_, work_ / "in/[a]b");
-  EXPECT_EQ(engine::refusal_errno(write("in/[a]b/x")), ELOOP);
+  EXPECT_EQ(container::refusal_errno(write("in/[a]b/x")), ELOOP);
   EXPECT_FALSE(fs::exists(outside_ / "x")) << "written through the symlink in/[a]b";
 }
 
 TEST_P(WriteScript, SymlinkOnTheWayIsRefused) {
   fs::create_directory_symlink(outside_, work_ / "link");
-  EXPECT_EQ(engine::refusal_errno(write("link/x")), ELOOP);
+  EXPECT_EQ(container::refusal_errno(write("link/x")), ELOOP);
   EXPECT_FALSE(fs::exists(outside_ / "x"));
 }
 
@@ -94,8 +94,8 @@ TEST(ReadScript, GivesARange) {
   const fs::path work = pattern;
   std::ofstream(work / "data.txt") << "0123456789abcdef";
   auto read = [&](const std::string& length, const std::string& first) {
-    return run_tool({"/bin/sh", "-c", engine::kReadScript, "sh", work.string(), "data.txt", length,
-                     first})
+    return run_tool({"/bin/sh", "-c", container::kReadScript, "sh", work.string(), "data.txt",
+                     length, first})
         .output;
   };
   EXPECT_EQ(read("4", "1"), "16\n0123");

@@ -35,7 +35,7 @@ TEST(TarReader, HostileNamesAreDroppedAndTheRestNormalised) {
                         .file("./outputs//a/./b.txt", "odd but inside")
                         .file("outputs/ok.csv", "fine")
                         .tar();
-  engine::TarArtifacts found = engine::artifacts_from_tar(tar, outputs());
+  container::TarArtifacts found = container::artifacts_from_tar(tar, outputs());
   const std::vector<Artifact>& artifacts = found.artifacts;
   EXPECT_EQ(names(artifacts), (std::vector<std::string>{"outputs/a/b.txt", "outputs/ok.csv"}));
   EXPECT_TRUE(found.omitted.empty());
@@ -49,7 +49,7 @@ TEST(TarReader, FilesComeInTheOrderTheyWereMadeAndWhatDoesNotFitIsNamed) {
   for (int i = 12; i >= 1; --i) layer.file("outputs/figure-" + std::to_string(i) + ".png", "png");
   OutputCollection collection = outputs();
   collection.max_files = 10;
-  engine::TarArtifacts found = engine::artifacts_from_tar(layer.tar(), collection);
+  container::TarArtifacts found = container::artifacts_from_tar(layer.tar(), collection);
   std::vector<std::string> expected;
   for (int i = 1; i <= 10; ++i) expected.push_back("outputs/figure-" + std::to_string(i) + ".png");
   EXPECT_EQ(names(found.artifacts), expected);
@@ -65,7 +65,7 @@ TEST(TarReader, ArtifactsAreLabelledByExtensionThenByContent) {
                         .file("outputs/model.bin", std::string("\x00\x01\xff", 3))
                         .file("outputs/main.py", "print(1)\n")
                         .tar();
-  std::vector<Artifact> artifacts = engine::artifacts_from_tar(tar, outputs()).artifacts;
+  std::vector<Artifact> artifacts = container::artifacts_from_tar(tar, outputs()).artifacts;
   ASSERT_EQ(artifacts.size(), 3u);
   std::map<std::string, std::string> types;
   for (const auto& artifact : artifacts) types[artifact.path] = artifact.mime_type;
@@ -76,11 +76,11 @@ TEST(TarReader, ArtifactsAreLabelledByExtensionThenByContent) {
 
 TEST(TarReader, ArtifactName) {
   const OutputCollection collection = outputs();
-  EXPECT_EQ(engine::artifact_name("./outputs/plot.png", collection), "outputs/plot.png");
-  EXPECT_EQ(engine::artifact_name("outputs/a/../b", collection), "outputs/b");
+  EXPECT_EQ(container::artifact_name("./outputs/plot.png", collection), "outputs/plot.png");
+  EXPECT_EQ(container::artifact_name("outputs/a/../b", collection), "outputs/b");
   for (const char* bad : {"../x", "/etc/x", "/outputs/x", "outputs/../../x", "outputs", "outputs/",
                           "outputs/..", "outputsx/y", ""}) {
-    EXPECT_EQ(engine::artifact_name(bad, collection), std::nullopt) << bad;
+    EXPECT_EQ(container::artifact_name(bad, collection), std::nullopt) << bad;
   }
 }
 

@@ -1,0 +1,77 @@
+#pragma once
+
+// The audit log (--audit-log): one JSON line per run, appended, for whoever must later answer
+// "what ran, for whom, under which limits, and how did it end". It holds a hash of the code,
+// never the code, its input, its output or any environment value, so the log can be kept and
+// shipped where the secrets may not go.
+//
+//   {"time":"2026-11-21T10:00:00.123Z","tool":"execute_code","session":null,
+//    "language":"python","code_sha256":"...","libraries":[],"backend":"native",
+//    "limits":{...},"outcome":"exited","exit_code":0,"duration_ms":21}
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/secret_mask.h"
+#include "core/result.h"
+#include "core/unique_fd.h"
+#include "egress/egress_record.h"
+#include "runtime/sandbox_parts.h"
+
+namespace paddock::app {
+
+// A host file or folder a tool touched: an upload's source, a download's target, or a share
+// mounted into a session. Its real path on the host and how much, never its contents.
+struct HostFileRecord {
+  std::string action;  // upload, download, mount or export
+  std::string host_path;
+  std::string session_path;
+  bool writable = false;  // a mount's
+  std::uint64_t bytes = 0;
+  std::uint32_t files = 0;
+  std::optional<std::string> sha256;
+};
+
+struct AuditRecord {
+  // execute_code, install_libraries, create_session, upload_file or download_file
+  std::string tool;
+  std::optional<std::string> session;
+  std::string language;
+  std::optional<std::string> code;  // hashed, never written
+  std::vector<std::string> libraries;
+  std::string backend;
+  Limits limits;
+  std::string outcome;  // a run's (exited, timed_out...), or blocked, or error
+  std::optional<int> exit_code;
+  std::int64_t duration_ms = 0;
+  // A fresh call that ran in a warm sandbox (set up before it came); written only then.
+  bool warm = false;
+  std::vector<HostFileRecord> host_files;  // written only when there are some
+  // Destinations the egress proxy reached and refused (hosts and ports, never contents);
+  // written only when there are some.
+  egress::EgressRecord network;
+  std::optional<std::string> error;  // why a refused upload or download was refused
+};
+
+class AuditLog {
+ public:
+  // Opens `path` for appending, created 0600. Only this user's own regular file with one name is
+  // taken: a symlink, a hard link, a FIFO, a device or another user's file there is refused (the
+  // folder may be one sandboxed code can write). An error is one line naming the path and why.
+  static Result<std::unique_ptr<AuditLog>> open(const std::string& path);
+  // One line, written whole by one write(2) to an O_APPEND file, so that lines from threads (and
+  // from other servers sharing the file) never interleave. Every string in it passes `secrets` (a
+  // host name, a file name or an error may hold one).
+  void record(const AuditRecord& record, const SecretMask& secrets);
+
+ private:
+  explicit AuditLog(UniqueFd fd) : fd_(std::move(fd)) {}
+  std::mutex mutex_;
+  UniqueFd fd_;
+};
+
+}  // namespace paddock::app

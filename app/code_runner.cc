@@ -1,0 +1,419 @@
+#include "app/code_runner.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <tuple>
+
+#include "app/client_view.h"
+#include "core/text.h"
+#include "core/unique_fd.h"
+#include "language/install_diagnosis.h"
+#include "language/spec_builder.h"
+#include "language/warm_spec.h"
+#include "runtime/output_capture.h"
+#include "runtime/step_runner.h"
+#include "runtime/warm_run.h"
+
+namespace paddock::app {
+namespace {
+
+constexpr const char* kOutputDirectory = ".paddock/output";
+// What a failed install's message keeps of the installer's output: the line that matters leads.
+constexpr std::uint64_t kInstallerOutputShown = 8u << 10;
+
+// The libraries that need installing, and those the policy says are there already.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_preinstalled(
+    const LanguagePolicy& policy, const std::vector<std::string>& libraries) {
+  std::vector<std::string> wanted, there;
+  for (const auto& library : libraries) {
+    (is_preinstalled(policy, library) ? there : wanted).push_back(library);
+  }
+  return {wanted, there};
+}
+
+// A session's streams that the result cuts are kept whole in its work directory.
+void keep_whole_streams(Session& sandbox, int run_number, std::uint64_t shown_bytes, CodeRun& run) {
+  const RunResult& result = run.result.run;
+  for (auto [stream, output, file] :
+       {std::tuple{"stdout", &result.stdout_data, &run.stdout_file},
+        std::tuple{"stderr", &result.stderr_data, &run.stderr_file}}) {
+    if (output->total_bytes <= shown_bytes) continue;
+    std::string path = session_output_file(run_number, stream);
+    if (auto wrote = sandbox.write_file(path, shown_text(*output)); !wrote) {
+      run.output_file_error = wrote.error().message;
+      continue;
+    }
+    *file = "/work/" + path;
+  }
+}
+
+Result<UniqueFd> stdin_memfd(const std::string& text) {
+  UniqueFd fd(memfd_create("paddock-stdin", MFD_CLOEXEC));
+  if (!fd.valid()) return system_error("creating the program's stdin");
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t wrote = write(fd.get(), text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) return system_error("writing the program's stdin");
+    done += static_cast<std::size_t>(wrote);
+  }
+  lseek(fd.get(), 0, SEEK_SET);
+  return fd;
+}
+
+// The server's options as the spec builder's overrides: they are the same for every call.
+SpecOverrides server_overrides(const ServerState& state) {
+  return spec_overrides(state.options());
+}
+
+// The server's backend resolves images, pulled on first use (reported through `progress`).
+ImageSource server_images(ServerState& state, const PullProgress& progress) {
+  ImageSource source;
+  source.backend = &state.backend();
+  source.ensure = [&state, progress](const std::string& image) {
+    return state.images().ensure(image, progress);
+  };
+  return source;
+}
+
+PullProgress progress_to(RunObserver& observer) {
+  return
+      [&observer](const std::string& line) { observer.on_output(StreamId::kStderr, line + "\n"); };
+}
+
+// A stream with passed-through values masked, its start and its end each when it was cut between
+// them, and its counts following the text: a masked value shortens the stream, and is not a part
+// of it that was left out.
+void mask_stream(const SecretMask& secrets, CapturedOutput& output) {
+  std::uint64_t before = output.data.size();
+  if (output.truncated) {
+    auto head = static_cast<std::size_t>(std::min<std::uint64_t>(output.head_bytes, before));
+    std::string start = secrets.apply(output.data.substr(0, head), true);
+    std::string end = secrets.apply(output.data.substr(head), true);
+    output.head_bytes = start.size();
+    output.data = std::move(start) + end;
+  } else {
+    output.data = secrets.apply(std::move(output.data));
+  }
+  output.total_bytes = output.total_bytes + output.data.size() - before;
+}
+
+// What of a run must be masked before it reaches the client: text that is cut later or was cut
+// already (a cut can split a value, and then the mask every message passes on its way out no longer
+// sees it), and artifacts, whose bytes are screened before they are encoded. The rest is masked on
+// its way out (secret_mask.h).
+void mask_secrets(const SecretMask& secrets, RunResult& result) {
+  mask_stream(secrets, result.stdout_data);
+  mask_stream(secrets, result.stderr_data);
+  if (result.cell) {
+    CellReport& cell = *result.cell;
+    cell.result_text = secrets.apply(std::move(cell.result_text), cell.result_truncated);
+    if (cell.error) {
+      cell.error->name = secrets.apply(std::move(cell.error->name));
+      cell.error->value = secrets.apply(std::move(cell.error->value));
+      for (auto& line : cell.error->traceback) line = secrets.apply(std::move(line));
+    }
+  }
+  for (auto& artifact : result.artifacts) {
+    auto shown = client_view(secrets, std::move(artifact.data), false);
+    if (shown) {
+      artifact.data = std::move(*shown);
+    } else {
+      artifact.data.clear();
+      artifact.withheld = kWithheld;
+    }
+  }
+}
+
+// What a language's warm interpreters preload: the server's list (--preload), else the policy's.
+std::vector<std::string> preload_of(ServerState& state, const LanguagePolicy& policy) {
+  const auto& chosen = state.options().preload;
+  auto found = chosen.find(policy.name);
+  return found != chosen.end() ? found->second : policy.warm.preload;
+}
+
+// The warm interpreter a call of `code` takes (none for a language without one): one that
+// preloaded the data libraries when the code imports one of them, else one that preloaded
+// nothing. Built from a call that brings nothing, with none of the server's pass-through values
+// (a call's, never a waiting sandbox's). `pool_key` is where the pool keeps its sandboxes.
+std::optional<WarmInterpreter> interpreter_for(ServerState& state, const LanguagePolicy& policy,
+                                               const SandboxShape& shape, const std::string& code,
+                                               std::string& pool_key) {
+  pool_key = policy.name;
+  if (!state.options().warm_interpreters || policy.warm.loader.empty()) return std::nullopt;
+  std::vector<std::string> preload = preload_of(state, policy);
+  if (wants_preload(policy, preload, code)) {
+    pool_key += " (preloaded)";  // after the plain ones: those the pool fills first
+  } else {
+    preload.clear();
+  }
+  SpecOverrides overrides = server_overrides(state);
+  overrides.env.clear();
+  auto empty_call = build_language_spec(policy, CodeCall{}, overrides, server_images(state, {}));
+  if (!empty_call) return std::nullopt;
+  return warm_interpreter(policy, shape, empty_call->plan, preload);
+}
+
+// In a warm sandbox of the call's shape when one waits, else in a new one.
+Result<RunResult> run_warm_or_cold(ServerState& state, const LanguagePolicy& policy,
+                                   const std::string& code, const SandboxShape& shape,
+                                   const RunPlan& plan, RunObserver& observer, bool& warm,
+                                   std::shared_ptr<void>& until_answered) {
+  if (runs_warm(shape, plan)) {
+    // What a cold run would refuse before starting, a warm one refuses too.
+    if (auto valid = state.backend().check(shape, plan); !valid) return valid.error();
+    // From the take until the answer is ready, the pool opens none: setting up the next would take
+    // a core from this call, and its answer would wait behind it.
+    until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm());
+    // Goes back to the pool (to be closed) however the call ends.
+    struct Taken {
+      WarmPool& pool;
+      std::unique_ptr<Session> sandbox;
+      ~Taken() { pool.retire(std::move(sandbox)); }
+    } taken{state.warm(), nullptr};
+    std::string pool_key;
+    auto interpreter = interpreter_for(state, policy, shape, code, pool_key);
+    taken.sandbox = state.warm().take(pool_key, shape, interpreter, plan);
+    if (taken.sandbox && !taken.sandbox->ended()) {
+      auto result = run_warm(*taken.sandbox, plan, observer);
+      // One killed from outside as it was taken ended before anything of the call ran (its init
+      // never said the command started): the call runs cold instead.
+      if (result || result.error().kind != ErrorKind::kSandboxGone) {
+        warm = true;
+        return result;
+      }
+    }
+  }
+  return state.backend().run(shape, plan, observer);
+}
+
+}  // namespace
+
+void prepare_warm_sandboxes(ServerState& state) {
+  auto policy = state.policies().find(state.options().default_language);
+  if (!policy) return;
+  ImageSource present_only;
+  present_only.backend = &state.backend();
+  auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
+  if (!built || !runs_warm(built->shape, built->plan)) return;
+  // The interpreter that preloaded nothing: what a first call takes unless it imports a data
+  // library. One that preloaded them costs a second or more of CPU and a few hundred MiB to keep,
+  // so it is made after the first call that wanted one, not for every server that starts.
+  std::string pool_key;
+  auto interpreter = interpreter_for(state, **policy, built->shape, "", pool_key);
+  state.warm().prepare(pool_key, built->shape, interpreter);
+}
+
+std::string session_output_file(int run, const std::string& stream) {
+  return std::string(kOutputDirectory) + "/" + std::to_string(run) + "/" + stream;
+}
+
+Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
+                               const PullProgress& progress, const std::vector<BindMount>& binds) {
+  SpecOverrides overrides = server_overrides(state);
+  overrides.binds.insert(overrides.binds.end(), binds.begin(), binds.end());
+  // A session's quotas: its tmpfs's size and inodes, so a write past them fails inside.
+  if (state.options().session_disk) overrides.limits.work_bytes = state.options().session_disk;
+  overrides.limits.work_files = state.options().session_files;
+  return build_session_spec(policy, overrides, server_images(state, progress));
+}
+
+Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {
+  ImageSource present_only;
+  present_only.backend = &state.backend();
+  return build_toolchain_spec(policy, policy.version_command, 20, server_overrides(state),
+                              present_only);
+}
+
+Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
+                          const CodeRequest& request, RunObserver& observer,
+                          std::shared_ptr<void>& until_answered) {
+  UniqueFd input;
+  if (request.stdin_text) {
+    auto fd = stdin_memfd(*request.stdin_text);
+    if (!fd) return fd.error();
+    input = std::move(*fd);
+  }
+  auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
+  CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
+  auto built = build_language_spec(policy, call, server_overrides(state),
+                                   server_images(state, progress_to(observer)));
+  if (!built) return built.error();
+  CodeRun run;
+  run.timeout_seconds = built->plan.wall_seconds;
+  run.timeout_capped = built->timeout_capped;
+  run.limits = limits_of(built->shape.limits, built->plan);
+  run.preinstalled = std::move(preinstalled);
+  auto result = run_warm_or_cold(state, policy, request.code, built->shape, built->plan, observer,
+                                 run.warm, until_answered);
+  if (!result) return result.error();
+  mask_secrets(state.secrets(), *result);
+  run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
+  return run;
+}
+
+namespace {
+
+// A call in a live session: the code is a cell of the session's interpreter. Libraries are
+// installed first by the policy's installer, as a separate networked command while the
+// interpreter is stopped, then made importable in it (install_in_session).
+Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRequest& request,
+                         RunObserver& observer) {
+  const LanguagePolicy& policy = *session.policy;
+  if (request.stdin_text) {
+    return invalid_input(
+        "stdin is not available to a live session's interpreter; write the input to a file in "
+        "/work (files) and read it from there");
+  }
+  CodeRun run;
+  run.limits = session.limits;
+  run.limits.wall_seconds = policy.limits.wall_seconds.value_or(run.limits.wall_seconds);
+  run.timeout_capped =
+      apply_timeout(request.timeout_seconds, state.options().max_timeout_seconds, run.limits);
+  run.timeout_seconds = run.limits.wall_seconds;
+  auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
+  run.preinstalled = std::move(preinstalled);
+  if (!libraries.empty()) {
+    auto installed = install_in_session(session, state, libraries, observer, "execute_code");
+    if (!installed) return installed.error();
+    if (installed->outcome != Outcome::kExited || installed->exit_code != 0) {
+      run.result = label_result(policy, std::move(*installed), std::nullopt, true);
+      return run;
+    }
+  }
+  std::lock_guard lock(session.run_mutex);
+  for (const auto& file : request.files) {
+    if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
+      return wrote.error();
+    }
+  }
+  CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes,
+                   state.options().max_artifacts, state.options().max_artifact_bytes};
+  int run_number = ++session.runs;
+  auto result = session.kernel->execute(cell, observer);
+  if (!result) return result.error();
+  // A reopened session's first cell says once that the earlier interpreter is gone.
+  if (result->cell && result->cell->state_lost.empty() && !session.state_lost.empty()) {
+    result->cell->state_lost = std::exchange(session.state_lost, "");
+    result->cell->lost_before_cell = true;
+  }
+  result->backend = state.backend().name();
+  mask_secrets(state.secrets(), *result);
+  run.result = label_result(policy, std::move(*result), std::nullopt, false);
+  keep_whole_streams(*session.session, run_number, state.options().result_stream_bytes, run);
+  return run;
+}
+
+}  // namespace
+
+Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
+                               const CodeRequest& request, RunObserver& observer) {
+  bool live;
+  {
+    // create_session starts the interpreter under this lock, after the session is listed.
+    std::lock_guard lock(session.run_mutex);
+    live = session.kernel != nullptr;
+  }
+  if (live) return run_live(session, state, request, observer);
+  const LanguagePolicy& policy = *session.policy;
+  auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
+  UniqueFd input;
+  if (request.stdin_text) {
+    auto fd = stdin_memfd(*request.stdin_text);
+    if (!fd) return fd.error();
+    input = std::move(*fd);
+  }
+  std::lock_guard lock(session.run_mutex);
+  int run_number = session.runs + 1;
+  CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
+  // Kept for the session's files: the result itself carries only result_stream_bytes of each.
+  auto built = build_session_call(policy, call, server_overrides(state),
+                                  SessionCall{run_number, kSessionStreamBytes});
+  if (!built) return built.error();
+  session.runs = run_number;
+  CodeRun run;
+  run.preinstalled = std::move(preinstalled);
+  run.limits = built->limits;
+  run.timeout_capped = built->timeout_capped;
+  run.timeout_seconds = built->plan.wall_seconds;
+  Session& sandbox = *session.session;
+  StepSandbox steps_in_session;
+  steps_in_session.exec = [&sandbox](const ExecRequest& exec, const std::vector<SandboxFile>& files,
+                                     RunObserver& watching) -> Result<RunResult> {
+    for (const auto& file : files) {
+      if (auto wrote = sandbox.write_file(file.path, file.content); !wrote) return wrote.error();
+    }
+    return sandbox.exec(exec, watching);
+  };
+  steps_in_session.write_file = [&sandbox](const SandboxFile& file) {
+    return sandbox.write_file(file.path, file.content);
+  };
+  steps_in_session.stdin_fd = built->plan.stdin_fd;
+  auto result = run_steps(built->plan, steps_in_session, observer);
+  if (!result) return result.error();
+  mask_secrets(state.secrets(), *result);
+  run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
+  keep_whole_streams(sandbox, run_number, state.options().result_stream_bytes, run);
+  return run;
+}
+
+Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
+                                     const std::vector<std::string>& libraries,
+                                     RunObserver& observer, const std::string& tool) {
+  auto [wanted, preinstalled] = split_preinstalled(*session.policy, libraries);
+  if (wanted.empty() && !preinstalled.empty()) {
+    RunResult nothing;
+    nothing.backend = state.backend().name();
+    nothing.stderr_data.data =
+        "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
+    return nothing;
+  }
+  auto built = build_session_install(*session.policy, wanted, server_overrides(state));
+  if (!built) return built.error();
+  const RunPlan& plan = built->plan;
+  std::unique_lock lock(session.run_mutex);
+  ExecRequest exec;
+  exec.argv = plan.steps.front();
+  exec.wall_seconds = plan.wall_seconds;
+  exec.output_bytes = plan.output_bytes;
+  exec.stdout_to_stderr = true;
+  exec.network = plan.networked_steps > 0;
+  exec.allowed_hosts = plan.installer_allowed_hosts;
+  auto result = session.session->exec(exec, observer);
+  if (result) mask_secrets(state.secrets(), *result);
+  // A live interpreter sees the new libraries without a restart.
+  if (result && session.kernel && result->outcome == Outcome::kExited && result->exit_code == 0) {
+    if (auto refreshed = session.kernel->refresh_after_install(); !refreshed) {
+      result->stderr_data.data += "the live interpreter may need restart_session to import them: " +
+                                  refreshed.error().message + "\n";
+    }
+  }
+  lock.unlock();
+  AuditRecord record;
+  record.tool = tool;
+  record.session = session.id;
+  record.language = session.policy->name;
+  record.libraries = libraries;
+  record.backend = state.backend().name();
+  record.limits = built->limits;
+  record.outcome = result ? to_string(result->outcome) : "error";
+  if (result && result->outcome == Outcome::kExited) record.exit_code = result->exit_code;
+  if (result) record.duration_ms = result->duration_ms;
+  if (result) record.network = result->network;
+  state.record(record);
+  return result;
+}
+
+std::optional<std::string> install_failure(const Result<RunResult>& installed) {
+  if (!installed) return installed.error().message;
+  if (installed->outcome == Outcome::kExited && installed->exit_code == 0) return std::nullopt;
+  std::string ending = installed->timed_out() ? std::string("timed out")
+                                              : "exit code " + std::to_string(installed->exit_code);
+  std::string lead = install_diagnosis(installed->stderr_data.data, installed->network)
+                         .value_or("the installer failed");
+  return lead + " (" + ending + "); the installer said:\n" +
+         shown_text(shortened(installed->stderr_data, kInstallerOutputShown));
+}
+
+}  // namespace paddock::app

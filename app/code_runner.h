@@ -1,0 +1,79 @@
+#pragma once
+
+// Runs code in a language, for execute_code: in a fresh throw-away sandbox, or as a sequence of
+// commands ([install] [compile] run) in a session's sandbox. Both go through the Backend and
+// Session interfaces only; the result is the same LanguageRunResult either way.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/server_state.h"
+#include "core/result.h"
+#include "language/language_run.h"
+#include "language/spec_builder.h"
+
+namespace paddock::app {
+
+struct CodeRequest {
+  std::string code;
+  std::vector<std::string> libraries;
+  std::optional<double> timeout_seconds;  // capped at the server's maximum
+  std::optional<std::string> stdin_text;
+  std::vector<SandboxFile> files;  // written into the work directory first
+};
+
+struct CodeRun {
+  LanguageRunResult result;    // its output with passed-through secrets masked
+  Limits limits;               // what applied, for the audit log
+  double timeout_seconds = 0;  // the timeout that applied
+  bool timeout_capped = false;
+  std::vector<std::string> preinstalled;  // libraries asked for that were there already
+  bool warm = false;  // a fresh call that ran in a sandbox set up before it came (warm_pool.h)
+  // In a session, where a stream the result cuts is kept whole (".paddock/output/3/stdout"),
+  // or why it could not be.
+  std::string stdout_file, stderr_file, output_file_error;
+};
+
+// Where a session's n-th run keeps a stream whole: "stdout" or "stderr".
+std::string session_output_file(int run, const std::string& stream);
+
+// How much of a stream a session keeps for that file: the start and the end beyond it.
+inline constexpr std::uint64_t kSessionStreamBytes = 32u << 20;
+
+// A fresh call: in a warm sandbox when one of its shape waits (the pool's hold then goes into
+// `until_answered`, ToolContext's), else in a new one.
+Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
+                          const CodeRequest& request, RunObserver& observer,
+                          std::shared_ptr<void>& until_answered);
+Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
+                               const CodeRequest& request, RunObserver& observer);
+
+// Starts keeping warm sandboxes for the default language's fresh calls, of the shape a call
+// without libraries has, when its image is there already (none is pulled for it).
+void prepare_warm_sandboxes(ServerState& state);
+
+// Installs libraries into a session with the policy's installer (and, for that command only,
+// the policy's install network). The result is the installer's, secrets masked.
+// `tool` names the caller in the audit log, where every install is recorded.
+Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
+                                     const std::vector<std::string>& libraries,
+                                     RunObserver& observer, const std::string& tool);
+
+// Why an install did not succeed, or nothing: one line first when the reason is plain (the
+// package index could not be reached), then the installer's output, its start and its end.
+std::optional<std::string> install_failure(const Result<RunResult>& installed);
+
+// The shape and plan that ask `policy`'s toolchain for its version (its version command), on
+// the language's root file system when that is there already (nothing is pulled for it).
+Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy);
+
+// The shape a session of `policy` is opened from (support files, limits, image) and the plan
+// its commands start from (its environment). Its image is pulled first when missing (reported
+// through `progress`). `binds` are the session's share mounts, part of its shape from the start.
+Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
+                               const PullProgress& progress,
+                               const std::vector<BindMount>& binds = {});
+
+}  // namespace paddock::app

@@ -1,0 +1,257 @@
+#include "app/kept_sessions.h"
+
+#include <algorithm>
+
+#include "app/code_runner.h"
+#include "app/live_session.h"
+#include "app/log.h"
+#include "core/units.h"
+
+namespace paddock::app {
+namespace {
+
+// A session's work directory as the place a walked tree is written again.
+class SessionTreeSink final : public TreeSink {
+ public:
+  explicit SessionTreeSink(Session& session) : session_(session) {}
+  Status make_directory(const std::string& path) override { return session_.make_directory(path); }
+  Status write_file(const std::string& path, int source_fd, std::uint64_t size,
+                    bool executable) override {
+    return session_.copy_in(path, source_fd, size, executable);
+  }
+  Status make_symlink(const std::string& path, const std::string& target) override {
+    return session_.make_symlink(path, target);
+  }
+  Status make_hard_link(const std::string& path, const std::string& existing) override {
+    return session_.make_hard_link(path, existing);
+  }
+
+ private:
+  Session& session_;
+};
+
+TreeWalker walker_of(Session& session) {
+  return [&session](const TreeVisitor& visit) { return session.walk_work_directory(visit); };
+}
+
+}  // namespace
+
+// One line naming what a save left out, at most a few entries by name.
+std::string skipped_line(const std::vector<std::string>& skipped) {
+  constexpr std::size_t kNamed = 5;
+  std::string line = "the session's files were kept on disk except ";
+  for (std::size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
+    if (i > 0) line += ", ";
+    line += skipped[i];
+  }
+  if (skipped.size() > kNamed) line += " and " + std::to_string(skipped.size() - kNamed) + " more";
+  return line;
+}
+
+std::string keep_session_files(SessionEntry& entry) {
+  std::lock_guard lock(entry.run_mutex);
+  if (!entry.kept) return "";
+  state::SaveLimits limits;
+  // The tmpfs's own measure (allocated blocks, each inode once), so a session that fitted its
+  // tmpfs is always saved, and reopened into one of the same size.
+  limits.max_bytes = entry.limits.work_bytes;
+  limits.max_entries = entry.limits.work_files == 0 ? limits.max_entries : entry.limits.work_files;
+  if (entry.state_disk_room) limits.max_new_disk = entry.state_disk_room();
+  auto saved = entry.kept->save(walker_of(*entry.session), limits);
+  if (!saved) {
+    std::string line = "the session's files could not be kept on disk: " + saved.error().message;
+    log(LogLevel::kWarning, "session " + entry.id + ": " + line);
+    return line;
+  }
+  if (entry.state_disk_wrote) entry.state_disk_wrote(saved->disk_bytes);
+  (void)entry.kept->touch(entry.kernel != nullptr);
+  if (!saved->skipped.empty()) {
+    std::string line = skipped_line(saved->skipped);
+    log(LogLevel::kWarning, "session " + entry.id + ": " + line);
+    return line;
+  }
+  return "";
+}
+
+Status restore_session_files(SessionEntry& entry) {
+  SessionTreeSink sink(*entry.session);
+  if (auto restored = entry.kept->restore(sink); !restored) {
+    return restored.error().context("reopening session " + entry.id);
+  }
+  return entry.kept->adopt(walker_of(*entry.session));
+}
+
+namespace {
+
+// What the state directory holds, plus what the open kept sessions but `except` may still write
+// before their next save.
+std::uint64_t state_disk_committed(ServerState& state, const SessionEntry* except) {
+  std::uint64_t used = state.state_dir()->disk_bytes(state.options().state_disk);
+  for (const auto& open : state.sessions().list()) {
+    if (!open->kept || open.get() == except) continue;
+    std::uint64_t held = open->kept->info().used_bytes;
+    if (open->limits.work_bytes > held) used += open->limits.work_bytes - held;
+  }
+  return used;
+}
+
+}  // namespace
+
+Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
+                                        std::uint64_t own_bytes) {
+  std::uint64_t used = state_disk_committed(state, nullptr);
+  std::uint64_t limit = state.options().state_disk;
+  std::uint64_t room = limit > used ? limit - used : 0;
+  std::uint64_t size = std::min(wanted, room + own_bytes);
+  // A kept session is reopened whatever the room: its files are on disk already, and it holds
+  // them in a tmpfs of what they took in the one they were saved from (the same measure), with a
+  // little room to work.
+  if (own_bytes > 0) return std::max(size, own_bytes + (1u << 20));
+  if (size < (1u << 20)) {
+    return Error{ENOSPC, "the state directory " + state.state_dir()->path() + " is full (" +
+                             format_size(used) + " of --state-disk " + format_size(limit) +
+                             "): close sessions you no longer need with close_session, or raise "
+                             "--state-disk"};
+  }
+  return size;
+}
+
+void attach_state_disk_room(ServerState& state, SessionEntry& entry) {
+  entry.state_disk_room = [&state, &entry]() -> std::uint64_t {
+    std::uint64_t used = state_disk_committed(state, &entry);
+    std::uint64_t limit = state.options().state_disk;
+    return limit > used ? limit - used : 0;
+  };
+  entry.state_disk_wrote = [&state](std::uint64_t bytes) {
+    state.state_dir()->note_written(bytes);
+  };
+}
+
+std::uint64_t state_disk_room(ServerState& state) {
+  std::uint64_t used = state_disk_committed(state, nullptr);
+  std::uint64_t limit = state.options().state_disk;
+  return limit > used ? limit - used : 0;
+}
+
+Status check_state_room(ServerState& state) {
+  auto room = kept_session_room(state, 1u << 20, 0);
+  return room ? Status{} : Status{room.error()};
+}
+
+Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
+    ServerState& state, const std::string& id, const std::string& name, const std::string& language,
+    const std::function<Status(int files_fd)>& fill) {
+  state::StateDir* dir = state.state_dir();
+  if (dir == nullptr) return std::unique_ptr<state::SavedWorkspace>();
+  if (!name.empty()) {
+    if (auto claimed = dir->claim_name(name, id); !claimed) return claimed.error();
+  }
+  state::WorkspaceInfo info;
+  info.id = id;
+  info.name = name;
+  info.language = language;
+  auto made = state::SavedWorkspace::create(dir->sessions_fd(), info, fill);
+  dir->note_changed();  // a fill from a snapshot or an archive writes what no save measured
+  if (!made) dir->release_name(name, id);
+  return made;
+}
+
+Result<std::unique_ptr<state::SavedWorkspace>> closed_kept_session(ServerState& state,
+                                                                   const std::string& id_or_name) {
+  state::StateDir* dir = state.state_dir();
+  if (dir == nullptr) return Error{ENOENT, "no session '" + id_or_name + "'"};
+  auto id = dir->resolve(id_or_name);
+  if (!id) return id.error();
+  auto workspace = state::SavedWorkspace::open(dir->sessions_fd(), *id);
+  if (!workspace && workspace.error().code == EBUSY) {
+    return Error{EBUSY, "session " + *id +
+                            " is open in another paddock server that shares this state "
+                            "directory; use it there, or close that server first"};
+  }
+  return workspace;
+}
+
+Result<std::shared_ptr<SessionEntry>> reopen_kept_session(ServerState& state,
+                                                          const std::string& id_or_name) {
+  auto workspace = closed_kept_session(state, id_or_name);
+  if (!workspace) return workspace.error();
+  state::StateDir* dir = state.state_dir();
+  const state::WorkspaceInfo info = (*workspace)->info();
+  const std::string& id = info.id;
+  auto policy = state.policies().find(info.language);
+  if (!policy) {
+    return Error{ENOENT, "session " + id + " was made for " + info.language +
+                             ", which this server does not run"};
+  }
+  auto spec = session_spec(state, **policy, {});
+  if (!spec) return spec.error();
+  auto room = kept_session_room(state, spec->shape.limits.work_bytes, info.used_bytes);
+  if (!room) return room.error();
+  spec->shape.limits.work_bytes = *room;
+  if (auto reserved = state.sessions().reserve(); !reserved) return reserved.error();
+  state.warm().fit();
+  state.kernels().fit();
+  auto opened = state.backend().open_session(spec->shape, spec->plan);
+  if (!opened) {
+    state.sessions().unreserve();
+    return opened.error().context("reopening session " + id);
+  }
+  auto entry =
+      state.sessions().add(std::move(*opened), **policy, state.options().session_idle_seconds, id);
+  entry->limits = limits_of(spec->shape.limits, spec->plan);
+  entry->name = info.name;
+  std::lock_guard lock(entry->run_mutex);
+  entry->kept = std::move(*workspace);
+  attach_state_disk_room(state, *entry);
+  if (auto restored = restore_session_files(*entry); !restored) {
+    entry->kept.reset();  // what is on disk stays as it was
+    state.sessions().close(entry->id);
+    return restored.error();
+  }
+  start_interpreter(*entry, info.live, state.secrets());
+  if (info.live) entry->state_lost = "the server restarted";
+  log(LogLevel::kInfo, "session " + id + " reopened from " + dir->path());
+  return entry;
+}
+
+Status with_workspace(ServerState& state, const std::string& id_or_name,
+                      const std::function<Status(state::SavedWorkspace&)>& use) {
+  if (auto open = state.sessions().find(id_or_name); open) {
+    std::lock_guard lock((*open)->run_mutex);
+    if (!(*open)->kept) {
+      return invalid_input("session " + (*open)->id +
+                           " is not kept on disk (this server keeps no sessions), so it has no "
+                           "snapshots");
+    }
+    return use(*(*open)->kept);
+  }
+  auto kept = closed_kept_session(state, id_or_name);
+  if (!kept) {
+    if (kept.error().code == ENOENT) {
+      return Error{ENOENT, "no session '" + id_or_name + "' (open or kept on disk)"};
+    }
+    return kept.error();
+  }
+  return use(**kept);
+}
+
+void remove_unused_sessions(ServerState& state) {
+  state::StateDir* dir = state.state_dir();
+  if (dir == nullptr) return;
+  for (const auto& removed : dir->remove_unused(state.options().session_retention_seconds)) {
+    AuditRecord record;
+    record.tool = "session_retention";
+    record.session = removed.id;
+    record.language = removed.language;
+    record.backend = state.backend().name();
+    record.outcome = "removed";
+    record.error = "unused for more than " +
+                   format_duration(state.options().session_retention_seconds) +
+                   " (--session-retention)";
+    state.record(record);
+    log(LogLevel::kInfo, "session " + removed.id + " removed from disk: unused for longer than " +
+                             format_duration(state.options().session_retention_seconds));
+  }
+}
+
+}  // namespace paddock::app

@@ -1,0 +1,24 @@
+#include "app/server_config.h"
+
+namespace paddock::app {
+
+SpecOverrides spec_overrides(const ServerOptions& options) {
+  SpecOverrides overrides;
+  overrides.max_wall_seconds = options.max_timeout_seconds;
+  overrides.env = options.pass_through_env;
+  overrides.allowed_private_ranges = options.allowed_private_ranges;
+  overrides.host_loopback_ports = options.host_loopback_ports;
+  overrides.previews = options.allow_preview;
+  overrides.allowed_hosts = options.allowed_hosts;
+  overrides.max_collected_files = options.max_artifacts;
+  overrides.max_collected_bytes = options.max_artifact_bytes;
+  if (!options.trust_bundle.empty()) {
+    overrides.trust_bundle = options.trust_bundle;
+    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+      overrides.env.push_back(std::move(entry));
+    }
+  }
+  return overrides;
+}
+
+}  // namespace paddock::app

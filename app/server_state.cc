@@ -1,0 +1,96 @@
+#include "app/server_state.h"
+
+#include "app/code_runner.h"
+#include "app/kept_sessions.h"
+#include "runtime/warm_run.h"
+
+namespace paddock::app {
+namespace {
+
+ServiceSettings service_settings(const ServerOptions& options) {
+  return {.max_sessions = options.max_sessions,
+          .max_session_idle_seconds = options.max_session_idle_seconds,
+          .pull_missing_images = options.pull_missing_images,
+          .pass_through_env = masked_assignments(options),
+          .allow_preview = options.allow_preview,
+          .preview_ports = {options.preview_ports.first, options.preview_ports.second},
+          .max_previews = options.max_previews};
+}
+
+// Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold.
+std::size_t warm_pool_size(const ServerOptions& options, const Backend& backend) {
+  return backend.abilities().warm ? options.warm_per_language : 0;
+}
+
+// Ready kernels: where sessions can be live (the native backend), and only for a server that
+// passes none of its own environment through. Those values are the session's environment, so a
+// kernel started before its session would hold them while it waits.
+std::size_t kernel_pool_size(const ServerOptions& options, const Backend& backend) {
+  if (!options.pass_through_env.empty() || !backend.abilities().live) return 0;
+  return warm_pool_size(options, backend);
+}
+
+}  // namespace
+
+std::vector<std::string> masked_assignments(const ServerOptions& options) {
+  std::vector<std::string> values = options.pass_through_env;
+  for (const auto& secret : options.secrets) {
+    values.push_back(secret.spec.name + "=" + secret.value);
+  }
+  return values;
+}
+
+ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend,
+                         PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares,
+                         std::unique_ptr<state::StateDir> state_dir)
+    : options_(std::move(options)),
+      state_dir_(std::move(state_dir)),
+      services_(service_settings(options_), std::move(backend), std::move(policies),
+                std::move(audit), std::move(shares)),
+      warm_(
+          warm_pool_size(options_, services_.backend()),
+          [this](const std::string&, const SandboxShape& shape,
+                 const std::optional<WarmInterpreter>& interpreter) {
+            return open_warm(services_.backend(), shape, interpreter);
+          },
+          [this](std::size_t pool_sandboxes) {
+            // Warm sandboxes count against the sessions' cap: they never crowd one out.
+            return services_.sessions().size() + pool_sandboxes + kernels_.size() <
+                   options_.max_sessions;
+          }),
+      kernels_(
+          kernel_pool_size(options_, services_.backend()),
+          [this](const std::string& language, const SandboxShape& shape,
+                 const std::optional<WarmInterpreter>&) {
+            return open_ready_kernel(language, shape);
+          },
+          [this](std::size_t pool_sandboxes) {
+            return services_.sessions().size() + pool_sandboxes + warm_.size() <
+                   options_.max_sessions;
+          }) {
+  if (state_dir_) {
+    services_.sessions().set_reopener(
+        [this](const std::string& id) { return reopen_kept_session(*this, id); });
+  }
+}
+
+Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(const std::string& language,
+                                                                    const SandboxShape& shape) {
+  auto policy = policies().find(language);
+  if (!policy) return policy.error();
+  auto spec = session_spec(*this, **policy, {}, {});
+  if (!spec) return spec.error();
+  // The language's session is made otherwise by now (an image replaced): its next
+  // create_session sets the new shape.
+  if (!(spec->shape == shape)) return Error{ESTALE, "the language's sessions changed shape"};
+  auto session = backend().open_session(spec->shape, spec->plan);
+  if (!session) return session.error();
+  auto kernel = LiveKernel::start(**session, (*policy)->kernel, kKernelReadySeconds);
+  if (!kernel) return kernel.error();
+  auto ready = std::make_unique<ReadyKernel>();
+  ready->session = std::move(*session);
+  ready->kernel = std::move(*kernel);
+  return ready;
+}
+
+}  // namespace paddock::app

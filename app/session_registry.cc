@@ -1,0 +1,258 @@
+#include "app/session_registry.h"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "app/log.h"
+#include "core/utc_time.h"
+
+namespace paddock::app {
+namespace {
+
+std::int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::string SessionRegistry::new_id() {
+  unsigned char bytes[16] = {};
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  std::string id = "s-";
+  char hex[3];
+  for (unsigned char byte : bytes) {
+    std::snprintf(hex, sizeof hex, "%02x", byte);
+    id += hex;
+  }
+  return id;
+}
+
+std::string SessionEntry::created_at_utc() const {
+  return utc_text(created_at);
+}
+
+double SessionEntry::idle_seconds() const {
+  return static_cast<double>(steady_ms() - last_used_ms.load()) / 1000.0;
+}
+
+void SessionEntry::touch() {
+  last_used_ms = steady_ms();
+}
+
+SessionLease::SessionLease(std::shared_ptr<SessionEntry> entry) : entry_(std::move(entry)) {
+  ++entry_->users;
+  entry_->touch();
+}
+
+SessionLease::~SessionLease() {
+  if (!entry_) return;
+  entry_->touch();
+  --entry_->users;
+}
+
+Status SessionRegistry::reserve() {
+  std::lock_guard lock(mutex_);
+  if (sessions_.size() + reserved_ >= max_sessions_) {
+    return Error{EAGAIN, "there are already " + std::to_string(max_sessions_) +
+                             " sessions (the maximum); close one with close_session"};
+  }
+  ++reserved_;
+  return {};
+}
+
+std::size_t SessionRegistry::size() {
+  std::lock_guard lock(mutex_);
+  return sessions_.size() + reserved_;
+}
+
+void SessionRegistry::unreserve() {
+  std::lock_guard lock(mutex_);
+  --reserved_;
+}
+
+std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> session,
+                                                   const LanguagePolicy& policy, double ttl_seconds,
+                                                   const std::string& id) {
+  auto entry = std::make_shared<SessionEntry>();
+  entry->id = id.empty() ? new_id() : id;
+  entry->policy = &policy;
+  entry->session = std::move(session);
+  entry->ttl_seconds = std::min(ttl_seconds, max_ttl_seconds_);
+  entry->touch();
+  std::lock_guard lock(mutex_);
+  --reserved_;
+  sessions_[entry->id] = entry;
+  return entry;
+}
+
+Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto found = sessions_.find(id);
+  if (found == sessions_.end() && !id.empty()) {
+    found = std::find_if(sessions_.begin(), sessions_.end(),
+                         [&](const auto& open) { return open.second->name == id; });
+  }
+  if (found == sessions_.end()) {
+    return Error{ENOENT, "no session '" + id +
+                             "' (it was closed, expired after idle time, or never existed); "
+                             "create_session makes a new one"};
+  }
+  return found->second;
+}
+
+Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
+  auto entry = find(id);
+  if (entry) {
+    SessionLease lease(std::move(*entry));
+    if (auto thawed = thaw_for_use(*lease); !thawed) return thawed.error();
+    return lease;
+  }
+  if (!reopener_) return entry.error();
+  std::lock_guard reopening(reopening_);
+  if (auto opened = find(id); opened) return SessionLease(std::move(*opened));
+  auto reopened = reopener_(id);
+  if (!reopened) {
+    // Nothing on disk by that name: the error of a session never seen.
+    if (reopened.error().code == ENOENT) return entry.error();
+    return reopened.error();
+  }
+  return SessionLease(std::move(*reopened));
+}
+
+// The lease counts as a user before this takes freeze_mutex, so freeze_idle either sees it and
+// leaves the session be, or froze it first and this thaws it.
+Status SessionRegistry::thaw_for_use(SessionEntry& entry) {
+  std::lock_guard lock(entry.freeze_mutex);
+  using Refused = SessionEntry::FreezeRefused;
+  auto refused = Refused::kUntilUsed;
+  entry.freeze_refused.compare_exchange_strong(refused, Refused::kNo);
+  if (!entry.session->frozen()) return {};
+  if (auto thawed = entry.session->thaw(); !thawed) {
+    return thawed.error().context("thawing session " + entry.id + ", frozen while idle");
+  }
+  return {};
+}
+
+std::vector<std::string> SessionRegistry::freeze_idle(double idle_seconds) {
+  std::vector<std::string> frozen;
+  if (idle_seconds <= 0) return frozen;
+  for (const auto& entry : list()) {
+    if (entry->users > 0 || entry->freeze_refused != SessionEntry::FreezeRefused::kNo ||
+        entry->idle_seconds() <= idle_seconds || entry->session->frozen() || entry->has_previews) {
+      continue;
+    }
+    std::lock_guard lock(entry->freeze_mutex);
+    if (entry->users > 0) continue;  // leased meanwhile
+    auto done = entry->session->freeze();
+    if (done) {
+      frozen.push_back(entry->id);
+    } else if (done.error().code == ENOTSUP) {
+      entry->freeze_refused = SessionEntry::FreezeRefused::kAlways;
+    } else if (done.error().code != EBUSY) {
+      // Not again every second: a process that will not stop (stuck in the kernel) stays so.
+      entry->freeze_refused = SessionEntry::FreezeRefused::kUntilUsed;
+      log(LogLevel::kWarning,
+          "session " + entry->id + " stays unfrozen until its next use: " + done.error().message);
+    }
+  }
+  return frozen;
+}
+
+bool SessionRegistry::close(const std::string& id) {
+  std::shared_ptr<SessionEntry> entry;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = sessions_.find(id);
+    if (found == sessions_.end()) return false;
+    entry = found->second;
+    sessions_.erase(found);
+  }
+  close_entry(*entry);
+  return true;
+}
+
+std::vector<std::shared_ptr<SessionEntry>> SessionRegistry::list() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<SessionEntry>> entries;
+  for (const auto& [id, entry] : sessions_) entries.push_back(entry);
+  return entries;
+}
+
+std::vector<std::string> SessionRegistry::expire_idle() {
+  std::vector<std::shared_ptr<SessionEntry>> expired;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      const SessionEntry& entry = *it->second;
+      if (entry.users == 0 && entry.idle_seconds() > entry.ttl_seconds) {
+        expired.push_back(it->second);
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  std::vector<std::string> ids;
+  for (auto& entry : expired) {
+    close_entry(*entry);
+    ids.push_back(entry->id);
+  }
+  return ids;
+}
+
+void SessionRegistry::close_all() {
+  std::map<std::string, std::shared_ptr<SessionEntry>> all;
+  {
+    std::lock_guard lock(mutex_);
+    all.swap(sessions_);
+  }
+  for (auto& [id, entry] : all) close_entry(*entry);
+}
+
+void SessionRegistry::close_entry(SessionEntry& entry) {
+  // Even without a preview: a failed expose_port may have left the session's factory there.
+  if (previews_) previews_->close_group(entry.id);
+  entry.session->close();
+}
+
+void SessionRegistry::set_previews(std::unique_ptr<egress::PreviewForwarder> previews) {
+  previews_ = std::move(previews);
+}
+
+Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t port,
+                                            egress::PreviewProtocol protocol) {
+  if (!previews_) {
+    return Error{EPERM,
+                 "expose_port is off: only the user can allow it, by starting the server with "
+                 "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)"};
+  }
+  std::lock_guard lock(entry.exposed_mutex);
+  std::string protocol_name = protocol == egress::PreviewProtocol::kHttp ? "http" : "tcp";
+  for (const auto& exposed : entry.exposed) {
+    if (exposed.port == port && exposed.protocol == protocol_name) return exposed;
+  }
+  UniqueFd factory;
+  if (!previews_->has_group(entry.id)) {
+    auto taken = entry.session->take_preview_factory();
+    if (!taken) return taken.error().context("session " + entry.id);
+    factory = std::move(*taken);
+  }
+  auto opened = previews_->open(entry.id, std::move(factory), port, protocol);
+  if (!opened) return opened.error().context("session " + entry.id);
+  ExposedPort exposed{port,        opened->host_port, protocol_name,
+                      opened->url, opened->accepting, opened->probe};
+  entry.exposed.push_back(exposed);
+  entry.has_previews = true;
+  return exposed;
+}
+
+}  // namespace paddock::app
