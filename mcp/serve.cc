@@ -93,8 +93,12 @@ int serve_stdio(const ServerOptions& options, const BackendConnector& connect_ba
                     std::move(*shares), std::move(state_dir));
   remove_unused_sessions(state);
   prepare_warm_sandboxes(state);
-  ToolRegistry tools = builtin_tools(state.options(), state.policies());
-  Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
+  auto tools = builtin_tools(state.options(), state.policies());
+  if (!tools) {
+    log(LogLevel::kError, tools.error().message);
+    return 2;
+  }
+  Server server(state, *tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }
 
