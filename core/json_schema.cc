@@ -37,21 +37,6 @@ const json& resolve(const json& root, const std::string& reference) {
   return root.at(json::json_pointer(reference.substr(1)));
 }
 
-// A JSON pointer's step: "~" and "/" in a member's name are escaped.
-std::string pointer_step(const std::string& name) {
-  std::string step;
-  for (char c : name) {
-    if (c == '~') {
-      step += "~0";
-    } else if (c == '/') {
-      step += "~1";
-    } else {
-      step += c;
-    }
-  }
-  return "/" + step;
-}
-
 // Walks a schema once, before it checks anything, and refuses what check() would not honour.
 class Compiler {
  public:
@@ -59,11 +44,11 @@ class Compiler {
            std::map<std::string, SchemaPattern>& patterns)
       : root_(root), compile_pattern_(compile_pattern), patterns_(patterns) {}
 
-  Result<void> schema(const json& schema, const std::string& where) {
+  Result<void> schema(const json& schema, const json::json_pointer& where) {
     if (schema == true) return {};
     // false (anywhere but additionalProperties, which check() reads itself) would take anything.
     if (!schema.is_object()) {
-      return invalid_input("schema at " + (where.empty() ? "the root" : where) +
+      return invalid_input("schema at " + (where.empty() ? "the root" : where.to_string()) +
                            ": a schema must be an object or true (false only as "
                            "additionalProperties)");
     }
@@ -76,7 +61,7 @@ class Compiler {
  private:
   // `where`: the JSON pointer of the schema that holds `keyword`.
   Result<void> keyword_value(const std::string& keyword, const json& value,
-                             const std::string& where) {
+                             const json::json_pointer& where) {
     auto kind = [&](bool right) -> Result<void> {
       if (right) return {};
       return refused(keyword, where, "its value is not of the kind JSON Schema 2020-12 requires");
@@ -125,12 +110,13 @@ class Compiler {
   }
 
   // The keywords whose values are schemas, by name, by position, or one.
-  Result<void> subschemas(const std::string& keyword, const json& value, const std::string& where) {
-    const std::string inner = where + pointer_step(keyword);
+  Result<void> subschemas(const std::string& keyword, const json& value,
+                          const json::json_pointer& where) {
+    const json::json_pointer inner = where / keyword;
     if (keyword == "$defs" || keyword == "properties") {
       if (!value.is_object()) return refused(keyword, where, "its value must be an object");
       for (const auto& [name, item] : value.items()) {
-        if (auto done = schema(item, inner + pointer_step(name)); !done) return done;
+        if (auto done = schema(item, inner / name); !done) return done;
       }
       return {};
     }
@@ -139,7 +125,7 @@ class Compiler {
         return refused(keyword, where, "its value must be an array of schemas");
       }
       for (std::size_t i = 0; i < value.size(); ++i) {
-        if (auto done = schema(value[i], inner + "/" + std::to_string(i)); !done) return done;
+        if (auto done = schema(value[i], inner / i); !done) return done;
       }
       return {};
     }
@@ -147,7 +133,7 @@ class Compiler {
     return schema(value, inner);
   }
 
-  Result<void> reference(const json& value, const std::string& where) {
+  Result<void> reference(const json& value, const json::json_pointer& where) {
     if (!value.is_string() || value.get_ref<const std::string&>().rfind('#', 0) != 0) {
       return refused("$ref", where,
                      "only references within the schema (\"#/...\") are implemented");
@@ -161,7 +147,7 @@ class Compiler {
   }
 
   // Compiled here, once for each text, so that a pattern the engine refuses refuses the schema.
-  Result<void> pattern(const json& value, const std::string& where) {
+  Result<void> pattern(const json& value, const json::json_pointer& where) {
     if (!compile_pattern_) return refused("pattern", where, "no pattern matcher was given");
     const auto& text = value.get_ref<const std::string&>();
     if (patterns_.count(text) != 0) return {};
@@ -171,10 +157,10 @@ class Compiler {
     return {};
   }
 
-  static Error refused(const std::string& keyword, const std::string& where,
+  static Error refused(const std::string& keyword, const json::json_pointer& where,
                        const std::string& why) {
     return invalid_input("schema keyword \"" + keyword + "\" at " +
-                         (where.empty() ? "the root" : where) + ": " + why);
+                         (where.empty() ? "the root" : where.to_string()) + ": " + why);
   }
 
   const json& root_;
@@ -350,7 +336,8 @@ Result<JsonSchema> JsonSchema::compile(json schema, const SchemaPatternCompiler&
   auto compiled = std::make_shared<Compiled>();
   compiled->document = std::move(schema);
   Compiler compiler(compiled->document, patterns, compiled->patterns);
-  if (auto done = compiler.schema(compiled->document, ""); !done) return done.error();
+  if (auto done = compiler.schema(compiled->document, json::json_pointer()); !done)
+    return done.error();
   return JsonSchema(std::move(compiled));
 }
 
