@@ -2,21 +2,30 @@
 
 // Checks a JSON value against the subset of JSON Schema (draft 2020-12) that paddock's own
 // schemas use: the language policy format (policies/schema.json) and the MCP tools' input
-// schemas. Keywords: $ref (within the schema, "#/..."), anyOf, type, enum, const, minimum,
+// schemas. Keywords: $ref (within the schema, "#/..."), $defs, anyOf, type, enum, const, minimum,
 // maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, minItems, maxItems,
-// prefixItems, items, required, properties, additionalProperties and propertyNames; the others
-// (description, title, $schema...) say nothing about a value. Lengths count bytes.
+// prefixItems, items, required, properties, additionalProperties and propertyNames, and the
+// annotations that say nothing about a value (description, title, default...). Lengths count
+// characters (code points), as the standard and every other validator do.
+//
+// A schema is compiled before it checks anything, and compiling refuses any other keyword: a
+// checker that skipped `oneOf` or `format` would pass values the schema refuses, and the client
+// reading the same schema would expect otherwise.
 //
 // The first problem comes back as data, not text, so that each caller words it its own way
 // (mcp/argument_check.cc, language/policy_schema.cc) and keeps the messages its users know.
 
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/result.h"
 
 namespace paddock {
 
@@ -53,15 +62,38 @@ struct SchemaProblem {
   std::string name;
 };
 
-// Whether `text` matches the regular expression `pattern` somewhere in it (JSON Schema's
-// "pattern" is not anchored). core has no regex engine of its own: a caller whose schemas use
-// "pattern" passes one (language/ passes RE2); without it, "pattern" is not checked.
-using SchemaPatternMatch = std::function<bool(const std::string& pattern, const std::string& text)>;
+// One compiled "pattern": whether `text` matches it somewhere (JSON Schema's "pattern" is not
+// anchored).
+using SchemaPattern = std::function<bool(const std::string& text)>;
+// Compiles a "pattern", or says why it cannot. core has no regex engine of its own: a caller
+// whose schemas use "pattern" passes one (language/schema_pattern.h has RE2's); without one, a
+// schema with a "pattern" does not compile.
+using SchemaPatternCompiler = std::function<Result<SchemaPattern>(const std::string& pattern)>;
 
-// The first problem of `value` against `schema`, or nothing. `schema` is also the root that
-// "$ref": "#/..." pointers resolve against.
-std::optional<SchemaProblem> check_against_schema(const nlohmann::json& value,
-                                                  const nlohmann::json& schema,
-                                                  const SchemaPatternMatch& matches = nullptr);
+class JsonSchema {
+ public:
+  // `schema`, ready to check values; or an error naming the first keyword it cannot check and the
+  // JSON pointer of the (sub)schema that has it: a keyword this checker does not implement, a
+  // keyword's value of the wrong kind, a "$ref" that points nowhere, or a "pattern" that does not
+  // compile (or comes without a compiler).
+  static Result<JsonSchema> compile(nlohmann::json schema,
+                                    const SchemaPatternCompiler& patterns = nullptr);
+
+  // The first problem of `value`, or nothing. The problem points into this schema: it lives as
+  // long as the schema (or a copy of it) does.
+  [[nodiscard]] std::optional<SchemaProblem> check(const nlohmann::json& value) const;
+
+  [[nodiscard]] const nlohmann::json& document() const { return compiled_->document; }
+
+ private:
+  struct Compiled {
+    nlohmann::json document;
+    std::map<std::string, SchemaPattern> patterns;  // by their text
+  };
+  explicit JsonSchema(std::shared_ptr<const Compiled> compiled) : compiled_(std::move(compiled)) {}
+
+  // Shared: a copy checks the same way, and problems keep pointing into the one document.
+  std::shared_ptr<const Compiled> compiled_;
+};
 
 }  // namespace paddock

@@ -1,13 +1,8 @@
 #include "language/policy_schema.h"
 
-#include <re2/re2.h>
-
-#include <map>
-#include <memory>
-#include <mutex>
-
 #include "core/json_schema.h"
 #include "language/builtin_policies.h"
+#include "language/schema_pattern.h"
 
 namespace paddock {
 namespace {
@@ -15,23 +10,12 @@ namespace {
 using nlohmann::json;
 using Kind = SchemaProblem::Kind;
 
-const json& policy_schema() {
-  static const json kSchema = json::parse(builtin_policy_schema());
+// Compiled once per process. A schema that does not compile (a keyword the checker does not
+// implement) refuses every policy, rather than letting through what it would have refused.
+const Result<JsonSchema>& policy_schema() {
+  static const Result<JsonSchema> kSchema =
+      JsonSchema::compile(json::parse(builtin_policy_schema()), compile_schema_pattern);
   return kSchema;
-}
-
-// The schema's patterns through RE2, each compiled once per process.
-bool schema_pattern_matches(const std::string& pattern, const std::string& text) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<RE2>> compiled;
-  const RE2* regex;
-  {
-    std::lock_guard lock(mutex);
-    auto& slot = compiled[pattern];
-    if (!slot) slot = std::make_unique<RE2>(pattern, RE2::Quiet);
-    regex = slot.get();
-  }
-  return regex->ok() && RE2::PartialMatch(text, *regex);
 }
 
 // "/network/allow/1": a JSON pointer, as every other policy error names its place.
@@ -87,10 +71,11 @@ std::string describe(const SchemaProblem& problem) {
     case Kind::kExclusiveMaximum:
       return "must be below " + schema["exclusiveMaximum"].dump();
     case Kind::kMinLength:
-      return schema["minLength"] == 1 ? "must not be empty"
-                                      : "must be at least " + schema["minLength"].dump() + " bytes";
+      return schema["minLength"] == 1
+                 ? "must not be empty"
+                 : "must be at least " + schema["minLength"].dump() + " characters";
     case Kind::kMaxLength:
-      return "must be at most " + schema["maxLength"].dump() + " bytes";
+      return "must be at most " + schema["maxLength"].dump() + " characters";
     case Kind::kPattern:
       return "'" + value.get<std::string>() + "' must match " +
              schema["pattern"].get<std::string>();
@@ -132,7 +117,9 @@ std::string describe(const SchemaProblem& problem) {
 }  // namespace
 
 std::optional<std::string> policy_schema_problem(const json& document) {
-  auto problem = check_against_schema(document, policy_schema(), schema_pattern_matches);
+  const Result<JsonSchema>& schema = policy_schema();
+  if (!schema) return "the policy schema (policies/schema.json): " + schema.error().message;
+  auto problem = schema->check(document);
   if (!problem) return std::nullopt;
   std::string pointer = pointer_of(problem->path);
   bool names_a_member = problem->kind == Kind::kRequired || problem->kind == Kind::kUnknown ||

@@ -1,6 +1,6 @@
 #include "mcp/argument_check.h"
 
-#include "core/json_schema.h"
+#include "language/schema_pattern.h"
 
 namespace paddock::mcp {
 namespace {
@@ -42,9 +42,9 @@ std::string describe(const SchemaProblem& problem) {
     case Kind::kExclusiveMaximum:
       return where + " must be less than " + schema["exclusiveMaximum"].dump();
     case Kind::kMinLength:
-      return where + " is shorter than " + schema["minLength"].dump() + " bytes";
+      return where + " is shorter than " + schema["minLength"].dump() + " characters";
     case Kind::kMaxLength:
-      return where + " is longer than " + schema["maxLength"].dump() + " bytes";
+      return where + " is longer than " + schema["maxLength"].dump() + " characters";
     case Kind::kPattern:
       return where + " must match " + schema["pattern"].dump();
     case Kind::kMinItems:
@@ -72,8 +72,12 @@ std::string describe(const SchemaProblem& problem) {
 
 }  // namespace
 
-std::optional<std::string> check_arguments(const json& value, const json& schema) {
-  auto problem = check_against_schema(value, schema);
+Result<JsonSchema> compile_input_schema(const json& schema) {
+  return JsonSchema::compile(schema, compile_schema_pattern);
+}
+
+std::optional<std::string> check_arguments(const json& value, const JsonSchema& schema) {
+  auto problem = schema.check(value);
   if (!problem) return std::nullopt;
   return describe(*problem);
 }

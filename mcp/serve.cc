@@ -93,8 +93,12 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
                          std::move(*shares), std::move(state_dir));
   app::remove_unused_sessions(state);
   app::prepare_warm_sandboxes(state);
-  ToolRegistry tools = builtin_tools(state.options(), state.policies());
-  Server server(state, tools, STDIN_FILENO, STDOUT_FILENO);
+  auto tools = builtin_tools(state.options(), state.policies());
+  if (!tools) {
+    log(app::LogLevel::kError, tools.error().message);
+    return 2;
+  }
+  Server server(state, *tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }
 

@@ -360,7 +360,7 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
                       },
                       in_flight.until_answered};
   ToolResult result;
-  if (auto problem = check_arguments(arguments, tools_.input_schema(tool->name()))) {
+  if (auto problem = check_arguments(arguments, tools_.input_schema(*tool))) {
     result = tool_error("invalid arguments for " + tool->name() + ": " + *problem);
   } else {
     try {

@@ -1,5 +1,8 @@
 #include "mcp/tool_registry.h"
 
+#include <stdexcept>
+
+#include "mcp/argument_check.h"
 #include "mcp/tools/tools.h"
 
 namespace paddock::mcp {
@@ -11,9 +14,14 @@ ToolResult tool_error(const std::string& message) {
   return result;
 }
 
-void ToolRegistry::add(std::unique_ptr<Tool> tool) {
-  definitions_.push_back(tool->definition());
+Result<void> ToolRegistry::add(std::unique_ptr<Tool> tool) {
+  json definition = tool->definition();
+  auto schema = compile_input_schema(definition["inputSchema"]);
+  if (!schema) return schema.error().context(tool->name() + "'s inputSchema");
+  definitions_.push_back(std::move(definition));
+  input_schemas_.push_back(std::move(*schema));
   tools_.push_back(std::move(tool));
+  return {};
 }
 
 Tool* ToolRegistry::find(const std::string& name) const {
@@ -23,36 +31,41 @@ Tool* ToolRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-const json& ToolRegistry::input_schema(const std::string& name) const {
+const JsonSchema& ToolRegistry::input_schema(const Tool& tool) const {
   for (std::size_t i = 0; i < tools_.size(); ++i) {
-    if (tools_[i]->name() == name) return definitions_[i]["inputSchema"];
+    if (tools_[i].get() == &tool) return input_schemas_[i];
   }
-  static const json kNone = json::object();
-  return kNone;
+  // No schema to fall back on: an empty one would take any arguments.
+  throw std::logic_error(tool.name() + " is not a registered tool");
 }
 
-ToolRegistry builtin_tools(const app::ServerOptions& options, const PolicyStore& policies) {
+Result<ToolRegistry> builtin_tools(const app::ServerOptions& options, const PolicyStore& policies) {
   const std::string& default_language = options.default_language;
+  std::unique_ptr<Tool> tools[] = {
+      make_execute_code(options, policies),
+      make_get_supported_languages(),
+      make_get_language_details(),
+      make_create_session(default_language),
+      make_close_session(),
+      make_restart_session(),
+      make_list_sessions(),
+      make_get_session(),
+      make_snapshot_session(),
+      make_fork_session(default_language),
+      make_diff_session(),
+      make_export_session(),
+      make_install_libraries(),
+      make_write_file(),
+      make_read_file(),
+      make_list_files(),
+      make_upload_file(),
+      make_download_file(),
+      make_expose_port(),
+  };
   ToolRegistry registry;
-  registry.add(make_execute_code(options, policies));
-  registry.add(make_get_supported_languages());
-  registry.add(make_get_language_details());
-  registry.add(make_create_session(default_language));
-  registry.add(make_close_session());
-  registry.add(make_restart_session());
-  registry.add(make_list_sessions());
-  registry.add(make_get_session());
-  registry.add(make_snapshot_session());
-  registry.add(make_fork_session(default_language));
-  registry.add(make_diff_session());
-  registry.add(make_export_session());
-  registry.add(make_install_libraries());
-  registry.add(make_write_file());
-  registry.add(make_read_file());
-  registry.add(make_list_files());
-  registry.add(make_upload_file());
-  registry.add(make_download_file());
-  registry.add(make_expose_port());
+  for (auto& tool : tools) {
+    if (auto added = registry.add(std::move(tool)); !added) return added.error();
+  }
   return registry;
 }
 

@@ -22,7 +22,7 @@ const paddock::mcp::ToolRegistry& tools() {
   static const auto* registry = [] {
     static const paddock::PolicyStore policies = paddock::PolicyStore::load({}).value();
     return new paddock::mcp::ToolRegistry(
-        paddock::mcp::builtin_tools(paddock::app::ServerOptions{}, policies));
+        paddock::mcp::builtin_tools(paddock::app::ServerOptions{}, policies).value());
   }();
   return *registry;
 }
@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto arguments = params.find("arguments");
     if (name != params.end() && name->is_string() && arguments != params.end()) {
       for (const auto& tool : tools().list()) {
-        if (auto problem = check_arguments(*arguments, tool["inputSchema"])) {
+        const Tool& found = *tools().find(tool["name"].get<std::string>());
+        if (auto problem = check_arguments(*arguments, tools().input_schema(found))) {
           (void)serialize(error_message(incoming.id, RpcError{kInvalidParams, *problem, nullptr}));
         }
       }

@@ -50,8 +50,19 @@ bool matches(const std::string& pattern, const std::string& text) {
   return text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == std::string::npos;
 }
 
+Result<SchemaPattern> stand_in(const std::string& pattern) {
+  return SchemaPattern([pattern](const std::string& text) { return matches(pattern, text); });
+}
+
 std::optional<SchemaProblem> check(const json& value) {
-  return check_against_schema(value, schema(), matches);
+  static const JsonSchema kCompiled = JsonSchema::compile(schema(), stand_in).value();
+  return kCompiled.check(value);
+}
+
+// The error compiling `schema` gives, or "" when it compiles.
+std::string refusal(const json& schema) {
+  auto compiled = JsonSchema::compile(schema, stand_in);
+  return compiled ? "" : compiled.error().message;
 }
 
 TEST(JsonSchema, AValueOfTheSchemaPasses) {
@@ -110,9 +121,91 @@ TEST(JsonSchema, ConstAndArrayBounds) {
   EXPECT_EQ(too_many->kind, Kind::kMaxItems);
 }
 
-TEST(JsonSchema, WithoutAMatcherPatternsAreNotChecked) {
-  EXPECT_FALSE(
-      check_against_schema(json::parse(R"({"run": ["x"], "env": {"not valid": "1"}})"), schema()));
+TEST(JsonSchema, PatternsAreChecked) {
+  auto miss = check(json::parse(R"({"run": ["x"], "size": "12"})"));
+  ASSERT_TRUE(miss);
+  EXPECT_EQ(miss->kind, Kind::kAnyOf);
+  auto direct = JsonSchema::compile(json::parse(R"({"pattern": "^[A-Z_]+$"})"), stand_in);
+  ASSERT_TRUE(direct);
+  auto lower = direct->check(json("abc"));
+  ASSERT_TRUE(lower);
+  EXPECT_EQ(lower->kind, Kind::kPattern);
+  EXPECT_FALSE(direct->check(json("ABC")));
+  EXPECT_FALSE(direct->check(json(3)));  // pattern says nothing about other types
+}
+
+// A pattern nothing checks would pass what it refuses: without a compiler, or with one that
+// refuses the pattern, the schema does not compile.
+TEST(JsonSchema, APatternWithoutAMatcherRefusesTheSchema) {
+  auto without = JsonSchema::compile(schema());
+  ASSERT_FALSE(without);
+  EXPECT_EQ(
+      without.error().message,
+      "schema keyword \"pattern\" at /properties/env/propertyNames: no pattern matcher was given");
+  auto refused = JsonSchema::compile(json::parse(R"({"pattern": "(?<=a)b"})"),
+                                     [](const std::string&) -> Result<SchemaPattern> {
+                                       return invalid_input("no lookbehind here");
+                                     });
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "schema keyword \"pattern\" at the root: no lookbehind here");
+}
+
+TEST(JsonSchema, KeywordsItDoesNotImplementRefuseTheSchemaByNameAndPlace) {
+  EXPECT_EQ(refusal(json::parse(R"({"properties": {"a": {"oneOf": [{"type": "string"}]}}})")),
+            "schema keyword \"oneOf\" at /properties/a: paddock's schema checker does not "
+            "implement this keyword");
+  for (const char* keyword :
+       {"allOf", "oneOf", "not", "if", "then", "else", "format", "multipleOf", "uniqueItems",
+        "contains", "minProperties", "dependentRequired", "patternProperties",
+        "unevaluatedProperties", "$dynamicRef", "contentEncoding"}) {
+    json schema = json::parse(R"({"type": "object", "$defs": {"x~/y": {}}})");
+    schema["$defs"]["x~/y"][keyword] = json::array();
+    EXPECT_EQ(refusal(schema), std::string("schema keyword \"") + keyword +
+                                   "\" at /$defs/x~0~1y: paddock's schema checker does not "
+                                   "implement this keyword");
+  }
+}
+
+TEST(JsonSchema, MalformedKeywordsRefuseTheSchema) {
+  for (const char* text : {
+           R"({"type": "float"})",
+           R"({"type": []})",
+           R"({"$ref": "#/$defs/missing"})",
+           R"({"$ref": "other.json#/x"})",
+           R"({"items": [{"type": "string"}]})",
+           R"({"items": false})",
+           R"({"properties": {"a": 1}})",
+           R"({"maxLength": -1})",
+           R"({"maxItems": 1.5})",
+           R"({"minimum": "1"})",
+           R"({"required": [1]})",
+           R"({"enum": "a"})",
+           R"({"anyOf": []})",
+           R"({"$schema": "http://json-schema.org/draft-07/schema#"})",
+           R"({"properties": {"a": {"$id": "x"}}})",
+       }) {
+    EXPECT_NE(refusal(json::parse(text)), "") << text;
+  }
+}
+
+TEST(JsonSchema, AnnotationsAndTheImplementedKeywordsCompile) {
+  EXPECT_EQ(refusal(schema()), "");
+  EXPECT_EQ(refusal(json::parse(R"({
+    "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "x", "title": "t",
+    "description": "d", "$comment": "c", "default": 1, "examples": [1], "deprecated": false,
+    "readOnly": true, "writeOnly": false, "type": ["integer", "null"], "minimum": 0,
+    "maximum": 9, "exclusiveMinimum": -1, "exclusiveMaximum": 10, "enum": [1, null],
+    "properties": {"oneOf": {"type": "string"}}, "additionalProperties": true
+  })")),
+            "");  // a property may be named like a keyword
+}
+
+TEST(JsonSchema, LengthsCountCharacters) {
+  auto short_text = JsonSchema::compile(json::parse(R"({"maxLength": 2, "minLength": 2})"));
+  ASSERT_TRUE(short_text);
+  EXPECT_FALSE(short_text->check(json("\u00e9\U0001F600")));  // 6 bytes, 2 characters
+  EXPECT_TRUE(short_text->check(json("\u00e9")));
+  EXPECT_TRUE(short_text->check(json("abc")));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ using ::testing::Optional;
 using ::testing::StartsWith;
 
 // Shaped like execute_code's and write_file's input schemas.
-const json& schema() {
+const json& schema_document() {
   static const json kSchema = json::parse(R"({
     "type": "object",
     "properties": {
@@ -40,6 +40,15 @@ const json& schema() {
     "required": ["code", "language"],
     "additionalProperties": false
   })");
+  return kSchema;
+}
+
+JsonSchema compiled(const json& document) {
+  return compile_input_schema(document).value();
+}
+
+const JsonSchema& schema() {
+  static const JsonSchema kSchema = compiled(schema_document());
   return kSchema;
 }
 
@@ -94,11 +103,11 @@ TEST(McpArgumentCheck, UnknownArgumentsListTheKnownOnes) {
 }
 
 TEST(McpArgumentCheck, UnknownArgumentsPassWithoutAdditionalPropertiesFalse) {
-  json open = schema();
+  json open = schema_document();
   open.erase("additionalProperties");
   json args = valid();
   args["extra"] = 1;
-  EXPECT_EQ(check_arguments(args, open), std::nullopt);
+  EXPECT_EQ(check_arguments(args, compiled(open)), std::nullopt);
   EXPECT_NE(check_arguments(args, schema()), std::nullopt);
 }
 
@@ -163,7 +172,7 @@ TEST(McpArgumentCheck, MaxLength) {
   args["code"] = std::string(10, 'x');
   EXPECT_EQ(check_arguments(args, schema()), std::nullopt);
   args["code"] = std::string(11, 'x');
-  EXPECT_EQ(check_arguments(args, schema()), "'code' is longer than 10 bytes");
+  EXPECT_EQ(check_arguments(args, schema()), "'code' is longer than 10 characters");
 }
 
 TEST(McpArgumentCheck, MaxItems) {
@@ -192,6 +201,33 @@ TEST(McpArgumentCheck, NestedItemsAreNamedByTheirPath) {
   args["files"] = json::array({"a.txt"});
   EXPECT_THAT(check_arguments(args, schema()),
               Optional(AllOf(StartsWith("'files[0]' must be a"), HasSubstr("object"))));
+}
+
+// The message a model gets for a pattern miss, which no tool could produce while the checker had
+// no pattern matcher.
+TEST(McpArgumentCheck, PatternsAreMatchedWithRe2) {
+  JsonSchema named = compiled(json::parse(R"({
+    "type": "object",
+    "properties": {"name": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+                   "tags": {"type": "array", "items": {"type": "string", "pattern": "\\d"}}}
+  })"));
+  EXPECT_EQ(check_arguments(json{{"name", "web-1"}}, named), std::nullopt);
+  EXPECT_EQ(check_arguments(json{{"name", "Web"}}, named),
+            R"('name' must match "^[a-z][a-z0-9-]*$")");
+  EXPECT_EQ(check_arguments(json{{"name", "web\n1"}}, named),
+            R"('name' must match "^[a-z][a-z0-9-]*$")");  // $ is the end of the text only
+  EXPECT_EQ(check_arguments(json{{"tags", json::array({"v2", "x"})}}, named),
+            R"('tags[1]' must match "\\d")");
+  EXPECT_EQ(check_arguments(json{{"tags", json::array({"v2"})}}, named),
+            std::nullopt);  // not anchored
+}
+
+TEST(McpArgumentCheck, AnInputSchemaRe2CannotCompileIsRefused) {
+  auto refused = compile_input_schema(json::parse(R"({"pattern": "(?<=a)b"})"));
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message,
+              AllOf(StartsWith("schema keyword \"pattern\" at the root: RE2 cannot compile"),
+                    HasSubstr("(?<=a)b")));
 }
 
 }  // namespace

@@ -129,14 +129,19 @@ export function checkServerMessage(message, { version, method }) {
   return problems;
 }
 
-// Validates `value` against a JSON Schema a server declared (a tool's outputSchema): draft 2020-12
-// unless it names another.
-export function checkAgainstDeclaredSchema(schema, value) {
+// ajv's validator of a JSON Schema a server declared (a tool's inputSchema or outputSchema), with
+// formats checked: draft 2020-12 unless it names another. Returns { validate, ajv }.
+export function compileDeclaredSchema(schema) {
   const draft = schema.$schema || '';
   const Ajv = draft.includes('draft-07') ? Ajv07 : Ajv2020;
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
-  const validate = ajv.compile(schema);
+  return { validate: ajv.compile(schema), ajv };
+}
+
+// Validates `value` against a JSON Schema a server declared.
+export function checkAgainstDeclaredSchema(schema, value) {
+  const { validate, ajv } = compileDeclaredSchema(schema);
   if (validate(value)) return [];
   return [ajv.errorsText(validate.errors, { separator: '; ' })];
 }
