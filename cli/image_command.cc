@@ -51,7 +51,7 @@ int list_images(const rootfs::ImageStore& store, bool json) {
 
 int image_command(const ImageRequest& request) {
   auto store =
-      rootfs::ImageStore::open(request.root.value_or(default_store_root(process_environment())));
+      rootfs::ImageStore::open(request.root.value_or(default_store_root(config::process_environment())));
   if (!store) return fail(store.error().message);
   if (request.action == "images") return list_images(*store, request.json);
   if (request.action == "rmi") {

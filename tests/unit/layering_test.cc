@@ -37,6 +37,7 @@ const std::map<std::string, int>& floors() {
       {"runtime/kube", 5},
       {"language", 6},
       {"services", 7},  // running calls, the warm pool, sessions, shares, transfers: plain results
+      {"config", 8},    // the one settings table of run and mcp, resolved into typed options
       {"mcp", 8},
       {"cli", 9},
   };
@@ -122,6 +123,15 @@ TEST(Layering, TheServicesIncludeNothingOfMcp) {
   EXPECT_TRUE(violation("services/session_registry.cc", "mcp/content.h").has_value());
   EXPECT_TRUE(violation("services/output_progress.h", "mcp/tool.h").has_value());
   EXPECT_FALSE(violation("mcp/tools/read_file.cc", "services/client_view.h").has_value());
+}
+
+// The settings table fills the services' typed options; only the top floor reads the table.
+TEST(Layering, TheSettingsTableSitsBetweenTheServicesAndTheCommandLine) {
+  EXPECT_FALSE(violation("config/options.h", "services/server_config.h").has_value());
+  EXPECT_FALSE(violation("cli/command_line.cc", "config/table.h").has_value());
+  EXPECT_TRUE(violation("config/table.cc", "cli/host_paths.h").has_value());
+  EXPECT_TRUE(violation("services/code_runner.cc", "config/options.h").has_value());
+  EXPECT_TRUE(violation("mcp/server.cc", "config/settings.h").has_value());
 }
 
 TEST(Layering, SiblingsOnOneFloorDoNotIncludeEachOther) {
