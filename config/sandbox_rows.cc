@@ -94,6 +94,15 @@ Status add_secret(const Given& given, Env, Options& options) {
   return {};
 }
 
+// A row both commands take, whose variable only the server reads.
+Setting shared(std::string flag, std::string variable, std::string type, std::string default_value,
+               std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
+               std::string variables_help = {}) {
+  return {std::move(flag), {std::move(variable)},    kBoth,           kMcp,
+          std::move(type), std::move(default_value), std::move(help), arity,
+          std::move(set),  std::move(variables_help)};
+}
+
 }  // namespace
 
 std::vector<Setting> sandbox_rows() {
@@ -123,197 +132,102 @@ std::vector<Setting> sandbox_rows() {
        [](const Given& g, Env, Options& o) {
          return assign(o.server.policy_dir, Result<std::string>(g.text));
        }},
-      {"--timeout",
-       {"PADDOCK_TIMEOUT"},
-       kBoth,
-       kMcp,
-       "DURATION",
-       policy_or(duration_default(kLimits.wall_seconds)),
-       "Wall-clock limit of a run, e.g. 30, 1.5s or 2m; the whole sandbox is killed",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.wall_seconds, duration(g, "30s"));
-       }},
-      {"--memory",
-       {"PADDOCK_MEMORY"},
-       kBoth,
-       kMcp,
-       "SIZE",
-       policy_or(size_default(kLimits.memory_bytes)),
-       "Memory of a sandbox, e.g. 512m; in rlimit mode only per process, tmpfs and shared memory "
-       "uncounted",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.memory_bytes, byte_size(g, "512m"));
-       }},
-      {"--pids",
-       {"PADDOCK_PIDS"},
-       kBoth,
-       kMcp,
-       "N",
-       policy_or(std::to_string(kLimits.pids)),
-       "Processes and threads of a sandbox, its init included",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.pids, whole_number(g, 2, 1'000'000, "256"));
-       }},
-      {"--cpus",
-       {"PADDOCK_CPUS"},
-       kBoth,
-       kMcp,
-       "N",
-       "no limit",
-       "CPU share of a whole sandbox, e.g. 0.5 (cgroup v2; rlimit mode cannot enforce it)",
-       Arity::kOne,
-       set_cpus},
-      {"--cpu-time",
-       {"PADDOCK_CPU_TIME"},
-       kBoth,
-       kMcp,
-       "SECONDS",
-       policy_or("no limit"),
-       "CPU time of each process: SIGXCPU, then SIGKILL a second later",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.cpu_seconds, duration_or_off(g, "10"));
-       }},
-      {"--require-cgroups",
-       {"PADDOCK_REQUIRE_CGROUPS"},
-       kBoth,
-       kMcp,
-       "(no value)",
-       "off",
-       "Refuse to start a sandbox unless cgroup v2 enforces its limits (no rlimit fallback)",
-       Arity::kSwitch,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.require_cgroups, on_or_off(g));
-       }},
-      {"--output-limit",
-       {"PADDOCK_OUTPUT_LIMIT"},
-       kBoth,
-       kMcp,
-       "SIZE",
-       policy_or(size_default(kLimits.output_bytes)),
-       "Bytes of each stream a result keeps, its start and its end, e.g. 1m (without --json, "
-       "`paddock run` passes the output through whole)",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.output_bytes, size_or_zero(g, "1m"));
-       }},
-      {"--file-size",
-       {"PADDOCK_FILE_SIZE"},
-       kBoth,
-       kMcp,
-       "SIZE",
-       policy_or(size_default(kLimits.file_size_bytes)),
-       "Largest file a process may write",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.file_size_bytes, size_or_zero(g, "256m"));
-       }},
-      {"--tmp-size",
-       {"PADDOCK_TMP_SIZE"},
-       kBoth,
-       kMcp,
-       "SIZE",
-       policy_or(size_default(kLimits.tmp_bytes)),
-       "Size of /tmp and /dev/shm, each",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.tmp_bytes, size_or_zero(g, "64m"));
-       }},
-      {"--work-size",
-       {"PADDOCK_WORK_SIZE"},
-       kBoth,
-       kMcp,
-       "SIZE",
-       policy_or(size_default(kLimits.work_bytes)),
-       "Size of the work directory",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.limits.work_bytes, size_or_zero(g, "256m"));
-       }},
-      {"--network",
-       {"PADDOCK_NETWORK"},
-       kBoth,
-       kMcp,
-       "MODE",
-       policy_or("none"),
-       "Network of programs: none, user (rootless, via pasta: outbound to the public network "
-       "only; nothing inbound, nothing of the host, no private, link-local or metadata address) "
-       "or host (no isolation of the network)",
-       Arity::kOne,
-       set_network},
-      {"--allow-private",
-       {"PADDOCK_ALLOW_PRIVATE"},
-       kBoth,
-       kMcp,
-       "CIDRS",
-       "",
-       "Private, link-local or host addresses or CIDR ranges user-mode networking may reach "
-       "anyway, e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
-       Arity::kRepeated,
-       add_private_ranges},
-      {"--host-loopback-port",
-       {"PADDOCK_HOST_LOOPBACK_PORTS"},
-       kBoth,
-       kMcp,
-       "PORTS",
-       "",
-       "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
-       "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
-       Arity::kRepeated,
-       add_loopback_ports},
-      {"--allow-host",
-       {"PADDOCK_ALLOW_HOSTS"},
-       kBoth,
-       kMcp,
-       "PATTERN",
-       "",
-       "Programs reach only these hosts, through a proxy outside the sandbox: example.org, "
-       "*.example.org, example.org:8443 or 10.1.2.0/24 (with --network none); installers reach "
-       "them besides their package index",
-       Arity::kRepeated,
-       add_allowed_host,
-       "PADDOCK_ALLOW_HOSTS=A,B"},
-      {"--secret",
-       {"PADDOCK_SECRETS"},
-       kBoth,
-       kMcp,
-       "NAME=ENVVAR@HOSTS",
-       "",
-       "A brokered secret (docs/secrets.md): sandboxes see NAME set to a placeholder, and their "
-       "proxy puts ENVVAR's value in its place in HTTPS requests to HOSTS alone, e.g. "
-       "GITHUB_TOKEN=GH_TOKEN@api.github.com; the hosts join --allow-host",
-       Arity::kRepeatedLists,
-       add_secret,
-       "PADDOCK_SECRETS=NAME=ENVVAR@HOST,...;..."},
-      {"--secret-in-body",
-       {"PADDOCK_SECRET_IN_BODY"},
-       kBoth,
-       kMcp,
-       "(no value)",
-       "off",
-       "Replace brokered secrets' placeholders in request bodies too (each held whole, 1 MiB at "
-       "most), not only in headers",
-       Arity::kSwitch,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.secrets_in_body, on_or_off(g));
-       }},
-      {"--egress-ca-file",
-       {"PADDOCK_EGRESS_CA_FILE"},
-       kBoth,
-       kMcp,
-       "FILE",
-       "",
-       "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
-       "system's trust store",
-       Arity::kOne,
-       [](const Given& g, Env, Options& o) -> Status {
-         if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/etc/my-ca.pem");
-         o.server.egress_ca_file = g.text;
-         return {};
-       }},
+      shared("--timeout", "PADDOCK_TIMEOUT", "DURATION",
+             policy_or(duration_default(kLimits.wall_seconds)),
+             "Wall-clock limit of a run, e.g. 30, 1.5s or 2m; the whole sandbox is killed",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.wall_seconds, duration(g, "30s"));
+             }),
+      shared("--memory", "PADDOCK_MEMORY", "SIZE", policy_or(size_default(kLimits.memory_bytes)),
+             "Memory of a sandbox, e.g. 512m; in rlimit mode only per process, tmpfs and shared "
+             "memory uncounted",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.memory_bytes, byte_size(g, "512m"));
+             }),
+      shared("--pids", "PADDOCK_PIDS", "N", policy_or(std::to_string(kLimits.pids)),
+             "Processes and threads of a sandbox, its init included",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.pids, whole_number(g, 2, 1'000'000, "256"));
+             }),
+      shared("--cpus", "PADDOCK_CPUS", "N", "no limit",
+             "CPU share of a whole sandbox, e.g. 0.5 (cgroup v2; rlimit mode cannot enforce it)",
+             set_cpus),
+      shared("--cpu-time", "PADDOCK_CPU_TIME", "SECONDS", policy_or("no limit"),
+             "CPU time of each process: SIGXCPU, then SIGKILL a second later",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.cpu_seconds, duration_or_off(g, "10"));
+             }),
+      shared(
+          "--require-cgroups", "PADDOCK_REQUIRE_CGROUPS", "(no value)", "off",
+          "Refuse to start a sandbox unless cgroup v2 enforces its limits (no rlimit fallback)",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.require_cgroups, on_or_off(g));
+          },
+          Arity::kSwitch),
+      shared("--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
+             policy_or(size_default(kLimits.output_bytes)),
+             "Bytes of each stream a result keeps, its start and its end, e.g. 1m (without --json, "
+             "`paddock run` passes the output through whole)",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.output_bytes, size_or_zero(g, "1m"));
+             }),
+      shared("--file-size", "PADDOCK_FILE_SIZE", "SIZE",
+             policy_or(size_default(kLimits.file_size_bytes)), "Largest file a process may write",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.file_size_bytes, size_or_zero(g, "256m"));
+             }),
+      shared("--tmp-size", "PADDOCK_TMP_SIZE", "SIZE", policy_or(size_default(kLimits.tmp_bytes)),
+             "Size of /tmp and /dev/shm, each",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.tmp_bytes, size_or_zero(g, "64m"));
+             }),
+      shared("--work-size", "PADDOCK_WORK_SIZE", "SIZE",
+             policy_or(size_default(kLimits.work_bytes)), "Size of the work directory",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.work_bytes, size_or_zero(g, "256m"));
+             }),
+      shared(
+          "--network", "PADDOCK_NETWORK", "MODE", policy_or("none"),
+          "Network of programs: none, user (rootless, via pasta: outbound to the public network "
+          "only; nothing inbound, nothing of the host, no private, link-local or metadata address) "
+          "or host (no isolation of the network)",
+          set_network),
+      shared("--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS", "",
+             "Private, link-local or host addresses or CIDR ranges user-mode networking may reach "
+             "anyway, e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
+             add_private_ranges, Arity::kRepeated),
+      shared("--host-loopback-port", "PADDOCK_HOST_LOOPBACK_PORTS", "PORTS", "",
+             "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
+             "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
+             add_loopback_ports, Arity::kRepeated),
+      shared(
+          "--allow-host", "PADDOCK_ALLOW_HOSTS", "PATTERN", "",
+          "Programs reach only these hosts, through a proxy outside the sandbox: example.org, "
+          "*.example.org, example.org:8443 or 10.1.2.0/24 (with --network none); installers reach "
+          "them besides their package index",
+          add_allowed_host, Arity::kRepeated, "PADDOCK_ALLOW_HOSTS=A,B"),
+      shared(
+          "--secret", "PADDOCK_SECRETS", "NAME=ENVVAR@HOSTS", "",
+          "A brokered secret (docs/secrets.md): sandboxes see NAME set to a placeholder, and their "
+          "proxy puts ENVVAR's value in its place in HTTPS requests to HOSTS alone, e.g. "
+          "GITHUB_TOKEN=GH_TOKEN@api.github.com; the hosts join --allow-host",
+          add_secret, Arity::kRepeatedLists, "PADDOCK_SECRETS=NAME=ENVVAR@HOST,...;..."),
+      shared(
+          "--secret-in-body", "PADDOCK_SECRET_IN_BODY", "(no value)", "off",
+          "Replace brokered secrets' placeholders in request bodies too (each held whole, 1 MiB at "
+          "most), not only in headers",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.secrets_in_body, on_or_off(g));
+          },
+          Arity::kSwitch),
+      shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
+             "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
+             "system's trust store",
+             [](const Given& g, Env, Options& o) -> Status {
+               if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/etc/my-ca.pem");
+               o.server.egress_ca_file = g.text;
+               return {};
+             }),
   };
 }
 

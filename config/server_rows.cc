@@ -127,10 +127,18 @@ Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
 
 // One row of the server's: the flag and its variable, which only `paddock mcp` takes.
 Setting row(std::string flag, std::string variable, std::string type, std::string default_value,
-            std::string help, decltype(Setting::set) set) {
-  return {
-      std::move(flag),          {std::move(variable)}, kMcp,        kMcp,          std::move(type),
-      std::move(default_value), std::move(help),       Arity::kOne, std::move(set)};
+            std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
+            std::string variables_help = {}) {
+  return {std::move(flag),
+          {std::move(variable)},
+          kMcp,
+          kMcp,
+          std::move(type),
+          std::move(default_value),
+          std::move(help),
+          arity,
+          std::move(set),
+          std::move(variables_help)};
 }
 
 }  // namespace
@@ -251,17 +259,13 @@ std::vector<Setting> server_rows() {
             return assign(o.server.idle_freeze_seconds,
                           duration_or_off(g, "300, 5m, or 0 for never"));
           }),
-      {"--allow-preview",
-       {"PADDOCK_ALLOW_PREVIEW"},
-       kMcp,
-       kMcp,
-       "(no value)",
-       "off",
-       "Let the model open a session's port to you on 127.0.0.1 (expose_port; docs/previews.md)",
-       Arity::kSwitch,
-       [](const Given& g, Env, Options& o) {
-         return assign(o.server.allow_preview, on_or_off(g));
-       }},
+      row(
+          "--allow-preview", "PADDOCK_ALLOW_PREVIEW", "(no value)", "off",
+          "Let the model open a session's port to you on 127.0.0.1 (expose_port; docs/previews.md)",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.allow_preview, on_or_off(g));
+          },
+          Arity::kSwitch),
       row("--preview-ports", "PADDOCK_PREVIEW_PORTS", "FIRST-LAST", "any the kernel picks",
           "Host ports previews listen on, e.g. 8000-8099",
           [](const Given& g, Env, Options& o) -> Status {
@@ -321,29 +325,17 @@ std::vector<Setting> server_rows() {
             return {};
           }),
       // Images, lowest first: CONTAINER_IMAGE, then PADDOCK_IMAGES, then each --image.
-      {"", {"CONTAINER_IMAGE"}, kMcp, kMcp, "", "", "", Arity::kOne, set_container_image},
-      {"", {"CONTAINER_LANGUAGE"}, kMcp, kMcp, "", "", "", Arity::kOne, check_container_language},
-      {"--image",
-       {"PADDOCK_IMAGES"},
-       kMcp,
-       kMcp,
-       "LANG=REF",
-       "",
-       "A language's image, e.g. python=python:3.12-slim",
-       Arity::kRepeated,
-       [](const Given& g, Env, Options& o) { return add_image(g, g.text, o); },
-       "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE"},
-      {"--share",
-       {"PADDOCK_SHARE"},
-       kMcp,
-       kMcp,
-       "DIR[=NAME][:rw]",
-       "",
-       "A host folder the tools may use, read-only unless :rw, named NAME (else the folder's "
-       "name); nothing else of the host is reachable",
-       Arity::kRepeated,
-       add_share,
-       "PADDOCK_SHARE=DIR[=NAME][:rw],..."},
+      row("", "CONTAINER_IMAGE", "", "", "", set_container_image),
+      row("", "CONTAINER_LANGUAGE", "", "", "", check_container_language),
+      row(
+          "--image", "PADDOCK_IMAGES", "LANG=REF", "",
+          "A language's image, e.g. python=python:3.12-slim",
+          [](const Given& g, Env, Options& o) { return add_image(g, g.text, o); }, Arity::kRepeated,
+          "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE"),
+      row("--share", "PADDOCK_SHARE", "DIR[=NAME][:rw]", "",
+          "A host folder the tools may use, read-only unless :rw, named NAME (else the folder's "
+          "name); nothing else of the host is reachable",
+          add_share, Arity::kRepeated, "PADDOCK_SHARE=DIR[=NAME][:rw],..."),
   };
 }
 
