@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
 #include "cli/command_line.h"
+#include "config/resolve.h"
 #include "config/table.h"
 
 namespace paddock::config {
@@ -174,6 +176,54 @@ TEST(SettingsTable, HelpShowsEveryFlagWithItsDefaultAndVariable) {
       }
     }
   }
+}
+
+Environment environment(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
+    auto found = values.find(name);
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+  };
+}
+
+// A command reads only the variables its rows name for it: a server's PADDOCK_MEMORY must not
+// change what `paddock run` does in the same shell, while --backend's variables serve both.
+TEST(SettingsTable, EachCommandReadsOnlyItsOwnVariables) {
+  auto env = environment(
+      {{"PADDOCK_MEMORY", "1g"}, {"PADDOCK_BACKEND", "podman"}, {"PADDOCK_REQUIRE_CGROUPS", "on"}});
+  auto run = resolve(kRun, {}, env);
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_FALSE(run->server.limits.memory_bytes);
+  EXPECT_FALSE(run->server.require_cgroups);
+  EXPECT_EQ(run->server.backend, "podman");
+  auto mcp = resolve(kMcp, {}, env);
+  ASSERT_TRUE(mcp) << mcp.error().message;
+  EXPECT_EQ(mcp->server.limits.memory_bytes, 1ull << 30);
+  EXPECT_TRUE(mcp->server.require_cgroups);
+  auto flagged = resolve(kRun, {{"--require-cgroups", {"on"}}, {"--memory", {"2g"}}}, env);
+  ASSERT_TRUE(flagged) << flagged.error().message;
+  EXPECT_TRUE(flagged->server.require_cgroups);
+  EXPECT_EQ(flagged->server.limits.memory_bytes, 2ull << 30);
+}
+
+// The checks no single row can make hold for both commands, in the same words.
+TEST(SettingsTable, CrossChecksAreTheSameForBothCommands) {
+  for (Command command : {kRun, kMcp}) {
+    auto hosts = resolve(command, {{"--allow-host", {"pypi.org"}}, {"--network", {"user"}}},
+                         environment({}));
+    ASSERT_FALSE(hosts);
+    EXPECT_NE(hosts.error().message.find("--allow-host is the programs' only network: it cannot "
+                                         "be combined with --network user"),
+              std::string::npos)
+        << hosts.error().message;
+    auto secret = resolve(command, {{"--secret", {"K=V@api.test"}}, {"--backend", {"docker"}}},
+                          environment({}));
+    ASSERT_FALSE(secret);
+    EXPECT_NE(secret.error().message.find("--secret needs the native backend"), std::string::npos);
+  }
+  // Only a server has a longest timeout.
+  EXPECT_TRUE(resolve(kRun, {{"--timeout", {"10m"}}}, environment({})));
+  EXPECT_FALSE(resolve(kMcp, {{"--timeout", {"10m"}}}, environment({})));
 }
 
 }  // namespace
