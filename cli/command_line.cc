@@ -2,9 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <functional>
-#include <map>
 #include <memory>
 #include <set>
 

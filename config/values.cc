@@ -1,6 +1,5 @@
 #include "config/values.h"
 
-#include <cmath>
 
 #include "core/units.h"
 
