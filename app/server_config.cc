@@ -12,6 +12,7 @@ SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.allowed_hosts = options.allowed_hosts;
   overrides.max_collected_files = options.max_artifacts;
   overrides.max_collected_bytes = options.max_artifact_bytes;
+  overrides.require_cgroups = options.require_cgroups;
   if (!options.trust_bundle.empty()) {
     overrides.trust_bundle = options.trust_bundle;
     for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {

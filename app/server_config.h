@@ -60,6 +60,7 @@ struct ServerOptions {
   double idle_freeze_seconds = 300;
   double max_timeout_seconds = 300;  // cap on execute_code's timeout
   LimitOverrides limits;             // over every language policy's
+  bool require_cgroups = false;      // refuse sandboxes whose limits cgroup v2 cannot enforce
   // Bytes of each stream a tool result carries, its start and its end: a model's context is
   // small, and the end is where the final error is.
   std::uint64_t result_stream_bytes = 64u << 10;

@@ -6,10 +6,10 @@
 // these (mcp_command.cc).
 
 #include "cli/backend_registry.h"
-#include "cli/settings.h"
+#include "config/settings.h"
 
 namespace paddock::cli {
 
-BackendSettings backend_settings(const Environment& env);
+BackendSettings backend_settings(const config::Environment& env);
 
 }  // namespace paddock::cli

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "cli/settings.h"
+#include "config/settings.h"
 #include "core/result.h"
 #include "egress/brokered_secrets.h"
 #include "egress/preview_forwarder.h"
@@ -81,7 +81,7 @@ struct InfoRequest {
 
 // `paddock mcp`: the MCP stdio server; its flags are resolved with the environment at start.
 struct McpRequest {
-  FlagValues flags;  // the flags given, as typed (cli/mcp_settings.h's rows)
+  config::FlagValues flags;  // the flags given, as typed (config/table.h's rows)
 };
 
 using Request =

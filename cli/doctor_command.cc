@@ -22,7 +22,7 @@ struct BackendCheck {
 // say where they listen and why they cannot be reached.
 std::vector<BackendCheck> check_backends() {
   std::vector<BackendCheck> checks;
-  BackendSettings settings = backend_settings(process_environment());
+  BackendSettings settings = backend_settings(config::process_environment());
   for (const auto& name : available_backends().names()) {
     if (name == "native") continue;
     auto backend = available_backends().create(name, settings);

@@ -11,7 +11,7 @@ bool absolute(const std::optional<std::string>& path) {
 
 }  // namespace
 
-std::string default_store_root(const Environment& env) {
+std::string default_store_root(const config::Environment& env) {
   if (auto root = env("PADDOCK_ROOT")) return *root;
   if (auto data = env("XDG_DATA_HOME"); absolute(data)) return *data + "/paddock";
   if (geteuid() == 0) return "/var/lib/paddock";
@@ -19,13 +19,13 @@ std::string default_store_root(const Environment& env) {
   return (absolute(home) ? *home : std::string("/tmp")) + "/.local/share/paddock";
 }
 
-std::optional<std::string> user_policy_directory(const Environment& env) {
+std::optional<std::string> user_policy_directory(const config::Environment& env) {
   if (auto config = env("XDG_CONFIG_HOME")) return *config + "/paddock/policies";
   if (auto home = env("HOME")) return *home + "/.config/paddock/policies";
   return std::nullopt;
 }
 
-rootfs::RegistryConfig registry_config(const Environment& env) {
+rootfs::RegistryConfig registry_config(const config::Environment& env) {
   rootfs::RegistryConfig config;
   if (auto dir = env("DOCKER_CONFIG")) {
     config.docker_config_file = *dir + "/config.json";

@@ -7,20 +7,20 @@
 #include <optional>
 #include <string>
 
-#include "cli/settings.h"
+#include "config/settings.h"
 #include "rootfs/registry_credentials.h"
 
 namespace paddock::cli {
 
 // The image store: $PADDOCK_ROOT, else $XDG_DATA_HOME/paddock, else /var/lib/paddock as root and
 // ~/.local/share/paddock for other users (what every command's --root help says).
-std::string default_store_root(const Environment& env);
+std::string default_store_root(const config::Environment& env);
 
 // The user's own language policies: $XDG_CONFIG_HOME/paddock/policies, else
 // ~/.config/paddock/policies; none without either variable.
-std::optional<std::string> user_policy_directory(const Environment& env);
+std::optional<std::string> user_policy_directory(const config::Environment& env);
 
 // The user's Docker config file and certs.d directory, as Docker and Podman find them.
-rootfs::RegistryConfig registry_config(const Environment& env);
+rootfs::RegistryConfig registry_config(const config::Environment& env);
 
 }  // namespace paddock::cli

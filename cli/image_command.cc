@@ -50,8 +50,8 @@ int list_images(const rootfs::ImageStore& store, bool json) {
 }  // namespace
 
 int image_command(const ImageRequest& request) {
-  auto store =
-      rootfs::ImageStore::open(request.root.value_or(default_store_root(process_environment())));
+  auto store = rootfs::ImageStore::open(
+      request.root.value_or(default_store_root(config::process_environment())));
   if (!store) return fail(store.error().message);
   if (request.action == "images") return list_images(*store, request.json);
   if (request.action == "rmi") {

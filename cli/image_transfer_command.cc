@@ -14,8 +14,8 @@
 namespace paddock::cli {
 
 int image_transfer_command(const ImageRequest& request) {
-  auto store =
-      rootfs::ImageStore::open(request.root.value_or(default_store_root(process_environment())));
+  auto store = rootfs::ImageStore::open(
+      request.root.value_or(default_store_root(config::process_environment())));
   if (!store) return fail(store.error().message);
   if (request.action == "import") {
     rootfs::ImportOptions options{request.tag, request.platform};
@@ -30,7 +30,7 @@ int image_transfer_command(const ImageRequest& request) {
     auto reference = rootfs::parse_image_reference(request.arguments.at(0));
     if (!reference) return fail(reference.error().message);
     rootfs::PullOptions options;
-    options.registry_config = registry_config(process_environment());
+    options.registry_config = registry_config(config::process_environment());
     options.platform = request.platform;
     options.insecure = request.insecure;
     options.creds = request.creds;

@@ -14,7 +14,8 @@ namespace {
 
 // The backends' settings from the environment, with what the server's settings table resolved
 // for them laid over (a flag or its variable).
-BackendSettings server_backend_settings(const app::ServerOptions& options, const Environment& env) {
+BackendSettings server_backend_settings(const app::ServerOptions& options,
+                                        const config::Environment& env) {
   BackendSettings settings = backend_settings(env);
   settings.kube.namespace_name = options.kube_namespace;
   settings.kube.pods.start_seconds = options.pod_start_seconds;
@@ -27,7 +28,7 @@ BackendSettings server_backend_settings(const app::ServerOptions& options, const
 }  // namespace
 
 int mcp_command(const McpRequest& request) {
-  Environment env = process_environment();
+  config::Environment env = config::process_environment();
   auto options = resolve_server_options(request.flags, env);
   if (!options) {
     // As every configuration error of the server: one line, exit status 2, before stdin is read.

@@ -1,24 +1,18 @@
 #pragma once
 
-// `paddock mcp`'s settings table. Every setting has a flag and an environment variable, because
-// MCP clients start servers from JSON (`command`, `args`, `env`). A flag wins over its variable,
-// a variable over the language policy's default; errors are one line naming the flag or
-// variable as the user wrote it. docs/mcp.md's table lists the same rows (a unit test checks).
-
-#include <vector>
+// `paddock mcp`'s options: the settings table's rows of the server (config/table.h), flag over
+// variable over the language policy's default, with what the server finds in its environment
+// besides (the secrets' values, the user's policies, the state directory). Errors are one line
+// naming the flag or variable as the user wrote it.
 
 #include "app/server_config.h"
-#include "cli/settings.h"
+#include "config/settings.h"
 #include "core/result.h"
 
 namespace paddock::cli {
 
-using McpSetting = Setting<app::ServerOptions>;
-
-// In --help's order.
-const std::vector<McpSetting>& mcp_settings();
-
 // The flags given (from the command line) and the environment, as the server's options.
-Result<app::ServerOptions> resolve_server_options(const FlagValues& flags, const Environment& env);
+Result<app::ServerOptions> resolve_server_options(const config::FlagValues& flags,
+                                                  const config::Environment& env);
 
 }  // namespace paddock::cli

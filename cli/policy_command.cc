@@ -89,7 +89,7 @@ int screen_command(const LanguagePolicy& policy, bool as_json) {
 }  // namespace
 
 int policy_command(const PolicyRequest& request) {
-  Environment env = process_environment();
+  config::Environment env = config::process_environment();
   if (request.action == "check") {
     auto policy = check_policy_file(request.argument, env);
     if (!policy) return fail(policy.error().message);

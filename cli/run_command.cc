@@ -178,7 +178,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   std::optional<LanguagePolicy> policy;
   std::optional<ScreeningVerdict> screening;
   std::optional<std::string> code;
-  Environment env = process_environment();
+  config::Environment env = config::process_environment();
   if (request.language) {
     auto found = PolicyStore::load_one(
         policy_directories(user_policy_directory(env), request.language->policy_dir),

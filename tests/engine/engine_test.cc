@@ -37,7 +37,7 @@ using Clock = std::chrono::steady_clock;
 // The engines' settings as paddock's command line resolves them, from this process's
 // environment (where the suite points DOCKER_HOST and CONTAINER_HOST at its engines).
 engine::EngineSettings engine_settings() {
-  return cli::backend_settings(cli::process_environment()).engine;
+  return cli::backend_settings(config::process_environment()).engine;
 }
 constexpr const char* kImage = "localhost/paddock/python:bookworm";
 

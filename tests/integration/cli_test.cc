@@ -58,8 +58,9 @@ TEST(Cli, BadInputIsOneClearLine) {
   expect_usage_error({"run", "--ro-bind", "/usr:/proc/x", "--", "true"}, "/proc/x");
   expect_usage_error({"run", "--env", "NOEQUALS", "--", "true"}, "NOEQUALS");
   expect_usage_error({"frobnicate"}, "frobnicate");
-  expect_usage_error({"run", "--backend", "lxc", "--", "true"},
-                     "unknown backend 'lxc'; available: native, docker, podman, kubernetes");
+  expect_usage_error(
+      {"run", "--backend", "lxc", "--", "true"},
+      "--backend 'lxc' is not a backend; use e.g. native, docker, podman or kubernetes");
 }
 
 TEST(Cli, MalformedSeccompProfileNamesFileAndPointer) {

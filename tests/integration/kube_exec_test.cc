@@ -133,7 +133,7 @@ class KubeExec : public ::testing::Test {
         {"users", {{{"name", "test"}, {"user", {{"token", access_.token}}}}}}};
     // As paddock's command line resolves them: from the environment, then what was chosen.
     setenv("KUBECONFIG", kubeconfig.c_str(), 1);
-    kube::KubeSettings settings = cli::backend_settings(cli::process_environment()).kube;
+    kube::KubeSettings settings = cli::backend_settings(config::process_environment()).kube;
     unsetenv("KUBECONFIG");
     if (namespace_name) settings.namespace_name = namespace_name;
     if (options.seccomp_profile) {

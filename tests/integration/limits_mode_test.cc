@@ -11,6 +11,7 @@
 #include "runtime/native/cgroup/cgroup_manager.h"
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
+#include "support/mcp_process.h"
 
 namespace paddock::testing {
 namespace {
@@ -94,6 +95,31 @@ TEST(LimitsMode, CliRefusesWithOneLine) {
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
     EXPECT_NE(result.err.find("paddock doctor"), std::string::npos);
   }
+}
+
+// The server takes the same setting: with it, no call and no session runs under the rlimit
+// fallback; each is refused in one line that names the setting, and the server goes on serving.
+TEST(LimitsMode, McpServerRefusesTheFallbackToo) {
+  McpProcess server({"--require-cgroups"});
+  server.call(1, "execute_code", {{"code", "print(6 * 7)"}});
+  McpProcess::json fresh = server.wait_for(1);
+  server.call(2, "create_session", McpProcess::json::object());
+  McpProcess::json session = server.wait_for(2);
+  if (host_cgroups().usable()) {
+    EXPECT_FALSE(McpProcess::is_tool_error(fresh)) << fresh.dump();
+    EXPECT_NE(McpProcess::text_of(fresh).find("42"), std::string::npos) << fresh.dump();
+    EXPECT_FALSE(McpProcess::is_tool_error(session)) << session.dump();
+    return;
+  }
+  for (const auto& answer : {fresh, session}) {
+    ASSERT_TRUE(McpProcess::is_tool_error(answer)) << answer.dump();
+    std::string text = McpProcess::text_of(answer);
+    EXPECT_NE(text.find("--require-cgroups"), std::string::npos) << text;
+    EXPECT_EQ(text.find("42"), std::string::npos) << text;
+  }
+  // Still serving: a refusal is one call's, not the server's end.
+  server.call(3, "get_supported_languages", McpProcess::json::object());
+  EXPECT_FALSE(McpProcess::is_tool_error(server.wait_for(3)));
 }
 
 }  // namespace

@@ -17,8 +17,8 @@
 namespace paddock::app {
 namespace {
 
-using cli::Environment;
 using cli::resolve_server_options;
+using config::Environment;
 
 Environment fake_environment(std::map<std::string, std::string> values) {
   return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
@@ -28,7 +28,7 @@ Environment fake_environment(std::map<std::string, std::string> values) {
   };
 }
 
-cli::FlagValues flags_of(std::vector<const char*> args) {
+config::FlagValues flags_of(std::vector<const char*> args) {
   args.insert(args.begin(), {"paddock", "mcp"});
   auto request = cli::parse_command_line(static_cast<int>(args.size()), args.data());
   EXPECT_TRUE(request) << request.error().message;
@@ -211,8 +211,10 @@ TEST(AppServerConfig, EachBadSettingIsOneLineNamingIt) {
        "PADDOCK_POD_START_TIMEOUT='0s' is not a duration"},
       {{"--audit-log", "relative.log"}, {}, "is not an absolute path"},
       {{}, {{"PADDOCK_LOG_LEVEL", "loud"}}, "PADDOCK_LOG_LEVEL='loud' is not a log level"},
-      {{"--allow-private", "10.1.2.3/8"}, {}, "--allow-private '10.1.2.3/8' is not a list of CIDR"},
-      {{}, {{"PADDOCK_HOST_LOOPBACK_PORTS", "3141,0"}}, "is not a list of ports"},
+      {{"--allow-private", "10.1.2.3/8"},
+       {},
+       "--allow-private '10.1.2.3/8' is not an IP address or CIDR range"},
+      {{}, {{"PADDOCK_HOST_LOOPBACK_PORTS", "3141,0"}}, "is not a port"},
   };
   for (const auto& c : cases) {
     auto options = resolve(c.args, c.env);

@@ -419,7 +419,7 @@ TEST(BrokeredRequests, SurviveMutatedInput) {
 namespace paddock::cli {
 namespace {
 
-Environment fake(std::map<std::string, std::string> values) {
+config::Environment fake(std::map<std::string, std::string> values) {
   return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
     auto found = values.find(name);
     if (found == values.end() || found->second.empty()) return std::nullopt;

@@ -36,7 +36,8 @@ const std::map<std::string, int>& floors() {
       {"runtime/engine", 5},
       {"runtime/kube", 5},
       {"language", 6},
-      {"app", 7},  // running calls, the warm pool, sessions, shares, transfers: plain results
+      {"app", 7},     // running calls, the warm pool, sessions, shares, transfers: plain results
+      {"config", 8},  // the one settings table of run and mcp, resolved into typed options
       {"mcp", 8},
       {"cli", 9},
   };
@@ -117,11 +118,20 @@ TEST(Layering, AnIncludeThatReachesUpIsNamed) {
   EXPECT_TRUE(violation("runtime/sandbox_spec.h", "runtime/native/init/child.h").has_value());
 }
 
-// The services return plain results: MCP's types (content blocks, a tool's context) are above them.
-TEST(Layering, TheServicesIncludeNothingOfMcp) {
+// app/ returns plain results: MCP's types (content blocks, a tool's context) are above them.
+TEST(Layering, TheAppIncludesNothingOfMcp) {
   EXPECT_TRUE(violation("app/session_registry.cc", "mcp/content.h").has_value());
   EXPECT_TRUE(violation("app/output_progress.h", "mcp/tool.h").has_value());
   EXPECT_FALSE(violation("mcp/tools/read_file.cc", "app/client_view.h").has_value());
+}
+
+// The settings table fills the typed options of app/; only the top floor reads the table.
+TEST(Layering, TheSettingsTableSitsBetweenTheAppAndTheCommandLine) {
+  EXPECT_FALSE(violation("config/options.h", "app/server_config.h").has_value());
+  EXPECT_FALSE(violation("cli/command_line.cc", "config/table.h").has_value());
+  EXPECT_TRUE(violation("config/table.cc", "cli/host_paths.h").has_value());
+  EXPECT_TRUE(violation("app/code_runner.cc", "config/options.h").has_value());
+  EXPECT_TRUE(violation("mcp/server.cc", "config/settings.h").has_value());
 }
 
 TEST(Layering, SiblingsOnOneFloorDoNotIncludeEachOther) {

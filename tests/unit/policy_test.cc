@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/settings.h"
+#include "config/settings.h"
 #include "language/builtin_policies.h"
 #include "language/language_run.h"
 #include "language/policy.h"
@@ -22,7 +22,7 @@ json minimal() {
 }
 
 std::string error_of(const json& document) {
-  auto policy = parse_policy(document, "toy.json", cli::process_environment());
+  auto policy = parse_policy(document, "toy.json", config::process_environment());
   EXPECT_FALSE(policy.ok());
   return policy.ok() ? "" : policy.error().message;
 }
@@ -100,13 +100,13 @@ TEST(Policy, AMirrorInPaddocksEnvironmentReplacesThePackageIndex) {
       {"install_allow", {"index.toy.org"}},
       {"install_mirror", {{"variable", "PADDOCK_TEST_TOY_MIRROR"}, {"env", "TOY_INDEX"}}}};
   unsetenv("PADDOCK_TEST_TOY_MIRROR");
-  auto plain = parse_policy(document, "toy.json", cli::process_environment());
+  auto plain = parse_policy(document, "toy.json", config::process_environment());
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->install_allow, (std::vector<std::string>{"index.toy.org"}));
   EXPECT_EQ(plain->install_env.count("TOY_INDEX"), 0u);
 
   setenv("PADDOCK_TEST_TOY_MIRROR", "http://user:secret@10.0.0.5:3141/root/+simple/", 1);
-  auto mirrored = parse_policy(document, "toy.json", cli::process_environment());
+  auto mirrored = parse_policy(document, "toy.json", config::process_environment());
   ASSERT_TRUE(mirrored.ok()) << mirrored.error().message;
   EXPECT_EQ(mirrored->install_allow, (std::vector<std::string>{"10.0.0.5:3141"}));
   EXPECT_EQ(mirrored->install_env.at("TOY_INDEX"),

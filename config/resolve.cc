@@ -1,0 +1,71 @@
+#include "config/resolve.h"
+
+#include "config/table.h"
+#include "core/units.h"
+
+namespace paddock::config {
+namespace {
+
+Status check_network(const Options& options) {
+  const app::ServerOptions& server = options.server;
+  if (!options.secrets.empty() && server.backend != "native") {
+    return invalid_input(
+        "--secret needs the native backend, whose egress proxy brokers it; "
+        "leave --backend at native or the secrets out");
+  }
+  // Brokered secrets and the allowlist reach out through the egress proxy, which only a
+  // sandbox without a network of its own has.
+  bool networked = server.network && *server.network != NetworkMode::kNone;
+  if (!options.secrets.empty() && networked) {
+    return invalid_input(std::string("--secret goes through the egress proxy, the programs' only "
+                                     "network: it cannot be combined with --network ") +
+                         to_string(*server.network));
+  }
+  if (!server.allowed_hosts.empty() && networked) {
+    return invalid_input(std::string("--allow-host is the programs' only network: it cannot be "
+                                     "combined with --network ") +
+                         to_string(*server.network));
+  }
+  return {};
+}
+
+// The server's own: a call's timeout and a session's idle time have ceilings.
+Status check_server(const app::ServerOptions& server) {
+  if (server.limits.wall_seconds && *server.limits.wall_seconds > server.max_timeout_seconds) {
+    return invalid_input("the default timeout (" + seconds_text(*server.limits.wall_seconds) +
+                         ") is over the longest allowed (--max-timeout, " +
+                         seconds_text(server.max_timeout_seconds) +
+                         "); lower the one or raise the other");
+  }
+  if (server.session_idle_seconds > server.max_session_idle_seconds) {
+    return invalid_input("--session-idle is over 24 h, the longest a session may stay idle");
+  }
+  return {};
+}
+
+}  // namespace
+
+Status resolve_settings(const std::vector<Setting>& table, Command command, const FlagValues& flags,
+                        const Environment& env, Options& options) {
+  for (const auto& row : table) {
+    if (!row.takes(command)) continue;
+    for (const auto& given : given_values(row, command, flags, env)) {
+      if (auto set = row.set(given, env, options); !set) return set;
+    }
+  }
+  return {};
+}
+
+Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env) {
+  Options options;
+  if (auto set = resolve_settings(settings_table(), command, flags, env, options); !set) {
+    return set.error();
+  }
+  if (command == kMcp) {
+    if (auto checked = check_server(options.server); !checked) return checked.error();
+  }
+  if (auto checked = check_network(options); !checked) return checked.error();
+  return options;
+}
+
+}  // namespace paddock::config

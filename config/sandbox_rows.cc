@@ -1,0 +1,234 @@
+// The rows both commands take. A data table: its one function is longer than 80 lines.
+
+#include <algorithm>
+
+#include "config/rows.h"
+#include "config/values.h"
+#include "core/ip_prefix.h"
+#include "core/units.h"
+#include "egress/host_pattern.h"
+
+namespace paddock::config {
+namespace {
+
+// What holds where a policy sets nothing: paddock's defaults, written once (sandbox_parts.h).
+const Limits kLimits{};
+
+// A limit's default: the language policy's, and paddock's own where it sets none (and for a
+// command run without --lang).
+std::string policy_or(const std::string& value) {
+  return "the policy's, else " + value;
+}
+
+Status set_cpus(const Given& given, Env, Options& options) {
+  auto cpus = parse_decimal(given.text);
+  if (!cpus || *cpus <= 0 || *cpus > 1024) return given.invalid("a CPU count", "0.5 or 2");
+  options.server.limits.cpus = *cpus;
+  return {};
+}
+
+// A size where 0 is a limit too (a run that may write no file, keep no output).
+Result<std::uint64_t> size_or_zero(const Given& given, const char* example) {
+  auto value = parse_size(given.text);
+  if (!value) return given.invalid("a size", example);
+  return *value;
+}
+
+Status set_network(const Given& given, Env, Options& options) {
+  if (given.text == "none") {
+    options.server.network = NetworkMode::kNone;
+  } else if (given.text == "user") {
+    options.server.network = NetworkMode::kUser;
+  } else if (given.text == "host") {
+    options.server.network = NetworkMode::kHost;
+  } else {
+    return given.invalid("a network mode", "none, user or host");
+  }
+  return {};
+}
+
+// Each value may be a comma list, as the variable is.
+Status add_private_ranges(const Given& given, Env, Options& options) {
+  for (const auto& range : split_list(given.text)) {
+    if (!parse_ip_prefix(range)) {
+      return given.invalid("an IP address or CIDR range", "10.1.2.0/24");
+    }
+    options.server.allowed_private_ranges.push_back(range);
+  }
+  return {};
+}
+
+Status add_loopback_ports(const Given& given, Env, Options& options) {
+  for (const auto& text : split_list(given.text)) {
+    auto port = parse_count(text);
+    if (!port || *port == 0 || *port > 65535) return given.invalid("a port (1 to 65535)", "3141");
+    options.server.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
+  }
+  return {};
+}
+
+Status add_allowed_host(const Given& given, Env, Options& options) {
+  if (auto pattern = egress::parse_host_pattern(given.text); !pattern) {
+    return invalid_input(given.source + ": " + pattern.error().message);
+  }
+  options.server.allowed_hosts.push_back(given.text);
+  return {};
+}
+
+// NAME=ENVVAR@HOST,...: the hosts join the allowlist; the value is read by the command that
+// uses it (config/resolve.h).
+Status add_secret(const Given& given, Env, Options& options) {
+  auto spec = egress::parse_secret_spec(given.text);
+  if (!spec) return invalid_input(given.source + ": " + spec.error().message);
+  for (const auto& known : options.secrets) {
+    if (known.spec.name == spec->name) {
+      return invalid_input(given.source + ": " + spec->name +
+                           " is brokered twice; give each secret once, with all its hosts");
+    }
+  }
+  auto& hosts = options.server.allowed_hosts;
+  for (const auto& host : spec->hosts) {
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  }
+  options.secrets.push_back({std::move(*spec), given.source});
+  return {};
+}
+
+// A row both commands take, whose variable only the server reads.
+Setting shared(std::string flag, std::string variable, std::string type, std::string default_value,
+               std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
+               std::string variables_help = {}) {
+  return {std::move(flag), {std::move(variable)},    kBoth,           kMcp,
+          std::move(type), std::move(default_value), std::move(help), arity,
+          std::move(set),  std::move(variables_help)};
+}
+
+}  // namespace
+
+std::vector<Setting> sandbox_rows() {
+  return {
+      {"--backend",
+       {"PADDOCK_BACKEND", "BACKEND"},
+       kBoth,
+       kBoth,
+       "NAME",
+       app::ServerOptions{}.backend,
+       "Where sandboxes run: native, docker, podman or kubernetes (which read DOCKER_HOST, "
+       "CONTAINER_HOST and KUBECONFIG)",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.server.backend,
+                       one_of(g, {"native", "docker", "podman", "kubernetes"}, "a backend",
+                              "native, docker, podman or kubernetes"));
+       }},
+      {"--policy-dir",
+       {"PADDOCK_POLICY_DIR"},
+       kBoth,
+       kBoth,
+       "DIR",
+       "",
+       "Extra language policies, over the built-in ones and ~/.config/paddock/policies",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.server.policy_dir, Result<std::string>(g.text));
+       }},
+      shared("--timeout", "PADDOCK_TIMEOUT", "DURATION",
+             policy_or(duration_default(kLimits.wall_seconds)),
+             "Wall-clock limit of a run, e.g. 30, 1.5s or 2m; the whole sandbox is killed",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.wall_seconds, duration(g, "30s"));
+             }),
+      shared("--memory", "PADDOCK_MEMORY", "SIZE", policy_or(size_default(kLimits.memory_bytes)),
+             "Memory of a sandbox, e.g. 512m; in rlimit mode only per process, tmpfs and shared "
+             "memory uncounted",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.memory_bytes, byte_size(g, "512m"));
+             }),
+      shared("--pids", "PADDOCK_PIDS", "N", policy_or(std::to_string(kLimits.pids)),
+             "Processes and threads of a sandbox, its init included",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.pids, whole_number(g, 2, 1'000'000, "256"));
+             }),
+      shared("--cpus", "PADDOCK_CPUS", "N", "no limit",
+             "CPU share of a whole sandbox, e.g. 0.5 (cgroup v2; rlimit mode cannot enforce it)",
+             set_cpus),
+      shared("--cpu-time", "PADDOCK_CPU_TIME", "SECONDS", policy_or("no limit"),
+             "CPU time of each process: SIGXCPU, then SIGKILL a second later",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.cpu_seconds, duration_or_off(g, "10"));
+             }),
+      shared(
+          "--require-cgroups", "PADDOCK_REQUIRE_CGROUPS", "(no value)", "off",
+          "Refuse to start a sandbox unless cgroup v2 enforces its limits (no rlimit fallback)",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.require_cgroups, on_or_off(g));
+          },
+          Arity::kSwitch),
+      shared("--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
+             policy_or(size_default(kLimits.output_bytes)),
+             "Bytes of each stream a result keeps, its start and its end, e.g. 1m (without --json, "
+             "`paddock run` passes the output through whole)",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.output_bytes, size_or_zero(g, "1m"));
+             }),
+      shared("--file-size", "PADDOCK_FILE_SIZE", "SIZE",
+             policy_or(size_default(kLimits.file_size_bytes)), "Largest file a process may write",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.file_size_bytes, size_or_zero(g, "256m"));
+             }),
+      shared("--tmp-size", "PADDOCK_TMP_SIZE", "SIZE", policy_or(size_default(kLimits.tmp_bytes)),
+             "Size of /tmp and /dev/shm, each",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.tmp_bytes, size_or_zero(g, "64m"));
+             }),
+      shared("--work-size", "PADDOCK_WORK_SIZE", "SIZE",
+             policy_or(size_default(kLimits.work_bytes)), "Size of the work directory",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.limits.work_bytes, size_or_zero(g, "256m"));
+             }),
+      shared(
+          "--network", "PADDOCK_NETWORK", "MODE", policy_or("none"),
+          "Network of programs: none, user (rootless, via pasta: outbound to the public network "
+          "only; nothing inbound, nothing of the host, no private, link-local or metadata address) "
+          "or host (no isolation of the network)",
+          set_network),
+      shared("--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS", "",
+             "Private, link-local or host addresses or CIDR ranges user-mode networking may reach "
+             "anyway, e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
+             add_private_ranges, Arity::kRepeated),
+      shared("--host-loopback-port", "PADDOCK_HOST_LOOPBACK_PORTS", "PORTS", "",
+             "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
+             "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
+             add_loopback_ports, Arity::kRepeated),
+      shared(
+          "--allow-host", "PADDOCK_ALLOW_HOSTS", "PATTERN", "",
+          "Programs reach only these hosts, through a proxy outside the sandbox: example.org, "
+          "*.example.org, example.org:8443 or 10.1.2.0/24 (with --network none); installers reach "
+          "them besides their package index",
+          add_allowed_host, Arity::kRepeated, "PADDOCK_ALLOW_HOSTS=A,B"),
+      shared(
+          "--secret", "PADDOCK_SECRETS", "NAME=ENVVAR@HOSTS", "",
+          "A brokered secret (docs/secrets.md): sandboxes see NAME set to a placeholder, and their "
+          "proxy puts ENVVAR's value in its place in HTTPS requests to HOSTS alone, e.g. "
+          "GITHUB_TOKEN=GH_TOKEN@api.github.com; the hosts join --allow-host",
+          add_secret, Arity::kRepeatedLists, "PADDOCK_SECRETS=NAME=ENVVAR@HOST,...;..."),
+      shared(
+          "--secret-in-body", "PADDOCK_SECRET_IN_BODY", "(no value)", "off",
+          "Replace brokered secrets' placeholders in request bodies too (each held whole, 1 MiB at "
+          "most), not only in headers",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.secrets_in_body, on_or_off(g));
+          },
+          Arity::kSwitch),
+      shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
+             "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
+             "system's trust store",
+             [](const Given& g, Env, Options& o) -> Status {
+               if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/etc/my-ca.pem");
+               o.server.egress_ca_file = g.text;
+               return {};
+             }),
+  };
+}
+
+}  // namespace paddock::config
