@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <type_traits>
 
 #include "runtime/container/container_backend.h"
+#include "runtime/engine/engine_backend.h"
+#include "runtime/kube/kube_backend.h"
 #include "runtime/native/spec_validation.h"
 
 namespace paddock {
@@ -107,6 +110,12 @@ TEST(SandboxValidation, TheNativeBackendChecksTheSameAndItsOwn) {
   EXPECT_TRUE(validate_sandbox(shape, a_program()).ok()) << "host /etc entries are the native's";
   EXPECT_FALSE(validate_spec(shape, a_program()).ok());
 }
+
+// Docker and Podman (EngineBackend) and Kubernetes (KubeBackend) reach a sandbox only through
+// ContainerBackend's check, run and open_session, which are final: what the recording backend
+// below shows of them holds for each (their engines are the engine tests' to start).
+static_assert(std::is_base_of_v<engine::ContainerBackend, engine::EngineBackend>);
+static_assert(std::is_base_of_v<engine::ContainerBackend, kube::KubeBackend>);
 
 // A container backend whose start records that it was reached.
 class RecordingBackend final : public engine::ContainerBackend {
