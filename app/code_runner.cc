@@ -267,10 +267,10 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
         "/work (files) and read it from there");
   }
   CodeRun run;
-  run.limits = session.limits;
-  run.limits.wall_seconds = policy.limits.wall_seconds.value_or(run.limits.wall_seconds);
-  run.timeout_capped =
-      apply_timeout(request.timeout_seconds, state.options().max_timeout_seconds, run.limits);
+  BuiltCell cell_limits =
+      build_live_cell(policy, request.timeout_seconds, session.limits, server_overrides(state));
+  run.limits = cell_limits.limits;
+  run.timeout_capped = cell_limits.timeout_capped;
   run.timeout_seconds = run.limits.wall_seconds;
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   run.preinstalled = std::move(preinstalled);

@@ -52,6 +52,17 @@ Status apply_image_source(const ImageSource& source, const std::optional<std::st
   return apply_image(*resolved, shape, plan, as_language);
 }
 
+// The one place a timeout is capped: `asked` (the call's), else what `limits` holds, never over
+// the operator's max_wall_seconds. Sets limits.wall_seconds; true when the cap cut what was asked.
+bool apply_timeout(const std::optional<double>& asked, const SpecOverrides& overrides,
+                   Limits& limits) {
+  double wanted = asked.value_or(limits.wall_seconds);
+  const std::optional<double>& cap = overrides.max_wall_seconds;
+  bool capped = cap && wanted > *cap;
+  limits.wall_seconds = capped ? *cap : wanted;
+  return capped;
+}
+
 // A language run with the operator's settings, the call's parts and the image laid over the
 // policy's; its limits not yet put into the shape and the plan (finish).
 Result<LanguageRun> language_run(const LanguagePolicy& policy, const CodeCall& call,
@@ -61,7 +72,7 @@ Result<LanguageRun> language_run(const LanguagePolicy& policy, const CodeCall& c
       language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
   if (!run) return run.error();
   apply_overrides(overrides, *run);
-  timeout_capped = apply_timeout(call.timeout_seconds, overrides.max_wall_seconds, run->limits);
+  timeout_capped = apply_timeout(call.timeout_seconds, overrides, run->limits);
   run->plan.files_after_install = call.files;
   run->plan.stdin_fd = call.stdin_fd;
   if (auto applied =
@@ -96,14 +107,6 @@ void extend_installer_list(const SpecOverrides& overrides, std::vector<std::stri
     list.push_back("127.0.0.1:" + std::to_string(port));
     list.push_back("[::1]:" + std::to_string(port));
   }
-}
-
-bool apply_timeout(const std::optional<double>& asked, const std::optional<double>& cap,
-                   Limits& limits) {
-  double wanted = asked.value_or(limits.wall_seconds);
-  bool capped = cap && wanted > *cap;
-  limits.wall_seconds = capped ? *cap : wanted;
-  return capped;
 }
 
 Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
@@ -149,8 +152,7 @@ Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCal
   BuiltCall built;
   built.limits = run->limits;
   overrides.limits.apply_to(built.limits);
-  built.timeout_capped =
-      apply_timeout(call.timeout_seconds, overrides.max_wall_seconds, built.limits);
+  built.timeout_capped = apply_timeout(call.timeout_seconds, overrides, built.limits);
   RunPlan& plan = built.plan;
   plan.steps = std::move(run->plan.steps);
   plan.networked_steps = run->plan.networked_steps;
@@ -173,6 +175,22 @@ Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCal
   return built;
 }
 
+BuiltCell build_live_cell(const LanguagePolicy& policy, const std::optional<double>& timeout,
+                          const Limits& session_limits, const SpecOverrides& overrides) {
+  BuiltCell built;
+  built.limits = session_limits;
+  built.limits.wall_seconds = policy.limits.wall_seconds.value_or(session_limits.wall_seconds);
+  built.timeout_capped = apply_timeout(timeout, overrides, built.limits);
+  return built;
+}
+
+Limits language_limits(const LanguagePolicy& policy, const SpecOverrides& overrides) {
+  Limits limits;
+  policy.limits.apply_to(limits);
+  apply_timeout(std::nullopt, overrides, limits);
+  return limits;
+}
+
 Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
                                         const std::vector<std::string>& libraries,
                                         const SpecOverrides& overrides) {
@@ -183,17 +201,15 @@ Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
   BuiltCall built;
   built.limits = run->limits;
   overrides.limits.apply_to(built.limits);
-  double wall_seconds = built.limits.wall_seconds * 4;
-  if (overrides.max_wall_seconds)
-    wall_seconds = std::min(wall_seconds, *overrides.max_wall_seconds);
-  built.limits.wall_seconds = wall_seconds;
+  // An install may take longer than a call: four times the policy's timeout, under the cap.
+  apply_timeout(built.limits.wall_seconds * 4, overrides, built.limits);
   RunPlan& plan = built.plan;
   plan.steps = {run->plan.steps.front()};
   plan.networked_steps = run->plan.networked_steps > 0 ? 1 : 0;
   plan.installer_allowed_hosts = std::move(run->plan.installer_allowed_hosts);
   // What the operator adds to the package index's list, as for a fresh run.
   extend_installer_list(overrides, plan.installer_allowed_hosts);
-  plan.wall_seconds = wall_seconds;
+  plan.wall_seconds = built.limits.wall_seconds;
   plan.output_bytes = built.limits.output_bytes;
   return built;
 }

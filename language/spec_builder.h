@@ -83,11 +83,6 @@ struct SessionCall {
 // stays empty.
 void extend_installer_list(const SpecOverrides& overrides, std::vector<std::string>& list);
 
-// The timeout that applies: `asked` (the call's), else what `limits` holds, never over `cap`.
-// Sets limits.wall_seconds; true when the cap cut what was asked.
-bool apply_timeout(const std::optional<double>& asked, const std::optional<double>& cap,
-                   Limits& limits);
-
 // A language run of `call.code`, in a sandbox of its own (cold, or warm of the same shape).
 Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
                                       const SpecOverrides& overrides, const ImageSource& image);
@@ -109,6 +104,19 @@ struct BuiltCall {
 };
 Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCall& call,
                                      const SpecOverrides& overrides, const SessionCall& session);
+
+// A cell of a live session of `policy` (its interpreter runs it: no plan), under the session's
+// `limits`: the timer is the call's `timeout`, else the policy's own, else the session's.
+struct BuiltCell {
+  Limits limits;  // every limit that applies, for the audit log
+  bool timeout_capped = false;
+};
+BuiltCell build_live_cell(const LanguagePolicy& policy, const std::optional<double>& timeout,
+                          const Limits& session_limits, const SpecOverrides& overrides);
+
+// The policy's limits over paddock's defaults, as a call of the language that asks for no
+// timeout gets them from the policy (the catalog shows them): its timeout under the cap.
+Limits language_limits(const LanguagePolicy& policy, const SpecOverrides& overrides);
 
 // `libraries` installed into a session of `policy` by the policy's installer: one networked
 // step (with the installer's list, and what the operator adds to it), its timer four times

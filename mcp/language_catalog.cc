@@ -55,8 +55,8 @@ json language_list(const app::ServerState& state) {
   return languages;
 }
 
-json limits_summary(const app::ServerState& state, const Limits& limits, NetworkMode network) {
-  return {{"timeout_seconds", std::min(limits.wall_seconds, state.options().max_timeout_seconds)},
+json limits_summary(const Limits& limits, NetworkMode network) {
+  return {{"timeout_seconds", limits.wall_seconds},
           {"memory_bytes", limits.memory_bytes},
           {"pids", limits.pids},
           {"output_bytes", limits.output_bytes},
@@ -65,9 +65,8 @@ json limits_summary(const app::ServerState& state, const Limits& limits, Network
 }
 
 json language_details(app::ServerState& state, const LanguagePolicy& policy) {
-  Limits defaults;
-  policy.limits.apply_to(defaults);
-  json limits = limits_summary(state, defaults, policy.run_network);
+  Limits defaults = language_limits(policy, spec_overrides(state.options()));
+  json limits = limits_summary(defaults, policy.run_network);
   limits["tmp_bytes"] = defaults.tmp_bytes;
   return {{"name", policy.name},
           {"aliases", policy.aliases},

@@ -12,9 +12,10 @@ namespace paddock::mcp {
 json language_list(const app::ServerState& state);
 // The toolchain version is asked once per language, in a sandbox, and remembered.
 json language_details(app::ServerState& state, const LanguagePolicy& policy);
-// The limits a language's runs get, as both get_language_details and get_session show them:
-// the timeout capped by --max-timeout, memory, pids, output, work directory and network.
-json limits_summary(const app::ServerState& state, const Limits& limits, NetworkMode network);
+// The limits a language's runs get, as both get_language_details and get_session show them
+// (their timeout already under the cap: the spec builder's): the timeout, memory, pids, output,
+// work directory and network.
+json limits_summary(const Limits& limits, NetworkMode network);
 // What each language has preinstalled, a sentence each ("Preinstalled for python: numpy, ...."),
 // for the server's instructions: a model that does not know numpy is there installs it again.
 std::string preinstalled_lines(const PolicyStore& policies);

@@ -8,6 +8,7 @@
 
 #include "runtime/kernel/kernel_bridge_source.h"
 #include "runtime/kernel_messages.h"
+#include "runtime/wall_timer.h"
 
 namespace paddock {
 namespace {
@@ -50,10 +51,9 @@ class BridgeReader {
       if (kernel_.pending_.size() > kMaxLine) {
         return Error{EPROTO, "the kernel bridge sent an overlong line"};
       }
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return std::optional<json>();
+      if (Clock::now() >= deadline) return std::optional<json>();
       pollfd watched[2] = {{kernel_.bridge_.output.get(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
-      int ready = poll(watched, extra_fd >= 0 ? 2 : 1, static_cast<int>(left.count()) + 1);
+      int ready = poll(watched, extra_fd >= 0 ? 2 : 1, poll_ms_until(deadline));
       if (ready < 0 && errno != EINTR) return system_error("waiting for the kernel bridge");
       if (extra_fd >= 0 && (watched[1].revents & POLLIN) != 0 && extra_ready != nullptr) {
         *extra_ready = true;
@@ -91,17 +91,13 @@ Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
     }
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote < 0 && errno != EAGAIN) return system_error("writing to the kernel bridge");
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return Error{ETIMEDOUT, "the kernel bridge does not read its input"};
+    if (Clock::now() >= deadline) {
+      return Error{ETIMEDOUT, "the kernel bridge does not read its input"};
+    }
     pollfd out{fd, POLLOUT, 0};
-    poll(&out, 1, static_cast<int>(left.count()) + 1);
+    poll(&out, 1, poll_ms_until(deadline));
   }
   return {};
-}
-
-Clock::time_point after(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
@@ -146,7 +142,7 @@ Status LiveKernel::launch(double ready_seconds, bool with_startup) {
   if (!started) return started.error();
   bridge_ = std::move(*started);
   BridgeReader reader(*this);
-  auto deadline = after(ready_seconds);
+  auto deadline = deadline_after(ready_seconds);
   for (;;) {
     auto message = reader.next(deadline);
     if (!message) return message.error().context("starting the " + config_.name + " kernel");
@@ -216,7 +212,8 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
   observer.on_started(0);
   json command = {
       {"code", request.code}, {"timeout", request.timeout_seconds}, {"silent", request.silent}};
-  auto hard_deadline = after(request.timeout_seconds + config_.grace_seconds + kRestartAllowance);
+  auto hard_deadline =
+      deadline_after(request.timeout_seconds + config_.grace_seconds + kRestartAllowance);
   if (auto sent = send_line(bridge_.input.get(), to_line(command), hard_deadline); !sent) {
     if (auto replaced = replace(sent.error().message); !replaced) return replaced.error();
     result.cell->state_lost = "the kernel bridge stopped reading: " + sent.error().message;
@@ -241,7 +238,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
     }
     if (cancelled) {
       interrupt_sent = true;
-      (void)send_line(bridge_.input.get(), to_line({{"interrupt", true}}), after(5));
+      (void)send_line(bridge_.input.get(), to_line({{"interrupt", true}}), deadline_after(5));
       continue;
     }
     if (!*message) {

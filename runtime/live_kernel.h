@@ -52,7 +52,7 @@ struct KernelStatus {
 
 struct CellRequest {
   std::string code;
-  double timeout_seconds = 30;
+  double timeout_seconds = kDefaultWallSeconds;
   std::uint64_t output_bytes = 1u << 20;  // kept per stream, start and end
   std::uint32_t max_figures = 20;
   std::uint64_t max_figure_bytes = 4u << 20;  // all figures of the cell together

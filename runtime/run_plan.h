@@ -32,13 +32,13 @@ struct RunPlan {
   // The caller's own files: written right before the first step after the networked ones (the
   // installer), so that no installer ever sees them; with no installer, before the first step.
   std::vector<SandboxFile> files_after_install;
-  std::vector<std::string> env;             // "K=V"; the host environment never leaks in
-  std::string cwd;                          // start directory; empty means the work directory
-  std::optional<std::string> stdin_path;    // host file given as stdin; none means /dev/null
-  int stdin_fd = -1;                        // or an fd the caller owns (takes precedence)
-  double wall_seconds = 30;                 // for all the steps together; then the run is killed
-  std::uint64_t output_bytes = 1ull << 20;  // captured per stream; the rest is dropped
-  OutputCollection collect;                 // nothing by default
+  std::vector<std::string> env;               // "K=V"; the host environment never leaks in
+  std::string cwd;                            // start directory; empty means the work directory
+  std::optional<std::string> stdin_path;      // host file given as stdin; none means /dev/null
+  int stdin_fd = -1;                          // or an fd the caller owns (takes precedence)
+  double wall_seconds = kDefaultWallSeconds;  // all the steps together; then the run is killed
+  std::uint64_t output_bytes = 1ull << 20;    // captured per stream; the rest is dropped
+  OutputCollection collect;                   // nothing by default
 
   // The program's command (the last step); empty when there are no steps.
   [[nodiscard]] const std::vector<std::string>& program() const;

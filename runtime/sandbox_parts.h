@@ -34,11 +34,15 @@ struct SandboxLimits {
   bool operator==(const SandboxLimits&) const = default;
 };
 
+// A call's timeout when neither its policy, the operator nor the call sets one: written here
+// only, and every timer that has a default starts from it.
+inline constexpr double kDefaultWallSeconds = 30;
+
 // Every limit, as policies, the operator's settings and the audit log know them: the sandbox's,
 // and a call's timer and output cap (RunPlan's wall_seconds and output_bytes).
 struct Limits : SandboxLimits {
-  double wall_seconds = 30;                 // the whole sandbox is killed after this
-  std::uint64_t output_bytes = 1ull << 20;  // captured per stream; the rest is dropped
+  double wall_seconds = kDefaultWallSeconds;  // the whole sandbox is killed after this
+  std::uint64_t output_bytes = 1ull << 20;    // captured per stream; the rest is dropped
 
   bool operator==(const Limits&) const = default;
 };

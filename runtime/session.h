@@ -25,7 +25,7 @@ struct ExecRequest {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH
   std::vector<std::string> env;   // "K=V" on top of the session's environment
   int stdin_fd = -1;              // owned by the caller; -1 means /dev/null
-  double wall_seconds = 30;
+  double wall_seconds = kDefaultWallSeconds;
   std::uint64_t output_bytes = 1ull << 20;
   bool stdout_to_stderr = false;  // an installer's or compiler's chatter is not the output
   bool network = false;           // user-mode networking for this command only (an installer)

@@ -5,12 +5,15 @@
 #include <utility>
 
 #include "runtime/output_capture.h"
+#include "runtime/wall_timer.h"
 
 namespace paddock {
 
 Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
                             RunObserver& observer) {
-  auto started = std::chrono::steady_clock::now();
+  auto started = WallClock::now();
+  // One timer for all the steps: each gets what the ones before it left.
+  auto deadline = deadline_after(plan.wall_seconds, started);
   std::string earlier_output;  // what the installer and compiler said, shown before the run's
   // The plan's files come with the first step, and so do the caller's when no installer comes
   // first: in that order, as a cold run writes them.
@@ -30,13 +33,12 @@ Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
         if (auto wrote = sandbox.write_file(file); !wrote) return wrote.error();
       }
     }
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ExecRequest exec;
     exec.argv = plan.steps[step];
     exec.env = plan.env;
     exec.stdin_fd = program ? sandbox.stdin_fd : -1;
-    exec.wall_seconds = std::max(0.001, plan.wall_seconds - elapsed);
+    // Never 0: a step that starts gets a moment, and its timer still ends it.
+    exec.wall_seconds = std::max(0.001, seconds_until(deadline));
     exec.output_bytes = plan.output_bytes;
     exec.stdout_to_stderr = !program;
     // A result that ends in the installer's step says the installer had the network.
@@ -52,9 +54,8 @@ Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
   }
   if (!last) return last;
   put_in_front(last->stderr_data, earlier_output);
-  last->duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::steady_clock::now() - started)
-                          .count();
+  last->duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(WallClock::now() - started).count();
   return last;
 }
 

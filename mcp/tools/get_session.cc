@@ -83,7 +83,7 @@ class GetSession final : public Tool {
     double age =
         std::chrono::duration<double>(std::chrono::system_clock::now() - session.created_at)
             .count();
-    json limits = limits_summary(context.state, session.limits, session.policy->run_network);
+    json limits = limits_summary(session.limits, session.policy->run_network);
     limits["cpus"] = session.limits.cpus ? json(*session.limits.cpus) : json(nullptr);
     json structured = {{"session_id", id},
                        {"language", session.policy->name},

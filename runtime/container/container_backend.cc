@@ -1,5 +1,7 @@
 #include "runtime/container/container_backend.h"
 
+#include "runtime/sandbox_validation.h"
+
 namespace paddock::container {
 
 namespace {
@@ -29,9 +31,14 @@ Status refuse_allowlist(const ContainerBackend& backend, const SandboxShape& sha
 
 }  // namespace
 
+Status ContainerBackend::check(const SandboxShape& shape, const RunPlan& plan) const {
+  if (auto valid = validate_sandbox(shape, plan); !valid) return valid;
+  return refuse_allowlist(*this, shape, plan);
+}
+
 Result<RunResult> ContainerBackend::run(const SandboxShape& shape, const RunPlan& plan,
                                         RunObserver& observer) {
-  if (auto refused = refuse_allowlist(*this, shape, plan); !refused) return refused.error();
+  if (auto refused = check(shape, plan); !refused) return refused.error();
   auto session = start(shape, plan);
   if (!session) return session.error();
   return run_to_the_end(**session, shape, plan, observer);
@@ -39,6 +46,7 @@ Result<RunResult> ContainerBackend::run(const SandboxShape& shape, const RunPlan
 
 Result<std::unique_ptr<Session>> ContainerBackend::open_session(const SandboxShape& shape,
                                                                 const RunPlan& base) {
+  if (auto valid = validate_sandbox(shape, base, true); !valid) return valid.error();
   if (auto refused = refuse_allowlist(*this, shape, base); !refused) return refused.error();
   auto session = start(shape, base);
   if (!session) return session.error();

@@ -13,6 +13,8 @@ namespace paddock::container {
 
 class ContainerBackend : public Backend {
  public:
+  // What every backend checks (runtime/sandbox_validation.h), then what these cannot enforce.
+  [[nodiscard]] Status check(const SandboxShape& shape, const RunPlan& plan) const final;
   [[nodiscard]] Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
                                       RunObserver& observer) final;
   [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,

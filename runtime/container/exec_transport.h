@@ -21,7 +21,7 @@ namespace paddock::container {
 struct ExecCommand {
   std::vector<std::string> argv;
   std::vector<std::string> env;  // "K=V" on top of the sandbox's
-  double wall_seconds = 30;
+  double wall_seconds = kDefaultWallSeconds;
   std::uint64_t output_bytes = 1u << 20;  // kept per stream
   bool stdout_to_stderr = false;
   RunObserver* observer = nullptr;  // output as it comes, and the cancellation token

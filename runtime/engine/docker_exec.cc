@@ -8,6 +8,7 @@
 
 #include "runtime/container/container_config.h"
 #include "runtime/engine/engine_stream.h"
+#include "runtime/wall_timer.h"
 
 namespace paddock::engine {
 namespace {
@@ -81,8 +82,7 @@ Result<container::ExecOutcome> DockerExec::run_on(Client& client,
   const CancellationToken* token =
       command.observer != nullptr ? command.observer->cancellation() : nullptr;
   auto started = Clock::now();
-  auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(command.wall_seconds));
+  auto deadline = deadline_after(command.wall_seconds, started);
   Demultiplexer demux(
       [&](int stream, std::string_view payload) { sink.take(stream == 2, payload); });
   auto streamed = client.stream(

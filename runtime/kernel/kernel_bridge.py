@@ -554,7 +554,8 @@ def execute(kernel, command):
     for: once the reply has come and the cell's output has been quiet for
     QUIET_AFTER_REPLY_SECONDS, the cell is over."""
     code = command.get("code", "")
-    timeout = float(command.get("timeout", 30))
+    # Always sent by paddock (live_kernel.cc), whose default is the only one.
+    timeout = float(command["timeout"])
     silent = bool(command.get("silent", False))
     msg_id = kernel.execute(code, silent)
     started = time.monotonic()

@@ -16,6 +16,7 @@
 #include "runtime/container/session_scripts.h"
 #include "runtime/kube/exec_channels.h"
 #include "runtime/kube/websocket_client.h"
+#include "runtime/wall_timer.h"
 
 namespace paddock::kube {
 namespace {
@@ -243,8 +244,7 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
     pod->remove_network_policy();
     return created.error().context("creating the sandbox's pod");
   }
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(options.start_seconds));
+  auto deadline = deadline_after(options.start_seconds);
   for (;;) {
     auto read = pod->client_.request("GET", pod->pod_path());
     if (!read) return read.error().context("waiting for pod " + name);
@@ -280,8 +280,7 @@ Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& comma
   container::ExecOutcome outcome;
   container::OutputSink sink(outcome, command);
   auto started = Clock::now();
-  auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(command.wall_seconds));
+  auto deadline = deadline_after(command.wall_seconds, started);
   auto connection = WebSocketConnection::open(client_.access(), path, kChannelProtocols);
   if (!connection) return connection.error().context("starting a command in pod " + name_);
   // Data goes in the stream, never in the URL (which audit logs and proxies record).

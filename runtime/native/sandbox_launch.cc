@@ -21,34 +21,49 @@ namespace {
 constexpr unsigned long long kBaseNamespaces =
     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 
+// How the sandbox starts, as launch_sandbox decided it.
+struct ChildStart {
+  bool late_network = false;  // ChildPlan::late_network
+  bool session = false;
+  bool egress_proxy = false;  // init listens for the proxy (ChildPlan::proxy_port)
+};
+
+// Every field of ChildPlan, in its declared order: the compiler holds designated initializers
+// to it, so this is the one place the plan is filled.
 ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const SandboxIdentity& identity,
-                     const Prepared& prepared) {
-  ChildPlan plan;
-  plan.mounts = &prepared.mounts;
-  plan.uid = identity.uid;
-  plan.gid = identity.gid;
-  plan.setgroups_allowed =
-      plan_id_map(id_map_host(), 1, identity.uid, identity.gid, prepared.bind_writer)
-          .setgroups_allowed;
-  plan.hostname = shape.hostname.c_str();
-  plan.private_loopback = shape.network != NetworkMode::kHost;
-  plan.preview_factory = shape.previews && plan.private_loopback;
-  plan.network_fence = &prepared.network_fence;
-  plan.late_files = &prepared.late_files;
-  plan.late_files_step = prepared.late_files.empty() ? 0 : run.networked_steps;
-  plan.rlimits = &prepared.rlimits;
-  plan.cwd = prepared.cwd.c_str();
-  plan.workdir = shape.workdir.c_str();
-  plan.steps = &prepared.steps;
-  plan.envp = const_cast<char* const*>(prepared.envp.data());
-  plan.search_path = &prepared.path_dirs;
-  plan.seccomp = prepared.seccomp->as_fprog();
-  if (prepared.init_seccomp) plan.init_seccomp = prepared.init_seccomp->as_fprog();
-  plan.fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
-                      prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()};
-  plan.bind_sources = &prepared.bind_sources;
-  plan.layer_sources = &prepared.layer_sources;
-  return plan;
+                     const Prepared& prepared, const ChildStart& start) {
+  bool private_loopback = shape.network != NetworkMode::kHost;
+  bool pause = shape.network != NetworkMode::kUser && run.networked_steps > 0;
+  return ChildPlan{
+      .mounts = &prepared.mounts,
+      .bind_sources = &prepared.bind_sources,
+      .layer_sources = &prepared.layer_sources,
+      .uid = identity.uid,
+      .gid = identity.gid,
+      .setgroups_allowed =
+          plan_id_map(id_map_host(), 1, identity.uid, identity.gid, prepared.bind_writer)
+              .setgroups_allowed,
+      .hostname = shape.hostname.c_str(),
+      .private_loopback = private_loopback,
+      .preview_factory = shape.previews && private_loopback,
+      .late_network = start.late_network,
+      .proxy_port = start.egress_proxy ? egress::kProxyPort : std::uint16_t{0},
+      .network_fence = &prepared.network_fence,
+      .rlimits = &prepared.rlimits,
+      .cwd = prepared.cwd.c_str(),
+      .workdir = shape.workdir.c_str(),
+      .steps = &prepared.steps,
+      .pause_before_step = pause ? run.networked_steps : 0,
+      .late_files = &prepared.late_files,
+      .late_files_step = prepared.late_files.empty() ? 0 : run.networked_steps,
+      .session = start.session,
+      .envp = const_cast<char* const*>(prepared.envp.data()),
+      .search_path = &prepared.path_dirs,
+      .seccomp = prepared.seccomp->as_fprog(),
+      .init_seccomp = prepared.init_seccomp ? prepared.init_seccomp->as_fprog() : sock_fprog{},
+      .fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
+                      prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()},
+  };
 }
 
 }  // namespace
@@ -159,13 +174,10 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
       !planned) {
     return planned.error();
   }
-  ChildPlan plan = child_plan(shape, run, identity, prepared);
-  plan.late_network = late_network;
-  plan.session = mode == LaunchMode::kSession;
-  if (shape.network != NetworkMode::kUser && run.networked_steps > 0) {
-    plan.pause_before_step = run.networked_steps;
-  }
-  if (has_egress_proxy(shape, run, network_later)) {
+  bool egress_proxy = has_egress_proxy(shape, run, network_later);
+  ChildPlan plan = child_plan(shape, run, identity, prepared,
+                              ChildStart{late_network, mode == LaunchMode::kSession, egress_proxy});
+  if (egress_proxy) {
     auto policy = egress_policy(shape, run);
     if (!policy) return policy.error();
     policy->secrets = std::move(secrets);
@@ -174,7 +186,6 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
     auto proxy = egress::EgressProxy::create(std::move(*policy));
     if (!proxy) return proxy.error();
     launched->egress = std::move(*proxy);
-    plan.proxy_port = egress::kProxyPort;
   }
   if (auto written = write_plan(plan_fd->get(), plan); !written) return written.error();
   prepared.channel_child.reset();

@@ -13,6 +13,7 @@
 
 #include "runtime/native/init/session_channel.h"
 #include "runtime/output_capture.h"
+#include "runtime/wall_timer.h"
 
 namespace paddock {
 namespace {
@@ -101,9 +102,7 @@ void read_message(StartedSandbox& sandbox, Supervised& state) {
 
 Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer) {
   Supervised state;
-  const auto deadline =
-      sandbox.started_at + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(limits.wall_seconds));
+  const auto deadline = deadline_after(limits.wall_seconds, sandbox.started_at);
   const CancellationToken* cancellation = observer.cancellation();
   bool init_running = true;
   bool killed = false;
@@ -122,16 +121,10 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
     if (sandbox.session && !init_running && count == 0) break;
     if (cancellation != nullptr && !killed) watch(cancellation->poll_fd());
 
-    int timeout_ms = -1;
-    if (!killed) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      timeout_ms = static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
-    }
-    int ready = poll(fds.data(), count, timeout_ms);
+    int ready = poll(fds.data(), count, killed ? -1 : poll_ms_until(deadline));
     if (ready < 0 && errno != EINTR) break;
 
-    if (!killed && std::chrono::steady_clock::now() >= deadline && !state.payload_status) {
+    if (!killed && WallClock::now() >= deadline && !state.payload_status) {
       state.timed_out = true;
       send_kill(sandbox);
       killed = true;

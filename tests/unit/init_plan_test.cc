@@ -168,9 +168,38 @@ TEST(InitPlan, AVersionAloneIsRefused) {
 // asserted here (no timing in tests); the input is in the fuzzer's corpus.
 TEST(InitPlan, ACountPastTheEndIsRefused) {
   PlanSource source;
-  std::string bytes = encode_child_plan(source.plan).substr(0, 16);
+  // The version, then the mount steps' count: the first field (visit_child_plan).
+  std::string bytes = encode_child_plan(source.plan).substr(0, 8);
   std::uint64_t many = (1u << 20) - 1;
   bytes.append(reinterpret_cast<const char*>(&many), sizeof many);
+  EXPECT_EQ(decode_child_plan(bytes), nullptr);
+}
+
+// Every field goes through the one list: a plan whose optional lists are missing decodes with
+// empty ones, never a null pointer init would follow.
+TEST(InitPlan, MissingListsComeBackEmpty) {
+  PlanSource source;
+  source.plan.network_fence = nullptr;
+  source.plan.late_files = nullptr;
+  auto decoded = decode_child_plan(encode_child_plan(source.plan));
+  ASSERT_NE(decoded, nullptr);
+  ASSERT_NE(decoded->plan.network_fence, nullptr);
+  EXPECT_TRUE(decoded->plan.network_fence->empty());
+  ASSERT_NE(decoded->plan.late_files, nullptr);
+  EXPECT_TRUE(decoded->plan.late_files->empty());
+}
+
+// A count no rest of the bytes could hold is refused as it is read, wherever it stands.
+TEST(InitPlan, EveryCountIsCheckedAgainstWhatIsLeft) {
+  PlanSource source;
+  std::string bytes = encode_child_plan(source.plan);
+  std::string search_path_count(8, '\0');
+  search_path_count[0] = 2;  // the search path's two entries, then their first size
+  std::string first = std::string("\x08", 1) + std::string(7, '\0') + "/usr/bin";
+  auto at = bytes.find(search_path_count + first);
+  ASSERT_NE(at, std::string::npos);
+  std::uint64_t many = 1u << 30;
+  bytes.replace(at, 8, std::string(reinterpret_cast<const char*>(&many), sizeof many));
   EXPECT_EQ(decode_child_plan(bytes), nullptr);
 }
 

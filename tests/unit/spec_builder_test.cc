@@ -221,6 +221,40 @@ TEST(SpecBuilder, ACallsTimeoutIsCappedAndItsPartsLandInTheSpec) {
   EXPECT_EQ(whole(*built).limits.wall_seconds, 5);
 }
 
+// Every timer the builder hands out is under the one cap: a session's calls, its installs, a
+// live cell and what the catalog shows.
+TEST(SpecBuilder, EveryTimeoutTheBuilderGivesIsUnderTheServersCap) {
+  SpecOverrides server;
+  server.max_wall_seconds = 45;
+  CodeCall call;
+  call.code = "print(1)";
+  call.timeout_seconds = 600;
+  auto in_session = build_session_call(policy("python"), call, server, SessionCall{});
+  ASSERT_TRUE(in_session.ok()) << in_session.error().message;
+  EXPECT_TRUE(in_session->timeout_capped);
+  EXPECT_EQ(in_session->plan.wall_seconds, 45);
+  // An install gets four times the policy's 30 s, but not past the cap.
+  auto install = build_session_install(policy("python"), {"numpy"}, server);
+  ASSERT_TRUE(install.ok()) << install.error().message;
+  EXPECT_EQ(install->plan.wall_seconds, 45);
+  EXPECT_EQ(build_session_install(policy("python"), {"numpy"}, {})->plan.wall_seconds, 120);
+
+  Limits session_limits;
+  session_limits.wall_seconds = 10;
+  session_limits.memory_bytes = 64ull << 20;
+  BuiltCell cell = build_live_cell(policy("python"), 600.0, session_limits, server);
+  EXPECT_TRUE(cell.timeout_capped);
+  EXPECT_EQ(cell.limits.wall_seconds, 45);
+  EXPECT_EQ(cell.limits.memory_bytes, 64ull << 20);
+  cell = build_live_cell(policy("python"), std::nullopt, session_limits, server);
+  EXPECT_FALSE(cell.timeout_capped);
+  EXPECT_EQ(cell.limits.wall_seconds, 30);  // the policy's own
+
+  server.max_wall_seconds = 20;
+  EXPECT_EQ(language_limits(policy("python"), server).wall_seconds, 20);
+  EXPECT_EQ(language_limits(policy("python"), {}).wall_seconds, 30);
+}
+
 TEST(SpecBuilder, AnImageIsResolvedOnceAndLaidUnderALanguageRun) {
   TableBackend backend;
   int ensured = 0;

@@ -99,6 +99,24 @@ struct ChildPlan {
   ChildFds fds;
 };
 
+// Calls `visit(field)` for each field of `plan` that travels to paddock-init, in declaration
+// order: the one list its encoding, decoding and checking follow (init/init_plan.cc). The
+// binding names every field, so a field added to ChildPlan without a place here fails to compile.
+template <class Plan, class Visit>
+void visit_child_plan(Plan& plan, Visit&& visit) {
+  auto& [mounts, bind_sources, layer_sources, uid, gid, setgroups_allowed, hostname,
+         private_loopback, preview_factory, late_network, proxy_port, network_fence, rlimits, cwd,
+         workdir, steps, pause_before_step, late_files, late_files_step, session, envp, search_path,
+         seccomp, init_seccomp, notify_seccomp, fds] = plan;
+  // notify_seccomp stays behind: paddock-init makes it from `seccomp` itself.
+  (void)notify_seccomp;
+  [&](auto&... field) { (visit(field), ...); }(
+      mounts, bind_sources, layer_sources, uid, gid, setgroups_allowed, hostname, private_loopback,
+      preview_factory, late_network, proxy_port, network_fence, rlimits, cwd, workdir, steps,
+      pause_before_step, late_files, late_files_step, session, envp, search_path, seccomp,
+      init_seccomp, fds);
+}
+
 // What paddock's child needs to become paddock-init, prepared before clone.
 struct InitExec {
   int program = -1;           // O_PATH fd of paddock-init

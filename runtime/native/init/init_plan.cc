@@ -1,6 +1,7 @@
 #include "runtime/native/init/init_plan.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "runtime/native/init/seccomp_notify.h"
 
@@ -10,28 +11,74 @@ namespace {
 // Bumped whenever the layout below changes; paddock and paddock-init are built together, so a
 // mismatch means a stale paddock-init beside a new paddock.
 // 2: the plan is read after go, from a memfd paddock sealed (PADDOCK_INIT_CHANNEL_FD).
-constexpr std::uint32_t kPlanVersion = 3;
+// 4: the fields in ChildPlan's own order (visit_child_plan), written by their types.
+constexpr std::uint32_t kPlanVersion = 4;
 
+template <class T>
+concept Number = std::is_arithmetic_v<T> || std::is_enum_v<T>;
+
+// Each field by its type: numbers as 8 bytes, texts with their size first, lists with their
+// count first. A missing list (a null pointer) is written as an empty one.
 class Writer {
  public:
+  template <Number T>
+  void operator()(const T& value) {
+    number(static_cast<std::uint64_t>(value));
+  }
+  void operator()(const char* value) { text(value != nullptr ? value : ""); }
+  void operator()(char* const* argv) {
+    std::size_t count = 0;
+    while (argv != nullptr && argv[count] != nullptr) ++count;
+    number(count);
+    for (std::size_t i = 0; i < count; ++i) text(argv[i]);
+  }
+  template <class T>
+  void operator()(const std::vector<T>* entries) {
+    number(entries != nullptr ? entries->size() : 0);
+    if (entries == nullptr) return;
+    for (const T& entry : *entries) (*this)(entry);
+  }
+  void operator()(const std::vector<std::uint8_t>* bytes) {
+    text(bytes != nullptr
+             ? std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size())
+             : std::string_view());
+  }
+  void operator()(const sock_fprog& program) {
+    text(std::string_view(reinterpret_cast<const char*>(program.filter),
+                          program.len * sizeof(sock_filter)));
+  }
+  void operator()(const MountPlan* mounts) {
+    (*this)(mounts != nullptr ? &mounts->steps : nullptr);
+  }
+  void operator()(const MountStep& step) {
+    (*this)(step.kind);
+    for (const std::string* value : {&step.target, &step.source, &step.content, &step.options}) {
+      text(*value);
+    }
+    (*this)(step.mode);
+    (*this)(step.protect);
+    (*this)(step.bind_slot);
+    (*this)(step.layer_slot);
+    (*this)(step.optional);
+  }
+  void operator()(const RlimitSetting& setting) {
+    (*this)(setting.resource);
+    (*this)(setting.value);
+    (*this)(setting.hard);
+    (*this)(setting.name);
+  }
+  void operator()(const LateFile& file) {
+    (*this)(file.path);
+    text(std::string_view(file.content, file.size));
+    (*this)(file.mode);
+  }
+  void operator()(const ChildFds& fds) {
+    for (int fd : {fds.channel, fds.stdin_fd, fds.stdout_fd, fds.stderr_fd}) (*this)(fd);
+  }
   void number(std::uint64_t value) { bytes_.append(reinterpret_cast<const char*>(&value), 8); }
   void text(std::string_view value) {
     number(value.size());
     bytes_.append(value);
-  }
-  void texts(const std::vector<const char*>& values) {
-    number(values.size());
-    for (const char* value : values) text(value);
-  }
-  void argv(char* const* values) {
-    std::size_t count = 0;
-    while (values[count] != nullptr) ++count;
-    number(count);
-    for (std::size_t i = 0; i < count; ++i) text(values[i]);
-  }
-  void filter(const sock_fprog& program) {
-    text(std::string_view(reinterpret_cast<const char*>(program.filter),
-                          program.len * sizeof(sock_filter)));
   }
   std::string take() { return std::move(bytes_); }
 
@@ -39,9 +86,61 @@ class Writer {
   std::string bytes_;
 };
 
+// The same fields back, each into storage of the plan's own (`storage`). A count is refused
+// when the bytes left could not hold that many entries (each takes 8 bytes at least), so garbage
+// never makes it loop or reserve; past the end, every later field is left alone.
 class Reader {
  public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  Reader(std::string_view bytes, PlanStorage& storage) : bytes_(bytes), storage_(storage) {}
+
+  template <Number T>
+  void operator()(T& field) {
+    field = static_cast<T>(number());
+  }
+  void operator()(const char*& field) { field = keep(text()).c_str(); }
+  void operator()(char* const*& argv) {
+    auto& strings = keep(std::vector<std::string>());
+    for (std::uint64_t left = count(); left > 0 && !failed_; --left) strings.push_back(text());
+    // The pointers once no string moves any more.
+    auto& pointers = keep(std::vector<char*>());
+    for (auto& value : strings) pointers.push_back(value.data());
+    pointers.push_back(nullptr);
+    argv = pointers.data();
+  }
+  template <class T>
+  void operator()(const std::vector<T>*& field) {
+    auto& entries = keep(std::vector<T>());
+    read_entries(entries);
+    field = &entries;
+  }
+  void operator()(const std::vector<std::uint8_t>*& field) {
+    std::string raw = text();
+    field = &keep(std::vector<std::uint8_t>(raw.begin(), raw.end()));
+  }
+  void operator()(sock_fprog& field);
+  void operator()(const MountPlan*& field) {
+    auto& mounts = keep(MountPlan{});
+    read_entries(mounts.steps);
+    field = &mounts;
+  }
+  void operator()(MountStep& step);
+  void operator()(RlimitSetting& setting) {
+    (*this)(setting.resource);
+    (*this)(setting.value);
+    (*this)(setting.hard);
+    (*this)(setting.name);
+  }
+  void operator()(LateFile& file) {
+    (*this)(file.path);
+    const std::string& content = keep(text());
+    file.content = content.data();
+    file.size = content.size();
+    (*this)(file.mode);
+  }
+  void operator()(ChildFds& fds) {
+    for (int* fd : {&fds.channel, &fds.stdin_fd, &fds.stdout_fd, &fds.stderr_fd}) (*this)(*fd);
+  }
+
   std::uint64_t number() {
     std::uint64_t value = 0;
     if (bytes_.size() < 8) {
@@ -51,6 +150,25 @@ class Reader {
     std::memcpy(&value, bytes_.data(), 8);
     bytes_.remove_prefix(8);
     return value;
+  }
+  [[nodiscard]] bool ok() const { return !failed_ && bytes_.empty(); }
+  // Past the end already: the counts that follow are not to be believed or looped over.
+  [[nodiscard]] bool failed() const { return failed_; }
+
+ private:
+  std::uint64_t count() {
+    std::uint64_t value = number();
+    if (value > bytes_.size() / 8) {
+      failed_ = true;
+      return 0;
+    }
+    return value;
+  }
+  template <class T>
+  void read_entries(std::vector<T>& entries) {
+    for (std::uint64_t left = count(); left > 0 && !failed_; --left) {
+      (*this)(entries.emplace_back());
+    }
   }
   std::string text() {
     std::uint64_t size = number();
@@ -62,45 +180,37 @@ class Reader {
     bytes_.remove_prefix(size);
     return value;
   }
-  std::vector<std::string> texts() {
-    std::vector<std::string> values;
-    for (std::uint64_t count = number(); count > 0 && !failed_; --count) values.push_back(text());
-    return values;
+  template <class T>
+  T& keep(T value) {
+    return std::get<std::deque<T>>(storage_).emplace_back(std::move(value));
   }
-  std::vector<sock_filter> filter() {
-    std::string raw = text();
-    std::vector<sock_filter> program(raw.size() / sizeof(sock_filter));
-    if (raw.size() % sizeof(sock_filter) != 0) failed_ = true;
-    // An empty filter's data() is null, which memcpy must not get even for no bytes.
-    if (!program.empty()) {
-      std::memcpy(program.data(), raw.data(), program.size() * sizeof(sock_filter));
-    }
-    return program;
-  }
-  [[nodiscard]] bool ok() const { return !failed_ && bytes_.empty(); }
-  // Past the end already: the counts that follow are not to be believed or looped over.
-  [[nodiscard]] bool failed() const { return failed_; }
 
- private:
   std::string_view bytes_;
+  PlanStorage& storage_;
   bool failed_ = false;
 };
 
-std::vector<const char*> pointers(const std::vector<std::string>& storage) {
-  std::vector<const char*> result;
-  for (const auto& value : storage) result.push_back(value.c_str());
-  return result;
+void Reader::operator()(sock_fprog& field) {
+  std::string raw = text();
+  std::size_t entries = raw.size() / sizeof(sock_filter);
+  // sock_fprog counts in 16 bits.
+  if (raw.size() % sizeof(sock_filter) != 0 || entries > 0xffff) failed_ = true;
+  auto& program = keep(std::vector<sock_filter>(failed_ ? 0 : entries));
+  // An empty filter's data() is null, which memcpy must not get even for no bytes.
+  if (!program.empty()) std::memcpy(program.data(), raw.data(), raw.size());
+  field = sock_fprog{static_cast<unsigned short>(program.size()), program.data()};
 }
 
-std::vector<char*> null_terminated(std::vector<std::string>& storage) {
-  std::vector<char*> result;
-  for (auto& value : storage) result.push_back(value.data());
-  result.push_back(nullptr);
-  return result;
-}
-
-sock_fprog as_fprog(std::vector<sock_filter>& program) {
-  return sock_fprog{static_cast<unsigned short>(program.size()), program.data()};
+void Reader::operator()(MountStep& step) {
+  (*this)(step.kind);
+  for (std::string* value : {&step.target, &step.source, &step.content, &step.options}) {
+    *value = text();
+  }
+  (*this)(step.mode);
+  (*this)(step.protect);
+  (*this)(step.bind_slot);
+  (*this)(step.layer_slot);
+  (*this)(step.optional);
 }
 
 }  // namespace
@@ -108,166 +218,29 @@ sock_fprog as_fprog(std::vector<sock_filter>& program) {
 std::string encode_child_plan(const ChildPlan& plan) {
   Writer out;
   out.number(kPlanVersion);
-  out.number(static_cast<std::uint64_t>(plan.fds.channel));
-  out.number(plan.mounts->steps.size());
-  for (const MountStep& step : plan.mounts->steps) {
-    out.number(static_cast<std::uint64_t>(step.kind));
-    out.text(step.target);
-    out.text(step.source);
-    out.text(step.content);
-    out.text(step.options);
-    out.number(step.mode);
-    out.number(static_cast<std::uint64_t>(step.protect));
-    out.number(static_cast<std::uint64_t>(step.bind_slot));
-    out.number(static_cast<std::uint64_t>(step.layer_slot));
-    out.number(step.optional ? 1 : 0);
-  }
-  out.texts(*plan.bind_sources);
-  out.texts(*plan.layer_sources);
-  out.number(plan.uid);
-  out.number(plan.gid);
-  out.number(plan.setgroups_allowed ? 1 : 0);
-  out.number(plan.private_loopback ? 1 : 0);
-  out.number(plan.preview_factory ? 1 : 0);
-  out.number(plan.late_network ? 1 : 0);
-  out.number(plan.proxy_port);
-  out.text(plan.hostname);
-  static const std::vector<std::uint8_t> no_fence;
-  const auto& fence = plan.network_fence != nullptr ? *plan.network_fence : no_fence;
-  out.text(std::string_view(reinterpret_cast<const char*>(fence.data()), fence.size()));
-  out.number(plan.rlimits->size());
-  for (const RlimitSetting& setting : *plan.rlimits) {
-    out.number(static_cast<std::uint64_t>(setting.resource));
-    out.number(setting.value);
-    out.number(setting.hard);
-    out.text(setting.name != nullptr ? setting.name : "");
-  }
-  out.text(plan.cwd);
-  out.text(plan.workdir);
-  out.number(plan.steps->size());
-  for (char* const* step : *plan.steps) out.argv(step);
-  out.number(plan.pause_before_step);
-  static const std::vector<LateFile> no_files;
-  const auto& late = plan.late_files != nullptr ? *plan.late_files : no_files;
-  out.number(late.size());
-  for (const LateFile& file : late) {
-    out.text(file.path);
-    out.text(std::string_view(file.content, file.size));
-    out.number(file.mode);
-  }
-  out.number(plan.late_files_step);
-  out.number(plan.session ? 1 : 0);
-  out.argv(plan.envp);
-  out.texts(*plan.search_path);
-  out.filter(plan.seccomp);
-  out.filter(plan.init_seccomp);
-  out.number(static_cast<std::uint64_t>(plan.fds.stdin_fd));
-  out.number(static_cast<std::uint64_t>(plan.fds.stdout_fd));
-  out.number(static_cast<std::uint64_t>(plan.fds.stderr_fd));
+  visit_child_plan(plan, out);
   return out.take();
 }
 
 std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
-  Reader in(bytes);
-  if (in.number() != kPlanVersion) return nullptr;
   auto decoded = std::make_unique<DecodedPlan>();
-  DecodedPlan& d = *decoded;
-  d.plan.fds.channel = static_cast<int>(in.number());
-  for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20) && !in.failed();
-       --count) {
-    MountStep step;
-    step.kind = static_cast<MountStep::Kind>(in.number());
-    step.target = in.text();
-    step.source = in.text();
-    step.content = in.text();
-    step.options = in.text();
-    step.mode = static_cast<mode_t>(in.number());
-    step.protect = static_cast<MountStep::Protect>(in.number());
-    step.bind_slot = static_cast<int>(in.number());
-    step.layer_slot = static_cast<int>(in.number());
-    step.optional = in.number() != 0;
-    d.mounts.steps.push_back(std::move(step));
-  }
-  d.bind_storage = in.texts();
-  d.layer_storage = in.texts();
-  ChildPlan& plan = d.plan;
-  plan.uid = static_cast<uid_t>(in.number());
-  plan.gid = static_cast<gid_t>(in.number());
-  plan.setgroups_allowed = in.number() != 0;
-  plan.private_loopback = in.number() != 0;
-  plan.preview_factory = in.number() != 0;
-  plan.late_network = in.number() != 0;
-  plan.proxy_port = static_cast<std::uint16_t>(in.number());
-  d.hostname = in.text();
-  std::string fence = in.text();
-  d.network_fence.assign(fence.begin(), fence.end());
-  for (std::uint64_t count = in.number(); count > 0 && count < 64 && !in.failed(); --count) {
-    RlimitSetting setting{};
-    setting.resource = static_cast<int>(in.number());
-    setting.value = in.number();
-    setting.hard = in.number();
-    d.rlimit_names.push_back(in.text());
-    d.rlimits.push_back(setting);
-  }
-  d.cwd = in.text();
-  d.workdir = in.text();
-  for (std::uint64_t count = in.number(); count > 0 && count < 64 && !in.failed(); --count) {
-    d.step_storage.push_back(in.texts());
-  }
-  plan.pause_before_step = in.number();
-  for (std::uint64_t count = in.number(); count > 0 && count < (1u << 20) && !in.failed();
-       --count) {
-    d.late_paths.push_back(in.text());
-    d.late_contents.push_back(in.text());
-    d.late_files.push_back(LateFile{nullptr, nullptr, 0, static_cast<unsigned>(in.number())});
-  }
-  plan.late_files_step = in.number();
-  plan.session = in.number() != 0;
-  d.env_storage = in.texts();
-  d.path_storage = in.texts();
-  d.seccomp = in.filter();
-  d.init_seccomp = in.filter();
-  plan.fds.stdin_fd = static_cast<int>(in.number());
-  plan.fds.stdout_fd = static_cast<int>(in.number());
-  plan.fds.stderr_fd = static_cast<int>(in.number());
+  Reader in(bytes, decoded->storage);
+  if (in.number() != kPlanVersion) return nullptr;
+  visit_child_plan(decoded->plan, [&in](auto& field) {
+    if (!in.failed()) in(field);
+  });
   if (!in.ok()) return nullptr;
-
-  // The pointers, now that no vector will grow any more.
-  for (std::size_t i = 0; i < d.rlimits.size(); ++i) d.rlimits[i].name = d.rlimit_names[i].c_str();
-  for (std::size_t i = 0; i < d.late_files.size(); ++i) {
-    d.late_files[i].path = d.late_paths[i].c_str();
-    d.late_files[i].content = d.late_contents[i].data();
-    d.late_files[i].size = d.late_contents[i].size();
-  }
-  for (auto& argv : d.step_storage) d.step_argvs.push_back(null_terminated(argv));
-  for (auto& argv : d.step_argvs) d.steps.push_back(argv.data());
-  d.envp = null_terminated(d.env_storage);
-  d.bind_sources = pointers(d.bind_storage);
-  d.layer_sources = pointers(d.layer_storage);
-  d.search_path = pointers(d.path_storage);
-  plan.mounts = &d.mounts;
-  plan.bind_sources = &d.bind_sources;
-  plan.layer_sources = &d.layer_sources;
-  plan.hostname = d.hostname.c_str();
-  plan.network_fence = &d.network_fence;
-  plan.rlimits = &d.rlimits;
-  plan.cwd = d.cwd.c_str();
-  plan.workdir = d.workdir.c_str();
-  plan.steps = &d.steps;
-  plan.late_files = &d.late_files;
-  plan.envp = d.envp.data();
-  plan.search_path = &d.search_path;
-  plan.seccomp = as_fprog(d.seccomp);
-  plan.init_seccomp = as_fprog(d.init_seccomp);
+  ChildPlan& plan = decoded->plan;
   // Only where init runs under the program's own filter: every step inherits init's, so one
   // listener sees every refusal. Under an init filter of its own, each step stacks the errno
   // form on top, whose errno outranks any notification: those refusals stay uncounted.
-  if (d.init_seccomp.empty() && !d.seccomp.empty()) {
-    d.notify_seccomp.resize(d.seccomp.size());
-    if (seccomp::to_notify_program(d.seccomp.data(), d.seccomp.size(), d.notify_seccomp.data())) {
-      plan.notify_seccomp = as_fprog(d.notify_seccomp);
+  std::vector<sock_filter>& notify = decoded->notify_seccomp;
+  if (plan.init_seccomp.len == 0 && plan.seccomp.len != 0) {
+    notify.resize(plan.seccomp.len);
+    if (seccomp::to_notify_program(plan.seccomp.filter, plan.seccomp.len, notify.data())) {
+      plan.notify_seccomp = sock_fprog{static_cast<unsigned short>(notify.size()), notify.data()};
     } else {
-      d.notify_seccomp.clear();
+      notify.clear();
     }
   }
   return decoded;

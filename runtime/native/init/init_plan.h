@@ -10,9 +10,11 @@
 #include <fcntl.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "runtime/native/init/child.h"
@@ -26,24 +28,22 @@ constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_S
 // together, and the first field is a version that must match.
 std::string encode_child_plan(const ChildPlan& plan);
 
-// A decoded plan and everything its pointers point into.
+// Everything a decoded plan's pointers point into, one deque per kind of value: a deque never
+// moves what it holds as it grows. Typed, not shared_ptr<void>: paddock-init links no C++
+// runtime library, so nothing here may need RTTI.
+using PlanStorage =
+    std::tuple<std::deque<std::string>, std::deque<std::vector<std::string>>,
+               std::deque<std::vector<char*>>, std::deque<std::vector<const char*>>,
+               std::deque<std::vector<char* const*>>, std::deque<std::vector<std::uint8_t>>,
+               std::deque<std::vector<sock_filter>>, std::deque<MountPlan>,
+               std::deque<std::vector<RlimitSetting>>, std::deque<std::vector<LateFile>>>;
+
+// A decoded plan and everything its pointers point into: each field's storage, made by the
+// decoder as the field's type needs (init_plan.cc), and kept as long as the plan.
 struct DecodedPlan {
   ChildPlan plan;
-  MountPlan mounts;
-  std::vector<std::string> bind_storage, layer_storage, env_storage, path_storage;
-  std::vector<const char*> bind_sources, layer_sources, search_path;
-  std::string hostname, cwd, workdir;
-  std::vector<std::uint8_t> network_fence;
-  std::vector<RlimitSetting> rlimits;
-  std::vector<std::string> rlimit_names;
-  std::vector<std::vector<std::string>> step_storage;
-  std::vector<std::vector<char*>> step_argvs;
-  std::vector<char* const*> steps;
-  std::vector<char*> envp;
-  std::vector<std::string> late_paths, late_contents;
-  std::vector<LateFile> late_files;
-  std::vector<sock_filter> seccomp, init_seccomp;
-  // `seccomp` with its refusals handed to the relay (init/seccomp_notify.h); empty when the
+  PlanStorage storage;
+  // `plan.seccomp` with its refusals handed to the relay (init/seccomp_notify.h); empty when the
   // plan has its own init filter or the program cannot be rewritten.
   std::vector<sock_filter> notify_seccomp;
 };

@@ -1,0 +1,29 @@
+// The host's one wall timer: a poll never wakes before the deadline, and a passed deadline
+// leaves nothing to wait for.
+
+#include "runtime/wall_timer.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock {
+namespace {
+
+TEST(WallTimer, ADeadlineIsItsSecondsAfterItsStart) {
+  auto start = WallClock::now();
+  EXPECT_EQ(deadline_after(1.5, start) - start, std::chrono::milliseconds(1500));
+  EXPECT_EQ(deadline_after(0, start), start);
+}
+
+TEST(WallTimer, APollWaitsAtLeastWhatIsLeftAndNothingOncePassed) {
+  auto deadline = deadline_after(2);
+  int wait = poll_ms_until(deadline);
+  EXPECT_GT(wait, 1900);
+  EXPECT_LE(wait, 2001);  // whole milliseconds, rounded up
+  EXPECT_GT(seconds_until(deadline), 1.9);
+  auto passed = deadline_after(-1);
+  EXPECT_EQ(poll_ms_until(passed), 0);
+  EXPECT_EQ(seconds_until(passed), 0);
+}
+
+}  // namespace
+}  // namespace paddock
