@@ -11,8 +11,8 @@
 #include "core/ip_prefix.h"
 #include "core/units.h"
 #include "core/version.h"
-#include "egress/host_pattern.h"
 #include "language/screening.h"
+#include "net/egress/host_pattern.h"
 
 namespace paddock::cli {
 namespace {
@@ -330,11 +330,11 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     return invalid_input("--network '" + flags.network + "' is not valid; use none, user or host");
   }
   for (const auto& pattern : flags.allow_hosts) {
-    if (auto parsed = egress::parse_host_pattern(pattern); !parsed) return parsed.error();
+    if (auto parsed = net::egress::parse_host_pattern(pattern); !parsed) return parsed.error();
     shape.allowed_hosts.push_back(pattern);
   }
   for (const auto& text : flags.secrets) {
-    auto spec = egress::parse_secret_spec(text);
+    auto spec = net::egress::parse_secret_spec(text);
     if (!spec) return invalid_input("--secret " + spec.error().message);
     for (const auto& known : request.secrets) {
       if (known.name == spec->name) {
@@ -376,7 +376,7 @@ Result<RunRequest> to_request(RunFlags& flags, std::vector<std::string> rest,
     shape.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
   }
   for (const auto& text : flags.publish) {
-    auto publish = egress::parse_preview_publish(text);
+    auto publish = net::preview::parse_preview_publish(text);
     if (!publish) return publish.error();
     request.publish.push_back(*publish);
     shape.previews = true;

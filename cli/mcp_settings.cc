@@ -8,9 +8,9 @@
 #include "cli/secret_broker_setup.h"
 #include "core/ip_prefix.h"
 #include "core/units.h"
-#include "egress/host_pattern.h"
-#include "egress/preview_forwarder.h"
 #include "language/warm_spec.h"
+#include "net/egress/host_pattern.h"
+#include "net/preview/forwarder.h"
 #include "rootfs/image_reference.h"
 #include "runtime/kube/localhost_profile.h"
 
@@ -210,7 +210,7 @@ Status set_preload(const Given& given, Env, Options& options) {
 }
 
 Status add_allowed_host(const Given& given, Env, Options& options) {
-  if (auto pattern = egress::parse_host_pattern(given.text); !pattern) {
+  if (auto pattern = net::egress::parse_host_pattern(given.text); !pattern) {
     return invalid_input(given.source + ": " + pattern.error().message);
   }
   options.allowed_hosts.push_back(given.text);
@@ -220,7 +220,7 @@ Status add_allowed_host(const Given& given, Env, Options& options) {
 // NAME=ENVVAR@HOST,...: the value is read now, so that a missing one fails the start, and the
 // hosts join the allowlist.
 Status add_secret(const Given& given, Env env, Options& options) {
-  auto spec = egress::parse_secret_spec(given.text);
+  auto spec = net::egress::parse_secret_spec(given.text);
   if (!spec) return invalid_input(given.source + ": " + spec.error().message);
   for (const auto& known : options.secrets) {
     if (known.spec.name == spec->name) {
@@ -533,7 +533,7 @@ std::vector<McpSetting> make_table() {
        "Host ports previews listen on, e.g. 8000-8099 (default: any the kernel picks)",
        Arity::kOne,
        [](const Given& g, Env, Options& o) -> Status {
-         auto range = egress::parse_preview_ports(g.text);
+         auto range = net::preview::parse_preview_ports(g.text);
          if (!range) return g.invalid("a port or a range of ports", "8000-8099");
          o.preview_ports = {range->first, range->last};
          return {};

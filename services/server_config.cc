@@ -14,7 +14,7 @@ SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.max_collected_bytes = options.max_artifact_bytes;
   if (!options.trust_bundle.empty()) {
     overrides.trust_bundle = options.trust_bundle;
-    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+    for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
       overrides.env.push_back(std::move(entry));
     }
   }
