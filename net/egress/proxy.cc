@@ -39,11 +39,9 @@ EgressProxy::EgressProxy(EgressPolicy policy)
 
 Result<std::unique_ptr<EgressProxy>> EgressProxy::create(EgressPolicy policy) {
   std::unique_ptr<EgressProxy> proxy(new EgressProxy(std::move(policy)));
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
-    return system_error("starting the egress proxy");
-  proxy->wake_read_.reset(pipe_fds[0]);
-  proxy->wake_write_.reset(pipe_fds[1]);
+  auto events = io::EventLoop::create();
+  if (!events) return events.error().context("starting the egress proxy");
+  proxy->events_.emplace(std::move(*events));
   auto lookups = LookupQueue::create();
   if (!lookups) return lookups.error();
   proxy->lookups_ = std::move(*lookups);
@@ -85,7 +83,7 @@ void EgressProxy::serve(UniqueFd listener) {
 
 void EgressProxy::stop() {
   if (stopping_.exchange(true)) return;
-  if (wake_write_.valid()) (void)!write(wake_write_.get(), "x", 1);
+  if (events_) events_->wake();
   if (loop_.joinable()) loop_.join();
   connections_.clear();
   listener_.reset();
@@ -99,7 +97,7 @@ void EgressProxy::set_allowlist(AllowList allow) {
     applied_generation_ = generation;
     return;
   }
-  (void)!write(wake_write_.get(), "x", 1);
+  events_->wake();
   applied_.wait(lock, [&] { return applied_generation_ >= generation || !looping_; });
 }
 
@@ -156,106 +154,26 @@ void EgressProxy::reached(const std::string& host, std::uint16_t port) {
 }
 
 void EgressProxy::run() {
-  std::vector<pollfd> watched;
-  // For each entry of `watched` past the first three: its connection, and whether it is the
-  // upstream side.
-  std::vector<std::pair<Connection*, bool>> owners;
+  io::EventLoop& events = *events_;
   while (!stopping_) {
-    // A list replaced since the last turn ends every connection accepted under an older one
-    // before anything else happens to them, and set_allowlist learns it has.
-    {
-      std::lock_guard lock(mutex_);
-      if (applied_generation_ != generation_) {
-        for (auto& [id, connection] : connections_) {
-          if (connection->generation != generation_) connection->end();
-        }
-        std::erase_if(connections_, [](const auto& entry) {
-          return entry.second->stage == Connection::Stage::kDone;
-        });
-        applied_generation_ = generation_;
-        applied_.notify_all();
-      }
-    }
+    apply_allowlist();
+    // The lookups and the listener are served after the connections' events, as they come.
+    bool lookups_ready = false;
+    bool accept_ready = false;
     auto now = Clock::now();
-    Clock::time_point wake_at = kNever;
-    watched.clear();
-    owners.clear();
-    watched.push_back({wake_read_.get(), POLLIN, 0});
-    watched.push_back({lookups_->ready_fd(), POLLIN, 0});
-    bool accepting = now >= accept_again_;
-    watched.push_back({accepting ? listener_.get() : -1, POLLIN, 0});
-    if (!accepting) wake_at = accept_again_;
-    for (auto& [id, connection] : connections_) {
-      short client_events =
-          (connection->reads_client() ? POLLIN : 0) | (connection->to_client.empty() ? 0 : POLLOUT);
-      short upstream_events = 0;
-      if (connection->upstream.valid()) {
-        upstream_events =
-            (connection->reads_upstream() ? POLLIN : 0) |
-            (connection->to_upstream.empty() && connection->stage != Connection::Stage::kConnecting
-                 ? 0
-                 : POLLOUT);
-      }
-      // A side with nothing to wait for is left out: poll reports a hang-up even unasked, and
-      // one that cannot be acted on yet would wake the loop at once, turn after turn.
-      watched.push_back({client_events != 0 ? connection->client.get() : -1, client_events, 0});
-      owners.emplace_back(connection.get(), false);
-      watched.push_back(
-          {upstream_events != 0 ? connection->upstream.get() : -1, upstream_events, 0});
-      owners.emplace_back(connection.get(), true);
-      wake_at = std::min({wake_at, connection->deadline, connection->idle_deadline});
+    events.begin_turn();
+    watch_connections(events);
+    events.watch(lookups_->ready_fd(), POLLIN, [&](short) { lookups_ready = true; });
+    if (now >= accept_again_) {
+      events.watch(listener_.get(), POLLIN, [&](short) { accept_ready = true; });
+    } else {
+      events.wake_by(accept_again_);
     }
-    int timeout = -1;
-    if (wake_at != kNever) {
-      auto left = std::chrono::ceil<std::chrono::milliseconds>(wake_at - now).count();
-      timeout = static_cast<int>(std::clamp<std::int64_t>(left, 0, 60'000));
-    }
-    int ready = poll(watched.data(), watched.size(), timeout);
-    if (ready < 0 && errno != EINTR) break;
+    if (!events.wait()) break;
     if (stopping_) break;
-    if (ready > 0 && watched[0].revents != 0) {
-      char drained[64];
-      while (read(wake_read_.get(), drained, sizeof drained) > 0) {
-      }
-    }
+    events.dispatch();
     now = Clock::now();
-    for (std::size_t i = 3; ready > 0 && i < watched.size(); ++i) {
-      if (watched[i].revents == 0) continue;
-      // Plain variables, not a structured binding: the lambdas below capture the connection,
-      // which clang before 16 refuses for a binding (P1091).
-      Connection* connection = owners[i - 3].first;
-      bool upstream_side = owners[i - 3].second;
-      if (connection->stage == Connection::Stage::kDone) continue;
-      connection->touched = true;
-      short events = watched[i].revents;
-      bool failed = false;
-      if (!upstream_side) {
-        failed = !serve_side(
-            connection->client.get(), events, connection->to_client,
-            [live = connection] { return live->reads_client(); }, connection->from_client,
-            connection->client_room(), connection->client_ended);
-      } else if (connection->stage == Connection::Stage::kConnecting) {
-        int error = 0;
-        socklen_t size = sizeof error;
-        if (getsockopt(connection->upstream.get(), SOL_SOCKET, SO_ERROR, &error, &size) != 0) {
-          error = errno;
-        }
-        if (error == 0) {
-          connected(*connection);
-        } else {
-          connection->connect_error = error;
-          connect_next(*connection);
-        }
-      } else {
-        std::string& into = connection->upstream_bytes();
-        failed = !serve_side(
-            connection->upstream.get(), events, connection->to_upstream,
-            [live = connection] { return live->reads_upstream(); }, into,
-            kRelayBuffer - std::min(kRelayBuffer, into.size()), connection->upstream_ended);
-      }
-      if (failed) connection->end();
-    }
-    if (ready > 0 && watched[1].revents != 0) serve_lookups();
+    if (lookups_ready) serve_lookups();
     for (auto& [id, connection] : connections_) {
       if (std::exchange(connection->touched, false) &&
           connection->stage != Connection::Stage::kDone) {
@@ -273,7 +191,82 @@ void EgressProxy::run() {
     std::erase_if(connections_, [](const auto& entry) {
       return entry.second->stage == Connection::Stage::kDone;
     });
-    if (accepting && ready > 0 && watched[2].revents != 0) accept_new(now);
+    if (accept_ready) accept_new(now);
+  }
+}
+
+void EgressProxy::apply_allowlist() {
+  // A list replaced since the last turn ends every connection accepted under an older one
+  // before anything else happens to them, and set_allowlist learns it has.
+  std::lock_guard lock(mutex_);
+  if (applied_generation_ == generation_) return;
+  for (auto& [id, connection] : connections_) {
+    if (connection->generation != generation_) connection->end();
+  }
+  std::erase_if(connections_,
+                [](const auto& entry) { return entry.second->stage == Connection::Stage::kDone; });
+  applied_generation_ = generation_;
+  applied_.notify_all();
+}
+
+void EgressProxy::watch_connections(io::EventLoop& events) {
+  for (auto& [id, connection] : connections_) {
+    // A plain pointer, not the binding: clang before 16 refuses to capture a structured
+    // binding in a lambda (P1091).
+    Connection* live = connection.get();
+    short client_events =
+        (live->reads_client() ? POLLIN : 0) | (live->to_client.empty() ? 0 : POLLOUT);
+    short upstream_events = 0;
+    if (live->upstream.valid()) {
+      upstream_events =
+          (live->reads_upstream() ? POLLIN : 0) |
+          (live->to_upstream.empty() && live->stage != Connection::Stage::kConnecting ? 0
+                                                                                      : POLLOUT);
+    }
+    events.watch(live->client.get(), client_events,
+                 [this, live](short revents) { on_client(*live, revents); });
+    events.watch(live->upstream.get(), upstream_events,
+                 [this, live](short revents) { on_upstream(*live, revents); });
+    events.wake_by(std::min(live->deadline, live->idle_deadline));
+  }
+}
+
+void EgressProxy::on_client(Connection& connection, short events) {
+  if (connection.stage == Connection::Stage::kDone) return;
+  connection.touched = true;
+  Connection* live = &connection;
+  if (!serve_side(
+          connection.client.get(), events, connection.to_client,
+          [live] { return live->reads_client(); }, connection.from_client, connection.client_room(),
+          connection.client_ended)) {
+    connection.end();
+  }
+}
+
+void EgressProxy::on_upstream(Connection& connection, short events) {
+  if (connection.stage == Connection::Stage::kDone) return;
+  connection.touched = true;
+  if (connection.stage == Connection::Stage::kConnecting) {
+    int error = 0;
+    socklen_t size = sizeof error;
+    if (getsockopt(connection.upstream.get(), SOL_SOCKET, SO_ERROR, &error, &size) != 0) {
+      error = errno;
+    }
+    if (error == 0) {
+      connected(connection);
+    } else {
+      connection.connect_error = error;
+      connect_next(connection);
+    }
+    return;
+  }
+  Connection* live = &connection;
+  std::string& into = connection.upstream_bytes();
+  if (!serve_side(
+          connection.upstream.get(), events, connection.to_upstream,
+          [live] { return live->reads_upstream(); }, into,
+          kRelayBuffer - std::min(kRelayBuffer, into.size()), connection.upstream_ended)) {
+    connection.end();
   }
 }
 

@@ -49,9 +49,8 @@
 //   costs the server a TLS handshake with the sandbox and another with the real host, CPU that
 //   is the server's, not the sandbox's (docs/security.md gives the figure).
 //
-// poll(), not epoll: a loop watches at most 2 * kMaxConnectionsPerSandbox + 3 descriptors, and
-// rebuilding that list each turn costs less than keeping an epoll set in step with every
-// change of what a connection waits for.
+// The loop is net/io/event_loop.h's, the previews' too: it watches at most
+// 2 * kMaxConnectionsPerSandbox + 3 descriptors.
 
 #include <atomic>
 #include <chrono>
@@ -60,6 +59,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,6 +76,7 @@
 #include "net/egress/tls_terminator.h"
 #include "net/egress/token_bucket.h"
 #include "net/http1/request_head.h"
+#include "net/io/event_loop.h"
 
 namespace paddock::net::egress {
 
@@ -148,6 +149,12 @@ class EgressProxy {
   struct Connection;
   // The event loop: every connection of this proxy, on one thread.
   void run();
+  // Ends the connections accepted under an allowlist replaced since.
+  void apply_allowlist();
+  void watch_connections(io::EventLoop& events);
+  // A connection's side is ready: its bytes move, and it is advanced this turn.
+  void on_client(Connection& connection, short events);
+  void on_upstream(Connection& connection, short events);
   void accept_new(std::chrono::steady_clock::time_point now);
   void serve_lookups();
   // Moves `connection` on as far as the bytes and events so far allow.
@@ -182,7 +189,7 @@ class EgressProxy {
 
   EgressPolicy policy_;  // its `allow` moves to allow_
   UniqueFd listener_;
-  UniqueFd wake_read_, wake_write_;  // stop() and set_allowlist() wake the loop
+  std::optional<io::EventLoop> events_;  // stop() and set_allowlist() wake it
   std::shared_ptr<LookupQueue> lookups_;
   std::atomic<bool> stopping_{false};
   std::thread loop_;

@@ -1,7 +1,7 @@
 #pragma once
 
-// The egress proxy's socket work (proxy.cc, proxy_connection.cc): nonblocking sends and reads,
-// the proxy's own short HTTP answers, and the address a connection really reaches.
+// The egress proxy's socket work (proxy.cc, proxy_connection.cc): one side of a connection
+// served, the proxy's own short HTTP answers, and the address a connection really reaches.
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -12,21 +12,13 @@
 
 #include "core/ip_prefix.h"
 #include "core/unique_fd.h"
+#include "net/io/socket_io.h"
 
 namespace paddock::net::egress {
 
 // The address `address` reaches, as a prefix of its full length: an IPv6 address that embeds an
 // IPv4 one (IPv4-mapped, NAT64, 6to4) as that IPv4 address. Nothing for other families.
 std::optional<IpPrefix> prefix_of(const sockaddr* address);
-
-// Sends what it can of `bytes` without blocking and drops it from the front; false when the
-// peer is gone (an error other than "would block").
-bool send_some(int fd, std::string& bytes);
-
-enum class ReadResult { kSome, kNothing, kEnd, kFailed };
-
-// Reads up to `room` more bytes from `fd` onto `buffer` without blocking.
-ReadResult receive_some(int fd, std::string& buffer, std::size_t room);
 
 // An HTTP/1.1 response of the proxy's own, with a text body, that closes the connection.
 std::string response(const char* status, const std::string& body);
@@ -41,13 +33,13 @@ void answer_and_close(UniqueFd client, const char* status, const std::string& bo
 template <typename Reads>
 bool serve_side(int fd, short events, std::string& outgoing, Reads reads, std::string& into,
                 std::size_t room, bool& ended) {
-  if ((events & POLLOUT) != 0 && !send_some(fd, outgoing)) return false;
+  if ((events & POLLOUT) != 0 && !io::send_some(fd, outgoing)) return false;
   if ((events & (POLLIN | POLLHUP | POLLERR)) != 0 && reads()) {
-    switch (receive_some(fd, into, room)) {
-      case ReadResult::kEnd:
+    switch (io::receive_some(fd, into, room)) {
+      case io::ReadResult::kEnd:
         ended = true;
         break;
-      case ReadResult::kFailed:
+      case io::ReadResult::kFailed:
         return false;
       default:
         break;

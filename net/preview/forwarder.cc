@@ -1,100 +1,19 @@
 #include "net/preview/forwarder.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
-#include <deque>
 
-#include "net/http1/body_framing.h"
 #include "net/preview/access.h"
-#include "net/preview/headers.h"
+#include "net/preview/forwarder_parts.h"
 #include "net/preview/socket_owner.h"
-#include "net/preview/socket_request.h"
 
 namespace paddock::net::preview {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-constexpr std::chrono::seconds kReplyDeadline{5};
-constexpr std::size_t kRefusalsKept = 64;
-
-// Bytes on their way in one direction: at most kPreviewBuffer waiting (a rebuilt head may
-// take it past that for a moment: then there is no room until it is sent).
-struct Pending {
-  std::string bytes;
-  std::size_t sent = 0;
-  [[nodiscard]] std::size_t room() const {
-    std::size_t waiting = bytes.size() - sent;
-    return waiting >= kPreviewBuffer ? 0 : kPreviewBuffer - waiting;
-  }
-  [[nodiscard]] bool empty() const { return sent == bytes.size(); }
-};
-
-// Reads what `from` has, at most `most` bytes, into `into`; false on an error that ends the
-// connection. `moved` counts the bytes.
-bool receive(int from, std::string& into, std::size_t most, bool& eof, std::uint64_t& moved) {
-  if (eof || most == 0) return true;
-  static thread_local char scratch[kMaxPreviewResponseHead];
-  ssize_t got = recv(from, scratch, std::min(most, sizeof scratch), MSG_DONTWAIT);
-  if (got > 0) {
-    into.append(scratch, static_cast<std::size_t>(got));
-    moved += static_cast<std::size_t>(got);
-  }
-  if (got == 0) eof = true;
-  return got >= 0 || errno == EAGAIN || errno == EINTR;
-}
-
-// Reads what `from` has, up to the room left; false on an error that ends the connection.
-bool pump(int from, Pending& into, bool& eof, std::uint64_t& moved) {
-  if (into.empty()) {
-    into.bytes.clear();
-    into.sent = 0;
-  }
-  return receive(from, into.bytes, into.room(), eof, moved);
-}
-
-// Writes what is waiting to `to` as far as it takes it; false on an error.
-bool flush(int to, Pending& out, std::uint64_t& moved) {
-  while (!out.empty()) {
-    ssize_t put = send(to, out.bytes.data() + out.sent, out.bytes.size() - out.sent,
-                       MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (put < 0) return errno == EAGAIN || errno == EINTR;
-    out.sent += static_cast<std::size_t>(put);
-    moved += static_cast<std::size_t>(put);
-  }
-  return true;
-}
-
-// The socket a factory sent is what the protocol says, or it is not used: a TCP socket of the
-// IPv4 family, not connected yet.
-bool is_fresh_tcp_socket(int fd) {
-  int domain = 0, type = 0, protocol = 0;
-  socklen_t size = sizeof(int);
-  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &size) != 0 || domain != AF_INET) return false;
-  size = sizeof(int);
-  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) return false;
-  size = sizeof(int);
-  if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0 || protocol != IPPROTO_TCP) {
-    return false;
-  }
-  sockaddr_in peer{};
-  socklen_t peer_size = sizeof peer;
-  return getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0 && errno == ENOTCONN;
-}
-
-sockaddr_in loopback(std::uint16_t port) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return address;
-}
 
 Result<UniqueFd> listen_on(std::uint16_t port) {
   UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -109,99 +28,9 @@ Result<UniqueFd> listen_on(std::uint16_t port) {
 
 }  // namespace
 
-Result<PreviewPortRange> parse_preview_ports(std::string_view text) {
-  auto number = [](std::string_view digits) -> std::optional<std::uint16_t> {
-    if (digits.empty() || digits.size() > 5) return std::nullopt;
-    unsigned value = 0;
-    for (char c : digits) {
-      if (c < '0' || c > '9') return std::nullopt;
-      value = value * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (value == 0 || value > 65535) return std::nullopt;
-    return static_cast<std::uint16_t>(value);
-  };
-  std::size_t dash = text.find('-');
-  auto first = number(text.substr(0, dash));
-  auto last = dash == std::string_view::npos ? first : number(text.substr(dash + 1));
-  if (!first || !last || *last < *first) {
-    return invalid_input("preview ports '" + std::string(text) +
-                         "': write one port or a range, FIRST-LAST, of ports 1 to 65535 (e.g. "
-                         "8000-8099)");
-  }
-  return PreviewPortRange{*first, *last};
-}
-
-Result<PreviewPublish> parse_preview_publish(std::string_view text) {
-  PreviewPublish publish;
-  std::string_view rest = text;
-  if (rest.size() > 4 && rest.substr(rest.size() - 4) == "/tcp") {
-    publish.protocol = PreviewProtocol::kTcp;
-    rest.remove_suffix(4);
-  }
-  std::size_t colon = rest.find(':');
-  auto host = colon == std::string_view::npos ? Result<PreviewPortRange>(PreviewPortRange{})
-                                              : parse_preview_ports(rest.substr(0, colon));
-  auto port = parse_preview_ports(colon == std::string_view::npos ? rest : rest.substr(colon + 1));
-  bool single = host && port && host->first == host->last && port->first == port->last &&
-                rest.find('-') == std::string_view::npos;
-  if (!single) {
-    return invalid_input("--publish '" + std::string(text) +
-                         "': write [HOSTPORT:]PORT[/tcp], e.g. 8000 or 9000:8000 (PORT is the "
-                         "sandbox's)");
-  }
-  publish.host_port = host->first;
-  publish.port = port->first;
-  return publish;
-}
-
-struct PreviewForwarder::Group {
-  UniqueFd factory;
-  std::deque<std::uint64_t> waiting;  // connections asking, in the order init answers
-};
-
-struct PreviewForwarder::Preview {
-  std::string group;
-  std::uint16_t sandbox_port = 0;
-  std::uint16_t host_port = 0;
-  PreviewProtocol protocol = PreviewProtocol::kHttp;
-  std::string token;
-  UniqueFd listener;
-  std::optional<std::pair<bool, std::string>> probe;  // accepting, why not
-  PreviewGrants grants;  // HTTP: what its server set (net/preview/headers.h)
-};
-
-struct PreviewForwarder::Connection {
-  enum class State { kHead, kReply, kWaitSocket, kConnecting, kRelay };
-  std::uint64_t id = 0;
-  std::uint64_t preview = 0;
-  State state = State::kHead;
-  bool probe = false;  // open()'s: does anything accept?
-  bool done = false;
-  UniqueFd client, upstream;
-  Pending to_sandbox, to_client;
-  bool client_eof = false, sandbox_eof = false;
-  bool sandbox_shut = false, client_shut = false;
-  // kRelay of HTTP: one request per connection (net/preview/headers.h). Its body goes
-  // through `body`; once it is whole the client's later bytes are not relayed. The sandbox's
-  // bytes are read into `response_head` until the response's head is whole and rebuilt. `raw`:
-  // a byte relay both ways (plain TCP, or a WebSocket once its server answered 101).
-  bool raw = false;
-  bool upgrade = false;  // the request asked for another protocol
-  std::optional<http1::BodyFraming> body;
-  bool request_done = false;
-  bool response_head_done = false;
-  std::string response_head;
-  std::uint64_t moved = 0;  // bytes either way, for the idle deadline
-  Clock::time_point deadline{};
-};
-
 PreviewForwarder::PreviewForwarder(uid_t owner, PreviewPortRange ports, PreviewLimits limits)
     : owner_(owner), ports_(ports), limits_(limits) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) == 0) {
-    wake_read_.reset(pipe_fds[0]);
-    wake_write_.reset(pipe_fds[1]);
-  }
+  if (auto events = io::EventLoop::create()) events_.emplace(std::move(*events));
 }
 
 PreviewForwarder::~PreviewForwarder() {
@@ -209,8 +38,7 @@ PreviewForwarder::~PreviewForwarder() {
 }
 
 void PreviewForwarder::wake() {
-  char byte = 1;
-  [[maybe_unused]] ssize_t ignored = write(wake_write_.get(), &byte, 1);
+  if (events_) events_->wake();
 }
 
 void PreviewForwarder::stop() {
@@ -249,7 +77,7 @@ Result<PreviewOpened> PreviewForwarder::open(const std::string& group, UniqueFd 
   if (sandbox_port == 0) return invalid_input("port 0 is not a port to preview: name 1 to 65535");
   std::unique_lock lock(mutex_);
   if (stopping_) return Error{ECANCELED, "the server is stopping"};
-  if (!wake_read_.valid()) return Error{EMFILE, "previews: no descriptors for the loop's pipe"};
+  if (!events_) return Error{EMFILE, "previews: no descriptors for the loop's pipe"};
   if (groups_.count(group) == 0) {
     if (!factory.valid()) {
       return Error{ENOTSUP, "this session's sandbox makes no preview sockets"};
@@ -274,23 +102,7 @@ Result<PreviewOpened> PreviewForwarder::open(const std::string& group, UniqueFd 
                              " previews open, the most it allows: close a session to end its "
                              "previews, or start the server with a higher --max-previews"};
   }
-  Result<UniqueFd> listener = Error{EADDRINUSE, ""};
-  if (host_port != 0) {
-    listener = listen_on(host_port);
-    if (!listener) return listener.error().context("opening a preview on the port asked for");
-  } else if (ports_.first == 0) {
-    listener = listen_on(0);
-  } else {
-    for (unsigned port = ports_.first; port <= ports_.last; ++port) {
-      listener = listen_on(static_cast<std::uint16_t>(port));
-      if (listener || listener.error().code != EADDRINUSE) break;
-    }
-    if (!listener && listener.error().code == EADDRINUSE) {
-      return Error{EADDRINUSE, "every port of the preview range " + std::to_string(ports_.first) +
-                                   "-" + std::to_string(ports_.last) +
-                                   " is taken: close a preview or widen --preview-ports"};
-    }
-  }
+  Result<UniqueFd> listener = open_listener(host_port);
   if (!listener) return listener.error().context("opening a preview");
   sockaddr_in bound{};
   socklen_t size = sizeof bound;
@@ -352,81 +164,24 @@ void PreviewForwarder::close_group(const std::string& group) {
   wake();
 }
 
-void PreviewForwarder::ask_socket(Connection& connection) {
-  connection.state = Connection::State::kWaitSocket;
-  connection.deadline = Clock::now() + kPreviewConnectDeadline;
-  auto preview = previews_.find(connection.preview);
-  auto group = preview == previews_.end() ? groups_.end() : groups_.find(preview->second->group);
-  if (group == groups_.end() || !group->second->factory.valid()) {
-    finish(connection, false, "the session is gone");
-    return;
+Result<UniqueFd> PreviewForwarder::open_listener(std::uint16_t host_port) {
+  if (host_port != 0) {
+    auto listener = listen_on(host_port);
+    if (!listener) return listener.error().context("opening a preview on the port asked for");
+    return listener;
   }
-  std::uint8_t request = kPreviewSocketRequest;
-  if (send(group->second->factory.get(), &request, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) {
-    finish(connection, false,
-           std::string("asking the sandbox for a socket: ") + std::strerror(errno));
-    return;
+  if (ports_.first == 0) return listen_on(0);
+  Result<UniqueFd> listener = Error{EADDRINUSE, ""};
+  for (unsigned port = ports_.first; port <= ports_.last; ++port) {
+    listener = listen_on(static_cast<std::uint16_t>(port));
+    if (listener || listener.error().code != EADDRINUSE) break;
   }
-  group->second->waiting.push_back(connection.id);
-}
-
-void PreviewForwarder::take_socket(Group& group) {
-  PreviewSocketAnswer answer;
-  iovec part{&answer, sizeof answer};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &part;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  ssize_t got = recvmsg(group.factory.get(), &header, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  UniqueFd socket_fd;
-  for (cmsghdr* item = CMSG_FIRSTHDR(&header); item != nullptr; item = CMSG_NXTHDR(&header, item)) {
-    if (item->cmsg_level == SOL_SOCKET && item->cmsg_type == SCM_RIGHTS &&
-        item->cmsg_len == CMSG_LEN(sizeof(int))) {
-      int fd = -1;
-      std::memcpy(&fd, CMSG_DATA(item), sizeof fd);
-      socket_fd.reset(fd);
-    }
+  if (!listener && listener.error().code == EADDRINUSE) {
+    return Error{EADDRINUSE, "every port of the preview range " + std::to_string(ports_.first) +
+                                 "-" + std::to_string(ports_.last) +
+                                 " is taken: close a preview or widen --preview-ports"};
   }
-  if (got <= 0) {
-    // The session's init is gone: so is every preview's way in.
-    group.factory.reset();
-    for (std::uint64_t id : group.waiting) {
-      if (auto it = connections_.find(id); it != connections_.end()) {
-        finish(*it->second, false, "the session is gone");
-      }
-    }
-    group.waiting.clear();
-    return;
-  }
-  if (group.waiting.empty()) return;  // an answer nobody asked for: dropped
-  std::uint64_t id = group.waiting.front();
-  group.waiting.pop_front();
-  auto it = connections_.find(id);
-  if (it == connections_.end() || it->second->done) return;
-  Connection& connection = *it->second;
-  if (got != static_cast<ssize_t>(sizeof answer) || answer.error != 0) {
-    finish(connection, false,
-           "the sandbox could not make a socket: " +
-               std::string(std::strerror(answer.error != 0 ? answer.error : EPROTO)));
-    return;
-  }
-  if (!socket_fd.valid() || !is_fresh_tcp_socket(socket_fd.get())) {
-    finish(connection, false, "the sandbox sent something else than a new TCP socket");
-    return;
-  }
-  fcntl(socket_fd.get(), F_SETFL, fcntl(socket_fd.get(), F_GETFL) | O_NONBLOCK);
-  sockaddr_in target = loopback(previews_.at(connection.preview)->sandbox_port);
-  connection.upstream = std::move(socket_fd);
-  if (connect(connection.upstream.get(), reinterpret_cast<sockaddr*>(&target), sizeof target) ==
-          0 ||
-      errno == EINPROGRESS) {
-    connection.state = Connection::State::kConnecting;
-    return;
-  }
-  finish(connection, false, std::strerror(errno));
+  return listener;
 }
 
 void PreviewForwarder::finish(Connection& connection, bool accepting, const std::string& why) {
@@ -507,194 +262,6 @@ void PreviewForwarder::accept_on(Preview& preview, Clock::time_point now) {
   }
 }
 
-void PreviewForwarder::advance(Connection& connection) {
-  using State = Connection::State;
-  switch (connection.state) {
-    case State::kHead: {
-      Preview& preview = *previews_.at(connection.preview);
-      if (!pump(connection.client.get(), connection.to_sandbox, connection.client_eof,
-                connection.moved)) {
-        connection.done = true;
-        return;
-      }
-      auto verdict =
-          judge_preview_request(connection.to_sandbox.bytes, preview.host_port, preview.token);
-      using Kind = PreviewVerdict::Kind;
-      if (verdict.kind == Kind::kNeedMore) {
-        if (connection.client_eof) connection.done = true;
-        return;
-      }
-      if (verdict.kind == Kind::kRefuse) {
-        refuse(connection, std::move(verdict.response),
-               "port " + std::to_string(preview.host_port) + ": " + verdict.reason);
-      } else if (verdict.kind == Kind::kRedirect) {
-        connection.to_client = Pending{};
-        connection.to_client.bytes = std::move(verdict.response);
-        connection.state = State::kReply;
-        connection.deadline = Clock::now() + kReplyDeadline;
-      } else {
-        forward_request(connection, std::move(verdict.head));
-      }
-      return;
-    }
-    case State::kReply:
-      if (!flush(connection.client.get(), connection.to_client, connection.moved) ||
-          connection.to_client.empty()) {
-        shutdown(connection.client.get(), SHUT_WR);
-        connection.done = true;
-      }
-      return;
-    case State::kWaitSocket:
-      return;
-    case State::kConnecting: {
-      int error = 0;
-      socklen_t size = sizeof error;
-      getsockopt(connection.upstream.get(), SOL_SOCKET, SO_ERROR, &error, &size);
-      if (error != 0) {
-        finish(connection, false, std::strerror(error));
-        return;
-      }
-      if (connection.probe) {
-        finish(connection, true, "");
-        return;
-      }
-      connection.state = State::kRelay;
-      connection.raw = previews_.at(connection.preview)->protocol == PreviewProtocol::kTcp;
-      connection.deadline = Clock::now() + limits_.idle;
-      relay(connection);
-      return;
-    }
-    case State::kRelay:
-      relay(connection);
-      return;
-  }
-}
-
-void PreviewForwarder::forward_request(Connection& connection, http1::RequestHead head) {
-  Preview& preview = *previews_.at(connection.preview);
-  std::string rest = connection.to_sandbox.bytes.substr(head.length);
-  connection.upgrade = asks_upgrade(head);
-  connection.body =
-      head.chunked ? http1::BodyFraming::chunked() : http1::BodyFraming::sized(head.content_length);
-  std::size_t taken = connection.body->take(rest);
-  if (connection.body->state() == http1::BodyFraming::State::kMalformed) {
-    refuse(connection,
-           preview_response("400 Bad Request",
-                            "a malformed request body: " + connection.body->error()),
-           "port " + std::to_string(preview.host_port) + ": a malformed request body");
-    return;
-  }
-  connection.request_done = connection.body->state() == http1::BodyFraming::State::kDone;
-  // The sandbox gets the head rebuilt (net/preview/headers.h), then what came of the body;
-  // bytes past the body (a pipelined request) are not its to see.
-  connection.to_sandbox = Pending{};
-  connection.to_sandbox.bytes = preview_request_head(head, preview.grants) + rest.substr(0, taken);
-  ask_socket(connection);
-}
-
-bool PreviewForwarder::read_response_head(Connection& connection, Preview& preview) {
-  auto bad = [&](const std::string& why) {
-    std::string line =
-        "port " + std::to_string(preview.host_port) + ": the sandbox's server " + why;
-    if (connection.to_client.sent == 0 && connection.to_client.empty()) {
-      connection.upstream.reset();
-      refuse(
-          connection,
-          preview_response("502 Bad Gateway", "the sandbox's server on port " +
-                                                  std::to_string(preview.sandbox_port) + " " + why),
-          line);
-    } else {
-      note_refusal(line);
-      connection.done = true;
-    }
-    return false;
-  };
-  while (!connection.response_head_done) {
-    PreviewResponseHead head = parse_preview_response_head(connection.response_head);
-    if (head.state == PreviewResponseHead::State::kNeedMore) {
-      if (connection.sandbox_eof) return bad("closed the connection before its response head");
-      return true;
-    }
-    if (head.state == PreviewResponseHead::State::kMalformed) {
-      return bad("sent a malformed response head: " + head.error);
-    }
-    if (head.status == 101 && !connection.upgrade) {
-      return bad("answered 101 to a request for no other protocol");
-    }
-    connection.to_client.bytes += preview_response_head(head, preview.grants);
-    connection.response_head.erase(0, head.length);
-    if (head.status == 101) connection.raw = true;
-    // A 1xx other than 101 is an interim answer: the next head follows.
-    connection.response_head_done = head.status == 101 || head.status >= 200;
-  }
-  connection.to_client.bytes += connection.response_head;
-  connection.response_head = std::string();
-  return true;
-}
-
-void PreviewForwarder::relay(Connection& connection) {
-  int client = connection.client.get();
-  int sandbox = connection.upstream.get();
-  std::uint64_t before = connection.moved;
-  bool ok = true;
-  // To the sandbox: everything (raw), or the request's body alone.
-  if (connection.raw) {
-    ok = pump(client, connection.to_sandbox, connection.client_eof, connection.moved);
-  } else if (!connection.request_done) {
-    std::string got;
-    if (connection.to_sandbox.empty()) connection.to_sandbox = Pending{};
-    ok =
-        receive(client, got, connection.to_sandbox.room(), connection.client_eof, connection.moved);
-    std::size_t taken = connection.body->take(got);
-    if (connection.body->state() == http1::BodyFraming::State::kMalformed) ok = false;
-    connection.request_done = connection.body->state() == http1::BodyFraming::State::kDone;
-    connection.to_sandbox.bytes.append(got, 0, taken);
-  } else if (!connection.client_eof) {
-    // The request is whole: what the client sends next is not the sandbox's (a pipelined
-    // request goes unanswered: the response says close), and its end means it went away, as a
-    // reverse proxy reads it: its connection ends now, not at the idle deadline.
-    std::string dropped;
-    std::uint64_t ignored = 0;
-    ok = receive(client, dropped, kPreviewBuffer, connection.client_eof, ignored);
-    if (connection.client_eof) {
-      connection.done = true;
-      return;
-    }
-  }
-  ok = ok && flush(sandbox, connection.to_sandbox, connection.moved);
-  // To the client: the response's head rebuilt first, then as it comes.
-  if (ok && (connection.raw || connection.response_head_done)) {
-    ok = pump(sandbox, connection.to_client, connection.sandbox_eof, connection.moved);
-  } else if (ok) {
-    ok = receive(sandbox, connection.response_head,
-                 kMaxPreviewResponseHead - connection.response_head.size(), connection.sandbox_eof,
-                 connection.moved);
-    if (ok && !read_response_head(connection, *previews_.at(connection.preview))) return;
-  }
-  ok = ok && flush(client, connection.to_client, connection.moved);
-  if (!ok) {
-    connection.done = true;
-    return;
-  }
-  if (connection.moved != before) connection.deadline = Clock::now() + limits_.idle;
-  // A side that finished sending is told so once what it sent is through: a half-closed
-  // connection (a client that shuts its writing side and waits for the answer) still works.
-  if (connection.client_eof && connection.to_sandbox.empty() && !connection.sandbox_shut) {
-    shutdown(sandbox, SHUT_WR);
-    connection.sandbox_shut = true;
-  }
-  bool answered = connection.raw || connection.response_head_done;
-  if (connection.sandbox_eof && answered && connection.to_client.empty() &&
-      !connection.client_shut) {
-    shutdown(client, SHUT_WR);
-    connection.client_shut = true;
-  }
-  // An HTTP request's connection ends with its response (Connection: close).
-  if (connection.client_shut && (connection.sandbox_shut || !connection.raw)) {
-    connection.done = true;
-  }
-}
-
 bool PreviewForwarder::has_room(const Preview& preview) const {
   std::size_t all = 0, in_group = 0, here = 0;
   for (const auto& [id, connection] : connections_) {
@@ -710,136 +277,115 @@ bool PreviewForwarder::has_room(const Preview& preview) const {
 }
 
 void PreviewForwarder::run() {
-  using State = Connection::State;
   std::unique_lock lock(mutex_);
-  // What each polled descriptor is: 0 the wake pipe, 1 a listener, 2 a factory, 3 a client,
-  // 4 a connection's way into the sandbox; by id (a group by name), looked up again after the
-  // poll, since the lock is let go meanwhile.
-  struct Watched {
-    int what;
-    std::uint64_t id;
-    std::string group;
-  };
-  std::vector<pollfd> polled;
-  std::vector<Watched> watched;
   while (!stopping_) {
     auto now = Clock::now();
-    Clock::time_point next = now + std::chrono::seconds(1);
-    for (auto& [id, connection] : connections_) {
-      if (connection->done) continue;
-      if (now >= connection->deadline) {
-        if (connection->state == State::kRelay) {
-          // However the sandbox's server keeps it open: its slot goes back for the others.
-          auto preview = previews_.find(connection->preview);
-          note_refusal(
-              "port " +
-              std::to_string(preview == previews_.end() ? 0 : preview->second->host_port) +
-              ": a connection idle for " +
-              std::to_string(
-                  std::chrono::duration_cast<std::chrono::milliseconds>(limits_.idle).count()) +
-              " ms was closed");
-          connection->done = true;
-        } else if (connection->state == State::kHead) {
-          refuse(*connection,
-                 preview_response("408 Request Timeout", "the request head came too slowly"),
-                 "a request head came too slowly");
-        } else if (connection->state == State::kReply) {
-          connection->done = true;
-        } else {
-          finish(*connection, false, "the sandbox did not answer in time");
-        }
-      }
-      next = std::min(next, connection->deadline);
-    }
+    events_->begin_turn();
+    events_->wake_by(now + std::chrono::seconds(1));
+    expire(now);
     for (auto it = connections_.begin(); it != connections_.end();) {
       it = it->second->done ? connections_.erase(it) : std::next(it);
     }
-    polled.clear();
-    watched.clear();
-    polled.push_back({wake_read_.get(), POLLIN, 0});
-    watched.push_back({0, 0, {}});
-    if (now >= accept_again_) {
-      // A listener at its preview's or session's cap waits (its clients in its backlog); every
-      // other is polled, whatever that preview's connections do.
-      for (auto& [id, preview] : previews_) {
-        if (!has_room(*preview)) continue;
-        polled.push_back({preview->listener.get(), POLLIN, 0});
-        watched.push_back({1, id, {}});
-      }
-    } else {
-      next = std::min(next, accept_again_);
-    }
-    for (auto& [name, group] : groups_) {
-      if (!group->factory.valid() || group->waiting.empty()) continue;
-      polled.push_back({group->factory.get(), POLLIN, 0});
-      watched.push_back({2, 0, name});
-    }
-    for (auto& [id, connection] : connections_) {
-      short client = 0, sandbox = 0;
-      switch (connection->state) {
-        case State::kHead:
-          client = POLLIN;
-          break;
-        case State::kReply:
-          client = POLLOUT;
-          break;
-        case State::kWaitSocket:
-          break;
-        case State::kConnecting:
-          sandbox = POLLOUT;
-          break;
-        case State::kRelay: {
-          bool answered = connection->raw || connection->response_head_done;
-          // Past the request, the client is read only to see it go (relay()).
-          if (!connection->client_eof && (connection->to_sandbox.room() > 0 ||
-                                          (!connection->raw && connection->request_done))) {
-            client |= POLLIN;
-          }
-          if (!connection->to_client.empty()) client |= POLLOUT;
-          if (!connection->sandbox_eof &&
-              (answered ? connection->to_client.room() > 0
-                        : connection->response_head.size() < kMaxPreviewResponseHead)) {
-            sandbox |= POLLIN;
-          }
-          if (!connection->to_sandbox.empty()) sandbox |= POLLOUT;
-          break;
-        }
-      }
-      if (client != 0) {
-        polled.push_back({connection->client.get(), client, 0});
-        watched.push_back({3, id, {}});
-      }
-      if (sandbox != 0) {
-        polled.push_back({connection->upstream.get(), sandbox, 0});
-        watched.push_back({4, id, {}});
+    watch_all(now);
+    // The lock is let go while it waits, so each handler looks its preview, group or
+    // connection up again by id.
+    events_->wait(&lock);
+    events_->dispatch();
+  }
+}
+
+void PreviewForwarder::expire(Clock::time_point now) {
+  using State = Connection::State;
+  for (auto& [id, connection] : connections_) {
+    if (connection->done) continue;
+    if (now >= connection->deadline) {
+      if (connection->state == State::kRelay) {
+        // However the sandbox's server keeps it open: its slot goes back for the others.
+        auto preview = previews_.find(connection->preview);
+        note_refusal(
+            "port " + std::to_string(preview == previews_.end() ? 0 : preview->second->host_port) +
+            ": a connection idle for " +
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::milliseconds>(limits_.idle).count()) +
+            " ms was closed");
+        connection->done = true;
+      } else if (connection->state == State::kHead) {
+        refuse(*connection,
+               preview_response("408 Request Timeout", "the request head came too slowly"),
+               "a request head came too slowly");
+      } else if (connection->state == State::kReply) {
+        connection->done = true;
+      } else {
+        finish(*connection, false, "the sandbox did not answer in time");
       }
     }
-    int wait_ms = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count() + 1);
-    lock.unlock();
-    int ready = poll(polled.data(), polled.size(), std::max(wait_ms, 0));
-    lock.lock();
-    if (ready <= 0) continue;
-    now = Clock::now();
-    for (std::size_t i = 0; i < polled.size(); ++i) {
-      if (polled[i].revents == 0) continue;
-      const Watched& item = watched[i];
-      if (item.what == 0) {
-        char drain[64];
-        while (read(wake_read_.get(), drain, sizeof drain) > 0) {
+    events_->wake_by(connection->deadline);
+  }
+}
+
+void PreviewForwarder::watch_all(Clock::time_point now) {
+  if (now >= accept_again_) {
+    // A listener at its preview's or session's cap waits (its clients in its backlog); every
+    // other is polled, whatever that preview's connections do.
+    for (auto& [id, preview] : previews_) {
+      if (!has_room(*preview)) continue;
+      events_->watch(preview->listener.get(), POLLIN, [this, id = id](short) {
+        if (auto it = previews_.find(id); it != previews_.end() && has_room(*it->second)) {
+          accept_on(*it->second, Clock::now());
         }
-      } else if (item.what == 1) {
-        if (auto it = previews_.find(item.id); it != previews_.end() && has_room(*it->second)) {
-          accept_on(*it->second, now);
-        }
-      } else if (item.what == 2) {
-        if (auto it = groups_.find(item.group); it != groups_.end()) take_socket(*it->second);
-      } else if (auto it = connections_.find(item.id);
-                 it != connections_.end() && !it->second->done) {
-        advance(*it->second);
+      });
+    }
+  } else {
+    events_->wake_by(accept_again_);
+  }
+  for (auto& [name, group] : groups_) {
+    if (!group->factory.valid() || group->waiting.empty()) continue;
+    events_->watch(group->factory.get(), POLLIN, [this, name = name](short) {
+      if (auto it = groups_.find(name); it != groups_.end()) take_socket(*it->second);
+    });
+  }
+  for (auto& [id, connection] : connections_) watch_connection(*connection);
+}
+
+void PreviewForwarder::watch_connection(Connection& connection) {
+  using State = Connection::State;
+  short client = 0, sandbox = 0;
+  switch (connection.state) {
+    case State::kHead:
+      client = POLLIN;
+      break;
+    case State::kReply:
+      client = POLLOUT;
+      break;
+    case State::kWaitSocket:
+      break;
+    case State::kConnecting:
+      sandbox = POLLOUT;
+      break;
+    case State::kRelay: {
+      bool answered = connection.raw || connection.response_head_done;
+      // Past the request, the client is read only to see it go (relay()).
+      if (!connection.client_eof &&
+          (connection.to_sandbox.room() > 0 || (!connection.raw && connection.request_done))) {
+        client |= POLLIN;
       }
+      if (!connection.to_client.empty()) client |= POLLOUT;
+      if (!connection.sandbox_eof &&
+          (answered ? connection.to_client.room() > 0
+                    : connection.response_head.size() < kMaxPreviewResponseHead)) {
+        sandbox |= POLLIN;
+      }
+      if (!connection.to_sandbox.empty()) sandbox |= POLLOUT;
+      break;
     }
   }
+  auto advance_it = [this, id = connection.id](short) {
+    if (auto it = connections_.find(id); it != connections_.end() && !it->second->done) {
+      advance(*it->second);
+    }
+  };
+  events_->watch(connection.client.get(), client, advance_it);
+  events_->watch(connection.upstream.get(), sandbox, advance_it);
 }
 
 }  // namespace paddock::net::preview

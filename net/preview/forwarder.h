@@ -45,6 +45,8 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 #include "net/http1/request_head.h"
+#include "net/io/event_loop.h"
+#include "net/preview/ports.h"
 
 namespace paddock::net::preview {
 
@@ -66,25 +68,6 @@ struct PreviewLimits {
   // A relayed connection over which nothing moved for this long is closed.
   std::chrono::milliseconds idle = std::chrono::minutes(5);
 };
-
-enum class PreviewProtocol { kHttp, kTcp };
-
-// Host ports a preview may listen on: [first, last], or any the kernel picks (both 0).
-struct PreviewPortRange {
-  std::uint16_t first = 0;
-  std::uint16_t last = 0;
-};
-
-// "8000-8099" or "8000"; the error says how to write it.
-Result<PreviewPortRange> parse_preview_ports(std::string_view text);
-
-// One --publish of `paddock run`: "[HOSTPORT:]PORT[/tcp]".
-struct PreviewPublish {
-  std::uint16_t host_port = 0;  // 0: as the forwarder's range says
-  std::uint16_t port = 0;       // the sandbox's
-  PreviewProtocol protocol = PreviewProtocol::kHttp;
-};
-Result<PreviewPublish> parse_preview_publish(std::string_view text);
 
 struct PreviewOpened {
   std::uint16_t host_port = 0;
@@ -126,6 +109,12 @@ class PreviewForwarder {
   struct Group;
   struct Connection;
   void run();
+  // Ends what is past its deadline; the rest say when they end.
+  void expire(std::chrono::steady_clock::time_point now);
+  // What this turn waits for: listeners with room, factories with answers due, connections.
+  void watch_all(std::chrono::steady_clock::time_point now);
+  void watch_connection(Connection& connection);
+  Result<UniqueFd> open_listener(std::uint16_t host_port);
   void accept_on(Preview& preview, std::chrono::steady_clock::time_point now);
   void ask_socket(Connection& connection);
   void take_socket(Group& group);
@@ -142,7 +131,7 @@ class PreviewForwarder {
   uid_t owner_;
   PreviewPortRange ports_;
   PreviewLimits limits_;
-  UniqueFd wake_read_, wake_write_;
+  std::optional<io::EventLoop> events_;  // none: no descriptors were left for its pipe
   std::thread loop_;
   bool stopping_ = false;
 

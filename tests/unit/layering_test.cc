@@ -25,6 +25,7 @@ const std::map<std::string, int>& floors() {
       {"core", 0},
       {"http", 1},
       {"net/http1", 1},    // the one strict HTTP/1 head and body parser: no sockets
+      {"net/io", 1},       // the one event loop, for both directions
       {"net/egress", 2},   // outbound: the allowlist, the proxy, brokered secrets
       {"net/preview", 2},  // inbound: a sandbox's ports opened from the host
       {"rootfs", 2},
