@@ -7,6 +7,7 @@
 
 #include "core/ip_prefix.h"
 #include "core/text.h"
+#include "net/http1/head_lines.h"
 #include "net/http1/host_name.h"
 
 namespace paddock::net::http1 {
@@ -15,10 +16,7 @@ namespace {
 using State = RequestHead::State;
 
 RequestHead malformed(std::string why) {
-  RequestHead head;
-  head.state = State::kMalformed;
-  head.error = std::move(why);
-  return head;
+  return malformed_head<RequestHead>(std::move(why));
 }
 
 struct Authority {
@@ -90,98 +88,83 @@ bool has_control_character(std::string_view text) {
   });
 }
 
-RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
-  std::size_t end = bytes.find("\r\n\r\n");
-  // Judged as soon as it arrives, not after a blank line that may never come.
-  std::string_view head_bytes = bytes.substr(0, end == std::string_view::npos ? bytes.size() : end);
-  if (bare_line_break(head_bytes.substr(0, kMaxRequestHead)) != std::string_view::npos) {
-    return malformed("a line of the request head ends without CRLF (a bare LF or CR)");
-  }
-  if (end == std::string_view::npos) {
-    if (bytes.size() >= kMaxRequestHead) return malformed("the request head is over 16 KiB");
-    return RequestHead{};
-  }
-  if (end + 4 > kMaxRequestHead) return malformed("the request head is over 16 KiB");
-  std::string_view head = bytes.substr(0, end + 2);
-  RequestHead request;
-  request.length = end + 4;
-  std::size_t line_end = head.find("\r\n");
-  std::string_view line = head.substr(0, line_end);
+namespace {
+
+// The request line: method, target and version, each checked; the target, or nothing.
+std::optional<std::string_view> read_request_line(std::string_view line, RequestHead& request) {
   std::size_t first = line.find(' ');
   std::size_t last = line.rfind(' ');
-  if (first == std::string_view::npos || first == last)
-    return malformed("a malformed request line");
+  if (first == std::string_view::npos || first == last) return std::nullopt;
   request.method = std::string(line.substr(0, first));
   std::string_view target = line.substr(first + 1, last - first - 1);
   std::string_view version = line.substr(last + 1);
   if (!is_token(request.method) || (version != "HTTP/1.1" && version != "HTTP/1.0") ||
       target.empty() || target.find(' ') != std::string_view::npos ||
       has_control_character(target)) {
-    return malformed("a malformed request line");
+    return std::nullopt;
   }
   request.version = std::string(version);
-  std::optional<std::string> host_header;
+  return target;
+}
+
+// What the headers say of where the request goes and how its body is framed.
+struct Framing {
+  std::optional<std::string> host;
   std::optional<std::uint64_t> content_length;
   bool transfer_encoding = false;
   std::size_t codings = 0;  // Transfer-Encoding headers
   bool chunked_only = false;
-  for (std::size_t at = line_end + 2; at < head.size();) {
-    std::size_t next = head.find("\r\n", at);
-    std::string_view header = head.substr(at, next - at);
-    at = next + 2;
-    if (request.headers.size() >= kMaxHeaders) return malformed("more than 100 header lines");
-    if (header.starts_with(' ') || header.starts_with('\t')) {
-      return malformed("a folded header line (obsolete line folding)");
-    }
-    std::size_t colon = header.find(':');
-    if (colon == std::string_view::npos || !is_token(header.substr(0, colon))) {
-      return malformed("a malformed header line");
-    }
-    std::string name = to_lower(header.substr(0, colon));
-    std::string_view value = header.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-    if (has_control_character(value)) return malformed("a control character in a header");
-    request.headers.push_back({std::string(header.substr(0, colon)), std::string(value)});
+};
+
+// The error, or empty.
+std::string read_framing(const std::vector<RequestHead::Header>& headers, Framing& framing) {
+  for (const auto& header : headers) {
+    std::string name = to_lower(header.name);
+    std::string_view value = header.value;
     if (name == "transfer-encoding") {
-      transfer_encoding = true;
-      chunked_only = ++codings == 1 && to_lower(value) == "chunked";
+      framing.transfer_encoding = true;
+      framing.chunked_only = ++framing.codings == 1 && to_lower(value) == "chunked";
     }
     if (name == "content-length") {
       // One, of digits only: two, even equal, are how two servers come to frame a body apart.
       std::uint64_t length = 0;
       auto [stop, error] = std::from_chars(value.data(), value.data() + value.size(), length);
       if (value.empty() || error != std::errc() || stop != value.data() + value.size() ||
-          content_length) {
-        return malformed("a malformed or repeated Content-Length");
+          framing.content_length) {
+        return "a malformed or repeated Content-Length";
       }
-      content_length = length;
+      framing.content_length = length;
     }
     if (name != "host") continue;
-    if (host_header) return malformed("two Host headers");
-    host_header = std::string(value);
+    if (framing.host) return "two Host headers";
+    framing.host = std::string(value);
   }
-  if (form == RequestForm::kOrigin) {
-    // Only where the proxy frames every body itself, and one way: Content-Length beside
-    // Transfer-Encoding is the classic way to frame one body twice (RFC 9112 section 6.1).
-    if (request.method == "CONNECT" || !target.starts_with('/')) {
-      return malformed("a request inside a TLS connection needs an origin-form target (/path)");
-    }
-    if (transfer_encoding && (!chunked_only || codings != 1 || content_length)) {
-      return malformed("a Transfer-Encoding other than chunked alone, or beside a Content-Length");
-    }
-    if (!host_header) return malformed("a request without a Host header");
-    auto named = parse_authority(*host_header, 443);
-    if (!named) return malformed("a Host header that is not a host name or address");
-    request.host = named->host;
-    request.port = named->port;
-    request.path = std::string(target);
-    request.chunked = transfer_encoding;
-    request.content_length = content_length.value_or(0);
-    request.state = State::kComplete;
-    return request;
+  return {};
+}
+
+RequestHead origin_form(RequestHead request, std::string_view target, const Framing& framing) {
+  // Only where the proxy frames every body itself, and one way: Content-Length beside
+  // Transfer-Encoding is the classic way to frame one body twice (RFC 9112 section 6.1).
+  if (request.method == "CONNECT" || !target.starts_with('/')) {
+    return malformed("a request inside a TLS connection needs an origin-form target (/path)");
   }
+  if (framing.transfer_encoding &&
+      (!framing.chunked_only || framing.codings != 1 || framing.content_length)) {
+    return malformed("a Transfer-Encoding other than chunked alone, or beside a Content-Length");
+  }
+  if (!framing.host) return malformed("a request without a Host header");
+  auto named = parse_authority(*framing.host, 443);
+  if (!named) return malformed("a Host header that is not a host name or address");
+  request.host = named->host;
+  request.port = named->port;
+  request.path = std::string(target);
+  request.chunked = framing.transfer_encoding;
+  request.content_length = framing.content_length.value_or(0);
+  request.state = State::kComplete;
+  return request;
+}
+
+RequestHead proxy_form(RequestHead request, std::string_view target, const Framing& framing) {
   if (request.method == "CONNECT") {
     auto authority = parse_authority(target, 0);
     if (!authority) return malformed("CONNECT needs host:port");
@@ -194,10 +177,10 @@ RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
   // Plain HTTP through a proxy: the absolute form, http only (HTTPS goes by CONNECT). A body
   // framed by a transfer coding (chunked) would hide where the next request's head starts,
   // and Transfer-Encoding beside Content-Length is the classic way to frame one body twice.
-  if (transfer_encoding) {
+  if (framing.transfer_encoding) {
     return malformed("a request body without Content-Length (chunked) over plain http; use https");
   }
-  request.content_length = content_length.value_or(0);
+  request.content_length = framing.content_length.value_or(0);
   if (to_lower(target.substr(0, 7)) != "http://") {
     return malformed("a proxy request needs an absolute http:// URL (HTTPS goes by CONNECT)");
   }
@@ -210,8 +193,8 @@ RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
   if (!authority) return malformed("a URL whose host is not a host name or address");
   // Exactly one Host, naming the URL's host: an upstream server that routes by Host (a shared
   // CDN address, virtual hosts) would otherwise pick a host the proxy never checked.
-  if (!host_header) return malformed("a request without a Host header");
-  auto named = parse_authority(*host_header, 80);
+  if (!framing.host) return malformed("a request without a Host header");
+  auto named = parse_authority(*framing.host, 80);
   if (!named || named->host != authority->host || named->port != authority->port) {
     return malformed("the Host header names another host than the URL");
   }
@@ -221,6 +204,26 @@ RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
                                                            : "/" + std::string(rest.substr(slash));
   request.state = State::kComplete;
   return request;
+}
+
+}  // namespace
+
+RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
+  HeadEnd end = find_head_end(bytes, kMaxRequestHead, "the request head");
+  if (end.state == HeadEnd::State::kMalformed) return malformed(std::move(end.error));
+  if (end.state == HeadEnd::State::kNeedMore) return RequestHead{};
+  std::string_view head = bytes.substr(0, end.length - 2);
+  RequestHead request;
+  request.length = end.length;
+  std::size_t line_end = head.find("\r\n");
+  auto target = read_request_line(head.substr(0, line_end), request);
+  if (!target) return malformed("a malformed request line");
+  std::string error = parse_header_lines(head.substr(line_end + 2), request.headers);
+  Framing framing;
+  if (error.empty()) error = read_framing(request.headers, framing);
+  if (!error.empty()) return malformed(std::move(error));
+  return form == RequestForm::kOrigin ? origin_form(std::move(request), *target, framing)
+                                      : proxy_form(std::move(request), *target, framing);
 }
 
 std::string upstream_request_head(const RequestHead& head) {

@@ -1,24 +1,12 @@
 #include "net/preview/access.h"
 
-#include <cctype>
-
 #include "core/random_hex.h"
+#include "core/text.h"
+#include "net/http1/head_lines.h"
 #include "net/http1/request_head.h"
 
 namespace paddock::net::preview {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 // No early exit on the first difference: how long a guess took says nothing of the token.
 bool same_secret(std::string_view a, std::string_view b) {
@@ -42,11 +30,12 @@ PreviewVerdict refuse(std::string_view status, std::string reason) {
 bool cookie_has(std::string_view header, std::string_view name, std::string_view token) {
   while (!header.empty()) {
     std::size_t end = header.find(';');
-    std::string_view pair = trim(header.substr(0, end));
+    std::string_view pair = http1::trim_blanks(header.substr(0, end));
     header = end == std::string_view::npos ? std::string_view() : header.substr(end + 1);
     std::size_t equals = pair.find('=');
     if (equals == std::string_view::npos) continue;
-    if (trim(pair.substr(0, equals)) == name && same_secret(trim(pair.substr(equals + 1)), token)) {
+    if (http1::trim_blanks(pair.substr(0, equals)) == name &&
+        same_secret(http1::trim_blanks(pair.substr(equals + 1)), token)) {
       return true;
     }
   }
@@ -137,8 +126,8 @@ PreviewVerdict judge_preview_request(std::string_view bytes, std::uint16_t host_
   std::string cookie_name = preview_cookie_name(host_port);
   bool cookie = false;
   for (const auto& header : head.headers) {
-    std::string name = lower(header.name);
-    if (name == "host") host = lower(header.value);
+    std::string name = to_lower(header.name);
+    if (name == "host") host = to_lower(header.value);
     if (name == "cookie") cookie = cookie || cookie_has(header.value, cookie_name, token);
   }
   std::string port = ":" + std::to_string(host_port);

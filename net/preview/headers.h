@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "net/http1/request_head.h"
+#include "net/http1/response_head.h"
 
 namespace paddock::net::preview {
 
@@ -52,24 +53,9 @@ bool asks_upgrade(const http1::RequestHead& head);
 // The head to send the sandbox for a complete origin-form request head.
 std::string preview_request_head(const http1::RequestHead& head, const PreviewGrants& grants);
 
-struct PreviewResponseHead {
-  enum class State {
-    kNeedMore,
-    kComplete,
-    kMalformed,  // `error` says why, for the 502 the browser gets
-  };
-  State state = State::kNeedMore;
-  std::string error;
-  std::size_t length = 0;  // bytes of the head, its blank line included
-  std::string version;     // "HTTP/1.1" or "HTTP/1.0"
-  int status = 0;
-  std::string reason;
-  std::vector<http1::RequestHead::Header> headers;  // in order
-};
+using PreviewResponseHead = http1::ResponseHead;
 
-// Strict as the request parser is: a bare LF or CR, a folded line, a control character or a
-// malformed status line is malformed, never guessed at (a browser might read it otherwise, and
-// see a Set-Cookie the relay did not).
+// By the strict parser (net/http1/response_head.h), within kMaxPreviewResponseHead.
 PreviewResponseHead parse_preview_response_head(std::string_view bytes);
 
 // The head to send the browser for a complete response head; what the server set for its own

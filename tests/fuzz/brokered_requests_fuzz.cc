@@ -49,7 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     // Bounded: what waits unread is at most a head and one held body.
-    if (pending.size() > kMaxRequestHead + kMaxBrokeredBody + 64 * 1024 + piece) std::abort();
+    if (pending.size() >
+        paddock::net::http1::kMaxRequestHead + kMaxBrokeredBody + 64 * 1024 + piece)
+      std::abort();
   }
   // A head that went upstream never carries this host's placeholder in a header value.
   for (std::size_t at = upstream.find("\r\n"); at != std::string::npos;) {
