@@ -19,7 +19,7 @@
 #include "app/secret_mask.h"
 #include "core/result.h"
 #include "core/unique_fd.h"
-#include "egress/egress_record.h"
+#include "net/egress/egress_record.h"
 #include "runtime/sandbox_parts.h"
 
 namespace paddock::app {
@@ -53,7 +53,7 @@ struct AuditRecord {
   std::vector<HostFileRecord> host_files;  // written only when there are some
   // Destinations the egress proxy reached and refused (hosts and ports, never contents);
   // written only when there are some.
-  egress::EgressRecord network;
+  net::egress::EgressRecord network;
   std::optional<std::string> error;  // why a refused upload or download was refused
 };
 

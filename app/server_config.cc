@@ -15,7 +15,7 @@ SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.require_cgroups = options.require_cgroups;
   if (!options.trust_bundle.empty()) {
     overrides.trust_bundle = options.trust_bundle;
-    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+    for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
       overrides.env.push_back(std::move(entry));
     }
   }

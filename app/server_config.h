@@ -11,9 +11,9 @@
 
 #include "app/host_transfer.h"
 #include "app/shares.h"
-#include "egress/brokered_secrets.h"
-#include "egress/preview_forwarder.h"
 #include "language/spec_builder.h"
+#include "net/egress/brokered_secrets.h"
+#include "net/preview/forwarder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/sandbox_parts.h"
 
@@ -92,15 +92,15 @@ struct ServerOptions {
   // The host ports previews listen on, [first, last]; {0, 0}: any the kernel picks.
   std::pair<std::uint16_t, std::uint16_t> preview_ports{0, 0};
   // Previews open at most, all sessions together (--max-previews); a session's are capped too
-  // (egress::PreviewLimits).
-  std::size_t max_previews = egress::kDefaultMaxPreviews;
+  // (net::preview::PreviewLimits).
+  std::size_t max_previews = net::preview::kDefaultMaxPreviews;
   // Brokered secrets (--secret, docs/secrets.md), each with its real value, read at start: the
   // sandboxes get placeholders, their proxies put the values into requests to their hosts.
-  std::vector<egress::BrokeredSecret> secrets;
+  std::vector<net::egress::BrokeredSecret> secrets;
   bool secrets_in_body = false;               // --secret-in-body
   std::optional<std::string> egress_ca_file;  // the upstream trust instead of the system's
   // Once the composition root has made the secrets' authority: the bundle (host path) every
-  // sandbox sees at egress::kSandboxTrustBundle.
+  // sandbox sees at net::egress::kSandboxTrustBundle.
   std::string trust_bundle;
 };
 

@@ -14,10 +14,10 @@ Services::Services(const ServiceSettings& settings, std::unique_ptr<Backend> bac
       audit_(std::move(audit)),
       shares_(std::move(shares)) {
   if (settings.allow_preview) {
-    egress::PreviewLimits limits;
+    net::preview::PreviewLimits limits;
     limits.previews = settings.max_previews;
-    sessions_.set_previews(
-        std::make_unique<egress::PreviewForwarder>(geteuid(), settings.preview_ports, limits));
+    sessions_.set_previews(std::make_unique<net::preview::PreviewForwarder>(
+        geteuid(), settings.preview_ports, limits));
   }
 }
 

@@ -27,8 +27,8 @@ struct ServiceSettings {
   bool pull_missing_images = true;
   std::vector<std::string> pass_through_env;  // NAME=VALUE: the values are masked
   bool allow_preview = false;                 // expose_port (docs/previews.md)
-  egress::PreviewPortRange preview_ports;
-  std::size_t max_previews = egress::kDefaultMaxPreviews;
+  net::preview::PreviewPortRange preview_ports;
+  std::size_t max_previews = net::preview::kDefaultMaxPreviews;
 };
 
 class Services {

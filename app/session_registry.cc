@@ -224,19 +224,19 @@ void SessionRegistry::close_entry(SessionEntry& entry) {
   entry.session->close();
 }
 
-void SessionRegistry::set_previews(std::unique_ptr<egress::PreviewForwarder> previews) {
+void SessionRegistry::set_previews(std::unique_ptr<net::preview::PreviewForwarder> previews) {
   previews_ = std::move(previews);
 }
 
 Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t port,
-                                            egress::PreviewProtocol protocol) {
+                                            net::preview::PreviewProtocol protocol) {
   if (!previews_) {
     return Error{EPERM,
                  "expose_port is off: only the user can allow it, by starting the server with "
                  "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)"};
   }
   std::lock_guard lock(entry.exposed_mutex);
-  std::string protocol_name = protocol == egress::PreviewProtocol::kHttp ? "http" : "tcp";
+  std::string protocol_name = protocol == net::preview::PreviewProtocol::kHttp ? "http" : "tcp";
   for (const auto& exposed : entry.exposed) {
     if (exposed.port == port && exposed.protocol == protocol_name) return exposed;
   }

@@ -16,8 +16,8 @@
 
 #include "app/shares.h"
 #include "core/result.h"
-#include "egress/preview_forwarder.h"
 #include "language/policy.h"
+#include "net/preview/forwarder.h"
 #include "runtime/live_kernel.h"
 #include "runtime/session.h"
 #include "state/saved_workspace.h"
@@ -121,13 +121,13 @@ class SessionRegistry {
   // returns their ids. None when `idle_seconds` is 0. acquire() thaws a frozen session first.
   std::vector<std::string> freeze_idle(double idle_seconds);
   void close_all();
-  // Previews (egress/preview_forwarder.h): set once, when the server allows them
+  // Previews (net/preview/forwarder.h): set once, when the server allows them
   // (--allow-preview); then every session closed here ends its previews.
-  void set_previews(std::unique_ptr<egress::PreviewForwarder> previews);
+  void set_previews(std::unique_ptr<net::preview::PreviewForwarder> previews);
   [[nodiscard]] bool previews_allowed() const { return previews_ != nullptr; }
   // Opens the session's `port` on the host; EPERM when the server does not allow previews.
   Result<ExposedPort> expose(SessionEntry& entry, std::uint16_t port,
-                             egress::PreviewProtocol protocol);
+                             net::preview::PreviewProtocol protocol);
   // Sessions open or being opened.
   [[nodiscard]] std::size_t size();
   [[nodiscard]] double max_ttl_seconds() const { return max_ttl_seconds_; }
@@ -137,7 +137,7 @@ class SessionRegistry {
   static Status thaw_for_use(SessionEntry& entry);
   // Ends the entry's previews and closes its session.
   void close_entry(SessionEntry& entry);
-  std::unique_ptr<egress::PreviewForwarder> previews_;
+  std::unique_ptr<net::preview::PreviewForwarder> previews_;
 
   std::map<std::string, std::shared_ptr<SessionEntry>> sessions_;
   std::size_t reserved_ = 0;

@@ -10,8 +10,8 @@
 
 #include "config/settings.h"
 #include "core/result.h"
-#include "egress/brokered_secrets.h"
-#include "egress/preview_forwarder.h"
+#include "net/egress/brokered_secrets.h"
+#include "net/preview/forwarder.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
@@ -42,9 +42,9 @@ struct RunRequest {
   std::optional<std::string> image;       // --image: the root file system from an image
   std::optional<std::string> image_root;  // --root: the image store
   // --publish: ports of the sandbox opened on the host's loopback while the program runs.
-  std::vector<egress::PreviewPublish> publish;
+  std::vector<net::preview::PreviewPublish> publish;
   // --secret: brokered secrets (docs/secrets.md), their values read when the run starts.
-  std::vector<egress::SecretSpec> secrets;
+  std::vector<net::egress::SecretSpec> secrets;
   bool secret_in_body = false;                // --secret-in-body
   std::optional<std::string> egress_ca_file;  // --egress-ca-file
 };

@@ -2,7 +2,7 @@
 
 // The server's own descriptor budget. Every connection a sandbox opens through its egress proxy
 // costs the server two descriptors, and the proxies' cap is a share of the soft RLIMIT_NOFILE
-// (egress/proxy.h), so the server starts with as many as the administrator allows: the soft
+// (net/egress/proxy.h), so the server starts with as many as the administrator allows: the soft
 // limit raised to the hard one, as servers that hold many sockets do. Sandboxes get their own,
 // lower limit from their shape (RLIMIT_NOFILE, 1024 by default) whatever this one is.
 

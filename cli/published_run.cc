@@ -8,7 +8,7 @@
 namespace paddock::cli {
 
 Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, const RunPlan& plan,
-                                const std::vector<egress::PreviewPublish>& publish,
+                                const std::vector<net::preview::PreviewPublish>& publish,
                                 RunObserver& observer,
                                 const std::function<void(const std::string& line)>& say) {
   if (!runs_warm(shape, plan)) {
@@ -24,7 +24,7 @@ Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, con
     (*sandbox)->close();
     return factory.error().context("--publish");
   }
-  egress::PreviewForwarder forwarder(geteuid(), {});
+  net::preview::PreviewForwarder forwarder(geteuid(), {});
   for (const auto& port : publish) {
     auto opened =
         forwarder.open("run", std::move(*factory), port.port, port.protocol, port.host_port);

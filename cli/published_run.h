@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "core/result.h"
-#include "egress/preview_forwarder.h"
+#include "net/preview/forwarder.h"
 #include "runtime/backend.h"
 
 namespace paddock::cli {
 
 Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, const RunPlan& plan,
-                                const std::vector<egress::PreviewPublish>& publish,
+                                const std::vector<net::preview::PreviewPublish>& publish,
                                 RunObserver& observer,
                                 const std::function<void(const std::string& line)>& say);
 

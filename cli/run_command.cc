@@ -196,7 +196,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   // Brokered secrets: the authority and the sandbox's trust bundle live as long as the run.
   BrokerSetup broker;
   if (!request.secrets.empty()) {
-    std::vector<egress::BrokeredSecret> secrets;
+    std::vector<net::egress::BrokeredSecret> secrets;
     for (const auto& spec : request.secrets) {
       auto secret = brokered_secret("--secret", spec, env);
       if (!secret) return fail(secret.error().message);
@@ -207,7 +207,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
     if (!made) return fail(made.error().message);
     broker = std::move(*made);
     request.shape.trust_bundle = broker.bundle.path();
-    for (auto& entry : egress::trust_env(kSandboxTrustBundle)) {
+    for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
       request.plan.env.push_back(std::move(entry));
     }
     settings.native.broker = broker.broker;

@@ -56,7 +56,7 @@ TrustBundle::~TrustBundle() {
   std::filesystem::remove_all(directory_, ignored);
 }
 
-Result<BrokerSetup> set_up_broker(std::vector<egress::BrokeredSecret> secrets, bool in_body,
+Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secrets, bool in_body,
                                   const std::optional<std::string>& ca_file,
                                   const TerminatorMaker& make_terminator) {
   std::vector<std::string> hosts;
@@ -74,15 +74,15 @@ Result<BrokerSetup> set_up_broker(std::vector<egress::BrokeredSecret> secrets, b
   if (!bundle) return bundle.error();
   BrokerSetup setup;
   setup.broker.secrets =
-      std::make_shared<const std::vector<egress::BrokeredSecret>>(std::move(secrets));
+      std::make_shared<const std::vector<net::egress::BrokeredSecret>>(std::move(secrets));
   setup.broker.tls = std::move(*terminator);
   setup.broker.in_body = in_body;
   setup.bundle = std::move(*bundle);
   return setup;
 }
 
-Result<egress::BrokeredSecret> brokered_secret(
-    const std::string& source, const egress::SecretSpec& spec,
+Result<net::egress::BrokeredSecret> brokered_secret(
+    const std::string& source, const net::egress::SecretSpec& spec,
     const std::function<std::optional<std::string>(const std::string&)>& value_of) {
   auto value = value_of(spec.variable);
   if (!value || value->empty()) {
@@ -100,7 +100,7 @@ Result<egress::BrokeredSecret> brokered_secret(
                          " at least, or it could not be masked in results (set the real "
                          "credential there)");
   }
-  return egress::BrokeredSecret{spec, *value};
+  return net::egress::BrokeredSecret{spec, *value};
 }
 
 }  // namespace paddock::cli

@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "core/result.h"
-#include "egress/brokered_secrets.h"
-#include "egress/proxy.h"
-#include "egress/tls_terminator.h"
+#include "net/egress/brokered_secrets.h"
+#include "net/egress/proxy.h"
+#include "net/egress/tls_terminator.h"
 
 namespace paddock::cli {
 
 // Makes a terminator for the secrets' host names, and gives its authority's certificate (PEM).
 // Only paddock-full has one (cli/tls_terminator_maker.h); the lean paddock hands over instead.
-using TerminatorMaker = std::function<Result<std::shared_ptr<egress::TlsTerminator>>(
+using TerminatorMaker = std::function<Result<std::shared_ptr<net::egress::TlsTerminator>>(
     const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file,
     std::string* authority_pem)>;
 
@@ -43,20 +43,20 @@ class TrustBundle {
 };
 
 struct BrokerSetup {
-  egress::SecretBroker broker;
+  net::egress::SecretBroker broker;
   TrustBundle bundle;
 };
 
 // The broker of `secrets` (values read already); an error names what failed.
-Result<BrokerSetup> set_up_broker(std::vector<egress::BrokeredSecret> secrets, bool in_body,
+Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secrets, bool in_body,
                                   const std::optional<std::string>& ca_file,
                                   const TerminatorMaker& make_terminator);
 
 // NAME=ENVVAR@HOSTS -> its secret, with its value from `value_of(ENVVAR)`; unset or empty is an
 // error that names the variable and how to set it, and so is a value too short to be masked
 // (under SecretMask::kShortest characters).
-Result<egress::BrokeredSecret> brokered_secret(
-    const std::string& source, const egress::SecretSpec& spec,
+Result<net::egress::BrokeredSecret> brokered_secret(
+    const std::string& source, const net::egress::SecretSpec& spec,
     const std::function<std::optional<std::string>(const std::string&)>& value_of);
 
 }  // namespace paddock::cli

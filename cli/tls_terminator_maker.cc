@@ -1,16 +1,16 @@
 #include "cli/tls_terminator_maker.h"
 
-#include "egress/tls/openssl_terminator.h"
+#include "net/egress/tls/openssl_terminator.h"
 
 namespace paddock::cli {
 
-Result<std::shared_ptr<egress::TlsTerminator>> make_openssl_terminator(
+Result<std::shared_ptr<net::egress::TlsTerminator>> make_openssl_terminator(
     const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file,
     std::string* authority_pem) {
-  auto terminator = egress::tls::OpensslTerminator::create(hosts, ca_file);
+  auto terminator = net::egress::tls::OpensslTerminator::create(hosts, ca_file);
   if (!terminator) return terminator.error();
   *authority_pem = (*terminator)->authority_pem();
-  return std::shared_ptr<egress::TlsTerminator>(std::move(*terminator));
+  return std::shared_ptr<net::egress::TlsTerminator>(std::move(*terminator));
 }
 
 }  // namespace paddock::cli

@@ -1,13 +1,13 @@
 #pragma once
 
 // paddock-full's TerminatorMaker (cli/secret_broker_setup.h): OpenSSL's, which only the
-// executables that link paddock::egress_tls have.
+// executables that link paddock::net_egress_tls have.
 
 #include "cli/secret_broker_setup.h"
 
 namespace paddock::cli {
 
-Result<std::shared_ptr<egress::TlsTerminator>> make_openssl_terminator(
+Result<std::shared_ptr<net::egress::TlsTerminator>> make_openssl_terminator(
     const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file,
     std::string* authority_pem);
 

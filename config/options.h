@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "app/server_config.h"
-#include "egress/brokered_secrets.h"
-#include "egress/preview_forwarder.h"
+#include "net/egress/brokered_secrets.h"
+#include "net/preview/forwarder.h"
 #include "runtime/sandbox_parts.h"
 
 namespace paddock::config {
@@ -26,7 +26,7 @@ struct RunSettings {
   std::optional<std::string> code;
   std::vector<std::string> libraries;
   std::optional<std::string> screening;  // enforce, warn or off, over the policy's
-  std::vector<egress::PreviewPublish> publish;
+  std::vector<net::preview::PreviewPublish> publish;
   std::vector<BindMount> binds;  // --ro-bind's, then --bind's
   std::vector<std::string> collect;
   std::optional<std::string> seccomp_profile;
@@ -40,7 +40,7 @@ struct Options {
   // --secret as parsed, with where each came from. Their values are read only when a command
   // uses them (the server at its start, a run when it runs), so parsing reads no secret.
   struct Secret {
-    egress::SecretSpec spec;
+    net::egress::SecretSpec spec;
     std::string source;  // "--secret" or "PADDOCK_SECRETS"
   };
   std::vector<Secret> secrets;

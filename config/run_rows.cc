@@ -111,7 +111,7 @@ std::vector<Setting> run_rows() {
           "and print its URL (with its token) on stderr: [HOSTPORT:]PORT[/tcp] "
           "(docs/previews.md)",
           [](const Given& g, Env, Options& o) -> Status {
-            auto publish = egress::parse_preview_publish(g.text);
+            auto publish = net::preview::parse_preview_publish(g.text);
             if (!publish) return publish.error();
             o.run.publish.push_back(*publish);
             return {};

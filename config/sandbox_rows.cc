@@ -6,7 +6,7 @@
 #include "config/values.h"
 #include "core/ip_prefix.h"
 #include "core/units.h"
-#include "egress/host_pattern.h"
+#include "net/egress/host_pattern.h"
 
 namespace paddock::config {
 namespace {
@@ -68,7 +68,7 @@ Status add_loopback_ports(const Given& given, Env, Options& options) {
 }
 
 Status add_allowed_host(const Given& given, Env, Options& options) {
-  if (auto pattern = egress::parse_host_pattern(given.text); !pattern) {
+  if (auto pattern = net::egress::parse_host_pattern(given.text); !pattern) {
     return invalid_input(given.source + ": " + pattern.error().message);
   }
   options.server.allowed_hosts.push_back(given.text);
@@ -78,7 +78,7 @@ Status add_allowed_host(const Given& given, Env, Options& options) {
 // NAME=ENVVAR@HOST,...: the hosts join the allowlist; the value is read by the command that
 // uses it (config/resolve.h).
 Status add_secret(const Given& given, Env, Options& options) {
-  auto spec = egress::parse_secret_spec(given.text);
+  auto spec = net::egress::parse_secret_spec(given.text);
   if (!spec) return invalid_input(given.source + ": " + spec.error().message);
   for (const auto& known : options.secrets) {
     if (known.spec.name == spec->name) {

@@ -4,8 +4,8 @@
 
 #include "config/rows.h"
 #include "config/values.h"
-#include "egress/preview_forwarder.h"
 #include "language/warm_spec.h"
+#include "net/preview/forwarder.h"
 #include "rootfs/image_reference.h"
 #include "runtime/kube/localhost_profile.h"
 
@@ -269,7 +269,7 @@ std::vector<Setting> server_rows() {
       row("--preview-ports", "PADDOCK_PREVIEW_PORTS", "FIRST-LAST", "any the kernel picks",
           "Host ports previews listen on, e.g. 8000-8099",
           [](const Given& g, Env, Options& o) -> Status {
-            auto range = egress::parse_preview_ports(g.text);
+            auto range = net::preview::parse_preview_ports(g.text);
             if (!range) return g.invalid("a port or a range of ports", "8000-8099");
             o.server.preview_ports = {range->first, range->last};
             return {};

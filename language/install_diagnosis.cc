@@ -110,7 +110,7 @@ bool shows(std::string_view output, const Sign& sign) {
                                 *compiled_patterns().at(sign.text));
 }
 
-std::string destination(const egress::Destination& where) {
+std::string destination(const net::egress::Destination& where) {
   return where.host + ":" + std::to_string(where.port);
 }
 
@@ -133,15 +133,15 @@ std::string line_for(const Sign& sign) {
 }  // namespace
 
 std::optional<std::string> install_diagnosis(std::string_view installer_output,
-                                             const egress::EgressRecord& network) {
+                                             const net::egress::EgressRecord& network) {
   // The proxy's own record before any words: what it refused, then what it could not reach.
   if (!network.denied.empty()) {
-    const egress::Destination& refused = network.denied.front();
+    const net::egress::Destination& refused = network.denied.front();
     return "the installer was refused " + destination(refused) + " (" + refused.reason +
            "): only the user can allow a host (paddock mcp --allow-host)";
   }
   if (!network.unreachable.empty()) {
-    const egress::Destination& failed = network.unreachable.front();
+    const net::egress::Destination& failed = network.unreachable.front();
     return "could not reach the package index " + destination(failed) + ": " + failed.reason;
   }
   for (const auto& sign : kSigns) {

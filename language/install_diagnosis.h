@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "egress/egress_record.h"
+#include "net/egress/egress_record.h"
 
 namespace paddock {
 
@@ -22,6 +22,6 @@ namespace paddock {
 // "no such package in the package index (check the name)"..., or nothing when neither the
 // proxy's record nor the output says which cause it was.
 std::optional<std::string> install_diagnosis(std::string_view installer_output,
-                                             const egress::EgressRecord& network = {});
+                                             const net::egress::EgressRecord& network = {});
 
 }  // namespace paddock

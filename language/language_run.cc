@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "egress/proxy.h"
 #include "language/builtin_policies.h"
+#include "net/egress/proxy.h"
 
 namespace paddock {
 namespace {
@@ -76,7 +76,7 @@ Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
   }
   std::vector<std::string> env;
   // Its only way out is the sandbox's egress proxy (RunPlan::installer_allowed_hosts).
-  if (policy.install_network == "allowlist") env = egress::proxy_env(false);
+  if (policy.install_network == "allowlist") env = net::egress::proxy_env(false);
   env.push_back("HOME=/nonexistent");
   for (const auto& [name, value] : policy.install_env) env.push_back(name + "=" + value);
   env.insert(env.end(), installer_env.begin(), installer_env.end());

@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "core/units.h"
-#include "egress/host_pattern.h"
 #include "language/builtin_policies.h"
 #include "language/policy_schema.h"
+#include "net/egress/host_pattern.h"
 
 namespace paddock {
 namespace {
@@ -105,7 +105,7 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
   auto patterns = [&](const char* key) {
     auto list = Reader::strings(*object, key);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      if (auto parsed = egress::parse_host_pattern(list[i]); !parsed) {
+      if (auto parsed = net::egress::parse_host_pattern(list[i]); !parsed) {
         reader.fail("/network/" + std::string(key) + "/" + std::to_string(i),
                     parsed.error().message);
       }
@@ -132,7 +132,7 @@ Status apply_install_mirror(LanguagePolicy& policy, const VariableLookup& variab
   if (policy.mirror_variable.empty() || !variables) return {};
   auto url = variables(policy.mirror_variable);
   if (!url) return {};
-  auto pattern = egress::url_host_pattern(*url);
+  auto pattern = net::egress::url_host_pattern(*url);
   if (!pattern) return pattern.error().context(policy.mirror_variable);
   policy.install_env[policy.mirror_env] = *url;
   policy.install_allow = {*pattern};

@@ -33,7 +33,7 @@ struct LanguagePolicy {
   LimitOverrides limits;
   NetworkMode run_network = NetworkMode::kNone;
   std::string install_network = "none";  // "none", "allowlist", "user" or "host"
-  // Egress allowlists (egress/host_pattern.h): the program's (network.allow), and the
+  // Egress allowlists (net/egress/host_pattern.h): the program's (network.allow), and the
   // installer's package index (network.install_allow, with install "allowlist").
   std::vector<std::string> run_allow;
   std::vector<std::string> install_allow;

@@ -267,7 +267,7 @@ json code_output_schema() {
 
 // One line naming what the egress proxy refused, so the model can tell the user which host to
 // allow: the model itself cannot widen the list.
-std::string refused_network_line(const egress::EgressRecord& network) {
+std::string refused_network_line(const net::egress::EgressRecord& network) {
   if (network.denied.empty()) return "";
   std::vector<std::string> shown;
   for (const auto& denial : network.denied) {

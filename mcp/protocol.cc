@@ -69,7 +69,7 @@ json server_capabilities() {
 std::string server_instructions(const std::string& shares,
                                 const std::vector<std::string>& allowed_hosts,
                                 const std::string& preinstalled,
-                                const std::vector<egress::BrokeredSecret>& secrets) {
+                                const std::vector<net::egress::BrokeredSecret>& secrets) {
   std::string shared =
       shares == "none"
           ? ""

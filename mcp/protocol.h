@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "egress/brokered_secrets.h"
 #include "mcp/json_rpc.h"
+#include "net/egress/brokered_secrets.h"
 
 namespace paddock::mcp {
 
@@ -62,6 +62,6 @@ json server_capabilities();
 std::string server_instructions(const std::string& shares,
                                 const std::vector<std::string>& allowed_hosts,
                                 const std::string& preinstalled,
-                                const std::vector<egress::BrokeredSecret>& secrets = {});
+                                const std::vector<net::egress::BrokeredSecret>& secrets = {});
 
 }  // namespace paddock::mcp

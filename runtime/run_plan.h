@@ -26,7 +26,7 @@ struct RunPlan {
   // The installer's allowlist (its package index): when set, the networked steps reach out only
   // through the sandbox's egress proxy with this list instead of user-mode networking; the
   // list is replaced by the shape's allowed_hosts (or nothing) before the next step. The
-  // installer's own environment must carry egress::proxy_env().
+  // installer's own environment must carry net::egress::proxy_env().
   std::vector<std::string> installer_allowed_hosts;
   std::vector<SandboxFile> files;  // written into the work directory before the first step
   // The caller's own files: written right before the first step after the networked ones (the

@@ -73,7 +73,7 @@ nlohmann::json isolation_json(const IsolationReport& report) {
 
 }  // namespace
 
-nlohmann::json network_json(const egress::EgressRecord& record) {
+nlohmann::json network_json(const net::egress::EgressRecord& record) {
   nlohmann::json denied = nlohmann::json::array();
   for (const auto& denial : record.denied) {
     denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});

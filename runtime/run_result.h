@@ -10,7 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "egress/egress_record.h"
+#include "net/egress/egress_record.h"
 
 namespace paddock {
 
@@ -133,7 +133,7 @@ struct RunResult {
   IsolationReport isolation;
   std::optional<CellReport> cell;  // only for a cell of a live session
   // Destinations the egress proxy refused and reached (an allowlist run): deduplicated, capped.
-  egress::EgressRecord network;
+  net::egress::EgressRecord network;
   Refusals refused;
 
   [[nodiscard]] bool timed_out() const { return outcome == Outcome::kTimedOut; }
@@ -153,7 +153,7 @@ const char* to_string(Outcome outcome);
 nlohmann::json to_json(const RunResult& result);
 
 // {denied: [{host, port, reason}], allowed: [{host, port}], omitted?}: hosts and ports only.
-nlohmann::json network_json(const egress::EgressRecord& record);
+nlohmann::json network_json(const net::egress::EgressRecord& record);
 
 // {system_calls?: {name: count}, system_calls_unnamed?, process_limit?}: what the sandbox
 // refused, for `paddock run --json` and the MCP result's structuredContent.

@@ -45,7 +45,7 @@ struct SandboxShape {
   // a session's init hand paddock a socket factory, so a server without --allow-preview holds
   // no descriptor and the sandbox no socket for it.
   bool previews = false;
-  // An egress allowlist (egress/host_pattern.h): the program's only way out is an HTTP proxy
+  // An egress allowlist (net/egress/host_pattern.h): the program's only way out is an HTTP proxy
   // outside the sandbox that reaches these destinations and nothing else. Needs `network`
   // kNone: the namespace stays empty but for its loopback, where the proxy listens.
   std::vector<std::string> allowed_hosts;

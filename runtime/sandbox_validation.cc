@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "egress/host_pattern.h"
+#include "net/egress/host_pattern.h"
 
 namespace paddock {
 namespace {
@@ -80,7 +80,7 @@ Status validate_network(const SandboxShape& shape, const RunPlan& plan) {
   // Checked here so a bad pattern is one line before anything starts.
   for (const auto* list : {&shape.allowed_hosts, &plan.installer_allowed_hosts}) {
     for (const auto& text : *list) {
-      if (auto pattern = egress::parse_host_pattern(text); !pattern) return pattern.error();
+      if (auto pattern = net::egress::parse_host_pattern(text); !pattern) return pattern.error();
     }
   }
   return {};

@@ -31,7 +31,7 @@ struct ExecRequest {
   bool network = false;           // user-mode networking for this command only (an installer)
   // With `network`: reach out only through the session's egress proxy, to these destinations
   // (an installer's package index; RunPlan::installer_allowed_hosts), not by user-mode
-  // networking. The command's own environment must carry egress::proxy_env().
+  // networking. The command's own environment must carry net::egress::proxy_env().
   std::vector<std::string> allowed_hosts;
   OutputCollection collect;
 };
@@ -152,7 +152,7 @@ class Session {
   [[nodiscard]] virtual Status thaw() { return {}; }
   [[nodiscard]] virtual bool frozen() const { return false; }
 
-  // A preview's way into the sandbox (egress/preview_forwarder.h): the factory of sockets made
+  // A preview's way into the sandbox (net/preview/forwarder.h): the factory of sockets made
   // in the sandbox's own network namespace, handed over once (the forwarder keeps it for every
   // preview of the session). ENOTSUP where the backend or the sandbox has none.
   [[nodiscard]] virtual Result<UniqueFd> take_preview_factory() {

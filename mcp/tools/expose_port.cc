@@ -72,9 +72,10 @@ class ExposePort final : public Tool {
     }
     auto lease = state.sessions().acquire(id);
     if (!lease) return tool_error(lease.error().message);
-    auto exposed = state.sessions().expose(
-        **lease, static_cast<std::uint16_t>(port),
-        protocol == "http" ? egress::PreviewProtocol::kHttp : egress::PreviewProtocol::kTcp);
+    auto exposed =
+        state.sessions().expose(**lease, static_cast<std::uint16_t>(port),
+                                protocol == "http" ? net::preview::PreviewProtocol::kHttp
+                                                   : net::preview::PreviewProtocol::kTcp);
     if (!exposed) return tool_error(exposed.error().message);
     std::string text = "session " + (*lease)->id + ": port " + std::to_string(port) +
                        " is open to the user at " + exposed->url;

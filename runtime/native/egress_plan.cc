@@ -40,14 +40,14 @@ std::vector<IpPrefix> without(const std::vector<IpPrefix>& ranges, const IpPrefi
 
 }  // namespace
 
-Result<egress::AllowList> allow_list(const std::vector<std::string>& texts) {
-  std::vector<egress::HostPattern> patterns;
+Result<net::egress::AllowList> allow_list(const std::vector<std::string>& texts) {
+  std::vector<net::egress::HostPattern> patterns;
   for (const auto& text : texts) {
-    auto pattern = egress::parse_host_pattern(text);
+    auto pattern = net::egress::parse_host_pattern(text);
     if (!pattern) return pattern.error();
     patterns.push_back(std::move(*pattern));
   }
-  return egress::AllowList(std::move(patterns));
+  return net::egress::AllowList(std::move(patterns));
 }
 
 bool installer_uses_proxy(const SandboxShape& shape, const RunPlan& plan) {
@@ -60,12 +60,12 @@ bool has_egress_proxy(const SandboxShape& shape, const RunPlan& plan, bool sessi
   return installer_uses_proxy(shape, plan) && plan.networked_steps > 0;
 }
 
-Result<egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunPlan& plan) {
+Result<net::egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunPlan& plan) {
   // A run starts with its installer, if it has one that goes through the proxy.
   bool installer_first = plan.networked_steps > 0 && installer_uses_proxy(shape, plan);
   auto allow = allow_list(installer_first ? plan.installer_allowed_hosts : shape.allowed_hosts);
   if (!allow) return allow.error();
-  egress::EgressPolicy policy;
+  net::egress::EgressPolicy policy;
   policy.allow = std::move(*allow);
   policy.forbidden = refused_ranges();
   for (const auto& address : probe_host_addresses()) policy.forbidden.push_back(address);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "egress/proxy.h"
+#include "net/egress/proxy.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
@@ -24,10 +24,10 @@ bool installer_uses_proxy(const SandboxShape& shape, const RunPlan& plan);
 bool has_egress_proxy(const SandboxShape& shape, const RunPlan& plan, bool session);
 
 // The patterns as a list; an error names the first that does not parse, and the accepted forms.
-Result<egress::AllowList> allow_list(const std::vector<std::string>& texts);
+Result<net::egress::AllowList> allow_list(const std::vector<std::string>& texts);
 
 // The policy the proxy starts with: the installer's list if the run starts with an installer
 // that has one, else the program's.
-Result<egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunPlan& plan);
+Result<net::egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunPlan& plan);
 
 }  // namespace paddock

@@ -15,7 +15,7 @@ namespace {
 // One sandbox of `shape` running `plan`. Sets `refused` (and returns an error) when the kernel
 // would not mount the image's overlay and a flattened copy can take its place.
 Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunObserver& observer,
-                           const egress::SecretBroker& broker, bool& refused) {
+                           const net::egress::SecretBroker& broker, bool& refused) {
   auto launched_or = launch_sandbox(shape, plan, observer, LaunchMode::kRun, broker);
   if (!launched_or) return launched_or.error();
   LaunchedSandbox& launched = **launched_or;
@@ -30,7 +30,7 @@ Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunOb
   Limits limits = limits_of(shape.limits, plan);
   Supervised done = supervise(launched.sandbox, limits, observer);
   // Nothing of the run may reach out any more: its proxy ends with it.
-  egress::EgressRecord network;
+  net::egress::EgressRecord network;
   if (launched.egress) {
     launched.egress->stop();
     network = launched.egress->take_record();

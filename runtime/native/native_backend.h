@@ -3,7 +3,7 @@
 // The native backend: paddock isolates the run itself with namespaces, a pivot_root'ed tmpfs
 // root, rlimits, dropped capabilities and seccomp. No daemon, no setuid helper of its own.
 
-#include "egress/proxy.h"
+#include "net/egress/proxy.h"
 #include "runtime/backend.h"
 #include "runtime/image_root.h"
 #include "runtime/session.h"
@@ -22,7 +22,7 @@ struct NativeSettings {
   ImagePuller puller;  // empty: images must be in the store already
   // Brokered secrets (docs/secrets.md): every sandbox with an egress proxy gets placeholders of
   // its own, and its proxy the terminator; paddock-full's composition root makes it.
-  egress::SecretBroker broker;
+  net::egress::SecretBroker broker;
 };
 
 class NativeBackend final : public Backend {

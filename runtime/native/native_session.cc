@@ -19,7 +19,7 @@
 #include "core/file_tree.h"
 #include "core/units.h"
 #include "core/write_all.h"
-#include "egress/proxy.h"
+#include "net/egress/proxy.h"
 #include "runtime/native/artifacts.h"
 #include "runtime/native/egress_plan.h"
 #include "runtime/native/image_root_fallback.h"
@@ -84,7 +84,7 @@ constexpr const char* kEndedBeforeStart =
 }  // namespace
 
 Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape, const RunPlan& base,
-                                                     const egress::SecretBroker& broker) {
+                                                     const net::egress::SecretBroker& broker) {
   return with_image_root_fallback<std::unique_ptr<Session>>(
       shape, [&base, &broker](const SandboxShape& attempt, bool& refused) {
         return open_once(attempt, base, broker, refused);
@@ -93,7 +93,7 @@ Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape, 
 
 Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxShape& shape,
                                                           const RunPlan& base,
-                                                          const egress::SecretBroker& broker,
+                                                          const net::egress::SecretBroker& broker,
                                                           bool& refused) {
   QuietObserver observer;
   auto launched = launch_sandbox(shape, base, observer, LaunchMode::kSession, broker);
@@ -201,7 +201,7 @@ std::vector<std::string> NativeSession::command_env(const ExecRequest& request) 
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where
   // the proxy's variables come last); an installer's command brings its own.
   if (!shape_.allowed_hosts.empty() && !request.network)
-    env = merge_env(env, egress::proxy_env(true));
+    env = merge_env(env, net::egress::proxy_env(true));
   // The sandbox's placeholders stand whatever a request sets: a variable set to something else
   // would only send that in their place.
   return merge_env(env, launched_->brokered_env);
@@ -429,7 +429,7 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   bool via_proxy =
       request.network && !request.allowed_hosts.empty() && shape_.network == NetworkMode::kNone;
   // What the command may reach through the proxy; the session's own list again afterwards.
-  egress::AllowList command_list, session_list;
+  net::egress::AllowList command_list, session_list;
   if (via_proxy) {
     if (!launched_->egress) {
       return invalid_input(
@@ -444,8 +444,8 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
     session_list = std::move(*session);
   }
   struct RestoreList {
-    egress::EgressProxy* proxy = nullptr;
-    egress::AllowList list;
+    net::egress::EgressProxy* proxy = nullptr;
+    net::egress::AllowList list;
     void now() {
       if (proxy != nullptr) std::exchange(proxy, nullptr)->set_allowlist(std::move(list));
     }
@@ -514,7 +514,7 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   }
   network.detach();
   restore.now();
-  egress::EgressRecord destinations;
+  net::egress::EgressRecord destinations;
   if (launched_->egress) destinations = launched_->egress->take_record();
   CollectedArtifacts collected;
   if (!request.collect.directories.empty()) {

@@ -18,7 +18,7 @@ class NativeSession final : public Session {
  public:
   // `base`: what every command starts from (its environment and directory).
   static Result<std::unique_ptr<Session>> open(const SandboxShape& shape, const RunPlan& base,
-                                               const egress::SecretBroker& broker = {});
+                                               const net::egress::SecretBroker& broker = {});
   ~NativeSession() override { close(); }
 
   Result<RunResult> exec(const ExecRequest& request, RunObserver& observer) override;
@@ -55,7 +55,7 @@ class NativeSession final : public Session {
       : shape_(std::move(shape)), base_(std::move(base)), launched_(std::move(launched)) {}
   // One attempt; `refused` as in with_image_root_fallback.
   static Result<std::unique_ptr<Session>> open_once(const SandboxShape& shape, const RunPlan& base,
-                                                    const egress::SecretBroker& broker,
+                                                    const net::egress::SecretBroker& broker,
                                                     bool& refused);
   // Waits for init to finish setting up and send its work directory.
   Status wait_until_ready(bool& refused);

@@ -254,7 +254,7 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
                                   std::to_string(shape.limits.memory_bytes)};
   env.insert(env.end(), plan.env.begin(), plan.env.end());
   if (!shape.allowed_hosts.empty()) {
-    for (auto& entry : egress::proxy_env(true)) env.push_back(std::move(entry));
+    for (auto& entry : net::egress::proxy_env(true)) env.push_back(std::move(entry));
   }
   env.insert(env.end(), brokered_env.begin(), brokered_env.end());
   prepared.env_storage = merge_env(default_sandbox_env(), env);

@@ -47,7 +47,7 @@ ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const Sandbo
       .private_loopback = private_loopback,
       .preview_factory = shape.previews && private_loopback,
       .late_network = start.late_network,
-      .proxy_port = start.egress_proxy ? egress::kProxyPort : std::uint16_t{0},
+      .proxy_port = start.egress_proxy ? net::egress::kProxyPort : std::uint16_t{0},
       .network_fence = &prepared.network_fence,
       .rlimits = &prepared.rlimits,
       .cwd = prepared.cwd.c_str(),
@@ -71,7 +71,7 @@ ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const Sandbo
 Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
                                                         const RunPlan& run, RunObserver& observer,
                                                         LaunchMode mode,
-                                                        const egress::SecretBroker& broker) {
+                                                        const net::egress::SecretBroker& broker) {
   if (auto valid = validate_spec(shape, run, mode == LaunchMode::kSession); !valid) {
     return valid.error();
   }
@@ -104,9 +104,9 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
 
   // Brokered secrets: placeholders of this sandbox's own, in its environment and its proxy; a
   // sandbox without a proxy has no way to use them, and gets none.
-  egress::SandboxSecrets secrets;
+  net::egress::SandboxSecrets secrets;
   if (broker.secrets && broker.tls && has_egress_proxy(shape, run, network_later)) {
-    auto drawn = egress::SandboxSecrets::draw(broker.secrets);
+    auto drawn = net::egress::SandboxSecrets::draw(broker.secrets);
     if (!drawn) return drawn.error();
     secrets = std::move(*drawn);
     launched->brokered_env = secrets.env();
@@ -183,7 +183,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
     policy->secrets = std::move(secrets);
     policy->tls = broker.tls;
     policy->secrets_in_body = broker.in_body;
-    auto proxy = egress::EgressProxy::create(std::move(*policy));
+    auto proxy = net::egress::EgressProxy::create(std::move(*policy));
     if (!proxy) return proxy.error();
     launched->egress = std::move(*proxy);
   }

@@ -29,8 +29,8 @@ struct LaunchedSandbox {
   // The sandbox's user and network namespaces, kept when networking may be attached later.
   std::optional<UserNetwork::Namespaces> namespaces;
   UserNetwork network;  // attached from the start when the shape or plan asks for it
-  // With an egress allowlist: the proxy that is the sandbox's only way out (egress/proxy.h).
-  std::unique_ptr<egress::EgressProxy> egress;
+  // With an egress allowlist: the proxy that is the sandbox's only way out (net/egress/proxy.h).
+  std::unique_ptr<net::egress::EgressProxy> egress;
   // NAME=PLACEHOLDER of its brokered secrets (docs/secrets.md), drawn for this sandbox alone.
   std::vector<std::string> brokered_env;
 };
@@ -40,10 +40,9 @@ enum class LaunchMode {
   kSession,  // init serves commands until it is killed (see session_channel.h)
 };
 
-Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
-                                                        const RunPlan& run, RunObserver& observer,
-                                                        LaunchMode mode,
-                                                        const egress::SecretBroker& broker = {});
+Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(
+    const SandboxShape& shape, const RunPlan& run, RunObserver& observer, LaunchMode mode,
+    const net::egress::SecretBroker& broker = {});
 
 // What the sandbox's cgroup did, and the cgroup removed.
 CgroupOutcome finish_cgroup(LaunchedSandbox& launched);

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "core/unique_fd.h"
-#include "egress/proxy.h"
+#include "net/egress/proxy.h"
 #include "runtime/backend.h"
 #include "runtime/native/init/channel.h"
 #include "runtime/native/sandbox_process.h"
@@ -33,7 +33,7 @@ struct StartedSandbox {
   // reported, its output closed), and a kill asks init to kill everything but itself.
   bool session = false;
   // The egress proxy that serves the listener init makes (an allowlist run), or null.
-  egress::EgressProxy* egress = nullptr;
+  net::egress::EgressProxy* egress = nullptr;
 };
 
 struct Supervised {

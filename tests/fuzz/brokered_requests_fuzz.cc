@@ -1,5 +1,5 @@
 // Fuzzes what the egress proxy reads of the plaintext a sandbox sends through a TLS connection it
-// terminates for a brokered secret (egress/brokered_requests.h, egress/http_body_framing.h): the
+// terminates for a brokered secret (net/egress/brokered_requests.h, net/http1/body_framing.h): the
 // requests, fed in pieces whose sizes the input's first byte picks, with and without bodies held
 // for substitution. Whatever it gets, the proxy must never pass the secret's value on where a
 // request's Host names another host, nor a placeholder of this host's secret unsubstituted in a
@@ -13,20 +13,20 @@
 #include <string_view>
 #include <vector>
 
-#include "egress/brokered_requests.h"
-#include "egress/brokered_secrets.h"
+#include "net/egress/brokered_requests.h"
+#include "net/egress/brokered_secrets.h"
 
 namespace {
 
 constexpr const char* kPlaceholder = "paddock-secret-K-0123456789abcdef0123456789abcdef";
 
-const paddock::egress::SandboxSecrets& secrets() {
-  static const paddock::egress::SandboxSecrets kSecrets = [] {
-    auto spec = paddock::egress::parse_secret_spec("K=V@api.test");
+const paddock::net::egress::SandboxSecrets& secrets() {
+  static const paddock::net::egress::SandboxSecrets kSecrets = [] {
+    auto spec = paddock::net::egress::parse_secret_spec("K=V@api.test");
     if (!spec) std::abort();
-    auto list = std::make_shared<const std::vector<paddock::egress::BrokeredSecret>>(
-        std::vector<paddock::egress::BrokeredSecret>{{*spec, "VALUE-of-the-secret"}});
-    return paddock::egress::SandboxSecrets(list, {kPlaceholder});
+    auto list = std::make_shared<const std::vector<paddock::net::egress::BrokeredSecret>>(
+        std::vector<paddock::net::egress::BrokeredSecret>{{*spec, "VALUE-of-the-secret"}});
+    return paddock::net::egress::SandboxSecrets(list, {kPlaceholder});
   }();
   return kSecrets;
 }
@@ -34,7 +34,7 @@ const paddock::egress::SandboxSecrets& secrets() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace paddock::egress;
+  using namespace paddock::net::egress;
   if (size == 0) return 0;
   std::size_t piece = 1 + data[0] % 64;
   bool in_body = (data[0] & 0x80) != 0;
@@ -49,7 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     // Bounded: what waits unread is at most a head and one held body.
-    if (pending.size() > kMaxRequestHead + kMaxBrokeredBody + 64 * 1024 + piece) std::abort();
+    if (pending.size() >
+        paddock::net::http1::kMaxRequestHead + kMaxBrokeredBody + 64 * 1024 + piece)
+      std::abort();
   }
   // A head that went upstream never carries this host's placeholder in a header value.
   for (std::size_t at = upstream.find("\r\n"); at != std::string::npos;) {

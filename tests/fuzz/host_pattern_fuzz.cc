@@ -1,5 +1,5 @@
-// Fuzzes the egress allowlist's pattern parser (egress/host_pattern.h): the patterns a caller or
-// a policy writes (--allow-host, network.allow) and the mirror URLs an operator names, then the
+// Fuzzes the egress allowlist's pattern parser (net/egress/host_pattern.h): the patterns a caller
+// or a policy writes (--allow-host, network.allow) and the mirror URLs an operator names, then the
 // allowlist they make, asked about names and addresses as the proxy asks.
 
 #include <cstddef>
@@ -7,7 +7,8 @@
 #include <string_view>
 
 #include "core/ip_prefix.h"
-#include "egress/host_pattern.h"
+#include "net/egress/host_pattern.h"
+#include "net/http1/host_name.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace paddock;
@@ -18,12 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     asked = text.substr(newline + 1);
     text = text.substr(0, newline);
   }
-  (void)egress::url_host_pattern(text);
-  (void)egress::is_host_name(text);
-  (void)egress::parse_port(text);
-  auto pattern = egress::parse_host_pattern(text);
+  (void)net::egress::url_host_pattern(text);
+  (void)net::http1::is_host_name(text);
+  (void)net::http1::parse_port(text);
+  auto pattern = net::egress::parse_host_pattern(text);
   if (!pattern) return 0;
-  egress::AllowList list({*pattern});
+  net::egress::AllowList list({*pattern});
   for (std::uint16_t port : {std::uint16_t{80}, std::uint16_t{443}, std::uint16_t{8443}}) {
     (void)list.allows_name(asked, port);
     if (auto address = parse_ip_prefix(asked)) {

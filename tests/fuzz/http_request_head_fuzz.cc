@@ -1,4 +1,4 @@
-// Fuzzes the egress proxy's reader of request heads (egress/http_request_head.h): the bytes a
+// Fuzzes the egress proxy's reader of request heads (net/http1/request_head.h): the bytes a
 // sandboxed client sends its proxy, judged as they arrive (every prefix), and the head rebuilt
 // for upstream from a complete one, which must itself read back the same.
 
@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "egress/http_request_head.h"
+#include "net/http1/request_head.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace paddock::egress;
+  using namespace paddock::net::http1;
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // As the proxy reads: a few prefixes first (it parses again after every read).
   for (std::size_t cut : {size / 3, size / 2}) (void)parse_request_head(bytes.substr(0, cut));

@@ -1,6 +1,6 @@
-// Fuzzes a preview's judge of a connection's request head (egress/preview_access.h): bytes any
+// Fuzzes a preview's judge of a connection's request head (net/preview/access.h): bytes any
 // local program or web page sends, judged after every read; a head that passes goes to the
-// sandbox rebuilt (egress/preview_headers.h) without a token cookie or credentials. Whatever it
+// sandbox rebuilt (net/preview/headers.h) without a token cookie or credentials. Whatever it
 // answers is one well-formed response whose head ends once, and a redirect never carries a header
 // the request smuggled into its Location, which stays on the preview's origin.
 
@@ -9,18 +9,19 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "egress/preview_access.h"
-#include "egress/preview_headers.h"
+#include "net/preview/access.h"
+#include "net/preview/headers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace paddock::egress;
+  using namespace paddock::net::preview;
+  using namespace paddock::net::http1;
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   constexpr std::string_view kToken = "0123456789abcdef0123456789abcdef";
   for (std::size_t cut : {size / 3, size / 2, size}) {
     PreviewVerdict verdict = judge_preview_request(bytes.substr(0, cut), 8080, kToken);
     if (verdict.kind == PreviewVerdict::Kind::kNeedMore) continue;
     if (verdict.kind == PreviewVerdict::Kind::kForward) {
-      // What the sandbox gets (egress/preview_headers.h): no token cookie and no credentials
+      // What the sandbox gets (net/preview/headers.h): no token cookie and no credentials
       // for a server that set nothing and asked for nothing, every line ended by CRLF.
       std::string sent = preview_request_head(verdict.head, PreviewGrants{});
       for (std::size_t at = sent.find("\r\n"); at != std::string::npos;

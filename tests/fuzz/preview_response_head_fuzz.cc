@@ -1,5 +1,5 @@
 // Fuzzes what a preview's relay makes of the bytes a sandbox's server sends as its response head
-// (egress/preview_headers.h), read after every read: whatever head the browser gets is one
+// (net/preview/headers.h), read after every read: whatever head the browser gets is one
 // well-formed head whose every line ends in CRLF, that ends once, and that sets no preview's
 // token cookie; what the relay keeps of the server's cookies stays within its bounds.
 
@@ -8,11 +8,12 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "egress/preview_access.h"
-#include "egress/preview_headers.h"
+#include "net/preview/access.h"
+#include "net/preview/headers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace paddock::egress;
+  using namespace paddock::net::preview;
+  using namespace paddock::net::http1;
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   PreviewGrants grants;
   for (std::size_t cut : {size / 3, size / 2, size}) {

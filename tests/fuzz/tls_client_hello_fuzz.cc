@@ -1,16 +1,17 @@
 // Fuzzes the egress proxy's reader of the server name in a TLS ClientHello
-// (egress/tls_client_hello.h): the first bytes a client sends through a CONNECT tunnel.
+// (net/egress/tls_client_hello.h): the first bytes a client sends through a CONNECT tunnel.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "egress/host_pattern.h"
-#include "egress/tls_client_hello.h"
+#include "net/egress/tls_client_hello.h"
+#include "net/http1/host_name.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace paddock::egress;
+  using namespace paddock::net::egress;
+  using paddock::net::http1::is_host_name;
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   ClientHelloName found = client_hello_server_name(bytes);
   // A name it reports is one the allowlist can judge: a host name, never raw bytes.

@@ -28,7 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/unique_fd.h"
-#include "egress/proxy.h"
+#include "net/egress/proxy.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
@@ -97,24 +97,24 @@ UniqueFd loopback_listener(int& port) {
 }
 
 struct ServedProxy {
-  std::unique_ptr<egress::EgressProxy> proxy;
+  std::unique_ptr<net::egress::EgressProxy> proxy;
   int port = 0;
 };
 
 // A proxy that allows `patterns` and serves on a loopback port of its own; `idle` as the relay's
 // idle deadline.
 ServedProxy serve_proxy(const std::vector<std::string>& patterns,
-                        std::chrono::milliseconds idle = egress::kRelayIdleDeadline) {
-  std::vector<egress::HostPattern> parsed;
+                        std::chrono::milliseconds idle = net::egress::kRelayIdleDeadline) {
+  std::vector<net::egress::HostPattern> parsed;
   for (const auto& text : patterns) {
-    auto pattern = egress::parse_host_pattern(text);
+    auto pattern = net::egress::parse_host_pattern(text);
     EXPECT_TRUE(pattern.ok()) << text;
     if (pattern.ok()) parsed.push_back(*pattern);
   }
-  egress::EgressPolicy policy;
-  policy.allow = egress::AllowList(std::move(parsed));
+  net::egress::EgressPolicy policy;
+  policy.allow = net::egress::AllowList(std::move(parsed));
   policy.idle = idle;
-  auto created = egress::EgressProxy::create(std::move(policy));
+  auto created = net::egress::EgressProxy::create(std::move(policy));
   EXPECT_TRUE(created.ok());
   ServedProxy served;
   served.proxy = std::move(*created);
@@ -283,9 +283,9 @@ TEST(EgressProxyExhaustion, ConnectionsAreCappedPerSandboxAndForTheWholeServer) 
   }
   EXPECT_LE(2 * held_total, static_cast<int>(kDescriptors / 4)) << held_total << " held";
   EXPECT_GT(held_total, 0);
-  EXPECT_EQ(egress::server_connections(), static_cast<std::size_t>(held_total));
+  EXPECT_EQ(net::egress::server_connections(), static_cast<std::size_t>(held_total));
   proxies.clear();  // stopped: every connection given back
-  EXPECT_EQ(egress::server_connections(), 0u);
+  EXPECT_EQ(net::egress::server_connections(), 0u);
 }
 
 // Reads from `fd` until `size` bytes came, it ended, or `timeout` passed.
@@ -398,7 +398,7 @@ TEST(EgressProxyRequests, ReplacingTheListEndsConnectionsOpenedUnderTheOldOne) {
   ASSERT_EQ(status_line(tunnel.get()), "HTTP/1.1 200 Connection established");
   send_text(tunnel.get(), "not tls, on a port the pattern names");
   EXPECT_FALSE(closed_within(tunnel.get(), 300ms));
-  served.proxy->set_allowlist(egress::AllowList{});
+  served.proxy->set_allowlist(net::egress::AllowList{});
   EXPECT_TRUE(closed_within(tunnel.get(), 1s));
   UniqueFd again = connect_to(served.port);
   send_text(again.get(), "CONNECT " + target + " HTTP/1.1\r\n\r\n");
@@ -437,8 +437,8 @@ TEST(EgressProxyRequests, AnUnreachableDestinationIsRecordedWithWhy) {
   EXPECT_TRUE(record.allowed.empty());
   ASSERT_EQ(record.unreachable.size(), 2u);
   EXPECT_EQ(record.unreachable[0],
-            (egress::Destination{"127.0.0.1", static_cast<std::uint16_t>(closed_port),
-                                 "the connection failed: Connection refused"}));
+            (net::egress::Destination{"127.0.0.1", static_cast<std::uint16_t>(closed_port),
+                                      "the connection failed: Connection refused"}));
   EXPECT_EQ(record.unreachable[1].host, "paddock-no-such-host.invalid");
   EXPECT_EQ(record.unreachable[1].reason.rfind("its name could not be resolved", 0), 0u)
       << record.unreachable[1].reason;

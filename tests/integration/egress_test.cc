@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "egress/name_resolver_testing.h"
+#include "net/egress/name_resolver_testing.h"
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
@@ -160,7 +160,7 @@ TEST(Egress, EveryRequestOnAKeptAliveConnectionIsChecked) {
       dir + "/port");
   std::string port = web.port();
   ASSERT_FALSE(port.empty());
-  egress::answer_names_for_tests({{"a.test", "127.0.0.1"}, {"b.test", "127.0.0.1"}});
+  net::egress::answer_names_for_tests({{"a.test", "127.0.0.1"}, {"b.test", "127.0.0.1"}});
   auto request = [&](const std::string& host, const std::string& extra) {
     return "b'GET http://" + host + ":" + port + "/ HTTP/1.1\\r\\nHost: " + host + ":" + port +
            "\\r\\n" + extra + "\\r\\n'";
@@ -183,7 +183,7 @@ TEST(Egress, EveryRequestOnAKeptAliveConnectionIsChecked) {
                              ")\n"
                              "print(s.recv(4096).split(b'\\r\\n')[0].decode())\n",
                          {"a.test:" + port, "127.0.0.1:" + port}));
-  egress::answer_names_for_tests({});
+  net::egress::answer_names_for_tests({});
   std::ifstream log(dir + "/hosts.log");
   std::string hosts((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
   web.stop();
@@ -228,7 +228,7 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
   std::filesystem::copy_file(dir + "/cert.pem", dir + "/ca.pem");
   std::filesystem::permissions(dir, std::filesystem::perms::all);
   std::filesystem::permissions(dir + "/ca.pem", std::filesystem::perms::all);
-  egress::answer_names_for_tests({{"tls.test", "127.0.0.1"}});
+  net::egress::answer_names_for_tests({{"tls.test", "127.0.0.1"}});
   auto attempt = [&](const std::string& server_name) {
     TestSpec spec = allowlisted(
         "import socket, ssl\n"
@@ -251,7 +251,7 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
   };
   RunResult same = attempt("tls.test");
   RunResult fronted = attempt("other.test");
-  egress::answer_names_for_tests({});
+  net::egress::answer_names_for_tests({});
   std::filesystem::remove_all(dir);
   EXPECT_EQ(same.stdout_data.data, "hello over tls\n") << same.stderr_data.data;
   EXPECT_EQ(fronted.stdout_data.data, "closed\n") << fronted.stderr_data.data;

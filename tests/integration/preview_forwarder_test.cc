@@ -1,8 +1,8 @@
-// The preview forwarder on its own (egress/preview_forwarder.h), with a socket factory played by
+// The preview forwarder on its own (net/preview/forwarder.h), with a socket factory played by
 // the test: what it refuses whatever user runs the test. The whole path, with a real sandbox's
 // init as the factory, is preview_test.cc's.
 
-#include "egress/preview_forwarder.h"
+#include "net/preview/forwarder.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,10 +17,10 @@
 
 #include <gtest/gtest.h>
 
-#include "egress/preview_socket_request.h"
+#include "net/preview/socket_request.h"
 #include "runtime/native/init/session_channel.h"
 
-namespace paddock::egress {
+namespace paddock::net::preview {
 namespace {
 
 // Serves a factory's requests as a sandbox's init does, with sockets made by `make`.
@@ -300,4 +300,4 @@ TEST(PreviewForwarder, PreviewsAreCappedBySessionAndByServer) {
 }
 
 }  // namespace
-}  // namespace paddock::egress
+}  // namespace paddock::net::preview

@@ -427,6 +427,11 @@ import http.server, threading
 class Echo(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def do_GET(self):
+        if self.path == '/fold':
+            # A response head the strict parser refuses: a folded line that hides a token cookie.
+            self.wfile.write(b'HTTP/1.1 200 OK\r\nX-A: 1\r\n Set-Cookie: paddock_preview_1=hidden-by-a-fold\r\n'
+                             b'Content-Length: 0\r\n\r\n')
+            return
         body = ('SEEN ' + self.requestline + '\n' + str(self.headers)).encode()
         self.send_response(401 if self.path == '/auth' else 200)
         if self.path == '/set':
@@ -515,11 +520,19 @@ TEST_F(PreviewTest, AHeadTheStrictParserRefusesNeverReachesTheSandbox) {
        {own + "X-A: 1\nTransfer-Encoding: chunked\r\n",     // a bare LF
         own + "X-A: 1\r\n Transfer-Encoding: chunked\r\n",  // a folded line
         own + "Content-Length: 0\r\nContent-Length: 5\r\n", own + "X-A: a\x01z\r\n",
-        own + "Host: elsewhere.example\r\n"}) {
+        own + "Host: elsewhere.example\r\n",
+        // Request smuggling: a body framed two ways, or by a coding the relay does not frame.
+        own + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n",
+        own + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+        own + "Transfer-Encoding: gzip, chunked\r\n"}) {
     std::string answer = echo_get(echo, "/", extra);
     EXPECT_NE(answer.find("400 Bad Request"), std::string::npos) << extra << answer;
     EXPECT_EQ(answer.find("SEEN"), std::string::npos) << extra << answer;
   }
+  // The same rules for the sandbox's response head: the browser gets a 502, never the head.
+  std::string folded = echo_get(echo, "/fold", own);
+  EXPECT_NE(folded.find("502 Bad Gateway"), std::string::npos) << folded;
+  EXPECT_EQ(folded.find("hidden-by-a-fold"), std::string::npos) << folded;
 }
 
 // A request's body goes to the sandbox whole, and nothing past it: a second request sent on

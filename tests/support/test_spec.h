@@ -41,14 +41,14 @@ struct TestSpec {
   // TCP ports of the host's loopback that user-mode networking reaches at the sandbox's own
   // 127.0.0.1 (a package mirror on the host). Loosens isolation: only when asked by name.
   std::vector<std::uint16_t> host_loopback_ports;
-  // An egress allowlist (egress/host_pattern.h): the program's only way out is an HTTP proxy
+  // An egress allowlist (net/egress/host_pattern.h): the program's only way out is an HTTP proxy
   // outside the sandbox that reaches these destinations and nothing else. Needs `network`
   // kNone: the namespace stays empty but for its loopback, where the proxy listens.
   std::vector<std::string> allowed_hosts;
   // The installer's allowlist (its package index): when set, the networked prelude, or a
   // session's installer command, reaches out only through the same proxy with this list instead
   // of user-mode networking; the list is replaced by `allowed_hosts` (or nothing) before the
-  // next step. The installer's own environment must carry egress::proxy_env().
+  // next step. The installer's own environment must carry net::egress::proxy_env().
   std::vector<std::string> installer_allowed_hosts;
   std::vector<BindMount> binds;
   // Host /etc entries the program needs beyond those every sandbox gets (a language's own

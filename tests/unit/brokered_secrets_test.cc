@@ -10,12 +10,12 @@
 
 #include "cli/command_line.h"
 #include "cli/mcp_settings.h"
-#include "egress/brokered_requests.h"
-#include "egress/brokered_secrets.h"
-#include "egress/http_body_framing.h"
-#include "egress/intercepted_tunnel.h"
+#include "net/egress/brokered_requests.h"
+#include "net/egress/brokered_secrets.h"
+#include "net/egress/intercepted_tunnel.h"
+#include "net/http1/body_framing.h"
 
-namespace paddock::egress {
+namespace paddock::net::egress {
 namespace {
 
 constexpr const char* kValue = "real-value-0123456789";
@@ -91,36 +91,36 @@ TEST(SandboxSecrets, ReplacesOnlyForTheSecretsOwnHostAndPort) {
 TEST(BodyFraming, SizedAndChunkedInPiecesOfAnySize) {
   std::string chunked = "4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nTrailer: x\r\n\r\nNEXT";
   for (std::size_t piece = 1; piece <= chunked.size(); ++piece) {
-    BodyFraming framing = BodyFraming::chunked();
+    http1::BodyFraming framing = http1::BodyFraming::chunked();
     std::string content;
     std::size_t taken = 0;
-    while (framing.state() == BodyFraming::State::kMore && taken < chunked.size()) {
+    while (framing.state() == http1::BodyFraming::State::kMore && taken < chunked.size()) {
       std::string_view next = std::string_view(chunked).substr(taken, piece);
       taken += framing.take(next, &content);
     }
-    ASSERT_EQ(framing.state(), BodyFraming::State::kDone) << piece;
+    ASSERT_EQ(framing.state(), http1::BodyFraming::State::kDone) << piece;
     EXPECT_EQ(content, "Wikipedia");
     EXPECT_EQ(chunked.substr(taken), "NEXT") << piece;
   }
-  BodyFraming sized = BodyFraming::sized(3);
+  http1::BodyFraming sized = http1::BodyFraming::sized(3);
   EXPECT_EQ(sized.take("abcdef"), 3u);
-  EXPECT_EQ(sized.state(), BodyFraming::State::kDone);
+  EXPECT_EQ(sized.state(), http1::BodyFraming::State::kDone);
 }
 
 TEST(BodyFraming, RefusesWhatCouldBeReadTwoWays) {
   for (const char* bad :
        {"4\nWiki\r\n0\r\n\r\n", "4\r\nWikiX\r\n0\r\n\r\n", "g\r\n", "-1\r\n",
         "1000000000000000\r\n", "4\r\nWiki\r\n0\r\nbad\nline\r\n\r\n", "4 x\r\n"}) {
-    BodyFraming framing = BodyFraming::chunked();
+    http1::BodyFraming framing = http1::BodyFraming::chunked();
     framing.take(bad);
-    EXPECT_EQ(framing.state(), BodyFraming::State::kMalformed) << bad;
+    EXPECT_EQ(framing.state(), http1::BodyFraming::State::kMalformed) << bad;
   }
-  BodyFraming long_line = BodyFraming::chunked();
-  long_line.take(std::string(kMaxChunkLine + 10, '0'));
-  EXPECT_EQ(long_line.state(), BodyFraming::State::kMalformed);
-  BodyFraming long_trailer = BodyFraming::chunked();
-  long_trailer.take("0\r\n" + std::string(kMaxChunkTrailer + 10, 'x'));
-  EXPECT_EQ(long_trailer.state(), BodyFraming::State::kMalformed);
+  http1::BodyFraming long_line = http1::BodyFraming::chunked();
+  long_line.take(std::string(http1::kMaxChunkLine + 10, '0'));
+  EXPECT_EQ(long_line.state(), http1::BodyFraming::State::kMalformed);
+  http1::BodyFraming long_trailer = http1::BodyFraming::chunked();
+  long_trailer.take("0\r\n" + std::string(http1::kMaxChunkTrailer + 10, 'x'));
+  EXPECT_EQ(long_trailer.state(), http1::BodyFraming::State::kMalformed);
 }
 
 struct Fed {
@@ -414,7 +414,7 @@ TEST(BrokeredRequests, SurviveMutatedInput) {
 }
 
 }  // namespace
-}  // namespace paddock::egress
+}  // namespace paddock::net::egress
 
 namespace paddock::cli {
 namespace {

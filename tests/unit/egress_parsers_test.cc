@@ -6,11 +6,12 @@
 
 #include <random>
 
-#include "egress/host_pattern.h"
-#include "egress/http_request_head.h"
-#include "egress/tls_client_hello.h"
+#include "net/egress/host_pattern.h"
+#include "net/egress/tls_client_hello.h"
+#include "net/http1/host_name.h"
+#include "net/http1/request_head.h"
 
-namespace paddock::egress {
+namespace paddock::net::egress {
 namespace {
 
 IpPrefix address(const char* text) {
@@ -144,36 +145,38 @@ TEST(ClientHello, WaitsForTheRestAndRefusesWhatIsNotTls) {
 
 TEST(RequestHead, ConnectAndAbsoluteForm) {
   auto connect =
-      parse_request_head("CONNECT registry.npmjs.org:443 HTTP/1.1\r\nHost: x\r\n\r\nextra");
-  ASSERT_EQ(connect.state, RequestHead::State::kComplete) << connect.error;
+      http1::parse_request_head("CONNECT registry.npmjs.org:443 HTTP/1.1\r\nHost: x\r\n\r\nextra");
+  ASSERT_EQ(connect.state, http1::RequestHead::State::kComplete) << connect.error;
   EXPECT_TRUE(connect.tunnel);
   EXPECT_EQ(connect.host, "registry.npmjs.org");
   EXPECT_EQ(connect.port, 443);
   EXPECT_EQ(connect.length,
             std::string("CONNECT registry.npmjs.org:443 HTTP/1.1\r\nHost: x\r\n\r\n").size());
-  auto v6 = parse_request_head("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n");
-  ASSERT_EQ(v6.state, RequestHead::State::kComplete) << v6.error;
+  auto v6 = http1::parse_request_head("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n");
+  ASSERT_EQ(v6.state, http1::RequestHead::State::kComplete) << v6.error;
   EXPECT_EQ(v6.host, "2001:db8::1");
-  auto get = parse_request_head(
+  auto get = http1::parse_request_head(
       "GET http://Deb.Debian.org/debian/dists?x=1 HTTP/1.1\r\nHost: deb.debian.org\r\n\r\n");
-  ASSERT_EQ(get.state, RequestHead::State::kComplete) << get.error;
+  ASSERT_EQ(get.state, http1::RequestHead::State::kComplete) << get.error;
   EXPECT_FALSE(get.tunnel);
   EXPECT_EQ(get.host, "deb.debian.org");
   EXPECT_EQ(get.port, 80);
   EXPECT_EQ(get.path, "/debian/dists?x=1");
-  EXPECT_EQ(parse_request_head("GET http://a.org HTTP/1.0\r\nHost: a.org\r\n\r\n").path, "/");
-  EXPECT_EQ(parse_request_head("GET / HTTP/1.1\r\nHost: a").state, RequestHead::State::kNeedMore);
+  EXPECT_EQ(http1::parse_request_head("GET http://a.org HTTP/1.0\r\nHost: a.org\r\n\r\n").path,
+            "/");
+  EXPECT_EQ(http1::parse_request_head("GET / HTTP/1.1\r\nHost: a").state,
+            http1::RequestHead::State::kNeedMore);
   // A plain request's body is framed by Content-Length alone, so the next head is found.
-  auto post = parse_request_head(
+  auto post = http1::parse_request_head(
       "POST http://a.org/x HTTP/1.1\r\nHost: a.org\r\nContent-Length: 12\r\n\r\n");
-  ASSERT_EQ(post.state, RequestHead::State::kComplete) << post.error;
+  ASSERT_EQ(post.state, http1::RequestHead::State::kComplete) << post.error;
   EXPECT_EQ(post.content_length, 12u);
   for (const char* framing :
        {"Transfer-Encoding: chunked\r\n", "Content-Length: 1\r\nContent-Length: 2\r\n",
         "Content-Length: -1\r\n", "Content-Length: 1x\r\n"}) {
-    auto bad = parse_request_head(std::string("POST http://a.org/ HTTP/1.1\r\nHost: a.org\r\n") +
-                                  framing + "\r\n");
-    EXPECT_EQ(bad.state, RequestHead::State::kMalformed) << framing;
+    auto bad = http1::parse_request_head(
+        std::string("POST http://a.org/ HTTP/1.1\r\nHost: a.org\r\n") + framing + "\r\n");
+    EXPECT_EQ(bad.state, http1::RequestHead::State::kMalformed) << framing;
   }
 }
 
@@ -190,14 +193,14 @@ TEST(RequestHead, RefusesSmugglingShapes) {
            "GET http://allowed.org/ HTTP/1.1\r\n folded: line\r\n\r\n",
            "GET  http://allowed.org/ HTTP/1.1\r\n\r\n",
        }) {
-    auto head = parse_request_head(bad);
-    EXPECT_EQ(head.state, RequestHead::State::kMalformed) << bad;
+    auto head = http1::parse_request_head(bad);
+    EXPECT_EQ(head.state, http1::RequestHead::State::kMalformed) << bad;
   }
-  std::string huge = "GET http://a.org/ HTTP/1.1\r\n" + std::string(kMaxRequestHead, 'x');
-  EXPECT_EQ(parse_request_head(huge).state, RequestHead::State::kMalformed);
+  std::string huge = "GET http://a.org/ HTTP/1.1\r\n" + std::string(http1::kMaxRequestHead, 'x');
+  EXPECT_EQ(http1::parse_request_head(huge).state, http1::RequestHead::State::kMalformed);
   std::string many = "GET http://a.org/ HTTP/1.1\r\n";
   for (int i = 0; i < 101; ++i) many += "X-A: b\r\n";
-  EXPECT_EQ(parse_request_head(many + "\r\n").state, RequestHead::State::kMalformed);
+  EXPECT_EQ(http1::parse_request_head(many + "\r\n").state, http1::RequestHead::State::kMalformed);
 }
 
 // What the proxy checks must be what the upstream server reads: a head that a lenient server
@@ -226,23 +229,23 @@ TEST(RequestHead, RefusesHeadsAnUpstreamCouldReadDifferently) {
           "GET http://allowed.org/ HTTP/1.1\r\nHost: allowed.org\r\nX-A: a\0b\r\n\r\n"s,
           "GET http://allowed.org/ HTTP/1.1\r\nHost : allowed.org\r\n\r\n",
       }) {
-    auto head = parse_request_head(bad);
-    EXPECT_EQ(head.state, RequestHead::State::kMalformed) << bad;
+    auto head = http1::parse_request_head(bad);
+    EXPECT_EQ(head.state, http1::RequestHead::State::kMalformed) << bad;
   }
   // A bare LF is refused as soon as it arrives, not after a blank line that may never come.
-  EXPECT_EQ(parse_request_head("GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost").state,
-            RequestHead::State::kMalformed);
+  EXPECT_EQ(http1::parse_request_head("GET http://allowed.org/ HTTP/1.1\r\nX-A: 1\nHost").state,
+            http1::RequestHead::State::kMalformed);
 }
 
 // What goes upstream is rebuilt from what was parsed: origin form, the headers one per CRLF line
 // with the blanks around values gone, Proxy-* left out, and nothing of the client's bytes.
 TEST(RequestHead, TheUpstreamHeadIsRebuiltFromTheParsedOne) {
-  auto head = parse_request_head(
+  auto head = http1::parse_request_head(
       "POST http://a.org:8080/x?y=1 HTTP/1.1\r\nHost: a.org:8080\r\nX-Tab:\t v \t\r\n"
       "Proxy-Authorization: Basic eA==\r\nproxy-connection: keep-alive\r\n"
       "Content-Length: 2\r\n\r\nhi");
-  ASSERT_EQ(head.state, RequestHead::State::kComplete) << head.error;
-  EXPECT_EQ(upstream_request_head(head),
+  ASSERT_EQ(head.state, http1::RequestHead::State::kComplete) << head.error;
+  EXPECT_EQ(http1::upstream_request_head(head),
             "POST /x?y=1 HTTP/1.1\r\nHost: a.org:8080\r\nX-Tab: v\r\nContent-Length: 2\r\n\r\n");
 }
 
@@ -276,10 +279,10 @@ TEST(EgressParsers, SurviveMutatedInput) {
     }
     auto hello = client_hello_server_name(input);
     if (hello.state == ClientHelloName::State::kFound) {
-      EXPECT_TRUE(is_host_name(hello.name));
+      EXPECT_TRUE(http1::is_host_name(hello.name));
     }
-    auto head = parse_request_head(input);
-    if (head.state == RequestHead::State::kComplete) {
+    auto head = http1::parse_request_head(input);
+    if (head.state == http1::RequestHead::State::kComplete) {
       EXPECT_LE(head.length, input.size());
     }
     (void)parse_host_pattern(input.substr(0, 300));
@@ -287,4 +290,4 @@ TEST(EgressParsers, SurviveMutatedInput) {
 }
 
 }  // namespace
-}  // namespace paddock::egress
+}  // namespace paddock::net::egress

@@ -41,7 +41,7 @@ TEST(InstallDiagnosis, EachInstallersWordsForAnUnreachableIndex) {
 // Through the proxy an installer only sees a 502, and says something that reads like a wrong
 // name; the proxy's record says what happened.
 TEST(InstallDiagnosis, TheProxysRecordComesBeforeTheInstallersWords) {
-  egress::EgressRecord unreachable;
+  net::egress::EgressRecord unreachable;
   unreachable.unreachable.push_back(
       {"pypi.org", 443, "its name could not be resolved: Name or service not known"});
   EXPECT_EQ(install_diagnosis("ERROR: Could not find a version that satisfies the requirement "
@@ -49,7 +49,7 @@ TEST(InstallDiagnosis, TheProxysRecordComesBeforeTheInstallersWords) {
                               unreachable),
             "could not reach the package index pypi.org:443: its name could not be resolved: "
             "Name or service not known");
-  egress::EgressRecord refused;
+  net::egress::EgressRecord refused;
   refused.denied.push_back({"example.org", 443, "it is not in the allowlist"});
   refused.unreachable = unreachable.unreachable;
   EXPECT_EQ(install_diagnosis("npm error 403 Forbidden - GET https://example.org/x", refused),

@@ -24,7 +24,10 @@ const std::map<std::string, int>& floors() {
   static const std::map<std::string, int> kFloors = {
       {"core", 0},
       {"http", 1},
-      {"egress", 1},  // the egress allowlist's parsers and proxy: sockets, no HTTP client
+      {"net/http1", 1},    // the one strict HTTP/1 head and body parser: no sockets
+      {"net/io", 1},       // the one event loop, for both directions
+      {"net/egress", 2},   // outbound: the allowlist, the proxy, brokered secrets
+      {"net/preview", 2},  // inbound: a sandbox's ports opened from the host
       {"rootfs", 2},
       {"state", 3},    // what outlives a server: workspaces on disk, snapshots, archives
       {"runtime", 3},  // the interfaces: Backend, Session, SandboxShape, RunPlan, their pieces

@@ -1,12 +1,12 @@
-// Who may open a preview over HTTP (egress/preview_access.h), and the preview port range.
+// Who may open a preview over HTTP (net/preview/access.h), and the preview port range.
 
-#include "egress/preview_access.h"
+#include "net/preview/access.h"
 
 #include <gtest/gtest.h>
 
-#include "egress/preview_forwarder.h"
+#include "net/preview/forwarder.h"
 
-namespace paddock::egress {
+namespace paddock::net::preview {
 namespace {
 
 constexpr std::uint16_t kPort = 41234;
@@ -73,7 +73,7 @@ TEST(PreviewAccess, AForeignOrMissingOrRepeatedHostIsRefusedEvenWithTheCookie) {
   }
 }
 
-// The proxy's strict parser (egress/http_request_head.h) judges a preview's heads: whatever it
+// The proxy's strict parser (net/http1/request_head.h) judges a preview's heads: whatever it
 // refuses, a sandbox's server that reads heads more loosely never gets to read.
 TEST(PreviewAccess, TheStrictParsersRulesHoldEvenWithTheCookie) {
   std::string cookie = "Cookie: paddock_preview_41234=" + kToken + "\r\n";
@@ -183,4 +183,4 @@ TEST(PreviewPorts, APublishNamesTheSandboxsPortAndMaybeTheHosts) {
 }
 
 }  // namespace
-}  // namespace paddock::egress
+}  // namespace paddock::net::preview

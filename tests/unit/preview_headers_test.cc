@@ -1,16 +1,17 @@
-// What a preview's relay lets through of the heads it carries (egress/preview_headers.h).
+// What a preview's relay lets through of the heads it carries (net/preview/headers.h).
 
-#include "egress/preview_headers.h"
+#include "net/preview/headers.h"
 
 #include <gtest/gtest.h>
 
-namespace paddock::egress {
+namespace paddock::net::preview {
 namespace {
 
-RequestHead request(const std::string& headers) {
-  RequestHead head = parse_request_head(
-      "GET /p?q=1 HTTP/1.1\r\nHost: 127.0.0.1:41234\r\n" + headers + "\r\n", RequestForm::kOrigin);
-  EXPECT_EQ(head.state, RequestHead::State::kComplete) << head.error;
+http1::RequestHead request(const std::string& headers) {
+  http1::RequestHead head = http1::parse_request_head(
+      "GET /p?q=1 HTTP/1.1\r\nHost: 127.0.0.1:41234\r\n" + headers + "\r\n",
+      http1::RequestForm::kOrigin);
+  EXPECT_EQ(head.state, http1::RequestHead::State::kComplete) << head.error;
   return head;
 }
 
@@ -35,7 +36,7 @@ TEST(PreviewHeaders, TheSandboxGetsOnlyTheCookiePairsItsServerSet) {
 
 TEST(PreviewHeaders, CredentialsGoOnlyOnceTheServerAskedAndHopByHopHeadersNever) {
   PreviewGrants grants;
-  RequestHead head = request(
+  http1::RequestHead head = request(
       "Authorization: Basic dTpw\r\nProxy-Authorization: Basic eDp5\r\nConnection: keep-alive, "
       "X-Secret\r\nKeep-Alive: timeout=5\r\nX-Secret: 1\r\n");
   std::string sent = preview_request_head(head, grants);
@@ -54,7 +55,7 @@ TEST(PreviewHeaders, CredentialsGoOnlyOnceTheServerAskedAndHopByHopHeadersNever)
 }
 
 TEST(PreviewHeaders, AWebSocketKeepsItsUpgrade) {
-  RequestHead head =
+  http1::RequestHead head =
       request("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: a2V5\r\n");
   EXPECT_TRUE(asks_upgrade(head));
   std::string sent = preview_request_head(head, {});
@@ -62,7 +63,7 @@ TEST(PreviewHeaders, AWebSocketKeepsItsUpgrade) {
   EXPECT_NE(sent.find("\r\nConnection: Upgrade\r\n"), std::string::npos) << sent;
   EXPECT_EQ(sent.find("close"), std::string::npos) << sent;
   // Any other protocol (h2c) would carry the connection's later requests past the relay.
-  RequestHead h2c = request("Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n");
+  http1::RequestHead h2c = request("Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n");
   EXPECT_FALSE(asks_upgrade(h2c));
   sent = preview_request_head(h2c, {});
   EXPECT_EQ(sent.find("Upgrade"), std::string::npos) << sent;
@@ -144,4 +145,4 @@ TEST(PreviewHeaders, AResponseHeadIsReadStrictly) {
 }
 
 }  // namespace
-}  // namespace paddock::egress
+}  // namespace paddock::net::preview

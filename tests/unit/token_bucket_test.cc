@@ -1,11 +1,11 @@
-// The token bucket that paces a sandbox's intercepted TLS handshakes (egress/token_bucket.h):
+// The token bucket that paces a sandbox's intercepted TLS handshakes (net/egress/token_bucket.h):
 // its burst at once, then its rate, and never more than its burst after a long pause.
 
-#include "egress/token_bucket.h"
+#include "net/egress/token_bucket.h"
 
 #include <gtest/gtest.h>
 
-namespace paddock::egress {
+namespace paddock::net::egress {
 namespace {
 
 using namespace std::chrono_literals;
@@ -28,4 +28,4 @@ TEST(TokenBucket, GivesItsBurstThenItsRate) {
 }
 
 }  // namespace
-}  // namespace paddock::egress
+}  // namespace paddock::net::egress

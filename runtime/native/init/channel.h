@@ -58,7 +58,7 @@ enum class ChildMessageKind : std::int32_t {
   kSeccompListener,  // init -> relay: the listener of init's notify filter rides along; the
                      // relay keeps it (init_relay.h), paddock never sees this message
   kSocketFactory,    // session init -> parent: its end of the preview socket factory rides
-                     // along (egress/preview_socket_request.h)
+                     // along (net/preview/socket_request.h)
 };
 
 // The system calls the seccomp filter refused while a command ran, counted by paddock-init's

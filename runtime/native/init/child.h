@@ -234,7 +234,7 @@ void kill_and_reap_all();
 // A session's init after setup (session_init.cc).
 [[noreturn]] void serve_session(const ChildPlan& plan);
 
-// A session's preview socket factory (egress/preview_socket_request.h): makes the socketpair,
+// A session's preview socket factory (net/preview/socket_request.h): makes the socketpair,
 // keeps one end for serve_session and sends the other to paddock (kSocketFactory). Without it
 // (no descriptors), the session serves no previews and nothing else changes.
 void send_socket_factory(int channel);

@@ -25,7 +25,7 @@
 
 #include "core/beneath.h"
 #include "core/write_all.h"
-#include "egress/preview_socket_request.h"
+#include "net/preview/socket_request.h"
 #include "runtime/native/init/child.h"
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/init/session_sweep.h"
@@ -137,9 +137,9 @@ bool serve_socket_request() {
   ssize_t got = recv(socket_factory, &request_byte, sizeof request_byte, MSG_DONTWAIT);
   if (got < 0) return errno == EAGAIN || errno == EINTR;
   if (got == 0) return false;
-  egress::PreviewSocketAnswer answer;
+  net::preview::PreviewSocketAnswer answer;
   int fd = -1;
-  if (request_byte != egress::kPreviewSocketRequest) {
+  if (request_byte != net::preview::kPreviewSocketRequest) {
     answer.error = EINVAL;
   } else {
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);

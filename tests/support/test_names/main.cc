@@ -1,7 +1,7 @@
 // paddock-test-names: `paddock` for tests that reach local servers under names, e.g. a TLS
 // server as tls.test. PADDOCK_EGRESS_TEST_RESOLVE=NAME=ADDRESS,... in this program's own
 // environment (never a sandbox's) answers those names in its egress proxies instead of DNS
-// (egress/name_resolver_testing.h). paddock itself has no such variable: the seam is here, in
+// (net/egress/name_resolver_testing.h). paddock itself has no such variable: the seam is here, in
 // tests/, and this executable is never installed.
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include "cli/dispatch.h"
 #include "cli/mcp_command.h"
 #include "cli/tls_terminator_maker.h"
-#include "egress/name_resolver_testing.h"
+#include "net/egress/name_resolver_testing.h"
 
 namespace {
 
@@ -35,7 +35,7 @@ std::map<std::string, std::string> names_from(std::string_view list) {
 int main(int argc, char** argv) {
   using namespace paddock;
   if (const char* list = std::getenv("PADDOCK_EGRESS_TEST_RESOLVE"); list != nullptr) {
-    egress::answer_names_for_tests(names_from(list));
+    net::egress::answer_names_for_tests(names_from(list));
   }
   set_available_backends(builtin_backends());
   // It serves `mcp` itself rather than hand it to paddock-full, so that the proxies of an MCP
