@@ -133,6 +133,13 @@ std::uint64_t state_disk_room(ServerState& state) {
   return limit > used ? limit - used : 0;
 }
 
+Status check_keeps_sessions(const ServerState& state) {
+  if (state.state_dir() != nullptr) return {};
+  return invalid_input(
+      "this server keeps no sessions on disk (--state-dir none, or a backend that cannot), so "
+      "sessions have no names, snapshots or forks");
+}
+
 Status check_state_room(ServerState& state) {
   auto room = kept_session_room(state, 1u << 20, 0);
   return room ? Status{} : Status{room.error()};

@@ -61,6 +61,9 @@ std::uint64_t state_disk_room(ServerState& state);
 // snapshot, which keeps data that later saves would otherwise let go.
 Status check_state_room(ServerState& state);
 
+// Refuses what needs sessions kept on disk (names, snapshots, forks) on a server that keeps none.
+Status check_keeps_sessions(const ServerState& state);
+
 // Removes kept sessions unused for --session-retention, with an audit line each.
 void remove_unused_sessions(ServerState& state);
 

@@ -40,6 +40,9 @@ class SnapshotSession final : public Tool {
     if (auto valid = state::check_state_name(snapshot, "name"); !valid) {
       return tool_error(valid.error().message);
     }
+    if (auto keeps = app::check_keeps_sessions(context.state); !keeps) {
+      return tool_error(keeps.error().message);
+    }
     if (auto room = app::check_state_room(context.state); !room) {
       return tool_error("no snapshot taken: " + room.error().message);
     }

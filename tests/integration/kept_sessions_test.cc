@@ -111,6 +111,22 @@ std::string all_text(const json& answer) {
   return text;
 }
 
+// A server that keeps nothing on disk has no snapshots to take or fork from: both calls are
+// refused in one line, and the server (once killed by the first of them) answers the next call.
+TEST(KeptSessions, SnapshotAndForkWithoutAStateDirectoryAreRefusedAndTheServerLives) {
+  KeptServer server("none");
+  std::string session = server.new_session();
+  ASSERT_FALSE(session.empty());
+  for (const auto& [tool, arguments] : std::vector<std::pair<std::string, json>>{
+           {"snapshot_session", {{"session_id", session}, {"name", "one"}}},
+           {"fork_session", {{"session_id", session}}}}) {
+    json answer = server.call(tool, arguments);
+    ASSERT_TRUE(McpProcess::is_tool_error(answer)) << tool << ": " << answer.dump();
+    EXPECT_NE(all_text(answer).find("keeps no sessions"), std::string::npos) << all_text(answer);
+    EXPECT_EQ(server.stdout_of(session, "print(6 * 7)"), "42\n") << "after " << tool;
+  }
+}
+
 TEST(KeptSessions, FilesAndLibrariesComeBackAfterTheServerIsKilled) {
   TempFolder state("kept-state");
   KeptServer server(state / "state");
