@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/code_screening.h"
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
 #include "cli/host_paths.h"
@@ -146,11 +147,9 @@ void print_json(const nlohmann::json& json) {
 // to stderr, one line each (with --json, the result carries them instead).
 ScreeningVerdict screen_code(const RunRequest& request, const LanguagePolicy& policy,
                              const std::string& code) {
-  Screening screening = policy.screening_rules;
-  if (request.screening_mode) {
-    screening.mode = screening_mode_from_name(*request.screening_mode).value_or(screening.mode);
-  }
-  ScreeningVerdict verdict = screen(screening, policy.source_syntax, code);
+  std::optional<ScreeningMode> mode;
+  if (request.screening_mode) mode = screening_mode_from_name(*request.screening_mode);
+  ScreeningVerdict verdict = app::screen_code(policy, code, mode);
   if (!request.json) {
     for (const auto& finding : verdict.findings) {
       note((verdict.blocked ? "screening: " : "screening warning: ") + describe(finding));

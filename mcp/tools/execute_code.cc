@@ -1,7 +1,6 @@
 // execute_code: run code in a fresh sandbox, or in a session's.
 
-#include "app/code_runner.h"
-#include "app/kept_sessions.h"
+#include "app/code_service.h"
 #include "app/server_state.h"
 #include "core/base64.h"
 #include "core/units.h"
@@ -76,36 +75,6 @@ Result<std::vector<SandboxFile>> input_files(const json& files) {
   return result;
 }
 
-// The audit log's line for a run, or for code that screening blocked (`run` null).
-app::AuditRecord audit_record(const app::ServerState& state,
-                              const std::optional<app::SessionLease>& lease,
-                              const LanguagePolicy& policy, const app::CodeRequest& request,
-                              const Result<app::CodeRun>* run) {
-  app::AuditRecord record;
-  record.tool = "execute_code";
-  record.language = policy.name;
-  record.code = request.code;
-  record.libraries = request.libraries;
-  record.backend = state.backend().name();
-  if (lease) record.session = (*lease)->id;
-  if (run == nullptr) {
-    record.outcome = "blocked";
-    return record;
-  }
-  if (!*run) {
-    record.outcome = "error";
-    return record;
-  }
-  const RunResult& result = (*run)->result.run;
-  record.limits = (*run)->limits;
-  record.outcome = to_string(result.outcome);
-  if (result.outcome == Outcome::kExited) record.exit_code = result.exit_code;
-  record.duration_ms = result.duration_ms;
-  record.network = result.network;
-  record.warm = (*run)->warm;
-  return record;
-}
-
 class ExecuteCode final : public Tool {
  public:
   ExecuteCode(const app::ServerOptions& options, const PolicyStore& policies)
@@ -127,8 +96,10 @@ class ExecuteCode final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
-    app::ServerState& state = context.state;
-    app::CodeRequest request;
+    app::CodeCall call;
+    call.language = arguments.value("language", "");
+    call.session = arguments.value("session_id", "");
+    app::CodeRequest& request = call.request;
     request.code = arguments["code"].get<std::string>();
     request.libraries = arguments.value("libraries", std::vector<std::string>{});
     if (arguments.contains("timeout")) request.timeout_seconds = arguments["timeout"].get<double>();
@@ -137,41 +108,15 @@ class ExecuteCode final : public Tool {
     if (!files) return tool_error(files.error().message);
     request.files = std::move(*files);
 
-    std::optional<app::SessionLease> lease;
-    const LanguagePolicy* policy = nullptr;
-    if (arguments.contains("session_id")) {
-      auto acquired = state.sessions().acquire(arguments["session_id"].get<std::string>());
-      if (!acquired) return tool_error(acquired.error().message);
-      lease.emplace(std::move(*acquired));
-      policy = (*lease)->policy;
-      if (arguments.contains("language")) {
-        auto asked = state.policies().find(arguments["language"].get<std::string>());
-        if (!asked || *asked != policy) {
-          return tool_error("session " + (*lease)->id + " runs " + policy->name +
-                            "; create another session for another language");
-        }
-      }
-    } else {
-      auto found = state.policies().find(arguments.value("language", default_language_));
-      if (!found) return tool_error(found.error().message);
-      policy = *found;
-    }
-
-    ScreeningVerdict verdict = screen(policy->screening_rules, policy->source_syntax, request.code);
-    if (verdict.blocked) {
-      state.record(audit_record(state, lease, *policy, request, nullptr));
-      return blocked_code_result(verdict);
-    }
     ProgressObserver observer(context);
-    auto run = lease ? app::run_in_session(**lease, state, request, observer)
-                     : app::run_fresh(state, *policy, request, observer, context.until_answered);
-    state.record(audit_record(state, lease, *policy, request, &run));
-    // An error may carry what the sandbox said (a kernel's log when it cannot start again).
-    std::string not_kept = lease ? app::keep_session_files(**lease) : "";
-    if (!run) return tool_error(run.error().message);
-    ToolResult result =
-        code_result(*run, verdict, state.options(), {request.timeout_seconds, lease.has_value()});
-    if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
+    auto answer = app::CodeService(context.state, default_language_)
+                      .execute(call, observer, context.until_answered);
+    if (!answer) return tool_error(answer.error().message);
+    if (answer->screening.blocked) return blocked_code_result(answer->screening);
+    if (!answer->run) return tool_error(answer->run.error().message);
+    ToolResult result = code_result(*answer->run, answer->screening, context.state.options(),
+                                    {request.timeout_seconds, answer->in_session});
+    if (!answer->not_kept.empty()) result.content.push_back(text_block(answer->not_kept));
     return result;
   }
 

@@ -1,0 +1,49 @@
+#pragma once
+
+// One code call's path, whoever asks: screen the code, run it (fresh: warm or cold; or in a
+// session), mask, audit. execute_code only turns JSON into a CodeCall and the answer into
+// content, so that no security control is written at an entry point. `paddock run` screens with
+// the same screen_code (app/code_screening.h).
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/code_runner.h"
+#include "app/code_screening.h"
+#include "app/server_state.h"
+#include "core/result.h"
+
+namespace paddock::app {
+
+struct CodeCall {
+  std::string language;  // empty: the session's, else the server's default
+  std::string session;   // id or name; empty for a fresh sandbox
+  CodeRequest request;
+};
+
+// What became of a call that was taken: blocked by screening (`run` then holds no result), or
+// run, well or not.
+struct CodeAnswer {
+  ScreeningVerdict screening;
+  Result<CodeRun> run = Error{ECANCELED, "blocked by code screening"};
+  bool in_session = false;
+  std::string not_kept;  // why a session's files were not kept on disk after it, or empty
+};
+
+class CodeService {
+ public:
+  CodeService(ServerState& state, std::string default_language)
+      : state_(state), default_language_(std::move(default_language)) {}
+
+  // An error is a call that could not be taken (no such session or language); everything else,
+  // blocked or run, is an answer, and is in the audit log.
+  Result<CodeAnswer> execute(const CodeCall& call, RunObserver& observer,
+                             std::shared_ptr<void>& until_answered) const;
+
+ private:
+  ServerState& state_;
+  std::string default_language_;
+};
+
+}  // namespace paddock::app
