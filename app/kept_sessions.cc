@@ -11,6 +11,9 @@ namespace paddock::app {
 namespace {
 
 // A session's work directory as the place a walked tree is written again.
+// Kept sessions restore links only where the session can make them (the native backend's).
+const Error kNoLinks{ENOTSUP, "this backend cannot make links in a session"};
+
 class SessionTreeSink final : public TreeSink {
  public:
   explicit SessionTreeSink(Session& session) : session_(session) {}
@@ -20,10 +23,14 @@ class SessionTreeSink final : public TreeSink {
     return session_.copy_in(path, source_fd, size, executable);
   }
   Status make_symlink(const std::string& path, const std::string& target) override {
-    return session_.make_symlink(path, target);
+    WorkTreeAccess* tree = session_.work_tree();
+    if (tree == nullptr) return kNoLinks;
+    return tree->make_symlink(path, target);
   }
   Status make_hard_link(const std::string& path, const std::string& existing) override {
-    return session_.make_hard_link(path, existing);
+    WorkTreeAccess* tree = session_.work_tree();
+    if (tree == nullptr) return kNoLinks;
+    return tree->make_hard_link(path, existing);
   }
 
  private:
@@ -31,7 +38,11 @@ class SessionTreeSink final : public TreeSink {
 };
 
 TreeWalker walker_of(Session& session) {
-  return [&session](const TreeVisitor& visit) { return session.walk_work_directory(visit); };
+  return [&session](const TreeVisitor& visit) -> Status {
+    WorkTreeAccess* tree = session.work_tree();
+    if (tree == nullptr) return Error{ENOTSUP, "this backend keeps no session on disk"};
+    return tree->walk_work_directory(visit);
+  };
 }
 
 }  // namespace

@@ -135,8 +135,8 @@ Status SessionRegistry::thaw_for_use(SessionEntry& entry) {
   using Refused = SessionEntry::FreezeRefused;
   auto refused = Refused::kUntilUsed;
   entry.freeze_refused.compare_exchange_strong(refused, Refused::kNo);
-  if (!entry.session->frozen()) return {};
-  if (auto thawed = entry.session->thaw(); !thawed) {
+  if (!is_frozen(*entry.session)) return {};
+  if (auto thawed = entry.session->freezing()->thaw(); !thawed) {
     return thawed.error().context("thawing session " + entry.id + ", frozen while idle");
   }
   return {};
@@ -147,12 +147,16 @@ std::vector<std::string> SessionRegistry::freeze_idle(double idle_seconds) {
   if (idle_seconds <= 0) return frozen;
   for (const auto& entry : list()) {
     if (entry->users > 0 || entry->freeze_refused != SessionEntry::FreezeRefused::kNo ||
-        entry->idle_seconds() <= idle_seconds || entry->session->frozen() || entry->has_previews) {
+        entry->idle_seconds() <= idle_seconds || is_frozen(*entry->session) ||
+        entry->has_previews) {
       continue;
     }
     std::lock_guard lock(entry->freeze_mutex);
     if (entry->users > 0) continue;  // leased meanwhile
-    auto done = entry->session->freeze();
+    IdleFreezing* freezing = entry->session->freezing();
+    auto done = freezing != nullptr
+                    ? freezing->freeze()
+                    : Status{Error{ENOTSUP, "this backend does not freeze idle sessions"}};
     if (done) {
       frozen.push_back(entry->id);
     } else if (done.error().code == ENOTSUP) {
@@ -242,7 +246,13 @@ Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t p
   }
   UniqueFd factory;
   if (!previews_->has_group(entry.id)) {
-    auto taken = entry.session->take_preview_factory();
+    PreviewSockets* previews = entry.session->previews();
+    if (previews == nullptr) {
+      return Error{ENOTSUP,
+                   "session " + entry.id +
+                       ": this backend has no previews (only the native backend has them)"};
+    }
+    auto taken = previews->take_preview_factory();
     if (!taken) return taken.error().context("session " + entry.id);
     factory = std::move(*taken);
   }

@@ -19,7 +19,12 @@ Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, con
   }
   auto sandbox = open_warm(backend, shape);
   if (!sandbox) return sandbox.error();
-  auto factory = (*sandbox)->take_preview_factory();
+  PreviewSockets* previews = (*sandbox)->previews();
+  auto factory = previews != nullptr
+                     ? previews->take_preview_factory()
+                     : Result<UniqueFd>(Error{ENOTSUP,
+                                              "this backend has no previews (only the "
+                                              "native backend has them)"});
   if (!factory) {
     (*sandbox)->close();
     return factory.error().context("--publish");

@@ -104,10 +104,16 @@ Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
 
 Result<std::unique_ptr<LiveKernel>> LiveKernel::start(Session& session, KernelConfig config,
                                                       double ready_seconds) {
-  std::unique_ptr<LiveKernel> kernel(new LiveKernel(session, std::move(config)));
+  ResidentHost* resident = session.resident();
+  if (resident == nullptr) {
+    return Error{ENOTSUP,
+                 "this backend keeps no interpreter between calls: each call of a session runs "
+                 "as a new process (only the native backend has live sessions)"};
+  }
+  std::unique_ptr<LiveKernel> kernel(new LiveKernel(*resident, std::move(config)));
   kernel->status_.kernel = kernel->config_.name;
   if (auto launched = kernel->launch(ready_seconds); !launched) {
-    session.kill_resident();
+    resident->kill_resident();
     return launched.error();
   }
   return kernel;

@@ -82,7 +82,7 @@ class LiveKernel {
   [[nodiscard]] KernelStatus status() const;
 
  private:
-  LiveKernel(Session& session, KernelConfig config)
+  LiveKernel(ResidentHost& session, KernelConfig config)
       : session_(session), config_(std::move(config)) {}
   Status launch(double ready_seconds, bool with_startup = true);
   // Runs the policy's start-up code silently in a new kernel.
@@ -91,7 +91,7 @@ class LiveKernel {
   Status replace(const std::string& why, bool with_startup = true);
   void set_state(std::string state);
 
-  Session& session_;
+  ResidentHost& session_;  // the session's ability to keep the kernel's bridge resident
   KernelConfig config_;
   ResidentProcess bridge_;
   std::string pending_;  // what the bridge sent after the last whole line

@@ -51,18 +51,6 @@ Result<std::unique_ptr<Session>> Backend::open_session(const SandboxShape& /*sha
   return Error{ENOTSUP, "the " + std::string(name()) + " backend has no sessions"};
 }
 
-Status Session::make_symlink(const std::string& /*path*/, const std::string& /*target*/) {
-  return Error{ENOTSUP, "this backend cannot make links in a session"};
-}
-
-Status Session::make_hard_link(const std::string& /*path*/, const std::string& /*existing*/) {
-  return Error{ENOTSUP, "this backend cannot make links in a session"};
-}
-
-Status Session::walk_work_directory(const TreeVisitor& /*visit*/) {
-  return Error{ENOTSUP, "this backend keeps no session on disk"};
-}
-
 Status check_session_path(const std::string& path, bool allow_empty) {
   if (path.empty()) {
     if (allow_empty) return {};

@@ -17,6 +17,7 @@
 #include "runtime/backend.h"
 #include "runtime/run_plan.h"
 #include "runtime/run_result.h"
+#include "runtime/session_abilities.h"
 #include "runtime/warm_interpreter.h"
 
 namespace paddock {
@@ -58,13 +59,6 @@ struct SessionUsage {
 // Told the bytes copied so far as a copy proceeds, so a reader (a hasher) can follow behind.
 using CopyProgress = std::function<void(std::uint64_t copied)>;
 
-// A live session's resident process, as its starter holds it: the write end of its stdin, and
-// the read end of its stdout and stderr together.
-struct ResidentProcess {
-  UniqueFd input;
-  UniqueFd output;
-};
-
 class Session {
  public:
   virtual ~Session() = default;
@@ -98,18 +92,6 @@ class Session {
                                                        const CopyProgress& progress);
   // The directory `path` and its parents (an empty folder uploaded). Default: ENOTSUP.
   [[nodiscard]] virtual Status make_directory(const std::string& path);
-  // A symlink `path` -> `target` (not checked: it is resolved inside the sandbox only), its
-  // parents made as needed: a kept session's links, restored. Default: ENOTSUP.
-  [[nodiscard]] virtual Status make_symlink(const std::string& path, const std::string& target);
-  // A hard link `path` to the regular file `existing` of the work directory, its parents made as
-  // needed: a kept session's hard links, restored as one file. Default: ENOTSUP.
-  [[nodiscard]] virtual Status make_hard_link(const std::string& path, const std::string& existing);
-  // Walks the whole work directory (core/file_tree.h) for keeping it on disk, with no command
-  // running. Mounts inside it (shares) are left out. Default: ENOTSUP (the backend keeps no
-  // sessions on disk).
-  // Folders nested deeper than kWorkDirectoryDepth stop the walk (ELOOP).
-  [[nodiscard]] virtual Status walk_work_directory(const TreeVisitor& visit);
-  static constexpr std::uint32_t kWorkDirectoryDepth = 64;
   // `path` empty for the work directory itself; at most `max_entries`, sorted by name.
   [[nodiscard]] virtual Result<std::vector<FileEntry>> list_files(const std::string& path,
                                                                   std::size_t max_entries) = 0;
@@ -117,47 +99,13 @@ class Session {
   // ended session is the error exec() would give.
   [[nodiscard]] virtual Result<SessionUsage> usage() = 0;
 
-  // A live session's interpreter (runtime/live_kernel.h) lives in one resident process that,
-  // unlike a command, stays after it is started: every sweep spares it and its children (the
-  // kernel), and it is stopped while a command has a network. Backends that cannot keep one
-  // refuse with ENOTSUP, and their sessions run each call as a new process.
-  [[nodiscard]] virtual Result<ResidentProcess> start_resident(const ExecRequest& /*request*/) {
-    return Error{ENOTSUP,
-                 "this backend keeps no interpreter between calls: each call of a session runs "
-                 "as a new process (only the native backend has live sessions)"};
-  }
-  // Kills every process but the resident and its children (what a cell started). Waits for it.
-  [[nodiscard]] virtual Status sweep() { return {}; }
-  // Kills the resident and everything else in the sandbox; the files stay.
-  virtual void kill_resident() {}
-
-  // A warm sandbox's interpreter (runtime/warm_interpreter.h), started in this unused sandbox;
-  // returns once it is ready (its preload done), or with why it could not start. The next exec()
-  // (or exec_with_files()) of its program is carried out by it: the command's streams and
-  // environment are handed to it, and its timer starts then. Backends that cannot refuse with
-  // ENOTSUP, and their warm sandboxes hold no interpreter.
-  [[nodiscard]] virtual Status park(const WarmInterpreter& /*interpreter*/) {
-    return Error{ENOTSUP, "this backend starts no interpreter before its call"};
-  }
-
-  // An idle session costs no CPU (--idle-freeze): freeze() stops every process of the sandbox,
-  // killing none, so a live interpreter keeps its state; thaw() lets them run again. Memory
-  // stays as it is and counted as before. Nothing else may be asked of a frozen session until
-  // it is thawed (the session registry thaws before any use); closing it works frozen. Never
-  // while a command or file operation runs: EBUSY then. Default: ENOTSUP (the container
-  // backends freeze nothing), thaw() nothing, and frozen() false.
-  [[nodiscard]] virtual Status freeze() {
-    return Error{ENOTSUP, "this backend does not freeze idle sessions"};
-  }
-  [[nodiscard]] virtual Status thaw() { return {}; }
-  [[nodiscard]] virtual bool frozen() const { return false; }
-
-  // A preview's way into the sandbox (net/preview/forwarder.h): the factory of sockets made
-  // in the sandbox's own network namespace, handed over once (the forwarder keeps it for every
-  // preview of the session). ENOTSUP where the backend or the sandbox has none.
-  [[nodiscard]] virtual Result<UniqueFd> take_preview_factory() {
-    return Error{ENOTSUP, "this backend has no previews (only the native backend has them)"};
-  }
+  // The abilities this session has beyond the above (runtime/session_abilities.h), each null
+  // where its backend has none.
+  [[nodiscard]] virtual WorkTreeAccess* work_tree() { return nullptr; }
+  [[nodiscard]] virtual ResidentHost* resident() { return nullptr; }
+  [[nodiscard]] virtual InterpreterParking* parking() { return nullptr; }
+  [[nodiscard]] virtual IdleFreezing* freezing() { return nullptr; }
+  [[nodiscard]] virtual PreviewSockets* previews() { return nullptr; }
 
   // Whether the sandbox is gone (killed from outside, out of memory, or closed): nothing more
   // will run in it. Answers at once.
@@ -166,6 +114,12 @@ class Session {
   // Kills everything in the sandbox and removes it. Idempotent; the destructor does it too.
   virtual void close() = 0;
 };
+
+// Whether `session` is frozen now (IdleFreezing); a session that cannot freeze never is.
+inline bool is_frozen(Session& session) {
+  IdleFreezing* freezing = session.freezing();
+  return freezing != nullptr && freezing->frozen();
+}
 
 // A path a caller may name inside a session: relative, no "..", no NUL, not too long.
 // `allow_empty` for "the work directory itself". The error says how to write it instead.

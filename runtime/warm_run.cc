@@ -23,8 +23,10 @@ Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape&
   for (const auto& file : shape.support_files) {
     if (auto wrote = (*sandbox)->write_file(file.path, file.content); !wrote) return wrote.error();
   }
-  if (interpreter) {
-    if (auto parked = (*sandbox)->park(*interpreter); !parked && parked.error().code != ENOTSUP) {
+  // A backend that parks no interpreter leaves the sandbox without one: the call runs cold in it.
+  InterpreterParking* parking = (*sandbox)->parking();
+  if (interpreter && parking != nullptr) {
+    if (auto parked = parking->park(*interpreter); !parked && parked.error().code != ENOTSUP) {
       return parked.error();
     }
   }

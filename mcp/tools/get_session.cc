@@ -77,7 +77,7 @@ class GetSession final : public Tool {
     auto entry = context.state.sessions().find(id);
     if (!entry) return tool_error(entry.error().message);
     const app::SessionEntry& session = **entry;
-    bool frozen = session.session->frozen();
+    bool frozen = is_frozen(*session.session);
     auto usage = session.session->usage();
     if (!usage) return tool_error("session " + id + ": " + usage.error().message);
     double age =

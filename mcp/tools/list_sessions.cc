@@ -47,7 +47,7 @@ class ListSessions final : public Tool {
     std::set<std::string> open_ids;
     for (const auto& entry : context.state.sessions().list()) {
       open_ids.insert(entry->id);
-      bool frozen = entry->session->frozen();
+      bool frozen = is_frozen(*entry->session);
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
       json item = {{"session_id", entry->id},
                    {"language", entry->policy->name},

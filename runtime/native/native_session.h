@@ -14,7 +14,13 @@
 
 namespace paddock {
 
-class NativeSession final : public Session {
+// Has every ability a session may have (runtime/session_abilities.h).
+class NativeSession final : public Session,
+                            public WorkTreeAccess,
+                            public ResidentHost,
+                            public InterpreterParking,
+                            public IdleFreezing,
+                            public PreviewSockets {
  public:
   // `base`: what every command starts from (its environment and directory).
   static Result<std::unique_ptr<Session>> open(const SandboxShape& shape, const RunPlan& base,
@@ -49,6 +55,12 @@ class NativeSession final : public Session {
   bool ended() override { return !check_alive(); }
   Result<UniqueFd> take_preview_factory() override;
   void close() override;
+
+  WorkTreeAccess* work_tree() override { return this; }
+  ResidentHost* resident() override { return this; }
+  InterpreterParking* parking() override { return this; }
+  IdleFreezing* freezing() override { return this; }
+  PreviewSockets* previews() override { return this; }
 
  private:
   NativeSession(SandboxShape shape, RunPlan base, std::unique_ptr<LaunchedSandbox> launched)

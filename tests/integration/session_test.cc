@@ -32,6 +32,7 @@ class SessionTest : public ::testing::Test {
     auto opened = backend_.open_session(shape_of(spec), plan_of(spec));
     ASSERT_TRUE(opened) << opened.error().message;
     session_ = std::move(*opened);
+    ASSERT_NE(session_->resident(), nullptr) << "native sessions keep a resident";
   }
 
   RunResult shell(const std::string& script, double wall_seconds = 10) {
@@ -48,7 +49,7 @@ class SessionTest : public ::testing::Test {
   bool start_resident(std::vector<std::string> argv) {
     ExecRequest request;
     request.argv = std::move(argv);
-    auto started = session_->start_resident(request);
+    auto started = session_->resident()->start_resident(request);
     EXPECT_TRUE(started) << (started ? "" : started.error().message);
     return started.ok();
   }
@@ -120,7 +121,7 @@ TEST_F(SessionTest, ACommandTimingOutBesideAResidentIsReportedAndTheSessionGoesO
 TEST_F(SessionTest, AResidentStoppingEveryNewProcessCannotHoldACommandPastItsTimeout) {
   ASSERT_TRUE(start_resident({"sh", "-c", "while :; do kill -STOP -1 2>/dev/null; done"}));
   if (!commands_end_at_their_timeout(5)) return;
-  session_->kill_resident();
+  session_->resident()->kill_resident();
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
 
@@ -134,7 +135,8 @@ TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) 
   if (!commands_end_at_their_timeout(3)) return;
   ExecRequest idle;
   idle.argv = {"sleep", "1000"};
-  auto next = std::async(std::launch::async, [&] { return session_->start_resident(idle); });
+  auto next =
+      std::async(std::launch::async, [&] { return session_->resident()->start_resident(idle); });
   if (next.wait_for(30s) != std::future_status::ready) {
     ADD_FAILURE() << "the next resident's start was held for 30 s";
     session_->close();
@@ -142,7 +144,7 @@ TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) 
     return;
   }
   EXPECT_TRUE(next.get()) << "the next resident did not start";
-  session_->kill_resident();
+  session_->resident()->kill_resident();
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
 
@@ -151,14 +153,14 @@ TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) 
 TEST_F(SessionTest, AResidentThatCannotStartIsRefusedWithItsReason) {
   ExecRequest missing;
   missing.argv = {"/usr/bin/no-such-interpreter"};
-  auto refused = session_->start_resident(missing);
+  auto refused = session_->resident()->start_resident(missing);
   ASSERT_FALSE(refused) << "a resident whose exec failed was reported as started";
   EXPECT_EQ(refused.error().code, ENOENT) << refused.error().message;
   EXPECT_NE(refused.error().message.find("No such file"), std::string::npos)
       << refused.error().message;
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
   EXPECT_TRUE(start_resident({"sleep", "1000"}));
-  session_->kill_resident();
+  session_->resident()->kill_resident();
 }
 
 // The same when the resident fails before its exec: here its working directory, which an earlier
@@ -167,7 +169,7 @@ TEST_F(SessionTest, AResidentThatCannotEnterItsDirectoryIsRefusedWithTheStep) {
   ASSERT_EQ(shell("chmod 000 /work").exit_code, 0);
   ExecRequest idle;
   idle.argv = {"sleep", "1000"};
-  auto refused = session_->start_resident(idle);
+  auto refused = session_->resident()->start_resident(idle);
   ASSERT_FALSE(refused) << "a resident that never reached its exec was reported as started";
   EXPECT_EQ(refused.error().code, EACCES) << refused.error().message;
   EXPECT_NE(refused.error().message.find("entering the working directory"), std::string::npos)

@@ -41,9 +41,10 @@ class FakeSession : public Session {
 };
 
 // A session that can be frozen, as the native one can: counts freezes and thaws.
-class FreezableSession final : public FakeSession {
+class FreezableSession final : public FakeSession, public IdleFreezing {
  public:
   using FakeSession::FakeSession;
+  IdleFreezing* freezing() override { return this; }
   Status freeze() override {
     ++freezes;
     frozen_ = true;
@@ -223,11 +224,11 @@ TEST_F(AppSessionRegistry, FreezeIdleFreezesIdleUnleasedSessionsAndAcquireThawsT
 
 TEST_F(AppSessionRegistry, ASessionItsBackendCannotFreezeIsAskedOnce) {
   SessionRegistry registry(8, 3600);
-  auto entry = open(registry, 3600);  // FakeSession: Session's default freeze(), ENOTSUP
+  auto entry = open(registry, 3600);  // FakeSession: no IdleFreezing
   std::this_thread::sleep_for(100ms);
   EXPECT_TRUE(registry.freeze_idle(0.05).empty());
   EXPECT_EQ(entry->freeze_refused.load(), SessionEntry::FreezeRefused::kAlways);
-  EXPECT_FALSE(entry->session->frozen());
+  EXPECT_FALSE(is_frozen(*entry->session));
   EXPECT_TRUE(registry.acquire(entry->id).ok());
   EXPECT_EQ(entry->freeze_refused.load(), SessionEntry::FreezeRefused::kAlways);
   registry.close_all();
