@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/language_catalog.h"
 #include "app/live_session.h"
 #include "app/server_config.h"
 #include "app/services.h"
@@ -45,6 +46,8 @@ class ServerState {
   [[nodiscard]] KernelPool& kernels() { return kernels_; }
   // Where sessions are kept across restarts (app/kept_sessions.h); null when they are not.
   [[nodiscard]] state::StateDir* state_dir() const { return state_dir_.get(); }
+  // What get_language_details learned of each toolchain (app/language_catalog.h).
+  [[nodiscard]] ToolchainVersions& toolchain_versions() { return toolchain_versions_; }
 
   // Appends to the audit log, when there is one.
   void record(const AuditRecord& record) const { services_.record(record); }
@@ -58,6 +61,7 @@ class ServerState {
   // Before the sessions (in services_): they hold its sessions' locks and write into it.
   const std::unique_ptr<state::StateDir> state_dir_;
   Services services_;
+  ToolchainVersions toolchain_versions_;
   // Last, so that they go first: their sandboxes close while the backend is still there. Each
   // fills only once prepared (after this object is made), and counts the other's as taken room.
   WarmPool warm_;

@@ -1,58 +1,18 @@
 #include "mcp/language_catalog.h"
 
-#include <map>
-#include <mutex>
-
-#include "app/code_runner.h"
 #include "core/text.h"
 
 namespace paddock::mcp {
-namespace {
 
-class Quiet final : public RunObserver {};
-
-std::string toolchain_version(app::ServerState& state, const LanguagePolicy& policy) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> known;
-  {
-    std::lock_guard lock(mutex);
-    if (auto found = known.find(policy.name); found != known.end()) return found->second;
+json language_list(const std::vector<app::LanguageSummary>& languages) {
+  json listed = json::array();
+  for (const auto& language : languages) {
+    listed.push_back({{"name", language.name},
+                      {"aliases", language.aliases},
+                      {"description", language.description},
+                      {"file_extension", language.file_extension}});
   }
-  std::string version = "unknown";
-  if (!policy.version_command.empty()) {
-    auto spec = toolchain_version_spec(state, policy);
-    if (spec) {
-      Quiet quiet;
-      auto result = state.backend().run(spec->shape, spec->plan, quiet);
-      if (result && result->outcome == Outcome::kExited && result->exit_code == 0) {
-        // Some print to stderr (java -version); the first line says it.
-        std::string text =
-            result->stdout_data.data.empty() ? result->stderr_data.data : result->stdout_data.data;
-        version = text.substr(0, text.find('\n'));
-      }
-    }
-  }
-  std::lock_guard lock(mutex);
-  known[policy.name] = version;
-  return version;
-}
-
-std::string extension_of(const std::string& source_file) {
-  auto dot = source_file.rfind('.');
-  return dot == std::string::npos ? "" : source_file.substr(dot);
-}
-
-}  // namespace
-
-json language_list(const app::ServerState& state) {
-  json languages = json::array();
-  for (const auto& policy : state.policies().all()) {
-    languages.push_back({{"name", policy.name},
-                         {"aliases", policy.aliases},
-                         {"description", policy.description},
-                         {"file_extension", extension_of(policy.source_file)}});
-  }
-  return languages;
+  return listed;
 }
 
 json limits_summary(const Limits& limits, NetworkMode network) {
@@ -64,15 +24,15 @@ json limits_summary(const Limits& limits, NetworkMode network) {
           {"network", to_string(network)}};
 }
 
-json language_details(app::ServerState& state, const LanguagePolicy& policy) {
-  Limits defaults = language_limits(policy, spec_overrides(state.options()));
-  json limits = limits_summary(defaults, policy.run_network);
-  limits["tmp_bytes"] = defaults.tmp_bytes;
+json language_details(const app::LanguageDetails& details) {
+  const LanguagePolicy& policy = *details.policy;
+  json limits = limits_summary(details.limits, policy.run_network);
+  limits["tmp_bytes"] = details.limits.tmp_bytes;
   return {{"name", policy.name},
           {"aliases", policy.aliases},
           {"description", policy.description},
-          {"version", toolchain_version(state, policy)},
-          {"file_extension", extension_of(policy.source_file)},
+          {"version", details.version},
+          {"file_extension", details.file_extension},
           {"package_manager",
            policy.package_manager.empty() ? json(nullptr) : json(policy.package_manager)},
           {"libraries_supported", !policy.install.empty()},

@@ -1,17 +1,19 @@
 #pragma once
 
-// What paddock tells models about its languages: the list, and one language's details
-// (toolchain version as the sandbox sees it, file extension, package manager, example, limits).
+// What paddock tells models about its languages (app/language_catalog.h), as JSON: the list,
+// and one language's details (toolchain version, file extension, package manager, example,
+// limits).
 
-#include "app/server_state.h"
-#include "language/policy.h"
+#include <vector>
+
+#include "app/language_catalog.h"
+#include "language/policy_store.h"
 #include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
 
-json language_list(const app::ServerState& state);
-// The toolchain version is asked once per language, in a sandbox, and remembered.
-json language_details(app::ServerState& state, const LanguagePolicy& policy);
+json language_list(const std::vector<app::LanguageSummary>& languages);
+json language_details(const app::LanguageDetails& details);
 // The limits a language's runs get, as both get_language_details and get_session show them
 // (their timeout already under the cap: the spec builder's): the timeout, memory, pids, output,
 // work directory and network.

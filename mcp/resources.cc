@@ -34,9 +34,11 @@ std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, cons
   }
   std::string uri = params["uri"].get<std::string>();
   if (uri == kLanguagesUri) {
-    json contents = json::array({{{"uri", uri},
-                                  {"mimeType", "application/json"},
-                                  {"text", json{{"languages", language_list(state)}}.dump(2)}}});
+    json contents = json::array(
+        {{{"uri", uri},
+          {"mimeType", "application/json"},
+          {"text",
+           json{{"languages", language_list(app::LanguageCatalog(state).list())}}.dump(2)}}});
     return ResourceRead{std::move(contents), true};
   }
   auto file = parse_session_file_uri(uri);

@@ -1,16 +1,11 @@
 // export_session: a kept session's files (now, or a snapshot's) as a .tar.zst written into a
 // read-write share, as download_file writes a file; create_session {from_archive} reads one.
 
-#include <unistd.h>
-
-#include "app/host_transfer.h"
-#include "app/kept_sessions.h"
+#include "app/session_export.h"
 #include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "state/state_names.h"
-#include "state/workspace_archive.h"
 
 namespace paddock::mcp {
 namespace {
@@ -42,61 +37,24 @@ class ExportSession final : public Tool {
             {"annotations", annotations("Export a session", false, false)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    app::ServerState& state = context.state;
-    std::string snapshot = arguments.value("snapshot", "");
-    if (!snapshot.empty()) {
-      if (auto valid = state::check_state_name(snapshot, "snapshot"); !valid) {
-        return tool_error(valid.error().message);
-      }
-    }
-    std::string host_path = arguments["host_path"].get<std::string>();
-    Result<app::TransferReport> written = Error{EINVAL, ""};
-    state::ArchiveStats stats;
-    std::string id;
-    auto done = app::with_workspace(
-        state, arguments["session_id"].get<std::string>(),
-        [&](state::SavedWorkspace& workspace) -> Status {
-          id = workspace.info().id;
-          auto files = workspace.files(snapshot);
-          if (!files) return files.error();
-          written = app::write_into_share(
-              state.shares(), host_path, arguments.value("overwrite", false),
-              [&](int out, const CopyProgress& progress) -> Result<std::uint64_t> {
-                auto exported = state::export_tree(files->get(), out);
-                if (!exported) return exported.error();
-                stats = *exported;
-                off_t size = lseek(out, 0, SEEK_CUR);
-                if (size < 0) return system_error("measuring the archive");
-                progress(static_cast<std::uint64_t>(size));
-                return static_cast<std::uint64_t>(size);
-              });
-          return written ? Status{} : Status{written.error()};
-        });
-    app::AuditRecord record;
-    record.tool = name();
-    record.session = id;
-    record.backend = state.backend().name();
-    record.outcome = done ? "done" : "error";
-    if (!done) record.error = done.error().message;
-    if (written) {
-      app::HostFileRecord file;
-      file.action = "export";
-      file.host_path = written->host_dir;
-      file.bytes = written->bytes;
-      file.sha256 = written->sha256;
-      record.host_files.push_back(std::move(file));
-    }
-    state.record(record);
-    if (!done) return tool_error(done.error().message);
+    app::ExportRequest request;
+    request.session = arguments["session_id"].get<std::string>();
+    request.snapshot = arguments.value("snapshot", "");
+    request.host_path = arguments["host_path"].get<std::string>();
+    request.overwrite = arguments.value("overwrite", false);
+    auto exported = app::SessionExporter(context.state).write_archive(request, name());
+    if (!exported) return tool_error(exported.error().message);
+    const app::TransferReport& written = exported->written;
     ToolResult result;
     result.content.push_back(
-        text_block("session " + id + (snapshot.empty() ? "" : " (snapshot '" + snapshot + "')") +
-                   " exported to " + written->host_path + ": " + std::to_string(stats.files) +
-                   " files, " + format_size(written->bytes) + " compressed, " + written->sha256));
-    result.structured = {{"host_path", written->host_path},
-                         {"bytes", written->bytes},
-                         {"files", stats.files},
-                         {"sha256", written->sha256}};
+        text_block("session " + exported->id +
+                   (request.snapshot.empty() ? "" : " (snapshot '" + request.snapshot + "')") +
+                   " exported to " + written.host_path + ": " + std::to_string(exported->files) +
+                   " files, " + format_size(written.bytes) + " compressed, " + written.sha256));
+    result.structured = {{"host_path", written.host_path},
+                         {"bytes", written.bytes},
+                         {"files", exported->files},
+                         {"sha256", written.sha256}};
     return result;
   }
 };

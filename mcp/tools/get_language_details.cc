@@ -37,9 +37,10 @@ class GetLanguageDetails final : public Tool {
             {"annotations", annotations("Language details", true, true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto policy = context.state.policies().find(arguments["language"].get<std::string>());
-    if (!policy) return tool_error(policy.error().message);
-    json details = language_details(context.state, **policy);
+    auto found =
+        app::LanguageCatalog(context.state).details(arguments["language"].get<std::string>());
+    if (!found) return tool_error(found.error().message);
+    json details = language_details(*found);
     ToolResult result;
     result.content.push_back(text_block(details.dump(2)));
     result.structured = std::move(details);

@@ -1,12 +1,11 @@
 // snapshot_session and diff_session: a kept session's workspace saved by name, and what changed
 // since its start or a snapshot.
 
-#include "app/kept_sessions.h"
+#include "app/session_snapshots.h"
 #include "core/units.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
-#include "state/state_names.h"
 
 namespace paddock::mcp {
 namespace {
@@ -36,37 +35,18 @@ class SnapshotSession final : public Tool {
             {"annotations", annotations("Snapshot a session", false, false)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    std::string snapshot = arguments["name"].get<std::string>();
-    if (auto valid = state::check_state_name(snapshot, "name"); !valid) {
-      return tool_error(valid.error().message);
-    }
-    if (auto keeps = app::check_keeps_sessions(context.state); !keeps) {
-      return tool_error(keeps.error().message);
-    }
-    if (auto room = app::check_state_room(context.state); !room) {
-      return tool_error("no snapshot taken: " + room.error().message);
-    }
-    json structured;
-    std::uint64_t room = app::state_disk_room(context.state);
-    // Whatever happens below, the state directory's size is measured again next time.
-    context.state.state_dir()->note_changed();
-    auto done = app::with_workspace(context.state, arguments["session_id"].get<std::string>(),
-                                    [&](state::SavedWorkspace& workspace) -> Status {
-                                      if (auto made = workspace.snapshot(snapshot, room); !made)
-                                        return made;
-                                      structured = {{"session_id", workspace.info().id},
-                                                    {"snapshot", snapshot},
-                                                    {"files", workspace.info().files},
-                                                    {"bytes", workspace.info().bytes}};
-                                      return {};
-                                    });
-    if (!done) return tool_error(done.error().message);
+    auto taken = app::SessionSnapshots(context.state)
+                     .take(arguments["session_id"].get<std::string>(),
+                           arguments["name"].get<std::string>(), "name");
+    if (!taken) return tool_error(taken.error().message);
     ToolResult result;
-    result.content.push_back(text_block(
-        "snapshot '" + snapshot + "' of session " + structured["session_id"].get<std::string>() +
-        ": " + std::to_string(structured["files"].get<std::uint64_t>()) + " entries, " +
-        format_size(structured["bytes"].get<std::uint64_t>())));
-    result.structured = std::move(structured);
+    result.content.push_back(text_block("snapshot '" + taken->snapshot + "' of session " +
+                                        taken->session_id + ": " + std::to_string(taken->files) +
+                                        " entries, " + format_size(taken->bytes)));
+    result.structured = {{"session_id", taken->session_id},
+                         {"snapshot", taken->snapshot},
+                         {"files", taken->files},
+                         {"bytes", taken->bytes}};
     return result;
   }
 };
@@ -74,25 +54,25 @@ class SnapshotSession final : public Tool {
 // At most this many changes are listed in the text; the structured result has them all.
 constexpr std::size_t kDiffLines = 40;
 
-const char* change_sign(state::DiffEntry::Change change) {
+const char* change_sign(app::SessionChange::Change change) {
   switch (change) {
-    case state::DiffEntry::Change::kAdded:
+    case app::SessionChange::Change::kAdded:
       return "+";
-    case state::DiffEntry::Change::kChanged:
+    case app::SessionChange::Change::kChanged:
       return "~";
-    case state::DiffEntry::Change::kDeleted:
+    case app::SessionChange::Change::kDeleted:
       return "-";
   }
   return "?";
 }
 
-const char* change_name(state::DiffEntry::Change change) {
+const char* change_name(app::SessionChange::Change change) {
   switch (change) {
-    case state::DiffEntry::Change::kAdded:
+    case app::SessionChange::Change::kAdded:
       return "added";
-    case state::DiffEntry::Change::kChanged:
+    case app::SessionChange::Change::kChanged:
       return "changed";
-    case state::DiffEntry::Change::kDeleted:
+    case app::SessionChange::Change::kDeleted:
       return "deleted";
   }
   return "?";
@@ -124,23 +104,11 @@ class DiffSession final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string since = arguments.value("since", "");
-    if (!since.empty()) {
-      if (auto valid = state::check_state_name(since, "since"); !valid) {
-        return tool_error(valid.error().message);
-      }
-    }
-    std::vector<state::DiffEntry> changes;
-    std::string id;
-    auto done = app::with_workspace(
-        context.state, arguments["session_id"].get<std::string>(),
-        [&](state::SavedWorkspace& workspace) -> Status {
-          id = workspace.info().id;
-          auto found = workspace.diff(since.empty() ? state::kCreatedSnapshot : since);
-          if (!found) return found.error();
-          changes = std::move(*found);
-          return {};
-        });
-    if (!done) return tool_error(done.error().message);
+    auto found = app::SessionSnapshots(context.state)
+                     .changes(arguments["session_id"].get<std::string>(), since, "since");
+    if (!found) return tool_error(found.error().message);
+    const std::string& id = found->session_id;
+    const std::vector<app::SessionChange>& changes = found->changes;
     json listed = json::array();
     std::string text = std::to_string(changes.size()) + " change" +
                        (changes.size() == 1 ? "" : "s") + " in session " + id + " since " +
@@ -154,7 +122,7 @@ class DiffSession final : public Tool {
                    {"change", change_name(change.change)},
                    {"type", type},
                    {"size", change.size}};
-      if (change.change == state::DiffEntry::Change::kChanged) {
+      if (change.change == app::SessionChange::Change::kChanged) {
         item["before_size"] = change.before_size;
       }
       listed.push_back(std::move(item));
@@ -162,7 +130,7 @@ class DiffSession final : public Tool {
         text += std::string(change_sign(change.change)) + " " + change.path;
         if (change.type == TreeEntryType::kDirectory) {
           text += "/";
-        } else if (change.change == state::DiffEntry::Change::kChanged) {
+        } else if (change.change == app::SessionChange::Change::kChanged) {
           text += " (" + format_size(change.before_size) + " -> " + format_size(change.size) + ")";
         } else {
           text += " (" + format_size(change.size) + ")";

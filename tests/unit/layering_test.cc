@@ -78,26 +78,45 @@ std::optional<std::string> violation(const std::string& file, const std::string&
          "\" (" + to + ", floor " + std::to_string(to_floor) + "): only lower floors may be used";
 }
 
-std::vector<std::string> violations_in_tree(const fs::path& root) {
+// Calls `use` with each file of `folder` (not of a subfolder with a floor of its own) and each
+// of its includes of a quoted header.
+template <typename Use>
+void for_each_include(const fs::path& root, const std::string& folder, Use&& use) {
   static const std::regex kInclude(R"(^\s*#\s*include\s+\"([^\"]+)\")");
-  std::vector<std::string> found;
-  for (const auto& [folder, floor] : floors()) {
-    if (!fs::is_directory(root / folder)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
-      auto extension = entry.path().extension().string();
-      if (extension != ".cc" && extension != ".h" && extension != ".in") continue;
-      std::string file = fs::relative(entry.path(), root).string();
-      if (folder_of(file) != folder) continue;  // a subfolder with a floor of its own
-      std::ifstream in(entry.path());
-      std::string line;
-      std::smatch match;
-      while (std::getline(in, line)) {
-        if (!std::regex_search(line, match, kInclude)) continue;
-        if (auto wrong = violation(file, match[1].str())) found.push_back(*wrong);
-      }
+  if (!fs::is_directory(root / folder)) return;
+  for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+    auto extension = entry.path().extension().string();
+    if (extension != ".cc" && extension != ".h" && extension != ".in") continue;
+    std::string file = fs::relative(entry.path(), root).string();
+    if (folder_of(file) != folder) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    std::smatch match;
+    while (std::getline(in, line)) {
+      if (std::regex_search(line, match, kInclude)) use(file, match[1].str());
     }
   }
+}
+
+std::vector<std::string> violations_in_tree(const fs::path& root) {
+  std::vector<std::string> found;
+  for (const auto& [folder, floor] : floors()) {
+    for_each_include(root, folder, [&](const std::string& file, const std::string& include) {
+      if (auto wrong = violation(file, include)) found.push_back(*wrong);
+    });
+  }
   return found;
+}
+
+// mcp/ is protocol only: its tools turn JSON into a request for app/ and the result into
+// content. What outlives a server (state/) and each backend's own code are app/'s to reach,
+// although the floors alone would let mcp/ include them.
+bool protocol_may_not_include(const std::string& include) {
+  for (const char* folder :
+       {"state/", "runtime/native/", "runtime/container/", "runtime/engine/", "runtime/kube/"}) {
+    if (include.rfind(folder, 0) == 0) return true;
+  }
+  return false;
 }
 
 TEST(Layering, EveryIncludeComesFromTheSameFolderOrAFloorBelow) {
@@ -105,6 +124,21 @@ TEST(Layering, EveryIncludeComesFromTheSameFolderOrAFloorBelow) {
   std::string listed;
   for (const auto& line : found) listed += line + "\n";
   EXPECT_TRUE(found.empty()) << listed;
+}
+
+TEST(Layering, TheProtocolIncludesNeitherStateNorABackend) {
+  std::string listed;
+  for_each_include(testing::source_dir(), "mcp",
+                   [&](const std::string& file, const std::string& include) {
+                     if (protocol_may_not_include(include)) {
+                       listed += file + " includes \"" + include + "\": that is app/'s work\n";
+                     }
+                   });
+  EXPECT_TRUE(listed.empty()) << listed;
+  EXPECT_TRUE(protocol_may_not_include("state/workspace_archive.h"));
+  EXPECT_TRUE(protocol_may_not_include("runtime/native/native_backend.h"));
+  EXPECT_FALSE(protocol_may_not_include("runtime/session.h"));
+  EXPECT_FALSE(protocol_may_not_include("app/session_export.h"));
 }
 
 TEST(Layering, EveryFloorIsAFolderOfTheTree) {

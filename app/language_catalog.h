@@ -1,0 +1,69 @@
+#pragma once
+
+// The languages this server runs, as a model is told about them: the list, and one language's
+// details with its toolchain's version as a sandbox sees it and the limits its runs get.
+// mcp/language_catalog.h renders these as JSON.
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "language/policy.h"
+
+namespace paddock::app {
+
+class ServerState;
+
+// One language as the list shows it.
+struct LanguageSummary {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  std::string file_extension;  // ".py"; empty when the source file has none
+};
+
+// One language in full.
+struct LanguageDetails {
+  const LanguagePolicy* policy = nullptr;  // the server's, alive as long as it
+  std::string version;                     // the toolchain's first line, or "unknown"
+  std::string file_extension;
+  Limits limits;  // what a fresh run gets under the server's options
+};
+
+// Each language's toolchain version, asked once per server: asking starts a sandbox.
+class ToolchainVersions {
+ public:
+  // `language`'s version, from `ask` only the first time. Two first callers may both ask.
+  template <typename Ask>
+  std::string get(const std::string& language, Ask&& ask) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto found = known_.find(language); found != known_.end()) return found->second;
+    }
+    std::string version = ask();
+    std::lock_guard lock(mutex_);
+    return known_.emplace(language, std::move(version)).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::string> known_;
+};
+
+class LanguageCatalog {
+ public:
+  explicit LanguageCatalog(ServerState& state) : state_(state) {}
+
+  [[nodiscard]] std::vector<LanguageSummary> list() const;
+  // `name` is a language's name or alias; the error is the policy store's.
+  [[nodiscard]] Result<LanguageDetails> details(const std::string& name) const;
+
+ private:
+  std::string toolchain_version(const LanguagePolicy& policy) const;
+
+  ServerState& state_;
+};
+
+}  // namespace paddock::app
