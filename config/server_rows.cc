@@ -7,7 +7,6 @@
 #include "language/warm_spec.h"
 #include "net/preview/forwarder.h"
 #include "rootfs/image_reference.h"
-#include "runtime/kube/localhost_profile.h"
 
 namespace paddock::config {
 namespace {
@@ -105,26 +104,6 @@ Status add_share(const Given& given, Env, Options& all) {
   return {};
 }
 
-// A DNS label (RFC 1123), as Kubernetes requires; it also goes into API paths.
-Status set_namespace(const Given& given, Env, Options& all) {
-  const std::string& name = given.text;
-  bool label =
-      !name.empty() && name.size() <= 63 &&
-      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos &&
-      name.front() != '-' && name.back() != '-';
-  if (!label) return given.invalid("a namespace name", "sandboxes (a-z, 0-9 and -)");
-  all.server.kube_namespace = name;
-  return {};
-}
-
-Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
-  if (!kube::valid_localhost_profile(given.text)) {
-    return given.invalid(kube::kLocalhostProfileRule, kube::kLocalhostProfileExample);
-  }
-  all.server.kube_seccomp_profile = given.text;
-  return {};
-}
-
 // One row of the server's: the flag and its variable, which only `paddock mcp` takes.
 Setting row(std::string flag, std::string variable, std::string type, std::string default_value,
             std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
@@ -147,18 +126,6 @@ std::vector<Setting> server_rows() {
   // Images travel base64 in one message of at most 8 MiB, beside the output.
   constexpr std::uint64_t kMaxArtifactBytes = 5u << 20;
   return {
-      row("--namespace", "PADDOCK_KUBE_NAMESPACE", "NAME", "the kubeconfig context's",
-          "Kubernetes namespace for the pods", set_namespace),
-      row("--pod-start-timeout", "PADDOCK_POD_START_TIMEOUT", "DURATION",
-          duration_default(kServer.pod_start_seconds),
-          "How long a Kubernetes pod may take to pull its image and run, e.g. 10m",
-          [](const Given& g, Env, Options& o) {
-            return assign(o.server.pod_start_seconds, duration(g, "10m"));
-          }),
-      row("--kube-seccomp-profile", "PADDOCK_KUBE_SECCOMP_PROFILE", "PATH", "the runtime's",
-          "A Localhost seccomp profile for Kubernetes pods, relative to the kubelet's seccomp "
-          "directory on every node, e.g. profiles/paddock.json",
-          set_kube_seccomp_profile),
       row("--default-language", "PADDOCK_DEFAULT_LANGUAGE", "LANG", kServer.default_language,
           "The language of calls that name none",
           [](const Given& g, Env, Options& o) {
@@ -187,14 +154,6 @@ std::vector<Setting> server_rows() {
           size_default(kServer.max_artifact_bytes), "Bytes of those files together, at most 5m",
           [](const Given& g, Env, Options& o) {
             return assign(o.server.max_artifact_bytes, byte_size(g, "4m", 1, kMaxArtifactBytes));
-          }),
-      row("--install-network", "PADDOCK_INSTALL_NETWORK", "MODE", "the policy's, allowlist",
-          "Network of library installers: none, allowlist (their package index alone, through "
-          "a proxy), user (the public network) or host",
-          [](const Given& g, Env, Options& o) {
-            return assign(o.server.install_network,
-                          one_of(g, {"none", "allowlist", "user", "host"}, "a network mode",
-                                 "none, allowlist, user or host"));
           }),
       row("--max-sessions", "PADDOCK_MAX_SESSIONS", "N", std::to_string(kServer.max_sessions),
           "Open sessions at most",
