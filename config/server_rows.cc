@@ -2,8 +2,11 @@
 // clients start servers from JSON (`command`, `args`, `env`). A data table: its one function is
 // longer than 80 lines.
 
+#include <nlohmann/json.hpp>
+
 #include "config/rows.h"
 #include "config/values.h"
+#include "language/builtin_policies.h"
 #include "language/warm_spec.h"
 #include "net/preview/forwarder.h"
 #include "rootfs/image_reference.h"
@@ -104,6 +107,28 @@ Status add_share(const Given& given, Env, Options& all) {
   return {};
 }
 
+// The built-in policies' preload lists ("for python numpy, pandas"), read from the embedded
+// policies so that --help and the docs say what a server does. Only the "warm" object of each is
+// read (not the whole policy, whose patterns take milliseconds to compile), which is cheap
+// enough for a table every `paddock run` builds.
+std::string builtin_preload_default() {
+  std::string lists;
+  const auto& names = builtin_policy_names();
+  const auto& texts = builtin_policy_texts();
+  for (std::size_t i = 0; i < texts.size() && i < names.size(); ++i) {
+    if (texts[i].second.find("\"warm\"") == std::string_view::npos) continue;
+    auto policy = nlohmann::json::parse(texts[i].second, nullptr, false);
+    if (!policy.is_object() || !policy.contains("warm")) continue;
+    auto preload = policy["warm"].value("preload", std::vector<std::string>{});
+    if (preload.empty()) continue;
+    std::string modules;
+    for (const auto& name : preload) modules += (modules.empty() ? "" : ", ") + name;
+    lists += std::string(lists.empty() ? "" : "; ") + "for " + std::string(names[i].front()) + " " +
+             modules;
+  }
+  return "the policy's" + (lists.empty() ? "" : "; " + lists);
+}
+
 // One row of the server's: the flag and its variable, which only `paddock mcp` takes.
 Setting row(std::string flag, std::string variable, std::string type, std::string default_value,
             std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
@@ -165,8 +190,7 @@ std::vector<Setting> server_rows() {
           [](const Given& g, Env, Options& o) {
             return assign(o.server.warm_per_language, whole_number(g, 0, 64, "2"));
           }),
-      row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES",
-          "the policy's; for python numpy, pandas, matplotlib.pyplot, sklearn.linear_model",
+      row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES", builtin_preload_default(),
           "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas (several "
           "languages: ;-separated; python=: none; off: warm sandboxes start no interpreter)",
           set_preload),
