@@ -13,6 +13,7 @@ SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.max_collected_files = options.max_artifacts;
   overrides.max_collected_bytes = options.max_artifact_bytes;
   overrides.require_cgroups = options.require_cgroups;
+  overrides.seccomp_profile_path = options.seccomp_profile;
   if (!options.trust_bundle.empty()) {
     overrides.trust_bundle = options.trust_bundle;
     for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {

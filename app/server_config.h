@@ -22,8 +22,11 @@ namespace paddock::app {
 // What the table resolved (cli/mcp_settings.cc), typed.
 struct ServerOptions {
   std::string backend = "native";
+  // The kubernetes backend's choices; unset: the backend's own defaults, written once there
+  // (runtime/kube/kube_settings.h, which app/ may not include: cli/backend_settings.h lays these
+  // over them).
   std::optional<std::string> kube_namespace;
-  double pod_start_seconds = 120;  // how long a Kubernetes pod may take to run
+  std::optional<double> pod_start_seconds;  // how long a Kubernetes pod may take to run
   // A Localhost seccomp profile for Kubernetes pods, below the kubelet's seccomp directory.
   std::optional<std::string> kube_seccomp_profile;
   std::optional<std::string> policy_dir;
@@ -67,7 +70,9 @@ struct ServerOptions {
   // Files (figures first) a call returns at most, and their bytes together; the rest are named.
   std::uint32_t max_artifacts = 20;
   std::uint64_t max_artifact_bytes = 4u << 20;
-  std::optional<NetworkMode> network;          // for programs, over the policies'
+  std::optional<NetworkMode> network;  // for programs, over the policies'
+  // A seccomp profile file (Docker's JSON format) over the policies' (--seccomp-profile).
+  std::optional<std::string> seccomp_profile;
   std::optional<std::string> install_network;  // for installers: none, user or host
   // What user-mode networking may reach beyond the public network (network_fence.h).
   std::vector<std::string> allowed_private_ranges;

@@ -34,4 +34,22 @@ BackendSettings backend_settings(const config::Environment& env) {
   return settings;
 }
 
+kube::KubeSettings kube_choices(const app::ServerOptions& options) {
+  kube::KubeSettings chosen;
+  chosen.namespace_name = options.kube_namespace;
+  if (options.pod_start_seconds) chosen.pods.start_seconds = *options.pod_start_seconds;
+  chosen.pods.seccomp_profile = options.kube_seccomp_profile;
+  return chosen;
+}
+
+BackendSettings backend_settings(const config::Environment& env, const kube::KubeSettings& chosen,
+                                 bool pull_images) {
+  BackendSettings settings = backend_settings(env);
+  kube::ClusterLocation location = std::move(settings.kube.location);
+  settings.kube = chosen;
+  settings.kube.location = std::move(location);
+  settings.kube.pods.pull_images = pull_images;
+  return settings;
+}
+
 }  // namespace paddock::cli

@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "cli/backend_settings.h"
 #include "config/resolve.h"
 #include "config/table.h"
 #include "core/version.h"
@@ -53,6 +54,8 @@ Status set_program(const config::Options& options, std::vector<std::string> rest
     if (flags.code) return invalid_input("--code needs --lang (e.g. --lang python)");
     if (!flags.libraries.empty()) return invalid_input("--lib needs --lang (e.g. --lang python)");
     if (flags.screening) return invalid_input("--screening needs --lang");
+    // Installers belong to a language: a command has none for it to reach.
+    if (options.server.install_network) return invalid_input("--install-network needs --lang");
     if (!rest.empty() && !command.empty()) {
       return invalid_input("unexpected '" + rest[0] +
                            "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
@@ -68,6 +71,7 @@ Status set_program(const config::Options& options, std::vector<std::string> rest
   language.language = flags.language;
   language.libraries = flags.libraries;
   language.policy_dir = options.server.policy_dir;
+  language.install_network = options.server.install_network;
   if (flags.code) {
     language.code = flags.code;
   } else if (!rest.empty()) {
@@ -97,6 +101,7 @@ Result<RunRequest> to_request(const config::Options& options, std::vector<std::s
   }
   request.json = flags.json;
   request.backend = common.backend;
+  request.kube = kube_choices(common);
   request.image = flags.image;
   request.image_root = flags.root;
   request.limit_flags = common.limits;
@@ -124,7 +129,7 @@ Result<RunRequest> to_request(const config::Options& options, std::vector<std::s
     plan.stdin_path = flags.stdin_file;
   }
   shape.binds = flags.binds;
-  shape.seccomp_profile_path = flags.seccomp_profile;
+  shape.seccomp_profile_path = common.seccomp_profile;
   plan.collect.directories = flags.collect;
   return request;
 }
@@ -266,7 +271,8 @@ Result<Request> request_of(Commands& commands, bool after_dash, std::vector<std:
   if (!rest.empty() && rest[0].starts_with("-") && rest[0] != "-") {
     return invalid_input("unknown option " + rest[0] + " (see 'paddock run --help')");
   }
-  // run reads the environment for the rows it shares a variable with (--backend, --policy-dir).
+  // run reads the environment for the rows it shares a variable with (--backend, --policy-dir,
+  // the kubernetes backend's).
   auto options =
       config::resolve(config::kRun, config::collect_flags(*commands.run, commands.run_flags),
                       config::process_environment());

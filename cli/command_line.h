@@ -12,6 +12,7 @@
 #include "core/result.h"
 #include "net/egress/brokered_secrets.h"
 #include "net/preview/forwarder.h"
+#include "runtime/kube/kube_settings.h"
 #include "runtime/limit_overrides.h"
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
@@ -26,6 +27,7 @@ struct LanguageRequest {
   std::vector<std::string> program_args;
   std::vector<std::string> libraries;  // --lib, installed before the run
   std::optional<std::string> policy_dir;
+  std::optional<std::string> install_network;  // --install-network, over the policy's
 };
 
 struct RunRequest {
@@ -37,6 +39,7 @@ struct RunRequest {
   std::optional<LanguageRequest> language;
   std::optional<std::string> screening_mode;  // --screening: enforce, warn or off over the policy
   std::string backend = "native";
+  kube::KubeSettings kube;  // the kubernetes backend's choices (--namespace...)
   bool json = false;
   bool stdin_from_terminal = false;       // --stdin -: paddock's own stdin becomes the program's
   std::optional<std::string> image;       // --image: the root file system from an image

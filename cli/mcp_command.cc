@@ -10,22 +10,6 @@
 #include "mcp/serve.h"
 
 namespace paddock::cli {
-namespace {
-
-// The backends' settings from the environment, with what the server's settings table resolved
-// for them laid over (a flag or its variable).
-BackendSettings server_backend_settings(const app::ServerOptions& options,
-                                        const config::Environment& env) {
-  BackendSettings settings = backend_settings(env);
-  settings.kube.namespace_name = options.kube_namespace;
-  settings.kube.pods.start_seconds = options.pod_start_seconds;
-  settings.kube.pods.pull_images = options.pull_missing_images;
-  settings.kube.pods.seccomp_profile = options.kube_seccomp_profile;
-  settings.kube.seccomp_profile_source = "--kube-seccomp-profile";
-  return settings;
-}
-
-}  // namespace
 
 int mcp_command(const McpRequest& request) {
   config::Environment env = config::process_environment();
@@ -35,7 +19,8 @@ int mcp_command(const McpRequest& request) {
     app::log(app::LogLevel::kError, options.error().message);
     return kServerConfigurationError;
   }
-  BackendSettings settings = server_backend_settings(*options, env);
+  BackendSettings settings =
+      backend_settings(env, kube_choices(*options), options->pull_missing_images);
   // Brokered secrets: the authority and the sandboxes' trust bundle live as long as the server.
   BrokerSetup broker;
   if (!options->secrets.empty()) {

@@ -184,6 +184,10 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
         request.language->language, env);
     if (!found) return fail(found.error().message);
     policy = std::move(*found);
+    // Over the policy, as the server lays it over every policy (mcp/policy_overrides.cc).
+    if (request.language->install_network) {
+      policy->install_network = *request.language->install_network;
+    }
     auto read = read_code(*request.language);
     if (!read) return fail(read.error().message);
     code = std::move(*read);
@@ -191,7 +195,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
     if (screening->blocked) return report_blocked(request, *policy, *screening);
   }
 
-  BackendSettings settings = backend_settings(env);
+  BackendSettings settings = backend_settings(env, request.kube, true);
   // Brokered secrets: the authority and the sandbox's trust bundle live as long as the run.
   BrokerSetup broker;
   if (!request.secrets.empty()) {

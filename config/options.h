@@ -29,7 +29,6 @@ struct RunSettings {
   std::vector<net::preview::PreviewPublish> publish;
   std::vector<BindMount> binds;  // --ro-bind's, then --bind's
   std::vector<std::string> collect;
-  std::optional<std::string> seccomp_profile;
 };
 
 struct Options {

@@ -29,6 +29,18 @@ Status check_network(const Options& options) {
   return {};
 }
 
+// A pod cannot load a file of this host: its profile is one installed on the nodes, named by
+// --kube-seccomp-profile. Refused rather than ignored, so the operator's profile is never
+// silently replaced by the runtime's.
+Status check_seccomp(const app::ServerOptions& server) {
+  if (server.seccomp_profile && server.backend == "kubernetes") {
+    return invalid_input(
+        "--seccomp-profile is a file on this host, which a Kubernetes pod cannot load; install "
+        "the profile on every node and name it with --kube-seccomp-profile");
+  }
+  return {};
+}
+
 // The server's own: a call's timeout and a session's idle time have ceilings.
 Status check_server(const app::ServerOptions& server) {
   if (server.limits.wall_seconds && *server.limits.wall_seconds > server.max_timeout_seconds) {
@@ -65,6 +77,7 @@ Result<Options> resolve(Command command, const FlagValues& flags, const Environm
     if (auto checked = check_server(options.server); !checked) return checked.error();
   }
   if (auto checked = check_network(options); !checked) return checked.error();
+  if (auto checked = check_seccomp(options.server); !checked) return checked.error();
   return options;
 }
 

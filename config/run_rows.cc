@@ -1,6 +1,6 @@
-// The rows of `paddock run` alone: what one run brings. Only --backend and --policy-dir (rows
-// both commands take) are read from the environment too. A data table: its one function is
-// longer than 80 lines.
+// The rows of `paddock run` alone: what one run brings. Of the rows both commands take, only
+// --backend's, --policy-dir's and the kubernetes backend's are read from the environment too. A
+// data table: its one function is longer than 80 lines.
 
 #include "config/rows.h"
 #include "config/values.h"
@@ -129,8 +129,6 @@ std::vector<Setting> run_rows() {
           "Return the files under this work-directory subdirectory as artifacts, e.g. outputs "
           "(in the --json result)",
           add_collect, Arity::kRepeated),
-      row("--seccomp-profile", "FILE", "paddock's own", "A seccomp profile in Docker's JSON format",
-          [](const Given& g, Env, Options& o) { return set_text(o.run.seccomp_profile, g); }),
   };
 }
 

@@ -6,13 +6,18 @@
 #include "config/values.h"
 #include "core/ip_prefix.h"
 #include "core/units.h"
+#include "language/policy.h"
 #include "net/egress/host_pattern.h"
+#include "runtime/kube/kube_settings.h"
+#include "runtime/kube/localhost_profile.h"
 
 namespace paddock::config {
 namespace {
 
 // What holds where a policy sets nothing: paddock's defaults, written once (sandbox_parts.h).
 const Limits kLimits{};
+// The kubernetes backend's, written once (kube_settings.h).
+const kube::KubeSettings kKube{};
 
 // A limit's default: the language policy's, and paddock's own where it sets none (and for a
 // command run without --lang).
@@ -94,6 +99,26 @@ Status add_secret(const Given& given, Env, Options& options) {
   return {};
 }
 
+// A DNS label (RFC 1123), as Kubernetes requires; it also goes into API paths.
+Status set_namespace(const Given& given, Env, Options& all) {
+  const std::string& name = given.text;
+  bool label =
+      !name.empty() && name.size() <= 63 &&
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos &&
+      name.front() != '-' && name.back() != '-';
+  if (!label) return given.invalid("a namespace name", "sandboxes (a-z, 0-9 and -)");
+  all.server.kube_namespace = name;
+  return {};
+}
+
+Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
+  if (!kube::valid_localhost_profile(given.text)) {
+    return given.invalid(kube::kLocalhostProfileRule, kube::kLocalhostProfileExample);
+  }
+  all.server.kube_seccomp_profile = given.text;
+  return {};
+}
+
 // A row both commands take, whose variable only the server reads.
 Setting shared(std::string flag, std::string variable, std::string type, std::string default_value,
                std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
@@ -121,6 +146,38 @@ std::vector<Setting> sandbox_rows() {
                        one_of(g, {"native", "docker", "podman", "kubernetes"}, "a backend",
                               "native, docker, podman or kubernetes"));
        }},
+      // The kubernetes backend's: both commands read the variables, as they find the cluster
+      // from the environment (KUBECONFIG).
+      {"--namespace",
+       {"PADDOCK_KUBE_NAMESPACE"},
+       kBoth,
+       kBoth,
+       "NAME",
+       std::string("the kubeconfig context's, else ") + kube::kDefaultNamespace,
+       "Kubernetes namespace for the pods",
+       Arity::kOne,
+       set_namespace},
+      {"--pod-start-timeout",
+       {"PADDOCK_POD_START_TIMEOUT"},
+       kBoth,
+       kBoth,
+       "DURATION",
+       duration_default(kKube.pods.start_seconds),
+       "How long a Kubernetes pod may take to pull its image and run, e.g. 10m",
+       Arity::kOne,
+       [](const Given& g, Env, Options& o) {
+         return assign(o.server.pod_start_seconds, duration(g, "10m"));
+       }},
+      {"--kube-seccomp-profile",
+       {"PADDOCK_KUBE_SECCOMP_PROFILE"},
+       kBoth,
+       kBoth,
+       "PATH",
+       std::string(kube::kRuntimeDefaultProfile) + " (the container runtime's)",
+       "A Localhost seccomp profile for Kubernetes pods, relative to the kubelet's seccomp "
+       "directory on every node, e.g. profiles/paddock.json",
+       Arity::kOne,
+       set_kube_seccomp_profile},
       {"--policy-dir",
        {"PADDOCK_POLICY_DIR"},
        kBoth,
@@ -192,6 +249,15 @@ std::vector<Setting> sandbox_rows() {
           "only; nothing inbound, nothing of the host, no private, link-local or metadata address) "
           "or host (no isolation of the network)",
           set_network),
+      shared("--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
+             policy_or(LanguagePolicy{}.install_network),
+             "Network of library installers: none, allowlist (their package index alone, through "
+             "a proxy), user (the public network) or host",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.install_network,
+                             one_of(g, {"none", "allowlist", "user", "host"}, "a network mode",
+                                    "none, allowlist, user or host"));
+             }),
       shared("--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS", "",
              "Private, link-local or host addresses or CIDR ranges user-mode networking may reach "
              "anyway, e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
@@ -220,6 +286,12 @@ std::vector<Setting> sandbox_rows() {
             return assign(o.server.secrets_in_body, on_or_off(g));
           },
           Arity::kSwitch),
+      shared("--seccomp-profile", "PADDOCK_SECCOMP_PROFILE", "FILE", policy_or("paddock's own"),
+             "A seccomp profile in Docker's JSON format, over the policy's (not with the "
+             "kubernetes backend: see --kube-seccomp-profile)",
+             [](const Given& g, Env, Options& o) {
+               return assign(o.server.seccomp_profile, Result<std::string>(g.text));
+             }),
       shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
              "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
              "system's trust store",

@@ -2,12 +2,14 @@
 // clients start servers from JSON (`command`, `args`, `env`). A data table: its one function is
 // longer than 80 lines.
 
+#include <nlohmann/json.hpp>
+
 #include "config/rows.h"
 #include "config/values.h"
+#include "language/builtin_policies.h"
 #include "language/warm_spec.h"
 #include "net/preview/forwarder.h"
 #include "rootfs/image_reference.h"
-#include "runtime/kube/localhost_profile.h"
 
 namespace paddock::config {
 namespace {
@@ -105,24 +107,26 @@ Status add_share(const Given& given, Env, Options& all) {
   return {};
 }
 
-// A DNS label (RFC 1123), as Kubernetes requires; it also goes into API paths.
-Status set_namespace(const Given& given, Env, Options& all) {
-  const std::string& name = given.text;
-  bool label =
-      !name.empty() && name.size() <= 63 &&
-      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos &&
-      name.front() != '-' && name.back() != '-';
-  if (!label) return given.invalid("a namespace name", "sandboxes (a-z, 0-9 and -)");
-  all.server.kube_namespace = name;
-  return {};
-}
-
-Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
-  if (!kube::valid_localhost_profile(given.text)) {
-    return given.invalid(kube::kLocalhostProfileRule, kube::kLocalhostProfileExample);
+// The built-in policies' preload lists ("for python numpy, pandas"), read from the embedded
+// policies so that --help and the docs say what a server does. Only the "warm" object of each is
+// read (not the whole policy, whose patterns take milliseconds to compile), which is cheap
+// enough for a table every `paddock run` builds.
+std::string builtin_preload_default() {
+  std::string lists;
+  const auto& names = builtin_policy_names();
+  const auto& texts = builtin_policy_texts();
+  for (std::size_t i = 0; i < texts.size() && i < names.size(); ++i) {
+    if (texts[i].second.find("\"warm\"") == std::string_view::npos) continue;
+    auto policy = nlohmann::json::parse(texts[i].second, nullptr, false);
+    if (!policy.is_object() || !policy.contains("warm")) continue;
+    auto preload = policy["warm"].value("preload", std::vector<std::string>{});
+    if (preload.empty()) continue;
+    std::string modules;
+    for (const auto& name : preload) modules += (modules.empty() ? "" : ", ") + name;
+    lists += std::string(lists.empty() ? "" : "; ") + "for " + std::string(names[i].front()) + " " +
+             modules;
   }
-  all.server.kube_seccomp_profile = given.text;
-  return {};
+  return "the policy's" + (lists.empty() ? "" : "; " + lists);
 }
 
 // One row of the server's: the flag and its variable, which only `paddock mcp` takes.
@@ -147,18 +151,6 @@ std::vector<Setting> server_rows() {
   // Images travel base64 in one message of at most 8 MiB, beside the output.
   constexpr std::uint64_t kMaxArtifactBytes = 5u << 20;
   return {
-      row("--namespace", "PADDOCK_KUBE_NAMESPACE", "NAME", "the kubeconfig context's",
-          "Kubernetes namespace for the pods", set_namespace),
-      row("--pod-start-timeout", "PADDOCK_POD_START_TIMEOUT", "DURATION",
-          duration_default(kServer.pod_start_seconds),
-          "How long a Kubernetes pod may take to pull its image and run, e.g. 10m",
-          [](const Given& g, Env, Options& o) {
-            return assign(o.server.pod_start_seconds, duration(g, "10m"));
-          }),
-      row("--kube-seccomp-profile", "PADDOCK_KUBE_SECCOMP_PROFILE", "PATH", "the runtime's",
-          "A Localhost seccomp profile for Kubernetes pods, relative to the kubelet's seccomp "
-          "directory on every node, e.g. profiles/paddock.json",
-          set_kube_seccomp_profile),
       row("--default-language", "PADDOCK_DEFAULT_LANGUAGE", "LANG", kServer.default_language,
           "The language of calls that name none",
           [](const Given& g, Env, Options& o) {
@@ -188,14 +180,6 @@ std::vector<Setting> server_rows() {
           [](const Given& g, Env, Options& o) {
             return assign(o.server.max_artifact_bytes, byte_size(g, "4m", 1, kMaxArtifactBytes));
           }),
-      row("--install-network", "PADDOCK_INSTALL_NETWORK", "MODE", "the policy's, allowlist",
-          "Network of library installers: none, allowlist (their package index alone, through "
-          "a proxy), user (the public network) or host",
-          [](const Given& g, Env, Options& o) {
-            return assign(o.server.install_network,
-                          one_of(g, {"none", "allowlist", "user", "host"}, "a network mode",
-                                 "none, allowlist, user or host"));
-          }),
       row("--max-sessions", "PADDOCK_MAX_SESSIONS", "N", std::to_string(kServer.max_sessions),
           "Open sessions at most",
           [](const Given& g, Env, Options& o) {
@@ -206,8 +190,7 @@ std::vector<Setting> server_rows() {
           [](const Given& g, Env, Options& o) {
             return assign(o.server.warm_per_language, whole_number(g, 0, 64, "2"));
           }),
-      row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES",
-          "the policy's; for python numpy, pandas, matplotlib.pyplot, sklearn.linear_model",
+      row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES", builtin_preload_default(),
           "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas (several "
           "languages: ;-separated; python=: none; off: warm sandboxes start no interpreter)",
           set_preload),

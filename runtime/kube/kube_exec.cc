@@ -15,6 +15,7 @@
 #include "runtime/container/container_config.h"
 #include "runtime/container/session_scripts.h"
 #include "runtime/kube/exec_channels.h"
+#include "runtime/kube/localhost_profile.h"
 #include "runtime/kube/websocket_client.h"
 #include "runtime/wall_timer.h"
 
@@ -158,7 +159,7 @@ std::string pod_manifest(const SandboxShape& shape, const RunPlan& plan, const s
   }
   json labels = owner_labels();
   labels[kPodNameLabel] = name;
-  json seccomp = {{"type", "RuntimeDefault"}};
+  json seccomp = {{"type", kRuntimeDefaultProfile}};
   if (options.seccomp_profile) {
     seccomp = {{"type", "Localhost"}, {"localhostProfile", *options.seccomp_profile}};
   }

@@ -9,6 +9,9 @@
 
 namespace paddock::kube {
 
+// The namespace of a kubeconfig context that names none, as kubectl's.
+inline constexpr const char* kDefaultNamespace = "default";
+
 struct PodOptions {
   double start_seconds = 120;
   // false: imagePullPolicy Never, so a missing image fails at once (ErrImageNeverPull).

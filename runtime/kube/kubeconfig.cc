@@ -80,7 +80,7 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
     return invalid_input("kubeconfig " + path + ": the cluster has no server");
   while (access.server.ends_with("/")) access.server.pop_back();
   access.namespace_name = text_of(chosen["namespace"]);
-  if (access.namespace_name.empty()) access.namespace_name = "default";
+  if (access.namespace_name.empty()) access.namespace_name = kDefaultNamespace;
   access.insecure_skip_tls_verify = text_of(cluster["insecure-skip-tls-verify"]) == "true";
   auto ca = pem_of(cluster, "certificate-authority", directory);
   if (!ca) return ca.error().context("kubeconfig " + path);
@@ -134,7 +134,7 @@ Result<ClusterAccess> find_cluster_access(const ClusterLocation& location) {
   access.server = "https://" + *host + ":" + *port;
   access.token = *token;
   access.ca_pem = read_file(account + "/ca.crt").value_or("");
-  access.namespace_name = read_file(account + "/namespace").value_or("default");
+  access.namespace_name = read_file(account + "/namespace").value_or(kDefaultNamespace);
   return access;
 }
 

@@ -9,6 +9,9 @@
 
 namespace paddock::kube {
 
+// The profile a pod gets when none is named: the container runtime's default.
+inline constexpr const char* kRuntimeDefaultProfile = "RuntimeDefault";
+
 // What a valid path is, for error messages: "... is not <this>; use e.g. ...".
 inline constexpr const char* kLocalhostProfileRule =
     "a seccomp profile path relative to the kubelet's seccomp directory (no leading '/', no "

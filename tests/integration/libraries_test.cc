@@ -74,6 +74,41 @@ TEST(Libraries, PipInstallsFromALocalIndexAndTheRunHasNoNetwork) {
       << mirror.requests();
 }
 
+// --install-network, the server's row `paddock run` takes too, is laid over the policy's: the
+// same install that reaches the mirror above through the policy's allowlist reaches nothing
+// with none, and the mirror never hears of it.
+TEST(Libraries, RunsInstallNetworkNoneKeepsTheInstallerOffline) {
+  LocalMirror mirror;
+  std::string port = mirror.port();
+  ASSERT_FALSE(port.empty());
+  int exit_status = 0;
+  nlohmann::json result = run_json({"run",
+                                    "--json",
+                                    "--lang",
+                                    "python",
+                                    "--lib",
+                                    "paddock-probe",
+                                    "--install-network",
+                                    "none",
+                                    "--host-loopback-port",
+                                    port,
+                                    "--env",
+                                    "PIP_NO_INDEX=1",
+                                    "--env",
+                                    "PIP_FIND_LINKS=http://127.0.0.1:" + port + "/",
+                                    "--env",
+                                    "PIP_RETRIES=0",
+                                    "--env",
+                                    "PIP_TIMEOUT=3",
+                                    "--code",
+                                    "import paddock_probe\n"},
+                                   &exit_status);
+  EXPECT_EQ(result["phase"], "install") << result.dump();
+  EXPECT_NE(result["exit_code"], 0) << result["stderr"];
+  EXPECT_NE(exit_status, 0);
+  EXPECT_EQ(mirror.requests().find("paddock_probe"), std::string::npos) << mirror.requests();
+}
+
 // The installer's network is the fenced user network: without the port named, the same local
 // index on the host's loopback is out of reach (through the sandbox's loopback and the gateway).
 TEST(Libraries, TheInstallerCannotReachTheHostsLoopbackUnlessAPortIsNamed) {

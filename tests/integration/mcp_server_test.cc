@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -219,6 +222,41 @@ TEST(McpServer, SessionKeepsFilesAndConfinesPaths) {
   EXPECT_EQ(server.wait_for(6)["result"]["structuredContent"]["closed"], true);
   server.call(7, "execute_code", {{"session_id", session}, {"code", "print(1)"}});
   EXPECT_EQ(server.wait_for(7)["result"]["isError"], true);
+}
+
+// --seccomp-profile, the row `paddock run` has too, reaches every sandbox of the server: a
+// profile that refuses mkdir with a marker errno (which no kernel path gives) is seen from
+// inside, by a fresh call and by a session's.
+TEST(McpServer, ItsSeccompProfileIsTheSandboxesFilter) {
+  constexpr int kMarker = 199;
+  nlohmann::json profile =
+      nlohmann::json::parse(read_file(source_dir() + "/policies/seccomp/default.json"));
+  profile["defaultErrnoRet"] = kMarker;
+  for (auto& rule : profile["syscalls"]) {
+    auto& names = rule["names"];
+    for (const char* refused : {"mkdir", "mkdirat"}) {
+      names.erase(std::remove(names.begin(), names.end(), refused), names.end());
+    }
+  }
+  std::string path =
+      ::testing::TempDir() + "/paddock-mcp-profile-" + std::to_string(getpid()) + ".json";
+  std::ofstream(path) << profile.dump();
+  McpProcess server({"--seccomp-profile", path});
+  const char* code =
+      "import os\ntry:\n    os.mkdir('made')\n    print('made')\n"
+      "except OSError as error:\n    print('errno', error.errno)\n";
+  server.call(1, "execute_code", {{"code", code}});
+  auto fresh = server.wait_for(1);
+  EXPECT_EQ(fresh["result"]["structuredContent"]["stdout"],
+            "errno " + std::to_string(kMarker) + "\n")
+      << fresh.dump();
+  std::string session = server.open_session(2, nlohmann::json::object());
+  server.call(3, "execute_code", {{"code", code}, {"session_id", session}});
+  auto kept = server.wait_for(3);
+  EXPECT_EQ(kept["result"]["structuredContent"]["stdout"],
+            "errno " + std::to_string(kMarker) + "\n")
+      << kept.dump();
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ TEST(AppServerConfig, DefaultsWithoutFlagsOrEnvironment) {
   EXPECT_TRUE(options->pass_through_env.empty());
   EXPECT_TRUE(options->pull_missing_images);
   EXPECT_EQ(options->max_sessions, 16u);
-  EXPECT_EQ(options->pod_start_seconds, 120);
+  // Unset: the backend's own default, written once (kube_settings.h).
+  EXPECT_FALSE(options->pod_start_seconds);
 }
 
 TEST(AppServerConfig, PodStartTimeoutFromFlagOrVariable) {
@@ -90,6 +91,29 @@ TEST(AppServerConfig, KubeSeccompProfileFromFlagOrVariable) {
                          {{"PADDOCK_KUBE_SECCOMP_PROFILE", "profiles/paddock.json"}});
   ASSERT_TRUE(flagged) << flagged.error().message;
   EXPECT_EQ(flagged->kube_seccomp_profile, "paddock-python.json");
+}
+
+// The operator's seccomp profile, the same row as run's: flag over variable, into every call's
+// overrides; the native backend's loads it at start, so a broken one stops the server.
+TEST(AppServerConfig, SeccompProfileFromFlagOrVariableReachesEveryCall) {
+  std::string profile = std::string(PADDOCK_SOURCE_DIR) + "/policies/seccomp/default.json";
+  auto none = resolve({});
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(none->seccomp_profile);
+  EXPECT_FALSE(spec_overrides(*none).seccomp_profile_path);
+  auto from_env = resolve({}, {{"PADDOCK_SECCOMP_PROFILE", profile}});
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  EXPECT_EQ(spec_overrides(*from_env).seccomp_profile_path, profile);
+  auto flagged =
+      resolve({"--seccomp-profile", profile.c_str()}, {{"PADDOCK_SECCOMP_PROFILE", "/nope"}});
+  ASSERT_TRUE(flagged) << flagged.error().message;
+  EXPECT_EQ(flagged->seccomp_profile, profile);
+  auto missing = resolve({"--seccomp-profile", "/no/such/profile.json"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("/no/such/profile.json"), std::string::npos);
+  auto pods = resolve({"--backend", "kubernetes"}, {{"PADDOCK_SECCOMP_PROFILE", profile}});
+  ASSERT_FALSE(pods);
+  EXPECT_NE(pods.error().message.find("--kube-seccomp-profile"), std::string::npos);
 }
 
 TEST(AppServerConfig, AFlagWinsOverItsVariable) {

@@ -39,8 +39,11 @@ bool may_use_backends(const std::string& path) {
 // A header-only rule the settings table checks a flag by (--kube-seccomp-profile), so that a bad
 // value stops the start in one line with the rule the backend applies: no backend code is
 // linked.
+// The same for the kubernetes backend's typed settings (header-only), whose defaults the table
+// shows (--pod-start-timeout's).
 bool is_setting_rule(const std::string& file, const std::string& include) {
-  return file.rfind("config/", 0) == 0 && include == "runtime/kube/localhost_profile.h";
+  return file.rfind("config/", 0) == 0 && (include == "runtime/kube/localhost_profile.h" ||
+                                           include == "runtime/kube/kube_settings.h");
 }
 
 bool skipped(const std::string& path) {

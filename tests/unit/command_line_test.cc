@@ -106,6 +106,54 @@ TEST(CommandLine, EveryRunFlagReachesTheSpec) {
   EXPECT_EQ(spec.seccomp_profile_path, "/x.json");
 }
 
+// The kubernetes backend's choices are the same rows as the server's: flag over variable, the
+// pod's start default written once (kube_settings.h).
+TEST(CommandLine, RunTakesTheKubernetesBackendsChoices) {
+  RunRequest plain = run_request({"run", "--", "true"});
+  EXPECT_FALSE(plain.kube.namespace_name);
+  EXPECT_EQ(plain.kube.pods.start_seconds, kube::PodOptions{}.start_seconds);
+  EXPECT_FALSE(plain.kube.pods.seccomp_profile);
+  RunRequest request = run_request({"run", "--backend", "kubernetes", "--namespace", "sandboxes",
+                                    "--pod-start-timeout", "5m", "--kube-seccomp-profile",
+                                    "profiles/paddock.json", "--", "true"});
+  EXPECT_EQ(request.kube.namespace_name, "sandboxes");
+  EXPECT_EQ(request.kube.pods.start_seconds, 300);
+  EXPECT_EQ(request.kube.pods.seccomp_profile, "profiles/paddock.json");
+  EXPECT_EQ(request.kube.seccomp_profile_source, "--kube-seccomp-profile");
+  EXPECT_NE(error_of({"run", "--namespace", "../x", "--", "true"})
+                .find("--namespace '../x' is not a namespace name"),
+            std::string::npos);
+}
+
+// The server's --install-network, for run's --lib installer; a command has no installer.
+TEST(CommandLine, InstallNetworkIsALanguageRunsOverThePolicy) {
+  RunRequest plain = run_request({"run", "--lang", "python", "--code", "1"});
+  ASSERT_TRUE(plain.language);
+  EXPECT_FALSE(plain.language->install_network);
+  RunRequest request = run_request(
+      {"run", "--lang", "python", "--install-network", "none", "--lib", "six", "--code", "1"});
+  ASSERT_TRUE(request.language);
+  EXPECT_EQ(request.language->install_network, "none");
+  EXPECT_EQ(error_of({"run", "--install-network", "user", "--", "true"}),
+            "--install-network needs --lang");
+  EXPECT_NE(error_of({"run", "--lang", "python", "--install-network", "wide", "--code", "1"})
+                .find("--install-network 'wide' is not a network mode"),
+            std::string::npos);
+}
+
+// A pod cannot load a profile file of this host: refused, never ignored.
+TEST(CommandLine, SeccompProfileIsRefusedWhereThePodCannotLoadIt) {
+  EXPECT_NE(
+      error_of({"run", "--backend", "kubernetes", "--seccomp-profile", "/x.json", "--", "true"})
+          .find("name it with --kube-seccomp-profile"),
+      std::string::npos);
+  for (const char* backend : {"native", "docker", "podman"}) {
+    RunRequest request =
+        run_request({"run", "--backend", backend, "--seccomp-profile", "/x.json", "--", "true"});
+    EXPECT_EQ(flags_of(request).seccomp_profile_path, "/x.json") << backend;
+  }
+}
+
 TEST(CommandLine, DefaultsAreSafe) {
   RunRequest request = run_request({"run", "--", "true"});
   EXPECT_EQ(flags_of(request).network, NetworkMode::kNone);

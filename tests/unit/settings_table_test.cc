@@ -141,8 +141,10 @@ TEST(SettingsTable, RowsAreWellFormedAndDistinct) {
 }
 
 TEST(SettingsTable, EverySettingBothCommandsCanUseIsInBoth) {
-  for (const char* flag : {"--require-cgroups", "--memory", "--cpu-time", "--work-size",
-                           "--network", "--allow-host", "--secret", "--backend"}) {
+  for (const char* flag :
+       {"--require-cgroups", "--memory", "--cpu-time", "--work-size", "--network", "--allow-host",
+        "--secret", "--backend", "--namespace", "--pod-start-timeout", "--kube-seccomp-profile",
+        "--install-network", "--seccomp-profile"}) {
     EXPECT_NE(find_setting(flag, kRun), nullptr) << flag;
     EXPECT_NE(find_setting(flag, kMcp), nullptr) << flag;
     EXPECT_EQ(find_setting(flag, kRun), find_setting(flag, kMcp)) << flag << ": one row";
@@ -200,6 +202,12 @@ TEST(SettingsTable, EachCommandReadsOnlyItsOwnVariables) {
   ASSERT_TRUE(mcp) << mcp.error().message;
   EXPECT_EQ(mcp->server.limits.memory_bytes, 1ull << 30);
   EXPECT_TRUE(mcp->server.require_cgroups);
+  // The kubernetes backend's variables serve both, as KUBECONFIG does.
+  auto kube = resolve(kRun, {}, environment({{"PADDOCK_POD_START_TIMEOUT", "5m"}}));
+  ASSERT_TRUE(kube) << kube.error().message;
+  EXPECT_EQ(kube->server.pod_start_seconds, 300);
+  EXPECT_FALSE(resolve(kRun, {}, environment({{"PADDOCK_SECCOMP_PROFILE", "/x.json"}}))
+                   ->server.seccomp_profile);
   auto flagged = resolve(kRun, {{"--require-cgroups", {"on"}}, {"--memory", {"2g"}}}, env);
   ASSERT_TRUE(flagged) << flagged.error().message;
   EXPECT_TRUE(flagged->server.require_cgroups);
@@ -220,6 +228,15 @@ TEST(SettingsTable, CrossChecksAreTheSameForBothCommands) {
                           environment({}));
     ASSERT_FALSE(secret);
     EXPECT_NE(secret.error().message.find("--secret needs the native backend"), std::string::npos);
+    // A pod cannot load a file of this host: refused, never silently the runtime's instead.
+    auto profile =
+        resolve(command, {{"--seccomp-profile", {"/x.json"}}, {"--backend", {"kubernetes"}}},
+                environment({}));
+    ASSERT_FALSE(profile);
+    EXPECT_NE(profile.error().message.find("--seccomp-profile is a file on this host, which a "
+                                           "Kubernetes pod cannot load"),
+              std::string::npos)
+        << profile.error().message;
   }
   // Only a server has a longest timeout.
   EXPECT_TRUE(resolve(kRun, {{"--timeout", {"10m"}}}, environment({})));
