@@ -1,10 +1,12 @@
 #pragma once
 
 // What the parts of the sandbox's init (child.cc, privilege_drop.cc, payload_process.cc,
-// sandbox_spawn.cc, init_steps.cc, init_network.cc) share with each other and nothing else.
-// Everything here runs inside the sandbox, where nothing may allocate (child.h).
+// sandbox_spawn.cc, init_steps.cc, init_network.cc, session_init.cc, work_paths.cc) share with each
+// other and nothing else. Everything here runs inside the sandbox, where nothing may allocate
+// (child.h).
 
 #include <linux/filter.h>
+#include <linux/openat2.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -14,6 +16,10 @@
 #include "runtime/native/init/child.h"
 
 namespace paddock::child_parts {
+
+// How init resolves a path beneath the work directory (openat2), with RESOLVE_NO_SYMLINKS added
+// where no symlink may be followed.
+inline constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 
 // Reports a setup failure on the channel and exits.
 [[noreturn]] void fail(int channel, SetupPhase phase, int error, int detail = 0);
