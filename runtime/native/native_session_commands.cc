@@ -19,6 +19,19 @@ namespace paddock {
 
 using namespace native_session_parts;
 
+namespace {
+
+// The CPU time of a parked interpreter's start and preload is not the call's.
+void discount_parked_start(Supervised& done, std::int64_t parked_cpu_us) {
+  done.command_started = true;  // at park(): whatever ended it, the call's code had it
+  std::int64_t cpu_us = done.usage.ru_utime.tv_sec * 1000000ll + done.usage.ru_utime.tv_usec;
+  cpu_us = std::max<std::int64_t>(0, cpu_us - parked_cpu_us);
+  done.usage.ru_utime.tv_sec = cpu_us / 1000000;
+  done.usage.ru_utime.tv_usec = cpu_us % 1000000;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
     SessionRequestKind kind, const ExecRequest& request,
     const std::vector<SandboxFile>& files) const {
@@ -102,6 +115,85 @@ Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>&
   return result;
 }
 
+// Its members go in reverse order: the proxy's session allowlist back first, then the user-mode
+// network, and the interpreter continued last, only once the network is gone.
+struct NativeSession::LentNetwork {
+  struct ThawOnExit {
+    NativeSession* session = nullptr;
+    ~ThawOnExit() {
+      if (session != nullptr) (void)session->ask(SessionRequestKind::kThaw, ChildMessageKind::kGo);
+    }
+  } thaw;
+  UserNetwork network;
+  struct RestoreList {
+    net::egress::EgressProxy* proxy = nullptr;
+    net::egress::AllowList list;
+    void now() {
+      if (proxy != nullptr) std::exchange(proxy, nullptr)->set_allowlist(std::move(list));
+    }
+    ~RestoreList() { now(); }
+  } restore;
+};
+
+Status NativeSession::lend_network(const ExecRequest& request, LentNetwork& lent) {
+  bool via_proxy =
+      request.network && !request.allowed_hosts.empty() && shape_.network == NetworkMode::kNone;
+  // What the command may reach through the proxy; the session's own list again afterwards.
+  net::egress::AllowList command_list, session_list;
+  if (via_proxy) {
+    if (!launched_->egress) {
+      return invalid_input(
+          "this session was opened without an egress proxy, so its installer "
+          "cannot be limited to its package index");
+    }
+    auto command = allow_list(request.allowed_hosts);
+    if (!command) return command.error();
+    auto session = allow_list(shape_.allowed_hosts);
+    if (!session) return session.error();
+    command_list = std::move(*command);
+    session_list = std::move(*session);
+  }
+  if (request.network) {
+    if (!via_proxy && !launched_->namespaces) {
+      return invalid_input("this session shares the host's network; no user-mode network to add");
+    }
+    // A live session's interpreter shares the sandbox's network namespace: it is stopped before
+    // the network comes and continued after it is gone, so it never has one.
+    auto stopped = ask(SessionRequestKind::kFreeze, ChildMessageKind::kFrozen);
+    if (!stopped) return stopped.error();
+    lent.thaw.session = this;
+    if (stopped->error != 0) {
+      return Error{stopped->error,
+                   "the session's interpreter could not be stopped for the install"};
+    }
+    if (via_proxy) {
+      launched_->egress->set_allowlist(std::move(command_list));
+      lent.restore.proxy = launched_->egress.get();
+      lent.restore.list = std::move(session_list);
+    } else {
+      auto attached = UserNetwork::attach(*launched_->namespaces, shape_.host_loopback_ports);
+      if (!attached) return attached.error();
+      lent.network = std::move(*attached);
+    }
+  }
+  return {};
+}
+
+CgroupOutcome NativeSession::command_cgroup() {
+  CgroupOutcome cgroup{launched_->cgroup->directory(), host_cgroups().reason(), {}};
+  if (!cgroup.directory.empty()) {
+    cgroup.usage = host_cgroups().usage(cgroup.directory);
+    // memory.events counts for the session's life: only a new OOM kill belongs to this command.
+    bool oom_before = std::exchange(oom_seen_, cgroup.usage.oom_killed);
+    cgroup.usage.oom_killed = cgroup.usage.oom_killed && !oom_before;
+    // Likewise pids.events: only the refusals since the last command are this one's.
+    std::uint64_t pids_before = std::exchange(pids_max_seen_, cgroup.usage.pids_max_events);
+    cgroup.usage.pids_max_events -= std::min(pids_before, cgroup.usage.pids_max_events);
+    cgroup.usage.cpu_usec.reset();
+  }
+  return cgroup;
+}
+
 Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
                                               const std::vector<SandboxFile>& files,
                                               RunObserver& observer) {
@@ -120,62 +212,8 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   UniqueFd input(request.stdin_fd >= 0 ? fcntl(request.stdin_fd, F_DUPFD_CLOEXEC, 3)
                                        : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!input.valid()) return system_error("opening the command's stdin");
-  // Declared before the network, so that the interpreter continues only once the network is gone.
-  struct ThawOnExit {
-    NativeSession* session = nullptr;
-    ~ThawOnExit() {
-      if (session != nullptr) (void)session->ask(SessionRequestKind::kThaw, ChildMessageKind::kGo);
-    }
-  } thaw;
-  UserNetwork network;
-  bool via_proxy =
-      request.network && !request.allowed_hosts.empty() && shape_.network == NetworkMode::kNone;
-  // What the command may reach through the proxy; the session's own list again afterwards.
-  net::egress::AllowList command_list, session_list;
-  if (via_proxy) {
-    if (!launched_->egress) {
-      return invalid_input(
-          "this session was opened without an egress proxy, so its installer "
-          "cannot be limited to its package index");
-    }
-    auto command = allow_list(request.allowed_hosts);
-    if (!command) return command.error();
-    auto session = allow_list(shape_.allowed_hosts);
-    if (!session) return session.error();
-    command_list = std::move(*command);
-    session_list = std::move(*session);
-  }
-  struct RestoreList {
-    net::egress::EgressProxy* proxy = nullptr;
-    net::egress::AllowList list;
-    void now() {
-      if (proxy != nullptr) std::exchange(proxy, nullptr)->set_allowlist(std::move(list));
-    }
-    ~RestoreList() { now(); }
-  } restore;
-  if (request.network) {
-    if (!via_proxy && !launched_->namespaces) {
-      return invalid_input("this session shares the host's network; no user-mode network to add");
-    }
-    // A live session's interpreter shares the sandbox's network namespace: it is stopped before
-    // the network comes and continued after it is gone, so it never has one.
-    auto stopped = ask(SessionRequestKind::kFreeze, ChildMessageKind::kFrozen);
-    if (!stopped) return stopped.error();
-    thaw.session = this;
-    if (stopped->error != 0) {
-      return Error{stopped->error,
-                   "the session's interpreter could not be stopped for the install"};
-    }
-    if (via_proxy) {
-      launched_->egress->set_allowlist(std::move(command_list));
-      restore.proxy = launched_->egress.get();
-      restore.list = std::move(session_list);
-    } else {
-      auto attached = UserNetwork::attach(*launched_->namespaces, shape_.host_loopback_ports);
-      if (!attached) return attached.error();
-      network = std::move(*attached);
-    }
-  }
+  LentNetwork lent;
+  if (auto given = lend_network(request, lent); !given) return given.error();
   StartedSandbox& sandbox = launched_->sandbox;
   int fds[3] = {input.get(), request.stdout_to_stderr ? err->write_end.get() : out->write_end.get(),
                 err->write_end.get()};
@@ -202,37 +240,20 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   limits.wall_seconds = request.wall_seconds;
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
-  if (resumed) {
-    done.command_started = true;  // at park(): whatever ended it, the call's code had it
-    // The CPU time of its start and preload is not the call's.
-    std::int64_t cpu_us = done.usage.ru_utime.tv_sec * 1000000ll + done.usage.ru_utime.tv_usec;
-    cpu_us = std::max<std::int64_t>(0, cpu_us - parked_cpu_us_);
-    done.usage.ru_utime.tv_sec = cpu_us / 1000000;
-    done.usage.ru_utime.tv_usec = cpu_us % 1000000;
-  }
+  if (resumed) discount_parked_start(done, parked_cpu_us_);
   if (done.init_exited && !done.command_started && !done.setup_failure && !done.timed_out &&
       !done.cancelled) {
     return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
   }
-  network.detach();
-  restore.now();
+  lent.network.detach();
+  lent.restore.now();
   net::egress::EgressRecord destinations;
   if (launched_->egress) destinations = launched_->egress->take_record();
   CollectedArtifacts collected;
   if (!request.collect.directories.empty()) {
     collected = collect_artifacts(workdir_.get(), request.collect);
   }
-  CgroupOutcome cgroup{launched_->cgroup->directory(), host_cgroups().reason(), {}};
-  if (!cgroup.directory.empty()) {
-    cgroup.usage = host_cgroups().usage(cgroup.directory);
-    // memory.events counts for the session's life: only a new OOM kill belongs to this command.
-    bool oom_before = std::exchange(oom_seen_, cgroup.usage.oom_killed);
-    cgroup.usage.oom_killed = cgroup.usage.oom_killed && !oom_before;
-    // Likewise pids.events: only the refusals since the last command are this one's.
-    std::uint64_t pids_before = std::exchange(pids_max_seen_, cgroup.usage.pids_max_events);
-    cgroup.usage.pids_max_events -= std::min(pids_before, cgroup.usage.pids_max_events);
-    cgroup.usage.cpu_usec.reset();
-  }
+  CgroupOutcome cgroup = command_cgroup();
   std::vector<std::vector<std::string>> command = {request.argv};
   auto result = to_run_result(shape_, base_, RunReported{command, limits}, *launched_->prepared,
                               launched_->ids, std::move(done), cgroup);
