@@ -122,13 +122,133 @@ Status SavedWorkspace::touch(bool live) {
   return write_info();
 }
 
+namespace {
+
+// One save's walk over the sandbox's tree into a new generation's `files`: what it has written
+// so far, and the generation before it, whose unchanged files it links instead of copying.
+class GenerationWriter {
+ public:
+  GenerationWriter(const SaveLimits& limits, int old_files, int files,
+                   std::map<std::string, Identity> before)
+      : limits_(limits), old_files_(old_files), files_(files), before_(std::move(before)) {}
+
+  Status entry(const TreeEntry& entry, const FileOpener& open) {
+    if (++stats.entries > limits_.max_entries) {
+      return Error{EDQUOT, "the work directory has more than " +
+                               std::to_string(limits_.max_entries) + " files and folders"};
+    }
+    if (entry.type != TreeEntryType::kFile) {
+      // Measured as the live tmpfs measures it: a long symlink takes a page there too.
+      stats.used_bytes += entry.disk_bytes;
+      if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
+      if (auto made = make_entry(files_, entry); !made) return skip(entry, made.error());
+      return {};
+    }
+    bytes += entry.size;
+    if (auto same = saved_inodes_.find(entry.ino); same != saved_inodes_.end()) {
+      if (auto linked = link_file(files_, same->second, files_, entry.path); !linked) {
+        return skip(entry, linked.error());
+      }
+      manifest[entry.path] = manifest[same->second];
+      return {};
+    }
+    stats.used_bytes += entry.disk_bytes;
+    if (stats.used_bytes > limits_.max_bytes) {
+      return Error{EDQUOT, "the files take more than " + format_size(limits_.max_bytes) +
+                               " (--session-disk)"};
+    }
+    auto source_file = open();
+    if (!source_file) {
+      // Removed or replaced since it was listed: the workspace is saved without it.
+      if (source_file.error().code == ENOENT) return {};
+      return skip(entry, source_file.error());
+    }
+    return file(entry, source_file->get());
+  }
+
+  SaveStats stats;
+  std::uint64_t bytes = 0;
+  std::map<std::string, Identity> manifest;
+
+ private:
+  // What is about to be written must fit the room left, checked before each write: a save never
+  // takes the state directory past --state-disk, however the tree is shaped.
+  Status take_disk(std::uint64_t more, const std::string& path) {
+    if (stats.disk_bytes + more > limits_.max_new_disk) {
+      return Error{ENOSPC, "the state directory has no room for '" + path + "' (" +
+                               format_size(limits_.max_new_disk) +
+                               " left under --state-disk); nothing of this save was kept"};
+    }
+    stats.disk_bytes += more;
+    return {};
+  }
+
+  // An entry that cannot be kept is left out and named; the rest of the workspace is saved.
+  Status skip(const TreeEntry& entry, const Error& why) {
+    stats.skipped.push_back(entry.path + " (" + why.message + ")");
+    return {};
+  }
+
+  Status file(const TreeEntry& entry, int source) {
+    // What the file is now, not what the listing saw: it may have changed in between.
+    struct stat now {};
+    if (fstat(source, &now) != 0) return skip(entry, system_error("examining it"));
+    auto size = static_cast<std::uint64_t>(now.st_size);
+    Identity identity{static_cast<std::uint64_t>(now.st_ino),
+                      now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size, ""};
+    if (linked_unchanged(entry, source, identity)) return {};
+    if (auto room = take_disk(whole_blocks(now.st_blocks * 512ull), entry.path); !room) return room;
+    auto copied = write_copy(files_, entry.path, source, size, (entry.mode & 0100) != 0);
+    if (!copied) {
+      if (copied.error().code == ENOSPC || copied.error().code == EDQUOT) return copied.error();
+      if (auto parent = parent_of(files_, entry.path)) {
+        (void)unlinkat(parent->get(), tree_leaf(entry.path).c_str(), 0);
+      }
+      return skip(entry, copied.error());
+    }
+    ++stats.copied_files;
+    stats.copied_bytes += copied->written;
+    identity.digest = std::move(copied->digest);
+    manifest[entry.path] = std::move(identity);
+    saved_inodes_[entry.ino] = entry.path;
+    return {};
+  }
+
+  // Unchanged: the same inode, size and bytes as the last save's copy, which is linked. The
+  // bytes are compared every time (see file_digest.h).
+  bool linked_unchanged(const TreeEntry& entry, int source, Identity& identity) {
+    auto was = before_.find(entry.path);
+    if (was == before_.end() || was->second.digest.empty() || was->second.ino != identity.ino ||
+        was->second.size != identity.size) {
+      return false;
+    }
+    auto digest = file_digest(source, identity.size);
+    if (!digest || *digest != was->second.digest ||
+        !link_file(old_files_, entry.path, files_, entry.path)) {
+      return false;
+    }
+    ++stats.linked_files;
+    identity.digest = std::move(*digest);
+    manifest[entry.path] = std::move(identity);
+    saved_inodes_[entry.ino] = entry.path;
+    return true;
+  }
+
+  const SaveLimits& limits_;
+  int old_files_;
+  int files_;
+  std::map<std::string, Identity> before_;
+  std::map<std::uint64_t, std::string> saved_inodes_;  // the source's hard links stay links
+};
+
+}  // namespace
+
 Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimits& limits) {
   std::string old_name = generation_name(generation_);
   auto old_generation = open_directory(dir_.get(), old_name);
   if (!old_generation) return damaged(old_name + " is missing", old_generation.error().code);
   auto old_files = open_directory(old_generation->get(), "files");
   if (!old_files) return damaged(old_name + "/files is missing", old_files.error().code);
-  std::map<std::string, Identity> before = read_manifest(old_generation->get());
 
   std::uint64_t next = generation_ + 1;
   std::string next_name = generation_name(next);
@@ -144,110 +264,26 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
   auto files = open_directory(generation->get(), "files");
   if (!files) return failed(files.error());
 
-  SaveStats stats;
-  std::uint64_t bytes = 0;
-  std::map<std::string, Identity> manifest;
-  std::map<std::uint64_t, std::string> saved_inodes;  // the source's hard links stay links
-  // What is about to be written must fit the room left, checked before each write: a save never
-  // takes the state directory past --state-disk, however the tree is shaped.
-  auto take_disk = [&](std::uint64_t more, const std::string& path) -> Status {
-    if (stats.disk_bytes + more > limits.max_new_disk) {
-      return Error{ENOSPC, "the state directory has no room for '" + path + "' (" +
-                               format_size(limits.max_new_disk) +
-                               " left under --state-disk); nothing of this save was kept"};
-    }
-    stats.disk_bytes += more;
-    return {};
-  };
-  // An entry that cannot be kept is left out and named; the rest of the workspace is saved.
-  auto skip = [&](const TreeEntry& entry, const Error& why) -> Status {
-    stats.skipped.push_back(entry.path + " (" + why.message + ")");
-    return {};
-  };
-  auto walked = source([&](const TreeEntry& entry, const FileOpener& open) -> Status {
-    if (++stats.entries > limits.max_entries) {
-      return Error{EDQUOT, "the work directory has more than " +
-                               std::to_string(limits.max_entries) + " files and folders"};
-    }
-    if (entry.type != TreeEntryType::kFile) {
-      // Measured as the live tmpfs measures it: a long symlink takes a page there too.
-      stats.used_bytes += entry.disk_bytes;
-      if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
-      if (auto made = make_entry(files->get(), entry); !made) return skip(entry, made.error());
-      return {};
-    }
-    bytes += entry.size;
-    if (auto same = saved_inodes.find(entry.ino); same != saved_inodes.end()) {
-      if (auto linked = link_file(files->get(), same->second, files->get(), entry.path); !linked) {
-        return skip(entry, linked.error());
-      }
-      manifest[entry.path] = manifest[same->second];
-      return {};
-    }
-    stats.used_bytes += entry.disk_bytes;
-    if (stats.used_bytes > limits.max_bytes) {
-      return Error{EDQUOT, "the files take more than " + format_size(limits.max_bytes) +
-                               " (--session-disk)"};
-    }
-    auto source_file = open();
-    if (!source_file) {
-      // Removed or replaced since it was listed: the workspace is saved without it.
-      if (source_file.error().code == ENOENT) return {};
-      return skip(entry, source_file.error());
-    }
-    // What the file is now, not what the listing saw: it may have changed in between.
-    struct stat now {};
-    if (fstat(source_file->get(), &now) != 0) return skip(entry, system_error("examining it"));
-    auto size = static_cast<std::uint64_t>(now.st_size);
-    Identity identity{static_cast<std::uint64_t>(now.st_ino),
-                      now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size, ""};
-    // Unchanged: the same inode, size and bytes as the last save's copy, which is linked. The
-    // bytes are compared every time (see file_digest.h).
-    if (auto was = before.find(entry.path); was != before.end() && !was->second.digest.empty() &&
-                                            was->second.ino == identity.ino &&
-                                            was->second.size == size) {
-      auto digest = file_digest(source_file->get(), size);
-      if (digest && *digest == was->second.digest &&
-          link_file(old_files->get(), entry.path, files->get(), entry.path)) {
-        ++stats.linked_files;
-        identity.digest = std::move(*digest);
-        manifest[entry.path] = std::move(identity);
-        saved_inodes[entry.ino] = entry.path;
-        return {};
-      }
-    }
-    if (auto room = take_disk(whole_blocks(now.st_blocks * 512ull), entry.path); !room) return room;
-    auto copied =
-        write_copy(files->get(), entry.path, source_file->get(), size, (entry.mode & 0100) != 0);
-    if (!copied) {
-      if (copied.error().code == ENOSPC || copied.error().code == EDQUOT) return copied.error();
-      if (auto parent = parent_of(files->get(), entry.path)) {
-        (void)unlinkat(parent->get(), tree_leaf(entry.path).c_str(), 0);
-      }
-      return skip(entry, copied.error());
-    }
-    ++stats.copied_files;
-    stats.copied_bytes += copied->written;
-    identity.digest = std::move(copied->digest);
-    manifest[entry.path] = std::move(identity);
-    saved_inodes[entry.ino] = entry.path;
-    return {};
+  GenerationWriter writer(limits, old_files->get(), files->get(),
+                          read_manifest(old_generation->get()));
+  auto walked = source([&writer](const TreeEntry& entry, const FileOpener& open) {
+    return writer.entry(entry, open);
   });
   if (!walked) return failed(walked.error());
-  if (auto written =
-          write_atomically(generation->get(), "manifest.json", manifest_json(manifest).dump());
+  if (auto written = write_atomically(generation->get(), "manifest.json",
+                                      manifest_json(writer.manifest).dump());
       !written) {
     return failed(written.error());
   }
   if (auto current = make_current(dir_.get(), next); !current) return failed(current.error());
   generation_ = next;
   (void)remove_tree(dir_.get(), old_name);
-  info_.files = stats.entries;
-  info_.bytes = bytes;
-  info_.used_bytes = stats.used_bytes;
+  info_.files = writer.stats.entries;
+  info_.bytes = writer.bytes;
+  info_.used_bytes = writer.stats.used_bytes;
   info_.last_used = now_seconds();
   if (auto written = write_info(); !written) return written.error();
-  return stats;
+  return std::move(writer.stats);
 }
 
 Status SavedWorkspace::restore(TreeSink& sink) {
