@@ -175,6 +175,107 @@ Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::stri
   return Layer{digest, descriptor["size"].get<std::uint64_t>()};
 }
 
+namespace {
+
+// The image's config, fetched unless it is stored, and the diff_ids of its layers it lists.
+Result<std::vector<std::string>> fetch_diff_ids(ImageStore& store, RegistryClient& client,
+                                                const std::string& canonical,
+                                                const json& manifest) {
+  auto config_or = parse_descriptor(manifest["config"], "config");
+  if (!config_or) return config_or.error().context("pulling " + canonical);
+  Layer config = *config_or;
+  if (!store.has_blob(config.digest)) {
+    if (auto fetched = fetch_blob(store, client, canonical, config, nullptr); !fetched) {
+      return fetched.error();
+    }
+  }
+  auto config_body = store.read_blob(config.digest);
+  if (!config_body) return config_body.error();
+  auto config_json = parse_document(*config_body, "image config " + config.digest);
+  if (!config_json) return config_json.error();
+  auto diff_ids = config_diff_ids(*config_json);
+  if (!diff_ids) return diff_ids.error().context("pulling " + canonical);
+  return diff_ids;
+}
+
+// What to download: layers neither unpacked (by diff_id) nor stored (by blob digest), and the
+// bytes they add up to in `all_bytes`.
+Result<std::vector<Layer>> layers_to_fetch(const ImageStore& store, const std::string& canonical,
+                                           const json& layers,
+                                           const std::vector<std::string>& diff_ids,
+                                           std::uint64_t& all_bytes) {
+  std::vector<Layer> wanted_layers;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    auto layer_or = parse_descriptor(layers[i], "layer");
+    if (!layer_or) return layer_or.error().context("pulling " + canonical);
+    Layer layer = *layer_or;
+    bool unpacked = i < diff_ids.size() && store.has_layer(diff_ids[i]);
+    if (unpacked || store.has_blob(layer.digest) || !seen.insert(layer.digest).second) continue;
+    wanted_layers.push_back(layer);
+    all_bytes += layer.size;
+  }
+  return wanted_layers;
+}
+
+// Downloads `layers` on up to `parallel_layers` connections, drawing the progress meanwhile.
+// The first failure stops the others, and is the one returned.
+Status fetch_layers(ImageStore& store, RegistryClient& client, const std::string& canonical,
+                    const std::vector<Layer>& layers, std::uint64_t all_bytes, int parallel_layers,
+                    Progress& progress) {
+  std::atomic<std::size_t> next{0}, done{0};
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<bool> failed{false};
+  std::mutex mutex;  // guards first_error and running
+  std::condition_variable finished;
+  std::optional<Error> first_error;
+  std::size_t threads = std::min<std::size_t>(std::max(1, parallel_layers), layers.size());
+  std::size_t running = threads;
+  auto fail = [&](const Error& error) {
+    std::lock_guard lock(mutex);
+    // The first failure explains; the others were abandoned because of it.
+    if (!first_error) first_error = error;
+    failed = true;
+  };
+  auto worker = [&]() {
+    auto connection = client.fork();
+    if (!connection) {
+      fail(connection.error());
+    } else {
+      connection->set_abort_flag(&failed);
+      while (!failed) {
+        std::size_t i = next++;
+        if (i >= layers.size()) break;
+        if (auto fetched = fetch_blob(store, *connection, canonical, layers[i], &bytes); !fetched) {
+          fail(fetched.error());
+          break;
+        }
+        ++done;
+      }
+    }
+    std::lock_guard lock(mutex);
+    --running;
+    finished.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+  {
+    std::unique_lock lock(mutex);
+    while (running > 0) {
+      lock.unlock();
+      progress.draw(done, layers.size(), bytes, all_bytes);
+      lock.lock();
+      finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return running == 0; });
+    }
+  }
+  for (auto& thread : pool) thread.join();
+  if (first_error) return *first_error;
+  progress.draw(done, layers.size(), bytes, all_bytes);
+  return {};
+}
+
+}  // namespace
+
 Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
                                const PullOptions& options) {
   const std::string canonical = reference.canonical();
@@ -235,87 +336,19 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
                               " is not an OCI or Docker schema 2 image manifest"};
   }
 
-  auto config_or = parse_descriptor(manifest["config"], "config");
-  if (!config_or) return config_or.error().context("pulling " + canonical);
-  Layer config = *config_or;
-  if (!store.has_blob(config.digest)) {
-    if (auto fetched = fetch_blob(store, *client, canonical, config, nullptr); !fetched) {
+  auto diff_ids = fetch_diff_ids(store, *client, canonical, manifest);
+  if (!diff_ids) return diff_ids.error();
+
+  std::uint64_t all_bytes = 0;
+  auto wanted_layers = layers_to_fetch(store, canonical, manifest["layers"], *diff_ids, all_bytes);
+  if (!wanted_layers) return wanted_layers.error();
+
+  if (!wanted_layers->empty()) {
+    if (auto fetched = fetch_layers(store, *client, canonical, *wanted_layers, all_bytes,
+                                    options.parallel_layers, progress);
+        !fetched) {
       return fetched.error();
     }
-  }
-  auto config_body = store.read_blob(config.digest);
-  if (!config_body) return config_body.error();
-  auto config_json = parse_document(*config_body, "image config " + config.digest);
-  if (!config_json) return config_json.error();
-  auto diff_ids = config_diff_ids(*config_json);
-  if (!diff_ids) return diff_ids.error().context("pulling " + canonical);
-
-  // What to download: layers neither unpacked (by diff_id) nor stored (by blob digest).
-  std::vector<Layer> wanted_layers;
-  std::set<std::string> seen;
-  std::uint64_t all_bytes = 0;
-  const json& layers = manifest["layers"];
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    auto layer_or = parse_descriptor(layers[i], "layer");
-    if (!layer_or) return layer_or.error().context("pulling " + canonical);
-    Layer layer = *layer_or;
-    bool unpacked = i < diff_ids->size() && store.has_layer((*diff_ids)[i]);
-    if (unpacked || store.has_blob(layer.digest) || !seen.insert(layer.digest).second) continue;
-    wanted_layers.push_back(layer);
-    all_bytes += layer.size;
-  }
-
-  if (!wanted_layers.empty()) {
-    std::atomic<std::size_t> next{0}, done{0};
-    std::atomic<std::uint64_t> bytes{0};
-    std::atomic<bool> failed{false};
-    std::mutex mutex;  // guards first_error and running
-    std::condition_variable finished;
-    std::optional<Error> first_error;
-    std::size_t threads =
-        std::min<std::size_t>(std::max(1, options.parallel_layers), wanted_layers.size());
-    std::size_t running = threads;
-    auto fail = [&](const Error& error) {
-      std::lock_guard lock(mutex);
-      // The first failure explains; the others were abandoned because of it.
-      if (!first_error) first_error = error;
-      failed = true;
-    };
-    auto worker = [&]() {
-      auto connection = client->fork();
-      if (!connection) {
-        fail(connection.error());
-      } else {
-        connection->set_abort_flag(&failed);
-        while (!failed) {
-          std::size_t i = next++;
-          if (i >= wanted_layers.size()) break;
-          if (auto fetched = fetch_blob(store, *connection, canonical, wanted_layers[i], &bytes);
-              !fetched) {
-            fail(fetched.error());
-            break;
-          }
-          ++done;
-        }
-      }
-      std::lock_guard lock(mutex);
-      --running;
-      finished.notify_all();
-    };
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    {
-      std::unique_lock lock(mutex);
-      while (running > 0) {
-        lock.unlock();
-        progress.draw(done, wanted_layers.size(), bytes, all_bytes);
-        lock.lock();
-        finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return running == 0; });
-      }
-    }
-    for (auto& thread : pool) thread.join();
-    if (first_error) return *first_error;
-    progress.draw(done, wanted_layers.size(), bytes, all_bytes);
   }
 
   progress.say("unpacking");

@@ -205,6 +205,24 @@ Status LiveKernel::replace(const std::string& why, bool with_startup) {
   return {};
 }
 
+namespace {
+
+// The cell's outcome from the status its bridge reported: `overran` when the bridge did not
+// finish even after the timeout and the grace.
+void set_cell_outcome(RunResult& result, const std::string& status, bool overran,
+                      bool interrupt_sent) {
+  if (status == "timed_out" || (overran && !interrupt_sent)) {
+    result.outcome = Outcome::kTimedOut;
+  } else if (status == "cancelled" || interrupt_sent) {
+    result.outcome = Outcome::kCancelled;
+  } else {
+    result.outcome = Outcome::kExited;
+    result.exit_code = status == "ok" ? 0 : 1;
+  }
+}
+
+}  // namespace
+
 Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& observer) {
   if (status().state == "dead") {
     if (auto revived = replace("the interpreter could not be restarted before"); !revived) {
@@ -273,15 +291,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
     }
   }
   if (end.execution_count) result.cell->execution_count = *end.execution_count;
-  const std::string& status = end.status;
-  if (status == "timed_out" || (overran && !interrupt_sent)) {
-    result.outcome = Outcome::kTimedOut;
-  } else if (status == "cancelled" || interrupt_sent) {
-    result.outcome = Outcome::kCancelled;
-  } else {
-    result.outcome = Outcome::kExited;
-    result.exit_code = status == "ok" ? 0 : 1;
-  }
+  set_cell_outcome(result, end.status, overran, interrupt_sent);
   {
     std::lock_guard lock(status_mutex_);
     if (!request.silent) ++status_.cells;

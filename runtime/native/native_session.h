@@ -84,6 +84,14 @@ class NativeSession final : public Session,
       const std::vector<SandboxFile>& files = {}) const;
   Result<RunResult> exec_command(const ExecRequest& request, const std::vector<SandboxFile>& files,
                                  RunObserver& observer);
+  // What a command with network borrows, given back when it goes out of scope.
+  struct LentNetwork;
+  // Gives the command the network `request` asks for, if any: through the proxy with its own
+  // allowlist, or user-mode networking, the live interpreter stopped meanwhile.
+  Status lend_network(const ExecRequest& request, LentNetwork& lent);
+  // The session's cgroup as the command that just ended left it: only its own OOM kill and
+  // pids refusals count.
+  CgroupOutcome command_cgroup();
   // The environment a command of `request` starts with: the session's, the request's over it,
   // and the egress proxy's last where the sandbox has one.
   [[nodiscard]] std::vector<std::string> command_env(const ExecRequest& request) const;

@@ -204,6 +204,40 @@ Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan) {
   return prepared;
 }
 
+namespace {
+
+// The sandbox's environment as init passes it on (envp), and its PATH split into init's search
+// directories.
+void prepare_environment(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
+                         const std::vector<std::string>& brokered_env) {
+  // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
+  // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
+  std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
+                                  std::to_string(shape.limits.memory_bytes)};
+  env.insert(env.end(), plan.env.begin(), plan.env.end());
+  if (!shape.allowed_hosts.empty()) {
+    for (auto& entry : net::egress::proxy_env(true)) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), brokered_env.begin(), brokered_env.end());
+  prepared.env_storage = merge_env(default_sandbox_env(), env);
+  for (auto& entry : prepared.env_storage) {
+    prepared.envp.push_back(entry.data());
+    if (entry.starts_with("PATH=")) prepared.path_storage = entry.substr(5);
+  }
+  prepared.envp.push_back(nullptr);
+  // PATH split in place: each ':' becomes a terminator, each piece a search directory.
+  char* piece = prepared.path_storage.data();
+  for (char& c : prepared.path_storage) {
+    if (c != ':') continue;
+    c = '\0';
+    if (*piece != '\0') prepared.path_dirs.push_back(piece);
+    piece = &c + 1;
+  }
+  if (*piece != '\0') prepared.path_dirs.push_back(piece);
+}
+
+}  // namespace
+
 Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
                     const SandboxIdentity& identity, bool cgroup_mode, bool session,
                     const std::vector<std::string>& brokered_env) {
@@ -248,30 +282,7 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
     argv.push_back(nullptr);
   }
   for (auto& argv : prepared.step_argvs) prepared.steps.push_back(argv.data());
-  // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
-  // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
-  std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
-                                  std::to_string(shape.limits.memory_bytes)};
-  env.insert(env.end(), plan.env.begin(), plan.env.end());
-  if (!shape.allowed_hosts.empty()) {
-    for (auto& entry : net::egress::proxy_env(true)) env.push_back(std::move(entry));
-  }
-  env.insert(env.end(), brokered_env.begin(), brokered_env.end());
-  prepared.env_storage = merge_env(default_sandbox_env(), env);
-  for (auto& entry : prepared.env_storage) {
-    prepared.envp.push_back(entry.data());
-    if (entry.starts_with("PATH=")) prepared.path_storage = entry.substr(5);
-  }
-  prepared.envp.push_back(nullptr);
-  // PATH split in place: each ':' becomes a terminator, each piece a search directory.
-  char* piece = prepared.path_storage.data();
-  for (char& c : prepared.path_storage) {
-    if (c != ':') continue;
-    c = '\0';
-    if (*piece != '\0') prepared.path_dirs.push_back(piece);
-    piece = &c + 1;
-  }
-  if (*piece != '\0') prepared.path_dirs.push_back(piece);
+  prepare_environment(prepared, shape, plan, brokered_env);
   prepared.cwd = plan.cwd.empty() ? shape.workdir : plan.cwd;
 
   for (const auto& bind : shape.binds) prepared.bind_sources.push_back(bind.host_path.c_str());

@@ -66,26 +66,82 @@ ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const Sandbo
   };
 }
 
-}  // namespace
-
-Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
-                                                        const RunPlan& run, RunObserver& observer,
-                                                        LaunchMode mode,
-                                                        const net::egress::SecretBroker& broker) {
-  if (auto valid = validate_spec(shape, run, mode == LaunchMode::kSession); !valid) {
-    return valid.error();
-  }
-  CgroupManager& cgroups = host_cgroups();
-  if (shape.require_cgroups && !cgroups.usable()) {
-    return Error{ENOTSUP, "cgroup v2 limits are required (--require-cgroups) but " +
-                              cgroups.reason() + "; see 'paddock doctor'"};
-  }
-  auto launched = std::make_unique<LaunchedSandbox>();
+SandboxIdentity identity_of(const SandboxShape& shape) {
   SandboxIdentity identity;
   identity.uid = shape.user.uid;
   identity.gid = shape.user.gid;
   identity.user = shape.user.name;
   identity.home = shape.workdir;
+  return identity;
+}
+
+// paddock-init's command line and environment, and the fds it keeps: what its InitExec points
+// into, so filled in place and never moved.
+struct InitCommand {
+  std::string plan_variable;
+  std::string channel_variable;
+  char* argv[2] = {};
+  char* envp[3] = {};
+  std::vector<int> keep;
+  InitExec exec;
+};
+
+void fill_init_command(InitCommand& command, const Prepared& prepared, int plan_fd, int program) {
+  command.plan_variable = "PADDOCK_INIT_PLAN_FD=" + std::to_string(plan_fd);
+  command.channel_variable =
+      "PADDOCK_INIT_CHANNEL_FD=" + std::to_string(prepared.channel_child.get());
+  command.argv[0] = const_cast<char*>("paddock-init");
+  command.envp[0] = command.plan_variable.data();
+  command.envp[1] = command.channel_variable.data();
+  command.keep = {prepared.channel_child.get(),
+                  prepared.stdin_fd.get(),
+                  prepared.stdout_pipe.write_end.get(),
+                  prepared.stderr_pipe.write_end.get(),
+                  plan_fd,
+                  program};
+  std::sort(command.keep.begin(), command.keep.end());
+  command.exec = InitExec{program,
+                          prepared.channel_child.get(),
+                          command.keep.data(),
+                          static_cast<int>(command.keep.size()),
+                          command.argv,
+                          command.envp};
+}
+
+// The sandbox's own cgroup exists before the child does, and the child is born in it: no
+// instruction of the sandbox ever runs outside its limits.
+Status make_cgroup(LaunchedSandbox& launched, CgroupManager& cgroups, const SandboxLimits& limits) {
+  launched.cgroup = std::make_unique<SandboxCgroup>(cgroups);
+  if (cgroups.usable()) {
+    if (auto made = launched.cgroup->create(limits); !made) {
+      return made.error().context("creating the sandbox's cgroup");
+    }
+  }
+  return {};
+}
+
+// The child's ends close here once init has its plan; paddock keeps the read ends and its
+// channel.
+void hand_over_streams(Prepared& prepared, StartedSandbox& sandbox) {
+  prepared.channel_child.reset();
+  prepared.stdin_fd.reset();
+  prepared.stdout_pipe.write_end.reset();
+  prepared.stderr_pipe.write_end.reset();
+  sandbox.stdout_pipe = std::move(prepared.stdout_pipe.read_end);
+  sandbox.stderr_pipe = std::move(prepared.stderr_pipe.read_end);
+  sandbox.channel = std::move(prepared.channel_parent);
+}
+
+// How the sandbox's network comes, as launch_sandbox decides it.
+struct NetworkStart {
+  bool network_later = false;
+  bool attach_network = false;
+  bool keep_namespaces = false;
+  bool late_network = false;
+  unsigned long long flags = 0;  // the clone's
+};
+
+NetworkStart network_start(const SandboxShape& shape, const RunPlan& run, LaunchMode mode) {
   // A session ready to give a later command a network is made so from the start.
   bool network_later = mode == LaunchMode::kSession && shape.session_networking;
   // An installer with an allowlist goes through the proxy: no user-mode network at all.
@@ -101,6 +157,101 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
                       !has_egress_proxy(shape, run, network_later);
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
   if (shape.network != NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
+  return NetworkStart{network_later, attach_network, keep_namespaces, late_network, flags};
+}
+
+// Clones the sandbox's first process into `cgroup_fd`'s cgroup, where it execs paddock-init.
+Status start_sandbox_init(StartedSandbox& sandbox, unsigned long long flags, int cgroup_fd,
+                          const InitExec& exec) {
+  // No signal handler of paddock's may run in the child before it resets them.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  int pidfd = -1;
+  sandbox.started_at = std::chrono::steady_clock::now();
+  pid_t pid = spawn_sandbox_init(flags, &pidfd, cgroup_fd, exec);
+  int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) {
+    if (clone_errno == ENOSPC || clone_errno == EPERM || clone_errno == EUSERS) {
+      return system_error(
+          "creating the sandbox's namespaces (are user namespaces enabled? see "
+          "`paddock doctor`)",
+          clone_errno);
+    }
+    return system_error("creating the sandbox", clone_errno);
+  }
+  // From here on, any return without the sandbox kills and reaps it (SandboxProcess).
+  sandbox.init = SandboxProcess(pid, UniqueFd(pidfd));
+  return {};
+}
+
+// The sandbox's egress proxy, with its brokered secrets.
+Status start_egress_proxy(LaunchedSandbox& launched, const SandboxShape& shape, const RunPlan& run,
+                          net::egress::SandboxSecrets secrets,
+                          const net::egress::SecretBroker& broker) {
+  auto policy = egress_policy(shape, run);
+  if (!policy) return policy.error();
+  policy->secrets = std::move(secrets);
+  policy->tls = broker.tls;
+  policy->secrets_in_body = broker.in_body;
+  auto proxy = net::egress::EgressProxy::create(std::move(*policy));
+  if (!proxy) return proxy.error();
+  launched.egress = std::move(*proxy);
+  return {};
+}
+
+// Once init's plan is written: the sandbox's namespaces held where it may get a network, its id
+// maps written and its user-mode network attached; then paddock says go.
+Status connect_and_go(LaunchedSandbox& launched, const SandboxShape& shape,
+                      const SandboxIdentity& identity, bool keep_namespaces, bool attach_network) {
+  pid_t pid = launched.sandbox.init.pid();
+  if (keep_namespaces) {
+    auto opened = UserNetwork::open_namespaces(pid, identity.uid, identity.gid);
+    if (!opened) {
+      return opened.error();
+    }
+    launched.namespaces = std::move(*opened);
+  }
+
+  launched.ids =
+      plan_id_map(id_map_host(), pid, identity.uid, identity.gid, launched.prepared->bind_writer);
+  if (auto mapped = apply_id_map(pid, launched.ids); !mapped) {
+    return mapped.error().context("writing the sandbox's uid/gid maps");
+  }
+  // User-mode networking before any step runs; killed at the step boundary or at the end.
+  if (attach_network) {
+    auto attached = UserNetwork::attach(*launched.namespaces, shape.host_loopback_ports);
+    if (!attached) {
+      return attached.error();
+    }
+    launched.network = std::move(*attached);
+  }
+  ChildMessage go{ChildMessageKind::kGo};
+  if (write(launched.sandbox.channel.get(), &go, sizeof go) != sizeof go) {
+    return system_error("starting the sandbox");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
+                                                        const RunPlan& run, RunObserver& observer,
+                                                        LaunchMode mode,
+                                                        const net::egress::SecretBroker& broker) {
+  if (auto valid = validate_spec(shape, run, mode == LaunchMode::kSession); !valid) {
+    return valid.error();
+  }
+  CgroupManager& cgroups = host_cgroups();
+  if (shape.require_cgroups && !cgroups.usable()) {
+    return Error{ENOTSUP, "cgroup v2 limits are required (--require-cgroups) but " +
+                              cgroups.reason() + "; see 'paddock doctor'"};
+  }
+  auto launched = std::make_unique<LaunchedSandbox>();
+  SandboxIdentity identity = identity_of(shape);
+  auto [network_later, attach_network, keep_namespaces, late_network, flags] =
+      network_start(shape, run, mode);
 
   // Brokered secrets: placeholders of this sandbox's own, in its environment and its proxy; a
   // sandbox without a proxy has no way to use them, and gets none.
@@ -123,52 +274,17 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
   if (!program) return program.error();
   auto plan_fd = plan_memfd();
   if (!plan_fd) return plan_fd.error();
-  std::string plan_variable = "PADDOCK_INIT_PLAN_FD=" + std::to_string(plan_fd->get());
-  std::string channel_variable =
-      "PADDOCK_INIT_CHANNEL_FD=" + std::to_string(prepared.channel_child.get());
-  char* init_argv[] = {const_cast<char*>("paddock-init"), nullptr};
-  char* init_envp[] = {plan_variable.data(), channel_variable.data(), nullptr};
-  std::vector<int> keep = {prepared.channel_child.get(),
-                           prepared.stdin_fd.get(),
-                           prepared.stdout_pipe.write_end.get(),
-                           prepared.stderr_pipe.write_end.get(),
-                           plan_fd->get(),
-                           program->get()};
-  std::sort(keep.begin(), keep.end());
-  InitExec exec{program->get(), prepared.channel_child.get(),
-                keep.data(),    static_cast<int>(keep.size()),
-                init_argv,      init_envp};
+  InitCommand command;
+  fill_init_command(command, prepared, plan_fd->get(), program->get());
+  const InitExec& exec = command.exec;
 
-  // The sandbox's own cgroup exists before the child does, and the child is born in it: no
-  // instruction of the sandbox ever runs outside its limits.
-  launched->cgroup = std::make_unique<SandboxCgroup>(cgroups);
-  if (cgroups.usable()) {
-    if (auto made = launched->cgroup->create(shape.limits); !made) {
-      return made.error().context("creating the sandbox's cgroup");
-    }
-  }
+  if (auto made = make_cgroup(*launched, cgroups, shape.limits); !made) return made.error();
 
-  // No signal handler of paddock's may run in the child before it resets them.
-  sigset_t all, previous;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &previous);
   StartedSandbox& sandbox = launched->sandbox;
-  int pidfd = -1;
-  sandbox.started_at = std::chrono::steady_clock::now();
-  pid_t pid = spawn_sandbox_init(flags, &pidfd, launched->cgroup->fd(), exec);
-  int clone_errno = errno;
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (pid < 0) {
-    if (clone_errno == ENOSPC || clone_errno == EPERM || clone_errno == EUSERS) {
-      return system_error(
-          "creating the sandbox's namespaces (are user namespaces enabled? see "
-          "`paddock doctor`)",
-          clone_errno);
-    }
-    return system_error("creating the sandbox", clone_errno);
+  if (auto started = start_sandbox_init(sandbox, flags, launched->cgroup->fd(), exec); !started) {
+    return started.error();
   }
-  // From here on, any return without the sandbox kills and reaps it (SandboxProcess).
-  sandbox.init = SandboxProcess(pid, UniqueFd(pidfd));
+  pid_t pid = sandbox.init.pid();
   if (auto planned = prepare_plan(prepared, shape, run, identity, cgroups.usable(), network_later,
                                   launched->brokered_env);
       !planned) {
@@ -178,49 +294,18 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
   ChildPlan plan = child_plan(shape, run, identity, prepared,
                               ChildStart{late_network, mode == LaunchMode::kSession, egress_proxy});
   if (egress_proxy) {
-    auto policy = egress_policy(shape, run);
-    if (!policy) return policy.error();
-    policy->secrets = std::move(secrets);
-    policy->tls = broker.tls;
-    policy->secrets_in_body = broker.in_body;
-    auto proxy = net::egress::EgressProxy::create(std::move(*policy));
-    if (!proxy) return proxy.error();
-    launched->egress = std::move(*proxy);
+    if (auto started = start_egress_proxy(*launched, shape, run, std::move(secrets), broker);
+        !started) {
+      return started.error();
+    }
   }
   if (auto written = write_plan(plan_fd->get(), plan); !written) return written.error();
-  prepared.channel_child.reset();
-  prepared.stdin_fd.reset();
-  prepared.stdout_pipe.write_end.reset();
-  prepared.stderr_pipe.write_end.reset();
-  sandbox.stdout_pipe = std::move(prepared.stdout_pipe.read_end);
-  sandbox.stderr_pipe = std::move(prepared.stderr_pipe.read_end);
-  sandbox.channel = std::move(prepared.channel_parent);
+  hand_over_streams(prepared, sandbox);
   sandbox.egress = launched->egress.get();
   observer.on_started(pid);
-  if (keep_namespaces) {
-    auto opened = UserNetwork::open_namespaces(pid, identity.uid, identity.gid);
-    if (!opened) {
-      return opened.error();
-    }
-    launched->namespaces = std::move(*opened);
-  }
-
-  launched->ids =
-      plan_id_map(id_map_host(), pid, identity.uid, identity.gid, launched->prepared->bind_writer);
-  if (auto mapped = apply_id_map(pid, launched->ids); !mapped) {
-    return mapped.error().context("writing the sandbox's uid/gid maps");
-  }
-  // User-mode networking before any step runs; killed at the step boundary or at the end.
-  if (attach_network) {
-    auto attached = UserNetwork::attach(*launched->namespaces, shape.host_loopback_ports);
-    if (!attached) {
-      return attached.error();
-    }
-    launched->network = std::move(*attached);
-  }
-  ChildMessage go{ChildMessageKind::kGo};
-  if (write(sandbox.channel.get(), &go, sizeof go) != sizeof go) {
-    return system_error("starting the sandbox");
+  if (auto going = connect_and_go(*launched, shape, identity, keep_namespaces, attach_network);
+      !going) {
+    return going.error();
   }
   return launched;
 }

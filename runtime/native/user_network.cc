@@ -125,6 +125,43 @@ int become_sandbox_user(int user_namespace, uid_t uid, gid_t gid) {
   return 0;
 }
 
+// In pasta's process, right after the clone: its fds in place (3: the pid pipe, 4: the sandbox's
+// user namespace, 5: its network namespace), the sandbox user, then pasta.
+[[noreturn]] void exec_pasta(const int (&fds)[3], int null_fd, int err_fd, pid_t parent, uid_t uid,
+                             gid_t gid, char* const* argv) {
+  // Allocation-free, as in the sandbox's child: only system calls until execve.
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != parent) _exit(126);
+  int moved[3];
+  for (int i = 0; i < 3; ++i) moved[i] = fcntl(fds[i], F_DUPFD, 10);
+  dup2(null_fd, STDIN_FILENO);
+  dup2(null_fd, STDOUT_FILENO);
+  dup2(err_fd, STDERR_FILENO);
+  for (int i = 0; i < 3; ++i) dup2(moved[i], 3 + i);
+  syscall(SYS_close_range, 6, ~0u, 0);
+  if (int error = become_sandbox_user(4, uid, gid); error != 0) {
+    const char message[] = "cannot become the sandbox user in its namespaces\n";
+    ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+    (void)ignored;
+    _exit(126);
+  }
+  close(4);
+  // Changing ids made the process non-dumpable, which hands its /proc/self/fd to root: pasta
+  // could not open its pid file there. No process of the sandbox can name it (it is outside
+  // their PID namespace), and pasta makes itself non-dumpable again once set up.
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  // Changing ids cleared the parent-death signal.
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != parent) _exit(126);
+  // pasta takes an inherited SIG_IGN for SIGPIPE as a failure to install its handlers.
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(kPasta, argv, kPastaEnvironment);
+  _exit(127);
+}
+
 }  // namespace
 
 Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
@@ -156,39 +193,7 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
 
   int pidfd = -1;
   pid_t child = clone_process(CLONE_PIDFD, &pidfd);
-  if (child == 0) {
-    // Allocation-free, as in the sandbox's child: only system calls until execve.
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (getppid() != parent) _exit(126);
-    int moved[3];
-    for (int i = 0; i < 3; ++i) moved[i] = fcntl(fds[i], F_DUPFD, 10);
-    dup2(null_fd, STDIN_FILENO);
-    dup2(null_fd, STDOUT_FILENO);
-    dup2(err_write.get(), STDERR_FILENO);
-    for (int i = 0; i < 3; ++i) dup2(moved[i], 3 + i);
-    syscall(SYS_close_range, 6, ~0u, 0);
-    if (int error = become_sandbox_user(4, uid, gid); error != 0) {
-      const char message[] = "cannot become the sandbox user in its namespaces\n";
-      ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
-      (void)ignored;
-      _exit(126);
-    }
-    close(4);
-    // Changing ids made the process non-dumpable, which hands its /proc/self/fd to root: pasta
-    // could not open its pid file there. No process of the sandbox can name it (it is outside
-    // their PID namespace), and pasta makes itself non-dumpable again once set up.
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-    // Changing ids cleared the parent-death signal.
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (getppid() != parent) _exit(126);
-    // pasta takes an inherited SIG_IGN for SIGPIPE as a failure to install its handlers.
-    for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execve(kPasta, argv.data(), kPastaEnvironment);
-    _exit(127);
-  }
+  if (child == 0) exec_pasta(fds, null_fd, err_write.get(), parent, uid, gid, argv.data());
   if (null_fd >= 0) close(null_fd);
   if (child < 0) return system_error("starting pasta");
   UserNetwork network{UniqueFd(pidfd), child};

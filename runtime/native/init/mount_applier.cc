@@ -272,13 +272,9 @@ int overlay_root(const MountSources& sources) {
   return ok_or_errno(mount("overlay", kStaging, "overlay", MS_NOSUID | MS_NODEV, options.c_str()));
 }
 
-int apply(const MountStep& step, const MountSources& sources) {
-  const int* bind_fds = sources.bind_fds;
-  std::size_t bind_count = sources.bind_count;
-  Path target;
-  if (!Path::staged(target, step.target)) return ENAMETOOLONG;
-  const char* path = target.c_str();
-  bool exists = false;  // set by check_target
+// Before a step: its target checked (check_target, which sets *exists), and for a mount, what was
+// checked through its target forgotten: the mount changes what every path through it resolves to.
+int prepare_target(const MountStep& step, const char* path, bool* exists) {
   switch (step.kind) {
     case Kind::kMakeDir:
     case Kind::kWriteFile:
@@ -291,7 +287,7 @@ int apply(const MountStep& step, const MountSources& sources) {
     case Kind::kBindSelfReadOnly:
       if (int error = step.kind == Kind::kWriteFile || step.kind == Kind::kSymlink
                           ? check_target_parent(path)
-                          : check_target(path, &exists);
+                          : check_target(path, exists);
           error != 0) {
         return error;
       }
@@ -312,6 +308,17 @@ int apply(const MountStep& step, const MountSources& sources) {
     default:
       break;
   }
+  return 0;
+}
+
+int apply(const MountStep& step, const MountSources& sources) {
+  const int* bind_fds = sources.bind_fds;
+  std::size_t bind_count = sources.bind_count;
+  Path target;
+  if (!Path::staged(target, step.target)) return ENAMETOOLONG;
+  const char* path = target.c_str();
+  bool exists = false;  // set by check_target
+  if (int error = prepare_target(step, path, &exists); error != 0) return error;
   switch (step.kind) {
     case Kind::kStageRoot:
       return stage_root(step);

@@ -237,16 +237,12 @@ std::string MountStep::describe() const {
   return "mount step";
 }
 
-MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostLayout& host,
-                      const SandboxIdentity& identity, bool user_network,
-                      const std::vector<HostLayout::Entry>& extra_etc) {
-  PlanBuilder plan;
-  plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
+namespace {
 
-  // The read-only tree: the host's programs and libraries, a curated /etc, and every mount point
-  // the later steps need (the root cannot take new directories once sealed). An image brings
-  // its own programs, libraries and /etc; paddock's generated /etc files go over them.
-  bool overlay = !shape.image_layers.empty() && !host.flattened_image;
+// The host's programs and libraries where the sandbox has no image of its own, and the host's
+// top-level entries where no overlay brings the image's.
+void plan_host_tree(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host,
+                    bool overlay) {
   if (shape.image_layers.empty()) {
     plan.dir("/usr");
     plan.bind("/usr", "/usr", Protect::kSealedLater);
@@ -262,6 +258,46 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
       }
     }
   }
+}
+
+// The work directory's tmpfs and the files it starts with.
+void plan_work_directory(PlanBuilder& plan, const SandboxShape& shape, const RunPlan& run,
+                         const SandboxIdentity& identity) {
+  std::string work_options = tmpfs_options(shape.limits.work_bytes, 0755, &identity);
+  if (shape.limits.work_files != 0) {
+    work_options += ",nr_inodes=" + std::to_string(shape.limits.work_files);
+  }
+  plan.tmpfs(shape.workdir, work_options);
+  for (const auto* files : {&run.files, &shape.support_files}) {
+    for (const auto& file : *files) {
+      std::string path = shape.workdir + "/" + file.path;
+      plan.parents(path);
+      plan.file(path, file.content, static_cast<mode_t>(file.mode));
+    }
+  }
+  // With an installer, init writes these once it is done (child.h's late_files).
+  if (run.networked_steps == 0) {
+    for (const auto& file : run.files_after_install) {
+      std::string path = shape.workdir + "/" + file.path;
+      plan.parents(path);
+      plan.file(path, file.content, static_cast<mode_t>(file.mode));
+    }
+  }
+}
+
+}  // namespace
+
+MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostLayout& host,
+                      const SandboxIdentity& identity, bool user_network,
+                      const std::vector<HostLayout::Entry>& extra_etc) {
+  PlanBuilder plan;
+  plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
+
+  // The read-only tree: the host's programs and libraries, a curated /etc, and every mount point
+  // the later steps need (the root cannot take new directories once sealed). An image brings
+  // its own programs, libraries and /etc; paddock's generated /etc files go over them.
+  bool overlay = !shape.image_layers.empty() && !host.flattened_image;
+  plan_host_tree(plan, shape, host, overlay);
   plan_etc(plan, shape, overlay ? HostLayout{} : host,
            overlay ? std::vector<HostLayout::Entry>{} : extra_etc, identity, user_network);
   for (const char* dir : {"/dev", "/proc", "/tmp"}) plan.dir(dir, 0755);
@@ -287,26 +323,7 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   plan_dev(plan, shape);
   plan_proc(plan);
   plan.tmpfs("/tmp", tmpfs_options(shape.limits.tmp_bytes, 01777, nullptr));
-  std::string work_options = tmpfs_options(shape.limits.work_bytes, 0755, &identity);
-  if (shape.limits.work_files != 0) {
-    work_options += ",nr_inodes=" + std::to_string(shape.limits.work_files);
-  }
-  plan.tmpfs(shape.workdir, work_options);
-  for (const auto* files : {&run.files, &shape.support_files}) {
-    for (const auto& file : *files) {
-      std::string path = shape.workdir + "/" + file.path;
-      plan.parents(path);
-      plan.file(path, file.content, static_cast<mode_t>(file.mode));
-    }
-  }
-  // With an installer, init writes these once it is done (child.h's late_files).
-  if (run.networked_steps == 0) {
-    for (const auto& file : run.files_after_install) {
-      std::string path = shape.workdir + "/" + file.path;
-      plan.parents(path);
-      plan.file(path, file.content, static_cast<mode_t>(file.mode));
-    }
-  }
+  plan_work_directory(plan, shape, run, identity);
 
   for (std::size_t i = 0; i < shape.binds.size(); ++i) {
     const BindMount& bind = shape.binds[i];

@@ -21,6 +21,72 @@ bool load_word(const seccomp_data& data, std::uint32_t offset, std::uint32_t* wo
   return true;
 }
 
+// BPF_ALU's operation `op` on the accumulator: false for one seccomp does not accept, or a
+// division by zero.
+bool apply_alu(std::uint32_t op, std::uint32_t operand, std::uint32_t& a) {
+  switch (op) {
+    case BPF_ADD:
+      a += operand;
+      break;
+    case BPF_SUB:
+      a -= operand;
+      break;
+    case BPF_MUL:
+      a *= operand;
+      break;
+    case BPF_DIV:
+      if (operand == 0) return false;
+      a /= operand;
+      break;
+    case BPF_MOD:
+      if (operand == 0) return false;
+      a %= operand;
+      break;
+    case BPF_AND:
+      a &= operand;
+      break;
+    case BPF_OR:
+      a |= operand;
+      break;
+    case BPF_XOR:
+      a ^= operand;
+      break;
+    case BPF_LSH:
+      a = operand < 32 ? a << operand : 0;
+      break;
+    case BPF_RSH:
+      a = operand < 32 ? a >> operand : 0;
+      break;
+    case BPF_NEG:
+      a = 0u - a;
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// Whether BPF_JMP's conditional `op` jumps: false for one seccomp does not accept.
+bool jump_taken(std::uint32_t op, std::uint32_t a, std::uint32_t operand, bool* taken) {
+  switch (op) {
+    case BPF_JEQ:
+      *taken = a == operand;
+      break;
+    case BPF_JGT:
+      *taken = a > operand;
+      break;
+    case BPF_JGE:
+      *taken = a >= operand;
+      break;
+    case BPF_JSET:
+      *taken = (a & operand) != 0;
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
 // Runs a classic BPF program the way the kernel runs a seccomp filter: the result it returns,
 // or nullopt-like false when it leaves its bounds or uses an instruction seccomp does not
 // accept.
@@ -64,49 +130,9 @@ bool run_program(const sock_filter* program, std::size_t count, const seccomp_da
         if (k >= BPF_MEMWORDS) return false;
         scratch[k] = x;
         break;
-      case BPF_ALU: {
-        const std::uint32_t operand = BPF_SRC(insn.code) == BPF_X ? x : k;
-        switch (BPF_OP(insn.code)) {
-          case BPF_ADD:
-            a += operand;
-            break;
-          case BPF_SUB:
-            a -= operand;
-            break;
-          case BPF_MUL:
-            a *= operand;
-            break;
-          case BPF_DIV:
-            if (operand == 0) return false;
-            a /= operand;
-            break;
-          case BPF_MOD:
-            if (operand == 0) return false;
-            a %= operand;
-            break;
-          case BPF_AND:
-            a &= operand;
-            break;
-          case BPF_OR:
-            a |= operand;
-            break;
-          case BPF_XOR:
-            a ^= operand;
-            break;
-          case BPF_LSH:
-            a = operand < 32 ? a << operand : 0;
-            break;
-          case BPF_RSH:
-            a = operand < 32 ? a >> operand : 0;
-            break;
-          case BPF_NEG:
-            a = 0u - a;
-            break;
-          default:
-            return false;
-        }
+      case BPF_ALU:
+        if (!apply_alu(BPF_OP(insn.code), BPF_SRC(insn.code) == BPF_X ? x : k, a)) return false;
         break;
-      }
       case BPF_JMP: {
         if (BPF_OP(insn.code) == BPF_JA) {
           pc += k;
@@ -114,22 +140,7 @@ bool run_program(const sock_filter* program, std::size_t count, const seccomp_da
         }
         const std::uint32_t operand = BPF_SRC(insn.code) == BPF_X ? x : k;
         bool taken = false;
-        switch (BPF_OP(insn.code)) {
-          case BPF_JEQ:
-            taken = a == operand;
-            break;
-          case BPF_JGT:
-            taken = a > operand;
-            break;
-          case BPF_JGE:
-            taken = a >= operand;
-            break;
-          case BPF_JSET:
-            taken = (a & operand) != 0;
-            break;
-          default:
-            return false;
-        }
+        if (!jump_taken(BPF_OP(insn.code), a, operand, &taken)) return false;
         pc += taken ? insn.jt : insn.jf;
         break;
       }

@@ -27,6 +27,7 @@
 #include "core/write_all.h"
 #include "net/preview/socket_request.h"
 #include "runtime/native/init/child.h"
+#include "runtime/native/init/child_parts.h"
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/init/session_sweep.h"
 
@@ -40,7 +41,7 @@ SessionRequest request;
 char* argv_slots[kMaxStrings + 1];
 char* env_slots[kMaxStrings + 1];
 
-constexpr std::uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+using child_parts::kResolve;
 
 // The fd for a kOpen request, or -errno. Only regular files and directories are handed out: a
 // FIFO or a device could block or mislead paddock.
@@ -196,103 +197,6 @@ pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds,
 
 }  // namespace
 
-// Walks `path` one component at a time, making missing directories; each step is confined
-// beneath the directory before it and follows no symlink, so nothing is made outside. Returns
-// an O_PATH fd of the last directory (or `work`) and leaves *last at the final component.
-static int make_parents(int work, char* path, char** last) {
-  int directory = work;
-  char* component = path;
-  for (char* slash; (slash = std::strchr(component, '/')) != nullptr; component = slash + 1) {
-    *slash = '\0';
-    if (*component == '\0') continue;
-    if (mkdirat(directory, component, 0755) != 0 && errno != EEXIST) {
-      int error = -errno;
-      if (directory != work) close(directory);
-      return error;
-    }
-    int next =
-        open_beneath(directory, component, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
-    if (directory != work) close(directory);
-    if (next < 0) return next;
-    directory = next;
-  }
-  *last = component;
-  return directory;
-}
-
-int open_for_write(int work, char* path, mode_t mode) {
-  char* name = nullptr;
-  int directory = make_parents(work, path, &name);
-  if (directory < 0) return directory;
-  int fd = open_beneath(directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
-                        kResolve | RESOLVE_NO_SYMLINKS, mode);
-  if (directory != work) close(directory);
-  return fd;
-}
-
-int make_directories(int work, char* path) {
-  char* name = nullptr;
-  int directory = make_parents(work, path, &name);
-  if (directory < 0) return directory;
-  int fd = -EINVAL;
-  if (*name == '\0' || mkdirat(directory, name, 0755) == 0 || errno == EEXIST) {
-    fd = open_beneath(directory, *name == '\0' ? "." : name, O_RDONLY | O_DIRECTORY,
-                      kResolve | RESOLVE_NO_SYMLINKS);
-  } else {
-    fd = -errno;
-  }
-  if (directory != work) close(directory);
-  return fd;
-}
-
-int make_symlink(int work, char* path, const char* target) {
-  char* name = nullptr;
-  int directory = make_parents(work, path, &name);
-  if (directory < 0) return directory;
-  int fd = -EINVAL;
-  if (*name != '\0' && symlinkat(target, directory, name) == 0) {
-    fd = open_beneath(directory, ".", O_RDONLY | O_DIRECTORY, kResolve);
-  } else if (*name != '\0') {
-    fd = -errno;
-  }
-  if (directory != work) close(directory);
-  return fd;
-}
-
-int make_hard_link(int work, char* path, char* existing) {
-  // The existing file is reached by lookups that follow no symlink, so the link is always to a
-  // regular file beneath the work directory.
-  int file = open_beneath(work, existing, O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
-                          kResolve | RESOLVE_NO_SYMLINKS);
-  if (file < 0) return file;
-  struct stat info {};
-  if (fstat(file, &info) != 0 || !S_ISREG(info.st_mode)) {
-    close(file);
-    return -EINVAL;
-  }
-  // linkat from the open fd (AT_EMPTY_PATH) would need CAP_DAC_READ_SEARCH; the existing
-  // name's own folder, opened the same confined way, does not.
-  int from = work;
-  char* existing_name = existing;
-  if (char* slash = std::strrchr(existing, '/'); slash != nullptr) {
-    *slash = '\0';
-    existing_name = slash + 1;
-    from = open_beneath(work, existing, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
-  }
-  char* name = nullptr;
-  int directory = from < 0 ? from : make_parents(work, path, &name);
-  int error = directory < 0 ? directory : 0;
-  if (error == 0 && *name == '\0') error = -EINVAL;
-  if (error == 0 && linkat(from, existing_name, directory, name, 0) != 0) error = -errno;
-  if (from >= 0 && from != work) close(from);
-  if (directory >= 0 && directory != work) close(directory);
-  if (error != 0) {
-    close(file);
-    return error;
-  }
-  return file;
-}
-
 // kExec's files (SessionRequest::files_length), written as the sandbox user, confined beneath
 // the work directory as kOpen's are, before the command starts. 0, or -errno with *failed the
 // index of the file that could not be written.
@@ -333,6 +237,106 @@ void send_socket_factory(int channel) {
   socket_factory = pair[0];
 }
 
+namespace {
+
+// Served between commands and while one runs alike: a preview's connection never waits for a
+// call to end. A bounded batch, so that paddock's requests are never starved.
+void serve_previews() {
+  for (int served = 0; served < 64; ++served) {
+    if (!serve_socket_request()) {
+      close(socket_factory);
+      socket_factory = -1;
+      break;
+    }
+    pollfd more{socket_factory, POLLIN, 0};
+    if (poll(&more, 1, 0) != 1) break;
+  }
+}
+
+// Reaps every child that ended: the resident's end and the command's exit status go to paddock.
+void reap_children(int channel, int reaper, pid_t& payload, std::int32_t step) {
+  signalfd_siginfo info;
+  while (read(reaper, &info, sizeof info) > 0) {
+  }
+  int status = 0;
+  rusage usage{};
+  for (pid_t pid; (pid = wait4(-1, &status, WNOHANG | __WALL, &usage)) > 0;) {
+    if (pid == resident) {
+      resident = 0;
+      send(channel,
+           ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, status, 0});
+      continue;
+    }
+    if (pid != payload) continue;
+    payload = 0;
+    clear_after_command(channel);
+    ChildMessage done{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status, step};
+    done.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000ll +
+                  usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+    send(channel, done);
+  }
+}
+
+// kExec: the command's files written, then the command started, unless one runs already.
+void start_exec(const ChildPlan& plan, int work, std::uint32_t length, const int* fds, int fd_count,
+                pid_t& payload, std::int32_t& step) {
+  int channel = plan.fds.channel;
+  int failed_file = 0;
+  int written = payload != 0 ? 0 : write_command_files(work, length, &failed_file);
+  pid_t started = payload != 0  ? -EBUSY
+                  : written < 0 ? written
+                                : start_command(plan, length, fds, fd_count);
+  if (started < 0) {
+    send(channel, ChildMessage{ChildMessageKind::kSetupFailed,
+                               written < 0 ? SetupPhase::kCommandFile : SetupPhase::kSpawnPayload,
+                               written < 0 ? failed_file : 0, -started, 0, request.step});
+  } else {
+    payload = started;
+    step = request.step;
+    send(channel,
+         ChildMessage{ChildMessageKind::kCommandStarted, SetupPhase::kExec, 0, 0, 0, request.step});
+  }
+}
+
+void start_resident(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count,
+                    pid_t payload) {
+  int channel = plan.fds.channel;
+  // What runs now (no command, no resident) is what an earlier resident left: it goes,
+  // so that the new one is spawned alone and why it could not start comes back here.
+  PayloadFailure failure;
+  bool busy = resident != 0 || payload != 0;
+  if (!busy) kill_and_reap_all();
+  pid_t started = busy ? -EBUSY : start_command(plan, length, fds, fd_count, &failure);
+  if (started > 0) resident = started;
+  send(channel, ChildMessage{ChildMessageKind::kResidentStarted,
+                             started < 0 ? failure.phase : SetupPhase::kExec, 0,
+                             started < 0 ? -started : 0, started > 0 ? started : 0, 0});
+}
+
+void serve_open(int channel, int work, std::uint32_t length) {
+  if (length == 0 || request.data[length - 1] != '\0') {
+    reply_opened(channel, -EINVAL);
+    return;
+  }
+  // kMakeSymlink's target follows the path, inside the packet.
+  std::size_t path_end = std::strlen(request.data) + 1;
+  char* target = path_end < length ? request.data + path_end : nullptr;
+  reply_opened(channel, open_requested(work, static_cast<SessionOpenMode>(request.argc_or_mode),
+                                       request.data, target));
+}
+
+// Everything goes and is reaped before the next request, so that a new resident can start right
+// after (paddock replaces a broken bridge at once).
+void kill_resident(int channel) {
+  kill_and_reap_all();
+  if (resident != 0) {
+    resident = 0;
+    send(channel, ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, 0, 0});
+  }
+}
+
+}  // namespace
+
 void serve_session(const ChildPlan& plan) {
   int channel = plan.fds.channel;
   // The run-mode pipes are not used: each command brings its own streams.
@@ -351,39 +355,8 @@ void serve_session(const ChildPlan& plan) {
     // A closed factory is left out with a negative fd (poll skips it).
     pollfd watched[3] = {{channel, POLLIN, 0}, {reaper, POLLIN, 0}, {socket_factory, POLLIN, 0}};
     if (poll(watched, 3, -1) < 0) continue;
-    // Served between commands and while one runs alike: a preview's connection never waits
-    // for a call to end. A bounded batch, so that paddock's requests are never starved.
-    for (int served = 0; watched[2].revents != 0 && served < 64; ++served) {
-      if (!serve_socket_request()) {
-        close(socket_factory);
-        socket_factory = -1;
-        break;
-      }
-      pollfd more{socket_factory, POLLIN, 0};
-      if (poll(&more, 1, 0) != 1) break;
-    }
-    if (watched[1].revents != 0) {
-      signalfd_siginfo info;
-      while (read(reaper, &info, sizeof info) > 0) {
-      }
-      int status = 0;
-      rusage usage{};
-      for (pid_t pid; (pid = wait4(-1, &status, WNOHANG | __WALL, &usage)) > 0;) {
-        if (pid == resident) {
-          resident = 0;
-          send(channel,
-               ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, status, 0});
-          continue;
-        }
-        if (pid != payload) continue;
-        payload = 0;
-        clear_after_command(channel);
-        ChildMessage done{ChildMessageKind::kPayloadExited, SetupPhase::kExec, 0, 0, status, step};
-        done.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000ll +
-                      usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
-        send(channel, done);
-      }
-    }
+    if (watched[2].revents != 0) serve_previews();
+    if (watched[1].revents != 0) reap_children(channel, reaper, payload, step);
     if (watched[0].revents == 0) continue;
     int fds[kSessionMaxFds] = {-1, -1, -1};
     int fd_count = 0;
@@ -399,49 +372,14 @@ void serve_session(const ChildPlan& plan) {
         kill_all(payload);
         break;
       case SessionRequestKind::kOpen:
-        if (length == 0 || request.data[length - 1] != '\0') {
-          reply_opened(channel, -EINVAL);
-        } else {
-          // kMakeSymlink's target follows the path, inside the packet.
-          std::size_t path_end = std::strlen(request.data) + 1;
-          char* target = path_end < length ? request.data + path_end : nullptr;
-          reply_opened(channel,
-                       open_requested(work, static_cast<SessionOpenMode>(request.argc_or_mode),
-                                      request.data, target));
-        }
+        serve_open(channel, work, length);
         break;
-      case SessionRequestKind::kExec: {
-        int failed_file = 0;
-        int written = payload != 0 ? 0 : write_command_files(work, length, &failed_file);
-        pid_t started = payload != 0  ? -EBUSY
-                        : written < 0 ? written
-                                      : start_command(plan, length, fds, fd_count);
-        if (started < 0) {
-          send(channel,
-               ChildMessage{ChildMessageKind::kSetupFailed,
-                            written < 0 ? SetupPhase::kCommandFile : SetupPhase::kSpawnPayload,
-                            written < 0 ? failed_file : 0, -started, 0, request.step});
-        } else {
-          payload = started;
-          step = request.step;
-          send(channel, ChildMessage{ChildMessageKind::kCommandStarted, SetupPhase::kExec, 0, 0, 0,
-                                     request.step});
-        }
+      case SessionRequestKind::kExec:
+        start_exec(plan, work, length, fds, fd_count, payload, step);
         break;
-      }
-      case SessionRequestKind::kStartResident: {
-        // What runs now (no command, no resident) is what an earlier resident left: it goes,
-        // so that the new one is spawned alone and why it could not start comes back here.
-        PayloadFailure failure;
-        bool busy = resident != 0 || payload != 0;
-        if (!busy) kill_and_reap_all();
-        pid_t started = busy ? -EBUSY : start_command(plan, length, fds, fd_count, &failure);
-        if (started > 0) resident = started;
-        send(channel, ChildMessage{ChildMessageKind::kResidentStarted,
-                                   started < 0 ? failure.phase : SetupPhase::kExec, 0,
-                                   started < 0 ? -started : 0, started > 0 ? started : 0, 0});
+      case SessionRequestKind::kStartResident:
+        start_resident(plan, length, fds, fd_count, payload);
         break;
-      }
       case SessionRequestKind::kSweep: {
         int killed = payload != 0 ? 0 : sweep_all_but_resident(resident);
         send(channel, ChildMessage{ChildMessageKind::kSwept, SetupPhase::kExec, killed,
@@ -466,14 +404,7 @@ void serve_session(const ChildPlan& plan) {
       case SessionRequestKind::kParkedReady:  // the relay's alone
         break;
       case SessionRequestKind::kKillResident:
-        // Everything goes and is reaped before the next request, so that a new resident can
-        // start right after (paddock replaces a broken bridge at once).
-        kill_and_reap_all();
-        if (resident != 0) {
-          resident = 0;
-          send(channel,
-               ChildMessage{ChildMessageKind::kResidentExited, SetupPhase::kExec, 0, 0, 0, 0});
-        }
+        kill_resident(channel);
         break;
     }
     for (int i = 0; i < fd_count; ++i) close(fds[i]);

@@ -1,0 +1,156 @@
+// A session's resident process (a live kernel) and its warm interpreter, parked until a call
+// comes.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <utility>
+
+#include "runtime/native/init/session_channel.h"
+#include "runtime/native/native_session.h"
+#include "runtime/native/native_session_parts.h"
+
+namespace paddock {
+
+using namespace native_session_parts;
+
+Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request) {
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  auto packet = command_packet(SessionRequestKind::kStartResident, request);
+  if (!packet) return packet.error();
+  auto input = make_capture_pipe();  // read end for the resident, write end for us
+  if (!input) return input.error();
+  auto output = make_capture_pipe();
+  if (!output) return output.error();
+  // The resident reads its stdin blocking; we write ours with poll (LiveKernel).
+  fcntl(input->read_end.get(), F_SETFL, 0);
+  fcntl(input->write_end.get(), F_SETFL, O_NONBLOCK);
+  int fds[3] = {input->read_end.get(), output->write_end.get(), output->write_end.get()};
+  StartedSandbox& sandbox = launched_->sandbox;
+  if (int error = send_packet(sandbox.channel.get(), packet->get(),
+                              kSessionHeaderSize + (*packet)->length, fds, 3);
+      error != 0) {
+    return system_error("starting the session's resident process", error);
+  }
+  input->read_end.reset();
+  output->write_end.reset();
+  UniqueFd passed;
+  auto started = await_reply(ChildMessageKind::kResidentStarted, &passed);
+  if (!started) return started.error();
+  if (started->error != 0) {
+    std::string what = "starting the session's resident process " + request.argv.front();
+    if (started->phase != SetupPhase::kExec)
+      what += std::string(" (") + describe(started->phase) + ")";
+    return system_error(what, started->error);
+  }
+  return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
+}
+
+void NativeSession::kill_resident() {
+  std::lock_guard lock(mutex_);
+  (void)ask(SessionRequestKind::kKillResident, ChildMessageKind::kGo);
+}
+
+// How long a warm interpreter may take to start and preload before it is given up: importing
+// the usual data libraries takes python about 1.5 s of CPU, and far longer on a loaded machine.
+constexpr int kParkedReadyTimeoutMs = 120'000;
+
+Status NativeSession::park(const WarmInterpreter& interpreter) {
+  if (auto wrote = write_file(interpreter.loader.path, interpreter.loader.content); !wrote) {
+    return wrote.error().context("writing the warm interpreter's loader");
+  }
+  std::lock_guard lock(mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  if (parked_.valid()) return Error{EBUSY, "an interpreter already waits in this sandbox"};
+  ExecRequest request;
+  request.argv = interpreter.program;
+  request.env = interpreter.env;
+  auto packet = command_packet(SessionRequestKind::kExec, request);
+  if (!packet) return packet.error();
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    return system_error("making the warm interpreter's socket");
+  }
+  UniqueFd ours(pair[0]), theirs(pair[1]);
+  UniqueFd input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd output(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  if (!input.valid() || !output.valid()) return system_error("opening /dev/null");
+  // Its stdout is the socket it waits on; stdin is /dev/null as a cold run's is when the call
+  // brings none (python decides at start-up whether stdin can seek); the call brings all three.
+  int fds[3] = {input.get(), theirs.get(), output.get()};
+  StartedSandbox& sandbox = launched_->sandbox;
+  if (int error = send_packet(sandbox.channel.get(), packet->get(),
+                              kSessionHeaderSize + (*packet)->length, fds, 3);
+      error != 0) {
+    return system_error("starting the warm interpreter", error);
+  }
+  theirs.reset();
+  for (;;) {
+    UniqueFd passed;
+    auto message = receive_message(sandbox, &passed);
+    if (!message) return message.error().context("starting the warm interpreter");
+    if (message->kind == ChildMessageKind::kCommandStarted) break;
+    if (message->kind == ChildMessageKind::kSetupFailed) {
+      return system_error(
+          std::string("starting the warm interpreter (") + describe(message->phase) + ")",
+          message->error != 0 ? message->error : EIO);
+    }
+  }
+  pollfd watched[2] = {{ours.get(), POLLIN, 0}, {sandbox.init.pidfd(), POLLIN, 0}};
+  int ready;
+  while ((ready = poll(watched, 2, kParkedReadyTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  if (ready == 0) return Error{ETIMEDOUT, "the warm interpreter was not ready within 120 s"};
+  char said[64] = {};
+  long long cpu_ns = -1;
+  ssize_t got =
+      (watched[0].revents & POLLIN) != 0 ? recv(ours.get(), said, sizeof said - 1, 0) : -1;
+  if (got <= 0 || std::sscanf(said, "ready %lld", &cpu_ns) != 1 || cpu_ns < 0) {
+    return Error{EIO, "the warm interpreter ended before it was ready"};
+  }
+  if (int error = send_session_request(sandbox.channel.get(), SessionRequestKind::kParkedReady);
+      error != 0) {
+    return system_error("telling the session its interpreter is ready", error);
+  }
+  parked_ = std::move(ours);
+  parked_program_ = interpreter.program;
+  parked_cpu_us_ = cpu_ns / 1000;
+  return {};
+}
+
+Status NativeSession::send_to_parked(const ExecRequest& request, const int (&fds)[3]) {
+  if (request.argv != parked_program_) {
+    return invalid_input("this sandbox's interpreter runs its language's program only");
+  }
+  std::string data("go\0", 3);
+  for (const auto& entry : command_env(request)) {
+    if (entry.find('\0') != std::string::npos) {
+      return invalid_input("an argument or environment entry contains a NUL byte");
+    }
+    data += entry;
+    data += '\0';
+  }
+  if (data.size() > kSessionDataMax) {
+    return invalid_input("the command and its environment are longer than 64 KiB");
+  }
+  // An interpreter killed while it waited has closed its end, and init has said so (or is about
+  // to): nothing of the call has reached it yet, so the call may still run cold.
+  pollfd gone[2] = {{parked_.get(), POLLRDHUP, 0}, {launched_->sandbox.channel.get(), POLLIN, 0}};
+  if (poll(gone, 2, 0) > 0) {
+    parked_.reset();
+    return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
+  }
+  int error = send_packet(parked_.get(), data.data(), data.size(), fds, 3);
+  parked_.reset();
+  // Gone before it took the call (killed, or ended by its preload): nothing of the call ran.
+  if (error == EPIPE || error == ECONNRESET || error == ECONNREFUSED) {
+    return Error{error, kEndedBeforeStart, ErrorKind::kSandboxGone};
+  }
+  if (error != 0) return system_error("handing the call to the warm interpreter", error);
+  return {};
+}
+
+}  // namespace paddock
