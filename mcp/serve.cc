@@ -4,8 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "app/code_runner.h"
-#include "app/kept_sessions.h"
 #include "app/log.h"
 #include "app/server_state.h"
 #include "mcp/policy_overrides.h"
@@ -91,14 +89,13 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
   mallopt(M_ARENA_MAX, 1);
   app::ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
                          std::move(*shares), std::move(state_dir));
-  app::remove_unused_sessions(state);
-  app::prepare_warm_sandboxes(state);
-  auto tools = builtin_tools(state.options(), state.policies());
+  state.start();
+  auto tools = builtin_tools(state.options(), state.services().policies);
   if (!tools) {
     log(app::LogLevel::kError, tools.error().message);
     return 2;
   }
-  Server server(state, *tools, STDIN_FILENO, STDOUT_FILENO);
+  Server server(state.services(), state.kernels(), *tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }
 

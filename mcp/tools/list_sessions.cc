@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "app/server_state.h"
+#include "app/services.h"
 #include "core/units.h"
 #include "core/utc_time.h"
 #include "mcp/content.h"
@@ -45,7 +45,7 @@ class ListSessions final : public Tool {
     json sessions = json::array();
     std::string text;
     std::set<std::string> open_ids;
-    for (const auto& entry : context.state.sessions().list()) {
+    for (const auto& entry : context.services.registry.list()) {
       open_ids.insert(entry->id);
       bool frozen = is_frozen(*entry->session);
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
@@ -72,7 +72,7 @@ class ListSessions final : public Tool {
               entry->policy->name + ", open, idle " + format_duration(idle) +
               (frozen ? ", frozen" : "") + previews + "\n";
     }
-    if (const state::StateDir* dir = context.state.state_dir()) {
+    if (const state::StateDir* dir = context.services.kept.dir()) {
       for (const auto& kept : dir->list()) {
         const state::WorkspaceInfo& info = kept.info;
         if (open_ids.contains(info.id)) continue;
