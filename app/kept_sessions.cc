@@ -241,6 +241,15 @@ Status KeptSessions::with_workspace(
   return use(**kept);
 }
 
+std::vector<state::KeptSession> KeptSessions::not_open() const {
+  std::vector<state::KeptSession> closed;
+  if (dir_ == nullptr) return closed;
+  for (auto& kept : dir_->list()) {
+    if (!sessions_.find(kept.info.id)) closed.push_back(std::move(kept));
+  }
+  return closed;
+}
+
 void KeptSessions::remove_unused() const {
   if (dir_ == nullptr) return;
   for (const auto& removed : dir_->remove_unused(options_.session_retention_seconds)) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/audit_trail.h"
 #include "app/code_runner.h"
@@ -91,6 +92,10 @@ class KeptSessions {
   // Refuses what needs sessions kept on disk (names, snapshots, forks) on a server that keeps
   // none.
   Status check_keeps_sessions() const;
+
+  // The sessions on disk that no session of this server holds (list_sessions), by last use;
+  // none when the server keeps no sessions.
+  [[nodiscard]] std::vector<state::KeptSession> not_open() const;
 
   // Removes kept sessions unused for --session-retention, with an audit line each.
   void remove_unused() const;

@@ -249,25 +249,47 @@ void Server::handle_request(const Incoming& request) {
   }
 }
 
+namespace {
+
+// Why a tools/call cannot be taken (no tool name, an unknown tool, arguments that are not an
+// object), before it is given to a worker; nothing when it can.
+std::optional<RpcError> tool_call_refusal(const ToolRegistry& tools, const json& params) {
+  if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+    return RpcError{kInvalidParams, "tools/call needs a tool \"name\"", nullptr};
+  }
+  if (tools.find(params["name"].get<std::string>()) == nullptr) {
+    return RpcError{
+        kInvalidParams,
+        "unknown tool '" + params["name"].get<std::string>() + "'; tools/list names them", nullptr};
+  }
+  if (params.contains("arguments") && !params["arguments"].is_object()) {
+    return RpcError{kInvalidParams, "tool \"arguments\" must be an object", nullptr};
+  }
+  return std::nullopt;
+}
+
+// resources/read's result, or nothing with `error` set.
+json read_resource_result(const app::Services& services, const json& params, const Era& era,
+                          std::optional<RpcError>& error) {
+  auto read = read_resource(services, params);
+  if (auto* failure = std::get_if<RpcError>(&read)) {
+    error = *failure;
+    return nullptr;
+  }
+  auto& contents = std::get<ResourceRead>(read);
+  json result = {{"contents", std::move(contents.contents)}};
+  return finish_result(std::move(result), era,
+                       CachePolicy{true, contents.shared ? 60'000 : 0, contents.shared});
+}
+
+}  // namespace
+
 void Server::submit(const Incoming& request, const Era& era) {
   const json& params = request.params;
   bool is_tool = request.method == "tools/call";
   if (is_tool) {
-    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
-      respond_error(request.id,
-                    RpcError{kInvalidParams, "tools/call needs a tool \"name\"", nullptr});
-      return;
-    }
-    if (tools_.find(params["name"].get<std::string>()) == nullptr) {
-      respond_error(request.id, RpcError{kInvalidParams,
-                                         "unknown tool '" + params["name"].get<std::string>() +
-                                             "'; tools/list names them",
-                                         nullptr});
-      return;
-    }
-    if (params.contains("arguments") && !params["arguments"].is_object()) {
-      respond_error(request.id,
-                    RpcError{kInvalidParams, "tool \"arguments\" must be an object", nullptr});
+    if (auto refused = tool_call_refusal(tools_, params)) {
+      respond_error(request.id, *refused);
       return;
     }
   }
@@ -310,15 +332,7 @@ void Server::submit(const Incoming& request, const Era& era) {
     if (is_tool) {
       result = call_tool(params, era, token, *call);
     } else {
-      auto read = read_resource(services_, params);
-      if (auto* failure = std::get_if<RpcError>(&read)) {
-        error = *failure;
-      } else {
-        auto& contents = std::get<ResourceRead>(read);
-        result = {{"contents", std::move(contents.contents)}};
-        result = finish_result(std::move(result), era,
-                               CachePolicy{true, contents.shared ? 60'000 : 0, contents.shared});
-      }
+      result = read_resource_result(services_, params, era, error);
     }
     forget();
     // The warm pool starts opening the next sandbox now, before the answer is written, so that

@@ -72,32 +72,30 @@ class ListSessions final : public Tool {
               entry->policy->name + ", open, idle " + format_duration(idle) +
               (frozen ? ", frozen" : "") + previews + "\n";
     }
-    if (const state::StateDir* dir = context.services.kept.dir()) {
-      for (const auto& kept : dir->list()) {
-        const state::WorkspaceInfo& info = kept.info;
-        if (open_ids.contains(info.id)) continue;
-        std::string last_used =
-            utc_text(std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
-        json item = {{"session_id", info.id},
-                     {"language", info.language},
-                     {"created_at", info.created_at},
-                     {"open", false},
-                     {"kept", true},
-                     {"bytes", info.bytes},
-                     {"files", info.files},
-                     {"last_used", last_used},
-                     {"state_lost", info.live},
-                     {"in_use_elsewhere", kept.in_use}};
-        if (!info.name.empty()) item["name"] = info.name;
-        sessions.push_back(std::move(item));
-        text += info.id + (info.name.empty() ? "" : " (" + info.name + ")") + " " + info.language +
-                ", kept on disk: " + std::to_string(info.files) + " entries, " +
-                format_size(info.bytes) + ", last used " + last_used +
-                (kept.in_use ? ", open in another server"
-                 : info.live ? "; its interpreter's variables were lost"
-                             : "") +
-                "\n";
-      }
+    for (const auto& kept : context.services.kept.not_open()) {
+      const state::WorkspaceInfo& info = kept.info;
+      if (open_ids.contains(info.id)) continue;
+      std::string last_used =
+          utc_text(std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
+      json item = {{"session_id", info.id},
+                   {"language", info.language},
+                   {"created_at", info.created_at},
+                   {"open", false},
+                   {"kept", true},
+                   {"bytes", info.bytes},
+                   {"files", info.files},
+                   {"last_used", last_used},
+                   {"state_lost", info.live},
+                   {"in_use_elsewhere", kept.in_use}};
+      if (!info.name.empty()) item["name"] = info.name;
+      sessions.push_back(std::move(item));
+      text += info.id + (info.name.empty() ? "" : " (" + info.name + ")") + " " + info.language +
+              ", kept on disk: " + std::to_string(info.files) + " entries, " +
+              format_size(info.bytes) + ", last used " + last_used +
+              (kept.in_use ? ", open in another server"
+               : info.live ? "; its interpreter's variables were lost"
+                           : "") +
+              "\n";
     }
     ToolResult result;
     result.content.push_back(text_block(sessions.empty() ? "no sessions" : text));
