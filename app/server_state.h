@@ -59,8 +59,8 @@ class ServerState {
   Resources resources_;
   ToolchainVersions toolchain_versions_;
   // After the resources, so that they go first: their sandboxes close while the backend is
-  // still there. Each fills only once prepared (after this object is made), and counts the
-  // other's as taken room.
+  // still there. Each fills only once prepared (after this object is made: the kernels' opener
+  // uses runner_, made after them), and counts the other's as taken room.
   WarmPool warm_;
   KernelPool kernels_;
   // The services: references to what is above, nothing of their own to close.
