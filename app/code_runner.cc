@@ -62,21 +62,6 @@ Result<UniqueFd> stdin_memfd(const std::string& text) {
   return fd;
 }
 
-// The server's options as the spec builder's overrides: they are the same for every call.
-SpecOverrides server_overrides(const ServerState& state) {
-  return spec_overrides(state.options());
-}
-
-// The server's backend resolves images, pulled on first use (reported through `progress`).
-ImageSource server_images(ServerState& state, const PullProgress& progress) {
-  ImageSource source;
-  source.backend = &state.backend();
-  source.ensure = [&state, progress](const std::string& image) {
-    return state.images().ensure(image, progress);
-  };
-  return source;
-}
-
 PullProgress progress_to(RunObserver& observer) {
   return
       [&observer](const std::string& line) { observer.on_output(StreamId::kStderr, line + "\n"); };
@@ -126,9 +111,20 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
   }
 }
 
+}  // namespace
+
+ImageSource CodeRunner::images(const PullProgress& progress) const {
+  ImageSource source;
+  source.backend = &backend_;
+  source.ensure = [this, progress](const std::string& image) {
+    return images_.ensure(image, progress);
+  };
+  return source;
+}
+
 // What a language's warm interpreters preload: the server's list (--preload), else the policy's.
-std::vector<std::string> preload_of(ServerState& state, const LanguagePolicy& policy) {
-  const auto& chosen = state.options().preload;
+std::vector<std::string> CodeRunner::preload_of(const LanguagePolicy& policy) const {
+  const auto& chosen = options_.preload;
   auto found = chosen.find(policy.name);
   return found != chosen.end() ? found->second : policy.warm.preload;
 }
@@ -137,44 +133,46 @@ std::vector<std::string> preload_of(ServerState& state, const LanguagePolicy& po
 // preloaded the data libraries when the code imports one of them, else one that preloaded
 // nothing. Built from a call that brings nothing, with none of the server's pass-through values
 // (a call's, never a waiting sandbox's). `pool_key` is where the pool keeps its sandboxes.
-std::optional<WarmInterpreter> interpreter_for(ServerState& state, const LanguagePolicy& policy,
-                                               const SandboxShape& shape, const std::string& code,
-                                               std::string& pool_key) {
+std::optional<WarmInterpreter> CodeRunner::interpreter_for(const LanguagePolicy& policy,
+                                                           const SandboxShape& shape,
+                                                           const std::string& code,
+                                                           std::string& pool_key) const {
   pool_key = policy.name;
-  if (!state.options().warm_interpreters || policy.warm.loader.empty()) return std::nullopt;
-  std::vector<std::string> preload = preload_of(state, policy);
+  if (!options_.warm_interpreters || policy.warm.loader.empty()) return std::nullopt;
+  std::vector<std::string> preload = preload_of(policy);
   if (wants_preload(policy, preload, code)) {
     pool_key += " (preloaded)";  // after the plain ones: those the pool fills first
   } else {
     preload.clear();
   }
-  SpecOverrides overrides = server_overrides(state);
+  SpecOverrides overrides = this->overrides();
   overrides.env.clear();
-  auto empty_call = build_language_spec(policy, CodeCall{}, overrides, server_images(state, {}));
+  auto empty_call = build_language_spec(policy, CodeCall{}, overrides, images({}));
   if (!empty_call) return std::nullopt;
   return warm_interpreter(policy, shape, empty_call->plan, preload);
 }
 
 // In a warm sandbox of the call's shape when one waits, else in a new one.
-Result<RunResult> run_warm_or_cold(ServerState& state, const LanguagePolicy& policy,
-                                   const std::string& code, const SandboxShape& shape,
-                                   const RunPlan& plan, RunObserver& observer, bool& warm,
-                                   std::shared_ptr<void>& until_answered) {
+Result<RunResult> CodeRunner::run_warm_or_cold(const LanguagePolicy& policy,
+                                               const std::string& code, const SandboxShape& shape,
+                                               const RunPlan& plan, RunObserver& observer,
+                                               bool& warm,
+                                               std::shared_ptr<void>& until_answered) const {
   if (runs_warm(shape, plan)) {
     // What a cold run would refuse before starting, a warm one refuses too.
-    if (auto valid = state.backend().check(shape, plan); !valid) return valid.error();
+    if (auto valid = backend_.check(shape, plan); !valid) return valid.error();
     // From the take until the answer is ready, the pool opens none: setting up the next would take
     // a core from this call, and its answer would wait behind it.
-    until_answered = std::make_shared<WarmPool::CallInFlight>(state.warm());
+    until_answered = std::make_shared<WarmPool::CallInFlight>(warm_);
     // Goes back to the pool (to be closed) however the call ends.
     struct Taken {
       WarmPool& pool;
       std::unique_ptr<Session> sandbox;
       ~Taken() { pool.retire(std::move(sandbox)); }
-    } taken{state.warm(), nullptr};
+    } taken{warm_, nullptr};
     std::string pool_key;
-    auto interpreter = interpreter_for(state, policy, shape, code, pool_key);
-    taken.sandbox = state.warm().take(pool_key, shape, interpreter, plan);
+    auto interpreter = interpreter_for(policy, shape, code, pool_key);
+    taken.sandbox = warm_.take(pool_key, shape, interpreter, plan);
     if (taken.sandbox && !taken.sandbox->ended()) {
       auto result = run_warm(*taken.sandbox, plan, observer);
       // One killed from outside as it was taken ended before anything of the call ran (its init
@@ -185,50 +183,46 @@ Result<RunResult> run_warm_or_cold(ServerState& state, const LanguagePolicy& pol
       }
     }
   }
-  return state.backend().run(shape, plan, observer);
+  return backend_.run(shape, plan, observer);
 }
 
-}  // namespace
-
-void prepare_warm_sandboxes(ServerState& state) {
-  auto policy = state.policies().find(state.options().default_language);
-  if (!policy) return;
+void CodeRunner::prepare_warm_sandboxes(const LanguagePolicy& policy) const {
   ImageSource present_only;
-  present_only.backend = &state.backend();
-  auto built = build_language_spec(**policy, CodeCall{}, server_overrides(state), present_only);
+  present_only.backend = &backend_;
+  auto built = build_language_spec(policy, CodeCall{}, overrides(), present_only);
   if (!built || !runs_warm(built->shape, built->plan)) return;
   // The interpreter that preloaded nothing: what a first call takes unless it imports a data
   // library. One that preloaded them costs a second or more of CPU and a few hundred MiB to keep,
   // so it is made after the first call that wanted one, not for every server that starts.
   std::string pool_key;
-  auto interpreter = interpreter_for(state, **policy, built->shape, "", pool_key);
-  state.warm().prepare(pool_key, built->shape, interpreter);
+  auto interpreter = interpreter_for(policy, built->shape, "", pool_key);
+  warm_.prepare(pool_key, built->shape, interpreter);
 }
 
 std::string session_output_file(int run, const std::string& stream) {
   return std::string(kOutputDirectory) + "/" + std::to_string(run) + "/" + stream;
 }
 
-Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
-                               const PullProgress& progress, const std::vector<BindMount>& binds) {
-  SpecOverrides overrides = server_overrides(state);
+Result<BuiltSpec> CodeRunner::session_spec(const LanguagePolicy& policy,
+                                           const PullProgress& progress,
+                                           const std::vector<BindMount>& binds) const {
+  SpecOverrides overrides = this->overrides();
   overrides.binds.insert(overrides.binds.end(), binds.begin(), binds.end());
   // A session's quotas: its tmpfs's size and inodes, so a write past them fails inside.
-  if (state.options().session_disk) overrides.limits.work_bytes = state.options().session_disk;
-  overrides.limits.work_files = state.options().session_files;
-  return build_session_spec(policy, overrides, server_images(state, progress));
+  if (options_.session_disk) overrides.limits.work_bytes = options_.session_disk;
+  overrides.limits.work_files = options_.session_files;
+  return build_session_spec(policy, overrides, images(progress));
 }
 
-Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy) {
+Result<BuiltSpec> CodeRunner::toolchain_version_spec(const LanguagePolicy& policy) const {
   ImageSource present_only;
-  present_only.backend = &state.backend();
-  return build_toolchain_spec(policy, policy.version_command, 20, server_overrides(state),
-                              present_only);
+  present_only.backend = &backend_;
+  return build_toolchain_spec(policy, policy.version_command, 20, overrides(), present_only);
 }
 
-Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
-                          const CodeRequest& request, RunObserver& observer,
-                          std::shared_ptr<void>& until_answered) {
+Result<CodeRun> CodeRunner::run_fresh(const LanguagePolicy& policy, const CodeRequest& request,
+                                      RunObserver& observer,
+                                      std::shared_ptr<void>& until_answered) const {
   UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
@@ -237,29 +231,26 @@ Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
   }
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
-  auto built = build_language_spec(policy, call, server_overrides(state),
-                                   server_images(state, progress_to(observer)));
+  auto built = build_language_spec(policy, call, overrides(), images(progress_to(observer)));
   if (!built) return built.error();
   CodeRun run;
   run.timeout_seconds = built->plan.wall_seconds;
   run.timeout_capped = built->timeout_capped;
   run.limits = limits_of(built->shape.limits, built->plan);
   run.preinstalled = std::move(preinstalled);
-  auto result = run_warm_or_cold(state, policy, request.code, built->shape, built->plan, observer,
+  auto result = run_warm_or_cold(policy, request.code, built->shape, built->plan, observer,
                                  run.warm, until_answered);
   if (!result) return result.error();
-  mask_secrets(state.secrets(), *result);
+  mask_secrets(secrets_, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
   return run;
 }
 
-namespace {
-
 // A call in a live session: the code is a cell of the session's interpreter. Libraries are
 // installed first by the policy's installer, as a separate networked command while the
 // interpreter is stopped, then made importable in it (install_in_session).
-Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRequest& request,
-                         RunObserver& observer) {
+Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& request,
+                                     RunObserver& observer) const {
   const LanguagePolicy& policy = *session.policy;
   if (request.stdin_text) {
     return invalid_input(
@@ -268,14 +259,14 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
   }
   CodeRun run;
   BuiltCell cell_limits =
-      build_live_cell(policy, request.timeout_seconds, session.limits, server_overrides(state));
+      build_live_cell(policy, request.timeout_seconds, session.limits, overrides());
   run.limits = cell_limits.limits;
   run.timeout_capped = cell_limits.timeout_capped;
   run.timeout_seconds = run.limits.wall_seconds;
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   run.preinstalled = std::move(preinstalled);
   if (!libraries.empty()) {
-    auto installed = install_in_session(session, state, libraries, observer, "execute_code");
+    auto installed = install_in_session(session, libraries, observer, "execute_code");
     if (!installed) return installed.error();
     if (installed->outcome != Outcome::kExited || installed->exit_code != 0) {
       run.result = label_result(policy, std::move(*installed), std::nullopt, true);
@@ -288,8 +279,8 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
       return wrote.error();
     }
   }
-  CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes,
-                   state.options().max_artifacts, state.options().max_artifact_bytes};
+  CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes, options_.max_artifacts,
+                   options_.max_artifact_bytes};
   int run_number = ++session.runs;
   auto result = session.kernel->execute(cell, observer);
   if (!result) return result.error();
@@ -298,24 +289,22 @@ Result<CodeRun> run_live(SessionEntry& session, ServerState& state, const CodeRe
     result->cell->state_lost = std::exchange(session.state_lost, "");
     result->cell->lost_before_cell = true;
   }
-  result->backend = state.backend().name();
-  mask_secrets(state.secrets(), *result);
+  result->backend = backend_.name();
+  mask_secrets(secrets_, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, false);
-  keep_whole_streams(*session.session, run_number, state.options().result_stream_bytes, run);
+  keep_whole_streams(*session.session, run_number, options_.result_stream_bytes, run);
   return run;
 }
 
-}  // namespace
-
-Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
-                               const CodeRequest& request, RunObserver& observer) {
+Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequest& request,
+                                           RunObserver& observer) const {
   bool live;
   {
     // create_session starts the interpreter under this lock, after the session is listed.
     std::lock_guard lock(session.run_mutex);
     live = session.kernel != nullptr;
   }
-  if (live) return run_live(session, state, request, observer);
+  if (live) return run_live(session, request, observer);
   const LanguagePolicy& policy = *session.policy;
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   UniqueFd input;
@@ -328,8 +317,8 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   int run_number = session.runs + 1;
   CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
   // Kept for the session's files: the result itself carries only result_stream_bytes of each.
-  auto built = build_session_call(policy, call, server_overrides(state),
-                                  SessionCall{run_number, kSessionStreamBytes});
+  auto built =
+      build_session_call(policy, call, overrides(), SessionCall{run_number, kSessionStreamBytes});
   if (!built) return built.error();
   session.runs = run_number;
   CodeRun run;
@@ -352,24 +341,25 @@ Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
   steps_in_session.stdin_fd = built->plan.stdin_fd;
   auto result = run_steps(built->plan, steps_in_session, observer);
   if (!result) return result.error();
-  mask_secrets(state.secrets(), *result);
+  mask_secrets(secrets_, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
-  keep_whole_streams(sandbox, run_number, state.options().result_stream_bytes, run);
+  keep_whole_streams(sandbox, run_number, options_.result_stream_bytes, run);
   return run;
 }
 
-Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
-                                     const std::vector<std::string>& libraries,
-                                     RunObserver& observer, const std::string& tool) {
+Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
+                                                 const std::vector<std::string>& libraries,
+                                                 RunObserver& observer,
+                                                 const std::string& tool) const {
   auto [wanted, preinstalled] = split_preinstalled(*session.policy, libraries);
   if (wanted.empty() && !preinstalled.empty()) {
     RunResult nothing;
-    nothing.backend = state.backend().name();
+    nothing.backend = backend_.name();
     nothing.stderr_data.data =
         "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
     return nothing;
   }
-  auto built = build_session_install(*session.policy, wanted, server_overrides(state));
+  auto built = build_session_install(*session.policy, wanted, overrides());
   if (!built) return built.error();
   const RunPlan& plan = built->plan;
   std::unique_lock lock(session.run_mutex);
@@ -381,7 +371,7 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   exec.network = plan.networked_steps > 0;
   exec.allowed_hosts = plan.installer_allowed_hosts;
   auto result = session.session->exec(exec, observer);
-  if (result) mask_secrets(state.secrets(), *result);
+  if (result) mask_secrets(secrets_, *result);
   // A live interpreter sees the new libraries without a restart.
   if (result && session.kernel && result->outcome == Outcome::kExited && result->exit_code == 0) {
     if (auto refreshed = session.kernel->refresh_after_install(); !refreshed) {
@@ -395,13 +385,13 @@ Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
   record.session = session.id;
   record.language = session.policy->name;
   record.libraries = libraries;
-  record.backend = state.backend().name();
+  record.backend = backend_.name();
   record.limits = built->limits;
   record.outcome = result ? to_string(result->outcome) : "error";
   if (result && result->outcome == Outcome::kExited) record.exit_code = result->exit_code;
   if (result) record.duration_ms = result->duration_ms;
   if (result) record.network = result->network;
-  state.record(record);
+  audit_.record(record);
   return result;
 }
 

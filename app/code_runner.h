@@ -9,7 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "app/server_state.h"
+#include "app/audit_trail.h"
+#include "app/image_provisioner.h"
+#include "app/secret_mask.h"
+#include "app/server_config.h"
+#include "app/session_registry.h"
+#include "app/warm_pool.h"
 #include "core/result.h"
 #include "language/language_run.h"
 #include "language/spec_builder.h"
@@ -42,38 +47,77 @@ std::string session_output_file(int run, const std::string& stream);
 // How much of a stream a session keeps for that file: the start and the end beyond it.
 inline constexpr std::uint64_t kSessionStreamBytes = 32u << 20;
 
-// A fresh call: in a warm sandbox when one of its shape waits (the pool's hold then goes into
-// `until_answered`, ToolContext's), else in a new one.
-Result<CodeRun> run_fresh(ServerState& state, const LanguagePolicy& policy,
-                          const CodeRequest& request, RunObserver& observer,
-                          std::shared_ptr<void>& until_answered);
-Result<CodeRun> run_in_session(SessionEntry& session, ServerState& state,
-                               const CodeRequest& request, RunObserver& observer);
-
-// Starts keeping warm sandboxes for the default language's fresh calls, of the shape a call
-// without libraries has, when its image is there already (none is pulled for it).
-void prepare_warm_sandboxes(ServerState& state);
-
-// Installs libraries into a session with the policy's installer (and, for that command only,
-// the policy's install network). The result is the installer's, secrets masked.
-// `tool` names the caller in the audit log, where every install is recorded.
-Result<RunResult> install_in_session(SessionEntry& session, ServerState& state,
-                                     const std::vector<std::string>& libraries,
-                                     RunObserver& observer, const std::string& tool);
-
 // Why an install did not succeed, or nothing: one line first when the reason is plain (the
 // package index could not be reached), then the installer's output, its start and its end.
 std::optional<std::string> install_failure(const Result<RunResult>& installed);
 
-// The shape and plan that ask `policy`'s toolchain for its version (its version command), on
-// the language's root file system when that is there already (nothing is pulled for it).
-Result<BuiltSpec> toolchain_version_spec(ServerState& state, const LanguagePolicy& policy);
+// Runs calls and builds sessions' specs under the server's options, with what that takes and
+// nothing more: the backend, the images it resolves, the secrets it masks, the audit log an
+// install writes to, and the warm sandboxes fresh calls take.
+class CodeRunner {
+ public:
+  CodeRunner(const ServerOptions& options, Backend& backend, ImageProvisioner& images,
+             const SecretMask& secrets, const AuditTrail& audit, WarmPool& warm)
+      : options_(options),
+        backend_(backend),
+        images_(images),
+        secrets_(secrets),
+        audit_(audit),
+        warm_(warm) {}
 
-// The shape a session of `policy` is opened from (support files, limits, image) and the plan
-// its commands start from (its environment). Its image is pulled first when missing (reported
-// through `progress`). `binds` are the session's share mounts, part of its shape from the start.
-Result<BuiltSpec> session_spec(ServerState& state, const LanguagePolicy& policy,
-                               const PullProgress& progress,
-                               const std::vector<BindMount>& binds = {});
+  [[nodiscard]] Backend& backend() const { return backend_; }
+
+  // A fresh call: in a warm sandbox when one of its shape waits (the pool's hold then goes into
+  // `until_answered`, ToolContext's), else in a new one.
+  Result<CodeRun> run_fresh(const LanguagePolicy& policy, const CodeRequest& request,
+                            RunObserver& observer, std::shared_ptr<void>& until_answered) const;
+  Result<CodeRun> run_in_session(SessionEntry& session, const CodeRequest& request,
+                                 RunObserver& observer) const;
+
+  // Starts keeping warm sandboxes for `policy`'s (the default language's) fresh calls, of the
+  // shape a call without libraries has, when its image is there already (none is pulled for it).
+  void prepare_warm_sandboxes(const LanguagePolicy& policy) const;
+
+  // Installs libraries into a session with the policy's installer (and, for that command only,
+  // the policy's install network). The result is the installer's, secrets masked.
+  // `tool` names the caller in the audit log, where every install is recorded.
+  Result<RunResult> install_in_session(SessionEntry& session,
+                                       const std::vector<std::string>& libraries,
+                                       RunObserver& observer, const std::string& tool) const;
+
+  // The shape and plan that ask `policy`'s toolchain for its version (its version command), on
+  // the language's root file system when that is there already (nothing is pulled for it).
+  Result<BuiltSpec> toolchain_version_spec(const LanguagePolicy& policy) const;
+
+  // The shape a session of `policy` is opened from (support files, limits, image) and the plan
+  // its commands start from (its environment). Its image is pulled first when missing (reported
+  // through `progress`). `binds` are the session's share mounts, part of its shape from the
+  // start.
+  Result<BuiltSpec> session_spec(const LanguagePolicy& policy, const PullProgress& progress,
+                                 const std::vector<BindMount>& binds = {}) const;
+
+ private:
+  // The server's options as the spec builder's overrides: they are the same for every call.
+  [[nodiscard]] SpecOverrides overrides() const { return spec_overrides(options_); }
+  // The server's backend resolves images, pulled on first use (reported through `progress`).
+  ImageSource images(const PullProgress& progress) const;
+  std::vector<std::string> preload_of(const LanguagePolicy& policy) const;
+  std::optional<WarmInterpreter> interpreter_for(const LanguagePolicy& policy,
+                                                 const SandboxShape& shape, const std::string& code,
+                                                 std::string& pool_key) const;
+  Result<RunResult> run_warm_or_cold(const LanguagePolicy& policy, const std::string& code,
+                                     const SandboxShape& shape, const RunPlan& plan,
+                                     RunObserver& observer, bool& warm,
+                                     std::shared_ptr<void>& until_answered) const;
+  Result<CodeRun> run_live(SessionEntry& session, const CodeRequest& request,
+                           RunObserver& observer) const;
+
+  const ServerOptions& options_;
+  Backend& backend_;
+  ImageProvisioner& images_;
+  const SecretMask& secrets_;
+  const AuditTrail& audit_;
+  WarmPool& warm_;
+};
 
 }  // namespace paddock::app

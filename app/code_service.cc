@@ -7,7 +7,7 @@ namespace paddock::app {
 namespace {
 
 // The audit log's line for a run, or for code that screening blocked (`run` null).
-AuditRecord audit_record(const ServerState& state, const SessionEntry* session,
+AuditRecord audit_record(const Backend& backend, const SessionEntry* session,
                          const LanguagePolicy& policy, const CodeRequest& request,
                          const Result<CodeRun>* run) {
   AuditRecord record;
@@ -15,7 +15,7 @@ AuditRecord audit_record(const ServerState& state, const SessionEntry* session,
   record.language = policy.name;
   record.code = request.code;
   record.libraries = request.libraries;
-  record.backend = state.backend().name();
+  record.backend = backend.name();
   if (session != nullptr) record.session = session->id;
   if (run == nullptr) {
     record.outcome = "blocked";
@@ -42,19 +42,19 @@ Result<CodeAnswer> CodeService::execute(const CodeCall& call, RunObserver& obser
   std::optional<SessionLease> lease;
   const LanguagePolicy* policy = nullptr;
   if (!call.session.empty()) {
-    auto acquired = state_.sessions().acquire(call.session);
+    auto acquired = sessions_.acquire(call.session);
     if (!acquired) return acquired.error();
     lease.emplace(std::move(*acquired));
     policy = (*lease)->policy;
     if (!call.language.empty()) {
-      auto asked = state_.policies().find(call.language);
+      auto asked = policies_.find(call.language);
       if (!asked || *asked != policy) {
         return invalid_input("session " + (*lease)->id + " runs " + policy->name +
                              "; create another session for another language");
       }
     }
   } else {
-    auto found = state_.policies().find(call.language.empty() ? default_language_ : call.language);
+    auto found = policies_.find(call.language.empty() ? default_language_ : call.language);
     if (!found) return found.error();
     policy = *found;
   }
@@ -63,12 +63,12 @@ Result<CodeAnswer> CodeService::execute(const CodeCall& call, RunObserver& obser
   answer.in_session = session != nullptr;
   answer.screening = screen_code(*policy, call.request.code);
   if (answer.screening.blocked) {
-    state_.record(audit_record(state_, session, *policy, call.request, nullptr));
+    audit_.record(audit_record(runner_.backend(), session, *policy, call.request, nullptr));
     return answer;
   }
-  answer.run = session ? run_in_session(*session, state_, call.request, observer)
-                       : run_fresh(state_, *policy, call.request, observer, until_answered);
-  state_.record(audit_record(state_, session, *policy, call.request, &answer.run));
+  answer.run = session ? runner_.run_in_session(*session, call.request, observer)
+                       : runner_.run_fresh(*policy, call.request, observer, until_answered);
+  audit_.record(audit_record(runner_.backend(), session, *policy, call.request, &answer.run));
   // An error may carry what the sandbox said (a kernel's log when it cannot start again).
   if (session) answer.not_kept = keep_session_files(*session);
   return answer;

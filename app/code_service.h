@@ -9,10 +9,12 @@
 #include <optional>
 #include <string>
 
+#include "app/audit_trail.h"
 #include "app/code_runner.h"
 #include "app/code_screening.h"
-#include "app/server_state.h"
+#include "app/session_registry.h"
 #include "core/result.h"
+#include "language/policy_store.h"
 
 namespace paddock::app {
 
@@ -33,8 +35,13 @@ struct CodeAnswer {
 
 class CodeService {
  public:
-  CodeService(ServerState& state, std::string default_language)
-      : state_(state), default_language_(std::move(default_language)) {}
+  CodeService(const PolicyStore& policies, SessionRegistry& sessions, const CodeRunner& runner,
+              const AuditTrail& audit, std::string default_language)
+      : policies_(policies),
+        sessions_(sessions),
+        runner_(runner),
+        audit_(audit),
+        default_language_(std::move(default_language)) {}
 
   // An error is a call that could not be taken (no such session or language); everything else,
   // blocked or run, is an answer, and is in the audit log.
@@ -42,8 +49,11 @@ class CodeService {
                              std::shared_ptr<void>& until_answered) const;
 
  private:
-  ServerState& state_;
-  std::string default_language_;
+  const PolicyStore& policies_;
+  SessionRegistry& sessions_;
+  const CodeRunner& runner_;
+  const AuditTrail& audit_;
+  const std::string default_language_;
 };
 
 }  // namespace paddock::app

@@ -92,13 +92,9 @@ Status restore_session_files(SessionEntry& entry) {
   return entry.kept->adopt(walker_of(*entry.session));
 }
 
-namespace {
-
-// What the state directory holds, plus what the open kept sessions but `except` may still write
-// before their next save.
-std::uint64_t state_disk_committed(ServerState& state, const SessionEntry* except) {
-  std::uint64_t used = state.state_dir()->disk_bytes(state.options().state_disk);
-  for (const auto& open : state.sessions().list()) {
+std::uint64_t KeptSessions::committed(const SessionEntry* except) const {
+  std::uint64_t used = dir_->disk_bytes(options_.state_disk);
+  for (const auto& open : sessions_.list()) {
     if (!open->kept || open.get() == except) continue;
     std::uint64_t held = open->kept->info().used_bytes;
     if (open->limits.work_bytes > held) used += open->limits.work_bytes - held;
@@ -106,12 +102,9 @@ std::uint64_t state_disk_committed(ServerState& state, const SessionEntry* excep
   return used;
 }
 
-}  // namespace
-
-Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
-                                        std::uint64_t own_bytes) {
-  std::uint64_t used = state_disk_committed(state, nullptr);
-  std::uint64_t limit = state.options().state_disk;
+Result<std::uint64_t> KeptSessions::room_for(std::uint64_t wanted, std::uint64_t own_bytes) const {
+  std::uint64_t used = committed(nullptr);
+  std::uint64_t limit = options_.state_disk;
   std::uint64_t room = limit > used ? limit - used : 0;
   std::uint64_t size = std::min(wanted, room + own_bytes);
   // A kept session is reopened whatever the room: its files are on disk already, and it holds
@@ -119,47 +112,45 @@ Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted
   // little room to work.
   if (own_bytes > 0) return std::max(size, own_bytes + (1u << 20));
   if (size < (1u << 20)) {
-    return Error{ENOSPC, "the state directory " + state.state_dir()->path() + " is full (" +
-                             format_size(used) + " of --state-disk " + format_size(limit) +
+    return Error{ENOSPC, "the state directory " + dir_->path() + " is full (" + format_size(used) +
+                             " of --state-disk " + format_size(limit) +
                              "): close sessions you no longer need with close_session, or raise "
                              "--state-disk"};
   }
   return size;
 }
 
-void attach_state_disk_room(ServerState& state, SessionEntry& entry) {
-  entry.state_disk_room = [&state, &entry]() -> std::uint64_t {
-    std::uint64_t used = state_disk_committed(state, &entry);
-    std::uint64_t limit = state.options().state_disk;
+void KeptSessions::attach_state_disk_room(SessionEntry& entry) const {
+  entry.state_disk_room = [this, &entry]() -> std::uint64_t {
+    std::uint64_t used = committed(&entry);
+    std::uint64_t limit = options_.state_disk;
     return limit > used ? limit - used : 0;
   };
-  entry.state_disk_wrote = [&state](std::uint64_t bytes) {
-    state.state_dir()->note_written(bytes);
-  };
+  entry.state_disk_wrote = [dir = dir_](std::uint64_t bytes) { dir->note_written(bytes); };
 }
 
-std::uint64_t state_disk_room(ServerState& state) {
-  std::uint64_t used = state_disk_committed(state, nullptr);
-  std::uint64_t limit = state.options().state_disk;
+std::uint64_t KeptSessions::state_disk_room() const {
+  std::uint64_t used = committed(nullptr);
+  std::uint64_t limit = options_.state_disk;
   return limit > used ? limit - used : 0;
 }
 
-Status check_keeps_sessions(const ServerState& state) {
-  if (state.state_dir() != nullptr) return {};
+Status KeptSessions::check_keeps_sessions() const {
+  if (dir_ != nullptr) return {};
   return invalid_input(
       "this server keeps no sessions on disk (--state-dir none, or a backend that cannot), so "
       "sessions have no names, snapshots or forks");
 }
 
-Status check_state_room(ServerState& state) {
-  auto room = kept_session_room(state, 1u << 20, 0);
+Status KeptSessions::check_state_room() const {
+  auto room = room_for(1u << 20, 0);
   return room ? Status{} : Status{room.error()};
 }
 
-Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
-    ServerState& state, const std::string& id, const std::string& name, const std::string& language,
-    const std::function<Status(int files_fd)>& fill) {
-  state::StateDir* dir = state.state_dir();
+Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::make_workspace(
+    const std::string& id, const std::string& name, const std::string& language,
+    const std::function<Status(int files_fd)>& fill) const {
+  state::StateDir* dir = dir_;
   if (dir == nullptr) return std::unique_ptr<state::SavedWorkspace>();
   if (!name.empty()) {
     if (auto claimed = dir->claim_name(name, id); !claimed) return claimed.error();
@@ -174,9 +165,9 @@ Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
   return made;
 }
 
-Result<std::unique_ptr<state::SavedWorkspace>> closed_kept_session(ServerState& state,
-                                                                   const std::string& id_or_name) {
-  state::StateDir* dir = state.state_dir();
+Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::closed(
+    const std::string& id_or_name) const {
+  state::StateDir* dir = dir_;
   if (dir == nullptr) return Error{ENOENT, "no session '" + id_or_name + "'"};
   auto id = dir->resolve(id_or_name);
   if (!id) return id.error();
@@ -189,52 +180,49 @@ Result<std::unique_ptr<state::SavedWorkspace>> closed_kept_session(ServerState& 
   return workspace;
 }
 
-Result<std::shared_ptr<SessionEntry>> reopen_kept_session(ServerState& state,
-                                                          const std::string& id_or_name) {
-  auto workspace = closed_kept_session(state, id_or_name);
+Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(const std::string& id_or_name) const {
+  auto workspace = closed(id_or_name);
   if (!workspace) return workspace.error();
-  state::StateDir* dir = state.state_dir();
   const state::WorkspaceInfo info = (*workspace)->info();
   const std::string& id = info.id;
-  auto policy = state.policies().find(info.language);
+  auto policy = policies_.find(info.language);
   if (!policy) {
     return Error{ENOENT, "session " + id + " was made for " + info.language +
                              ", which this server does not run"};
   }
-  auto spec = session_spec(state, **policy, {});
+  auto spec = runner_.session_spec(**policy, {});
   if (!spec) return spec.error();
-  auto room = kept_session_room(state, spec->shape.limits.work_bytes, info.used_bytes);
+  auto room = room_for(spec->shape.limits.work_bytes, info.used_bytes);
   if (!room) return room.error();
   spec->shape.limits.work_bytes = *room;
-  if (auto reserved = state.sessions().reserve(); !reserved) return reserved.error();
-  state.warm().fit();
-  state.kernels().fit();
-  auto opened = state.backend().open_session(spec->shape, spec->plan);
+  if (auto reserved = sessions_.reserve(); !reserved) return reserved.error();
+  warm_.fit();
+  kernels_.fit();
+  auto opened = runner_.backend().open_session(spec->shape, spec->plan);
   if (!opened) {
-    state.sessions().unreserve();
+    sessions_.unreserve();
     return opened.error().context("reopening session " + id);
   }
-  auto entry =
-      state.sessions().add(std::move(*opened), **policy, state.options().session_idle_seconds, id);
+  auto entry = sessions_.add(std::move(*opened), **policy, options_.session_idle_seconds, id);
   entry->limits = limits_of(spec->shape.limits, spec->plan);
   entry->name = info.name;
   std::lock_guard lock(entry->run_mutex);
   entry->kept = std::move(*workspace);
-  attach_state_disk_room(state, *entry);
+  attach_state_disk_room(*entry);
   if (auto restored = restore_session_files(*entry); !restored) {
     entry->kept.reset();  // what is on disk stays as it was
-    state.sessions().close(entry->id);
+    sessions_.close(entry->id);
     return restored.error();
   }
-  start_interpreter(*entry, info.live, state.secrets());
+  start_interpreter(*entry, info.live, secrets_);
   if (info.live) entry->state_lost = "the server restarted";
-  log(LogLevel::kInfo, "session " + id + " reopened from " + dir->path());
+  log(LogLevel::kInfo, "session " + id + " reopened from " + dir_->path());
   return entry;
 }
 
-Status with_workspace(ServerState& state, const std::string& id_or_name,
-                      const std::function<Status(state::SavedWorkspace&)>& use) {
-  if (auto open = state.sessions().find(id_or_name); open) {
+Status KeptSessions::with_workspace(
+    const std::string& id_or_name, const std::function<Status(state::SavedWorkspace&)>& use) const {
+  if (auto open = sessions_.find(id_or_name); open) {
     std::lock_guard lock((*open)->run_mutex);
     if (!(*open)->kept) {
       return invalid_input("session " + (*open)->id +
@@ -243,7 +231,7 @@ Status with_workspace(ServerState& state, const std::string& id_or_name,
     }
     return use(*(*open)->kept);
   }
-  auto kept = closed_kept_session(state, id_or_name);
+  auto kept = closed(id_or_name);
   if (!kept) {
     if (kept.error().code == ENOENT) {
       return Error{ENOENT, "no session '" + id_or_name + "' (open or kept on disk)"};
@@ -253,22 +241,29 @@ Status with_workspace(ServerState& state, const std::string& id_or_name,
   return use(**kept);
 }
 
-void remove_unused_sessions(ServerState& state) {
-  state::StateDir* dir = state.state_dir();
-  if (dir == nullptr) return;
-  for (const auto& removed : dir->remove_unused(state.options().session_retention_seconds)) {
+std::vector<state::KeptSession> KeptSessions::not_open() const {
+  std::vector<state::KeptSession> closed;
+  if (dir_ == nullptr) return closed;
+  for (auto& kept : dir_->list()) {
+    if (!sessions_.find(kept.info.id)) closed.push_back(std::move(kept));
+  }
+  return closed;
+}
+
+void KeptSessions::remove_unused() const {
+  if (dir_ == nullptr) return;
+  for (const auto& removed : dir_->remove_unused(options_.session_retention_seconds)) {
     AuditRecord record;
     record.tool = "session_retention";
     record.session = removed.id;
     record.language = removed.language;
-    record.backend = state.backend().name();
+    record.backend = runner_.backend().name();
     record.outcome = "removed";
-    record.error = "unused for more than " +
-                   format_duration(state.options().session_retention_seconds) +
+    record.error = "unused for more than " + format_duration(options_.session_retention_seconds) +
                    " (--session-retention)";
-    state.record(record);
+    audit_.record(record);
     log(LogLevel::kInfo, "session " + removed.id + " removed from disk: unused for longer than " +
-                             format_duration(state.options().session_retention_seconds));
+                             format_duration(options_.session_retention_seconds));
   }
 }
 

@@ -1,7 +1,6 @@
 #include "app/language_catalog.h"
 
 #include "app/code_runner.h"
-#include "app/server_state.h"
 
 namespace paddock::app {
 namespace {
@@ -17,7 +16,7 @@ std::string extension_of(const std::string& source_file) {
 
 std::vector<LanguageSummary> LanguageCatalog::list() const {
   std::vector<LanguageSummary> languages;
-  for (const auto& policy : state_.policies().all()) {
+  for (const auto& policy : policies_.all()) {
     languages.push_back(
         {policy.name, policy.aliases, policy.description, extension_of(policy.source_file)});
   }
@@ -25,23 +24,23 @@ std::vector<LanguageSummary> LanguageCatalog::list() const {
 }
 
 Result<LanguageDetails> LanguageCatalog::details(const std::string& name) const {
-  auto policy = state_.policies().find(name);
+  auto policy = policies_.find(name);
   if (!policy) return policy.error();
   LanguageDetails details;
   details.policy = *policy;
   details.version = toolchain_version(**policy);
   details.file_extension = extension_of((*policy)->source_file);
-  details.limits = language_limits(**policy, spec_overrides(state_.options()));
+  details.limits = language_limits(**policy, overrides_);
   return details;
 }
 
 std::string LanguageCatalog::toolchain_version(const LanguagePolicy& policy) const {
-  return state_.toolchain_versions().get(policy.name, [&]() -> std::string {
+  return versions_.get(policy.name, [&]() -> std::string {
     if (policy.version_command.empty()) return "unknown";
-    auto spec = toolchain_version_spec(state_, policy);
+    auto spec = runner_.toolchain_version_spec(policy);
     if (!spec) return "unknown";
     Quiet quiet;
-    auto result = state_.backend().run(spec->shape, spec->plan, quiet);
+    auto result = runner_.backend().run(spec->shape, spec->plan, quiet);
     if (!result || result->outcome != Outcome::kExited || result->exit_code != 0) return "unknown";
     // Some print to stderr (java -version); the first line says it.
     const std::string& text =

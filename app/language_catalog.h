@@ -11,10 +11,13 @@
 
 #include "core/result.h"
 #include "language/policy.h"
+#include "language/policy_store.h"
+#include "language/spec_builder.h"
+#include "runtime/backend.h"
 
 namespace paddock::app {
 
-class ServerState;
+class CodeRunner;
 
 // One language as the list shows it.
 struct LanguageSummary {
@@ -54,7 +57,13 @@ class ToolchainVersions {
 
 class LanguageCatalog {
  public:
-  explicit LanguageCatalog(ServerState& state) : state_(state) {}
+  // `overrides`: the server's options as the spec builder takes them (the limits shown).
+  LanguageCatalog(const PolicyStore& policies, SpecOverrides overrides, const CodeRunner& runner,
+                  ToolchainVersions& versions)
+      : policies_(policies),
+        overrides_(std::move(overrides)),
+        runner_(runner),
+        versions_(versions) {}
 
   [[nodiscard]] std::vector<LanguageSummary> list() const;
   // `name` is a language's name or alias; the error is the policy store's.
@@ -63,7 +72,10 @@ class LanguageCatalog {
  private:
   std::string toolchain_version(const LanguagePolicy& policy) const;
 
-  ServerState& state_;
+  const PolicyStore& policies_;
+  const SpecOverrides overrides_;
+  const CodeRunner& runner_;  // builds the version's spec and runs it on its backend
+  ToolchainVersions& versions_;
 };
 
 }  // namespace paddock::app

@@ -1,7 +1,5 @@
 #include "app/server_state.h"
 
-#include "app/code_runner.h"
-#include "app/kept_sessions.h"
 #include "runtime/warm_run.h"
 
 namespace paddock::app {
@@ -45,45 +43,77 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend
                          std::unique_ptr<state::StateDir> state_dir)
     : options_(std::move(options)),
       state_dir_(std::move(state_dir)),
-      services_(service_settings(options_), std::move(backend), std::move(policies),
-                std::move(audit), std::move(shares)),
+      resources_(service_settings(options_), std::move(backend), std::move(policies),
+                 std::move(audit), std::move(shares)),
       warm_(
-          warm_pool_size(options_, services_.backend()),
+          warm_pool_size(options_, resources_.backend()),
           [this](const std::string&, const SandboxShape& shape,
                  const std::optional<WarmInterpreter>& interpreter) {
-            return open_warm(services_.backend(), shape, interpreter);
+            return open_warm(resources_.backend(), shape, interpreter);
           },
           [this](std::size_t pool_sandboxes) {
             // Warm sandboxes count against the sessions' cap: they never crowd one out.
-            return services_.sessions().size() + pool_sandboxes + kernels_.size() <
+            return resources_.sessions().size() + pool_sandboxes + kernels_.size() <
                    options_.max_sessions;
           }),
       kernels_(
-          kernel_pool_size(options_, services_.backend()),
+          kernel_pool_size(options_, resources_.backend()),
           [this](const std::string& language, const SandboxShape& shape,
                  const std::optional<WarmInterpreter>&) {
             return open_ready_kernel(language, shape);
           },
           [this](std::size_t pool_sandboxes) {
-            return services_.sessions().size() + pool_sandboxes + warm_.size() <
+            return resources_.sessions().size() + pool_sandboxes + warm_.size() <
                    options_.max_sessions;
-          }) {
+          }),
+      runner_(options_, resources_.backend(), resources_.images(), resources_.secrets(),
+              resources_.audit(), warm_),
+      kept_(options_, state_dir_.get(), resources_.sessions(), resources_.policies(), runner_,
+            warm_, kernels_, resources_.secrets(), resources_.audit()),
+      code_(resources_.policies(), resources_.sessions(), runner_, resources_.audit(),
+            options_.default_language),
+      sessions_(options_, resources_.policies(), resources_.sessions(), kept_, runner_, warm_,
+                kernels_, resources_.shares(), resources_.secrets(), resources_.audit()),
+      catalog_(resources_.policies(), spec_overrides(options_), runner_, toolchain_versions_),
+      exporter_(kept_, resources_.shares(), resources_.backend(), resources_.audit()),
+      snapshots_(kept_),
+      transfers_(resources_.sessions(), resources_.shares(), options_.transfer_caps,
+                 resources_.backend(), resources_.audit()),
+      services_{options_,
+                resources_.policies(),
+                resources_.backend(),
+                resources_.sessions(),
+                resources_.secrets(),
+                resources_.shares(),
+                kept_,
+                runner_,
+                code_,
+                sessions_,
+                catalog_,
+                exporter_,
+                snapshots_,
+                transfers_} {
   if (state_dir_) {
-    services_.sessions().set_reopener(
-        [this](const std::string& id) { return reopen_kept_session(*this, id); });
+    resources_.sessions().set_reopener([this](const std::string& id) { return kept_.reopen(id); });
   }
+}
+
+void ServerState::start() {
+  kept_.remove_unused();
+  auto policy = resources_.policies().find(options_.default_language);
+  if (policy) runner_.prepare_warm_sandboxes(**policy);
 }
 
 Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(const std::string& language,
                                                                     const SandboxShape& shape) {
-  auto policy = policies().find(language);
+  auto policy = resources_.policies().find(language);
   if (!policy) return policy.error();
-  auto spec = session_spec(*this, **policy, {}, {});
+  auto spec = runner_.session_spec(**policy, {}, {});
   if (!spec) return spec.error();
   // The language's session is made otherwise by now (an image replaced): its next
   // create_session sets the new shape.
   if (!(spec->shape == shape)) return Error{ESTALE, "the language's sessions changed shape"};
-  auto session = backend().open_session(spec->shape, spec->plan);
+  auto session = resources_.backend().open_session(spec->shape, spec->plan);
   if (!session) return session.error();
   auto kernel = LiveKernel::start(**session, (*policy)->kernel, kKernelReadySeconds);
   if (!kernel) return kernel.error();

@@ -1,8 +1,9 @@
 #pragma once
 
-// What every request of one `paddock mcp` process shares: its options, the services below the
-// protocol (app/services.h: the backend, the language policies, the sessions, the images,
-// the secrets to mask, the audit log and the shares), the warm sandboxes and the ready kernels.
+// What every request of one `paddock mcp` process shares: its options, the resources below the
+// protocol (app/resources.h: the backend, the language policies, the sessions, the images,
+// the secrets to mask, the audit log and the shares), the warm sandboxes, the ready kernels, and
+// the services made of them (app/services.h).
 
 #include <cstddef>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "app/language_catalog.h"
 #include "app/live_session.h"
+#include "app/resources.h"
 #include "app/server_config.h"
 #include "app/services.h"
 #include "app/warm_pool.h"
@@ -25,6 +27,9 @@ namespace paddock::app {
 // second line of defence). The one list for results, the audit log and the server's own log.
 std::vector<std::string> masked_assignments(const ServerOptions& options);
 
+// The one composition root of `paddock mcp`: it owns everything one server's requests share
+// (its options, the resources, the pools, the state directory) and makes each service once, with
+// the pieces it uses. Nothing takes the root itself: front-ends get services().
 class ServerState {
  public:
   ServerState(ServerOptions options, std::unique_ptr<Backend> backend, PolicyStore policies,
@@ -34,23 +39,14 @@ class ServerState {
   ServerState& operator=(const ServerState&) = delete;
 
   [[nodiscard]] const ServerOptions& options() const { return options_; }
-  [[nodiscard]] Services& services() { return services_; }
-  [[nodiscard]] Backend& backend() const { return services_.backend(); }
-  [[nodiscard]] const PolicyStore& policies() const { return services_.policies(); }
-  [[nodiscard]] SessionRegistry& sessions() { return services_.sessions(); }
-  [[nodiscard]] ImageProvisioner& images() { return services_.images(); }
-  [[nodiscard]] const SecretMask& secrets() const { return services_.secrets(); }
-  [[nodiscard]] const Shares& shares() const { return services_.shares(); }
-  [[nodiscard]] WarmPool& warm() { return warm_; }
-  // Live sessions' sandboxes with their kernel ready, for create_session (live_session.h).
+  [[nodiscard]] const Services& services() const { return services_; }
+  // Live sessions' sandboxes with their kernel ready (live_session.h): a call holds the pool
+  // while it runs (mcp/server.cc).
   [[nodiscard]] KernelPool& kernels() { return kernels_; }
-  // Where sessions are kept across restarts (app/kept_sessions.h); null when they are not.
-  [[nodiscard]] state::StateDir* state_dir() const { return state_dir_.get(); }
-  // What get_language_details learned of each toolchain (app/language_catalog.h).
-  [[nodiscard]] ToolchainVersions& toolchain_versions() { return toolchain_versions_; }
 
-  // Appends to the audit log, when there is one.
-  void record(const AuditRecord& record) const { services_.record(record); }
+  // What a server does once it is made: removes kept sessions past their retention, and starts
+  // keeping warm sandboxes for the default language.
+  void start();
 
  private:
   // A live session of `language` with its kernel ready, for the kernel pool.
@@ -58,14 +54,25 @@ class ServerState {
                                                          const SandboxShape& shape);
 
   const ServerOptions options_;
-  // Before the sessions (in services_): they hold its sessions' locks and write into it.
+  // Before the sessions (in resources_): they hold its sessions' locks and write into it.
   const std::unique_ptr<state::StateDir> state_dir_;
-  Services services_;
+  Resources resources_;
   ToolchainVersions toolchain_versions_;
-  // Last, so that they go first: their sandboxes close while the backend is still there. Each
-  // fills only once prepared (after this object is made), and counts the other's as taken room.
+  // After the resources, so that they go first: their sandboxes close while the backend is
+  // still there. Each fills only once prepared (after this object is made: the kernels' opener
+  // uses runner_, made after them), and counts the other's as taken room.
   WarmPool warm_;
   KernelPool kernels_;
+  // The services: references to what is above, nothing of their own to close.
+  const CodeRunner runner_;
+  const KeptSessions kept_;
+  const CodeService code_;
+  const SessionService sessions_;
+  const LanguageCatalog catalog_;
+  const SessionExporter exporter_;
+  const SessionSnapshots snapshots_;
+  const SessionTransfers transfers_;
+  const Services services_;
 };
 
 }  // namespace paddock::app

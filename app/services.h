@@ -1,64 +1,42 @@
 #pragma once
 
-// What every request of one server shares below the protocol: the backend that runs sandboxes,
-// the language policies (loaded, checked and adjusted to the options once, at start), the
-// sessions, the images settled so far, the secrets to mask, the audit log and the shares.
-// It owns them, and hands each out to what needs it.
+// What a front-end calls, each service made once by the server's root (app/server_state.h) with
+// what it uses: a tool or a resource read gets this, never the root itself. The few shared parts
+// a tool still reads (the open sessions, the shares, the secrets to mask, the options it shows)
+// are here by reference too.
 
-#include <cstddef>
-#include <memory>
-#include <string>
-#include <vector>
-
-#include "app/audit_log.h"
-#include "app/image_provisioner.h"
+#include "app/code_runner.h"
+#include "app/code_service.h"
+#include "app/kept_sessions.h"
+#include "app/language_catalog.h"
 #include "app/secret_mask.h"
+#include "app/server_config.h"
+#include "app/session_export.h"
 #include "app/session_registry.h"
+#include "app/session_service.h"
+#include "app/session_snapshots.h"
+#include "app/session_transfer.h"
 #include "app/shares.h"
 #include "language/policy_store.h"
 #include "runtime/backend.h"
 
 namespace paddock::app {
 
-// What the services are set to, from the server's options.
-struct ServiceSettings {
-  std::size_t max_sessions = 16;
-  double max_session_idle_seconds = 86400;  // the most a session's ttl may be
-  bool pull_missing_images = true;
-  std::vector<std::string> pass_through_env;  // NAME=VALUE: the values are masked
-  bool allow_preview = false;                 // expose_port (docs/previews.md)
-  net::preview::PreviewPortRange preview_ports;
-  std::size_t max_previews = net::preview::kDefaultMaxPreviews;
-};
-
-class Services {
- public:
-  Services(const ServiceSettings& settings, std::unique_ptr<Backend> backend, PolicyStore policies,
-           std::unique_ptr<AuditLog> audit = nullptr, Shares shares = {});
-  Services(const Services&) = delete;
-  Services& operator=(const Services&) = delete;
-
-  [[nodiscard]] Backend& backend() const { return *backend_; }
-  [[nodiscard]] const PolicyStore& policies() const { return policies_; }
-  [[nodiscard]] SessionRegistry& sessions() { return sessions_; }
-  [[nodiscard]] ImageProvisioner& images() { return images_; }
-  [[nodiscard]] const SecretMask& secrets() const { return secrets_; }
-  // The host folders the user shared (--share).
-  [[nodiscard]] const Shares& shares() const { return shares_; }
-
-  // Appends to the audit log, when there is one.
-  void record(const AuditRecord& record) const {
-    if (audit_) audit_->record(record, secrets_);
-  }
-
- private:
-  const std::unique_ptr<Backend> backend_;
-  const PolicyStore policies_;
-  SessionRegistry sessions_;
-  ImageProvisioner images_;  // uses backend_, declared before it
-  const SecretMask secrets_;
-  const std::unique_ptr<AuditLog> audit_;  // null without --audit-log
-  const Shares shares_;
+struct Services {
+  const ServerOptions& options;
+  const PolicyStore& policies;
+  const Backend& backend;
+  SessionRegistry& registry;  // the open sessions
+  const SecretMask& secrets;
+  const Shares& shares;
+  const KeptSessions& kept;
+  const CodeRunner& runner;
+  const CodeService& code;
+  const SessionService& sessions;
+  const LanguageCatalog& catalog;
+  const SessionExporter& exporter;
+  const SessionSnapshots& snapshots;
+  const SessionTransfers& transfers;
 };
 
 }  // namespace paddock::app

@@ -41,12 +41,12 @@ Result<ExportedSession> SessionExporter::write_archive(const ExportRequest& requ
   Result<TransferReport> written = Error{EINVAL, ""};
   ExportedSession exported;
   auto done =
-      with_workspace(state_, request.session, [&](state::SavedWorkspace& workspace) -> Status {
+      kept_.with_workspace(request.session, [&](state::SavedWorkspace& workspace) -> Status {
         exported.id = workspace.info().id;
         auto files = workspace.files(request.snapshot);
         if (!files) return files.error();
         written =
-            write_into_share(state_.shares(), request.host_path, request.overwrite,
+            write_into_share(shares_, request.host_path, request.overwrite,
                              [&](int out, const CopyProgress& progress) -> Result<std::uint64_t> {
                                auto stats = state::export_tree(files->get(), out);
                                if (!stats) return stats.error();
@@ -58,7 +58,7 @@ Result<ExportedSession> SessionExporter::write_archive(const ExportRequest& requ
                              });
         return written ? Status{} : Status{written.error()};
       });
-  state_.record(export_record(tool, exported.id, state_.backend(), done, written));
+  audit_.record(export_record(tool, exported.id, backend_, done, written));
   if (!done) return done.error();
   exported.written = std::move(*written);
   return exported;

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <string>
 
+#include "app/audit_trail.h"
 #include "app/host_transfer.h"
-#include "app/server_state.h"
+#include "app/kept_sessions.h"
+#include "app/shares.h"
 #include "core/result.h"
 
 namespace paddock::app {
@@ -29,7 +31,9 @@ struct ExportedSession {
 
 class SessionExporter {
  public:
-  explicit SessionExporter(ServerState& state) : state_(state) {}
+  SessionExporter(const KeptSessions& kept, const Shares& shares, const Backend& backend,
+                  const AuditTrail& audit)
+      : kept_(kept), shares_(shares), backend_(backend), audit_(audit) {}
 
   // `tool` names the caller in the audit log. A snapshot name that is not one is refused before
   // anything is looked up or recorded.
@@ -37,7 +41,10 @@ class SessionExporter {
                                         const std::string& tool) const;
 
  private:
-  ServerState& state_;
+  const KeptSessions& kept_;
+  const Shares& shares_;
+  const Backend& backend_;  // named in the audit line
+  const AuditTrail& audit_;
 };
 
 }  // namespace paddock::app

@@ -22,20 +22,21 @@ using WorkspaceFill = std::function<Status(int workspace)>;
 // registered session (with its sandbox and previews), the reserved slot, an untaken ready kernel.
 class SessionRollback {
  public:
-  explicit SessionRollback(ServerState& state) : state_(state) {}
+  SessionRollback(SessionRegistry& sessions, const KeptSessions& kept, KernelPool& kernels)
+      : sessions_(sessions), kept_(kept), kernels_(kernels) {}
   SessionRollback(const SessionRollback&) = delete;
   SessionRollback& operator=(const SessionRollback&) = delete;
   ~SessionRollback() {
     if (committed_) return;
     if (entry_) {
-      state_.sessions().close(entry_->id);
+      sessions_.close(entry_->id);
       std::lock_guard lock(entry_->run_mutex);
-      if (entry_->kept) (void)state_.state_dir()->remove(*entry_->kept);
+      if (entry_->kept) (void)kept_.dir()->remove(*entry_->kept);
       entry_->kept.reset();
     } else if (reserved_) {
-      state_.sessions().unreserve();
+      sessions_.unreserve();
     }
-    state_.kernels().retire(std::move(ready_));
+    kernels_.retire(std::move(ready_));
   }
 
   void hold_ready(std::unique_ptr<ReadyKernel> ready) { ready_ = std::move(ready); }
@@ -46,7 +47,9 @@ class SessionRollback {
   void commit() { committed_ = true; }
 
  private:
-  ServerState& state_;
+  SessionRegistry& sessions_;
+  const KeptSessions& kept_;
+  KernelPool& kernels_;
   std::unique_ptr<ReadyKernel> ready_;
   bool reserved_ = false;
   std::shared_ptr<SessionEntry> entry_;
@@ -55,15 +58,16 @@ class SessionRollback {
 
 // Fills a new workspace from an archive in a share, under the image layers' rules
 // (state/workspace_archive.h), within the session's quotas.
-Result<WorkspaceFill> archive_fill(const ServerState& state, const std::string& host_path) {
-  auto where = state.shares().locate(host_path);
+Result<WorkspaceFill> archive_fill(const Shares& shares, const ServerOptions& options,
+                                   const std::string& host_path) {
+  auto where = shares.locate(host_path);
   if (!where) return where.error();
   auto archive = open_share_for_reading(*where);
   if (!archive) return archive.error();
   auto held = std::make_shared<UniqueFd>(std::move(*archive));
   state::ArchiveLimits limits;
-  limits.max_bytes = state.options().session_disk.value_or(SandboxLimits{}.work_bytes);
-  limits.max_entries = state.options().session_files;
+  limits.max_bytes = options.session_disk.value_or(SandboxLimits{}.work_bytes);
+  limits.max_entries = options.session_files;
   std::string shown = where->shown();
   return WorkspaceFill([held, limits, shown](int target) -> Status {
     auto imported = state::import_tree(held->get(), target, limits);
@@ -73,28 +77,27 @@ Result<WorkspaceFill> archive_fill(const ServerState& state, const std::string& 
 }
 
 // Links a snapshot's files into a new workspace; `language` becomes the snapshot's session's.
-Result<WorkspaceFill> snapshot_fill(ServerState& state, const SessionRequest::Snapshot& from,
+Result<WorkspaceFill> snapshot_fill(const KeptSessions& kept, const SessionRequest::Snapshot& from,
                                     std::string& language) {
   if (auto valid = state::check_state_name(from.name, "snapshot"); !valid) return valid.error();
   std::string source_language;
   WorkspaceFill fill;
-  auto shared =
-      with_workspace(state, from.session, [&](state::SavedWorkspace& workspace) -> Status {
-        source_language = workspace.info().language;
-        auto files = workspace.files(from.name);
-        if (!files) return files.error();
-        // Linked now, while the source is held: a later change of it makes new files.
-        auto held = std::make_shared<UniqueFd>(std::move(*files));
-        std::uint64_t room = state_disk_room(state);
-        fill = [held, room](int target) -> Status {
-          auto linked = state::link_tree(held->get(), target, room);
-          if (linked) return {};
-          if (linked.error().code != ENOSPC) return linked.error();
-          return Error{ENOSPC, "the state directory has no room for a copy of the snapshot: " +
-                                   linked.error().message};
-        };
-        return {};
-      });
+  auto shared = kept.with_workspace(from.session, [&](state::SavedWorkspace& workspace) -> Status {
+    source_language = workspace.info().language;
+    auto files = workspace.files(from.name);
+    if (!files) return files.error();
+    // Linked now, while the source is held: a later change of it makes new files.
+    auto held = std::make_shared<UniqueFd>(std::move(*files));
+    std::uint64_t room = kept.state_disk_room();
+    fill = [held, room](int target) -> Status {
+      auto linked = state::link_tree(held->get(), target, room);
+      if (linked) return {};
+      if (linked.error().code != ENOSPC) return linked.error();
+      return Error{ENOSPC, "the state directory has no room for a copy of the snapshot: " +
+                               linked.error().message};
+    };
+    return {};
+  });
   if (!shared) return shared.error();
   if (language.empty()) language = source_language;
   if (language != source_language) {
@@ -106,15 +109,17 @@ Result<WorkspaceFill> snapshot_fill(ServerState& state, const SessionRequest::Sn
 
 // What the request's name, snapshot or archive ask of the state directory, checked before any
 // sandbox is made. The fill is empty when the session starts with an empty workspace.
-Result<WorkspaceFill> kept_source(ServerState& state, const SessionRequest& request,
-                                  std::string& language) {
+}  // namespace
+
+Result<SessionService::WorkspaceFill> SessionService::kept_source(const SessionRequest& request,
+                                                                  std::string& language) const {
   if (request.name.empty() && !request.from_snapshot && !request.from_archive) {
     return WorkspaceFill{};
   }
-  if (auto keeps = check_keeps_sessions(state); !keeps) return keeps.error();
+  if (auto keeps = kept_.check_keeps_sessions(); !keeps) return keeps.error();
   if (!request.name.empty()) {
     if (auto valid = state::check_state_name(request.name, "name"); !valid) return valid.error();
-    if (state.sessions().find(request.name) || state.state_dir()->resolve(request.name)) {
+    if (sessions_.find(request.name) || kept_.dir()->resolve(request.name)) {
       return invalid_input("a session named '" + request.name +
                            "' exists already: choose another name, or use that session");
     }
@@ -122,21 +127,24 @@ Result<WorkspaceFill> kept_source(ServerState& state, const SessionRequest& requ
   if (request.from_archive && request.from_snapshot) {
     return invalid_input("give from_snapshot or from_archive, not both");
   }
-  if (request.from_archive) return archive_fill(state, *request.from_archive);
-  if (request.from_snapshot) return snapshot_fill(state, *request.from_snapshot, language);
+  if (request.from_archive) return archive_fill(shares_, options_, *request.from_archive);
+  if (request.from_snapshot) return snapshot_fill(kept_, *request.from_snapshot, language);
   return WorkspaceFill{};
 }
 
+namespace {
+
 // The binds of the shares the request mounts; the mounts are checked against each other and the
 // language's own folders, and their paths completed.
-Result<std::vector<BindMount>> share_binds(const ServerState& state, const LanguagePolicy& policy,
+Result<std::vector<BindMount>> share_binds(const Shares& shares, const Backend& backend,
+                                           const LanguagePolicy& policy,
                                            std::vector<ShareMount>& mounts) {
   std::vector<BindMount> binds;
   if (mounts.empty()) return binds;
   std::string workdir = SandboxShape{}.workdir;
   std::vector<std::string> own_folders = language_own_folders(policy, workdir);
   for (ShareMount& mount : mounts) {
-    auto bind = share_bind(state.shares(), mount, workdir, own_folders);
+    auto bind = share_bind(shares, mount, workdir, own_folders);
     if (!bind) return bind.error();
     for (const auto& other : binds) {
       if (other.sandbox_path == bind->sandbox_path) {
@@ -146,9 +154,9 @@ Result<std::vector<BindMount>> share_binds(const ServerState& state, const Langu
     binds.push_back(std::move(*bind));
   }
   // After the shares are checked, so that a wrong name is what the model hears first.
-  if (!state.backend().abilities().mounts) {
+  if (!backend.abilities().mounts) {
     return invalid_input("mounts work on the native backend only; on " +
-                         std::string(state.backend().name()) +
+                         std::string(backend.name()) +
                          " copy files in and out with upload_file and download_file instead");
   }
   return binds;
@@ -165,46 +173,51 @@ std::string without_host_paths(const Shares& shares, std::string message) {
 }
 
 // One audit line for the mounts of a session, whether it opened or not.
-void record_mounts(const ServerState& state, const LanguagePolicy& policy, const Limits& limits,
-                   const std::vector<ShareMount>& mounts, const std::string& outcome) {
+}  // namespace
+
+void SessionService::record_mounts(const LanguagePolicy& policy, const Limits& limits,
+                                   const std::vector<ShareMount>& mounts,
+                                   const std::string& outcome) const {
   if (mounts.empty()) return;
   AuditRecord record;
   record.tool = "create_session";
   record.language = policy.name;
-  record.backend = state.backend().name();
+  record.backend = runner_.backend().name();
   record.limits = limits;
   record.outcome = outcome;
   for (const auto& mount : mounts) {
     HostFileRecord file;
     file.action = "mount";
-    file.host_path = state.shares().find(mount.share)->host_dir;
+    file.host_path = shares_.find(mount.share)->host_dir;
     file.session_path = mount.path;
     file.writable = mount.writable;
     record.host_files.push_back(std::move(file));
   }
-  state.record(record);
+  audit_.record(record);
 }
 
+namespace {
+
 // Gives a registered kept session its workspace on disk, filled when `fill` says so.
-Status keep_on_disk(ServerState& state, SessionEntry& entry, const SessionRequest& request,
+Status keep_on_disk(const KeptSessions& kept, SessionEntry& entry, const SessionRequest& request,
                     const std::string& language, const WorkspaceFill& fill) {
-  auto workspace = make_kept_workspace(state, entry.id, request.name, language, fill);
+  auto workspace = kept.make_workspace(entry.id, request.name, language, fill);
   if (!workspace) return workspace.error();
   std::lock_guard lock(entry.run_mutex);
   entry.kept = std::move(*workspace);
-  attach_state_disk_room(state, entry);
+  kept.attach_state_disk_room(entry);
   entry.name = request.name;
   if (fill) return restore_session_files(entry);
   return {};
 }
 
 // Marks the session's first files as its start, for diff_session; why it could not, or empty.
-std::string mark_start(ServerState& state, SessionEntry& entry) {
+std::string mark_start(const KeptSessions& kept, SessionEntry& entry) {
   std::string not_kept = keep_session_files(entry);
   if (!not_kept.empty() || !entry.kept) return not_kept;
   std::lock_guard lock(entry.run_mutex);
-  auto marked = entry.kept->mark_created(state_disk_room(state));
-  state.state_dir()->note_changed();
+  auto marked = entry.kept->mark_created(kept.state_disk_room());
+  kept.dir()->note_changed();
   if (marked) return {};
   return "the session's start could not be kept for diff_session: " + marked.error().message;
 }
@@ -215,85 +228,59 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
                                               const CreationProgress& progress,
                                               const std::string& tool) const {
   std::string language = request.language;
-  auto fill = kept_source(state_, request, language);
+  auto fill = kept_source(request, language);
   if (!fill) return fill.error();
-  if (language.empty()) language = default_language_;
-  auto policy = state_.policies().find(language);
+  if (language.empty()) language = options_.default_language;
+  auto policy = policies_.find(language);
   if (!policy) return policy.error();
   // The shares' binds go into the builder with the rest: the shape is never patched after.
   std::vector<ShareMount> mounts = request.mounts;
-  auto binds = share_binds(state_, **policy, mounts);
+  auto binds = share_binds(shares_, runner_.backend(), **policy, mounts);
   if (!binds) return binds.error();
-  auto spec = session_spec(state_, **policy, progress.pull, *binds);
+  auto spec = runner_.session_spec(**policy, progress.pull, *binds);
   if (!spec) return spec.error();
-  bool kept = state_.state_dir() != nullptr;
   std::uint64_t full_size = spec->shape.limits.work_bytes;
-  if (kept) {
-    auto room = kept_session_room(state_, full_size, 0);
+  if (kept_.dir() != nullptr) {
+    auto room = kept_.room_for(full_size, 0);
     if (!room) return room.error();
     spec->shape.limits.work_bytes = *room;
   }
-  SessionRollback rollback(state_);
+  SessionRollback rollback(sessions_, kept_, kernels_);
   // A plain live session takes a sandbox whose kernel is ready, when one waits; the pool keeps
   // one waiting for the language's next from now on.
   if (request.live && request.libraries.empty() && binds->empty() && !*fill &&
       spec->shape.limits.work_bytes == full_size && !(*policy)->kernel.name.empty()) {
-    rollback.hold_ready(
-        state_.kernels().take((*policy)->name, spec->shape, std::nullopt, spec->plan));
+    rollback.hold_ready(kernels_.take((*policy)->name, spec->shape, std::nullopt, spec->plan));
   }
-  if (auto room = state_.sessions().reserve(); !room) return room.error();
+  if (auto room = sessions_.reserve(); !room) return room.error();
   rollback.reserved();
   // Warm sandboxes and ready kernels give way: with the sessions they stay within
   // --max-sessions.
-  state_.warm().fit();
-  state_.kernels().fit();
+  warm_.fit();
+  kernels_.fit();
   std::unique_ptr<ReadyKernel>& ready = rollback.ready();
   std::unique_ptr<LiveKernel> kernel = ready ? std::move(ready->kernel) : nullptr;
   auto opened = ready ? Result<std::unique_ptr<Session>>(std::move(ready->session))
-                      : state_.backend().open_session(spec->shape, spec->plan);
+                      : runner_.backend().open_session(spec->shape, spec->plan);
   ready.reset();
   Limits limits = limits_of(spec->shape.limits, spec->plan);
-  record_mounts(state_, **policy, limits, mounts, opened ? "done" : "error");
+  record_mounts(**policy, limits, mounts, opened ? "done" : "error");
   if (!opened) {
-    return Error{opened.error().code,
-                 "could not create the session: " +
-                     without_host_paths(state_.shares(), opened.error().message)};
+    return Error{opened.error().code, "could not create the session: " +
+                                          without_host_paths(shares_, opened.error().message)};
   }
-  auto entry =
-      state_.sessions().add(std::move(*opened), **policy,
-                            request.ttl_seconds.value_or(state_.options().session_idle_seconds));
+  auto entry = sessions_.add(std::move(*opened), **policy,
+                             request.ttl_seconds.value_or(options_.session_idle_seconds));
   rollback.registered(entry);
   // In use while it is set up: neither frozen nor expired under its install or kernel start.
   SessionLease setting_up(entry);
   entry->limits = limits;
   entry->mounts = std::move(mounts);
-  if (kept) {
-    if (auto on_disk = keep_on_disk(state_, *entry, request, (*policy)->name, *fill); !on_disk) {
-      return Error{on_disk.error().code,
-                   "could not create the session: " + on_disk.error().message};
-    }
-  }
   CreatedSession created{entry, "session " + entry->id + " (" + (*policy)->name + ")", {}};
-  if (!request.name.empty()) created.summary += " named " + request.name;
-  if (!request.libraries.empty()) {
-    auto installed = install_in_session(*entry, state_, request.libraries, progress.install, tool);
-    if (auto why = install_failure(installed)) {
-      return Error{EINVAL, "installing libraries failed, so the session was closed: " + *why};
-    }
-    created.summary +=
-        " with " + counted(request.libraries.size(), "library", "libraries") + " installed";
-  }
-  // After the install: the interpreter starts with the libraries there.
-  {
-    std::lock_guard lock(entry->run_mutex);
-    if (kernel) {
-      adopt_interpreter(*entry, std::move(kernel));
-    } else {
-      start_interpreter(*entry, request.live, state_.secrets());
-    }
-  }
+  auto done = set_up(*entry, request, *fill, std::move(kernel), progress, tool, created.summary);
+  if (!done) return done.error();
   rollback.commit();
-  created.not_kept = mark_start(state_, *entry);
+  created.not_kept = mark_start(kept_, *entry);
   for (const auto& mount : entry->mounts) {
     created.summary += "; share " + mount.share + " mounted at " + mount.path +
                        (mount.writable ? " (read-write)" : " (read-only)");
@@ -301,15 +288,44 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   return created;
 }
 
+Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request,
+                              const WorkspaceFill& fill, std::unique_ptr<LiveKernel> kernel,
+                              const CreationProgress& progress, const std::string& tool,
+                              std::string& summary) const {
+  const std::string& language = entry.policy->name;
+  if (kept_.dir() != nullptr) {
+    if (auto on_disk = keep_on_disk(kept_, entry, request, language, fill); !on_disk) {
+      return Error{on_disk.error().code,
+                   "could not create the session: " + on_disk.error().message};
+    }
+  }
+  if (!request.name.empty()) summary += " named " + request.name;
+  if (!request.libraries.empty()) {
+    auto installed = runner_.install_in_session(entry, request.libraries, progress.install, tool);
+    if (auto why = install_failure(installed)) {
+      return Error{EINVAL, "installing libraries failed, so the session was closed: " + *why};
+    }
+    summary += " with " + counted(request.libraries.size(), "library", "libraries") + " installed";
+  }
+  // After the install: the interpreter starts with the libraries there.
+  std::lock_guard lock(entry.run_mutex);
+  if (kernel) {
+    adopt_interpreter(entry, std::move(kernel));
+  } else {
+    start_interpreter(entry, request.live, secrets_);
+  }
+  return {};
+}
+
 Result<CreatedSession> SessionService::fork(const std::string& source, SessionRequest request,
                                             const CreationProgress& progress,
                                             std::string& snapshot) const {
-  if (auto keeps = check_keeps_sessions(state_); !keeps) return keeps.error();
-  if (auto room = check_state_room(state_); !room) {
+  if (auto keeps = kept_.check_keeps_sessions(); !keeps) return keeps.error();
+  if (auto room = kept_.check_state_room(); !room) {
     return Error{room.error().code, "no fork made: " + room.error().message};
   }
-  std::uint64_t room = state_disk_room(state_);
-  auto made = with_workspace(state_, source, [&](state::SavedWorkspace& workspace) {
+  std::uint64_t room = kept_.state_disk_room();
+  auto made = kept_.with_workspace(source, [&](state::SavedWorkspace& workspace) {
     // A name of its own: the first free "fork-N".
     auto taken = workspace.snapshots();
     for (int n = 1;; ++n) {
@@ -321,10 +337,43 @@ Result<CreatedSession> SessionService::fork(const std::string& source, SessionRe
     }
     return workspace.snapshot(snapshot, room);
   });
-  state_.state_dir()->note_changed();
+  kept_.dir()->note_changed();
   if (!made) return made.error();
   request.from_snapshot = SessionRequest::Snapshot{source, snapshot};
   return create(request, progress, "fork_session");
+}
+
+Result<ClosedSession> SessionService::close(const std::string& id_or_name, bool keep) const {
+  ClosedSession closed{id_or_name, "closed"};
+  if (auto open = sessions_.find(id_or_name); open) {
+    closed.id = (*open)->id;
+    sessions_.close(closed.id);
+    std::lock_guard lock((*open)->run_mutex);
+    if ((*open)->kept && !keep) {
+      if (auto removed = kept_.dir()->remove(*(*open)->kept); !removed) {
+        return Error{
+            removed.error().code,
+            "session " + closed.id +
+                " closed, but its files on disk could not be removed: " + removed.error().message};
+      }
+      (*open)->kept.reset();
+    }
+    if (keep && (*open)->kept) closed.said = "closed; its files stay on disk";
+    return closed;
+  }
+  auto kept = kept_.closed(id_or_name);
+  if (!kept) {
+    if (kept.error().code != ENOENT) return kept.error();
+    return Error{ENOENT,
+                 "no session '" + id_or_name + "' (already closed, expired, or never existed)"};
+  }
+  closed.id = (*kept)->info().id;
+  if (keep) {
+    return invalid_input("session " + closed.id + " is not open; its files are on disk already");
+  }
+  if (auto removed = kept_.dir()->remove(**kept); !removed) return removed.error();
+  closed.said = "removed from disk";
+  return closed;
 }
 
 }  // namespace paddock::app

@@ -11,7 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "app/server_state.h"
+#include "app/audit_trail.h"
+#include "app/code_runner.h"
+#include "app/kept_sessions.h"
+#include "app/live_session.h"
+#include "app/server_config.h"
 #include "app/session_registry.h"
 #include "app/shares.h"
 #include "core/result.h"
@@ -50,10 +54,29 @@ struct CreationProgress {
   RunObserver& install;
 };
 
+// A session that was closed: its id, and what became of it ("closed", "closed; its files stay
+// on disk", "removed from disk").
+struct ClosedSession {
+  std::string id;
+  std::string said;
+};
+
 class SessionService {
  public:
-  SessionService(ServerState& state, std::string default_language)
-      : state_(state), default_language_(std::move(default_language)) {}
+  SessionService(const ServerOptions& options, const PolicyStore& policies,
+                 SessionRegistry& sessions, const KeptSessions& kept, const CodeRunner& runner,
+                 WarmPool& warm, KernelPool& kernels, const Shares& shares,
+                 const SecretMask& secrets, const AuditTrail& audit)
+      : options_(options),
+        policies_(policies),
+        sessions_(sessions),
+        kept_(kept),
+        runner_(runner),
+        warm_(warm),
+        kernels_(kernels),
+        shares_(shares),
+        secrets_(secrets),
+        audit_(audit) {}
 
   // `tool` names the caller in the audit log (create_session or fork_session).
   Result<CreatedSession> create(const SessionRequest& request, const CreationProgress& progress,
@@ -62,10 +85,36 @@ class SessionService {
   // name is given back in `snapshot`.
   Result<CreatedSession> fork(const std::string& source, SessionRequest request,
                               const CreationProgress& progress, std::string& snapshot) const;
+  // Closes the open session `id_or_name` (its sandbox killed) and drops its files on disk too
+  // unless `keep`; a kept session that is not open is removed from disk (`keep` then refused).
+  Result<ClosedSession> close(const std::string& id_or_name, bool keep) const;
 
  private:
-  ServerState& state_;
-  std::string default_language_;
+  // Writes a new session's files into its workspace, before anything runs in it.
+  using WorkspaceFill = std::function<Status(int workspace)>;
+
+  // What the request's name, snapshot or archive ask of the state directory, checked before any
+  // sandbox is made. The fill is empty when the session starts with an empty workspace.
+  Result<WorkspaceFill> kept_source(const SessionRequest& request, std::string& language) const;
+  // One audit line for the mounts of a session, whether it opened or not.
+  void record_mounts(const LanguagePolicy& policy, const Limits& limits,
+                     const std::vector<ShareMount>& mounts, const std::string& outcome) const;
+  // A registered session made what the request asks: kept on disk, its libraries installed, its
+  // interpreter started (`kernel`, when it took a ready one). Adds to `summary`.
+  Status set_up(SessionEntry& entry, const SessionRequest& request, const WorkspaceFill& fill,
+                std::unique_ptr<LiveKernel> kernel, const CreationProgress& progress,
+                const std::string& tool, std::string& summary) const;
+
+  const ServerOptions& options_;  // the default language, the sessions' quotas and idle time
+  const PolicyStore& policies_;
+  SessionRegistry& sessions_;
+  const KeptSessions& kept_;
+  const CodeRunner& runner_;  // the session's spec, its install, its backend
+  WarmPool& warm_;            // gives way to a new session, as kernels_ does
+  KernelPool& kernels_;       // ready kernels a plain live session takes
+  const Shares& shares_;
+  const SecretMask& secrets_;
+  const AuditTrail& audit_;
 };
 
 }  // namespace paddock::app

@@ -9,15 +9,15 @@ Result<SnapshotTaken> SessionSnapshots::take(const std::string& session,
                                              const std::string& snapshot,
                                              const std::string& field) const {
   if (auto valid = state::check_state_name(snapshot, field); !valid) return valid.error();
-  if (auto keeps = check_keeps_sessions(state_); !keeps) return keeps.error();
-  if (auto room = check_state_room(state_); !room) {
+  if (auto keeps = kept_.check_keeps_sessions(); !keeps) return keeps.error();
+  if (auto room = kept_.check_state_room(); !room) {
     return room.error().context("no snapshot taken");
   }
   SnapshotTaken taken;
-  std::uint64_t room = state_disk_room(state_);
+  std::uint64_t room = kept_.state_disk_room();
   // Whatever happens below, the state directory's size is measured again next time.
-  state_.state_dir()->note_changed();
-  auto done = with_workspace(state_, session, [&](state::SavedWorkspace& workspace) -> Status {
+  kept_.dir()->note_changed();
+  auto done = kept_.with_workspace(session, [&](state::SavedWorkspace& workspace) -> Status {
     if (auto made = workspace.snapshot(snapshot, room); !made) return made;
     taken = {workspace.info().id, snapshot, workspace.info().files, workspace.info().bytes};
     return {};
@@ -33,7 +33,7 @@ Result<SessionChanges> SessionSnapshots::changes(const std::string& session,
     if (auto valid = state::check_state_name(since, field); !valid) return valid.error();
   }
   SessionChanges found;
-  auto done = with_workspace(state_, session, [&](state::SavedWorkspace& workspace) -> Status {
+  auto done = kept_.with_workspace(session, [&](state::SavedWorkspace& workspace) -> Status {
     found.session_id = workspace.info().id;
     auto diff = workspace.diff(since.empty() ? state::kCreatedSnapshot : since);
     if (!diff) return diff.error();

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server_state.h"
+#include "app/kept_sessions.h"
 #include "core/result.h"
 #include "state/saved_workspace.h"
 
@@ -31,7 +31,7 @@ struct SessionChanges {
 
 class SessionSnapshots {
  public:
-  explicit SessionSnapshots(ServerState& state) : state_(state) {}
+  explicit SessionSnapshots(const KeptSessions& kept) : kept_(kept) {}
 
   // Refused when `snapshot` is not a name a state directory takes (the error names it `field`,
   // the argument it came from), when the server keeps no sessions, or when --state-disk leaves
@@ -43,7 +43,7 @@ class SessionSnapshots {
                                  const std::string& field) const;
 
  private:
-  ServerState& state_;
+  const KeptSessions& kept_;
 };
 
 }  // namespace paddock::app

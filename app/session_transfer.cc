@@ -6,11 +6,29 @@
 
 namespace paddock::app {
 
-Result<TransferReport> transfer_in_session(Services& services, const std::string& session_id,
-                                           const std::string& tool, const std::string& action,
-                                           const std::string& host_path,
-                                           const TransferOperation& operation) {
-  auto lease = services.sessions().acquire(session_id);
+Result<TransferReport> SessionTransfers::upload(const std::string& session_id,
+                                                const std::string& host_path,
+                                                const std::string& path, bool recursive) const {
+  return in_session(session_id, "upload_file", "upload", host_path, [&](Session& session) {
+    return upload_to_session(session, shares_, host_path, path, recursive, caps_);
+  });
+}
+
+Result<TransferReport> SessionTransfers::download(const std::string& session_id,
+                                                  const std::string& path,
+                                                  const std::string& host_path,
+                                                  bool overwrite) const {
+  return in_session(session_id, "download_file", "download", host_path, [&](Session& session) {
+    return download_from_session(session, shares_, path, host_path, overwrite, caps_);
+  });
+}
+
+Result<TransferReport> SessionTransfers::in_session(const std::string& session_id,
+                                                    const std::string& tool,
+                                                    const std::string& action,
+                                                    const std::string& host_path,
+                                                    const TransferOperation& operation) const {
+  auto lease = sessions_.acquire(session_id);
   if (!lease) return lease.error();
   auto started = std::chrono::steady_clock::now();
   auto report = operation(*(*lease)->session);
@@ -24,7 +42,7 @@ Result<TransferReport> transfer_in_session(Services& services, const std::string
   record.tool = tool;
   record.session = session_id;
   record.language = (*lease)->policy->name;
-  record.backend = services.backend().name();
+  record.backend = backend_.name();
   record.limits = (*lease)->limits;
   record.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - started)
@@ -36,7 +54,7 @@ Result<TransferReport> transfer_in_session(Services& services, const std::string
     record.error = report.error().message;
     file.host_path = host_path;
     record.host_files.push_back(std::move(file));
-    services.record(record);
+    audit_.record(record);
     return report.error();
   }
   record.outcome = "done";
@@ -46,7 +64,7 @@ Result<TransferReport> transfer_in_session(Services& services, const std::string
   file.files = report->files;
   file.sha256 = report->sha256;
   record.host_files.push_back(std::move(file));
-  services.record(record);
+  audit_.record(record);
   return report;
 }
 

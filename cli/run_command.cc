@@ -171,6 +171,66 @@ int report_blocked(const RunRequest& request, const LanguagePolicy& policy,
   return kScreeningBlockedExitCode;
 }
 
+// A termination signal cancels the run (g_cancellation), and a reader that goes away does not
+// kill us mid-cleanup.
+void catch_termination() {
+  struct sigaction action {};
+  action.sa_handler = on_termination_signal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+// The relay of our terminal's input to the program, when the request asks for one.
+Status start_relay(const RunRequest& request, std::optional<StdinRelay>& relay) {
+  if (!request.stdin_from_terminal) return {};
+  auto started = StdinRelay::start(STDIN_FILENO);
+  if (!started) return started.error();
+  relay.emplace(std::move(*started));
+  return {};
+}
+
+// Sets up the brokered secrets (--secret), when there are any: `broker` gets the authority and
+// the trust bundle the sandbox is given, `settings` the native backend's broker.
+Status broker_secrets(RunRequest& request, const config::Environment& env,
+                      const TerminatorMaker& make_terminator, BrokerSetup& broker,
+                      BackendSettings& settings) {
+  if (request.secrets.empty()) return {};
+  std::vector<net::egress::BrokeredSecret> secrets;
+  for (const auto& spec : request.secrets) {
+    auto secret = brokered_secret("--secret", spec, env);
+    if (!secret) return secret.error();
+    secrets.push_back(std::move(*secret));
+  }
+  auto made = set_up_broker(std::move(secrets), request.secret_in_body, request.egress_ca_file,
+                            make_terminator);
+  if (!made) return made.error();
+  broker = std::move(*made);
+  request.shape.trust_bundle = broker.bundle.path();
+  for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
+    request.plan.env.push_back(std::move(entry));
+  }
+  settings.native.broker = broker.broker;
+  return {};
+}
+
+// The run's shape and plan: a language's call (`policy` and its `code`), else the command.
+Result<BuiltSpec> build_spec(const RunRequest& request, const LanguagePolicy* policy,
+                             std::optional<std::string>& code, const ImageSource& images,
+                             int stdin_fd) {
+  if (policy != nullptr) {
+    CodeCall call;
+    call.code = std::move(*code);
+    call.program_args = request.language->program_args;
+    call.libraries = request.language->libraries;
+    call.stdin_fd = stdin_fd;
+    return build_language_spec(*policy, call, overrides_from_flags(request), images);
+  }
+  RunPlan plan = request.plan;
+  if (stdin_fd >= 0) plan.stdin_fd = stdin_fd;
+  return build_command_spec(request.shape, std::move(plan), images);
+}
+
 }  // namespace
 
 int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
@@ -198,56 +258,22 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   BackendSettings settings = backend_settings(env, request.kube, true);
   // Brokered secrets: the authority and the sandbox's trust bundle live as long as the run.
   BrokerSetup broker;
-  if (!request.secrets.empty()) {
-    std::vector<net::egress::BrokeredSecret> secrets;
-    for (const auto& spec : request.secrets) {
-      auto secret = brokered_secret("--secret", spec, env);
-      if (!secret) return fail(secret.error().message);
-      secrets.push_back(std::move(*secret));
-    }
-    auto made = set_up_broker(std::move(secrets), request.secret_in_body, request.egress_ca_file,
-                              make_terminator);
-    if (!made) return fail(made.error().message);
-    broker = std::move(*made);
-    request.shape.trust_bundle = broker.bundle.path();
-    for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
-      request.plan.env.push_back(std::move(entry));
-    }
-    settings.native.broker = broker.broker;
+  if (auto brokered = broker_secrets(request, env, make_terminator, broker, settings); !brokered) {
+    return fail(brokered.error().message);
   }
   auto backend = available_backends().create(request.backend, settings);
   if (!backend) return fail(backend.error().message);
 
   CliObserver observer(!request.json);
   g_cancellation = &observer.token();
-  struct sigaction action {};
-  action.sa_handler = on_termination_signal;
-  sigemptyset(&action.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  catch_termination();
   std::optional<StdinRelay> relay;
-  if (request.stdin_from_terminal) {
-    auto started = StdinRelay::start(STDIN_FILENO);
-    if (!started) return fail(started.error().message);
-    relay.emplace(std::move(*started));
-  }
+  if (auto started = start_relay(request, relay); !started) return fail(started.error().message);
   int stdin_fd = relay ? relay->fd() : -1;
 
   // --image, else the language policy's image, else the host's /usr.
   ImageSource images{backend->get(), request.image, request.image_root, {}};
-  Result<BuiltSpec> built = Error{EINVAL, "nothing to run"};
-  if (policy) {
-    CodeCall call;
-    call.code = std::move(*code);
-    call.program_args = request.language->program_args;
-    call.libraries = request.language->libraries;
-    call.stdin_fd = stdin_fd;
-    built = build_language_spec(*policy, call, overrides_from_flags(request), images);
-  } else {
-    RunPlan plan = request.plan;
-    if (stdin_fd >= 0) plan.stdin_fd = stdin_fd;
-    built = build_command_spec(request.shape, std::move(plan), images);
-  }
+  auto built = build_spec(request, policy ? &*policy : nullptr, code, images, stdin_fd);
   if (!built) {
     if (relay) relay->stop();
     return fail(built.error().message);

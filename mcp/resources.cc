@@ -28,7 +28,8 @@ json list_resource_templates() {
                        {"description", "A file of a session's /work directory (up to 6 MiB)."}}});
 }
 
-std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, const json& params) {
+std::variant<ResourceRead, RpcError> read_resource(const app::Services& services,
+                                                   const json& params) {
   if (!params.is_object() || !params.contains("uri") || !params["uri"].is_string()) {
     return RpcError{kInvalidParams, "resources/read needs a \"uri\" string", nullptr};
   }
@@ -37,15 +38,14 @@ std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, cons
     json contents = json::array(
         {{{"uri", uri},
           {"mimeType", "application/json"},
-          {"text",
-           json{{"languages", language_list(app::LanguageCatalog(state).list())}}.dump(2)}}});
+          {"text", json{{"languages", language_list(services.catalog.list())}}.dump(2)}}});
     return ResourceRead{std::move(contents), true};
   }
   auto file = parse_session_file_uri(uri);
   if (!file) {
     return RpcError{kInvalidParams, "unknown resource " + uri, json{{"uri", uri}}};
   }
-  auto lease = state.sessions().acquire(file->session_id);
+  auto lease = services.registry.acquire(file->session_id);
   if (!lease) return RpcError{kInvalidParams, lease.error().message, json{{"uri", uri}}};
   auto read = (*lease)->session->read_file(file->path, kResourceReadBytes);
   if (!read) return RpcError{kInvalidParams, read.error().message, json{{"uri", uri}}};
@@ -57,7 +57,7 @@ std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, cons
                     json{{"uri", uri}}};
   }
   // What read_file masks or withholds, this does too: its links lead here.
-  auto shown = client_view(state.secrets(), std::move(read->data), false);
+  auto shown = client_view(services.secrets, std::move(read->data), false);
   if (!shown) {
     return RpcError{kInvalidParams, file->path + " " + std::string(app::kWithheld),
                     json{{"uri", uri}}};

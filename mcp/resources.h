@@ -3,7 +3,7 @@
 // MCP resources: sandbox://languages (the language catalogue as JSON) and the files of open
 // sessions, sandbox://sessions/{session_id}/files/{path}, which read_file links to.
 
-#include "app/server_state.h"
+#include "app/services.h"
 #include "mcp/json_rpc.h"
 
 namespace paddock::mcp {
@@ -15,6 +15,7 @@ struct ResourceRead {
   json contents;
   bool shared = false;  // the same for every client (cacheable in public)
 };
-std::variant<ResourceRead, RpcError> read_resource(app::ServerState& state, const json& params);
+std::variant<ResourceRead, RpcError> read_resource(const app::Services& services,
+                                                   const json& params);
 
 }  // namespace paddock::mcp

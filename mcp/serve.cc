@@ -4,8 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "app/code_runner.h"
-#include "app/kept_sessions.h"
 #include "app/log.h"
 #include "app/server_state.h"
 #include "mcp/policy_overrides.h"
@@ -13,6 +11,26 @@
 #include "mcp/tool_registry.h"
 
 namespace paddock::mcp {
+namespace {
+
+// Sessions kept across restarts: where the backend can, and the directory opens. One the user
+// named must open (an error otherwise); the default one is skipped with a warning (a home that
+// cannot be written), and so is a backend that keeps no sessions: null then.
+Result<std::unique_ptr<state::StateDir>> open_state_dir(const app::ServerOptions& options,
+                                                        const Backend& backend) {
+  if (options.state_dir.empty() || !backend.abilities().kept_sessions) {
+    return std::unique_ptr<state::StateDir>();
+  }
+  auto opened = state::StateDir::open(options.state_dir);
+  if (opened) return std::move(*opened);
+  if (options.state_dir_set) return opened.error();
+  log(app::LogLevel::kWarning, opened.error().message +
+                                   "; sessions are not kept across restarts (--state-dir sets "
+                                   "where they are)");
+  return std::unique_ptr<state::StateDir>();
+}
+
+}  // namespace
 
 int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend) {
   auto level = app::log_level_from_name(options.log_level);
@@ -60,21 +78,10 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
     log(app::LogLevel::kError, backend.error().message);
     return 2;
   }
-  // Sessions kept across restarts: where the backend can, and the directory opens. One the user
-  // named must open; the default one is skipped with a warning (a home that cannot be written).
-  std::unique_ptr<state::StateDir> state_dir;
-  if (!options.state_dir.empty() && (*backend)->abilities().kept_sessions) {
-    auto opened = state::StateDir::open(options.state_dir);
-    if (opened) {
-      state_dir = std::move(*opened);
-    } else if (options.state_dir_set) {
-      log(app::LogLevel::kError, opened.error().message);
-      return 2;
-    } else {
-      log(app::LogLevel::kWarning, opened.error().message +
-                                       "; sessions are not kept across restarts (--state-dir sets "
-                                       "where they are)");
-    }
+  auto state_dir = open_state_dir(options, **backend);
+  if (!state_dir) {
+    log(app::LogLevel::kError, state_dir.error().message);
+    return 2;
   }
   // Termination signals are read by the server loop through a signalfd: block them before any
   // thread starts, so every thread inherits the mask. A client that goes away must not kill us
@@ -90,15 +97,14 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
   // on sandboxes, so they hardly contend for it.
   mallopt(M_ARENA_MAX, 1);
   app::ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
-                         std::move(*shares), std::move(state_dir));
-  app::remove_unused_sessions(state);
-  app::prepare_warm_sandboxes(state);
-  auto tools = builtin_tools(state.options(), state.policies());
+                         std::move(*shares), std::move(*state_dir));
+  state.start();
+  auto tools = builtin_tools(state.options(), state.services().policies);
   if (!tools) {
     log(app::LogLevel::kError, tools.error().message);
     return 2;
   }
-  Server server(state, *tools, STDIN_FILENO, STDOUT_FILENO);
+  Server server(state.services(), state.kernels(), *tools, STDIN_FILENO, STDOUT_FILENO);
   return server.run();
 }
 

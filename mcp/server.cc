@@ -43,15 +43,15 @@ class Expirer {
  public:
   static constexpr auto kRetentionEvery = std::chrono::hours(1);
 
-  Expirer(app::ServerState& state, double freeze_seconds)
-      : thread_([this, &state, freeze_seconds] {
-          app::SessionRegistry& sessions = state.sessions();
+  Expirer(const app::Services& services, double freeze_seconds)
+      : thread_([this, &services, freeze_seconds] {
+          app::SessionRegistry& sessions = services.registry;
           auto next_retention = std::chrono::steady_clock::now() + kRetentionEvery;
           std::unique_lock lock(mutex_);
           while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
             lock.unlock();
             if (std::chrono::steady_clock::now() >= next_retention) {
-              app::remove_unused_sessions(state);
+              services.kept.remove_unused();
               next_retention = std::chrono::steady_clock::now() + kRetentionEvery;
             }
             for (const auto& id : sessions.expire_idle()) {
@@ -81,24 +81,26 @@ class Expirer {
 
 }  // namespace
 
-Server::Server(app::ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd)
-    : state_(state),
+Server::Server(const app::Services& services, app::KernelPool& kernels, const ToolRegistry& tools,
+               int in_fd, int out_fd)
+    : services_(services),
+      options_(services.options),
+      kernels_(kernels),
       tools_(tools),
       in_fd_(in_fd),
       reader_(in_fd, kMaxInboundLine),
-      writer_(out_fd, state.secrets()),
-      pool_(state.options().workers, state.options().max_queued, state.options().max_queued_bytes) {
-}
+      writer_(out_fd, services.secrets),
+      pool_(options_.workers, options_.max_queued, options_.max_queued_bytes) {}
 
 int Server::run() {
   sigset_t termination;
   sigemptyset(&termination);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
   int signals = signalfd(-1, &termination, SFD_CLOEXEC | SFD_NONBLOCK);
-  Expirer expirer(state_, state_.options().idle_freeze_seconds);
+  Expirer expirer(services_, options_.idle_freeze_seconds);
   log(app::LogLevel::kInfo, "serving MCP on stdio (backend " +
-                                std::string(state_.backend().name()) + ", " +
-                                counted(state_.options().workers, "worker", "workers") + ")");
+                                std::string(services_.backend.name()) + ", " +
+                                counted(options_.workers, "worker", "workers") + ")");
   for (;;) {
     pollfd watched[2] = {{in_fd_, POLLIN, 0}, {signals, POLLIN, 0}};
     if (poll(watched, signals >= 0 ? 2 : 1, -1) < 0) {
@@ -133,7 +135,7 @@ void Server::shut_down() {
     std::lock_guard lock(in_flight_mutex_);
     for (auto& [id, call] : in_flight_) call->token.cancel();
   }
-  state_.sessions().close_all();
+  services_.registry.close_all();
   pool_.stop();
 }
 
@@ -194,24 +196,22 @@ void Server::handle_request(const Incoming& request) {
     negotiated_version_ = negotiate_version(requested);
     log(app::LogLevel::kInfo,
         "client asked for " + requested.dump() + ", speaking " + *negotiated_version_);
-    respond(
-        request.id,
-        {{"protocolVersion", *negotiated_version_},
-         {"capabilities", server_capabilities()},
-         {"serverInfo", server_info()},
-         {"instructions",
-          server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
-                              preinstalled_lines(state_.policies()), state_.options().secrets)}},
-        legacy_era());
+    respond(request.id,
+            {{"protocolVersion", *negotiated_version_},
+             {"capabilities", server_capabilities()},
+             {"serverInfo", server_info()},
+             {"instructions",
+              server_instructions(services_.shares.summary(), options_.allowed_hosts,
+                                  preinstalled_lines(services_.policies), options_.secrets)}},
+            legacy_era());
   } else if (method == "server/discover") {
-    respond(
-        request.id,
-        {{"supportedVersions", supported_versions()},
-         {"capabilities", server_capabilities()},
-         {"instructions",
-          server_instructions(state_.shares().summary(), state_.options().allowed_hosts,
-                              preinstalled_lines(state_.policies()), state_.options().secrets)}},
-        era, kStaticList);
+    respond(request.id,
+            {{"supportedVersions", supported_versions()},
+             {"capabilities", server_capabilities()},
+             {"instructions",
+              server_instructions(services_.shares.summary(), options_.allowed_hosts,
+                                  preinstalled_lines(services_.policies), options_.secrets)}},
+            era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);
   } else if (method == "logging/setLevel") {
@@ -249,25 +249,47 @@ void Server::handle_request(const Incoming& request) {
   }
 }
 
+namespace {
+
+// Why a tools/call cannot be taken (no tool name, an unknown tool, arguments that are not an
+// object), before it is given to a worker; nothing when it can.
+std::optional<RpcError> tool_call_refusal(const ToolRegistry& tools, const json& params) {
+  if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+    return RpcError{kInvalidParams, "tools/call needs a tool \"name\"", nullptr};
+  }
+  if (tools.find(params["name"].get<std::string>()) == nullptr) {
+    return RpcError{
+        kInvalidParams,
+        "unknown tool '" + params["name"].get<std::string>() + "'; tools/list names them", nullptr};
+  }
+  if (params.contains("arguments") && !params["arguments"].is_object()) {
+    return RpcError{kInvalidParams, "tool \"arguments\" must be an object", nullptr};
+  }
+  return std::nullopt;
+}
+
+// resources/read's result, or nothing with `error` set.
+json read_resource_result(const app::Services& services, const json& params, const Era& era,
+                          std::optional<RpcError>& error) {
+  auto read = read_resource(services, params);
+  if (auto* failure = std::get_if<RpcError>(&read)) {
+    error = *failure;
+    return nullptr;
+  }
+  auto& contents = std::get<ResourceRead>(read);
+  json result = {{"contents", std::move(contents.contents)}};
+  return finish_result(std::move(result), era,
+                       CachePolicy{true, contents.shared ? 60'000 : 0, contents.shared});
+}
+
+}  // namespace
+
 void Server::submit(const Incoming& request, const Era& era) {
   const json& params = request.params;
   bool is_tool = request.method == "tools/call";
   if (is_tool) {
-    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
-      respond_error(request.id,
-                    RpcError{kInvalidParams, "tools/call needs a tool \"name\"", nullptr});
-      return;
-    }
-    if (tools_.find(params["name"].get<std::string>()) == nullptr) {
-      respond_error(request.id, RpcError{kInvalidParams,
-                                         "unknown tool '" + params["name"].get<std::string>() +
-                                             "'; tools/list names them",
-                                         nullptr});
-      return;
-    }
-    if (params.contains("arguments") && !params["arguments"].is_object()) {
-      respond_error(request.id,
-                    RpcError{kInvalidParams, "tool \"arguments\" must be an object", nullptr});
+    if (auto refused = tool_call_refusal(tools_, params)) {
+      respond_error(request.id, *refused);
       return;
     }
   }
@@ -304,21 +326,13 @@ void Server::submit(const Incoming& request, const Era& era) {
     // No kernel is made ready while any call is in flight: starting one takes about a second
     // of CPU, which the calls' own work should not share. The pool refills once the server is
     // idle.
-    app::KernelPool::CallInFlight busy(state_.kernels());
+    app::KernelPool::CallInFlight busy(kernels_);
     json result;
     std::optional<RpcError> error;
     if (is_tool) {
       result = call_tool(params, era, token, *call);
     } else {
-      auto read = read_resource(state_, params);
-      if (auto* failure = std::get_if<RpcError>(&read)) {
-        error = *failure;
-      } else {
-        auto& contents = std::get<ResourceRead>(read);
-        result = {{"contents", std::move(contents.contents)}};
-        result = finish_result(std::move(result), era,
-                               CachePolicy{true, contents.shared ? 60'000 : 0, contents.shared});
-      }
+      result = read_resource_result(services_, params, era, error);
     }
     forget();
     // The warm pool starts opening the next sandbox now, before the answer is written, so that
@@ -337,8 +351,8 @@ void Server::submit(const Incoming& request, const Era& era) {
     forget();
     std::string waiting =
         admission.kind == app::Admission::kOverByteBudget
-            ? std::to_string(state_.options().max_queued_bytes >> 20) + " MiB of requests waiting"
-            : counted(state_.options().max_queued, "call", "calls") + " waiting";
+            ? std::to_string(options_.max_queued_bytes >> 20) + " MiB of requests waiting"
+            : counted(options_.max_queued, "call", "calls") + " waiting";
     respond_error(request.id,
                   RpcError{kInternalError,
                            "the server is busy (" + waiting + "); try again shortly", nullptr});
@@ -350,7 +364,7 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
   Tool* tool = tools_.find(params["name"].get<std::string>());
   json arguments = params.value("arguments", json::object());
   auto progress_count = std::make_shared<std::atomic<long long>>(0);
-  ToolContext context{state_, in_flight.token,
+  ToolContext context{services_, in_flight.token,
                       [&](const std::string& message) {
                         if (progress_token.is_null() || message.empty()) return;
                         writer_.write(notification_message("notifications/progress",

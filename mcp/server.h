@@ -12,7 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "app/server_state.h"
+#include "app/live_session.h"
+#include "app/services.h"
 #include "app/worker_pool.h"
 #include "mcp/json_rpc.h"
 #include "mcp/line_reader.h"
@@ -27,7 +28,9 @@ inline constexpr std::size_t kMaxInboundLine = 32u << 20;
 
 class Server {
  public:
-  Server(app::ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd);
+  // `kernels`: the ready kernels, which open none while a call runs.
+  Server(const app::Services& services, app::KernelPool& kernels, const ToolRegistry& tools,
+         int in_fd, int out_fd);
   // Log lines stop going to the client (logging/setLevel) before the writer goes.
   ~Server();
   Server(const Server&) = delete;
@@ -54,7 +57,9 @@ class Server {
   [[nodiscard]] Era legacy_era() const;
   void shut_down();
 
-  app::ServerState& state_;
+  const app::Services& services_;
+  const app::ServerOptions& options_;
+  app::KernelPool& kernels_;
   const ToolRegistry& tools_;
   int in_fd_;
   LineReader reader_;

@@ -11,14 +11,15 @@
 #include "runtime/backend.h"
 
 namespace paddock::app {
-class ServerState;
+struct Services;
 }  // namespace paddock::app
 
 namespace paddock::mcp {
 
 // What a tool call may use besides its arguments.
 struct ToolContext {
-  app::ServerState& state;
+  // The services a tool calls (app/services.h), made once by the server's root.
+  const app::Services& services;
   // Cancelled when the client sends notifications/cancelled or the server shuts down.
   const CancellationToken& cancellation;
   // Sends notifications/progress when the client asked for it (a no-op otherwise).

@@ -1,6 +1,5 @@
 #include "mcp/transfer_tool.h"
 
-#include "app/server_state.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
@@ -20,12 +19,7 @@ json transfer_output_schema() {
           {"required", {"path", "host_path", "size", "files", "sha256"}}};
 }
 
-ToolResult run_transfer(ToolContext& context, const json& arguments, const std::string& tool,
-                        const std::string& action, const std::string& host_path,
-                        const app::TransferOperation& operation) {
-  auto report =
-      app::transfer_in_session(context.state.services(), arguments["session_id"].get<std::string>(),
-                               tool, action, host_path, operation);
+ToolResult transfer_result(const Result<app::TransferReport>& report, const std::string& action) {
   if (!report) return tool_error(report.error().message);
   std::string what = report->folder ? "folder " + report->host_path + " (" +
                                           counted(report->files, "entry", "entries") + ", " +

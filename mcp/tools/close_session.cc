@@ -1,8 +1,7 @@
 // close_session: kill a session's sandbox and drop its files, on disk too unless asked to keep
 // them.
 
-#include "app/kept_sessions.h"
-#include "app/server_state.h"
+#include "app/services.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -34,38 +33,12 @@ class CloseSession final : public Tool {
         {"annotations", annotations("Close a session", false, true, /*destructive=*/true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    app::ServerState& state = context.state;
-    std::string id = arguments["session_id"].get<std::string>();
     bool keep = arguments.value("keep", false);
-    std::string said = "closed";
-    if (auto open = state.sessions().find(id); open) {
-      id = (*open)->id;
-      state.sessions().close(id);
-      std::lock_guard lock((*open)->run_mutex);
-      if ((*open)->kept && !keep) {
-        if (auto removed = state.state_dir()->remove(*(*open)->kept); !removed) {
-          return tool_error("session " + id +
-                            " closed, but its files on disk could not be "
-                            "removed: " +
-                            removed.error().message);
-        }
-        (*open)->kept.reset();
-      }
-      if (keep && (*open)->kept) said = "closed; its files stay on disk";
-    } else if (auto kept = app::closed_kept_session(state, id); kept) {
-      id = (*kept)->info().id;
-      if (keep) return tool_error("session " + id + " is not open; its files are on disk already");
-      if (auto removed = state.state_dir()->remove(**kept); !removed) {
-        return tool_error(removed.error().message);
-      }
-      said = "removed from disk";
-    } else if (kept.error().code != ENOENT) {
-      return tool_error(kept.error().message);
-    } else {
-      return tool_error("no session '" + id + "' (already closed, expired, or never existed)");
-    }
+    auto closed = context.services.sessions.close(arguments["session_id"].get<std::string>(), keep);
+    if (!closed) return tool_error(closed.error().message);
+    const std::string& id = closed->id;
     ToolResult result;
-    result.content.push_back(text_block("session " + id + " " + said));
+    result.content.push_back(text_block("session " + id + " " + closed->said));
     result.structured = {{"session_id", id}, {"closed", true}};
     return result;
   }

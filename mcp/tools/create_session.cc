@@ -78,8 +78,8 @@ class CreateSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     ProgressObserver observer(context);
-    auto created = app::SessionService(context.state, default_language_)
-                       .create(request_of(arguments), {context.progress, observer}, name());
+    auto created = context.services.sessions.create(request_of(arguments),
+                                                    {context.progress, observer}, name());
     if (!created) return tool_error(created.error().message);
     return answer(*created);
   }
@@ -155,8 +155,8 @@ class ForkSession final : public Tool {
     request.live = arguments.value("live", true);
     ProgressObserver observer(context);
     std::string snapshot;
-    auto created = app::SessionService(context.state, default_language_)
-                       .fork(source, request, {context.progress, observer}, snapshot);
+    auto created =
+        context.services.sessions.fork(source, request, {context.progress, observer}, snapshot);
     if (!created) return tool_error(created.error().message);
     ToolResult result = CreateSession::answer(*created);
     result.content.push_back(

@@ -1,6 +1,7 @@
 // download_file: a file from a session's /work into a read-write share the user gave, copied
 // directly by the server.
 
+#include "app/services.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 #include "mcp/transfer_tool.h"
@@ -33,11 +34,10 @@ class DownloadFile final : public Tool {
     std::string path = arguments["path"].get<std::string>();
     std::string host_path = arguments["host_path"].get<std::string>();
     bool overwrite = arguments.value("overwrite", false);
-    const app::ServerState& state = context.state;
-    return run_transfer(context, arguments, name(), "download", host_path, [&](Session& session) {
-      return app::download_from_session(session, state.shares(), path, host_path, overwrite,
-                                        state.options().transfer_caps);
-    });
+    return transfer_result(
+        context.services.transfers.download(arguments["session_id"].get<std::string>(), path,
+                                            host_path, overwrite),
+        "download");
   }
 };
 

@@ -1,7 +1,7 @@
 // execute_code: run code in a fresh sandbox, or in a session's.
 
 #include "app/code_service.h"
-#include "app/server_state.h"
+#include "app/services.h"
 #include "core/base64.h"
 #include "core/units.h"
 #include "mcp/code_result.h"
@@ -109,12 +109,11 @@ class ExecuteCode final : public Tool {
     request.files = std::move(*files);
 
     ProgressObserver observer(context);
-    auto answer = app::CodeService(context.state, default_language_)
-                      .execute(call, observer, context.until_answered);
+    auto answer = context.services.code.execute(call, observer, context.until_answered);
     if (!answer) return tool_error(answer.error().message);
     if (answer->screening.blocked) return blocked_code_result(answer->screening);
     if (!answer->run) return tool_error(answer->run.error().message);
-    ToolResult result = code_result(*answer->run, answer->screening, context.state.options(),
+    ToolResult result = code_result(*answer->run, answer->screening, context.services.options,
                                     {request.timeout_seconds, answer->in_session});
     if (!answer->not_kept.empty()) result.content.push_back(text_block(answer->not_kept));
     return result;

@@ -42,7 +42,7 @@ class ExportSession final : public Tool {
     request.snapshot = arguments.value("snapshot", "");
     request.host_path = arguments["host_path"].get<std::string>();
     request.overwrite = arguments.value("overwrite", false);
-    auto exported = app::SessionExporter(context.state).write_archive(request, name());
+    auto exported = context.services.exporter.write_archive(request, name());
     if (!exported) return tool_error(exported.error().message);
     const app::TransferReport& written = exported->written;
     ToolResult result;

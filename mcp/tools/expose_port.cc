@@ -2,7 +2,7 @@
 // (docs/previews.md). Only a server started with --allow-preview opens any: the model cannot
 // allow itself.
 
-#include "app/server_state.h"
+#include "app/services.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
@@ -55,8 +55,8 @@ class ExposePort final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
-    app::ServerState& state = context.state;
-    if (!state.sessions().previews_allowed()) {
+    app::SessionRegistry& sessions = context.services.registry;
+    if (!sessions.previews_allowed()) {
       return tool_error(
           "expose_port is off: only the user can allow it, by starting the server with "
           "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)");
@@ -70,12 +70,11 @@ class ExposePort final : public Tool {
     if (protocol != "http" && protocol != "tcp") {
       return tool_error("protocol '" + protocol + "': use http (the default) or tcp");
     }
-    auto lease = state.sessions().acquire(id);
+    auto lease = sessions.acquire(id);
     if (!lease) return tool_error(lease.error().message);
-    auto exposed =
-        state.sessions().expose(**lease, static_cast<std::uint16_t>(port),
-                                protocol == "http" ? net::preview::PreviewProtocol::kHttp
-                                                   : net::preview::PreviewProtocol::kTcp);
+    auto exposed = sessions.expose(**lease, static_cast<std::uint16_t>(port),
+                                   protocol == "http" ? net::preview::PreviewProtocol::kHttp
+                                                      : net::preview::PreviewProtocol::kTcp);
     if (!exposed) return tool_error(exposed.error().message);
     std::string text = "session " + (*lease)->id + ": port " + std::to_string(port) +
                        " is open to the user at " + exposed->url;

@@ -37,8 +37,7 @@ class GetLanguageDetails final : public Tool {
             {"annotations", annotations("Language details", true, true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto found =
-        app::LanguageCatalog(context.state).details(arguments["language"].get<std::string>());
+    auto found = context.services.catalog.details(arguments["language"].get<std::string>());
     if (!found) return tool_error(found.error().message);
     json details = language_details(*found);
     ToolResult result;

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "app/live_session.h"
-#include "app/server_state.h"
+#include "app/services.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "mcp/content.h"
@@ -74,7 +74,7 @@ class GetSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
-    auto entry = context.state.sessions().find(id);
+    auto entry = context.services.registry.find(id);
     if (!entry) return tool_error(entry.error().message);
     const app::SessionEntry& session = **entry;
     bool frozen = is_frozen(*session.session);
@@ -95,12 +95,12 @@ class GetSession final : public Tool {
                        {"disk_used_bytes", usage->disk_bytes},
                        {"processes", usage->processes},
                        {"frozen", frozen},
-                       {"backend", std::string(context.state.backend().name())},
+                       {"backend", std::string(context.services.backend.name())},
                        {"limits", std::move(limits)}};
     structured.update(interpreter_json(session));
     // The model learns here what it may name in upload_file, download_file and mounts.
     json shares = json::array();
-    for (const auto& share : context.state.shares().all()) {
+    for (const auto& share : context.services.shares.all()) {
       shares.push_back({{"name", share.name}, {"writable", share.writable}});
     }
     json mounts = json::array();
@@ -112,8 +112,8 @@ class GetSession final : public Tool {
     structured["mounts"] = std::move(mounts);
     structured["exposed"] = exposed_ports_json(session);
     structured["transfer_limits"] = {
-        {"max_bytes", context.state.options().transfer_caps.max_bytes},
-        {"max_files", context.state.options().transfer_caps.max_files}};
+        {"max_bytes", context.services.options.transfer_caps.max_bytes},
+        {"max_files", context.services.options.transfer_caps.max_files}};
     ToolResult result;
     result.content.push_back(text_block(
         "session " + id + " (" + session.policy->name + "): " + format_duration(age) +
@@ -122,7 +122,7 @@ class GetSession final : public Tool {
         counted(usage->processes, "process", "processes") +
         (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
         counted(session.runs.load(), "run", "runs") + "; " + app::interpreter_line(session) +
-        "; shares: " + context.state.shares().summary()));
+        "; shares: " + context.services.shares.summary()));
     result.structured = std::move(structured);
     return result;
   }

@@ -28,7 +28,7 @@ class GetSupportedLanguages final : public Tool {
             {"annotations", annotations("Supported languages", true, true)}};
   }
   ToolResult call(const json& /*arguments*/, ToolContext& context) override {
-    json details = language_list(app::LanguageCatalog(context.state).list());
+    json details = language_list(context.services.catalog.list());
     json names = json::array();
     std::string text = "Supported languages:\n";
     for (const auto& language : details) {

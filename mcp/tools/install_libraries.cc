@@ -44,10 +44,11 @@ class InstallLibraries final : public Tool {
     std::string id = arguments["session_id"].get<std::string>();
     auto libraries = arguments["libraries"].get<std::vector<std::string>>();
     if (libraries.empty()) return tool_error("no libraries given: name at least one package");
-    auto lease = context.state.sessions().acquire(id);
+    auto lease = context.services.registry.acquire(id);
     if (!lease) return tool_error(lease.error().message);
     ProgressObserver observer(context);
-    auto installed = app::install_in_session(**lease, context.state, libraries, observer, name());
+    auto installed =
+        context.services.runner.install_in_session(**lease, libraries, observer, name());
     if (auto why = app::install_failure(installed)) {
       return tool_error("installing " + counted(libraries.size(), "library", "libraries") +
                         " into session " + id + " failed: " + *why);

@@ -59,7 +59,7 @@ class ListFiles final : public Tool {
             {"annotations", annotations("List files", true, true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto lease = context.state.sessions().acquire(arguments["session_id"].get<std::string>());
+    auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     std::string path = arguments.value("path", "");
     // "dir/" and "." name what "dir" and "" name; "/" stays absolute, and is refused.
@@ -86,7 +86,7 @@ class ListFiles final : public Tool {
         break;
       }
       // A program can name a file after a passed-through value as well as write it inside.
-      std::string name = context.state.secrets().apply(entry.name);
+      std::string name = context.services.secrets.apply(entry.name);
       list.push_back({{"name", name}, {"type", entry.type}, {"size", entry.size}});
       std::string line =
           (entry.type == "directory" ? "  " + name + "/" : "  " + name) +

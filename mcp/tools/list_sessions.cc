@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "app/server_state.h"
+#include "app/services.h"
 #include "core/units.h"
 #include "core/utc_time.h"
 #include "mcp/content.h"
@@ -45,7 +45,7 @@ class ListSessions final : public Tool {
     json sessions = json::array();
     std::string text;
     std::set<std::string> open_ids;
-    for (const auto& entry : context.state.sessions().list()) {
+    for (const auto& entry : context.services.registry.list()) {
       open_ids.insert(entry->id);
       bool frozen = is_frozen(*entry->session);
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
@@ -72,32 +72,30 @@ class ListSessions final : public Tool {
               entry->policy->name + ", open, idle " + format_duration(idle) +
               (frozen ? ", frozen" : "") + previews + "\n";
     }
-    if (const state::StateDir* dir = context.state.state_dir()) {
-      for (const auto& kept : dir->list()) {
-        const state::WorkspaceInfo& info = kept.info;
-        if (open_ids.contains(info.id)) continue;
-        std::string last_used =
-            utc_text(std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
-        json item = {{"session_id", info.id},
-                     {"language", info.language},
-                     {"created_at", info.created_at},
-                     {"open", false},
-                     {"kept", true},
-                     {"bytes", info.bytes},
-                     {"files", info.files},
-                     {"last_used", last_used},
-                     {"state_lost", info.live},
-                     {"in_use_elsewhere", kept.in_use}};
-        if (!info.name.empty()) item["name"] = info.name;
-        sessions.push_back(std::move(item));
-        text += info.id + (info.name.empty() ? "" : " (" + info.name + ")") + " " + info.language +
-                ", kept on disk: " + std::to_string(info.files) + " entries, " +
-                format_size(info.bytes) + ", last used " + last_used +
-                (kept.in_use ? ", open in another server"
-                 : info.live ? "; its interpreter's variables were lost"
-                             : "") +
-                "\n";
-      }
+    for (const auto& kept : context.services.kept.not_open()) {
+      const state::WorkspaceInfo& info = kept.info;
+      if (open_ids.contains(info.id)) continue;
+      std::string last_used =
+          utc_text(std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
+      json item = {{"session_id", info.id},
+                   {"language", info.language},
+                   {"created_at", info.created_at},
+                   {"open", false},
+                   {"kept", true},
+                   {"bytes", info.bytes},
+                   {"files", info.files},
+                   {"last_used", last_used},
+                   {"state_lost", info.live},
+                   {"in_use_elsewhere", kept.in_use}};
+      if (!info.name.empty()) item["name"] = info.name;
+      sessions.push_back(std::move(item));
+      text += info.id + (info.name.empty() ? "" : " (" + info.name + ")") + " " + info.language +
+              ", kept on disk: " + std::to_string(info.files) + " entries, " +
+              format_size(info.bytes) + ", last used " + last_used +
+              (kept.in_use ? ", open in another server"
+               : info.live ? "; its interpreter's variables were lost"
+                           : "") +
+              "\n";
     }
     ToolResult result;
     result.content.push_back(text_block(sessions.empty() ? "no sessions" : text));

@@ -49,7 +49,7 @@ ToolResult binary_pointer(const std::string& id, const std::string& path, std::u
 // saying what else the file holds and how to read it.
 ToolResult read_text(ToolContext& context, Session& session, const std::string& id,
                      const std::string& path, std::uint64_t offset, std::uint64_t length) {
-  const app::SecretMask& secrets = context.state.secrets();
+  const app::SecretMask& secrets = context.services.secrets;
   std::uint64_t start = offset;
   for (int step = 0; step < kMaskSteps; ++step) {
     std::uint64_t before =
@@ -146,7 +146,7 @@ class ReadFile final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
-    auto lease = context.state.sessions().acquire(id);
+    auto lease = context.services.registry.acquire(id);
     if (!lease) return tool_error(lease.error().message);
     std::string path = arguments["path"].get<std::string>();
     auto offset = arguments.value("offset", std::uint64_t{0});
@@ -165,7 +165,7 @@ class ReadFile final : public Tool {
       return binary_pointer(id, path, file->size, mime, 0);
     }
     // A program may have written a passed-through secret to a file: it is masked here too.
-    auto shown = app::client_view(context.state.secrets(), std::move(file->data), cut);
+    auto shown = app::client_view(context.services.secrets, std::move(file->data), cut);
     if (!shown) return tool_error(path + " " + std::string(app::kWithheld));
     file->data = std::move(*shown);
     std::string delivery;

@@ -2,7 +2,7 @@
 // files in /work stay).
 
 #include "app/live_session.h"
-#include "app/server_state.h"
+#include "app/services.h"
 #include "mcp/content.h"
 #include "mcp/interpreter_content.h"
 #include "mcp/tools/tool_schema.h"
@@ -34,7 +34,7 @@ class RestartSession final : public Tool {
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto lease = context.state.sessions().acquire(arguments["session_id"].get<std::string>());
+    auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     app::SessionEntry& session = **lease;
     std::lock_guard lock(session.run_mutex);
@@ -44,7 +44,7 @@ class RestartSession final : public Tool {
     }
     if (auto restarted = session.kernel->restart(); !restarted) {
       return tool_error("session " + session.id + ": " +
-                        context.state.secrets().apply(restarted.error().message));
+                        context.services.secrets.apply(restarted.error().message));
     }
     ToolResult result;
     result.content.push_back(text_block("session " + session.id + ": a fresh interpreter; " +

@@ -35,9 +35,8 @@ class SnapshotSession final : public Tool {
             {"annotations", annotations("Snapshot a session", false, false)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto taken = app::SessionSnapshots(context.state)
-                     .take(arguments["session_id"].get<std::string>(),
-                           arguments["name"].get<std::string>(), "name");
+    auto taken = context.services.snapshots.take(arguments["session_id"].get<std::string>(),
+                                                 arguments["name"].get<std::string>(), "name");
     if (!taken) return tool_error(taken.error().message);
     ToolResult result;
     result.content.push_back(text_block("snapshot '" + taken->snapshot + "' of session " +
@@ -104,8 +103,8 @@ class DiffSession final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string since = arguments.value("since", "");
-    auto found = app::SessionSnapshots(context.state)
-                     .changes(arguments["session_id"].get<std::string>(), since, "since");
+    auto found = context.services.snapshots.changes(arguments["session_id"].get<std::string>(),
+                                                    since, "since");
     if (!found) return tool_error(found.error().message);
     const std::string& id = found->session_id;
     const std::vector<app::SessionChange>& changes = found->changes;

@@ -2,7 +2,7 @@
 
 // Pieces of tool definitions that several tools share.
 
-#include "app/server_state.h"
+#include "app/services.h"
 #include "mcp/tool.h"
 
 namespace paddock::mcp {

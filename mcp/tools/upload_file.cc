@@ -1,6 +1,7 @@
 // upload_file: a file or folder from a share the user gave into a session's /work, copied
 // directly by the server.
 
+#include "app/services.h"
 #include "mcp/tools/tool_schema.h"
 #include "mcp/tools/tools.h"
 #include "mcp/transfer_tool.h"
@@ -34,11 +35,10 @@ class UploadFile final : public Tool {
     std::string host_path = arguments["host_path"].get<std::string>();
     std::string path = arguments.value("path", "");
     bool recursive = arguments.value("recursive", false);
-    const app::ServerState& state = context.state;
-    return run_transfer(context, arguments, name(), "upload", host_path, [&](Session& session) {
-      return app::upload_to_session(session, state.shares(), host_path, path, recursive,
-                                    state.options().transfer_caps);
-    });
+    return transfer_result(
+        context.services.transfers.upload(arguments["session_id"].get<std::string>(), host_path,
+                                          path, recursive),
+        "upload");
   }
 };
 

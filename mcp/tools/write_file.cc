@@ -36,7 +36,7 @@ class WriteFile final : public Tool {
             {"annotations", annotations("Write a file", false, true, /*destructive=*/true)}};
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
-    auto lease = context.state.sessions().acquire(arguments["session_id"].get<std::string>());
+    auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     std::string path = arguments["path"].get<std::string>();
     std::string content = arguments["content"].get<std::string>();

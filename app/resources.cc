@@ -1,17 +1,18 @@
-#include "app/services.h"
+#include "app/resources.h"
 
 #include <unistd.h>
 
 namespace paddock::app {
 
-Services::Services(const ServiceSettings& settings, std::unique_ptr<Backend> backend,
-                   PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares)
+Resources::Resources(const ServiceSettings& settings, std::unique_ptr<Backend> backend,
+                     PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares)
     : backend_(std::move(backend)),
       policies_(std::move(policies)),
       sessions_(settings.max_sessions, settings.max_session_idle_seconds),
       images_(*backend_, settings.pull_missing_images),
       secrets_(settings.pass_through_env),
       audit_(std::move(audit)),
+      audit_trail_(audit_.get(), secrets_),
       shares_(std::move(shares)) {
   if (settings.allow_preview) {
     net::preview::PreviewLimits limits;
