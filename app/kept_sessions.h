@@ -31,8 +31,8 @@ Result<std::unique_ptr<state::SavedWorkspace>> make_kept_workspace(
     const std::function<Status(int files_fd)>& fill = {});
 
 // Fills a session's work directory from its workspace (a reopened or forked session), then
-// records what it holds; under run_mutex.
-Status restore_session_files(SessionEntry& entry);
+// records what it holds; under its run_mutex (`run`).
+Status restore_session_files(SessionEntry::RunAccess& run);
 
 // The size a kept session's work directory may have so that the state directory stays under
 // --state-disk: `wanted`, or less. A new session (`own_bytes` 0) is refused (ENOSPC) when there
@@ -41,8 +41,9 @@ Status restore_session_files(SessionEntry& entry);
 Result<std::uint64_t> kept_session_room(ServerState& state, std::uint64_t wanted,
                                         std::uint64_t own_bytes);
 
-// Lets `entry`'s saves check the room --state-disk leaves before they write (entry.kept set).
-void attach_state_disk_room(ServerState& state, SessionEntry& entry);
+// Lets the session's saves check the room --state-disk leaves before they write (its workspace
+// kept, under its run_mutex: `run`).
+void attach_state_disk_room(ServerState& state, SessionEntry::RunAccess& run);
 
 // The kept session `id_or_name` that no server has open, locked while held. ENOENT when there is
 // none, EBUSY when another server has it open.

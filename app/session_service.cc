@@ -28,10 +28,10 @@ class SessionRollback {
   ~SessionRollback() {
     if (committed_) return;
     if (entry_) {
-      state_.sessions().close(entry_->id);
-      std::lock_guard lock(entry_->run_mutex);
-      if (entry_->kept) (void)state_.state_dir()->remove(*entry_->kept);
-      entry_->kept.reset();
+      state_.sessions().close(entry_->id());
+      auto run = entry_->lock_run();
+      if (run.kept()) (void)state_.state_dir()->remove(*run.kept());
+      run.set_kept(nullptr);
     } else if (reserved_) {
       state_.sessions().unreserve();
     }
@@ -188,22 +188,22 @@ void record_mounts(const ServerState& state, const LanguagePolicy& policy, const
 // Gives a registered kept session its workspace on disk, filled when `fill` says so.
 Status keep_on_disk(ServerState& state, SessionEntry& entry, const SessionRequest& request,
                     const std::string& language, const WorkspaceFill& fill) {
-  auto workspace = make_kept_workspace(state, entry.id, request.name, language, fill);
+  auto workspace = make_kept_workspace(state, entry.id(), request.name, language, fill);
   if (!workspace) return workspace.error();
-  std::lock_guard lock(entry.run_mutex);
-  entry.kept = std::move(*workspace);
-  attach_state_disk_room(state, entry);
-  entry.name = request.name;
-  if (fill) return restore_session_files(entry);
+  auto run = entry.lock_run();
+  run.set_kept(std::move(*workspace));
+  attach_state_disk_room(state, run);
+  if (fill) return restore_session_files(run);
   return {};
 }
 
 // Marks the session's first files as its start, for diff_session; why it could not, or empty.
 std::string mark_start(ServerState& state, SessionEntry& entry) {
   std::string not_kept = keep_session_files(entry);
-  if (!not_kept.empty() || !entry.kept) return not_kept;
-  std::lock_guard lock(entry.run_mutex);
-  auto marked = entry.kept->mark_created(state_disk_room(state));
+  if (!not_kept.empty() || !entry.kept_on_disk()) return not_kept;
+  auto run = entry.lock_run();
+  if (!run.kept()) return not_kept;  // closed meanwhile
+  auto marked = run.kept()->mark_created(state_disk_room(state));
   state.state_dir()->note_changed();
   if (marked) return {};
   return "the session's start could not be kept for diff_session: " + marked.error().message;
@@ -259,21 +259,22 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
                  "could not create the session: " +
                      without_host_paths(state_.shares(), opened.error().message)};
   }
-  auto entry =
-      state_.sessions().add(std::move(*opened), **policy,
-                            request.ttl_seconds.value_or(state_.options().session_idle_seconds));
+  SessionSettings settings;
+  settings.ttl_seconds = request.ttl_seconds.value_or(state_.options().session_idle_seconds);
+  settings.limits = limits;
+  settings.mounts = std::move(mounts);
+  if (kept) settings.name = request.name;  // a server that keeps no sessions refused a name
+  auto entry = state_.sessions().add(std::move(*opened), **policy, std::move(settings));
   rollback.registered(entry);
   // In use while it is set up: neither frozen nor expired under its install or kernel start.
   SessionLease setting_up(entry);
-  entry->limits = limits;
-  entry->mounts = std::move(mounts);
   if (kept) {
     if (auto on_disk = keep_on_disk(state_, *entry, request, (*policy)->name, *fill); !on_disk) {
       return Error{on_disk.error().code,
                    "could not create the session: " + on_disk.error().message};
     }
   }
-  CreatedSession created{entry, "session " + entry->id + " (" + (*policy)->name + ")", {}};
+  CreatedSession created{entry, "session " + entry->id() + " (" + (*policy)->name + ")", {}};
   if (!request.name.empty()) created.summary += " named " + request.name;
   if (!request.libraries.empty()) {
     auto installed = install_in_session(*entry, state_, request.libraries, progress.install, tool);
@@ -285,16 +286,16 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   }
   // After the install: the interpreter starts with the libraries there.
   {
-    std::lock_guard lock(entry->run_mutex);
+    auto run = entry->lock_run();
     if (kernel) {
-      adopt_interpreter(*entry, std::move(kernel));
+      run.set_live(std::move(kernel));  // a ready kernel's, started before the session
     } else {
-      start_interpreter(*entry, request.live, state_.secrets());
+      start_interpreter(run, request.live, state_.secrets());
     }
   }
   rollback.commit();
   created.not_kept = mark_start(state_, *entry);
-  for (const auto& mount : entry->mounts) {
+  for (const auto& mount : entry->mounts()) {
     created.summary += "; share " + mount.share + " mounted at " + mount.path +
                        (mount.writable ? " (read-write)" : " (read-only)");
   }

@@ -39,19 +39,19 @@ class CloseSession final : public Tool {
     bool keep = arguments.value("keep", false);
     std::string said = "closed";
     if (auto open = state.sessions().find(id); open) {
-      id = (*open)->id;
+      id = (*open)->id();
       state.sessions().close(id);
-      std::lock_guard lock((*open)->run_mutex);
-      if ((*open)->kept && !keep) {
-        if (auto removed = state.state_dir()->remove(*(*open)->kept); !removed) {
+      auto run = (*open)->lock_run();
+      if (run.kept() && !keep) {
+        if (auto removed = state.state_dir()->remove(*run.kept()); !removed) {
           return tool_error("session " + id +
                             " closed, but its files on disk could not be "
                             "removed: " +
                             removed.error().message);
         }
-        (*open)->kept.reset();
+        run.set_kept(nullptr);
       }
-      if (keep && (*open)->kept) said = "closed; its files stay on disk";
+      if (keep && run.kept()) said = "closed; its files stay on disk";
     } else if (auto kept = app::closed_kept_session(state, id); kept) {
       id = (*kept)->info().id;
       if (keep) return tool_error("session " + id + " is not open; its files are on disk already");
