@@ -259,11 +259,9 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
                  "could not create the session: " +
                      without_host_paths(state_.shares(), opened.error().message)};
   }
-  SessionSettings settings;
-  settings.ttl_seconds = request.ttl_seconds.value_or(state_.options().session_idle_seconds);
-  settings.limits = limits;
-  settings.mounts = std::move(mounts);
-  if (kept) settings.name = request.name;  // a server that keeps no sessions refused a name
+  // A new id; a name only on a server that keeps sessions (one that keeps none refused it).
+  SessionSettings settings{"", request.ttl_seconds.value_or(state_.options().session_idle_seconds),
+                           limits, std::move(mounts), kept ? request.name : ""};
   auto entry = state_.sessions().add(std::move(*opened), **policy, std::move(settings));
   rollback.registered(entry);
   // In use while it is set up: neither frozen nor expired under its install or kernel start.
