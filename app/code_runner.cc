@@ -251,7 +251,7 @@ Result<CodeRun> CodeRunner::run_fresh(const LanguagePolicy& policy, const CodeRe
 // interpreter is stopped, then made importable in it (install_in_session).
 Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& request,
                                      RunObserver& observer) const {
-  const LanguagePolicy& policy = *session.policy;
+  const LanguagePolicy& policy = session.policy();
   if (request.stdin_text) {
     return invalid_input(
         "stdin is not available to a live session's interpreter; write the input to a file in "
@@ -259,7 +259,7 @@ Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& r
   }
   CodeRun run;
   BuiltCell cell_limits =
-      build_live_cell(policy, request.timeout_seconds, session.limits, overrides());
+      build_live_cell(policy, request.timeout_seconds, session.limits(), overrides());
   run.limits = cell_limits.limits;
   run.timeout_capped = cell_limits.timeout_capped;
   run.timeout_seconds = run.limits.wall_seconds;
@@ -273,26 +273,28 @@ Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& r
       return run;
     }
   }
-  std::lock_guard lock(session.run_mutex);
+  auto locked = session.lock_run();
   for (const auto& file : request.files) {
-    if (auto wrote = session.session->write_file(file.path, file.content); !wrote) {
+    if (auto wrote = session.session().write_file(file.path, file.content); !wrote) {
       return wrote.error();
     }
   }
   CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes, options_.max_artifacts,
                    options_.max_artifact_bytes};
-  int run_number = ++session.runs;
-  auto result = session.kernel->execute(cell, observer);
+  int run_number = locked.count_run();
+  auto result = locked.kernel()->execute(cell, observer);
   if (!result) return result.error();
   // A reopened session's first cell says once that the earlier interpreter is gone.
-  if (result->cell && result->cell->state_lost.empty() && !session.state_lost.empty()) {
-    result->cell->state_lost = std::exchange(session.state_lost, "");
-    result->cell->lost_before_cell = true;
+  if (result->cell && result->cell->state_lost.empty()) {
+    if (std::string lost = locked.take_state_lost(); !lost.empty()) {
+      result->cell->state_lost = std::move(lost);
+      result->cell->lost_before_cell = true;
+    }
   }
   result->backend = backend_.name();
   mask_secrets(secrets_, *result);
   run.result = label_result(policy, std::move(*result), std::nullopt, false);
-  keep_whole_streams(*session.session, run_number, options_.result_stream_bytes, run);
+  keep_whole_streams(session.session(), run_number, options_.result_stream_bytes, run);
   return run;
 }
 
@@ -301,11 +303,11 @@ Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequ
   bool live;
   {
     // create_session starts the interpreter under this lock, after the session is listed.
-    std::lock_guard lock(session.run_mutex);
-    live = session.kernel != nullptr;
+    auto locked = session.lock_run();
+    live = locked.kernel() != nullptr;
   }
   if (live) return run_live(session, request, observer);
-  const LanguagePolicy& policy = *session.policy;
+  const LanguagePolicy& policy = session.policy();
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   UniqueFd input;
   if (request.stdin_text) {
@@ -313,20 +315,20 @@ Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequ
     if (!fd) return fd.error();
     input = std::move(*fd);
   }
-  std::lock_guard lock(session.run_mutex);
-  int run_number = session.runs + 1;
+  auto locked = session.lock_run();
+  int run_number = locked.next_run();
   CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
   // Kept for the session's files: the result itself carries only result_stream_bytes of each.
   auto built =
       build_session_call(policy, call, overrides(), SessionCall{run_number, kSessionStreamBytes});
   if (!built) return built.error();
-  session.runs = run_number;
+  locked.count_run();
   CodeRun run;
   run.preinstalled = std::move(preinstalled);
   run.limits = built->limits;
   run.timeout_capped = built->timeout_capped;
   run.timeout_seconds = built->plan.wall_seconds;
-  Session& sandbox = *session.session;
+  Session& sandbox = session.session();
   StepSandbox steps_in_session;
   steps_in_session.exec = [&sandbox](const ExecRequest& exec, const std::vector<SandboxFile>& files,
                                      RunObserver& watching) -> Result<RunResult> {
@@ -351,7 +353,7 @@ Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
                                                  const std::vector<std::string>& libraries,
                                                  RunObserver& observer,
                                                  const std::string& tool) const {
-  auto [wanted, preinstalled] = split_preinstalled(*session.policy, libraries);
+  auto [wanted, preinstalled] = split_preinstalled(session.policy(), libraries);
   if (wanted.empty() && !preinstalled.empty()) {
     RunResult nothing;
     nothing.backend = backend_.name();
@@ -359,10 +361,10 @@ Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
         "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
     return nothing;
   }
-  auto built = build_session_install(*session.policy, wanted, overrides());
+  auto built = build_session_install(session.policy(), wanted, overrides());
   if (!built) return built.error();
   const RunPlan& plan = built->plan;
-  std::unique_lock lock(session.run_mutex);
+  auto lock = session.lock_run();
   ExecRequest exec;
   exec.argv = plan.steps.front();
   exec.wall_seconds = plan.wall_seconds;
@@ -370,11 +372,11 @@ Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
   exec.stdout_to_stderr = true;
   exec.network = plan.networked_steps > 0;
   exec.allowed_hosts = plan.installer_allowed_hosts;
-  auto result = session.session->exec(exec, observer);
+  auto result = session.session().exec(exec, observer);
   if (result) mask_secrets(secrets_, *result);
   // A live interpreter sees the new libraries without a restart.
-  if (result && session.kernel && result->outcome == Outcome::kExited && result->exit_code == 0) {
-    if (auto refreshed = session.kernel->refresh_after_install(); !refreshed) {
+  if (result && lock.kernel() && result->outcome == Outcome::kExited && result->exit_code == 0) {
+    if (auto refreshed = lock.kernel()->refresh_after_install(); !refreshed) {
       result->stderr_data.data += "the live interpreter may need restart_session to import them: " +
                                   refreshed.error().message + "\n";
     }
@@ -382,8 +384,8 @@ Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
   lock.unlock();
   AuditRecord record;
   record.tool = tool;
-  record.session = session.id;
-  record.language = session.policy->name;
+  record.session = session.id();
+  record.language = session.policy().name;
   record.libraries = libraries;
   record.backend = backend_.name();
   record.limits = built->limits;

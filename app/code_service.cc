@@ -16,7 +16,7 @@ AuditRecord audit_record(const Backend& backend, const SessionEntry* session,
   record.code = request.code;
   record.libraries = request.libraries;
   record.backend = backend.name();
-  if (session != nullptr) record.session = session->id;
+  if (session != nullptr) record.session = session->id();
   if (run == nullptr) {
     record.outcome = "blocked";
     return record;
@@ -45,11 +45,11 @@ Result<CodeAnswer> CodeService::execute(const CodeCall& call, RunObserver& obser
     auto acquired = sessions_.acquire(call.session);
     if (!acquired) return acquired.error();
     lease.emplace(std::move(*acquired));
-    policy = (*lease)->policy;
+    policy = &(*lease)->policy();
     if (!call.language.empty()) {
       auto asked = policies_.find(call.language);
       if (!asked || *asked != policy) {
-        return invalid_input("session " + (*lease)->id + " runs " + policy->name +
+        return invalid_input("session " + (*lease)->id() + " runs " + policy->name +
                              "; create another session for another language");
       }
     }

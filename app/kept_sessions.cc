@@ -60,44 +60,46 @@ std::string skipped_line(const std::vector<std::string>& skipped) {
 }
 
 std::string keep_session_files(SessionEntry& entry) {
-  std::lock_guard lock(entry.run_mutex);
-  if (!entry.kept) return "";
+  auto run = entry.lock_run();
+  if (!run.kept()) return "";
   state::SaveLimits limits;
   // The tmpfs's own measure (allocated blocks, each inode once), so a session that fitted its
   // tmpfs is always saved, and reopened into one of the same size.
-  limits.max_bytes = entry.limits.work_bytes;
-  limits.max_entries = entry.limits.work_files == 0 ? limits.max_entries : entry.limits.work_files;
-  if (entry.state_disk_room) limits.max_new_disk = entry.state_disk_room();
-  auto saved = entry.kept->save(walker_of(*entry.session), limits);
+  limits.max_bytes = entry.limits().work_bytes;
+  limits.max_entries =
+      entry.limits().work_files == 0 ? limits.max_entries : entry.limits().work_files;
+  if (run.state_disk_room()) limits.max_new_disk = run.state_disk_room()();
+  auto saved = run.kept()->save(walker_of(entry.session()), limits);
   if (!saved) {
     std::string line = "the session's files could not be kept on disk: " + saved.error().message;
-    log(LogLevel::kWarning, "session " + entry.id + ": " + line);
+    log(LogLevel::kWarning, "session " + entry.id() + ": " + line);
     return line;
   }
-  if (entry.state_disk_wrote) entry.state_disk_wrote(saved->disk_bytes);
-  (void)entry.kept->touch(entry.kernel != nullptr);
+  if (run.state_disk_wrote()) run.state_disk_wrote()(saved->disk_bytes);
+  (void)run.kept()->touch(run.kernel() != nullptr);
   if (!saved->skipped.empty()) {
     std::string line = skipped_line(saved->skipped);
-    log(LogLevel::kWarning, "session " + entry.id + ": " + line);
+    log(LogLevel::kWarning, "session " + entry.id() + ": " + line);
     return line;
   }
   return "";
 }
 
-Status restore_session_files(SessionEntry& entry) {
-  SessionTreeSink sink(*entry.session);
-  if (auto restored = entry.kept->restore(sink); !restored) {
-    return restored.error().context("reopening session " + entry.id);
+Status restore_session_files(SessionEntry::RunAccess& run) {
+  const SessionEntry& entry = run.entry();
+  SessionTreeSink sink(entry.session());
+  if (auto restored = run.kept()->restore(sink); !restored) {
+    return restored.error().context("reopening session " + entry.id());
   }
-  return entry.kept->adopt(walker_of(*entry.session));
+  return run.kept()->adopt(walker_of(entry.session()));
 }
 
 std::uint64_t KeptSessions::committed(const SessionEntry* except) const {
   std::uint64_t used = dir_->disk_bytes(options_.state_disk);
   for (const auto& open : sessions_.list()) {
-    if (!open->kept || open.get() == except) continue;
-    std::uint64_t held = open->kept->info().used_bytes;
-    if (open->limits.work_bytes > held) used += open->limits.work_bytes - held;
+    std::optional<std::uint64_t> held = open->kept_used_bytes();
+    if (!held || open.get() == except) continue;
+    if (open->limits().work_bytes > *held) used += open->limits().work_bytes - *held;
   }
   return used;
 }
@@ -120,13 +122,15 @@ Result<std::uint64_t> KeptSessions::room_for(std::uint64_t wanted, std::uint64_t
   return size;
 }
 
-void KeptSessions::attach_state_disk_room(SessionEntry& entry) const {
-  entry.state_disk_room = [this, &entry]() -> std::uint64_t {
-    std::uint64_t used = committed(&entry);
-    std::uint64_t limit = options_.state_disk;
-    return limit > used ? limit - used : 0;
-  };
-  entry.state_disk_wrote = [dir = dir_](std::uint64_t bytes) { dir->note_written(bytes); };
+void KeptSessions::attach_state_disk_room(SessionEntry::RunAccess& run) const {
+  const SessionEntry* entry = &run.entry();
+  run.set_state_disk(
+      [this, entry]() -> std::uint64_t {
+        std::uint64_t used = committed(entry);
+        std::uint64_t limit = options_.state_disk;
+        return limit > used ? limit - used : 0;
+      },
+      [dir = dir_](std::uint64_t bytes) { dir->note_written(bytes); });
 }
 
 std::uint64_t KeptSessions::state_disk_room() const {
@@ -203,19 +207,22 @@ Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(const std::string& id
     sessions_.unreserve();
     return opened.error().context("reopening session " + id);
   }
-  auto entry = sessions_.add(std::move(*opened), **policy, options_.session_idle_seconds, id);
-  entry->limits = limits_of(spec->shape.limits, spec->plan);
-  entry->name = info.name;
-  std::lock_guard lock(entry->run_mutex);
-  entry->kept = std::move(*workspace);
-  attach_state_disk_room(*entry);
-  if (auto restored = restore_session_files(*entry); !restored) {
-    entry->kept.reset();  // what is on disk stays as it was
-    sessions_.close(entry->id);
+  SessionSettings settings;
+  settings.id = id;
+  settings.ttl_seconds = options_.session_idle_seconds;
+  settings.limits = limits_of(spec->shape.limits, spec->plan);
+  settings.name = info.name;
+  auto entry = sessions_.add(std::move(*opened), **policy, std::move(settings));
+  auto run = entry->lock_run();
+  run.set_kept(std::move(*workspace));
+  attach_state_disk_room(run);
+  if (auto restored = restore_session_files(run); !restored) {
+    run.set_kept(nullptr);  // what is on disk stays as it was
+    sessions_.close(entry->id());
     return restored.error();
   }
-  start_interpreter(*entry, info.live, secrets_);
-  if (info.live) entry->state_lost = "the server restarted";
+  start_interpreter(run, info.live, secrets_);
+  if (info.live) run.set_state_lost("the server restarted");
   log(LogLevel::kInfo, "session " + id + " reopened from " + dir_->path());
   return entry;
 }
@@ -223,13 +230,13 @@ Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(const std::string& id
 Status KeptSessions::with_workspace(
     const std::string& id_or_name, const std::function<Status(state::SavedWorkspace&)>& use) const {
   if (auto open = sessions_.find(id_or_name); open) {
-    std::lock_guard lock((*open)->run_mutex);
-    if (!(*open)->kept) {
-      return invalid_input("session " + (*open)->id +
+    auto run = (*open)->lock_run();
+    if (!run.kept()) {
+      return invalid_input("session " + (*open)->id() +
                            " is not kept on disk (this server keeps no sessions), so it has no "
                            "snapshots");
     }
-    return use(*(*open)->kept);
+    return use(*run.kept());
   }
   auto kept = closed(id_or_name);
   if (!kept) {

@@ -27,8 +27,8 @@ namespace paddock::app {
 std::string keep_session_files(SessionEntry& entry);
 
 // Fills a session's work directory from its workspace (a reopened or forked session), then
-// records what it holds; under run_mutex.
-Status restore_session_files(SessionEntry& entry);
+// records what it holds; under its run_mutex (`run`).
+Status restore_session_files(SessionEntry::RunAccess& run);
 
 // The sessions this server keeps in its state directory, with what keeping them takes: the
 // directory (null when the server keeps none), the open sessions, and for a reopen the
@@ -70,8 +70,9 @@ class KeptSessions {
   // gets at least what it holds.
   Result<std::uint64_t> room_for(std::uint64_t wanted, std::uint64_t own_bytes) const;
 
-  // Lets `entry`'s saves check the room --state-disk leaves before they write (entry.kept set).
-  void attach_state_disk_room(SessionEntry& entry) const;
+  // Lets the session's saves check the room --state-disk leaves before they write (its workspace
+  // kept, under its run_mutex: `run`).
+  void attach_state_disk_room(SessionEntry::RunAccess& run) const;
 
   // The kept session `id_or_name` that no server has open, locked while held. ENOENT when there
   // is none, EBUSY when another server has it open.

@@ -19,10 +19,10 @@ namespace paddock::app {
 // How long a kernel may take to become ready (an R kernel on a loaded machine).
 inline constexpr double kKernelReadySeconds = 60;
 
-// Starts the session's interpreter, or records why it has none (entry.not_live): `wanted` false
-// when the caller asked for a session without one. Called under entry.run_mutex.
+// Starts the session's interpreter, or records why it has none (RunAccess::set_not_live):
+// `wanted` false when the caller asked for a session without one. Under its run_mutex (`run`).
 // What the kernel said when it failed is masked with `secrets` (a kernel's log may print them).
-void start_interpreter(SessionEntry& entry, bool wanted, const SecretMask& secrets);
+void start_interpreter(SessionEntry::RunAccess& run, bool wanted, const SecretMask& secrets);
 
 // A live session's sandbox with its kernel started and ready, made before the create_session
 // that takes it (the server's kernel pool): a session that opens at once.
@@ -32,16 +32,6 @@ struct ReadyKernel {
   bool ended() { return session->ended(); }
 };
 using KernelPool = BasicWarmPool<ReadyKernel>;
-
-// Gives `entry` a kernel that was started before it (a ReadyKernel's), as start_interpreter
-// would have. Called under entry.run_mutex.
-void adopt_interpreter(SessionEntry& entry, std::unique_ptr<LiveKernel> kernel);
-
-// The kernel, once it is known to be there; null while it starts or when there is none.
-const LiveKernel* live_kernel(const SessionEntry& entry);
-
-// Why there is no live kernel (or that it is starting), when live_kernel is null.
-std::string not_live_reason(const SessionEntry& entry);
 
 // One line for a tool's text: "live: variables persist between calls (python3 kernel)" or why not.
 std::string interpreter_line(const SessionEntry& entry);

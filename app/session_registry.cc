@@ -7,18 +7,8 @@
 #include <ctime>
 
 #include "app/log.h"
-#include "core/utc_time.h"
 
 namespace paddock::app {
-namespace {
-
-std::int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 std::string SessionRegistry::new_id() {
   unsigned char bytes[16] = {};
@@ -36,27 +26,15 @@ std::string SessionRegistry::new_id() {
   return id;
 }
 
-std::string SessionEntry::created_at_utc() const {
-  return utc_text(created_at);
-}
-
-double SessionEntry::idle_seconds() const {
-  return static_cast<double>(steady_ms() - last_used_ms.load()) / 1000.0;
-}
-
-void SessionEntry::touch() {
-  last_used_ms = steady_ms();
-}
-
 SessionLease::SessionLease(std::shared_ptr<SessionEntry> entry) : entry_(std::move(entry)) {
-  ++entry_->users;
+  ++entry_->users_;
   entry_->touch();
 }
 
 SessionLease::~SessionLease() {
   if (!entry_) return;
   entry_->touch();
-  --entry_->users;
+  --entry_->users_;
 }
 
 Status SessionRegistry::reserve() {
@@ -80,17 +58,15 @@ void SessionRegistry::unreserve() {
 }
 
 std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> session,
-                                                   const LanguagePolicy& policy, double ttl_seconds,
-                                                   const std::string& id) {
-  auto entry = std::make_shared<SessionEntry>();
-  entry->id = id.empty() ? new_id() : id;
-  entry->policy = &policy;
-  entry->session = std::move(session);
-  entry->ttl_seconds = std::min(ttl_seconds, max_ttl_seconds_);
+                                                   const LanguagePolicy& policy,
+                                                   SessionSettings settings) {
+  if (settings.id.empty()) settings.id = new_id();
+  settings.ttl_seconds = std::min(settings.ttl_seconds, max_ttl_seconds_);
+  auto entry = std::make_shared<SessionEntry>(std::move(session), policy, std::move(settings));
   entry->touch();
   std::lock_guard lock(mutex_);
   --reserved_;
-  sessions_[entry->id] = entry;
+  sessions_[entry->id()] = entry;
   return entry;
 }
 
@@ -99,7 +75,7 @@ Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& i
   auto found = sessions_.find(id);
   if (found == sessions_.end() && !id.empty()) {
     found = std::find_if(sessions_.begin(), sessions_.end(),
-                         [&](const auto& open) { return open.second->name == id; });
+                         [&](const auto& open) { return open.second->name() == id; });
   }
   if (found == sessions_.end()) {
     return Error{ENOENT, "no session '" + id +
@@ -131,13 +107,11 @@ Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
 // The lease counts as a user before this takes freeze_mutex, so freeze_idle either sees it and
 // leaves the session be, or froze it first and this thaws it.
 Status SessionRegistry::thaw_for_use(SessionEntry& entry) {
-  std::lock_guard lock(entry.freeze_mutex);
-  using Refused = SessionEntry::FreezeRefused;
-  auto refused = Refused::kUntilUsed;
-  entry.freeze_refused.compare_exchange_strong(refused, Refused::kNo);
-  if (!is_frozen(*entry.session)) return {};
-  if (auto thawed = entry.session->freezing()->thaw(); !thawed) {
-    return thawed.error().context("thawing session " + entry.id + ", frozen while idle");
+  auto freeze = entry.lock_freeze();
+  freeze.used();
+  if (!is_frozen(entry.session())) return {};
+  if (auto thawed = freeze.freezing()->thaw(); !thawed) {
+    return thawed.error().context("thawing session " + entry.id() + ", frozen while idle");
   }
   return {};
 }
@@ -146,26 +120,26 @@ std::vector<std::string> SessionRegistry::freeze_idle(double idle_seconds) {
   std::vector<std::string> frozen;
   if (idle_seconds <= 0) return frozen;
   for (const auto& entry : list()) {
-    if (entry->users > 0 || entry->freeze_refused != SessionEntry::FreezeRefused::kNo ||
-        entry->idle_seconds() <= idle_seconds || is_frozen(*entry->session) ||
-        entry->has_previews) {
+    if (entry->in_use() || entry->freeze_refused() != SessionEntry::FreezeRefused::kNo ||
+        entry->idle_seconds() <= idle_seconds || is_frozen(entry->session()) ||
+        entry->has_previews()) {
       continue;
     }
-    std::lock_guard lock(entry->freeze_mutex);
-    if (entry->users > 0) continue;  // leased meanwhile
-    IdleFreezing* freezing = entry->session->freezing();
+    auto freeze = entry->lock_freeze();
+    if (entry->in_use()) continue;  // leased meanwhile
+    IdleFreezing* freezing = freeze.freezing();
     auto done = freezing != nullptr
                     ? freezing->freeze()
                     : Status{Error{ENOTSUP, "this backend does not freeze idle sessions"}};
     if (done) {
-      frozen.push_back(entry->id);
+      frozen.push_back(entry->id());
     } else if (done.error().code == ENOTSUP) {
-      entry->freeze_refused = SessionEntry::FreezeRefused::kAlways;
+      freeze.refuse(SessionEntry::FreezeRefused::kAlways);
     } else if (done.error().code != EBUSY) {
       // Not again every second: a process that will not stop (stuck in the kernel) stays so.
-      entry->freeze_refused = SessionEntry::FreezeRefused::kUntilUsed;
+      freeze.refuse(SessionEntry::FreezeRefused::kUntilUsed);
       log(LogLevel::kWarning,
-          "session " + entry->id + " stays unfrozen until its next use: " + done.error().message);
+          "session " + entry->id() + " stays unfrozen until its next use: " + done.error().message);
     }
   }
   return frozen;
@@ -197,7 +171,7 @@ std::vector<std::string> SessionRegistry::expire_idle() {
     std::lock_guard lock(mutex_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       const SessionEntry& entry = *it->second;
-      if (entry.users == 0 && entry.idle_seconds() > entry.ttl_seconds) {
+      if (!entry.in_use() && entry.idle_seconds() > entry.ttl_seconds()) {
         expired.push_back(it->second);
         it = sessions_.erase(it);
       } else {
@@ -208,7 +182,7 @@ std::vector<std::string> SessionRegistry::expire_idle() {
   std::vector<std::string> ids;
   for (auto& entry : expired) {
     close_entry(*entry);
-    ids.push_back(entry->id);
+    ids.push_back(entry->id());
   }
   return ids;
 }
@@ -224,8 +198,8 @@ void SessionRegistry::close_all() {
 
 void SessionRegistry::close_entry(SessionEntry& entry) {
   // Even without a preview: a failed expose_port may have left the session's factory there.
-  if (previews_) previews_->close_group(entry.id);
-  entry.session->close();
+  if (previews_) previews_->close_group(entry.id());
+  entry.session().close();
 }
 
 void SessionRegistry::set_previews(std::unique_ptr<net::preview::PreviewForwarder> previews) {
@@ -239,29 +213,28 @@ Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t p
                  "expose_port is off: only the user can allow it, by starting the server with "
                  "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)"};
   }
-  std::lock_guard lock(entry.exposed_mutex);
+  auto previews = entry.lock_previews();
   std::string protocol_name = protocol == net::preview::PreviewProtocol::kHttp ? "http" : "tcp";
-  for (const auto& exposed : entry.exposed) {
+  for (const auto& exposed : previews.ports()) {
     if (exposed.port == port && exposed.protocol == protocol_name) return exposed;
   }
   UniqueFd factory;
-  if (!previews_->has_group(entry.id)) {
-    PreviewSockets* previews = entry.session->previews();
-    if (previews == nullptr) {
+  if (!previews_->has_group(entry.id())) {
+    PreviewSockets* sockets = entry.session().previews();
+    if (sockets == nullptr) {
       return Error{ENOTSUP,
-                   "session " + entry.id +
+                   "session " + entry.id() +
                        ": this backend has no previews (only the native backend has them)"};
     }
-    auto taken = previews->take_preview_factory();
-    if (!taken) return taken.error().context("session " + entry.id);
+    auto taken = sockets->take_preview_factory();
+    if (!taken) return taken.error().context("session " + entry.id());
     factory = std::move(*taken);
   }
-  auto opened = previews_->open(entry.id, std::move(factory), port, protocol);
-  if (!opened) return opened.error().context("session " + entry.id);
+  auto opened = previews_->open(entry.id(), std::move(factory), port, protocol);
+  if (!opened) return opened.error().context("session " + entry.id());
   ExposedPort exposed{port,        opened->host_port, protocol_name,
                       opened->url, opened->accepting, opened->probe};
-  entry.exposed.push_back(exposed);
-  entry.has_previews = true;
+  previews.add(exposed);
   return exposed;
 }
 

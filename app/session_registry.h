@@ -4,8 +4,6 @@
 // A session in use is never expired under its caller; a closed one stays closed for callers
 // that still hold it (its Session refuses further work).
 
-#include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -14,70 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "app/shares.h"
+#include "app/session_entry.h"
 #include "core/result.h"
 #include "language/policy.h"
 #include "net/preview/forwarder.h"
-#include "runtime/live_kernel.h"
 #include "runtime/session.h"
-#include "state/saved_workspace.h"
 
 namespace paddock::app {
-
-// A port of a session opened on the host (expose_port, docs/previews.md).
-struct ExposedPort {
-  std::uint16_t port = 0;  // the sandbox's
-  std::uint16_t host_port = 0;
-  std::string protocol;  // "http" or "tcp"
-  std::string url;
-  bool accepting = false;  // something accepted on the sandbox's port when it opened
-  std::string probe;       // if not, why
-};
-
-struct SessionEntry {
-  std::string id;
-  const LanguagePolicy* policy = nullptr;
-  std::unique_ptr<Session> session;
-  // The live interpreter (after `session`, so that it goes first), or why there is none: then
-  // each call runs as a new process. Both are set once, under run_mutex, before `interpreter`
-  // says which (readers that do not take run_mutex, such as get_session, look there first).
-  std::unique_ptr<LiveKernel> kernel;
-  std::string not_live;
-  enum class Interpreter { kPending, kLive, kNotLive };
-  std::atomic<Interpreter> interpreter{Interpreter::kPending};
-  std::chrono::system_clock::time_point created_at = std::chrono::system_clock::now();
-  double ttl_seconds = 0;                     // idle time after which it is closed
-  std::atomic<std::int64_t> last_used_ms{0};  // steady clock
-  std::atomic<int> users{0};
-  std::atomic<int> runs{0};
-  Limits limits;                   // of the session's sandbox (a run's timeout is its own)
-  std::vector<ShareMount> mounts;  // shares mounted into it (create_session's mounts)
-  std::mutex run_mutex;            // the steps of one execute_code run back to back
-  // Its workspace on disk (app/kept_sessions.h), when the server keeps sessions: written
-  // after each call that may change files, under run_mutex.
-  std::unique_ptr<state::SavedWorkspace> kept;
-  // What a save of it may add to the state directory, under --state-disk, and what to tell the
-  // state directory a save wrote; set with `kept` (attach_state_disk_room).
-  std::function<std::uint64_t()> state_disk_room;
-  std::function<void(std::uint64_t bytes)> state_disk_wrote;
-  std::string name;  // the caller's name for it, or empty
-  // Why the interpreter's earlier state is gone, said once by the next cell ("the server
-  // restarted"); under run_mutex.
-  std::string state_lost;
-  // Orders an idle freeze (SessionRegistry::freeze_idle) against a new lease's thaw.
-  std::mutex freeze_mutex;
-  // Not asked to freeze again: never (its backend cannot), or until its next use (it failed).
-  enum class FreezeRefused { kNo, kUntilUsed, kAlways };
-  std::atomic<FreezeRefused> freeze_refused{FreezeRefused::kNo};
-  // Its previews; a session with any is never frozen while idle (its server must answer).
-  mutable std::mutex exposed_mutex;
-  std::vector<ExposedPort> exposed;
-  std::atomic<bool> has_previews{false};
-
-  [[nodiscard]] double idle_seconds() const;
-  [[nodiscard]] std::string created_at_utc() const;  // "2026-11-21T10:00:00Z"
-  void touch();
-};
 
 // Holds a session in use: it cannot expire until the lease ends.
 class SessionLease {
@@ -100,10 +41,10 @@ class SessionRegistry {
   // A slot for a session about to be opened, or an error when the cap is reached.
   Status reserve();
   void unreserve();
-  // Takes a reserved slot. `ttl_seconds` is capped at the server's maximum.
-  // `id`: a kept session's own, reopened; empty for a new one.
+  // Takes a reserved slot. `settings.ttl_seconds` is capped at the server's maximum; an empty
+  // `settings.id` (a new session) gets a new one.
   std::shared_ptr<SessionEntry> add(std::unique_ptr<Session> session, const LanguagePolicy& policy,
-                                    double ttl_seconds, const std::string& id = "");
+                                    SessionSettings settings);
   // A new session's id: 128 random bits, so one cannot be guessed from another.
   static std::string new_id();
   // Opens a session that is not open here (a kept one, by id or name): set by the server that

@@ -29,10 +29,10 @@ class SessionRollback {
   ~SessionRollback() {
     if (committed_) return;
     if (entry_) {
-      sessions_.close(entry_->id);
-      std::lock_guard lock(entry_->run_mutex);
-      if (entry_->kept) (void)kept_.dir()->remove(*entry_->kept);
-      entry_->kept.reset();
+      sessions_.close(entry_->id());
+      auto run = entry_->lock_run();
+      if (run.kept()) (void)kept_.dir()->remove(*run.kept());
+      run.set_kept(nullptr);
     } else if (reserved_) {
       sessions_.unreserve();
     }
@@ -201,22 +201,22 @@ namespace {
 // Gives a registered kept session its workspace on disk, filled when `fill` says so.
 Status keep_on_disk(const KeptSessions& kept, SessionEntry& entry, const SessionRequest& request,
                     const std::string& language, const WorkspaceFill& fill) {
-  auto workspace = kept.make_workspace(entry.id, request.name, language, fill);
+  auto workspace = kept.make_workspace(entry.id(), request.name, language, fill);
   if (!workspace) return workspace.error();
-  std::lock_guard lock(entry.run_mutex);
-  entry.kept = std::move(*workspace);
-  kept.attach_state_disk_room(entry);
-  entry.name = request.name;
-  if (fill) return restore_session_files(entry);
+  auto run = entry.lock_run();
+  run.set_kept(std::move(*workspace));
+  kept.attach_state_disk_room(run);
+  if (fill) return restore_session_files(run);
   return {};
 }
 
 // Marks the session's first files as its start, for diff_session; why it could not, or empty.
 std::string mark_start(const KeptSessions& kept, SessionEntry& entry) {
   std::string not_kept = keep_session_files(entry);
-  if (!not_kept.empty() || !entry.kept) return not_kept;
-  std::lock_guard lock(entry.run_mutex);
-  auto marked = entry.kept->mark_created(kept.state_disk_room());
+  if (!not_kept.empty() || !entry.kept_on_disk()) return not_kept;
+  auto run = entry.lock_run();
+  if (!run.kept()) return not_kept;  // closed meanwhile
+  auto marked = run.kept()->mark_created(kept.state_disk_room());
   kept.dir()->note_changed();
   if (marked) return {};
   return "the session's start could not be kept for diff_session: " + marked.error().message;
@@ -269,19 +269,19 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
     return Error{opened.error().code, "could not create the session: " +
                                           without_host_paths(shares_, opened.error().message)};
   }
-  auto entry = sessions_.add(std::move(*opened), **policy,
-                             request.ttl_seconds.value_or(options_.session_idle_seconds));
+  // A new id; a name only on a server that keeps sessions (one that keeps none refused it).
+  SessionSettings settings{"", request.ttl_seconds.value_or(options_.session_idle_seconds),
+                           limits, std::move(mounts), kept_.dir() ? request.name : ""};
+  auto entry = sessions_.add(std::move(*opened), **policy, std::move(settings));
   rollback.registered(entry);
   // In use while it is set up: neither frozen nor expired under its install or kernel start.
   SessionLease setting_up(entry);
-  entry->limits = limits;
-  entry->mounts = std::move(mounts);
-  CreatedSession created{entry, "session " + entry->id + " (" + (*policy)->name + ")", {}};
+  CreatedSession created{entry, "session " + entry->id() + " (" + (*policy)->name + ")", {}};
   auto done = set_up(*entry, request, *fill, std::move(kernel), progress, tool, created.summary);
   if (!done) return done.error();
   rollback.commit();
   created.not_kept = mark_start(kept_, *entry);
-  for (const auto& mount : entry->mounts) {
+  for (const auto& mount : entry->mounts()) {
     created.summary += "; share " + mount.share + " mounted at " + mount.path +
                        (mount.writable ? " (read-write)" : " (read-only)");
   }
@@ -292,7 +292,7 @@ Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request
                               const WorkspaceFill& fill, std::unique_ptr<LiveKernel> kernel,
                               const CreationProgress& progress, const std::string& tool,
                               std::string& summary) const {
-  const std::string& language = entry.policy->name;
+  const std::string& language = entry.policy().name;
   if (kept_.dir() != nullptr) {
     if (auto on_disk = keep_on_disk(kept_, entry, request, language, fill); !on_disk) {
       return Error{on_disk.error().code,
@@ -308,11 +308,11 @@ Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request
     summary += " with " + counted(request.libraries.size(), "library", "libraries") + " installed";
   }
   // After the install: the interpreter starts with the libraries there.
-  std::lock_guard lock(entry.run_mutex);
+  auto run = entry.lock_run();
   if (kernel) {
-    adopt_interpreter(entry, std::move(kernel));
+    run.set_live(std::move(kernel));  // a ready kernel's, started before the session
   } else {
-    start_interpreter(entry, request.live, secrets_);
+    start_interpreter(run, request.live, secrets_);
   }
   return {};
 }
@@ -346,19 +346,19 @@ Result<CreatedSession> SessionService::fork(const std::string& source, SessionRe
 Result<ClosedSession> SessionService::close(const std::string& id_or_name, bool keep) const {
   ClosedSession closed{id_or_name, "closed"};
   if (auto open = sessions_.find(id_or_name); open) {
-    closed.id = (*open)->id;
+    closed.id = (*open)->id();
     sessions_.close(closed.id);
-    std::lock_guard lock((*open)->run_mutex);
-    if ((*open)->kept && !keep) {
-      if (auto removed = kept_.dir()->remove(*(*open)->kept); !removed) {
+    auto run = (*open)->lock_run();
+    if (run.kept() && !keep) {
+      if (auto removed = kept_.dir()->remove(*run.kept()); !removed) {
         return Error{
             removed.error().code,
             "session " + closed.id +
                 " closed, but its files on disk could not be removed: " + removed.error().message};
       }
-      (*open)->kept.reset();
+      run.set_kept(nullptr);
     }
-    if (keep && (*open)->kept) closed.said = "closed; its files stay on disk";
+    if (keep && run.kept()) closed.said = "closed; its files stay on disk";
     return closed;
   }
   auto kept = kept_.closed(id_or_name);

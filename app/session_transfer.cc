@@ -31,7 +31,7 @@ Result<TransferReport> SessionTransfers::in_session(const std::string& session_i
   auto lease = sessions_.acquire(session_id);
   if (!lease) return lease.error();
   auto started = std::chrono::steady_clock::now();
-  auto report = operation(*(*lease)->session);
+  auto report = operation((*lease)->session());
   // What an upload wrote is kept on disk before the call returns, as a call's files are.
   if (report && tool == "upload_file") {
     if (std::string not_kept = keep_session_files(**lease); !not_kept.empty()) {
@@ -41,9 +41,9 @@ Result<TransferReport> SessionTransfers::in_session(const std::string& session_i
   AuditRecord record;
   record.tool = tool;
   record.session = session_id;
-  record.language = (*lease)->policy->name;
+  record.language = (*lease)->policy().name;
   record.backend = backend_.name();
-  record.limits = (*lease)->limits;
+  record.limits = (*lease)->limits();
   record.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - started)
                            .count();

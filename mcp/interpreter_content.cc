@@ -5,8 +5,8 @@
 namespace paddock::mcp {
 
 json interpreter_json(const app::SessionEntry& entry) {
-  const LiveKernel* kernel = app::live_kernel(entry);
-  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", app::not_live_reason(entry)}};
+  const LiveKernel* kernel = entry.live_kernel();
+  if (kernel == nullptr) return {{"live", false}, {"not_live_reason", entry.not_live_reason()}};
   KernelStatus status = kernel->status();
   json interpreter = {{"state", status.state},
                       {"kernel", status.kernel},

@@ -47,7 +47,7 @@ std::variant<ResourceRead, RpcError> read_resource(const app::Services& services
   }
   auto lease = services.registry.acquire(file->session_id);
   if (!lease) return RpcError{kInvalidParams, lease.error().message, json{{"uri", uri}}};
-  auto read = (*lease)->session->read_file(file->path, kResourceReadBytes);
+  auto read = (*lease)->session().read_file(file->path, kResourceReadBytes);
   if (!read) return RpcError{kInvalidParams, read.error().message, json{{"uri", uri}}};
   if (read->size > read->data.size()) {
     return RpcError{kInvalidParams,

@@ -116,9 +116,9 @@ class CreateSession final : public Tool {
     result.content.push_back(text_block(created.summary + "; " + app::interpreter_line(entry)));
     if (!created.not_kept.empty()) result.content.push_back(text_block(created.not_kept));
     result.structured = interpreter_json(entry);
-    result.structured["session_id"] = entry.id;
-    result.structured["kept"] = entry.kept != nullptr;
-    if (!entry.name.empty()) result.structured["name"] = entry.name;
+    result.structured["session_id"] = entry.id();
+    result.structured["kept"] = entry.kept_on_disk();
+    if (!entry.name().empty()) result.structured["name"] = entry.name();
     return result;
   }
 

@@ -76,7 +76,7 @@ class ExposePort final : public Tool {
                                    protocol == "http" ? net::preview::PreviewProtocol::kHttp
                                                       : net::preview::PreviewProtocol::kTcp);
     if (!exposed) return tool_error(exposed.error().message);
-    std::string text = "session " + (*lease)->id + ": port " + std::to_string(port) +
+    std::string text = "session " + (*lease)->id() + ": port " + std::to_string(port) +
                        " is open to the user at " + exposed->url;
     text += exposed->accepting
                 ? " (something accepts connections there)"
@@ -84,7 +84,7 @@ class ExposePort final : public Tool {
     ToolResult result;
     result.content.push_back(text_block(text));
     result.structured = exposed_json(*exposed);
-    result.structured["session_id"] = (*lease)->id;
+    result.structured["session_id"] = (*lease)->id();
     return result;
   }
 };
@@ -93,8 +93,7 @@ class ExposePort final : public Tool {
 
 json exposed_ports_json(const app::SessionEntry& entry) {
   json list = json::array();
-  std::lock_guard lock(entry.exposed_mutex);
-  for (const auto& exposed : entry.exposed) list.push_back(exposed_json(exposed));
+  for (const auto& exposed : entry.previews()) list.push_back(exposed_json(exposed));
   return list;
 }
 

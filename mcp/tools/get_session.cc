@@ -77,21 +77,21 @@ class GetSession final : public Tool {
     auto entry = context.services.registry.find(id);
     if (!entry) return tool_error(entry.error().message);
     const app::SessionEntry& session = **entry;
-    bool frozen = is_frozen(*session.session);
-    auto usage = session.session->usage();
+    bool frozen = is_frozen(session.session());
+    auto usage = session.session().usage();
     if (!usage) return tool_error("session " + id + ": " + usage.error().message);
     double age =
-        std::chrono::duration<double>(std::chrono::system_clock::now() - session.created_at)
+        std::chrono::duration<double>(std::chrono::system_clock::now() - session.created_at())
             .count();
-    json limits = limits_summary(session.limits, session.policy->run_network);
-    limits["cpus"] = session.limits.cpus ? json(*session.limits.cpus) : json(nullptr);
+    json limits = limits_summary(session.limits(), session.policy().run_network);
+    limits["cpus"] = session.limits().cpus ? json(*session.limits().cpus) : json(nullptr);
     json structured = {{"session_id", id},
-                       {"language", session.policy->name},
+                       {"language", session.policy().name},
                        {"created_at", session.created_at_utc()},
                        {"age_seconds", tenths(age)},
                        {"idle_seconds", tenths(session.idle_seconds())},
-                       {"ttl_seconds", session.ttl_seconds},
-                       {"runs", session.runs.load()},
+                       {"ttl_seconds", session.ttl_seconds()},
+                       {"runs", session.runs()},
                        {"disk_used_bytes", usage->disk_bytes},
                        {"processes", usage->processes},
                        {"frozen", frozen},
@@ -104,7 +104,7 @@ class GetSession final : public Tool {
       shares.push_back({{"name", share.name}, {"writable", share.writable}});
     }
     json mounts = json::array();
-    for (const auto& mount : session.mounts) {
+    for (const auto& mount : session.mounts()) {
       mounts.push_back(
           {{"share", mount.share}, {"path", mount.path}, {"writable", mount.writable}});
     }
@@ -115,14 +115,14 @@ class GetSession final : public Tool {
         {"max_bytes", context.services.options.transfer_caps.max_bytes},
         {"max_files", context.services.options.transfer_caps.max_files}};
     ToolResult result;
-    result.content.push_back(text_block(
-        "session " + id + " (" + session.policy->name + "): " + format_duration(age) +
-        " old, idle " + format_duration(session.idle_seconds()) + ", " +
-        std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
-        counted(usage->processes, "process", "processes") +
-        (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
-        counted(session.runs.load(), "run", "runs") + "; " + app::interpreter_line(session) +
-        "; shares: " + context.services.shares.summary()));
+    result.content.push_back(
+        text_block("session " + id + " (" + session.policy().name + "): " + format_duration(age) +
+                   " old, idle " + format_duration(session.idle_seconds()) + ", " +
+                   std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
+                   counted(usage->processes, "process", "processes") +
+                   (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
+                   counted(session.runs(), "run", "runs") + "; " + app::interpreter_line(session) +
+                   "; shares: " + context.services.shares.summary()));
     result.structured = std::move(structured);
     return result;
   }

@@ -66,10 +66,10 @@ class ListFiles final : public Tool {
     while (path.size() > 1 && path.ends_with('/')) path.pop_back();
     if (path == ".") path.clear();
     bool all = arguments.value("all", false);
-    std::set<std::string> own = all ? std::set<std::string>{} : own_files(*(*lease)->policy);
+    std::set<std::string> own = all ? std::set<std::string>{} : own_files((*lease)->policy());
     // Asked for enough that hiding paddock's own files still leaves kMaxEntries to show.
     // One more than that, to tell whether the directory holds more.
-    auto entries = (*lease)->session->list_files(path, kMaxEntries + own.size() + 1);
+    auto entries = (*lease)->session().list_files(path, kMaxEntries + own.size() + 1);
     if (!entries) return tool_error(entries.error().message);
     json list = json::array();
     std::string text = "/work" + (path.empty() ? "" : "/" + path) + ":\n";

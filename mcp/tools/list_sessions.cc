@@ -46,19 +46,19 @@ class ListSessions final : public Tool {
     std::string text;
     std::set<std::string> open_ids;
     for (const auto& entry : context.services.registry.list()) {
-      open_ids.insert(entry->id);
-      bool frozen = is_frozen(*entry->session);
+      open_ids.insert(entry->id());
+      bool frozen = is_frozen(entry->session());
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
-      json item = {{"session_id", entry->id},
-                   {"language", entry->policy->name},
+      json item = {{"session_id", entry->id()},
+                   {"language", entry->policy().name},
                    {"created_at", entry->created_at_utc()},
                    {"idle_seconds", idle},
-                   {"ttl_seconds", entry->ttl_seconds},
-                   {"runs", entry->runs.load()},
+                   {"ttl_seconds", entry->ttl_seconds()},
+                   {"runs", entry->runs()},
                    {"open", true},
-                   {"kept", entry->kept != nullptr},
+                   {"kept", entry->kept_on_disk()},
                    {"frozen", frozen}};
-      if (!entry->name.empty()) item["name"] = entry->name;
+      if (!entry->name().empty()) item["name"] = entry->name();
       json exposed = exposed_ports_json(*entry);
       std::string previews;
       for (const auto& port : exposed) {
@@ -68,8 +68,8 @@ class ListSessions final : public Tool {
       if (!exposed.empty()) item["exposed"] = std::move(exposed);
       sessions.push_back(std::move(item));
       // Whole units for people; idle_seconds above keeps the tenths for programs.
-      text += entry->id + (entry->name.empty() ? "" : " (" + entry->name + ")") + " " +
-              entry->policy->name + ", open, idle " + format_duration(idle) +
+      text += entry->id() + (entry->name().empty() ? "" : " (" + entry->name() + ")") + " " +
+              entry->policy().name + ", open, idle " + format_duration(idle) +
               (frozen ? ", frozen" : "") + previews + "\n";
     }
     for (const auto& kept : context.services.kept.not_open()) {

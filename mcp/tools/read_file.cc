@@ -151,7 +151,7 @@ class ReadFile final : public Tool {
     std::string path = arguments["path"].get<std::string>();
     auto offset = arguments.value("offset", std::uint64_t{0});
     auto length = std::min(arguments.value("length", kReadLength), kReadLength);
-    Session& session = *(*lease)->session;
+    Session& session = (*lease)->session();
     if (offset > 0) return read_text(context, session, id, path, offset, length);
     auto file = session.read_file(path, kInlineFileBytes);
     if (!file) return tool_error(file.error().message);

@@ -37,20 +37,20 @@ class RestartSession final : public Tool {
     auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
     if (!lease) return tool_error(lease.error().message);
     app::SessionEntry& session = **lease;
-    std::lock_guard lock(session.run_mutex);
-    if (!session.kernel) {
-      return tool_error("session " + session.id + " is not live (" + session.not_live +
+    auto run = session.lock_run();
+    if (!run.kernel()) {
+      return tool_error("session " + session.id() + " is not live (" + run.not_live() +
                         "), so it has no interpreter to restart");
     }
-    if (auto restarted = session.kernel->restart(); !restarted) {
-      return tool_error("session " + session.id + ": " +
+    if (auto restarted = run.kernel()->restart(); !restarted) {
+      return tool_error("session " + session.id() + ": " +
                         context.services.secrets.apply(restarted.error().message));
     }
     ToolResult result;
-    result.content.push_back(text_block("session " + session.id + ": a fresh interpreter; " +
+    result.content.push_back(text_block("session " + session.id() + ": a fresh interpreter; " +
                                         app::interpreter_line(session)));
     result.structured = interpreter_json(session);
-    result.structured["session_id"] = session.id;
+    result.structured["session_id"] = session.id();
     return result;
   }
 };

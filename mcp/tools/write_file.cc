@@ -45,7 +45,7 @@ class WriteFile final : public Tool {
       if (!decoded) return tool_error("content is not valid base64");
       content = std::move(*decoded);
     }
-    if (auto wrote = (*lease)->session->write_file(path, content); !wrote) {
+    if (auto wrote = (*lease)->session().write_file(path, content); !wrote) {
       return tool_error(wrote.error().message);
     }
     std::string not_kept = app::keep_session_files(**lease);

@@ -62,6 +62,12 @@ class FreezableSession final : public FakeSession, public IdleFreezing {
   std::atomic<bool> frozen_{false};
 };
 
+SessionSettings idle_for(double ttl_seconds) {
+  SessionSettings settings;
+  settings.ttl_seconds = ttl_seconds;
+  return settings;
+}
+
 class AppSessionRegistry : public ::testing::Test {
  protected:
   // A session whose close() calls are counted in the returned counter.
@@ -70,7 +76,7 @@ class AppSessionRegistry : public ::testing::Test {
     auto counter = std::make_shared<std::atomic<int>>(0);
     if (closes != nullptr) *closes = counter;
     EXPECT_TRUE(registry.reserve().ok());
-    return registry.add(std::make_unique<FakeSession>(counter), policy_, ttl_seconds);
+    return registry.add(std::make_unique<FakeSession>(counter), policy_, idle_for(ttl_seconds));
   }
 
   LanguagePolicy policy_;
@@ -87,7 +93,8 @@ TEST_F(AppSessionRegistry, ReserveIsCapped) {
   // A reservation given back, or turned into a session, frees or keeps the slot.
   registry.unreserve();
   ASSERT_TRUE(registry.reserve().ok());
-  registry.add(std::make_unique<FakeSession>(std::make_shared<std::atomic<int>>(0)), policy_, 60);
+  registry.add(std::make_unique<FakeSession>(std::make_shared<std::atomic<int>>(0)), policy_,
+               idle_for(60));
   EXPECT_FALSE(registry.reserve().ok()) << "one session and one reservation fill a cap of 2";
   registry.unreserve();
   EXPECT_TRUE(registry.reserve().ok());
@@ -100,7 +107,7 @@ TEST_F(AppSessionRegistry, ClosingASessionFreesItsSlot) {
   SessionRegistry registry(1, 3600);
   auto entry = open(registry, 60);
   EXPECT_FALSE(registry.reserve().ok());
-  ASSERT_TRUE(registry.close(entry->id));
+  ASSERT_TRUE(registry.close(entry->id()));
   EXPECT_TRUE(registry.reserve().ok());
   registry.unreserve();
 }
@@ -110,30 +117,30 @@ TEST_F(AppSessionRegistry, AddAcquireClose) {
   std::shared_ptr<std::atomic<int>> closes;
   auto entry = open(registry, 60, &closes);
   ASSERT_NE(entry, nullptr);
-  EXPECT_EQ(entry->policy, &policy_);
-  EXPECT_EQ(entry->ttl_seconds, 60);
+  EXPECT_EQ(&entry->policy(), &policy_);
+  EXPECT_EQ(entry->ttl_seconds(), 60);
   ASSERT_EQ(registry.list().size(), 1u);
   EXPECT_EQ(registry.list()[0], entry);
   {
-    auto lease = registry.acquire(entry->id);
+    auto lease = registry.acquire(entry->id());
     ASSERT_TRUE(lease.ok());
-    EXPECT_EQ((*lease)->id, entry->id);
-    EXPECT_EQ(entry->users.load(), 1);
+    EXPECT_EQ((*lease)->id(), entry->id());
+    EXPECT_EQ(entry->users(), 1);
   }
-  EXPECT_EQ(entry->users.load(), 0) << "the lease ended";
+  EXPECT_EQ(entry->users(), 0) << "the lease ended";
   EXPECT_EQ(closes->load(), 0);
-  EXPECT_TRUE(registry.close(entry->id));
+  EXPECT_TRUE(registry.close(entry->id()));
   EXPECT_EQ(closes->load(), 1);
   EXPECT_TRUE(registry.list().empty());
-  EXPECT_FALSE(registry.acquire(entry->id).ok());
-  EXPECT_FALSE(registry.close(entry->id)) << "closed once";
+  EXPECT_FALSE(registry.acquire(entry->id()).ok());
+  EXPECT_FALSE(registry.close(entry->id())) << "closed once";
   EXPECT_EQ(closes->load(), 1);
 }
 
 TEST_F(AppSessionRegistry, TtlIsCappedAtTheMaximum) {
   SessionRegistry registry(4, 100);
-  EXPECT_EQ(open(registry, 5000)->ttl_seconds, 100);
-  EXPECT_EQ(open(registry, 7)->ttl_seconds, 7);
+  EXPECT_EQ(open(registry, 5000)->ttl_seconds(), 100);
+  EXPECT_EQ(open(registry, 7)->ttl_seconds(), 7);
   EXPECT_EQ(registry.max_ttl_seconds(), 100);
   registry.close_all();
 }
@@ -154,17 +161,17 @@ TEST_F(AppSessionRegistry, ExpireIdleTakesOnlyIdleUnleasedSessions) {
   auto idle = open(registry, 0.05, &idle_closes);
   auto leased = open(registry, 0.05, &leased_closes);
   auto fresh = open(registry, 60, &fresh_closes);
-  auto lease = registry.acquire(leased->id);
+  auto lease = registry.acquire(leased->id());
   ASSERT_TRUE(lease.ok());
   std::this_thread::sleep_for(100ms);
 
   EXPECT_GT(idle->idle_seconds(), 0.05);
   auto expired = registry.expire_idle();
-  EXPECT_EQ(expired, (std::vector<std::string>{idle->id}));
+  EXPECT_EQ(expired, (std::vector<std::string>{idle->id()}));
   EXPECT_EQ(idle_closes->load(), 1);
   EXPECT_EQ(leased_closes->load(), 0) << "a session in use never expires under its caller";
   EXPECT_EQ(fresh_closes->load(), 0);
-  EXPECT_FALSE(registry.acquire(idle->id).ok());
+  EXPECT_FALSE(registry.acquire(idle->id()).ok());
   EXPECT_EQ(registry.list().size(), 2u);
   EXPECT_TRUE(registry.expire_idle().empty()) << "nothing more is idle";
 }
@@ -174,7 +181,7 @@ TEST_F(AppSessionRegistry, ALeaseEndingRestartsTheIdleClock) {
   std::shared_ptr<std::atomic<int>> closes;
   auto entry = open(registry, 0.3, &closes);
   {
-    auto lease = registry.acquire(entry->id);
+    auto lease = registry.acquire(entry->id());
     ASSERT_TRUE(lease.ok());
     std::this_thread::sleep_for(400ms);
     EXPECT_TRUE(registry.expire_idle().empty());
@@ -183,7 +190,7 @@ TEST_F(AppSessionRegistry, ALeaseEndingRestartsTheIdleClock) {
   EXPECT_LT(entry->idle_seconds(), 0.3);
   EXPECT_TRUE(registry.expire_idle().empty());
   std::this_thread::sleep_for(400ms);
-  EXPECT_EQ(registry.expire_idle(), (std::vector<std::string>{entry->id}));
+  EXPECT_EQ(registry.expire_idle(), (std::vector<std::string>{entry->id()}));
   EXPECT_EQ(closes->load(), 1);
 }
 
@@ -193,30 +200,30 @@ TEST_F(AppSessionRegistry, FreezeIdleFreezesIdleUnleasedSessionsAndAcquireThawsT
     EXPECT_TRUE(registry.reserve().ok());
     auto session = std::make_unique<FreezableSession>(std::make_shared<std::atomic<int>>(0));
     auto* raw = session.get();
-    auto entry = registry.add(std::move(session), policy_, 3600);
+    auto entry = registry.add(std::move(session), policy_, idle_for(3600));
     return std::make_pair(entry, raw);
   };
   auto [idle, idle_session] = add();
   auto [leased, leased_session] = add();
-  auto lease = registry.acquire(leased->id);
+  auto lease = registry.acquire(leased->id());
   ASSERT_TRUE(lease.ok());
   std::this_thread::sleep_for(100ms);
 
   EXPECT_TRUE(registry.freeze_idle(0).empty()) << "0 turns freezing off";
   EXPECT_TRUE(registry.freeze_idle(60).empty()) << "not idle for long enough";
-  EXPECT_EQ(registry.freeze_idle(0.05), (std::vector<std::string>{idle->id}));
+  EXPECT_EQ(registry.freeze_idle(0.05), (std::vector<std::string>{idle->id()}));
   EXPECT_TRUE(idle_session->frozen());
   EXPECT_EQ(leased_session->freezes.load(), 0) << "a session in use is never frozen";
   EXPECT_TRUE(registry.freeze_idle(0.05).empty()) << "frozen once";
   EXPECT_EQ(idle_session->freezes.load(), 1);
 
   {
-    auto used = registry.acquire(idle->id);
+    auto used = registry.acquire(idle->id());
     ASSERT_TRUE(used.ok());
     EXPECT_FALSE(idle_session->frozen()) << "a lease thaws first";
     EXPECT_EQ(idle_session->thaws.load(), 1);
   }
-  auto again = registry.acquire(idle->id);
+  auto again = registry.acquire(idle->id());
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(idle_session->thaws.load(), 1) << "nothing to thaw the second time";
   registry.close_all();
@@ -227,10 +234,10 @@ TEST_F(AppSessionRegistry, ASessionItsBackendCannotFreezeIsAskedOnce) {
   auto entry = open(registry, 3600);  // FakeSession: no IdleFreezing
   std::this_thread::sleep_for(100ms);
   EXPECT_TRUE(registry.freeze_idle(0.05).empty());
-  EXPECT_EQ(entry->freeze_refused.load(), SessionEntry::FreezeRefused::kAlways);
-  EXPECT_FALSE(is_frozen(*entry->session));
-  EXPECT_TRUE(registry.acquire(entry->id).ok());
-  EXPECT_EQ(entry->freeze_refused.load(), SessionEntry::FreezeRefused::kAlways);
+  EXPECT_EQ(entry->freeze_refused(), SessionEntry::FreezeRefused::kAlways);
+  EXPECT_FALSE(is_frozen(entry->session()));
+  EXPECT_TRUE(registry.acquire(entry->id()).ok());
+  EXPECT_EQ(entry->freeze_refused(), SessionEntry::FreezeRefused::kAlways);
   registry.close_all();
 }
 
@@ -240,7 +247,7 @@ TEST_F(AppSessionRegistry, CloseAllClosesEverything) {
   open(registry, 60, &a);
   open(registry, 60, &b);
   auto leased = open(registry, 60, &c);
-  auto lease = registry.acquire(leased->id);
+  auto lease = registry.acquire(leased->id());
   ASSERT_TRUE(lease.ok());
   registry.close_all();
   EXPECT_EQ(a->load(), 1);
@@ -257,8 +264,8 @@ TEST_F(AppSessionRegistry, IdsAreRandomAndWellFormed) {
   std::set<std::string> ids;
   for (int i = 0; i < 32; ++i) {
     auto entry = open(registry, 60);
-    EXPECT_TRUE(std::regex_match(entry->id, shape)) << entry->id;
-    ids.insert(entry->id);
+    EXPECT_TRUE(std::regex_match(entry->id(), shape)) << entry->id();
+    ids.insert(entry->id());
   }
   EXPECT_EQ(ids.size(), 32u);
   registry.close_all();
