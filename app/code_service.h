@@ -2,16 +2,16 @@
 
 // One code call's path, whoever asks: screen the code, run it (fresh: warm or cold; or in a
 // session), mask, audit. execute_code only turns JSON into a CodeCall and the answer into
-// content, so that no security control is written at an entry point. `paddock run` screens with
-// the same screen_code (app/code_screening.h).
+// content, so that no security control is written at an entry point. Screening and the audit
+// line are the CodeGate's (app/code_gate.h), which `paddock run` passes through too.
 
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "app/audit_trail.h"
+#include "app/code_gate.h"
 #include "app/code_runner.h"
-#include "app/code_screening.h"
 #include "app/session_registry.h"
 #include "core/result.h"
 #include "language/policy_store.h"
@@ -40,7 +40,8 @@ class CodeService {
       : policies_(policies),
         sessions_(sessions),
         runner_(runner),
-        audit_(audit),
+        gate_([&audit](const AuditRecord& record) { audit.record(record); },
+              std::string(runner.backend().name())),
         default_language_(std::move(default_language)) {}
 
   // An error is a call that could not be taken (no such session or language); everything else,
@@ -52,7 +53,7 @@ class CodeService {
   const PolicyStore& policies_;
   SessionRegistry& sessions_;
   const CodeRunner& runner_;
-  const AuditTrail& audit_;
+  const CodeGate gate_;
   const std::string default_language_;
 };
 

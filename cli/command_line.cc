@@ -117,6 +117,7 @@ Result<RunRequest> to_request(const config::Options& options, std::vector<std::s
   for (const auto& secret : options.secrets) request.secrets.push_back(secret.spec);
   request.secret_in_body = common.secrets_in_body;
   request.egress_ca_file = common.egress_ca_file;
+  request.audit_log = common.audit_log;
   shape.allowed_private_ranges = common.allowed_private_ranges;
   shape.host_loopback_ports = common.host_loopback_ports;
   request.publish = flags.publish;

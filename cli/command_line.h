@@ -50,6 +50,7 @@ struct RunRequest {
   std::vector<net::egress::SecretSpec> secrets;
   bool secret_in_body = false;                // --secret-in-body
   std::optional<std::string> egress_ca_file;  // --egress-ca-file
+  std::optional<std::string> audit_log;       // --audit-log: one JSON line for the run
 };
 
 // `paddock images|import|pull|rmi|gc`: the image store.

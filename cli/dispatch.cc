@@ -38,7 +38,8 @@ int dispatch(int argc, char** argv, const Executable& executable) {
   }
   if (!executable.has_all_backends && needs_all_backends(*request)) return exec_full_paddock();
   if (const auto* run = std::get_if<RunRequest>(&*request);
-      run != nullptr && !run->secrets.empty() && !executable.make_terminator) {
+      run != nullptr && ((!run->secrets.empty() && !executable.make_terminator) ||
+                         (run->audit_log && !executable.open_audit_log))) {
     return exec_full_paddock();
   }
   if (auto* info = std::get_if<InfoRequest>(&*request)) {
@@ -56,7 +57,8 @@ int dispatch(int argc, char** argv, const Executable& executable) {
   // The two commands that run sandboxes with egress proxies in this process.
   raise_open_file_limit();
   if (auto* mcp = std::get_if<McpRequest>(&*request)) return executable.serve_mcp(*mcp);
-  return run_command(std::get<RunRequest>(*request), executable.make_terminator);
+  return run_command(std::get<RunRequest>(*request), executable.make_terminator,
+                     executable.open_audit_log);
 }
 
 }  // namespace paddock::cli

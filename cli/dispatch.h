@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "cli/audit_opener.h"
 #include "cli/command_line.h"
 #include "cli/secret_broker_setup.h"
 
@@ -19,6 +20,9 @@ struct Executable {
   // What terminates TLS for brokered secrets (`run --secret`); only paddock-full links one, so
   // the lean paddock hands such a run over.
   TerminatorMaker make_terminator;
+  // What opens the audit log (`run --audit-log`): only paddock-full links one (it hashes code
+  // with libcrypto), so the lean paddock hands such a run over.
+  AuditOpener open_audit_log;
 };
 
 int dispatch(int argc, char** argv, const Executable& executable);

@@ -8,5 +8,5 @@
 int main(int argc, char** argv) {
   using namespace paddock;
   set_available_backends(builtin_backends());
-  return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, {}, false, {}});
+  return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, {}, false, {}, {}});
 }

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/code_screening.h"
+#include "app/code_gate.h"
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
 #include "cli/host_paths.h"
@@ -143,13 +143,35 @@ void print_json(const nlohmann::json& json) {
             json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-// Screens the code before anything runs, with --screening over the policy's mode. Findings go
-// to stderr, one line each (with --json, the result carries them instead).
-ScreeningVerdict screen_code(const RunRequest& request, const LanguagePolicy& policy,
-                             const std::string& code) {
+// The gate every code call passes (app/code_gate.h): screening, with --screening over the
+// policy's mode, and the audit line when --audit-log is given.
+Result<app::CodeGate> open_gate(const RunRequest& request, const AuditOpener& open_audit_log) {
+  app::AuditRecorder record;
+  if (request.audit_log) {
+    if (!open_audit_log) return invalid_input("this paddock cannot write an audit log");
+    auto opened = open_audit_log(*request.audit_log);
+    if (!opened) return opened.error();
+    record = std::move(*opened);
+  }
   std::optional<ScreeningMode> mode;
   if (request.screening_mode) mode = screening_mode_from_name(*request.screening_mode);
-  ScreeningVerdict verdict = app::screen_code(policy, code, mode);
+  return app::CodeGate(std::move(record), request.backend, mode);
+}
+
+// What the audit line says of the run: a language's code, else the command's words.
+app::GatedCall gated_call(const RunRequest& request, const LanguagePolicy* policy,
+                          const std::optional<std::string>& code) {
+  app::GatedCall call{"run", std::nullopt, policy, code.value_or(""), {}};
+  if (request.language) call.libraries = request.language->libraries;
+  if (!code && !request.plan.steps.empty()) call.code = join(request.plan.steps.back(), " ");
+  return call;
+}
+
+// Screens the code before anything runs. Findings go to stderr, one line each (with --json, the
+// result carries them instead).
+ScreeningVerdict screen_code(const RunRequest& request, const app::CodeGate& gate,
+                             const app::GatedCall& call) {
+  ScreeningVerdict verdict = gate.screen(call);
   if (!request.json) {
     for (const auto& finding : verdict.findings) {
       note((verdict.blocked ? "screening: " : "screening warning: ") + describe(finding));
@@ -214,6 +236,24 @@ Status broker_secrets(RunRequest& request, const config::Environment& env,
   return {};
 }
 
+// The policy of a language run (--lang), with the flags laid over it, and its code.
+Status load_language(const RunRequest& request, const config::Environment& env,
+                     std::optional<LanguagePolicy>& policy, std::optional<std::string>& code) {
+  auto found = PolicyStore::load_one(
+      policy_directories(user_policy_directory(env), request.language->policy_dir),
+      request.language->language, env);
+  if (!found) return found.error();
+  policy = std::move(*found);
+  // Over the policy, as the server lays it over every policy (mcp/policy_overrides.cc).
+  if (request.language->install_network) {
+    policy->install_network = *request.language->install_network;
+  }
+  auto read = read_code(*request.language);
+  if (!read) return read.error();
+  code = std::move(*read);
+  return {};
+}
+
 // The run's shape and plan: a language's call (`policy` and its `code`), else the command.
 Result<BuiltSpec> build_spec(const RunRequest& request, const LanguagePolicy* policy,
                              std::optional<std::string>& code, const ImageSource& images,
@@ -233,25 +273,21 @@ Result<BuiltSpec> build_spec(const RunRequest& request, const LanguagePolicy* po
 
 }  // namespace
 
-int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
+int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
+                const AuditOpener& open_audit_log) {
   std::optional<LanguagePolicy> policy;
   std::optional<ScreeningVerdict> screening;
   std::optional<std::string> code;
   config::Environment env = config::process_environment();
   if (request.language) {
-    auto found = PolicyStore::load_one(
-        policy_directories(user_policy_directory(env), request.language->policy_dir),
-        request.language->language, env);
-    if (!found) return fail(found.error().message);
-    policy = std::move(*found);
-    // Over the policy, as the server lays it over every policy (mcp/policy_overrides.cc).
-    if (request.language->install_network) {
-      policy->install_network = *request.language->install_network;
-    }
-    auto read = read_code(*request.language);
-    if (!read) return fail(read.error().message);
-    code = std::move(*read);
-    screening = screen_code(request, *policy, *code);
+    auto loaded = load_language(request, env, policy, code);
+    if (!loaded) return fail(loaded.error().message);
+  }
+  auto gate = open_gate(request, open_audit_log);
+  if (!gate) return fail(gate.error().message);
+  const app::GatedCall gated = gated_call(request, policy ? &*policy : nullptr, code);
+  if (policy) {
+    screening = screen_code(request, *gate, gated);
     if (screening->blocked) return report_blocked(request, *policy, *screening);
   }
 
@@ -276,6 +312,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   auto built = build_spec(request, policy ? &*policy : nullptr, code, images, stdin_fd);
   if (!built) {
     if (relay) relay->stop();
+    gate->ran(gated, {});
     return fail(built.error().message);
   }
   auto result =
@@ -285,6 +322,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
                           [](const std::string& line) { std::cerr << line << std::endl; });
   if (relay) relay->stop();
   g_cancellation = nullptr;
+  gate->ran(gated, {result ? &*result : nullptr, limits_of(built->shape.limits, built->plan)});
   if (!result) return fail(result.error().message);
   if (request.json) {
     print_json(policy ? to_json(label_result(*policy, *result, screening,

@@ -292,6 +292,14 @@ std::vector<Setting> sandbox_rows() {
              [](const Given& g, Env, Options& o) {
                return assign(o.server.seccomp_profile, Result<std::string>(g.text));
              }),
+      shared("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",
+             "Append one JSON line per run (time, session, language, code hash, limits, "
+             "outcome, duration; never code or secrets)",
+             [](const Given& g, Env, Options& o) -> Status {
+               if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/var/log/x");
+               o.server.audit_log = g.text;
+               return {};
+             }),
       shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
              "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
              "system's trust store",

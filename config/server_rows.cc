@@ -274,14 +274,6 @@ std::vector<Setting> server_rows() {
                           one_of(g, {"debug", "info", "notice", "warning", "error"}, "a log level",
                                  "debug, info, notice, warning or error"));
           }),
-      row("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",
-          "Append one JSON line per run (time, session, language, code hash, limits, outcome, "
-          "duration; never code or secrets)",
-          [](const Given& g, Env, Options& o) -> Status {
-            if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/var/log/x");
-            o.server.audit_log = g.text;
-            return {};
-          }),
       row("--pass-through-env", "PADDOCK_PASS_THROUGH_ENV", "NAMES", "",
           "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
           "nothing else of it is; their values are masked in results",

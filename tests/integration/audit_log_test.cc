@@ -12,6 +12,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/harness.h"
 #include "support/temp_folder.h"
@@ -90,6 +91,66 @@ TEST(AuditLog, ANewLogIsCreatedForItsUserAlone) {
   EXPECT_EQ(info.st_uid, geteuid());
   // Opened again, as a server restarted on the same log is.
   EXPECT_EQ(serve_with_audit_log(path).exit_status, 0);
+}
+
+// The log's lines, parsed.
+std::vector<nlohmann::json> audit_lines(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+// `paddock run` passes the same gate as execute_code (app/code_gate.h): one line per run, for
+// code that ran, code that screening blocked, and a plain command, with a hash and never the
+// code or the command itself.
+TEST(AuditLog, EveryRunOfPaddockRunIsOneLine) {
+  TempFolder folder("audit-run");
+  std::string path = folder / "audit.jsonl";
+  CliResult ran =
+      run_cli({"run", "--audit-log", path, "--lang", "python", "--code", "print('ran-marker')"});
+  EXPECT_EQ(ran.exit_status, 0) << ran.err;
+  CliResult blocked = run_cli({"run", "--audit-log", path, "--screening", "enforce", "--lang",
+                               "python", "--code", "import os; os.system('blocked-marker')"});
+  EXPECT_EQ(blocked.exit_status, 126) << blocked.err;
+  CliResult command =
+      run_cli({"run", "--audit-log", path, "--", "sh", "-c", "exit 3", "command-marker"});
+  EXPECT_EQ(command.exit_status, 3) << command.err;
+
+  auto lines = audit_lines(path);
+  ASSERT_EQ(lines.size(), 3u) << read_file(path);
+  EXPECT_EQ(lines[0]["tool"], "run");
+  EXPECT_EQ(lines[0]["language"], "python");
+  EXPECT_EQ(lines[0]["outcome"], "exited");
+  EXPECT_EQ(lines[0]["exit_code"], 0);
+  EXPECT_EQ(lines[0]["code_sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(lines[1]["outcome"], "blocked");
+  EXPECT_EQ(lines[1]["language"], "python");
+  EXPECT_EQ(lines[2]["language"], "");
+  EXPECT_EQ(lines[2]["outcome"], "exited");
+  EXPECT_EQ(lines[2]["exit_code"], 3);
+  EXPECT_NE(lines[2]["code_sha256"], lines[0]["code_sha256"]);
+  std::string log = read_file(path);
+  for (const char* marker : {"ran-marker", "blocked-marker", "command-marker"}) {
+    EXPECT_EQ(log.find(marker), std::string::npos) << marker;
+  }
+}
+
+// The run's log is opened as the server's is, before anything runs: a planted symlink stops the
+// run with one line, and nothing is written through it.
+TEST(AuditLog, PaddockRunRefusesAPlantedSymlinkBeforeRunning) {
+  TempFolder shared("audit-run-symlink");
+  TempFolder elsewhere("audit-run-victim");
+  std::string victim = elsewhere / "victim";
+  std::ofstream(victim) << "untouched\n";
+  ASSERT_EQ(symlink(victim.c_str(), (shared / "audit.jsonl").c_str()), 0);
+  CliResult refused =
+      run_cli({"run", "--audit-log", shared / "audit.jsonl", "--", "sh", "-c", "echo ran"});
+  EXPECT_EQ(refused.exit_status, 125) << refused.err;
+  EXPECT_EQ(refused.out, "");
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("symlink"), std::string::npos) << refused.err;
+  EXPECT_EQ(read_file(victim), "untouched\n");
 }
 
 }  // namespace

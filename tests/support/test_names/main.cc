@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/audit_opener.h"
 #include "cli/available_backends.h"
 #include "cli/dispatch.h"
 #include "cli/mcp_command.h"
@@ -42,5 +43,5 @@ int main(int argc, char** argv) {
   // server's sandboxes answer the names too; only the native backend is here.
   return cli::dispatch(argc, argv,
                        cli::Executable{cli::exec_full_paddock, cli::mcp_command, true,
-                                       cli::make_openssl_terminator});
+                                       cli::make_openssl_terminator, cli::open_audit_log});
 }

@@ -1,0 +1,19 @@
+#pragma once
+
+// What opens `paddock run --audit-log FILE`. The log hashes code with libcrypto, which only
+// paddock-full links (cli/dispatch.h), so the opener is handed to the dispatch by the executable.
+
+#include <functional>
+#include <string>
+
+#include "app/code_gate.h"
+#include "core/result.h"
+
+namespace paddock::cli {
+
+using AuditOpener = std::function<Result<app::AuditRecorder>(const std::string& path)>;
+
+// paddock-full's opener: appends to `path` as the server's audit log does (app/audit_log.h).
+Result<app::AuditRecorder> open_audit_log(const std::string& path);
+
+}  // namespace paddock::cli
