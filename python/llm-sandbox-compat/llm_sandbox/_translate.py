@@ -20,6 +20,8 @@ def _as_llm_sandbox(error, lang):
         return ls.LanguageNotSupportedError(lang)
     if isinstance(error, pe.LibraryInstallationNotSupportedError):
         return ls.LibraryInstallationNotSupportedError(lang)
+    if isinstance(error, pe.CommandFailedError) and "no library installer" in text:
+        return ls.LibraryInstallationNotSupportedError(lang)
     if isinstance(error, pe.CommandFailedError):
         return ls.CommandFailedError("install", 1, getattr(error, "output", "") or text)
     if isinstance(error, pe.PaddockNotFoundError):

@@ -6,15 +6,14 @@ Presets (`get_security_policy(name)`, `list_available_presets()`) are this packa
 code that wants a ready policy; llm-sandbox shows such presets in its examples."""
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import List, Optional
 
 from .exceptions import InvalidRegexPatternError
 
 __all__ = ["SecurityIssueSeverity", "SecurityPattern", "RestrictedModule", "SecurityPolicy",
-           "get_security_policy", "list_available_presets", "import_pattern",
-           "without_comments", "check_code"]
+           "get_security_policy", "list_available_presets", "check_code"]
 
 
 class SecurityIssueSeverity(IntEnum):
@@ -73,60 +72,21 @@ class SecurityPolicy:
 
 # -- checking code ---------------------------------------------------------------------------
 
-_LINE_COMMENT = {"python": "#", "r": "#", "ruby": "#", "bash": "#", "javascript": "//",
-                 "java": "//", "cpp": "//", "c": "//", "go": "//"}
-
-
-def without_comments(lang, code):
-    """`code` with its line comments (and C-style block comments) blanked, so that a pattern in
-    a comment is not a finding. Strings are not parsed: a marker inside one cuts the line."""
-    marker = _LINE_COMMENT.get(str(lang).lower(), "#")
-    if marker == "//":
-        code = re.sub(r"/\*.*?\*/", " ", code, flags=re.S)
-    kept = []
-    for line in code.splitlines():
-        position = line.find(marker)
-        kept.append(line if position < 0 else line[:position])
-    return "\n".join(kept)
-
-
-def import_pattern(lang, module):
-    """A regex for importing `module` in `lang` (its submodules too)."""
-    name = re.escape(module)
-    lang = str(lang).lower()
-    if lang == "python":
-        return (r"(?m)^\s*(?:import\s+(?:[\w.]+\s*,\s*)*%s(?:\.\w+)*\b"
-                r"|from\s+%s(?:\.\w+)*\s+import\b)" % (name, name))
-    if lang == "javascript":
-        return (r"""(?:require\s*\(\s*['"](?:node:)?%s(?:/[^'"]*)?['"]\s*\)"""
-                r"""|\bfrom\s+['"](?:node:)?%s(?:/[^'"]*)?['"]"""
-                r"""|\bimport\s+['"](?:node:)?%s['"])""" % (name, name, name))
-    if lang == "java":
-        return r"(?m)^\s*import\s+(?:static\s+)?%s(?:\.[\w*]+)*\s*;" % name
-    if lang in ("cpp", "c"):
-        return r"(?m)^\s*#\s*include\s*[<\"]%s(?:\.h)?[>\"]" % name
-    if lang == "go":
-        return r"""["']%s(?:/[^"']*)?["']""" % name
-    if lang == "ruby":
-        return r"""\brequire(?:_relative)?\s*\(?\s*['"]%s['"]""" % name
-    if lang == "r":
-        return r"""\b(?:library|require|requireNamespace)\s*\(\s*['"]?%s['"]?""" % name
-    return r"\b%s\b" % name
-
-
 def check_code(policy, lang, code):
     """(safe, violations): every pattern found, up to the first at or above the threshold,
     which makes the code unsafe (llm-sandbox's order: patterns, then restricted modules)."""
     if policy is None:
         return True, []
+    from .language_handlers.factory import LanguageHandlerFactory
+    handler = LanguageHandlerFactory.create_handler(lang)
     patterns = list(policy.patterns or [])
     for module in policy.restricted_modules or []:
-        patterns.append(SecurityPattern(pattern=import_pattern(lang, module.name),
+        patterns.append(SecurityPattern(pattern=handler.get_import_patterns(module.name),
                                         description=module.description,
                                         severity=module.severity))
     if not patterns:
         return True, []
-    text = without_comments(lang, code)
+    text = handler.filter_comments(code)
     threshold = policy.severity_threshold
     violations = []
     for found in patterns:

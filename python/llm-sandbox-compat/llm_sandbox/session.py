@@ -6,6 +6,7 @@ NotOpenSessionError, and a folder copied out keeps its name."""
 
 import time
 from dataclasses import dataclass, field
+from importlib.util import find_spec  # noqa: F401 (llm-sandbox's tests patch this name)
 from typing import Any, Dict, Optional
 
 import paddock
@@ -14,7 +15,8 @@ from . import _copies
 from ._translate import paddock_backend, paddock_image, translated
 from .const import SupportedLanguage
 from .data import from_paddock
-from .exceptions import CommandEmptyError, NotOpenSessionError, SandboxTimeoutError
+from .exceptions import (CommandEmptyError, LanguageNotSupportPlotError, NotOpenSessionError,
+                         SandboxTimeoutError)
 from .security import SecurityPolicy, check_code
 
 __all__ = ["SandboxSession", "ArtifactSandboxSession", "InteractiveSandboxSession",
@@ -225,6 +227,8 @@ class ArtifactSandboxSession(Session):
 
     def run(self, code, libraries=None, timeout=None, clear_plots=False, on_stdout=None,
             on_stderr=None):
+        if self.enable_plotting and self.lang not in ("python", "r"):
+            raise LanguageNotSupportPlotError(self.lang)  # figures come from python and R
         self._require_open()
         timeout = self._timeout(timeout)
         if libraries:
@@ -244,6 +248,9 @@ def create_session(backend=None, pool=None, *args, **kwargs):
     if pool is not None:
         from .pool import PooledSandboxSession
         return PooledSandboxSession(pool_manager=pool, **kwargs)
+    if paddock_backend(backend) == "docker":
+        from .docker import SandboxDockerSession  # looked up here, as llm-sandbox does
+        return SandboxDockerSession(*args, **kwargs)
     return Session(*args, backend=backend, **kwargs)
 
 
