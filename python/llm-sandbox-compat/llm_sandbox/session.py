@@ -88,7 +88,9 @@ class Session:
             verbose=verbose, runtime_configs=runtime_configs, workdir=workdir,
             session_timeout=session_timeout, commit_container=commit_container,
             container_id=container_id, keep_template=keep_template, stream=stream,
-            skip_environment_setup=skip_environment_setup, client=client, **paddock_options)
+            skip_environment_setup=skip_environment_setup, client=client,
+            timeout=paddock_options.pop("timeout", None) or self.config.get_execution_timeout(),
+            **paddock_options)
         self.paddock = self._make_paddock()
 
     def _make_paddock(self, **changes):
