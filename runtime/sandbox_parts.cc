@@ -8,7 +8,8 @@ namespace paddock {
 
 std::vector<std::string> default_sandbox_env() {
   return {
-      "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+      std::string("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin:") +
+          kSandboxAliasDir,
       "HOME=/work",
       "USER=sandbox",
       "LOGNAME=sandbox",
