@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "runtime/command_aliases.h"
+
 namespace paddock {
 
 std::vector<std::string> default_sandbox_env() {

@@ -104,12 +104,6 @@ bool is_host_etc_name(const std::string& name);
 // "none", "user" or "host".
 const char* to_string(NetworkMode mode);
 
-// A folder of the sandbox's root, last on the default PATH, for commands a sandbox on the host's
-// root gains by another name: `python` for the host's python3 (llm-sandbox's images all have
-// `python`, and code written for them calls it). Last, so that a host's or an image's own
-// `python` wins.
-inline constexpr char kSandboxAliasDir[] = "/opt/paddock/bin";
-
 // The environment every sandbox starts from; a plan's env entries override these by name.
 std::vector<std::string> default_sandbox_env();
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/command_aliases.h"
 #include "runtime/sandbox_parts.h"
 #include "runtime/shared_budgets.h"
 #include "support/test_spec.h"

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include "runtime/command_aliases.h"
 #include "runtime/native/init/network_fence.h"
-#include "runtime/sandbox_parts.h"
 #include "runtime/shared_budgets.h"
 
 namespace paddock {
