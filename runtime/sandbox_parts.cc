@@ -4,11 +4,14 @@
 #include <cctype>
 #include <set>
 
+#include "runtime/command_aliases.h"
+
 namespace paddock {
 
 std::vector<std::string> default_sandbox_env() {
   return {
-      "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+      std::string("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin:") +
+          kSandboxAliasDir,
       "HOME=/work",
       "USER=sandbox",
       "LOGNAME=sandbox",

@@ -26,6 +26,9 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What an sdist carries besides the package: enough to build the wheel again from it.
 SDIST_FILES = ("pyproject.toml", "README.md", "backend/paddock_backend.py")
+# The import package's folder when it is not the distribution's name (llm-sandbox-compat's
+# llm_sandbox, whose backend sets ROOT, PACKAGE and SDIST_FILES before building).
+PACKAGE = None
 
 
 class BuildError(Exception):
@@ -106,7 +109,8 @@ def _read_project_table(text):
     return project
 
 
-def project_table(root=ROOT):
+def project_table(root=None):
+    root = root or ROOT
     with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as handle:
         text = handle.read()
     try:
@@ -127,11 +131,12 @@ def _version(root, package):
 
 
 class Project:
-    def __init__(self, root=ROOT):
+    def __init__(self, root=None):
+        root = root or ROOT  # read at call time: another distribution's backend may set it
         table = project_table(root)
         self.root = root
         self.name = table["name"]
-        self.package = self.name
+        self.package = PACKAGE or self.name
         if "version" in table:
             self.version = table["version"]
         elif "version" in table.get("dynamic", []):

@@ -133,8 +133,10 @@ class McpClient:
                                         name="mcp-reader-%d" % self.pid)
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True,
                                                name="mcp-stderr-%d" % self.pid)
-        self._reader.start()
+        # stderr's reader first: the stdout reader joins it at end of input, which comes at once
+        # when the server exits as it starts (a backend it cannot reach).
         self._stderr_reader.start()
+        self._reader.start()
         self._client_info = {"name": client_name, "version": client_version}
         self._start_timeout = start_timeout
 

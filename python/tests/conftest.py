@@ -13,6 +13,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_ROOT = os.path.dirname(HERE)
 REPO_ROOT = os.path.dirname(PACKAGE_ROOT)
 sys.path.insert(0, PACKAGE_ROOT)
+# llm-sandbox-compat's `llm_sandbox`, from this checkout too (test_compat_*.py).
+COMPAT_ROOT = os.path.join(PACKAGE_ROOT, "llm-sandbox-compat")
+sys.path.insert(0, COMPAT_ROOT)
 
 # Every server these tests start inherits this marker, so a stray one can be found even if it
 # were no longer our child.

@@ -269,6 +269,23 @@ TEST(Cli, SandboxIsTheWorkDirectoryUnderAnotherName) {
   EXPECT_EQ(root.out, "/work\n") << root.err;
 }
 
+// Code written for llm-sandbox's images runs `python`: a sandbox on the host's root has it, the
+// host's python3 under that name, in the read-only root.
+TEST(Cli, PythonIsTheHostsPython3) {
+  CliResult run =
+      run_cli({"run", "--", "sh", "-c",
+               "echo 'import sys; print(sys.version_info[0])' > /work/t.py && python /work/t.py && "
+               "python -c 'print(6 * 7)' && readlink -f \"$(command -v python)\" && "
+               "rm \"$(command -v python)\" 2>/dev/null || echo kept"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_EQ(run.out.substr(0, 5), "3\n42\n") << run.out;
+  EXPECT_NE(run.out.find("/usr/bin/python3"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("kept\n"), std::string::npos) << run.out;
+  CliResult code = run_cli({"run", "--lang", "bash", "--code", "python -c 'print(1 + 1)'"});
+  EXPECT_EQ(code.exit_status, 0) << code.err;
+  EXPECT_EQ(code.out, "2\n");
+}
+
 // `paddock policy screen LANG` screens code from stdin as enforce mode would, and runs nothing.
 TEST(Cli, PolicyScreenJudgesCodeWithoutRunningIt) {
   std::string marker = ::testing::TempDir() + "/paddock-screen-" + std::to_string(getpid());

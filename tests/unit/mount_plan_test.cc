@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/command_aliases.h"
+#include "runtime/sandbox_parts.h"
 #include "runtime/shared_budgets.h"
 #include "support/test_spec.h"
 
@@ -258,6 +260,33 @@ TEST(MountPlan, SandboxIsALinkToTheWorkDirectoryInTheSealedRoot) {
   MountPlan with_bind = plan(bound);
   EXPECT_EQ(find(with_bind, Kind::kSymlink, "/sandbox"), nullptr);
   EXPECT_NE(find(with_bind, Kind::kBind, "/sandbox/data"), nullptr);
+}
+
+// `python` is a link to the host's python3 in the sealed root, last on the PATH, where the host's
+// /usr has no `python`; an image keeps its own root, and a bind over the folder wins.
+TEST(MountPlan, PythonIsALinkToTheHostsPython3) {
+  HostLayout host = merged_usr_host();
+  EXPECT_EQ(find(plan(), Kind::kSymlink, std::string(kSandboxAliasDir) + "/python"), nullptr);
+  host.python3_without_python = true;
+  TestSpec spec;
+  MountPlan p = plan_mounts(shape_of(spec), plan_of(spec), host, SandboxIdentity{});
+  const std::string link_path = std::string(kSandboxAliasDir) + "/python";
+  const MountStep* link = find(p, Kind::kSymlink, link_path);
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->content, "/usr/bin/python3");
+  EXPECT_LT(index_of(p, Kind::kSymlink, link_path), index_of(p, Kind::kSeal, "/"));
+  EXPECT_NE(default_sandbox_env().front().find(std::string(":") + kSandboxAliasDir),
+            std::string::npos);
+  TestSpec image;
+  image.image_layers = {"/store/layers/abc"};
+  EXPECT_EQ(find(plan_mounts(shape_of(image), plan_of(image), host, SandboxIdentity{}),
+                 Kind::kSymlink, link_path),
+            nullptr);
+  TestSpec bound;
+  bound.binds = {{"/srv/bin", kSandboxAliasDir, false}};
+  EXPECT_EQ(find(plan_mounts(shape_of(bound), plan_of(bound), host, SandboxIdentity{}),
+                 Kind::kSymlink, link_path),
+            nullptr);
 }
 
 TEST(MountPlan, EveryStepDescribesItself) {

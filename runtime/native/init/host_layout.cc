@@ -64,6 +64,9 @@ HostLayout probe_host_layout() {
   }
   struct stat bundle {};
   layout.has_trust_bundle = lstat(kSandboxTrustBundle, &bundle) == 0 && S_ISREG(bundle.st_mode);
+  struct stat python {};
+  layout.python3_without_python =
+      access("/usr/bin/python3", X_OK) == 0 && lstat("/usr/bin/python", &python) != 0;
   return layout;
 }
 

@@ -31,6 +31,9 @@ struct HostLayout {
   // The host has a regular file at kSandboxTrustBundle, in the /etc/ssl every sandbox sees:
   // a sandbox's trust bundle is bound over it, never made in the host's folder.
   bool has_trust_bundle = false;
+  // The host's /usr has python3 and no `python`: the sandbox gets `python` as a link to it
+  // (kSandboxAliasDir).
+  bool python3_without_python = false;
 };
 
 // Reads /bin, /sbin, /lib, /lib32, /lib64, /libx32 and the allow-listed /etc entries.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "runtime/command_aliases.h"
 #include "runtime/native/init/network_fence.h"
 #include "runtime/shared_budgets.h"
 
@@ -196,6 +197,20 @@ void plan_legacy_workdir(PlanBuilder& plan, const SandboxShape& shape) {
   plan.symlink(legacy, shape.workdir);
 }
 
+// `python` for the host's python3, in the sealed root (kSandboxAliasDir, last on the PATH):
+// llm-sandbox's images have `python`, and its users' code runs `python script.py`. Only on the
+// host's root: an image has its own commands and its own PATH. A bind there wins, as at /sandbox.
+void plan_python_alias(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host) {
+  if (!shape.image_layers.empty() || !host.python3_without_python) return;
+  for (const BindMount& bind : shape.binds) {
+    if (is_under(bind.sandbox_path, kSandboxAliasDir)) return;
+  }
+  const std::string dir = kSandboxAliasDir;
+  plan.parents(dir);
+  plan.dir(dir);
+  plan.symlink(dir + "/python", "/usr/bin/python3");
+}
+
 }  // namespace
 
 std::string MountStep::describe() const {
@@ -304,6 +319,7 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   plan.parents(shape.workdir);
   plan.dir(shape.workdir);
   plan_legacy_workdir(plan, shape);
+  plan_python_alias(plan, shape, host);
   for (std::size_t i = 0; i < shape.binds.size(); ++i) {
     const BindMount& bind = shape.binds[i];
     if (!is_under(bind.sandbox_path, shape.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
