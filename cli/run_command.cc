@@ -18,6 +18,7 @@
 #include "cli/output.h"
 #include "cli/published_run.h"
 #include "cli/stdin_relay.h"
+#include "config/setting_words.h"
 #include "core/text.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
@@ -182,14 +183,14 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
     auto found = PolicyStore::load_one(
         policy_directories(user_policy_directory(env), request.language->policy_dir),
         request.language->language, env);
-    if (!found) return fail(found.error().message);
+    if (!found) return fail(config::worded(found.error(), config::kRun));
     policy = std::move(*found);
     // Over the policy, as the server lays it over every policy (mcp/policy_overrides.cc).
     if (request.language->install_network) {
       policy->install_network = *request.language->install_network;
     }
     auto read = read_code(*request.language);
-    if (!read) return fail(read.error().message);
+    if (!read) return fail(config::worded(read.error(), config::kRun));
     code = std::move(*read);
     screening = screen_code(request, *policy, *code);
     if (screening->blocked) return report_blocked(request, *policy, *screening);
@@ -202,12 +203,12 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
     std::vector<net::egress::BrokeredSecret> secrets;
     for (const auto& spec : request.secrets) {
       auto secret = brokered_secret("--secret", spec, env);
-      if (!secret) return fail(secret.error().message);
+      if (!secret) return fail(config::worded(secret.error(), config::kRun));
       secrets.push_back(std::move(*secret));
     }
     auto made = set_up_broker(std::move(secrets), request.secret_in_body, request.egress_ca_file,
                               make_terminator);
-    if (!made) return fail(made.error().message);
+    if (!made) return fail(config::worded(made.error(), config::kRun));
     broker = std::move(*made);
     request.shape.trust_bundle = broker.bundle.path();
     for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
@@ -216,7 +217,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
     settings.native.broker = broker.broker;
   }
   auto backend = available_backends().create(request.backend, settings);
-  if (!backend) return fail(backend.error().message);
+  if (!backend) return fail(config::worded(backend.error(), config::kRun));
 
   CliObserver observer(!request.json);
   g_cancellation = &observer.token();
@@ -228,7 +229,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   std::optional<StdinRelay> relay;
   if (request.stdin_from_terminal) {
     auto started = StdinRelay::start(STDIN_FILENO);
-    if (!started) return fail(started.error().message);
+    if (!started) return fail(config::worded(started.error(), config::kRun));
     relay.emplace(std::move(*started));
   }
   int stdin_fd = relay ? relay->fd() : -1;
@@ -250,7 +251,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
   }
   if (!built) {
     if (relay) relay->stop();
-    return fail(built.error().message);
+    return fail(config::worded(built.error(), config::kRun));
   }
   auto result =
       request.publish.empty()
@@ -259,7 +260,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator) {
                           [](const std::string& line) { std::cerr << line << std::endl; });
   if (relay) relay->stop();
   g_cancellation = nullptr;
-  if (!result) return fail(result.error().message);
+  if (!result) return fail(config::worded(result.error(), config::kRun));
   if (request.json) {
     print_json(policy ? to_json(label_result(*policy, *result, screening,
                                              !request.language->libraries.empty()))

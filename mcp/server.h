@@ -25,9 +25,14 @@ namespace paddock::mcp {
 // Inbound lines may carry files for write_file; beyond this they are refused unread.
 inline constexpr std::size_t kMaxInboundLine = 32u << 20;
 
+// How the server's operator sets a setting a failed call names (ToolResult::setting): the
+// command above says it, by its flag and variable; empty: nothing to add.
+using SettingWording = std::function<std::string(const std::string& setting)>;
+
 class Server {
  public:
-  Server(app::ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd);
+  Server(app::ServerState& state, const ToolRegistry& tools, int in_fd, int out_fd,
+         SettingWording wording = {});
   // Log lines stop going to the client (logging/setLevel) before the writer goes.
   ~Server();
   Server(const Server&) = delete;
@@ -56,6 +61,7 @@ class Server {
 
   app::ServerState& state_;
   const ToolRegistry& tools_;
+  SettingWording wording_;
   int in_fd_;
   LineReader reader_;
   MessageWriter writer_;

@@ -26,7 +26,7 @@ ToolResult run_transfer(ToolContext& context, const json& arguments, const std::
   auto report =
       app::transfer_in_session(context.state.services(), arguments["session_id"].get<std::string>(),
                                tool, action, host_path, operation);
-  if (!report) return tool_error(report.error().message);
+  if (!report) return tool_error(report.error());
   std::string what = report->folder ? "folder " + report->host_path + " (" +
                                           counted(report->files, "entry", "entries") + ", " +
                                           format_size(report->bytes) + ")"

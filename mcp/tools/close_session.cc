@@ -56,11 +56,11 @@ class CloseSession final : public Tool {
       id = (*kept)->info().id;
       if (keep) return tool_error("session " + id + " is not open; its files are on disk already");
       if (auto removed = state.state_dir()->remove(**kept); !removed) {
-        return tool_error(removed.error().message);
+        return tool_error(removed.error());
       }
       said = "removed from disk";
     } else if (kept.error().code != ENOENT) {
-      return tool_error(kept.error().message);
+      return tool_error(kept.error());
     } else {
       return tool_error("no session '" + id + "' (already closed, expired, or never existed)");
     }

@@ -39,7 +39,7 @@ class GetLanguageDetails final : public Tool {
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto found =
         app::LanguageCatalog(context.state).details(arguments["language"].get<std::string>());
-    if (!found) return tool_error(found.error().message);
+    if (!found) return tool_error(found.error());
     json details = language_details(*found);
     ToolResult result;
     result.content.push_back(text_block(details.dump(2)));

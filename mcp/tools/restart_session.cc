@@ -35,7 +35,7 @@ class RestartSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto lease = context.state.sessions().acquire(arguments["session_id"].get<std::string>());
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     app::SessionEntry& session = **lease;
     std::lock_guard lock(session.run_mutex);
     if (!session.kernel) {

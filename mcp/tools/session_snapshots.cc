@@ -38,7 +38,7 @@ class SnapshotSession final : public Tool {
     auto taken = app::SessionSnapshots(context.state)
                      .take(arguments["session_id"].get<std::string>(),
                            arguments["name"].get<std::string>(), "name");
-    if (!taken) return tool_error(taken.error().message);
+    if (!taken) return tool_error(taken.error());
     ToolResult result;
     result.content.push_back(text_block("snapshot '" + taken->snapshot + "' of session " +
                                         taken->session_id + ": " + std::to_string(taken->files) +
@@ -106,7 +106,7 @@ class DiffSession final : public Tool {
     std::string since = arguments.value("since", "");
     auto found = app::SessionSnapshots(context.state)
                      .changes(arguments["session_id"].get<std::string>(), since, "since");
-    if (!found) return tool_error(found.error().message);
+    if (!found) return tool_error(found.error());
     const std::string& id = found->session_id;
     const std::vector<app::SessionChange>& changes = found->changes;
     json listed = json::array();
