@@ -255,9 +255,11 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   Limits limits = limits_of(spec->shape.limits, spec->plan);
   record_mounts(state_, **policy, limits, mounts, opened ? "done" : "error");
   if (!opened) {
+    // The setting kept: the front-end says how to set what would fix it.
     return Error{opened.error().code,
                  "could not create the session: " +
-                     without_host_paths(state_.shares(), opened.error().message)};
+                     without_host_paths(state_.shares(), opened.error().message),
+                 ErrorKind::kOther, opened.error().setting};
   }
   auto entry =
       state_.sessions().add(std::move(*opened), **policy,
@@ -269,8 +271,8 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   entry->mounts = std::move(mounts);
   if (kept) {
     if (auto on_disk = keep_on_disk(state_, *entry, request, (*policy)->name, *fill); !on_disk) {
-      return Error{on_disk.error().code,
-                   "could not create the session: " + on_disk.error().message};
+      return Error{on_disk.error().code, "could not create the session: " + on_disk.error().message,
+                   ErrorKind::kOther, on_disk.error().setting};
     }
   }
   CreatedSession created{entry, "session " + entry->id + " (" + (*policy)->name + ")", {}};
