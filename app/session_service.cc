@@ -266,8 +266,11 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   Limits limits = limits_of(spec->shape.limits, spec->plan);
   record_mounts(**policy, limits, mounts, opened ? "done" : "error");
   if (!opened) {
-    return Error{opened.error().code, "could not create the session: " +
-                                          without_host_paths(shares_, opened.error().message)};
+    // The setting kept: the front-end says how to set what would fix it.
+    return Error{opened.error().code,
+                 "could not create the session: " +
+                     without_host_paths(shares_, opened.error().message),
+                 ErrorKind::kOther, opened.error().setting};
   }
   // A new id; a name only on a server that keeps sessions (one that keeps none refused it).
   SessionSettings settings{"", request.ttl_seconds.value_or(options_.session_idle_seconds),
@@ -296,7 +299,8 @@ Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request
   if (kept_.dir() != nullptr) {
     if (auto on_disk = keep_on_disk(kept_, entry, request, language, fill); !on_disk) {
       return Error{on_disk.error().code,
-                   "could not create the session: " + on_disk.error().message};
+                   "could not create the session: " + on_disk.error().message, ErrorKind::kOther,
+                   on_disk.error().setting};
     }
   }
   if (!request.name.empty()) summary += " named " + request.name;

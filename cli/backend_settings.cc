@@ -39,6 +39,7 @@ kube::KubeSettings kube_choices(const app::ServerOptions& options) {
   chosen.namespace_name = options.kube_namespace;
   if (options.pod_start_seconds) chosen.pods.start_seconds = *options.pod_start_seconds;
   chosen.pods.seccomp_profile = options.kube_seccomp_profile;
+  chosen.seccomp_profile_source = "--kube-seccomp-profile";
   return chosen;
 }
 

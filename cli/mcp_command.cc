@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/secret_broker_setup.h"
 #include "cli/tls_terminator_maker.h"
+#include "config/setting_words.h"
 #include "mcp/serve.h"
 
 namespace paddock::cli {
@@ -34,8 +35,9 @@ int mcp_command(const McpRequest& request) {
     options->trust_bundle = broker.bundle.path();
     settings.native.broker = broker.broker;
   }
-  return mcp::serve_stdio(*options,
-                          [&] { return available_backends().create(options->backend, settings); });
+  return mcp::serve_stdio(
+      *options, [&] { return available_backends().create(options->backend, settings); },
+      [](const std::string& setting) { return config::how_to_set(setting, config::kMcp); });
 }
 
 }  // namespace paddock::cli

@@ -18,6 +18,7 @@
 #include "cli/output.h"
 #include "cli/published_run.h"
 #include "cli/stdin_relay.h"
+#include "config/setting_words.h"
 #include "core/text.h"
 #include "language/language_run.h"
 #include "language/policy_store.h"
@@ -281,10 +282,10 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
   config::Environment env = config::process_environment();
   if (request.language) {
     auto loaded = load_language(request, env, policy, code);
-    if (!loaded) return fail(loaded.error().message);
+    if (!loaded) return fail(config::worded(loaded.error(), config::kRun));
   }
   auto gate = open_gate(request, open_audit_log);
-  if (!gate) return fail(gate.error().message);
+  if (!gate) return fail(config::worded(gate.error(), config::kRun));
   const app::GatedCall gated = gated_call(request, policy ? &*policy : nullptr, code);
   if (policy) {
     screening = screen_code(request, *gate, gated);
@@ -295,16 +296,17 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
   // Brokered secrets: the authority and the sandbox's trust bundle live as long as the run.
   BrokerSetup broker;
   if (auto brokered = broker_secrets(request, env, make_terminator, broker, settings); !brokered) {
-    return fail(brokered.error().message);
+    return fail(config::worded(brokered.error(), config::kRun));
   }
   auto backend = available_backends().create(request.backend, settings);
-  if (!backend) return fail(backend.error().message);
+  if (!backend) return fail(config::worded(backend.error(), config::kRun));
 
   CliObserver observer(!request.json);
   g_cancellation = &observer.token();
   catch_termination();
   std::optional<StdinRelay> relay;
-  if (auto started = start_relay(request, relay); !started) return fail(started.error().message);
+  if (auto started = start_relay(request, relay); !started)
+    return fail(config::worded(started.error(), config::kRun));
   int stdin_fd = relay ? relay->fd() : -1;
 
   // --image, else the language policy's image, else the host's /usr.
@@ -313,7 +315,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
   if (!built) {
     if (relay) relay->stop();
     gate->ran(gated, {});
-    return fail(built.error().message);
+    return fail(config::worded(built.error(), config::kRun));
   }
   auto result =
       request.publish.empty()
@@ -323,7 +325,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
   if (relay) relay->stop();
   g_cancellation = nullptr;
   gate->ran(gated, {result ? &*result : nullptr, limits_of(built->shape.limits, built->plan)});
-  if (!result) return fail(result.error().message);
+  if (!result) return fail(config::worded(result.error(), config::kRun));
   if (request.json) {
     print_json(policy ? to_json(label_result(*policy, *result, screening,
                                              !request.language->libraries.empty()))

@@ -25,10 +25,14 @@ struct Error {
   int code = 0;  // errno, or 0 for a non-system error
   std::string message;
   ErrorKind kind = ErrorKind::kOther;
+  // The setting a caller changes to fix this, by its neutral name (runtime/setting_names.h);
+  // empty: none. The message names it in words; each front-end adds how its user sets it (a
+  // flag, a variable), since a floor below knows no front-end's spelling.
+  std::string setting = {};
 
   // "context: message", so callers add where without losing why.
   [[nodiscard]] Error context(std::string_view where) const {
-    return Error{code, std::string(where) + ": " + message, kind};
+    return Error{code, std::string(where) + ": " + message, kind, setting};
   }
 };
 

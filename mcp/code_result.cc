@@ -279,11 +279,12 @@ std::string refused_network_line(const net::egress::EgressRecord& network) {
          ". Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.\n";
 }
 
-ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screening,
-                       const app::ServerOptions& options, const CodeCallFacts& facts) {
+namespace {
+
+// The notes of a run: what the server changed or could not keep, and what the proxy did with
+// brokered secrets' placeholders (names and hosts, never a value).
+std::vector<std::string> run_notes(const app::CodeRun& run, const CodeCallFacts& facts) {
   const RunResult& result = run.result.run;
-  CapturedOutput out = shortened(result.stdout_data, options.result_stream_bytes);
-  CapturedOutput err = shortened(result.stderr_data, options.result_stream_bytes);
   std::vector<std::string> notes;
   if (run.timeout_capped && facts.asked_timeout) {
     notes.push_back("timeout " + seconds_text(*facts.asked_timeout) +
@@ -297,7 +298,6 @@ ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screenin
   if (!run.output_file_error.empty()) {
     notes.push_back("the whole output could not be kept: " + run.output_file_error);
   }
-  // What the proxy did with brokered secrets' placeholders: names and hosts, never a value.
   for (const auto& use : result.network.secrets) {
     std::string where = use.host + ":" + std::to_string(use.port);
     notes.push_back(use.substituted ? "secret " + use.name +
@@ -307,70 +307,111 @@ ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screenin
                                     : "secret " + use.name + ": its placeholder went to " + where +
                                           " (" + use.reason + ")");
   }
+  return notes;
+}
 
+// The streams cut for the result, and the notes: what the text and the structured result share.
+struct RunFacts {
+  CapturedOutput out;
+  CapturedOutput err;
+  std::vector<std::string> notes;
+};
+
+bool install_failed(const app::CodeRun& run) {
+  const RunResult& result = run.result.run;
+  return run.result.phase == "install" && result.outcome == Outcome::kExited &&
+         result.exit_code != 0;
+}
+
+// The text block up to the files: the install's diagnosis first, the streams, the cell, the
+// screening's warnings, the notes, and what was refused.
+std::string summary_text(const app::CodeRun& run, const ScreeningVerdict& screening,
+                         const RunFacts& facts, bool in_session) {
+  const RunResult& result = run.result.run;
   std::string text;
-  bool install_failed =
-      run.result.phase == "install" && result.outcome == Outcome::kExited && result.exit_code != 0;
-  if (install_failed) {
+  bool failed_install = install_failed(run);
+  if (failed_install) {
     // The one line that matters first; the installer's own words after it.
     text += install_diagnosis_line(result) + "\n";
   }
-  text += stream_text("stdout", out, run.stdout_file, facts.in_session);
-  text += stream_text("stderr", err, run.stderr_file, facts.in_session);
+  text += stream_text("stdout", facts.out, run.stdout_file, in_session);
+  text += stream_text("stderr", facts.err, run.stderr_file, in_session);
   if (result.cell) text += cell_text(*result.cell);
   for (const auto* finding : findings_to_show(screening)) {
     text += "screening warning: " + describe(*finding) + "\n";
   }
-  for (const auto& note : notes) text += "note: " + note + "\n";
+  for (const auto& note : facts.notes) text += "note: " + note + "\n";
   text += refused_network_line(result.network);
   for (const auto& line :
-       refusal_lines(result, RefusalContext{.program_output = !install_failed})) {
+       refusal_lines(result, RefusalContext{.program_output = !failed_install})) {
     text += line + "\n";
   }
+  return text;
+}
 
-  ToolResult tool;
-  json artifacts = json::array();
-  std::vector<OmittedArtifact> omitted = result.artifacts_omitted;
+// The run's files as content blocks within what the message has room for; those without room
+// join the omitted ones, and a withheld file is a line of `text`.
+struct RunFiles {
+  json artifacts = json::array();  // the structured result's entries
+  json blocks = json::array();     // the content blocks after the text
+  std::vector<OmittedArtifact> omitted;
+};
+
+RunFiles file_content(const RunResult& result, const RunFacts& facts, std::string& text) {
+  RunFiles files;
+  files.omitted = result.artifacts_omitted;
   std::size_t budget =
-      kResultBudget - std::min(kResultBudget, 2 * (out.data.size() + err.data.size()));
-  json blocks = json::array();
+      kResultBudget - std::min(kResultBudget, 2 * (facts.out.data.size() + facts.err.data.size()));
   for (const auto& artifact : result.artifacts) {
     json entry = {
         {"name", artifact.path}, {"mime_type", artifact.mime_type}, {"size", artifact.size}};
     if (!artifact.withheld.empty()) {
       entry["withheld"] = artifact.withheld;
       text += artifact.path + " " + artifact.withheld + "\n";
-      artifacts.push_back(std::move(entry));
+      files.artifacts.push_back(std::move(entry));
       continue;
     }
     std::size_t encoded = (artifact.data.size() + 2) / 3 * 4;
     if (encoded > budget) {
-      omitted.push_back({artifact.path, artifact.size, "over the message size limit"});
+      files.omitted.push_back({artifact.path, artifact.size, "over the message size limit"});
       continue;
     }
     budget -= encoded;
-    artifacts.push_back(std::move(entry));
+    files.artifacts.push_back(std::move(entry));
     if (is_displayable_image(artifact.mime_type)) {
-      blocks.push_back(image_block(artifact.data, artifact.mime_type));
+      files.blocks.push_back(image_block(artifact.data, artifact.mime_type));
     } else if (is_text_artifact(artifact)) {
-      blocks.push_back(
+      files.blocks.push_back(
           text_resource_block("file:///work/" + artifact.path, artifact.data, artifact.mime_type));
     } else {
-      blocks.push_back(
+      files.blocks.push_back(
           blob_resource_block("file:///work/" + artifact.path, artifact.data, artifact.mime_type));
     }
   }
-  text += omitted_text(omitted, result.artifacts_omitted_unlisted);
-  text += describe_ending(run);
-  tool.content.push_back(text_block(std::move(text)));
-  for (auto& block : blocks) tool.content.push_back(std::move(block));
+  return files;
+}
 
-  std::uint64_t omitted_count = omitted.size() + result.artifacts_omitted_unlisted;
-  tool.structured = {{"exit_code", exit_code_of(result)},
+// What the egress proxy refused, as the structured result lists it.
+json denied_json(const net::egress::EgressRecord& network) {
+  json denied = json::array();
+  for (const auto& denial : network.denied) {
+    denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
+  }
+  json record = {{"denied", std::move(denied)}};
+  if (network.dropped > 0) record["denied_omitted"] = network.dropped;
+  return record;
+}
+
+// The structuredContent, as code_output_schema() describes it.
+json structured_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+                       const RunFacts& facts, RunFiles& files) {
+  const RunResult& result = run.result.run;
+  std::uint64_t omitted_count = files.omitted.size() + result.artifacts_omitted_unlisted;
+  json structured = {{"exit_code", exit_code_of(result)},
                      {"phase", run.result.phase},
                      {"step_exit_code", result.exit_code},
-                     {"stdout", shown_text(out)},
-                     {"stderr", shown_text(err)},
+                     {"stdout", shown_text(facts.out)},
+                     {"stderr", shown_text(facts.err)},
                      {"stdout_bytes", result.stdout_data.total_bytes},
                      {"stderr_bytes", result.stderr_data.total_bytes},
                      {"timed_out", result.outcome == Outcome::kTimedOut},
@@ -378,28 +419,38 @@ ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screenin
                      {"duration_ms", result.duration_ms},
                      {"timeout_seconds", run.timeout_seconds},
                      {"backend", result.backend},
-                     {"truncated", out.truncated || err.truncated},
-                     {"artifacts", std::move(artifacts)},
-                     {"artifacts_omitted", omitted_json(omitted)},
+                     {"truncated", facts.out.truncated || facts.err.truncated},
+                     {"artifacts", std::move(files.artifacts)},
+                     {"artifacts_omitted", omitted_json(files.omitted)},
                      {"artifacts_omitted_count", omitted_count}};
-  json files = json::object();
-  if (!run.stdout_file.empty()) files["stdout"] = run.stdout_file;
-  if (!run.stderr_file.empty()) files["stderr"] = run.stderr_file;
-  if (!files.empty()) tool.structured["output_files"] = std::move(files);
-  if (!screening.findings.empty()) tool.structured["screening"] = to_json(screening);
-  if (!result.network.denied.empty()) {
-    json denied = json::array();
-    for (const auto& denial : result.network.denied) {
-      denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
-    }
-    tool.structured["network"] = {{"denied", std::move(denied)}};
-    if (result.network.dropped > 0) {
-      tool.structured["network"]["denied_omitted"] = result.network.dropped;
-    }
-  }
-  if (result.refused.any()) tool.structured["refused"] = refusals_json(result.refused);
-  if (!notes.empty()) tool.structured["notes"] = notes;
-  if (result.cell) tool.structured.update(cell_json(*result.cell));
+  json output_files = json::object();
+  if (!run.stdout_file.empty()) output_files["stdout"] = run.stdout_file;
+  if (!run.stderr_file.empty()) output_files["stderr"] = run.stderr_file;
+  if (!output_files.empty()) structured["output_files"] = std::move(output_files);
+  if (!screening.findings.empty()) structured["screening"] = to_json(screening);
+  if (!result.network.denied.empty()) structured["network"] = denied_json(result.network);
+  if (result.refused.any()) structured["refused"] = refusals_json(result.refused);
+  if (!facts.notes.empty()) structured["notes"] = facts.notes;
+  if (result.cell) structured.update(cell_json(*result.cell));
+  return structured;
+}
+
+}  // namespace
+
+ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+                       const app::ServerOptions& options, const CodeCallFacts& facts) {
+  const RunResult& result = run.result.run;
+  RunFacts run_facts{shortened(result.stdout_data, options.result_stream_bytes),
+                     shortened(result.stderr_data, options.result_stream_bytes),
+                     run_notes(run, facts)};
+  std::string text = summary_text(run, screening, run_facts, facts.in_session);
+  RunFiles files = file_content(result, run_facts, text);
+  text += omitted_text(files.omitted, result.artifacts_omitted_unlisted);
+  text += describe_ending(run);
+  ToolResult tool;
+  tool.content.push_back(text_block(std::move(text)));
+  for (auto& block : files.blocks) tool.content.push_back(std::move(block));
+  tool.structured = structured_result(run, screening, run_facts, files);
   tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);
   return tool;
 }

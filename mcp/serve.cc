@@ -32,7 +32,8 @@ Result<std::unique_ptr<state::StateDir>> open_state_dir(const app::ServerOptions
 
 }  // namespace
 
-int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend) {
+int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend,
+                const SettingWording& wording) {
   auto level = app::log_level_from_name(options.log_level);
   if (!level) {
     log(app::LogLevel::kError, "--log-level '" + options.log_level +
@@ -104,7 +105,7 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
     log(app::LogLevel::kError, tools.error().message);
     return 2;
   }
-  Server server(state.services(), state.kernels(), *tools, STDIN_FILENO, STDOUT_FILENO);
+  Server server(state.services(), state.kernels(), *tools, STDIN_FILENO, STDOUT_FILENO, wording);
   return server.run();
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include "app/server_config.h"
 
+#include "mcp/server.h"
 #include "runtime/backend.h"
 
 namespace paddock::mcp {
@@ -16,6 +17,8 @@ namespace paddock::mcp {
 // backends and resolves their settings).
 using BackendConnector = std::function<Result<std::unique_ptr<Backend>>()>;
 
-int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend);
+// `wording` adds to an error that names a setting how the operator sets it (Server's).
+int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend,
+                const SettingWording& wording = {});
 
 }  // namespace paddock::mcp

@@ -82,11 +82,12 @@ class Expirer {
 }  // namespace
 
 Server::Server(const app::Services& services, app::KernelPool& kernels, const ToolRegistry& tools,
-               int in_fd, int out_fd)
+               int in_fd, int out_fd, SettingWording wording)
     : services_(services),
       options_(services.options),
       kernels_(kernels),
       tools_(tools),
+      wording_(std::move(wording)),
       in_fd_(in_fd),
       reader_(in_fd, kMaxInboundLine),
       writer_(out_fd, services.secrets),
@@ -383,6 +384,12 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
       log(app::LogLevel::kError, tool->name() + " failed: " + failure.what());
       result = tool_error(std::string("internal error in ") + tool->name() + ": " + failure.what());
     }
+  }
+  // A refusal that names a setting says how this server's operator sets it.
+  if (result.is_error && !result.setting.empty() && wording_ && !result.content.empty() &&
+      result.content[0].contains("text")) {
+    result.content[0]["text"] =
+        result.content[0]["text"].get<std::string>() + wording_(result.setting);
   }
   // The one place every tool's text passes: bounded here whatever the tool did.
   bound_result_text(result);

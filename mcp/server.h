@@ -26,11 +26,16 @@ namespace paddock::mcp {
 // Inbound lines may carry files for write_file; beyond this they are refused unread.
 inline constexpr std::size_t kMaxInboundLine = 32u << 20;
 
+// How the server's operator sets a setting a failed call names (ToolResult::setting): the
+// command above says it, by its flag and variable; empty: nothing to add.
+using SettingWording = std::function<std::string(const std::string& setting)>;
+
 class Server {
  public:
-  // `kernels`: the ready kernels, which open none while a call runs.
+  // `kernels`: the ready kernels, which open none while a call runs. `wording`: how a tool's
+  // error that names a setting says how to set it (the command's flag and variable).
   Server(const app::Services& services, app::KernelPool& kernels, const ToolRegistry& tools,
-         int in_fd, int out_fd);
+         int in_fd, int out_fd, SettingWording wording = {});
   // Log lines stop going to the client (logging/setLevel) before the writer goes.
   ~Server();
   Server(const Server&) = delete;
@@ -61,6 +66,7 @@ class Server {
   const app::ServerOptions& options_;
   app::KernelPool& kernels_;
   const ToolRegistry& tools_;
+  SettingWording wording_;
   int in_fd_;
   LineReader reader_;
   MessageWriter writer_;

@@ -34,10 +34,15 @@ struct ToolResult {
   json content = json::array();
   json structured;  // null: none
   bool is_error = false;
+  // A failed call's setting that would fix it (Error::setting): the server adds how its
+  // operator sets it (Server's SettingWording), which no tool knows.
+  std::string setting = {};
 };
 
 // A failed call: one text block saying why, isError true.
 ToolResult tool_error(const std::string& message);
+// The same from an error, keeping the setting it names.
+ToolResult tool_error(const Error& error);
 
 class Tool {
  public:

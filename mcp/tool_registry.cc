@@ -14,6 +14,12 @@ ToolResult tool_error(const std::string& message) {
   return result;
 }
 
+ToolResult tool_error(const Error& error) {
+  ToolResult result = tool_error(error.message);
+  result.setting = error.setting;
+  return result;
+}
+
 Result<void> ToolRegistry::add(std::unique_ptr<Tool> tool) {
   json definition = tool->definition();
   auto schema = compile_input_schema(definition["inputSchema"]);

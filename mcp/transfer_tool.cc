@@ -20,7 +20,7 @@ json transfer_output_schema() {
 }
 
 ToolResult transfer_result(const Result<app::TransferReport>& report, const std::string& action) {
-  if (!report) return tool_error(report.error().message);
+  if (!report) return tool_error(report.error());
   std::string what = report->folder ? "folder " + report->host_path + " (" +
                                           counted(report->files, "entry", "entries") + ", " +
                                           format_size(report->bytes) + ")"

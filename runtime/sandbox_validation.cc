@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "net/egress/host_pattern.h"
+#include "runtime/setting_names.h"
 
 namespace paddock {
 namespace {
@@ -86,6 +87,69 @@ Status validate_network(const SandboxShape& shape, const RunPlan& plan) {
   return {};
 }
 
+// A refusal of what `support.backend` lacks: what it cannot do, then the fix.
+Error lacks(const BackendSupport& support, const std::string& what, const std::string& fix,
+            const char* setting = nullptr) {
+  Error error{ENOTSUP,
+              "the " + std::string(support.backend) + " backend cannot " + what + ": " + fix};
+  return setting != nullptr ? naming_setting(std::move(error), setting) : error;
+}
+
+// The network settings a backend without paddock's egress proxy cannot carry out: the program
+// would run with whatever network the engine gives, or none, without a word.
+Status validate_egress_support(const SandboxShape& shape, const RunPlan& plan,
+                               const BackendSupport& support) {
+  if (support.egress_proxy) return {};
+  if (!shape.allowed_hosts.empty()) {
+    return lacks(support, "enforce an egress allowlist yet",
+                 "leave the allowlist out, or use the native backend",
+                 setting_names::kAllowedHosts);
+  }
+  // Likewise an installer limited to its package index: it must not get the engine's whole
+  // network instead. Giving it that is the operator's choice, made by name.
+  if (plan.networked_steps > 0 && !plan.installer_allowed_hosts.empty() &&
+      shape.network == NetworkMode::kNone) {
+    return lacks(support,
+                 "limit a library installer to its package index (the policy's "
+                 "network.install_allow)",
+                 "use the native backend, or give installers the open network by name (the "
+                 "installers' network \"user\", or network.install \"user\" in a policy override)",
+                 setting_names::kInstallNetwork);
+  }
+  if (!shape.trust_bundle.empty()) {
+    return lacks(support, "broker secrets (they go through the native backend's egress proxy)",
+                 "leave the secrets out, or use the native backend", setting_names::kSecrets);
+  }
+  return {};
+}
+
+Status validate_support(const SandboxShape& shape, const RunPlan& plan,
+                        const BackendSupport& support) {
+  if (auto egress = validate_egress_support(shape, plan, support); !egress) return egress;
+  if (!support.binds && !shape.binds.empty()) {
+    return lacks(support, "bind host folders into a sandbox ('" + shape.binds[0].host_path + "')",
+                 "leave the binds out, or use the native backend", setting_names::kBinds);
+  }
+  if (!support.cpu_time && shape.limits.cpu_seconds) {
+    return lacks(support, "limit each process's CPU time (it sets no rlimits)",
+                 "leave the CPU time limit out, or use another backend", setting_names::kCpuTime);
+  }
+  if (!support.memory_high && shape.limits.memory_high_bytes) {
+    return lacks(support, "throttle memory below its limit (memory.high)",
+                 "leave the memory threshold out, or use the native backend");
+  }
+  if (!support.seccomp_changes &&
+      (shape.seccomp_profile_path || !shape.seccomp_allow.empty() || !shape.seccomp_deny.empty())) {
+    return lacks(support,
+                 "load a seccomp profile file of this host, or allow or deny system calls on top "
+                 "of a profile",
+                 "install the profile on every node and name it as the Kubernetes seccomp "
+                 "profile, and leave the policy's seccomp settings out",
+                 setting_names::kKubeSeccompProfile);
+  }
+  return {};
+}
+
 }  // namespace
 
 bool is_absolute_clean(const std::string& path) {
@@ -103,7 +167,8 @@ bool is_reserved_path(const std::string& path) {
   return path == "/";
 }
 
-Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool session) {
+Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool session,
+                        const BackendSupport& support) {
   if (auto steps = validate_commands(plan, session); !steps) return steps;
   if (!is_absolute_clean(shape.workdir) || is_reserved_path(shape.workdir)) {
     return invalid_input("work directory '" + shape.workdir +
@@ -126,6 +191,7 @@ Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool ses
     return invalid_input("the sandbox user's name '" + shape.user.name + "' is not a user name");
   }
   if (auto network = validate_network(shape, plan); !network) return network;
+  if (auto supported = validate_support(shape, plan, support); !supported) return supported;
   if (plan.stdin_fd < 0 && plan.stdin_path && access(plan.stdin_path->c_str(), R_OK) != 0) {
     return system_error("the stdin file " + *plan.stdin_path + " cannot be read");
   }

@@ -35,7 +35,7 @@ class CloseSession final : public Tool {
   ToolResult call(const json& arguments, ToolContext& context) override {
     bool keep = arguments.value("keep", false);
     auto closed = context.services.sessions.close(arguments["session_id"].get<std::string>(), keep);
-    if (!closed) return tool_error(closed.error().message);
+    if (!closed) return tool_error(closed.error());
     const std::string& id = closed->id;
     ToolResult result;
     result.content.push_back(text_block("session " + id + " " + closed->said));

@@ -80,7 +80,7 @@ class CreateSession final : public Tool {
     ProgressObserver observer(context);
     auto created = context.services.sessions.create(request_of(arguments),
                                                     {context.progress, observer}, name());
-    if (!created) return tool_error(created.error().message);
+    if (!created) return tool_error(created.error());
     return answer(*created);
   }
 
@@ -157,7 +157,7 @@ class ForkSession final : public Tool {
     std::string snapshot;
     auto created =
         context.services.sessions.fork(source, request, {context.progress, observer}, snapshot);
-    if (!created) return tool_error(created.error().message);
+    if (!created) return tool_error(created.error());
     ToolResult result = CreateSession::answer(*created);
     result.content.push_back(
         text_block("forked from session " + source + " (its snapshot '" + snapshot + "')"));

@@ -105,14 +105,14 @@ class ExecuteCode final : public Tool {
     if (arguments.contains("timeout")) request.timeout_seconds = arguments["timeout"].get<double>();
     if (arguments.contains("stdin")) request.stdin_text = arguments["stdin"].get<std::string>();
     auto files = input_files(arguments.value("files", json::array()));
-    if (!files) return tool_error(files.error().message);
+    if (!files) return tool_error(files.error());
     request.files = std::move(*files);
 
     ProgressObserver observer(context);
     auto answer = context.services.code.execute(call, observer, context.until_answered);
-    if (!answer) return tool_error(answer.error().message);
+    if (!answer) return tool_error(answer.error());
     if (answer->screening.blocked) return blocked_code_result(answer->screening);
-    if (!answer->run) return tool_error(answer->run.error().message);
+    if (!answer->run) return tool_error(answer->run.error());
     ToolResult result = code_result(*answer->run, answer->screening, context.services.options,
                                     {request.timeout_seconds, answer->in_session});
     if (!answer->not_kept.empty()) result.content.push_back(text_block(answer->not_kept));

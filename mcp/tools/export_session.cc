@@ -43,7 +43,7 @@ class ExportSession final : public Tool {
     request.host_path = arguments["host_path"].get<std::string>();
     request.overwrite = arguments.value("overwrite", false);
     auto exported = context.services.exporter.write_archive(request, name());
-    if (!exported) return tool_error(exported.error().message);
+    if (!exported) return tool_error(exported.error());
     const app::TransferReport& written = exported->written;
     ToolResult result;
     result.content.push_back(

@@ -71,11 +71,11 @@ class ExposePort final : public Tool {
       return tool_error("protocol '" + protocol + "': use http (the default) or tcp");
     }
     auto lease = sessions.acquire(id);
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     auto exposed = sessions.expose(**lease, static_cast<std::uint16_t>(port),
                                    protocol == "http" ? net::preview::PreviewProtocol::kHttp
                                                       : net::preview::PreviewProtocol::kTcp);
-    if (!exposed) return tool_error(exposed.error().message);
+    if (!exposed) return tool_error(exposed.error());
     std::string text = "session " + (*lease)->id() + ": port " + std::to_string(port) +
                        " is open to the user at " + exposed->url;
     text += exposed->accepting

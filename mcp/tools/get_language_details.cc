@@ -38,7 +38,7 @@ class GetLanguageDetails final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto found = context.services.catalog.details(arguments["language"].get<std::string>());
-    if (!found) return tool_error(found.error().message);
+    if (!found) return tool_error(found.error());
     json details = language_details(*found);
     ToolResult result;
     result.content.push_back(text_block(details.dump(2)));

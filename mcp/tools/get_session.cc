@@ -75,7 +75,7 @@ class GetSession final : public Tool {
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
     auto entry = context.services.registry.find(id);
-    if (!entry) return tool_error(entry.error().message);
+    if (!entry) return tool_error(entry.error());
     const app::SessionEntry& session = **entry;
     bool frozen = is_frozen(session.session());
     auto usage = session.session().usage();

@@ -45,7 +45,7 @@ class InstallLibraries final : public Tool {
     auto libraries = arguments["libraries"].get<std::vector<std::string>>();
     if (libraries.empty()) return tool_error("no libraries given: name at least one package");
     auto lease = context.services.registry.acquire(id);
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     ProgressObserver observer(context);
     auto installed =
         context.services.runner.install_in_session(**lease, libraries, observer, name());

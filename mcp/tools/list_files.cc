@@ -60,7 +60,7 @@ class ListFiles final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     std::string path = arguments.value("path", "");
     // "dir/" and "." name what "dir" and "" name; "/" stays absolute, and is refused.
     while (path.size() > 1 && path.ends_with('/')) path.pop_back();
@@ -70,7 +70,7 @@ class ListFiles final : public Tool {
     // Asked for enough that hiding paddock's own files still leaves kMaxEntries to show.
     // One more than that, to tell whether the directory holds more.
     auto entries = (*lease)->session().list_files(path, kMaxEntries + own.size() + 1);
-    if (!entries) return tool_error(entries.error().message);
+    if (!entries) return tool_error(entries.error());
     json list = json::array();
     std::string text = "/work" + (path.empty() ? "" : "/" + path) + ":\n";
     std::vector<std::string> hidden;

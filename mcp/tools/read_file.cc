@@ -56,7 +56,7 @@ ToolResult read_text(ToolContext& context, Session& session, const std::string& 
         std::min<std::uint64_t>(start, secrets.empty() ? 0 : secrets.longest() - 1);
     // Three bytes more than asked: the range's last character is then seen whole or cut off.
     auto file = session.read_file(path, before + length + 3, start - before);
-    if (!file) return tool_error(file.error().message);
+    if (!file) return tool_error(file.error());
     if (offset > 0 && offset >= file->size) {
       return tool_error("offset " + std::to_string(offset) + " is past the end of " + path +
                         ", which has " + bytes_text(file->size) + "; offset 0 reads its start");
@@ -147,14 +147,14 @@ class ReadFile final : public Tool {
   ToolResult call(const json& arguments, ToolContext& context) override {
     std::string id = arguments["session_id"].get<std::string>();
     auto lease = context.services.registry.acquire(id);
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     std::string path = arguments["path"].get<std::string>();
     auto offset = arguments.value("offset", std::uint64_t{0});
     auto length = std::min(arguments.value("length", kReadLength), kReadLength);
     Session& session = (*lease)->session();
     if (offset > 0) return read_text(context, session, id, path, offset, length);
     auto file = session.read_file(path, kInlineFileBytes);
-    if (!file) return tool_error(file.error().message);
+    if (!file) return tool_error(file.error());
     bool cut = file->data.size() < file->size;
     std::string mime = mime_type_for(path, file->data, cut);
     bool image = is_displayable_image(mime);

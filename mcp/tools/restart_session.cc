@@ -35,7 +35,7 @@ class RestartSession final : public Tool {
 
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     app::SessionEntry& session = **lease;
     auto run = session.lock_run();
     if (!run.kernel()) {

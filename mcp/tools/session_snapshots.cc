@@ -37,7 +37,7 @@ class SnapshotSession final : public Tool {
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto taken = context.services.snapshots.take(arguments["session_id"].get<std::string>(),
                                                  arguments["name"].get<std::string>(), "name");
-    if (!taken) return tool_error(taken.error().message);
+    if (!taken) return tool_error(taken.error());
     ToolResult result;
     result.content.push_back(text_block("snapshot '" + taken->snapshot + "' of session " +
                                         taken->session_id + ": " + std::to_string(taken->files) +
@@ -105,7 +105,7 @@ class DiffSession final : public Tool {
     std::string since = arguments.value("since", "");
     auto found = context.services.snapshots.changes(arguments["session_id"].get<std::string>(),
                                                     since, "since");
-    if (!found) return tool_error(found.error().message);
+    if (!found) return tool_error(found.error());
     const std::string& id = found->session_id;
     const std::vector<app::SessionChange>& changes = found->changes;
     json listed = json::array();

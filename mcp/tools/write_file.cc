@@ -37,7 +37,7 @@ class WriteFile final : public Tool {
   }
   ToolResult call(const json& arguments, ToolContext& context) override {
     auto lease = context.services.registry.acquire(arguments["session_id"].get<std::string>());
-    if (!lease) return tool_error(lease.error().message);
+    if (!lease) return tool_error(lease.error());
     std::string path = arguments["path"].get<std::string>();
     std::string content = arguments["content"].get<std::string>();
     if (arguments.value("encoding", "utf-8") == "base64") {
@@ -46,7 +46,7 @@ class WriteFile final : public Tool {
       content = std::move(*decoded);
     }
     if (auto wrote = (*lease)->session().write_file(path, content); !wrote) {
-      return tool_error(wrote.error().message);
+      return tool_error(wrote.error());
     }
     std::string not_kept = app::keep_session_files(**lease);
     ToolResult result;

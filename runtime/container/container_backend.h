@@ -8,12 +8,19 @@
 
 #include "runtime/backend.h"
 #include "runtime/container/container_session.h"
+#include "runtime/sandbox_validation.h"
 
 namespace paddock::container {
 
+// What Docker and Podman carry out of a shape: not the native backend's egress proxy (so no
+// allowlist and no brokered secrets), its binds or memory.high; the CPU time limit, the seccomp
+// profile and its additions they do (container_config.h).
+BackendSupport container_support(std::string_view backend);
+
 class ContainerBackend : public Backend {
  public:
-  // What every backend checks (runtime/sandbox_validation.h), then what these cannot enforce.
+  // What every backend checks (runtime/sandbox_validation.h), with what these cannot enforce
+  // (support()) refused there.
   [[nodiscard]] Status check(const SandboxShape& shape, const RunPlan& plan) const final;
   [[nodiscard]] Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
                                       RunObserver& observer) final;
@@ -24,6 +31,8 @@ class ContainerBackend : public Backend {
       const std::string& image, const std::optional<std::string>& store_root) const final;
 
  protected:
+  // What this backend carries out (container_support, or kube_support).
+  [[nodiscard]] virtual BackendSupport support() const { return container_support(name()); }
   // A fresh container or pod of `shape`, as a session; `plan` gives its environment and
   // directory, and whether an installer will need a network.
   virtual Result<std::unique_ptr<ContainerSession>> start(const SandboxShape& shape,

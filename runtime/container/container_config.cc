@@ -115,6 +115,13 @@ nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
        {{{"Name", "nofile"}, {"Soft", limits.open_files}, {"Hard", limits.open_files}},
         {{"Name", "fsize"}, {"Soft", limits.file_size_bytes}, {"Hard", limits.file_size_bytes}}}},
   };
+  if (limits.cpu_seconds) {
+    // As the native backend's (runtime/rlimit_plan.cc): SIGXCPU at the limit, SIGKILL a second
+    // later.
+    auto seconds = static_cast<std::uint64_t>(std::ceil(*limits.cpu_seconds));
+    if (seconds == 0) seconds = 1;
+    host["Ulimits"].push_back({{"Name", "cpu"}, {"Soft", seconds}, {"Hard", seconds + 1}});
+  }
   if (!options.resource_limits) {
     // No cgroups (a rootless engine on cgroup v1): rlimits stand in, as in the native backend's
     // rlimit mode. RLIMIT_NPROC counts the sandbox user's processes in the engine's user

@@ -8,6 +8,7 @@
 
 #include "runtime/container/container_config.h"
 #include "runtime/engine/engine_stream.h"
+#include "runtime/setting_names.h"
 #include "runtime/wall_timer.h"
 
 namespace paddock::engine {
@@ -28,9 +29,10 @@ Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
   auto profile = container::seccomp_profile_text(shape);
   if (!profile) return profile.error();
   if (shape.image.empty()) {
-    return invalid_input("the " + flavour.name +
-                         " backend needs an image: set the policy's rootfs to \"image:REF\" or "
-                         "pass --image REF");
+    return naming_setting(invalid_input("the " + flavour.name +
+                                        " backend needs an image: set the policy's rootfs to "
+                                        "\"image:REF\", or give the run an image"),
+                          setting_names::kImage);
   }
   container::ContainerOptions options{
       shape.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};

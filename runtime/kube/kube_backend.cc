@@ -23,6 +23,13 @@ bool orphaned(const json& labels) {
 
 }  // namespace
 
+BackendSupport kube_support() {
+  BackendSupport support = container::container_support("kubernetes");
+  support.cpu_time = false;
+  support.seccomp_changes = false;
+  return support;
+}
+
 Result<std::unique_ptr<Backend>> KubeBackend::connect(const KubeSettings& settings) {
   auto access = find_cluster_access(settings.location);
   if (!access) return access.error().context("the kubernetes backend");

@@ -16,6 +16,10 @@
 
 namespace paddock::kube {
 
+// What Docker and Podman lack, and more: a pod has no rlimits (so no CPU time limit), and loads
+// only a seccomp profile installed on its node, whole (the Kubernetes seccomp profile setting).
+BackendSupport kube_support();
+
 class KubeBackend final : public container::ContainerBackend {
  public:
   static Result<std::unique_ptr<Backend>> connect(const KubeSettings& settings);
@@ -23,6 +27,9 @@ class KubeBackend final : public container::ContainerBackend {
   [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
   // Each call is a pod of its own; the cluster pulls the images.
   [[nodiscard]] BackendAbilities abilities() const override { return {}; }
+
+ protected:
+  [[nodiscard]] BackendSupport support() const override { return kube_support(); }
 
  private:
   KubeBackend(ClusterAccess access, PodOptions options)

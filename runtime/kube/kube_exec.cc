@@ -17,6 +17,7 @@
 #include "runtime/kube/exec_channels.h"
 #include "runtime/kube/localhost_profile.h"
 #include "runtime/kube/websocket_client.h"
+#include "runtime/setting_names.h"
 #include "runtime/wall_timer.h"
 
 namespace paddock::kube {
@@ -211,9 +212,10 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
                                                    const SandboxShape& shape, const RunPlan& plan,
                                                    const PodOptions& options) {
   if (shape.image.empty()) {
-    return invalid_input(
-        "the kubernetes backend needs an image: set the policy's rootfs to \"image:REF\" or pass "
-        "--image REF");
+    return naming_setting(
+        invalid_input("the kubernetes backend needs an image: set the policy's rootfs to "
+                      "\"image:REF\", or give the run an image"),
+        setting_names::kImage);
   }
   std::string name = "paddock-" + random_suffix();
   std::unique_ptr<KubeExec> pod(new KubeExec(access, name));
@@ -257,11 +259,11 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
     if (Clock::now() >= deadline) {
       std::ostringstream seconds;
       seconds << options.start_seconds;
-      return Error{ETIMEDOUT, "pod " + name + " for image " + shape.image +
-                                  " was not running after " + seconds.str() + " s (still " +
-                                  pending_state(state) +
-                                  "); a slow image pull needs a longer --pod-start-timeout "
-                                  "(PADDOCK_POD_START_TIMEOUT)"};
+      return naming_setting(
+          Error{ETIMEDOUT, "pod " + name + " for image " + shape.image + " was not running after " +
+                               seconds.str() + " s (still " + pending_state(state) +
+                               "); a slow image pull needs a longer pod start timeout"},
+          setting_names::kPodStartTimeout);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

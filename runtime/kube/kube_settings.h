@@ -33,8 +33,9 @@ struct ClusterLocation {
 struct KubeSettings {
   std::optional<std::string> namespace_name;  // over the kubeconfig context's
   PodOptions pods;
-  // What error messages name as the seccomp profile's origin (the flag or the variable).
-  std::string seccomp_profile_source = "--kube-seccomp-profile";
+  // What error messages name as the seccomp profile's origin: the front-end's spelling (its
+  // flag or variable), else these words.
+  std::string seccomp_profile_source = "the Kubernetes seccomp profile";
   ClusterLocation location;
 };
 

@@ -14,6 +14,7 @@
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/native_session.h"
 #include "runtime/native/native_session_parts.h"
+#include "runtime/setting_names.h"
 
 namespace paddock {
 namespace {
@@ -91,8 +92,11 @@ Status NativeSession::write_file(const std::string& path, std::string_view conte
   if (!file) return file.error();
   int error = write_all(file->get(), content);
   if (error == ENOSPC || error == EDQUOT) {
-    return Error{error, "writing '" + path + "': the session's work directory is full (" +
-                            format_size(shape_.limits.work_bytes) + ", --session-disk)"};
+    return naming_setting(
+        Error{error, "writing '" + path + "': the session's work directory is full (" +
+                         format_size(shape_.limits.work_bytes) +
+                         "); a larger one is the session disk size"},
+        setting_names::kSessionDisk);
   }
   if (error != 0) return system_error("writing '" + path + "'", error);
   return {};
@@ -109,8 +113,11 @@ Status NativeSession::copy_in(const std::string& path, int source_fd, std::uint6
   // (a kept session's, restored into a tmpfs of the size it was saved from).
   auto copied = copy_file_data(source_fd, file->get(), size);
   if (!copied && (copied.error().code == ENOSPC || copied.error().code == EDQUOT)) {
-    return Error{ENOSPC, "copying into '" + path + "': the session's work directory is full (" +
-                             format_size(shape_.limits.work_bytes) + ", --session-disk)"};
+    return naming_setting(
+        Error{ENOSPC, "copying into '" + path + "': the session's work directory is full (" +
+                          format_size(shape_.limits.work_bytes) +
+                          "); a larger one is the session disk size"},
+        setting_names::kSessionDisk);
   }
   if (!copied) return copied.error().context("copying into '" + path + "'");
   return {};

@@ -14,6 +14,7 @@
 #include "runtime/native/init_program.h"
 #include "runtime/native/run_report.h"
 #include "runtime/native/spec_validation.h"
+#include "runtime/setting_names.h"
 
 namespace paddock {
 namespace {
@@ -245,8 +246,12 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
   }
   CgroupManager& cgroups = host_cgroups();
   if (shape.require_cgroups && !cgroups.usable()) {
-    return Error{ENOTSUP, "cgroup v2 limits are required (--require-cgroups) but " +
-                              cgroups.reason() + "; see 'paddock doctor'"};
+    return naming_setting(
+        Error{ENOTSUP,
+              "cgroup v2 limits are required (no rlimit fallback, as "
+              "set) but " +
+                  cgroups.reason() + "; see 'paddock doctor', or allow the fallback"},
+        setting_names::kRequireCgroups);
   }
   auto launched = std::make_unique<LaunchedSandbox>();
   SandboxIdentity identity = identity_of(shape);

@@ -218,8 +218,8 @@ TEST_P(EngineTest, OrphansOfAKilledPaddockAreRemoved) {
 TEST_P(EngineTest, AnEgressAllowlistIsRefusedNotDropped) {
   CliResult run = paddock({"run", "--allow-host", "registry.npmjs.org", "--", "true"});
   EXPECT_EQ(run.exit_status, 125);
-  EXPECT_NE(run.err.find("backend cannot enforce an egress allowlist (--allow-host) yet; use the "
-                         "native backend"),
+  EXPECT_NE(run.err.find("backend cannot enforce an egress allowlist yet: leave the allowlist "
+                         "out, or use the native backend (set by --allow-host)"),
             std::string::npos)
       << run.err;
   EXPECT_TRUE(sandbox_containers().empty());

@@ -215,9 +215,11 @@ TEST_F(KubeExec, APodNotRunningInTimeIsAClearErrorAndLeavesNothing) {
   auto late = kube::KubeExec::create(access_, shape_of(spec), plan_of(spec), {.start_seconds = 1});
   ASSERT_FALSE(late);
   EXPECT_NE(late.error().message.find("was not running after 1 s (still ContainerCreating); a "
-                                      "slow image pull needs a longer --pod-start-timeout"),
+                                      "slow image pull needs a longer pod start timeout"),
             std::string::npos)
       << late.error().message;
+  // Named for the front-ends, which add its flag and variable (config/setting_words.h).
+  EXPECT_EQ(late.error().setting, "pod_start_timeout");
   for (const char* kind : {"pods", "secrets"}) {
     auto listed = nlohmann::json::parse(
         api("GET", std::string("/api/v1/namespaces/default/") + kind).output, nullptr, false);

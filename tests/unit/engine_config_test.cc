@@ -96,6 +96,27 @@ TEST(ContainerConfig, RlimitsStandInWhereCgroupsCannot) {
   }
 }
 
+// The CPU time limit, which a shape carries for every backend, is the engine's rlimit as the
+// native backend's: SIGXCPU at the limit, SIGKILL a second later.
+TEST(ContainerConfig, TheCpuTimeLimitIsAnRlimit) {
+  TestSpec spec = spec_with_limits();
+  container::ContainerOptions options{.image = "img", .seccomp_json = "{}"};
+  json ulimits =
+      container::container_config(shape_of(spec), plan_of(spec), options)["HostConfig"]["Ulimits"];
+  for (const auto& limit : ulimits) EXPECT_NE(limit["Name"], "cpu") << "none asked for";
+  spec.limits.cpu_seconds = 2.5;
+  ulimits =
+      container::container_config(shape_of(spec), plan_of(spec), options)["HostConfig"]["Ulimits"];
+  bool found = false;
+  for (const auto& limit : ulimits) {
+    if (limit["Name"] != "cpu") continue;
+    found = true;
+    EXPECT_EQ(limit["Soft"], 3);
+    EXPECT_EQ(limit["Hard"], 4);
+  }
+  EXPECT_TRUE(found) << ulimits.dump();
+}
+
 TEST(SeccompProfileText, DeniedCallsLeaveEveryRuleAndAreRefused) {
   TestSpec spec;
   spec.seccomp_deny = {"socket"};

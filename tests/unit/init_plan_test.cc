@@ -5,6 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "support/harness.h"
+
 namespace paddock {
 namespace {
 
@@ -201,6 +209,55 @@ TEST(InitPlan, EveryCountIsCheckedAgainstWhatIsLeft) {
   std::uint64_t many = 1u << 30;
   bytes.replace(at, 8, std::string(reinterpret_cast<const char*>(&many), sizeof many));
   EXPECT_EQ(decode_child_plan(bytes), nullptr);
+}
+
+// The fuzzer's seeds (tests/fuzz/corpus/init_plan/) are this build's plans, so that it starts
+// from whole plans and mutates fields, not from bytes the decoder refuses at the version. They
+// are encoded here from the plans above; when the layout changes (kPlanVersion, a field of
+// visit_child_plan), this test fails, and regenerates them with
+//   PADDOCK_WRITE_FUZZ_SEEDS=1 build/tests/paddock_unit_tests --gtest_filter='InitPlan.TheFuzz*'
+std::map<std::string, std::string> fuzz_seeds() {
+  PlanSource whole;
+  PlanSource session;
+  session.plan.session = true;
+  session.plan.steps = nullptr;
+  session.plan.late_files = nullptr;
+  session.plan.pause_before_step = 0;
+  PlanSource bare;
+  bare.plan.network_fence = nullptr;
+  bare.plan.rlimits = nullptr;
+  bare.plan.init_seccomp = sock_fprog{0, nullptr};
+  bare.plan.bind_sources = nullptr;
+  bare.mounts.steps.resize(1);
+  std::string version_alone = encode_child_plan(whole.plan).substr(0, 8);
+  // The version, then the mount steps' count (the first field) just under the cap, and no more.
+  std::string many_mounts = version_alone;
+  std::uint64_t many = (1u << 20) - 1;
+  many_mounts.append(reinterpret_cast<const char*>(&many), sizeof many);
+  return {{"plan-0", encode_child_plan(whole.plan)},
+          {"plan-1", encode_child_plan(session.plan)},
+          {"plan-2", encode_child_plan(bare.plan)},
+          {"version-alone", version_alone},
+          {"many-mounts-no-bytes", many_mounts}};
+}
+
+TEST(InitPlan, TheFuzzSeedsAreThisBuildsPlans) {
+  std::filesystem::path corpus =
+      std::filesystem::path(testing::source_dir()) / "tests/fuzz/corpus/init_plan";
+  bool write = std::getenv("PADDOCK_WRITE_FUZZ_SEEDS") != nullptr;
+  for (const auto& [name, bytes] : fuzz_seeds()) {
+    if (name.starts_with("plan-")) {
+      EXPECT_NE(decode_child_plan(bytes), nullptr) << name;
+    }
+    if (write) {
+      std::ofstream(corpus / name, std::ios::binary | std::ios::trunc) << bytes;
+    }
+    std::ifstream in(corpus / name, std::ios::binary);
+    std::stringstream stored;
+    stored << in.rdbuf();
+    EXPECT_EQ(stored.str(), bytes) << name << " is not this build's encoding; regenerate the "
+                                   << "seeds as the comment above says";
+  }
 }
 
 }  // namespace

@@ -154,6 +154,96 @@ TEST(SandboxValidation, ContainerBackendsRefuseBeforeStartingAnything) {
   EXPECT_EQ(backend.started, 1);
 }
 
+// What a container backend cannot carry out is refused by the same validation, from what the
+// backend declares (BackendSupport), in one line that names the backend, the fix and the
+// setting: never run without it.
+struct Lack {
+  const char* what;
+  std::function<void(SandboxShape&, RunPlan&)> asks;
+  const char* says;
+  const char* setting;  // "": none of a front-end's
+  bool engines_lack;    // docker and podman (kubernetes lacks every one)
+};
+
+const std::vector<Lack>& container_lacks() {
+  static const std::vector<Lack> lacks = {
+      {"an allowlist", [](SandboxShape& s, RunPlan&) { s.allowed_hosts = {"pypi.org"}; },
+       "cannot enforce an egress allowlist yet", "allowed_hosts", true},
+      {"an installer limited to its index",
+       [](SandboxShape&, RunPlan& p) {
+         p.steps.insert(p.steps.begin(), {"pip", "install", "x"});
+         p.networked_steps = 1;
+         p.installer_allowed_hosts = {"pypi.org"};
+       },
+       "cannot limit a library installer to its package index", "install_network", true},
+      {"a read-only share",
+       [](SandboxShape& s, RunPlan&) {
+         s.binds = {{"/srv/data", "/data"}};
+       },
+       "cannot bind host folders into a sandbox ('/srv/data')", "binds", true},
+      {"brokered secrets' trust bundle",
+       [](SandboxShape& s, RunPlan&) { s.trust_bundle = "/run/paddock/bundle.pem"; },
+       "cannot broker secrets", "secrets", true},
+      {"memory.high", [](SandboxShape& s, RunPlan&) { s.limits.memory_high_bytes = 64u << 20; },
+       "cannot throttle memory below its limit", "", true},
+      {"a CPU time limit", [](SandboxShape& s, RunPlan&) { s.limits.cpu_seconds = 5; },
+       "cannot limit each process's CPU time", "cpu_time", false},
+      {"a denied system call", [](SandboxShape& s, RunPlan&) { s.seccomp_deny = {"ptrace"}; },
+       "allow or deny system calls", "kube_seccomp_profile", false},
+      {"an allowed system call", [](SandboxShape& s, RunPlan&) { s.seccomp_allow = {"ptrace"}; },
+       "allow or deny system calls", "kube_seccomp_profile", false},
+      {"a profile file of this host",
+       [](SandboxShape& s, RunPlan&) { s.seccomp_profile_path = "/etc/paddock/strict.json"; },
+       "load a seccomp profile file of this host", "kube_seccomp_profile", false},
+  };
+  return lacks;
+}
+
+TEST(SandboxValidation, WhatABackendLacksIsRefusedNamingTheSetting) {
+  for (const Lack& lack : container_lacks()) {
+    for (const BackendSupport& support :
+         {container::container_support("docker"), kube::kube_support()}) {
+      SandboxShape shape;
+      RunPlan plan = a_program();
+      lack.asks(shape, plan);
+      ASSERT_TRUE(validate_sandbox(shape, plan).ok()) << lack.what << ": the native backend's";
+      Status valid = validate_sandbox(shape, plan, false, support);
+      bool refused = support.backend == "kubernetes" || lack.engines_lack;
+      ASSERT_EQ(valid.ok(), !refused) << lack.what << " on " << support.backend;
+      if (!refused) continue;
+      const std::string& message = valid.error().message;
+      EXPECT_NE(message.find("the " + std::string(support.backend) + " backend"), std::string::npos)
+          << message;
+      EXPECT_NE(message.find(lack.says), std::string::npos) << message;
+      EXPECT_EQ(valid.error().setting, lack.setting) << message;
+      EXPECT_EQ(message.find("--"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+      // A session is refused alike (an installer's network is a plan's, not a session's).
+      if (plan.networked_steps == 0) {
+        EXPECT_FALSE(validate_sandbox(shape, RunPlan{}, true, support).ok()) << lack.what;
+      }
+    }
+  }
+}
+
+// Through ContainerBackend: refused before any container is started, a run or a session.
+TEST(SandboxValidation, ContainerBackendsRefuseWhatTheyLackBeforeStarting) {
+  RecordingBackend backend;
+  Quiet quiet;
+  for (const Lack& lack : container_lacks()) {
+    if (!lack.engines_lack) continue;
+    SandboxShape shape;
+    RunPlan plan = a_program();
+    lack.asks(shape, plan);
+    EXPECT_FALSE(backend.check(shape, plan).ok()) << lack.what;
+    EXPECT_FALSE(backend.run(shape, plan, quiet).ok()) << lack.what;
+    if (plan.networked_steps == 0) {
+      EXPECT_FALSE(backend.open_session(shape, RunPlan{}).ok()) << lack.what;
+    }
+  }
+  EXPECT_EQ(backend.started, 0);
+}
+
 TEST(SandboxValidation, ContainerSessionsAreCheckedAsSessions) {
   RecordingBackend backend;
   SandboxShape shape;
