@@ -207,6 +207,10 @@ TEST_F(ImageTest, PythonFromAnImageRunsLanguageCode) {
   CliResult run =
       paddock({"run", "--image", "paddock/python:bookworm", "--lang", "python", "--code", code});
   EXPECT_EQ(run.out, "/usr/bin/python3 numpy\nTrue\n") << run.err;
+  // `python` is there too, as in every python image (python-is-python3).
+  run =
+      paddock({"run", "--image", "paddock/python:bookworm", "--", "python", "-c", "print(6 * 7)"});
+  EXPECT_EQ(run.out, "42\n") << run.err;
   // The same through the policy: rootfs image:... in a policy directory.
   fs::create_directories(dir_ + "/policies");
   std::FILE* policy = std::fopen((dir_ + "/policies/python.json").c_str(), "w");
