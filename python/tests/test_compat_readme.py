@@ -3,7 +3,6 @@ llm-sandbox's users write it, nothing changed, run on the real paddock binary. (
 that name a Docker client, a Kubernetes client or pod manifest, a Dockerfile or an image pulled
 from Docker Hub need what this machine has not, and are not here.)"""
 
-import base64
 import warnings
 from pathlib import Path
 
@@ -11,68 +10,35 @@ import pytest
 
 from llm_sandbox import ArtifactSandboxSession, FileType, InteractiveSandboxSession, SandboxSession
 
+# The examples' code, and what they print, stand once in readme_snippets.py:
+# test_readme_examples.py runs the same through `from paddock import ...`.
+import readme_snippets as readme
+
 
 def test_hello_world():
     with SandboxSession(lang="python") as session:
-        result = session.run("""
-print("Hello from LLM Sandbox!")
-print("I'm running in a secure container.")
-    """)
+        result = session.run(readme.HELLO_WORLD)
         print(result.stdout)
     assert result.exit_code == 0
-    assert result.stdout == "Hello from LLM Sandbox!\nI'm running in a secure container.\n"
+    assert result.stdout == readme.HELLO_WORLD_SAYS
 
 
 def test_numpy_with_libraries():
     with SandboxSession(lang="python") as session:
-        result = session.run("""
-import numpy as np
-
-# Create an array
-arr = np.array([1, 2, 3, 4, 5])
-print(f"Array: {arr}")
-print(f"Mean: {np.mean(arr)}")
-    """, libraries=["numpy"])
-    assert (result.exit_code, result.stdout) == (0, "Array: [1 2 3 4 5]\nMean: 3.0\n")
+        result = session.run(readme.NUMPY, libraries=["numpy"])
+    assert (result.exit_code, result.stdout) == (0, readme.NUMPY_SAYS)
 
 
 def test_javascript_with_an_npm_library():
     with SandboxSession(lang="javascript") as session:
-        result = session.run("""
-const greeting = "Hello from Node.js!";
-console.log(greeting);
-
-const axios = require('axios');
-console.log("Axios loaded successfully!");
-    """, libraries=["axios"])
-    assert (result.exit_code, result.stdout) == (
-        0, "Hello from Node.js!\nAxios loaded successfully!\n"), result.stderr
+        result = session.run(readme.JAVASCRIPT_AXIOS, libraries=["axios"])
+    assert (result.exit_code, result.stdout) == (0, readme.JAVASCRIPT_AXIOS_SAYS), result.stderr
 
 
 @pytest.mark.parametrize("lang, code, said", [
-    ("java", """
-public class HelloWorld {
-    public static void main(String[] args) {
-        System.out.println("Hello from Java!");
-    }
-}
-    """, "Hello from Java!\n"),
-    ("cpp", """
-#include <iostream>
-
-int main() {
-    std::cout << "Hello from C++!" << std::endl;
-    return 0;
-}
-    """, "Hello from C++!\n"),
-    ("go", """
-package main
-import "fmt"
-
-func main() {
-    fmt.Println("Hello from Go!")
-}
-    """, "Hello from Go!\n"),
+    ("java", readme.JAVA, readme.JAVA_SAYS),
+    ("cpp", readme.CPP, readme.CPP_SAYS),
+    ("go", readme.GO, readme.GO_SAYS),
 ])
 def test_compiled_languages(lang, code, said):
     with SandboxSession(lang=lang) as session:
@@ -87,22 +53,14 @@ def test_r_with_llm_sandboxs_image_name():
         image="ghcr.io/vndee/sandbox-r-451-bullseye",
         verbose=True,
     ) as session:
-        result = session.run(
-            """
-# Basic R operations
-print("=== Basic R Demo ===")
-numbers <- c(1, 2, 3, 4, 5, 10, 15, 20)
-print(paste("Mean:", mean(numbers)))
-df <- data.frame(
-    name = c("Alice", "Bob", "Charlie", "Diana"),
-    score = c(85, 92, 78, 96)
-)
-print(paste("Average Score:", mean(df$score)))
-        """
-        )
+        result = session.run(readme.R_DEMO)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines() == ['[1] "=== Basic R Demo ==="', '[1] "Mean: 7.5"',
-                                          '[1] "Average Score: 87.75"']
+    # Every line its print(paste(...)) and print("...") calls write, in order (print(df) writes
+    # the data frame between them).
+    assert [line for line in result.stdout.splitlines() if line.startswith("[1] ")] == [
+        '[1] "=== Basic R Demo ==="', '[1] "Numbers: 1, 2, 3, 4, 5, 10, 15, 20"',
+        '[1] "Mean: 7.5"', '[1] "Median: 4.5"', '[1] "Standard Deviation: 6.86606562325595"',
+        '[1] "=== Data Frame ==="', '[1] "Average Score: 87.75"']
 
 
 def test_interactive_session():
@@ -126,42 +84,17 @@ def test_interactive_session():
 
 def test_python_plots(tmp_path):
     with ArtifactSandboxSession(lang="python") as session:
-        result = session.run("""
-import matplotlib.pyplot as plt
-import numpy as np
-
-x = np.linspace(0, 10, 100)
-y = np.sin(x)
-
-plt.figure(figsize=(10, 6))
-plt.plot(x, y)
-plt.title("Sine Wave")
-plt.savefig("sine_wave.png", dpi=150, bbox_inches="tight")
-plt.show()
-    """, libraries=["matplotlib", "numpy"])
-
-        for i, plot in enumerate(result.plots):
-            plot_path = tmp_path / f"plot_{i + 1}.{plot.format.value}"
-            with plot_path.open("wb") as f:
-                f.write(base64.b64decode(plot.content_base64))
+        result = session.run(readme.PYTHON_PLOT, libraries=["matplotlib", "numpy"])
+        readme.save_plots(result.plots, tmp_path, "plot")
     assert result.exit_code == 0, result.stderr
     assert [plot.format for plot in result.plots] == [FileType.PNG]
-    assert (tmp_path / "plot_1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "plot_1.png").read_bytes()[:8] == readme.PNG_SIGNATURE
 
 
 def test_r_ggplot2_plots(tmp_path):
     with ArtifactSandboxSession(lang="r") as session:
-        result = session.run("""
-library(ggplot2)
-data <- data.frame(x = rnorm(100), y = rnorm(100))
-p <- ggplot(data, aes(x = x, y = y)) + geom_point(alpha = 0.6)
-print(p)
-hist(data$x, main = "Distribution of X", col = "lightblue", breaks = 20)
-    """, libraries=["ggplot2"])
-        for i, plot in enumerate(result.plots):
-            plot_path = Path(tmp_path / f"r_plot_{i + 1}.{plot.format.value}")
-            with plot_path.open("wb") as f:
-                f.write(base64.b64decode(plot.content_base64))
+        result = session.run(readme.R_GGPLOT2_PLOT, libraries=["ggplot2"])
+        readme.save_plots(result.plots, tmp_path, "r_plot")
     assert result.exit_code == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r_plot_1.png", "r_plot_2.png"]
 
@@ -169,15 +102,12 @@ hist(data$x, main = "Distribution of X", col = "lightblue", breaks = 20)
 def test_copy_to_and_from_runtime_with_python(tmp_path, monkeypatch):
     # As the README has it: `python`, /sandbox, and a file back from the sandbox.
     monkeypatch.chdir(tmp_path)
-    Path("test.py").write_text("open('/sandbox/output.txt', 'w').write('from the sandbox\\n')\n"
-                               "print('ran test.py')\n")
     with SandboxSession(lang="python", keep_template=True) as session:
-        session.copy_to_runtime("test.py", "/sandbox/test.py")
-        result = session.execute_command("python /sandbox/test.py")
+        result = readme.copy_example(session, "python /sandbox/test.py",
+                                     writes="/sandbox/output.txt")
         print(result)
-        session.copy_from_runtime("/sandbox/output.txt", "output.txt")
-    assert (result.exit_code, result.stdout) == (0, "ran test.py\n"), result.stderr
-    assert Path("output.txt").read_text() == "from the sandbox\n"
+    assert (result.exit_code, result.stdout) == (0, readme.COPY_SAYS), result.stderr
+    assert Path("output.txt").read_text() == readme.COPY_OUTPUT
 
 
 def test_text_is_stdout_and_deprecated():
