@@ -119,6 +119,14 @@ Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
   return {};
 }
 
+// A file named by its absolute path: the same file whatever folder the command starts in.
+Status set_absolute_path(std::optional<std::string>& field, const Given& given,
+                         const char* example) {
+  if (!given.text.starts_with("/")) return given.invalid("an absolute path", example);
+  field = given.text;
+  return {};
+}
+
 // A row both commands take, whose variable only the server reads.
 Setting shared(std::string flag, std::string variable, std::string type, std::string default_value,
                std::string help, decltype(Setting::set) set, Arity arity = Arity::kOne,
@@ -295,18 +303,14 @@ std::vector<Setting> sandbox_rows() {
       shared("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",
              "Append one JSON line per run (time, session, language, code hash, limits, "
              "outcome, duration; never code or secrets)",
-             [](const Given& g, Env, Options& o) -> Status {
-               if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/var/log/x");
-               o.server.audit_log = g.text;
-               return {};
+             [](const Given& g, Env, Options& o) {
+               return set_absolute_path(o.server.audit_log, g, "/var/log/paddock-audit.jsonl");
              }),
       shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
              "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
              "system's trust store",
-             [](const Given& g, Env, Options& o) -> Status {
-               if (!g.text.starts_with("/")) return g.invalid("an absolute path", "/etc/my-ca.pem");
-               o.server.egress_ca_file = g.text;
-               return {};
+             [](const Given& g, Env, Options& o) {
+               return set_absolute_path(o.server.egress_ca_file, g, "/etc/my-ca.pem");
              }),
   };
 }
