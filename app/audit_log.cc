@@ -19,7 +19,7 @@
 namespace paddock::app {
 namespace {
 
-nlohmann::json limits_json(const Limits& limits) {
+nlohmann::json limits_json(const runtime::Limits& limits) {
   return {{"timeout_seconds", limits.wall_seconds},
           {"memory_bytes", limits.memory_bytes},
           {"cpus", limits.cpus ? nlohmann::json(*limits.cpus) : nlohmann::json(nullptr)},
@@ -29,11 +29,11 @@ nlohmann::json limits_json(const Limits& limits) {
 
 }  // namespace
 
-Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
+core::Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
   auto refused = [&](int code, const std::string& why) {
-    return Error{code, "audit log " + path + ": " + why +
-                           "; give --audit-log a file of your own, in a folder "
-                           "only you can write"};
+    return core::Error{code, "audit log " + path + ": " + why +
+                                 "; give --audit-log a file of your own, in a folder "
+                                 "only you can write"};
   };
   // The log may be asked for in a folder that sandboxed code can write (a read-write share), so
   // what is there is checked before it is opened and again after: a FIFO or a device is not even
@@ -44,9 +44,9 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
     return refused(EINVAL, S_ISLNK(there.st_mode) ? "is a symlink, which is never followed"
                                                   : "is not a regular file");
   }
-  UniqueFd fd(::open(path.c_str(),
-                     O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-                     0600));
+  core::UniqueFd fd(
+      ::open(path.c_str(),
+             O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600));
   if (!fd.valid()) {
     if (errno == ELOOP) return refused(errno, "is a symlink, which is never followed");
     if (errno == ENXIO) return refused(errno, "is not a regular file");
@@ -71,7 +71,7 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
 
 void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
   nlohmann::json line = {
-      {"time", utc_now(UtcPrecision::kMilliseconds)},
+      {"time", core::utc_now(core::UtcPrecision::kMilliseconds)},
       {"tool", record.tool},
       {"session", record.session ? nlohmann::json(*record.session) : nlohmann::json(nullptr)},
       {"language", record.language},
@@ -99,7 +99,7 @@ void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
   }
   if (!record.network.allowed.empty() || !record.network.denied.empty() ||
       !record.network.unreachable.empty()) {
-    line["network"] = network_json(record.network);
+    line["network"] = runtime::network_json(record.network);
   }
   if (record.warm) line["warm"] = true;
   if (record.error) line["error"] = *record.error;

@@ -44,7 +44,7 @@ struct AuditRecord {
   std::optional<std::string> code;  // hashed, never written
   std::vector<std::string> libraries;
   std::string backend;
-  Limits limits;
+  runtime::Limits limits;
   std::string outcome;  // a run's (exited, timed_out...), or blocked, or error
   std::optional<int> exit_code;
   std::int64_t duration_ms = 0;
@@ -62,16 +62,16 @@ class AuditLog {
   // Opens `path` for appending, created 0600. Only this user's own regular file with one name is
   // taken: a symlink, a hard link, a FIFO, a device or another user's file there is refused (the
   // folder may be one sandboxed code can write). An error is one line naming the path and why.
-  static Result<std::unique_ptr<AuditLog>> open(const std::string& path);
+  static core::Result<std::unique_ptr<AuditLog>> open(const std::string& path);
   // One line, written whole by one write(2) to an O_APPEND file, so that lines from threads (and
   // from other servers sharing the file) never interleave. Every string in it passes `secrets` (a
   // host name, a file name or an error may hold one).
   void record(const AuditRecord& record, const SecretMask& secrets);
 
  private:
-  explicit AuditLog(UniqueFd fd) : fd_(std::move(fd)) {}
+  explicit AuditLog(core::UniqueFd fd) : fd_(std::move(fd)) {}
   std::mutex mutex_;
-  UniqueFd fd_;
+  core::UniqueFd fd_;
 };
 
 }  // namespace paddock::app

@@ -5,7 +5,7 @@
 namespace paddock::app {
 
 std::optional<std::string> client_view(const SecretMask& secrets, std::string data, bool cut) {
-  if (looks_like_text(data)) return secrets.apply(std::move(data), cut);
+  if (core::looks_like_text(data)) return secrets.apply(std::move(data), cut);
   if (secrets.found_in(data)) return std::nullopt;
   return data;
 }

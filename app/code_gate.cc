@@ -13,9 +13,9 @@ AuditRecord CodeGate::record_of(const GatedCall& call) const {
   return record;
 }
 
-ScreeningVerdict CodeGate::screen(const GatedCall& call) const {
+language::ScreeningVerdict CodeGate::screen(const GatedCall& call) const {
   if (call.policy == nullptr) return {};
-  ScreeningVerdict verdict = screen_code(*call.policy, call.code, mode_);
+  language::ScreeningVerdict verdict = screen_code(*call.policy, call.code, mode_);
   if (verdict.blocked && record_) {
     AuditRecord record = record_of(call);
     record.outcome = "blocked";
@@ -32,10 +32,10 @@ void CodeGate::ran(const GatedCall& call, const GatedRun& run) const {
     record_(record);
     return;
   }
-  const RunResult& result = *run.result;
+  const runtime::RunResult& result = *run.result;
   record.limits = run.limits;
-  record.outcome = to_string(result.outcome);
-  if (result.outcome == Outcome::kExited) record.exit_code = result.exit_code;
+  record.outcome = runtime::to_string(result.outcome);
+  if (result.outcome == runtime::Outcome::kExited) record.exit_code = result.exit_code;
   record.duration_ms = result.duration_ms;
   record.network = result.network;
   record.warm = run.warm;

@@ -24,17 +24,18 @@ using AuditRecorder = std::function<void(const AuditRecord& record)>;
 
 // What the audit line says of a call, besides how it ended.
 struct GatedCall {
-  std::string tool;                        // execute_code or run
-  std::optional<std::string> session;      // the session's id, for a call in one
-  const LanguagePolicy* policy = nullptr;  // null: a command (`paddock run -- CMD`), not screened
-  std::string code;                        // hashed in the log; a command's words, space-joined
+  std::string tool;                    // execute_code or run
+  std::optional<std::string> session;  // the session's id, for a call in one
+  const language::LanguagePolicy* policy =
+      nullptr;       // null: a command (`paddock run -- CMD`), not screened
+  std::string code;  // hashed in the log; a command's words, space-joined
   std::vector<std::string> libraries;
 };
 
 // How a call that screening let through went.
 struct GatedRun {
-  const RunResult* result = nullptr;  // null: it could not run
-  Limits limits;
+  const runtime::RunResult* result = nullptr;  // null: it could not run
+  runtime::Limits limits;
   bool warm = false;  // it ran in a sandbox set up before it came
 };
 
@@ -42,11 +43,11 @@ class CodeGate {
  public:
   // `mode`: the operator's screening mode over the policy's, when one is given.
   CodeGate(AuditRecorder record, std::string backend,
-           std::optional<ScreeningMode> mode = std::nullopt)
+           std::optional<language::ScreeningMode> mode = std::nullopt)
       : record_(std::move(record)), backend_(std::move(backend)), mode_(mode) {}
 
   // The code's screening by its policy; a call it blocks is in the audit log when this returns.
-  [[nodiscard]] ScreeningVerdict screen(const GatedCall& call) const;
+  [[nodiscard]] language::ScreeningVerdict screen(const GatedCall& call) const;
   // The audit line of a call that screening let through.
   void ran(const GatedCall& call, const GatedRun& run) const;
 
@@ -55,7 +56,7 @@ class CodeGate {
 
   const AuditRecorder record_;
   const std::string backend_;
-  const std::optional<ScreeningMode> mode_;
+  const std::optional<language::ScreeningMode> mode_;
 };
 
 }  // namespace paddock::app

@@ -25,17 +25,18 @@ constexpr std::uint64_t kInstallerOutputShown = 8u << 10;
 
 // The libraries that need installing, and those the policy says are there already.
 std::pair<std::vector<std::string>, std::vector<std::string>> split_preinstalled(
-    const LanguagePolicy& policy, const std::vector<std::string>& libraries) {
+    const language::LanguagePolicy& policy, const std::vector<std::string>& libraries) {
   std::vector<std::string> wanted, there;
   for (const auto& library : libraries) {
-    (is_preinstalled(policy, library) ? there : wanted).push_back(library);
+    (language::is_preinstalled(policy, library) ? there : wanted).push_back(library);
   }
   return {wanted, there};
 }
 
 // A session's streams that the result cuts are kept whole in its work directory.
-void keep_whole_streams(Session& sandbox, int run_number, std::uint64_t shown_bytes, CodeRun& run) {
-  const RunResult& result = run.result.run;
+void keep_whole_streams(runtime::Session& sandbox, int run_number, std::uint64_t shown_bytes,
+                        CodeRun& run) {
+  const runtime::RunResult& result = run.result.run;
   for (auto [stream, output, file] :
        {std::tuple{"stdout", &result.stdout_data, &run.stdout_file},
         std::tuple{"stderr", &result.stderr_data, &run.stderr_file}}) {
@@ -49,28 +50,29 @@ void keep_whole_streams(Session& sandbox, int run_number, std::uint64_t shown_by
   }
 }
 
-Result<UniqueFd> stdin_memfd(const std::string& text) {
-  UniqueFd fd(memfd_create("paddock-stdin", MFD_CLOEXEC));
-  if (!fd.valid()) return system_error("creating the program's stdin");
+core::Result<core::UniqueFd> stdin_memfd(const std::string& text) {
+  core::UniqueFd fd(memfd_create("paddock-stdin", MFD_CLOEXEC));
+  if (!fd.valid()) return core::system_error("creating the program's stdin");
   for (std::size_t done = 0; done < text.size();) {
     ssize_t wrote = write(fd.get(), text.data() + done, text.size() - done);
     if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) return system_error("writing the program's stdin");
+    if (wrote < 0) return core::system_error("writing the program's stdin");
     done += static_cast<std::size_t>(wrote);
   }
   lseek(fd.get(), 0, SEEK_SET);
   return fd;
 }
 
-PullProgress progress_to(RunObserver& observer) {
-  return
-      [&observer](const std::string& line) { observer.on_output(StreamId::kStderr, line + "\n"); };
+runtime::PullProgress progress_to(runtime::RunObserver& observer) {
+  return [&observer](const std::string& line) {
+    observer.on_output(runtime::StreamId::kStderr, line + "\n");
+  };
 }
 
 // A stream with passed-through values masked, its start and its end each when it was cut between
 // them, and its counts following the text: a masked value shortens the stream, and is not a part
 // of it that was left out.
-void mask_stream(const SecretMask& secrets, CapturedOutput& output) {
+void mask_stream(const SecretMask& secrets, runtime::CapturedOutput& output) {
   std::uint64_t before = output.data.size();
   if (output.truncated) {
     auto head = static_cast<std::size_t>(std::min<std::uint64_t>(output.head_bytes, before));
@@ -88,11 +90,11 @@ void mask_stream(const SecretMask& secrets, CapturedOutput& output) {
 // already (a cut can split a value, and then the mask every message passes on its way out no longer
 // sees it), and artifacts, whose bytes are screened before they are encoded. The rest is masked on
 // its way out (secret_mask.h).
-void mask_secrets(const SecretMask& secrets, RunResult& result) {
+void mask_secrets(const SecretMask& secrets, runtime::RunResult& result) {
   mask_stream(secrets, result.stdout_data);
   mask_stream(secrets, result.stderr_data);
   if (result.cell) {
-    CellReport& cell = *result.cell;
+    runtime::CellReport& cell = *result.cell;
     cell.result_text = secrets.apply(std::move(cell.result_text), cell.result_truncated);
     if (cell.error) {
       cell.error->name = secrets.apply(std::move(cell.error->name));
@@ -113,8 +115,8 @@ void mask_secrets(const SecretMask& secrets, RunResult& result) {
 
 }  // namespace
 
-ImageSource CodeRunner::images(const PullProgress& progress) const {
-  ImageSource source;
+language::ImageSource CodeRunner::images(const runtime::PullProgress& progress) const {
+  language::ImageSource source;
   source.backend = &backend_;
   source.ensure = [this, progress](const std::string& image) {
     return images_.ensure(image, progress);
@@ -123,7 +125,7 @@ ImageSource CodeRunner::images(const PullProgress& progress) const {
 }
 
 // What a language's warm interpreters preload: the server's list (--preload), else the policy's.
-std::vector<std::string> CodeRunner::preload_of(const LanguagePolicy& policy) const {
+std::vector<std::string> CodeRunner::preload_of(const language::LanguagePolicy& policy) const {
   const auto& chosen = options_.preload;
   auto found = chosen.find(policy.name);
   return found != chosen.end() ? found->second : policy.warm.preload;
@@ -133,32 +135,31 @@ std::vector<std::string> CodeRunner::preload_of(const LanguagePolicy& policy) co
 // preloaded the data libraries when the code imports one of them, else one that preloaded
 // nothing. Built from a call that brings nothing, with none of the server's pass-through values
 // (a call's, never a waiting sandbox's). `pool_key` is where the pool keeps its sandboxes.
-std::optional<WarmInterpreter> CodeRunner::interpreter_for(const LanguagePolicy& policy,
-                                                           const SandboxShape& shape,
-                                                           const std::string& code,
-                                                           std::string& pool_key) const {
+std::optional<runtime::WarmInterpreter> CodeRunner::interpreter_for(
+    const language::LanguagePolicy& policy, const runtime::SandboxShape& shape,
+    const std::string& code, std::string& pool_key) const {
   pool_key = policy.name;
   if (!options_.warm_interpreters || policy.warm.loader.empty()) return std::nullopt;
   std::vector<std::string> preload = preload_of(policy);
-  if (wants_preload(policy, preload, code)) {
+  if (language::wants_preload(policy, preload, code)) {
     pool_key += " (preloaded)";  // after the plain ones: those the pool fills first
   } else {
     preload.clear();
   }
-  SpecOverrides overrides = this->overrides();
+  language::SpecOverrides overrides = this->overrides();
   overrides.env.clear();
-  auto empty_call = build_language_spec(policy, CodeCall{}, overrides, images({}));
+  auto empty_call =
+      language::build_language_spec(policy, language::CodeCall{}, overrides, images({}));
   if (!empty_call) return std::nullopt;
-  return warm_interpreter(policy, shape, empty_call->plan, preload);
+  return language::warm_interpreter(policy, shape, empty_call->plan, preload);
 }
 
 // In a warm sandbox of the call's shape when one waits, else in a new one.
-Result<RunResult> CodeRunner::run_warm_or_cold(const LanguagePolicy& policy,
-                                               const std::string& code, const SandboxShape& shape,
-                                               const RunPlan& plan, RunObserver& observer,
-                                               bool& warm,
-                                               std::shared_ptr<void>& until_answered) const {
-  if (runs_warm(shape, plan)) {
+core::Result<runtime::RunResult> CodeRunner::run_warm_or_cold(
+    const language::LanguagePolicy& policy, const std::string& code,
+    const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+    runtime::RunObserver& observer, bool& warm, std::shared_ptr<void>& until_answered) const {
+  if (runtime::runs_warm(shape, plan)) {
     // What a cold run would refuse before starting, a warm one refuses too.
     if (auto valid = backend_.check(shape, plan); !valid) return valid.error();
     // From the take until the answer is ready, the pool opens none: setting up the next would take
@@ -167,17 +168,17 @@ Result<RunResult> CodeRunner::run_warm_or_cold(const LanguagePolicy& policy,
     // Goes back to the pool (to be closed) however the call ends.
     struct Taken {
       WarmPool& pool;
-      std::unique_ptr<Session> sandbox;
+      std::unique_ptr<runtime::Session> sandbox;
       ~Taken() { pool.retire(std::move(sandbox)); }
     } taken{warm_, nullptr};
     std::string pool_key;
     auto interpreter = interpreter_for(policy, shape, code, pool_key);
     taken.sandbox = warm_.take(pool_key, shape, interpreter, plan);
     if (taken.sandbox && !taken.sandbox->ended()) {
-      auto result = run_warm(*taken.sandbox, plan, observer);
+      auto result = runtime::run_warm(*taken.sandbox, plan, observer);
       // One killed from outside as it was taken ended before anything of the call ran (its init
       // never said the command started): the call runs cold instead.
-      if (result || result.error().kind != ErrorKind::kSandboxGone) {
+      if (result || result.error().kind != core::ErrorKind::kSandboxGone) {
         warm = true;
         return result;
       }
@@ -186,11 +187,12 @@ Result<RunResult> CodeRunner::run_warm_or_cold(const LanguagePolicy& policy,
   return backend_.run(shape, plan, observer);
 }
 
-void CodeRunner::prepare_warm_sandboxes(const LanguagePolicy& policy) const {
-  ImageSource present_only;
+void CodeRunner::prepare_warm_sandboxes(const language::LanguagePolicy& policy) const {
+  language::ImageSource present_only;
   present_only.backend = &backend_;
-  auto built = build_language_spec(policy, CodeCall{}, overrides(), present_only);
-  if (!built || !runs_warm(built->shape, built->plan)) return;
+  auto built =
+      language::build_language_spec(policy, language::CodeCall{}, overrides(), present_only);
+  if (!built || !runtime::runs_warm(built->shape, built->plan)) return;
   // The interpreter that preloaded nothing: what a first call takes unless it imports a data
   // library. One that preloaded them costs a second or more of CPU and a few hundred MiB to keep,
   // so it is made after the first call that wanted one, not for every server that starts.
@@ -203,63 +205,68 @@ std::string session_output_file(int run, const std::string& stream) {
   return std::string(kOutputDirectory) + "/" + std::to_string(run) + "/" + stream;
 }
 
-Result<BuiltSpec> CodeRunner::session_spec(const LanguagePolicy& policy,
-                                           const PullProgress& progress,
-                                           const std::vector<BindMount>& binds) const {
-  SpecOverrides overrides = this->overrides();
+core::Result<language::BuiltSpec> CodeRunner::session_spec(
+    const language::LanguagePolicy& policy, const runtime::PullProgress& progress,
+    const std::vector<runtime::BindMount>& binds) const {
+  language::SpecOverrides overrides = this->overrides();
   overrides.binds.insert(overrides.binds.end(), binds.begin(), binds.end());
   // A session's quotas: its tmpfs's size and inodes, so a write past them fails inside.
   if (options_.session_disk) overrides.limits.work_bytes = options_.session_disk;
   overrides.limits.work_files = options_.session_files;
-  return build_session_spec(policy, overrides, images(progress));
+  return language::build_session_spec(policy, overrides, images(progress));
 }
 
-Result<BuiltSpec> CodeRunner::toolchain_version_spec(const LanguagePolicy& policy) const {
-  ImageSource present_only;
+core::Result<language::BuiltSpec> CodeRunner::toolchain_version_spec(
+    const language::LanguagePolicy& policy) const {
+  language::ImageSource present_only;
   present_only.backend = &backend_;
-  return build_toolchain_spec(policy, policy.version_command, 20, overrides(), present_only);
+  return language::build_toolchain_spec(policy, policy.version_command, 20, overrides(),
+                                        present_only);
 }
 
-Result<CodeRun> CodeRunner::run_fresh(const LanguagePolicy& policy, const CodeRequest& request,
-                                      RunObserver& observer,
-                                      std::shared_ptr<void>& until_answered) const {
-  UniqueFd input;
+core::Result<CodeRun> CodeRunner::run_fresh(const language::LanguagePolicy& policy,
+                                            const CodeRequest& request,
+                                            runtime::RunObserver& observer,
+                                            std::shared_ptr<void>& until_answered) const {
+  core::UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
     if (!fd) return fd.error();
     input = std::move(*fd);
   }
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
-  CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
-  auto built = build_language_spec(policy, call, overrides(), images(progress_to(observer)));
+  language::CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds,
+                          input.get()};
+  auto built =
+      language::build_language_spec(policy, call, overrides(), images(progress_to(observer)));
   if (!built) return built.error();
   CodeRun run;
   run.timeout_seconds = built->plan.wall_seconds;
   run.timeout_capped = built->timeout_capped;
-  run.limits = limits_of(built->shape.limits, built->plan);
+  run.limits = runtime::limits_of(built->shape.limits, built->plan);
   run.preinstalled = std::move(preinstalled);
   auto result = run_warm_or_cold(policy, request.code, built->shape, built->plan, observer,
                                  run.warm, until_answered);
   if (!result) return result.error();
   mask_secrets(secrets_, *result);
-  run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
+  run.result = language::label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
   return run;
 }
 
 // A call in a live session: the code is a cell of the session's interpreter. Libraries are
 // installed first by the policy's installer, as a separate networked command while the
 // interpreter is stopped, then made importable in it (install_in_session).
-Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& request,
-                                     RunObserver& observer) const {
-  const LanguagePolicy& policy = session.policy();
+core::Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& request,
+                                           runtime::RunObserver& observer) const {
+  const language::LanguagePolicy& policy = session.policy();
   if (request.stdin_text) {
-    return invalid_input(
+    return core::invalid_input(
         "stdin is not available to a live session's interpreter; write the input to a file in "
         "/work (files) and read it from there");
   }
   CodeRun run;
-  BuiltCell cell_limits =
-      build_live_cell(policy, request.timeout_seconds, session.limits(), overrides());
+  language::BuiltCell cell_limits =
+      language::build_live_cell(policy, request.timeout_seconds, session.limits(), overrides());
   run.limits = cell_limits.limits;
   run.timeout_capped = cell_limits.timeout_capped;
   run.timeout_seconds = run.limits.wall_seconds;
@@ -268,8 +275,8 @@ Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& r
   if (!libraries.empty()) {
     auto installed = install_in_session(session, libraries, observer, "execute_code");
     if (!installed) return installed.error();
-    if (installed->outcome != Outcome::kExited || installed->exit_code != 0) {
-      run.result = label_result(policy, std::move(*installed), std::nullopt, true);
+    if (installed->outcome != runtime::Outcome::kExited || installed->exit_code != 0) {
+      run.result = language::label_result(policy, std::move(*installed), std::nullopt, true);
       return run;
     }
   }
@@ -279,8 +286,8 @@ Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& r
       return wrote.error();
     }
   }
-  CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes, options_.max_artifacts,
-                   options_.max_artifact_bytes};
+  runtime::CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes,
+                            options_.max_artifacts, options_.max_artifact_bytes};
   int run_number = locked.count_run();
   auto result = locked.kernel()->execute(cell, observer);
   if (!result) return result.error();
@@ -293,13 +300,13 @@ Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& r
   }
   result->backend = backend_.name();
   mask_secrets(secrets_, *result);
-  run.result = label_result(policy, std::move(*result), std::nullopt, false);
+  run.result = language::label_result(policy, std::move(*result), std::nullopt, false);
   keep_whole_streams(session.session(), run_number, options_.result_stream_bytes, run);
   return run;
 }
 
-Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequest& request,
-                                           RunObserver& observer) const {
+core::Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequest& request,
+                                                 runtime::RunObserver& observer) const {
   bool live;
   {
     // create_session starts the interpreter under this lock, after the session is listed.
@@ -307,9 +314,9 @@ Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequ
     live = locked.kernel() != nullptr;
   }
   if (live) return run_live(session, request, observer);
-  const LanguagePolicy& policy = session.policy();
+  const language::LanguagePolicy& policy = session.policy();
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
-  UniqueFd input;
+  core::UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
     if (!fd) return fd.error();
@@ -317,10 +324,11 @@ Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequ
   }
   auto locked = session.lock_run();
   int run_number = locked.next_run();
-  CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds, input.get()};
+  language::CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds,
+                          input.get()};
   // Kept for the session's files: the result itself carries only result_stream_bytes of each.
-  auto built =
-      build_session_call(policy, call, overrides(), SessionCall{run_number, kSessionStreamBytes});
+  auto built = language::build_session_call(policy, call, overrides(),
+                                            language::SessionCall{run_number, kSessionStreamBytes});
   if (!built) return built.error();
   locked.count_run();
   CodeRun run;
@@ -328,44 +336,44 @@ Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequ
   run.limits = built->limits;
   run.timeout_capped = built->timeout_capped;
   run.timeout_seconds = built->plan.wall_seconds;
-  Session& sandbox = session.session();
-  StepSandbox steps_in_session;
-  steps_in_session.exec = [&sandbox](const ExecRequest& exec, const std::vector<SandboxFile>& files,
-                                     RunObserver& watching) -> Result<RunResult> {
+  runtime::Session& sandbox = session.session();
+  runtime::StepSandbox steps_in_session;
+  steps_in_session.exec =
+      [&sandbox](const runtime::ExecRequest& exec, const std::vector<runtime::SandboxFile>& files,
+                 runtime::RunObserver& watching) -> core::Result<runtime::RunResult> {
     for (const auto& file : files) {
       if (auto wrote = sandbox.write_file(file.path, file.content); !wrote) return wrote.error();
     }
     return sandbox.exec(exec, watching);
   };
-  steps_in_session.write_file = [&sandbox](const SandboxFile& file) {
+  steps_in_session.write_file = [&sandbox](const runtime::SandboxFile& file) {
     return sandbox.write_file(file.path, file.content);
   };
   steps_in_session.stdin_fd = built->plan.stdin_fd;
-  auto result = run_steps(built->plan, steps_in_session, observer);
+  auto result = runtime::run_steps(built->plan, steps_in_session, observer);
   if (!result) return result.error();
   mask_secrets(secrets_, *result);
-  run.result = label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
+  run.result = language::label_result(policy, std::move(*result), std::nullopt, !libraries.empty());
   keep_whole_streams(sandbox, run_number, options_.result_stream_bytes, run);
   return run;
 }
 
-Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
-                                                 const std::vector<std::string>& libraries,
-                                                 RunObserver& observer,
-                                                 const std::string& tool) const {
+core::Result<runtime::RunResult> CodeRunner::install_in_session(
+    SessionEntry& session, const std::vector<std::string>& libraries,
+    runtime::RunObserver& observer, const std::string& tool) const {
   auto [wanted, preinstalled] = split_preinstalled(session.policy(), libraries);
   if (wanted.empty() && !preinstalled.empty()) {
-    RunResult nothing;
+    runtime::RunResult nothing;
     nothing.backend = backend_.name();
     nothing.stderr_data.data =
-        "already there (preinstalled), nothing installed: " + join(preinstalled, ", ") + "\n";
+        "already there (preinstalled), nothing installed: " + core::join(preinstalled, ", ") + "\n";
     return nothing;
   }
-  auto built = build_session_install(session.policy(), wanted, overrides());
+  auto built = language::build_session_install(session.policy(), wanted, overrides());
   if (!built) return built.error();
-  const RunPlan& plan = built->plan;
+  const runtime::RunPlan& plan = built->plan;
   auto lock = session.lock_run();
-  ExecRequest exec;
+  runtime::ExecRequest exec;
   exec.argv = plan.steps.front();
   exec.wall_seconds = plan.wall_seconds;
   exec.output_bytes = plan.output_bytes;
@@ -375,7 +383,8 @@ Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
   auto result = session.session().exec(exec, observer);
   if (result) mask_secrets(secrets_, *result);
   // A live interpreter sees the new libraries without a restart.
-  if (result && lock.kernel() && result->outcome == Outcome::kExited && result->exit_code == 0) {
+  if (result && lock.kernel() && result->outcome == runtime::Outcome::kExited &&
+      result->exit_code == 0) {
     if (auto refreshed = lock.kernel()->refresh_after_install(); !refreshed) {
       result->stderr_data.data += "the live interpreter may need restart_session to import them: " +
                                   refreshed.error().message + "\n";
@@ -389,23 +398,24 @@ Result<RunResult> CodeRunner::install_in_session(SessionEntry& session,
   record.libraries = libraries;
   record.backend = backend_.name();
   record.limits = built->limits;
-  record.outcome = result ? to_string(result->outcome) : "error";
-  if (result && result->outcome == Outcome::kExited) record.exit_code = result->exit_code;
+  record.outcome = result ? runtime::to_string(result->outcome) : "error";
+  if (result && result->outcome == runtime::Outcome::kExited) record.exit_code = result->exit_code;
   if (result) record.duration_ms = result->duration_ms;
   if (result) record.network = result->network;
   audit_.record(record);
   return result;
 }
 
-std::optional<std::string> install_failure(const Result<RunResult>& installed) {
+std::optional<std::string> install_failure(const core::Result<runtime::RunResult>& installed) {
   if (!installed) return installed.error().message;
-  if (installed->outcome == Outcome::kExited && installed->exit_code == 0) return std::nullopt;
+  if (installed->outcome == runtime::Outcome::kExited && installed->exit_code == 0)
+    return std::nullopt;
   std::string ending = installed->timed_out() ? std::string("timed out")
                                               : "exit code " + std::to_string(installed->exit_code);
-  std::string lead = install_diagnosis(installed->stderr_data.data, installed->network)
+  std::string lead = language::install_diagnosis(installed->stderr_data.data, installed->network)
                          .value_or("the installer failed");
   return lead + " (" + ending + "); the installer said:\n" +
-         shown_text(shortened(installed->stderr_data, kInstallerOutputShown));
+         runtime::shown_text(runtime::shortened(installed->stderr_data, kInstallerOutputShown));
 }
 
 }  // namespace paddock::app

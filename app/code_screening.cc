@@ -2,11 +2,12 @@
 
 namespace paddock::app {
 
-ScreeningVerdict screen_code(const LanguagePolicy& policy, const std::string& code,
-                             std::optional<ScreeningMode> mode) {
-  Screening screening = policy.screening_rules;
+language::ScreeningVerdict screen_code(const language::LanguagePolicy& policy,
+                                       const std::string& code,
+                                       std::optional<language::ScreeningMode> mode) {
+  language::Screening screening = policy.screening_rules;
   if (mode) screening.mode = *mode;
-  return screen(screening, policy.source_syntax, code);
+  return language::screen(screening, policy.source_syntax, code);
 }
 
 }  // namespace paddock::app

@@ -13,7 +13,8 @@ namespace paddock::app {
 
 // The code's screening under the policy's rules, with the operator's mode over the policy's
 // when one is given.
-ScreeningVerdict screen_code(const LanguagePolicy& policy, const std::string& code,
-                             std::optional<ScreeningMode> mode = std::nullopt);
+language::ScreeningVerdict screen_code(const language::LanguagePolicy& policy,
+                                       const std::string& code,
+                                       std::optional<language::ScreeningMode> mode = std::nullopt);
 
 }  // namespace paddock::app

@@ -5,7 +5,7 @@
 namespace paddock::app {
 namespace {
 
-GatedCall gated_call(const SessionEntry* session, const LanguagePolicy& policy,
+GatedCall gated_call(const SessionEntry* session, const language::LanguagePolicy& policy,
                      const CodeRequest& request) {
   GatedCall call{"execute_code", std::nullopt, &policy, request.code, request.libraries};
   if (session != nullptr) call.session = session->id();
@@ -14,10 +14,10 @@ GatedCall gated_call(const SessionEntry* session, const LanguagePolicy& policy,
 
 }  // namespace
 
-Result<CodeAnswer> CodeService::execute(const CodeCall& call, RunObserver& observer,
-                                        std::shared_ptr<void>& until_answered) const {
+core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::RunObserver& observer,
+                                              std::shared_ptr<void>& until_answered) const {
   std::optional<SessionLease> lease;
-  const LanguagePolicy* policy = nullptr;
+  const language::LanguagePolicy* policy = nullptr;
   if (!call.session.empty()) {
     auto acquired = sessions_.acquire(call.session);
     if (!acquired) return acquired.error();
@@ -26,8 +26,8 @@ Result<CodeAnswer> CodeService::execute(const CodeCall& call, RunObserver& obser
     if (!call.language.empty()) {
       auto asked = policies_.find(call.language);
       if (!asked || *asked != policy) {
-        return invalid_input("session " + (*lease)->id() + " runs " + policy->name +
-                             "; create another session for another language");
+        return core::invalid_input("session " + (*lease)->id() + " runs " + policy->name +
+                                   "; create another session for another language");
       }
     }
   } else {

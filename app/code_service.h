@@ -27,16 +27,16 @@ struct CodeCall {
 // What became of a call that was taken: blocked by screening (`run` then holds no result), or
 // run, well or not.
 struct CodeAnswer {
-  ScreeningVerdict screening;
-  Result<CodeRun> run = Error{ECANCELED, "blocked by code screening"};
+  language::ScreeningVerdict screening;
+  core::Result<CodeRun> run = core::Error{ECANCELED, "blocked by code screening"};
   bool in_session = false;
   std::string not_kept;  // why a session's files were not kept on disk after it, or empty
 };
 
 class CodeService {
  public:
-  CodeService(const PolicyStore& policies, SessionRegistry& sessions, const CodeRunner& runner,
-              const AuditTrail& audit, std::string default_language)
+  CodeService(const language::PolicyStore& policies, SessionRegistry& sessions,
+              const CodeRunner& runner, const AuditTrail& audit, std::string default_language)
       : policies_(policies),
         sessions_(sessions),
         runner_(runner),
@@ -46,11 +46,11 @@ class CodeService {
 
   // An error is a call that could not be taken (no such session or language); everything else,
   // blocked or run, is an answer, and is in the audit log.
-  Result<CodeAnswer> execute(const CodeCall& call, RunObserver& observer,
-                             std::shared_ptr<void>& until_answered) const;
+  core::Result<CodeAnswer> execute(const CodeCall& call, runtime::RunObserver& observer,
+                                   std::shared_ptr<void>& until_answered) const;
 
  private:
-  const PolicyStore& policies_;
+  const language::PolicyStore& policies_;
   SessionRegistry& sessions_;
   const CodeRunner& runner_;
   const CodeGate gate_;

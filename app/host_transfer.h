@@ -40,24 +40,26 @@ struct TransferReport {
 
 // Copies a share's file, or with `recursive` its folder, into the session at `session_path`
 // (empty: the host file's own name, in /work).
-Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
-                                         const std::string& host_path, std::string session_path,
-                                         bool recursive, const TransferCaps& caps);
+core::Result<TransferReport> upload_to_session(runtime::Session& session, const Shares& shares,
+                                               const std::string& host_path,
+                                               std::string session_path, bool recursive,
+                                               const TransferCaps& caps);
 
 // Copies the session's regular file `session_path` to `host_path` in a read-write share,
 // making missing folders there. An existing file is replaced only with `overwrite`; an existing
 // symlink, folder or special file never is.
-Result<TransferReport> download_from_session(Session& session, const Shares& shares,
-                                             const std::string& session_path,
-                                             const std::string& host_path, bool overwrite,
-                                             const TransferCaps& caps);
+core::Result<TransferReport> download_from_session(runtime::Session& session, const Shares& shares,
+                                                   const std::string& session_path,
+                                                   const std::string& host_path, bool overwrite,
+                                                   const TransferCaps& caps);
 
 // Writes what `write` writes into a new file `host_path` of a read-write share, as
 // download_from_session writes a session's file (a temporary beside it, renamed into place,
 // hashed as it is written): write gets the file and reports its progress, and returns the bytes
 // it wrote. An export of a session as an archive.
-using ShareWriter = std::function<Result<std::uint64_t>(int file, const CopyProgress& progress)>;
-Result<TransferReport> write_into_share(const Shares& shares, const std::string& host_path,
-                                        bool overwrite, const ShareWriter& write);
+using ShareWriter =
+    std::function<core::Result<std::uint64_t>(int file, const runtime::CopyProgress& progress)>;
+core::Result<TransferReport> write_into_share(const Shares& shares, const std::string& host_path,
+                                              bool overwrite, const ShareWriter& write);
 
 }  // namespace paddock::app

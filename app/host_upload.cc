@@ -20,8 +20,8 @@ namespace {
 constexpr int kMaxDepth = 64;
 
 // One file into the session, hashed as it goes; its hex digest.
-Result<std::string> upload_file(Session& session, int fd, const std::string& session_path,
-                                const struct stat& info) {
+core::Result<std::string> upload_file(runtime::Session& session, int fd,
+                                      const std::string& session_path, const struct stat& info) {
   auto size = static_cast<std::uint64_t>(info.st_size);
   FollowingHasher hasher(fd, size);
   hasher.advance(size);
@@ -45,25 +45,26 @@ struct Walk {
   std::uint32_t skipped = 0;
 };
 
-Error too_many(const std::string& shown, const TransferCaps& caps) {
-  return invalid_input("'" + shown + "' holds more than " + std::to_string(caps.max_files) +
-                       " files and folders (the server's --share-max-files)");
+core::Error too_many(const std::string& shown, const TransferCaps& caps) {
+  return core::invalid_input("'" + shown + "' holds more than " + std::to_string(caps.max_files) +
+                             " files and folders (the server's --share-max-files)");
 }
 
 // Lists what a folder holds, refusing as soon as a cap is passed: nothing is copied before the
 // whole folder is known to fit. Each entry is opened by its single name beneath a folder
 // already open, with O_NOFOLLOW, so a symlink is seen as one and never followed.
-Status walk_folder(int directory, const std::string& prefix, int depth, const TransferCaps& caps,
-                   const std::string& shown, Walk& walk, bool* empty) {
+core::Status walk_folder(int directory, const std::string& prefix, int depth,
+                         const TransferCaps& caps, const std::string& shown, Walk& walk,
+                         bool* empty) {
   if (depth > kMaxDepth) {
-    return invalid_input("'" + shown + "' nests folders more than " + std::to_string(kMaxDepth) +
-                         " deep");
+    return core::invalid_input("'" + shown + "' nests folders more than " +
+                               std::to_string(kMaxDepth) + " deep");
   }
   int listed = openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR* dir = listed >= 0 ? fdopendir(listed) : nullptr;
   if (dir == nullptr) {
     if (listed >= 0) close(listed);
-    return system_error("listing '" + shown + "/" + prefix + "'");
+    return core::system_error("listing '" + shown + "/" + prefix + "'");
   }
   std::vector<std::string> names;
   std::size_t seen = walk.files + walk.skipped;
@@ -89,9 +90,9 @@ Status walk_folder(int directory, const std::string& prefix, int depth, const Tr
       walk.bytes += static_cast<std::uint64_t>(info.st_size);
       walk.entries.push_back({path, false, false});
     } else if (S_ISDIR(info.st_mode)) {
-      UniqueFd child(
+      core::UniqueFd child(
           openat(directory, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child.valid()) return system_error("opening '" + shown + "/" + path + "'");
+      if (!child.valid()) return core::system_error("opening '" + shown + "/" + path + "'");
       bool child_empty = true;
       std::size_t at = walk.entries.size();
       walk.entries.push_back({path, true, false});
@@ -107,7 +108,7 @@ Status walk_folder(int directory, const std::string& prefix, int depth, const Tr
     }
     if (++walk.files + walk.skipped > caps.max_files) return too_many(shown, caps);
     if (walk.bytes > caps.max_bytes) {
-      return invalid_input("'" + shown + "' holds more than " + cap_text(caps.max_bytes));
+      return core::invalid_input("'" + shown + "' holds more than " + cap_text(caps.max_bytes));
     }
   }
   return {};
@@ -131,8 +132,8 @@ std::string manifest_line(const std::string& hex, const std::string& path) {
 }
 
 // Opens a file of a folder being uploaded, with the share owner's rights.
-Result<UniqueFd> open_as(const ShareOwner& owner, int folder, const std::string& path) {
-  ThreadFsIdentity as_owner(owner.uid, owner.gid);
+core::Result<core::UniqueFd> open_as(const ShareOwner& owner, int folder, const std::string& path) {
+  core::ThreadFsIdentity as_owner(owner.uid, owner.gid);
   if (!as_owner.status()) return as_owner.status().error();
   return open_no_symlinks(folder, path, O_RDONLY | O_NONBLOCK);
 }
@@ -141,13 +142,13 @@ std::string join(const std::string& directory, const std::string& name) {
   return directory.empty() ? name : directory + "/" + name;
 }
 
-Result<TransferReport> upload_folder(Session& session, const ShareLocation& where, int top,
-                                     TransferReport report, const ShareOwner& owner,
-                                     const TransferCaps& caps) {
+core::Result<TransferReport> upload_folder(runtime::Session& session, const ShareLocation& where,
+                                           int top, TransferReport report, const ShareOwner& owner,
+                                           const TransferCaps& caps) {
   Walk walk;
   bool empty = true;
   {
-    ThreadFsIdentity as_owner(owner.uid, owner.gid);
+    core::ThreadFsIdentity as_owner(owner.uid, owner.gid);
     if (!as_owner.status()) return as_owner.status().error();
     if (auto walked = walk_folder(top, "", 0, caps, report.host_path, walk, &empty); !walked) {
       return walked.error();
@@ -156,7 +157,7 @@ Result<TransferReport> upload_folder(Session& session, const ShareLocation& wher
   report.folder = true;
   report.skipped = walk.skipped;
   std::string manifest;
-  auto make_folder = [&](const std::string& path) -> Status {
+  auto make_folder = [&](const std::string& path) -> core::Status {
     auto made = session.make_directory(path);
     if (!made && made.error().code == ENOTSUP) {
       ++report.skipped;
@@ -183,13 +184,14 @@ Result<TransferReport> upload_folder(Session& session, const ShareLocation& wher
     }
     struct stat info {};
     if (fstat(file->get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-      return invalid_input("'" + report.host_path + "/" + entry.path +
-                           "' changed into something other than a file while it was uploaded");
+      return core::invalid_input(
+          "'" + report.host_path + "/" + entry.path +
+          "' changed into something other than a file while it was uploaded");
     }
     report.bytes += static_cast<std::uint64_t>(info.st_size);
     if (report.bytes > caps.max_bytes) {
-      return invalid_input("'" + report.host_path + "' grew past " + cap_text(caps.max_bytes) +
-                           " while it was uploaded");
+      return core::invalid_input("'" + report.host_path + "' grew past " +
+                                 cap_text(caps.max_bytes) + " while it was uploaded");
     }
     auto digest = upload_file(session, file->get(), target, info);
     if (!digest) return digest.error();
@@ -202,9 +204,10 @@ Result<TransferReport> upload_folder(Session& session, const ShareLocation& wher
 
 }  // namespace
 
-Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
-                                         const std::string& host_path, std::string session_path,
-                                         bool recursive, const TransferCaps& caps) {
+core::Result<TransferReport> upload_to_session(runtime::Session& session, const Shares& shares,
+                                               const std::string& host_path,
+                                               std::string session_path, bool recursive,
+                                               const TransferCaps& caps) {
   auto where = shares.locate(host_path);
   if (!where) return where.error();
   auto owner = share_owner(*where->share);
@@ -212,30 +215,30 @@ Result<TransferReport> upload_to_session(Session& session, const Shares& shares,
   auto source = open_share_for_reading(*where);
   if (!source) return source.error();
   struct stat info {};
-  if (fstat(source->get(), &info) != 0) return system_error("'" + where->shown() + "'");
+  if (fstat(source->get(), &info) != 0) return core::system_error("'" + where->shown() + "'");
   if (session_path.empty()) {
     session_path = where->relative.empty() ? where->share->name : last_component(where->relative);
   }
-  if (auto valid = check_session_path(session_path); !valid) return valid.error();
+  if (auto valid = runtime::check_session_path(session_path); !valid) return valid.error();
   TransferReport report;
   report.host_path = where->shown();
   report.host_dir = where->share->host_dir + (where->relative.empty() ? "" : "/" + where->relative);
   report.session_path = session_path;
   if (S_ISDIR(info.st_mode)) {
     if (!recursive) {
-      return invalid_input("'" + report.host_path +
-                           "' is a folder; pass recursive: true to upload it whole");
+      return core::invalid_input("'" + report.host_path +
+                                 "' is a folder; pass recursive: true to upload it whole");
     }
     return upload_folder(session, *where, source->get(), std::move(report), *owner, caps);
   }
   if (!S_ISREG(info.st_mode)) {
-    return invalid_input("'" + report.host_path +
-                         "' is neither a regular file nor a folder; only those are copied");
+    return core::invalid_input("'" + report.host_path +
+                               "' is neither a regular file nor a folder; only those are copied");
   }
   report.bytes = static_cast<std::uint64_t>(info.st_size);
   if (report.bytes > caps.max_bytes) {
-    return invalid_input("'" + report.host_path + "' is " + format_size(report.bytes) + ", over " +
-                         cap_text(caps.max_bytes));
+    return core::invalid_input("'" + report.host_path + "' is " + core::format_size(report.bytes) +
+                               ", over " + cap_text(caps.max_bytes));
   }
   auto digest = upload_file(session, source->get(), session_path, info);
   if (!digest) return digest.error();

@@ -2,7 +2,8 @@
 
 namespace paddock::app {
 
-Status ImageProvisioner::ensure(const std::string& image, const PullProgress& progress) {
+core::Status ImageProvisioner::ensure(const std::string& image,
+                                      const runtime::PullProgress& progress) {
   std::shared_ptr<std::mutex> image_mutex;
   {
     std::lock_guard lock(mutex_);
@@ -24,8 +25,9 @@ Status ImageProvisioner::ensure(const std::string& image, const PullProgress& pr
       std::string how = backend_.abilities().paddock_images
                             ? "'paddock pull " + image + "'"
                             : "'" + backend + " pull " + image + "'";
-      return Error{ENOENT, "image " + image + " is not present (" + backend +
-                               ") and pulling is off (--pull never); pull it first with " + how};
+      return core::Error{ENOENT, "image " + image + " is not present (" + backend +
+                                     ") and pulling is off (--pull never); pull it first with " +
+                                     how};
     }
     if (progress) progress("pulling " + image);
     if (auto pulled = backend_.pull_image(image, progress); !pulled) return pulled;

@@ -18,13 +18,13 @@ namespace paddock::app {
 
 class ImageProvisioner {
  public:
-  ImageProvisioner(const Backend& backend, bool pull_missing)
+  ImageProvisioner(const runtime::Backend& backend, bool pull_missing)
       : backend_(backend), pull_missing_(pull_missing) {}
 
-  Status ensure(const std::string& image, const PullProgress& progress);
+  core::Status ensure(const std::string& image, const runtime::PullProgress& progress);
 
  private:
-  const Backend& backend_;
+  const runtime::Backend& backend_;
   const bool pull_missing_;
   std::mutex mutex_;  // guards the two below
   std::map<std::string, std::shared_ptr<std::mutex>> per_image_;

@@ -12,35 +12,37 @@ namespace {
 
 // A session's work directory as the place a walked tree is written again.
 // Kept sessions restore links only where the session can make them (the native backend's).
-const Error kNoLinks{ENOTSUP, "this backend cannot make links in a session"};
+const core::Error kNoLinks{ENOTSUP, "this backend cannot make links in a session"};
 
-class SessionTreeSink final : public TreeSink {
+class SessionTreeSink final : public core::TreeSink {
  public:
-  explicit SessionTreeSink(Session& session) : session_(session) {}
-  Status make_directory(const std::string& path) override { return session_.make_directory(path); }
-  Status write_file(const std::string& path, int source_fd, std::uint64_t size,
-                    bool executable) override {
+  explicit SessionTreeSink(runtime::Session& session) : session_(session) {}
+  core::Status make_directory(const std::string& path) override {
+    return session_.make_directory(path);
+  }
+  core::Status write_file(const std::string& path, int source_fd, std::uint64_t size,
+                          bool executable) override {
     return session_.copy_in(path, source_fd, size, executable);
   }
-  Status make_symlink(const std::string& path, const std::string& target) override {
-    WorkTreeAccess* tree = session_.work_tree();
+  core::Status make_symlink(const std::string& path, const std::string& target) override {
+    runtime::WorkTreeAccess* tree = session_.work_tree();
     if (tree == nullptr) return kNoLinks;
     return tree->make_symlink(path, target);
   }
-  Status make_hard_link(const std::string& path, const std::string& existing) override {
-    WorkTreeAccess* tree = session_.work_tree();
+  core::Status make_hard_link(const std::string& path, const std::string& existing) override {
+    runtime::WorkTreeAccess* tree = session_.work_tree();
     if (tree == nullptr) return kNoLinks;
     return tree->make_hard_link(path, existing);
   }
 
  private:
-  Session& session_;
+  runtime::Session& session_;
 };
 
-TreeWalker walker_of(Session& session) {
-  return [&session](const TreeVisitor& visit) -> Status {
-    WorkTreeAccess* tree = session.work_tree();
-    if (tree == nullptr) return Error{ENOTSUP, "this backend keeps no session on disk"};
+core::TreeWalker walker_of(runtime::Session& session) {
+  return [&session](const core::TreeVisitor& visit) -> core::Status {
+    runtime::WorkTreeAccess* tree = session.work_tree();
+    if (tree == nullptr) return core::Error{ENOTSUP, "this backend keeps no session on disk"};
     return tree->walk_work_directory(visit);
   };
 }
@@ -85,7 +87,7 @@ std::string keep_session_files(SessionEntry& entry) {
   return "";
 }
 
-Status restore_session_files(SessionEntry::RunAccess& run) {
+core::Status restore_session_files(SessionEntry::RunAccess& run) {
   const SessionEntry& entry = run.entry();
   SessionTreeSink sink(entry.session());
   if (auto restored = run.kept()->restore(sink); !restored) {
@@ -104,7 +106,8 @@ std::uint64_t KeptSessions::committed(const SessionEntry* except) const {
   return used;
 }
 
-Result<std::uint64_t> KeptSessions::room_for(std::uint64_t wanted, std::uint64_t own_bytes) const {
+core::Result<std::uint64_t> KeptSessions::room_for(std::uint64_t wanted,
+                                                   std::uint64_t own_bytes) const {
   std::uint64_t used = committed(nullptr);
   std::uint64_t limit = options_.state_disk;
   std::uint64_t room = limit > used ? limit - used : 0;
@@ -114,10 +117,11 @@ Result<std::uint64_t> KeptSessions::room_for(std::uint64_t wanted, std::uint64_t
   // little room to work.
   if (own_bytes > 0) return std::max(size, own_bytes + (1u << 20));
   if (size < (1u << 20)) {
-    return Error{ENOSPC, "the state directory " + dir_->path() + " is full (" + format_size(used) +
-                             " of --state-disk " + format_size(limit) +
-                             "): close sessions you no longer need with close_session, or raise "
-                             "--state-disk"};
+    return core::Error{
+        ENOSPC, "the state directory " + dir_->path() + " is full (" + core::format_size(used) +
+                    " of --state-disk " + core::format_size(limit) +
+                    "): close sessions you no longer need with close_session, or raise "
+                    "--state-disk"};
   }
   return size;
 }
@@ -139,21 +143,21 @@ std::uint64_t KeptSessions::state_disk_room() const {
   return limit > used ? limit - used : 0;
 }
 
-Status KeptSessions::check_keeps_sessions() const {
+core::Status KeptSessions::check_keeps_sessions() const {
   if (dir_ != nullptr) return {};
-  return invalid_input(
+  return core::invalid_input(
       "this server keeps no sessions on disk (--state-dir none, or a backend that cannot), so "
       "sessions have no names, snapshots or forks");
 }
 
-Status KeptSessions::check_state_room() const {
+core::Status KeptSessions::check_state_room() const {
   auto room = room_for(1u << 20, 0);
-  return room ? Status{} : Status{room.error()};
+  return room ? core::Status{} : core::Status{room.error()};
 }
 
-Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::make_workspace(
+core::Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::make_workspace(
     const std::string& id, const std::string& name, const std::string& language,
-    const std::function<Status(int files_fd)>& fill) const {
+    const std::function<core::Status(int files_fd)>& fill) const {
   state::StateDir* dir = dir_;
   if (dir == nullptr) return std::unique_ptr<state::SavedWorkspace>();
   if (!name.empty()) {
@@ -169,30 +173,31 @@ Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::make_workspace(
   return made;
 }
 
-Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::closed(
+core::Result<std::unique_ptr<state::SavedWorkspace>> KeptSessions::closed(
     const std::string& id_or_name) const {
   state::StateDir* dir = dir_;
-  if (dir == nullptr) return Error{ENOENT, "no session '" + id_or_name + "'"};
+  if (dir == nullptr) return core::Error{ENOENT, "no session '" + id_or_name + "'"};
   auto id = dir->resolve(id_or_name);
   if (!id) return id.error();
   auto workspace = state::SavedWorkspace::open(dir->sessions_fd(), *id);
   if (!workspace && workspace.error().code == EBUSY) {
-    return Error{EBUSY, "session " + *id +
-                            " is open in another paddock server that shares this state "
-                            "directory; use it there, or close that server first"};
+    return core::Error{EBUSY, "session " + *id +
+                                  " is open in another paddock server that shares this state "
+                                  "directory; use it there, or close that server first"};
   }
   return workspace;
 }
 
-Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(const std::string& id_or_name) const {
+core::Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(
+    const std::string& id_or_name) const {
   auto workspace = closed(id_or_name);
   if (!workspace) return workspace.error();
   const state::WorkspaceInfo info = (*workspace)->info();
   const std::string& id = info.id;
   auto policy = policies_.find(info.language);
   if (!policy) {
-    return Error{ENOENT, "session " + id + " was made for " + info.language +
-                             ", which this server does not run"};
+    return core::Error{ENOENT, "session " + id + " was made for " + info.language +
+                                   ", which this server does not run"};
   }
   auto spec = runner_.session_spec(**policy, {});
   if (!spec) return spec.error();
@@ -210,7 +215,7 @@ Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(const std::string& id
   SessionSettings settings;
   settings.id = id;
   settings.ttl_seconds = options_.session_idle_seconds;
-  settings.limits = limits_of(spec->shape.limits, spec->plan);
+  settings.limits = runtime::limits_of(spec->shape.limits, spec->plan);
   settings.name = info.name;
   auto entry = sessions_.add(std::move(*opened), **policy, std::move(settings));
   auto run = entry->lock_run();
@@ -227,21 +232,23 @@ Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(const std::string& id
   return entry;
 }
 
-Status KeptSessions::with_workspace(
-    const std::string& id_or_name, const std::function<Status(state::SavedWorkspace&)>& use) const {
+core::Status KeptSessions::with_workspace(
+    const std::string& id_or_name,
+    const std::function<core::Status(state::SavedWorkspace&)>& use) const {
   if (auto open = sessions_.find(id_or_name); open) {
     auto run = (*open)->lock_run();
     if (!run.kept()) {
-      return invalid_input("session " + (*open)->id() +
-                           " is not kept on disk (this server keeps no sessions), so it has no "
-                           "snapshots");
+      return core::invalid_input(
+          "session " + (*open)->id() +
+          " is not kept on disk (this server keeps no sessions), so it has no "
+          "snapshots");
     }
     return use(*run.kept());
   }
   auto kept = closed(id_or_name);
   if (!kept) {
     if (kept.error().code == ENOENT) {
-      return Error{ENOENT, "no session '" + id_or_name + "' (open or kept on disk)"};
+      return core::Error{ENOENT, "no session '" + id_or_name + "' (open or kept on disk)"};
     }
     return kept.error();
   }
@@ -266,11 +273,12 @@ void KeptSessions::remove_unused() const {
     record.language = removed.language;
     record.backend = runner_.backend().name();
     record.outcome = "removed";
-    record.error = "unused for more than " + format_duration(options_.session_retention_seconds) +
+    record.error = "unused for more than " +
+                   core::format_duration(options_.session_retention_seconds) +
                    " (--session-retention)";
     audit_.record(record);
     log(LogLevel::kInfo, "session " + removed.id + " removed from disk: unused for longer than " +
-                             format_duration(options_.session_retention_seconds));
+                             core::format_duration(options_.session_retention_seconds));
   }
 }
 

@@ -28,7 +28,7 @@ std::string keep_session_files(SessionEntry& entry);
 
 // Fills a session's work directory from its workspace (a reopened or forked session), then
 // records what it holds; under its run_mutex (`run`).
-Status restore_session_files(SessionEntry::RunAccess& run);
+core::Status restore_session_files(SessionEntry::RunAccess& run);
 
 // The sessions this server keeps in its state directory, with what keeping them takes: the
 // directory (null when the server keeps none), the open sessions, and for a reopen the
@@ -37,7 +37,7 @@ Status restore_session_files(SessionEntry::RunAccess& run);
 class KeptSessions {
  public:
   KeptSessions(const ServerOptions& options, state::StateDir* dir, SessionRegistry& sessions,
-               const PolicyStore& policies, const CodeRunner& runner, WarmPool& warm,
+               const language::PolicyStore& policies, const CodeRunner& runner, WarmPool& warm,
                KernelPool& kernels, const SecretMask& secrets, const AuditTrail& audit)
       : options_(options),
         dir_(dir),
@@ -55,20 +55,20 @@ class KeptSessions {
   // Opens the kept session `id_or_name` (by id or name) that no session of this server holds:
   // a new sandbox, filled from its workspace, its interpreter started again. ENOENT when there
   // is none on disk.
-  Result<std::shared_ptr<SessionEntry>> reopen(const std::string& id_or_name) const;
+  core::Result<std::shared_ptr<SessionEntry>> reopen(const std::string& id_or_name) const;
 
   // A new session's workspace on disk, named `name` (may be empty), its first generation
   // written by `fill` (nothing, a snapshot's files, an archive's); the name is claimed first.
   // Null, with no error, when the server keeps no sessions.
-  Result<std::unique_ptr<state::SavedWorkspace>> make_workspace(
+  core::Result<std::unique_ptr<state::SavedWorkspace>> make_workspace(
       const std::string& id, const std::string& name, const std::string& language,
-      const std::function<Status(int files_fd)>& fill = {}) const;
+      const std::function<core::Status(int files_fd)>& fill = {}) const;
 
   // The size a kept session's work directory may have so that the state directory stays under
   // --state-disk: `wanted`, or less. A new session (`own_bytes` 0) is refused (ENOSPC) when
   // there is no room left; a kept one being reopened (`own_bytes`: its used_bytes) never is, and
   // gets at least what it holds.
-  Result<std::uint64_t> room_for(std::uint64_t wanted, std::uint64_t own_bytes) const;
+  core::Result<std::uint64_t> room_for(std::uint64_t wanted, std::uint64_t own_bytes) const;
 
   // Lets the session's saves check the room --state-disk leaves before they write (its workspace
   // kept, under its run_mutex: `run`).
@@ -76,23 +76,23 @@ class KeptSessions {
 
   // The kept session `id_or_name` that no server has open, locked while held. ENOENT when there
   // is none, EBUSY when another server has it open.
-  Result<std::unique_ptr<state::SavedWorkspace>> closed(const std::string& id_or_name) const;
+  core::Result<std::unique_ptr<state::SavedWorkspace>> closed(const std::string& id_or_name) const;
 
   // Runs `use` with the kept session `id_or_name`'s workspace: an open one's under its
   // run_mutex, else one no server has open, locked meanwhile.
-  Status with_workspace(const std::string& id_or_name,
-                        const std::function<Status(state::SavedWorkspace&)>& use) const;
+  core::Status with_workspace(const std::string& id_or_name,
+                              const std::function<core::Status(state::SavedWorkspace&)>& use) const;
 
   // What may still be written to the state directory under --state-disk (a snapshot's folders).
   std::uint64_t state_disk_room() const;
 
   // Refuses (ENOSPC) when the state directory has no room left under --state-disk: before a
   // snapshot, which keeps data that later saves would otherwise let go.
-  Status check_state_room() const;
+  core::Status check_state_room() const;
 
   // Refuses what needs sessions kept on disk (names, snapshots, forks) on a server that keeps
   // none.
-  Status check_keeps_sessions() const;
+  core::Status check_keeps_sessions() const;
 
   // The sessions on disk that no session of this server holds (list_sessions), by last use;
   // none when the server keeps no sessions.
@@ -109,7 +109,7 @@ class KeptSessions {
   const ServerOptions& options_;
   state::StateDir* const dir_;
   SessionRegistry& sessions_;
-  const PolicyStore& policies_;
+  const language::PolicyStore& policies_;
   const CodeRunner& runner_;
   WarmPool& warm_;
   KernelPool& kernels_;

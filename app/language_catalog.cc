@@ -5,7 +5,7 @@
 namespace paddock::app {
 namespace {
 
-class Quiet final : public RunObserver {};
+class Quiet final : public runtime::RunObserver {};
 
 std::string extension_of(const std::string& source_file) {
   auto dot = source_file.rfind('.');
@@ -23,25 +23,26 @@ std::vector<LanguageSummary> LanguageCatalog::list() const {
   return languages;
 }
 
-Result<LanguageDetails> LanguageCatalog::details(const std::string& name) const {
+core::Result<LanguageDetails> LanguageCatalog::details(const std::string& name) const {
   auto policy = policies_.find(name);
   if (!policy) return policy.error();
   LanguageDetails details;
   details.policy = *policy;
   details.version = toolchain_version(**policy);
   details.file_extension = extension_of((*policy)->source_file);
-  details.limits = language_limits(**policy, overrides_);
+  details.limits = language::language_limits(**policy, overrides_);
   return details;
 }
 
-std::string LanguageCatalog::toolchain_version(const LanguagePolicy& policy) const {
+std::string LanguageCatalog::toolchain_version(const language::LanguagePolicy& policy) const {
   return versions_.get(policy.name, [&]() -> std::string {
     if (policy.version_command.empty()) return "unknown";
     auto spec = runner_.toolchain_version_spec(policy);
     if (!spec) return "unknown";
     Quiet quiet;
     auto result = runner_.backend().run(spec->shape, spec->plan, quiet);
-    if (!result || result->outcome != Outcome::kExited || result->exit_code != 0) return "unknown";
+    if (!result || result->outcome != runtime::Outcome::kExited || result->exit_code != 0)
+      return "unknown";
     // Some print to stderr (java -version); the first line says it.
     const std::string& text =
         result->stdout_data.data.empty() ? result->stderr_data.data : result->stdout_data.data;

@@ -29,10 +29,10 @@ struct LanguageSummary {
 
 // One language in full.
 struct LanguageDetails {
-  const LanguagePolicy* policy = nullptr;  // the server's, alive as long as it
-  std::string version;                     // the toolchain's first line, or "unknown"
+  const language::LanguagePolicy* policy = nullptr;  // the server's, alive as long as it
+  std::string version;                               // the toolchain's first line, or "unknown"
   std::string file_extension;
-  Limits limits;  // what a fresh run gets under the server's options
+  runtime::Limits limits;  // what a fresh run gets under the server's options
 };
 
 // Each language's toolchain version, asked once per server: asking starts a sandbox.
@@ -58,8 +58,8 @@ class ToolchainVersions {
 class LanguageCatalog {
  public:
   // `overrides`: the server's options as the spec builder takes them (the limits shown).
-  LanguageCatalog(const PolicyStore& policies, SpecOverrides overrides, const CodeRunner& runner,
-                  ToolchainVersions& versions)
+  LanguageCatalog(const language::PolicyStore& policies, language::SpecOverrides overrides,
+                  const CodeRunner& runner, ToolchainVersions& versions)
       : policies_(policies),
         overrides_(std::move(overrides)),
         runner_(runner),
@@ -67,13 +67,13 @@ class LanguageCatalog {
 
   [[nodiscard]] std::vector<LanguageSummary> list() const;
   // `name` is a language's name or alias; the error is the policy store's.
-  [[nodiscard]] Result<LanguageDetails> details(const std::string& name) const;
+  [[nodiscard]] core::Result<LanguageDetails> details(const std::string& name) const;
 
  private:
-  std::string toolchain_version(const LanguagePolicy& policy) const;
+  std::string toolchain_version(const language::LanguagePolicy& policy) const;
 
-  const PolicyStore& policies_;
-  const SpecOverrides overrides_;
+  const language::PolicyStore& policies_;
+  const language::SpecOverrides overrides_;
   const CodeRunner& runner_;  // builds the version's spec and runs it on its backend
   ToolchainVersions& versions_;
 };

@@ -27,8 +27,8 @@ void start_interpreter(SessionEntry::RunAccess& run, bool wanted, const SecretMa
 // A live session's sandbox with its kernel started and ready, made before the create_session
 // that takes it (the server's kernel pool): a session that opens at once.
 struct ReadyKernel {
-  std::unique_ptr<Session> session;
-  std::unique_ptr<LiveKernel> kernel;  // after `session`, so that it goes first
+  std::unique_ptr<runtime::Session> session;
+  std::unique_ptr<runtime::LiveKernel> kernel;  // after `session`, so that it goes first
   bool ended() { return session->ended(); }
 };
 using KernelPool = BasicWarmPool<ReadyKernel>;

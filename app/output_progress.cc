@@ -55,15 +55,15 @@ void ProgressPacer::finish() {
 }
 
 OutputProgress::OutputProgress(Send send, const SecretMask& secrets, std::uint64_t stream_bytes,
-                               const CancellationToken& cancellation,
+                               const runtime::CancellationToken& cancellation,
                                std::chrono::milliseconds interval)
     : cancellation_(cancellation),
       pacer_(std::move(send), interval),
       lines_(secrets, [this](const std::string& lines) { pacer_.offer(lines); }),
       room_{stream_bytes, stream_bytes} {}
 
-void OutputProgress::on_output(StreamId stream, std::string_view chunk) {
-  std::uint64_t& room = room_[stream == StreamId::kStdout ? 0 : 1];
+void OutputProgress::on_output(runtime::StreamId stream, std::string_view chunk) {
+  std::uint64_t& room = room_[stream == runtime::StreamId::kStdout ? 0 : 1];
   std::string_view sent =
       chunk.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(room, chunk.size())));
   room -= sent.size();

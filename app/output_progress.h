@@ -54,24 +54,26 @@ class ProgressPacer {
 
 // A run's output as progress messages, through `send`: at most `stream_bytes` of each stream (a
 // result's own cap), masked with `secrets`, paced by `interval`; cancelled with `cancellation`.
-class OutputProgress : public RunObserver {
+class OutputProgress : public runtime::RunObserver {
  public:
   using Send = std::function<void(const std::string& message)>;
   static constexpr std::chrono::milliseconds kInterval{200};
 
   OutputProgress(Send send, const SecretMask& secrets, std::uint64_t stream_bytes,
-                 const CancellationToken& cancellation,
+                 const runtime::CancellationToken& cancellation,
                  std::chrono::milliseconds interval = kInterval);
   OutputProgress(const OutputProgress&) = delete;
   OutputProgress& operator=(const OutputProgress&) = delete;
   // Sends what waits, before the caller's result goes out.
   ~OutputProgress() override;
 
-  void on_output(StreamId stream, std::string_view chunk) override;
-  [[nodiscard]] const CancellationToken* cancellation() const override { return &cancellation_; }
+  void on_output(runtime::StreamId stream, std::string_view chunk) override;
+  [[nodiscard]] const runtime::CancellationToken* cancellation() const override {
+    return &cancellation_;
+  }
 
  private:
-  const CancellationToken& cancellation_;
+  const runtime::CancellationToken& cancellation_;
   ProgressPacer pacer_;
   ProgressLines lines_;
   std::uint64_t room_[2];  // what each stream (stdout, stderr) may still send

@@ -4,8 +4,8 @@
 
 namespace paddock::app {
 
-Resources::Resources(const ServiceSettings& settings, std::unique_ptr<Backend> backend,
-                     PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares)
+Resources::Resources(const ServiceSettings& settings, std::unique_ptr<runtime::Backend> backend,
+                     language::PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares)
     : backend_(std::move(backend)),
       policies_(std::move(policies)),
       sessions_(settings.max_sessions, settings.max_session_idle_seconds),

@@ -34,13 +34,14 @@ struct ServiceSettings {
 
 class Resources {
  public:
-  Resources(const ServiceSettings& settings, std::unique_ptr<Backend> backend, PolicyStore policies,
-            std::unique_ptr<AuditLog> audit = nullptr, Shares shares = {});
+  Resources(const ServiceSettings& settings, std::unique_ptr<runtime::Backend> backend,
+            language::PolicyStore policies, std::unique_ptr<AuditLog> audit = nullptr,
+            Shares shares = {});
   Resources(const Resources&) = delete;
   Resources& operator=(const Resources&) = delete;
 
-  [[nodiscard]] Backend& backend() const { return *backend_; }
-  [[nodiscard]] const PolicyStore& policies() const { return policies_; }
+  [[nodiscard]] runtime::Backend& backend() const { return *backend_; }
+  [[nodiscard]] const language::PolicyStore& policies() const { return policies_; }
   [[nodiscard]] SessionRegistry& sessions() { return sessions_; }
   [[nodiscard]] ImageProvisioner& images() { return images_; }
   [[nodiscard]] const SecretMask& secrets() const { return secrets_; }
@@ -51,8 +52,8 @@ class Resources {
   [[nodiscard]] const AuditTrail& audit() const { return audit_trail_; }
 
  private:
-  const std::unique_ptr<Backend> backend_;
-  const PolicyStore policies_;
+  const std::unique_ptr<runtime::Backend> backend_;
+  const language::PolicyStore policies_;
   SessionRegistry sessions_;
   ImageProvisioner images_;  // uses backend_, declared before it
   const SecretMask secrets_;

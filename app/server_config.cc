@@ -2,8 +2,8 @@
 
 namespace paddock::app {
 
-SpecOverrides spec_overrides(const ServerOptions& options) {
-  SpecOverrides overrides;
+language::SpecOverrides spec_overrides(const ServerOptions& options) {
+  language::SpecOverrides overrides;
   overrides.max_wall_seconds = options.max_timeout_seconds;
   overrides.env = options.pass_through_env;
   overrides.allowed_private_ranges = options.allowed_private_ranges;
@@ -16,7 +16,7 @@ SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.seccomp_profile_path = options.seccomp_profile;
   if (!options.trust_bundle.empty()) {
     overrides.trust_bundle = options.trust_bundle;
-    for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
+    for (auto& entry : net::egress::trust_env(runtime::kSandboxTrustBundle)) {
       overrides.env.push_back(std::move(entry));
     }
   }

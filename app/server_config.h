@@ -33,7 +33,7 @@ struct ServerOptions {
   // ~/.config/paddock/policies (XDG_CONFIG_HOME), under policy_dir; found by the command line.
   std::optional<std::string> user_policy_dir;
   // The server's environment, where the policies' install mirrors are looked up (policy.h).
-  VariableLookup policy_variables;
+  language::VariableLookup policy_variables;
   std::string default_language = "python";
   std::size_t workers = 8;       // tool calls served at once
   std::size_t max_queued = 256;  // calls waiting beyond that; more are refused
@@ -62,7 +62,7 @@ struct ServerOptions {
   // A session idle this long is frozen until its next use (Session::freeze); 0: never.
   double idle_freeze_seconds = 300;
   double max_timeout_seconds = 300;  // cap on execute_code's timeout
-  LimitOverrides limits;             // over every language policy's
+  runtime::LimitOverrides limits;    // over every language policy's
   bool require_cgroups = false;      // refuse sandboxes whose limits cgroup v2 cannot enforce
   // Bytes of each stream a tool result carries, its start and its end: a model's context is
   // small, and the end is where the final error is.
@@ -70,7 +70,7 @@ struct ServerOptions {
   // Files (figures first) a call returns at most, and their bytes together; the rest are named.
   std::uint32_t max_artifacts = 20;
   std::uint64_t max_artifact_bytes = 4u << 20;
-  std::optional<NetworkMode> network;  // for programs, over the policies'
+  std::optional<runtime::NetworkMode> network;  // for programs, over the policies'
   // A seccomp profile file (Docker's JSON format) over the policies' (--seccomp-profile).
   std::optional<std::string> seccomp_profile;
   std::optional<std::string> install_network;  // for installers: none, user or host
@@ -110,6 +110,6 @@ struct ServerOptions {
 };
 
 // The options every call shares, as the spec builder's overrides of a language run.
-SpecOverrides spec_overrides(const ServerOptions& options);
+language::SpecOverrides spec_overrides(const ServerOptions& options);
 
 }  // namespace paddock::app

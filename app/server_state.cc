@@ -16,14 +16,14 @@ ServiceSettings service_settings(const ServerOptions& options) {
 }
 
 // Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold.
-std::size_t warm_pool_size(const ServerOptions& options, const Backend& backend) {
+std::size_t warm_pool_size(const ServerOptions& options, const runtime::Backend& backend) {
   return backend.abilities().warm ? options.warm_per_language : 0;
 }
 
 // Ready kernels: where sessions can be live (the native backend), and only for a server that
 // passes none of its own environment through. Those values are the session's environment, so a
 // kernel started before its session would hold them while it waits.
-std::size_t kernel_pool_size(const ServerOptions& options, const Backend& backend) {
+std::size_t kernel_pool_size(const ServerOptions& options, const runtime::Backend& backend) {
   if (!options.pass_through_env.empty() || !backend.abilities().live) return 0;
   return warm_pool_size(options, backend);
 }
@@ -38,18 +38,18 @@ std::vector<std::string> masked_assignments(const ServerOptions& options) {
   return values;
 }
 
-ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend,
-                         PolicyStore policies, std::unique_ptr<AuditLog> audit, Shares shares,
-                         std::unique_ptr<state::StateDir> state_dir)
+ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend> backend,
+                         language::PolicyStore policies, std::unique_ptr<AuditLog> audit,
+                         Shares shares, std::unique_ptr<state::StateDir> state_dir)
     : options_(std::move(options)),
       state_dir_(std::move(state_dir)),
       resources_(service_settings(options_), std::move(backend), std::move(policies),
                  std::move(audit), std::move(shares)),
       warm_(
           warm_pool_size(options_, resources_.backend()),
-          [this](const std::string&, const SandboxShape& shape,
-                 const std::optional<WarmInterpreter>& interpreter) {
-            return open_warm(resources_.backend(), shape, interpreter);
+          [this](const std::string&, const runtime::SandboxShape& shape,
+                 const std::optional<runtime::WarmInterpreter>& interpreter) {
+            return runtime::open_warm(resources_.backend(), shape, interpreter);
           },
           [this](std::size_t pool_sandboxes) {
             // Warm sandboxes count against the sessions' cap: they never crowd one out.
@@ -58,8 +58,8 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<Backend> backend
           }),
       kernels_(
           kernel_pool_size(options_, resources_.backend()),
-          [this](const std::string& language, const SandboxShape& shape,
-                 const std::optional<WarmInterpreter>&) {
+          [this](const std::string& language, const runtime::SandboxShape& shape,
+                 const std::optional<runtime::WarmInterpreter>&) {
             return open_ready_kernel(language, shape);
           },
           [this](std::size_t pool_sandboxes) {
@@ -104,18 +104,18 @@ void ServerState::start() {
   if (policy) runner_.prepare_warm_sandboxes(**policy);
 }
 
-Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(const std::string& language,
-                                                                    const SandboxShape& shape) {
+core::Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(
+    const std::string& language, const runtime::SandboxShape& shape) {
   auto policy = resources_.policies().find(language);
   if (!policy) return policy.error();
   auto spec = runner_.session_spec(**policy, {}, {});
   if (!spec) return spec.error();
   // The language's session is made otherwise by now (an image replaced): its next
   // create_session sets the new shape.
-  if (!(spec->shape == shape)) return Error{ESTALE, "the language's sessions changed shape"};
+  if (!(spec->shape == shape)) return core::Error{ESTALE, "the language's sessions changed shape"};
   auto session = resources_.backend().open_session(spec->shape, spec->plan);
   if (!session) return session.error();
-  auto kernel = LiveKernel::start(**session, (*policy)->kernel, kKernelReadySeconds);
+  auto kernel = runtime::LiveKernel::start(**session, (*policy)->kernel, kKernelReadySeconds);
   if (!kernel) return kernel.error();
   auto ready = std::make_unique<ReadyKernel>();
   ready->session = std::move(*session);

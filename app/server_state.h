@@ -32,9 +32,9 @@ std::vector<std::string> masked_assignments(const ServerOptions& options);
 // the pieces it uses. Nothing takes the root itself: front-ends get services().
 class ServerState {
  public:
-  ServerState(ServerOptions options, std::unique_ptr<Backend> backend, PolicyStore policies,
-              std::unique_ptr<AuditLog> audit = nullptr, Shares shares = {},
-              std::unique_ptr<state::StateDir> state_dir = nullptr);
+  ServerState(ServerOptions options, std::unique_ptr<runtime::Backend> backend,
+              language::PolicyStore policies, std::unique_ptr<AuditLog> audit = nullptr,
+              Shares shares = {}, std::unique_ptr<state::StateDir> state_dir = nullptr);
   ServerState(const ServerState&) = delete;
   ServerState& operator=(const ServerState&) = delete;
 
@@ -50,8 +50,8 @@ class ServerState {
 
  private:
   // A live session of `language` with its kernel ready, for the kernel pool.
-  Result<std::unique_ptr<ReadyKernel>> open_ready_kernel(const std::string& language,
-                                                         const SandboxShape& shape);
+  core::Result<std::unique_ptr<ReadyKernel>> open_ready_kernel(const std::string& language,
+                                                               const runtime::SandboxShape& shape);
 
   const ServerOptions options_;
   // Before the sessions (in resources_): they hold its sessions' locks and write into it.

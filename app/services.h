@@ -24,8 +24,8 @@ namespace paddock::app {
 
 struct Services {
   const ServerOptions& options;
-  const PolicyStore& policies;
-  const Backend& backend;
+  const language::PolicyStore& policies;
+  const runtime::Backend& backend;
   SessionRegistry& registry;  // the open sessions
   const SecretMask& secrets;
   const Shares& shares;

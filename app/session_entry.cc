@@ -13,12 +13,12 @@ std::int64_t steady_ms() {
 
 }  // namespace
 
-SessionEntry::SessionEntry(std::unique_ptr<Session> session, const LanguagePolicy& policy,
-                           SessionSettings settings)
+SessionEntry::SessionEntry(std::unique_ptr<runtime::Session> session,
+                           const language::LanguagePolicy& policy, SessionSettings settings)
     : policy_(policy), settings_(std::move(settings)), session_(std::move(session)) {}
 
 std::string SessionEntry::created_at_utc() const {
-  return utc_text(created_at_);
+  return core::utc_text(created_at_);
 }
 
 double SessionEntry::idle_seconds() const {
@@ -29,7 +29,7 @@ void SessionEntry::touch() {
   last_used_ms_ = steady_ms();
 }
 
-const LiveKernel* SessionEntry::live_kernel() const {
+const runtime::LiveKernel* SessionEntry::live_kernel() const {
   return interpreter_.load(std::memory_order_acquire) == Interpreter::kLive ? kernel_.get()
                                                                             : nullptr;
 }
@@ -73,7 +73,7 @@ void SessionEntry::RunAccess::unlock() {
   lock_.unlock();
 }
 
-void SessionEntry::RunAccess::set_live(std::unique_ptr<LiveKernel> kernel) {
+void SessionEntry::RunAccess::set_live(std::unique_ptr<runtime::LiveKernel> kernel) {
   entry_.kernel_ = std::move(kernel);
   entry_.interpreter_.store(Interpreter::kLive, std::memory_order_release);
 }

@@ -38,7 +38,7 @@ struct ExposedPort {
 struct SessionSettings {
   std::string id;                  // a kept session's own, reopened; empty for a new one
   double ttl_seconds = 0;          // idle time after which it is closed (the registry caps it)
-  Limits limits;                   // of the session's sandbox (a run's timeout is its own)
+  runtime::Limits limits;          // of the session's sandbox (a run's timeout is its own)
   std::vector<ShareMount> mounts;  // shares mounted into it (create_session's mounts)
   std::string name;                // the caller's name for it, or empty
 };
@@ -46,23 +46,23 @@ struct SessionSettings {
 class SessionEntry {
  public:
   // `settings.id` is the id it is known by: SessionRegistry::add fills it in.
-  SessionEntry(std::unique_ptr<Session> session, const LanguagePolicy& policy,
+  SessionEntry(std::unique_ptr<runtime::Session> session, const language::LanguagePolicy& policy,
                SessionSettings settings);
   SessionEntry(const SessionEntry&) = delete;
   SessionEntry& operator=(const SessionEntry&) = delete;
 
   // Set when it is opened, never changed: read without a lock.
   [[nodiscard]] const std::string& id() const { return settings_.id; }
-  [[nodiscard]] const LanguagePolicy& policy() const { return policy_; }
+  [[nodiscard]] const language::LanguagePolicy& policy() const { return policy_; }
   [[nodiscard]] double ttl_seconds() const { return settings_.ttl_seconds; }
-  [[nodiscard]] const Limits& limits() const { return settings_.limits; }
+  [[nodiscard]] const runtime::Limits& limits() const { return settings_.limits; }
   [[nodiscard]] const std::vector<ShareMount>& mounts() const { return settings_.mounts; }
   [[nodiscard]] const std::string& name() const { return settings_.name; }
   [[nodiscard]] std::chrono::system_clock::time_point created_at() const { return created_at_; }
   [[nodiscard]] std::string created_at_utc() const;  // "2026-11-21T10:00:00Z"
   // The sandbox: a Session answers calls from several threads itself. Only a freeze or a thaw
   // of it goes through lock_freeze.
-  [[nodiscard]] Session& session() const { return *session_; }
+  [[nodiscard]] runtime::Session& session() const { return *session_; }
 
   // Use and idle time (steady clock).
   void touch();
@@ -77,7 +77,7 @@ class SessionEntry {
   // starts or when there is none. Safe because the kernel, and the reason there is none, are set
   // once (RunAccess::set_live, set_not_live) before the release store that says which; the kernel
   // is never replaced after (a restart is its own).
-  [[nodiscard]] const LiveKernel* live_kernel() const;
+  [[nodiscard]] const runtime::LiveKernel* live_kernel() const;
   // Why there is no live kernel (or that it is starting), when live_kernel is null.
   [[nodiscard]] std::string not_live_reason() const;
 
@@ -113,10 +113,10 @@ class SessionEntry {
 
   void publish_kept();  // under run_mutex: what kept_used_bytes says
 
-  const LanguagePolicy& policy_;
+  const language::LanguagePolicy& policy_;
   const SessionSettings settings_;
   const std::chrono::system_clock::time_point created_at_ = std::chrono::system_clock::now();
-  const std::unique_ptr<Session> session_;
+  const std::unique_ptr<runtime::Session> session_;
   std::atomic<std::int64_t> last_used_ms_{0};
   std::atomic<int> users_{0};
   std::atomic<int> runs_{0};
@@ -125,7 +125,7 @@ class SessionEntry {
   // Guarded by run_mutex. The live interpreter (after `session_`, so that it goes first), or why
   // there is none: then each call runs as a new process. Both are set once before `interpreter_`
   // says which.
-  std::unique_ptr<LiveKernel> kernel_;
+  std::unique_ptr<runtime::LiveKernel> kernel_;
   std::string not_live_;
   std::atomic<Interpreter> interpreter_{Interpreter::kPending};
   // Guarded by run_mutex. Its workspace on disk (app/kept_sessions.h), when the server keeps
@@ -162,10 +162,10 @@ class SessionEntry::RunAccess {
   [[nodiscard]] SessionEntry& entry() const { return entry_; }
 
   // The live interpreter, or null (none, or not yet started).
-  [[nodiscard]] LiveKernel* kernel() const { return entry_.kernel_.get(); }
+  [[nodiscard]] runtime::LiveKernel* kernel() const { return entry_.kernel_.get(); }
   [[nodiscard]] const std::string& not_live() const { return entry_.not_live_; }
   // Each once, when the interpreter starts or cannot: readers without the lock see it then.
-  void set_live(std::unique_ptr<LiveKernel> kernel);
+  void set_live(std::unique_ptr<runtime::LiveKernel> kernel);
   void set_not_live(std::string why);
 
   // The number the next run gets, and counting it.
@@ -198,7 +198,7 @@ class SessionEntry::FreezeAccess {
  public:
   explicit FreezeAccess(SessionEntry& entry) : entry_(entry), lock_(entry.freeze_mutex_) {}
   // The session's freezing, or null when its backend has none.
-  [[nodiscard]] IdleFreezing* freezing() const { return entry_.session_->freezing(); }
+  [[nodiscard]] runtime::IdleFreezing* freezing() const { return entry_.session_->freezing(); }
   void refuse(FreezeRefused how) { entry_.freeze_refused_ = how; }
   // A use ends a refusal that lasted until it.
   void used();

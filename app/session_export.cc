@@ -10,8 +10,9 @@
 namespace paddock::app {
 namespace {
 
-AuditRecord export_record(const std::string& tool, const std::string& id, const Backend& backend,
-                          const Status& done, const Result<TransferReport>& written) {
+AuditRecord export_record(const std::string& tool, const std::string& id,
+                          const runtime::Backend& backend, const core::Status& done,
+                          const core::Result<TransferReport>& written) {
   AuditRecord record;
   record.tool = tool;
   record.session = id;
@@ -31,32 +32,32 @@ AuditRecord export_record(const std::string& tool, const std::string& id, const 
 
 }  // namespace
 
-Result<ExportedSession> SessionExporter::write_archive(const ExportRequest& request,
-                                                       const std::string& tool) const {
+core::Result<ExportedSession> SessionExporter::write_archive(const ExportRequest& request,
+                                                             const std::string& tool) const {
   if (!request.snapshot.empty()) {
     if (auto valid = state::check_state_name(request.snapshot, "snapshot"); !valid) {
       return valid.error();
     }
   }
-  Result<TransferReport> written = Error{EINVAL, ""};
+  core::Result<TransferReport> written = core::Error{EINVAL, ""};
   ExportedSession exported;
   auto done =
-      kept_.with_workspace(request.session, [&](state::SavedWorkspace& workspace) -> Status {
+      kept_.with_workspace(request.session, [&](state::SavedWorkspace& workspace) -> core::Status {
         exported.id = workspace.info().id;
         auto files = workspace.files(request.snapshot);
         if (!files) return files.error();
-        written =
-            write_into_share(shares_, request.host_path, request.overwrite,
-                             [&](int out, const CopyProgress& progress) -> Result<std::uint64_t> {
-                               auto stats = state::export_tree(files->get(), out);
-                               if (!stats) return stats.error();
-                               exported.files = stats->files;
-                               off_t size = lseek(out, 0, SEEK_CUR);
-                               if (size < 0) return system_error("measuring the archive");
-                               progress(static_cast<std::uint64_t>(size));
-                               return static_cast<std::uint64_t>(size);
-                             });
-        return written ? Status{} : Status{written.error()};
+        written = write_into_share(
+            shares_, request.host_path, request.overwrite,
+            [&](int out, const runtime::CopyProgress& progress) -> core::Result<std::uint64_t> {
+              auto stats = state::export_tree(files->get(), out);
+              if (!stats) return stats.error();
+              exported.files = stats->files;
+              off_t size = lseek(out, 0, SEEK_CUR);
+              if (size < 0) return core::system_error("measuring the archive");
+              progress(static_cast<std::uint64_t>(size));
+              return static_cast<std::uint64_t>(size);
+            });
+        return written ? core::Status{} : core::Status{written.error()};
       });
   audit_.record(export_record(tool, exported.id, backend_, done, written));
   if (!done) return done.error();

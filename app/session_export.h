@@ -31,19 +31,19 @@ struct ExportedSession {
 
 class SessionExporter {
  public:
-  SessionExporter(const KeptSessions& kept, const Shares& shares, const Backend& backend,
+  SessionExporter(const KeptSessions& kept, const Shares& shares, const runtime::Backend& backend,
                   const AuditTrail& audit)
       : kept_(kept), shares_(shares), backend_(backend), audit_(audit) {}
 
   // `tool` names the caller in the audit log. A snapshot name that is not one is refused before
   // anything is looked up or recorded.
-  Result<ExportedSession> write_archive(const ExportRequest& request,
-                                        const std::string& tool) const;
+  core::Result<ExportedSession> write_archive(const ExportRequest& request,
+                                              const std::string& tool) const;
 
  private:
   const KeptSessions& kept_;
   const Shares& shares_;
-  const Backend& backend_;  // named in the audit line
+  const runtime::Backend& backend_;  // named in the audit line
   const AuditTrail& audit_;
 };
 

@@ -37,11 +37,11 @@ SessionLease::~SessionLease() {
   --entry_->users_;
 }
 
-Status SessionRegistry::reserve() {
+core::Status SessionRegistry::reserve() {
   std::lock_guard lock(mutex_);
   if (sessions_.size() + reserved_ >= max_sessions_) {
-    return Error{EAGAIN, "there are already " + std::to_string(max_sessions_) +
-                             " sessions (the maximum); close one with close_session"};
+    return core::Error{EAGAIN, "there are already " + std::to_string(max_sessions_) +
+                                   " sessions (the maximum); close one with close_session"};
   }
   ++reserved_;
   return {};
@@ -57,8 +57,8 @@ void SessionRegistry::unreserve() {
   --reserved_;
 }
 
-std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> session,
-                                                   const LanguagePolicy& policy,
+std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<runtime::Session> session,
+                                                   const language::LanguagePolicy& policy,
                                                    SessionSettings settings) {
   if (settings.id.empty()) settings.id = new_id();
   settings.ttl_seconds = std::min(settings.ttl_seconds, max_ttl_seconds_);
@@ -70,7 +70,7 @@ std::shared_ptr<SessionEntry> SessionRegistry::add(std::unique_ptr<Session> sess
   return entry;
 }
 
-Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& id) {
+core::Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto found = sessions_.find(id);
   if (found == sessions_.end() && !id.empty()) {
@@ -78,14 +78,14 @@ Result<std::shared_ptr<SessionEntry>> SessionRegistry::find(const std::string& i
                          [&](const auto& open) { return open.second->name() == id; });
   }
   if (found == sessions_.end()) {
-    return Error{ENOENT, "no session '" + id +
-                             "' (it was closed, expired after idle time, or never existed); "
-                             "create_session makes a new one"};
+    return core::Error{ENOENT, "no session '" + id +
+                                   "' (it was closed, expired after idle time, or never existed); "
+                                   "create_session makes a new one"};
   }
   return found->second;
 }
 
-Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
+core::Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
   auto entry = find(id);
   if (entry) {
     SessionLease lease(std::move(*entry));
@@ -106,10 +106,10 @@ Result<SessionLease> SessionRegistry::acquire(const std::string& id) {
 
 // The lease counts as a user before this takes freeze_mutex, so freeze_idle either sees it and
 // leaves the session be, or froze it first and this thaws it.
-Status SessionRegistry::thaw_for_use(SessionEntry& entry) {
+core::Status SessionRegistry::thaw_for_use(SessionEntry& entry) {
   auto freeze = entry.lock_freeze();
   freeze.used();
-  if (!is_frozen(entry.session())) return {};
+  if (!runtime::is_frozen(entry.session())) return {};
   if (auto thawed = freeze.freezing()->thaw(); !thawed) {
     return thawed.error().context("thawing session " + entry.id() + ", frozen while idle");
   }
@@ -121,16 +121,17 @@ std::vector<std::string> SessionRegistry::freeze_idle(double idle_seconds) {
   if (idle_seconds <= 0) return frozen;
   for (const auto& entry : list()) {
     if (entry->in_use() || entry->freeze_refused() != SessionEntry::FreezeRefused::kNo ||
-        entry->idle_seconds() <= idle_seconds || is_frozen(entry->session()) ||
+        entry->idle_seconds() <= idle_seconds || runtime::is_frozen(entry->session()) ||
         entry->has_previews()) {
       continue;
     }
     auto freeze = entry->lock_freeze();
     if (entry->in_use()) continue;  // leased meanwhile
-    IdleFreezing* freezing = freeze.freezing();
-    auto done = freezing != nullptr
-                    ? freezing->freeze()
-                    : Status{Error{ENOTSUP, "this backend does not freeze idle sessions"}};
+    runtime::IdleFreezing* freezing = freeze.freezing();
+    auto done =
+        freezing != nullptr
+            ? freezing->freeze()
+            : core::Status{core::Error{ENOTSUP, "this backend does not freeze idle sessions"}};
     if (done) {
       frozen.push_back(entry->id());
     } else if (done.error().code == ENOTSUP) {
@@ -206,25 +207,26 @@ void SessionRegistry::set_previews(std::unique_ptr<net::preview::PreviewForwarde
   previews_ = std::move(previews);
 }
 
-Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t port,
-                                            net::preview::PreviewProtocol protocol) {
+core::Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint16_t port,
+                                                  net::preview::PreviewProtocol protocol) {
   if (!previews_) {
-    return Error{EPERM,
-                 "expose_port is off: only the user can allow it, by starting the server with "
-                 "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)"};
+    return core::Error{
+        EPERM,
+        "expose_port is off: only the user can allow it, by starting the server with "
+        "--allow-preview (or PADDOCK_ALLOW_PREVIEW=on)"};
   }
   auto previews = entry.lock_previews();
   std::string protocol_name = protocol == net::preview::PreviewProtocol::kHttp ? "http" : "tcp";
   for (const auto& exposed : previews.ports()) {
     if (exposed.port == port && exposed.protocol == protocol_name) return exposed;
   }
-  UniqueFd factory;
+  core::UniqueFd factory;
   if (!previews_->has_group(entry.id())) {
-    PreviewSockets* sockets = entry.session().previews();
+    runtime::PreviewSockets* sockets = entry.session().previews();
     if (sockets == nullptr) {
-      return Error{ENOTSUP,
-                   "session " + entry.id() +
-                       ": this backend has no previews (only the native backend has them)"};
+      return core::Error{ENOTSUP,
+                         "session " + entry.id() +
+                             ": this backend has no previews (only the native backend has them)"};
     }
     auto taken = sockets->take_preview_factory();
     if (!taken) return taken.error().context("session " + entry.id());

@@ -39,21 +39,23 @@ class SessionRegistry {
       : max_sessions_(max_sessions), max_ttl_seconds_(max_ttl_seconds) {}
 
   // A slot for a session about to be opened, or an error when the cap is reached.
-  Status reserve();
+  core::Status reserve();
   void unreserve();
   // Takes a reserved slot. `settings.ttl_seconds` is capped at the server's maximum; an empty
   // `settings.id` (a new session) gets a new one.
-  std::shared_ptr<SessionEntry> add(std::unique_ptr<Session> session, const LanguagePolicy& policy,
+  std::shared_ptr<SessionEntry> add(std::unique_ptr<runtime::Session> session,
+                                    const language::LanguagePolicy& policy,
                                     SessionSettings settings);
   // A new session's id: 128 random bits, so one cannot be guessed from another.
   static std::string new_id();
   // Opens a session that is not open here (a kept one, by id or name): set by the server that
   // keeps sessions on disk. acquire() asks it for what it does not hold.
-  using Reopener = std::function<Result<std::shared_ptr<SessionEntry>>(const std::string& id)>;
+  using Reopener =
+      std::function<core::Result<std::shared_ptr<SessionEntry>>(const std::string& id)>;
   void set_reopener(Reopener reopener) { reopener_ = std::move(reopener); }
-  Result<SessionLease> acquire(const std::string& id);
+  core::Result<SessionLease> acquire(const std::string& id);
   // The session without using it: its idle time goes on (for get_session, which reports it).
-  Result<std::shared_ptr<SessionEntry>> find(const std::string& id);
+  core::Result<std::shared_ptr<SessionEntry>> find(const std::string& id);
   bool close(const std::string& id);
   std::vector<std::shared_ptr<SessionEntry>> list();
   // Closes sessions idle for longer than their ttl; returns their ids.
@@ -67,15 +69,15 @@ class SessionRegistry {
   void set_previews(std::unique_ptr<net::preview::PreviewForwarder> previews);
   [[nodiscard]] bool previews_allowed() const { return previews_ != nullptr; }
   // Opens the session's `port` on the host; EPERM when the server does not allow previews.
-  Result<ExposedPort> expose(SessionEntry& entry, std::uint16_t port,
-                             net::preview::PreviewProtocol protocol);
+  core::Result<ExposedPort> expose(SessionEntry& entry, std::uint16_t port,
+                                   net::preview::PreviewProtocol protocol);
   // Sessions open or being opened.
   [[nodiscard]] std::size_t size();
   [[nodiscard]] double max_ttl_seconds() const { return max_ttl_seconds_; }
 
  private:
   std::mutex mutex_;
-  static Status thaw_for_use(SessionEntry& entry);
+  static core::Status thaw_for_use(SessionEntry& entry);
   // Ends the entry's previews and closes its session.
   void close_entry(SessionEntry& entry);
   std::unique_ptr<net::preview::PreviewForwarder> previews_;

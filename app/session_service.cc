@@ -15,7 +15,7 @@ namespace paddock::app {
 namespace {
 
 // Writes a new session's files into its workspace, before anything runs in it.
-using WorkspaceFill = std::function<Status(int workspace)>;
+using WorkspaceFill = std::function<core::Status(int workspace)>;
 
 // Undoes a session's creation unless it is committed. Each step tells the guard what it now
 // holds; on failure the destructor lets go of it in the reverse order: the kept workspace, the
@@ -58,18 +58,18 @@ class SessionRollback {
 
 // Fills a new workspace from an archive in a share, under the image layers' rules
 // (state/workspace_archive.h), within the session's quotas.
-Result<WorkspaceFill> archive_fill(const Shares& shares, const ServerOptions& options,
-                                   const std::string& host_path) {
+core::Result<WorkspaceFill> archive_fill(const Shares& shares, const ServerOptions& options,
+                                         const std::string& host_path) {
   auto where = shares.locate(host_path);
   if (!where) return where.error();
   auto archive = open_share_for_reading(*where);
   if (!archive) return archive.error();
-  auto held = std::make_shared<UniqueFd>(std::move(*archive));
+  auto held = std::make_shared<core::UniqueFd>(std::move(*archive));
   state::ArchiveLimits limits;
-  limits.max_bytes = options.session_disk.value_or(SandboxLimits{}.work_bytes);
+  limits.max_bytes = options.session_disk.value_or(runtime::SandboxLimits{}.work_bytes);
   limits.max_entries = options.session_files;
   std::string shown = where->shown();
-  return WorkspaceFill([held, limits, shown](int target) -> Status {
+  return WorkspaceFill([held, limits, shown](int target) -> core::Status {
     auto imported = state::import_tree(held->get(), target, limits);
     if (!imported) return imported.error().context("importing " + shown);
     return {};
@@ -77,32 +77,35 @@ Result<WorkspaceFill> archive_fill(const Shares& shares, const ServerOptions& op
 }
 
 // Links a snapshot's files into a new workspace; `language` becomes the snapshot's session's.
-Result<WorkspaceFill> snapshot_fill(const KeptSessions& kept, const SessionRequest::Snapshot& from,
-                                    std::string& language) {
+core::Result<WorkspaceFill> snapshot_fill(const KeptSessions& kept,
+                                          const SessionRequest::Snapshot& from,
+                                          std::string& language) {
   if (auto valid = state::check_state_name(from.name, "snapshot"); !valid) return valid.error();
   std::string source_language;
   WorkspaceFill fill;
-  auto shared = kept.with_workspace(from.session, [&](state::SavedWorkspace& workspace) -> Status {
-    source_language = workspace.info().language;
-    auto files = workspace.files(from.name);
-    if (!files) return files.error();
-    // Linked now, while the source is held: a later change of it makes new files.
-    auto held = std::make_shared<UniqueFd>(std::move(*files));
-    std::uint64_t room = kept.state_disk_room();
-    fill = [held, room](int target) -> Status {
-      auto linked = state::link_tree(held->get(), target, room);
-      if (linked) return {};
-      if (linked.error().code != ENOSPC) return linked.error();
-      return Error{ENOSPC, "the state directory has no room for a copy of the snapshot: " +
-                               linked.error().message};
-    };
-    return {};
-  });
+  auto shared =
+      kept.with_workspace(from.session, [&](state::SavedWorkspace& workspace) -> core::Status {
+        source_language = workspace.info().language;
+        auto files = workspace.files(from.name);
+        if (!files) return files.error();
+        // Linked now, while the source is held: a later change of it makes new files.
+        auto held = std::make_shared<core::UniqueFd>(std::move(*files));
+        std::uint64_t room = kept.state_disk_room();
+        fill = [held, room](int target) -> core::Status {
+          auto linked = state::link_tree(held->get(), target, room);
+          if (linked) return {};
+          if (linked.error().code != ENOSPC) return linked.error();
+          return core::Error{ENOSPC,
+                             "the state directory has no room for a copy of the snapshot: " +
+                                 linked.error().message};
+        };
+        return {};
+      });
   if (!shared) return shared.error();
   if (language.empty()) language = source_language;
   if (language != source_language) {
-    return invalid_input("snapshot '" + from.name + "' is of a " + source_language +
-                         " session; a " + language + " session cannot start from it");
+    return core::invalid_input("snapshot '" + from.name + "' is of a " + source_language +
+                               " session; a " + language + " session cannot start from it");
   }
   return fill;
 }
@@ -111,8 +114,8 @@ Result<WorkspaceFill> snapshot_fill(const KeptSessions& kept, const SessionReque
 // sandbox is made. The fill is empty when the session starts with an empty workspace.
 }  // namespace
 
-Result<SessionService::WorkspaceFill> SessionService::kept_source(const SessionRequest& request,
-                                                                  std::string& language) const {
+core::Result<SessionService::WorkspaceFill> SessionService::kept_source(
+    const SessionRequest& request, std::string& language) const {
   if (request.name.empty() && !request.from_snapshot && !request.from_archive) {
     return WorkspaceFill{};
   }
@@ -120,12 +123,12 @@ Result<SessionService::WorkspaceFill> SessionService::kept_source(const SessionR
   if (!request.name.empty()) {
     if (auto valid = state::check_state_name(request.name, "name"); !valid) return valid.error();
     if (sessions_.find(request.name) || kept_.dir()->resolve(request.name)) {
-      return invalid_input("a session named '" + request.name +
-                           "' exists already: choose another name, or use that session");
+      return core::invalid_input("a session named '" + request.name +
+                                 "' exists already: choose another name, or use that session");
     }
   }
   if (request.from_archive && request.from_snapshot) {
-    return invalid_input("give from_snapshot or from_archive, not both");
+    return core::invalid_input("give from_snapshot or from_archive, not both");
   }
   if (request.from_archive) return archive_fill(shares_, options_, *request.from_archive);
   if (request.from_snapshot) return snapshot_fill(kept_, *request.from_snapshot, language);
@@ -136,28 +139,29 @@ namespace {
 
 // The binds of the shares the request mounts; the mounts are checked against each other and the
 // language's own folders, and their paths completed.
-Result<std::vector<BindMount>> share_binds(const Shares& shares, const Backend& backend,
-                                           const LanguagePolicy& policy,
-                                           std::vector<ShareMount>& mounts) {
-  std::vector<BindMount> binds;
+core::Result<std::vector<runtime::BindMount>> share_binds(const Shares& shares,
+                                                          const runtime::Backend& backend,
+                                                          const language::LanguagePolicy& policy,
+                                                          std::vector<ShareMount>& mounts) {
+  std::vector<runtime::BindMount> binds;
   if (mounts.empty()) return binds;
-  std::string workdir = SandboxShape{}.workdir;
-  std::vector<std::string> own_folders = language_own_folders(policy, workdir);
+  std::string workdir = runtime::SandboxShape{}.workdir;
+  std::vector<std::string> own_folders = language::language_own_folders(policy, workdir);
   for (ShareMount& mount : mounts) {
     auto bind = share_bind(shares, mount, workdir, own_folders);
     if (!bind) return bind.error();
     for (const auto& other : binds) {
       if (other.sandbox_path == bind->sandbox_path) {
-        return invalid_input("mounts: two mounts at " + bind->sandbox_path);
+        return core::invalid_input("mounts: two mounts at " + bind->sandbox_path);
       }
     }
     binds.push_back(std::move(*bind));
   }
   // After the shares are checked, so that a wrong name is what the model hears first.
   if (!backend.abilities().mounts) {
-    return invalid_input("mounts work on the native backend only; on " +
-                         std::string(backend.name()) +
-                         " copy files in and out with upload_file and download_file instead");
+    return core::invalid_input("mounts work on the native backend only; on " +
+                               std::string(backend.name()) +
+                               " copy files in and out with upload_file and download_file instead");
   }
   return binds;
 }
@@ -175,7 +179,8 @@ std::string without_host_paths(const Shares& shares, std::string message) {
 // One audit line for the mounts of a session, whether it opened or not.
 }  // namespace
 
-void SessionService::record_mounts(const LanguagePolicy& policy, const Limits& limits,
+void SessionService::record_mounts(const language::LanguagePolicy& policy,
+                                   const runtime::Limits& limits,
                                    const std::vector<ShareMount>& mounts,
                                    const std::string& outcome) const {
   if (mounts.empty()) return;
@@ -199,8 +204,9 @@ void SessionService::record_mounts(const LanguagePolicy& policy, const Limits& l
 namespace {
 
 // Gives a registered kept session its workspace on disk, filled when `fill` says so.
-Status keep_on_disk(const KeptSessions& kept, SessionEntry& entry, const SessionRequest& request,
-                    const std::string& language, const WorkspaceFill& fill) {
+core::Status keep_on_disk(const KeptSessions& kept, SessionEntry& entry,
+                          const SessionRequest& request, const std::string& language,
+                          const WorkspaceFill& fill) {
   auto workspace = kept.make_workspace(entry.id(), request.name, language, fill);
   if (!workspace) return workspace.error();
   auto run = entry.lock_run();
@@ -224,9 +230,9 @@ std::string mark_start(const KeptSessions& kept, SessionEntry& entry) {
 
 }  // namespace
 
-Result<CreatedSession> SessionService::create(const SessionRequest& request,
-                                              const CreationProgress& progress,
-                                              const std::string& tool) const {
+core::Result<CreatedSession> SessionService::create(const SessionRequest& request,
+                                                    const CreationProgress& progress,
+                                                    const std::string& tool) const {
   std::string language = request.language;
   auto fill = kept_source(request, language);
   if (!fill) return fill.error();
@@ -259,22 +265,22 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   warm_.fit();
   kernels_.fit();
   std::unique_ptr<ReadyKernel>& ready = rollback.ready();
-  std::unique_ptr<LiveKernel> kernel = ready ? std::move(ready->kernel) : nullptr;
-  auto opened = ready ? Result<std::unique_ptr<Session>>(std::move(ready->session))
+  std::unique_ptr<runtime::LiveKernel> kernel = ready ? std::move(ready->kernel) : nullptr;
+  auto opened = ready ? core::Result<std::unique_ptr<runtime::Session>>(std::move(ready->session))
                       : runner_.backend().open_session(spec->shape, spec->plan);
   ready.reset();
-  Limits limits = limits_of(spec->shape.limits, spec->plan);
+  runtime::Limits limits = runtime::limits_of(spec->shape.limits, spec->plan);
   record_mounts(**policy, limits, mounts, opened ? "done" : "error");
   if (!opened) {
     // The setting kept: the front-end says how to set what would fix it.
-    return Error{opened.error().code,
-                 "could not create the session: " +
-                     without_host_paths(shares_, opened.error().message),
-                 ErrorKind::kOther, opened.error().setting};
+    return core::Error{
+        opened.error().code,
+        "could not create the session: " + without_host_paths(shares_, opened.error().message),
+        core::ErrorKind::kOther, opened.error().setting};
   }
   // A new id; a name only on a server that keeps sessions (one that keeps none refused it).
-  SessionSettings settings{"", request.ttl_seconds.value_or(options_.session_idle_seconds),
-                           limits, std::move(mounts), kept_.dir() ? request.name : ""};
+  SessionSettings settings{"", request.ttl_seconds.value_or(options_.session_idle_seconds), limits,
+                           std::move(mounts), kept_.dir() ? request.name : ""};
   auto entry = sessions_.add(std::move(*opened), **policy, std::move(settings));
   rollback.registered(entry);
   // In use while it is set up: neither frozen nor expired under its install or kernel start.
@@ -291,25 +297,27 @@ Result<CreatedSession> SessionService::create(const SessionRequest& request,
   return created;
 }
 
-Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request,
-                              const WorkspaceFill& fill, std::unique_ptr<LiveKernel> kernel,
-                              const CreationProgress& progress, const std::string& tool,
-                              std::string& summary) const {
+core::Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request,
+                                    const WorkspaceFill& fill,
+                                    std::unique_ptr<runtime::LiveKernel> kernel,
+                                    const CreationProgress& progress, const std::string& tool,
+                                    std::string& summary) const {
   const std::string& language = entry.policy().name;
   if (kept_.dir() != nullptr) {
     if (auto on_disk = keep_on_disk(kept_, entry, request, language, fill); !on_disk) {
-      return Error{on_disk.error().code,
-                   "could not create the session: " + on_disk.error().message, ErrorKind::kOther,
-                   on_disk.error().setting};
+      return core::Error{on_disk.error().code,
+                         "could not create the session: " + on_disk.error().message,
+                         core::ErrorKind::kOther, on_disk.error().setting};
     }
   }
   if (!request.name.empty()) summary += " named " + request.name;
   if (!request.libraries.empty()) {
     auto installed = runner_.install_in_session(entry, request.libraries, progress.install, tool);
     if (auto why = install_failure(installed)) {
-      return Error{EINVAL, "installing libraries failed, so the session was closed: " + *why};
+      return core::Error{EINVAL, "installing libraries failed, so the session was closed: " + *why};
     }
-    summary += " with " + counted(request.libraries.size(), "library", "libraries") + " installed";
+    summary +=
+        " with " + core::counted(request.libraries.size(), "library", "libraries") + " installed";
   }
   // After the install: the interpreter starts with the libraries there.
   auto run = entry.lock_run();
@@ -321,12 +329,12 @@ Status SessionService::set_up(SessionEntry& entry, const SessionRequest& request
   return {};
 }
 
-Result<CreatedSession> SessionService::fork(const std::string& source, SessionRequest request,
-                                            const CreationProgress& progress,
-                                            std::string& snapshot) const {
+core::Result<CreatedSession> SessionService::fork(const std::string& source, SessionRequest request,
+                                                  const CreationProgress& progress,
+                                                  std::string& snapshot) const {
   if (auto keeps = kept_.check_keeps_sessions(); !keeps) return keeps.error();
   if (auto room = kept_.check_state_room(); !room) {
-    return Error{room.error().code, "no fork made: " + room.error().message};
+    return core::Error{room.error().code, "no fork made: " + room.error().message};
   }
   std::uint64_t room = kept_.state_disk_room();
   auto made = kept_.with_workspace(source, [&](state::SavedWorkspace& workspace) {
@@ -347,7 +355,7 @@ Result<CreatedSession> SessionService::fork(const std::string& source, SessionRe
   return create(request, progress, "fork_session");
 }
 
-Result<ClosedSession> SessionService::close(const std::string& id_or_name, bool keep) const {
+core::Result<ClosedSession> SessionService::close(const std::string& id_or_name, bool keep) const {
   ClosedSession closed{id_or_name, "closed"};
   if (auto open = sessions_.find(id_or_name); open) {
     closed.id = (*open)->id();
@@ -355,7 +363,7 @@ Result<ClosedSession> SessionService::close(const std::string& id_or_name, bool 
     auto run = (*open)->lock_run();
     if (run.kept() && !keep) {
       if (auto removed = kept_.dir()->remove(*run.kept()); !removed) {
-        return Error{
+        return core::Error{
             removed.error().code,
             "session " + closed.id +
                 " closed, but its files on disk could not be removed: " + removed.error().message};
@@ -368,12 +376,13 @@ Result<ClosedSession> SessionService::close(const std::string& id_or_name, bool 
   auto kept = kept_.closed(id_or_name);
   if (!kept) {
     if (kept.error().code != ENOENT) return kept.error();
-    return Error{ENOENT,
-                 "no session '" + id_or_name + "' (already closed, expired, or never existed)"};
+    return core::Error{
+        ENOENT, "no session '" + id_or_name + "' (already closed, expired, or never existed)"};
   }
   closed.id = (*kept)->info().id;
   if (keep) {
-    return invalid_input("session " + closed.id + " is not open; its files are on disk already");
+    return core::invalid_input("session " + closed.id +
+                               " is not open; its files are on disk already");
   }
   if (auto removed = kept_.dir()->remove(**kept); !removed) return removed.error();
   closed.said = "removed from disk";

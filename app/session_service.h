@@ -50,8 +50,8 @@ struct CreatedSession {
 // What a session's creation reports while it runs: an image pull's progress, and the install's
 // output.
 struct CreationProgress {
-  PullProgress pull;
-  RunObserver& install;
+  runtime::PullProgress pull;
+  runtime::RunObserver& install;
 };
 
 // A session that was closed: its id, and what became of it ("closed", "closed; its files stay
@@ -63,7 +63,7 @@ struct ClosedSession {
 
 class SessionService {
  public:
-  SessionService(const ServerOptions& options, const PolicyStore& policies,
+  SessionService(const ServerOptions& options, const language::PolicyStore& policies,
                  SessionRegistry& sessions, const KeptSessions& kept, const CodeRunner& runner,
                  WarmPool& warm, KernelPool& kernels, const Shares& shares,
                  const SecretMask& secrets, const AuditTrail& audit)
@@ -79,34 +79,36 @@ class SessionService {
         audit_(audit) {}
 
   // `tool` names the caller in the audit log (create_session or fork_session).
-  Result<CreatedSession> create(const SessionRequest& request, const CreationProgress& progress,
-                                const std::string& tool) const;
+  core::Result<CreatedSession> create(const SessionRequest& request,
+                                      const CreationProgress& progress,
+                                      const std::string& tool) const;
   // A snapshot of `source` (the first free "fork-N") and a new session from it. The snapshot's
   // name is given back in `snapshot`.
-  Result<CreatedSession> fork(const std::string& source, SessionRequest request,
-                              const CreationProgress& progress, std::string& snapshot) const;
+  core::Result<CreatedSession> fork(const std::string& source, SessionRequest request,
+                                    const CreationProgress& progress, std::string& snapshot) const;
   // Closes the open session `id_or_name` (its sandbox killed) and drops its files on disk too
   // unless `keep`; a kept session that is not open is removed from disk (`keep` then refused).
-  Result<ClosedSession> close(const std::string& id_or_name, bool keep) const;
+  core::Result<ClosedSession> close(const std::string& id_or_name, bool keep) const;
 
  private:
   // Writes a new session's files into its workspace, before anything runs in it.
-  using WorkspaceFill = std::function<Status(int workspace)>;
+  using WorkspaceFill = std::function<core::Status(int workspace)>;
 
   // What the request's name, snapshot or archive ask of the state directory, checked before any
   // sandbox is made. The fill is empty when the session starts with an empty workspace.
-  Result<WorkspaceFill> kept_source(const SessionRequest& request, std::string& language) const;
+  core::Result<WorkspaceFill> kept_source(const SessionRequest& request,
+                                          std::string& language) const;
   // One audit line for the mounts of a session, whether it opened or not.
-  void record_mounts(const LanguagePolicy& policy, const Limits& limits,
+  void record_mounts(const language::LanguagePolicy& policy, const runtime::Limits& limits,
                      const std::vector<ShareMount>& mounts, const std::string& outcome) const;
   // A registered session made what the request asks: kept on disk, its libraries installed, its
   // interpreter started (`kernel`, when it took a ready one). Adds to `summary`.
-  Status set_up(SessionEntry& entry, const SessionRequest& request, const WorkspaceFill& fill,
-                std::unique_ptr<LiveKernel> kernel, const CreationProgress& progress,
-                const std::string& tool, std::string& summary) const;
+  core::Status set_up(SessionEntry& entry, const SessionRequest& request, const WorkspaceFill& fill,
+                      std::unique_ptr<runtime::LiveKernel> kernel, const CreationProgress& progress,
+                      const std::string& tool, std::string& summary) const;
 
   const ServerOptions& options_;  // the default language, the sessions' quotas and idle time
-  const PolicyStore& policies_;
+  const language::PolicyStore& policies_;
   SessionRegistry& sessions_;
   const KeptSessions& kept_;
   const CodeRunner& runner_;  // the session's spec, its install, its backend

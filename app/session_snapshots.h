@@ -36,11 +36,11 @@ class SessionSnapshots {
   // Refused when `snapshot` is not a name a state directory takes (the error names it `field`,
   // the argument it came from), when the server keeps no sessions, or when --state-disk leaves
   // no room.
-  Result<SnapshotTaken> take(const std::string& session, const std::string& snapshot,
-                             const std::string& field) const;
+  core::Result<SnapshotTaken> take(const std::string& session, const std::string& snapshot,
+                                   const std::string& field) const;
   // Since the session began when `since` is empty.
-  Result<SessionChanges> changes(const std::string& session, const std::string& since,
-                                 const std::string& field) const;
+  core::Result<SessionChanges> changes(const std::string& session, const std::string& since,
+                                       const std::string& field) const;
 
  private:
   const KeptSessions& kept_;

@@ -6,28 +6,28 @@
 
 namespace paddock::app {
 
-Result<TransferReport> SessionTransfers::upload(const std::string& session_id,
-                                                const std::string& host_path,
-                                                const std::string& path, bool recursive) const {
-  return in_session(session_id, "upload_file", "upload", host_path, [&](Session& session) {
+core::Result<TransferReport> SessionTransfers::upload(const std::string& session_id,
+                                                      const std::string& host_path,
+                                                      const std::string& path,
+                                                      bool recursive) const {
+  return in_session(session_id, "upload_file", "upload", host_path, [&](runtime::Session& session) {
     return upload_to_session(session, shares_, host_path, path, recursive, caps_);
   });
 }
 
-Result<TransferReport> SessionTransfers::download(const std::string& session_id,
-                                                  const std::string& path,
-                                                  const std::string& host_path,
-                                                  bool overwrite) const {
-  return in_session(session_id, "download_file", "download", host_path, [&](Session& session) {
-    return download_from_session(session, shares_, path, host_path, overwrite, caps_);
-  });
+core::Result<TransferReport> SessionTransfers::download(const std::string& session_id,
+                                                        const std::string& path,
+                                                        const std::string& host_path,
+                                                        bool overwrite) const {
+  return in_session(
+      session_id, "download_file", "download", host_path, [&](runtime::Session& session) {
+        return download_from_session(session, shares_, path, host_path, overwrite, caps_);
+      });
 }
 
-Result<TransferReport> SessionTransfers::in_session(const std::string& session_id,
-                                                    const std::string& tool,
-                                                    const std::string& action,
-                                                    const std::string& host_path,
-                                                    const TransferOperation& operation) const {
+core::Result<TransferReport> SessionTransfers::in_session(
+    const std::string& session_id, const std::string& tool, const std::string& action,
+    const std::string& host_path, const TransferOperation& operation) const {
   auto lease = sessions_.acquire(session_id);
   if (!lease) return lease.error();
   auto started = std::chrono::steady_clock::now();
@@ -35,7 +35,7 @@ Result<TransferReport> SessionTransfers::in_session(const std::string& session_i
   // What an upload wrote is kept on disk before the call returns, as a call's files are.
   if (report && tool == "upload_file") {
     if (std::string not_kept = keep_session_files(**lease); !not_kept.empty()) {
-      return Error{EIO, not_kept};
+      return core::Error{EIO, not_kept};
     }
   }
   AuditRecord record;

@@ -17,34 +17,34 @@
 
 namespace paddock::app {
 
-using TransferOperation = std::function<Result<TransferReport>(Session& session)>;
+using TransferOperation = std::function<core::Result<TransferReport>(runtime::Session& session)>;
 
 // upload_file and download_file: between the shares and the open sessions, within the
 // server's caps, each attempt written to the audit log.
 class SessionTransfers {
  public:
   SessionTransfers(SessionRegistry& sessions, const Shares& shares, const TransferCaps& caps,
-                   const Backend& backend, const AuditTrail& audit)
+                   const runtime::Backend& backend, const AuditTrail& audit)
       : sessions_(sessions), shares_(shares), caps_(caps), backend_(backend), audit_(audit) {}
 
   // A host file or folder (`recursive`) into the session's /work, at `path` (default: its name).
-  Result<TransferReport> upload(const std::string& session_id, const std::string& host_path,
-                                const std::string& path, bool recursive) const;
+  core::Result<TransferReport> upload(const std::string& session_id, const std::string& host_path,
+                                      const std::string& path, bool recursive) const;
   // A session's file to `host_path` in a read-write share.
-  Result<TransferReport> download(const std::string& session_id, const std::string& path,
-                                  const std::string& host_path, bool overwrite) const;
+  core::Result<TransferReport> download(const std::string& session_id, const std::string& path,
+                                        const std::string& host_path, bool overwrite) const;
 
  private:
   // Runs `operation` in the session `session_id`; `tool` names the caller in the audit log,
   // `action` is "upload" or "download", `host_path` the host path as the caller gave it.
-  Result<TransferReport> in_session(const std::string& session_id, const std::string& tool,
-                                    const std::string& action, const std::string& host_path,
-                                    const TransferOperation& operation) const;
+  core::Result<TransferReport> in_session(const std::string& session_id, const std::string& tool,
+                                          const std::string& action, const std::string& host_path,
+                                          const TransferOperation& operation) const;
 
   SessionRegistry& sessions_;
   const Shares& shares_;
   const TransferCaps& caps_;
-  const Backend& backend_;  // named in the audit line
+  const runtime::Backend& backend_;  // named in the audit line
   const AuditTrail& audit_;
 };
 

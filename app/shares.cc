@@ -56,7 +56,7 @@ bool is_share_name(const std::string& name) {
   });
 }
 
-Result<ShareSpec> parse_share_spec(const std::string& text) {
+core::Result<ShareSpec> parse_share_spec(const std::string& text) {
   ShareSpec spec;
   std::string rest = text;
   if (rest.ends_with(":rw") || rest.ends_with(":ro")) {
@@ -67,49 +67,51 @@ Result<ShareSpec> parse_share_spec(const std::string& text) {
     spec.name = rest.substr(equals + 1);
     rest.resize(equals);
     if (!is_share_name(spec.name)) {
-      return invalid_input("share '" + text + "': '" + spec.name +
-                           "' is not a share name (letters, digits, '.', '_' and '-', e.g. "
-                           "/home/me/data=data:rw)");
+      return core::invalid_input("share '" + text + "': '" + spec.name +
+                                 "' is not a share name (letters, digits, '.', '_' and '-', e.g. "
+                                 "/home/me/data=data:rw)");
     }
   }
   if (rest.empty() || rest.find('\0') != std::string::npos) {
-    return invalid_input("share '" + text + "' names no folder; use HOST_DIR[=NAME][:rw]");
+    return core::invalid_input("share '" + text + "' names no folder; use HOST_DIR[=NAME][:rw]");
   }
   spec.host_dir = rest;
   return spec;
 }
 
-Result<Shares> Shares::open(const std::vector<ShareSpec>& specs,
-                            const std::optional<std::string>& home) {
+core::Result<Shares> Shares::open(const std::vector<ShareSpec>& specs,
+                                  const std::optional<std::string>& home) {
   Shares shares;
   for (const auto& spec : specs) {
     std::string given = expand_home(spec.host_dir, home);
     std::string where = "share " + spec.host_dir;
     char* real = realpath(given.c_str(), nullptr);
     if (real == nullptr) {
-      return Error{errno, where + ": " + std::strerror(errno) +
-                              " (give an existing folder: --share HOST_DIR[=NAME][:rw])"};
+      return core::Error{errno, where + ": " + std::strerror(errno) +
+                                    " (give an existing folder: --share HOST_DIR[=NAME][:rw])"};
     }
     Share share;
     share.host_dir = real;
     free(real);
     share.root.reset(::open(share.host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!share.root.valid()) {
-      return errno == ENOTDIR ? invalid_input(where + " is not a folder; share its folder instead")
-                              : system_error(where);
+      return errno == ENOTDIR
+                 ? core::invalid_input(where + " is not a folder; share its folder instead")
+                 : core::system_error(where);
     }
     if (spec.writable && access(share.host_dir.c_str(), W_OK) != 0) {
-      return system_error(where + " is shared :rw but cannot be written by this server");
+      return core::system_error(where + " is shared :rw but cannot be written by this server");
     }
     share.name = spec.name;
     if (share.name.empty()) share.name = share.host_dir.substr(share.host_dir.rfind('/') + 1);
     if (!is_share_name(share.name)) {
-      return invalid_input(where + ": its folder's name cannot name a share; give one, e.g. " +
-                           spec.host_dir + "=data");
+      return core::invalid_input(where +
+                                 ": its folder's name cannot name a share; give one, e.g. " +
+                                 spec.host_dir + "=data");
     }
     if (shares.find(share.name) != nullptr) {
-      return invalid_input(where + ": two shares are named '" + share.name +
-                           "'; name one with HOST_DIR=NAME");
+      return core::invalid_input(where + ": two shares are named '" + share.name +
+                                 "'; name one with HOST_DIR=NAME");
     }
     share.writable = spec.writable;
     shares.shares_.push_back(std::move(share));
@@ -122,25 +124,25 @@ Result<Shares> Shares::open(const std::vector<ShareSpec>& specs,
       bool beneath = inner.host_dir == outer.host_dir || outer.host_dir == "/" ||
                      inner.host_dir.starts_with(outer.host_dir + "/");
       if (beneath) {
-        return invalid_input("share " + inner.host_dir + " (" + inner.name +
-                             ") lies in the read-write share " + outer.host_dir + " (" +
-                             outer.name +
-                             "), whose code could replace it; share the outer folder alone, or "
-                             "make it read-only");
+        return core::invalid_input(
+            "share " + inner.host_dir + " (" + inner.name + ") lies in the read-write share " +
+            outer.host_dir + " (" + outer.name +
+            "), whose code could replace it; share the outer folder alone, or "
+            "make it read-only");
       }
     }
   }
   return shares;
 }
 
-Status check_unmoved(const Share& share) {
+core::Status check_unmoved(const Share& share) {
   struct stat opened {};
   struct stat now {};
   if (fstat(share.root.get(), &opened) != 0 || lstat(share.host_dir.c_str(), &now) != 0 ||
       !S_ISDIR(now.st_mode) || opened.st_dev != now.st_dev || opened.st_ino != now.st_ino) {
-    return invalid_input("the share '" + share.name +
-                         "' was moved or replaced since the server started, so it is not "
-                         "mounted; the user can restart the server to share it again");
+    return core::invalid_input("the share '" + share.name +
+                               "' was moved or replaced since the server started, so it is not "
+                               "mounted; the user can restart the server to share it again");
   }
   return {};
 }
@@ -165,15 +167,15 @@ std::string ShareLocation::shown() const {
   return relative.empty() ? share->name : share->name + "/" + relative;
 }
 
-Result<ShareLocation> Shares::locate(const std::string& host_path) const {
+core::Result<ShareLocation> Shares::locate(const std::string& host_path) const {
   if (shares_.empty()) {
-    return invalid_input(
+    return core::invalid_input(
         "no host folder is shared with this server, so host files cannot be used; the user "
         "can share one (paddock mcp --share HOST_DIR[=NAME][:rw])");
   }
   if (host_path.empty() || host_path.find('\0') != std::string::npos || host_path.size() > 4096) {
-    return invalid_input("host_path must name a file in a share, e.g. " + shares_[0].name +
-                         "/data.csv (shares: " + names_of(shares_) + ")");
+    return core::invalid_input("host_path must name a file in a share, e.g. " + shares_[0].name +
+                               "/data.csv (shares: " + names_of(shares_) + ")");
   }
   if (host_path.front() == '/') {
     // The longest folder that holds it: a share may lie inside another.
@@ -186,9 +188,9 @@ Result<ShareLocation> Shares::locate(const std::string& host_path) const {
       }
     }
     if (best == nullptr) {
-      return invalid_input("'" + host_path +
-                           "' is not inside a shared folder; only shares can be used (" +
-                           summary() + "), e.g. " + shares_[0].name + "/file");
+      return core::invalid_input("'" + host_path +
+                                 "' is not inside a shared folder; only shares can be used (" +
+                                 summary() + "), e.g. " + shares_[0].name + "/file");
     }
     return ShareLocation{best, strip_slashes(host_path.substr(best->host_dir.size()))};
   }
@@ -196,29 +198,30 @@ Result<ShareLocation> Shares::locate(const std::string& host_path) const {
   std::string name = host_path.substr(0, slash);
   const Share* share = find(name);
   if (share == nullptr) {
-    return invalid_input("'" + name + "' is not a share; host_path starts with one of: " +
-                         names_of(shares_) + " (e.g. " + shares_[0].name + "/data.csv)");
+    return core::invalid_input("'" + name + "' is not a share; host_path starts with one of: " +
+                               names_of(shares_) + " (e.g. " + shares_[0].name + "/data.csv)");
   }
   return ShareLocation{share,
                        slash == std::string::npos ? "" : strip_slashes(host_path.substr(slash))};
 }
 
-Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir,
-                             const std::vector<std::string>& own_folders) {
+core::Result<runtime::BindMount> share_bind(const Shares& shares, ShareMount& mount,
+                                            const std::string& workdir,
+                                            const std::vector<std::string>& own_folders) {
   const Share* share = shares.find(mount.share);
   if (share == nullptr) {
-    return invalid_input("mounts: '" + mount.share +
-                         "' is not a share (shares: " + shares.summary() + ")");
+    return core::invalid_input("mounts: '" + mount.share +
+                               "' is not a share (shares: " + shares.summary() + ")");
   }
   if (mount.writable && !share->writable) {
-    return invalid_input("mounts: the share '" + share->name +
-                         "' is read-only, so it cannot be mounted rw (the user gives :rw)");
+    return core::invalid_input("mounts: the share '" + share->name +
+                               "' is read-only, so it cannot be mounted rw (the user gives :rw)");
   }
   if (mount.path.empty()) mount.path = share->name;
   while (mount.path.size() > 1 && mount.path.back() == '/') mount.path.pop_back();
   if (!mount.path.starts_with("/")) {
-    if (auto valid = check_session_path(mount.path); !valid) {
-      return invalid_input("mounts: " + valid.error().message);
+    if (auto valid = runtime::check_session_path(mount.path); !valid) {
+      return core::invalid_input("mounts: " + valid.error().message);
     }
     mount.path = workdir + "/" + strip_slashes(mount.path);
   }
@@ -230,69 +233,75 @@ Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std:
   bool placed = (mount.path.starts_with(workdir + "/") && mount.path.size() > workdir.size() + 1) ||
                 (mount.path.starts_with("/mnt/") && mount.path.size() > 5);
   if (!clean || !placed) {
-    return invalid_input("mounts: '" + mount.path + "' must be a folder inside " + workdir +
-                         " or /mnt, e.g. " + workdir + "/" + share->name);
+    return core::invalid_input("mounts: '" + mount.path + "' must be a folder inside " + workdir +
+                               " or /mnt, e.g. " + workdir + "/" + share->name);
   }
   // What paddock put there (python's sitecustomize, the user site its installs go to) would be
   // the share's instead, and run as paddock's.
   for (const auto& own : own_folders) {
     if (mount.path == own || mount.path.starts_with(own + "/") ||
         own.starts_with(mount.path + "/")) {
-      return invalid_input("mounts: '" + mount.path + "' would cover " + own +
-                           ", which paddock keeps for itself in this session: choose a folder "
-                           "outside it, e.g. " +
-                           workdir + "/" + share->name);
+      return core::invalid_input(
+          "mounts: '" + mount.path + "' would cover " + own +
+          ", which paddock keeps for itself in this session: choose a folder "
+          "outside it, e.g. " +
+          workdir + "/" + share->name);
     }
   }
   if (auto unmoved = check_unmoved(*share); !unmoved) return unmoved.error();
-  return BindMount{share->host_dir, mount.path, mount.writable};
+  return runtime::BindMount{share->host_dir, mount.path, mount.writable};
 }
 
-Result<UniqueFd> open_share_for_reading(const ShareLocation& where) {
+core::Result<core::UniqueFd> open_share_for_reading(const ShareLocation& where) {
   auto owner = share_owner(*where.share);
   if (!owner) return owner.error();
-  ThreadFsIdentity as_owner(owner->uid, owner->gid);
+  core::ThreadFsIdentity as_owner(owner->uid, owner->gid);
   if (!as_owner.status()) return as_owner.status().error();
   return open_in_share(where, O_RDONLY | O_NONBLOCK);
 }
 
-Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint64_t resolve) {
+core::Result<core::UniqueFd> open_in_share(const ShareLocation& where, int flags,
+                                           std::uint64_t resolve) {
   const char* path = where.relative.empty() ? "." : where.relative.c_str();
-  int fd = open_beneath(where.share->root.get(), path, flags, resolve);
+  int fd = core::open_beneath(where.share->root.get(), path, flags, resolve);
   if (fd < 0) return share_path_error(where, -fd);
-  return UniqueFd(fd);
+  return core::UniqueFd(fd);
 }
 
-Result<ShareOwner> share_owner(const Share& share) {
+core::Result<ShareOwner> share_owner(const Share& share) {
   struct stat folder {};
-  if (fstat(share.root.get(), &folder) != 0) return system_error("the share '" + share.name + "'");
-  return ShareOwner{folder.st_uid, primary_group_of(folder.st_uid).value_or(folder.st_gid)};
+  if (fstat(share.root.get(), &folder) != 0)
+    return core::system_error("the share '" + share.name + "'");
+  return ShareOwner{folder.st_uid, core::primary_group_of(folder.st_uid).value_or(folder.st_gid)};
 }
 
-Error share_path_error(const ShareLocation& where, int error) {
+core::Error share_path_error(const ShareLocation& where, int error) {
   std::string what = "'" + where.shown() + "'";
   std::string share = "the share '" + where.share->name + "'";
   switch (error) {
     case ENOENT:
-      return Error{error, what + ": no such file or folder in " + share};
+      return core::Error{error, what + ": no such file or folder in " + share};
     case EXDEV:
-      return Error{error, what + " leads outside " + share +
-                              " (through '..', an absolute path or a symlink), which is refused"};
+      return core::Error{error,
+                         what + " leads outside " + share +
+                             " (through '..', an absolute path or a symlink), which is refused"};
     case ELOOP:
-      return Error{error, what + " is or goes through a symlink, which is not followed here"};
+      return core::Error{error, what + " is or goes through a symlink, which is not followed here"};
     case ENOTDIR:
-      return Error{error, what + ": a part of the path is not a folder"};
+      return core::Error{error, what + ": a part of the path is not a folder"};
     case EISDIR:
-      return Error{error, what + " is a folder"};
+      return core::Error{error, what + " is a folder"};
     case ENOSYS:
-      return Error{error, "shares need openat2 (Linux 5.6 or newer), which this kernel lacks"};
+      return core::Error{error,
+                         "shares need openat2 (Linux 5.6 or newer), which this kernel lacks"};
     case EACCES:
     case EPERM:
-      return Error{error, what + ": Permission denied for " + transfer_user(*where.share) +
-                              ", whose rights upload_file and download_file use; the user can "
-                              "change its permissions on the host"};
+      return core::Error{error,
+                         what + ": Permission denied for " + transfer_user(*where.share) +
+                             ", whose rights upload_file and download_file use; the user can "
+                             "change its permissions on the host"};
     default:
-      return system_error(what, error);
+      return core::system_error(what, error);
   }
 }
 

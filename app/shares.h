@@ -30,7 +30,7 @@ struct ShareSpec {
 
 // "HOST_DIR[=NAME][:rw]" (":ro" is the default, and may be written). Pure: the folder is
 // checked by Shares::open.
-Result<ShareSpec> parse_share_spec(const std::string& text);
+core::Result<ShareSpec> parse_share_spec(const std::string& text);
 
 // Whether `name` can name a share: a letter or digit, then up to 63 of those and "._-".
 bool is_share_name(const std::string& name);
@@ -39,7 +39,7 @@ struct Share {
   std::string name;
   std::string host_dir;  // its real path, resolved at start-up
   bool writable = false;
-  UniqueFd root;  // O_PATH of the folder, opened at start-up: every lookup starts here
+  core::UniqueFd root;  // O_PATH of the folder, opened at start-up: every lookup starts here
 };
 
 // Where a tool's host_path points.
@@ -56,8 +56,8 @@ class Shares {
   // a share inside a read-write one (whose code could replace it) is one line naming it, and the
   // server does not start.
   // `home` (HOME, as the command line read it) stands for a leading "~" of a folder.
-  static Result<Shares> open(const std::vector<ShareSpec>& specs,
-                             const std::optional<std::string>& home = std::nullopt);
+  static core::Result<Shares> open(const std::vector<ShareSpec>& specs,
+                                   const std::optional<std::string>& home = std::nullopt);
 
   [[nodiscard]] const std::vector<Share>& all() const { return shares_; }
   [[nodiscard]] const Share* find(const std::string& name) const;
@@ -65,7 +65,7 @@ class Shares {
   [[nodiscard]] std::string summary() const;
   // host_path as a tool gives it: "NAME", "NAME/relative/path", or an absolute path equal to or
   // inside a share's folder. Anything else is refused, naming the shares there are.
-  [[nodiscard]] Result<ShareLocation> locate(const std::string& host_path) const;
+  [[nodiscard]] core::Result<ShareLocation> locate(const std::string& host_path) const;
 
  private:
   std::vector<Share> shares_;
@@ -80,24 +80,26 @@ struct ShareMount {
 
 // Refuses a share whose folder is no longer the one opened at start-up (renamed, or replaced by
 // a symlink): a mount goes by path, and must bind the folder the user shared.
-Status check_unmoved(const Share& share);
+core::Status check_unmoved(const Share& share);
 
 // The bind mount of `mount`: the share's folder at its path, read-only unless the share is :rw
 // and the mount asks for rw. `workdir` is the sandbox's work directory; `own_folders` are the
 // folders paddock keeps in it (language_own_folders), which a mount may not be at, inside or over.
-Result<BindMount> share_bind(const Shares& shares, ShareMount& mount, const std::string& workdir,
-                             const std::vector<std::string>& own_folders);
+core::Result<runtime::BindMount> share_bind(const Shares& shares, ShareMount& mount,
+                                            const std::string& workdir,
+                                            const std::vector<std::string>& own_folders);
 
 // Opens `where` with openat2 beneath its share: RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, plus
 // `resolve` (e.g. RESOLVE_NO_SYMLINKS). An error explains the refusal in the share's terms.
-Result<UniqueFd> open_in_share(const ShareLocation& where, int flags, std::uint64_t resolve = 0);
+core::Result<core::UniqueFd> open_in_share(const ShareLocation& where, int flags,
+                                           std::uint64_t resolve = 0);
 
 // Opens `where` for reading with its share owner's rights (share_owner, ThreadFsIdentity), as an
 // upload does: root serving a user's share reads there only what that user could.
-Result<UniqueFd> open_share_for_reading(const ShareLocation& where);
+core::Result<core::UniqueFd> open_share_for_reading(const ShareLocation& where);
 
 // What errno `error` means for `where`, for the person who named it.
-Error share_path_error(const ShareLocation& where, int error);
+core::Error share_path_error(const ShareLocation& where, int error);
 
 // Whose rights upload_file and download_file use in a share: a root server acts as the owner of the
 // share's folder, as it is now (a folder given away after start-up is its new owner's), with the
@@ -108,6 +110,6 @@ struct ShareOwner {
   uid_t uid = 0;
   gid_t gid = 0;
 };
-Result<ShareOwner> share_owner(const Share& share);
+core::Result<ShareOwner> share_owner(const Share& share);
 
 }  // namespace paddock::app

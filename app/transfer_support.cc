@@ -29,7 +29,7 @@ void FollowingHasher::advance(std::uint64_t available) {
   changed_.notify_one();
 }
 
-Result<std::string> FollowingHasher::finish(std::uint64_t total) {
+core::Result<std::string> FollowingHasher::finish(std::uint64_t total) {
   {
     std::lock_guard lock(mutex_);
     available_ = total;
@@ -41,7 +41,7 @@ Result<std::string> FollowingHasher::finish(std::uint64_t total) {
   } else {
     run();
   }
-  if (error_ != 0) return system_error("reading the file back to hash it", error_);
+  if (error_ != 0) return core::system_error("reading the file back to hash it", error_);
   return rootfs::digest_hex(hasher_.digest());
 }
 
@@ -83,14 +83,14 @@ void FollowingHasher::run() {
   }
 }
 
-Result<UniqueFd> open_no_symlinks(int directory, const std::string& path, int flags) {
-  int fd = open_beneath(directory, path.c_str(), flags, RESOLVE_NO_SYMLINKS);
-  if (fd < 0) return system_error("'" + path + "'", -fd);
-  return UniqueFd(fd);
+core::Result<core::UniqueFd> open_no_symlinks(int directory, const std::string& path, int flags) {
+  int fd = core::open_beneath(directory, path.c_str(), flags, RESOLVE_NO_SYMLINKS);
+  if (fd < 0) return core::system_error("'" + path + "'", -fd);
+  return core::UniqueFd(fd);
 }
 
 std::string cap_text(std::uint64_t bytes) {
-  return format_size(bytes) + " (the server's --share-max-bytes)";
+  return core::format_size(bytes) + " (the server's --share-max-bytes)";
 }
 
 std::string last_component(const std::string& path) {

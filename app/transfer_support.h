@@ -31,7 +31,7 @@ class FollowingHasher {
 
   void advance(std::uint64_t available);
   // The hex digest of the first `total` bytes.
-  Result<std::string> finish(std::uint64_t total);
+  core::Result<std::string> finish(std::uint64_t total);
 
  private:
   void stop();
@@ -50,7 +50,7 @@ class FollowingHasher {
 
 // Opens `path` beneath `directory`, following no symlink at all: a folder's entries as they
 // were walked.
-Result<UniqueFd> open_no_symlinks(int directory, const std::string& path, int flags);
+core::Result<core::UniqueFd> open_no_symlinks(int directory, const std::string& path, int flags);
 
 // A size cap as refusals name it: "1.0 GiB (the server's --share-max-bytes)".
 std::string cap_text(std::uint64_t bytes);

@@ -43,9 +43,9 @@ template <typename Held>
 class BasicWarmPool {
  public:
   // Opens one for `key` (the language, or what the caller keys it by).
-  using Opener = std::function<Result<std::unique_ptr<Held>>(
-      const std::string& key, const SandboxShape& shape,
-      const std::optional<WarmInterpreter>& interpreter)>;
+  using Opener = std::function<core::Result<std::unique_ptr<Held>>(
+      const std::string& key, const runtime::SandboxShape& shape,
+      const std::optional<runtime::WarmInterpreter>& interpreter)>;
   // Whether the server's limits leave room for one more sandbox, given the pool's own count.
   using Room = std::function<bool(std::size_t pool_sandboxes)>;
 
@@ -59,12 +59,12 @@ class BasicWarmPool {
   // A sandbox of `shape` that has run nothing, or null when none waits. From now on the pool
   // keeps sandboxes of this shape, with `interpreter` started in each, waiting for `language`.
   // Null too when `plan` cannot run on the interpreter the waiting ones hold.
-  std::unique_ptr<Held> take(const std::string& language, const SandboxShape& shape,
-                             const std::optional<WarmInterpreter>& interpreter,
-                             const RunPlan& plan);
+  std::unique_ptr<Held> take(const std::string& language, const runtime::SandboxShape& shape,
+                             const std::optional<runtime::WarmInterpreter>& interpreter,
+                             const runtime::RunPlan& plan);
   // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start).
-  void prepare(const std::string& language, const SandboxShape& shape,
-               const std::optional<WarmInterpreter>& interpreter);
+  void prepare(const std::string& language, const runtime::SandboxShape& shape,
+               const std::optional<runtime::WarmInterpreter>& interpreter);
   // Closes a sandbox that served its call, on the pool's thread.
   void retire(std::unique_ptr<Held> used);
   // How many it holds (waiting, opening and on their way out), as last counted: read without
@@ -103,8 +103,8 @@ class BasicWarmPool {
     std::chrono::steady_clock::time_point made;
   };
   struct Slot {
-    SandboxShape shape;
-    std::optional<WarmInterpreter> interpreter;
+    runtime::SandboxShape shape;
+    std::optional<runtime::WarmInterpreter> interpreter;
     std::vector<Waiting> waiting;  // oldest first
     std::size_t opening = 0;       // being opened, or promised
     // Of `opening`, those promised when the last call in flight ended and not yet started: the
@@ -116,8 +116,8 @@ class BasicWarmPool {
 
   // Sets the shape (and interpreter) `language` wants, dropping sandboxes of another. Called
   // with mutex_ held.
-  Slot& want(const std::string& language, const SandboxShape& shape,
-             const std::optional<WarmInterpreter>& interpreter);
+  Slot& want(const std::string& language, const runtime::SandboxShape& shape,
+             const std::optional<runtime::WarmInterpreter>& interpreter);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
   void publish() { held_.store(count(), std::memory_order_relaxed); }  // with mutex_ held
   // The first language with fewer sandboxes waiting or opening than it wants (and not failed),
@@ -142,7 +142,7 @@ class BasicWarmPool {
 };
 
 // The pool of fresh calls' sandboxes.
-using WarmPool = BasicWarmPool<Session>;
+using WarmPool = BasicWarmPool<runtime::Session>;
 
 template <typename Held>
 BasicWarmPool<Held>::BasicWarmPool(std::size_t per_language, Opener open, Room room)
@@ -163,8 +163,8 @@ BasicWarmPool<Held>::~BasicWarmPool() {
 
 template <typename Held>
 typename BasicWarmPool<Held>::Slot& BasicWarmPool<Held>::want(
-    const std::string& language, const SandboxShape& shape,
-    const std::optional<WarmInterpreter>& interpreter) {
+    const std::string& language, const runtime::SandboxShape& shape,
+    const std::optional<runtime::WarmInterpreter>& interpreter) {
   Slot& slot = slots_[language];
   if (!(slot.shape == shape) || slot.interpreter != interpreter) {
     slot.shape = shape;
@@ -197,7 +197,8 @@ std::chrono::steady_clock::time_point BasicWarmPool<Held>::retire_aged() {
   auto now = std::chrono::steady_clock::now();
   auto next = std::chrono::steady_clock::time_point::max();
   for (auto& [language, slot] : slots_) {
-    bool ages = slot.shape.network != NetworkMode::kNone || !slot.shape.allowed_hosts.empty();
+    bool ages =
+        slot.shape.network != runtime::NetworkMode::kNone || !slot.shape.allowed_hosts.empty();
     if (!ages) continue;
     while (!slot.waiting.empty() && now - slot.waiting.front().made >= kMaxWait) {
       retired_.push_back(std::move(slot.waiting.front().sandbox));
@@ -209,10 +210,9 @@ std::chrono::steady_clock::time_point BasicWarmPool<Held>::retire_aged() {
 }
 
 template <typename Held>
-std::unique_ptr<Held> BasicWarmPool<Held>::take(const std::string& language,
-                                                const SandboxShape& shape,
-                                                const std::optional<WarmInterpreter>& interpreter,
-                                                const RunPlan& plan) {
+std::unique_ptr<Held> BasicWarmPool<Held>::take(
+    const std::string& language, const runtime::SandboxShape& shape,
+    const std::optional<runtime::WarmInterpreter>& interpreter, const runtime::RunPlan& plan) {
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Held> taken;
   {
@@ -220,12 +220,12 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(const std::string& language,
     retire_aged();
     // A call its language's interpreter cannot take runs cold, and the pool stays as it was for
     // the calls that can: only a new shape changes what it keeps.
-    if (interpreter && !fits(*interpreter, plan)) {
+    if (interpreter && !runtime::fits(*interpreter, plan)) {
       const auto found = slots_.find(language);
       if (found != slots_.end() && found->second.shape == shape) return nullptr;
     }
     Slot& slot = want(language, shape, interpreter);
-    if (!slot.interpreter || fits(*slot.interpreter, plan)) {
+    if (!slot.interpreter || runtime::fits(*slot.interpreter, plan)) {
       while (!slot.waiting.empty() && !taken) {
         taken = std::move(slot.waiting.back().sandbox);  // the youngest
         slot.waiting.pop_back();
@@ -240,8 +240,8 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(const std::string& language,
 }
 
 template <typename Held>
-void BasicWarmPool<Held>::prepare(const std::string& language, const SandboxShape& shape,
-                                  const std::optional<WarmInterpreter>& interpreter) {
+void BasicWarmPool<Held>::prepare(const std::string& language, const runtime::SandboxShape& shape,
+                                  const std::optional<runtime::WarmInterpreter>& interpreter) {
   if (per_language_ == 0) return;
   {
     std::lock_guard lock(mutex_);
@@ -336,7 +336,7 @@ void BasicWarmPool<Held>::fill() {
         // sandbox frees about a megabyte that malloc otherwise keeps, in holes it cannot trim
         // from the top). Off every request's path, on this thread only.
         lock.unlock();
-        trim_free_heap();
+        core::trim_free_heap();
         lock.lock();
         trimmed = true;
         continue;
@@ -351,8 +351,8 @@ void BasicWarmPool<Held>::fill() {
     }
     std::string language = wanting->first;
     Slot& opening = wanting->second;
-    SandboxShape shape = opening.shape;
-    std::optional<WarmInterpreter> interpreter = opening.interpreter;
+    runtime::SandboxShape shape = opening.shape;
+    std::optional<runtime::WarmInterpreter> interpreter = opening.interpreter;
     if (promised != nullptr) {
       --opening.promised;  // still counted in `opening`
     } else {

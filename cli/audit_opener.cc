@@ -7,7 +7,7 @@
 
 namespace paddock::cli {
 
-Result<app::AuditRecorder> open_audit_log(const std::string& path) {
+core::Result<app::AuditRecorder> open_audit_log(const std::string& path) {
   auto opened = app::AuditLog::open(path);
   if (!opened) return opened.error();
   std::shared_ptr<app::AuditLog> log = std::move(*opened);

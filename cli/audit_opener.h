@@ -11,9 +11,9 @@
 
 namespace paddock::cli {
 
-using AuditOpener = std::function<Result<app::AuditRecorder>(const std::string& path)>;
+using AuditOpener = std::function<core::Result<app::AuditRecorder>(const std::string& path)>;
 
 // paddock-full's opener: appends to `path` as the server's audit log does (app/audit_log.h).
-Result<app::AuditRecorder> open_audit_log(const std::string& path);
+core::Result<app::AuditRecorder> open_audit_log(const std::string& path);
 
 }  // namespace paddock::cli

@@ -2,7 +2,7 @@
 
 #include "runtime/native/native_backend.h"
 
-namespace paddock {
+namespace paddock::cli {
 namespace {
 
 BackendRegistry& current() {
@@ -22,10 +22,13 @@ const BackendRegistry& available_backends() {
 
 BackendRegistry builtin_backends() {
   BackendRegistry registry;
-  registry.add("native", [](const BackendSettings& settings) -> Result<std::unique_ptr<Backend>> {
-    return std::unique_ptr<Backend>(std::make_unique<NativeBackend>(settings.native));
-  });
+  registry.add(
+      "native",
+      [](const BackendSettings& settings) -> core::Result<std::unique_ptr<runtime::Backend>> {
+        return std::unique_ptr<runtime::Backend>(
+            std::make_unique<native::NativeBackend>(settings.native));
+      });
   return registry;
 }
 
-}  // namespace paddock
+}  // namespace paddock::cli

@@ -5,7 +5,7 @@
 
 #include "cli/backend_registry.h"
 
-namespace paddock {
+namespace paddock::cli {
 
 // The backends of the runtime library: "native", the default.
 BackendRegistry builtin_backends();
@@ -14,4 +14,4 @@ BackendRegistry builtin_backends();
 void set_available_backends(BackendRegistry registry);
 const BackendRegistry& available_backends();
 
-}  // namespace paddock
+}  // namespace paddock::cli

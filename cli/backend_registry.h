@@ -16,11 +16,11 @@
 #include "runtime/kube/kube_settings.h"
 #include "runtime/native/native_backend.h"
 
-namespace paddock {
+namespace paddock::cli {
 
 // Each backend's settings; a factory reads its own part.
 struct BackendSettings {
-  NativeSettings native;
+  native::NativeSettings native;
   rootfs::RegistryConfig registry;  // the native backend's pulls (paddock-full)
   engine::EngineSettings engine;    // docker and podman
   kube::KubeSettings kube;
@@ -28,16 +28,17 @@ struct BackendSettings {
 
 class BackendRegistry {
  public:
-  using Factory = std::function<Result<std::unique_ptr<Backend>>(const BackendSettings&)>;
+  using Factory =
+      std::function<core::Result<std::unique_ptr<runtime::Backend>>(const BackendSettings&)>;
 
   void add(std::string name, Factory factory);
   // The backend called `name`, or an error that lists the known ones.
-  [[nodiscard]] Result<std::unique_ptr<Backend>> create(const std::string& name,
-                                                        const BackendSettings& settings = {}) const;
+  [[nodiscard]] core::Result<std::unique_ptr<runtime::Backend>> create(
+      const std::string& name, const BackendSettings& settings = {}) const;
   [[nodiscard]] std::vector<std::string> names() const;
 
  private:
   std::vector<std::pair<std::string, Factory>> factories_;
 };
 
-}  // namespace paddock
+}  // namespace paddock::cli

@@ -8,7 +8,7 @@ namespace paddock::cli {
 BackendSettings backend_settings(const config::Environment& env) {
   BackendSettings settings;
   settings.native.store_root = default_store_root(env);
-  settings.native.image_root = parse_image_root(env("PADDOCK_IMAGE_ROOT"));
+  settings.native.image_root = runtime::parse_image_root(env("PADDOCK_IMAGE_ROOT"));
   settings.registry = registry_config(env);
 
   engine::EngineSettings& engine = settings.engine;

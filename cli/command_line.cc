@@ -16,7 +16,7 @@ namespace {
 
 // "paddock 0.1.0 (commit 0123456789ab)": what a bug report needs to name the exact build.
 std::string version_line() {
-  return std::string("paddock ") + paddock_version() + " (" + paddock_commit() + ")";
+  return std::string("paddock ") + core::paddock_version() + " (" + core::paddock_commit() + ")";
 }
 
 // What cli/host_paths.cc's default_store_root() picks, for every command's --root: as run's row
@@ -47,22 +47,25 @@ void add_run_options(CLI::App& run, config::FlagValues& storage) {
 }
 
 // What runs: a command (rest, or the words after --), or code in a language.
-Status set_program(const config::Options& options, std::vector<std::string> rest,
-                   std::vector<std::string> command, RunRequest& request) {
+core::Status set_program(const config::Options& options, std::vector<std::string> rest,
+                         std::vector<std::string> command, RunRequest& request) {
   const config::RunSettings& flags = options.run;
   if (flags.language.empty()) {
-    if (flags.code) return invalid_input("--code needs --lang (e.g. --lang python)");
-    if (!flags.libraries.empty()) return invalid_input("--lib needs --lang (e.g. --lang python)");
-    if (flags.screening) return invalid_input("--screening needs --lang");
+    if (flags.code) return core::invalid_input("--code needs --lang (e.g. --lang python)");
+    if (!flags.libraries.empty())
+      return core::invalid_input("--lib needs --lang (e.g. --lang python)");
+    if (flags.screening) return core::invalid_input("--screening needs --lang");
     // Installers belong to a language: a command has none for it to reach.
-    if (options.server.install_network) return invalid_input("--install-network needs --lang");
+    if (options.server.install_network)
+      return core::invalid_input("--install-network needs --lang");
     if (!rest.empty() && !command.empty()) {
-      return invalid_input("unexpected '" + rest[0] +
-                           "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
+      return core::invalid_input("unexpected '" + rest[0] +
+                                 "' before --; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
     }
     rest.insert(rest.end(), command.begin(), command.end());
     if (rest.empty() && !flags.image) {
-      return invalid_input("no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
+      return core::invalid_input(
+          "no command given; usage: paddock run [OPTIONS] -- COMMAND [ARGS...]");
     }
     if (!rest.empty()) request.plan.steps = {std::move(rest)};
     return {};
@@ -78,7 +81,8 @@ Status set_program(const config::Options& options, std::vector<std::string> rest
     language.code_file = rest[0];
     rest.erase(rest.begin());
   } else {
-    return invalid_input("no code given; use --code CODE, a FILE, or - to read it from stdin");
+    return core::invalid_input(
+        "no code given; use --code CODE, a FILE, or - to read it from stdin");
   }
   language.program_args = std::move(rest);
   language.program_args.insert(language.program_args.end(), command.begin(), command.end());
@@ -89,13 +93,13 @@ Status set_program(const config::Options& options, std::vector<std::string> rest
 
 // The table's typed options as one run's request: the settings both commands take are read
 // where the server reads them too (Options::server).
-Result<RunRequest> to_request(const config::Options& options, std::vector<std::string> rest,
-                              std::vector<std::string> command) {
+core::Result<RunRequest> to_request(const config::Options& options, std::vector<std::string> rest,
+                                    std::vector<std::string> command) {
   const app::ServerOptions& common = options.server;
   const config::RunSettings& flags = options.run;
   RunRequest request;
-  SandboxShape& shape = request.shape;
-  RunPlan& plan = request.plan;
+  runtime::SandboxShape& shape = request.shape;
+  runtime::RunPlan& plan = request.plan;
   if (auto program = set_program(options, std::move(rest), std::move(command), request); !program) {
     return program.error();
   }
@@ -105,14 +109,14 @@ Result<RunRequest> to_request(const config::Options& options, std::vector<std::s
   request.image = flags.image;
   request.image_root = flags.root;
   request.limit_flags = common.limits;
-  Limits all_limits;
+  runtime::Limits all_limits;
   request.limit_flags.apply_to(all_limits);
   shape.limits = all_limits;
   plan.wall_seconds = all_limits.wall_seconds;
   plan.output_bytes = all_limits.output_bytes;
   shape.require_cgroups = common.require_cgroups;
   request.network_given = common.network.has_value();
-  shape.network = common.network.value_or(NetworkMode::kNone);
+  shape.network = common.network.value_or(runtime::NetworkMode::kNone);
   shape.allowed_hosts = common.allowed_hosts;
   for (const auto& secret : options.secrets) request.secrets.push_back(secret.spec);
   request.secret_in_body = common.secrets_in_body;
@@ -240,29 +244,31 @@ void add_commands(Commands& commands, std::string_view named) {
 
 // The request of the command parsed; `after_dash` tells whether "--" was given, `command` is what
 // followed it.
-Result<Request> request_of(Commands& commands, bool after_dash, std::vector<std::string> command) {
+core::Result<Request> request_of(Commands& commands, bool after_dash,
+                                 std::vector<std::string> command) {
   if (commands.doctor->parsed()) {
-    if (after_dash) return invalid_input("paddock doctor takes no command");
+    if (after_dash) return core::invalid_input("paddock doctor takes no command");
     return Request{DoctorRequest{commands.doctor_json}};
   }
   for (CLI::App* store_command : commands.store) {
     if (!store_command->parsed()) continue;
     if (after_dash) {
-      return invalid_input("paddock " + store_command->get_name() + " takes no command after --");
+      return core::invalid_input("paddock " + store_command->get_name() +
+                                 " takes no command after --");
     }
     commands.image_request.action = store_command->get_name();
     if (!commands.image_root.empty()) commands.image_request.root = commands.image_root;
     return Request{std::move(commands.image_request)};
   }
   if (commands.mcp->parsed()) {
-    if (after_dash) return invalid_input("paddock mcp takes no command");
+    if (after_dash) return core::invalid_input("paddock mcp takes no command");
     return Request{McpRequest{config::collect_flags(*commands.mcp, commands.mcp_flags)}};
   }
   if (commands.policy->parsed()) {
     PolicyRequest& policy = commands.policy_request;
     if (policy.action != "list" && policy.argument.empty()) {
-      return invalid_input("paddock policy " + policy.action + " needs " +
-                           (policy.action == "check" ? "a policy file" : "a language"));
+      return core::invalid_input("paddock policy " + policy.action + " needs " +
+                                 (policy.action == "check" ? "a policy file" : "a language"));
     }
     if (!commands.policy_dir.empty()) policy.policy_dir = commands.policy_dir;
     return Request{std::move(policy)};
@@ -270,7 +276,7 @@ Result<Request> request_of(Commands& commands, bool after_dash, std::vector<std:
   std::vector<std::string> rest = commands.run->remaining();
   // prefix_command() hands over unknown options too: refuse them rather than run them.
   if (!rest.empty() && rest[0].starts_with("-") && rest[0] != "-") {
-    return invalid_input("unknown option " + rest[0] + " (see 'paddock run --help')");
+    return core::invalid_input("unknown option " + rest[0] + " (see 'paddock run --help')");
   }
   // run reads the environment for the rows it shares a variable with (--backend, --policy-dir,
   // the kubernetes backend's).
@@ -285,15 +291,16 @@ Result<Request> request_of(Commands& commands, bool after_dash, std::vector<std:
 
 }  // namespace
 
-Result<Request> parse_command_line(int argc, const char* const* argv) {
+core::Result<Request> parse_command_line(int argc, const char* const* argv) {
   Commands commands;
   add_commands(commands, argc > 1 && argv[1][0] != '-' ? argv[1] : "");
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
   if (argc > 1 && argv[1][0] != '-' && kCommands.count(argv[1]) == 0) {
-    return invalid_input(std::string("unknown command '") + argv[1] +
-                         "'; the commands are run, mcp, images, import, pull, rmi, gc, doctor and "
-                         "policy (see 'paddock --help')");
+    return core::invalid_input(
+        std::string("unknown command '") + argv[1] +
+        "'; the commands are run, mcp, images, import, pull, rmi, gc, doctor and "
+        "policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;
@@ -320,7 +327,7 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
     }
     std::string message = error.what();
     if (message.empty()) message = "invalid command line";
-    return invalid_input(message + " (see '" + where + "')");
+    return core::invalid_input(message + " (see '" + where + "')");
   }
   return request_of(commands, paddock_argc != argc, std::move(command));
 }

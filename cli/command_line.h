@@ -32,9 +32,10 @@ struct LanguageRequest {
 
 struct RunRequest {
   // For a language run: the flags' part, merged over the policy's by the spec builder.
-  SandboxShape shape;
-  RunPlan plan;
-  LimitOverrides limit_flags;  // the limits the flags set (already applied to shape and plan)
+  runtime::SandboxShape shape;
+  runtime::RunPlan plan;
+  runtime::LimitOverrides
+      limit_flags;             // the limits the flags set (already applied to shape and plan)
   bool network_given = false;  // --network was given (else a policy may decide)
   std::optional<LanguageRequest> language;
   std::optional<std::string> screening_mode;  // --screening: enforce, warn or off over the policy
@@ -91,6 +92,6 @@ struct McpRequest {
 using Request =
     std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, ImageRequest, InfoRequest>;
 
-Result<Request> parse_command_line(int argc, const char* const* argv);
+core::Result<Request> parse_command_line(int argc, const char* const* argv);
 
 }  // namespace paddock::cli

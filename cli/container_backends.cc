@@ -5,13 +5,13 @@
 #include "runtime/kube/kube_backend.h"
 #include "runtime/native/native_backend.h"
 
-namespace paddock {
+namespace paddock::cli {
 namespace {
 
 // The native backend's pulls, into paddock's store at `root`: only this executable links the
 // registry client.
-Status pull_into_store(const std::string& root, const rootfs::RegistryConfig& config,
-                       const std::string& image, const PullProgress& progress) {
+core::Status pull_into_store(const std::string& root, const rootfs::RegistryConfig& config,
+                             const std::string& image, const runtime::PullProgress& progress) {
   auto reference = rootfs::parse_image_reference(image);
   if (!reference) return reference.error();
   auto store = rootfs::ImageStore::open(root);
@@ -28,14 +28,17 @@ Status pull_into_store(const std::string& root, const rootfs::RegistryConfig& co
 
 BackendRegistry all_backends() {
   BackendRegistry registry;
-  registry.add("native", [](const BackendSettings& settings) -> Result<std::unique_ptr<Backend>> {
-    NativeSettings native = settings.native;
-    native.puller = [root = native.store_root, config = settings.registry](
-                        const std::string& image, const PullProgress& progress) {
-      return pull_into_store(root, config, image, progress);
-    };
-    return std::unique_ptr<Backend>(std::make_unique<NativeBackend>(std::move(native)));
-  });
+  registry.add(
+      "native",
+      [](const BackendSettings& settings) -> core::Result<std::unique_ptr<runtime::Backend>> {
+        native::NativeSettings native = settings.native;
+        native.puller = [root = native.store_root, config = settings.registry](
+                            const std::string& image, const runtime::PullProgress& progress) {
+          return pull_into_store(root, config, image, progress);
+        };
+        return std::unique_ptr<runtime::Backend>(
+            std::make_unique<native::NativeBackend>(std::move(native)));
+      });
   for (const char* name : {"docker", "podman"}) {
     registry.add(name, [name](const BackendSettings& settings) {
       return engine::EngineBackend::connect(name, settings.engine);
@@ -47,4 +50,4 @@ BackendRegistry all_backends() {
   return registry;
 }
 
-}  // namespace paddock
+}  // namespace paddock::cli

@@ -4,8 +4,8 @@
 
 #include "cli/backend_registry.h"
 
-namespace paddock {
+namespace paddock::cli {
 
 BackendRegistry all_backends();
 
-}  // namespace paddock
+}  // namespace paddock::cli

@@ -43,7 +43,7 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     return exec_full_paddock();
   }
   if (auto* info = std::get_if<InfoRequest>(&*request)) {
-    write_all(STDOUT_FILENO, info->text);
+    core::write_all(STDOUT_FILENO, info->text);
     return 0;
   }
   if (auto* doctor = std::get_if<DoctorRequest>(&*request)) return doctor_command(*doctor);

@@ -34,22 +34,23 @@ std::vector<BackendCheck> check_backends() {
 }  // namespace
 
 int doctor_command(const DoctorRequest& request) {
-  HostReport report = probe_host();
+  native::HostReport report = native::probe_host();
   std::vector<BackendCheck> backends = check_backends();
   if (request.json) {
-    nlohmann::json out = to_json(report);
+    nlohmann::json out = native::to_json(report);
     for (const auto& check : backends) {
       out["backends"][check.name] = {{"reachable", check.reachable}, {"detail", check.detail}};
     }
-    write_all(STDOUT_FILENO, out.dump(2) + "\n");
+    core::write_all(STDOUT_FILENO, out.dump(2) + "\n");
   } else {
-    std::string text = to_text(report) + "\nbackends:\n  native       always (this report)\n";
+    std::string text =
+        native::to_text(report) + "\nbackends:\n  native       always (this report)\n";
     for (const auto& check : backends) {
       text += "  " + check.name +
               std::string(13 - std::min<std::size_t>(12, check.name.size()), ' ') +
               (check.reachable ? "reachable" : "unreachable: " + check.detail) + "\n";
     }
-    write_all(STDOUT_FILENO, text);
+    core::write_all(STDOUT_FILENO, text);
   }
   bool ready =
       report.user_namespaces.available && report.seccomp.available && report.pidfd.available;

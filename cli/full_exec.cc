@@ -15,7 +15,7 @@ namespace paddock::cli {
 
 int exec_full_paddock(const ImageRequest& /*request*/) {
   // Beside paddock in a build folder, in lib/paddock once installed.
-  std::vector<std::string> paths = companion_program_paths("paddock-full");
+  std::vector<std::string> paths = core::companion_program_paths("paddock-full");
   if (paths.empty()) return fail("cannot find paddock's own executable (/proc/self/exe)");
   // The arguments as given: paddock-full parses the same command line.
   std::string cmdline;

@@ -11,7 +11,7 @@
 
 int main(int argc, char** argv) {
   using namespace paddock;
-  set_available_backends(all_backends());
+  cli::set_available_backends(cli::all_backends());
   return cli::dispatch(argc, argv,
                        cli::Executable{cli::image_transfer_command, cli::mcp_command, true,
                                        cli::make_openssl_terminator, cli::open_audit_log});

@@ -31,7 +31,7 @@ int list_images(const rootfs::ImageStore& store, bool json) {
   if (json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& record : records) list.push_back(rootfs::to_json(record));
-    write_all(STDOUT_FILENO, list.dump(2) + "\n");
+    core::write_all(STDOUT_FILENO, list.dump(2) + "\n");
     return 0;
   }
   std::string table =
@@ -43,7 +43,7 @@ int list_images(const rootfs::ImageStore& store, bool json) {
                   human_size(record.size).c_str());
     table += line;
   }
-  write_all(STDOUT_FILENO, table);
+  core::write_all(STDOUT_FILENO, table);
   return 0;
 }
 
@@ -63,9 +63,9 @@ int image_command(const ImageRequest& request) {
   }
   auto collected = store->gc();
   if (!collected) return fail(collected.error().message);
-  note("removed " + counted(collected->blobs, "blob", "blobs") + ", " +
-       counted(collected->layers, "layer", "layers") + " and " +
-       counted(collected->flattened, "flattened copy", "flattened copies") + ", " +
+  note("removed " + core::counted(collected->blobs, "blob", "blobs") + ", " +
+       core::counted(collected->layers, "layer", "layers") + " and " +
+       core::counted(collected->flattened, "flattened copy", "flattened copies") + ", " +
        human_size(collected->bytes));
   return 0;
 }

@@ -22,7 +22,7 @@ int image_transfer_command(const ImageRequest& request) {
     auto imported = rootfs::import_images(*store, request.arguments.at(0), options);
     if (!imported) return fail(imported.error().message);
     for (const auto& record : *imported) {
-      write_all(STDOUT_FILENO, record.reference + " " + record.manifest_digest + "\n");
+      core::write_all(STDOUT_FILENO, record.reference + " " + record.manifest_digest + "\n");
     }
     return 0;
   }
@@ -39,14 +39,14 @@ int image_transfer_command(const ImageRequest& request) {
       options.creds = from_env;
     }
     if (request.creds_file) {
-      auto text = read_text_file(*request.creds_file, "the --creds-file");
+      auto text = core::read_text_file(*request.creds_file, "the --creds-file");
       if (!text) return fail(text.error().message);
       while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
       options.creds = std::move(*text);
     }
     auto pulled = rootfs::pull_image(*store, *reference, options);
     if (!pulled) return fail(pulled.error().message);
-    write_all(STDOUT_FILENO, pulled->reference + " " + pulled->manifest_digest + "\n");
+    core::write_all(STDOUT_FILENO, pulled->reference + " " + pulled->manifest_digest + "\n");
     return 0;
   }
 }

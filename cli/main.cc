@@ -7,6 +7,6 @@
 
 int main(int argc, char** argv) {
   using namespace paddock;
-  set_available_backends(builtin_backends());
+  cli::set_available_backends(cli::builtin_backends());
   return cli::dispatch(argc, argv, cli::Executable{cli::exec_full_paddock, {}, false, {}, {}});
 }

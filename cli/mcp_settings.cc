@@ -7,8 +7,8 @@
 
 namespace paddock::cli {
 
-Result<app::ServerOptions> resolve_server_options(const config::FlagValues& flags,
-                                                  const config::Environment& env) {
+core::Result<app::ServerOptions> resolve_server_options(const config::FlagValues& flags,
+                                                        const config::Environment& env) {
   auto resolved = config::resolve(config::kMcp, flags, env);
   if (!resolved) return resolved.error();
   app::ServerOptions options = std::move(resolved->server);

@@ -12,7 +12,7 @@
 namespace paddock::cli {
 
 // The flags given (from the command line) and the environment, as the server's options.
-Result<app::ServerOptions> resolve_server_options(const config::FlagValues& flags,
-                                                  const config::Environment& env);
+core::Result<app::ServerOptions> resolve_server_options(const config::FlagValues& flags,
+                                                        const config::Environment& env);
 
 }  // namespace paddock::cli

@@ -7,12 +7,12 @@
 namespace paddock::cli {
 
 int fail(const std::string& message) {
-  write_all(STDERR_FILENO, "paddock: " + message + "\n");
+  core::write_all(STDERR_FILENO, "paddock: " + message + "\n");
   return kPaddockFailure;
 }
 
 void note(const std::string& message) {
-  write_all(STDERR_FILENO, "paddock: " + message + "\n");
+  core::write_all(STDERR_FILENO, "paddock: " + message + "\n");
 }
 
 }  // namespace paddock::cli

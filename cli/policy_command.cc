@@ -15,9 +15,9 @@
 namespace paddock::cli {
 namespace {
 
-nlohmann::json describe(const LanguagePolicy& policy) {
+nlohmann::json describe(const language::LanguagePolicy& policy) {
   nlohmann::json limits = nlohmann::json::object();
-  Limits effective;
+  runtime::Limits effective;
   policy.limits.apply_to(effective);
   limits["timeout_seconds"] = effective.wall_seconds;
   limits["memory_bytes"] = effective.memory_bytes;
@@ -25,20 +25,20 @@ nlohmann::json describe(const LanguagePolicy& policy) {
   if (effective.cpus) limits["cpus"] = *effective.cpus;
   if (effective.cpu_seconds) limits["cpu_seconds"] = *effective.cpu_seconds;
   limits["output_bytes"] = effective.output_bytes;
-  return {
-      {"name", policy.name},
-      {"aliases", policy.aliases},
-      {"description", policy.description},
-      {"source_file", policy.source_file},
-      {"compile", policy.compile},
-      {"run", policy.run},
-      {"env", policy.env},
-      {"limits", limits},
-      {"network", {{"run", to_string(policy.run_network)}, {"install", policy.install_network}}},
-      {"install", policy.install},
-      {"seccomp_profile", policy.seccomp_profile},
-      {"rootfs", policy.rootfs},
-      {"origin", policy.origin}};
+  return {{"name", policy.name},
+          {"aliases", policy.aliases},
+          {"description", policy.description},
+          {"source_file", policy.source_file},
+          {"compile", policy.compile},
+          {"run", policy.run},
+          {"env", policy.env},
+          {"limits", limits},
+          {"network",
+           {{"run", runtime::to_string(policy.run_network)}, {"install", policy.install_network}}},
+          {"install", policy.install},
+          {"seccomp_profile", policy.seccomp_profile},
+          {"rootfs", policy.rootfs},
+          {"origin", policy.origin}};
 }
 
 // Code to screen comes on stdin; more than a call could carry is refused rather than read.
@@ -48,7 +48,7 @@ constexpr std::size_t kMaxScreenedCode = 16u << 20;
 // would judge it (what is unsafe, whatever mode the policy runs in): the findings with the rule
 // and pattern that made each, and whether enforce mode refuses the code. Nothing runs. For
 // llm-sandbox's is_safe (python/), and for trying a rule out.
-int screen_command(const LanguagePolicy& policy, bool as_json) {
+int screen_command(const language::LanguagePolicy& policy, bool as_json) {
   std::string code;
   char buffer[65536];
   for (;;) {
@@ -59,22 +59,22 @@ int screen_command(const LanguagePolicy& policy, bool as_json) {
     code.append(buffer, static_cast<std::size_t>(got));
     if (code.size() > kMaxScreenedCode) return fail("the code on stdin is over 16 MiB");
   }
-  Screening screening = policy.screening_rules;
-  screening.mode = ScreeningMode::kEnforce;
-  ScreeningVerdict verdict = screen(screening, policy.source_syntax, code);
+  language::Screening screening = policy.screening_rules;
+  screening.mode = language::ScreeningMode::kEnforce;
+  language::ScreeningVerdict verdict = language::screen(screening, policy.source_syntax, code);
   if (!as_json) {
     std::string text;
-    for (const auto& finding : verdict.findings) text += describe(finding) + "\n";
+    for (const auto& finding : verdict.findings) text += language::describe(finding) + "\n";
     text += verdict.blocked
-                ? "unsafe: enforce mode refuses it (" + blocking_summary(verdict) + ")\n"
-                : "safe: nothing at or above " + std::string(to_string(verdict.threshold)) +
-                      " severity\n";
-    write_all(STDOUT_FILENO, text);
+                ? "unsafe: enforce mode refuses it (" + language::blocking_summary(verdict) + ")\n"
+                : "safe: nothing at or above " +
+                      std::string(language::to_string(verdict.threshold)) + " severity\n";
+    core::write_all(STDOUT_FILENO, text);
     return 0;
   }
-  nlohmann::json result = to_json(verdict);
+  nlohmann::json result = language::to_json(verdict);
   result["language"] = policy.name;
-  result["policy_mode"] = to_string(policy.screening_rules.mode);
+  result["policy_mode"] = language::to_string(policy.screening_rules.mode);
   for (auto& finding : result["findings"]) {
     for (const auto& rule : screening.rules) {
       if (rule.id == finding["rule"].get<std::string>()) {
@@ -82,7 +82,7 @@ int screen_command(const LanguagePolicy& policy, bool as_json) {
       }
     }
   }
-  write_all(STDOUT_FILENO, result.dump(2) + "\n");
+  core::write_all(STDOUT_FILENO, result.dump(2) + "\n");
   return 0;
 }
 
@@ -91,13 +91,13 @@ int screen_command(const LanguagePolicy& policy, bool as_json) {
 int policy_command(const PolicyRequest& request) {
   config::Environment env = config::process_environment();
   if (request.action == "check") {
-    auto policy = check_policy_file(request.argument, env);
+    auto policy = language::check_policy_file(request.argument, env);
     if (!policy) return fail(policy.error().message);
-    write_all(STDOUT_FILENO, request.argument + ": ok, language '" + policy->name + "'\n");
+    core::write_all(STDOUT_FILENO, request.argument + ": ok, language '" + policy->name + "'\n");
     return 0;
   }
-  auto store =
-      PolicyStore::load(policy_directories(user_policy_directory(env), request.policy_dir), env);
+  auto store = language::PolicyStore::load(
+      language::policy_directories(user_policy_directory(env), request.policy_dir), env);
   if (!store) return fail(store.error().message);
   if (request.action == "screen") {
     auto policy = store->find(request.argument);
@@ -107,7 +107,7 @@ int policy_command(const PolicyRequest& request) {
   if (request.action == "show") {
     auto policy = store->find(request.argument);
     if (!policy) return fail(policy.error().message);
-    write_all(STDOUT_FILENO, describe(**policy).dump(2) + "\n");
+    core::write_all(STDOUT_FILENO, describe(**policy).dump(2) + "\n");
     return 0;
   }
   nlohmann::json all = nlohmann::json::array();
@@ -119,7 +119,7 @@ int policy_command(const PolicyRequest& request) {
     text += policy.name + (aliases.empty() ? "" : " (" + aliases + ")") + ": " +
             policy.description + "\n";
   }
-  write_all(STDOUT_FILENO, request.json ? all.dump(2) + "\n" : text);
+  core::write_all(STDOUT_FILENO, request.json ? all.dump(2) + "\n" : text);
   return 0;
 }
 

@@ -7,24 +7,25 @@
 
 namespace paddock::cli {
 
-Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, const RunPlan& plan,
-                                const std::vector<net::preview::PreviewPublish>& publish,
-                                RunObserver& observer,
-                                const std::function<void(const std::string& line)>& say) {
-  if (!runs_warm(shape, plan)) {
-    return invalid_input(
+core::Result<runtime::RunResult> run_published(
+    runtime::Backend& backend, const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+    const std::vector<net::preview::PreviewPublish>& publish, runtime::RunObserver& observer,
+    const std::function<void(const std::string& line)>& say) {
+  if (!runtime::runs_warm(shape, plan)) {
+    return core::invalid_input(
         "--publish runs the program in a session of its sandbox, which this run cannot use: it "
         "has an installer step, a --stdin file, or a --workdir outside the work directory; drop "
         "those, or open the port from `paddock mcp --allow-preview`");
   }
-  auto sandbox = open_warm(backend, shape);
+  auto sandbox = runtime::open_warm(backend, shape);
   if (!sandbox) return sandbox.error();
-  PreviewSockets* previews = (*sandbox)->previews();
-  auto factory = previews != nullptr
-                     ? previews->take_preview_factory()
-                     : Result<UniqueFd>(Error{ENOTSUP,
-                                              "this backend has no previews (only the "
-                                              "native backend has them)"});
+  runtime::PreviewSockets* previews = (*sandbox)->previews();
+  auto factory =
+      previews != nullptr
+          ? previews->take_preview_factory()
+          : core::Result<core::UniqueFd>(core::Error{ENOTSUP,
+                                                     "this backend has no previews (only the "
+                                                     "native backend has them)"});
   if (!factory) {
     (*sandbox)->close();
     return factory.error().context("--publish");
@@ -40,7 +41,7 @@ Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, con
     say("paddock: the sandbox's port " + std::to_string(port.port) + " is open at " + opened->url +
         " while the program runs");
   }
-  auto result = run_warm(**sandbox, plan, observer);
+  auto result = runtime::run_warm(**sandbox, plan, observer);
   forwarder.stop();
   (*sandbox)->close();
   return result;

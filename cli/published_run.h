@@ -14,9 +14,9 @@
 
 namespace paddock::cli {
 
-Result<RunResult> run_published(Backend& backend, const SandboxShape& shape, const RunPlan& plan,
-                                const std::vector<net::preview::PreviewPublish>& publish,
-                                RunObserver& observer,
-                                const std::function<void(const std::string& line)>& say);
+core::Result<runtime::RunResult> run_published(
+    runtime::Backend& backend, const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+    const std::vector<net::preview::PreviewPublish>& publish, runtime::RunObserver& observer,
+    const std::function<void(const std::string& line)>& say);
 
 }  // namespace paddock::cli

@@ -28,7 +28,7 @@
 namespace paddock::cli {
 namespace {
 
-const CancellationToken* g_cancellation = nullptr;
+const runtime::CancellationToken* g_cancellation = nullptr;
 volatile std::sig_atomic_t g_received_signal = 0;
 
 void on_termination_signal(int sig) {
@@ -38,31 +38,32 @@ void on_termination_signal(int sig) {
 
 // Streams the program's output to ours as it arrives, all of it, unless a JSON result was asked
 // for (the output limit caps what a result keeps, not what passes through).
-class CliObserver final : public RunObserver {
+class CliObserver final : public runtime::RunObserver {
  public:
   explicit CliObserver(bool stream) : stream_(stream) {}
-  void on_output(StreamId stream, std::string_view chunk) override {
+  void on_output(runtime::StreamId stream, std::string_view chunk) override {
     if (!stream_) return;
-    write_all(stream == StreamId::kStdout ? STDOUT_FILENO : STDERR_FILENO, chunk);
+    core::write_all(stream == runtime::StreamId::kStdout ? STDOUT_FILENO : STDERR_FILENO, chunk);
   }
-  [[nodiscard]] const CancellationToken* cancellation() const override { return &token_; }
-  [[nodiscard]] const CancellationToken& token() const { return token_; }
+  [[nodiscard]] const runtime::CancellationToken* cancellation() const override { return &token_; }
+  [[nodiscard]] const runtime::CancellationToken& token() const { return token_; }
 
  private:
   bool stream_;
-  CancellationToken token_;
+  runtime::CancellationToken token_;
 };
 
-void report_to_stderr(const RunResult& result, const SandboxShape& shape, const RunPlan& plan) {
+void report_to_stderr(const runtime::RunResult& result, const runtime::SandboxShape& shape,
+                      const runtime::RunPlan& plan) {
   switch (result.outcome) {
-    case Outcome::kTimedOut:
+    case runtime::Outcome::kTimedOut:
       note("timed out after " + std::to_string(result.duration_ms) +
            " ms (--timeout); the sandbox was killed");
       break;
-    case Outcome::kExecFailed:
+    case runtime::Outcome::kExecFailed:
       note(result.exec_error);
       break;
-    case Outcome::kCancelled:
+    case runtime::Outcome::kCancelled:
       note("cancelled; the sandbox was killed");
       break;
     default:
@@ -70,10 +71,10 @@ void report_to_stderr(const RunResult& result, const SandboxShape& shape, const 
   }
   // What the sandbox refused (system calls, processes, memory, disk, read-only paths, the
   // network), one line each; the program's own words are above them.
-  RefusalContext refusals{
+  language::RefusalContext refusals{
       .allow_host_hint = "Rerun with --allow-host HOST to let it reach one.",
       .program_output = static_cast<std::size_t>(result.step) + 1 >= plan.steps.size()};
-  for (const auto& line : refusal_lines(result, refusals)) note(line);
+  for (const auto& line : language::refusal_lines(result, refusals)) note(line);
   if (!result.isolation.root_reason.empty() &&
       result.isolation.root_reason.find('=') == std::string::npos) {
     note("the image runs from a flattened copy of its layers: " + result.isolation.root_reason +
@@ -87,8 +88,8 @@ void report_to_stderr(const RunResult& result, const SandboxShape& shape, const 
   }
   std::uint64_t files = result.artifacts.size() - figures + result.artifacts_omitted_count();
   if (figures + files > 0) {
-    std::string made = figures > 0 ? counted(figures, "figure", "figures") : "";
-    if (files > 0) made += (made.empty() ? "" : " and ") + counted(files, "file", "files");
+    std::string made = figures > 0 ? core::counted(figures, "figure", "figures") : "";
+    if (files > 0) made += (made.empty() ? "" : " and ") + core::counted(files, "file", "files");
     note(made + (figures + files == 1 ? " was" : " were") +
          " made and not shown: run with --json to get them (base64, in the result's artifacts)");
   }
@@ -101,7 +102,7 @@ void report_to_stderr(const RunResult& result, const SandboxShape& shape, const 
   }
 }
 
-Result<std::string> read_code(const LanguageRequest& language) {
+core::Result<std::string> read_code(const LanguageRequest& language) {
   if (language.code) return *language.code;
   std::ostringstream text;
   if (*language.code_file == "-") {
@@ -109,17 +110,17 @@ Result<std::string> read_code(const LanguageRequest& language) {
     return text.str();
   }
   std::ifstream in(*language.code_file, std::ios::binary);
-  if (!in) return system_error("cannot read code file " + *language.code_file);
+  if (!in) return core::system_error("cannot read code file " + *language.code_file);
   text << in.rdbuf();
   return text.str();
 }
 
 // What the flags set, as the spec builder's overrides of a language run: flags win over the
 // policy, which wins over paddock's defaults.
-SpecOverrides overrides_from_flags(const RunRequest& request) {
-  const SandboxShape& shape = request.shape;
-  const RunPlan& plan = request.plan;
-  SpecOverrides overrides;
+language::SpecOverrides overrides_from_flags(const RunRequest& request) {
+  const runtime::SandboxShape& shape = request.shape;
+  const runtime::RunPlan& plan = request.plan;
+  language::SpecOverrides overrides;
   overrides.limits = request.limit_flags;
   overrides.env = plan.env;
   // --env is the operator's: it reaches the installer too (a private index, a proxy).
@@ -140,58 +141,61 @@ SpecOverrides overrides_from_flags(const RunRequest& request) {
 }
 
 void print_json(const nlohmann::json& json) {
-  write_all(STDOUT_FILENO,
-            json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  core::write_all(STDOUT_FILENO,
+                  json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 // The gate every code call passes (app/code_gate.h): screening, with --screening over the
 // policy's mode, and the audit line when --audit-log is given.
-Result<app::CodeGate> open_gate(const RunRequest& request, const AuditOpener& open_audit_log) {
+core::Result<app::CodeGate> open_gate(const RunRequest& request,
+                                      const AuditOpener& open_audit_log) {
   app::AuditRecorder record;
   if (request.audit_log) {
-    if (!open_audit_log) return invalid_input("this paddock cannot write an audit log");
+    if (!open_audit_log) return core::invalid_input("this paddock cannot write an audit log");
     auto opened = open_audit_log(*request.audit_log);
     if (!opened) return opened.error();
     record = std::move(*opened);
   }
-  std::optional<ScreeningMode> mode;
-  if (request.screening_mode) mode = screening_mode_from_name(*request.screening_mode);
+  std::optional<language::ScreeningMode> mode;
+  if (request.screening_mode) mode = language::screening_mode_from_name(*request.screening_mode);
   return app::CodeGate(std::move(record), request.backend, mode);
 }
 
 // What the audit line says of the run: a language's code, else the command's words.
-app::GatedCall gated_call(const RunRequest& request, const LanguagePolicy* policy,
+app::GatedCall gated_call(const RunRequest& request, const language::LanguagePolicy* policy,
                           const std::optional<std::string>& code) {
   app::GatedCall call{"run", std::nullopt, policy, code.value_or(""), {}};
   if (request.language) call.libraries = request.language->libraries;
-  if (!code && !request.plan.steps.empty()) call.code = join(request.plan.steps.back(), " ");
+  if (!code && !request.plan.steps.empty()) call.code = core::join(request.plan.steps.back(), " ");
   return call;
 }
 
 // Screens the code before anything runs. Findings go to stderr, one line each (with --json, the
 // result carries them instead).
-ScreeningVerdict screen_code(const RunRequest& request, const app::CodeGate& gate,
-                             const app::GatedCall& call) {
-  ScreeningVerdict verdict = gate.screen(call);
+language::ScreeningVerdict screen_code(const RunRequest& request, const app::CodeGate& gate,
+                                       const app::GatedCall& call) {
+  language::ScreeningVerdict verdict = gate.screen(call);
   if (!request.json) {
     for (const auto& finding : verdict.findings) {
-      note((verdict.blocked ? "screening: " : "screening warning: ") + describe(finding));
+      note((verdict.blocked ? "screening: " : "screening warning: ") + language::describe(finding));
     }
     if (verdict.findings_omitted > 0) {
-      note("screening: " + counted(verdict.findings_omitted, "more finding", "more findings"));
+      note("screening: " +
+           core::counted(verdict.findings_omitted, "more finding", "more findings"));
     }
   }
   return verdict;
 }
 
-int report_blocked(const RunRequest& request, const LanguagePolicy& policy,
-                   const ScreeningVerdict& verdict) {
+int report_blocked(const RunRequest& request, const language::LanguagePolicy& policy,
+                   const language::ScreeningVerdict& verdict) {
   if (request.json) {
-    print_json(blocked_result(policy, verdict));
+    print_json(language::blocked_result(policy, verdict));
   } else {
-    note("blocked by code screening (" + blocking_summary(verdict) + "); the sandbox did not run");
+    note("blocked by code screening (" + language::blocking_summary(verdict) +
+         "); the sandbox did not run");
   }
-  return kScreeningBlockedExitCode;
+  return language::kScreeningBlockedExitCode;
 }
 
 // A termination signal cancels the run (g_cancellation), and a reader that goes away does not
@@ -205,7 +209,7 @@ void catch_termination() {
 }
 
 // The relay of our terminal's input to the program, when the request asks for one.
-Status start_relay(const RunRequest& request, std::optional<StdinRelay>& relay) {
+core::Status start_relay(const RunRequest& request, std::optional<StdinRelay>& relay) {
   if (!request.stdin_from_terminal) return {};
   auto started = StdinRelay::start(STDIN_FILENO);
   if (!started) return started.error();
@@ -215,9 +219,9 @@ Status start_relay(const RunRequest& request, std::optional<StdinRelay>& relay) 
 
 // Sets up the brokered secrets (--secret), when there are any: `broker` gets the authority and
 // the trust bundle the sandbox is given, `settings` the native backend's broker.
-Status broker_secrets(RunRequest& request, const config::Environment& env,
-                      const TerminatorMaker& make_terminator, BrokerSetup& broker,
-                      BackendSettings& settings) {
+core::Status broker_secrets(RunRequest& request, const config::Environment& env,
+                            const TerminatorMaker& make_terminator, BrokerSetup& broker,
+                            BackendSettings& settings) {
   if (request.secrets.empty()) return {};
   std::vector<net::egress::BrokeredSecret> secrets;
   for (const auto& spec : request.secrets) {
@@ -230,7 +234,7 @@ Status broker_secrets(RunRequest& request, const config::Environment& env,
   if (!made) return made.error();
   broker = std::move(*made);
   request.shape.trust_bundle = broker.bundle.path();
-  for (auto& entry : net::egress::trust_env(kSandboxTrustBundle)) {
+  for (auto& entry : net::egress::trust_env(runtime::kSandboxTrustBundle)) {
     request.plan.env.push_back(std::move(entry));
   }
   settings.native.broker = broker.broker;
@@ -238,10 +242,11 @@ Status broker_secrets(RunRequest& request, const config::Environment& env,
 }
 
 // The policy of a language run (--lang), with the flags laid over it, and its code.
-Status load_language(const RunRequest& request, const config::Environment& env,
-                     std::optional<LanguagePolicy>& policy, std::optional<std::string>& code) {
-  auto found = PolicyStore::load_one(
-      policy_directories(user_policy_directory(env), request.language->policy_dir),
+core::Status load_language(const RunRequest& request, const config::Environment& env,
+                           std::optional<language::LanguagePolicy>& policy,
+                           std::optional<std::string>& code) {
+  auto found = language::PolicyStore::load_one(
+      language::policy_directories(user_policy_directory(env), request.language->policy_dir),
       request.language->language, env);
   if (!found) return found.error();
   policy = std::move(*found);
@@ -256,28 +261,29 @@ Status load_language(const RunRequest& request, const config::Environment& env,
 }
 
 // The run's shape and plan: a language's call (`policy` and its `code`), else the command.
-Result<BuiltSpec> build_spec(const RunRequest& request, const LanguagePolicy* policy,
-                             std::optional<std::string>& code, const ImageSource& images,
-                             int stdin_fd) {
+core::Result<language::BuiltSpec> build_spec(const RunRequest& request,
+                                             const language::LanguagePolicy* policy,
+                                             std::optional<std::string>& code,
+                                             const language::ImageSource& images, int stdin_fd) {
   if (policy != nullptr) {
-    CodeCall call;
+    language::CodeCall call;
     call.code = std::move(*code);
     call.program_args = request.language->program_args;
     call.libraries = request.language->libraries;
     call.stdin_fd = stdin_fd;
-    return build_language_spec(*policy, call, overrides_from_flags(request), images);
+    return language::build_language_spec(*policy, call, overrides_from_flags(request), images);
   }
-  RunPlan plan = request.plan;
+  runtime::RunPlan plan = request.plan;
   if (stdin_fd >= 0) plan.stdin_fd = stdin_fd;
-  return build_command_spec(request.shape, std::move(plan), images);
+  return language::build_command_spec(request.shape, std::move(plan), images);
 }
 
 }  // namespace
 
 int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
                 const AuditOpener& open_audit_log) {
-  std::optional<LanguagePolicy> policy;
-  std::optional<ScreeningVerdict> screening;
+  std::optional<language::LanguagePolicy> policy;
+  std::optional<language::ScreeningVerdict> screening;
   std::optional<std::string> code;
   config::Environment env = config::process_environment();
   if (request.language) {
@@ -310,7 +316,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
   int stdin_fd = relay ? relay->fd() : -1;
 
   // --image, else the language policy's image, else the host's /usr.
-  ImageSource images{backend->get(), request.image, request.image_root, {}};
+  language::ImageSource images{backend->get(), request.image, request.image_root, {}};
   auto built = build_spec(request, policy ? &*policy : nullptr, code, images, stdin_fd);
   if (!built) {
     if (relay) relay->stop();
@@ -324,19 +330,20 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
                           [](const std::string& line) { std::cerr << line << std::endl; });
   if (relay) relay->stop();
   g_cancellation = nullptr;
-  gate->ran(gated, {result ? &*result : nullptr, limits_of(built->shape.limits, built->plan)});
+  gate->ran(gated,
+            {result ? &*result : nullptr, runtime::limits_of(built->shape.limits, built->plan)});
   if (!result) return fail(config::worded(result.error(), config::kRun));
   if (request.json) {
-    print_json(policy ? to_json(label_result(*policy, *result, screening,
-                                             !request.language->libraries.empty()))
-                      : to_json(*result));
+    print_json(policy ? language::to_json(language::label_result(
+                            *policy, *result, screening, !request.language->libraries.empty()))
+                      : runtime::to_json(*result));
   } else {
     report_to_stderr(*result, built->shape, built->plan);
   }
-  if (result->outcome == Outcome::kCancelled && g_received_signal != 0) {
+  if (result->outcome == runtime::Outcome::kCancelled && g_received_signal != 0) {
     return 128 + g_received_signal;
   }
-  return cli_exit_status(*result);
+  return runtime::cli_exit_status(*result);
 }
 
 }  // namespace paddock::cli

@@ -19,23 +19,25 @@ constexpr const char* kHostTrustBundle = "/etc/ssl/certs/ca-certificates.crt";
 
 }  // namespace
 
-Result<TrustBundle> TrustBundle::write(const std::string& authority_pem) {
+core::Result<TrustBundle> TrustBundle::write(const std::string& authority_pem) {
   std::string base = std::filesystem::temp_directory_path().string();
   std::string pattern = base + "/paddock-trust-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) return system_error("making the sandboxes' trust bundle");
+  if (mkdtemp(pattern.data()) == nullptr)
+    return core::system_error("making the sandboxes' trust bundle");
   TrustBundle bundle;
   bundle.directory_ = pattern;
   // Read by every sandbox's init, whichever user it maps: public certificates only.
-  if (chmod(pattern.c_str(), 0755) != 0) return system_error("making the sandboxes' trust bundle");
-  std::string contents = read_text_or_empty(kHostTrustBundle);
+  if (chmod(pattern.c_str(), 0755) != 0)
+    return core::system_error("making the sandboxes' trust bundle");
+  std::string contents = core::read_text_or_empty(kHostTrustBundle);
   if (!contents.empty() && contents.back() != '\n') contents += '\n';
   contents += authority_pem;
   std::string path = bundle.path();
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return system_error("writing " + path);
-  if (int error = write_all(fd, contents); error != 0) {
+  if (fd < 0) return core::system_error("writing " + path);
+  if (int error = core::write_all(fd, contents); error != 0) {
     close(fd);
-    return system_error("writing " + path, error);
+    return core::system_error("writing " + path, error);
   }
   fchmod(fd, 0644);  // whatever the umask
   close(fd);
@@ -56,9 +58,9 @@ TrustBundle::~TrustBundle() {
   std::filesystem::remove_all(directory_, ignored);
 }
 
-Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secrets, bool in_body,
-                                  const std::optional<std::string>& ca_file,
-                                  const TerminatorMaker& make_terminator) {
+core::Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secrets,
+                                        bool in_body, const std::optional<std::string>& ca_file,
+                                        const TerminatorMaker& make_terminator) {
   std::vector<std::string> hosts;
   for (const auto& secret : secrets) {
     for (const auto& host : secret.spec.parsed_hosts) {
@@ -81,24 +83,25 @@ Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secre
   return setup;
 }
 
-Result<net::egress::BrokeredSecret> brokered_secret(
+core::Result<net::egress::BrokeredSecret> brokered_secret(
     const std::string& source, const net::egress::SecretSpec& spec,
     const std::function<std::optional<std::string>(const std::string&)>& value_of) {
   auto value = value_of(spec.variable);
   if (!value || value->empty()) {
-    return invalid_input(source + " " + spec.name + " reads " + spec.variable +
-                         ", which is unset or empty in paddock's environment; set it (for an MCP "
-                         "server, in the client's \"env\" block) or leave the secret out");
+    return core::invalid_input(
+        source + " " + spec.name + " reads " + spec.variable +
+        ", which is unset or empty in paddock's environment; set it (for an MCP "
+        "server, in the client's \"env\" block) or leave the secret out");
   }
   // A value the mask cannot hide (too short: masking it would garble every output) would come
   // back whole if a host echoed it; no real credential is that short.
   if (value->size() < app::SecretMask::kShortest) {
-    return invalid_input(source + " " + spec.name + " reads " + spec.variable +
-                         ", whose value is " + std::to_string(value->size()) +
-                         " characters long; a brokered secret needs " +
-                         std::to_string(app::SecretMask::kShortest) +
-                         " at least, or it could not be masked in results (set the real "
-                         "credential there)");
+    return core::invalid_input(source + " " + spec.name + " reads " + spec.variable +
+                               ", whose value is " + std::to_string(value->size()) +
+                               " characters long; a brokered secret needs " +
+                               std::to_string(app::SecretMask::kShortest) +
+                               " at least, or it could not be masked in results (set the real "
+                               "credential there)");
   }
   return net::egress::BrokeredSecret{spec, *value};
 }

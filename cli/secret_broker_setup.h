@@ -21,7 +21,7 @@ namespace paddock::cli {
 
 // Makes a terminator for the secrets' host names, and gives its authority's certificate (PEM).
 // Only paddock-full has one (cli/tls_terminator_maker.h); the lean paddock hands over instead.
-using TerminatorMaker = std::function<Result<std::shared_ptr<net::egress::TlsTerminator>>(
+using TerminatorMaker = std::function<core::Result<std::shared_ptr<net::egress::TlsTerminator>>(
     const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file,
     std::string* authority_pem)>;
 
@@ -30,7 +30,7 @@ class TrustBundle {
  public:
   TrustBundle() = default;
   // The host's bundle (kHostTrustBundle, when it exists) and `authority_pem` after it.
-  static Result<TrustBundle> write(const std::string& authority_pem);
+  static core::Result<TrustBundle> write(const std::string& authority_pem);
   TrustBundle(TrustBundle&& other) noexcept : directory_(std::exchange(other.directory_, {})) {}
   TrustBundle& operator=(TrustBundle&& other) noexcept;
   TrustBundle(const TrustBundle&) = delete;
@@ -48,14 +48,14 @@ struct BrokerSetup {
 };
 
 // The broker of `secrets` (values read already); an error names what failed.
-Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secrets, bool in_body,
-                                  const std::optional<std::string>& ca_file,
-                                  const TerminatorMaker& make_terminator);
+core::Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret> secrets,
+                                        bool in_body, const std::optional<std::string>& ca_file,
+                                        const TerminatorMaker& make_terminator);
 
 // NAME=ENVVAR@HOSTS -> its secret, with its value from `value_of(ENVVAR)`; unset or empty is an
 // error that names the variable and how to set it, and so is a value too short to be masked
 // (under SecretMask::kShortest characters).
-Result<net::egress::BrokeredSecret> brokered_secret(
+core::Result<net::egress::BrokeredSecret> brokered_secret(
     const std::string& source, const net::egress::SecretSpec& spec,
     const std::function<std::optional<std::string>(const std::string&)>& value_of);
 

@@ -17,7 +17,7 @@ bool safe_to_share(int fd) {
 
 // Copies `source` into `sink` until end-of-file, an error, or `wake` becomes readable (its
 // write end was closed). Closes `sink`, so the program sees end-of-file.
-void relay(int source, UniqueFd sink, UniqueFd wake) {
+void relay(int source, core::UniqueFd sink, core::UniqueFd wake) {
   char buffer[4096];
   for (;;) {
     pollfd fds[2] = {{source, POLLIN, 0}, {wake.get(), POLLIN, 0}};
@@ -45,15 +45,15 @@ void relay(int source, UniqueFd sink, UniqueFd wake) {
 
 }  // namespace
 
-Result<StdinRelay> StdinRelay::start(int source) {
+core::Result<StdinRelay> StdinRelay::start(int source) {
   StdinRelay relay_handle;
   relay_handle.source_ = source;
   if (safe_to_share(source)) return relay_handle;
   int data[2], wake[2];
-  if (pipe2(data, O_CLOEXEC) != 0) return system_error("creating the stdin relay pipe");
-  UniqueFd read_end(data[0]), write_end(data[1]);
-  if (pipe2(wake, O_CLOEXEC) != 0) return system_error("creating the stdin relay pipe");
-  UniqueFd wake_read(wake[0]);
+  if (pipe2(data, O_CLOEXEC) != 0) return core::system_error("creating the stdin relay pipe");
+  core::UniqueFd read_end(data[0]), write_end(data[1]);
+  if (pipe2(wake, O_CLOEXEC) != 0) return core::system_error("creating the stdin relay pipe");
+  core::UniqueFd wake_read(wake[0]);
   relay_handle.wake_write_.reset(wake[1]);
   // Non-blocking, so that a program that never reads cannot hold the relay past stop().
   fcntl(write_end.get(), F_SETFL, O_NONBLOCK);

@@ -18,7 +18,7 @@ class StdinRelay {
  public:
   // The fd to give the sandbox in place of `source`: `source` itself when that is safe, else
   // the read end of a pipe fed from it until end-of-file or stop().
-  static Result<StdinRelay> start(int source);
+  static core::Result<StdinRelay> start(int source);
 
   StdinRelay() = default;
   StdinRelay(StdinRelay&&) noexcept = default;
@@ -32,8 +32,8 @@ class StdinRelay {
  private:
   int source_ = -1;
   bool relayed_ = false;
-  UniqueFd read_end_;
-  UniqueFd wake_write_;  // closed by stop() to wake the thread
+  core::UniqueFd read_end_;
+  core::UniqueFd wake_write_;  // closed by stop() to wake the thread
   std::thread thread_;
 };
 

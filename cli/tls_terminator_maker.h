@@ -7,7 +7,7 @@
 
 namespace paddock::cli {
 
-Result<std::shared_ptr<net::egress::TlsTerminator>> make_openssl_terminator(
+core::Result<std::shared_ptr<net::egress::TlsTerminator>> make_openssl_terminator(
     const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file,
     std::string* authority_pem);
 

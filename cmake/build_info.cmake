@@ -23,10 +23,10 @@ endif()
 file(CONFIGURE OUTPUT "${OUT}" CONTENT [[// Written by cmake/build_info.cmake at build time.
 #include "core/version.h"
 
-namespace paddock {
+namespace paddock::core {
 
 const char* paddock_version() { return "@VERSION@"; }
 const char* paddock_commit() { return "@commit@"; }
 
-}  // namespace paddock
+}  // namespace paddock::core
 ]] @ONLY)

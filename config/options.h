@@ -27,7 +27,7 @@ struct RunSettings {
   std::vector<std::string> libraries;
   std::optional<std::string> screening;  // enforce, warn or off, over the policy's
   std::vector<net::preview::PreviewPublish> publish;
-  std::vector<BindMount> binds;  // --ro-bind's, then --bind's
+  std::vector<runtime::BindMount> binds;  // --ro-bind's, then --bind's
   std::vector<std::string> collect;
 };
 

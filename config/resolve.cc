@@ -6,25 +6,27 @@
 namespace paddock::config {
 namespace {
 
-Status check_network(const Options& options) {
+core::Status check_network(const Options& options) {
   const app::ServerOptions& server = options.server;
   if (!options.secrets.empty() && server.backend != "native") {
-    return invalid_input(
+    return core::invalid_input(
         "--secret needs the native backend, whose egress proxy brokers it; "
         "leave --backend at native or the secrets out");
   }
   // Brokered secrets and the allowlist reach out through the egress proxy, which only a
   // sandbox without a network of its own has.
-  bool networked = server.network && *server.network != NetworkMode::kNone;
+  bool networked = server.network && *server.network != runtime::NetworkMode::kNone;
   if (!options.secrets.empty() && networked) {
-    return invalid_input(std::string("--secret goes through the egress proxy, the programs' only "
-                                     "network: it cannot be combined with --network ") +
-                         to_string(*server.network));
+    return core::invalid_input(
+        std::string("--secret goes through the egress proxy, the programs' only "
+                    "network: it cannot be combined with --network ") +
+        runtime::to_string(*server.network));
   }
   if (!server.allowed_hosts.empty() && networked) {
-    return invalid_input(std::string("--allow-host is the programs' only network: it cannot be "
-                                     "combined with --network ") +
-                         to_string(*server.network));
+    return core::invalid_input(
+        std::string("--allow-host is the programs' only network: it cannot be "
+                    "combined with --network ") +
+        runtime::to_string(*server.network));
   }
   return {};
 }
@@ -32,9 +34,9 @@ Status check_network(const Options& options) {
 // A pod cannot load a file of this host: its profile is one installed on the nodes, named by
 // --kube-seccomp-profile. Refused rather than ignored, so the operator's profile is never
 // silently replaced by the runtime's.
-Status check_seccomp(const app::ServerOptions& server) {
+core::Status check_seccomp(const app::ServerOptions& server) {
   if (server.seccomp_profile && server.backend == "kubernetes") {
-    return invalid_input(
+    return core::invalid_input(
         "--seccomp-profile is a file on this host, which a Kubernetes pod cannot load; install "
         "the profile on every node and name it with --kube-seccomp-profile");
   }
@@ -42,23 +44,23 @@ Status check_seccomp(const app::ServerOptions& server) {
 }
 
 // The server's own: a call's timeout and a session's idle time have ceilings.
-Status check_server(const app::ServerOptions& server) {
+core::Status check_server(const app::ServerOptions& server) {
   if (server.limits.wall_seconds && *server.limits.wall_seconds > server.max_timeout_seconds) {
-    return invalid_input("the default timeout (" + seconds_text(*server.limits.wall_seconds) +
-                         ") is over the longest allowed (--max-timeout, " +
-                         seconds_text(server.max_timeout_seconds) +
-                         "); lower the one or raise the other");
+    return core::invalid_input(
+        "the default timeout (" + core::seconds_text(*server.limits.wall_seconds) +
+        ") is over the longest allowed (--max-timeout, " +
+        core::seconds_text(server.max_timeout_seconds) + "); lower the one or raise the other");
   }
   if (server.session_idle_seconds > server.max_session_idle_seconds) {
-    return invalid_input("--session-idle is over 24 h, the longest a session may stay idle");
+    return core::invalid_input("--session-idle is over 24 h, the longest a session may stay idle");
   }
   return {};
 }
 
 }  // namespace
 
-Status resolve_settings(const std::vector<Setting>& table, Command command, const FlagValues& flags,
-                        const Environment& env, Options& options) {
+core::Status resolve_settings(const std::vector<Setting>& table, Command command,
+                              const FlagValues& flags, const Environment& env, Options& options) {
   for (const auto& row : table) {
     if (!row.takes(command)) continue;
     for (const auto& given : given_values(row, command, flags, env)) {
@@ -68,7 +70,7 @@ Status resolve_settings(const std::vector<Setting>& table, Command command, cons
   return {};
 }
 
-Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env) {
+core::Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env) {
   Options options;
   if (auto set = resolve_settings(settings_table(), command, flags, env, options); !set) {
     return set.error();

@@ -11,6 +11,6 @@
 namespace paddock::config {
 
 // The rows of `command`, flag over variable over the typed default, then checked together.
-Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env);
+core::Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env);
 
 }  // namespace paddock::config

@@ -16,33 +16,33 @@ Setting row(std::string flag, std::string type, std::string default_value, std::
           std::move(help), arity, std::move(set)};
 }
 
-Status set_text(std::string& field, const Given& given) {
+core::Status set_text(std::string& field, const Given& given) {
   field = given.text;
   return {};
 }
 
-Status set_text(std::optional<std::string>& field, const Given& given) {
+core::Status set_text(std::optional<std::string>& field, const Given& given) {
   field = given.text;
   return {};
 }
 
 // HOST:SANDBOX, read-only or not.
-Status add_bind(const Given& given, bool writable, Options& options) {
+core::Status add_bind(const Given& given, bool writable, Options& options) {
   auto colon = given.text.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == given.text.size()) {
-    return invalid_input(given.source + " '" + given.text +
-                         "' must look like HOST_PATH:SANDBOX_PATH");
+    return core::invalid_input(given.source + " '" + given.text +
+                               "' must look like HOST_PATH:SANDBOX_PATH");
   }
   options.run.binds.push_back(
       {given.text.substr(0, colon), given.text.substr(colon + 1), writable});
   return {};
 }
 
-Status add_collect(const Given& given, Env, Options& options) {
+core::Status add_collect(const Given& given, Env, Options& options) {
   const std::string& directory = given.text;
   if (directory.empty() || directory[0] == '/' || directory.find("..") != std::string::npos) {
-    return invalid_input(given.source + " '" + directory +
-                         "' must be a directory inside the work directory, e.g. outputs");
+    return core::invalid_input(given.source + " '" + directory +
+                               "' must be a directory inside the work directory, e.g. outputs");
   }
   options.run.collect.push_back(directory);
   return {};
@@ -54,7 +54,7 @@ std::vector<Setting> run_rows() {
   return {
       row(
           "--json", "(no value)", "", "Print one JSON result instead of the program's output",
-          [](const Given&, Env, Options& o) -> Status {
+          [](const Given&, Env, Options& o) -> core::Status {
             o.run.json = true;
             return {};
           },
@@ -74,7 +74,7 @@ std::vector<Setting> run_rows() {
           [](const Given& g, Env, Options& o) { return set_text(o.run.stdin_file, g); }),
       row(
           "--env", "NAME=VALUE", "", "Set NAME=VALUE in the sandbox",
-          [](const Given& g, Env, Options& o) -> Status {
+          [](const Given& g, Env, Options& o) -> core::Status {
             o.run.env.push_back(g.text);
             return {};
           },
@@ -91,17 +91,17 @@ std::vector<Setting> run_rows() {
           "--lib", "NAME", "",
           "A library to install before the run, with the language's installer and only the "
           "install step on the network",
-          [](const Given& g, Env, Options& o) -> Status {
+          [](const Given& g, Env, Options& o) -> core::Status {
             o.run.libraries.push_back(g.text);
             return {};
           },
           Arity::kRepeated),
       row("--screening", "MODE", "the policy's",
           "Code screening of --lang code: enforce, warn or off",
-          [](const Given& g, Env, Options& o) -> Status {
-            if (!screening_mode_from_name(g.text)) {
-              return invalid_input(g.source + " '" + g.text +
-                                   "' is not valid; use enforce, warn or off");
+          [](const Given& g, Env, Options& o) -> core::Status {
+            if (!language::screening_mode_from_name(g.text)) {
+              return core::invalid_input(g.source + " '" + g.text +
+                                         "' is not valid; use enforce, warn or off");
             }
             return set_text(o.run.screening, g);
           }),
@@ -110,7 +110,7 @@ std::vector<Setting> run_rows() {
           "Open this port of the sandbox to you on the host's 127.0.0.1 while the program runs, "
           "and print its URL (with its token) on stderr: [HOSTPORT:]PORT[/tcp] "
           "(docs/previews.md)",
-          [](const Given& g, Env, Options& o) -> Status {
+          [](const Given& g, Env, Options& o) -> core::Status {
             auto publish = net::preview::parse_preview_publish(g.text);
             if (!publish) return publish.error();
             o.run.publish.push_back(*publish);

@@ -15,7 +15,7 @@ namespace paddock::config {
 namespace {
 
 // What holds where a policy sets nothing: paddock's defaults, written once (sandbox_parts.h).
-const Limits kLimits{};
+const runtime::Limits kLimits{};
 // The kubernetes backend's, written once (kube_settings.h).
 const kube::KubeSettings kKube{};
 
@@ -25,27 +25,27 @@ std::string policy_or(const std::string& value) {
   return "the policy's, else " + value;
 }
 
-Status set_cpus(const Given& given, Env, Options& options) {
-  auto cpus = parse_decimal(given.text);
+core::Status set_cpus(const Given& given, Env, Options& options) {
+  auto cpus = core::parse_decimal(given.text);
   if (!cpus || *cpus <= 0 || *cpus > 1024) return given.invalid("a CPU count", "0.5 or 2");
   options.server.limits.cpus = *cpus;
   return {};
 }
 
 // A size where 0 is a limit too (a run that may write no file, keep no output).
-Result<std::uint64_t> size_or_zero(const Given& given, const char* example) {
-  auto value = parse_size(given.text);
+core::Result<std::uint64_t> size_or_zero(const Given& given, const char* example) {
+  auto value = core::parse_size(given.text);
   if (!value) return given.invalid("a size", example);
   return *value;
 }
 
-Status set_network(const Given& given, Env, Options& options) {
+core::Status set_network(const Given& given, Env, Options& options) {
   if (given.text == "none") {
-    options.server.network = NetworkMode::kNone;
+    options.server.network = runtime::NetworkMode::kNone;
   } else if (given.text == "user") {
-    options.server.network = NetworkMode::kUser;
+    options.server.network = runtime::NetworkMode::kUser;
   } else if (given.text == "host") {
-    options.server.network = NetworkMode::kHost;
+    options.server.network = runtime::NetworkMode::kHost;
   } else {
     return given.invalid("a network mode", "none, user or host");
   }
@@ -53,9 +53,9 @@ Status set_network(const Given& given, Env, Options& options) {
 }
 
 // Each value may be a comma list, as the variable is.
-Status add_private_ranges(const Given& given, Env, Options& options) {
+core::Status add_private_ranges(const Given& given, Env, Options& options) {
   for (const auto& range : split_list(given.text)) {
-    if (!parse_ip_prefix(range)) {
+    if (!core::parse_ip_prefix(range)) {
       return given.invalid("an IP address or CIDR range", "10.1.2.0/24");
     }
     options.server.allowed_private_ranges.push_back(range);
@@ -63,18 +63,18 @@ Status add_private_ranges(const Given& given, Env, Options& options) {
   return {};
 }
 
-Status add_loopback_ports(const Given& given, Env, Options& options) {
+core::Status add_loopback_ports(const Given& given, Env, Options& options) {
   for (const auto& text : split_list(given.text)) {
-    auto port = parse_count(text);
+    auto port = core::parse_count(text);
     if (!port || *port == 0 || *port > 65535) return given.invalid("a port (1 to 65535)", "3141");
     options.server.host_loopback_ports.push_back(static_cast<std::uint16_t>(*port));
   }
   return {};
 }
 
-Status add_allowed_host(const Given& given, Env, Options& options) {
+core::Status add_allowed_host(const Given& given, Env, Options& options) {
   if (auto pattern = net::egress::parse_host_pattern(given.text); !pattern) {
-    return invalid_input(given.source + ": " + pattern.error().message);
+    return core::invalid_input(given.source + ": " + pattern.error().message);
   }
   options.server.allowed_hosts.push_back(given.text);
   return {};
@@ -82,13 +82,13 @@ Status add_allowed_host(const Given& given, Env, Options& options) {
 
 // NAME=ENVVAR@HOST,...: the hosts join the allowlist; the value is read by the command that
 // uses it (config/resolve.h).
-Status add_secret(const Given& given, Env, Options& options) {
+core::Status add_secret(const Given& given, Env, Options& options) {
   auto spec = net::egress::parse_secret_spec(given.text);
-  if (!spec) return invalid_input(given.source + ": " + spec.error().message);
+  if (!spec) return core::invalid_input(given.source + ": " + spec.error().message);
   for (const auto& known : options.secrets) {
     if (known.spec.name == spec->name) {
-      return invalid_input(given.source + ": " + spec->name +
-                           " is brokered twice; give each secret once, with all its hosts");
+      return core::invalid_input(given.source + ": " + spec->name +
+                                 " is brokered twice; give each secret once, with all its hosts");
     }
   }
   auto& hosts = options.server.allowed_hosts;
@@ -100,7 +100,7 @@ Status add_secret(const Given& given, Env, Options& options) {
 }
 
 // A DNS label (RFC 1123), as Kubernetes requires; it also goes into API paths.
-Status set_namespace(const Given& given, Env, Options& all) {
+core::Status set_namespace(const Given& given, Env, Options& all) {
   const std::string& name = given.text;
   bool label =
       !name.empty() && name.size() <= 63 &&
@@ -111,7 +111,7 @@ Status set_namespace(const Given& given, Env, Options& all) {
   return {};
 }
 
-Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
+core::Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
   if (!kube::valid_localhost_profile(given.text)) {
     return given.invalid(kube::kLocalhostProfileRule, kube::kLocalhostProfileExample);
   }
@@ -120,8 +120,8 @@ Status set_kube_seccomp_profile(const Given& given, Env, Options& all) {
 }
 
 // A file named by its absolute path: the same file whatever folder the command starts in.
-Status set_absolute_path(std::optional<std::string>& field, const Given& given,
-                         const char* example) {
+core::Status set_absolute_path(std::optional<std::string>& field, const Given& given,
+                               const char* example) {
   if (!given.text.starts_with("/")) return given.invalid("an absolute path", example);
   field = given.text;
   return {};
@@ -195,7 +195,7 @@ std::vector<Setting> sandbox_rows() {
        "Extra language policies, over the built-in ones and ~/.config/paddock/policies",
        Arity::kOne,
        [](const Given& g, Env, Options& o) {
-         return assign(o.server.policy_dir, Result<std::string>(g.text));
+         return assign(o.server.policy_dir, core::Result<std::string>(g.text));
        }},
       shared("--timeout", "PADDOCK_TIMEOUT", "DURATION",
              policy_or(duration_default(kLimits.wall_seconds)),
@@ -258,7 +258,7 @@ std::vector<Setting> sandbox_rows() {
           "or host (no isolation of the network)",
           set_network),
       shared("--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
-             policy_or(LanguagePolicy{}.install_network),
+             policy_or(language::LanguagePolicy{}.install_network),
              "Network of library installers: none, allowlist (their package index alone, through "
              "a proxy), user (the public network) or host",
              [](const Given& g, Env, Options& o) {
@@ -298,7 +298,7 @@ std::vector<Setting> sandbox_rows() {
              "A seccomp profile in Docker's JSON format, over the policy's (not with the "
              "kubernetes backend: see --kube-seccomp-profile)",
              [](const Given& g, Env, Options& o) {
-               return assign(o.server.seccomp_profile, Result<std::string>(g.text));
+               return assign(o.server.seccomp_profile, core::Result<std::string>(g.text));
              }),
       shared("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",
              "Append one JSON line per run (time, session, language, code hash, limits, "

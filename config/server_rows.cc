@@ -21,7 +21,7 @@ const ServerOptions kServer{};
 
 // NAME1,NAME2: each must be set in the server's environment, so a typo is caught at start
 // rather than showing up as a missing variable inside someone's program.
-Status set_pass_through(const Given& given, Env env, Options& all) {
+core::Status set_pass_through(const Given& given, Env env, Options& all) {
   for (const auto& name : split_list(given.text)) {
     bool valid = name.find_first_not_of(
                      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -29,14 +29,14 @@ Status set_pass_through(const Given& given, Env env, Options& all) {
                  !(name[0] >= '0' && name[0] <= '9');
     if (!valid) return given.invalid("a list of variable names", "API_KEY,SECRET_TOKEN");
     if (name.starts_with("PADDOCK_")) {
-      return invalid_input(given.source + ": " + name +
-                           " is paddock's own; PADDOCK_ variables cannot be passed through");
+      return core::invalid_input(given.source + ": " + name +
+                                 " is paddock's own; PADDOCK_ variables cannot be passed through");
     }
     auto value = env(name);
     if (!value) {
-      return invalid_input(given.source + " names " + name +
-                           ", which is not set in the server's environment; set it (in the "
-                           "client's \"env\" block) or leave it out");
+      return core::invalid_input(given.source + " names " + name +
+                                 ", which is not set in the server's environment; set it (in the "
+                                 "client's \"env\" block) or leave it out");
     }
     all.server.pass_through_env.push_back(name + "=" + *value);
   }
@@ -44,7 +44,7 @@ Status set_pass_through(const Given& given, Env env, Options& all) {
 }
 
 // LANG=REF; a later one wins for its language.
-Status add_image(const Given& given, const std::string& assignment, Options& all) {
+core::Status add_image(const Given& given, const std::string& assignment, Options& all) {
   auto equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0 || equals + 1 == assignment.size()) {
     return given.invalid("LANG=IMAGE", "python=python:3.12-slim");
@@ -52,7 +52,7 @@ Status add_image(const Given& given, const std::string& assignment, Options& all
   std::string language = assignment.substr(0, equals);
   std::string reference = assignment.substr(equals + 1);
   if (auto parsed = rootfs::parse_image_reference(reference); !parsed) {
-    return invalid_input(given.source + " " + assignment + ": " + parsed.error().message);
+    return core::invalid_input(given.source + " " + assignment + ": " + parsed.error().message);
   }
   all.server.images[language] = reference;
   return {};
@@ -60,26 +60,27 @@ Status add_image(const Given& given, const std::string& assignment, Options& all
 
 // CONTAINER_IMAGE with CONTAINER_LANGUAGE, as code-sandbox-mcp takes them: one or the other
 // alone is an error.
-Status set_container_image(const Given& given, Env env, Options& all) {
+core::Status set_container_image(const Given& given, Env env, Options& all) {
   auto language = env("CONTAINER_LANGUAGE");
   if (!language) {
-    return invalid_input(
+    return core::invalid_input(
         "CONTAINER_IMAGE is set without CONTAINER_LANGUAGE; set CONTAINER_LANGUAGE to the "
         "language the image runs (e.g. python)");
   }
   return add_image(given, *language + "=" + given.text, all);
 }
 
-Status check_container_language(const Given& /*given*/, Env env, Options& /*all*/) {
+core::Status check_container_language(const Given& /*given*/, Env env, Options& /*all*/) {
   if (!env("CONTAINER_IMAGE")) {
-    return invalid_input("CONTAINER_LANGUAGE is set without CONTAINER_IMAGE; set both or neither");
+    return core::invalid_input(
+        "CONTAINER_LANGUAGE is set without CONTAINER_IMAGE; set both or neither");
   }
   return {};
 }
 
 // "off", or LANG=MODULES[;LANG=MODULES...]: the warm interpreters' preload lists (an empty list
 // preloads nothing).
-Status set_preload(const Given& given, Env, Options& all) {
+core::Status set_preload(const Given& given, Env, Options& all) {
   if (given.text == "off") {
     all.server.warm_interpreters = false;
     return {};
@@ -91,8 +92,8 @@ Status set_preload(const Given& given, Env, Options& all) {
     }
     std::vector<std::string> modules = split_list(assignment.substr(equals + 1));
     for (const auto& name : modules) {
-      if (auto valid = check_preload_name(name); !valid) {
-        return invalid_input(given.source + ": " + valid.error().message);
+      if (auto valid = language::check_preload_name(name); !valid) {
+        return core::invalid_input(given.source + ": " + valid.error().message);
       }
     }
     all.server.preload[assignment.substr(0, equals)] = std::move(modules);
@@ -100,9 +101,9 @@ Status set_preload(const Given& given, Env, Options& all) {
   return {};
 }
 
-Status add_share(const Given& given, Env, Options& all) {
+core::Status add_share(const Given& given, Env, Options& all) {
   auto spec = app::parse_share_spec(given.text);
-  if (!spec) return invalid_input(given.source + ": " + spec.error().message);
+  if (!spec) return core::invalid_input(given.source + ": " + spec.error().message);
   all.server.shares.push_back(std::move(*spec));
   return {};
 }
@@ -113,8 +114,8 @@ Status add_share(const Given& given, Env, Options& all) {
 // enough for a table every `paddock run` builds.
 std::string builtin_preload_default() {
   std::string lists;
-  const auto& names = builtin_policy_names();
-  const auto& texts = builtin_policy_texts();
+  const auto& names = language::builtin_policy_names();
+  const auto& texts = language::builtin_policy_texts();
   for (std::size_t i = 0; i < texts.size() && i < names.size(); ++i) {
     if (texts[i].second.find("\"warm\"") == std::string_view::npos) continue;
     auto policy = nlohmann::json::parse(texts[i].second, nullptr, false);
@@ -154,7 +155,7 @@ std::vector<Setting> server_rows() {
       row("--default-language", "PADDOCK_DEFAULT_LANGUAGE", "LANG", kServer.default_language,
           "The language of calls that name none",
           [](const Given& g, Env, Options& o) {
-            return assign(o.server.default_language, Result<std::string>(g.text));
+            return assign(o.server.default_language, core::Result<std::string>(g.text));
           }),
       row("--max-timeout", "PADDOCK_MAX_TIMEOUT", "DURATION",
           duration_default(kServer.max_timeout_seconds),
@@ -203,7 +204,7 @@ std::vector<Setting> server_rows() {
       row("--state-dir", "PADDOCK_STATE_DIR", "DIR",
           "$XDG_STATE_HOME/paddock or ~/.local/state/paddock",
           "Where sessions are kept across restarts (none: sessions end with the server)",
-          [](const Given& g, Env, Options& o) -> Status {
+          [](const Given& g, Env, Options& o) -> core::Status {
             o.server.state_dir_set = true;
             if (g.text == "none") return {};
             if (g.text.empty() || g.text[0] != '/') {
@@ -213,7 +214,7 @@ std::vector<Setting> server_rows() {
             return {};
           }),
       row("--session-disk", "PADDOCK_SESSION_DISK", "SIZE",
-          "the policy's work limit, else " + size_default(Limits{}.work_bytes),
+          "the policy's work limit, else " + size_default(runtime::Limits{}.work_bytes),
           "A session's files at most, e.g. 1G: writes past it fail with ENOSPC",
           [](const Given& g, Env, Options& o) {
             return assign(o.server.session_disk, byte_size(g, "1G", 1u << 20, 1ull << 40));
@@ -251,7 +252,7 @@ std::vector<Setting> server_rows() {
           Arity::kSwitch),
       row("--preview-ports", "PADDOCK_PREVIEW_PORTS", "FIRST-LAST", "any the kernel picks",
           "Host ports previews listen on, e.g. 8000-8099",
-          [](const Given& g, Env, Options& o) -> Status {
+          [](const Given& g, Env, Options& o) -> core::Status {
             auto range = net::preview::parse_preview_ports(g.text);
             if (!range) return g.invalid("a port or a range of ports", "8000-8099");
             o.server.preview_ports = {range->first, range->last};
@@ -292,7 +293,7 @@ std::vector<Setting> server_rows() {
           }),
       row("--pull", "PADDOCK_PULL", "WHEN", "missing",
           "missing: pull an image on first use; never: refuse a missing one",
-          [](const Given& g, Env, Options& o) -> Status {
+          [](const Given& g, Env, Options& o) -> core::Status {
             auto when =
                 one_of(g, {"missing", "never"}, "a pull policy", "missing (the default) or never");
             if (!when) return when.error();

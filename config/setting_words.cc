@@ -39,7 +39,7 @@ std::string how_to_set(const std::string& setting, Command command) {
   return text + ")";
 }
 
-std::string worded(const Error& error, Command command) {
+std::string worded(const core::Error& error, Command command) {
   return error.message + how_to_set(error.setting, command);
 }
 

@@ -17,6 +17,6 @@ namespace paddock::config {
 std::string how_to_set(const std::string& setting, Command command);
 
 // The error's message, with how_to_set of its setting: one line, what was wrong and the fix.
-std::string worded(const Error& error, Command command);
+std::string worded(const core::Error& error, Command command);
 
 }  // namespace paddock::config

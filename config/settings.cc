@@ -21,10 +21,10 @@ Given::Given(std::string value, std::string from)
 Given::Given(std::string value, std::string from, std::string whole)
     : text(std::move(value)), source(std::move(from)), written(std::move(whole)) {}
 
-Error Given::invalid(const std::string& what, const std::string& example) const {
+core::Error Given::invalid(const std::string& what, const std::string& example) const {
   std::string shown =
       source.starts_with("--") ? source + " '" + written + "'" : source + "='" + written + "'";
-  return invalid_input(shown + " is not " + what + "; use e.g. " + example);
+  return core::invalid_input(shown + " is not " + what + "; use e.g. " + example);
 }
 
 std::vector<std::string> split_list(const std::string& text, char separator) {

@@ -47,7 +47,7 @@ struct Given {
   Given(std::string value, std::string from, std::string whole);
 
   // "--memory 'lots' is not a size; use e.g. 512m" (a variable: PADDOCK_MEMORY='lots').
-  [[nodiscard]] Error invalid(const std::string& what, const std::string& example) const;
+  [[nodiscard]] core::Error invalid(const std::string& what, const std::string& example) const;
 };
 
 // "A,B,,C" -> A, B, C: the lists flags and variables take.
@@ -80,7 +80,7 @@ struct Setting {
   Arity arity = Arity::kOne;
   // Parses one given value into its field of the options; the environment is there for the
   // settings that name other variables (--pass-through-env).
-  std::function<Status(const Given& given, const Environment& env, Options& options)> set;
+  std::function<core::Status(const Given& given, const Environment& env, Options& options)> set;
   // How --help names the variables, when not just their names ("PADDOCK_IMAGES=LANG=REF,...").
   std::string variables_help = {};
 
@@ -104,7 +104,7 @@ std::vector<Given> given_values(const Setting& row, Command command, const FlagV
                                 const Environment& env);
 
 // Every row of `command` in order; the first error stops.
-Status resolve_settings(const std::vector<Setting>& table, Command command, const FlagValues& flags,
-                        const Environment& env, Options& options);
+core::Status resolve_settings(const std::vector<Setting>& table, Command command,
+                              const FlagValues& flags, const Environment& env, Options& options);
 
 }  // namespace paddock::config

@@ -4,9 +4,9 @@
 
 namespace paddock::config {
 
-Result<std::uint64_t> whole_number(const Given& given, std::uint64_t low, std::uint64_t high,
-                                   const char* example) {
-  auto value = parse_count(given.text);
+core::Result<std::uint64_t> whole_number(const Given& given, std::uint64_t low, std::uint64_t high,
+                                         const char* example) {
+  auto value = core::parse_count(given.text);
   if (!value || *value < low || *value > high) {
     return given.invalid(
         "a whole number from " + std::to_string(low) + " to " + std::to_string(high), example);
@@ -14,26 +14,26 @@ Result<std::uint64_t> whole_number(const Given& given, std::uint64_t low, std::u
   return *value;
 }
 
-Result<double> duration(const Given& given, const char* example) {
-  auto value = parse_seconds(given.text);
+core::Result<double> duration(const Given& given, const char* example) {
+  auto value = core::parse_seconds(given.text);
   if (!value || *value <= 0) return given.invalid("a duration", example);
   return *value;
 }
 
-Result<double> duration_or_off(const Given& given, const char* example) {
-  auto value = parse_seconds(given.text);
+core::Result<double> duration_or_off(const Given& given, const char* example) {
+  auto value = core::parse_seconds(given.text);
   if (!value || *value < 0) return given.invalid("a duration", example);
   return *value;
 }
 
-Result<std::uint64_t> byte_size(const Given& given, const char* example) {
-  auto value = parse_size(given.text);
+core::Result<std::uint64_t> byte_size(const Given& given, const char* example) {
+  auto value = core::parse_size(given.text);
   if (!value || *value == 0) return given.invalid("a size", example);
   return *value;
 }
 
-Result<std::uint64_t> byte_size(const Given& given, const char* example, std::uint64_t low,
-                                std::uint64_t high) {
+core::Result<std::uint64_t> byte_size(const Given& given, const char* example, std::uint64_t low,
+                                      std::uint64_t high) {
   auto value = byte_size(given, example);
   if (value && (*value < low || *value > high)) {
     return given.invalid(
@@ -42,15 +42,15 @@ Result<std::uint64_t> byte_size(const Given& given, const char* example, std::ui
   return value;
 }
 
-Result<std::string> one_of(const Given& given, std::initializer_list<const char*> choices,
-                           const char* what, const char* example) {
+core::Result<std::string> one_of(const Given& given, std::initializer_list<const char*> choices,
+                                 const char* what, const char* example) {
   for (const char* choice : choices) {
     if (given.text == choice) return given.text;
   }
   return given.invalid(what, example);
 }
 
-Result<bool> on_or_off(const Given& given) {
+core::Result<bool> on_or_off(const Given& given) {
   auto value =
       one_of(given, {"on", "off", "1", "0", "true", "false", "yes", "no"}, "on or off", "on");
   if (!value) return value.error();
@@ -67,7 +67,7 @@ std::string size_default(std::uint64_t bytes) {
 
 std::string duration_default(double seconds) {
   auto whole = static_cast<std::uint64_t>(seconds);
-  if (static_cast<double>(whole) != seconds) return seconds_text(seconds);
+  if (static_cast<double>(whole) != seconds) return core::seconds_text(seconds);
   for (const auto& [unit_seconds, unit] : {std::pair{3600, "h"}, {60, "m"}}) {
     if (whole >= static_cast<std::uint64_t>(unit_seconds) && whole % unit_seconds == 0) {
       return std::to_string(whole / unit_seconds) + unit;

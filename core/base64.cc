@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace paddock {
+namespace paddock::core {
 
 namespace {
 
@@ -68,4 +68,4 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

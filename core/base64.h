@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-namespace paddock {
+namespace paddock::core {
 
 std::string base64_encode(std::string_view bytes);
 // Nothing when `text` is not valid padded base64 (whitespace is not accepted either).
 std::optional<std::string> base64_decode(std::string_view text);
 
-}  // namespace paddock
+}  // namespace paddock::core

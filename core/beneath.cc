@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-namespace paddock {
+namespace paddock::core {
 
 namespace {
 
@@ -41,4 +41,4 @@ int open_in_root(int directory, const char* path, int flags, std::uint64_t resol
                           mode);
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace paddock {
+namespace paddock::core {
 
 // openat2(directory, path, flags | O_CLOEXEC (| O_NOCTTY unless O_PATH), `mode` when O_CREAT)
 // with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | `resolve`. Retries the EAGAIN a concurrent
@@ -22,4 +22,4 @@ int open_beneath(int directory, const char* path, int flags, std::uint64_t resol
 int open_in_root(int directory, const char* path, int flags, std::uint64_t resolve = 0,
                  mode_t mode = 0644);
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -4,7 +4,7 @@
 
 #include <climits>
 
-namespace paddock {
+namespace paddock::core {
 
 std::vector<std::string> companion_program_paths(std::string_view name) {
   char path[PATH_MAX];
@@ -17,4 +17,4 @@ std::vector<std::string> companion_program_paths(std::string_view name) {
   return {folder + std::string(name), folder + "../" PADDOCK_PRIVATE_DIR "/" + std::string(name)};
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

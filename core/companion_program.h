@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace paddock {
+namespace paddock::core {
 
 // The places to look for NAME, in order; empty if /proc/self/exe cannot be read.
 std::vector<std::string> companion_program_paths(std::string_view name);
 
-}  // namespace paddock
+}  // namespace paddock::core

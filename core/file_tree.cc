@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 std::int64_t nanoseconds(const timespec& time) {
@@ -240,4 +240,4 @@ std::string tree_leaf(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

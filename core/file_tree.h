@@ -16,7 +16,7 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 
-namespace paddock {
+namespace paddock::core {
 
 enum class TreeEntryType { kFile, kDirectory, kSymlink };
 
@@ -97,4 +97,4 @@ Status remove_tree(int parent_fd, const std::string& name);
 // The last component of a tree path ("a/b/c" -> "c").
 std::string tree_leaf(const std::string& path);
 
-}  // namespace paddock
+}  // namespace paddock::core

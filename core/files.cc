@@ -9,7 +9,7 @@
 
 #include "core/unique_fd.h"
 
-namespace paddock {
+namespace paddock::core {
 
 namespace {
 
@@ -66,4 +66,4 @@ Result<nlohmann::json> parse_json_text(std::string_view text, std::string_view o
   }
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::core {
 
 // The file's bytes; the error says "cannot read WHAT PATH: reason".
 Result<std::string> read_text_file(const std::string& path, std::string_view what);
@@ -26,4 +26,4 @@ std::vector<std::string> directory_names(const std::string& path);
 // ...". Exceptions from the parser stop here.
 Result<nlohmann::json> parse_json_text(std::string_view text, std::string_view origin);
 
-}  // namespace paddock
+}  // namespace paddock::core

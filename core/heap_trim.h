@@ -4,7 +4,7 @@
 
 #include <malloc.h>
 
-namespace paddock {
+namespace paddock::core {
 
 // Under AddressSanitizer the heap is ASan's own, and glibc's malloc is still uninitialised when
 // the first malloc_trim comes: two pools' threads trimming at once race glibc's lazy set-up, and
@@ -25,4 +25,4 @@ inline void trim_free_heap() {
 #endif
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

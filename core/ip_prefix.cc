@@ -5,7 +5,7 @@
 
 #include <charconv>
 
-namespace paddock {
+namespace paddock::core {
 std::optional<IpPrefix> parse_ip_prefix(std::string_view text) {
   std::string address(text.substr(0, text.find('/')));
   IpPrefix prefix;
@@ -50,4 +50,4 @@ bool prefix_contains(const IpPrefix& range, const IpPrefix& address) {
   return true;
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

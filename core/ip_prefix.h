@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace paddock {
+namespace paddock::core {
 
 struct IpPrefix {
   int family = 0;  // AF_INET or AF_INET6
@@ -30,4 +30,4 @@ std::string to_string(const IpPrefix& prefix);
 // Whether `address` (a /32 or /128) lies in `range`; never across families.
 bool prefix_contains(const IpPrefix& range, const IpPrefix& address);
 
-}  // namespace paddock
+}  // namespace paddock::core

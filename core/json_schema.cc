@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 using nlohmann::json;
@@ -346,4 +346,4 @@ std::optional<SchemaProblem> JsonSchema::check(const json& value) const {
   return Checker(compiled_->document, compiled_->patterns).check(value, compiled_->document, path);
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

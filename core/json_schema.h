@@ -27,7 +27,7 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::core {
 
 // One step from a value into it: an object's member or an array's element.
 struct SchemaStep {
@@ -96,4 +96,4 @@ class JsonSchema {
   std::shared_ptr<const Compiled> compiled_;
 };
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -6,7 +6,7 @@
 
 #include "core/text.h"
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 constexpr const char* kUnknown = "application/octet-stream";
@@ -178,4 +178,4 @@ bool looks_like_text(std::string_view bytes, bool cut) {
   return true;
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace paddock {
+namespace paddock::core {
 
 // By the name's extension: "image/png" for "plot.png", "text/x-python" for "main.py", ...,
 // "application/octet-stream" when the extension is unknown.
@@ -27,4 +27,4 @@ bool is_text_mime_type(std::string_view mime_type);
 // the very end is allowed.
 bool looks_like_text(std::string_view bytes, bool cut = false);
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <vector>
 
-namespace paddock {
+namespace paddock::core {
 
 Result<std::string> random_hex(std::size_t bytes, std::string_view purpose) {
   std::vector<unsigned char> drawn(bytes);
@@ -25,4 +25,4 @@ Result<std::string> random_hex(std::size_t bytes, std::string_view purpose) {
   return hex;
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -8,10 +8,10 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::core {
 
 // `bytes` random bytes (getrandom) as 2 * `bytes` hex digits. `purpose` names what the draw was
 // for in the error, e.g. "drawing a preview's token".
 Result<std::string> random_hex(std::size_t bytes, std::string_view purpose);
 
-}  // namespace paddock
+}  // namespace paddock::core

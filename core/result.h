@@ -10,7 +10,7 @@
 #include <utility>
 #include <variant>
 
-namespace paddock {
+namespace paddock::core {
 
 // What a failure means to the floors above the one that found it, where that matters to them
 // (an errno says what the system said, and means different things on different floors).
@@ -85,4 +85,4 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -2,7 +2,7 @@
 
 #include <sys/socket.h>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 using Reach = SpecialAddressBlock::Reach;
@@ -169,4 +169,4 @@ std::optional<std::string> refused_block_name(const IpPrefix& address) {
   return to_string(best->range) + " (" + best->name + ")";
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

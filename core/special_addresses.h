@@ -16,7 +16,7 @@
 
 #include "core/ip_prefix.h"
 
-namespace paddock {
+namespace paddock::core {
 
 struct SpecialAddressBlock {
   enum class Reach {
@@ -57,4 +57,4 @@ const std::vector<RefusedBlock>& refused_blocks();
 // "198.18.0.0/15 (benchmarking)"; none if no refused block holds it.
 std::optional<std::string> refused_block_name(const IpPrefix& address);
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace paddock {
+namespace paddock::core {
 
 std::string to_lower(std::string_view text) {
   std::string out(text);
@@ -35,4 +35,4 @@ std::string counted(std::uint64_t count, std::string_view singular, std::string_
   return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace paddock {
+namespace paddock::core {
 
 // ASCII lower case: for names compared case-insensitively (HTTP headers, registry hosts).
 std::string to_lower(std::string_view text);
@@ -21,4 +21,4 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 // "1 library", "0 libraries", "3 libraries": a count with its noun in the form it takes.
 std::string counted(std::uint64_t count, std::string_view singular, std::string_view plural);
 
-}  // namespace paddock
+}  // namespace paddock::core

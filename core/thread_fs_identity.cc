@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 // The capabilities that let root past file permissions and ownership: the ones the kernel itself
@@ -106,4 +106,4 @@ void ThreadFsIdentity::restore() {
   }
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -19,7 +19,7 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::core {
 
 class ThreadFsIdentity {
  public:
@@ -47,4 +47,4 @@ class ThreadFsIdentity {
   std::uint32_t saved_inheritable_[2] = {0, 0};
 };
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace paddock {
+namespace paddock::core {
 
 // Sole owner of a file descriptor: closes it on destruction, moves but never copies, and never
 // converts to int implicitly, so that ownership is visible wherever an fd changes hands.
@@ -33,4 +33,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace paddock
+}  // namespace paddock::core

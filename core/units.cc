@@ -9,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 // Splits "1.5g" into 1.5 and "g"; fails on anything that is not a non-negative decimal.
@@ -122,4 +122,4 @@ std::string seconds_text(double seconds) {
   return text.str();
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace paddock {
+namespace paddock::core {
 
 // "512m", "1g", "64k", "1048576", "1.5g" (binary units, case-insensitive, optional "b"/"ib").
 std::optional<std::uint64_t> parse_size(std::string_view text);
@@ -31,4 +31,4 @@ std::string format_duration(double seconds);
 // "812 bytes", "1.5 KiB", "20.0 MiB", "1.0 GiB": a size as people read it (binary units).
 std::string format_size(std::uint64_t bytes);
 
-}  // namespace paddock
+}  // namespace paddock::core

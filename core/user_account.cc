@@ -5,7 +5,7 @@
 
 #include <vector>
 
-namespace paddock {
+namespace paddock::core {
 
 std::optional<gid_t> primary_group_of(uid_t uid) {
   long size = sysconf(_SC_GETPW_R_SIZE_MAX);
@@ -18,4 +18,4 @@ std::optional<gid_t> primary_group_of(uid_t uid) {
   return found->pw_gid;
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

@@ -6,9 +6,9 @@
 
 #include <optional>
 
-namespace paddock {
+namespace paddock::core {
 
 // The user's own primary group (the password database's), or nullopt for a uid it lacks.
 std::optional<gid_t> primary_group_of(uid_t uid);
 
-}  // namespace paddock
+}  // namespace paddock::core

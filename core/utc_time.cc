@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <ctime>
 
-namespace paddock {
+namespace paddock::core {
 
 std::string utc_text(std::chrono::system_clock::time_point when, UtcPrecision precision) {
   std::time_t seconds = std::chrono::system_clock::to_time_t(when);
@@ -25,4 +25,4 @@ std::string utc_now(UtcPrecision precision) {
   return utc_text(std::chrono::system_clock::now(), precision);
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

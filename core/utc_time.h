@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-namespace paddock {
+namespace paddock::core {
 
 enum class UtcPrecision { kSeconds, kMilliseconds };
 
@@ -14,4 +14,4 @@ std::string utc_text(std::chrono::system_clock::time_point when,
                      UtcPrecision precision = UtcPrecision::kSeconds);
 std::string utc_now(UtcPrecision precision = UtcPrecision::kSeconds);
 
-}  // namespace paddock
+}  // namespace paddock::core

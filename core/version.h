@@ -4,7 +4,7 @@
 // written at build time (cmake/build_info.cmake) into one generated file, so that no other file's
 // compilation depends on them.
 
-namespace paddock {
+namespace paddock::core {
 
 // The project's version (project() in CMakeLists.txt), "0.1.0".
 const char* paddock_version();
@@ -14,4 +14,4 @@ const char* paddock_version();
 // it never names a stale commit.
 const char* paddock_commit();
 
-}  // namespace paddock
+}  // namespace paddock::core

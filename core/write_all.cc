@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-namespace paddock {
+namespace paddock::core {
 
 int write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -27,4 +27,4 @@ int write_all_at(int fd, std::string_view bytes, off_t offset) {
   return 0;
 }
 
-}  // namespace paddock
+}  // namespace paddock::core

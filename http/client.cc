@@ -16,7 +16,7 @@ struct Transfer {
   CURL* handle = nullptr;
   const Request* request = nullptr;
   Response* response = nullptr;
-  Status sink_status;
+  core::Status sink_status;
   bool too_big = false;
 };
 
@@ -33,7 +33,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   if (line.starts_with("HTTP/")) {
     transfer->response->headers.clear();
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
-    transfer->response->headers[to_lower(line.substr(0, colon))] = trim(line.substr(colon + 1));
+    transfer->response->headers[core::to_lower(line.substr(0, colon))] =
+        core::trim(line.substr(colon + 1));
   }
   return size * count;
 }
@@ -122,17 +123,17 @@ curl_socket_t active_socket(CURL* handle) {
 }  // namespace
 
 std::string Response::header(const std::string& name) const {
-  auto it = headers.find(to_lower(name));
+  auto it = headers.find(core::to_lower(name));
   return it == headers.end() ? std::string() : it->second;
 }
 
-Result<Client> Client::create() {
+core::Result<Client> Client::create() {
   auto handle = new_handle();
   if (!handle) return handle.error();
   return Client(std::move(*handle));
 }
 
-Result<Response> Client::perform(const Request& request) {
+core::Result<Response> Client::perform(const Request& request) {
   CURL* handle = handle_.get();
   curl().easy_reset(handle);  // the connection stays for the next exchange
   Response response;
@@ -179,8 +180,8 @@ Result<Response> Client::perform(const Request& request) {
   if (transfer.too_big) {
     std::uint64_t limit =
         response.status / 100 == 2 ? request.max_body_bytes : request.max_error_body_bytes;
-    return Error{EFBIG, "the answer from " + request.url + " is larger than " +
-                            std::to_string(limit) + " bytes"};
+    return core::Error{EFBIG, "the answer from " + request.url + " is larger than " +
+                                  std::to_string(limit) + " bytes"};
   }
   if (code == CURLE_ABORTED_BY_CALLBACK && response.interrupted) return response;
   if (code != CURLE_OK) {
@@ -190,7 +191,7 @@ Result<Response> Client::perform(const Request& request) {
   return response;
 }
 
-Status Client::connect(const Request& request) {
+core::Status Client::connect(const Request& request) {
   CURL* handle = handle_.get();
   curl().easy_reset(handle);
   apply_connection(handle, request);
@@ -198,12 +199,12 @@ Status Client::connect(const Request& request) {
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
   if (CURLcode code = curl().easy_perform(handle); code != CURLE_OK) {
-    return Error{EHOSTUNREACH, message_of(code, error_buffer)};
+    return core::Error{EHOSTUNREACH, message_of(code, error_buffer)};
   }
   return {};
 }
 
-Status Client::send(std::string_view bytes) {
+core::Status Client::send(std::string_view bytes) {
   CURL* handle = handle_.get();
   while (!bytes.empty()) {
     std::size_t sent = 0;
@@ -213,13 +214,14 @@ Status Client::send(std::string_view bytes) {
       poll(&writable, 1, 1000);
       continue;
     }
-    if (code != CURLE_OK) return Error{EIO, std::string("sending: ") + curl().easy_strerror(code)};
+    if (code != CURLE_OK)
+      return core::Error{EIO, std::string("sending: ") + curl().easy_strerror(code)};
     bytes.remove_prefix(sent);
   }
   return {};
 }
 
-Result<bool> Client::receive(int timeout_ms, std::string& into) {
+core::Result<bool> Client::receive(int timeout_ms, std::string& into) {
   CURL* handle = handle_.get();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
@@ -234,9 +236,9 @@ Result<bool> Client::receive(int timeout_ms, std::string& into) {
       }
       return true;
     }
-    if (code == CURLE_OK) return Error{EPIPE, "the peer closed the connection"};
+    if (code == CURLE_OK) return core::Error{EPIPE, "the peer closed the connection"};
     if (code != CURLE_AGAIN)
-      return Error{EIO, std::string("reading: ") + curl().easy_strerror(code)};
+      return core::Error{EIO, std::string("reading: ") + curl().easy_strerror(code)};
     // Readable may mean only part of a TLS record: wait again until the deadline.
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -276,8 +278,8 @@ int backoff_ms(int attempt) {
   return 250 << attempt;
 }
 
-Result<Response> perform_with_retries(Client& client, const Request& request, int attempts,
-                                      const std::function<Status()>& before_each) {
+core::Result<Response> perform_with_retries(Client& client, const Request& request, int attempts,
+                                            const std::function<core::Status()>& before_each) {
   for (int attempt = 0;; ++attempt) {
     if (before_each) {
       if (auto ready = before_each(); !ready) return ready.error();

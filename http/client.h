@@ -51,7 +51,7 @@ struct Request {
   std::uint64_t max_error_body_bytes = 64u << 10;  // of any other answer
   // A successful (2xx) answer's body goes here, chunk by chunk, instead of into `body`; an
   // error stops the transfer and is perform()'s. `stream_every_answer`: every answer's body.
-  std::function<Status(std::string_view)> on_data;
+  std::function<core::Status(std::string_view)> on_data;
   bool stream_every_answer = false;
   // Asked while the transfer runs: false abandons it (Response::interrupted).
   std::function<bool()> keep_going;
@@ -74,20 +74,20 @@ struct Response {
 
 class Client {
  public:
-  static Result<Client> create();
+  static core::Result<Client> create();
 
   // One exchange. An Error only for what is neither an answer nor a transport failure: the
   // on_data sink's own error, or an answer larger than the request allows (EFBIG).
-  Result<Response> perform(const Request& request);
+  core::Result<Response> perform(const Request& request);
 
   // Connects to request.url and stops there (for an upgrade the caller speaks itself, such as
   // WebSocket): then send() and receive() move raw bytes. A transport failure is an error.
-  Status connect(const Request& request);
+  core::Status connect(const Request& request);
   // All of `bytes`, waiting while the socket is full.
-  Status send(std::string_view bytes);
+  core::Status send(std::string_view bytes);
   // What is there, waiting up to `timeout_ms` for something: false when nothing came;
   // EPIPE when the peer closed.
-  Result<bool> receive(int timeout_ms, std::string& into);
+  core::Result<bool> receive(int timeout_ms, std::string& into);
 
   // `text` percent-encoded for a query string.
   std::string escape(const std::string& text);
@@ -107,7 +107,7 @@ int backoff_ms(int attempt);
 // perform() up to `attempts` times while retryable(), waiting backoff_ms() between tries;
 // `before_each` runs before every try (to drop what a streamed try delivered). The last
 // response is returned, whatever it is.
-Result<Response> perform_with_retries(Client& client, const Request& request, int attempts,
-                                      const std::function<Status()>& before_each = {});
+core::Result<Response> perform_with_retries(Client& client, const Request& request, int attempts,
+                                            const std::function<core::Status()>& before_each = {});
 
 }  // namespace paddock::http

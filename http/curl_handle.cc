@@ -4,17 +4,17 @@
 
 namespace paddock::http {
 
-Result<CurlHandle> new_handle() {
+core::Result<CurlHandle> new_handle() {
   auto library = load_curl();
   if (!library) return library.error();
   CurlHandle handle((*library)->easy_init());
-  if (!handle) return Error{ENOMEM, "libcurl could not start a transfer"};
+  if (!handle) return core::Error{ENOMEM, "libcurl could not start a transfer"};
   return handle;
 }
 
-Status append_header(HeaderList& list, const std::string& line) {
+core::Status append_header(HeaderList& list, const std::string& line) {
   curl_slist* longer = curl().slist_append(list.get(), line.c_str());
-  if (longer == nullptr) return Error{ENOMEM, "libcurl could not add a request header"};
+  if (longer == nullptr) return core::Error{ENOMEM, "libcurl could not add a request header"};
   (void)list.release();  // now part of `longer`
   list.reset(longer);
   return {};

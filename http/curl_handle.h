@@ -22,10 +22,10 @@ struct HeaderListCleanup {
 using HeaderList = std::unique_ptr<curl_slist, HeaderListCleanup>;
 
 // A fresh easy handle (loading libcurl the first time), or an error naming what could not start.
-Result<CurlHandle> new_handle();
+core::Result<CurlHandle> new_handle();
 
 // HeaderList with `line` ("Name: value") appended; keeps the list on failure. Only after
 // new_handle() succeeded: a request's headers go with its handle.
-Status append_header(HeaderList& list, const std::string& line);
+core::Status append_header(HeaderList& list, const std::string& line);
 
 }  // namespace paddock::http

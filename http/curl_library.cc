@@ -55,10 +55,10 @@ void load() {
 
 }  // namespace
 
-Result<const CurlLibrary*> load_curl() {
+core::Result<const CurlLibrary*> load_curl() {
   static std::once_flag once;
   std::call_once(once, load);
-  if (!load_error.empty()) return Error{ELIBACC, load_error};
+  if (!load_error.empty()) return core::Error{ELIBACC, load_error};
   return &library;
 }
 

@@ -31,7 +31,7 @@ struct CurlLibrary {
 
 // Loads libcurl once per process (thread-safe) and runs curl_global_init; later calls return the
 // same table. The error names the library and how to install it.
-Result<const CurlLibrary*> load_curl();
+core::Result<const CurlLibrary*> load_curl();
 
 // The table, for code that holds a handle (so load_curl() has succeeded).
 const CurlLibrary& curl();

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-namespace paddock {
+namespace paddock::language {
 
 // policies/*.json (but schema.json) as they were when paddock was built: file name and text.
 const std::vector<std::pair<std::string_view, std::string_view>>& builtin_policy_texts();
@@ -38,4 +38,4 @@ struct CompiledSupportFile {
 // The bytecode of support file `name`, or null (not python, or no python at build time).
 const CompiledSupportFile* builtin_support_bytecode(std::string_view name);
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -5,7 +5,7 @@
 
 #include <re2/re2.h>
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 enum class Cause { kUnreachable, kBuildFailed, kUnknownPackage, kVersionConflict };
@@ -150,4 +150,4 @@ std::optional<std::string> install_diagnosis(std::string_view installer_output,
   return std::nullopt;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

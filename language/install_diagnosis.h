@@ -16,7 +16,7 @@
 
 #include "net/egress/egress_record.h"
 
-namespace paddock {
+namespace paddock::language {
 
 // "could not reach the package index 127.0.0.1:9: the connection failed: Connection refused",
 // "no such package in the package index (check the name)"..., or nothing when neither the
@@ -24,4 +24,4 @@ namespace paddock {
 std::optional<std::string> install_diagnosis(std::string_view installer_output,
                                              const net::egress::EgressRecord& network = {});
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -9,7 +9,7 @@
 #include "language/builtin_policies.h"
 #include "net/egress/proxy.h"
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 std::string substitute(std::string text, const std::string& file, const std::string& class_name) {
@@ -50,7 +50,7 @@ std::string quoted(const std::string& text) {
 // spec or an option, which would make the installer fetch or run what the caller chose. The
 // policy's pattern knows the language; the generic part (no leading '-', no blanks or control
 // bytes) holds whatever a policy says.
-Status check_library(const LanguagePolicy& policy, const std::string& name) {
+core::Status check_library(const LanguagePolicy& policy, const std::string& name) {
   bool plain =
       !name.empty() && name.size() <= 200 && name[0] != '-' &&
       std::all_of(name.begin(), name.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
@@ -58,18 +58,19 @@ Status check_library(const LanguagePolicy& policy, const std::string& name) {
       !(policy.library_refused && policy.library_refused->matches_whole(name))) {
     return {};
   }
-  return invalid_input("library " + quoted(name) + " refused: " + policy.name + " takes " +
-                       policy.library_hint + " (no paths, URLs or options)");
+  return core::invalid_input("library " + quoted(name) + " refused: " + policy.name + " takes " +
+                             policy.library_hint + " (no paths, URLs or options)");
 }
 
 // The installer runs under `env -i` with the policy's install_env: the program's environment
 // (PYTHONPATH, HOME=/work, R_PROFILE_USER...) and the server's passed-through secrets never reach
 // it, and no backend needs to know that a step has an environment of its own.
-Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
-                                                 const std::vector<std::string>& libraries,
-                                                 const std::vector<std::string>& installer_env) {
+core::Result<std::vector<std::string>> install_command(
+    const LanguagePolicy& policy, const std::vector<std::string>& libraries,
+    const std::vector<std::string>& installer_env) {
   if (policy.install.empty()) {
-    return invalid_input("language '" + policy.name + "' has no library installer in its policy");
+    return core::invalid_input("language '" + policy.name +
+                               "' has no library installer in its policy");
   }
   for (const auto& library : libraries) {
     if (auto checked = check_library(policy, library); !checked) return checked.error();
@@ -81,7 +82,8 @@ Result<std::vector<std::string>> install_command(const LanguagePolicy& policy,
   for (const auto& [name, value] : policy.install_env) env.push_back(name + "=" + value);
   env.insert(env.end(), installer_env.begin(), installer_env.end());
   std::vector<std::string> argv = {"/usr/bin/env", "-i"};
-  for (auto& entry : merge_env(default_sandbox_env(), env)) argv.push_back(std::move(entry));
+  for (auto& entry : runtime::merge_env(runtime::default_sandbox_env(), env))
+    argv.push_back(std::move(entry));
   for (const auto& arg : policy.install) {
     if (arg == "{libraries}") {
       argv.insert(argv.end(), libraries.begin(), libraries.end());
@@ -139,13 +141,13 @@ std::vector<std::string> language_own_folders(const LanguagePolicy& policy,
   return folders;
 }
 
-Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
-                                  const std::vector<std::string>& program_args,
-                                  const std::vector<std::string>& libraries,
-                                  const std::vector<std::string>& installer_env) {
+core::Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
+                                        const std::vector<std::string>& program_args,
+                                        const std::vector<std::string>& libraries,
+                                        const std::vector<std::string>& installer_env) {
   LanguageRun run;
-  SandboxShape& shape = run.shape;
-  RunPlan& plan = run.plan;
+  runtime::SandboxShape& shape = run.shape;
+  runtime::RunPlan& plan = run.plan;
   std::string class_name =
       policy.source_file.find("{class}") != std::string::npos ||
               policy.run.end() != std::find_if(policy.run.begin(), policy.run.end(),
@@ -159,9 +161,9 @@ Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::strin
   if (!libraries.empty()) {
     // Never the open network instead of a list that is missing (an override's doing).
     if (policy.install_network == "allowlist" && policy.install_allow.empty()) {
-      return invalid_input("language '" + policy.name +
-                           "' limits its installer to an allowlist, but its policy names no "
-                           "package index hosts (network.install_allow)");
+      return core::invalid_input("language '" + policy.name +
+                                 "' limits its installer to an allowlist, but its policy names no "
+                                 "package index hosts (network.install_allow)");
     }
     auto install = install_command(policy, libraries, installer_env);
     if (!install) return install.error();
@@ -198,7 +200,8 @@ Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::strin
   plan.collect.directories = policy.collect;
   shape.network = policy.run_network;
   // A host-network installer cannot be cut off before the run: the whole run gets it.
-  if (!libraries.empty() && policy.install_network == "host") shape.network = NetworkMode::kHost;
+  if (!libraries.empty() && policy.install_network == "host")
+    shape.network = runtime::NetworkMode::kHost;
   if (policy.seccomp_profile != "default") shape.seccomp_profile_path = policy.seccomp_profile;
   shape.seccomp_allow = policy.seccomp_allow;
   shape.seccomp_deny = policy.seccomp_deny;
@@ -206,7 +209,7 @@ Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::strin
   return run;
 }
 
-LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
+LanguageRunResult label_result(const LanguagePolicy& policy, runtime::RunResult run,
                                std::optional<ScreeningVerdict> screening, bool installed) {
   LanguageRunResult result;
   result.language = policy.name;
@@ -225,7 +228,7 @@ LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
 }
 
 nlohmann::json to_json(const LanguageRunResult& result) {
-  nlohmann::json json = to_json(result.run);
+  nlohmann::json json = runtime::to_json(result.run);
   json["language"] = result.language;
   json["phase"] = result.phase;
   if (result.screening) json["screening"] = to_json(*result.screening);
@@ -239,4 +242,4 @@ nlohmann::json blocked_result(const LanguagePolicy& policy, const ScreeningVerdi
           {"screening", to_json(verdict)}};
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

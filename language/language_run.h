@@ -17,7 +17,7 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::language {
 
 // The name the code gives itself where the policy's file or commands need one ({class}): Java's
 // public class, by the policy's class_name pattern; else the policy's default ("Main").
@@ -44,25 +44,25 @@ std::vector<std::string> language_own_folders(const LanguagePolicy& policy,
 // are laid over it (language/spec_builder.h). `limits` holds every limit: the builder puts the
 // sandbox's into the shape and the timer and output cap into the plan when it is done.
 struct LanguageRun {
-  SandboxShape shape;
-  RunPlan plan;
-  Limits limits;
+  runtime::SandboxShape shape;
+  runtime::RunPlan plan;
+  runtime::Limits limits;
 };
 
-Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
-                                  const std::vector<std::string>& program_args,
-                                  const std::vector<std::string>& libraries = {},
-                                  const std::vector<std::string>& installer_env = {});
+core::Result<LanguageRun> language_spec(const LanguagePolicy& policy, const std::string& code,
+                                        const std::vector<std::string>& program_args,
+                                        const std::vector<std::string>& libraries = {},
+                                        const std::vector<std::string>& installer_env = {});
 
 struct LanguageRunResult {
-  RunResult run;
+  runtime::RunResult run;
   std::string language;
   std::string phase;  // "compile" when the compiler ended the run, else "run"
   std::optional<ScreeningVerdict> screening;  // what screening found, when it was on
 };
 
 // `installed`: libraries were installed first (the phase may then be "install").
-LanguageRunResult label_result(const LanguagePolicy& policy, RunResult run,
+LanguageRunResult label_result(const LanguagePolicy& policy, runtime::RunResult run,
                                std::optional<ScreeningVerdict> screening = std::nullopt,
                                bool installed = false);
 nlohmann::json to_json(const LanguageRunResult& result);
@@ -74,4 +74,4 @@ inline constexpr int kScreeningBlockedExitCode = 126;
 // {"outcome": "blocked", "exit_code": 126, "language": ..., "screening": {...}}.
 nlohmann::json blocked_result(const LanguagePolicy& policy, const ScreeningVerdict& verdict);
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -8,7 +8,7 @@
 #include "language/policy_schema.h"
 #include "net/egress/host_pattern.h"
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 using nlohmann::json;
@@ -22,10 +22,10 @@ class Reader {
   explicit Reader(std::string_view origin) : origin_(origin) {}
 
   [[nodiscard]] bool failed() const { return error_.has_value(); }
-  [[nodiscard]] Error error() const { return *error_; }
+  [[nodiscard]] core::Error error() const { return *error_; }
 
   void fail(const std::string& pointer, const std::string& what) {
-    if (!error_) error_ = invalid_input(std::string(origin_) + ": " + pointer + ": " + what);
+    if (!error_) error_ = core::invalid_input(std::string(origin_) + ": " + pointer + ": " + what);
   }
 
   static const json* find(const json& object, const std::string& key) {
@@ -65,7 +65,7 @@ class Reader {
 
  private:
   std::string_view origin_;
-  std::optional<Error> error_;
+  std::optional<core::Error> error_;
 };
 
 std::optional<std::uint64_t> count(std::string_view text) {
@@ -78,19 +78,20 @@ std::optional<std::uint64_t> count(std::string_view text) {
   return value;
 }
 
-void read_limits(Reader& reader, const json& document, LimitOverrides& limits) {
+void read_limits(Reader& reader, const json& document, runtime::LimitOverrides& limits) {
   const json* object = Reader::find(document, "limits");
   if (object == nullptr) return;
-  limits.wall_seconds = reader.limit<double>(*object, "timeout", "\"30s\"", parse_seconds);
-  limits.cpu_seconds = reader.limit<double>(*object, "cpu_time", "\"60\"", parse_seconds);
-  limits.cpus = reader.limit<double>(*object, "cpus", "1 or 0.5", parse_decimal);
-  limits.memory_bytes = reader.limit<std::uint64_t>(*object, "memory", "\"512m\"", parse_size);
+  limits.wall_seconds = reader.limit<double>(*object, "timeout", "\"30s\"", core::parse_seconds);
+  limits.cpu_seconds = reader.limit<double>(*object, "cpu_time", "\"60\"", core::parse_seconds);
+  limits.cpus = reader.limit<double>(*object, "cpus", "1 or 0.5", core::parse_decimal);
+  limits.memory_bytes =
+      reader.limit<std::uint64_t>(*object, "memory", "\"512m\"", core::parse_size);
   limits.pids = reader.limit<std::uint32_t>(*object, "pids", "128", count);
-  limits.output_bytes = reader.limit<std::uint64_t>(*object, "output", "\"1m\"", parse_size);
+  limits.output_bytes = reader.limit<std::uint64_t>(*object, "output", "\"1m\"", core::parse_size);
   limits.file_size_bytes =
-      reader.limit<std::uint64_t>(*object, "file_size", "\"256m\"", parse_size);
-  limits.tmp_bytes = reader.limit<std::uint64_t>(*object, "tmp", "\"64m\"", parse_size);
-  limits.work_bytes = reader.limit<std::uint64_t>(*object, "work", "\"256m\"", parse_size);
+      reader.limit<std::uint64_t>(*object, "file_size", "\"256m\"", core::parse_size);
+  limits.tmp_bytes = reader.limit<std::uint64_t>(*object, "tmp", "\"64m\"", core::parse_size);
+  limits.work_bytes = reader.limit<std::uint64_t>(*object, "work", "\"256m\"", core::parse_size);
   // "0s" has the form of a time: the schema cannot see that it is none.
   if (limits.wall_seconds && *limits.wall_seconds <= 0)
     reader.fail("/limits/timeout", "must be above 0");
@@ -99,8 +100,9 @@ void read_limits(Reader& reader, const json& document, LimitOverrides& limits) {
 void read_network(Reader& reader, const json& document, LanguagePolicy& policy) {
   const json* object = Reader::find(document, "network");
   if (object == nullptr) return;
-  policy.run_network =
-      Reader::string(*object, "run", "none") == "host" ? NetworkMode::kHost : NetworkMode::kNone;
+  policy.run_network = Reader::string(*object, "run", "none") == "host"
+                           ? runtime::NetworkMode::kHost
+                           : runtime::NetworkMode::kNone;
   policy.install_network = Reader::string(*object, "install", "none");
   auto patterns = [&](const char* key) {
     auto list = Reader::strings(*object, key);
@@ -113,7 +115,7 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
     return list;
   };
   policy.run_allow = patterns("allow");
-  if (!policy.run_allow.empty() && policy.run_network != NetworkMode::kNone) {
+  if (!policy.run_allow.empty() && policy.run_network != runtime::NetworkMode::kNone) {
     reader.fail("/network/allow", "an allowlist needs network.run none");
   }
   policy.install_allow = patterns("install_allow");
@@ -128,7 +130,7 @@ void read_network(Reader& reader, const json& document, LanguagePolicy& policy) 
 
 // A mirror named in paddock's own environment (PADDOCK_PIP_INDEX_URL...): the installer is
 // pointed at it, and its allowlist becomes the mirror's host alone.
-Status apply_install_mirror(LanguagePolicy& policy, const VariableLookup& variables) {
+core::Status apply_install_mirror(LanguagePolicy& policy, const VariableLookup& variables) {
   if (policy.mirror_variable.empty() || !variables) return {};
   auto url = variables(policy.mirror_variable);
   if (!url) return {};
@@ -233,7 +235,7 @@ void read_class_name(Reader& reader, const json& document, LanguagePolicy& polic
 void read_kernel(const json& document, LanguagePolicy& policy) {
   const json* object = Reader::find(document, "kernel");
   if (object == nullptr) return;
-  KernelConfig& kernel = policy.kernel;
+  runtime::KernelConfig& kernel = policy.kernel;
   kernel.name = Reader::string(*object, "name");
   std::map<std::string, std::string> env;
   read_env(*object, "env", env);
@@ -282,11 +284,12 @@ bool is_preinstalled(const LanguagePolicy& policy, const std::string& library) {
   return false;
 }
 
-Result<LanguagePolicy> parse_policy(const json& document, std::string_view origin,
-                                    const VariableLookup& variables) {
-  if (!document.is_object()) return invalid_input(std::string(origin) + ": must be a JSON object");
+core::Result<LanguagePolicy> parse_policy(const json& document, std::string_view origin,
+                                          const VariableLookup& variables) {
+  if (!document.is_object())
+    return core::invalid_input(std::string(origin) + ": must be a JSON object");
   if (auto problem = policy_schema_problem(document)) {
-    return invalid_input(std::string(origin) + ": " + *problem);
+    return core::invalid_input(std::string(origin) + ": " + *problem);
   }
   Reader reader(origin);
   LanguagePolicy policy;
@@ -323,7 +326,7 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   if (const json* screening = Reader::find(document, "screening")) policy.screening = *screening;
   policy.host_etc = Reader::strings(document, "host_etc");
   for (std::size_t i = 0; i < policy.host_etc.size(); ++i) {
-    if (!is_host_etc_name(policy.host_etc[i])) {
+    if (!runtime::is_host_etc_name(policy.host_etc[i])) {
       reader.fail("/host_etc/" + std::to_string(i),
                   "'" + policy.host_etc[i] +
                       "' must name one entry of /etc: not a path, a secret or a file paddock "
@@ -343,4 +346,4 @@ Result<LanguagePolicy> parse_policy(const json& document, std::string_view origi
   return policy;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

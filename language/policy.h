@@ -20,7 +20,7 @@
 #include "runtime/live_kernel.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::language {
 
 struct LanguagePolicy {
   std::string name;
@@ -30,8 +30,8 @@ struct LanguagePolicy {
   std::vector<std::string> compile;  // empty: nothing to compile
   std::vector<std::string> run;      // placeholders {file} and {class}
   std::map<std::string, std::string> env;
-  LimitOverrides limits;
-  NetworkMode run_network = NetworkMode::kNone;
+  runtime::LimitOverrides limits;
+  runtime::NetworkMode run_network = runtime::NetworkMode::kNone;
   std::string install_network = "none";  // "none", "allowlist", "user" or "host"
   // Egress allowlists (net/egress/host_pattern.h): the program's (network.allow), and the
   // installer's package index (network.install_allow, with install "allowlist").
@@ -79,7 +79,7 @@ struct LanguagePolicy {
   std::string class_default = "Main";
   // The Jupyter kernel that keeps a session's state between calls (runtime/live_kernel.h); no
   // name: sessions of the language run each call as a new process.
-  KernelConfig kernel;
+  runtime::KernelConfig kernel;
   // Warm interpreters for fresh calls (runtime/warm_interpreter.h); no loader: the language's
   // warm sandboxes hold none, and its calls start their program when they come.
   struct Warm {
@@ -105,7 +105,7 @@ using VariableLookup = std::function<std::optional<std::string>(const std::strin
 
 // Checks and converts one (already merged) policy document. Errors name `origin` and the JSON
 // pointer of what is wrong: "python.json: /limits/memory: '12 parsecs' is not a size".
-Result<LanguagePolicy> parse_policy(const nlohmann::json& document, std::string_view origin,
-                                    const VariableLookup& variables = {});
+core::Result<LanguagePolicy> parse_policy(const nlohmann::json& document, std::string_view origin,
+                                          const VariableLookup& variables = {});
 
-}  // namespace paddock
+}  // namespace paddock::language

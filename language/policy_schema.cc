@@ -4,24 +4,24 @@
 #include "language/builtin_policies.h"
 #include "language/schema_pattern.h"
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 using nlohmann::json;
-using Kind = SchemaProblem::Kind;
+using Kind = core::SchemaProblem::Kind;
 
 // Compiled once per process. A schema that does not compile (a keyword the checker does not
 // implement) refuses every policy, rather than letting through what it would have refused.
-const Result<JsonSchema>& policy_schema() {
-  static const Result<JsonSchema> kSchema =
-      JsonSchema::compile(json::parse(builtin_policy_schema()), compile_schema_pattern);
+const core::Result<core::JsonSchema>& policy_schema() {
+  static const core::Result<core::JsonSchema> kSchema =
+      core::JsonSchema::compile(json::parse(builtin_policy_schema()), compile_schema_pattern);
   return kSchema;
 }
 
 // "/network/allow/1": a JSON pointer, as every other policy error names its place.
-std::string pointer_of(const std::vector<SchemaStep>& path) {
+std::string pointer_of(const std::vector<core::SchemaStep>& path) {
   std::string pointer;
-  for (const SchemaStep& step : path) {
+  for (const core::SchemaStep& step : path) {
     pointer += "/" + (step.index ? std::to_string(*step.index) : step.key);
   }
   return pointer;
@@ -51,7 +51,7 @@ std::string type_wanted(const json& schema) {
 
 // Worded as the parser's own errors are: "is missing", "must be a string", "'x' is not valid; use
 // a or b".
-std::string describe(const SchemaProblem& problem) {
+std::string describe(const core::SchemaProblem& problem) {
   const json& schema = *problem.schema;
   const json& value = *problem.value;
   switch (problem.kind) {
@@ -117,7 +117,7 @@ std::string describe(const SchemaProblem& problem) {
 }  // namespace
 
 std::optional<std::string> policy_schema_problem(const json& document) {
-  const Result<JsonSchema>& schema = policy_schema();
+  const core::Result<core::JsonSchema>& schema = policy_schema();
   if (!schema) return "the policy schema (policies/schema.json): " + schema.error().message;
   auto problem = schema->check(document);
   if (!problem) return std::nullopt;
@@ -128,4 +128,4 @@ std::optional<std::string> policy_schema_problem(const json& document) {
   return pointer + ": " + describe(*problem);
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace paddock {
+namespace paddock::language {
 
 // The document's first problem against the schema, as "POINTER: what is wrong" (e.g.
 // "/run: is missing", "/limits/pids: must be at least 2"), or nothing.
 std::optional<std::string> policy_schema_problem(const nlohmann::json& document);
 
-}  // namespace paddock
+}  // namespace paddock::language

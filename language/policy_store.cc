@@ -13,14 +13,15 @@
 #include "core/text.h"
 #include "language/builtin_policies.h"
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 using nlohmann::json;
 
-Result<json> parse_json(std::string_view text, const std::string& origin) {
-  auto document = parse_json_text(text, origin);
-  if (document && !document->is_object()) return invalid_input(origin + ": must be a JSON object");
+core::Result<json> parse_json(std::string_view text, const std::string& origin) {
+  auto document = core::parse_json_text(text, origin);
+  if (document && !document->is_object())
+    return core::invalid_input(origin + ": must be a JSON object");
   return document;
 }
 
@@ -30,11 +31,12 @@ struct Layered {
   std::string origin;
 };
 
-Status add_layer(std::map<std::string, Layered>& by_name, json document,
-                 const std::string& origin) {
+core::Status add_layer(std::map<std::string, Layered>& by_name, json document,
+                       const std::string& origin) {
   auto name = document.find("name");
   if (name == document.end() || !name->is_string() || name->get<std::string>().empty()) {
-    return invalid_input(origin + ": /name: is missing (every policy file names its language)");
+    return core::invalid_input(origin +
+                               ": /name: is missing (every policy file names its language)");
   }
   Layered& layered = by_name[name->get<std::string>()];
   if (layered.document.is_null()) {
@@ -65,13 +67,13 @@ std::vector<std::string> json_files(const std::string& directory) {
 // With `wanted`, only the built-in ones that answer to it by their own names, or that a file
 // patches (its aliases may be what answers): one run's language is one document to parse, not
 // all of them (the nine built-in ones took about 0.35 ms).
-Result<std::map<std::string, Layered>> all_layers(const std::vector<std::string>& directories,
-                                                  const std::string* wanted = nullptr) {
+core::Result<std::map<std::string, Layered>> all_layers(const std::vector<std::string>& directories,
+                                                        const std::string* wanted = nullptr) {
   std::vector<Layered> files;
   std::set<std::string> patched;
   for (const auto& directory : directories) {
     for (const auto& path : json_files(directory)) {
-      auto text = read_text_file(path, "policy");
+      auto text = core::read_text_file(path, "policy");
       if (!text) return text.error();
       auto document = parse_json(*text, path);
       if (!document) return document.error();
@@ -110,22 +112,22 @@ bool answers_to(const std::string& name, const json& document, const std::string
   auto aliases = document.find("aliases");
   if (aliases == document.end() || !aliases->is_array()) return false;
   for (const auto& alias : *aliases) {
-    if (alias.is_string() && to_lower(alias.get<std::string>()) == wanted) return true;
+    if (alias.is_string() && core::to_lower(alias.get<std::string>()) == wanted) return true;
   }
   return false;
 }
 
-Error unknown_language(std::string_view name, const std::vector<std::string>& known) {
+core::Error unknown_language(std::string_view name, const std::vector<std::string>& known) {
   std::string list;
   for (const auto& language : known) list += (list.empty() ? "" : ", ") + language;
-  return invalid_input("unknown language '" + std::string(name) + "'; paddock knows " + list +
-                       " (add one with a policy file, see 'paddock policy')");
+  return core::invalid_input("unknown language '" + std::string(name) + "'; paddock knows " + list +
+                             " (add one with a policy file, see 'paddock policy')");
 }
 
 }  // namespace
 
-Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories,
-                                      const VariableLookup& variables) {
+core::Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directories,
+                                            const VariableLookup& variables) {
   auto layers = all_layers(directories);
   if (!layers) return layers.error();
   PolicyStore store;
@@ -137,10 +139,10 @@ Result<PolicyStore> PolicyStore::load(const std::vector<std::string>& directorie
   return store;
 }
 
-Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& directories,
-                                             std::string_view name,
-                                             const VariableLookup& variables) {
-  std::string wanted = to_lower(name);
+core::Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& directories,
+                                                   std::string_view name,
+                                                   const VariableLookup& variables) {
+  std::string wanted = core::to_lower(name);
   auto layers = all_layers(directories, &wanted);
   if (!layers) return layers.error();
   std::set<std::string> known;
@@ -154,12 +156,12 @@ Result<LanguagePolicy> PolicyStore::load_one(const std::vector<std::string>& dir
   return unknown_language(name, {known.begin(), known.end()});
 }
 
-Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
-  std::string wanted = to_lower(name);
+core::Result<const LanguagePolicy*> PolicyStore::find(std::string_view name) const {
+  std::string wanted = core::to_lower(name);
   for (const auto& policy : policies_) {
     if (policy.name == wanted) return &policy;
     for (const auto& alias : policy.aliases) {
-      if (to_lower(alias) == wanted) return &policy;
+      if (core::to_lower(alias) == wanted) return &policy;
     }
   }
   std::vector<std::string> known;
@@ -175,14 +177,15 @@ std::vector<std::string> policy_directories(const std::optional<std::string>& us
   return directories;
 }
 
-Result<LanguagePolicy> check_policy_file(const std::string& path, const VariableLookup& variables) {
-  auto text = read_text_file(path, "policy");
+core::Result<LanguagePolicy> check_policy_file(const std::string& path,
+                                               const VariableLookup& variables) {
+  auto text = core::read_text_file(path, "policy");
   if (!text) return text.error();
   return check_policy_text(*text, path, variables);
 }
 
-Result<LanguagePolicy> check_policy_text(std::string_view text, const std::string& origin,
-                                         const VariableLookup& variables) {
+core::Result<LanguagePolicy> check_policy_text(std::string_view text, const std::string& origin,
+                                               const VariableLookup& variables) {
   auto layers = all_layers({});
   if (!layers) return layers.error();
   auto document = parse_json(text, origin);
@@ -199,4 +202,4 @@ Result<LanguagePolicy> check_policy_text(std::string_view text, const std::strin
   return parse_policy(*document, origin, variables);
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

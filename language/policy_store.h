@@ -15,22 +15,22 @@
 #include "core/result.h"
 #include "language/policy.h"
 
-namespace paddock {
+namespace paddock::language {
 
 class PolicyStore {
  public:
   // `variables`: where the policies' install mirrors are looked up (policy.h).
-  static Result<PolicyStore> load(const std::vector<std::string>& directories,
-                                  const VariableLookup& variables = {});
+  static core::Result<PolicyStore> load(const std::vector<std::string>& directories,
+                                        const VariableLookup& variables = {});
   // Only the language asked for is checked and converted: what a run needs, without compiling
   // every other language's screening patterns (about 5 ms). Every file is still read and must
   // be valid JSON.
-  static Result<LanguagePolicy> load_one(const std::vector<std::string>& directories,
-                                         std::string_view name,
-                                         const VariableLookup& variables = {});
+  static core::Result<LanguagePolicy> load_one(const std::vector<std::string>& directories,
+                                               std::string_view name,
+                                               const VariableLookup& variables = {});
 
   // By name or alias, case-insensitively; the error lists the languages there are.
-  [[nodiscard]] Result<const LanguagePolicy*> find(std::string_view name) const;
+  [[nodiscard]] core::Result<const LanguagePolicy*> find(std::string_view name) const;
   [[nodiscard]] const std::vector<LanguagePolicy>& all() const { return policies_; }
   // Changes every policy in place: a server's settings over what the files say.
   void change_all(const std::function<void(LanguagePolicy&)>& change) {
@@ -48,10 +48,10 @@ std::vector<std::string> policy_directories(const std::optional<std::string>& us
 
 // Checks one policy file as `paddock policy check` does: on its own when it names a new
 // language, merged over the built-in one when it names an existing language.
-Result<LanguagePolicy> check_policy_file(const std::string& path,
-                                         const VariableLookup& variables = {});
+core::Result<LanguagePolicy> check_policy_file(const std::string& path,
+                                               const VariableLookup& variables = {});
 // The same for a file's text, `origin` naming it in messages.
-Result<LanguagePolicy> check_policy_text(std::string_view text, const std::string& origin,
-                                         const VariableLookup& variables = {});
+core::Result<LanguagePolicy> check_policy_text(std::string_view text, const std::string& origin,
+                                               const VariableLookup& variables = {});
 
-}  // namespace paddock
+}  // namespace paddock::language

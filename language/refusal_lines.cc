@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <optional>
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 // The value of "NAME=N" among the limits the run reports (IsolationReport::limits).
-std::optional<std::uint64_t> limit_value(const RunResult& result, std::string_view name) {
+std::optional<std::uint64_t> limit_value(const runtime::RunResult& result, std::string_view name) {
   for (const auto& limit : result.isolation.limits) {
     if (limit.size() > name.size() && limit.compare(0, name.size(), name) == 0 &&
         limit[name.size()] == '=') {
@@ -35,12 +35,12 @@ std::string size_text(std::uint64_t bytes) {
 // Whether either stream holds anything to recognise. Checked before a pattern is first used: each
 // one is compiled where it is declared, and compiling them all cost `paddock run` more than a
 // third of its own CPU, for a run that printed nothing.
-bool has_text(const RunResult& result) {
+bool has_text(const runtime::RunResult& result) {
   return !result.stderr_data.data.empty() || !result.stdout_data.data.empty();
 }
 
 // Where either stream says it: the program's messages may go to either.
-bool said(const RunResult& result, const RE2& pattern, std::string* captured = nullptr) {
+bool said(const runtime::RunResult& result, const RE2& pattern, std::string* captured = nullptr) {
   for (const auto* stream : {&result.stderr_data, &result.stdout_data}) {
     if (captured != nullptr ? RE2::PartialMatch(stream->data, pattern, captured)
                             : RE2::PartialMatch(stream->data, pattern)) {
@@ -50,7 +50,7 @@ bool said(const RunResult& result, const RE2& pattern, std::string* captured = n
   return false;
 }
 
-std::string system_call_line(const Refusals& refused) {
+std::string system_call_line(const runtime::Refusals& refused) {
   std::string calls;
   for (const auto& call : refused.system_calls) {
     if (!calls.empty()) calls += ", ";
@@ -69,7 +69,7 @@ std::string system_call_line(const Refusals& refused) {
 constexpr std::string_view kForkAdvice =
     " (fork and thread creation fail with EAGAIN: use fewer processes or threads)";
 
-std::string process_line(const RunResult& result) {
+std::string process_line(const runtime::RunResult& result) {
   std::string line = "refused by the sandbox: " + std::to_string(result.refused.process_limit) +
                      " new process" + (result.refused.process_limit == 1 ? "" : "es") +
                      " or threads at its limit";
@@ -79,7 +79,7 @@ std::string process_line(const RunResult& result) {
 
 // Where no cgroup counts them (rlimit mode), a refused fork or thread is recognised by how
 // shells and runtimes report EAGAIN from fork, clone or pthread_create.
-std::optional<std::string> uncounted_process_line(const RunResult& result) {
+std::optional<std::string> uncounted_process_line(const runtime::RunResult& result) {
   if (result.isolation.limits_mode == "cgroup2" || !has_text(result)) return std::nullopt;
   static const RE2 kForkFailed(
       R"(Cannot fork|fork: (?:retry: )?Resource temporarily unavailable|can't start new thread|)"
@@ -91,7 +91,7 @@ std::optional<std::string> uncounted_process_line(const RunResult& result) {
 }
 
 // A process's allocation refused, or the kernel's OOM killer at the sandbox's limit.
-std::optional<std::string> memory_line(const RunResult& result) {
+std::optional<std::string> memory_line(const runtime::RunResult& result) {
   std::optional<std::uint64_t> limit = limit_value(result, "memory.max");
   if (!limit) limit = limit_value(result, "RLIMIT_DATA");
   std::string of_limit = limit ? " of " + size_text(*limit) : "";
@@ -110,13 +110,13 @@ std::optional<std::string> memory_line(const RunResult& result) {
   return std::nullopt;
 }
 
-bool said_file_too_large(const RunResult& result) {
+bool said_file_too_large(const runtime::RunResult& result) {
   if (!has_text(result)) return false;
   static const RE2 kTooLarge(R"(File too large|\bEFBIG\b)");
   return said(result, kTooLarge);
 }
 
-std::optional<std::string> disk_line(const RunResult& result) {
+std::optional<std::string> disk_line(const runtime::RunResult& result) {
   if (result.signal == SIGXFSZ || said_file_too_large(result)) {
     std::string line = "refused by the sandbox: a file beyond its size limit";
     if (auto size = limit_value(result, "RLIMIT_FSIZE")) line += " of " + size_text(*size);
@@ -136,7 +136,7 @@ std::optional<std::string> disk_line(const RunResult& result) {
   return line + "; delete files or write less)";
 }
 
-std::optional<std::string> read_only_line(const RunResult& result) {
+std::optional<std::string> read_only_line(const runtime::RunResult& result) {
   if (!has_text(result)) return std::nullopt;
   // The path where the message names it: Python after the C library's words, coreutils before
   // them in quotes, a POSIX shell after "cannot create".
@@ -155,14 +155,15 @@ std::optional<std::string> read_only_line(const RunResult& result) {
 }
 
 // Whether the program ran with no network at all: no user-mode network and no egress proxy.
-bool without_network(const RunResult& result) {
+bool without_network(const runtime::RunResult& result) {
   const std::string& network = result.isolation.network;
   if (network == "none") return true;
   // "none; the installer reaches ... through the egress proxy": the program still has none.
   return network.rfind("none;", 0) == 0 && network.find("the program reaches") == std::string::npos;
 }
 
-std::optional<std::string> network_line(const RunResult& result, const RefusalContext& context) {
+std::optional<std::string> network_line(const runtime::RunResult& result,
+                                        const RefusalContext& context) {
   if (!context.program_output || !without_network(result) || !has_text(result)) {
     return std::nullopt;
   }
@@ -179,9 +180,10 @@ std::optional<std::string> network_line(const RunResult& result, const RefusalCo
 
 }  // namespace
 
-std::vector<std::string> refusal_lines(const RunResult& result, const RefusalContext& context) {
+std::vector<std::string> refusal_lines(const runtime::RunResult& result,
+                                       const RefusalContext& context) {
   std::vector<std::string> lines;
-  const Refusals& refused = result.refused;
+  const runtime::Refusals& refused = result.refused;
   if (!refused.system_calls.empty() || refused.system_calls_unnamed > 0) {
     lines.push_back(system_call_line(refused));
   }
@@ -197,4 +199,4 @@ std::vector<std::string> refusal_lines(const RunResult& result, const RefusalCon
   return lines;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -13,7 +13,7 @@
 
 #include "runtime/run_result.h"
 
-namespace paddock {
+namespace paddock::language {
 
 struct RefusalContext {
   // How a host is let in, said after the no-network line: for the server, that only the user
@@ -26,6 +26,7 @@ struct RefusalContext {
 };
 
 // The lines, each without its newline; empty when nothing was refused that paddock can tell.
-std::vector<std::string> refusal_lines(const RunResult& result, const RefusalContext& context);
+std::vector<std::string> refusal_lines(const runtime::RunResult& result,
+                                       const RefusalContext& context);
 
-}  // namespace paddock
+}  // namespace paddock::language

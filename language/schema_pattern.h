@@ -13,8 +13,8 @@
 #include "core/json_schema.h"
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::language {
 
-[[nodiscard]] Result<SchemaPattern> compile_schema_pattern(const std::string& pattern);
+[[nodiscard]] core::Result<core::SchemaPattern> compile_schema_pattern(const std::string& pattern);
 
-}  // namespace paddock
+}  // namespace paddock::language

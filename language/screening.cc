@@ -8,7 +8,7 @@
 
 #include "core/text.h"
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 using nlohmann::json;
@@ -80,7 +80,7 @@ std::map<int, std::set<std::string>> imported_modules(const LanguageSyntax& synt
       auto& here = modules[lines.line_of(spans[1].begin)];
       for (std::size_t at = 0; at <= names.size();) {
         std::size_t comma = std::min(names.find(',', at), names.size());
-        std::string name = trim(names.substr(at, comma - at));
+        std::string name = core::trim(names.substr(at, comma - at));
         name = name.substr(0, name.find_first_of(" \t\n"));
         if (!name.empty()) here.insert(name);
         at = comma + 1;
@@ -139,13 +139,13 @@ struct Where {
     return {origin, pointer + "/" + std::string(key)};
   }
   [[nodiscard]] Where operator/(std::size_t index) const { return *this / std::to_string(index); }
-  [[nodiscard]] Error error(const std::string& what) const {
-    return invalid_input(std::string(origin) + ": /screening" + pointer + ": " + what);
+  [[nodiscard]] core::Error error(const std::string& what) const {
+    return core::invalid_input(std::string(origin) + ": /screening" + pointer + ": " + what);
   }
 };
 
-Status check_object(const json& value, const Where& where,
-                    std::initializer_list<std::string_view> known) {
+core::Status check_object(const json& value, const Where& where,
+                          std::initializer_list<std::string_view> known) {
   if (!value.is_object()) return where.error("must be an object");
   for (const auto& [key, unused] : value.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
@@ -155,8 +155,8 @@ Status check_object(const json& value, const Where& where,
   return {};
 }
 
-Result<std::string> text_field(const json& object, const Where& where, const std::string& key,
-                               bool required) {
+core::Result<std::string> text_field(const json& object, const Where& where, const std::string& key,
+                                     bool required) {
   auto it = object.find(key);
   if (it == object.end()) {
     if (required) return (where / key).error("is missing");
@@ -168,8 +168,8 @@ Result<std::string> text_field(const json& object, const Where& where, const std
 }
 
 template <typename Enum, std::size_t N>
-Result<Enum> named_field(const json& object, const Where& where, const std::string& key,
-                         const char* const (&names)[N], std::optional<Enum> fallback) {
+core::Result<Enum> named_field(const json& object, const Where& where, const std::string& key,
+                               const char* const (&names)[N], std::optional<Enum> fallback) {
   if (!object.contains(key) && fallback) return *fallback;
   auto text = text_field(object, where, key, true);
   if (!text) return text.error();
@@ -178,7 +178,7 @@ Result<Enum> named_field(const json& object, const Where& where, const std::stri
   return *value;
 }
 
-Result<ScreeningRegex> compile(const std::string& pattern, const Where& where) {
+core::Result<ScreeningRegex> compile(const std::string& pattern, const Where& where) {
   auto regex = ScreeningRegex::compile(pattern);
   if (!regex) return where.error(regex.error().message);
   // It would report every line, which is a mistake, not a rule.
@@ -194,7 +194,7 @@ bool valid_rule_id(const std::string& id) {
   });
 }
 
-Result<ScreeningRule> parse_rule(const json& object, const Where& where) {
+core::Result<ScreeningRule> parse_rule(const json& object, const Where& where) {
   if (auto ok = check_object(object, where,
                              {"id", "pattern", "severity", "message", "kind", "same_groups"});
       !ok) {
@@ -236,7 +236,7 @@ Result<ScreeningRule> parse_rule(const json& object, const Where& where) {
   return rule;
 }
 
-Result<ScreeningRule> parse_restricted_module(const json& object, const Where& where) {
+core::Result<ScreeningRule> parse_restricted_module(const json& object, const Where& where) {
   if (auto ok = check_object(object, where, {"name", "severity", "message"}); !ok) {
     return ok.error();
   }
@@ -259,8 +259,9 @@ Result<ScreeningRule> parse_restricted_module(const json& object, const Where& w
 }
 
 template <typename Parse>
-Status parse_list(const json& screening, const Where& where, const std::string& key, Parse parse,
-                  std::set<std::string>& ids, std::vector<ScreeningRule>& rules) {
+core::Status parse_list(const json& screening, const Where& where, const std::string& key,
+                        Parse parse, std::set<std::string>& ids,
+                        std::vector<ScreeningRule>& rules) {
   auto it = screening.find(key);
   if (it == screening.end()) return {};
   if (!it->is_array()) return (where / key).error("must be a list of objects");
@@ -288,7 +289,7 @@ std::optional<ScreeningMode> screening_mode_from_name(std::string_view name) {
   return value_named<ScreeningMode>(kModeNames, name);
 }
 
-Result<Screening> parse_screening(const json& screening, std::string_view origin) {
+core::Result<Screening> parse_screening(const json& screening, std::string_view origin) {
   Screening result;
   if (screening.is_null()) return result;
   Where where{origin, ""};
@@ -448,4 +449,4 @@ json to_json(const ScreeningVerdict& verdict) {
   return result;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -28,7 +28,7 @@
 #include "language/screening_regex.h"
 #include "language/syntax.h"
 
-namespace paddock {
+namespace paddock::language {
 
 enum class ScreeningMode { kOff, kWarn, kEnforce };
 enum class Severity { kLow, kMedium, kHigh, kCritical };  // in increasing order
@@ -71,7 +71,7 @@ struct Screening {
 
 // Parses a policy's `screening` object (null: no screening). Errors name `origin` and the JSON
 // pointer: "python.json: /screening/rules/2/pattern: invalid regex (...)".
-Result<Screening> parse_screening(const nlohmann::json& screening, std::string_view origin);
+core::Result<Screening> parse_screening(const nlohmann::json& screening, std::string_view origin);
 
 struct ScreeningFinding {
   std::string rule_id;
@@ -111,4 +111,4 @@ std::string blocking_summary(const ScreeningVerdict& verdict);
 
 nlohmann::json to_json(const ScreeningVerdict& verdict);
 
-}  // namespace paddock
+}  // namespace paddock::language

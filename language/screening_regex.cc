@@ -2,16 +2,16 @@
 
 #include <re2/re2.h>
 
-namespace paddock {
+namespace paddock::language {
 
-Result<ScreeningRegex> ScreeningRegex::compile(const std::string& pattern) {
+core::Result<ScreeningRegex> ScreeningRegex::compile(const std::string& pattern) {
   RE2::Options options;
   options.set_log_errors(false);
   options.set_never_nl(false);
   options.set_dot_nl(false);
   // (?m): ^ and $ at each line's start and end, as rules written for one line at a time expect.
   auto regex = std::make_shared<const RE2>("(?m)" + pattern, options);
-  if (!regex->ok()) return invalid_input("invalid regex (" + regex->error() + ")");
+  if (!regex->ok()) return core::invalid_input("invalid regex (" + regex->error() + ")");
   ScreeningRegex compiled;
   compiled.regex_ = std::move(regex);
   return compiled;
@@ -46,4 +46,4 @@ int ScreeningRegex::group_count() const {
   return regex_->NumberOfCapturingGroups();
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -17,12 +17,12 @@ namespace re2 {
 class RE2;
 }
 
-namespace paddock {
+namespace paddock::language {
 
 class ScreeningRegex {
  public:
   // The compiled pattern; the error says what RE2 could not compile.
-  static Result<ScreeningRegex> compile(const std::string& pattern);
+  static core::Result<ScreeningRegex> compile(const std::string& pattern);
 
   // A match of the whole pattern and its groups, as offsets into the text searched; a group
   // that did not take part is empty with `matched` false.
@@ -43,4 +43,4 @@ class ScreeningRegex {
   std::shared_ptr<const re2::RE2> regex_;  // shared: policies are copied, an RE2 cannot be
 };
 
-}  // namespace paddock
+}  // namespace paddock::language

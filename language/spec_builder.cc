@@ -6,7 +6,7 @@
 #include "language/language_run.h"
 #include "runtime/image_root.h"
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 constexpr const char* kPlotsDirectory = ".paddock/plots";
@@ -14,8 +14,8 @@ constexpr const char* kPlotsDirectory = ".paddock/plots";
 // The operator's settings over the policy's run: they win over the policy, which wins over
 // paddock's defaults.
 void apply_overrides(const SpecOverrides& overrides, LanguageRun& run) {
-  SandboxShape& shape = run.shape;
-  RunPlan& plan = run.plan;
+  runtime::SandboxShape& shape = run.shape;
+  runtime::RunPlan& plan = run.plan;
   overrides.limits.apply_to(run.limits);
   plan.env.insert(plan.env.end(), overrides.env.begin(), overrides.env.end());
   if (overrides.network) shape.network = *overrides.network;
@@ -40,8 +40,10 @@ void apply_overrides(const SpecOverrides& overrides, LanguageRun& run) {
 
 // The image the source names, else the policy's (`rootfs`), resolved once and put under the
 // shape.
-Status apply_image_source(const ImageSource& source, const std::optional<std::string>& policy_image,
-                          SandboxShape& shape, RunPlan& plan, bool as_language) {
+core::Status apply_image_source(const ImageSource& source,
+                                const std::optional<std::string>& policy_image,
+                                runtime::SandboxShape& shape, runtime::RunPlan& plan,
+                                bool as_language) {
   std::optional<std::string> image = source.image ? source.image : policy_image;
   if (!image) return {};
   if (source.ensure) {
@@ -49,13 +51,13 @@ Status apply_image_source(const ImageSource& source, const std::optional<std::st
   }
   auto resolved = source.backend->resolve_image(*image, source.store_root);
   if (!resolved) return resolved.error();
-  return apply_image(*resolved, shape, plan, as_language);
+  return runtime::apply_image(*resolved, shape, plan, as_language);
 }
 
 // The one place a timeout is capped: `asked` (the call's), else what `limits` holds, never over
 // the operator's max_wall_seconds. Sets limits.wall_seconds; true when the cap cut what was asked.
 bool apply_timeout(const std::optional<double>& asked, const SpecOverrides& overrides,
-                   Limits& limits) {
+                   runtime::Limits& limits) {
   double wanted = asked.value_or(limits.wall_seconds);
   const std::optional<double>& cap = overrides.max_wall_seconds;
   bool capped = cap && wanted > *cap;
@@ -65,9 +67,9 @@ bool apply_timeout(const std::optional<double>& asked, const SpecOverrides& over
 
 // A language run with the operator's settings, the call's parts and the image laid over the
 // policy's; its limits not yet put into the shape and the plan (finish).
-Result<LanguageRun> language_run(const LanguagePolicy& policy, const CodeCall& call,
-                                 const SpecOverrides& overrides, const ImageSource& image,
-                                 bool& timeout_capped) {
+core::Result<LanguageRun> language_run(const LanguagePolicy& policy, const CodeCall& call,
+                                       const SpecOverrides& overrides, const ImageSource& image,
+                                       bool& timeout_capped) {
   auto run =
       language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
   if (!run) return run.error();
@@ -75,8 +77,8 @@ Result<LanguageRun> language_run(const LanguagePolicy& policy, const CodeCall& c
   timeout_capped = apply_timeout(call.timeout_seconds, overrides, run->limits);
   run->plan.files_after_install = call.files;
   run->plan.stdin_fd = call.stdin_fd;
-  if (auto applied =
-          apply_image_source(image, image_of_rootfs(policy.rootfs), run->shape, run->plan, true);
+  if (auto applied = apply_image_source(image, runtime::image_of_rootfs(policy.rootfs), run->shape,
+                                        run->plan, true);
       !applied) {
     return applied.error().context("language " + policy.name);
   }
@@ -109,8 +111,9 @@ void extend_installer_list(const SpecOverrides& overrides, std::vector<std::stri
   }
 }
 
-Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
-                                      const SpecOverrides& overrides, const ImageSource& image) {
+core::Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCall& call,
+                                            const SpecOverrides& overrides,
+                                            const ImageSource& image) {
   bool capped = false;
   auto run = language_run(policy, call, overrides, image, capped);
   if (!run) return run.error();
@@ -120,20 +123,21 @@ Result<BuiltSpec> build_language_spec(const LanguagePolicy& policy, const CodeCa
   return finish(std::move(*run), capped);
 }
 
-Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy, const SpecOverrides& overrides,
-                                     const ImageSource& image) {
+core::Result<BuiltSpec> build_session_spec(const LanguagePolicy& policy,
+                                           const SpecOverrides& overrides,
+                                           const ImageSource& image) {
   bool capped = false;
   auto run = language_run(policy, CodeCall{}, overrides, image, capped);
   if (!run) return run.error();
-  if (run->shape.network == NetworkMode::kHost || policy.install_network == "host") {
-    return invalid_input("language '" + policy.name +
-                         "' needs the host's network, which sessions do not offer");
+  if (run->shape.network == runtime::NetworkMode::kHost || policy.install_network == "host") {
+    return core::invalid_input("language '" + policy.name +
+                               "' needs the host's network, which sessions do not offer");
   }
   run->shape.session_networking = true;
   // Set without libraries too: a session's later installs go through the same proxy.
   run->shape.session_installer_proxy = !run->plan.installer_allowed_hosts.empty();
   // What every command starts from; each call brings its code and steps.
-  RunPlan base;
+  runtime::RunPlan base;
   base.env = std::move(run->plan.env);
   base.cwd = std::move(run->plan.cwd);
   run->plan = std::move(base);
@@ -144,8 +148,9 @@ std::string session_plot_directory(int run) {
   return std::string(kPlotsDirectory) + "/" + std::to_string(run);
 }
 
-Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCall& call,
-                                     const SpecOverrides& overrides, const SessionCall& session) {
+core::Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCall& call,
+                                           const SpecOverrides& overrides,
+                                           const SessionCall& session) {
   auto run =
       language_spec(policy, call.code, call.program_args, call.libraries, overrides.installer_env);
   if (!run) return run.error();
@@ -153,7 +158,7 @@ Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCal
   built.limits = run->limits;
   overrides.limits.apply_to(built.limits);
   built.timeout_capped = apply_timeout(call.timeout_seconds, overrides, built.limits);
-  RunPlan& plan = built.plan;
+  runtime::RunPlan& plan = built.plan;
   plan.steps = std::move(run->plan.steps);
   plan.networked_steps = run->plan.networked_steps;
   plan.installer_allowed_hosts = std::move(run->plan.installer_allowed_hosts);
@@ -176,7 +181,7 @@ Result<BuiltCall> build_session_call(const LanguagePolicy& policy, const CodeCal
 }
 
 BuiltCell build_live_cell(const LanguagePolicy& policy, const std::optional<double>& timeout,
-                          const Limits& session_limits, const SpecOverrides& overrides) {
+                          const runtime::Limits& session_limits, const SpecOverrides& overrides) {
   BuiltCell built;
   built.limits = session_limits;
   built.limits.wall_seconds = policy.limits.wall_seconds.value_or(session_limits.wall_seconds);
@@ -184,26 +189,26 @@ BuiltCell build_live_cell(const LanguagePolicy& policy, const std::optional<doub
   return built;
 }
 
-Limits language_limits(const LanguagePolicy& policy, const SpecOverrides& overrides) {
-  Limits limits;
+runtime::Limits language_limits(const LanguagePolicy& policy, const SpecOverrides& overrides) {
+  runtime::Limits limits;
   policy.limits.apply_to(limits);
   apply_timeout(std::nullopt, overrides, limits);
   return limits;
 }
 
-Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
-                                        const std::vector<std::string>& libraries,
-                                        const SpecOverrides& overrides) {
+core::Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
+                                              const std::vector<std::string>& libraries,
+                                              const SpecOverrides& overrides) {
   auto run = language_spec(policy, "", {}, libraries);
   if (!run) return run.error();
   // The steps are [install] [compile] run: with no library, there is nothing to install.
-  if (libraries.empty()) return invalid_input("no libraries given");
+  if (libraries.empty()) return core::invalid_input("no libraries given");
   BuiltCall built;
   built.limits = run->limits;
   overrides.limits.apply_to(built.limits);
   // An install may take longer than a call: four times the policy's timeout, under the cap.
   apply_timeout(built.limits.wall_seconds * 4, overrides, built.limits);
-  RunPlan& plan = built.plan;
+  runtime::RunPlan& plan = built.plan;
   plan.steps = {run->plan.steps.front()};
   plan.networked_steps = run->plan.networked_steps > 0 ? 1 : 0;
   plan.installer_allowed_hosts = std::move(run->plan.installer_allowed_hosts);
@@ -214,15 +219,16 @@ Result<BuiltCall> build_session_install(const LanguagePolicy& policy,
   return built;
 }
 
-Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
-                                       const std::vector<std::string>& argv, double wall_seconds,
-                                       const SpecOverrides& overrides, const ImageSource& image) {
+core::Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
+                                             const std::vector<std::string>& argv,
+                                             double wall_seconds, const SpecOverrides& overrides,
+                                             const ImageSource& image) {
   bool capped = false;
   auto run = language_run(policy, CodeCall{}, overrides, image, capped);
   if (!run) return run.error();
   run->shape.session_networking = false;
   // The toolchain's command alone, in the sandbox a session of the language gets.
-  RunPlan toolchain;
+  runtime::RunPlan toolchain;
   toolchain.steps = {argv};
   toolchain.env = std::move(run->plan.env);
   toolchain.cwd = std::move(run->plan.cwd);
@@ -231,7 +237,8 @@ Result<BuiltSpec> build_toolchain_spec(const LanguagePolicy& policy,
   return finish(std::move(*run), capped);
 }
 
-Result<BuiltSpec> build_command_spec(SandboxShape shape, RunPlan plan, const ImageSource& image) {
+core::Result<BuiltSpec> build_command_spec(runtime::SandboxShape shape, runtime::RunPlan plan,
+                                           const ImageSource& image) {
   // A command may be any language's program: it sees what every built-in language needs.
   if (shape.host_etc.empty()) shape.host_etc = builtin_host_etc();
   if (auto applied = apply_image_source(image, std::nullopt, shape, plan, false); !applied) {
@@ -243,4 +250,4 @@ Result<BuiltSpec> build_command_spec(SandboxShape shape, RunPlan plan, const Ima
   return built;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

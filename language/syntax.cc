@@ -5,18 +5,19 @@
 
 #include <nlohmann/json.hpp>
 
-namespace paddock {
+namespace paddock::language {
 namespace {
 
 using nlohmann::json;
 
 // One line naming the policy and the JSON pointer of what is wrong.
-Error syntax_error(std::string_view origin, const std::string& pointer, const std::string& what) {
-  return invalid_input(std::string(origin) + ": /syntax" + pointer + ": " + what);
+core::Error syntax_error(std::string_view origin, const std::string& pointer,
+                         const std::string& what) {
+  return core::invalid_input(std::string(origin) + ": /syntax" + pointer + ": " + what);
 }
 
-Result<std::vector<std::string>> strings_of(const json& syntax, const std::string& key,
-                                            std::string_view origin) {
+core::Result<std::vector<std::string>> strings_of(const json& syntax, const std::string& key,
+                                                  std::string_view origin) {
   std::vector<std::string> result;
   auto it = syntax.find(key);
   if (it == syntax.end()) return result;
@@ -32,7 +33,7 @@ Result<std::vector<std::string>> strings_of(const json& syntax, const std::strin
   return result;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> block_comments_of(
+core::Result<std::vector<std::pair<std::string, std::string>>> block_comments_of(
     const json& syntax, std::string_view origin) {
   std::vector<std::pair<std::string, std::string>> result;
   auto it = syntax.find("block_comments");
@@ -52,7 +53,8 @@ Result<std::vector<std::pair<std::string, std::string>>> block_comments_of(
   return result;
 }
 
-Result<std::vector<StringSyntax>> strings_syntax_of(const json& syntax, std::string_view origin) {
+core::Result<std::vector<StringSyntax>> strings_syntax_of(const json& syntax,
+                                                          std::string_view origin) {
   std::vector<StringSyntax> result;
   auto it = syntax.find("strings");
   if (it == syntax.end()) return result;
@@ -85,7 +87,7 @@ Result<std::vector<StringSyntax>> strings_syntax_of(const json& syntax, std::str
   return result;
 }
 
-Status compile_imports(LanguageSyntax& syntax, std::string_view origin) {
+core::Status compile_imports(LanguageSyntax& syntax, std::string_view origin) {
   for (std::size_t i = 0; i < syntax.import_texts.size(); ++i) {
     std::string pointer = "/imports/" + std::to_string(i);
     auto regex = ScreeningRegex::compile(syntax.import_texts[i]);
@@ -111,7 +113,7 @@ const LanguageSyntax& generic_syntax() {
   return kGeneric;
 }
 
-Result<LanguageSyntax> parse_syntax(const json& syntax, std::string_view origin) {
+core::Result<LanguageSyntax> parse_syntax(const json& syntax, std::string_view origin) {
   if (syntax.is_null()) return generic_syntax();
   if (!syntax.is_object()) return syntax_error(origin, "", "must be an object");
   static const std::vector<std::string> kKnown = {"line_comments", "block_comments",
@@ -229,4 +231,4 @@ std::string without_comments(std::string_view code, const LanguageSyntax& syntax
   return out;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

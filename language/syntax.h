@@ -23,7 +23,7 @@
 #include "core/result.h"
 #include "language/screening_regex.h"
 
-namespace paddock {
+namespace paddock::language {
 
 struct StringSyntax {
   std::string delimiter;
@@ -46,10 +46,10 @@ const LanguageSyntax& generic_syntax();
 
 // Parses a policy's `syntax` object (null: generic_syntax()). Errors name `origin` and the JSON
 // pointer: "lua.json: /syntax/imports/0: invalid regex (...)".
-Result<LanguageSyntax> parse_syntax(const nlohmann::json& syntax, std::string_view origin);
+core::Result<LanguageSyntax> parse_syntax(const nlohmann::json& syntax, std::string_view origin);
 
 // `code` with its comments blanked out (strings kept): same length, same lines, so positions and
 // line numbers still hold.
 std::string without_comments(std::string_view code, const LanguageSyntax& syntax);
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -8,13 +8,14 @@
 #include "language/builtin_policies.h"
 #include "language/screening.h"
 
-namespace paddock {
+namespace paddock::language {
 
-Status check_preload_name(const std::string& name) {
+core::Status check_preload_name(const std::string& name) {
   static const RE2 dotted(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)");
   if (name.size() <= 200 && RE2::FullMatch(name, dotted)) return {};
-  return invalid_input("'" + name + "' is not a module name to preload; use dotted names, e.g. " +
-                       "numpy or matplotlib.pyplot");
+  return core::invalid_input("'" + name +
+                             "' is not a module name to preload; use dotted names, e.g. " +
+                             "numpy or matplotlib.pyplot");
 }
 
 bool wants_preload(const LanguagePolicy& policy, const std::vector<std::string>& preload,
@@ -31,10 +32,10 @@ bool wants_preload(const LanguagePolicy& policy, const std::vector<std::string>&
   return false;
 }
 
-std::optional<WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
-                                                const SandboxShape& shape,
-                                                const RunPlan& empty_call,
-                                                const std::vector<std::string>& preload) {
+std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
+                                                         const runtime::SandboxShape& shape,
+                                                         const runtime::RunPlan& empty_call,
+                                                         const std::vector<std::string>& preload) {
   if (policy.warm.loader.empty() || empty_call.steps.size() != 1 || shape.limits.cpu_seconds) {
     return std::nullopt;
   }
@@ -50,7 +51,7 @@ std::optional<WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
   auto at = text.rfind(kPlaceholder);
   if (at == std::string::npos) return std::nullopt;
   text.replace(at, kPlaceholder.size(), modules.dump());
-  WarmInterpreter interpreter;
+  runtime::WarmInterpreter interpreter;
   interpreter.program = empty_call.steps.front();
   // Where the call's source goes: its file replaces the loader there.
   interpreter.loader = {empty_call.files.front().path, std::move(text), 0644};
@@ -59,4 +60,4 @@ std::optional<WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
   return interpreter;
 }
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -14,15 +14,15 @@
 #include "runtime/sandbox_shape.h"
 #include "runtime/warm_interpreter.h"
 
-namespace paddock {
+namespace paddock::language {
 
 // None when the policy has no "warm", when its program is not one step (a compiler first), or
 // when the shape has a CPU-time limit (what the interpreter spends preloading would count
 // against the call's). It imports `preload` (checked names only) before its call comes.
-std::optional<WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
-                                                const SandboxShape& shape,
-                                                const RunPlan& empty_call,
-                                                const std::vector<std::string>& preload);
+std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
+                                                         const runtime::SandboxShape& shape,
+                                                         const runtime::RunPlan& empty_call,
+                                                         const std::vector<std::string>& preload);
 
 // Whether a call of `code` should take an interpreter that preloaded `preload` (the policy's
 // list, or the server's over it): it imports one of `preload_when`'s modules, or of `preload`'s
@@ -32,6 +32,6 @@ bool wants_preload(const LanguagePolicy& policy, const std::vector<std::string>&
 
 // Checks a module name for a preload list: dotted identifiers only. The error says how to write
 // one.
-Status check_preload_name(const std::string& name);
+core::Status check_preload_name(const std::string& name);
 
-}  // namespace paddock
+}  // namespace paddock::language

@@ -6,9 +6,9 @@ namespace paddock::mcp {
 namespace {
 
 // "files[0].path", as a model reads its own arguments.
-std::string path_text(const std::vector<SchemaStep>& path) {
+std::string path_text(const std::vector<core::SchemaStep>& path) {
   std::string text;
-  for (const SchemaStep& step : path) {
+  for (const core::SchemaStep& step : path) {
     if (step.index) {
       text += "[" + std::to_string(*step.index) + "]";
     } else {
@@ -18,8 +18,8 @@ std::string path_text(const std::vector<SchemaStep>& path) {
   return text;
 }
 
-std::string describe(const SchemaProblem& problem) {
-  using Kind = SchemaProblem::Kind;
+std::string describe(const core::SchemaProblem& problem) {
+  using Kind = core::SchemaProblem::Kind;
   const json& schema = *problem.schema;
   std::string path = path_text(problem.path);
   const std::string where = path.empty() ? "the arguments" : "'" + path + "'";
@@ -72,11 +72,11 @@ std::string describe(const SchemaProblem& problem) {
 
 }  // namespace
 
-Result<JsonSchema> compile_input_schema(const json& schema) {
-  return JsonSchema::compile(schema, compile_schema_pattern);
+core::Result<core::JsonSchema> compile_input_schema(const json& schema) {
+  return core::JsonSchema::compile(schema, language::compile_schema_pattern);
 }
 
-std::optional<std::string> check_arguments(const json& value, const JsonSchema& schema) {
+std::optional<std::string> check_arguments(const json& value, const core::JsonSchema& schema) {
   auto problem = schema.check(value);
   if (!problem) return std::nullopt;
   return describe(*problem);

@@ -15,9 +15,9 @@ namespace paddock::mcp {
 
 // A tool's input schema, ready for check_arguments, with RE2 for "pattern"; or an error naming
 // the first keyword the checker would not honour and where it is (core/json_schema.h).
-Result<JsonSchema> compile_input_schema(const json& schema);
+core::Result<core::JsonSchema> compile_input_schema(const json& schema);
 
 // What is wrong with `value`, named by its path (e.g. "files[0].encoding"), or nothing.
-std::optional<std::string> check_arguments(const json& value, const JsonSchema& schema);
+std::optional<std::string> check_arguments(const json& value, const core::JsonSchema& schema);
 
 }  // namespace paddock::mcp

@@ -27,26 +27,26 @@ constexpr std::uint64_t kTracebackShown = 8u << 10;
 constexpr std::size_t kOmittedNamesShown = 50;
 constexpr std::size_t kOmittedNamed = 200;
 
-int exit_code_of(const RunResult& result) {
-  return result.outcome == Outcome::kTimedOut ? 124 : result.exit_code;
+int exit_code_of(const runtime::RunResult& result) {
+  return result.outcome == runtime::Outcome::kTimedOut ? 124 : result.exit_code;
 }
 
 // "NameError: name 'y' is not defined". IRkernel names every error "ERROR" and its value
 // already starts "Error in ...": that is said once, and without the value's own line break.
-std::string error_line(const KernelError& error) {
-  std::string value = trim(error.value);
+std::string error_line(const runtime::KernelError& error) {
+  std::string value = core::trim(error.value);
   if (value.empty()) return error.name;
-  if (to_lower(value).starts_with(to_lower(error.name))) return value;
+  if (core::to_lower(value).starts_with(core::to_lower(error.name))) return value;
   return error.name + ": " + value;
 }
 
 // How a live session's cell ended: what became of the interpreter's state matters most.
-std::string describe_cell_ending(const app::CodeRun& run, const CellReport& cell) {
-  const RunResult& result = run.result.run;
+std::string describe_cell_ending(const app::CodeRun& run, const runtime::CellReport& cell) {
+  const runtime::RunResult& result = run.result.run;
   std::ostringstream text;
-  if (result.outcome == Outcome::kTimedOut) {
+  if (result.outcome == runtime::Outcome::kTimedOut) {
     text << "timed out after " << run.timeout_seconds << " s; the cell was interrupted";
-  } else if (result.outcome == Outcome::kCancelled) {
+  } else if (result.outcome == runtime::Outcome::kCancelled) {
     text << "cancelled; the cell was interrupted";
   } else if (cell.error) {
     text << "error: " << error_line(*cell.error);
@@ -61,7 +61,7 @@ std::string describe_cell_ending(const app::CodeRun& run, const CellReport& cell
                                      "variables and imports are gone, files in /work are kept"
                                    : ", so a fresh interpreter was started: variables and "
                                      "imports are gone, files in /work are kept");
-  } else if (result.outcome != Outcome::kExited) {
+  } else if (result.outcome != runtime::Outcome::kExited) {
     text << "; the interpreter recovered and its variables are kept";
   }
   text << " (" << run.result.language << " live session";
@@ -71,7 +71,7 @@ std::string describe_cell_ending(const app::CodeRun& run, const CellReport& cell
 }
 
 // The cell's value and its error, as a notebook shows them below the output.
-std::string cell_text(const CellReport& cell) {
+std::string cell_text(const runtime::CellReport& cell) {
   std::string text;
   if (!cell.result_text.empty()) {
     text += "Out";
@@ -82,14 +82,14 @@ std::string cell_text(const CellReport& cell) {
     std::string traceback;
     for (const auto& line : cell.error->traceback) traceback += line + "\n";
     if (traceback.empty()) traceback = cell.error->name + ": " + cell.error->value + "\n";
-    CapturedOutput kept;
-    capture_chunk(kept, traceback, kTracebackShown);
-    text += shown_text(kept);
+    runtime::CapturedOutput kept;
+    runtime::capture_chunk(kept, traceback, kTracebackShown);
+    text += runtime::shown_text(kept);
   }
   return text;
 }
 
-json cell_json(const CellReport& cell) {
+json cell_json(const runtime::CellReport& cell) {
   json fields = {{"live", true}, {"state_lost", !cell.state_lost.empty()}};
   if (cell.execution_count > 0) fields["execution_count"] = cell.execution_count;
   if (!cell.result_text.empty()) fields["result"] = cell.result_text;
@@ -103,24 +103,24 @@ json cell_json(const CellReport& cell) {
 }
 
 std::string describe_ending(const app::CodeRun& run) {
-  const RunResult& result = run.result.run;
+  const runtime::RunResult& result = run.result.run;
   if (result.cell && run.result.phase == "run") return describe_cell_ending(run, *result.cell);
   std::ostringstream text;
   switch (result.outcome) {
-    case Outcome::kTimedOut:
+    case runtime::Outcome::kTimedOut:
       text << "timed out after " << run.timeout_seconds << " s; the sandbox was killed";
       if (run.timeout_capped) text << " (the server caps timeouts at that)";
       break;
-    case Outcome::kCancelled:
+    case runtime::Outcome::kCancelled:
       text << "cancelled; the sandbox was killed";
       break;
-    case Outcome::kExecFailed:
+    case runtime::Outcome::kExecFailed:
       text << result.exec_error;
       break;
-    case Outcome::kSignaled:
+    case runtime::Outcome::kSignaled:
       text << "killed by signal " << result.signal << (result.oom_killed ? " (out of memory)" : "");
       break;
-    case Outcome::kExited:
+    case runtime::Outcome::kExited:
       if (run.result.phase == "compile" && result.exit_code != 0) {
         text << "compile error, exit code " << result.exit_code;
       } else if (run.result.phase == "install" && result.exit_code != 0) {
@@ -137,7 +137,7 @@ std::string describe_ending(const app::CodeRun& run) {
 // One stream in the text block, repeated lines folded: whole when that is short, else its start
 // and its end, and where the rest is. Said in the text itself: many clients never show a model
 // structuredContent.
-std::string stream_text(const std::string& name, const CapturedOutput& carried,
+std::string stream_text(const std::string& name, const runtime::CapturedOutput& carried,
                         const std::string& whole_file, bool in_session) {
   if (carried.total_bytes == 0) return "";
   std::string folded = fold_repeats(shown_text(carried));
@@ -165,7 +165,8 @@ std::string stream_text(const std::string& name, const CapturedOutput& carried,
 }
 
 // The omitted files, grouped by why, for the text block; `unlisted` more were only counted.
-std::string omitted_text(const std::vector<OmittedArtifact>& omitted, std::uint64_t unlisted) {
+std::string omitted_text(const std::vector<runtime::OmittedArtifact>& omitted,
+                         std::uint64_t unlisted) {
   std::map<std::string, std::vector<std::string>> by_reason;
   for (const auto& file : omitted) by_reason[file.reason].push_back(file.path);
   std::string text;
@@ -179,16 +180,16 @@ std::string omitted_text(const std::vector<OmittedArtifact>& omitted, std::uint6
       paths.resize(kOmittedNamesShown);
       paths.push_back("and " + std::to_string(count - kOmittedNamesShown) + " more");
     }
-    text +=
-        counted(count, "file", "files") + " left out (" + reason + "): " + join(paths, ", ") + "\n";
+    text += core::counted(count, "file", "files") + " left out (" + reason +
+            "): " + core::join(paths, ", ") + "\n";
   }
   if (unlisted > 0) {
-    text += "and " + counted(unlisted, "more file", "more files") + " left out, not named\n";
+    text += "and " + core::counted(unlisted, "more file", "more files") + " left out, not named\n";
   }
   return text;
 }
 
-json omitted_json(const std::vector<OmittedArtifact>& omitted) {
+json omitted_json(const std::vector<runtime::OmittedArtifact>& omitted) {
   json list = json::array();
   for (const auto& file : omitted) {
     if (list.size() == kOmittedNamed) break;
@@ -197,14 +198,14 @@ json omitted_json(const std::vector<OmittedArtifact>& omitted) {
   return list;
 }
 
-std::string install_diagnosis_line(const RunResult& installed) {
-  return install_diagnosis(installed.stderr_data.data, installed.network)
+std::string install_diagnosis_line(const runtime::RunResult& installed) {
+  return language::install_diagnosis(installed.stderr_data.data, installed.network)
       .value_or("the library install failed");
 }
 
 // A text type whose bytes are UTF-8 (a Latin-1 CSV is text/csv, but not JSON text unchanged).
-bool is_text_artifact(const Artifact& artifact) {
-  return is_text_mime_type(artifact.mime_type) && looks_like_text(artifact.data);
+bool is_text_artifact(const runtime::Artifact& artifact) {
+  return core::is_text_mime_type(artifact.mime_type) && core::looks_like_text(artifact.data);
 }
 
 }  // namespace
@@ -273,7 +274,7 @@ std::string refused_network_line(const net::egress::EgressRecord& network) {
   for (const auto& denial : network.denied) {
     shown.push_back(denial.host + ":" + std::to_string(denial.port) + " (" + denial.reason + ")");
   }
-  std::string line = "network: refused " + join(shown, ", ");
+  std::string line = "network: refused " + core::join(shown, ", ");
   if (network.dropped > 0) line += " and " + std::to_string(network.dropped) + " more";
   return line +
          ". Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.\n";
@@ -284,16 +285,16 @@ namespace {
 // The notes of a run: what the server changed or could not keep, and what the proxy did with
 // brokered secrets' placeholders (names and hosts, never a value).
 std::vector<std::string> run_notes(const app::CodeRun& run, const CodeCallFacts& facts) {
-  const RunResult& result = run.result.run;
+  const runtime::RunResult& result = run.result.run;
   std::vector<std::string> notes;
   if (run.timeout_capped && facts.asked_timeout) {
-    notes.push_back("timeout " + seconds_text(*facts.asked_timeout) +
-                    " is over this server's cap: " + seconds_text(run.timeout_seconds) +
+    notes.push_back("timeout " + core::seconds_text(*facts.asked_timeout) +
+                    " is over this server's cap: " + core::seconds_text(run.timeout_seconds) +
                     " applied");
   }
   if (!run.preinstalled.empty()) {
     notes.push_back("already there (preinstalled), not installed again: " +
-                    join(run.preinstalled, ", "));
+                    core::join(run.preinstalled, ", "));
   }
   if (!run.output_file_error.empty()) {
     notes.push_back("the whole output could not be kept: " + run.output_file_error);
@@ -312,22 +313,22 @@ std::vector<std::string> run_notes(const app::CodeRun& run, const CodeCallFacts&
 
 // The streams cut for the result, and the notes: what the text and the structured result share.
 struct RunFacts {
-  CapturedOutput out;
-  CapturedOutput err;
+  runtime::CapturedOutput out;
+  runtime::CapturedOutput err;
   std::vector<std::string> notes;
 };
 
 bool install_failed(const app::CodeRun& run) {
-  const RunResult& result = run.result.run;
-  return run.result.phase == "install" && result.outcome == Outcome::kExited &&
+  const runtime::RunResult& result = run.result.run;
+  return run.result.phase == "install" && result.outcome == runtime::Outcome::kExited &&
          result.exit_code != 0;
 }
 
 // The text block up to the files: the install's diagnosis first, the streams, the cell, the
 // screening's warnings, the notes, and what was refused.
-std::string summary_text(const app::CodeRun& run, const ScreeningVerdict& screening,
+std::string summary_text(const app::CodeRun& run, const language::ScreeningVerdict& screening,
                          const RunFacts& facts, bool in_session) {
-  const RunResult& result = run.result.run;
+  const runtime::RunResult& result = run.result.run;
   std::string text;
   bool failed_install = install_failed(run);
   if (failed_install) {
@@ -337,13 +338,13 @@ std::string summary_text(const app::CodeRun& run, const ScreeningVerdict& screen
   text += stream_text("stdout", facts.out, run.stdout_file, in_session);
   text += stream_text("stderr", facts.err, run.stderr_file, in_session);
   if (result.cell) text += cell_text(*result.cell);
-  for (const auto* finding : findings_to_show(screening)) {
-    text += "screening warning: " + describe(*finding) + "\n";
+  for (const auto* finding : language::findings_to_show(screening)) {
+    text += "screening warning: " + language::describe(*finding) + "\n";
   }
   for (const auto& note : facts.notes) text += "note: " + note + "\n";
   text += refused_network_line(result.network);
-  for (const auto& line :
-       refusal_lines(result, RefusalContext{.program_output = !failed_install})) {
+  for (const auto& line : language::refusal_lines(
+           result, language::RefusalContext{.program_output = !failed_install})) {
     text += line + "\n";
   }
   return text;
@@ -354,10 +355,10 @@ std::string summary_text(const app::CodeRun& run, const ScreeningVerdict& screen
 struct RunFiles {
   json artifacts = json::array();  // the structured result's entries
   json blocks = json::array();     // the content blocks after the text
-  std::vector<OmittedArtifact> omitted;
+  std::vector<runtime::OmittedArtifact> omitted;
 };
 
-RunFiles file_content(const RunResult& result, const RunFacts& facts, std::string& text) {
+RunFiles file_content(const runtime::RunResult& result, const RunFacts& facts, std::string& text) {
   RunFiles files;
   files.omitted = result.artifacts_omitted;
   std::size_t budget =
@@ -403,18 +404,18 @@ json denied_json(const net::egress::EgressRecord& network) {
 }
 
 // The structuredContent, as code_output_schema() describes it.
-json structured_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+json structured_result(const app::CodeRun& run, const language::ScreeningVerdict& screening,
                        const RunFacts& facts, RunFiles& files) {
-  const RunResult& result = run.result.run;
+  const runtime::RunResult& result = run.result.run;
   std::uint64_t omitted_count = files.omitted.size() + result.artifacts_omitted_unlisted;
   json structured = {{"exit_code", exit_code_of(result)},
                      {"phase", run.result.phase},
                      {"step_exit_code", result.exit_code},
-                     {"stdout", shown_text(facts.out)},
-                     {"stderr", shown_text(facts.err)},
+                     {"stdout", runtime::shown_text(facts.out)},
+                     {"stderr", runtime::shown_text(facts.err)},
                      {"stdout_bytes", result.stdout_data.total_bytes},
                      {"stderr_bytes", result.stderr_data.total_bytes},
-                     {"timed_out", result.outcome == Outcome::kTimedOut},
+                     {"timed_out", result.outcome == runtime::Outcome::kTimedOut},
                      {"oom_killed", result.oom_killed},
                      {"duration_ms", result.duration_ms},
                      {"timeout_seconds", run.timeout_seconds},
@@ -427,9 +428,9 @@ json structured_result(const app::CodeRun& run, const ScreeningVerdict& screenin
   if (!run.stdout_file.empty()) output_files["stdout"] = run.stdout_file;
   if (!run.stderr_file.empty()) output_files["stderr"] = run.stderr_file;
   if (!output_files.empty()) structured["output_files"] = std::move(output_files);
-  if (!screening.findings.empty()) structured["screening"] = to_json(screening);
+  if (!screening.findings.empty()) structured["screening"] = language::to_json(screening);
   if (!result.network.denied.empty()) structured["network"] = denied_json(result.network);
-  if (result.refused.any()) structured["refused"] = refusals_json(result.refused);
+  if (result.refused.any()) structured["refused"] = runtime::refusals_json(result.refused);
   if (!facts.notes.empty()) structured["notes"] = facts.notes;
   if (result.cell) structured.update(cell_json(*result.cell));
   return structured;
@@ -437,11 +438,11 @@ json structured_result(const app::CodeRun& run, const ScreeningVerdict& screenin
 
 }  // namespace
 
-ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+ToolResult code_result(const app::CodeRun& run, const language::ScreeningVerdict& screening,
                        const app::ServerOptions& options, const CodeCallFacts& facts) {
-  const RunResult& result = run.result.run;
-  RunFacts run_facts{shortened(result.stdout_data, options.result_stream_bytes),
-                     shortened(result.stderr_data, options.result_stream_bytes),
+  const runtime::RunResult& result = run.result.run;
+  RunFacts run_facts{runtime::shortened(result.stdout_data, options.result_stream_bytes),
+                     runtime::shortened(result.stderr_data, options.result_stream_bytes),
                      run_notes(run, facts)};
   std::string text = summary_text(run, screening, run_facts, facts.in_session);
   RunFiles files = file_content(result, run_facts, text);
@@ -451,16 +452,17 @@ ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screenin
   tool.content.push_back(text_block(std::move(text)));
   for (auto& block : files.blocks) tool.content.push_back(std::move(block));
   tool.structured = structured_result(run, screening, run_facts, files);
-  tool.is_error = !(result.outcome == Outcome::kExited && result.exit_code == 0);
+  tool.is_error = !(result.outcome == runtime::Outcome::kExited && result.exit_code == 0);
   return tool;
 }
 
-ToolResult blocked_code_result(const ScreeningVerdict& verdict) {
-  std::string text =
-      "blocked by code screening before anything ran (" + blocking_summary(verdict) + "):\n";
-  for (const auto* finding : findings_to_show(verdict)) text += describe(*finding) + "\n";
+ToolResult blocked_code_result(const language::ScreeningVerdict& verdict) {
+  std::string text = "blocked by code screening before anything ran (" +
+                     language::blocking_summary(verdict) + "):\n";
+  for (const auto* finding : language::findings_to_show(verdict))
+    text += language::describe(*finding) + "\n";
   ToolResult tool = tool_error(text);
-  tool.structured = {{"exit_code", kScreeningBlockedExitCode},
+  tool.structured = {{"exit_code", language::kScreeningBlockedExitCode},
                      {"phase", "screening"},
                      {"stdout", ""},
                      {"stderr", text},
@@ -470,7 +472,7 @@ ToolResult blocked_code_result(const ScreeningVerdict& verdict) {
                      {"truncated", false},
                      {"artifacts", json::array()},
                      {"artifacts_omitted", json::array()},
-                     {"screening", to_json(verdict)}};
+                     {"screening", language::to_json(verdict)}};
   return tool;
 }
 

@@ -27,10 +27,10 @@ struct CodeCallFacts {
   bool in_session = false;
 };
 
-ToolResult code_result(const app::CodeRun& run, const ScreeningVerdict& screening,
+ToolResult code_result(const app::CodeRun& run, const language::ScreeningVerdict& screening,
                        const app::ServerOptions& options, const CodeCallFacts& facts);
 
 // Code screening refused: nothing ran.
-ToolResult blocked_code_result(const ScreeningVerdict& verdict);
+ToolResult blocked_code_result(const language::ScreeningVerdict& verdict);
 
 }  // namespace paddock::mcp

@@ -9,14 +9,14 @@ json text_block(std::string text) {
 }
 
 json image_block(std::string_view bytes, const std::string& mime_type) {
-  return json{{"type", "image"}, {"data", base64_encode(bytes)}, {"mimeType", mime_type}};
+  return json{{"type", "image"}, {"data", core::base64_encode(bytes)}, {"mimeType", mime_type}};
 }
 
 json blob_resource_block(const std::string& uri, std::string_view bytes,
                          const std::string& mime_type) {
   return json{
       {"type", "resource"},
-      {"resource", {{"uri", uri}, {"mimeType", mime_type}, {"blob", base64_encode(bytes)}}}};
+      {"resource", {{"uri", uri}, {"mimeType", mime_type}, {"blob", core::base64_encode(bytes)}}}};
 }
 
 json text_resource_block(const std::string& uri, std::string text, const std::string& mime_type) {

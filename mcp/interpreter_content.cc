@@ -5,9 +5,9 @@
 namespace paddock::mcp {
 
 json interpreter_json(const app::SessionEntry& entry) {
-  const LiveKernel* kernel = entry.live_kernel();
+  const runtime::LiveKernel* kernel = entry.live_kernel();
   if (kernel == nullptr) return {{"live", false}, {"not_live_reason", entry.not_live_reason()}};
-  KernelStatus status = kernel->status();
+  runtime::KernelStatus status = kernel->status();
   json interpreter = {{"state", status.state},
                       {"kernel", status.kernel},
                       {"implementation", status.implementation},

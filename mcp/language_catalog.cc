@@ -15,17 +15,17 @@ json language_list(const std::vector<app::LanguageSummary>& languages) {
   return listed;
 }
 
-json limits_summary(const Limits& limits, NetworkMode network) {
+json limits_summary(const runtime::Limits& limits, runtime::NetworkMode network) {
   return {{"timeout_seconds", limits.wall_seconds},
           {"memory_bytes", limits.memory_bytes},
           {"pids", limits.pids},
           {"output_bytes", limits.output_bytes},
           {"work_dir_bytes", limits.work_bytes},
-          {"network", to_string(network)}};
+          {"network", runtime::to_string(network)}};
 }
 
 json language_details(const app::LanguageDetails& details) {
-  const LanguagePolicy& policy = *details.policy;
+  const language::LanguagePolicy& policy = *details.policy;
   json limits = limits_summary(details.limits, policy.run_network);
   limits["tmp_bytes"] = details.limits.tmp_bytes;
   return {{"name", policy.name},
@@ -42,12 +42,12 @@ json language_details(const app::LanguageDetails& details) {
           {"limits", std::move(limits)}};
 }
 
-std::string preinstalled_lines(const PolicyStore& policies) {
+std::string preinstalled_lines(const language::PolicyStore& policies) {
   std::string lines;
   for (const auto& policy : policies.all()) {
     if (policy.preinstalled.empty()) continue;
     lines += (lines.empty() ? "" : " ") + std::string("Preinstalled for ") + policy.name + ": " +
-             join(policy.preinstalled, ", ") + ".";
+             core::join(policy.preinstalled, ", ") + ".";
   }
   return lines;
 }

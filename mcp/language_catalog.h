@@ -17,9 +17,9 @@ json language_details(const app::LanguageDetails& details);
 // The limits a language's runs get, as both get_language_details and get_session show them
 // (their timeout already under the cap: the spec builder's): the timeout, memory, pids, output,
 // work directory and network.
-json limits_summary(const Limits& limits, NetworkMode network);
+json limits_summary(const runtime::Limits& limits, runtime::NetworkMode network);
 // What each language has preinstalled, a sentence each ("Preinstalled for python: numpy, ...."),
 // for the server's instructions: a model that does not know numpy is there installs it again.
-std::string preinstalled_lines(const PolicyStore& policies);
+std::string preinstalled_lines(const language::PolicyStore& policies);
 
 }  // namespace paddock::mcp

@@ -30,7 +30,7 @@ bool MessageWriter::write(const json& message) {
 bool MessageWriter::write_line(const std::string& line) {
   std::lock_guard lock(mutex_);
   if (broken_) return false;
-  if (write_all(fd_, line) != 0) broken_ = true;
+  if (core::write_all(fd_, line) != 0) broken_ = true;
   return !broken_;
 }
 

@@ -12,6 +12,7 @@
 namespace paddock::mcp {
 
 // Fails, naming the setting, when it names a language there is not.
-Status apply_server_options(const app::ServerOptions& options, PolicyStore& policies);
+core::Status apply_server_options(const app::ServerOptions& options,
+                                  language::PolicyStore& policies);
 
 }  // namespace paddock::mcp

@@ -57,7 +57,7 @@ json finish_result(json result, const Era& era, const CachePolicy& cache) {
 json server_info() {
   return json{{"name", "paddock"},
               {"title", "Paddock code sandbox"},
-              {"version", paddock::paddock_version()}};
+              {"version", paddock::core::paddock_version()}};
 }
 
 json server_capabilities() {

@@ -63,12 +63,12 @@ std::variant<ResourceRead, RpcError> read_resource(const app::Services& services
                     json{{"uri", uri}}};
   }
   read->data = std::move(*shown);
-  std::string mime = mime_type_for(file->path, read->data);
+  std::string mime = core::mime_type_for(file->path, read->data);
   json item{{"uri", uri}, {"mimeType", mime}};
-  if (looks_like_text(read->data)) {
+  if (core::looks_like_text(read->data)) {
     item["text"] = read->data;
   } else {
-    item["blob"] = base64_encode(read->data);
+    item["blob"] = core::base64_encode(read->data);
   }
   return ResourceRead{json::array({item}), false};
 }

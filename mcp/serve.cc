@@ -16,8 +16,8 @@ namespace {
 // Sessions kept across restarts: where the backend can, and the directory opens. One the user
 // named must open (an error otherwise); the default one is skipped with a warning (a home that
 // cannot be written), and so is a backend that keeps no sessions: null then.
-Result<std::unique_ptr<state::StateDir>> open_state_dir(const app::ServerOptions& options,
-                                                        const Backend& backend) {
+core::Result<std::unique_ptr<state::StateDir>> open_state_dir(const app::ServerOptions& options,
+                                                              const runtime::Backend& backend) {
   if (options.state_dir.empty() || !backend.abilities().kept_sessions) {
     return std::unique_ptr<state::StateDir>();
   }
@@ -50,8 +50,9 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
                                      std::to_string(app::SecretMask::kShortest) +
                                      " characters, too short to be masked in results");
   }
-  auto policies = PolicyStore::load(policy_directories(options.user_policy_dir, options.policy_dir),
-                                    options.policy_variables);
+  auto policies = language::PolicyStore::load(
+      language::policy_directories(options.user_policy_dir, options.policy_dir),
+      options.policy_variables);
   if (!policies) {
     log(app::LogLevel::kError, policies.error().message);
     return 2;

@@ -15,7 +15,7 @@ namespace paddock::mcp {
 
 // Creates the backend the options name, with its settings (the command line above knows the
 // backends and resolves their settings).
-using BackendConnector = std::function<Result<std::unique_ptr<Backend>>()>;
+using BackendConnector = std::function<core::Result<std::unique_ptr<runtime::Backend>>()>;
 
 // `wording` adds to an error that names a setting how the operator sets it (Server's).
 int serve_stdio(const app::ServerOptions& options, const BackendConnector& connect_backend,

@@ -101,7 +101,7 @@ int Server::run() {
   Expirer expirer(services_, options_.idle_freeze_seconds);
   log(app::LogLevel::kInfo, "serving MCP on stdio (backend " +
                                 std::string(services_.backend.name()) + ", " +
-                                counted(options_.workers, "worker", "workers") + ")");
+                                core::counted(options_.workers, "worker", "workers") + ")");
   for (;;) {
     pollfd watched[2] = {{in_fd_, POLLIN, 0}, {signals, POLLIN, 0}};
     if (poll(watched, signals >= 0 ? 2 : 1, -1) < 0) {
@@ -353,7 +353,7 @@ void Server::submit(const Incoming& request, const Era& era) {
     std::string waiting =
         admission.kind == app::Admission::kOverByteBudget
             ? std::to_string(options_.max_queued_bytes >> 20) + " MiB of requests waiting"
-            : counted(options_.max_queued, "call", "calls") + " waiting";
+            : core::counted(options_.max_queued, "call", "calls") + " waiting";
     respond_error(request.id,
                   RpcError{kInternalError,
                            "the server is busy (" + waiting + "); try again shortly", nullptr});

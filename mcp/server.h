@@ -46,7 +46,7 @@ class Server {
 
  private:
   struct InFlight {
-    CancellationToken token;
+    runtime::CancellationToken token;
     std::atomic<bool> cancelled{false};
     std::shared_ptr<void> until_answered;  // ToolContext::until_answered
   };

@@ -59,8 +59,8 @@ std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri) {
 }
 
 json file_content_block(const std::string& session_id, const std::string& path,
-                        const FileContent& file, bool cut, std::string* delivery) {
-  std::string mime = mime_type_for(path, file.data, cut);
+                        const runtime::FileContent& file, bool cut, std::string* delivery) {
+  std::string mime = core::mime_type_for(path, file.data, cut);
   std::string uri = session_file_uri(session_id, path);
   if (cut) {
     *delivery = "resource_link";
@@ -70,7 +70,7 @@ json file_content_block(const std::string& session_id, const std::string& path,
     *delivery = "image";
     return image_block(file.data, mime);
   }
-  if (looks_like_text(file.data)) {
+  if (core::looks_like_text(file.data)) {
     *delivery = "text";
     return text_block(file.data);
   }

@@ -27,6 +27,6 @@ std::optional<SessionFileRef> parse_session_file_uri(const std::string& uri);
 // The content block for a file already read: all of it, or with `cut` its first
 // kInlineFileBytes (then the block links to the file instead).
 json file_content_block(const std::string& session_id, const std::string& path,
-                        const FileContent& file, bool cut, std::string* delivery);
+                        const runtime::FileContent& file, bool cut, std::string* delivery);
 
 }  // namespace paddock::mcp

@@ -21,7 +21,7 @@ struct ToolContext {
   // The services a tool calls (app/services.h), made once by the server's root.
   const app::Services& services;
   // Cancelled when the client sends notifications/cancelled or the server shuts down.
-  const CancellationToken& cancellation;
+  const runtime::CancellationToken& cancellation;
   // Sends notifications/progress when the client asked for it (a no-op otherwise).
   std::function<void(const std::string& message)> progress;
   // What the call keeps until its answer is ready to be written (or withheld), then dropped: a warm
@@ -42,7 +42,7 @@ struct ToolResult {
 // A failed call: one text block saying why, isError true.
 ToolResult tool_error(const std::string& message);
 // The same from an error, keeping the setting it names.
-ToolResult tool_error(const Error& error);
+ToolResult tool_error(const core::Error& error);
 
 class Tool {
  public:

@@ -14,13 +14,13 @@ ToolResult tool_error(const std::string& message) {
   return result;
 }
 
-ToolResult tool_error(const Error& error) {
+ToolResult tool_error(const core::Error& error) {
   ToolResult result = tool_error(error.message);
   result.setting = error.setting;
   return result;
 }
 
-Result<void> ToolRegistry::add(std::unique_ptr<Tool> tool) {
+core::Result<void> ToolRegistry::add(std::unique_ptr<Tool> tool) {
   json definition = tool->definition();
   auto schema = compile_input_schema(definition["inputSchema"]);
   if (!schema) return schema.error().context(tool->name() + "'s inputSchema");
@@ -37,7 +37,7 @@ Tool* ToolRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-const JsonSchema& ToolRegistry::input_schema(const Tool& tool) const {
+const core::JsonSchema& ToolRegistry::input_schema(const Tool& tool) const {
   for (std::size_t i = 0; i < tools_.size(); ++i) {
     if (tools_[i].get() == &tool) return input_schemas_[i];
   }
@@ -45,7 +45,8 @@ const JsonSchema& ToolRegistry::input_schema(const Tool& tool) const {
   throw std::logic_error(tool.name() + " is not a registered tool");
 }
 
-Result<ToolRegistry> builtin_tools(const app::ServerOptions& options, const PolicyStore& policies) {
+core::Result<ToolRegistry> builtin_tools(const app::ServerOptions& options,
+                                         const language::PolicyStore& policies) {
   const std::string& default_language = options.default_language;
   std::unique_ptr<Tool> tools[] = {
       make_execute_code(options, policies),

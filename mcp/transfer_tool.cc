@@ -19,21 +19,23 @@ json transfer_output_schema() {
           {"required", {"path", "host_path", "size", "files", "sha256"}}};
 }
 
-ToolResult transfer_result(const Result<app::TransferReport>& report, const std::string& action) {
+ToolResult transfer_result(const core::Result<app::TransferReport>& report,
+                           const std::string& action) {
   if (!report) return tool_error(report.error());
-  std::string what = report->folder ? "folder " + report->host_path + " (" +
-                                          counted(report->files, "entry", "entries") + ", " +
-                                          format_size(report->bytes) + ")"
-                                    : report->host_path + " (" + format_size(report->bytes) + ")";
+  std::string what = report->folder
+                         ? "folder " + report->host_path + " (" +
+                               core::counted(report->files, "entry", "entries") + ", " +
+                               core::format_size(report->bytes) + ")"
+                         : report->host_path + " (" + core::format_size(report->bytes) + ")";
   std::string text = action == "upload"
                          ? "uploaded " + what + " to /work/" + report->session_path
                          : "downloaded /work/" + report->session_path + " (" +
-                               format_size(report->bytes) + ") to " + report->host_path;
+                               core::format_size(report->bytes) + ") to " + report->host_path;
   text += "; " + report->sha256;
   if (report->skipped > 0) {
     text += "; skipped " +
-            counted(report->skipped, "symlink, special file or empty folder",
-                    "symlinks, special files or empty folders") +
+            core::counted(report->skipped, "symlink, special file or empty folder",
+                          "symlinks, special files or empty folders") +
             " (never copied)";
   }
   ToolResult result;

@@ -15,7 +15,8 @@ namespace paddock::mcp {
 // Runs `operation` in the session `arguments.session_id` names; `action` is "upload" or
 // "download", `host_path` the argument as the model gave it.
 // A transfer's report (`action`: "upload" or "download") as the tool's answer.
-ToolResult transfer_result(const Result<app::TransferReport>& report, const std::string& action);
+ToolResult transfer_result(const core::Result<app::TransferReport>& report,
+                           const std::string& action);
 
 // The outputSchema both tools declare.
 json transfer_output_schema();

@@ -6,12 +6,13 @@
 namespace paddock::rootfs {
 using json = nlohmann::json;
 
-Result<json> read_json_blob(const ImageStore& store, const std::string& digest,
-                            const std::string& what) {
+core::Result<json> read_json_blob(const ImageStore& store, const std::string& digest,
+                                  const std::string& what) {
   auto data = store.read_blob(digest);
   if (!data) return data.error().context(what);
   json document = json::parse(*data, nullptr, false);
-  if (!document.is_object()) return Error{EBADMSG, what + " " + digest + " is not a JSON object"};
+  if (!document.is_object())
+    return core::Error{EBADMSG, what + " " + digest + " is not a JSON object"};
   return document;
 }
 
@@ -26,24 +27,24 @@ std::vector<std::string> json_strings(const json& value) {
 
 namespace {
 
-Result<std::string> string_field(const json& run, const char* key) {
+core::Result<std::string> string_field(const json& run, const char* key) {
   auto found = run.find(key);
   if (found == run.end() || found->is_null()) return std::string{};
   if (!found->is_string()) {
-    return Error{EBADMSG, std::string("image config: ") + key + " is not a string"};
+    return core::Error{EBADMSG, std::string("image config: ") + key + " is not a string"};
   }
   return found->get<std::string>();
 }
 
 }  // namespace
 
-Result<ImageRunConfig> parse_image_run_config(const json& config) {
+core::Result<ImageRunConfig> parse_image_run_config(const json& config) {
   ImageRunConfig result;
   if (!config.is_object() || !config.contains("config") || config["config"].is_null()) {
     return result;
   }
   const json& run = config["config"];
-  if (!run.is_object()) return Error{EBADMSG, "image config: \"config\" is not an object"};
+  if (!run.is_object()) return core::Error{EBADMSG, "image config: \"config\" is not an object"};
   auto working_dir = string_field(run, "WorkingDir");
   if (!working_dir) return working_dir.error();
   auto user = string_field(run, "User");
@@ -57,7 +58,7 @@ Result<ImageRunConfig> parse_image_run_config(const json& config) {
   return result;
 }
 
-Result<ImageRunConfig> image_run_config(const ImageStore& store, const ImageRecord& record) {
+core::Result<ImageRunConfig> image_run_config(const ImageStore& store, const ImageRecord& record) {
   auto config = read_json_blob(store, record.config_digest, "image config");
   if (!config) return config.error();
   auto parsed = parse_image_run_config(*config);

@@ -46,30 +46,30 @@ std::vector<std::string> names_in(int dir_fd) {
 }
 
 // A copy where a hard link is not possible (another file system, a link count at its limit).
-Status copy_entry(int from, int to, const std::string& name, const struct stat& info) {
+core::Status copy_entry(int from, int to, const std::string& name, const struct stat& info) {
   if (S_ISLNK(info.st_mode)) {
     std::array<char, 4096> target{};
     ssize_t length = readlinkat(from, name.c_str(), target.data(), target.size() - 1);
     if (length < 0 || symlinkat(target.data(), to, name.c_str()) != 0) {
-      return system_error("copying symlink " + name);
+      return core::system_error("copying symlink " + name);
     }
     return {};
   }
   if (S_ISFIFO(info.st_mode)) {
-    if (mkfifoat(to, name.c_str(), info.st_mode & 07777) != 0) return system_error(name);
+    if (mkfifoat(to, name.c_str(), info.st_mode & 07777) != 0) return core::system_error(name);
     return {};
   }
   if (!S_ISREG(info.st_mode)) return {};  // sockets and devices have no place in an image
-  UniqueFd in(openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  UniqueFd out(openat(to, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                      info.st_mode & 0777));
-  if (!in.valid() || !out.valid()) return system_error("copying " + name);
+  core::UniqueFd in(openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  core::UniqueFd out(openat(to, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                            info.st_mode & 0777));
+  if (!in.valid() || !out.valid()) return core::system_error("copying " + name);
   std::array<char, 65536> buffer{};
   for (;;) {
     ssize_t got = read(in.get(), buffer.data(), buffer.size());
     if (got == 0) return {};
     if (got < 0 || write(out.get(), buffer.data(), static_cast<std::size_t>(got)) != got) {
-      return system_error("copying " + name);
+      return core::system_error("copying " + name);
     }
   }
 }
@@ -79,11 +79,11 @@ class Flattener {
   explicit Flattener(int root) : root_(root) {}
 
   // Lays one layer over what the lower ones made.
-  Status merge(int from, int to, const std::string& path) {
+  core::Status merge(int from, int to, const std::string& path) {
     for (const auto& name : names_in(from)) {
       struct stat info {};
       if (fstatat(from, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
-        return system_error("reading " + path + name);
+        return core::system_error("reading " + path + name);
       }
       std::string child = path + name;
       if (is_whiteout(info)) {
@@ -105,17 +105,17 @@ class Flattener {
   // Directories are built writable by their owner; the modes the top layers give them go on
   // last, deepest first, so a read-only directory can still be filled by a higher layer. Each is
   // reached with no symlink on the way: a later layer may have put one where a directory was.
-  Status apply_modes() {
+  core::Status apply_modes() {
     for (auto it = modes_.rbegin(); it != modes_.rend(); ++it) {
-      int fd = open_beneath(root_, it->first.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
-                            RESOLVE_NO_SYMLINKS);
+      int fd = core::open_beneath(root_, it->first.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+                                  RESOLVE_NO_SYMLINKS);
       if (fd < 0) {
         if (fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR) continue;  // replaced since
-        return system_error("opening " + it->first, -fd);
+        return core::system_error("opening " + it->first, -fd);
       }
-      UniqueFd dir(fd);
+      core::UniqueFd dir(fd);
       if (fchmod(dir.get(), it->second) != 0) {
-        return system_error("setting the mode of " + it->first);
+        return core::system_error("setting the mode of " + it->first);
       }
     }
     return {};
@@ -123,7 +123,7 @@ class Flattener {
 
  private:
   // Removes `name` (at `path`) from the copy, and the modes recorded for what it held.
-  Status remove(int dir, const std::string& name, const std::string& path) {
+  core::Status remove(int dir, const std::string& name, const std::string& path) {
     modes_.erase(path);
     std::string below = path + "/";
     for (auto it = modes_.lower_bound(below); it != modes_.end() && it->first.starts_with(below);) {
@@ -132,10 +132,11 @@ class Flattener {
     return remove_tree_at(dir, name.c_str());
   }
 
-  Status merge_directory(int from, int to, const std::string& name, const std::string& path,
-                         const struct stat& info) {
-    UniqueFd source(openat(from, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!source.valid()) return system_error("opening " + path);
+  core::Status merge_directory(int from, int to, const std::string& name, const std::string& path,
+                               const struct stat& info) {
+    core::UniqueFd source(
+        openat(from, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!source.valid()) return core::system_error("opening " + path);
     struct stat existing {};
     bool present = fstatat(to, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0;
     // A directory replaces a file or symlink of a lower layer, and an opaque one replaces a
@@ -144,9 +145,11 @@ class Flattener {
       if (auto removed = remove(to, name, path); !removed) return removed;
       present = false;
     }
-    if (!present && mkdirat(to, name.c_str(), 0700) != 0) return system_error("creating " + path);
-    UniqueFd target(openat(to, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!target.valid()) return system_error("opening " + path);
+    if (!present && mkdirat(to, name.c_str(), 0700) != 0)
+      return core::system_error("creating " + path);
+    core::UniqueFd target(
+        openat(to, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!target.valid()) return core::system_error("opening " + path);
     modes_[path] = info.st_mode & 07777;
     return merge(source.get(), target.get(), path + "/");
   }
@@ -162,28 +165,28 @@ std::string partial_name(const std::string& destination) {
 
 }  // namespace
 
-Status flatten_layers(const std::vector<std::string>& layers_top_first,
-                      const std::string& destination) {
+core::Status flatten_layers(const std::vector<std::string>& layers_top_first,
+                            const std::string& destination) {
   struct stat info {};
   if (stat(destination.c_str(), &info) == 0) return {};
   std::string parent = destination.substr(0, destination.rfind('/'));
   if (!parent.empty() && mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST) {
-    return system_error("flattening the image's layers: creating " + parent);
+    return core::system_error("flattening the image's layers: creating " + parent);
   }
   std::string partial = partial_name(destination);
-  auto abandon = [&](Status status) {
+  auto abandon = [&](core::Status status) {
     (void)remove_tree(partial);
     return status.error().context("flattening the image's layers into " + destination);
   };
   if (mkdir(partial.c_str(), 0755) != 0) {
-    return system_error("flattening the image's layers: creating " + partial);
+    return core::system_error("flattening the image's layers: creating " + partial);
   }
-  UniqueFd root(open(partial.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!root.valid()) return abandon(system_error("opening " + partial));
+  core::UniqueFd root(open(partial.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return abandon(core::system_error("opening " + partial));
   Flattener flattener(root.get());
   for (auto layer = layers_top_first.rbegin(); layer != layers_top_first.rend(); ++layer) {
-    UniqueFd source(open(layer->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!source.valid()) return abandon(system_error("opening layer " + *layer));
+    core::UniqueFd source(open(layer->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!source.valid()) return abandon(core::system_error("opening layer " + *layer));
     if (auto merged = flattener.merge(source.get(), root.get(), ""); !merged) {
       return abandon(merged);
     }
@@ -196,7 +199,7 @@ Status flatten_layers(const std::vector<std::string>& layers_top_first,
       (void)remove_tree(partial);
       return {};
     }
-    return abandon(system_error("renaming " + partial));
+    return abandon(core::system_error("renaming " + partial));
   }
   return {};
 }

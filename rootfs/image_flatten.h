@@ -15,7 +15,7 @@ namespace paddock::rootfs {
 // (0/0 character devices) remove what lower layers have; an opaque directory
 // (user.overlay.opaque) hides their contents. Built beside `destination` and renamed into
 // place, so a reader never sees half a copy and two builders race harmlessly.
-Status flatten_layers(const std::vector<std::string>& layers_top_first,
-                      const std::string& destination);
+core::Status flatten_layers(const std::vector<std::string>& layers_top_first,
+                            const std::string& destination);
 
 }  // namespace paddock::rootfs

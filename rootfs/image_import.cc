@@ -42,7 +42,7 @@ struct ArchiveDeleter {
   void operator()(archive* a) const { archive_read_free(a); }
 };
 
-Result<Bundle> read_archive(ImageStore& store, const std::string& path) {
+core::Result<Bundle> read_archive(ImageStore& store, const std::string& path) {
   std::unique_ptr<archive, ArchiveDeleter> reader(archive_read_new());
   // The compressions people put on `docker save`, each decoded by a library inside libarchive.
   // archive_read_support_filter_all would also hand lzop, lrzip and grzip data to those programs,
@@ -53,8 +53,8 @@ Result<Bundle> read_archive(ImageStore& store, const std::string& path) {
   archive_read_support_filter_bzip2(reader.get());
   archive_read_support_format_tar(reader.get());
   if (archive_read_open_filename(reader.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    return Error{EINVAL, path + " is neither an image layout directory nor a tar archive: " +
-                             archive_error_string(reader.get())};
+    return core::Error{EINVAL, path + " is neither an image layout directory nor a tar archive: " +
+                                   archive_error_string(reader.get())};
   }
   Bundle bundle;
   archive_entry* entry = nullptr;
@@ -64,12 +64,12 @@ Result<Bundle> read_archive(ImageStore& store, const std::string& path) {
     std::string name = normalise(archive_entry_pathname(entry));
     if (is_document(name)) {
       if (archive_entry_size(entry) > static_cast<la_int64_t>(kMaxJson)) {
-        return Error{EFBIG, path + ": " + name + " is too large"};
+        return core::Error{EFBIG, path + ": " + name + " is too large"};
       }
       std::string text(static_cast<std::size_t>(archive_entry_size(entry)), '\0');
       if (archive_read_data(reader.get(), text.data(), text.size()) !=
           static_cast<la_ssize_t>(text.size())) {
-        return Error{EIO, path + ": cannot read " + name};
+        return core::Error{EIO, path + ": cannot read " + name};
       }
       bundle.documents[name] = std::move(text);
       continue;
@@ -87,20 +87,20 @@ Result<Bundle> read_archive(ImageStore& store, const std::string& path) {
       }
     }
     if (read != ARCHIVE_EOF) {
-      return Error{EIO, path + ": " + name + ": " + archive_error_string(reader.get())};
+      return core::Error{EIO, path + ": " + name + ": " + archive_error_string(reader.get())};
     }
     auto digest = (*writer)->commit();
     if (!digest) return digest.error();
     bundle.blobs[name] = *digest;
   }
   if (status != ARCHIVE_EOF) {
-    return Error{EIO, path + ": " + archive_error_string(reader.get())};
+    return core::Error{EIO, path + ": " + archive_error_string(reader.get())};
   }
   return bundle;
 }
 
 // An OCI layout directory: its documents, and its blobs on demand (copied and verified).
-Result<Bundle> read_layout_documents(const std::string& path) {
+core::Result<Bundle> read_layout_documents(const std::string& path) {
   Bundle bundle;
   for (const char* name : {"index.json", "oci-layout"}) {
     std::ifstream in(path + "/" + name);
@@ -110,38 +110,40 @@ Result<Bundle> read_layout_documents(const std::string& path) {
     bundle.documents[name] = text.str();
   }
   if (bundle.documents.count("index.json") == 0) {
-    return Error{EINVAL, path + " has no index.json: not an OCI image layout"};
+    return core::Error{EINVAL, path + " has no index.json: not an OCI image layout"};
   }
   return bundle;
 }
 
 // Makes sure the blob `digest` is in the store: from the archive (where its content's hash
 // must be the name it had), or from the layout directory.
-Status ensure_blob(ImageStore& store, const Bundle& bundle, const std::string& layout,
-                   const std::string& digest) {
-  if (!is_sha256_digest(digest)) return Error{EBADMSG, "'" + digest + "' is not a sha256 digest"};
+core::Status ensure_blob(ImageStore& store, const Bundle& bundle, const std::string& layout,
+                         const std::string& digest) {
+  if (!is_sha256_digest(digest))
+    return core::Error{EBADMSG, "'" + digest + "' is not a sha256 digest"};
   std::string name = "blobs/sha256/" + digest.substr(7);
   if (auto found = bundle.blobs.find(name); found != bundle.blobs.end()) {
     if (found->second != digest) {
-      return Error{EBADMSG,
-                   name + " does not match its digest (it hashes to " + found->second + ")"};
+      return core::Error{EBADMSG,
+                         name + " does not match its digest (it hashes to " + found->second + ")"};
     }
     return {};
   }
   if (!layout.empty()) {
     int fd = open((layout + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return system_error(layout + "/" + name);
+    if (fd < 0) return core::system_error(layout + "/" + name);
     auto stored = store.put_blob_from_fd(fd, digest);
     close(fd);
     if (!stored) return stored.error().context(name);
     return {};
   }
   if (store.has_blob(digest)) return {};
-  return Error{ENOENT, name + " is missing from the archive"};
+  return core::Error{ENOENT, name + " is missing from the archive"};
 }
 
-Result<std::string> manifest_for(ImageStore& store, const Bundle& bundle, const std::string& layout,
-                                 std::string digest, const std::string& platform) {
+core::Result<std::string> manifest_for(ImageStore& store, const Bundle& bundle,
+                                       const std::string& layout, std::string digest,
+                                       const std::string& platform) {
   for (int depth = 0; depth < 4; ++depth) {
     if (auto ensured = ensure_blob(store, bundle, layout, digest); !ensured) return ensured.error();
     auto text = store.read_blob(digest);
@@ -149,7 +151,7 @@ Result<std::string> manifest_for(ImageStore& store, const Bundle& bundle, const 
     json document = json::parse(*text, nullptr, false);
     if (!is_index(document)) {
       if (!document.is_object() || !document.contains("config")) {
-        return Error{EBADMSG, digest + " is neither a manifest nor an index"};
+        return core::Error{EBADMSG, digest + " is neither a manifest nor an index"};
       }
       if (auto ensured = ensure_blob(store, bundle, layout, document["config"].value("digest", ""));
           !ensured) {
@@ -167,7 +169,7 @@ Result<std::string> manifest_for(ImageStore& store, const Bundle& bundle, const 
     if (!chosen) return chosen.error();
     digest = *chosen;
   }
-  return Error{EBADMSG, "image indexes nested too deep"};
+  return core::Error{EBADMSG, "image indexes nested too deep"};
 }
 
 std::string reference_for(const std::optional<std::string>& tag, const std::string& name,
@@ -178,11 +180,11 @@ std::string reference_for(const std::optional<std::string>& tag, const std::stri
   return parsed ? parsed->canonical() : text;
 }
 
-Result<std::vector<ImageRecord>> import_oci(ImageStore& store, const Bundle& bundle,
-                                            const std::string& layout,
-                                            const ImportOptions& options) {
+core::Result<std::vector<ImageRecord>> import_oci(ImageStore& store, const Bundle& bundle,
+                                                  const std::string& layout,
+                                                  const ImportOptions& options) {
   json index = json::parse(bundle.documents.at("index.json"), nullptr, false);
-  if (!is_index(index)) return Error{EBADMSG, "index.json is not an image index"};
+  if (!is_index(index)) return core::Error{EBADMSG, "index.json is not an image index"};
   std::vector<ImageRecord> records;
   for (const auto& entry : index["manifests"]) {
     const json annotations = entry.value("annotations", json::object());
@@ -209,14 +211,14 @@ Result<std::vector<ImageRecord>> import_oci(ImageStore& store, const Bundle& bun
 
 // `docker save` (before Docker 25, and alongside the OCI layout after): manifest.json lists each
 // image's config and its layers as uncompressed tars, whose digests are their diff_ids.
-Result<std::vector<ImageRecord>> import_docker_save(ImageStore& store, const Bundle& bundle,
-                                                    const ImportOptions& options) {
+core::Result<std::vector<ImageRecord>> import_docker_save(ImageStore& store, const Bundle& bundle,
+                                                          const ImportOptions& options) {
   json list = json::parse(bundle.documents.at("manifest.json"), nullptr, false);
-  if (!list.is_array()) return Error{EBADMSG, "manifest.json is not a docker save manifest"};
+  if (!list.is_array()) return core::Error{EBADMSG, "manifest.json is not a docker save manifest"};
   std::vector<ImageRecord> records;
   for (const auto& image : list) {
     auto config = bundle.blobs.find(image.value("Config", ""));
-    if (config == bundle.blobs.end()) return Error{ENOENT, "the image config is missing"};
+    if (config == bundle.blobs.end()) return core::Error{ENOENT, "the image config is missing"};
     json manifest{
         {"schemaVersion", 2},
         {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
@@ -226,7 +228,7 @@ Result<std::vector<ImageRecord>> import_docker_save(ImageStore& store, const Bun
     for (const auto& layer : image.value("Layers", json::array())) {
       auto blob = bundle.blobs.find(layer.get<std::string>());
       if (blob == bundle.blobs.end()) {
-        return Error{ENOENT, "layer " + layer.get<std::string>() + " is missing"};
+        return core::Error{ENOENT, "layer " + layer.get<std::string>() + " is missing"};
       }
       manifest["layers"].push_back(
           {{"mediaType", "application/vnd.oci.image.layer.v1.tar"}, {"digest", blob->second}});
@@ -252,7 +254,7 @@ Result<std::vector<ImageRecord>> import_docker_save(ImageStore& store, const Bun
 // (a number where a name goes, an entry that is not an object), the import stops there with that
 // document named, rather than ending the process with an uncaught exception.
 template <typename Import>
-Result<std::vector<ImageRecord>> reading(const std::string& document, Import&& import) {
+core::Result<std::vector<ImageRecord>> reading(const std::string& document, Import&& import) {
   try {
     return import();
   } catch (const json::exception& error) {
@@ -260,21 +262,21 @@ Result<std::vector<ImageRecord>> reading(const std::string& document, Import&& i
     if (auto end = what.find("] "); what.rfind("[json.exception", 0) == 0 && end != what.npos) {
       what.erase(0, end + 2);
     }
-    return Error{EBADMSG, document + " (or a document it names) is malformed: " + what};
+    return core::Error{EBADMSG, document + " (or a document it names) is malformed: " + what};
   }
 }
 
 }  // namespace
 
-Result<std::vector<ImageRecord>> import_images(ImageStore& store, const std::string& path,
-                                               const ImportOptions& options) {
+core::Result<std::vector<ImageRecord>> import_images(ImageStore& store, const std::string& path,
+                                                     const ImportOptions& options) {
   if (options.tag) {
     if (auto valid = parse_image_reference(*options.tag); !valid) return valid.error();
   }
   struct stat info {};
-  if (stat(path.c_str(), &info) != 0) return system_error("cannot import " + path);
+  if (stat(path.c_str(), &info) != 0) return core::system_error("cannot import " + path);
   std::vector<ImageRecord> records;
-  Result<std::vector<ImageRecord>> imported = std::vector<ImageRecord>{};
+  core::Result<std::vector<ImageRecord>> imported = std::vector<ImageRecord>{};
   if (S_ISDIR(info.st_mode)) {
     auto bundle = read_layout_documents(path);
     if (!bundle) return bundle.error();
@@ -289,11 +291,12 @@ Result<std::vector<ImageRecord>> import_images(ImageStore& store, const std::str
       imported =
           reading("manifest.json", [&] { return import_docker_save(store, *bundle, options); });
     } else {
-      return Error{EINVAL, path + " has neither index.json (OCI) nor manifest.json (docker save)"};
+      return core::Error{EINVAL,
+                         path + " has neither index.json (OCI) nor manifest.json (docker save)"};
     }
   }
   if (!imported) return imported.error().context("importing " + path);
-  if (imported->empty()) return Error{ENOENT, path + " holds no image"};
+  if (imported->empty()) return core::Error{ENOENT, path + " holds no image"};
   return imported;
 }
 

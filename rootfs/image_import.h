@@ -19,7 +19,7 @@ struct ImportOptions {
   std::string platform = "linux/amd64";
 };
 
-Result<std::vector<ImageRecord>> import_images(ImageStore& store, const std::string& path,
-                                               const ImportOptions& options = {});
+core::Result<std::vector<ImageRecord>> import_images(ImageStore& store, const std::string& path,
+                                                     const ImportOptions& options = {});
 
 }  // namespace paddock::rootfs

@@ -20,24 +20,24 @@ std::string string_member(const json& object, const char* key) {
 }
 
 // A string field of a JSON object, or `fallback` when absent; another type is an error naming it.
-Result<std::string> optional_string(const json& object, const char* key, const std::string& what,
-                                    std::string fallback = {}) {
+core::Result<std::string> optional_string(const json& object, const char* key,
+                                          const std::string& what, std::string fallback = {}) {
   auto found = object.find(key);
   if (found == object.end() || found->is_null()) return fallback;
-  if (!found->is_string()) return Error{EBADMSG, what + ": \"" + key + "\" is not a string"};
+  if (!found->is_string()) return core::Error{EBADMSG, what + ": \"" + key + "\" is not a string"};
   return found->get<std::string>();
 }
 
 }  // namespace
 
-Result<std::string> select_manifest(const json& index, const std::string& platform) {
+core::Result<std::string> select_manifest(const json& index, const std::string& platform) {
   std::istringstream parts(platform);
   std::string os, architecture, variant;
   std::getline(parts, os, '/');
   std::getline(parts, architecture, '/');
   std::getline(parts, variant, '/');
   std::vector<std::string> offered;
-  if (!is_index(index)) return Error{EBADMSG, "not an image index (no \"manifests\" list)"};
+  if (!is_index(index)) return core::Error{EBADMSG, "not an image index (no \"manifests\" list)"};
   const json& manifests = index["manifests"];
   for (const auto& entry : manifests) {
     std::string digest = string_member(entry, "digest");
@@ -56,47 +56,48 @@ Result<std::string> select_manifest(const json& index, const std::string& platfo
   }
   std::string list;
   for (const auto& item : offered) list += (list.empty() ? "" : ", ") + item;
-  return Error{ENOENT, "the image has no " + platform + " variant (it offers " +
-                           (list.empty() ? std::string("none") : list) +
-                           "); choose with --platform"};
+  return core::Error{ENOENT, "the image has no " + platform + " variant (it offers " +
+                                 (list.empty() ? std::string("none") : list) +
+                                 "); choose with --platform"};
 }
 
-Result<std::string> manifest_config_digest(const json& manifest,
-                                           const std::string& manifest_digest) {
+core::Result<std::string> manifest_config_digest(const json& manifest,
+                                                 const std::string& manifest_digest) {
   if (!manifest.is_object() || !manifest.contains("config") || !manifest["config"].is_object() ||
       !manifest.contains("layers") || !manifest["layers"].is_array()) {
-    return Error{EBADMSG, "manifest " + manifest_digest +
-                              " is not an OCI or Docker schema 2 image manifest"};
+    return core::Error{EBADMSG, "manifest " + manifest_digest +
+                                    " is not an OCI or Docker schema 2 image manifest"};
   }
   return optional_string(manifest["config"], "digest", "manifest " + manifest_digest + " config");
 }
 
-Result<std::vector<std::string>> config_diff_ids(const json& config) {
+core::Result<std::vector<std::string>> config_diff_ids(const json& config) {
   std::vector<std::string> diff_ids;
   if (!config.is_object() || !config.contains("rootfs")) return diff_ids;
   const json& rootfs = config["rootfs"];
-  if (!rootfs.is_object()) return Error{EBADMSG, "image config: \"rootfs\" is not an object"};
+  if (!rootfs.is_object()) return core::Error{EBADMSG, "image config: \"rootfs\" is not an object"};
   if (!rootfs.contains("diff_ids")) return diff_ids;
   const json& listed = rootfs["diff_ids"];
-  if (!listed.is_array()) return Error{EBADMSG, "image config: rootfs.diff_ids is not an array"};
+  if (!listed.is_array())
+    return core::Error{EBADMSG, "image config: rootfs.diff_ids is not an array"};
   for (const auto& item : listed) {
-    if (!item.is_string()) return Error{EBADMSG, "image config: a diff_id is not a string"};
+    if (!item.is_string()) return core::Error{EBADMSG, "image config: a diff_id is not a string"};
     diff_ids.push_back(item.get<std::string>());
   }
   return diff_ids;
 }
 
-Result<ImageRecord> image_record_of(const json& manifest, const std::string& manifest_digest,
-                                    const json& config) {
+core::Result<ImageRecord> image_record_of(const json& manifest, const std::string& manifest_digest,
+                                          const json& config) {
   auto config_digest = manifest_config_digest(manifest, manifest_digest);
   if (!config_digest) return config_digest.error();
   auto diff_ids = config_diff_ids(config);
   if (!diff_ids) return diff_ids.error().context("image config " + *config_digest);
   const json& layers = manifest["layers"];
   if (diff_ids->size() != layers.size()) {
-    return Error{EBADMSG, "manifest " + manifest_digest + " has " + std::to_string(layers.size()) +
-                              " layers but its config " + std::to_string(diff_ids->size()) +
-                              " diff_ids"};
+    return core::Error{EBADMSG, "manifest " + manifest_digest + " has " +
+                                    std::to_string(layers.size()) + " layers but its config " +
+                                    std::to_string(diff_ids->size()) + " diff_ids"};
   }
   ImageRecord record;
   record.manifest_digest = manifest_digest;
@@ -104,19 +105,19 @@ Result<ImageRecord> image_record_of(const json& manifest, const std::string& man
   record.diff_ids = *diff_ids;
   for (const auto& layer : layers) {
     std::string what = "manifest " + manifest_digest + " layer";
-    if (!layer.is_object()) return Error{EBADMSG, what + " is not an object"};
+    if (!layer.is_object()) return core::Error{EBADMSG, what + " is not an object"};
     auto blob = optional_string(layer, "digest", what);
     if (!blob) return blob.error();
     auto media = optional_string(layer, "mediaType", what);
     if (!media) return media.error();
     if (media->find("nondistributable") != std::string::npos ||
         media->find("foreign") != std::string::npos) {
-      return Error{ENOTSUP,
-                   "layer " + *blob + " is a foreign layer (" + *media + "), not supported"};
+      return core::Error{ENOTSUP,
+                         "layer " + *blob + " is a foreign layer (" + *media + "), not supported"};
     }
     auto size = layer.find("size");
     if (size != layer.end() && !size->is_number_unsigned()) {
-      return Error{EBADMSG, what + " " + *blob + ": \"size\" is not a size in bytes"};
+      return core::Error{EBADMSG, what + " " + *blob + ": \"size\" is not a size in bytes"};
     }
     record.layer_blobs.push_back(*blob);
     if (size != layer.end()) record.size += size->get<std::uint64_t>();
@@ -124,8 +125,8 @@ Result<ImageRecord> image_record_of(const json& manifest, const std::string& man
   return record;
 }
 
-Result<ImageRecord> install_image(ImageStore& store, const std::string& reference,
-                                  const std::string& manifest_digest) {
+core::Result<ImageRecord> install_image(ImageStore& store, const std::string& reference,
+                                        const std::string& manifest_digest) {
   auto manifest = read_json_blob(store, manifest_digest, "manifest");
   if (!manifest) return manifest.error();
   auto config_digest = manifest_config_digest(*manifest, manifest_digest);

@@ -80,32 +80,33 @@ class Progress {
   bool drawn_ = false;
 };
 
-Result<json> parse_document(const std::string& body, const std::string& what) {
+core::Result<json> parse_document(const std::string& body, const std::string& what) {
   json document = json::parse(body, nullptr, false);
-  if (!document.is_object()) return Error{EBADMSG, what + " is not a JSON object"};
+  if (!document.is_object()) return core::Error{EBADMSG, what + " is not a JSON object"};
   return document;
 }
 
 // The manifest named `digest`, fetched, verified and stored.
-Result<json> fetch_manifest_by_digest(ImageStore& store, RegistryClient& client,
-                                      const std::string& canonical, const std::string& digest) {
+core::Result<json> fetch_manifest_by_digest(ImageStore& store, RegistryClient& client,
+                                            const std::string& canonical,
+                                            const std::string& digest) {
   auto manifest = client.get_manifest(digest);
   if (!manifest) return manifest.error();
   if (std::string got = sha256_of(manifest->body); got != digest) {
-    return Error{EBADMSG, "pulling " + canonical + ": manifest " + digest +
-                              " from the registry does not match its digest (it hashes to " + got +
-                              ")"};
+    return core::Error{EBADMSG, "pulling " + canonical + ": manifest " + digest +
+                                    " from the registry does not match its digest (it hashes to " +
+                                    got + ")"};
   }
   if (auto stored = store.put_blob(manifest->body, digest); !stored) return stored.error();
   return parse_document(manifest->body, "manifest " + digest);
 }
 
 // Streams one blob into the store; it is stored only if it hashes to `layer.digest`.
-Status fetch_blob(ImageStore& store, RegistryClient& client, const std::string& canonical,
-                  const Layer& layer, std::atomic<std::uint64_t>* counter) {
+core::Status fetch_blob(ImageStore& store, RegistryClient& client, const std::string& canonical,
+                        const Layer& layer, std::atomic<std::uint64_t>* counter) {
   std::unique_ptr<ImageStore::BlobWriter> writer;
   std::uint64_t received = 0;
-  auto restart = [&]() -> Status {
+  auto restart = [&]() -> core::Status {
     if (counter != nullptr) *counter -= received;
     received = 0;
     auto fresh = store.new_blob();
@@ -113,14 +114,14 @@ Status fetch_blob(ImageStore& store, RegistryClient& client, const std::string& 
     writer = std::move(fresh).value();
     return {};
   };
-  auto sink = [&](std::string_view chunk) -> Status {
+  auto sink = [&](std::string_view chunk) -> core::Status {
     received += chunk.size();
     if (counter != nullptr) *counter += chunk.size();
     // The manifest said how big the blob is: an endless stream stops there.
     if (received > layer.size) {
-      return Error{EBADMSG, "pulling " + canonical + ": blob " + layer.digest +
-                                " from the registry is larger than the " +
-                                std::to_string(layer.size) + " bytes its manifest says"};
+      return core::Error{EBADMSG, "pulling " + canonical + ": blob " + layer.digest +
+                                      " from the registry is larger than the " +
+                                      std::to_string(layer.size) + " bytes its manifest says"};
     }
     return writer->write(chunk);
   };
@@ -129,9 +130,9 @@ Status fetch_blob(ImageStore& store, RegistryClient& client, const std::string& 
   }
   auto committed = writer->commit(layer.digest);
   if (!committed) {
-    return Error{EBADMSG, "pulling " + canonical + ": blob " + layer.digest +
-                              " from the registry does not match its digest (" +
-                              committed.error().message + ")"};
+    return core::Error{EBADMSG, "pulling " + canonical + ": blob " + layer.digest +
+                                    " from the registry does not match its digest (" +
+                                    committed.error().message + ")"};
   }
   return {};
 }
@@ -158,19 +159,20 @@ bool is_current(const ImageStore& store, const ImageRecord& record, const std::s
 
 }  // namespace
 
-Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what) {
+core::Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what) {
   auto named = descriptor.is_object() ? descriptor.find("digest") : descriptor.end();
   std::string digest =
       named != descriptor.end() && named->is_string() ? named->get<std::string>() : "";
   if (!is_sha256_digest(digest)) {
-    return Error{ENOTSUP, what + " digest '" + digest + "' is not sha256"};
+    return core::Error{ENOTSUP, what + " digest '" + digest + "' is not sha256"};
   }
   // The size is what bounds the download: without it a registry could stream forever.
   if (!descriptor.contains("size") || !descriptor["size"].is_number_integer() ||
       descriptor["size"].get<std::int64_t>() < 0) {
-    return Error{EBADMSG, what + " " + digest +
-                              " has no size in its manifest (the OCI descriptor requires one); "
-                              "refusing a download without a bound"};
+    return core::Error{EBADMSG,
+                       what + " " + digest +
+                           " has no size in its manifest (the OCI descriptor requires one); "
+                           "refusing a download without a bound"};
   }
   return Layer{digest, descriptor["size"].get<std::uint64_t>()};
 }
@@ -178,9 +180,9 @@ Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::stri
 namespace {
 
 // The image's config, fetched unless it is stored, and the diff_ids of its layers it lists.
-Result<std::vector<std::string>> fetch_diff_ids(ImageStore& store, RegistryClient& client,
-                                                const std::string& canonical,
-                                                const json& manifest) {
+core::Result<std::vector<std::string>> fetch_diff_ids(ImageStore& store, RegistryClient& client,
+                                                      const std::string& canonical,
+                                                      const json& manifest) {
   auto config_or = parse_descriptor(manifest["config"], "config");
   if (!config_or) return config_or.error().context("pulling " + canonical);
   Layer config = *config_or;
@@ -200,10 +202,10 @@ Result<std::vector<std::string>> fetch_diff_ids(ImageStore& store, RegistryClien
 
 // What to download: layers neither unpacked (by diff_id) nor stored (by blob digest), and the
 // bytes they add up to in `all_bytes`.
-Result<std::vector<Layer>> layers_to_fetch(const ImageStore& store, const std::string& canonical,
-                                           const json& layers,
-                                           const std::vector<std::string>& diff_ids,
-                                           std::uint64_t& all_bytes) {
+core::Result<std::vector<Layer>> layers_to_fetch(const ImageStore& store,
+                                                 const std::string& canonical, const json& layers,
+                                                 const std::vector<std::string>& diff_ids,
+                                                 std::uint64_t& all_bytes) {
   std::vector<Layer> wanted_layers;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -220,18 +222,18 @@ Result<std::vector<Layer>> layers_to_fetch(const ImageStore& store, const std::s
 
 // Downloads `layers` on up to `parallel_layers` connections, drawing the progress meanwhile.
 // The first failure stops the others, and is the one returned.
-Status fetch_layers(ImageStore& store, RegistryClient& client, const std::string& canonical,
-                    const std::vector<Layer>& layers, std::uint64_t all_bytes, int parallel_layers,
-                    Progress& progress) {
+core::Status fetch_layers(ImageStore& store, RegistryClient& client, const std::string& canonical,
+                          const std::vector<Layer>& layers, std::uint64_t all_bytes,
+                          int parallel_layers, Progress& progress) {
   std::atomic<std::size_t> next{0}, done{0};
   std::atomic<std::uint64_t> bytes{0};
   std::atomic<bool> failed{false};
   std::mutex mutex;  // guards first_error and running
   std::condition_variable finished;
-  std::optional<Error> first_error;
+  std::optional<core::Error> first_error;
   std::size_t threads = std::min<std::size_t>(std::max(1, parallel_layers), layers.size());
   std::size_t running = threads;
-  auto fail = [&](const Error& error) {
+  auto fail = [&](const core::Error& error) {
     std::lock_guard lock(mutex);
     // The first failure explains; the others were abandoned because of it.
     if (!first_error) first_error = error;
@@ -276,8 +278,8 @@ Status fetch_layers(ImageStore& store, RegistryClient& client, const std::string
 
 }  // namespace
 
-Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
-                               const PullOptions& options) {
+core::Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
+                                     const PullOptions& options) {
   const std::string canonical = reference.canonical();
   auto client = RegistryClient::create(
       reference, RegistryOptions{options.insecure, options.creds, options.registry_config});
@@ -304,16 +306,18 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
   std::string top_digest = sha256_of(top->body);
   std::string expected = !reference.digest.empty() ? reference.digest : top->digest;
   if (expected.starts_with("sha256:") && expected != top_digest) {
-    return Error{EBADMSG, "pulling " + canonical + ": the manifest from the registry hashes to " +
-                              top_digest + ", not " + expected};
+    return core::Error{EBADMSG, "pulling " + canonical +
+                                    ": the manifest from the registry hashes to " + top_digest +
+                                    ", not " + expected};
   }
   if (auto stored = store.put_blob(top->body, top_digest); !stored) return stored.error();
   auto document = parse_document(top->body, "pulling " + canonical + ": the manifest");
   if (!document) return document.error();
   if (auto version = document->find("schemaVersion"); version != document->end() && *version == 1) {
-    return Error{ENOTSUP, "pulling " + canonical +
-                              ": the registry serves a Docker schema 1 manifest, which paddock "
-                              "does not support"};
+    return core::Error{ENOTSUP,
+                       "pulling " + canonical +
+                           ": the registry serves a Docker schema 1 manifest, which paddock "
+                           "does not support"};
   }
 
   std::string manifest_digest = top_digest;
@@ -322,8 +326,8 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
     auto selected = select_manifest(manifest, options.platform);
     if (!selected) return selected.error().context("pulling " + canonical);
     if (!is_sha256_digest(*selected)) {
-      return Error{ENOTSUP,
-                   "pulling " + canonical + ": manifest digest " + *selected + " is not sha256"};
+      return core::Error{
+          ENOTSUP, "pulling " + canonical + ": manifest digest " + *selected + " is not sha256"};
     }
     manifest_digest = *selected;
     auto platform_manifest = fetch_manifest_by_digest(store, *client, canonical, manifest_digest);
@@ -332,8 +336,8 @@ Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& referenc
   }
   if (!manifest.contains("config") || !manifest["config"].is_object() ||
       !manifest.contains("layers") || !manifest["layers"].is_array()) {
-    return Error{EBADMSG, "pulling " + canonical + ": manifest " + manifest_digest +
-                              " is not an OCI or Docker schema 2 image manifest"};
+    return core::Error{EBADMSG, "pulling " + canonical + ": manifest " + manifest_digest +
+                                    " is not an OCI or Docker schema 2 image manifest"};
   }
 
   auto diff_ids = fetch_diff_ids(store, *client, canonical, manifest);

@@ -45,9 +45,9 @@ struct Layer {
 
 // A manifest's config or layer descriptor ("config", "layer" name it in errors). Refuses a
 // digest that is not sha256 and a missing size.
-Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what);
+core::Result<Layer> parse_descriptor(const nlohmann::json& descriptor, const std::string& what);
 
-Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
-                               const PullOptions& options = {});
+core::Result<ImageRecord> pull_image(ImageStore& store, const ImageReference& reference,
+                                     const PullOptions& options = {});
 
 }  // namespace paddock::rootfs

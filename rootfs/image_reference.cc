@@ -34,10 +34,10 @@ bool is_sha256_digest(std::string_view digest) {
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-Result<ImageReference> parse_image_reference(std::string_view text) {
-  auto refuse = [&](const std::string& why) -> Error {
-    return invalid_input("image reference '" + std::string(text) + "' " + why +
-                         " (e.g. python:3.12-slim, ghcr.io/org/image:tag, name@sha256:...)");
+core::Result<ImageReference> parse_image_reference(std::string_view text) {
+  auto refuse = [&](const std::string& why) -> core::Error {
+    return core::invalid_input("image reference '" + std::string(text) + "' " + why +
+                               " (e.g. python:3.12-slim, ghcr.io/org/image:tag, name@sha256:...)");
   };
   if (text.empty() || text.size() > 512) return refuse("is empty or too long");
   ImageReference reference;
@@ -105,9 +105,9 @@ bool ImageReference::is_loopback() const {
     host = host.substr(0, colon);
   }
   if (host == "localhost") return true;
-  auto address = parse_ip_prefix(host);
+  auto address = core::parse_ip_prefix(host);
   if (!address) return false;
-  static const IpPrefix kIpv6Loopback = *parse_ip_prefix("::1");
+  static const core::IpPrefix kIpv6Loopback = *core::parse_ip_prefix("::1");
   return address->family == AF_INET ? address->bytes[0] == 127 : *address == kIpv6Loopback;
 }
 

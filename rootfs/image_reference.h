@@ -26,7 +26,7 @@ struct ImageReference {
   [[nodiscard]] bool is_loopback() const;
 };
 
-Result<ImageReference> parse_image_reference(std::string_view text);
+core::Result<ImageReference> parse_image_reference(std::string_view text);
 
 // "sha256:" followed by 64 lower-case hex digits.
 bool is_sha256_digest(std::string_view digest);

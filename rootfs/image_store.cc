@@ -39,8 +39,9 @@ std::string ImageStore::unique_name() {
 
 namespace {
 
-Status make_dir(const std::string& path, mode_t mode) {
-  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return system_error("creating " + path);
+core::Status make_dir(const std::string& path, mode_t mode) {
+  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST)
+    return core::system_error("creating " + path);
   return {};
 }
 
@@ -73,23 +74,23 @@ std::uint64_t tree_bytes(const std::string& path) {
 
 }  // namespace
 
-Status remove_tree_at(int parent, const char* name) {
+core::Status remove_tree_at(int parent, const char* name) {
   int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return {};
     if (errno == ENOTDIR || errno == ELOOP) {
       if (unlinkat(parent, name, 0) != 0 && errno != ENOENT) {
-        return system_error(std::string("removing ") + name);
+        return core::system_error(std::string("removing ") + name);
       }
       return {};
     }
-    return system_error(std::string("opening ") + name);
+    return core::system_error(std::string("opening ") + name);
   }
   fchmod(fd, 0700);  // a read-only directory of a layer keeps its entries otherwise
   DIR* dir = fdopendir(fd);
   if (dir == nullptr) {
     close(fd);
-    return system_error(std::string("listing ") + name);
+    return core::system_error(std::string("listing ") + name);
   }
   std::vector<std::string> entries;
   while (dirent* entry = readdir(dir)) {
@@ -104,16 +105,17 @@ Status remove_tree_at(int parent, const char* name) {
   }
   closedir(dir);
   if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    return system_error(std::string("removing ") + name);
+    return core::system_error(std::string("removing ") + name);
   }
   return {};
 }
 
-Status remove_tree(const std::string& path) {
+core::Status remove_tree(const std::string& path) {
   auto slash = path.rfind('/');
   std::string parent = slash == 0 ? "/" : path.substr(0, slash);
-  UniqueFd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!parent_fd.valid()) return errno == ENOENT ? Status{} : system_error("opening " + parent);
+  core::UniqueFd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!parent_fd.valid())
+    return errno == ENOENT ? core::Status{} : core::system_error("opening " + parent);
   return remove_tree_at(parent_fd.get(), path.substr(slash + 1).c_str());
 }
 
@@ -124,10 +126,10 @@ json to_json(const ImageRecord& record) {
           {"created", record.created}};
 }
 
-Result<ImageStore> ImageStore::open(const std::string& root) {
+core::Result<ImageStore> ImageStore::open(const std::string& root) {
   const std::string& path = root;
   if (path.empty() || path[0] != '/') {
-    return invalid_input("the image store '" + path + "' must be an absolute path");
+    return core::invalid_input("the image store '" + path + "' must be an absolute path");
   }
   // Parents as the user's umask says; the store itself private.
   for (std::size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
@@ -150,15 +152,17 @@ bool ImageStore::has_blob(const std::string& digest) const {
   return is_sha256_digest(digest) && access(blob_path(digest).c_str(), F_OK) == 0;
 }
 
-Result<std::string> ImageStore::read_blob(const std::string& digest, std::size_t max_bytes) const {
-  if (!is_sha256_digest(digest)) return invalid_input("'" + digest + "' is not a sha256 digest");
-  UniqueFd fd(::open(blob_path(digest).c_str(), O_RDONLY | O_CLOEXEC));
+core::Result<std::string> ImageStore::read_blob(const std::string& digest,
+                                                std::size_t max_bytes) const {
+  if (!is_sha256_digest(digest))
+    return core::invalid_input("'" + digest + "' is not a sha256 digest");
+  core::UniqueFd fd(::open(blob_path(digest).c_str(), O_RDONLY | O_CLOEXEC));
   struct stat info {};
   if (!fd.valid() || fstat(fd.get(), &info) != 0) {
-    return Error{ENOENT, "blob " + digest + " is not in the store"};
+    return core::Error{ENOENT, "blob " + digest + " is not in the store"};
   }
   if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
-    return Error{EFBIG, "blob " + digest + " is too large to read"};
+    return core::Error{EFBIG, "blob " + digest + " is too large to read"};
   }
   // Sized by the file, not by the cap: a config is a few hundred bytes, and a 4 MiB buffer
   // would cost a sandbox start more than everything else the store does.
@@ -186,17 +190,17 @@ bool ImageStore::has_layer(const std::string& diff_id) const {
   return is_sha256_digest(diff_id) && access(layer_path(diff_id).c_str(), F_OK) == 0;
 }
 
-Result<std::string> ImageStore::make_temp_dir() const {
+core::Result<std::string> ImageStore::make_temp_dir() const {
   std::string path = root_ + "/tmp/" + unique_name();
-  if (mkdir(path.c_str(), 0700) != 0) return system_error("creating " + path);
+  if (mkdir(path.c_str(), 0700) != 0) return core::system_error("creating " + path);
   return path;
 }
 
-Result<UniqueFd> ImageStore::lock() const {
-  UniqueFd fd(::open((root_ + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!fd.valid()) return system_error("opening the store's lock");
+core::Result<core::UniqueFd> ImageStore::lock() const {
+  core::UniqueFd fd(::open((root_ + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd.valid()) return core::system_error("opening the store's lock");
   while (flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return system_error("locking the image store");
+    if (errno != EINTR) return core::system_error("locking the image store");
   }
   return fd;
 }
@@ -213,34 +217,34 @@ std::vector<ImageRecord> ImageStore::images() const {
   return records;
 }
 
-Status ImageStore::write_images(const std::vector<ImageRecord>& records) const {
+core::Status ImageStore::write_images(const std::vector<ImageRecord>& records) const {
   json list = json::array();
   for (const auto& record : records) list.push_back(to_json(record));
   std::string temp = root_ + "/tmp/images-" + unique_name() + ".json";
   {
     std::ofstream out(temp);
     out << json{{"images", list}}.dump(2) << "\n";
-    if (!out) return system_error("writing " + temp);
+    if (!out) return core::system_error("writing " + temp);
   }
   if (rename(temp.c_str(), (root_ + "/images.json").c_str()) != 0) {
     unlink(temp.c_str());
-    return system_error("updating images.json");
+    return core::system_error("updating images.json");
   }
   return {};
 }
 
-Status ImageStore::add_image(const ImageRecord& input) {
+core::Status ImageStore::add_image(const ImageRecord& input) {
   auto held = lock();
   if (!held) return held.error();
   ImageRecord record = input;
-  if (record.created.empty()) record.created = utc_now();
+  if (record.created.empty()) record.created = core::utc_now();
   std::vector<ImageRecord> records = images();
   std::erase_if(records, [&](const ImageRecord& r) { return r.reference == record.reference; });
   records.push_back(record);
   return write_images(records);
 }
 
-Result<ImageRecord> ImageStore::find_image(const std::string& name) const {
+core::Result<ImageRecord> ImageStore::find_image(const std::string& name) const {
   std::vector<ImageRecord> records = images();
   std::string normalised = name;
   if (auto parsed = parse_image_reference(name)) normalised = parsed->canonical();
@@ -254,12 +258,13 @@ Result<ImageRecord> ImageStore::find_image(const std::string& name) const {
       if (digest_hex(record.manifest_digest).starts_with(hex)) return record;
     }
   }
-  return Error{ENOENT, "image '" + name + "' is not in the store (" + root_ +
-                           "); 'paddock images' lists what is, 'paddock pull' or 'paddock import' "
-                           "adds one"};
+  return core::Error{ENOENT,
+                     "image '" + name + "' is not in the store (" + root_ +
+                         "); 'paddock images' lists what is, 'paddock pull' or 'paddock import' "
+                         "adds one"};
 }
 
-Status ImageStore::remove_image(const std::string& name) {
+core::Status ImageStore::remove_image(const std::string& name) {
   auto found = find_image(name);
   if (!found) return found.error();
   auto held = lock();
@@ -269,7 +274,7 @@ Status ImageStore::remove_image(const std::string& name) {
   return write_images(records);
 }
 
-Result<ImageStore::GcResult> ImageStore::gc() {
+core::Result<ImageStore::GcResult> ImageStore::gc() {
   auto held = lock();
   if (!held) return held.error();
   std::set<std::string> blobs, layers, flattened;
@@ -282,25 +287,25 @@ Result<ImageStore::GcResult> ImageStore::gc() {
     for (const auto& diff_id : record.diff_ids) layers.insert(digest_hex(diff_id));
   }
   GcResult result;
-  for (const auto& name : directory_names(root_ + "/blobs/sha256")) {
+  for (const auto& name : core::directory_names(root_ + "/blobs/sha256")) {
     if (blobs.count(name) != 0) continue;
     std::string path = root_ + "/blobs/sha256/" + name;
     result.bytes += tree_bytes(path);
     if (unlink(path.c_str()) == 0) ++result.blobs;
   }
-  for (const auto& name : directory_names(root_ + "/layers/sha256")) {
+  for (const auto& name : core::directory_names(root_ + "/layers/sha256")) {
     if (layers.count(name) != 0) continue;
     std::string path = root_ + "/layers/sha256/" + name;
     result.bytes += tree_bytes(path);
     if (remove_tree(path)) ++result.layers;
   }
   // Flattened copies are hard links into the layers: they cost inodes, not bytes.
-  for (const auto& name : directory_names(root_ + "/flat")) {
+  for (const auto& name : core::directory_names(root_ + "/flat")) {
     if (flattened.count(name) == 0 && remove_tree(root_ + "/flat/" + name)) ++result.flattened;
   }
   // Work of a paddock that was killed: nothing there is referenced. (A pull running right now
   // would lose its temporary files; it fails cleanly and can be repeated.)
-  for (const auto& name : directory_names(root_ + "/tmp"))
+  for (const auto& name : core::directory_names(root_ + "/tmp"))
     (void)remove_tree(root_ + "/tmp/" + name);
   return result;
 }

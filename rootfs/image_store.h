@@ -41,7 +41,7 @@ class ImageStore {
  public:
   // Opens (creating it, 0700) the store at `root`, an absolute path (the command line finds the
   // default place: cli/host_paths.h).
-  static Result<ImageStore> open(const std::string& root);
+  static core::Result<ImageStore> open(const std::string& root);
 
   [[nodiscard]] const std::string& root() const { return root_; }
 
@@ -49,28 +49,30 @@ class ImageStore {
   [[nodiscard]] bool has_blob(const std::string& digest) const;
   // Copies what `fd` holds (from its offset) into the store and returns its digest; with
   // `expected`, a different digest is an error and nothing is stored.
-  Result<std::string> put_blob_from_fd(int fd, const std::optional<std::string>& expected = {});
+  core::Result<std::string> put_blob_from_fd(int fd,
+                                             const std::optional<std::string>& expected = {});
   // A blob written piece by piece (from an archive, a download), hashed on the way and stored
   // by commit() only if it has the digest expected; dropped when destroyed uncommitted.
   class BlobWriter {
    public:
     ~BlobWriter();
-    Status write(std::string_view bytes);
-    Result<std::string> commit(const std::optional<std::string>& expected = {});
+    core::Status write(std::string_view bytes);
+    core::Result<std::string> commit(const std::optional<std::string>& expected = {});
 
    private:
     friend class ImageStore;
-    BlobWriter(const ImageStore& store, std::string temp, UniqueFd fd)
+    BlobWriter(const ImageStore& store, std::string temp, core::UniqueFd fd)
         : store_(store), temp_(std::move(temp)), fd_(std::move(fd)) {}
     const ImageStore& store_;
     std::string temp_;
-    UniqueFd fd_;
+    core::UniqueFd fd_;
     Sha256 hasher_;
   };
-  Result<std::unique_ptr<BlobWriter>> new_blob() const;
-  Result<std::string> put_blob(std::string_view data,
-                               const std::optional<std::string>& expected = {});
-  Result<std::string> read_blob(const std::string& digest, std::size_t max_bytes = 4u << 20) const;
+  core::Result<std::unique_ptr<BlobWriter>> new_blob() const;
+  core::Result<std::string> put_blob(std::string_view data,
+                                     const std::optional<std::string>& expected = {});
+  core::Result<std::string> read_blob(const std::string& digest,
+                                      std::size_t max_bytes = 4u << 20) const;
 
   [[nodiscard]] std::string layer_path(const std::string& diff_id) const;
   [[nodiscard]] bool has_layer(const std::string& diff_id) const;
@@ -78,13 +80,13 @@ class ImageStore {
   [[nodiscard]] std::string flattened_path(const ImageRecord& record) const;
   // Unpacks the blob into layers/ unless that diff_id is there already; the unpacked stream
   // must hash to `diff_id`.
-  Status unpack_layer(const std::string& blob_digest, const std::string& diff_id);
+  core::Status unpack_layer(const std::string& blob_digest, const std::string& diff_id);
 
-  Status add_image(const ImageRecord& record);  // replaces a record of the same reference
+  core::Status add_image(const ImageRecord& record);  // replaces a record of the same reference
   [[nodiscard]] std::vector<ImageRecord> images() const;
   // By reference (as given or normalised) or by a prefix of the manifest digest's hex.
-  [[nodiscard]] Result<ImageRecord> find_image(const std::string& name) const;
-  Status remove_image(const std::string& name);
+  [[nodiscard]] core::Result<ImageRecord> find_image(const std::string& name) const;
+  core::Status remove_image(const std::string& name);
 
   struct GcResult {
     std::size_t blobs = 0;
@@ -94,26 +96,26 @@ class ImageStore {
   };
   // Removes blobs, layers and flattened copies no image refers to, and leftovers of
   // interrupted work in tmp/.
-  Result<GcResult> gc();
+  core::Result<GcResult> gc();
 
   // A fresh random name for a file or directory under tmp/.
   static std::string unique_name();
 
   // A new empty directory under tmp/, removed by the caller.
-  Result<std::string> make_temp_dir() const;
+  core::Result<std::string> make_temp_dir() const;
 
  private:
   explicit ImageStore(std::string root) : root_(std::move(root)) {}
-  Result<UniqueFd> lock() const;
-  Status write_images(const std::vector<ImageRecord>& records) const;
+  core::Result<core::UniqueFd> lock() const;
+  core::Status write_images(const std::vector<ImageRecord>& records) const;
   std::string root_;
 };
 
 // Removes a directory tree without following symlinks, making read-only directories writable
 // first (a layer may have them). Missing is not an error.
-Status remove_tree(const std::string& path);
+core::Status remove_tree(const std::string& path);
 // The same for `name` in the directory `parent`.
-Status remove_tree_at(int parent, const char* name);
+core::Status remove_tree_at(int parent, const char* name);
 
 nlohmann::json to_json(const ImageRecord& record);
 

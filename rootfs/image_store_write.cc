@@ -17,40 +17,41 @@ ImageStore::BlobWriter::~BlobWriter() {
   if (!temp_.empty()) unlink(temp_.c_str());
 }
 
-Status ImageStore::BlobWriter::write(std::string_view bytes) {
+core::Status ImageStore::BlobWriter::write(std::string_view bytes) {
   hasher_.update(bytes);
   for (std::size_t done = 0; done < bytes.size();) {
     ssize_t wrote = ::write(fd_.get(), bytes.data() + done, bytes.size() - done);
     if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) return system_error("writing " + temp_);
+    if (wrote < 0) return core::system_error("writing " + temp_);
     done += static_cast<std::size_t>(wrote);
   }
   return {};
 }
 
-Result<std::string> ImageStore::BlobWriter::commit(const std::optional<std::string>& expected) {
+core::Result<std::string> ImageStore::BlobWriter::commit(
+    const std::optional<std::string>& expected) {
   std::string digest = hasher_.digest();
   if (expected && digest != *expected) {
-    return Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
+    return core::Error{EBADMSG, "blob digest mismatch: expected " + *expected + ", got " + digest};
   }
   if (fsync(fd_.get()) != 0 || rename(temp_.c_str(), store_.blob_path(digest).c_str()) != 0) {
-    return system_error("storing blob " + digest);
+    return core::system_error("storing blob " + digest);
   }
   temp_.clear();
   return digest;
 }
 
-Result<std::unique_ptr<ImageStore::BlobWriter>> ImageStore::new_blob() const {
+core::Result<std::unique_ptr<ImageStore::BlobWriter>> ImageStore::new_blob() const {
   std::string temp = root_ + "/tmp/blob-" + unique_name();
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (!fd.valid()) return system_error("creating " + temp);
+  core::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd.valid()) return core::system_error("creating " + temp);
   return std::unique_ptr<BlobWriter>(new BlobWriter(*this, std::move(temp), std::move(fd)));
 }
 
-Result<std::string> ImageStore::put_blob_from_fd(int fd,
-                                                 const std::optional<std::string>& expected) {
+core::Result<std::string> ImageStore::put_blob_from_fd(int fd,
+                                                       const std::optional<std::string>& expected) {
   if (expected && !is_sha256_digest(*expected)) {
-    return invalid_input("'" + *expected + "' is not a sha256 digest");
+    return core::invalid_input("'" + *expected + "' is not a sha256 digest");
   }
   auto writer = new_blob();
   if (!writer) return writer.error();
@@ -58,7 +59,7 @@ Result<std::string> ImageStore::put_blob_from_fd(int fd,
   for (;;) {
     ssize_t got = read(fd, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return system_error("reading a blob");
+    if (got < 0) return core::system_error("reading a blob");
     if (got == 0) break;
     if (auto wrote = (*writer)->write(std::string_view(buffer, static_cast<std::size_t>(got)));
         !wrote) {
@@ -68,8 +69,8 @@ Result<std::string> ImageStore::put_blob_from_fd(int fd,
   return (*writer)->commit(expected);
 }
 
-Result<std::string> ImageStore::put_blob(std::string_view data,
-                                         const std::optional<std::string>& expected) {
+core::Result<std::string> ImageStore::put_blob(std::string_view data,
+                                               const std::optional<std::string>& expected) {
   // A document already stored (an index pulled again) is not written again.
   if (std::string digest = sha256_of(data);
       has_blob(digest) && (!expected || digest == *expected)) {
@@ -81,20 +82,20 @@ Result<std::string> ImageStore::put_blob(std::string_view data,
   return (*writer)->commit(expected);
 }
 
-Status ImageStore::unpack_layer(const std::string& blob_digest, const std::string& diff_id) {
-  if (!is_sha256_digest(diff_id)) return invalid_input("'" + diff_id + "' is not a diff_id");
+core::Status ImageStore::unpack_layer(const std::string& blob_digest, const std::string& diff_id) {
+  if (!is_sha256_digest(diff_id)) return core::invalid_input("'" + diff_id + "' is not a diff_id");
   if (has_layer(diff_id)) return {};
-  UniqueFd blob(::open(blob_path(blob_digest).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!blob.valid()) return system_error("opening layer blob " + blob_digest);
+  core::UniqueFd blob(::open(blob_path(blob_digest).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!blob.valid()) return core::system_error("opening layer blob " + blob_digest);
   auto temp = make_temp_dir();
   if (!temp) return temp.error();
   // The layer's root is what the sandbox's overlay sees as "/": traversable by the sandbox user.
   chmod(temp->c_str(), 0755);
-  UniqueFd target(::open(temp->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd target(::open(temp->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   auto unpacked = rootfs::unpack_layer(blob.get(), target.get());
   if (unpacked && unpacked->diff_id != diff_id) {
-    unpacked = Error{EBADMSG, "layer " + blob_digest + " unpacks to " + unpacked->diff_id +
-                                  ", but the image config says " + diff_id};
+    unpacked = core::Error{EBADMSG, "layer " + blob_digest + " unpacks to " + unpacked->diff_id +
+                                        ", but the image config says " + diff_id};
   }
   if (!unpacked) {
     (void)remove_tree(*temp);
@@ -105,7 +106,7 @@ Status ImageStore::unpack_layer(const std::string& blob_digest, const std::strin
     (void)remove_tree(*temp);
     // Another paddock unpacked the same layer meanwhile: theirs is as good as ours.
     if (error == EEXIST || error == ENOTEMPTY) return {};
-    return system_error("storing layer " + diff_id, error);
+    return core::system_error("storing layer " + diff_id, error);
   }
   return {};
 }

@@ -26,9 +26,9 @@ std::string hex(std::span<const unsigned char> bytes) {
 
 }  // namespace
 
-Error archive_failure(archive* a, std::string_view what) {
+core::Error archive_failure(archive* a, std::string_view what) {
   int code = archive_errno(a);
-  return Error{code > 0 ? code : EIO, std::string(what) + ": " + archive_message(a)};
+  return core::Error{code > 0 ? code : EIO, std::string(what) + ": " + archive_message(a)};
 }
 
 la_ssize_t BlobSource::read(archive* outer, void* client, const void** block) {
@@ -37,7 +37,7 @@ la_ssize_t BlobSource::read(archive* outer, void* client, const void** block) {
     ssize_t n = ::read(source->fd, source->buffer.data(), source->buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      source->failure = system_error("reading the " + source->what);
+      source->failure = core::system_error("reading the " + source->what);
       archive_set_error(outer, source->failure->code, "%s", source->failure->message.c_str());
       return -1;
     }
@@ -47,7 +47,7 @@ la_ssize_t BlobSource::read(archive* outer, void* client, const void** block) {
   }
 }
 
-Result<std::span<const char>> Pump::next() {
+core::Result<std::span<const char>> Pump::next() {
   while (!eof) {
     const void* block = nullptr;
     std::size_t size = 0;
@@ -60,15 +60,15 @@ Result<std::span<const char>> Pump::next() {
     if (r < ARCHIVE_WARN) return archive_failure(outer, "decompressing the " + what);
     if (size == 0) continue;
     if (offset < 0 || static_cast<std::uint64_t>(offset) != bytes) {
-      return Error{EIO, "decompressing the " + what + ": the stream has holes"};
+      return core::Error{EIO, "decompressing the " + what + ": the stream has holes"};
     }
     if (size > limit - bytes) {
-      return Error{EFBIG, what + " exceeds " + std::to_string(limit) +
-                              " bytes uncompressed (decompression bomb?)"};
+      return core::Error{EFBIG, what + " exceeds " + std::to_string(limit) +
+                                    " bytes uncompressed (decompression bomb?)"};
     }
     bytes += size;
     if (digest != nullptr && EVP_DigestUpdate(digest, block, size) != 1) {
-      return Error{EIO, "hashing the " + what};
+      return core::Error{EIO, "hashing the " + what};
     }
     return std::span<const char>(static_cast<const char*>(block), size);
   }
@@ -87,9 +87,9 @@ la_ssize_t Pump::read(archive* inner, void* client, const void** buffer) {
   return static_cast<la_ssize_t>(block->size());
 }
 
-Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
-                                                       std::uint64_t uncompressed_limit,
-                                                       std::string_view what, bool hash) {
+core::Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
+                                                             std::uint64_t uncompressed_limit,
+                                                             std::string_view what, bool hash) {
   std::unique_ptr<LayerStream> stream(new LayerStream());
   // The outer reader only decompresses: the raw format hands over the bytes as one entry.
   // gzip and zstd are what OCI layers use; archive_read_support_filter_all would add filters
@@ -97,7 +97,7 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   // Uncompressed input passes through libarchive's implicit "none" filter.
   stream->outer_.reset(archive_read_new());
   archive* outer = stream->outer_.get();
-  if (outer == nullptr) return Error{ENOMEM, "allocating an archive reader"};
+  if (outer == nullptr) return core::Error{ENOMEM, "allocating an archive reader"};
   if (archive_read_support_filter_gzip(outer) != ARCHIVE_OK ||
       archive_read_support_filter_zstd(outer) != ARCHIVE_OK ||
       archive_read_support_format_raw(outer) != ARCHIVE_OK) {
@@ -113,14 +113,15 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   if (archive_read_open(outer, &source, nullptr, &BlobSource::read, nullptr) != ARCHIVE_OK ||
       archive_read_next_header(outer, &whole) != ARCHIVE_OK) {
     if (source.failure) return *source.failure;
-    if (source.bytes == 0) return Error{EINVAL, "reading the " + source.what + ": it is empty"};
+    if (source.bytes == 0)
+      return core::Error{EINVAL, "reading the " + source.what + ": it is empty"};
     return archive_failure(outer, "reading the " + source.what);
   }
 
   if (hash) {
     stream->digest_.reset(EVP_MD_CTX_new());
     if (!stream->digest_ || EVP_DigestInit_ex(stream->digest_.get(), EVP_sha256(), nullptr) != 1) {
-      return Error{ENOMEM, "setting up sha256"};
+      return core::Error{ENOMEM, "setting up sha256"};
     }
   }
   Pump& pump = stream->pump_;
@@ -133,7 +134,7 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   // and GNU.
   stream->inner_.reset(archive_read_new());
   archive* inner = stream->inner_.get();
-  if (inner == nullptr) return Error{ENOMEM, "allocating an archive reader"};
+  if (inner == nullptr) return core::Error{ENOMEM, "allocating an archive reader"};
   if (archive_read_support_format_tar(inner) != ARCHIVE_OK) {
     return archive_failure(inner, "setting up the tar reader");
   }
@@ -144,7 +145,7 @@ Result<std::unique_ptr<LayerStream>> LayerStream::open(int blob_fd,
   return stream;
 }
 
-Result<std::string> LayerStream::finish() {
+core::Result<std::string> LayerStream::finish() {
   // The tar ends at its end-of-archive blocks; whatever follows is part of the blob's
   // uncompressed stream and so of the diff_id.
   for (;;) {
@@ -156,7 +157,7 @@ Result<std::string> LayerStream::finish() {
   unsigned char sum[EVP_MAX_MD_SIZE];
   unsigned int sum_size = 0;
   if (EVP_DigestFinal_ex(digest_.get(), sum, &sum_size) != 1) {
-    return Error{EIO, "hashing the " + pump_.what};
+    return core::Error{EIO, "hashing the " + pump_.what};
   }
   return "sha256:" + hex(std::span<const unsigned char>(sum, sum_size));
 }

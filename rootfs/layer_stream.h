@@ -30,7 +30,7 @@ struct DigestFree {
 using Digest = std::unique_ptr<EVP_MD_CTX, DigestFree>;
 
 // What libarchive says went wrong, with its errno (EIO when it gives none).
-Error archive_failure(archive* a, std::string_view what);
+core::Error archive_failure(archive* a, std::string_view what);
 
 // The blob, read from the caller's fd at its current offset (archive_read_open_fd would do, but
 // could not tell an empty blob from any other unrecognised one).
@@ -39,7 +39,7 @@ struct BlobSource {
   std::string what;  // "layer", "archive": for messages
   std::vector<char> buffer;
   std::uint64_t bytes = 0;
-  std::optional<Error> failure;
+  std::optional<core::Error> failure;
 
   // libarchive's read callback.
   static la_ssize_t read(archive* outer, void* client, const void** block);
@@ -54,11 +54,11 @@ struct Pump {
   std::uint64_t bytes = 0;
   std::uint64_t limit = 0;
   bool eof = false;
-  std::optional<Error> failure;
+  std::optional<core::Error> failure;
 
   // One more block, or an empty span at the end of the stream; the block stays valid until the
   // next call (libarchive's contract for read callbacks, which the inner reader relies on).
-  Result<std::span<const char>> next();
+  core::Result<std::span<const char>> next();
 
   // libarchive's read callback, for the inner (tar) reader.
   static la_ssize_t read(archive* inner, void* client, const void** buffer);
@@ -70,20 +70,21 @@ class LayerStream {
   // The blob read from `blob_fd`'s current offset, gzip, zstd or uncompressed, as a tar reader
   // over at most `uncompressed_limit` bytes of uncompressed stream. `what` names the blob in
   // messages; without `hash`, no diff_id is computed.
-  static Result<std::unique_ptr<LayerStream>> open(int blob_fd, std::uint64_t uncompressed_limit,
-                                                   std::string_view what = "layer",
-                                                   bool hash = true);
+  static core::Result<std::unique_ptr<LayerStream>> open(int blob_fd,
+                                                         std::uint64_t uncompressed_limit,
+                                                         std::string_view what = "layer",
+                                                         bool hash = true);
   LayerStream(const LayerStream&) = delete;
   LayerStream& operator=(const LayerStream&) = delete;
 
   // The tar reader, for archive_read_next_header and archive_read_data_block.
   [[nodiscard]] archive* tar() const { return inner_.get(); }
   // The failure of the stream beneath the tar reader, once one happened.
-  [[nodiscard]] const std::optional<Error>& failure() const { return pump_.failure; }
+  [[nodiscard]] const std::optional<core::Error>& failure() const { return pump_.failure; }
   // Reads what follows the tar's end-of-archive blocks (zero padding, usually: still part of the
   // uncompressed stream), and returns the stream's diff_id, "sha256:<hex>" (empty when opened
   // without hashing).
-  Result<std::string> finish();
+  core::Result<std::string> finish();
 
  private:
   LayerStream() = default;

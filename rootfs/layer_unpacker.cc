@@ -57,23 +57,23 @@ class Unpacker {
         what_(rules.what),
         can_chown_(geteuid() == 0) {}
 
-  Status entry(archive* in, archive_entry* entry) {
+  core::Status entry(archive* in, archive_entry* entry) {
     if (++stats_.entries > limits_.max_entries) {
-      return Error{EFBIG, what_ + " has more than " + std::to_string(limits_.max_entries) +
-                              " entries (" + std::string(rules_.limit_note) + ")"};
+      return core::Error{EFBIG, what_ + " has more than " + std::to_string(limits_.max_entries) +
+                                    " entries (" + std::string(rules_.limit_note) + ")"};
     }
     const char* raw = archive_entry_pathname(entry);
     // Without a locale, libarchive may only have the UTF-8 form of a pax name.
     if (raw == nullptr) raw = archive_entry_pathname_utf8(entry);
-    if (raw == nullptr) return invalid_input(what_ + " entry without a name");
-    Status status = apply(in, entry, raw);
+    if (raw == nullptr) return core::invalid_input(what_ + " entry without a name");
+    core::Status status = apply(in, entry, raw);
     if (!status.ok()) return status.error().context(what_ + " entry '" + printable(raw) + "'");
     return {};
   }
 
   // Directory modes and times last: a read-only directory must not block its own children, and
   // creating children would move its mtime. Deepest first (a name sorts after its parent's).
-  Status finish() {
+  core::Status finish() {
     for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
       auto dir = open_in_root(target_, it->first, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
       if (!dir.ok()) {
@@ -83,14 +83,14 @@ class Unpacker {
         return dir.error().context(what_ + " directory '" + printable(it->first) + "'");
       }
       if (fchmod(dir->get(), rules_.modes ? it->second.mode : 0700) != 0) {
-        return system_error("setting the mode")
+        return core::system_error("setting the mode")
             .context(what_ + " directory '" + printable(it->first) + "'");
       }
       keep_owner(it->second.owner, dir->get());
       if (it->second.mtime) {
         timespec times[2] = {*it->second.mtime, *it->second.mtime};
         if (futimens(dir->get(), times) != 0) {
-          return system_error("setting the time")
+          return core::system_error("setting the time")
               .context(what_ + " directory '" + printable(it->first) + "'");
         }
       }
@@ -101,7 +101,7 @@ class Unpacker {
   [[nodiscard]] UnpackStats& stats() { return stats_; }
 
  private:
-  Status apply(archive* in, archive_entry* entry, std::string_view raw) {
+  core::Status apply(archive* in, archive_entry* entry, std::string_view raw) {
     auto parts = split_path(raw);
     if (!parts.ok()) return parts.error();
     if (parts->empty()) return {};  // the root itself: the caller's directory, left as it is
@@ -144,7 +144,7 @@ class Unpacker {
         ++stats_.sockets_skipped;
         return {};
       default:
-        return invalid_input("unknown entry type");
+        return core::invalid_input("unknown entry type");
     }
   }
 
@@ -197,18 +197,18 @@ class Unpacker {
                     static_cast<long>(archive_entry_mtime_nsec(entry))};
   }
 
-  static Status set_mtime(int parent, const std::string& name, archive_entry* entry) {
+  static core::Status set_mtime(int parent, const std::string& name, archive_entry* entry) {
     auto mtime = mtime_of(entry);
     if (!mtime) return {};
     timespec times[2] = {*mtime, *mtime};
     if (utimensat(parent, name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
-      return system_error("setting the time");
+      return core::system_error("setting the time");
     }
     return {};
   }
 
   // The directory that holds an entry, resolved inside the target, created where missing.
-  Result<UniqueFd> open_parent(std::span<const std::string> dirs) {
+  core::Result<core::UniqueFd> open_parent(std::span<const std::string> dirs) {
     auto parent = open_in_root(target_, join(dirs), O_PATH | O_DIRECTORY);
     if (parent.ok() || parent.error().code != ENOENT) return parent;
     // One component at a time, each resolved from the root again, so a symlink an earlier entry
@@ -221,7 +221,7 @@ class Unpacker {
       auto next = open_in_root(target_, prefix, O_PATH | O_DIRECTORY);
       if (!next.ok() && next.error().code == ENOENT) {
         if (mkdirat(current->get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
-          return system_error("creating directory '" + printable(prefix) + "'");
+          return core::system_error("creating directory '" + printable(prefix) + "'");
         }
         // 0755 regardless of the umask; an explicit entry for it later overrides this.
         dirs_.try_emplace(prefix, DirMeta{});
@@ -237,8 +237,8 @@ class Unpacker {
   // Makes room for a new entry at `name`: whatever is there goes, except that an existing
   // directory stays when the new entry is a directory too. Returns whether a directory stayed.
   // The parent of a new non-directory entry, with whatever the entry replaces gone from it.
-  Result<UniqueFd> parent_for_new(std::span<const std::string> dirs, const std::string& name,
-                                  const std::string& path) {
+  core::Result<core::UniqueFd> parent_for_new(std::span<const std::string> dirs,
+                                              const std::string& name, const std::string& path) {
     auto parent = open_parent(dirs);
     if (!parent.ok()) return parent.error();
     if (auto cleared = clear(parent->get(), name, path, false); !cleared.ok()) {
@@ -247,15 +247,16 @@ class Unpacker {
     return parent;
   }
 
-  Result<bool> clear(int parent, const std::string& name, const std::string& path,
-                     bool keep_directory) {
+  core::Result<bool> clear(int parent, const std::string& name, const std::string& path,
+                           bool keep_directory) {
     struct stat st {};
     if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) return false;
-      return system_error("looking at what is there");
+      return core::system_error("looking at what is there");
     }
     if (!S_ISDIR(st.st_mode)) {
-      if (unlinkat(parent, name.c_str(), 0) != 0) return system_error("removing what is there");
+      if (unlinkat(parent, name.c_str(), 0) != 0)
+        return core::system_error("removing what is there");
       return false;
     }
     if (keep_directory) return true;
@@ -273,24 +274,24 @@ class Unpacker {
     }
   }
 
-  Status regular_file(archive* in, archive_entry* entry, std::span<const std::string> dirs,
-                      const std::string& name, const std::string& path) {
+  core::Status regular_file(archive* in, archive_entry* entry, std::span<const std::string> dirs,
+                            const std::string& name, const std::string& path) {
     la_int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
-    if (declared < 0) return invalid_input("negative size");
+    if (declared < 0) return core::invalid_input("negative size");
     auto size = static_cast<std::uint64_t>(declared);
     // Counted before a byte is written, from the header: a bomb stops at its first file.
     if (size > limits_.max_bytes - stats_.bytes) {
-      return Error{EFBIG, what_ + " exceeds " + std::to_string(limits_.max_bytes) + " bytes (" +
-                              std::string(rules_.limit_note) + ")"};
+      return core::Error{EFBIG, what_ + " exceeds " + std::to_string(limits_.max_bytes) +
+                                    " bytes (" + std::string(rules_.limit_note) + ")"};
     }
     stats_.bytes += size;
     mode_t mode = permissions(entry);
 
     auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
-    UniqueFd file(openat(parent->get(), name.c_str(),
-                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!file.valid()) return system_error("creating the file");
+    core::UniqueFd file(openat(parent->get(), name.c_str(),
+                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!file.valid()) return core::system_error("creating the file");
     for (;;) {
       const void* block = nullptr;
       std::size_t length = 0;
@@ -301,33 +302,33 @@ class Unpacker {
       // Sparse entries come as blocks at offsets; none may reach past the declared size.
       if (offset < 0 || static_cast<std::uint64_t>(offset) > size ||
           length > size - static_cast<std::uint64_t>(offset)) {
-        return invalid_input("content beyond the declared size");
+        return core::invalid_input("content beyond the declared size");
       }
-      if (int error = write_all_at(
+      if (int error = core::write_all_at(
               file.get(), std::string_view(static_cast<const char*>(block), length), offset);
           error != 0) {
-        return system_error("writing the content", error);
+        return core::system_error("writing the content", error);
       }
     }
     // Trailing holes of a sparse file.
     if (ftruncate(file.get(), static_cast<off_t>(size)) != 0) {
-      return system_error("setting the size");
+      return core::system_error("setting the size");
     }
     // Created 0600 and changed afterwards: fchmod ignores the umask, and a read-only mode does
     // not get in the way of writing.
     if (!rules_.modes) mode = (mode & S_IXUSR) != 0 ? 0700 : 0600;
-    if (fchmod(file.get(), mode) != 0) return system_error("setting the mode");
+    if (fchmod(file.get(), mode) != 0) return core::system_error("setting the mode");
     keep_owner(owner_of(entry), file.get());
     if (auto mtime = mtime_of(entry)) {
       timespec times[2] = {*mtime, *mtime};
-      if (futimens(file.get(), times) != 0) return system_error("setting the time");
+      if (futimens(file.get(), times) != 0) return core::system_error("setting the time");
     }
     ++stats_.files;
     return {};
   }
 
-  Status directory(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
-                   const std::string& path) {
+  core::Status directory(archive_entry* entry, std::span<const std::string> dirs,
+                         const std::string& name, const std::string& path) {
     mode_t mode = permissions(entry);
     auto parent = open_parent(dirs);
     if (!parent.ok()) return parent.error();
@@ -335,43 +336,45 @@ class Unpacker {
     if (!kept.ok()) return kept.error();
     // 0755 until finish(): the real mode may take away the write access its children need.
     if (!*kept && mkdirat(parent->get(), name.c_str(), 0755) != 0) {
-      return system_error("creating the directory");
+      return core::system_error("creating the directory");
     }
     dirs_[path] = DirMeta{mode, mtime_of(entry), owner_of(entry)};
     ++stats_.directories;
     return {};
   }
 
-  Status symlink(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
-                 const std::string& path) {
+  core::Status symlink(archive_entry* entry, std::span<const std::string> dirs,
+                       const std::string& name, const std::string& path) {
     const char* target = archive_entry_symlink(entry);
     if (target == nullptr) target = archive_entry_symlink_utf8(entry);
-    if (target == nullptr || *target == '\0') return invalid_input("symlink without a target");
+    if (target == nullptr || *target == '\0')
+      return core::invalid_input("symlink without a target");
     if (std::string_view(target).size() >= PATH_MAX) {
-      return invalid_input("symlink target longer than PATH_MAX");
+      return core::invalid_input("symlink target longer than PATH_MAX");
     }
     auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
     // The target is only data: it is never followed here, and inside the sandbox it resolves
     // against the sandbox's own root.
     if (symlinkat(target, parent->get(), name.c_str()) != 0) {
-      return system_error("creating the symlink");
+      return core::system_error("creating the symlink");
     }
     keep_owner(owner_of(entry), parent->get(), name.c_str());
     ++stats_.symlinks;
     return set_mtime(parent->get(), name, entry);
   }
 
-  Status fifo(archive_entry* entry, std::span<const std::string> dirs, const std::string& name,
-              const std::string& path) {
+  core::Status fifo(archive_entry* entry, std::span<const std::string> dirs,
+                    const std::string& name, const std::string& path) {
     mode_t mode = permissions(entry);
     auto parent = parent_for_new(dirs, name, path);
     if (!parent.ok()) return parent.error();
-    if (mkfifoat(parent->get(), name.c_str(), 0600) != 0) return system_error("creating the FIFO");
+    if (mkfifoat(parent->get(), name.c_str(), 0600) != 0)
+      return core::system_error("creating the FIFO");
     // No fd to fchmod (opening a FIFO blocks), so by name: we just created it, nothing else
     // writes into the target, and a FIFO is not a symlink to follow.
     if (fchmodat(parent->get(), name.c_str(), mode, 0) != 0) {
-      return system_error("setting the mode");
+      return core::system_error("setting the mode");
     }
     keep_owner(owner_of(entry), parent->get(), name.c_str());
     return set_mtime(parent->get(), name, entry);
@@ -379,18 +382,18 @@ class Unpacker {
 
   // A hardlink's source is resolved inside the target like any name, and the link is made from
   // that file descriptor: it can only ever name an inode already in the target.
-  Status hardlink(std::span<const std::string> dirs, const std::string& name,
-                  const std::string& path, std::string_view link) {
+  core::Status hardlink(std::span<const std::string> dirs, const std::string& name,
+                        const std::string& path, std::string_view link) {
     auto source_parts = split_path(link);
     if (!source_parts.ok()) return source_parts.error().context("link target");
-    if (source_parts->empty()) return invalid_input("hardlink to the " + what_ + " root");
+    if (source_parts->empty()) return core::invalid_input("hardlink to the " + what_ + " root");
     const std::string source_path = join(*source_parts);
     // O_NOFOLLOW: a symlink as the source is linked itself (GNU tar does that), not followed.
     auto source = open_in_root(target_, source_path, O_PATH | O_NOFOLLOW);
     if (!source.ok()) return source.error().context("link target");
     struct stat source_stat {};
-    if (fstat(source->get(), &source_stat) != 0) return system_error("link target");
-    if (S_ISDIR(source_stat.st_mode)) return invalid_input("hardlink to a directory");
+    if (fstat(source->get(), &source_stat) != 0) return core::system_error("link target");
+    if (S_ISDIR(source_stat.st_mode)) return core::invalid_input("hardlink to a directory");
 
     auto parent = open_parent(dirs);
     if (!parent.ok()) return parent.error();
@@ -410,10 +413,10 @@ class Unpacker {
     // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the same link through the fd's /proc entry does
     // not, and still names exactly the inode we resolved (no path is looked up again). Without
     // /proc this fails, and the layer with it: copying instead would silently double the space.
-    if (errno != ENOENT && errno != EPERM) return system_error("creating the hardlink");
+    if (errno != ENOENT && errno != EPERM) return core::system_error("creating the hardlink");
     std::string proc_path = "/proc/self/fd/" + std::to_string(source->get());
     if (linkat(AT_FDCWD, proc_path.c_str(), parent->get(), name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-      return system_error("creating the hardlink");
+      return core::system_error("creating the hardlink");
     }
     ++stats_.hardlinks;
     return {};
@@ -421,8 +424,9 @@ class Unpacker {
 
   // ".wh.NAME": NAME from lower layers is deleted, shown to overlayfs as a 0/0 character device
   // (unprivileged users may create exactly this device since Linux 5.8).
-  Status whiteout(std::span<const std::string> dirs, const std::string& hidden) {
-    if (hidden.empty() || hidden == "." || hidden == "..") return invalid_input("bad whiteout");
+  core::Status whiteout(std::span<const std::string> dirs, const std::string& hidden) {
+    if (hidden.empty() || hidden == "." || hidden == "..")
+      return core::invalid_input("bad whiteout");
     auto parent = open_parent(dirs);
     if (!parent.ok()) return parent.error();
     std::vector<std::string> full(dirs.begin(), dirs.end());
@@ -431,19 +435,19 @@ class Unpacker {
       return cleared.error();
     }
     if (mknodat(parent->get(), hidden.c_str(), S_IFCHR, makedev(0, 0)) != 0) {
-      return system_error("creating the whiteout");
+      return core::system_error("creating the whiteout");
     }
     return {};
   }
 
   // ".wh..wh..opq": the directory hides everything below it in lower layers.
-  Status make_opaque(std::span<const std::string> dirs) {
+  core::Status make_opaque(std::span<const std::string> dirs) {
     if (auto parent = open_parent(dirs); !parent.ok()) return parent.error();
     // fsetxattr needs a real fd, not O_PATH; the directory is still 0755 (modes come last).
     auto dir = open_in_root(target_, join(dirs), O_RDONLY | O_DIRECTORY);
     if (!dir.ok()) return dir.error();
     if (fsetxattr(dir->get(), "user.overlay.opaque", "y", 1, 0) != 0) {
-      return system_error("marking the directory opaque");
+      return core::system_error("marking the directory opaque");
     }
     return {};
   }
@@ -459,8 +463,8 @@ class Unpacker {
 
 }  // namespace
 
-Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits,
-                                 const UnpackRules& rules) {
+core::Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits,
+                                       const UnpackRules& rules) {
   auto stream = LayerStream::open(
       blob_fd, saturating_add(saturating_add(limits.max_bytes, limits.max_bytes), kStreamSlack),
       rules.what, rules.diff_id);

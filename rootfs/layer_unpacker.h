@@ -80,7 +80,7 @@ struct UnpackStats {
 // `blob_fd`: the layer blob, read from its current offset. `target_fd`: an empty directory.
 // On error the target may hold part of the layer; the caller removes it (the store unpacks into
 // a temporary directory and renames it into place only on success).
-Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits = {},
-                                 const UnpackRules& rules = {});
+core::Result<UnpackStats> unpack_layer(int blob_fd, int target_fd, const UnpackLimits& limits = {},
+                                       const UnpackRules& rules = {});
 
 }  // namespace paddock::rootfs

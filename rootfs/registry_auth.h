@@ -31,8 +31,8 @@ struct AuthContext {
 };
 
 // "Basic ..." or "Bearer ..." for `challenge`, or one line that says what the user can do.
-Result<std::string> registry_authorization(http::Client& client, const AuthContext& context,
-                                           const std::string& challenge);
+core::Result<std::string> registry_authorization(http::Client& client, const AuthContext& context,
+                                                 const std::string& challenge);
 
 // "401 Unauthorized", "404 Not Found", ..., "HTTP 502".
 std::string status_text(long status);

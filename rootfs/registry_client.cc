@@ -45,8 +45,8 @@ struct RegistryClient::Shared {
 RegistryClient::RegistryClient(std::shared_ptr<Shared> shared, http::Client client)
     : shared_(std::move(shared)), http_(std::move(client)) {}
 
-Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
-                                              const RegistryOptions& options) {
+core::Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
+                                                    const RegistryOptions& options) {
   auto credentials = find_credentials(reference.registry, options.creds, options.config);
   if (!credentials) return credentials.error();
   auto shared = std::make_shared<Shared>();
@@ -61,7 +61,7 @@ Result<RegistryClient> RegistryClient::create(const ImageReference& reference,
   return RegistryClient(std::move(shared), std::move(*client));
 }
 
-Result<RegistryClient> RegistryClient::fork() const {
+core::Result<RegistryClient> RegistryClient::fork() const {
   auto client = http::Client::create();
   if (!client) return client.error();
   return RegistryClient(shared_, std::move(*client));
@@ -72,10 +72,11 @@ std::function<bool()> RegistryClient::keep_going() const {
   return [abort] { return abort == nullptr || !abort->load(); };
 }
 
-Result<http::Response> RegistryClient::perform_once(const std::string& method,
-                                                    const std::string& url,
-                                                    const std::string& accept, const Sink* sink,
-                                                    std::uint64_t max_bytes) {
+core::Result<http::Response> RegistryClient::perform_once(const std::string& method,
+                                                          const std::string& url,
+                                                          const std::string& accept,
+                                                          const Sink* sink,
+                                                          std::uint64_t max_bytes) {
   http::Request request;
   request.method = method;
   request.url = url;
@@ -103,19 +104,20 @@ Result<http::Response> RegistryClient::perform_once(const std::string& method,
   auto response = http_.perform(request);
   if (!response) {
     if (response.error().code == EFBIG) {
-      return Error{EFBIG, "the registry's answer for " + url + " is larger than " +
-                              std::to_string(max_bytes) + " bytes"};
+      return core::Error{EFBIG, "the registry's answer for " + url + " is larger than " +
+                                    std::to_string(max_bytes) + " bytes"};
     }
     return response.error();
   }
-  if (response->interrupted) return Error{ECANCELED, "transfer abandoned"};
+  if (response->interrupted) return core::Error{ECANCELED, "transfer abandoned"};
   return response;
 }
 
-Result<http::Response> RegistryClient::request(const std::string& method, const std::string& path,
-                                               const std::string& accept, const Sink* sink,
-                                               const std::function<Status()>* restart,
-                                               std::uint64_t max_bytes) {
+core::Result<http::Response> RegistryClient::request(const std::string& method,
+                                                     const std::string& path,
+                                                     const std::string& accept, const Sink* sink,
+                                                     const std::function<core::Status()>* restart,
+                                                     std::uint64_t max_bytes) {
   const ImageReference& reference = shared_->reference;
   bool authenticated = false;
   bool fell_back = false;
@@ -162,8 +164,8 @@ Result<http::Response> RegistryClient::request(const std::string& method, const 
       } else if (code == CURLE_SSL_CONNECT_ERROR) {
         hint = " (a registry without TLS needs --insecure)";
       }
-      return Error{EIO, "pulling " + reference.canonical() + ": cannot reach " +
-                            reference.api_host() + ": " + response->transport_message + hint};
+      return core::Error{EIO, "pulling " + reference.canonical() + ": cannot reach " +
+                                  reference.api_host() + ": " + response->transport_message + hint};
     }
     if (response->status == 401 && !authenticated) {
       authenticated = true;
@@ -185,10 +187,10 @@ Result<http::Response> RegistryClient::request(const std::string& method, const 
     }
     return std::move(response).value();
   }
-  return Error{EIO, "pulling " + reference.canonical() + ": the registry kept failing"};
+  return core::Error{EIO, "pulling " + reference.canonical() + ": the registry kept failing"};
 }
 
-Error RegistryClient::refusal(const http::Response& response, const std::string& what) const {
+core::Error RegistryClient::refusal(const http::Response& response, const std::string& what) const {
   const ImageReference& reference = shared_->reference;
   // The distribution API explains itself as {"errors":[{"code":..,"message":..}]}.
   std::string detail;
@@ -201,23 +203,24 @@ Error RegistryClient::refusal(const http::Response& response, const std::string&
   std::string prefix = "pulling " + reference.canonical() + ": ";
   switch (response.status) {
     case 401:
-      return Error{EACCES,
-                   prefix + "access denied (" + because + ")" +
-                       (shared_->credentials ? ""
-                                             : "; give credentials with --creds USER:PASS or in "
-                                               "~/.docker/config.json")};
+      return core::Error{
+          EACCES, prefix + "access denied (" + because + ")" +
+                      (shared_->credentials ? ""
+                                            : "; give credentials with --creds USER:PASS or in "
+                                              "~/.docker/config.json")};
     case 403:
-      return Error{EACCES, prefix + "access denied (" + because + ")"};
+      return core::Error{EACCES, prefix + "access denied (" + because + ")"};
     case 404:
-      return Error{ENOENT, prefix + (what.empty() ? "not found" : what + " not found") +
-                               " in the registry (" + because + ")"};
+      return core::Error{ENOENT, prefix + (what.empty() ? "not found" : what + " not found") +
+                                     " in the registry (" + because + ")"};
     default:
-      return Error{
+      return core::Error{
           EIO, prefix + "the registry answered " + because + (what.empty() ? "" : " for " + what)};
   }
 }
 
-Result<RegistryClient::Manifest> RegistryClient::get_manifest(const std::string& tag_or_digest) {
+core::Result<RegistryClient::Manifest> RegistryClient::get_manifest(
+    const std::string& tag_or_digest) {
   auto response = request("GET", "manifests/" + tag_or_digest, kManifestAccept, nullptr, nullptr,
                           kMaxManifestBytes);
   if (!response) return response.error();
@@ -229,13 +232,13 @@ Result<RegistryClient::Manifest> RegistryClient::get_manifest(const std::string&
   manifest.body = std::move(response->body);
   manifest.media_type = response->header("content-type");
   if (auto semicolon = manifest.media_type.find(';'); semicolon != std::string::npos) {
-    manifest.media_type = trim(manifest.media_type.substr(0, semicolon));
+    manifest.media_type = core::trim(manifest.media_type.substr(0, semicolon));
   }
   manifest.digest = response->header("docker-content-digest");
   return manifest;
 }
 
-Result<std::string> RegistryClient::head_manifest(const std::string& tag_or_digest) {
+core::Result<std::string> RegistryClient::head_manifest(const std::string& tag_or_digest) {
   auto response = request("HEAD", "manifests/" + tag_or_digest, kManifestAccept, nullptr, nullptr,
                           kMaxManifestBytes);
   if (!response) return response.error();
@@ -246,8 +249,9 @@ Result<std::string> RegistryClient::head_manifest(const std::string& tag_or_dige
   return response->header("docker-content-digest");
 }
 
-Status RegistryClient::fetch_blob(const std::string& digest, const std::function<Status()>& restart,
-                                  const Sink& write) {
+core::Status RegistryClient::fetch_blob(const std::string& digest,
+                                        const std::function<core::Status()>& restart,
+                                        const Sink& write) {
   auto response = request("GET", "blobs/" + digest, "", &write, &restart, 0);
   if (!response) return response.error();
   if (response->status != 200) return refusal(*response, "blob " + digest);

@@ -38,14 +38,14 @@ extern const char* const kManifestAccept;
 
 class RegistryClient {
  public:
-  static Result<RegistryClient> create(const ImageReference& reference,
-                                       const RegistryOptions& options);
+  static core::Result<RegistryClient> create(const ImageReference& reference,
+                                             const RegistryOptions& options);
   RegistryClient(RegistryClient&&) noexcept = default;
   RegistryClient& operator=(RegistryClient&&) noexcept = default;
   ~RegistryClient() = default;
 
   // Another connection to the same registry for another thread.
-  [[nodiscard]] Result<RegistryClient> fork() const;
+  [[nodiscard]] core::Result<RegistryClient> fork() const;
 
   struct Manifest {
     std::string body;
@@ -53,15 +53,15 @@ class RegistryClient {
     std::string digest;  // Docker-Content-Digest, when the registry sent one
   };
   // GET /v2/<repository>/manifests/<tag or digest>.
-  Result<Manifest> get_manifest(const std::string& tag_or_digest);
+  core::Result<Manifest> get_manifest(const std::string& tag_or_digest);
   // HEAD of the same: the digest only (empty when the registry does not say).
-  Result<std::string> head_manifest(const std::string& tag_or_digest);
+  core::Result<std::string> head_manifest(const std::string& tag_or_digest);
 
   // GET /v2/<repository>/blobs/<digest>, redirects followed, each chunk to `write`. A retry
   // starts the blob again: `restart` is called before every attempt (to drop partial data).
-  using Sink = std::function<Status(std::string_view)>;
-  Status fetch_blob(const std::string& digest, const std::function<Status()>& restart,
-                    const Sink& write);
+  using Sink = std::function<core::Status(std::string_view)>;
+  core::Status fetch_blob(const std::string& digest, const std::function<core::Status()>& restart,
+                          const Sink& write);
 
   // Set from another thread to abandon transfers in progress (another layer failed).
   void set_abort_flag(const std::atomic<bool>* abort) { abort_ = abort; }
@@ -70,13 +70,14 @@ class RegistryClient {
 
  private:
   RegistryClient(std::shared_ptr<Shared> shared, http::Client client);
-  Result<http::Response> request(const std::string& method, const std::string& path,
-                                 const std::string& accept, const Sink* sink,
-                                 const std::function<Status()>* restart, std::uint64_t max_bytes);
-  Result<http::Response> perform_once(const std::string& method, const std::string& url,
-                                      const std::string& accept, const Sink* sink,
-                                      std::uint64_t max_bytes);
-  Error refusal(const http::Response& response, const std::string& what) const;
+  core::Result<http::Response> request(const std::string& method, const std::string& path,
+                                       const std::string& accept, const Sink* sink,
+                                       const std::function<core::Status()>* restart,
+                                       std::uint64_t max_bytes);
+  core::Result<http::Response> perform_once(const std::string& method, const std::string& url,
+                                            const std::string& accept, const Sink* sink,
+                                            std::uint64_t max_bytes);
+  core::Error refusal(const http::Response& response, const std::string& what) const;
   // false once the abort flag is set.
   [[nodiscard]] std::function<bool()> keep_going() const;
 

@@ -16,10 +16,10 @@ namespace {
 
 using json = nlohmann::json;
 
-Result<Credentials> split_creds(const std::string& text, const std::string& where) {
+core::Result<Credentials> split_creds(const std::string& text, const std::string& where) {
   auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0) {
-    return invalid_input(where + " must be USER:PASSWORD");
+    return core::invalid_input(where + " must be USER:PASSWORD");
   }
   return Credentials{text.substr(0, colon), text.substr(colon + 1)};
 }
@@ -28,14 +28,14 @@ Result<Credentials> split_creds(const std::string& text, const std::string& wher
 std::string host_of_key(std::string key) {
   if (auto scheme = key.find("://"); scheme != std::string::npos) key = key.substr(scheme + 3);
   if (auto slash = key.find('/'); slash != std::string::npos) key = key.substr(0, slash);
-  return to_lower(key);
+  return core::to_lower(key);
 }
 
 }  // namespace
 
-Result<std::optional<Credentials>> find_credentials(const std::string& registry,
-                                                    const std::optional<std::string>& creds,
-                                                    const RegistryConfig& config) {
+core::Result<std::optional<Credentials>> find_credentials(const std::string& registry,
+                                                          const std::optional<std::string>& creds,
+                                                          const RegistryConfig& config) {
   if (creds) {
     auto split = split_creds(*creds, "--creds");
     if (!split) return split.error();
@@ -51,15 +51,15 @@ Result<std::optional<Credentials>> find_credentials(const std::string& registry,
   }
   // Docker Hub is written every which way: docker.io, index.docker.io/v1/, registry-1...
   auto same_registry = [&](const std::string& host) {
-    if (host == to_lower(registry)) return true;
+    if (host == core::to_lower(registry)) return true;
     return registry == "docker.io" &&
            (host == "index.docker.io" || host == "registry-1.docker.io" || host == "docker.io");
   };
   for (const auto& [key, entry] : docker["auths"].items()) {
     if (!entry.is_object() || !same_registry(host_of_key(key))) continue;
     if (entry.contains("auth") && entry["auth"].is_string()) {
-      auto decoded = base64_decode(trim(entry["auth"].get<std::string>()));
-      if (!decoded) return invalid_input(path + ": auths." + key + ".auth is not base64");
+      auto decoded = core::base64_decode(core::trim(entry["auth"].get<std::string>()));
+      if (!decoded) return core::invalid_input(path + ": auths." + key + ".auth is not base64");
       auto split = split_creds(*decoded, path + ": auths." + key + ".auth");
       if (!split) return split.error();
       return std::optional<Credentials>(*split);

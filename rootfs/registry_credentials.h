@@ -31,8 +31,8 @@ std::optional<std::string> registry_ca_file(const std::string& host, const Regis
 
 // `creds` when given ("USER:PASS"), else the entry for `registry` in the user's Docker config
 // file (auths.<registry>.auth, base64 "user:pass"), else none.
-Result<std::optional<Credentials>> find_credentials(const std::string& registry,
-                                                    const std::optional<std::string>& creds,
-                                                    const RegistryConfig& config);
+core::Result<std::optional<Credentials>> find_credentials(const std::string& registry,
+                                                          const std::optional<std::string>& creds,
+                                                          const RegistryConfig& config);
 
 }  // namespace paddock::rootfs

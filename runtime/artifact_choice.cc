@@ -4,7 +4,7 @@
 #include <cctype>
 #include <tuple>
 
-namespace paddock {
+namespace paddock::runtime {
 namespace {
 
 bool is_digit(char c) {
@@ -77,4 +77,4 @@ ArtifactChoice choose_artifacts(std::vector<ArtifactCandidate> candidates,
   return choice;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

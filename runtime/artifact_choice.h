@@ -15,7 +15,7 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct ArtifactCandidate {
   std::string path;           // relative to the work directory
@@ -35,4 +35,4 @@ ArtifactChoice choose_artifacts(std::vector<ArtifactCandidate> candidates,
 // "figure-2.png" < "figure-10.png": runs of digits compare by value.
 bool natural_less(std::string_view a, std::string_view b);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

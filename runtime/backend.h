@@ -17,7 +17,7 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 enum class StreamId { kStdout, kStderr };
 
@@ -31,7 +31,7 @@ class CancellationToken {
   [[nodiscard]] int poll_fd() const { return fd_.get(); }
 
  private:
-  UniqueFd fd_;
+  core::UniqueFd fd_;
 };
 
 // Watches a run while it happens. Every hook is optional; they are called from the thread that
@@ -72,30 +72,31 @@ class Backend {
   [[nodiscard]] virtual BackendAbilities abilities() const { return {}; }
   // Runs `plan` in a fresh sandbox of `shape` and waits for it. An Error means paddock itself
   // failed and nothing is left running; whatever the program did is in the RunResult.
-  [[nodiscard]] virtual Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
-                                              RunObserver& observer) = 0;
+  [[nodiscard]] virtual core::Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
+                                                    RunObserver& observer) = 0;
   // What run() would refuse of `shape` and `plan` before starting anything (their paths,
   // limits, files), for a caller that carries the plan out another way (a warm sandbox).
   // Default: nothing.
-  [[nodiscard]] virtual Status check(const SandboxShape& /*shape*/, const RunPlan& /*plan*/) const {
+  [[nodiscard]] virtual core::Status check(const SandboxShape& /*shape*/,
+                                           const RunPlan& /*plan*/) const {
     return {};
   }
   // A sandbox of `shape` that stays (session.h). `base` is what every command of it starts
   // from: its environment and start directory (the policy's and the passed-through values,
   // never the shape's, so that a warm sandbox holds none); its steps are not run.
-  [[nodiscard]] virtual Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,
-                                                                      const RunPlan& base);
+  [[nodiscard]] virtual core::Result<std::unique_ptr<Session>> open_session(
+      const SandboxShape& shape, const RunPlan& base);
   // Finds `image` (a reference) where this backend takes images from: the native backend in
   // paddock's image store (`store_root`, see image_root.h), a container engine by reference
   // alone. The spec builder puts the result in the shape; the backend never rewrites one.
-  [[nodiscard]] virtual Result<ResolvedImage> resolve_image(
+  [[nodiscard]] virtual core::Result<ResolvedImage> resolve_image(
       const std::string& image, const std::optional<std::string>& store_root) const;
   // Whether `image` is where this backend takes images from (paddock's store, the engine's
   // images). A cluster pulls by itself, so the default says yes.
-  [[nodiscard]] virtual Result<bool> has_image(const std::string& image) const;
+  [[nodiscard]] virtual core::Result<bool> has_image(const std::string& image) const;
   // Fetches `image` to that place, reporting progress as it goes.
-  [[nodiscard]] virtual Status pull_image(const std::string& image,
-                                          const PullProgress& progress) const;
+  [[nodiscard]] virtual core::Status pull_image(const std::string& image,
+                                                const PullProgress& progress) const;
 };
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -6,7 +6,7 @@
 
 #include "runtime/backend.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 CancellationToken::CancellationToken() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
@@ -20,4 +20,4 @@ bool CancellationToken::cancelled() const {
   return poll(&entry, 1, 0) == 1;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -6,8 +6,8 @@
 // own `python` wins. A hidden name: the sandbox's root shows no folder of the host's but /usr
 // and what it binds (/opt, /srv... are the host's and stay invisible).
 
-namespace paddock {
+namespace paddock::runtime {
 
 inline constexpr char kSandboxAliasDir[] = "/.paddock/bin";
 
-}  // namespace paddock
+}  // namespace paddock::runtime

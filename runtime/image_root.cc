@@ -9,7 +9,7 @@
 #include "rootfs/image_store.h"
 #include "runtime/backend.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 namespace {
 
@@ -51,8 +51,8 @@ std::optional<unsigned> id_in(const std::optional<std::string>& table, const std
 // The image config's User ("name", "uid", "name:group", "uid:gid") as the sandbox user. Root, or
 // no User, is nothing: paddock's unprivileged default stays, and code never runs as root, not
 // even in a user namespace.
-Result<std::optional<SandboxUser>> resolve_user(const std::string& user,
-                                                const std::vector<std::string>& layers) {
+core::Result<std::optional<SandboxUser>> resolve_user(const std::string& user,
+                                                      const std::vector<std::string>& layers) {
   if (user.empty()) return std::optional<SandboxUser>();
   std::string name = user.substr(0, user.find(':'));
   std::string group = user.find(':') == std::string::npos ? "" : user.substr(user.find(':') + 1);
@@ -62,13 +62,14 @@ Result<std::optional<SandboxUser>> resolve_user(const std::string& user,
   auto passwd = image_file(layers, "etc/passwd");
   std::optional<unsigned> uid =
       numeric(name) ? std::optional<unsigned>(std::stoul(name)) : id_in(passwd, name);
-  if (!uid) return invalid_input("the image's user '" + name + "' is not in its /etc/passwd");
+  if (!uid) return core::invalid_input("the image's user '" + name + "' is not in its /etc/passwd");
   if (*uid == 0) return std::optional<SandboxUser>();
   unsigned gid = *uid;
   if (!group.empty()) {
     auto found = numeric(group) ? std::optional<unsigned>(std::stoul(group))
                                 : id_in(image_file(layers, "etc/group"), group);
-    if (!found) return invalid_input("the image's group '" + group + "' is not in its /etc/group");
+    if (!found)
+      return core::invalid_input("the image's group '" + group + "' is not in its /etc/group");
     gid = *found;
   } else if (passwd) {
     // The user's primary group, field 4 of its passwd line.
@@ -99,17 +100,17 @@ std::optional<std::string> image_of_rootfs(const std::string& rootfs) {
   return std::nullopt;
 }
 
-Result<ImageRoot> parse_image_root(const std::optional<std::string>& setting) {
+core::Result<ImageRoot> parse_image_root(const std::optional<std::string>& setting) {
   std::string value = setting.value_or("");
   if (value.empty() || value == "auto") return ImageRoot::kAuto;
   if (value == "overlay") return ImageRoot::kOverlay;
   if (value == "flattened") return ImageRoot::kFlattened;
-  return invalid_input("PADDOCK_IMAGE_ROOT='" + value +
-                       "' is not one of auto, overlay, flattened; unset it for auto");
+  return core::invalid_input("PADDOCK_IMAGE_ROOT='" + value +
+                             "' is not one of auto, overlay, flattened; unset it for auto");
 }
 
-Result<ResolvedImage> resolve_store_image(const std::string& image, const std::string& root,
-                                          ImageRoot mode) {
+core::Result<ResolvedImage> resolve_store_image(const std::string& image, const std::string& root,
+                                                ImageRoot mode) {
   auto store = rootfs::ImageStore::open(root);
   if (!store) return store.error();
   auto record = store->find_image(image);
@@ -120,8 +121,8 @@ Result<ResolvedImage> resolve_store_image(const std::string& image, const std::s
   resolved.reference = record->reference;
   for (auto it = record->diff_ids.rbegin(); it != record->diff_ids.rend(); ++it) {
     if (!store->has_layer(*it)) {
-      return Error{ENOENT, "layer " + *it + " of " + record->reference +
-                               " is missing from the store; import or pull the image again"};
+      return core::Error{ENOENT, "layer " + *it + " of " + record->reference +
+                                     " is missing from the store; import or pull the image again"};
     }
     resolved.layers.push_back(store->layer_path(*it));
   }
@@ -137,8 +138,8 @@ Result<ResolvedImage> resolve_store_image(const std::string& image, const std::s
   return resolved;
 }
 
-Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& plan,
-                   bool as_language) {
+core::Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& plan,
+                         bool as_language) {
   shape.image = image.reference;
   shape.image_layers = image.layers;
   shape.image_root = image.root;
@@ -154,8 +155,8 @@ Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& pla
     std::vector<std::string> argv = image.entrypoint;
     argv.insert(argv.end(), image.cmd.begin(), image.cmd.end());
     if (argv.empty()) {
-      return invalid_input("image " + image.reference +
-                           " has no entrypoint or command; give one after --");
+      return core::invalid_input("image " + image.reference +
+                                 " has no entrypoint or command; give one after --");
     }
     if (plan.steps.empty()) plan.steps.emplace_back();
     plan.steps.back() = std::move(argv);
@@ -168,17 +169,18 @@ Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& pla
   return {};
 }
 
-Result<bool> Backend::has_image(const std::string& /*image*/) const {
+core::Result<bool> Backend::has_image(const std::string& /*image*/) const {
   return true;
 }
 
-Status Backend::pull_image(const std::string& image, const PullProgress& /*progress*/) const {
-  return Error{ENOTSUP, "the " + std::string(name()) + " backend cannot pull " + image};
+core::Status Backend::pull_image(const std::string& image, const PullProgress& /*progress*/) const {
+  return core::Error{ENOTSUP, "the " + std::string(name()) + " backend cannot pull " + image};
 }
 
-Result<ResolvedImage> Backend::resolve_image(
+core::Result<ResolvedImage> Backend::resolve_image(
     const std::string& image, const std::optional<std::string>& /*store_root*/) const {
-  return Error{ENOTSUP, "the " + std::string(name()) + " backend has no image store for " + image};
+  return core::Error{ENOTSUP,
+                     "the " + std::string(name()) + " backend has no image store for " + image};
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

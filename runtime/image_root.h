@@ -12,14 +12,14 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // The image a policy's rootfs setting names ("image:REF"), or nothing for "host".
 std::optional<std::string> image_of_rootfs(const std::string& rootfs);
 
 // How image roots are made, as PADDOCK_IMAGE_ROOT says (auto, overlay or flattened; unset:
 // auto). The command line reads the variable; this only parses it.
-Result<ImageRoot> parse_image_root(const std::optional<std::string>& setting);
+core::Result<ImageRoot> parse_image_root(const std::optional<std::string>& setting);
 
 // What an image gives a sandbox, as the backend that runs it found it (Backend::resolve_image).
 // A container engine knows only the reference: the engine applies the rest itself.
@@ -37,15 +37,15 @@ struct ResolvedImage {
 
 // `image` (a reference or id) from the store at `root`, with its configuration, its root to be
 // made as `mode` says. Reads the store; changes nothing.
-Result<ResolvedImage> resolve_store_image(const std::string& image, const std::string& root,
-                                          ImageRoot mode);
+core::Result<ResolvedImage> resolve_store_image(const std::string& image, const std::string& root,
+                                                ImageRoot mode);
 
 // Puts a resolved image under the sandbox, as the spec builder builds a shape and a plan: its
 // layers as the shape's root, its environment under the plan's, its user, and (for a command
 // run) its working directory and its entrypoint and command when the plan has no command. A
 // language run (`as_language`) keeps its own command and working directory: the image only
 // supplies the files and environment. Pure.
-Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& plan,
-                   bool as_language);
+core::Status apply_image(const ResolvedImage& image, SandboxShape& shape, RunPlan& plan,
+                         bool as_language);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

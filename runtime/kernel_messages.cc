@@ -5,7 +5,7 @@
 #include "core/base64.h"
 #include "runtime/output_capture.h"
 
-namespace paddock {
+namespace paddock::runtime {
 namespace {
 
 using json = nlohmann::json;
@@ -81,7 +81,7 @@ void CellMessages::take_display(const json& message) {
       message.contains("result") && message["result"].is_boolean() && message["result"].get<bool>();
   std::string png = bridge_string(data, "image/png");
   if (!png.empty()) {
-    auto decoded = base64_decode(without_whitespace(png));
+    auto decoded = core::base64_decode(without_whitespace(png));
     if (!decoded) return;
     std::string name =
         "figure-" +
@@ -135,4 +135,4 @@ CellEnd read_cell_end(const json& done) {
   return end;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -15,7 +15,7 @@
 #include "runtime/run_result.h"
 #include "runtime/session.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // One line from the bridge as a message: a JSON object, or nothing (a stray print).
 std::optional<nlohmann::json> parse_bridge_line(std::string_view line);
@@ -53,4 +53,4 @@ struct CellEnd {
 };
 CellEnd read_cell_end(const nlohmann::json& done);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -8,7 +8,7 @@
 
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct LimitOverrides {
   std::optional<double> wall_seconds;
@@ -56,4 +56,4 @@ struct LimitOverrides {
   }
 };
 
-}  // namespace paddock
+}  // namespace paddock::runtime

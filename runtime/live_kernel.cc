@@ -10,7 +10,7 @@
 #include "runtime/kernel_messages.h"
 #include "runtime/wall_timer.h"
 
-namespace paddock {
+namespace paddock::runtime {
 namespace {
 
 using json = nlohmann::json;
@@ -38,23 +38,23 @@ class BridgeReader {
 
   // The next message; nothing at the deadline; an error when the bridge is gone or broken.
   // `extra_fd`, when not -1, is watched too: `extra_ready` says it became readable.
-  Result<std::optional<json>> next(Clock::time_point deadline, int extra_fd = -1,
-                                   bool* extra_ready = nullptr) {
+  core::Result<std::optional<json>> next(Clock::time_point deadline, int extra_fd = -1,
+                                         bool* extra_ready = nullptr) {
     for (;;) {
       if (auto line = take_line()) {
         if (line->size() > kMaxLine)
-          return Error{EPROTO, "the kernel bridge sent an overlong line"};
+          return core::Error{EPROTO, "the kernel bridge sent an overlong line"};
         auto message = parse_bridge_line(*line);
         if (!message) continue;  // a stray print
         return message;
       }
       if (kernel_.pending_.size() > kMaxLine) {
-        return Error{EPROTO, "the kernel bridge sent an overlong line"};
+        return core::Error{EPROTO, "the kernel bridge sent an overlong line"};
       }
       if (Clock::now() >= deadline) return std::optional<json>();
       pollfd watched[2] = {{kernel_.bridge_.output.get(), POLLIN, 0}, {extra_fd, POLLIN, 0}};
       int ready = poll(watched, extra_fd >= 0 ? 2 : 1, poll_ms_until(deadline));
-      if (ready < 0 && errno != EINTR) return system_error("waiting for the kernel bridge");
+      if (ready < 0 && errno != EINTR) return core::system_error("waiting for the kernel bridge");
       if (extra_fd >= 0 && (watched[1].revents & POLLIN) != 0 && extra_ready != nullptr) {
         *extra_ready = true;
         return std::optional<json>();
@@ -63,7 +63,7 @@ class BridgeReader {
       char buffer[65536];
       ssize_t got = read(kernel_.bridge_.output.get(), buffer, sizeof buffer);
       if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (got <= 0) return Error{EPIPE, "the kernel bridge ended"};
+      if (got <= 0) return core::Error{EPIPE, "the kernel bridge ended"};
       kernel_.pending_.append(buffer, static_cast<std::size_t>(got));
     }
   }
@@ -82,7 +82,7 @@ class BridgeReader {
 namespace {
 
 // Writes a whole line to the bridge's stdin before the deadline.
-Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
+core::Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
   for (std::size_t done = 0; done < line.size();) {
     ssize_t wrote = write(fd, line.data() + done, line.size() - done);
     if (wrote > 0) {
@@ -90,9 +90,9 @@ Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
       continue;
     }
     if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0 && errno != EAGAIN) return system_error("writing to the kernel bridge");
+    if (wrote < 0 && errno != EAGAIN) return core::system_error("writing to the kernel bridge");
     if (Clock::now() >= deadline) {
-      return Error{ETIMEDOUT, "the kernel bridge does not read its input"};
+      return core::Error{ETIMEDOUT, "the kernel bridge does not read its input"};
     }
     pollfd out{fd, POLLOUT, 0};
     poll(&out, 1, poll_ms_until(deadline));
@@ -102,13 +102,14 @@ Status send_line(int fd, const std::string& line, Clock::time_point deadline) {
 
 }  // namespace
 
-Result<std::unique_ptr<LiveKernel>> LiveKernel::start(Session& session, KernelConfig config,
-                                                      double ready_seconds) {
+core::Result<std::unique_ptr<LiveKernel>> LiveKernel::start(Session& session, KernelConfig config,
+                                                            double ready_seconds) {
   ResidentHost* resident = session.resident();
   if (resident == nullptr) {
-    return Error{ENOTSUP,
-                 "this backend keeps no interpreter between calls: each call of a session runs "
-                 "as a new process (only the native backend has live sessions)"};
+    return core::Error{
+        ENOTSUP,
+        "this backend keeps no interpreter between calls: each call of a session runs "
+        "as a new process (only the native backend has live sessions)"};
   }
   std::unique_ptr<LiveKernel> kernel(new LiveKernel(*resident, std::move(config)));
   kernel->status_.kernel = kernel->config_.name;
@@ -136,7 +137,7 @@ KernelStatus LiveKernel::status() const {
   return status_;
 }
 
-Status LiveKernel::launch(double ready_seconds, bool with_startup) {
+core::Status LiveKernel::launch(double ready_seconds, bool with_startup) {
   set_state("starting");
   pending_.clear();
   ExecRequest request;
@@ -153,13 +154,13 @@ Status LiveKernel::launch(double ready_seconds, bool with_startup) {
     auto message = reader.next(deadline);
     if (!message) return message.error().context("starting the " + config_.name + " kernel");
     if (!*message) {
-      return Error{ETIMEDOUT, "the " + config_.name + " kernel was not ready within " +
-                                  std::to_string(static_cast<int>(ready_seconds)) + " s"};
+      return core::Error{ETIMEDOUT, "the " + config_.name + " kernel was not ready within " +
+                                        std::to_string(static_cast<int>(ready_seconds)) + " s"};
     }
     const json& said = **message;
     if (said.contains("failed")) {
-      return Error{ENOENT, "the " + config_.name +
-                               " kernel did not start: " + bridge_string(said, "failed")};
+      return core::Error{ENOENT, "the " + config_.name +
+                                     " kernel did not start: " + bridge_string(said, "failed")};
     }
     if (!said.contains("ready")) continue;
     const json& ready = said["ready"];
@@ -177,7 +178,7 @@ Status LiveKernel::launch(double ready_seconds, bool with_startup) {
   return {};
 }
 
-Status LiveKernel::run_startup(double seconds) {
+core::Status LiveKernel::run_startup(double seconds) {
   if (config_.startup.empty()) return {};
   CellRequest startup{config_.startup, seconds, 64u << 10, 0, 0, true};
   SilentObserver quiet;
@@ -186,7 +187,7 @@ Status LiveKernel::run_startup(double seconds) {
   return {};
 }
 
-Status LiveKernel::replace(const std::string& why, bool with_startup) {
+core::Status LiveKernel::replace(const std::string& why, bool with_startup) {
   bridge_ = {};
   // Every process of the session but its init, and reaped, before anything new starts: nothing
   // of the old interpreter (a daemon a cell's thread left, in a session of its own) can reach
@@ -223,7 +224,7 @@ void set_cell_outcome(RunResult& result, const std::string& status, bool overran
 
 }  // namespace
 
-Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& observer) {
+core::Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& observer) {
   if (status().state == "dead") {
     if (auto revived = replace("the interpreter could not be restarted before"); !revived) {
       return revived.error().context("the session's interpreter is gone");
@@ -287,7 +288,7 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
     // which would otherwise start it again and again.
     result.cell->state_lost = lost;
     if (auto replaced = replace(lost, !request.silent); !replaced) {
-      return Error{EIO, lost + "; " + replaced.error().message};
+      return core::Error{EIO, lost + "; " + replaced.error().message};
     }
   }
   if (end.execution_count) result.cell->execution_count = *end.execution_count;
@@ -300,22 +301,23 @@ Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObserver& o
   return result;
 }
 
-Status LiveKernel::restart() {
+core::Status LiveKernel::restart() {
   // A new bridge and kernel, not a new kernel under the old bridge: only killing everything of
   // the session first gives an interpreter that nothing of the old one reaches.
   return replace("restarted on request");
 }
 
-Status LiveKernel::refresh_after_install() {
+core::Status LiveKernel::refresh_after_install() {
   if (config_.after_install.empty()) return {};
   CellRequest refresh{config_.after_install, 30, 64u << 10, 0, 0, true};
   SilentObserver quiet;
   auto ran = execute(refresh, quiet);
   if (!ran) return ran.error();
   if (ran->cell && ran->cell->error) {
-    return Error{EIO, "making the new libraries importable failed: " + ran->cell->error->value};
+    return core::Error{EIO,
+                       "making the new libraries importable failed: " + ran->cell->error->value};
   }
   return {};
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

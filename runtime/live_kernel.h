@@ -27,7 +27,7 @@
 #include "runtime/run_result.h"
 #include "runtime/session.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // What a language's policy says of its kernel (language/policy.h reads it).
 struct KernelConfig {
@@ -63,8 +63,8 @@ class LiveKernel {
  public:
   // Starts the bridge and its kernel in `session` and waits until the kernel answers. The error
   // names the reason (no kernelspec, no jupyter_client, the kernel's own complaint).
-  static Result<std::unique_ptr<LiveKernel>> start(Session& session, KernelConfig config,
-                                                   double ready_seconds);
+  static core::Result<std::unique_ptr<LiveKernel>> start(Session& session, KernelConfig config,
+                                                         double ready_seconds);
   ~LiveKernel();
   LiveKernel(const LiveKernel&) = delete;
   LiveKernel& operator=(const LiveKernel&) = delete;
@@ -74,21 +74,21 @@ class LiveKernel {
   // timeout or cancelled is interrupted; a kernel that does not recover, dies, or takes its
   // bridge with it is replaced and the result says state_lost. Processes the cell started are
   // killed when it ends.
-  Result<RunResult> execute(const CellRequest& request, RunObserver& observer);
+  core::Result<RunResult> execute(const CellRequest& request, RunObserver& observer);
   // A fresh interpreter on purpose; the files stay.
-  Status restart();
+  core::Status restart();
   // After a library install: makes the new library importable without a restart.
-  Status refresh_after_install();
+  core::Status refresh_after_install();
   [[nodiscard]] KernelStatus status() const;
 
  private:
   LiveKernel(ResidentHost& session, KernelConfig config)
       : session_(session), config_(std::move(config)) {}
-  Status launch(double ready_seconds, bool with_startup = true);
+  core::Status launch(double ready_seconds, bool with_startup = true);
   // Runs the policy's start-up code silently in a new kernel.
-  Status run_startup(double seconds);
+  core::Status run_startup(double seconds);
   // Kills the bridge and every other process of the session, then launches a new one.
-  Status replace(const std::string& why, bool with_startup = true);
+  core::Status replace(const std::string& why, bool with_startup = true);
   void set_state(std::string state);
 
   ResidentHost& session_;  // the session's ability to keep the kernel's bridge resident
@@ -100,4 +100,4 @@ class LiveKernel {
   friend class BridgeReader;
 };
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace paddock {
+namespace paddock::runtime {
 
 void capture_chunk(CapturedOutput& output, std::string_view chunk, std::uint64_t cap) {
   output.total_bytes += chunk.size();
@@ -70,4 +70,4 @@ void put_in_front(CapturedOutput& output, std::string_view earlier) {
   output.total_bytes += earlier.size();
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -11,7 +11,7 @@
 
 #include "runtime/run_result.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // Adds `chunk` to `output`, keeping at most `cap` bytes: the first half of the cap from the
 // stream's start, the rest from its end.
@@ -31,4 +31,4 @@ CapturedOutput shortened(const CapturedOutput& output, std::uint64_t cap);
 // `earlier` (another step's output, shown before this one's) put in front of `output`.
 void put_in_front(CapturedOutput& output, std::string_view earlier);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -4,7 +4,7 @@
 
 #include "runtime/shared_budgets.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 std::vector<RlimitSetting> plan_rlimits(const SandboxLimits& limits, bool cgroup_mode) {
   std::vector<RlimitSetting> plan = {
@@ -40,4 +40,4 @@ std::string describe(const RlimitSetting& setting) {
   return std::string(setting.name) + "=" + std::to_string(setting.value);
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -16,7 +16,7 @@
 
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct RlimitSetting {
   int resource;
@@ -39,4 +39,4 @@ std::vector<std::string> totals_rlimits_cannot_enforce();
 // "RLIMIT_NPROC=256", for the result's report.
 std::string describe(const RlimitSetting& setting);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

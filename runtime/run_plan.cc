@@ -1,6 +1,6 @@
 #include "runtime/run_plan.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 const std::vector<std::string>& RunPlan::program() const {
   static const std::vector<std::string> kNone;
@@ -15,4 +15,4 @@ Limits limits_of(const SandboxLimits& sandbox, const RunPlan& plan) {
   return limits;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

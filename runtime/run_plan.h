@@ -13,7 +13,7 @@
 
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct RunPlan {
   // Commands run one after another in the same sandbox, the program last (argv[0] is looked up
@@ -50,4 +50,4 @@ struct RunPlan {
 // and the isolation report name them.
 Limits limits_of(const SandboxLimits& sandbox, const RunPlan& plan);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

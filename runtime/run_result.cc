@@ -5,7 +5,7 @@
 #include "core/base64.h"
 #include "runtime/output_capture.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 const char* to_string(Outcome outcome) {
   switch (outcome) {
@@ -45,7 +45,7 @@ nlohmann::json artifacts_json(const std::vector<Artifact>& artifacts) {
     list.push_back({{"name", artifact.path},
                     {"mime_type", artifact.mime_type},
                     {"size", artifact.size},
-                    {"base64", base64_encode(artifact.data)}});
+                    {"base64", core::base64_encode(artifact.data)}});
   }
   return list;
 }
@@ -175,4 +175,4 @@ nlohmann::json refusals_json(const Refusals& refused) {
   return out;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -12,7 +12,7 @@
 
 #include "net/egress/egress_record.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 enum class Outcome {
   kExited,      // the program exited by itself (any exit code)
@@ -163,4 +163,4 @@ nlohmann::json refusals_json(const Refusals& refused);
 // timeout, 128+N when killed by signal N, 126/127 when the command could not be executed.
 int cli_exit_status(const RunResult& result);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -6,7 +6,7 @@
 
 #include "runtime/command_aliases.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 std::vector<std::string> default_sandbox_env() {
   return {
@@ -60,4 +60,4 @@ bool is_host_etc_name(const std::string& name) {
   return plain && kRefused.count(name) == 0;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace paddock {
+namespace paddock::runtime {
 
 enum class NetworkMode {
   kNone,  // a fresh network namespace with only a loopback device, left down
@@ -112,4 +112,4 @@ std::vector<std::string> default_sandbox_env();
 std::vector<std::string> merge_env(std::vector<std::string> env,
                                    const std::vector<std::string>& overrides);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

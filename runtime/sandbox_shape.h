@@ -13,7 +13,7 @@
 
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct SandboxShape {
   // The root file system: the host's /usr (empty), or an image's unpacked layers (host
@@ -71,4 +71,4 @@ struct SandboxShape {
   bool operator==(const SandboxShape&) const = default;
 };
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -7,28 +7,29 @@
 #include "net/egress/host_pattern.h"
 #include "runtime/setting_names.h"
 
-namespace paddock {
+namespace paddock::runtime {
 namespace {
 
-Status validate_limits(const SandboxShape& shape, const RunPlan& plan) {
+core::Status validate_limits(const SandboxShape& shape, const RunPlan& plan) {
   if (!(plan.wall_seconds > 0) || plan.wall_seconds > kLongestWallSeconds) {
-    return invalid_input("the timeout must be a number of seconds above 0, and at most 7 days");
+    return core::invalid_input(
+        "the timeout must be a number of seconds above 0, and at most 7 days");
   }
   if (shape.limits.cpu_seconds && !(*shape.limits.cpu_seconds > 0)) {
-    return invalid_input("the CPU time limit must be a number of seconds above 0");
+    return core::invalid_input("the CPU time limit must be a number of seconds above 0");
   }
   if (shape.limits.pids < 2) {
-    return invalid_input("the process limit must be at least 2 (init and the program)");
+    return core::invalid_input("the process limit must be at least 2 (init and the program)");
   }
   if (shape.limits.memory_bytes < (1u << 20)) {
-    return invalid_input("the memory limit must be at least 1 MiB");
+    return core::invalid_input("the memory limit must be at least 1 MiB");
   }
   return {};
 }
 
 // The program's files, the policy's and the caller's: each a relative path in the work
 // directory, and all of them together within its size.
-Status validate_files(const SandboxShape& shape, const RunPlan& plan) {
+core::Status validate_files(const SandboxShape& shape, const RunPlan& plan) {
   std::uint64_t file_bytes = 0;
   std::vector<const SandboxFile*> all_files;
   for (const auto& file : plan.files) all_files.push_back(&file);
@@ -38,45 +39,46 @@ Status validate_files(const SandboxShape& shape, const RunPlan& plan) {
     const SandboxFile& file = *entry;
     if (file.path.empty() || file.path[0] == '/' || !is_absolute_clean("/" + file.path) ||
         file.path.ends_with("/")) {
-      return invalid_input("file '" + file.path +
-                           "' must be a relative path inside the work directory");
+      return core::invalid_input("file '" + file.path +
+                                 "' must be a relative path inside the work directory");
     }
     file_bytes += file.content.size();
   }
   if (file_bytes > shape.limits.work_bytes) {
-    return invalid_input("the files given (" + std::to_string(file_bytes) +
-                         " bytes) do not fit the work directory's size (" +
-                         std::to_string(shape.limits.work_bytes) + " bytes)");
+    return core::invalid_input("the files given (" + std::to_string(file_bytes) +
+                               " bytes) do not fit the work directory's size (" +
+                               std::to_string(shape.limits.work_bytes) + " bytes)");
   }
   return {};
 }
 
-Status validate_commands(const RunPlan& plan, bool session) {
+core::Status validate_commands(const RunPlan& plan, bool session) {
   if (!session && (plan.program().empty() || plan.program()[0].empty())) {
-    return invalid_input("no command given: the run has no program to start");
+    return core::invalid_input("no command given: the run has no program to start");
   }
   std::size_t prelude = plan.steps.empty() ? 0 : plan.steps.size() - 1;
   if (plan.networked_steps > prelude) {
-    return invalid_input("more networked prelude commands than prelude commands");
+    return core::invalid_input("more networked prelude commands than prelude commands");
   }
   for (std::size_t step = 0; step < prelude; ++step) {
     const auto& command = plan.steps[step];
-    if (command.empty() || command[0].empty()) return invalid_input("a prelude command is empty");
+    if (command.empty() || command[0].empty())
+      return core::invalid_input("a prelude command is empty");
   }
   for (const auto& entry : plan.env) {
     auto equals = entry.find('=');
     if (equals == std::string::npos || equals == 0) {
-      return invalid_input("environment entry '" + entry + "' must look like NAME=VALUE");
+      return core::invalid_input("environment entry '" + entry + "' must look like NAME=VALUE");
     }
   }
   return {};
 }
 
-Status validate_network(const SandboxShape& shape, const RunPlan& plan) {
+core::Status validate_network(const SandboxShape& shape, const RunPlan& plan) {
   if (!shape.allowed_hosts.empty() && shape.network != NetworkMode::kNone) {
-    return invalid_input(std::string("an egress allowlist is the sandbox's only network: it "
-                                     "cannot be combined with the network mode '") +
-                         to_string(shape.network) + "'");
+    return core::invalid_input(std::string("an egress allowlist is the sandbox's only network: it "
+                                           "cannot be combined with the network mode '") +
+                               to_string(shape.network) + "'");
   }
   // Checked here so a bad pattern is one line before anything starts.
   for (const auto* list : {&shape.allowed_hosts, &plan.installer_allowed_hosts}) {
@@ -88,17 +90,17 @@ Status validate_network(const SandboxShape& shape, const RunPlan& plan) {
 }
 
 // A refusal of what `support.backend` lacks: what it cannot do, then the fix.
-Error lacks(const BackendSupport& support, const std::string& what, const std::string& fix,
-            const char* setting = nullptr) {
-  Error error{ENOTSUP,
-              "the " + std::string(support.backend) + " backend cannot " + what + ": " + fix};
+core::Error lacks(const BackendSupport& support, const std::string& what, const std::string& fix,
+                  const char* setting = nullptr) {
+  core::Error error{ENOTSUP,
+                    "the " + std::string(support.backend) + " backend cannot " + what + ": " + fix};
   return setting != nullptr ? naming_setting(std::move(error), setting) : error;
 }
 
 // The network settings a backend without paddock's egress proxy cannot carry out: the program
 // would run with whatever network the engine gives, or none, without a word.
-Status validate_egress_support(const SandboxShape& shape, const RunPlan& plan,
-                               const BackendSupport& support) {
+core::Status validate_egress_support(const SandboxShape& shape, const RunPlan& plan,
+                                     const BackendSupport& support) {
   if (support.egress_proxy) return {};
   if (!shape.allowed_hosts.empty()) {
     return lacks(support, "enforce an egress allowlist yet",
@@ -123,8 +125,8 @@ Status validate_egress_support(const SandboxShape& shape, const RunPlan& plan,
   return {};
 }
 
-Status validate_support(const SandboxShape& shape, const RunPlan& plan,
-                        const BackendSupport& support) {
+core::Status validate_support(const SandboxShape& shape, const RunPlan& plan,
+                              const BackendSupport& support) {
   if (auto egress = validate_egress_support(shape, plan, support); !egress) return egress;
   if (!support.binds && !shape.binds.empty()) {
     return lacks(support, "bind host folders into a sandbox ('" + shape.binds[0].host_path + "')",
@@ -167,35 +169,36 @@ bool is_reserved_path(const std::string& path) {
   return path == "/";
 }
 
-Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool session,
-                        const BackendSupport& support) {
+core::Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool session,
+                              const BackendSupport& support) {
   if (auto steps = validate_commands(plan, session); !steps) return steps;
   if (!is_absolute_clean(shape.workdir) || is_reserved_path(shape.workdir)) {
-    return invalid_input("work directory '" + shape.workdir +
-                         "' must be an absolute path outside /proc, /dev, /usr and /etc");
+    return core::invalid_input("work directory '" + shape.workdir +
+                               "' must be an absolute path outside /proc, /dev, /usr and /etc");
   }
   if (!plan.cwd.empty() && !is_absolute_clean(plan.cwd)) {
-    return invalid_input("the starting directory '" + plan.cwd +
-                         "' must be an absolute path inside the sandbox");
+    return core::invalid_input("the starting directory '" + plan.cwd +
+                               "' must be an absolute path inside the sandbox");
   }
   if (auto limits = validate_limits(shape, plan); !limits) return limits;
   if (shape.hostname.empty() || shape.hostname.size() > 64) {
-    return invalid_input("hostname must be 1 to 64 characters");
+    return core::invalid_input("hostname must be 1 to 64 characters");
   }
   if (auto files = validate_files(shape, plan); !files) return files;
   if (shape.user.uid == 0 || shape.user.gid == 0 || shape.user.uid > 0x7fffffff ||
       shape.user.gid > 0x7fffffff) {
-    return invalid_input("the sandbox user must not be root (uid and gid 0), and below 2^31");
+    return core::invalid_input("the sandbox user must not be root (uid and gid 0), and below 2^31");
   }
   if (shape.user.name.empty() || shape.user.name.find_first_of(":\n/") != std::string::npos) {
-    return invalid_input("the sandbox user's name '" + shape.user.name + "' is not a user name");
+    return core::invalid_input("the sandbox user's name '" + shape.user.name +
+                               "' is not a user name");
   }
   if (auto network = validate_network(shape, plan); !network) return network;
   if (auto supported = validate_support(shape, plan, support); !supported) return supported;
   if (plan.stdin_fd < 0 && plan.stdin_path && access(plan.stdin_path->c_str(), R_OK) != 0) {
-    return system_error("the stdin file " + *plan.stdin_path + " cannot be read");
+    return core::system_error("the stdin file " + *plan.stdin_path + " cannot be read");
   }
   return {};
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

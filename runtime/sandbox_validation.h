@@ -13,7 +13,7 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // The longest timeout any run may have.
 inline constexpr double kLongestWallSeconds = 7 * 24 * 3600;
@@ -35,8 +35,8 @@ struct BackendSupport {
 };
 
 // A session's plan has no steps: commands come one by one later.
-Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool session = false,
-                        const BackendSupport& support = {});
+core::Status validate_sandbox(const SandboxShape& shape, const RunPlan& plan, bool session = false,
+                              const BackendSupport& support = {});
 
 // Whether `path` is absolute, with no "." or ".." component and no NUL.
 bool is_absolute_clean(const std::string& path);
@@ -45,4 +45,4 @@ bool is_absolute_clean(const std::string& path);
 // /usr, /etc, /bin, /lib...): nothing of the caller's may be put there.
 bool is_reserved_path(const std::string& path);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

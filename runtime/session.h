@@ -20,7 +20,7 @@
 #include "runtime/session_abilities.h"
 #include "runtime/warm_interpreter.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct ExecRequest {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH
@@ -64,40 +64,40 @@ class Session {
   virtual ~Session() = default;
   // One command; other calls wait until it is done. An error of kind kSandboxGone: the sandbox
   // was gone before the command reached it, so nothing of it ran (a warm run then runs cold).
-  [[nodiscard]] virtual Result<RunResult> exec(const ExecRequest& request,
-                                               RunObserver& observer) = 0;
+  [[nodiscard]] virtual core::Result<RunResult> exec(const ExecRequest& request,
+                                                     RunObserver& observer) = 0;
   // `files` written (as write_file writes them), then `request` run: a fresh call's code in a
   // warm sandbox. The default writes them one by one; the native session sends them with the
   // command, sparing a round trip to its init for each.
-  [[nodiscard]] virtual Result<RunResult> exec_with_files(const std::vector<SandboxFile>& files,
-                                                          const ExecRequest& request,
-                                                          RunObserver& observer);
+  [[nodiscard]] virtual core::Result<RunResult> exec_with_files(
+      const std::vector<SandboxFile>& files, const ExecRequest& request, RunObserver& observer);
   // Paths are relative to the work directory (see check_session_path).
-  [[nodiscard]] virtual Status write_file(const std::string& path, std::string_view content) = 0;
+  [[nodiscard]] virtual core::Status write_file(const std::string& path,
+                                                std::string_view content) = 0;
   // At most `max_bytes` from byte `offset` on (read_file's byte ranges); `size` is the whole
   // file's.
-  [[nodiscard]] virtual Result<FileContent> read_file(const std::string& path,
-                                                      std::uint64_t max_bytes,
-                                                      std::uint64_t offset = 0) = 0;
+  [[nodiscard]] virtual core::Result<FileContent> read_file(const std::string& path,
+                                                            std::uint64_t max_bytes,
+                                                            std::uint64_t offset = 0) = 0;
   // Host files in and out (upload_file, download_file), under write_file's and read_file's
   // rules. `source_fd` is read from offset 0 for `size` bytes; the file is made with mode 0755
   // when `executable`, else 0644. The defaults go through write_file and read_file, holding the
   // bytes in memory; the native session copies in the kernel.
-  [[nodiscard]] virtual Status copy_in(const std::string& path, int source_fd, std::uint64_t size,
-                                       bool executable);
+  [[nodiscard]] virtual core::Status copy_in(const std::string& path, int source_fd,
+                                             std::uint64_t size, bool executable);
   // A regular file into `sink_fd` at its offset; one larger than `max_bytes` is refused (EFBIG)
   // before anything is copied. Returns the bytes copied.
-  [[nodiscard]] virtual Result<std::uint64_t> copy_out(const std::string& path, int sink_fd,
-                                                       std::uint64_t max_bytes,
-                                                       const CopyProgress& progress);
+  [[nodiscard]] virtual core::Result<std::uint64_t> copy_out(const std::string& path, int sink_fd,
+                                                             std::uint64_t max_bytes,
+                                                             const CopyProgress& progress);
   // The directory `path` and its parents (an empty folder uploaded). Default: ENOTSUP.
-  [[nodiscard]] virtual Status make_directory(const std::string& path);
+  [[nodiscard]] virtual core::Status make_directory(const std::string& path);
   // `path` empty for the work directory itself; at most `max_entries`, sorted by name.
-  [[nodiscard]] virtual Result<std::vector<FileEntry>> list_files(const std::string& path,
-                                                                  std::size_t max_entries) = 0;
+  [[nodiscard]] virtual core::Result<std::vector<FileEntry>> list_files(
+      const std::string& path, std::size_t max_entries) = 0;
   // Must answer while a command runs: it never waits for the command to end. A closed or
   // ended session is the error exec() would give.
-  [[nodiscard]] virtual Result<SessionUsage> usage() = 0;
+  [[nodiscard]] virtual core::Result<SessionUsage> usage() = 0;
 
   // The abilities this session has beyond the above (runtime/session_abilities.h), each null
   // where its backend has none.
@@ -123,11 +123,11 @@ inline bool is_frozen(Session& session) {
 
 // A path a caller may name inside a session: relative, no "..", no NUL, not too long.
 // `allow_empty` for "the work directory itself". The error says how to write it instead.
-Status check_session_path(const std::string& path, bool allow_empty = false);
+core::Status check_session_path(const std::string& path, bool allow_empty = false);
 
 // What a refused or failed open of `path` means to the person who named it, by errno: ENOENT,
 // EXDEV (leads outside the work directory), ELOOP (a symlink, which writing does not follow),
 // EINVAL (not a regular file), ENOTDIR, EISDIR; others as the system says.
-Error session_path_error(const std::string& path, int error);
+core::Error session_path_error(const std::string& path, int error);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

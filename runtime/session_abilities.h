@@ -13,15 +13,15 @@
 #include "core/unique_fd.h"
 #include "runtime/warm_interpreter.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct ExecRequest;
 
 // A live session's resident process, as its starter holds it: the write end of its stdin, and
 // the read end of its stdout and stderr together.
 struct ResidentProcess {
-  UniqueFd input;
-  UniqueFd output;
+  core::UniqueFd input;
+  core::UniqueFd output;
 };
 
 // The work directory as a tree, for keeping a session on disk across restarts, snapshotting
@@ -31,14 +31,15 @@ class WorkTreeAccess {
   virtual ~WorkTreeAccess() = default;
   // A symlink `path` -> `target` (not checked: it is resolved inside the sandbox only), its
   // parents made as needed: a kept session's links, restored.
-  [[nodiscard]] virtual Status make_symlink(const std::string& path, const std::string& target) = 0;
+  [[nodiscard]] virtual core::Status make_symlink(const std::string& path,
+                                                  const std::string& target) = 0;
   // A hard link `path` to the regular file `existing` of the work directory, its parents made as
   // needed: a kept session's hard links, restored as one file.
-  [[nodiscard]] virtual Status make_hard_link(const std::string& path,
-                                              const std::string& existing) = 0;
+  [[nodiscard]] virtual core::Status make_hard_link(const std::string& path,
+                                                    const std::string& existing) = 0;
   // Walks the whole work directory (core/file_tree.h) with no command running. Mounts inside it
   // (shares) are left out. Folders nested deeper than kWorkDirectoryDepth stop the walk (ELOOP).
-  [[nodiscard]] virtual Status walk_work_directory(const TreeVisitor& visit) = 0;
+  [[nodiscard]] virtual core::Status walk_work_directory(const core::TreeVisitor& visit) = 0;
   static constexpr std::uint32_t kWorkDirectoryDepth = 64;
 };
 
@@ -49,9 +50,10 @@ class WorkTreeAccess {
 class ResidentHost {
  public:
   virtual ~ResidentHost() = default;
-  [[nodiscard]] virtual Result<ResidentProcess> start_resident(const ExecRequest& request) = 0;
+  [[nodiscard]] virtual core::Result<ResidentProcess> start_resident(
+      const ExecRequest& request) = 0;
   // Kills every process but the resident and its children (what a cell started). Waits for it.
-  [[nodiscard]] virtual Status sweep() = 0;
+  [[nodiscard]] virtual core::Status sweep() = 0;
   // Kills the resident and everything else in the sandbox; the files stay.
   virtual void kill_resident() = 0;
 };
@@ -63,7 +65,7 @@ class InterpreterParking {
   // Returns once the interpreter is ready (its preload done), or with why it could not start.
   // The next exec() (or exec_with_files()) of its program is carried out by it: the command's
   // streams and environment are handed to it, and its timer starts then.
-  [[nodiscard]] virtual Status park(const WarmInterpreter& interpreter) = 0;
+  [[nodiscard]] virtual core::Status park(const WarmInterpreter& interpreter) = 0;
 };
 
 // An idle session costs no CPU (--idle-freeze): freeze() stops every process of the sandbox,
@@ -74,8 +76,8 @@ class InterpreterParking {
 class IdleFreezing {
  public:
   virtual ~IdleFreezing() = default;
-  [[nodiscard]] virtual Status freeze() = 0;
-  [[nodiscard]] virtual Status thaw() = 0;
+  [[nodiscard]] virtual core::Status freeze() = 0;
+  [[nodiscard]] virtual core::Status thaw() = 0;
   [[nodiscard]] virtual bool frozen() const = 0;
 };
 
@@ -85,7 +87,7 @@ class IdleFreezing {
 class PreviewSockets {
  public:
   virtual ~PreviewSockets() = default;
-  [[nodiscard]] virtual Result<UniqueFd> take_preview_factory() = 0;
+  [[nodiscard]] virtual core::Result<core::UniqueFd> take_preview_factory() = 0;
 };
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -25,12 +25,12 @@ inline constexpr const char* kKubeSeccompProfile = "kube_seccomp_profile";  // a
 
 }  // namespace paddock::setting_names
 
-namespace paddock {
+namespace paddock::runtime {
 
 // `error`, naming the setting that fixes it.
-[[nodiscard]] inline Error naming_setting(Error error, const char* setting) {
+[[nodiscard]] inline core::Error naming_setting(core::Error error, const char* setting) {
   error.setting = setting;
   return error;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -15,7 +15,7 @@
 // ptys come from one pool for the whole host (kernel.pty.max, of which kernel.pty.reserve is
 // kept for the host's own devpts): a sandbox's devpts instance gets max=kSandboxPtys.
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct UcountLimit {
   const char* file;  // in /proc/sys/user/
@@ -48,4 +48,4 @@ inline constexpr int kSandboxPtys = 64;
 inline constexpr unsigned long kSandboxMessageQueueBytes = 256ul << 10;
 inline constexpr unsigned long kSandboxPendingSignals = 1024;
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -7,10 +7,10 @@
 #include "runtime/output_capture.h"
 #include "runtime/wall_timer.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
-Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
-                            RunObserver& observer) {
+core::Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
+                                  RunObserver& observer) {
   auto started = WallClock::now();
   // One timer for all the steps: each gets what the ones before it left.
   auto deadline = deadline_after(plan.wall_seconds, started);
@@ -22,7 +22,7 @@ Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
     first_files.insert(first_files.end(), plan.files_after_install.begin(),
                        plan.files_after_install.end());
   }
-  Result<RunResult> last = invalid_input("nothing to run");
+  core::Result<RunResult> last = core::invalid_input("nothing to run");
   for (std::size_t step = 0; step < plan.steps.size(); ++step) {
     bool program = step + 1 == plan.steps.size();
     if (step == plan.networked_steps && plan.networked_steps > 0) {
@@ -59,4 +59,4 @@ Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
   return last;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

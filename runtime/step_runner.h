@@ -14,18 +14,18 @@
 #include "runtime/run_plan.h"
 #include "runtime/session.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // What running a step means for the sandbox at hand.
 struct StepSandbox {
   // One step. `files` are the plan's files that must be there before it (given with the first
   // step only): the sandbox writes them first, or sends them with the command.
-  std::function<Result<RunResult>(const ExecRequest&, const std::vector<SandboxFile>& files,
-                                  RunObserver&)>
+  std::function<core::Result<RunResult>(const ExecRequest&, const std::vector<SandboxFile>& files,
+                                        RunObserver&)>
       exec;
-  std::function<Status(const SandboxFile&)> write_file;
+  std::function<core::Status(const SandboxFile&)> write_file;
   // Called once, before the first step without the installer's network (may be empty).
-  std::function<Status()> end_installers_network;
+  std::function<core::Status()> end_installers_network;
   int stdin_fd = -1;  // the program's stdin as this sandbox has it; the other steps read nothing
 };
 
@@ -33,6 +33,7 @@ struct StepSandbox {
 // output is shown on stderr (stdout is the program's), and the result's stderr holds every
 // step's, in order; its duration is the whole run's. The plan's files come with the first step,
 // its files_after_install too, or, after an installer, before the first step after it.
-Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox, RunObserver& observer);
+core::Result<RunResult> run_steps(const RunPlan& plan, const StepSandbox& sandbox,
+                                  RunObserver& observer);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

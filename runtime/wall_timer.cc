@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace paddock {
+namespace paddock::runtime {
 
 WallClock::time_point deadline_after(double seconds, WallClock::time_point start) {
   return start +
@@ -24,4 +24,4 @@ double seconds_until(WallClock::time_point deadline) {
   return std::max(0.0, std::chrono::duration<double>(deadline - WallClock::now()).count());
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

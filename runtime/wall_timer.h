@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-namespace paddock {
+namespace paddock::runtime {
 
 using WallClock = std::chrono::steady_clock;
 
@@ -22,4 +22,4 @@ int poll_ms_until(WallClock::time_point deadline);
 // The seconds left until `deadline`; 0 once it passed.
 double seconds_until(WallClock::time_point deadline);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

@@ -4,7 +4,7 @@
 #include <optional>
 #include <set>
 
-namespace paddock {
+namespace paddock::runtime {
 namespace {
 
 // "K=V" entries by name, the last one winning (as merge_env and execve's readers see them).
@@ -53,4 +53,4 @@ bool fits(const WarmInterpreter& interpreter, const RunPlan& plan) {
   return true;
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

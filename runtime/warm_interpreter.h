@@ -13,7 +13,7 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 struct WarmInterpreter {
   std::vector<std::string> program;  // the program step it stands for: python3 -u main.py
@@ -35,4 +35,4 @@ bool fits(const WarmInterpreter& interpreter, const RunPlan& plan);
 // Whether `name` is one of `patterns` (NAME, or PREFIX*).
 bool matches_variable(const std::vector<std::string>& patterns, const std::string& name);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

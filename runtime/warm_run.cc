@@ -2,7 +2,7 @@
 
 #include "runtime/step_runner.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 bool runs_warm(const SandboxShape& shape, const RunPlan& plan) {
   if (plan.networked_steps > 0 || plan.stdin_path || !plan.cwd.empty()) return false;
@@ -14,8 +14,9 @@ bool runs_warm(const SandboxShape& shape, const RunPlan& plan) {
   return true;
 }
 
-Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape& shape,
-                                           const std::optional<WarmInterpreter>& interpreter) {
+core::Result<std::unique_ptr<Session>> open_warm(
+    Backend& backend, const SandboxShape& shape,
+    const std::optional<WarmInterpreter>& interpreter) {
   // The environment comes with each command, so that a waiting sandbox holds none of the values
   // passed through from the server's own (which may be secrets).
   auto sandbox = backend.open_session(shape, RunPlan{});
@@ -33,7 +34,7 @@ Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape&
   return sandbox;
 }
 
-Result<RunResult> run_warm(Session& sandbox, const RunPlan& plan, RunObserver& observer) {
+core::Result<RunResult> run_warm(Session& sandbox, const RunPlan& plan, RunObserver& observer) {
   StepSandbox steps;
   // The call's files come with its first step.
   steps.exec = [&sandbox](const ExecRequest& exec, const std::vector<SandboxFile>& files,
@@ -47,4 +48,4 @@ Result<RunResult> run_warm(Session& sandbox, const RunPlan& plan, RunObserver& o
   return run_steps(plan, steps, observer);
 }
 
-}  // namespace paddock
+}  // namespace paddock::runtime

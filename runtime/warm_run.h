@@ -19,7 +19,7 @@
 #include "runtime/session.h"
 #include "runtime/warm_interpreter.h"
 
-namespace paddock {
+namespace paddock::runtime {
 
 // Whether `plan` can run in a warm sandbox of `shape`: not when its first step needs a network
 // the sandbox does not have (an installer), when its stdin is a host path, when it starts
@@ -30,12 +30,13 @@ bool runs_warm(const SandboxShape& shape, const RunPlan& plan);
 // A warm sandbox of `shape`: a session of the backend, with the shape's support files written
 // into it, and no environment of a call; with `interpreter` started in it and ready, where the
 // backend can (Session::park; one that cannot keeps the sandbox plain).
-Result<std::unique_ptr<Session>> open_warm(Backend& backend, const SandboxShape& shape,
-                                           const std::optional<WarmInterpreter>& interpreter = {});
+core::Result<std::unique_ptr<Session>> open_warm(
+    Backend& backend, const SandboxShape& shape,
+    const std::optional<WarmInterpreter>& interpreter = {});
 
 // Runs `plan` in `sandbox`, opened by open_warm of the plan's shape and unused since: its files
 // written with its first step (Session::exec_with_files), then its steps under one wall timer,
 // its output collected, as a cold run would. The sandbox is not to be used again.
-Result<RunResult> run_warm(Session& sandbox, const RunPlan& plan, RunObserver& observer);
+core::Result<RunResult> run_warm(Session& sandbox, const RunPlan& plan, RunObserver& observer);
 
-}  // namespace paddock
+}  // namespace paddock::runtime

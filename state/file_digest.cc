@@ -26,7 +26,7 @@ bool all_zero(const char* bytes, std::size_t length) {
 
 }  // namespace
 
-Result<std::string> file_digest(int fd, std::uint64_t size) {
+core::Result<std::string> file_digest(int fd, std::uint64_t size) {
   XXH3_state_t hasher;
   XXH3_128bits_reset(&hasher);
   thread_local std::vector<char> buffer(kChunk);
@@ -56,7 +56,7 @@ Result<std::string> file_digest(int fd, std::uint64_t size) {
       ssize_t got = pread(fd, buffer.data(), wanted, static_cast<off_t>(from));
       if (got < 0) {
         if (errno == EINTR) continue;
-        return system_error("reading a file to compare it");
+        return core::system_error("reading a file to compare it");
       }
       if (got == 0) {
         to = from;  // it shrank while it was read: the size below tells

@@ -18,6 +18,6 @@ namespace paddock::state {
 // The digest of the first `size` bytes of the regular file `fd` (read with pread: its offset is
 // left alone). Holes and pages of zeros count the same, so a sparse file and its copy agree
 // whichever of them the file system stored as a hole, and a hole costs no reading.
-Result<std::string> file_digest(int fd, std::uint64_t size);
+core::Result<std::string> file_digest(int fd, std::uint64_t size);
 
 }  // namespace paddock::state

@@ -21,27 +21,27 @@ namespace paddock::state {
 
 using namespace workspace_parts;
 
-Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::create(
-    int sessions_fd, WorkspaceInfo info, const std::function<Status(int files_fd)>& fill) {
+core::Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::create(
+    int sessions_fd, WorkspaceInfo info, const std::function<core::Status(int files_fd)>& fill) {
   if (auto valid = check_state_name(info.id, "session id"); !valid) return valid.error();
   int copy = dup(sessions_fd);
-  if (copy < 0) return system_error("duplicating the state directory");
-  UniqueFd sessions(copy);
+  if (copy < 0) return core::system_error("duplicating the state directory");
+  core::UniqueFd sessions(copy);
   std::string building = info.id + ".new";
   if (faccessat(sessions_fd, info.id.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-    return Error{EEXIST, "a session " + info.id + " is already on disk"};
+    return core::Error{EEXIST, "a session " + info.id + " is already on disk"};
   }
-  (void)remove_tree(sessions_fd, building);
+  (void)core::remove_tree(sessions_fd, building);
   if (auto made = make_directory(sessions_fd, building); !made) return made.error();
-  auto failed = [&](const Error& error) -> Error {
-    (void)remove_tree(sessions_fd, building);
+  auto failed = [&](const core::Error& error) -> core::Error {
+    (void)core::remove_tree(sessions_fd, building);
     return error;
   };
   auto dir = open_directory(sessions_fd, building);
   if (!dir) return failed(dir.error());
   auto lock = lock_file(dir->get());
   if (!lock) return failed(lock.error());
-  info.created_at = utc_now();
+  info.created_at = core::utc_now();
   info.last_used = now_seconds();
   std::string first = generation_name(1);
   if (auto made = make_directory(dir->get(), first); !made) return failed(made.error());
@@ -60,8 +60,8 @@ Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::create(
   std::set<std::uint64_t> inodes;
   for (const auto& [path, item] : *counted) {
     ++workspace->info_.files;
-    if (item.type == TreeEntryType::kFile) workspace->info_.bytes += item.size;
-    if (item.type != TreeEntryType::kDirectory && inodes.insert(item.ino).second) {
+    if (item.type == core::TreeEntryType::kFile) workspace->info_.bytes += item.size;
+    if (item.type != core::TreeEntryType::kDirectory && inodes.insert(item.ino).second) {
       workspace->info_.used_bytes += item.disk_bytes;
     }
   }
@@ -70,35 +70,36 @@ Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::create(
     return failed(current.error());
   }
   if (renameat(sessions_fd, building.c_str(), sessions_fd, workspace->info_.id.c_str()) != 0) {
-    return failed(system_error("keeping the session on disk"));
+    return failed(core::system_error("keeping the session on disk"));
   }
-  if (fsync(sessions_fd) != 0) return system_error("syncing the state directory");
+  if (fsync(sessions_fd) != 0) return core::system_error("syncing the state directory");
   return workspace;
 }
 
-Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::open(int sessions_fd,
-                                                             const std::string& id) {
+core::Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::open(int sessions_fd,
+                                                                   const std::string& id) {
   if (auto valid = check_state_name(id, "session id"); !valid) return valid.error();
   int copy = dup(sessions_fd);
-  if (copy < 0) return system_error("duplicating the state directory");
-  UniqueFd sessions(copy);
+  if (copy < 0) return core::system_error("duplicating the state directory");
+  core::UniqueFd sessions(copy);
   auto dir = open_directory(sessions_fd, id);
   if (!dir) {
-    if (dir.error().code == ENOENT) return Error{ENOENT, "no session " + id + " on disk"};
+    if (dir.error().code == ENOENT) return core::Error{ENOENT, "no session " + id + " on disk"};
     return dir.error().context("session " + id);
   }
   auto lock = lock_file(dir->get());
   if (!lock) return lock.error().context("session " + id);
   auto info = read_info(dir->get());
   if (!info)
-    return Error{EIO, "session " + id + " on disk cannot be read (" + info.error().message +
-                          "): it was changed outside paddock"};
+    return core::Error{EIO, "session " + id + " on disk cannot be read (" + info.error().message +
+                                "): it was changed outside paddock"};
   char target[64] = {};
   ssize_t length = readlinkat(dir->get(), kCurrent, target, sizeof target - 1);
   std::uint64_t generation = length > 0 ? generation_of(target) : 0;
   if (generation == 0) {
-    return Error{EIO, "session " + id +
-                          " on disk has no complete generation: it was changed outside paddock"};
+    return core::Error{
+        EIO,
+        "session " + id + " on disk has no complete generation: it was changed outside paddock"};
   }
   return std::unique_ptr<SavedWorkspace>(new SavedWorkspace(
       std::move(sessions), std::move(*dir), std::move(*lock), std::move(*info), generation));
@@ -106,17 +107,17 @@ Result<std::unique_ptr<SavedWorkspace>> SavedWorkspace::open(int sessions_fd,
 
 SavedWorkspace::~SavedWorkspace() = default;
 
-Error SavedWorkspace::damaged(const std::string& what, int /*error*/) const {
+core::Error SavedWorkspace::damaged(const std::string& what, int /*error*/) const {
   // EIO whatever the system said: an ENOENT here is not "no such session".
-  return Error{EIO, "session " + info_.id + "'s files on disk: " + what +
-                        " (was the state directory changed outside paddock?)"};
+  return core::Error{EIO, "session " + info_.id + "'s files on disk: " + what +
+                              " (was the state directory changed outside paddock?)"};
 }
 
-Status SavedWorkspace::write_info() {
+core::Status SavedWorkspace::write_info() {
   return write_atomically(dir_.get(), "meta.json", info_json(info_).dump());
 }
 
-Status SavedWorkspace::touch(bool live) {
+core::Status SavedWorkspace::touch(bool live) {
   info_.last_used = now_seconds();
   info_.live = live;
   return write_info();
@@ -132,12 +133,12 @@ class GenerationWriter {
                    std::map<std::string, Identity> before)
       : limits_(limits), old_files_(old_files), files_(files), before_(std::move(before)) {}
 
-  Status entry(const TreeEntry& entry, const FileOpener& open) {
+  core::Status entry(const core::TreeEntry& entry, const core::FileOpener& open) {
     if (++stats.entries > limits_.max_entries) {
-      return Error{EDQUOT, "the work directory has more than " +
-                               std::to_string(limits_.max_entries) + " files and folders"};
+      return core::Error{EDQUOT, "the work directory has more than " +
+                                     std::to_string(limits_.max_entries) + " files and folders"};
     }
-    if (entry.type != TreeEntryType::kFile) {
+    if (entry.type != core::TreeEntryType::kFile) {
       // Measured as the live tmpfs measures it: a long symlink takes a page there too.
       stats.used_bytes += entry.disk_bytes;
       if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
@@ -154,8 +155,8 @@ class GenerationWriter {
     }
     stats.used_bytes += entry.disk_bytes;
     if (stats.used_bytes > limits_.max_bytes) {
-      return Error{EDQUOT, "the files take more than " + format_size(limits_.max_bytes) +
-                               " (--session-disk)"};
+      return core::Error{EDQUOT, "the files take more than " +
+                                     core::format_size(limits_.max_bytes) + " (--session-disk)"};
     }
     auto source_file = open();
     if (!source_file) {
@@ -173,26 +174,26 @@ class GenerationWriter {
  private:
   // What is about to be written must fit the room left, checked before each write: a save never
   // takes the state directory past --state-disk, however the tree is shaped.
-  Status take_disk(std::uint64_t more, const std::string& path) {
+  core::Status take_disk(std::uint64_t more, const std::string& path) {
     if (stats.disk_bytes + more > limits_.max_new_disk) {
-      return Error{ENOSPC, "the state directory has no room for '" + path + "' (" +
-                               format_size(limits_.max_new_disk) +
-                               " left under --state-disk); nothing of this save was kept"};
+      return core::Error{ENOSPC, "the state directory has no room for '" + path + "' (" +
+                                     core::format_size(limits_.max_new_disk) +
+                                     " left under --state-disk); nothing of this save was kept"};
     }
     stats.disk_bytes += more;
     return {};
   }
 
   // An entry that cannot be kept is left out and named; the rest of the workspace is saved.
-  Status skip(const TreeEntry& entry, const Error& why) {
+  core::Status skip(const core::TreeEntry& entry, const core::Error& why) {
     stats.skipped.push_back(entry.path + " (" + why.message + ")");
     return {};
   }
 
-  Status file(const TreeEntry& entry, int source) {
+  core::Status file(const core::TreeEntry& entry, int source) {
     // What the file is now, not what the listing saw: it may have changed in between.
     struct stat now {};
-    if (fstat(source, &now) != 0) return skip(entry, system_error("examining it"));
+    if (fstat(source, &now) != 0) return skip(entry, core::system_error("examining it"));
     auto size = static_cast<std::uint64_t>(now.st_size);
     Identity identity{static_cast<std::uint64_t>(now.st_ino),
                       now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size, ""};
@@ -202,7 +203,7 @@ class GenerationWriter {
     if (!copied) {
       if (copied.error().code == ENOSPC || copied.error().code == EDQUOT) return copied.error();
       if (auto parent = parent_of(files_, entry.path)) {
-        (void)unlinkat(parent->get(), tree_leaf(entry.path).c_str(), 0);
+        (void)unlinkat(parent->get(), core::tree_leaf(entry.path).c_str(), 0);
       }
       return skip(entry, copied.error());
     }
@@ -216,7 +217,7 @@ class GenerationWriter {
 
   // Unchanged: the same inode, size and bytes as the last save's copy, which is linked. The
   // bytes are compared every time (see file_digest.h).
-  bool linked_unchanged(const TreeEntry& entry, int source, Identity& identity) {
+  bool linked_unchanged(const core::TreeEntry& entry, int source, Identity& identity) {
     auto was = before_.find(entry.path);
     if (was == before_.end() || was->second.digest.empty() || was->second.ino != identity.ino ||
         was->second.size != identity.size) {
@@ -243,7 +244,8 @@ class GenerationWriter {
 
 }  // namespace
 
-Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimits& limits) {
+core::Result<SaveStats> SavedWorkspace::save(const core::TreeWalker& source,
+                                             const SaveLimits& limits) {
   std::string old_name = generation_name(generation_);
   auto old_generation = open_directory(dir_.get(), old_name);
   if (!old_generation) return damaged(old_name + " is missing", old_generation.error().code);
@@ -252,10 +254,10 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
 
   std::uint64_t next = generation_ + 1;
   std::string next_name = generation_name(next);
-  (void)remove_tree(dir_.get(), next_name);  // a save that did not finish
+  (void)core::remove_tree(dir_.get(), next_name);  // a save that did not finish
   if (auto made = make_directory(dir_.get(), next_name); !made) return made.error();
-  auto failed = [&](const Error& error) -> Error {
-    (void)remove_tree(dir_.get(), next_name);
+  auto failed = [&](const core::Error& error) -> core::Error {
+    (void)core::remove_tree(dir_.get(), next_name);
     return error;
   };
   auto generation = open_directory(dir_.get(), next_name);
@@ -266,7 +268,7 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
 
   GenerationWriter writer(limits, old_files->get(), files->get(),
                           read_manifest(old_generation->get()));
-  auto walked = source([&writer](const TreeEntry& entry, const FileOpener& open) {
+  auto walked = source([&writer](const core::TreeEntry& entry, const core::FileOpener& open) {
     return writer.entry(entry, open);
   });
   if (!walked) return failed(walked.error());
@@ -277,7 +279,7 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
   }
   if (auto current = make_current(dir_.get(), next); !current) return failed(current.error());
   generation_ = next;
-  (void)remove_tree(dir_.get(), old_name);
+  (void)core::remove_tree(dir_.get(), old_name);
   info_.files = writer.stats.entries;
   info_.bytes = writer.bytes;
   info_.used_bytes = writer.stats.used_bytes;
@@ -286,34 +288,35 @@ Result<SaveStats> SavedWorkspace::save(const TreeWalker& source, const SaveLimit
   return std::move(writer.stats);
 }
 
-Status SavedWorkspace::restore(TreeSink& sink) {
+core::Status SavedWorkspace::restore(core::TreeSink& sink) {
   auto files = this->files();
   if (!files) return files.error();
   int root = files->get();
   // Within one generation, two names share an inode only where the sandbox's did (a save links
   // unchanged files from the generation before, one name each): those become one file again.
   std::map<std::uint64_t, std::string> restored_inodes;
-  return walk_tree(root, [&](const TreeEntry& entry, const FileOpener& open) -> Status {
-    switch (entry.type) {
-      case TreeEntryType::kDirectory:
-        return sink.make_directory(entry.path);
-      case TreeEntryType::kSymlink:
-        return sink.make_symlink(entry.path, entry.link_target);
-      case TreeEntryType::kFile: {
-        if (entry.nlink > 1) {
-          auto [first, added] = restored_inodes.emplace(entry.ino, entry.path);
-          if (!added) return sink.make_hard_link(entry.path, first->second);
+  return core::walk_tree(
+      root, [&](const core::TreeEntry& entry, const core::FileOpener& open) -> core::Status {
+        switch (entry.type) {
+          case core::TreeEntryType::kDirectory:
+            return sink.make_directory(entry.path);
+          case core::TreeEntryType::kSymlink:
+            return sink.make_symlink(entry.path, entry.link_target);
+          case core::TreeEntryType::kFile: {
+            if (entry.nlink > 1) {
+              auto [first, added] = restored_inodes.emplace(entry.ino, entry.path);
+              if (!added) return sink.make_hard_link(entry.path, first->second);
+            }
+            auto file = open();
+            if (!file) return damaged("cannot read " + entry.path, file.error().code);
+            return sink.write_file(entry.path, file->get(), entry.size, (entry.mode & 0100) != 0);
+          }
         }
-        auto file = open();
-        if (!file) return damaged("cannot read " + entry.path, file.error().code);
-        return sink.write_file(entry.path, file->get(), entry.size, (entry.mode & 0100) != 0);
-      }
-    }
-    return {};
-  });
+        return {};
+      });
 }
 
-Status SavedWorkspace::adopt(const TreeWalker& source) {
+core::Status SavedWorkspace::adopt(const core::TreeWalker& source) {
   auto generation = open_directory(dir_.get(), generation_name(generation_));
   if (!generation) return damaged("the current generation is missing", generation.error().code);
   auto files = open_directory(generation->get(), "files");
@@ -322,10 +325,10 @@ Status SavedWorkspace::adopt(const TreeWalker& source) {
   if (!kept) return kept.error();
   std::map<std::string, Identity> before = read_manifest(generation->get());
   std::map<std::string, Identity> manifest;
-  auto walked = source([&](const TreeEntry& entry, const FileOpener&) -> Status {
+  auto walked = source([&](const core::TreeEntry& entry, const core::FileOpener&) -> core::Status {
     auto item = kept->find(entry.path);
-    if (entry.type != TreeEntryType::kFile || item == kept->end() ||
-        item->second.type != TreeEntryType::kFile || item->second.size != entry.size) {
+    if (entry.type != core::TreeEntryType::kFile || item == kept->end() ||
+        item->second.type != core::TreeEntryType::kFile || item->second.size != entry.size) {
       return {};
     }
     // What the copy holds: the manifest's digest, or the copy's own when it has none (a first
@@ -335,7 +338,7 @@ Status SavedWorkspace::adopt(const TreeWalker& source) {
     if (digest.empty()) {
       auto parent = parent_of(files->get(), entry.path);
       if (!parent) return {};
-      auto copy = open_tree_file(parent->get(), tree_leaf(entry.path));
+      auto copy = core::open_tree_file(parent->get(), core::tree_leaf(entry.path));
       if (!copy) return {};
       auto computed = file_digest(copy->get(), entry.size);
       if (!computed) return {};
@@ -348,10 +351,10 @@ Status SavedWorkspace::adopt(const TreeWalker& source) {
   return write_atomically(generation->get(), "manifest.json", manifest_json(manifest).dump());
 }
 
-Status SavedWorkspace::remove() {
+core::Status SavedWorkspace::remove() {
   std::string id = info_.id;
   dir_.reset();
-  auto removed = remove_tree(sessions_.get(), id);
+  auto removed = core::remove_tree(sessions_.get(), id);
   lock_.reset();
   return removed;
 }

@@ -76,7 +76,7 @@ struct DiffEntry {
   enum class Change { kAdded, kChanged, kDeleted };
   Change change = Change::kAdded;
   std::string path;
-  TreeEntryType type = TreeEntryType::kFile;
+  core::TreeEntryType type = core::TreeEntryType::kFile;
   std::uint64_t size = 0;         // now (kDeleted: before)
   std::uint64_t before_size = 0;  // kChanged
 };
@@ -85,61 +85,62 @@ class SavedWorkspace {
  public:
   // Makes sessions/<info.id> with a first generation that `fill` writes into the empty
   // directory fd it is given (nothing, a snapshot's files, an archive's), and holds its lock.
-  static Result<std::unique_ptr<SavedWorkspace>> create(
-      int sessions_fd, WorkspaceInfo info, const std::function<Status(int files_fd)>& fill = {});
+  static core::Result<std::unique_ptr<SavedWorkspace>> create(
+      int sessions_fd, WorkspaceInfo info,
+      const std::function<core::Status(int files_fd)>& fill = {});
   // Opens and locks an existing one; EBUSY when another server holds it, ENOENT when there is
   // none.
-  static Result<std::unique_ptr<SavedWorkspace>> open(int sessions_fd, const std::string& id);
+  static core::Result<std::unique_ptr<SavedWorkspace>> open(int sessions_fd, const std::string& id);
   ~SavedWorkspace();
 
   [[nodiscard]] const WorkspaceInfo& info() const { return info_; }
   // Records the time of use and whether it is live (meta.json, written atomically).
-  Status touch(bool live);
+  core::Status touch(bool live);
 
   // Writes what `source` walks as a new generation and makes it current. A file with the same
   // inode, size and bytes (state/file_digest.h) as in the last save is linked, not copied.
   // Symlinks are kept as links, never followed. An entry that cannot be kept is named in
   // SaveStats::skipped and the rest is saved; past a limit, nothing is, and the last
   // generation stays current.
-  Result<SaveStats> save(const TreeWalker& source, const SaveLimits& limits = {});
+  core::Result<SaveStats> save(const core::TreeWalker& source, const SaveLimits& limits = {});
   // Writes the current generation into `sink` (a new sandbox's work directory), as it was: holes
   // stay holes and hard links stay links, so it takes what the saved workspace took.
-  Status restore(TreeSink& sink);
+  core::Status restore(core::TreeSink& sink);
   // After restore: records what `source` (the sandbox just filled) holds as the current
   // generation's identities, so that the next save copies only what then changed.
-  Status adopt(const TreeWalker& source);
+  core::Status adopt(const core::TreeWalker& source);
 
   // Keeps the current generation as the session's start (kCreatedSnapshot), once.
-  Status mark_created(std::uint64_t max_new_disk = ~0ull);
+  core::Status mark_created(std::uint64_t max_new_disk = ~0ull);
   // The current generation as it is now, kept as `name` (check_state_name first). EEXIST when
   // the name is taken.
   // It shares every file with the generation but has folders of its own: refused (ENOSPC)
   // before anything is written when they take more than `max_new_disk`.
-  Status snapshot(const std::string& name, std::uint64_t max_new_disk = ~0ull);
-  Result<std::vector<SnapshotInfo>> snapshots();
+  core::Status snapshot(const std::string& name, std::uint64_t max_new_disk = ~0ull);
+  core::Result<std::vector<SnapshotInfo>> snapshots();
   // What changed since snapshot `since` (kCreatedSnapshot for the workspace's start).
-  Result<std::vector<DiffEntry>> diff(const std::string& since);
+  core::Result<std::vector<DiffEntry>> diff(const std::string& since);
   // The files of the current generation (`snapshot` empty) or of a snapshot, for reading.
-  Result<UniqueFd> files(const std::string& snapshot = "");
+  core::Result<core::UniqueFd> files(const std::string& snapshot = "");
 
   // Removes it from disk; the object is unusable after.
-  Status remove();
+  core::Status remove();
 
  private:
-  SavedWorkspace(UniqueFd sessions, UniqueFd dir, UniqueFd lock, WorkspaceInfo info,
-                 std::uint64_t generation)
+  SavedWorkspace(core::UniqueFd sessions, core::UniqueFd dir, core::UniqueFd lock,
+                 WorkspaceInfo info, std::uint64_t generation)
       : sessions_(std::move(sessions)),
         dir_(std::move(dir)),
         lock_(std::move(lock)),
         info_(std::move(info)),
         generation_(generation) {}
-  Status write_info();
+  core::Status write_info();
   // A clear error for what was changed on disk by hand.
-  [[nodiscard]] Error damaged(const std::string& what, int error) const;
+  [[nodiscard]] core::Error damaged(const std::string& what, int error) const;
 
-  UniqueFd sessions_;
-  UniqueFd dir_;
-  UniqueFd lock_;
+  core::UniqueFd sessions_;
+  core::UniqueFd dir_;
+  core::UniqueFd lock_;
   WorkspaceInfo info_;
   std::uint64_t generation_ = 0;
 };
@@ -147,8 +148,8 @@ class SavedWorkspace {
 // Copies the tree `from` into the empty directory `to`, sharing every file (hard links): a
 // snapshot, or a new session from one. Returns its entries and file bytes. Its folders are its
 // own: refused (ENOSPC) before anything is written when they take more than `max_new_disk`.
-Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to,
-                                                          std::uint64_t max_new_disk = ~0ull);
+core::Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to,
+                                                                std::uint64_t max_new_disk = ~0ull);
 
 // The generation a workspace's current symlink names ("gen-12" -> 12), or 0.
 std::uint64_t generation_of(const std::string& link_target);

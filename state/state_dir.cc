@@ -20,23 +20,24 @@ namespace {
 // One line refusing what another user owns under the state directory: while any part of it was
 // open to others (a folder once 0777), they could have made or changed it, and still can through
 // a descriptor they kept, whatever mode it has now.
-Error foreign(const std::string& path, const std::string& what, uid_t owner) {
-  return Error{EPERM, "the state directory " + path + " holds " + what + ", which belongs to uid " +
-                          std::to_string(owner) +
-                          ", not to this user: remove it (as that user or root), or give "
-                          "--state-dir a directory of your own"};
+core::Error foreign(const std::string& path, const std::string& what, uid_t owner) {
+  return core::Error{EPERM, "the state directory " + path + " holds " + what +
+                                ", which belongs to uid " + std::to_string(owner) +
+                                ", not to this user: remove it (as that user or root), or give "
+                                "--state-dir a directory of your own"};
 }
 
 // Opens the folder `name` of the state directory (made when missing) as one of this user's, private
 // before anything in it is used: from the fchmod on, nobody else can add to it or rename in it.
 // Each entry it holds must be this user's too (a session, a name) and a session's folder is made
 // private like it.
-Result<UniqueFd> open_own_folder(int parent, const std::string& name, const std::string& path) {
+core::Result<core::UniqueFd> open_own_folder(int parent, const std::string& name,
+                                             const std::string& path) {
   if (mkdirat(parent, name.c_str(), 0700) != 0 && errno != EEXIST) {
-    return system_error("making the state directory " + path);
+    return core::system_error("making the state directory " + path);
   }
   struct stat info {};
-  UniqueFd fd(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  core::UniqueFd fd(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) {
     int error = errno;
     // A symlink or a file in its place: someone else's is said so, one of ours is what it is.
@@ -44,26 +45,28 @@ Result<UniqueFd> open_own_folder(int parent, const std::string& name, const std:
         info.st_uid != geteuid()) {
       return foreign(path, name, info.st_uid);
     }
-    return system_error("opening the state directory " + path + "'s " + name, error);
+    return core::system_error("opening the state directory " + path + "'s " + name, error);
   }
-  if (fstat(fd.get(), &info) != 0) return system_error("examining the state directory " + path);
+  if (fstat(fd.get(), &info) != 0)
+    return core::system_error("examining the state directory " + path);
   if (info.st_uid != geteuid()) return foreign(path, name + "/", info.st_uid);
   if ((info.st_mode & 077) != 0 && fchmod(fd.get(), 0700) != 0) {
-    return system_error("making the state directory " + path + "'s " + name + " private");
+    return core::system_error("making the state directory " + path + "'s " + name + " private");
   }
-  auto entries = directory_names(fd.get());
+  auto entries = core::directory_names(fd.get());
   if (!entries) return entries.error().context("the state directory " + path + "'s " + name);
   for (const auto& entry : *entries) {
     struct stat held {};
     if (fstatat(fd.get(), entry.c_str(), &held, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) continue;  // removed meanwhile by another server of this user's
-      return system_error("examining the state directory " + path + "'s " + name + "/" + entry);
+      return core::system_error("examining the state directory " + path + "'s " + name + "/" +
+                                entry);
     }
     if (held.st_uid != geteuid()) return foreign(path, name + "/" + entry, held.st_uid);
     if (S_ISDIR(held.st_mode) && (held.st_mode & 077) != 0 &&
         fchmodat(fd.get(), entry.c_str(), 0700, AT_SYMLINK_NOFOLLOW) != 0) {
-      return system_error("making the state directory " + path + "'s " + name + "/" + entry +
-                          " private");
+      return core::system_error("making the state directory " + path + "'s " + name + "/" + entry +
+                                " private");
     }
   }
   return fd;
@@ -71,7 +74,7 @@ Result<UniqueFd> open_own_folder(int parent, const std::string& name, const std:
 
 // Whether another server holds the session's lock (a shared probe does not disturb it).
 bool locked_elsewhere(int session_dir) {
-  UniqueFd lock(openat(session_dir, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  core::UniqueFd lock(openat(session_dir, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!lock.valid()) return false;
   if (flock(lock.get(), LOCK_SH | LOCK_NB) == 0) return false;
   return errno == EWOULDBLOCK;
@@ -79,31 +82,32 @@ bool locked_elsewhere(int session_dir) {
 
 }  // namespace
 
-Result<std::unique_ptr<StateDir>> StateDir::open(const std::string& path) {
+core::Result<std::unique_ptr<StateDir>> StateDir::open(const std::string& path) {
   if (path.empty() || path[0] != '/') {
-    return invalid_input("--state-dir '" + path + "' is not an absolute path");
+    return core::invalid_input("--state-dir '" + path + "' is not an absolute path");
   }
   // The parents as `mkdir -p` makes them, private to the user like the directory itself.
   for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     if (mkdir(path.substr(0, slash).c_str(), 0700) != 0 && errno != EEXIST) {
-      return system_error("making the state directory " + path);
+      return core::system_error("making the state directory " + path);
     }
   }
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return system_error("making the state directory " + path);
+    return core::system_error("making the state directory " + path);
   }
-  UniqueFd root(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!root.valid()) return system_error("opening the state directory " + path);
+  core::UniqueFd root(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!root.valid()) return core::system_error("opening the state directory " + path);
   struct stat info {};
-  if (fstat(root.get(), &info) != 0) return system_error("examining the state directory " + path);
+  if (fstat(root.get(), &info) != 0)
+    return core::system_error("examining the state directory " + path);
   if (info.st_uid != geteuid()) {
-    return Error{EPERM, "the state directory " + path + " belongs to uid " +
-                            std::to_string(info.st_uid) +
-                            ", not to this user: give --state-dir a directory of your own"};
+    return core::Error{EPERM, "the state directory " + path + " belongs to uid " +
+                                  std::to_string(info.st_uid) +
+                                  ", not to this user: give --state-dir a directory of your own"};
   }
   if ((info.st_mode & 077) != 0 && fchmod(root.get(), 0700) != 0) {
-    return system_error("making the state directory " + path + " private");
+    return core::system_error("making the state directory " + path + " private");
   }
   // Private first, then what it holds: from here on no other user can add to it, so what the
   // checks below accept stays this user's.
@@ -115,9 +119,9 @@ Result<std::unique_ptr<StateDir>> StateDir::open(const std::string& path) {
       new StateDir(path, std::move(root), std::move(*sessions), std::move(*names)));
 }
 
-Result<std::string> StateDir::resolve(const std::string& id_or_name) const {
+core::Result<std::string> StateDir::resolve(const std::string& id_or_name) const {
   if (!check_state_name(id_or_name, "session")) {
-    return Error{ENOENT, "no session '" + id_or_name + "'"};
+    return core::Error{ENOENT, "no session '" + id_or_name + "'"};
   }
   if (faccessat(sessions_.get(), id_or_name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
     return id_or_name;
@@ -128,13 +132,13 @@ Result<std::string> StateDir::resolve(const std::string& id_or_name) const {
       faccessat(sessions_.get(), target, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
     return std::string(target);
   }
-  return Error{ENOENT, "no session '" + id_or_name + "'"};
+  return core::Error{ENOENT, "no session '" + id_or_name + "'"};
 }
 
-Status StateDir::claim_name(const std::string& name, const std::string& id) {
+core::Status StateDir::claim_name(const std::string& name, const std::string& id) {
   if (auto valid = check_state_name(name, "name"); !valid) return valid;
   if (symlinkat(id.c_str(), names_.get(), name.c_str()) == 0) return {};
-  if (errno != EEXIST) return system_error("naming the session " + name);
+  if (errno != EEXIST) return core::system_error("naming the session " + name);
   // A name left by a session that is gone is free again.
   char target[128] = {};
   ssize_t length = readlinkat(names_.get(), name.c_str(), target, sizeof target - 1);
@@ -148,8 +152,8 @@ Status StateDir::claim_name(const std::string& name, const std::string& id) {
     }
     unlinkat(names_.get(), stale.c_str(), 0);
   }
-  return Error{EEXIST, "a session named '" + name +
-                           "' exists already: choose another name, or use that session"};
+  return core::Error{EEXIST, "a session named '" + name +
+                                 "' exists already: choose another name, or use that session"};
 }
 
 void StateDir::release_name(const std::string& name, const std::string& id) {
@@ -161,14 +165,14 @@ void StateDir::release_name(const std::string& name, const std::string& id) {
 
 std::vector<KeptSession> StateDir::list() const {
   std::vector<KeptSession> kept;
-  auto names = directory_names(sessions_.get());
+  auto names = core::directory_names(sessions_.get());
   if (!names) return kept;
   for (const auto& id : *names) {
     if (!check_state_name(id, "id") || id.ends_with(".new")) continue;
-    UniqueFd dir(
+    core::UniqueFd dir(
         openat(sessions_.get(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!dir.valid()) continue;
-    UniqueFd meta(openat(dir.get(), "meta.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    core::UniqueFd meta(openat(dir.get(), "meta.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!meta.valid()) continue;
     std::string text(1 << 16, '\0');
     ssize_t got = read(meta.get(), text.data(), text.size());
@@ -222,10 +226,11 @@ void StateDir::note_written(std::uint64_t bytes) {
 std::uint64_t StateDir::walk_disk_bytes() const {
   std::set<std::uint64_t> seen;
   std::uint64_t bytes = 0;
-  (void)walk_tree(sessions_.get(), [&](const TreeEntry& entry, const FileOpener&) -> Status {
-    if (seen.insert(entry.ino).second) bytes += entry.disk_bytes;
-    return {};
-  });
+  (void)core::walk_tree(sessions_.get(),
+                        [&](const core::TreeEntry& entry, const core::FileOpener&) -> core::Status {
+                          if (seen.insert(entry.ino).second) bytes += entry.disk_bytes;
+                          return {};
+                        });
   return bytes;
 }
 
@@ -243,18 +248,19 @@ std::vector<WorkspaceInfo> StateDir::remove_unused(double retention_seconds) {
     if (remove(**workspace)) removed.push_back(session.info);
   }
   // Creations that did not finish: no server holds them.
-  if (auto names = directory_names(sessions_.get())) {
+  if (auto names = core::directory_names(sessions_.get())) {
     for (const auto& name : *names) {
       if (!name.ends_with(".new")) continue;
-      UniqueFd dir(
+      core::UniqueFd dir(
           openat(sessions_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (dir.valid() && !locked_elsewhere(dir.get())) (void)remove_tree(sessions_.get(), name);
+      if (dir.valid() && !locked_elsewhere(dir.get()))
+        (void)core::remove_tree(sessions_.get(), name);
     }
   }
   return removed;
 }
 
-Status StateDir::remove(SavedWorkspace& workspace) {
+core::Status StateDir::remove(SavedWorkspace& workspace) {
   WorkspaceInfo info = workspace.info();
   auto removed = workspace.remove();
   release_name(info.name, info.id);

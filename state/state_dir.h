@@ -34,15 +34,15 @@ class StateDir {
   // Makes the directory (and its parents, 0700) when missing. Refused when it, sessions/,
   // names/ or an entry of theirs belongs to another user (one line naming it); each folder is
   // made 0700 when it is more open, before what it holds is looked at.
-  static Result<std::unique_ptr<StateDir>> open(const std::string& path);
+  static core::Result<std::unique_ptr<StateDir>> open(const std::string& path);
 
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] int sessions_fd() const { return sessions_.get(); }
 
   // The id of the session `id_or_name` names on disk; ENOENT when none.
-  Result<std::string> resolve(const std::string& id_or_name) const;
+  core::Result<std::string> resolve(const std::string& id_or_name) const;
   // Gives `id` the name `name` (check_state_name first); EEXIST when it is taken.
-  Status claim_name(const std::string& name, const std::string& id);
+  core::Status claim_name(const std::string& name, const std::string& id);
   // Frees the name, if it still names `id`.
   void release_name(const std::string& name, const std::string& id);
 
@@ -63,10 +63,10 @@ class StateDir {
   // what was removed. Also removes what a creation that did not finish left.
   std::vector<WorkspaceInfo> remove_unused(double retention_seconds);
   // Removes the session and frees its name.
-  Status remove(SavedWorkspace& workspace);
+  core::Status remove(SavedWorkspace& workspace);
 
  private:
-  StateDir(std::string path, UniqueFd root, UniqueFd sessions, UniqueFd names)
+  StateDir(std::string path, core::UniqueFd root, core::UniqueFd sessions, core::UniqueFd names)
       : path_(std::move(path)),
         root_(std::move(root)),
         sessions_(std::move(sessions)),
@@ -80,9 +80,9 @@ class StateDir {
   mutable std::uint64_t written_since_walk_ = 0;
   mutable std::chrono::steady_clock::time_point walked_at_{};
   mutable bool walked_ = false;
-  UniqueFd root_;
-  UniqueFd sessions_;
-  UniqueFd names_;
+  core::UniqueFd root_;
+  core::UniqueFd sessions_;
+  core::UniqueFd names_;
 };
 
 }  // namespace paddock::state

@@ -4,15 +4,15 @@
 
 namespace paddock::state {
 
-Status check_state_name(const std::string& name, const std::string& what) {
+core::Status check_state_name(const std::string& name, const std::string& what) {
   auto refuse = [&](const std::string& why) {
-    return invalid_input(what + " '" + name.substr(0, kMaxNameLength) + "' " + why + ": use 1 to " +
-                         std::to_string(kMaxNameLength) +
-                         " letters, digits, '.', '_' or '-', not starting with '.' or '-'");
+    return core::invalid_input(what + " '" + name.substr(0, kMaxNameLength) + "' " + why +
+                               ": use 1 to " + std::to_string(kMaxNameLength) +
+                               " letters, digits, '.', '_' or '-', not starting with '.' or '-'");
   };
   if (name.empty())
-    return invalid_input(what + " is empty: give 1 to " + std::to_string(kMaxNameLength) +
-                         " letters, digits, '.', '_' or '-'");
+    return core::invalid_input(what + " is empty: give 1 to " + std::to_string(kMaxNameLength) +
+                               " letters, digits, '.', '_' or '-'");
   if (name.size() > kMaxNameLength) return refuse("is too long");
   if (name[0] == '.' || name[0] == '-') return refuse("starts with '" + name.substr(0, 1) + "'");
   for (unsigned char c : name) {

@@ -13,6 +13,6 @@ inline constexpr std::size_t kMaxNameLength = 64;
 
 // `what` names the argument in the error ("name", "snapshot"). Letters, digits, '.', '_' and
 // '-', 1 to kMaxNameLength of them, not starting with '.' or '-'.
-Status check_state_name(const std::string& name, const std::string& what);
+core::Status check_state_name(const std::string& name, const std::string& what);
 
 }  // namespace paddock::state

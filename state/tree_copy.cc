@@ -14,9 +14,10 @@ namespace workspace_parts {
 // What an entry takes on the state directory's disk beyond its data: a folder is one block, and
 // so is a symlink too long for the inode (ext4 keeps up to 59 bytes there). tmpfs keeps both in
 // memory for nearly nothing, so a save must count them itself.
-std::uint64_t skeleton_bytes(const TreeEntry& entry) {
-  if (entry.type == TreeEntryType::kDirectory) return kDiskBlock;
-  if (entry.type == TreeEntryType::kSymlink && entry.link_target.size() >= 60) return kDiskBlock;
+std::uint64_t skeleton_bytes(const core::TreeEntry& entry) {
+  if (entry.type == core::TreeEntryType::kDirectory) return kDiskBlock;
+  if (entry.type == core::TreeEntryType::kSymlink && entry.link_target.size() >= 60)
+    return kDiskBlock;
   return 0;
 }
 
@@ -27,16 +28,16 @@ std::uint64_t whole_blocks(std::uint64_t bytes) {
 // Creates the file `path` of `root` (new: never over another), copies `source` into it and
 // digests what was written: the copy's own digest, so a write racing the copy is never taken
 // for what the copy holds.
-Result<Copied> write_copy(int root, const std::string& path, int source, std::uint64_t size,
-                          bool executable) {
+core::Result<Copied> write_copy(int root, const std::string& path, int source, std::uint64_t size,
+                                bool executable) {
   auto parent = parent_of(root, path);
   if (!parent) return parent.error();
-  std::string leaf = tree_leaf(path);
-  UniqueFd target(openat(parent->get(), leaf.c_str(),
-                         O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                         executable ? 0700 : 0600));
-  if (!target.valid()) return system_error("writing " + path);
-  auto written = copy_file_data(source, target.get(), size);
+  std::string leaf = core::tree_leaf(path);
+  core::UniqueFd target(openat(parent->get(), leaf.c_str(),
+                               O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                               executable ? 0700 : 0600));
+  if (!target.valid()) return core::system_error("writing " + path);
+  auto written = core::copy_file_data(source, target.get(), size);
   if (!written) return written.error();
   auto digest = file_digest(target.get(), size);
   if (!digest) return digest.error();
@@ -44,25 +45,25 @@ Result<Copied> write_copy(int root, const std::string& path, int source, std::ui
 }
 
 // Links the file `from` of `from_root` as `to` of `to_root`.
-Status link_file(int from_root, const std::string& from, int to_root, const std::string& to) {
+core::Status link_file(int from_root, const std::string& from, int to_root, const std::string& to) {
   auto from_parent = parent_of(from_root, from);
   if (!from_parent) return from_parent.error();
   auto to_parent = parent_of(to_root, to);
   if (!to_parent) return to_parent.error();
-  if (linkat(from_parent->get(), tree_leaf(from).c_str(), to_parent->get(), tree_leaf(to).c_str(),
-             0) != 0) {
-    return system_error("linking " + to);
+  if (linkat(from_parent->get(), core::tree_leaf(from).c_str(), to_parent->get(),
+             core::tree_leaf(to).c_str(), 0) != 0) {
+    return core::system_error("linking " + to);
   }
   return {};
 }
 
-Status make_entry(int root, const TreeEntry& entry) {
+core::Status make_entry(int root, const core::TreeEntry& entry) {
   auto parent = parent_of(root, entry.path);
   if (!parent) return parent.error();
-  std::string leaf = tree_leaf(entry.path);
-  if (entry.type == TreeEntryType::kDirectory) return make_directory(parent->get(), leaf);
+  std::string leaf = core::tree_leaf(entry.path);
+  if (entry.type == core::TreeEntryType::kDirectory) return make_directory(parent->get(), leaf);
   if (symlinkat(entry.link_target.c_str(), parent->get(), leaf.c_str()) != 0) {
-    return system_error("making the link " + entry.path);
+    return core::system_error("making the link " + entry.path);
   }
   return {};
 }
@@ -71,27 +72,28 @@ Status make_entry(int root, const TreeEntry& entry) {
 
 using namespace workspace_parts;
 
-Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to,
-                                                          std::uint64_t max_new_disk) {
+core::Result<std::pair<std::uint64_t, std::uint64_t>> link_tree(int from, int to,
+                                                                std::uint64_t max_new_disk) {
   // Files are shared, folders are not: what the copy's folders take is measured first, and the
   // copy refused before anything is written when it is more than the room left.
   std::uint64_t skeleton = 0;
-  auto measured = walk_tree(from, [&](const TreeEntry& entry, const FileOpener&) {
+  auto measured = core::walk_tree(from, [&](const core::TreeEntry& entry, const core::FileOpener&) {
     skeleton += skeleton_bytes(entry);
-    return Status{};
+    return core::Status{};
   });
   if (!measured) return measured.error();
   if (skeleton > max_new_disk) {
-    return Error{ENOSPC, "its folders take " + format_size(skeleton) + ", and " +
-                             format_size(max_new_disk) + " is left under --state-disk"};
+    return core::Error{ENOSPC, "its folders take " + core::format_size(skeleton) + ", and " +
+                                   core::format_size(max_new_disk) + " is left under --state-disk"};
   }
   std::uint64_t files = 0, bytes = 0;
-  auto walked = walk_tree(from, [&](const TreeEntry& entry, const FileOpener&) -> Status {
-    ++files;
-    if (entry.type != TreeEntryType::kFile) return make_entry(to, entry);
-    bytes += entry.size;
-    return link_file(from, entry.path, to, entry.path);
-  });
+  auto walked = core::walk_tree(
+      from, [&](const core::TreeEntry& entry, const core::FileOpener&) -> core::Status {
+        ++files;
+        if (entry.type != core::TreeEntryType::kFile) return make_entry(to, entry);
+        bytes += entry.size;
+        return link_file(from, entry.path, to, entry.path);
+      });
   if (!walked) return walked.error();
   return std::pair{files, bytes};
 }

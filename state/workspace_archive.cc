@@ -51,12 +51,12 @@ using DirStream = std::unique_ptr<DIR, DirClose>;
 
 // The names in directory `dir_fd`, sorted. Read through a dup, which shares the fd's offset, so it
 // rewinds first: the fd may have been read before.
-Result<std::vector<std::string>> list_names(int dir_fd) {
+core::Result<std::vector<std::string>> list_names(int dir_fd) {
   int copy = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-  if (copy < 0) return system_error("reading the directory");
+  if (copy < 0) return core::system_error("reading the directory");
   DirStream dir(fdopendir(copy));
   if (!dir) {
-    Error error = system_error("reading the directory");
+    core::Error error = core::system_error("reading the directory");
     close(copy);
     return error;
   }
@@ -68,7 +68,7 @@ Result<std::vector<std::string>> list_names(int dir_fd) {
     if (name != "." && name != "..") names.emplace_back(name);
     errno = 0;
   }
-  if (errno != 0) return system_error("reading the directory");
+  if (errno != 0) return core::system_error("reading the directory");
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -76,13 +76,14 @@ Result<std::vector<std::string>> list_names(int dir_fd) {
 // The output fd as libarchive's sink, keeping the system's reason when a write fails.
 struct Sink {
   int fd = -1;
-  std::optional<Error> failure;
+  std::optional<core::Error> failure;
 
   static la_ssize_t write(archive* a, void* client, const void* buffer, size_t length) {
     auto* sink = static_cast<Sink*>(client);
-    int error = write_all(sink->fd, std::string_view(static_cast<const char*>(buffer), length));
+    int error =
+        core::write_all(sink->fd, std::string_view(static_cast<const char*>(buffer), length));
     if (error != 0) {
-      sink->failure = system_error("writing the archive", error);
+      sink->failure = core::system_error("writing the archive", error);
       archive_set_error(a, error, "%s", sink->failure->message.c_str());
       return -1;
     }
@@ -124,19 +125,19 @@ class Exporter {
   // everything in it. `dir` is closed before the subdirectories are walked, and each is opened
   // again from the top: the walk holds two fds however deep the tree goes (a session's tree can
   // be deep enough to run a server that held one per level out of fds).
-  Status directory_contents(UniqueFd dir, const std::string& prefix) {
+  core::Status directory_contents(core::UniqueFd dir, const std::string& prefix) {
     auto names = list_names(dir.get());
     if (!names.ok()) return names.error().context(where(prefix));
     std::vector<std::pair<std::string, struct stat>> subdirectories;
     for (const auto& name : *names) {
       std::string path = prefix + name;
       if (path.size() >= PATH_MAX) {
-        return invalid_input("'" + rootfs::printable(path.substr(0, 64)) +
-                             "...': a name of PATH_MAX bytes or more cannot be archived");
+        return core::invalid_input("'" + rootfs::printable(path.substr(0, 64)) +
+                                   "...': a name of PATH_MAX bytes or more cannot be archived");
       }
       struct stat listed {};
       if (fstatat(dir.get(), name.c_str(), &listed, AT_SYMLINK_NOFOLLOW) != 0) {
-        return system_error("looking at it").context(quoted(path));
+        return core::system_error("looking at it").context(quoted(path));
       }
       if (S_ISDIR(listed.st_mode)) {
         if (auto readable = check_readable(dir.get(), name, listed); !readable.ok()) {
@@ -166,8 +167,8 @@ class Exporter {
   }
 
   // One entry that is not a directory.
-  Status one(int dir_fd, const std::string& name, const std::string& path,
-             const struct stat& listed) {
+  core::Status one(int dir_fd, const std::string& name, const std::string& path,
+                   const struct stat& listed) {
     if (!S_ISREG(listed.st_mode) && !S_ISLNK(listed.st_mode)) {
       ++stats_.skipped;  // a device, FIFO or socket: nothing a workspace archive carries
       return {};
@@ -176,8 +177,8 @@ class Exporter {
       auto first = links_.find({listed.st_dev, listed.st_ino});
       if (first != links_.end()) return hardlink(path, first->second, listed);
     }
-    Status status = S_ISREG(listed.st_mode) ? regular_file(dir_fd, name, path, listed)
-                                            : symlink(dir_fd, name, path, listed);
+    core::Status status = S_ISREG(listed.st_mode) ? regular_file(dir_fd, name, path, listed)
+                                                  : symlink(dir_fd, name, path, listed);
     // Later names of this inode become hard links to this one.
     if (status.ok() && listed.st_nlink > 1) {
       links_.emplace(std::pair{listed.st_dev, listed.st_ino}, path);
@@ -198,8 +199,8 @@ class Exporter {
     return entry;
   }
 
-  Status write_header(archive_entry* entry) {
-    if (entry == nullptr) return Error{ENOMEM, "allocating an archive entry"};
+  core::Status write_header(archive_entry* entry) {
+    if (entry == nullptr) return core::Error{ENOMEM, "allocating an archive entry"};
     // ARCHIVE_WARN: a name not valid in the locale's charset, kept as its bytes.
     if (archive_write_header(out_, entry) < ARCHIVE_WARN) {
       return rootfs::archive_failure(out_, "writing the header");
@@ -208,20 +209,20 @@ class Exporter {
   }
 
   // Checks that what was opened is still what was listed.
-  static Status same_as_listed(int fd, const struct stat& listed) {
+  static core::Status same_as_listed(int fd, const struct stat& listed) {
     struct stat opened {};
-    if (fstat(fd, &opened) != 0) return system_error("looking at it");
+    if (fstat(fd, &opened) != 0) return core::system_error("looking at it");
     if (opened.st_dev != listed.st_dev || opened.st_ino != listed.st_ino) {
-      return Error{EAGAIN, "it was replaced while being archived"};
+      return core::Error{EAGAIN, "it was replaced while being archived"};
     }
     return {};
   }
 
   // Opens `name` of `dir_fd` without following it, and checks it is still what was listed.
-  static Result<UniqueFd> open_listed(int dir_fd, const std::string& name, int flags,
-                                      const struct stat& listed) {
-    UniqueFd fd(openat(dir_fd, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) return system_error("opening it");
+  static core::Result<core::UniqueFd> open_listed(int dir_fd, const std::string& name, int flags,
+                                                  const struct stat& listed) {
+    core::UniqueFd fd(openat(dir_fd, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) return core::system_error("opening it");
     if (auto same = same_as_listed(fd.get(), listed); !same.ok()) return same.error();
     return fd;
   }
@@ -229,24 +230,26 @@ class Exporter {
   // A session may give its files any mode, even one that keeps their owner out (chmod 000); the
   // server, that owner, then cannot read them either. Said plainly, with the fix, rather than as
   // a bare EACCES further on (a directory without x only fails at its first child).
-  static Status check_readable(int dir_fd, const std::string& name, const struct stat& listed) {
+  static core::Status check_readable(int dir_fd, const std::string& name,
+                                     const struct stat& listed) {
     const bool directory = S_ISDIR(listed.st_mode);
     const int want = directory ? R_OK | X_OK : R_OK;
     if (faccessat(dir_fd, name.c_str(), want, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0) return {};
     if (errno != EACCES) return {};  // the open that follows says what is wrong
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(listed.st_mode & 07777));
-    return Error{EACCES, std::string("its mode ") + mode +
-                             " keeps out even its owner, so it cannot be read: give it u+" +
-                             (directory ? "rx" : "r") + " and export again"};
+    return core::Error{EACCES, std::string("its mode ") + mode +
+                                   " keeps out even its owner, so it cannot be read: give it u+" +
+                                   (directory ? "rx" : "r") + " and export again"};
   }
 
   // A subdirectory, opened again from the top with no symlink allowed on the way (the tree
   // may not lead outside even if it changed since it was listed), and everything in it.
-  Status directory(const std::string& path, const struct stat& listed) {
-    int fd = open_beneath(tree_fd_, path.c_str(), O_RDONLY | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
-    if (fd < 0) return system_error("opening it", -fd).context(quoted(path));
-    UniqueFd dir(fd);
+  core::Status directory(const std::string& path, const struct stat& listed) {
+    int fd =
+        core::open_beneath(tree_fd_, path.c_str(), O_RDONLY | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
+    if (fd < 0) return core::system_error("opening it", -fd).context(quoted(path));
+    core::UniqueFd dir(fd);
     if (auto same = same_as_listed(dir.get(), listed); !same.ok()) {
       return same.error().context(quoted(path));
     }
@@ -258,9 +261,9 @@ class Exporter {
     return directory_contents(std::move(dir), path + "/");
   }
 
-  Status hardlink(const std::string& path, const std::string& first, const struct stat& st) {
+  core::Status hardlink(const std::string& path, const std::string& first, const struct stat& st) {
     Entry entry = entry_for(path, st, S_ISREG(st.st_mode) ? AE_IFREG : AE_IFLNK);
-    if (!entry) return Error{ENOMEM, "allocating an archive entry"};
+    if (!entry) return core::Error{ENOMEM, "allocating an archive entry"};
     archive_entry_copy_hardlink(entry.get(), first.c_str());
     archive_entry_set_size(entry.get(), 0);
     if (auto written = write_header(entry.get()); !written.ok()) return written;
@@ -268,25 +271,25 @@ class Exporter {
     return {};
   }
 
-  Status symlink(int dir_fd, const std::string& name, const std::string& path,
-                 const struct stat& listed) {
+  core::Status symlink(int dir_fd, const std::string& name, const std::string& path,
+                       const struct stat& listed) {
     std::string target(PATH_MAX, '\0');
     ssize_t length = readlinkat(dir_fd, name.c_str(), target.data(), target.size());
-    if (length < 0) return system_error("reading the symlink");
+    if (length < 0) return core::system_error("reading the symlink");
     if (static_cast<std::size_t>(length) >= target.size()) {
-      return invalid_input("symlink target longer than PATH_MAX");
+      return core::invalid_input("symlink target longer than PATH_MAX");
     }
     target.resize(static_cast<std::size_t>(length));
     Entry entry = entry_for(path, listed, AE_IFLNK);
-    if (!entry) return Error{ENOMEM, "allocating an archive entry"};
+    if (!entry) return core::Error{ENOMEM, "allocating an archive entry"};
     archive_entry_copy_symlink(entry.get(), target.c_str());
     if (auto written = write_header(entry.get()); !written.ok()) return written;
     ++stats_.symlinks;
     return {};
   }
 
-  Status regular_file(int dir_fd, const std::string& name, const std::string& path,
-                      const struct stat& listed) {
+  core::Status regular_file(int dir_fd, const std::string& name, const std::string& path,
+                            const struct stat& listed) {
     if (auto readable = check_readable(dir_fd, name, listed); !readable.ok()) return readable;
     // O_NONBLOCK: should a FIFO have taken the file's place, opening it must not hang (the
     // check against the listed inode then refuses it).
@@ -294,7 +297,7 @@ class Exporter {
     if (!file.ok()) return file.error();
     const off_t size = listed.st_size;
     Entry entry = entry_for(path, listed, AE_IFREG);
-    if (!entry) return Error{ENOMEM, "allocating an archive entry"};
+    if (!entry) return core::Error{ENOMEM, "allocating an archive entry"};
     archive_entry_set_size(entry.get(), size);
     auto regions = data_regions(file->get(), size);
     for (const auto& [offset, length] : regions) {
@@ -317,7 +320,7 @@ class Exporter {
     return {};
   }
 
-  Status hole(off_t length) {
+  core::Status hole(off_t length) {
     static const std::vector<char> kZeros(kCopyBlock, '\0');
     while (length > 0) {
       auto chunk = static_cast<std::size_t>(std::min<off_t>(length, kZeros.size()));
@@ -327,16 +330,16 @@ class Exporter {
     return {};
   }
 
-  Status copy(int fd, off_t offset, off_t length) {
+  core::Status copy(int fd, off_t offset, off_t length) {
     buffer_.resize(kCopyBlock);
     while (length > 0) {
       auto want = static_cast<std::size_t>(std::min<off_t>(length, buffer_.size()));
       ssize_t n = pread(fd, buffer_.data(), want, offset);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return system_error("reading it");
+      if (n < 0) return core::system_error("reading it");
       // Shorter than its size: the tree changed underneath, and the entry cannot be finished
       // honestly (libarchive would pad it with zeros).
-      if (n == 0) return Error{EAGAIN, "it shrank while being archived"};
+      if (n == 0) return core::Error{EAGAIN, "it shrank while being archived"};
       if (auto written = write_data(buffer_.data(), static_cast<std::size_t>(n)); !written.ok()) {
         return written;
       }
@@ -346,11 +349,11 @@ class Exporter {
     return {};
   }
 
-  Status write_data(const char* data, std::size_t size) {
+  core::Status write_data(const char* data, std::size_t size) {
     while (size > 0) {
       la_ssize_t n = archive_write_data(out_, data, size);
       if (n < 0) return rootfs::archive_failure(out_, "writing the content");
-      if (n == 0) return Error{EIO, "writing the content: the archive took nothing"};
+      if (n == 0) return core::Error{EIO, "writing the content: the archive took nothing"};
       data += n;
       size -= static_cast<std::size_t>(n);
     }
@@ -367,13 +370,13 @@ class Exporter {
 
 }  // namespace
 
-Result<ArchiveStats> export_tree(int tree_fd, int out_fd) {
+core::Result<ArchiveStats> export_tree(int tree_fd, int out_fd) {
   // Before the writer, so that it outlives it: freeing an archive still open (an early return)
   // closes it, and the close writes its last block through the sink.
   Sink sink{out_fd, std::nullopt};
   ArchiveWriter writer(archive_write_new());
   archive* out = writer.get();
-  if (out == nullptr) return Error{ENOMEM, "allocating an archive writer"};
+  if (out == nullptr) return core::Error{ENOMEM, "allocating an archive writer"};
   // pax, not pax_restricted: every entry carries its mtime to the nanosecond.
   if (archive_write_set_format_pax(out) != ARCHIVE_OK ||
       archive_write_add_filter_zstd(out) != ARCHIVE_OK ||
@@ -384,8 +387,8 @@ Result<ArchiveStats> export_tree(int tree_fd, int out_fd) {
     if (sink.failure) return *sink.failure;
     return rootfs::archive_failure(out, "opening the archive");
   }
-  UniqueFd top(fcntl(tree_fd, F_DUPFD_CLOEXEC, 0));
-  if (!top.valid()) return system_error("exporting: the tree");
+  core::UniqueFd top(fcntl(tree_fd, F_DUPFD_CLOEXEC, 0));
+  if (!top.valid()) return core::system_error("exporting: the tree");
   Exporter exporter(out, tree_fd);
   if (auto walked = exporter.directory_contents(std::move(top), ""); !walked.ok()) {
     // The output failing says more than the entry that was being written when it did.
@@ -402,12 +405,12 @@ Result<ArchiveStats> export_tree(int tree_fd, int out_fd) {
 namespace {
 
 // Removes everything in directory `dir_fd`, never following a symlink (rootfs::remove_tree).
-Status empty_directory(int dir_fd) {
+core::Status empty_directory(int dir_fd) {
   auto names = list_names(dir_fd);
   if (!names.ok()) return names.error();
   for (const auto& name : *names) {
     if (unlinkat(dir_fd, name.c_str(), 0) == 0) continue;
-    if (errno != EISDIR) return system_error("removing '" + rootfs::printable(name) + "'");
+    if (errno != EISDIR) return core::system_error("removing '" + rootfs::printable(name) + "'");
     if (auto removed = rootfs::remove_tree(dir_fd, name); !removed.ok()) return removed;
   }
   return {};
@@ -415,11 +418,11 @@ Status empty_directory(int dir_fd) {
 
 }  // namespace
 
-Result<ArchiveStats> import_tree(int archive_fd, int target_fd, const ArchiveLimits& limits) {
+core::Result<ArchiveStats> import_tree(int archive_fd, int target_fd, const ArchiveLimits& limits) {
   auto present = list_names(target_fd);
   if (!present.ok()) return present.error().context("importing the archive: the target");
   if (!present->empty()) {
-    return invalid_input("importing the archive: the target directory is not empty");
+    return core::invalid_input("importing the archive: the target directory is not empty");
   }
   // A workspace is one user's plain files: none of an image's meanings (whiteouts, owners, FIFOs
   // for some daemon, a sticky /tmp, modes that would lock the server out of its own state
@@ -438,9 +441,10 @@ Result<ArchiveStats> import_tree(int archive_fd, int target_fd, const ArchiveLim
   if (!unpacked.ok()) {
     // The caller gets its empty directory back, not the part before the bad entry.
     if (auto emptied = empty_directory(target_fd); !emptied.ok()) {
-      return Error{unpacked.error().code,
-                   "importing: " + unpacked.error().message +
-                       "; emptying the target afterwards failed too: " + emptied.error().message};
+      return core::Error{
+          unpacked.error().code,
+          "importing: " + unpacked.error().message +
+              "; emptying the target afterwards failed too: " + emptied.error().message};
     }
     return unpacked.error().context("importing");
   }

@@ -43,12 +43,13 @@ struct ArchiveStats {
 // lead it outside. Names of PATH_MAX bytes or more are refused (no import would take them).
 // Each directory's files and symlinks come in name order, then its subdirectories, each followed
 // by what it holds, so the same tree gives the same archive.
-Result<ArchiveStats> export_tree(int tree_fd, int out_fd);
+core::Result<ArchiveStats> export_tree(int tree_fd, int out_fd);
 
 // Unpacks the archive read from `archive_fd` (its current offset; .tar.zst, .tar.gz or .tar,
 // detected) into `target_fd`, which must be an empty directory, as above. The first bad entry
 // stops the import with one line naming it, or naming the limit that was hit; the target is then
 // emptied again. Directories keep their modes, even ones without write access for their owner.
-Result<ArchiveStats> import_tree(int archive_fd, int target_fd, const ArchiveLimits& limits = {});
+core::Result<ArchiveStats> import_tree(int archive_fd, int target_fd,
+                                       const ArchiveLimits& limits = {});
 
 }  // namespace paddock::state

@@ -9,12 +9,14 @@
 namespace paddock::state {
 namespace workspace_parts {
 
-Result<std::map<std::string, TreeItem>> tree_items(int root) {
+core::Result<std::map<std::string, TreeItem>> tree_items(int root) {
   std::map<std::string, TreeItem> items;
-  auto walked = walk_tree(root, [&](const TreeEntry& entry, const FileOpener&) -> Status {
-    items[entry.path] = {entry.type, entry.ino, entry.size, entry.disk_bytes, entry.link_target};
-    return {};
-  });
+  auto walked = core::walk_tree(
+      root, [&](const core::TreeEntry& entry, const core::FileOpener&) -> core::Status {
+        items[entry.path] = {entry.type, entry.ino, entry.size, entry.disk_bytes,
+                             entry.link_target};
+        return {};
+      });
   if (!walked) return walked.error();
   return items;
 }
@@ -23,13 +25,13 @@ namespace {
 
 // Whether the files `path` of two trees hold the same bytes (they are the same size).
 bool same_content(int left_root, int right_root, const std::string& path) {
-  auto open_in = [&](int root) -> UniqueFd {
+  auto open_in = [&](int root) -> core::UniqueFd {
     auto parent = parent_of(root, path);
-    if (!parent) return UniqueFd();
-    auto file = open_tree_file(parent->get(), tree_leaf(path));
-    return file ? std::move(*file) : UniqueFd();
+    if (!parent) return core::UniqueFd();
+    auto file = core::open_tree_file(parent->get(), core::tree_leaf(path));
+    return file ? std::move(*file) : core::UniqueFd();
   };
-  UniqueFd left = open_in(left_root), right = open_in(right_root);
+  core::UniqueFd left = open_in(left_root), right = open_in(right_root);
   if (!left.valid() || !right.valid()) return false;
   char a[65536], b[65536];
   for (;;) {
@@ -48,7 +50,7 @@ bool same_content(int left_root, int right_root, const std::string& path) {
 
 using namespace workspace_parts;
 
-Result<std::vector<DiffEntry>> SavedWorkspace::diff(const std::string& since) {
+core::Result<std::vector<DiffEntry>> SavedWorkspace::diff(const std::string& since) {
   auto before_root = files(since);
   if (!before_root) return before_root.error();
   auto now_root = files();
@@ -66,9 +68,9 @@ Result<std::vector<DiffEntry>> SavedWorkspace::diff(const std::string& since) {
     }
     const TreeItem& was = old->second;
     bool changed = was.type != item.type;
-    if (!changed && item.type == TreeEntryType::kSymlink)
+    if (!changed && item.type == core::TreeEntryType::kSymlink)
       changed = was.link_target != item.link_target;
-    if (!changed && item.type == TreeEntryType::kFile && was.ino != item.ino) {
+    if (!changed && item.type == core::TreeEntryType::kFile && was.ino != item.ino) {
       changed = was.size != item.size || !same_content(before_root->get(), now_root->get(), path);
     }
     if (changed)

@@ -21,59 +21,59 @@ std::string generation_name(std::uint64_t generation) {
 
 // The directory that holds `path` inside the tree `root_fd`, by a lookup that follows no
 // symlink: the copies on disk hold the sandbox's symlinks, which must never be followed here.
-Result<UniqueFd> parent_of(int root_fd, const std::string& path) {
+core::Result<core::UniqueFd> parent_of(int root_fd, const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos) {
     int fd = dup(root_fd);
-    if (fd < 0) return system_error("duplicating a directory");
-    return UniqueFd(fd);
+    if (fd < 0) return core::system_error("duplicating a directory");
+    return core::UniqueFd(fd);
   }
   std::string parent = path.substr(0, slash);
-  int fd = open_beneath(root_fd, parent.c_str(), O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
-  if (fd < 0) return system_error("opening the folder of " + path, -fd);
-  return UniqueFd(fd);
+  int fd = core::open_beneath(root_fd, parent.c_str(), O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
+  if (fd < 0) return core::system_error("opening the folder of " + path, -fd);
+  return core::UniqueFd(fd);
 }
 
-Result<UniqueFd> open_directory(int parent, const std::string& name) {
+core::Result<core::UniqueFd> open_directory(int parent, const std::string& name) {
   int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return system_error("opening " + name);
-  return UniqueFd(fd);
+  if (fd < 0) return core::system_error("opening " + name);
+  return core::UniqueFd(fd);
 }
 
-Status make_directory(int parent, const std::string& name) {
-  if (mkdirat(parent, name.c_str(), 0700) != 0) return system_error("making " + name);
+core::Status make_directory(int parent, const std::string& name) {
+  if (mkdirat(parent, name.c_str(), 0700) != 0) return core::system_error("making " + name);
   return {};
 }
 
 // Writes `text` as `name` of `dir` atomically (a temporary file renamed over it).
-Status write_atomically(int dir, const std::string& name, const std::string& text) {
+core::Status write_atomically(int dir, const std::string& name, const std::string& text) {
   std::string temporary = name + ".tmp";
-  UniqueFd file(
+  core::UniqueFd file(
       openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!file.valid()) return system_error("writing " + name);
-  if (int error = write_all(file.get(), text); error != 0) {
-    return system_error("writing " + name, error);
+  if (!file.valid()) return core::system_error("writing " + name);
+  if (int error = core::write_all(file.get(), text); error != 0) {
+    return core::system_error("writing " + name, error);
   }
   if (renameat(dir, temporary.c_str(), dir, name.c_str()) != 0) {
-    return system_error("writing " + name);
+    return core::system_error("writing " + name);
   }
   return {};
 }
 
-Result<std::string> read_small(int dir, const std::string& name) {
-  UniqueFd file(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!file.valid()) return system_error("reading " + name);
+core::Result<std::string> read_small(int dir, const std::string& name) {
+  core::UniqueFd file(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!file.valid()) return core::system_error("reading " + name);
   std::string text;
   char buffer[65536];
   for (;;) {
     ssize_t got = read(file.get(), buffer, sizeof buffer);
     if (got < 0) {
       if (errno == EINTR) continue;
-      return system_error("reading " + name);
+      return core::system_error("reading " + name);
     }
     if (got == 0) break;
     text.append(buffer, static_cast<std::size_t>(got));
-    if (text.size() > (256u << 20)) return Error{EFBIG, name + " is too large"};
+    if (text.size() > (256u << 20)) return core::Error{EFBIG, name + " is too large"};
   }
   return text;
 }
@@ -90,7 +90,7 @@ json info_json(const WorkspaceInfo& info) {
           {"files", info.files}};
 }
 
-Result<WorkspaceInfo> read_info(int dir) {
+core::Result<WorkspaceInfo> read_info(int dir) {
   auto text = read_small(dir, "meta.json");
   if (!text) return text.error();
   try {
@@ -107,7 +107,7 @@ Result<WorkspaceInfo> read_info(int dir) {
     info.files = meta.value("files", std::uint64_t{0});
     return info;
   } catch (const json::exception& error) {
-    return Error{EINVAL, std::string("meta.json is not paddock's: ") + error.what()};
+    return core::Error{EINVAL, std::string("meta.json is not paddock's: ") + error.what()};
   }
 }
 
@@ -117,29 +117,29 @@ std::int64_t now_seconds() {
       .count();
 }
 
-Result<UniqueFd> lock_file(int dir) {
-  UniqueFd lock(openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!lock.valid()) return system_error("opening the lock");
+core::Result<core::UniqueFd> lock_file(int dir) {
+  core::UniqueFd lock(openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!lock.valid()) return core::system_error("opening the lock");
   if (flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return Error{EBUSY,
-                   "it is open in another paddock server that uses the same state directory"};
+      return core::Error{EBUSY,
+                         "it is open in another paddock server that uses the same state directory"};
     }
-    return system_error("locking");
+    return core::system_error("locking");
   }
   return lock;
 }
 
 // Makes a generation current: its files are on disk first, then the link to it.
-Status make_current(int dir, std::uint64_t generation) {
-  if (syncfs(dir) != 0) return system_error("syncing the workspace");
+core::Status make_current(int dir, std::uint64_t generation) {
+  if (syncfs(dir) != 0) return core::system_error("syncing the workspace");
   std::string temporary = std::string(kCurrent) + ".tmp";
   unlinkat(dir, temporary.c_str(), 0);
   if (symlinkat(generation_name(generation).c_str(), dir, temporary.c_str()) != 0 ||
       renameat(dir, temporary.c_str(), dir, kCurrent) != 0) {
-    return system_error("switching to the new generation");
+    return core::system_error("switching to the new generation");
   }
-  if (fsync(dir) != 0) return system_error("syncing the workspace");
+  if (fsync(dir) != 0) return core::system_error("syncing the workspace");
   return {};
 }
 

@@ -27,16 +27,16 @@ inline constexpr std::uint64_t kDiskBlock = 4096;
 // workspace_disk.cc
 std::string generation_name(std::uint64_t generation);
 // The directory that holds `path` inside the tree `root_fd`, following no symlink.
-Result<UniqueFd> parent_of(int root_fd, const std::string& path);
-Result<UniqueFd> open_directory(int parent, const std::string& name);
-Status make_directory(int parent, const std::string& name);
-Status write_atomically(int dir, const std::string& name, const std::string& text);
-Result<std::string> read_small(int dir, const std::string& name);
+core::Result<core::UniqueFd> parent_of(int root_fd, const std::string& path);
+core::Result<core::UniqueFd> open_directory(int parent, const std::string& name);
+core::Status make_directory(int parent, const std::string& name);
+core::Status write_atomically(int dir, const std::string& name, const std::string& text);
+core::Result<std::string> read_small(int dir, const std::string& name);
 json info_json(const WorkspaceInfo& info);
-Result<WorkspaceInfo> read_info(int dir);
+core::Result<WorkspaceInfo> read_info(int dir);
 std::int64_t now_seconds();
-Result<UniqueFd> lock_file(int dir);
-Status make_current(int dir, std::uint64_t generation);
+core::Result<core::UniqueFd> lock_file(int dir);
+core::Status make_current(int dir, std::uint64_t generation);
 
 // save_manifest.cc
 // What a save recorded of each file, by path: the inode its source had, and what the copy holds
@@ -53,25 +53,25 @@ json manifest_json(const std::map<std::string, Identity>& files);
 std::map<std::string, Identity> read_manifest(int generation_dir);
 
 // tree_copy.cc
-std::uint64_t skeleton_bytes(const TreeEntry& entry);
+std::uint64_t skeleton_bytes(const core::TreeEntry& entry);
 std::uint64_t whole_blocks(std::uint64_t bytes);
 struct Copied {
   std::uint64_t written = 0;  // data bytes (holes are not written)
   std::string digest;         // of the copy, as it is on disk
 };
-Result<Copied> write_copy(int root, const std::string& path, int source, std::uint64_t size,
-                          bool executable);
-Status link_file(int from_root, const std::string& from, int to_root, const std::string& to);
-Status make_entry(int root, const TreeEntry& entry);
+core::Result<Copied> write_copy(int root, const std::string& path, int source, std::uint64_t size,
+                                bool executable);
+core::Status link_file(int from_root, const std::string& from, int to_root, const std::string& to);
+core::Status make_entry(int root, const core::TreeEntry& entry);
 
 // workspace_diff.cc
 struct TreeItem {
-  TreeEntryType type;
+  core::TreeEntryType type;
   std::uint64_t ino;
   std::uint64_t size;
   std::uint64_t disk_bytes;
   std::string link_target;
 };
-Result<std::map<std::string, TreeItem>> tree_items(int root);
+core::Result<std::map<std::string, TreeItem>> tree_items(int root);
 
 }  // namespace paddock::state::workspace_parts

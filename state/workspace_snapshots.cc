@@ -12,21 +12,21 @@ namespace paddock::state {
 
 using namespace workspace_parts;
 
-Status SavedWorkspace::snapshot(const std::string& name, std::uint64_t max_new_disk) {
+core::Status SavedWorkspace::snapshot(const std::string& name, std::uint64_t max_new_disk) {
   if (mkdirat(dir_.get(), kSnapshots, 0700) != 0 && errno != EEXIST) {
-    return system_error("making the snapshots folder");
+    return core::system_error("making the snapshots folder");
   }
   auto snapshots = open_directory(dir_.get(), kSnapshots);
   if (!snapshots) return snapshots.error();
   if (faccessat(snapshots->get(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-    return Error{EEXIST, "session " + info_.id + " already has a snapshot '" + name +
-                             "': choose another name"};
+    return core::Error{EEXIST, "session " + info_.id + " already has a snapshot '" + name +
+                                   "': choose another name"};
   }
   std::string building = name + ".new";
-  (void)remove_tree(snapshots->get(), building);
+  (void)core::remove_tree(snapshots->get(), building);
   if (auto made = make_directory(snapshots->get(), building); !made) return made;
-  auto failed = [&](const Error& error) -> Status {
-    (void)remove_tree(snapshots->get(), building);
+  auto failed = [&](const core::Error& error) -> core::Status {
+    (void)core::remove_tree(snapshots->get(), building);
     return error;
   };
   auto snapshot = open_directory(snapshots->get(), building);
@@ -41,32 +41,33 @@ Status SavedWorkspace::snapshot(const std::string& name, std::uint64_t max_new_d
   auto linked = link_tree(current_files->get(), target->get(), max_new_disk);
   if (!linked) {
     if (linked.error().code != ENOSPC) return failed(linked.error());
-    return failed(Error{ENOSPC, "the state directory has no room for snapshot '" + name +
-                                    "': " + linked.error().message});
+    return failed(core::Error{ENOSPC, "the state directory has no room for snapshot '" + name +
+                                          "': " + linked.error().message});
   }
-  json about = {{"created_at", utc_now()}, {"files", linked->first}, {"bytes", linked->second}};
+  json about = {
+      {"created_at", core::utc_now()}, {"files", linked->first}, {"bytes", linked->second}};
   if (auto written = write_atomically(snapshot->get(), "snapshot.json", about.dump()); !written) {
     return failed(written.error());
   }
-  if (syncfs(dir_.get()) != 0) return failed(system_error("syncing the snapshot"));
+  if (syncfs(dir_.get()) != 0) return failed(core::system_error("syncing the snapshot"));
   if (renameat(snapshots->get(), building.c_str(), snapshots->get(), name.c_str()) != 0) {
-    return failed(system_error("keeping the snapshot"));
+    return failed(core::system_error("keeping the snapshot"));
   }
-  if (fsync(snapshots->get()) != 0) return system_error("syncing the snapshot");
+  if (fsync(snapshots->get()) != 0) return core::system_error("syncing the snapshot");
   return {};
 }
 
-Status SavedWorkspace::mark_created(std::uint64_t max_new_disk) {
+core::Status SavedWorkspace::mark_created(std::uint64_t max_new_disk) {
   auto made = snapshot(kCreatedSnapshot, max_new_disk);  // within the room its first save was given
   if (!made && made.error().code != EEXIST) return made;
   return {};
 }
 
-Result<std::vector<SnapshotInfo>> SavedWorkspace::snapshots() {
+core::Result<std::vector<SnapshotInfo>> SavedWorkspace::snapshots() {
   std::vector<SnapshotInfo> found;
   auto snapshots = open_directory(dir_.get(), kSnapshots);
   if (!snapshots) return found;
-  auto names = directory_names(snapshots->get());
+  auto names = core::directory_names(snapshots->get());
   if (!names) return names.error();
   for (const auto& name : *names) {
     if (name[0] == '.' || name.ends_with(".new")) continue;
@@ -87,7 +88,7 @@ Result<std::vector<SnapshotInfo>> SavedWorkspace::snapshots() {
   return found;
 }
 
-Result<UniqueFd> SavedWorkspace::files(const std::string& snapshot) {
+core::Result<core::UniqueFd> SavedWorkspace::files(const std::string& snapshot) {
   if (snapshot.empty()) {
     auto generation = open_directory(dir_.get(), generation_name(generation_));
     if (!generation) return damaged("the current generation is missing", generation.error().code);
@@ -96,11 +97,11 @@ Result<UniqueFd> SavedWorkspace::files(const std::string& snapshot) {
     return files;
   }
   auto snapshots = open_directory(dir_.get(), kSnapshots);
-  Result<UniqueFd> dir = Error{ENOENT, ""};
+  core::Result<core::UniqueFd> dir = core::Error{ENOENT, ""};
   if (snapshots) dir = open_directory(snapshots->get(), snapshot);
   if (!dir) {
-    return Error{ENOENT, "session " + info_.id + " has no snapshot '" + snapshot +
-                             "': list_sessions shows its snapshots"};
+    return core::Error{ENOENT, "session " + info_.id + " has no snapshot '" + snapshot +
+                                   "': list_sessions shows its snapshots"};
   }
   auto files = open_directory(dir->get(), "files");
   if (!files) return damaged("snapshot '" + snapshot + "' has no files", files.error().code);

@@ -14,7 +14,7 @@ namespace paddock::mcp {
 namespace {
 
 // The languages the policy store holds, as the description names them: "bash, c, ... or ruby".
-std::string language_names(const PolicyStore& policies) {
+std::string language_names(const language::PolicyStore& policies) {
   std::string names;
   const auto& all = policies.all();
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -51,22 +51,22 @@ json input_schema(const std::string& default_language, double max_timeout,
     "additionalProperties": false
   })");
   std::string& timeout = schema["properties"]["timeout"]["description"].get_ref<std::string&>();
-  timeout.replace(timeout.find("MAX_TIMEOUT"), 11, seconds_text(max_timeout));
+  timeout.replace(timeout.find("MAX_TIMEOUT"), 11, core::seconds_text(max_timeout));
   schema["properties"]["language"] = language_property(default_language);
   schema["properties"]["language"]["description"] = languages + ".";
   return schema;
 }
 
-Result<std::vector<SandboxFile>> input_files(const json& files) {
-  std::vector<SandboxFile> result;
+core::Result<std::vector<runtime::SandboxFile>> input_files(const json& files) {
+  std::vector<runtime::SandboxFile> result;
   for (const auto& file : files) {
-    SandboxFile item;
+    runtime::SandboxFile item;
     item.path = file["path"].get<std::string>();
-    if (auto valid = check_session_path(item.path); !valid) return valid.error();
+    if (auto valid = runtime::check_session_path(item.path); !valid) return valid.error();
     std::string content = file["content"].get<std::string>();
     if (file.value("encoding", "utf-8") == "base64") {
-      auto decoded = base64_decode(content);
-      if (!decoded) return invalid_input("files: '" + item.path + "' is not valid base64");
+      auto decoded = core::base64_decode(content);
+      if (!decoded) return core::invalid_input("files: '" + item.path + "' is not valid base64");
       content = std::move(*decoded);
     }
     item.content = std::move(content);
@@ -77,7 +77,7 @@ Result<std::vector<SandboxFile>> input_files(const json& files) {
 
 class ExecuteCode final : public Tool {
  public:
-  ExecuteCode(const app::ServerOptions& options, const PolicyStore& policies)
+  ExecuteCode(const app::ServerOptions& options, const language::PolicyStore& policies)
       : default_language_(options.default_language),
         max_timeout_(options.max_timeout_seconds),
         languages_(language_names(policies)) {}
@@ -89,7 +89,7 @@ class ExecuteCode final : public Tool {
              "Runs code in a fresh isolated Linux sandbox (no network; limited memory, CPU and "
              "processes); returns stdout, stderr and the exit code. Figures come back as PNG "
              "images, files in outputs/ as files. Timeouts are capped at " +
-                 seconds_text(max_timeout_) + "."},
+                 core::seconds_text(max_timeout_) + "."},
             {"inputSchema", input_schema(default_language_, max_timeout_, languages_)},
             {"outputSchema", code_output_schema()},
             {"annotations", annotations("Execute code", false, false)}};
@@ -128,7 +128,7 @@ class ExecuteCode final : public Tool {
 }  // namespace
 
 std::unique_ptr<Tool> make_execute_code(const app::ServerOptions& options,
-                                        const PolicyStore& policies) {
+                                        const language::PolicyStore& policies) {
   return std::make_unique<ExecuteCode>(options, policies);
 }
 

@@ -46,11 +46,11 @@ class ExportSession final : public Tool {
     if (!exported) return tool_error(exported.error());
     const app::TransferReport& written = exported->written;
     ToolResult result;
-    result.content.push_back(
-        text_block("session " + exported->id +
-                   (request.snapshot.empty() ? "" : " (snapshot '" + request.snapshot + "')") +
-                   " exported to " + written.host_path + ": " + std::to_string(exported->files) +
-                   " files, " + format_size(written.bytes) + " compressed, " + written.sha256));
+    result.content.push_back(text_block(
+        "session " + exported->id +
+        (request.snapshot.empty() ? "" : " (snapshot '" + request.snapshot + "')") +
+        " exported to " + written.host_path + ": " + std::to_string(exported->files) + " files, " +
+        core::format_size(written.bytes) + " compressed, " + written.sha256));
     result.structured = {{"host_path", written.host_path},
                          {"bytes", written.bytes},
                          {"files", exported->files},

@@ -77,7 +77,7 @@ class GetSession final : public Tool {
     auto entry = context.services.registry.find(id);
     if (!entry) return tool_error(entry.error());
     const app::SessionEntry& session = **entry;
-    bool frozen = is_frozen(session.session());
+    bool frozen = runtime::is_frozen(session.session());
     auto usage = session.session().usage();
     if (!usage) return tool_error("session " + id + ": " + usage.error().message);
     double age =
@@ -115,14 +115,14 @@ class GetSession final : public Tool {
         {"max_bytes", context.services.options.transfer_caps.max_bytes},
         {"max_files", context.services.options.transfer_caps.max_files}};
     ToolResult result;
-    result.content.push_back(
-        text_block("session " + id + " (" + session.policy().name + "): " + format_duration(age) +
-                   " old, idle " + format_duration(session.idle_seconds()) + ", " +
-                   std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
-                   counted(usage->processes, "process", "processes") +
-                   (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
-                   counted(session.runs(), "run", "runs") + "; " + app::interpreter_line(session) +
-                   "; shares: " + context.services.shares.summary()));
+    result.content.push_back(text_block(
+        "session " + id + " (" + session.policy().name + "): " + core::format_duration(age) +
+        " old, idle " + core::format_duration(session.idle_seconds()) + ", " +
+        std::to_string(usage->disk_bytes / 1024) + " KiB used in /work, " +
+        core::counted(usage->processes, "process", "processes") +
+        (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
+        core::counted(session.runs(), "run", "runs") + "; " + app::interpreter_line(session) +
+        "; shares: " + context.services.shares.summary()));
     result.structured = std::move(structured);
     return result;
   }

@@ -50,7 +50,7 @@ class InstallLibraries final : public Tool {
     auto installed =
         context.services.runner.install_in_session(**lease, libraries, observer, name());
     if (auto why = app::install_failure(installed)) {
-      return tool_error("installing " + counted(libraries.size(), "library", "libraries") +
+      return tool_error("installing " + core::counted(libraries.size(), "library", "libraries") +
                         " into session " + id + " failed: " + *why);
     }
     std::string output = installed->stderr_data.data;
@@ -58,7 +58,7 @@ class InstallLibraries final : public Tool {
     ToolResult result;
     if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.content.push_back(
-        text_block("installed " + counted(libraries.size(), "library", "libraries") +
+        text_block("installed " + core::counted(libraries.size(), "library", "libraries") +
                    " into session " + id + " (" + std::to_string(installed->duration_ms) + " ms)"));
     result.structured = {{"session_id", id},
                          {"libraries", libraries},

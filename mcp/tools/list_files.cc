@@ -18,12 +18,12 @@ constexpr std::size_t kListTextBytes = 60u << 10;
 // What paddock itself keeps in /work, as paths relative to it: clutter beside the files the code
 // made, so hidden unless asked for. Libraries a caller installed (.local, node_modules, ...) are
 // theirs and stay listed.
-std::set<std::string> own_files(const LanguagePolicy& policy) {
+std::set<std::string> own_files(const language::LanguagePolicy& policy) {
   std::set<std::string> own{
       ".paddock",  // support files (sitecustomize, Rprofile) and plots collected from a run
       ".cache",    // what tools cache in $HOME, which is /work
   };
-  for (auto& file : language_work_files(policy)) own.insert(std::move(file));
+  for (auto& file : language::language_work_files(policy)) own.insert(std::move(file));
   return own;
 }
 
@@ -90,7 +90,8 @@ class ListFiles final : public Tool {
       list.push_back({{"name", name}, {"type", entry.type}, {"size", entry.size}});
       std::string line =
           (entry.type == "directory" ? "  " + name + "/" : "  " + name) +
-          (entry.type == "file" ? " (" + counted(entry.size, "byte", "bytes") + ")" : "") + "\n";
+          (entry.type == "file" ? " (" + core::counted(entry.size, "byte", "bytes") + ")" : "") +
+          "\n";
       if (unshown > 0 || text.size() + line.size() > kListTextBytes) {
         ++unshown;
       } else {
@@ -100,7 +101,7 @@ class ListFiles final : public Tool {
     if (unshown > 0 || more) {
       text +=
           "  (" +
-          (unshown > 0 ? counted(unshown, "more entry", "more entries") + " not shown here"
+          (unshown > 0 ? core::counted(unshown, "more entry", "more entries") + " not shown here"
                        : std::string("")) +
           (unshown > 0 && more ? ", and " : "") +
           (more ? "more than " + std::to_string(kMaxEntries) + " entries in all, only the first " +

@@ -47,7 +47,7 @@ class ListSessions final : public Tool {
     std::set<std::string> open_ids;
     for (const auto& entry : context.services.registry.list()) {
       open_ids.insert(entry->id());
-      bool frozen = is_frozen(entry->session());
+      bool frozen = runtime::is_frozen(entry->session());
       double idle = static_cast<double>(static_cast<long long>(entry->idle_seconds() * 10)) / 10;
       json item = {{"session_id", entry->id()},
                    {"language", entry->policy().name},
@@ -69,14 +69,14 @@ class ListSessions final : public Tool {
       sessions.push_back(std::move(item));
       // Whole units for people; idle_seconds above keeps the tenths for programs.
       text += entry->id() + (entry->name().empty() ? "" : " (" + entry->name() + ")") + " " +
-              entry->policy().name + ", open, idle " + format_duration(idle) +
+              entry->policy().name + ", open, idle " + core::format_duration(idle) +
               (frozen ? ", frozen" : "") + previews + "\n";
     }
     for (const auto& kept : context.services.kept.not_open()) {
       const state::WorkspaceInfo& info = kept.info;
       if (open_ids.contains(info.id)) continue;
-      std::string last_used =
-          utc_text(std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
+      std::string last_used = core::utc_text(
+          std::chrono::system_clock::time_point(std::chrono::seconds(info.last_used)));
       json item = {{"session_id", info.id},
                    {"language", info.language},
                    {"created_at", info.created_at},
@@ -91,7 +91,7 @@ class ListSessions final : public Tool {
       sessions.push_back(std::move(item));
       text += info.id + (info.name.empty() ? "" : " (" + info.name + ")") + " " + info.language +
               ", kept on disk: " + std::to_string(info.files) + " entries, " +
-              format_size(info.bytes) + ", last used " + last_used +
+              core::format_size(info.bytes) + ", last used " + last_used +
               (kept.in_use ? ", open in another server"
                : info.live ? "; its interpreter's variables were lost"
                            : "") +

@@ -25,7 +25,7 @@ bool continues_character(char byte) {
 }
 
 std::string bytes_text(std::uint64_t bytes) {
-  return counted(bytes, "byte", "bytes");
+  return core::counted(bytes, "byte", "bytes");
 }
 
 // A binary file too large to inline: said in words (many clients show no link), and linked.
@@ -47,7 +47,7 @@ ToolResult binary_pointer(const std::string& id, const std::string& path, std::u
 
 // Bytes [offset, offset + length) of a text file, moved to whole characters, masked, and a line
 // saying what else the file holds and how to read it.
-ToolResult read_text(ToolContext& context, Session& session, const std::string& id,
+ToolResult read_text(ToolContext& context, runtime::Session& session, const std::string& id,
                      const std::string& path, std::uint64_t offset, std::uint64_t length) {
   const app::SecretMask& secrets = context.services.secrets;
   std::uint64_t start = offset;
@@ -73,8 +73,9 @@ ToolResult read_text(ToolContext& context, Session& session, const std::string& 
     window = window.substr(0, utf8_prefix(window, length));
     std::uint64_t end = first + window.size();
     bool more = end < file->size;
-    std::string mime = mime_type_for(path, window, more);
-    if (!looks_like_text(window, more)) return binary_pointer(id, path, file->size, mime, first);
+    std::string mime = core::mime_type_for(path, window, more);
+    if (!core::looks_like_text(window, more))
+      return binary_pointer(id, path, file->size, mime, first);
     auto shown = app::client_text_window(secrets, ahead, std::string(window), more);
     if (!shown) {
       start -= before;  // a value runs across the start: begin where it does
@@ -151,14 +152,14 @@ class ReadFile final : public Tool {
     std::string path = arguments["path"].get<std::string>();
     auto offset = arguments.value("offset", std::uint64_t{0});
     auto length = std::min(arguments.value("length", kReadLength), kReadLength);
-    Session& session = (*lease)->session();
+    runtime::Session& session = (*lease)->session();
     if (offset > 0) return read_text(context, session, id, path, offset, length);
     auto file = session.read_file(path, kInlineFileBytes);
     if (!file) return tool_error(file.error());
     bool cut = file->data.size() < file->size;
-    std::string mime = mime_type_for(path, file->data, cut);
+    std::string mime = core::mime_type_for(path, file->data, cut);
     bool image = is_displayable_image(mime);
-    if (!image && looks_like_text(file->data, cut)) {
+    if (!image && core::looks_like_text(file->data, cut)) {
       return read_text(context, session, id, path, 0, length);
     }
     if (cut || (!image && file->size > kEmbeddedBinaryBytes)) {

@@ -41,7 +41,7 @@ class SnapshotSession final : public Tool {
     ToolResult result;
     result.content.push_back(text_block("snapshot '" + taken->snapshot + "' of session " +
                                         taken->session_id + ": " + std::to_string(taken->files) +
-                                        " entries, " + format_size(taken->bytes)));
+                                        " entries, " + core::format_size(taken->bytes)));
     result.structured = {{"session_id", taken->session_id},
                          {"snapshot", taken->snapshot},
                          {"files", taken->files},
@@ -114,9 +114,9 @@ class DiffSession final : public Tool {
                        (since.empty() ? "it started" : "snapshot '" + since + "'") + "\n";
     for (std::size_t i = 0; i < changes.size(); ++i) {
       const auto& change = changes[i];
-      const char* type = change.type == TreeEntryType::kDirectory ? "directory"
-                         : change.type == TreeEntryType::kSymlink ? "symlink"
-                                                                  : "file";
+      const char* type = change.type == core::TreeEntryType::kDirectory ? "directory"
+                         : change.type == core::TreeEntryType::kSymlink ? "symlink"
+                                                                        : "file";
       json item = {{"path", change.path},
                    {"change", change_name(change.change)},
                    {"type", type},
@@ -127,12 +127,13 @@ class DiffSession final : public Tool {
       listed.push_back(std::move(item));
       if (i < kDiffLines) {
         text += std::string(change_sign(change.change)) + " " + change.path;
-        if (change.type == TreeEntryType::kDirectory) {
+        if (change.type == core::TreeEntryType::kDirectory) {
           text += "/";
         } else if (change.change == app::SessionChange::Change::kChanged) {
-          text += " (" + format_size(change.before_size) + " -> " + format_size(change.size) + ")";
+          text += " (" + core::format_size(change.before_size) + " -> " +
+                  core::format_size(change.size) + ")";
         } else {
-          text += " (" + format_size(change.size) + ")";
+          text += " (" + core::format_size(change.size) + ")";
         }
         text += "\n";
       } else if (i == kDiffLines) {

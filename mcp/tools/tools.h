@@ -13,7 +13,7 @@
 namespace paddock::mcp {
 
 std::unique_ptr<Tool> make_execute_code(const app::ServerOptions& options,
-                                        const PolicyStore& policies);
+                                        const language::PolicyStore& policies);
 std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
 std::unique_ptr<Tool> make_create_session(const std::string& default_language);

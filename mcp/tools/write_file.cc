@@ -41,7 +41,7 @@ class WriteFile final : public Tool {
     std::string path = arguments["path"].get<std::string>();
     std::string content = arguments["content"].get<std::string>();
     if (arguments.value("encoding", "utf-8") == "base64") {
-      auto decoded = base64_decode(content);
+      auto decoded = core::base64_decode(content);
       if (!decoded) return tool_error("content is not valid base64");
       content = std::move(*decoded);
     }
@@ -50,8 +50,8 @@ class WriteFile final : public Tool {
     }
     std::string not_kept = app::keep_session_files(**lease);
     ToolResult result;
-    result.content.push_back(
-        text_block("wrote " + counted(content.size(), "byte", "bytes") + " to /work/" + path));
+    result.content.push_back(text_block("wrote " + core::counted(content.size(), "byte", "bytes") +
+                                        " to /work/" + path));
     if (!not_kept.empty()) result.content.push_back(text_block(not_kept));
     result.structured = {{"path", path}, {"size", content.size()}};
     return result;

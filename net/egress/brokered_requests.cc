@@ -16,7 +16,7 @@ std::string answer(const char* status, const std::string& body) {
 }
 
 bool is_named(const http1::RequestHead::Header& header, std::string_view name) {
-  return to_lower(header.name) == name;
+  return core::to_lower(header.name) == name;
 }
 
 }  // namespace

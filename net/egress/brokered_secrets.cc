@@ -17,24 +17,24 @@ bool is_variable_name(std::string_view name) {
 
 }  // namespace
 
-Result<SecretSpec> parse_secret_spec(std::string_view text) {
+core::Result<SecretSpec> parse_secret_spec(std::string_view text) {
   const std::string form =
       " (use NAME=ENVVAR@host1,host2, e.g. GITHUB_TOKEN=GH_TOKEN@api.github.com)";
   auto equals = text.find('=');
   auto at = text.find('@');
   if (equals == std::string_view::npos || at == std::string_view::npos || at < equals) {
-    return invalid_input("'" + std::string(text) + "' is not a secret" + form);
+    return core::invalid_input("'" + std::string(text) + "' is not a secret" + form);
   }
   SecretSpec spec;
   spec.name = std::string(text.substr(0, equals));
   spec.variable = std::string(text.substr(equals + 1, at - equals - 1));
   if (!is_variable_name(spec.name) || !is_variable_name(spec.variable)) {
-    return invalid_input("'" + std::string(text) + "': NAME and ENVVAR must be variable names" +
-                         form);
+    return core::invalid_input("'" + std::string(text) +
+                               "': NAME and ENVVAR must be variable names" + form);
   }
   if (spec.name.starts_with("PADDOCK_")) {
-    return invalid_input("'" + std::string(text) + "': " + spec.name +
-                         " is paddock's own; name the sandbox's variable otherwise");
+    return core::invalid_input("'" + std::string(text) + "': " + spec.name +
+                               " is paddock's own; name the sandbox's variable otherwise");
   }
   std::string_view hosts = text.substr(at + 1);
   while (!hosts.empty()) {
@@ -43,9 +43,10 @@ Result<SecretSpec> parse_secret_spec(std::string_view text) {
     if (item.empty()) continue;
     auto pattern = parse_host_pattern(item);
     if (!pattern || pattern->wildcard || pattern->range) {
-      return invalid_input("'" + std::string(text) + "': '" + std::string(item) +
-                           "' is not a host name (a secret's hosts are exact names, with a port "
-                           "when not 443: api.example.com or api.example.com:8443)");
+      return core::invalid_input(
+          "'" + std::string(text) + "': '" + std::string(item) +
+          "' is not a host name (a secret's hosts are exact names, with a port "
+          "when not 443: api.example.com or api.example.com:8443)");
     }
     SecretHost host{pattern->name, pattern->port.value_or(443)};
     if (std::find(spec.parsed_hosts.begin(), spec.parsed_hosts.end(), host) ==
@@ -55,15 +56,15 @@ Result<SecretSpec> parse_secret_spec(std::string_view text) {
     }
   }
   if (spec.parsed_hosts.empty()) {
-    return invalid_input("'" + std::string(text) + "' names no host" + form);
+    return core::invalid_input("'" + std::string(text) + "' names no host" + form);
   }
   return spec;
 }
 
-Result<SandboxSecrets> SandboxSecrets::draw(BrokeredSecretList secrets) {
+core::Result<SandboxSecrets> SandboxSecrets::draw(BrokeredSecretList secrets) {
   std::vector<std::string> placeholders;
   for (const auto& secret : *secrets) {
-    auto hex = random_hex(16, "drawing a secret's placeholder");
+    auto hex = core::random_hex(16, "drawing a secret's placeholder");
     if (!hex) return hex.error();
     placeholders.push_back("paddock-secret-" + secret.spec.name + "-" + *hex);
   }

@@ -36,7 +36,7 @@ struct SecretSpec {
 };
 
 // The error says what was wrong with `text` and shows the form.
-Result<SecretSpec> parse_secret_spec(std::string_view text);
+core::Result<SecretSpec> parse_secret_spec(std::string_view text);
 
 struct BrokeredSecret {
   SecretSpec spec;
@@ -51,7 +51,7 @@ class SandboxSecrets {
  public:
   SandboxSecrets() = default;
   // A placeholder per secret: "paddock-secret-NAME-" and 128 random bits in hex.
-  static Result<SandboxSecrets> draw(BrokeredSecretList secrets);
+  static core::Result<SandboxSecrets> draw(BrokeredSecretList secrets);
   // For tests and the fuzzer: placeholders given.
   SandboxSecrets(BrokeredSecretList secrets, std::vector<std::string> placeholders);
 

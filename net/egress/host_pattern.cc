@@ -19,10 +19,10 @@ bool port_allowed(const HostPattern& pattern, std::uint16_t port) {
 
 }  // namespace
 
-Result<HostPattern> parse_host_pattern(std::string_view text) {
+core::Result<HostPattern> parse_host_pattern(std::string_view text) {
   auto refuse = [&](std::string_view why) {
-    return invalid_input("allowed host '" + std::string(text) + "' " + std::string(why) + "; " +
-                         std::string(kForms));
+    return core::invalid_input("allowed host '" + std::string(text) + "' " + std::string(why) +
+                               "; " + std::string(kForms));
   };
   HostPattern pattern;
   std::string_view host = text;
@@ -47,7 +47,7 @@ Result<HostPattern> parse_host_pattern(std::string_view text) {
     if (!pattern.port) return refuse("has a port that is not 1 to 65535");
   }
   if (host.empty()) return refuse("names no host");
-  if (auto range = parse_ip_prefix(host)) {
+  if (auto range = core::parse_ip_prefix(host)) {
     pattern.range = *range;
     return pattern;
   }
@@ -63,15 +63,15 @@ Result<HostPattern> parse_host_pattern(std::string_view text) {
   if (pattern.wildcard && host.find('.') == std::string_view::npos) {
     return refuse("is a wildcard over a whole top-level domain");
   }
-  pattern.name = to_lower(host);
+  pattern.name = core::to_lower(host);
   return pattern;
 }
 
-Result<std::string> url_host_pattern(std::string_view url) {
-  std::string lower = to_lower(url);
+core::Result<std::string> url_host_pattern(std::string_view url) {
+  std::string lower = core::to_lower(url);
   std::size_t scheme_end = lower.starts_with("https://") ? 8 : lower.starts_with("http://") ? 7 : 0;
   if (scheme_end == 0) {
-    return invalid_input("'" + std::string(url) + "' is not an http:// or https:// URL");
+    return core::invalid_input("'" + std::string(url) + "' is not an http:// or https:// URL");
   }
   std::string_view authority = std::string_view(lower).substr(scheme_end);
   authority = authority.substr(0, authority.find_first_of("/?#"));
@@ -81,15 +81,16 @@ Result<std::string> url_host_pattern(std::string_view url) {
   }
   auto pattern = parse_host_pattern(authority);
   if (!pattern) {
-    return invalid_input("'" + std::string(url) +
-                         "' does not name a server: " + pattern.error().message);
+    return core::invalid_input("'" + std::string(url) +
+                               "' does not name a server: " + pattern.error().message);
   }
-  if (pattern->wildcard) return invalid_input("'" + std::string(url) + "' names no single server");
+  if (pattern->wildcard)
+    return core::invalid_input("'" + std::string(url) + "' names no single server");
   return std::string(authority);
 }
 
 bool AllowList::allows_name(std::string_view host, std::uint16_t port) const {
-  std::string name = to_lower(host);
+  std::string name = core::to_lower(host);
   for (const auto& pattern : patterns_) {
     if (pattern.range || !port_allowed(pattern, port)) continue;
     if (!pattern.wildcard && name == pattern.name) return true;
@@ -101,20 +102,22 @@ bool AllowList::allows_name(std::string_view host, std::uint16_t port) const {
   return false;
 }
 
-bool AllowList::allows_address(const IpPrefix& address, std::uint16_t port) const {
+bool AllowList::allows_address(const core::IpPrefix& address, std::uint16_t port) const {
   for (const auto& pattern : patterns_) {
-    if (pattern.range && port_allowed(pattern, port) && prefix_contains(*pattern.range, address)) {
+    if (pattern.range && port_allowed(pattern, port) &&
+        core::prefix_contains(*pattern.range, address)) {
       return true;
     }
   }
   return false;
 }
 
-bool AllowList::allows_address_within(const IpPrefix& address, std::uint16_t port,
-                                      const IpPrefix& within) const {
+bool AllowList::allows_address_within(const core::IpPrefix& address, std::uint16_t port,
+                                      const core::IpPrefix& within) const {
   for (const auto& pattern : patterns_) {
     if (pattern.range && port_allowed(pattern, port) && pattern.range->length >= within.length &&
-        prefix_contains(within, *pattern.range) && prefix_contains(*pattern.range, address)) {
+        core::prefix_contains(within, *pattern.range) &&
+        core::prefix_contains(*pattern.range, address)) {
       return true;
     }
   }

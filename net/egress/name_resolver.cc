@@ -109,11 +109,11 @@ class Workers {
 
 }  // namespace
 
-Result<std::shared_ptr<LookupQueue>> LookupQueue::create() {
+core::Result<std::shared_ptr<LookupQueue>> LookupQueue::create() {
   std::shared_ptr<LookupQueue> queue(new LookupQueue);
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-    return system_error("making the egress proxy's lookup pipe");
+    return core::system_error("making the egress proxy's lookup pipe");
   }
   queue->ready_read_.reset(pipe_fds[0]);
   queue->ready_write_.reset(pipe_fds[1]);

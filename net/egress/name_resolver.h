@@ -41,7 +41,7 @@ struct NameLookup {
 // One proxy's lookups: asked on its loop, answered on ready_fd().
 class LookupQueue : public std::enable_shared_from_this<LookupQueue> {
  public:
-  static Result<std::shared_ptr<LookupQueue>> create();
+  static core::Result<std::shared_ptr<LookupQueue>> create();
 
   // Readable when answers wait; poll it, then take_answers().
   [[nodiscard]] int ready_fd() const { return ready_read_.get(); }
@@ -58,7 +58,7 @@ class LookupQueue : public std::enable_shared_from_this<LookupQueue> {
   LookupQueue() = default;
   std::mutex mutex_;
   std::vector<NameLookup> answers_;
-  UniqueFd ready_read_, ready_write_;
+  core::UniqueFd ready_read_, ready_write_;
 };
 
 }  // namespace paddock::net::egress

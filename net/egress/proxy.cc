@@ -37,7 +37,7 @@ EgressProxy::EgressProxy(EgressPolicy policy)
     : policy_(std::move(policy)),
       allow_(std::make_shared<const AllowList>(std::move(policy_.allow))) {}
 
-Result<std::unique_ptr<EgressProxy>> EgressProxy::create(EgressPolicy policy) {
+core::Result<std::unique_ptr<EgressProxy>> EgressProxy::create(EgressPolicy policy) {
   std::unique_ptr<EgressProxy> proxy(new EgressProxy(std::move(policy)));
   auto events = io::EventLoop::create();
   if (!events) return events.error().context("starting the egress proxy");
@@ -52,7 +52,7 @@ EgressProxy::~EgressProxy() {
   stop();
 }
 
-void EgressProxy::serve(UniqueFd listener) {
+void EgressProxy::serve(core::UniqueFd listener) {
   if (loop_.joinable() || !listener.valid() || stopping_) return;
   // Accepted until the backlog is empty, each turn: never blocks the loop.
   fcntl(listener.get(), F_SETFL, fcntl(listener.get(), F_GETFL) | O_NONBLOCK);
@@ -272,7 +272,7 @@ void EgressProxy::on_upstream(Connection& connection, short events) {
 
 void EgressProxy::accept_new(Clock::time_point now) {
   for (std::size_t turn = 0; turn < kAcceptsPerTurn; ++turn) {
-    UniqueFd client(accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    core::UniqueFd client(accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!client.valid()) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;

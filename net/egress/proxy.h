@@ -98,7 +98,7 @@ inline constexpr double kInterceptBurst = kMaxConnectionsPerSandbox;
 struct EgressPolicy {
   AllowList allow;  // set_allowlist replaces it
   // Addresses no name may resolve to unless a range pattern of `allow` names them.
-  std::vector<IpPrefix> forbidden;
+  std::vector<core::IpPrefix> forbidden;
   // Brokered secrets (net/egress/brokered_secrets.h): this sandbox's placeholders, and what
   // terminates TLS for their hosts, tunnels to which are intercepted (intercepted_tunnel.h).
   // Without them every tunnel is opaque.
@@ -126,14 +126,14 @@ std::vector<std::string> proxy_env(bool local_direct);
 class EgressProxy {
  public:
   // A proxy ready to serve; the error says why it could not be made (no file descriptors).
-  static Result<std::unique_ptr<EgressProxy>> create(EgressPolicy policy);
+  static core::Result<std::unique_ptr<EgressProxy>> create(EgressPolicy policy);
   ~EgressProxy();
   EgressProxy(const EgressProxy&) = delete;
   EgressProxy& operator=(const EgressProxy&) = delete;
 
   // Starts serving on `listener` (made by the sandbox's init). Once. Without a thread for the
   // loop, the listener is closed: the sandbox's connections are refused, never let out.
-  void serve(UniqueFd listener);
+  void serve(core::UniqueFd listener);
   // Ends every connection and joins the loop's thread, without waiting for a lookup or a
   // connect in flight. Idempotent; the destructor does it too.
   void stop();
@@ -188,7 +188,7 @@ class EgressProxy {
   void note(std::vector<Destination>& list, Destination destination);
 
   EgressPolicy policy_;  // its `allow` moves to allow_
-  UniqueFd listener_;
+  core::UniqueFd listener_;
   std::optional<io::EventLoop> events_;  // stop() and set_allowlist() wake it
   std::shared_ptr<LookupQueue> lookups_;
   std::atomic<bool> stopping_{false};

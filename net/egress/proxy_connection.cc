@@ -90,7 +90,7 @@ void EgressProxy::judge(Connection& connection) {
     }
     connection.allow = allow_;
   }
-  auto literal = parse_ip_prefix(head.host);
+  auto literal = core::parse_ip_prefix(head.host);
   connection.literal = literal.has_value();
   if (literal ? !connection.allow->allows_address(*literal, head.port)
               : !connection.allow->allows_name(head.host, head.port)) {
@@ -164,7 +164,7 @@ void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
     // host's loopback.
     bool forbidden = false, opened = false;
     for (const auto& range : policy_.forbidden) {
-      if (!prefix_contains(range, *address)) continue;
+      if (!core::prefix_contains(range, *address)) continue;
       forbidden = true;
       opened = opened || connection.allow->allows_address_within(*address, head.port, range);
     }
@@ -184,7 +184,7 @@ void EgressProxy::connect_next(Connection& connection) {
   while (connection.next_candidate < connection.candidates.size()) {
     const ResolvedAddress& next = connection.candidates[connection.next_candidate++];
     const auto* address = reinterpret_cast<const sockaddr*>(&next.address);
-    UniqueFd fd(socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    core::UniqueFd fd(socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd.valid()) {
       connection.connect_error = errno;
       continue;
@@ -280,7 +280,7 @@ void EgressProxy::sniff_tunnel(Connection& connection) {
 void EgressProxy::intercept(Connection& connection) {
   const http1::RequestHead& head = connection.head;
   auto sandbox_end = policy_.tls->serve(head.host);
-  Result<std::unique_ptr<TlsEnd>> upstream_end = Error{EIO, ""};
+  core::Result<std::unique_ptr<TlsEnd>> upstream_end = core::Error{EIO, ""};
   if (sandbox_end) upstream_end = policy_.tls->connect(head.host);
   if (!sandbox_end || !upstream_end) {
     // Never an opaque tunnel instead: the sandbox's placeholder would go out as it is, and the

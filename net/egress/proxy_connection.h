@@ -44,8 +44,8 @@ struct EgressProxy::Connection {
   std::uint64_t id = 0;
   std::uint64_t generation = 0;
   ServerSlot slot;
-  UniqueFd client;
-  UniqueFd upstream;
+  core::UniqueFd client;
+  core::UniqueFd upstream;
   Stage stage = Stage::kHead;
   // When the present stage's wait ends: expire() says what then.
   Clock::time_point deadline = kNever;

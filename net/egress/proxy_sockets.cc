@@ -9,8 +9,8 @@
 
 namespace paddock::net::egress {
 
-std::optional<IpPrefix> prefix_of(const sockaddr* address) {
-  IpPrefix prefix;
+std::optional<core::IpPrefix> prefix_of(const sockaddr* address) {
+  core::IpPrefix prefix;
   if (address->sa_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(address);
     prefix.family = AF_INET;
@@ -51,7 +51,7 @@ std::string response(const char* status, const std::string& body) {
          std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-void answer_and_close(UniqueFd client, const char* status, const std::string& body) {
+void answer_and_close(core::UniqueFd client, const char* status, const std::string& body) {
   std::string bytes = response(status, body);
   (void)io::send_some(client.get(), bytes);
 }

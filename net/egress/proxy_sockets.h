@@ -18,13 +18,13 @@ namespace paddock::net::egress {
 
 // The address `address` reaches, as a prefix of its full length: an IPv6 address that embeds an
 // IPv4 one (IPv4-mapped, NAT64, 6to4) as that IPv4 address. Nothing for other families.
-std::optional<IpPrefix> prefix_of(const sockaddr* address);
+std::optional<core::IpPrefix> prefix_of(const sockaddr* address);
 
 // An HTTP/1.1 response of the proxy's own, with a text body, that closes the connection.
 std::string response(const char* status, const std::string& body);
 
 // For a connection refused at the door: one try to say why, never a wait.
-void answer_and_close(UniqueFd client, const char* status, const std::string& body);
+void answer_and_close(core::UniqueFd client, const char* status, const std::string& body);
 
 // One side of a connection after poll: sends what waits for it, reads what it sent into `into`
 // (at most `room`) while `reads()` says it may, and marks its end in `ended`. False when the

@@ -58,7 +58,7 @@ ClientHelloName read_server_name(std::string_view extension) {
     if (!entries.number(1, &type) || !entries.vector(2, &name)) return with(State::kMalformed);
     if (type != 0) continue;  // not a host_name
     if (!http1::is_host_name(name)) return with(State::kMalformed);
-    return with(State::kFound, to_lower(name));
+    return with(State::kFound, core::to_lower(name));
   }
   return with(State::kNone);
 }

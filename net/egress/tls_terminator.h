@@ -47,10 +47,10 @@ class TlsTerminator {
   virtual ~TlsTerminator() = default;
   // The end that faces the sandbox, as the server `host`: a certificate for it, issued by the
   // server's own authority; ALPN offers http/1.1 alone.
-  virtual Result<std::unique_ptr<TlsEnd>> serve(const std::string& host) = 0;
+  virtual core::Result<std::unique_ptr<TlsEnd>> serve(const std::string& host) = 0;
   // The end that faces the real `host`: its server name, and its certificate verified against
   // the host's trust store or the user's CA file.
-  virtual Result<std::unique_ptr<TlsEnd>> connect(const std::string& host) = 0;
+  virtual core::Result<std::unique_ptr<TlsEnd>> connect(const std::string& host) = 0;
 };
 
 }  // namespace paddock::net::egress

@@ -36,7 +36,7 @@ std::optional<Authority> parse_authority(std::string_view text, std::uint16_t de
     host = host.substr(1, close - 1);
     if (!rest.empty() && (rest.front() != ':' || rest.size() == 1)) return std::nullopt;
     if (!rest.empty()) port = rest.substr(1);
-    auto address = parse_ip_prefix(host);
+    auto address = core::parse_ip_prefix(host);
     if (!address || address->family != AF_INET6) return std::nullopt;
   } else {
     auto colon = host.rfind(':');
@@ -45,10 +45,10 @@ std::optional<Authority> parse_authority(std::string_view text, std::uint16_t de
       host = host.substr(0, colon);
       if (port.empty()) return std::nullopt;
     }
-    if (!is_host_name(host) && !parse_ip_prefix(host)) return std::nullopt;
+    if (!is_host_name(host) && !core::parse_ip_prefix(host)) return std::nullopt;
     if (host.find('/') != std::string_view::npos) return std::nullopt;
   }
-  authority.host = to_lower(host);
+  authority.host = core::to_lower(host);
   if (port.empty()) {
     if (default_port == 0) return std::nullopt;
     authority.port = default_port;
@@ -119,11 +119,11 @@ struct Framing {
 // The error, or empty.
 std::string read_framing(const std::vector<RequestHead::Header>& headers, Framing& framing) {
   for (const auto& header : headers) {
-    std::string name = to_lower(header.name);
+    std::string name = core::to_lower(header.name);
     std::string_view value = header.value;
     if (name == "transfer-encoding") {
       framing.transfer_encoding = true;
-      framing.chunked_only = ++framing.codings == 1 && to_lower(value) == "chunked";
+      framing.chunked_only = ++framing.codings == 1 && core::to_lower(value) == "chunked";
     }
     if (name == "content-length") {
       // One, of digits only: two, even equal, are how two servers come to frame a body apart.
@@ -181,7 +181,7 @@ RequestHead proxy_form(RequestHead request, std::string_view target, const Frami
     return malformed("a request body without Content-Length (chunked) over plain http; use https");
   }
   request.content_length = framing.content_length.value_or(0);
-  if (to_lower(target.substr(0, 7)) != "http://") {
+  if (core::to_lower(target.substr(0, 7)) != "http://") {
     return malformed("a proxy request needs an absolute http:// URL (HTTPS goes by CONNECT)");
   }
   std::string_view rest = target.substr(7);
@@ -229,7 +229,7 @@ RequestHead parse_request_head(std::string_view bytes, RequestForm form) {
 std::string upstream_request_head(const RequestHead& head) {
   std::string out = head.method + " " + head.path + " " + head.version + "\r\n";
   for (const auto& header : head.headers) {
-    if (to_lower(header.name).starts_with("proxy-")) continue;
+    if (core::to_lower(header.name).starts_with("proxy-")) continue;
     out.append(header.name).append(": ").append(header.value).append("\r\n");
   }
   return out + "\r\n";

@@ -15,10 +15,10 @@ constexpr std::int64_t kLongestWaitMs = 60'000;
 
 }  // namespace
 
-Result<EventLoop> EventLoop::create() {
+core::Result<EventLoop> EventLoop::create() {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-    return system_error("making an event loop's wake pipe");
+    return core::system_error("making an event loop's wake pipe");
   }
   EventLoop loop;
   loop.wake_read_.reset(pipe_fds[0]);

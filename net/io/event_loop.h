@@ -34,7 +34,7 @@ class EventLoop {
   using Handler = std::function<void(short revents)>;
 
   // A loop and the pipe that wakes it; the error when no descriptor is left for the pipe.
-  static Result<EventLoop> create();
+  static core::Result<EventLoop> create();
 
   // From any thread: the wait in progress, or the next one, returns at once.
   void wake() const;
@@ -58,7 +58,7 @@ class EventLoop {
  private:
   EventLoop() = default;
 
-  UniqueFd wake_read_, wake_write_;
+  core::UniqueFd wake_read_, wake_write_;
   std::vector<pollfd> polled_;  // the wake pipe first
   std::vector<Handler> handlers_;
   Clock::time_point wake_by_ = Clock::time_point::max();

@@ -76,8 +76,8 @@ bool take_token(std::string_view target, std::string_view token, std::string* re
 
 }  // namespace
 
-Result<std::string> new_preview_token() {
-  return random_hex(16, "drawing a preview's token");
+core::Result<std::string> new_preview_token() {
+  return core::random_hex(16, "drawing a preview's token");
 }
 
 std::string preview_cookie_name(std::uint16_t host_port) {
@@ -126,8 +126,8 @@ PreviewVerdict judge_preview_request(std::string_view bytes, std::uint16_t host_
   std::string cookie_name = preview_cookie_name(host_port);
   bool cookie = false;
   for (const auto& header : head.headers) {
-    std::string name = to_lower(header.name);
-    if (name == "host") host = to_lower(header.value);
+    std::string name = core::to_lower(header.name);
+    if (name == "host") host = core::to_lower(header.value);
     if (name == "cookie") cookie = cookie || cookie_has(header.value, cookie_name, token);
   }
   std::string port = ":" + std::to_string(host_port);

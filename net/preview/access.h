@@ -32,7 +32,7 @@ inline constexpr std::size_t kMaxPreviewHead = http1::kMaxRequestHead;
 inline constexpr std::string_view kPreviewTokenParameter = "paddock_preview";
 
 // 128 bits from getrandom, as 32 lower-case hex digits.
-Result<std::string> new_preview_token();
+core::Result<std::string> new_preview_token();
 
 // The cookie's name for the preview on `host_port`: one per port, so that two previews open in
 // one browser keep their own.

@@ -15,14 +15,14 @@
 namespace paddock::net::preview {
 namespace {
 
-Result<UniqueFd> listen_on(std::uint16_t port) {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!fd.valid()) return system_error("making a preview's listening socket");
+core::Result<core::UniqueFd> listen_on(std::uint16_t port) {
+  core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return core::system_error("making a preview's listening socket");
   sockaddr_in address = loopback(port);
   if (bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    return system_error("binding 127.0.0.1:" + std::to_string(port));
+    return core::system_error("binding 127.0.0.1:" + std::to_string(port));
   }
-  if (listen(fd.get(), 128) != 0) return system_error("listening on a preview's port");
+  if (listen(fd.get(), 128) != 0) return core::system_error("listening on a preview's port");
   return fd;
 }
 
@@ -71,16 +71,18 @@ void PreviewForwarder::note_refusal(const std::string& why) {
   refusals_.push_back(why);
 }
 
-Result<PreviewOpened> PreviewForwarder::open(const std::string& group, UniqueFd factory,
-                                             std::uint16_t sandbox_port, PreviewProtocol protocol,
-                                             std::uint16_t host_port) {
-  if (sandbox_port == 0) return invalid_input("port 0 is not a port to preview: name 1 to 65535");
+core::Result<PreviewOpened> PreviewForwarder::open(const std::string& group, core::UniqueFd factory,
+                                                   std::uint16_t sandbox_port,
+                                                   PreviewProtocol protocol,
+                                                   std::uint16_t host_port) {
+  if (sandbox_port == 0)
+    return core::invalid_input("port 0 is not a port to preview: name 1 to 65535");
   std::unique_lock lock(mutex_);
-  if (stopping_) return Error{ECANCELED, "the server is stopping"};
-  if (!events_) return Error{EMFILE, "previews: no descriptors for the loop's pipe"};
+  if (stopping_) return core::Error{ECANCELED, "the server is stopping"};
+  if (!events_) return core::Error{EMFILE, "previews: no descriptors for the loop's pipe"};
   if (groups_.count(group) == 0) {
     if (!factory.valid()) {
-      return Error{ENOTSUP, "this session's sandbox makes no preview sockets"};
+      return core::Error{ENOTSUP, "this session's sandbox makes no preview sockets"};
     }
     auto made = std::make_unique<Group>();
     made->factory = std::move(factory);
@@ -93,16 +95,17 @@ Result<PreviewOpened> PreviewForwarder::open(const std::string& group, UniqueFd 
       std::count_if(previews_.begin(), previews_.end(),
                     [&](const auto& item) { return item.second->group == group; }));
   if (in_group >= limits_.previews_per_session) {
-    return Error{EMFILE, "this session has " + std::to_string(in_group) +
-                             " previews open, the most a session may have: use one of them, or "
-                             "close the session to end them"};
+    return core::Error{EMFILE,
+                       "this session has " + std::to_string(in_group) +
+                           " previews open, the most a session may have: use one of them, or "
+                           "close the session to end them"};
   }
   if (previews_.size() >= limits_.previews) {
-    return Error{EMFILE, "the server has " + std::to_string(previews_.size()) +
-                             " previews open, the most it allows: close a session to end its "
-                             "previews, or start the server with a higher --max-previews"};
+    return core::Error{EMFILE, "the server has " + std::to_string(previews_.size()) +
+                                   " previews open, the most it allows: close a session to end its "
+                                   "previews, or start the server with a higher --max-previews"};
   }
-  Result<UniqueFd> listener = open_listener(host_port);
+  core::Result<core::UniqueFd> listener = open_listener(host_port);
   if (!listener) return listener.error().context("opening a preview");
   sockaddr_in bound{};
   socklen_t size = sizeof bound;
@@ -132,7 +135,8 @@ Result<PreviewOpened> PreviewForwarder::open(const std::string& group, UniqueFd 
   changed_.wait_for(lock, kPreviewConnectDeadline + std::chrono::seconds(1), [&] {
     return stopping_ || previews_.count(id) == 0 || previews_.at(id)->probe.has_value();
   });
-  if (previews_.count(id) == 0) return Error{EPIPE, "the session ended as the preview opened"};
+  if (previews_.count(id) == 0)
+    return core::Error{EPIPE, "the session ended as the preview opened"};
   PreviewOpened result;
   result.host_port = opened.host_port;
   result.url = protocol == PreviewProtocol::kHttp
@@ -164,22 +168,23 @@ void PreviewForwarder::close_group(const std::string& group) {
   wake();
 }
 
-Result<UniqueFd> PreviewForwarder::open_listener(std::uint16_t host_port) {
+core::Result<core::UniqueFd> PreviewForwarder::open_listener(std::uint16_t host_port) {
   if (host_port != 0) {
     auto listener = listen_on(host_port);
     if (!listener) return listener.error().context("opening a preview on the port asked for");
     return listener;
   }
   if (ports_.first == 0) return listen_on(0);
-  Result<UniqueFd> listener = Error{EADDRINUSE, ""};
+  core::Result<core::UniqueFd> listener = core::Error{EADDRINUSE, ""};
   for (unsigned port = ports_.first; port <= ports_.last; ++port) {
     listener = listen_on(static_cast<std::uint16_t>(port));
     if (listener || listener.error().code != EADDRINUSE) break;
   }
   if (!listener && listener.error().code == EADDRINUSE) {
-    return Error{EADDRINUSE, "every port of the preview range " + std::to_string(ports_.first) +
-                                 "-" + std::to_string(ports_.last) +
-                                 " is taken: close a preview or widen --preview-ports"};
+    return core::Error{EADDRINUSE, "every port of the preview range " +
+                                       std::to_string(ports_.first) + "-" +
+                                       std::to_string(ports_.last) +
+                                       " is taken: close a preview or widen --preview-ports"};
   }
   return listener;
 }
@@ -221,8 +226,8 @@ void PreviewForwarder::refuse(Connection& connection, std::string response,
 void PreviewForwarder::accept_on(Preview& preview, Clock::time_point now) {
   sockaddr_in peer{};
   socklen_t size = sizeof peer;
-  UniqueFd client(accept4(preview.listener.get(), reinterpret_cast<sockaddr*>(&peer), &size,
-                          SOCK_NONBLOCK | SOCK_CLOEXEC));
+  core::UniqueFd client(accept4(preview.listener.get(), reinterpret_cast<sockaddr*>(&peer), &size,
+                                SOCK_NONBLOCK | SOCK_CLOEXEC));
   if (!client.valid()) {
     if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
       accept_again_ = now + kPreviewAcceptBackoff;

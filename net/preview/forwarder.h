@@ -92,8 +92,9 @@ class PreviewForwarder {
   // the group). Waits for the probe connection (at most kPreviewConnectDeadline). Refused in
   // one line past the limits' previews_per_session or previews.
   // `host_port`: that port only (--publish HOSTPORT:PORT), else the forwarder's range.
-  Result<PreviewOpened> open(const std::string& group, UniqueFd factory, std::uint16_t sandbox_port,
-                             PreviewProtocol protocol, std::uint16_t host_port = 0);
+  core::Result<PreviewOpened> open(const std::string& group, core::UniqueFd factory,
+                                   std::uint16_t sandbox_port, PreviewProtocol protocol,
+                                   std::uint16_t host_port = 0);
   // Whether `group` has a factory already (then open() needs none).
   bool has_group(const std::string& group);
   // Ends every preview of `group` and their connections, by the time it returns.
@@ -114,7 +115,7 @@ class PreviewForwarder {
   // What this turn waits for: listeners with room, factories with answers due, connections.
   void watch_all(std::chrono::steady_clock::time_point now);
   void watch_connection(Connection& connection);
-  Result<UniqueFd> open_listener(std::uint16_t host_port);
+  core::Result<core::UniqueFd> open_listener(std::uint16_t host_port);
   void accept_on(Preview& preview, std::chrono::steady_clock::time_point now);
   void ask_socket(Connection& connection);
   void take_socket(Group& group);

@@ -47,7 +47,7 @@ bool flush(int to, Pending& out, std::uint64_t& moved);
 sockaddr_in loopback(std::uint16_t port);
 
 struct PreviewForwarder::Group {
-  UniqueFd factory;
+  core::UniqueFd factory;
   std::deque<std::uint64_t> waiting;  // connections asking, in the order init answers
 };
 
@@ -57,7 +57,7 @@ struct PreviewForwarder::Preview {
   std::uint16_t host_port = 0;
   PreviewProtocol protocol = PreviewProtocol::kHttp;
   std::string token;
-  UniqueFd listener;
+  core::UniqueFd listener;
   std::optional<std::pair<bool, std::string>> probe;  // accepting, why not
   PreviewGrants grants;  // HTTP: what its server set (net/preview/headers.h)
 };
@@ -69,7 +69,7 @@ struct PreviewForwarder::Connection {
   State state = State::kHead;
   bool probe = false;  // open()'s: does anything accept?
   bool done = false;
-  UniqueFd client, upstream;
+  core::UniqueFd client, upstream;
   Pending to_sandbox, to_client;
   bool client_eof = false, sandbox_eof = false;
   bool sandbox_shut = false, client_shut = false;

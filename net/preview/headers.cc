@@ -35,7 +35,7 @@ std::string set_cookie_pair(std::string_view value) {
 
 bool asks_upgrade(const http1::RequestHead& head) {
   return std::any_of(head.headers.begin(), head.headers.end(), [](const auto& header) {
-    return to_lower(header.name) == "upgrade" && to_lower(header.value) == "websocket";
+    return core::to_lower(header.name) == "upgrade" && core::to_lower(header.value) == "websocket";
   });
 }
 
@@ -43,7 +43,7 @@ std::string preview_request_head(const http1::RequestHead& head, const PreviewGr
   std::string out = head.method + " " + head.path + " " + head.version + "\r\n";
   bool upgrade = asks_upgrade(head);
   for (const auto& header : head.headers) {
-    std::string name = to_lower(header.name);
+    std::string name = core::to_lower(header.name);
     if (hop_by_hop(name)) continue;
     // Another protocol than a WebSocket's (h2c) would carry later requests past the relay.
     if (name == "upgrade" && !upgrade) continue;
@@ -79,7 +79,7 @@ std::string preview_response_head(const PreviewResponseHead& head, PreviewGrants
   std::string out = head.version + " " + std::to_string(head.status) + " " + head.reason + "\r\n";
   bool interim = head.status >= 100 && head.status < 200;
   for (const auto& header : head.headers) {
-    std::string name = to_lower(header.name);
+    std::string name = core::to_lower(header.name);
     // 101 Switching Protocols names the new protocol in Connection: Upgrade.
     if (hop_by_hop(name) && head.status != 101) continue;
     if (name == "www-authenticate") grants.authorization = true;

@@ -19,7 +19,7 @@ struct PreviewPortRange {
 };
 
 // "8000-8099" or "8000"; the error says how to write it.
-Result<PreviewPortRange> parse_preview_ports(std::string_view text);
+core::Result<PreviewPortRange> parse_preview_ports(std::string_view text);
 
 // One --publish of `paddock run`: "[HOSTPORT:]PORT[/tcp]".
 struct PreviewPublish {
@@ -27,6 +27,6 @@ struct PreviewPublish {
   std::uint16_t port = 0;       // the sandbox's
   PreviewProtocol protocol = PreviewProtocol::kHttp;
 };
-Result<PreviewPublish> parse_preview_publish(std::string_view text);
+core::Result<PreviewPublish> parse_preview_publish(std::string_view text);
 
 }  // namespace paddock::net::preview

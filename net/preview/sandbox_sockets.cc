@@ -66,7 +66,7 @@ void PreviewForwarder::take_socket(Group& group) {
   header.msg_controllen = sizeof control;
   ssize_t got = recvmsg(group.factory.get(), &header, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  UniqueFd socket_fd;
+  core::UniqueFd socket_fd;
   for (cmsghdr* item = CMSG_FIRSTHDR(&header); item != nullptr; item = CMSG_NXTHDR(&header, item)) {
     if (item->cmsg_level == SOL_SOCKET && item->cmsg_type == SCM_RIGHTS &&
         item->cmsg_len == CMSG_LEN(sizeof(int))) {

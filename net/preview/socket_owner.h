@@ -16,6 +16,6 @@ namespace paddock::net::preview {
 // The uid owning the socket whose local address is `peer` and whose remote address is `local`
 // (the client's end of a connection this process accepted on `local`). ENOENT when the kernel
 // knows no such socket (it closed meanwhile).
-Result<uid_t> loopback_peer_owner(const sockaddr_in& peer, const sockaddr_in& local);
+core::Result<uid_t> loopback_peer_owner(const sockaddr_in& peer, const sockaddr_in& local);
 
 }  // namespace paddock::net::preview

@@ -4,7 +4,7 @@
 
 namespace paddock::container {
 
-BackendSupport container_support(std::string_view backend) {
+runtime::BackendSupport container_support(std::string_view backend) {
   return {.backend = backend,
           .binds = false,
           .egress_proxy = false,
@@ -12,21 +12,24 @@ BackendSupport container_support(std::string_view backend) {
           .memory_high = false};
 }
 
-Status ContainerBackend::check(const SandboxShape& shape, const RunPlan& plan) const {
-  return validate_sandbox(shape, plan, false, support());
+core::Status ContainerBackend::check(const runtime::SandboxShape& shape,
+                                     const runtime::RunPlan& plan) const {
+  return runtime::validate_sandbox(shape, plan, false, support());
 }
 
-Result<RunResult> ContainerBackend::run(const SandboxShape& shape, const RunPlan& plan,
-                                        RunObserver& observer) {
+core::Result<runtime::RunResult> ContainerBackend::run(const runtime::SandboxShape& shape,
+                                                       const runtime::RunPlan& plan,
+                                                       runtime::RunObserver& observer) {
   if (auto refused = check(shape, plan); !refused) return refused.error();
   auto session = start(shape, plan);
   if (!session) return session.error();
   return run_to_the_end(**session, shape, plan, observer);
 }
 
-Result<std::unique_ptr<Session>> ContainerBackend::open_session(const SandboxShape& shape,
-                                                                const RunPlan& base) {
-  if (auto valid = validate_sandbox(shape, base, true, support()); !valid) return valid.error();
+core::Result<std::unique_ptr<runtime::Session>> ContainerBackend::open_session(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& base) {
+  if (auto valid = runtime::validate_sandbox(shape, base, true, support()); !valid)
+    return valid.error();
   auto session = start(shape, base);
   if (!session) return session.error();
   // The session's own files (a policy's support files: the plot-capture hooks), as a native
@@ -37,12 +40,12 @@ Result<std::unique_ptr<Session>> ContainerBackend::open_session(const SandboxSha
       return written.error().context("writing " + file.path + " into the session");
     }
   }
-  return std::unique_ptr<Session>(std::move(*session));
+  return std::unique_ptr<runtime::Session>(std::move(*session));
 }
 
-Result<ResolvedImage> ContainerBackend::resolve_image(
+core::Result<runtime::ResolvedImage> ContainerBackend::resolve_image(
     const std::string& image, const std::optional<std::string>& /*store_root*/) const {
-  ResolvedImage resolved;
+  runtime::ResolvedImage resolved;
   resolved.reference = image;
   return resolved;
 }

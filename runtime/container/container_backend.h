@@ -15,28 +15,32 @@ namespace paddock::container {
 // What Docker and Podman carry out of a shape: not the native backend's egress proxy (so no
 // allowlist and no brokered secrets), its binds or memory.high; the CPU time limit, the seccomp
 // profile and its additions they do (container_config.h).
-BackendSupport container_support(std::string_view backend);
+runtime::BackendSupport container_support(std::string_view backend);
 
-class ContainerBackend : public Backend {
+class ContainerBackend : public runtime::Backend {
  public:
   // What every backend checks (runtime/sandbox_validation.h), with what these cannot enforce
   // (support()) refused there.
-  [[nodiscard]] Status check(const SandboxShape& shape, const RunPlan& plan) const final;
-  [[nodiscard]] Result<RunResult> run(const SandboxShape& shape, const RunPlan& plan,
-                                      RunObserver& observer) final;
-  [[nodiscard]] Result<std::unique_ptr<Session>> open_session(const SandboxShape& shape,
-                                                              const RunPlan& base) final;
+  [[nodiscard]] core::Status check(const runtime::SandboxShape& shape,
+                                   const runtime::RunPlan& plan) const final;
+  [[nodiscard]] core::Result<runtime::RunResult> run(const runtime::SandboxShape& shape,
+                                                     const runtime::RunPlan& plan,
+                                                     runtime::RunObserver& observer) final;
+  [[nodiscard]] core::Result<std::unique_ptr<runtime::Session>> open_session(
+      const runtime::SandboxShape& shape, const runtime::RunPlan& base) final;
   // The reference goes to the engine or cluster as it is.
-  [[nodiscard]] Result<ResolvedImage> resolve_image(
+  [[nodiscard]] core::Result<runtime::ResolvedImage> resolve_image(
       const std::string& image, const std::optional<std::string>& store_root) const final;
 
  protected:
   // What this backend carries out (container_support, or kube_support).
-  [[nodiscard]] virtual BackendSupport support() const { return container_support(name()); }
+  [[nodiscard]] virtual runtime::BackendSupport support() const {
+    return container_support(name());
+  }
   // A fresh container or pod of `shape`, as a session; `plan` gives its environment and
   // directory, and whether an installer will need a network.
-  virtual Result<std::unique_ptr<ContainerSession>> start(const SandboxShape& shape,
-                                                          const RunPlan& plan) const = 0;
+  virtual core::Result<std::unique_ptr<ContainerSession>> start(
+      const runtime::SandboxShape& shape, const runtime::RunPlan& plan) const = 0;
 };
 
 }  // namespace paddock::container

@@ -19,17 +19,17 @@
 
 namespace paddock::container {
 
-Result<std::string> seccomp_profile_text(const SandboxShape& shape) {
+core::Result<std::string> seccomp_profile_text(const runtime::SandboxShape& shape) {
   std::string text(policies::default_seccomp_profile_json());
   if (shape.seccomp_profile_path) {
-    auto read = read_text_file(*shape.seccomp_profile_path, "seccomp profile");
+    auto read = core::read_text_file(*shape.seccomp_profile_path, "seccomp profile");
     if (!read) return read.error();
     text = *read;
   }
   auto profile = nlohmann::json::parse(text, nullptr, false);
   if (!profile.is_object()) {
-    return invalid_input("seccomp profile " + shape.seccomp_profile_path.value_or("default") +
-                         " is not JSON");
+    return core::invalid_input("seccomp profile " + shape.seccomp_profile_path.value_or("default") +
+                               " is not JSON");
   }
   auto& rules = profile["syscalls"];
   if (!rules.is_array()) rules = nlohmann::json::array();
@@ -50,15 +50,16 @@ Result<std::string> seccomp_profile_text(const SandboxShape& shape) {
   return profile.dump();
 }
 
-Result<std::string> seccomp_profile_file(const std::string& profile,
-                                         const std::optional<std::string>& runtime_dir) {
+core::Result<std::string> seccomp_profile_file(const std::string& profile,
+                                               const std::optional<std::string>& runtime_dir) {
   std::string dir = runtime_dir && runtime_dir->starts_with("/")
                         ? *runtime_dir + "/paddock"
                         : "/tmp/paddock-" + std::to_string(geteuid());
-  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return system_error("creating " + dir);
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return core::system_error("creating " + dir);
   struct stat info {};
   if (lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != geteuid()) {
-    return Error{EPERM, dir + " is not a directory of this user's; remove it"};
+    return core::Error{EPERM, dir + " is not a directory of this user's; remove it"};
   }
   char name[32];
   std::snprintf(name, sizeof name, "/seccomp-%016zx.json", std::hash<std::string>{}(profile));
@@ -68,9 +69,9 @@ Result<std::string> seccomp_profile_file(const std::string& profile,
   {
     std::ofstream out(temp, std::ios::trunc);
     out << profile;
-    if (!out) return system_error("writing " + temp);
+    if (!out) return core::system_error("writing " + temp);
   }
-  if (rename(temp.c_str(), path.c_str()) != 0) return system_error("writing " + path);
+  if (rename(temp.c_str(), path.c_str()) != 0) return core::system_error("writing " + path);
   return path;
 }
 
@@ -87,9 +88,9 @@ nlohmann::json sandbox_labels() {
   return labels;
 }
 
-nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
+nlohmann::json container_config(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
                                 const ContainerOptions& options) {
-  const SandboxLimits& limits = shape.limits;
+  const runtime::SandboxLimits& limits = shape.limits;
   std::string owner = std::to_string(shape.user.uid) + ":" + std::to_string(shape.user.gid);
   // Compiled programs run from the work directory: "exec", which Docker's tmpfs default lacks,
   // as the native backend's tmpfs has it. The work directory belongs to the sandbox user: Docker
@@ -141,7 +142,7 @@ nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
     host["PidsLimit"] = limits.pids;
     if (limits.cpus) host["NanoCpus"] = static_cast<std::int64_t>(std::llround(*limits.cpus * 1e9));
   }
-  std::vector<std::string> env = default_sandbox_env();
+  std::vector<std::string> env = runtime::default_sandbox_env();
   for (const auto& entry : plan.env) {
     std::string name = entry.substr(0, entry.find('='));
     std::erase_if(env, [&](const std::string& old) { return old.starts_with(name + "="); });

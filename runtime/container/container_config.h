@@ -41,26 +41,27 @@ inline constexpr const char* kSandboxLabel = "io.paddock.sandbox";
 nlohmann::json sandbox_labels();
 
 // True when the sandbox gets a network at all: the program's, or an installer's.
-inline bool wants_network(const SandboxShape& shape, const RunPlan& plan) {
-  return shape.network != NetworkMode::kNone || plan.networked_steps > 0;
+inline bool wants_network(const runtime::SandboxShape& shape, const runtime::RunPlan& plan) {
+  return shape.network != runtime::NetworkMode::kNone || plan.networked_steps > 0;
 }
 
 // True when only the installer may have the network: it is taken away before the next step.
-inline bool installer_network_only(const SandboxShape& shape, const RunPlan& plan) {
-  return shape.network == NetworkMode::kNone && plan.networked_steps > 0;
+inline bool installer_network_only(const runtime::SandboxShape& shape,
+                                   const runtime::RunPlan& plan) {
+  return shape.network == runtime::NetworkMode::kNone && plan.networked_steps > 0;
 }
 
-nlohmann::json container_config(const SandboxShape& shape, const RunPlan& plan,
+nlohmann::json container_config(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
                                 const ContainerOptions& options);
 
 // The shape's seccomp profile as Docker's JSON (its file, or paddock's default), with the
 // shape's allowed and denied calls applied as the native backend applies them.
-Result<std::string> seccomp_profile_text(const SandboxShape& shape);
+core::Result<std::string> seccomp_profile_text(const runtime::SandboxShape& shape);
 
 // Writes `profile` to a private file named by its content, for engines that read the profile
 // from a path themselves (Podman): under `runtime_dir`/paddock (XDG_RUNTIME_DIR), else
 // /tmp/paddock-UID.
-Result<std::string> seccomp_profile_file(const std::string& profile,
-                                         const std::optional<std::string>& runtime_dir);
+core::Result<std::string> seccomp_profile_file(const std::string& profile,
+                                               const std::optional<std::string>& runtime_dir);
 
 }  // namespace paddock::container

@@ -29,15 +29,16 @@ constexpr const char* kStdinFile = ".paddock-stdin";  // in /tmp
 // How long paddock's own helper commands (files, archives, the kill) may take.
 constexpr double kHelperSeconds = 30;
 
-Result<std::string> read_fd(int fd, std::size_t max_bytes) {
+core::Result<std::string> read_fd(int fd, std::size_t max_bytes) {
   std::string data;
   char buffer[65536];
   for (;;) {
     ssize_t got = read(fd, buffer, sizeof buffer);
     if (got == 0) return data;
-    if (got < 0) return system_error("reading the program's stdin");
+    if (got < 0) return core::system_error("reading the program's stdin");
     data.append(buffer, static_cast<std::size_t>(got));
-    if (data.size() > max_bytes) return invalid_input("stdin is larger than the sandbox's /tmp");
+    if (data.size() > max_bytes)
+      return core::invalid_input("stdin is larger than the sandbox's /tmp");
   }
 }
 
@@ -54,15 +55,15 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
 
 }  // namespace
 
-ContainerSession::ContainerSession(std::string backend, SandboxShape shape,
+ContainerSession::ContainerSession(std::string backend, runtime::SandboxShape shape,
                                    std::unique_ptr<ExecTransport> transport,
-                                   IsolationReport isolation)
+                                   runtime::IsolationReport isolation)
     : backend_(std::move(backend)),
       shape_(std::move(shape)),
       transport_(std::move(transport)),
       isolation_(std::move(isolation)) {}
 
-Result<ExecOutcome> ContainerSession::run(const ExecCommand& command) {
+core::Result<ExecOutcome> ContainerSession::run(const ExecCommand& command) {
   auto outcome = transport_->run(command);
   if (outcome && (outcome->timed_out || outcome->cancelled)) {
     // The transport stopped waiting; the command itself is ended here.
@@ -71,12 +72,13 @@ Result<ExecOutcome> ContainerSession::run(const ExecCommand& command) {
   return outcome;
 }
 
-Result<ExecOutcome> ContainerSession::run_helper(std::vector<std::string> argv,
-                                                 std::uint64_t output_bytes, std::string input) {
+core::Result<ExecOutcome> ContainerSession::run_helper(std::vector<std::string> argv,
+                                                       std::uint64_t output_bytes,
+                                                       std::string input) {
   return run({std::move(argv), {}, kHelperSeconds, output_bytes, false, nullptr, std::move(input)});
 }
 
-Status ContainerSession::kill_processes() {
+core::Status ContainerSession::kill_processes() {
   // As the sandbox user, every process it can signal: all of the sandbox's but PID 1, which
   // the kernel spares, and the killing shell itself.
   auto killed =
@@ -85,24 +87,25 @@ Status ContainerSession::kill_processes() {
   return {};
 }
 
-RunResult ContainerSession::result_of(ExecOutcome&& captured, const ExecRequest& request) {
-  RunResult result;
+runtime::RunResult ContainerSession::result_of(ExecOutcome&& captured,
+                                               const runtime::ExecRequest& request) {
+  runtime::RunResult result;
   result.backend = backend_;
   result.stdout_data = std::move(captured.out);
   result.stderr_data = std::move(captured.err);
   result.duration_ms = captured.duration_ms;
   if (captured.cancelled) {
-    result.outcome = Outcome::kCancelled;
+    result.outcome = runtime::Outcome::kCancelled;
   } else if (captured.timed_out) {
-    result.outcome = Outcome::kTimedOut;
+    result.outcome = runtime::Outcome::kTimedOut;
     result.signal = SIGKILL;
   } else if (captured.exit_code > 128 && captured.exit_code < 128 + 65) {
     // The engine reports a signalled exec as 128+N, as a shell does.
-    result.outcome = Outcome::kSignaled;
+    result.outcome = runtime::Outcome::kSignaled;
     result.signal = static_cast<int>(captured.exit_code - 128);
     result.exit_code = static_cast<int>(captured.exit_code);
   } else if (captured.exit_code == 126 || captured.exit_code == 127) {
-    result.outcome = Outcome::kExited;
+    result.outcome = runtime::Outcome::kExited;
     result.exit_code = static_cast<int>(captured.exit_code);
   } else {
     result.exit_code = static_cast<int>(captured.exit_code);
@@ -112,7 +115,8 @@ RunResult ContainerSession::result_of(ExecOutcome&& captured, const ExecRequest&
   return result;
 }
 
-Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObserver& observer) {
+core::Result<runtime::RunResult> ContainerSession::exec_once(const runtime::ExecRequest& request,
+                                                             runtime::RunObserver& observer) {
   std::vector<std::string> argv = request.argv;
   if (request.stdin_fd >= 0) {
     auto input = read_fd(request.stdin_fd, shape_.limits.tmp_bytes);
@@ -123,8 +127,8 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
   auto captured = run({argv, request.env, request.wall_seconds, request.output_bytes,
                        request.stdout_to_stderr, &observer});
   if (!captured) return captured.error();
-  RunResult result = result_of(std::move(*captured), request);
-  if (!request.collect.directories.empty() && result.outcome != Outcome::kCancelled) {
+  runtime::RunResult result = result_of(std::move(*captured), request);
+  if (!request.collect.directories.empty() && result.outcome != runtime::Outcome::kCancelled) {
     std::vector<std::string> tar = {"tar", "-C", shape_.workdir, "--ignore-failed-read",
                                     "-cf", "-"};
     for (const auto& dir : request.collect.directories) tar.push_back(dir);
@@ -138,9 +142,9 @@ Result<RunResult> ContainerSession::exec_once(const ExecRequest& request, RunObs
   return result;
 }
 
-Status ContainerSession::end_installers_network() {
+core::Status ContainerSession::end_installers_network() {
   std::lock_guard lock(mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   // Nothing the installer left running may carry a connection into the program's step.
   if (auto killed = kill_processes(); !killed) return killed;
   if (auto left = transport_->leave_networks(); !left) {
@@ -149,19 +153,20 @@ Status ContainerSession::end_installers_network() {
   return {};
 }
 
-Result<RunResult> ContainerSession::exec(const ExecRequest& request, RunObserver& observer) {
+core::Result<runtime::RunResult> ContainerSession::exec(const runtime::ExecRequest& request,
+                                                        runtime::RunObserver& observer) {
   std::lock_guard lock(mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   // An engine's session container is made without a network (a pod with a deny-all
   // NetworkPolicy: "none (...)"), and one cannot be given to a single command without giving it
   // to everything running there: say so at once, rather than let an installer wait for name
   // resolution until it gives up.
   if (request.network && isolation_.network.starts_with("none")) {
-    return Error{ENOTSUP, "a " + backend_ +
-                              " session has no network, so its installer cannot reach a "
-                              "package index: pass `libraries` to a call without a session, "
-                              "or use the native backend, whose sessions get an installer's "
-                              "network for the install alone"};
+    return core::Error{ENOTSUP, "a " + backend_ +
+                                    " session has no network, so its installer cannot reach a "
+                                    "package index: pass `libraries` to a call without a session, "
+                                    "or use the native backend, whose sessions get an installer's "
+                                    "network for the install alone"};
   }
   auto result = exec_once(request, observer);
   // Nothing a command started outlives it, as in a native session.
@@ -169,10 +174,10 @@ Result<RunResult> ContainerSession::exec(const ExecRequest& request, RunObserver
   return result;
 }
 
-Status ContainerSession::write_file(const std::string& path, std::string_view content) {
-  if (auto valid = check_session_path(path); !valid) return valid;
+core::Status ContainerSession::write_file(const std::string& path, std::string_view content) {
+  if (auto valid = runtime::check_session_path(path); !valid) return valid;
   std::lock_guard lock(mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   return put_file(shape_.workdir, path, content);
 }
 
@@ -180,8 +185,8 @@ std::size_t ContainerSession::write_chunk() const {
   return transport_->carries_input() ? kWriteChunkOnStdin : kWritePiece * kWritePieces;
 }
 
-Status ContainerSession::put_file(const std::string& directory, const std::string& path,
-                                  std::string_view content) {
+core::Status ContainerSession::put_file(const std::string& directory, const std::string& path,
+                                        std::string_view content) {
   std::size_t at = 0;
   do {
     std::string_view piece = content.substr(at, write_chunk());
@@ -191,37 +196,37 @@ Status ContainerSession::put_file(const std::string& directory, const std::strin
   return {};
 }
 
-Status ContainerSession::put_piece(const std::string& directory, const std::string& path,
-                                   std::string_view piece, bool first) {
+core::Status ContainerSession::put_piece(const std::string& directory, const std::string& path,
+                                         std::string_view piece, bool first) {
   std::vector<std::string> argv = {
       "sh", "-c", kWriteScript, "sh", directory, path, first ? "new" : "append"};
   std::string input;
   if (transport_->carries_input()) {
     // The content on stdin (its length in argv).
-    input = base64_encode(piece);
+    input = core::base64_encode(piece);
     argv.push_back("-");
     argv.push_back(std::to_string(input.size()));
   } else {
     for (std::size_t part = 0; part < piece.size(); part += kWritePiece) {
-      argv.push_back(base64_encode(piece.substr(part, kWritePiece)));
+      argv.push_back(core::base64_encode(piece.substr(part, kWritePiece)));
     }
   }
   auto written = run_helper(std::move(argv), 4096, std::move(input));
   if (!written) return written.error();
   if (int refused = refusal_errno(written->exit_code); refused != 0) {
-    return session_path_error(path, refused);
+    return runtime::session_path_error(path, refused);
   }
   if (written->exit_code != 0) {
-    return Error{EIO, "writing '" + path + "' in the sandbox: " + written->err.data};
+    return core::Error{EIO, "writing '" + path + "' in the sandbox: " + written->err.data};
   }
   return {};
 }
 
-Status ContainerSession::copy_in(const std::string& path, int source_fd, std::uint64_t size,
-                                 bool executable) {
-  if (auto valid = check_session_path(path); !valid) return valid;
+core::Status ContainerSession::copy_in(const std::string& path, int source_fd, std::uint64_t size,
+                                       bool executable) {
+  if (auto valid = runtime::check_session_path(path); !valid) return valid;
   std::lock_guard lock(mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   // A piece at a time, so that a large file is never held whole.
   std::string piece(static_cast<std::size_t>(std::min<std::uint64_t>(size, write_chunk())), '\0');
   std::uint64_t at = 0;
@@ -229,7 +234,7 @@ Status ContainerSession::copy_in(const std::string& path, int source_fd, std::ui
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), size - at));
     ssize_t got = want == 0 ? 0 : pread(source_fd, piece.data(), want, static_cast<off_t>(at));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return system_error("reading the host file for '" + path + "'");
+    if (got < 0) return core::system_error("reading the host file for '" + path + "'");
     auto put = put_piece(shape_.workdir, path,
                          std::string_view(piece.data(), static_cast<std::size_t>(got)), at == 0);
     if (!put) return put;
@@ -241,50 +246,52 @@ Status ContainerSession::copy_in(const std::string& path, int source_fd, std::ui
   auto made = run_helper({"chmod", "755", "--", shape_.workdir + "/" + path}, 4096);
   if (!made) return made.error();
   if (made->exit_code != 0) {
-    return Error{EIO, "making '" + path + "' executable in the sandbox: " + made->err.data};
+    return core::Error{EIO, "making '" + path + "' executable in the sandbox: " + made->err.data};
   }
   return {};
 }
 
-Result<FileContent> ContainerSession::read_file(const std::string& path, std::uint64_t max_bytes,
-                                                std::uint64_t offset) {
-  if (auto valid = check_session_path(path); !valid) return valid.error();
+core::Result<runtime::FileContent> ContainerSession::read_file(const std::string& path,
+                                                               std::uint64_t max_bytes,
+                                                               std::uint64_t offset) {
+  if (auto valid = runtime::check_session_path(path); !valid) return valid.error();
   std::lock_guard lock(mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   auto read = run_helper({"sh", "-c", kReadScript, "sh", shape_.workdir, path,
                           std::to_string(max_bytes), std::to_string(offset + 1)},
                          max_bytes + 64);
   if (!read) return read.error();
   if (int refused = refusal_errno(read->exit_code); refused != 0) {
-    return session_path_error(path, refused);
+    return runtime::session_path_error(path, refused);
   }
   std::string& out = read->out.data;
   std::size_t newline = out.find('\n');
   if (read->exit_code != 0 || newline == std::string::npos) {
-    return Error{EIO, "reading '" + path + "' in the sandbox: " + read->err.data};
+    return core::Error{EIO, "reading '" + path + "' in the sandbox: " + read->err.data};
   }
-  FileContent content;
+  runtime::FileContent content;
   auto size = parse_size(std::string_view(out).substr(0, newline));
-  if (!size) return Error{EIO, "reading '" + path + "' in the sandbox: an odd size from stat"};
+  if (!size)
+    return core::Error{EIO, "reading '" + path + "' in the sandbox: an odd size from stat"};
   content.size = *size;
   content.data = out.substr(newline + 1);
   return content;
 }
 
-Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& path,
-                                                            std::size_t max_entries) {
-  if (auto valid = check_session_path(path, true); !valid) return valid.error();
+core::Result<std::vector<runtime::FileEntry>> ContainerSession::list_files(
+    const std::string& path, std::size_t max_entries) {
+  if (auto valid = runtime::check_session_path(path, true); !valid) return valid.error();
   std::lock_guard lock(mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   auto listed = run_helper({"sh", "-c", kListScript, "sh", shape_.workdir, path}, 8u << 20);
   if (!listed) return listed.error();
   if (int refused = refusal_errno(listed->exit_code); refused != 0) {
-    return session_path_error(path, refused);
+    return runtime::session_path_error(path, refused);
   }
   if (listed->exit_code != 0) {
-    return Error{EIO, "listing '" + path + "' in the sandbox: " + listed->err.data};
+    return core::Error{EIO, "listing '" + path + "' in the sandbox: " + listed->err.data};
   }
-  std::vector<FileEntry> entries;
+  std::vector<runtime::FileEntry> entries;
   const std::string& out = listed->out.data;
   for (std::size_t at = 0; at < out.size();) {
     std::size_t end = out.find('\0', at);
@@ -294,7 +301,7 @@ Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& p
     std::size_t space = line.find(' '), second = line.find(' ', space + 1);
     if (space == std::string::npos || second == std::string::npos) continue;
     char type = line[0];
-    FileEntry entry;
+    runtime::FileEntry entry;
     entry.name = line.substr(second + 1);
     entry.type = type == 'f'   ? "file"
                  : type == 'd' ? "directory"
@@ -305,18 +312,19 @@ Result<std::vector<FileEntry>> ContainerSession::list_files(const std::string& p
     entry.size = *size;
     entries.push_back(std::move(entry));
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const FileEntry& a, const FileEntry& b) { return a.name < b.name; });
+  std::sort(
+      entries.begin(), entries.end(),
+      [](const runtime::FileEntry& a, const runtime::FileEntry& b) { return a.name < b.name; });
   if (entries.size() > max_entries) entries.resize(max_entries);
   return entries;
 }
 
-Result<SessionUsage> ContainerSession::usage() {
+core::Result<runtime::SessionUsage> ContainerSession::usage() {
   std::lock_guard lock(closing_mutex_);
-  if (closed_) return Error{EPIPE, "the session is closed"};
+  if (closed_) return core::Error{EPIPE, "the session is closed"};
   // Not through run(): a usage helper that overran must not kill the command it measures. The
   // kill that ends a command may end the helper too (128 + SIGKILL): then it is asked again.
-  Result<ExecOutcome> counted = Error{EIO, ""};
+  core::Result<ExecOutcome> counted = core::Error{EIO, ""};
   for (int attempt = 0; attempt < 2; ++attempt) {
     counted = transport_->run({{"sh", "-c", kUsageScript, "sh", shape_.workdir},
                                {},
@@ -332,9 +340,9 @@ Result<SessionUsage> ContainerSession::usage() {
   if (counted->exit_code != 0 ||
       std::sscanf(counted->out.data.c_str(), "%llu %ld", &bytes, &processes) != 2 ||
       processes < 0) {
-    return Error{EIO, "measuring the session: " + counted->out.data + counted->err.data};
+    return core::Error{EIO, "measuring the session: " + counted->out.data + counted->err.data};
   }
-  return SessionUsage{bytes, static_cast<std::uint32_t>(processes)};
+  return runtime::SessionUsage{bytes, static_cast<std::uint32_t>(processes)};
 }
 
 void ContainerSession::close() {
@@ -345,14 +353,17 @@ void ContainerSession::close() {
   transport_->remove();
 }
 
-Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& shape,
-                                 const RunPlan& plan, RunObserver& observer) {
-  StepSandbox sandbox;
-  UniqueFd stdin_file;
+core::Result<runtime::RunResult> run_to_the_end(ContainerSession& session,
+                                                const runtime::SandboxShape& shape,
+                                                const runtime::RunPlan& plan,
+                                                runtime::RunObserver& observer) {
+  runtime::StepSandbox sandbox;
+  core::UniqueFd stdin_file;
   sandbox.stdin_fd = plan.stdin_fd;
   if (sandbox.stdin_fd < 0 && plan.stdin_path) {
     stdin_file.reset(::open(plan.stdin_path->c_str(), O_RDONLY | O_CLOEXEC));
-    if (!stdin_file.valid()) return system_error("cannot open stdin file " + *plan.stdin_path);
+    if (!stdin_file.valid())
+      return core::system_error("cannot open stdin file " + *plan.stdin_path);
     sandbox.stdin_fd = stdin_file.get();
   }
   for (const auto& file : shape.support_files) {
@@ -360,8 +371,9 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& 
       return written.error();
     }
   }
-  sandbox.exec = [&session](const ExecRequest& request, const std::vector<SandboxFile>& files,
-                            RunObserver& watching) -> Result<RunResult> {
+  sandbox.exec = [&session](const runtime::ExecRequest& request,
+                            const std::vector<runtime::SandboxFile>& files,
+                            runtime::RunObserver& watching) -> core::Result<runtime::RunResult> {
     for (const auto& file : files) {
       if (auto written = session.write_file(file.path, file.content); !written) {
         return written.error();
@@ -369,15 +381,15 @@ Result<RunResult> run_to_the_end(ContainerSession& session, const SandboxShape& 
     }
     return session.exec_once(request, watching);
   };
-  sandbox.write_file = [&session](const SandboxFile& file) {
+  sandbox.write_file = [&session](const runtime::SandboxFile& file) {
     return session.write_file(file.path, file.content);
   };
   // The steps after the installer's run without its network where the policy gives them none;
   // a sandbox that cannot lose it runs nothing more.
-  if (shape.network == NetworkMode::kNone && plan.networked_steps > 0) {
+  if (shape.network == runtime::NetworkMode::kNone && plan.networked_steps > 0) {
     sandbox.end_installers_network = [&session] { return session.end_installers_network(); };
   }
-  auto result = run_steps(plan, sandbox, observer);
+  auto result = runtime::run_steps(plan, sandbox, observer);
   session.close();
   return result;
 }

@@ -21,10 +21,10 @@ namespace paddock::container {
 struct ExecCommand {
   std::vector<std::string> argv;
   std::vector<std::string> env;  // "K=V" on top of the sandbox's
-  double wall_seconds = kDefaultWallSeconds;
+  double wall_seconds = runtime::kDefaultWallSeconds;
   std::uint64_t output_bytes = 1u << 20;  // kept per stream
   bool stdout_to_stderr = false;
-  RunObserver* observer = nullptr;  // output as it comes, and the cancellation token
+  runtime::RunObserver* observer = nullptr;  // output as it comes, and the cancellation token
   // Bytes for the command's stdin, where the transport carries_input(); else it gets none.
   std::string input{};
 };
@@ -33,14 +33,14 @@ struct ExecOutcome {
   long exit_code = -1;
   bool timed_out = false;
   bool cancelled = false;
-  CapturedOutput out, err;
+  runtime::CapturedOutput out, err;
   std::int64_t duration_ms = 0;
 };
 
 class ExecTransport {
  public:
   virtual ~ExecTransport() = default;
-  virtual Result<ExecOutcome> run(const ExecCommand& command) = 0;
+  virtual core::Result<ExecOutcome> run(const ExecCommand& command) = 0;
   // Whether run() hands ExecCommand::input to the command's stdin. Kubernetes does, so that
   // file contents and stdin travel in the exec stream and not in its URL, which API server
   // audit logs and proxies record.
@@ -48,8 +48,8 @@ class ExecTransport {
   // Takes the sandbox off every network it is on, and makes sure none is left: between an
   // installer that had a network and a program that may have none. A transport that cannot
   // refuses, so that no program keeps a network by a silent no-op.
-  [[nodiscard]] virtual Status leave_networks() {
-    return Error{ENOTSUP, "this backend cannot take a sandbox's network away"};
+  [[nodiscard]] virtual core::Status leave_networks() {
+    return core::Error{ENOTSUP, "this backend cannot take a sandbox's network away"};
   }
   // The container or pod goes, with everything in it. Idempotent.
   virtual void remove() = 0;

@@ -19,7 +19,7 @@ struct ArchiveDeleter {
 };
 
 std::optional<std::size_t> directory_of(const std::string& name,
-                                        const OutputCollection& collection) {
+                                        const runtime::OutputCollection& collection) {
   for (std::size_t i = 0; i < collection.directories.size(); ++i) {
     std::string inside =
         std::filesystem::path(collection.directories[i]).lexically_normal().generic_string();
@@ -32,10 +32,10 @@ std::optional<std::size_t> directory_of(const std::string& name,
 }  // namespace
 
 std::optional<std::string> artifact_name(const std::string& entry_name,
-                                         const OutputCollection& collection) {
+                                         const runtime::OutputCollection& collection) {
   std::string name = std::filesystem::path(entry_name).lexically_normal().generic_string();
-  if (name.ends_with('/')) return std::nullopt;             // a directory, however it is typed
-  if (!check_session_path(name).ok()) return std::nullopt;  // absolute, "..", NUL
+  if (name.ends_with('/')) return std::nullopt;  // a directory, however it is typed
+  if (!runtime::check_session_path(name).ok()) return std::nullopt;  // absolute, "..", NUL
   if (!directory_of(name, collection)) return std::nullopt;
   return name;
 }
@@ -53,11 +53,11 @@ Archive open_tar(std::string_view tar) {
 
 }  // namespace
 
-TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& collection) {
+TarArtifacts artifacts_from_tar(std::string_view tar, const runtime::OutputCollection& collection) {
   // Two passes: the headers say which files there are and when each was made; the files are
   // read, in that order, only once the caps have chosen.
   TarArtifacts found;
-  std::vector<ArtifactCandidate> candidates;
+  std::vector<runtime::ArtifactCandidate> candidates;
   Archive in = open_tar(tar);
   archive_entry* entry = nullptr;
   while (in && archive_read_next_header(in.get(), &entry) == ARCHIVE_OK) {
@@ -70,11 +70,11 @@ TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& co
                               archive_entry_mtime_nsec(entry),
                           static_cast<std::uint64_t>(archive_entry_size(entry))});
   }
-  ArtifactChoice choice = choose_artifacts(std::move(candidates), collection);
+  runtime::ArtifactChoice choice = runtime::choose_artifacts(std::move(candidates), collection);
   found.omitted = std::move(choice.omitted);
   std::map<std::string, std::size_t> wanted;  // path -> its place in the order
   for (std::size_t i = 0; i < choice.taken.size(); ++i) wanted[choice.taken[i].path] = i;
-  std::vector<std::optional<Artifact>> read(choice.taken.size());
+  std::vector<std::optional<runtime::Artifact>> read(choice.taken.size());
   in = open_tar(tar);
   while (in && archive_read_next_header(in.get(), &entry) == ARCHIVE_OK) {
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
@@ -83,14 +83,14 @@ TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& co
     auto place = name ? wanted.find(*name) : wanted.end();
     if (place == wanted.end() || read[place->second]) continue;
     auto size = static_cast<std::uint64_t>(archive_entry_size(entry));
-    Artifact artifact{*name, "", size, std::string(size, '\0'), {}};
+    runtime::Artifact artifact{*name, "", size, std::string(size, '\0'), {}};
     la_ssize_t got = archive_read_data(in.get(), artifact.data.data(), artifact.data.size());
     if (got < 0 || static_cast<std::uint64_t>(got) != size) {
       found.omitted.push_back({*name, size, "cut short in transfer"});
       break;  // a tar cut short by the output cap
     }
     // Labelled after reading: a file with no known extension is text/plain if it reads as text.
-    artifact.mime_type = mime_type_for(*name, artifact.data);
+    artifact.mime_type = core::mime_type_for(*name, artifact.data);
     read[place->second] = std::move(artifact);
   }
   for (auto& artifact : read) {

@@ -18,13 +18,14 @@ namespace paddock::container {
 
 // The name an entry is reported under, or nothing when it is not one to report.
 std::optional<std::string> artifact_name(const std::string& entry_name,
-                                         const OutputCollection& collection);
+                                         const runtime::OutputCollection& collection);
 
 struct TarArtifacts {
-  std::vector<Artifact> artifacts;  // in the order they were made (runtime/artifact_choice.h)
-  std::vector<OmittedArtifact> omitted;
+  std::vector<runtime::Artifact>
+      artifacts;  // in the order they were made (runtime/artifact_choice.h)
+  std::vector<runtime::OmittedArtifact> omitted;
 };
 
-TarArtifacts artifacts_from_tar(std::string_view tar, const OutputCollection& collection);
+TarArtifacts artifacts_from_tar(std::string_view tar, const runtime::OutputCollection& collection);
 
 }  // namespace paddock::container

@@ -17,22 +17,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
 
-std::string engine_error(const std::string& what, const Error& error) {
+std::string engine_error(const std::string& what, const core::Error& error) {
   return what + ": " + error.message;
 }
 
 }  // namespace
 
-Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
-                                                       const SandboxShape& shape,
-                                                       const RunPlan& plan) {
+core::Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
+                                                             const runtime::SandboxShape& shape,
+                                                             const runtime::RunPlan& plan) {
   auto profile = container::seccomp_profile_text(shape);
   if (!profile) return profile.error();
   if (shape.image.empty()) {
-    return naming_setting(invalid_input("the " + flavour.name +
-                                        " backend needs an image: set the policy's rootfs to "
-                                        "\"image:REF\", or give the run an image"),
-                          setting_names::kImage);
+    return runtime::naming_setting(
+        core::invalid_input("the " + flavour.name +
+                            " backend needs an image: set the policy's rootfs to "
+                            "\"image:REF\", or give the run an image"),
+        setting_names::kImage);
   }
   container::ContainerOptions options{
       shape.image, *profile, "", flavour.resource_limits, flavour.podman_options, flavour.network};
@@ -45,20 +46,21 @@ Result<std::unique_ptr<DockerExec>> DockerExec::create(const Flavour& flavour,
   json config = container::container_config(shape, plan, options);
   auto created = client.request("POST", "/containers/create", config.dump());
   if (!created) {
-    return Error{created.error().code,
-                 engine_error("creating a " + flavour.name + " container from " + shape.image,
-                              created.error())};
+    return core::Error{created.error().code,
+                       engine_error("creating a " + flavour.name + " container from " + shape.image,
+                                    created.error())};
   }
   std::string id = json::parse(created->body, nullptr, false).value("Id", "");
-  if (id.empty()) return Error{EIO, flavour.name + " created a container without an id"};
+  if (id.empty()) return core::Error{EIO, flavour.name + " created a container without an id"};
   std::unique_ptr<DockerExec> session(new DockerExec(flavour, id));
   if (auto started = session->client_.request("POST", "/containers/" + id + "/start"); !started) {
-    return Error{EIO, engine_error("starting the " + flavour.name + " container", started.error())};
+    return core::Error{
+        EIO, engine_error("starting the " + flavour.name + " container", started.error())};
   }
   return session;
 }
 
-Result<container::ExecOutcome> DockerExec::run(const container::ExecCommand& command) {
+core::Result<container::ExecOutcome> DockerExec::run(const container::ExecCommand& command) {
   if (client_busy_.exchange(true)) {
     // A libcurl handle serves one thread at a time (a session's usage beside a command).
     Client own(flavour_.endpoint);
@@ -69,22 +71,22 @@ Result<container::ExecOutcome> DockerExec::run(const container::ExecCommand& com
   return outcome;
 }
 
-Result<container::ExecOutcome> DockerExec::run_on(Client& client,
-                                                  const container::ExecCommand& command) {
+core::Result<container::ExecOutcome> DockerExec::run_on(Client& client,
+                                                        const container::ExecCommand& command) {
   json body = {{"AttachStdout", true},
                {"AttachStderr", true},
                {"Tty", false},
                {"Cmd", command.argv},
                {"Env", command.env}};
   auto created = client.request("POST", "/containers/" + id_ + "/exec", body.dump());
-  if (!created) return Error{EIO, engine_error("starting a command", created.error())};
+  if (!created) return core::Error{EIO, engine_error("starting a command", created.error())};
   std::string exec_id = json::parse(created->body, nullptr, false).value("Id", "");
   container::ExecOutcome captured;
   container::OutputSink sink(captured, command);
-  const CancellationToken* token =
+  const runtime::CancellationToken* token =
       command.observer != nullptr ? command.observer->cancellation() : nullptr;
   auto started = Clock::now();
-  auto deadline = deadline_after(command.wall_seconds, started);
+  auto deadline = runtime::deadline_after(command.wall_seconds, started);
   Demultiplexer demux(
       [&](int stream, std::string_view payload) { sink.take(stream == 2, payload); });
   auto streamed = client.stream(
@@ -110,13 +112,13 @@ Result<container::ExecOutcome> DockerExec::run_on(Client& client,
     }
     usleep(10000);
   }
-  return Error{ETIMEDOUT, "the engine did not report the command's end"};
+  return core::Error{ETIMEDOUT, "the engine did not report the command's end"};
 }
 
-Result<std::vector<std::string>> DockerExec::networks(Client& client) const {
+core::Result<std::vector<std::string>> DockerExec::networks(Client& client) const {
   auto inspected = client.request("GET", "/containers/" + id_ + "/json");
   if (!inspected) {
-    return Error{EIO, engine_error("inspecting the sandbox's networks", inspected.error())};
+    return core::Error{EIO, engine_error("inspecting the sandbox's networks", inspected.error())};
   }
   json container = json::parse(inspected->body, nullptr, false);
   const json* attached = nullptr;
@@ -125,7 +127,7 @@ Result<std::vector<std::string>> DockerExec::networks(Client& client) const {
   }
   // An answer without the list proves nothing about the sandbox's network.
   if (attached == nullptr || !(attached->is_object() || attached->is_null())) {
-    return Error{EIO, flavour_.name + " did not say which networks the sandbox is on"};
+    return core::Error{EIO, flavour_.name + " did not say which networks the sandbox is on"};
   }
   std::vector<std::string> names;
   if (attached->is_object()) {
@@ -134,28 +136,29 @@ Result<std::vector<std::string>> DockerExec::networks(Client& client) const {
   return names;
 }
 
-Status DockerExec::leave_networks() {
+core::Status DockerExec::leave_networks() {
   // A connection of its own: a session's usage() may hold the kept one meanwhile.
   Client client(flavour_.endpoint);
   auto attached = networks(client);
   if (!attached) return attached.error();
   for (const auto& name : *attached) {
     if (!container::valid_network_name(name)) {
-      return Error{EIO, flavour_.name + " named a network '" + name + "' paddock cannot ask about"};
+      return core::Error{
+          EIO, flavour_.name + " named a network '" + name + "' paddock cannot ask about"};
     }
     // Force: an endpoint the engine holds in an odd state goes too.
     auto left = client.request("POST", "/networks/" + name + "/disconnect",
                                json{{"Container", id_}, {"Force", true}}.dump());
     if (!left) {
-      return Error{EIO,
-                   engine_error("disconnecting the sandbox from network " + name, left.error())};
+      return core::Error{
+          EIO, engine_error("disconnecting the sandbox from network " + name, left.error())};
     }
   }
   auto remaining = networks(client);
   if (!remaining) return remaining.error();
   if (!remaining->empty()) {
-    return Error{EIO, flavour_.name + " still has the sandbox on network " + remaining->front() +
-                          " after disconnecting it"};
+    return core::Error{EIO, flavour_.name + " still has the sandbox on network " +
+                                remaining->front() + " after disconnecting it"};
   }
   return {};
 }

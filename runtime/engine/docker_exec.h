@@ -30,20 +30,22 @@ struct Flavour {
 class DockerExec final : public container::ExecTransport {
  public:
   // Creates and starts the container of `shape` (which must name an image).
-  static Result<std::unique_ptr<DockerExec>> create(const Flavour& flavour,
-                                                    const SandboxShape& shape, const RunPlan& plan);
+  static core::Result<std::unique_ptr<DockerExec>> create(const Flavour& flavour,
+                                                          const runtime::SandboxShape& shape,
+                                                          const runtime::RunPlan& plan);
   ~DockerExec() override { remove(); }
 
   // On the kept connection, or on one of its own while another command holds that one.
-  Result<container::ExecOutcome> run(const container::ExecCommand& command) override;
+  core::Result<container::ExecOutcome> run(const container::ExecCommand& command) override;
   // Disconnects the container from each network the engine says it is on, then asks again.
-  Status leave_networks() override;
+  core::Status leave_networks() override;
   void remove() override;
 
  private:
-  Result<container::ExecOutcome> run_on(Client& client, const container::ExecCommand& command);
+  core::Result<container::ExecOutcome> run_on(Client& client,
+                                              const container::ExecCommand& command);
   // The names of the networks the engine has the container on.
-  Result<std::vector<std::string>> networks(Client& client) const;
+  core::Result<std::vector<std::string>> networks(Client& client) const;
 
   DockerExec(const Flavour& flavour, std::string id)
       : flavour_(flavour), id_(std::move(id)), client_(flavour.endpoint) {}

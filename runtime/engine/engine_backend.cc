@@ -30,7 +30,7 @@ bool enforces_limits(const json& info) {
 
 }  // namespace
 
-Result<int> remove_orphans(Client& client) {
+core::Result<int> remove_orphans(Client& client) {
   std::string filter =
       "%7B%22label%22%3A%5B%22" + std::string(container::kSandboxLabel) + "%22%5D%7D";
   auto listed = client.request("GET", "/containers/json?all=true&filters=" + filter);
@@ -51,8 +51,8 @@ Result<int> remove_orphans(Client& client) {
   return removed;
 }
 
-Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name,
-                                                        const EngineSettings& settings) {
+core::Result<std::unique_ptr<runtime::Backend>> EngineBackend::connect(
+    const std::string& name, const EngineSettings& settings) {
   auto endpoint = name == "podman" ? podman_endpoint(settings) : docker_endpoint(settings);
   if (!endpoint) return endpoint.error();
   Client client(*endpoint);
@@ -62,8 +62,9 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name,
                   name == "podman"};
   if (const auto& network = settings.network) {
     if (!container::valid_network_name(*network)) {
-      return invalid_input("PADDOCK_ENGINE_NETWORK '" + *network +
-                           "' is not a network name (a letter or digit, then those, _ . or -)");
+      return core::invalid_input(
+          "PADDOCK_ENGINE_NETWORK '" + *network +
+          "' is not a network name (a letter or digit, then those, _ . or -)");
     }
     flavour.network = *network;
   }
@@ -71,21 +72,21 @@ Result<std::unique_ptr<Backend>> EngineBackend::connect(const std::string& name,
   if (auto orphans = remove_orphans(client); !orphans) {
     return orphans.error().context("removing containers a killed paddock left behind");
   }
-  return std::unique_ptr<Backend>(new EngineBackend(std::move(flavour)));
+  return std::unique_ptr<runtime::Backend>(new EngineBackend(std::move(flavour)));
 }
 
-Result<std::unique_ptr<container::ContainerSession>> EngineBackend::start(
-    const SandboxShape& shape, const RunPlan& plan) const {
+core::Result<std::unique_ptr<container::ContainerSession>> EngineBackend::start(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& plan) const {
   auto transport = DockerExec::create(flavour_, shape, plan);
   if (!transport) return transport.error();
   return std::make_unique<container::ContainerSession>(flavour_.name, shape, std::move(*transport),
                                                        isolation_for(shape));
 }
 
-IsolationReport EngineBackend::isolation_for(const SandboxShape& shape) const {
-  IsolationReport report;
+runtime::IsolationReport EngineBackend::isolation_for(const runtime::SandboxShape& shape) const {
+  runtime::IsolationReport report;
   // What the program has: an installer's network is gone before it starts (run_to_the_end).
-  bool program_network = shape.network != NetworkMode::kNone;
+  bool program_network = shape.network != runtime::NetworkMode::kNone;
   report.namespaces = {"mount", "pid", "ipc", "uts"};
   if (!program_network) report.namespaces.push_back("network");
   report.seccomp = true;
@@ -104,12 +105,12 @@ IsolationReport EngineBackend::isolation_for(const SandboxShape& shape) const {
   if (!flavour_.resource_limits) {
     report.limits = {"RLIMIT_NPROC=" + std::to_string(shape.limits.pids),
                      "RLIMIT_DATA=" + std::to_string(shape.limits.memory_bytes)};
-    report.not_enforced = totals_rlimits_cannot_enforce();
+    report.not_enforced = runtime::totals_rlimits_cannot_enforce();
   }
   return report;
 }
 
-Result<bool> EngineBackend::has_image(const std::string& image) const {
+core::Result<bool> EngineBackend::has_image(const std::string& image) const {
   Client client(flavour_.endpoint);
   auto response = client.request("GET", "/images/" + image + "/json");
   // The client turns an answer of 404 (the engine does not have it) into ENOENT.
@@ -118,7 +119,8 @@ Result<bool> EngineBackend::has_image(const std::string& image) const {
   return true;
 }
 
-Status EngineBackend::pull_image(const std::string& image, const PullProgress& progress) const {
+core::Status EngineBackend::pull_image(const std::string& image,
+                                       const runtime::PullProgress& progress) const {
   Client client(flavour_.endpoint);
   // The answer is a stream of JSON lines: {"status": "Downloading", "id": ...} while it goes,
   // {"error": "..."} when it fails (the HTTP status is 200 by then).
@@ -147,9 +149,9 @@ Status EngineBackend::pull_image(const std::string& image, const PullProgress& p
   if (!streamed) return streamed.error();
   on_data("\n");
   if (streamed->status != 200 || !failure.empty()) {
-    return Error{EIO,
-                 flavour_.name + " could not pull " + image + ": " +
-                     (failure.empty() ? "status " + std::to_string(streamed->status) : failure)};
+    return core::Error{
+        EIO, flavour_.name + " could not pull " + image + ": " +
+                 (failure.empty() ? "status " + std::to_string(streamed->status) : failure)};
   }
   return {};
 }

@@ -18,28 +18,28 @@ class EngineBackend final : public container::ContainerBackend {
  public:
   // Connects to the engine ("docker" or "podman"), asks what it can enforce, and removes the
   // orphans of earlier paddock processes. An unreachable engine is one error naming where.
-  static Result<std::unique_ptr<Backend>> connect(const std::string& name,
-                                                  const EngineSettings& settings);
+  static core::Result<std::unique_ptr<runtime::Backend>> connect(const std::string& name,
+                                                                 const EngineSettings& settings);
 
   [[nodiscard]] std::string_view name() const override { return flavour_.name; }
   // Each call is a container of its own; the engine keeps the images.
-  [[nodiscard]] BackendAbilities abilities() const override { return {}; }
-  [[nodiscard]] Result<bool> has_image(const std::string& image) const override;
+  [[nodiscard]] runtime::BackendAbilities abilities() const override { return {}; }
+  [[nodiscard]] core::Result<bool> has_image(const std::string& image) const override;
   // POST /images/create: the engine pulls (with its own credentials and registries config).
-  [[nodiscard]] Status pull_image(const std::string& image,
-                                  const PullProgress& progress) const override;
+  [[nodiscard]] core::Status pull_image(const std::string& image,
+                                        const runtime::PullProgress& progress) const override;
 
  private:
   explicit EngineBackend(Flavour flavour) : flavour_(std::move(flavour)) {}
-  Result<std::unique_ptr<container::ContainerSession>> start(const SandboxShape& shape,
-                                                             const RunPlan& plan) const override;
+  core::Result<std::unique_ptr<container::ContainerSession>> start(
+      const runtime::SandboxShape& shape, const runtime::RunPlan& plan) const override;
   // What every result of this engine reports about the sandbox.
-  IsolationReport isolation_for(const SandboxShape& shape) const;
+  runtime::IsolationReport isolation_for(const runtime::SandboxShape& shape) const;
   Flavour flavour_;
 };
 
 // Removes the containers labelled as paddock's whose paddock process is gone (or whose boot is
 // over); returns how many.
-Result<int> remove_orphans(Client& client);
+core::Result<int> remove_orphans(Client& client);
 
 }  // namespace paddock::engine

@@ -6,8 +6,8 @@
 
 namespace paddock::engine {
 
-Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
-                               const std::string& cert_path) {
+core::Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
+                                     const std::string& cert_path) {
   Endpoint endpoint;
   endpoint.description = address;
   if (address.starts_with("unix://")) {
@@ -26,18 +26,19 @@ Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
     }
     return endpoint;
   }
-  return invalid_input("engine address '" + address +
-                       "' is not unix:///path or tcp://host:port (as DOCKER_HOST is written)");
+  return core::invalid_input(
+      "engine address '" + address +
+      "' is not unix:///path or tcp://host:port (as DOCKER_HOST is written)");
 }
 
-Result<Endpoint> docker_endpoint(const EngineSettings& settings) {
+core::Result<Endpoint> docker_endpoint(const EngineSettings& settings) {
   std::string home = settings.home.value_or("/root");
   std::string cert_path = settings.docker_cert_path.value_or(home + "/.docker");
   return endpoint_from(settings.docker_host.value_or("unix:///var/run/docker.sock"),
                        settings.docker_tls_verify, cert_path);
 }
 
-Result<Endpoint> podman_endpoint(const EngineSettings& settings) {
+core::Result<Endpoint> podman_endpoint(const EngineSettings& settings) {
   std::string fallback = "unix:///run/podman/podman.sock";
   if (geteuid() != 0) {
     std::string runtime = settings.runtime_dir.value_or("/run/user/" + std::to_string(geteuid()));
@@ -46,7 +47,7 @@ Result<Endpoint> podman_endpoint(const EngineSettings& settings) {
   return endpoint_from(settings.container_host.value_or(fallback), false, "");
 }
 
-Error Client::unreachable(const std::string& detail) const {
+core::Error Client::unreachable(const std::string& detail) const {
   std::string why = detail;
   if (!endpoint_.unix_socket.empty()) {
     // libcurl speaks of "localhost port 80" here; what the user needs is the socket's state.
@@ -58,8 +59,8 @@ Error Client::unreachable(const std::string& detail) const {
       why = "nothing answers there (is the engine running?)";
     }
   }
-  return Error{EHOSTUNREACH,
-               "cannot reach the container engine at " + endpoint_.description + ": " + why};
+  return core::Error{EHOSTUNREACH,
+                     "cannot reach the container engine at " + endpoint_.description + ": " + why};
 }
 
 Client::Client(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
@@ -67,12 +68,12 @@ Client::Client(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
   if (auto made = http::Client::create()) http_.emplace(std::move(*made));
 }
 
-Result<Client::Streamed> Client::perform(const std::string& method, const std::string& path,
-                                         const std::string& json_body,
-                                         const std::function<void(std::string_view)>& on_data,
-                                         const std::function<bool()>& keep_going,
-                                         std::string& body) {
-  if (!http_) return Error{ENOMEM, "libcurl could not start a transfer"};
+core::Result<Client::Streamed> Client::perform(const std::string& method, const std::string& path,
+                                               const std::string& json_body,
+                                               const std::function<void(std::string_view)>& on_data,
+                                               const std::function<bool()>& keep_going,
+                                               std::string& body) {
+  if (!http_) return core::Error{ENOMEM, "libcurl could not start a transfer"};
   http::Request request;
   request.method = method;
   request.url = endpoint_.base_url + kApiVersion + path;
@@ -91,7 +92,7 @@ Result<Client::Streamed> Client::perform(const std::string& method, const std::s
     // Every answer: a failed pull explains itself in the stream too.
     request.on_data = [&on_data](std::string_view chunk) {
       on_data(chunk);
-      return Status{};
+      return core::Status{};
     };
     request.stream_every_answer = true;
   }
@@ -111,21 +112,21 @@ Result<Client::Streamed> Client::perform(const std::string& method, const std::s
             ? answer["message"].get<std::string>()
             : body;
     int errno_like = result.status == 404 ? ENOENT : result.status == 409 ? EEXIST : EIO;
-    return Error{errno_like, message};
+    return core::Error{errno_like, message};
   }
   return result;
 }
 
-Result<Client::Streamed> Client::stream(const std::string& method, const std::string& path,
-                                        const std::string& json_body,
-                                        const std::function<void(std::string_view)>& on_data,
-                                        const std::function<bool()>& keep_going) {
+core::Result<Client::Streamed> Client::stream(const std::string& method, const std::string& path,
+                                              const std::string& json_body,
+                                              const std::function<void(std::string_view)>& on_data,
+                                              const std::function<bool()>& keep_going) {
   std::string unused;  // the body goes to on_data
   return perform(method, path, json_body, on_data, keep_going, unused);
 }
 
-Result<Response> Client::request(const std::string& method, const std::string& path,
-                                 const std::string& json_body) {
+core::Result<Response> Client::request(const std::string& method, const std::string& path,
+                                       const std::string& json_body) {
   Response response;
   auto performed = perform(method, path, json_body, nullptr, nullptr, response.body);
   if (!performed) return performed.error();

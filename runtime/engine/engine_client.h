@@ -25,13 +25,13 @@ struct Endpoint {
 };
 
 // Where Docker listens: DOCKER_HOST, else /var/run/docker.sock.
-Result<Endpoint> docker_endpoint(const EngineSettings& settings);
+core::Result<Endpoint> docker_endpoint(const EngineSettings& settings);
 // Where Podman's service listens: CONTAINER_HOST, else the rootless socket
 // ($XDG_RUNTIME_DIR/podman/podman.sock) for users and /run/podman/podman.sock for root.
-Result<Endpoint> podman_endpoint(const EngineSettings& settings);
+core::Result<Endpoint> podman_endpoint(const EngineSettings& settings);
 // An endpoint from a DOCKER_HOST-style address: unix:///path, tcp://host:port.
-Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
-                               const std::string& cert_path);
+core::Result<Endpoint> endpoint_from(const std::string& address, bool tls_verify,
+                                     const std::string& cert_path);
 
 struct Response {
   long status = 0;
@@ -51,8 +51,8 @@ class Client {
 
   // One request; `path` starts with "/" and gets the API version in front. A body is sent as
   // JSON. An unreachable engine is an error that names the socket or URL.
-  Result<Response> request(const std::string& method, const std::string& path,
-                           const std::string& json_body = "");
+  core::Result<Response> request(const std::string& method, const std::string& path,
+                                 const std::string& json_body = "");
 
   // A request whose response body is handed over as it arrives (exec output). `keep_going` is
   // asked several times a second; returning false abandons the transfer (the result is then
@@ -61,19 +61,19 @@ class Client {
     long status = 0;
     bool interrupted = false;
   };
-  Result<Streamed> stream(const std::string& method, const std::string& path,
-                          const std::string& json_body,
-                          const std::function<void(std::string_view)>& on_data,
-                          const std::function<bool()>& keep_going);
+  core::Result<Streamed> stream(const std::string& method, const std::string& path,
+                                const std::string& json_body,
+                                const std::function<void(std::string_view)>& on_data,
+                                const std::function<bool()>& keep_going);
 
  private:
   // One transfer: the body goes to `on_data` when there is one, else into `body`.
-  Result<Streamed> perform(const std::string& method, const std::string& path,
-                           const std::string& json_body,
-                           const std::function<void(std::string_view)>& on_data,
-                           const std::function<bool()>& keep_going, std::string& body);
+  core::Result<Streamed> perform(const std::string& method, const std::string& path,
+                                 const std::string& json_body,
+                                 const std::function<void(std::string_view)>& on_data,
+                                 const std::function<bool()>& keep_going, std::string& body);
   // The error for a failed connection: what is wrong with the socket, or libcurl's reason.
-  Error unreachable(const std::string& detail) const;
+  core::Error unreachable(const std::string& detail) const;
 
   std::optional<http::Client> http_;  // empty when libcurl could not make one
   Endpoint endpoint_;

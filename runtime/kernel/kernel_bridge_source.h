@@ -3,8 +3,8 @@
 // The kernel bridge's Python source (kernel/kernel_bridge.py), embedded at build time: it runs
 // with `python3 -I -c`, so nothing of it is read from a file a program could change.
 
-namespace paddock {
+namespace paddock::runtime {
 
 const char* kernel_bridge_source();
 
-}  // namespace paddock
+}  // namespace paddock::runtime

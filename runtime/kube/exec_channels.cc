@@ -20,9 +20,9 @@ std::string close_stdin_message() {
   return std::string{static_cast<char>(255), static_cast<char>(Channel::kStdin)};
 }
 
-Result<int> exit_code_of_status(std::string_view status_json) {
+core::Result<int> exit_code_of_status(std::string_view status_json) {
   auto status = nlohmann::json::parse(status_json, nullptr, false);
-  if (!status.is_object()) return invalid_input("the exec's status is not JSON");
+  if (!status.is_object()) return core::invalid_input("the exec's status is not JSON");
   if (status.value("status", "") == "Success") return 0;
   if (status.value("reason", "") == "NonZeroExitCode" && status.contains("details")) {
     for (const auto& cause : status["details"].value("causes", nlohmann::json::array())) {
@@ -33,7 +33,7 @@ Result<int> exit_code_of_status(std::string_view status_json) {
       }
     }
   }
-  return Error{EIO, "the exec failed: " + status.value("message", std::string(status_json))};
+  return core::Error{EIO, "the exec failed: " + status.value("message", std::string(status_json))};
 }
 
 }  // namespace paddock::kube

@@ -37,6 +37,6 @@ std::string close_stdin_message();
 
 // The command's exit code from the error channel's metav1.Status: 0 for Success, the
 // ExitCode cause of NonZeroExitCode; any other failure is an error with the API's message.
-Result<int> exit_code_of_status(std::string_view status_json);
+core::Result<int> exit_code_of_status(std::string_view status_json);
 
 }  // namespace paddock::kube

@@ -23,22 +23,22 @@ bool orphaned(const json& labels) {
 
 }  // namespace
 
-BackendSupport kube_support() {
-  BackendSupport support = container::container_support("kubernetes");
+runtime::BackendSupport kube_support() {
+  runtime::BackendSupport support = container::container_support("kubernetes");
   support.cpu_time = false;
   support.seccomp_changes = false;
   return support;
 }
 
-Result<std::unique_ptr<Backend>> KubeBackend::connect(const KubeSettings& settings) {
+core::Result<std::unique_ptr<runtime::Backend>> KubeBackend::connect(const KubeSettings& settings) {
   auto access = find_cluster_access(settings.location);
   if (!access) return access.error().context("the kubernetes backend");
   if (settings.namespace_name) access->namespace_name = *settings.namespace_name;
   const PodOptions& options = settings.pods;
   if (options.seccomp_profile && !valid_localhost_profile(*options.seccomp_profile)) {
-    return invalid_input(settings.seccomp_profile_source + " '" + *options.seccomp_profile +
-                         "' is not " + kLocalhostProfileRule + "; use e.g. " +
-                         kLocalhostProfileExample);
+    return core::invalid_input(settings.seccomp_profile_source + " '" + *options.seccomp_profile +
+                               "' is not " + kLocalhostProfileRule + "; use e.g. " +
+                               kLocalhostProfileExample);
   }
   KubeClient client(*access);
   // Pods first: a secret or a NetworkPolicy goes once nothing uses it.
@@ -58,14 +58,14 @@ Result<std::unique_ptr<Backend>> KubeBackend::connect(const KubeSettings& settin
                            path + "/" + metadata.value("name", "") + "?gracePeriodSeconds=0");
     }
   }
-  return std::unique_ptr<Backend>(new KubeBackend(std::move(*access), options));
+  return std::unique_ptr<runtime::Backend>(new KubeBackend(std::move(*access), options));
 }
 
-Result<std::unique_ptr<container::ContainerSession>> KubeBackend::start(const SandboxShape& shape,
-                                                                        const RunPlan& plan) const {
+core::Result<std::unique_ptr<container::ContainerSession>> KubeBackend::start(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& plan) const {
   auto pod = KubeExec::create(access_, shape, plan, options_);
   if (!pod) return pod.error();
-  IsolationReport report;
+  runtime::IsolationReport report;
   report.namespaces = {"mount", "pid", "ipc", "uts", "network"};
   report.seccomp = true;
   report.seccomp_profile = options_.seccomp_profile ? "Localhost " + *options_.seccomp_profile +
@@ -100,7 +100,7 @@ Result<std::unique_ptr<container::ContainerSession>> KubeBackend::start(const Sa
   // the cloud's metadata address, which user-mode networking fences off.
   report.not_enforced = {"pids", "open_files", "file_size"};
   if (!options_.seccomp_profile) report.not_enforced.push_back("seccomp_profile");
-  if (shape.network != NetworkMode::kHost) report.not_enforced.push_back("network");
+  if (shape.network != runtime::NetworkMode::kHost) report.not_enforced.push_back("network");
   return std::make_unique<container::ContainerSession>("kubernetes", shape, std::move(*pod),
                                                        report);
 }

@@ -18,24 +18,24 @@ namespace paddock::kube {
 
 // What Docker and Podman lack, and more: a pod has no rlimits (so no CPU time limit), and loads
 // only a seccomp profile installed on its node, whole (the Kubernetes seccomp profile setting).
-BackendSupport kube_support();
+runtime::BackendSupport kube_support();
 
 class KubeBackend final : public container::ContainerBackend {
  public:
-  static Result<std::unique_ptr<Backend>> connect(const KubeSettings& settings);
+  static core::Result<std::unique_ptr<runtime::Backend>> connect(const KubeSettings& settings);
 
   [[nodiscard]] std::string_view name() const override { return "kubernetes"; }
   // Each call is a pod of its own; the cluster pulls the images.
-  [[nodiscard]] BackendAbilities abilities() const override { return {}; }
+  [[nodiscard]] runtime::BackendAbilities abilities() const override { return {}; }
 
  protected:
-  [[nodiscard]] BackendSupport support() const override { return kube_support(); }
+  [[nodiscard]] runtime::BackendSupport support() const override { return kube_support(); }
 
  private:
   KubeBackend(ClusterAccess access, PodOptions options)
       : access_(std::move(access)), options_(options) {}
-  Result<std::unique_ptr<container::ContainerSession>> start(const SandboxShape& shape,
-                                                             const RunPlan& plan) const override;
+  core::Result<std::unique_ptr<container::ContainerSession>> start(
+      const runtime::SandboxShape& shape, const runtime::RunPlan& plan) const override;
   ClusterAccess access_;
   PodOptions options_;
 };

@@ -13,9 +13,9 @@ http::Tls cluster_tls(const ClusterAccess& access) {
   return tls;
 }
 
-Error unreachable(const ClusterAccess& access, const std::string& why) {
-  return Error{EHOSTUNREACH, "cannot reach the Kubernetes API at " + access.server + " (" +
-                                 access.source + "): " + why};
+core::Error unreachable(const ClusterAccess& access, const std::string& why) {
+  return core::Error{EHOSTUNREACH, "cannot reach the Kubernetes API at " + access.server + " (" +
+                                       access.source + "): " + why};
 }
 
 KubeClient::KubeClient(ClusterAccess access) : access_(std::move(access)) {
@@ -23,9 +23,9 @@ KubeClient::KubeClient(ClusterAccess access) : access_(std::move(access)) {
   if (auto made = http::Client::create()) http_.emplace(std::move(*made));
 }
 
-Result<ApiResponse> KubeClient::request(const std::string& method, const std::string& path,
-                                        const std::string& json_body) {
-  if (!http_) return Error{ENOMEM, "libcurl could not start a transfer"};
+core::Result<ApiResponse> KubeClient::request(const std::string& method, const std::string& path,
+                                              const std::string& json_body) {
+  if (!http_) return core::Error{ENOMEM, "libcurl could not start a transfer"};
   http::Request request;
   request.method = method;
   request.url = access_.server + path;
@@ -51,8 +51,8 @@ Result<ApiResponse> KubeClient::request(const std::string& method, const std::st
                      : response.status == 409 ? EEXIST
                      : response.status == 403 ? EACCES
                                               : EIO;
-    return Error{errno_like,
-                 "the Kubernetes API answered " + std::to_string(response.status) + ": " + message};
+    return core::Error{errno_like, "the Kubernetes API answered " +
+                                       std::to_string(response.status) + ": " + message};
   }
   return response;
 }

@@ -22,7 +22,7 @@ struct ApiResponse {
 http::Tls cluster_tls(const ClusterAccess& access);
 
 // "cannot reach the Kubernetes API at SERVER (SOURCE): WHY".
-Error unreachable(const ClusterAccess& access, const std::string& why);
+core::Error unreachable(const ClusterAccess& access, const std::string& why);
 
 class KubeClient {
  public:
@@ -35,8 +35,8 @@ class KubeClient {
   // A request to `path` with a JSON body. An answer of 400 or more is an error carrying the
   // API's Status message (ENOENT for 404, EEXIST for 409, EACCES for 403); an unreachable server
   // names it.
-  Result<ApiResponse> request(const std::string& method, const std::string& path,
-                              const std::string& json_body = "");
+  core::Result<ApiResponse> request(const std::string& method, const std::string& path,
+                                    const std::string& json_body = "");
 
  private:
   std::optional<http::Client> http_;  // empty when libcurl could not make one

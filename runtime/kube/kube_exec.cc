@@ -83,15 +83,16 @@ std::string never_starts(const json& pod) {
 
 // A spec that wants no network does not run without its NetworkPolicy: one line that says what
 // failed and, where RBAC refused it, which permission the account lacks.
-Error refuse_without_network_policy(const Error& error, const std::string& namespace_name) {
+core::Error refuse_without_network_policy(const core::Error& error,
+                                          const std::string& namespace_name) {
   std::string what =
       "the sandbox is to have no network, and its deny-all NetworkPolicy could not be created (" +
       error.message + ")";
-  if (error.code != EACCES) return Error{error.code, what};
-  return Error{EACCES, what +
-                           ": let paddock's account create, list and delete networkpolicies "
-                           "(RBAC, API group networking.k8s.io) in namespace " +
-                           namespace_name};
+  if (error.code != EACCES) return core::Error{error.code, what};
+  return core::Error{EACCES, what +
+                                 ": let paddock's account create, list and delete networkpolicies "
+                                 "(RBAC, API group networking.k8s.io) in namespace " +
+                                 namespace_name};
 }
 
 // Where a pod that is not running yet stands: its container's waiting reason (ContainerCreating
@@ -111,7 +112,7 @@ json owner_labels() {
   return labels;
 }
 
-std::string secret_manifest(const RunPlan& plan, const std::string& name) {
+std::string secret_manifest(const runtime::RunPlan& plan, const std::string& name) {
   json values = json::object();
   for (const auto& entry : plan.env) {
     values[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
@@ -140,11 +141,11 @@ std::string network_policy_manifest(const std::string& name) {
       .dump();
 }
 
-std::string pod_manifest(const SandboxShape& shape, const RunPlan& plan, const std::string& name,
-                         const PodOptions& options) {
-  const SandboxLimits& limits = shape.limits;
+std::string pod_manifest(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+                         const std::string& name, const PodOptions& options) {
+  const runtime::SandboxLimits& limits = shape.limits;
   json env = json::array();
-  for (const auto& entry : default_sandbox_env()) {
+  for (const auto& entry : runtime::default_sandbox_env()) {
     env.push_back(
         {{"name", entry.substr(0, entry.find('='))}, {"value", entry.substr(entry.find('=') + 1)}});
   }
@@ -208,13 +209,14 @@ std::string KubeExec::pod_path() const {
   return "/api/v1/namespaces/" + client_.access().namespace_name + "/pods/" + name_;
 }
 
-Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
-                                                   const SandboxShape& shape, const RunPlan& plan,
-                                                   const PodOptions& options) {
+core::Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
+                                                         const runtime::SandboxShape& shape,
+                                                         const runtime::RunPlan& plan,
+                                                         const PodOptions& options) {
   if (shape.image.empty()) {
-    return naming_setting(
-        invalid_input("the kubernetes backend needs an image: set the policy's rootfs to "
-                      "\"image:REF\", or give the run an image"),
+    return runtime::naming_setting(
+        core::invalid_input("the kubernetes backend needs an image: set the policy's rootfs to "
+                            "\"image:REF\", or give the run an image"),
         setting_names::kImage);
   }
   std::string name = "paddock-" + random_suffix();
@@ -247,29 +249,31 @@ Result<std::unique_ptr<KubeExec>> KubeExec::create(const ClusterAccess& access,
     pod->remove_network_policy();
     return created.error().context("creating the sandbox's pod");
   }
-  auto deadline = deadline_after(options.start_seconds);
+  auto deadline = runtime::deadline_after(options.start_seconds);
   for (;;) {
     auto read = pod->client_.request("GET", pod->pod_path());
     if (!read) return read.error().context("waiting for pod " + name);
     json state = json::parse(read->body, nullptr, false);
     if (state.is_object() && state["status"].value("phase", "") == "Running") return pod;
     if (std::string why = never_starts(state); !why.empty()) {
-      return Error{EIO, "pod " + name + " for image " + shape.image + " will not start: " + why};
+      return core::Error{EIO,
+                         "pod " + name + " for image " + shape.image + " will not start: " + why};
     }
     if (Clock::now() >= deadline) {
       std::ostringstream seconds;
       seconds << options.start_seconds;
-      return naming_setting(
-          Error{ETIMEDOUT, "pod " + name + " for image " + shape.image + " was not running after " +
-                               seconds.str() + " s (still " + pending_state(state) +
-                               "); a slow image pull needs a longer pod start timeout"},
+      return runtime::naming_setting(
+          core::Error{ETIMEDOUT, "pod " + name + " for image " + shape.image +
+                                     " was not running after " + seconds.str() + " s (still " +
+                                     pending_state(state) +
+                                     "); a slow image pull needs a longer pod start timeout"},
           setting_names::kPodStartTimeout);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
 }
 
-Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& command) {
+core::Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& command) {
   // An exec has no environment of its own: `env` puts the command's on top of the pod's.
   std::vector<std::string> argv = command.argv;
   if (!command.env.empty()) {
@@ -283,7 +287,7 @@ Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& comma
   container::ExecOutcome outcome;
   container::OutputSink sink(outcome, command);
   auto started = Clock::now();
-  auto deadline = deadline_after(command.wall_seconds, started);
+  auto deadline = runtime::deadline_after(command.wall_seconds, started);
   auto connection = WebSocketConnection::open(client_.access(), path, kChannelProtocols);
   if (!connection) return connection.error().context("starting a command in pod " + name_);
   // Data goes in the stream, never in the URL (which audit logs and proxies record).
@@ -300,7 +304,7 @@ Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& comma
       if (!closed) return closed.error().context("closing a command's input in pod " + name_);
     }
   }
-  const CancellationToken* token =
+  const runtime::CancellationToken* token =
       command.observer != nullptr ? command.observer->cancellation() : nullptr;
   for (;;) {
     if (token != nullptr && token->cancelled()) outcome.cancelled = true;
@@ -310,7 +314,7 @@ Result<container::ExecOutcome> KubeExec::run(const container::ExecCommand& comma
     if (!frame) return frame.error().context("reading a command's output in pod " + name_);
     if (!*frame) continue;
     if ((*frame)->opcode == Opcode::kClose) {
-      return Error{EIO, "pod " + name_ + " closed the command's stream before it ended"};
+      return core::Error{EIO, "pod " + name_ + " closed the command's stream before it ended"};
     }
     auto message = split_channel((*frame)->payload);
     if (!message) continue;
@@ -339,7 +343,7 @@ void KubeExec::remove() {
   remove_network_policy();
 }
 
-Status KubeExec::leave_networks() {
+core::Status KubeExec::leave_networks() {
   if (has_network_policy_) return {};
   const std::string& namespace_name = client_.access().namespace_name;
   auto policy = client_.request("POST", network_policies_path(namespace_name),

@@ -25,15 +25,16 @@ inline constexpr const char* kPodNameLabel = "io.paddock.pod";
 
 class KubeExec final : public container::ExecTransport {
  public:
-  static Result<std::unique_ptr<KubeExec>> create(const ClusterAccess& access,
-                                                  const SandboxShape& shape, const RunPlan& plan,
-                                                  const PodOptions& options);
+  static core::Result<std::unique_ptr<KubeExec>> create(const ClusterAccess& access,
+                                                        const runtime::SandboxShape& shape,
+                                                        const runtime::RunPlan& plan,
+                                                        const PodOptions& options);
   ~KubeExec() override { remove(); }
 
-  Result<container::ExecOutcome> run(const container::ExecCommand& command) override;
+  core::Result<container::ExecOutcome> run(const container::ExecCommand& command) override;
   [[nodiscard]] bool carries_input() const override { return true; }
   // The pod's deny-all NetworkPolicy, made when the installer's step ends.
-  [[nodiscard]] Status leave_networks() override;
+  [[nodiscard]] core::Status leave_networks() override;
   void remove() override;
 
  private:
@@ -55,9 +56,9 @@ class KubeExec final : public container::ExecTransport {
 // own variables (plan.env: the policy's and the passed-through ones) are not in it: they are in a
 // Secret of the same name (secret_manifest), which the pod takes them from, so that their
 // values are not shown to whoever may read pods; it goes with the pod.
-std::string pod_manifest(const SandboxShape& shape, const RunPlan& plan, const std::string& name,
-                         const PodOptions& options = {});
-std::string secret_manifest(const RunPlan& plan, const std::string& name);
+std::string pod_manifest(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+                         const std::string& name, const PodOptions& options = {});
+std::string secret_manifest(const runtime::RunPlan& plan, const std::string& name);
 // The NetworkPolicy named `name` that selects the pod of that name alone (by kPodNameLabel) for
 // both directions and allows nothing: no traffic in or out but what the cluster's network plugin
 // never filters (a pod's own loopback). It is made for a spec that wants no network at all.

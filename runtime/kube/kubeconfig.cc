@@ -36,40 +36,41 @@ std::string text_of(const YAML::Node& node) {
 
 // A PEM from "<field>-data" (base64) or "<field>" (a file, relative to the kubeconfig's
 // directory as kubectl reads it).
-Result<std::string> pem_of(const YAML::Node& map, const std::string& field,
-                           const std::string& directory) {
+core::Result<std::string> pem_of(const YAML::Node& map, const std::string& field,
+                                 const std::string& directory) {
   if (std::string data = text_of(map[field + "-data"]); !data.empty()) {
-    auto decoded = base64_decode(data);
-    if (!decoded) return invalid_input(field + "-data is not base64");
+    auto decoded = core::base64_decode(data);
+    if (!decoded) return core::invalid_input(field + "-data is not base64");
     return *decoded;
   }
   std::string file = text_of(map[field]);
   if (file.empty()) return std::string();
   if (file[0] != '/') file = directory + "/" + file;
   auto content = read_file(file);
-  if (!content) return Error{ENOENT, "cannot read " + field + " " + file};
+  if (!content) return core::Error{ENOENT, "cannot read " + field + " " + file};
   return *content;
 }
 
 }  // namespace
 
-Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::string& path,
-                                       const std::string& context) {
+core::Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::string& path,
+                                             const std::string& context) {
   YAML::Node config;
   try {
     config = YAML::Load(text);
   } catch (const YAML::Exception& error) {
-    return invalid_input("kubeconfig " + path + " is not YAML: " + error.what());
+    return core::invalid_input("kubeconfig " + path + " is not YAML: " + error.what());
   }
   std::string wanted = context.empty() ? text_of(config["current-context"]) : context;
-  if (wanted.empty()) return invalid_input("kubeconfig " + path + " has no current-context");
+  if (wanted.empty()) return core::invalid_input("kubeconfig " + path + " has no current-context");
   YAML::Node chosen = named(config["contexts"], wanted)["context"];
-  if (!chosen) return invalid_input("kubeconfig " + path + " has no context '" + wanted + "'");
+  if (!chosen)
+    return core::invalid_input("kubeconfig " + path + " has no context '" + wanted + "'");
   std::string cluster_name = text_of(chosen["cluster"]), user_name = text_of(chosen["user"]);
   YAML::Node cluster = named(config["clusters"], cluster_name)["cluster"];
   if (!cluster) {
-    return invalid_input("kubeconfig " + path + ": context '" + wanted + "' names cluster '" +
-                         cluster_name + "', which is not there");
+    return core::invalid_input("kubeconfig " + path + ": context '" + wanted + "' names cluster '" +
+                               cluster_name + "', which is not there");
   }
   YAML::Node user = named(config["users"], user_name)["user"];
   std::string directory = path.substr(0, path.rfind('/'));
@@ -77,7 +78,7 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
   access.source = path + " (context " + wanted + ")";
   access.server = text_of(cluster["server"]);
   if (access.server.empty())
-    return invalid_input("kubeconfig " + path + ": the cluster has no server");
+    return core::invalid_input("kubeconfig " + path + ": the cluster has no server");
   while (access.server.ends_with("/")) access.server.pop_back();
   access.namespace_name = text_of(chosen["namespace"]);
   if (access.namespace_name.empty()) access.namespace_name = kDefaultNamespace;
@@ -89,7 +90,8 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
     access.token = text_of(user["token"]);
     if (std::string file = text_of(user["tokenFile"]); access.token.empty() && !file.empty()) {
       auto token = read_file(file);
-      if (!token) return Error{ENOENT, "kubeconfig " + path + ": cannot read tokenFile " + file};
+      if (!token)
+        return core::Error{ENOENT, "kubeconfig " + path + ": cannot read tokenFile " + file};
       access.token = *token;
     }
     auto cert = pem_of(user, "client-certificate", directory);
@@ -99,9 +101,9 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
     access.client_cert_pem = *cert;
     access.client_key_pem = *key;
     if (user["exec"] && access.token.empty() && access.client_cert_pem.empty()) {
-      return invalid_input("kubeconfig " + path + ": user '" + user_name +
-                           "' authenticates with an exec plugin, which paddock does not run; "
-                           "give it a token or a client certificate");
+      return core::invalid_input("kubeconfig " + path + ": user '" + user_name +
+                                 "' authenticates with an exec plugin, which paddock does not run; "
+                                 "give it a token or a client certificate");
     }
   }
   while (!access.token.empty() && (access.token.back() == '\n' || access.token.back() == '\r')) {
@@ -110,7 +112,7 @@ Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::strin
   return access;
 }
 
-Result<ClusterAccess> find_cluster_access(const ClusterLocation& location) {
+core::Result<ClusterAccess> find_cluster_access(const ClusterLocation& location) {
   std::string path;
   if (location.kubeconfig && !location.kubeconfig->empty()) {
     path = location.kubeconfig->substr(0, location.kubeconfig->find(':'));
@@ -119,15 +121,16 @@ Result<ClusterAccess> find_cluster_access(const ClusterLocation& location) {
   }
   if (!path.empty()) {
     if (auto text = read_file(path)) return parse_kubeconfig(*text, path);
-    if (location.kubeconfig) return Error{ENOENT, "cannot read KUBECONFIG " + path};
+    if (location.kubeconfig) return core::Error{ENOENT, "cannot read KUBECONFIG " + path};
   }
   const std::string account = "/var/run/secrets/kubernetes.io/serviceaccount";
   const auto& host = location.service_host;
   const auto& port = location.service_port;
   auto token = read_file(account + "/token");
   if (!host || !port || !token) {
-    return Error{ENOENT, "no kubeconfig (" + (path.empty() ? std::string("~/.kube/config") : path) +
-                             ") and not inside a cluster; set KUBECONFIG"};
+    return core::Error{ENOENT, "no kubeconfig (" +
+                                   (path.empty() ? std::string("~/.kube/config") : path) +
+                                   ") and not inside a cluster; set KUBECONFIG"};
   }
   ClusterAccess access;
   access.source = "in-cluster service account";

@@ -24,10 +24,10 @@ struct ClusterAccess {
 };
 
 // The kubeconfig's text (YAML or JSON) read as `path` says, for `context` (empty: current).
-Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::string& path,
-                                       const std::string& context = "");
+core::Result<ClusterAccess> parse_kubeconfig(const std::string& text, const std::string& path,
+                                             const std::string& context = "");
 
 // KUBECONFIG (its first file), else ~/.kube/config, else the in-cluster service account.
-Result<ClusterAccess> find_cluster_access(const ClusterLocation& location);
+core::Result<ClusterAccess> find_cluster_access(const ClusterLocation& location);
 
 }  // namespace paddock::kube

@@ -19,7 +19,7 @@ std::array<std::uint8_t, 4> random_mask() {
 
 }  // namespace
 
-Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
+core::Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
     const ClusterAccess& access, const std::string& path, const std::string& protocols) {
   std::unique_ptr<WebSocketConnection> connection(new WebSocketConnection);
   auto made = http::Client::create();
@@ -34,7 +34,7 @@ Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
   std::string key_bytes(16, '\0');
   std::random_device random;
   for (char& c : key_bytes) c = static_cast<char>(random());
-  std::string key = base64_encode(key_bytes);
+  std::string key = core::base64_encode(key_bytes);
   std::string host = access.server.substr(access.server.find("://") + 3);
   std::string request =
       "GET " + path + " HTTP/1.1\r\nHost: " + host +
@@ -48,21 +48,23 @@ Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
   for (;;) {
     auto got = connection->read_some(10000, head);
     if (!got) return got.error();
-    if (!*got) return Error{ETIMEDOUT, "the Kubernetes API did not answer the exec upgrade"};
+    if (!*got) return core::Error{ETIMEDOUT, "the Kubernetes API did not answer the exec upgrade"};
     if (head.find("\r\n\r\n") != std::string::npos) break;
-    if (head.size() > (64u << 10)) return Error{EIO, "the Kubernetes API's answer is too long"};
+    if (head.size() > (64u << 10))
+      return core::Error{EIO, "the Kubernetes API's answer is too long"};
   }
   std::size_t end = head.find("\r\n\r\n");
   std::string status_line = head.substr(0, head.find("\r\n"));
   if (status_line.find(" 101 ") == std::string::npos) {
-    return Error{EIO, "the Kubernetes API refused the exec: " + status_line + " " +
-                          head.substr(end + 4, 400)};
+    return core::Error{EIO, "the Kubernetes API refused the exec: " + status_line + " " +
+                                head.substr(end + 4, 400)};
   }
   // Header names are case-insensitive; the accept value is not.
   std::string lower;
   for (char c : head.substr(0, end)) lower += static_cast<char>(std::tolower(c));
   if (head.find(websocket_accept(key)) == std::string::npos) {
-    return Error{EIO, "the Kubernetes API's WebSocket handshake is wrong (Sec-WebSocket-Accept)"};
+    return core::Error{EIO,
+                       "the Kubernetes API's WebSocket handshake is wrong (Sec-WebSocket-Accept)"};
   }
   if (std::size_t at = lower.find("sec-websocket-protocol:"); at != std::string::npos) {
     std::size_t value = head.find_first_not_of(' ', at + 23);
@@ -72,27 +74,27 @@ Result<std::unique_ptr<WebSocketConnection>> WebSocketConnection::open(
   return connection;
 }
 
-Status WebSocketConnection::write_all(std::string_view bytes) {
+core::Status WebSocketConnection::write_all(std::string_view bytes) {
   if (auto sent = http_->send(bytes); !sent) {
-    return Error{EIO, "sending to the Kubernetes API: " + sent.error().message};
+    return core::Error{EIO, "sending to the Kubernetes API: " + sent.error().message};
   }
   return {};
 }
 
-Result<bool> WebSocketConnection::read_some(int timeout_ms, std::string& into) {
+core::Result<bool> WebSocketConnection::read_some(int timeout_ms, std::string& into) {
   auto got = http_->receive(timeout_ms, into);
   if (!got && got.error().code == EPIPE) {
-    return Error{EPIPE, "the Kubernetes API closed the connection"};
+    return core::Error{EPIPE, "the Kubernetes API closed the connection"};
   }
-  if (!got) return Error{EIO, "reading from the Kubernetes API: " + got.error().message};
+  if (!got) return core::Error{EIO, "reading from the Kubernetes API: " + got.error().message};
   return got;
 }
 
-Status WebSocketConnection::send(Opcode opcode, std::string_view payload) {
+core::Status WebSocketConnection::send(Opcode opcode, std::string_view payload) {
   return write_all(encode_client_frame({opcode, true, std::string(payload)}, random_mask()));
 }
 
-Result<std::optional<Frame>> WebSocketConnection::receive(int timeout_ms) {
+core::Result<std::optional<Frame>> WebSocketConnection::receive(int timeout_ms) {
   for (;;) {
     auto frame = reader_.next();
     if (!frame) return frame.error();

@@ -21,24 +21,24 @@ class WebSocketConnection {
   // Connects to `path` (with its query) on the cluster's server and upgrades, offering the
   // comma-separated `protocols`. An answer other than 101 is an error carrying the API's
   // message.
-  static Result<std::unique_ptr<WebSocketConnection>> open(const ClusterAccess& access,
-                                                           const std::string& path,
-                                                           const std::string& protocols);
+  static core::Result<std::unique_ptr<WebSocketConnection>> open(const ClusterAccess& access,
+                                                                 const std::string& path,
+                                                                 const std::string& protocols);
   WebSocketConnection(const WebSocketConnection&) = delete;
   WebSocketConnection& operator=(const WebSocketConnection&) = delete;
 
   [[nodiscard]] const std::string& protocol() const { return protocol_; }
 
-  Status send(Opcode opcode, std::string_view payload);
+  core::Status send(Opcode opcode, std::string_view payload);
   // The next message or control frame; nothing when `timeout_ms` passed first. Pings are
   // answered here; a close frame is returned (and answered).
-  Result<std::optional<Frame>> receive(int timeout_ms);
+  core::Result<std::optional<Frame>> receive(int timeout_ms);
 
  private:
   WebSocketConnection() = default;
-  Status write_all(std::string_view bytes);
+  core::Status write_all(std::string_view bytes);
   // Reads what is there (waiting up to `timeout_ms` for something); false when nothing came.
-  Result<bool> read_some(int timeout_ms, std::string& into);
+  core::Result<bool> read_some(int timeout_ms, std::string& into);
 
   std::optional<http::Client> http_;
   std::string protocol_;

@@ -38,15 +38,17 @@ std::string encode_client_frame(const Frame& frame, const std::array<std::uint8_
   return out;
 }
 
-Result<std::optional<Frame>> FrameReader::next() {
+core::Result<std::optional<Frame>> FrameReader::next() {
   for (;;) {
     if (buffer_.size() < 2) return std::optional<Frame>{};
     auto byte = [&](std::size_t at) { return static_cast<std::uint8_t>(buffer_[at]); };
     bool final = (byte(0) & 0x80) != 0;
-    if ((byte(0) & 0x70) != 0) return invalid_input("a WebSocket frame with reserved bits set");
+    if ((byte(0) & 0x70) != 0)
+      return core::invalid_input("a WebSocket frame with reserved bits set");
     std::uint8_t code = byte(0) & 0x0F;
-    if (!is_known(code)) return invalid_input("a WebSocket frame with an unknown opcode");
-    if ((byte(1) & 0x80) != 0) return invalid_input("a masked WebSocket frame from the server");
+    if (!is_known(code)) return core::invalid_input("a WebSocket frame with an unknown opcode");
+    if ((byte(1) & 0x80) != 0)
+      return core::invalid_input("a masked WebSocket frame from the server");
     std::uint64_t length = byte(1) & 0x7F;
     std::size_t header = 2;
     if (length == 126) {
@@ -61,12 +63,12 @@ Result<std::optional<Frame>> FrameReader::next() {
     }
     auto opcode = static_cast<Opcode>(code);
     if (is_control(opcode) && (length > 125 || !final)) {
-      return invalid_input("a fragmented or oversized WebSocket control frame");
+      return core::invalid_input("a fragmented or oversized WebSocket control frame");
     }
     std::uint64_t joined = partial_ ? partial_->payload.size() : 0;
     if (length > max_message_bytes_ - std::min(joined, max_message_bytes_)) {
-      return Error{EFBIG,
-                   "a WebSocket message over " + std::to_string(max_message_bytes_) + " bytes"};
+      return core::Error{
+          EFBIG, "a WebSocket message over " + std::to_string(max_message_bytes_) + " bytes"};
     }
     if (buffer_.size() - header < length) return std::optional<Frame>{};
     std::string payload = buffer_.substr(header, static_cast<std::size_t>(length));
@@ -74,10 +76,10 @@ Result<std::optional<Frame>> FrameReader::next() {
     if (is_control(opcode)) return std::optional<Frame>{Frame{opcode, true, std::move(payload)}};
     if (opcode == Opcode::kContinuation) {
       if (!partial_)
-        return invalid_input("a WebSocket continuation frame with nothing to continue");
+        return core::invalid_input("a WebSocket continuation frame with nothing to continue");
       partial_->payload += payload;
     } else {
-      if (partial_) return invalid_input("a new WebSocket message inside a fragmented one");
+      if (partial_) return core::invalid_input("a new WebSocket message inside a fragmented one");
       partial_ = Frame{opcode, false, std::move(payload)};
     }
     if (final) {
@@ -93,7 +95,8 @@ std::string websocket_accept(const std::string& key) {
   std::string text = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
   unsigned char digest[SHA_DIGEST_LENGTH];
   SHA1(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  return base64_encode(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
+  return core::base64_encode(
+      std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
 }  // namespace paddock::kube

@@ -43,7 +43,7 @@ class FrameReader {
 
   // The next whole message or control frame, nothing when more bytes are needed, or an error
   // for what no server may send (a masked frame, a reserved opcode, an oversized message).
-  Result<std::optional<Frame>> next();
+  core::Result<std::optional<Frame>> next();
 
  private:
   std::string buffer_;

@@ -13,7 +13,7 @@
 #include "core/unique_fd.h"
 #include "runtime/artifact_choice.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 constexpr int kMaxDepth = 4;
@@ -25,7 +25,7 @@ constexpr std::uint64_t kNoLinks = RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV;
 constexpr std::size_t kMaxListed = 10000;
 
 struct Lister {
-  std::vector<ArtifactCandidate> found;
+  std::vector<runtime::ArtifactCandidate> found;
   std::size_t directory = 0;
   bool too_many = false;
 
@@ -50,8 +50,8 @@ struct Lister {
       if (fstatat(listing_fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
       std::string path = prefix + "/" + name;
       if (S_ISDIR(info.st_mode) && depth < kMaxDepth) {
-        UniqueFd child(
-            open_beneath(listing_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW, kNoLinks));
+        core::UniqueFd child(core::open_beneath(listing_fd, name.c_str(),
+                                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW, kNoLinks));
         if (child.valid()) walk(child.get(), path, depth + 1);
       } else if (S_ISREG(info.st_mode)) {
         found.push_back(
@@ -65,14 +65,15 @@ struct Lister {
 
 // The file as it is now, at most `size` bytes (it may have grown since it was listed); nothing
 // when it is no longer a regular file beneath the work directory.
-std::optional<Artifact> read_artifact(int workdir_fd, const ArtifactCandidate& candidate) {
-  UniqueFd file(open_beneath(workdir_fd, candidate.path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW,
-                             kNoLinks));
+std::optional<runtime::Artifact> read_artifact(int workdir_fd,
+                                               const runtime::ArtifactCandidate& candidate) {
+  core::UniqueFd file(core::open_beneath(workdir_fd, candidate.path.c_str(),
+                                         O_RDONLY | O_NONBLOCK | O_NOFOLLOW, kNoLinks));
   struct stat info {};
   if (!file.valid() || fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return std::nullopt;
   }
-  Artifact artifact{candidate.path, "", 0, std::string(), {}};
+  runtime::Artifact artifact{candidate.path, "", 0, std::string(), {}};
   artifact.data.resize(candidate.size);
   std::size_t done = 0;
   while (done < candidate.size) {
@@ -83,21 +84,21 @@ std::optional<Artifact> read_artifact(int workdir_fd, const ArtifactCandidate& c
   artifact.data.resize(done);
   artifact.size = done;
   // Labelled after reading: a file with no known extension is text/plain if it reads as text.
-  artifact.mime_type = mime_type_for(candidate.path, artifact.data);
+  artifact.mime_type = core::mime_type_for(candidate.path, artifact.data);
   return artifact;
 }
 
 }  // namespace
 
-CollectedArtifacts collect_artifacts(int workdir_fd, const OutputCollection& collection) {
+CollectedArtifacts collect_artifacts(int workdir_fd, const runtime::OutputCollection& collection) {
   Lister lister;
   for (; lister.directory < collection.directories.size(); ++lister.directory) {
     const std::string& directory = collection.directories[lister.directory];
-    UniqueFd root(
-        open_beneath(workdir_fd, directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW, kNoLinks));
+    core::UniqueFd root(core::open_beneath(workdir_fd, directory.c_str(),
+                                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW, kNoLinks));
     if (root.valid()) lister.walk(root.get(), directory, 0);
   }
-  ArtifactChoice choice = choose_artifacts(std::move(lister.found), collection);
+  runtime::ArtifactChoice choice = runtime::choose_artifacts(std::move(lister.found), collection);
   CollectedArtifacts collected;
   for (const auto& candidate : choice.taken) {
     if (auto artifact = read_artifact(workdir_fd, candidate)) {
@@ -112,4 +113,4 @@ CollectedArtifacts collect_artifacts(int workdir_fd, const OutputCollection& col
   return collected;
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

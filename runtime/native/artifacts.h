@@ -13,13 +13,13 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::native {
 
 struct CollectedArtifacts {
-  std::vector<Artifact> artifacts;       // in the order they were made (artifact_choice.h)
-  std::vector<OmittedArtifact> omitted;  // what the caps left out
+  std::vector<runtime::Artifact> artifacts;       // in the order they were made (artifact_choice.h)
+  std::vector<runtime::OmittedArtifact> omitted;  // what the caps left out
 };
 
-CollectedArtifacts collect_artifacts(int workdir_fd, const OutputCollection& collection);
+CollectedArtifacts collect_artifacts(int workdir_fd, const runtime::OutputCollection& collection);
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -13,21 +13,23 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::native {
 
 // Whether the installer reaches out through the proxy, with its own list: only when the run has
 // no network of its own (with --network user or host, every step has that network).
-bool installer_uses_proxy(const SandboxShape& shape, const RunPlan& plan);
+bool installer_uses_proxy(const runtime::SandboxShape& shape, const runtime::RunPlan& plan);
 
 // Whether `shape` and `plan` needs the proxy: the program has an allowlist, or an installer with
 // one may run (a one-off run's install step; in a session, any later command).
-bool has_egress_proxy(const SandboxShape& shape, const RunPlan& plan, bool session);
+bool has_egress_proxy(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+                      bool session);
 
 // The patterns as a list; an error names the first that does not parse, and the accepted forms.
-Result<net::egress::AllowList> allow_list(const std::vector<std::string>& texts);
+core::Result<net::egress::AllowList> allow_list(const std::vector<std::string>& texts);
 
 // The policy the proxy starts with: the installer's list if the run starts with an installer
 // that has one, else the program's.
-Result<net::egress::EgressPolicy> egress_policy(const SandboxShape& shape, const RunPlan& plan);
+core::Result<net::egress::EgressPolicy> egress_policy(const runtime::SandboxShape& shape,
+                                                      const runtime::RunPlan& plan);
 
-}  // namespace paddock
+}  // namespace paddock::native

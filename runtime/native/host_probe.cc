@@ -21,7 +21,7 @@
 #include "runtime/native/user_namespace_check.h"
 #include "runtime/rlimit_plan.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 std::string trim(std::string text) {
@@ -60,7 +60,7 @@ bool in_user_namespace(Body body) {
 }
 
 Check probe_seccomp() {
-  std::string actions = trim(read_text_or_empty("/proc/sys/kernel/seccomp/actions_avail"));
+  std::string actions = trim(core::read_text_or_empty("/proc/sys/kernel/seccomp/actions_avail"));
   if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) return {false, "the kernel has no seccomp"};
   return {actions.find("kill_process") != std::string::npos,
           actions.empty() ? "seccomp filter mode" : "actions: " + actions};
@@ -80,21 +80,21 @@ Check probe_overlayfs() {
 }
 
 void probe_cgroups(HostReport& report) {
-  CgroupLocation where = locate_own_cgroup();
-  RealCgroupFs fs;
+  cgroup::CgroupLocation where = cgroup::locate_own_cgroup();
+  cgroup::RealCgroupFs fs;
   if (where.mount_point.empty()) {
     report.cgroup_v2 = {false, "no cgroup2 file system is mounted (a cgroup v1 host)"};
   } else {
     std::string controllers =
-        trim(read_text_or_empty(where.own_directory() + "/cgroup.controllers"));
+        trim(core::read_text_or_empty(where.own_directory() + "/cgroup.controllers"));
     report.cgroup_v2 = {true, "mounted at " + where.mount_point + ", paddock is in " +
                                   where.own_path +
                                   ", controllers: " + (controllers.empty() ? "none" : controllers)};
   }
-  CgroupAssessment assessment = assess_cgroups(fs, where, getpid());
+  cgroup::CgroupAssessment assessment = cgroup::assess_cgroups(fs, where, getpid());
   report.cgroup_v2_delegated = {assessment.usable, assessment.reason};
   report.limits_mode = assessment.usable ? "cgroup2" : "rlimit";
-  if (!assessment.usable) report.not_enforced = totals_rlimits_cannot_enforce();
+  if (!assessment.usable) report.not_enforced = runtime::totals_rlimits_cannot_enforce();
 }
 
 Check probe_id_helpers(const IdMapHost& host) {
@@ -202,4 +202,4 @@ std::string to_text(const HostReport& report) {
   return out.str();
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

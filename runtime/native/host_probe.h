@@ -8,7 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace paddock {
+namespace paddock::native {
 
 struct Check {
   bool available = false;
@@ -34,4 +34,4 @@ HostReport probe_host();
 nlohmann::json to_json(const HostReport& report);
 std::string to_text(const HostReport& report);
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 constexpr const char* kNewUidMap = "/usr/bin/newuidmap";
@@ -39,17 +39,17 @@ std::string user_name(uid_t uid) {
   return {};
 }
 
-Status write_proc_file(pid_t pid, const char* name, const std::string& content) {
+core::Status write_proc_file(pid_t pid, const char* name, const std::string& content) {
   std::string path = "/proc/" + std::to_string(pid) + "/" + name;
-  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd.valid()) return system_error("opening " + path);
+  core::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return core::system_error("opening " + path);
   if (write(fd.get(), content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
-    return system_error("writing " + path);
+    return core::system_error("writing " + path);
   }
   return {};
 }
 
-Status run_helper(const char* helper, pid_t pid, std::uint32_t inside, std::uint32_t host) {
+core::Status run_helper(const char* helper, pid_t pid, std::uint32_t inside, std::uint32_t host) {
   std::string pid_text = std::to_string(pid), inside_text = std::to_string(inside),
               host_text = std::to_string(host), count = "1";
   std::array<char*, 6> argv = {const_cast<char*>(helper), pid_text.data(), inside_text.data(),
@@ -61,13 +61,13 @@ Status run_helper(const char* helper, pid_t pid, std::uint32_t inside, std::uint
   pid_t helper_pid = -1;
   int rc = posix_spawn(&helper_pid, helper, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return system_error(std::string("starting ") + helper, rc);
+  if (rc != 0) return core::system_error(std::string("starting ") + helper, rc);
   int status = 0;
   while (waitpid(helper_pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Error{EPERM, std::string(helper) + " " + pid_text + " " + inside_text + " " + host_text +
-                            " 1 failed; check /etc/subuid and /etc/subgid"};
+    return core::Error{EPERM, std::string(helper) + " " + pid_text + " " + inside_text + " " +
+                                  host_text + " 1 failed; check /etc/subuid and /etc/subgid"};
   }
   return {};
 }
@@ -104,8 +104,8 @@ IdMapHost probe_id_map_host() {
   host.egid = getegid();
   if (host.euid == 0) return host;
   std::string name = user_name(host.euid);
-  host.sub_uids = find_subordinate_range(read_text_or_empty("/etc/subuid"), name, host.euid);
-  host.sub_gids = find_subordinate_range(read_text_or_empty("/etc/subgid"), name, host.euid);
+  host.sub_uids = find_subordinate_range(core::read_text_or_empty("/etc/subuid"), name, host.euid);
+  host.sub_gids = find_subordinate_range(core::read_text_or_empty("/etc/subgid"), name, host.euid);
   host.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
   host.helpers_usable =
       !host.no_new_privs && setuid_root_helper(kNewUidMap) && setuid_root_helper(kNewGidMap);
@@ -124,34 +124,35 @@ const char* to_string(IdMapMethod method) {
   return "unknown";
 }
 
-Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
-                                                     const std::vector<std::string>& folders) {
+core::Result<std::optional<HostOwner>> writable_bind_owner(
+    const IdMapHost& host, const std::vector<std::string>& folders) {
   std::optional<HostOwner> owner;
   for (const auto& folder : folders) {
     struct stat info {};
-    if (stat(folder.c_str(), &info) != 0) return system_error("read-write bind " + folder);
+    if (stat(folder.c_str(), &info) != 0) return core::system_error("read-write bind " + folder);
     if (owner && owner->uid != info.st_uid) {
-      return invalid_input("read-write binds " + folders.front() + " and " + folder +
-                           " have different owners; a sandbox writes as one host user");
+      return core::invalid_input("read-write binds " + folders.front() + " and " + folder +
+                                 " have different owners; a sandbox writes as one host user");
     }
     if (host.euid != 0 && info.st_uid != host.euid) {
-      return invalid_input("read-write bind " + folder + " is owned by uid " +
-                           std::to_string(info.st_uid) + ", not by you (uid " +
-                           std::to_string(host.euid) +
-                           "); a sandbox can only write as you: bind it read-only");
+      return core::invalid_input("read-write bind " + folder + " is owned by uid " +
+                                 std::to_string(info.st_uid) + ", not by you (uid " +
+                                 std::to_string(host.euid) +
+                                 "); a sandbox can only write as you: bind it read-only");
     }
     if (info.st_uid == 0) {
-      return invalid_input("read-write bind " + folder +
-                           " is owned by root, and sandboxes never run as host root; give the "
-                           "folder to an unprivileged user, or bind it read-only");
+      return core::invalid_input(
+          "read-write bind " + folder +
+          " is owned by root, and sandboxes never run as host root; give the "
+          "folder to an unprivileged user, or bind it read-only");
     }
     // The owner's own primary group, as the owner's own writes would have: not the folder's,
     // which may be a group the owner is not in, or root's.
-    gid_t group = primary_group_of(info.st_uid).value_or(info.st_gid);
+    gid_t group = core::primary_group_of(info.st_uid).value_or(info.st_gid);
     if (group == 0) {
-      return invalid_input("read-write bind " + folder +
-                           ": its owner's group is root's, and sandboxes never run with it; "
-                           "bind it read-only");
+      return core::invalid_input("read-write bind " + folder +
+                                 ": its owner's group is root's, and sandboxes never run with it; "
+                                 "bind it read-only");
     }
     owner = HostOwner{info.st_uid, group};
   }
@@ -192,7 +193,7 @@ IdMapPlan plan_id_map(const IdMapHost& host, pid_t child_pid, std::uint32_t insi
   return plan;
 }
 
-Status apply_id_map(pid_t child_pid, const IdMapPlan& plan) {
+core::Status apply_id_map(pid_t child_pid, const IdMapPlan& plan) {
   if (plan.method == IdMapMethod::kSubordinate) {
     if (auto done = run_helper(kNewUidMap, child_pid, plan.inside_uid, plan.host_uid); !done) {
       return done;
@@ -212,4 +213,4 @@ Status apply_id_map(pid_t child_pid, const IdMapPlan& plan) {
   return write_proc_file(child_pid, "gid_map", line(plan.inside_gid, plan.host_gid));
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

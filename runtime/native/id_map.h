@@ -22,7 +22,7 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::native {
 
 struct IdRange {
   std::uint32_t start = 0;
@@ -70,8 +70,8 @@ struct HostOwner {
 
 // The owner of every read-write bind's host folder (nullopt without one). Refused, saying why:
 // folders of different owners, one owned by root, or (unprivileged) one owned by someone else.
-Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
-                                                     const std::vector<std::string>& folders);
+core::Result<std::optional<HostOwner>> writable_bind_owner(const IdMapHost& host,
+                                                           const std::vector<std::string>& folders);
 
 // Decides the mapping for a sandbox whose init has host pid `child_pid` (pure: tests call it).
 // With `writer`, the sandbox user is that host owner (see HostOwner).
@@ -79,6 +79,6 @@ IdMapPlan plan_id_map(const IdMapHost& host, pid_t child_pid, std::uint32_t insi
                       std::uint32_t inside_gid, std::optional<HostOwner> writer = std::nullopt);
 
 // Writes the maps for `child_pid` (directly, or through newuidmap/newgidmap).
-Status apply_id_map(pid_t child_pid, const IdMapPlan& plan);
+core::Status apply_id_map(pid_t child_pid, const IdMapPlan& plan);
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -11,18 +11,18 @@
 #include "runtime/native/prepared_run.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::native {
 
 // Whether `shape` runs on the flattened copy: asked for, or overlayfs refused earlier.
-bool flattened_root_wanted(const SandboxShape& shape);
+bool flattened_root_wanted(const runtime::SandboxShape& shape);
 
 // `shape` on its flattened copy, made first if it is not there yet.
-Result<SandboxShape> with_flattened_root(const SandboxShape& shape);
+core::Result<runtime::SandboxShape> with_flattened_root(const runtime::SandboxShape& shape);
 
 // Whether a setup failure is the kernel refusing overlayfs where a flattened copy would do
 // (ImageRoot::kAuto); remembered for the rest of the process.
-bool overlay_refused(const SandboxShape& shape, const Prepared& prepared,
-                     const ChildMessage& failure);
+bool overlay_refused(const runtime::SandboxShape& shape, const Prepared& prepared,
+                     const init::ChildMessage& failure);
 
 // Whether overlayfs was refused by this kernel earlier in this process.
 bool overlay_refused_in_this_process();
@@ -30,10 +30,10 @@ bool overlay_refused_in_this_process();
 // `attempt(shape, refused)` (a run, a session), and once more on the flattened copy when it set
 // `refused`: with overlayfs where the kernel allows it, else with the copy.
 template <typename Value, typename Attempt>
-Result<Value> with_image_root_fallback(const SandboxShape& shape, Attempt attempt) {
+core::Result<Value> with_image_root_fallback(const runtime::SandboxShape& shape, Attempt attempt) {
   bool refused = false;
   if (!flattened_root_wanted(shape)) {
-    Result<Value> result = attempt(shape, refused);
+    core::Result<Value> result = attempt(shape, refused);
     if (!refused) return result;
   }
   auto flattened = with_flattened_root(shape);
@@ -41,4 +41,4 @@ Result<Value> with_image_root_fallback(const SandboxShape& shape, Attempt attemp
   return attempt(*flattened, refused);
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -9,13 +9,15 @@
 #include "runtime/native/sandbox_launch.h"
 #include "runtime/native/spec_validation.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 // One sandbox of `shape` running `plan`. Sets `refused` (and returns an error) when the kernel
 // would not mount the image's overlay and a flattened copy can take its place.
-Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunObserver& observer,
-                           const net::egress::SecretBroker& broker, bool& refused) {
+core::Result<runtime::RunResult> run_once(const runtime::SandboxShape& shape,
+                                          const runtime::RunPlan& plan,
+                                          runtime::RunObserver& observer,
+                                          const net::egress::SecretBroker& broker, bool& refused) {
   auto launched_or = launch_sandbox(shape, plan, observer, LaunchMode::kRun, broker);
   if (!launched_or) return launched_or.error();
   LaunchedSandbox& launched = **launched_or;
@@ -27,7 +29,7 @@ Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunOb
     launched.network.detach();
     if (launched.egress) launched.egress->set_allowlist(std::move(*program_list));
   };
-  Limits limits = limits_of(shape.limits, plan);
+  runtime::Limits limits = runtime::limits_of(shape.limits, plan);
   Supervised done = supervise(launched.sandbox, limits, observer);
   // Nothing of the run may reach out any more: its proxy ends with it.
   net::egress::EgressRecord network;
@@ -54,24 +56,26 @@ Result<RunResult> run_once(const SandboxShape& shape, const RunPlan& plan, RunOb
 
 }  // namespace
 
-Status NativeBackend::check(const SandboxShape& shape, const RunPlan& plan) const {
+core::Status NativeBackend::check(const runtime::SandboxShape& shape,
+                                  const runtime::RunPlan& plan) const {
   return validate_spec(shape, plan);
 }
 
-Result<RunResult> NativeBackend::run(const SandboxShape& shape, const RunPlan& plan,
-                                     RunObserver& observer) {
-  return with_image_root_fallback<RunResult>(
-      shape, [&](const SandboxShape& attempt, bool& refused) {
+core::Result<runtime::RunResult> NativeBackend::run(const runtime::SandboxShape& shape,
+                                                    const runtime::RunPlan& plan,
+                                                    runtime::RunObserver& observer) {
+  return with_image_root_fallback<runtime::RunResult>(
+      shape, [&](const runtime::SandboxShape& attempt, bool& refused) {
         return run_once(attempt, plan, observer, settings_.broker, refused);
       });
 }
 
-Result<std::unique_ptr<Session>> NativeBackend::open_session(const SandboxShape& shape,
-                                                             const RunPlan& base) {
+core::Result<std::unique_ptr<runtime::Session>> NativeBackend::open_session(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& base) {
   return NativeSession::open(shape, base, settings_.broker);
 }
 
-Result<bool> NativeBackend::has_image(const std::string& image) const {
+core::Result<bool> NativeBackend::has_image(const std::string& image) const {
   auto store = rootfs::ImageStore::open(settings_.store_root);
   if (!store) return store.error();
   auto found = store->find_image(image);
@@ -80,19 +84,20 @@ Result<bool> NativeBackend::has_image(const std::string& image) const {
   return found.error();
 }
 
-Status NativeBackend::pull_image(const std::string& image, const PullProgress& progress) const {
+core::Status NativeBackend::pull_image(const std::string& image,
+                                       const runtime::PullProgress& progress) const {
   if (!settings_.puller) {
-    return Error{ENOTSUP, "pulling " + image + " needs paddock-full; run 'paddock pull " + image +
-                              "' first"};
+    return core::Error{ENOTSUP, "pulling " + image + " needs paddock-full; run 'paddock pull " +
+                                    image + "' first"};
   }
   return settings_.puller(image, progress);
 }
 
-Result<ResolvedImage> NativeBackend::resolve_image(
+core::Result<runtime::ResolvedImage> NativeBackend::resolve_image(
     const std::string& image, const std::optional<std::string>& store_root) const {
   if (!settings_.image_root) return settings_.image_root.error();
-  return resolve_store_image(image, store_root.value_or(settings_.store_root),
-                             *settings_.image_root);
+  return runtime::resolve_store_image(image, store_root.value_or(settings_.store_root),
+                                      *settings_.image_root);
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

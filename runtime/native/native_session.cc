@@ -17,48 +17,48 @@
 #include "runtime/native/process_tree.h"
 #include "runtime/native/run_report.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 constexpr int kReplyTimeoutMs = 30'000;
 
-class QuietObserver final : public RunObserver {};
+class QuietObserver final : public runtime::RunObserver {};
 
 }  // namespace
 
 namespace native_session_parts {
 
-Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed) {
+core::Result<init::ChildMessage> receive_message(StartedSandbox& sandbox, core::UniqueFd* passed) {
   pollfd watched[2] = {{sandbox.channel.get(), POLLIN, 0}, {sandbox.init.pidfd(), POLLIN, 0}};
   int ready;
   while ((ready = poll(watched, 2, kReplyTimeoutMs)) < 0 && errno == EINTR) {
   }
-  if (ready == 0) return Error{ETIMEDOUT, "the session's sandbox did not answer within 30 s"};
+  if (ready == 0) return core::Error{ETIMEDOUT, "the session's sandbox did not answer within 30 s"};
   if ((watched[0].revents & POLLIN) != 0) {
-    ChannelPacket packet;
+    init::ChannelPacket packet;
     ssize_t got = recvmsg(sandbox.channel.get(), &packet.header, MSG_CMSG_CLOEXEC);
     passed->reset(packet.received_fd());
-    if (got == sizeof(ChildMessage)) return packet.message;
+    if (got == sizeof(init::ChildMessage)) return packet.message;
   }
-  return Error{EPIPE, "the session's sandbox has ended; open a new session"};
+  return core::Error{EPIPE, "the session's sandbox has ended; open a new session"};
 }
 
 }  // namespace native_session_parts
 
 using namespace native_session_parts;
 
-Result<std::unique_ptr<Session>> NativeSession::open(const SandboxShape& shape, const RunPlan& base,
-                                                     const net::egress::SecretBroker& broker) {
-  return with_image_root_fallback<std::unique_ptr<Session>>(
-      shape, [&base, &broker](const SandboxShape& attempt, bool& refused) {
+core::Result<std::unique_ptr<runtime::Session>> NativeSession::open(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& base,
+    const net::egress::SecretBroker& broker) {
+  return with_image_root_fallback<std::unique_ptr<runtime::Session>>(
+      shape, [&base, &broker](const runtime::SandboxShape& attempt, bool& refused) {
         return open_once(attempt, base, broker, refused);
       });
 }
 
-Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxShape& shape,
-                                                          const RunPlan& base,
-                                                          const net::egress::SecretBroker& broker,
-                                                          bool& refused) {
+core::Result<std::unique_ptr<runtime::Session>> NativeSession::open_once(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& base,
+    const net::egress::SecretBroker& broker, bool& refused) {
   QuietObserver observer;
   auto launched = launch_sandbox(shape, base, observer, LaunchMode::kSession, broker);
   if (!launched) return launched.error();
@@ -67,58 +67,61 @@ Result<std::unique_ptr<Session>> NativeSession::open_once(const SandboxShape& sh
   session->init_pid_ = session->launched_->sandbox.init.pid();
   session->killer_.reset(fcntl(session->launched_->sandbox.init.pidfd(), F_DUPFD_CLOEXEC, 3));
   if (auto ready = session->wait_until_ready(refused); !ready) return ready.error();
-  return std::unique_ptr<Session>(std::move(session));
+  return std::unique_ptr<runtime::Session>(std::move(session));
 }
 
-Status NativeSession::wait_until_ready(bool& refused) {
+core::Status NativeSession::wait_until_ready(bool& refused) {
   for (;;) {
-    UniqueFd passed;
+    core::UniqueFd passed;
     auto message = receive_message(launched_->sandbox, &passed);
     if (!message) return message.error().context("starting the session");
-    if (message->kind == ChildMessageKind::kWorkdir) {
+    if (message->kind == init::ChildMessageKind::kWorkdir) {
       workdir_ = std::move(passed);
       return {};
     }
-    if (message->kind == ChildMessageKind::kSocketFactory) preview_factory_ = std::move(passed);
-    if (message->kind == ChildMessageKind::kProxyListener && launched_->egress) {
+    if (message->kind == init::ChildMessageKind::kSocketFactory)
+      preview_factory_ = std::move(passed);
+    if (message->kind == init::ChildMessageKind::kProxyListener && launched_->egress) {
       launched_->egress->serve(std::move(passed));
     }
-    if (message->kind == ChildMessageKind::kSetupFailed) {
+    if (message->kind == init::ChildMessageKind::kSetupFailed) {
       refused = overlay_refused(shape_, *launched_->prepared, *message);
       Supervised failed;
       failed.setup_failure = *message;
       const std::vector<std::vector<std::string>> no_command;
-      auto described =
-          to_run_result(shape_, base_, RunReported{no_command, limits_of(shape_.limits, base_)},
-                        *launched_->prepared, launched_->ids, std::move(failed), {});
-      return described ? Error{EIO, "sandbox setup failed"} : described.error();
+      auto described = to_run_result(
+          shape_, base_, RunReported{no_command, runtime::limits_of(shape_.limits, base_)},
+          *launched_->prepared, launched_->ids, std::move(failed), {});
+      return described ? core::Error{EIO, "sandbox setup failed"} : described.error();
     }
   }
 }
 
-Result<UniqueFd> NativeSession::take_preview_factory() {
+core::Result<core::UniqueFd> NativeSession::take_preview_factory() {
   // Not mutex_: a preview opens while a command runs (a server the command started).
   std::lock_guard lock(closing_mutex_);
   if (auto alive = check_alive(); !alive) return alive.error();
-  if (shape_.network == NetworkMode::kHost) {
-    return Error{ENOTSUP,
-                 "this session's sandbox shares the host's network: its ports are the host's, "
-                 "and paddock previews none of them"};
+  if (shape_.network == runtime::NetworkMode::kHost) {
+    return core::Error{
+        ENOTSUP,
+        "this session's sandbox shares the host's network: its ports are the host's, "
+        "and paddock previews none of them"};
   }
   if (!preview_factory_.valid()) {
-    return Error{ENOTSUP, "this session's preview sockets are taken or were never made"};
+    return core::Error{ENOTSUP, "this session's preview sockets are taken or were never made"};
   }
   return std::move(preview_factory_);
 }
 
-Status NativeSession::check_alive() const {
-  if (!launched_) return Error{EPIPE, "the session is closed"};
+core::Status NativeSession::check_alive() const {
+  if (!launched_) return core::Error{EPIPE, "the session is closed"};
   pollfd init{launched_->sandbox.init.pidfd(), POLLIN, 0};
-  if (poll(&init, 1, 0) == 1) return Error{EPIPE, kEndedBeforeStart};
+  if (poll(&init, 1, 0) == 1) return core::Error{EPIPE, kEndedBeforeStart};
   return {};
 }
 
-Result<ChildMessage> NativeSession::await_reply(ChildMessageKind reply, UniqueFd* passed) {
+core::Result<init::ChildMessage> NativeSession::await_reply(init::ChildMessageKind reply,
+                                                            core::UniqueFd* passed) {
   for (;;) {
     passed->reset();
     auto message = receive_message(launched_->sandbox, passed);
@@ -126,30 +129,33 @@ Result<ChildMessage> NativeSession::await_reply(ChildMessageKind reply, UniqueFd
   }
 }
 
-Result<ChildMessage> NativeSession::ask(SessionRequestKind kind, ChildMessageKind reply) {
+core::Result<init::ChildMessage> NativeSession::ask(init::SessionRequestKind kind,
+                                                    init::ChildMessageKind reply) {
   if (auto alive = check_alive(); !alive) return alive.error();
-  if (int error = send_session_request(launched_->sandbox.channel.get(), kind); error != 0) {
-    return system_error("asking the session's init", error);
+  if (int error = init::send_session_request(launched_->sandbox.channel.get(), kind); error != 0) {
+    return core::system_error("asking the session's init", error);
   }
-  if (reply == ChildMessageKind::kGo) return ChildMessage{};
-  UniqueFd passed;
+  if (reply == init::ChildMessageKind::kGo) return init::ChildMessage{};
+  core::UniqueFd passed;
   return await_reply(reply, &passed);
 }
 
-Status NativeSession::sweep() {
+core::Status NativeSession::sweep() {
   std::lock_guard lock(mutex_);
-  auto swept = ask(SessionRequestKind::kSweep, ChildMessageKind::kSwept);
+  auto swept = ask(init::SessionRequestKind::kSweep, init::ChildMessageKind::kSwept);
   if (!swept) return swept.error();
-  if (swept->error != 0) return system_error("clearing the session's processes", swept->error);
+  if (swept->error != 0)
+    return core::system_error("clearing the session's processes", swept->error);
   return {};
 }
 
-Result<SessionUsage> NativeSession::usage() {
+core::Result<runtime::SessionUsage> NativeSession::usage() {
   std::lock_guard lock(closing_mutex_);
   if (auto alive = check_alive(); !alive) return alive.error();
   struct statfs work {};
-  if (fstatfs(workdir_.get(), &work) != 0) return system_error("measuring the work directory");
-  SessionUsage usage;
+  if (fstatfs(workdir_.get(), &work) != 0)
+    return core::system_error("measuring the work directory");
+  runtime::SessionUsage usage;
   usage.disk_bytes = static_cast<std::uint64_t>(work.f_blocks - work.f_bfree) *
                      static_cast<std::uint64_t>(work.f_frsize != 0 ? work.f_frsize : work.f_bsize);
   // init_pid_ is paddock-init's relay; below it, the sandbox's init is not the program's.
@@ -173,4 +179,4 @@ void NativeSession::close() {
   launched_.reset();
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

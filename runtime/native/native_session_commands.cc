@@ -15,7 +15,7 @@
 #include "runtime/native/native_session_parts.h"
 #include "runtime/native/run_report.h"
 
-namespace paddock {
+namespace paddock::native {
 
 using namespace native_session_parts;
 
@@ -32,19 +32,20 @@ void discount_parked_start(Supervised& done, std::int64_t parked_cpu_us) {
 
 }  // namespace
 
-Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
-    SessionRequestKind kind, const ExecRequest& request,
-    const std::vector<SandboxFile>& files) const {
-  if (request.argv.empty() || request.argv[0].empty()) return invalid_input("no command given");
-  auto packet = std::make_unique<SessionRequest>();
+core::Result<std::unique_ptr<init::SessionRequest>> NativeSession::command_packet(
+    init::SessionRequestKind kind, const runtime::ExecRequest& request,
+    const std::vector<runtime::SandboxFile>& files) const {
+  if (request.argv.empty() || request.argv[0].empty())
+    return core::invalid_input("no command given");
+  auto packet = std::make_unique<init::SessionRequest>();
   packet->kind = kind;
   packet->argc_or_mode = static_cast<std::int32_t>(request.argv.size());
   for (const auto& file : files) {
-    if (auto valid = check_session_path(file.path); !valid) return valid.error();
+    if (auto valid = runtime::check_session_path(file.path); !valid) return valid.error();
     auto size = static_cast<std::uint32_t>(file.content.size());
     std::size_t needed = sizeof size + file.path.size() + 1 + file.content.size();
-    if (packet->length + needed > kSessionDataMax) {
-      return Error{E2BIG, "the command's files are longer than 64 KiB"};
+    if (packet->length + needed > init::kSessionDataMax) {
+      return core::Error{E2BIG, "the command's files are longer than 64 KiB"};
     }
     char* at = packet->data + packet->length;
     std::memcpy(at, &size, sizeof size);
@@ -53,20 +54,20 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
     packet->length += static_cast<std::uint32_t>(needed);
   }
   packet->files_length = packet->length;
-  if (kind == SessionRequestKind::kExec && request.network)
-    packet->flags = kSessionOwnProcessDomain;
+  if (kind == init::SessionRequestKind::kExec && request.network)
+    packet->flags = init::kSessionOwnProcessDomain;
   std::vector<std::string> strings = request.argv;
   for (auto& entry : command_env(request)) {
     strings.push_back(std::move(entry));
   }
   for (const auto& text : strings) {
     if (text.find('\0') != std::string::npos) {
-      return invalid_input("an argument or environment entry contains a NUL byte");
+      return core::invalid_input("an argument or environment entry contains a NUL byte");
     }
-    if (packet->length + text.size() + 1 > kSessionDataMax) {
+    if (packet->length + text.size() + 1 > init::kSessionDataMax) {
       std::string what = "the command and its environment are longer than 64 KiB";
       // With files, they may be what leaves no room (exec_with_files then sends them apart).
-      return files.empty() ? invalid_input(what) : Error{E2BIG, what};
+      return files.empty() ? core::invalid_input(what) : core::Error{E2BIG, what};
     }
     std::memcpy(packet->data + packet->length, text.c_str(), text.size() + 1);
     packet->length += static_cast<std::uint32_t>(text.size() + 1);
@@ -74,24 +75,25 @@ Result<std::unique_ptr<SessionRequest>> NativeSession::command_packet(
   return packet;
 }
 
-std::vector<std::string> NativeSession::command_env(const ExecRequest& request) const {
-  std::vector<std::string> env = merge_env(launched_->prepared->env_storage, request.env);
+std::vector<std::string> NativeSession::command_env(const runtime::ExecRequest& request) const {
+  std::vector<std::string> env = runtime::merge_env(launched_->prepared->env_storage, request.env);
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where
   // the proxy's variables come last); an installer's command brings its own.
   if (!shape_.allowed_hosts.empty() && !request.network)
-    env = merge_env(env, net::egress::proxy_env(true));
+    env = runtime::merge_env(env, net::egress::proxy_env(true));
   // The sandbox's placeholders stand whatever a request sets: a variable set to something else
   // would only send that in their place.
-  return merge_env(env, launched_->brokered_env);
+  return runtime::merge_env(env, launched_->brokered_env);
 }
 
-Result<RunResult> NativeSession::exec(const ExecRequest& request, RunObserver& observer) {
+core::Result<runtime::RunResult> NativeSession::exec(const runtime::ExecRequest& request,
+                                                     runtime::RunObserver& observer) {
   return exec_command(request, {}, observer);
 }
 
-Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>& files,
-                                                 const ExecRequest& request,
-                                                 RunObserver& observer) {
+core::Result<runtime::RunResult> NativeSession::exec_with_files(
+    const std::vector<runtime::SandboxFile>& files, const runtime::ExecRequest& request,
+    runtime::RunObserver& observer) {
   // A warm interpreter takes its call's files apart: it already runs, so they cannot come with
   // its command.
   if (parked_.valid()) {
@@ -100,7 +102,7 @@ Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>&
         // Gone before its interpreter was handed the call: nothing of it ran.
         int code = wrote.error().code;
         if (code == EPIPE || code == ECONNRESET || ended()) {
-          return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
+          return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
         }
         return wrote.error();
       }
@@ -110,7 +112,7 @@ Result<RunResult> NativeSession::exec_with_files(const std::vector<SandboxFile>&
   auto result = exec_command(request, files, observer);
   // Too much for one packet: the files go one by one (kOpen), then the command.
   if (!result && result.error().code == E2BIG && !files.empty()) {
-    return Session::exec_with_files(files, request, observer);
+    return runtime::Session::exec_with_files(files, request, observer);
   }
   return result;
 }
@@ -121,7 +123,8 @@ struct NativeSession::LentNetwork {
   struct ThawOnExit {
     NativeSession* session = nullptr;
     ~ThawOnExit() {
-      if (session != nullptr) (void)session->ask(SessionRequestKind::kThaw, ChildMessageKind::kGo);
+      if (session != nullptr)
+        (void)session->ask(init::SessionRequestKind::kThaw, init::ChildMessageKind::kGo);
     }
   } thaw;
   UserNetwork network;
@@ -135,14 +138,14 @@ struct NativeSession::LentNetwork {
   } restore;
 };
 
-Status NativeSession::lend_network(const ExecRequest& request, LentNetwork& lent) {
-  bool via_proxy =
-      request.network && !request.allowed_hosts.empty() && shape_.network == NetworkMode::kNone;
+core::Status NativeSession::lend_network(const runtime::ExecRequest& request, LentNetwork& lent) {
+  bool via_proxy = request.network && !request.allowed_hosts.empty() &&
+                   shape_.network == runtime::NetworkMode::kNone;
   // What the command may reach through the proxy; the session's own list again afterwards.
   net::egress::AllowList command_list, session_list;
   if (via_proxy) {
     if (!launched_->egress) {
-      return invalid_input(
+      return core::invalid_input(
           "this session was opened without an egress proxy, so its installer "
           "cannot be limited to its package index");
     }
@@ -155,16 +158,17 @@ Status NativeSession::lend_network(const ExecRequest& request, LentNetwork& lent
   }
   if (request.network) {
     if (!via_proxy && !launched_->namespaces) {
-      return invalid_input("this session shares the host's network; no user-mode network to add");
+      return core::invalid_input(
+          "this session shares the host's network; no user-mode network to add");
     }
     // A live session's interpreter shares the sandbox's network namespace: it is stopped before
     // the network comes and continued after it is gone, so it never has one.
-    auto stopped = ask(SessionRequestKind::kFreeze, ChildMessageKind::kFrozen);
+    auto stopped = ask(init::SessionRequestKind::kFreeze, init::ChildMessageKind::kFrozen);
     if (!stopped) return stopped.error();
     lent.thaw.session = this;
     if (stopped->error != 0) {
-      return Error{stopped->error,
-                   "the session's interpreter could not be stopped for the install"};
+      return core::Error{stopped->error,
+                         "the session's interpreter could not be stopped for the install"};
     }
     if (via_proxy) {
       launched_->egress->set_allowlist(std::move(command_list));
@@ -180,9 +184,9 @@ Status NativeSession::lend_network(const ExecRequest& request, LentNetwork& lent
 }
 
 CgroupOutcome NativeSession::command_cgroup() {
-  CgroupOutcome cgroup{launched_->cgroup->directory(), host_cgroups().reason(), {}};
+  CgroupOutcome cgroup{launched_->cgroup->directory(), cgroup::host_cgroups().reason(), {}};
   if (!cgroup.directory.empty()) {
-    cgroup.usage = host_cgroups().usage(cgroup.directory);
+    cgroup.usage = cgroup::host_cgroups().usage(cgroup.directory);
     // memory.events counts for the session's life: only a new OOM kill belongs to this command.
     bool oom_before = std::exchange(oom_seen_, cgroup.usage.oom_killed);
     cgroup.usage.oom_killed = cgroup.usage.oom_killed && !oom_before;
@@ -194,24 +198,24 @@ CgroupOutcome NativeSession::command_cgroup() {
   return cgroup;
 }
 
-Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
-                                              const std::vector<SandboxFile>& files,
-                                              RunObserver& observer) {
+core::Result<runtime::RunResult> NativeSession::exec_command(
+    const runtime::ExecRequest& request, const std::vector<runtime::SandboxFile>& files,
+    runtime::RunObserver& observer) {
   std::lock_guard lock(mutex_);
   // A sandbox gone before its init took the command (killed from outside) ran nothing of it:
   // kSandboxGone, which tells a warm run it may run cold instead.
   if (auto alive = check_alive(); !alive) {
-    return Error{alive.error().code, alive.error().message, ErrorKind::kSandboxGone};
+    return core::Error{alive.error().code, alive.error().message, core::ErrorKind::kSandboxGone};
   }
-  auto packet = command_packet(SessionRequestKind::kExec, request, files);
+  auto packet = command_packet(init::SessionRequestKind::kExec, request, files);
   if (!packet) return packet.error();
   auto out = make_capture_pipe();
   if (!out) return out.error();
   auto err = make_capture_pipe();
   if (!err) return err.error();
-  UniqueFd input(request.stdin_fd >= 0 ? fcntl(request.stdin_fd, F_DUPFD_CLOEXEC, 3)
-                                       : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!input.valid()) return system_error("opening the command's stdin");
+  core::UniqueFd input(request.stdin_fd >= 0 ? fcntl(request.stdin_fd, F_DUPFD_CLOEXEC, 3)
+                                             : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!input.valid()) return core::system_error("opening the command's stdin");
   LentNetwork lent;
   if (auto given = lend_network(request, lent); !given) return given.error();
   StartedSandbox& sandbox = launched_->sandbox;
@@ -221,13 +225,13 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   bool resumed = parked_.valid();
   if (resumed) {
     if (auto handed = send_to_parked(request, fds); !handed) return handed.error();
-  } else if (int error = send_packet(sandbox.channel.get(), packet->get(),
-                                     kSessionHeaderSize + (*packet)->length, fds, 3);
+  } else if (int error = init::send_packet(sandbox.channel.get(), packet->get(),
+                                           init::kSessionHeaderSize + (*packet)->length, fds, 3);
              error != 0) {
     if (error == EPIPE || error == ECONNRESET) {
-      return Error{error, kEndedBeforeStart, ErrorKind::kSandboxGone};
+      return core::Error{error, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
     }
-    return system_error("sending a command to the session", error);
+    return core::system_error("sending a command to the session", error);
   }
   input.reset();
   out->write_end.reset();
@@ -236,14 +240,14 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   sandbox.stderr_pipe = std::move(err->read_end);
   observer.on_started(sandbox.init.pid());
 
-  Limits limits = limits_of(shape_.limits, base_);
+  runtime::Limits limits = runtime::limits_of(shape_.limits, base_);
   limits.wall_seconds = request.wall_seconds;
   limits.output_bytes = request.output_bytes;
   Supervised done = supervise(sandbox, limits, observer);
   if (resumed) discount_parked_start(done, parked_cpu_us_);
   if (done.init_exited && !done.command_started && !done.setup_failure && !done.timed_out &&
       !done.cancelled) {
-    return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
+    return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
   lent.network.detach();
   lent.restore.now();
@@ -265,4 +269,4 @@ Result<RunResult> NativeSession::exec_command(const ExecRequest& request,
   return result;
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -8,12 +8,12 @@
 #include "runtime/native/init/channel.h"
 #include "runtime/native/native_session.h"
 
-namespace paddock::native_session_parts {
+namespace paddock::native::native_session_parts {
 
 // The next message from init: an error when init is gone or silent for too long.
-Result<ChildMessage> receive_message(StartedSandbox& sandbox, UniqueFd* passed);
+core::Result<init::ChildMessage> receive_message(StartedSandbox& sandbox, core::UniqueFd* passed);
 
 inline constexpr const char* kEndedBeforeStart =
     "the session's sandbox has ended (killed, or out of memory); open a new session";
 
-}  // namespace paddock::native_session_parts
+}  // namespace paddock::native::native_session_parts

@@ -12,14 +12,15 @@
 #include "runtime/native/native_session.h"
 #include "runtime/native/native_session_parts.h"
 
-namespace paddock {
+namespace paddock::native {
 
 using namespace native_session_parts;
 
-Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request) {
+core::Result<runtime::ResidentProcess> NativeSession::start_resident(
+    const runtime::ExecRequest& request) {
   std::lock_guard lock(mutex_);
   if (auto alive = check_alive(); !alive) return alive.error();
-  auto packet = command_packet(SessionRequestKind::kStartResident, request);
+  auto packet = command_packet(init::SessionRequestKind::kStartResident, request);
   if (!packet) return packet.error();
   auto input = make_capture_pipe();  // read end for the resident, write end for us
   if (!input) return input.error();
@@ -30,71 +31,71 @@ Result<ResidentProcess> NativeSession::start_resident(const ExecRequest& request
   fcntl(input->write_end.get(), F_SETFL, O_NONBLOCK);
   int fds[3] = {input->read_end.get(), output->write_end.get(), output->write_end.get()};
   StartedSandbox& sandbox = launched_->sandbox;
-  if (int error = send_packet(sandbox.channel.get(), packet->get(),
-                              kSessionHeaderSize + (*packet)->length, fds, 3);
+  if (int error = init::send_packet(sandbox.channel.get(), packet->get(),
+                                    init::kSessionHeaderSize + (*packet)->length, fds, 3);
       error != 0) {
-    return system_error("starting the session's resident process", error);
+    return core::system_error("starting the session's resident process", error);
   }
   input->read_end.reset();
   output->write_end.reset();
-  UniqueFd passed;
-  auto started = await_reply(ChildMessageKind::kResidentStarted, &passed);
+  core::UniqueFd passed;
+  auto started = await_reply(init::ChildMessageKind::kResidentStarted, &passed);
   if (!started) return started.error();
   if (started->error != 0) {
     std::string what = "starting the session's resident process " + request.argv.front();
-    if (started->phase != SetupPhase::kExec)
-      what += std::string(" (") + describe(started->phase) + ")";
-    return system_error(what, started->error);
+    if (started->phase != init::SetupPhase::kExec)
+      what += std::string(" (") + init::describe(started->phase) + ")";
+    return core::system_error(what, started->error);
   }
-  return ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
+  return runtime::ResidentProcess{std::move(input->write_end), std::move(output->read_end)};
 }
 
 void NativeSession::kill_resident() {
   std::lock_guard lock(mutex_);
-  (void)ask(SessionRequestKind::kKillResident, ChildMessageKind::kGo);
+  (void)ask(init::SessionRequestKind::kKillResident, init::ChildMessageKind::kGo);
 }
 
 // How long a warm interpreter may take to start and preload before it is given up: importing
 // the usual data libraries takes python about 1.5 s of CPU, and far longer on a loaded machine.
 constexpr int kParkedReadyTimeoutMs = 120'000;
 
-Status NativeSession::park(const WarmInterpreter& interpreter) {
+core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
   if (auto wrote = write_file(interpreter.loader.path, interpreter.loader.content); !wrote) {
     return wrote.error().context("writing the warm interpreter's loader");
   }
   std::lock_guard lock(mutex_);
   if (auto alive = check_alive(); !alive) return alive.error();
-  if (parked_.valid()) return Error{EBUSY, "an interpreter already waits in this sandbox"};
-  ExecRequest request;
+  if (parked_.valid()) return core::Error{EBUSY, "an interpreter already waits in this sandbox"};
+  runtime::ExecRequest request;
   request.argv = interpreter.program;
   request.env = interpreter.env;
-  auto packet = command_packet(SessionRequestKind::kExec, request);
+  auto packet = command_packet(init::SessionRequestKind::kExec, request);
   if (!packet) return packet.error();
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
-    return system_error("making the warm interpreter's socket");
+    return core::system_error("making the warm interpreter's socket");
   }
-  UniqueFd ours(pair[0]), theirs(pair[1]);
-  UniqueFd input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  UniqueFd output(::open("/dev/null", O_WRONLY | O_CLOEXEC));
-  if (!input.valid() || !output.valid()) return system_error("opening /dev/null");
+  core::UniqueFd ours(pair[0]), theirs(pair[1]);
+  core::UniqueFd input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  core::UniqueFd output(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  if (!input.valid() || !output.valid()) return core::system_error("opening /dev/null");
   // Its stdout is the socket it waits on; stdin is /dev/null as a cold run's is when the call
   // brings none (python decides at start-up whether stdin can seek); the call brings all three.
   int fds[3] = {input.get(), theirs.get(), output.get()};
   StartedSandbox& sandbox = launched_->sandbox;
-  if (int error = send_packet(sandbox.channel.get(), packet->get(),
-                              kSessionHeaderSize + (*packet)->length, fds, 3);
+  if (int error = init::send_packet(sandbox.channel.get(), packet->get(),
+                                    init::kSessionHeaderSize + (*packet)->length, fds, 3);
       error != 0) {
-    return system_error("starting the warm interpreter", error);
+    return core::system_error("starting the warm interpreter", error);
   }
   theirs.reset();
   for (;;) {
-    UniqueFd passed;
+    core::UniqueFd passed;
     auto message = receive_message(sandbox, &passed);
     if (!message) return message.error().context("starting the warm interpreter");
-    if (message->kind == ChildMessageKind::kCommandStarted) break;
-    if (message->kind == ChildMessageKind::kSetupFailed) {
-      return system_error(
+    if (message->kind == init::ChildMessageKind::kCommandStarted) break;
+    if (message->kind == init::ChildMessageKind::kSetupFailed) {
+      return core::system_error(
           std::string("starting the warm interpreter (") + describe(message->phase) + ")",
           message->error != 0 ? message->error : EIO);
     }
@@ -103,17 +104,18 @@ Status NativeSession::park(const WarmInterpreter& interpreter) {
   int ready;
   while ((ready = poll(watched, 2, kParkedReadyTimeoutMs)) < 0 && errno == EINTR) {
   }
-  if (ready == 0) return Error{ETIMEDOUT, "the warm interpreter was not ready within 120 s"};
+  if (ready == 0) return core::Error{ETIMEDOUT, "the warm interpreter was not ready within 120 s"};
   char said[64] = {};
   long long cpu_ns = -1;
   ssize_t got =
       (watched[0].revents & POLLIN) != 0 ? recv(ours.get(), said, sizeof said - 1, 0) : -1;
   if (got <= 0 || std::sscanf(said, "ready %lld", &cpu_ns) != 1 || cpu_ns < 0) {
-    return Error{EIO, "the warm interpreter ended before it was ready"};
+    return core::Error{EIO, "the warm interpreter ended before it was ready"};
   }
-  if (int error = send_session_request(sandbox.channel.get(), SessionRequestKind::kParkedReady);
+  if (int error =
+          init::send_session_request(sandbox.channel.get(), init::SessionRequestKind::kParkedReady);
       error != 0) {
-    return system_error("telling the session its interpreter is ready", error);
+    return core::system_error("telling the session its interpreter is ready", error);
   }
   parked_ = std::move(ours);
   parked_program_ = interpreter.program;
@@ -121,36 +123,37 @@ Status NativeSession::park(const WarmInterpreter& interpreter) {
   return {};
 }
 
-Status NativeSession::send_to_parked(const ExecRequest& request, const int (&fds)[3]) {
+core::Status NativeSession::send_to_parked(const runtime::ExecRequest& request,
+                                           const int (&fds)[3]) {
   if (request.argv != parked_program_) {
-    return invalid_input("this sandbox's interpreter runs its language's program only");
+    return core::invalid_input("this sandbox's interpreter runs its language's program only");
   }
   std::string data("go\0", 3);
   for (const auto& entry : command_env(request)) {
     if (entry.find('\0') != std::string::npos) {
-      return invalid_input("an argument or environment entry contains a NUL byte");
+      return core::invalid_input("an argument or environment entry contains a NUL byte");
     }
     data += entry;
     data += '\0';
   }
-  if (data.size() > kSessionDataMax) {
-    return invalid_input("the command and its environment are longer than 64 KiB");
+  if (data.size() > init::kSessionDataMax) {
+    return core::invalid_input("the command and its environment are longer than 64 KiB");
   }
   // An interpreter killed while it waited has closed its end, and init has said so (or is about
   // to): nothing of the call has reached it yet, so the call may still run cold.
   pollfd gone[2] = {{parked_.get(), POLLRDHUP, 0}, {launched_->sandbox.channel.get(), POLLIN, 0}};
   if (poll(gone, 2, 0) > 0) {
     parked_.reset();
-    return Error{EPIPE, kEndedBeforeStart, ErrorKind::kSandboxGone};
+    return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
-  int error = send_packet(parked_.get(), data.data(), data.size(), fds, 3);
+  int error = init::send_packet(parked_.get(), data.data(), data.size(), fds, 3);
   parked_.reset();
   // Gone before it took the call (killed, or ended by its preload): nothing of the call ran.
   if (error == EPIPE || error == ECONNRESET || error == ECONNREFUSED) {
-    return Error{error, kEndedBeforeStart, ErrorKind::kSandboxGone};
+    return core::Error{error, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
-  if (error != 0) return system_error("handing the call to the warm interpreter", error);
+  if (error != 0) return core::system_error("handing the call to the warm interpreter", error);
   return {};
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -12,7 +12,7 @@
 #include "runtime/native/init/network_fence.h"
 #include "runtime/native/seccomp/default_seccomp_bpf.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 // What the sandbox's init calls once it runs under a filter: starting, reaping and killing
@@ -70,9 +70,9 @@ struct SeccompPrograms {
   std::shared_ptr<const seccomp::BpfProgram> init;  // null: init runs under `program`
 };
 
-Result<SeccompPrograms> seccomp_programs(const SandboxShape& shape) {
+core::Result<SeccompPrograms> seccomp_programs(const runtime::SandboxShape& shape) {
   bool writes_host = std::any_of(shape.binds.begin(), shape.binds.end(),
-                                 [](const BindMount& bind) { return bind.writable; });
+                                 [](const runtime::BindMount& bind) { return bind.writable; });
   bool changed = !shape.seccomp_allow.empty() || !shape.seccomp_deny.empty() || writes_host;
   if (!shape.seccomp_profile_path && !changed) {
     static const auto embedded = [] {
@@ -104,32 +104,33 @@ Result<SeccompPrograms> seccomp_programs(const SandboxShape& shape) {
 
 // The host's addresses are read for every run: they change (DHCP, a VPN coming up), and a
 // stale list would let the sandbox reach a new one.
-Result<std::vector<std::uint8_t>> network_fence(const SandboxShape& shape) {
-  std::vector<IpPrefix> allowed;
+core::Result<std::vector<std::uint8_t>> network_fence(const runtime::SandboxShape& shape) {
+  std::vector<core::IpPrefix> allowed;
   for (const auto& text : shape.allowed_private_ranges) {
-    auto prefix = parse_ip_prefix(text);
+    auto prefix = core::parse_ip_prefix(text);
     if (!prefix) {
-      return invalid_input("'" + text + "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");
+      return core::invalid_input("'" + text +
+                                 "' is not an IP address or CIDR range (e.g. 10.1.2.0/24)");
     }
     allowed.push_back(*prefix);
   }
-  return encode_fence(plan_fence(probe_host_addresses(), allowed));
+  return init::encode_fence(init::plan_fence(init::probe_host_addresses(), allowed));
 }
 
-const HostLayout& host_layout() {
-  static const HostLayout layout = probe_host_layout();
+const init::HostLayout& host_layout() {
+  static const init::HostLayout layout = init::probe_host_layout();
   return layout;
 }
 
 // A run's own /etc entries (its language's host_etc), probed once per process as the layout is:
 // a server asks for the same few on every call.
-const std::vector<HostLayout::Entry>& extra_etc_of(const std::vector<std::string>& names) {
+const std::vector<init::HostLayout::Entry>& extra_etc_of(const std::vector<std::string>& names) {
   static std::mutex mutex;
-  static std::map<std::vector<std::string>, std::vector<HostLayout::Entry>> probed;
+  static std::map<std::vector<std::string>, std::vector<init::HostLayout::Entry>> probed;
   std::lock_guard lock(mutex);
   auto found = probed.find(names);
   if (found == probed.end()) {
-    found = probed.emplace(names, probe_extra_etc(host_layout(), names)).first;
+    found = probed.emplace(names, init::probe_extra_etc(host_layout(), names)).first;
   }
   return found->second;  // a map's entries stay where they are
 }
@@ -139,19 +140,19 @@ const std::vector<HostLayout::Entry>& extra_etc_of(const std::vector<std::string
 namespace {
 
 // Move an fd above stdio, so that the child's dup2 onto 0, 1 and 2 cannot clobber another.
-Result<UniqueFd> above_stdio(UniqueFd fd) {
+core::Result<core::UniqueFd> above_stdio(core::UniqueFd fd) {
   if (fd.get() > STDERR_FILENO) return fd;
-  UniqueFd moved(fcntl(fd.get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
-  if (!moved.valid()) return system_error("duplicating a pipe");
+  core::UniqueFd moved(fcntl(fd.get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+  if (!moved.valid()) return core::system_error("duplicating a pipe");
   return moved;
 }
 
 }  // namespace
 
-Result<Pipe> make_capture_pipe() {
+core::Result<Pipe> make_capture_pipe() {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return system_error("creating an output pipe");
-  Pipe result{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  if (pipe2(fds, O_CLOEXEC) != 0) return core::system_error("creating an output pipe");
+  Pipe result{core::UniqueFd(fds[0]), core::UniqueFd(fds[1])};
   auto read_end = above_stdio(std::move(result.read_end));
   auto write_end = above_stdio(std::move(result.write_end));
   if (!read_end) return read_end.error();
@@ -163,15 +164,15 @@ Result<Pipe> make_capture_pipe() {
 
 namespace {
 
-Result<UniqueFd> open_stdin(const RunPlan& plan) {
+core::Result<core::UniqueFd> open_stdin(const runtime::RunPlan& plan) {
   if (plan.stdin_fd >= 0) {
-    UniqueFd copy(fcntl(plan.stdin_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
-    if (!copy.valid()) return system_error("duplicating the stdin descriptor");
+    core::UniqueFd copy(fcntl(plan.stdin_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+    if (!copy.valid()) return core::system_error("duplicating the stdin descriptor");
     return copy;
   }
   const char* path = plan.stdin_path ? plan.stdin_path->c_str() : "/dev/null";
-  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return system_error(std::string("cannot open stdin file ") + path);
+  core::UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return core::system_error(std::string("cannot open stdin file ") + path);
   return above_stdio(std::move(fd));
 }
 
@@ -182,7 +183,7 @@ const IdMapHost& id_map_host() {
   return host;
 }
 
-Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan) {
+core::Result<std::unique_ptr<Prepared>> prepare_streams(const runtime::RunPlan& plan) {
   auto prepared = std::make_unique<Prepared>();
   auto stdin_fd = open_stdin(plan);
   if (!stdin_fd) return stdin_fd.error();
@@ -195,10 +196,10 @@ Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan) {
   prepared->stderr_pipe = std::move(*err);
   int sockets[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
-    return system_error("creating the sandbox channel");
+    return core::system_error("creating the sandbox channel");
   }
   prepared->channel_parent.reset(sockets[0]);
-  auto child_end = above_stdio(UniqueFd(sockets[1]));
+  auto child_end = above_stdio(core::UniqueFd(sockets[1]));
   if (!child_end) return child_end.error();
   prepared->channel_child = std::move(*child_end);
   return prepared;
@@ -208,7 +209,8 @@ namespace {
 
 // The sandbox's environment as init passes it on (envp), and its PATH split into init's search
 // directories.
-void prepare_environment(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
+void prepare_environment(Prepared& prepared, const runtime::SandboxShape& shape,
+                         const runtime::RunPlan& plan,
                          const std::vector<std::string>& brokered_env) {
   // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
   // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
@@ -219,7 +221,7 @@ void prepare_environment(Prepared& prepared, const SandboxShape& shape, const Ru
     for (auto& entry : net::egress::proxy_env(true)) env.push_back(std::move(entry));
   }
   env.insert(env.end(), brokered_env.begin(), brokered_env.end());
-  prepared.env_storage = merge_env(default_sandbox_env(), env);
+  prepared.env_storage = runtime::merge_env(runtime::default_sandbox_env(), env);
   for (auto& entry : prepared.env_storage) {
     prepared.envp.push_back(entry.data());
     if (entry.starts_with("PATH=")) prepared.path_storage = entry.substr(5);
@@ -238,9 +240,10 @@ void prepare_environment(Prepared& prepared, const SandboxShape& shape, const Ru
 
 }  // namespace
 
-Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
-                    const SandboxIdentity& identity, bool cgroup_mode, bool session,
-                    const std::vector<std::string>& brokered_env) {
+core::Status prepare_plan(Prepared& prepared, const runtime::SandboxShape& shape,
+                          const runtime::RunPlan& plan, const init::SandboxIdentity& identity,
+                          bool cgroup_mode, bool session,
+                          const std::vector<std::string>& brokered_env) {
   auto programs = seccomp_programs(shape);
   if (!programs) return programs.error();
   prepared.seccomp = programs->program;
@@ -255,24 +258,24 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
 
   // An image brings its own tree: the host's needs no probing then.
   if (!shape.image_layers.empty()) {
-    if (auto etc = check_image_etc(shape.image_layers); !etc) return etc.error();
+    if (auto etc = init::check_image_etc(shape.image_layers); !etc) return etc.error();
   }
-  HostLayout image_layout;
-  if (shape.image_root == ImageRoot::kFlattened && shape.image_layers.size() == 1) {
-    image_layout = probe_flattened_image(shape.image_layers[0], shape.workdir);
+  init::HostLayout image_layout;
+  if (shape.image_root == runtime::ImageRoot::kFlattened && shape.image_layers.size() == 1) {
+    image_layout = init::probe_flattened_image(shape.image_layers[0], shape.workdir);
   }
-  const HostLayout& layout = shape.image_layers.empty() ? host_layout() : image_layout;
+  const init::HostLayout& layout = shape.image_layers.empty() ? host_layout() : image_layout;
   // The run's own host /etc entries (its language's), beside the ones every sandbox gets.
-  static const std::vector<HostLayout::Entry> kNone;
+  static const std::vector<init::HostLayout::Entry> kNone;
   const auto& extra_etc = shape.image_layers.empty() ? extra_etc_of(shape.host_etc) : kNone;
-  bool user_network = may_use_user_network(shape, plan, session);
-  prepared.mounts = plan_mounts(shape, plan, layout, identity, user_network, extra_etc);
+  bool user_network = init::may_use_user_network(shape, plan, session);
+  prepared.mounts = init::plan_mounts(shape, plan, layout, identity, user_network, extra_etc);
   if (user_network) {
     auto fence = network_fence(shape);
     if (!fence) return fence.error();
     prepared.network_fence = std::move(*fence);
   }
-  prepared.rlimits = plan_rlimits(shape.limits, cgroup_mode);
+  prepared.rlimits = runtime::plan_rlimits(shape.limits, cgroup_mode);
   prepared.step_storage = plan.steps;
   // A session's plan has no steps; its init still gets one (empty) program, as a run's would.
   if (prepared.step_storage.empty()) prepared.step_storage.emplace_back();
@@ -298,4 +301,4 @@ Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan
   return {};
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -18,17 +18,17 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::native {
 
 struct Pipe {
-  UniqueFd read_end;
-  UniqueFd write_end;
+  core::UniqueFd read_end;
+  core::UniqueFd write_end;
 };
 
 // Everything the child reads, owned here for the whole run; the child gets raw pointers into it.
 struct Prepared {
-  MountPlan mounts;
-  std::vector<RlimitSetting> rlimits;
+  init::MountPlan mounts;
+  std::vector<runtime::RlimitSetting> rlimits;
   std::vector<std::vector<std::string>> step_storage;  // prelude commands, then argv
   std::vector<std::string> env_storage;
   std::vector<std::vector<char*>> step_argvs;  // the same, null-terminated char* arrays
@@ -40,34 +40,36 @@ struct Prepared {
   std::shared_ptr<const seccomp::BpfProgram> seccomp;
   // ChildPlan::init_seccomp: null where init runs under `seccomp` itself.
   std::shared_ptr<const seccomp::BpfProgram> init_seccomp;
-  UniqueFd stdin_fd;
+  core::UniqueFd stdin_fd;
   Pipe stdout_pipe;
   Pipe stderr_pipe;
-  UniqueFd channel_parent;
-  UniqueFd channel_child;
+  core::UniqueFd channel_parent;
+  core::UniqueFd channel_child;
   std::vector<const char*> bind_sources;    // host paths, one per shape.binds entry
   std::vector<const char*> layer_sources;   // host paths of the image's layers, top first
   std::vector<std::uint8_t> network_fence;  // encoded routing rules, or empty
-  std::vector<LateFile> late_files;  // plan.files_after_install, when an installer comes first
+  std::vector<init::LateFile>
+      late_files;  // plan.files_after_install, when an installer comes first
   // Whom the sandbox user is on the host when it has read-write binds (id_map.h).
   std::optional<HostOwner> bind_writer;
 };
 
 // Before clone: what the child inherits, stdin, the capture pipes and the channel.
-Result<std::unique_ptr<Prepared>> prepare_streams(const RunPlan& plan);
+core::Result<std::unique_ptr<Prepared>> prepare_streams(const runtime::RunPlan& plan);
 
 // After clone, while the child becomes paddock-init: the plans, argv/envp arrays and the seccomp
 // program its plan is made of. `session`: the sandbox is a session's, which may be given
 // user-mode networking later. `brokered_env`: its brokered secrets' placeholders, over the plan's
 // environment.
-Status prepare_plan(Prepared& prepared, const SandboxShape& shape, const RunPlan& plan,
-                    const SandboxIdentity& identity, bool cgroup_mode, bool session,
-                    const std::vector<std::string>& brokered_env = {});
+core::Status prepare_plan(Prepared& prepared, const runtime::SandboxShape& shape,
+                          const runtime::RunPlan& plan, const init::SandboxIdentity& identity,
+                          bool cgroup_mode, bool session,
+                          const std::vector<std::string>& brokered_env = {});
 
 // A pipe for captured output, both ends above stdio, the read end non-blocking.
-Result<Pipe> make_capture_pipe();
+core::Result<Pipe> make_capture_pipe();
 
 // This host's id mapping facts, probed once per process.
 const IdMapHost& id_map_host();
 
-}  // namespace paddock
+}  // namespace paddock::native

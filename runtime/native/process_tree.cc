@@ -6,7 +6,7 @@
 
 #include "core/files.h"
 
-namespace paddock {
+namespace paddock::native {
 
 pid_t parent_in_stat(std::string_view stat) {
   std::size_t close = stat.rfind(')');
@@ -25,12 +25,12 @@ bool zombie_in_stat(std::string_view stat) {
 
 std::vector<ProcessParent> read_process_parents(const std::string& proc) {
   std::vector<ProcessParent> processes;
-  for (const auto& name : directory_names(proc)) {
+  for (const auto& name : core::directory_names(proc)) {
     if (name.empty() ||
         !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       continue;
     }
-    auto stat = read_text_file(proc + "/" + name + "/stat", "process status");
+    auto stat = core::read_text_file(proc + "/" + name + "/stat", "process status");
     // Ended meanwhile, or a zombie: it runs nothing and goes when its parent reaps it (a live
     // kernel reaps a killed subprocess only when the cell's code next asks).
     if (!stat || zombie_in_stat(*stat)) continue;
@@ -61,4 +61,4 @@ std::uint32_t count_descendants(pid_t root, const std::vector<ProcessParent>& pr
   return count;
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace paddock {
+namespace paddock::native {
 
 struct ProcessParent {
   pid_t pid = 0;
@@ -37,4 +37,4 @@ std::vector<ProcessParent> read_process_parents(const std::string& proc = "/proc
 // How many of `processes` descend from `root`, `root` itself not counted.
 std::uint32_t count_descendants(pid_t root, const std::vector<ProcessParent>& processes);
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -15,19 +15,20 @@
 #include "runtime/rlimit_plan.h"
 #include "runtime/shared_budgets.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
-std::string describe_failure(const ChildMessage& failure, const Prepared& prepared,
-                             const SandboxShape& shape, const RunPlan& plan) {
+std::string describe_failure(const init::ChildMessage& failure, const Prepared& prepared,
+                             const runtime::SandboxShape& shape, const runtime::RunPlan& plan) {
   std::string reason = std::strerror(failure.error);
   switch (failure.phase) {
-    case SetupPhase::kMount:
+    case init::SetupPhase::kMount:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < prepared.mounts.steps.size()) {
-        const MountStep& step = prepared.mounts.steps[static_cast<std::size_t>(failure.detail)];
+        const init::MountStep& step =
+            prepared.mounts.steps[static_cast<std::size_t>(failure.detail)];
         std::string text = step.describe() + ": " + reason;
-        if (step.kind == MountStep::Kind::kOverlayRoot) {
+        if (step.kind == init::MountStep::Kind::kOverlayRoot) {
           text +=
               " (overlayfs in a user namespace needs Linux 5.11 or newer and the overlay "
               "module; 'paddock doctor' tells whether this host has it. Without "
@@ -36,20 +37,20 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
         return text;
       }
       break;
-    case SetupPhase::kLayerSource:
+    case init::SetupPhase::kLayerSource:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < shape.image_layers.size()) {
         return "opening image layer " +
                shape.image_layers[static_cast<std::size_t>(failure.detail)] + ": " + reason;
       }
       break;
-    case SetupPhase::kBindSource:
+    case init::SetupPhase::kBindSource:
       if (failure.detail >= 0 && static_cast<std::size_t>(failure.detail) < shape.binds.size()) {
         return "opening bind source " +
                shape.binds[static_cast<std::size_t>(failure.detail)].host_path + ": " + reason;
       }
       break;
-    case SetupPhase::kLateFile:
+    case init::SetupPhase::kLateFile:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < plan.files_after_install.size()) {
         return "writing " +
@@ -57,34 +58,35 @@ std::string describe_failure(const ChildMessage& failure, const Prepared& prepar
                " after the install step: " + reason;
       }
       break;
-    case SetupPhase::kWorkdir:
+    case init::SetupPhase::kWorkdir:
       return "working directory " + prepared.cwd + " is not usable inside the sandbox (" + reason +
              "); use an existing directory such as " + shape.workdir + " or /tmp";
-    case SetupPhase::kUcountLimits: {
+    case init::SetupPhase::kUcountLimits: {
       std::string file = "/proc/sys/user";
       if (failure.detail >= 0 &&
-          static_cast<std::size_t>(failure.detail) < std::size(kSandboxUcountLimits)) {
-        file +=
-            std::string("/") + kSandboxUcountLimits[static_cast<std::size_t>(failure.detail)].file;
+          static_cast<std::size_t>(failure.detail) < std::size(runtime::kSandboxUcountLimits)) {
+        file += std::string("/") +
+                runtime::kSandboxUcountLimits[static_cast<std::size_t>(failure.detail)].file;
       }
       return "lowering the sandbox's own " + file + ": " + reason +
              " (paddock-init writes it in the sandbox's user namespace before building the file "
              "system; run paddock where /proc is mounted read-write, as on a host)";
     }
-    case SetupPhase::kRlimit:
+    case init::SetupPhase::kRlimit:
       if (failure.detail >= 0 &&
           static_cast<std::size_t>(failure.detail) < prepared.rlimits.size()) {
-        return "setting " + describe(prepared.rlimits[static_cast<std::size_t>(failure.detail)]) +
+        return "setting " +
+               runtime::describe(prepared.rlimits[static_cast<std::size_t>(failure.detail)]) +
                ": " + reason;
       }
       break;
     default:
       break;
   }
-  return std::string(describe(failure.phase)) + ": " + reason;
+  return std::string(init::describe(failure.phase)) + ": " + reason;
 }
 
-std::string exec_error(const ChildMessage& failure, const RunReported& run) {
+std::string exec_error(const init::ChildMessage& failure, const RunReported& run) {
   auto step = static_cast<std::size_t>(failure.step);
   std::string name;
   if (!run.steps.empty() && !run.steps[std::min(step, run.steps.size() - 1)].empty()) {
@@ -98,12 +100,13 @@ std::string exec_error(const ChildMessage& failure, const RunReported& run) {
   return what + std::strerror(failure.error);
 }
 
-IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
-                                 const Limits& limits, const IdMapPlan& ids,
-                                 const Prepared& prepared, const CgroupOutcome& cgroup) {
-  IsolationReport report;
+runtime::IsolationReport isolation_report(const runtime::SandboxShape& shape,
+                                          const runtime::RunPlan& plan,
+                                          const runtime::Limits& limits, const IdMapPlan& ids,
+                                          const Prepared& prepared, const CgroupOutcome& cgroup) {
+  runtime::IsolationReport report;
   report.namespaces = {"user", "mount", "pid", "ipc", "uts", "cgroup"};
-  if (shape.network != NetworkMode::kHost) report.namespaces.push_back("network");
+  if (shape.network != runtime::NetworkMode::kHost) report.namespaces.push_back("network");
   report.id_mapping = to_string(ids.method);
   report.host_uid = ids.host_uid;
   report.host_gid = ids.host_gid;
@@ -113,21 +116,21 @@ IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
   for (const auto& name : shape.seccomp_deny) report.seccomp_profile += " -" + name;
   report.no_new_privs = true;
   report.capabilities_dropped = true;
-  report.network = shape.network == NetworkMode::kNone   ? "none"
-                   : shape.network == NetworkMode::kUser ? "user"
-                                                         : "host";
+  report.network = shape.network == runtime::NetworkMode::kNone   ? "none"
+                   : shape.network == runtime::NetworkMode::kUser ? "user"
+                                                                  : "host";
   // What the egress proxy let out, by whom.
   if (!shape.allowed_hosts.empty()) {
-    report.network +=
-        "; the program reaches " + join(shape.allowed_hosts, ", ") + " through the egress proxy";
+    report.network += "; the program reaches " + core::join(shape.allowed_hosts, ", ") +
+                      " through the egress proxy";
   }
   if (plan.networked_steps > 0 && installer_uses_proxy(shape, plan)) {
-    report.network += "; the installer reaches " + join(plan.installer_allowed_hosts, ", ") +
+    report.network += "; the installer reaches " + core::join(plan.installer_allowed_hosts, ", ") +
                       " through the egress proxy";
   }
   if (shape.image_layers.empty()) {
     report.root = "host";
-  } else if (shape.image_root != ImageRoot::kFlattened) {
+  } else if (shape.image_root != runtime::ImageRoot::kFlattened) {
     report.root = "image (overlayfs)";
   } else {
     report.root = "image (flattened copy)";
@@ -139,13 +142,13 @@ IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
   report.limits_reason = cgroup.reason;
   report.cgroup = cgroup.directory;
   if (!cgroup.directory.empty()) {
-    for (const auto& write : plan_cgroup_limits(limits, false)) {
+    for (const auto& write : cgroup::plan_cgroup_limits(limits, false)) {
       report.limits.push_back(write.file + "=" + write.value);
     }
   } else {
-    report.not_enforced = totals_rlimits_cannot_enforce();
+    report.not_enforced = runtime::totals_rlimits_cannot_enforce();
   }
-  for (const auto& setting : prepared.rlimits) report.limits.push_back(describe(setting));
+  for (const auto& setting : prepared.rlimits) report.limits.push_back(runtime::describe(setting));
   report.limits.push_back("wall_seconds=" + std::to_string(limits.wall_seconds));
   report.limits.push_back("tmpfs_work_bytes=" + std::to_string(limits.work_bytes));
   if (limits.work_files != 0) {
@@ -156,10 +159,10 @@ IsolationReport isolation_report(const SandboxShape& shape, const RunPlan& plan,
 }
 
 // The relay's counts by number, named; the pids cgroup's refusals.
-Refusals refusals(const RefusedCalls& calls, const CgroupUsage& usage) {
-  Refusals out;
+runtime::Refusals refusals(const init::RefusedCalls& calls, const cgroup::CgroupUsage& usage) {
+  runtime::Refusals out;
   out.system_calls_counted = calls.counted;
-  for (int i = 0; i < calls.used && i < RefusedCalls::kSlots; ++i) {
+  for (int i = 0; i < calls.used && i < init::RefusedCalls::kSlots; ++i) {
     out.system_calls.push_back({seccomp::syscall_name(calls.numbers[i]), calls.counts[i]});
   }
   std::stable_sort(out.system_calls.begin(), out.system_calls.end(),
@@ -171,11 +174,11 @@ Refusals refusals(const RefusedCalls& calls, const CgroupUsage& usage) {
 
 }  // namespace
 
-Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
-                                const RunReported& run, const Prepared& prepared,
-                                const IdMapPlan& ids, Supervised&& done,
-                                const CgroupOutcome& cgroup) {
-  RunResult result;
+core::Result<runtime::RunResult> to_run_result(const runtime::SandboxShape& shape,
+                                               const runtime::RunPlan& plan, const RunReported& run,
+                                               const Prepared& prepared, const IdMapPlan& ids,
+                                               Supervised&& done, const CgroupOutcome& cgroup) {
+  runtime::RunResult result;
   result.backend = "native";
   result.stdout_data = std::move(done.stdout_data);
   result.stderr_data = std::move(done.stderr_data);
@@ -196,26 +199,26 @@ Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
     int status = *done.payload_status;
     result.step = done.payload_step;
     if (WIFEXITED(status)) {
-      result.outcome = Outcome::kExited;
+      result.outcome = runtime::Outcome::kExited;
       result.exit_code = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
-      result.outcome = Outcome::kSignaled;
+      result.outcome = runtime::Outcome::kSignaled;
       result.signal = WTERMSIG(status);
       result.exit_code = 128 + result.signal;
     }
-    if (done.setup_failure && done.setup_failure->kind == ChildMessageKind::kExecFailed) {
-      result.outcome = Outcome::kExecFailed;
+    if (done.setup_failure && done.setup_failure->kind == init::ChildMessageKind::kExecFailed) {
+      result.outcome = runtime::Outcome::kExecFailed;
       result.exec_error = exec_error(*done.setup_failure, run);
       result.exit_code = done.setup_failure->error == ENOENT ? 127 : 126;
     } else if (done.setup_failure) {
-      return Error{
+      return core::Error{
           done.setup_failure->error,
           "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, shape, plan)};
     }
     return result;
   }
   if (done.timed_out || done.cancelled) {
-    result.outcome = done.timed_out ? Outcome::kTimedOut : Outcome::kCancelled;
+    result.outcome = done.timed_out ? runtime::Outcome::kTimedOut : runtime::Outcome::kCancelled;
     // The step last known to run (an installer's end is a step boundary).
     result.step = done.payload_step;
     result.signal = SIGKILL;
@@ -223,18 +226,18 @@ Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
     return result;
   }
   if (done.setup_failure) {
-    return Error{
+    return core::Error{
         done.setup_failure->error,
         "sandbox setup failed: " + describe_failure(*done.setup_failure, prepared, shape, plan)};
   }
   if (cgroup.usage.oom_killed) {  // the OOM killer chose init itself: the sandbox is gone
-    result.outcome = Outcome::kSignaled;
+    result.outcome = runtime::Outcome::kSignaled;
     result.signal = SIGKILL;
     result.exit_code = 128 + SIGKILL;
     return result;
   }
-  return Error{EIO, "the sandbox's init ended without reporting (wait status " +
-                        std::to_string(done.init_status) + ")"};
+  return core::Error{EIO, "the sandbox's init ended without reporting (wait status " +
+                              std::to_string(done.init_status) + ")"};
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

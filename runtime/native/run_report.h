@@ -15,26 +15,26 @@
 #include "runtime/run_result.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::native {
 
 // What the sandbox's cgroup did, when it had one.
 struct CgroupOutcome {
   std::string directory;  // empty in rlimit mode
   std::string reason;     // why cgroup2 or rlimit
-  CgroupUsage usage;
+  cgroup::CgroupUsage usage;
 };
 
 // What was run: its commands (a one-off run's steps, or a session's one command), and the limits
 // it ran under (the sandbox's, with its own timer and output cap).
 struct RunReported {
   const std::vector<std::vector<std::string>>& steps;
-  const Limits& limits;
+  const runtime::Limits& limits;
 };
 
 // `shape` and `plan` are what the sandbox was launched with.
-Result<RunResult> to_run_result(const SandboxShape& shape, const RunPlan& plan,
-                                const RunReported& run, const Prepared& prepared,
-                                const IdMapPlan& ids, Supervised&& done,
-                                const CgroupOutcome& cgroup);
+core::Result<runtime::RunResult> to_run_result(const runtime::SandboxShape& shape,
+                                               const runtime::RunPlan& plan, const RunReported& run,
+                                               const Prepared& prepared, const IdMapPlan& ids,
+                                               Supervised&& done, const CgroupOutcome& cgroup);
 
-}  // namespace paddock
+}  // namespace paddock::native

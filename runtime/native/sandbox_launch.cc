@@ -16,7 +16,7 @@
 #include "runtime/native/spec_validation.h"
 #include "runtime/setting_names.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 constexpr unsigned long long kBaseNamespaces =
@@ -31,11 +31,12 @@ struct ChildStart {
 
 // Every field of ChildPlan, in its declared order: the compiler holds designated initializers
 // to it, so this is the one place the plan is filled.
-ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const SandboxIdentity& identity,
-                     const Prepared& prepared, const ChildStart& start) {
-  bool private_loopback = shape.network != NetworkMode::kHost;
-  bool pause = shape.network != NetworkMode::kUser && run.networked_steps > 0;
-  return ChildPlan{
+init::ChildPlan child_plan(const runtime::SandboxShape& shape, const runtime::RunPlan& run,
+                           const init::SandboxIdentity& identity, const Prepared& prepared,
+                           const ChildStart& start) {
+  bool private_loopback = shape.network != runtime::NetworkMode::kHost;
+  bool pause = shape.network != runtime::NetworkMode::kUser && run.networked_steps > 0;
+  return init::ChildPlan{
       .mounts = &prepared.mounts,
       .bind_sources = &prepared.bind_sources,
       .layer_sources = &prepared.layer_sources,
@@ -62,13 +63,14 @@ ChildPlan child_plan(const SandboxShape& shape, const RunPlan& run, const Sandbo
       .search_path = &prepared.path_dirs,
       .seccomp = prepared.seccomp->as_fprog(),
       .init_seccomp = prepared.init_seccomp ? prepared.init_seccomp->as_fprog() : sock_fprog{},
-      .fds = ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
-                      prepared.stdout_pipe.write_end.get(), prepared.stderr_pipe.write_end.get()},
+      .fds = init::ChildFds{prepared.channel_child.get(), prepared.stdin_fd.get(),
+                            prepared.stdout_pipe.write_end.get(),
+                            prepared.stderr_pipe.write_end.get()},
   };
 }
 
-SandboxIdentity identity_of(const SandboxShape& shape) {
-  SandboxIdentity identity;
+init::SandboxIdentity identity_of(const runtime::SandboxShape& shape) {
+  init::SandboxIdentity identity;
   identity.uid = shape.user.uid;
   identity.gid = shape.user.gid;
   identity.user = shape.user.name;
@@ -84,7 +86,7 @@ struct InitCommand {
   char* argv[2] = {};
   char* envp[3] = {};
   std::vector<int> keep;
-  InitExec exec;
+  init::InitExec exec;
 };
 
 void fill_init_command(InitCommand& command, const Prepared& prepared, int plan_fd, int program) {
@@ -101,18 +103,19 @@ void fill_init_command(InitCommand& command, const Prepared& prepared, int plan_
                   plan_fd,
                   program};
   std::sort(command.keep.begin(), command.keep.end());
-  command.exec = InitExec{program,
-                          prepared.channel_child.get(),
-                          command.keep.data(),
-                          static_cast<int>(command.keep.size()),
-                          command.argv,
-                          command.envp};
+  command.exec = init::InitExec{program,
+                                prepared.channel_child.get(),
+                                command.keep.data(),
+                                static_cast<int>(command.keep.size()),
+                                command.argv,
+                                command.envp};
 }
 
 // The sandbox's own cgroup exists before the child does, and the child is born in it: no
 // instruction of the sandbox ever runs outside its limits.
-Status make_cgroup(LaunchedSandbox& launched, CgroupManager& cgroups, const SandboxLimits& limits) {
-  launched.cgroup = std::make_unique<SandboxCgroup>(cgroups);
+core::Status make_cgroup(LaunchedSandbox& launched, cgroup::CgroupManager& cgroups,
+                         const runtime::SandboxLimits& limits) {
+  launched.cgroup = std::make_unique<cgroup::SandboxCgroup>(cgroups);
   if (cgroups.usable()) {
     if (auto made = launched.cgroup->create(limits); !made) {
       return made.error().context("creating the sandbox's cgroup");
@@ -142,55 +145,57 @@ struct NetworkStart {
   unsigned long long flags = 0;  // the clone's
 };
 
-NetworkStart network_start(const SandboxShape& shape, const RunPlan& run, LaunchMode mode) {
+NetworkStart network_start(const runtime::SandboxShape& shape, const runtime::RunPlan& run,
+                           LaunchMode mode) {
   // A session ready to give a later command a network is made so from the start.
   bool network_later = mode == LaunchMode::kSession && shape.session_networking;
   // An installer with an allowlist goes through the proxy: no user-mode network at all.
-  bool attach_network = shape.network == NetworkMode::kUser ||
+  bool attach_network = shape.network == runtime::NetworkMode::kUser ||
                         (run.networked_steps > 0 && !installer_uses_proxy(shape, run));
   // A session may be given networking later, for one command (an installer).
-  bool keep_namespaces = attach_network || (network_later && shape.network != NetworkMode::kHost);
+  bool keep_namespaces =
+      attach_network || (network_later && shape.network != runtime::NetworkMode::kHost);
   // A sandbox with no network at all gets its network namespace from paddock-init's relay, made
   // beside the mount plan instead of in the clone (ChildPlan::late_network). What reaches into
   // the namespace before the program runs (pasta, the egress proxy's listener, the fence's
   // rules, a session's later network) needs it from the clone on.
-  bool late_network = shape.network == NetworkMode::kNone && !keep_namespaces &&
+  bool late_network = shape.network == runtime::NetworkMode::kNone && !keep_namespaces &&
                       !has_egress_proxy(shape, run, network_later);
   unsigned long long flags = kBaseNamespaces | CLONE_PIDFD;
-  if (shape.network != NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
+  if (shape.network != runtime::NetworkMode::kHost && !late_network) flags |= CLONE_NEWNET;
   return NetworkStart{network_later, attach_network, keep_namespaces, late_network, flags};
 }
 
 // Clones the sandbox's first process into `cgroup_fd`'s cgroup, where it execs paddock-init.
-Status start_sandbox_init(StartedSandbox& sandbox, unsigned long long flags, int cgroup_fd,
-                          const InitExec& exec) {
+core::Status start_sandbox_init(StartedSandbox& sandbox, unsigned long long flags, int cgroup_fd,
+                                const init::InitExec& exec) {
   // No signal handler of paddock's may run in the child before it resets them.
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   int pidfd = -1;
   sandbox.started_at = std::chrono::steady_clock::now();
-  pid_t pid = spawn_sandbox_init(flags, &pidfd, cgroup_fd, exec);
+  pid_t pid = init::spawn_sandbox_init(flags, &pidfd, cgroup_fd, exec);
   int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) {
     if (clone_errno == ENOSPC || clone_errno == EPERM || clone_errno == EUSERS) {
-      return system_error(
+      return core::system_error(
           "creating the sandbox's namespaces (are user namespaces enabled? see "
           "`paddock doctor`)",
           clone_errno);
     }
-    return system_error("creating the sandbox", clone_errno);
+    return core::system_error("creating the sandbox", clone_errno);
   }
   // From here on, any return without the sandbox kills and reaps it (SandboxProcess).
-  sandbox.init = SandboxProcess(pid, UniqueFd(pidfd));
+  sandbox.init = SandboxProcess(pid, core::UniqueFd(pidfd));
   return {};
 }
 
 // The sandbox's egress proxy, with its brokered secrets.
-Status start_egress_proxy(LaunchedSandbox& launched, const SandboxShape& shape, const RunPlan& run,
-                          net::egress::SandboxSecrets secrets,
-                          const net::egress::SecretBroker& broker) {
+core::Status start_egress_proxy(LaunchedSandbox& launched, const runtime::SandboxShape& shape,
+                                const runtime::RunPlan& run, net::egress::SandboxSecrets secrets,
+                                const net::egress::SecretBroker& broker) {
   auto policy = egress_policy(shape, run);
   if (!policy) return policy.error();
   policy->secrets = std::move(secrets);
@@ -204,8 +209,9 @@ Status start_egress_proxy(LaunchedSandbox& launched, const SandboxShape& shape, 
 
 // Once init's plan is written: the sandbox's namespaces held where it may get a network, its id
 // maps written and its user-mode network attached; then paddock says go.
-Status connect_and_go(LaunchedSandbox& launched, const SandboxShape& shape,
-                      const SandboxIdentity& identity, bool keep_namespaces, bool attach_network) {
+core::Status connect_and_go(LaunchedSandbox& launched, const runtime::SandboxShape& shape,
+                            const init::SandboxIdentity& identity, bool keep_namespaces,
+                            bool attach_network) {
   pid_t pid = launched.sandbox.init.pid();
   if (keep_namespaces) {
     auto opened = UserNetwork::open_namespaces(pid, identity.uid, identity.gid);
@@ -228,33 +234,32 @@ Status connect_and_go(LaunchedSandbox& launched, const SandboxShape& shape,
     }
     launched.network = std::move(*attached);
   }
-  ChildMessage go{ChildMessageKind::kGo};
+  init::ChildMessage go{init::ChildMessageKind::kGo};
   if (write(launched.sandbox.channel.get(), &go, sizeof go) != sizeof go) {
-    return system_error("starting the sandbox");
+    return core::system_error("starting the sandbox");
   }
   return {};
 }
 
 }  // namespace
 
-Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shape,
-                                                        const RunPlan& run, RunObserver& observer,
-                                                        LaunchMode mode,
-                                                        const net::egress::SecretBroker& broker) {
+core::Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& run, runtime::RunObserver& observer,
+    LaunchMode mode, const net::egress::SecretBroker& broker) {
   if (auto valid = validate_spec(shape, run, mode == LaunchMode::kSession); !valid) {
     return valid.error();
   }
-  CgroupManager& cgroups = host_cgroups();
+  cgroup::CgroupManager& cgroups = cgroup::host_cgroups();
   if (shape.require_cgroups && !cgroups.usable()) {
-    return naming_setting(
-        Error{ENOTSUP,
-              "cgroup v2 limits are required (no rlimit fallback, as "
-              "set) but " +
-                  cgroups.reason() + "; see 'paddock doctor', or allow the fallback"},
+    return runtime::naming_setting(
+        core::Error{ENOTSUP,
+                    "cgroup v2 limits are required (no rlimit fallback, as "
+                    "set) but " +
+                        cgroups.reason() + "; see 'paddock doctor', or allow the fallback"},
         setting_names::kRequireCgroups);
   }
   auto launched = std::make_unique<LaunchedSandbox>();
-  SandboxIdentity identity = identity_of(shape);
+  init::SandboxIdentity identity = identity_of(shape);
   auto [network_later, attach_network, keep_namespaces, late_network, flags] =
       network_start(shape, run, mode);
 
@@ -281,7 +286,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
   if (!plan_fd) return plan_fd.error();
   InitCommand command;
   fill_init_command(command, prepared, plan_fd->get(), program->get());
-  const InitExec& exec = command.exec;
+  const init::InitExec& exec = command.exec;
 
   if (auto made = make_cgroup(*launched, cgroups, shape.limits); !made) return made.error();
 
@@ -296,8 +301,9 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
     return planned.error();
   }
   bool egress_proxy = has_egress_proxy(shape, run, network_later);
-  ChildPlan plan = child_plan(shape, run, identity, prepared,
-                              ChildStart{late_network, mode == LaunchMode::kSession, egress_proxy});
+  init::ChildPlan plan =
+      child_plan(shape, run, identity, prepared,
+                 ChildStart{late_network, mode == LaunchMode::kSession, egress_proxy});
   if (egress_proxy) {
     if (auto started = start_egress_proxy(*launched, shape, run, std::move(secrets), broker);
         !started) {
@@ -317,7 +323,7 @@ Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(const SandboxShape& shap
 
 CgroupOutcome finish_cgroup(LaunchedSandbox& launched) {
   std::string directory = launched.cgroup->directory();
-  return CgroupOutcome{directory, host_cgroups().reason(), launched.cgroup->finish()};
+  return CgroupOutcome{directory, cgroup::host_cgroups().reason(), launched.cgroup->finish()};
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

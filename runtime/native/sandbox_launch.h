@@ -19,12 +19,12 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::native {
 
 struct LaunchedSandbox {
   std::unique_ptr<Prepared> prepared;
   IdMapPlan ids;
-  std::unique_ptr<SandboxCgroup> cgroup;
+  std::unique_ptr<cgroup::SandboxCgroup> cgroup;
   StartedSandbox sandbox;
   // The sandbox's user and network namespaces, kept when networking may be attached later.
   std::optional<UserNetwork::Namespaces> namespaces;
@@ -40,11 +40,11 @@ enum class LaunchMode {
   kSession,  // init serves commands until it is killed (see session_channel.h)
 };
 
-Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(
-    const SandboxShape& shape, const RunPlan& run, RunObserver& observer, LaunchMode mode,
-    const net::egress::SecretBroker& broker = {});
+core::Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(
+    const runtime::SandboxShape& shape, const runtime::RunPlan& run, runtime::RunObserver& observer,
+    LaunchMode mode, const net::egress::SecretBroker& broker = {});
 
 // What the sandbox's cgroup did, and the cgroup removed.
 CgroupOutcome finish_cgroup(LaunchedSandbox& launched);
 
-}  // namespace paddock
+}  // namespace paddock::native

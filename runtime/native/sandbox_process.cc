@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <utility>
 
-namespace paddock {
+namespace paddock::native {
 
 SandboxProcess::SandboxProcess(SandboxProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)), pidfd_(std::move(other.pidfd_)) {}
@@ -45,4 +45,4 @@ void SandboxProcess::kill_and_reap() {
   (void)wait();
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

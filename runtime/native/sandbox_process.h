@@ -10,12 +10,12 @@
 
 #include "core/unique_fd.h"
 
-namespace paddock {
+namespace paddock::native {
 
 class SandboxProcess {
  public:
   SandboxProcess() = default;
-  SandboxProcess(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
+  SandboxProcess(pid_t pid, core::UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
   SandboxProcess(SandboxProcess&& other) noexcept;
   SandboxProcess& operator=(SandboxProcess&& other) noexcept;
   SandboxProcess(const SandboxProcess&) = delete;
@@ -38,7 +38,7 @@ class SandboxProcess {
 
  private:
   pid_t pid_ = -1;
-  UniqueFd pidfd_;
+  core::UniqueFd pidfd_;
 };
 
-}  // namespace paddock
+}  // namespace paddock::native

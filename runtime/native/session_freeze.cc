@@ -8,38 +8,38 @@
 #include "runtime/native/cgroup/cgroup_freeze.h"
 #include "runtime/native/native_session.h"
 
-namespace paddock {
+namespace paddock::native {
 
-Status NativeSession::freeze() {
+core::Status NativeSession::freeze() {
   // A command or file operation holds mutex_: a session in use is not frozen under it.
   std::unique_lock lock(mutex_, std::try_to_lock);
-  if (!lock.owns_lock()) return Error{EBUSY, "the session is in use"};
+  if (!lock.owns_lock()) return core::Error{EBUSY, "the session is in use"};
   if (frozen_ != Frozen::kNo) return {};
   if (auto alive = check_alive(); !alive) return alive.error();
   const std::string cgroup = launched_->cgroup ? launched_->cgroup->directory() : std::string();
   if (!cgroup.empty()) {
-    RealCgroupFs fs;
-    auto frozen = set_cgroup_frozen(fs, cgroup, true);
+    cgroup::RealCgroupFs fs;
+    auto frozen = cgroup::set_cgroup_frozen(fs, cgroup, true);
     if (!frozen) {
-      (void)set_cgroup_frozen(fs, cgroup, false);
+      (void)cgroup::set_cgroup_frozen(fs, cgroup, false);
       return frozen.error();
     }
     frozen_ = Frozen::kCgroup;
     return {};
   }
-  auto stopped = ask(SessionRequestKind::kStop, ChildMessageKind::kFrozen);
+  auto stopped = ask(init::SessionRequestKind::kStop, init::ChildMessageKind::kFrozen);
   if (!stopped) return stopped.error();
   if (stopped->error != 0) {
     // What did stop goes on again: half a frozen session is no use, and init answers the next
     // request either way.
-    (void)ask(SessionRequestKind::kThaw, ChildMessageKind::kGo);
-    return system_error("stopping the idle session's processes", stopped->error);
+    (void)ask(init::SessionRequestKind::kThaw, init::ChildMessageKind::kGo);
+    return core::system_error("stopping the idle session's processes", stopped->error);
   }
   frozen_ = Frozen::kStopped;
   return {};
 }
 
-Status NativeSession::thaw() {
+core::Status NativeSession::thaw() {
   std::lock_guard lock(mutex_);
   Frozen how = frozen_;
   if (how == Frozen::kNo) return {};
@@ -49,11 +49,12 @@ Status NativeSession::thaw() {
     return {};
   }
   if (how == Frozen::kCgroup) {
-    RealCgroupFs fs;
-    if (auto thawed = set_cgroup_frozen(fs, launched_->cgroup->directory(), false); !thawed) {
+    cgroup::RealCgroupFs fs;
+    if (auto thawed = cgroup::set_cgroup_frozen(fs, launched_->cgroup->directory(), false);
+        !thawed) {
       return thawed.error();
     }
-  } else if (auto sent = ask(SessionRequestKind::kThaw, ChildMessageKind::kGo); !sent) {
+  } else if (auto sent = ask(init::SessionRequestKind::kThaw, init::ChildMessageKind::kGo); !sent) {
     // Requests are served in order: whatever is asked of init next comes after the SIGCONT.
     return sent.error();
   }
@@ -61,4 +62,4 @@ Status NativeSession::thaw() {
   return {};
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

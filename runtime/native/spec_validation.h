@@ -4,11 +4,12 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::native {
 
 // Checks a shape and a plan before the native backend creates anything: what every backend
 // checks (validate_sandbox), then what only this one needs (host /etc entries, image layers
 // from its store, the trust bundle and binds that init opens on the host).
-Status validate_spec(const SandboxShape& shape, const RunPlan& plan, bool session = false);
+core::Status validate_spec(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+                           bool session = false);
 
-}  // namespace paddock
+}  // namespace paddock::native

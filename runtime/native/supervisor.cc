@@ -15,14 +15,14 @@
 #include "runtime/output_capture.h"
 #include "runtime/wall_timer.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 
 int send_kill(const StartedSandbox& sandbox) {
   if (sandbox.session) {
-    return send_session_request(sandbox.channel.get(), SessionRequestKind::kKill);
+    return init::send_session_request(sandbox.channel.get(), init::SessionRequestKind::kKill);
   }
   return sandbox.init.kill();
 }
@@ -31,79 +31,80 @@ int send_kill(const StartedSandbox& sandbox) {
 bool running(const StartedSandbox& sandbox, const Supervised& state, bool init_running) {
   if (!sandbox.session) return init_running;
   bool spawn_failed =
-      state.setup_failure && (state.setup_failure->phase == SetupPhase::kSpawnPayload ||
-                              state.setup_failure->phase == SetupPhase::kCommandFile);
+      state.setup_failure && (state.setup_failure->phase == init::SetupPhase::kSpawnPayload ||
+                              state.setup_failure->phase == init::SetupPhase::kCommandFile);
   return init_running && !state.payload_status && !spawn_failed;
 }
 
 // Reads what is available; returns false at EOF.
-bool drain(UniqueFd& pipe, CapturedOutput& output, std::uint64_t cap, StreamId stream,
-           RunObserver& observer) {
+bool drain(core::UniqueFd& pipe, runtime::CapturedOutput& output, std::uint64_t cap,
+           runtime::StreamId stream, runtime::RunObserver& observer) {
   std::array<char, kReadChunk> buffer;
   ssize_t got = read(pipe.get(), buffer.data(), buffer.size());
   if (got < 0) return errno == EINTR || errno == EAGAIN;
   if (got == 0) return false;
   std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
-  capture_chunk(output, chunk, cap);
+  runtime::capture_chunk(output, chunk, cap);
   observer.on_output(stream, chunk);  // every byte: only what is kept is capped
   return true;
 }
 
 void read_message(StartedSandbox& sandbox, Supervised& state) {
-  UniqueFd& channel = sandbox.channel;
-  ChannelPacket packet;
+  core::UniqueFd& channel = sandbox.channel;
+  init::ChannelPacket packet;
   ssize_t got = recvmsg(channel.get(), &packet.header, MSG_CMSG_CLOEXEC);
   if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
-  UniqueFd passed(packet.received_fd());
-  const ChildMessage& message = packet.message;
+  core::UniqueFd passed(packet.received_fd());
+  const init::ChildMessage& message = packet.message;
   if (got != sizeof message) {
     channel.reset();  // EOF: init and payload are gone or exec'd
     return;
   }
   switch (message.kind) {
-    case ChildMessageKind::kSetupFailed:
-    case ChildMessageKind::kExecFailed:
+    case init::ChildMessageKind::kSetupFailed:
+    case init::ChildMessageKind::kExecFailed:
       if (!state.setup_failure) state.setup_failure = message;
       break;
-    case ChildMessageKind::kPayloadExited:
+    case init::ChildMessageKind::kPayloadExited:
       state.payload_status = message.status;
       state.payload_step = message.step;
       state.refused = message.refused;
       state.usage.ru_utime.tv_sec = message.cpu_us / 1000000;
       state.usage.ru_utime.tv_usec = message.cpu_us % 1000000;
       break;
-    case ChildMessageKind::kWorkdir:
+    case init::ChildMessageKind::kWorkdir:
       state.workdir = std::move(passed);
       break;
-    case ChildMessageKind::kProxyListener:
+    case init::ChildMessageKind::kProxyListener:
       if (sandbox.egress != nullptr) sandbox.egress->serve(std::move(passed));
       break;
-    case ChildMessageKind::kCommandStarted:
+    case init::ChildMessageKind::kCommandStarted:
       state.command_started = true;
       break;
-    case ChildMessageKind::kStepBoundary:
+    case init::ChildMessageKind::kStepBoundary:
       state.at_step_boundary = true;
       state.payload_step = message.step;  // the step that starts next
       break;
-    case ChildMessageKind::kGo:
-    case ChildMessageKind::kOpened:
-    case ChildMessageKind::kResidentStarted:
-    case ChildMessageKind::kResidentExited:
-    case ChildMessageKind::kSwept:
-    case ChildMessageKind::kFrozen:
-    case ChildMessageKind::kNetworkMade:      // init's alone
-    case ChildMessageKind::kSeccompListener:  // the relay's alone
-    case ChildMessageKind::kSocketFactory:    // a session's, taken before any command
+    case init::ChildMessageKind::kGo:
+    case init::ChildMessageKind::kOpened:
+    case init::ChildMessageKind::kResidentStarted:
+    case init::ChildMessageKind::kResidentExited:
+    case init::ChildMessageKind::kSwept:
+    case init::ChildMessageKind::kFrozen:
+    case init::ChildMessageKind::kNetworkMade:      // init's alone
+    case init::ChildMessageKind::kSeccompListener:  // the relay's alone
+    case init::ChildMessageKind::kSocketFactory:    // a session's, taken before any command
       break;
   }
 }
 
 }  // namespace
 
-Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer) {
+Supervised supervise(StartedSandbox& sandbox, const runtime::Limits& limits,
+                     runtime::RunObserver& observer) {
   Supervised state;
-  const auto deadline = deadline_after(limits.wall_seconds, sandbox.started_at);
-  const CancellationToken* cancellation = observer.cancellation();
+  const auto deadline = runtime::deadline_after(limits.wall_seconds, sandbox.started_at);
+  const runtime::CancellationToken* cancellation = observer.cancellation();
   bool init_running = true;
   bool killed = false;
 
@@ -121,10 +122,10 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
     if (sandbox.session && !init_running && count == 0) break;
     if (cancellation != nullptr && !killed) watch(cancellation->poll_fd());
 
-    int ready = poll(fds.data(), count, killed ? -1 : poll_ms_until(deadline));
+    int ready = poll(fds.data(), count, killed ? -1 : runtime::poll_ms_until(deadline));
     if (ready < 0 && errno != EINTR) break;
 
-    if (!killed && WallClock::now() >= deadline && !state.payload_status) {
+    if (!killed && runtime::WallClock::now() >= deadline && !state.payload_status) {
       state.timed_out = true;
       send_kill(sandbox);
       killed = true;
@@ -133,13 +134,13 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
       if (fds[i].revents == 0) continue;
       int fd = fds[i].fd;
       if (fd == sandbox.stdout_pipe.get()) {
-        if (!drain(sandbox.stdout_pipe, state.stdout_data, limits.output_bytes, StreamId::kStdout,
-                   observer)) {
+        if (!drain(sandbox.stdout_pipe, state.stdout_data, limits.output_bytes,
+                   runtime::StreamId::kStdout, observer)) {
           sandbox.stdout_pipe.reset();
         }
       } else if (fd == sandbox.stderr_pipe.get()) {
-        if (!drain(sandbox.stderr_pipe, state.stderr_data, limits.output_bytes, StreamId::kStderr,
-                   observer)) {
+        if (!drain(sandbox.stderr_pipe, state.stderr_data, limits.output_bytes,
+                   runtime::StreamId::kStderr, observer)) {
           sandbox.stderr_pipe.reset();
         }
       } else if (fd == sandbox.channel.get()) {
@@ -147,7 +148,7 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
         if (state.at_step_boundary) {
           state.at_step_boundary = false;
           if (sandbox.at_step_boundary) sandbox.at_step_boundary();
-          ChildMessage go{ChildMessageKind::kGo};
+          init::ChildMessage go{init::ChildMessageKind::kGo};
           [[maybe_unused]] ssize_t sent = write(sandbox.channel.get(), &go, sizeof go);
         }
       } else if (fd == sandbox.init.pidfd()) {
@@ -174,4 +175,4 @@ Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver&
   return state;
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -18,13 +18,13 @@
 #include "runtime/native/init/channel.h"
 #include "runtime/native/sandbox_process.h"
 
-namespace paddock {
+namespace paddock::native {
 
 struct StartedSandbox {
   SandboxProcess init;  // the sandbox's outermost process; killed and reaped if abandoned
-  UniqueFd stdout_pipe;
-  UniqueFd stderr_pipe;
-  UniqueFd channel;
+  core::UniqueFd stdout_pipe;
+  core::UniqueFd stderr_pipe;
+  core::UniqueFd channel;
   std::chrono::steady_clock::time_point started_at;
   // Called when init reaches the step boundary (see ChildPlan::pause_before_step); init goes on
   // once it returns.
@@ -39,23 +39,24 @@ struct StartedSandbox {
 struct Supervised {
   bool timed_out = false;
   bool cancelled = false;
-  std::optional<ChildMessage> setup_failure;  // kSetupFailed or kExecFailed
-  std::optional<int> payload_status;          // wait status of the user's program
+  std::optional<init::ChildMessage> setup_failure;  // kSetupFailed or kExecFailed
+  std::optional<int> payload_status;                // wait status of the user's program
   // The step (prelude first) that status belongs to; without a status, the last step known to
   // have started.
   int payload_step = 0;
-  UniqueFd workdir;               // the sandbox's work directory, once it existed
+  core::UniqueFd workdir;         // the sandbox's work directory, once it existed
   bool at_step_boundary = false;  // init waits at the step boundary
   int init_status = 0;            // wait status of the sandbox's init
-  CapturedOutput stdout_data;
-  CapturedOutput stderr_data;
+  runtime::CapturedOutput stdout_data;
+  runtime::CapturedOutput stderr_data;
   rusage usage{};  // init and every process it reaped
   std::int64_t duration_ms = 0;
   bool init_exited = false;      // in a session: the sandbox itself is gone
   bool command_started = false;  // in a session: init said the command started (kCommandStarted)
-  RefusedCalls refused;          // what the seccomp filter refused the command (kPayloadExited)
+  init::RefusedCalls refused;    // what the seccomp filter refused the command (kPayloadExited)
 };
 
-Supervised supervise(StartedSandbox& sandbox, const Limits& limits, RunObserver& observer);
+Supervised supervise(StartedSandbox& sandbox, const runtime::Limits& limits,
+                     runtime::RunObserver& observer);
 
-}  // namespace paddock
+}  // namespace paddock::native

@@ -2,11 +2,11 @@
 
 #include "core/files.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 std::optional<std::string> setting(const char* path) {
-  std::string text = read_text_or_empty(path);
+  std::string text = core::read_text_or_empty(path);
   if (text.empty()) return std::nullopt;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
@@ -54,4 +54,4 @@ Check user_namespace_check(const UserNamespaceHost& host) {
                      "); a container or seccomp policy around paddock may refuse unshare"};
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

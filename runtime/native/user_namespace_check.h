@@ -10,7 +10,7 @@
 
 #include "runtime/native/host_probe.h"
 
-namespace paddock {
+namespace paddock::native {
 
 struct UserNamespaceHost {
   bool can_create = false;          // this user just created one (mapped to itself)
@@ -26,4 +26,4 @@ UserNamespaceHost describe_user_namespaces(bool can_create);
 // The doctor line's check: available, and what was found or, when not, the one thing to do.
 Check user_namespace_check(const UserNamespaceHost& host);
 
-}  // namespace paddock
+}  // namespace paddock::native

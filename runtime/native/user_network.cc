@@ -21,7 +21,7 @@
 #include "runtime/native/init/child.h"
 #include "runtime/native/init/network_fence.h"
 
-namespace paddock {
+namespace paddock::native {
 namespace {
 
 constexpr const char* kPasta = "/usr/bin/pasta";
@@ -46,13 +46,14 @@ std::string read_available(int fd) {
 
 }  // namespace
 
-Result<UserNetwork::Namespaces> UserNetwork::open_namespaces(pid_t sandbox_pid, uid_t uid,
-                                                             gid_t gid) {
+core::Result<UserNetwork::Namespaces> UserNetwork::open_namespaces(pid_t sandbox_pid, uid_t uid,
+                                                                   gid_t gid) {
   std::string base = "/proc/" + std::to_string(sandbox_pid) + "/ns/";
-  Namespaces namespaces{UniqueFd(open((base + "user").c_str(), O_RDONLY | O_CLOEXEC)),
-                        UniqueFd(open((base + "net").c_str(), O_RDONLY | O_CLOEXEC)), uid, gid};
+  Namespaces namespaces{core::UniqueFd(open((base + "user").c_str(), O_RDONLY | O_CLOEXEC)),
+                        core::UniqueFd(open((base + "net").c_str(), O_RDONLY | O_CLOEXEC)), uid,
+                        gid};
   if (!namespaces.user.valid() || !namespaces.net.valid()) {
-    return system_error("opening the sandbox's namespaces for user-mode networking");
+    return core::system_error("opening the sandbox's namespaces for user-mode networking");
   }
   return namespaces;
 }
@@ -88,7 +89,7 @@ std::vector<std::string> pasta_arguments(const std::vector<std::uint16_t>& host_
           "none",
           "--no-map-gw",
           "--dns-forward",
-          kSandboxResolver,
+          init::kSandboxResolver,
           "--no-dhcp",
           "--no-dhcpv6"};
 }
@@ -164,23 +165,23 @@ int become_sandbox_user(int user_namespace, uid_t uid, gid_t gid) {
 
 }  // namespace
 
-Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
-                                        const std::vector<std::uint16_t>& host_loopback_ports) {
+core::Result<UserNetwork> UserNetwork::attach(
+    const Namespaces& namespaces, const std::vector<std::uint16_t>& host_loopback_ports) {
   if (access(kPasta, X_OK) != 0) {
-    return Error{ENOENT, "user-mode networking needs pasta: apt-get install passt"};
+    return core::Error{ENOENT, "user-mode networking needs pasta: apt-get install passt"};
   }
   // pasta runs in the foreground as our child, so PR_SET_PDEATHSIG takes it down with paddock;
   // it writes its pid to fd 3 once the namespace is configured, which is the signal to go on.
   int pid_pipe[2];
   int err_pipe[2];
   if (pipe2(pid_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-    return system_error("creating pipes for pasta");
+    return core::system_error("creating pipes for pasta");
   }
-  UniqueFd pid_read(pid_pipe[0]), pid_write(pid_pipe[1]);
-  UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  core::UniqueFd pid_read(pid_pipe[0]), pid_write(pid_pipe[1]);
+  core::UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
   // pasta reopens the pid pipe through /proc/self/fd/3 as the sandbox user, who does not own
   // it. Only processes that can reach pasta's fd table can get at it that way.
-  if (fchmod(pid_write.get(), 0622) != 0) return system_error("preparing the pipe for pasta");
+  if (fchmod(pid_write.get(), 0622) != 0) return core::system_error("preparing the pipe for pasta");
   std::vector<std::string> args = pasta_arguments(host_loopback_ports);
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
@@ -192,11 +193,11 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
   const gid_t gid = namespaces.gid;
 
   int pidfd = -1;
-  pid_t child = clone_process(CLONE_PIDFD, &pidfd);
+  pid_t child = init::clone_process(CLONE_PIDFD, &pidfd);
   if (child == 0) exec_pasta(fds, null_fd, err_write.get(), parent, uid, gid, argv.data());
   if (null_fd >= 0) close(null_fd);
-  if (child < 0) return system_error("starting pasta");
-  UserNetwork network{UniqueFd(pidfd), child};
+  if (child < 0) return core::system_error("starting pasta");
+  UserNetwork network{core::UniqueFd(pidfd), child};
   pid_write.reset();
   err_write.reset();
 
@@ -206,10 +207,11 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      return Error{ETIMEDOUT,
-                   "user-mode networking (pasta) did not start within 10 s; /dev/net/tun must "
-                   "be readable and writable by uid " +
-                       std::to_string(geteuid()) + " (as root: chmod 0666 /dev/net/tun)"};
+      return core::Error{
+          ETIMEDOUT,
+          "user-mode networking (pasta) did not start within 10 s; /dev/net/tun must "
+          "be readable and writable by uid " +
+              std::to_string(geteuid()) + " (as root: chmod 0666 /dev/net/tun)"};
     }
     pollfd watch[2] = {{pid_read.get(), POLLIN, 0}, {network.pasta_.get(), POLLIN, 0}};
     if (poll(watch, 2, static_cast<int>(left.count())) <= 0) continue;
@@ -219,8 +221,8 @@ Result<UserNetwork> UserNetwork::attach(const Namespaces& namespaces,
     if (watch[1].revents != 0 || (watch[0].revents & POLLHUP) != 0) {
       std::string complaint = read_available(err_read.get());
       while (!complaint.empty() && complaint.back() == '\n') complaint.pop_back();
-      return Error{EIO, "user-mode networking (pasta) failed" +
-                            (complaint.empty() ? std::string() : ": " + complaint)};
+      return core::Error{EIO, "user-mode networking (pasta) failed" +
+                                  (complaint.empty() ? std::string() : ": " + complaint)};
     }
   }
 }
@@ -234,4 +236,4 @@ void UserNetwork::detach() {
   pasta_.reset();
 }
 
-}  // namespace paddock
+}  // namespace paddock::native

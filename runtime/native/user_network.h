@@ -22,25 +22,25 @@
 #include "core/result.h"
 #include "core/unique_fd.h"
 
-namespace paddock {
+namespace paddock::native {
 
 class UserNetwork {
  public:
   // The sandbox's user and network namespaces, opened right after clone while its init is
   // still ours to inspect (it turns non-dumpable, and may change uid, before it runs anything).
   struct Namespaces {
-    UniqueFd user;
-    UniqueFd net;
+    core::UniqueFd user;
+    core::UniqueFd net;
     uid_t uid = 0;  // the sandbox user, inside: pasta runs as it
     gid_t gid = 0;
   };
-  static Result<Namespaces> open_namespaces(pid_t sandbox_pid, uid_t uid, gid_t gid);
+  static core::Result<Namespaces> open_namespaces(pid_t sandbox_pid, uid_t uid, gid_t gid);
 
   // Starts pasta in those namespaces and waits until it has configured them. The sandbox's
   // 127.0.0.1:PORT reaches the host's for each of `host_loopback_ports` (TCP), and nothing else
   // of the host's loopback.
-  static Result<UserNetwork> attach(const Namespaces& namespaces,
-                                    const std::vector<std::uint16_t>& host_loopback_ports);
+  static core::Result<UserNetwork> attach(const Namespaces& namespaces,
+                                          const std::vector<std::uint16_t>& host_loopback_ports);
 
   UserNetwork() = default;
   UserNetwork(UserNetwork&& other) noexcept
@@ -60,9 +60,9 @@ class UserNetwork {
   [[nodiscard]] bool attached() const { return pasta_.valid(); }
 
  private:
-  UserNetwork(UniqueFd pasta, pid_t child) : pasta_(std::move(pasta)), child_(child) {}
-  UniqueFd pasta_;  // pidfd of pasta, our child
+  UserNetwork(core::UniqueFd pasta, pid_t child) : pasta_(std::move(pasta)), child_(child) {}
+  core::UniqueFd pasta_;  // pidfd of pasta, our child
   pid_t child_ = -1;
 };
 
-}  // namespace paddock
+}  // namespace paddock::native

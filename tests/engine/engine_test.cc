@@ -112,11 +112,12 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
 
   std::string socket() const { return engines->dir + "/" + GetParam() + ".sock"; }
   // A session of this engine on the python image.
-  void open_python_session(std::unique_ptr<Session>& session) {
+  void open_python_session(std::unique_ptr<runtime::Session>& session) {
     auto backend = engine::EngineBackend::connect(GetParam(), engine_settings());
     ASSERT_TRUE(backend) << backend.error().message;
     auto built =
-        build_command_spec(SandboxShape{}, RunPlan{}, ImageSource{backend->get(), kImage, {}, {}});
+        language::build_command_spec(runtime::SandboxShape{}, runtime::RunPlan{},
+                                     language::ImageSource{backend->get(), kImage, {}, {}});
     ASSERT_TRUE(built) << built.error().message;
     auto opened = (*backend)->open_session(built->shape, built->plan);
     ASSERT_TRUE(opened) << opened.error().message;
@@ -285,17 +286,17 @@ TEST_P(EngineTest, AnUnreachableEngineIsOneClearLine) {
 // A session through the Backend interface, as the MCP server uses it: files stay, processes
 // do not, and closing removes the container.
 TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
   ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   std::string big(300000, 'b');  // more than one write exec
   ASSERT_TRUE(session->write_file("dir/big.txt", big));
   RecordingObserver observer;
-  ExecRequest start;
+  runtime::ExecRequest start;
   start.argv = {"sh", "-c", "sleep 300 & echo started; wc -c < dir/big.txt"};
   auto started = session->exec(start, observer);
   ASSERT_TRUE(started) << started.error().message;
   EXPECT_EQ(started->stdout_data.data, "started\n300000\n");
-  ExecRequest look;
+  runtime::ExecRequest look;
   look.argv = {"sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"};
   auto looked = session->exec(look, observer);
   ASSERT_TRUE(looked);
@@ -319,10 +320,10 @@ TEST_P(EngineTest, ASessionKeepsFilesButNoProcesses) {
 // Code plants a directory "ab" and a symlink "[a]b" to /tmp: a write to "[a]b/x" must not be
 // checked against "ab" (a glob the write script once expanded) and then go through the link.
 TEST_P(EngineTest, AWriteIsNotCheckedAgainstWhatItsNameGlobs) {
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
   ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   RecordingObserver observer;
-  ExecRequest plant;
+  runtime::ExecRequest plant;
   plant.argv = {"sh", "-c", "mkdir ab in && ln -s /tmp '[a]b' && ln -s /tmp 'in/[a]b'"};
   auto planted = session->exec(plant, observer);
   ASSERT_TRUE(planted) << planted.error().message;
@@ -332,7 +333,7 @@ TEST_P(EngineTest, AWriteIsNotCheckedAgainstWhatItsNameGlobs) {
     ASSERT_FALSE(written) << path << " was written";
     EXPECT_EQ(written.error().code, ELOOP) << written.error().message;
   }
-  ExecRequest look;
+  runtime::ExecRequest look;
   look.argv = {"sh", "-c", "ls /tmp"};
   auto looked = session->exec(look, observer);
   ASSERT_TRUE(looked);
@@ -343,13 +344,15 @@ TEST_P(EngineTest, AWriteIsNotCheckedAgainstWhatItsNameGlobs) {
 // backend's does (the MCP progress observer caps what it sends itself), while the result keeps
 // only the stream's start and end within the cap.
 TEST_P(EngineTest, OutputPastTheCapReachesTheObserverWholeAndTheResultCut) {
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
   ASSERT_NO_FATAL_FAILURE(open_python_session(session));
-  struct Counting : RunObserver {
-    void on_output(StreamId /*stream*/, std::string_view chunk) override { bytes += chunk.size(); }
+  struct Counting : runtime::RunObserver {
+    void on_output(runtime::StreamId /*stream*/, std::string_view chunk) override {
+      bytes += chunk.size();
+    }
     std::size_t bytes = 0;
   } observer;
-  ExecRequest flood;
+  runtime::ExecRequest flood;
   flood.argv = {"sh", "-c", "head -c 8000000 /dev/zero; echo; echo the-end"};
   flood.output_bytes = 64 * 1024;
   auto flooded = session->exec(flood, observer);
@@ -365,13 +368,13 @@ TEST_P(EngineTest, OutputPastTheCapReachesTheObserverWholeAndTheResultCut) {
 // counts the command's processes but not paddock's own (the keeper, the counting helper), and
 // measures the work directory's tmpfs.
 TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
   ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   auto fresh = session->usage();
   ASSERT_TRUE(fresh) << fresh.error().message;
   EXPECT_EQ(fresh->processes, 0u);
   RecordingObserver observer;
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"sh", "-c", "head -c 3000000 /dev/zero > big; sleep 5 & sleep 5 & wait"};
   std::thread command([&] {
     auto result = session->exec(request, observer);
@@ -400,16 +403,16 @@ TEST_P(EngineTest, ASessionsUsageAnswersWhileACommandRuns) {
 
 // What a killed command leaves behind is reaped: no zombie keeps a slot of the pids limit.
 TEST_P(EngineTest, WhatAKilledCommandLeavesBehindIsReaped) {
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
   ASSERT_NO_FATAL_FAILURE(open_python_session(session));
   RecordingObserver observer;
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"sh", "-c", "for i in 1 2 3 4 5 6; do sh -c 'sleep 60 & sleep 60' & done; wait"};
   request.wall_seconds = 1;
   for (int round = 0; round < 3; ++round) {
     auto result = session->exec(request, observer);
     ASSERT_TRUE(result) << result.error().message;
-    EXPECT_EQ(result->outcome, Outcome::kTimedOut);
+    EXPECT_EQ(result->outcome, runtime::Outcome::kTimedOut);
   }
   auto usage = session->usage();
   for (int i = 0; i < 20 && usage && usage->processes != 0; ++i) {
@@ -456,14 +459,15 @@ class StuckOnTheNetwork final : public container::ExecTransport {
     bool removed = false;
   };
   explicit StuckOnTheNetwork(std::shared_ptr<Log> log) : log_(std::move(log)) {}
-  Result<container::ExecOutcome> run(const container::ExecCommand& command) override {
+  core::Result<container::ExecOutcome> run(const container::ExecCommand& command) override {
     log_->commands.push_back(command.argv);
     container::ExecOutcome outcome;
     outcome.exit_code = 0;
     return outcome;
   }
-  Status leave_networks() override {
-    return Error{EIO, "docker still has the sandbox on network bridge after disconnecting it"};
+  core::Status leave_networks() override {
+    return core::Error{EIO,
+                       "docker still has the sandbox on network bridge after disconnecting it"};
   }
   void remove() override { log_->removed = true; }
 
@@ -480,7 +484,8 @@ TEST(ContainerRun, TheProgramDoesNotStartWhileTheInstallersNetworkStays) {
   spec.networked_prelude = 1;
   spec.argv = {"program"};
   container::ContainerSession session("docker", shape_of(spec),
-                                      std::make_unique<StuckOnTheNetwork>(log), IsolationReport{});
+                                      std::make_unique<StuckOnTheNetwork>(log),
+                                      runtime::IsolationReport{});
   RecordingObserver observer;
   auto result = container::run_to_the_end(session, shape_of(spec), plan_of(spec), observer);
   ASSERT_FALSE(result) << "the program ran";

@@ -27,9 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   net::egress::AllowList list({*pattern});
   for (std::uint16_t port : {std::uint16_t{80}, std::uint16_t{443}, std::uint16_t{8443}}) {
     (void)list.allows_name(asked, port);
-    if (auto address = parse_ip_prefix(asked)) {
+    if (auto address = core::parse_ip_prefix(asked)) {
       (void)list.allows_address(*address, port);
-      if (auto within = parse_ip_prefix("10.0.0.0/8")) {
+      if (auto within = core::parse_ip_prefix("10.0.0.0/8")) {
         (void)list.allows_address_within(*address, port, *within);
       }
     }

@@ -10,10 +10,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  auto decoded = paddock::decode_child_plan(bytes);
+  auto decoded = paddock::init::decode_child_plan(bytes);
   if (decoded) {
     // What a decoded plan holds must encode again: its pointers point into its own storage.
-    (void)paddock::encode_child_plan(decoded->plan);
+    (void)paddock::init::encode_child_plan(decoded->plan);
   }
   return 0;
 }

@@ -20,7 +20,8 @@ using paddock::mcp::json;
 
 const paddock::mcp::ToolRegistry& tools() {
   static const auto* registry = [] {
-    static const paddock::PolicyStore policies = paddock::PolicyStore::load({}).value();
+    static const paddock::language::PolicyStore policies =
+        paddock::language::PolicyStore::load({}).value();
     return new paddock::mcp::ToolRegistry(
         paddock::mcp::builtin_tools(paddock::app::ServerOptions{}, policies).value());
   }();

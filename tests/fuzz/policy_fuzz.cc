@@ -18,6 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (name.size() % 2 == 0) return "http://10.0.0.5:3141/simple";
     return std::nullopt;
   };
-  (void)paddock::check_policy_text(text, "fuzz.json", variables);
+  (void)paddock::language::check_policy_text(text, "fuzz.json", variables);
   return 0;
 }

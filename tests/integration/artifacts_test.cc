@@ -8,7 +8,7 @@
 namespace paddock::testing {
 namespace {
 
-std::vector<std::string> names(const RunResult& result) {
+std::vector<std::string> names(const runtime::RunResult& result) {
   std::vector<std::string> found;
   for (const auto& artifact : result.artifacts) found.push_back(artifact.path);
   return found;
@@ -19,7 +19,7 @@ TEST(Artifacts, FilesUnderCollectedDirectoriesComeBack) {
       "mkdir -p outputs/sub; echo hello > outputs/a.txt; printf 'x,y\\n' > outputs/sub/b.csv; "
       "echo not collected > elsewhere.txt");
   spec.collect.directories = {"outputs"};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   ASSERT_EQ(names(result), (std::vector<std::string>{"outputs/a.txt", "outputs/sub/b.csv"}));
   EXPECT_EQ(result.artifacts[0].data, "hello\n");
   EXPECT_EQ(result.artifacts[0].mime_type, "text/plain");
@@ -33,7 +33,7 @@ TEST(Artifacts, AnUnknownExtensionIsLabelledByContent) {
       // ticked between the two writes (files come in the order they were made).
       "mkdir outputs; printf 'a\\000b' > outputs/blob.dat; echo 'mean 3.5' > outputs/summary.dat");
   spec.collect.directories = {"outputs"};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   ASSERT_EQ(names(result), (std::vector<std::string>{"outputs/blob.dat", "outputs/summary.dat"}));
   EXPECT_EQ(result.artifacts[0].mime_type, "application/octet-stream");
   EXPECT_EQ(result.artifacts[1].mime_type, "text/plain");
@@ -45,7 +45,7 @@ TEST(Artifacts, LinksFifosAndDevicesAreNotFollowed) {
       "mkdir outputs; ln -s /etc/passwd outputs/passwd; ln -s / outputs/root; "
       "mkfifo outputs/fifo; ln -s /dev/zero outputs/zero; echo ok > outputs/real.txt");
   spec.collect.directories = {"outputs"};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(names(result), (std::vector<std::string>{"outputs/real.txt"}));
   TestSpec escape = shell_spec("ln -s / outputs");
   escape.collect.directories = {"outputs"};
@@ -57,11 +57,11 @@ TEST(Artifacts, CapsOnCountAndBytesAreKept) {
       "mkdir outputs; for i in 1 2 3 4 5; do echo $i > outputs/f$i.txt; done; "
       "head -c 5000 /dev/zero > outputs/z-big.bin");
   spec.collect = {{"outputs"}, 3, 1000};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.artifacts.size(), 3u);
   EXPECT_TRUE(result.artifacts_truncated());
   spec.collect = {{"outputs"}, 32, 1000};
-  RunResult by_size = run_ok(spec);
+  runtime::RunResult by_size = run_ok(spec);
   EXPECT_EQ(by_size.artifacts.size(), 5u);  // the 5000-byte file does not fit
   EXPECT_TRUE(by_size.artifacts_truncated());
 }
@@ -74,7 +74,7 @@ TEST(Artifacts, FilesComeInTheOrderTheyWereMadeAndTheOmittedAreNamed) {
       "sleep 0.05; echo 3 > outputs/b.txt; "
       "for i in $(seq 1 12); do echo $i > plots/figure-$i.png; done");
   spec.collect = {{"plots", "outputs"}, 13, 1u << 20};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   std::vector<std::string> expected;
   for (int i = 1; i <= 12; ++i) expected.push_back("plots/figure-" + std::to_string(i) + ".png");
   expected.push_back("outputs/c.txt");
@@ -89,13 +89,13 @@ TEST(Artifacts, AProgramThatMakesTensOfThousandsOfFilesCannotStallTheListing) {
   TestSpec spec = shell_spec("mkdir outputs && cd outputs && seq 1 30000 | xargs touch");
   spec.collect = {{"outputs"}, 20, 1u << 20};
   spec.limits.wall_seconds = 60;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   ASSERT_EQ(result.exit_code, 0) << result.stderr_data.data;
   EXPECT_EQ(result.artifacts.size(), 20u);
   ASSERT_FALSE(result.artifacts_omitted.empty());
   // Listed up to 10000 files and said so: the rest were never read into memory. Of those left
   // out, the result keeps the first 200 and the note, and counts the others.
-  EXPECT_EQ(result.artifacts_omitted.size(), kMaxOmittedListed + 1u);
+  EXPECT_EQ(result.artifacts_omitted.size(), runtime::kMaxOmittedListed + 1u);
   EXPECT_EQ(result.artifacts_omitted_count(), 10000u - 20u + 1u);
   EXPECT_NE(result.artifacts_omitted.back().reason.find("more than 10000 files"),
             std::string::npos);
@@ -105,14 +105,14 @@ TEST(Artifacts, WhatWasWrittenBeforeATimeoutStillComesBack) {
   TestSpec spec = shell_spec("mkdir outputs; echo partial > outputs/log.txt; sleep 30");
   spec.collect.directories = {"outputs"};
   spec.limits.wall_seconds = 1;
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kTimedOut);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kTimedOut);
   ASSERT_EQ(result.artifacts.size(), 1u);
   EXPECT_EQ(result.artifacts[0].data, "partial\n");
 }
 
 TEST(Artifacts, NothingIsCollectedUnlessAsked) {
-  RunResult result = run_ok(shell_spec("mkdir outputs; echo x > outputs/a.txt"));
+  runtime::RunResult result = run_ok(shell_spec("mkdir outputs; echo x > outputs/a.txt"));
   EXPECT_TRUE(result.artifacts.empty());
 }
 

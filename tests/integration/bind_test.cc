@@ -36,8 +36,8 @@ class Folder {
   std::string path_;
 };
 
-Result<RunResult> run_native(const TestSpec& spec) {
-  NativeBackend backend;
+core::Result<runtime::RunResult> run_native(const TestSpec& spec) {
+  native::NativeBackend backend;
   RecordingObserver observer;
   return backend.run(shape_of(spec), plan_of(spec), observer);
 }
@@ -57,7 +57,7 @@ TEST(Bind, ReadOnlyIsNosuidNodevAndRefusesWrites) {
                              "; echo x >> /mnt/in/kept.txt || echo APPEND-REFUSED"
                              "; touch /mnt/in/new || echo CREATE-REFUSED");
   spec.binds = {{folder.path(), "/mnt/in", false}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data.substr(0, result.stdout_data.data.find('\n')),
             "ro,nosuid,nodev")
       << result.stdout_data.data;
@@ -135,7 +135,7 @@ TEST(Bind, ReadOnlyFolderSocketsAndFifosAreNoChannelToTheHost) {
   ASSERT_EQ(host.port(), "ready") << host.log();
   TestSpec spec = spec_for({"python3", "-c", kReachForTheHost});
   spec.binds = {{folder.path(), "/mnt/in", false}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   std::string seen = result.stdout_data.data;
   EXPECT_NE(seen.find("SOCKET-REFUSED"), std::string::npos) << seen;
   EXPECT_NE(seen.find("FIFO-REFUSED host.fifo"), std::string::npos) << seen;
@@ -173,7 +173,7 @@ TEST(Bind, ReadWriteWritesAsTheFoldersOwnerNeverRoot) {
   TestSpec spec =
       shell_spec(mount_options_line("/mnt/out") + "; echo made > /mnt/out/made.txt && id -u");
   spec.binds = {{folder.path(), "/mnt/out", true}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "rw,nosuid,nodev\n1000\n") << result.stderr_data.data;
   struct stat info {};
   ASSERT_EQ(stat((folder.path() + "/made.txt").c_str(), &info), 0);
@@ -205,7 +205,7 @@ TEST(Bind, ReadWriteCannotLeaveASetIdProgramOnTheHost) {
        "    except OSError as e:\n"
        "        print(what, 'refused', e.errno)\n"});
   spec.binds = {{folder.path(), "/mnt/out", true}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data,
             "chmod refused 1\nchmod-g refused 1\nfchmod refused 1\ncreate refused 1\n"
             "mknod refused 1\nplain done\n")
@@ -215,7 +215,7 @@ TEST(Bind, ReadWriteCannotLeaveASetIdProgramOnTheHost) {
   EXPECT_EQ(info.st_mode & 07777, 0755u);
   EXPECT_FALSE(std::filesystem::exists(folder.path() + "/made"));
   // Without a read-write bind, nothing changes: a set-ID bit in /work dies with the sandbox.
-  RunResult plain = run_ok(shell_spec("touch x && chmod 4755 x && stat -c %a x"));
+  runtime::RunResult plain = run_ok(shell_spec("touch x && chmod 4755 x && stat -c %a x"));
   EXPECT_EQ(plain.stdout_data.data, "4755\n") << plain.stderr_data.data;
 }
 

@@ -83,8 +83,8 @@ struct TempDir {
 };
 
 // A listening socket on 127.0.0.1, as the sandbox's init makes one on the sandbox's loopback.
-UniqueFd loopback_listener(int& port) {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+core::UniqueFd loopback_listener(int& port) {
+  core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -122,8 +122,8 @@ ServedProxy serve_proxy(const std::vector<std::string>& patterns,
   return served;
 }
 
-UniqueFd connect_to(int port) {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+core::UniqueFd connect_to(int port) {
+  core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -192,7 +192,7 @@ TEST(EgressProxyExhaustion, AClientHelloDrippedAByteASecondIsCutOffAtOneDeadline
   HoldingServer upstream(dir.path);
   ASSERT_FALSE(upstream.port().empty());
   ServedProxy served = serve_proxy({"127.0.0.1:" + upstream.port()});
-  UniqueFd client = connect_to(served.port);
+  core::UniqueFd client = connect_to(served.port);
   ASSERT_TRUE(client.valid());
   send_text(client.get(), "CONNECT 127.0.0.1:" + upstream.port() + " HTTP/1.1\r\n\r\n");
   ASSERT_EQ(status_line(client.get()), "HTTP/1.1 200 Connection established");
@@ -213,12 +213,12 @@ TEST(EgressProxyExhaustion, AClientHelloDrippedAByteASecondIsCutOffAtOneDeadline
 // wait and try again later, not poll and fail in a loop on a whole core.
 TEST(EgressProxyExhaustion, AtEmfileTheProxyWaitsInsteadOfSpinning) {
   ServedProxy served = serve_proxy({"allowed.test"});
-  UniqueFd waiting;
+  core::UniqueFd waiting;
   double spent = 0;
   {
     NofileLimit limit(static_cast<rlim_t>(open_fd_count() + 32));
-    UniqueFd null(open("/dev/null", O_RDONLY | O_CLOEXEC));
-    std::vector<UniqueFd> filler;
+    core::UniqueFd null(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    std::vector<core::UniqueFd> filler;
     for (int fd; (fd = fcntl(null.get(), F_DUPFD_CLOEXEC, 0)) >= 0;) filler.emplace_back(fd);
     ASSERT_EQ(errno, EMFILE);
     filler.pop_back();  // room for the client's own socket, and then none
@@ -242,7 +242,7 @@ TEST(EgressProxyExhaustion, AnEndedConnectionsDescriptorsAreClosedAtOnce) {
   std::this_thread::sleep_for(100ms);
   int before = open_fd_count();
   for (int i = 0; i < 20; ++i) {
-    UniqueFd client = connect_to(served.port);
+    core::UniqueFd client = connect_to(served.port);
     ASSERT_TRUE(client.valid());
     send_text(client.get(), "CONNECT refused.test:443 HTTP/1.1\r\n\r\n");
     EXPECT_EQ(status_line(client.get()), "HTTP/1.1 403 Forbidden");
@@ -262,13 +262,13 @@ TEST(EgressProxyExhaustion, ConnectionsAreCappedPerSandboxAndForTheWholeServer) 
   NofileLimit limit(kDescriptors);
   std::vector<ServedProxy> proxies;
   for (int i = 0; i < 3; ++i) proxies.push_back(serve_proxy({"127.0.0.1:" + upstream.port()}));
-  std::vector<UniqueFd> clients;
+  std::vector<core::UniqueFd> clients;
   int held_total = 0;
   for (auto& served : proxies) {
     int held = 0, refused = 0;
     std::string others;
     for (int i = 0; i < 80; ++i) {
-      UniqueFd client = connect_to(served.port);
+      core::UniqueFd client = connect_to(served.port);
       ASSERT_TRUE(client.valid());
       send_text(client.get(), "CONNECT 127.0.0.1:" + upstream.port() + " HTTP/1.1\r\n\r\n");
       std::string answer = status_line(client.get());
@@ -324,7 +324,7 @@ TEST(EgressProxyRequests, ATunnelCarriesBytesBothWaysAndPassesOnEachEnd) {
   std::string port = echo.port();
   ASSERT_FALSE(port.empty());
   ServedProxy served = serve_proxy({"127.0.0.1:" + port});
-  UniqueFd client = connect_to(served.port);
+  core::UniqueFd client = connect_to(served.port);
   send_text(client.get(), "CONNECT 127.0.0.1:" + port + " HTTP/1.1\r\n\r\n");
   std::string established = "HTTP/1.1 200 Connection established\r\n\r\n";
   ASSERT_EQ(read_bytes(client.get(), established.size()), established);
@@ -363,8 +363,8 @@ TEST(EgressProxyExhaustion, AnIdleTunnelIsEndedAtItsDeadline) {
   ASSERT_FALSE(port.empty());
   ServedProxy served = serve_proxy({"127.0.0.1:" + port}, 3s);
   std::string established = "HTTP/1.1 200 Connection established\r\n\r\n";
-  UniqueFd idle = connect_to(served.port);
-  UniqueFd busy = connect_to(served.port);
+  core::UniqueFd idle = connect_to(served.port);
+  core::UniqueFd busy = connect_to(served.port);
   for (int fd : {idle.get(), busy.get()}) {
     send_text(fd, "CONNECT 127.0.0.1:" + port + " HTTP/1.1\r\n\r\n");
     ASSERT_EQ(read_bytes(fd, established.size()), established);
@@ -393,14 +393,14 @@ TEST(EgressProxyRequests, ReplacingTheListEndsConnectionsOpenedUnderTheOldOne) {
   ASSERT_FALSE(upstream.port().empty());
   std::string target = "127.0.0.1:" + upstream.port();
   ServedProxy served = serve_proxy({target});
-  UniqueFd tunnel = connect_to(served.port);
+  core::UniqueFd tunnel = connect_to(served.port);
   send_text(tunnel.get(), "CONNECT " + target + " HTTP/1.1\r\n\r\n");
   ASSERT_EQ(status_line(tunnel.get()), "HTTP/1.1 200 Connection established");
   send_text(tunnel.get(), "not tls, on a port the pattern names");
   EXPECT_FALSE(closed_within(tunnel.get(), 300ms));
   served.proxy->set_allowlist(net::egress::AllowList{});
   EXPECT_TRUE(closed_within(tunnel.get(), 1s));
-  UniqueFd again = connect_to(served.port);
+  core::UniqueFd again = connect_to(served.port);
   send_text(again.get(), "CONNECT " + target + " HTTP/1.1\r\n\r\n");
   EXPECT_EQ(status_line(again.get()), "HTTP/1.1 403 Forbidden");
   auto record = served.proxy->take_record();
@@ -414,7 +414,7 @@ TEST(EgressProxyRequests, ReplacingTheListEndsConnectionsOpenedUnderTheOldOne) {
 TEST(EgressProxyRequests, AnUnreachableDestinationIsRecordedWithWhy) {
   // A port bound but never listening, held so no one else takes it meanwhile: connects to it
   // are refused.
-  UniqueFd unbound(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  core::UniqueFd unbound(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -424,10 +424,10 @@ TEST(EgressProxyRequests, AnUnreachableDestinationIsRecordedWithWhy) {
   int closed_port = ntohs(address.sin_port);
   std::string closed = "127.0.0.1:" + std::to_string(closed_port);
   ServedProxy served = serve_proxy({closed, "paddock-no-such-host.invalid"});
-  UniqueFd refused = connect_to(served.port);
+  core::UniqueFd refused = connect_to(served.port);
   send_text(refused.get(), "CONNECT " + closed + " HTTP/1.1\r\n\r\n");
   EXPECT_EQ(status_line(refused.get()), "HTTP/1.1 502 Bad Gateway");
-  UniqueFd unresolved = connect_to(served.port);
+  core::UniqueFd unresolved = connect_to(served.port);
   send_text(unresolved.get(),
             "GET http://paddock-no-such-host.invalid/ HTTP/1.1\r\n"
             "Host: paddock-no-such-host.invalid\r\n\r\n");
@@ -448,11 +448,11 @@ TEST(EgressProxyRequests, AnUnreachableDestinationIsRecordedWithWhy) {
 // full, so that the kernel drops the proxy's SYNs and its connect hangs.
 TEST(EgressProxyRequests, StoppingIsPromptWhileAConnectHangs) {
   int port = 0;
-  UniqueFd silent = loopback_listener(port);
+  core::UniqueFd silent = loopback_listener(port);
   ASSERT_EQ(listen(silent.get(), 0), 0);
-  std::vector<UniqueFd> queued;
+  std::vector<core::UniqueFd> queued;
   for (int i = 0; i < 4; ++i) {
-    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -461,7 +461,7 @@ TEST(EgressProxyRequests, StoppingIsPromptWhileAConnectHangs) {
     queued.push_back(std::move(fd));
   }
   ServedProxy served = serve_proxy({"127.0.0.1:" + std::to_string(port)});
-  UniqueFd client = connect_to(served.port);
+  core::UniqueFd client = connect_to(served.port);
   send_text(client.get(), "CONNECT 127.0.0.1:" + std::to_string(port) + " HTTP/1.1\r\n\r\n");
   EXPECT_EQ(status_line(client.get(), 1s), "");  // still connecting
   auto before = Clock::now();
@@ -507,7 +507,7 @@ TEST(EgressProxyRequests, OnlyAHeadTheProxyRebuiltReachesTheServer) {
   std::string host = "127.0.0.1:" + port;
   ServedProxy served = serve_proxy({host});
   auto ask = [&](const std::string& head) {
-    UniqueFd client = connect_to(served.port);
+    core::UniqueFd client = connect_to(served.port);
     EXPECT_TRUE(client.valid());
     send_text(client.get(), head);
     return status_line(client.get());

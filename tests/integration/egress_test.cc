@@ -46,7 +46,7 @@ std::string fetch_script(const std::vector<std::string>& urls) {
 }
 
 TEST(Egress, AnAllowedHostIsReachedAndOthersAre403sNamingTheHost) {
-  RunResult result = run_ok(
+  runtime::RunResult result = run_ok(
       allowlisted(fetch_script({"https://registry.npmjs.org/left-pad",
                                 "http://deb.debian.org/debian/", "https://deb.debian.org/debian/"}),
                   {"registry.npmjs.org"}));
@@ -70,7 +70,7 @@ TEST(Egress, AnAllowedHostIsReachedAndOthersAre403sNamingTheHost) {
 
 // A program that ignores the proxy variables has no way out at all: no route, no DNS, no UDP.
 TEST(Egress, ProgramsIgnoringTheProxyCannotConnectAtAll) {
-  RunResult result = run_ok(allowlisted(
+  runtime::RunResult result = run_ok(allowlisted(
       "import socket\n"
       "for what, call in (\n"
       "    ('tcp', lambda: socket.create_connection(('104.16.0.35', 443), timeout=5)),\n"
@@ -108,26 +108,26 @@ TEST(Egress, ANameResolvingToLoopbackIsRefusedUnlessTheRangeIsAllowed) {
                   listener_log);
   std::string port = listener.port();
   ASSERT_FALSE(port.empty());
-  RunResult by_name =
+  runtime::RunResult by_name =
       run_ok(allowlisted(connect_script("localhost:" + port), {"localhost:" + port}));
   EXPECT_EQ(by_name.stdout_data.data.substr(0, by_name.stdout_data.data.find('\n')),
             "HTTP/1.1 403 Forbidden")
       << by_name.stdout_data.data << by_name.stderr_data.data;
   EXPECT_NE(by_name.stdout_data.data.find("resolves only to loopback, private, link-local"),
             std::string::npos);
-  RunResult by_range =
+  runtime::RunResult by_range =
       run_ok(allowlisted(connect_script("127.0.0.1:" + port), {"127.0.0.1:" + port}));
   EXPECT_EQ(by_range.stdout_data.data.substr(0, by_range.stdout_data.data.find('\n')),
             "HTTP/1.1 200 Connection established")
       << by_range.stdout_data.data << by_range.stderr_data.data;
   // A range that means "anywhere" is not a range of the host's loopback.
-  RunResult by_everything =
+  runtime::RunResult by_everything =
       run_ok(allowlisted(connect_script("127.0.0.1:" + port), {"0.0.0.0/0:" + port}));
   EXPECT_EQ(by_everything.stdout_data.data.substr(0, by_everything.stdout_data.data.find('\n')),
             "HTTP/1.1 403 Forbidden")
       << by_everything.stdout_data.data << by_everything.stderr_data.data;
   // Nor is an IPv6 address that embeds it (NAT64's prefix), even when named exactly.
-  RunResult embedded = run_ok(
+  runtime::RunResult embedded = run_ok(
       allowlisted(connect_script("[64:ff9b::7f00:1]:" + port), {"[64:ff9b::7f00:1]:" + port}));
   EXPECT_EQ(embedded.stdout_data.data.substr(0, embedded.stdout_data.data.find('\n')),
             "HTTP/1.1 403 Forbidden")
@@ -165,7 +165,7 @@ TEST(Egress, EveryRequestOnAKeptAliveConnectionIsChecked) {
     return "b'GET http://" + host + ":" + port + "/ HTTP/1.1\\r\\nHost: " + host + ":" + port +
            "\\r\\n" + extra + "\\r\\n'";
   };
-  RunResult result =
+  runtime::RunResult result =
       run_ok(allowlisted("import socket\n"
                          "s = socket.create_connection(('127.0.0.1', 3128), timeout=30)\n"
                          "s.sendall(" +
@@ -249,8 +249,8 @@ TEST(Egress, ATunnelsTlsServerNameMustBeItsHost) {
     spec.binds = {{dir, "/mnt/tls", false}};
     return run_ok(spec);
   };
-  RunResult same = attempt("tls.test");
-  RunResult fronted = attempt("other.test");
+  runtime::RunResult same = attempt("tls.test");
+  runtime::RunResult fronted = attempt("other.test");
   net::egress::answer_names_for_tests({});
   std::filesystem::remove_all(dir);
   EXPECT_EQ(same.stdout_data.data, "hello over tls\n") << same.stderr_data.data;

@@ -25,17 +25,17 @@ namespace {
 // The first message of a paddock-init given a whole plan of this build, sealed or not, and told
 // to go. Whatever it does next happens in a user and mount namespace of its own, and stops at the
 // first step that needs the id maps this test never writes.
-ChildMessage first_message_of_init(bool sealed) {
+init::ChildMessage first_message_of_init(bool sealed) {
   int pair[2];
   EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
-  UniqueFd ours(pair[0]), theirs(pair[1]);
-  MountPlan mounts;
+  core::UniqueFd ours(pair[0]), theirs(pair[1]);
+  init::MountPlan mounts;
   std::vector<const char*> none;
-  std::vector<RlimitSetting> rlimits;
+  std::vector<runtime::RlimitSetting> rlimits;
   std::vector<char*> argv = {const_cast<char*>("true"), nullptr};
   std::vector<char* const*> steps = {argv.data()};
   std::vector<char*> envp = {nullptr};
-  ChildPlan plan;
+  init::ChildPlan plan;
   plan.mounts = &mounts;
   plan.bind_sources = &none;
   plan.layer_sources = &none;
@@ -46,16 +46,16 @@ ChildMessage first_message_of_init(bool sealed) {
   plan.hostname = "sandbox";
   plan.cwd = "/";
   plan.workdir = "/";
-  plan.fds = ChildFds{theirs.get(), -1, -1, -1};
-  std::string bytes = encode_child_plan(plan);
-  EXPECT_NE(decode_child_plan(bytes), nullptr);  // only the seal can be missing
-  auto memfd = plan_memfd();
+  plan.fds = init::ChildFds{theirs.get(), -1, -1, -1};
+  std::string bytes = init::encode_child_plan(plan);
+  EXPECT_NE(init::decode_child_plan(bytes), nullptr);  // only the seal can be missing
+  auto memfd = native::plan_memfd();
   EXPECT_TRUE(memfd.ok());
   EXPECT_EQ(write(memfd->get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   if (sealed) {
-    EXPECT_EQ(fcntl(memfd->get(), F_ADD_SEALS, kPlanSeals), 0);
+    EXPECT_EQ(fcntl(memfd->get(), F_ADD_SEALS, init::kPlanSeals), 0);
   }
-  auto program = open_init_program();
+  auto program = native::open_init_program();
   EXPECT_TRUE(program.ok()) << program.error().message;
 
   std::string plan_variable = "PADDOCK_INIT_PLAN_FD=" + std::to_string(memfd->get());
@@ -71,10 +71,10 @@ ChildMessage first_message_of_init(bool sealed) {
     _exit(91);
   }
   theirs.reset();
-  ChildMessage go{ChildMessageKind::kGo};
+  init::ChildMessage go{init::ChildMessageKind::kGo};
   EXPECT_EQ(write(ours.get(), &go, sizeof go), static_cast<ssize_t>(sizeof go));
-  ChildMessage reply{};
-  reply.kind = ChildMessageKind::kGo;  // stays so if nothing comes
+  init::ChildMessage reply{};
+  reply.kind = init::ChildMessageKind::kGo;  // stays so if nothing comes
   pollfd ready{ours.get(), POLLIN, 0};
   if (poll(&ready, 1, 10000) == 1) {
     EXPECT_EQ(read(ours.get(), &reply, sizeof reply), static_cast<ssize_t>(sizeof reply));
@@ -86,15 +86,15 @@ ChildMessage first_message_of_init(bool sealed) {
 }
 
 TEST(InitHandoff, APlanThatIsNotSealedIsRefused) {
-  ChildMessage refused = first_message_of_init(false);
-  EXPECT_EQ(refused.kind, ChildMessageKind::kSetupFailed);
-  EXPECT_EQ(refused.phase, SetupPhase::kInitPlan);
+  init::ChildMessage refused = first_message_of_init(false);
+  EXPECT_EQ(refused.kind, init::ChildMessageKind::kSetupFailed);
+  EXPECT_EQ(refused.phase, init::SetupPhase::kInitPlan);
   EXPECT_EQ(refused.error, EPROTO);
 
   // The same plan sealed is read: paddock-init goes on, and fails later for want of id maps.
-  ChildMessage read = first_message_of_init(true);
-  EXPECT_EQ(read.kind, ChildMessageKind::kSetupFailed);
-  EXPECT_NE(read.phase, SetupPhase::kInitPlan);
+  init::ChildMessage read = first_message_of_init(true);
+  EXPECT_EQ(read.kind, init::ChildMessageKind::kSetupFailed);
+  EXPECT_NE(read.phase, init::SetupPhase::kInitPlan);
 }
 
 }  // namespace

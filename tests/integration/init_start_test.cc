@@ -40,7 +40,7 @@ struct Trace {
 // no plan, exits 125 at once. Every instruction it executes on the way is looked at.
 Trace trace_init_start() {
   Trace trace;
-  auto program = open_init_program();
+  auto program = native::open_init_program();
   EXPECT_TRUE(program.ok()) << program.error().message;
   if (!program.ok()) return trace;
   pid_t child = fork();

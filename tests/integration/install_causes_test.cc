@@ -143,7 +143,7 @@ class ClosedPort {
   [[nodiscard]] const std::string& port() const { return port_; }
 
  private:
-  UniqueFd fd_;
+  core::UniqueFd fd_;
   std::string port_;
 };
 

@@ -20,11 +20,11 @@ namespace {
 // came, as the MCP server's pool keeps them), which must be the same sandbox in every respect.
 class Isolation : public ::testing::TestWithParam<RunMode> {
  protected:
-  RunResult run_ok(const TestSpec& spec) {
+  runtime::RunResult run_ok(const TestSpec& spec) {
     RecordingObserver observer;
     return run_ok(spec, observer);
   }
-  RunResult run_ok(const TestSpec& spec, RecordingObserver& observer) {
+  runtime::RunResult run_ok(const TestSpec& spec, RecordingObserver& observer) {
     return testing::run_ok(GetParam(), spec, observer);
   }
 };
@@ -46,8 +46,8 @@ std::string field(const std::string& status, const std::string& name) {
 }
 
 TEST_P(Isolation, ProgramRunsAndExitCodeComesBack) {
-  RunResult result = run_ok(shell_spec("echo hello; echo oops >&2; exit 3"));
-  EXPECT_EQ(result.outcome, Outcome::kExited);
+  runtime::RunResult result = run_ok(shell_spec("echo hello; echo oops >&2; exit 3"));
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExited);
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(result.stdout_data.data, "hello\n");
   EXPECT_EQ(result.stderr_data.data, "oops\n");
@@ -61,7 +61,7 @@ TEST_P(Isolation, HostFilesOutsideTheMountsAreInvisible) {
   std::string script = "for p in '" + source_dir() +
                        "' /root /home /var /srv /opt /etc/shadow /etc/ssh /run /sys /boot; do "
                        "[ -e \"$p\" ] && echo \"VISIBLE $p\"; done; ls /";
-  RunResult result = run_ok(shell_spec(script));
+  runtime::RunResult result = run_ok(shell_spec(script));
   EXPECT_EQ(result.exit_code, 0) << result.stderr_data.data;
   EXPECT_EQ(result.stdout_data.data.find("VISIBLE"), std::string::npos) << result.stdout_data.data;
   // sandbox: llm-sandbox's work directory, a link to /work made in the sealed root.
@@ -73,7 +73,7 @@ TEST_P(Isolation, HostFilesOutsideTheMountsAreInvisible) {
 // reach the host's file, so each must be read-only too, and cannot be unmounted to show what
 // lies under it.
 TEST_P(Isolation, UsrAndRootAndEtcAreReadOnly) {
-  RunResult result = run_ok(
+  runtime::RunResult result = run_ok(
       shell_spec("for f in /usr/paddock-x /etc/paddock-x /paddock-x /etc/passwd /bin/paddock-x "
                  "    /etc/ld.so.cache /etc/services; do "
                  "  if echo x >> $f 2>/dev/null; then echo WROTE $f; fi; done; "
@@ -85,7 +85,7 @@ TEST_P(Isolation, UsrAndRootAndEtcAreReadOnly) {
 }
 
 TEST_P(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
-  RunResult result = run_ok(spec_for({"/bin/cat", "/proc/self/status"}));
+  runtime::RunResult result = run_ok(spec_for({"/bin/cat", "/proc/self/status"}));
   const std::string& status = result.stdout_data.data;
   EXPECT_EQ(field(status, "NoNewPrivs"), "1");
   EXPECT_EQ(field(status, "Seccomp"), "2");
@@ -99,7 +99,7 @@ TEST_P(Isolation, ProcessHasNoPrivilegeAndSeccomp) {
 }
 
 TEST_P(Isolation, PidOneIsTheSandboxInit) {
-  RunResult result =
+  runtime::RunResult result =
       run_ok(shell_spec("echo $$; cat /proc/1/status | grep -E '^(PPid|Uid):'; ls /proc | grep -E "
                         "'^[0-9]+$' | wc -l"));
   std::istringstream lines(result.stdout_data.data);
@@ -118,7 +118,7 @@ TEST_P(Isolation, PidOneIsTheSandboxInit) {
 // holds no copy of paddock's memory (an MCP server's other sessions, its secrets), shows no host
 // command line, and is confined like the program (issue 14, item 5).
 TEST_P(Isolation, InitIsASmallProgramUnderSeccomp) {
-  RunResult result = run_ok(shell_spec(
+  runtime::RunResult result = run_ok(shell_spec(
       "tr '\\0' '|' < /proc/1/cmdline; echo; cat /proc/1/status; readlink /proc/1/exe || true"));
   std::istringstream lines(result.stdout_data.data);
   std::string cmdline;
@@ -139,14 +139,14 @@ TEST_P(Isolation, InitIsASmallProgramUnderSeccomp) {
 }
 
 TEST_P(Isolation, HostnameAndUserAreTheSandboxes) {
-  RunResult result = run_ok(shell_spec("hostname; id -un; echo $HOME; pwd"));
+  runtime::RunResult result = run_ok(shell_spec("hostname; id -un; echo $HOME; pwd"));
   EXPECT_EQ(result.stdout_data.data, "sandbox\nsandbox\n/work\n/work\n");
 }
 
 // The program runs as an unprivileged host id, never as host root, even when paddock is root.
 class HostUidObserver : public RecordingObserver {
  public:
-  void on_output(StreamId stream, std::string_view chunk) override {
+  void on_output(runtime::StreamId stream, std::string_view chunk) override {
     RecordingObserver::on_output(stream, chunk);
     if (!payload_status.empty()) return;
     // paddock-init's relay, then the sandbox's init, then the program: the first process down
@@ -165,7 +165,7 @@ class HostUidObserver : public RecordingObserver {
 
 TEST_P(Isolation, HostUidIsNeverRoot) {
   HostUidObserver observer;
-  RunResult result = run_ok(shell_spec("echo started; sleep 0.5"), observer);
+  runtime::RunResult result = run_ok(shell_spec("echo started; sleep 0.5"), observer);
   ASSERT_FALSE(observer.payload_status.empty());
   std::string uids = field(observer.payload_status, "Uid");
   std::string real_uid = uids.substr(0, uids.find('\t'));
@@ -230,13 +230,13 @@ std::string host_network_namespace() {
 
 TEST_P(Isolation, NetworkHasOnlyAPrivateLoopbackAndTheHostsIsUnreachable) {
   LoopbackServer server;  // on the host's 127.0.0.1
-  RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
+  runtime::RunResult result = run_ok(spec_for({"python3", "-c", connect_script(server.port())}));
   EXPECT_EQ(result.stdout_data.data, "REFUSED 111\n")  // ECONNREFUSED: the sandbox's own lo
       << result.stdout_data.data << result.stderr_data.data;
-  RunResult devices = run_ok(shell_spec(kDevicesAndLoopback));
+  runtime::RunResult devices = run_ok(shell_spec(kDevicesAndLoopback));
   EXPECT_EQ(devices.stdout_data.data, "lo\nUP\n") << devices.stderr_data.data;
   // The namespace itself is not paddock's (the program's steps run in the one init joined).
-  RunResult ns = run_ok(shell_spec("readlink /proc/self/ns/net"));
+  runtime::RunResult ns = run_ok(shell_spec("readlink /proc/self/ns/net"));
   EXPECT_EQ(ns.stdout_data.data.rfind("net:[", 0), 0u) << ns.stderr_data.data;
   EXPECT_NE(ns.stdout_data.data, host_network_namespace() + "\n");
 }
@@ -270,7 +270,7 @@ TEST(LateNetwork, WhereSetnsCannotTakeAPidfdInitMakesTheNamespaceItself) {
 // namespace, like every socket of the sandbox: one made in paddock's could be bound to an abstract
 // name of the host's by whoever took init over. /proc/net/unix lists the namespace's sockets.
 TEST_P(Isolation, InitsChannelIsInTheSandboxsOwnNetworkNamespace) {
-  RunResult sockets = run_ok(shell_spec("grep -c ' 0005 ' /proc/net/unix"));
+  runtime::RunResult sockets = run_ok(shell_spec("grep -c ' 0005 ' /proc/net/unix"));
   EXPECT_EQ(sockets.stdout_data.data, "2\n") << sockets.stderr_data.data;
 }
 
@@ -287,7 +287,7 @@ TEST_P(Isolation, ProcessesOfASandboxTalkOverItsLoopback) {
       "    threading.Thread(target=serve).start()\n"
       "    client = socket.create_connection((host, server.getsockname()[1]), timeout=5)\n"
       "    client.sendall(b'ping'); print(host, client.recv(64).decode())\n";
-  RunResult result = run_ok(spec_for({"python3", "-c", script}));
+  runtime::RunResult result = run_ok(spec_for({"python3", "-c", script}));
   EXPECT_EQ(result.stdout_data.data, "127.0.0.1 PING\n::1 PING\n") << result.stderr_data.data;
 }
 
@@ -321,10 +321,10 @@ TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
       "    except OSError: pass\n"
       "    time.sleep(0.05)\n"
       "print('REACHED', reached)\n";
-  RunResult listened;
+  runtime::RunResult listened;
   std::thread listening([&] { listened = run_ok(spec_for({"python3", "-c", server})); });
   usleep(500 * 1000);  // the listener is up within a few milliseconds of starting
-  RunResult probed = run_ok(spec_for({"python3", "-c", prober}));
+  runtime::RunResult probed = run_ok(spec_for({"python3", "-c", prober}));
   int host_reached = 0;
   for (int attempt = 0; attempt < 20; ++attempt) {
     if (accepts_connections(port)) ++host_reached;
@@ -338,8 +338,8 @@ TEST_P(Isolation, ASandboxsLoopbackServerIsUnreachableFromOutside) {
 TEST_P(Isolation, HostNetworkIsReachableOnlyWhenAskedFor) {
   LoopbackServer server;
   TestSpec spec = spec_for({"python3", "-c", connect_script(server.port())});
-  spec.network = NetworkMode::kHost;
-  RunResult result = run_ok(spec);
+  spec.network = runtime::NetworkMode::kHost;
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "CONNECTED\n") << result.stderr_data.data;
   EXPECT_EQ(result.isolation.network, "host");
 }
@@ -348,7 +348,7 @@ TEST_P(Isolation, HostEnvironmentDoesNotLeak) {
   setenv("PADDOCK_TEST_SECRET", "do-not-leak", 1);
   TestSpec spec = spec_for({"/usr/bin/env"});
   spec.env = {"GREETING=hi"};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   unsetenv("PADDOCK_TEST_SECRET");
   EXPECT_EQ(result.stdout_data.data.find("do-not-leak"), std::string::npos);
   EXPECT_NE(result.stdout_data.data.find("GREETING=hi\n"), std::string::npos);
@@ -357,14 +357,14 @@ TEST_P(Isolation, HostEnvironmentDoesNotLeak) {
 
 TEST_P(Isolation, OnlyStandardFileDescriptorsAreInherited) {
   int leaked = dup(1);  // not CLOEXEC: would leak into a careless sandbox
-  RunResult result = run_ok(shell_spec("ls /proc/self/fd"));
+  runtime::RunResult result = run_ok(shell_spec("ls /proc/self/fd"));
   close(leaked);
   // ls itself opens one fd for the directory listing.
   EXPECT_EQ(result.stdout_data.data, "0\n1\n2\n3\n");
 }
 
 TEST_P(Isolation, DevHasOnlyTheUsualNodes) {
-  RunResult result =
+  runtime::RunResult result =
       run_ok(shell_spec("ls /dev; echo x > /dev/null && head -c 4 /dev/zero | wc -c; echo x > "
                         "/dev/full || echo FULL"));
   EXPECT_EQ(result.stdout_data.data,
@@ -374,7 +374,7 @@ TEST_P(Isolation, DevHasOnlyTheUsualNodes) {
 }
 
 TEST_P(Isolation, KernelStateIsMaskedInProc) {
-  RunResult result =
+  runtime::RunResult result =
       run_ok(shell_spec("for f in /proc/kcore /proc/keys /proc/timer_list; do "
                         "  [ -e $f ] && [ -s $f ] && echo LEAK $f; done; "
                         "echo 1 > /proc/sys/kernel/hostname 2>/dev/null && echo WROTE; echo done"));
@@ -382,11 +382,11 @@ TEST_P(Isolation, KernelStateIsMaskedInProc) {
 }
 
 TEST_P(Isolation, ReadOnlyBindShowsAHostPathAndNothingElse) {
-  RunResult result = run_ok(probe_spec({"try", "socket_unix"}));
+  runtime::RunResult result = run_ok(probe_spec({"try", "socket_unix"}));
   EXPECT_EQ(result.stdout_data.data, "RESULT socket_unix ok\n") << result.stderr_data.data;
   TestSpec spec = shell_spec("cat /probe/data; echo x > /probe/data || echo READONLY");
   spec.binds = {{source_dir() + "/CMakeLists.txt", "/probe/data", false}};
-  RunResult bound = run_ok(spec);
+  runtime::RunResult bound = run_ok(spec);
   EXPECT_NE(bound.stdout_data.data.find("project(paddock"), std::string::npos);
   EXPECT_NE(bound.stdout_data.data.find("READONLY"), std::string::npos);
 }

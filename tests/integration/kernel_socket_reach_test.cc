@@ -39,20 +39,20 @@ constexpr const char* kReach =
     "for name in connected: print(name)\n";
 
 TEST(KernelSocketReach, AnInstallerCannotConnectToTheKernelsSockets) {
-  auto policies = PolicyStore::load({});
+  auto policies = language::PolicyStore::load({});
   ASSERT_TRUE(policies) << policies.error().message;
-  const LanguagePolicy& python = **policies->find("python");
-  auto built = build_session_spec(python, {}, {});
+  const language::LanguagePolicy& python = **policies->find("python");
+  auto built = language::build_session_spec(python, {}, {});
   ASSERT_TRUE(built) << built.error().message;
-  NativeBackend backend;
+  native::NativeBackend backend;
   auto session = backend.open_session(built->shape, built->plan);
   ASSERT_TRUE(session) << session.error().message;
-  auto kernel = LiveKernel::start(**session, python.kernel, 120);
+  auto kernel = runtime::LiveKernel::start(**session, python.kernel, 120);
   ASSERT_TRUE(kernel) << kernel.error().message;
 
   // A command of the session as the cells run: it finds the kernel's five sockets and reaches
   // them (the key, which it does not have, is what keeps it from talking to the kernel).
-  ExecRequest look;
+  runtime::ExecRequest look;
   look.argv = {"python3", "-c", kReach};
   look.wall_seconds = 30;
   RecordingObserver observer;
@@ -69,7 +69,7 @@ TEST(KernelSocketReach, AnInstallerCannotConnectToTheKernelsSockets) {
   ASSERT_GE(names.size(), 5u) << listed;
 
   // The same names from a command with a network, in its Landlock domain: none is reached.
-  ExecRequest install;
+  runtime::ExecRequest install;
   install.argv = {"python3", "-c", kReach};
   install.argv.insert(install.argv.end(), names.begin(), names.end());
   install.network = true;
@@ -86,7 +86,7 @@ TEST(KernelSocketReach, AnInstallerCannotConnectToTheKernelsSockets) {
   }
 
   // And the kernel is none the worse.
-  auto after = (*kernel)->execute(CellRequest{"print('still here')", 30}, observer);
+  auto after = (*kernel)->execute(runtime::CellRequest{"print('still here')", 30}, observer);
   ASSERT_TRUE(after) << after.error().message;
   EXPECT_EQ(after->stdout_data.data, "still here\n");
 }

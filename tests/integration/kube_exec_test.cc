@@ -114,7 +114,7 @@ class KubeExec : public ::testing::Test {
   }
 
   // The kubernetes backend, connected to the test API server through a kubeconfig.
-  Result<std::unique_ptr<Backend>> connect_backend(
+  core::Result<std::unique_ptr<runtime::Backend>> connect_backend(
       const std::optional<std::string>& namespace_name = std::nullopt,
       kube::PodOptions options = {}) {
     std::string kubeconfig = dir_ + "/kubeconfig";
@@ -126,7 +126,7 @@ class KubeExec : public ::testing::Test {
          {{{"name", "test"},
            {"cluster",
             {{"server", access_.server},
-             {"certificate-authority-data", base64_encode(access_.ca_pem)}}}}}},
+             {"certificate-authority-data", core::base64_encode(access_.ca_pem)}}}}}},
         {"contexts",
          {{{"name", "test"},
            {"context", {{"cluster", "test"}, {"user", "test"}, {"namespace", "default"}}}}}},
@@ -296,7 +296,7 @@ TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
   ASSERT_EQ(write(input[1], stdin_marker.data(), stdin_marker.size()),
             static_cast<ssize_t>(stdin_marker.size()));
   close(input[1]);
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"sh", "-c", "cat note.txt; cat"};
   request.stdin_fd = input[0];
   RecordingObserver observer;
@@ -310,7 +310,7 @@ TEST_F(KubeExec, NoFileContentOrStdinTravelsInARequestUrl) {
   EXPECT_NE(log.find("/exec?"), std::string::npos) << "the server logged no exec: " << log;
   for (const std::string& marker : {file_marker, stdin_marker}) {
     EXPECT_EQ(log.find(marker), std::string::npos) << marker << " in a request line";
-    EXPECT_EQ(log.find(base64_encode(marker).substr(0, 16)), std::string::npos)
+    EXPECT_EQ(log.find(core::base64_encode(marker).substr(0, 16)), std::string::npos)
         << marker << " (in base64) in a request line";
   }
 }
@@ -346,7 +346,7 @@ TEST_F(KubeExec, APodWithoutNetworkHasADenyAllPolicyOfItsOwnWhileItLives) {
   auto policy_made = log.find("POST /apis/networking.k8s.io/v1/namespaces/default/networkpolicies");
   ASSERT_NE(policy_made, std::string::npos) << log;
   EXPECT_LT(policy_made, log.find("POST /api/v1/namespaces/default/pods")) << log;
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"true"};
   RecordingObserver observer;
   auto ran = (*first)->exec(request, observer);
@@ -384,7 +384,7 @@ TEST_F(KubeExec, TheInstallersNetworkEndsWithItsStep) {
   RecordingObserver observer;
   auto ran = (*backend)->run(shape_of(spec), plan_of(spec), observer);
   ASSERT_TRUE(ran) << ran.error().message;
-  EXPECT_EQ(ran->outcome, Outcome::kExited);
+  EXPECT_EQ(ran->outcome, runtime::Outcome::kExited);
   EXPECT_EQ(ran->stdout_data.data, "program-step-marker\n") << ran->stderr_data.data;
   EXPECT_TRUE(ran->isolation.network.starts_with("none after the installer's step"))
       << ran->isolation.network;
@@ -410,7 +410,7 @@ TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
   RecordingObserver timing_out;
   auto timed_out = (*backend)->run(shape_of(spec), plan_of(spec), timing_out);
   ASSERT_TRUE(timed_out) << timed_out.error().message;
-  EXPECT_EQ(timed_out->outcome, Outcome::kTimedOut);
+  EXPECT_EQ(timed_out->outcome, runtime::Outcome::kTimedOut);
   for (const auto& path : {kPods, kSecrets, kPolicies}) {
     EXPECT_EQ(items(path).size(), 0u) << path << " left after a timeout";
   }
@@ -428,7 +428,7 @@ TEST_F(KubeExec, ThePolicyGoesWithThePodAfterATimeoutOrACancel) {
   auto cancelled = (*backend)->run(shape_of(spec), plan_of(spec), cancelling);
   canceller.join();
   ASSERT_TRUE(cancelled) << cancelled.error().message;
-  EXPECT_EQ(cancelled->outcome, Outcome::kCancelled);
+  EXPECT_EQ(cancelled->outcome, runtime::Outcome::kCancelled);
   EXPECT_EQ(policies_while_running, 1u);
   for (const auto& path : {kPods, kSecrets, kPolicies}) {
     EXPECT_EQ(items(path).size(), 0u) << path << " left after a cancel";
@@ -460,7 +460,7 @@ TEST_F(KubeExec, WithoutLeaveToMakeThePolicyANoNetworkRunIsRefusedInOneLine) {
   }
   EXPECT_EQ(server_->log().find("POST /api/v1/namespaces/no-networkpolicies/"), std::string::npos)
       << server_->log();
-  spec.network = NetworkMode::kHost;
+  spec.network = runtime::NetworkMode::kHost;
   auto networked = (*backend)->run(shape_of(spec), plan_of(spec), observer);
   ASSERT_TRUE(networked) << networked.error().message;
   EXPECT_EQ(networked->exit_code, 0);
@@ -481,7 +481,7 @@ TEST_F(KubeExec, ALocalhostSeccompProfileIsThePodsAndTheResultSaysSo) {
   EXPECT_EQ(
       pods[0]["spec"]["securityContext"]["seccompProfile"],
       nlohmann::json::parse(R"({"type":"Localhost","localhostProfile":"profiles/paddock.json"})"));
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"true"};
   RecordingObserver observer;
   auto ran = (*session)->exec(request, observer);

@@ -62,9 +62,10 @@ TEST(Leftovers, NothingRemainsAfterTwoHundredRuns) {
   for (int i = 0; i < 200; ++i) {
     TestSpec spec = i % 4 == 3 ? shell_spec("sleep 5 & sleep 5 & exit 1") : spec_for({"true"});
     if (i % 4 == 3) spec.limits.wall_seconds = 0.05;  // a quarter end by timeout, children alive
-    RunResult result = run_ok(spec);
-    bool expected = result.outcome == Outcome::kExited || result.outcome == Outcome::kTimedOut;
-    EXPECT_TRUE(expected) << "run " << i << ": " << to_string(result.outcome) << " "
+    runtime::RunResult result = run_ok(spec);
+    bool expected = result.outcome == runtime::Outcome::kExited ||
+                    result.outcome == runtime::Outcome::kTimedOut;
+    EXPECT_TRUE(expected) << "run " << i << ": " << runtime::to_string(result.outcome) << " "
                           << result.signal << " " << result.exec_error << result.stderr_data.data;
     failures += expected ? 0 : 1;
   }
@@ -81,7 +82,7 @@ TEST(Leftovers, FailedSetupLeavesNothingEither) {
   spec.cwd = "/does/not/exist";
   for (int i = 0; i < 20; ++i) {
     RecordingObserver observer;
-    NativeBackend backend;
+    native::NativeBackend backend;
     auto result = backend.run(shape_of(spec), plan_of(spec), observer);
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.error().message.find("/does/not/exist"), std::string::npos);
@@ -99,7 +100,7 @@ TEST(Leftovers, APlanRefusedAfterTheCloneLeavesNothing) {
   spec.binds = {{"/tmp", "/mnt/out", true}};
   for (int i = 0; i < 20; ++i) {
     RecordingObserver observer;
-    NativeBackend backend;
+    native::NativeBackend backend;
     auto result = backend.run(shape_of(spec), plan_of(spec), observer);
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.error().message.find("owned by"), std::string::npos) << result.error().message;

@@ -23,10 +23,10 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 TEST(LimitsMode, ResultSaysHowLimitsWereEnforced) {
   TestSpec spec = spec_for({"true"});
   spec.limits.cpus = 0.5;
-  RunResult result = run_ok(spec);
-  const IsolationReport& report = result.isolation;
+  runtime::RunResult result = run_ok(spec);
+  const runtime::IsolationReport& report = result.isolation;
   EXPECT_FALSE(report.limits_reason.empty());
-  if (host_cgroups().usable()) {
+  if (cgroup::host_cgroups().usable()) {
     EXPECT_EQ(report.limits_mode, "cgroup2");
     EXPECT_TRUE(contains(report.limits, "cpu.max=50000 100000"));
     EXPECT_FALSE(report.cgroup.empty());
@@ -40,8 +40,8 @@ TEST(LimitsMode, ResultSaysHowLimitsWereEnforced) {
 }
 
 TEST(LimitsMode, EveryUnenforcedTotalIsNamedWithoutBeingAsked) {
-  RunResult result = run_ok(spec_for({"true"}));  // no --cpus
-  if (host_cgroups().usable()) {
+  runtime::RunResult result = run_ok(spec_for({"true"}));  // no --cpus
+  if (cgroup::host_cgroups().usable()) {
     EXPECT_TRUE(result.isolation.not_enforced.empty());
   } else {
     EXPECT_EQ(result.isolation.not_enforced, (std::vector<std::string>{"memory", "cpus"}));
@@ -60,7 +60,7 @@ TEST(LimitsMode, MemoryTotalHoldsExactlyWhenTheReportSaysSo) {
       "time.sleep(2)\n"
       "' & done; wait");
   spec.limits.memory_bytes = 160ull << 20;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   const std::string& out = result.stdout_data.data;
   const bool both_held = out == "held\nheld\n";
   if (contains(result.isolation.not_enforced, "memory")) {
@@ -73,10 +73,10 @@ TEST(LimitsMode, MemoryTotalHoldsExactlyWhenTheReportSaysSo) {
 TEST(LimitsMode, RequireCgroupsRefusesTheFallback) {
   TestSpec spec = spec_for({"true"});
   spec.require_cgroups = true;
-  NativeBackend backend;
+  native::NativeBackend backend;
   RecordingObserver observer;
   auto result = backend.run(shape_of(spec), plan_of(spec), observer);
-  if (host_cgroups().usable()) {
+  if (cgroup::host_cgroups().usable()) {
     ASSERT_TRUE(result.ok()) << result.error().message;
     EXPECT_EQ(result->isolation.limits_mode, "cgroup2");
   } else {
@@ -84,13 +84,13 @@ TEST(LimitsMode, RequireCgroupsRefusesTheFallback) {
     // The backend names the setting, not a front-end's flag for it (the CLI adds that).
     EXPECT_EQ(result.error().setting, "require_cgroups");
     EXPECT_NE(result.error().message.find("allow the fallback"), std::string::npos);
-    EXPECT_NE(result.error().message.find(host_cgroups().reason()), std::string::npos);
+    EXPECT_NE(result.error().message.find(cgroup::host_cgroups().reason()), std::string::npos);
   }
 }
 
 TEST(LimitsMode, CliRefusesWithOneLine) {
   CliResult result = run_cli({"run", "--require-cgroups", "--", "true"});
-  if (host_cgroups().usable()) {
+  if (cgroup::host_cgroups().usable()) {
     EXPECT_EQ(result.exit_status, 0) << result.err;
   } else {
     EXPECT_EQ(result.exit_status, 125);
@@ -108,7 +108,7 @@ TEST(LimitsMode, McpServerRefusesTheFallbackToo) {
   McpProcess::json fresh = server.wait_for(1);
   server.call(2, "create_session", McpProcess::json::object());
   McpProcess::json session = server.wait_for(2);
-  if (host_cgroups().usable()) {
+  if (cgroup::host_cgroups().usable()) {
     EXPECT_FALSE(McpProcess::is_tool_error(fresh)) << fresh.dump();
     EXPECT_NE(McpProcess::text_of(fresh).find("42"), std::string::npos) << fresh.dump();
     EXPECT_FALSE(McpProcess::is_tool_error(session)) << session.dump();

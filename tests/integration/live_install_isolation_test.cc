@@ -80,7 +80,7 @@ Loot loot_of(const std::string& stolen) {
       if (seen.contains("environ_refused")) ++loot.refused;
       if (!seen.contains("environ")) continue;
       ++loot.environs_read;
-      auto environ = base64_decode(seen["environ"].get<std::string>());
+      auto environ = core::base64_decode(seen["environ"].get<std::string>());
       if (environ && environ->find(kSecret) != std::string::npos) loot.secret_found = true;
     }
   }

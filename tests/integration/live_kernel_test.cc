@@ -21,24 +21,24 @@ namespace {
 class LiveKernelTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto policies = PolicyStore::load({});
+    auto policies = language::PolicyStore::load({});
     ASSERT_TRUE(policies) << policies.error().message;
     auto python = policies->find("python");
     ASSERT_TRUE(python);
     policy_ = **python;
-    auto built = build_session_spec(policy_, {}, {});
+    auto built = language::build_session_spec(policy_, {}, {});
     ASSERT_TRUE(built) << built.error().message;
     auto opened = backend_.open_session(built->shape, built->plan);
     ASSERT_TRUE(opened) << opened.error().message;
     session_ = std::move(*opened);
-    auto started = LiveKernel::start(*session_, policy_.kernel, 120);
+    auto started = runtime::LiveKernel::start(*session_, policy_.kernel, 120);
     ASSERT_TRUE(started) << started.error().message;
     kernel_ = std::move(*started);
   }
 
-  RunResult cell(const std::string& code, double timeout = 30) {
+  runtime::RunResult cell(const std::string& code, double timeout = 30) {
     RecordingObserver observer;
-    CellRequest request;
+    runtime::CellRequest request;
     request.code = code;
     request.timeout_seconds = timeout;
     auto result = kernel_->execute(request, observer);
@@ -48,22 +48,22 @@ class LiveKernelTest : public ::testing::Test {
     return *result;
   }
 
-  std::string error_of(const RunResult& result) {
+  std::string error_of(const runtime::RunResult& result) {
     return result.cell && result.cell->error
                ? result.cell->error->name + ": " + result.cell->error->value
                : std::string("no error");
   }
 
-  LanguagePolicy policy_;
-  NativeBackend backend_;
-  std::unique_ptr<Session> session_;
-  std::unique_ptr<LiveKernel> kernel_;
+  language::LanguagePolicy policy_;
+  native::NativeBackend backend_;
+  std::unique_ptr<runtime::Session> session_;
+  std::unique_ptr<runtime::LiveKernel> kernel_;
 };
 
 TEST_F(LiveKernelTest, VariablesAndTheLastValueSurviveBetweenCells) {
-  RunResult set = cell("x = 41\ndef twice(v):\n    return 2 * v\n");
+  runtime::RunResult set = cell("x = 41\ndef twice(v):\n    return 2 * v\n");
   EXPECT_EQ(set.exit_code, 0) << error_of(set);
-  RunResult used = cell("print(x + 1)\ntwice(x)");
+  runtime::RunResult used = cell("print(x + 1)\ntwice(x)");
   EXPECT_EQ(used.stdout_data.data, "42\n") << error_of(used);
   EXPECT_EQ(used.cell->result_text, "82");
   EXPECT_TRUE(used.cell->state_lost.empty());
@@ -71,8 +71,8 @@ TEST_F(LiveKernelTest, VariablesAndTheLastValueSurviveBetweenCells) {
 }
 
 TEST_F(LiveKernelTest, AnErrorIsACellResultWithItsTraceback) {
-  RunResult failed = cell("undefined_name + 1");
-  EXPECT_EQ(failed.outcome, Outcome::kExited);
+  runtime::RunResult failed = cell("undefined_name + 1");
+  EXPECT_EQ(failed.outcome, runtime::Outcome::kExited);
   EXPECT_EQ(failed.exit_code, 1);
   ASSERT_TRUE(failed.cell->error);
   EXPECT_EQ(failed.cell->error->name, "NameError");
@@ -85,7 +85,7 @@ TEST_F(LiveKernelTest, AnErrorIsACellResultWithItsTraceback) {
 // The kernel is the sandbox's program: the same filter, no capabilities, no new privileges, and
 // the session's file size limit.
 TEST_F(LiveKernelTest, TheKernelRunsUnderTheSandboxsSeccompCapabilitiesAndLimits) {
-  RunResult status = cell(
+  runtime::RunResult status = cell(
       "import resource\n"
       "print(''.join(l for l in open('/proc/self/status') if l.split(':')[0] in "
       "('Seccomp', 'NoNewPrivs', 'CapEff', 'CapBnd')), end='')\n"
@@ -110,7 +110,7 @@ TEST_F(LiveKernelTest, TheKernelRunsUnderTheSandboxsSeccompCapabilitiesAndLimits
 // process of the sandbox could read it from: no file under /tmp or /work, no environment, and
 // not the bridge's memory or environment (it is not dumpable).
 TEST_F(LiveKernelTest, TheConnectionKeyIsInNoFileNoEnvironmentAndNotInTheBridge) {
-  RunResult looked = cell(
+  runtime::RunResult looked = cell(
       "import os\n"
       "key = get_ipython().kernel.session.key\n"
       "assert len(key) >= 16, key\n"
@@ -142,13 +142,13 @@ TEST_F(LiveKernelTest, TheConnectionKeyIsInNoFileNoEnvironmentAndNotInTheBridge)
 }
 
 TEST_F(LiveKernelTest, NothingACellStartsOutlivesTheCell) {
-  RunResult started = cell(
+  runtime::RunResult started = cell(
       "import subprocess\n"
       "child = subprocess.Popen(['sleep', '100'])\n"
       "subprocess.run(['sh', '-c', 'sleep 100 >/dev/null 2>&1 & echo $! > /tmp/orphan'])\n"
       "print('started')\n");
   ASSERT_EQ(started.stdout_data.data, "started\n") << error_of(started);
-  RunResult after = cell(
+  runtime::RunResult after = cell(
       "import os\n"
       "orphan = int(open('/tmp/orphan').read())\n"
       "print(child.wait(timeout=5), os.path.exists('/proc/%d' % orphan), os.getpid() > 0)\n");
@@ -158,9 +158,9 @@ TEST_F(LiveKernelTest, NothingACellStartsOutlivesTheCell) {
 TEST_F(LiveKernelTest, ACellPastItsTimeoutIsInterruptedAndTheStateIsKept) {
   cell("x = 5");
   auto started = std::chrono::steady_clock::now();
-  RunResult slow = cell("while True:\n    pass\n", 1);
+  runtime::RunResult slow = cell("while True:\n    pass\n", 1);
   auto took = std::chrono::steady_clock::now() - started;
-  EXPECT_EQ(slow.outcome, Outcome::kTimedOut);
+  EXPECT_EQ(slow.outcome, runtime::Outcome::kTimedOut);
   EXPECT_TRUE(slow.cell->state_lost.empty()) << slow.cell->state_lost;
   EXPECT_LT(took, std::chrono::seconds(10));
   EXPECT_EQ(cell("print(x)").stdout_data.data, "5\n");
@@ -171,44 +171,44 @@ TEST_F(LiveKernelTest, ACellPastItsTimeoutIsInterruptedAndTheStateIsKept) {
 // timeout waiting for an idle status that will never come. Here the cell stops the kernel
 // sending status at all, the way the high-water mark drops it.
 TEST_F(LiveKernelTest, ACellWhoseIdleStatusIsDroppedEndsWithItsReply) {
-  RunResult quiet = cell(
+  runtime::RunResult quiet = cell(
       "get_ipython().kernel._publish_status = lambda *args, **kwargs: None\nprint('quiet')\n", 120);
-  EXPECT_EQ(quiet.outcome, Outcome::kExited) << error_of(quiet);
+  EXPECT_EQ(quiet.outcome, runtime::Outcome::kExited) << error_of(quiet);
   EXPECT_EQ(quiet.stdout_data.data, "quiet\n");
-  RunResult next = cell("print('next')", 120);
-  EXPECT_EQ(next.outcome, Outcome::kExited) << error_of(next);
+  runtime::RunResult next = cell("print('next')", 120);
+  EXPECT_EQ(next.outcome, runtime::Outcome::kExited) << error_of(next);
   EXPECT_EQ(next.stdout_data.data, "next\n");
 }
 
 // SIGINT ignored: the kernel does not come back within the grace, so it is replaced.
 TEST_F(LiveKernelTest, ACellThatIgnoresTheInterruptLosesTheStateAndTheNextCellWorks) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
-  RunResult stuck = cell(
+  runtime::RunResult stuck = cell(
       "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
       "while True:\n    time.sleep(0.01)\n",
       1);
-  EXPECT_EQ(stuck.outcome, Outcome::kTimedOut);
+  EXPECT_EQ(stuck.outcome, runtime::Outcome::kTimedOut);
   EXPECT_FALSE(stuck.cell->state_lost.empty());
-  RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
+  runtime::RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
   EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
   EXPECT_EQ(kernel_->status().restarts, 1);
 }
 
 TEST_F(LiveKernelTest, AKernelThatDiesIsReplacedAndSaysWhy) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
-  RunResult died = cell("import os\nos._exit(3)");
+  runtime::RunResult died = cell("import os\nos._exit(3)");
   EXPECT_NE(died.cell->state_lost.find("exited with code 3"), std::string::npos)
       << died.cell->state_lost;
-  RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
+  runtime::RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
   EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
-  RunResult killed = cell("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)");
+  runtime::RunResult killed = cell("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)");
   EXPECT_NE(killed.cell->state_lost.find("SIGSEGV"), std::string::npos) << killed.cell->state_lost;
   EXPECT_EQ(cell("print(1)").stdout_data.data, "1\n");
 }
 
 // The bridge itself killed from a cell: paddock starts a new one.
 TEST_F(LiveKernelTest, ABridgeKilledFromACellIsReplaced) {
-  RunResult killed = cell(
+  runtime::RunResult killed = cell(
       "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
       "import time\ntime.sleep(5)");
   EXPECT_FALSE(killed.cell->state_lost.empty());
@@ -219,7 +219,7 @@ TEST_F(LiveKernelTest, ABridgeKilledFromACellIsReplaced) {
 // use an installer's network or continue the stopped kernel. Before the network comes, the
 // sandbox is swept again and everything left is stopped.
 TEST_F(LiveKernelTest, NothingOfTheInterpreterRunsWhileACommandHasANetwork) {
-  RunResult planted = cell(
+  runtime::RunResult planted = cell(
       "import threading, subprocess, time\n"
       "def late():\n"
       "    time.sleep(0.5)\n"
@@ -227,7 +227,7 @@ TEST_F(LiveKernelTest, NothingOfTheInterpreterRunsWhileACommandHasANetwork) {
       "threading.Thread(target=late, daemon=True).start()\n");
   ASSERT_EQ(planted.exit_code, 0) << error_of(planted);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  ExecRequest look;
+  runtime::ExecRequest look;
   look.argv = {"python3", "-c",
                "import os\n"
                "me = os.getpid()\n"
@@ -249,7 +249,7 @@ TEST_F(LiveKernelTest, NothingOfTheInterpreterRunsWhileACommandHasANetwork) {
 // clone(CLONE_PARENT) would make a sibling of the kernel, a child of its bridge, which every
 // sweep spares: the filter refuses it.
 TEST_F(LiveKernelTest, ACellCannotMakeASiblingOfTheKernel) {
-  RunResult tried = cell(
+  runtime::RunResult tried = cell(
       "import ctypes\n"
       "libc = ctypes.CDLL(None, use_errno=True)\n"
       "pid = libc.syscall(56, 0x8000 | 17, 0, 0, 0, 0)\n"
@@ -262,7 +262,7 @@ TEST_F(LiveKernelTest, ACellCannotMakeASiblingOfTheKernel) {
 // IPython's profile is the kernel's own: a startup file a cell leaves in /tmp does not run in
 // the fresh interpreter of a restart.
 TEST_F(LiveKernelTest, ARestartedInterpreterRunsNothingACellPlanted) {
-  RunResult planted = cell(
+  runtime::RunResult planted = cell(
       "import os, glob\n"
       "for d in ['/tmp/.ipython'] + glob.glob('/tmp/paddock-kernel-*/ipython'):\n"
       "    os.makedirs(d + '/profile_default/startup', exist_ok=True)\n"
@@ -279,7 +279,7 @@ TEST_F(LiveKernelTest, ARestartedInterpreterRunsNothingACellPlanted) {
 // A restart kills everything of the session's but init before the new interpreter starts, so
 // nothing is planted and nothing of the old interpreter runs beside the new one.
 TEST_F(LiveKernelTest, ARestartKillsWhatTheOldInterpreterLeftBeforeTheNewOneStarts) {
-  RunResult planted = cell(
+  runtime::RunResult planted = cell(
       "import os, threading, time\n"
       "def plant_in_next_kernel():\n"
       "    known = set(os.listdir('/tmp'))\n"
@@ -308,7 +308,7 @@ TEST_F(LiveKernelTest, ARestartKillsWhatTheOldInterpreterLeftBeforeTheNewOneStar
   std::this_thread::sleep_for(std::chrono::seconds(3));
   auto restarted = kernel_->restart();
   ASSERT_TRUE(restarted) << restarted.error().message;
-  RunResult fresh = cell(
+  runtime::RunResult fresh = cell(
       "import os\n"
       "print('PLANTED' in dir())\n"
       "print(os.path.exists('/proc/' + open('/tmp/planter-pid').read()))\n");
@@ -319,7 +319,7 @@ TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
   cell("x = 5\nopen('kept.txt', 'w').write('kept')");
   auto restarted = kernel_->restart();
   ASSERT_TRUE(restarted) << restarted.error().message;
-  RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
+  runtime::RunResult next = cell("print(open('kept.txt').read())\nprint('x' in dir())");
   EXPECT_EQ(next.stdout_data.data, "kept\nFalse\n") << error_of(next);
 }
 
@@ -328,16 +328,17 @@ TEST_F(LiveKernelTest, ARestartForgetsTheVariablesAndKeepsTheFiles) {
 // line written after it (the bridge skips only flushes with nothing to send).
 TEST_F(LiveKernelTest, FlushedOutputKeepsItsOrderAcrossStreams) {
   // The streams as they alternate; a stream's line may come in more than one chunk.
-  struct Ordered final : RunObserver {
-    void on_output(StreamId stream, std::string_view chunk) override {
-      if (seen.empty() || stream != last) seen += stream == StreamId::kStderr ? "err:" : "out:";
+  struct Ordered final : runtime::RunObserver {
+    void on_output(runtime::StreamId stream, std::string_view chunk) override {
+      if (seen.empty() || stream != last)
+        seen += stream == runtime::StreamId::kStderr ? "err:" : "out:";
       last = stream;
       seen += chunk;
     }
     std::string seen;
-    StreamId last = StreamId::kStdout;
+    runtime::StreamId last = runtime::StreamId::kStdout;
   } observer;
-  CellRequest request;
+  runtime::CellRequest request;
   request.code =
       "import sys\n"
       "for i in range(3):\n"
@@ -358,7 +359,7 @@ TEST_F(LiveKernelTest, FlushedOutputKeepsItsOrderAcrossStreams) {
 // is looked for.
 TEST_F(LiveKernelTest, TheCellsCodeIsInNoFileAndTheHistoryStillHasIt) {
   cell("secret_code = 'kept-' 'in-memory-only'\nsecret_code_line = 1");
-  RunResult looked = cell(
+  runtime::RunResult looked = cell(
       "import os\n"
       "get_ipython().history_manager.writeout_cache()\n"
       "needle = b'secret_code_line' + b' = 1'\n"
@@ -374,15 +375,15 @@ TEST_F(LiveKernelTest, TheCellsCodeIsInNoFileAndTheHistoryStillHasIt) {
       "print(found)\n"
       "print(any('secret_code_line' in line for line in In))\n");
   EXPECT_EQ(looked.stdout_data.data, "[]\nTrue\n") << error_of(looked);
-  RunResult history = cell("%history -l 3");
+  runtime::RunResult history = cell("%history -l 3");
   EXPECT_NE(history.stdout_data.data.find("secret_code_line = 1"), std::string::npos)
       << history.stdout_data.data << error_of(history);
 }
 
 TEST_F(LiveKernelTest, FiguresBelongToTheCellThatDrewThem) {
-  RunResult none = cell("import matplotlib.pyplot as plt\nx = 1");
+  runtime::RunResult none = cell("import matplotlib.pyplot as plt\nx = 1");
   EXPECT_TRUE(none.artifacts.empty());
-  RunResult two = cell("plt.plot([1, 2]); plt.show()\nplt.figure(); plt.bar([1], [2]);");
+  runtime::RunResult two = cell("plt.plot([1, 2]); plt.show()\nplt.figure(); plt.bar([1], [2]);");
   ASSERT_EQ(two.artifacts.size(), 2u) << error_of(two);
   for (const auto& figure : two.artifacts) {
     EXPECT_EQ(figure.mime_type, "image/png");
@@ -414,7 +415,7 @@ TEST_F(LiveKernelTest, InstallingFromACellIsAnErrorThatNamesInstallLibraries) {
       "if True:\n    %pip install requests",
   };
   auto expect_refused = [&](const std::string& code) {
-    RunResult refused = cell(code);
+    runtime::RunResult refused = cell(code);
     EXPECT_EQ(refused.exit_code, 1) << code << ": " << refused.stdout_data.data;
     ASSERT_TRUE(refused.cell->error) << code << ": " << refused.stdout_data.data;
     EXPECT_EQ(refused.cell->error->name, "InstallRefused") << code;
@@ -426,11 +427,11 @@ TEST_F(LiveKernelTest, InstallingFromACellIsAnErrorThatNamesInstallLibraries) {
     EXPECT_EQ(refused.stdout_data.data.find("externally-managed"), std::string::npos) << code;
   };
   for (const auto& code : spellings) expect_refused(code);
-  RunResult kept = cell("s = '!pip install requests'\nprint(s)\n!echo shell works");
+  runtime::RunResult kept = cell("s = '!pip install requests'\nprint(s)\n!echo shell works");
   // (`!` runs the command on a terminal, whose lines end in \r\n.)
   EXPECT_EQ(kept.stdout_data.data.rfind("!pip install requests\nshell works", 0), 0u)
       << kept.stdout_data.data << error_of(kept);
-  RunResult version = cell("%pip --version");
+  runtime::RunResult version = cell("%pip --version");
   EXPECT_EQ(version.stdout_data.data.rfind("pip ", 0), 0u) << version.stdout_data.data;
   auto restarted = kernel_->restart();
   ASSERT_TRUE(restarted) << restarted.error().message;
@@ -439,7 +440,7 @@ TEST_F(LiveKernelTest, InstallingFromACellIsAnErrorThatNamesInstallLibraries) {
 
 // A live cell's streams are what a notebook shows, without terminal colour codes.
 TEST_F(LiveKernelTest, StreamsComeWithoutTerminalCodes) {
-  RunResult coloured = cell(
+  runtime::RunResult coloured = cell(
       "import sys\nprint('\\x1b[1;31mred\\x1b[0m plain')\n"
       "sys.stderr.write('\\x1b[33mwarn\\x1b[0m\\n')");
   EXPECT_EQ(coloured.stdout_data.data, "red plain\n") << error_of(coloured);
@@ -454,11 +455,11 @@ TEST_F(LiveKernelTest, CancellationInterruptsTheCell) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     observer.token_.cancel();
   });
-  CellRequest request{"import time\ntime.sleep(60)", 60};
+  runtime::CellRequest request{"import time\ntime.sleep(60)", 60};
   auto result = kernel_->execute(request, observer);
   canceller.join();
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_EQ(result->outcome, Outcome::kCancelled);
+  EXPECT_EQ(result->outcome, runtime::Outcome::kCancelled);
   EXPECT_TRUE(result->cell->state_lost.empty());
   EXPECT_EQ(cell("print(x)").stdout_data.data, "7\n");
 }
@@ -466,9 +467,9 @@ TEST_F(LiveKernelTest, CancellationInterruptsTheCell) {
 // A command with a network (an installer) runs while the kernel is stopped, so nothing of the
 // interpreter's (a thread a cell left behind) can use that network; afterwards it runs again.
 TEST_F(LiveKernelTest, TheKernelIsStoppedWhileACommandHasANetwork) {
-  RunResult pid = cell("import os\nprint(os.getpid(), end='')");
+  runtime::RunResult pid = cell("import os\nprint(os.getpid(), end='')");
   ASSERT_EQ(pid.exit_code, 0);
-  ExecRequest look;
+  runtime::ExecRequest look;
   look.argv = {"sh", "-c", "cut -d' ' -f3 /proc/" + pid.stdout_data.data + "/stat"};
   look.network = true;
   look.wall_seconds = 30;
@@ -487,7 +488,7 @@ TEST_F(LiveKernelTest, TheKernelIsStoppedWhileACommandHasANetwork) {
 // runs) imports in the running kernel, whose path has that directory from its start.
 TEST_F(LiveKernelTest, ALibraryACommandInstalledImportsWithoutARestart) {
   cell("x = 1");
-  ExecRequest install;
+  runtime::ExecRequest install;
   install.argv = {"sh", "-c",
                   "site=$(python3 -c 'import site; print(site.getusersitepackages())') && "
                   "mkdir -p \"$site/paddock_fake_lib\" && "
@@ -497,7 +498,7 @@ TEST_F(LiveKernelTest, ALibraryACommandInstalledImportsWithoutARestart) {
   ASSERT_TRUE(installed) << installed.error().message;
   ASSERT_EQ(installed->exit_code, 0) << installed->stderr_data.data;
   ASSERT_TRUE(kernel_->refresh_after_install());
-  RunResult imported = cell("import paddock_fake_lib\nprint(paddock_fake_lib.VALUE, x)");
+  runtime::RunResult imported = cell("import paddock_fake_lib\nprint(paddock_fake_lib.VALUE, x)");
   EXPECT_EQ(imported.stdout_data.data, "42 1\n") << error_of(imported);
 }
 
@@ -505,7 +506,7 @@ TEST_F(LiveKernelTest, ALibraryACommandInstalledImportsWithoutARestart) {
 // old kernel's private directory goes with it, which is usually room enough for the next one;
 // where it is not, the error names /tmp and what to do, since no cell can run to make room.
 TEST_F(LiveKernelTest, AFullTmpDoesNotLeaveTheSessionWithoutAWord) {
-  RunResult filled = cell(
+  runtime::RunResult filled = cell(
       "chunk = b'x' * (1 << 16)\n"
       "try:\n"
       "    with open('/tmp/fill', 'wb') as f:\n"
@@ -514,7 +515,7 @@ TEST_F(LiveKernelTest, AFullTmpDoesNotLeaveTheSessionWithoutAWord) {
       "    print(e.errno)\n");
   ASSERT_EQ(filled.stdout_data.data, "28\n") << error_of(filled);
   RecordingObserver observer;
-  CellRequest request{"import os\nos._exit(3)", 30};
+  runtime::CellRequest request{"import os\nos._exit(3)", 30};
   auto died = kernel_->execute(request, observer);
   if (!died) {
     EXPECT_NE(died.error().message.find("/tmp is full"), std::string::npos) << died.error().message;
@@ -522,32 +523,32 @@ TEST_F(LiveKernelTest, AFullTmpDoesNotLeaveTheSessionWithoutAWord) {
     return;
   }
   EXPECT_NE(died->cell->state_lost.find("exited with code 3"), std::string::npos);
-  RunResult next = cell("import os\nprint(os.path.getsize('/tmp/fill') > 0)");
+  runtime::RunResult next = cell("import os\nprint(os.path.getsize('/tmp/fill') > 0)");
   EXPECT_EQ(next.stdout_data.data, "True\n") << error_of(next);
 }
 
 // The policy's start-up code runs in every new interpreter: the first, one the bridge starts
 // after a death, and one restart_session asks for.
 TEST(LiveKernelStart, TheStartUpCodeRunsInEveryNewInterpreter) {
-  auto policies = PolicyStore::load({});
+  auto policies = language::PolicyStore::load({});
   ASSERT_TRUE(policies) << policies.error().message;
-  const LanguagePolicy& python = **policies->find("python");
-  auto built = build_session_spec(python, {}, {});
+  const language::LanguagePolicy& python = **policies->find("python");
+  auto built = language::build_session_spec(python, {}, {});
   ASSERT_TRUE(built) << built.error().message;
-  NativeBackend backend;
+  native::NativeBackend backend;
   auto session = backend.open_session(built->shape, built->plan);
   ASSERT_TRUE(session) << session.error().message;
-  KernelConfig config = python.kernel;
+  runtime::KernelConfig config = python.kernel;
   config.startup += "\nstarted_up = 'yes'";
-  auto kernel = LiveKernel::start(**session, config, 120);
+  auto kernel = runtime::LiveKernel::start(**session, config, 120);
   ASSERT_TRUE(kernel) << kernel.error().message;
   RecordingObserver observer;
   auto look = [&] {
-    auto result = (*kernel)->execute(CellRequest{"print(started_up)", 30}, observer);
+    auto result = (*kernel)->execute(runtime::CellRequest{"print(started_up)", 30}, observer);
     return result ? result->stdout_data.data : result.error().message;
   };
   EXPECT_EQ(look(), "yes\n");
-  auto died = (*kernel)->execute(CellRequest{"import os\nos._exit(1)", 30}, observer);
+  auto died = (*kernel)->execute(runtime::CellRequest{"import os\nos._exit(1)", 30}, observer);
   ASSERT_TRUE(died && !died->cell->state_lost.empty());
   EXPECT_EQ(look(), "yes\n") << "after the bridge replaced a dead kernel";
   ASSERT_TRUE((*kernel)->restart());
@@ -558,17 +559,17 @@ TEST(LiveKernelStart, TheStartUpCodeRunsInEveryNewInterpreter) {
 // domain of its own; where it cannot (here a filter that refuses Landlock, as a kernel without
 // it would), the command is refused with a line that says why, rather than run unconfined.
 TEST(LiveKernelStart, AnInstallThatCannotBeKeptFromTheInterpreterIsRefused) {
-  auto policies = PolicyStore::load({});
+  auto policies = language::PolicyStore::load({});
   ASSERT_TRUE(policies) << policies.error().message;
-  const LanguagePolicy& python = **policies->find("python");
-  auto built = build_session_spec(python, {}, {});
+  const language::LanguagePolicy& python = **policies->find("python");
+  auto built = language::build_session_spec(python, {}, {});
   ASSERT_TRUE(built) << built.error().message;
-  SandboxShape shape = built->shape;
+  runtime::SandboxShape shape = built->shape;
   shape.seccomp_deny.push_back("landlock_create_ruleset");
-  NativeBackend backend;
+  native::NativeBackend backend;
   auto session = backend.open_session(shape, built->plan);
   ASSERT_TRUE(session) << session.error().message;
-  ExecRequest install;
+  runtime::ExecRequest install;
   install.argv = {"sh", "-c", "echo installed"};
   install.network = true;
   install.wall_seconds = 30;
@@ -577,33 +578,33 @@ TEST(LiveKernelStart, AnInstallThatCannotBeKeptFromTheInterpreterIsRefused) {
   auto alone = (*session)->exec(install, observer);
   ASSERT_TRUE(alone) << alone.error().message;
   EXPECT_EQ(alone->stdout_data.data, "installed\n");
-  auto kernel = LiveKernel::start(**session, python.kernel, 120);
+  auto kernel = runtime::LiveKernel::start(**session, python.kernel, 120);
   ASSERT_TRUE(kernel) << kernel.error().message;
   auto beside = (*session)->exec(install, observer);
   std::string said =
       beside ? beside->stdout_data.data + beside->stderr_data.data : beside.error().message;
   EXPECT_NE(said.find("needs Landlock"), std::string::npos) << said;
   EXPECT_EQ(said.find("installed"), std::string::npos) << said;
-  auto after = (*kernel)->execute(CellRequest{"print('still here')", 30}, observer);
+  auto after = (*kernel)->execute(runtime::CellRequest{"print('still here')", 30}, observer);
   ASSERT_TRUE(after) << after.error().message;
   EXPECT_EQ(after->stdout_data.data, "still here\n");
 }
 
 TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
-  NativeBackend backend;
+  native::NativeBackend backend;
   TestSpec spec = spec_for({});
   spec.argv.clear();
   auto session = backend.open_session(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(session) << session.error().message;
-  KernelConfig config;
+  runtime::KernelConfig config;
   config.name = "no-such-kernel";
-  auto started = LiveKernel::start(**session, config, 60);
+  auto started = runtime::LiveKernel::start(**session, config, 60);
   ASSERT_FALSE(started);
   EXPECT_NE(started.error().message.find("no Jupyter kernelspec named 'no-such-kernel'"),
             std::string::npos)
       << started.error().message;
   // The session still works for commands and files.
-  ExecRequest echo;
+  runtime::ExecRequest echo;
   echo.argv = {"echo", "still"};
   RecordingObserver observer;
   auto ran = (*session)->exec(echo, observer);

@@ -30,14 +30,14 @@ class TestFactory {
     int pair[2];
     EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
     mine_.reset(pair[0]);
-    theirs_ = UniqueFd(pair[1]);
+    theirs_ = core::UniqueFd(pair[1]);
     thread_ = std::thread([this] {
       char request = 0;
       while (recv(mine_.get(), &request, 1, 0) == 1) {
         PreviewSocketAnswer answer;
         int fd = make_();
         // As init answers (session_init.cc): the answer with the socket riding along.
-        send_packet(mine_.get(), &answer, sizeof answer, &fd, 1);
+        init::send_packet(mine_.get(), &answer, sizeof answer, &fd, 1);
         close(fd);
       }
     });
@@ -46,11 +46,11 @@ class TestFactory {
     shutdown(mine_.get(), SHUT_RDWR);
     thread_.join();
   }
-  UniqueFd take() { return std::move(theirs_); }
+  core::UniqueFd take() { return std::move(theirs_); }
 
  private:
   int (*make_)();
-  UniqueFd mine_, theirs_;
+  core::UniqueFd mine_, theirs_;
   std::thread thread_;
 };
 
@@ -63,7 +63,7 @@ int unix_socket() {
 
 // A listener on the test's loopback standing in for the sandbox's server; counts accepts.
 struct Listener {
-  UniqueFd fd{socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
+  core::UniqueFd fd{socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
   std::uint16_t port = 0;
   Listener() {
     sockaddr_in address{};
@@ -78,7 +78,7 @@ struct Listener {
   int accepted() {
     int count = 0;
     while (true) {
-      UniqueFd one(accept4(fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      core::UniqueFd one(accept4(fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (!one.valid()) return count;
       ++count;
     }
@@ -86,7 +86,7 @@ struct Listener {
 };
 
 std::string talk(std::uint16_t port, const std::string& send_text) {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
@@ -115,7 +115,7 @@ TEST(PreviewForwarder, AnotherUsersConnectionsAreRefusedBeforeReachingTheSandbox
   auto tcp = forwarder.open("s", factory.take(), sandbox.port, PreviewProtocol::kTcp);
   ASSERT_TRUE(tcp) << tcp.error().message;
   EXPECT_TRUE(tcp->accepting) << tcp->probe;
-  auto http = forwarder.open("s", UniqueFd(), sandbox.port, PreviewProtocol::kHttp);
+  auto http = forwarder.open("s", core::UniqueFd(), sandbox.port, PreviewProtocol::kHttp);
   ASSERT_TRUE(http) << http.error().message;
   int probes = sandbox.accepted();
   EXPECT_EQ(probes, 2);
@@ -186,7 +186,7 @@ TEST(PreviewForwarder, AnIdleConnectionIsClosedAndAPreviewKeepsToItsCap) {
   ASSERT_TRUE(tcp) << tcp.error().message;
   ASSERT_EQ(sandbox.accepted(), 1);  // the probe
   auto connect_to = [&] {
-    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(tcp->host_port);
@@ -195,11 +195,11 @@ TEST(PreviewForwarder, AnIdleConnectionIsClosedAndAPreviewKeepsToItsCap) {
     return fd;
   };
   // The sandbox's ends are kept open: only the idle deadline may end a connection here.
-  std::vector<UniqueFd> kept;
+  std::vector<core::UniqueFd> kept;
   auto relayed = [&](std::chrono::milliseconds within) {
     for (auto end = std::chrono::steady_clock::now() + within;
          std::chrono::steady_clock::now() < end;) {
-      UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      core::UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (one.valid()) {
         kept.push_back(std::move(one));
         return 1;
@@ -208,10 +208,10 @@ TEST(PreviewForwarder, AnIdleConnectionIsClosedAndAPreviewKeepsToItsCap) {
     }
     return 0;
   };
-  UniqueFd first = connect_to();
+  core::UniqueFd first = connect_to();
   EXPECT_EQ(relayed(std::chrono::milliseconds(1000)), 1);
   auto relayed_at = std::chrono::steady_clock::now();
-  UniqueFd second = connect_to();  // past the preview's cap: waits in the backlog
+  core::UniqueFd second = connect_to();  // past the preview's cap: waits in the backlog
   EXPECT_EQ(relayed(std::chrono::milliseconds(700)), 0);
   // The first is closed at its idle deadline; then the second gets its turn.
   pollfd ended{first.get(), POLLIN, 0};
@@ -243,7 +243,7 @@ TEST(PreviewForwarder, AnHttpClientThatGoesAwayGivesItsSlotBackAtOnce) {
                         "\r\nCookie: paddock_preview_" + std::to_string(http->host_port) + "=" +
                         token + "\r\n\r\n";
   auto ask = [&] {
-    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(http->host_port);
@@ -254,12 +254,12 @@ TEST(PreviewForwarder, AnHttpClientThatGoesAwayGivesItsSlotBackAtOnce) {
     return fd;
   };
   // The sandbox's ends are kept open and silent: no answer, no end, ends either connection.
-  std::vector<UniqueFd> kept;
+  std::vector<core::UniqueFd> kept;
   auto relayed_within = [&](std::chrono::milliseconds within) {
     for (auto end = std::chrono::steady_clock::now() + within;
          std::chrono::steady_clock::now() < end;
          std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
-      UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      core::UniqueFd one(accept4(sandbox.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (one.valid()) {
         kept.push_back(std::move(one));
         return true;
@@ -267,9 +267,9 @@ TEST(PreviewForwarder, AnHttpClientThatGoesAwayGivesItsSlotBackAtOnce) {
     }
     return false;
   };
-  UniqueFd first = ask();
+  core::UniqueFd first = ask();
   EXPECT_TRUE(relayed_within(std::chrono::milliseconds(2000)));
-  UniqueFd second = ask();  // past the cap: waits
+  core::UniqueFd second = ask();  // past the cap: waits
   EXPECT_FALSE(relayed_within(std::chrono::milliseconds(500)));
   first.reset();  // goes away unanswered
   EXPECT_TRUE(relayed_within(std::chrono::milliseconds(2000)));
@@ -285,18 +285,18 @@ TEST(PreviewForwarder, PreviewsAreCappedBySessionAndByServer) {
   limits.previews = 3;
   PreviewForwarder forwarder(getuid(), {}, limits);
   ASSERT_TRUE(forwarder.open("a", first_factory.take(), sandbox.port, PreviewProtocol::kTcp));
-  ASSERT_TRUE(forwarder.open("a", UniqueFd(), sandbox.port, PreviewProtocol::kHttp));
-  auto session_full = forwarder.open("a", UniqueFd(), sandbox.port, PreviewProtocol::kTcp);
+  ASSERT_TRUE(forwarder.open("a", core::UniqueFd(), sandbox.port, PreviewProtocol::kHttp));
+  auto session_full = forwarder.open("a", core::UniqueFd(), sandbox.port, PreviewProtocol::kTcp);
   ASSERT_FALSE(session_full);
   EXPECT_NE(session_full.error().message.find("the most a session may have"), std::string::npos)
       << session_full.error().message;
   ASSERT_TRUE(forwarder.open("b", second_factory.take(), sandbox.port, PreviewProtocol::kTcp));
-  auto server_full = forwarder.open("b", UniqueFd(), sandbox.port, PreviewProtocol::kHttp);
+  auto server_full = forwarder.open("b", core::UniqueFd(), sandbox.port, PreviewProtocol::kHttp);
   ASSERT_FALSE(server_full);
   EXPECT_NE(server_full.error().message.find("--max-previews"), std::string::npos)
       << server_full.error().message;
   forwarder.close_group("a");
-  EXPECT_TRUE(forwarder.open("b", UniqueFd(), sandbox.port, PreviewProtocol::kHttp));
+  EXPECT_TRUE(forwarder.open("b", core::UniqueFd(), sandbox.port, PreviewProtocol::kHttp));
 }
 
 }  // namespace

@@ -90,8 +90,8 @@ print('serving')
 )py";
 
 // Connects to 127.0.0.1:`port`; an invalid fd if refused.
-UniqueFd connect_loopback(std::uint16_t port) {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+core::UniqueFd connect_loopback(std::uint16_t port) {
+  core::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
@@ -123,7 +123,7 @@ void send_all(int fd, const std::string& bytes) {
 // One HTTP request to the preview, `Connection: close`; the whole response.
 std::string http_get(std::uint16_t port, const std::string& target, const std::string& host,
                      const std::string& cookie = "") {
-  UniqueFd fd = connect_loopback(port);
+  core::UniqueFd fd = connect_loopback(port);
   if (!fd.valid()) return "(refused)";
   std::string request = "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\n";
   if (!cookie.empty()) request += "Cookie: " + cookie + "\r\n";
@@ -235,7 +235,7 @@ TEST_F(PreviewTest, HttpNeedsTheTokenThenItsCookieAndTheHostsOwnName) {
 TEST_F(PreviewTest, AWebSocketAndAPlainTcpEchoGoThrough) {
   Exposed socket_site = expose(server_, 3, session_, 8001);
   ASSERT_NE(socket_site.host_port, 0) << socket_site.answer.dump();
-  UniqueFd ws = connect_loopback(socket_site.host_port);
+  core::UniqueFd ws = connect_loopback(socket_site.host_port);
   ASSERT_TRUE(ws.valid());
   send_all(ws.get(), "GET /chat HTTP/1.1\r\nHost: " + host_of(socket_site.host_port) +
                          "\r\nCookie: paddock_preview_" + std::to_string(socket_site.host_port) +
@@ -258,7 +258,7 @@ TEST_F(PreviewTest, AWebSocketAndAPlainTcpEchoGoThrough) {
   Exposed tcp = expose(server_, 4, session_, 8002, "tcp");
   ASSERT_NE(tcp.host_port, 0) << tcp.answer.dump();
   EXPECT_EQ(tcp.url, "tcp://127.0.0.1:" + std::to_string(tcp.host_port));
-  UniqueFd plain = connect_loopback(tcp.host_port);
+  core::UniqueFd plain = connect_loopback(tcp.host_port);
   ASSERT_TRUE(plain.valid());
   std::string big(1 << 20, 'x');
   std::thread writer([&] {
@@ -305,7 +305,7 @@ TEST_F(PreviewTest, TheSandboxCannotTurnTheForwardAroundToReachTheHost) {
 
 TEST_F(PreviewTest, ThePortNamedIsTheSandboxsNeverTheHosts) {
   // A host listener, with a secret, on a port the sandbox does not listen on.
-  UniqueFd host(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  core::UniqueFd host(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -319,7 +319,7 @@ TEST_F(PreviewTest, ThePortNamedIsTheSandboxsNeverTheHosts) {
   ASSERT_NE(tcp.host_port, 0) << tcp.answer.dump();
   EXPECT_FALSE(tcp.answer["result"]["structuredContent"]["accepting"].get<bool>())
       << tcp.answer.dump();
-  UniqueFd client = connect_loopback(tcp.host_port);
+  core::UniqueFd client = connect_loopback(tcp.host_port);
   ASSERT_TRUE(client.valid());
   send_all(client.get(), "hello?");
   EXPECT_EQ(read_from(client.get()), "");  // closed: nothing listens in the sandbox
@@ -458,7 +458,7 @@ print('echoing')
 
 // What the sandbox's server saw of one request (kHeadEcho's answer), and the response's head.
 std::string echo_get(const Exposed& echo, const std::string& target, const std::string& extra) {
-  UniqueFd fd = connect_loopback(echo.host_port);
+  core::UniqueFd fd = connect_loopback(echo.host_port);
   if (!fd.valid()) return "(refused)";
   send_all(fd.get(), "GET " + target + " HTTP/1.1\r\nHost: " + host_of(echo.host_port) + "\r\n" +
                          extra + "\r\n");
@@ -546,7 +546,7 @@ TEST_F(PreviewTest, ARequestsBodyGoesThroughAndNothingPastIt) {
   std::string host = host_of(echo.host_port);
   std::string own =
       "Cookie: paddock_preview_" + std::to_string(echo.host_port) + "=" + echo.token + "\r\n";
-  UniqueFd fd = connect_loopback(echo.host_port);
+  core::UniqueFd fd = connect_loopback(echo.host_port);
   ASSERT_TRUE(fd.valid());
   send_all(fd.get(), "POST /form HTTP/1.1\r\nHost: " + host + "\r\n" + own +
                          "Content-Length: 5\r\n\r\nhello"
@@ -573,7 +573,7 @@ TEST_F(PreviewTest, AServerThatNeverAcceptsOnlyStallsItsOwnPreview) {
   ASSERT_NE(stuck.host_port, 0) << stuck.answer.dump();
   ASSERT_NE(site.host_port, 0) << site.answer.dump();
   std::string cookie = "paddock_preview_" + std::to_string(stuck.host_port) + "=" + stuck.token;
-  std::vector<UniqueFd> clients;
+  std::vector<core::UniqueFd> clients;
   for (int i = 0; i < 130; ++i) {
     clients.push_back(connect_loopback(stuck.host_port));
     ASSERT_TRUE(clients.back().valid()) << i;
@@ -582,7 +582,7 @@ TEST_F(PreviewTest, AServerThatNeverAcceptsOnlyStallsItsOwnPreview) {
   }
   std::this_thread::sleep_for(std::chrono::seconds(2));
   auto timed_get = [&](const Exposed& preview) {
-    UniqueFd fd = connect_loopback(preview.host_port);
+    core::UniqueFd fd = connect_loopback(preview.host_port);
     if (!fd.valid()) return std::string("(refused)");
     send_all(fd.get(), "GET / HTTP/1.1\r\nHost: " + host_of(preview.host_port) +
                            "\r\nCookie: paddock_preview_" + std::to_string(preview.host_port) +
@@ -667,7 +667,7 @@ TEST(Preview, RunPublishOpensThePortWhileTheProgramRuns) {
     _exit(127);
   }
   close(err[1]);
-  UniqueFd from_child(err[0]);
+  core::UniqueFd from_child(err[0]);
   std::string said = read_from(from_child.get(), "while the program runs");
   auto at = said.find("http://127.0.0.1:");
   ASSERT_NE(at, std::string::npos) << said;

@@ -31,7 +31,7 @@
 namespace paddock::testing {
 namespace {
 
-std::map<std::string, std::uint64_t> counted(const RunResult& result) {
+std::map<std::string, std::uint64_t> counted(const runtime::RunResult& result) {
   std::map<std::string, std::uint64_t> calls;
   for (const auto& call : result.refused.system_calls) calls[call.name] = call.count;
   return calls;
@@ -43,9 +43,10 @@ std::string probe_runs(const std::vector<std::string>& attempts) {
   return script;
 }
 
-std::string joined_lines(const RunResult& result) {
+std::string joined_lines(const runtime::RunResult& result) {
   std::string text;
-  for (const auto& line : refusal_lines(result, RefusalContext{})) text += line + "\n";
+  for (const auto& line : language::refusal_lines(result, language::RefusalContext{}))
+    text += line + "\n";
   return text;
 }
 
@@ -55,7 +56,7 @@ TEST(RefusedCalls, AreCountedByNameWithTheErrnoUnchanged) {
     spec.argv = {"/bin/sh", "-c",
                  probe_runs({"mount", "ptrace_traceme", "ptrace_attach", "keyctl", "clone3"})};
     RecordingObserver observer;
-    RunResult result = run_ok(mode, spec, observer);
+    runtime::RunResult result = run_ok(mode, spec, observer);
     ASSERT_EQ(result.exit_code, 0) << to_string(mode) << ": " << result.stderr_data.data;
     // Exactly what the program saw before there was a supervisor: EPERM, and ENOSYS for clone3.
     EXPECT_EQ(result.stdout_data.data,
@@ -77,7 +78,7 @@ TEST(RefusedCalls, AreCountedByNameWithTheErrnoUnchanged) {
 }
 
 TEST(RefusedCalls, EveryDeniedClassIsCountedAndNothingAllowedIs) {
-  RunResult result = run_ok(probe_spec({"try", "all"}));
+  runtime::RunResult result = run_ok(probe_spec({"try", "all"}));
   ASSERT_EQ(result.exit_code, 0) << result.stderr_data.data;
   std::uint64_t total = result.refused.system_calls_unnamed;
   for (const auto& call : result.refused.system_calls) total += call.count;
@@ -105,7 +106,7 @@ TEST(RefusedCalls, OnlyTheRefusedVariantOfACallIsCounted) {
       "/bin/sh", "-c",
       probe_runs({"clone_plain", "clone_newuser", "personality_query", "personality_no_aslr",
                   "fionread", "tiocsti", "socket_unix", "socket_alg"})};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   ASSERT_EQ(result.exit_code, 0) << result.stderr_data.data;
   EXPECT_EQ(counted(result), (std::map<std::string, std::uint64_t>{
                                  {"clone", 1}, {"personality", 1}, {"ioctl", 1}, {"socket", 1}}))
@@ -117,9 +118,9 @@ TEST(RefusedCalls, EachCommandOfAWarmSandboxCountsItsOwn) {
   TestSpec spec = probe_spec({});
   spec.argv = {"/bin/sh", "-c", probe_runs({"chroot", "chroot", "chroot"})};
   RecordingObserver first_observer, second_observer;
-  RunResult first = run_ok(RunMode::kWarm, spec, first_observer);
+  runtime::RunResult first = run_ok(RunMode::kWarm, spec, first_observer);
   spec.argv = {"/bin/sh", "-c", probe_runs({"chroot"})};
-  RunResult second = run_ok(RunMode::kWarm, spec, second_observer);
+  runtime::RunResult second = run_ok(RunMode::kWarm, spec, second_observer);
   EXPECT_EQ(counted(first)["chroot"], 3u);
   EXPECT_EQ(counted(second)["chroot"], 1u);
 }
@@ -247,7 +248,7 @@ TEST(RefusedCalls, AFloodIsCountedExactlyAndChargedToTheSandbox) {
   spec.limits.wall_seconds = 300;
   CgroupObserver observer;
   auto started = std::chrono::steady_clock::now();
-  RunResult result = run_ok(RunMode::kCold, spec, observer);
+  runtime::RunResult result = run_ok(RunMode::kCold, spec, observer);
   auto took = std::chrono::steady_clock::now() - started;
   std::cerr << "100000 refused calls: "
             << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms, "
@@ -266,7 +267,7 @@ TEST(RefusedCalls, AFloodIsCountedExactlyAndChargedToTheSandbox) {
 }
 
 TEST(RefusalLines, NameTheNetworkOfASandboxWithout) {
-  RunResult result = run_ok(
+  runtime::RunResult result = run_ok(
       spec_for({"python3", "-c", "import socket\nsocket.getaddrinfo('example.org', 443)\n"}));
   EXPECT_NE(result.exit_code, 0);
   std::string lines = joined_lines(result);
@@ -277,7 +278,8 @@ TEST(RefusalLines, NameTheNetworkOfASandboxWithout) {
 }
 
 TEST(RefusalLines, NameAWriteToAReadOnlyPath) {
-  RunResult result = run_ok(spec_for({"python3", "-c", "open('/usr/paddock-test', 'w')\n"}));
+  runtime::RunResult result =
+      run_ok(spec_for({"python3", "-c", "open('/usr/paddock-test', 'w')\n"}));
   EXPECT_NE(result.exit_code, 0);
   std::string lines = joined_lines(result);
   EXPECT_NE(lines.find("refused by the sandbox: writing '/usr/paddock-test'"), std::string::npos)
@@ -288,7 +290,7 @@ TEST(RefusalLines, NameAWriteToAReadOnlyPath) {
 TEST(RefusalLines, NameAFullWorkDirectory) {
   TestSpec spec = shell_spec("head -c 8000000 /dev/zero > /work/big; echo done");
   spec.limits.work_bytes = 4 << 20;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   std::string lines = joined_lines(result);
   EXPECT_NE(lines.find("refused by the sandbox: disk full (/work holds 4 MiB"), std::string::npos)
       << result.stderr_data.data << "\n"
@@ -298,7 +300,7 @@ TEST(RefusalLines, NameAFullWorkDirectory) {
 TEST(RefusalLines, NameTheProcessLimitWhereTheCgroupCountsIt) {
   TestSpec spec = shell_spec("i=0; while [ $i -lt 40 ]; do sleep 30 & i=$((i+1)); done; echo done");
   spec.limits.pids = 16;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   std::string lines = joined_lines(result);
   if (result.isolation.limits_mode == "cgroup2") {
     EXPECT_GT(result.refused.process_limit, 0u) << result.stderr_data.data;

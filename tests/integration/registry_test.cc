@@ -204,7 +204,7 @@ TEST_F(Registry, PullsAndRunsTheImage) {
 TEST_F(Registry, TheMcpServerPullsAnImageOnFirstUseWithProgress) {
   // With the settings paddock's command line resolves (PADDOCK_ROOT is the test's store).
   auto backend =
-      all_backends().create("native", cli::backend_settings(config::process_environment()));
+      cli::all_backends().create("native", cli::backend_settings(config::process_environment()));
   ASSERT_TRUE(backend) << backend.error().message;
   std::string ref = suite->ref("test/tiny:tiny");
   ASSERT_FALSE(*(*backend)->has_image(ref));

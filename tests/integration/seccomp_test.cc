@@ -19,7 +19,7 @@ namespace paddock::testing {
 namespace {
 
 // What the probe printed: attempt name -> "ok" or "errno=N".
-std::map<std::string, std::string> probe_results(const RunResult& result) {
+std::map<std::string, std::string> probe_results(const runtime::RunResult& result) {
   std::map<std::string, std::string> results;
   std::istringstream lines(result.stdout_data.data);
   std::string word, name, outcome;
@@ -70,7 +70,7 @@ const std::vector<std::string>& denied_attempts() {
 }
 
 TEST(SeccompInSandbox, EveryDeniedClassFailsWithEperm) {
-  RunResult result = run_ok(probe_spec({"try", "all"}));
+  runtime::RunResult result = run_ok(probe_spec({"try", "all"}));
   ASSERT_EQ(result.exit_code, 0) << result.stderr_data.data;
   auto results = probe_results(result);
   for (const auto& name : denied_attempts()) {
@@ -98,7 +98,7 @@ TEST(SeccompInSandbox, TheFilterItselfRefusesEachClass) {
 
   TestSpec spec = probe_spec({"try", "all"});
   spec.seccomp_profile_path = path;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   std::remove(path.c_str());
   auto results = probe_results(result);
   for (const auto& name : denied_attempts()) {
@@ -128,8 +128,9 @@ TEST(SeccompInSandbox, OtherSystemCallAbisKillTheProcess) {
     // is the filter that kills.
     int outside = unsandboxed_outcome(attempt);
     int expected = outside == SIGSEGV ? SIGSEGV : SIGSYS;
-    RunResult result = run_ok(probe_spec({"try", attempt}));
-    EXPECT_EQ(result.outcome, Outcome::kSignaled) << attempt << ": " << result.stdout_data.data;
+    runtime::RunResult result = run_ok(probe_spec({"try", attempt}));
+    EXPECT_EQ(result.outcome, runtime::Outcome::kSignaled)
+        << attempt << ": " << result.stdout_data.data;
     EXPECT_EQ(result.signal, expected)
         << attempt << " (outside a sandbox: signal " << outside << ")";
     EXPECT_EQ(result.exit_code, 128 + expected) << attempt;
@@ -142,14 +143,14 @@ TEST(SeccompInSandbox, OtherSystemCallAbisKillTheProcess) {
 TEST(SeccompInSandbox, AProfileThatRefusesForkBindsTheProgramNotInit) {
   TestSpec spec = shell_spec("echo started; /bin/true && echo FORKED; exit 0");
   spec.seccomp_deny = {"clone", "clone3", "fork", "vfork"};
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kExited) << result.stderr_data.data;
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExited) << result.stderr_data.data;
   EXPECT_EQ(result.stdout_data.data, "started\n") << result.stderr_data.data;
   EXPECT_NE(result.stderr_data.data.find("fork"), std::string::npos) << result.stderr_data.data;
 }
 
 TEST(SeccompInSandbox, RealProgramsStillWork) {
-  RunResult result = run_ok(spec_for(
+  runtime::RunResult result = run_ok(spec_for(
       {"python3", "-c",
        "import threading, subprocess, tempfile, multiprocessing, os\n"
        "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"

@@ -35,19 +35,19 @@ class SessionTest : public ::testing::Test {
     ASSERT_NE(session_->resident(), nullptr) << "native sessions keep a resident";
   }
 
-  RunResult shell(const std::string& script, double wall_seconds = 10) {
-    ExecRequest request;
+  runtime::RunResult shell(const std::string& script, double wall_seconds = 10) {
+    runtime::ExecRequest request;
     request.argv = {"sh", "-c", script};
     request.wall_seconds = wall_seconds;
     RecordingObserver observer;
     auto result = session_->exec(request, observer);
     EXPECT_TRUE(result) << (result ? "" : result.error().message);
-    return result ? *result : RunResult{};
+    return result ? *result : runtime::RunResult{};
   }
 
   // Starts `argv` as the session's resident; false, with a failure added, if it did not start.
   bool start_resident(std::vector<std::string> argv) {
-    ExecRequest request;
+    runtime::ExecRequest request;
     request.argv = std::move(argv);
     auto started = session_->resident()->start_resident(request);
     EXPECT_TRUE(started) << (started ? "" : started.error().message);
@@ -65,37 +65,37 @@ class SessionTest : public ::testing::Test {
         command.wait();
         return false;
       }
-      RunResult result = command.get();
-      EXPECT_TRUE(result.outcome == Outcome::kTimedOut || result.exit_code == 0)
+      runtime::RunResult result = command.get();
+      EXPECT_TRUE(result.outcome == runtime::Outcome::kTimedOut || result.exit_code == 0)
           << "round " << round << ": " << result.stderr_data.data;
     }
     return true;
   }
 
-  NativeBackend backend_;
-  std::unique_ptr<Session> session_;
+  native::NativeBackend backend_;
+  std::unique_ptr<runtime::Session> session_;
 };
 
 TEST_F(SessionTest, FilesPersistBetweenCommands) {
   EXPECT_EQ(shell("echo kept > a.txt; mkdir -p d; echo deep > d/b").exit_code, 0);
-  RunResult second = shell("cat a.txt d/b; pwd");
+  runtime::RunResult second = shell("cat a.txt d/b; pwd");
   EXPECT_EQ(second.stdout_data.data, "kept\ndeep\n/work\n") << second.stderr_data.data;
 }
 
 TEST_F(SessionTest, NoProcessOutlivesItsCommand) {
-  RunResult first = shell("sleep 100 >/dev/null 2>&1 & echo $!");
+  runtime::RunResult first = shell("sleep 100 >/dev/null 2>&1 & echo $!");
   ASSERT_EQ(first.exit_code, 0);
   std::string pid = first.stdout_data.data.substr(0, first.stdout_data.data.find('\n'));
-  RunResult second = shell("test -e /proc/" + pid + " && echo alive || echo gone");
+  runtime::RunResult second = shell("test -e /proc/" + pid + " && echo alive || echo gone");
   EXPECT_EQ(second.stdout_data.data, "gone\n");
 }
 
 TEST_F(SessionTest, ATimeoutKillsTheCommandAndTheSessionGoesOn) {
-  RunResult slow = shell("echo started; sleep 30", 0.5);
-  EXPECT_EQ(slow.outcome, Outcome::kTimedOut);
+  runtime::RunResult slow = shell("echo started; sleep 30", 0.5);
+  EXPECT_EQ(slow.outcome, runtime::Outcome::kTimedOut);
   EXPECT_EQ(slow.stdout_data.data, "started\n");
-  RunResult next = shell("echo still here");
-  EXPECT_EQ(next.outcome, Outcome::kExited);
+  runtime::RunResult next = shell("echo still here");
+  EXPECT_EQ(next.outcome, runtime::Outcome::kExited);
   EXPECT_EQ(next.stdout_data.data, "still here\n");
 }
 
@@ -110,7 +110,7 @@ TEST_F(SessionTest, ACommandTimingOutBesideAResidentIsReportedAndTheSessionGoesO
     command.wait();
     return;
   }
-  EXPECT_EQ(command.get().outcome, Outcome::kTimedOut);
+  EXPECT_EQ(command.get().outcome, runtime::Outcome::kTimedOut);
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
 
@@ -133,7 +133,7 @@ TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) 
       start_resident({"sh", "-c", "(while :; do kill -STOP -1 2>/dev/null; done) & exit 0"}));
   std::this_thread::sleep_for(300ms);  // the resident exits; its stopper runs on
   if (!commands_end_at_their_timeout(3)) return;
-  ExecRequest idle;
+  runtime::ExecRequest idle;
   idle.argv = {"sleep", "1000"};
   auto next =
       std::async(std::launch::async, [&] { return session_->resident()->start_resident(idle); });
@@ -151,7 +151,7 @@ TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) 
 // A resident that cannot start (a missing interpreter) is refused with the exec's own reason, not
 // reported as started; the session then takes a command and a resident that can start.
 TEST_F(SessionTest, AResidentThatCannotStartIsRefusedWithItsReason) {
-  ExecRequest missing;
+  runtime::ExecRequest missing;
   missing.argv = {"/usr/bin/no-such-interpreter"};
   auto refused = session_->resident()->start_resident(missing);
   ASSERT_FALSE(refused) << "a resident whose exec failed was reported as started";
@@ -167,7 +167,7 @@ TEST_F(SessionTest, AResidentThatCannotStartIsRefusedWithItsReason) {
 // command made unreadable, is refused with the step that failed.
 TEST_F(SessionTest, AResidentThatCannotEnterItsDirectoryIsRefusedWithTheStep) {
   ASSERT_EQ(shell("chmod 000 /work").exit_code, 0);
-  ExecRequest idle;
+  runtime::ExecRequest idle;
   idle.argv = {"sleep", "1000"};
   auto refused = session_->resident()->start_resident(idle);
   ASSERT_FALSE(refused) << "a resident that never reached its exec was reported as started";
@@ -177,7 +177,7 @@ TEST_F(SessionTest, AResidentThatCannotEnterItsDirectoryIsRefusedWithTheStep) {
 }
 
 TEST_F(SessionTest, CancellationKillsTheCommand) {
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"sleep", "30"};
   RecordingObserver observer;
   std::thread canceller([&] {
@@ -187,7 +187,7 @@ TEST_F(SessionTest, CancellationKillsTheCommand) {
   auto result = session_->exec(request, observer);
   canceller.join();
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_EQ(result->outcome, Outcome::kCancelled);
+  EXPECT_EQ(result->outcome, runtime::Outcome::kCancelled);
   EXPECT_EQ(shell("echo ok").stdout_data.data, "ok\n");
 }
 
@@ -198,7 +198,7 @@ TEST_F(SessionTest, StdinAndExitCodesPerCommand) {
   ASSERT_GE(input, 0);
   ASSERT_EQ(write(input, "typed\n", 6), 6);
   lseek(input, 0, SEEK_SET);
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"sh", "-c", "read line; echo got $line; exit 7"};
   request.stdin_fd = input;
   RecordingObserver observer;
@@ -214,7 +214,8 @@ TEST_F(SessionTest, StdinAndExitCodesPerCommand) {
 TEST_F(SessionTest, WrittenFilesBelongToTheSandboxUser) {
   auto wrote = session_->write_file("in/data.txt", "from outside\n");
   ASSERT_TRUE(wrote) << wrote.error().message;
-  RunResult seen = shell("cat in/data.txt; stat -c %u in/data.txt; echo more >> in/data.txt");
+  runtime::RunResult seen =
+      shell("cat in/data.txt; stat -c %u in/data.txt; echo more >> in/data.txt");
   EXPECT_EQ(seen.stdout_data.data, "from outside\n1000\n") << seen.stderr_data.data;
   auto back = session_->read_file("in/data.txt", 1 << 20);
   ASSERT_TRUE(back) << back.error().message;
@@ -265,7 +266,7 @@ TEST_F(SessionTest, CloseKillsACommandInFlightAndLeavesNothing) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     session_->close();
   });
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"sleep", "30"};
   auto start = std::chrono::steady_clock::now();
   auto result = session_->exec(request, observer);
@@ -273,7 +274,7 @@ TEST_F(SessionTest, CloseKillsACommandInFlightAndLeavesNothing) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   ASSERT_GT(observer.host_pid, 0);
   EXPECT_NE(kill(observer.host_pid, 0), 0);  // init is gone (and reaped)
-  ExecRequest after;
+  runtime::ExecRequest after;
   after.argv = {"true"};
   EXPECT_FALSE(session_->exec(after, observer));
   EXPECT_FALSE(session_->read_file("x", 10));
@@ -301,7 +302,7 @@ TEST_F(SessionTest, UsageMeasuresTheWorkDirectory) {
 TEST_F(SessionTest, UsageAnswersWhileACommandRunsAndCountsItsProcesses) {
   RecordingObserver observer;
   std::thread command([&] {
-    ExecRequest request;
+    runtime::ExecRequest request;
     request.argv = {"sh", "-c", "sleep 5 & sleep 5 & wait"};
     auto result = session_->exec(request, observer);
     EXPECT_TRUE(result) << result.error().message;
@@ -329,13 +330,13 @@ TEST_F(SessionTest, UsageAnswersWhileACommandRunsAndCountsItsProcesses) {
 
 TEST_F(SessionTest, UsageOfAClosedOrEndedSessionIsAnError) {
   RecordingObserver observer;
-  ExecRequest request;
+  runtime::ExecRequest request;
   request.argv = {"true"};
   ASSERT_TRUE(session_->exec(request, observer));
   ASSERT_GT(observer.host_pid, 0);
   ASSERT_EQ(kill(observer.host_pid, SIGKILL), 0) << strerror(errno);  // init: the session ends
   auto start = std::chrono::steady_clock::now();
-  Result<SessionUsage> ended = SessionUsage{};
+  core::Result<runtime::SessionUsage> ended = runtime::SessionUsage{};
   while ((ended = session_->usage()) && std::chrono::steady_clock::now() - start < 5s) {
     std::this_thread::sleep_for(20ms);
   }

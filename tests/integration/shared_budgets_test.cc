@@ -26,7 +26,7 @@ namespace paddock::testing {
 namespace {
 
 int ucount_limit(const std::string& file) {
-  for (const auto& limit : kSandboxUcountLimits) {
+  for (const auto& limit : runtime::kSandboxUcountLimits) {
     if (file == limit.file) return limit.value;
   }
   ADD_FAILURE() << "no limit named " << file;
@@ -44,9 +44,9 @@ struct ProbeReport {
 class HoldingObserver : public RecordingObserver {
  public:
   explicit HoldingObserver(std::function<void()> on_report) : on_report_(std::move(on_report)) {}
-  void on_output(StreamId stream, std::string_view chunk) override {
+  void on_output(runtime::StreamId stream, std::string_view chunk) override {
     RecordingObserver::on_output(stream, chunk);
-    if (stream != StreamId::kStdout) return;
+    if (stream != runtime::StreamId::kStdout) return;
     std::lock_guard lock(mutex_);
     text_ += chunk;
     if (report_ || text_.find('\n') == std::string::npos) return;
@@ -85,7 +85,7 @@ TEST(SharedBudgets, ASandboxRunsOutOfInotifyInstancesBeforeItsUserDoes) {
     host_error = fd < 0 ? errno : 0;
     if (fd >= 0) close(fd);
   });
-  RunResult result = run_ok(probe_spec({"inotify-instances", "100000", "3"}), observer);
+  runtime::RunResult result = run_ok(probe_spec({"inotify-instances", "100000", "3"}), observer);
   auto report = observer.report();
   ASSERT_TRUE(report) << result.stdout_data.data << result.stderr_data.data;
   EXPECT_EQ(report->what, "inotify-instances");
@@ -100,7 +100,7 @@ TEST(SharedBudgets, ASandboxRunsOutOfInotifyWatchesAtItsOwnLimit) {
   int limit = ucount_limit("max_inotify_watches");
   HoldingObserver observer([] {});
   TestSpec spec = probe_spec({"inotify-watches", std::to_string(limit + 16), "0"});
-  RunResult result = run_ok(spec, observer);
+  runtime::RunResult result = run_ok(spec, observer);
   auto report = observer.report();
   ASSERT_TRUE(report) << result.stdout_data.data << result.stderr_data.data;
   EXPECT_EQ(report->what, "inotify-watches");
@@ -109,7 +109,7 @@ TEST(SharedBudgets, ASandboxRunsOutOfInotifyWatchesAtItsOwnLimit) {
 }
 
 TEST(SharedBudgets, TheSandboxsOwnLimitsAreTheOnesNamed) {
-  RunResult result =
+  runtime::RunResult result =
       run_ok(shell_spec("cd /proc/sys/user && for f in *; do echo \"$f $(cat $f)\"; done; "
                         "grep -E '^Max (msgqueue size|pending signals)' /proc/self/limits"));
   std::istringstream lines(result.stdout_data.data);
@@ -126,8 +126,8 @@ TEST(SharedBudgets, TheSandboxsOwnLimitsAreTheOnesNamed) {
       long soft = -1, hard = -1;
       numbers >> soft >> hard;
       unsigned long expected = line.find("msgqueue") != std::string::npos
-                                   ? kSandboxMessageQueueBytes
-                                   : kSandboxPendingSignals;
+                                   ? runtime::kSandboxMessageQueueBytes
+                                   : runtime::kSandboxPendingSignals;
       EXPECT_EQ(soft, static_cast<long>(expected)) << line;
       EXPECT_EQ(hard, static_cast<long>(expected)) << line;
       ++checked;
@@ -135,7 +135,7 @@ TEST(SharedBudgets, TheSandboxsOwnLimitsAreTheOnesNamed) {
     }
     fields >> value;
     bool named = false;
-    for (const auto& limit : kSandboxUcountLimits) {
+    for (const auto& limit : runtime::kSandboxUcountLimits) {
       if (name != limit.file) continue;
       named = true;
       EXPECT_EQ(value, limit.value) << name;
@@ -144,7 +144,7 @@ TEST(SharedBudgets, TheSandboxsOwnLimitsAreTheOnesNamed) {
     EXPECT_TRUE(named) << name << " = " << value << " has no sandbox value";
     ++checked;
   }
-  EXPECT_EQ(checked, std::size(kSandboxUcountLimits) + 2) << result.stdout_data.data;
+  EXPECT_EQ(checked, std::size(runtime::kSandboxUcountLimits) + 2) << result.stdout_data.data;
 }
 
 TEST(SharedBudgets, ASandboxGetsNoMorePtysThanItsCap) {
@@ -154,14 +154,15 @@ TEST(SharedBudgets, ASandboxGetsNoMorePtysThanItsCap) {
   TestSpec spec = probe_spec({"ptys", "100000", "2"});
   // Enough descriptors to reach the host's whole pool: the cap, not RLIMIT_NOFILE, must stop it.
   spec.limits.open_files = 8192;
-  RunResult result = run_ok(spec, observer);
+  runtime::RunResult result = run_ok(spec, observer);
   auto report = observer.report();
   ASSERT_TRUE(report) << result.stdout_data.data << result.stderr_data.data;
   EXPECT_EQ(report->what, "ptys");
-  EXPECT_EQ(report->count, kSandboxPtys);
+  EXPECT_EQ(report->count, runtime::kSandboxPtys);
   EXPECT_EQ(report->error, ENOSPC);
   // Other sandboxes and containers may open ptys meanwhile; this one added no more than its cap.
-  EXPECT_LE(during - before, kSandboxPtys + 8) << "before " << before << ", during " << during;
+  EXPECT_LE(during - before, runtime::kSandboxPtys + 8)
+      << "before " << before << ", during " << during;
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ TEST(Steps, FilesAreInTheWorkDirectoryOwnedByTheSandboxUser) {
   spec.files = {{"main.txt", "hello\n", 0644},
                 {"sub/dir/data.txt", "nested\n", 0644},
                 {"run.sh", "#!/bin/sh\necho executable\n", 0755}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "hello\nnested\n1000 644\n1000 755\nexecutable\n")
       << result.stderr_data.data;
 }
@@ -23,7 +23,7 @@ TEST(Steps, PreludeRunsFirstInTheSameSandbox) {
   TestSpec spec = spec_for({"cat", "built"});
   spec.files = {{"source", "compiled output\n", 0644}};
   spec.prelude = {{"cp", "source", "built"}, {"sh", "-c", "echo step two >&2"}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.step, 2);  // the program itself
   EXPECT_EQ(result.stdout_data.data, "compiled output\n");
@@ -33,8 +33,8 @@ TEST(Steps, PreludeRunsFirstInTheSameSandbox) {
 TEST(Steps, AFailingPreludeCommandEndsTheRun) {
   TestSpec spec = spec_for({"echo", "never printed"});
   spec.prelude = {{"sh", "-c", "echo 'main.c:1: error' >&2; exit 3"}};
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kExited);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExited);
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(result.step, 0);
   EXPECT_EQ(result.stdout_data.data, "");
@@ -44,8 +44,8 @@ TEST(Steps, AFailingPreludeCommandEndsTheRun) {
 TEST(Steps, AMissingPreludeCommandIsAnExecFailure) {
   TestSpec spec = spec_for({"true"});
   spec.prelude = {{"no-such-compiler-paddock"}};
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kExecFailed);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExecFailed);
   EXPECT_EQ(result.step, 0);
   EXPECT_NE(result.exec_error.find("no-such-compiler-paddock"), std::string::npos);
 }
@@ -53,7 +53,7 @@ TEST(Steps, AMissingPreludeCommandIsAnExecFailure) {
 TEST(Steps, SeccompChangesApplyToTheRun) {
   TestSpec spec = shell_spec("mkdir /work/x && echo made || echo refused");
   spec.seccomp_deny = {"mkdir", "mkdirat"};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "refused\n");
   EXPECT_EQ(result.isolation.seccomp_profile, "default -mkdir -mkdirat");
   spec.seccomp_deny.clear();
@@ -63,7 +63,7 @@ TEST(Steps, SeccompChangesApplyToTheRun) {
 TEST(Steps, LaterStepsAreStillConfined) {
   TestSpec spec = spec_for({"cat", "/proc/self/status"});
   spec.prelude = {{"true"}, {"true"}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_NE(result.stdout_data.data.find("Seccomp:\t2"), std::string::npos);
   EXPECT_NE(result.stdout_data.data.find("CapEff:\t0000000000000000"), std::string::npos);
   EXPECT_NE(result.stdout_data.data.find("NoNewPrivs:\t1"), std::string::npos);
@@ -75,7 +75,7 @@ TEST(Steps, NothingAnEarlierStepStartedOutlivesIt) {
   TestSpec spec = shell_spec("for p in /proc/[0-9]*; do cat $p/comm; done");
   spec.prelude = {{"sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300 & exit 0"},
                   {"true"}};
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.exit_code, 0) << result.stderr_data.data;
   EXPECT_NE(result.stdout_data.data.find("sh\n"), std::string::npos);  // the listing worked
   EXPECT_EQ(result.stdout_data.data.find("sleep"), std::string::npos) << result.stdout_data.data;

@@ -29,10 +29,10 @@ TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
                        marker;  // ignores polite signals
   TestSpec spec = shell_spec(script);
   spec.limits.wall_seconds = 1;
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kTimedOut);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kTimedOut);
   EXPECT_TRUE(result.timed_out());
-  EXPECT_EQ(cli_exit_status(result), 124);
+  EXPECT_EQ(runtime::cli_exit_status(result), 124);
   EXPECT_GE(result.duration_ms, 1000);
   EXPECT_LT(result.duration_ms, 10000);
   EXPECT_TRUE(processes_with("sleep " + marker).empty());
@@ -41,18 +41,18 @@ TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
 // A step of init's that fails while it builds the sandbox is reported with its reason, whichever
 // channel init holds then (with no network, init is handed a new one once its namespace is made).
 TEST(Supervision, AFailureOfInitsSetupIsReportedWithItsReason) {
-  for (NetworkMode network : {NetworkMode::kNone, NetworkMode::kHost}) {
+  for (runtime::NetworkMode network : {runtime::NetworkMode::kNone, runtime::NetworkMode::kHost}) {
     TestSpec spec = spec_for({"true"});
     spec.network = network;
     spec.image_layers = {"/nonexistent-paddock-layer"};  // init opens it first
-    NativeBackend backend;
+    native::NativeBackend backend;
     RecordingObserver observer;
     auto result = backend.run(shape_of(spec), plan_of(spec), observer);
-    ASSERT_FALSE(result.ok()) << to_string(network);
+    ASSERT_FALSE(result.ok()) << runtime::to_string(network);
     EXPECT_NE(result.error().message.find("opening image layer /nonexistent-paddock-layer"),
               std::string::npos)
-        << to_string(network) << ": " << result.error().message;
-    EXPECT_EQ(result.error().code, ENOENT) << to_string(network);
+        << runtime::to_string(network) << ": " << result.error().message;
+    EXPECT_EQ(result.error().code, ENOENT) << runtime::to_string(network);
   }
 }
 
@@ -60,8 +60,8 @@ TEST(Supervision, OutputFloodIsCappedAndEndsAtTheTimeout) {
   TestSpec spec = spec_for({"yes", "flood"});
   spec.limits.wall_seconds = 1;
   spec.limits.output_bytes = 64 * 1024;
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kTimedOut);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kTimedOut);
   EXPECT_EQ(result.stdout_data.data.size(), 64u * 1024);
   EXPECT_TRUE(result.stdout_data.truncated);
   EXPECT_GT(result.stdout_data.total_bytes, 64u * 1024);
@@ -71,8 +71,8 @@ TEST(Supervision, LargeOutputIsDrainedSoTheProgramFinishes) {
   // 4 MiB on each stream, far past the pipe buffers and the cap: the program must not block.
   TestSpec spec =
       shell_spec("head -c 4194304 /dev/zero; head -c 4194304 /dev/zero >&2; echo done >&2");
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kExited);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExited);
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.stdout_data.data.size(), 1u << 20);
   EXPECT_TRUE(result.stdout_data.truncated);
@@ -114,7 +114,7 @@ else:
 )"});
   spec.limits.pids = 32;
   spec.limits.wall_seconds = 10;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   const std::string& out = result.stdout_data.data;
   auto at = out.find("peak ");
   ASSERT_NE(at, std::string::npos)
@@ -133,7 +133,7 @@ TEST(Supervision, PidLimitRefusesTheProcessBeyondIt) {
                 "        if os.fork() == 0:\n            os.pause()\n"
                 "        n += 1\nexcept OSError as e:\n    print('refused after', n)\n"});
   spec.limits.pids = 16;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   // paddock-init's relay, the sandbox's init and python count too: 16 - 3 = 13 children at most.
   EXPECT_EQ(result.stdout_data.data, "refused after 13\n") << result.stderr_data.data;
 }
@@ -141,15 +141,15 @@ TEST(Supervision, PidLimitRefusesTheProcessBeyondIt) {
 TEST(Supervision, HugeArgumentListIsAClearResult) {
   std::vector<std::string> argv = {"/bin/true"};
   for (int i = 0; i < 4000; ++i) argv.push_back(std::string(1000, 'a'));  // 4 MB
-  RunResult result = run_ok(spec_for(argv));
-  EXPECT_EQ(result.outcome, Outcome::kExecFailed);
+  runtime::RunResult result = run_ok(spec_for(argv));
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExecFailed);
   EXPECT_EQ(result.exit_code, 126);
   EXPECT_NE(result.exec_error.find("too long"), std::string::npos) << result.exec_error;
 }
 
 TEST(Supervision, CommandNotFoundIsAClearResult) {
-  RunResult result = run_ok(spec_for({"no-such-program-paddock"}));
-  EXPECT_EQ(result.outcome, Outcome::kExecFailed);
+  runtime::RunResult result = run_ok(spec_for({"no-such-program-paddock"}));
+  EXPECT_EQ(result.outcome, runtime::Outcome::kExecFailed);
   EXPECT_EQ(result.exit_code, 127);
   EXPECT_NE(result.exec_error.find("no-such-program-paddock"), std::string::npos);
 }
@@ -159,7 +159,7 @@ TEST(Supervision, MemoryLimitStopsLargeAllocations) {
                             "try:\n    b = bytearray(600 * 1024 * 1024)\n    print('ALLOCATED')\n"
                             "except MemoryError:\n    print('MemoryError')\n"});
   spec.limits.memory_bytes = 256ull << 20;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "MemoryError\n") << result.stderr_data.data;
   spec.limits.memory_bytes = 1ull << 30;
   EXPECT_EQ(run_ok(spec).stdout_data.data, "ALLOCATED\n");
@@ -168,8 +168,8 @@ TEST(Supervision, MemoryLimitStopsLargeAllocations) {
 TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
   TestSpec spec = spec_for({"python3", "-c", "while True: pass"});
   spec.limits.cpu_seconds = 1;
-  RunResult result = run_ok(spec);
-  EXPECT_EQ(result.outcome, Outcome::kSignaled);
+  runtime::RunResult result = run_ok(spec);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kSignaled);
   EXPECT_TRUE(result.signal == SIGXCPU || result.signal == SIGKILL) << result.signal;
   // The kernel holds RLIMIT_CPU against tick-sampled time, while cpu_ms is the exact runtime
   // (the cgroup's): on a contended machine the ticks overcharge a loop that keeps being
@@ -182,7 +182,7 @@ TEST(Supervision, CpuTimeLimitKillsBusyLoops) {
 TEST(Supervision, FileSizeLimitStopsBigWrites) {
   TestSpec spec = shell_spec("head -c 2000000 /dev/zero > /work/big; echo $?; wc -c < /work/big");
   spec.limits.file_size_bytes = 1000000;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_NE(result.stdout_data.data.find("1000000"), std::string::npos) << result.stdout_data.data;
 }
 
@@ -192,7 +192,7 @@ TEST(Supervision, TmpfsSizesAreEnforced) {
       "head -c 3000000 /dev/zero > /work/f 2>/dev/null || echo WORK_FULL");
   spec.limits.tmp_bytes = 1 << 20;
   spec.limits.work_bytes = 1 << 20;
-  RunResult result = run_ok(spec);
+  runtime::RunResult result = run_ok(spec);
   EXPECT_EQ(result.stdout_data.data, "TMP_FULL\nWORK_FULL\n");
 }
 
@@ -210,10 +210,10 @@ TEST(Supervision, StdinComesFromAFile) {
 }
 
 TEST(Supervision, KilledBySignalReports128PlusN) {
-  RunResult result = run_ok(shell_spec("kill -SEGV $$"));
-  EXPECT_EQ(result.outcome, Outcome::kSignaled);
+  runtime::RunResult result = run_ok(shell_spec("kill -SEGV $$"));
+  EXPECT_EQ(result.outcome, runtime::Outcome::kSignaled);
   EXPECT_EQ(result.signal, SIGSEGV);
-  EXPECT_EQ(cli_exit_status(result), 128 + SIGSEGV);
+  EXPECT_EQ(runtime::cli_exit_status(result), 128 + SIGSEGV);
 }
 
 TEST(Supervision, CancellationKillsTheSandbox) {
@@ -223,16 +223,16 @@ TEST(Supervision, CancellationKillsTheSandbox) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     observer.token_.cancel();
   });
-  RunResult result = run_ok(shell_spec("sleep " + marker), observer);
+  runtime::RunResult result = run_ok(shell_spec("sleep " + marker), observer);
   canceller.join();
-  EXPECT_EQ(result.outcome, Outcome::kCancelled);
+  EXPECT_EQ(result.outcome, runtime::Outcome::kCancelled);
   EXPECT_LT(result.duration_ms, 5000);
   EXPECT_TRUE(processes_with("sleep " + marker).empty());
 }
 
 TEST(Supervision, ConcurrentRunsDoNotDisturbEachOther) {
   std::vector<std::thread> threads;
-  std::vector<RunResult> results(4);
+  std::vector<runtime::RunResult> results(4);
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&, i] {
       results[static_cast<std::size_t>(i)] =

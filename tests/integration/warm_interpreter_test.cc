@@ -238,24 +238,26 @@ TEST(WarmInterpreter, EightCallsAtOnceEachTakeTheirOwn) {
 // for pandas and scikit-learn) is not the call's: a print(1) that took it reports next to none.
 // Through the runtime itself, where the result's CPU time is seen.
 TEST(WarmInterpreter, ThePreloadsCpuTimeIsNotTheCalls) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store) << store.error().message;
-  const LanguagePolicy& python = **store->find("python");
-  CodeCall call;
+  const language::LanguagePolicy& python = **store->find("python");
+  language::CodeCall call;
   call.code = "print(1)";
-  auto built = build_language_spec(python, call, SpecOverrides{}, ImageSource{});
-  auto empty = build_language_spec(python, CodeCall{}, SpecOverrides{}, ImageSource{});
+  auto built = language::build_language_spec(python, call, language::SpecOverrides{},
+                                             language::ImageSource{});
+  auto empty = language::build_language_spec(python, language::CodeCall{},
+                                             language::SpecOverrides{}, language::ImageSource{});
   ASSERT_TRUE(built && empty);
   built->shape.session_networking = false;
-  auto interpreter = warm_interpreter(python, built->shape, empty->plan,
-                                      {"numpy", "pandas", "sklearn.linear_model"});
+  auto interpreter = language::warm_interpreter(python, built->shape, empty->plan,
+                                                {"numpy", "pandas", "sklearn.linear_model"});
   ASSERT_TRUE(interpreter);
-  ASSERT_TRUE(fits(*interpreter, built->plan));
-  NativeBackend backend;
-  auto sandbox = open_warm(backend, built->shape, interpreter);
+  ASSERT_TRUE(runtime::fits(*interpreter, built->plan));
+  native::NativeBackend backend;
+  auto sandbox = runtime::open_warm(backend, built->shape, interpreter);
   ASSERT_TRUE(sandbox) << sandbox.error().message;
   RecordingObserver observer;
-  auto result = run_warm(**sandbox, built->plan, observer);
+  auto result = runtime::run_warm(**sandbox, built->plan, observer);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->stdout_data.data, "1\n");
   EXPECT_LT(result->cpu_ms, 400) << "the preload's CPU time was counted as the call's";

@@ -366,29 +366,30 @@ TEST(WarmPool, ASandboxOpenedAfterASessionTookTheLastRoomIsClosed) {
 // kept. The pool is the server's own class with real sandboxes; the test holds the pool's
 // opening, as a slow opening (an interpreter preloading) would.
 TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
-  NativeBackend backend;
-  SandboxShape mine = shape_of(spec_for({"true"}));
+  native::NativeBackend backend;
+  runtime::SandboxShape mine = shape_of(spec_for({"true"}));
   mine.session_networking = false;
-  SandboxShape other = mine;
+  runtime::SandboxShape other = mine;
   other.limits.memory_bytes = 256ull << 20;
-  auto opened_mine = backend.open_session(mine, RunPlan{});
-  auto opened_other = backend.open_session(other, RunPlan{});
+  auto opened_mine = backend.open_session(mine, runtime::RunPlan{});
+  auto opened_other = backend.open_session(other, runtime::RunPlan{});
   ASSERT_TRUE(opened_mine && opened_other);
-  const Session* other_sandbox = opened_other->get();
+  const runtime::Session* other_sandbox = opened_other->get();
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t openings = 0;
   bool released = false;
   app::WarmPool pool(
       1,
-      [&](const std::string&, const SandboxShape& shape,
-          const std::optional<WarmInterpreter>&) -> Result<std::unique_ptr<Session>> {
+      [&](const std::string&, const runtime::SandboxShape& shape,
+          const std::optional<runtime::WarmInterpreter>&)
+          -> core::Result<std::unique_ptr<runtime::Session>> {
         std::unique_lock lock(mutex);
         ++openings;
         changed.notify_all();
         changed.wait_for(lock, std::chrono::seconds(10), [&] { return released; });
         auto& ready = shape == mine ? *opened_mine : *opened_other;
-        if (!released || !ready) return Error{0, "no sandbox of this shape to hand out"};
+        if (!released || !ready) return core::Error{0, "no sandbox of this shape to hand out"};
         return std::move(ready);
       },
       [](std::size_t) { return true; });
@@ -397,7 +398,7 @@ TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
     std::unique_lock lock(mutex);
     ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return openings == 1; }));
   }
-  RunPlan plan;
+  runtime::RunPlan plan;
   auto asked = Clock::now();
   EXPECT_EQ(pool.take("python", mine, std::nullopt, plan), nullptr);
   // Long before the opening is let go (10 s): the call did not wait for it.
@@ -410,7 +411,7 @@ TEST(WarmPool, ACallWhoseSandboxIsStillOpeningRunsColdAtOnce) {
   changed.notify_all();
   // The sandbox opened for the other shape waits for a call of that shape.
   auto deadline = Clock::now() + std::chrono::seconds(10);
-  std::unique_ptr<Session> later;
+  std::unique_ptr<runtime::Session> later;
   while (!later && Clock::now() < deadline) {
     later = pool.take("python", other, std::nullopt, plan);
     if (!later) std::this_thread::sleep_for(std::chrono::milliseconds(10));

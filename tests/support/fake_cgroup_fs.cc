@@ -14,36 +14,36 @@ void FakeCgroupFs::add_cgroup(const std::string& dir, const std::string& control
   files_[dir + "/cgroup.controllers"] = controllers;
 }
 
-Result<std::string> FakeCgroupFs::read(const std::string& path) {
+core::Result<std::string> FakeCgroupFs::read(const std::string& path) {
   auto found = files_.find(path);
-  if (found == files_.end()) return Error{ENOENT, "no such file " + path};
+  if (found == files_.end()) return core::Error{ENOENT, "no such file " + path};
   return found->second;
 }
 
-Status FakeCgroupFs::write(const std::string& path, std::string_view content) {
+core::Status FakeCgroupFs::write(const std::string& path, std::string_view content) {
   auto errors = write_errors_.find(path);
   if (errors != write_errors_.end() && !errors->second.empty()) {
     int error = errors->second.front();
     errors->second.erase(errors->second.begin());
-    return Error{error, "injected error writing " + path};
+    return core::Error{error, "injected error writing " + path};
   }
-  if (files_.find(path) == files_.end()) return Error{ENOENT, "no such file " + path};
-  if (read_only_.count(path) != 0) return Error{EACCES, "read-only " + path};
+  if (files_.find(path) == files_.end()) return core::Error{ENOENT, "no such file " + path};
+  if (read_only_.count(path) != 0) return core::Error{EACCES, "read-only " + path};
   files_[path] = std::string(content);
   writes.emplace_back(path, std::string(content));
   return {};
 }
 
-Status FakeCgroupFs::make_dir(const std::string& path) {
-  if (dirs_.count(path) != 0) return Error{EEXIST, "exists " + path};
+core::Status FakeCgroupFs::make_dir(const std::string& path) {
+  if (dirs_.count(path) != 0) return core::Error{EEXIST, "exists " + path};
   // A new cgroup inherits the parent's enabled controllers as its available ones.
   std::string parent = path.substr(0, path.rfind('/'));
   add_cgroup(path, content(parent + "/cgroup.subtree_control"));
   return {};
 }
 
-Status FakeCgroupFs::remove_dir(const std::string& path) {
-  if (dirs_.erase(path) == 0) return Error{ENOENT, "no such cgroup " + path};
+core::Status FakeCgroupFs::remove_dir(const std::string& path) {
+  if (dirs_.erase(path) == 0) return core::Error{ENOENT, "no such cgroup " + path};
   for (auto it = files_.begin(); it != files_.end();) {
     it = it->first.rfind(path + "/", 0) == 0 ? files_.erase(it) : std::next(it);
   }

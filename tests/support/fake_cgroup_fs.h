@@ -13,7 +13,7 @@
 
 namespace paddock::testing {
 
-class FakeCgroupFs final : public CgroupFs {
+class FakeCgroupFs final : public cgroup::CgroupFs {
  public:
   // A cgroup directory with the interface files a v2 kernel creates.
   void add_cgroup(const std::string& dir, const std::string& controllers = "memory pids cpu");
@@ -22,10 +22,10 @@ class FakeCgroupFs final : public CgroupFs {
   void make_read_only(const std::string& path) { read_only_.insert(path); }
   void remove_file_for_test(const std::string& path) { files_.erase(path); }
 
-  Result<std::string> read(const std::string& path) override;
-  Status write(const std::string& path, std::string_view content) override;
-  Status make_dir(const std::string& path) override;
-  Status remove_dir(const std::string& path) override;
+  core::Result<std::string> read(const std::string& path) override;
+  core::Status write(const std::string& path, std::string_view content) override;
+  core::Status make_dir(const std::string& path) override;
+  core::Status remove_dir(const std::string& path) override;
   [[nodiscard]] bool exists(const std::string& path) override;
   [[nodiscard]] bool writable(const std::string& path) override;
   [[nodiscard]] std::vector<std::string> subdirectories(const std::string& path) override;

@@ -62,17 +62,17 @@ const char* reason(int status) {
 }  // namespace
 
 bool RecordedRequest::has_header(const std::string& name) const {
-  return headers.contains(to_lower(name));
+  return headers.contains(core::to_lower(name));
 }
 
 std::string RecordedRequest::header(const std::string& name) const {
-  auto it = headers.find(to_lower(name));
+  auto it = headers.find(core::to_lower(name));
   return it == headers.end() ? std::string() : it->second;
 }
 
-Result<std::unique_ptr<FaultHttpServer>> FaultHttpServer::start() {
+core::Result<std::unique_ptr<FaultHttpServer>> FaultHttpServer::start() {
   int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener < 0) return system_error("creating the test server's socket");
+  if (listener < 0) return core::system_error("creating the test server's socket");
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -80,13 +80,13 @@ Result<std::unique_ptr<FaultHttpServer>> FaultHttpServer::start() {
   if (bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       listen(listener, 16) != 0 ||
       getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    Error error = system_error("listening on 127.0.0.1");
+    core::Error error = core::system_error("listening on 127.0.0.1");
     close(listener);
     return error;
   }
   int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake < 0) {
-    Error error = system_error("creating the test server's eventfd");
+    core::Error error = core::system_error("creating the test server's eventfd");
     close(listener);
     return error;
   }
@@ -178,8 +178,8 @@ void parse_head(std::string_view head, RecordedRequest& request) {
     line = head.substr(start, line_end == std::string_view::npos ? line_end : line_end - start);
     std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    std::string name = to_lower(trim(line.substr(0, colon)));
-    std::string value = trim(line.substr(colon + 1));
+    std::string name = core::to_lower(core::trim(line.substr(0, colon)));
+    std::string value = core::trim(line.substr(colon + 1));
     auto [it, inserted] = request.headers.emplace(name, value);
     if (!inserted) it->second += ", " + value;
   }
@@ -220,7 +220,7 @@ bool FaultHttpServer::read_request(int connection, std::string& pending, Recorde
         parse_head(std::string_view(pending).substr(0, found), request);
         body_end = head_end + std::strtoull(request.header("content-length").c_str(), nullptr, 10);
         // curl waits a moment for this before a large body; answering at once keeps tests fast.
-        if (to_lower(request.header("expect")) == "100-continue" &&
+        if (core::to_lower(request.header("expect")) == "100-continue" &&
             !send_all(connection, wake_, "HTTP/1.1 100 Continue\r\n\r\n")) {
           return false;
         }

@@ -58,7 +58,7 @@ struct RecordedRequest {
 class FaultHttpServer {
  public:
   // Listening on a port the kernel chose, and serving.
-  static Result<std::unique_ptr<FaultHttpServer>> start();
+  static core::Result<std::unique_ptr<FaultHttpServer>> start();
 
   FaultHttpServer(const FaultHttpServer&) = delete;
   FaultHttpServer& operator=(const FaultHttpServer&) = delete;

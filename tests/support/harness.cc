@@ -53,7 +53,7 @@ const std::string& registry_gateways() {
       addrinfo* found = nullptr;
       if (getaddrinfo(name, nullptr, &hints, &found) != 0) continue;
       for (addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
-        IpPrefix address;
+        core::IpPrefix address;
         address.family = entry->ai_family;
         if (entry->ai_family == AF_INET) {
           std::memcpy(address.bytes.data(),
@@ -65,7 +65,7 @@ const std::string& registry_gateways() {
           continue;
         }
         address.length = address.address_bits();
-        std::string text = to_string(address);
+        std::string text = core::to_string(address);
         if (refused_block_name(address) && opened.find(text) == std::string::npos) {
           opened += (opened.empty() ? "" : ",") + text;
         }
@@ -123,34 +123,34 @@ void RecordingObserver::on_started(int pid) {
   host_pid = pid;
 }
 
-void RecordingObserver::on_output(StreamId, std::string_view) {
+void RecordingObserver::on_output(runtime::StreamId, std::string_view) {
   ++chunks;
 }
 
-RunResult run_ok(const TestSpec& spec, RecordingObserver& observer) {
-  NativeBackend backend;
+runtime::RunResult run_ok(const TestSpec& spec, RecordingObserver& observer) {
+  native::NativeBackend backend;
   auto result = backend.run(shape_of(spec), plan_of(spec), observer);
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
-  if (!result.ok()) return RunResult{};
+  if (!result.ok()) return runtime::RunResult{};
   return std::move(*result);
 }
 
-RunResult run_ok(RunMode mode, const TestSpec& spec, RecordingObserver& observer) {
+runtime::RunResult run_ok(RunMode mode, const TestSpec& spec, RecordingObserver& observer) {
   if (mode == RunMode::kCold) return run_ok(spec, observer);
-  NativeBackend backend;
-  SandboxShape shape = shape_of(spec);
-  RunPlan plan = plan_of(spec);
+  native::NativeBackend backend;
+  runtime::SandboxShape shape = shape_of(spec);
+  runtime::RunPlan plan = plan_of(spec);
   // A warm sandbox runs no installer after its start, as the spec builder's fresh calls say.
   shape.session_networking = false;
-  EXPECT_TRUE(runs_warm(shape, plan));
-  auto sandbox = open_warm(backend, shape);
+  EXPECT_TRUE(runtime::runs_warm(shape, plan));
+  auto sandbox = runtime::open_warm(backend, shape);
   EXPECT_TRUE(sandbox.ok()) << (sandbox.ok() ? "" : sandbox.error().message);
-  if (!sandbox.ok()) return RunResult{};
+  if (!sandbox.ok()) return runtime::RunResult{};
   // A pool's sandbox waits for its call.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  auto result = run_warm(**sandbox, plan, observer);
+  auto result = runtime::run_warm(**sandbox, plan, observer);
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
-  if (!result.ok()) return RunResult{};
+  if (!result.ok()) return runtime::RunResult{};
   return std::move(*result);
 }
 
@@ -158,7 +158,7 @@ const char* to_string(RunMode mode) {
   return mode == RunMode::kCold ? "Cold" : "Warm";
 }
 
-RunResult run_ok(const TestSpec& spec) {
+runtime::RunResult run_ok(const TestSpec& spec) {
   RecordingObserver observer;
   return run_ok(spec, observer);
 }
@@ -298,7 +298,7 @@ namespace {
 // Whether a sandbox of this user could run as host uid `uid`: this user's own uid, or one of the
 // subordinate uids paddock maps from (the range its own probe finds). Root's may use any.
 bool a_uid_of_this_user(long uid) {
-  IdMapHost host = probe_id_map_host();
+  native::IdMapHost host = native::probe_id_map_host();
   if (host.euid == 0 || uid == static_cast<long>(host.euid)) return true;
   return host.sub_uids && uid >= host.sub_uids->start &&
          uid < static_cast<long>(host.sub_uids->start) + host.sub_uids->count;

@@ -31,25 +31,25 @@ TestSpec shell_spec(const std::string& script);
 TestSpec probe_spec(std::vector<std::string> probe_args);
 
 // Records what the backend reported while running.
-class RecordingObserver : public RunObserver {
+class RecordingObserver : public runtime::RunObserver {
  public:
   void on_started(int host_pid) override;
-  void on_output(StreamId stream, std::string_view chunk) override;
-  [[nodiscard]] const CancellationToken* cancellation() const override { return &token_; }
+  void on_output(runtime::StreamId stream, std::string_view chunk) override;
+  [[nodiscard]] const runtime::CancellationToken* cancellation() const override { return &token_; }
 
   int host_pid = -1;
   std::size_t chunks = 0;
-  CancellationToken token_;
+  runtime::CancellationToken token_;
 };
 
 // Runs through NativeBackend and fails the test if paddock itself failed.
-RunResult run_ok(const TestSpec& spec);
-RunResult run_ok(const TestSpec& spec, RecordingObserver& observer);
+runtime::RunResult run_ok(const TestSpec& spec);
+runtime::RunResult run_ok(const TestSpec& spec, RecordingObserver& observer);
 
 // Cold: a sandbox made for the run (run_ok). Warm: the run carried out in a session opened from
 // its shape beforehand, as the MCP server's warm pool does (runtime/warm_run.h).
 enum class RunMode { kCold, kWarm };
-RunResult run_ok(RunMode mode, const TestSpec& spec, RecordingObserver& observer);
+runtime::RunResult run_ok(RunMode mode, const TestSpec& spec, RecordingObserver& observer);
 const char* to_string(RunMode mode);
 
 struct CliResult {

@@ -256,8 +256,8 @@ std::string sha256_digest(std::string_view data) {
   return out;
 }
 
-UniqueFd blob_fd(std::string_view data) {
-  UniqueFd fd(memfd_create("layer", MFD_CLOEXEC));
+core::UniqueFd blob_fd(std::string_view data) {
+  core::UniqueFd fd(memfd_create("layer", MFD_CLOEXEC));
   if (!fd.valid()) throw std::runtime_error("memfd_create failed");
   std::size_t done = 0;
   while (done < data.size()) {

@@ -70,6 +70,6 @@ std::string zero_file_layer(std::string_view name, std::uint64_t size, Compressi
 std::string sha256_digest(std::string_view data);
 
 // A memfd holding `data`, at offset 0, for APIs that read a blob from a file descriptor.
-UniqueFd blob_fd(std::string_view data);
+core::UniqueFd blob_fd(std::string_view data);
 
 }  // namespace paddock::testing

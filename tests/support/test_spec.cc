@@ -2,7 +2,7 @@
 
 namespace paddock {
 
-TestSpec spec_of(const SandboxShape& shape, const RunPlan& plan) {
+TestSpec spec_of(const runtime::SandboxShape& shape, const runtime::RunPlan& plan) {
   TestSpec spec;
   if (!plan.steps.empty()) {
     spec.prelude.assign(plan.steps.begin(), plan.steps.end() - 1);
@@ -18,7 +18,7 @@ TestSpec spec_of(const SandboxShape& shape, const RunPlan& plan) {
   spec.cwd = plan.cwd;
   spec.stdin_path = plan.stdin_path;
   spec.stdin_fd = plan.stdin_fd;
-  spec.limits = limits_of(shape.limits, plan);
+  spec.limits = runtime::limits_of(shape.limits, plan);
   spec.workdir = shape.workdir;
   spec.network = shape.network;
   spec.allowed_private_ranges = shape.allowed_private_ranges;
@@ -43,8 +43,8 @@ TestSpec spec_of(const SandboxShape& shape, const RunPlan& plan) {
 
 namespace {
 
-void split_spec(const TestSpec& spec, SandboxShape& shape, RunPlan& plan) {
-  plan = RunPlan{};
+void split_spec(const TestSpec& spec, runtime::SandboxShape& shape, runtime::RunPlan& plan) {
+  plan = runtime::RunPlan{};
   plan.steps = spec.prelude;
   if (!spec.argv.empty() || !spec.prelude.empty()) plan.steps.push_back(spec.argv);
   plan.networked_steps = spec.networked_prelude;
@@ -57,7 +57,7 @@ void split_spec(const TestSpec& spec, SandboxShape& shape, RunPlan& plan) {
   plan.stdin_fd = spec.stdin_fd;
   plan.wall_seconds = spec.limits.wall_seconds;
   plan.output_bytes = spec.limits.output_bytes;
-  shape = SandboxShape{};
+  shape = runtime::SandboxShape{};
   for (const auto& file : spec.files) {
     (file.support ? shape.support_files : plan.files).push_back(file);
   }
@@ -86,16 +86,16 @@ void split_spec(const TestSpec& spec, SandboxShape& shape, RunPlan& plan) {
 
 }  // namespace
 
-SandboxShape shape_of(const TestSpec& spec) {
-  SandboxShape shape;
-  RunPlan plan;
+runtime::SandboxShape shape_of(const TestSpec& spec) {
+  runtime::SandboxShape shape;
+  runtime::RunPlan plan;
   split_spec(spec, shape, plan);
   return shape;
 }
 
-RunPlan plan_of(const TestSpec& spec) {
-  SandboxShape shape;
-  RunPlan plan;
+runtime::RunPlan plan_of(const TestSpec& spec) {
+  runtime::SandboxShape shape;
+  runtime::RunPlan plan;
   split_spec(spec, shape, plan);
   return plan;
 }

@@ -19,19 +19,19 @@ struct TestSpec {
   // Commands run before argv, in order, in the same sandbox (e.g. a compiler). The first that
   // does not exit 0 ends the run, and the result says which step that was.
   std::vector<std::vector<std::string>> prelude;
-  std::vector<SandboxFile> files;
+  std::vector<runtime::SandboxFile> files;
   // The caller's own files: written into the work directory right before the step after the
   // networked prelude (the installer), so that no installer ever sees them; with no installer,
   // before the first step, as `files` are.
-  std::vector<SandboxFile> files_after_install;
-  OutputCollection collect;               // nothing by default
+  std::vector<runtime::SandboxFile> files_after_install;
+  runtime::OutputCollection collect;      // nothing by default
   std::vector<std::string> env;           // "K=V"; the host environment never leaks in
   std::string workdir = "/work";          // the writable tmpfs work directory, and the cwd
   std::string cwd;                        // start directory; empty means workdir
   std::optional<std::string> stdin_path;  // host file given as stdin; none means /dev/null
   int stdin_fd = -1;                      // or an fd the caller owns (takes precedence)
-  Limits limits;
-  NetworkMode network = NetworkMode::kNone;  // for the program
+  runtime::Limits limits;
+  runtime::NetworkMode network = runtime::NetworkMode::kNone;  // for the program
   // The first this many prelude commands (a library installer) get user-mode networking; it is
   // taken away again before the next step unless `network` is kUser.
   std::size_t networked_prelude = 0;
@@ -50,7 +50,7 @@ struct TestSpec {
   // of user-mode networking; the list is replaced by `allowed_hosts` (or nothing) before the
   // next step. The installer's own environment must carry net::egress::proxy_env().
   std::vector<std::string> installer_allowed_hosts;
-  std::vector<BindMount> binds;
+  std::vector<runtime::BindMount> binds;
   // Host /etc entries the program needs beyond those every sandbox gets (a language's own
   // configuration: python3, R, java-17-openjdk), read-only, where they exist. Plain names only
   // (is_host_etc_name).
@@ -63,9 +63,9 @@ struct TestSpec {
   // Where the kernel cannot mount overlayfs in a user namespace (before 5.11), the layers merged
   // into one directory (kept here, made on first use) and bound into the root piece by piece.
   std::string image_flattened_dir;
-  ImageRoot image_root = ImageRoot::kAuto;
+  runtime::ImageRoot image_root = runtime::ImageRoot::kAuto;
   std::string hostname = "sandbox";
-  SandboxUser user;
+  runtime::SandboxUser user;
   std::optional<std::string> seccomp_profile_path;  // none: the built-in default profile
   std::vector<std::string> seccomp_allow;           // system calls allowed on top of the profile
   std::vector<std::string> seccomp_deny;  // system calls the profile allows but this run must not
@@ -81,10 +81,10 @@ struct TestSpec {
 
 // `shape` and `plan` as one spec: the plan's steps become the prelude and argv, its timer and
 // output cap the limits', the shape's support files follow the plan's files.
-TestSpec spec_of(const SandboxShape& shape, const RunPlan& plan);
+TestSpec spec_of(const runtime::SandboxShape& shape, const runtime::RunPlan& plan);
 
 // The spec's sandbox and its call apart (support files go to the shape).
-SandboxShape shape_of(const TestSpec& spec);
-RunPlan plan_of(const TestSpec& spec);
+runtime::SandboxShape shape_of(const TestSpec& spec);
+runtime::RunPlan plan_of(const TestSpec& spec);
 
 }  // namespace paddock

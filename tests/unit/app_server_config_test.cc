@@ -35,8 +35,8 @@ config::FlagValues flags_of(std::vector<const char*> args) {
   return std::get<cli::McpRequest>(*request).flags;
 }
 
-Result<ServerOptions> resolve(std::vector<const char*> args,
-                              std::map<std::string, std::string> env = {}) {
+core::Result<ServerOptions> resolve(std::vector<const char*> args,
+                                    std::map<std::string, std::string> env = {}) {
   return resolve_server_options(flags_of(std::move(args)), fake_environment(std::move(env)));
 }
 
@@ -139,7 +139,7 @@ TEST(AppServerConfig, PaddockBackendWinsOverLlmSandboxsBackend) {
 }
 
 TEST(AppServerConfig, TheServersLimitsWinOverEveryPolicysAndNothingElseChanges) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store) << store.error().message;
   auto python_before = **store->find("python");
   auto options = resolve({"--memory", "96m", "--network", "user", "--install-network", "none",
@@ -152,10 +152,10 @@ TEST(AppServerConfig, TheServersLimitsWinOverEveryPolicysAndNothingElseChanges) 
     policy.limits.apply_to(spec.limits);
     EXPECT_EQ(spec.limits.memory_bytes, 96u << 20) << policy.name;
     EXPECT_EQ(spec.limits.pids, 20u) << policy.name;
-    EXPECT_EQ(policy.run_network, NetworkMode::kUser) << policy.name;
+    EXPECT_EQ(policy.run_network, runtime::NetworkMode::kUser) << policy.name;
     EXPECT_EQ(policy.install_network, "none") << policy.name;
   }
-  const LanguagePolicy& python = **store->find("python");
+  const language::LanguagePolicy& python = **store->find("python");
   EXPECT_EQ(python.rootfs, "image:python:3.12-slim");
   EXPECT_EQ(python.limits.wall_seconds, python_before.limits.wall_seconds);  // not set: kept
   EXPECT_EQ((*store->find("ruby"))->rootfs, "host");
@@ -263,7 +263,7 @@ TEST(AppServerConfig, WhatTheUserNetworkMayReachBeyondThePublicNetwork) {
 }
 
 TEST(AppServerConfig, UnknownLanguagesAreRefusedWhenAppliedToThePolicies) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store);
   auto options = resolve({"--default-language", "klingon"});
   ASSERT_TRUE(options);

@@ -60,28 +60,29 @@ static_assert(ReachesKeptWithoutLock<SessionEntry::RunAccess>);
 static_assert(ReachesKernelWithoutLock<SessionEntry::RunAccess>);
 static_assert(ReachesStateLostWithoutLock<SessionEntry::RunAccess>);
 
-class NoSession final : public Session {
+class NoSession final : public runtime::Session {
  public:
-  Result<RunResult> exec(const ExecRequest& /*request*/, RunObserver& /*observer*/) override {
-    return Error{ENOSYS, "no session"};
+  core::Result<runtime::RunResult> exec(const runtime::ExecRequest& /*request*/,
+                                        runtime::RunObserver& /*observer*/) override {
+    return core::Error{ENOSYS, "no session"};
   }
-  Status write_file(const std::string& /*path*/, std::string_view /*content*/) override {
-    return Error{ENOSYS, "no session"};
+  core::Status write_file(const std::string& /*path*/, std::string_view /*content*/) override {
+    return core::Error{ENOSYS, "no session"};
   }
-  Result<FileContent> read_file(const std::string& /*path*/, std::uint64_t /*max*/,
-                                std::uint64_t /*offset*/) override {
-    return Error{ENOSYS, "no session"};
+  core::Result<runtime::FileContent> read_file(const std::string& /*path*/, std::uint64_t /*max*/,
+                                               std::uint64_t /*offset*/) override {
+    return core::Error{ENOSYS, "no session"};
   }
-  Result<std::vector<FileEntry>> list_files(const std::string& /*path*/,
-                                            std::size_t /*max_entries*/) override {
-    return Error{ENOSYS, "no session"};
+  core::Result<std::vector<runtime::FileEntry>> list_files(const std::string& /*path*/,
+                                                           std::size_t /*max_entries*/) override {
+    return core::Error{ENOSYS, "no session"};
   }
-  Result<SessionUsage> usage() override { return Error{ENOSYS, "no session"}; }
+  core::Result<runtime::SessionUsage> usage() override { return core::Error{ENOSYS, "no session"}; }
   void close() override {}
 };
 
 TEST(AppSessionEntry, ReadersWithoutTheLockSeeTheInterpreterOnceItIsSet) {
-  LanguagePolicy policy;
+  language::LanguagePolicy policy;
   SessionEntry entry(std::make_unique<NoSession>(), policy, {});
   EXPECT_EQ(entry.live_kernel(), nullptr);
   EXPECT_EQ(entry.not_live_reason(), "the interpreter is starting");
@@ -95,7 +96,7 @@ TEST(AppSessionEntry, ReadersWithoutTheLockSeeTheInterpreterOnceItIsSet) {
 }
 
 TEST(AppSessionEntry, AStateLostIsSaidOnce) {
-  LanguagePolicy policy;
+  language::LanguagePolicy policy;
   SessionEntry entry(std::make_unique<NoSession>(), policy, {});
   auto run = entry.lock_run();
   run.set_state_lost("the server restarted");

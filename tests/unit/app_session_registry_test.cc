@@ -15,25 +15,28 @@ namespace {
 using namespace std::chrono_literals;
 
 // Records close(); does nothing else. The registry's bookkeeping is under test, not isolation.
-class FakeSession : public Session {
+class FakeSession : public runtime::Session {
  public:
   explicit FakeSession(std::shared_ptr<std::atomic<int>> closes) : closes_(std::move(closes)) {}
 
-  Result<RunResult> exec(const ExecRequest& /*request*/, RunObserver& /*observer*/) override {
-    return Error{ENOSYS, "fake session"};
+  core::Result<runtime::RunResult> exec(const runtime::ExecRequest& /*request*/,
+                                        runtime::RunObserver& /*observer*/) override {
+    return core::Error{ENOSYS, "fake session"};
   }
-  Status write_file(const std::string& /*path*/, std::string_view /*content*/) override {
-    return Error{ENOSYS, "fake session"};
+  core::Status write_file(const std::string& /*path*/, std::string_view /*content*/) override {
+    return core::Error{ENOSYS, "fake session"};
   }
-  Result<FileContent> read_file(const std::string& /*path*/, std::uint64_t /*max*/,
-                                std::uint64_t /*offset*/) override {
-    return Error{ENOSYS, "fake session"};
+  core::Result<runtime::FileContent> read_file(const std::string& /*path*/, std::uint64_t /*max*/,
+                                               std::uint64_t /*offset*/) override {
+    return core::Error{ENOSYS, "fake session"};
   }
-  Result<std::vector<FileEntry>> list_files(const std::string& /*path*/,
-                                            std::size_t /*max_entries*/) override {
-    return Error{ENOSYS, "fake session"};
+  core::Result<std::vector<runtime::FileEntry>> list_files(const std::string& /*path*/,
+                                                           std::size_t /*max_entries*/) override {
+    return core::Error{ENOSYS, "fake session"};
   }
-  Result<SessionUsage> usage() override { return Error{ENOSYS, "fake session"}; }
+  core::Result<runtime::SessionUsage> usage() override {
+    return core::Error{ENOSYS, "fake session"};
+  }
   void close() override { ++*closes_; }
 
  private:
@@ -41,16 +44,16 @@ class FakeSession : public Session {
 };
 
 // A session that can be frozen, as the native one can: counts freezes and thaws.
-class FreezableSession final : public FakeSession, public IdleFreezing {
+class FreezableSession final : public FakeSession, public runtime::IdleFreezing {
  public:
   using FakeSession::FakeSession;
-  IdleFreezing* freezing() override { return this; }
-  Status freeze() override {
+  runtime::IdleFreezing* freezing() override { return this; }
+  core::Status freeze() override {
     ++freezes;
     frozen_ = true;
     return {};
   }
-  Status thaw() override {
+  core::Status thaw() override {
     ++thaws;
     frozen_ = false;
     return {};
@@ -79,14 +82,14 @@ class AppSessionRegistry : public ::testing::Test {
     return registry.add(std::make_unique<FakeSession>(counter), policy_, idle_for(ttl_seconds));
   }
 
-  LanguagePolicy policy_;
+  language::LanguagePolicy policy_;
 };
 
 TEST_F(AppSessionRegistry, ReserveIsCapped) {
   SessionRegistry registry(2, 3600);
   ASSERT_TRUE(registry.reserve().ok());
   ASSERT_TRUE(registry.reserve().ok());
-  Status third = registry.reserve();
+  core::Status third = registry.reserve();
   ASSERT_FALSE(third.ok());
   EXPECT_NE(third.error().message.find("already 2 sessions"), std::string::npos)
       << third.error().message;
@@ -235,7 +238,7 @@ TEST_F(AppSessionRegistry, ASessionItsBackendCannotFreezeIsAskedOnce) {
   std::this_thread::sleep_for(100ms);
   EXPECT_TRUE(registry.freeze_idle(0.05).empty());
   EXPECT_EQ(entry->freeze_refused(), SessionEntry::FreezeRefused::kAlways);
-  EXPECT_FALSE(is_frozen(entry->session()));
+  EXPECT_FALSE(runtime::is_frozen(entry->session()));
   EXPECT_TRUE(registry.acquire(entry->id()).ok());
   EXPECT_EQ(entry->freeze_refused(), SessionEntry::FreezeRefused::kAlways);
   registry.close_all();

@@ -183,12 +183,12 @@ TEST(Shares, AMountPathIsInsideWorkOrMnt) {
 TEST(Shares, AMountAtInsideOrOverPaddocksOwnFoldersIsRefused) {
   Tree tree;
   Shares shares = open_shares(tree);
-  auto policies = PolicyStore::load({});
+  auto policies = language::PolicyStore::load({});
   ASSERT_TRUE(policies) << policies.error().message;
   auto own = [&](const std::string& language) {
     auto policy = policies->find(language);
     EXPECT_TRUE(policy) << language;
-    return policy ? language_own_folders(**policy, "/work") : std::vector<std::string>{};
+    return policy ? language::language_own_folders(**policy, "/work") : std::vector<std::string>{};
   };
   std::vector<std::string> python = own("python");
   for (const char* path : {".paddock", ".paddock/python", "/work/.paddock/python/sitecustomize.py",

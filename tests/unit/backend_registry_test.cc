@@ -6,7 +6,7 @@ namespace paddock {
 namespace {
 
 TEST(BackendRegistry, NativeIsBuiltIn) {
-  BackendRegistry registry = builtin_backends();
+  cli::BackendRegistry registry = cli::builtin_backends();
   EXPECT_EQ(registry.names(), (std::vector<std::string>{"native"}));
   auto backend = registry.create("native");
   ASSERT_TRUE(backend.ok());
@@ -14,7 +14,7 @@ TEST(BackendRegistry, NativeIsBuiltIn) {
 }
 
 TEST(BackendRegistry, UnknownNamesListTheKnownOnes) {
-  auto backend = builtin_backends().create("kubernetes");
+  auto backend = cli::builtin_backends().create("kubernetes");
   ASSERT_FALSE(backend.ok());
   EXPECT_EQ(backend.error().message, "unknown backend 'kubernetes'; available: native");
 }

@@ -18,16 +18,16 @@ TEST(Base64, Rfc4648Vectors) {
       {"foobar", "Zm9vYmFy"},
   };
   for (const auto& [plain, encoded] : kVectors) {
-    EXPECT_EQ(base64_encode(plain), encoded) << plain;
-    EXPECT_EQ(base64_decode(encoded), std::optional<std::string>(plain)) << encoded;
+    EXPECT_EQ(core::base64_encode(plain), encoded) << plain;
+    EXPECT_EQ(core::base64_decode(encoded), std::optional<std::string>(plain)) << encoded;
   }
 }
 
 TEST(Base64, UsesTheStandardAlphabet) {
-  EXPECT_EQ(base64_encode("\xfb\xff\xbf"), "+/+/");
-  EXPECT_EQ(base64_encode(std::string("\0\0\0", 3)), "AAAA");
-  EXPECT_EQ(base64_decode("+/+/"), std::optional<std::string>("\xfb\xff\xbf"));
-  EXPECT_EQ(base64_decode("-_-_"), std::nullopt) << "the URL-safe alphabet is not base64";
+  EXPECT_EQ(core::base64_encode("\xfb\xff\xbf"), "+/+/");
+  EXPECT_EQ(core::base64_encode(std::string("\0\0\0", 3)), "AAAA");
+  EXPECT_EQ(core::base64_decode("+/+/"), std::optional<std::string>("\xfb\xff\xbf"));
+  EXPECT_EQ(core::base64_decode("-_-_"), std::nullopt) << "the URL-safe alphabet is not base64";
 }
 
 TEST(Base64, RoundTripsEveryByteAtEveryShortLength) {
@@ -37,9 +37,9 @@ TEST(Base64, RoundTripsEveryByteAtEveryShortLength) {
       for (std::size_t i = 0; i < length; ++i) {
         bytes += static_cast<char>((start + static_cast<int>(i) * 97) & 0xff);
       }
-      std::string encoded = base64_encode(bytes);
+      std::string encoded = core::base64_encode(bytes);
       EXPECT_EQ(encoded.size(), (length + 2) / 3 * 4);
-      auto decoded = base64_decode(encoded);
+      auto decoded = core::base64_decode(encoded);
       ASSERT_TRUE(decoded.has_value()) << encoded;
       EXPECT_EQ(*decoded, bytes) << "length " << length << " start " << start;
     }
@@ -49,25 +49,25 @@ TEST(Base64, RoundTripsEveryByteAtEveryShortLength) {
 TEST(Base64, RoundTripsAllByteValues) {
   std::string all;
   for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
-  EXPECT_EQ(base64_decode(base64_encode(all)), std::optional<std::string>(all));
+  EXPECT_EQ(core::base64_decode(core::base64_encode(all)), std::optional<std::string>(all));
 }
 
 TEST(Base64, BadLengthIsRejected) {
   for (const char* bad : {"Z", "Zg", "Zg=", "Zm9vY", "Zm9vYmFy="}) {
-    EXPECT_EQ(base64_decode(bad), std::nullopt) << bad;
+    EXPECT_EQ(core::base64_decode(bad), std::nullopt) << bad;
   }
 }
 
 TEST(Base64, BadCharactersAreRejected) {
   for (const char* bad : {"Zm9v!A==", "Zm 9", "Zm9v\n", "Zm9\x80", "Zm9v\r\nYmFy", "Zm.v"}) {
-    EXPECT_EQ(base64_decode(bad), std::nullopt) << bad;
+    EXPECT_EQ(core::base64_decode(bad), std::nullopt) << bad;
   }
-  EXPECT_EQ(base64_decode(std::string("Zm9\0", 4)), std::nullopt);
+  EXPECT_EQ(core::base64_decode(std::string("Zm9\0", 4)), std::nullopt);
 }
 
 TEST(Base64, DataAfterPaddingIsRejected) {
   for (const char* bad : {"Zg=v", "Zg==Zm9v", "Zm8=Zm8=", "====", "Z===", "=Zg=", "Zm9v=A=="}) {
-    EXPECT_EQ(base64_decode(bad), std::nullopt) << bad;
+    EXPECT_EQ(core::base64_decode(bad), std::nullopt) << bad;
   }
 }
 

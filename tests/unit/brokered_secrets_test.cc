@@ -427,8 +427,8 @@ config::Environment fake(std::map<std::string, std::string> values) {
   };
 }
 
-Result<app::ServerOptions> resolve_mcp(std::vector<const char*> args,
-                                       std::map<std::string, std::string> env) {
+core::Result<app::ServerOptions> resolve_mcp(std::vector<const char*> args,
+                                             std::map<std::string, std::string> env) {
   args.insert(args.begin(), {"paddock", "mcp"});
   auto request = parse_command_line(static_cast<int>(args.size()), args.data());
   EXPECT_TRUE(request) << request.error().message;

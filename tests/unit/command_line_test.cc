@@ -12,7 +12,7 @@ TestSpec flags_of(const RunRequest& request) {
   return spec_of(request.shape, request.plan);
 }
 
-Result<Request> parse(std::vector<std::string> args) {
+core::Result<Request> parse(std::vector<std::string> args) {
   args.insert(args.begin(), "paddock");
   std::vector<const char*> argv;
   for (const auto& arg : args) argv.push_back(arg.c_str());
@@ -97,7 +97,7 @@ TEST(CommandLine, EveryRunFlagReachesTheSpec) {
   EXPECT_EQ(spec.limits.work_bytes, 16u << 20);
   EXPECT_EQ(spec.env, (std::vector<std::string>{"A=1", "B=x=y"}));
   EXPECT_EQ(spec.cwd, "/tmp");
-  EXPECT_EQ(spec.network, NetworkMode::kHost);
+  EXPECT_EQ(spec.network, runtime::NetworkMode::kHost);
   EXPECT_EQ(spec.stdin_path, "/etc/hostname");
   ASSERT_EQ(spec.binds.size(), 1u);
   EXPECT_EQ(spec.binds[0].host_path, "/usr/share");
@@ -156,7 +156,7 @@ TEST(CommandLine, SeccompProfileIsRefusedWhereThePodCannotLoadIt) {
 
 TEST(CommandLine, DefaultsAreSafe) {
   RunRequest request = run_request({"run", "--", "true"});
-  EXPECT_EQ(flags_of(request).network, NetworkMode::kNone);
+  EXPECT_EQ(flags_of(request).network, runtime::NetworkMode::kNone);
   EXPECT_FALSE(flags_of(request).stdin_path.has_value());
   EXPECT_FALSE(request.stdin_from_terminal);
   EXPECT_TRUE(flags_of(request).binds.empty());

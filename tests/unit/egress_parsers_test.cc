@@ -14,8 +14,8 @@
 namespace paddock::net::egress {
 namespace {
 
-IpPrefix address(const char* text) {
-  return *parse_ip_prefix(text);
+core::IpPrefix address(const char* text) {
+  return *core::parse_ip_prefix(text);
 }
 
 TEST(HostPattern, ParsesTheDocumentedForms) {
@@ -88,7 +88,7 @@ TEST(HostPattern, AllowsByNamePortAndRange) {
   EXPECT_TRUE(AllowList().empty());
   // A forbidden range opens only to a pattern inside it.
   AllowList wide({*parse_host_pattern("0.0.0.0/0"), *parse_host_pattern("127.0.0.1:8080")});
-  IpPrefix loopback = address("127.0.0.0/8");
+  core::IpPrefix loopback = address("127.0.0.0/8");
   EXPECT_TRUE(wide.allows_address(address("127.0.0.1"), 443));
   EXPECT_FALSE(wide.allows_address_within(address("127.0.0.1"), 443, loopback));
   EXPECT_TRUE(wide.allows_address_within(address("127.0.0.1"), 8080, loopback));

@@ -8,10 +8,10 @@
 namespace paddock::engine {
 namespace {
 
-class Counting : public RunObserver {
+class Counting : public runtime::RunObserver {
  public:
-  void on_output(StreamId stream, std::string_view chunk) override {
-    (stream == StreamId::kStdout ? out : err) += chunk.size();
+  void on_output(runtime::StreamId stream, std::string_view chunk) override {
+    (stream == runtime::StreamId::kStdout ? out : err) += chunk.size();
   }
   std::size_t out = 0, err = 0;
 };

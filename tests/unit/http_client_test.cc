@@ -205,7 +205,7 @@ TEST_F(HttpClient, OnDataGetsASuccessBodyChunkByChunk) {
   std::vector<std::string> chunks;
   Request request = get("/stream");
   request.max_body_bytes = 4;  // the cap of what is kept in `body`, not of what is streamed
-  request.on_data = [&](std::string_view chunk) -> Status {
+  request.on_data = [&](std::string_view chunk) -> core::Status {
     chunks.emplace_back(chunk);
     return {};
   };
@@ -223,7 +223,7 @@ TEST_F(HttpClient, OnDataDoesNotGetAnErrorAnswersBody) {
   server_->script("GET", "/fails", {answer(500, "what went wrong")});
   int calls = 0;
   Request request = get("/fails");
-  request.on_data = [&](std::string_view) -> Status {
+  request.on_data = [&](std::string_view) -> core::Status {
     ++calls;
     return {};
   };
@@ -239,7 +239,7 @@ TEST_F(HttpClient, StreamEveryAnswerStreamsAnErrorAnswersBody) {
   std::string streamed;
   Request request = get("/fails");
   request.stream_every_answer = true;
-  request.on_data = [&](std::string_view chunk) -> Status {
+  request.on_data = [&](std::string_view chunk) -> core::Status {
     streamed += chunk;
     return {};
   };
@@ -254,9 +254,9 @@ TEST_F(HttpClient, OnDataErrorStopsTheTransferAndIsReturned) {
   server_->script("GET", "/stream", {chunked("aabbccddeeffgghhiijj", 2, 50)});
   int calls = 0;
   Request request = get("/stream");
-  request.on_data = [&](std::string_view) -> Status {
+  request.on_data = [&](std::string_view) -> core::Status {
     ++calls;
-    return Error{ENOSPC, "the sink is full"};
+    return core::Error{ENOSPC, "the sink is full"};
   };
   auto response = client_->perform(request);
   ASSERT_FALSE(response) << "status " << response->status << ", body " << response->body;
@@ -419,7 +419,7 @@ TEST_F(HttpClient, TheConnectionIsReusedBetweenRequests) {
 TEST_F(HttpClient, RetriesUntilAnAnswerIsNotRetryable) {
   server_->script("GET", "/flaky", {answer(503), answer(503), answer(200, "finally")});
   int before = 0;
-  auto response = perform_with_retries(*client_, get("/flaky"), 5, [&]() -> Status {
+  auto response = perform_with_retries(*client_, get("/flaky"), 5, [&]() -> core::Status {
     ++before;
     return {};
   });
@@ -442,7 +442,7 @@ TEST_F(HttpClient, RetriesStopAfterTheAttemptsWithTheLastAnswer) {
 TEST_F(HttpClient, AnAnswerThatIsNotRetryableIsTriedOnce) {
   server_->script("GET", "/missing", {answer(404, "gone"), answer(200, "back")});
   int before = 0;
-  auto response = perform_with_retries(*client_, get("/missing"), 3, [&]() -> Status {
+  auto response = perform_with_retries(*client_, get("/missing"), 3, [&]() -> core::Status {
     ++before;
     return {};
   });
@@ -464,8 +464,8 @@ TEST_F(HttpClient, ATransportFailureIsRetried) {
 
 TEST_F(HttpClient, BeforeEachErrorEndsTheRetriesBeforeATry) {
   server_->script("GET", "/never", {answer(200)});
-  auto response = perform_with_retries(*client_, get("/never"), 3, []() -> Status {
-    return Error{EIO, "cannot rewind"};
+  auto response = perform_with_retries(*client_, get("/never"), 3, []() -> core::Status {
+    return core::Error{EIO, "cannot rewind"};
   });
   ASSERT_FALSE(response);
   EXPECT_EQ(response.error().code, EIO);
@@ -492,7 +492,7 @@ TEST_F(HttpClient, ConnectSendAndReceiveMoveRawBytes) {
   EXPECT_TRUE(received.starts_with("HTTP/1.1 200 ")) << received;
   EXPECT_NE(received.find("X-Raw: 1\r\n"), std::string::npos) << received;
   // The server closes after its answer (Connection: close): the rest, then EPIPE.
-  std::optional<Error> closed;
+  std::optional<core::Error> closed;
   while (!closed && Clock::now() < deadline) {
     auto got = client_->receive(200, received);
     if (!got) closed = got.error();

@@ -19,7 +19,7 @@ using nlohmann::json;
 const std::string kDigest = "sha256:" + std::string(64, 'a');
 
 TEST(ImageDocuments, ADescriptorWhoseDigestIsNoStringIsRefused) {
-  Result<Layer> layer = Error{0, ""};
+  core::Result<Layer> layer = core::Error{0, ""};
   ASSERT_NO_THROW(layer = parse_descriptor(json{{"digest", 5}, {"size", 1}}, "layer"));
   ASSERT_FALSE(layer);
   EXPECT_NE(layer.error().message.find("is not sha256"), std::string::npos);
@@ -32,12 +32,12 @@ TEST(ImageDocuments, AnIndexEntryOfTheWrongShapeIsPassedOver) {
     {"digest": "sha256:c", "platform": {"os": 1, "architecture": ["amd64"]}},
     {"digest": "sha256:d", "platform": {"os": "linux", "architecture": "amd64", "variant": 2}},
     {"digest": "sha256:e", "platform": {"os": "linux", "architecture": "amd64"}}]})");
-  Result<std::string> chosen = Error{0, ""};
+  core::Result<std::string> chosen = core::Error{0, ""};
   ASSERT_NO_THROW(chosen = select_manifest(index, "linux/amd64"));
   // "d" offers linux/amd64 with a variant that is no string, which no variant asked for matches.
   ASSERT_TRUE(chosen) << chosen.error().message;
   EXPECT_EQ(*chosen, "sha256:d");
-  Result<std::string> arm = Error{0, ""};
+  core::Result<std::string> arm = core::Error{0, ""};
   ASSERT_NO_THROW(arm = select_manifest(index, "linux/arm64/v8"));
   EXPECT_FALSE(arm);
 }
@@ -87,7 +87,7 @@ TEST(ImageDocuments, AManifestOrConfigOfTheWrongShapeIsAnErrorNamingIt) {
     }
     auto stored = store->put_blob(manifest.dump());
     ASSERT_TRUE(stored);
-    Result<ImageRecord> installed = Error{0, ""};
+    core::Result<ImageRecord> installed = core::Error{0, ""};
     ASSERT_NO_THROW(installed = install_image(*store, "example/image:1", *stored))
         << manifest.dump();
     ASSERT_FALSE(installed) << manifest.dump();
@@ -111,7 +111,7 @@ TEST(ImageDocuments, ARunConfigOfTheWrongShapeIsAnErrorNamingIt) {
     ImageRecord record;
     record.reference = "example/image:1";
     record.config_digest = *digest;
-    Result<ImageRunConfig> run = Error{0, ""};
+    core::Result<ImageRunConfig> run = core::Error{0, ""};
     ASSERT_NO_THROW(run = image_run_config(*store, record)) << config.dump();
     ASSERT_FALSE(run) << config.dump();
     EXPECT_NE(run.error().message.find(said), std::string::npos) << run.error().message;

@@ -17,12 +17,12 @@ namespace paddock {
 namespace {
 
 struct PlanSource {
-  MountPlan mounts;
+  init::MountPlan mounts;
   std::vector<const char*> binds = {"/srv/data", "/home/u/project"};
   std::vector<const char*> layers = {"/store/layers/a"};
   std::vector<std::uint8_t> fence = {1, 2, 3, 0, 255};
-  std::vector<RlimitSetting> rlimits = {{RLIMIT_NOFILE, 1024, 1024, "RLIMIT_NOFILE"},
-                                        {RLIMIT_CPU, 10, 11, "RLIMIT_CPU"}};
+  std::vector<runtime::RlimitSetting> rlimits = {{RLIMIT_NOFILE, 1024, 1024, "RLIMIT_NOFILE"},
+                                                 {RLIMIT_CPU, 10, 11, "RLIMIT_CPU"}};
   std::vector<char*> install = {const_cast<char*>("pip"), const_cast<char*>("install"), nullptr};
   std::vector<char*> run = {const_cast<char*>("python3"), const_cast<char*>("-c"),
                             const_cast<char*>("print(1)"), nullptr};
@@ -30,23 +30,24 @@ struct PlanSource {
   std::vector<char*> env = {const_cast<char*>("HOME=/work"), const_cast<char*>("A=b=c"), nullptr};
   std::vector<const char*> path = {"/usr/bin", "/bin"};
   std::string binary_file = std::string("\0\x01\xff tail", 8);
-  std::vector<LateFile> late = {{"main.py", "print(1)\n", 9, 0644},
-                                {"data/blob.bin", binary_file.data(), binary_file.size(), 0600}};
+  std::vector<init::LateFile> late = {
+      {"main.py", "print(1)\n", 9, 0644},
+      {"data/blob.bin", binary_file.data(), binary_file.size(), 0600}};
   std::vector<sock_filter> program = {{0x20, 0, 0, 4}, {0x06, 0, 0, 0x7fff0000}};
   std::vector<sock_filter> init_program = {{0x06, 0, 0, 0x7fff0000}};
-  ChildPlan plan;
+  init::ChildPlan plan;
 
   PlanSource() {
-    MountStep bind;
-    bind.kind = MountStep::Kind::kBind;
+    init::MountStep bind;
+    bind.kind = init::MountStep::Kind::kBind;
     bind.target = "/data";
     bind.source = "/srv/data";
     bind.mode = 0700;
-    bind.protect = MountStep::Protect::kReadOnly;
+    bind.protect = init::MountStep::Protect::kReadOnly;
     bind.bind_slot = 0;
     bind.optional = true;
-    MountStep tmpfs;
-    tmpfs.kind = MountStep::Kind::kTmpfs;
+    init::MountStep tmpfs;
+    tmpfs.kind = init::MountStep::Kind::kTmpfs;
     tmpfs.target = "/tmp";
     tmpfs.options = "size=64m,mode=1777";
     tmpfs.layer_slot = 3;
@@ -74,7 +75,7 @@ struct PlanSource {
     plan.seccomp = sock_fprog{static_cast<unsigned short>(program.size()), program.data()};
     plan.init_seccomp =
         sock_fprog{static_cast<unsigned short>(init_program.size()), init_program.data()};
-    plan.fds = ChildFds{7, 8, 9, 10};
+    plan.fds = init::ChildFds{7, 8, 9, 10};
   }
 };
 
@@ -86,16 +87,16 @@ std::vector<std::string> strings(char* const* argv) {
 
 TEST(InitPlan, EveryFieldSurvivesTheTrip) {
   PlanSource source;
-  auto decoded = decode_child_plan(encode_child_plan(source.plan));
+  auto decoded = init::decode_child_plan(encode_child_plan(source.plan));
   ASSERT_NE(decoded, nullptr);
-  const ChildPlan& plan = decoded->plan;
+  const init::ChildPlan& plan = decoded->plan;
   ASSERT_EQ(plan.mounts->steps.size(), 2u);
-  const MountStep& bind = plan.mounts->steps[0];
-  EXPECT_EQ(bind.kind, MountStep::Kind::kBind);
+  const init::MountStep& bind = plan.mounts->steps[0];
+  EXPECT_EQ(bind.kind, init::MountStep::Kind::kBind);
   EXPECT_EQ(bind.target, "/data");
   EXPECT_EQ(bind.source, "/srv/data");
   EXPECT_EQ(bind.mode, 0700u);
-  EXPECT_EQ(bind.protect, MountStep::Protect::kReadOnly);
+  EXPECT_EQ(bind.protect, init::MountStep::Protect::kReadOnly);
   EXPECT_EQ(bind.bind_slot, 0);
   EXPECT_EQ(bind.layer_slot, -1);
   EXPECT_TRUE(bind.optional);
@@ -123,7 +124,7 @@ TEST(InitPlan, EveryFieldSurvivesTheTrip) {
   EXPECT_EQ(strings((*plan.steps)[1]), (std::vector<std::string>{"python3", "-c", "print(1)"}));
   EXPECT_EQ(plan.pause_before_step, 1u);
   ASSERT_EQ(plan.late_files->size(), 2u);
-  const LateFile& blob = (*plan.late_files)[1];
+  const init::LateFile& blob = (*plan.late_files)[1];
   EXPECT_STREQ(blob.path, "data/blob.bin");
   EXPECT_EQ(std::string(blob.content, blob.size), source.binary_file);
   EXPECT_EQ(blob.mode, 0600u);
@@ -144,21 +145,21 @@ TEST(InitPlan, EveryFieldSurvivesTheTrip) {
 TEST(InitPlan, AnEmptyInitFilterStaysEmpty) {
   PlanSource source;
   source.plan.init_seccomp = {};
-  auto decoded = decode_child_plan(encode_child_plan(source.plan));
+  auto decoded = init::decode_child_plan(encode_child_plan(source.plan));
   ASSERT_NE(decoded, nullptr);
   EXPECT_EQ(decoded->plan.init_seccomp.len, 0);
 }
 
 TEST(InitPlan, WhatIsNotAWholePlanOfThisBuildIsRefused) {
   PlanSource source;
-  std::string bytes = encode_child_plan(source.plan);
+  std::string bytes = init::encode_child_plan(source.plan);
   for (std::size_t cut : {std::size_t{0}, std::size_t{7}, bytes.size() / 2, bytes.size() - 1}) {
-    EXPECT_EQ(decode_child_plan(bytes.substr(0, cut)), nullptr) << "cut at " << cut;
+    EXPECT_EQ(init::decode_child_plan(bytes.substr(0, cut)), nullptr) << "cut at " << cut;
   }
-  EXPECT_EQ(decode_child_plan(bytes + "x"), nullptr);
+  EXPECT_EQ(init::decode_child_plan(bytes + "x"), nullptr);
   std::string other_version = bytes;
   other_version[0] = static_cast<char>(other_version[0] + 1);
-  EXPECT_EQ(decode_child_plan(other_version), nullptr);
+  EXPECT_EQ(init::decode_child_plan(other_version), nullptr);
 }
 
 // Found by tests/fuzz/init_plan_fuzz.cc: the version and nothing else. Decoding went on past the
@@ -166,8 +167,8 @@ TEST(InitPlan, WhatIsNotAWholePlanOfThisBuildIsRefused) {
 // the sanitized build fails here without the fix, every build refuses the bytes.
 TEST(InitPlan, AVersionAloneIsRefused) {
   PlanSource source;
-  std::string version_alone = encode_child_plan(source.plan).substr(0, 8);
-  EXPECT_EQ(decode_child_plan(version_alone), nullptr);
+  std::string version_alone = init::encode_child_plan(source.plan).substr(0, 8);
+  EXPECT_EQ(init::decode_child_plan(version_alone), nullptr);
 }
 
 // Also found by the fuzzer: a count of mount steps (just under the cap) with nothing after it.
@@ -177,10 +178,10 @@ TEST(InitPlan, AVersionAloneIsRefused) {
 TEST(InitPlan, ACountPastTheEndIsRefused) {
   PlanSource source;
   // The version, then the mount steps' count: the first field (visit_child_plan).
-  std::string bytes = encode_child_plan(source.plan).substr(0, 8);
+  std::string bytes = init::encode_child_plan(source.plan).substr(0, 8);
   std::uint64_t many = (1u << 20) - 1;
   bytes.append(reinterpret_cast<const char*>(&many), sizeof many);
-  EXPECT_EQ(decode_child_plan(bytes), nullptr);
+  EXPECT_EQ(init::decode_child_plan(bytes), nullptr);
 }
 
 // Every field goes through the one list: a plan whose optional lists are missing decodes with
@@ -189,7 +190,7 @@ TEST(InitPlan, MissingListsComeBackEmpty) {
   PlanSource source;
   source.plan.network_fence = nullptr;
   source.plan.late_files = nullptr;
-  auto decoded = decode_child_plan(encode_child_plan(source.plan));
+  auto decoded = init::decode_child_plan(encode_child_plan(source.plan));
   ASSERT_NE(decoded, nullptr);
   ASSERT_NE(decoded->plan.network_fence, nullptr);
   EXPECT_TRUE(decoded->plan.network_fence->empty());
@@ -200,7 +201,7 @@ TEST(InitPlan, MissingListsComeBackEmpty) {
 // A count no rest of the bytes could hold is refused as it is read, wherever it stands.
 TEST(InitPlan, EveryCountIsCheckedAgainstWhatIsLeft) {
   PlanSource source;
-  std::string bytes = encode_child_plan(source.plan);
+  std::string bytes = init::encode_child_plan(source.plan);
   std::string search_path_count(8, '\0');
   search_path_count[0] = 2;  // the search path's two entries, then their first size
   std::string first = std::string("\x08", 1) + std::string(7, '\0') + "/usr/bin";
@@ -208,7 +209,7 @@ TEST(InitPlan, EveryCountIsCheckedAgainstWhatIsLeft) {
   ASSERT_NE(at, std::string::npos);
   std::uint64_t many = 1u << 30;
   bytes.replace(at, 8, std::string(reinterpret_cast<const char*>(&many), sizeof many));
-  EXPECT_EQ(decode_child_plan(bytes), nullptr);
+  EXPECT_EQ(init::decode_child_plan(bytes), nullptr);
 }
 
 // The fuzzer's seeds (tests/fuzz/corpus/init_plan/) are this build's plans, so that it starts
@@ -229,14 +230,14 @@ std::map<std::string, std::string> fuzz_seeds() {
   bare.plan.init_seccomp = sock_fprog{0, nullptr};
   bare.plan.bind_sources = nullptr;
   bare.mounts.steps.resize(1);
-  std::string version_alone = encode_child_plan(whole.plan).substr(0, 8);
+  std::string version_alone = init::encode_child_plan(whole.plan).substr(0, 8);
   // The version, then the mount steps' count (the first field) just under the cap, and no more.
   std::string many_mounts = version_alone;
   std::uint64_t many = (1u << 20) - 1;
   many_mounts.append(reinterpret_cast<const char*>(&many), sizeof many);
-  return {{"plan-0", encode_child_plan(whole.plan)},
-          {"plan-1", encode_child_plan(session.plan)},
-          {"plan-2", encode_child_plan(bare.plan)},
+  return {{"plan-0", init::encode_child_plan(whole.plan)},
+          {"plan-1", init::encode_child_plan(session.plan)},
+          {"plan-2", init::encode_child_plan(bare.plan)},
           {"version-alone", version_alone},
           {"many-mounts-no-bytes", many_mounts}};
 }
@@ -247,7 +248,7 @@ TEST(InitPlan, TheFuzzSeedsAreThisBuildsPlans) {
   bool write = std::getenv("PADDOCK_WRITE_FUZZ_SEEDS") != nullptr;
   for (const auto& [name, bytes] : fuzz_seeds()) {
     if (name.starts_with("plan-")) {
-      EXPECT_NE(decode_child_plan(bytes), nullptr) << name;
+      EXPECT_NE(init::decode_child_plan(bytes), nullptr) << name;
     }
     if (write) {
       std::ofstream(corpus / name, std::ios::binary | std::ios::trunc) << bytes;

@@ -8,10 +8,10 @@ namespace paddock {
 namespace {
 
 using nlohmann::json;
-using Kind = SchemaProblem::Kind;
+using Kind = core::SchemaProblem::Kind;
 
 // "/a/0" for a problem's path, to compare in one line.
-std::string where(const SchemaProblem& problem) {
+std::string where(const core::SchemaProblem& problem) {
   std::string text;
   for (const auto& step : problem.path) {
     text += "/" + (step.index ? std::to_string(*step.index) : step.key);
@@ -50,18 +50,18 @@ bool matches(const std::string& pattern, const std::string& text) {
   return text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == std::string::npos;
 }
 
-Result<SchemaPattern> stand_in(const std::string& pattern) {
-  return SchemaPattern([pattern](const std::string& text) { return matches(pattern, text); });
+core::Result<core::SchemaPattern> stand_in(const std::string& pattern) {
+  return core::SchemaPattern([pattern](const std::string& text) { return matches(pattern, text); });
 }
 
-std::optional<SchemaProblem> check(const json& value) {
-  static const JsonSchema kCompiled = JsonSchema::compile(schema(), stand_in).value();
+std::optional<core::SchemaProblem> check(const json& value) {
+  static const core::JsonSchema kCompiled = core::JsonSchema::compile(schema(), stand_in).value();
   return kCompiled.check(value);
 }
 
 // The error compiling `schema` gives, or "" when it compiles.
 std::string refusal(const json& schema) {
-  auto compiled = JsonSchema::compile(schema, stand_in);
+  auto compiled = core::JsonSchema::compile(schema, stand_in);
   return compiled ? "" : compiled.error().message;
 }
 
@@ -125,7 +125,7 @@ TEST(JsonSchema, PatternsAreChecked) {
   auto miss = check(json::parse(R"({"run": ["x"], "size": "12"})"));
   ASSERT_TRUE(miss);
   EXPECT_EQ(miss->kind, Kind::kAnyOf);
-  auto direct = JsonSchema::compile(json::parse(R"({"pattern": "^[A-Z_]+$"})"), stand_in);
+  auto direct = core::JsonSchema::compile(json::parse(R"({"pattern": "^[A-Z_]+$"})"), stand_in);
   ASSERT_TRUE(direct);
   auto lower = direct->check(json("abc"));
   ASSERT_TRUE(lower);
@@ -137,15 +137,16 @@ TEST(JsonSchema, PatternsAreChecked) {
 // A pattern nothing checks would pass what it refuses: without a compiler, or with one that
 // refuses the pattern, the schema does not compile.
 TEST(JsonSchema, APatternWithoutAMatcherRefusesTheSchema) {
-  auto without = JsonSchema::compile(schema());
+  auto without = core::JsonSchema::compile(schema());
   ASSERT_FALSE(without);
   EXPECT_EQ(
       without.error().message,
       "schema keyword \"pattern\" at /properties/env/propertyNames: no pattern matcher was given");
-  auto refused = JsonSchema::compile(json::parse(R"({"pattern": "(?<=a)b"})"),
-                                     [](const std::string&) -> Result<SchemaPattern> {
-                                       return invalid_input("no lookbehind here");
-                                     });
+  auto refused =
+      core::JsonSchema::compile(json::parse(R"({"pattern": "(?<=a)b"})"),
+                                [](const std::string&) -> core::Result<core::SchemaPattern> {
+                                  return core::invalid_input("no lookbehind here");
+                                });
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().message, "schema keyword \"pattern\" at the root: no lookbehind here");
 }
@@ -201,7 +202,7 @@ TEST(JsonSchema, AnnotationsAndTheImplementedKeywordsCompile) {
 }
 
 TEST(JsonSchema, LengthsCountCharacters) {
-  auto short_text = JsonSchema::compile(json::parse(R"({"maxLength": 2, "minLength": 2})"));
+  auto short_text = core::JsonSchema::compile(json::parse(R"({"maxLength": 2, "minLength": 2})"));
   ASSERT_TRUE(short_text);
   EXPECT_FALSE(short_text->check(json("\u00e9\U0001F600")));  // 6 bytes, 2 characters
   EXPECT_TRUE(short_text->check(json("\u00e9")));

@@ -59,9 +59,9 @@ class Sandbox {
   [[nodiscard]] fs::path sentinel() const { return dir_ / "sentinel"; }
   [[nodiscard]] fs::path path(const std::string& inside) const { return root() / inside; }
 
-  Result<UnpackStats> unpack(const std::string& blob, const UnpackLimits& limits = {},
-                             const UnpackRules& rules = {}) {
-    UniqueFd fd = testing::blob_fd(blob);
+  core::Result<UnpackStats> unpack(const std::string& blob, const UnpackLimits& limits = {},
+                                   const UnpackRules& rules = {}) {
+    core::UniqueFd fd = testing::blob_fd(blob);
     return unpack_layer(fd.get(), root_fd_.get(), limits, rules);
   }
 
@@ -93,7 +93,7 @@ class Sandbox {
 
  private:
   fs::path dir_;
-  UniqueFd root_fd_;
+  core::UniqueFd root_fd_;
 };
 
 using testing::lstat_of;
@@ -217,9 +217,9 @@ TEST(LayerUnpacker, WithoutADiffIdTheTreeIsTheSame) {
 TEST(LayerUnpacker, ReadsTheBlobFromItsCurrentOffset) {
   Sandbox box;
   const std::string tar = LayerBuilder().file("f", "x").tar();
-  UniqueFd fd = testing::blob_fd("JUNK" + tar);
+  core::UniqueFd fd = testing::blob_fd("JUNK" + tar);
   ASSERT_EQ(lseek(fd.get(), 4, SEEK_SET), 4);
-  UniqueFd root(open(box.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd root(open(box.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   auto stats = unpack_layer(fd.get(), root.get());
   ASSERT_TRUE(stats.ok()) << stats.error().message;
   EXPECT_EQ(stats->diff_id, testing::sha256_digest(tar));

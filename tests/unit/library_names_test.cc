@@ -14,8 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-LanguagePolicy builtin(const std::string& name) {
-  auto store = PolicyStore::load({});
+language::LanguagePolicy builtin(const std::string& name) {
+  auto store = language::PolicyStore::load({});
   EXPECT_TRUE(store.ok());
   auto policy = store->find(name);
   EXPECT_TRUE(policy.ok()) << name;
@@ -23,14 +23,14 @@ LanguagePolicy builtin(const std::string& name) {
 }
 
 std::string refusal(const std::string& language, const std::string& library) {
-  auto spec = language_spec(builtin(language), "", {}, {library});
+  auto spec = language::language_spec(builtin(language), "", {}, {library});
   EXPECT_FALSE(spec.ok()) << language << " took " << library;
   return spec.ok() ? "" : spec.error().message;
 }
 
 void expect_accepted(const std::string& language, const std::vector<std::string>& libraries) {
   for (const auto& library : libraries) {
-    auto spec = language_spec(builtin(language), "", {}, {library});
+    auto spec = language::language_spec(builtin(language), "", {}, {library});
     EXPECT_TRUE(spec.ok()) << language << " refused " << library << ": "
                            << (spec.ok() ? "" : spec.error().message);
   }
@@ -121,26 +121,26 @@ TEST(LibraryNames, TheRefusalNamesTheEntryOnOneLine) {
 TEST(LibraryNames, ThePolicyPatternIsCheckedWhenItIsRead) {
   json document = json::parse(R"({"name": "toy", "source_file": "main.toy", "run": ["toy"],
                                   "install": ["toypkg", "{libraries}"]})");
-  auto missing = parse_policy(document, "toy.json");
+  auto missing = language::parse_policy(document, "toy.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("/library_names: is missing"), std::string::npos);
   document["library_names"] = {{"pattern", "([a-z"}, {"hint", "x"}};
-  auto broken = parse_policy(document, "toy.json");
+  auto broken = language::parse_policy(document, "toy.json");
   ASSERT_FALSE(broken.ok());
   EXPECT_NE(broken.error().message.find("/library_names/pattern: invalid regex"), std::string::npos)
       << broken.error().message;
   document["library_names"] = {{"pattern", "[a-z]*"}, {"hint", "x"}};
-  EXPECT_FALSE(parse_policy(document, "toy.json").ok());  // it would take an empty name
+  EXPECT_FALSE(language::parse_policy(document, "toy.json").ok());  // it would take an empty name
   // RE2 has no lookahead (a policy written for std::regex): the error says where exclusions go.
   document["library_names"] = {{"pattern", "(?!.*\\.whl$)[a-z.]+"}, {"hint", "x"}};
-  auto lookahead = parse_policy(document, "toy.json");
+  auto lookahead = language::parse_policy(document, "toy.json");
   ASSERT_FALSE(lookahead.ok());
   EXPECT_NE(lookahead.error().message.find("put the names it would exclude in "
                                            "library_names/refuse"),
             std::string::npos)
       << lookahead.error().message;
   document["library_names"] = {{"pattern", "[a-z]+"}, {"refuse", "(x"}, {"hint", "x"}};
-  auto refuse = parse_policy(document, "toy.json");
+  auto refuse = language::parse_policy(document, "toy.json");
   ASSERT_FALSE(refuse.ok());
   EXPECT_NE(refuse.error().message.find("/library_names/refuse: invalid regex"), std::string::npos)
       << refuse.error().message;
@@ -153,17 +153,18 @@ TEST(LibraryNames, TheRefusePatternExcludesWholeNamesOnly) {
                                   "install": ["toypkg", "{libraries}"],
                                   "library_names": {"pattern": "[a-z.]+", "refuse": ".*\\.whl",
                                                     "hint": "a toy name"}})");
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
-  EXPECT_FALSE(language_spec(*policy, "", {}, {"evil.whl"}).ok());
-  EXPECT_TRUE(language_spec(*policy, "", {}, {"wheel.whlx"}).ok());
-  EXPECT_TRUE(language_spec(*policy, "", {}, {"numpy"}).ok());
+  EXPECT_FALSE(language::language_spec(*policy, "", {}, {"evil.whl"}).ok());
+  EXPECT_TRUE(language::language_spec(*policy, "", {}, {"wheel.whlx"}).ok());
+  EXPECT_TRUE(language::language_spec(*policy, "", {}, {"numpy"}).ok());
 }
 
 // The installer's environment is the policy's install_env and the operator's, under env -i: not
 // the program's (PYTHONPATH, HOME=/work), and its HOME is nowhere the program can write.
 TEST(LibraryNames, TheInstallerStartsFromItsOwnEnvironment) {
-  auto spec = language_spec(builtin("python"), "", {}, {"numpy"}, {"PIP_INDEX_URL=http://mine/"});
+  auto spec =
+      language::language_spec(builtin("python"), "", {}, {"numpy"}, {"PIP_INDEX_URL=http://mine/"});
   ASSERT_TRUE(spec.ok());
   const std::vector<std::string>& installer = spec->plan.steps.at(0);
   ASSERT_GE(installer.size(), 3u);

@@ -43,12 +43,12 @@ const json& schema_document() {
   return kSchema;
 }
 
-JsonSchema compiled(const json& document) {
+core::JsonSchema compiled(const json& document) {
   return compile_input_schema(document).value();
 }
 
-const JsonSchema& schema() {
-  static const JsonSchema kSchema = compiled(schema_document());
+const core::JsonSchema& schema() {
+  static const core::JsonSchema kSchema = compiled(schema_document());
   return kSchema;
 }
 
@@ -206,7 +206,7 @@ TEST(McpArgumentCheck, NestedItemsAreNamedByTheirPath) {
 // The message a model gets for a pattern miss, which no tool could produce while the checker had
 // no pattern matcher.
 TEST(McpArgumentCheck, PatternsAreMatchedWithRe2) {
-  JsonSchema named = compiled(json::parse(R"({
+  core::JsonSchema named = compiled(json::parse(R"({
     "type": "object",
     "properties": {"name": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
                    "tags": {"type": "array", "items": {"type": "string", "pattern": "\\d"}}}

@@ -15,7 +15,7 @@ app::CodeRun run_with_stdout(const std::string& stream) {
   run.result.language = "python";
   run.result.phase = "run";
   run.result.run.backend = "native";
-  capture_chunk(run.result.run.stdout_data, stream, 1u << 20);
+  runtime::capture_chunk(run.result.run.stdout_data, stream, 1u << 20);
   run.timeout_seconds = 30;
   return run;
 }
@@ -75,7 +75,7 @@ TEST(McpCodeResult, OmittedFilesPastTheListAreCountedNotKept) {
         {"figure-" + std::to_string(i) + ".png", 70, "over the per-call count of figures"});
   }
   run.result.run.omit_artifact({"", 0, "a note on files never listed"});
-  EXPECT_EQ(run.result.run.artifacts_omitted.size(), kMaxOmittedListed + 1);
+  EXPECT_EQ(run.result.run.artifacts_omitted.size(), runtime::kMaxOmittedListed + 1);
   EXPECT_EQ(run.result.run.artifacts_omitted_count(), 100001u);
   ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_EQ(result.structured["artifacts_omitted_count"], 100001);
@@ -99,11 +99,12 @@ namespace {
 TEST(McpCodeResult, ACellsValueErrorAndLostStateAreReported) {
   app::CodeRun run = run_with_stdout("");
   run.result.run.exit_code = 1;
-  run.result.run.cell = CellReport{};
-  CellReport& cell = *run.result.run.cell;
+  run.result.run.cell = runtime::CellReport{};
+  runtime::CellReport& cell = *run.result.run.cell;
   cell.execution_count = 4;
   cell.result_text = "41";
-  cell.error = KernelError{"NameError", "name 'y' is not defined", {"Traceback", "NameError: y"}};
+  cell.error =
+      runtime::KernelError{"NameError", "name 'y' is not defined", {"Traceback", "NameError: y"}};
   ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   EXPECT_EQ(result.is_error, true);
   EXPECT_EQ(result.structured["live"], true);
@@ -138,7 +139,7 @@ TEST(McpCodeResult, RepeatedLinesAreFoldedAndNotesStayInTheText) {
   std::string stream;
   for (int i = 0; i < 400; ++i) stream += traceback;
   app::CodeRun run = run_with_stdout("");
-  capture_chunk(run.result.run.stderr_data, stream, 1u << 20);
+  runtime::capture_chunk(run.result.run.stderr_data, stream, 1u << 20);
   ToolResult result = code_result(run, {}, app::ServerOptions{}, {});
   std::string text = text_of(result);
   EXPECT_NE(text.find(traceback + "… the same 4 lines 399 more times\n"), std::string::npos)
@@ -170,9 +171,9 @@ TEST(McpCodeResult, AnRErrorIsNamedOnce) {
   app::CodeRun run = run_with_stdout("");
   run.result.language = "r";
   run.result.run.exit_code = 1;
-  run.result.run.cell = CellReport{};
+  run.result.run.cell = runtime::CellReport{};
   run.result.run.cell->error =
-      KernelError{"ERROR", "Error in f(): boom\n", {"Error in f(): boom\n", "Traceback:"}};
+      runtime::KernelError{"ERROR", "Error in f(): boom\n", {"Error in f(): boom\n", "Traceback:"}};
   std::string text = text_of(code_result(run, {}, app::ServerOptions{}, {}));
   EXPECT_EQ(text.find("ERROR"), std::string::npos) << text;
   EXPECT_NE(text.find("error: Error in f(): boom (r live session"), std::string::npos) << text;

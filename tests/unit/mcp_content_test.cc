@@ -13,7 +13,7 @@ TEST(McpContent, TextIsWhatSerializesUnchanged) {
   // The property core's check stands for: text survives this floor's JSON output byte for byte.
   for (const char* sample : {"\xc3\xa9", "\xf0\x9f\x98\x80", "\xc0\x80", "\xed\xa0\x80",
                              "\xf5\x80\x80\x80", "\xe0\x80\xaf"}) {
-    if (!looks_like_text(sample)) continue;
+    if (!core::looks_like_text(sample)) continue;
     json block = text_block(sample);
     std::string line = serialize(block);
     EXPECT_NE(line.find(sample), std::string::npos)

@@ -43,7 +43,7 @@ TEST(McpSessionFiles, OtherUrisAreRefused) {
 class McpFileContentBlock : public ::testing::Test {
  protected:
   json block(const std::string& path, std::string data, std::uint64_t size = 0) {
-    FileContent file;
+    runtime::FileContent file;
     file.size = size != 0 ? size : data.size();
     file.data = std::move(data);
     delivery_.clear();
@@ -69,7 +69,7 @@ TEST_F(McpFileContentBlock, Images) {
   EXPECT_EQ(delivery_, "image");
   EXPECT_EQ(image["type"], "image");
   EXPECT_EQ(image["mimeType"], "image/png");
-  EXPECT_EQ(base64_decode(image["data"].get<std::string>()), std::optional<std::string>(png));
+  EXPECT_EQ(core::base64_decode(image["data"].get<std::string>()), std::optional<std::string>(png));
   block("PHOTO.JPG", "\xff\xd8\xff");
   EXPECT_EQ(delivery_, "image");
 }
@@ -81,7 +81,7 @@ TEST_F(McpFileContentBlock, BinaryFilesAreEmbeddedResources) {
   EXPECT_EQ(resource["type"], "resource");
   EXPECT_EQ(resource["resource"]["uri"], "sandbox://sessions/s-1/files/data/model.bin");
   EXPECT_EQ(resource["resource"]["mimeType"], "application/octet-stream");
-  EXPECT_EQ(base64_decode(resource["resource"]["blob"].get<std::string>()),
+  EXPECT_EQ(core::base64_decode(resource["resource"]["blob"].get<std::string>()),
             std::optional<std::string>(bytes));
   json pdf = block("report.pdf", std::string("%PDF-1.4\n\0\xff", 11));
   EXPECT_EQ(delivery_, "resource");
@@ -106,7 +106,7 @@ TEST_F(McpFileContentBlock, LargeFilesAreLinked) {
 
 TEST_F(McpFileContentBlock, AWholeFileStaysInlineWhatMaskingMadeOfIt) {
   // Masking shortens text: the block must still carry it, not link to the unmasked file.
-  FileContent file{"KEY=***\n", 20};
+  runtime::FileContent file{"KEY=***\n", 20};
   std::string delivery;
   json text = file_content_block("s-1", "leak.txt", file, false, &delivery);
   EXPECT_EQ(delivery, "text");

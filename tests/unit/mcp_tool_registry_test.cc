@@ -30,7 +30,7 @@ class SchemaOnly : public Tool {
 // Every schema the server lists compiles: none uses a keyword the checker would skip. The
 // server refuses to start otherwise (mcp/serve.cc), so this test says it first.
 TEST(McpToolRegistry, EveryBuiltinInputSchemaCompiles) {
-  const PolicyStore policies = PolicyStore::load({}).value();
+  const language::PolicyStore policies = language::PolicyStore::load({}).value();
   auto tools = builtin_tools(app::ServerOptions{}, policies);
   ASSERT_TRUE(tools) << tools.error().message;
   ASSERT_FALSE(tools->list().empty());
@@ -60,7 +60,7 @@ TEST(McpToolRegistry, ItsArgumentsAreCheckedWithPatterns) {
   ASSERT_TRUE(registry.add(std::make_unique<SchemaOnly>(json::parse(R"({
     "type": "object", "properties": {"id": {"type": "string", "pattern": "^s-[0-9a-f]+$"}}
   })"))));
-  const JsonSchema& schema = registry.input_schema(*registry.find("schema_only"));
+  const core::JsonSchema& schema = registry.input_schema(*registry.find("schema_only"));
   EXPECT_EQ(check_arguments(json{{"id", "s-12ab"}}, schema), std::nullopt);
   EXPECT_THAT(check_arguments(json{{"id", "x"}}, schema), testing::Optional(HasSubstr("match")));
 }

@@ -12,12 +12,12 @@
 namespace paddock {
 namespace {
 
-using Kind = MountStep::Kind;
-using Protect = MountStep::Protect;
-using Type = HostLayout::Entry::Type;
+using Kind = init::MountStep::Kind;
+using Protect = init::MountStep::Protect;
+using Type = init::HostLayout::Entry::Type;
 
-HostLayout merged_usr_host() {
-  HostLayout host;
+init::HostLayout merged_usr_host() {
+  init::HostLayout host;
   host.top_level = {{"bin", Type::kSymlink, "usr/bin"},
                     {"lib", Type::kSymlink, "usr/lib"},
                     {"lib64", Type::kSymlink, "usr/lib64"}};
@@ -27,34 +27,35 @@ HostLayout merged_usr_host() {
   return host;
 }
 
-MountPlan plan(const TestSpec& spec = {}) {
-  return plan_mounts(shape_of(spec), plan_of(spec), merged_usr_host(), SandboxIdentity{});
+init::MountPlan plan(const TestSpec& spec = {}) {
+  return init::plan_mounts(shape_of(spec), plan_of(spec), merged_usr_host(),
+                           init::SandboxIdentity{});
 }
 
-std::ptrdiff_t index_of(const MountPlan& plan, Kind kind, const std::string& target = "") {
-  auto it = std::find_if(plan.steps.begin(), plan.steps.end(), [&](const MountStep& step) {
+std::ptrdiff_t index_of(const init::MountPlan& plan, Kind kind, const std::string& target = "") {
+  auto it = std::find_if(plan.steps.begin(), plan.steps.end(), [&](const init::MountStep& step) {
     return step.kind == kind && (target.empty() || step.target == target);
   });
   return it == plan.steps.end() ? -1 : it - plan.steps.begin();
 }
 
-const MountStep* find(const MountPlan& plan, Kind kind, const std::string& target) {
+const init::MountStep* find(const init::MountPlan& plan, Kind kind, const std::string& target) {
   auto index = index_of(plan, kind, target);
   return index < 0 ? nullptr : &plan.steps[static_cast<std::size_t>(index)];
 }
 
 TEST(MountPlan, StartsStagedAndEndsWithPivotRoot) {
-  MountPlan p = plan();
+  init::MountPlan p = plan();
   ASSERT_FALSE(p.steps.empty());
   EXPECT_EQ(p.steps.front().kind, Kind::kStageRoot);
   EXPECT_EQ(p.steps.back().kind, Kind::kPivotRoot);
   EXPECT_EQ(std::count_if(p.steps.begin(), p.steps.end(),
-                          [](const MountStep& s) { return s.kind == Kind::kPivotRoot; }),
+                          [](const init::MountStep& s) { return s.kind == Kind::kPivotRoot; }),
             1);
 }
 
 TEST(MountPlan, UsrIsBoundAndSealedReadOnlyBeforeAnythingWritable) {
-  MountPlan p = plan();
+  init::MountPlan p = plan();
   auto usr = index_of(p, Kind::kBind, "/usr");
   auto seal = index_of(p, Kind::kSeal, "/");
   ASSERT_GE(usr, 0);
@@ -76,17 +77,17 @@ TEST(MountPlan, UsrIsBoundAndSealedReadOnlyBeforeAnythingWritable) {
 
 // A run's own /etc entries (its language's host_etc), given as probed: no host is touched.
 TEST(MountPlan, ARunsExtraEtcEntriesAreBoundOrWrittenReadOnly) {
-  std::vector<HostLayout::Entry> extra = {{"python3", Type::kDirectory, ""},
-                                          {"matplotlibrc", Type::kFile, ""}};
-  MountPlan p =
-      plan_mounts(SandboxShape{}, RunPlan{}, merged_usr_host(), SandboxIdentity{}, false, extra);
-  const MountStep* bind = find(p, Kind::kBind, "/etc/python3");
+  std::vector<init::HostLayout::Entry> extra = {{"python3", Type::kDirectory, ""},
+                                                {"matplotlibrc", Type::kFile, ""}};
+  init::MountPlan p = init::plan_mounts(runtime::SandboxShape{}, runtime::RunPlan{},
+                                        merged_usr_host(), init::SandboxIdentity{}, false, extra);
+  const init::MountStep* bind = find(p, Kind::kBind, "/etc/python3");
   ASSERT_NE(bind, nullptr);
   EXPECT_EQ(bind->source, "/etc/python3");
   EXPECT_EQ(bind->protect, Protect::kSealedLater);
   EXPECT_LT(index_of(p, Kind::kBind, "/etc/python3"), index_of(p, Kind::kSeal, "/"));
   // A host file is bound read-only (sealed with the root), not copied.
-  const MountStep* file = find(p, Kind::kBind, "/etc/matplotlibrc");
+  const init::MountStep* file = find(p, Kind::kBind, "/etc/matplotlibrc");
   ASSERT_NE(file, nullptr);
   EXPECT_EQ(file->source, "/etc/matplotlibrc");
   EXPECT_EQ(file->protect, Protect::kSealedLater);
@@ -97,13 +98,14 @@ TEST(MountPlan, ARunsExtraEtcEntriesAreBoundOrWrittenReadOnly) {
   // An image brings its own /etc: the host's extras stay out of an overlay root.
   TestSpec on_image;
   on_image.image_layers = {"/store/layer"};
-  MountPlan overlay = plan_mounts(shape_of(on_image), plan_of(on_image), HostLayout{},
-                                  SandboxIdentity{}, false, extra);
+  init::MountPlan overlay =
+      init::plan_mounts(shape_of(on_image), plan_of(on_image), init::HostLayout{},
+                        init::SandboxIdentity{}, false, extra);
   EXPECT_EQ(find(overlay, Kind::kBind, "/etc/python3"), nullptr);
 }
 
 TEST(MountPlan, MountPointsExistBeforeTheSeal) {
-  MountPlan p = plan();
+  init::MountPlan p = plan();
   auto seal = index_of(p, Kind::kSeal, "/");
   for (const char* dir : {"/dev", "/proc", "/tmp", "/work", "/etc", "/usr"}) {
     auto made = index_of(p, Kind::kMakeDir, dir);
@@ -113,17 +115,17 @@ TEST(MountPlan, MountPointsExistBeforeTheSeal) {
 }
 
 TEST(MountPlan, MergedUsrLinksAreRecreated) {
-  MountPlan p = plan();
-  const MountStep* bin = find(p, Kind::kSymlink, "/bin");
+  init::MountPlan p = plan();
+  const init::MountStep* bin = find(p, Kind::kSymlink, "/bin");
   ASSERT_NE(bin, nullptr);
   EXPECT_EQ(bin->content, "usr/bin");
   EXPECT_EQ(index_of(p, Kind::kBind, "/bin"), -1);
 }
 
 TEST(MountPlan, EtcIsCuratedNotTheHosts) {
-  MountPlan p = plan();
+  init::MountPlan p = plan();
   EXPECT_EQ(index_of(p, Kind::kBind, "/etc"), -1);
-  const MountStep* passwd = find(p, Kind::kWriteFile, "/etc/passwd");
+  const init::MountStep* passwd = find(p, Kind::kWriteFile, "/etc/passwd");
   ASSERT_NE(passwd, nullptr);
   EXPECT_NE(passwd->content.find("sandbox:x:1000:1000:"), std::string::npos);
   EXPECT_EQ(passwd->content.find("$"), std::string::npos);  // no password hashes
@@ -133,12 +135,12 @@ TEST(MountPlan, EtcIsCuratedNotTheHosts) {
   EXPECT_EQ(find(p, Kind::kBind, "/etc/ssl")->source, "/etc/ssl");
   EXPECT_EQ(index_of(p, Kind::kBind, "/etc/resolv.conf"), -1);  // no network, no resolver
   TestSpec host_network;
-  host_network.network = NetworkMode::kHost;
+  host_network.network = runtime::NetworkMode::kHost;
   EXPECT_GE(index_of(plan(host_network), Kind::kBind, "/etc/resolv.conf"), 0);
 }
 
 TEST(MountPlan, AllowListHasNoSecrets) {
-  for (const auto& entry : host_etc_allowlist()) {
+  for (const auto& entry : init::host_etc_allowlist()) {
     for (const char* secret : {"shadow", "gshadow", "sudoers", "ssh", "passwd", "group", "docker",
                                "subuid", "krb5", "machine-id"}) {
       EXPECT_EQ(entry.find(secret), std::string::npos) << entry;
@@ -147,7 +149,7 @@ TEST(MountPlan, AllowListHasNoSecrets) {
 }
 
 TEST(MountPlan, DevicesAreBoundAsDevicesAndNothingElseIs) {
-  MountPlan p = plan();
+  init::MountPlan p = plan();
   std::vector<std::string> devices;
   for (const auto& step : p.steps) {
     if (step.kind == Kind::kBind && step.protect == Protect::kDevice)
@@ -163,10 +165,10 @@ TEST(MountPlan, WritableTmpfsesHaveSizes) {
   TestSpec spec;
   spec.limits.tmp_bytes = 1234567;
   spec.limits.work_bytes = 7654321;
-  MountPlan p = plan(spec);
+  init::MountPlan p = plan(spec);
   EXPECT_NE(find(p, Kind::kTmpfs, "/tmp")->options.find("size=1234567"), std::string::npos);
   EXPECT_NE(find(p, Kind::kTmpfs, "/dev/shm")->options.find("size=1234567"), std::string::npos);
-  const MountStep* work = find(p, Kind::kTmpfs, "/work");
+  const init::MountStep* work = find(p, Kind::kTmpfs, "/work");
   EXPECT_NE(work->options.find("size=7654321"), std::string::npos);
   EXPECT_NE(work->options.find("uid=1000"), std::string::npos);
   for (const auto& step : p.steps) {
@@ -179,16 +181,16 @@ TEST(MountPlan, WritableTmpfsesHaveSizes) {
 // The host shares one pool of ptys among every devpts instance but its own reserve: a
 // sandbox's instance has a cap of its own.
 TEST(MountPlan, TheSandboxsDevptsHasItsOwnCap) {
-  MountPlan p = plan();
-  const MountStep* devpts = find(p, Kind::kDevpts, "/dev/pts");
+  init::MountPlan p = plan();
+  const init::MountStep* devpts = find(p, Kind::kDevpts, "/dev/pts");
   ASSERT_NE(devpts, nullptr);
   EXPECT_NE(devpts->options.find("newinstance"), std::string::npos) << devpts->options;
-  EXPECT_NE(devpts->options.find("max=" + std::to_string(kSandboxPtys)), std::string::npos)
+  EXPECT_NE(devpts->options.find("max=" + std::to_string(runtime::kSandboxPtys)), std::string::npos)
       << devpts->options;
 }
 
 TEST(MountPlan, ProcIsMaskedLikeContainerRuntimesDo) {
-  MountPlan p = plan();
+  init::MountPlan p = plan();
   EXPECT_GE(index_of(p, Kind::kMaskWithNull, "/proc/kcore"), 0);
   EXPECT_GE(index_of(p, Kind::kMaskWithNull, "/proc/keys"), 0);
   EXPECT_GE(index_of(p, Kind::kBindSelfReadOnly, "/proc/sys"), 0);
@@ -198,9 +200,9 @@ TEST(MountPlan, ProcIsMaskedLikeContainerRuntimesDo) {
 TEST(MountPlan, UserBindsUseTheirSlotsAndAreReadOnly) {
   TestSpec spec;
   spec.binds = {{"/srv/data", "/data/in", false}, {"/home/me/x.py", "/work/x.py", false}};
-  MountPlan p = plan(spec);
+  init::MountPlan p = plan(spec);
   auto seal = index_of(p, Kind::kSeal, "/");
-  const MountStep* data = find(p, Kind::kBind, "/data/in");
+  const init::MountStep* data = find(p, Kind::kBind, "/data/in");
   ASSERT_NE(data, nullptr);
   EXPECT_EQ(data->bind_slot, 0);
   EXPECT_EQ(data->protect, Protect::kReadOnly);
@@ -218,19 +220,20 @@ TEST(MountPlan, UserBindsUseTheirSlotsAndAreReadOnly) {
 TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
   TestSpec spec;
   spec.image_layers = {"/store/flat/abc"};
-  spec.image_root = ImageRoot::kFlattened;
-  HostLayout image;
+  spec.image_root = runtime::ImageRoot::kFlattened;
+  init::HostLayout image;
   image.flattened_image = true;
   image.top_level = {{"usr", Type::kDirectory, ""}, {"bin", Type::kSymlink, "usr/bin"}};
   image.etc = {{"ssl", Type::kDirectory, ""}, {"debian_version", Type::kFile, "12.8\n"}};
-  MountPlan p = plan_mounts(shape_of(spec), plan_of(spec), image, SandboxIdentity{});
+  init::MountPlan p =
+      init::plan_mounts(shape_of(spec), plan_of(spec), image, init::SandboxIdentity{});
   EXPECT_EQ(index_of(p, Kind::kOverlayRoot), -1);
-  const MountStep* usr = find(p, Kind::kBind, "/usr");
+  const init::MountStep* usr = find(p, Kind::kBind, "/usr");
   ASSERT_NE(usr, nullptr);
   EXPECT_EQ(usr->source, "usr");
   EXPECT_EQ(usr->layer_slot, 0);
   EXPECT_EQ(usr->describe(), "binding the image's /usr on /usr");
-  const MountStep* ssl = find(p, Kind::kBind, "/etc/ssl");
+  const init::MountStep* ssl = find(p, Kind::kBind, "/etc/ssl");
   ASSERT_NE(ssl, nullptr);
   EXPECT_EQ(ssl->source, "etc/ssl");
   EXPECT_EQ(ssl->layer_slot, 0);
@@ -238,8 +241,9 @@ TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
   EXPECT_EQ(find(p, Kind::kWriteFile, "/etc/debian_version")->content, "12.8\n");
   EXPECT_LT(index_of(p, Kind::kBind, "/usr"), index_of(p, Kind::kSeal, "/"));
   // The overlay plan of the same image binds nothing of it.
-  spec.image_root = ImageRoot::kAuto;
-  MountPlan overlay = plan_mounts(shape_of(spec), plan_of(spec), HostLayout{}, SandboxIdentity{});
+  spec.image_root = runtime::ImageRoot::kAuto;
+  init::MountPlan overlay =
+      init::plan_mounts(shape_of(spec), plan_of(spec), init::HostLayout{}, init::SandboxIdentity{});
   EXPECT_GE(index_of(overlay, Kind::kOverlayRoot), 0);
   EXPECT_EQ(find(overlay, Kind::kBind, "/usr"), nullptr);
 }
@@ -247,8 +251,8 @@ TEST(MountPlan, AFlattenedImageIsBoundFromTheCopy) {
 // llm-sandbox's /sandbox is the work directory under its old name, in the sealed root; an image
 // keeps its own root, and a bind at /sandbox wins.
 TEST(MountPlan, SandboxIsALinkToTheWorkDirectoryInTheSealedRoot) {
-  MountPlan p = plan();
-  const MountStep* link = find(p, Kind::kSymlink, "/sandbox");
+  init::MountPlan p = plan();
+  const init::MountStep* link = find(p, Kind::kSymlink, "/sandbox");
   ASSERT_NE(link, nullptr);
   EXPECT_EQ(link->content, "/work");
   EXPECT_LT(index_of(p, Kind::kSymlink, "/sandbox"), index_of(p, Kind::kSeal, "/"));
@@ -257,7 +261,7 @@ TEST(MountPlan, SandboxIsALinkToTheWorkDirectoryInTheSealedRoot) {
   EXPECT_EQ(find(plan(image), Kind::kSymlink, "/sandbox"), nullptr);
   TestSpec bound;
   bound.binds = {{"/srv/data", "/sandbox/data", false}};
-  MountPlan with_bind = plan(bound);
+  init::MountPlan with_bind = plan(bound);
   EXPECT_EQ(find(with_bind, Kind::kSymlink, "/sandbox"), nullptr);
   EXPECT_NE(find(with_bind, Kind::kBind, "/sandbox/data"), nullptr);
 }
@@ -265,26 +269,29 @@ TEST(MountPlan, SandboxIsALinkToTheWorkDirectoryInTheSealedRoot) {
 // `python` is a link to the host's python3 in the sealed root, last on the PATH, where the host's
 // /usr has no `python`; an image keeps its own root, and a bind over the folder wins.
 TEST(MountPlan, PythonIsALinkToTheHostsPython3) {
-  HostLayout host = merged_usr_host();
-  EXPECT_EQ(find(plan(), Kind::kSymlink, std::string(kSandboxAliasDir) + "/python"), nullptr);
+  init::HostLayout host = merged_usr_host();
+  EXPECT_EQ(find(plan(), Kind::kSymlink, std::string(runtime::kSandboxAliasDir) + "/python"),
+            nullptr);
   host.python3_without_python = true;
   TestSpec spec;
-  MountPlan p = plan_mounts(shape_of(spec), plan_of(spec), host, SandboxIdentity{});
-  const std::string link_path = std::string(kSandboxAliasDir) + "/python";
-  const MountStep* link = find(p, Kind::kSymlink, link_path);
+  init::MountPlan p =
+      init::plan_mounts(shape_of(spec), plan_of(spec), host, init::SandboxIdentity{});
+  const std::string link_path = std::string(runtime::kSandboxAliasDir) + "/python";
+  const init::MountStep* link = find(p, Kind::kSymlink, link_path);
   ASSERT_NE(link, nullptr);
   EXPECT_EQ(link->content, "/usr/bin/python3");
   EXPECT_LT(index_of(p, Kind::kSymlink, link_path), index_of(p, Kind::kSeal, "/"));
-  EXPECT_NE(default_sandbox_env().front().find(std::string(":") + kSandboxAliasDir),
-            std::string::npos);
+  EXPECT_NE(
+      runtime::default_sandbox_env().front().find(std::string(":") + runtime::kSandboxAliasDir),
+      std::string::npos);
   TestSpec image;
   image.image_layers = {"/store/layers/abc"};
-  EXPECT_EQ(find(plan_mounts(shape_of(image), plan_of(image), host, SandboxIdentity{}),
+  EXPECT_EQ(find(init::plan_mounts(shape_of(image), plan_of(image), host, init::SandboxIdentity{}),
                  Kind::kSymlink, link_path),
             nullptr);
   TestSpec bound;
-  bound.binds = {{"/srv/bin", kSandboxAliasDir, false}};
-  EXPECT_EQ(find(plan_mounts(shape_of(bound), plan_of(bound), host, SandboxIdentity{}),
+  bound.binds = {{"/srv/bin", runtime::kSandboxAliasDir, false}};
+  EXPECT_EQ(find(init::plan_mounts(shape_of(bound), plan_of(bound), host, init::SandboxIdentity{}),
                  Kind::kSymlink, link_path),
             nullptr);
 }

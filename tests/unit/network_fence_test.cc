@@ -21,31 +21,31 @@
 namespace paddock {
 namespace {
 
-IpPrefix prefix(const char* text) {
-  auto parsed = parse_ip_prefix(text);
+core::IpPrefix prefix(const char* text) {
+  auto parsed = core::parse_ip_prefix(text);
   EXPECT_TRUE(parsed) << text;
-  return parsed.value_or(IpPrefix{});
+  return parsed.value_or(core::IpPrefix{});
 }
 
 TEST(IpPrefix, ParsesAddressesAndRanges) {
-  EXPECT_EQ(to_string(prefix("10.0.0.0/8")), "10.0.0.0/8");
-  EXPECT_EQ(to_string(prefix("192.0.2.7")), "192.0.2.7/32");
-  EXPECT_EQ(to_string(prefix("fd00::/8")), "fd00::/8");
-  EXPECT_EQ(to_string(prefix("::1")), "::1/128");
-  EXPECT_EQ(to_string(prefix("0.0.0.0/0")), "0.0.0.0/0");
+  EXPECT_EQ(core::to_string(prefix("10.0.0.0/8")), "10.0.0.0/8");
+  EXPECT_EQ(core::to_string(prefix("192.0.2.7")), "192.0.2.7/32");
+  EXPECT_EQ(core::to_string(prefix("fd00::/8")), "fd00::/8");
+  EXPECT_EQ(core::to_string(prefix("::1")), "::1/128");
+  EXPECT_EQ(core::to_string(prefix("0.0.0.0/0")), "0.0.0.0/0");
 }
 
 TEST(IpPrefix, RefusesWhatIsNotARange) {
   for (const char* text :
        {"", "10", "10.0.0.0/", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/8x", "10.1.2.3/8",
         "fd00::1/8", "example.org", "10.0.0.0/8/8", "::/129", "127.evil.example"}) {
-    EXPECT_FALSE(parse_ip_prefix(text)) << text;
+    EXPECT_FALSE(core::parse_ip_prefix(text)) << text;
   }
 }
 
 TEST(NetworkFence, RefusesPrivateLinkLocalLoopbackAndMetadataRanges) {
   std::vector<std::string> refused;
-  for (const auto& range : refused_ranges()) refused.push_back(to_string(range));
+  for (const auto& range : init::refused_ranges()) refused.push_back(core::to_string(range));
   for (const char* range : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
                             "127.0.0.0/8", "100.64.0.0/10", "fc00::/7", "fe80::/10"}) {
     EXPECT_NE(std::find(refused.begin(), refused.end(), range), refused.end()) << range;
@@ -92,7 +92,7 @@ const std::vector<RegistryRow>& registry_rows() {
 }
 
 // The last address of a range: its host bits all set.
-IpPrefix last_address(IpPrefix range) {
+core::IpPrefix last_address(core::IpPrefix range) {
   for (unsigned bit = range.length; bit < range.address_bits(); ++bit) {
     range.bytes[bit / 8] |= static_cast<std::uint8_t>(1u << (7 - bit % 8));
   }
@@ -100,14 +100,14 @@ IpPrefix last_address(IpPrefix range) {
   return range;
 }
 
-IpPrefix first_address(IpPrefix range) {
+core::IpPrefix first_address(core::IpPrefix range) {
   range.length = range.address_bits();
   return range;
 }
 
 // An address in the middle of a range: its first host bit set (64:ff9b::128.0.0.0 for NAT64's
 // prefix, whose first address carries 0.0.0.0).
-IpPrefix middle_address(IpPrefix range) {
+core::IpPrefix middle_address(core::IpPrefix range) {
   if (range.length < range.address_bits()) {
     range.bytes[range.length / 8] |= static_cast<std::uint8_t>(1u << (7 - range.length % 8));
   }
@@ -115,19 +115,19 @@ IpPrefix middle_address(IpPrefix range) {
   return range;
 }
 
-bool refused(const IpPrefix& address) {
-  for (const auto& range : refused_ranges()) {
-    if (prefix_contains(range, address)) return true;
+bool refused(const core::IpPrefix& address) {
+  for (const auto& range : init::refused_ranges()) {
+    if (core::prefix_contains(range, address)) return true;
   }
   return false;
 }
 
 // Whether `inner` lies in a block the registry marks not globally reachable.
-bool inside_a_non_global_row(const IpPrefix& inner) {
+bool inside_a_non_global_row(const core::IpPrefix& inner) {
   for (const auto& row : registry_rows()) {
-    IpPrefix outer = prefix(row.block);
+    core::IpPrefix outer = prefix(row.block);
     if (row.global == false && outer.family == inner.family && outer.length < inner.length &&
-        prefix_contains(outer, first_address(inner))) {
+        core::prefix_contains(outer, first_address(inner))) {
       return true;
     }
   }
@@ -136,7 +136,7 @@ bool inside_a_non_global_row(const IpPrefix& inner) {
 
 TEST(NetworkFence, RefusesEveryBlockTheRegistriesMarkNotGloballyReachable) {
   for (const auto& row : registry_rows()) {
-    IpPrefix block = prefix(row.block);
+    core::IpPrefix block = prefix(row.block);
     if (row.global == false) {
       EXPECT_TRUE(refused(first_address(block))) << row.block;
       EXPECT_TRUE(refused(last_address(block))) << row.block;
@@ -161,10 +161,10 @@ TEST(NetworkFence, RefusesEveryBlockTheRegistriesMarkNotGloballyReachable) {
 }
 
 TEST(NetworkFence, TheTableHoldsEachRegistryRowWithItsReach) {
-  using Reach = SpecialAddressBlock::Reach;
+  using Reach = core::SpecialAddressBlock::Reach;
   for (const auto& row : registry_rows()) {
-    const SpecialAddressBlock* found = nullptr;
-    for (const auto& block : special_address_blocks()) {
+    const core::SpecialAddressBlock* found = nullptr;
+    for (const auto& block : core::special_address_blocks()) {
       if (prefix(block.block) == prefix(row.block)) found = &block;
     }
     ASSERT_NE(found, nullptr) << row.block << " is missing from the table";
@@ -175,52 +175,53 @@ TEST(NetworkFence, TheTableHoldsEachRegistryRowWithItsReach) {
   }
   // And nothing else, but the blocks other registries set apart.
   std::size_t others = 0;
-  for (const auto& block : special_address_blocks()) {
+  for (const auto& block : core::special_address_blocks()) {
     others += block.reach == Reach::kOtherRegistry ? 1 : 0;
   }
-  EXPECT_EQ(special_address_blocks().size(), registry_rows().size() + others);
+  EXPECT_EQ(core::special_address_blocks().size(), registry_rows().size() + others);
 }
 
 TEST(NetworkFence, ARefusalNamesTheBlockItHit) {
-  EXPECT_EQ(refused_block_name(prefix("198.18.0.1")), "198.18.0.0/15 (benchmarking)");
-  EXPECT_EQ(refused_block_name(prefix("192.0.2.7")), "192.0.2.0/24 (documentation (TEST-NET-1))");
-  EXPECT_EQ(refused_block_name(prefix("169.254.169.254")), "169.254.0.0/16 (link local)");
-  EXPECT_EQ(refused_block_name(prefix("2001:db8::1")), "2001:db8::/32 (documentation)");
+  EXPECT_EQ(core::refused_block_name(prefix("198.18.0.1")), "198.18.0.0/15 (benchmarking)");
+  EXPECT_EQ(core::refused_block_name(prefix("192.0.2.7")),
+            "192.0.2.0/24 (documentation (TEST-NET-1))");
+  EXPECT_EQ(core::refused_block_name(prefix("169.254.169.254")), "169.254.0.0/16 (link local)");
+  EXPECT_EQ(core::refused_block_name(prefix("2001:db8::1")), "2001:db8::/32 (documentation)");
   // The most specific block names it.
-  EXPECT_EQ(refused_block_name(prefix("192.0.0.8")), "192.0.0.8/32 (IPv4 dummy address)");
-  auto nat64 = refused_block_name(prefix("64:ff9b::c000:201"));
+  EXPECT_EQ(core::refused_block_name(prefix("192.0.0.8")), "192.0.0.8/32 (IPv4 dummy address)");
+  auto nat64 = core::refused_block_name(prefix("64:ff9b::c000:201"));
   ASSERT_TRUE(nat64);
   EXPECT_NE(nat64->find("192.0.2.0/24 through NAT64"), std::string::npos) << *nat64;
   EXPECT_FALSE(refused_block_name(prefix("8.8.8.8")));
   EXPECT_FALSE(refused_block_name(prefix("2a00:1450::1")));
-  for (const auto& range : refused_ranges()) {
-    IpPrefix first = range;
+  for (const auto& range : init::refused_ranges()) {
+    core::IpPrefix first = range;
     first.length = first.address_bits();
-    EXPECT_TRUE(refused_block_name(first)) << to_string(range);
+    EXPECT_TRUE(core::refused_block_name(first)) << core::to_string(range);
   }
 }
 
 // The fence of user-mode networking and the proxy's forbidden list are one list.
 TEST(NetworkFence, EveryNetworkModeRefusesTheSameList) {
-  std::vector<IpPrefix> from_table;
-  for (const auto& block : refused_blocks()) from_table.push_back(block.range);
-  EXPECT_EQ(refused_ranges(), from_table);
+  std::vector<core::IpPrefix> from_table;
+  for (const auto& block : core::refused_blocks()) from_table.push_back(block.range);
+  EXPECT_EQ(init::refused_ranges(), from_table);
 
-  std::vector<IpPrefix> fenced;
-  for (const auto& rule : plan_fence({}, {})) {
-    if (rule.action == FenceRule::Action::kRefuse) fenced.push_back(rule.destination);
+  std::vector<core::IpPrefix> fenced;
+  for (const auto& rule : init::plan_fence({}, {})) {
+    if (rule.action == init::FenceRule::Action::kRefuse) fenced.push_back(rule.destination);
   }
-  EXPECT_EQ(fenced, refused_ranges());
+  EXPECT_EQ(fenced, init::refused_ranges());
 
   TestSpec spec;
   spec.allowed_hosts = {"0.0.0.0/0:8080"};
-  auto policy = egress_policy(shape_of(spec), plan_of(spec));
+  auto policy = native::egress_policy(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(policy) << policy.error().message;
-  ASSERT_GE(policy->forbidden.size(), refused_ranges().size());
-  std::vector<IpPrefix> proxied(
+  ASSERT_GE(policy->forbidden.size(), init::refused_ranges().size());
+  std::vector<core::IpPrefix> proxied(
       policy->forbidden.begin(),
-      policy->forbidden.begin() + static_cast<std::ptrdiff_t>(refused_ranges().size()));
-  EXPECT_EQ(proxied, refused_ranges());
+      policy->forbidden.begin() + static_cast<std::ptrdiff_t>(init::refused_ranges().size()));
+  EXPECT_EQ(proxied, init::refused_ranges());
   // The rest are this host's own addresses, which the fence refuses as well (plan_fence).
 }
 
@@ -229,11 +230,11 @@ TEST(NetworkFence, WhatTheUserOpensIsOpenInEveryNetworkMode) {
   TestSpec spec;
   spec.allowed_hosts = {"mirror.example"};
   spec.allowed_private_ranges = {"203.0.113.80/32", "10.1.0.0/16"};
-  auto policy = egress_policy(shape_of(spec), plan_of(spec));
+  auto policy = native::egress_policy(shape_of(spec), plan_of(spec));
   ASSERT_TRUE(policy) << policy.error().message;
   auto forbidden = [&](const char* address) {
     for (const auto& range : policy->forbidden) {
-      if (prefix_contains(range, prefix(address))) return true;
+      if (core::prefix_contains(range, prefix(address))) return true;
     }
     return false;
   };
@@ -245,37 +246,38 @@ TEST(NetworkFence, WhatTheUserOpensIsOpenInEveryNetworkMode) {
     EXPECT_TRUE(forbidden(address)) << address;
   }
   spec.allowed_private_ranges = {"not-a-range"};
-  EXPECT_FALSE(egress_policy(shape_of(spec), plan_of(spec)));
+  EXPECT_FALSE(native::egress_policy(shape_of(spec), plan_of(spec)));
 }
 
 TEST(NetworkFence, AllowancesAndDnsComeBeforeRefusalsAndHostAddressesAreRefused) {
-  auto rules = plan_fence({prefix("192.0.2.2"), prefix("2001:db8::2")}, {prefix("10.9.0.0/16")});
+  auto rules =
+      init::plan_fence({prefix("192.0.2.2"), prefix("2001:db8::2")}, {prefix("10.9.0.0/16")});
   ASSERT_GE(rules.size(), 4u);
-  EXPECT_EQ(rules[0].action, FenceRule::Action::kAllow);
-  EXPECT_EQ(to_string(rules[0].destination), "10.9.0.0/16");
+  EXPECT_EQ(rules[0].action, init::FenceRule::Action::kAllow);
+  EXPECT_EQ(core::to_string(rules[0].destination), "10.9.0.0/16");
   // DNS to the sandbox's resolver address, and only DNS (port 53, UDP and TCP).
   for (int i : {1, 2}) {
-    EXPECT_EQ(rules[i].action, FenceRule::Action::kAllow);
-    EXPECT_EQ(to_string(rules[i].destination), std::string(kSandboxResolver) + "/32");
+    EXPECT_EQ(rules[i].action, init::FenceRule::Action::kAllow);
+    EXPECT_EQ(core::to_string(rules[i].destination), std::string(init::kSandboxResolver) + "/32");
     EXPECT_EQ(rules[i].port, 53);
   }
   EXPECT_EQ(rules[1].protocol, IPPROTO_UDP);
   EXPECT_EQ(rules[2].protocol, IPPROTO_TCP);
   std::size_t refusals = 0;
   for (std::size_t i = 3; i < rules.size(); ++i) {
-    EXPECT_EQ(rules[i].action, FenceRule::Action::kRefuse);
+    EXPECT_EQ(rules[i].action, init::FenceRule::Action::kRefuse);
     ++refusals;
   }
-  EXPECT_EQ(refusals, refused_ranges().size() + 2);
-  EXPECT_EQ(to_string(rules[rules.size() - 2].destination), "192.0.2.2/32");
-  EXPECT_EQ(to_string(rules.back().destination), "2001:db8::2/128");
+  EXPECT_EQ(refusals, init::refused_ranges().size() + 2);
+  EXPECT_EQ(core::to_string(rules[rules.size() - 2].destination), "192.0.2.2/32");
+  EXPECT_EQ(core::to_string(rules.back().destination), "2001:db8::2/128");
 }
 
 // Decodes the messages back: one RTM_NEWRULE per rule, acknowledged, with the rule's family,
 // prefix, action, priority, protocol and port.
 TEST(NetworkFence, EncodesOneAcknowledgedRuleMessageEach) {
-  auto rules = plan_fence({prefix("192.0.2.2")}, {});
-  auto bytes = encode_fence(rules);
+  auto rules = init::plan_fence({prefix("192.0.2.2")}, {});
+  auto bytes = init::encode_fence(rules);
   std::size_t offset = 0, index = 0;
   std::uint32_t last_priority = 0;
   while (offset < bytes.size()) {
@@ -288,11 +290,11 @@ TEST(NetworkFence, EncodesOneAcknowledgedRuleMessageEach) {
     EXPECT_TRUE(header.nlmsg_flags & NLM_F_ACK);
     fib_rule_hdr body;
     std::memcpy(&body, bytes.data() + offset + NLMSG_HDRLEN, sizeof body);
-    const FenceRule& rule = rules[index];
+    const init::FenceRule& rule = rules[index];
     EXPECT_EQ(body.family, rule.destination.family);
     EXPECT_EQ(body.dst_len, rule.destination.length);
     EXPECT_EQ(body.action,
-              rule.action == FenceRule::Action::kAllow ? FR_ACT_TO_TBL : FR_ACT_PROHIBIT);
+              rule.action == init::FenceRule::Action::kAllow ? FR_ACT_TO_TBL : FR_ACT_PROHIBIT);
     std::size_t attribute = offset + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof body);
     bool saw_destination = false, saw_port = false;
     std::uint32_t priority = 0;

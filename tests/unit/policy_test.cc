@@ -22,17 +22,17 @@ json minimal() {
 }
 
 std::string error_of(const json& document) {
-  auto policy = parse_policy(document, "toy.json", config::process_environment());
+  auto policy = language::parse_policy(document, "toy.json", config::process_environment());
   EXPECT_FALSE(policy.ok());
   return policy.ok() ? "" : policy.error().message;
 }
 
 TEST(Policy, MinimalPolicyParses) {
-  auto policy = parse_policy(minimal(), "toy.json");
+  auto policy = language::parse_policy(minimal(), "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->name, "toy");
   EXPECT_TRUE(policy->compile.empty());
-  EXPECT_EQ(policy->run_network, NetworkMode::kNone);
+  EXPECT_EQ(policy->run_network, runtime::NetworkMode::kNone);
   EXPECT_EQ(policy->rootfs, "host");
 }
 
@@ -47,7 +47,7 @@ TEST(Policy, EveryFieldIsRead) {
   document["install"] = {"toypkg", "install", "{libraries}"};
   document["install_env"] = {{"TOYPKG_CONFIG", "/dev/null"}};
   document["library_names"] = {{"pattern", "[a-z]+"}, {"hint", "a toy name"}};
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->install_env.at("TOYPKG_CONFIG"), "/dev/null");
   EXPECT_EQ(policy->library_pattern, "[a-z]+");
@@ -59,7 +59,7 @@ TEST(Policy, EveryFieldIsRead) {
   EXPECT_EQ(policy->limits.pids, 512u);
   EXPECT_EQ(policy->limits.cpus, 2.0);
   EXPECT_EQ(policy->limits.output_bytes, 2u << 20);
-  EXPECT_EQ(policy->run_network, NetworkMode::kHost);
+  EXPECT_EQ(policy->run_network, runtime::NetworkMode::kHost);
   EXPECT_EQ(policy->install_network, "user");
 }
 
@@ -70,7 +70,7 @@ TEST(Policy, AllowlistsAreReadAndChecked) {
   document["network"] = {{"install", "allowlist"},
                          {"install_allow", {"index.toy.org", "*.cdn.toy.org"}},
                          {"allow", {"api.toy.org:8443", "10.1.2.0/24"}}};
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->install_network, "allowlist");
   EXPECT_EQ(policy->install_allow, (std::vector<std::string>{"index.toy.org", "*.cdn.toy.org"}));
@@ -100,13 +100,13 @@ TEST(Policy, AMirrorInPaddocksEnvironmentReplacesThePackageIndex) {
       {"install_allow", {"index.toy.org"}},
       {"install_mirror", {{"variable", "PADDOCK_TEST_TOY_MIRROR"}, {"env", "TOY_INDEX"}}}};
   unsetenv("PADDOCK_TEST_TOY_MIRROR");
-  auto plain = parse_policy(document, "toy.json", config::process_environment());
+  auto plain = language::parse_policy(document, "toy.json", config::process_environment());
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->install_allow, (std::vector<std::string>{"index.toy.org"}));
   EXPECT_EQ(plain->install_env.count("TOY_INDEX"), 0u);
 
   setenv("PADDOCK_TEST_TOY_MIRROR", "http://user:secret@10.0.0.5:3141/root/+simple/", 1);
-  auto mirrored = parse_policy(document, "toy.json", config::process_environment());
+  auto mirrored = language::parse_policy(document, "toy.json", config::process_environment());
   ASSERT_TRUE(mirrored.ok()) << mirrored.error().message;
   EXPECT_EQ(mirrored->install_allow, (std::vector<std::string>{"10.0.0.5:3141"}));
   EXPECT_EQ(mirrored->install_env.at("TOY_INDEX"),
@@ -159,7 +159,7 @@ TEST(Policy, AKernelIsReadWithItsEnvironmentAndCode) {
   document["kernel"] = {
       {"name", "toy3"},       {"env", {{"TOY_BACKEND", "inline"}}}, {"unset_env", {"TOY_HOOK"}},
       {"startup", "setup()"}, {"after_install", "refresh()"},       {"grace", 5}};
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->kernel.name, "toy3");
   EXPECT_EQ(policy->kernel.env, (std::vector<std::string>{"TOY_BACKEND=inline"}));
@@ -167,7 +167,8 @@ TEST(Policy, AKernelIsReadWithItsEnvironmentAndCode) {
   EXPECT_EQ(policy->kernel.startup, "setup()");
   EXPECT_EQ(policy->kernel.after_install, "refresh()");
   EXPECT_EQ(policy->kernel.grace_seconds, 5.0);
-  EXPECT_TRUE(parse_policy(minimal(), "toy.json")->kernel.name.empty()) << "no kernel: not live";
+  EXPECT_TRUE(language::parse_policy(minimal(), "toy.json")->kernel.name.empty())
+      << "no kernel: not live";
 }
 
 TEST(Policy, AKernelsMistakesNameTheirPointer) {
@@ -190,7 +191,7 @@ TEST(Policy, AKernelsMistakesNameTheirPointer) {
 }
 
 TEST(PolicyStore, PythonAndRHaveKernelsAndCompiledLanguagesNone) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok()) << store.error().message;
   EXPECT_EQ((*store->find("python"))->kernel.name, "python3");
   EXPECT_EQ((*store->find("r"))->kernel.name, "ir");
@@ -200,7 +201,7 @@ TEST(PolicyStore, PythonAndRHaveKernelsAndCompiledLanguagesNone) {
 }
 
 TEST(PolicyStore, BuiltInLanguagesAreAllThere) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok()) << store.error().message;
   for (const char* name : {"python", "javascript", "java", "cpp", "c", "go", "r", "ruby", "bash"}) {
     auto policy = store->find(name);
@@ -231,30 +232,30 @@ class PolicyDirectory : public ::testing::Test {
 
 TEST_F(PolicyDirectory, LoadOneChecksOnlyTheLanguageAskedFor) {
   write("ruby.json", R"({"name": "ruby", "limits": {"pids": "many"}})");
-  auto python = PolicyStore::load_one({directory_}, "py");  // by alias
+  auto python = language::PolicyStore::load_one({directory_}, "py");  // by alias
   ASSERT_TRUE(python.ok()) << python.error().message;
   EXPECT_EQ(python->name, "python");
-  auto ruby = PolicyStore::load_one({directory_}, "ruby");
+  auto ruby = language::PolicyStore::load_one({directory_}, "ruby");
   ASSERT_FALSE(ruby.ok());
   EXPECT_NE(ruby.error().message.find("/limits/pids"), std::string::npos);
-  auto unknown = PolicyStore::load_one({directory_}, "cobol");
+  auto unknown = language::PolicyStore::load_one({directory_}, "cobol");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("unknown language 'cobol'"), std::string::npos);
   write("zz.json", "{broken");  // every file is still read: broken JSON stops any run
-  EXPECT_FALSE(PolicyStore::load_one({directory_}, "python").ok());
+  EXPECT_FALSE(language::PolicyStore::load_one({directory_}, "python").ok());
 }
 
 // load_one parses only the built-in policies that answer to the name by themselves: a file that
 // gives a built-in language another alias must still bring that language's built-in fields.
 TEST_F(PolicyDirectory, LoadOneFindsABuiltInLanguageByAnAliasAFileGivesIt) {
   write("python.json", R"({"name": "python", "aliases": ["snake"]})");
-  auto python = PolicyStore::load_one({directory_}, "Snake");
+  auto python = language::PolicyStore::load_one({directory_}, "Snake");
   ASSERT_TRUE(python.ok()) << python.error().message;
   EXPECT_EQ(python->name, "python");
   EXPECT_EQ(python->source_file, "main.py");
   // The file's list replaced the built-in one.
-  EXPECT_FALSE(PolicyStore::load_one({directory_}, "py").ok());
-  auto unknown = PolicyStore::load_one({directory_}, "cobol");
+  EXPECT_FALSE(language::PolicyStore::load_one({directory_}, "py").ok());
+  auto unknown = language::PolicyStore::load_one({directory_}, "cobol");
   ASSERT_FALSE(unknown.ok());
   for (const char* known : {"bash", "java", "python", "ruby"}) {
     EXPECT_NE(unknown.error().message.find(known), std::string::npos) << unknown.error().message;
@@ -263,9 +264,9 @@ TEST_F(PolicyDirectory, LoadOneFindsABuiltInLanguageByAnAliasAFileGivesIt) {
 
 TEST_F(PolicyDirectory, LaterFilesOverrideFieldByField) {
   write("python.json", R"({"name": "python", "limits": {"memory": "2g"}, "env": {"EXTRA": "1"}})");
-  auto store = PolicyStore::load({directory_});
+  auto store = language::PolicyStore::load({directory_});
   ASSERT_TRUE(store.ok()) << store.error().message;
-  const LanguagePolicy* python = *store->find("python");
+  const language::LanguagePolicy* python = *store->find("python");
   EXPECT_EQ(python->limits.memory_bytes, 2ull << 30);
   EXPECT_EQ(python->env.at("EXTRA"), "1");
   EXPECT_FALSE(python->run.empty());  // the built-in fields the override did not touch stay
@@ -274,30 +275,30 @@ TEST_F(PolicyDirectory, LaterFilesOverrideFieldByField) {
 
 TEST_F(PolicyDirectory, ADroppedInFileAddsALanguage) {
   write("lua.json", R"({"name": "lua", "source_file": "main.lua", "run": ["lua", "{file}"]})");
-  auto store = PolicyStore::load({directory_});
+  auto store = language::PolicyStore::load({directory_});
   ASSERT_TRUE(store.ok()) << store.error().message;
   EXPECT_TRUE(store->find("lua").ok());
 }
 
 TEST_F(PolicyDirectory, ABrokenFileFailsTheLoadNamingIt) {
   std::string path = write("python.json", R"({"name": "python", "limits": {"pids": "many"}})");
-  auto store = PolicyStore::load({directory_});
+  auto store = language::PolicyStore::load({directory_});
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.error().message.find(path), std::string::npos);
   EXPECT_NE(store.error().message.find("/limits/pids"), std::string::npos);
   std::string bad_json = write("zz.json", "{nope");
-  auto check = check_policy_file(bad_json);
+  auto check = language::check_policy_file(bad_json);
   ASSERT_FALSE(check.ok());
   EXPECT_NE(check.error().message.find("not valid JSON"), std::string::npos);
 }
 
 TEST_F(PolicyDirectory, CheckMergesOverTheBuiltInOfTheSameName) {
   std::string override = write("python.json", R"({"name": "python", "limits": {"timeout": "5s"}})");
-  auto checked = check_policy_file(override);
+  auto checked = language::check_policy_file(override);
   ASSERT_TRUE(checked.ok()) << checked.error().message;
   EXPECT_EQ(checked->limits.wall_seconds, 5.0);
   std::string incomplete = write("new.json", R"({"name": "new"})");
-  EXPECT_FALSE(check_policy_file(incomplete).ok());
+  EXPECT_FALSE(language::check_policy_file(incomplete).ok());
 }
 
 // policies/schema.json documents the format for people and editors; the parser is what enforces
@@ -311,7 +312,7 @@ TEST(PolicySchema, DescribesExactlyTheFieldsTheParserKnows) {
     json with_field = document;
     if (with_field.contains(field)) continue;
     with_field[field] = nullptr;  // the wrong type: the parser must name this very field
-    auto parsed = parse_policy(with_field, "x.json");
+    auto parsed = language::parse_policy(with_field, "x.json");
     ASSERT_FALSE(parsed.ok()) << field;
     EXPECT_EQ(parsed.error().message.find("is not a known policy field"), std::string::npos)
         << field << ": " << parsed.error().message;
@@ -319,12 +320,12 @@ TEST(PolicySchema, DescribesExactlyTheFieldsTheParserKnows) {
   for (const auto& [field, definition] : schema["properties"]["limits"]["properties"].items()) {
     json with_limit = document;
     with_limit["limits"] = {{field, 2}};
-    auto parsed = parse_policy(with_limit, "x.json");
+    auto parsed = language::parse_policy(with_limit, "x.json");
     EXPECT_TRUE(parsed.ok()) << field << ": " << (parsed.ok() ? "" : parsed.error().message);
   }
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok());
-  for (const auto& [file, text] : builtin_policy_texts()) {
+  for (const auto& [file, text] : language::builtin_policy_texts()) {
     // Held: items() of a temporary would be read after the temporary is gone.
     json builtin = json::parse(text);
     for (const auto& [field, value] : builtin.items()) {
@@ -334,39 +335,41 @@ TEST(PolicySchema, DescribesExactlyTheFieldsTheParserKnows) {
 }
 
 TEST(LanguageRun, JavaFilesAreNamedAfterThePublicClass) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok());
-  const LanguagePolicy& java = **store->find("java");
-  EXPECT_EQ(class_name_of(java, "public class Hello { }"), "Hello");
-  EXPECT_EQ(class_name_of(java, "import x;\npublic final class Greeter{}"), "Greeter");
-  EXPECT_EQ(class_name_of(java, "class Hidden {}"), "Main");
-  EXPECT_EQ(class_name_of(java, "// public class InAComment\nclass X{}"), "Main");
+  const language::LanguagePolicy& java = **store->find("java");
+  EXPECT_EQ(language::class_name_of(java, "public class Hello { }"), "Hello");
+  EXPECT_EQ(language::class_name_of(java, "import x;\npublic final class Greeter{}"), "Greeter");
+  EXPECT_EQ(language::class_name_of(java, "class Hidden {}"), "Main");
+  EXPECT_EQ(language::class_name_of(java, "// public class InAComment\nclass X{}"), "Main");
 }
 
 TEST(LanguageRun, WorkFilesAreTheCodesFileAndTheSupportFiles) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok());
-  EXPECT_EQ(language_work_files(**store->find("python")),
+  EXPECT_EQ(language::language_work_files(**store->find("python")),
             (std::vector<std::string>{"main.py", ".paddock/python/paddock_plots.py",
                                       ".paddock/python/sitecustomize.py"}));
-  EXPECT_EQ(language_work_files(**store->find("c")), (std::vector<std::string>{"main.c"}));
+  EXPECT_EQ(language::language_work_files(**store->find("c")),
+            (std::vector<std::string>{"main.c"}));
   // Java names its file after the code's class: without code, after the default one.
-  EXPECT_EQ(language_work_files(**store->find("java")), (std::vector<std::string>{"Main.java"}));
+  EXPECT_EQ(language::language_work_files(**store->find("java")),
+            (std::vector<std::string>{"Main.java"}));
 }
 
 // The code is the caller's: std::regex recursed once per character of `\s+` here and a few
 // hundred kilobytes of blanks overflowed the stack, which took the whole MCP server down.
 TEST(LanguageRun, TheClassNameIsFoundInLinearTimeWhateverTheCode) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok());
-  const LanguagePolicy& java = **store->find("java");
+  const language::LanguagePolicy& java = **store->find("java");
   std::string blanks(4 << 20, ' ');
-  EXPECT_EQ(class_name_of(java, "public" + blanks + "class Big {}"), "Big");
-  EXPECT_EQ(class_name_of(java, "public final" + blanks + "class Far {}"), "Far");
+  EXPECT_EQ(language::class_name_of(java, "public" + blanks + "class Big {}"), "Big");
+  EXPECT_EQ(language::class_name_of(java, "public final" + blanks + "class Far {}"), "Far");
   std::string finals;
   for (int i = 0; i < 200000; ++i) finals += "final ";
-  EXPECT_EQ(class_name_of(java, "public " + finals + "record R() {}"), "R");
-  EXPECT_EQ(class_name_of(java, "x" + blanks), "Main");
+  EXPECT_EQ(language::class_name_of(java, "public " + finals + "record R() {}"), "R");
+  EXPECT_EQ(language::class_name_of(java, "x" + blanks), "Main");
 }
 
 // The code chooses the name; a careless policy pattern must not let it choose a path or an
@@ -375,12 +378,12 @@ TEST(LanguageRun, AClassNameThatIsAPathOrAnOptionFallsBackToTheDefault) {
   json document = minimal();
   document["source_file"] = "{class}.toy";
   document["class_name"] = {{"pattern", R"(class\s+(\S+))"}, {"default", "Main"}};
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
-  EXPECT_EQ(class_name_of(*policy, "class Fine"), "Fine");
+  EXPECT_EQ(language::class_name_of(*policy, "class Fine"), "Fine");
   for (const char* code :
        {"class ../../etc/cron.d/x", "class a/b", "class ..", "class -e", "class --output=/tmp/x"}) {
-    EXPECT_EQ(class_name_of(*policy, code), "Main") << code;
+    EXPECT_EQ(language::class_name_of(*policy, code), "Main") << code;
   }
 }
 
@@ -388,14 +391,14 @@ TEST(Policy, HostEtcNamesOnlyPlainEntries) {
   for (const char* bad : {"../shadow", "shadow", "ssl/private", "passwd", "sudoers.d"}) {
     json document = minimal();
     document["host_etc"] = {"python3", bad};
-    auto parsed = parse_policy(document, "toy.json");
+    auto parsed = language::parse_policy(document, "toy.json");
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_NE(parsed.error().message.find("/host_etc/1"), std::string::npos)
         << parsed.error().message;
   }
   json document = minimal();
   document["host_etc"] = {"python3", "R"};
-  auto parsed = parse_policy(document, "toy.json");
+  auto parsed = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
   EXPECT_EQ(parsed->host_etc, (std::vector<std::string>{"python3", "R"}));
 }
@@ -408,11 +411,11 @@ TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
   document["run"] = {"toy", "{class}"};
   document["env"] = {{"A", "1"}};
   document["limits"] = {{"pids", 99}};
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok());
-  auto spec = language_spec(*policy, "public class Widget {}", {"arg"});
+  auto spec = language::language_spec(*policy, "public class Widget {}", {"arg"});
   ASSERT_TRUE(spec.ok());
-  const RunPlan& plan = spec->plan;
+  const runtime::RunPlan& plan = spec->plan;
   std::vector<std::vector<std::string>> prelude(plan.steps.begin(), plan.steps.end() - 1);
   ASSERT_EQ(plan.files.size(), 1u);
   EXPECT_EQ(plan.files[0].path, "Widget.toy");
@@ -422,14 +425,14 @@ TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
   EXPECT_EQ(plan.env, (std::vector<std::string>{"A=1"}));
   EXPECT_EQ(spec->limits.pids, 99u);
 
-  RunResult compile_failed;
+  runtime::RunResult compile_failed;
   compile_failed.step = 0;
-  EXPECT_EQ(label_result(*policy, compile_failed).phase, "compile");
-  RunResult ran;
+  EXPECT_EQ(language::label_result(*policy, compile_failed).phase, "compile");
+  runtime::RunResult ran;
   ran.step = 1;
-  LanguageRunResult labelled = label_result(*policy, ran);
+  language::LanguageRunResult labelled = language::label_result(*policy, ran);
   EXPECT_EQ(labelled.phase, "run");
-  EXPECT_EQ(to_json(labelled)["language"], "toy");
+  EXPECT_EQ(language::to_json(labelled)["language"], "toy");
 }
 
 }  // namespace

@@ -13,18 +13,18 @@
 namespace paddock {
 namespace {
 
-RunResult with_stderr(const std::string& text, const std::string& network = "none") {
-  RunResult result;
-  capture_chunk(result.stderr_data, text, 1u << 20);
+runtime::RunResult with_stderr(const std::string& text, const std::string& network = "none") {
+  runtime::RunResult result;
+  runtime::capture_chunk(result.stderr_data, text, 1u << 20);
   result.isolation.network = network;
   result.isolation.limits = {"memory.max=536870912", "pids.max=256", "RLIMIT_FSIZE=268435456",
                              "tmpfs_work_bytes=268435456", "tmpfs_tmp_bytes=67108864"};
   return result;
 }
 
-std::string all(const RunResult& result, RefusalContext context = {}) {
+std::string all(const runtime::RunResult& result, language::RefusalContext context = {}) {
   std::string text;
-  for (const auto& line : refusal_lines(result, context)) text += line + "\n";
+  for (const auto& line : language::refusal_lines(result, context)) text += line + "\n";
   return text;
 }
 
@@ -33,7 +33,7 @@ TEST(RefusalLines, NothingRefusedSaysNothing) {
 }
 
 TEST(RefusalLines, SystemCallsByNameMostFirstInOneLine) {
-  RunResult result = with_stderr("");
+  runtime::RunResult result = with_stderr("");
   result.refused.system_calls = {{"ptrace", 2}, {"mount", 1}};
   result.refused.system_calls_unnamed = 3;
   std::string text = all(result);
@@ -45,14 +45,14 @@ TEST(RefusalLines, SystemCallsByNameMostFirstInOneLine) {
 }
 
 TEST(RefusalLines, TheProcessLimitWithItsValue) {
-  RunResult result = with_stderr("");
+  runtime::RunResult result = with_stderr("");
   result.refused.process_limit = 37;
   EXPECT_NE(all(result).find("37 new processes or threads at its limit of 256"), std::string::npos)
       << all(result);
 }
 
 TEST(RefusalLines, AFailedForkWhereNoCgroupCountsIt) {
-  RunResult result = with_stderr("sh: 1: Cannot fork\n");
+  runtime::RunResult result = with_stderr("sh: 1: Cannot fork\n");
   result.isolation.limits_mode = "rlimit";
   result.isolation.limits.push_back("RLIMIT_NPROC=64");
   EXPECT_NE(all(result).find("a new process or thread, most likely at its limit of 64"),
@@ -112,13 +112,13 @@ TEST(RefusalLines, AFullDiskAndTheFileSizeLimit) {
   EXPECT_NE(all(with_stderr("OSError: [Errno 28] No space left on device\n"))
                 .find("disk full (/work holds 256 MiB, /tmp 64 MiB"),
             std::string::npos);
-  RunResult big = with_stderr("");
+  runtime::RunResult big = with_stderr("");
   big.signal = SIGXFSZ;
   EXPECT_NE(all(big).find("a file beyond its size limit of 256 MiB"), std::string::npos);
 }
 
 TEST(RefusalLines, MemoryOomKilledOrAnAllocationRefused) {
-  RunResult killed = with_stderr("");
+  runtime::RunResult killed = with_stderr("");
   killed.oom_killed = true;
   EXPECT_NE(all(killed).find("memory beyond its limit of 512 MiB (the kernel's OOM killer"),
             std::string::npos)
@@ -129,7 +129,7 @@ TEST(RefusalLines, MemoryOomKilledOrAnAllocationRefused) {
 TEST(RefusalLines, OutputOfHostileSizeStaysOneLineEach) {
   std::string flood;
   for (int i = 0; i < 20000; ++i) flood += "Read-only file system: '/x" + std::to_string(i) + "'\n";
-  auto lines = refusal_lines(with_stderr(flood), {});
+  auto lines = language::refusal_lines(with_stderr(flood), {});
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_LT(lines[0].size(), 400u);
 }

@@ -111,11 +111,11 @@ TEST_F(RegistryRetries, ARetriedBlobStartsAgainAndOnlyTheGoodAnswerReachesTheSin
       [&] {
         ++restarts;
         received.clear();
-        return Status{};
+        return core::Status{};
       },
       [&](std::string_view chunk) {
         received.append(chunk);
-        return Status{};
+        return core::Status{};
       });
   ASSERT_TRUE(fetched.ok()) << fetched.error().message;
   EXPECT_EQ(restarts, 2);

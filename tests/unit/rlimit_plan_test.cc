@@ -9,7 +9,7 @@
 namespace paddock {
 namespace {
 
-const RlimitSetting* find(const std::vector<RlimitSetting>& plan, int resource) {
+const runtime::RlimitSetting* find(const std::vector<runtime::RlimitSetting>& plan, int resource) {
   for (const auto& setting : plan) {
     if (setting.resource == resource) return &setting;
   }
@@ -17,12 +17,12 @@ const RlimitSetting* find(const std::vector<RlimitSetting>& plan, int resource) 
 }
 
 TEST(RlimitPlan, EveryLimitBecomesAHardLimit) {
-  Limits limits;
+  runtime::Limits limits;
   limits.memory_bytes = 100 << 20;
   limits.pids = 42;
   limits.file_size_bytes = 7 << 20;
   limits.open_files = 99;
-  auto plan = plan_rlimits(limits, false);
+  auto plan = runtime::plan_rlimits(limits, false);
   EXPECT_EQ(find(plan, RLIMIT_DATA)->value, 100u << 20);
   EXPECT_EQ(find(plan, RLIMIT_NPROC)->value, 42u);
   EXPECT_EQ(find(plan, RLIMIT_FSIZE)->value, 7u << 20);
@@ -40,33 +40,33 @@ TEST(RlimitPlan, EveryLimitBecomesAHardLimit) {
 // namespaces: each sandbox has its own share, in either mode.
 TEST(RlimitPlan, MessageQueuesAndQueuedSignalsHaveTheSandboxsShare) {
   for (bool cgroup_mode : {false, true}) {
-    auto plan = plan_rlimits(Limits{}, cgroup_mode);
+    auto plan = runtime::plan_rlimits(runtime::Limits{}, cgroup_mode);
     ASSERT_NE(find(plan, RLIMIT_MSGQUEUE), nullptr);
-    EXPECT_EQ(find(plan, RLIMIT_MSGQUEUE)->value, kSandboxMessageQueueBytes);
-    EXPECT_EQ(find(plan, RLIMIT_MSGQUEUE)->hard, kSandboxMessageQueueBytes);
+    EXPECT_EQ(find(plan, RLIMIT_MSGQUEUE)->value, runtime::kSandboxMessageQueueBytes);
+    EXPECT_EQ(find(plan, RLIMIT_MSGQUEUE)->hard, runtime::kSandboxMessageQueueBytes);
     ASSERT_NE(find(plan, RLIMIT_SIGPENDING), nullptr);
-    EXPECT_EQ(find(plan, RLIMIT_SIGPENDING)->value, kSandboxPendingSignals);
+    EXPECT_EQ(find(plan, RLIMIT_SIGPENDING)->value, runtime::kSandboxPendingSignals);
   }
 }
 
 TEST(RlimitPlan, CgroupModeLeavesMemoryToTheCgroup) {
-  Limits limits;
-  auto plan = plan_rlimits(limits, /*cgroup_mode=*/true);
+  runtime::Limits limits;
+  auto plan = runtime::plan_rlimits(limits, /*cgroup_mode=*/true);
   EXPECT_EQ(find(plan, RLIMIT_DATA), nullptr);
   EXPECT_EQ(find(plan, RLIMIT_NPROC), nullptr);
   EXPECT_NE(find(plan, RLIMIT_FSIZE), nullptr);
 }
 
 TEST(RlimitPlan, CpuTimeGetsAGraceSecondForSigxcpu) {
-  Limits limits;
+  runtime::Limits limits;
   limits.cpu_seconds = 2.2;
   // The plan outlives the pointer find() returns into it.
-  std::vector<RlimitSetting> plan = plan_rlimits(limits, false);
-  const RlimitSetting* cpu = find(plan, RLIMIT_CPU);
+  std::vector<runtime::RlimitSetting> plan = runtime::plan_rlimits(limits, false);
+  const runtime::RlimitSetting* cpu = find(plan, RLIMIT_CPU);
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->value, 3u);
   EXPECT_EQ(cpu->hard, 4u);
-  EXPECT_EQ(describe(*cpu), "RLIMIT_CPU=3");
+  EXPECT_EQ(runtime::describe(*cpu), "RLIMIT_CPU=3");
 }
 
 }  // namespace

@@ -9,21 +9,21 @@ namespace paddock {
 namespace {
 
 TEST(RunResult, CliExitStatusFollowsConventions) {
-  RunResult result;
+  runtime::RunResult result;
   result.exit_code = 3;
-  EXPECT_EQ(cli_exit_status(result), 3);
-  result.outcome = Outcome::kTimedOut;
-  EXPECT_EQ(cli_exit_status(result), 124);
-  result.outcome = Outcome::kSignaled;
+  EXPECT_EQ(runtime::cli_exit_status(result), 3);
+  result.outcome = runtime::Outcome::kTimedOut;
+  EXPECT_EQ(runtime::cli_exit_status(result), 124);
+  result.outcome = runtime::Outcome::kSignaled;
   result.signal = SIGSEGV;
-  EXPECT_EQ(cli_exit_status(result), 128 + SIGSEGV);
-  result.outcome = Outcome::kExecFailed;
+  EXPECT_EQ(runtime::cli_exit_status(result), 128 + SIGSEGV);
+  result.outcome = runtime::Outcome::kExecFailed;
   result.exit_code = 127;
-  EXPECT_EQ(cli_exit_status(result), 127);
+  EXPECT_EQ(runtime::cli_exit_status(result), 127);
 }
 
 TEST(RunResult, JsonCarriesEveryField) {
-  RunResult result;
+  runtime::RunResult result;
   result.stdout_data = {"out", true, 99, 3};  // the start kept, the other 96 bytes dropped
   result.stderr_data = {"err", false, 3};
   result.duration_ms = 12;
@@ -32,7 +32,7 @@ TEST(RunResult, JsonCarriesEveryField) {
   result.backend = "native";
   result.isolation.limits_mode = "rlimit";
   result.isolation.seccomp = true;
-  nlohmann::json json = to_json(result);
+  nlohmann::json json = runtime::to_json(result);
   EXPECT_EQ(json["outcome"], "exited");
   EXPECT_EQ(json["exit_code"], 0);
   EXPECT_EQ(json["timed_out"], false);
@@ -49,15 +49,15 @@ TEST(RunResult, JsonCarriesEveryField) {
   EXPECT_FALSE(json.contains("exec_error"));
   EXPECT_EQ(json["artifacts_omitted"], nlohmann::json::array());
   result.artifacts_omitted.push_back({"outputs/big.csv", 9, "over the limit of 8 bytes per call"});
-  EXPECT_EQ(to_json(result)["artifacts_omitted"][0]["reason"],
+  EXPECT_EQ(runtime::to_json(result)["artifacts_omitted"][0]["reason"],
             "over the limit of 8 bytes per call");
 }
 
 TEST(RunResult, TimedOutJsonSaysSo) {
-  RunResult result;
-  result.outcome = Outcome::kTimedOut;
+  runtime::RunResult result;
+  result.outcome = runtime::Outcome::kTimedOut;
   result.signal = SIGKILL;
-  nlohmann::json json = to_json(result);
+  nlohmann::json json = runtime::to_json(result);
   EXPECT_EQ(json["timed_out"], true);
   EXPECT_EQ(json["exit_code"], 124);
   EXPECT_EQ(json["signal"], SIGKILL);

@@ -14,14 +14,14 @@ namespace paddock {
 namespace {
 
 // A child that would outlive the test by far, owned through a pidfd.
-SandboxProcess sleeping_child() {
+native::SandboxProcess sleeping_child() {
   pid_t pid = fork();
   if (pid == 0) {
     pause();
     _exit(0);
   }
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  return SandboxProcess(pid, UniqueFd(pidfd));
+  return native::SandboxProcess(pid, core::UniqueFd(pidfd));
 }
 
 // Whether `pid` is still our child, alive or a zombie: reaped children are not.
@@ -33,7 +33,7 @@ bool still_our_child(pid_t pid) {
 TEST(SandboxProcess, DestroyingItKillsAndReapsTheProcess) {
   pid_t pid = -1;
   {
-    SandboxProcess process = sleeping_child();
+    native::SandboxProcess process = sleeping_child();
     pid = process.pid();
     ASSERT_GT(pid, 0);
     EXPECT_TRUE(process.running());
@@ -44,7 +44,7 @@ TEST(SandboxProcess, DestroyingItKillsAndReapsTheProcess) {
 }
 
 TEST(SandboxProcess, WaitReportsTheKillAndForgetsThePid) {
-  SandboxProcess process = sleeping_child();
+  native::SandboxProcess process = sleeping_child();
   ASSERT_EQ(process.kill(), 0);
   int status = process.wait();
   EXPECT_TRUE(WIFSIGNALED(status));
@@ -55,9 +55,9 @@ TEST(SandboxProcess, WaitReportsTheKillAndForgetsThePid) {
 }
 
 TEST(SandboxProcess, AMovedProcessIsOwnedOnceAndAnOverwrittenOneIsReaped) {
-  SandboxProcess first = sleeping_child();
+  native::SandboxProcess first = sleeping_child();
   pid_t first_pid = first.pid();
-  SandboxProcess moved = std::move(first);
+  native::SandboxProcess moved = std::move(first);
   EXPECT_EQ(moved.pid(), first_pid);
   EXPECT_FALSE(first.running());  // NOLINT(bugprone-use-after-move): the point of the test
   moved = sleeping_child();

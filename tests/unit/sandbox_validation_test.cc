@@ -20,74 +20,82 @@ namespace {
 
 struct Case {
   const char* what;
-  std::function<void(SandboxShape&, RunPlan&)> spoil;
+  std::function<void(runtime::SandboxShape&, runtime::RunPlan&)> spoil;
   const char* says;
 };
 
-RunPlan a_program() {
-  RunPlan plan;
+runtime::RunPlan a_program() {
+  runtime::RunPlan plan;
   plan.steps = {{"python3", "-c", "pass"}};
   return plan;
 }
 
 const std::vector<Case>& every_backends_refusals() {
   static const std::vector<Case> cases = {
-      {"no program", [](SandboxShape&, RunPlan& p) { p.steps.clear(); }, "no command given"},
-      {"zero timeout", [](SandboxShape&, RunPlan& p) { p.wall_seconds = 0; }, "the timeout"},
-      {"a timeout past a week", [](SandboxShape&, RunPlan& p) { p.wall_seconds = 8 * 86400; },
+      {"no program", [](runtime::SandboxShape&, runtime::RunPlan& p) { p.steps.clear(); },
+       "no command given"},
+      {"zero timeout", [](runtime::SandboxShape&, runtime::RunPlan& p) { p.wall_seconds = 0; },
+       "the timeout"},
+      {"a timeout past a week",
+       [](runtime::SandboxShape&, runtime::RunPlan& p) { p.wall_seconds = 8 * 86400; },
        "at most 7 days"},
-      {"no CPU time", [](SandboxShape& s, RunPlan&) { s.limits.cpu_seconds = 0; },
+      {"no CPU time", [](runtime::SandboxShape& s, runtime::RunPlan&) { s.limits.cpu_seconds = 0; },
        "the CPU time limit"},
-      {"one process", [](SandboxShape& s, RunPlan&) { s.limits.pids = 1; },
+      {"one process", [](runtime::SandboxShape& s, runtime::RunPlan&) { s.limits.pids = 1; },
        "the process limit must be at least 2"},
-      {"tiny memory", [](SandboxShape& s, RunPlan&) { s.limits.memory_bytes = 4096; },
+      {"tiny memory",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.limits.memory_bytes = 4096; },
        "the memory limit must be at least 1 MiB"},
-      {"a relative start directory", [](SandboxShape&, RunPlan& p) { p.cwd = "work"; },
+      {"a relative start directory",
+       [](runtime::SandboxShape&, runtime::RunPlan& p) { p.cwd = "work"; },
        "the starting directory 'work'"},
-      {"a work directory in /etc", [](SandboxShape& s, RunPlan&) { s.workdir = "/etc/x"; },
+      {"a work directory in /etc",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.workdir = "/etc/x"; },
        "work directory '/etc/x'"},
-      {"a bare environment name", [](SandboxShape&, RunPlan& p) { p.env = {"NOVALUE"}; },
+      {"a bare environment name",
+       [](runtime::SandboxShape&, runtime::RunPlan& p) { p.env = {"NOVALUE"}; },
        "environment entry 'NOVALUE' must look like NAME=VALUE"},
       {"a file out of the work directory",
-       [](SandboxShape&, RunPlan& p) {
+       [](runtime::SandboxShape&, runtime::RunPlan& p) {
          p.files = {{"../x", "data"}};
        },
        "must be a relative path inside the work directory"},
       {"files over the work directory's size",
-       [](SandboxShape& s, RunPlan& p) {
+       [](runtime::SandboxShape& s, runtime::RunPlan& p) {
          s.limits.work_bytes = 3;
          p.files_after_install = {{"a.txt", "data"}};
        },
        "do not fit the work directory's size"},
-      {"root as the sandbox user", [](SandboxShape& s, RunPlan&) { s.user.uid = 0; },
-       "must not be root"},
+      {"root as the sandbox user",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.user.uid = 0; }, "must not be root"},
       {"an allowlist beside user networking",
-       [](SandboxShape& s, RunPlan&) {
+       [](runtime::SandboxShape& s, runtime::RunPlan&) {
          s.allowed_hosts = {"pypi.org"};
-         s.network = NetworkMode::kUser;
+         s.network = runtime::NetworkMode::kUser;
        },
        "cannot be combined with the network mode 'user'"},
       {"an installer pattern over a whole domain",
-       [](SandboxShape&, RunPlan& p) { p.installer_allowed_hosts = {"*.com"}; },
+       [](runtime::SandboxShape&, runtime::RunPlan& p) { p.installer_allowed_hosts = {"*.com"}; },
        "allowed host '*.com'"},
       {"an unreadable stdin file",
-       [](SandboxShape&, RunPlan& p) { p.stdin_path = "/nonexistent/input"; },
+       [](runtime::SandboxShape&, runtime::RunPlan& p) { p.stdin_path = "/nonexistent/input"; },
        "the stdin file /nonexistent/input cannot be read"},
   };
   return cases;
 }
 
 TEST(SandboxValidation, AGoodShapeAndPlanPass) {
-  EXPECT_TRUE(validate_sandbox(SandboxShape{}, a_program()).ok());
-  EXPECT_TRUE(validate_sandbox(SandboxShape{}, RunPlan{}, true).ok()) << "a session has no steps";
+  EXPECT_TRUE(runtime::validate_sandbox(runtime::SandboxShape{}, a_program()).ok());
+  EXPECT_TRUE(runtime::validate_sandbox(runtime::SandboxShape{}, runtime::RunPlan{}, true).ok())
+      << "a session has no steps";
 }
 
 TEST(SandboxValidation, EachProblemIsOneLineNamingTheSettingInWords) {
   for (const Case& c : every_backends_refusals()) {
-    SandboxShape shape;
-    RunPlan plan = a_program();
+    runtime::SandboxShape shape;
+    runtime::RunPlan plan = a_program();
     c.spoil(shape, plan);
-    Status valid = validate_sandbox(shape, plan);
+    core::Status valid = runtime::validate_sandbox(shape, plan);
     ASSERT_FALSE(valid.ok()) << c.what;
     EXPECT_NE(valid.error().message.find(c.says), std::string::npos)
         << c.what << ": " << valid.error().message;
@@ -100,15 +108,16 @@ TEST(SandboxValidation, EachProblemIsOneLineNamingTheSettingInWords) {
 // The native backend checks the same, then what only it needs.
 TEST(SandboxValidation, TheNativeBackendChecksTheSameAndItsOwn) {
   for (const Case& c : every_backends_refusals()) {
-    SandboxShape shape;
-    RunPlan plan = a_program();
+    runtime::SandboxShape shape;
+    runtime::RunPlan plan = a_program();
     c.spoil(shape, plan);
-    EXPECT_FALSE(validate_spec(shape, plan).ok()) << c.what;
+    EXPECT_FALSE(native::validate_spec(shape, plan).ok()) << c.what;
   }
-  SandboxShape shape;
+  runtime::SandboxShape shape;
   shape.host_etc = {"shadow"};
-  EXPECT_TRUE(validate_sandbox(shape, a_program()).ok()) << "host /etc entries are the native's";
-  EXPECT_FALSE(validate_spec(shape, a_program()).ok());
+  EXPECT_TRUE(runtime::validate_sandbox(shape, a_program()).ok())
+      << "host /etc entries are the native's";
+  EXPECT_FALSE(native::validate_spec(shape, a_program()).ok());
 }
 
 // Docker and Podman (EngineBackend) and Kubernetes (KubeBackend) reach a sandbox only through
@@ -124,23 +133,23 @@ class RecordingBackend final : public container::ContainerBackend {
   mutable int started = 0;
 
  protected:
-  Result<std::unique_ptr<container::ContainerSession>> start(
-      const SandboxShape& /*shape*/, const RunPlan& /*plan*/) const override {
+  core::Result<std::unique_ptr<container::ContainerSession>> start(
+      const runtime::SandboxShape& /*shape*/, const runtime::RunPlan& /*plan*/) const override {
     ++started;
-    return Error{ENOTSUP, "reached start"};
+    return core::Error{ENOTSUP, "reached start"};
   }
 };
 
-class Quiet final : public RunObserver {};
+class Quiet final : public runtime::RunObserver {};
 
 TEST(SandboxValidation, ContainerBackendsRefuseBeforeStartingAnything) {
   RecordingBackend backend;
   Quiet quiet;
   for (const Case& c : every_backends_refusals()) {
-    SandboxShape shape;
-    RunPlan plan = a_program();
+    runtime::SandboxShape shape;
+    runtime::RunPlan plan = a_program();
     c.spoil(shape, plan);
-    Status checked = backend.check(shape, plan);
+    core::Status checked = backend.check(shape, plan);
     ASSERT_FALSE(checked.ok()) << c.what;
     EXPECT_NE(checked.error().message.find(c.says), std::string::npos) << checked.error().message;
     auto ran = backend.run(shape, plan, quiet);
@@ -149,8 +158,8 @@ TEST(SandboxValidation, ContainerBackendsRefuseBeforeStartingAnything) {
   }
   EXPECT_EQ(backend.started, 0);
   // A valid plan gets as far as the engine.
-  EXPECT_TRUE(backend.check(SandboxShape{}, a_program()).ok());
-  auto ran = backend.run(SandboxShape{}, a_program(), quiet);
+  EXPECT_TRUE(backend.check(runtime::SandboxShape{}, a_program()).ok());
+  auto ran = backend.run(runtime::SandboxShape{}, a_program(), quiet);
   EXPECT_EQ(backend.started, 1);
 }
 
@@ -159,7 +168,7 @@ TEST(SandboxValidation, ContainerBackendsRefuseBeforeStartingAnything) {
 // setting: never run without it.
 struct Lack {
   const char* what;
-  std::function<void(SandboxShape&, RunPlan&)> asks;
+  std::function<void(runtime::SandboxShape&, runtime::RunPlan&)> asks;
   const char* says;
   const char* setting;  // "": none of a front-end's
   bool engines_lack;    // docker and podman (kubernetes lacks every one)
@@ -167,33 +176,42 @@ struct Lack {
 
 const std::vector<Lack>& container_lacks() {
   static const std::vector<Lack> lacks = {
-      {"an allowlist", [](SandboxShape& s, RunPlan&) { s.allowed_hosts = {"pypi.org"}; },
+      {"an allowlist",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.allowed_hosts = {"pypi.org"}; },
        "cannot enforce an egress allowlist yet", "allowed_hosts", true},
       {"an installer limited to its index",
-       [](SandboxShape&, RunPlan& p) {
+       [](runtime::SandboxShape&, runtime::RunPlan& p) {
          p.steps.insert(p.steps.begin(), {"pip", "install", "x"});
          p.networked_steps = 1;
          p.installer_allowed_hosts = {"pypi.org"};
        },
        "cannot limit a library installer to its package index", "install_network", true},
       {"a read-only share",
-       [](SandboxShape& s, RunPlan&) {
+       [](runtime::SandboxShape& s, runtime::RunPlan&) {
          s.binds = {{"/srv/data", "/data"}};
        },
        "cannot bind host folders into a sandbox ('/srv/data')", "binds", true},
       {"brokered secrets' trust bundle",
-       [](SandboxShape& s, RunPlan&) { s.trust_bundle = "/run/paddock/bundle.pem"; },
+       [](runtime::SandboxShape& s, runtime::RunPlan&) {
+         s.trust_bundle = "/run/paddock/bundle.pem";
+       },
        "cannot broker secrets", "secrets", true},
-      {"memory.high", [](SandboxShape& s, RunPlan&) { s.limits.memory_high_bytes = 64u << 20; },
+      {"memory.high",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.limits.memory_high_bytes = 64u << 20; },
        "cannot throttle memory below its limit", "", true},
-      {"a CPU time limit", [](SandboxShape& s, RunPlan&) { s.limits.cpu_seconds = 5; },
+      {"a CPU time limit",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.limits.cpu_seconds = 5; },
        "cannot limit each process's CPU time", "cpu_time", false},
-      {"a denied system call", [](SandboxShape& s, RunPlan&) { s.seccomp_deny = {"ptrace"}; },
+      {"a denied system call",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.seccomp_deny = {"ptrace"}; },
        "allow or deny system calls", "kube_seccomp_profile", false},
-      {"an allowed system call", [](SandboxShape& s, RunPlan&) { s.seccomp_allow = {"ptrace"}; },
+      {"an allowed system call",
+       [](runtime::SandboxShape& s, runtime::RunPlan&) { s.seccomp_allow = {"ptrace"}; },
        "allow or deny system calls", "kube_seccomp_profile", false},
       {"a profile file of this host",
-       [](SandboxShape& s, RunPlan&) { s.seccomp_profile_path = "/etc/paddock/strict.json"; },
+       [](runtime::SandboxShape& s, runtime::RunPlan&) {
+         s.seccomp_profile_path = "/etc/paddock/strict.json";
+       },
        "load a seccomp profile file of this host", "kube_seccomp_profile", false},
   };
   return lacks;
@@ -201,13 +219,14 @@ const std::vector<Lack>& container_lacks() {
 
 TEST(SandboxValidation, WhatABackendLacksIsRefusedNamingTheSetting) {
   for (const Lack& lack : container_lacks()) {
-    for (const BackendSupport& support :
+    for (const runtime::BackendSupport& support :
          {container::container_support("docker"), kube::kube_support()}) {
-      SandboxShape shape;
-      RunPlan plan = a_program();
+      runtime::SandboxShape shape;
+      runtime::RunPlan plan = a_program();
       lack.asks(shape, plan);
-      ASSERT_TRUE(validate_sandbox(shape, plan).ok()) << lack.what << ": the native backend's";
-      Status valid = validate_sandbox(shape, plan, false, support);
+      ASSERT_TRUE(runtime::validate_sandbox(shape, plan).ok())
+          << lack.what << ": the native backend's";
+      core::Status valid = runtime::validate_sandbox(shape, plan, false, support);
       bool refused = support.backend == "kubernetes" || lack.engines_lack;
       ASSERT_EQ(valid.ok(), !refused) << lack.what << " on " << support.backend;
       if (!refused) continue;
@@ -220,7 +239,8 @@ TEST(SandboxValidation, WhatABackendLacksIsRefusedNamingTheSetting) {
       EXPECT_EQ(message.find('\n'), std::string::npos) << message;
       // A session is refused alike (an installer's network is a plan's, not a session's).
       if (plan.networked_steps == 0) {
-        EXPECT_FALSE(validate_sandbox(shape, RunPlan{}, true, support).ok()) << lack.what;
+        EXPECT_FALSE(runtime::validate_sandbox(shape, runtime::RunPlan{}, true, support).ok())
+            << lack.what;
       }
     }
   }
@@ -232,13 +252,13 @@ TEST(SandboxValidation, ContainerBackendsRefuseWhatTheyLackBeforeStarting) {
   Quiet quiet;
   for (const Lack& lack : container_lacks()) {
     if (!lack.engines_lack) continue;
-    SandboxShape shape;
-    RunPlan plan = a_program();
+    runtime::SandboxShape shape;
+    runtime::RunPlan plan = a_program();
     lack.asks(shape, plan);
     EXPECT_FALSE(backend.check(shape, plan).ok()) << lack.what;
     EXPECT_FALSE(backend.run(shape, plan, quiet).ok()) << lack.what;
     if (plan.networked_steps == 0) {
-      EXPECT_FALSE(backend.open_session(shape, RunPlan{}).ok()) << lack.what;
+      EXPECT_FALSE(backend.open_session(shape, runtime::RunPlan{}).ok()) << lack.what;
     }
   }
   EXPECT_EQ(backend.started, 0);
@@ -246,14 +266,14 @@ TEST(SandboxValidation, ContainerBackendsRefuseWhatTheyLackBeforeStarting) {
 
 TEST(SandboxValidation, ContainerSessionsAreCheckedAsSessions) {
   RecordingBackend backend;
-  SandboxShape shape;
+  runtime::SandboxShape shape;
   shape.limits.pids = 1;
-  auto refused = backend.open_session(shape, RunPlan{});
+  auto refused = backend.open_session(shape, runtime::RunPlan{});
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("the process limit"), std::string::npos);
   EXPECT_EQ(backend.started, 0);
   // A session's base has no steps, and that is no reason to refuse it.
-  auto opened = backend.open_session(SandboxShape{}, RunPlan{});
+  auto opened = backend.open_session(runtime::SandboxShape{}, runtime::RunPlan{});
   EXPECT_EQ(backend.started, 1);
 }
 

@@ -37,11 +37,11 @@ struct Fixture {
   TempFolder folder{"saved-workspace"};
   std::unique_ptr<StateDir> dir;
   std::unique_ptr<SavedWorkspace> workspace;
-  UniqueFd source;
+  core::UniqueFd source;
 
   Fixture() {
     fs::create_directories(folder / "work");
-    source = UniqueFd(open((folder / "work").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    source = core::UniqueFd(open((folder / "work").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     auto opened = StateDir::open(folder / "state");
     EXPECT_TRUE(opened) << opened.error().message;
     dir = std::move(*opened);
@@ -52,8 +52,8 @@ struct Fixture {
     EXPECT_TRUE(made) << made.error().message;
     workspace = std::move(*made);
   }
-  TreeWalker walker() {
-    return [this](const TreeVisitor& visit) { return walk_tree(source.get(), visit); };
+  core::TreeWalker walker() {
+    return [this](const core::TreeVisitor& visit) { return core::walk_tree(source.get(), visit); };
   }
   std::string current() {
     return folder / ("state/sessions/s-1/" +
@@ -87,9 +87,9 @@ TEST(SavedWorkspace, AWriteThroughASharedMappingIsSavedThoughNoMetadataMoved) {
   Fixture f;
   std::string work = "/dev/shm/paddock-mapped-XXXXXX";
   ASSERT_NE(mkdtemp(work.data()), nullptr);
-  f.source = UniqueFd(open(work.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  f.source = core::UniqueFd(open(work.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   write(work + "/m", std::string(8192, 'x'));
-  UniqueFd file(open((work + "/m").c_str(), O_RDWR | O_CLOEXEC));
+  core::UniqueFd file(open((work + "/m").c_str(), O_RDWR | O_CLOEXEC));
   void* mapped = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, file.get(), 0);
   ASSERT_NE(mapped, MAP_FAILED);
   auto* bytes = static_cast<volatile char*>(mapped);
@@ -125,14 +125,16 @@ TEST(SavedWorkspace, ASaveThatFailsLeavesTheGenerationBefore) {
   std::string before = f.current();
   write(f.folder / "work/a", "changed");
   int seen = 0;
-  auto failed = f.workspace->save([&](const TreeVisitor& visit) -> Status {
-    return walk_tree(f.source.get(), [&](const TreeEntry& entry, const FileOpener& open) -> Status {
-      if (++seen > 0 && entry.path == "a") {
-        if (auto done = visit(entry, open); !done) return done;
-        return Error{EIO, "the sandbox went away"};
-      }
-      return visit(entry, open);
-    });
+  auto failed = f.workspace->save([&](const core::TreeVisitor& visit) -> core::Status {
+    return core::walk_tree(
+        f.source.get(),
+        [&](const core::TreeEntry& entry, const core::FileOpener& open) -> core::Status {
+          if (++seen > 0 && entry.path == "a") {
+            if (auto done = visit(entry, open); !done) return done;
+            return core::Error{EIO, "the sandbox went away"};
+          }
+          return visit(entry, open);
+        });
   });
   EXPECT_FALSE(failed);
   EXPECT_EQ(f.current(), before);
@@ -149,7 +151,7 @@ TEST(SavedWorkspace, LinksStayLinksAndSparseFilesStaySparse) {
   Fixture f;
   fs::create_symlink("/etc/passwd", f.folder / "work/passwd");
   {
-    UniqueFd sparse(open((f.folder / "work/sparse").c_str(), O_WRONLY | O_CREAT, 0600));
+    core::UniqueFd sparse(open((f.folder / "work/sparse").c_str(), O_WRONLY | O_CREAT, 0600));
     ASSERT_EQ(ftruncate(sparse.get(), 1ll << 30), 0);
     ASSERT_EQ(pwrite(sparse.get(), "x", 1, 1 << 20), 1);
   }

@@ -17,20 +17,20 @@ using nlohmann::json;
 
 // A language's syntax as its built-in policy gives it; a language paddock has no policy for
 // (lua) gets the generic one.
-const LanguageSyntax& syntax(const std::string& language) {
-  static const auto* store = new PolicyStore(*PolicyStore::load({}));
+const language::LanguageSyntax& syntax(const std::string& language) {
+  static const auto* store = new language::PolicyStore(*language::PolicyStore::load({}));
   auto policy = store->find(language);
-  return policy.ok() ? (*policy)->source_syntax : generic_syntax();
+  return policy.ok() ? (*policy)->source_syntax : language::generic_syntax();
 }
 
-Screening parsed(const json& screening) {
-  auto result = parse_screening(screening, "toy.json");
+language::Screening parsed(const json& screening) {
+  auto result = language::parse_screening(screening, "toy.json");
   EXPECT_TRUE(result.ok()) << result.error().message;
-  return result.ok() ? *result : Screening{};
+  return result.ok() ? *result : language::Screening{};
 }
 
 std::string error_of(const json& screening) {
-  auto result = parse_screening(screening, "toy.json");
+  auto result = language::parse_screening(screening, "toy.json");
   EXPECT_FALSE(result.ok());
   return result.ok() ? "" : result.error().message;
 }
@@ -40,7 +40,7 @@ json rule(const std::string& id, const std::string& pattern, const std::string& 
 }
 
 // (rule id, line) of each finding, in order.
-std::vector<std::pair<std::string, int>> hits(const ScreeningVerdict& verdict) {
+std::vector<std::pair<std::string, int>> hits(const language::ScreeningVerdict& verdict) {
   std::vector<std::pair<std::string, int>> out;
   for (const auto& finding : verdict.findings) out.emplace_back(finding.rule_id, finding.line);
   return out;
@@ -49,28 +49,28 @@ std::vector<std::pair<std::string, int>> hits(const ScreeningVerdict& verdict) {
 using Hits = std::vector<std::pair<std::string, int>>;
 
 TEST(ScreeningParse, FullSectionParses) {
-  Screening screening =
+  language::Screening screening =
       parsed({{"mode", "enforce"},
               {"threshold", "medium"},
               {"rules", {rule("shell", "os\\.system", "high")}},
               {"restricted_modules", {{{"name", "ctypes"}, {"severity", "low"}}}}});
-  EXPECT_EQ(screening.mode, ScreeningMode::kEnforce);
-  EXPECT_EQ(screening.threshold, Severity::kMedium);
+  EXPECT_EQ(screening.mode, language::ScreeningMode::kEnforce);
+  EXPECT_EQ(screening.threshold, language::Severity::kMedium);
   ASSERT_EQ(screening.rules.size(), 2u);
   EXPECT_EQ(screening.rules[0].id, "shell");
-  EXPECT_EQ(screening.rules[0].kind, ScreeningRule::Kind::kPattern);
+  EXPECT_EQ(screening.rules[0].kind, language::ScreeningRule::Kind::kPattern);
   EXPECT_EQ(screening.rules[0].message, "shell found");
   EXPECT_EQ(screening.rules[1].id, "module:ctypes");
-  EXPECT_EQ(screening.rules[1].kind, ScreeningRule::Kind::kModule);
-  EXPECT_EQ(screening.rules[1].severity, Severity::kLow);
+  EXPECT_EQ(screening.rules[1].kind, language::ScreeningRule::Kind::kModule);
+  EXPECT_EQ(screening.rules[1].severity, language::Severity::kLow);
   EXPECT_EQ(screening.rules[1].message, "imports ctypes");
 }
 
 TEST(ScreeningParse, DefaultsAreWarnAtHighAndNothingIsOff) {
-  Screening rules_only = parsed({{"rules", {rule("x", "x", "low")}}});
-  EXPECT_EQ(rules_only.mode, ScreeningMode::kWarn);
-  EXPECT_EQ(rules_only.threshold, Severity::kHigh);
-  EXPECT_EQ(parsed(nullptr).mode, ScreeningMode::kOff);
+  language::Screening rules_only = parsed({{"rules", {rule("x", "x", "low")}}});
+  EXPECT_EQ(rules_only.mode, language::ScreeningMode::kWarn);
+  EXPECT_EQ(rules_only.threshold, language::Severity::kHigh);
+  EXPECT_EQ(parsed(nullptr).mode, language::ScreeningMode::kOff);
   EXPECT_TRUE(parsed(nullptr).rules.empty());
 }
 
@@ -114,37 +114,37 @@ TEST(ScreeningParse, PolicyLoadingChecksTheScreening) {
                    {"source_file", "main.toy"},
                    {"run", {"toy", "{file}"}},
                    {"screening", {{"rules", {rule("a", "a", "low"), rule("b", "[b", "low")}}}}};
-  auto policy = parse_policy(document, "toy.json");
+  auto policy = language::parse_policy(document, "toy.json");
   ASSERT_FALSE(policy.ok());
   EXPECT_EQ(policy.error().message.rfind("toy.json: /screening/rules/1/pattern: invalid regex", 0),
             0u)
       << policy.error().message;
   document["screening"]["rules"][1]["pattern"] = "b";
-  policy = parse_policy(document, "toy.json");
+  policy = language::parse_policy(document, "toy.json");
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->screening_rules.rules.size(), 2u);
 }
 
 TEST(Screening, EveryMatchingRuleIsReportedWithItsLine) {
-  Screening screening =
+  language::Screening screening =
       parsed({{"rules",
                {rule("shell", R"(\bos\.system\s*\()", "high"),
                 rule("fork", R"(\bos\.fork\()", "medium"), rule("never", "zzz", "low")}}});
-  ScreeningVerdict verdict =
-      screen(screening, syntax("python"),
-             "import os\nos.system('id')\nos.fork()\nos.system('x'); os.fork()");
+  language::ScreeningVerdict verdict =
+      language::screen(screening, syntax("python"),
+                       "import os\nos.system('id')\nos.fork()\nos.system('x'); os.fork()");
   EXPECT_EQ(hits(verdict), (Hits{{"shell", 2}, {"fork", 3}, {"shell", 4}, {"fork", 4}}));
   EXPECT_EQ(verdict.findings[0].match, "os.system(");
   EXPECT_EQ(verdict.findings[0].message, "shell found");
-  EXPECT_EQ(verdict.findings[0].severity, Severity::kHigh);
+  EXPECT_EQ(verdict.findings[0].severity, language::Severity::kHigh);
   EXPECT_FALSE(verdict.blocked);  // warn
 }
 
 TEST(Screening, CommentsAreLeftOutAndStringsKept) {
-  Screening screening = parsed({{"rules", {rule("hit", "danger", "high")}}});
+  language::Screening screening = parsed({{"rules", {rule("hit", "danger", "high")}}});
   auto lines = [&](const std::string& language, const std::string& code) {
     std::vector<int> out;
-    for (const auto& finding : screen(screening, syntax(language), code).findings) {
+    for (const auto& finding : language::screen(screening, syntax(language), code).findings) {
       out.push_back(finding.line);
     }
     return out;
@@ -168,51 +168,56 @@ TEST(Screening, CommentsAreLeftOutAndStringsKept) {
 
 TEST(Screening, WithoutCommentsKeepsPositionsAndLines) {
   std::string code = "int a; /* one\ntwo */ int b; // three\n\"//kept\"";
-  std::string blanked = without_comments(code, syntax("c"));
+  std::string blanked = language::without_comments(code, syntax("c"));
   EXPECT_EQ(blanked.size(), code.size());
   EXPECT_EQ(blanked, "int a;       \n       int b;         \n\"//kept\"");
-  EXPECT_EQ(without_comments(code, syntax("lua")), code);
+  EXPECT_EQ(language::without_comments(code, syntax("lua")), code);
 }
 
 TEST(Screening, ModeAndThresholdDecideWhatBlocks) {
   json section = {{"mode", "enforce"},
                   {"threshold", "high"},
                   {"rules", {rule("low-one", "alpha", "low"), rule("high-one", "beta", "high")}}};
-  EXPECT_FALSE(screen(parsed(section), syntax("python"), "alpha").blocked);
-  EXPECT_TRUE(screen(parsed(section), syntax("python"), "alpha\nbeta").blocked);
+  EXPECT_FALSE(language::screen(parsed(section), syntax("python"), "alpha").blocked);
+  EXPECT_TRUE(language::screen(parsed(section), syntax("python"), "alpha\nbeta").blocked);
   section["threshold"] = "critical";
-  EXPECT_FALSE(screen(parsed(section), syntax("python"), "beta").blocked);
+  EXPECT_FALSE(language::screen(parsed(section), syntax("python"), "beta").blocked);
   section["threshold"] = "low";
-  ScreeningVerdict low = screen(parsed(section), syntax("python"), "x\nalpha");
+  language::ScreeningVerdict low = language::screen(parsed(section), syntax("python"), "x\nalpha");
   EXPECT_TRUE(low.blocked);
-  EXPECT_EQ(blocking_summary(low), "rule low-one, line 2");
+  EXPECT_EQ(language::blocking_summary(low), "rule low-one, line 2");
   section["mode"] = "warn";
-  ScreeningVerdict warned = screen(parsed(section), syntax("python"), "alpha beta");
+  language::ScreeningVerdict warned =
+      language::screen(parsed(section), syntax("python"), "alpha beta");
   EXPECT_FALSE(warned.blocked);
   EXPECT_EQ(warned.findings.size(), 2u);  // reported all the same
   section["mode"] = "off";
-  EXPECT_TRUE(screen(parsed(section), syntax("python"), "alpha beta").findings.empty());
+  EXPECT_TRUE(language::screen(parsed(section), syntax("python"), "alpha beta").findings.empty());
 }
 
 TEST(Screening, WarnModeStillRefusesWhatReachesRefuseAndShowsOnlyWhatMatters) {
   json section = {{"mode", "warn"},
                   {"rules", {rule("high-one", "beta", "high"), rule("bomb", "gamma", "critical")}}};
-  ScreeningVerdict harmless = screen(parsed(section), syntax("python"), "beta");
+  language::ScreeningVerdict harmless = language::screen(parsed(section), syntax("python"), "beta");
   EXPECT_FALSE(harmless.blocked);
   EXPECT_EQ(harmless.findings.size(), 1u);
-  EXPECT_TRUE(findings_to_show(harmless).empty());  // high is below the default show, critical
-  ScreeningVerdict bomb = screen(parsed(section), syntax("python"), "beta\ngamma");
+  EXPECT_TRUE(
+      language::findings_to_show(harmless).empty());  // high is below the default show, critical
+  language::ScreeningVerdict bomb =
+      language::screen(parsed(section), syntax("python"), "beta\ngamma");
   EXPECT_TRUE(bomb.blocked);  // critical is refused by default, in warn mode too
-  EXPECT_EQ(blocking_summary(bomb), "rule bomb, line 2");
-  EXPECT_EQ(findings_to_show(bomb).size(), 2u);  // refused code names every finding
+  EXPECT_EQ(language::blocking_summary(bomb), "rule bomb, line 2");
+  EXPECT_EQ(language::findings_to_show(bomb).size(), 2u);  // refused code names every finding
   section["refuse"] = "never";
-  ScreeningVerdict allowed = screen(parsed(section), syntax("python"), "gamma");
+  language::ScreeningVerdict allowed = language::screen(parsed(section), syntax("python"), "gamma");
   EXPECT_FALSE(allowed.blocked);
-  EXPECT_EQ(findings_to_show(allowed).size(), 1u);  // critical is shown
+  EXPECT_EQ(language::findings_to_show(allowed).size(), 1u);  // critical is shown
   section["show"] = "high";
-  EXPECT_EQ(findings_to_show(screen(parsed(section), syntax("python"), "beta")).size(), 1u);
+  EXPECT_EQ(language::findings_to_show(language::screen(parsed(section), syntax("python"), "beta"))
+                .size(),
+            1u);
   section["refuse"] = "bogus";
-  auto bad = parse_screening(section, "x.json");
+  auto bad = language::parse_screening(section, "x.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("/refuse"), std::string::npos) << bad.error().message;
 }
@@ -255,41 +260,44 @@ TEST(Screening, ModulesAreFoundThroughEachLanguagesImports) {
       {"lua", "local socket = require('socket')", "socket"},  // the generic fallback
   };
   for (const auto& test : kCases) {
-    Screening screening =
+    language::Screening screening =
         parsed({{"restricted_modules",
                  {{{"name", test.module}, {"severity", "high"}, {"message", "m"}}}}});
-    ScreeningVerdict verdict = screen(screening, syntax(test.language), test.code);
+    language::ScreeningVerdict verdict =
+        language::screen(screening, syntax(test.language), test.code);
     ASSERT_EQ(verdict.findings.size(), 1u) << test.language << ": " << test.code;
     EXPECT_EQ(verdict.findings[0].rule_id, std::string("module:") + test.module);
-    EXPECT_EQ(verdict.findings[0].kind, ScreeningRule::Kind::kModule);
+    EXPECT_EQ(verdict.findings[0].kind, language::ScreeningRule::Kind::kModule);
   }
 }
 
 TEST(Screening, OnlyImportsCountAsModules) {
-  Screening screening =
+  language::Screening screening =
       parsed({{"restricted_modules", {{{"name", "ctypes"}, {"severity", "high"}}}}});
   for (const char* code : {"import ctypesx", "print('import ctypes')", "# import ctypes",
                            "ctypes = 1", "from mylib import ctypes"}) {
-    EXPECT_TRUE(screen(screening, syntax("python"), code).findings.empty()) << code;
+    EXPECT_TRUE(language::screen(screening, syntax("python"), code).findings.empty()) << code;
   }
-  Screening nc = parsed({{"restricted_modules", {{{"name", "nc"}, {"severity", "high"}}}}});
-  EXPECT_TRUE(screen(nc, syntax("bash"), "echo nc; ls ncdu").findings.empty());
+  language::Screening nc =
+      parsed({{"restricted_modules", {{{"name", "nc"}, {"severity", "high"}}}}});
+  EXPECT_TRUE(language::screen(nc, syntax("bash"), "echo nc; ls ncdu").findings.empty());
 }
 
 TEST(Screening, ModuleRulesMatchTheWholeImportedName) {
   json module_rule = rule("net", "java\\.net(\\..*)?", "high");
   module_rule["kind"] = "module";
-  Screening screening = parsed({{"rules", {module_rule}}});
-  EXPECT_EQ(hits(screen(screening, syntax("java"), "import java.net.URL;\nimport java.nets.X;")),
+  language::Screening screening = parsed({{"rules", {module_rule}}});
+  EXPECT_EQ(hits(language::screen(screening, syntax("java"),
+                                  "import java.net.URL;\nimport java.nets.X;")),
             (Hits{{"net", 1}}));
 }
 
 TEST(Screening, LongLinesAreSearchedWithoutExhaustingTheStack) {
   // libstdc++'s std::regex recurses once per character `.*` consumes: on a 300 kB line in one
   // piece this would crash paddock.
-  Screening screening = parsed({{"rules", {rule("greedy", "danger.*!", "high")}}});
+  language::Screening screening = parsed({{"rules", {rule("greedy", "danger.*!", "high")}}});
   std::string code = "danger" + std::string(300'000, 'x') + "!\nnext danger!";
-  ScreeningVerdict verdict = screen(screening, syntax("python"), code);
+  language::ScreeningVerdict verdict = language::screen(screening, syntax("python"), code);
   ASSERT_FALSE(verdict.findings.empty());
   EXPECT_EQ(hits(verdict).back(), (std::pair<std::string, int>{"greedy", 2}));
 }
@@ -297,40 +305,42 @@ TEST(Screening, LongLinesAreSearchedWithoutExhaustingTheStack) {
 // The whole text is searched at once (RE2): a match that straddled one of the old 4 KiB windows
 // by more than their 512-byte overlap used to be missed.
 TEST(Screening, AMatchAcrossAnOldWindowEdgeIsFound) {
-  Screening screening = *parse_screening(
+  language::Screening screening = *language::parse_screening(
       json::parse(R"({"rules": [{"id": "py-shell", "pattern": "\\bos\\s*\\.\\s*system\\s*\\(",
                                  "severity": "high"}]})"),
       "toy.json");
   std::string code =
       "x = 1; " + std::string(4000, 'y') + " ; os" + std::string(1000, ' ') + ".system('id')\n";
-  ScreeningVerdict verdict = screen(screening, syntax("python"), code);
+  language::ScreeningVerdict verdict = language::screen(screening, syntax("python"), code);
   EXPECT_EQ(hits(verdict), (Hits{{"py-shell", 1}}));
 }
 
 // 20 MB of code is screened whole, and what is at its very end is found (its speed is in
 // scripts/bench-screening).
 TEST(Screening, TwentyMegabytesAreScreenedWhole) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok());
-  const LanguagePolicy& python = **store->find("python");
+  const language::LanguagePolicy& python = **store->find("python");
   std::string code;
   code.reserve(21u << 20);
   while (code.size() < (20u << 20)) code += "total = sum(x * x for x in range(10))  # fine\n";
   int last = static_cast<int>(std::count(code.begin(), code.end(), '\n')) + 1;
   code += "import subprocess; subprocess.run(['id'])\n";
-  ScreeningVerdict verdict = screen(python.screening_rules, python.source_syntax, code);
+  language::ScreeningVerdict verdict =
+      language::screen(python.screening_rules, python.source_syntax, code);
   EXPECT_EQ(hits(verdict), (Hits{{"module:subprocess", last}}));
 }
 
 // RE2 has no backreferences: a rule asks for its groups to agree instead.
 TEST(Screening, SameGroupsStandsForABackreference) {
-  Screening screening =
+  language::Screening screening =
       parsed({{"rules",
                {{{"id", "bomb"},
                  {"pattern", R"(([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&)"},
                  {"same_groups", true},
                  {"severity", "critical"}}}}});
-  EXPECT_EQ(hits(screen(screening, syntax("bash"), "f() { a | b & }\nbomb(){ bomb|bomb& };bomb\n")),
+  EXPECT_EQ(hits(language::screen(screening, syntax("bash"),
+                                  "f() { a | b & }\nbomb(){ bomb|bomb& };bomb\n")),
             (Hits{{"bomb", 2}}));
   EXPECT_NE(error_of({{"rules", {rule("back", "(a)\\1", "high")}}}).find("invalid regex"),
             std::string::npos);
@@ -343,35 +353,39 @@ TEST(Screening, SameGroupsStandsForABackreference) {
 }
 
 TEST(Screening, FindingsAreCappedButStillBlock) {
-  Screening screening = parsed(
+  language::Screening screening = parsed(
       {{"mode", "enforce"}, {"rules", {rule("low", "a", "low"), rule("high", "b", "high")}}});
   std::string code;
   for (int i = 0; i < 150; ++i) code += "a\n";
   code += "b\n";
-  ScreeningVerdict verdict = screen(screening, syntax("python"), code);
+  language::ScreeningVerdict verdict = language::screen(screening, syntax("python"), code);
   EXPECT_TRUE(verdict.blocked);
   EXPECT_EQ(verdict.findings.size(), 100u);
   EXPECT_EQ(verdict.findings_omitted, 51);
-  EXPECT_EQ(to_json(verdict)["findings_omitted"], 51);
+  EXPECT_EQ(language::to_json(verdict)["findings_omitted"], 51);
 }
 
 TEST(Screening, MatchesAreShortAndPrintable) {
-  Screening screening = parsed({{"rules", {rule("esc", "danger.{0,300}", "high")}}});
-  EXPECT_EQ(screen(screening, syntax("python"), "danger\x1b[2J").findings.at(0).match,
+  language::Screening screening = parsed({{"rules", {rule("esc", "danger.{0,300}", "high")}}});
+  EXPECT_EQ(language::screen(screening, syntax("python"), "danger\x1b[2J").findings.at(0).match,
             "danger?[2J");
   std::string long_match =
-      screen(screening, syntax("python"), "danger" + std::string(300, 'x')).findings.at(0).match;
+      language::screen(screening, syntax("python"), "danger" + std::string(300, 'x'))
+          .findings.at(0)
+          .match;
   EXPECT_EQ(long_match, "danger" + std::string(74, 'x') + "...");
 }
 
 TEST(Screening, ResultsSayWhatMatchedAndWhy) {
-  Screening screening =
+  language::Screening screening =
       parsed({{"mode", "enforce"}, {"rules", {rule("shell", "os\\.system", "high")}}});
-  ScreeningVerdict verdict = screen(screening, syntax("python"), "\nos.system('id')");
+  language::ScreeningVerdict verdict =
+      language::screen(screening, syntax("python"), "\nos.system('id')");
   ASSERT_TRUE(verdict.blocked);
-  EXPECT_EQ(describe(verdict.findings.at(0)), "line 2: shell found [rule shell, high]: os.system");
-  EXPECT_EQ(blocking_summary(verdict), "rule shell, line 2");
-  json json_verdict = to_json(verdict);
+  EXPECT_EQ(language::describe(verdict.findings.at(0)),
+            "line 2: shell found [rule shell, high]: os.system");
+  EXPECT_EQ(language::blocking_summary(verdict), "rule shell, line 2");
+  json json_verdict = language::to_json(verdict);
   EXPECT_EQ(json_verdict["mode"], "enforce");
   EXPECT_EQ(json_verdict["threshold"], "high");
   EXPECT_EQ(json_verdict["blocked"], true);
@@ -381,16 +395,19 @@ TEST(Screening, ResultsSayWhatMatchedAndWhy) {
                                                {"line", 2},
                                                {"message", "shell found"},
                                                {"match", "os.system"}}));
-  LanguagePolicy policy;
+  language::LanguagePolicy policy;
   policy.name = "python";
-  json blocked = blocked_result(policy, verdict);
+  json blocked = language::blocked_result(policy, verdict);
   EXPECT_EQ(blocked["outcome"], "blocked");
   EXPECT_EQ(blocked["exit_code"], 126);
   EXPECT_EQ(blocked["language"], "python");
   EXPECT_EQ(blocked["screening"], json_verdict);
-  EXPECT_EQ(to_json(label_result(policy, RunResult{}, verdict))["screening"], json_verdict);
-  EXPECT_FALSE(
-      to_json(label_result(policy, RunResult{}, ScreeningVerdict{})).contains("screening"));
+  EXPECT_EQ(
+      language::to_json(language::label_result(policy, runtime::RunResult{}, verdict))["screening"],
+      json_verdict);
+  EXPECT_FALSE(language::to_json(language::label_result(policy, runtime::RunResult{},
+                                                        language::ScreeningVerdict{}))
+                   .contains("screening"));
 }
 
 // The built-in policies: their screening parses, warns by default, stays quiet on a hello world
@@ -419,23 +436,26 @@ TEST(ScreeningBuiltIn, QuietOnHelloWorldAndNoticesTheObvious) {
       {"cpp", "#include <iostream>\nint main() { std::cout << \"hello\\n\"; }\n",
        "#include <cstdlib>\nint main() { return std::system(\"id\"); }\n"},
   };
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok()) << store.error().message;
   EXPECT_EQ(store->all().size(), std::size(kCases));  // a new language gets a case here
   for (const auto& test : kCases) {
     auto found = store->find(test.language);
     ASSERT_TRUE(found.ok()) << test.language;
-    const Screening& screening = (*found)->screening_rules;
-    EXPECT_EQ(screening.mode, ScreeningMode::kWarn) << test.language;
+    const language::Screening& screening = (*found)->screening_rules;
+    EXPECT_EQ(screening.mode, language::ScreeningMode::kWarn) << test.language;
     EXPECT_FALSE(screening.rules.empty()) << test.language;
-    ScreeningVerdict hello = screen(screening, syntax(test.language), test.hello);
+    language::ScreeningVerdict hello =
+        language::screen(screening, syntax(test.language), test.hello);
     EXPECT_TRUE(hello.findings.empty())
-        << test.language << ": " << (hello.findings.empty() ? "" : describe(hello.findings[0]));
-    Screening enforced = screening;
-    enforced.mode = ScreeningMode::kEnforce;
-    EXPECT_TRUE(screen(enforced, syntax(test.language), test.suspicious).blocked) << test.language;
-    EXPECT_EQ(screening.refuse, Severity::kCritical) << test.language;
-    EXPECT_EQ(screening.show, Severity::kCritical) << test.language;
+        << test.language << ": "
+        << (hello.findings.empty() ? "" : language::describe(hello.findings[0]));
+    language::Screening enforced = screening;
+    enforced.mode = language::ScreeningMode::kEnforce;
+    EXPECT_TRUE(language::screen(enforced, syntax(test.language), test.suspicious).blocked)
+        << test.language;
+    EXPECT_EQ(screening.refuse, language::Severity::kCritical) << test.language;
+    EXPECT_EQ(screening.show, language::Severity::kCritical) << test.language;
   }
 }
 

@@ -10,25 +10,26 @@ namespace {
 TEST(SessionPath, RelativePathsAreAccepted) {
   for (const char* good : {"a", "data.csv", "out/data.csv", "a/b/c.txt", "./a", "a/./b", "a..b",
                            "..a", "a/b..", ".hidden", "dir/", "a//b"}) {
-    EXPECT_TRUE(check_session_path(good).ok()) << good;
+    EXPECT_TRUE(runtime::check_session_path(good).ok()) << good;
   }
-  EXPECT_TRUE(check_session_path(std::string(4096, 'a')).ok()) << "4096 bytes is the limit";
+  EXPECT_TRUE(runtime::check_session_path(std::string(4096, 'a')).ok())
+      << "4096 bytes is the limit";
 }
 
 TEST(SessionPath, EmptyOnlyWhenAllowed) {
-  Status empty = check_session_path("");
+  core::Status empty = runtime::check_session_path("");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().code, EINVAL);
   EXPECT_NE(empty.error().message.find("empty"), std::string::npos) << empty.error().message;
-  EXPECT_TRUE(check_session_path("", true).ok());
-  EXPECT_TRUE(check_session_path("a/b", true).ok());
-  EXPECT_FALSE(check_session_path("/", true).ok());
-  EXPECT_FALSE(check_session_path("..", true).ok());
+  EXPECT_TRUE(runtime::check_session_path("", true).ok());
+  EXPECT_TRUE(runtime::check_session_path("a/b", true).ok());
+  EXPECT_FALSE(runtime::check_session_path("/", true).ok());
+  EXPECT_FALSE(runtime::check_session_path("..", true).ok());
 }
 
 TEST(SessionPath, AbsolutePathsAreRefused) {
   for (const char* bad : {"/", "/etc/passwd", "/work/a"}) {
-    Status status = check_session_path(bad);
+    core::Status status = runtime::check_session_path(bad);
     ASSERT_FALSE(status.ok()) << bad;
     EXPECT_NE(status.error().message.find("absolute"), std::string::npos) << status.error().message;
   }
@@ -37,21 +38,21 @@ TEST(SessionPath, AbsolutePathsAreRefused) {
 TEST(SessionPath, DotDotIsRefused) {
   for (const char* bad :
        {"..", "../a", "a/../b", "a/..", "a/b/../../..", "a/../../etc/passwd", "../", "a//../b"}) {
-    Status status = check_session_path(bad);
+    core::Status status = runtime::check_session_path(bad);
     ASSERT_FALSE(status.ok()) << bad;
     EXPECT_NE(status.error().message.find("\"..\""), std::string::npos) << status.error().message;
   }
 }
 
 TEST(SessionPath, NulIsRefused) {
-  Status status = check_session_path(std::string("a\0b", 3));
+  core::Status status = runtime::check_session_path(std::string("a\0b", 3));
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().message.find("NUL"), std::string::npos) << status.error().message;
-  EXPECT_FALSE(check_session_path(std::string(1, '\0'), true).ok());
+  EXPECT_FALSE(runtime::check_session_path(std::string(1, '\0'), true).ok());
 }
 
 TEST(SessionPath, LongPathsAreRefused) {
-  Status status = check_session_path(std::string(4097, 'a'));
+  core::Status status = runtime::check_session_path(std::string(4097, 'a'));
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().message.find("4096"), std::string::npos) << status.error().message;
 }

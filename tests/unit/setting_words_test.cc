@@ -14,8 +14,8 @@ namespace paddock::config {
 namespace {
 
 TEST(SettingWords, EachCommandSaysItsOwnFlagAndVariables) {
-  Error error = naming_setting(Error{ENOTSUP, "cgroup v2 limits are required"},
-                               setting_names::kRequireCgroups);
+  core::Error error = runtime::naming_setting(core::Error{ENOTSUP, "cgroup v2 limits are required"},
+                                              setting_names::kRequireCgroups);
   // `paddock run` reads only the flag; the server reads the variable too.
   EXPECT_EQ(worded(error, kRun), "cgroup v2 limits are required (set by --require-cgroups)");
   EXPECT_EQ(worded(error, kMcp),
@@ -26,11 +26,11 @@ TEST(SettingWords, EachCommandSaysItsOwnFlagAndVariables) {
 }
 
 TEST(SettingWords, ASettingACommandDoesNotTakeAddsNothing) {
-  Error full = naming_setting(Error{ENOSPC, "the session's work directory is full"},
-                              setting_names::kSessionDisk);
+  core::Error full = runtime::naming_setting(
+      core::Error{ENOSPC, "the session's work directory is full"}, setting_names::kSessionDisk);
   EXPECT_EQ(worded(full, kRun), full.message) << "`paddock run` has no sessions";
   EXPECT_EQ(worded(full, kMcp), full.message + " (set by --session-disk or PADDOCK_SESSION_DISK)");
-  EXPECT_EQ(worded(Error{EIO, "plain"}, kMcp), "plain");
+  EXPECT_EQ(worded(core::Error{EIO, "plain"}, kMcp), "plain");
   EXPECT_EQ(how_to_set("no_such_setting", kMcp), "");
 }
 

@@ -13,13 +13,13 @@
 namespace paddock::testing {
 namespace {
 
-OutputCollection outputs() {
-  OutputCollection collection;
+runtime::OutputCollection outputs() {
+  runtime::OutputCollection collection;
   collection.directories = {"outputs"};
   return collection;
 }
 
-std::vector<std::string> names(const std::vector<Artifact>& artifacts) {
+std::vector<std::string> names(const std::vector<runtime::Artifact>& artifacts) {
   std::vector<std::string> found;
   for (const auto& artifact : artifacts) found.push_back(artifact.path);
   return found;
@@ -36,7 +36,7 @@ TEST(TarReader, HostileNamesAreDroppedAndTheRestNormalised) {
                         .file("outputs/ok.csv", "fine")
                         .tar();
   container::TarArtifacts found = container::artifacts_from_tar(tar, outputs());
-  const std::vector<Artifact>& artifacts = found.artifacts;
+  const std::vector<runtime::Artifact>& artifacts = found.artifacts;
   EXPECT_EQ(names(artifacts), (std::vector<std::string>{"outputs/a/b.txt", "outputs/ok.csv"}));
   EXPECT_TRUE(found.omitted.empty());
   ASSERT_EQ(artifacts.size(), 2u);
@@ -47,7 +47,7 @@ TEST(TarReader, HostileNamesAreDroppedAndTheRestNormalised) {
 TEST(TarReader, FilesComeInTheOrderTheyWereMadeAndWhatDoesNotFitIsNamed) {
   LayerBuilder layer;
   for (int i = 12; i >= 1; --i) layer.file("outputs/figure-" + std::to_string(i) + ".png", "png");
-  OutputCollection collection = outputs();
+  runtime::OutputCollection collection = outputs();
   collection.max_files = 10;
   container::TarArtifacts found = container::artifacts_from_tar(layer.tar(), collection);
   std::vector<std::string> expected;
@@ -65,7 +65,8 @@ TEST(TarReader, ArtifactsAreLabelledByExtensionThenByContent) {
                         .file("outputs/model.bin", std::string("\x00\x01\xff", 3))
                         .file("outputs/main.py", "print(1)\n")
                         .tar();
-  std::vector<Artifact> artifacts = container::artifacts_from_tar(tar, outputs()).artifacts;
+  std::vector<runtime::Artifact> artifacts =
+      container::artifacts_from_tar(tar, outputs()).artifacts;
   ASSERT_EQ(artifacts.size(), 3u);
   std::map<std::string, std::string> types;
   for (const auto& artifact : artifacts) types[artifact.path] = artifact.mime_type;
@@ -75,7 +76,7 @@ TEST(TarReader, ArtifactsAreLabelledByExtensionThenByContent) {
 }
 
 TEST(TarReader, ArtifactName) {
-  const OutputCollection collection = outputs();
+  const runtime::OutputCollection collection = outputs();
   EXPECT_EQ(container::artifact_name("./outputs/plot.png", collection), "outputs/plot.png");
   EXPECT_EQ(container::artifact_name("outputs/a/../b", collection), "outputs/b");
   for (const char* bad : {"../x", "/etc/x", "/outputs/x", "outputs/../../x", "outputs", "outputs/",

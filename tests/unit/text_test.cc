@@ -6,17 +6,17 @@ namespace paddock {
 namespace {
 
 TEST(Text, CountedNounsAgreeWithTheirCount) {
-  EXPECT_EQ(counted(0, "library", "libraries"), "0 libraries");
-  EXPECT_EQ(counted(1, "library", "libraries"), "1 library");
-  EXPECT_EQ(counted(2, "library", "libraries"), "2 libraries");
-  EXPECT_EQ(counted(1, "process", "processes"), "1 process");
-  EXPECT_EQ(counted(1000, "byte", "bytes"), "1000 bytes");
+  EXPECT_EQ(core::counted(0, "library", "libraries"), "0 libraries");
+  EXPECT_EQ(core::counted(1, "library", "libraries"), "1 library");
+  EXPECT_EQ(core::counted(2, "library", "libraries"), "2 libraries");
+  EXPECT_EQ(core::counted(1, "process", "processes"), "1 process");
+  EXPECT_EQ(core::counted(1000, "byte", "bytes"), "1000 bytes");
 }
 
 TEST(Text, LowerCaseAndTrim) {
-  EXPECT_EQ(to_lower("Content-Type"), "content-type");
-  EXPECT_EQ(trim(" \t text/plain \r\n"), "text/plain");
-  EXPECT_EQ(trim("   "), "");
+  EXPECT_EQ(core::to_lower("Content-Type"), "content-type");
+  EXPECT_EQ(core::trim(" \t text/plain \r\n"), "text/plain");
+  EXPECT_EQ(core::trim("   "), "");
 }
 
 }  // namespace

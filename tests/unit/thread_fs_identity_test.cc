@@ -50,7 +50,7 @@ class ThreadFsIdentityTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(folder_); }
 
   bool opens() const {
-    UniqueFd fd(open(theirs_.c_str(), O_RDONLY | O_CLOEXEC));
+    core::UniqueFd fd(open(theirs_.c_str(), O_RDONLY | O_CLOEXEC));
     return fd.valid();
   }
 
@@ -64,7 +64,7 @@ TEST_F(ThreadFsIdentityTest, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) 
   for (uid_t uid : {65534u, 0u}) {
     SCOPED_TRACE("as uid " + std::to_string(uid));
     {
-      ThreadFsIdentity as_user(uid, uid);
+      core::ThreadFsIdentity as_user(uid, uid);
       ASSERT_TRUE(as_user.status()) << as_user.status().error().message;
       EXPECT_FALSE(opens());
       // Made as the user, as the user's own, in the user's own folder; and nothing in root's
@@ -74,7 +74,8 @@ TEST_F(ThreadFsIdentityTest, OnlyThisThreadLosesRootsFileRightsAndGetsThemBack) 
         std::string other = folder_ + "/home-" + std::to_string(uid == 0 ? 65534 : 0);
         EXPECT_LT(open((other + "/made").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600), 0);
         EXPECT_EQ(errno, EACCES);
-        UniqueFd fd(open((own + "/made").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+        core::UniqueFd fd(
+            open((own + "/made").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
         ASSERT_TRUE(fd.valid()) << std::strerror(errno);
         struct stat info {};
         ASSERT_EQ(fstat(fd.get(), &info), 0);
@@ -100,7 +101,7 @@ TEST_F(ThreadFsIdentityTest, AnotherThreadKeepsItsRightsMeanwhile) {
     changed.notify_all();
   });
   {
-    ThreadFsIdentity as_user(65534, 65534);
+    core::ThreadFsIdentity as_user(65534, 65534);
     ASSERT_TRUE(as_user.status());
     std::unique_lock lock(mutex);
     step = 1;

@@ -46,14 +46,14 @@ TEST(TreeRemoval, FoldersThatKeepTheirOwnerOutAreRemovedWithEverythingInThem) {
     ASSERT_EQ(chmod((tree / path).c_str(), static_cast<mode_t>(mode)), 0) << path;
   }
   chmod((tree / "readonly/big.bin").c_str(), 0400);
-  UniqueFd parent(open(folder.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd parent(open(folder.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   ASSERT_TRUE(parent.valid());
-  auto removed = remove_tree(parent.get(), "tree");
+  auto removed = core::remove_tree(parent.get(), "tree");
   EXPECT_TRUE(removed) << removed.error().message;
   EXPECT_FALSE(fs::exists(tree));
   EXPECT_TRUE(fs::exists(fs::path(folder.path()) / "outside/kept"));
   // Missing is not an error.
-  EXPECT_TRUE(remove_tree(parent.get(), "tree"));
+  EXPECT_TRUE(core::remove_tree(parent.get(), "tree"));
   if (fs::exists(tree)) std::system(("chmod -R u+rwx " + tree.string()).c_str());
 }
 

@@ -6,8 +6,8 @@ namespace paddock {
 namespace {
 
 // Ubuntu 23.10 and later as an unprivileged user sees it with no profile for paddock.
-UserNamespaceHost ubuntu_restricted() {
-  UserNamespaceHost host;
+native::UserNamespaceHost ubuntu_restricted() {
+  native::UserNamespaceHost host;
   host.can_create = false;
   host.max_user_namespaces = "63448";
   host.apparmor_restrict_userns = "1";
@@ -15,7 +15,7 @@ UserNamespaceHost ubuntu_restricted() {
 }
 
 TEST(UserNamespaceCheck, AppArmorRestrictionNamesTheProfileAndTheSysctl) {
-  Check check = user_namespace_check(ubuntu_restricted());
+  native::Check check = native::user_namespace_check(ubuntu_restricted());
   EXPECT_FALSE(check.available);
   EXPECT_NE(check.detail.find("/etc/apparmor.d/paddock"), std::string::npos) << check.detail;
   EXPECT_NE(check.detail.find("sysctl kernel.apparmor_restrict_unprivileged_userns=0"),
@@ -25,40 +25,42 @@ TEST(UserNamespaceCheck, AppArmorRestrictionNamesTheProfileAndTheSysctl) {
 }
 
 TEST(UserNamespaceCheck, RestrictedHostWithTheProfileLoadedIsReady) {
-  UserNamespaceHost host = ubuntu_restricted();
+  native::UserNamespaceHost host = ubuntu_restricted();
   host.can_create = true;
-  Check check = user_namespace_check(host);
+  native::Check check = native::user_namespace_check(host);
   EXPECT_TRUE(check.available);
   EXPECT_NE(check.detail.find("a profile allows paddock"), std::string::npos) << check.detail;
 }
 
 TEST(UserNamespaceCheck, UnrestrictedHostSaysNothingOfAppArmor) {
-  UserNamespaceHost host;
+  native::UserNamespaceHost host;
   host.can_create = true;
   host.max_user_namespaces = "63448";
   host.apparmor_restrict_userns = "0";
-  Check check = user_namespace_check(host);
+  native::Check check = native::user_namespace_check(host);
   EXPECT_TRUE(check.available);
   EXPECT_EQ(check.detail, "max_user_namespaces=63448");
 }
 
 TEST(UserNamespaceCheck, OtherSwitchesNameTheirOwnFix) {
-  UserNamespaceHost off;
+  native::UserNamespaceHost off;
   off.max_user_namespaces = "0";
-  EXPECT_NE(user_namespace_check(off).detail.find("user.max_user_namespaces=0"), std::string::npos);
-  EXPECT_EQ(user_namespace_check(off).detail.find("apparmor"), std::string::npos);
+  EXPECT_NE(native::user_namespace_check(off).detail.find("user.max_user_namespaces=0"),
+            std::string::npos);
+  EXPECT_EQ(native::user_namespace_check(off).detail.find("apparmor"), std::string::npos);
 
-  UserNamespaceHost debian_old;
+  native::UserNamespaceHost debian_old;
   debian_old.max_user_namespaces = "63448";
   debian_old.unprivileged_userns_clone = "0";
-  EXPECT_NE(user_namespace_check(debian_old).detail.find("kernel.unprivileged_userns_clone=1"),
-            std::string::npos);
+  EXPECT_NE(
+      native::user_namespace_check(debian_old).detail.find("kernel.unprivileged_userns_clone=1"),
+      std::string::npos);
 
   // The AppArmor switch present but off: the refusal comes from elsewhere.
-  UserNamespaceHost elsewhere;
+  native::UserNamespaceHost elsewhere;
   elsewhere.max_user_namespaces = "63448";
   elsewhere.apparmor_restrict_userns = "0";
-  Check check = user_namespace_check(elsewhere);
+  native::Check check = native::user_namespace_check(elsewhere);
   EXPECT_FALSE(check.available);
   EXPECT_EQ(check.detail.find("AppArmor"), std::string::npos) << check.detail;
 }

@@ -12,83 +12,85 @@
 namespace paddock::testing {
 namespace {
 
-WarmInterpreter python_like() {
-  WarmInterpreter interpreter;
+runtime::WarmInterpreter python_like() {
+  runtime::WarmInterpreter interpreter;
   interpreter.program = {"python3", "-u", "main.py"};
   interpreter.env = {"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg"};
   interpreter.startup_variables = {"PYTHON*", "LD_*", "TZ"};
   return interpreter;
 }
 
-RunPlan plan_with(std::vector<std::string> env) {
-  RunPlan plan;
+runtime::RunPlan plan_with(std::vector<std::string> env) {
+  runtime::RunPlan plan;
   plan.steps = {{"python3", "-u", "main.py"}};
   plan.env = std::move(env);
   return plan;
 }
 
 TEST(WarmInterpreter, ACallFitsWhenItStartsTheInterpreterAlike) {
-  WarmInterpreter interpreter = python_like();
-  EXPECT_TRUE(fits(interpreter, plan_with(interpreter.env)));
+  runtime::WarmInterpreter interpreter = python_like();
+  EXPECT_TRUE(runtime::fits(interpreter, plan_with(interpreter.env)));
   // Secrets and the caller's own variables do not change how python starts.
-  EXPECT_TRUE(fits(interpreter,
-                   plan_with({"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg", "API_KEY=x"})));
+  EXPECT_TRUE(runtime::fits(
+      interpreter, plan_with({"PYTHONPATH=/work/.paddock/python", "MPLBACKEND=Agg", "API_KEY=x"})));
 }
 
 TEST(WarmInterpreter, AStartupVariableOrAnotherValueOfTheLanguagesSendsItCold) {
-  WarmInterpreter interpreter = python_like();
+  runtime::WarmInterpreter interpreter = python_like();
   auto env = interpreter.env;
   for (const char* set : {"PYTHONHASHSEED=0", "LD_PRELOAD=/work/x.so", "TZ=UTC"}) {
     auto with = env;
     with.push_back(set);
-    EXPECT_FALSE(fits(interpreter, plan_with(with))) << set;
+    EXPECT_FALSE(runtime::fits(interpreter, plan_with(with))) << set;
   }
   // The language's own variable, given another value later in the list (the last one wins).
   auto overridden = env;
   overridden.push_back("MPLBACKEND=pdf");
-  EXPECT_FALSE(fits(interpreter, plan_with(overridden)));
-  EXPECT_FALSE(fits(interpreter, plan_with({"MPLBACKEND=Agg"})));  // PYTHONPATH missing
+  EXPECT_FALSE(runtime::fits(interpreter, plan_with(overridden)));
+  EXPECT_FALSE(runtime::fits(interpreter, plan_with({"MPLBACKEND=Agg"})));  // PYTHONPATH missing
 }
 
 TEST(WarmInterpreter, OnlyTheProgramItStandsForAlone) {
-  WarmInterpreter interpreter = python_like();
-  RunPlan other = plan_with(interpreter.env);
+  runtime::WarmInterpreter interpreter = python_like();
+  runtime::RunPlan other = plan_with(interpreter.env);
   other.steps = {{"python3", "main.py"}};
-  EXPECT_FALSE(fits(interpreter, other));
-  RunPlan two = plan_with(interpreter.env);
+  EXPECT_FALSE(runtime::fits(interpreter, other));
+  runtime::RunPlan two = plan_with(interpreter.env);
   two.steps.insert(two.steps.begin(), {"pip", "install", "x"});
-  EXPECT_FALSE(fits(interpreter, two));
+  EXPECT_FALSE(runtime::fits(interpreter, two));
 }
 
 TEST(WarmInterpreter, PatternsMatchNamesOrPrefixes) {
-  EXPECT_TRUE(matches_variable({"PYTHON*"}, "PYTHONPATH"));
-  EXPECT_TRUE(matches_variable({"TZ"}, "TZ"));
-  EXPECT_FALSE(matches_variable({"TZ"}, "TZDIR"));
-  EXPECT_FALSE(matches_variable({"PYTHON*"}, "MYPYTHON"));
+  EXPECT_TRUE(runtime::matches_variable({"PYTHON*"}, "PYTHONPATH"));
+  EXPECT_TRUE(runtime::matches_variable({"TZ"}, "TZ"));
+  EXPECT_FALSE(runtime::matches_variable({"TZ"}, "TZDIR"));
+  EXPECT_FALSE(runtime::matches_variable({"PYTHON*"}, "MYPYTHON"));
 }
 
 TEST(WarmSpec, TheDataLibrariesImportsChooseThePreloadedOne) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store) << store.error().message;
-  const LanguagePolicy& python = **store->find("python");
+  const language::LanguagePolicy& python = **store->find("python");
   const auto& preload = python.warm.preload;
   ASSERT_FALSE(preload.empty());
-  EXPECT_TRUE(wants_preload(python, preload, "import pandas as pd\n"));
-  EXPECT_TRUE(wants_preload(python, preload, "import os, numpy.linalg\n"));
-  EXPECT_TRUE(wants_preload(python, preload, "from sklearn.linear_model import Ridge\n"));
-  EXPECT_TRUE(wants_preload(python, preload, "import seaborn\n"));
-  EXPECT_FALSE(wants_preload(python, preload, "import os, sys\nprint('pandas')\n"));
-  EXPECT_FALSE(wants_preload(python, preload, "print(1)"));
-  EXPECT_FALSE(wants_preload(python, {}, "import pandas"));  // nothing preloaded
+  EXPECT_TRUE(language::wants_preload(python, preload, "import pandas as pd\n"));
+  EXPECT_TRUE(language::wants_preload(python, preload, "import os, numpy.linalg\n"));
+  EXPECT_TRUE(language::wants_preload(python, preload, "from sklearn.linear_model import Ridge\n"));
+  EXPECT_TRUE(language::wants_preload(python, preload, "import seaborn\n"));
+  EXPECT_FALSE(language::wants_preload(python, preload, "import os, sys\nprint('pandas')\n"));
+  EXPECT_FALSE(language::wants_preload(python, preload, "print(1)"));
+  EXPECT_FALSE(language::wants_preload(python, {}, "import pandas"));  // nothing preloaded
 }
 
 TEST(WarmSpec, TheLoaderTakesThePreloadListAndNothingOfACall) {
-  auto store = PolicyStore::load({});
+  auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store) << store.error().message;
-  const LanguagePolicy& python = **store->find("python");
-  auto empty = build_language_spec(python, CodeCall{}, SpecOverrides{}, ImageSource{});
+  const language::LanguagePolicy& python = **store->find("python");
+  auto empty = language::build_language_spec(python, language::CodeCall{},
+                                             language::SpecOverrides{}, language::ImageSource{});
   ASSERT_TRUE(empty) << empty.error().message;
-  auto interpreter = warm_interpreter(python, empty->shape, empty->plan, {"numpy", "pandas"});
+  auto interpreter =
+      language::warm_interpreter(python, empty->shape, empty->plan, {"numpy", "pandas"});
   ASSERT_TRUE(interpreter);
   EXPECT_EQ(interpreter->program, (std::vector<std::string>{"python3", "-u", "main.py"}));
   EXPECT_EQ(interpreter->loader.path, "main.py");
@@ -96,20 +98,21 @@ TEST(WarmSpec, TheLoaderTakesThePreloadListAndNothingOfACall) {
   EXPECT_EQ(interpreter->loader.content.find("PADDOCK_PRELOAD"), std::string::npos);
   EXPECT_EQ(interpreter->env, empty->plan.env);
   // A CPU-time limit would count the preload against the call: no interpreter then.
-  SandboxShape limited = empty->shape;
+  runtime::SandboxShape limited = empty->shape;
   limited.limits.cpu_seconds = 10;
   EXPECT_FALSE(warm_interpreter(python, limited, empty->plan, {}));
   // A compiled language has none.
-  const LanguagePolicy& c = **store->find("c");
-  auto c_empty = build_language_spec(c, CodeCall{}, SpecOverrides{}, ImageSource{});
+  const language::LanguagePolicy& c = **store->find("c");
+  auto c_empty = language::build_language_spec(c, language::CodeCall{}, language::SpecOverrides{},
+                                               language::ImageSource{});
   ASSERT_TRUE(c_empty) << c_empty.error().message;
   EXPECT_FALSE(warm_interpreter(c, c_empty->shape, c_empty->plan, {}));
 }
 
 TEST(WarmSpec, PreloadNamesAreDottedIdentifiers) {
-  EXPECT_TRUE(check_preload_name("matplotlib.pyplot"));
+  EXPECT_TRUE(language::check_preload_name("matplotlib.pyplot"));
   for (const char* bad : {"", "os; import x", "a..b", "../x", "1abc", "a-b"}) {
-    auto checked = check_preload_name(bad);
+    auto checked = language::check_preload_name(bad);
     ASSERT_FALSE(checked) << bad;
     EXPECT_NE(checked.error().message.find("module name"), std::string::npos);
   }

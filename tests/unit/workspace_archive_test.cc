@@ -66,8 +66,8 @@ class Parent {
   [[nodiscard]] fs::path path(const std::string& inside) const { return target() / inside; }
   [[nodiscard]] int target_fd() const { return target_fd_.get(); }
 
-  Result<ArchiveStats> import(const std::string& archive, const ArchiveLimits& limits = {}) {
-    UniqueFd fd = testing::blob_fd(archive);
+  core::Result<ArchiveStats> import(const std::string& archive, const ArchiveLimits& limits = {}) {
+    core::UniqueFd fd = testing::blob_fd(archive);
     return import_tree(fd.get(), target_fd_.get(), limits);
   }
 
@@ -93,7 +93,7 @@ class Parent {
 
  private:
   fs::path dir_;
-  UniqueFd target_fd_;
+  core::UniqueFd target_fd_;
 };
 
 using testing::lstat_of;
@@ -157,8 +157,8 @@ std::map<std::string, ArchivedEntry> archived(const std::string& data) {
 
 // Exports the directory at `tree` and returns the archive.
 std::string export_of(const fs::path& tree, ArchiveStats* stats = nullptr) {
-  UniqueFd tree_fd(open(tree.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  UniqueFd out(memfd_create("archive", MFD_CLOEXEC));
+  core::UniqueFd tree_fd(open(tree.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd out(memfd_create("archive", MFD_CLOEXEC));
   auto exported = export_tree(tree_fd.get(), out.get());
   EXPECT_TRUE(exported.ok()) << exported.error().message;
   if (exported.ok() && stats != nullptr) *stats = *exported;
@@ -196,13 +196,14 @@ void make_workspace(const fs::path& root) {
   // Empty, and all hole.
   write_file(root / "empty.txt", "");
   {
-    UniqueFd holes(open((root / "holes.img").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    core::UniqueFd holes(open((root / "holes.img").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     ASSERT_TRUE(holes.valid());
     ASSERT_EQ(ftruncate(holes.get(), kSparseSize), 0);
   }
   // 64 MiB of which 4 KiB is data.
   {
-    UniqueFd sparse(open((root / "sparse.img").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    core::UniqueFd sparse(
+        open((root / "sparse.img").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     ASSERT_TRUE(sparse.valid());
     ASSERT_EQ(ftruncate(sparse.get(), kSparseSize), 0);
     std::string block(4096, 'd');
@@ -332,7 +333,7 @@ TEST(WorkspaceArchive, RoundTripKeepsFilesDirectoriesLinksTheExecutableBitAndTim
   EXPECT_EQ(holes.st_size, kSparseSize);
   EXPECT_EQ(holes.st_blocks, 0);
   std::string middle(4096, '\0');
-  UniqueFd fd(open(copy.path("sparse.img").c_str(), O_RDONLY | O_CLOEXEC));
+  core::UniqueFd fd(open(copy.path("sparse.img").c_str(), O_RDONLY | O_CLOEXEC));
   ASSERT_EQ(pread(fd.get(), middle.data(), middle.size(), 32 << 20), 4096);
   EXPECT_EQ(middle, std::string(4096, 'd'));
 
@@ -384,8 +385,8 @@ TEST(WorkspaceArchive, ADeepTreeNeedsFewDescriptors) {
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &few), 0);
   std::string data;
   {
-    UniqueFd tree_fd(open(source.target().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    UniqueFd out(memfd_create("archive", MFD_CLOEXEC));
+    core::UniqueFd tree_fd(open(source.target().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    core::UniqueFd out(memfd_create("archive", MFD_CLOEXEC));
     auto exported = export_tree(tree_fd.get(), out.get());
     ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
     ASSERT_TRUE(exported.ok()) << exported.error().message;
@@ -403,7 +404,7 @@ TEST(WorkspaceArchive, ADeepTreeNeedsFewDescriptors) {
 TEST(WorkspaceArchive, ExportSkipsFifosAndSockets) {
   Parent source;
   ASSERT_EQ(mkfifo(source.path("fifo").c_str(), 0600), 0);
-  UniqueFd sock(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  core::UniqueFd sock(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   std::string socket_path = source.path("socket").string();
@@ -421,8 +422,8 @@ TEST(WorkspaceArchive, ExportSkipsFifosAndSockets) {
 TEST(WorkspaceArchive, ExportSaysWhyWritingFailed) {
   Parent source;
   write_file(source.path("f"), "x");
-  UniqueFd tree_fd(open(source.target().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  UniqueFd read_only(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  core::UniqueFd tree_fd(open(source.target().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd read_only(open("/dev/null", O_RDONLY | O_CLOEXEC));
   auto exported = export_tree(tree_fd.get(), read_only.get());
   ASSERT_FALSE(exported.ok());
   EXPECT_NE(exported.error().message.find("writing the archive"), std::string::npos)
@@ -452,8 +453,8 @@ TEST(WorkspaceArchive, FilesTheirOwnerCannotReadAreKeptByRootAndNamedOtherwise) 
       write_file(source.path(c.name), "content");
     }
     ASSERT_EQ(chmod(source.path(c.name).c_str(), c.mode), 0);
-    UniqueFd tree_fd(open(source.target().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    UniqueFd out(memfd_create("archive", MFD_CLOEXEC));
+    core::UniqueFd tree_fd(open(source.target().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    core::UniqueFd out(memfd_create("archive", MFD_CLOEXEC));
     auto exported = export_tree(tree_fd.get(), out.get());
     if (geteuid() == 0) {
       ASSERT_TRUE(exported.ok()) << exported.error().message;

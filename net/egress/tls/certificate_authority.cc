@@ -14,12 +14,12 @@ constexpr long kHour = 3600;
 constexpr long kAuthorityLife = 5 * 365 * 24 * kHour;
 constexpr long kLeafLife = 365 * 24 * kHour;
 
-Error openssl_error(const std::string& what) {
+core::Error openssl_error(const std::string& what) {
   unsigned long code = ERR_get_error();
   char text[256] = "unknown error";
   if (code != 0) ERR_error_string_n(code, text, sizeof text);
   ERR_clear_error();
-  return Error{EIO, what + ": " + text};
+  return core::Error{EIO, what + ": " + text};
 }
 
 Key new_key() {
@@ -59,7 +59,8 @@ Certificate new_certificate(const std::string& common_name, EVP_PKEY* key, long 
 
 }  // namespace
 
-Result<CertificateAuthority> CertificateAuthority::create(const std::vector<std::string>& hosts) {
+core::Result<CertificateAuthority> CertificateAuthority::create(
+    const std::vector<std::string>& hosts) {
   CertificateAuthority authority;
   authority.key_ = new_key();
   authority.leaf_key_ = new_key();
@@ -98,7 +99,7 @@ std::string CertificateAuthority::certificate_pem() const {
   return pem;
 }
 
-Result<Certificate> CertificateAuthority::issue(const std::string& host) const {
+core::Result<Certificate> CertificateAuthority::issue(const std::string& host) const {
   Certificate leaf = new_certificate(host, leaf_key_.get(), kLeafLife);
   X509* certificate = leaf.get();
   if (certificate == nullptr) return openssl_error("issuing a certificate for " + host);

@@ -29,12 +29,12 @@ using Certificate = std::unique_ptr<X509, CertificateFree>;
 class CertificateAuthority {
  public:
   // An authority for `hosts` (names) and their subdomains, and nothing else.
-  static Result<CertificateAuthority> create(const std::vector<std::string>& hosts);
+  static core::Result<CertificateAuthority> create(const std::vector<std::string>& hosts);
 
   // Its certificate, PEM: what sandboxes trust.
   [[nodiscard]] std::string certificate_pem() const;
   // A certificate for `host`, signed by the authority, for leaf_key().
-  [[nodiscard]] Result<Certificate> issue(const std::string& host) const;
+  [[nodiscard]] core::Result<Certificate> issue(const std::string& host) const;
   [[nodiscard]] EVP_PKEY* leaf_key() const { return leaf_key_.get(); }
 
  private:

@@ -26,8 +26,8 @@ std::string last_error(const char* fallback) {
   return text;
 }
 
-Error setup_error(const std::string& what) {
-  return Error{EIO, what + ": " + last_error("unknown error")};
+core::Error setup_error(const std::string& what) {
+  return core::Error{EIO, what + ": " + last_error("unknown error")};
 }
 
 // The proxy speaks HTTP/1.1 to the sandbox, whatever else the client offers; a client that
@@ -133,7 +133,7 @@ class OpensslEnd final : public TlsEnd {
 };
 
 // An end over `ssl` (null when SSL_new failed), which it then owns.
-Result<std::unique_ptr<TlsEnd>> new_end(SSL* ssl, bool server) {
+core::Result<std::unique_ptr<TlsEnd>> new_end(SSL* ssl, bool server) {
   BIO* in = BIO_new(BIO_s_mem());
   BIO* out = BIO_new(BIO_s_mem());
   if (ssl == nullptr || in == nullptr || out == nullptr) {
@@ -169,7 +169,7 @@ void ContextFree::operator()(SSL_CTX* context) const {
   SSL_CTX_free(context);
 }
 
-Result<std::shared_ptr<OpensslTerminator>> OpensslTerminator::create(
+core::Result<std::shared_ptr<OpensslTerminator>> OpensslTerminator::create(
     const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file) {
   auto authority = CertificateAuthority::create(hosts);
   if (!authority) return authority.error();
@@ -180,13 +180,14 @@ Result<std::shared_ptr<OpensslTerminator>> OpensslTerminator::create(
   SSL_CTX_set_verify(client, SSL_VERIFY_PEER, nullptr);
   if (ca_file) {
     if (access(ca_file->c_str(), R_OK) != 0) {
-      return invalid_input("--egress-ca-file " + *ca_file + " cannot be read: " +
-                           std::strerror(errno) + "; give a readable file of PEM CA certificates");
+      return core::invalid_input("--egress-ca-file " + *ca_file +
+                                 " cannot be read: " + std::strerror(errno) +
+                                 "; give a readable file of PEM CA certificates");
     }
     if (SSL_CTX_load_verify_locations(client, ca_file->c_str(), nullptr) != 1) {
-      return invalid_input("--egress-ca-file " + *ca_file +
-                           " holds no PEM certificate OpenSSL can read (" +
-                           last_error("unreadable") + "); give a file of PEM CA certificates");
+      return core::invalid_input(
+          "--egress-ca-file " + *ca_file + " holds no PEM certificate OpenSSL can read (" +
+          last_error("unreadable") + "); give a file of PEM CA certificates");
     }
   } else if (SSL_CTX_set_default_verify_paths(client) != 1) {
     return setup_error("loading the system's trust store");
@@ -194,7 +195,7 @@ Result<std::shared_ptr<OpensslTerminator>> OpensslTerminator::create(
   return terminator;
 }
 
-Result<std::unique_ptr<TlsEnd>> OpensslTerminator::serve(const std::string& host) {
+core::Result<std::unique_ptr<TlsEnd>> OpensslTerminator::serve(const std::string& host) {
   SSL_CTX* context = nullptr;
   {
     std::lock_guard lock(mutex_);
@@ -215,7 +216,7 @@ Result<std::unique_ptr<TlsEnd>> OpensslTerminator::serve(const std::string& host
   return new_end(SSL_new(context), true);
 }
 
-Result<std::unique_ptr<TlsEnd>> OpensslTerminator::connect(const std::string& host) {
+core::Result<std::unique_ptr<TlsEnd>> OpensslTerminator::connect(const std::string& host) {
   SSL* ssl = SSL_new(client_context_.get());
   // The real host's name, sent (SNI) and checked against its certificate; HTTP/1.1 alone, which
   // is what the requests from the sandbox are.

@@ -27,11 +27,11 @@ using Context = std::unique_ptr<SSL_CTX, ContextFree>;
 class OpensslTerminator final : public TlsTerminator {
  public:
   // For `hosts` (the secrets' host names); `ca_file`: the upstream trust instead of the system's.
-  static Result<std::shared_ptr<OpensslTerminator>> create(
+  static core::Result<std::shared_ptr<OpensslTerminator>> create(
       const std::vector<std::string>& hosts, const std::optional<std::string>& ca_file);
 
-  Result<std::unique_ptr<TlsEnd>> serve(const std::string& host) override;
-  Result<std::unique_ptr<TlsEnd>> connect(const std::string& host) override;
+  core::Result<std::unique_ptr<TlsEnd>> serve(const std::string& host) override;
+  core::Result<std::unique_ptr<TlsEnd>> connect(const std::string& host) override;
   // The authority's certificate, PEM: what the sandboxes' trust bundle adds.
   [[nodiscard]] std::string authority_pem() const { return authority_.certificate_pem(); }
 

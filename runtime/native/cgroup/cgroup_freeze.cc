@@ -2,7 +2,7 @@
 
 #include <thread>
 
-namespace paddock {
+namespace paddock::cgroup {
 
 bool cgroup_events_frozen(std::string_view events) {
   for (std::size_t at = 0; at < events.size();) {
@@ -15,8 +15,8 @@ bool cgroup_events_frozen(std::string_view events) {
   return false;
 }
 
-Status set_cgroup_frozen(CgroupFs& fs, const std::string& directory, bool frozen,
-                         std::chrono::milliseconds wait) {
+core::Status set_cgroup_frozen(CgroupFs& fs, const std::string& directory, bool frozen,
+                               std::chrono::milliseconds wait) {
   const std::string what = frozen ? "freezing" : "thawing";
   if (auto written = fs.write(directory + "/cgroup.freeze", frozen ? "1" : "0"); !written) {
     return written.error().context(what + " cgroup " + directory);
@@ -28,12 +28,12 @@ Status set_cgroup_frozen(CgroupFs& fs, const std::string& directory, bool frozen
     if (!events) return events.error().context(what + " cgroup " + directory);
     if (cgroup_events_frozen(*events) == frozen) return {};
     if (std::chrono::steady_clock::now() >= deadline) {
-      return Error{ETIMEDOUT, what + " cgroup " + directory + ": cgroup.events still says frozen " +
-                                  (frozen ? "0" : "1") + " after " + std::to_string(wait.count()) +
-                                  " ms"};
+      return core::Error{
+          ETIMEDOUT, what + " cgroup " + directory + ": cgroup.events still says frozen " +
+                         (frozen ? "0" : "1") + " after " + std::to_string(wait.count()) + " ms"};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

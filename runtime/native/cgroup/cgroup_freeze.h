@@ -12,7 +12,7 @@
 #include "core/result.h"
 #include "runtime/native/cgroup/cgroup_fs.h"
 
-namespace paddock {
+namespace paddock::cgroup {
 
 // Whether cgroup.events text says the cgroup is frozen (its "frozen" line reads 1).
 bool cgroup_events_frozen(std::string_view events);
@@ -20,7 +20,7 @@ bool cgroup_events_frozen(std::string_view events);
 // Writes 1 (or 0) to `directory`/cgroup.freeze and waits, up to `wait`, until cgroup.events
 // agrees. ETIMEDOUT when it does not in time (a task in an uninterruptible sleep, such as one
 // stuck on a slow file system): the write stays, and the caller thaws.
-Status set_cgroup_frozen(CgroupFs& fs, const std::string& directory, bool frozen,
-                         std::chrono::milliseconds wait = std::chrono::seconds(5));
+core::Status set_cgroup_frozen(CgroupFs& fs, const std::string& directory, bool frozen,
+                               std::chrono::milliseconds wait = std::chrono::seconds(5));
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

@@ -7,38 +7,38 @@
 
 #include "core/unique_fd.h"
 
-namespace paddock {
+namespace paddock::cgroup {
 
-Result<std::string> RealCgroupFs::read(const std::string& path) {
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return system_error("reading " + path);
+core::Result<std::string> RealCgroupFs::read(const std::string& path) {
+  core::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return core::system_error("reading " + path);
   std::string content;
   char buffer[4096];
   ssize_t got;
   while ((got = ::read(fd.get(), buffer, sizeof buffer)) > 0) {
     content.append(buffer, static_cast<std::size_t>(got));
   }
-  if (got < 0) return system_error("reading " + path);
+  if (got < 0) return core::system_error("reading " + path);
   return content;
 }
 
-Status RealCgroupFs::write(const std::string& path, std::string_view content) {
-  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd.valid()) return system_error("opening " + path);
+core::Status RealCgroupFs::write(const std::string& path, std::string_view content) {
+  core::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return core::system_error("opening " + path);
   // cgroupfs takes each write as one command: never split it.
   if (::write(fd.get(), content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
-    return system_error("writing '" + std::string(content) + "' to " + path);
+    return core::system_error("writing '" + std::string(content) + "' to " + path);
   }
   return {};
 }
 
-Status RealCgroupFs::make_dir(const std::string& path) {
-  if (mkdir(path.c_str(), 0755) != 0) return system_error("creating cgroup " + path);
+core::Status RealCgroupFs::make_dir(const std::string& path) {
+  if (mkdir(path.c_str(), 0755) != 0) return core::system_error("creating cgroup " + path);
   return {};
 }
 
-Status RealCgroupFs::remove_dir(const std::string& path) {
-  if (rmdir(path.c_str()) != 0) return system_error("removing cgroup " + path);
+core::Status RealCgroupFs::remove_dir(const std::string& path) {
+  if (rmdir(path.c_str()) != 0) return core::system_error("removing cgroup " + path);
   return {};
 }
 
@@ -62,4 +62,4 @@ std::vector<std::string> RealCgroupFs::subdirectories(const std::string& path) {
   return names;
 }
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

@@ -9,15 +9,15 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::cgroup {
 
 class CgroupFs {
  public:
   virtual ~CgroupFs() = default;
-  virtual Result<std::string> read(const std::string& path) = 0;
-  virtual Status write(const std::string& path, std::string_view content) = 0;
-  virtual Status make_dir(const std::string& path) = 0;
-  virtual Status remove_dir(const std::string& path) = 0;
+  virtual core::Result<std::string> read(const std::string& path) = 0;
+  virtual core::Status write(const std::string& path, std::string_view content) = 0;
+  virtual core::Status make_dir(const std::string& path) = 0;
+  virtual core::Status remove_dir(const std::string& path) = 0;
   [[nodiscard]] virtual bool exists(const std::string& path) = 0;
   [[nodiscard]] virtual bool writable(const std::string& path) = 0;
   // Names of the subdirectories of `path`.
@@ -27,13 +27,13 @@ class CgroupFs {
 // The real thing: plain system calls on /sys/fs/cgroup (or wherever cgroup2 is mounted).
 class RealCgroupFs final : public CgroupFs {
  public:
-  Result<std::string> read(const std::string& path) override;
-  Status write(const std::string& path, std::string_view content) override;
-  Status make_dir(const std::string& path) override;
-  Status remove_dir(const std::string& path) override;
+  core::Result<std::string> read(const std::string& path) override;
+  core::Status write(const std::string& path, std::string_view content) override;
+  core::Status make_dir(const std::string& path) override;
+  core::Status remove_dir(const std::string& path) override;
   [[nodiscard]] bool exists(const std::string& path) override;
   [[nodiscard]] bool writable(const std::string& path) override;
   [[nodiscard]] std::vector<std::string> subdirectories(const std::string& path) override;
 };
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

@@ -7,7 +7,7 @@
 
 #include "core/files.h"
 
-namespace paddock {
+namespace paddock::cgroup {
 namespace {
 
 // mountinfo escapes spaces and a few other characters as octal (\040).
@@ -75,10 +75,11 @@ CgroupLocation locate_own_cgroup() {
   }
   if (location.mount_point.empty()) {
     location.mount_point =
-        find_cgroup2_mount(read_text_or_empty("/proc/self/mountinfo")).value_or("");
+        find_cgroup2_mount(core::read_text_or_empty("/proc/self/mountinfo")).value_or("");
   }
-  location.own_path = find_unified_cgroup(read_text_or_empty("/proc/self/cgroup")).value_or("/");
+  location.own_path =
+      find_unified_cgroup(core::read_text_or_empty("/proc/self/cgroup")).value_or("/");
   return location;
 }
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

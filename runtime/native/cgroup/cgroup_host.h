@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace paddock {
+namespace paddock::cgroup {
 
 struct CgroupLocation {
   std::string mount_point;  // e.g. "/sys/fs/cgroup"; empty when no cgroup2 is mounted
@@ -25,4 +25,4 @@ std::optional<std::string> find_unified_cgroup(std::string_view proc_self_cgroup
 
 CgroupLocation locate_own_cgroup();
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-namespace paddock {
+namespace paddock::cgroup {
 namespace {
 
 constexpr const char* kControllers[] = {"memory", "pids", "cpu"};
@@ -78,7 +78,8 @@ bool live_paddock(pid_t pid) {
 
 }  // namespace
 
-std::vector<CgroupWrite> plan_cgroup_limits(const SandboxLimits& limits, bool has_swap_file) {
+std::vector<CgroupWrite> plan_cgroup_limits(const runtime::SandboxLimits& limits,
+                                            bool has_swap_file) {
   std::vector<CgroupWrite> writes = {
       {"memory.max", std::to_string(limits.memory_bytes)},
       {"pids.max", std::to_string(limits.pids)},
@@ -219,8 +220,8 @@ void CgroupManager::remove_stale() {
   }
 }
 
-Result<std::string> CgroupManager::create_sandbox(const SandboxLimits& limits) {
-  if (!usable_) return Error{ENOTSUP, reason_};
+core::Result<std::string> CgroupManager::create_sandbox(const runtime::SandboxLimits& limits) {
+  if (!usable_) return core::Error{ENOTSUP, reason_};
   std::string dir =
       base_ + "/sandbox-" + std::to_string(self_) + "-" + std::to_string(next_id_.fetch_add(1));
   if (auto made = fs_.make_dir(dir); !made) return made.error();
@@ -242,7 +243,7 @@ CgroupUsage CgroupManager::usage(const std::string& directory) {
                             text("pids.events"));
 }
 
-Status CgroupManager::destroy(const std::string& directory) {
+core::Status CgroupManager::destroy(const std::string& directory) {
   if (fs_.exists(directory + "/cgroup.kill")) {
     (void)fs_.write(directory + "/cgroup.kill", "1");
   } else {
@@ -253,7 +254,7 @@ Status CgroupManager::destroy(const std::string& directory) {
     (void)fs_.write(directory + "/cgroup.freeze", "0");
   }
   // The last tasks may take a moment to be released after SIGKILL.
-  Status removed = fs_.remove_dir(directory);
+  core::Status removed = fs_.remove_dir(directory);
   for (int attempt = 0; !removed && removed.error().code == EBUSY && attempt < 200; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     removed = fs_.remove_dir(directory);
@@ -271,4 +272,4 @@ CgroupManager& host_cgroups() {
   return *manager;
 }
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

@@ -27,7 +27,7 @@
 #include "runtime/native/cgroup/cgroup_host.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::cgroup {
 
 struct CgroupWrite {
   std::string file;  // relative to the sandbox's cgroup, e.g. "memory.max"
@@ -35,7 +35,8 @@ struct CgroupWrite {
 };
 
 // The interface files to write for `limits`. memory.swap.max only where the kernel has it.
-std::vector<CgroupWrite> plan_cgroup_limits(const SandboxLimits& limits, bool has_swap_file);
+std::vector<CgroupWrite> plan_cgroup_limits(const runtime::SandboxLimits& limits,
+                                            bool has_swap_file);
 
 struct CgroupUsage {
   bool oom_killed = false;
@@ -73,11 +74,11 @@ class CgroupManager {
   [[nodiscard]] const std::string& reason() const { return reason_; }
 
   // Creates B/sandbox-<pid>-<n> with the limits written; returns its directory.
-  Result<std::string> create_sandbox(const SandboxLimits& limits);
+  core::Result<std::string> create_sandbox(const runtime::SandboxLimits& limits);
   CgroupUsage usage(const std::string& directory);
   // Kills whatever is left in the cgroup (cgroup.kill, else freeze and kill every pid) and
   // removes it.
-  Status destroy(const std::string& directory);
+  core::Status destroy(const std::string& directory);
 
  private:
   void remove_stale();
@@ -95,4 +96,4 @@ class CgroupManager {
 // The process's manager for the real cgroupfs, prepared on first use (thread-safe).
 CgroupManager& host_cgroups();
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

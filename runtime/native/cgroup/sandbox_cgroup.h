@@ -8,7 +8,7 @@
 #include "core/unique_fd.h"
 #include "runtime/native/cgroup/cgroup_manager.h"
 
-namespace paddock {
+namespace paddock::cgroup {
 
 // One sandbox's cgroup: created before clone, read and removed after the run, and removed on
 // every early return in between.
@@ -21,12 +21,12 @@ class SandboxCgroup {
     if (!directory_.empty()) (void)manager_.destroy(directory_);
   }
 
-  Status create(const SandboxLimits& limits) {
+  core::Status create(const runtime::SandboxLimits& limits) {
     auto made = manager_.create_sandbox(limits);
     if (!made) return made.error();
     directory_ = *made;
     fd_.reset(open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!fd_.valid()) return system_error("opening " + directory_);
+    if (!fd_.valid()) return core::system_error("opening " + directory_);
     return {};
   }
   [[nodiscard]] int fd() const { return fd_.get(); }
@@ -45,7 +45,7 @@ class SandboxCgroup {
  private:
   CgroupManager& manager_;
   std::string directory_;
-  UniqueFd fd_;
+  core::UniqueFd fd_;
 };
 
-}  // namespace paddock
+}  // namespace paddock::cgroup

@@ -1,6 +1,6 @@
 #include "runtime/native/init/channel.h"
 
-namespace paddock {
+namespace paddock::init {
 
 const char* describe(SetupPhase phase) {
   switch (phase) {
@@ -58,4 +58,4 @@ const char* describe(SetupPhase phase) {
   return "setting up the sandbox";
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

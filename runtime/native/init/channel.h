@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace paddock {
+namespace paddock::init {
 
 enum class SetupPhase : std::int32_t {
   kWaitForMaps,
@@ -139,4 +139,4 @@ struct ChannelPacket {
 
 const char* describe(SetupPhase phase);
 
-}  // namespace paddock
+}  // namespace paddock::init

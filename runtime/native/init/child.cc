@@ -20,7 +20,7 @@
 #include "runtime/native/init/network_fence.h"
 #include "runtime/native/init/ucount_limits.h"
 
-namespace paddock {
+namespace paddock::init {
 
 void send(int channel, const ChildMessage& message) {
   while (write(channel, &message, sizeof message) < 0 && errno == EINTR) {
@@ -196,4 +196,4 @@ void run_init(const ChildPlan& plan) {
   run_steps(plan, 0, start_step(plan, 0));
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -18,7 +18,7 @@
 #include "runtime/native/init/mount_plan.h"
 #include "runtime/rlimit_plan.h"
 
-namespace paddock {
+namespace paddock::init {
 
 inline constexpr std::size_t kMaxBinds = 32;
 inline constexpr std::size_t kMaxLayers = 128;
@@ -67,7 +67,7 @@ struct ChildPlan {
   // Routing rules (network_fence.h) for the sandbox's network namespace, when it may ever get
   // user-mode networking; empty otherwise.
   const std::vector<std::uint8_t>* network_fence = nullptr;
-  const std::vector<RlimitSetting>* rlimits = nullptr;
+  const std::vector<runtime::RlimitSetting>* rlimits = nullptr;
   const char* cwd = "/";
   const char* workdir = "/work";  // sent to the parent as an fd once the file system is built
   // The commands to run in order (RunPlan::steps), each a null-terminated argv; the last is the
@@ -244,4 +244,4 @@ void send_socket_factory(int channel);
 // With CLONE_INTO_CGROUP in flags, the child starts in the cgroup `cgroup_fd` is open on.
 pid_t clone_process(unsigned long long flags, int* pidfd, int cgroup_fd = -1);
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -15,7 +15,7 @@
 #include "runtime/native/init/channel.h"
 #include "runtime/native/init/child.h"
 
-namespace paddock::child_parts {
+namespace paddock::init::child_parts {
 
 // How init resolves a path beneath the work directory (openat2), with RESOLVE_NO_SYMLINKS added
 // where no symlink may be followed.
@@ -41,4 +41,4 @@ int make_late_network(int init_socket);
 void join_late_network(int channel);
 int send_proxy_listener(int channel, std::uint16_t port);
 
-}  // namespace paddock::child_parts
+}  // namespace paddock::init::child_parts

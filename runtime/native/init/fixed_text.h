@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-namespace paddock {
+namespace paddock::init {
 
 // Text assembled in a fixed buffer (the child must not allocate); overflowing is remembered.
 template <std::size_t Size>
@@ -41,4 +41,4 @@ class FixedText {
   bool overflow_ = false;
 };
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -10,7 +10,7 @@
 #include "core/files.h"
 #include "runtime/sandbox_parts.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 // The entry at `path`, if it is a directory, a symlink, or (when `allow_file`) a file the sandbox
@@ -31,7 +31,7 @@ std::optional<HostLayout::Entry> read_entry(const std::string& path, std::string
     if (!allow_file || (info.st_mode & S_IROTH) == 0) return std::nullopt;
     entry.type = HostLayout::Entry::Type::kFile;
     if (!with_content) return entry;
-    entry.content = read_text_or_empty(path);
+    entry.content = core::read_text_or_empty(path);
   } else if (!S_ISDIR(info.st_mode)) {
     return std::nullopt;
   }
@@ -63,7 +63,8 @@ HostLayout probe_host_layout() {
     if (auto entry = probe_host_etc(name)) layout.etc.push_back(std::move(*entry));
   }
   struct stat bundle {};
-  layout.has_trust_bundle = lstat(kSandboxTrustBundle, &bundle) == 0 && S_ISREG(bundle.st_mode);
+  layout.has_trust_bundle =
+      lstat(runtime::kSandboxTrustBundle, &bundle) == 0 && S_ISREG(bundle.st_mode);
   struct stat python {};
   layout.python3_without_python =
       access("/usr/bin/python3", X_OK) == 0 && lstat("/usr/bin/python", &python) != 0;
@@ -87,7 +88,7 @@ std::optional<HostLayout::Entry> probe_host_etc(const std::string& name) {
   return read_entry(path, name, true, false);
 }
 
-Status check_image_etc(const std::vector<std::string>& layers) {
+core::Status check_image_etc(const std::vector<std::string>& layers) {
   // Top layer first: the first that has /etc decides what the image's /etc is. lstat: the
   // layers are paddock's own store, and only the last component could be a symlink.
   for (const auto& layer : layers) {
@@ -95,9 +96,10 @@ Status check_image_etc(const std::vector<std::string>& layers) {
     if (lstat((layer + "/etc").c_str(), &info) != 0) continue;
     if (S_ISDIR(info.st_mode) || S_ISCHR(info.st_mode)) return {};  // a directory, or deleted
     const char* what = S_ISLNK(info.st_mode) ? "a symlink" : "not a directory";
-    return invalid_input(std::string("the image's /etc is ") + what +
-                         "; paddock puts the sandbox's own files there and refuses to follow it "
-                         "(rebuild the image with /etc as a directory)");
+    return core::invalid_input(
+        std::string("the image's /etc is ") + what +
+        "; paddock puts the sandbox's own files there and refuses to follow it "
+        "(rebuild the image with /etc as a directory)");
   }
   return {};
 }
@@ -108,7 +110,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   std::set<std::string> made_by_paddock = {
       "etc", "dev", "proc", "sys", "tmp", workdir.substr(1, workdir.find('/', 1) - 1)};
   // Sorted: the same plan for the same image, every time.
-  for (const auto& name : directory_names(root)) {
+  for (const auto& name : core::directory_names(root)) {
     std::string path = root + "/" + name;
     if (made_by_paddock.count(name) > 0) continue;
     if (auto entry = read_entry(path, name, false, true)) {
@@ -117,7 +119,7 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   }
   static const std::set<std::string> kIdentityFiles = {"passwd", "group",         "hostname",
                                                        "hosts",  "nsswitch.conf", "resolv.conf"};
-  for (const auto& name : directory_names(root + "/etc")) {
+  for (const auto& name : core::directory_names(root + "/etc")) {
     std::string path = root + "/etc/" + name;
     if (kIdentityFiles.count(name) > 0) continue;
     if (auto entry = read_entry(path, name, true, true)) layout.etc.push_back(std::move(*entry));
@@ -125,4 +127,4 @@ HostLayout probe_flattened_image(const std::string& root, const std::string& wor
   return layout;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -9,7 +9,7 @@
 
 #include "core/result.h"
 
-namespace paddock {
+namespace paddock::init {
 
 // What the host's root looks like, where the plan depends on it (probed, or given by tests).
 struct HostLayout {
@@ -42,7 +42,7 @@ HostLayout probe_host_layout();
 // An image (its layer directories, top first) whose /etc is a symlink or a file is refused:
 // paddock writes the sandbox's /etc there, and reading or writing through an image's symlink
 // would reach the host's files.
-Status check_image_etc(const std::vector<std::string>& layers);
+core::Status check_image_etc(const std::vector<std::string>& layers);
 
 // The layout of a flattened image at `root`, minus what the sandbox makes itself (/etc's
 // identity files, /dev, /proc, /tmp and the top of the work directory).
@@ -59,4 +59,4 @@ std::optional<HostLayout::Entry> probe_host_etc(const std::string& name);
 std::vector<HostLayout::Entry> probe_extra_etc(const HostLayout& base,
                                                const std::vector<std::string>& names);
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -28,7 +28,7 @@ int fd_variable(const char* name) {
 std::string read_plan(int fd) {
   struct stat info {};
   int seals = fcntl(fd, F_GET_SEALS);
-  if (seals < 0 || (seals & paddock::kPlanSeals) != paddock::kPlanSeals) return {};
+  if (seals < 0 || (seals & paddock::init::kPlanSeals) != paddock::init::kPlanSeals) return {};
   if (fstat(fd, &info) != 0) return {};
   std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
   std::size_t done = 0;
@@ -51,17 +51,18 @@ int main() {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   int channel = fd_variable("PADDOCK_INIT_CHANNEL_FD");
   if (channel < 0) return 125;
-  paddock::wait_for_go(channel);
+  paddock::init::wait_for_go(channel);
   std::string bytes = read_plan(fd);
   close(fd);
-  auto decoded = paddock::decode_child_plan(bytes);
+  auto decoded = paddock::init::decode_child_plan(bytes);
   if (decoded == nullptr) {
     // Most likely a paddock-init left from another build beside this paddock, or the reverse.
-    paddock::send(channel, paddock::ChildMessage{paddock::ChildMessageKind::kSetupFailed,
-                                                 paddock::SetupPhase::kInitPlan, 0, EPROTO, 0, 0});
+    paddock::init::send(channel, paddock::init::ChildMessage{
+                                     paddock::init::ChildMessageKind::kSetupFailed,
+                                     paddock::init::SetupPhase::kInitPlan, 0, EPROTO, 0, 0});
     return 125;
   }
-  paddock::ChildPlan& plan = decoded->plan;
+  paddock::init::ChildPlan& plan = decoded->plan;
   // paddock kept none of 0, 1 and 2 open for us. Filled, no socket or file made later can land
   // there, where each step's standard streams will be put over it.
   for (int stdio = 0; stdio < 3; ++stdio) {
@@ -70,5 +71,5 @@ int main() {
   for (int kept : {plan.fds.channel, plan.fds.stdin_fd, plan.fds.stdout_fd, plan.fds.stderr_fd}) {
     fcntl(kept, F_SETFD, FD_CLOEXEC);
   }
-  paddock::run_sandbox_init(plan);
+  paddock::init::run_sandbox_init(plan);
 }

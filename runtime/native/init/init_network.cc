@@ -14,7 +14,7 @@
 
 #include "runtime/native/init/child_parts.h"
 
-namespace paddock::child_parts {
+namespace paddock::init::child_parts {
 
 // `lo` up in the sandbox's own network namespace (it starts down), which gives it 127.0.0.1 and
 // ::1, as bubblewrap and Docker do for "no network". 0 or an errno. Allocation-free.
@@ -129,4 +129,4 @@ int send_proxy_listener(int channel, std::uint16_t port) {
   return error;
 }
 
-}  // namespace paddock::child_parts
+}  // namespace paddock::init::child_parts

@@ -5,7 +5,7 @@
 
 #include "runtime/native/init/seccomp_notify.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 // Bumped whenever the layout below changes; paddock and paddock-init are built together, so a
@@ -61,7 +61,7 @@ class Writer {
     (*this)(step.layer_slot);
     (*this)(step.optional);
   }
-  void operator()(const RlimitSetting& setting) {
+  void operator()(const runtime::RlimitSetting& setting) {
     (*this)(setting.resource);
     (*this)(setting.value);
     (*this)(setting.hard);
@@ -124,7 +124,7 @@ class Reader {
     field = &mounts;
   }
   void operator()(MountStep& step);
-  void operator()(RlimitSetting& setting) {
+  void operator()(runtime::RlimitSetting& setting) {
     (*this)(setting.resource);
     (*this)(setting.value);
     (*this)(setting.hard);
@@ -246,4 +246,4 @@ std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes) {
   return decoded;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

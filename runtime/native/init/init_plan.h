@@ -19,7 +19,7 @@
 
 #include "runtime/native/init/child.h"
 
-namespace paddock {
+namespace paddock::init {
 
 // What paddock-init requires of the plan's memfd: nothing can change it any more.
 constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
@@ -36,7 +36,7 @@ using PlanStorage =
                std::deque<std::vector<char*>>, std::deque<std::vector<const char*>>,
                std::deque<std::vector<char* const*>>, std::deque<std::vector<std::uint8_t>>,
                std::deque<std::vector<sock_filter>>, std::deque<MountPlan>,
-               std::deque<std::vector<RlimitSetting>>, std::deque<std::vector<LateFile>>>;
+               std::deque<std::vector<runtime::RlimitSetting>>, std::deque<std::vector<LateFile>>>;
 
 // A decoded plan and everything its pointers point into: each field's storage, made by the
 // decoder as the field's type needs (init_plan.cc), and kept as long as the plan.
@@ -51,4 +51,4 @@ struct DecodedPlan {
 // nullptr when the bytes are not a plan of this build (truncated, another version).
 std::unique_ptr<DecodedPlan> decode_child_plan(std::string_view bytes);
 
-}  // namespace paddock
+}  // namespace paddock::init

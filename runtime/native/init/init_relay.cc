@@ -15,7 +15,7 @@
 #include "runtime/native/init/seccomp_notify.h"
 #include "runtime/native/init/session_channel.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 // ioctl through syscall(): the kernel reads the request as an unsigned int, and glibc and musl
@@ -172,4 +172,4 @@ void relay_until_init_exits(int paddock_channel, int init_socket, pid_t init, in
   _exit(0);
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -22,7 +22,7 @@
 #include <linux/filter.h>
 #include <sys/types.h>
 
-namespace paddock {
+namespace paddock::init {
 
 // Relays until the sandbox's init has gone (its end of `init_socket` closed), reaps it and
 // exits; exits at once when paddock has gone. Installs the relay's filter first. `init_before`
@@ -32,4 +32,4 @@ namespace paddock {
 [[noreturn]] void relay_until_init_exits(int paddock_channel, int init_socket, pid_t init,
                                          int init_before, const sock_fprog& refusals);
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -14,7 +14,7 @@
 #include "core/write_all.h"
 #include "runtime/native/init/child_parts.h"
 
-namespace paddock {
+namespace paddock::init {
 
 void wait_for_go(int channel) {
   ChildMessage message;
@@ -42,7 +42,7 @@ void write_late_files(const ChildPlan& plan) {
     std::memcpy(path, file.path, length + 1);
     int fd = open_for_write(work, path);
     if (fd < 0) fail(channel, SetupPhase::kLateFile, -fd, static_cast<int>(i));
-    if (int error = write_all(fd, std::string_view(file.content, file.size)); error != 0) {
+    if (int error = core::write_all(fd, std::string_view(file.content, file.size)); error != 0) {
       fail(channel, SetupPhase::kLateFile, error, static_cast<int>(i));
     }
     fchmod(fd, static_cast<mode_t>(file.mode));
@@ -122,4 +122,4 @@ void kill_and_reap_all() {
   }
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

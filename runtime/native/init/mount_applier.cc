@@ -18,7 +18,7 @@
 #include "runtime/native/init/fixed_text.h"
 #include "runtime/native/init/staged_targets.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 using Kind = MountStep::Kind;
@@ -135,7 +135,7 @@ int attach_tree(int tree, Protect protect, const char* target) {
 // cannot lead onto the host), as a detached tree to attach. Returns the tree's fd or -errno.
 int image_tree(const MountStep& step, const MountSources& sources) {
   if (static_cast<std::size_t>(step.layer_slot) >= sources.layer_count) return -EBADF;
-  int fd = open_in_root(sources.layer_fds[step.layer_slot], step.source.c_str(), O_PATH);
+  int fd = core::open_in_root(sources.layer_fds[step.layer_slot], step.source.c_str(), O_PATH);
   if (fd < 0) return fd;
   int tree = static_cast<int>(syscall(
       SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
@@ -227,7 +227,7 @@ int bind(const MountStep& step, const MountSources& sources, const char* target,
 int write_file(const MountStep& step, const char* target) {
   int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, step.mode);
   if (fd < 0) return errno;
-  int error = write_all(fd, step.content);
+  int error = core::write_all(fd, step.content);
   close(fd);
   return error;
 }
@@ -398,4 +398,4 @@ int apply_mount_plan(const MountPlan& plan, const MountSources& sources, int* fa
   return 0;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

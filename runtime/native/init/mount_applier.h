@@ -4,7 +4,7 @@
 
 #include "runtime/native/init/mount_plan.h"
 
-namespace paddock {
+namespace paddock::init {
 
 // What init opened before it gave up the caller's identity (which may reach paths the sandbox
 // user cannot), and before the staging tmpfs could cover anything.
@@ -19,4 +19,4 @@ struct MountSources {
 // namespaces). Allocation-free. Returns 0, or an errno with *failed_step set to the step's index.
 int apply_mount_plan(const MountPlan& plan, const MountSources& sources, int* failed_step);
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -9,7 +9,7 @@
 #include "runtime/native/init/network_fence.h"
 #include "runtime/shared_budgets.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 using Kind = MountStep::Kind;
@@ -81,7 +81,7 @@ std::string group_file(const SandboxIdentity& id) {
   return "root:x:0:\n" + id.user + ":x:" + std::to_string(id.gid) + ":\nnogroup:x:65534:\n";
 }
 
-void plan_etc(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host,
+void plan_etc(PlanBuilder& plan, const runtime::SandboxShape& shape, const HostLayout& host,
               const std::vector<HostLayout::Entry>& extra_etc, const SandboxIdentity& id,
               bool user_network) {
   plan.dir("/etc");
@@ -122,8 +122,8 @@ void plan_etc(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& ho
 }
 
 // With the host's network, the host's resolver configuration.
-void plan_resolv(PlanBuilder& plan, const SandboxShape& shape) {
-  if (shape.network == NetworkMode::kHost) {
+void plan_resolv(PlanBuilder& plan, const runtime::SandboxShape& shape) {
+  if (shape.network == runtime::NetworkMode::kHost) {
     plan.add({.kind = Kind::kBind,
               .target = "/etc/resolv.conf",
               .source = "/etc/resolv.conf",
@@ -137,19 +137,19 @@ void plan_resolv(PlanBuilder& plan, const SandboxShape& shape) {
 // image's overlay in paddock's own upper layer. A flattened image, or a host without the file,
 // gets none: the variables that name the path then name nothing, and TLS to the secrets' hosts
 // fails closed.
-void plan_trust_bundle(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host,
-                       bool overlay) {
+void plan_trust_bundle(PlanBuilder& plan, const runtime::SandboxShape& shape,
+                       const HostLayout& host, bool overlay) {
   if (shape.trust_bundle.empty()) return;
   if (!overlay && (host.flattened_image || !host.has_trust_bundle)) return;
-  if (overlay) plan.parents(kSandboxTrustBundle);
+  if (overlay) plan.parents(runtime::kSandboxTrustBundle);
   plan.add({.kind = Kind::kBind,
-            .target = kSandboxTrustBundle,
+            .target = runtime::kSandboxTrustBundle,
             .source = shape.trust_bundle,
             .protect = Protect::kSealedLater,
             .bind_slot = static_cast<int>(shape.binds.size())});
 }
 
-void plan_dev(PlanBuilder& plan, const SandboxShape& shape) {
+void plan_dev(PlanBuilder& plan, const runtime::SandboxShape& shape) {
   plan.tmpfs("/dev", "size=65536,nr_inodes=64,mode=755");
   for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
     std::string path = std::string("/dev/") + node;
@@ -159,7 +159,8 @@ void plan_dev(PlanBuilder& plan, const SandboxShape& shape) {
   // max=: ptys come from one pool the host shares with every sandbox (shared_budgets.h).
   plan.add({.kind = Kind::kDevpts,
             .target = "/dev/pts",
-            .options = "newinstance,ptmxmode=0666,mode=620,max=" + std::to_string(kSandboxPtys)});
+            .options =
+                "newinstance,ptmxmode=0666,mode=620,max=" + std::to_string(runtime::kSandboxPtys)});
   plan.symlink("/dev/ptmx", "pts/ptmx");
   plan.tmpfs("/dev/shm", tmpfs_options(shape.limits.tmp_bytes, 01777, nullptr));
   plan.symlink("/dev/fd", "/proc/self/fd");
@@ -188,10 +189,10 @@ void plan_proc(PlanBuilder& plan) {
 // host's root, /sandbox is a symlink to the work directory, made in the read-only root before it
 // is sealed: the same directory under the old name, nothing more writable. An image's root is left
 // as the image has it (it may have a /sandbox of its own); so is a /sandbox a bind asks for.
-void plan_legacy_workdir(PlanBuilder& plan, const SandboxShape& shape) {
+void plan_legacy_workdir(PlanBuilder& plan, const runtime::SandboxShape& shape) {
   const std::string legacy = "/sandbox";
   if (!shape.image_layers.empty() || is_under(shape.workdir, legacy)) return;
-  for (const BindMount& bind : shape.binds) {
+  for (const runtime::BindMount& bind : shape.binds) {
     if (is_under(bind.sandbox_path, legacy)) return;
   }
   plan.symlink(legacy, shape.workdir);
@@ -200,12 +201,13 @@ void plan_legacy_workdir(PlanBuilder& plan, const SandboxShape& shape) {
 // `python` for the host's python3, in the sealed root (kSandboxAliasDir, last on the PATH):
 // llm-sandbox's images have `python`, and its users' code runs `python script.py`. Only on the
 // host's root: an image has its own commands and its own PATH. A bind there wins, as at /sandbox.
-void plan_python_alias(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host) {
+void plan_python_alias(PlanBuilder& plan, const runtime::SandboxShape& shape,
+                       const HostLayout& host) {
   if (!shape.image_layers.empty() || !host.python3_without_python) return;
-  for (const BindMount& bind : shape.binds) {
-    if (is_under(bind.sandbox_path, kSandboxAliasDir)) return;
+  for (const runtime::BindMount& bind : shape.binds) {
+    if (is_under(bind.sandbox_path, runtime::kSandboxAliasDir)) return;
   }
-  const std::string dir = kSandboxAliasDir;
+  const std::string dir = runtime::kSandboxAliasDir;
   plan.parents(dir);
   plan.dir(dir);
   plan.symlink(dir + "/python", "/usr/bin/python3");
@@ -256,7 +258,7 @@ namespace {
 
 // The host's programs and libraries where the sandbox has no image of its own, and the host's
 // top-level entries where no overlay brings the image's.
-void plan_host_tree(PlanBuilder& plan, const SandboxShape& shape, const HostLayout& host,
+void plan_host_tree(PlanBuilder& plan, const runtime::SandboxShape& shape, const HostLayout& host,
                     bool overlay) {
   if (shape.image_layers.empty()) {
     plan.dir("/usr");
@@ -276,8 +278,8 @@ void plan_host_tree(PlanBuilder& plan, const SandboxShape& shape, const HostLayo
 }
 
 // The work directory's tmpfs and the files it starts with.
-void plan_work_directory(PlanBuilder& plan, const SandboxShape& shape, const RunPlan& run,
-                         const SandboxIdentity& identity) {
+void plan_work_directory(PlanBuilder& plan, const runtime::SandboxShape& shape,
+                         const runtime::RunPlan& run, const SandboxIdentity& identity) {
   std::string work_options = tmpfs_options(shape.limits.work_bytes, 0755, &identity);
   if (shape.limits.work_files != 0) {
     work_options += ",nr_inodes=" + std::to_string(shape.limits.work_files);
@@ -302,8 +304,8 @@ void plan_work_directory(PlanBuilder& plan, const SandboxShape& shape, const Run
 
 }  // namespace
 
-MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostLayout& host,
-                      const SandboxIdentity& identity, bool user_network,
+MountPlan plan_mounts(const runtime::SandboxShape& shape, const runtime::RunPlan& run,
+                      const HostLayout& host, const SandboxIdentity& identity, bool user_network,
                       const std::vector<HostLayout::Entry>& extra_etc) {
   PlanBuilder plan;
   plan.add({.kind = Kind::kStageRoot, .options = "size=4194304,nr_inodes=4096,mode=755"});
@@ -321,7 +323,7 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   plan_legacy_workdir(plan, shape);
   plan_python_alias(plan, shape, host);
   for (std::size_t i = 0; i < shape.binds.size(); ++i) {
-    const BindMount& bind = shape.binds[i];
+    const runtime::BindMount& bind = shape.binds[i];
     if (!is_under(bind.sandbox_path, shape.workdir) && !is_under(bind.sandbox_path, "/tmp")) {
       plan.parents(bind.sandbox_path);
       plan.add({.kind = Kind::kMakeMountPoint,
@@ -342,7 +344,7 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   plan_work_directory(plan, shape, run, identity);
 
   for (std::size_t i = 0; i < shape.binds.size(); ++i) {
-    const BindMount& bind = shape.binds[i];
+    const runtime::BindMount& bind = shape.binds[i];
     if (is_under(bind.sandbox_path, shape.workdir) || is_under(bind.sandbox_path, "/tmp")) {
       plan.parents(bind.sandbox_path);
     }
@@ -356,4 +358,4 @@ MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostL
   return plan.take();
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -20,7 +20,7 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::init {
 
 struct MountStep {
   enum class Kind {
@@ -78,8 +78,9 @@ struct MountPlan {
 // paddock's resolver configuration.
 // `extra_etc`: the run's own host /etc entries (SandboxShape::host_etc, probed), after the
 // layout's.
-MountPlan plan_mounts(const SandboxShape& shape, const RunPlan& run, const HostLayout& host,
-                      const SandboxIdentity& identity, bool user_network = false,
+MountPlan plan_mounts(const runtime::SandboxShape& shape, const runtime::RunPlan& run,
+                      const HostLayout& host, const SandboxIdentity& identity,
+                      bool user_network = false,
                       const std::vector<HostLayout::Entry>& extra_etc = {});
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -14,7 +14,7 @@
 
 #include "core/special_addresses.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 // Rules before the main table (32766) and after the local one (0), so that the sandbox's own
@@ -46,20 +46,20 @@ int send_and_acknowledge(int fd, const std::uint8_t* message, std::uint32_t leng
 
 }  // namespace
 
-const std::vector<IpPrefix>& refused_ranges() {
-  static const std::vector<IpPrefix> kRanges = [] {
-    std::vector<IpPrefix> ranges;
-    for (const auto& block : refused_blocks()) ranges.push_back(block.range);
+const std::vector<core::IpPrefix>& refused_ranges() {
+  static const std::vector<core::IpPrefix> kRanges = [] {
+    std::vector<core::IpPrefix> ranges;
+    for (const auto& block : core::refused_blocks()) ranges.push_back(block.range);
     return ranges;
   }();
   return kRanges;
 }
 
-std::vector<FenceRule> plan_fence(const std::vector<IpPrefix>& host_addresses,
-                                  const std::vector<IpPrefix>& allowed) {
+std::vector<FenceRule> plan_fence(const std::vector<core::IpPrefix>& host_addresses,
+                                  const std::vector<core::IpPrefix>& allowed) {
   std::vector<FenceRule> rules;
   for (const auto& prefix : allowed) rules.push_back({FenceRule::Action::kAllow, prefix});
-  IpPrefix resolver = *parse_ip_prefix(kSandboxResolver);
+  core::IpPrefix resolver = *core::parse_ip_prefix(kSandboxResolver);
   // int: musl's IPPROTO_ constants are plain ints, glibc's an enum.
   for (int protocol : {IPPROTO_UDP, IPPROTO_TCP}) {
     rules.push_back({FenceRule::Action::kAllow, resolver, static_cast<std::uint8_t>(protocol), 53});
@@ -108,13 +108,13 @@ std::vector<std::uint8_t> encode_fence(const std::vector<FenceRule>& rules) {
   return out;
 }
 
-std::vector<IpPrefix> probe_host_addresses() {
-  std::vector<IpPrefix> addresses;
+std::vector<core::IpPrefix> probe_host_addresses() {
+  std::vector<core::IpPrefix> addresses;
   ifaddrs* list = nullptr;
   if (getifaddrs(&list) != 0) return addresses;
   for (ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
     if (entry->ifa_addr == nullptr) continue;
-    IpPrefix address;
+    core::IpPrefix address;
     address.family = entry->ifa_addr->sa_family;
     if (address.family == AF_INET) {
       const auto* ipv4 = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
@@ -128,7 +128,7 @@ std::vector<IpPrefix> probe_host_addresses() {
       continue;
     }
     // Loopback is covered by the refused ranges, and inside it is the sandbox's own.
-    static const IpPrefix kIpv6Loopback = *parse_ip_prefix("::1");
+    static const core::IpPrefix kIpv6Loopback = *core::parse_ip_prefix("::1");
     bool loopback = address.family == AF_INET ? address.bytes[0] == 127 : address == kIpv6Loopback;
     bool seen = false;
     for (const auto& known : addresses) seen = seen || known == address;
@@ -138,9 +138,10 @@ std::vector<IpPrefix> probe_host_addresses() {
   return addresses;
 }
 
-bool may_use_user_network(const SandboxShape& shape, const RunPlan& plan, bool session) {
-  if (shape.network == NetworkMode::kHost) return false;
-  return shape.network == NetworkMode::kUser || plan.networked_steps > 0 || session;
+bool may_use_user_network(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+                          bool session) {
+  if (shape.network == runtime::NetworkMode::kHost) return false;
+  return shape.network == runtime::NetworkMode::kUser || plan.networked_steps > 0 || session;
 }
 
 int apply_fence(const std::uint8_t* messages, std::size_t size, int* failed_rule) {
@@ -164,4 +165,4 @@ int apply_fence(const std::uint8_t* messages, std::size_t size, int* failed_rule
   return error;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -18,7 +18,7 @@
 #include "runtime/run_plan.h"
 #include "runtime/sandbox_shape.h"
 
-namespace paddock {
+namespace paddock::init {
 
 // Where the sandbox sends DNS queries under user-mode networking: pasta forwards what arrives
 // there on port 53 to the host's own resolver, which is usually on loopback or a private address
@@ -30,12 +30,12 @@ inline constexpr const char* kSandboxResolver = "169.254.0.53";
 // cloud's metadata address, documentation, benchmarking, protocol assignments, unique-local...),
 // their 6to4 and NAT64 forms, and multicast and site-local (core/special_addresses.h, the one
 // table). The egress proxy refuses the same list (egress_plan.h).
-const std::vector<IpPrefix>& refused_ranges();
+const std::vector<core::IpPrefix>& refused_ranges();
 
 struct FenceRule {
   enum class Action { kAllow, kRefuse };
   Action action = Action::kRefuse;
-  IpPrefix destination;
+  core::IpPrefix destination;
   std::uint8_t protocol = 0;  // IPPROTO_TCP / IPPROTO_UDP, 0 for any
   std::uint16_t port = 0;     // destination port, 0 for any
 };
@@ -43,21 +43,22 @@ struct FenceRule {
 // The rules in the order they apply: what the user allowed and DNS to kSandboxResolver first,
 // then the refused ranges and each of the host's own addresses (`host_addresses`, loopback
 // excluded by the caller).
-std::vector<FenceRule> plan_fence(const std::vector<IpPrefix>& host_addresses,
-                                  const std::vector<IpPrefix>& allowed);
+std::vector<FenceRule> plan_fence(const std::vector<core::IpPrefix>& host_addresses,
+                                  const std::vector<core::IpPrefix>& allowed);
 
 // The rules as RTM_NEWRULE netlink messages, back to back, each asking for an acknowledgement.
 std::vector<std::uint8_t> encode_fence(const std::vector<FenceRule>& rules);
 
 // The host's addresses on every interface but loopback.
-std::vector<IpPrefix> probe_host_addresses();
+std::vector<core::IpPrefix> probe_host_addresses();
 
 // Whether a sandbox made from `shape` and `plan` can ever have user-mode networking: for its
 // program, its installer, or (a session) a later install command.
-bool may_use_user_network(const SandboxShape& shape, const RunPlan& plan, bool session);
+bool may_use_user_network(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
+                          bool session);
 
 // In the sandbox's init: installs the encoded rules in the current network namespace. Returns 0,
 // or an errno with the index of the rule that failed in `*failed_rule`. Allocation-free.
 int apply_fence(const std::uint8_t* messages, std::size_t size, int* failed_rule);
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -16,7 +16,7 @@
 #include "runtime/native/init/child_parts.h"
 #include "runtime/native/init/process_domain.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace child_parts {
 namespace {
 
@@ -118,7 +118,7 @@ void close_all_except(const int* keep, int count, bool at_exec) {
   umask(022);
   if (chdir(plan.cwd) != 0) stop(SetupPhase::kWorkdir, errno);
   for (std::size_t i = 0; i < plan.rlimits->size(); ++i) {
-    const RlimitSetting& setting = (*plan.rlimits)[i];
+    const runtime::RlimitSetting& setting = (*plan.rlimits)[i];
     rlimit value{setting.value, setting.hard};
     if (setrlimit(setting.resource, &value) != 0) {
       stop(SetupPhase::kRlimit, errno, static_cast<int>(i));
@@ -170,4 +170,4 @@ pid_t spawn_payload(const ChildPlan& plan, const PayloadCommand& command) {
   return payload;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -16,7 +16,7 @@
 #include <linux/securebits.h>
 #endif
 
-namespace paddock {
+namespace paddock::init {
 namespace child_parts {
 
 // Set once this process (or the init it was forked from) has dropped everything: a later
@@ -88,4 +88,4 @@ void drop_privileges(const ChildPlan& plan) {
   privileges_dropped = true;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

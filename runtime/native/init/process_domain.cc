@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 // Landlock's ABI as the kernel defines it (uapi/linux/landlock.h); Debian 12's headers predate
@@ -46,4 +46,4 @@ int enter_own_process_domain() {
   return error;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

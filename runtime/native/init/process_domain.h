@@ -9,10 +9,10 @@
 //
 // Called in the payload after clone, before exec: allocation-free, and reports an errno.
 
-namespace paddock {
+namespace paddock::init {
 
 // 0, or the errno that says why the domain could not be entered: ENOSYS (a kernel built without
 // Landlock), EOPNOTSUPP (Landlock not enabled at boot: lsm=), or what restrict_self said.
 int enter_own_process_domain();
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -13,7 +13,7 @@
 
 #include "runtime/native/init/child_parts.h"
 
-namespace paddock {
+namespace paddock::init {
 
 using namespace child_parts;
 
@@ -86,4 +86,4 @@ void exec_sandbox_init(const InitExec& exec) {
   fail(exec.channel, SetupPhase::kInitExec, errno, 4);
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

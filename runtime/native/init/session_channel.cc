@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 constexpr std::size_t kControlSize = CMSG_SPACE(sizeof(int) * kSessionMaxFds);
@@ -81,4 +81,4 @@ long receive_packet(int socket, void* data, std::size_t capacity, int* fds, int 
   return got;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace paddock {
+namespace paddock::init {
 
 enum class SessionRequestKind : std::int32_t {
   // data: files to write first (files_length bytes: each a 4-byte size, a NUL-terminated path
@@ -81,4 +81,4 @@ int send_session_request(int socket, SessionRequestKind kind);
 long receive_packet(int socket, void* data, std::size_t capacity, int* fds, int max_fds,
                     int* fd_count);
 
-}  // namespace paddock
+}  // namespace paddock::init

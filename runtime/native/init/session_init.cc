@@ -31,7 +31,7 @@
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/init/session_sweep.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 constexpr int kMaxStrings = 4096;
@@ -50,19 +50,19 @@ int open_requested(int work, SessionOpenMode mode, char* path, char* target) {
                    mode == SessionOpenMode::kMakeSymlink;
   // An O_PATH fd reads and writes nothing, so any kind of entry may go back.
   if (mode == SessionOpenMode::kExamine) {
-    return open_beneath(work, path, O_PATH | O_NOFOLLOW, kResolve | RESOLVE_NO_SYMLINKS);
+    return core::open_beneath(work, path, O_PATH | O_NOFOLLOW, kResolve | RESOLVE_NO_SYMLINKS);
   }
   int fd;
   switch (mode) {
     case SessionOpenMode::kRead:
-      fd = open_beneath(work, path, O_RDONLY | O_NONBLOCK, kResolve);
+      fd = core::open_beneath(work, path, O_RDONLY | O_NONBLOCK, kResolve);
       break;
     case SessionOpenMode::kWrite:
     case SessionOpenMode::kWriteExecutable:
       fd = open_for_write(work, path, mode == SessionOpenMode::kWrite ? 0644 : 0755);
       break;
     case SessionOpenMode::kDirectory:
-      fd = open_beneath(work, path, O_RDONLY | O_DIRECTORY, kResolve);
+      fd = core::open_beneath(work, path, O_RDONLY | O_DIRECTORY, kResolve);
       break;
     case SessionOpenMode::kMakeDirectory:
       fd = make_directories(work, path);
@@ -217,7 +217,7 @@ static int write_command_files(int work, std::uint32_t length, int* failed) {
     at += size;
     int fd = open_for_write(work, path, 0644);  // rewrites the path's slashes: read it no more
     if (fd < 0) return fd;
-    int error = write_all(fd, std::string_view(bytes, size));
+    int error = core::write_all(fd, std::string_view(bytes, size));
     close(fd);
     if (error != 0) return -error;
   }
@@ -411,4 +411,4 @@ void serve_session(const ChildPlan& plan) {
   }
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

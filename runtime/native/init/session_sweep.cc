@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 struct ProcessState {
@@ -160,4 +160,4 @@ void thaw_sandbox() {
   kill(-1, SIGCONT);
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

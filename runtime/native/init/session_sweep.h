@@ -8,7 +8,7 @@
 
 #include <sys/types.h>
 
-namespace paddock {
+namespace paddock::init {
 
 // Kills every process of the sandbox but the caller, PID 1, `resident` and the resident's
 // children, until none is left alive (zombies wait for their parents), and reaps what it killed
@@ -30,4 +30,4 @@ bool stop_sandbox();
 // freeze_sandbox or stop_sandbox stopped.
 void thaw_sandbox();
 
-}  // namespace paddock
+}  // namespace paddock::init

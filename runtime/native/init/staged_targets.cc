@@ -11,7 +11,7 @@
 
 #include "core/beneath.h"
 
-namespace paddock {
+namespace paddock::init {
 namespace {
 
 // The staged root, opened once for every step's check instead of once per step (two system calls
@@ -73,7 +73,7 @@ int check_target_parent(const char* target) {
     g_staging_root = open(kStaging, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (g_staging_root < 0) return errno;
   }
-  int fd = open_beneath(g_staging_root, parent, O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
+  int fd = core::open_beneath(g_staging_root, parent, O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS);
   if (fd < 0) return -fd;
   close(fd);
   if (!g_callers_bind_mounted) {
@@ -91,4 +91,4 @@ int check_target(const char* target, bool* exists) {
   return 0;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

@@ -3,7 +3,7 @@
 // The checks on the targets of a mount plan's steps in the staged root (mount_applier.cc), and
 // what they remember between steps. Allocation-free: they run in the sandbox's init.
 
-namespace paddock {
+namespace paddock::init {
 
 // Where the new root is built: the host's /tmp, covered only inside our private mount namespace.
 inline constexpr const char* kStaging = "/tmp";
@@ -31,4 +31,4 @@ int check_target_parent(const char* target);
 // says whether it is there already (the steps below need not look again).
 int check_target(const char* target, bool* exists);
 
-}  // namespace paddock
+}  // namespace paddock::init

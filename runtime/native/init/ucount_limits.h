@@ -7,10 +7,10 @@
 // the procfs paddock-init starts with serves: the sandbox's own /proc/sys is read-only once
 // the mount plan has run. Allocation-free (child.h).
 
-namespace paddock {
+namespace paddock::init {
 
 // 0, or an errno with the index into kSandboxUcountLimits of the file that could not be
 // written in `*failed`.
 int apply_ucount_limits(int* failed);
 
-}  // namespace paddock
+}  // namespace paddock::init

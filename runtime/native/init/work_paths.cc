@@ -13,7 +13,7 @@
 #include "runtime/native/init/child.h"
 #include "runtime/native/init/child_parts.h"
 
-namespace paddock {
+namespace paddock::init {
 
 using child_parts::kResolve;
 
@@ -33,8 +33,8 @@ int make_parents(int work, char* path, char** last) {
       if (directory != work) close(directory);
       return error;
     }
-    int next =
-        open_beneath(directory, component, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
+    int next = core::open_beneath(directory, component, O_PATH | O_DIRECTORY,
+                                  kResolve | RESOLVE_NO_SYMLINKS);
     if (directory != work) close(directory);
     if (next < 0) return next;
     directory = next;
@@ -49,8 +49,8 @@ int open_for_write(int work, char* path, mode_t mode) {
   char* name = nullptr;
   int directory = make_parents(work, path, &name);
   if (directory < 0) return directory;
-  int fd = open_beneath(directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
-                        kResolve | RESOLVE_NO_SYMLINKS, mode);
+  int fd = core::open_beneath(directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
+                              kResolve | RESOLVE_NO_SYMLINKS, mode);
   if (directory != work) close(directory);
   return fd;
 }
@@ -61,8 +61,8 @@ int make_directories(int work, char* path) {
   if (directory < 0) return directory;
   int fd = -EINVAL;
   if (*name == '\0' || mkdirat(directory, name, 0755) == 0 || errno == EEXIST) {
-    fd = open_beneath(directory, *name == '\0' ? "." : name, O_RDONLY | O_DIRECTORY,
-                      kResolve | RESOLVE_NO_SYMLINKS);
+    fd = core::open_beneath(directory, *name == '\0' ? "." : name, O_RDONLY | O_DIRECTORY,
+                            kResolve | RESOLVE_NO_SYMLINKS);
   } else {
     fd = -errno;
   }
@@ -76,7 +76,7 @@ int make_symlink(int work, char* path, const char* target) {
   if (directory < 0) return directory;
   int fd = -EINVAL;
   if (*name != '\0' && symlinkat(target, directory, name) == 0) {
-    fd = open_beneath(directory, ".", O_RDONLY | O_DIRECTORY, kResolve);
+    fd = core::open_beneath(directory, ".", O_RDONLY | O_DIRECTORY, kResolve);
   } else if (*name != '\0') {
     fd = -errno;
   }
@@ -87,8 +87,8 @@ int make_symlink(int work, char* path, const char* target) {
 int make_hard_link(int work, char* path, char* existing) {
   // The existing file is reached by lookups that follow no symlink, so the link is always to a
   // regular file beneath the work directory.
-  int file = open_beneath(work, existing, O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
-                          kResolve | RESOLVE_NO_SYMLINKS);
+  int file = core::open_beneath(work, existing, O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
+                                kResolve | RESOLVE_NO_SYMLINKS);
   if (file < 0) return file;
   struct stat info {};
   if (fstat(file, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -102,7 +102,7 @@ int make_hard_link(int work, char* path, char* existing) {
   if (char* slash = std::strrchr(existing, '/'); slash != nullptr) {
     *slash = '\0';
     existing_name = slash + 1;
-    from = open_beneath(work, existing, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
+    from = core::open_beneath(work, existing, O_PATH | O_DIRECTORY, kResolve | RESOLVE_NO_SYMLINKS);
   }
   char* name = nullptr;
   int directory = from < 0 ? from : make_parents(work, path, &name);
@@ -118,4 +118,4 @@ int make_hard_link(int work, char* path, char* existing) {
   return file;
 }
 
-}  // namespace paddock
+}  // namespace paddock::init

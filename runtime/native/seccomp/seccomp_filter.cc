@@ -55,7 +55,8 @@ scmp_compare to_libseccomp(CompareOp op) {
   return SCMP_CMP_EQ;
 }
 
-Status add_rule(scmp_filter_ctx ctx, const Rule& rule, int syscall_nr, const std::string& name) {
+core::Status add_rule(scmp_filter_ctx ctx, const Rule& rule, int syscall_nr,
+                      const std::string& name) {
   auto alternatives = split_rule_arguments(rule.args);
   if (!alternatives) return alternatives.error().context("seccomp rule for " + name);
   for (const auto& args : *alternatives) {
@@ -67,40 +68,40 @@ Status add_rule(scmp_filter_ctx ctx, const Rule& rule, int syscall_nr, const std
     int rc =
         seccomp_rule_add_exact_array(ctx, to_libseccomp(rule.action), syscall_nr,
                                      static_cast<unsigned>(comparisons.size()), comparisons.data());
-    if (rc < 0) return system_error("seccomp rule for " + name, -rc);
+    if (rc < 0) return core::system_error("seccomp rule for " + name, -rc);
   }
   return {};
 }
 
-Result<std::vector<sock_filter>> export_bpf(scmp_filter_ctx ctx) {
-  UniqueFd memfd(memfd_create("paddock-seccomp", MFD_CLOEXEC));
-  if (!memfd.valid()) return system_error("memfd_create for the seccomp filter");
+core::Result<std::vector<sock_filter>> export_bpf(scmp_filter_ctx ctx) {
+  core::UniqueFd memfd(memfd_create("paddock-seccomp", MFD_CLOEXEC));
+  if (!memfd.valid()) return core::system_error("memfd_create for the seccomp filter");
   int rc = seccomp_export_bpf(ctx, memfd.get());
-  if (rc < 0) return system_error("exporting the seccomp filter", -rc);
+  if (rc < 0) return core::system_error("exporting the seccomp filter", -rc);
   off_t size = lseek(memfd.get(), 0, SEEK_END);
   if (size <= 0 || size % static_cast<off_t>(sizeof(sock_filter)) != 0) {
-    return Error{EINVAL, "exporting the seccomp filter: unexpected size"};
+    return core::Error{EINVAL, "exporting the seccomp filter: unexpected size"};
   }
   std::vector<sock_filter> program(static_cast<std::size_t>(size) / sizeof(sock_filter));
   if (pread(memfd.get(), program.data(), static_cast<std::size_t>(size), 0) != size) {
-    return system_error("reading the exported seccomp filter");
+    return core::system_error("reading the exported seccomp filter");
   }
   return program;
 }
 
 }  // namespace
 
-Result<BpfProgram> compile(const Profile& profile) {
+core::Result<BpfProgram> compile(const Profile& profile) {
   std::uint32_t default_action = to_libseccomp(profile.default_action);
   FilterContext ctx(seccomp_init(default_action));
-  if (!ctx) return Error{ENOMEM, "seccomp_init failed"};
+  if (!ctx) return core::Error{ENOMEM, "seccomp_init failed"};
   // Any other ABI (ia32, x32) is an attempt to dodge the filter: kill the process.
   if (seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
       // paddock sets no_new_privs itself, earlier, and says so in the result.
       seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0) < 0 ||
       // A binary tree of syscall numbers: a few comparisons per call instead of hundreds.
       seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2) < 0) {
-    return Error{EINVAL, "configuring the seccomp filter failed"};
+    return core::Error{EINVAL, "configuring the seccomp filter failed"};
   }
   BpfProgram program;
   for (const auto& rule : profile.rules) {

@@ -25,6 +25,6 @@ struct BpfProgram {
   }
 };
 
-Result<BpfProgram> compile(const Profile& profile);
+core::Result<BpfProgram> compile(const Profile& profile);
 
 }  // namespace paddock::seccomp

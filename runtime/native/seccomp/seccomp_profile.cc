@@ -21,14 +21,14 @@ namespace {
 
 using nlohmann::json;
 
-Error at(std::string_view origin, const std::string& pointer, const std::string& what) {
-  return invalid_input(std::string(origin) + ": " + (pointer.empty() ? "/" : pointer) + ": " +
-                       what);
+core::Error at(std::string_view origin, const std::string& pointer, const std::string& what) {
+  return core::invalid_input(std::string(origin) + ": " + (pointer.empty() ? "/" : pointer) + ": " +
+                             what);
 }
 
 // `pointer` names the action field; `errno_pointer` the field that holds its errno.
-Result<Action> parse_action(const json& name, const json* errno_ret, std::string_view origin,
-                            const std::string& pointer, const std::string& errno_pointer) {
+core::Result<Action> parse_action(const json& name, const json* errno_ret, std::string_view origin,
+                                  const std::string& pointer, const std::string& errno_pointer) {
   static const std::map<std::string, Action::Kind> kActions = {
       {"SCMP_ACT_ALLOW", Action::Kind::kAllow},
       {"SCMP_ACT_ERRNO", Action::Kind::kErrno},
@@ -56,7 +56,8 @@ Result<Action> parse_action(const json& name, const json* errno_ret, std::string
   return action;
 }
 
-Result<CompareOp> parse_op(const json& op, std::string_view origin, const std::string& pointer) {
+core::Result<CompareOp> parse_op(const json& op, std::string_view origin,
+                                 const std::string& pointer) {
   static const std::map<std::string, CompareOp> kOps = {
       {"SCMP_CMP_NE", CompareOp::kNotEqual},           {"SCMP_CMP_LT", CompareOp::kLess},
       {"SCMP_CMP_LE", CompareOp::kLessOrEqual},        {"SCMP_CMP_EQ", CompareOp::kEqual},
@@ -70,8 +71,8 @@ Result<CompareOp> parse_op(const json& op, std::string_view origin, const std::s
   return at(origin, pointer, "unknown comparison " + op.dump() + " (expected SCMP_CMP_EQ, ...)");
 }
 
-Result<ArgCondition> parse_arg(const json& arg, std::string_view origin,
-                               const std::string& pointer) {
+core::Result<ArgCondition> parse_arg(const json& arg, std::string_view origin,
+                                     const std::string& pointer) {
   if (!arg.is_object()) return at(origin, pointer, "must be an object");
   auto index = arg.find("index");
   if (index == arg.end() || !index->is_number_unsigned() || index->get<std::uint64_t>() > 5) {
@@ -136,7 +137,8 @@ bool applies_here(const json& rule, const Platform& platform) {
   return true;
 }
 
-Result<Rule> parse_rule(const json& entry, std::string_view origin, const std::string& pointer) {
+core::Result<Rule> parse_rule(const json& entry, std::string_view origin,
+                              const std::string& pointer) {
   Rule rule;
   auto names = entry.find("names");
   if (names == entry.end() || !names->is_array() || names->empty()) {
@@ -228,9 +230,9 @@ Platform this_platform() {
   return platform;
 }
 
-Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
-                              const Platform& platform) {
-  auto parsed = parse_json_text(json_text, origin);
+core::Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
+                                    const Platform& platform) {
+  auto parsed = core::parse_json_text(json_text, origin);
   if (!parsed) return parsed.error();
   json document = std::move(*parsed);
   if (!document.is_object()) return at(origin, "", "must be a JSON object");
@@ -258,13 +260,13 @@ Result<Profile> parse_profile(std::string_view json_text, std::string_view origi
   return profile;
 }
 
-Result<Profile> default_profile() {
+core::Result<Profile> default_profile() {
   return parse_profile(policies::default_seccomp_profile_json(), "built-in seccomp profile",
                        this_platform());
 }
 
-Result<Profile> load_profile_file(const std::string& path) {
-  auto text = read_text_file(path, "seccomp profile");
+core::Result<Profile> load_profile_file(const std::string& path) {
+  auto text = core::read_text_file(path, "seccomp profile");
   if (!text) return text.error();
   return parse_profile(*text, path, this_platform());
 }

@@ -73,13 +73,13 @@ void refuse_set_id_bits(Profile& profile);
 
 // Parses Docker's JSON format. `origin` names the file in error messages, which also give the
 // JSON pointer of what is wrong: "default.json: /syscalls/3/action: unknown action "X"".
-Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
-                              const Platform& platform);
+core::Result<Profile> parse_profile(std::string_view json_text, std::string_view origin,
+                                    const Platform& platform);
 
 // The built-in profile (policies/seccomp/default.json, embedded at build time).
-Result<Profile> default_profile();
+core::Result<Profile> default_profile();
 
 // Loads a profile file given by the user.
-Result<Profile> load_profile_file(const std::string& path);
+core::Result<Profile> load_profile_file(const std::string& path);
 
 }  // namespace paddock::seccomp

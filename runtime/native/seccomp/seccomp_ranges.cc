@@ -78,7 +78,7 @@ std::vector<ArgCondition> single_comparisons(unsigned index, Interval interval) 
   return blocks;
 }
 
-Result<std::vector<std::vector<ArgCondition>>> split_rule_arguments(
+core::Result<std::vector<std::vector<ArgCondition>>> split_rule_arguments(
     const std::vector<ArgCondition>& args) {
   std::map<unsigned, std::vector<ArgCondition>> by_index;
   for (const auto& arg : args) by_index[arg.index].push_back(arg);
@@ -91,9 +91,10 @@ Result<std::vector<std::vector<ArgCondition>>> split_rule_arguments(
     } else {
       for (const auto& condition : conditions) {
         if (condition.op == CompareOp::kMaskedEqual) {
-          return invalid_input("argument " + std::to_string(index) +
-                               ": SCMP_CMP_MASKED_EQ cannot be combined with other comparisons "
-                               "on the same argument");
+          return core::invalid_input(
+              "argument " + std::to_string(index) +
+              ": SCMP_CMP_MASKED_EQ cannot be combined with other comparisons "
+              "on the same argument");
         }
       }
       for (const auto& interval : satisfying_intervals(conditions)) {

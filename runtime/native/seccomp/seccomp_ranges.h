@@ -28,7 +28,7 @@ std::vector<ArgCondition> single_comparisons(unsigned index, Interval interval);
 // A rule's arguments as alternatives: each inner list has at most one comparison per argument,
 // and the rule holds when any alternative holds. Error if an argument mixes kMaskedEqual with
 // other comparisons.
-Result<std::vector<std::vector<ArgCondition>>> split_rule_arguments(
+core::Result<std::vector<std::vector<ArgCondition>>> split_rule_arguments(
     const std::vector<ArgCondition>& args);
 
 }  // namespace paddock::seccomp

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   if (const char* list = std::getenv("PADDOCK_EGRESS_TEST_RESOLVE"); list != nullptr) {
     net::egress::answer_names_for_tests(names_from(list));
   }
-  set_available_backends(builtin_backends());
+  cli::set_available_backends(cli::builtin_backends());
   // It serves `mcp` itself rather than hand it to paddock-full, so that the proxies of an MCP
   // server's sandboxes answer the names too; only the native backend is here.
   return cli::dispatch(argc, argv,
