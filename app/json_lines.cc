@@ -1,6 +1,7 @@
 #include "app/json_lines.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace paddock::app {
 namespace {

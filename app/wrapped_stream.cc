@@ -169,12 +169,11 @@ WrappedStream::Verdict WrappedStream::client_message(const json& message, Stream
                     " (paddock wrap --deny-tool, or the server's profile); it was not run";
   out.notes.push_back("refused a call to the denied tool " + call.tool + " of " +
                       options_.server_name);
-  json reply = error_response(id != message.end() ? *id : json(nullptr), kDeniedToolCode, why);
   call.started = now_();
   end_call(std::move(call), "denied", why);
-  // A notification asked for no answer, and gets none.
+  // A notification asked for no answer, and gets none; an id that is not one is not echoed.
   if (id == message.end()) return {false, std::nullopt};
-  return {false, std::move(reply)};
+  return {false, error_response(answerable ? *id : json(nullptr), kDeniedToolCode, why)};
 }
 
 // A call's tool and arguments as the audit log writes them, taken when it passes, since the

@@ -78,7 +78,8 @@ class WrappedStream {
 
   WrappedStream(Options options, std::function<void(const WrappedCall&)> on_call, Clock now);
 
-  // Bytes as read from the client's stdout or the server's, split anywhere.
+  // Bytes as read from the client (the wrapper's stdin) or from the server's stdout, split
+  // anywhere.
   StreamOutput from_client(std::string_view bytes);
   StreamOutput from_server(std::string_view bytes);
   // The client's input ended: a last line without a newline is taken as one (and given one).

@@ -170,5 +170,20 @@ TEST(AppWrappedStream, ALoneSurrogateEscapeAsJavaScriptWritesItPasses) {
   EXPECT_EQ(wrapped.calls[0].outcome, "ok");
 }
 
+TEST(AppWrappedStreamFraming, OnlyUnpairedSurrogateEscapesAreMended) {
+  for (std::string text : {R"(["\ud83d"])", R"(["x\udc00y", "\\ud800"])", R"(["\ud83d\ude00"])",
+                           R"(["\ud83d\u0041"])"}) {
+    auto parsed = parse_line(text);
+    EXPECT_FALSE(parsed.why) << text;
+  }
+  EXPECT_EQ(parse_line(R"(["\\ud800"])").value[0], "\\ud800");
+  EXPECT_EQ(parse_line(R"(["\ud83d\ude00"])").value[0], "\xf0\x9f\x98\x80");
+  EXPECT_EQ(parse_line(R"(["a\ud83db"])").value[0],
+            "a\xef\xbf\xbd"
+            "b");
+  EXPECT_TRUE(parse_line(R"(["\ud83d")").why);  // still not JSON
+  EXPECT_TRUE(parse_line("[\"\xff\"]").why);    // invalid UTF-8 is refused
+}
+
 }  // namespace
 }  // namespace paddock::app
