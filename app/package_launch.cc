@@ -60,8 +60,8 @@ std::optional<PackageLaunch> package_launch(const std::vector<std::string>& comm
   launch.registry_host = "registry.npmjs.org";
   // npm exec with the same package spec fills the cache entry npx keys by that spec, then runs
   // a command that exits at once instead of the server.
-  launch.install_command = {"npm", "exec", "--yes", "--package=" + launch.spec, "--",
-                            "node",  "-e",  ""};
+  launch.install_command = {"npm", "exec", "--yes", "--package=" + launch.spec,
+                            "--",  "node", "-e",    ""};
   launch.env = {"npm_config_offline=true", "npm_config_update_notifier=false",
                 "npm_config_fund=false", "npm_config_audit=false"};
   return launch;

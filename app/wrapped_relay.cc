@@ -38,7 +38,8 @@ volatile int g_signal_pipe = -1;
 void on_signal(int sig) {
   int saved = errno;
   unsigned char byte = static_cast<unsigned char>(sig);
-  if (g_signal_pipe >= 0) [[maybe_unused]] ssize_t wrote = write(g_signal_pipe, &byte, 1);
+  if (g_signal_pipe >= 0) [[maybe_unused]]
+    ssize_t wrote = write(g_signal_pipe, &byte, 1);
   errno = saved;
 }
 
@@ -89,8 +90,9 @@ class Relay final : public RunObserver {
  public:
   Relay(WrappedStream::Options options, const AuditRecorder& record, int client_out, int log_fd)
       : server_name_(options.server_name),
-        stream_(std::move(options), [this](const WrappedCall& call) { audit(call); },
-                [] { return std::chrono::steady_clock::now(); }),
+        stream_(
+            std::move(options), [this](const WrappedCall& call) { audit(call); },
+            [] { return std::chrono::steady_clock::now(); }),
         record_(record),
         client_out_(client_out),
         log_fd_(log_fd) {}
@@ -198,8 +200,8 @@ void read_client(Relay& relay, int client_in, UniqueFd server_in, int wake) {
       if (server_open) relay.client_ended(server_in.get());
       break;
     }
-    if (server_open && !relay.from_client({buffer.data(), static_cast<std::size_t>(got)},
-                                          server_in.get())) {
+    if (server_open &&
+        !relay.from_client({buffer.data(), static_cast<std::size_t>(got)}, server_in.get())) {
       server_open = false;  // the server closed its stdin; its answers may still come
     }
   }
@@ -220,8 +222,8 @@ void relay_signals(Relay& relay, int signals, int wake) {
 }  // namespace
 
 Result<RunResult> serve_wrapped(Backend& backend, const SandboxShape& shape, RunPlan plan,
-                          WrappedStream::Options stream_options, const AuditRecorder& record,
-                          int client_in, int client_out, int log_fd) {
+                                WrappedStream::Options stream_options, const AuditRecorder& record,
+                                int client_in, int client_out, int log_fd) {
   auto server_stdin = Pipe::make();
   auto wake = Pipe::make();
   auto signals = Pipe::make();

@@ -59,8 +59,7 @@ state::HomeOwner home_owner(const app::Shares& shares) {
 Result<state::ServerHome> open_home(const Start& start, const config::Environment& env) {
   state::HomeOwner owner = home_owner(start.shares);
   const app::ServerOptions& server = start.options.server;
-  std::string state_dir =
-      server.state_dir_set ? server.state_dir : default_state_directory(env);
+  std::string state_dir = server.state_dir_set ? server.state_dir : default_state_directory(env);
   bool kept = !start.profile || start.profile->kept_home;
   if (!kept || state_dir.empty()) return state::ServerHome::temporary(owner);
   return state::ServerHome::open_kept(state_dir, start.server.name, owner);
@@ -91,8 +90,8 @@ Status prepare(const WrapRequest& request, const config::Environment& env,
   }
   wrapped.launch = app::package_launch(request.command, package, version);
   wrapped.name = start.options.wrap.name.value_or(
-      start.profile ? start.profile->name : app::default_server_name(request.command,
-                                                                     wrapped.launch));
+      start.profile ? start.profile->name
+                    : app::default_server_name(request.command, wrapped.launch));
   auto home = open_home(start, env);
   if (!home) return home.error();
   start.home.emplace(std::move(*home));
@@ -113,22 +112,25 @@ Result<app::AuditRecorder> open_audit(const Start& start, const AuditOpener& ope
 }
 
 // What the user reads when the server's sandbox ended it, or its package could not be fetched.
-void report_end(const RunResult& result, const RunPlan& plan, const app::WrappedServerOptions& server) {
-  bool installer_failed = server.launch && !server.package_installed && result.step == 0 &&
-                          plan.steps.size() > 1;
+void report_end(const RunResult& result, const RunPlan& plan,
+                const app::WrappedServerOptions& server) {
+  bool installer_failed =
+      server.launch && !server.package_installed && result.step == 0 && plan.steps.size() > 1;
   if (installer_failed) {
     note("could not fetch " + server.launch->spec + " from " + server.launch->registry_host +
          " (the installer step " +
          (result.outcome == Outcome::kExited ? "exited " + std::to_string(result.exit_code)
                                              : std::string(to_string(result.outcome))) +
          "; its output is above): check the package's name and version, and that this machine "
-         "reaches " + server.launch->registry_host);
+         "reaches " +
+         server.launch->registry_host);
     return;
   }
   if (result.outcome == Outcome::kTimedOut) note("the server ran past --timeout and was ended");
   if (result.outcome == Outcome::kExecFailed) note(result.exec_error);
-  RefusalContext refusals{.allow_host_hint = "Add --allow-host HOST (or the profile's \"hosts\") "
-                                             "to let it reach one.",
+  RefusalContext refusals{.allow_host_hint =
+                              "Add --allow-host HOST (or the profile's \"hosts\") "
+                              "to let it reach one.",
                           .program_output = true};
   for (const auto& line : refusal_lines(result, refusals)) note(line);
 }
@@ -157,10 +159,11 @@ int wrap_command(const WrapRequest& request, const TerminatorMaker& make_termina
 
   app::WrappedStream::Options stream;
   stream.server_name = start.server.name;
-  stream.denied_tools = {start.options.wrap.deny_tools.begin(), start.options.wrap.deny_tools.end()};
+  stream.denied_tools = {start.options.wrap.deny_tools.begin(),
+                         start.options.wrap.deny_tools.end()};
   stream.record_values = start.options.wrap.audit_values;
-  auto result = app::serve_wrapped(**backend, spec->first, spec->second, std::move(stream),
-                                   *record, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
+  auto result = app::serve_wrapped(**backend, spec->first, spec->second, std::move(stream), *record,
+                                   STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
   if (!result) return fail(config::worded(result.error(), config::kWrap));
   const app::WrappedServerOptions& server = start.server;
   if (server.launch && !server.package_installed && result->step >= 1 && start.home->kept()) {

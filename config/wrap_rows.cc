@@ -9,10 +9,10 @@
 namespace paddock::config {
 namespace {
 
-Setting row(std::string flag, std::string type, std::string help, decltype(Setting::set) set,
-            Arity arity = Arity::kOne) {
-  return {std::move(flag), {}, kWrap, kWrap, std::move(type), "", std::move(help), arity,
-          std::move(set)};
+Setting row(std::string flag, std::string type, std::string default_value, std::string help,
+            decltype(Setting::set) set, Arity arity = Arity::kOne) {
+  return {std::move(flag), {},    kWrap,         kWrap, std::move(type), std::move(default_value),
+          std::move(help), arity, std::move(set)};
 }
 
 // Profile and server names become file names under the state directory: the share names' rules.
@@ -39,22 +39,20 @@ Status add_denied_tool(const Given& given, Env, Options& options) {
 
 std::vector<Setting> wrap_rows() {
   return {
-      row("--profile", "NAME",
+      row("--profile", "NAME", "none: no network, no shares but --share's, a kept home",
           "The server's profile: policies/servers/NAME.json, or NAME.json in "
           "~/.config/paddock/servers (see docs/server-profiles.md)",
           [](const Given& g, Env, Options& o) { return set_name(o.wrap.profile, g); }),
-      row("--name", "NAME",
-          "What the server is called in audit lines and its kept home's folder (default: the "
-          "profile's name, else the package or command run)",
+      row("--name", "NAME", "the profile's name, else the package's or the command's",
+          "What the server is called in audit lines and its kept home's folder",
           [](const Given& g, Env, Options& o) { return set_name(o.wrap.name, g); }),
-      row("--deny-tool", "NAME",
+      row("--deny-tool", "NAME", "",
           "A tool of the server's to hide from tools/list and refuse when called, as the user's "
           "choice",
           add_denied_tool, Arity::kRepeated),
       row(
-          "--audit-values", "(no value)",
-          "Write tool calls' argument values to the audit log too, masked (default: names and "
-          "sizes only)",
+          "--audit-values", "(no value)", "off: names and sizes only",
+          "Write tool calls' argument values to the audit log too, masked",
           [](const Given&, Env, Options& o) -> Status {
             o.wrap.audit_values = true;
             return {};

@@ -88,8 +88,8 @@ Result<ServerHome> ServerHome::open_kept(const std::string& state_dir, const std
 
 Result<ServerHome> ServerHome::temporary(HomeOwner owner) {
   const char* base = getenv("TMPDIR");
-  std::string pattern = std::string(base != nullptr && base[0] == '/' ? base : "/tmp") +
-                        "/paddock-wrap-XXXXXX";
+  std::string pattern =
+      std::string(base != nullptr && base[0] == '/' ? base : "/tmp") + "/paddock-wrap-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) return system_error("making a temporary home");
   ServerHome made(pattern, pattern + "/home", true);
   if (mkdir(made.home_.c_str(), 0700) != 0) return system_error("making " + made.home_);

@@ -37,8 +37,9 @@ TEST(WrapSettings, FlagsReplaceAProfilesValueAndAddToItsLists) {
 
 TEST(WrapSettings, AProfilesBadValueNamesItsFileAndKey) {
   auto options = config::resolve(config::kWrap, {}, environment({}),
-                                 {{"--memory", "lots", "/home/me/.config/paddock/servers/x.json: "
-                                                       "limits.memory"}});
+                                 {{"--memory", "lots",
+                                   "/home/me/.config/paddock/servers/x.json: "
+                                   "limits.memory"}});
   ASSERT_FALSE(options);
   EXPECT_NE(options.error().message.find("x.json: limits.memory"), std::string::npos)
       << options.error().message;
@@ -65,9 +66,9 @@ TEST(WrapSettings, RunAndMcpDoNotTakeWrapsOwnFlags) {
 }
 
 TEST(PackageLaunch, NpxWithYesFetchesItsPackageOnce) {
-  auto launch = app::package_launch(
-      {"npx", "-y", "@modelcontextprotocol/server-filesystem", "/work/notes"}, std::nullopt,
-      std::nullopt);
+  auto launch =
+      app::package_launch({"npx", "-y", "@modelcontextprotocol/server-filesystem", "/work/notes"},
+                          std::nullopt, std::nullopt);
   ASSERT_TRUE(launch);
   EXPECT_EQ(launch->spec, "@modelcontextprotocol/server-filesystem");
   EXPECT_EQ(launch->registry_host, "registry.npmjs.org");
