@@ -51,7 +51,7 @@ Result<std::pair<SandboxShape, RunPlan>> wrapped_server_spec(const WrappedServer
 // a server still running 5 s later is ended. The result is the sandbox's (which step ended it,
 // how, and where its network went).
 Result<RunResult> serve_wrapped(Backend& backend, const SandboxShape& shape, RunPlan plan,
-                          WrappedStream::Options stream_options, const AuditRecorder& record,
-                          int client_in, int client_out, int log_fd);
+                                WrappedStream::Options stream_options, const AuditRecorder& record,
+                                int client_in, int client_out, int log_fd);
 
 }  // namespace paddock::app

@@ -278,8 +278,9 @@ Result<Request> request_of(Commands& commands, bool after_dash, std::vector<std:
                            "'; usage: paddock wrap [OPTIONS] -- COMMAND [ARGS...]");
     }
     if (command.empty()) {
-      return invalid_input("no server command given; usage: paddock wrap [OPTIONS] -- COMMAND "
-                           "[ARGS...], e.g. -- npx -y @modelcontextprotocol/server-memory");
+      return invalid_input(
+          "no server command given; usage: paddock wrap [OPTIONS] -- COMMAND "
+          "[ARGS...], e.g. -- npx -y @modelcontextprotocol/server-memory");
     }
     return Request{WrapRequest{config::collect_flags(*commands.wrap, commands.wrap_flags),
                                std::move(command)}};
@@ -317,9 +318,10 @@ Result<Request> parse_command_line(int argc, const char* const* argv) {
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "wrap", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
   if (argc > 1 && argv[1][0] != '-' && kCommands.count(argv[1]) == 0) {
-    return invalid_input(std::string("unknown command '") + argv[1] +
-                         "'; the commands are run, mcp, wrap, images, import, pull, rmi, gc, doctor "
-                         "and policy (see 'paddock --help')");
+    return invalid_input(
+        std::string("unknown command '") + argv[1] +
+        "'; the commands are run, mcp, wrap, images, import, pull, rmi, gc, doctor "
+        "and policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;

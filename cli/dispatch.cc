@@ -37,7 +37,8 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     int status = fail(request.error().message);
     // A server's command line is its configuration: a client that starts `paddock mcp` with a
     // flag it does not know gets the status every other configuration error of the server has.
-    bool server = argc > 1 && (std::string_view(argv[1]) == "mcp" || std::string_view(argv[1]) == "wrap");
+    bool server =
+        argc > 1 && (std::string_view(argv[1]) == "mcp" || std::string_view(argv[1]) == "wrap");
     return server ? kServerConfigurationError : status;
   }
   if (!executable.has_all_backends && needs_all_backends(*request)) return exec_full_paddock();

@@ -166,9 +166,9 @@ TEST(SettingsTable, HelpShowsEveryFlagWithItsDefaultAndVariable) {
         help += c;
       }
     }
-    Command which = std::string(command) == "run" ? kRun
+    Command which = std::string(command) == "run"   ? kRun
                     : std::string(command) == "mcp" ? kMcp
-                                                     : kWrap;
+                                                    : kWrap;
     for (const auto& setting : settings_table()) {
       if (setting.flag.empty() || !setting.takes(which)) continue;
       EXPECT_NE(help.find(setting.flag + " "), std::string::npos) << command << setting.flag;
