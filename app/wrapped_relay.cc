@@ -230,6 +230,9 @@ Result<RunResult> serve_wrapped(Backend& backend, const SandboxShape& shape, Run
   if (!server_stdin) return server_stdin.error();
   if (!wake) return wake.error();
   if (!signals) return signals.error();
+  // The handler must never block: a burst of signals past the pipe's room is dropped, and the
+  // ones already queued say the same.
+  fcntl(signals->write_end.get(), F_SETFL, O_NONBLOCK);
   plan.stdin_fd = server_stdin->read_end.get();
 
   Relay relay(std::move(stream_options), record, client_out, log_fd);
