@@ -27,6 +27,60 @@ nlohmann::json limits_json(const runtime::Limits& limits) {
           {"output_bytes", limits.output_bytes}};
 }
 
+// Every string and key of an argument's value masked: SecretMask::apply_to keeps the protocol's own
+// fields ("type", "data" of an image...), but here they are the client's arguments, which may hold
+// a secret under any name.
+void mask_values(nlohmann::json& value, const SecretMask& secrets) {
+  if (value.is_string()) {
+    value = secrets.apply(value.get<std::string>());
+  } else if (value.is_array()) {
+    for (auto& item : value) mask_values(item, secrets);
+  } else if (value.is_object()) {
+    nlohmann::json masked = nlohmann::json::object();
+    for (auto& [key, item] : value.items()) {
+      mask_values(item, secrets);
+      masked[secrets.apply(key)] = std::move(item);
+    }
+    value = std::move(masked);
+  }
+}
+
+nlohmann::json run_line(const AuditRecord& record) {
+  return {
+      {"time", utc_now(UtcPrecision::kMilliseconds)},
+      {"tool", record.tool},
+      {"session", record.session ? nlohmann::json(*record.session) : nlohmann::json(nullptr)},
+      {"language", record.language},
+      {"code_sha256", record.code
+                          ? nlohmann::json(rootfs::digest_hex(rootfs::sha256_of(*record.code)))
+                          : nlohmann::json(nullptr)},
+      {"libraries", record.libraries},
+      {"backend", record.backend},
+      {"limits", limits_json(record.limits)},
+      {"outcome", record.outcome},
+      {"exit_code", record.exit_code ? nlohmann::json(*record.exit_code) : nlohmann::json(nullptr)},
+      {"duration_ms", record.duration_ms}};
+}
+
+nlohmann::json wrapped_line(const AuditRecord& record, const SecretMask& secrets) {
+  const WrappedCallAudit& call = *record.wrapped;
+  nlohmann::json arguments = nlohmann::json::object();
+  for (const auto& [name, bytes] : call.arguments) arguments[name] = bytes;
+  nlohmann::json line = {{"time", utc_now(UtcPrecision::kMilliseconds)},
+                         {"tool", "tools/call"},
+                         {"server", call.server},
+                         {"wrapped_tool", call.tool},
+                         {"arguments", std::move(arguments)}};
+  if (call.values) {
+    nlohmann::json values = *call.values;
+    mask_values(values, secrets);
+    line["values"] = std::move(values);
+  }
+  line["outcome"] = record.outcome;
+  line["duration_ms"] = record.duration_ms;
+  return line;
+}
+
 }  // namespace
 
 core::Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
@@ -70,20 +124,7 @@ core::Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) 
 }
 
 void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
-  nlohmann::json line = {
-      {"time", core::utc_now(core::UtcPrecision::kMilliseconds)},
-      {"tool", record.tool},
-      {"session", record.session ? nlohmann::json(*record.session) : nlohmann::json(nullptr)},
-      {"language", record.language},
-      {"code_sha256", record.code
-                          ? nlohmann::json(rootfs::digest_hex(rootfs::sha256_of(*record.code)))
-                          : nlohmann::json(nullptr)},
-      {"libraries", record.libraries},
-      {"backend", record.backend},
-      {"limits", limits_json(record.limits)},
-      {"outcome", record.outcome},
-      {"exit_code", record.exit_code ? nlohmann::json(*record.exit_code) : nlohmann::json(nullptr)},
-      {"duration_ms", record.duration_ms}};
+  nlohmann::json line = record.wrapped ? wrapped_line(record, secrets) : run_line(record);
   if (!record.host_files.empty()) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& file : record.host_files) {

@@ -8,13 +8,23 @@
 //   {"time":"2026-11-21T10:00:00.123Z","tool":"execute_code","session":null,
 //    "language":"python","code_sha256":"...","libraries":[],"backend":"native",
 //    "limits":{...},"outcome":"exited","exit_code":0,"duration_ms":21}
+//
+// A call that `paddock wrap` passed to the MCP server it wraps is a line of its own shape: the
+// server, the tool, the argument names with their sizes, and the values only when asked for
+// (--audit-values), masked like everything else.
+//
+//   {"time":"...","tool":"tools/call","server":"filesystem","wrapped_tool":"read_file",
+//    "arguments":{"path":14},"outcome":"ok","duration_ms":3}
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "app/secret_mask.h"
 #include "core/result.h"
@@ -36,6 +46,14 @@ struct HostFileRecord {
   std::optional<std::string> sha256;
 };
 
+// A tools/call of a server that `paddock wrap` runs (app/wrapped_stream.h).
+struct WrappedCallAudit {
+  std::string server;
+  std::string tool;
+  std::vector<std::pair<std::string, std::uint64_t>> arguments;  // names, sizes in bytes
+  std::optional<nlohmann::json> values;                          // --audit-values
+};
+
 struct AuditRecord {
   // execute_code, install_libraries, create_session, upload_file or download_file
   std::string tool;
@@ -55,6 +73,8 @@ struct AuditRecord {
   // written only when there are some.
   net::egress::EgressRecord network;
   std::optional<std::string> error;  // why a refused upload or download was refused
+  // A wrapped server's call: its own line, with outcome, duration_ms and error from above.
+  std::optional<WrappedCallAudit> wrapped;
 };
 
 class AuditLog {

@@ -7,13 +7,15 @@
 
 namespace paddock::cli {
 
-core::Result<app::AuditRecorder> open_audit_log(const std::string& path) {
+Result<app::AuditRecorder> open_audit_log(const std::string& path,
+                                          const std::vector<std::string>& masked) {
   auto opened = app::AuditLog::open(path);
   if (!opened) return opened.error();
   std::shared_ptr<app::AuditLog> log = std::move(*opened);
-  // A run's line holds no value a mask would find: the code is hashed, and a run passes no
-  // variable of paddock's own environment through (brokered secrets never enter the sandbox).
-  auto mask = std::make_shared<const app::SecretMask>(std::vector<std::string>{});
+  // A run's line holds no value a mask would find (the code is hashed, and a run passes no
+  // variable of paddock's own environment through): `masked` is empty for it. Brokered secrets
+  // never enter a sandbox, so no line can hold one.
+  auto mask = std::make_shared<const app::SecretMask>(masked);
   return app::AuditRecorder(
       [log, mask](const app::AuditRecord& record) { log->record(record, *mask); });
 }

@@ -148,6 +148,16 @@ void add_mcp_options(CLI::App& mcp, config::FlagValues& storage) {
       "Only the variables named by --pass-through-env reach sandboxed code.\n");
 }
 
+// `paddock wrap`'s rows; the server's command follows "--".
+void add_wrap_options(CLI::App& wrap, config::FlagValues& storage) {
+  config::add_setting_options(wrap, config::settings_table(), config::kWrap, storage);
+  wrap.formatter(std::make_shared<FixedUsageFormatter>("[OPTIONS] -- COMMAND [ARGS...]"));
+  wrap.footer(
+      "Flags win over the profile's settings: one that takes a value replaces the profile's, a "
+      "repeatable one adds to its list.\nNothing of paddock's own environment reaches the server "
+      "but what --pass-through-env names.\n");
+}
+
 void add_pull_options(CLI::App& pull, ImageRequest& request) {
   pull.add_option("reference", request.arguments, "e.g. python:3.12-slim, ghcr.io/o/i:tag")
       ->required()
@@ -183,6 +193,8 @@ struct Commands {
   std::string image_root;
   CLI::App* mcp = nullptr;
   config::FlagValues mcp_flags;
+  CLI::App* wrap = nullptr;
+  config::FlagValues wrap_flags;
 };
 
 void add_policy_options(CLI::App& policy, Commands& commands) {
@@ -240,6 +252,8 @@ void add_commands(Commands& commands, std::string_view named) {
   add_store_commands(commands, described);
   commands.mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on stdin/stdout");
   if (described("mcp")) add_mcp_options(*commands.mcp, commands.mcp_flags);
+  commands.wrap = app.add_subcommand("wrap", "Run another stdio MCP server in a sandbox");
+  if (described("wrap")) add_wrap_options(*commands.wrap, commands.wrap_flags);
 }
 
 // The request of the command parsed; `after_dash` tells whether "--" was given, `command` is what
@@ -263,6 +277,19 @@ core::Result<Request> request_of(Commands& commands, bool after_dash,
   if (commands.mcp->parsed()) {
     if (after_dash) return core::invalid_input("paddock mcp takes no command");
     return Request{McpRequest{config::collect_flags(*commands.mcp, commands.mcp_flags)}};
+  }
+  if (commands.wrap->parsed()) {
+    if (!commands.wrap->remaining().empty()) {
+      return invalid_input("unexpected '" + commands.wrap->remaining()[0] +
+                           "'; usage: paddock wrap [OPTIONS] -- COMMAND [ARGS...]");
+    }
+    if (command.empty()) {
+      return invalid_input(
+          "no server command given; usage: paddock wrap [OPTIONS] -- COMMAND "
+          "[ARGS...], e.g. -- npx -y @modelcontextprotocol/server-memory");
+    }
+    return Request{WrapRequest{config::collect_flags(*commands.wrap, commands.wrap_flags),
+                               std::move(command)}};
   }
   if (commands.policy->parsed()) {
     PolicyRequest& policy = commands.policy_request;
@@ -295,12 +322,12 @@ core::Result<Request> parse_command_line(int argc, const char* const* argv) {
   Commands commands;
   add_commands(commands, argc > 1 && argv[1][0] != '-' ? argv[1] : "");
   static const std::set<std::string_view> kCommands = {
-      "run", "mcp", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
+      "run", "mcp", "wrap", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
   if (argc > 1 && argv[1][0] != '-' && kCommands.count(argv[1]) == 0) {
-    return core::invalid_input(
+    return invalid_input(
         std::string("unknown command '") + argv[1] +
-        "'; the commands are run, mcp, images, import, pull, rmi, gc, doctor and "
-        "policy (see 'paddock --help')");
+        "'; the commands are run, mcp, wrap, images, import, pull, rmi, gc, doctor "
+        "and policy (see 'paddock --help')");
   }
   // Everything after the first "--" is the command, exactly as given; CLI11 sees the rest.
   int paddock_argc = argc;

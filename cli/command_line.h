@@ -89,8 +89,14 @@ struct McpRequest {
   config::FlagValues flags;  // the flags given, as typed (config/table.h's rows)
 };
 
-using Request =
-    std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, ImageRequest, InfoRequest>;
+// `paddock wrap`: another MCP server, sandboxed; its flags are resolved over its profile at start.
+struct WrapRequest {
+  config::FlagValues flags;
+  std::vector<std::string> command;  // the server's, as given after --
+};
+
+using Request = std::variant<RunRequest, DoctorRequest, PolicyRequest, McpRequest, WrapRequest,
+                             ImageRequest, InfoRequest>;
 
 core::Result<Request> parse_command_line(int argc, const char* const* argv);
 

@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
+#include "cli/wrap_command.h"
 
 namespace paddock::cli {
 namespace {
@@ -21,6 +22,9 @@ namespace {
 bool needs_all_backends(const Request& request) {
   if (std::holds_alternative<DoctorRequest>(request)) return true;
   if (std::holds_alternative<McpRequest>(request)) return true;
+  // A wrapped server lives as long as its client: its proxy, broker and audit log are
+  // paddock-full's, and the hand-over costs its start a millisecond.
+  if (std::holds_alternative<WrapRequest>(request)) return true;
   if (const auto* run = std::get_if<RunRequest>(&request)) return run->backend != "native";
   return false;
 }
@@ -33,7 +37,8 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     int status = fail(request.error().message);
     // A server's command line is its configuration: a client that starts `paddock mcp` with a
     // flag it does not know gets the status every other configuration error of the server has.
-    bool server = argc > 1 && std::string_view(argv[1]) == "mcp";
+    bool server =
+        argc > 1 && (std::string_view(argv[1]) == "mcp" || std::string_view(argv[1]) == "wrap");
     return server ? kServerConfigurationError : status;
   }
   if (!executable.has_all_backends && needs_all_backends(*request)) return exec_full_paddock();
@@ -54,9 +59,12 @@ int dispatch(int argc, char** argv, const Executable& executable) {
     }
     return image_command(*image);
   }
-  // The two commands that run sandboxes with egress proxies in this process.
+  // The commands that run sandboxes with egress proxies in this process.
   raise_open_file_limit();
   if (auto* mcp = std::get_if<McpRequest>(&*request)) return executable.serve_mcp(*mcp);
+  if (auto* wrap = std::get_if<WrapRequest>(&*request)) {
+    return wrap_command(*wrap, executable.make_terminator, executable.open_audit_log);
+  }
   return run_command(std::get<RunRequest>(*request), executable.make_terminator,
                      executable.open_audit_log);
 }

@@ -25,6 +25,18 @@ std::optional<std::string> user_policy_directory(const config::Environment& env)
   return std::nullopt;
 }
 
+std::string default_state_directory(const config::Environment& env) {
+  if (auto state = env("XDG_STATE_HOME"); absolute(state)) return *state + "/paddock";
+  if (auto home = env("HOME"); absolute(home)) return *home + "/.local/state/paddock";
+  return "";
+}
+
+std::optional<std::string> user_server_profile_directory(const config::Environment& env) {
+  if (auto config = env("XDG_CONFIG_HOME")) return *config + "/paddock/servers";
+  if (auto home = env("HOME")) return *home + "/.config/paddock/servers";
+  return std::nullopt;
+}
+
 rootfs::RegistryConfig registry_config(const config::Environment& env) {
   rootfs::RegistryConfig config;
   if (auto dir = env("DOCKER_CONFIG")) {

@@ -20,6 +20,14 @@ std::string default_store_root(const config::Environment& env);
 // ~/.config/paddock/policies; none without either variable.
 std::optional<std::string> user_policy_directory(const config::Environment& env);
 
+// Where kept sessions and wrapped servers' homes live unless --state-dir says:
+// $XDG_STATE_HOME/paddock, else ~/.local/state/paddock; empty without either variable.
+std::string default_state_directory(const config::Environment& env);
+
+// The user's own server profiles (`paddock wrap --profile`): $XDG_CONFIG_HOME/paddock/servers,
+// else ~/.config/paddock/servers; none without either variable.
+std::optional<std::string> user_server_profile_directory(const config::Environment& env);
+
 // The user's Docker config file and certs.d directory, as Docker and Podman find them.
 rootfs::RegistryConfig registry_config(const config::Environment& env);
 

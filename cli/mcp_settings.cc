@@ -28,15 +28,7 @@ core::Result<app::ServerOptions> resolve_server_options(const config::FlagValues
   options.user_policy_dir = user_policy_directory(env);
   options.policy_variables = env;
   options.home = env("HOME");
-  if (!options.state_dir_set) {
-    std::string base = env("XDG_STATE_HOME").value_or("");
-    if (base.empty() || base[0] != '/') {
-      base = options.home && !options.home->empty() && (*options.home)[0] == '/'
-                 ? *options.home + "/.local/state"
-                 : "";
-    }
-    if (!base.empty()) options.state_dir = base + "/paddock";
-  }
+  if (!options.state_dir_set) options.state_dir = default_state_directory(env);
   return options;
 }
 

@@ -151,8 +151,8 @@ core::Result<app::CodeGate> open_gate(const RunRequest& request,
                                       const AuditOpener& open_audit_log) {
   app::AuditRecorder record;
   if (request.audit_log) {
-    if (!open_audit_log) return core::invalid_input("this paddock cannot write an audit log");
-    auto opened = open_audit_log(*request.audit_log);
+    if (!open_audit_log) return invalid_input("this paddock cannot write an audit log");
+    auto opened = open_audit_log(*request.audit_log, {});
     if (!opened) return opened.error();
     record = std::move(*opened);
   }
@@ -217,27 +217,19 @@ core::Status start_relay(const RunRequest& request, std::optional<StdinRelay>& r
   return {};
 }
 
-// Sets up the brokered secrets (--secret), when there are any: `broker` gets the authority and
+// Sets up the brokered secrets (--secret), when there are any: `secrets` gets the authority and
 // the trust bundle the sandbox is given, `settings` the native backend's broker.
-core::Status broker_secrets(RunRequest& request, const config::Environment& env,
-                            const TerminatorMaker& make_terminator, BrokerSetup& broker,
-                            BackendSettings& settings) {
+Status broker_secrets(RunRequest& request, const config::Environment& env,
+                      const TerminatorMaker& make_terminator, CommandSecrets& secrets,
+                      BackendSettings& settings) {
   if (request.secrets.empty()) return {};
-  std::vector<net::egress::BrokeredSecret> secrets;
-  for (const auto& spec : request.secrets) {
-    auto secret = brokered_secret("--secret", spec, env);
-    if (!secret) return secret.error();
-    secrets.push_back(std::move(*secret));
-  }
-  auto made = set_up_broker(std::move(secrets), request.secret_in_body, request.egress_ca_file,
-                            make_terminator);
+  auto made = command_secrets("--secret", request.secrets, request.secret_in_body,
+                              request.egress_ca_file, env, make_terminator);
   if (!made) return made.error();
-  broker = std::move(*made);
-  request.shape.trust_bundle = broker.bundle.path();
-  for (auto& entry : net::egress::trust_env(runtime::kSandboxTrustBundle)) {
-    request.plan.env.push_back(std::move(entry));
-  }
-  settings.native.broker = broker.broker;
+  secrets = std::move(*made);
+  request.shape.trust_bundle = secrets.trust_bundle;
+  request.plan.env.insert(request.plan.env.end(), secrets.env.begin(), secrets.env.end());
+  settings.native.broker = secrets.broker.broker;
   return {};
 }
 
@@ -300,7 +292,7 @@ int run_command(RunRequest& request, const TerminatorMaker& make_terminator,
 
   BackendSettings settings = backend_settings(env, request.kube, true);
   // Brokered secrets: the authority and the sandbox's trust bundle live as long as the run.
-  BrokerSetup broker;
+  CommandSecrets broker;
   if (auto brokered = broker_secrets(request, env, make_terminator, broker, settings); !brokered) {
     return fail(config::worded(brokered.error(), config::kRun));
   }

@@ -10,6 +10,7 @@
 #include "app/secret_mask.h"
 #include "core/files.h"
 #include "core/write_all.h"
+#include "runtime/sandbox_parts.h"
 
 namespace paddock::cli {
 namespace {
@@ -104,6 +105,31 @@ core::Result<net::egress::BrokeredSecret> brokered_secret(
                                "credential there)");
   }
   return net::egress::BrokeredSecret{spec, *value};
+}
+
+}  // namespace paddock::cli
+
+namespace paddock::cli {
+
+Result<CommandSecrets> command_secrets(
+    const std::string& source, const std::vector<net::egress::SecretSpec>& specs, bool in_body,
+    const std::optional<std::string>& ca_file,
+    const std::function<std::optional<std::string>(const std::string&)>& value_of,
+    const TerminatorMaker& make_terminator) {
+  CommandSecrets made;
+  if (specs.empty()) return made;
+  std::vector<net::egress::BrokeredSecret> secrets;
+  for (const auto& spec : specs) {
+    auto secret = brokered_secret(source, spec, value_of);
+    if (!secret) return secret.error();
+    secrets.push_back(std::move(*secret));
+  }
+  auto broker = set_up_broker(std::move(secrets), in_body, ca_file, make_terminator);
+  if (!broker) return broker.error();
+  made.broker = std::move(*broker);
+  made.trust_bundle = made.broker.bundle.path();
+  made.env = net::egress::trust_env(kSandboxTrustBundle);
+  return made;
 }
 
 }  // namespace paddock::cli

@@ -52,6 +52,20 @@ core::Result<BrokerSetup> set_up_broker(std::vector<net::egress::BrokeredSecret>
                                         bool in_body, const std::optional<std::string>& ca_file,
                                         const TerminatorMaker& make_terminator);
 
+// The brokered secrets of one command's sandboxes (`run --secret`, `wrap --secret`).
+struct CommandSecrets {
+  BrokerSetup broker;
+  std::string trust_bundle;      // the bundle's host path (SandboxShape::trust_bundle)
+  std::vector<std::string> env;  // what makes the sandbox's TLS clients read that bundle
+};
+
+// Each spec's value read with `value_of`, then the broker set up; an error names what failed.
+Result<CommandSecrets> command_secrets(
+    const std::string& source, const std::vector<net::egress::SecretSpec>& specs, bool in_body,
+    const std::optional<std::string>& ca_file,
+    const std::function<std::optional<std::string>(const std::string&)>& value_of,
+    const TerminatorMaker& make_terminator);
+
 // NAME=ENVVAR@HOSTS -> its secret, with its value from `value_of(ENVVAR)`; unset or empty is an
 // error that names the variable and how to set it, and so is a value too short to be masked
 // (under SecretMask::kShortest characters).

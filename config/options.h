@@ -31,6 +31,14 @@ struct RunSettings {
   std::vector<std::string> collect;
 };
 
+// The settings only `paddock wrap` takes.
+struct WrapSettings {
+  std::optional<std::string> profile;  // policies/servers/NAME.json, or the user's
+  std::optional<std::string> name;     // names the kept home and audit lines
+  std::vector<std::string> deny_tools;
+  bool audit_values = false;  // tool arguments' values in the audit log, masked
+};
+
 struct Options {
   // The server's options. The settings both commands take (the backend, the policies, limits,
   // the network, the egress allowlist, brokered secrets, cgroups) are fields of it too, and
@@ -44,6 +52,7 @@ struct Options {
   };
   std::vector<Secret> secrets;
   RunSettings run;
+  WrapSettings wrap;
 };
 
 }  // namespace paddock::config

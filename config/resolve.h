@@ -10,7 +10,9 @@
 
 namespace paddock::config {
 
-// The rows of `command`, flag over variable over the typed default, then checked together.
-core::Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env);
+// The rows of `command`, flag over variable over preset over the typed default, then checked
+// together.
+Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env,
+                        const std::vector<Preset>& presets = {});
 
 }  // namespace paddock::config

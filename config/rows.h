@@ -20,4 +20,16 @@ std::vector<Setting> server_rows();
 // `paddock run` alone: what one run brings.
 std::vector<Setting> run_rows();
 
+// `paddock wrap` alone: which server profile, and what the wrapper does with the MCP stream.
+std::vector<Setting> wrap_rows();
+
+// `row`, taken by `paddock wrap` too. From its flag alone, as `paddock run` reads most of its
+// own: a client's config line (and the profile it names) says all a wrapped server gets, and a
+// PADDOCK_MEMORY meant for `paddock mcp` in the same environment must not change it.
+inline Setting with_wrap(Setting row, std::string wrap_default = {}) {
+  row.commands |= kWrap;
+  row.wrap_default = std::move(wrap_default);
+  return row;
+}
+
 }  // namespace paddock::config

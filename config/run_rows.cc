@@ -72,13 +72,13 @@ std::vector<Setting> run_rows() {
           "File to give the program as stdin ('-' for paddock's own stdin, relayed through a "
           "pipe when it is a terminal)",
           [](const Given& g, Env, Options& o) { return set_text(o.run.stdin_file, g); }),
-      row(
+      with_wrap(row(
           "--env", "NAME=VALUE", "", "Set NAME=VALUE in the sandbox",
           [](const Given& g, Env, Options& o) -> core::Status {
             o.run.env.push_back(g.text);
             return {};
           },
-          Arity::kRepeated),
+          Arity::kRepeated)),
       row("--workdir", "DIR", "/work", "Directory to start in, inside the sandbox",
           [](const Given& g, Env, Options& o) { return set_text(o.run.workdir, g); }),
       row("--lang", "LANG", "",

@@ -197,38 +197,42 @@ std::vector<Setting> sandbox_rows() {
        [](const Given& g, Env, Options& o) {
          return assign(o.server.policy_dir, core::Result<std::string>(g.text));
        }},
-      shared("--timeout", "PADDOCK_TIMEOUT", "DURATION",
-             policy_or(duration_default(kLimits.wall_seconds)),
-             "Wall-clock limit of a run, e.g. 30, 1.5s or 2m; the whole sandbox is killed",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.wall_seconds, duration(g, "30s"));
-             }),
-      shared("--memory", "PADDOCK_MEMORY", "SIZE", policy_or(size_default(kLimits.memory_bytes)),
-             "Memory of a sandbox, e.g. 512m; in rlimit mode only per process, tmpfs and shared "
-             "memory uncounted",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.memory_bytes, byte_size(g, "512m"));
-             }),
-      shared("--pids", "PADDOCK_PIDS", "N", policy_or(std::to_string(kLimits.pids)),
-             "Processes and threads of a sandbox, its init included",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.pids, whole_number(g, 2, 1'000'000, "256"));
-             }),
-      shared("--cpus", "PADDOCK_CPUS", "N", "no limit",
-             "CPU share of a whole sandbox, e.g. 0.5 (cgroup v2; rlimit mode cannot enforce it)",
-             set_cpus),
-      shared("--cpu-time", "PADDOCK_CPU_TIME", "SECONDS", policy_or("no limit"),
-             "CPU time of each process: SIGXCPU, then SIGKILL a second later",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.cpu_seconds, duration_or_off(g, "10"));
-             }),
-      shared(
+      with_wrap(
+          shared("--timeout", "PADDOCK_TIMEOUT", "DURATION",
+                 policy_or(duration_default(kLimits.wall_seconds)),
+                 "Wall-clock limit of a run, e.g. 30, 1.5s or 2m; the whole sandbox is killed",
+                 [](const Given& g, Env, Options& o) {
+                   return assign(o.server.limits.wall_seconds, duration(g, "30s"));
+                 }),
+          "the profile's, else none: a server runs as long as its client"),
+      with_wrap(shared(
+          "--memory", "PADDOCK_MEMORY", "SIZE", policy_or(size_default(kLimits.memory_bytes)),
+          "Memory of a sandbox, e.g. 512m; in rlimit mode only per process, tmpfs and shared "
+          "memory uncounted",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.limits.memory_bytes, byte_size(g, "512m"));
+          })),
+      with_wrap(shared("--pids", "PADDOCK_PIDS", "N", policy_or(std::to_string(kLimits.pids)),
+                       "Processes and threads of a sandbox, its init included",
+                       [](const Given& g, Env, Options& o) {
+                         return assign(o.server.limits.pids, whole_number(g, 2, 1'000'000, "256"));
+                       })),
+      with_wrap(shared(
+          "--cpus", "PADDOCK_CPUS", "N", "no limit",
+          "CPU share of a whole sandbox, e.g. 0.5 (cgroup v2; rlimit mode cannot enforce it)",
+          set_cpus)),
+      with_wrap(shared("--cpu-time", "PADDOCK_CPU_TIME", "SECONDS", policy_or("no limit"),
+                       "CPU time of each process: SIGXCPU, then SIGKILL a second later",
+                       [](const Given& g, Env, Options& o) {
+                         return assign(o.server.limits.cpu_seconds, duration_or_off(g, "10"));
+                       })),
+      with_wrap(shared(
           "--require-cgroups", "PADDOCK_REQUIRE_CGROUPS", "(no value)", "off",
           "Refuse to start a sandbox unless cgroup v2 enforces its limits (no rlimit fallback)",
           [](const Given& g, Env, Options& o) {
             return assign(o.server.require_cgroups, on_or_off(g));
           },
-          Arity::kSwitch),
+          Arity::kSwitch)),
       shared("--output-limit", "PADDOCK_OUTPUT_LIMIT", "SIZE",
              policy_or(size_default(kLimits.output_bytes)),
              "Bytes of each stream a result keeps, its start and its end, e.g. 1m (without --json, "
@@ -236,27 +240,31 @@ std::vector<Setting> sandbox_rows() {
              [](const Given& g, Env, Options& o) {
                return assign(o.server.limits.output_bytes, size_or_zero(g, "1m"));
              }),
-      shared("--file-size", "PADDOCK_FILE_SIZE", "SIZE",
-             policy_or(size_default(kLimits.file_size_bytes)), "Largest file a process may write",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.file_size_bytes, size_or_zero(g, "256m"));
-             }),
-      shared("--tmp-size", "PADDOCK_TMP_SIZE", "SIZE", policy_or(size_default(kLimits.tmp_bytes)),
-             "Size of /tmp and /dev/shm, each",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.tmp_bytes, size_or_zero(g, "64m"));
-             }),
-      shared("--work-size", "PADDOCK_WORK_SIZE", "SIZE",
-             policy_or(size_default(kLimits.work_bytes)), "Size of the work directory",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.limits.work_bytes, size_or_zero(g, "256m"));
-             }),
-      shared(
-          "--network", "PADDOCK_NETWORK", "MODE", policy_or("none"),
-          "Network of programs: none, user (rootless, via pasta: outbound to the public network "
-          "only; nothing inbound, nothing of the host, no private, link-local or metadata address) "
-          "or host (no isolation of the network)",
-          set_network),
+      with_wrap(shared("--file-size", "PADDOCK_FILE_SIZE", "SIZE",
+                       policy_or(size_default(kLimits.file_size_bytes)),
+                       "Largest file a process may write",
+                       [](const Given& g, Env, Options& o) {
+                         return assign(o.server.limits.file_size_bytes, size_or_zero(g, "256m"));
+                       })),
+      with_wrap(shared("--tmp-size", "PADDOCK_TMP_SIZE", "SIZE",
+                       policy_or(size_default(kLimits.tmp_bytes)),
+                       "Size of /tmp and /dev/shm, each",
+                       [](const Given& g, Env, Options& o) {
+                         return assign(o.server.limits.tmp_bytes, size_or_zero(g, "64m"));
+                       })),
+      with_wrap(shared("--work-size", "PADDOCK_WORK_SIZE", "SIZE",
+                       policy_or(size_default(kLimits.work_bytes)), "Size of the work directory",
+                       [](const Given& g, Env, Options& o) {
+                         return assign(o.server.limits.work_bytes, size_or_zero(g, "256m"));
+                       })),
+      with_wrap(shared("--network", "PADDOCK_NETWORK", "MODE", policy_or("none"),
+                       "Network of programs: none, user (rootless, via pasta: outbound to the "
+                       "public network "
+                       "only; nothing inbound, nothing of the host, no private, link-local or "
+                       "metadata address) "
+                       "or host (no isolation of the network)",
+                       set_network),
+                "none"),
       shared("--install-network", "PADDOCK_INSTALL_NETWORK", "MODE",
              policy_or(language::LanguagePolicy{}.install_network),
              "Network of library installers: none, allowlist (their package index alone, through "
@@ -266,52 +274,58 @@ std::vector<Setting> sandbox_rows() {
                              one_of(g, {"none", "allowlist", "user", "host"}, "a network mode",
                                     "none, allowlist, user or host"));
              }),
-      shared("--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS", "",
-             "Private, link-local or host addresses or CIDR ranges user-mode networking may reach "
-             "anyway, e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
-             add_private_ranges, Arity::kRepeated),
-      shared("--host-loopback-port", "PADDOCK_HOST_LOOPBACK_PORTS", "PORTS", "",
-             "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
-             "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
-             add_loopback_ports, Arity::kRepeated),
-      shared(
+      with_wrap(shared(
+          "--allow-private", "PADDOCK_ALLOW_PRIVATE", "CIDRS", "",
+          "Private, link-local or host addresses or CIDR ranges user-mode networking may reach "
+          "anyway, e.g. 10.1.2.0/24 (comma-separated; loosens isolation)",
+          add_private_ranges, Arity::kRepeated)),
+      with_wrap(shared(
+          "--host-loopback-port", "PADDOCK_HOST_LOOPBACK_PORTS", "PORTS", "",
+          "TCP ports of the host's loopback that user-mode networking reaches at the sandbox's "
+          "127.0.0.1, e.g. a package mirror (comma-separated; loosens isolation)",
+          add_loopback_ports, Arity::kRepeated)),
+      with_wrap(shared(
           "--allow-host", "PADDOCK_ALLOW_HOSTS", "PATTERN", "",
           "Programs reach only these hosts, through a proxy outside the sandbox: example.org, "
           "*.example.org, example.org:8443 or 10.1.2.0/24 (with --network none); installers reach "
           "them besides their package index",
-          add_allowed_host, Arity::kRepeated, "PADDOCK_ALLOW_HOSTS=A,B"),
-      shared(
+          add_allowed_host, Arity::kRepeated, "PADDOCK_ALLOW_HOSTS=A,B")),
+      with_wrap(shared(
           "--secret", "PADDOCK_SECRETS", "NAME=ENVVAR@HOSTS", "",
           "A brokered secret (docs/secrets.md): sandboxes see NAME set to a placeholder, and their "
           "proxy puts ENVVAR's value in its place in HTTPS requests to HOSTS alone, e.g. "
           "GITHUB_TOKEN=GH_TOKEN@api.github.com; the hosts join --allow-host",
-          add_secret, Arity::kRepeatedLists, "PADDOCK_SECRETS=NAME=ENVVAR@HOST,...;..."),
-      shared(
+          add_secret, Arity::kRepeatedLists, "PADDOCK_SECRETS=NAME=ENVVAR@HOST,...;...")),
+      with_wrap(shared(
           "--secret-in-body", "PADDOCK_SECRET_IN_BODY", "(no value)", "off",
           "Replace brokered secrets' placeholders in request bodies too (each held whole, 1 MiB at "
           "most), not only in headers",
           [](const Given& g, Env, Options& o) {
             return assign(o.server.secrets_in_body, on_or_off(g));
           },
-          Arity::kSwitch),
-      shared("--seccomp-profile", "PADDOCK_SECCOMP_PROFILE", "FILE", policy_or("paddock's own"),
-             "A seccomp profile in Docker's JSON format, over the policy's (not with the "
-             "kubernetes backend: see --kube-seccomp-profile)",
-             [](const Given& g, Env, Options& o) {
-               return assign(o.server.seccomp_profile, core::Result<std::string>(g.text));
-             }),
-      shared("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",
-             "Append one JSON line per run (time, session, language, code hash, limits, "
-             "outcome, duration; never code or secrets)",
-             [](const Given& g, Env, Options& o) {
-               return set_absolute_path(o.server.audit_log, g, "/var/log/paddock-audit.jsonl");
-             }),
-      shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
-             "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
-             "system's trust store",
-             [](const Given& g, Env, Options& o) {
-               return set_absolute_path(o.server.egress_ca_file, g, "/etc/my-ca.pem");
-             }),
+          Arity::kSwitch)),
+      with_wrap(
+          shared("--seccomp-profile", "PADDOCK_SECCOMP_PROFILE", "FILE", policy_or("paddock's own"),
+                 "A seccomp profile in Docker's JSON format, over the policy's (not with the "
+                 "kubernetes backend: see --kube-seccomp-profile)",
+                 [](const Given& g, Env, Options& o) {
+                   return assign(o.server.seccomp_profile, Result<std::string>(g.text));
+                 }),
+          "paddock's own"),
+      with_wrap(shared("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",
+                       "Append one JSON line per run (time, session, language, code hash, limits, "
+                       "outcome, duration; never code or secrets)",
+                       [](const Given& g, Env, Options& o) {
+                         return set_absolute_path(o.server.audit_log, g,
+                                                  "/var/log/paddock-audit.jsonl");
+                       })),
+      with_wrap(
+          shared("--egress-ca-file", "PADDOCK_EGRESS_CA_FILE", "FILE", "",
+                 "PEM authorities the proxy checks brokered secrets' hosts against, instead of the "
+                 "system's trust store",
+                 [](const Given& g, Env, Options& o) {
+                   return set_absolute_path(o.server.egress_ca_file, g, "/etc/my-ca.pem");
+                 })),
   };
 }
 

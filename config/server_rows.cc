@@ -201,18 +201,19 @@ std::vector<Setting> server_rows() {
           [](const Given& g, Env, Options& o) {
             return assign(o.server.session_idle_seconds, duration(g, "30m"));
           }),
-      row("--state-dir", "PADDOCK_STATE_DIR", "DIR",
-          "$XDG_STATE_HOME/paddock or ~/.local/state/paddock",
-          "Where sessions are kept across restarts (none: sessions end with the server)",
-          [](const Given& g, Env, Options& o) -> core::Status {
-            o.server.state_dir_set = true;
-            if (g.text == "none") return {};
-            if (g.text.empty() || g.text[0] != '/') {
-              return g.invalid("an absolute path or none", "/home/me/.local/state/paddock");
-            }
-            o.server.state_dir = g.text;
-            return {};
-          }),
+      with_wrap(row("--state-dir", "PADDOCK_STATE_DIR", "DIR",
+                    "$XDG_STATE_HOME/paddock or ~/.local/state/paddock",
+                    "Where sessions are kept across restarts (none: sessions end with the server)",
+                    [](const Given& g, Env, Options& o) -> Status {
+                      o.server.state_dir_set = true;
+                      if (g.text == "none") return {};
+                      if (g.text.empty() || g.text[0] != '/') {
+                        return g.invalid("an absolute path or none",
+                                         "/home/me/.local/state/paddock");
+                      }
+                      o.server.state_dir = g.text;
+                      return {};
+                    })),
       row("--session-disk", "PADDOCK_SESSION_DISK", "SIZE",
           "the policy's work limit, else " + size_default(runtime::Limits{}.work_bytes),
           "A session's files at most, e.g. 1G: writes past it fail with ENOSPC",
@@ -275,10 +276,11 @@ std::vector<Setting> server_rows() {
                           one_of(g, {"debug", "info", "notice", "warning", "error"}, "a log level",
                                  "debug, info, notice, warning or error"));
           }),
-      row("--pass-through-env", "PADDOCK_PASS_THROUGH_ENV", "NAMES", "",
-          "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
-          "nothing else of it is; their values are masked in results",
-          set_pass_through),
+      with_wrap(
+          row("--pass-through-env", "PADDOCK_PASS_THROUGH_ENV", "NAMES", "",
+              "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
+              "nothing else of it is; their values are masked in results",
+              set_pass_through)),
       row("--share-max-bytes", "PADDOCK_SHARE_MAX_BYTES", "SIZE",
           size_default(kServer.transfer_caps.max_bytes),
           "Bytes one upload_file or download_file copies at most, e.g. 1g",
@@ -308,10 +310,11 @@ std::vector<Setting> server_rows() {
           "A language's image, e.g. python=python:3.12-slim",
           [](const Given& g, Env, Options& o) { return add_image(g, g.text, o); }, Arity::kRepeated,
           "PADDOCK_IMAGES=LANG=REF,..., or CONTAINER_IMAGE with CONTAINER_LANGUAGE"),
-      row("--share", "PADDOCK_SHARE", "DIR[=NAME][:rw]", "",
+      with_wrap(row(
+          "--share", "PADDOCK_SHARE", "DIR[=NAME][:rw]", "",
           "A host folder the tools may use, read-only unless :rw, named NAME (else the folder's "
           "name); nothing else of the host is reachable",
-          add_share, Arity::kRepeated, "PADDOCK_SHARE=DIR[=NAME][:rw],..."),
+          add_share, Arity::kRepeated, "PADDOCK_SHARE=DIR[=NAME][:rw],...")),
   };
 }
 

@@ -42,9 +42,21 @@ std::vector<std::string> Setting::variables_of(Command command) const {
   return variables;
 }
 
+std::string Setting::default_for(Command command) const {
+  if (command != kWrap) return default_value;
+  if (!wrap_default.empty()) return wrap_default;
+  std::string text = default_value;
+  const std::string policy = "the policy's";
+  if (auto at = text.find(policy); at != std::string::npos) {
+    text.replace(at, policy.size(), "the profile's");
+  }
+  return text;
+}
+
 std::string help_line(const Setting& row, Command command) {
   std::string line = row.help;
-  if (!row.default_value.empty()) line += " (default " + row.default_value + ")";
+  std::string default_value = row.default_for(command);
+  if (!default_value.empty()) line += " (default " + default_value + ")";
   std::vector<std::string> variables = row.variables_of(command);
   std::string named = variables.empty() ? "" : row.variables_help;
   if (named.empty()) {

@@ -24,11 +24,12 @@ class App;
 
 namespace paddock::config {
 
-// The commands a row belongs to, as bits (`paddock wrap` comes next).
+// The commands a row belongs to, as bits.
 enum Command : unsigned {
   kRun = 1u << 0,
   kMcp = 1u << 1,
   kBoth = kRun | kMcp,
+  kWrap = 1u << 2,
 };
 
 // Reads one environment variable; nullopt when unset (an empty value counts as unset).
@@ -48,6 +49,15 @@ struct Given {
 
   // "--memory 'lots' is not a size; use e.g. 512m" (a variable: PADDOCK_MEMORY='lots').
   [[nodiscard]] core::Error invalid(const std::string& what, const std::string& example) const;
+};
+
+// A value given below the flags and variables (a server profile's, config/server_profile.h): set
+// first, so a flag or variable replaces a single value and adds to a list. `where` names the
+// file and key for errors.
+struct Preset {
+  std::string flag;  // the row's
+  std::string value;
+  std::string where;  // "~/.config/paddock/servers/notes.json: limits.memory"
 };
 
 // "A,B,,C" -> A, B, C: the lists flags and variables take.
@@ -83,10 +93,15 @@ struct Setting {
   std::function<core::Status(const Given& given, const Environment& env, Options& options)> set;
   // How --help names the variables, when not just their names ("PADDOCK_IMAGES=LANG=REF,...").
   std::string variables_help = {};
+  // `paddock wrap`'s default where it is not default_value's words (a server has no timeout).
+  std::string wrap_default = {};
 
   [[nodiscard]] bool takes(Command command) const { return (commands & command) != 0; }
   // The variables `command` reads for this row (none where it reads only the flag).
   [[nodiscard]] std::vector<std::string> variables_of(Command command) const;
+  // What holds for `command` when the setting is not given: for `paddock wrap`, whose settings
+  // come from a server profile rather than a language policy, the profile's.
+  [[nodiscard]] std::string default_for(Command command) const;
 };
 
 // How --help shows one row for `command`: its help, its default, then "(env VAR)", "(env A, or

@@ -7,7 +7,7 @@ namespace paddock::config {
 const std::vector<Setting>& settings_table() {
   static const std::vector<Setting> kTable = [] {
     std::vector<Setting> table = run_rows();
-    for (auto* part : {&sandbox_rows, &server_rows}) {
+    for (auto* part : {&sandbox_rows, &server_rows, &wrap_rows}) {
       for (auto& row : part()) table.push_back(std::move(row));
     }
     return table;

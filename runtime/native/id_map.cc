@@ -1,7 +1,6 @@
 #include "runtime/native/id_map.h"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -30,13 +29,8 @@ bool setuid_root_helper(const char* path) {
 }
 
 std::string user_name(uid_t uid) {
-  std::array<char, 4096> buffer{};
-  passwd entry{};
-  passwd* found = nullptr;
-  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
-    return found->pw_name;
-  }
-  return {};
+  auto entry = passwd_entry(uid);
+  return entry ? entry->name : std::string();
 }
 
 core::Status write_proc_file(pid_t pid, const char* name, const std::string& content) {

@@ -181,6 +181,22 @@ TEST(Bind, ReadWriteWritesAsTheFoldersOwnerNeverRoot) {
   EXPECT_EQ(read_file(folder.path() + "/made.txt"), "made\n");
 }
 
+// A uid that /etc/passwd lacks (a container's, a removed user's) owns the folder: the lean
+// paddock, a static executable, once crashed looking it up through NSS (core/user_account.h).
+// Root hands the folder to such a uid; a user binds its own, which the file does list.
+TEST(Bind, ReadWriteOfAFolderOfAUidThePasswordFileLacks) {
+  Folder folder;
+  uid_t owner = geteuid() == 0 ? 1999999999 : geteuid();
+  ASSERT_EQ(chown(folder.path().c_str(), owner, geteuid() == 0 ? 1999999999 : getegid()), 0);
+  CliResult written = run_cli({"run", "--bind", folder.path() + ":/mnt/out", "--", "sh", "-c",
+                               "echo landed > /mnt/out/made.txt"});
+  EXPECT_EQ(written.exit_status, 0) << written.err;
+  struct stat info {};
+  ASSERT_EQ(stat((folder.path() + "/made.txt").c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, owner);
+  EXPECT_EQ(read_file(folder.path() + "/made.txt"), "landed\n");
+}
+
 // The folder outlives the sandbox, and its nosuid mount is the sandbox's alone: a set-ID bit
 // made there would give any local user who can reach the folder its owner's rights.
 TEST(Bind, ReadWriteCannotLeaveASetIdProgramOnTheHost) {

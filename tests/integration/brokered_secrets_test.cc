@@ -569,6 +569,41 @@ TEST(Brokered, PaddockRunWithSecretWorks) {
   EXPECT_EQ(count_of(unset.err, "\n"), 1u) << unset.err;
 }
 
+// A wrapped MCP server (`paddock wrap --secret`) is brokered as a run is: it sees the placeholder,
+// the secret's host receives the value, and the client's stream never holds it. The server here
+// answers one request with what its HTTPS call got, as a real server's tool would.
+TEST(Brokered, PaddockWrapWithSecretWorks) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  TempFolder state("wrap-secret");
+  const std::string server =
+      "import json, os, subprocess, sys\n"
+      "request = json.loads(sys.stdin.readline())\n"
+      "code = subprocess.run(['curl', '-sS', '--noproxy', '', '-o', '/dev/null', '-w', "
+      "'%{http_code}', '-H', 'X-Key: ' + os.environ['TOKEN'], "
+      "'https://localhost:" +
+      lab.port() +
+      "/wrapped'], capture_output=True, text=True).stdout\n"
+      "print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': {'status': code, "
+      "'placeholder': os.environ['TOKEN']}}), flush=True)\n";
+  CliResult ran = run_cli(
+      {"wrap", "--state-dir", state.path(), "--secret",
+       std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(), "--allow-host",
+       "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(), "--", "/usr/bin/python3",
+       "-c", server},
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n");
+  EXPECT_EQ(ran.exit_status, 0) << ran.err;
+  auto answer = json::parse(ran.out, nullptr, false);
+  ASSERT_FALSE(answer.is_discarded()) << ran.out << ran.err;
+  EXPECT_EQ(answer["result"]["status"], "200") << ran.out << ran.err;
+  EXPECT_NE(answer["result"]["placeholder"].get<std::string>(), kValue);
+  EXPECT_EQ(ran.out.find(kValue), std::string::npos);
+  EXPECT_EQ(ran.err.find(kValue), std::string::npos);
+  EXPECT_NE(request_for(lab.received(), "/wrapped").find(std::string("X-Key: ") + kValue),
+            std::string::npos)
+      << lab.received();
+}
+
 // The MCP server: the instructions name the secret and its hosts, never the value; a call's
 // result says the placeholder was substituted, and an echo of the value comes back masked.
 TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {

@@ -53,7 +53,8 @@ struct Docs {
 };
 
 const Docs kDocs[] = {{kRun, "cli.md", "## Running code"},
-                      {kMcp, "mcp.md", "## Configuring the server"}};
+                      {kMcp, "mcp.md", "## Configuring the server"},
+                      {kWrap, "wrap.md", "## Settings"}};
 
 std::vector<std::string> flags_in(const std::string& column) {
   static const std::regex kFlag("`(--[a-z-]+)");
@@ -76,7 +77,7 @@ TEST(SettingsTable, EachDocsTableLineIsOneRowWithItsVariablesAndDefault) {
       const Setting* row = find_setting(flags[0], docs.command);
       ASSERT_NE(row, nullptr) << docs.file << " names " << flags[0] << ", which is no row of it";
       EXPECT_TRUE(seen.insert(row->flag).second) << docs.file << " lists twice: " << row->flag;
-      EXPECT_EQ(line.last_column, row->default_value) << docs.file << ": " << line.text;
+      EXPECT_EQ(line.last_column, row->default_for(docs.command)) << docs.file << ": " << line.text;
       for (const auto& variable : row->variables_of(docs.command)) {
         EXPECT_NE(line.text.find("`" + variable), std::string::npos)
             << docs.file << ": " << variable << " missing from " << line.text;
@@ -116,7 +117,7 @@ TEST(SettingsTable, TheDocsNameNoVariableACommandDoesNotRead) {
 }
 
 TEST(SettingsTable, RowsAreWellFormedAndDistinct) {
-  for (Command command : {kRun, kMcp}) {
+  for (Command command : {kRun, kMcp, kWrap}) {
     std::set<std::string> flags, variables;
     for (const auto& setting : settings_table()) {
       if (!setting.takes(command)) continue;
@@ -152,7 +153,7 @@ TEST(SettingsTable, EverySettingBothCommandsCanUseIsInBoth) {
 }
 
 TEST(SettingsTable, HelpShowsEveryFlagWithItsDefaultAndVariable) {
-  for (const char* command : {"run", "mcp"}) {
+  for (const char* command : {"run", "mcp", "wrap"}) {
     const char* argv[] = {"paddock", command, "--help"};
     auto request = cli::parse_command_line(3, argv);
     ASSERT_TRUE(request) << request.error().message;
@@ -165,12 +166,14 @@ TEST(SettingsTable, HelpShowsEveryFlagWithItsDefaultAndVariable) {
         help += c;
       }
     }
-    Command which = std::string(command) == "run" ? kRun : kMcp;
+    Command which = std::string(command) == "run"   ? kRun
+                    : std::string(command) == "mcp" ? kMcp
+                                                    : kWrap;
     for (const auto& setting : settings_table()) {
       if (setting.flag.empty() || !setting.takes(which)) continue;
       EXPECT_NE(help.find(setting.flag + " "), std::string::npos) << command << setting.flag;
-      if (!setting.default_value.empty()) {
-        EXPECT_NE(help.find("(default " + setting.default_value + ")"), std::string::npos)
+      if (!setting.default_for(which).empty()) {
+        EXPECT_NE(help.find("(default " + setting.default_for(which) + ")"), std::string::npos)
             << command << " " << setting.flag;
       }
       for (const auto& variable : setting.variables_of(which)) {

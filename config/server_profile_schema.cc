@@ -1,0 +1,153 @@
+#include "config/server_profile_schema.h"
+
+#include "config/builtin_server_profiles.h"
+#include "core/json_schema.h"
+#include "language/schema_pattern.h"
+
+namespace paddock::config {
+namespace {
+
+using nlohmann::json;
+using Kind = SchemaProblem::Kind;
+
+// Compiled once per process. A schema that does not compile refuses every profile, rather than
+// letting through what it would have refused.
+const Result<JsonSchema>& profile_schema() {
+  static const Result<JsonSchema> kSchema =
+      JsonSchema::compile(json::parse(builtin_server_profile_schema()), compile_schema_pattern);
+  return kSchema;
+}
+
+// A value as JSON text on one line (a string's control characters escaped).
+std::string shown(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A name between quotes, its control characters escaped: an error stays one line.
+std::string quoted(const std::string& name) {
+  return "'" + escaped(name) + "'";
+}
+
+std::string key_of(const std::vector<SchemaStep>& path) {
+  std::string key;
+  for (const SchemaStep& step : path) {
+    key = step.index ? profile_item(key, *step.index) : profile_key(key, escaped(step.key));
+  }
+  return key;
+}
+
+// "a, b or c".
+std::string alternatives(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+std::string with_article(const std::string& type) {
+  if (type == "array") return "a list";
+  return (type.find_first_of("aeiou") == 0 ? "an " : "a ") + type;
+}
+
+std::string type_wanted(const json& schema) {
+  const json& type = schema["type"];
+  std::vector<std::string> names;
+  const json types = type.is_array() ? type : json::array({type});
+  for (const json& name : types) {
+    names.push_back(with_article(name.get<std::string>()));
+  }
+  std::string wanted = alternatives(names);
+  auto items = schema.find("items");
+  if (wanted == "a list" && items != schema.end() && items->value("type", "") == "string") {
+    return "a list of strings";
+  }
+  return wanted;
+}
+
+std::string member_names(const json& schema) {
+  std::vector<std::string> names;
+  const json properties = schema.value("properties", json::object());
+  for (const auto& [name, unused] : properties.items()) {
+    if (name != "$schema") names.push_back(name);
+  }
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// What is wrong, worded for the key that holds it.
+std::string describe(const SchemaProblem& problem) {
+  const json& schema = *problem.schema;
+  const json& value = *problem.value;
+  switch (problem.kind) {
+    case Kind::kType:
+      return "must be " + type_wanted(schema);
+    case Kind::kEnum: {
+      std::vector<std::string> allowed;
+      const json choices = schema.value("enum", json::array({schema.value("const", json())}));
+      for (const json& one : choices) {
+        allowed.push_back(one.is_string() ? one.get<std::string>() : one.dump());
+      }
+      return shown(value) + " is not valid; use " + alternatives(allowed);
+    }
+    case Kind::kMinimum:
+      return "must be at least " + schema["minimum"].dump();
+    case Kind::kMaximum:
+      return "must be at most " + schema["maximum"].dump();
+    case Kind::kExclusiveMinimum:
+      return "must be above " + schema["exclusiveMinimum"].dump();
+    case Kind::kExclusiveMaximum:
+      return "must be below " + schema["exclusiveMaximum"].dump();
+    case Kind::kMinLength:
+    case Kind::kMinItems:
+      return "must not be empty";
+    case Kind::kMaxLength:
+      return "must be at most " + schema["maxLength"].dump() + " characters";
+    case Kind::kMaxItems:
+      return "must have at most " + schema["maxItems"].dump() + " items";
+    case Kind::kPattern:
+    case Kind::kAnyOf:
+      return shown(value) + " is not valid" +
+             (schema.contains("description")
+                  ? ": " + schema["description"].get<std::string>()
+                  : " (it must match " + schema.value("pattern", "") + ")");
+    case Kind::kRequired:
+      return quoted(problem.name) + " is missing";
+    case Kind::kUnknown:
+      return "unknown key " + quoted(problem.name) + " (the keys are " + member_names(schema) + ")";
+    case Kind::kPropertyName:
+      return quoted(problem.name) +
+             " is not a variable name (letters, digits and '_', e.g. API_KEY)";
+  }
+  return "is not valid";
+}
+
+}  // namespace
+
+std::string escaped(const std::string& text) {
+  std::string json_text = shown(json(text));
+  return json_text.substr(1, json_text.size() - 2);
+}
+
+std::string profile_key(const std::string& parent, const std::string& member) {
+  return parent.empty() ? member : parent + "." + member;
+}
+
+std::string profile_item(const std::string& parent, std::size_t index) {
+  return parent + "[" + std::to_string(index) + "]";
+}
+
+std::optional<std::string> server_profile_schema_problem(const json& profile) {
+  const Result<JsonSchema>& schema = profile_schema();
+  if (!schema)
+    return "the server profile schema (policies/servers/schema.json): " + schema.error().message;
+  auto problem = schema->check(profile);
+  if (!problem) return std::nullopt;
+  if (problem->path.empty() && problem->kind == Kind::kType) return "must be a JSON object";
+  std::string key = key_of(problem->path);
+  return (key.empty() ? "" : key + ": ") + describe(*problem);
+}
+
+}  // namespace paddock::config
