@@ -47,7 +47,7 @@ void mask_values(nlohmann::json& value, const SecretMask& secrets) {
 
 nlohmann::json run_line(const AuditRecord& record) {
   return {
-      {"time", utc_now(UtcPrecision::kMilliseconds)},
+      {"time", core::utc_now(core::UtcPrecision::kMilliseconds)},
       {"tool", record.tool},
       {"session", record.session ? nlohmann::json(*record.session) : nlohmann::json(nullptr)},
       {"language", record.language},
@@ -66,7 +66,7 @@ nlohmann::json wrapped_line(const AuditRecord& record, const SecretMask& secrets
   const WrappedCallAudit& call = *record.wrapped;
   nlohmann::json arguments = nlohmann::json::object();
   for (const auto& [name, bytes] : call.arguments) arguments[name] = bytes;
-  nlohmann::json line = {{"time", utc_now(UtcPrecision::kMilliseconds)},
+  nlohmann::json line = {{"time", core::utc_now(core::UtcPrecision::kMilliseconds)},
                          {"tool", "tools/call"},
                          {"server", call.server},
                          {"wrapped_tool", call.tool},

@@ -54,11 +54,11 @@ bool write_whole(int fd, std::string_view bytes) {
 }
 
 struct Pipe {
-  UniqueFd read_end, write_end;
-  static Result<Pipe> make() {
+  core::UniqueFd read_end, write_end;
+  static core::Result<Pipe> make() {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return system_error("making a pipe");
-    return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+    if (pipe2(fds, O_CLOEXEC) != 0) return core::system_error("making a pipe");
+    return Pipe{core::UniqueFd(fds[0]), core::UniqueFd(fds[1])};
   }
 };
 
@@ -86,7 +86,7 @@ AuditRecord wrapped_call_record(const std::string& server, const WrappedCall& ca
   return record;
 }
 
-class Relay final : public RunObserver {
+class Relay final : public runtime::RunObserver {
  public:
   Relay(WrappedStream::Options options, const AuditRecorder& record, int client_out, int log_fd)
       : server_name_(options.server_name),
@@ -99,8 +99,8 @@ class Relay final : public RunObserver {
 
   void on_started(int host_pid) override { init_pid_ = host_pid; }
 
-  void on_output(StreamId stream, std::string_view chunk) override {
-    if (stream == StreamId::kStderr) {
+  void on_output(runtime::StreamId stream, std::string_view chunk) override {
+    if (stream == runtime::StreamId::kStderr) {
       write_whole(log_fd_, chunk);
       return;
     }
@@ -112,7 +112,7 @@ class Relay final : public RunObserver {
     deliver(out);
   }
 
-  [[nodiscard]] const CancellationToken* cancellation() const override { return &token_; }
+  [[nodiscard]] const runtime::CancellationToken* cancellation() const override { return &token_; }
 
   // The client's bytes: what passes goes to the server's stdin, answers go back.
   bool from_client(std::string_view bytes, int server_in) {
@@ -185,12 +185,12 @@ class Relay final : public RunObserver {
   const int client_out_;
   const int log_fd_;
   std::atomic<int> init_pid_{0};
-  CancellationToken token_;
+  runtime::CancellationToken token_;
 };
 
 // The client reader: until the client closes its end, or `wake` says the server is gone. Then
 // the server's stdin is closed, and a server that does not exit within the grace is ended.
-void read_client(Relay& relay, int client_in, UniqueFd server_in, int wake) {
+void read_client(Relay& relay, int client_in, core::UniqueFd server_in, int wake) {
   std::string buffer(kReadChunk, '\0');
   bool server_open = true;
   while (wait_readable(client_in, wake)) {
@@ -221,9 +221,12 @@ void relay_signals(Relay& relay, int signals, int wake) {
 
 }  // namespace
 
-Result<RunResult> serve_wrapped(Backend& backend, const SandboxShape& shape, RunPlan plan,
-                                WrappedStream::Options stream_options, const AuditRecorder& record,
-                                int client_in, int client_out, int log_fd) {
+core::Result<runtime::RunResult> serve_wrapped(runtime::Backend& backend,
+                                               const runtime::SandboxShape& shape,
+                                               runtime::RunPlan plan,
+                                               WrappedStream::Options stream_options,
+                                               const AuditRecorder& record, int client_in,
+                                               int client_out, int log_fd) {
   auto server_stdin = Pipe::make();
   auto wake = Pipe::make();
   auto signals = Pipe::make();

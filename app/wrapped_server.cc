@@ -22,7 +22,8 @@ std::vector<std::string> install_step(const PackageLaunch& launch) {
   env.push_back("npm_config_fund=false");
   env.push_back("npm_config_audit=false");
   std::vector<std::string> argv = {"/usr/bin/env", "-i"};
-  for (auto& entry : merge_env(default_sandbox_env(), env)) argv.push_back(std::move(entry));
+  for (auto& entry : runtime::merge_env(runtime::default_sandbox_env(), env))
+    argv.push_back(std::move(entry));
   std::vector<std::string> shell = {"/bin/sh", "-c", "exec \"$@\" >&2", "paddock-install"};
   argv.insert(argv.end(), shell.begin(), shell.end());
   argv.insert(argv.end(), launch.install_command.begin(), launch.install_command.end());
@@ -31,15 +32,15 @@ std::vector<std::string> install_step(const PackageLaunch& launch) {
 
 }  // namespace
 
-Result<std::pair<SandboxShape, RunPlan>> wrapped_server_spec(const WrappedServerOptions& options,
-                                                             const Shares& shares) {
+core::Result<std::pair<runtime::SandboxShape, runtime::RunPlan>> wrapped_server_spec(
+    const WrappedServerOptions& options, const Shares& shares) {
   const ServerOptions& server = *options.server;
-  Limits limits;
+  runtime::Limits limits;
   server.limits.apply_to(limits);
-  SandboxShape shape;
+  runtime::SandboxShape shape;
   shape.limits = limits;
   shape.require_cgroups = server.require_cgroups;
-  shape.network = server.network.value_or(NetworkMode::kNone);
+  shape.network = server.network.value_or(runtime::NetworkMode::kNone);
   shape.allowed_hosts = server.allowed_hosts;
   shape.allowed_private_ranges = server.allowed_private_ranges;
   shape.host_loopback_ports = server.host_loopback_ports;
@@ -50,9 +51,9 @@ Result<std::pair<SandboxShape, RunPlan>> wrapped_server_spec(const WrappedServer
   }
   shape.binds.push_back({options.home, kWrappedHome, true});
 
-  RunPlan plan;
+  runtime::RunPlan plan;
   // A server runs until its client is done with it: no timer unless one was asked for.
-  plan.wall_seconds = server.limits.wall_seconds.value_or(kLongestWallSeconds);
+  plan.wall_seconds = server.limits.wall_seconds.value_or(runtime::kLongestWallSeconds);
   plan.output_bytes = kKeptOutputBytes;
   plan.env = {std::string("HOME=") + kWrappedHome};
   for (const auto* list : {&options.env, &server.pass_through_env, &options.trust_env}) {
@@ -69,7 +70,8 @@ Result<std::pair<SandboxShape, RunPlan>> wrapped_server_spec(const WrappedServer
   } else {
     plan.steps.push_back(options.command);
   }
-  auto built = build_command_spec(std::move(shape), std::move(plan), ImageSource{});
+  auto built =
+      language::build_command_spec(std::move(shape), std::move(plan), language::ImageSource{});
   if (!built) return built.error();
   return std::pair{std::move(built->shape), std::move(built->plan)};
 }

@@ -42,16 +42,19 @@ struct WrappedServerOptions {
 
 // The sandbox and plan of the server: its command last, after the installer step when its
 // package is not in its home yet.
-Result<std::pair<SandboxShape, RunPlan>> wrapped_server_spec(const WrappedServerOptions& options,
-                                                             const Shares& shares);
+core::Result<std::pair<runtime::SandboxShape, runtime::RunPlan>> wrapped_server_spec(
+    const WrappedServerOptions& options, const Shares& shares);
 
 // Runs the server until it exits: `client_in` is read for the client's messages, `client_out`
 // gets the server's, and the server's stderr goes to `log_fd`. SIGINT, SIGTERM and SIGHUP are
 // passed to the server; when the client closes `client_in`, the server's stdin closes too, and
 // a server still running 5 s later is ended. The result is the sandbox's (which step ended it,
 // how, and where its network went).
-Result<RunResult> serve_wrapped(Backend& backend, const SandboxShape& shape, RunPlan plan,
-                                WrappedStream::Options stream_options, const AuditRecorder& record,
-                                int client_in, int client_out, int log_fd);
+core::Result<runtime::RunResult> serve_wrapped(runtime::Backend& backend,
+                                               const runtime::SandboxShape& shape,
+                                               runtime::RunPlan plan,
+                                               WrappedStream::Options stream_options,
+                                               const AuditRecorder& record, int client_in,
+                                               int client_out, int log_fd);
 
 }  // namespace paddock::app

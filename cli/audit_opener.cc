@@ -7,8 +7,8 @@
 
 namespace paddock::cli {
 
-Result<app::AuditRecorder> open_audit_log(const std::string& path,
-                                          const std::vector<std::string>& masked) {
+core::Result<app::AuditRecorder> open_audit_log(const std::string& path,
+                                                const std::vector<std::string>& masked) {
   auto opened = app::AuditLog::open(path);
   if (!opened) return opened.error();
   std::shared_ptr<app::AuditLog> log = std::move(*opened);

@@ -14,11 +14,11 @@ namespace paddock::cli {
 
 // `masked`: NAME=VALUE assignments whose values no line may hold (a wrapped server's passed-through
 // variables, which its tool calls' values may carry).
-using AuditOpener = std::function<Result<app::AuditRecorder>(
+using AuditOpener = std::function<core::Result<app::AuditRecorder>(
     const std::string& path, const std::vector<std::string>& masked)>;
 
 // paddock-full's opener: appends to `path` as the server's audit log does (app/audit_log.h).
-Result<app::AuditRecorder> open_audit_log(const std::string& path,
-                                          const std::vector<std::string>& masked);
+core::Result<app::AuditRecorder> open_audit_log(const std::string& path,
+                                                const std::vector<std::string>& masked);
 
 }  // namespace paddock::cli

@@ -280,11 +280,11 @@ core::Result<Request> request_of(Commands& commands, bool after_dash,
   }
   if (commands.wrap->parsed()) {
     if (!commands.wrap->remaining().empty()) {
-      return invalid_input("unexpected '" + commands.wrap->remaining()[0] +
-                           "'; usage: paddock wrap [OPTIONS] -- COMMAND [ARGS...]");
+      return core::invalid_input("unexpected '" + commands.wrap->remaining()[0] +
+                                 "'; usage: paddock wrap [OPTIONS] -- COMMAND [ARGS...]");
     }
     if (command.empty()) {
-      return invalid_input(
+      return core::invalid_input(
           "no server command given; usage: paddock wrap [OPTIONS] -- COMMAND "
           "[ARGS...], e.g. -- npx -y @modelcontextprotocol/server-memory");
     }
@@ -324,7 +324,7 @@ core::Result<Request> parse_command_line(int argc, const char* const* argv) {
   static const std::set<std::string_view> kCommands = {
       "run", "mcp", "wrap", "doctor", "policy", "images", "import", "pull", "rmi", "gc"};
   if (argc > 1 && argv[1][0] != '-' && kCommands.count(argv[1]) == 0) {
-    return invalid_input(
+    return core::invalid_input(
         std::string("unknown command '") + argv[1] +
         "'; the commands are run, mcp, wrap, images, import, pull, rmi, gc, doctor "
         "and policy (see 'paddock --help')");

@@ -151,7 +151,7 @@ core::Result<app::CodeGate> open_gate(const RunRequest& request,
                                       const AuditOpener& open_audit_log) {
   app::AuditRecorder record;
   if (request.audit_log) {
-    if (!open_audit_log) return invalid_input("this paddock cannot write an audit log");
+    if (!open_audit_log) return core::invalid_input("this paddock cannot write an audit log");
     auto opened = open_audit_log(*request.audit_log, {});
     if (!opened) return opened.error();
     record = std::move(*opened);
@@ -219,9 +219,9 @@ core::Status start_relay(const RunRequest& request, std::optional<StdinRelay>& r
 
 // Sets up the brokered secrets (--secret), when there are any: `secrets` gets the authority and
 // the trust bundle the sandbox is given, `settings` the native backend's broker.
-Status broker_secrets(RunRequest& request, const config::Environment& env,
-                      const TerminatorMaker& make_terminator, CommandSecrets& secrets,
-                      BackendSettings& settings) {
+core::Status broker_secrets(RunRequest& request, const config::Environment& env,
+                            const TerminatorMaker& make_terminator, CommandSecrets& secrets,
+                            BackendSettings& settings) {
   if (request.secrets.empty()) return {};
   auto made = command_secrets("--secret", request.secrets, request.secret_in_body,
                               request.egress_ca_file, env, make_terminator);

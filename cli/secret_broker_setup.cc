@@ -111,7 +111,7 @@ core::Result<net::egress::BrokeredSecret> brokered_secret(
 
 namespace paddock::cli {
 
-Result<CommandSecrets> command_secrets(
+core::Result<CommandSecrets> command_secrets(
     const std::string& source, const std::vector<net::egress::SecretSpec>& specs, bool in_body,
     const std::optional<std::string>& ca_file,
     const std::function<std::optional<std::string>(const std::string&)>& value_of,
@@ -128,7 +128,7 @@ Result<CommandSecrets> command_secrets(
   if (!broker) return broker.error();
   made.broker = std::move(*broker);
   made.trust_bundle = made.broker.bundle.path();
-  made.env = net::egress::trust_env(kSandboxTrustBundle);
+  made.env = net::egress::trust_env(runtime::kSandboxTrustBundle);
   return made;
 }
 

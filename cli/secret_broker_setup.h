@@ -60,7 +60,7 @@ struct CommandSecrets {
 };
 
 // Each spec's value read with `value_of`, then the broker set up; an error names what failed.
-Result<CommandSecrets> command_secrets(
+core::Result<CommandSecrets> command_secrets(
     const std::string& source, const std::vector<net::egress::SecretSpec>& specs, bool in_body,
     const std::optional<std::string>& ca_file,
     const std::function<std::optional<std::string>(const std::string&)>& value_of,

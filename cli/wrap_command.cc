@@ -29,8 +29,9 @@ struct Start {
   app::WrappedServerOptions server;
 };
 
-Result<config::Options> resolve_options(const WrapRequest& request, const config::Environment& env,
-                                        std::optional<config::ServerProfile>& profile) {
+core::Result<config::Options> resolve_options(const WrapRequest& request,
+                                              const config::Environment& env,
+                                              std::optional<config::ServerProfile>& profile) {
   std::vector<config::Preset> presets;
   auto named = request.flags.find("--profile");
   if (named != request.flags.end() && !named->second.empty()) {
@@ -56,7 +57,7 @@ state::HomeOwner home_owner(const app::Shares& shares) {
   return {state::kWrappedServerId, state::kWrappedServerId};
 }
 
-Result<state::ServerHome> open_home(const Start& start, const config::Environment& env) {
+core::Result<state::ServerHome> open_home(const Start& start, const config::Environment& env) {
   state::HomeOwner owner = home_owner(start.shares);
   const app::ServerOptions& server = start.options.server;
   std::string state_dir = server.state_dir_set ? server.state_dir : default_state_directory(env);
@@ -65,8 +66,8 @@ Result<state::ServerHome> open_home(const Start& start, const config::Environmen
   return state::ServerHome::open_kept(state_dir, start.server.name, owner);
 }
 
-Status prepare(const WrapRequest& request, const config::Environment& env,
-               const TerminatorMaker& make_terminator, Start& start) {
+core::Status prepare(const WrapRequest& request, const config::Environment& env,
+                     const TerminatorMaker& make_terminator, Start& start) {
   auto options = resolve_options(request, env, start.profile);
   if (!options) return options.error();
   start.options = std::move(*options);
@@ -104,35 +105,37 @@ Status prepare(const WrapRequest& request, const config::Environment& env,
   return {};
 }
 
-Result<app::AuditRecorder> open_audit(const Start& start, const AuditOpener& open_audit_log) {
+core::Result<app::AuditRecorder> open_audit(const Start& start, const AuditOpener& open_audit_log) {
   const auto& path = start.options.server.audit_log;
   if (!path) return app::AuditRecorder();
-  if (!open_audit_log) return invalid_input("this paddock cannot write an audit log");
+  if (!open_audit_log) return core::invalid_input("this paddock cannot write an audit log");
   return open_audit_log(*path, start.options.server.pass_through_env);
 }
 
 // What the user reads when the server's sandbox ended it, or its package could not be fetched.
-void report_end(const RunResult& result, const RunPlan& plan,
+void report_end(const runtime::RunResult& result, const runtime::RunPlan& plan,
                 const app::WrappedServerOptions& server) {
   bool installer_failed =
       server.launch && !server.package_installed && result.step == 0 && plan.steps.size() > 1;
   if (installer_failed) {
     note("could not fetch " + server.launch->spec + " from " + server.launch->registry_host +
          " (the installer step " +
-         (result.outcome == Outcome::kExited ? "exited " + std::to_string(result.exit_code)
-                                             : std::string(to_string(result.outcome))) +
+         (result.outcome == runtime::Outcome::kExited
+              ? "exited " + std::to_string(result.exit_code)
+              : std::string(runtime::to_string(result.outcome))) +
          "; its output is above): check the package's name and version, and that this machine "
          "reaches " +
          server.launch->registry_host);
     return;
   }
-  if (result.outcome == Outcome::kTimedOut) note("the server ran past --timeout and was ended");
-  if (result.outcome == Outcome::kExecFailed) note(result.exec_error);
-  RefusalContext refusals{.allow_host_hint =
-                              "Add --allow-host HOST (or the profile's \"hosts\") "
-                              "to let it reach one.",
-                          .program_output = true};
-  for (const auto& line : refusal_lines(result, refusals)) note(line);
+  if (result.outcome == runtime::Outcome::kTimedOut)
+    note("the server ran past --timeout and was ended");
+  if (result.outcome == runtime::Outcome::kExecFailed) note(result.exec_error);
+  language::RefusalContext refusals{.allow_host_hint =
+                                        "Add --allow-host HOST (or the profile's \"hosts\") "
+                                        "to let it reach one.",
+                                    .program_output = true};
+  for (const auto& line : language::refusal_lines(result, refusals)) note(line);
 }
 
 }  // namespace
@@ -172,7 +175,7 @@ int wrap_command(const WrapRequest& request, const TerminatorMaker& make_termina
     }
   }
   report_end(*result, spec->second, server);
-  return cli_exit_status(*result);
+  return runtime::cli_exit_status(*result);
 }
 
 }  // namespace paddock::cli

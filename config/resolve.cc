@@ -72,12 +72,12 @@ core::Status resolve_settings(const std::vector<Setting>& table, Command command
 
 namespace {
 
-Status apply_presets(const std::vector<Preset>& presets, Command command, const Environment& env,
-                     Options& options) {
+core::Status apply_presets(const std::vector<Preset>& presets, Command command,
+                           const Environment& env, Options& options) {
   for (const auto& preset : presets) {
     const Setting* row = find_setting(preset.flag, command);
     if (row == nullptr) {
-      return invalid_input(preset.where + ": not a setting of this command");
+      return core::invalid_input(preset.where + ": not a setting of this command");
     }
     if (auto set = row->set(Given(preset.value, preset.where), env, options); !set) return set;
   }
@@ -86,8 +86,8 @@ Status apply_presets(const std::vector<Preset>& presets, Command command, const 
 
 }  // namespace
 
-Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env,
-                        const std::vector<Preset>& presets) {
+core::Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env,
+                              const std::vector<Preset>& presets) {
   Options options;
   if (auto set = apply_presets(presets, command, env, options); !set) return set.error();
   if (auto set = resolve_settings(settings_table(), command, flags, env, options); !set) {

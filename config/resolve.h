@@ -12,7 +12,7 @@ namespace paddock::config {
 
 // The rows of `command`, flag over variable over preset over the typed default, then checked
 // together.
-Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env,
-                        const std::vector<Preset>& presets = {});
+core::Result<Options> resolve(Command command, const FlagValues& flags, const Environment& env,
+                              const std::vector<Preset>& presets = {});
 
 }  // namespace paddock::config

@@ -309,7 +309,7 @@ std::vector<Setting> sandbox_rows() {
                  "A seccomp profile in Docker's JSON format, over the policy's (not with the "
                  "kubernetes backend: see --kube-seccomp-profile)",
                  [](const Given& g, Env, Options& o) {
-                   return assign(o.server.seccomp_profile, Result<std::string>(g.text));
+                   return assign(o.server.seccomp_profile, core::Result<std::string>(g.text));
                  }),
           "paddock's own"),
       with_wrap(shared("--audit-log", "PADDOCK_AUDIT_LOG", "FILE", "",

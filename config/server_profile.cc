@@ -44,14 +44,15 @@ std::string as_text(const json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-Error problem(const std::string& file, const std::string& key, const std::string& what) {
-  return invalid_input(file + ": " + (key.empty() ? "" : key + ": ") + what);
+core::Error problem(const std::string& file, const std::string& key, const std::string& what) {
+  return core::invalid_input(file + ": " + (key.empty() ? "" : key + ": ") + what);
 }
 
 // A share's folder with a leading "~" as `home`; it must be absolute, since nothing says what a
 // relative folder of a profile would be relative to.
-Result<std::string> share_folder(const std::string& folder, const std::string& file,
-                                 const std::string& key, const std::optional<std::string>& home) {
+core::Result<std::string> share_folder(const std::string& folder, const std::string& file,
+                                       const std::string& key,
+                                       const std::optional<std::string>& home) {
   if (folder == "~" || folder.starts_with("~/")) {
     if (!home || !home->starts_with("/")) {
       return problem(file, key, folder + " starts with ~, but HOME is not set to a folder");
@@ -68,8 +69,9 @@ Result<std::string> share_folder(const std::string& folder, const std::string& f
 
 // One item of "shares", as --share takes it but with its folder's "~" expanded; its folder must
 // exist now, so that a profile's mistake stops the start rather than the first tool call.
-Result<std::string> checked_share(const std::string& text, const std::string& file,
-                                  const std::string& key, const std::optional<std::string>& home) {
+core::Result<std::string> checked_share(const std::string& text, const std::string& file,
+                                        const std::string& key,
+                                        const std::optional<std::string>& home) {
   auto spec = app::parse_share_spec(text);
   if (!spec) return problem(file, key, escaped(spec.error().message));
   auto folder = share_folder(spec->host_dir, file, key, home);
@@ -89,7 +91,7 @@ Result<std::string> checked_share(const std::string& text, const std::string& fi
 }
 
 // What the schema cannot say: which keys need which.
-Status check_needs(const json& document, const std::string& file) {
+core::Status check_needs(const json& document, const std::string& file) {
   if (document.contains("package") && !document.contains("runtime")) {
     return problem(file, "package",
                    "needs \"runtime\" (node or python), which says where it is downloaded from");
@@ -101,8 +103,8 @@ Status check_needs(const json& document, const std::string& file) {
 }
 
 // Each key as the settings of its flags, in ServerProfile::settings' order.
-Status add_settings(const json& document, ServerProfile& profile,
-                    const std::optional<std::string>& home) {
+core::Status add_settings(const json& document, ServerProfile& profile,
+                          const std::optional<std::string>& home) {
   auto add = [&](const char* flag, std::string value, const std::string& key) {
     profile.settings.push_back({flag, std::move(value), profile.file + ": " + key});
   };
@@ -142,25 +144,25 @@ std::optional<std::string> optional_text(const json& document, const char* key) 
   return found->get<std::string>();
 }
 
-Error unknown_profile(const std::string& name, const std::optional<std::string>& user_dir) {
+core::Error unknown_profile(const std::string& name, const std::optional<std::string>& user_dir) {
   std::string names;
   for (const std::string& known : server_profile_names(user_dir)) {
     names += (names.empty() ? "" : ", ") + known;
   }
   std::string where = user_dir ? *user_dir + "/" + name + ".json" : "a profile file";
-  return invalid_input("unknown server profile '" + name + "'; there are " + names +
-                       " (or write your own as " + where + ", see docs/server-profiles.md)");
+  return core::invalid_input("unknown server profile '" + name + "'; there are " + names +
+                             " (or write your own as " + where + ", see docs/server-profiles.md)");
 }
 
 }  // namespace
 
-Result<ServerProfile> parse_server_profile(std::string_view text, const std::string& name,
-                                           const std::string& file,
-                                           const std::optional<std::string>& home) {
-  auto document = parse_json_text(text, file);
+core::Result<ServerProfile> parse_server_profile(std::string_view text, const std::string& name,
+                                                 const std::string& file,
+                                                 const std::optional<std::string>& home) {
+  auto document = core::parse_json_text(text, file);
   if (!document) return document.error();
   if (auto wrong = server_profile_schema_problem(*document)) {
-    return invalid_input(file + ": " + *wrong);
+    return core::invalid_input(file + ": " + *wrong);
   }
   if (auto needs = check_needs(*document, file); !needs) return needs.error();
   ServerProfile profile;
@@ -175,13 +177,13 @@ Result<ServerProfile> parse_server_profile(std::string_view text, const std::str
   return profile;
 }
 
-Result<ServerProfile> load_server_profile(const std::string& name,
-                                          const std::optional<std::string>& user_dir,
-                                          const std::optional<std::string>& home) {
+core::Result<ServerProfile> load_server_profile(const std::string& name,
+                                                const std::optional<std::string>& user_dir,
+                                                const std::optional<std::string>& home) {
   if (!is_profile_name(name)) {
-    return invalid_input("server profile '" + escaped(name) +
-                         "' is not a profile name: letters, digits, '.', '_' and '-' (e.g. "
-                         "filesystem), never a path");
+    return core::invalid_input("server profile '" + escaped(name) +
+                               "' is not a profile name: letters, digits, '.', '_' and '-' (e.g. "
+                               "filesystem), never a path");
   }
   if (user_dir && name != "schema") {
     auto text = read_user_profile(*user_dir, name);

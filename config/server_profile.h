@@ -49,14 +49,14 @@ struct ServerProfile {
 // or ".."), an unknown name (listing the names there are), a user file that is a symlink out of
 // `user_dir`, not a regular file or over 1 MiB, not JSON, a key or value the schema refuses, or
 // a share whose folder does not exist.
-Result<ServerProfile> load_server_profile(const std::string& name,
-                                          const std::optional<std::string>& user_dir,
-                                          const std::optional<std::string>& home);
+core::Result<ServerProfile> load_server_profile(const std::string& name,
+                                                const std::optional<std::string>& user_dir,
+                                                const std::optional<std::string>& home);
 
 // One profile's text, `file` naming it in errors ("built-in profile NAME" or the file's path).
-Result<ServerProfile> parse_server_profile(std::string_view text, const std::string& name,
-                                           const std::string& file,
-                                           const std::optional<std::string>& home);
+core::Result<ServerProfile> parse_server_profile(std::string_view text, const std::string& name,
+                                                 const std::string& file,
+                                                 const std::optional<std::string>& home);
 
 // Every profile there is, built in or in `user_dir`, sorted: what an unknown name's error lists.
 std::vector<std::string> server_profile_names(const std::optional<std::string>& user_dir);

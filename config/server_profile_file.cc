@@ -14,18 +14,18 @@
 namespace paddock::config {
 namespace {
 
-Error too_large(const std::string& path) {
-  return invalid_input(path + ": is over 1 MiB, too large for a server profile");
+core::Error too_large(const std::string& path) {
+  return core::invalid_input(path + ": is over 1 MiB, too large for a server profile");
 }
 
 // Everything `fd` holds, up to one byte over the bound (so that a file that grew is refused too).
-Result<std::string> read_bounded(int fd, const std::string& path) {
+core::Result<std::string> read_bounded(int fd, const std::string& path) {
   std::string text;
   char buffer[16384];
   while (text.size() <= kMaxProfileBytes) {
     ssize_t got = ::read(fd, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return system_error("cannot read server profile " + path);
+    if (got < 0) return core::system_error("cannot read server profile " + path);
     if (got == 0) return text;
     text.append(buffer, static_cast<std::size_t>(got));
   }
@@ -33,14 +33,14 @@ Result<std::string> read_bounded(int fd, const std::string& path) {
 }
 
 // Why opening a profile beneath its folder failed, in the user's words.
-Error open_error(int err, const std::string& path, const std::string& directory) {
+core::Error open_error(int err, const std::string& path, const std::string& directory) {
   if (err == EXDEV) {
-    return invalid_input(path + ": is a symlink that leads out of " + directory +
-                         "; put the profile itself there");
+    return core::invalid_input(path + ": is a symlink that leads out of " + directory +
+                               "; put the profile itself there");
   }
-  if (err == ENOENT) return invalid_input(path + ": is a symlink to nothing; remove it");
-  if (err == ELOOP) return invalid_input(path + ": is a symlink loop; remove it");
-  return system_error("cannot read server profile " + path, err);
+  if (err == ENOENT) return core::invalid_input(path + ": is a symlink to nothing; remove it");
+  if (err == ELOOP) return core::invalid_input(path + ": is a symlink loop; remove it");
+  return core::system_error("cannot read server profile " + path, err);
 }
 
 }  // namespace
@@ -58,32 +58,33 @@ bool is_profile_name(const std::string& name) {
   return true;
 }
 
-Result<std::optional<std::string>> read_user_profile(const std::string& directory,
-                                                     const std::string& name) {
-  UniqueFd folder(::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+core::Result<std::optional<std::string>> read_user_profile(const std::string& directory,
+                                                           const std::string& name) {
+  core::UniqueFd folder(::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!folder.valid()) {
     if (errno == ENOENT) return std::optional<std::string>();
-    return system_error("cannot open the server profiles' folder " + directory);
+    return core::system_error("cannot open the server profiles' folder " + directory);
   }
   std::string file = name + ".json";
   std::string path = directory + "/" + file;
   struct stat link {};
   if (::fstatat(folder.get(), file.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return std::optional<std::string>();
-    return system_error("cannot read server profile " + path);
+    return core::system_error("cannot read server profile " + path);
   }
   // A FIFO or a device is refused before it is opened: opening one may block or act.
   if (!S_ISLNK(link.st_mode) && !S_ISREG(link.st_mode)) {
-    return invalid_input(path + ": is not a regular file; a server profile is a JSON file");
+    return core::invalid_input(path + ": is not a regular file; a server profile is a JSON file");
   }
   // Beneath the folder: a symlink may name another profile there, never a file elsewhere.
   // O_NONBLOCK: a symlink to a FIFO there must not hang the start.
-  UniqueFd fd(open_beneath(folder.get(), file.c_str(), O_RDONLY | O_NONBLOCK));
+  core::UniqueFd fd(core::open_beneath(folder.get(), file.c_str(), O_RDONLY | O_NONBLOCK));
   if (!fd.valid()) return open_error(-fd.get(), path, directory);
   struct stat opened {};
-  if (::fstat(fd.get(), &opened) != 0) return system_error("cannot read server profile " + path);
+  if (::fstat(fd.get(), &opened) != 0)
+    return core::system_error("cannot read server profile " + path);
   if (!S_ISREG(opened.st_mode)) {
-    return invalid_input(path + ": is not a regular file; a server profile is a JSON file");
+    return core::invalid_input(path + ": is not a regular file; a server profile is a JSON file");
   }
   if (static_cast<std::size_t>(opened.st_size) > kMaxProfileBytes) return too_large(path);
   auto text = read_bounded(fd.get(), path);
@@ -93,7 +94,7 @@ Result<std::optional<std::string>> read_user_profile(const std::string& director
 
 std::vector<std::string> user_profile_names(const std::string& directory) {
   std::vector<std::string> names;
-  for (const std::string& file : directory_names(directory)) {
+  for (const std::string& file : core::directory_names(directory)) {
     if (!file.ends_with(".json")) continue;
     std::string name = file.substr(0, file.size() - 5);
     if (name != "schema" && is_profile_name(name)) names.push_back(name);

@@ -22,8 +22,8 @@ bool is_profile_name(const std::string& name);
 // The text of `directory`/NAME.json, or nothing when there is no such file (or no such folder).
 // Refused, naming the file: a symlink that leads out of `directory` (or to nothing), anything
 // but a regular file, or a file over kMaxProfileBytes. `name` must pass is_profile_name.
-Result<std::optional<std::string>> read_user_profile(const std::string& directory,
-                                                     const std::string& name);
+core::Result<std::optional<std::string>> read_user_profile(const std::string& directory,
+                                                           const std::string& name);
 
 // The names of the profiles in `directory` (NAME.json with a profile name, schema.json left
 // out), sorted; none when it cannot be read.

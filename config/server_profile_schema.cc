@@ -8,13 +8,13 @@ namespace paddock::config {
 namespace {
 
 using nlohmann::json;
-using Kind = SchemaProblem::Kind;
+using Kind = core::SchemaProblem::Kind;
 
 // Compiled once per process. A schema that does not compile refuses every profile, rather than
 // letting through what it would have refused.
-const Result<JsonSchema>& profile_schema() {
-  static const Result<JsonSchema> kSchema =
-      JsonSchema::compile(json::parse(builtin_server_profile_schema()), compile_schema_pattern);
+const core::Result<core::JsonSchema>& profile_schema() {
+  static const core::Result<core::JsonSchema> kSchema = core::JsonSchema::compile(
+      json::parse(builtin_server_profile_schema()), language::compile_schema_pattern);
   return kSchema;
 }
 
@@ -28,9 +28,9 @@ std::string quoted(const std::string& name) {
   return "'" + escaped(name) + "'";
 }
 
-std::string key_of(const std::vector<SchemaStep>& path) {
+std::string key_of(const std::vector<core::SchemaStep>& path) {
   std::string key;
-  for (const SchemaStep& step : path) {
+  for (const core::SchemaStep& step : path) {
     key = step.index ? profile_item(key, *step.index) : profile_key(key, escaped(step.key));
   }
   return key;
@@ -78,7 +78,7 @@ std::string member_names(const json& schema) {
 }
 
 // What is wrong, worded for the key that holds it.
-std::string describe(const SchemaProblem& problem) {
+std::string describe(const core::SchemaProblem& problem) {
   const json& schema = *problem.schema;
   const json& value = *problem.value;
   switch (problem.kind) {
@@ -140,7 +140,7 @@ std::string profile_item(const std::string& parent, std::size_t index) {
 }
 
 std::optional<std::string> server_profile_schema_problem(const json& profile) {
-  const Result<JsonSchema>& schema = profile_schema();
+  const core::Result<core::JsonSchema>& schema = profile_schema();
   if (!schema)
     return "the server profile schema (policies/servers/schema.json): " + schema.error().message;
   auto problem = schema->check(profile);

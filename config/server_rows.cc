@@ -204,7 +204,7 @@ std::vector<Setting> server_rows() {
       with_wrap(row("--state-dir", "PADDOCK_STATE_DIR", "DIR",
                     "$XDG_STATE_HOME/paddock or ~/.local/state/paddock",
                     "Where sessions are kept across restarts (none: sessions end with the server)",
-                    [](const Given& g, Env, Options& o) -> Status {
+                    [](const Given& g, Env, Options& o) -> core::Status {
                       o.server.state_dir_set = true;
                       if (g.text == "none") return {};
                       if (g.text.empty() || g.text[0] != '/') {

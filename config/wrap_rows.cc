@@ -16,7 +16,7 @@ Setting row(std::string flag, std::string type, std::string default_value, std::
 }
 
 // Profile and server names become file names under the state directory: the share names' rules.
-Status set_name(std::optional<std::string>& field, const Given& given) {
+core::Status set_name(std::optional<std::string>& field, const Given& given) {
   if (!app::is_share_name(given.text)) {
     return given.invalid("a name (a letter or digit, then up to 63 of those and ._-)",
                          "filesystem");
@@ -26,7 +26,7 @@ Status set_name(std::optional<std::string>& field, const Given& given) {
 }
 
 // MCP's tool names: 1 to 128 characters, printable, no spaces.
-Status add_denied_tool(const Given& given, Env, Options& options) {
+core::Status add_denied_tool(const Given& given, Env, Options& options) {
   const std::string& name = given.text;
   bool printable = !name.empty() && name.size() <= 128;
   for (char c : name) printable = printable && c > ' ' && c != 0x7f;
@@ -53,7 +53,7 @@ std::vector<Setting> wrap_rows() {
       row(
           "--audit-values", "(no value)", "off: names and sizes only",
           "Write tool calls' argument values to the audit log too, masked",
-          [](const Given&, Env, Options& o) -> Status {
+          [](const Given&, Env, Options& o) -> core::Status {
             o.wrap.audit_values = true;
             return {};
           },

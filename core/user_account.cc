@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 std::optional<std::uint32_t> parse_id(std::string_view text) {

@@ -19,40 +19,45 @@ constexpr const char* kInstalledFile = "installed";
 
 // Makes `path` when missing, then checks what is there: a folder, no symlink, owned by `uid`,
 // and (paddock's own folders) 0700.
-Status own_folder(const std::string& path, uid_t uid, bool private_to_owner) {
-  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return system_error("making " + path);
-  UniqueFd folder(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+core::Status own_folder(const std::string& path, uid_t uid, bool private_to_owner) {
+  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    return core::system_error("making " + path);
+  core::UniqueFd folder(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!folder.valid()) {
-    return system_error(path + " is not a folder of its own (a symlink or a file is refused)");
+    return core::system_error(path +
+                              " is not a folder of its own (a symlink or a file is refused)");
   }
   struct stat info {};
-  if (fstat(folder.get(), &info) != 0) return system_error("reading " + path);
+  if (fstat(folder.get(), &info) != 0) return core::system_error("reading " + path);
   if (info.st_uid != uid) {
-    return invalid_input(path + " belongs to uid " + std::to_string(info.st_uid) + ", not uid " +
-                         std::to_string(uid) +
-                         "; a wrapped server's home is written by one owner (remove it, or give "
-                         "read-write shares of that owner)");
+    return core::invalid_input(
+        path + " belongs to uid " + std::to_string(info.st_uid) + ", not uid " +
+        std::to_string(uid) +
+        "; a wrapped server's home is written by one owner (remove it, or give "
+        "read-write shares of that owner)");
   }
   if (private_to_owner && (info.st_mode & 077) != 0 && fchmod(folder.get(), 0700) != 0) {
-    return system_error("making " + path + " private");
+    return core::system_error("making " + path + " private");
   }
   return {};
 }
 
 // Root made the home: it belongs to the owner the sandbox writes as.
-Status hand_over(const std::string& path, HomeOwner owner) {
+core::Status hand_over(const std::string& path, HomeOwner owner) {
   if (geteuid() != 0) return {};
-  UniqueFd folder(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  core::UniqueFd folder(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat info {};
-  if (!folder.valid() || fstat(folder.get(), &info) != 0) return system_error("opening " + path);
+  if (!folder.valid() || fstat(folder.get(), &info) != 0)
+    return core::system_error("opening " + path);
   if (info.st_uid == 0 && fchown(folder.get(), owner.uid, owner.gid) != 0) {
-    return system_error("giving " + path + " to uid " + std::to_string(owner.uid));
+    return core::system_error("giving " + path + " to uid " + std::to_string(owner.uid));
   }
   return {};
 }
 
 std::string installed_text(const std::string& folder) {
-  UniqueFd file(open((folder + "/" + kInstalledFile).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  core::UniqueFd file(
+      open((folder + "/" + kInstalledFile).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!file.valid()) return {};
   std::string text;
   char buffer[4096];
@@ -64,10 +69,10 @@ std::string installed_text(const std::string& folder) {
 
 }  // namespace
 
-Result<ServerHome> ServerHome::open_kept(const std::string& state_dir, const std::string& name,
-                                         HomeOwner owner) {
+core::Result<ServerHome> ServerHome::open_kept(const std::string& state_dir,
+                                               const std::string& name, HomeOwner owner) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-    return invalid_input("'" + name + "' cannot name a server's home");
+    return core::invalid_input("'" + name + "' cannot name a server's home");
   }
   uid_t me = geteuid();
   std::error_code ignored;
@@ -78,7 +83,8 @@ Result<ServerHome> ServerHome::open_kept(const std::string& state_dir, const std
   for (const auto& [path, mine] : {std::pair{state_dir, true}, {servers, true}, {folder, true}}) {
     if (auto made = own_folder(path, me, mine); !made) return made.error();
   }
-  if (mkdir(home.c_str(), 0700) != 0 && errno != EEXIST) return system_error("making " + home);
+  if (mkdir(home.c_str(), 0700) != 0 && errno != EEXIST)
+    return core::system_error("making " + home);
   if (auto given = hand_over(home, owner); !given) return given.error();
   if (auto checked = own_folder(home, me == 0 ? owner.uid : me, false); !checked) {
     return checked.error();
@@ -86,13 +92,13 @@ Result<ServerHome> ServerHome::open_kept(const std::string& state_dir, const std
   return ServerHome(folder, home, false);
 }
 
-Result<ServerHome> ServerHome::temporary(HomeOwner owner) {
+core::Result<ServerHome> ServerHome::temporary(HomeOwner owner) {
   const char* base = getenv("TMPDIR");
   std::string pattern =
       std::string(base != nullptr && base[0] == '/' ? base : "/tmp") + "/paddock-wrap-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) return system_error("making a temporary home");
+  if (mkdtemp(pattern.data()) == nullptr) return core::system_error("making a temporary home");
   ServerHome made(pattern, pattern + "/home", true);
-  if (mkdir(made.home_.c_str(), 0700) != 0) return system_error("making " + made.home_);
+  if (mkdir(made.home_.c_str(), 0700) != 0) return core::system_error("making " + made.home_);
   if (auto given = hand_over(made.home_, owner); !given) return given.error();
   return made;
 }
@@ -118,15 +124,15 @@ bool ServerHome::installed(const std::string& spec) const {
   return false;
 }
 
-Status ServerHome::mark_installed(const std::string& spec) {
+core::Status ServerHome::mark_installed(const std::string& spec) {
   std::string path = folder_ + "/" + kInstalledFile;
   std::string temporary = path + ".new";
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << installed_text(folder_) << spec << "\n";
-    if (!out) return system_error("writing " + temporary);
+    if (!out) return core::system_error("writing " + temporary);
   }
-  if (rename(temporary.c_str(), path.c_str()) != 0) return system_error("writing " + path);
+  if (rename(temporary.c_str(), path.c_str()) != 0) return core::system_error("writing " + path);
   return {};
 }
 

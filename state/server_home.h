@@ -35,10 +35,10 @@ class ServerHome {
   // The kept home of `name` (a share name: no '/') under `state_dir`, made when missing. A folder
   // on the way that is a symlink, or belongs to someone other than the user (paddock's own
   // folders) or `owner` (the home), is refused in one line naming it.
-  static Result<ServerHome> open_kept(const std::string& state_dir, const std::string& name,
-                                      HomeOwner owner);
+  static core::Result<ServerHome> open_kept(const std::string& state_dir, const std::string& name,
+                                            HomeOwner owner);
   // A home for one start, removed when this is destroyed.
-  static Result<ServerHome> temporary(HomeOwner owner);
+  static core::Result<ServerHome> temporary(HomeOwner owner);
 
   ServerHome(ServerHome&& other) noexcept;
   ServerHome& operator=(ServerHome&&) = delete;
@@ -49,7 +49,7 @@ class ServerHome {
   [[nodiscard]] bool kept() const { return !temporary_; }
   // Whether the installer step fetched `spec` into this home before.
   [[nodiscard]] bool installed(const std::string& spec) const;
-  Status mark_installed(const std::string& spec);
+  core::Status mark_installed(const std::string& spec);
 
  private:
   ServerHome(std::string folder, std::string home, bool temporary)

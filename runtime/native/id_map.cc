@@ -29,7 +29,7 @@ bool setuid_root_helper(const char* path) {
 }
 
 std::string user_name(uid_t uid) {
-  auto entry = passwd_entry(uid);
+  auto entry = core::passwd_entry(uid);
   return entry ? entry->name : std::string();
 }
 

@@ -38,7 +38,7 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 // The error of a profile that must not load, after checking it is one line.
-std::string error_of(const Result<ServerProfile>& profile) {
+std::string error_of(const core::Result<ServerProfile>& profile) {
   EXPECT_FALSE(profile.ok());
   if (profile.ok()) return "";
   const std::string& message = profile.error().message;

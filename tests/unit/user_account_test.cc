@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::core {
 namespace {
 
 constexpr const char* kPasswd =
@@ -44,4 +44,4 @@ TEST(UserAccount, TheHostsRootIsRoot) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::core
