@@ -151,6 +151,8 @@ test('server-memory keeps its graph in its kept home from one start to the next'
   t.after(() => client.close().catch(() => {}));
   await client.connect(transport);
   const pid = transport.pid;
+  // The SDK's transport keeps its child to itself and says nothing of its exit status: read from
+  // the child it holds.
   const exited = new Promise((resolve) => transport._process.once('exit', (code, signal) => resolve({ code, signal })));
   const graph = await ok(client, 'read_graph', {});
   const text = textOf(graph);
