@@ -26,13 +26,14 @@ from .exceptions import (CommandFailedError, ContainerError, FileTransferError, 
 from .security import SecurityIssueSeverity, SecurityPattern  # noqa: E402
 from .session import (ArtifactSandboxSession, InteractiveSandboxSession,  # noqa: E402
                       SandboxSession, create_session)
+from .wrap import wrap_command  # noqa: E402
 
 __all__ = [
     "SandboxSession", "ArtifactSandboxSession", "InteractiveSandboxSession", "create_session",
     "AsyncSandboxSession", "AsyncArtifactSandboxSession", "AsyncInteractiveSandboxSession",
     "ConsoleOutput", "ExecutionResult", "PlotOutput", "FileType", "SandboxBackend",
     "SupportedLanguage", "PaddockServer", "Share", "find_paddock", "SecurityPattern",
-    "SecurityIssueSeverity",
+    "SecurityIssueSeverity", "wrap_command",
     "SandboxError", "PaddockNotFoundError", "LanguageNotSupportedError", "ValidationError",
     "NotOpenSessionError", "SessionClosedError", "ServerError", "ServerDiedError",
     "CommandFailedError", "LibraryInstallationNotSupportedError", "FileTransferError",
