@@ -3,35 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/json_nesting.h"
+
 namespace paddock::app {
 namespace {
-
-// Deepest bracket nesting outside strings, stopping early once past `limit`.
-int nesting_depth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // The UTF-16 unit of the four hex digits at `at`, or -1.
 int hex_unit(std::string_view text, std::size_t at) {
@@ -147,7 +122,7 @@ bool blank_line(std::string_view message) {
 }
 
 ParsedLine parse_line(std::string_view message) {
-  if (nesting_depth(message, kMaxJsonDepth) > kMaxJsonDepth) {
+  if (core::json_nesting_depth(message, kMaxJsonDepth) > kMaxJsonDepth) {
     return {nullptr, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
   }
   auto parsed = nlohmann::json::parse(message, nullptr, false);

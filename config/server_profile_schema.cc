@@ -3,6 +3,7 @@
 #include "config/builtin_server_profiles.h"
 #include "core/json_schema.h"
 #include "language/schema_pattern.h"
+#include "language/schema_words.h"
 
 namespace paddock::config {
 namespace {
@@ -36,36 +37,6 @@ std::string key_of(const std::vector<core::SchemaStep>& path) {
   return key;
 }
 
-// "a, b or c".
-std::string alternatives(const std::vector<std::string>& names) {
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
-    text += names[i];
-  }
-  return text;
-}
-
-std::string with_article(const std::string& type) {
-  if (type == "array") return "a list";
-  return (type.find_first_of("aeiou") == 0 ? "an " : "a ") + type;
-}
-
-std::string type_wanted(const json& schema) {
-  const json& type = schema["type"];
-  std::vector<std::string> names;
-  const json types = type.is_array() ? type : json::array({type});
-  for (const json& name : types) {
-    names.push_back(with_article(name.get<std::string>()));
-  }
-  std::string wanted = alternatives(names);
-  auto items = schema.find("items");
-  if (wanted == "a list" && items != schema.end() && items->value("type", "") == "string") {
-    return "a list of strings";
-  }
-  return wanted;
-}
-
 std::string member_names(const json& schema) {
   std::vector<std::string> names;
   const json properties = schema.value("properties", json::object());
@@ -79,49 +50,18 @@ std::string member_names(const json& schema) {
 
 // What is wrong, worded for the key that holds it.
 std::string describe(const core::SchemaProblem& problem) {
-  const json& schema = *problem.schema;
-  const json& value = *problem.value;
   switch (problem.kind) {
-    case Kind::kType:
-      return "must be " + type_wanted(schema);
-    case Kind::kEnum: {
-      std::vector<std::string> allowed;
-      const json choices = schema.value("enum", json::array({schema.value("const", json())}));
-      for (const json& one : choices) {
-        allowed.push_back(one.is_string() ? one.get<std::string>() : one.dump());
-      }
-      return shown(value) + " is not valid; use " + alternatives(allowed);
-    }
-    case Kind::kMinimum:
-      return "must be at least " + schema["minimum"].dump();
-    case Kind::kMaximum:
-      return "must be at most " + schema["maximum"].dump();
-    case Kind::kExclusiveMinimum:
-      return "must be above " + schema["exclusiveMinimum"].dump();
-    case Kind::kExclusiveMaximum:
-      return "must be below " + schema["exclusiveMaximum"].dump();
-    case Kind::kMinLength:
-    case Kind::kMinItems:
-      return "must not be empty";
-    case Kind::kMaxLength:
-      return "must be at most " + schema["maxLength"].dump() + " characters";
-    case Kind::kMaxItems:
-      return "must have at most " + schema["maxItems"].dump() + " items";
-    case Kind::kPattern:
-    case Kind::kAnyOf:
-      return shown(value) + " is not valid" +
-             (schema.contains("description")
-                  ? ": " + schema["description"].get<std::string>()
-                  : " (it must match " + schema.value("pattern", "") + ")");
     case Kind::kRequired:
       return quoted(problem.name) + " is missing";
     case Kind::kUnknown:
-      return "unknown key " + quoted(problem.name) + " (the keys are " + member_names(schema) + ")";
+      return "unknown key " + quoted(problem.name) + " (the keys are " +
+             member_names(*problem.schema) + ")";
     case Kind::kPropertyName:
       return quoted(problem.name) +
              " is not a variable name (letters, digits and '_', e.g. API_KEY)";
+    default:
+      return language::schema_value_problem(problem);
   }
-  return "is not valid";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/json_schema.h"
 #include "language/builtin_policies.h"
 #include "language/schema_pattern.h"
+#include "language/schema_words.h"
 
 namespace paddock::language {
 namespace {
@@ -27,71 +28,11 @@ std::string pointer_of(const std::vector<core::SchemaStep>& path) {
   return pointer;
 }
 
-// "a, b or c".
-std::string alternatives(const json& values) {
-  std::string text;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
-    text += values[i].is_string() ? values[i].get<std::string>() : values[i].dump();
-  }
-  return text;
-}
-
-std::string type_wanted(const json& schema) {
-  const json& type = schema["type"];
-  std::string name = type.is_string() ? type.get<std::string>() : alternatives(type);
-  if (name == "array") {
-    auto items = schema.find("items");
-    bool strings =
-        items != schema.end() && items->is_object() && items->value("type", "") == "string";
-    return strings ? "a list of strings" : "a list";
-  }
-  return (name.find_first_of("aeiou") == 0 ? "an " : "a ") + name;
-}
-
 // Worded as the parser's own errors are: "is missing", "must be a string", "'x' is not valid; use
 // a or b".
 std::string describe(const core::SchemaProblem& problem) {
   const json& schema = *problem.schema;
-  const json& value = *problem.value;
   switch (problem.kind) {
-    case Kind::kType:
-      return "must be " + type_wanted(schema);
-    case Kind::kEnum: {
-      json allowed = schema.contains("enum") ? schema["enum"] : json::array({schema["const"]});
-      if (!value.is_string()) return "must be one of " + alternatives(allowed);
-      return "'" + value.get<std::string>() + "' is not valid; use " + alternatives(allowed);
-    }
-    case Kind::kMinimum:
-      return "must be at least " + schema["minimum"].dump();
-    case Kind::kMaximum:
-      return "must be at most " + schema["maximum"].dump();
-    case Kind::kExclusiveMinimum:
-      return "must be above " + schema["exclusiveMinimum"].dump();
-    case Kind::kExclusiveMaximum:
-      return "must be below " + schema["exclusiveMaximum"].dump();
-    case Kind::kMinLength:
-      return schema["minLength"] == 1
-                 ? "must not be empty"
-                 : "must be at least " + schema["minLength"].dump() + " characters";
-    case Kind::kMaxLength:
-      return "must be at most " + schema["maxLength"].dump() + " characters";
-    case Kind::kPattern:
-      return "'" + value.get<std::string>() + "' must match " +
-             schema["pattern"].get<std::string>();
-    case Kind::kMinItems:
-      return schema["minItems"] == 1 ? "must not be empty"
-                                     : "must have at least " + schema["minItems"].dump() + " items";
-    case Kind::kMaxItems:
-      return "must have at most " + schema["maxItems"].dump() + " items";
-    case Kind::kAnyOf: {
-      std::string what = value.dump() + " is not valid";
-      if (auto description = schema.find("description");
-          description != schema.end() && description->is_string()) {
-        what += ": " + description->get<std::string>();
-      }
-      return what;
-    }
     case Kind::kRequired:
       return "is missing";
     case Kind::kUnknown: {
@@ -110,8 +51,9 @@ std::string describe(const core::SchemaProblem& problem) {
                   ? " (it must match " + names["pattern"].get<std::string>() + ")"
                   : std::string());
     }
+    default:
+      return schema_value_problem(problem);
   }
-  return "is not valid";
 }
 
 }  // namespace

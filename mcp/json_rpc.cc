@@ -1,34 +1,9 @@
 #include "mcp/json_rpc.h"
 
+#include "core/json_nesting.h"
+
 namespace paddock::mcp {
 namespace {
-
-// Deepest bracket nesting outside strings, stopping early once past `limit`.
-int nesting_depth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 Incoming invalid(int code, std::string message, json id = nullptr) {
   Incoming incoming;
@@ -45,7 +20,7 @@ bool valid_id(const json& id) {
 }  // namespace
 
 Incoming classify(std::string_view line, int max_depth) {
-  if (nesting_depth(line, max_depth) > max_depth) {
+  if (core::json_nesting_depth(line, max_depth) > max_depth) {
     return invalid(kParseError,
                    "message nested deeper than " + std::to_string(max_depth) + " levels");
   }

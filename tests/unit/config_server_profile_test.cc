@@ -328,18 +328,18 @@ TEST(ServerProfile, AWrongTypeNamesTheKey) {
   EXPECT_EQ(parse_error(R"({"description": "x", "hosts": [""]})"),
             "x.json: hosts[0]: must not be empty");
   EXPECT_EQ(parse_error(R"({"description": "x", "runtime": "nodejs"})"),
-            "x.json: runtime: \"nodejs\" is not valid; use node or python");
+            "x.json: runtime: 'nodejs' is not valid; use node or python");
   EXPECT_EQ(parse_error(R"({"description": "x", "home": "temporary"})"),
-            "x.json: home: \"temporary\" is not valid; use kept or none");
+            "x.json: home: 'temporary' is not valid; use kept or none");
   EXPECT_EQ(parse_error(R"({"description": "x", "env": {"A": 1}})"),
             "x.json: env.A: must be a string");
   EXPECT_EQ(parse_error(R"({"description": "x", "env": {"A-B": "1"}})"),
             "x.json: env: 'A-B' is not a variable name (letters, digits and '_', e.g. API_KEY)");
   EXPECT_EQ(parse_error(R"({"description": "x", "secrets": ["GH_TOKEN"]})"),
-            "x.json: secrets[0]: \"GH_TOKEN\" is not valid: NAME=ENVVAR@HOSTS, e.g. "
+            "x.json: secrets[0]: 'GH_TOKEN' is not valid: NAME=ENVVAR@HOSTS, e.g. "
             "GITHUB_TOKEN=GH_TOKEN@api.github.com");
   EXPECT_TRUE(parse_error(R"({"description": "x", "runtime": "node", "package": "a b"})")
-                  .starts_with("x.json: package: \"a b\" is not valid: "));
+                  .starts_with("x.json: package: 'a b' is not valid: "));
 }
 
 TEST(ServerProfile, WhatTheSchemaCannotSay) {
