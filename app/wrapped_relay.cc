@@ -86,6 +86,26 @@ AuditRecord wrapped_call_record(const std::string& server, const WrappedCall& ca
   return record;
 }
 
+// Sends `sig` to the processes below `pid` that are not paddock's own. The sandbox's host pid is
+// init's relay, whose child is init (both paddock-init); the server runs below them. Sending to
+// the relay's children alone reached only init, pid 1 of the sandbox's namespace, which ignores
+// a signal it has no handler for: SIGTERM to the wrapper never reached the server (test
+// Wrap.SignalsArePassedToTheServer).
+void signal_below(pid_t pid, int sig, int depth) {
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                         "/children");
+  for (long child; children >> child;) {
+    std::ifstream comm("/proc/" + std::to_string(child) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "paddock-init" && depth < 4) {
+      signal_below(static_cast<pid_t>(child), sig, depth + 1);
+    } else {
+      kill(static_cast<pid_t>(child), sig);
+    }
+  }
+}
+
 class Relay final : public RunObserver {
  public:
   Relay(WrappedStream::Options options, const AuditRecorder& record, int client_out, int log_fd)
@@ -153,9 +173,7 @@ class Relay final : public RunObserver {
       token_.cancel();
       return;
     }
-    std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) +
-                           "/children");
-    for (long pid; children >> pid;) kill(static_cast<pid_t>(pid), sig);
+    signal_below(init, sig, 0);
   }
 
   void end() const { token_.cancel(); }
