@@ -52,7 +52,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 class Wrapped {
  public:
   Wrapped(std::vector<std::string> flags, std::vector<std::string> env = {},
-          std::vector<std::string> server_flags = {})
+          std::vector<std::string> server_flags = {}, bool sockets = false)
       : log_("wrapt-log") {
     std::vector<std::string> argv = {paddock_binary(), "wrap", "--share",
                                      support_dir() + "=support"};
@@ -61,7 +61,7 @@ class Wrapped {
       argv.emplace_back(word);
     }
     argv.insert(argv.end(), server_flags.begin(), server_flags.end());
-    process_.emplace(McpProcess::Command{argv, log_ / "stderr", std::move(env)});
+    process_.emplace(McpProcess::Command{argv, log_ / "stderr", std::move(env), sockets});
   }
 
   McpProcess& client() { return *process_; }
@@ -243,14 +243,15 @@ TEST(Wrap, AFloodingServerGivesABoundedCleanStream) {
   EXPECT_EQ(valid, 16384u);
   EXPECT_EQ(notes, 1u);
   EXPECT_LT(peak.load(), 128 * 1024) << "KiB";
+  RecordProperty("wrapper_peak_rss_kib", std::to_string(peak.load()));
   EXPECT_EQ(wrap.finish(), 0) << wrap.stderr_text();
 }
 
 // 6. A server that never reads: the client's writes back up, and closing its input still ends
 // everything within the grace.
-TEST(Wrap, AServerThatNeverReadsDoesNotHangTheWrapper) {
+void never_read_then_close(bool sockets) {
   TempFolder state("wrapt-state");
-  Wrapped wrap({"--state-dir", state.path()}, {}, {"--never-read"});
+  Wrapped wrap({"--state-dir", state.path()}, {}, {"--never-read"}, sockets);
   for (int i = 0; i < 100 && !contains(wrap.stderr_text(), "never reading"); ++i) usleep(100000);
   std::string line = json{{"jsonrpc", "2.0"},
                           {"method", "notifications/message"},
@@ -265,6 +266,14 @@ TEST(Wrap, AServerThatNeverReadsDoesNotHangTheWrapper) {
   auto took = std::chrono::steady_clock::now() - closed;
   EXPECT_NE(status, -1) << wrap.stderr_text();
   EXPECT_LT(took, seconds(8)) << wrap.stderr_text();
+}
+
+// Over pipes, and over socketpairs (node's clients), whose end is not POLLHUP.
+TEST(Wrap, AServerThatNeverReadsDoesNotHangTheWrapper) {
+  for (bool sockets : {false, true}) {
+    SCOPED_TRACE(sockets ? "socketpairs" : "pipes");
+    never_read_then_close(sockets);
+  }
 }
 
 // 7. Forks and descriptors without end are refused past the limits; the machine is fine.
@@ -434,6 +443,7 @@ TEST(Wrap, EveryCallIsOneAuditLine) {
     EXPECT_EQ(lines[0]["arguments"], json({{"word", 13}, {"n", 5}})) << lines[0].dump();
     EXPECT_EQ(lines[1]["wrapped_tool"], "read_file");
     EXPECT_EQ(contains(read_file(log), "hello-value"), values) << read_file(log);
+    EXPECT_EQ(lines[0].contains("values"), values) << lines[0].dump();
   }
 }
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +46,9 @@ class McpProcess {
     std::vector<std::string> argv;
     std::string stderr_path = "/dev/null";
     std::vector<std::string> env;
+    // stdin and stdout are socketpairs, as libuv (node's clients) makes them, not pipes; then
+    // close_input shuts the socket's output down, as node's stdin.end() does.
+    bool sockets = false;
   };
   explicit McpProcess(const Command& command) { start(command.argv, command); }
   ~McpProcess() {
@@ -59,8 +63,15 @@ class McpProcess {
  private:
   void start(std::vector<std::string> args, const Command& command) {
     int in[2], out[2];
-    EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
-    EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    sockets_ = command.sockets;
+    if (sockets_) {
+      EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in), 0);
+      EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out), 0);
+      std::swap(in[0], in[1]);  // in[1] is this end, as a pipe's write end
+    } else {
+      EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
+      EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    }
     pid_ = fork();
     if (pid_ == 0) {
       dup2(in[0], STDIN_FILENO);
@@ -164,6 +175,10 @@ class McpProcess {
     return found;
   }
   void close_input() {
+    if (sockets_) {
+      shutdown(to_server_, SHUT_WR);  // the socket stays open until the end, as node keeps it
+      return;
+    }
     close(to_server_);
     to_server_ = -1;
   }
@@ -234,6 +249,7 @@ class McpProcess {
   std::size_t malformed_ = 0;
   std::size_t received_bytes_ = 0;
   bool eof_ = false;
+  bool sockets_ = false;
 };
 
 }  // namespace paddock::testing
