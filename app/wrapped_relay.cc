@@ -66,10 +66,14 @@ bool write_to_server(int server_in, std::string_view bytes, int client_in) {
     }
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote == 0 || errno != EAGAIN) return false;
-    pollfd fds[2] = {{server_in, POLLOUT, 0}, {client_in, 0, 0}};
+    // A pipe's writer closing is POLLHUP; a socket's peer ending its output (libuv's stdio is a
+    // socketpair) only POLLRDHUP.
+    pollfd fds[2] = {{server_in, POLLOUT, 0}, {client_in, POLLRDHUP, 0}};
     if (poll(fds, 2, -1) < 0 && errno != EINTR) return false;
     bool writable = (fds[0].revents & (POLLOUT | POLLERR)) != 0;
-    if (!writable && (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) return false;
+    if (!writable && (fds[1].revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) != 0) {
+      return false;
+    }
   }
   return true;
 }
