@@ -497,6 +497,25 @@ TEST(Wrap, TheKeptHomeIsThereOnTheNextStart) {
   }
 }
 
+// The client's side of the bound: a line that is not JSON and one over 16 MiB are answered with
+// JSON-RPC errors by the wrapper, and the next call goes through.
+TEST(Wrap, AClientsMalformedOrOversizedFrameIsRefusedAndTheStreamGoesOn) {
+  TempFolder state("wrapt-state");
+  Wrapped wrap({"--state-dir", state.path()});
+  ASSERT_TRUE(wrap.initialize().contains("result")) << wrap.stderr_text();
+  wrap.client().send_line("garbage{");
+  wrap.client().send_line(R"({"jsonrpc":"2.0","id":4,"method":"x","params":{"p":")" +
+                          std::string(17u << 20, 'o') + R"("}})");
+  json after = wrap.call(5, "echo", {{"after", 1}});
+  EXPECT_TRUE(contains(answer_text(after), "echo: ")) << after.dump();
+  std::vector<int> codes;
+  for (const auto& message : wrap.client().notifications()) {
+    if (message.contains("error")) codes.push_back(message["error"].value("code", 0));
+  }
+  EXPECT_EQ(codes, (std::vector<int>{-32700, -32600}));
+  EXPECT_EQ(wrap.finish(), 0) << wrap.stderr_text();
+}
+
 // 15. The wrapper's exit status is the server's.
 TEST(Wrap, TheExitStatusIsTheServers) {
   TempFolder state("wrapt-state");
