@@ -53,6 +53,31 @@ bool write_whole(int fd, std::string_view bytes) {
   return true;
 }
 
+// Writes to the server's stdin (non-blocking) until done, the server's stdin is closed, or the
+// client's input has ended (`client_in` hung up) while the server reads nothing: a blocking
+// write there never saw the client go, and a server that never reads kept the wrapper and itself
+// alive for good (test Wrap.AServerThatNeverReadsDoesNotHangTheWrapper).
+bool write_to_server(int server_in, std::string_view bytes, int client_in) {
+  while (!bytes.empty()) {
+    ssize_t wrote = write(server_in, bytes.data(), bytes.size());
+    if (wrote > 0) {
+      bytes.remove_prefix(static_cast<std::size_t>(wrote));
+      continue;
+    }
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote == 0 || errno != EAGAIN) return false;
+    // A pipe's writer closing is POLLHUP; a socket's peer ending its output (libuv's stdio is a
+    // socketpair) only POLLRDHUP.
+    pollfd fds[2] = {{server_in, POLLOUT, 0}, {client_in, POLLRDHUP, 0}};
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) return false;
+    bool writable = (fds[0].revents & (POLLOUT | POLLERR)) != 0;
+    if (!writable && (fds[1].revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 struct Pipe {
   core::UniqueFd read_end, write_end;
   static core::Result<Pipe> make() {
@@ -86,6 +111,26 @@ AuditRecord wrapped_call_record(const std::string& server, const WrappedCall& ca
   return record;
 }
 
+// Sends `sig` to the processes below `pid` that are not paddock's own. The sandbox's host pid is
+// init's relay, whose child is init (both paddock-init); the server runs below them. Sending to
+// the relay's children alone reached only init, pid 1 of the sandbox's namespace, which ignores
+// a signal it has no handler for: SIGTERM to the wrapper never reached the server (test
+// Wrap.SignalsArePassedToTheServer).
+void signal_below(pid_t pid, int sig, int depth) {
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                         "/children");
+  for (long child; children >> child;) {
+    std::ifstream comm("/proc/" + std::to_string(child) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "paddock-init" && depth < 4) {
+      signal_below(static_cast<pid_t>(child), sig, depth + 1);
+    } else {
+      kill(static_cast<pid_t>(child), sig);
+    }
+  }
+}
+
 class Relay final : public runtime::RunObserver {
  public:
   Relay(WrappedStream::Options options, const AuditRecorder& record, int client_out, int log_fd)
@@ -115,25 +160,25 @@ class Relay final : public runtime::RunObserver {
   [[nodiscard]] const runtime::CancellationToken* cancellation() const override { return &token_; }
 
   // The client's bytes: what passes goes to the server's stdin, answers go back.
-  bool from_client(std::string_view bytes, int server_in) {
+  bool from_client(std::string_view bytes, int server_in, int client_in) {
     StreamOutput out;
     {
       std::lock_guard lock(stream_mutex_);
       out = stream_.from_client(bytes);
     }
     deliver(out);
-    return out.to_server.empty() || write_whole(server_in, out.to_server);
+    return out.to_server.empty() || write_to_server(server_in, out.to_server, client_in);
   }
 
   // The client's stdout ended: a last line without its newline still passes.
-  void client_ended(int server_in) {
+  void client_ended(int server_in, int client_in) {
     StreamOutput out;
     {
       std::lock_guard lock(stream_mutex_);
       out = stream_.client_ended();
     }
     deliver(out);
-    if (!out.to_server.empty()) write_whole(server_in, out.to_server);
+    if (!out.to_server.empty()) write_to_server(server_in, out.to_server, client_in);
   }
 
   // The server's stdout is closed: calls still open end unanswered.
@@ -153,9 +198,7 @@ class Relay final : public runtime::RunObserver {
       token_.cancel();
       return;
     }
-    std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) +
-                           "/children");
-    for (long pid; children >> pid;) kill(static_cast<pid_t>(pid), sig);
+    signal_below(init, sig, 0);
   }
 
   void end() const { token_.cancel(); }
@@ -193,15 +236,16 @@ class Relay final : public runtime::RunObserver {
 void read_client(Relay& relay, int client_in, core::UniqueFd server_in, int wake) {
   std::string buffer(kReadChunk, '\0');
   bool server_open = true;
+  fcntl(server_in.get(), F_SETFL, fcntl(server_in.get(), F_GETFL) | O_NONBLOCK);
   while (wait_readable(client_in, wake)) {
     ssize_t got = read(client_in, buffer.data(), buffer.size());
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) {
-      if (server_open) relay.client_ended(server_in.get());
+      if (server_open) relay.client_ended(server_in.get(), client_in);
       break;
     }
-    if (server_open &&
-        !relay.from_client({buffer.data(), static_cast<std::size_t>(got)}, server_in.get())) {
+    if (server_open && !relay.from_client({buffer.data(), static_cast<std::size_t>(got)},
+                                          server_in.get(), client_in)) {
       server_open = false;  // the server closed its stdin; its answers may still come
     }
   }

@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -36,15 +38,48 @@ class McpProcess {
       args.push_back(arg);
     }
     args.insert(args.end(), flags.begin(), flags.end());
+    start(args, Command{});
+  }
+  // Any program driven the same way (`paddock wrap ...`): its whole argv, where its stderr goes
+  // and the variables set in its environment on top of this process's (NAME=VALUE).
+  struct Command {
+    std::vector<std::string> argv;
+    std::string stderr_path = "/dev/null";
+    std::vector<std::string> env;
+    // stdin and stdout are socketpairs, as libuv (node's clients) makes them, not pipes; then
+    // close_input shuts the socket's output down, as node's stdin.end() does.
+    bool sockets = false;
+  };
+  explicit McpProcess(const Command& command) { start(command.argv, command); }
+  ~McpProcess() {
+    if (to_server_ >= 0) close(to_server_);
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(from_server_);
+  }
+
+ private:
+  void start(std::vector<std::string> args, const Command& command) {
     int in[2], out[2];
-    EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
-    EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    sockets_ = command.sockets;
+    if (sockets_) {
+      EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in), 0);
+      EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out), 0);
+      std::swap(in[0], in[1]);  // in[1] is this end, as a pipe's write end
+    } else {
+      EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
+      EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    }
     pid_ = fork();
     if (pid_ == 0) {
       dup2(in[0], STDIN_FILENO);
       dup2(out[1], STDOUT_FILENO);
-      int null = open("/dev/null", O_WRONLY);
-      dup2(null, STDERR_FILENO);
+      int err = open(command.stderr_path.empty() ? "/dev/null" : command.stderr_path.c_str(),
+                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(err, STDERR_FILENO);
+      for (const auto& entry : command.env) putenv(const_cast<char*>(entry.c_str()));
       std::vector<char*> argv;
       for (auto& arg : args) argv.push_back(arg.data());
       argv.push_back(nullptr);
@@ -56,15 +91,8 @@ class McpProcess {
     to_server_ = in[1];
     from_server_ = out[0];
   }
-  ~McpProcess() {
-    if (to_server_ >= 0) close(to_server_);
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    close(from_server_);
-  }
 
+ public:
   void send_line(const std::string& line) {
     std::string data = line + "\n";
     for (std::size_t done = 0; done < data.size();) {
@@ -74,6 +102,24 @@ class McpProcess {
     }
   }
   void send(const json& message) { send_line(message.dump()); }
+  // Writes what the other end takes of `data` within `timeout`, never blocking past it: the
+  // bytes written.
+  std::size_t send_for(const std::string& data, std::chrono::milliseconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    fcntl(to_server_, F_SETFL, fcntl(to_server_, F_GETFL) | O_NONBLOCK);
+    std::size_t done = 0;
+    while (done < data.size()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) break;
+      pollfd entry{to_server_, POLLOUT, 0};
+      if (poll(&entry, 1, static_cast<int>(left.count())) <= 0) break;
+      ssize_t wrote = write(to_server_, data.data() + done, data.size() - done);
+      if (wrote > 0) done += static_cast<std::size_t>(wrote);
+      if (wrote < 0 && errno != EAGAIN && errno != EINTR) break;
+    }
+    fcntl(to_server_, F_SETFL, fcntl(to_server_, F_GETFL) & ~O_NONBLOCK);
+    return done;
+  }
   void request(int id, const std::string& method, json params = json::object()) {
     send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
   }
@@ -129,6 +175,10 @@ class McpProcess {
     return found;
   }
   void close_input() {
+    if (sockets_) {
+      shutdown(to_server_, SHUT_WR);  // the socket stays open until the end, as node keeps it
+      return;
+    }
     close(to_server_);
     to_server_ = -1;
   }
@@ -146,6 +196,19 @@ class McpProcess {
     return -1;
   }
   [[nodiscard]] pid_t pid() const { return pid_; }
+  // Reads until the other end closes its output; false if it did not within `timeout`.
+  bool wait_eof(std::chrono::seconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    while (!eof_) {
+      if (!read_some(deadline) && !eof_) return false;
+    }
+    return true;
+  }
+  // Lines that were not JSON, and every message received so far (answers not yet waited for,
+  // notifications).
+  [[nodiscard]] std::size_t malformed_lines() const { return malformed_; }
+  [[nodiscard]] const std::vector<json>& received() const { return received_; }
+  [[nodiscard]] std::size_t received_bytes() const { return received_bytes_; }
 
  private:
   bool read_some(Clock::time_point deadline) {
@@ -155,12 +218,26 @@ class McpProcess {
     if (poll(&entry, 1, static_cast<int>(left.count())) <= 0) return false;
     char chunk[65536];
     ssize_t got = read(from_server_, chunk, sizeof chunk);
+    if (got == 0) eof_ = true;
     if (got <= 0) return false;
+    received_bytes_ += static_cast<std::size_t>(got);
     pending_.append(chunk, static_cast<std::size_t>(got));
-    for (auto end = pending_.find('\n'); end != std::string::npos; end = pending_.find('\n')) {
-      received_.push_back(json::parse(pending_.substr(0, end)));  // every line is one message
-      pending_.erase(0, end + 1);
+    std::size_t start = 0;
+    for (auto end = pending_.find('\n'); end != std::string::npos;
+         end = pending_.find('\n', start)) {
+      // Every line is one message; one that is not JSON is counted, for the tests that check
+      // that none is.
+      json message =
+          json::parse(pending_.begin() + static_cast<std::ptrdiff_t>(start),
+                      pending_.begin() + static_cast<std::ptrdiff_t>(end), nullptr, false);
+      if (message.is_discarded()) {
+        ++malformed_;
+      } else {
+        received_.push_back(std::move(message));
+      }
+      start = end + 1;
     }
+    pending_.erase(0, start);
     return true;
   }
 
@@ -169,6 +246,10 @@ class McpProcess {
   int from_server_ = -1;
   std::string pending_;
   std::vector<json> received_;
+  std::size_t malformed_ = 0;
+  std::size_t received_bytes_ = 0;
+  bool eof_ = false;
+  bool sockets_ = false;
 };
 
 }  // namespace paddock::testing
