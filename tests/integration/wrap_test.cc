@@ -213,11 +213,14 @@ TEST(Wrap, AHostNotAllowedIsRefused) {
 }
 
 // 5. Megabytes of notifications and one line past the bound: the client gets every valid frame,
-// a note for the dropped one, and the wrapper's memory stays bounded.
-TEST(Wrap, AFloodingServerGivesABoundedCleanStream) {
+// and a note for the dropped one. Gives the wrapper's peak resident memory meanwhile, in KiB.
+long flood_through_the_wrapper() {
   TempFolder state("wrapt-state");
   Wrapped wrap({"--state-dir", state.path()});
-  ASSERT_TRUE(wrap.initialize().contains("result")) << wrap.stderr_text();
+  if (!wrap.initialize().contains("result")) {
+    ADD_FAILURE() << "no answer to initialize: " << wrap.stderr_text();
+    return 0;
+  }
   std::atomic<bool> done{false};
   std::atomic<long> peak{0};
   pid_t wrapper = wrap.client().pid();
@@ -242,9 +245,21 @@ TEST(Wrap, AFloodingServerGivesABoundedCleanStream) {
   }
   EXPECT_EQ(valid, 16384u);
   EXPECT_EQ(notes, 1u);
-  EXPECT_LT(peak.load(), 128 * 1024) << "KiB";
-  RecordProperty("wrapper_peak_rss_kib", std::to_string(peak.load()));
   EXPECT_EQ(wrap.finish(), 0) << wrap.stderr_text();
+  return peak.load();
+}
+
+TEST(Wrap, AFloodingServerGivesABoundedCleanStream) {
+  flood_through_the_wrapper();
+}
+
+// The same flood, for the wrapper's memory: it holds a frame at most (16 MiB) and the stream's
+// state, never the flood. Apart from the stream's test because the sanitized pass
+// (scripts/test-sanitizers) leaves it out: ASan's quarantine keeps freed memory resident.
+TEST(Wrap, AFloodingServerKeepsTheWrappersMemoryBounded) {
+  long peak = flood_through_the_wrapper();
+  EXPECT_LT(peak, 128 * 1024) << "KiB";
+  RecordProperty("wrapper_peak_rss_kib", std::to_string(peak));
 }
 
 // 6. A server that never reads: the client's writes back up, and closing its input still ends
