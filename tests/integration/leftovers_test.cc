@@ -24,35 +24,6 @@ std::vector<std::string> children_of_this_process() {
   return children;
 }
 
-// What this user has in /tmp. Only this user's entries can be this process's leftovers, and
-// scripts/test runs another user's suites beside this one, whose files come and go meanwhile.
-std::vector<std::string> own_entries_of_tmp() {
-  std::vector<std::string> own;
-  for (const auto& name : directory_entries("/tmp")) {
-    struct stat info {};
-    if (lstat(("/tmp/" + name).c_str(), &info) == 0 && info.st_uid == geteuid()) {
-      own.push_back(name);
-    }
-  }
-  return own;
-}
-
-// The mounts this process sees, but those of the jobs scripts/test runs beside the suites, which
-// come and go meanwhile: the container engines' (their containers' overlays and network
-// namespaces, under the engines' folder or /run/netns) and the image builds' (mmdebstrap).
-std::string mounts_but_other_jobs() {
-  std::istringstream lines(read_file("/proc/self/mountinfo"));
-  std::string kept;
-  for (std::string line; std::getline(lines, line);) {
-    bool other_job = false;
-    for (const char* mark : {"/engines/", "/mmdebstrap.", " /run/netns/"}) {
-      other_job = other_job || line.find(mark) != std::string::npos;
-    }
-    if (!other_job) kept += line + "\n";
-  }
-  return kept;
-}
-
 TEST(Leftovers, NothingRemainsAfterTwoHundredRuns) {
   const int fds_before = open_fd_count();
   const std::string mounts_before = mounts_but_other_jobs();

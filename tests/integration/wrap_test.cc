@@ -362,30 +362,7 @@ std::vector<std::string> cgroups_of(pid_t pid) {
 }
 
 std::vector<std::string> own_wrap_homes() {
-  std::vector<std::string> found;
-  for (const auto& name : directory_entries("/tmp")) {
-    struct stat info {};
-    if (name.rfind("paddock-wrap-", 0) == 0 && lstat(("/tmp/" + name).c_str(), &info) == 0 &&
-        info.st_uid == geteuid()) {
-      found.push_back(name);
-    }
-  }
-  return found;
-}
-
-// The mounts this process sees, but those of the jobs scripts/test runs beside the suites (as
-// tests/integration/leftovers_test.cc reads them).
-std::string mounts_but_other_jobs() {
-  std::istringstream lines(read_file("/proc/self/mountinfo"));
-  std::string kept;
-  for (std::string line; std::getline(lines, line);) {
-    bool other_job = false;
-    for (const char* mark : {"/engines/", "/mmdebstrap.", " /run/netns/"}) {
-      other_job = other_job || contains(line, mark);
-    }
-    if (!other_job) kept += line + "\n";
-  }
-  return kept;
+  return own_entries_of_tmp("paddock-wrap-");
 }
 
 // 10. Closing stdin ends the server, and nothing is left behind.

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -314,6 +315,31 @@ std::vector<pid_t> processes_of_this_user_with(const std::string& marker) {
 
 int open_fd_count() {
   return static_cast<int>(directory_entries("/proc/self/fd").size());
+}
+
+std::vector<std::string> own_entries_of_tmp(const std::string& prefix) {
+  std::vector<std::string> own;
+  for (const auto& name : directory_entries("/tmp")) {
+    struct stat info {};
+    if (name.rfind(prefix, 0) == 0 && lstat(("/tmp/" + name).c_str(), &info) == 0 &&
+        info.st_uid == geteuid()) {
+      own.push_back(name);
+    }
+  }
+  return own;
+}
+
+std::string mounts_but_other_jobs() {
+  std::istringstream lines(read_file("/proc/self/mountinfo"));
+  std::string kept;
+  for (std::string line; std::getline(lines, line);) {
+    bool other_job = false;
+    for (const char* mark : {"/engines/", "/mmdebstrap.", " /run/netns/"}) {
+      other_job = other_job || line.find(mark) != std::string::npos;
+    }
+    if (!other_job) kept += line + "\n";
+  }
+  return kept;
 }
 
 }  // namespace paddock::testing

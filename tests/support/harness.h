@@ -77,5 +77,13 @@ long host_uid_of(pid_t pid);
 int open_fd_count();
 std::string read_file(const std::string& path);
 std::vector<std::string> directory_entries(const std::string& path);
+// What this user has in /tmp whose name starts with `prefix`. Only this user's entries can be
+// this process's leftovers: scripts/test runs another user's suites beside this one, whose files
+// come and go meanwhile.
+std::vector<std::string> own_entries_of_tmp(const std::string& prefix = "");
+// The mounts this process sees, but those of the jobs scripts/test runs beside the suites, which
+// come and go meanwhile: the container engines' (their containers' overlays and network
+// namespaces, under the engines' folder or /run/netns) and the image builds' (mmdebstrap).
+std::string mounts_but_other_jobs();
 
 }  // namespace paddock::testing
