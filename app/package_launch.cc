@@ -62,8 +62,10 @@ std::optional<PackageLaunch> package_launch(const std::vector<std::string>& comm
   // a command that exits at once instead of the server.
   launch.install_command = {"npm", "exec", "--yes", "--package=" + launch.spec,
                             "--",  "node", "-e",    ""};
-  launch.env = {"npm_config_offline=true", "npm_config_update_notifier=false",
-                "npm_config_fund=false", "npm_config_audit=false"};
+  launch.install_env = {"npm_config_update_notifier=false", "npm_config_fund=false",
+                        "npm_config_audit=false"};
+  launch.env = launch.install_env;
+  launch.env.push_back("npm_config_offline=true");
   return launch;
 }
 

@@ -18,7 +18,11 @@ struct PackageLaunch {
   std::vector<std::string> install_command;
   // The server's command, with a pinned version written into its package argument.
   std::vector<std::string> command;
-  // The server's environment: the launcher reads its cache alone and never the registry.
+  // The launcher's quiet settings, for the installer step and the server alike (no update
+  // notice, no funding or audit requests to the registry).
+  std::vector<std::string> install_env;
+  // The server's environment: install_env, and the launcher reads its cache alone and never the
+  // registry.
   std::vector<std::string> env;
 };
 

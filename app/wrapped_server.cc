@@ -18,9 +18,7 @@ constexpr std::uint64_t kKeptOutputBytes = 64u << 10;
 std::vector<std::string> install_step(const PackageLaunch& launch) {
   std::vector<std::string> env = net::egress::proxy_env(false);
   env.push_back(std::string("HOME=") + kWrappedHome);
-  env.push_back("npm_config_update_notifier=false");
-  env.push_back("npm_config_fund=false");
-  env.push_back("npm_config_audit=false");
+  env.insert(env.end(), launch.install_env.begin(), launch.install_env.end());
   std::vector<std::string> argv = {"/usr/bin/env", "-i"};
   for (auto& entry : runtime::merge_env(runtime::default_sandbox_env(), env))
     argv.push_back(std::move(entry));

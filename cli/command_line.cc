@@ -279,10 +279,6 @@ core::Result<Request> request_of(Commands& commands, bool after_dash,
     return Request{McpRequest{config::collect_flags(*commands.mcp, commands.mcp_flags)}};
   }
   if (commands.wrap->parsed()) {
-    if (!commands.wrap->remaining().empty()) {
-      return core::invalid_input("unexpected '" + commands.wrap->remaining()[0] +
-                                 "'; usage: paddock wrap [OPTIONS] -- COMMAND [ARGS...]");
-    }
     if (command.empty()) {
       return core::invalid_input(
           "no server command given; usage: paddock wrap [OPTIONS] -- COMMAND "
