@@ -13,10 +13,21 @@ namespace {
 
 class CreateSession final : public Tool {
  public:
-  explicit CreateSession(std::string default_language)
-      : default_language_(std::move(default_language)) {}
+  CreateSession(std::string default_language, CreateSessionOffer offer)
+      : default_language_(std::move(default_language)), offer_(offer) {}
   std::string name() const override { return "create_session"; }
   json definition() const override {
+    json definition = full_definition();
+    json& properties = definition["inputSchema"]["properties"];
+    if (!offer_.kept) {
+      properties.erase("name");
+      properties.erase("from_snapshot");
+    }
+    if (!offer_.from_archive) properties.erase("from_archive");
+    return definition;
+  }
+
+  json full_definition() const {
     return {
         {"name", name()},
         {"title", "Create a session"},
@@ -124,6 +135,7 @@ class CreateSession final : public Tool {
 
  private:
   std::string default_language_;
+  CreateSessionOffer offer_;
 };
 
 // A snapshot of a session and a new session from it, in one call.
@@ -170,8 +182,9 @@ class ForkSession final : public Tool {
 
 }  // namespace
 
-std::unique_ptr<Tool> make_create_session(const std::string& default_language) {
-  return std::make_unique<CreateSession>(default_language);
+std::unique_ptr<Tool> make_create_session(const std::string& default_language,
+                                          CreateSessionOffer offer) {
+  return std::make_unique<CreateSession>(default_language, offer);
 }
 
 std::unique_ptr<Tool> make_fork_session(const std::string& default_language) {

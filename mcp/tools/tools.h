@@ -16,7 +16,16 @@ std::unique_ptr<Tool> make_execute_code(const app::ServerOptions& options,
                                         const language::PolicyStore& policies);
 std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
-std::unique_ptr<Tool> make_create_session(const std::string& default_language);
+// The create_session arguments a server's settings leave useful (mcp/tool_registry.h's
+// ToolOffer): a kept workspace for `name` and `from_snapshot`, and a share too for
+// `from_archive`. An argument left out is refused by the inputSchema.
+struct CreateSessionOffer {
+  bool kept = true;
+  bool from_archive = true;
+};
+
+std::unique_ptr<Tool> make_create_session(const std::string& default_language,
+                                          CreateSessionOffer offer = {});
 std::unique_ptr<Tool> make_install_libraries();
 std::unique_ptr<Tool> make_get_session();
 std::unique_ptr<Tool> make_close_session();
