@@ -83,8 +83,14 @@ std::vector<Withheld> withheld_tools(const ToolOffer& offer) {
       out.push_back({name, kept});
     }
   }
+  // Without a share, tools that copy between a session and the host have nowhere to copy:
+  // upload_file reads a share (a read-only one will do), download_file and export_session write
+  // into one given with :rw.
+  const char* writable = "a writable share (--share DIR:rw)";
+  if (!offer.readable_share) out.push_back({"upload_file", "a share (--share DIR)"});
   if (!offer.writable_share) {
-    out.push_back({"export_session", "a writable share (--share DIR:rw)"});
+    out.push_back({"download_file", writable});
+    out.push_back({"export_session", writable});
   } else if (!offer.keeps_sessions) {
     out.push_back({"export_session", kept});
   }
@@ -98,8 +104,8 @@ core::Result<ToolRegistry> builtin_tools(const app::ServerOptions& options,
                                          const language::PolicyStore& policies,
                                          const ToolOffer& offer) {
   const std::string& default_language = options.default_language;
-  CreateSessionOffer create_offer{offer.keeps_sessions,
-                                  offer.keeps_sessions && offer.readable_share};
+  CreateSessionOffer create_offer{
+      offer.keeps_sessions, offer.keeps_sessions && offer.readable_share, offer.readable_share};
   std::unique_ptr<Tool> tools[] = {
       make_execute_code(options, policies),
       make_get_supported_languages(),

@@ -24,6 +24,7 @@ class CreateSession final : public Tool {
       properties.erase("from_snapshot");
     }
     if (!offer_.from_archive) properties.erase("from_archive");
+    if (!offer_.mounts) properties.erase("mounts");
     return definition;
   }
 
@@ -33,9 +34,10 @@ class CreateSession final : public Tool {
         {"title", "Create a session"},
         {"description",
          "A sandbox that stays: execute_code calls with its session_id keep its /work files "
-         "and libraries, across server restarts too. python and r sessions (native backend) "
-         "are live: each call is a notebook cell, variables persist, the last expression is "
-         "shown. Closes after ttl_seconds idle or close_session."},
+         "and libraries, across server restarts too. python and r sessions (native "
+         "backend) are live: variables persist and the last expression is shown, as in a notebook. "
+         "Closes after "
+         "ttl_seconds idle."},
         {"inputSchema",
          {{"type", "object"},
           {"properties",
@@ -58,9 +60,7 @@ class CreateSession final : public Tool {
                 {"required", {"share"}},
                 {"additionalProperties", false}}}}},
             {"ttl_seconds",
-             {{"type", "number"},
-              {"exclusiveMinimum", 0},
-              {"description", "Idle seconds before closing (default 1800)."}}},
+             {{"type", "number"}, {"exclusiveMinimum", 0}, {"description", "Default 1800."}}},
             {"name",
              {{"type", "string"},
               {"maxLength", 64},

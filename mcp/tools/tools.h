@@ -18,10 +18,11 @@ std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
 // The create_session arguments a server's settings leave useful (mcp/tool_registry.h's
 // ToolOffer): a kept workspace for `name` and `from_snapshot`, and a share too for
-// `from_archive`. An argument left out is refused by the inputSchema.
+// `from_archive`; `mounts` mounts shares. An argument left out is refused by the inputSchema.
 struct CreateSessionOffer {
   bool kept = true;
   bool from_archive = true;
+  bool mounts = true;
 };
 
 std::unique_ptr<Tool> make_create_session(const std::string& default_language,

@@ -55,8 +55,8 @@ TEST(McpToolRegistry, ToolsTheSettingsRuleOutAreWithheldNamingTheSetting) {
   auto tools = builtin_tools(app::ServerOptions{}, policies, ToolOffer{false, false, false, false});
   ASSERT_TRUE(tools) << tools.error().message;
   auto names = listed_names(*tools);
-  for (const char* hidden :
-       {"expose_port", "export_session", "snapshot_session", "fork_session", "diff_session"}) {
+  for (const char* hidden : {"expose_port", "export_session", "snapshot_session", "fork_session",
+                             "diff_session", "upload_file", "download_file"}) {
     EXPECT_THAT(names, testing::Not(testing::Contains(hidden)));
     EXPECT_EQ(tools->find(hidden), nullptr);
     ASSERT_NE(tools->withheld(hidden), nullptr) << hidden;
@@ -64,11 +64,13 @@ TEST(McpToolRegistry, ToolsTheSettingsRuleOutAreWithheldNamingTheSetting) {
   EXPECT_EQ(*tools->withheld("expose_port"), "--allow-preview");
   EXPECT_THAT(*tools->withheld("export_session"), HasSubstr("--share DIR:rw"));
   EXPECT_THAT(*tools->withheld("fork_session"), HasSubstr("--state-dir"));
+  EXPECT_THAT(*tools->withheld("upload_file"), HasSubstr("--share DIR"));
+  EXPECT_THAT(*tools->withheld("download_file"), HasSubstr("--share DIR:rw"));
   EXPECT_EQ(tools->withheld("execute_code"), nullptr);
   const Tool* create = tools->find("create_session");
   ASSERT_NE(create, nullptr);
   const json& properties = create->definition()["inputSchema"]["properties"];
-  for (const char* hidden : {"name", "from_snapshot", "from_archive"}) {
+  for (const char* hidden : {"name", "from_snapshot", "from_archive", "mounts"}) {
     EXPECT_FALSE(properties.contains(hidden)) << hidden;
   }
 }
