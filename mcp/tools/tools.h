@@ -29,7 +29,8 @@ std::unique_ptr<Tool> make_create_session(const std::string& default_language,
                                           CreateSessionOffer offer = {});
 std::unique_ptr<Tool> make_install_libraries();
 std::unique_ptr<Tool> make_get_session();
-std::unique_ptr<Tool> make_close_session();
+// `kept`: sessions are kept on disk, so `keep` is offered.
+std::unique_ptr<Tool> make_close_session(bool kept = true);
 std::unique_ptr<Tool> make_restart_session();
 std::unique_ptr<Tool> make_list_sessions();
 std::unique_ptr<Tool> make_snapshot_session();

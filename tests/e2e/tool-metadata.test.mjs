@@ -190,6 +190,8 @@ test('a call to a tool the settings leave out is refused, naming the setting tha
     for (const argument of ['name', 'from_snapshot', 'from_archive', 'mounts']) {
       assert.ok(!(argument in create), `create_session.${argument} is listed with --state-dir none and no share`);
     }
+    const close = tools.find((tool) => tool.name === 'close_session').inputSchema.properties;
+    assert.ok(!('keep' in close), 'close_session.keep is listed with --state-dir none');
   });
 });
 

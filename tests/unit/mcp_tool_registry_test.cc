@@ -73,6 +73,9 @@ TEST(McpToolRegistry, ToolsTheSettingsRuleOutAreWithheldNamingTheSetting) {
   for (const char* hidden : {"name", "from_snapshot", "from_archive", "mounts"}) {
     EXPECT_FALSE(properties.contains(hidden)) << hidden;
   }
+  const Tool* close = tools->find("close_session");
+  ASSERT_NE(close, nullptr);
+  EXPECT_FALSE(close->definition()["inputSchema"]["properties"].contains("keep"));
 }
 
 TEST(McpToolRegistry, TheOfferFollowsPreviewsAndShares) {
