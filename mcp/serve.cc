@@ -98,10 +98,12 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
   // the server grew by about 6 MB over 200 calls (with one, under 1 MB). Its threads mostly wait
   // on sandboxes, so they hardly contend for it.
   mallopt(M_ARENA_MAX, 1);
+  bool keeps_sessions = *state_dir != nullptr;
   app::ServerState state(options, std::move(*backend), std::move(*policies), std::move(audit),
                          std::move(*shares), std::move(*state_dir));
   state.start();
-  auto tools = builtin_tools(state.options(), state.services().policies);
+  auto tools = builtin_tools(state.options(), state.services().policies,
+                             tool_offer(state.options(), keeps_sessions));
   if (!tools) {
     log(app::LogLevel::kError, tools.error().message);
     return 2;

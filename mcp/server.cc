@@ -258,6 +258,12 @@ std::optional<RpcError> tool_call_refusal(const ToolRegistry& tools, const json&
   if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
     return RpcError{kInvalidParams, "tools/call needs a tool \"name\"", nullptr};
   }
+  if (const std::string* setting = tools.withheld(params["name"].get<std::string>())) {
+    return RpcError{kInvalidParams,
+                    "tool '" + params["name"].get<std::string>() +
+                        "' is not offered by this server: it needs " + *setting,
+                    nullptr};
+  }
   if (tools.find(params["name"].get<std::string>()) == nullptr) {
     return RpcError{
         kInvalidParams,

@@ -45,15 +45,73 @@ const core::JsonSchema& ToolRegistry::input_schema(const Tool& tool) const {
   throw std::logic_error(tool.name() + " is not a registered tool");
 }
 
+void ToolRegistry::withhold(const std::string& name, std::string setting) {
+  withheld_[name] = std::move(setting);
+}
+
+const std::string* ToolRegistry::withheld(const std::string& name) const {
+  auto found = withheld_.find(name);
+  return found == withheld_.end() ? nullptr : &found->second;
+}
+
+ToolOffer tool_offer(const app::ServerOptions& options, bool keeps_sessions) {
+  ToolOffer offer;
+  offer.keeps_sessions = keeps_sessions;
+  // The seam for issue 53's item 2: `|| options asks the user about previews` goes here.
+  offer.previews = options.allow_preview;
+  offer.readable_share = !options.shares.empty();
+  offer.writable_share = false;
+  for (const auto& share : options.shares) offer.writable_share |= share.writable;
+  return offer;
+}
+
+namespace {
+
+// A withheld tool: its name, and the setting that would list it.
+struct Withheld {
+  const char* name;
+  const char* setting;
+};
+
+// The tools `offer` rules out. export_session needs both a kept workspace and a :rw share;
+// either missing withholds it, and the first named is the one to change.
+std::vector<Withheld> withheld_tools(const ToolOffer& offer) {
+  std::vector<Withheld> out;
+  const char* kept = "a state directory (--state-dir DIR; --state-dir none keeps no sessions)";
+  if (!offer.keeps_sessions) {
+    for (const char* name : {"snapshot_session", "fork_session", "diff_session"}) {
+      out.push_back({name, kept});
+    }
+  }
+  // Without a share, tools that copy between a session and the host have nowhere to copy:
+  // upload_file reads a share (a read-only one will do), download_file and export_session write
+  // into one given with :rw.
+  const char* writable = "a writable share (--share DIR:rw)";
+  if (!offer.readable_share) out.push_back({"upload_file", "a share (--share DIR)"});
+  if (!offer.writable_share) {
+    out.push_back({"download_file", writable});
+    out.push_back({"export_session", writable});
+  } else if (!offer.keeps_sessions) {
+    out.push_back({"export_session", kept});
+  }
+  if (!offer.previews) out.push_back({"expose_port", "--allow-preview"});
+  return out;
+}
+
+}  // namespace
+
 core::Result<ToolRegistry> builtin_tools(const app::ServerOptions& options,
-                                         const language::PolicyStore& policies) {
+                                         const language::PolicyStore& policies,
+                                         const ToolOffer& offer) {
   const std::string& default_language = options.default_language;
+  CreateSessionOffer create_offer{
+      offer.keeps_sessions, offer.keeps_sessions && offer.readable_share, offer.readable_share};
   std::unique_ptr<Tool> tools[] = {
       make_execute_code(options, policies),
       make_get_supported_languages(),
       make_get_language_details(),
-      make_create_session(default_language),
-      make_close_session(),
+      make_create_session(default_language, create_offer),
+      make_close_session(offer.keeps_sessions),
       make_restart_session(),
       make_list_sessions(),
       make_get_session(),
@@ -70,7 +128,16 @@ core::Result<ToolRegistry> builtin_tools(const app::ServerOptions& options,
       make_expose_port(),
   };
   ToolRegistry registry;
+  auto withheld = withheld_tools(offer);
   for (auto& tool : tools) {
+    bool listed = true;
+    for (const auto& hidden : withheld) {
+      if (tool->name() == hidden.name) {
+        registry.withhold(hidden.name, hidden.setting);
+        listed = false;
+      }
+    }
+    if (!listed) continue;
     if (auto added = registry.add(std::move(tool)); !added) return added.error();
   }
   return registry;

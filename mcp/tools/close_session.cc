@@ -11,8 +11,19 @@ namespace {
 
 class CloseSession final : public Tool {
  public:
+  explicit CloseSession(bool kept) : kept_(kept) {}
   std::string name() const override { return "close_session"; }
+  // Without kept sessions (--state-dir none) there is no disk to keep a session's files on, so
+  // `keep` is not offered (issue 53) and the schema refuses it.
   json definition() const override {
+    json definition = full_definition();
+    if (!kept_) {
+      definition["description"] = "Closes a session, killing its processes and deleting its files.";
+      definition["inputSchema"]["properties"].erase("keep");
+    }
+    return definition;
+  }
+  json full_definition() const {
     return {
         {"name", name()},
         {"title", "Close a session"},
@@ -42,12 +53,15 @@ class CloseSession final : public Tool {
     result.structured = {{"session_id", id}, {"closed", true}};
     return result;
   }
+
+ private:
+  bool kept_;
 };
 
 }  // namespace
 
-std::unique_ptr<Tool> make_close_session() {
-  return std::make_unique<CloseSession>();
+std::unique_ptr<Tool> make_close_session(bool kept) {
+  return std::make_unique<CloseSession>(kept);
 }
 
 }  // namespace paddock::mcp

@@ -13,18 +13,31 @@ namespace {
 
 class CreateSession final : public Tool {
  public:
-  explicit CreateSession(std::string default_language)
-      : default_language_(std::move(default_language)) {}
+  CreateSession(std::string default_language, CreateSessionOffer offer)
+      : default_language_(std::move(default_language)), offer_(offer) {}
   std::string name() const override { return "create_session"; }
   json definition() const override {
+    json definition = full_definition();
+    json& properties = definition["inputSchema"]["properties"];
+    if (!offer_.kept) {
+      properties.erase("name");
+      properties.erase("from_snapshot");
+    }
+    if (!offer_.from_archive) properties.erase("from_archive");
+    if (!offer_.mounts) properties.erase("mounts");
+    return definition;
+  }
+
+  json full_definition() const {
     return {
         {"name", name()},
         {"title", "Create a session"},
         {"description",
          "A sandbox that stays: execute_code calls with its session_id keep its /work files "
-         "and libraries, across server restarts too. python and r sessions (native backend) "
-         "are live: each call is a notebook cell, variables persist, the last expression is "
-         "shown. Closes after ttl_seconds idle or close_session."},
+         "and libraries, across server restarts too. python and r sessions (native "
+         "backend) are live: variables persist and the last expression is shown, as in a notebook. "
+         "Closes after "
+         "ttl_seconds idle."},
         {"inputSchema",
          {{"type", "object"},
           {"properties",
@@ -47,9 +60,7 @@ class CreateSession final : public Tool {
                 {"required", {"share"}},
                 {"additionalProperties", false}}}}},
             {"ttl_seconds",
-             {{"type", "number"},
-              {"exclusiveMinimum", 0},
-              {"description", "Idle seconds before closing (default 1800)."}}},
+             {{"type", "number"}, {"exclusiveMinimum", 0}, {"description", "Default 1800."}}},
             {"name",
              {{"type", "string"},
               {"maxLength", 64},
@@ -124,6 +135,7 @@ class CreateSession final : public Tool {
 
  private:
   std::string default_language_;
+  CreateSessionOffer offer_;
 };
 
 // A snapshot of a session and a new session from it, in one call.
@@ -170,8 +182,9 @@ class ForkSession final : public Tool {
 
 }  // namespace
 
-std::unique_ptr<Tool> make_create_session(const std::string& default_language) {
-  return std::make_unique<CreateSession>(default_language);
+std::unique_ptr<Tool> make_create_session(const std::string& default_language,
+                                          CreateSessionOffer offer) {
+  return std::make_unique<CreateSession>(default_language, offer);
 }
 
 std::unique_ptr<Tool> make_fork_session(const std::string& default_language) {

@@ -87,8 +87,8 @@ class ExecuteCode final : public Tool {
             {"title", "Execute code in a sandbox"},
             {"description",
              "Runs code in a fresh isolated Linux sandbox (no network; limited memory, CPU and "
-             "processes); returns stdout, stderr and the exit code. Figures come back as PNG "
-             "images, files in outputs/ as files. Timeouts are capped at " +
+             "processes); returns stdout, stderr, the exit code, figures as PNG images and files "
+             "in outputs/. Timeouts are capped at " +
                  core::seconds_text(max_timeout_) + "."},
             {"inputSchema", input_schema(default_language_, max_timeout_, languages_)},
             {"outputSchema", code_output_schema()},

@@ -32,8 +32,8 @@ class GetSession final : public Tool {
     return {{"name", name()},
             {"title", "Get a session's state"},
             {"description",
-             "A session's state: age, idle time, disk use, processes, whether frozen while idle, "
-             "limits, shares, interpreter. Asking is not use."},
+             "A session's age, idle time, disk use, processes, limits, interpreter, whether "
+             "frozen. Asking is not use."},
             {"inputSchema",
              {{"type", "object"},
               {"properties", {{"session_id", session_id_property()}}},

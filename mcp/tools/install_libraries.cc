@@ -19,8 +19,8 @@ class InstallLibraries final : public Tool {
     return {{"name", name()},
             {"title", "Install libraries in a session"},
             {"description",
-             "Installs packages into a session (pip, npm, gem...). Only the installer gets "
-             "network, as the language's policy allows."},
+             "Installs packages into a session (pip, npm, gem...); only the installer gets "
+             "network."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",

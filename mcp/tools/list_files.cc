@@ -34,8 +34,8 @@ class ListFiles final : public Tool {
     return {{"name", name()},
             {"title", "List files in a session"},
             {"description",
-             "Lists a folder of a session's /work, at most 1000 entries. Paddock's own files "
-             "(.paddock/, .cache/, main.py...) only with all."},
+             "Lists a folder of a session's /work (at most 1000 entries); paddock's own files "
+             "only with all."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",

@@ -19,9 +19,8 @@ class ListSessions final : public Tool {
     return {{"name", name()},
             {"title", "List sessions"},
             {"description",
-             "Lists sessions: open ones (language, age, idle time, frozen or not) and those kept "
-             "on disk from "
-             "earlier servers, which execute_code reopens by id or name."},
+             "Lists open sessions and those kept on disk by earlier servers (execute_code "
+             "reopens them by id or name)."},
             {"inputSchema",
              {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
             {"outputSchema", json::parse(R"({

@@ -19,18 +19,17 @@ class RestartSession final : public Tool {
                    {"properties", interpreter_schema_properties()},
                    {"required", {"session_id", "live"}}};
     output["properties"]["session_id"] = {{"type", "string"}};
-    return {{"name", name()},
-            {"title", "Restart a session's interpreter"},
-            {"description",
-             "Restarts a live session's interpreter: variables are forgotten; files and "
-             "libraries stay."},
-            {"inputSchema",
-             {{"type", "object"},
-              {"properties", {{"session_id", session_id_property()}}},
-              {"required", {"session_id"}},
-              {"additionalProperties", false}}},
-            {"outputSchema", std::move(output)},
-            {"annotations", annotations("Restart a session's interpreter", false, true, true)}};
+    return {
+        {"name", name()},
+        {"title", "Restart a session's interpreter"},
+        {"description", "Restarts a live session's interpreter: variables are lost, files stay."},
+        {"inputSchema",
+         {{"type", "object"},
+          {"properties", {{"session_id", session_id_property()}}},
+          {"required", {"session_id"}},
+          {"additionalProperties", false}}},
+        {"outputSchema", std::move(output)},
+        {"annotations", annotations("Restart a session's interpreter", false, true, true)}};
   }
 
   ToolResult call(const json& arguments, ToolContext& context) override {

@@ -16,10 +16,21 @@ std::unique_ptr<Tool> make_execute_code(const app::ServerOptions& options,
                                         const language::PolicyStore& policies);
 std::unique_ptr<Tool> make_get_supported_languages();
 std::unique_ptr<Tool> make_get_language_details();
-std::unique_ptr<Tool> make_create_session(const std::string& default_language);
+// The create_session arguments a server's settings leave useful (mcp/tool_registry.h's
+// ToolOffer): a kept workspace for `name` and `from_snapshot`, and a share too for
+// `from_archive`; `mounts` mounts shares. An argument left out is refused by the inputSchema.
+struct CreateSessionOffer {
+  bool kept = true;
+  bool from_archive = true;
+  bool mounts = true;
+};
+
+std::unique_ptr<Tool> make_create_session(const std::string& default_language,
+                                          CreateSessionOffer offer = {});
 std::unique_ptr<Tool> make_install_libraries();
 std::unique_ptr<Tool> make_get_session();
-std::unique_ptr<Tool> make_close_session();
+// `kept`: sessions are kept on disk, so `keep` is offered.
+std::unique_ptr<Tool> make_close_session(bool kept = true);
 std::unique_ptr<Tool> make_restart_session();
 std::unique_ptr<Tool> make_list_sessions();
 std::unique_ptr<Tool> make_snapshot_session();

@@ -17,8 +17,7 @@ class WriteFile final : public Tool {
     return {{"name", name()},
             {"title", "Write a file into a session"},
             {"description",
-             "Writes a file into a session's /work, making folders, replacing any file there; "
-             "'..' and symlinks are refused."},
+             "Writes a file into a session's /work, making folders, replacing any file there."},
             {"inputSchema",
              {{"type", "object"},
               {"properties",

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
+import { ALL_TOOLS } from './support/config.mjs';
 import { compileDeclaredSchema } from './support/schemas.mjs';
 import { describe, textOf, withServer } from './support/server.mjs';
 
@@ -174,11 +175,15 @@ test('paddock refuses exactly the tool arguments ajv refuses, for every tool and
   // A state directory of its own, so that the session tools' taken calls fail on the session they
   // cannot find (without one, snapshot_session's took the server down: a null state directory).
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-state-'));
+  // A writable share and previews too: only then is every tool listed (issue 53).
+  const shareDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-share-'));
   t.after(() => fs.rmSync(stateDir, { recursive: true, force: true }));
-  await withServer(t, { env: { PADDOCK_STATE_DIR: stateDir } }, async (server) => {
+  t.after(() => fs.rmSync(shareDir, { recursive: true, force: true }));
+  const args = ['--share', `${shareDir}=out:rw`, '--allow-preview'];
+  await withServer(t, { args, env: { PADDOCK_STATE_DIR: stateDir } }, async (server) => {
     await server.initialize();
     const { tools } = await server.call('tools/list', {});
-    assert.ok(tools.length >= 19, `tools/list: ${tools.map((tool) => tool.name).join(', ')}`);
+    assert.ok(tools.length >= ALL_TOOLS.length, `tools/list: ${tools.map((tool) => tool.name).join(', ')}`);
 
     const used = new Set();
     for (const tool of tools) keywordsOf(tool.inputSchema, used);

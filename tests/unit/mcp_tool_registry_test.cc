@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mcp/argument_check.h"
 
@@ -39,6 +40,59 @@ TEST(McpToolRegistry, EveryBuiltinInputSchemaCompiles) {
     ASSERT_NE(tool, nullptr);
     EXPECT_EQ(tools->input_schema(*tool).document(), definition["inputSchema"]);
   }
+}
+
+// Names of the tools `registry` lists.
+std::vector<std::string> listed_names(const ToolRegistry& registry) {
+  std::vector<std::string> names;
+  for (const auto& definition : registry.list()) names.push_back(definition["name"]);
+  return names;
+}
+
+// Issue 53: a tool the settings make useless is not listed, and says which setting lists it.
+TEST(McpToolRegistry, ToolsTheSettingsRuleOutAreWithheldNamingTheSetting) {
+  const language::PolicyStore policies = language::PolicyStore::load({}).value();
+  auto tools = builtin_tools(app::ServerOptions{}, policies, ToolOffer{false, false, false, false});
+  ASSERT_TRUE(tools) << tools.error().message;
+  auto names = listed_names(*tools);
+  for (const char* hidden : {"expose_port", "export_session", "snapshot_session", "fork_session",
+                             "diff_session", "upload_file", "download_file"}) {
+    EXPECT_THAT(names, testing::Not(testing::Contains(hidden)));
+    EXPECT_EQ(tools->find(hidden), nullptr);
+    ASSERT_NE(tools->withheld(hidden), nullptr) << hidden;
+  }
+  EXPECT_EQ(*tools->withheld("expose_port"), "--allow-preview");
+  EXPECT_THAT(*tools->withheld("export_session"), HasSubstr("--share DIR:rw"));
+  EXPECT_THAT(*tools->withheld("fork_session"), HasSubstr("--state-dir"));
+  EXPECT_THAT(*tools->withheld("upload_file"), HasSubstr("--share DIR"));
+  EXPECT_THAT(*tools->withheld("download_file"), HasSubstr("--share DIR:rw"));
+  EXPECT_EQ(tools->withheld("execute_code"), nullptr);
+  const Tool* create = tools->find("create_session");
+  ASSERT_NE(create, nullptr);
+  const json& properties = create->definition()["inputSchema"]["properties"];
+  for (const char* hidden : {"name", "from_snapshot", "from_archive", "mounts"}) {
+    EXPECT_FALSE(properties.contains(hidden)) << hidden;
+  }
+  const Tool* close = tools->find("close_session");
+  ASSERT_NE(close, nullptr);
+  EXPECT_FALSE(close->definition()["inputSchema"]["properties"].contains("keep"));
+}
+
+TEST(McpToolRegistry, TheOfferFollowsPreviewsAndShares) {
+  app::ServerOptions options;
+  ToolOffer none = tool_offer(options, true);
+  EXPECT_FALSE(none.previews);
+  EXPECT_FALSE(none.readable_share);
+  EXPECT_FALSE(none.writable_share);
+  options.allow_preview = true;
+  options.shares.push_back(app::ShareSpec{"/tmp", "in", false});
+  ToolOffer read_only = tool_offer(options, false);
+  EXPECT_TRUE(read_only.previews);
+  EXPECT_TRUE(read_only.readable_share);
+  EXPECT_FALSE(read_only.writable_share);
+  EXPECT_FALSE(read_only.keeps_sessions);
+  options.shares.push_back(app::ShareSpec{"/tmp", "out", true});
+  EXPECT_TRUE(tool_offer(options, true).writable_share);
 }
 
 TEST(McpToolRegistry, AToolWhoseSchemaUsesAnUnimplementedKeywordIsRefused) {

@@ -22,11 +22,19 @@ export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-
 // Cap on one line the server writes (the stdio transports of the SDKs buffer whole lines).
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
+// The tools every server lists, whatever its settings.
 export const EXPECTED_TOOLS = [
   'execute_code', 'get_supported_languages', 'get_language_details',
   'create_session', 'list_sessions', 'close_session', 'restart_session',
   'write_file', 'read_file', 'list_files', 'get_session', 'install_libraries',
-  'upload_file', 'download_file', 'snapshot_session', 'fork_session', 'diff_session',
-  'export_session', 'expose_port',
 ];
+// The tools only some settings list (issue 53: a tool that could only be refused is not listed),
+// each with the setting that lists it: kept sessions (a state directory), a share, a :rw share,
+// --allow-preview.
+export const SETTING_TOOLS = {
+  snapshot_session: '--state-dir', fork_session: '--state-dir', diff_session: '--state-dir',
+  upload_file: '--share DIR', download_file: '--share DIR:rw', export_session: '--share DIR:rw',
+  expose_port: '--allow-preview',
+};
+export const ALL_TOOLS = [...EXPECTED_TOOLS, ...Object.keys(SETTING_TOOLS)];
 export const LANGUAGES = ['python', 'javascript', 'java', 'cpp', 'c', 'go', 'r', 'ruby', 'bash'];
