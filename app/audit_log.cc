@@ -81,6 +81,17 @@ nlohmann::json wrapped_line(const AuditRecord& record, const SecretMask& secrets
   return line;
 }
 
+nlohmann::json answer_line(const AuditRecord& record) {
+  const UserAnswerAudit& answer = *record.answer;
+  return {{"time", core::utc_now(core::UtcPrecision::kMilliseconds)},
+          {"tool", "ask"},
+          {"session", record.session ? nlohmann::json(*record.session) : nlohmann::json(nullptr)},
+          {"subject", answer.subject},
+          {"target", answer.target},
+          {"asker", answer.asker},
+          {"answer", answer.answer}};
+}
+
 }  // namespace
 
 core::Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) {
@@ -124,7 +135,9 @@ core::Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) 
 }
 
 void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
-  nlohmann::json line = record.wrapped ? wrapped_line(record, secrets) : run_line(record);
+  nlohmann::json line = record.wrapped  ? wrapped_line(record, secrets)
+                       : record.answer ? answer_line(record)
+                                       : run_line(record);
   if (!record.host_files.empty()) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& file : record.host_files) {

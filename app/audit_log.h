@@ -46,6 +46,17 @@ struct HostFileRecord {
   std::optional<std::string> sha256;
 };
 
+// What the user answered when asked (paddock mcp --ask): about a destination a sandbox tried
+// ("network", `target` "host:port", `asker` "program" or "installer") or a preview ("preview",
+// `target` the port, `asker` "expose_port"). `answer`: once, session, allow, denied, dismissed,
+// unanswered.
+struct UserAnswerAudit {
+  std::string subject;
+  std::string target;
+  std::string asker;
+  std::string answer;
+};
+
 // A tools/call of a server that `paddock wrap` runs (app/wrapped_stream.h).
 struct WrappedCallAudit {
   std::string server;
@@ -75,6 +86,8 @@ struct AuditRecord {
   std::optional<std::string> error;  // why a refused upload or download was refused
   // A wrapped server's call: its own line, with outcome, duration_ms and error from above.
   std::optional<WrappedCallAudit> wrapped;
+  // A question to the user: its own line, "tool": "ask", with `session` from above.
+  std::optional<UserAnswerAudit> answer;
 };
 
 class AuditLog {

@@ -175,6 +175,7 @@ core::Result<runtime::RunResult> CodeRunner::run_warm_or_cold(
     auto interpreter = interpreter_for(policy, shape, code, pool_key);
     taken.sandbox = warm_.take(pool_key, shape, interpreter, plan);
     if (taken.sandbox && !taken.sandbox->ended()) {
+      taken.sandbox->set_consent(plan.consent);  // it is retired after this call alone
       auto result = runtime::run_warm(*taken.sandbox, plan, observer);
       // One killed from outside as it was taken ended before anything of the call ran (its init
       // never said the command started): the call runs cold instead.
@@ -224,10 +225,10 @@ core::Result<language::BuiltSpec> CodeRunner::toolchain_version_spec(
                                         present_only);
 }
 
-core::Result<CodeRun> CodeRunner::run_fresh(const language::LanguagePolicy& policy,
-                                            const CodeRequest& request,
-                                            runtime::RunObserver& observer,
-                                            std::shared_ptr<void>& until_answered) const {
+core::Result<CodeRun> CodeRunner::run_fresh(
+    const language::LanguagePolicy& policy, const CodeRequest& request,
+    runtime::RunObserver& observer, std::shared_ptr<void>& until_answered,
+    std::shared_ptr<net::egress::HostConsent> consent) const {
   core::UniqueFd input;
   if (request.stdin_text) {
     auto fd = stdin_memfd(*request.stdin_text);
@@ -245,6 +246,7 @@ core::Result<CodeRun> CodeRunner::run_fresh(const language::LanguagePolicy& poli
   run.timeout_capped = built->timeout_capped;
   run.limits = runtime::limits_of(built->shape.limits, built->plan);
   run.preinstalled = std::move(preinstalled);
+  built->plan.consent = std::move(consent);
   auto result = run_warm_or_cold(policy, request.code, built->shape, built->plan, observer,
                                  run.warm, until_answered);
   if (!result) return result.error();

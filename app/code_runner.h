@@ -71,7 +71,8 @@ class CodeRunner {
   // `until_answered`, ToolContext's), else in a new one.
   core::Result<CodeRun> run_fresh(const language::LanguagePolicy& policy,
                                   const CodeRequest& request, runtime::RunObserver& observer,
-                                  std::shared_ptr<void>& until_answered) const;
+                                  std::shared_ptr<void>& until_answered,
+                                  std::shared_ptr<net::egress::HostConsent> consent = {}) const;
   core::Result<CodeRun> run_in_session(SessionEntry& session, const CodeRequest& request,
                                        runtime::RunObserver& observer) const;
 

@@ -12,7 +12,40 @@ GatedCall gated_call(const SessionEntry* session, const language::LanguagePolicy
   return call;
 }
 
+// A session's sandbox asks through this call while it runs, and nobody once it is over: a
+// process the call left behind cannot ask between calls.
+class ConsentWhileRunning {
+ public:
+  ConsentWhileRunning(runtime::Session& sandbox, std::shared_ptr<net::egress::HostConsent> consent)
+      : sandbox_(consent ? &sandbox : nullptr) {
+    if (sandbox_ != nullptr) sandbox_->set_consent(std::move(consent));
+  }
+  ~ConsentWhileRunning() {
+    if (sandbox_ != nullptr) sandbox_->set_consent(nullptr);
+  }
+  ConsentWhileRunning(const ConsentWhileRunning&) = delete;
+  ConsentWhileRunning& operator=(const ConsentWhileRunning&) = delete;
+
+ private:
+  runtime::Session* sandbox_;
+};
+
 }  // namespace
+
+std::shared_ptr<CallConsent> CodeService::consent_for(const CodeCall& call,
+                                                      const SessionEntry* session) const {
+  if (!ask_network_ || !call.user) return nullptr;
+  ConsentAsker asker{"A fresh sandbox", ""};
+  std::shared_ptr<HostGrants> grants = std::make_shared<HostGrants>();  // this call's alone
+  if (session != nullptr) {
+    asker.session = session->id();
+    asker.words = "Sandbox session " + session->id() +
+                  (session->name().empty() ? "" : " (\"" + session->name() + "\")");
+    grants = session->host_grants();
+  }
+  return std::make_shared<CallConsent>(call.user, std::move(asker), std::move(grants),
+                                       open_questions_, audit_);
+}
 
 core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::RunObserver& observer,
                                               std::shared_ptr<void>& until_answered) const {
@@ -41,8 +74,13 @@ core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::Run
   const GatedCall gated = gated_call(session, *policy, call.request);
   answer.screening = gate_.screen(gated);
   if (answer.screening.blocked) return answer;
-  answer.run = session ? runner_.run_in_session(*session, call.request, observer)
-                       : runner_.run_fresh(*policy, call.request, observer, until_answered);
+  auto consent = consent_for(call, session);
+  if (session != nullptr) {
+    ConsentWhileRunning asking(session->session(), consent);
+    answer.run = runner_.run_in_session(*session, call.request, observer);
+  } else {
+    answer.run = runner_.run_fresh(*policy, call.request, observer, until_answered, consent);
+  }
   if (answer.run) {
     gate_.ran(gated, {&answer.run->result.run, answer.run->limits, answer.run->warm});
   } else {

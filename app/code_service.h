@@ -12,6 +12,7 @@
 #include "app/audit_trail.h"
 #include "app/code_gate.h"
 #include "app/code_runner.h"
+#include "app/host_questions.h"
 #include "app/session_registry.h"
 #include "core/result.h"
 #include "language/policy_store.h"
@@ -22,6 +23,8 @@ struct CodeCall {
   std::string language;  // empty: the session's, else the server's default
   std::string session;   // id or name; empty for a fresh sandbox
   CodeRequest request;
+  // The call's way to the person (paddock mcp --ask network); null: nobody is asked.
+  std::shared_ptr<UserChannel> user;
 };
 
 // What became of a call that was taken: blocked by screening (`run` then holds no result), or
@@ -36,10 +39,13 @@ struct CodeAnswer {
 class CodeService {
  public:
   CodeService(const language::PolicyStore& policies, SessionRegistry& sessions,
-              const CodeRunner& runner, const AuditTrail& audit, std::string default_language)
+              const CodeRunner& runner, const AuditTrail& audit, std::string default_language,
+              bool ask_network = false)
       : policies_(policies),
         sessions_(sessions),
         runner_(runner),
+        audit_(audit),
+        ask_network_(ask_network),
         gate_([&audit](const AuditRecord& record) { audit.record(record); },
               std::string(runner.backend().name())),
         default_language_(std::move(default_language)) {}
@@ -50,9 +56,16 @@ class CodeService {
                                    std::shared_ptr<void>& until_answered) const;
 
  private:
+  // Who the sandbox's proxy asks while this call runs, or null.
+  [[nodiscard]] std::shared_ptr<CallConsent> consent_for(const CodeCall& call,
+                                                         const SessionEntry* session) const;
+
   const language::PolicyStore& policies_;
   SessionRegistry& sessions_;
   const CodeRunner& runner_;
+  const AuditTrail& audit_;
+  const bool ask_network_;
+  mutable OpenQuestions open_questions_;
   const CodeGate gate_;
   const std::string default_language_;
 };

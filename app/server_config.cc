@@ -8,8 +8,9 @@ language::SpecOverrides spec_overrides(const ServerOptions& options) {
   overrides.env = options.pass_through_env;
   overrides.allowed_private_ranges = options.allowed_private_ranges;
   overrides.host_loopback_ports = options.host_loopback_ports;
-  overrides.previews = options.allow_preview;
+  overrides.previews = options.allow_preview || options.ask_preview;
   overrides.allowed_hosts = options.allowed_hosts;
+  overrides.ask_network = options.ask_network;
   overrides.max_collected_files = options.max_artifacts;
   overrides.max_collected_bytes = options.max_artifact_bytes;
   overrides.require_cgroups = options.require_cgroups;

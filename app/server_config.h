@@ -94,6 +94,12 @@ struct ServerOptions {
   // expose_port may open a session's port on the host's loopback (docs/previews.md): only the
   // user allows it (--allow-preview), never a tool argument.
   bool allow_preview = false;
+  // --ask: the user is asked through the client (MCP elicitation) before a sandbox reaches a
+  // host the allowlist does not cover (network), or before expose_port opens a preview
+  // (preview); a question nobody answers within ask_timeout_seconds is a refusal.
+  bool ask_network = false;
+  bool ask_preview = false;
+  double ask_timeout_seconds = 60;
   // The host ports previews listen on, [first, last]; {0, 0}: any the kernel picks.
   std::pair<std::uint16_t, std::uint16_t> preview_ports{0, 0};
   // Previews open at most, all sessions together (--max-previews); a session's are capped too

@@ -71,7 +71,7 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
       kept_(options_, state_dir_.get(), resources_.sessions(), resources_.policies(), runner_,
             warm_, kernels_, resources_.secrets(), resources_.audit()),
       code_(resources_.policies(), resources_.sessions(), runner_, resources_.audit(),
-            options_.default_language),
+            options_.default_language, options_.ask_network),
       sessions_(options_, resources_.policies(), resources_.sessions(), kept_, runner_, warm_,
                 kernels_, resources_.shares(), resources_.secrets(), resources_.audit()),
       catalog_(resources_.policies(), spec_overrides(options_), runner_, toolchain_versions_),

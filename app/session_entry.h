@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/host_questions.h"
 #include "app/shares.h"
 #include "language/policy.h"
 #include "runtime/live_kernel.h"
@@ -58,6 +59,8 @@ class SessionEntry {
   [[nodiscard]] const runtime::Limits& limits() const { return settings_.limits; }
   [[nodiscard]] const std::vector<ShareMount>& mounts() const { return settings_.mounts; }
   [[nodiscard]] const std::string& name() const { return settings_.name; }
+  // What the user allowed "for this session" when asked (paddock mcp --ask network).
+  [[nodiscard]] const std::shared_ptr<HostGrants>& host_grants() const { return host_grants_; }
   [[nodiscard]] std::chrono::system_clock::time_point created_at() const { return created_at_; }
   [[nodiscard]] std::string created_at_utc() const;  // "2026-11-21T10:00:00Z"
   // The sandbox: a Session answers calls from several threads itself. Only a freeze or a thaw
@@ -147,6 +150,7 @@ class SessionEntry {
   mutable std::mutex exposed_mutex_;
   std::vector<ExposedPort> exposed_;       // guarded by exposed_mutex
   std::atomic<bool> has_previews_{false};  // set with the first of `exposed_`
+  const std::shared_ptr<HostGrants> host_grants_ = std::make_shared<HostGrants>();
 };
 
 // run_mutex held: what one call changes in the session, and its interpreter.

@@ -251,6 +251,32 @@ std::vector<Setting> server_rows() {
             return assign(o.server.allow_preview, on_or_off(g));
           },
           Arity::kSwitch),
+      row("--ask", "PADDOCK_ASK", "WHAT", "nothing",
+          "Ask the user through the client before a sandbox reaches a host the allowlist lacks "
+          "(network) or a preview opens (preview): network, preview, or network,preview",
+          [](const Given& g, Env, Options& o) -> core::Status {
+            o.server.ask_network = o.server.ask_preview = false;
+            std::string text = g.text;
+            for (std::size_t start = 0; start <= text.size();) {
+              std::size_t comma = std::min(text.find(',', start), text.size());
+              std::string word = text.substr(start, comma - start);
+              if (word == "network") {
+                o.server.ask_network = true;
+              } else if (word == "preview") {
+                o.server.ask_preview = true;
+              } else {
+                return g.invalid("network, preview, or both", "network,preview");
+              }
+              start = comma + 1;
+            }
+            return {};
+          }),
+      row("--ask-timeout", "PADDOCK_ASK_TIMEOUT", "SECONDS",
+          duration_default(kServer.ask_timeout_seconds),
+          "How long a question to the user (--ask) waits for an answer; then it is a refusal",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.ask_timeout_seconds, duration(g, "60 or 2m"));
+          }),
       row("--preview-ports", "PADDOCK_PREVIEW_PORTS", "FIRST-LAST", "any the kernel picks",
           "Host ports previews listen on, e.g. 8000-8099",
           [](const Given& g, Env, Options& o) -> core::Status {

@@ -25,6 +25,7 @@ void apply_overrides(const SpecOverrides& overrides, LanguageRun& run) {
   shape.allowed_hosts.insert(shape.allowed_hosts.end(), overrides.allowed_hosts.begin(),
                              overrides.allowed_hosts.end());
   extend_installer_list(overrides, plan.installer_allowed_hosts);
+  shape.ask_network = overrides.ask_network && shape.network == runtime::NetworkMode::kNone;
   plan.cwd = overrides.cwd;
   plan.stdin_path = overrides.stdin_path;
   shape.binds = overrides.binds;

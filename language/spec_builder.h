@@ -35,6 +35,9 @@ struct SpecOverrides {
   // Egress allowlist patterns the operator adds (--allow-host): the program's list, and the
   // installer's where the policy gives its installer one.
   std::vector<std::string> allowed_hosts;
+  // paddock mcp --ask network: a sandbox without a network of its own gets the egress proxy,
+  // through which the user is asked about what the allowlist does not cover.
+  bool ask_network = false;
   std::string cwd;
   std::optional<std::string> stdin_path;
   std::vector<runtime::BindMount> binds;

@@ -9,6 +9,7 @@
 #include "language/install_diagnosis.h"
 #include "language/refusal_lines.h"
 #include "mcp/content.h"
+#include "mcp/network_result.h"
 #include "mcp/repeat_fold.h"
 #include "mcp/result_text.h"
 #include "runtime/output_capture.h"
@@ -246,7 +247,11 @@ json code_output_schema() {
           "properties": {"host": {"type": "string"}, "port": {"type": "integer"},
             "reason": {"type": "string"}},
           "required": ["host", "port", "reason"]}},
-          "denied_omitted": {"type": "integer"}},
+          "denied_omitted": {"type": "integer"},
+          "allowed_by_user": {"type": "array", "items": {"type": "object",
+            "properties": {"host": {"type": "string"}, "port": {"type": "integer"},
+              "scope": {"type": "string"}},
+            "required": ["host", "port", "scope"]}}},
         "required": ["denied"]},
       "refused": {"type": "object",
         "properties": {"system_calls": {"type": "object", "additionalProperties": {"type": "integer"}},
@@ -264,20 +269,6 @@ json code_output_schema() {
     },
     "required": ["exit_code", "phase", "stdout", "stderr", "timed_out", "oom_killed", "duration_ms", "truncated", "artifacts", "artifacts_omitted"]
 })");
-}
-
-// One line naming what the egress proxy refused, so the model can tell the user which host to
-// allow: the model itself cannot widen the list.
-std::string refused_network_line(const net::egress::EgressRecord& network) {
-  if (network.denied.empty()) return "";
-  std::vector<std::string> shown;
-  for (const auto& denial : network.denied) {
-    shown.push_back(denial.host + ":" + std::to_string(denial.port) + " (" + denial.reason + ")");
-  }
-  std::string line = "network: refused " + core::join(shown, ", ");
-  if (network.dropped > 0) line += " and " + std::to_string(network.dropped) + " more";
-  return line +
-         ". Only the user can allow a host (paddock mcp --allow-host); tool arguments cannot.\n";
 }
 
 namespace {
@@ -342,7 +333,7 @@ std::string summary_text(const app::CodeRun& run, const language::ScreeningVerdi
     text += "screening warning: " + language::describe(*finding) + "\n";
   }
   for (const auto& note : facts.notes) text += "note: " + note + "\n";
-  text += refused_network_line(result.network);
+  text += network_lines(result.network);
   for (const auto& line : language::refusal_lines(
            result, language::RefusalContext{.program_output = !failed_install})) {
     text += line + "\n";
@@ -392,17 +383,6 @@ RunFiles file_content(const runtime::RunResult& result, const RunFacts& facts, s
   return files;
 }
 
-// What the egress proxy refused, as the structured result lists it.
-json denied_json(const net::egress::EgressRecord& network) {
-  json denied = json::array();
-  for (const auto& denial : network.denied) {
-    denied.push_back({{"host", denial.host}, {"port", denial.port}, {"reason", denial.reason}});
-  }
-  json record = {{"denied", std::move(denied)}};
-  if (network.dropped > 0) record["denied_omitted"] = network.dropped;
-  return record;
-}
-
 // The structuredContent, as code_output_schema() describes it.
 json structured_result(const app::CodeRun& run, const language::ScreeningVerdict& screening,
                        const RunFacts& facts, RunFiles& files) {
@@ -429,7 +409,9 @@ json structured_result(const app::CodeRun& run, const language::ScreeningVerdict
   if (!run.stderr_file.empty()) output_files["stderr"] = run.stderr_file;
   if (!output_files.empty()) structured["output_files"] = std::move(output_files);
   if (!screening.findings.empty()) structured["screening"] = language::to_json(screening);
-  if (!result.network.denied.empty()) structured["network"] = denied_json(result.network);
+  if (auto network = network_json(result.network); !network.is_null()) {
+    structured["network"] = std::move(network);
+  }
   if (result.refused.any()) structured["refused"] = runtime::refusals_json(result.refused);
   if (!facts.notes.empty()) structured["notes"] = facts.notes;
   if (result.cell) structured.update(cell_json(*result.cell));

@@ -44,6 +44,18 @@ Incoming classify(std::string_view line, int max_depth) {
       Incoming response;
       response.kind = Incoming::Kind::kResponse;
       response.id = reply_id;
+      // A response to a request of the server's (an elicitation): its result in `params`, or
+      // its error (code never 0) in `error`.
+      if (auto result = message.find("result"); result != message.end()) {
+        response.params = *result;
+        response.error.code = 0;
+      } else if (auto error = message.find("error"); error != message.end()) {
+        response.error = RpcError{kInternalError, "", nullptr};
+        if (error->is_object() && error->contains("code") && (*error)["code"].is_number_integer() &&
+            (*error)["code"].get<long long>() != 0) {
+          response.error.code = static_cast<int>((*error)["code"].get<long long>());
+        }
+      }
       return response;
     }
     return invalid(kInvalidRequest, "a request needs a \"method\"", reply_id);

@@ -19,6 +19,7 @@ inline const std::vector<std::string> kLegacyVersions = {"2025-11-25", "2025-06-
                                                          "2024-11-05"};
 inline constexpr const char* kStatelessVersion = "2026-07-28";
 inline constexpr const char* kVersionMetaKey = "io.modelcontextprotocol/protocolVersion";
+inline constexpr const char* kCapabilitiesMetaKey = "io.modelcontextprotocol/clientCapabilities";
 
 // The revision one request is served under.
 struct Era {

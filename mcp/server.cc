@@ -10,6 +10,7 @@
 
 #include "app/kept_sessions.h"
 #include "app/log.h"
+#include "core/random_hex.h"
 #include "core/text.h"
 #include "mcp/argument_check.h"
 #include "mcp/language_catalog.h"
@@ -91,6 +92,7 @@ Server::Server(const app::Services& services, app::KernelPool& kernels, const To
       in_fd_(in_fd),
       reader_(in_fd, kMaxInboundLine),
       writer_(out_fd, services.secrets),
+      questions_(writer_, services.options.ask_timeout_seconds),
       pool_(options_.workers, options_.max_queued, options_.max_queued_bytes) {}
 
 int Server::run() {
@@ -136,6 +138,7 @@ void Server::shut_down() {
     std::lock_guard lock(in_flight_mutex_);
     for (auto& [id, call] : in_flight_) call->token.cancel();
   }
+  questions_.close_all();
   services_.registry.close_all();
   pool_.stop();
 }
@@ -161,7 +164,9 @@ void Server::handle_line(const LineReader::Line& line) {
       handle_request(incoming);
       break;
     case Incoming::Kind::kResponse:
-      break;  // paddock sends no requests, so there is nothing to match
+      // An answer to a question (elicitation/create); anything else matches nothing sent.
+      questions_.take_response(incoming);
+      break;
   }
 }
 
@@ -195,6 +200,8 @@ void Server::handle_request(const Incoming& request) {
     json requested =
         request.params.is_object() ? request.params.value("protocolVersion", json()) : json();
     negotiated_version_ = negotiate_version(requested);
+    client_capabilities_ =
+        request.params.is_object() ? request.params.value("capabilities", json()) : json();
     log(app::LogLevel::kInfo,
         "client asked for " + requested.dump() + ", speaking " + *negotiated_version_);
     respond(request.id,
@@ -242,6 +249,9 @@ void Server::handle_request(const Incoming& request) {
     respond(request.id, {{"resourceTemplates", list_resource_templates()}}, era, kStaticList);
   } else if (method == "prompts/list") {
     respond(request.id, {{"prompts", json::array()}}, era, kStaticList);
+  } else if (method == "tools/call" && request.params.is_object() &&
+             request.params.contains("requestState")) {
+    resume(request);
   } else if (method == "tools/call" || method == "resources/read") {
     submit(request, era);
   } else {
@@ -324,7 +334,9 @@ void Server::submit(const Incoming& request, const Era& era) {
     respond_error(id,
                   RpcError{kInternalError, "internal error in " + method + ": " + what, nullptr});
   };
-  auto job = [this, id, forget, params, era, token, call, is_tool] {
+  std::shared_ptr<app::UserChannel> user;
+  if (is_tool) user = user_channel(params, era, id, client_capabilities_);
+  auto job = [this, id, forget, params, era, token, call, is_tool, user] {
     // Runs last, once the answer is written or withheld.
     struct Answered {
       InFlight& call;
@@ -337,7 +349,7 @@ void Server::submit(const Incoming& request, const Era& era) {
     json result;
     std::optional<RpcError> error;
     if (is_tool) {
-      result = call_tool(params, era, token, *call);
+      result = call_tool(params, era, token, *call, user);
     } else {
       result = read_resource_result(services_, params, era, error);
     }
@@ -345,6 +357,16 @@ void Server::submit(const Incoming& request, const Era& era) {
     // The warm pool starts opening the next sandbox now, before the answer is written, so that
     // it is ready as soon as it can be for the client's next call.
     call->until_answered.reset();
+    // Its questions end with it: a late answer changes nothing.
+    if (auto* legacy = dynamic_cast<ClientQuestions::Channel*>(user.get())) legacy->close();
+    if (auto suspension = std::dynamic_pointer_cast<SuspendedCall>(user)) {
+      // Owed to the first request, or to the retry that comes for it; a cancelled call's to
+      // nobody.
+      std::optional<json> owed;
+      if (!call->cancelled) owed = std::move(result);
+      if (suspension->finish(std::move(owed))) forget_suspension(*suspension);
+      return;
+    }
     // A cancelled request gets no answer: the client has forgotten it.
     if (call->cancelled) return;
     if (error) {
@@ -366,8 +388,53 @@ void Server::submit(const Incoming& request, const Era& era) {
   }
 }
 
+std::shared_ptr<app::UserChannel> Server::user_channel(const json& params, const Era& era,
+                                                       const json& id, const json& capabilities) {
+  if (!era.stateless) return questions_.channel(can_elicit(capabilities), era.version);
+  // 2026-07-28: what the client can do comes with each request.
+  json meta = params.value("_meta", json::object());
+  json declared = meta.is_object() ? meta.value(kCapabilitiesMetaKey, json()) : json();
+  auto state = core::random_hex(16, "a tool call's requestState");
+  if (!state) return questions_.channel(false, era.version);
+  auto suspension = std::make_shared<SuspendedCall>(
+      writer_, questions_.timer(), options_.ask_timeout_seconds, can_elicit(declared), *state, id);
+  std::lock_guard lock(suspended_mutex_);
+  // A result no retry came for in kAbandonedAfter is dropped.
+  auto long_ago = std::chrono::steady_clock::now() - kAbandonedAfter;
+  std::erase_if(suspended_,
+                [&](const auto& entry) { return entry.second->abandoned_since(long_ago); });
+  suspended_[*state] = suspension;
+  return suspension;
+}
+
+void Server::resume(const Incoming& request) {
+  const json& state = request.params["requestState"];
+  std::shared_ptr<SuspendedCall> suspension;
+  if (state.is_string()) {
+    std::lock_guard lock(suspended_mutex_);
+    if (auto found = suspended_.find(state.get<std::string>()); found != suspended_.end()) {
+      suspension = found->second;
+    }
+  }
+  if (!suspension) {
+    respond_error(request.id, RpcError{kInvalidParams,
+                                       "requestState names no call waiting for answers (it "
+                                       "ended, or was dropped); call the tool again without it",
+                                       nullptr});
+    return;
+  }
+  if (suspension->resume(request.id, request.params.value("inputResponses", json::object()))) {
+    forget_suspension(*suspension);
+  }
+}
+
+void Server::forget_suspension(const SuspendedCall& suspension) {
+  std::lock_guard lock(suspended_mutex_);
+  std::erase_if(suspended_, [&](const auto& entry) { return entry.second.get() == &suspension; });
+}
+
 json Server::call_tool(const json& params, const Era& era, const json& progress_token,
-                       InFlight& in_flight) {
+                       InFlight& in_flight, std::shared_ptr<app::UserChannel> user) {
   Tool* tool = tools_.find(params["name"].get<std::string>());
   json arguments = params.value("arguments", json::object());
   auto progress_count = std::make_shared<std::atomic<long long>>(0);
@@ -379,7 +446,7 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
                                                             {"progress", ++*progress_count},
                                                             {"message", message}}));
                       },
-                      in_flight.until_answered};
+                      in_flight.until_answered, std::move(user)};
   ToolResult result;
   if (auto problem = check_arguments(arguments, tools_.input_schema(*tool))) {
     result = tool_error("invalid arguments for " + tool->name() + ": " + *problem);

@@ -15,13 +15,18 @@
 #include "app/live_session.h"
 #include "app/services.h"
 #include "app/worker_pool.h"
+#include "mcp/client_questions.h"
 #include "mcp/json_rpc.h"
 #include "mcp/line_reader.h"
 #include "mcp/message_writer.h"
 #include "mcp/protocol.h"
+#include "mcp/suspended_call.h"
 #include "mcp/tool_registry.h"
 
 namespace paddock::mcp {
+
+// A 2026-07-28 call's result that no retry came for is dropped after this.
+inline constexpr std::chrono::minutes kAbandonedAfter{10};
 
 // Inbound lines may carry files for write_file; beyond this they are refused unread.
 inline constexpr std::size_t kMaxInboundLine = 32u << 20;
@@ -55,8 +60,15 @@ class Server {
   void handle_request(const Incoming& request);
   void handle_notification(const Incoming& notification);
   void submit(const Incoming& request, const Era& era);
+  // A 2026-07-28 retry that brings the person's answers (params.requestState).
+  void resume(const Incoming& request);
+  // The way to the person for one call (--ask): a legacy era's channel, or the call's
+  // suspension in 2026-07-28 (registered under its requestState).
+  std::shared_ptr<app::UserChannel> user_channel(const json& params, const Era& era, const json& id,
+                                                 const json& capabilities);
   json call_tool(const json& params, const Era& era, const json& progress_token,
-                 InFlight& in_flight);
+                 InFlight& in_flight, std::shared_ptr<app::UserChannel> user);
+  void forget_suspension(const SuspendedCall& suspension);
   void respond(const json& id, json result, const Era& era, const CachePolicy& cache = {});
   void respond_error(const json& id, const RpcError& error);
   [[nodiscard]] Era legacy_era() const;
@@ -70,8 +82,13 @@ class Server {
   int in_fd_;
   LineReader reader_;
   MessageWriter writer_;
+  // Before the pool: its workers' calls ask through it until they are stopped.
+  ClientQuestions questions_;
   app::WorkerPool pool_;
   std::optional<std::string> negotiated_version_;  // reader thread only
+  json client_capabilities_;                       // initialize's; reader thread only
+  std::mutex suspended_mutex_;
+  std::map<std::string, std::shared_ptr<SuspendedCall>> suspended_;  // by requestState
   std::mutex in_flight_mutex_;
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by the request id's JSON
 };

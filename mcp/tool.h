@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "app/user_channel.h"
 #include "mcp/json_rpc.h"
 #include "runtime/backend.h"
 
@@ -27,6 +28,8 @@ struct ToolContext {
   // What the call keeps until its answer is ready to be written (or withheld), then dropped: a warm
   // call's hold on the pool (WarmPool::CallInFlight), so that no sandbox opens while the call runs.
   std::shared_ptr<void>& until_answered;
+  // The way to the person at the client (paddock mcp --ask), for this call; null: none.
+  std::shared_ptr<app::UserChannel> user = nullptr;
 };
 
 // A tool's answer: `content` for people and models, `structured` matching the outputSchema.

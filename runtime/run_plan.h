@@ -7,10 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "net/egress/host_consent.h"
 #include "runtime/sandbox_parts.h"
 
 namespace paddock::runtime {
@@ -39,6 +41,9 @@ struct RunPlan {
   double wall_seconds = kDefaultWallSeconds;  // all the steps together; then the run is killed
   std::uint64_t output_bytes = 1ull << 20;    // captured per stream; the rest is dropped
   OutputCollection collect;                   // nothing by default
+  // Who is asked about a destination the egress allowlist does not cover, while this run lasts
+  // (SandboxShape::ask_network); null: refused.
+  std::shared_ptr<net::egress::HostConsent> consent;
 
   // The program's command (the last step); empty when there are no steps.
   [[nodiscard]] const std::vector<std::string>& program() const;

@@ -49,6 +49,9 @@ struct SandboxShape {
   // outside the sandbox that reaches these destinations and nothing else. Needs `network`
   // kNone: the namespace stays empty but for its loopback, where the proxy listens.
   std::vector<std::string> allowed_hosts;
+  // paddock mcp --ask network: the sandbox gets the proxy even with no allowlist, so that a
+  // destination it tries can be asked about (RunPlan::consent, Session::set_consent).
+  bool ask_network = false;
   // Brokered secrets (docs/secrets.md): a host file (the host's authorities and the server's
   // own) bound read-only over the system bundle (kSandboxTrustBundle) where the root has one.
   // Certificates only; empty: none.

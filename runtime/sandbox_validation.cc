@@ -102,6 +102,10 @@ core::Error lacks(const BackendSupport& support, const std::string& what, const 
 core::Status validate_egress_support(const SandboxShape& shape, const RunPlan& plan,
                                      const BackendSupport& support) {
   if (support.egress_proxy) return {};
+  if (shape.ask_network) {
+    return lacks(support, "ask the user about a host (--ask network)",
+                 "leave --ask network out, or use the native backend");
+  }
   if (!shape.allowed_hosts.empty()) {
     return lacks(support, "enforce an egress allowlist yet",
                  "leave the allowlist out, or use the native backend",

@@ -62,6 +62,9 @@ using CopyProgress = std::function<void(std::uint64_t copied)>;
 class Session {
  public:
   virtual ~Session() = default;
+  // Who is asked about a destination the sandbox's egress allowlist does not cover, from now
+  // on (null: refused, as between calls). A backend without an egress proxy ignores it.
+  virtual void set_consent(std::shared_ptr<net::egress::HostConsent> consent) { (void)consent; }
   // One command; other calls wait until it is done. An error of kind kSandboxGone: the sandbox
   // was gone before the command reached it, so nothing of it ran (a warm run then runs cold).
   [[nodiscard]] virtual core::Result<RunResult> exec(const ExecRequest& request,

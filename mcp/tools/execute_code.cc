@@ -99,6 +99,7 @@ class ExecuteCode final : public Tool {
     app::CodeCall call;
     call.language = arguments.value("language", "");
     call.session = arguments.value("session_id", "");
+    call.user = context.user;
     app::CodeRequest& request = call.request;
     request.code = arguments["code"].get<std::string>();
     request.libraries = arguments.value("libraries", std::vector<std::string>{});

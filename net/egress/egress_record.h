@@ -43,6 +43,9 @@ struct EgressRecord {
   // service not known"): the client only sees a 502, and without this list an installer's
   // words for it ("from versions: none", "Bad Gateway") read like a wrong package name.
   std::vector<Destination> unreachable;
+  // Not in the allowlist, and allowed by the person when asked (paddock mcp --ask network):
+  // `reason` is the answer's scope, "once" or "for this session".
+  std::vector<Destination> allowed_by_user;
   std::size_t dropped = 0;
   // Brokered secrets' placeholders seen, each once (kMaxRecorded at most).
   std::vector<SecretUse> secrets;

@@ -35,13 +35,16 @@ std::vector<std::string> proxy_env(bool local_direct) {
 
 EgressProxy::EgressProxy(EgressPolicy policy)
     : policy_(std::move(policy)),
-      allow_(std::make_shared<const AllowList>(std::move(policy_.allow))) {}
+      allow_(std::make_shared<const AllowList>(std::move(policy_.allow))),
+      consent_(std::move(policy_.consent)),
+      installer_(policy_.installer) {}
 
 core::Result<std::unique_ptr<EgressProxy>> EgressProxy::create(EgressPolicy policy) {
   std::unique_ptr<EgressProxy> proxy(new EgressProxy(std::move(policy)));
   auto events = io::EventLoop::create();
   if (!events) return events.error().context("starting the egress proxy");
   proxy->events_.emplace(std::move(*events));
+  proxy->consents_ = std::make_shared<ConsentMailbox>(*proxy->events_);
   auto lookups = LookupQueue::create();
   if (!lookups) return lookups.error();
   proxy->lookups_ = std::move(*lookups);
@@ -83,15 +86,22 @@ void EgressProxy::serve(core::UniqueFd listener) {
 
 void EgressProxy::stop() {
   if (stopping_.exchange(true)) return;
+  if (consents_) consents_->close();  // an answer that comes later finds nobody waiting
   if (events_) events_->wake();
   if (loop_.joinable()) loop_.join();
   connections_.clear();
   listener_.reset();
 }
 
-void EgressProxy::set_allowlist(AllowList allow) {
+void EgressProxy::set_consent(std::shared_ptr<HostConsent> consent) {
+  std::lock_guard lock(mutex_);
+  consent_ = std::move(consent);
+}
+
+void EgressProxy::set_allowlist(AllowList allow, bool installer) {
   std::unique_lock lock(mutex_);
   allow_ = std::make_shared<const AllowList>(std::move(allow));
+  installer_ = installer;
   std::uint64_t generation = ++generation_;
   if (!looping_) {
     applied_generation_ = generation;
@@ -174,6 +184,7 @@ void EgressProxy::run() {
     events.dispatch();
     now = Clock::now();
     if (lookups_ready) serve_lookups();
+    serve_consents();
     for (auto& [id, connection] : connections_) {
       if (std::exchange(connection->touched, false) &&
           connection->stage != Connection::Stage::kDone) {

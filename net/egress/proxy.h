@@ -71,6 +71,7 @@
 #include "net/egress/connection_budget.h"
 #include "net/egress/egress_record.h"
 #include "net/egress/held_body_budget.h"
+#include "net/egress/host_consent.h"
 #include "net/egress/host_pattern.h"
 #include "net/egress/name_resolver.h"
 #include "net/egress/tls_terminator.h"
@@ -107,6 +108,10 @@ struct EgressPolicy {
   bool secrets_in_body = false;  // --secret-in-body: request bodies are substituted too
   // How long a relayed connection may see nothing move either way (tests shorten it).
   std::chrono::milliseconds idle = kRelayIdleDeadline;
+  // Who is asked about a destination `allow` does not cover (set_consent replaces it); null:
+  // such a destination is refused.
+  std::shared_ptr<HostConsent> consent;
+  bool installer = false;  // `allow` is an installer's: questions say the installer asked
 };
 
 // What a server brokers (docs/secrets.md): its secrets, and the terminator of TLS for their
@@ -137,10 +142,13 @@ class EgressProxy {
   // Ends every connection and joins the loop's thread, without waiting for a lookup or a
   // connect in flight. Idempotent; the destructor does it too.
   void stop();
-  // From now on, destinations are judged by `allow`, and every connection opened before is
-  // ended by the time this returns: an installer's list never serves the program that runs
-  // after it.
-  void set_allowlist(AllowList allow);
+  // From now on, destinations are judged by `allow` (an installer's list when `installer`), and
+  // every connection opened before is ended by the time this returns: an installer's list never
+  // serves the program that runs after it.
+  void set_allowlist(AllowList allow, bool installer = false);
+  // From now on, destinations the list does not cover are asked about through `consent` (null:
+  // refused). A connection held for an answer keeps waiting for it.
+  void set_consent(std::shared_ptr<HostConsent> consent);
   // The record so far, which starts afresh.
   [[nodiscard]] EgressRecord take_record();
 
@@ -162,6 +170,10 @@ class EgressProxy {
   void judge(Connection& connection);
   void ask_lookup(Connection& connection);
   void resolved(Connection& connection, const NameLookup& lookup);
+  // A destination the list does not cover, resolved to addresses it may reach: held while the
+  // person is asked.
+  void ask_consent(Connection& connection);
+  void serve_consents();
   void connect_next(Connection& connection);
   void connected(Connection& connection);
   void sniff_tunnel(Connection& connection);
@@ -179,7 +191,8 @@ class EgressProxy {
   void idle_out(Connection& connection);
   // Ends an intercepted connection once what waits for its client has gone.
   void close_intercepted(Connection& connection);
-  void refuse(Connection& connection, const std::string& reason);
+  // `hint`: how the user could allow it (today's text when empty).
+  void refuse(Connection& connection, const std::string& reason, const std::string& hint = "");
   void deny(const std::string& host, std::uint16_t port, const std::string& reason);
   void reached(const std::string& host, std::uint16_t port);
   // Answers 502 saying why the destination could not be reached (`reason`: "the connection
@@ -191,6 +204,7 @@ class EgressProxy {
   core::UniqueFd listener_;
   std::optional<io::EventLoop> events_;  // stop() and set_allowlist() wake it
   std::shared_ptr<LookupQueue> lookups_;
+  std::shared_ptr<ConsentMailbox> consents_;
   std::atomic<bool> stopping_{false};
   std::thread loop_;
 
@@ -206,6 +220,8 @@ class EgressProxy {
   mutable std::mutex mutex_;
   std::condition_variable applied_;
   std::shared_ptr<const AllowList> allow_;
+  std::shared_ptr<HostConsent> consent_;
+  bool installer_ = false;
   // Bumped by set_allowlist: a connection accepted under an older list goes no further, and
   // set_allowlist returns once the loop has ended those connections (applied_generation_).
   std::uint64_t generation_ = 0;

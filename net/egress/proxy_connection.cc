@@ -70,14 +70,17 @@ void EgressProxy::advance(Connection& connection) {
   }
 }
 
-void EgressProxy::refuse(Connection& connection, const std::string& reason) {
+void EgressProxy::refuse(Connection& connection, const std::string& reason,
+                         const std::string& hint) {
   const http1::RequestHead& head = connection.head;
   deny(head.host, head.port, reason);
   connection.close_with(response(
-      "403 Forbidden", "paddock: " + head.host + ":" + std::to_string(head.port) +
-                           " is refused: " + reason +
-                           ". Only the hosts the user allowed (--allow-host) are reachable "
-                           "from this sandbox.\n"));
+      "403 Forbidden",
+      "paddock: " + head.host + ":" + std::to_string(head.port) + " is refused: " + reason + ". " +
+          (hint.empty() ? "Only the hosts the user allowed (--allow-host) are reachable from "
+                          "this sandbox."
+                        : hint) +
+          "\n"));
 }
 
 void EgressProxy::judge(Connection& connection) {
@@ -89,11 +92,15 @@ void EgressProxy::judge(Connection& connection) {
       return;
     }
     connection.allow = allow_;
+    connection.consent = consent_;
+    connection.installer = installer_;
   }
   auto literal = core::parse_ip_prefix(head.host);
   connection.literal = literal.has_value();
-  if (literal ? !connection.allow->allows_address(*literal, head.port)
-              : !connection.allow->allows_name(head.host, head.port)) {
+  if (literal ? connection.allow->allows_address(*literal, head.port)
+              : connection.allow->allows_name(head.host, head.port)) {
+    connection.consent.reset();  // listed: nobody is asked
+  } else if (!connection.consent) {
     refuse(connection, "it is not in the allowlist");
     return;
   }
@@ -176,7 +183,45 @@ void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
            "it resolves only to loopback, private, link-local or this host's addresses");
     return;
   }
+  if (connection.consent) {
+    ask_consent(connection);
+    return;
+  }
   connect_next(connection);
+}
+
+// Asked only once the name resolves to addresses it may reach: the person is never asked about
+// a reserved block (which stays refused whatever the answer) nor a name that leads nowhere.
+void EgressProxy::ask_consent(Connection& connection) {
+  connection.stage = Connection::Stage::kAsking;
+  connection.deadline = Clock::now() + connection.consent->patience() + std::chrono::seconds(5);
+  std::weak_ptr<ConsentMailbox> mailbox = consents_;
+  connection.consent->ask({connection.head.host, connection.head.port, connection.installer},
+                          [mailbox, id = connection.id](const ConsentAnswer& answer) {
+                            if (auto open = mailbox.lock()) open->post(id, answer);
+                          });
+}
+
+void EgressProxy::serve_consents() {
+  for (auto& [id, answer] : consents_->take()) {
+    auto found = connections_.find(id);
+    if (found == connections_.end() || found->second->stage != Connection::Stage::kAsking) {
+      continue;
+    }
+    Connection& connection = *found->second;
+    connection.touched = true;
+    if (!answer.allowed) {
+      refuse(connection, answer.reason,
+             "Only the user can allow a host; they were asked, and a tool's arguments cannot "
+             "change that.");
+      continue;
+    }
+    if (answer.asked) {
+      std::lock_guard lock(mutex_);
+      note(record_.allowed_by_user, {connection.head.host, connection.head.port, answer.scope});
+    }
+    connect_next(connection);
+  }
 }
 
 void EgressProxy::connect_next(Connection& connection) {
@@ -407,6 +452,9 @@ void EgressProxy::expire(Connection& connection, Clock::time_point now) {
   switch (connection.stage) {
     case Stage::kResolving:
       fail_upstream(connection, "its name could not be resolved in time");
+      return;
+    case Stage::kAsking:
+      refuse(connection, "nobody answered in time");
       return;
     case Stage::kConnecting:
       connection.connect_error = ETIMEDOUT;

@@ -35,6 +35,7 @@ struct EgressProxy::Connection {
   enum class Stage {
     kHead,        // reading the first request's head
     kResolving,   // its host's name is being looked up (or waits for a lookup to start)
+    kAsking,      // the person is asked whether it may go there (HostConsent)
     kConnecting,  // a nonblocking connect to candidates[next_candidate - 1]
     kSniffing,    // a tunnel after its 200: reading what the client sends first (its ClientHello)
     kRelaying,    // bytes both ways; plain HTTP: each further request's head is checked
@@ -54,6 +55,9 @@ struct EgressProxy::Connection {
   http1::RequestHead head;  // the first request: where the connection goes
   std::shared_ptr<const AllowList> allow;
   bool literal = false;
+  // Not covered by `allow`: reached only if the person says so (null: refused).
+  std::shared_ptr<HostConsent> consent;
+  bool installer = false;                   // the list it was judged by was an installer's
   std::vector<ResolvedAddress> candidates;  // resolved, permitted
   std::size_t next_candidate = 0;
   int connect_error = ECONNREFUSED;

@@ -57,7 +57,7 @@ bool installer_uses_proxy(const runtime::SandboxShape& shape, const runtime::Run
 
 bool has_egress_proxy(const runtime::SandboxShape& shape, const runtime::RunPlan& plan,
                       bool session) {
-  if (!shape.allowed_hosts.empty()) return true;
+  if (!shape.allowed_hosts.empty() || shape.ask_network) return true;
   if (session) return shape.session_installer_proxy && shape.network == runtime::NetworkMode::kNone;
   return installer_uses_proxy(shape, plan) && plan.networked_steps > 0;
 }
@@ -70,6 +70,8 @@ core::Result<net::egress::EgressPolicy> egress_policy(const runtime::SandboxShap
   if (!allow) return allow.error();
   net::egress::EgressPolicy policy;
   policy.allow = std::move(*allow);
+  policy.installer = installer_first;
+  policy.consent = plan.consent;
   policy.forbidden = init::refused_ranges();
   for (const auto& address : init::probe_host_addresses()) policy.forbidden.push_back(address);
   // What the user opened for user-mode networking (--allow-private) is open here too, as the

@@ -53,6 +53,7 @@ class NativeSession final : public runtime::Session,
   core::Status park(const runtime::WarmInterpreter& interpreter) override;
   core::Status sweep() override;
   void kill_resident() override;
+  void set_consent(std::shared_ptr<net::egress::HostConsent> consent) override;
   // session_freeze.cc: the sandbox's cgroup frozen where it has one, else init's kStop.
   core::Status freeze() override;
   core::Status thaw() override;

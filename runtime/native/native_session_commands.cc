@@ -79,11 +79,15 @@ std::vector<std::string> NativeSession::command_env(const runtime::ExecRequest& 
   std::vector<std::string> env = runtime::merge_env(launched_->prepared->env_storage, request.env);
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where
   // the proxy's variables come last); an installer's command brings its own.
-  if (!shape_.allowed_hosts.empty() && !request.network)
+  if ((!shape_.allowed_hosts.empty() || shape_.ask_network) && !request.network)
     env = runtime::merge_env(env, net::egress::proxy_env(true));
   // The sandbox's placeholders stand whatever a request sets: a variable set to something else
   // would only send that in their place.
   return runtime::merge_env(env, launched_->brokered_env);
+}
+
+void NativeSession::set_consent(std::shared_ptr<net::egress::HostConsent> consent) {
+  if (launched_ && launched_->egress) launched_->egress->set_consent(std::move(consent));
 }
 
 core::Result<runtime::RunResult> NativeSession::exec(const runtime::ExecRequest& request,
@@ -171,7 +175,7 @@ core::Status NativeSession::lend_network(const runtime::ExecRequest& request, Le
                          "the session's interpreter could not be stopped for the install"};
     }
     if (via_proxy) {
-      launched_->egress->set_allowlist(std::move(command_list));
+      launched_->egress->set_allowlist(std::move(command_list), /*installer=*/true);
       lent.restore.proxy = launched_->egress.get();
       lent.restore.list = std::move(session_list);
     } else {

@@ -217,7 +217,7 @@ void prepare_environment(Prepared& prepared, const runtime::SandboxShape& shape,
   std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
                                   std::to_string(shape.limits.memory_bytes)};
   env.insert(env.end(), plan.env.begin(), plan.env.end());
-  if (!shape.allowed_hosts.empty()) {
+  if (!shape.allowed_hosts.empty() || shape.ask_network) {
     for (auto& entry : net::egress::proxy_env(true)) env.push_back(std::move(entry));
   }
   env.insert(env.end(), brokered_env.begin(), brokered_env.end());

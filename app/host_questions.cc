@@ -1,0 +1,171 @@
+#include "app/host_questions.h"
+
+#include "core/units.h"
+
+namespace paddock::app {
+
+std::string refusal_reason(const UserReply& reply, double timeout_seconds) {
+  switch (reply.kind) {
+    case UserReply::Kind::kChosen:
+    case UserReply::Kind::kDeclined:
+      return "the user denied it";
+    case UserReply::Kind::kDismissed:
+      return "the user dismissed the question";
+    case UserReply::Kind::kUnanswered:
+      return "nobody answered within " + core::seconds_text(timeout_seconds);
+    case UserReply::Kind::kCannotAsk:
+      break;
+  }
+  return "the user could not be asked (the call ended or the client went away)";
+}
+
+bool OpenQuestions::take() {
+  int now = open_.load();
+  do {
+    if (now >= kMaxOpenQuestions) return false;
+  } while (!open_.compare_exchange_weak(now, now + 1));
+  return true;
+}
+
+void OpenQuestions::give_back() {
+  --open_;
+}
+
+bool HostGrants::allows(const std::string& host, std::uint16_t port) const {
+  std::lock_guard lock(mutex_);
+  return granted_.contains({host, port});
+}
+
+void HostGrants::add(const std::string& host, std::uint16_t port) {
+  std::lock_guard lock(mutex_);
+  granted_.emplace(host, port);
+}
+
+std::vector<net::egress::Destination> HostGrants::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<net::egress::Destination> granted;
+  for (const auto& [host, port] : granted_) granted.push_back({host, port, "for this session"});
+  return granted;
+}
+
+CallConsent::CallConsent(std::shared_ptr<UserChannel> channel, ConsentAsker asker,
+                         std::shared_ptr<HostGrants> grants, OpenQuestions& open,
+                         const AuditTrail& audit)
+    : channel_(std::move(channel)),
+      asker_(std::move(asker)),
+      grants_(std::move(grants)),
+      open_(open),
+      audit_(audit) {}
+
+std::chrono::milliseconds CallConsent::patience() const {
+  return std::chrono::milliseconds(static_cast<long long>(channel_->timeout_seconds() * 1000));
+}
+
+namespace {
+
+std::string destination(const net::egress::ConsentQuestion& question) {
+  return question.host + ":" + std::to_string(question.port);
+}
+
+net::egress::ConsentAnswer refusal(std::string reason) {
+  net::egress::ConsentAnswer answer;
+  answer.reason = std::move(reason);
+  return answer;
+}
+
+}  // namespace
+
+UserQuestion CallConsent::question_for(const net::egress::ConsentQuestion& question) const {
+  UserQuestion asked;
+  asked.message = asker_.words + " wants to connect to " + destination(question) +
+                  (question.installer ? " (its library installer)" : " (its program)") +
+                  ". Allow it?";
+  asked.choices = {
+      {"once", "Allow once"},
+      {"session", asker_.session.empty() ? "Allow for this call" : "Allow for this session"},
+      {"deny", "Deny"}};
+  return asked;
+}
+
+void CallConsent::ask(const net::egress::ConsentQuestion& question, Waiter answer) {
+  if (grants_->allows(question.host, question.port)) {
+    net::egress::ConsentAnswer allowed;
+    allowed.allowed = true;
+    answer(allowed);
+    return;
+  }
+  std::string key = destination(question);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto refused = refused_.find(key); refused != refused_.end()) {
+      answer(refusal(refused->second + " (asked once in this call)"));
+      return;
+    }
+    if (auto open = waiting_.find(key); open != waiting_.end()) {
+      open->second.push_back(std::move(answer));  // the same question's answer serves it
+      return;
+    }
+    if (!channel_->can_ask()) {
+      answer(refusal(
+          "it is not in the allowlist, and this client cannot ask the user (it did not declare "
+          "MCP elicitation)"));
+      return;
+    }
+    if (asked_ >= kMaxQuestionsPerCall) {
+      answer(refusal("this call asked the user " + std::to_string(kMaxQuestionsPerCall) +
+                     " questions already, the most one call may"));
+      return;
+    }
+    if (!open_.take()) {
+      answer(refusal(std::to_string(kMaxOpenQuestions) +
+                     " questions are already waiting for the user, the most at once"));
+      return;
+    }
+    ++asked_;
+    waiting_[key].push_back(std::move(answer));
+  }
+  channel_->ask(question_for(question),
+                [self = shared_from_this(), question](const UserReply& reply) {
+                  self->answered(question, reply);
+                });
+}
+
+void CallConsent::answered(const net::egress::ConsentQuestion& question, const UserReply& reply) {
+  open_.give_back();
+  net::egress::ConsentAnswer answer;
+  answer.asked = true;
+  std::string audited;
+  if (reply.kind == UserReply::Kind::kChosen && reply.choice == "once") {
+    answer.allowed = true;
+    answer.scope = "once";
+    audited = "once";
+  } else if (reply.kind == UserReply::Kind::kChosen && reply.choice == "session") {
+    answer.allowed = true;
+    answer.scope = asker_.session.empty() ? "for this call" : "for this session";
+    grants_->add(question.host, question.port);
+    audited = "session";
+  } else {
+    answer.reason = refusal_reason(reply, channel_->timeout_seconds());
+    audited = reply.kind == UserReply::Kind::kDismissed    ? "dismissed"
+              : reply.kind == UserReply::Kind::kUnanswered ? "unanswered"
+              : reply.kind == UserReply::Kind::kCannotAsk  ? "not_asked"
+                                                           : "denied";
+  }
+  AuditRecord record;
+  if (!asker_.session.empty()) record.session = asker_.session;
+  record.answer = UserAnswerAudit{"network", destination(question),
+                                  question.installer ? "installer" : "program", audited};
+  audit_.record(record);
+  std::vector<Waiter> waiters;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = waiting_.find(destination(question));
+    if (found != waiting_.end()) waiters = std::move(found->second);
+    waiting_.erase(destination(question));
+    // "Once" is that connection's alone: the next asks again.
+    if (!answer.allowed) refused_[destination(question)] = answer.reason;
+  }
+  for (auto& waiter : waiters) waiter(answer);
+}
+
+}  // namespace paddock::app

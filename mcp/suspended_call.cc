@@ -1,0 +1,93 @@
+#include "mcp/suspended_call.h"
+
+#include "mcp/protocol.h"
+
+namespace paddock::mcp {
+
+void SuspendedCall::ask(const app::UserQuestion& question,
+                        std::function<void(const app::UserReply&)> done) {
+  if (!can_ask_) {
+    done({app::UserReply::Kind::kCannotAsk, ""});
+    return;
+  }
+  auto answer = std::make_shared<PendingAnswer>(std::move(done));
+  {
+    std::lock_guard lock(mutex_);
+    if (result_) {
+      answer->give({app::UserReply::Kind::kCannotAsk, ""});
+      return;
+    }
+    std::string key = "ask-" + std::to_string(++next_question_);
+    json request = {{"method", "elicitation/create"},
+                    {"params", elicitation_params(question, kStatelessVersion)}};
+    questions_[key] = Question{std::move(request), answer, false};
+    send_questions();
+  }
+  timer_.watch(answer,
+               std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(static_cast<long long>(timeout_seconds_ * 1000)));
+}
+
+void SuspendedCall::send_questions() {
+  if (!owed_) return;
+  json requests = json::object();
+  for (auto& [key, question] : questions_) {
+    if (question.sent || question.answer->given()) continue;
+    requests[key] = question.request;
+    question.sent = true;
+  }
+  if (requests.empty()) return;
+  json result = {{"resultType", "input_required"},
+                 {"inputRequests", std::move(requests)},
+                 {"requestState", state_}};
+  writer_.write(result_message(*std::exchange(owed_, std::nullopt), std::move(result)));
+}
+
+bool SuspendedCall::finish(std::optional<json> result) {
+  std::map<std::string, Question> open;
+  {
+    std::lock_guard lock(mutex_);
+    open.swap(questions_);
+    finished_at_ = std::chrono::steady_clock::now();
+    if (!result) {
+      result_ = json(nullptr);
+    } else if (owed_) {
+      writer_.write(result_message(*std::exchange(owed_, std::nullopt), std::move(*result)));
+      result_ = json(nullptr);  // delivered: nothing waits
+    } else {
+      result_ = std::move(*result);
+    }
+  }
+  for (auto& [key, question] : open) question.answer->give({app::UserReply::Kind::kCannotAsk, ""});
+  std::lock_guard lock(mutex_);
+  return result_->is_null();
+}
+
+bool SuspendedCall::resume(const json& retry_id, const json& answers) {
+  std::vector<std::pair<std::shared_ptr<PendingAnswer>, json>> given;
+  {
+    std::lock_guard lock(mutex_);
+    if (answers.is_object()) {
+      for (auto& [key, question] : questions_) {
+        auto found = answers.find(key);
+        if (question.sent && found != answers.end()) given.emplace_back(question.answer, *found);
+      }
+      std::erase_if(questions_, [&](const auto& entry) { return answers.contains(entry.first); });
+    }
+    if (result_ && !result_->is_null()) {
+      writer_.write(result_message(retry_id, std::exchange(*result_, json(nullptr))));
+      return true;
+    }
+    owed_ = retry_id;
+    send_questions();
+  }
+  for (auto& [answer, reply] : given) answer->give(reply_of(reply));
+  return false;
+}
+
+bool SuspendedCall::abandoned_since(std::chrono::steady_clock::time_point when) {
+  std::lock_guard lock(mutex_);
+  return result_ && finished_at_ < when;
+}
+
+}  // namespace paddock::mcp
