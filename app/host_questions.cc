@@ -87,33 +87,46 @@ UserQuestion CallConsent::question_for(const net::egress::ConsentQuestion& quest
   return asked;
 }
 
-void CallConsent::ask(const net::egress::ConsentQuestion& question, Waiter answer) {
+std::optional<net::egress::ConsentAnswer> CallConsent::settled(
+    const net::egress::ConsentQuestion& question) const {
   if (grants_->allows(question.host, question.port)) {
     net::egress::ConsentAnswer allowed;
     allowed.allowed = true;
-    answer(allowed);
-    return;
+    return allowed;
   }
+  std::string key = destination(question);
+  if (auto refused = refused_.find(key); refused != refused_.end()) {
+    return refusal(refused->second + " (asked once in this call)");
+  }
+  if (waiting_.contains(key)) return std::nullopt;
+  if (!channel_->can_ask()) {
+    return refusal(
+        "it is not in the allowlist, and this client cannot ask the user (it did not declare "
+        "MCP elicitation)");
+  }
+  if (asked_ >= kMaxQuestionsPerCall) {
+    return refusal("this call asked the user " + std::to_string(kMaxQuestionsPerCall) +
+                   " questions already, the most one call may");
+  }
+  return std::nullopt;
+}
+
+std::optional<net::egress::ConsentAnswer> CallConsent::known(
+    const net::egress::ConsentQuestion& question) {
+  std::lock_guard lock(mutex_);
+  return settled(question);
+}
+
+void CallConsent::ask(const net::egress::ConsentQuestion& question, Waiter answer) {
   std::string key = destination(question);
   {
     std::lock_guard lock(mutex_);
-    if (auto refused = refused_.find(key); refused != refused_.end()) {
-      answer(refusal(refused->second + " (asked once in this call)"));
+    if (auto settled_now = settled(question)) {
+      answer(*settled_now);
       return;
     }
     if (auto open = waiting_.find(key); open != waiting_.end()) {
       open->second.push_back(std::move(answer));  // the same question's answer serves it
-      return;
-    }
-    if (!channel_->can_ask()) {
-      answer(refusal(
-          "it is not in the allowlist, and this client cannot ask the user (it did not declare "
-          "MCP elicitation)"));
-      return;
-    }
-    if (asked_ >= kMaxQuestionsPerCall) {
-      answer(refusal("this call asked the user " + std::to_string(kMaxQuestionsPerCall) +
-                     " questions already, the most one call may"));
       return;
     }
     if (!open_.take()) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,11 +65,16 @@ class CallConsent : public net::egress::HostConsent,
               std::shared_ptr<HostGrants> grants, OpenQuestions& open, const AuditTrail& audit);
   void ask(const net::egress::ConsentQuestion& question,
            std::function<void(const net::egress::ConsentAnswer&)> answer) override;
+  [[nodiscard]] std::optional<net::egress::ConsentAnswer> known(
+      const net::egress::ConsentQuestion& question) override;
   [[nodiscard]] std::chrono::milliseconds patience() const override;
 
  private:
   using Waiter = std::function<void(const net::egress::ConsentAnswer&)>;
   void answered(const net::egress::ConsentQuestion& question, const UserReply& reply);
+  // known(), with mutex_ held; none also when its question is open already (then it waits).
+  [[nodiscard]] std::optional<net::egress::ConsentAnswer> settled(
+      const net::egress::ConsentQuestion& question) const;
   [[nodiscard]] UserQuestion question_for(const net::egress::ConsentQuestion& question) const;
 
   std::shared_ptr<UserChannel> channel_;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,10 @@ class HostConsent {
   // thread, perhaps before ask returns.
   virtual void ask(const ConsentQuestion& question,
                    std::function<void(const ConsentAnswer&)> answer) = 0;
+  // The answer when it is known without asking (allowed before, refused before, nobody to
+  // ask, no more questions allowed): the proxy then spends no name lookup on a destination
+  // whose question would be refused anyway. Called on the proxy's loop.
+  [[nodiscard]] virtual std::optional<ConsentAnswer> known(const ConsentQuestion& question) = 0;
   // How long an answer may take: the proxy refuses a connection held longer (a bug's backstop;
   // the asker answers "nobody answered" itself before then).
   [[nodiscard]] virtual std::chrono::milliseconds patience() const = 0;

@@ -10,6 +10,13 @@
 #include "net/egress/proxy_sockets.h"
 
 namespace paddock::net::egress {
+namespace {
+
+constexpr const char* kAskedHint =
+    "Only the user can allow a host, when asked or with --allow-host; a tool's arguments "
+    "cannot.";
+
+}  // namespace
 
 // A connection's way from its first request's head to the relay, as its stages move it on.
 
@@ -102,6 +109,10 @@ void EgressProxy::judge(Connection& connection) {
     connection.consent.reset();  // listed: nobody is asked
   } else if (!connection.consent) {
     refuse(connection, "it is not in the allowlist");
+    return;
+  } else if (auto known = connection.consent->known({head.host, head.port, connection.installer});
+             known && !known->allowed) {
+    refuse(connection, known->reason, kAskedHint);
     return;
   }
   // Each tunnel to a brokered secret's host will cost the server two TLS handshakes, on its
@@ -211,9 +222,7 @@ void EgressProxy::serve_consents() {
     Connection& connection = *found->second;
     connection.touched = true;
     if (!answer.allowed) {
-      refuse(connection, answer.reason,
-             "Only the user can allow a host; they were asked, and a tool's arguments cannot "
-             "change that.");
+      refuse(connection, answer.reason, kAskedHint);
       continue;
     }
     if (answer.asked) {
