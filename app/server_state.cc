@@ -10,7 +10,7 @@ ServiceSettings service_settings(const ServerOptions& options) {
           .max_session_idle_seconds = options.max_session_idle_seconds,
           .pull_missing_images = options.pull_missing_images,
           .pass_through_env = masked_assignments(options),
-          .allow_preview = options.allow_preview,
+          .allow_preview = options.allow_preview || options.ask_preview,
           .preview_ports = {options.preview_ports.first, options.preview_ports.second},
           .max_previews = options.max_previews};
 }
@@ -92,7 +92,8 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
                 catalog_,
                 exporter_,
                 snapshots_,
-                transfers_} {
+                transfers_,
+                resources_.audit()} {
   if (state_dir_) {
     resources_.sessions().set_reopener([this](const std::string& id) { return kept_.reopen(id); });
   }

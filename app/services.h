@@ -5,6 +5,7 @@
 // a tool still reads (the open sessions, the shares, the secrets to mask, the options it shows)
 // are here by reference too.
 
+#include "app/audit_trail.h"
 #include "app/code_runner.h"
 #include "app/code_service.h"
 #include "app/kept_sessions.h"
@@ -37,6 +38,7 @@ struct Services {
   const SessionExporter& exporter;
   const SessionSnapshots& snapshots;
   const SessionTransfers& transfers;
+  const AuditTrail& audit;  // for what a front-end decides with the user (app/preview_consent.h)
 };
 
 }  // namespace paddock::app

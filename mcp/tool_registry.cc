@@ -57,8 +57,7 @@ const std::string* ToolRegistry::withheld(const std::string& name) const {
 ToolOffer tool_offer(const app::ServerOptions& options, bool keeps_sessions) {
   ToolOffer offer;
   offer.keeps_sessions = keeps_sessions;
-  // The seam for issue 53's item 2: `|| options asks the user about previews` goes here.
-  offer.previews = options.allow_preview;
+  offer.previews = options.allow_preview || options.ask_preview;
   offer.readable_share = !options.shares.empty();
   offer.writable_share = false;
   for (const auto& share : options.shares) offer.writable_share |= share.writable;

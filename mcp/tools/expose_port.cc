@@ -2,6 +2,7 @@
 // (docs/previews.md). Only a server started with --allow-preview opens any: the model cannot
 // allow itself.
 
+#include "app/preview_consent.h"
 #include "app/services.h"
 #include "mcp/content.h"
 #include "mcp/tools/tool_schema.h"
@@ -72,6 +73,12 @@ class ExposePort final : public Tool {
     }
     auto lease = sessions.acquire(id);
     if (!lease) return tool_error(lease.error());
+    if (auto allowed =
+            app::preview_consent(context.services.options, context.user.get(), **lease,
+                                 static_cast<std::uint16_t>(port), context.services.audit);
+        !allowed) {
+      return tool_error(allowed.error());
+    }
     auto exposed = sessions.expose(**lease, static_cast<std::uint16_t>(port),
                                    protocol == "http" ? net::preview::PreviewProtocol::kHttp
                                                       : net::preview::PreviewProtocol::kTcp);
