@@ -291,8 +291,10 @@ core::Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequ
   runtime::CellRequest cell{request.code, run.timeout_seconds, kSessionStreamBytes,
                             options_.max_artifacts, options_.max_artifact_bytes};
   int run_number = locked.count_run();
+  (void)session.session().take_network_record();  // what came before the cell is not its own
   auto result = locked.kernel()->execute(cell, observer);
   if (!result) return result.error();
+  result->network = session.session().take_network_record();
   // A reopened session's first cell says once that the earlier interpreter is gone.
   if (result->cell && result->cell->state_lost.empty()) {
     if (std::string lost = locked.take_state_lost(); !lost.empty()) {

@@ -1,5 +1,7 @@
 #include "app/host_questions.h"
 
+#include <charconv>
+
 #include "core/units.h"
 
 namespace paddock::app {
@@ -39,6 +41,20 @@ bool HostGrants::allows(const std::string& host, std::uint16_t port) const {
 void HostGrants::add(const std::string& host, std::uint16_t port) {
   std::lock_guard lock(mutex_);
   granted_.emplace(host, port);
+}
+
+void HostGrants::restore(const std::vector<std::string>& destinations) {
+  for (const auto& text : destinations) {
+    auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0) continue;
+    unsigned port = 0;
+    const char* digits = text.data() + colon + 1;
+    const char* end = text.data() + text.size();
+    auto [last, error] = std::from_chars(digits, end, port);
+    if (error == std::errc() && last == end && port >= 1 && port <= 65535) {
+      add(text.substr(0, colon), static_cast<std::uint16_t>(port));
+    }
+  }
 }
 
 std::vector<net::egress::Destination> HostGrants::list() const {

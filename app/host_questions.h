@@ -45,6 +45,9 @@ class HostGrants {
   [[nodiscard]] bool allows(const std::string& host, std::uint16_t port) const;
   void add(const std::string& host, std::uint16_t port);
   [[nodiscard]] std::vector<net::egress::Destination> list() const;
+  // A kept session's, as "host:port" (WorkspaceInfo::allowed_by_user); what does not parse is
+  // skipped.
+  void restore(const std::vector<std::string>& destinations);
 
  private:
   mutable std::mutex mutex_;

@@ -65,6 +65,9 @@ class Session {
   // Who is asked about a destination the sandbox's egress allowlist does not cover, from now
   // on (null: refused, as between calls). A backend without an egress proxy ignores it.
   virtual void set_consent(std::shared_ptr<net::egress::HostConsent> consent) { (void)consent; }
+  // What the sandbox's egress proxy did since the last command or call to this (a live cell
+  // runs no command: its result takes it from here). Empty without a proxy.
+  [[nodiscard]] virtual net::egress::EgressRecord take_network_record() { return {}; }
   // One command; other calls wait until it is done. An error of kind kSandboxGone: the sandbox
   // was gone before the command reached it, so nothing of it ran (a warm run then runs cold).
   [[nodiscard]] virtual core::Result<RunResult> exec(const ExecRequest& request,

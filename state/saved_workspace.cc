@@ -117,9 +117,10 @@ core::Status SavedWorkspace::write_info() {
   return write_atomically(dir_.get(), "meta.json", info_json(info_).dump());
 }
 
-core::Status SavedWorkspace::touch(bool live) {
+core::Status SavedWorkspace::touch(bool live, std::vector<std::string> allowed_by_user) {
   info_.last_used = now_seconds();
   info_.live = live;
+  info_.allowed_by_user = std::move(allowed_by_user);
   return write_info();
 }
 

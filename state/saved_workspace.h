@@ -43,6 +43,9 @@ struct WorkspaceInfo {
   // sparse file's holes and a hard link's second name take nothing). The quota's measure.
   std::uint64_t used_bytes = 0;
   std::uint64_t files = 0;  // and its entries
+  // Destinations the user allowed "for this session" when asked (paddock mcp --ask network),
+  // "host:port": a reopened session keeps them.
+  std::vector<std::string> allowed_by_user;
 };
 
 struct SaveStats {
@@ -95,7 +98,7 @@ class SavedWorkspace {
 
   [[nodiscard]] const WorkspaceInfo& info() const { return info_; }
   // Records the time of use and whether it is live (meta.json, written atomically).
-  core::Status touch(bool live);
+  core::Status touch(bool live, std::vector<std::string> allowed_by_user = {});
 
   // Writes what `source` walks as a new generation and makes it current. A file with the same
   // inode, size and bytes (state/file_digest.h) as in the last save is linked, not copied.

@@ -87,7 +87,8 @@ json info_json(const WorkspaceInfo& info) {
           {"live", info.live},
           {"bytes", info.bytes},
           {"used_bytes", info.used_bytes},
-          {"files", info.files}};
+          {"files", info.files},
+          {"allowed_by_user", info.allowed_by_user}};
 }
 
 core::Result<WorkspaceInfo> read_info(int dir) {
@@ -105,6 +106,7 @@ core::Result<WorkspaceInfo> read_info(int dir) {
     info.bytes = meta.value("bytes", std::uint64_t{0});
     info.used_bytes = meta.value("used_bytes", info.bytes);
     info.files = meta.value("files", std::uint64_t{0});
+    info.allowed_by_user = meta.value("allowed_by_user", std::vector<std::string>{});
     return info;
   } catch (const json::exception& error) {
     return core::Error{EINVAL, std::string("meta.json is not paddock's: ") + error.what()};

@@ -54,6 +54,7 @@ class NativeSession final : public runtime::Session,
   core::Status sweep() override;
   void kill_resident() override;
   void set_consent(std::shared_ptr<net::egress::HostConsent> consent) override;
+  net::egress::EgressRecord take_network_record() override;
   // session_freeze.cc: the sandbox's cgroup frozen where it has one, else init's kStop.
   core::Status freeze() override;
   core::Status thaw() override;

@@ -90,6 +90,12 @@ void NativeSession::set_consent(std::shared_ptr<net::egress::HostConsent> consen
   if (launched_ && launched_->egress) launched_->egress->set_consent(std::move(consent));
 }
 
+net::egress::EgressRecord NativeSession::take_network_record() {
+  std::lock_guard lock(mutex_);
+  return launched_ && launched_->egress ? launched_->egress->take_record()
+                                        : net::egress::EgressRecord{};
+}
+
 core::Result<runtime::RunResult> NativeSession::exec(const runtime::ExecRequest& request,
                                                      runtime::RunObserver& observer) {
   return exec_command(request, {}, observer);
