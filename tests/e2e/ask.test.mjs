@@ -223,7 +223,7 @@ for (const era of ERAS) {
       assert.equal(conn.questions.length, 1, JSON.stringify(conn.questions));
       assertNetworkQuestion(conn.questions[0]);
       assert.deepEqual(result.structuredContent.network?.denied, [{ host: HOST, port: 443, reason: refusal.reason }], describe(result));
-      assert.equal(result.structuredContent.network?.allowed_by_user, undefined, describe(result));
+      assert.deepEqual(result.structuredContent.network?.allowed_by_user ?? [], [], describe(result));
       assert.deepEqual(conn.asked(), [asked(refusal.audit)]);
       await finish(era, conn);
     });
