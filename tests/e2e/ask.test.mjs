@@ -58,6 +58,7 @@ for _ in range(${times}):
         print(e.code, e.read().decode().strip())
 `;
 }
+
 // The registry over TLS (a CONNECT tunnel), and over plain HTTP: only there does urllib see the
 // proxy's 403 as an HTTPError with its body (a refused tunnel is an OSError without it).
 const REGISTRY = `https://${HOST}/left-pad`;
@@ -115,8 +116,8 @@ function wireQuestions(server) {
 }
 
 // Checks that the handler saw every question the server wrote, each in the era's form (`mode`
-// from 2025-11-25 on, none before), that the client answered each in-call question (2026-07-28:
-// the retry echoes the requestState), then closes the client and checks every line written.
+// from 2025-11-25 on, none before), and in 2026-07-28 that each input_required was answered by
+// a retry echoing its requestState; then closes the client and checks every line written.
 async function finish(era, conn) {
   const wire = wireQuestions(conn.server);
   assert.equal(wire.length, conn.questions.length, `questions on the wire: ${JSON.stringify(wire)}`);
@@ -134,7 +135,8 @@ async function finish(era, conn) {
   await finishClient(conn);
 }
 
-// The values the user may choose for `decision`: an enum, as the spec says.
+// The values the user may choose for `decision`: an enum, as /work/wt/ask-spec.md says (not
+// the titled oneOf of 2025-11-25, which a 2025-06-18 client would show as a free text field).
 const choices = (schema) => schema.properties?.decision?.enum;
 
 // A network question: who asks (a fresh call, or the session named by its id), what connects
