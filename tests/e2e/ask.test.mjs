@@ -135,8 +135,8 @@ async function finish(era, conn) {
   await finishClient(conn);
 }
 
-// The values the user may choose for `decision`: an enum, as /work/wt/ask-spec.md says (not
-// the titled oneOf of 2025-11-25, which a 2025-06-18 client would show as a free text field).
+// The values the user may choose for `decision`: an enum, as issue 53's spec of --ask says, in
+// every era.
 const choices = (schema) => schema.properties?.decision?.enum;
 
 // A network question: who asks (a fresh call, or the session named by its id), what connects
