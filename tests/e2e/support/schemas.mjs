@@ -96,9 +96,35 @@ export function revisionValidator(version) {
   return v;
 }
 
+// The requests a server may send a client (issue 53: paddock mcp --ask asks the user), each
+// only to a client that declared the capability. In 2026-07-28 the same requests come embedded
+// in an input_required result instead.
+const SERVER_REQUESTS = {
+  'elicitation/create': { def: 'ElicitRequest', capability: 'elicitation' },
+};
+
+function checkServerRequest(v, request, clientCapabilities) {
+  const known = SERVER_REQUESTS[request.method];
+  if (!known) return [`the server sent a request (${request.method}); paddock has no reason to`];
+  if (!clientCapabilities?.[known.capability]) {
+    return [`the server sent ${request.method} to a client that did not declare the ${known.capability} capability`];
+  }
+  return v.has(known.def) ? v.check(known.def, request) : [];
+}
+
+// An input_required result (2026-07-28) and each request it carries.
+function checkInputRequired(v, result, clientCapabilities) {
+  const problems = v.check('InputRequiredResult', result);
+  for (const request of Object.values(result.inputRequests ?? {})) {
+    problems.push(...checkServerRequest(v, request, clientCapabilities));
+  }
+  return problems;
+}
+
 // Checks one message the server wrote. `version` is the revision in use for it, `method` the
-// method of the request it answers (responses) or undefined. Returns a list of problems.
-export function checkServerMessage(message, { version, method }) {
+// method of the request it answers (responses) or undefined, `clientCapabilities` what the
+// client declared (at initialize, or in the request's _meta). Returns a list of problems.
+export function checkServerMessage(message, { version, method, clientCapabilities }) {
   const v = revisionValidator(version);
   let candidate = message;
   // JSON-RPC 2.0 (section 5) requires `"id": null` when the id of a request could not be
@@ -117,10 +143,10 @@ export function checkServerMessage(message, { version, method }) {
     if (v.has(def)) problems.push(...v.check(def, message));
     return problems;
   }
-  if ('method' in message) {
-    return [`the server sent a request (${message.method}); paddock has no reason to`];
-  }
-  if ('result' in message && method && RESULT_TYPES[method] && v.has(RESULT_TYPES[method])) {
+  if ('method' in message) return checkServerRequest(v, message, clientCapabilities);
+  if ('result' in message && message.result?.resultType === 'input_required' && v.has('InputRequiredResult')) {
+    problems.push(...checkInputRequired(v, message.result, clientCapabilities));
+  } else if ('result' in message && method && RESULT_TYPES[method] && v.has(RESULT_TYPES[method])) {
     problems.push(...v.check(RESULT_TYPES[method], message.result));
   }
   if ('error' in message && message.error.code === -32022 && v.has('UnsupportedProtocolVersionError')) {

@@ -49,6 +49,7 @@ export class McpProcess extends EventEmitter {
     this.answered = new Set();
     this.progressVersions = new Map(); // progress token -> revision
     this.negotiated = undefined; // legacy revision from initialize
+    this.clientCapabilities = {}; // what the client declared at initialize
     this.nextIdValue = 1;
     this.stderrChunks = [];
     this.stderrBytes = 0;
@@ -195,6 +196,7 @@ export class McpProcess extends EventEmitter {
     let version;
     let method;
     let pending;
+    let clientCapabilities = this.clientCapabilities;
     if (isResponse) {
       const key = JSON.stringify(message.id);
       pending = this.pending.get(key);
@@ -202,6 +204,7 @@ export class McpProcess extends EventEmitter {
         this.pending.delete(key);
         method = pending.method;
         version = pending.version;
+        clientCapabilities = pending.capabilities ?? clientCapabilities;
         if (method === 'initialize' && message.result && typeof message.result.protocolVersion === 'string') {
           version = message.result.protocolVersion;
           this.negotiated = version;
@@ -215,7 +218,7 @@ export class McpProcess extends EventEmitter {
       version = this.progressVersions.get(JSON.stringify(message.params.progressToken));
     }
     version ??= this.negotiated ?? LATEST_LEGACY;
-    const problems = checkServerMessage(message, { version, method });
+    const problems = checkServerMessage(message, { version, method, clientCapabilities });
     for (const p of problems) {
       this.violation(`${p}\n    message: ${excerpt(text, 2000)}`);
     }
@@ -260,10 +263,11 @@ export class McpProcess extends EventEmitter {
     } else if (message.method !== 'initialize') {
       version = this.negotiated;
     }
+    if (message.method === 'initialize') this.clientCapabilities = message.params?.capabilities ?? {};
     if (meta && 'progressToken' in meta) {
       this.progressVersions.set(JSON.stringify(meta.progressToken), version ?? this.negotiated ?? LATEST_LEGACY);
     }
-    return { method: message.method, version };
+    return { method: message.method, version, capabilities: meta?.[META_CAPS] };
   }
 
   // Writes one message as a line. Requests are tracked so their answers are matched.
