@@ -416,16 +416,18 @@ void Server::resume(const Incoming& request) {
       suspension = found->second;
     }
   }
-  if (!suspension) {
+  auto resumed =
+      suspension
+          ? suspension->resume(request.id, request.params.value("inputResponses", json::object()))
+          : SuspendedCall::Resumed::kEnded;
+  if (resumed == SuspendedCall::Resumed::kEnded) {
     respond_error(request.id, RpcError{kInvalidParams,
                                        "requestState names no call waiting for answers (it "
                                        "ended, or was dropped); call the tool again without it",
                                        nullptr});
     return;
   }
-  if (suspension->resume(request.id, request.params.value("inputResponses", json::object()))) {
-    forget_suspension(*suspension);
-  }
+  if (resumed == SuspendedCall::Resumed::kAnswered) forget_suspension(*suspension);
 }
 
 void Server::forget_suspension(const SuspendedCall& suspension) {

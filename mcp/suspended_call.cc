@@ -63,10 +63,12 @@ bool SuspendedCall::finish(std::optional<json> result) {
   return result_->is_null();
 }
 
-bool SuspendedCall::resume(const json& retry_id, const json& answers) {
+SuspendedCall::Resumed SuspendedCall::resume(const json& retry_id, const json& answers) {
   std::vector<std::pair<std::shared_ptr<PendingAnswer>, json>> given;
   {
     std::lock_guard lock(mutex_);
+    // Its result went to another request already (the suspension is about to be forgotten).
+    if (result_ && result_->is_null()) return Resumed::kEnded;
     if (answers.is_object()) {
       for (auto& [key, question] : questions_) {
         auto found = answers.find(key);
@@ -76,13 +78,13 @@ bool SuspendedCall::resume(const json& retry_id, const json& answers) {
     }
     if (result_ && !result_->is_null()) {
       writer_.write(result_message(retry_id, std::exchange(*result_, json(nullptr))));
-      return true;
+      return Resumed::kAnswered;
     }
     owed_ = retry_id;
     send_questions();
   }
   for (auto& [answer, reply] : given) answer->give(reply_of(reply));
-  return false;
+  return Resumed::kWaiting;
 }
 
 bool SuspendedCall::abandoned_since(std::chrono::steady_clock::time_point when) {

@@ -41,9 +41,11 @@ class SuspendedCall : public app::UserChannel {
   // request owed an answer, or waits for the retry. True when it was written.
   // `result` none: the call was cancelled, and nobody is owed anything.
   bool finish(std::optional<json> result);
-  // A retry with `answers` (inputResponses): true when it got the call's result, which ends the
-  // suspension.
-  bool resume(const json& retry_id, const json& answers);
+  // A retry with `answers` (inputResponses): whether it waits (for the result or the next
+  // questions), got the call's result (which ends the suspension), or came after the result
+  // went to another request (the caller refuses it).
+  enum class Resumed { kWaiting, kAnswered, kEnded };
+  Resumed resume(const json& retry_id, const json& answers);
   // Whether the result waits for a retry that has not come since `when`.
   [[nodiscard]] bool abandoned_since(std::chrono::steady_clock::time_point when);
 

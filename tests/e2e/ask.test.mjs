@@ -71,12 +71,13 @@ function auditFile(t) {
   return path.join(dir, 'audit.jsonl');
 }
 
-// The audit lines of the answers (tool "ask"), with the fields the spec names.
+// The audit lines of the answers (tool "ask"): who asked (session, null for a fresh call), about
+// what (target "host:port") and the answer.
 function askLines(file) {
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
     .filter((line) => line.tool === 'ask')
-    .map(({ session, host, port, asker, answer }) => ({ session, host, port, asker, answer }));
+    .map(({ session, subject, target, asker, answer }) => ({ session, subject, target, asker, answer }));
 }
 
 // A client of `era` connected to `paddock mcp --ask WHAT --audit-log FILE ARGS...`; `answer`
@@ -135,9 +136,12 @@ async function finish(era, conn) {
   await finishClient(conn);
 }
 
-// The values the user may choose for `decision`: an enum, as issue 53's spec of --ask says, in
-// every era.
-const choices = (schema) => schema.properties?.decision?.enum;
+// The values the user may choose for `decision`: 2025-06-18's enum (named by enumNames), and from
+// 2025-11-25 on the titled single-select enum (oneOf of const and title).
+const choices = (schema) => {
+  const decision = schema.properties?.decision;
+  return decision?.enum ?? decision?.oneOf?.map((choice) => choice.const);
+};
 
 // A network question: who asks (a fresh call, or the session named by its id), what connects
 // (its program) and where (HOST:PORT), with the three decisions to choose from. The wording
@@ -155,7 +159,8 @@ function assertNetworkQuestion(params, { target = TARGET, session } = {}) {
 }
 
 // An audit line of an answer about the registry.
-const asked = (answer, { session = '', port = 443 } = {}) => ({ session, host: HOST, port, asker: 'program', answer });
+const asked = (answer, { session = null, port = 443 } = {}) =>
+  ({ session, subject: 'network', target: `${HOST}:${port}`, asker: 'program', answer });
 
 // What of a result tells why a case failed: the program's streams and how it ended, and the
 // network record (describe() would show the text blocks first, which repeat the streams).
@@ -262,7 +267,11 @@ for (const era of ERAS) {
     const conn = await askingClient(t, era);
     const result = await ran(conn, { code: fetchCode(PLAIN) });
     assert.ok(result.structuredContent.stdout.startsWith(`403 paddock: ${PLAIN_TARGET} is refused: it is not in the allowlist`), summary(result));
-    assert.deepEqual(result.structuredContent.network?.denied, [{ host: HOST, port: 80, reason: 'it is not in the allowlist' }], summary(result));
+    // The reason adds why nobody was asked.
+    const denied = result.structuredContent.network?.denied ?? [];
+    assert.equal(denied.length, 1, summary(result));
+    assert.deepEqual({ ...denied[0], reason: undefined }, { host: HOST, port: 80, reason: undefined }, summary(result));
+    assert.match(denied[0].reason, /^it is not in the allowlist, and this client cannot ask the user/, summary(result));
     // What the user can do: name the host, or use a client that can ask.
     assert.match(textOf(result), /--allow-host/, textOf(result));
     assert.match(textOf(result), /elicitation/, textOf(result));

@@ -143,6 +143,22 @@ class McpProcess {
       if (!read_some(deadline)) return nullptr;
     }
   }
+  // The next request of the server's own with this method (elicitation/create), or null after
+  // `timeout`.
+  json wait_for_request(const std::string& method,
+                        std::chrono::seconds timeout = std::chrono::seconds(60)) {
+    auto deadline = Clock::now() + timeout;
+    for (;;) {
+      for (auto it = received_.begin(); it != received_.end(); ++it) {
+        if (it->contains("id") && it->value("method", "") == method) {
+          json found = *it;
+          received_.erase(it);
+          return found;
+        }
+      }
+      if (!read_some(deadline)) return nullptr;
+    }
+  }
   // Opens a session with `arguments` (request `id`): its id, or "" when it was refused or no
   // answer came, with the answer (or null) in `answer`.
   std::string open_session(int id, json arguments, json* answer = nullptr,

@@ -1,0 +1,276 @@
+// paddock mcp --ask (docs/ask.md), as a client with MCP elicitation sees it, with real sandboxes
+// and a real listener on the host's loopback (opened with --allow-private, so that what decides
+// is the person's answer alone): a destination the allowlist lacks is reached only when the
+// person allows it, a refusal says why, a sandbox cannot flood the person with questions nor
+// hold a thread of the server per connection, and a client that cannot ask is not asked.
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/harness.h"
+#include "support/helper_process.h"
+#include "support/mcp_process.h"
+
+namespace paddock::testing {
+namespace {
+
+using json = nlohmann::json;
+
+// Code that opens a tunnel through the sandbox's proxy to each of `targets` in turn and prints
+// each answer's status line and body; `pause` seconds between them.
+std::string tunnels(const std::vector<std::string>& targets, double pause = 0) {
+  std::string list;
+  for (const auto& target : targets) list += "'" + target + "', ";
+  return "import socket, time\n"
+         "for target in (" +
+         list +
+         "):\n"
+         "    s = socket.create_connection(('127.0.0.1', 3128), timeout=60)\n"
+         "    s.sendall(('CONNECT ' + target + ' HTTP/1.1\\r\\n\\r\\n').encode())\n"
+         "    answer = s.recv(4096).decode()\n"
+         "    print(target, answer.split('\\r\\n')[0], answer.split('\\r\\n\\r\\n', "
+         "1)[-1].strip())\n"
+         "    time.sleep(" +
+         std::to_string(pause) + ")\n";
+}
+
+// A listener on the host's 127.0.0.1 for the sandbox to reach through its proxy (the host's
+// loopback opened with --allow-private, so that a destination there is asked about).
+class AskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    log_ = "/tmp/paddock-ask-listener-" + std::to_string(getpid()) + ".log";
+    listener_ = std::make_unique<Server>(
+        std::vector<std::string>{"/usr/bin/python3", "-c",
+                                 "import socket, time\ns = socket.socket()\n"
+                                 "s.bind(('127.0.0.1', 0))\ns.listen(64)\n"
+                                 "print(s.getsockname()[1], flush=True)\ntime.sleep(300)"},
+        log_);
+    port_ = listener_->port();
+    ASSERT_FALSE(port_.empty());
+    target_ = "127.0.0.1:" + port_;
+  }
+  void TearDown() override {
+    listener_.reset();
+    std::filesystem::remove(log_);
+  }
+
+  // A server that asks about the network, and a client that said it can ask its user.
+  static std::unique_ptr<McpProcess> asking_server(std::vector<std::string> more = {},
+                                                   bool elicitation = true) {
+    std::vector<std::string> flags = {"--ask",       "network",     "--allow-private",
+                                      "127.0.0.0/8", "--state-dir", "none"};
+    flags.insert(flags.end(), more.begin(), more.end());
+    auto server = std::make_unique<McpProcess>(flags);
+    json capabilities = elicitation ? json{{"elicitation", json::object()}} : json::object();
+    server->request(1, "initialize",
+                    {{"protocolVersion", "2025-11-25"},
+                     {"capabilities", capabilities},
+                     {"clientInfo", {{"name", "ask-test"}, {"version", "1"}}}});
+    EXPECT_FALSE(server->wait_for(1).is_null());
+    return server;
+  }
+  // Answers a question with `decision` ("once", "session", "deny").
+  static void answer(McpProcess& server, const json& question, const std::string& decision) {
+    server.send({{"jsonrpc", "2.0"},
+                 {"id", question["id"]},
+                 {"result", {{"action", "accept"}, {"content", {{"decision", decision}}}}}});
+  }
+
+  std::string log_;
+  std::unique_ptr<Server> listener_;
+  std::string port_;
+  std::string target_;
+};
+
+TEST_F(AskTest, OnceLetsThatConnectionThroughAndTheNextIsAskedAgain) {
+  auto server = asking_server();
+  server->call(2, "execute_code", {{"code", tunnels({target_, target_})}});
+  for (int asked = 0; asked < 2; ++asked) {
+    json question = server->wait_for_request("elicitation/create");
+    ASSERT_FALSE(question.is_null()) << "question " << asked + 1 << " never came";
+    std::string message = question["params"]["message"];
+    EXPECT_NE(message.find("wants to connect to " + target_ + " (its program)"), std::string::npos)
+        << message;
+    EXPECT_EQ(question["params"]["mode"], "form");
+    answer(*server, question, "once");
+  }
+  json result = server->wait_for(2);
+  const json& structured = result["result"]["structuredContent"];
+  std::string out = structured["stdout"];
+  EXPECT_EQ(out, target_ + " HTTP/1.1 200 Connection established \n" + target_ +
+                     " HTTP/1.1 200 Connection established \n");
+  ASSERT_TRUE(structured.contains("network")) << structured.dump();
+  EXPECT_EQ(structured["network"]["allowed_by_user"],
+            json::array({{{"host", "127.0.0.1"}, {"port", std::stoi(port_)}, {"scope", "once"}}}));
+  EXPECT_NE(McpProcess::text_of(result).find("network: the user allowed " + target_ + " once"),
+            std::string::npos);
+}
+
+TEST_F(AskTest, ADenialIsARefusalThatSaysSoAndIsNotAskedAgainInTheCall) {
+  auto server = asking_server();
+  server->call(2, "execute_code", {{"code", tunnels({target_, target_})}});
+  json question = server->wait_for_request("elicitation/create");
+  ASSERT_FALSE(question.is_null());
+  answer(*server, question, "deny");
+  json result = server->wait_for(2);
+  std::string out = result["result"]["structuredContent"]["stdout"];
+  EXPECT_NE(out.find(target_ + " HTTP/1.1 403 Forbidden paddock: " + target_ +
+                     " is refused: the user denied it."),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("the user denied it (asked once in this call)"), std::string::npos) << out;
+  EXPECT_TRUE(server->wait_for_request("elicitation/create", std::chrono::seconds(0)).is_null());
+}
+
+TEST_F(AskTest, AQuestionNobodyAnswersIsARefusalThatSaysNobodyAnswered) {
+  auto server = asking_server({"--ask-timeout", "1"});
+  server->call(2, "execute_code", {{"code", tunnels({target_})}});
+  ASSERT_FALSE(server->wait_for_request("elicitation/create").is_null());
+  json result = server->wait_for(2);
+  std::string out = result["result"]["structuredContent"]["stdout"];
+  EXPECT_NE(out.find("is refused: nobody answered within 1 s"), std::string::npos) << out;
+}
+
+TEST_F(AskTest, AClientWithoutElicitationIsNeverAsked) {
+  auto server = asking_server({}, /*elicitation=*/false);
+  server->call(2, "execute_code", {{"code", tunnels({target_})}});
+  json result = server->wait_for(2);
+  std::string out = result["result"]["structuredContent"]["stdout"];
+  EXPECT_NE(out.find("HTTP/1.1 403 Forbidden"), std::string::npos) << out;
+  EXPECT_NE(out.find("this client cannot ask the user"), std::string::npos) << out;
+  for (const auto& message : server->received()) {
+    EXPECT_NE(message.value("method", ""), "elicitation/create") << message.dump();
+  }
+}
+
+// The number of threads of process `pid`.
+std::size_t threads_of(pid_t pid) {
+  std::size_t count = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
+// A sandbox that tries a thousand destinations shows the person three questions, the rest are
+// refused at once; and the connections held for an answer hold no thread of the server's.
+TEST_F(AskTest, AThousandDestinationsShowThreeQuestionsAndHeldConnectionsHoldNoThread) {
+  auto server = asking_server();
+  // 20 connections to the same destination wait behind its one question; then 1,000 others, 16
+  // at a time (within the sandbox's 64 connections through its proxy).
+  std::string code =
+      "import socket, threading\n"
+      "def tunnel(target, answers):\n"
+      "    s = socket.create_connection(('127.0.0.1', 3128), timeout=120)\n"
+      "    s.sendall(('CONNECT ' + target + ' HTTP/1.1\\r\\n\\r\\n').encode())\n"
+      "    answers.append(s.recv(4096).decode().split('\\r\\n')[0])\n"
+      "held = []\n"
+      "waiting = [threading.Thread(target=tunnel, args=('" +
+      target_ +
+      "', held)) for _ in range(20)]\n"
+      "for t in waiting: t.start()\n"
+      "others = []\n"
+      "from concurrent.futures import ThreadPoolExecutor\n"
+      "with ThreadPoolExecutor(16) as pool:\n"
+      "    for port in range(1, 1001): pool.submit(tunnel, '127.0.0.2:%d' % port, others)\n"
+      "print('others refused', sum(a.startswith('HTTP/1.1 403') for a in others))\n"
+      "for t in waiting: t.join()\n"
+      "print('held allowed', sum(a.startswith('HTTP/1.1 200') for a in held))\n";
+  server->call(2, "execute_code", {{"code", code}, {"timeout", 120}});
+  std::vector<json> questions;
+  for (int i = 0; i < 3; ++i) {
+    json question = server->wait_for_request("elicitation/create");
+    ASSERT_FALSE(question.is_null())
+        << "question " << i + 1 << ": "
+        << server->wait_for(2, std::chrono::seconds(90)).dump().substr(0, 3000);
+    questions.push_back(question);
+  }
+  std::size_t while_held = threads_of(server->pid());
+  // Nothing more is asked however long the person takes.
+  EXPECT_TRUE(server->wait_for_request("elicitation/create", std::chrono::seconds(5)).is_null());
+  EXPECT_LE(threads_of(server->pid()), while_held + 2) << "held connections took threads";
+  for (const auto& question : questions) {
+    std::string message = question["params"]["message"];
+    answer(*server, question, message.find(target_ + " ") != std::string::npos ? "once" : "deny");
+  }
+  json result = server->wait_for(2, std::chrono::seconds(150));
+  std::string out = result["result"]["structuredContent"]["stdout"];
+  EXPECT_NE(out.find("others refused 1000"), std::string::npos) << out;
+  EXPECT_NE(out.find("held allowed 20"), std::string::npos) << out;
+}
+
+TEST_F(AskTest, AModernCallReturnsInputRequiredAndItsRetryGetsTheResult) {
+  auto server = asking_server();
+  json meta = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+               {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", {{"form", {}}}}}}};
+  json params = {
+      {"name", "execute_code"}, {"arguments", {{"code", tunnels({target_})}}}, {"_meta", meta}};
+  server->request(2, "tools/call", params);
+  json first = server->wait_for(2);
+  ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
+  const json& requests = first["result"]["inputRequests"];
+  ASSERT_EQ(requests.size(), 1u);
+  std::string key = requests.begin().key();
+  EXPECT_EQ(requests[key]["method"], "elicitation/create");
+  params["requestState"] = first["result"]["requestState"];
+  params["inputResponses"] = {{key, {{"action", "accept"}, {"content", {{"decision", "once"}}}}}};
+  server->request(3, "tools/call", params);
+  json done = server->wait_for(3);
+  EXPECT_EQ(done["result"]["resultType"], "complete") << done.dump();
+  std::string out = done["result"]["structuredContent"]["stdout"];
+  EXPECT_NE(out.find("HTTP/1.1 200 Connection established"), std::string::npos) << out;
+  // A state that names no waiting call is refused in one line.
+  server->request(4, "tools/call", params);
+  json stale = server->wait_for(4);
+  EXPECT_EQ(stale["error"]["code"], -32602) << stale.dump();
+}
+
+TEST_F(AskTest, ExposePortUnderAskPreviewOpensOnlyWhatThePersonAllows) {
+  auto server = std::make_unique<McpProcess>(
+      std::vector<std::string>{"--ask", "preview", "--state-dir", "none"});
+  server->request(1, "initialize",
+                  {{"protocolVersion", "2025-06-18"},
+                   {"capabilities", {{"elicitation", json::object()}}},
+                   {"clientInfo", {{"name", "ask-test"}, {"version", "1"}}}});
+  ASSERT_FALSE(server->wait_for(1).is_null());
+  std::string session = server->open_session(2, {{"language", "python"}});
+  ASSERT_FALSE(session.empty());
+  for (const auto& [id, decision] : {std::pair{3, "deny"}, std::pair{4, "allow"}}) {
+    server->call(id, "expose_port", {{"session_id", session}, {"port", 8000}});
+    json question = server->wait_for_request("elicitation/create");
+    ASSERT_FALSE(question.is_null());
+    std::string message = question["params"]["message"];
+    EXPECT_NE(message.find("Session " + session + " wants to open its port 8000"),
+              std::string::npos)
+        << message;
+    // 2025-06-18 names its choices with enumNames.
+    EXPECT_TRUE(
+        question["params"]["requestedSchema"]["properties"]["decision"].contains("enumNames"));
+    answer(*server, question, decision);
+    json result = server->wait_for(id);
+    if (std::string(decision) == "deny") {
+      EXPECT_TRUE(McpProcess::is_tool_error(result));
+      EXPECT_NE(McpProcess::text_of(result).find("port 8000 was not opened: the user denied it"),
+                std::string::npos)
+          << result.dump();
+    } else {
+      EXPECT_FALSE(McpProcess::is_tool_error(result)) << result.dump();
+      EXPECT_NE(McpProcess::text_of(result).find("is open to the user at http://127.0.0.1:"),
+                std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace paddock::testing
