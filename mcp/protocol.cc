@@ -69,7 +69,8 @@ json server_capabilities() {
 std::string server_instructions(const std::string& shares,
                                 const std::vector<std::string>& allowed_hosts,
                                 const std::string& preinstalled,
-                                const std::vector<net::egress::BrokeredSecret>& secrets) {
+                                const std::vector<net::egress::BrokeredSecret>& secrets,
+                                bool ask_network) {
   std::string shared =
       shares == "none"
           ? ""
@@ -87,6 +88,11 @@ std::string server_instructions(const std::string& shares,
         ". They go through the proxy in HTTP_PROXY and HTTPS_PROXY (python, pip, npm, curl, R, "
         "ruby and go use it; node's fetch and Java do not by default); a refused host is named "
         "in the result, and only the user can add one.";
+  }
+  if (ask_network) {
+    reachable +=
+        " When a program connects to another host through HTTP_PROXY, the user is asked whether "
+        "to allow it; the result says what they answered.";
   }
   std::string brokered;
   if (!secrets.empty()) {
@@ -107,7 +113,7 @@ std::string server_instructions(const std::string& shares,
   return std::string(
              "Runs code in isolated Linux sandboxes (limited memory, CPU time and "
              "processes") +
-         (allowed_hosts.empty() ? "; no network" : "") +
+         (allowed_hosts.empty() && !ask_network ? "; no network" : "") +
          "). execute_code alone keeps nothing; to keep files (in /work), libraries or, in live "
          "python and r sessions, variables between calls, create_session and pass its "
          "session_id. Install packages with the libraries argument or install_libraries, not "

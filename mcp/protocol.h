@@ -60,9 +60,11 @@ json server_capabilities();
 // `shares`: Shares::summary() of the folders the user shared, or "none".
 // `preinstalled`: preinstalled_lines() of the policies, said here once for every tool.
 // `secrets`: the brokered secrets, by name and hosts (never their values).
+// `ask_network`: the user is asked about hosts the allowlist lacks (--ask network).
 std::string server_instructions(const std::string& shares,
                                 const std::vector<std::string>& allowed_hosts,
                                 const std::string& preinstalled,
-                                const std::vector<net::egress::BrokeredSecret>& secrets = {});
+                                const std::vector<net::egress::BrokeredSecret>& secrets = {},
+                                bool ask_network = false);
 
 }  // namespace paddock::mcp

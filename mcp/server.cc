@@ -210,7 +210,8 @@ void Server::handle_request(const Incoming& request) {
              {"serverInfo", server_info()},
              {"instructions",
               server_instructions(services_.shares.summary(), options_.allowed_hosts,
-                                  preinstalled_lines(services_.policies), options_.secrets)}},
+                                  preinstalled_lines(services_.policies), options_.secrets,
+                                  options_.ask_network)}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
@@ -218,7 +219,8 @@ void Server::handle_request(const Incoming& request) {
              {"capabilities", server_capabilities()},
              {"instructions",
               server_instructions(services_.shares.summary(), options_.allowed_hosts,
-                                  preinstalled_lines(services_.policies), options_.secrets)}},
+                                  preinstalled_lines(services_.policies), options_.secrets,
+                                  options_.ask_network)}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);

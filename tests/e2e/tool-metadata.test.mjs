@@ -132,10 +132,11 @@ test('tools/list names every tool, each with a description, documented parameter
 // 42) added expose_port (about 470 and 310) and get_session's and list_sessions' `exposed`:
 // 8,127 with 19 tools. Issue 53 lists only the tools the settings let work and trimmed words:
 // with the default settings (kept sessions; no share, no previews) 5,642 with 15 tools, and
-// 7,785 with every setting that lists a tool.
+// 7,785 with every setting that lists a tool. --ask network's network.allowed_by_user added 190
+// to execute_code's outputSchema: 9,142 outputs with every tool listed.
 const WORDS_BUDGET = 6000; // with the default settings
 const ALL_WORDS_BUDGET = 8200; // with every tool listed
-const OUTPUTS_BUDGET = 9000; // with every tool listed
+const OUTPUTS_BUDGET = 9300; // with every tool listed
 const INSTRUCTIONS_BUDGET = 700; // without shares or allowed hosts, which add their own lines
 
 function listCost(tools) {
