@@ -32,9 +32,9 @@ class ConsentWhileRunning {
 
 }  // namespace
 
-std::shared_ptr<CallConsent> CodeService::consent_for(const CodeCall& call,
+std::shared_ptr<CallConsent> CodeService::consent_for(const std::shared_ptr<UserChannel>& user,
                                                       const SessionEntry* session) const {
-  if (!ask_network_ || !call.user) return nullptr;
+  if (!ask_network_ || !user) return nullptr;
   ConsentAsker asker{"A fresh sandbox", ""};
   std::shared_ptr<HostGrants> grants = std::make_shared<HostGrants>();  // this call's alone
   if (session != nullptr) {
@@ -43,8 +43,16 @@ std::shared_ptr<CallConsent> CodeService::consent_for(const CodeCall& call,
                   (session->name().empty() ? "" : " (\"" + session->name() + "\")");
     grants = session->host_grants();
   }
-  return std::make_shared<CallConsent>(call.user, std::move(asker), std::move(grants),
-                                       open_questions_, audit_);
+  return std::make_shared<CallConsent>(user, std::move(asker), std::move(grants), open_questions_,
+                                       audit_);
+}
+
+core::Result<runtime::RunResult> CodeService::install(SessionEntry& session,
+                                                      const std::vector<std::string>& libraries,
+                                                      runtime::RunObserver& observer,
+                                                      std::shared_ptr<UserChannel> user) const {
+  ConsentWhileRunning asking(session.session(), consent_for(user, &session));
+  return runner_.install_in_session(session, libraries, observer, "install_libraries");
 }
 
 core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::RunObserver& observer,
@@ -74,7 +82,7 @@ core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::Run
   const GatedCall gated = gated_call(session, *policy, call.request);
   answer.screening = gate_.screen(gated);
   if (answer.screening.blocked) return answer;
-  auto consent = consent_for(call, session);
+  auto consent = consent_for(call.user, session);
   if (session != nullptr) {
     ConsentWhileRunning asking(session->session(), consent);
     answer.run = runner_.run_in_session(*session, call.request, observer);

@@ -54,10 +54,16 @@ class CodeService {
   // blocked or run, is an answer, and is in the audit log.
   core::Result<CodeAnswer> execute(const CodeCall& call, runtime::RunObserver& observer,
                                    std::shared_ptr<void>& until_answered) const;
+  // install_libraries: CodeRunner::install_in_session, with the installer's questions about a
+  // host its index list lacks asked through `user` (--ask network).
+  core::Result<runtime::RunResult> install(SessionEntry& session,
+                                           const std::vector<std::string>& libraries,
+                                           runtime::RunObserver& observer,
+                                           std::shared_ptr<UserChannel> user) const;
 
  private:
   // Who the sandbox's proxy asks while this call runs, or null.
-  [[nodiscard]] std::shared_ptr<CallConsent> consent_for(const CodeCall& call,
+  [[nodiscard]] std::shared_ptr<CallConsent> consent_for(const std::shared_ptr<UserChannel>& user,
                                                          const SessionEntry* session) const;
 
   const language::PolicyStore& policies_;

@@ -66,18 +66,21 @@ json server_capabilities() {
               {"logging", json::object()}};
 }
 
-std::string server_instructions(const std::string& shares,
-                                const std::vector<std::string>& allowed_hosts,
-                                const std::string& preinstalled,
-                                const std::vector<net::egress::BrokeredSecret>& secrets,
-                                bool ask_network) {
+std::string server_instructions(const InstructionFacts& facts) {
+  const std::string& shares = facts.shares;
+  const auto& allowed_hosts = facts.allowed_hosts;
+  const auto& secrets = facts.secrets;
   std::string shared =
       shares == "none"
           ? ""
           : " Host folders the user shared: " + shares +
-                ". upload_file, download_file and create_session's mounts move files between them "
-                "and a session without passing them through this conversation: use them for "
-                "large files. Nothing else of the host is reachable.";
+                (facts.writable_share
+                     ? ". upload_file, download_file and create_session's mounts move files "
+                       "between them and a session"
+                     : ". upload_file and create_session's mounts bring files from them into a "
+                       "session") +
+                " without passing them through this conversation: use them for large files. "
+                "Nothing else of the host is reachable.";
   std::string reachable;
   if (!allowed_hosts.empty()) {
     reachable = " The user allowed programs to reach these hosts, and no others: ";
@@ -89,7 +92,7 @@ std::string server_instructions(const std::string& shares,
         "ruby and go use it; node's fetch and Java do not by default); a refused host is named "
         "in the result, and only the user can add one.";
   }
-  if (ask_network) {
+  if (facts.ask_network) {
     reachable +=
         " When a program connects to another host through HTTP_PROXY, the user is asked whether "
         "to allow it; the result says what they answered.";
@@ -113,13 +116,14 @@ std::string server_instructions(const std::string& shares,
   return std::string(
              "Runs code in isolated Linux sandboxes (limited memory, CPU time and "
              "processes") +
-         (allowed_hosts.empty() && !ask_network ? "; no network" : "") +
+         (allowed_hosts.empty() && !facts.ask_network ? "; no network" : "") +
          "). execute_code alone keeps nothing; to keep files (in /work), libraries or, in live "
          "python and r sessions, variables between calls, create_session and pass its "
          "session_id. Install packages with the libraries argument or install_libraries, not "
          "from the code. Long output comes back as its start and end; a session keeps all of it "
          "in a file the result names." +
-         (preinstalled.empty() ? "" : " " + preinstalled) + shared + reachable + brokered;
+         (facts.preinstalled.empty() ? "" : " " + facts.preinstalled) + shared + reachable +
+         brokered;
 }
 
 }  // namespace paddock::mcp

@@ -56,15 +56,17 @@ json finish_result(json result, const Era& era, const CachePolicy& cache = {});
 
 json server_info();
 json server_capabilities();
+// What the guidance for the model says.
+struct InstructionFacts {
+  std::string shares = "none";  // Shares::summary() of the folders the user shared
+  bool writable_share = false;  // one of them is :rw (download_file is listed)
+  std::vector<std::string> allowed_hosts;
+  std::string preinstalled;  // preinstalled_lines() of the policies, said once for every tool
+  std::vector<net::egress::BrokeredSecret> secrets;  // by name and hosts, never their values
+  bool ask_network = false;  // the user is asked about hosts the allowlist lacks
+};
+
 // Guidance for the model, sent with initialize and server/discover.
-// `shares`: Shares::summary() of the folders the user shared, or "none".
-// `preinstalled`: preinstalled_lines() of the policies, said here once for every tool.
-// `secrets`: the brokered secrets, by name and hosts (never their values).
-// `ask_network`: the user is asked about hosts the allowlist lacks (--ask network).
-std::string server_instructions(const std::string& shares,
-                                const std::vector<std::string>& allowed_hosts,
-                                const std::string& preinstalled,
-                                const std::vector<net::egress::BrokeredSecret>& secrets = {},
-                                bool ask_network = false);
+std::string server_instructions(const InstructionFacts& facts);
 
 }  // namespace paddock::mcp

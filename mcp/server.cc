@@ -176,10 +176,26 @@ void Server::handle_notification(const Incoming& notification) {
   if (!params.is_object() || !params.contains("requestId")) return;
   std::lock_guard lock(in_flight_mutex_);
   auto found = in_flight_.find(params["requestId"].dump());
-  if (found == in_flight_.end()) return;  // already answered: nothing to do
+  if (found == in_flight_.end()) {
+    // A 2026-07-28 retry waiting for its call's result cancels that call.
+    std::lock_guard suspended(suspended_mutex_);
+    for (auto& [state, suspension] : suspended_) suspension->cancel_if_owed(params["requestId"]);
+    return;
+  }
   found->second->cancelled = true;
   found->second->token.cancel();
   log(app::LogLevel::kDebug, "request " + found->first + " cancelled by the client");
+}
+
+std::string Server::instructions() const {
+  InstructionFacts facts;
+  facts.shares = services_.shares.summary();
+  for (const auto& share : services_.shares.all()) facts.writable_share |= share.writable;
+  facts.allowed_hosts = options_.allowed_hosts;
+  facts.preinstalled = preinstalled_lines(services_.policies);
+  facts.secrets = options_.secrets;
+  facts.ask_network = options_.ask_network;
+  return server_instructions(facts);
 }
 
 Era Server::legacy_era() const {
@@ -208,19 +224,13 @@ void Server::handle_request(const Incoming& request) {
             {{"protocolVersion", *negotiated_version_},
              {"capabilities", server_capabilities()},
              {"serverInfo", server_info()},
-             {"instructions",
-              server_instructions(services_.shares.summary(), options_.allowed_hosts,
-                                  preinstalled_lines(services_.policies), options_.secrets,
-                                  options_.ask_network)}},
+             {"instructions", instructions()}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
             {{"supportedVersions", supported_versions()},
              {"capabilities", server_capabilities()},
-             {"instructions",
-              server_instructions(services_.shares.summary(), options_.allowed_hosts,
-                                  preinstalled_lines(services_.policies), options_.secrets,
-                                  options_.ask_network)}},
+             {"instructions", instructions()}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);
@@ -337,7 +347,12 @@ void Server::submit(const Incoming& request, const Era& era) {
                   RpcError{kInternalError, "internal error in " + method + ": " + what, nullptr});
   };
   std::shared_ptr<app::UserChannel> user;
-  if (is_tool) user = user_channel(params, era, id, client_capabilities_);
+  if (is_tool) {
+    user = user_channel(params, era, id, client_capabilities_, [call] {
+      call->cancelled = true;
+      call->token.cancel();
+    });
+  }
   auto job = [this, id, forget, params, era, token, call, is_tool, user] {
     // Runs last, once the answer is written or withheld.
     struct Answered {
@@ -391,15 +406,17 @@ void Server::submit(const Incoming& request, const Era& era) {
 }
 
 std::shared_ptr<app::UserChannel> Server::user_channel(const json& params, const Era& era,
-                                                       const json& id, const json& capabilities) {
+                                                       const json& id, const json& capabilities,
+                                                       std::function<void()> cancel) {
   if (!era.stateless) return questions_.channel(can_elicit(capabilities), era.version);
   // 2026-07-28: what the client can do comes with each request.
   json meta = params.value("_meta", json::object());
   json declared = meta.is_object() ? meta.value(kCapabilitiesMetaKey, json()) : json();
   auto state = core::random_hex(16, "a tool call's requestState");
   if (!state) return questions_.channel(false, era.version);
-  auto suspension = std::make_shared<SuspendedCall>(
-      writer_, questions_.timer(), options_.ask_timeout_seconds, can_elicit(declared), *state, id);
+  auto suspension =
+      std::make_shared<SuspendedCall>(writer_, questions_.timer(), options_.ask_timeout_seconds,
+                                      can_elicit(declared), *state, id, std::move(cancel));
   std::lock_guard lock(suspended_mutex_);
   // A result no retry came for in kAbandonedAfter is dropped.
   auto long_ago = std::chrono::steady_clock::now() - kAbandonedAfter;

@@ -64,14 +64,18 @@ class Server {
   void resume(const Incoming& request);
   // The way to the person for one call (--ask): a legacy era's channel, or the call's
   // suspension in 2026-07-28 (registered under its requestState).
+  // `cancel` cancels the call, for a notifications/cancelled that names a 2026-07-28 retry.
   std::shared_ptr<app::UserChannel> user_channel(const json& params, const Era& era, const json& id,
-                                                 const json& capabilities);
+                                                 const json& capabilities,
+                                                 std::function<void()> cancel);
   json call_tool(const json& params, const Era& era, const json& progress_token,
                  InFlight& in_flight, std::shared_ptr<app::UserChannel> user);
   void forget_suspension(const SuspendedCall& suspension);
   void respond(const json& id, json result, const Era& era, const CachePolicy& cache = {});
   void respond_error(const json& id, const RpcError& error);
   [[nodiscard]] Era legacy_era() const;
+  // The guidance for the model (initialize, server/discover).
+  [[nodiscard]] std::string instructions() const;
   void shut_down();
 
   const app::Services& services_;

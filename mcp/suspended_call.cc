@@ -87,6 +87,15 @@ SuspendedCall::Resumed SuspendedCall::resume(const json& retry_id, const json& a
   return Resumed::kWaiting;
 }
 
+void SuspendedCall::cancel_if_owed(const json& id) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!owed_ || *owed_ != id) return;
+    owed_.reset();  // a cancelled request gets no answer
+  }
+  cancel_();
+}
+
 bool SuspendedCall::abandoned_since(std::chrono::steady_clock::time_point when) {
   std::lock_guard lock(mutex_);
   return result_ && finished_at_ < when;

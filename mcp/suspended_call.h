@@ -8,6 +8,7 @@
 // or its next questions.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,8 +25,9 @@ namespace paddock::mcp {
 class SuspendedCall : public app::UserChannel {
  public:
   SuspendedCall(MessageWriter& writer, QuestionTimer& timer, double timeout_seconds, bool can_ask,
-                std::string state, json first_id)
-      : writer_(writer),
+                std::string state, json first_id, std::function<void()> cancel)
+      : cancel_(std::move(cancel)),
+        writer_(writer),
         timer_(timer),
         timeout_seconds_(timeout_seconds),
         can_ask_(can_ask),
@@ -46,6 +48,8 @@ class SuspendedCall : public app::UserChannel {
   // went to another request (the caller refuses it).
   enum class Resumed { kWaiting, kAnswered, kEnded };
   Resumed resume(const json& retry_id, const json& answers);
+  // A cancellation of request `id`: the call is cancelled if `id` is the request owed its answer.
+  void cancel_if_owed(const json& id);
   // Whether the result waits for a retry that has not come since `when`.
   [[nodiscard]] bool abandoned_since(std::chrono::steady_clock::time_point when);
 
@@ -58,6 +62,7 @@ class SuspendedCall : public app::UserChannel {
   // Sends the questions not yet sent to the request owed an answer, if any.
   void send_questions();
 
+  std::function<void()> cancel_;
   MessageWriter& writer_;
   QuestionTimer& timer_;
   const double timeout_seconds_;

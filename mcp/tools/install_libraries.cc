@@ -47,8 +47,7 @@ class InstallLibraries final : public Tool {
     auto lease = context.services.registry.acquire(id);
     if (!lease) return tool_error(lease.error());
     ProgressObserver observer(context);
-    auto installed =
-        context.services.runner.install_in_session(**lease, libraries, observer, name());
+    auto installed = context.services.code.install(**lease, libraries, observer, context.user);
     if (auto why = app::install_failure(installed)) {
       return tool_error("installing " + core::counted(libraries.size(), "library", "libraries") +
                         " into session " + id + " failed: " + *why);

@@ -25,11 +25,11 @@ namespace {
 using json = nlohmann::json;
 
 // Code that opens a tunnel through the sandbox's proxy to each of `targets` in turn and prints
-// each answer's status line and body; `pause` seconds between them.
-std::string tunnels(const std::vector<std::string>& targets, double pause = 0) {
+// each answer's status line and body.
+std::string tunnels(const std::vector<std::string>& targets) {
   std::string list;
   for (const auto& target : targets) list += "'" + target + "', ";
-  return "import socket, time\n"
+  return "import socket\n"
          "for target in (" +
          list +
          "):\n"
@@ -37,9 +37,7 @@ std::string tunnels(const std::vector<std::string>& targets, double pause = 0) {
          "    s.sendall(('CONNECT ' + target + ' HTTP/1.1\\r\\n\\r\\n').encode())\n"
          "    answer = s.recv(4096).decode()\n"
          "    print(target, answer.split('\\r\\n')[0], answer.split('\\r\\n\\r\\n', "
-         "1)[-1].strip())\n"
-         "    time.sleep(" +
-         std::to_string(pause) + ")\n";
+         "1)[-1].strip())\n";
 }
 
 // A listener on the host's 127.0.0.1 for the sandbox to reach through its proxy (the host's
@@ -234,6 +232,43 @@ TEST_F(AskTest, AModernCallReturnsInputRequiredAndItsRetryGetsTheResult) {
   server->request(4, "tools/call", params);
   json stale = server->wait_for(4);
   EXPECT_EQ(stale["error"]["code"], -32602) << stale.dump();
+}
+
+// A retry that brings the answers and is then cancelled cancels the call it joined: its
+// sandbox goes, and nothing answers the cancelled request.
+TEST_F(AskTest, CancellingAModernRetryCancelsItsCall) {
+  auto server = asking_server();
+  std::string marker = "paddock-ask-cancel-" + std::to_string(getpid());
+  json meta = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+               {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", {{"form", {}}}}}}};
+  std::string code = tunnels({target_}) +
+                     "import os\nos.execvp('python3', ['python3', '-c', "
+                     "'import time; time.sleep(120)', '" +
+                     marker + "'])\n";
+  json params = {{"name", "execute_code"}, {"arguments", {{"code", code}}}, {"_meta", meta}};
+  server->request(2, "tools/call", params);
+  json first = server->wait_for(2);
+  ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
+  std::string key = first["result"]["inputRequests"].begin().key();
+  params["requestState"] = first["result"]["requestState"];
+  params["inputResponses"] = {{key, {{"action", "accept"}, {"content", {{"decision", "once"}}}}}};
+  server->request(3, "tools/call", params);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (processes_with(marker).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(processes_with(marker).empty()) << "the call never got past its question";
+  server->send({{"jsonrpc", "2.0"},
+                {"method", "notifications/cancelled"},
+                {"params", {{"requestId", 3}, {"reason", "the user stopped it"}}}});
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!processes_with(marker).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(processes_with(marker).empty()) << "the cancelled call's sandbox still runs";
+  EXPECT_TRUE(server->wait_for(3, std::chrono::seconds(2)).is_null());
+  server->request(4, "ping");
+  EXPECT_FALSE(server->wait_for(4).is_null());
 }
 
 TEST_F(AskTest, ExposePortUnderAskPreviewOpensOnlyWhatThePersonAllows) {
