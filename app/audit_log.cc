@@ -136,8 +136,8 @@ core::Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& path) 
 
 void AuditLog::record(const AuditRecord& record, const SecretMask& secrets) {
   nlohmann::json line = record.wrapped  ? wrapped_line(record, secrets)
-                       : record.answer ? answer_line(record)
-                                       : run_line(record);
+                        : record.answer ? answer_line(record)
+                                        : run_line(record);
   if (!record.host_files.empty()) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& file : record.host_files) {

@@ -1,4 +1,5 @@
 #include "app/code_runner.h"
+#include "app/consent_scope.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -258,8 +259,9 @@ core::Result<CodeRun> CodeRunner::run_fresh(
 // A call in a live session: the code is a cell of the session's interpreter. Libraries are
 // installed first by the policy's installer, as a separate networked command while the
 // interpreter is stopped, then made importable in it (install_in_session).
-core::Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequest& request,
-                                           runtime::RunObserver& observer) const {
+core::Result<CodeRun> CodeRunner::run_live(
+    SessionEntry& session, const CodeRequest& request, runtime::RunObserver& observer,
+    const std::shared_ptr<net::egress::HostConsent>& consent) const {
   const language::LanguagePolicy& policy = session.policy();
   if (request.stdin_text) {
     return core::invalid_input(
@@ -275,7 +277,7 @@ core::Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequ
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   run.preinstalled = std::move(preinstalled);
   if (!libraries.empty()) {
-    auto installed = install_in_session(session, libraries, observer, "execute_code");
+    auto installed = install_in_session(session, libraries, observer, "execute_code", consent);
     if (!installed) return installed.error();
     if (installed->outcome != runtime::Outcome::kExited || installed->exit_code != 0) {
       run.result = language::label_result(policy, std::move(*installed), std::nullopt, true);
@@ -283,6 +285,7 @@ core::Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequ
     }
   }
   auto locked = session.lock_run();
+  ConsentWhileRunning asking(session.session(), consent);
   for (const auto& file : request.files) {
     if (auto wrote = session.session().write_file(file.path, file.content); !wrote) {
       return wrote.error();
@@ -309,15 +312,16 @@ core::Result<CodeRun> CodeRunner::run_live(SessionEntry& session, const CodeRequ
   return run;
 }
 
-core::Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const CodeRequest& request,
-                                                 runtime::RunObserver& observer) const {
+core::Result<CodeRun> CodeRunner::run_in_session(
+    SessionEntry& session, const CodeRequest& request, runtime::RunObserver& observer,
+    const std::shared_ptr<net::egress::HostConsent>& consent) const {
   bool live;
   {
     // create_session starts the interpreter under this lock, after the session is listed.
     auto locked = session.lock_run();
     live = locked.kernel() != nullptr;
   }
-  if (live) return run_live(session, request, observer);
+  if (live) return run_live(session, request, observer, consent);
   const language::LanguagePolicy& policy = session.policy();
   auto [libraries, preinstalled] = split_preinstalled(policy, request.libraries);
   core::UniqueFd input;
@@ -327,6 +331,7 @@ core::Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const Co
     input = std::move(*fd);
   }
   auto locked = session.lock_run();
+  ConsentWhileRunning asking(session.session(), consent);
   int run_number = locked.next_run();
   language::CodeCall call{request.code, {}, libraries, request.files, request.timeout_seconds,
                           input.get()};
@@ -364,7 +369,8 @@ core::Result<CodeRun> CodeRunner::run_in_session(SessionEntry& session, const Co
 
 core::Result<runtime::RunResult> CodeRunner::install_in_session(
     SessionEntry& session, const std::vector<std::string>& libraries,
-    runtime::RunObserver& observer, const std::string& tool) const {
+    runtime::RunObserver& observer, const std::string& tool,
+    const std::shared_ptr<net::egress::HostConsent>& consent) const {
   auto [wanted, preinstalled] = split_preinstalled(session.policy(), libraries);
   if (wanted.empty() && !preinstalled.empty()) {
     runtime::RunResult nothing;
@@ -377,6 +383,7 @@ core::Result<runtime::RunResult> CodeRunner::install_in_session(
   if (!built) return built.error();
   const runtime::RunPlan& plan = built->plan;
   auto lock = session.lock_run();
+  ConsentWhileRunning asking(session.session(), consent);
   runtime::ExecRequest exec;
   exec.argv = plan.steps.front();
   exec.wall_seconds = plan.wall_seconds;

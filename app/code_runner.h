@@ -73,8 +73,10 @@ class CodeRunner {
                                   const CodeRequest& request, runtime::RunObserver& observer,
                                   std::shared_ptr<void>& until_answered,
                                   std::shared_ptr<net::egress::HostConsent> consent = {}) const;
-  core::Result<CodeRun> run_in_session(SessionEntry& session, const CodeRequest& request,
-                                       runtime::RunObserver& observer) const;
+  // `consent`: who the session's proxy asks while the call holds the session (--ask network).
+  core::Result<CodeRun> run_in_session(
+      SessionEntry& session, const CodeRequest& request, runtime::RunObserver& observer,
+      const std::shared_ptr<net::egress::HostConsent>& consent = {}) const;
 
   // Starts keeping warm sandboxes for `policy`'s (the default language's) fresh calls, of the
   // shape a call without libraries has, when its image is there already (none is pulled for it).
@@ -83,10 +85,10 @@ class CodeRunner {
   // Installs libraries into a session with the policy's installer (and, for that command only,
   // the policy's install network). The result is the installer's, secrets masked.
   // `tool` names the caller in the audit log, where every install is recorded.
-  core::Result<runtime::RunResult> install_in_session(SessionEntry& session,
-                                                      const std::vector<std::string>& libraries,
-                                                      runtime::RunObserver& observer,
-                                                      const std::string& tool) const;
+  core::Result<runtime::RunResult> install_in_session(
+      SessionEntry& session, const std::vector<std::string>& libraries,
+      runtime::RunObserver& observer, const std::string& tool,
+      const std::shared_ptr<net::egress::HostConsent>& consent = {}) const;
 
   // The shape and plan that ask `policy`'s toolchain for its version (its version command), on
   // the language's root file system when that is there already (nothing is pulled for it).
@@ -118,7 +120,8 @@ class CodeRunner {
                                                     runtime::RunObserver& observer, bool& warm,
                                                     std::shared_ptr<void>& until_answered) const;
   core::Result<CodeRun> run_live(SessionEntry& session, const CodeRequest& request,
-                                 runtime::RunObserver& observer) const;
+                                 runtime::RunObserver& observer,
+                                 const std::shared_ptr<net::egress::HostConsent>& consent) const;
 
   const ServerOptions& options_;
   runtime::Backend& backend_;

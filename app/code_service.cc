@@ -12,24 +12,6 @@ GatedCall gated_call(const SessionEntry* session, const language::LanguagePolicy
   return call;
 }
 
-// A session's sandbox asks through this call while it runs, and nobody once it is over: a
-// process the call left behind cannot ask between calls.
-class ConsentWhileRunning {
- public:
-  ConsentWhileRunning(runtime::Session& sandbox, std::shared_ptr<net::egress::HostConsent> consent)
-      : sandbox_(consent ? &sandbox : nullptr) {
-    if (sandbox_ != nullptr) sandbox_->set_consent(std::move(consent));
-  }
-  ~ConsentWhileRunning() {
-    if (sandbox_ != nullptr) sandbox_->set_consent(nullptr);
-  }
-  ConsentWhileRunning(const ConsentWhileRunning&) = delete;
-  ConsentWhileRunning& operator=(const ConsentWhileRunning&) = delete;
-
- private:
-  runtime::Session* sandbox_;
-};
-
 }  // namespace
 
 std::shared_ptr<CallConsent> CodeService::consent_for(const std::shared_ptr<UserChannel>& user,
@@ -51,8 +33,8 @@ core::Result<runtime::RunResult> CodeService::install(SessionEntry& session,
                                                       const std::vector<std::string>& libraries,
                                                       runtime::RunObserver& observer,
                                                       std::shared_ptr<UserChannel> user) const {
-  ConsentWhileRunning asking(session.session(), consent_for(user, &session));
-  return runner_.install_in_session(session, libraries, observer, "install_libraries");
+  return runner_.install_in_session(session, libraries, observer, "install_libraries",
+                                    consent_for(user, &session));
 }
 
 core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::RunObserver& observer,
@@ -84,8 +66,7 @@ core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::Run
   if (answer.screening.blocked) return answer;
   auto consent = consent_for(call.user, session);
   if (session != nullptr) {
-    ConsentWhileRunning asking(session->session(), consent);
-    answer.run = runner_.run_in_session(*session, call.request, observer);
+    answer.run = runner_.run_in_session(*session, call.request, observer, consent);
   } else {
     answer.run = runner_.run_fresh(*policy, call.request, observer, until_answered, consent);
   }

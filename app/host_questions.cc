@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "core/units.h"
+#include "net/egress/proxy.h"
 
 namespace paddock::app {
 
@@ -142,7 +143,15 @@ void CallConsent::ask(const net::egress::ConsentQuestion& question, Waiter answe
       return;
     }
     if (auto open = waiting_.find(key); open != waiting_.end()) {
-      open->second.push_back(std::move(answer));  // the same question's answer serves it
+      // The same question's answer serves it; no more wait than a sandbox has connections (one
+      // reset while it waits leaves its place until the answer).
+      if (open->second.size() >= net::egress::kMaxConnectionsPerSandbox) {
+        answer(
+            refusal("as many connections as a sandbox may open already wait for the same "
+                    "question"));
+        return;
+      }
+      open->second.push_back(std::move(answer));
       return;
     }
     if (!open_.take()) {

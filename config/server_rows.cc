@@ -273,9 +273,14 @@ std::vector<Setting> server_rows() {
           }),
       row("--ask-timeout", "PADDOCK_ASK_TIMEOUT", "SECONDS",
           duration_default(kServer.ask_timeout_seconds),
-          "How long a question to the user (--ask) waits for an answer; then it is a refusal",
-          [](const Given& g, Env, Options& o) {
-            return assign(o.server.ask_timeout_seconds, duration(g, "60 or 2m"));
+          "How long a question to the user (--ask) waits for an answer, 1h at most; then it is a "
+          "refusal",
+          [](const Given& g, Env, Options& o) -> core::Status {
+            auto seconds = duration(g, "60 or 2m");
+            if (seconds && *seconds > 3600) {
+              return core::Status(g.invalid("a duration up to 1h", "60 or 2m"));
+            }
+            return assign(o.server.ask_timeout_seconds, seconds);
           }),
       row("--preview-ports", "PADDOCK_PREVIEW_PORTS", "FIRST-LAST", "any the kernel picks",
           "Host ports previews listen on, e.g. 8000-8099",

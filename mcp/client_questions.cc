@@ -135,6 +135,7 @@ void ClientQuestions::close_all() {
   std::map<std::string, std::shared_ptr<PendingAnswer>> open;
   {
     std::lock_guard lock(mutex_);
+    closed_ = true;
     open.swap(open_);
   }
   for (auto& [id, answer] : open) answer->give({app::UserReply::Kind::kCannotAsk, ""});
@@ -150,11 +151,12 @@ void ClientQuestions::Channel::ask(const app::UserQuestion& question,
   json id;
   {
     std::lock_guard lock(mutex_);
-    if (closed_) {
+    std::unique_lock all(questions_.mutex_);
+    if (closed_ || questions_.closed_) {
+      all.unlock();
       answer->give({app::UserReply::Kind::kCannotAsk, ""});
       return;
     }
-    std::lock_guard all(questions_.mutex_);
     id = "paddock-ask-" + std::to_string(++questions_.next_id_);
     questions_.open_[id.dump()] = answer;
     mine_[id.dump()] = answer;

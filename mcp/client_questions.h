@@ -91,6 +91,7 @@ class ClientQuestions {
   const double timeout_seconds_;
   QuestionTimer timer_;
   std::mutex mutex_;
+  bool closed_ = false;  // close_all: nobody is asked any more
   std::uint64_t next_id_ = 0;
   std::map<std::string, std::shared_ptr<PendingAnswer>> open_;  // by the request id's JSON
 };
@@ -98,17 +99,22 @@ class ClientQuestions {
 class ClientQuestions::Channel : public app::UserChannel {
  public:
   Channel(ClientQuestions& questions, bool can_ask, std::string version)
-      : questions_(questions), can_ask_(can_ask), version_(std::move(version)) {}
+      : questions_(questions),
+        can_ask_(can_ask),
+        version_(std::move(version)),
+        timeout_seconds_(questions.timeout_seconds_) {}
   [[nodiscard]] bool can_ask() const override { return can_ask_; }
   void ask(const app::UserQuestion& question,
            std::function<void(const app::UserReply&)> done) override;
-  [[nodiscard]] double timeout_seconds() const override { return questions_.timeout_seconds_; }
+  // A copy: a session's proxy may ask for it after the server is gone.
+  [[nodiscard]] double timeout_seconds() const override { return timeout_seconds_; }
   void close();
 
  private:
   ClientQuestions& questions_;
   const bool can_ask_;
   const std::string version_;
+  const double timeout_seconds_;
   std::mutex mutex_;
   bool closed_ = false;
   std::map<std::string, std::shared_ptr<PendingAnswer>> mine_;

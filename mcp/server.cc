@@ -139,6 +139,13 @@ void Server::shut_down() {
     for (auto& [id, call] : in_flight_) call->token.cancel();
   }
   questions_.close_all();
+  // A 2026-07-28 call's questions end unasked too, and nobody is owed its answer any more.
+  std::map<std::string, std::shared_ptr<SuspendedCall>> suspended;
+  {
+    std::lock_guard lock(suspended_mutex_);
+    suspended.swap(suspended_);
+  }
+  for (auto& [state, suspension] : suspended) suspension->finish(std::nullopt);
   services_.registry.close_all();
   pool_.stop();
 }
@@ -338,21 +345,33 @@ void Server::submit(const Incoming& request, const Era& era) {
     std::lock_guard lock(in_flight_mutex_);
     in_flight_.erase(key);
   };
-  // A throw the job did not expect (an engine's odd reply, a bug) ends this request with an
-  // internal error, never the server.
-  auto failed = [this, id, call, forget, method = request.method](const std::string& what) {
-    forget();
-    if (call->cancelled) return;
-    respond_error(id,
-                  RpcError{kInternalError, "internal error in " + method + ": " + what, nullptr});
-  };
   std::shared_ptr<app::UserChannel> user;
   if (is_tool) {
-    user = user_channel(params, era, id, client_capabilities_, [call] {
-      call->cancelled = true;
-      call->token.cancel();
-    });
+    // Weak: the suspension may outlive the call, and must not keep its token's descriptor.
+    user =
+        user_channel(params, era, id, client_capabilities_, [weak = std::weak_ptr<InFlight>(call)] {
+          if (auto running = weak.lock()) {
+            running->cancelled = true;
+            running->token.cancel();
+          }
+        });
   }
+  // A throw the job did not expect (an engine's odd reply, a bug) ends this request with an
+  // internal error, never the server; a 2026-07-28 call's goes to whichever request is owed it.
+  auto failed = [this, id, call, forget, user, era,
+                 method = request.method](const std::string& what) {
+    forget();
+    std::string message = "internal error in " + method + ": " + what;
+    if (auto suspension = std::dynamic_pointer_cast<SuspendedCall>(user)) {
+      std::optional<json> owed;
+      if (!call->cancelled) owed = finish_result(tool_result_json(tool_error(message)), era);
+      if (suspension->finish(std::move(owed))) forget_suspension(*suspension);
+      return;
+    }
+    if (auto* legacy = dynamic_cast<ClientQuestions::Channel*>(user.get())) legacy->close();
+    if (call->cancelled) return;
+    respond_error(id, RpcError{kInternalError, message, nullptr});
+  };
   auto job = [this, id, forget, params, era, token, call, is_tool, user] {
     // Runs last, once the answer is written or withheld.
     struct Answered {
@@ -395,6 +414,11 @@ void Server::submit(const Incoming& request, const Era& era) {
   app::Admission admission = pool_.submit(std::move(job), request.bytes, std::move(failed));
   if (!admission) {
     forget();
+    // Nothing ran: the call's questions end unasked, and its suspension with them.
+    if (auto suspension = std::dynamic_pointer_cast<SuspendedCall>(user)) {
+      suspension->finish(std::nullopt);
+      forget_suspension(*suspension);
+    }
     std::string waiting =
         admission.kind == app::Admission::kOverByteBudget
             ? std::to_string(options_.max_queued_bytes >> 20) + " MiB of requests waiting"

@@ -74,7 +74,11 @@ SuspendedCall::Resumed SuspendedCall::resume(const json& retry_id, const json& a
         auto found = answers.find(key);
         if (question.sent && found != answers.end()) given.emplace_back(question.answer, *found);
       }
-      std::erase_if(questions_, [&](const auto& entry) { return answers.contains(entry.first); });
+      // Only a question the client was shown can be answered: an answer to one not yet sent
+      // (its key guessed) leaves it waiting for its turn.
+      std::erase_if(questions_, [&](const auto& entry) {
+        return entry.second.sent && answers.contains(entry.first);
+      });
     }
     if (result_ && !result_->is_null()) {
       writer_.write(result_message(retry_id, std::exchange(*result_, json(nullptr))));

@@ -170,9 +170,12 @@ class EgressProxy {
   void judge(Connection& connection);
   void ask_lookup(Connection& connection);
   void resolved(Connection& connection, const NameLookup& lookup);
-  // A destination the list does not cover, resolved to addresses it may reach: held while the
-  // person is asked.
+  // A destination the list does not cover: held while the person is asked, before its name is
+  // looked up.
   void ask_consent(Connection& connection);
+  void start_lookup(Connection& connection);
+  // Whether `address` is in a range no destination may reach unless the list names it.
+  [[nodiscard]] bool reserved(const core::IpPrefix& address) const;
   void serve_consents();
   void connect_next(Connection& connection);
   void connected(Connection& connection);

@@ -114,6 +114,10 @@ void EgressProxy::judge(Connection& connection) {
              known && !known->allowed) {
     refuse(connection, known->reason, kAskedHint);
     return;
+  } else if (literal && reserved(*literal)) {
+    // Refused whatever the answer: nobody is asked about it.
+    refuse(connection, "it is a loopback, private, link-local or this host's address");
+    return;
   }
   // Each tunnel to a brokered secret's host will cost the server two TLS handshakes, on its
   // CPU rather than the sandbox's: so many a second, refused before anything is spent on it.
@@ -127,6 +131,24 @@ void EgressProxy::judge(Connection& connection) {
     connection.close_with(response("429 Too Many Requests", "paddock's proxy: " + reason + "\n"));
     return;
   }
+  // A name the list lacks is asked about before it is looked up: the lookup itself reaches the
+  // name's servers (a way out for what is in the name), so none is made before the person says
+  // yes, and none for a question the limits refuse.
+  if (connection.consent) {
+    ask_consent(connection);
+    return;
+  }
+  start_lookup(connection);
+}
+
+bool EgressProxy::reserved(const core::IpPrefix& address) const {
+  for (const auto& range : policy_.forbidden) {
+    if (core::prefix_contains(range, address)) return true;
+  }
+  return false;
+}
+
+void EgressProxy::start_lookup(Connection& connection) {
   connection.stage = Connection::Stage::kResolving;
   connection.deadline = Clock::now() + kLookupTimeout;
   if (lookups_running_ < kLookupsPerSandbox) {
@@ -194,15 +216,11 @@ void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
            "it resolves only to loopback, private, link-local or this host's addresses");
     return;
   }
-  if (connection.consent) {
-    ask_consent(connection);
-    return;
-  }
   connect_next(connection);
 }
 
-// Asked only once the name resolves to addresses it may reach: the person is never asked about
-// a reserved block (which stays refused whatever the answer) nor a name that leads nowhere.
+// A reserved block stays refused whatever the answer: an address literal in one is refused
+// before anyone is asked, and a name that resolves only into one after the person allowed it.
 void EgressProxy::ask_consent(Connection& connection) {
   connection.stage = Connection::Stage::kAsking;
   connection.deadline = Clock::now() + connection.consent->patience() + std::chrono::seconds(5);
@@ -229,7 +247,7 @@ void EgressProxy::serve_consents() {
       std::lock_guard lock(mutex_);
       note(record_.allowed_by_user, {connection.head.host, connection.head.port, answer.scope});
     }
-    connect_next(connection);
+    start_lookup(connection);
   }
 }
 
@@ -463,7 +481,7 @@ void EgressProxy::expire(Connection& connection, Clock::time_point now) {
       fail_upstream(connection, "its name could not be resolved in time");
       return;
     case Stage::kAsking:
-      refuse(connection, "nobody answered in time");
+      refuse(connection, "nobody answered in time", kAskedHint);
       return;
     case Stage::kConnecting:
       connection.connect_error = ETIMEDOUT;

@@ -87,6 +87,8 @@ std::vector<std::string> NativeSession::command_env(const runtime::ExecRequest& 
 }
 
 void NativeSession::set_consent(std::shared_ptr<net::egress::HostConsent> consent) {
+  // Not mutex_ (a call sets it around its command); closing_mutex_, as close() resets launched_.
+  std::lock_guard lock(closing_mutex_);
   if (launched_ && launched_->egress) launched_->egress->set_consent(std::move(consent));
 }
 

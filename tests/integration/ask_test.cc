@@ -129,6 +129,25 @@ TEST_F(AskTest, ADenialIsARefusalThatSaysSoAndIsNotAskedAgainInTheCall) {
   EXPECT_TRUE(server->wait_for_request("elicitation/create", std::chrono::seconds(0)).is_null());
 }
 
+// A lookup reaches the name's own DNS servers, a way out for whatever is written in the name:
+// a name the allowlist lacks is asked about first, and looked up only if the person allows it.
+// (Were it looked up first, a name that does not resolve would be refused with no question.)
+TEST_F(AskTest, ANameIsAskedAboutBeforeItIsLookedUp) {
+  auto server = asking_server();
+  server->call(2, "execute_code", {{"code", tunnels({"secret-data.no-such-name.invalid:443"})}});
+  json question = server->wait_for_request("elicitation/create");
+  ASSERT_FALSE(question.is_null()) << "no question came before the lookup";
+  std::string message = question["params"]["message"];
+  EXPECT_NE(message.find("secret-data.no-such-name.invalid:443"), std::string::npos) << message;
+  answer(*server, question, "deny");
+  json result = server->wait_for(2);
+  std::string out = result["result"]["structuredContent"]["stdout"];
+  EXPECT_NE(out.find("403 Forbidden paddock: secret-data.no-such-name.invalid:443 is refused: the "
+                     "user denied it"),
+            std::string::npos)
+      << out;
+}
+
 TEST_F(AskTest, AQuestionNobodyAnswersIsARefusalThatSaysNobodyAnswered) {
   auto server = asking_server({"--ask-timeout", "1"});
   server->call(2, "execute_code", {{"code", tunnels({target_})}});
