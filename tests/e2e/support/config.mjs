@@ -36,5 +36,11 @@ export const SETTING_TOOLS = {
   upload_file: '--share DIR', download_file: '--share DIR:rw', export_session: '--share DIR:rw',
   expose_port: '--allow-preview',
 };
-export const ALL_TOOLS = [...EXPECTED_TOOLS, ...Object.keys(SETTING_TOOLS)];
+// Kept sessions, and the tools that need them, exist on the native backend alone: a container
+// backend's server lists them under no setting.
+export const KEEPS_SESSIONS = (process.env.PADDOCK_BACKEND || 'native') === 'native';
+const KEPT_SESSION_TOOLS = ['snapshot_session', 'fork_session', 'diff_session', 'export_session'];
+// The tools a server lists with every setting that lists one (on this backend).
+export const ALL_TOOLS = [...EXPECTED_TOOLS, ...Object.keys(SETTING_TOOLS)]
+  .filter((name) => KEEPS_SESSIONS || !KEPT_SESSION_TOOLS.includes(name));
 export const LANGUAGES = ['python', 'javascript', 'java', 'cpp', 'c', 'go', 'r', 'ruby', 'bash'];
