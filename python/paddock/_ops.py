@@ -190,11 +190,20 @@ class Operations:
         session_id, self.session_id = self.session_id, None
         self._state.session_id = None
         if session_id:
+            # `keep` is listed only by a server that keeps sessions (a state directory): it is
+            # sent only when asked for, and a server without kept sessions closes it anyway.
+            arguments = {"session_id": session_id}
+            if self._keep:
+                arguments["keep"] = True
             try:
-                yield ("tool", "close_session", {"session_id": session_id,
-                                                 "keep": self._keep})
+                yield ("tool", "close_session", arguments)
             except SandboxError:
-                pass
+                if not self._keep:
+                    return
+                try:
+                    yield ("tool", "close_session", {"session_id": session_id})
+                except SandboxError:
+                    pass
 
     def _run_arguments(self, code, libraries, timeout, language=None):
         arguments = {"code": code, "language": language or self.lang}
