@@ -69,7 +69,9 @@ TEST(McpToolRegistry, ToolsTheSettingsRuleOutAreWithheldNamingTheSetting) {
   EXPECT_EQ(tools->withheld("execute_code"), nullptr);
   const Tool* create = tools->find("create_session");
   ASSERT_NE(create, nullptr);
-  const json& properties = create->definition()["inputSchema"]["properties"];
+  // definition() makes a new object: kept here, not referred into as a temporary.
+  const json definition = create->definition();
+  const json& properties = definition["inputSchema"]["properties"];
   for (const char* hidden : {"name", "from_snapshot", "from_archive", "mounts"}) {
     EXPECT_FALSE(properties.contains(hidden)) << hidden;
   }
