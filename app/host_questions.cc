@@ -2,25 +2,9 @@
 
 #include <charconv>
 
-#include "core/units.h"
 #include "net/egress/proxy.h"
 
 namespace paddock::app {
-
-std::string refusal_reason(const UserReply& reply, double timeout_seconds) {
-  switch (reply.kind) {
-    case UserReply::Kind::kChosen:
-    case UserReply::Kind::kDeclined:
-      return "the user denied it";
-    case UserReply::Kind::kDismissed:
-      return "the user dismissed the question";
-    case UserReply::Kind::kUnanswered:
-      return "nobody answered within " + core::seconds_text(timeout_seconds);
-    case UserReply::Kind::kCannotAsk:
-      break;
-  }
-  return "the user could not be asked (the call ended or the client went away)";
-}
 
 bool OpenQuestions::take() {
   int now = open_.load();
@@ -184,10 +168,7 @@ void CallConsent::answered(const net::egress::ConsentQuestion& question, const U
     audited = "session";
   } else {
     answer.reason = refusal_reason(reply, channel_->timeout_seconds());
-    audited = reply.kind == UserReply::Kind::kDismissed    ? "dismissed"
-              : reply.kind == UserReply::Kind::kUnanswered ? "unanswered"
-              : reply.kind == UserReply::Kind::kCannotAsk  ? "not_asked"
-                                                           : "denied";
+    audited = refusal_word(reply);
   }
   AuditRecord record;
   if (!asker_.session.empty()) record.session = asker_.session;

@@ -56,11 +56,7 @@ core::Status preview_consent(const ServerOptions& options, UserChannel* user,
   AuditRecord record;
   record.session = session.id();
   record.answer = UserAnswerAudit{"preview", std::to_string(port), "expose_port",
-                                  allowed                                      ? "allow"
-                                  : reply.kind == UserReply::Kind::kDismissed  ? "dismissed"
-                                  : reply.kind == UserReply::Kind::kUnanswered ? "unanswered"
-                                  : reply.kind == UserReply::Kind::kCannotAsk  ? "not_asked"
-                                                                               : "denied"};
+                                  allowed ? "allow" : refusal_word(reply)};
   audit.record(record);
   if (allowed) return {};
   return core::invalid_input("port " + std::to_string(port) +

@@ -45,7 +45,9 @@ class UserChannel {
   [[nodiscard]] virtual double timeout_seconds() const = 0;
 };
 
-// The same reply, however it came, as a refusal's reason ("the user denied it").
+// A reply that allows nothing, as a refusal's reason ("the user denied it")...
 std::string refusal_reason(const UserReply& reply, double timeout_seconds);
+// ...and as the audit log's word for it: denied, dismissed, unanswered or not_asked.
+std::string refusal_word(const UserReply& reply);
 
 }  // namespace paddock::app
