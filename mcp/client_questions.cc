@@ -168,7 +168,9 @@ void ClientQuestions::Channel::ask(const app::UserQuestion& question,
                   {"id", id},
                   {"method", "elicitation/create"},
                   {"params", elicitation_params(question, version_)}};
-  if (!questions_.writer_.write(request)) answer->give({app::UserReply::Kind::kCannotAsk, ""});
+  questions_.outbox_.post(std::move(request), [answer] {
+    answer->give({app::UserReply::Kind::kCannotAsk, ""});  // the client is gone
+  });
 }
 
 void ClientQuestions::Channel::close() {
@@ -185,7 +187,7 @@ void ClientQuestions::Channel::close() {
   for (auto& [id, answer] : unanswered) {
     answer->give({app::UserReply::Kind::kCannotAsk, ""});
     // The client may still show it: it is withdrawn, its answer would change nothing now.
-    questions_.writer_.write(notification_message(
+    questions_.outbox_.post(notification_message(
         "notifications/cancelled",
         {{"requestId", json::parse(id)}, {"reason", "the tool call that asked has ended"}}));
   }

@@ -21,6 +21,7 @@
 #include "app/user_channel.h"
 #include "mcp/json_rpc.h"
 #include "mcp/message_writer.h"
+#include "mcp/question_outbox.h"
 
 namespace paddock::mcp {
 
@@ -68,7 +69,7 @@ class QuestionTimer {
 class ClientQuestions {
  public:
   ClientQuestions(MessageWriter& writer, double timeout_seconds)
-      : writer_(writer), timeout_seconds_(timeout_seconds) {}
+      : writer_(writer), timeout_seconds_(timeout_seconds), outbox_(writer) {}
   ~ClientQuestions() { close_all(); }
   ClientQuestions(const ClientQuestions&) = delete;
   ClientQuestions& operator=(const ClientQuestions&) = delete;
@@ -84,12 +85,14 @@ class ClientQuestions {
   void close_all();
   [[nodiscard]] double timeout_seconds() const { return timeout_seconds_; }
   QuestionTimer& timer() { return timer_; }
+  QuestionOutbox& outbox() { return outbox_; }
 
  private:
   friend class Channel;
   MessageWriter& writer_;
   const double timeout_seconds_;
   QuestionTimer timer_;
+  QuestionOutbox outbox_;
   std::mutex mutex_;
   bool closed_ = false;  // close_all: nobody is asked any more
   std::uint64_t next_id_ = 0;

@@ -438,9 +438,9 @@ std::shared_ptr<app::UserChannel> Server::user_channel(const json& params, const
   json declared = meta.is_object() ? meta.value(kCapabilitiesMetaKey, json()) : json();
   auto state = core::random_hex(16, "a tool call's requestState");
   if (!state) return questions_.channel(false, era.version);
-  auto suspension =
-      std::make_shared<SuspendedCall>(writer_, questions_.timer(), options_.ask_timeout_seconds,
-                                      can_elicit(declared), *state, id, std::move(cancel));
+  auto suspension = std::make_shared<SuspendedCall>(
+      writer_, questions_.outbox(), questions_.timer(), options_.ask_timeout_seconds,
+      can_elicit(declared), *state, id, std::move(cancel));
   std::lock_guard lock(suspended_mutex_);
   // A result no retry came for in kAbandonedAfter is dropped.
   auto long_ago = std::chrono::steady_clock::now() - kAbandonedAfter;

@@ -40,7 +40,7 @@ void SuspendedCall::send_questions() {
   json result = {{"resultType", "input_required"},
                  {"inputRequests", std::move(requests)},
                  {"requestState", state_}};
-  writer_.write(result_message(*std::exchange(owed_, std::nullopt), std::move(result)));
+  outbox_.post(result_message(*std::exchange(owed_, std::nullopt), std::move(result)));
 }
 
 bool SuspendedCall::finish(std::optional<json> result) {

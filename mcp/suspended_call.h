@@ -24,10 +24,12 @@ namespace paddock::mcp {
 
 class SuspendedCall : public app::UserChannel {
  public:
-  SuspendedCall(MessageWriter& writer, QuestionTimer& timer, double timeout_seconds, bool can_ask,
-                std::string state, json first_id, std::function<void()> cancel)
+  SuspendedCall(MessageWriter& writer, QuestionOutbox& outbox, QuestionTimer& timer,
+                double timeout_seconds, bool can_ask, std::string state, json first_id,
+                std::function<void()> cancel)
       : cancel_(std::move(cancel)),
         writer_(writer),
+        outbox_(outbox),
         timer_(timer),
         timeout_seconds_(timeout_seconds),
         can_ask_(can_ask),
@@ -64,6 +66,7 @@ class SuspendedCall : public app::UserChannel {
 
   std::function<void()> cancel_;
   MessageWriter& writer_;
+  QuestionOutbox& outbox_;  // questions are asked on a proxy's thread, which must not block
   QuestionTimer& timer_;
   const double timeout_seconds_;
   const bool can_ask_;
