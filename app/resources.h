@@ -45,8 +45,9 @@ class Resources {
   [[nodiscard]] SessionRegistry& sessions() { return sessions_; }
   [[nodiscard]] ImageProvisioner& images() { return images_; }
   [[nodiscard]] const SecretMask& secrets() const { return secrets_; }
-  // The host folders the user shared (--share).
-  [[nodiscard]] const Shares& shares() const { return shares_; }
+  // The host folders the user shared (--share), and the client's roots (--share-roots), which a
+  // front-end replaces as the client lists them.
+  [[nodiscard]] Shares& shares() { return shares_; }
 
   // Where the services write their audit lines.
   [[nodiscard]] const AuditTrail& audit() const { return audit_trail_; }
@@ -59,7 +60,7 @@ class Resources {
   const SecretMask secrets_;
   const std::unique_ptr<AuditLog> audit_;  // null without --audit-log
   const AuditTrail audit_trail_;           // over audit_ and secrets_, declared after them
-  const Shares shares_;
+  Shares shares_;
 };
 
 }  // namespace paddock::app

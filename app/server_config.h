@@ -89,7 +89,11 @@ struct ServerOptions {
   // checked, when the server starts.
   std::vector<ShareSpec> shares;
   std::optional<std::string> home;  // HOME, for a share written as "~/..."
-  TransferCaps transfer_caps;       // of one upload or download
+  // --share-roots: the folders the client lists as its roots (MCP roots/list) are shared too,
+  // read-only or read-write, and follow the client's changes; none: roots are not shared.
+  enum class RootSharing { kNone, kReadOnly, kReadWrite };
+  RootSharing share_roots = RootSharing::kNone;
+  TransferCaps transfer_caps;  // of one upload or download
   bool pull_missing_images = true;
   // expose_port may open a session's port on the host's loopback (docs/previews.md): only the
   // user allows it (--allow-preview), never a tool argument.

@@ -29,7 +29,7 @@ struct Services {
   const runtime::Backend& backend;
   SessionRegistry& registry;  // the open sessions
   const SecretMask& secrets;
-  const Shares& shares;
+  Shares& shares;  // the client's roots among them change (mcp/client_roots.h)
   const KeptSessions& kept;
   const CodeRunner& runner;
   const CodeService& code;

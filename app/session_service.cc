@@ -169,8 +169,8 @@ core::Result<std::vector<runtime::BindMount>> share_binds(const Shares& shares,
 // The model knows shares by name: a refusal about a mount's folder says its share instead.
 std::string without_host_paths(const Shares& shares, std::string message) {
   for (const auto& share : shares.all()) {
-    for (std::size_t at; (at = message.find(share.host_dir)) != std::string::npos;) {
-      message.replace(at, share.host_dir.size(), "share '" + share.name + "'");
+    for (std::size_t at; (at = message.find(share->host_dir)) != std::string::npos;) {
+      message.replace(at, share->host_dir.size(), "share '" + share->name + "'");
     }
   }
   return message;
@@ -193,7 +193,9 @@ void SessionService::record_mounts(const language::LanguagePolicy& policy,
   for (const auto& mount : mounts) {
     HostFileRecord file;
     file.action = "mount";
-    file.host_path = shares_.find(mount.share)->host_dir;
+    // The share may have been withdrawn since (a root the client no longer lists).
+    SharePtr share = shares_.find(mount.share);
+    file.host_path = share ? share->host_dir : "share " + mount.share;
     file.session_path = mount.path;
     file.writable = mount.writable;
     record.host_files.push_back(std::move(file));

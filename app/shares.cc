@@ -23,9 +23,9 @@ std::string strip_slashes(std::string path) {
   return path;
 }
 
-std::string names_of(const std::vector<Share>& shares) {
+std::string names_of(const Shares::List& shares) {
   std::string names;
-  for (const auto& share : shares) names += (names.empty() ? "" : ", ") + share.name;
+  for (const auto& share : shares) names += (names.empty() ? "" : ", ") + share->name;
   return names;
 }
 
@@ -79,26 +79,42 @@ core::Result<ShareSpec> parse_share_spec(const std::string& text) {
   return spec;
 }
 
+core::Result<Share> open_share_folder(const std::string& dir, const std::string& where) {
+  char* real = realpath(dir.c_str(), nullptr);
+  if (real == nullptr) {
+    int error = errno;
+    // A path through a file is EINVAL here, so that ENOTDIR means one thing: `dir` is a file.
+    return core::Error{error == ENOTDIR ? EINVAL : error, where + ": " + std::strerror(error)};
+  }
+  Share share;
+  share.host_dir = real;
+  free(real);
+  share.root.reset(::open(share.host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!share.root.valid()) {
+    return errno == ENOTDIR ? core::Error{ENOTDIR, where + " is not a folder"}
+                            : core::system_error(where);
+  }
+  return share;
+}
+
+bool folder_within(const std::string& inner, const std::string& outer) {
+  return inner == outer || outer == "/" || inner.starts_with(outer + "/");
+}
+
 core::Result<Shares> Shares::open(const std::vector<ShareSpec>& specs,
                                   const std::optional<std::string>& home) {
   Shares shares;
   for (const auto& spec : specs) {
-    std::string given = expand_home(spec.host_dir, home);
     std::string where = "share " + spec.host_dir;
-    char* real = realpath(given.c_str(), nullptr);
-    if (real == nullptr) {
-      return core::Error{errno, where + ": " + std::strerror(errno) +
-                                    " (give an existing folder: --share HOST_DIR[=NAME][:rw])"};
+    auto opened = open_share_folder(expand_home(spec.host_dir, home), where);
+    if (!opened) {
+      return core::Error{opened.error().code,
+                         opened.error().message +
+                             (opened.error().code == ENOTDIR
+                                  ? "; share its folder instead"
+                                  : " (give an existing folder: --share HOST_DIR[=NAME][:rw])")};
     }
-    Share share;
-    share.host_dir = real;
-    free(real);
-    share.root.reset(::open(share.host_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!share.root.valid()) {
-      return errno == ENOTDIR
-                 ? core::invalid_input(where + " is not a folder; share its folder instead")
-                 : core::system_error(where);
-    }
+    Share share = std::move(*opened);
     if (spec.writable && access(share.host_dir.c_str(), W_OK) != 0) {
       return core::system_error(where + " is shared :rw but cannot be written by this server");
     }
@@ -114,25 +130,35 @@ core::Result<Shares> Shares::open(const std::vector<ShareSpec>& specs,
                                  "'; name one with HOST_DIR=NAME");
     }
     share.writable = spec.writable;
-    shares.shares_.push_back(std::move(share));
+    shares.fixed_.push_back(std::make_shared<const Share>(std::move(share)));
   }
   // Code with a read-write mount of a folder can replace anything beneath it, a share's folder
   // too (a symlink to /etc in its place): so no share may lie in a read-write one.
-  for (const auto& outer : shares.shares_) {
-    for (const auto& inner : shares.shares_) {
-      if (&outer == &inner || !outer.writable) continue;
-      bool beneath = inner.host_dir == outer.host_dir || outer.host_dir == "/" ||
-                     inner.host_dir.starts_with(outer.host_dir + "/");
-      if (beneath) {
+  for (const auto& outer : shares.fixed_) {
+    for (const auto& inner : shares.fixed_) {
+      if (outer == inner || !outer->writable) continue;
+      if (folder_within(inner->host_dir, outer->host_dir)) {
         return core::invalid_input(
-            "share " + inner.host_dir + " (" + inner.name + ") lies in the read-write share " +
-            outer.host_dir + " (" + outer.name +
+            "share " + inner->host_dir + " (" + inner->name + ") lies in the read-write share " +
+            outer->host_dir + " (" + outer->name +
             "), whose code could replace it; share the outer folder alone, or "
             "make it read-only");
       }
     }
   }
   return shares;
+}
+
+Shares::List Shares::all() const {
+  List every = fixed_;
+  std::lock_guard lock(*mutex_);
+  every.insert(every.end(), roots_.begin(), roots_.end());
+  return every;
+}
+
+void Shares::set_roots(List roots) {
+  std::lock_guard lock(*mutex_);
+  roots_.swap(roots);
 }
 
 core::Status check_unmoved(const Share& share) {
@@ -147,18 +173,18 @@ core::Status check_unmoved(const Share& share) {
   return {};
 }
 
-const Share* Shares::find(const std::string& name) const {
-  for (const auto& share : shares_) {
-    if (share.name == name) return &share;
+SharePtr Shares::find(const std::string& name) const {
+  for (const auto& share : all()) {
+    if (share->name == name) return share;
   }
   return nullptr;
 }
 
 std::string Shares::summary() const {
   std::string text;
-  for (const auto& share : shares_) {
-    text += (text.empty() ? "" : ", ") + share.name +
-            (share.writable ? " (read-write)" : " (read-only)");
+  for (const auto& share : all()) {
+    text += (text.empty() ? "" : ", ") + share->name +
+            (share->writable ? " (read-write)" : " (read-only)");
   }
   return text.empty() ? "none" : text;
 }
@@ -168,47 +194,49 @@ std::string ShareLocation::shown() const {
 }
 
 core::Result<ShareLocation> Shares::locate(const std::string& host_path) const {
-  if (shares_.empty()) {
+  // One snapshot: the roots may change meanwhile.
+  List shares = all();
+  if (shares.empty()) {
     return core::invalid_input(
         "no host folder is shared with this server, so host files cannot be used; the user "
         "can share one (paddock mcp --share HOST_DIR[=NAME][:rw])");
   }
   if (host_path.empty() || host_path.find('\0') != std::string::npos || host_path.size() > 4096) {
-    return core::invalid_input("host_path must name a file in a share, e.g. " + shares_[0].name +
-                               "/data.csv (shares: " + names_of(shares_) + ")");
+    return core::invalid_input("host_path must name a file in a share, e.g. " + shares[0]->name +
+                               "/data.csv (shares: " + names_of(shares) + ")");
   }
   if (host_path.front() == '/') {
     // The longest folder that holds it: a share may lie inside another.
-    const Share* best = nullptr;
-    for (const auto& share : shares_) {
-      bool inside = host_path == share.host_dir || host_path.starts_with(share.host_dir + "/") ||
-                    share.host_dir == "/";
-      if (inside && (best == nullptr || share.host_dir.size() > best->host_dir.size())) {
-        best = &share;
+    SharePtr best;
+    for (const auto& share : shares) {
+      if (folder_within(host_path, share->host_dir) &&
+          (best == nullptr || share->host_dir.size() > best->host_dir.size())) {
+        best = share;
       }
     }
     if (best == nullptr) {
       return core::invalid_input("'" + host_path +
                                  "' is not inside a shared folder; only shares can be used (" +
-                                 summary() + "), e.g. " + shares_[0].name + "/file");
+                                 summary() + "), e.g. " + shares[0]->name + "/file");
     }
     return ShareLocation{best, strip_slashes(host_path.substr(best->host_dir.size()))};
   }
   std::size_t slash = host_path.find('/');
   std::string name = host_path.substr(0, slash);
-  const Share* share = find(name);
-  if (share == nullptr) {
+  auto share = std::find_if(shares.begin(), shares.end(),
+                            [&](const SharePtr& each) { return each->name == name; });
+  if (share == shares.end()) {
     return core::invalid_input("'" + name + "' is not a share; host_path starts with one of: " +
-                               names_of(shares_) + " (e.g. " + shares_[0].name + "/data.csv)");
+                               names_of(shares) + " (e.g. " + shares[0]->name + "/data.csv)");
   }
-  return ShareLocation{share,
+  return ShareLocation{*share,
                        slash == std::string::npos ? "" : strip_slashes(host_path.substr(slash))};
 }
 
 core::Result<runtime::BindMount> share_bind(const Shares& shares, ShareMount& mount,
                                             const std::string& workdir,
                                             const std::vector<std::string>& own_folders) {
-  const Share* share = shares.find(mount.share);
+  SharePtr share = shares.find(mount.share);
   if (share == nullptr) {
     return core::invalid_input("mounts: '" + mount.share +
                                "' is not a share (shares: " + shares.summary() + ")");

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,15 +44,28 @@ struct Share {
   core::UniqueFd root;  // O_PATH of the folder, opened at start-up: every lookup starts here
 };
 
+// Opens `dir` as a share's folder (its real path and an O_PATH descriptor); `where` begins the
+// error. A file is ENOTDIR.
+core::Result<Share> open_share_folder(const std::string& dir, const std::string& where);
+
+// Whether the folder `inner` is `outer` or lies beneath it (both real paths).
+bool folder_within(const std::string& inner, const std::string& outer);
+
+// Shares are held by shared pointer: a share taken from the client's roots may be withdrawn
+// while a call still uses it, and stays valid for that call.
+using SharePtr = std::shared_ptr<const Share>;
+
 // Where a tool's host_path points.
 struct ShareLocation {
-  const Share* share = nullptr;
+  SharePtr share;
   std::string relative;  // beneath the share's folder; empty for the folder itself
   [[nodiscard]] std::string shown() const;  // "NAME/relative", what results and errors say
 };
 
 class Shares {
  public:
+  using List = std::vector<SharePtr>;
+
   Shares() = default;
   // Opens every folder; a missing one, a file, a duplicate name, an unwritable ":rw" folder, or
   // a share inside a read-write one (whose code could replace it) is one line naming it, and the
@@ -59,16 +74,26 @@ class Shares {
   static core::Result<Shares> open(const std::vector<ShareSpec>& specs,
                                    const std::optional<std::string>& home = std::nullopt);
 
-  [[nodiscard]] const std::vector<Share>& all() const { return shares_; }
-  [[nodiscard]] const Share* find(const std::string& name) const;
+  // Every share now: the user's (--share), then those taken from the client's roots.
+  [[nodiscard]] List all() const;
+  // The user's alone, which never change.
+  [[nodiscard]] const List& fixed() const { return fixed_; }
+  [[nodiscard]] SharePtr find(const std::string& name) const;
   // "data (read-only), results (read-write)", or "none".
   [[nodiscard]] std::string summary() const;
   // host_path as a tool gives it: "NAME", "NAME/relative/path", or an absolute path equal to or
   // inside a share's folder. Anything else is refused, naming the shares there are.
   [[nodiscard]] core::Result<ShareLocation> locate(const std::string& host_path) const;
 
+  // Replaces the shares taken from the client's roots (app/root_shares.h checks them); a call
+  // that already located one keeps it until it ends.
+  void set_roots(List roots);
+
  private:
-  std::vector<Share> shares_;
+  List fixed_;
+  // Guards roots_: the reader thread replaces them while workers read.
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
+  List roots_;
 };
 
 // A share mounted into a session (create_session's mounts), as asked.

@@ -45,7 +45,7 @@ core::Result<std::pair<runtime::SandboxShape, runtime::RunPlan>> wrapped_server_
   shape.seccomp_profile_path = server.seccomp_profile;
   shape.trust_bundle = options.trust_bundle;
   for (const auto& share : shares.all()) {
-    shape.binds.push_back({share.host_dir, "/work/" + share.name, share.writable});
+    shape.binds.push_back({share->host_dir, "/work/" + share->name, share->writable});
   }
   shape.binds.push_back({options.home, kWrappedHome, true});
 

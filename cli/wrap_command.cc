@@ -52,7 +52,9 @@ state::HomeOwner home_owner(const app::Shares& shares) {
   if (geteuid() != 0) return {geteuid(), getegid()};
   for (const auto& share : shares.all()) {
     struct stat info {};
-    if (share.writable && fstat(share.root.get(), &info) == 0) return {info.st_uid, info.st_gid};
+    if (share->writable && fstat(share->root.get(), &info) == 0) {
+      return {info.st_uid, info.st_gid};
+    }
   }
   return {state::kWrappedServerId, state::kWrappedServerId};
 }

@@ -2,6 +2,7 @@
 // clients start servers from JSON (`command`, `args`, `env`). A data table: its one function is
 // longer than 80 lines.
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "config/rows.h"
@@ -312,6 +313,18 @@ std::vector<Setting> server_rows() {
               "Variables of the server's environment given to every sandbox, e.g. API_KEY,TOKEN; "
               "nothing else of it is; their values are masked in results",
               set_pass_through)),
+      row("--share-roots", "PADDOCK_SHARE_ROOTS", "ro|rw", "off",
+          "Share the folders the client lists as its roots (MCP roots), read-only or read-write, "
+          "following its changes",
+          [](const Given& g, Env, Options& o) -> core::Status {
+            using Sharing = app::ServerOptions::RootSharing;
+            static const std::map<std::string, Sharing> kWords = {
+                {"ro", Sharing::kReadOnly}, {"rw", Sharing::kReadWrite}, {"off", Sharing::kNone}};
+            auto word = kWords.find(g.text);
+            if (word == kWords.end()) return g.invalid("ro, rw or off", "ro");
+            o.server.share_roots = word->second;
+            return {};
+          }),
       row("--share-max-bytes", "PADDOCK_SHARE_MAX_BYTES", "SIZE",
           size_default(kServer.transfer_caps.max_bytes),
           "Bytes one upload_file or download_file copies at most, e.g. 1g",

@@ -70,14 +70,20 @@ std::string server_instructions(const InstructionFacts& facts) {
   const std::string& shares = facts.shares;
   const auto& allowed_hosts = facts.allowed_hosts;
   const auto& secrets = facts.secrets;
-  std::string shared =
-      shares == "none"
+  std::string roots =
+      facts.root_sharing.empty()
           ? ""
-          : " Host folders the user shared: " + shares +
+          : " The folders the client lists as its roots are shared too (" + facts.root_sharing +
+                "), each named after its folder, and follow the client's changes; get_session "
+                "names the shares there are now.";
+  std::string shared =
+      shares == "none" && roots.empty()
+          ? ""
+          : " Host folders the user shared: " + shares + "." + roots +
                 (facts.writable_share
-                     ? ". upload_file, download_file and create_session's mounts move files "
+                     ? " upload_file, download_file and create_session's mounts move files "
                        "between them and a session"
-                     : ". upload_file and create_session's mounts bring files from them into a "
+                     : " upload_file and create_session's mounts bring files from them into a "
                        "session") +
                 " without passing them through this conversation: use them for large files. "
                 "Nothing else of the host is reachable.";

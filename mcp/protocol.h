@@ -60,6 +60,8 @@ json server_capabilities();
 struct InstructionFacts {
   std::string shares = "none";  // Shares::summary() of the folders the user shared
   bool writable_share = false;  // one of them is :rw (download_file is listed)
+  // --share-roots: "read-only" or "read-write" when the client's roots are shared; empty if not.
+  std::string root_sharing;
   std::vector<std::string> allowed_hosts;
   std::string preinstalled;  // preinstalled_lines() of the policies, said once for every tool
   std::vector<net::egress::BrokeredSecret> secrets;  // by name and hosts, never their values

@@ -93,6 +93,7 @@ Server::Server(const app::Services& services, app::KernelPool& kernels, const To
       reader_(in_fd, kMaxInboundLine),
       writer_(out_fd, services.secrets),
       questions_(writer_, services.options.ask_timeout_seconds),
+      roots_(writer_, services.shares, services.options.share_roots),
       pool_(options_.workers, options_.max_queued, options_.max_queued_bytes) {}
 
 int Server::run() {
@@ -171,13 +172,19 @@ void Server::handle_line(const LineReader::Line& line) {
       handle_request(incoming);
       break;
     case Incoming::Kind::kResponse:
-      // An answer to a question (elicitation/create); anything else matches nothing sent.
-      questions_.take_response(incoming);
+      // An answer to roots/list or to a question (elicitation/create); anything else matches
+      // nothing sent.
+      if (!roots_.take_response(incoming)) questions_.take_response(incoming);
       break;
   }
 }
 
 void Server::handle_notification(const Incoming& notification) {
+  if (notification.method == "notifications/initialized" ||
+      notification.method == "notifications/roots/list_changed") {
+    roots_.ask(client_capabilities_);
+    return;
+  }
   if (notification.method != "notifications/cancelled") return;
   const json& params = notification.params;
   if (!params.is_object() || !params.contains("requestId")) return;
@@ -194,10 +201,16 @@ void Server::handle_notification(const Incoming& notification) {
   log(app::LogLevel::kDebug, "request " + found->first + " cancelled by the client");
 }
 
-std::string Server::instructions() const {
+std::string Server::instructions(bool roots) const {
   InstructionFacts facts;
   facts.shares = services_.shares.summary();
-  for (const auto& share : services_.shares.all()) facts.writable_share |= share.writable;
+  for (const auto& share : services_.shares.all()) facts.writable_share |= share->writable;
+  using Sharing = app::ServerOptions::RootSharing;
+  if (roots && options_.share_roots != Sharing::kNone) {
+    bool writable = options_.share_roots == Sharing::kReadWrite;
+    facts.writable_share |= writable;
+    facts.root_sharing = writable ? "read-write" : "read-only";
+  }
   facts.allowed_hosts = options_.allowed_hosts;
   facts.preinstalled = preinstalled_lines(services_.policies);
   facts.secrets = options_.secrets;
@@ -231,13 +244,13 @@ void Server::handle_request(const Incoming& request) {
             {{"protocolVersion", *negotiated_version_},
              {"capabilities", server_capabilities()},
              {"serverInfo", server_info()},
-             {"instructions", instructions()}},
+             {"instructions", instructions(true)}},
             legacy_era());
   } else if (method == "server/discover") {
     respond(request.id,
             {{"supportedVersions", supported_versions()},
              {"capabilities", server_capabilities()},
-             {"instructions", instructions()}},
+             {"instructions", instructions(false)}},
             era, kStaticList);
   } else if (method == "ping") {
     respond(request.id, json::object(), era);

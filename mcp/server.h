@@ -16,6 +16,7 @@
 #include "app/services.h"
 #include "app/worker_pool.h"
 #include "mcp/client_questions.h"
+#include "mcp/client_roots.h"
 #include "mcp/json_rpc.h"
 #include "mcp/line_reader.h"
 #include "mcp/message_writer.h"
@@ -74,8 +75,9 @@ class Server {
   void respond(const json& id, json result, const Era& era, const CachePolicy& cache = {});
   void respond_error(const json& id, const RpcError& error);
   [[nodiscard]] Era legacy_era() const;
-  // The guidance for the model (initialize, server/discover).
-  [[nodiscard]] std::string instructions() const;
+  // The guidance for the model (initialize, server/discover); `roots`: whether the era can
+  // share the client's roots (only a legacy one, whose client says when they change).
+  [[nodiscard]] std::string instructions(bool roots) const;
   void shut_down();
 
   const app::Services& services_;
@@ -88,6 +90,7 @@ class Server {
   MessageWriter writer_;
   // Before the pool: its workers' calls ask through it until they are stopped.
   ClientQuestions questions_;
+  ClientRoots roots_;  // --share-roots
   app::WorkerPool pool_;
   std::optional<std::string> negotiated_version_;  // reader thread only
   json client_capabilities_;                       // initialize's; reader thread only

@@ -58,8 +58,11 @@ ToolOffer tool_offer(const app::ServerOptions& options, bool keeps_sessions) {
   ToolOffer offer;
   offer.keeps_sessions = keeps_sessions;
   offer.previews = options.allow_preview || options.ask_preview;
-  offer.readable_share = !options.shares.empty();
-  offer.writable_share = false;
+  // With --share-roots the client's roots may become shares at any time, so the tools that use
+  // shares are listed from the start (and refuse, naming the shares, while there are none).
+  using Sharing = app::ServerOptions::RootSharing;
+  offer.readable_share = !options.shares.empty() || options.share_roots != Sharing::kNone;
+  offer.writable_share = options.share_roots == Sharing::kReadWrite;
   for (const auto& share : options.shares) offer.writable_share |= share.writable;
   return offer;
 }

@@ -101,7 +101,7 @@ class GetSession final : public Tool {
     // The model learns here what it may name in upload_file, download_file and mounts.
     json shares = json::array();
     for (const auto& share : context.services.shares.all()) {
-      shares.push_back({{"name", share.name}, {"writable", share.writable}});
+      shares.push_back({{"name", share->name}, {"writable", share->writable}});
     }
     json mounts = json::array();
     for (const auto& mount : session.mounts()) {

@@ -96,11 +96,12 @@ export function revisionValidator(version) {
   return v;
 }
 
-// The requests a server may send a client (issue 53: paddock mcp --ask asks the user), each
-// only to a client that declared the capability. In 2026-07-28 the same requests come embedded
-// in an input_required result instead.
+// The requests a server may send a client (issue 53: paddock mcp --ask asks the user, and
+// --share-roots asks for the client's roots), each only to a client that declared the
+// capability. In 2026-07-28 the same requests come embedded in an input_required result instead.
 const SERVER_REQUESTS = {
   'elicitation/create': { def: 'ElicitRequest', capability: 'elicitation' },
+  'roots/list': { def: 'ListRootsRequest', capability: 'roots' },
 };
 
 function checkServerRequest(v, request, clientCapabilities) {
