@@ -40,12 +40,13 @@ class CodeService {
  public:
   CodeService(const language::PolicyStore& policies, SessionRegistry& sessions,
               const CodeRunner& runner, const AuditTrail& audit, std::string default_language,
-              bool ask_network = false)
+              OpenQuestions& open_questions, bool ask_network = false)
       : policies_(policies),
         sessions_(sessions),
         runner_(runner),
         audit_(audit),
         ask_network_(ask_network),
+        open_questions_(open_questions),
         gate_([&audit](const AuditRecord& record) { audit.record(record); },
               std::string(runner.backend().name())),
         default_language_(std::move(default_language)) {}
@@ -71,7 +72,7 @@ class CodeService {
   const CodeRunner& runner_;
   const AuditTrail& audit_;
   const bool ask_network_;
-  mutable OpenQuestions open_questions_;
+  OpenQuestions& open_questions_;  // the server's, which previews' questions count in too
   const CodeGate gate_;
   const std::string default_language_;
 };

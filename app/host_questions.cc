@@ -18,35 +18,52 @@ void OpenQuestions::give_back() {
   --open_;
 }
 
-bool HostGrants::allows(const std::string& host, std::uint16_t port) const {
+namespace {
+
+constexpr std::string_view kInstallerWord = "installer ";
+
+}  // namespace
+
+bool HostGrants::allows(const Grant& grant) const {
   std::lock_guard lock(mutex_);
-  return granted_.contains({host, port});
+  return granted_.contains(grant);
 }
 
-void HostGrants::add(const std::string& host, std::uint16_t port) {
+void HostGrants::add(const Grant& grant) {
   std::lock_guard lock(mutex_);
-  granted_.emplace(host, port);
+  granted_.insert(grant);
 }
 
-void HostGrants::restore(const std::vector<std::string>& destinations) {
-  for (const auto& text : destinations) {
+std::vector<HostGrants::Grant> HostGrants::restore(const std::vector<std::string>& saved) {
+  std::vector<Grant> restored;
+  for (const auto& line : saved) {
+    Grant grant;
+    std::string_view text = line;
+    grant.installer = text.starts_with(kInstallerWord);
+    if (grant.installer) text.remove_prefix(kInstallerWord.size());
     auto colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0) continue;
+    if (colon == std::string_view::npos || colon == 0) continue;
     unsigned port = 0;
-    const char* digits = text.data() + colon + 1;
-    const char* end = text.data() + text.size();
-    auto [last, error] = std::from_chars(digits, end, port);
-    if (error == std::errc() && last == end && port >= 1 && port <= 65535) {
-      add(text.substr(0, colon), static_cast<std::uint16_t>(port));
+    auto [last, error] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
+    if (error != std::errc() || last != text.data() + text.size() || port < 1 || port > 65535) {
+      continue;
     }
+    grant.host = std::string(text.substr(0, colon));
+    grant.port = static_cast<std::uint16_t>(port);
+    add(grant);
+    restored.push_back(std::move(grant));
   }
+  return restored;
 }
 
-std::vector<net::egress::Destination> HostGrants::list() const {
+std::vector<std::string> HostGrants::saved() const {
   std::lock_guard lock(mutex_);
-  std::vector<net::egress::Destination> granted;
-  for (const auto& [host, port] : granted_) granted.push_back({host, port, "for this session"});
-  return granted;
+  std::vector<std::string> lines;
+  for (const auto& grant : granted_) {
+    lines.push_back((grant.installer ? std::string(kInstallerWord) : "") + grant.host + ":" +
+                    std::to_string(grant.port));
+  }
+  return lines;
 }
 
 CallConsent::CallConsent(std::shared_ptr<UserChannel> channel, ConsentAsker asker,
@@ -66,6 +83,16 @@ namespace {
 
 std::string destination(const net::egress::ConsentQuestion& question) {
   return question.host + ":" + std::to_string(question.port);
+}
+
+// What the call's open questions and refusals are kept by: the same destination asked by the
+// installer and by the program is two questions.
+std::string question_key(const net::egress::ConsentQuestion& question) {
+  return (question.installer ? std::string(kInstallerWord) : "") + destination(question);
+}
+
+HostGrants::Grant grant_of(const net::egress::ConsentQuestion& question) {
+  return {question.host, question.port, question.installer};
 }
 
 net::egress::ConsentAnswer refusal(std::string reason) {
@@ -90,12 +117,12 @@ UserQuestion CallConsent::question_for(const net::egress::ConsentQuestion& quest
 
 std::optional<net::egress::ConsentAnswer> CallConsent::settled(
     const net::egress::ConsentQuestion& question) const {
-  if (grants_->allows(question.host, question.port)) {
+  if (grants_->allows(grant_of(question))) {
     net::egress::ConsentAnswer allowed;
     allowed.allowed = true;
     return allowed;
   }
-  std::string key = destination(question);
+  std::string key = question_key(question);
   if (auto refused = refused_.find(key); refused != refused_.end()) {
     return refusal(refused->second + " (asked once in this call)");
   }
@@ -119,7 +146,7 @@ std::optional<net::egress::ConsentAnswer> CallConsent::known(
 }
 
 void CallConsent::ask(const net::egress::ConsentQuestion& question, Waiter answer) {
-  std::string key = destination(question);
+  std::string key = question_key(question);
   {
     std::lock_guard lock(mutex_);
     if (auto settled_now = settled(question)) {
@@ -164,7 +191,7 @@ void CallConsent::answered(const net::egress::ConsentQuestion& question, const U
   } else if (reply.kind == UserReply::Kind::kChosen && reply.choice == "session") {
     answer.allowed = true;
     answer.scope = asker_.session.empty() ? "for this call" : "for this session";
-    grants_->add(question.host, question.port);
+    grants_->add(grant_of(question));
     audited = "session";
   } else {
     answer.reason = refusal_reason(reply, channel_->timeout_seconds());
@@ -178,11 +205,12 @@ void CallConsent::answered(const net::egress::ConsentQuestion& question, const U
   std::vector<Waiter> waiters;
   {
     std::lock_guard lock(mutex_);
-    auto found = waiting_.find(destination(question));
+    std::string key = question_key(question);
+    auto found = waiting_.find(key);
     if (found != waiting_.end()) waiters = std::move(found->second);
-    waiting_.erase(destination(question));
+    waiting_.erase(key);
     // "Once" is that connection's alone: the next asks again.
-    if (!answer.allowed) refused_[destination(question)] = answer.reason;
+    if (!answer.allowed) refused_[key] = answer.reason;
   }
   for (auto& waiter : waiters) waiter(answer);
 }

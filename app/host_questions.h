@@ -40,18 +40,28 @@ class OpenQuestions {
 };
 
 // Destinations the person allowed "for this session": the session's, kept with a kept session.
+// Each is granted to whoever was named in the question: the person who let the library installer
+// reach a package index has not let the program reach it, nor the other way round.
 class HostGrants {
  public:
-  [[nodiscard]] bool allows(const std::string& host, std::uint16_t port) const;
-  void add(const std::string& host, std::uint16_t port);
-  [[nodiscard]] std::vector<net::egress::Destination> list() const;
-  // A kept session's, as "host:port" (WorkspaceInfo::allowed_by_user); what does not parse is
-  // skipped.
-  void restore(const std::vector<std::string>& destinations);
+  struct Grant {
+    std::string host;
+    std::uint16_t port = 0;
+    bool installer = false;
+    auto operator<=>(const Grant&) const = default;
+  };
+  [[nodiscard]] bool allows(const Grant& grant) const;
+  void add(const Grant& grant);
+  // As a kept session keeps them (WorkspaceInfo::allowed_by_user): "host:port" for the program,
+  // "installer host:port" for the installer.
+  [[nodiscard]] std::vector<std::string> saved() const;
+  // A kept session's, as saved() wrote them; what does not parse is skipped. Returns those
+  // restored.
+  std::vector<Grant> restore(const std::vector<std::string>& saved);
 
  private:
   mutable std::mutex mutex_;
-  std::set<std::pair<std::string, std::uint16_t>> granted_;
+  std::set<Grant> granted_;
 };
 
 // Who is asking, as the question and the audit line name it.

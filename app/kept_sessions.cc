@@ -78,11 +78,7 @@ std::string keep_session_files(SessionEntry& entry) {
     return line;
   }
   if (run.state_disk_wrote()) run.state_disk_wrote()(saved->disk_bytes);
-  std::vector<std::string> granted;
-  for (const auto& destination : entry.host_grants()->list()) {
-    granted.push_back(destination.host + ":" + std::to_string(destination.port));
-  }
-  (void)run.kept()->touch(run.kernel() != nullptr, std::move(granted));
+  (void)run.kept()->touch(run.kernel() != nullptr, entry.host_grants()->saved());
   if (!saved->skipped.empty()) {
     std::string line = skipped_line(saved->skipped);
     log(LogLevel::kWarning, "session " + entry.id() + ": " + line);
@@ -222,7 +218,14 @@ core::Result<std::shared_ptr<SessionEntry>> KeptSessions::reopen(
   settings.limits = runtime::limits_of(spec->shape.limits, spec->plan);
   settings.name = info.name;
   auto entry = sessions_.add(std::move(*opened), **policy, std::move(settings));
-  entry->host_grants()->restore(info.allowed_by_user);
+  // What the person allowed holds again, and the audit log says so: it is a grant in force.
+  for (const auto& grant : entry->host_grants()->restore(info.allowed_by_user)) {
+    AuditRecord record;
+    record.session = entry->id();
+    record.answer = UserAnswerAudit{"network", grant.host + ":" + std::to_string(grant.port),
+                                    grant.installer ? "installer" : "program", "restored"};
+    audit_.record(record);
+  }
   auto run = entry->lock_run();
   run.set_kept(std::move(*workspace));
   attach_state_disk_room(run);

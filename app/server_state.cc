@@ -71,7 +71,7 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
       kept_(options_, state_dir_.get(), resources_.sessions(), resources_.policies(), runner_,
             warm_, kernels_, resources_.secrets(), resources_.audit()),
       code_(resources_.policies(), resources_.sessions(), runner_, resources_.audit(),
-            options_.default_language, options_.ask_network),
+            options_.default_language, open_questions_, options_.ask_network),
       sessions_(options_, resources_.policies(), resources_.sessions(), kept_, runner_, warm_,
                 kernels_, resources_.shares(), resources_.secrets(), resources_.audit()),
       catalog_(resources_.policies(), spec_overrides(options_), runner_, toolchain_versions_),
@@ -93,7 +93,8 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
                 exporter_,
                 snapshots_,
                 transfers_,
-                resources_.audit()} {
+                resources_.audit(),
+                open_questions_} {
   if (state_dir_) {
     resources_.sessions().set_reopener([this](const std::string& id) { return kept_.reopen(id); });
   }

@@ -63,6 +63,8 @@ class ServerState {
   // uses runner_, made after them), and counts the other's as taken room.
   WarmPool warm_;
   KernelPool kernels_;
+  // Questions waiting for the person (--ask), network and previews together.
+  OpenQuestions open_questions_;
   // The services: references to what is above, nothing of their own to close.
   const CodeRunner runner_;
   const KeptSessions kept_;

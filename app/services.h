@@ -8,6 +8,7 @@
 #include "app/audit_trail.h"
 #include "app/code_runner.h"
 #include "app/code_service.h"
+#include "app/host_questions.h"
 #include "app/kept_sessions.h"
 #include "app/language_catalog.h"
 #include "app/secret_mask.h"
@@ -39,6 +40,7 @@ struct Services {
   const SessionSnapshots& snapshots;
   const SessionTransfers& transfers;
   const AuditTrail& audit;  // for what a front-end decides with the user (app/preview_consent.h)
+  OpenQuestions& open_questions;  // the server's questions to the person, all kinds together
 };
 
 }  // namespace paddock::app

@@ -80,6 +80,15 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
     log(app::LogLevel::kError, backend.error().message);
     return 2;
   }
+  // Refused here rather than at every call: a server that could never ask should not start as
+  // if it would.
+  if (options.ask_network && !(*backend)->abilities().asks_about_hosts) {
+    log(app::LogLevel::kError, "--ask network: the " + std::string((*backend)->name()) +
+                                   " backend's sandboxes do not go through paddock's egress "
+                                   "proxy, so nobody could be asked; leave it out and name hosts "
+                                   "with --allow-host, or use the native backend");
+    return 2;
+  }
   auto state_dir = open_state_dir(options, **backend);
   if (!state_dir) {
     log(app::LogLevel::kError, state_dir.error().message);

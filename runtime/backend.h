@@ -62,6 +62,9 @@ struct BackendAbilities {
   // Sessions' work directories can be walked and refilled (Session::walk_work_directory,
   // make_symlink): kept on disk across restarts, snapshotted, forked.
   bool kept_sessions = false;
+  // Its sandboxes' network goes through paddock's egress proxy, which can hold a connection
+  // while the user is asked about it (--ask network).
+  bool asks_about_hosts = false;
 };
 
 class Backend {

@@ -73,9 +73,10 @@ class ExposePort final : public Tool {
     }
     auto lease = sessions.acquire(id);
     if (!lease) return tool_error(lease.error());
-    if (auto allowed =
-            app::preview_consent(context.services.options, context.user.get(), **lease,
-                                 static_cast<std::uint16_t>(port), context.services.audit);
+    app::PreviewAsking asking{context.user.get(), context.services.open_questions,
+                              context.services.audit, context.cancellation};
+    if (auto allowed = app::preview_consent(context.services.options, asking, **lease,
+                                            static_cast<std::uint16_t>(port));
         !allowed) {
       return tool_error(allowed.error());
     }

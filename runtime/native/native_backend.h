@@ -31,8 +31,12 @@ class NativeBackend final : public runtime::Backend {
   explicit NativeBackend(NativeSettings settings = {}) : settings_(std::move(settings)) {}
   [[nodiscard]] std::string_view name() const override { return "native"; }
   [[nodiscard]] runtime::BackendAbilities abilities() const override {
-    return {
-        .warm = true, .live = true, .mounts = true, .paddock_images = true, .kept_sessions = true};
+    return {.warm = true,
+            .live = true,
+            .mounts = true,
+            .paddock_images = true,
+            .kept_sessions = true,
+            .asks_about_hosts = true};
   }
   [[nodiscard]] core::Result<bool> has_image(const std::string& image) const override;
   [[nodiscard]] core::Status pull_image(const std::string& image,

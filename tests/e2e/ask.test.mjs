@@ -11,12 +11,13 @@
 // elicitation capability may be asked. The registry answers through the proxy here
 // (PADDOCK_ALLOW_PRIVATE opens its test address).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { callTool, connectSdk1, connectSdk2, finishClient } from './support/clients.mjs';
-import { MODERN } from './support/config.mjs';
+import { MODERN, PADDOCK_BIN } from './support/config.mjs';
 import { describe, sleep, textOf } from './support/server.mjs';
 
 // Only the native backend has the egress proxy and previews that --ask guards.
@@ -364,3 +365,23 @@ print(f'{time.monotonic() - start:.1f} s', file=sys.stderr)
     await finish(era, conn);
   });
 }
+
+// Only the native backend's sandboxes go through the egress proxy that holds a connection while
+// the person is asked: on another backend the server refuses --ask network at start, in one line,
+// rather than starting as if it would ask and refusing every call.
+test('--ask network starts on the native backend alone, and elsewhere stops the server with one line', { timeout: 60000 }, () => {
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {
+    protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'e2e', version: '1' } } });
+  const run = spawnSync(PADDOCK_BIN, ['mcp', '--ask', 'network', '--state-dir', 'none'],
+    { input: initialize + '\n', encoding: 'utf8', timeout: 30000 });
+  if (NATIVE) {
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout.split('\n')[0]).id, 1, run.stdout);
+    return;
+  }
+  assert.equal(run.status, 2, run.stderr);
+  assert.equal(run.stdout, '');
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, run.stderr);
+  assert.match(lines[0], /--ask network: the \w+ backend's sandboxes do not go through paddock's egress proxy, so nobody could be asked; leave it out and name hosts with --allow-host, or use the native backend/);
+});

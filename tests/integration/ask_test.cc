@@ -7,8 +7,10 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -64,9 +66,12 @@ class AskTest : public ::testing::Test {
   // A server that asks about the network, and a client that said it can ask its user.
   static std::unique_ptr<McpProcess> asking_server(std::vector<std::string> more = {},
                                                    bool elicitation = true) {
-    std::vector<std::string> flags = {"--ask",       "network",     "--allow-private",
-                                      "127.0.0.0/8", "--state-dir", "none"};
+    std::vector<std::string> flags = {"--ask", "network", "--allow-private", "127.0.0.0/8"};
     flags.insert(flags.end(), more.begin(), more.end());
+    // Sessions end with the server, unless the case keeps them.
+    if (std::find(more.begin(), more.end(), "--state-dir") == more.end()) {
+      flags.insert(flags.end(), {"--state-dir", "none"});
+    }
     auto server = std::make_unique<McpProcess>(flags);
     json capabilities = elicitation ? json{{"elicitation", json::object()}} : json::object();
     server->request(1, "initialize",
@@ -324,6 +329,97 @@ TEST_F(AskTest, ExposePortUnderAskPreviewOpensOnlyWhatThePersonAllows) {
                 std::string::npos);
     }
   }
+}
+
+// "For this session" is kept with a kept session: after the server is killed and started again
+// on its state directory, the session reaches the destination without a question, and the audit
+// log says that the grant came back.
+TEST_F(AskTest, ASessionsGrantComesBackWithTheKeptSessionAndTheAuditLogSaysSo) {
+  std::string state = "/tmp/paddock-ask-state-" + std::to_string(getpid());
+  std::string audit = state + ".audit.jsonl";
+  std::vector<std::string> kept = {"--state-dir", state, "--audit-log", audit, "--warm", "0"};
+  {
+    auto server = asking_server(kept);
+    std::string session = server->open_session(2, {{"language", "python"}, {"name", "kept"}});
+    ASSERT_FALSE(session.empty());
+    server->call(3, "execute_code", {{"session_id", "kept"}, {"code", tunnels({target_})}});
+    json question = server->wait_for_request("elicitation/create");
+    ASSERT_FALSE(question.is_null());
+    answer(*server, question, "session");
+    json result = server->wait_for(3);
+    EXPECT_EQ(result["result"]["structuredContent"].value("stdout", ""),
+              target_ + " HTTP/1.1 200 Connection established \n");
+  }
+  auto again = asking_server(kept);
+  again->call(2, "execute_code", {{"session_id", "kept"}, {"code", tunnels({target_})}});
+  json result = again->wait_for(2);
+  EXPECT_EQ(result["result"]["structuredContent"].value("stdout", ""),
+            target_ + " HTTP/1.1 200 Connection established \n")
+      << result.dump();
+  EXPECT_TRUE(again->wait_for_request("elicitation/create", std::chrono::seconds(0)).is_null());
+  std::ifstream lines(audit);
+  std::vector<std::string> answers;
+  for (std::string line; std::getline(lines, line);) {
+    json record = json::parse(line, nullptr, false);
+    if (record.value("tool", "") == "ask") answers.push_back(record.value("answer", ""));
+  }
+  EXPECT_EQ(answers, (std::vector<std::string>{"session", "restored"}));
+  again.reset();
+  std::filesystem::remove_all(state);
+  std::filesystem::remove(audit);
+}
+
+// A preview's question counts among the server's open questions: with three of the network's
+// open, expose_port is refused at once, and a preview question's wait ends with its call.
+TEST_F(AskTest, PreviewQuestionsCountAmongTheOpenOnesAndEndWithTheirCall) {
+  auto server = std::make_unique<McpProcess>(std::vector<std::string>{
+      "--ask", "network,preview", "--allow-private", "127.0.0.0/8", "--state-dir", "none"});
+  server->request(1, "initialize",
+                  {{"protocolVersion", "2025-11-25"},
+                   {"capabilities", {{"elicitation", json::object()}}},
+                   {"clientInfo", {{"name", "ask-test"}, {"version", "1"}}}});
+  ASSERT_FALSE(server->wait_for(1).is_null());
+  std::string session = server->open_session(2, {{"language", "python"}});
+  ASSERT_FALSE(session.empty());
+  std::string code =
+      "import socket, threading\n"
+      "def tunnel(target):\n"
+      "    s = socket.create_connection(('127.0.0.1', 3128), timeout=60)\n"
+      "    s.sendall(('CONNECT ' + target + ' HTTP/1.1\\r\\n\\r\\n').encode())\n"
+      "    s.recv(4096)\n"
+      "threads = [threading.Thread(target=tunnel, args=(t,)) for t in\n"
+      "           ('127.0.0.2:1', '127.0.0.3:1', '127.0.0.4:1')]\n"
+      "for t in threads: t.start()\n"
+      "for t in threads: t.join()\n";
+  server->call(3, "execute_code", {{"code", code}});
+  std::vector<json> questions;
+  for (int n = 0; n < 3; ++n) {
+    questions.push_back(server->wait_for_request("elicitation/create"));
+    ASSERT_FALSE(questions.back().is_null()) << "network question " << n + 1;
+  }
+  server->call(4, "expose_port", {{"session_id", session}, {"port", 8000}});
+  json refused = server->wait_for(4, std::chrono::seconds(10));
+  EXPECT_TRUE(McpProcess::is_tool_error(refused)) << refused.dump();
+  EXPECT_NE(McpProcess::text_of(refused).find(
+                "port 8000 was not opened: 3 questions to the user are open already"),
+            std::string::npos)
+      << refused.dump();
+  EXPECT_TRUE(server->wait_for_request("elicitation/create", std::chrono::seconds(0)).is_null());
+  for (const auto& question : questions) answer(*server, question, "deny");
+  ASSERT_FALSE(server->wait_for(3).is_null());
+
+  // Now asked; cancelling the call ends its wait, and the session is free for the next call.
+  server->call(5, "expose_port", {{"session_id", session}, {"port", 8001}});
+  ASSERT_FALSE(server->wait_for_request("elicitation/create").is_null());
+  server->send(
+      {{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 5}}}});
+  auto asked = std::chrono::steady_clock::now();
+  server->call(6, "get_session", {{"session_id", session}});
+  json state = server->wait_for(6, std::chrono::seconds(10));
+  EXPECT_FALSE(McpProcess::is_tool_error(state)) << state.dump();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(5));
+  EXPECT_TRUE(server->wait_for(5, std::chrono::seconds(1)).is_null())
+      << "a cancelled call is answered";
 }
 
 }  // namespace
