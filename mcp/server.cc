@@ -506,7 +506,17 @@ json Server::call_tool(const json& params, const Era& era, const json& progress_
                       },
                       in_flight.until_answered, std::move(user)};
   ToolResult result;
-  if (auto problem = check_arguments(arguments, tools_.input_schema(*tool))) {
+  std::string withheld;
+  for (const auto& [argument, value] : arguments.items()) {
+    if (const std::string* setting = tools_.withheld_argument(tool->name(), argument)) {
+      withheld = tool->name() + "'s argument '" + argument +
+                 "' is not offered by this server: it needs " + *setting;
+      break;
+    }
+  }
+  if (!withheld.empty()) {
+    result = tool_error(withheld);
+  } else if (auto problem = check_arguments(arguments, tools_.input_schema(*tool))) {
     result = tool_error("invalid arguments for " + tool->name() + ": " + *problem);
   } else {
     try {

@@ -1,5 +1,6 @@
 #include "mcp/tool_registry.h"
 
+#include <array>
 #include <stdexcept>
 
 #include "mcp/argument_check.h"
@@ -54,6 +55,17 @@ const std::string* ToolRegistry::withheld(const std::string& name) const {
   return found == withheld_.end() ? nullptr : &found->second;
 }
 
+void ToolRegistry::withhold_argument(const std::string& tool, const std::string& argument,
+                                     std::string setting) {
+  withheld_arguments_[{tool, argument}] = std::move(setting);
+}
+
+const std::string* ToolRegistry::withheld_argument(const std::string& tool,
+                                                   const std::string& argument) const {
+  auto found = withheld_arguments_.find({tool, argument});
+  return found == withheld_arguments_.end() ? nullptr : &found->second;
+}
+
 ToolOffer tool_offer(const app::ServerOptions& options, bool keeps_sessions) {
   ToolOffer offer;
   offer.keeps_sessions = keeps_sessions;
@@ -77,9 +89,32 @@ struct Withheld {
 
 // The tools `offer` rules out. export_session needs both a kept workspace and a :rw share;
 // either missing withholds it, and the first named is the one to change.
+constexpr const char* kKeptSetting =
+    "a state directory (--state-dir DIR; --state-dir none keeps no sessions)";
+constexpr const char* kShareSetting = "a share (--share DIR)";
+
+// The arguments `offer` rules out, as tool, argument, setting (CreateSessionOffer and
+// make_close_session leave them out of the schemas).
+std::vector<std::array<const char*, 3>> withheld_arguments(const ToolOffer& offer) {
+  std::vector<std::array<const char*, 3>> out;
+  if (!offer.keeps_sessions) {
+    for (const char* argument : {"name", "from_snapshot"}) {
+      out.push_back({"create_session", argument, kKeptSetting});
+    }
+    out.push_back({"close_session", "keep", kKeptSetting});
+  }
+  if (!offer.readable_share) {
+    out.push_back({"create_session", "mounts", kShareSetting});
+    out.push_back({"create_session", "from_archive", kShareSetting});
+  } else if (!offer.keeps_sessions) {
+    out.push_back({"create_session", "from_archive", kKeptSetting});
+  }
+  return out;
+}
+
 std::vector<Withheld> withheld_tools(const ToolOffer& offer) {
   std::vector<Withheld> out;
-  const char* kept = "a state directory (--state-dir DIR; --state-dir none keeps no sessions)";
+  const char* kept = kKeptSetting;
   if (!offer.keeps_sessions) {
     for (const char* name : {"snapshot_session", "fork_session", "diff_session"}) {
       out.push_back({name, kept});
@@ -89,7 +124,7 @@ std::vector<Withheld> withheld_tools(const ToolOffer& offer) {
   // upload_file reads a share (a read-only one will do), download_file and export_session write
   // into one given with :rw.
   const char* writable = "a writable share (--share DIR:rw)";
-  if (!offer.readable_share) out.push_back({"upload_file", "a share (--share DIR)"});
+  if (!offer.readable_share) out.push_back({"upload_file", kShareSetting});
   if (!offer.writable_share) {
     out.push_back({"download_file", writable});
     out.push_back({"export_session", writable});
@@ -115,7 +150,7 @@ core::Result<ToolRegistry> builtin_tools(const app::ServerOptions& options,
       make_create_session(default_language, create_offer),
       make_close_session(offer.keeps_sessions),
       make_restart_session(),
-      make_list_sessions(),
+      make_list_sessions(offer.keeps_sessions),
       make_get_session(),
       make_snapshot_session(),
       make_fork_session(default_language),
@@ -130,6 +165,9 @@ core::Result<ToolRegistry> builtin_tools(const app::ServerOptions& options,
       make_expose_port(),
   };
   ToolRegistry registry;
+  for (const auto& [tool, argument, setting] : withheld_arguments(offer)) {
+    registry.withhold_argument(tool, argument, setting);
+  }
   auto withheld = withheld_tools(offer);
   for (auto& tool : tools) {
     bool listed = true;

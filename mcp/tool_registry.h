@@ -32,12 +32,18 @@ class ToolRegistry {
   void withhold(const std::string& name, std::string setting);
   // The setting that would list `name`, or null when it is not withheld.
   [[nodiscard]] const std::string* withheld(const std::string& name) const;
+  // Likewise an argument of a listed tool (create_session's `name` without kept sessions): a
+  // call that gives it is refused naming the setting, not as an unknown argument.
+  void withhold_argument(const std::string& tool, const std::string& argument, std::string setting);
+  [[nodiscard]] const std::string* withheld_argument(const std::string& tool,
+                                                     const std::string& argument) const;
 
  private:
   std::vector<std::unique_ptr<Tool>> tools_;
   json definitions_ = json::array();             // in the order of tools_
   std::vector<core::JsonSchema> input_schemas_;  // in the order of tools_
   std::map<std::string, std::string> withheld_;  // tool name -> the setting that lists it
+  std::map<std::pair<std::string, std::string>, std::string> withheld_arguments_;
 };
 
 // What the server's settings let tools do, which decides what tools/list offers. The defaults

@@ -14,16 +14,19 @@ namespace {
 
 class ListSessions final : public Tool {
  public:
+  explicit ListSessions(bool keeps_sessions) : keeps_sessions_(keeps_sessions) {}
   std::string name() const override { return "list_sessions"; }
   json definition() const override {
-    return {{"name", name()},
-            {"title", "List sessions"},
-            {"description",
-             "Lists open sessions and those kept on disk by earlier servers (execute_code "
-             "reopens them by id or name)."},
-            {"inputSchema",
-             {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
-            {"outputSchema", json::parse(R"({
+    json definition = {
+        {"name", name()},
+        {"title", "List sessions"},
+        {"description", keeps_sessions_
+                            ? "Lists open sessions and those kept on disk by earlier servers "
+                              "(execute_code reopens them by id or name)."
+                            : "Lists the open sessions."},
+        {"inputSchema",
+         {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
+        {"outputSchema", json::parse(R"({
               "type": "object",
               "properties": {"sessions": {"type": "array", "items": {"type": "object",
                 "properties": {"session_id": {"type": "string"}, "language": {"type": "string"},
@@ -38,7 +41,17 @@ class ListSessions final : public Tool {
                   "exposed": {"type": "array", "items": {"type": "object"}}},
                 "required": ["session_id", "language"]}}},
               "required": ["sessions"]})")},
-            {"annotations", annotations("List sessions", true, true)}};
+        {"annotations", annotations("List sessions", true, true)}};
+    // Without kept sessions (--state-dir none) no session has a name, a copy on disk or a
+    // past: the model is not told of fields that never come.
+    if (!keeps_sessions_) {
+      json& fields = definition["outputSchema"]["properties"]["sessions"]["items"]["properties"];
+      for (const char* kept :
+           {"name", "kept", "bytes", "files", "last_used", "state_lost", "in_use_elsewhere"}) {
+        fields.erase(kept);
+      }
+    }
+    return definition;
   }
   ToolResult call(const json& /*arguments*/, ToolContext& context) override {
     json sessions = json::array();
@@ -55,8 +68,8 @@ class ListSessions final : public Tool {
                    {"ttl_seconds", entry->ttl_seconds()},
                    {"runs", entry->runs()},
                    {"open", true},
-                   {"kept", entry->kept_on_disk()},
                    {"frozen", frozen}};
+      if (keeps_sessions_) item["kept"] = entry->kept_on_disk();
       if (!entry->name().empty()) item["name"] = entry->name();
       json exposed = exposed_ports_json(*entry);
       std::string previews;
@@ -101,12 +114,15 @@ class ListSessions final : public Tool {
     result.structured = {{"sessions", std::move(sessions)}};
     return result;
   }
+
+ private:
+  bool keeps_sessions_;
 };
 
 }  // namespace
 
-std::unique_ptr<Tool> make_list_sessions() {
-  return std::make_unique<ListSessions>();
+std::unique_ptr<Tool> make_list_sessions(bool keeps_sessions) {
+  return std::make_unique<ListSessions>(keeps_sessions);
 }
 
 }  // namespace paddock::mcp

@@ -32,7 +32,8 @@ std::unique_ptr<Tool> make_get_session();
 // `kept`: sessions are kept on disk, so `keep` is offered.
 std::unique_ptr<Tool> make_close_session(bool kept = true);
 std::unique_ptr<Tool> make_restart_session();
-std::unique_ptr<Tool> make_list_sessions();
+// `keeps_sessions`: whether sessions are kept on disk (its kept-session fields are listed).
+std::unique_ptr<Tool> make_list_sessions(bool keeps_sessions = true);
 std::unique_ptr<Tool> make_snapshot_session();
 std::unique_ptr<Tool> make_fork_session(const std::string& default_language);
 std::unique_ptr<Tool> make_diff_session();

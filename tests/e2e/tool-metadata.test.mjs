@@ -198,6 +198,21 @@ test('a call to a tool the settings leave out is refused, naming the setting tha
     }
     const close = tools.find((tool) => tool.name === 'close_session').inputSchema.properties;
     assert.ok(!('keep' in close), 'close_session.keep is listed with --state-dir none');
+    // An argument left out is refused naming the setting too, not as an unknown argument.
+    for (const [name, args, setting] of [
+      ['create_session', { name: 'kept' }, '--state-dir DIR'],
+      ['create_session', { from_snapshot: 'x' }, '--state-dir DIR'],
+      ['create_session', { from_archive: 'data/x.tar.zst' }, '--share DIR'],
+      ['create_session', { mounts: [{ share: 'data' }] }, '--share DIR'],
+      ['close_session', { session_id: 's-0', keep: true }, '--state-dir DIR'],
+    ]) {
+      const result = await server.call('tools/call', { name, arguments: args });
+      assert.equal(result.isError, true, JSON.stringify(result));
+      const text = result.content[0].text;
+      const argument = Object.keys(args).find((key) => key !== 'session_id');
+      assert.ok(text.includes(`${name}'s argument '${argument}' is not offered by this server: it needs`), text);
+      assert.ok(text.includes(setting), `${name}.${argument} names ${setting}: ${text}`);
+    }
   });
 });
 
