@@ -65,6 +65,7 @@ bool SuspendedCall::finish(std::optional<json> result) {
 
 SuspendedCall::Resumed SuspendedCall::resume(const json& retry_id, const json& answers) {
   std::vector<std::pair<std::shared_ptr<PendingAnswer>, json>> given;
+  std::optional<json> superseded;
   {
     std::lock_guard lock(mutex_);
     // Its result went to another request already (the suspension is about to be forgotten).
@@ -84,8 +85,18 @@ SuspendedCall::Resumed SuspendedCall::resume(const json& retry_id, const json& a
       writer_.write(result_message(retry_id, std::exchange(*result_, json(nullptr))));
       return Resumed::kAnswered;
     }
+    // Two retries of one call at once: the earlier one gets an error rather than no answer at
+    // all, and the later one is owed what comes next.
+    if (owed_ && *owed_ != retry_id) superseded = std::move(owed_);
     owed_ = retry_id;
     send_questions();
+  }
+  if (superseded) {
+    outbox_.post(
+        error_message(*superseded, RpcError{kInvalidRequest,
+                                            "a later retry of this call (the same requestState) "
+                                            "came; it gets the call's answer instead",
+                                            nullptr}));
   }
   for (auto& [answer, reply] : given) answer->give(reply_of(reply));
   return Resumed::kWaiting;

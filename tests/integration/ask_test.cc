@@ -422,5 +422,37 @@ TEST_F(AskTest, PreviewQuestionsCountAmongTheOpenOnesAndEndWithTheirCall) {
       << "a cancelled call is answered";
 }
 
+// Two retries of one 2026-07-28 call at once: the earlier gets an error at once instead of
+// waiting forever, and the later gets the call's result.
+TEST_F(AskTest, ASecondModernRetryTakesOverAndTheFirstIsAnsweredWithAnError) {
+  auto server = asking_server();
+  json meta = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+               {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", {{"form", {}}}}}}};
+  json params = {{"name", "execute_code"},
+                 {"arguments", {{"code", tunnels({target_, "127.0.0.2:1"})}}},
+                 {"_meta", meta}};
+  server->request(2, "tools/call", params);
+  json first = server->wait_for(2);
+  ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
+  std::string key = first["result"]["inputRequests"].begin().key();
+  params["requestState"] = first["result"]["requestState"];
+  // A retry that answers nothing waits; a second one takes its place.
+  params["inputResponses"] = json::object();
+  server->request(3, "tools/call", params);
+  params["inputResponses"] = {{key, {{"action", "accept"}, {"content", {{"decision", "once"}}}}}};
+  server->request(4, "tools/call", params);
+  json superseded = server->wait_for(3, std::chrono::seconds(10));
+  EXPECT_EQ(superseded["error"]["code"], -32600) << superseded.dump();
+  EXPECT_NE(superseded.dump().find("a later retry of this call"), std::string::npos);
+  // The second destination's question goes to the retry now owed, which answers it.
+  json next = server->wait_for(4);
+  ASSERT_EQ(next["result"]["resultType"], "input_required") << next.dump();
+  std::string second = next["result"]["inputRequests"].begin().key();
+  params["inputResponses"] = {{second, {{"action", "decline"}}}};
+  server->request(5, "tools/call", params);
+  json done = server->wait_for(5);
+  EXPECT_EQ(done["result"]["resultType"], "complete") << done.dump();
+}
+
 }  // namespace
 }  // namespace paddock::testing
