@@ -63,10 +63,13 @@ class AskTest : public ::testing::Test {
     std::filesystem::remove(log_);
   }
 
-  // A server that asks about the network, and a client that said it can ask its user.
+  // A server that asks about `what` (--ask), and a client of `version` that said it can ask its
+  // user.
   static std::unique_ptr<McpProcess> asking_server(std::vector<std::string> more = {},
-                                                   bool elicitation = true) {
-    std::vector<std::string> flags = {"--ask", "network", "--allow-private", "127.0.0.0/8"};
+                                                   bool elicitation = true,
+                                                   const std::string& what = "network",
+                                                   const std::string& version = "2025-11-25") {
+    std::vector<std::string> flags = {"--ask", what, "--allow-private", "127.0.0.0/8"};
     flags.insert(flags.end(), more.begin(), more.end());
     // Sessions end with the server, unless the case keeps them.
     if (std::find(more.begin(), more.end(), "--state-dir") == more.end()) {
@@ -75,7 +78,7 @@ class AskTest : public ::testing::Test {
     auto server = std::make_unique<McpProcess>(flags);
     json capabilities = elicitation ? json{{"elicitation", json::object()}} : json::object();
     server->request(1, "initialize",
-                    {{"protocolVersion", "2025-11-25"},
+                    {{"protocolVersion", version},
                      {"capabilities", capabilities},
                      {"clientInfo", {{"name", "ask-test"}, {"version", "1"}}}});
     EXPECT_FALSE(server->wait_for(1).is_null());
@@ -296,13 +299,7 @@ TEST_F(AskTest, CancellingAModernRetryCancelsItsCall) {
 }
 
 TEST_F(AskTest, ExposePortUnderAskPreviewOpensOnlyWhatThePersonAllows) {
-  auto server = std::make_unique<McpProcess>(
-      std::vector<std::string>{"--ask", "preview", "--state-dir", "none"});
-  server->request(1, "initialize",
-                  {{"protocolVersion", "2025-06-18"},
-                   {"capabilities", {{"elicitation", json::object()}}},
-                   {"clientInfo", {{"name", "ask-test"}, {"version", "1"}}}});
-  ASSERT_FALSE(server->wait_for(1).is_null());
+  auto server = asking_server({}, true, "preview", "2025-06-18");
   std::string session = server->open_session(2, {{"language", "python"}});
   ASSERT_FALSE(session.empty());
   for (const auto& [id, decision] : {std::pair{3, "deny"}, std::pair{4, "allow"}}) {
@@ -372,13 +369,7 @@ TEST_F(AskTest, ASessionsGrantComesBackWithTheKeptSessionAndTheAuditLogSaysSo) {
 // A preview's question counts among the server's open questions: with three of the network's
 // open, expose_port is refused at once, and a preview question's wait ends with its call.
 TEST_F(AskTest, PreviewQuestionsCountAmongTheOpenOnesAndEndWithTheirCall) {
-  auto server = std::make_unique<McpProcess>(std::vector<std::string>{
-      "--ask", "network,preview", "--allow-private", "127.0.0.0/8", "--state-dir", "none"});
-  server->request(1, "initialize",
-                  {{"protocolVersion", "2025-11-25"},
-                   {"capabilities", {{"elicitation", json::object()}}},
-                   {"clientInfo", {{"name", "ask-test"}, {"version", "1"}}}});
-  ASSERT_FALSE(server->wait_for(1).is_null());
+  auto server = asking_server({}, true, "network,preview");
   std::string session = server->open_session(2, {{"language", "python"}});
   ASSERT_FALSE(session.empty());
   std::string code =
