@@ -69,7 +69,7 @@ class QuestionTimer {
 class ClientQuestions {
  public:
   ClientQuestions(MessageWriter& writer, double timeout_seconds)
-      : writer_(writer), timeout_seconds_(timeout_seconds), outbox_(writer) {}
+      : timeout_seconds_(timeout_seconds), outbox_(writer) {}
   ~ClientQuestions() { close_all(); }
   ClientQuestions(const ClientQuestions&) = delete;
   ClientQuestions& operator=(const ClientQuestions&) = delete;
@@ -89,7 +89,6 @@ class ClientQuestions {
 
  private:
   friend class Channel;
-  MessageWriter& writer_;
   const double timeout_seconds_;
   QuestionTimer timer_;
   QuestionOutbox outbox_;
