@@ -75,7 +75,7 @@ core::Result<std::string> local_path_of(const std::string& uri) {
 }
 
 RootShares shares_from_roots(const std::vector<ClientRoot>& roots, const Shares::List& fixed,
-                             bool writable) {
+                             bool writable, const Shares::List& current) {
   RootShares made;
   Shares::List taken = fixed;
   for (std::size_t index = 0; index < roots.size(); ++index) {
@@ -94,6 +94,16 @@ RootShares shares_from_roots(const std::vector<ClientRoot>& roots, const Shares:
     auto path = local_path_of(root.uri);
     if (!path) {
       skip(path.error().message);
+      continue;
+    }
+    // A path through a read-write share's folder may lead anywhere its code pointed a symlink
+    // (/etc, as the server's user): it is not followed, whatever the client lists.
+    auto planted = std::find_if(current.begin(), current.end(), [&](const SharePtr& share) {
+      return share->writable && folder_within(*path, share->host_dir);
+    });
+    if (planted != current.end()) {
+      skip("lies in the read-write share '" + (*planted)->name +
+           "', where sandboxed code could have put a symlink");
       continue;
     }
     auto opened = open_share_folder(*path, *path);

@@ -31,8 +31,9 @@ struct RootShares {
 core::Result<std::string> local_path_of(const std::string& uri);
 
 // The shares `roots` make beside the user's own (`fixed`), read-write if `writable` and this
-// server can write the folder.
+// server can write the folder. `current`: every share now (the roots' too), whose read-write
+// folders sandboxed code may have filled with symlinks: a root named through one is skipped.
 RootShares shares_from_roots(const std::vector<ClientRoot>& roots, const Shares::List& fixed,
-                             bool writable);
+                             bool writable, const Shares::List& current = {});
 
 }  // namespace paddock::app

@@ -70,7 +70,8 @@ bool ClientRoots::take_response(const Incoming& response) {
 
 void ClientRoots::share(const json& result) {
   bool writable = sharing_ == app::ServerOptions::RootSharing::kReadWrite;
-  app::RootShares made = app::shares_from_roots(roots_of(result), shares_.fixed(), writable);
+  app::RootShares made =
+      app::shares_from_roots(roots_of(result), shares_.fixed(), writable, shares_.all());
   for (const auto& line : made.log_lines) log(app::LogLevel::kWarning, "--share-roots: " + line);
   std::string names;
   for (const auto& share : made.shares) {

@@ -112,6 +112,23 @@ TEST(SharesFromRoots, SkipsEachRootThatCannotBeShared) {
   }
 }
 
+// Code with a read-write share could plant a symlink to /etc in it; a root the client then
+// lists through that symlink is not followed.
+TEST(SharesFromRoots, ARootThroughAReadWriteShareIsNotFollowed) {
+  Folders folders;
+  std::filesystem::create_directory_symlink("/etc", folders.root() + "/alpha/planted");
+  auto first = shares_from_roots({{folders.uri("alpha"), ""}}, {}, true);
+  ASSERT_EQ(first.shares.size(), 1u);
+  auto next = shares_from_roots({{folders.uri("alpha/planted"), ""}, {folders.uri("beta"), ""}}, {},
+                                true, first.shares);
+  EXPECT_EQ(names(next.shares), (std::vector<std::string>{"beta:rw"}));
+  ASSERT_EQ(next.log_lines.size(), 1u);
+  EXPECT_NE(next.log_lines[0].find("lies in the read-write share 'alpha', where sandboxed code "
+                                   "could have put a symlink"),
+            std::string::npos)
+      << next.log_lines[0];
+}
+
 TEST(SharesFromRoots, ReadWriteRootsAreWritableAndAtMostSixtyFourAreShared) {
   Folders folders;
   std::vector<ClientRoot> roots;
