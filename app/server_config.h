@@ -43,6 +43,10 @@ struct ServerOptions {
   std::size_t max_sessions = 16;
   // Sandboxes set up ahead of the fresh calls that will take them, per language (warm_pool.h).
   std::size_t warm_per_language = 1;
+  // Live sessions' kernels made ready soon after the server starts, by language (--ready-kernels):
+  // the first create_session takes one instead of starting a kernel. A language not named gets
+  // its first once its first live session opened, as every language does.
+  std::map<std::string, std::size_t> ready_kernels = {{"python", 1}};
   // Whether a warm sandbox of a language with a warm interpreter (a policy's "warm") starts it
   // before its call; false keeps them plain (namespaces, mounts and filter only).
   bool warm_interpreters = true;

@@ -100,10 +100,36 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
   }
 }
 
+core::Status check_ready_kernels(const ServerOptions& options,
+                                 const language::PolicyStore& policies) {
+  for (const auto& [language, count] : options.ready_kernels) {
+    auto policy = policies.find(language);
+    if (!policy) return core::invalid_input("--ready-kernels: " + policy.error().message);
+    if ((*policy)->kernel.name.empty()) {
+      return core::invalid_input("--ready-kernels: " + language +
+                                 " has no live sessions (no Jupyter kernel), so no kernel can be "
+                                 "made ready; name python or r");
+    }
+  }
+  return {};
+}
+
 void ServerState::start() {
   kept_.remove_unused();
   auto policy = resources_.policies().find(options_.default_language);
   if (policy) runner_.prepare_warm_sandboxes(**policy);
+  for (const auto& [language, count] : options_.ready_kernels) {
+    auto kernel_policy = resources_.policies().find(language);
+    if (count == 0 || !kernel_policy) continue;
+    // The shape create_session opens a plain live session in: the ready kernel is taken only
+    // by a session of this very shape.
+    auto spec = runner_.session_spec(**kernel_policy, {});
+    if (!spec) {
+      log(LogLevel::kWarning, "no " + language + " kernel is made ready: " + spec.error().message);
+      continue;
+    }
+    kernels_.prepare((*kernel_policy)->name, spec->shape, std::nullopt, count, kReadyKernelsAfter);
+  }
 }
 
 core::Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(

@@ -5,6 +5,7 @@
 // the secrets to mask, the audit log and the shares), the warm sandboxes, the ready kernels, and
 // the services made of them (app/services.h).
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -26,6 +27,15 @@ namespace paddock::app {
 // brokered secrets' too, which never enter a sandbox but come back if a host echoes them (a
 // second line of defence). The one list for results, the audit log and the server's own log.
 std::vector<std::string> masked_assignments(const ServerOptions& options);
+
+// Refuses --ready-kernels naming a language there is none of, or one without live sessions (a
+// Jupyter kernel), in one line.
+core::Status check_ready_kernels(const ServerOptions& options,
+                                 const language::PolicyStore& policies);
+
+// How long after the start ready kernels wait before they open: a server that ends sooner (a
+// script's, a test's) starts none, and one that serves a client has its first within seconds.
+inline constexpr std::chrono::seconds kReadyKernelsAfter{3};
 
 // The one composition root of `paddock mcp`: it owns everything one server's requests share
 // (its options, the resources, the pools, the state directory) and makes each service once, with

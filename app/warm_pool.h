@@ -62,9 +62,13 @@ class BasicWarmPool {
   std::unique_ptr<Held> take(const std::string& language, const runtime::SandboxShape& shape,
                              const std::optional<runtime::WarmInterpreter>& interpreter,
                              const runtime::RunPlan& plan);
-  // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start).
+  // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start):
+  // `count` of them (none: the pool's per_language), the first opened no sooner than `after`
+  // from now (a server that ends within it, as a script's or a test's does, opens none).
   void prepare(const std::string& language, const runtime::SandboxShape& shape,
-               const std::optional<runtime::WarmInterpreter>& interpreter);
+               const std::optional<runtime::WarmInterpreter>& interpreter,
+               std::optional<std::size_t> count = std::nullopt,
+               std::chrono::steady_clock::duration after = {});
   // Closes a sandbox that served its call, on the pool's thread.
   void retire(std::unique_ptr<Held> used);
   // How many it holds (waiting, opening and on their way out), as last counted: read without
@@ -112,6 +116,8 @@ class BasicWarmPool {
     std::size_t promised = 0;
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
+    std::size_t wanted = 0;  // waiting or opening: per_language, or what prepare() asked
+    std::chrono::steady_clock::time_point not_before{};  // prepare()'s `after`
   };
 
   // Sets the shape (and interpreter) `language` wants, dropping sandboxes of another. Called
@@ -120,9 +126,11 @@ class BasicWarmPool {
              const std::optional<runtime::WarmInterpreter>& interpreter);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
   void publish() { held_.store(count(), std::memory_order_relaxed); }  // with mutex_ held
-  // The first language with fewer sandboxes waiting or opening than it wants (and not failed),
-  // or null; with mutex_ held.
-  std::pair<const std::string, Slot>* wanting();
+  // The first language with fewer sandboxes waiting or opening than it wants (and not failed,
+  // nor waiting for its not_before), or null; with mutex_ held. `later` gets the earliest
+  // not_before of those that are waiting for it.
+  std::pair<const std::string, Slot>* wanting(
+      std::chrono::steady_clock::time_point* later = nullptr);
   // Retires the sandboxes that have waited kMaxWait; the time the next one will have. With
   // mutex_ held.
   std::chrono::steady_clock::time_point retire_aged();
@@ -173,6 +181,7 @@ typename BasicWarmPool<Held>::Slot& BasicWarmPool<Held>::want(
     slot.waiting.clear();
   }
   slot.failed = false;
+  slot.wanted = std::max(slot.wanted, per_language_);
   return slot;
 }
 
@@ -184,10 +193,14 @@ std::size_t BasicWarmPool<Held>::count() const {
 }
 
 template <typename Held>
-std::pair<const std::string, typename BasicWarmPool<Held>::Slot>* BasicWarmPool<Held>::wanting() {
+std::pair<const std::string, typename BasicWarmPool<Held>::Slot>* BasicWarmPool<Held>::wanting(
+    std::chrono::steady_clock::time_point* later) {
+  auto now = std::chrono::steady_clock::now();
   for (auto& entry : slots_) {
     Slot& slot = entry.second;
-    if (!slot.failed && slot.waiting.size() + slot.opening < per_language_) return &entry;
+    if (slot.failed || slot.waiting.size() + slot.opening >= slot.wanted) continue;
+    if (slot.not_before <= now) return &entry;
+    if (later != nullptr) *later = std::min(*later, slot.not_before);
   }
   return nullptr;
 }
@@ -241,11 +254,15 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(
 
 template <typename Held>
 void BasicWarmPool<Held>::prepare(const std::string& language, const runtime::SandboxShape& shape,
-                                  const std::optional<runtime::WarmInterpreter>& interpreter) {
+                                  const std::optional<runtime::WarmInterpreter>& interpreter,
+                                  std::optional<std::size_t> count,
+                                  std::chrono::steady_clock::duration after) {
   if (per_language_ == 0) return;
   {
     std::lock_guard lock(mutex_);
-    want(language, shape, interpreter);
+    Slot& slot = want(language, shape, interpreter);
+    if (count) slot.wanted = *count;
+    slot.not_before = std::chrono::steady_clock::now() + after;
     publish();
   }
   changed_.notify_all();
@@ -316,7 +333,9 @@ void BasicWarmPool<Held>::fill() {
     for (auto& entry : slots_) {
       if (entry.second.promised > 0) promised = &entry;
     }
-    auto* wanting = promised != nullptr ? promised : this->wanting();
+    auto delayed = std::chrono::steady_clock::time_point::max();
+    auto* wanting = promised != nullptr ? promised : this->wanting(&delayed);
+    next_expiry = std::min(next_expiry, delayed);
     bool may_open =
         promised != nullptr || (wanting != nullptr && calls_in_flight_ == 0 && room_(count()));
     // The next call wants a sandbox ready more than it wants the used one gone: used ones close

@@ -102,6 +102,22 @@ core::Status set_preload(const Given& given, Env, Options& all) {
   return {};
 }
 
+// "none", or LANG=N[,LANG=N...]: the kernels made ready at start, by language.
+core::Status set_ready_kernels(const Given& given, Env, Options& all) {
+  all.server.ready_kernels.clear();
+  if (given.text == "none") return {};
+  for (const auto& assignment : split_list(given.text)) {
+    auto equals = assignment.find('=');
+    std::string count = equals == std::string::npos ? "" : assignment.substr(equals + 1);
+    if (equals == 0 || count.empty() || count.size() > 1 || count[0] < '0' || count[0] > '4') {
+      return given.invalid("none, or LANG=N with N from 0 to 4", "python=1,r=0");
+    }
+    all.server.ready_kernels[assignment.substr(0, equals)] =
+        static_cast<std::size_t>(count[0] - '0');
+  }
+  return {};
+}
+
 core::Status add_share(const Given& given, Env, Options& all) {
   auto spec = app::parse_share_spec(given.text);
   if (!spec) return core::invalid_input(given.source + ": " + spec.error().message);
@@ -192,6 +208,10 @@ std::vector<Setting> server_rows() {
           [](const Given& g, Env, Options& o) {
             return assign(o.server.warm_per_language, whole_number(g, 0, 64, "2"));
           }),
+      row("--ready-kernels", "PADDOCK_READY_KERNELS", "LANG=N,...", "python=1",
+          "Live sessions' kernels made ready soon after start, by language (none: no such); "
+          "a language's first session keeps one ready for its next either way",
+          set_ready_kernels),
       row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES", builtin_preload_default(),
           "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas (several "
           "languages: ;-separated; python=: none; off: warm sandboxes start no interpreter)",

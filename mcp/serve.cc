@@ -61,6 +61,10 @@ int serve_stdio(const app::ServerOptions& options, const BackendConnector& conne
     log(app::LogLevel::kError, applied.error().message);
     return 2;
   }
+  if (auto ready = app::check_ready_kernels(options, *policies); !ready) {
+    log(app::LogLevel::kError, ready.error().message);
+    return 2;
+  }
   std::unique_ptr<app::AuditLog> audit;
   if (options.audit_log) {
     auto opened = app::AuditLog::open(*options.audit_log);

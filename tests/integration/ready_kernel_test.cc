@@ -69,6 +69,29 @@ TEST(ReadyKernel, TheNextSessionTakesAKernelStartedBeforeIt) {
   EXPECT_LE(std::atoi(server.run(first, kKernelAge).c_str()), 60);
 }
 
+// --ready-kernels python=1 (the default): a python kernel is made ready a few seconds after the
+// server starts, before any session, and the first create_session takes it.
+TEST(ReadyKernel, APythonKernelIsReadySoonAfterTheStartAndTheFirstSessionTakesIt) {
+  SessionServer server({"--ready-kernels", "python=1"});
+  // The fresh calls' warm sandbox, and the ready kernel's.
+  settled_sandboxes(server.pid(), 2);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  std::string first = server.create();
+  EXPECT_GE(std::atoi(server.run(first, kKernelAge).c_str()), 3)
+      << "the first session's kernel was started for it, not before";
+}
+
+// --ready-kernels none: nothing waits for the first session, whose kernel starts with it.
+TEST(ReadyKernel, NoneMakesNoKernelReadyAtTheStart) {
+  SessionServer server({"--ready-kernels", "none"});
+  settled_sandboxes(server.pid(), 1);
+  // Past the 3 s a server waits before it makes kernels ready (app::kReadyKernelsAfter).
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  settled_sandboxes(server.pid(), 1);
+  std::string first = server.create();
+  EXPECT_LE(std::atoi(server.run(first, kKernelAge).c_str()), 2);
+}
+
 TEST(ReadyKernel, ASessionFromThePoolStartsEmptyAndSharesNothing) {
   SessionServer server;
   std::string first = server.create();

@@ -30,6 +30,11 @@ std::vector<std::string> with_defaults(std::vector<std::string> flags, const std
   if (std::find(flags.begin(), flags.end(), "--preload") == flags.end()) {
     flags.insert(flags.end(), {"--preload", "python="});
   }
+  // The pools' tests count the sandboxes below the server: no kernel is made ready at start
+  // unless the case asks for one (the ready kernels' own tests).
+  if (std::find(flags.begin(), flags.end(), "--ready-kernels") == flags.end()) {
+    flags.insert(flags.end(), {"--ready-kernels", "none"});
+  }
   flags.insert(flags.end(), {"--audit-log", audit});
   return flags;
 }

@@ -35,6 +35,7 @@ class WarmServer {
  public:
   // Without a --preload among `flags`, the server's warm interpreters preload nothing: one kind
   // of sandbox waits per language (the pool's own tests); the preload's tests name theirs.
+  // Without --ready-kernels, none is made ready at start (--ready-kernels none).
   explicit WarmServer(std::vector<std::string> flags = {});
   ~WarmServer();
 

@@ -7,6 +7,7 @@
 
 #include "app/secret_mask.h"
 #include "app/server_config.h"
+#include "app/server_state.h"
 #include "cli/command_line.h"
 #include "cli/mcp_settings.h"
 #include "language/policy_store.h"
@@ -177,6 +178,39 @@ TEST(AppServerConfig, PreloadListsPerLanguageOrOff) {
   ASSERT_FALSE(unnamed);
   EXPECT_NE(unnamed.error().message.find("python=numpy,pandas"), std::string::npos)
       << unnamed.error().message;
+}
+
+TEST(AppServerConfig, ReadyKernelsByLanguageOrNone) {
+  auto defaults = resolve({});
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->ready_kernels, (std::map<std::string, std::size_t>{{"python", 1}}));
+  auto both = resolve({"--ready-kernels", "python=2,r=0"});
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_EQ(both->ready_kernels, (std::map<std::string, std::size_t>{{"python", 2}, {"r", 0}}));
+  auto none = resolve({}, {{"PADDOCK_READY_KERNELS", "none"}});
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->ready_kernels.empty());
+  for (const char* bad : {"python", "python=", "=1", "python=5", "python=-1", "python=1x"}) {
+    auto refused = resolve({"--ready-kernels", bad});
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("--ready-kernels"), std::string::npos)
+        << refused.error().message;
+    EXPECT_NE(refused.error().message.find("python=1,r=0"), std::string::npos)
+        << refused.error().message;
+  }
+  // Languages are checked against the policies: one there is none of, and one without a kernel.
+  auto store = language::PolicyStore::load({});
+  ASSERT_TRUE(store);
+  auto klingon = app::check_ready_kernels(*resolve({"--ready-kernels", "klingon=1"}), *store);
+  ASSERT_FALSE(klingon);
+  EXPECT_NE(klingon.error().message.find("--ready-kernels: unknown language 'klingon'"),
+            std::string::npos)
+      << klingon.error().message;
+  auto c = app::check_ready_kernels(*resolve({"--ready-kernels", "c=1"}), *store);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("c has no live sessions"), std::string::npos)
+      << c.error().message;
+  EXPECT_TRUE(app::check_ready_kernels(*resolve({"--ready-kernels", "python=1,r=1"}), *store));
 }
 
 TEST(AppServerConfig, ImagesFromEveryPlaceTheLaterWinning) {
