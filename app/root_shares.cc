@@ -85,7 +85,9 @@ RootShares shares_from_roots(const std::vector<ClientRoot>& roots, const Shares:
     auto skip = [&](const std::string& why) {
       made.log_lines.push_back(shown + " is not shared: it " + why);
     };
-    if (made.shares.size() == kMaxRootShares) {
+    // Counted in roots looked at, not shares made: a list of a million roots that are no folders
+    // would otherwise cost a million lookups and log lines.
+    if (index == kMaxRootShares) {
       made.log_lines.push_back(std::to_string(roots.size() - index) +
                                " more roots are not shared: " + std::to_string(kMaxRootShares) +
                                " at most");
@@ -119,8 +121,8 @@ RootShares shares_from_roots(const std::vector<ClientRoot>& roots, const Shares:
       continue;
     }
     std::string why;
-    for (const auto& other : taken) {
-      if (why.empty()) why = overlap(share.host_dir, *other);
+    for (auto other = taken.begin(); why.empty() && other != taken.end(); ++other) {
+      why = overlap(share.host_dir, **other);
     }
     if (!why.empty()) {
       skip(why);

@@ -19,7 +19,8 @@ struct ClientRoot {
   std::string name;  // the client's label, for the log lines only
 };
 
-// Roots beyond this many are not shared: each is an open descriptor and a mount a model may ask.
+// Roots past this many in a list are not looked at: each shared one is an open descriptor and a
+// mount a model may ask, and each looked at costs lookups and perhaps a log line.
 inline constexpr std::size_t kMaxRootShares = 64;
 
 struct RootShares {
