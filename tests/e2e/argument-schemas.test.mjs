@@ -4,13 +4,11 @@
 // checker skipped shows here as a call ajv refuses and paddock takes; and it keeps values at each
 // bound, which both must take. A schema keyword the corpus has no cases for fails the test.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import test from 'node:test';
 import { ALL_TOOLS } from './support/config.mjs';
 import { compileDeclaredSchema } from './support/schemas.mjs';
 import { describe, textOf, withServer } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 // What every taken call carries so that it fails afterwards, for a reason that is not the
 // schema's: no call of the corpus runs code, opens a sandbox or touches a file.
@@ -174,11 +172,9 @@ function harmlessArguments(tool) {
 test('paddock refuses exactly the tool arguments ajv refuses, for every tool and keyword', { timeout: 240000 }, async (t) => {
   // A state directory of its own, so that the session tools' taken calls fail on the session they
   // cannot find (without one, snapshot_session's took the server down: a null state directory).
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-state-'));
+  const stateDir = temporaryFolder(t, 'paddock-e2e-state-');
   // A writable share and previews too: only then is every tool listed (issue 53).
-  const shareDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-share-'));
-  t.after(() => fs.rmSync(stateDir, { recursive: true, force: true }));
-  t.after(() => fs.rmSync(shareDir, { recursive: true, force: true }));
+  const shareDir = temporaryFolder(t, 'paddock-e2e-share-');
   const args = ['--share', `${shareDir}=out:rw`, '--allow-preview'];
   await withServer(t, { args, env: { PADDOCK_STATE_DIR: stateDir } }, async (server) => {
     await server.initialize();

@@ -19,6 +19,7 @@ import test from 'node:test';
 import { callTool, connectSdk1, connectSdk2, finishClient } from './support/clients.mjs';
 import { MODERN, PADDOCK_BIN } from './support/config.mjs';
 import { describe, sleep, textOf } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 // Only the native backend has the egress proxy and previews that --ask guards.
 const NATIVE = (process.env.PADDOCK_BACKEND || 'native') === 'native';
@@ -67,8 +68,7 @@ const PLAIN = `http://${HOST}/left-pad`;
 const PLAIN_TARGET = `${HOST}:80`;
 
 function auditFile(t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-ask-audit-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, 'paddock-ask-audit-');
   return path.join(dir, 'audit.jsonl');
 }
 

@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { PADDOCK_BIN } from './support/config.mjs';
 import { kubeGet, kubeGetNetworkPolicies } from './support/kube.mjs';
 import { describe } from './support/server.mjs';
+import { cleanup, temporaryFolder } from './support/cleanup.mjs';
 
 const BACKEND = process.env.PADDOCK_BACKEND || 'native';
 
@@ -33,7 +34,7 @@ async function connect(t, { env = {}, args = [], native = false } = {}) {
   let stderr = '';
   transport.stderr?.on('data', (d) => { stderr += d; });
   const client = new Client({ name: 'paddock-e2e-config', version: '1.0.0' });
-  t.after(() => client.close().catch(() => {}));
+  cleanup(t, () => client.close().catch(() => {}));
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
@@ -195,8 +196,7 @@ const ROOT_PROBE = "print('/usr' in [l.split()[4] for l in open('/proc/self/moun
 test('CONTAINER_IMAGE with CONTAINER_LANGUAGE gives the language its image (native)', { timeout: 180000 }, async (t) => {
   const layout = process.env.PADDOCK_TEST_PYTHON_LAYOUT;
   assert.ok(layout, 'PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the python image with scripts/build-language-images --layouts');
-  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-store-'));
-  t.after(() => fs.rmSync(store, { recursive: true, force: true }));
+  const store = temporaryFolder(t, 'paddock-e2e-store-');
   const imported = await new Promise((resolve) => {
     const child = spawn(PADDOCK_BIN, ['import', layout, '--tag', 'localhost/e2e/python:1', '--root', store], { stdio: 'inherit' });
     child.on('exit', resolve);
@@ -222,8 +222,7 @@ test('a missing image with --pull never is refused with what to do', { timeout: 
 });
 
 test('the audit log has one line per run, with a hash of the code and never the code or secrets', { timeout: 120000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-audit-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, 'paddock-e2e-audit-');
   const file = path.join(dir, 'audit.jsonl');
   const { client } = await connect(t, { env: { PADDOCK_AUDIT_LOG: file, E2E_SECRET: 'secret-audit-91ab', PADDOCK_MEMORY: '256m' }, args: ['--pass-through-env', 'E2E_SECRET'] });
   const codes = ['print("audit one")', 'import os, sys\nprint(os.environ["E2E_SECRET"])\nsys.exit(3)'];
@@ -340,8 +339,7 @@ test('get_session reports age, idle time, disk, processes and limits; install_li
 
 // A one-module wheel served on the host's 127.0.0.1, as a package mirror would be.
 test('install_libraries installs into a session from a local index (native)', { timeout: 180000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-wheels-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, 'paddock-e2e-wheels-');
   const makeWheel = [
     'import zipfile, base64, hashlib, sys',
     "n = 'e2e_wheel_pkg'; v = '1.0'; d = n + '-' + v + '.dist-info'",
@@ -370,13 +368,12 @@ test('install_libraries installs into a session from a local index (native)', { 
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => { server.closeAllConnections(); server.close(); });
+  cleanup(t, () => { server.closeAllConnections(); server.close(); });
   const { port } = server.address();
   // As an operator points installers at a mirror on the host: the policy's installer
   // environment names it (a policy override), and --host-loopback-port lets the installer's
   // egress proxy reach that one port of the host's loopback, which it otherwise never does.
-  const policies = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-policies-'));
-  t.after(() => fs.rmSync(policies, { recursive: true, force: true }));
+  const policies = temporaryFolder(t, 'paddock-e2e-policies-');
   fs.writeFileSync(path.join(policies, 'python.json'), JSON.stringify({
     name: 'python', install_env: { PIP_NO_INDEX: '1', PIP_FIND_LINKS: `http://127.0.0.1:${port}/` },
   }));

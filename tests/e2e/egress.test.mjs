@@ -7,19 +7,18 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { connectSdk1, connectSdk2, finishClient } from './support/clients.mjs';
 import { PADDOCK_BIN } from './support/config.mjs';
 import { describe, textOf } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 const BACKEND = process.env.PADDOCK_BACKEND || 'native';
 const NATIVE = BACKEND === 'native';
 
 function auditFile(t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-egress-audit-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, 'paddock-egress-audit-');
   return path.join(dir, 'audit.jsonl');
 }
 
@@ -127,8 +126,7 @@ test('a session installs from its package index through the proxy, and its code 
 });
 
 test('without the registry on the list, an install fails with the 403 naming the host', { timeout: 120000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-egress-policy-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, 'paddock-egress-policy-');
   fs.chmodSync(dir, 0o755);
   // Over the suite's own override (an engine's image), with the built-in allowlist installer.
   const suite = process.env.PADDOCK_POLICY_DIR && path.join(process.env.PADDOCK_POLICY_DIR, 'javascript.json');

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { describe, textOf, withServer } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -140,8 +141,7 @@ test('paths outside the work dir are refused', { timeout: 60000 }, async (t) => 
 
 test('symlinks made by code do not lead read_file, write_file or list_files out', { timeout: 60000 }, async (t) => {
   // A host directory the symlinks point at, with a secret in it.
-  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-outside-'));
-  t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
+  const outside = temporaryFolder(t, 'paddock-e2e-outside-');
   fs.chmodSync(outside, 0o777);
   const secret = `secret-${crypto.randomUUID()}`;
   fs.writeFileSync(path.join(outside, 'secret.txt'), secret);

@@ -5,11 +5,11 @@
 // in use is never frozen under its call. The frozen state is checked from the host, in /proc.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { descendants, describeProcs, waitGone } from './support/procs.mjs';
 import { describe, sleep, textOf, withServer } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 const BACKEND = process.env.PADDOCK_BACKEND || 'native';
 // Only the native backend freezes sessions; the others' sessions always say frozen: false.
@@ -230,8 +230,7 @@ test('a session is not frozen while create_session sets it up (a kernel slow to 
   assert.ok(policyFile, 'policies/python.json is neither in the checkout nor beside the suite');
   const policy = JSON.parse(fs.readFileSync(policyFile, 'utf8'));
   const kernel = { ...policy.kernel, startup: `${policy.kernel.startup}\nimport time as _t\n_t.sleep(4)\ndel _t` };
-  const policies = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-policies-'));
-  t.after(() => fs.rmSync(policies, { recursive: true, force: true }));
+  const policies = temporaryFolder(t, 'paddock-e2e-policies-');
   fs.writeFileSync(path.join(policies, 'python.json'), JSON.stringify({ name: 'python', kernel }));
   fs.chmodSync(policies, 0o755);
   await withServer(t, { args: [...ARGS, '--policy-dir', policies] }, async (server) => {

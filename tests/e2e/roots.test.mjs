@@ -8,12 +8,12 @@
 // backend.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { callTool, connectSdk1, connectSdk2, finishClient } from './support/clients.mjs';
 import { MODERN } from './support/config.mjs';
 import { describe, sleep, textOf } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 const ERAS = [
   { name: '1.x client, 2025-06-18', connect: (t, options) => connectSdk1(t, { ...options, initializeVersion: '2025-06-18' }) },
@@ -25,8 +25,7 @@ const ROOTS = { roots: { listChanged: true } };
 // Folders named alpha, beta and gamma (each with a file saying its name) in a fresh folder the
 // sandbox user (another id than ours) can read.
 function folders(t) {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-roots-'));
-  t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+  const parent = temporaryFolder(t, 'paddock-roots-');
   fs.chmodSync(parent, 0o755);
   const made = { parent };
   for (const name of ['alpha', 'beta', 'gamma']) {

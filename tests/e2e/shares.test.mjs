@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { connectSdk1, connectSdk2, finishClient } from './support/clients.mjs';
 import { PADDOCK_BIN } from './support/config.mjs';
 import { describe, textOf } from './support/server.mjs';
+import { cleanup, temporaryFolder } from './support/cleanup.mjs';
 
 const BACKEND = process.env.PADDOCK_BACKEND || 'native';
 const NATIVE = BACKEND === 'native';
@@ -23,9 +23,8 @@ function sha256(data) {
 
 // A folder the sandbox user (another id than ours) can read: mkdtemp makes them 0700.
 function folder(t, name) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `paddock-share-${name}-`));
+  const dir = temporaryFolder(t, `paddock-share-${name}-`);
   fs.chmodSync(dir, 0o755);
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -60,7 +59,7 @@ function shares(t) {
     '    def test_more(self):\n        self.assertEqual(calc.add(-1, 1), 0)\n');
   for (const f of ['calc.py', 'test_calc.py']) fs.chmodSync(path.join(project, f), 0o644);
   const audit = path.join(results, '..', path.basename(results) + '.audit.jsonl');
-  t.after(() => fs.rmSync(audit, { force: true }));
+  cleanup(t, () => fs.rmSync(audit, { force: true }));
   return {
     data, results, project, audit, sum, csv: fs.readFileSync(path.join(data, 'sales.csv')),
     args: ['--share', `${data}=data`, '--share', `${results}=results:rw`, '--share', `${project}=project`,

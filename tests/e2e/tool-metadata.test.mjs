@@ -1,18 +1,15 @@
 // tools/list: every tool is described well enough for a model to use it, the list is small, and
 // it holds only the tools the server's settings let work (issue 53).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import test from 'node:test';
 import { ALL_TOOLS, EXPECTED_TOOLS, KEEPS_SESSIONS, LANGUAGES, SETTING_TOOLS } from './support/config.mjs';
 import { connectSdk1, finishClient } from './support/clients.mjs';
 import { describe, modernMeta, textOf, withServer } from './support/server.mjs';
+import { temporaryFolder } from './support/cleanup.mjs';
 
 // A temporary folder for test `t`, removed when it ends.
 function tempDir(t, label) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `paddock-e2e-${label}-`));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, `paddock-e2e-${label}-`);
   return dir;
 }
 

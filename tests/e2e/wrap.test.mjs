@@ -8,7 +8,6 @@
 // `paddock mcp`. Each test has a state directory of its own, so each downloads its package.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +16,7 @@ import { PADDOCK_BIN } from './support/config.mjs';
 import { describeProcs, processTable, settledDescendants, waitGone } from './support/procs.mjs';
 import { describe, textOf } from './support/server.mjs';
 import { TappingTransport } from './support/transport.mjs';
+import { cleanup, temporaryFolder } from './support/cleanup.mjs';
 
 // wrap reads its flags alone (never PADDOCK_*): where the registry sits at a reserved address,
 // the suite's PADDOCK_ALLOW_PRIVATE becomes the flag a user would write in the config line.
@@ -30,9 +30,8 @@ const TIMEOUT = 240000;
 const clientInfo = { name: 'paddock-e2e-wrap', version: '1.0.0' };
 
 function tempDir(t, name, mode = 0o700) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `paddock-wrap-${name}-`));
+  const dir = temporaryFolder(t, `paddock-wrap-${name}-`);
   fs.chmodSync(dir, mode);
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -47,7 +46,7 @@ async function connect(t, args, label) {
   const transport = new TappingTransport({ label });
   transport.server.args = ['wrap', ...args];
   const client = new Client(clientInfo, { capabilities: {} });
-  t.after(() => client.close().catch(() => {}));
+  cleanup(t, () => client.close().catch(() => {}));
   try {
     await client.connect(transport);
   } catch (err) {
@@ -148,7 +147,7 @@ test('server-memory keeps its graph in its kept home from one start to the next'
   let stderr = '';
   transport.stderr.on('data', (chunk) => { stderr += chunk; });
   const client = new Client(clientInfo, { capabilities: {} });
-  t.after(() => client.close().catch(() => {}));
+  cleanup(t, () => client.close().catch(() => {}));
   await client.connect(transport);
   const pid = transport.pid;
   // The SDK's transport keeps its child to itself and says nothing of its exit status: read from

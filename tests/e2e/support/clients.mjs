@@ -3,6 +3,7 @@ import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Client2 } from '@modelcontextprotocol/client';
 import { TappingTransport } from './transport.mjs';
+import { cleanup } from './cleanup.mjs';
 
 const clientInfo = { name: 'paddock-e2e', version: '1.0.0' };
 
@@ -17,7 +18,7 @@ export async function connectSdk1(t, { initializeVersion, capabilities = {}, eli
   const client = new Client1(clientInfo, { capabilities });
   if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: await roots() }));
-  t.after(() => client.close().catch(() => {}));
+  cleanup(t, () => client.close().catch(() => {}));
   await client.connect(transport);
   return { client, transport, server: transport.server };
 }
@@ -32,7 +33,7 @@ export async function connectSdk2(t, { mode = 'legacy', capabilities = {}, elici
   const client = new Client2(clientInfo, { capabilities, versionNegotiation });
   if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));
   if (roots) client.setRequestHandler('roots/list', async () => ({ roots: await roots() }));
-  t.after(() => client.close().catch(() => {}));
+  cleanup(t, () => client.close().catch(() => {}));
   await client.connect(transport);
   return { client, transport, server: transport.server };
 }

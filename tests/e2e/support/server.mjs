@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LATEST_LEGACY, MAX_LINE_BYTES, MODERN, PADDOCK_BIN } from './config.mjs';
 import { checkAgainstDeclaredSchema, checkServerMessage } from './schemas.mjs';
+import { cleanup } from './cleanup.mjs';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const HARD_CAP = 256 * 1024 * 1024;
@@ -380,12 +381,12 @@ export class McpProcess extends EventEmitter {
     return new Promise((resolve, reject) => {
       const onMessage = (m) => {
         if (!predicate(m)) return;
-        cleanup();
+        stopWaiting();
         resolve(m);
       };
-      const onClose = () => { cleanup(); reject(new Error(`the server exited while waiting for ${what}`)); };
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`waited ${timeoutMs} ms for ${what} in vain; the server's stderr ends with:\n${this.stderrTail(1500)}`)); }, timeoutMs);
-      const cleanup = () => {
+      const onClose = () => { stopWaiting(); reject(new Error(`the server exited while waiting for ${what}`)); };
+      const timer = setTimeout(() => { stopWaiting(); reject(new Error(`waited ${timeoutMs} ms for ${what} in vain; the server's stderr ends with:\n${this.stderrTail(1500)}`)); }, timeoutMs);
+      const stopWaiting = () => {
         clearTimeout(timer);
         this.off('message', onMessage);
         this.off('close', onClose);
@@ -445,7 +446,7 @@ export class McpProcess extends EventEmitter {
 // the test has not called finish() itself.
 export function startServer(t, options) {
   const server = new McpProcess(options).start();
-  t.after(() => server.stop());
+  cleanup(t, () => server.stop());
   return server;
 }
 

@@ -1,17 +1,16 @@
 // Helpers for servers spawned by a third-party client through tap-server.mjs.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PADDOCK_BIN } from './config.mjs';
 import { McpProcess } from './server.mjs';
+import { temporaryFolder } from './cleanup.mjs';
 
 export const TAP_SERVER = fileURLToPath(new URL('./tap-server.mjs', import.meta.url));
 
 // A command line that runs `paddock mcp` behind the tap, and a check of what went through it.
 export function tappedServer(t, label) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-e2e-tap-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryFolder(t, 'paddock-e2e-tap-');
   const prefix = path.join(dir, 'tap');
   return {
     command: process.execPath,
