@@ -4,6 +4,7 @@
 // the flags and the environment, which only the top floor reads.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +48,8 @@ struct ServerOptions {
   // the first create_session takes one instead of starting a kernel. A language not named gets
   // its first once its first live session opened, as every language does.
   std::map<std::string, std::size_t> ready_kernels = {{"python", 1}};
+  // What the pools above may hold together, their processes' PSS (app/pool_memory.h).
+  std::uint64_t pool_memory = 512ull << 20;
   // Whether a warm sandbox of a language with a warm interpreter (a policy's "warm") starts it
   // before its call; false keeps them plain (namespaces, mounts and filter only).
   bool warm_interpreters = true;

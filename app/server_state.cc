@@ -28,6 +28,12 @@ std::size_t kernel_pool_size(const ServerOptions& options, const runtime::Backen
   return warm_pool_size(options, backend);
 }
 
+// What a waiting sandbox holds, for the pools' budget: 0 when it cannot be measured (it ended).
+std::uint64_t memory_of(runtime::Session& waiting) {
+  auto usage = waiting.usage();
+  return usage ? usage->memory_bytes : 0;
+}
+
 }  // namespace
 
 std::vector<std::string> masked_assignments(const ServerOptions& options) {
@@ -45,6 +51,7 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
       state_dir_(std::move(state_dir)),
       resources_(service_settings(options_), std::move(backend), std::move(policies),
                  std::move(audit), std::move(shares)),
+      pool_memory_(options_.pool_memory),
       warm_(
           warm_pool_size(options_, resources_.backend()),
           [this](const std::string&, const runtime::SandboxShape& shape,
@@ -55,7 +62,8 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
             // Warm sandboxes count against the sessions' cap: they never crowd one out.
             return resources_.sessions().size() + pool_sandboxes + kernels_.size() <
                    options_.max_sessions;
-          }),
+          },
+          &pool_memory_, [](runtime::Session& waiting) { return memory_of(waiting); }),
       kernels_(
           kernel_pool_size(options_, resources_.backend()),
           [this](const std::string& language, const runtime::SandboxShape& shape,
@@ -65,7 +73,8 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
           [this](std::size_t pool_sandboxes) {
             return resources_.sessions().size() + pool_sandboxes + warm_.size() <
                    options_.max_sessions;
-          }),
+          },
+          &pool_memory_, [](ReadyKernel& ready) { return memory_of(*ready.session); }, "kernel"),
       runner_(options_, resources_.backend(), resources_.images(), resources_.secrets(),
               resources_.audit(), warm_),
       kept_(options_, state_dir_.get(), resources_.sessions(), resources_.policies(), runner_,
@@ -94,7 +103,8 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
                 snapshots_,
                 transfers_,
                 resources_.audit(),
-                open_questions_} {
+                open_questions_,
+                [this] { return pools_summary(); }} {
   if (state_dir_) {
     resources_.sessions().set_reopener([this](const std::string& id) { return kept_.reopen(id); });
   }
@@ -130,6 +140,19 @@ void ServerState::start() {
     }
     kernels_.prepare((*kernel_policy)->name, spec->shape, std::nullopt, count, kReadyKernelsAfter);
   }
+}
+
+PoolsSummary ServerState::pools_summary() {
+  PoolsSummary summary{pool_memory_.budget(), pool_memory_.held(), {}};
+  auto add = [&summary](const char* pool, const auto& holdings) {
+    for (const auto& holding : holdings) {
+      summary.holdings.push_back(
+          {pool, holding.language, holding.waiting, holding.opening, holding.bytes, holding.each});
+    }
+  };
+  add("warm", warm_.holdings());
+  add("ready_kernel", kernels_.holdings());
+  return summary;
 }
 
 core::Result<std::unique_ptr<ReadyKernel>> ServerState::open_ready_kernel(

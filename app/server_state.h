@@ -59,6 +59,8 @@ class ServerState {
   void start();
 
  private:
+  // What the pools hold, for Services::pools.
+  PoolsSummary pools_summary();
   // A live session of `language` with its kernel ready, for the kernel pool.
   core::Result<std::unique_ptr<ReadyKernel>> open_ready_kernel(const std::string& language,
                                                                const runtime::SandboxShape& shape);
@@ -71,6 +73,8 @@ class ServerState {
   // After the resources, so that they go first: their sandboxes close while the backend is
   // still there. Each fills only once prepared (after this object is made: the kernels' opener
   // uses runner_, made after them), and counts the other's as taken room.
+  // The pools' one memory budget: made before them, as they join it.
+  PoolMemory pool_memory_;
   WarmPool warm_;
   KernelPool kernels_;
   // Questions waiting for the person (--ask), network and previews together.

@@ -5,12 +5,15 @@
 // a tool still reads (the open sessions, the shares, the secrets to mask, the options it shows)
 // are here by reference too.
 
+#include <functional>
+
 #include "app/audit_trail.h"
 #include "app/code_runner.h"
 #include "app/code_service.h"
 #include "app/host_questions.h"
 #include "app/kept_sessions.h"
 #include "app/language_catalog.h"
+#include "app/pool_memory.h"
 #include "app/secret_mask.h"
 #include "app/server_config.h"
 #include "app/session_export.h"
@@ -40,7 +43,8 @@ struct Services {
   const SessionSnapshots& snapshots;
   const SessionTransfers& transfers;
   const AuditTrail& audit;  // for what a front-end decides with the user (app/preview_consent.h)
-  OpenQuestions& open_questions;  // the server's questions to the person, all kinds together
+  OpenQuestions& open_questions;        // the server's questions to the person, all kinds together
+  std::function<PoolsSummary()> pools;  // what waits for calls, and the budget it fits in
 };
 
 }  // namespace paddock::app

@@ -14,6 +14,10 @@
 // while a warm call is in flight, until its answer is ready to go out (CallInFlight). A call
 // that finds none waiting runs cold at once: an interpreter that preloads takes a second or more
 // to be ready, far longer than the call would take cold.
+//
+// With a PoolMemory, what waits stays within its budget (app/pool_memory.h): each sandbox is
+// measured as it arrives, one is opened only where the last measured one of its kind fits, and
+// room is made by retiring those of languages wanted less recently.
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "app/log.h"
+#include "app/pool_memory.h"
 #include "core/heap_trim.h"
 #include "core/result.h"
 #include "runtime/run_plan.h"
@@ -48,9 +53,14 @@ class BasicWarmPool {
       const std::optional<runtime::WarmInterpreter>& interpreter)>;
   // Whether the server's limits leave room for one more sandbox, given the pool's own count.
   using Room = std::function<bool(std::size_t pool_sandboxes)>;
+  // The memory one holds, in bytes (its processes' PSS); 0 when it cannot say.
+  using Measure = std::function<std::uint64_t(Held&)>;
 
-  // With `per_language` 0 the pool holds nothing and take() always misses.
-  BasicWarmPool(std::size_t per_language, Opener open, Room room);
+  // With `per_language` 0 the pool holds nothing and take() always misses. With `memory`, what
+  // it holds, as `measure` says, stays within that budget beside the other pools'; `noun` names
+  // what it holds in the log ("sandbox", "kernel").
+  BasicWarmPool(std::size_t per_language, Opener open, Room room, PoolMemory* memory = nullptr,
+                Measure measure = {}, std::string noun = "sandbox");
   // Stops filling and closes every sandbox the pool holds.
   ~BasicWarmPool();
   BasicWarmPool(const BasicWarmPool&) = delete;
@@ -78,6 +88,16 @@ class BasicWarmPool {
   // One still opening is closed as it opens if they do not hold then.
   void fit();
 
+  // What the pool holds for one language, for get_session and the logs.
+  struct Holding {
+    std::string language;
+    std::size_t waiting = 0;
+    std::size_t opening = 0;
+    std::uint64_t bytes = 0;  // the waiting ones' PSS as each arrived
+    std::uint64_t each = 0;   // the last one measured; 0 before any
+  };
+  [[nodiscard]] std::vector<Holding> holdings();
+
   // Held by each warm call from before it takes a sandbox until its answer is ready to be written:
   // while one is, the pool opens no sandbox, so that setting up the next takes no core from the
   // call and its answer does not wait behind it (a replacement opened at the end of the call's run,
@@ -100,11 +120,14 @@ class BasicWarmPool {
   // one learned nothing of the host that can age, and waits as long as the server runs (a warm
   // interpreter's preload costs a second or more of CPU each time it is made again).
   static constexpr std::chrono::seconds kMaxWait{30};
+  // How often a kind the memory budget had no room for is looked at again.
+  static constexpr std::chrono::seconds kBudgetRetry{1};
 
  private:
   struct Waiting {
     std::unique_ptr<Held> sandbox;
     std::chrono::steady_clock::time_point made;
+    std::uint64_t bytes = 0;  // measured as it arrived
   };
   struct Slot {
     runtime::SandboxShape shape;
@@ -117,7 +140,14 @@ class BasicWarmPool {
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
     std::size_t wanted = 0;  // waiting or opening: per_language, or what prepare() asked
-    std::chrono::steady_clock::time_point not_before{};  // prepare()'s `after`
+    std::chrono::steady_clock::time_point not_before{};   // prepare()'s `after`
+    std::chrono::steady_clock::time_point last_wanted{};  // by take() or prepare()
+    std::uint64_t each = 0;  // the last one's PSS: what one more is expected to hold
+    // Not opened before this: the budget had no room for one more a moment ago, or the slot just
+    // gave its room to another (which must not find it taken back before it opens its own).
+    // A take() of the language clears it.
+    std::chrono::steady_clock::time_point budget_retry{};
+    bool told_over_budget = false;  // logged once until one fits again
   };
 
   // Sets the shape (and interpreter) `language` wants, dropping sandboxes of another. Called
@@ -125,7 +155,22 @@ class BasicWarmPool {
   Slot& want(const std::string& language, const runtime::SandboxShape& shape,
              const std::optional<runtime::WarmInterpreter>& interpreter);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
-  void publish() { held_.store(count(), std::memory_order_relaxed); }  // with mutex_ held
+  // The bytes held: the waiting ones as measured, the opening ones as their kind's last. Retired
+  // ones are on their way out and not counted. With mutex_ held.
+  [[nodiscard]] std::uint64_t held_bytes() const;
+  void publish();  // with mutex_ held
+  // Whether `bytes` more fit in the budget beside what every pool holds. With mutex_ held.
+  [[nodiscard]] bool fits(std::uint64_t bytes) const;
+  // Makes `bytes` fit for `slot` by retiring sandboxes of languages wanted before it, here and
+  // then (with `lock` released meanwhile) in the other pools; whether they fit now.
+  bool make_room(Slot& slot, std::uint64_t bytes, std::unique_lock<std::mutex>& lock);
+  // Retires this pool's waiting sandboxes of languages last wanted before `wanted_before` (other
+  // than `except`), least recently wanted first, until `bytes` are freed; the bytes freed. With
+  // `dry_run`, only says what it would free. With mutex_ held.
+  std::uint64_t retire_wanted_before(std::chrono::steady_clock::time_point wanted_before,
+                                     std::uint64_t bytes, const Slot* except, bool dry_run);
+  // Marks `entry` as having no room in the budget, and says so once. With mutex_ held.
+  void refuse_for_budget(std::pair<const std::string, Slot>& entry);
   // The first language with fewer sandboxes waiting or opening than it wants (and not failed,
   // nor waiting for its not_before), or null; with mutex_ held. `later` gets the earliest
   // not_before of those that are waiting for it.
@@ -139,6 +184,10 @@ class BasicWarmPool {
   const std::size_t per_language_;
   const Opener open_;
   const Room room_;
+  PoolMemory* const memory_;
+  const Measure measure_;
+  const std::string noun_;
+  std::size_t memory_place_ = 0;  // in memory_
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, Slot> slots_;
@@ -153,8 +202,28 @@ class BasicWarmPool {
 using WarmPool = BasicWarmPool<runtime::Session>;
 
 template <typename Held>
-BasicWarmPool<Held>::BasicWarmPool(std::size_t per_language, Opener open, Room room)
-    : per_language_(per_language), open_(std::move(open)), room_(std::move(room)) {
+BasicWarmPool<Held>::BasicWarmPool(std::size_t per_language, Opener open, Room room,
+                                   PoolMemory* memory, Measure measure, std::string noun)
+    : per_language_(per_language),
+      open_(std::move(open)),
+      room_(std::move(room)),
+      memory_(memory),
+      measure_(std::move(measure)),
+      noun_(std::move(noun)) {
+  if (memory_ != nullptr) {
+    memory_place_ = memory_->join([this](auto wanted_before, std::uint64_t bytes, bool dry_run) {
+      std::uint64_t freed = 0;
+      {
+        std::lock_guard lock(mutex_);
+        freed = retire_wanted_before(wanted_before, bytes, nullptr, dry_run);
+        if (dry_run || freed == 0) return freed;
+        publish();
+      }
+      // To close what it gave up. Only then: a pool woken for nothing would ask back.
+      changed_.notify_all();
+      return freed;
+    });
+  }
   if (per_language_ > 0) filler_ = std::thread([this] { fill(); });
 }
 
@@ -182,6 +251,8 @@ typename BasicWarmPool<Held>::Slot& BasicWarmPool<Held>::want(
   }
   slot.failed = false;
   slot.wanted = std::max(slot.wanted, per_language_);
+  slot.last_wanted = std::chrono::steady_clock::now();
+  slot.budget_retry = {};
   return slot;
 }
 
@@ -193,14 +264,102 @@ std::size_t BasicWarmPool<Held>::count() const {
 }
 
 template <typename Held>
+std::uint64_t BasicWarmPool<Held>::held_bytes() const {
+  std::uint64_t total = 0;
+  for (const auto& [language, slot] : slots_) {
+    for (const auto& waiting : slot.waiting) total += waiting.bytes;
+    total += slot.opening * slot.each;
+  }
+  return total;
+}
+
+template <typename Held>
+void BasicWarmPool<Held>::publish() {
+  held_.store(count(), std::memory_order_relaxed);
+  if (memory_ != nullptr) memory_->set_held(memory_place_, held_bytes());
+}
+
+template <typename Held>
+bool BasicWarmPool<Held>::fits(std::uint64_t bytes) const {
+  if (memory_ == nullptr) return true;
+  std::uint64_t held = held_bytes() + memory_->held_by_others(memory_place_);
+  // One of a kind never measured counts nothing yet, but needs some room left to try.
+  return bytes == 0 ? held < memory_->budget() : held + bytes <= memory_->budget();
+}
+
+template <typename Held>
+std::uint64_t BasicWarmPool<Held>::retire_wanted_before(
+    std::chrono::steady_clock::time_point wanted_before, std::uint64_t bytes, const Slot* except,
+    bool dry_run) {
+  std::vector<Slot*> older;
+  for (auto& [language, slot] : slots_) {
+    if (&slot != except && !slot.waiting.empty() && slot.last_wanted < wanted_before) {
+      older.push_back(&slot);
+    }
+  }
+  std::sort(older.begin(), older.end(),
+            [](const Slot* a, const Slot* b) { return a->last_wanted < b->last_wanted; });
+  std::uint64_t freed = 0;
+  for (Slot* slot : older) {
+    std::size_t given = 0;
+    for (; given < slot->waiting.size() && freed < bytes; ++given) {
+      freed += slot->waiting[given].bytes;
+      if (!dry_run) retired_.push_back(std::move(slot->waiting[given].sandbox));
+    }
+    if (dry_run || given == 0) continue;
+    slot->waiting.erase(slot->waiting.begin(), slot->waiting.begin() + given);
+    slot->budget_retry = std::chrono::steady_clock::now() + kBudgetRetry;
+  }
+  return freed;
+}
+
+template <typename Held>
+bool BasicWarmPool<Held>::make_room(Slot& slot, std::uint64_t bytes,
+                                    std::unique_lock<std::mutex>& lock) {
+  if (fits(bytes)) return true;
+  std::uint64_t held = held_bytes() + memory_->held_by_others(memory_place_) + bytes;
+  std::uint64_t short_by = held > memory_->budget() ? held - memory_->budget() : 1;
+  auto wanted = slot.last_wanted;
+  // Nothing is given up unless enough can be: sandboxes closed for a kind that still would not
+  // fit (one larger than the budget) would be made again, and closed again, every second.
+  std::uint64_t own = retire_wanted_before(wanted, short_by, &slot, true);
+  if (own < short_by) {
+    lock.unlock();
+    std::uint64_t others = memory_->ask_others(memory_place_, wanted, short_by - own, true);
+    lock.lock();
+    if (own + others < short_by) return false;
+  }
+  std::uint64_t freed = retire_wanted_before(wanted, short_by, &slot, false);
+  publish();
+  if (fits(bytes)) return true;
+  lock.unlock();
+  memory_->ask_others(memory_place_, wanted, short_by - std::min(freed, short_by), false);
+  lock.lock();
+  return fits(bytes);
+}
+
+template <typename Held>
+std::vector<typename BasicWarmPool<Held>::Holding> BasicWarmPool<Held>::holdings() {
+  std::lock_guard lock(mutex_);
+  std::vector<Holding> found;
+  for (const auto& [language, slot] : slots_) {
+    Holding holding{language, slot.waiting.size(), slot.opening, 0, slot.each};
+    for (const auto& waiting : slot.waiting) holding.bytes += waiting.bytes;
+    found.push_back(std::move(holding));
+  }
+  return found;
+}
+
+template <typename Held>
 std::pair<const std::string, typename BasicWarmPool<Held>::Slot>* BasicWarmPool<Held>::wanting(
     std::chrono::steady_clock::time_point* later) {
   auto now = std::chrono::steady_clock::now();
   for (auto& entry : slots_) {
     Slot& slot = entry.second;
     if (slot.failed || slot.waiting.size() + slot.opening >= slot.wanted) continue;
-    if (slot.not_before <= now) return &entry;
-    if (later != nullptr) *later = std::min(*later, slot.not_before);
+    auto due = std::max(slot.not_before, slot.budget_retry);
+    if (due <= now) return &entry;
+    if (later != nullptr) *later = std::min(*later, due);
   }
   return nullptr;
 }
@@ -360,12 +519,29 @@ void BasicWarmPool<Held>::fill() {
         trimmed = true;
         continue;
       }
-      // Woken by a change, or when the oldest waiting sandbox is due to be replaced.
+      // Woken by a change, or when the oldest waiting sandbox is due to be replaced, or a kind is
+      // due to be opened (prepare()'s `after`, or the budget's next look: another pool's
+      // sandboxes leaving frees room without waking this one).
       if (next_expiry == std::chrono::steady_clock::time_point::max()) {
         changed_.wait(lock);
       } else {
         changed_.wait_until(lock, next_expiry);
       }
+      continue;
+    }
+    // A promised opening is counted in held_bytes() already.
+    std::uint64_t more = promised != nullptr ? 0 : wanting->second.each;
+    if (!fits(more)) {
+      // make_room releases the lock to ask the other pools: what was decided above is looked
+      // at again from the top.
+      if (!make_room(wanting->second, more, lock)) {
+        refuse_for_budget(*wanting);
+        if (promised != nullptr && wanting->second.promised > 0) {
+          --wanting->second.promised;
+          --wanting->second.opening;
+        }
+      }
+      publish();
       continue;
     }
     std::string language = wanting->first;
@@ -381,23 +557,46 @@ void BasicWarmPool<Held>::fill() {
     trimmed = false;
     lock.unlock();
     auto opened = open_(language, shape, interpreter);
+    // Measured before it is counted: the other pools see it as its kind's last size meanwhile.
+    std::uint64_t bytes = opened && measure_ ? measure_(**opened) : 0;
     lock.lock();
-    Slot& slot = slots_[language];  // std::map: the slot stays where it was
+    auto found = slots_.find(language);  // std::map: the slot stays where it was
+    Slot& slot = found->second;
     --slot.opening;
     if (!opened) {
       log(LogLevel::kWarning,
           "could not prepare a warm " + language +
               " sandbox (its calls run cold until the next one): " + opened.error().message);
       slot.failed = true;
-    } else if (stopping_ || !(slot.shape == shape) || slot.interpreter != interpreter ||
-               !room_(count() - retired_.size())) {
+      continue;
+    }
+    if (bytes > 0) slot.each = bytes;
+    bool within_budget = memory_ == nullptr || make_room(slot, bytes, lock);
+    if (!within_budget) refuse_for_budget(*found);
+    if (!within_budget || stopping_ || !(slot.shape == shape) || slot.interpreter != interpreter ||
+        !room_(count() - retired_.size())) {
       // Of another shape by now, or a session took the room while it opened: fit() retires only
       // the sandboxes already waiting, so one opening checks the room itself as it arrives.
       retired_.push_back(std::move(*opened));
     } else {
-      slot.waiting.push_back({std::move(*opened), std::chrono::steady_clock::now()});
+      slot.waiting.push_back({std::move(*opened), std::chrono::steady_clock::now(), bytes});
+      slot.told_over_budget = false;
     }
   }
+}
+
+template <typename Held>
+void BasicWarmPool<Held>::refuse_for_budget(std::pair<const std::string, Slot>& entry) {
+  Slot& slot = entry.second;
+  slot.budget_retry = std::chrono::steady_clock::now() + kBudgetRetry;
+  if (slot.told_over_budget) return;
+  slot.told_over_budget = true;
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  log(LogLevel::kInfo,
+      "the pools' memory budget (--pool-memory " + std::to_string(memory_->budget() / kMiB) +
+          " MiB, " + std::to_string(memory_->held() / kMiB) +
+          " MiB held) has no room for a waiting " + entry.first + " " + noun_ + " (" +
+          std::to_string(slot.each / kMiB) + " MiB): none is kept until there is");
 }
 
 }  // namespace paddock::app

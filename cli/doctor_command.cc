@@ -6,7 +6,9 @@
 
 #include "cli/available_backends.h"
 #include "cli/backend_settings.h"
+#include "cli/mcp_settings.h"
 #include "cli/output.h"
+#include "core/units.h"
 #include "runtime/native/host_probe.h"
 
 namespace paddock::cli {
@@ -31,16 +33,54 @@ std::vector<BackendCheck> check_backends() {
   return checks;
 }
 
+// What `paddock mcp` would keep waiting for calls with this environment's settings (its
+// variables; flags are the server's own), and the memory budget all of it stays within.
+struct PoolsCheck {
+  std::string error;  // a setting in the environment is wrong
+  std::uint64_t budget = 0;
+  std::size_t warm = 0;
+  std::string ready_kernels;
+};
+
+PoolsCheck check_pools() {
+  auto options = resolve_server_options({}, config::process_environment());
+  if (!options) return {options.error().message, 0, 0, ""};
+  PoolsCheck check{"", options->pool_memory, options->warm_per_language, ""};
+  for (const auto& [language, count] : options->ready_kernels) {
+    check.ready_kernels +=
+        (check.ready_kernels.empty() ? "" : ",") + language + "=" + std::to_string(count);
+  }
+  if (check.ready_kernels.empty()) check.ready_kernels = "none";
+  return check;
+}
+
+std::string pools_text(const PoolsCheck& pools) {
+  if (!pools.error.empty()) return "\npools:\n  not known: " + pools.error + "\n";
+  return "\npools (what paddock mcp keeps waiting for calls, with this environment's settings):\n"
+         "  memory budget   " +
+         core::format_size(pools.budget) +
+         " of PSS for all of them together (--pool-memory, PADDOCK_POOL_MEMORY); get_session "
+         "shows what a running server holds\n"
+         "  warm sandboxes  " +
+         std::to_string(pools.warm) + " per language in use (--warm)\n" + "  ready kernels   " +
+         pools.ready_kernels + " (--ready-kernels)\n";
+}
+
 }  // namespace
 
 int doctor_command(const DoctorRequest& request) {
   native::HostReport report = native::probe_host();
   std::vector<BackendCheck> backends = check_backends();
+  PoolsCheck pools = check_pools();
   if (request.json) {
     nlohmann::json out = native::to_json(report);
     for (const auto& check : backends) {
       out["backends"][check.name] = {{"reachable", check.reachable}, {"detail", check.detail}};
     }
+    out["pools"] = pools.error.empty() ? nlohmann::json{{"memory_budget_bytes", pools.budget},
+                                                        {"warm_per_language", pools.warm},
+                                                        {"ready_kernels", pools.ready_kernels}}
+                                       : nlohmann::json{{"error", pools.error}};
     core::write_all(STDOUT_FILENO, out.dump(2) + "\n");
   } else {
     std::string text =
@@ -50,7 +90,7 @@ int doctor_command(const DoctorRequest& request) {
               std::string(13 - std::min<std::size_t>(12, check.name.size()), ' ') +
               (check.reachable ? "reachable" : "unreachable: " + check.detail) + "\n";
     }
-    core::write_all(STDOUT_FILENO, text);
+    core::write_all(STDOUT_FILENO, text + pools_text(pools));
   }
   bool ready =
       report.user_namespaces.available && report.seccomp.available && report.pidfd.available;

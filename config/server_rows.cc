@@ -212,6 +212,12 @@ std::vector<Setting> server_rows() {
           "Live sessions' kernels made ready soon after start, by language (none: no such); "
           "a language's first session keeps one ready for its next either way",
           set_ready_kernels),
+      row("--pool-memory", "PADDOCK_POOL_MEMORY", "SIZE", size_default(kServer.pool_memory),
+          "Memory (PSS) that warm sandboxes and ready kernels may hold together while they wait "
+          "(0: none waits)",
+          [](const Given& g, Env, Options& o) {
+            return assign(o.server.pool_memory, byte_size(g, "512m", 0, 1ull << 40));
+          }),
       row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES", builtin_preload_default(),
           "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas (several "
           "languages: ;-separated; python=: none; off: warm sandboxes start no interpreter)",

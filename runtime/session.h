@@ -54,6 +54,9 @@ struct SessionUsage {
   // The sandbox's processes now, paddock's own (init, the container's keeper, the helper that
   // counts) not counted: 0 between commands.
   std::uint32_t processes = 0;
+  // The proportional set size of all its processes, paddock's own among them: what closing it
+  // gives back (runtime/native/process_memory.h). 0 where the backend does not measure it.
+  std::uint64_t memory_bytes = 0;
 };
 
 // Told the bytes copied so far as a copy proceeds, so a reader (a hasher) can follow behind.

@@ -20,6 +20,36 @@ double tenths(double seconds) {
   return static_cast<double>(static_cast<long long>(seconds * 10)) / 10;
 }
 
+// The server's pools beside the session: what waits for the next calls, and the memory budget
+// it is held within (--pool-memory), so that a user sees where the server's memory goes.
+json pools_json(const app::PoolsSummary& pools) {
+  json waiting = json::array();
+  for (const auto& holding : pools.holdings) {
+    waiting.push_back({{"pool", holding.pool},
+                       {"language", holding.language},
+                       {"waiting", holding.waiting},
+                       {"opening", holding.opening},
+                       {"memory_bytes", holding.bytes},
+                       {"each_bytes", holding.each}});
+  }
+  return {{"memory_budget_bytes", pools.budget},
+          {"memory_held_bytes", pools.held},
+          {"waiting", std::move(waiting)}};
+}
+
+std::string pools_line(const app::PoolsSummary& pools) {
+  std::string line = "waiting for calls: " + core::format_size(pools.held) + " of " +
+                     core::format_size(pools.budget) + " (--pool-memory)";
+  std::string kinds;
+  for (const auto& holding : pools.holdings) {
+    if (holding.waiting == 0) continue;
+    kinds += (kinds.empty() ? "" : ", ") + std::to_string(holding.waiting) + " " +
+             holding.language + (holding.pool == "warm" ? " sandbox" : " kernel") +
+             (holding.waiting == 1 ? "" : "s");
+  }
+  return line + (kinds.empty() ? "" : ": " + kinds);
+}
+
 json with_interpreter(json schema) {
   schema["properties"].update(interpreter_schema_properties());
   return schema;
@@ -59,6 +89,14 @@ class GetSession final : public Tool {
                   "writable": {"type": "boolean"}}}},
                 "shares": {"type": "array", "items": {"type": "object", "properties": {
                   "name": {"type": "string"}, "writable": {"type": "boolean"}}}},
+                "pools": {"type": "object", "properties": {
+                  "memory_budget_bytes": {"type": "integer"},
+                  "memory_held_bytes": {"type": "integer"},
+                  "waiting": {"type": "array", "items": {"type": "object", "properties": {
+                    "pool": {"type": "string", "enum": ["warm", "ready_kernel"]},
+                    "language": {"type": "string"}, "waiting": {"type": "integer"},
+                    "opening": {"type": "integer"}, "memory_bytes": {"type": "integer"},
+                    "each_bytes": {"type": "integer"}}}}}},
                 "transfer_limits": {"type": "object", "properties": {
                   "max_bytes": {"type": "integer"}, "max_files": {"type": "integer"}}},
                 "limits": {"type": "object", "properties": {
@@ -111,6 +149,8 @@ class GetSession final : public Tool {
     structured["shares"] = std::move(shares);
     structured["mounts"] = std::move(mounts);
     structured["exposed"] = exposed_ports_json(session);
+    app::PoolsSummary pools = context.services.pools();
+    structured["pools"] = pools_json(pools);
     structured["transfer_limits"] = {
         {"max_bytes", context.services.options.transfer_caps.max_bytes},
         {"max_files", context.services.options.transfer_caps.max_files}};
@@ -122,7 +162,7 @@ class GetSession final : public Tool {
         core::counted(usage->processes, "process", "processes") +
         (frozen ? " frozen while idle (the next call thaws them), " : " running, ") +
         core::counted(session.runs(), "run", "runs") + "; " + app::interpreter_line(session) +
-        "; shares: " + context.services.shares.summary()));
+        "; shares: " + context.services.shares.summary() + "; " + pools_line(pools)));
     result.structured = std::move(structured);
     return result;
   }

@@ -14,6 +14,7 @@
 #include "runtime/native/init/channel.h"
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/native_session_parts.h"
+#include "runtime/native/process_memory.h"
 #include "runtime/native/process_tree.h"
 #include "runtime/native/run_report.h"
 
@@ -159,8 +160,10 @@ core::Result<runtime::SessionUsage> NativeSession::usage() {
   usage.disk_bytes = static_cast<std::uint64_t>(work.f_blocks - work.f_bfree) *
                      static_cast<std::uint64_t>(work.f_frsize != 0 ? work.f_frsize : work.f_bsize);
   // init_pid_ is paddock-init's relay; below it, the sandbox's init is not the program's.
-  std::uint32_t below_relay = count_descendants(init_pid_, read_process_parents());
-  usage.processes = below_relay > 0 ? below_relay - 1 : 0;
+  std::vector<pid_t> below_relay = descendants(init_pid_, read_process_parents());
+  usage.processes = below_relay.empty() ? 0 : static_cast<std::uint32_t>(below_relay.size() - 1);
+  below_relay.push_back(init_pid_);
+  usage.memory_bytes = proportional_set_size(below_relay);
   // Still alive, init was not reaped meanwhile: its number was not someone else's.
   if (auto alive = check_alive(); !alive) return alive.error();
   return usage;

@@ -39,26 +39,30 @@ std::vector<ProcessParent> read_process_parents(const std::string& proc) {
   return processes;
 }
 
-std::uint32_t count_descendants(pid_t root, const std::vector<ProcessParent>& processes) {
+std::vector<pid_t> descendants(pid_t root, const std::vector<ProcessParent>& processes) {
   std::unordered_multimap<pid_t, pid_t> children;
   for (const auto& process : processes) {
     if (process.pid != process.parent) children.emplace(process.parent, process.pid);
   }
-  std::uint32_t count = 0;
+  std::vector<pid_t> found;
   std::vector<pid_t> pending = {root};
   while (!pending.empty()) {
     pid_t parent = pending.back();
     pending.pop_back();
     auto [first, last] = children.equal_range(parent);
     for (auto child = first; child != last; ++child) {
-      ++count;
+      found.push_back(child->second);
       pending.push_back(child->second);
     }
     // Read one by one, parents may form a loop when PIDs were reused meanwhile: each is
     // followed once.
     children.erase(first, last);
   }
-  return count;
+  return found;
+}
+
+std::uint32_t count_descendants(pid_t root, const std::vector<ProcessParent>& processes) {
+  return static_cast<std::uint32_t>(descendants(root, processes).size());
 }
 
 }  // namespace paddock::native

@@ -34,6 +34,9 @@ bool zombie_in_stat(std::string_view stat);
 // left out.
 std::vector<ProcessParent> read_process_parents(const std::string& proc = "/proc");
 
+// The processes of `processes` that descend from `root`, `root` itself not among them.
+std::vector<pid_t> descendants(pid_t root, const std::vector<ProcessParent>& processes);
+
 // How many of `processes` descend from `root`, `root` itself not counted.
 std::uint32_t count_descendants(pid_t root, const std::vector<ProcessParent>& processes);
 

@@ -1,0 +1,50 @@
+#include "app/pool_memory.h"
+
+namespace paddock::app {
+
+std::size_t PoolMemory::join(GiveWay give_way) {
+  std::lock_guard lock(mutex_);
+  members_.push_back({std::move(give_way), 0});
+  return members_.size() - 1;
+}
+
+void PoolMemory::set_held(std::size_t pool, std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  members_.at(pool).held = bytes;
+}
+
+std::uint64_t PoolMemory::held() const {
+  std::lock_guard lock(mutex_);
+  std::uint64_t total = 0;
+  for (const auto& member : members_) total += member.held;
+  return total;
+}
+
+std::uint64_t PoolMemory::held_by_others(std::size_t pool) const {
+  std::lock_guard lock(mutex_);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    if (i != pool) total += members_[i].held;
+  }
+  return total;
+}
+
+std::uint64_t PoolMemory::ask_others(std::size_t pool, Clock::time_point wanted_before,
+                                     std::uint64_t bytes, bool dry_run) {
+  std::vector<GiveWay> others;
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      if (i != pool) others.push_back(members_[i].give_way);
+    }
+  }
+  // Each gives way with this lock released: it reports its new holding through set_held.
+  std::uint64_t freed = 0;
+  for (auto& give_way : others) {
+    if (freed >= bytes) break;
+    freed += give_way(wanted_before, bytes - freed, dry_run);
+  }
+  return freed;
+}
+
+}  // namespace paddock::app
