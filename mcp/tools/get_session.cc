@@ -89,14 +89,7 @@ class GetSession final : public Tool {
                   "writable": {"type": "boolean"}}}},
                 "shares": {"type": "array", "items": {"type": "object", "properties": {
                   "name": {"type": "string"}, "writable": {"type": "boolean"}}}},
-                "pools": {"type": "object", "properties": {
-                  "memory_budget_bytes": {"type": "integer"},
-                  "memory_held_bytes": {"type": "integer"},
-                  "waiting": {"type": "array", "items": {"type": "object", "properties": {
-                    "pool": {"type": "string", "enum": ["warm", "ready_kernel"]},
-                    "language": {"type": "string"}, "waiting": {"type": "integer"},
-                    "opening": {"type": "integer"}, "memory_bytes": {"type": "integer"},
-                    "each_bytes": {"type": "integer"}}}}}},
+                "pools": {"type": "object"},
                 "transfer_limits": {"type": "object", "properties": {
                   "max_bytes": {"type": "integer"}, "max_files": {"type": "integer"}}},
                 "limits": {"type": "object", "properties": {
