@@ -10,7 +10,14 @@ std::size_t PoolMemory::join(GiveWay give_way) {
 
 void PoolMemory::set_held(std::size_t pool, std::uint64_t bytes) {
   std::lock_guard lock(mutex_);
-  members_.at(pool).held = bytes;
+  Member& member = members_.at(pool);
+  if (member.give_way) member.held = bytes;  // what a pool that left still closes is not counted
+}
+
+void PoolMemory::leave(std::size_t pool) {
+  std::unique_lock asking(asking_);
+  std::lock_guard lock(mutex_);
+  members_.at(pool) = {};
 }
 
 std::uint64_t PoolMemory::held() const {
@@ -31,11 +38,12 @@ std::uint64_t PoolMemory::held_by_others(std::size_t pool) const {
 
 std::uint64_t PoolMemory::ask_others(std::size_t pool, Clock::time_point wanted_before,
                                      std::uint64_t bytes, bool dry_run) {
+  std::shared_lock asking(asking_);
   std::vector<GiveWay> others;
   {
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < members_.size(); ++i) {
-      if (i != pool) others.push_back(members_[i].give_way);
+      if (i != pool && members_[i].give_way) others.push_back(members_[i].give_way);
     }
   }
   // Each gives way with this lock released: it reports its new holding through set_held.

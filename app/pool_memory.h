@@ -8,12 +8,15 @@
 // one that needs the room.
 //
 // The pools' locks are never nested: a pool asks another to give way with its own lock released.
+// A pool leaves before it is destroyed, and leaving waits for a request to give way that is
+// being made of it, so no pool's thread calls into one that is gone.
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -52,6 +55,8 @@ class PoolMemory {
   // A pool's place, by which it reports what it holds and is asked to give way.
   std::size_t join(GiveWay give_way);
   void set_held(std::size_t pool, std::uint64_t bytes);
+  // The pool is going: it is asked nothing from now on, and holds nothing.
+  void leave(std::size_t pool);
   [[nodiscard]] std::uint64_t held() const;
   [[nodiscard]] std::uint64_t held_by_others(std::size_t pool) const;
   // Asks the other pools to give way, least recently wanted first, until `bytes` are freed or
@@ -62,11 +67,14 @@ class PoolMemory {
 
  private:
   struct Member {
-    GiveWay give_way;
+    GiveWay give_way;  // empty once the pool left
     std::uint64_t held = 0;
   };
   const std::uint64_t budget_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // members_' fields
+  // Held shared while the others are asked to give way (without mutex_: a pool reports to it
+  // with its own lock held, and giving way takes that lock), and alone to leave.
+  std::shared_mutex asking_;
   std::vector<Member> members_;
 };
 

@@ -229,6 +229,7 @@ BasicWarmPool<Held>::BasicWarmPool(std::size_t per_language, Opener open, Room r
 
 template <typename Held>
 BasicWarmPool<Held>::~BasicWarmPool() {
+  if (memory_ != nullptr) memory_->leave(memory_place_);
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
