@@ -14,6 +14,17 @@ void PoolMemory::set_held(std::size_t pool, std::uint64_t bytes) {
   if (member.give_way) member.held = bytes;  // what a pool that left still closes is not counted
 }
 
+bool PoolMemory::reserve(std::size_t pool, std::uint64_t own, std::uint64_t more) {
+  std::lock_guard lock(mutex_);
+  std::uint64_t held = own;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    if (i != pool) held += members_[i].held;
+  }
+  if (more == 0 ? held >= budget_ : held + more > budget_) return false;
+  members_.at(pool).held = own + more;
+  return true;
+}
+
 void PoolMemory::leave(std::size_t pool) {
   std::unique_lock asking(asking_);
   std::lock_guard lock(mutex_);

@@ -55,6 +55,10 @@ class PoolMemory {
   // A pool's place, by which it reports what it holds and is asked to give way.
   std::size_t join(GiveWay give_way);
   void set_held(std::size_t pool, std::uint64_t bytes);
+  // Whether `more` bytes fit beside `own` (the pool's holding now) and what the others hold; if
+  // so, the pool holds own + more from now on, in the same step, so that two pools cannot both
+  // take the last room. `more` 0 (a kind not measured yet) needs some room left.
+  bool reserve(std::size_t pool, std::uint64_t own, std::uint64_t more);
   // The pool is going: it is asked nothing from now on, and holds nothing.
   void leave(std::size_t pool);
   [[nodiscard]] std::uint64_t held() const;

@@ -15,9 +15,10 @@ ServiceSettings service_settings(const ServerOptions& options) {
           .max_previews = options.max_previews};
 }
 
-// Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold.
+// Only a backend that can keep sandboxes warm gets a pool: the others' calls run cold. A memory
+// budget of 0 keeps nothing waiting, so no pool.
 std::size_t warm_pool_size(const ServerOptions& options, const runtime::Backend& backend) {
-  return backend.abilities().warm ? options.warm_per_language : 0;
+  return backend.abilities().warm && options.pool_memory > 0 ? options.warm_per_language : 0;
 }
 
 // Ready kernels: where sessions can be live (the native backend), and only for a server that
@@ -140,6 +141,13 @@ void ServerState::start() {
     }
     kernels_.prepare((*kernel_policy)->name, spec->shape, std::nullopt, count, kReadyKernelsAfter);
   }
+}
+
+ServerState::~ServerState() {
+  // The pools' threads first: the kernels' opener uses runner_, and each pool's room reads the
+  // other's size, and both go before the pools do.
+  kernels_.stop();
+  warm_.stop();
 }
 
 PoolsSummary ServerState::pools_summary() {

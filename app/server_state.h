@@ -45,6 +45,7 @@ class ServerState {
   ServerState(ServerOptions options, std::unique_ptr<runtime::Backend> backend,
               language::PolicyStore policies, std::unique_ptr<AuditLog> audit = nullptr,
               Shares shares = {}, std::unique_ptr<state::StateDir> state_dir = nullptr);
+  ~ServerState();
   ServerState(const ServerState&) = delete;
   ServerState& operator=(const ServerState&) = delete;
 

@@ -63,6 +63,9 @@ class BasicWarmPool {
                 Measure measure = {}, std::string noun = "sandbox");
   // Stops filling and closes every sandbox the pool holds.
   ~BasicWarmPool();
+  // Stops filling and waits for the pool's thread (an opening in progress ends first): what the
+  // opener and the room use may go after this. What the pool holds closes with it.
+  void stop();
   BasicWarmPool(const BasicWarmPool&) = delete;
   BasicWarmPool& operator=(const BasicWarmPool&) = delete;
 
@@ -120,8 +123,10 @@ class BasicWarmPool {
   // one learned nothing of the host that can age, and waits as long as the server runs (a warm
   // interpreter's preload costs a second or more of CPU each time it is made again).
   static constexpr std::chrono::seconds kMaxWait{30};
-  // How often a kind the memory budget had no room for is looked at again.
+  // How often a kind the memory budget had no room for is looked at again, and how soon one
+  // looks again that had room made for it, once what gave way is closed.
   static constexpr std::chrono::seconds kBudgetRetry{1};
+  static constexpr std::chrono::milliseconds kRoomComing{100};
 
  private:
   struct Waiting {
@@ -155,15 +160,16 @@ class BasicWarmPool {
   Slot& want(const std::string& language, const runtime::SandboxShape& shape,
              const std::optional<runtime::WarmInterpreter>& interpreter);
   [[nodiscard]] std::size_t count() const;  // with mutex_ held: waiting, opening and retired
-  // The bytes held: the waiting ones as measured, the opening ones as their kind's last. Retired
-  // ones are on their way out and not counted. With mutex_ held.
+  // The bytes held: the waiting ones and those on their way out as measured, the opening ones as
+  // their kind's last. With mutex_ held.
   [[nodiscard]] std::uint64_t held_bytes() const;
   void publish();  // with mutex_ held
   // Whether `bytes` more fit in the budget beside what every pool holds. With mutex_ held.
   [[nodiscard]] bool fits(std::uint64_t bytes) const;
   // Makes `bytes` fit for `slot` by retiring sandboxes of languages wanted before it, here and
-  // then (with `lock` released meanwhile) in the other pools; whether they fit now.
-  bool make_room(Slot& slot, std::uint64_t bytes, std::unique_lock<std::mutex>& lock);
+  // then (with `lock` released meanwhile) in the other pools; whether they fit now. `coming`
+  // says, when they do not, that enough was retired and is still closing.
+  bool make_room(Slot& slot, std::uint64_t bytes, std::unique_lock<std::mutex>& lock, bool* coming);
   // Retires this pool's waiting sandboxes of languages last wanted before `wanted_before` (other
   // than `except`), least recently wanted first, until `bytes` are freed; the bytes freed. With
   // `dry_run`, only says what it would free. With mutex_ held.
@@ -188,10 +194,12 @@ class BasicWarmPool {
   const Measure measure_;
   const std::string noun_;
   std::size_t memory_place_ = 0;  // in memory_
+  bool told_unmeasured_ = false;  // logged once that a sandbox measured nothing
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, Slot> slots_;
-  std::vector<std::unique_ptr<Held>> retired_;
+  // On their way out, closed by the pool's thread; their bytes count until they are closed.
+  std::vector<Waiting> retired_;
   std::size_t calls_in_flight_ = 0;  // CallInFlight
   bool stopping_ = false;
   std::atomic<std::size_t> held_{0};  // count(), for size()
@@ -229,6 +237,12 @@ BasicWarmPool<Held>::BasicWarmPool(std::size_t per_language, Opener open, Room r
 
 template <typename Held>
 BasicWarmPool<Held>::~BasicWarmPool() {
+  stop();
+  // The sandboxes still held close as slots_ and retired_ go.
+}
+
+template <typename Held>
+void BasicWarmPool<Held>::stop() {
   if (memory_ != nullptr) memory_->leave(memory_place_);
   {
     std::lock_guard lock(mutex_);
@@ -236,7 +250,6 @@ BasicWarmPool<Held>::~BasicWarmPool() {
   }
   changed_.notify_all();
   if (filler_.joinable()) filler_.join();
-  // The sandboxes still held close as slots_ and retired_ go.
 }
 
 template <typename Held>
@@ -247,7 +260,7 @@ typename BasicWarmPool<Held>::Slot& BasicWarmPool<Held>::want(
   if (!(slot.shape == shape) || slot.interpreter != interpreter) {
     slot.shape = shape;
     slot.interpreter = interpreter;
-    for (auto& stale : slot.waiting) retired_.push_back(std::move(stale.sandbox));
+    for (auto& stale : slot.waiting) retired_.push_back(std::move(stale));
     slot.waiting.clear();
   }
   slot.failed = false;
@@ -271,6 +284,7 @@ std::uint64_t BasicWarmPool<Held>::held_bytes() const {
     for (const auto& waiting : slot.waiting) total += waiting.bytes;
     total += slot.opening * slot.each;
   }
+  for (const auto& leaving : retired_) total += leaving.bytes;
   return total;
 }
 
@@ -305,7 +319,7 @@ std::uint64_t BasicWarmPool<Held>::retire_wanted_before(
     std::size_t given = 0;
     for (; given < slot->waiting.size() && freed < bytes; ++given) {
       freed += slot->waiting[given].bytes;
-      if (!dry_run) retired_.push_back(std::move(slot->waiting[given].sandbox));
+      if (!dry_run) retired_.push_back(std::move(slot->waiting[given]));
     }
     if (dry_run || given == 0) continue;
     slot->waiting.erase(slot->waiting.begin(), slot->waiting.begin() + given);
@@ -316,7 +330,8 @@ std::uint64_t BasicWarmPool<Held>::retire_wanted_before(
 
 template <typename Held>
 bool BasicWarmPool<Held>::make_room(Slot& slot, std::uint64_t bytes,
-                                    std::unique_lock<std::mutex>& lock) {
+                                    std::unique_lock<std::mutex>& lock, bool* coming) {
+  *coming = false;
   if (fits(bytes)) return true;
   std::uint64_t held = held_bytes() + memory_->held_by_others(memory_place_) + bytes;
   std::uint64_t short_by = held > memory_->budget() ? held - memory_->budget() : 1;
@@ -332,11 +347,16 @@ bool BasicWarmPool<Held>::make_room(Slot& slot, std::uint64_t bytes,
   }
   std::uint64_t freed = retire_wanted_before(wanted, short_by, &slot, false);
   publish();
+  if (freed < short_by) {
+    lock.unlock();
+    freed += memory_->ask_others(memory_place_, wanted, short_by - freed, false);
+    lock.lock();
+  }
+  // What was given up counts until it is closed (by this pool's thread or the other's), which
+  // happens before either opens anything more: the room is there a moment later.
   if (fits(bytes)) return true;
-  lock.unlock();
-  memory_->ask_others(memory_place_, wanted, short_by - std::min(freed, short_by), false);
-  lock.lock();
-  return fits(bytes);
+  *coming = freed >= short_by;
+  return false;
 }
 
 template <typename Held>
@@ -374,7 +394,7 @@ std::chrono::steady_clock::time_point BasicWarmPool<Held>::retire_aged() {
         slot.shape.network != runtime::NetworkMode::kNone || !slot.shape.allowed_hosts.empty();
     if (!ages) continue;
     while (!slot.waiting.empty() && now - slot.waiting.front().made >= kMaxWait) {
-      retired_.push_back(std::move(slot.waiting.front().sandbox));
+      retired_.push_back(std::move(slot.waiting.front()));
       slot.waiting.erase(slot.waiting.begin());
     }
     if (!slot.waiting.empty()) next = std::min(next, slot.waiting.front().made + kMaxWait);
@@ -400,10 +420,14 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(
     Slot& slot = want(language, shape, interpreter);
     if (!slot.interpreter || runtime::fits(*slot.interpreter, plan)) {
       while (!slot.waiting.empty() && !taken) {
-        taken = std::move(slot.waiting.back().sandbox);  // the youngest
+        Waiting youngest = std::move(slot.waiting.back());
         slot.waiting.pop_back();
         // One that died while it waited (killed from outside) is replaced, not used.
-        if (taken->ended()) retired_.push_back(std::move(taken));
+        if (youngest.sandbox->ended()) {
+          retired_.push_back(std::move(youngest));
+        } else {
+          taken = std::move(youngest.sandbox);
+        }
       }
     }
     publish();
@@ -433,7 +457,8 @@ void BasicWarmPool<Held>::retire(std::unique_ptr<Held> used) {
   if (!used) return;
   {
     std::lock_guard lock(mutex_);
-    retired_.push_back(std::move(used));
+    // A call's sandbox: its memory was the call's, not the pool's.
+    retired_.push_back({std::move(used), {}, 0});
     publish();
   }
   changed_.notify_all();
@@ -471,7 +496,7 @@ void BasicWarmPool<Held>::fit() {
     std::size_t kept = count() - retired_.size();
     for (auto& [language, slot] : slots_) {
       while (!slot.waiting.empty() && !room_(kept - 1)) {
-        retired_.push_back(std::move(slot.waiting.front().sandbox));
+        retired_.push_back(std::move(slot.waiting.front()));
         slot.waiting.erase(slot.waiting.begin());
         --kept;
       }
@@ -501,7 +526,7 @@ void BasicWarmPool<Held>::fill() {
     // The next call wants a sandbox ready more than it wants the used one gone: used ones close
     // after the replacement is open, or first when they are what keeps it from opening.
     if (!may_open && !retired_.empty()) {
-      std::unique_ptr<Held> used = std::move(retired_.back());
+      std::unique_ptr<Held> used = std::move(retired_.back().sandbox);
       retired_.pop_back();
       lock.unlock();
       used.reset();
@@ -530,16 +555,22 @@ void BasicWarmPool<Held>::fill() {
       }
       continue;
     }
-    // A promised opening is counted in held_bytes() already.
+    // A promised opening is counted in held_bytes() already. reserve() counts the opening in
+    // the same step as it checks the room, so that two pools cannot both take the last of it.
     std::uint64_t more = promised != nullptr ? 0 : wanting->second.each;
-    if (!fits(more)) {
+    if (memory_ != nullptr && !memory_->reserve(memory_place_, held_bytes(), more)) {
       // make_room releases the lock to ask the other pools: what was decided above is looked
       // at again from the top.
-      if (!make_room(wanting->second, more, lock)) {
-        refuse_for_budget(*wanting);
-        if (promised != nullptr && wanting->second.promised > 0) {
-          --wanting->second.promised;
-          --wanting->second.opening;
+      bool coming = false;
+      if (!make_room(wanting->second, more, lock, &coming)) {
+        if (coming) {
+          wanting->second.budget_retry = std::chrono::steady_clock::now() + kRoomComing;
+        } else {
+          refuse_for_budget(*wanting);
+          if (promised != nullptr && wanting->second.promised > 0) {
+            --wanting->second.promised;
+            --wanting->second.opening;
+          }
         }
       }
       publish();
@@ -571,17 +602,33 @@ void BasicWarmPool<Held>::fill() {
       slot.failed = true;
       continue;
     }
-    if (bytes > 0) slot.each = bytes;
-    bool within_budget = memory_ == nullptr || make_room(slot, bytes, lock);
-    if (!within_budget) refuse_for_budget(*found);
-    if (!within_budget || stopping_ || !(slot.shape == shape) || slot.interpreter != interpreter ||
-        !room_(count() - retired_.size())) {
-      // Of another shape by now, or a session took the room while it opened: fit() retires only
-      // the sandboxes already waiting, so one opening checks the room itself as it arrives.
-      retired_.push_back(std::move(*opened));
-    } else {
-      slot.waiting.push_back({std::move(*opened), std::chrono::steady_clock::now(), bytes});
+    auto now = std::chrono::steady_clock::now();
+    // Of another shape by now, or a session took the room while it opened: fit() retires only
+    // the sandboxes already waiting, so one opening checks the room itself as it arrives. Only
+    // one that would be kept makes room in the budget.
+    bool keep = !stopping_ && slot.shape == shape && slot.interpreter == interpreter &&
+                room_(count() - retired_.size());
+    if (keep && memory_ != nullptr) {
+      if (bytes > 0) {
+        slot.each = bytes;
+      } else if (!told_unmeasured_) {
+        told_unmeasured_ = true;
+        log(LogLevel::kWarning, "a waiting " + language + " " + noun_ +
+                                    " could not be measured (/proc/PID/smaps_rollup): it counts "
+                                    "nothing against --pool-memory");
+      }
+      // Room that is coming (what gave way is still closing) keeps it: it is open already, and
+      // closing it would free nothing sooner.
+      bool coming = false;
+      bool room = make_room(slot, bytes, lock, &coming) || coming;
+      if (!room) refuse_for_budget(*found);
+      keep = room && !stopping_;
+    }
+    if (keep) {
+      slot.waiting.push_back({std::move(*opened), now, bytes});
       slot.told_over_budget = false;
+    } else {
+      retired_.push_back({std::move(*opened), now, bytes});
     }
   }
 }
