@@ -565,6 +565,15 @@ void BasicWarmPool<Held>::fill() {
       if (!make_room(wanting->second, more, lock, &coming)) {
         if (coming) {
           wanting->second.budget_retry = std::chrono::steady_clock::now() + kRoomComing;
+          // What gave way here closes now (a promised opening keeps may_open true, and retired
+          // ones otherwise close only when nothing is to be opened).
+          while (!retired_.empty()) {
+            std::unique_ptr<Held> gave_way = std::move(retired_.back().sandbox);
+            retired_.pop_back();
+            lock.unlock();
+            gave_way.reset();
+            lock.lock();
+          }
         } else {
           refuse_for_budget(*wanting);
           if (promised != nullptr && wanting->second.promised > 0) {
