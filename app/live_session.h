@@ -29,7 +29,15 @@ void start_interpreter(SessionEntry::RunAccess& run, bool wanted, const SecretMa
 struct ReadyKernel {
   std::unique_ptr<runtime::Session> session;
   std::unique_ptr<runtime::LiveKernel> kernel;  // after `session`, so that it goes first
-  bool ended() { return session->ended(); }
+  // Its sandbox ended, or its kernel did (killed while it waited): the bridge waits for a
+  // command and would find out only at the first cell, which would then say the state was lost.
+  // A live session runs two processes between cells, the bridge and its kernel.
+  bool ended() {
+    if (session->ended()) return true;
+    auto usage = session->usage();
+    return !usage || usage->processes < kIdleProcesses;
+  }
+  static constexpr std::uint32_t kIdleProcesses = 2;
 };
 using KernelPool = BasicWarmPool<ReadyKernel>;
 
