@@ -110,6 +110,14 @@ export class McpProcess extends EventEmitter {
     return Buffer.concat(this.stderrChunks).toString('utf8');
   }
 
+  // The server's stderr once it matches `pattern`, or as it is after `timeoutMs`: a log line
+  // comes on another pipe than the answers, and may arrive after an answer that followed it.
+  async stderrMatching(pattern, timeoutMs = 5000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stderrText()) && Date.now() < deadline) await sleep(20);
+    return this.stderrText();
+  }
+
   stderrTail(n = 3000) {
     const s = this.stderrText();
     return s.length > n ? s.slice(-n) : s;
