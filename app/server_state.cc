@@ -151,15 +151,9 @@ ServerState::~ServerState() {
 }
 
 PoolsSummary ServerState::pools_summary() {
-  PoolsSummary summary{pool_memory_.budget(), pool_memory_.held(), {}};
-  auto add = [&summary](const char* pool, const auto& holdings) {
-    for (const auto& holding : holdings) {
-      summary.holdings.push_back(
-          {pool, holding.language, holding.waiting, holding.opening, holding.bytes, holding.each});
-    }
-  };
-  add("warm", warm_.holdings());
-  add("ready_kernel", kernels_.holdings());
+  PoolsSummary summary{pool_memory_.budget(), pool_memory_.held(), warm_.holdings("warm")};
+  auto kernels = kernels_.holdings("ready_kernel");
+  summary.holdings.insert(summary.holdings.end(), kernels.begin(), kernels.end());
   return summary;
 }
 

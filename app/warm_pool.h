@@ -91,15 +91,8 @@ class BasicWarmPool {
   // One still opening is closed as it opens if they do not hold then.
   void fit();
 
-  // What the pool holds for one language, for get_session and the logs.
-  struct Holding {
-    std::string language;
-    std::size_t waiting = 0;
-    std::size_t opening = 0;
-    std::uint64_t bytes = 0;  // the waiting ones' PSS as each arrived
-    std::uint64_t each = 0;   // the last one measured; 0 before any
-  };
-  [[nodiscard]] std::vector<Holding> holdings();
+  // What the pool holds, a line per language, each named as the pool `pool` (get_session).
+  [[nodiscard]] std::vector<PoolHolding> holdings(const std::string& pool);
 
   // Held by each warm call from before it takes a sandbox until its answer is ready to be written:
   // while one is, the pool opens no sandbox, so that setting up the next takes no core from the
@@ -360,11 +353,11 @@ bool BasicWarmPool<Held>::make_room(Slot& slot, std::uint64_t bytes,
 }
 
 template <typename Held>
-std::vector<typename BasicWarmPool<Held>::Holding> BasicWarmPool<Held>::holdings() {
+std::vector<PoolHolding> BasicWarmPool<Held>::holdings(const std::string& pool) {
   std::lock_guard lock(mutex_);
-  std::vector<Holding> found;
+  std::vector<PoolHolding> found;
   for (const auto& [language, slot] : slots_) {
-    Holding holding{language, slot.waiting.size(), slot.opening, 0, slot.each};
+    PoolHolding holding{pool, language, slot.waiting.size(), slot.opening, 0, slot.each};
     for (const auto& waiting : slot.waiting) holding.bytes += waiting.bytes;
     found.push_back(std::move(holding));
   }

@@ -49,7 +49,7 @@ class SizedPool {
     pool_.prepare(language, runtime::SandboxShape{}, std::nullopt, 1);
   }
   std::size_t waiting(const std::string& language) {
-    for (const auto& holding : pool_.holdings()) {
+    for (const auto& holding : pool_.holdings("sized")) {
       if (holding.language == language) return holding.waiting;
     }
     return 0;
