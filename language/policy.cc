@@ -247,7 +247,7 @@ void read_kernel(const json& document, LanguagePolicy& policy) {
     kernel.grace_seconds = grace->get<double>();
 }
 
-// "warm": {"loader", "preload", "preload_when", "startup_env"}.
+// "warm": {"loader", "preload", "preload_when", "startup_env", "streams", "env"}.
 void read_warm(Reader& reader, const json& document, LanguagePolicy& policy) {
   const json* object = Reader::find(document, "warm");
   if (object == nullptr) return;
@@ -258,6 +258,10 @@ void read_warm(Reader& reader, const json& document, LanguagePolicy& policy) {
   policy.warm.preload = Reader::strings(*object, "preload");
   policy.warm.preload_when = Reader::strings(*object, "preload_when");
   policy.warm.startup_env = Reader::strings(*object, "startup_env");
+  policy.warm.streams_from_start = Reader::string(*object, "streams") == "from_start";
+  std::map<std::string, std::string> env;
+  read_env(*object, "env", env);
+  for (const auto& [key, value] : env) policy.warm.start_env.push_back(key + "=" + value);
 }
 
 }  // namespace

@@ -90,6 +90,10 @@ struct LanguagePolicy {
     // for). Empty: the top-level names of `preload`.
     std::vector<std::string> preload_when;
     std::vector<std::string> startup_env;  // NAME or PREFIX*: a call that sets one runs cold
+    // The call's streams are the interpreter's from its start (a language that cannot take
+    // descriptors, runtime/warm_interpreter.h), not handed over with the call.
+    bool streams_from_start = false;
+    std::vector<std::string> start_env;  // "K=V" only the waiting interpreter starts with
   } warm;
   std::string origin;  // the file(s) it was read from, for messages
 };

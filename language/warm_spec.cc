@@ -57,6 +57,8 @@ std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& p
   interpreter.loader = {empty_call.files.front().path, std::move(text), 0644};
   interpreter.env = empty_call.env;
   interpreter.startup_variables = policy.warm.startup_env;
+  interpreter.start_env = policy.warm.start_env;
+  interpreter.streams_from_start = policy.warm.streams_from_start;
   return interpreter;
 }
 

@@ -40,6 +40,10 @@ bool matches_variable(const std::vector<std::string>& patterns, const std::strin
 
 bool fits(const WarmInterpreter& interpreter, const RunPlan& plan) {
   if (plan.steps.size() != 1 || plan.steps.front() != interpreter.program) return false;
+  if (interpreter.streams_from_start && plan.stdin_fd >= 0) return false;
+  for (const auto& [name, value] : by_name(interpreter.start_env)) {
+    if (by_name(plan.env).contains(name)) return false;
+  }
   auto started = by_name(interpreter.env);
   auto wanted = by_name(plan.env);
   std::set<std::string> names;

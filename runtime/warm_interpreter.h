@@ -4,8 +4,10 @@
 // call's program, started early and exactly as a cold run starts it, with a loader where the
 // program's source will be. The loader imports the policy's preload list, says it is ready, and
 // waits for exactly one call (Session::park). The call brings its streams and its environment,
-// and its files replace the loader; its code then runs in that interpreter, which no other call
-// ever used. The loader's side is the language's (policies/support/python/warm_start.py).
+// and its files replace the loader; the loader says it took the call (so that one killed just
+// before is known to have run nothing of it), and its code then runs in that interpreter, which
+// no other call ever used. The loader's side is the language's
+// (policies/support/python/warm_start.py).
 
 #include <string>
 #include <vector>
@@ -24,12 +26,20 @@ struct WarmInterpreter {
   // Variables that change how the interpreter starts (NAME, or PREFIX* for every name that
   // begins so): a call that gives one of them, or one of `env`'s, another value runs cold.
   std::vector<std::string> startup_variables;
+  // Variables only the waiting interpreter starts with ("K=V", e.g. NODE_OPTIONS to load the
+  // loader before the program): the call's environment replaces them.
+  std::vector<std::string> start_env;
+  // Where the interpreter cannot take descriptors (node): the call's streams are made when it
+  // starts (stdin /dev/null, as a cold run's without stdin), and the call comes on fd 3, which
+  // the loader reads and closes. It takes calls without stdin only.
+  bool streams_from_start = false;
 
   bool operator==(const WarmInterpreter&) const = default;
 };
 
-// Whether `plan` can run on `interpreter`: its only step is the interpreter's program, and it
-// starts the interpreter with the same start-up variables.
+// Whether `plan` can run on `interpreter`: its only step is the interpreter's program, it
+// starts the interpreter with the same start-up variables (and sets none of start_env's), and
+// it brings no stdin where the streams were made at the start.
 bool fits(const WarmInterpreter& interpreter, const RunPlan& plan);
 
 // Whether `name` is one of `patterns` (NAME, or PREFIX*).

@@ -130,6 +130,10 @@ class NativeSession final : public runtime::Session,
   // The parked interpreter's end of the socket it waits on, and what its start cost
   // (subtracted from its command's CPU time).
   core::UniqueFd parked_;
+  // Where its streams were made at its start (WarmInterpreter::streams_from_start): the read
+  // ends of its stdout and stderr, which become its command's output.
+  core::UniqueFd parked_stdout_;
+  core::UniqueFd parked_stderr_;
   std::vector<std::string> parked_program_;
   std::int64_t parked_cpu_us_ = 0;
   bool oom_seen_ = false;

@@ -248,8 +248,10 @@ core::Result<runtime::RunResult> NativeSession::exec_command(
   input.reset();
   out->write_end.reset();
   err->write_end.reset();
-  sandbox.stdout_pipe = std::move(out->read_end);
-  sandbox.stderr_pipe = std::move(err->read_end);
+  // An interpreter whose streams were made at its start writes to those.
+  bool streams_made = resumed && parked_stdout_.valid();
+  sandbox.stdout_pipe = std::move(streams_made ? parked_stdout_ : out->read_end);
+  sandbox.stderr_pipe = std::move(streams_made ? parked_stderr_ : err->read_end);
   observer.on_started(sandbox.init.pid());
 
   runtime::Limits limits = runtime::limits_of(shape_.limits, base_);

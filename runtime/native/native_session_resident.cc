@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "runtime/native/init/session_channel.h"
@@ -58,6 +59,9 @@ void NativeSession::kill_resident() {
 // How long a warm interpreter may take to start and preload before it is given up: importing
 // the usual data libraries takes python about 1.5 s of CPU, and far longer on a loaded machine.
 constexpr int kParkedReadyTimeoutMs = 120'000;
+// How long a warm interpreter has to say it took its call (send_to_parked) before the call is
+// taken as its anyway: its loader answers at once, so only a stalled machine comes near this.
+constexpr int kParkedTookTimeoutMs = 10'000;
 
 core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
   if (auto wrote = write_file(interpreter.loader.path, interpreter.loader.content); !wrote) {
@@ -69,6 +73,7 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
   runtime::ExecRequest request;
   request.argv = interpreter.program;
   request.env = interpreter.env;
+  request.env.insert(request.env.end(), interpreter.start_env.begin(), interpreter.start_env.end());
   auto packet = command_packet(init::SessionRequestKind::kExec, request);
   if (!packet) return packet.error();
   int pair[2];
@@ -79,16 +84,34 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
   core::UniqueFd input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   core::UniqueFd output(::open("/dev/null", O_WRONLY | O_CLOEXEC));
   if (!input.valid() || !output.valid()) return core::system_error("opening /dev/null");
-  // Its stdout is the socket it waits on; stdin is /dev/null as a cold run's is when the call
-  // brings none (python decides at start-up whether stdin can seek); the call brings all three.
-  int fds[3] = {input.get(), theirs.get(), output.get()};
+  // stdin is /dev/null as a cold run's is when the call brings none (python decides at start-up
+  // whether stdin can seek). Either the call brings all three streams, and its stdout is the
+  // socket it waits on until then; or they are its call's from the start, and the socket is
+  // fd 3.
+  int fds[4] = {input.get(), theirs.get(), output.get(), -1};
+  int fd_count = 3;
+  std::optional<Pipe> out, err;
+  if (interpreter.streams_from_start) {
+    auto made_out = make_capture_pipe();
+    if (!made_out) return made_out.error();
+    auto made_err = make_capture_pipe();
+    if (!made_err) return made_err.error();
+    out = std::move(*made_out);
+    err = std::move(*made_err);
+    fds[1] = out->write_end.get();
+    fds[2] = err->write_end.get();
+    fds[3] = theirs.get();
+    fd_count = 4;
+  }
   StartedSandbox& sandbox = launched_->sandbox;
   if (int error = init::send_packet(sandbox.channel.get(), packet->get(),
-                                    init::kSessionHeaderSize + (*packet)->length, fds, 3);
+                                    init::kSessionHeaderSize + (*packet)->length, fds, fd_count);
       error != 0) {
     return core::system_error("starting the warm interpreter", error);
   }
   theirs.reset();
+  if (out) out->write_end.reset();
+  if (err) err->write_end.reset();
   for (;;) {
     core::UniqueFd passed;
     auto message = receive_message(sandbox, &passed);
@@ -118,6 +141,8 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
     return core::system_error("telling the session its interpreter is ready", error);
   }
   parked_ = std::move(ours);
+  if (out) parked_stdout_ = std::move(out->read_end);
+  if (err) parked_stderr_ = std::move(err->read_end);
   parked_program_ = interpreter.program;
   parked_cpu_us_ = cpu_ns / 1000;
   return {};
@@ -127,6 +152,10 @@ core::Status NativeSession::send_to_parked(const runtime::ExecRequest& request,
                                            const int (&fds)[3]) {
   if (request.argv != parked_program_) {
     return core::invalid_input("this sandbox's interpreter runs its language's program only");
+  }
+  bool streams_made = parked_stdout_.valid();
+  if (streams_made && (request.stdin_fd >= 0 || request.stdout_to_stderr)) {
+    return core::invalid_input("this sandbox's interpreter has its streams: it takes no stdin");
   }
   std::string data("go\0", 3);
   for (const auto& entry : command_env(request)) {
@@ -146,13 +175,25 @@ core::Status NativeSession::send_to_parked(const runtime::ExecRequest& request,
     parked_.reset();
     return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
-  int error = init::send_packet(parked_.get(), data.data(), data.size(), fds, 3);
-  parked_.reset();
+  core::UniqueFd parked = std::move(parked_);
+  int error = init::send_packet(parked.get(), data.data(), data.size(), fds, streams_made ? 0 : 3);
   // Gone before it took the call (killed, or ended by its preload): nothing of the call ran.
   if (error == EPIPE || error == ECONNRESET || error == ECONNREFUSED) {
     return core::Error{error, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
   if (error != 0) return core::system_error("handing the call to the warm interpreter", error);
+  // The loader says "took" before it runs anything of the call. A SIGKILL takes effect a moment
+  // after it is sent, so an interpreter killed just before the call came can still have let it
+  // be sent; it closes its end without that word, and nothing of the call ran. One that is only
+  // slow (a loaded machine) is given the call after kParkedTookTimeoutMs.
+  pollfd took{parked.get(), POLLIN | POLLRDHUP, 0};
+  int ready;
+  while ((ready = poll(&took, 1, kParkedTookTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  char word[8];
+  if (ready == 1 && recv(parked.get(), word, sizeof word, MSG_DONTWAIT) <= 0) {
+    return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
+  }
   return {};
 }
 

@@ -91,14 +91,15 @@ std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
   return last;
 }
 
-std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count) {
+std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count,
+                                        const std::string& program) {
   auto deadline = Clock::now() + std::chrono::seconds(60);
   for (;;) {
     std::vector<pid_t> sandboxes = settled_sandboxes(server, count);
     std::size_t holding = 0;
     for (pid_t sandbox : sandboxes) {
       for (pid_t pid : process_tree(sandbox)) {
-        if (read_file("/proc/" + std::to_string(pid) + "/cmdline").starts_with("python3")) {
+        if (read_file("/proc/" + std::to_string(pid) + "/cmdline").starts_with(program)) {
           ++holding;
           break;
         }

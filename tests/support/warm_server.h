@@ -20,9 +20,11 @@ std::string random_text(const std::string& prefix);
 // filled and closed what it used. Returns them.
 std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count);
 
-// settled_sandboxes, where each waiting sandbox holds its interpreter (a python3 process): a
-// used one still being closed beside its replacement is not counted as one.
-std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count);
+// settled_sandboxes, where each waiting sandbox holds its interpreter (a process whose command
+// line starts with `program`): a used one still being closed beside its replacement is not
+// counted as one.
+std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count,
+                                        const std::string& program = "python3");
 
 // Everything a process of the sandbox holds that paddock can read: its command line, its
 // environment and, where the host allows it (as root), its writable memory.

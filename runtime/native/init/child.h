@@ -177,6 +177,7 @@ struct PayloadCommand {
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  int call_fd = -1;       // a warm interpreter's socket to wait for its call on, as fd 3; or none
   std::int32_t step = 0;  // reported back with an exec failure
   ProcessDomain domain = ProcessDomain::kShared;
   // Where a payload spawned sharing init's memory leaves why it could not start (its streams,

@@ -108,13 +108,21 @@ void close_all_except(const int* keep, int count, bool at_exec) {
     fail(channel, phase, error, detail);
   };
   if (setsid() < 0) stop(SetupPhase::kStdio, errno);
+  // fd 3 is the call's socket's: the channel (which the exec closes) moves out of its way first,
+  // and the socket above the streams' numbers before they are taken.
+  int call_fd = -1;
+  if (command.call_fd >= 0) {
+    if (channel <= 3) channel = fcntl(channel, F_DUPFD_CLOEXEC, 4);
+    call_fd = fcntl(command.call_fd, F_DUPFD_CLOEXEC, 4);
+    if (channel < 0 || call_fd < 0) stop(SetupPhase::kStdio, errno);
+  }
   if (dup2(command.stdin_fd, STDIN_FILENO) < 0 || dup2(command.stdout_fd, STDOUT_FILENO) < 0 ||
-      dup2(command.stderr_fd, STDERR_FILENO) < 0) {
+      dup2(command.stderr_fd, STDERR_FILENO) < 0 || (call_fd >= 0 && dup2(call_fd, 3) < 0)) {
     stop(SetupPhase::kStdio, errno);
   }
-  int keep[] = {0, 1, 2, channel};
-  sort_fds(keep, 4);
-  close_all_except(keep, 4);
+  int keep[] = {0, 1, 2, channel, call_fd >= 0 ? 3 : channel};
+  sort_fds(keep, 5);
+  close_all_except(keep, 5);
   umask(022);
   if (chdir(plan.cwd) != 0) stop(SetupPhase::kWorkdir, errno);
   for (std::size_t i = 0; i < plan.rlimits->size(); ++i) {

@@ -54,7 +54,9 @@ inline constexpr std::size_t kSessionDataMax = 64 * 1024;
 // processes (process_domain.h). paddock sets it on a command with a network (an installer),
 // whose packages' code must not read a live session's interpreter, which holds the secrets.
 inline constexpr std::uint32_t kSessionOwnProcessDomain = 1u << 0;
-inline constexpr int kSessionMaxFds = 3;
+// A command's stdin, stdout and stderr, and for a warm interpreter whose streams are its call's
+// from the start (runtime/warm_interpreter.h) the socket it waits for its call on, as fd 3.
+inline constexpr int kSessionMaxFds = 4;
 
 struct SessionRequest {
   SessionRequestKind kind = SessionRequestKind::kKill;

@@ -183,7 +183,9 @@ void clear_after_command(int channel) {
 // message).
 pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count,
                     PayloadFailure* failure = nullptr) {
-  if (fd_count != 3 || !parse_command(length, request.argc_or_mode)) return -EINVAL;
+  if ((fd_count != 3 && fd_count != 4) || !parse_command(length, request.argc_or_mode)) {
+    return -EINVAL;
+  }
   // Only init knows whether a resident (a live interpreter, with the secrets in its memory)
   // runs beside the command: then a command that must not see it fails rather than run beside
   // it unconfined.
@@ -191,8 +193,9 @@ pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds,
   if ((request.flags & kSessionOwnProcessDomain) != 0) {
     domain = resident != 0 ? ProcessDomain::kOwn : ProcessDomain::kOwnWherePossible;
   }
-  return spawn_payload(plan, PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
-                                            request.step, domain, failure});
+  return spawn_payload(plan,
+                       PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
+                                      fd_count == 4 ? fds[3] : -1, request.step, domain, failure});
 }
 
 }  // namespace
@@ -358,7 +361,7 @@ void serve_session(const ChildPlan& plan) {
     if (watched[2].revents != 0) serve_previews();
     if (watched[1].revents != 0) reap_children(channel, reaper, payload, step);
     if (watched[0].revents == 0) continue;
-    int fds[kSessionMaxFds] = {-1, -1, -1};
+    int fds[kSessionMaxFds] = {-1, -1, -1, -1};
     int fd_count = 0;
     long got = receive_packet(channel, &request, sizeof request, fds, kSessionMaxFds, &fd_count);
     if (got == 0 || got == -ECONNRESET) _exit(0);  // paddock is gone: so is the session
