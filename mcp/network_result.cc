@@ -1,5 +1,6 @@
 #include "mcp/network_result.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/text.h"
@@ -16,15 +17,29 @@ std::string network_lines(const net::egress::EgressRecord& network) {
     lines += "network: the user allowed " + core::join(shown, ", ") + "\n";
   }
   if (network.denied.empty()) return lines;
-  std::vector<std::string> shown;
+  std::vector<std::string> shown, openings;
+  bool by_allowlist = network.dropped > 0;
   for (const auto& denial : network.denied) {
     shown.push_back(denial.host + ":" + std::to_string(denial.port) + " (" + denial.reason + ")");
+    if (denial.opened_by.empty()) {
+      by_allowlist = true;
+    } else if (std::find(openings.begin(), openings.end(), denial.opened_by) == openings.end()) {
+      openings.push_back(denial.opened_by);
+    }
   }
   lines += "network: refused " + core::join(shown, ", ");
   if (network.dropped > 0) lines += " and " + std::to_string(network.dropped) + " more";
-  return lines +
-         ". Only the user can allow a host (paddock mcp --allow-host, or --ask network with a "
-         "client that supports MCP elicitation); tool arguments cannot.\n";
+  // A reserved address is opened by its own setting, never by --allow-host or an answer.
+  if (!openings.empty()) {
+    lines += ". Only the user can open a reserved address (paddock mcp " +
+             core::join(openings, ", ") + ", which loosens isolation)";
+  }
+  if (by_allowlist) {
+    lines +=
+        ". Only the user can allow a host (paddock mcp --allow-host, or --ask network with a "
+        "client that supports MCP elicitation)";
+  }
+  return lines + "; tool arguments cannot.\n";
 }
 
 json network_json(const net::egress::EgressRecord& network) {

@@ -18,6 +18,9 @@ struct Destination {
   std::string host;
   std::uint16_t port = 0;
   std::string reason;
+  // A refused reserved address: the setting that would open it ("--allow-private 203.0.113.80"),
+  // which --allow-host does not.
+  std::string opened_by = {};
   friend bool operator==(const Destination&, const Destination&) = default;
 };
 

@@ -194,9 +194,12 @@ class EgressProxy {
   void idle_out(Connection& connection);
   // Ends an intercepted connection once what waits for its client has gone.
   void close_intercepted(Connection& connection);
-  // `hint`: how the user could allow it (today's text when empty).
-  void refuse(Connection& connection, const std::string& reason, const std::string& hint = "");
-  void deny(const std::string& host, std::uint16_t port, const std::string& reason);
+  // `hint`: how the user could allow it (today's text when empty); `opened_by`: the setting
+  // that opens a reserved address (Destination::opened_by).
+  void refuse(Connection& connection, const std::string& reason, const std::string& hint = "",
+              const std::string& opened_by = "");
+  void deny(const std::string& host, std::uint16_t port, const std::string& reason,
+            const std::string& opened_by = "");
   void reached(const std::string& host, std::uint16_t port);
   // Answers 502 saying why the destination could not be reached (`reason`: "the connection
   // failed: Connection refused") and records it as unreachable.

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string>
 
+#include "core/special_addresses.h"
 #include "net/egress/proxy_sockets.h"
 
 namespace paddock::net::egress {
@@ -15,6 +18,31 @@ namespace {
 constexpr const char* kAskedHint =
     "Only the user can allow a host, when asked or with --allow-host; a tool's arguments "
     "cannot.";
+
+// Where a reserved address lies, for a refusal: "203.0.113.80, in 203.0.113.0/24 (documentation
+// (TEST-NET-3))", or one of the host's own addresses (which no special block holds).
+// A single address as a user writes it: without its /32 or /128.
+std::string address_text(const core::IpPrefix& address) {
+  std::string text = core::to_string(address);
+  return text.substr(0, text.find('/'));
+}
+
+std::string where_reserved(const core::IpPrefix& address) {
+  std::string text = address_text(address);
+  auto block = core::refused_block_name(address);
+  return text + (block ? ", in " + *block : ", one of this host's own addresses");
+}
+
+// The one setting that opens a reserved address: --allow-host alone does not (a name the user
+// allowed may not lead into a reserved block).
+std::string opening_flag(const core::IpPrefix& address) {
+  return "--allow-private " + address_text(address);
+}
+
+std::string opening_hint(const core::IpPrefix& address) {
+  return "The user can open it with " + opening_flag(address) +
+         " (which loosens isolation); --allow-host does not open a reserved block.";
+}
 
 }  // namespace
 
@@ -77,10 +105,10 @@ void EgressProxy::advance(Connection& connection) {
   }
 }
 
-void EgressProxy::refuse(Connection& connection, const std::string& reason,
-                         const std::string& hint) {
+void EgressProxy::refuse(Connection& connection, const std::string& reason, const std::string& hint,
+                         const std::string& opened_by) {
   const http1::RequestHead& head = connection.head;
-  deny(head.host, head.port, reason);
+  deny(head.host, head.port, reason, opened_by);
   connection.close_with(response(
       "403 Forbidden",
       "paddock: " + head.host + ":" + std::to_string(head.port) + " is refused: " + reason + ". " +
@@ -116,7 +144,8 @@ void EgressProxy::judge(Connection& connection) {
     return;
   } else if (literal && reserved(*literal)) {
     // Refused whatever the answer: nobody is asked about it.
-    refuse(connection, "it is a loopback, private, link-local or this host's address");
+    refuse(connection, "it is " + where_reserved(*literal) + ", a reserved block",
+           opening_hint(*literal), opening_flag(*literal));
     return;
   }
   // Each tunnel to a brokered secret's host will cost the server two TLS handshakes, on its
@@ -196,6 +225,8 @@ void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
                   std::string("its name could not be resolved: ") + gai_strerror(lookup.error));
     return;
   }
+  std::optional<core::IpPrefix> first_refused;
+  std::size_t refused = 0;
   for (const auto& resolved : lookup.addresses) {
     auto address = prefix_of(reinterpret_cast<const sockaddr*>(&resolved.address));
     if (!address) continue;
@@ -208,12 +239,25 @@ void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
       forbidden = true;
       opened = opened || connection.allow->allows_address_within(*address, head.port, range);
     }
-    if (forbidden && !opened) continue;
+    if (forbidden && !opened) {
+      // The refusal names one, an IPv4 address where there is one: the one users recognize.
+      ++refused;
+      if (!first_refused || (first_refused->family != AF_INET && address->family == AF_INET)) {
+        first_refused = address;
+      }
+      continue;
+    }
     connection.candidates.push_back(resolved);
   }
+  if (connection.candidates.empty() && first_refused) {
+    std::string others =
+        refused > 1 ? " (and " + std::to_string(refused - 1) + " more reserved addresses)" : "";
+    refuse(connection, "it resolves only to " + where_reserved(*first_refused) + others,
+           opening_hint(*first_refused), opening_flag(*first_refused));
+    return;
+  }
   if (connection.candidates.empty()) {
-    refuse(connection,
-           "it resolves only to loopback, private, link-local or this host's addresses");
+    fail_upstream(connection, "its name resolved to no address paddock can connect to");
     return;
   }
   connect_next(connection);
@@ -245,7 +289,7 @@ void EgressProxy::serve_consents() {
     }
     if (answer.asked) {
       std::lock_guard lock(mutex_);
-      note(record_.allowed_by_user, {connection.head.host, connection.head.port, answer.scope});
+      note(record_.allowed_by_user, {connection.head.host, connection.head.port, answer.scope, ""});
     }
     start_lookup(connection);
   }
@@ -376,7 +420,7 @@ void EgressProxy::pump_intercepted(Connection& connection) {
   if (tunnel.upstream_failure() && fate != InterceptedTunnel::Fate::kGoesOn) {
     std::lock_guard lock(mutex_);
     note(record_.unreachable,
-         {connection.head.host, connection.head.port, *tunnel.upstream_failure()});
+         {connection.head.host, connection.head.port, *tunnel.upstream_failure(), ""});
   }
   if (fate == InterceptedTunnel::Fate::kGoesOn) {
     // Both sides gone with nothing more to say: nothing will wake this connection again.

@@ -113,8 +113,13 @@ TEST(Egress, ANameResolvingToLoopbackIsRefusedUnlessTheRangeIsAllowed) {
   EXPECT_EQ(by_name.stdout_data.data.substr(0, by_name.stdout_data.data.find('\n')),
             "HTTP/1.1 403 Forbidden")
       << by_name.stdout_data.data << by_name.stderr_data.data;
-  EXPECT_NE(by_name.stdout_data.data.find("resolves only to loopback, private, link-local"),
-            std::string::npos);
+  // The refusal names the address, its block and the one flag that opens it (issue 55).
+  EXPECT_NE(by_name.stdout_data.data.find("resolves only to 127.0.0.1, in 127.0.0.0/8 (loopback)"),
+            std::string::npos)
+      << by_name.stdout_data.data;
+  EXPECT_NE(by_name.stdout_data.data.find("open it with --allow-private 127.0.0.1 "),
+            std::string::npos)
+      << by_name.stdout_data.data;
   runtime::RunResult by_range =
       run_ok(allowlisted(connect_script("127.0.0.1:" + port), {"127.0.0.1:" + port}));
   EXPECT_EQ(by_range.stdout_data.data.substr(0, by_range.stdout_data.data.find('\n')),
