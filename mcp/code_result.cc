@@ -141,9 +141,13 @@ std::string describe_ending(const app::CodeRun& run) {
 std::string stream_text(const std::string& name, const runtime::CapturedOutput& carried,
                         const std::string& whole_file, bool in_session) {
   if (carried.total_bytes == 0) return "";
-  std::string folded = fold_repeats(shown_text(carried));
+  // Folded on each side of the capture's marker, so that the cut below knows where it is.
+  runtime::ShownParts parts = runtime::shown_parts(carried);
+  std::string folded = fold_repeats(parts.start);
+  InnerMarker inner{folded.size(), parts.marker.size(), runtime::omitted_bytes(carried)};
+  folded += parts.marker + fold_repeats(parts.end);
   bool cut = carried.truncated || folded.size() > kTextStreamBytes;
-  std::string text = name + ":\n" + keep_start_and_end(folded, kTextStreamBytes);
+  std::string text = name + ":\n" + keep_start_and_end(folded, kTextStreamBytes, inner);
   if (text.back() != '\n') text += '\n';
   if (cut) {
     text += "(" + name + " was " + std::to_string(carried.total_bytes) +

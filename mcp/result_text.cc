@@ -9,7 +9,7 @@ bool continues_character(char byte) {
   return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
 }
 
-std::string left_out_line(std::size_t bytes) {
+std::string left_out_line(std::uint64_t bytes) {
   return "[... " + std::to_string(bytes) + " bytes left out here ...]\n";
 }
 
@@ -24,10 +24,10 @@ std::size_t utf8_prefix(std::string_view text, std::size_t limit) {
   return limit;
 }
 
-std::string keep_start_and_end(std::string_view text, std::size_t cap) {
+std::string keep_start_and_end(std::string_view text, std::size_t cap, const InnerMarker& inner) {
   if (text.size() <= cap) return std::string(text);
   // The marker's own bytes come out of the cap too, so the result never exceeds it.
-  std::size_t marker = left_out_line(text.size()).size() + 1;
+  std::size_t marker = left_out_line(text.size() + inner.stands_for).size() + 1;
   if (cap <= marker) return std::string(text.substr(0, utf8_prefix(text, cap)));
   std::size_t room = cap - marker;
   std::size_t head = utf8_prefix(text, room * 2 / 3);
@@ -48,7 +48,14 @@ std::string keep_start_and_end(std::string_view text, std::size_t cap) {
   }
   std::string kept(text.substr(0, head));
   if (!kept.empty() && kept.back() != '\n') kept += '\n';
-  kept += left_out_line(tail_start - head);
+  // What the cut took of an inner marker is not the stream's: what that marker stood for is.
+  std::uint64_t left_out = tail_start - head;
+  std::size_t inner_end = inner.offset + inner.length;
+  if (inner.length > 0 && inner.offset < tail_start && inner_end > head) {
+    left_out -= std::min(inner_end, tail_start) - std::max(inner.offset, head);
+    left_out += inner.stands_for;
+  }
+  kept += left_out_line(left_out);
   kept.append(text.substr(tail_start));
   return kept;
 }

@@ -25,17 +25,22 @@ std::uint64_t omitted_bytes(const CapturedOutput& output) {
   return output.total_bytes > output.data.size() ? output.total_bytes - output.data.size() : 0;
 }
 
-std::string shown_text(const CapturedOutput& output) {
+ShownParts shown_parts(const CapturedOutput& output) {
   std::uint64_t omitted = omitted_bytes(output);
-  if (omitted == 0) return output.data;
+  if (omitted == 0) return {output.data, "", ""};
   auto head =
       static_cast<std::size_t>(std::min<std::uint64_t>(output.head_bytes, output.data.size()));
-  std::string text = output.data.substr(0, head);
-  if (!text.empty() && text.back() != '\n') text += '\n';
-  text += "[... " + std::to_string(omitted) + " bytes left out here, of " +
-          std::to_string(output.total_bytes) + " ...]\n";
-  text.append(output.data, head);
-  return text;
+  ShownParts parts{output.data.substr(0, head), "", output.data.substr(head)};
+  // The marker has a line of its own: the break before it is the marker's, not the stream's.
+  if (!parts.start.empty() && parts.start.back() != '\n') parts.marker = "\n";
+  parts.marker += "[... " + std::to_string(omitted) + " bytes left out here, of " +
+                  std::to_string(output.total_bytes) + " ...]\n";
+  return parts;
+}
+
+std::string shown_text(const CapturedOutput& output) {
+  ShownParts parts = shown_parts(output);
+  return parts.start + parts.marker + parts.end;
 }
 
 CapturedOutput shortened(const CapturedOutput& output, std::uint64_t cap) {

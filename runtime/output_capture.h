@@ -24,6 +24,15 @@ std::uint64_t omitted_bytes(const CapturedOutput& output);
 // were left out; the data itself when nothing was.
 std::string shown_text(const CapturedOutput& output);
 
+// shown_text's parts: what it shows of the start, its marker on a line of its own (empty when
+// nothing was left out), and what it shows of the end.
+struct ShownParts {
+  std::string start;
+  std::string marker;
+  std::string end;
+};
+ShownParts shown_parts(const CapturedOutput& output);
+
 // `output` cut to at most `cap` bytes the same way, from what it kept (its start's start and its
 // end's end).
 CapturedOutput shortened(const CapturedOutput& output, std::uint64_t cap);

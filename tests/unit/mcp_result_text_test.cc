@@ -1,12 +1,15 @@
 // What a model reads is bounded and not repetitive: the cap on a tool result's text, its cut
 // (start and end, UTF-8 kept whole) and the folding of repeated lines.
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "mcp/repeat_fold.h"
 #include "mcp/result_text.h"
+#include "runtime/output_capture.h"
 
 namespace paddock::mcp {
 namespace {
@@ -47,6 +50,30 @@ TEST(McpResultText, KeepStartAndEndStaysWithinTheCapAndSaysWhatItLeftOut) {
   EXPECT_TRUE(kept.ends_with("line 19999\n")) << kept;
   EXPECT_NE(kept.find(" bytes left out here ...]\n"), std::string::npos) << kept;
   EXPECT_EQ(keep_start_and_end("short", 4096), "short");
+}
+
+// A 50 MB print: the capture kept 64 KiB around its own marker, and the text cut takes that
+// marker with its middle. The line then counts the 50 MB the capture left out too, not the 57 KB
+// between what the text shows (issue 55: "57434 bytes left out" of a 50 MB print).
+TEST(McpResultText, ACutThatTakesTheCapturesMarkerCountsWhatItStoodFor) {
+  runtime::CapturedOutput captured;
+  runtime::capture_chunk(captured, std::string(50'000'000, 'x') + "\n", 64 << 10);
+  runtime::ShownParts parts = runtime::shown_parts(captured);
+  std::string text = parts.start + parts.marker + parts.end;
+  InnerMarker inner{parts.start.size(), parts.marker.size(), runtime::omitted_bytes(captured)};
+  std::string kept = keep_start_and_end(text, 8192, inner);
+  EXPECT_LE(kept.size(), 8192u);
+  auto x_bytes = static_cast<std::uint64_t>(std::count(kept.begin(), kept.end(), 'x'));
+  std::uint64_t newlines_shown = 1;  // the print's own line break, at the end
+  EXPECT_NE(kept.find("[... " + std::to_string(50'000'001 - x_bytes - newlines_shown) +
+                      " bytes left out here ...]"),
+            std::string::npos)
+      << kept.substr(kept.find("[..."), 60) << " expected " << 50'000'001 - x_bytes - newlines_shown;
+  // A cut that leaves the inner marker alone counts only its own bytes.
+  std::string plain(100'000, 'y');
+  EXPECT_NE(keep_start_and_end(plain, 8192, InnerMarker{99'000, 10, 5'000'000})
+                .find(" bytes left out here ...]"),
+            std::string::npos);
 }
 
 TEST(McpResultText, CutsNeverSplitAUtf8Character) {
