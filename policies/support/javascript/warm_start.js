@@ -33,7 +33,11 @@
   }
   const data = buffer.subarray(0, length);
   if (data.toString('latin1', 0, 3) !== 'go\0') process.exit(0); // closed without a call
-  fs.writeSync(3, 'took'); // before anything of the call runs: paddock waits for this word
+  try {
+    fs.writeSync(3, 'took'); // before anything of the call runs: paddock waits for it a while
+  } catch {
+    // paddock stopped waiting (a stalled machine): the call is this interpreter's all the same
+  }
   fs.closeSync(3);
   // The call's environment, in its order, replaces the language's (NODE_OPTIONS with it). PWD
   // stays: the policy's `sh -c` wrapper sets it before it starts node, in a cold run too.
