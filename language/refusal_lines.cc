@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
 #include <optional>
@@ -53,6 +54,7 @@ bool said(const runtime::RunResult& result, const RE2& pattern, std::string* cap
 std::string system_call_line(const runtime::Refusals& refused) {
   std::string calls;
   for (const auto& call : refused.system_calls) {
+    if (call.quiet) continue;
     if (!calls.empty()) calls += ", ";
     calls += call.name + " \u00d7" + std::to_string(call.count);
   }
@@ -184,9 +186,10 @@ std::vector<std::string> refusal_lines(const runtime::RunResult& result,
                                        const RefusalContext& context) {
   std::vector<std::string> lines;
   const runtime::Refusals& refused = result.refused;
-  if (!refused.system_calls.empty() || refused.system_calls_unnamed > 0) {
-    lines.push_back(system_call_line(refused));
-  }
+  bool news = refused.system_calls_unnamed > 0 ||
+              std::any_of(refused.system_calls.begin(), refused.system_calls.end(),
+                          [](const auto& call) { return !call.quiet; });
+  if (news) lines.push_back(system_call_line(refused));
   if (refused.process_limit > 0) lines.push_back(process_line(result));
   if (!context.program_output) return lines;  // an installer's words are not the program's
   if (refused.process_limit == 0) {

@@ -93,6 +93,7 @@ struct CellReport {
 struct RefusedSystemCall {
   std::string name;  // "mount"; "syscall N" for a number this host's libseccomp cannot name
   std::uint64_t count = 0;
+  bool quiet = false;  // one of the profile's quiet refusals (a library's probe): not said
 };
 
 // What the sandbox refused the program, counted where the backend can see it.

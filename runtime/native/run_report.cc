@@ -158,12 +158,18 @@ runtime::IsolationReport isolation_report(const runtime::SandboxShape& shape,
   return report;
 }
 
-// The relay's counts by number, named; the pids cgroup's refusals.
-runtime::Refusals refusals(const init::RefusedCalls& calls, const cgroup::CgroupUsage& usage) {
+// The relay's counts by number, named, the profile's quiet ones marked; the pids cgroup's
+// refusals.
+runtime::Refusals refusals(const init::RefusedCalls& calls, const cgroup::CgroupUsage& usage,
+                           const seccomp::BpfProgram* filter) {
   runtime::Refusals out;
   out.system_calls_counted = calls.counted;
   for (int i = 0; i < calls.used && i < init::RefusedCalls::kSlots; ++i) {
-    out.system_calls.push_back({seccomp::syscall_name(calls.numbers[i]), calls.counts[i]});
+    std::string name = seccomp::syscall_name(calls.numbers[i]);
+    bool quiet = filter != nullptr &&
+                 std::find(filter->quiet_refusals.begin(), filter->quiet_refusals.end(), name) !=
+                     filter->quiet_refusals.end();
+    out.system_calls.push_back({std::move(name), calls.counts[i], quiet});
   }
   std::stable_sort(out.system_calls.begin(), out.system_calls.end(),
                    [](const auto& a, const auto& b) { return a.count > b.count; });
@@ -191,7 +197,7 @@ core::Result<runtime::RunResult> to_run_result(const runtime::SandboxShape& shap
   if (cgroup.usage.cpu_usec) result.cpu_ms = *cgroup.usage.cpu_usec / 1000;
   result.oom_killed = cgroup.usage.oom_killed;
   result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
-  result.refused = refusals(done.refused, cgroup.usage);
+  result.refused = refusals(done.refused, cgroup.usage, prepared.seccomp.get());
   result.isolation = isolation_report(shape, plan, run.limits, ids, prepared, cgroup);
 
   // A command that timed out may still have its exit reported (a session's init reaps it).

@@ -44,6 +44,16 @@ TEST(RefusalLines, SystemCallsByNameMostFirstInOneLine) {
   EXPECT_NE(text.find("EPERM"), std::string::npos);
 }
 
+TEST(RefusalLines, QuietProbesAreNotSaid) {
+  runtime::RunResult result = with_stderr("");
+  result.refused.system_calls = {{"mbind", 4, true}, {"ptrace", 1, false}};
+  std::string text = all(result);
+  EXPECT_EQ(text.rfind("refused by the sandbox: ptrace \u00d71 (", 0), 0u) << text;
+  EXPECT_EQ(text.find("mbind"), std::string::npos) << text;
+  result.refused.system_calls = {{"mbind", 4, true}, {"get_mempolicy", 1, true}};
+  EXPECT_EQ(all(result), "");
+}
+
 TEST(RefusalLines, TheProcessLimitWithItsValue) {
   runtime::RunResult result = with_stderr("");
   result.refused.process_limit = 37;

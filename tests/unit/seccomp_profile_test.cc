@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -149,6 +150,23 @@ TEST(SeccompProfileTest, NoSyscallsListMeansOnlyTheDefault) {
 // --- Errors: each names the origin and the JSON pointer of what is wrong. ---
 
 // Not JSON at all has no pointer to give; the parser's line and column stand in for it.
+// paddock's own key: calls refused as a library's probe, not said after each run.
+TEST(SeccompProfileTest, ReadsTheQuietRefusals) {
+  auto profile = seccomp::parse_profile(
+      R"({"defaultAction": "SCMP_ACT_ERRNO", "quietRefusals": ["mbind", "get_mempolicy"]})",
+      "p.json", kAmd64);
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  EXPECT_EQ(profile->quiet_refusals, (std::vector<std::string>{"mbind", "get_mempolicy"}));
+  auto built_in = seccomp::default_profile();
+  ASSERT_TRUE(built_in.ok()) << built_in.error().message;
+  EXPECT_NE(std::find(built_in->quiet_refusals.begin(), built_in->quiet_refusals.end(), "mbind"),
+            built_in->quiet_refusals.end());
+  EXPECT_EQ(parse_error(R"({"defaultAction": "SCMP_ACT_ERRNO", "quietRefusals": "mbind"})"),
+            "my.json: /quietRefusals: must be a list of names");
+  EXPECT_EQ(parse_error(R"({"defaultAction": "SCMP_ACT_ERRNO", "quietRefusals": [1]})"),
+            "my.json: /quietRefusals: must be a list of names");
+}
+
 TEST(SeccompProfileErrorTest, InvalidJson) {
   std::string message = parse_error("{\"defaultAction\": \"SCMP_ACT_ERRNO\",\n  oops}");
   EXPECT_THAT(message, StartsWith("my.json: is not valid JSON: "));

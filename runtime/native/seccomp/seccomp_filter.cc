@@ -104,6 +104,7 @@ core::Result<BpfProgram> compile(const Profile& profile) {
     return core::Error{EINVAL, "configuring the seccomp filter failed"};
   }
   BpfProgram program;
+  program.quiet_refusals = profile.quiet_refusals;
   for (const auto& rule : profile.rules) {
     if (to_libseccomp(rule.action) == default_action) continue;  // nothing to add
     for (const auto& name : rule.names) {

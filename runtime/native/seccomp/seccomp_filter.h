@@ -17,7 +17,8 @@ namespace paddock::seccomp {
 
 struct BpfProgram {
   std::vector<sock_filter> instructions;
-  std::vector<std::string> unknown_names;  // names this architecture does not have, skipped
+  std::vector<std::string> unknown_names;   // names this architecture does not have, skipped
+  std::vector<std::string> quiet_refusals;  // Profile::quiet_refusals
 
   [[nodiscard]] sock_fprog as_fprog() const {
     return sock_fprog{static_cast<unsigned short>(instructions.size()),

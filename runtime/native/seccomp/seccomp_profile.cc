@@ -245,6 +245,13 @@ core::Result<Profile> parse_profile(std::string_view json_text, std::string_view
                    "/defaultAction", "/defaultErrnoRet");
   if (!parsed_default) return parsed_default.error();
   profile.default_action = *parsed_default;
+  if (auto quiet = document.find("quietRefusals"); quiet != document.end()) {
+    if (!quiet->is_array()) return at(origin, "/quietRefusals", "must be a list of names");
+    for (const auto& name : *quiet) {
+      if (!name.is_string()) return at(origin, "/quietRefusals", "must be a list of names");
+      profile.quiet_refusals.push_back(name.get<std::string>());
+    }
+  }
 
   auto syscalls = document.find("syscalls");
   if (syscalls == document.end() || syscalls->is_null()) return profile;

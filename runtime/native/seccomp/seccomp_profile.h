@@ -47,6 +47,10 @@ struct Profile {
   Action default_action;
   std::vector<Rule> rules;  // only those that apply to this machine and to a process without
                             // capabilities (Docker's includes/excludes already resolved)
+  // Calls refused as probes a library makes on every run (mbind and the other NUMA calls, which
+  // numpy's allocator tries): still refused and counted, but not news to say after each run.
+  // paddock's own key, "quietRefusals"; Docker and Podman ignore keys they do not know.
+  std::vector<std::string> quiet_refusals;
 };
 
 // The facts that Docker's includes/excludes depend on.

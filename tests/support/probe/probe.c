@@ -128,6 +128,7 @@ ATTEMPT(socket_unix, syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0))
 ATTEMPT(personality_no_aslr, syscall(SYS_personality, ADDR_NO_RANDOMIZE))
 ATTEMPT(personality_query, syscall(SYS_personality, 0xffffffffUL))
 ATTEMPT(chroot, syscall(SYS_chroot, "/tmp"))
+ATTEMPT(mbind, syscall(SYS_mbind, NULL, 0, 0, NULL, 0, 0))
 ATTEMPT(x32, do_x32())
 ATTEMPT(int80, do_int80())
 
@@ -146,7 +147,7 @@ static const struct attempt kAttempts[] = {
     ENTRY(tioclinux),     ENTRY(fionread),          ENTRY(socket_alg),
     ENTRY(socket_alg_high_bits), ENTRY(socket_vsock), ENTRY(socket_unix),
     ENTRY(personality_no_aslr), ENTRY(personality_query), ENTRY(chroot),
-    ENTRY(x32),           ENTRY(int80),
+    ENTRY(mbind),         ENTRY(x32),               ENTRY(int80),
 #undef ENTRY
 };
 
