@@ -79,6 +79,9 @@ core::Result<SeccompPrograms> seccomp_programs(const runtime::SandboxShape& shap
       seccomp::BpfProgram program;
       auto bpf = seccomp::default_bpf();
       program.instructions.assign(bpf.begin(), bpf.end());
+      for (const char* name : seccomp::default_bpf_quiet_refusals()) {
+        program.quiet_refusals.emplace_back(name);
+      }
       return std::make_shared<const seccomp::BpfProgram>(std::move(program));
     }();
     return SeccompPrograms{embedded, nullptr};

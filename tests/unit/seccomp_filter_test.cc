@@ -208,6 +208,13 @@ TEST(SeccompFilterTest, EmbeddedProgramEqualsAFreshCompile) {
     EXPECT_EQ(embedded[i].jf, fresh[i].jf) << "instruction " << i;
     EXPECT_EQ(embedded[i].k, fresh[i].k) << "instruction " << i;
   }
+  // And so do its quiet refusals, which a run takes from beside it.
+  auto profile = seccomp::default_profile();
+  ASSERT_TRUE(profile.ok());
+  std::vector<std::string> quiet;
+  for (const char* name : seccomp::default_bpf_quiet_refusals()) quiet.emplace_back(name);
+  EXPECT_EQ(quiet, profile->quiet_refusals);
+  EXPECT_FALSE(quiet.empty());
 }
 
 TEST(SeccompFilterTest, ProgramsPassTheKernelsLoadChecks) {

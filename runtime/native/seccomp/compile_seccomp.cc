@@ -1,6 +1,6 @@
 // Build-time tool: compiles a seccomp profile (Docker's JSON format) for this machine's
-// architecture and writes it as C++ source defining paddock::seccomp::FUNCTION(), declared in
-// HEADER.
+// architecture and writes it as C++ source defining paddock::seccomp::FUNCTION() and
+// FUNCTION_quiet_refusals(), declared in HEADER.
 //
 //   compile_seccomp PROFILE.json OUTPUT.cc HEADER FUNCTION
 
@@ -35,8 +35,13 @@ int main(int argc, char** argv) {
     out << "    {" << insn.code << ", " << static_cast<unsigned>(insn.jt) << ", "
         << static_cast<unsigned>(insn.jf) << ", " << insn.k << "u},\n";
   }
-  out << "};\n\n}  // namespace\n\n"
+  // The profile's quiet refusals beside it, so that a run need not read the profile's text.
+  out << "};\n\nconst char* const kQuiet[] = {";
+  for (const auto& name : program->quiet_refusals) out << "\"" << name << "\", ";
+  out << "nullptr};\n\n}  // namespace\n\n"
       << "std::span<const sock_filter> " << argv[4] << "() { return kProgram; }\n\n"
+      << "std::span<const char* const> " << argv[4] << "_quiet_refusals() {\n"
+      << "  return {kQuiet, " << program->quiet_refusals.size() << "};\n}\n\n"
       << "}  // namespace paddock::seccomp\n";
   return out ? 0 : 1;
 }

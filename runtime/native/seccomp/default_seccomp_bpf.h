@@ -12,4 +12,7 @@ namespace paddock::seccomp {
 
 std::span<const sock_filter> default_bpf();
 
+// Its quietRefusals (seccomp_profile.h), in the profile's order.
+std::span<const char* const> default_bpf_quiet_refusals();
+
 }  // namespace paddock::seccomp
