@@ -137,7 +137,7 @@ void EgressProxy::fail_upstream(Connection& connection, const std::string& reaso
   const http1::RequestHead& head = connection.head;
   {
     std::lock_guard lock(mutex_);
-    note(record_.unreachable, {head.host, head.port, reason, ""});
+    note(record_.unreachable, {head.host, head.port, reason});
   }
   connection.close_with(response("502 Bad Gateway", "paddock's proxy could not reach " + head.host +
                                                         ":" + std::to_string(head.port) + ": " +
@@ -161,7 +161,7 @@ void EgressProxy::note_secrets(std::vector<SecretUse> uses) {
 
 void EgressProxy::reached(const std::string& host, std::uint16_t port) {
   std::lock_guard lock(mutex_);
-  note(record_.allowed, {host, port, "", ""});
+  note(record_.allowed, {host, port, ""});
 }
 
 void EgressProxy::run() {

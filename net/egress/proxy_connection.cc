@@ -19,14 +19,14 @@ constexpr const char* kAskedHint =
     "Only the user can allow a host, when asked or with --allow-host; a tool's arguments "
     "cannot.";
 
-// Where a reserved address lies, for a refusal: "203.0.113.80, in 203.0.113.0/24 (documentation
-// (TEST-NET-3))", or one of the host's own addresses (which no special block holds).
 // A single address as a user writes it: without its /32 or /128.
 std::string address_text(const core::IpPrefix& address) {
   std::string text = core::to_string(address);
   return text.substr(0, text.find('/'));
 }
 
+// Where a reserved address lies, for a refusal: "203.0.113.80, in 203.0.113.0/24 (documentation
+// (TEST-NET-3))", or one of the host's own addresses (which no special block holds).
 std::string where_reserved(const core::IpPrefix& address) {
   std::string text = address_text(address);
   auto block = core::refused_block_name(address);
@@ -289,7 +289,7 @@ void EgressProxy::serve_consents() {
     }
     if (answer.asked) {
       std::lock_guard lock(mutex_);
-      note(record_.allowed_by_user, {connection.head.host, connection.head.port, answer.scope, ""});
+      note(record_.allowed_by_user, {connection.head.host, connection.head.port, answer.scope});
     }
     start_lookup(connection);
   }
@@ -420,7 +420,7 @@ void EgressProxy::pump_intercepted(Connection& connection) {
   if (tunnel.upstream_failure() && fate != InterceptedTunnel::Fate::kGoesOn) {
     std::lock_guard lock(mutex_);
     note(record_.unreachable,
-         {connection.head.host, connection.head.port, *tunnel.upstream_failure(), ""});
+         {connection.head.host, connection.head.port, *tunnel.upstream_failure()});
   }
   if (fate == InterceptedTunnel::Fate::kGoesOn) {
     // Both sides gone with nothing more to say: nothing will wake this connection again.
