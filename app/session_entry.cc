@@ -51,8 +51,28 @@ void SessionEntry::publish_kept() {
 }
 
 std::vector<ExposedPort> SessionEntry::previews() const {
-  std::lock_guard lock(exposed_mutex_);
-  return exposed_;
+  std::vector<ExposedPort> ports;
+  {
+    std::lock_guard lock(exposed_mutex_);
+    ports = exposed_;
+  }
+  for (ExposedPort& port : ports) port = accepting_now(*session_, std::move(port));
+  return ports;
+}
+
+ExposedPort accepting_now(runtime::Session& session, ExposedPort port) {
+  runtime::PreviewSockets* sockets = session.previews();
+  if (sockets == nullptr) return port;
+  auto listening = sockets->listening(port.port);
+  if (!listening) {
+    port.accepting = false;
+    port.probe = listening.error().message;
+  } else {
+    port.accepting = *listening;
+    port.probe =
+        *listening ? "" : "nothing listens on the sandbox's 127.0.0.1:" + std::to_string(port.port);
+  }
+  return port;
 }
 
 SessionEntry::RunAccess SessionEntry::lock_run() {

@@ -31,9 +31,13 @@ struct ExposedPort {
   std::uint16_t host_port = 0;
   std::string protocol;  // "http" or "tcp"
   std::string url;
-  bool accepting = false;  // something accepted on the sandbox's port when it opened
+  bool accepting = false;  // something listens on the sandbox's port, as last looked at
   std::string probe;       // if not, why
 };
+
+// `port` with whether something listens on it in `session`'s sandbox now: each expose_port call
+// and each listing looks again (an app started after its port was exposed is then "accepting").
+ExposedPort accepting_now(runtime::Session& session, ExposedPort port);
 
 // What a session is opened with, fixed for its life.
 struct SessionSettings {
@@ -95,7 +99,7 @@ class SessionEntry {
   [[nodiscard]] FreezeRefused freeze_refused() const { return freeze_refused_.load(); }
   // Whether any of its ports is open (expose_port): then it is never frozen while idle.
   [[nodiscard]] bool has_previews() const { return has_previews_.load(); }
-  // Its previews, copied under exposed_mutex.
+  // Its previews, copied under exposed_mutex, each with whether something listens on it now.
   [[nodiscard]] std::vector<ExposedPort> previews() const;
 
   class RunAccess;

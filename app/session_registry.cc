@@ -218,7 +218,9 @@ core::Result<ExposedPort> SessionRegistry::expose(SessionEntry& entry, std::uint
   auto previews = entry.lock_previews();
   std::string protocol_name = protocol == net::preview::PreviewProtocol::kHttp ? "http" : "tcp";
   for (const auto& exposed : previews.ports()) {
-    if (exposed.port == port && exposed.protocol == protocol_name) return exposed;
+    if (exposed.port == port && exposed.protocol == protocol_name) {
+      return accepting_now(entry.session(), exposed);
+    }
   }
   core::UniqueFd factory;
   if (!previews_->has_group(entry.id())) {

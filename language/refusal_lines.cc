@@ -37,18 +37,22 @@ std::string size_text(std::uint64_t bytes) {
 // one is compiled where it is declared, and compiling them all cost `paddock run` more than a
 // third of its own CPU, for a run that printed nothing.
 bool has_text(const runtime::RunResult& result) {
-  return !result.stderr_data.data.empty() || !result.stdout_data.data.empty();
+  return !result.stderr_data.data.empty() || !result.stdout_data.data.empty() ||
+         (result.cell && result.cell->error);
 }
 
-// Where either stream says it: the program's messages may go to either.
+// Where either stream, or a live cell's error, says it: the program's messages may go to
+// either stream, and a cell's uncaught error comes apart from both (its traceback).
 bool said(const runtime::RunResult& result, const RE2& pattern, std::string* captured = nullptr) {
-  for (const auto* stream : {&result.stderr_data, &result.stdout_data}) {
-    if (captured != nullptr ? RE2::PartialMatch(stream->data, pattern, captured)
-                            : RE2::PartialMatch(stream->data, pattern)) {
-      return true;
-    }
-  }
-  return false;
+  auto matches = [&](const std::string& text) {
+    return captured != nullptr ? RE2::PartialMatch(text, pattern, captured)
+                               : RE2::PartialMatch(text, pattern);
+  };
+  if (matches(result.stderr_data.data) || matches(result.stdout_data.data)) return true;
+  if (!result.cell || !result.cell->error) return false;
+  const runtime::KernelError& error = *result.cell->error;
+  return matches(error.name + ": " + error.value) ||
+         std::any_of(error.traceback.begin(), error.traceback.end(), matches);
 }
 
 std::string system_call_line(const runtime::Refusals& refused) {

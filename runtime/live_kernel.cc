@@ -275,6 +275,7 @@ core::Result<RunResult> LiveKernel::execute(const CellRequest& request, RunObser
   }
   // Whatever the cell started goes with it; the kernel stays.
   (void)session_.sweep();
+  session_.describe_cell(result);
   result.duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   CellEnd end = read_cell_end(cell.done());

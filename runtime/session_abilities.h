@@ -56,6 +56,10 @@ class ResidentHost {
   [[nodiscard]] virtual core::Status sweep() = 0;
   // Kills the resident and everything else in the sandbox; the files stay.
   virtual void kill_resident() = 0;
+  // What a cell's result reports beside the cell, as a command's result does (the resident
+  // runs no command of its own): the sandbox's isolation (its network and limits, which the
+  // result's notes name), and its OOM kills and refused processes since the last command or cell.
+  virtual void describe_cell(RunResult& result) = 0;
 };
 
 // A warm sandbox's interpreter (runtime/warm_interpreter.h), started in this unused sandbox.
@@ -88,6 +92,9 @@ class PreviewSockets {
  public:
   virtual ~PreviewSockets() = default;
   [[nodiscard]] virtual core::Result<core::UniqueFd> take_preview_factory() = 0;
+  // Whether something in the sandbox listens on its own 127.0.0.1:`port`, now
+  // (net/preview/listening.h): no connection made, and no thaw needed.
+  [[nodiscard]] virtual core::Result<bool> listening(std::uint16_t port) = 0;
 };
 
 }  // namespace paddock::runtime

@@ -10,6 +10,7 @@
 
 #include <utility>
 
+#include "net/preview/listening.h"
 #include "runtime/native/image_root_fallback.h"
 #include "runtime/native/init/channel.h"
 #include "runtime/native/init/session_channel.h"
@@ -112,6 +113,16 @@ core::Result<core::UniqueFd> NativeSession::take_preview_factory() {
     return core::Error{ENOTSUP, "this session's preview sockets are taken or were never made"};
   }
   return std::move(preview_factory_);
+}
+
+core::Result<bool> NativeSession::listening(std::uint16_t port) {
+  std::lock_guard lock(closing_mutex_);
+  if (auto alive = check_alive(); !alive) return alive.error();
+  auto listens = net::preview::listens_on_loopback(launched_->sandbox.init.pid(), port);
+  // The pid names init only while init lives: a table read after it ended may be another
+  // process's.
+  if (auto alive = check_alive(); !alive) return alive.error();
+  return listens;
 }
 
 core::Status NativeSession::check_alive() const {

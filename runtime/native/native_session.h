@@ -53,6 +53,7 @@ class NativeSession final : public runtime::Session,
   core::Status park(const runtime::WarmInterpreter& interpreter) override;
   core::Status sweep() override;
   void kill_resident() override;
+  void describe_cell(runtime::RunResult& result) override;
   void set_consent(std::shared_ptr<net::egress::HostConsent> consent) override;
   net::egress::EgressRecord take_network_record() override;
   // session_freeze.cc: the sandbox's cgroup frozen where it has one, else init's kStop.
@@ -61,6 +62,7 @@ class NativeSession final : public runtime::Session,
   bool frozen() const override { return frozen_ != Frozen::kNo; }
   bool ended() override { return !check_alive(); }
   core::Result<core::UniqueFd> take_preview_factory() override;
+  core::Result<bool> listening(std::uint16_t port) override;
   void close() override;
 
   runtime::WorkTreeAccess* work_tree() override { return this; }

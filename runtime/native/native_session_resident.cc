@@ -12,6 +12,7 @@
 #include "runtime/native/init/session_channel.h"
 #include "runtime/native/native_session.h"
 #include "runtime/native/native_session_parts.h"
+#include "runtime/native/run_report.h"
 
 namespace paddock::native {
 
@@ -54,6 +55,18 @@ core::Result<runtime::ResidentProcess> NativeSession::start_resident(
 void NativeSession::kill_resident() {
   std::lock_guard lock(mutex_);
   (void)ask(init::SessionRequestKind::kKillResident, init::ChildMessageKind::kGo);
+}
+
+void NativeSession::describe_cell(runtime::RunResult& result) {
+  std::lock_guard lock(mutex_);
+  if (!launched_) return;
+  CgroupOutcome cgroup = command_cgroup();
+  runtime::Limits limits = runtime::limits_of(shape_.limits, base_);
+  result.isolation =
+      isolation_report(shape_, base_, limits, launched_->ids, *launched_->prepared, cgroup);
+  result.oom_killed = result.oom_killed || cgroup.usage.oom_killed;
+  result.refused.process_limit += cgroup.usage.pids_max_events;
+  result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
 }
 
 // How long a warm interpreter may take to start and preload before it is given up: importing

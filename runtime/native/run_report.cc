@@ -100,6 +100,28 @@ std::string exec_error(const init::ChildMessage& failure, const RunReported& run
   return what + std::strerror(failure.error);
 }
 
+// The relay's counts by number, named, the profile's quiet ones marked; the pids cgroup's
+// refusals.
+runtime::Refusals refusals(const init::RefusedCalls& calls, const cgroup::CgroupUsage& usage,
+                           const seccomp::BpfProgram* filter) {
+  runtime::Refusals out;
+  out.system_calls_counted = calls.counted;
+  for (int i = 0; i < calls.used && i < init::RefusedCalls::kSlots; ++i) {
+    std::string name = seccomp::syscall_name(calls.numbers[i]);
+    bool quiet = filter != nullptr &&
+                 std::find(filter->quiet_refusals.begin(), filter->quiet_refusals.end(), name) !=
+                     filter->quiet_refusals.end();
+    out.system_calls.push_back({std::move(name), calls.counts[i], quiet});
+  }
+  std::stable_sort(out.system_calls.begin(), out.system_calls.end(),
+                   [](const auto& a, const auto& b) { return a.count > b.count; });
+  out.system_calls_unnamed = calls.other;
+  out.process_limit = usage.pids_max_events;
+  return out;
+}
+
+}  // namespace
+
 runtime::IsolationReport isolation_report(const runtime::SandboxShape& shape,
                                           const runtime::RunPlan& plan,
                                           const runtime::Limits& limits, const IdMapPlan& ids,
@@ -157,28 +179,6 @@ runtime::IsolationReport isolation_report(const runtime::SandboxShape& shape,
   report.limits.push_back("tmpfs_tmp_bytes=" + std::to_string(limits.tmp_bytes));
   return report;
 }
-
-// The relay's counts by number, named, the profile's quiet ones marked; the pids cgroup's
-// refusals.
-runtime::Refusals refusals(const init::RefusedCalls& calls, const cgroup::CgroupUsage& usage,
-                           const seccomp::BpfProgram* filter) {
-  runtime::Refusals out;
-  out.system_calls_counted = calls.counted;
-  for (int i = 0; i < calls.used && i < init::RefusedCalls::kSlots; ++i) {
-    std::string name = seccomp::syscall_name(calls.numbers[i]);
-    bool quiet = filter != nullptr &&
-                 std::find(filter->quiet_refusals.begin(), filter->quiet_refusals.end(), name) !=
-                     filter->quiet_refusals.end();
-    out.system_calls.push_back({std::move(name), calls.counts[i], quiet});
-  }
-  std::stable_sort(out.system_calls.begin(), out.system_calls.end(),
-                   [](const auto& a, const auto& b) { return a.count > b.count; });
-  out.system_calls_unnamed = calls.other;
-  out.process_limit = usage.pids_max_events;
-  return out;
-}
-
-}  // namespace
 
 core::Result<runtime::RunResult> to_run_result(const runtime::SandboxShape& shape,
                                                const runtime::RunPlan& plan, const RunReported& run,

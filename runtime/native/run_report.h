@@ -31,6 +31,12 @@ struct RunReported {
   const runtime::Limits& limits;
 };
 
+// What a result says of the sandbox it ran in: namespaces, ids, filter, network, root, limits.
+runtime::IsolationReport isolation_report(const runtime::SandboxShape& shape,
+                                          const runtime::RunPlan& plan,
+                                          const runtime::Limits& limits, const IdMapPlan& ids,
+                                          const Prepared& prepared, const CgroupOutcome& cgroup);
+
 // `shape` and `plan` are what the sandbox was launched with.
 core::Result<runtime::RunResult> to_run_result(const runtime::SandboxShape& shape,
                                                const runtime::RunPlan& plan, const RunReported& run,

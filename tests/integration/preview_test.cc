@@ -336,6 +336,58 @@ TEST_F(PreviewTest, ThePortNamedIsTheSandboxsNeverTheHosts) {
   EXPECT_EQ(errno, EAGAIN);
 }
 
+// Issue 55 item 5: a port exposed before its app listens did not stay "nothing accepts
+// connections there" after the app started: each expose_port call and each listing says what is
+// true then, and again once the app stops.
+TEST_F(PreviewTest, WhetherAPortAcceptsIsCheckedAtEachCallAndEachListing) {
+  Exposed early = expose(server_, 3, session_, 9000);
+  ASSERT_NE(early.host_port, 0) << early.answer.dump();
+  EXPECT_FALSE(early.answer["result"]["structuredContent"]["accepting"].get<bool>());
+  EXPECT_NE(McpProcess::text_of(early.answer).find("nothing accepts"), std::string::npos)
+      << early.answer.dump();
+
+  server_.call(4, "execute_code",
+               {{"session_id", session_}, {"code", "late = listener(9000)\nprint('listening')"}});
+  json started = server_.wait_for(4, std::chrono::seconds(60));
+  ASSERT_NE(McpProcess::text_of(started).find("listening"), std::string::npos) << started.dump();
+
+  Exposed again = expose(server_, 5, session_, 9000);
+  EXPECT_EQ(again.host_port, early.host_port) << again.answer.dump();
+  EXPECT_TRUE(again.answer["result"]["structuredContent"]["accepting"].get<bool>())
+      << again.answer.dump();
+  EXPECT_FALSE(again.answer["result"]["structuredContent"].contains("not_accepting"));
+  EXPECT_NE(McpProcess::text_of(again.answer).find("something accepts"), std::string::npos)
+      << again.answer.dump();
+  // The port of each listing: {accepting, not_accepting or ""}.
+  auto listed = [&](int id, const std::string& tool) {
+    server_.call(id, tool, tool == "get_session" ? json{{"session_id", session_}} : json::object());
+    json answer = server_.wait_for(id);
+    const json& structured = answer["result"]["structuredContent"];
+    const json* session = &structured;
+    if (tool == "list_sessions") {
+      for (const auto& item : structured["sessions"]) {
+        if (item["session_id"] == session_) session = &item;
+      }
+    }
+    for (const auto& port : session->value("exposed", json::array())) {
+      if (port["port"] == 9000) {
+        return std::make_pair(port["accepting"].get<bool>(), port.value("not_accepting", ""));
+      }
+    }
+    ADD_FAILURE() << tool << " lists no port 9000: " << answer.dump();
+    return std::make_pair(false, std::string("(not listed)"));
+  };
+  EXPECT_TRUE(listed(6, "get_session").first);
+  EXPECT_TRUE(listed(7, "list_sessions").first);
+
+  server_.call(8, "execute_code", {{"session_id", session_}, {"code", "late.close()"}});
+  server_.wait_for(8, std::chrono::seconds(60));
+  auto closed = listed(9, "list_sessions");
+  EXPECT_FALSE(closed.first);
+  EXPECT_NE(closed.second.find("9000"), std::string::npos) << closed.second;
+  EXPECT_FALSE(listed(10, "get_session").first);
+}
+
 TEST_F(PreviewTest, TheForwardEndsWithTheSessionAndAnExposedSessionIsNotFrozen) {
   Exposed site = expose(server_, 3, session_, 8000);
   ASSERT_NE(site.host_port, 0) << site.answer.dump();

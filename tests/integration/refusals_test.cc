@@ -375,5 +375,44 @@ TEST(RefusedCallsOverMcp, AreOneLineAndAnObjectAndAFloodLeavesTheServerAnswering
             1);
 }
 
+// Issue 55 item 8: every note a fresh call gets, a live cell gets. The same three failures, in
+// a fresh call and in a live python session's cell of the same server: the same lines.
+TEST(RefusalLines, ALiveCellGetsEveryNoteAFreshCallGets) {
+  using json = nlohmann::json;
+  McpProcess server;
+  json created;
+  std::string session = server.open_session(1, {{"live", true}}, &created);
+  ASSERT_FALSE(session.empty()) << created.dump();
+  ASSERT_TRUE(created["result"]["structuredContent"].value("live", false)) << created.dump();
+  struct Case {
+    const char* code;
+    const char* note;
+  };
+  const Case cases[] = {
+      {"import urllib.request\nurllib.request.urlopen('http://example.org', timeout=5)\n",
+       "network: this sandbox has no network"},
+      {"x = bytearray(1 << 40)\n", "refused by the sandbox: memory beyond its limit of "},
+      {"open('/usr/paddock-live-test', 'w')\n",
+       "refused by the sandbox: writing '/usr/paddock-live-test'"},
+  };
+  int id = 2;
+  for (const Case& each : cases) {
+    server.call(id, "execute_code", {{"language", "python"}, {"code", each.code}});
+    json fresh = server.wait_for(id++, std::chrono::seconds(120));
+    server.call(id, "execute_code", {{"session_id", session}, {"code", each.code}});
+    json live = server.wait_for(id++, std::chrono::seconds(120));
+    std::string fresh_text = McpProcess::text_of(fresh);
+    std::string live_text = McpProcess::text_of(live);
+    EXPECT_NE(fresh_text.find(each.note), std::string::npos) << fresh.dump();
+    EXPECT_NE(live_text.find(each.note), std::string::npos) << live.dump();
+    // The whole line, limit and hint included, is the same in both.
+    auto line_of = [&](const std::string& text) {
+      auto at = text.find(each.note);
+      return at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);
+    };
+    EXPECT_EQ(line_of(live_text), line_of(fresh_text));
+  }
+}
+
 }  // namespace
 }  // namespace paddock::testing

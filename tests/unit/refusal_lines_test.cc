@@ -136,6 +136,29 @@ TEST(RefusalLines, MemoryOomKilledOrAnAllocationRefused) {
   EXPECT_NE(all(with_stderr("MemoryError\n")).find("an allocation failed"), std::string::npos);
 }
 
+// Issue 55 item 8: a live cell's uncaught error comes apart from its streams, in its traceback;
+// its notes are a fresh call's all the same.
+TEST(RefusalLines, ALiveCellsErrorIsReadAsTheStreamsAre) {
+  runtime::RunResult result = with_stderr("");
+  result.cell = runtime::CellReport{};
+  EXPECT_EQ(all(result), "");
+  result.cell->error = runtime::KernelError{
+      "URLError",
+      "<urlopen error [Errno -3] Temporary failure in name resolution>",
+      {"Traceback (most recent call last):", "  File \"<cell>\", line 1, in <module>",
+       "URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"}};
+  EXPECT_NE(all(result).find("network: this sandbox has no network"), std::string::npos)
+      << all(result);
+  result.cell->error = runtime::KernelError{"MemoryError", "", {"MemoryError"}};
+  EXPECT_NE(all(result).find("memory beyond its limit of 512 MiB"), std::string::npos)
+      << all(result);
+  result.cell->error =
+      runtime::KernelError{"OSError",
+                           "[Errno 30] Read-only file system: '/usr/x'",
+                           {"OSError: [Errno 30] Read-only file system: '/usr/x'"}};
+  EXPECT_NE(all(result).find("writing '/usr/x'"), std::string::npos) << all(result);
+}
+
 TEST(RefusalLines, OutputOfHostileSizeStaysOneLineEach) {
   std::string flood;
   for (int i = 0; i < 20000; ++i) flood += "Read-only file system: '/x" + std::to_string(i) + "'\n";
