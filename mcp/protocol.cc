@@ -117,6 +117,11 @@ std::string server_instructions(const InstructionFacts& facts) {
         "Authorization: Bearer followed by the variable), and the proxy puts the real value in "
         "its place; sent anywhere else it is useless. Results say when a placeholder was "
         "substituted, or went where it could not be.";
+    if (net::egress::names_localhost(secrets)) {
+      brokered +=
+          " Here localhost names the user's machine, through the proxy: a sandbox's own "
+          "servers are at 127.0.0.1.";
+    }
   }
   // The tools' descriptions say the rest: this is what ties them together.
   return std::string(

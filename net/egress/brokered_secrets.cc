@@ -92,6 +92,19 @@ bool SandboxSecrets::brokers(std::string_view host, std::uint16_t port) const {
   return false;
 }
 
+bool names_localhost(const std::vector<BrokeredSecret>& secrets) {
+  for (const auto& secret : secrets) {
+    for (const auto& named : secret.spec.parsed_hosts) {
+      if (named.name == "localhost") return true;
+    }
+  }
+  return false;
+}
+
+bool SandboxSecrets::for_localhost() const {
+  return secrets_ && names_localhost(*secrets_);
+}
+
 void SandboxSecrets::substitute(std::string& text, std::string_view host, std::uint16_t port,
                                 std::vector<SecretUse>& uses) const {
   for (std::size_t i = 0; i < placeholders_.size(); ++i) {

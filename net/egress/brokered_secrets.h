@@ -43,6 +43,10 @@ struct BrokeredSecret {
   std::string value;  // the real value: never in a sandbox, a result, a log or a file
 };
 
+// Whether one of `secrets` is for a port of localhost: the name then means the host's loopback
+// in its sandboxes, reached through the proxy (proxy_env).
+bool names_localhost(const std::vector<BrokeredSecret>& secrets);
+
 // The secrets of one server, shared by its sandboxes' proxies; never changed once made.
 using BrokeredSecretList = std::shared_ptr<const std::vector<BrokeredSecret>>;
 
@@ -58,8 +62,12 @@ class SandboxSecrets {
   [[nodiscard]] bool empty() const { return placeholders_.empty(); }
   // NAME=PLACEHOLDER, one per secret: what the sandbox's environment gets.
   [[nodiscard]] std::vector<std::string> env() const;
-  // Whether a secret is for `host` at `port`: then its TLS is terminated.
+  // Whether a secret is for `host` at `port`: then its TLS is terminated, and the proxy connects
+  // to it whatever it resolves to (the user named it: a local API on the host's loopback).
   [[nodiscard]] bool brokers(std::string_view host, std::uint16_t port) const;
+  // Whether a secret is for a port of `localhost`: the sandbox's programs then send that name
+  // through the proxy (proxy_env), which means the host's own loopback.
+  [[nodiscard]] bool for_localhost() const;
   // Replaces every placeholder in `text` whose secret is for host:port with its value; each
   // placeholder found is noted in `uses` (substituted, or not for this host).
   void substitute(std::string& text, std::string_view host, std::uint16_t port,

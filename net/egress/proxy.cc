@@ -21,11 +21,11 @@
 
 namespace paddock::net::egress {
 
-std::vector<std::string> proxy_env(bool local_direct) {
+std::vector<std::string> proxy_env(bool local_direct, bool localhost_proxied) {
   std::string proxy = "http://127.0.0.1:" + std::to_string(kProxyPort);
   std::vector<std::string> env = {"HTTP_PROXY=" + proxy, "HTTPS_PROXY=" + proxy,
                                   "http_proxy=" + proxy, "https_proxy=" + proxy};
-  const std::string local = "localhost,127.0.0.1,::1";
+  const std::string local = localhost_proxied ? "127.0.0.1,::1" : "localhost,127.0.0.1,::1";
   if (local_direct) {
     env.push_back("NO_PROXY=" + local);
     env.push_back("no_proxy=" + local);

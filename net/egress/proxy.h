@@ -125,8 +125,11 @@ struct SecretBroker {
 // HTTP_PROXY and HTTPS_PROXY, in both cases, for the proxy at kProxyPort on the sandbox's own
 // loopback. With `local_direct`, NO_PROXY (both cases) leaves that loopback direct, for a
 // program's own servers; an installer has none, and goes through the proxy even to 127.0.0.1,
-// which there means the host's (a mirror the operator named).
-std::vector<std::string> proxy_env(bool local_direct);
+// which there means the host's (a mirror the operator named). With `localhost_proxied` (a
+// brokered secret is for localhost, SandboxSecrets::for_localhost), the name localhost is not in
+// NO_PROXY: it goes to the proxy, which reaches the host's port the user named, and the
+// program's own servers stay direct at 127.0.0.1 and ::1.
+std::vector<std::string> proxy_env(bool local_direct, bool localhost_proxied = false);
 
 class EgressProxy {
  public:

@@ -136,7 +136,13 @@ void EgressProxy::judge(Connection& connection) {
               : connection.allow->allows_name(head.host, head.port)) {
     connection.consent.reset();  // listed: nobody is asked
   } else if (!connection.consent) {
-    refuse(connection, "it is not in the allowlist");
+    // Where a secret is for localhost, that name goes to the proxy (proxy_env): a program that
+    // meant its own server is told where that is.
+    refuse(connection, "it is not in the allowlist",
+           head.host == "localhost" && policy_.secrets.for_localhost()
+               ? "localhost is the host's in this sandbox (a brokered secret is for one of its "
+                 "ports, reached through the proxy): this sandbox's own servers are at 127.0.0.1."
+               : "");
     return;
   } else if (auto known = connection.consent->known({head.host, head.port, connection.installer});
              known && !known->allowed) {
@@ -233,7 +239,10 @@ void EgressProxy::resolved(Connection& connection, const NameLookup& lookup) {
     // A forbidden address is reached only through a range pattern that lies within a forbidden
     // range holding it ("127.0.0.1", "10.1.2.0/24"): "0.0.0.0/0" means the internet, not the
     // host's loopback.
-    bool forbidden = false, opened = false;
+    // A brokered secret's host is the user's own choice of name and port, whatever it resolves
+    // to (a local API at localhost:8443): its TLS is terminated and the real host's
+    // certificate checked before a byte of a request goes there.
+    bool forbidden = false, opened = policy_.secrets.brokers(head.host, head.port);
     for (const auto& range : policy_.forbidden) {
       if (!core::prefix_contains(range, *address)) continue;
       forbidden = true;

@@ -80,7 +80,7 @@ std::vector<std::string> NativeSession::command_env(const runtime::ExecRequest& 
   // A program's way out is the proxy whatever its environment says, as in a one-off run (where
   // the proxy's variables come last); an installer's command brings its own.
   if ((!shape_.allowed_hosts.empty() || shape_.ask_network) && !request.network)
-    env = runtime::merge_env(env, net::egress::proxy_env(true));
+    env = runtime::merge_env(env, net::egress::proxy_env(true, launched_->localhost_proxied));
   // The sandbox's placeholders stand whatever a request sets: a variable set to something else
   // would only send that in their place.
   return runtime::merge_env(env, launched_->brokered_env);

@@ -213,15 +213,17 @@ namespace {
 // The sandbox's environment as init passes it on (envp), and its PATH split into init's search
 // directories.
 void prepare_environment(Prepared& prepared, const runtime::SandboxShape& shape,
-                         const runtime::RunPlan& plan,
-                         const std::vector<std::string>& brokered_env) {
+                         const runtime::RunPlan& plan, const std::vector<std::string>& brokered_env,
+                         bool localhost_proxied) {
   // Runtimes that size their heap themselves (the JVM, V8) cannot see a cgroup limit without
   // /sys: tell them the sandbox's memory limit, whichever mechanism enforces it.
   std::vector<std::string> env = {"PADDOCK_MEMORY_LIMIT_BYTES=" +
                                   std::to_string(shape.limits.memory_bytes)};
   env.insert(env.end(), plan.env.begin(), plan.env.end());
   if (!shape.allowed_hosts.empty() || shape.ask_network) {
-    for (auto& entry : net::egress::proxy_env(true)) env.push_back(std::move(entry));
+    for (auto& entry : net::egress::proxy_env(true, localhost_proxied)) {
+      env.push_back(std::move(entry));
+    }
   }
   env.insert(env.end(), brokered_env.begin(), brokered_env.end());
   prepared.env_storage = runtime::merge_env(runtime::default_sandbox_env(), env);
@@ -246,7 +248,7 @@ void prepare_environment(Prepared& prepared, const runtime::SandboxShape& shape,
 core::Status prepare_plan(Prepared& prepared, const runtime::SandboxShape& shape,
                           const runtime::RunPlan& plan, const init::SandboxIdentity& identity,
                           bool cgroup_mode, bool session,
-                          const std::vector<std::string>& brokered_env) {
+                          const std::vector<std::string>& brokered_env, bool localhost_proxied) {
   auto programs = seccomp_programs(shape);
   if (!programs) return programs.error();
   prepared.seccomp = programs->program;
@@ -288,7 +290,7 @@ core::Status prepare_plan(Prepared& prepared, const runtime::SandboxShape& shape
     argv.push_back(nullptr);
   }
   for (auto& argv : prepared.step_argvs) prepared.steps.push_back(argv.data());
-  prepare_environment(prepared, shape, plan, brokered_env);
+  prepare_environment(prepared, shape, plan, brokered_env, localhost_proxied);
   prepared.cwd = plan.cwd.empty() ? shape.workdir : plan.cwd;
 
   for (const auto& bind : shape.binds) prepared.bind_sources.push_back(bind.host_path.c_str());

@@ -60,11 +60,12 @@ core::Result<std::unique_ptr<Prepared>> prepare_streams(const runtime::RunPlan& 
 // After clone, while the child becomes paddock-init: the plans, argv/envp arrays and the seccomp
 // program its plan is made of. `session`: the sandbox is a session's, which may be given
 // user-mode networking later. `brokered_env`: its brokered secrets' placeholders, over the plan's
-// environment.
+// environment; `localhost_proxied`: one of them is for localhost (net::egress::proxy_env).
 core::Status prepare_plan(Prepared& prepared, const runtime::SandboxShape& shape,
                           const runtime::RunPlan& plan, const init::SandboxIdentity& identity,
                           bool cgroup_mode, bool session,
-                          const std::vector<std::string>& brokered_env = {});
+                          const std::vector<std::string>& brokered_env = {},
+                          bool localhost_proxied = false);
 
 // A pipe for captured output, both ends above stdio, the read end non-blocking.
 core::Result<Pipe> make_capture_pipe();

@@ -271,6 +271,7 @@ core::Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(
     if (!drawn) return drawn.error();
     secrets = std::move(*drawn);
     launched->brokered_env = secrets.env();
+    launched->localhost_proxied = secrets.for_localhost();
   }
 
   // Only what the child inherits is made before clone. The child execs paddock-init at once,
@@ -296,7 +297,7 @@ core::Result<std::unique_ptr<LaunchedSandbox>> launch_sandbox(
   }
   pid_t pid = sandbox.init.pid();
   if (auto planned = prepare_plan(prepared, shape, run, identity, cgroups.usable(), network_later,
-                                  launched->brokered_env);
+                                  launched->brokered_env, launched->localhost_proxied);
       !planned) {
     return planned.error();
   }

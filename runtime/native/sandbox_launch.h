@@ -33,6 +33,7 @@ struct LaunchedSandbox {
   std::unique_ptr<net::egress::EgressProxy> egress;
   // NAME=PLACEHOLDER of its brokered secrets (docs/secrets.md), drawn for this sandbox alone.
   std::vector<std::string> brokered_env;
+  bool localhost_proxied = false;  // a brokered secret is for localhost (net::egress::proxy_env)
 };
 
 enum class LaunchMode {

@@ -655,6 +655,53 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
 }
 
+// Issue 55 item 6: a secret for a local API, set up as docs/secrets.md says (no --allow-host,
+// nothing cleared in the code): requests reaches the host's localhost:PORT through the proxy, with
+// the value in place of the placeholder; the sandbox's own server is still direct at 127.0.0.1,
+// and another port of localhost is refused with a line that says where the sandbox's own are.
+TEST(Brokered, ASecretForALocalApiWorksAsTheDocsSetItUp) {
+  Lab lab;
+  ASSERT_TRUE(lab.ready());
+  setenv("PADDOCK_STATE_DIR", "none", 1);
+  McpProcess server({"--secret", std::string("API_TOKEN=") + kVariable + "@localhost:" + lab.port(),
+                     "--egress-ca-file", lab.authority(), "--warm", "0"});
+  unsetenv("PADDOCK_STATE_DIR");
+  server.request(1, "initialize",
+                 {{"protocolVersion", "2025-06-18"},
+                  {"capabilities", json::object()},
+                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+  std::string instructions = server.wait_for(1)["result"].value("instructions", "");
+  EXPECT_NE(instructions.find("localhost names the user's machine"), std::string::npos)
+      << instructions;
+  server.call(
+      2, "execute_code",
+      {{"code",
+        "import http.server, os, threading, requests\n"
+        "own = http.server.HTTPServer(('127.0.0.1', 8123), http.server.BaseHTTPRequestHandler)\n"
+        "threading.Thread(target=own.serve_forever, daemon=True).start()\n"
+        "r = requests.get('https://localhost:" +
+            lab.port() +
+            "/local-api', headers={'Authorization': 'Bearer ' + os.environ['API_TOKEN']}, "
+            "timeout=30)\n"
+            "print('api', r.status_code)\n"
+            "print('own', requests.get('http://127.0.0.1:8123/', timeout=10).status_code)\n"
+            "other = requests.get('http://localhost:8124/', timeout=10)\n"
+            "print('other', other.status_code, other.text.strip())\n"}});
+  json run = server.wait_for(2, std::chrono::seconds(120));
+  std::string text = McpProcess::text_of(run);
+  EXPECT_EQ(run.dump().find(kValue), std::string::npos) << run.dump();
+  EXPECT_NE(text.find("api 200"), std::string::npos) << text;
+  EXPECT_NE(text.find("own 501"), std::string::npos) << text;  // its handler has no do_GET
+  EXPECT_NE(text.find("other 403"), std::string::npos) << text;
+  EXPECT_NE(text.find("this sandbox's own servers are at 127.0.0.1"), std::string::npos) << text;
+  EXPECT_NE(request_for(lab.received(), "/local-api")
+                .find(std::string("Authorization: Bearer ") + kValue),
+            std::string::npos)
+      << lab.received();
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
+}
+
 // `paddock mcp` brokering TOKEN for localhost (the lab's server) with --secret-in-body, and
 // initialized.
 std::unique_ptr<McpProcess> brokered_server(const Lab& lab) {
