@@ -71,10 +71,15 @@ class BasicWarmPool {
 
   // A sandbox of `shape` that has run nothing, or null when none waits. From now on the pool
   // keeps sandboxes of this shape, with `interpreter` started in each, waiting for `language`.
-  // Null too when `plan` cannot run on the interpreter the waiting ones hold.
+  // Null too when `plan` cannot run on the interpreter the waiting ones hold. With `patience`,
+  // when none waits but one of this shape is opening (a refill begun as the last call ended), the
+  // call waits for that one, up to `patience`, rather than open its own beside it: two kernels
+  // starting at once on two cores took 4.4 s for a second create_session sent straight after
+  // the first, where one takes about a second. One opening is waited for by one call only.
   std::unique_ptr<Held> take(const std::string& language, const runtime::SandboxShape& shape,
                              const std::optional<runtime::WarmInterpreter>& interpreter,
-                             const runtime::RunPlan& plan);
+                             const runtime::RunPlan& plan,
+                             std::chrono::steady_clock::duration patience = {});
   // Starts keeping sandboxes of `shape` waiting for `language` (the default language at start):
   // `count` of them (none: the pool's per_language), the first opened no sooner than `after`
   // from now (a server that ends within it, as a script's or a test's does, opens none).
@@ -135,6 +140,8 @@ class BasicWarmPool {
     // Of `opening`, those promised when the last call in flight ended and not yet started: the
     // pool's thread opens them even if another call is in flight by the time it wakes.
     std::size_t promised = 0;
+    std::size_t awaited = 0;           // of `opening`, those a take() waits for
+    std::uint64_t openings_ended = 0;  // kept, dropped or failed: what a waiting take() looks for
     // Opening failed (an image removed, a limit reached): tried again at the next take().
     bool failed = false;
     std::size_t wanted = 0;  // waiting or opening: per_language, or what prepare() asked
@@ -398,11 +405,12 @@ std::chrono::steady_clock::time_point BasicWarmPool<Held>::retire_aged() {
 template <typename Held>
 std::unique_ptr<Held> BasicWarmPool<Held>::take(
     const std::string& language, const runtime::SandboxShape& shape,
-    const std::optional<runtime::WarmInterpreter>& interpreter, const runtime::RunPlan& plan) {
+    const std::optional<runtime::WarmInterpreter>& interpreter, const runtime::RunPlan& plan,
+    std::chrono::steady_clock::duration patience) {
   if (per_language_ == 0) return nullptr;
   std::unique_ptr<Held> taken;
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     retire_aged();
     // A call its language's interpreter cannot take runs cold, and the pool stays as it was for
     // the calls that can: only a new shape changes what it keeps.
@@ -411,7 +419,7 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(
       if (found != slots_.end() && found->second.shape == shape) return nullptr;
     }
     Slot& slot = want(language, shape, interpreter);
-    if (!slot.interpreter || runtime::fits(*slot.interpreter, plan)) {
+    auto take_waiting = [&] {
       while (!slot.waiting.empty() && !taken) {
         Waiting youngest = std::move(slot.waiting.back());
         slot.waiting.pop_back();
@@ -421,6 +429,20 @@ std::unique_ptr<Held> BasicWarmPool<Held>::take(
         } else {
           taken = std::move(youngest.sandbox);
         }
+      }
+    };
+    if (!slot.interpreter || runtime::fits(*slot.interpreter, plan)) {
+      take_waiting();
+      if (!taken && patience > std::chrono::steady_clock::duration::zero() &&
+          slot.opening > slot.awaited) {
+        ++slot.awaited;
+        std::uint64_t ended_before = slot.openings_ended;
+        changed_.wait_for(lock, patience, [&] {
+          return stopping_ || !slot.waiting.empty() || slot.openings_ended != ended_before;
+        });
+        --slot.awaited;
+        // Of this shape still: another take() of another shape would have emptied it.
+        if (!stopping_ && slot.shape == shape) take_waiting();
       }
     }
     publish();
@@ -602,6 +624,8 @@ void BasicWarmPool<Held>::fill() {
           "could not prepare a warm " + language +
               " sandbox (its calls run cold until the next one): " + opened.error().message);
       slot.failed = true;
+      ++slot.openings_ended;
+      changed_.notify_all();  // a take() may wait for it (take's patience)
       continue;
     }
     auto now = std::chrono::steady_clock::now();
@@ -632,6 +656,8 @@ void BasicWarmPool<Held>::fill() {
     } else {
       retired_.push_back({std::move(*opened), now, bytes});
     }
+    ++slot.openings_ended;
+    changed_.notify_all();  // a take() may wait for it (take's patience)
   }
 }
 

@@ -26,6 +26,7 @@ class SessionServer {
   explicit SessionServer(std::vector<std::string> flags = {}) : server_(std::move(flags)) {}
 
   [[nodiscard]] pid_t pid() const { return server_.pid(); }
+  McpProcess& mcp() { return server_.mcp(); }
 
   std::string create() {
     int id = ++next_id_;
@@ -79,6 +80,28 @@ TEST(ReadyKernel, APythonKernelIsReadySoonAfterTheStartAndTheFirstSessionTakesIt
   std::string first = server.create();
   EXPECT_GE(std::atoi(server.run(first, kKernelAge).c_str()), 3)
       << "the first session's kernel was started for it, not before";
+}
+
+// Issue 55: a second create_session sent straight after the first took 4.4 s, starting its own
+// kernel beside the one the pool had begun as the first was answered. It takes the pool's now.
+// Seen in the sandboxes the server holds while a fresh call keeps the pool from opening more
+// (nothing opens while a call is in flight): the two sessions' and the call's, and no fourth (a
+// kernel started for the second beside the pool's, which would then wait in the pool).
+TEST(ReadyKernel, ASessionSentStraightAfterAnotherTakesTheKernelThePoolBegan) {
+  SessionServer server({"--ready-kernels", "python=1"});
+  // The fresh calls' warm sandbox, and the ready kernel's.
+  settled_sandboxes(server.pid(), 2);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  std::string first = server.create();  // the ready kernel; the pool begins another at once
+  server.mcp().call(900, "execute_code", {{"code", "import time; time.sleep(10)"}});
+  std::string second = server.create();
+  EXPECT_NE(first, second);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(sandboxes_of(server.pid()).size(), 3u)
+      << "a kernel was started beside the one the second session could take";
+  json slept = server.mcp().wait_for(900, std::chrono::seconds(60));
+  EXPECT_FALSE(slept["result"].value("isError", true)) << slept.dump();
+  EXPECT_EQ(server.run(second, "print('second')"), "second\n");
 }
 
 // --ready-kernels none: nothing waits for the first session, whose kernel starts with it.
