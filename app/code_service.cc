@@ -57,6 +57,9 @@ core::Result<CodeAnswer> CodeService::execute(const CodeCall& call, runtime::Run
     auto found = policies_.find(call.language.empty() ? default_language_ : call.language);
     if (!found) return found.error();
     policy = *found;
+    if (std::string missing = toolchains_.unavailable(*policy); !missing.empty()) {
+      return core::Error{ENOENT, missing};
+    }
   }
   SessionEntry* session = lease ? &**lease : nullptr;
   CodeAnswer answer;

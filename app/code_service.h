@@ -14,6 +14,7 @@
 #include "app/code_runner.h"
 #include "app/host_questions.h"
 #include "app/session_registry.h"
+#include "app/toolchains.h"
 #include "core/result.h"
 #include "language/policy_store.h"
 
@@ -38,10 +39,11 @@ struct CodeAnswer {
 
 class CodeService {
  public:
-  CodeService(const language::PolicyStore& policies, SessionRegistry& sessions,
-              const CodeRunner& runner, const AuditTrail& audit, std::string default_language,
-              OpenQuestions& open_questions, bool ask_network = false)
+  CodeService(const language::PolicyStore& policies, const Toolchains& toolchains,
+              SessionRegistry& sessions, const CodeRunner& runner, const AuditTrail& audit,
+              std::string default_language, OpenQuestions& open_questions, bool ask_network = false)
       : policies_(policies),
+        toolchains_(toolchains),
         sessions_(sessions),
         runner_(runner),
         audit_(audit),
@@ -68,6 +70,7 @@ class CodeService {
                                                          const SessionEntry* session) const;
 
   const language::PolicyStore& policies_;
+  const Toolchains& toolchains_;
   SessionRegistry& sessions_;
   const CodeRunner& runner_;
   const AuditTrail& audit_;

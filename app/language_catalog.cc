@@ -17,8 +17,8 @@ std::string extension_of(const std::string& source_file) {
 std::vector<LanguageSummary> LanguageCatalog::list() const {
   std::vector<LanguageSummary> languages;
   for (const auto& policy : policies_.all()) {
-    languages.push_back(
-        {policy.name, policy.aliases, policy.description, extension_of(policy.source_file)});
+    languages.push_back({policy.name, policy.aliases, policy.description,
+                         extension_of(policy.source_file), toolchains_.unavailable(policy)});
   }
   return languages;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/toolchains.h"
 #include "core/result.h"
 #include "language/policy.h"
 #include "language/policy_store.h"
@@ -25,6 +26,7 @@ struct LanguageSummary {
   std::vector<std::string> aliases;
   std::string description;
   std::string file_extension;  // ".py"; empty when the source file has none
+  std::string unavailable;  // why it cannot run on this machine (app/toolchains.h); empty: it can
 };
 
 // One language in full.
@@ -58,9 +60,11 @@ class ToolchainVersions {
 class LanguageCatalog {
  public:
   // `overrides`: the server's options as the spec builder takes them (the limits shown).
-  LanguageCatalog(const language::PolicyStore& policies, language::SpecOverrides overrides,
-                  const CodeRunner& runner, ToolchainVersions& versions)
+  LanguageCatalog(const language::PolicyStore& policies, const Toolchains& toolchains,
+                  language::SpecOverrides overrides, const CodeRunner& runner,
+                  ToolchainVersions& versions)
       : policies_(policies),
+        toolchains_(toolchains),
         overrides_(std::move(overrides)),
         runner_(runner),
         versions_(versions) {}
@@ -73,6 +77,7 @@ class LanguageCatalog {
   std::string toolchain_version(const language::LanguagePolicy& policy) const;
 
   const language::PolicyStore& policies_;
+  const Toolchains& toolchains_;
   const language::SpecOverrides overrides_;
   const CodeRunner& runner_;  // builds the version's spec and runs it on its backend
   ToolchainVersions& versions_;

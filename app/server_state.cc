@@ -52,6 +52,7 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
       state_dir_(std::move(state_dir)),
       resources_(service_settings(options_), std::move(backend), std::move(policies),
                  std::move(audit), std::move(shares)),
+      toolchains_(resources_.policies(), resources_.backend().name() == "native"),
       pool_memory_(options_.pool_memory),
       warm_(
           warm_pool_size(options_, resources_.backend()),
@@ -80,11 +81,12 @@ ServerState::ServerState(ServerOptions options, std::unique_ptr<runtime::Backend
               resources_.audit(), warm_),
       kept_(options_, state_dir_.get(), resources_.sessions(), resources_.policies(), runner_,
             warm_, kernels_, resources_.secrets(), resources_.audit()),
-      code_(resources_.policies(), resources_.sessions(), runner_, resources_.audit(),
+      code_(resources_.policies(), toolchains_, resources_.sessions(), runner_, resources_.audit(),
             options_.default_language, open_questions_, options_.ask_network),
-      sessions_(options_, resources_.policies(), resources_.sessions(), kept_, runner_, warm_,
-                kernels_, resources_.shares(), resources_.secrets(), resources_.audit()),
-      catalog_(resources_.policies(), spec_overrides(options_), runner_, toolchain_versions_),
+      sessions_(options_, resources_.policies(), toolchains_, resources_.sessions(), kept_, runner_,
+                warm_, kernels_, resources_.shares(), resources_.secrets(), resources_.audit()),
+      catalog_(resources_.policies(), toolchains_, spec_overrides(options_), runner_,
+               toolchain_versions_),
       exporter_(kept_, resources_.shares(), resources_.backend(), resources_.audit()),
       snapshots_(kept_),
       transfers_(resources_.sessions(), resources_.shares(), options_.transfer_caps,
@@ -126,6 +128,10 @@ core::Status check_ready_kernels(const ServerOptions& options,
 }
 
 void ServerState::start() {
+  // What paddock doctor says of the languages, once: a missing one is a warning.
+  for (const auto& line : toolchains_.log_lines(resources_.policies())) {
+    log(line.starts_with("languages ready") ? LogLevel::kInfo : LogLevel::kWarning, line);
+  }
   kept_.remove_unused();
   auto policy = resources_.policies().find(options_.default_language);
   if (policy) runner_.prepare_warm_sandboxes(**policy);

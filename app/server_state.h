@@ -71,6 +71,7 @@ class ServerState {
   const std::unique_ptr<state::StateDir> state_dir_;
   Resources resources_;
   ToolchainVersions toolchain_versions_;
+  const Toolchains toolchains_;
   // After the resources, so that they go first: their sandboxes close while the backend is
   // still there. Each fills only once prepared (after this object is made: the kernels' opener
   // uses runner_, made after them), and counts the other's as taken room.

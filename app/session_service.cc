@@ -1,6 +1,7 @@
 #include "app/session_service.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "app/audit_log.h"
 #include "app/code_runner.h"
@@ -12,6 +13,11 @@
 #include "state/workspace_archive.h"
 
 namespace paddock::app {
+
+// How long a create_session waits for the ready kernel the pool is starting before it starts its
+// own: one starts in about a second here, and far longer only on a stalled machine.
+constexpr std::chrono::seconds kRefillPatience{15};
+
 namespace {
 
 // Writes a new session's files into its workspace, before anything runs in it.
@@ -241,6 +247,9 @@ core::Result<CreatedSession> SessionService::create(const SessionRequest& reques
   if (language.empty()) language = options_.default_language;
   auto policy = policies_.find(language);
   if (!policy) return policy.error();
+  if (std::string missing = toolchains_.unavailable(**policy); !missing.empty()) {
+    return core::Error{ENOENT, missing};
+  }
   // The shares' binds go into the builder with the rest: the shape is never patched after.
   std::vector<ShareMount> mounts = request.mounts;
   auto binds = share_binds(shares_, runner_.backend(), **policy, mounts);
@@ -254,11 +263,14 @@ core::Result<CreatedSession> SessionService::create(const SessionRequest& reques
     spec->shape.limits.work_bytes = *room;
   }
   SessionRollback rollback(sessions_, kept_, kernels_);
-  // A plain live session takes a sandbox whose kernel is ready, when one waits; the pool keeps
-  // one waiting for the language's next from now on.
+  // A plain live session takes a sandbox whose kernel is ready, when one waits, or the one the
+  // pool is starting (a refill begun as the last session was made: starting a second beside it
+  // would make both take twice as long); the pool keeps one waiting for the language's next from
+  // now on.
   if (request.live && request.libraries.empty() && binds->empty() && !*fill &&
       spec->shape.limits.work_bytes == full_size && !(*policy)->kernel.name.empty()) {
-    rollback.hold_ready(kernels_.take((*policy)->name, spec->shape, std::nullopt, spec->plan));
+    rollback.hold_ready(
+        kernels_.take((*policy)->name, spec->shape, std::nullopt, spec->plan, kRefillPatience));
   }
   if (auto room = sessions_.reserve(); !room) return room.error();
   rollback.reserved();

@@ -18,6 +18,7 @@
 #include "app/server_config.h"
 #include "app/session_registry.h"
 #include "app/shares.h"
+#include "app/toolchains.h"
 #include "core/result.h"
 #include "runtime/session.h"
 
@@ -64,11 +65,12 @@ struct ClosedSession {
 class SessionService {
  public:
   SessionService(const ServerOptions& options, const language::PolicyStore& policies,
-                 SessionRegistry& sessions, const KeptSessions& kept, const CodeRunner& runner,
-                 WarmPool& warm, KernelPool& kernels, const Shares& shares,
-                 const SecretMask& secrets, const AuditTrail& audit)
+                 const Toolchains& toolchains, SessionRegistry& sessions, const KeptSessions& kept,
+                 const CodeRunner& runner, WarmPool& warm, KernelPool& kernels,
+                 const Shares& shares, const SecretMask& secrets, const AuditTrail& audit)
       : options_(options),
         policies_(policies),
+        toolchains_(toolchains),
         sessions_(sessions),
         kept_(kept),
         runner_(runner),
@@ -109,6 +111,7 @@ class SessionService {
 
   const ServerOptions& options_;  // the default language, the sessions' quotas and idle time
   const language::PolicyStore& policies_;
+  const Toolchains& toolchains_;
   SessionRegistry& sessions_;
   const KeptSessions& kept_;
   const CodeRunner& runner_;  // the session's spec, its install, its backend

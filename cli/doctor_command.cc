@@ -9,6 +9,8 @@
 #include "cli/mcp_settings.h"
 #include "cli/output.h"
 #include "core/units.h"
+#include "language/policy_store.h"
+#include "language/toolchain_check.h"
 #include "runtime/native/host_probe.h"
 
 namespace paddock::cli {
@@ -66,12 +68,54 @@ std::string pools_text(const PoolsCheck& pools) {
          pools.ready_kernels + " (--ready-kernels)\n";
 }
 
+// Each language the server would offer (the built-in policies and the user's), and what of its
+// toolchain this machine has.
+struct LanguagesCheck {
+  std::string error;  // the policies could not be read
+  std::optional<language::PolicyStore> store;
+  std::vector<language::ToolchainCheck> checks;  // one per store->all(), in its order
+
+  // Each policy with its check.
+  template <typename Each>
+  void each(Each&& each) const {
+    for (std::size_t i = 0; i < checks.size(); ++i) each(store->all()[i], checks[i]);
+  }
+};
+
+LanguagesCheck check_languages() {
+  LanguagesCheck check;
+  config::Environment env = config::process_environment();
+  auto options = resolve_server_options({}, env);
+  if (!options) return {options.error().message, std::nullopt, {}};
+  auto store = language::PolicyStore::load(
+      language::policy_directories(options->user_policy_dir, options->policy_dir), env);
+  if (!store) return {store.error().message, std::nullopt, {}};
+  check.store.emplace(std::move(*store));
+  for (const auto& policy : check.store->all()) {
+    check.checks.push_back(language::check_toolchain(policy));
+  }
+  return check;
+}
+
+std::string languages_text(const LanguagesCheck& languages) {
+  if (!languages.error.empty()) return "\nlanguages:\n  not known: " + languages.error + "\n";
+  std::string text = "\nlanguages (their toolchains in the host's /usr, which sandboxes see):\n";
+  languages.each(
+      [&](const language::LanguagePolicy& policy, const language::ToolchainCheck& check) {
+        text += "  " + policy.name +
+                std::string(13 - std::min<std::size_t>(12, policy.name.size()), ' ') +
+                language::describe(check, policy) + "\n";
+      });
+  return text;
+}
+
 }  // namespace
 
 int doctor_command(const DoctorRequest& request) {
   native::HostReport report = native::probe_host();
   std::vector<BackendCheck> backends = check_backends();
   PoolsCheck pools = check_pools();
+  LanguagesCheck languages = check_languages();
   if (request.json) {
     nlohmann::json out = native::to_json(report);
     for (const auto& check : backends) {
@@ -81,6 +125,18 @@ int doctor_command(const DoctorRequest& request) {
                                                         {"warm_per_language", pools.warm},
                                                         {"ready_kernels", pools.ready_kernels}}
                                        : nlohmann::json{{"error", pools.error}};
+    if (!languages.error.empty()) out["languages"] = {{"error", languages.error}};
+    languages.each(
+        [&](const language::LanguagePolicy& policy, const language::ToolchainCheck& check) {
+          out["languages"][policy.name] = {{"runs", check.runs()},
+                                           {"complete", check.complete()},
+                                           {"missing",
+                                            {{"run", check.run},
+                                             {"install", check.install},
+                                             {"libraries", check.libraries},
+                                             {"kernel", check.kernel}}},
+                                           {"summary", language::describe(check, policy)}};
+        });
     core::write_all(STDOUT_FILENO, out.dump(2) + "\n");
   } else {
     std::string text =
@@ -90,7 +146,7 @@ int doctor_command(const DoctorRequest& request) {
               std::string(13 - std::min<std::size_t>(12, check.name.size()), ' ') +
               (check.reachable ? "reachable" : "unreachable: " + check.detail) + "\n";
     }
-    core::write_all(STDOUT_FILENO, text + pools_text(pools));
+    core::write_all(STDOUT_FILENO, text + languages_text(languages) + pools_text(pools));
   }
   bool ready =
       report.user_namespaces.available && report.seccomp.available && report.pidfd.available;

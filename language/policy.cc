@@ -247,6 +247,25 @@ void read_kernel(const json& document, LanguagePolicy& policy) {
     kernel.grace_seconds = grace->get<double>();
 }
 
+// "requires": {"run", "install", "libraries", "kernel"}, each [{"program" or "file", "package"}].
+void read_requirements(const json& document, LanguagePolicy& policy) {
+  const json* object = Reader::find(document, "requires");
+  if (object == nullptr) return;
+  auto group = [&](const char* key, std::vector<Requirement>& into) {
+    const json* list = Reader::find(*object, key);
+    if (list == nullptr) return;
+    for (const auto& item : *list) {
+      bool program = item.contains("program");
+      into.push_back({Reader::string(item, program ? "program" : "file"), program,
+                      Reader::string(item, "package")});
+    }
+  };
+  group("run", policy.requires_files.run);
+  group("install", policy.requires_files.install);
+  group("libraries", policy.requires_files.libraries);
+  group("kernel", policy.requires_files.kernel);
+}
+
 // "warm": {"loader", "preload", "preload_when", "startup_env", "streams", "env"}.
 void read_warm(Reader& reader, const json& document, LanguagePolicy& policy) {
   const json* object = Reader::find(document, "warm");
@@ -320,6 +339,7 @@ core::Result<LanguagePolicy> parse_policy(const json& document, std::string_view
   read_support_files(reader, document, policy);
   read_collect(reader, document, policy);
   read_kernel(document, policy);
+  read_requirements(document, policy);
   read_warm(reader, document, policy);
   if (const json* seccomp = Reader::find(document, "seccomp")) {
     policy.seccomp_profile = Reader::string(*seccomp, "profile", "default");

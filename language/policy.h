@@ -22,6 +22,23 @@
 
 namespace paddock::language {
 
+// A file of the host's /usr a language needs, and the Debian package that brings it
+// (language/toolchain_check.h). A program must be an executable file; any other file must exist.
+struct Requirement {
+  std::string path;  // absolute, as the sandbox sees it (the host's own with rootfs host)
+  bool program = false;
+  std::string package;
+};
+
+// What a language needs, by what for: running at all, library installs, its preinstalled
+// libraries, live sessions (its kernel).
+struct Requirements {
+  std::vector<Requirement> run;
+  std::vector<Requirement> install;
+  std::vector<Requirement> libraries;
+  std::vector<Requirement> kernel;
+};
+
 struct LanguagePolicy {
   std::string name;
   std::vector<std::string> aliases;
@@ -80,6 +97,8 @@ struct LanguagePolicy {
   // The Jupyter kernel that keeps a session's state between calls (runtime/live_kernel.h); no
   // name: sessions of the language run each call as a new process.
   runtime::KernelConfig kernel;
+  // The files of the root it needs, each with the package that brings it (policies' "requires").
+  Requirements requires_files;
   // Warm interpreters for fresh calls (runtime/warm_interpreter.h); no loader: the language's
   // warm sandboxes hold none, and its calls start their program when they come.
   struct Warm {

@@ -7,10 +7,13 @@ namespace paddock::mcp {
 json language_list(const std::vector<app::LanguageSummary>& languages) {
   json listed = json::array();
   for (const auto& language : languages) {
-    listed.push_back({{"name", language.name},
-                      {"aliases", language.aliases},
-                      {"description", language.description},
-                      {"file_extension", language.file_extension}});
+    json item = {{"name", language.name},
+                 {"aliases", language.aliases},
+                 {"description", language.description},
+                 {"file_extension", language.file_extension},
+                 {"available", language.unavailable.empty()}};
+    if (!language.unavailable.empty()) item["unavailable"] = language.unavailable;
+    listed.push_back(std::move(item));
   }
   return listed;
 }

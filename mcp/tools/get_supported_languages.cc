@@ -16,7 +16,8 @@ class GetSupportedLanguages final : public Tool {
             {"title", "Supported languages"},
             {"description",
              "Lists the languages execute_code runs, "
-             "with aliases and file extensions."},
+             "with aliases and file extensions; one whose toolchain this machine lacks is "
+             "marked unavailable, with why."},
             {"inputSchema",
              {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
             {"outputSchema",
@@ -34,7 +35,11 @@ class GetSupportedLanguages final : public Tool {
     for (const auto& language : details) {
       names.push_back(language["name"]);
       text += "- " + language["name"].get<std::string>() + ": " +
-              language["description"].get<std::string>() + "\n";
+              language["description"].get<std::string>() +
+              (language.contains("unavailable")
+                   ? " (unavailable: " + language["unavailable"].get<std::string>() + ")"
+                   : "") +
+              "\n";
     }
     ToolResult result;
     result.content.push_back(text_block(text));

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -126,6 +128,21 @@ Check probe_pidfd() {
   return {true, "pidfd_open works"};
 }
 
+// What runtime/native/user_network.cc needs: pasta, and /dev/net/tun opened read-write by this
+// user (pasta hangs rather than fails without it).
+Check probe_user_network() {
+  if (access("/usr/bin/pasta", X_OK) != 0) {
+    return {false, "pasta is not installed (sudo apt-get install passt)"};
+  }
+  int tun = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (tun < 0) {
+    return {false, std::string("/dev/net/tun cannot be opened by this user (") +
+                       std::strerror(errno) + "): as root, chmod 0666 /dev/net/tun"};
+  }
+  close(tun);
+  return {true, "pasta and /dev/net/tun: library installs and --network user work"};
+}
+
 nlohmann::json check_json(const Check& check) {
   return {{"available", check.available}, {"detail", check.detail}};
 }
@@ -145,6 +162,7 @@ HostReport probe_host() {
   IdMapHost host = probe_id_map_host();
   report.id_helpers = probe_id_helpers(host);
   report.pidfd = probe_pidfd();
+  report.user_network = probe_user_network();
   report.id_mapping = to_string(plan_id_map(host, 1, 1000, 1000).method);
   return report;
 }
@@ -160,6 +178,7 @@ nlohmann::json to_json(const HostReport& report) {
       {"cgroup_v2_delegated", check_json(report.cgroup_v2_delegated)},
       {"id_helpers", check_json(report.id_helpers)},
       {"pidfd", check_json(report.pidfd)},
+      {"user_network", check_json(report.user_network)},
       {"will_use",
        {{"id_mapping", report.id_mapping},
         {"limits_mode", report.limits_mode},
@@ -186,6 +205,7 @@ std::string to_text(const HostReport& report) {
   line("cgroup v2", report.cgroup_v2);
   line("cgroup v2 delegation", report.cgroup_v2_delegated);
   line("newuidmap and subordinate ids", report.id_helpers);
+  line("user-mode networking", report.user_network);
   bool ready =
       report.user_namespaces.available && report.seccomp.available && report.pidfd.available;
   out << "paddock will use: id mapping '" << report.id_mapping << "', limits '"

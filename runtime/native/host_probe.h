@@ -23,8 +23,9 @@ struct HostReport {
   Check cgroup_v2_delegated;  // paddock may create child cgroups with memory, pids and cpu
   Check id_helpers;           // newuidmap/newgidmap and subordinate ids for this user
   Check pidfd;
-  std::string id_mapping;                 // what paddock will use
-  std::string limits_mode;                // what paddock will use
+  Check user_network;       // pasta and a /dev/net/tun this user can open (--lib, --network user)
+  std::string id_mapping;   // what paddock will use
+  std::string limits_mode;  // what paddock will use
   std::vector<std::string> not_enforced;  // per-sandbox totals that mode cannot hold
   std::string kernel;
   bool running_as_root = false;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -136,6 +137,80 @@ TEST(Cli, DoctorReportsTheHost) {
   EXPECT_EQ(json["will_use"]["id_mapping"], run["isolation"]["id_mapping"]);
   EXPECT_EQ(json["will_use"]["not_enforced"], run["isolation"]["not_enforced"]);
   EXPECT_EQ(json["will_use"]["id_mapping"] == "root", geteuid() == 0);
+}
+
+// Issue 55 item 3: on a root where one language's toolchain is missing (ruby's program hidden
+// behind /dev/null in a mount namespace of the test's own), paddock doctor names it with the
+// package and the one apt-get line, and the other languages read ready; the server logs the same
+// once at start, lists ruby as unavailable with that reason, and refuses a ruby call in one line.
+TEST(Cli, AMissingToolchainIsNamedByDoctorAndTheServerWithItsPackage) {
+  auto without_ruby = [](std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(),
+                {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
+                 "mount --bind /dev/null \"$(readlink -f /usr/bin/ruby)\" && exec \"$@\"", "sh",
+                 paddock_binary()});
+    return run_program(args, input);
+  };
+  CliResult doctor = without_ruby({"doctor"});
+  EXPECT_EQ(doctor.exit_status, 0) << doctor.err;
+  auto line_of = [](const std::string& text, const std::string& start) {
+    auto at = text.find("\n  " + start + " ");
+    return at == std::string::npos ? "" : text.substr(at + 3, text.find('\n', at + 1) - at - 3);
+  };
+  EXPECT_NE(line_of(doctor.out, "ruby").find("missing ruby (sudo apt-get install ruby)"),
+            std::string::npos)
+      << doctor.out;
+  for (const char* other : {"python", "javascript", "r", "go", "java", "c", "cpp", "bash"}) {
+    EXPECT_NE(line_of(doctor.out, other).find("ready"), std::string::npos) << other << ":\n"
+                                                                           << doctor.out;
+  }
+  nlohmann::json report = nlohmann::json::parse(without_ruby({"doctor", "--json"}).out);
+  EXPECT_EQ(report["languages"]["ruby"]["runs"], false);
+  EXPECT_EQ(report["languages"]["ruby"]["missing"]["run"], nlohmann::json({"ruby"}));
+  EXPECT_EQ(report["languages"]["python"]["runs"], true);
+  // The same on an unchanged root: ruby is there.
+  nlohmann::json whole = nlohmann::json::parse(run_cli({"doctor", "--json"}).out);
+  EXPECT_EQ(whole["languages"]["ruby"]["runs"], true) << whole["languages"].dump();
+
+  const std::string requests =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_supported_languages","arguments":{}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"language":"ruby","code":"puts 1"}}})"
+      "\n";
+  CliResult served = without_ruby({"mcp", "--warm", "0", "--state-dir", "none"}, requests);
+  const std::string logged = "language ruby: missing ruby (sudo apt-get install ruby)";
+  auto first = served.err.find(logged);
+  EXPECT_NE(first, std::string::npos) << served.err;
+  EXPECT_EQ(served.err.find(logged, first + 1), std::string::npos) << served.err;
+  nlohmann::json listed, refused;
+  std::istringstream answers(served.out);
+  for (std::string line; std::getline(answers, line);) {
+    auto answer = nlohmann::json::parse(line, nullptr, false);
+    if (answer.is_discarded()) continue;
+    if (answer["id"] == 2) listed = answer;
+    if (answer["id"] == 3) refused = answer;
+  }
+  bool ruby_listed = false;
+  for (const auto& language : listed["result"]["structuredContent"]["details"]) {
+    bool ruby = language["name"] == "ruby";
+    ruby_listed = ruby_listed || ruby;
+    EXPECT_EQ(language["available"], !ruby) << language.dump();
+    if (ruby) {
+      EXPECT_NE(language.value("unavailable", "").find("sudo apt-get install ruby"),
+                std::string::npos)
+          << language.dump();
+    }
+  }
+  EXPECT_TRUE(ruby_listed) << served.out;
+  EXPECT_TRUE(refused["result"].value("isError", false)) << refused.dump();
+  std::string said = refused["result"]["content"][0].value("text", "");
+  EXPECT_NE(said.find("ruby is not installed on this machine"), std::string::npos) << said;
+  EXPECT_EQ(said.substr(0, said.find_last_not_of('\n') + 1).find('\n'), std::string::npos)
+      << said;  // one line
 }
 
 // Started with no_new_privs (a systemd unit's NoNewPrivileges=, another sandbox), paddock cannot
