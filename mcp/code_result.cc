@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "language/install_diagnosis.h"
 #include "language/refusal_lines.h"
+#include "language/traceback_fold.h"
 #include "mcp/content.h"
 #include "mcp/network_result.h"
 #include "mcp/repeat_fold.h"
@@ -141,11 +142,16 @@ std::string describe_ending(const app::CodeRun& run) {
 std::string stream_text(const std::string& name, const runtime::CapturedOutput& carried,
                         const std::string& whole_file, bool in_session) {
   if (carried.total_bytes == 0) return "";
-  // Folded on each side of the capture's marker, so that the cut below knows where it is.
+  // Folded on each side of the capture's marker, so that the cut below knows where it is:
+  // tracebacks' library frames as a live cell's are, then repeated lines back to back, then
+  // those scattered (processes printing the same, interleaved).
   runtime::ShownParts parts = runtime::shown_parts(carried);
-  std::string folded = fold_repeats(parts.start);
+  auto fold = [](std::string_view part) {
+    return fold_scattered_repeats(fold_repeats(language::fold_library_frames(part)));
+  };
+  std::string folded = fold(parts.start);
   InnerMarker inner{folded.size(), parts.marker.size(), runtime::omitted_bytes(carried)};
-  folded += parts.marker + fold_repeats(parts.end);
+  folded += parts.marker + fold(parts.end);
   bool cut = carried.truncated || folded.size() > kTextStreamBytes;
   std::string text = name + ":\n" + keep_start_and_end(folded, kTextStreamBytes, inner);
   if (text.back() != '\n') text += '\n';

@@ -1,6 +1,7 @@
 #include "mcp/repeat_fold.h"
 
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 namespace paddock::mcp {
@@ -27,7 +28,43 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
+// Below this many lines nothing scattered is folded: a short output is read whole.
+constexpr std::size_t kScatteredMinLines = 30;
+
 }  // namespace
+
+std::string fold_scattered_repeats(std::string_view text) {
+  std::vector<std::string_view> lines = lines_of(text);
+  if (lines.size() < kScatteredMinLines) return std::string(text);
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (auto line : lines) {
+    // A last line without its break is the same line as one with it.
+    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+    ++seen[line];
+  }
+  std::size_t copies = 0;
+  for (const auto& [line, count] : seen) {
+    if (count >= 3) copies += count - 1;
+  }
+  // Mostly copies, or it is not what this is for.
+  if (copies * 2 < lines.size()) return std::string(text);
+  std::string folded;
+  std::unordered_map<std::string_view, bool> shown;
+  for (auto line : lines) {
+    std::string_view key = line;
+    if (!key.empty() && key.back() == '\n') key.remove_suffix(1);
+    if (seen[key] >= 3) {
+      if (shown[key]) continue;
+      shown[key] = true;
+    }
+    folded.append(line);
+  }
+  if (!folded.empty() && folded.back() != '\n') folded += '\n';
+  folded += "… and " + grouped(copies) +
+            " more lines, each a copy of a line above, in another order (shown once: several "
+            "processes printed the same)\n";
+  return folded;
+}
 
 std::string fold_repeats(std::string_view text) {
   std::vector<std::string_view> lines = lines_of(text);

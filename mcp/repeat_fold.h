@@ -14,4 +14,10 @@ namespace paddock::mcp {
 // times"). A line or block is folded when it comes three times or more in a row.
 std::string fold_repeats(std::string_view text);
 
+// `text` where most lines are copies of earlier ones, not back to back (processes of a fork bomb
+// each printing the same traceback, their lines interleaved: 8,502 characters for one error):
+// each line that comes three times or more is shown where it first comes, and one line at the
+// end counts the copies left out. Text of mostly distinct lines is returned as it is.
+std::string fold_scattered_repeats(std::string_view text);
+
 }  // namespace paddock::mcp

@@ -2,6 +2,8 @@
 // (start and end, UTF-8 kept whole) and the folding of repeated lines.
 
 #include <algorithm>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +43,43 @@ TEST(McpRepeatFold, ShortRunsAndDifferentLinesStayAsTheyAre) {
   EXPECT_EQ(fold_repeats("a\na\na\nb"), "a\n… the same line 2 more times\nb");
 }
 
+// Issue 55: a fork bomb's processes each printed the same traceback, their lines interleaved.
+TEST(McpRepeatFold, InterleavedCopiesOfTheSameLinesAreShownOnceAndCounted) {
+  const std::vector<std::string> traceback = {
+      "Traceback (most recent call last):\n", "  File \"/work/main.py\", line 3, in <module>\n",
+      "    os.fork()\n", "BlockingIOError: [Errno 11] Resource temporarily unavailable\n"};
+  // 40 processes, each a line at a time, taking turns in a random but fixed order.
+  std::string text = "started\n";
+  std::vector<std::size_t> next(40, 0);
+  std::size_t left = 40 * traceback.size();
+  std::mt19937 turns(55);
+  while (left > 0) {
+    std::size_t process = turns() % 40;
+    if (next[process] < traceback.size()) {
+      text += traceback[next[process]++];
+      --left;
+    }
+  }
+  std::string folded = fold_scattered_repeats(text);
+  EXPECT_EQ(folded.rfind("started\n", 0), 0u) << folded;
+  for (const auto& line : traceback) {
+    auto first = folded.find(line);
+    EXPECT_NE(first, std::string::npos) << line;
+    EXPECT_EQ(folded.find(line, first + 1), std::string::npos) << line << folded;
+  }
+  EXPECT_NE(folded.find("… and 156 more lines, each a copy of a line above"), std::string::npos)
+      << folded;
+  EXPECT_LT(folded.size(), text.size() / 10);
+}
+
+TEST(McpRepeatFold, OutputOfMostlyDistinctLinesIsNotScatterFolded) {
+  std::string text;
+  for (int i = 0; i < 100; ++i)
+    text += "row " + std::to_string(i) + "\n" + (i % 10 == 0 ? "--\n" : "");
+  EXPECT_EQ(fold_scattered_repeats(text), text);
+  EXPECT_EQ(fold_scattered_repeats("a\nb\na\nb\na\n"), "a\nb\na\nb\na\n");  // short
+}
+
 TEST(McpResultText, KeepStartAndEndStaysWithinTheCapAndSaysWhatItLeftOut) {
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + "\n";
@@ -68,7 +107,8 @@ TEST(McpResultText, ACutThatTakesTheCapturesMarkerCountsWhatItStoodFor) {
   EXPECT_NE(kept.find("[... " + std::to_string(50'000'001 - x_bytes - newlines_shown) +
                       " bytes left out here ...]"),
             std::string::npos)
-      << kept.substr(kept.find("[..."), 60) << " expected " << 50'000'001 - x_bytes - newlines_shown;
+      << kept.substr(kept.find("[..."), 60) << " expected "
+      << 50'000'001 - x_bytes - newlines_shown;
   // A cut that leaves the inner marker alone counts only its own bytes.
   std::string plain(100'000, 'y');
   EXPECT_NE(keep_start_and_end(plain, 8192, InnerMarker{99'000, 10, 5'000'000})
