@@ -189,21 +189,28 @@ class Operations:
     def _close_op(self):
         session_id, self.session_id = self.session_id, None
         self._state.session_id = None
-        if session_id:
-            # `keep` is listed only by a server that keeps sessions (a state directory): it is
-            # sent only when asked for, and a server without kept sessions closes it anyway.
-            arguments = {"session_id": session_id}
-            if self._keep:
-                arguments["keep"] = True
+        # Unnamed forks end with the session that made them, under its rule: nothing names
+        # them, so nothing would ever reopen or remove them (issue 55: they stayed on disk).
+        forks, self._forks = self._forks, []
+        for closing in ([session_id] if session_id else []) + forks:
+            yield from self._close_one_op(closing)
+
+    def _close_one_op(self, session_id):
+        # `keep` is listed only by a server that keeps sessions (a state directory): it is sent
+        # only when asked for, and a server without kept sessions closes it anyway. A fork its
+        # own SandboxSession closed already is an error here, and nothing to do.
+        arguments = {"session_id": session_id}
+        if self._keep:
+            arguments["keep"] = True
+        try:
+            yield ("tool", "close_session", arguments)
+        except SandboxError:
+            if not self._keep:
+                return
             try:
-                yield ("tool", "close_session", arguments)
+                yield ("tool", "close_session", {"session_id": session_id})
             except SandboxError:
-                if not self._keep:
-                    return
-                try:
-                    yield ("tool", "close_session", {"session_id": session_id})
-                except SandboxError:
-                    pass
+                pass
 
     def _run_arguments(self, code, libraries, timeout, language=None):
         arguments = {"code": code, "language": language or self.lang}

@@ -114,6 +114,7 @@ class _Settings:
         self._name = name
         self._resume = resume
         self._keep = bool(commit_container)
+        self._forks = []  # unnamed forks made here: they close with this session
         if state_dir is not None:
             server_args = list(server_args or ()) + ["--state-dir", str(state_dir)]
         self._server_settings = dict(
@@ -281,11 +282,16 @@ class SandboxSession(_Settings, Operations):
 
     def fork(self, name=None):
         """A new session (on this server) with a copy of this one's files and libraries; its
-        session id. SandboxSession(resume=id, server=...) or the MCP tools use it."""
+        session id. SandboxSession(resume=id, server=...) or the MCP tools use it. An unnamed
+        fork closes with this session, and is kept on disk only as this one is
+        (commit_container); a named one is a kept session of its own (docs/sessions.md)."""
         arguments = {"live": self.live}
         if name:
             arguments["name"] = name
-        return self._drive(self._kept_op("fork_session", arguments))["session_id"]
+        fork_id = self._drive(self._kept_op("fork_session", arguments))["session_id"]
+        if not name:
+            self._forks.append(fork_id)
+        return fork_id
 
     def export(self, host_path, snapshot=None, overwrite=False):
         """Write the session (or a snapshot) as a .tar.zst into a read-write share

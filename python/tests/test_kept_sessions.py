@@ -41,3 +41,25 @@ def test_snapshots_diffs_forks_and_exports(tmp_path):
         assert os.path.getsize(share / "s.tar.zst") == exported["bytes"]
         with pytest.raises(SandboxError):
             session.snapshot("../escape")
+
+
+def test_an_unnamed_fork_follows_its_session_and_a_named_one_is_kept(tmp_path):
+    """Issue 55: the unnamed fork stayed in the state directory after the server ended. It now
+    closes with the session that made it, under that session's rule."""
+    state = tmp_path / "state"
+    with SandboxSession(lang="python", state_dir=state) as session:
+        session.run("open('a.txt', 'w').write('forked')")
+        unnamed = session.fork()
+        named = session.fork(name="kept-fork")
+        assert unnamed != named
+    with pytest.raises(SandboxError):
+        SandboxSession(lang="python", resume=unnamed, state_dir=state).open()
+    with SandboxSession(lang="python", resume="kept-fork", state_dir=state) as again:
+        assert again.run("print(open('a.txt').read())").stdout == "forked\n"
+
+    # With commit_container the session is kept, and its unnamed fork with it.
+    with SandboxSession(lang="python", state_dir=state, commit_container=True) as kept:
+        kept.run("open('b.txt', 'w').write('kept')")
+        kept_fork = kept.fork()
+    with SandboxSession(lang="python", resume=kept_fork, state_dir=state) as again:
+        assert again.run("print(open('b.txt').read())").stdout == "kept\n"
