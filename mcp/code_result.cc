@@ -143,11 +143,11 @@ std::string stream_text(const std::string& name, const runtime::CapturedOutput& 
                         const std::string& whole_file, bool in_session) {
   if (carried.total_bytes == 0) return "";
   // Folded on each side of the capture's marker, so that the cut below knows where it is:
-  // tracebacks' library frames as a live cell's are, then repeated lines back to back, then
-  // those scattered (processes printing the same, interleaved).
+  // tracebacks' library frames as a live cell's are, then repeated lines, back to back or
+  // scattered (processes printing the same, interleaved).
   runtime::ShownParts parts = runtime::shown_parts(carried);
   auto fold = [](std::string_view part) {
-    return fold_scattered_repeats(fold_repeats(language::fold_library_frames(part)));
+    return fold_output(language::fold_library_frames(part));
   };
   std::string folded = fold(parts.start);
   InnerMarker inner{folded.size(), parts.marker.size(), runtime::omitted_bytes(carried)};

@@ -1,6 +1,8 @@
 #include "mcp/repeat_fold.h"
 
+#include <algorithm>
 #include <functional>
+#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -36,34 +38,81 @@ constexpr std::size_t kScatteredMinLines = 30;
 std::string fold_scattered_repeats(std::string_view text) {
   std::vector<std::string_view> lines = lines_of(text);
   if (lines.size() < kScatteredMinLines) return std::string(text);
-  std::unordered_map<std::string_view, std::size_t> seen;
-  for (auto line : lines) {
+  auto key_of = [](std::string_view line) {
     // A last line without its break is the same line as one with it.
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-    ++seen[line];
-  }
-  std::size_t copies = 0;
+    return line;
+  };
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (auto line : lines) ++seen[key_of(line)];
+  // The words of the lines that come three times or more: processes that write a line in
+  // several pieces (python writes an error's name, ": " and its message apart) leave lines
+  // made only of such pieces, run together ("BlockingIOErroros.fork()"), which are copies too.
+  std::vector<std::string> pieces;
   for (const auto& [line, count] : seen) {
-    if (count >= 3) copies += count - 1;
+    if (count < 3) continue;
+    std::size_t at = 0;
+    while (at < line.size()) {
+      std::size_t begin = line.find_first_not_of(' ', at);
+      if (begin == std::string_view::npos) break;
+      std::size_t end = std::min(line.find(' ', begin), line.size());
+      std::string_view word = line.substr(begin, end - begin);
+      pieces.emplace_back(word);
+      // "BlockingIOError:" is written as "BlockingIOError" and ": ".
+      while (!word.empty() && (word.back() == ':' || word.back() == ',')) word.remove_suffix(1);
+      pieces.emplace_back(word);
+      at = end;
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  auto made_of_pieces = [&](std::string_view line) {
+    std::string rest(line);
+    for (const auto& piece : pieces) {
+      if (piece.size() < 3) continue;  // ":" and "3," inside any word: matched whole below
+      for (auto at = rest.find(piece); at != std::string::npos; at = rest.find(piece, at)) {
+        rest.replace(at, piece.size(), " ");
+      }
+    }
+    // What is left: short pieces, whole ("in", "3,"), and punctuation.
+    std::istringstream words(rest);
+    for (std::string word; words >> word;) {
+      bool piece = std::find(pieces.begin(), pieces.end(), word) != pieces.end();
+      if (!piece && word.find_first_not_of(":,.()[]") != std::string::npos) return false;
+    }
+    return true;
+  };
+  std::size_t copies = 0;
+  std::vector<bool> drop(lines.size(), false);
+  std::unordered_map<std::string_view, bool> shown;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string_view key = key_of(lines[i]);
+    if (seen[key] >= 3) {
+      drop[i] = shown[key];
+      shown[key] = true;
+    } else {
+      drop[i] = !pieces.empty() && !key.empty() && made_of_pieces(key);
+    }
+    if (drop[i]) ++copies;
   }
   // Mostly copies, or it is not what this is for.
   if (copies * 2 < lines.size()) return std::string(text);
   std::string folded;
-  std::unordered_map<std::string_view, bool> shown;
-  for (auto line : lines) {
-    std::string_view key = line;
-    if (!key.empty() && key.back() == '\n') key.remove_suffix(1);
-    if (seen[key] >= 3) {
-      if (shown[key]) continue;
-      shown[key] = true;
-    }
-    folded.append(line);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!drop[i]) folded.append(lines[i]);
   }
   if (!folded.empty() && folded.back() != '\n') folded += '\n';
   folded += "… and " + grouped(copies) +
-            " more lines, each a copy of a line above, in another order (shown once: several "
-            "processes printed the same)\n";
+            " more lines, each a copy of a line above or pieces of them run together (shown "
+            "once, where it first came: several processes printed the same)\n";
   return folded;
+}
+
+std::string fold_output(std::string_view text) {
+  std::string runs = fold_repeats(text);
+  std::string scattered = fold_scattered_repeats(text);
+  return scattered.size() < runs.size() ? scattered : runs;
 }
 
 std::string fold_repeats(std::string_view text) {

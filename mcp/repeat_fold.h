@@ -20,4 +20,8 @@ std::string fold_repeats(std::string_view text);
 // end counts the copies left out. Text of mostly distinct lines is returned as it is.
 std::string fold_scattered_repeats(std::string_view text);
 
+// What a model reads of a stream: fold_repeats or fold_scattered_repeats, whichever says it in
+// less (the first where both do as well: it keeps each run where it came).
+std::string fold_output(std::string_view text);
+
 }  // namespace paddock::mcp

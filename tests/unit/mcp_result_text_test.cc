@@ -60,16 +60,34 @@ TEST(McpRepeatFold, InterleavedCopiesOfTheSameLinesAreShownOnceAndCounted) {
       --left;
     }
   }
+  // Lines written in pieces by several processes at once, run together: copies too.
+  const std::string run_together =
+      "BlockingIOErroros.fork()  File \"/work/main.py\", line 3, in <module>\n"
+      "BlockingIOError    : os.fork()[Errno 11] Resource temporarily unavailable\n";
+  text += run_together + "ended\n";
   std::string folded = fold_scattered_repeats(text);
   EXPECT_EQ(folded.rfind("started\n", 0), 0u) << folded;
+  EXPECT_EQ(folded.find("BlockingIOErroros"), std::string::npos) << folded;
+  EXPECT_EQ(folded.find("BlockingIOError    :"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("ended\n"), std::string::npos) << folded;
   for (const auto& line : traceback) {
     auto first = folded.find(line);
     EXPECT_NE(first, std::string::npos) << line;
     EXPECT_EQ(folded.find(line, first + 1), std::string::npos) << line << folded;
   }
-  EXPECT_NE(folded.find("… and 156 more lines, each a copy of a line above"), std::string::npos)
+  EXPECT_NE(folded.find("… and 158 more lines, each a copy of a line above"), std::string::npos)
       << folded;
   EXPECT_LT(folded.size(), text.size() / 10);
+  // What a result shows takes the shorter of the two foldings: this one here, and the runs'
+  // where the copies come back to back.
+  EXPECT_EQ(fold_output(text), folded);
+  std::string runs = "start\n" + repeated("warning: x\n", 1413) + "end\n";
+  EXPECT_EQ(fold_output(runs), fold_repeats(runs));
+  std::string block = "ok\n";
+  for (int i = 0; i < 300; ++i) {
+    for (const auto& line : traceback) block += line;
+  }
+  EXPECT_EQ(fold_output(block), fold_repeats(block));
 }
 
 TEST(McpRepeatFold, OutputOfMostlyDistinctLinesIsNotScatterFolded) {
