@@ -168,6 +168,9 @@ test('with the default settings, descriptions and input schemas take at most 6,0
     assert.ok(!names.includes(name), `${name} is listed without the setting that lets it work`);
   }
   const cost = listCost(tools);
+  // The figures docs/mcp.md quotes, printed so that they can be checked against it.
+  t.diagnostic(`default settings: ${tools.length} tools, descriptions + inputSchemas ${cost.words}, ` +
+    `outputSchemas ${cost.outputs}, instructions ${conn.client.getInstructions().length}`);
   assert.ok(cost.words <= WORDS_BUDGET,
     `descriptions + inputSchemas take ${cost.words} characters, over ${WORDS_BUDGET} (each tool words/outputs: ${cost.each})`);
   const instructions = conn.client.getInstructions();
@@ -223,6 +226,8 @@ test('the tool list is small: descriptions and input schemas, output schemas and
     assert.equal(discover.instructions, init.instructions, 'both eras give the same instructions');
 
     const cost = listCost(legacy);
+    t.diagnostic(`every tool: ${legacy.length} tools, descriptions + inputSchemas ${cost.words}, ` +
+      `outputSchemas ${cost.outputs}`);
     assert.ok(cost.words <= ALL_WORDS_BUDGET,
       `descriptions + inputSchemas take ${cost.words} characters, over ${ALL_WORDS_BUDGET} (each tool words/outputs: ${cost.each})`);
     assert.ok(cost.outputs <= OUTPUTS_BUDGET,
