@@ -165,6 +165,9 @@ TEST(SeccompProfileTest, ReadsTheQuietRefusals) {
             "my.json: /quietRefusals: must be a list of names");
   EXPECT_EQ(parse_error(R"({"defaultAction": "SCMP_ACT_ERRNO", "quietRefusals": [1]})"),
             "my.json: /quietRefusals: must be a list of names");
+  EXPECT_EQ(
+      parse_error(R"({"defaultAction": "SCMP_ACT_ERRNO", "quietRefusals": ["mbind", "mbnd"]})"),
+      "my.json: /quietRefusals/1: 'mbnd' is not a system call libseccomp knows");
 }
 
 TEST(SeccompProfileErrorTest, InvalidJson) {

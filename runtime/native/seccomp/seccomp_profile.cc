@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include <seccomp.h>
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
@@ -247,8 +248,15 @@ core::Result<Profile> parse_profile(std::string_view json_text, std::string_view
   profile.default_action = *parsed_default;
   if (auto quiet = document.find("quietRefusals"); quiet != document.end()) {
     if (!quiet->is_array()) return at(origin, "/quietRefusals", "must be a list of names");
-    for (const auto& name : *quiet) {
+    for (std::size_t i = 0; i < quiet->size(); ++i) {
+      const json& name = (*quiet)[i];
       if (!name.is_string()) return at(origin, "/quietRefusals", "must be a list of names");
+      // A misspelt name would quiet nothing, and say nothing of it.
+      int number = seccomp_syscall_resolve_name(name.get<std::string>().c_str());
+      if (number == __NR_SCMP_ERROR || number < 0) {
+        return at(origin, "/quietRefusals/" + std::to_string(i),
+                  "'" + name.get<std::string>() + "' is not a system call libseccomp knows");
+      }
       profile.quiet_refusals.push_back(name.get<std::string>());
     }
   }
