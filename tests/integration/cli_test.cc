@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "support/harness.h"
+#include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
 namespace paddock::testing {
@@ -144,12 +144,20 @@ TEST(Cli, DoctorReportsTheHost) {
 // package and the one apt-get line, and the other languages read ready; the server logs the same
 // once at start, lists ruby as unavailable with that reason, and refuses a ruby call in one line.
 TEST(Cli, AMissingToolchainIsNamedByDoctorAndTheServerWithItsPackage) {
-  auto without_ruby = [](std::vector<std::string> args, const std::string& input = "") {
-    args.insert(args.begin(),
-                {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
-                 "mount --bind /dev/null \"$(readlink -f /usr/bin/ruby)\" && exec \"$@\"", "sh",
-                 paddock_binary()});
-    return run_program(args, input);
+  // Runs what follows it with /usr/bin/ruby's file hidden behind /dev/null.
+  const std::vector<std::string> hiding_ruby = {
+      "/usr/bin/unshare",
+      "--user",
+      "--map-root-user",
+      "--mount",
+      "/bin/sh",
+      "-c",
+      "mount --bind /dev/null \"$(readlink -f /usr/bin/ruby)\" && exec \"$@\"",
+      "sh",
+      paddock_binary()};
+  auto without_ruby = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), hiding_ruby.begin(), hiding_ruby.end());
+    return run_program(args);
   };
   CliResult doctor = without_ruby({"doctor"});
   EXPECT_EQ(doctor.exit_status, 0) << doctor.err;
@@ -172,28 +180,30 @@ TEST(Cli, AMissingToolchainIsNamedByDoctorAndTheServerWithItsPackage) {
   nlohmann::json whole = nlohmann::json::parse(run_cli({"doctor", "--json"}).out);
   EXPECT_EQ(whole["languages"]["ruby"]["runs"], true) << whole["languages"].dump();
 
-  const std::string requests =
-      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
-      "\n"
-      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
-      "\n"
-      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_supported_languages","arguments":{}}})"
-      "\n"
-      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"language":"ruby","code":"puts 1"}}})"
-      "\n";
-  CliResult served = without_ruby({"mcp", "--warm", "0", "--state-dir", "none"}, requests);
-  const std::string logged = "language ruby: missing ruby (sudo apt-get install ruby)";
-  auto first = served.err.find(logged);
-  EXPECT_NE(first, std::string::npos) << served.err;
-  EXPECT_EQ(served.err.find(logged, first + 1), std::string::npos) << served.err;
-  nlohmann::json listed, refused;
-  std::istringstream answers(served.out);
-  for (std::string line; std::getline(answers, line);) {
-    auto answer = nlohmann::json::parse(line, nullptr, false);
-    if (answer.is_discarded()) continue;
-    if (answer["id"] == 2) listed = answer;
-    if (answer["id"] == 3) refused = answer;
-  }
+  // The server in the same kind of root, driven as a client drives it (stdin open until the
+  // answers came: a server whose input ends cancels what is in flight).
+  TempFolder logs("missing-toolchain");
+  McpProcess::Command command;
+  command.argv = hiding_ruby;
+  command.argv.insert(command.argv.end(), {"mcp", "--warm", "0", "--state-dir", "none"});
+  command.stderr_path = logs / "stderr";
+  McpProcess server(command);
+  server.request(1, "initialize",
+                 {{"protocolVersion", "2025-06-18"},
+                  {"capabilities", nlohmann::json::object()},
+                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  server.wait_for(1);
+  server.call(2, "get_supported_languages", nlohmann::json::object());
+  nlohmann::json listed = server.wait_for(2);
+  server.call(3, "execute_code", {{"language", "ruby"}, {"code", "puts 1"}});
+  nlohmann::json refused = server.wait_for(3);
+  server.close_input();
+  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
+  std::string logged = read_file(logs / "stderr");
+  const std::string missing = "language ruby: missing ruby (sudo apt-get install ruby)";
+  auto first = logged.find(missing);
+  EXPECT_NE(first, std::string::npos) << logged;
+  EXPECT_EQ(logged.find(missing, first + 1), std::string::npos) << logged;
   bool ruby_listed = false;
   for (const auto& language : listed["result"]["structuredContent"]["details"]) {
     bool ruby = language["name"] == "ruby";
@@ -205,7 +215,7 @@ TEST(Cli, AMissingToolchainIsNamedByDoctorAndTheServerWithItsPackage) {
           << language.dump();
     }
   }
-  EXPECT_TRUE(ruby_listed) << served.out;
+  EXPECT_TRUE(ruby_listed) << listed.dump();
   EXPECT_TRUE(refused["result"].value("isError", false)) << refused.dump();
   std::string said = refused["result"]["content"][0].value("text", "");
   EXPECT_NE(said.find("ruby is not installed on this machine"), std::string::npos) << said;
