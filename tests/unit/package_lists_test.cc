@@ -37,7 +37,8 @@ std::set<std::string> words_without_comments(const std::string& text) {
   return words;
 }
 
-// scripts/setup's packages: the `packages=(` array, every `packages+=(...)` after it, and the
+// scripts/setup's packages: its arrays (build_packages=(...), run_packages+=(...): every
+// `packages=(` and `packages+=(` in it), and the
 // languages' list it reads (packaging/language-packages, which paddock-languages depends on).
 std::set<std::string> setup_packages() {
   std::string script = read_source("scripts/setup");
