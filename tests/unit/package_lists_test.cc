@@ -37,9 +37,9 @@ std::set<std::string> words_without_comments(const std::string& text) {
   return words;
 }
 
-// scripts/setup's packages: its arrays (build_packages=(...), run_packages+=(...): every
-// `packages=(` and `packages+=(` in it), and the
-// languages' list it reads (packaging/language-packages, which paddock-languages depends on).
+// scripts/setup's packages: its arrays (every `packages=(` and `packages+=(` in it, as in
+// build_packages=(...) and run_packages+=(npm)), and the languages' list it reads
+// (packaging/language-packages, which paddock-languages depends on).
 std::set<std::string> setup_packages() {
   std::string script = read_source("scripts/setup");
   EXPECT_NE(script.find("packaging/language-packages"), std::string::npos)
