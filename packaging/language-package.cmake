@@ -2,8 +2,9 @@
 # the paddock package it has just made. A package with no files: its control file depends on
 # paddock and on the languages (CPACK_PADDOCK_LANGUAGES_DEPENDS, from
 # packaging/language-packages), so that `apt install ./paddock-languages_*.deb` brings them.
-list(GET CPACK_PACKAGE_FILES 0 paddock_deb)
-get_filename_component(out_dir ${paddock_deb} DIRECTORY)
+# CPACK_PACKAGE_FILES are still in CPack's staging folder here; they are copied to
+# CPACK_PACKAGE_DIRECTORY (the build folder, or cpack -B) after this script.
+set(out_dir ${CPACK_PACKAGE_DIRECTORY})
 set(root ${CPACK_TOPLEVEL_DIRECTORY}/paddock-languages)
 file(REMOVE_RECURSE ${root})
 file(MAKE_DIRECTORY ${root}/DEBIAN)
