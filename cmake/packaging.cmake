@@ -79,12 +79,14 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4")
 # What some features use, each optional, and small (docs/packaging.md has the sizes):
 # newuidmap/newgidmap (an unprivileged user's full uid range), pasta (rootless networking), and
-# python with the Jupyter kernel of live python sessions, the default language. The other
-# languages, the data libraries and R's kernel are paddock-languages' (below): as Recommends they
-# brought in 1,172 packages (3.5 GB) with a plain `apt install`.
-string(JOIN ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS
-       uidmap passt python3 python3-ipykernel python3-jupyter-client)
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS paddock-languages)
+# python, the default language. Everything else is paddock-languages' (below): the other
+# languages, the data libraries, and the Jupyter kernels of live sessions, without which a session
+# says `live: false` and runs one process per call. As Recommends they brought in 1,172 packages
+# (3.5 GB) with a plain `apt install`; python3-ipykernel alone brings about 1 GB through its own
+# Recommends.
+string(JOIN ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS uidmap passt python3)
+string(JOIN ", " CPACK_DEBIAN_PACKAGE_SUGGESTS
+       paddock-languages python3-ipykernel python3-jupyter-client)
 
 # paddock-languages: a package with no files that depends on the languages of the built-in
 # policies, their data libraries and the Jupyter kernels (packaging/language-packages, the list
