@@ -34,7 +34,7 @@ void append_attribute(std::vector<std::uint8_t>& out, std::uint16_t type, const 
 
 // One request, and the kernel's acknowledgement: an NLMSG_ERROR whose error is 0 on success.
 int send_and_acknowledge(int fd, const std::uint8_t* message, std::uint32_t length) {
-  if (::send(fd, message, length, 0) < 0) return errno;
+  if (send(fd, message, length, 0) < 0) return errno;
   alignas(nlmsghdr) std::uint8_t reply[256];
   ssize_t got = recv(fd, reply, sizeof reply, 0);
   if (got < 0) return errno;
