@@ -366,11 +366,9 @@ TEST_F(PreviewTest, TheForwardEndsWithTheSessionAndAnExposedSessionIsNotFrozen) 
 }
 
 // Another local user: refused before any byte reaches the sandbox, with the token (HTTP) and
-// at all (plain TCP). As root the client runs as the test users (runuser), or, before
-// scripts/test has made them, as one of root's subordinate ids (which scripts/test gives it);
-// unprivileged, as a subordinate id of the test's own user (a user namespace made with
-// newuidmap), whose sockets the host sees as another user's. A user with neither
-// (paddock-nosub) has no other user to be:
+// at all (plain TCP). As root the client runs as the test users (runuser); unprivileged, as a
+// subordinate id of the test's own user (a user namespace made with newuidmap), whose sockets
+// the host sees as another user's. A user with neither (paddock-nosub) has no other user to be:
 // the forwarder's own test covers the refusal there
 // (PreviewForwarder.AnotherUsersConnectionsAreRefusedBeforeReachingTheSandbox).
 TEST_F(PreviewTest, ASecondLocalUserIsRefusedEvenWithTheToken) {
@@ -382,8 +380,7 @@ TEST_F(PreviewTest, ASecondLocalUserIsRefusedEvenWithTheToken) {
     for (const char* user : {"paddock-nosub", "paddock-test"}) {
       if (getpwnam(user) != nullptr) as_others.push_back({"/usr/sbin/runuser", "-u", user, "--"});
     }
-  }
-  if (as_others.empty()) {
+  } else {
     std::vector<std::string> probe = as_subordinate;
     probe.push_back("true");
     if (run_program(probe).exit_status == 0) as_others.push_back(as_subordinate);
