@@ -46,12 +46,21 @@ set(CPACK_PACKAGE_NAME paddock)
 set(CPACK_PACKAGE_VENDOR "Paddock")
 set(CPACK_PACKAGE_CONTACT "Paddock maintainers <paddock@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "rootless, daemonless sandbox for running untrusted code")
+# The long description. CPack puts CPACK_PACKAGE_DESCRIPTION_SUMMARY before it as the synopsis
+# line, so it starts after that and says what the synopsis does not; each line gets its leading
+# space from CPack, and an empty line becomes the " ." between paragraphs.
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "rootless, daemonless sandbox for running untrusted code
- Paddock runs untrusted code (mostly code written by language models) with no
- container daemon and no root: it unpacks OCI image layers itself, isolates every
- run with namespaces, cgroups v2, seccomp and dropped capabilities, and serves it
- to AI assistants through an MCP stdio server.")
+    "Each run gets its own user, mount, PID, network, IPC and UTS namespaces, a
+cgroup with memory, CPU and process limits, a seccomp filter and no
+capabilities, over a read-only view of the host's /usr. It is meant for code
+written by language models: policies for Python, JavaScript, Java, C, C++, Go,
+R, Ruby and Bash install libraries through a filtering proxy, capture plots and
+screen the code, and `paddock mcp` serves it all to AI assistants over MCP,
+with sessions and files. It also runs OCI images, drives Docker, Podman or
+Kubernetes, and sandboxes other MCP servers (`paddock wrap`).
+
+The languages and their data libraries come from Debian: the paddock-languages
+package, built beside this one, brings them all.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # paddock_VERSION_ARCH.deb
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
@@ -68,14 +77,34 @@ set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
 # paddock loads with dlopen on first use (http/curl_library.h), so no tool can see it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4")
-# What some features use, each optional: newuidmap/newgidmap (an unprivileged user's full uid
-# range), pasta (rootless networking), the Jupyter kernels of live sessions, and the data
-# libraries a model's code imports (scripts/setup's list).
-string(JOIN ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS
-       uidmap passt python3-ipykernel python3-jupyter-client r-cran-irkernel
-       python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn
-       python3-seaborn python3-statsmodels python3-requests python3-bs4 python3-openpyxl
-       r-cran-ggplot2 r-cran-dplyr r-cran-tidyr r-cran-gridextra)
+# What some features use, each optional, and small (docs/packaging.md has the sizes):
+# newuidmap/newgidmap (an unprivileged user's full uid range), pasta (rootless networking), and
+# python, the default language. Everything else is paddock-languages' (below): the other
+# languages, the data libraries, and the Jupyter kernels of live sessions, without which a session
+# says `live: false` and runs one process per call. As Recommends they brought in 1,172 packages
+# (3.5 GB) with a plain `apt install`; python3-ipykernel alone brings about 1 GB through its own
+# Recommends.
+string(JOIN ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS uidmap passt python3)
+string(JOIN ", " CPACK_DEBIAN_PACKAGE_SUGGESTS
+       paddock-languages python3-ipykernel python3-jupyter-client)
+
+# paddock-languages: a package with no files that depends on the languages of the built-in
+# policies, their data libraries and the Jupyter kernels (packaging/language-packages, the list
+# scripts/setup installs, plus npm, which scripts/setup leaves to NodeSource's nodejs where that
+# is installed; NodeSource's package provides npm). Made by dpkg-deb after cpack's own package
+# (packaging/language-package.cmake), into the same folder.
+file(STRINGS ${PROJECT_SOURCE_DIR}/packaging/language-packages language_lines)
+set(language_packages "")
+foreach(line IN LISTS language_lines)
+  string(REGEX REPLACE "#.*" "" line "${line}")
+  string(REGEX MATCHALL "[^ \t]+" words "${line}")
+  list(APPEND language_packages ${words})
+endforeach()
+list(APPEND language_packages npm)
+list(JOIN language_packages ", " CPACK_PADDOCK_LANGUAGES_DEPENDS)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/packaging/language-packages)
+set(CPACK_POST_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/packaging/language-package.cmake)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/postinst
                                        ${PROJECT_SOURCE_DIR}/packaging/debian/postrm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
