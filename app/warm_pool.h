@@ -195,6 +195,7 @@ class BasicWarmPool {
   const std::string noun_;
   std::size_t memory_place_ = 0;  // in memory_
   bool told_unmeasured_ = false;  // logged once that a sandbox measured nothing
+  std::string last_published_;    // what publish() last logged
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, Slot> slots_;
@@ -292,6 +293,17 @@ template <typename Held>
 void BasicWarmPool<Held>::publish() {
   held_.store(count(), std::memory_order_relaxed);
   if (memory_ != nullptr) memory_->set_held(memory_place_, held_bytes());
+  // Each change in what waits, at debug level: why a call ran cold, in the server's own words
+  // (the integration tests wait for these lines rather than guess readiness from outside).
+  std::string said;
+  for (const auto& [language, slot] : slots_) {
+    said += (said.empty() ? "" : "; ") + language + ": " + std::to_string(slot.waiting.size()) +
+            " waiting, " + std::to_string(slot.opening) + " opening";
+  }
+  if (said != last_published_) {
+    last_published_ = said;
+    log(LogLevel::kDebug, noun_ + " pool: " + (said.empty() ? "empty" : said));
+  }
 }
 
 template <typename Held>

@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -58,6 +61,50 @@ long long cpu_ticks_below(const std::vector<pid_t>& sandboxes) {
   return ticks;
 }
 
+// Each WarmServer's debug log, by the server's pid: settled_interpreters reads the pool's word.
+std::mutex g_logs_mutex;
+std::map<pid_t, std::string> g_logs;
+
+std::string log_of(pid_t server) {
+  std::lock_guard lock(g_logs_mutex);
+  auto found = g_logs.find(server);
+  return found != g_logs.end() ? found->second : "";
+}
+
+// Whether the pool of fresh calls' sandboxes last said, in `log`, that `count` sandboxes wait
+// and none is opening: its lines "sandbox pool: KIND: N waiting, N opening; ...".
+bool pool_says_waiting(const std::string& log, std::size_t count) {
+  std::ifstream lines(log);
+  std::string last;
+  const std::string marker = "paddock mcp: debug: sandbox pool: ";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(marker)) last = line.substr(marker.size());
+  }
+  static const std::regex kind(R"((\d+) waiting, (\d+) opening)");
+  std::size_t waiting = 0;
+  for (std::sregex_iterator it(last.begin(), last.end(), kind), end; it != end; ++it) {
+    if ((*it)[2] != "0") return false;
+    waiting += std::stoul((*it)[1]);
+  }
+  return waiting == count;
+}
+
+// What the server logged above debug level, for a failure's message.
+std::string logged_above_debug(pid_t server) {
+  std::ifstream lines(log_of(server));
+  std::string said;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("paddock mcp: debug: ")) said += "\n  " + line;
+  }
+  return said.empty() ? "" : "; the server logged:" + said;
+}
+
+std::vector<std::string> server_argv(const std::vector<std::string>& flags) {
+  std::vector<std::string> argv = {paddock_binary(), "mcp", "--log-level", "debug"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  return argv;
+}
+
 }  // namespace
 
 std::string random_text(const std::string& prefix) {
@@ -87,7 +134,7 @@ std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
   std::string pids;
   for (pid_t pid : last) pids += " " + std::to_string(pid);
   ADD_FAILURE() << "the server never settled on " << count << " warm sandboxes; it has "
-                << last.size() << ":" << pids;
+                << last.size() << ":" << pids << logged_above_debug(server);
   return last;
 }
 
@@ -105,9 +152,14 @@ std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count,
         }
       }
     }
-    if (holding == count) return sandboxes;
+    // The server's own word too: an interpreter idle below it may not have been taken in yet
+    // (the server's thread is starved on a loaded machine, or is still measuring it).
+    std::string log = log_of(server);
+    if (holding == count && (log.empty() || pool_says_waiting(log, count))) return sandboxes;
     if (Clock::now() > deadline) {
-      ADD_FAILURE() << "the server's " << count << " sandboxes never all held an interpreter";
+      ADD_FAILURE() << "the server's " << count
+                    << " sandboxes never all held an interpreter the pool said waited"
+                    << logged_above_debug(server);
       return sandboxes;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -143,10 +195,21 @@ std::vector<pid_t> process_tree(pid_t root) {
 }
 
 WarmServer::WarmServer(std::vector<std::string> flags)
-    : audit_(temp_path("paddock-warm-audit")), server_(with_defaults(std::move(flags), audit_)) {}
+    : audit_(temp_path("paddock-warm-audit")),
+      log_(temp_path("paddock-warm-log")),
+      server_(McpProcess::Command{
+          server_argv(with_defaults(std::move(flags), audit_)), log_, {}, false}) {
+  std::lock_guard lock(g_logs_mutex);
+  g_logs[server_.pid()] = log_;
+}
 
 WarmServer::~WarmServer() {
+  {
+    std::lock_guard lock(g_logs_mutex);
+    g_logs.erase(server_.pid());
+  }
   unlink(audit_.c_str());
+  unlink(log_.c_str());
 }
 
 json WarmServer::run(json arguments, bool may_fail) {

@@ -53,6 +53,7 @@ class WarmServer {
 
  private:
   std::string audit_;
+  std::string log_;  // its stderr, at debug level
   McpProcess server_;
   int next_id_ = 0;
 };
