@@ -55,6 +55,12 @@ void stop_forwarding_log() {
   g_sink = nullptr;
 }
 
+bool log_wanted(LogLevel level) {
+  int forward_level = g_forward_level;
+  return static_cast<int>(level) >= g_level ||
+         (forward_level >= 0 && static_cast<int>(level) >= forward_level);
+}
+
 void log(LogLevel level, std::string_view text) {
   int forward_level = g_forward_level;
   bool to_stderr = static_cast<int>(level) >= g_level;

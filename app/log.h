@@ -22,6 +22,9 @@ void set_log_level(LogLevel level);
 // Every later line passes this mask (a copy is kept, so it may be called with any mask).
 void mask_log_with(const SecretMask& secrets);
 void log(LogLevel level, std::string_view text);
+// Whether a line at `level` goes anywhere (stderr or the forwarded sink): a caller whose line
+// takes work to build skips it when not.
+bool log_wanted(LogLevel level);
 
 // Lines at `level` and above also go to `sink`, masked as stderr's are, whatever the stderr
 // level: MCP's notifications/message, once the client asked for them with logging/setLevel

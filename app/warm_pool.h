@@ -294,7 +294,9 @@ void BasicWarmPool<Held>::publish() {
   held_.store(count(), std::memory_order_relaxed);
   if (memory_ != nullptr) memory_->set_held(memory_place_, held_bytes());
   // Each change in what waits, at debug level: why a call ran cold, in the server's own words
-  // (the integration tests wait for these lines rather than guess readiness from outside).
+  // (the integration tests wait for these lines rather than guess readiness from outside). Not
+  // even built when no one reads debug lines: take() publishes on every fresh call.
+  if (!log_wanted(LogLevel::kDebug)) return;
   std::string said;
   for (const auto& [language, slot] : slots_) {
     said += (said.empty() ? "" : "; ") + language + ": " + std::to_string(slot.waiting.size()) +

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -604,6 +605,24 @@ TEST(Brokered, PaddockWrapWithSecretWorks) {
       << lab.received();
 }
 
+// `paddock mcp` with `flags` and no state directory, initialized, and its answer to initialize.
+struct InitializedServer {
+  std::unique_ptr<McpProcess> server;
+  json initialized;
+};
+InitializedServer initialized_server(std::vector<std::string> flags) {
+  setenv("PADDOCK_STATE_DIR", "none", 1);
+  auto server = std::make_unique<McpProcess>(std::move(flags));
+  unsetenv("PADDOCK_STATE_DIR");
+  server->request(1, "initialize",
+                  {{"protocolVersion", "2025-06-18"},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+  json initialized = server->wait_for(1);
+  EXPECT_FALSE(initialized.is_null());
+  return {std::move(server), std::move(initialized)};
+}
+
 // The MCP server: the instructions name the secret and its hosts, never the value; a call's
 // result says the placeholder was substituted, and an echo of the value comes back masked.
 TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
@@ -611,30 +630,24 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   ASSERT_TRUE(lab.ready());
   TempFolder audit_folder("brokered-audit");
   std::string audit = audit_folder / "audit.jsonl";
-  setenv("PADDOCK_STATE_DIR", "none", 1);
-  McpProcess server({"--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
-                     "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(),
-                     "--warm", "0", "--audit-log", audit});
-  unsetenv("PADDOCK_STATE_DIR");
-  server.request(1, "initialize",
-                 {{"protocolVersion", "2025-06-18"},
-                  {"capabilities", json::object()},
-                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
-  json initialized = server.wait_for(1);
+  auto [server, initialized] = initialized_server(
+      {"--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(), "--allow-host",
+       "127.0.0.1:" + lab.port(), "--egress-ca-file", lab.authority(), "--warm", "0", "--audit-log",
+       audit});
   std::string instructions = initialized["result"].value("instructions", "");
   EXPECT_NE(instructions.find("TOKEN (for localhost:" + lab.port() + ")"), std::string::npos)
       << instructions;
   EXPECT_EQ(initialized.dump().find(kValue), std::string::npos);
-  server.call(2, "execute_code",
-              {{"code",
-                "import os, urllib.request\n"
-                "os.environ.pop('NO_PROXY'); os.environ.pop('no_proxy')\n"
-                "r = urllib.request.urlopen(urllib.request.Request('https://localhost:" +
-                    lab.port() +
-                    "/mcp', headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n"
-                    "print(r.read().decode())\n"
-                    "print(os.environ['TOKEN'][:21])\n"}});
-  json run = server.wait_for(2, std::chrono::seconds(120));
+  server->call(2, "execute_code",
+               {{"code",
+                 "import os, urllib.request\n"
+                 "os.environ.pop('NO_PROXY'); os.environ.pop('no_proxy')\n"
+                 "r = urllib.request.urlopen(urllib.request.Request('https://localhost:" +
+                     lab.port() +
+                     "/mcp', headers={'X-Key': os.environ['TOKEN']}), timeout=30)\n"
+                     "print(r.read().decode())\n"
+                     "print(os.environ['TOKEN'][:21])\n"}});
+  json run = server->wait_for(2, std::chrono::seconds(120));
   std::string text = McpProcess::text_of(run);
   EXPECT_EQ(run.dump().find(kValue), std::string::npos) << run.dump();
   EXPECT_NE(text.find("X-Key: ***"), std::string::npos) << text;
@@ -651,8 +664,8 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
   EXPECT_NE(audited.find("\"name\":\"TOKEN\""), std::string::npos) << audited;
   EXPECT_EQ(audited.find(kValue), std::string::npos) << audited;
   // A clean end: the server removes its trust bundle's folder (a killed one cannot).
-  server.close_input();
-  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
+  server->close_input();
+  EXPECT_EQ(server->wait_exit(std::chrono::seconds(60)), 0);
 }
 
 // Issue 55 item 6: a secret for a local API, set up as docs/secrets.md says (no --allow-host,
@@ -662,18 +675,13 @@ TEST(Brokered, TheModelLearnsTheSecretsNamesAndUsesAndNeverTheValue) {
 TEST(Brokered, ASecretForALocalApiWorksAsTheDocsSetItUp) {
   Lab lab;
   ASSERT_TRUE(lab.ready());
-  setenv("PADDOCK_STATE_DIR", "none", 1);
-  McpProcess server({"--secret", std::string("API_TOKEN=") + kVariable + "@localhost:" + lab.port(),
-                     "--egress-ca-file", lab.authority(), "--warm", "0"});
-  unsetenv("PADDOCK_STATE_DIR");
-  server.request(1, "initialize",
-                 {{"protocolVersion", "2025-06-18"},
-                  {"capabilities", json::object()},
-                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
-  std::string instructions = server.wait_for(1)["result"].value("instructions", "");
+  auto [server, initialized] = initialized_server(
+      {"--secret", std::string("API_TOKEN=") + kVariable + "@localhost:" + lab.port(),
+       "--egress-ca-file", lab.authority(), "--warm", "0"});
+  std::string instructions = initialized["result"].value("instructions", "");
   EXPECT_NE(instructions.find("localhost names the user's machine"), std::string::npos)
       << instructions;
-  server.call(
+  server->call(
       2, "execute_code",
       {{"code",
         "import http.server, os, threading, requests\n"
@@ -687,7 +695,7 @@ TEST(Brokered, ASecretForALocalApiWorksAsTheDocsSetItUp) {
             "print('own', requests.get('http://127.0.0.1:8123/', timeout=10).status_code)\n"
             "other = requests.get('http://localhost:8124/', timeout=10)\n"
             "print('other', other.status_code, other.text.strip())\n"}});
-  json run = server.wait_for(2, std::chrono::seconds(120));
+  json run = server->wait_for(2, std::chrono::seconds(120));
   std::string text = McpProcess::text_of(run);
   EXPECT_EQ(run.dump().find(kValue), std::string::npos) << run.dump();
   EXPECT_NE(text.find("api 200"), std::string::npos) << text;
@@ -698,25 +706,18 @@ TEST(Brokered, ASecretForALocalApiWorksAsTheDocsSetItUp) {
                 .find(std::string("Authorization: Bearer ") + kValue),
             std::string::npos)
       << lab.received();
-  server.close_input();
-  EXPECT_EQ(server.wait_exit(std::chrono::seconds(60)), 0);
+  server->close_input();
+  EXPECT_EQ(server->wait_exit(std::chrono::seconds(60)), 0);
 }
 
 // `paddock mcp` brokering TOKEN for localhost (the lab's server) with --secret-in-body, and
 // initialized.
 std::unique_ptr<McpProcess> brokered_server(const Lab& lab) {
-  setenv("PADDOCK_STATE_DIR", "none", 1);
-  auto server = std::make_unique<McpProcess>(std::vector<std::string>{
-      "--secret", std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
-      "--secret-in-body", "--allow-host", "127.0.0.1:" + lab.port(), "--egress-ca-file",
-      lab.authority(), "--warm", "0"});
-  unsetenv("PADDOCK_STATE_DIR");
-  server->request(1, "initialize",
-                  {{"protocolVersion", "2025-06-18"},
-                   {"capabilities", json::object()},
-                   {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
-  EXPECT_FALSE(server->wait_for(1).is_null());
-  return server;
+  return initialized_server({"--secret",
+                             std::string("TOKEN=") + kVariable + "@localhost:" + lab.port(),
+                             "--secret-in-body", "--allow-host", "127.0.0.1:" + lab.port(),
+                             "--egress-ca-file", lab.authority(), "--warm", "0"})
+      .server;
 }
 
 // The CPU seconds `pid` has spent (all its threads), from /proc/PID/stat.

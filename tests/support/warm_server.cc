@@ -140,6 +140,13 @@ std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count) {
 
 std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count,
                                         const std::string& program) {
+  // The server's own word too: an interpreter idle below it may not have been taken in yet
+  // (the server's thread is starved on a loaded machine, or is still measuring it).
+  std::string log = log_of(server);
+  if (log.empty()) {
+    ADD_FAILURE() << "settled_interpreters: " << server << " is not a WarmServer's server";
+    return {};
+  }
   auto deadline = Clock::now() + std::chrono::seconds(60);
   for (;;) {
     std::vector<pid_t> sandboxes = settled_sandboxes(server, count);
@@ -152,10 +159,7 @@ std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count,
         }
       }
     }
-    // The server's own word too: an interpreter idle below it may not have been taken in yet
-    // (the server's thread is starved on a loaded machine, or is still measuring it).
-    std::string log = log_of(server);
-    if (holding == count && (log.empty() || pool_says_waiting(log, count))) return sandboxes;
+    if (holding == count && pool_says_waiting(log, count)) return sandboxes;
     if (Clock::now() > deadline) {
       ADD_FAILURE() << "the server's " << count
                     << " sandboxes never all held an interpreter the pool said waited"

@@ -22,7 +22,8 @@ std::vector<pid_t> settled_sandboxes(pid_t server, std::size_t count);
 
 // settled_sandboxes, where each waiting sandbox holds its interpreter (a process whose command
 // line starts with `program`): a used one still being closed beside its replacement is not
-// counted as one.
+// counted as one. And the pool has said so itself: `server` is a WarmServer's, whose debug log
+// says that `count` wait and none is opening.
 std::vector<pid_t> settled_interpreters(pid_t server, std::size_t count,
                                         const std::string& program = "python3");
 

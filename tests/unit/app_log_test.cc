@@ -39,5 +39,20 @@ TEST(AppLog, ForwardedLinesAreMasked) {
   EXPECT_NE(got.find("token"), std::string::npos) << got;
 }
 
+// What log_wanted says is what log() does: a line at a level neither stderr nor the sink takes
+// is wanted by no one (the warm pool builds its debug lines only when one is).
+TEST(AppLog, ALevelIsWantedWhenStderrOrTheSinkTakesIt) {
+  set_log_level(LogLevel::kInfo);
+  EXPECT_FALSE(log_wanted(LogLevel::kDebug));
+  EXPECT_TRUE(log_wanted(LogLevel::kInfo));
+  forward_log(LogLevel::kDebug, [](LogLevel, const std::string&) {});
+  EXPECT_TRUE(log_wanted(LogLevel::kDebug));
+  stop_forwarding_log();
+  EXPECT_FALSE(log_wanted(LogLevel::kDebug));
+  set_log_level(LogLevel::kDebug);
+  EXPECT_TRUE(log_wanted(LogLevel::kDebug));
+  set_log_level(LogLevel::kInfo);
+}
+
 }  // namespace
 }  // namespace paddock::app
