@@ -7,10 +7,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <string>
-
-#include "core/files.h"
 
 namespace paddock::net::preview {
 namespace {
@@ -43,13 +42,12 @@ constexpr std::string_view kListenState = "0A";  // TCP_LISTEN, as the tables pr
 
 }  // namespace
 
-bool table_listens_on_loopback(std::string_view table, std::uint16_t port) {
+bool table_listens_on_loopback(std::istream& table, std::uint16_t port) {
   static const std::array<std::string, 4> reachable = loopback_reachable_addresses();
   std::array<char, 5> port_hex{};
   std::snprintf(port_hex.data(), port_hex.size(), "%04X", port);
-  std::istringstream lines{std::string(table)};
   std::string line;
-  while (std::getline(lines, line)) {
+  while (std::getline(table, line)) {
     // "  sl  local_address rem_address   st ...": the heading's first field is not "N:".
     std::istringstream fields(line);
     std::string slot, local, remote, state;
@@ -65,14 +63,22 @@ bool table_listens_on_loopback(std::string_view table, std::uint16_t port) {
   return false;
 }
 
+bool table_listens_on_loopback(std::string_view table, std::uint16_t port) {
+  std::istringstream lines{std::string(table)};
+  return table_listens_on_loopback(lines, port);
+}
+
 core::Result<bool> listens_on_loopback(pid_t pid, std::uint16_t port) {
   std::string tables = "/proc/" + std::to_string(pid) + "/net/";
   bool any_read = false;
   for (const char* table : {"tcp", "tcp6"}) {
+    // A line at a time, up to the first match: the sandbox decides how many sockets its tables
+    // list (up to its process and descriptor limits), and the server holds one line of them.
     // tcp6 is absent where the kernel has no IPv6: that table then holds nothing.
-    std::string text = core::read_text_or_empty(tables + table);
-    any_read = any_read || !text.empty();
-    if (table_listens_on_loopback(text, port)) return true;
+    std::ifstream file(tables + table);
+    if (!file) continue;
+    any_read = true;
+    if (table_listens_on_loopback(file, port)) return true;
   }
   if (!any_read) {
     return core::Error{ESRCH, "the sandbox's socket tables cannot be read (" + tables + "tcp)"};

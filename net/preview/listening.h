@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <istream>
 #include <string_view>
 
 #include "core/result.h"
@@ -20,6 +21,7 @@ namespace paddock::net::preview {
 // `port` that a connection to 127.0.0.1:`port` reaches: bound to 127.0.0.1 or 0.0.0.0, or in
 // tcp6 to :: (dual-stack unless the program set IPV6_V6ONLY, which the table does not show) or to
 // ::ffff:127.0.0.1.
+bool table_listens_on_loopback(std::istream& table, std::uint16_t port);
 bool table_listens_on_loopback(std::string_view table, std::uint16_t port);
 
 // The same for the network namespace of process `pid`, both tables.
