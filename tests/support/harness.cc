@@ -297,10 +297,13 @@ long host_uid_of(pid_t pid) {
 namespace {
 
 // Whether a sandbox of this user could run as host uid `uid`: this user's own uid, or one of the
-// subordinate uids paddock maps from (the range its own probe finds). Root's may use any.
+// subordinate uids paddock maps from (the range its own probe finds).
 bool a_uid_of_this_user(long uid) {
   native::IdMapHost host = native::probe_id_map_host();
-  if (host.euid == 0 || uid == static_cast<long>(host.euid)) return true;
+  if (uid == static_cast<long>(host.euid)) return true;
+  // Root's sandboxes run as ids of root's own range (plan_id_map). Root sees every user's
+  // processes, and other users' suites run beside its own (scripts/test): theirs are not its.
+  if (host.euid == 0) return uid >= static_cast<long>(native::kRootHostIdBase);
   return host.sub_uids && uid >= host.sub_uids->start &&
          uid < static_cast<long>(host.sub_uids->start) + host.sub_uids->count;
 }
