@@ -143,7 +143,8 @@ TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) 
     next.wait();
     return;
   }
-  EXPECT_TRUE(next.get()) << "the next resident did not start";
+  auto started = next.get();
+  EXPECT_TRUE(started) << "the next resident did not start: " << started.error().message;
   session_->resident()->kill_resident();
   EXPECT_EQ(shell("echo still here").stdout_data.data, "still here\n");
 }
