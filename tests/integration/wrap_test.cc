@@ -11,6 +11,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -331,6 +332,40 @@ TEST(Wrap, AServerThatExitsMidMessageEndsCleanly) {
   EXPECT_EQ(lines[0]["outcome"], "unanswered") << lines[0].dump();
 }
 
+// Every process below `pid`, a line each (its name, state, and pending, blocked and caught
+// signals), for the message of a wrapper that did not end on a signal.
+std::string processes_below(pid_t pid) {
+  std::map<pid_t, std::string> status_of;
+  for (const auto& name : directory_entries("/proc")) {
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    status_of[std::stoi(name)] = read_file("/proc/" + name + "/status");
+  }
+  auto field = [&](pid_t process, const std::string& key) {
+    std::istringstream lines(status_of[process]);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with(key)) return line;
+    }
+    return std::string();
+  };
+  std::vector<pid_t> below{pid};
+  for (std::size_t at = 0; at < below.size(); ++at) {
+    for (const auto& [process, status] : status_of) {
+      if (field(process, "PPid:") == "PPid:\t" + std::to_string(below[at])) {
+        below.push_back(process);
+      }
+    }
+  }
+  std::string text;
+  for (pid_t process : below) {
+    text += std::to_string(process);
+    for (const char* key : {"Name:", "State:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigCgt:"}) {
+      text += " " + field(process, key);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
 // 9. SIGTERM, SIGINT and SIGHUP reach the server, whose exit status is the wrapper's.
 TEST(Wrap, SignalsArePassedToTheServer) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
@@ -338,7 +373,8 @@ TEST(Wrap, SignalsArePassedToTheServer) {
     Wrapped wrap({"--state-dir", state.path()});
     ASSERT_TRUE(wrap.initialize().contains("result")) << wrap.stderr_text();
     ASSERT_EQ(kill(wrap.client().pid(), sig), 0);
-    EXPECT_EQ(wrap.client().wait_exit(seconds(15)), 7) << sig << ": " << wrap.stderr_text();
+    EXPECT_EQ(wrap.client().wait_exit(seconds(15)), 7)
+        << sig << ": " << wrap.stderr_text() << processes_below(wrap.client().pid());
     EXPECT_TRUE(contains(wrap.stderr_text(), "got signal " + std::to_string(sig)))
         << wrap.stderr_text();
   }
