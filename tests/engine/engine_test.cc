@@ -26,9 +26,10 @@
 #include "runtime/engine/engine_backend.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
+#include "support/python_image.h"
 #include "support/registry_server.h"
 
-namespace paddock::testing {
+namespace paddock::testing::engine_test {
 namespace {
 
 using json = nlohmann::json;
@@ -55,18 +56,15 @@ Engines* engines = nullptr;
 // scripts/engines starts both, with the python image in each, and says where they listen.
 void start_engines() {
   engines = new Engines;
-  const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
-  if (layout == nullptr) {
-    engines->error = "PADDOCK_TEST_PYTHON_LAYOUT is not set (scripts/test builds the image)";
-    return;
-  }
+  std::string layout = python_image_layout(engines->error);
+  if (layout.empty()) return;
   char pattern[] = "/tmp/paddock-engines-XXXXXX";
   engines->dir = mkdtemp(pattern);
   engines->registry_port = free_port();
   setenv("PADDOCK_ENGINES_INSECURE_REGISTRY",
          ("127.0.0.1:" + std::to_string(engines->registry_port)).c_str(), 1);
-  ToolResult started = run_tool({source_dir() + "/scripts/engines", "start", engines->dir,
-                                 std::string(layout) + "=" + kImage});
+  ToolResult started =
+      run_tool({source_dir() + "/scripts/engines", "start", engines->dir, layout + "=" + kImage});
   if (started.status != 0) {
     engines->error = "scripts/engines start: " + started.output;
     return;
@@ -517,4 +515,4 @@ class StopEngines : public ::testing::Environment {
 const auto* const stop_engines = ::testing::AddGlobalTestEnvironment(new StopEngines);
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::engine_test

@@ -18,7 +18,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::archive_folder_modes_test {
 namespace {
 
 using json = nlohmann::json;
@@ -165,4 +165,4 @@ TEST(ArchiveFolderModes, AClosedFolderFromAnArchiveIsImportedReadAndRemoved) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::archive_folder_modes_test

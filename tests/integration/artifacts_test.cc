@@ -5,7 +5,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::artifacts_test {
 namespace {
 
 std::vector<std::string> names(const runtime::RunResult& result) {
@@ -117,4 +117,4 @@ TEST(Artifacts, NothingIsCollectedUnlessAsked) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::artifacts_test

@@ -21,7 +21,7 @@
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::ask_test {
 namespace {
 
 using json = nlohmann::json;
@@ -446,4 +446,4 @@ TEST_F(AskTest, ASecondModernRetryTakesOverAndTheFirstIsAnsweredWithAnError) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::ask_test

@@ -17,7 +17,7 @@
 #include "support/harness.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::audit_log_test {
 namespace {
 
 // `paddock mcp --audit-log path` with no client: it opens the log, reads end of input and exits.
@@ -154,4 +154,4 @@ TEST(AuditLog, PaddockRunRefusesAPlantedSymlinkBeforeRunning) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::audit_log_test

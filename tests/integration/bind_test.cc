@@ -16,7 +16,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::bind_test {
 namespace {
 
 // A folder the sandbox user can enter, removed afterwards.
@@ -272,4 +272,4 @@ TEST(Bind, CliBindIsTheReadWriteTwinOfRoBind) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::bind_test

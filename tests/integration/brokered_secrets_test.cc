@@ -31,7 +31,7 @@
 #include "support/process_memory.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::brokered_secrets_test {
 namespace {
 
 using json = nlohmann::json;
@@ -1078,4 +1078,4 @@ TEST(Brokered, ReplayedClientHellosCostTheServerLessThanTheSandbox) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::brokered_secrets_test

@@ -12,7 +12,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::cli_test {
 namespace {
 
 int count_lines(const std::string& text) {
@@ -399,4 +399,4 @@ TEST(Cli, HelpAndVersionExitZero) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::cli_test

@@ -19,7 +19,7 @@
 #include "support/mcp_process.h"
 #include "support/process_memory.h"
 
-namespace paddock::testing {
+namespace paddock::testing::display_flood_test {
 namespace {
 
 using json = nlohmann::json;
@@ -105,4 +105,4 @@ TEST(DisplayFlood, ALiveCellsFigureFloodKeepsTheServersMemoryBounded) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::display_flood_test

@@ -17,7 +17,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::download_temporary_test {
 namespace {
 
 using json = nlohmann::json;
@@ -85,4 +85,4 @@ TEST(DownloadTemporary, PlantedTemporaryNamesNeitherBlockNorRedirectADownload) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::download_temporary_test

@@ -33,7 +33,7 @@
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::egress_proxy_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -758,4 +758,4 @@ TEST(EgressProxyExhaustion, ASandboxFillingTheProcessBudgetLeavesTheServerUp) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::egress_proxy_test

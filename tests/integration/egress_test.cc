@@ -18,7 +18,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::egress_test {
 namespace {
 
 TestSpec allowlisted(const std::string& script, std::vector<std::string> hosts) {
@@ -432,4 +432,4 @@ TEST(Egress, BadPatternsAndNetworksAreOneLineErrors) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::egress_test

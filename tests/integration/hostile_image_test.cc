@@ -15,7 +15,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::hostile_image_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -102,4 +102,4 @@ TEST_F(HostileImage, AMountPointBelowAnImageSymlinkIsNeverMadeOnTheHost) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::hostile_image_test

@@ -14,8 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "support/harness.h"
+#include "support/python_image.h"
 
-namespace paddock::testing {
+namespace paddock::testing::image_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,9 +198,9 @@ TEST_F(ImageTest, TheStoreIsPrivate) {
 // Python from an mmdebstrap image (scripts/build-language-images, which scripts/test runs once
 // into PADDOCK_TEST_PYTHON_LAYOUT): language code on an image, chosen by --image or the policy.
 TEST_F(ImageTest, PythonFromAnImageRunsLanguageCode) {
-  const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
-  ASSERT_NE(layout, nullptr) << "PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the "
-                                "python image with scripts/build-language-images --layouts";
+  std::string error;
+  std::string layout = python_image_layout(error);
+  ASSERT_FALSE(layout.empty()) << error;
   ASSERT_EQ(paddock({"import", layout}).exit_status, 0);
   std::string code =
       "import numpy, matplotlib, pandas, sys\nprint(sys.executable, numpy.__name__)\n"
@@ -305,4 +306,4 @@ TEST_F(ImageTest, AnArchiveWithDocumentsOfTheWrongShapeIsRefusedWithOneLine) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::image_test

@@ -19,7 +19,7 @@
 #include "runtime/native/init/init_plan.h"
 #include "runtime/native/init_program.h"
 
-namespace paddock {
+namespace paddock::init_handoff_test {
 namespace {
 
 // The first message of a paddock-init given a whole plan of this build, sealed or not, and told
@@ -98,4 +98,4 @@ TEST(InitHandoff, APlanThatIsNotSealedIsRefused) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::init_handoff_test

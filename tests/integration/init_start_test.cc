@@ -26,7 +26,7 @@
 #include "support/harness.h"
 #include "support/temp_folder.h"
 
-namespace paddock {
+namespace paddock::init_start_test {
 namespace {
 
 struct Trace {
@@ -120,4 +120,4 @@ TEST(InitStart, UnderACallersProfileInitMakesOnlyTheCallsItDeclares) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::init_start_test

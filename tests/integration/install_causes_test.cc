@@ -23,7 +23,7 @@
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::install_causes_test {
 namespace {
 
 using nlohmann::json;
@@ -295,4 +295,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::install_causes_test

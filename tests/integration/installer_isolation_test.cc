@@ -15,7 +15,7 @@
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::installer_isolation_test {
 namespace {
 
 using json = nlohmann::json;
@@ -128,9 +128,9 @@ TEST(InstallerIsolation, AnEarlierSessionCallCannotConfigureNpm) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::installer_isolation_test
 
-namespace paddock::testing {
+namespace paddock::testing::installer_isolation_test {
 namespace {
 
 // A python policy whose installer only records what it finds in the work directory.
@@ -188,4 +188,4 @@ TEST(InstallerIsolation, TheCallersFilesComeAfterTheInstaller) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::installer_isolation_test

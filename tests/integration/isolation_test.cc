@@ -13,7 +13,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::isolation_test {
 namespace {
 
 // Every test runs twice: in a sandbox made for it, and in a warm one (set up before the run
@@ -392,4 +392,4 @@ TEST_P(Isolation, ReadOnlyBindShowsAHostPathAndNothingElse) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::isolation_test

@@ -22,7 +22,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::kept_sessions_test {
 namespace {
 
 using json = nlohmann::json;
@@ -722,4 +722,4 @@ TEST(KeptSessions, FoldersCountInTheDiskASaveUsesAndTheStateLimitHoldsBeforeWrit
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::kept_sessions_test

@@ -13,7 +13,7 @@
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::kernel_socket_reach_test {
 namespace {
 
 // Lists the kernel's sockets as /proc/net/unix names them ("@name" for an abstract one), or
@@ -92,4 +92,4 @@ TEST(KernelSocketReach, AnInstallerCannotConnectToTheKernelsSockets) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::kernel_socket_reach_test

@@ -26,7 +26,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::kube_exec_test {
 namespace {
 
 const std::string kPods = "/api/v1/namespaces/default/pods";
@@ -514,4 +514,4 @@ TEST_F(KubeExec, ALocalhostSeccompProfileIsThePodsAndTheResultSaysSo) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::kube_exec_test

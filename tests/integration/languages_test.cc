@@ -19,7 +19,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::languages_test {
 namespace {
 
 // A language and the programs every test runs in it. The programs print (or name) fixed markers
@@ -533,4 +533,4 @@ TEST(Languages, APolicyFileAloneAddsALanguage) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::languages_test

@@ -12,7 +12,7 @@
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::leftovers_test {
 namespace {
 
 std::vector<std::string> children_of_this_process() {
@@ -128,4 +128,4 @@ TEST(Leftovers, TerminatedPaddockKillsItsSandboxAndSaysSo) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::leftovers_test

@@ -12,7 +12,7 @@
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::libraries_test {
 namespace {
 
 nlohmann::json run_json(const std::vector<std::string>& args, int* exit_status = nullptr) {
@@ -196,4 +196,4 @@ TEST(Libraries, UserNetworkIsOutboundOnlyAndGoneAfterTheRun) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::libraries_test

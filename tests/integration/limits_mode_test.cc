@@ -13,7 +13,7 @@
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::limits_mode_test {
 namespace {
 
 bool contains(const std::vector<std::string>& list, const std::string& item) {
@@ -126,4 +126,4 @@ TEST(LimitsMode, McpServerRefusesTheFallbackToo) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::limits_mode_test

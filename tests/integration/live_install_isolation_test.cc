@@ -20,7 +20,7 @@
 #include "support/helper_process.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::live_install_isolation_test {
 namespace {
 
 using json = nlohmann::json;
@@ -146,4 +146,4 @@ TEST(LiveInstallIsolation, AnRPackagesConfigureCannotReadTheLiveInterpretersSecr
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::live_install_isolation_test

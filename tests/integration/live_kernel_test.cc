@@ -15,7 +15,7 @@
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::live_kernel_test {
 namespace {
 
 class LiveKernelTest : public ::testing::Test {
@@ -613,4 +613,4 @@ TEST(LiveKernelStart, AMissingKernelspecIsOneClearError) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::live_kernel_test

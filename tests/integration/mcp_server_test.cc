@@ -22,7 +22,7 @@
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::mcp_server_test {
 namespace {
 
 using json = nlohmann::json;
@@ -260,4 +260,4 @@ TEST(McpServer, ItsSeccompProfileIsTheSandboxesFilter) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::mcp_server_test

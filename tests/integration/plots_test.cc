@@ -6,7 +6,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::plots_test {
 namespace {
 
 nlohmann::json run_json(const std::vector<std::string>& args) {
@@ -93,4 +93,4 @@ TEST(Plots, FilesWrittenToOutputsComeBack) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::plots_test

@@ -19,7 +19,7 @@
 #include "support/harness.h"
 #include "support/warm_server.h"
 
-namespace paddock::testing {
+namespace paddock::testing::pool_memory_test {
 namespace {
 
 using json = nlohmann::json;
@@ -132,4 +132,4 @@ TEST(PoolMemory, AReadyKernelKilledWhileWaitingIsReplaced) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::pool_memory_test

@@ -20,7 +20,7 @@
 #include "net/preview/socket_request.h"
 #include "runtime/native/init/session_channel.h"
 
-namespace paddock::net::preview {
+namespace paddock::net::preview::preview_forwarder_test {
 namespace {
 
 // Serves a factory's requests as a sandbox's init does, with sockets made by `make`.
@@ -300,4 +300,4 @@ TEST(PreviewForwarder, PreviewsAreCappedBySessionAndByServer) {
 }
 
 }  // namespace
-}  // namespace paddock::net::preview
+}  // namespace paddock::net::preview::preview_forwarder_test

@@ -24,7 +24,7 @@
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::preview_test {
 namespace {
 
 using json = nlohmann::json;
@@ -752,4 +752,4 @@ TEST(Preview, RunPublishRefusesAMalformedPortInOneLine) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::preview_test

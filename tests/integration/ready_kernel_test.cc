@@ -17,7 +17,7 @@
 
 #include "support/warm_server.h"
 
-namespace paddock::testing {
+namespace paddock::testing::ready_kernel_test {
 namespace {
 
 using json = nlohmann::json;
@@ -160,4 +160,4 @@ TEST(ReadyKernel, ReadyKernelsGiveWayToSessions) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::ready_kernel_test

@@ -28,7 +28,7 @@
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::refusals_test {
 namespace {
 
 std::map<std::string, std::uint64_t> counted(const runtime::RunResult& result) {
@@ -415,4 +415,4 @@ TEST(RefusalLines, ALiveCellGetsEveryNoteAFreshCallGets) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::refusals_test

@@ -30,11 +30,12 @@
 #include "rootfs/image_store.h"
 #include "support/harness.h"
 #include "support/helper_process.h"
+#include "support/python_image.h"
 #include "support/registry_server.h"
 
 extern char** environ;
 
-namespace paddock::testing {
+namespace paddock::testing::registry_test {
 namespace {
 
 using json = nlohmann::json;
@@ -450,9 +451,9 @@ TEST_F(Registry, TokenAuth) {
 // scripts/build-language-images into PADDOCK_TEST_PYTHON_LAYOUT), pushed to the registry with
 // skopeo and pulled back: language code and a library from the pulled image.
 TEST_F(Registry, PythonFromAPulledMmdebstrapImage) {
-  const char* layout = std::getenv("PADDOCK_TEST_PYTHON_LAYOUT");
-  ASSERT_NE(layout, nullptr) << "PADDOCK_TEST_PYTHON_LAYOUT is not set: scripts/test builds the "
-                                "python image with scripts/build-language-images --layouts";
+  std::string error;
+  std::string layout = python_image_layout(error);
+  ASSERT_FALSE(layout.empty()) << error;
   std::string ref = suite->ref("test/python:bookworm");
   ToolResult pushed = run_tool({"/usr/bin/skopeo", "--insecure-policy", "copy", "--authfile",
                                 suite->auth_file(), "--preserve-digests", "--dest-tls-verify=false",
@@ -466,4 +467,4 @@ TEST_F(Registry, PythonFromAPulledMmdebstrapImage) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::registry_test

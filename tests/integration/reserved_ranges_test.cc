@@ -24,7 +24,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::reserved_ranges_test {
 namespace {
 
 constexpr const char* kPort = "8080";
@@ -305,4 +305,4 @@ TEST(ReservedRanges, TheProxyRefusesANameThatResolvesIntoAReservedBlock) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::reserved_ranges_test

@@ -15,7 +15,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::seccomp_test {
 namespace {
 
 // What the probe printed: attempt name -> "ok" or "errno=N".
@@ -161,4 +161,4 @@ TEST(SeccompInSandbox, RealProgramsStillWork) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::seccomp_test

@@ -17,7 +17,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::secret_mask_test {
 namespace {
 
 using json = nlohmann::json;
@@ -189,4 +189,4 @@ TEST(SecretMask, ABrokeredValueTooShortToMaskIsRefusedAtStart) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::secret_mask_test

@@ -19,7 +19,7 @@
 #include "runtime/session.h"
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::session_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -350,4 +350,4 @@ TEST_F(SessionTest, UsageOfAClosedOrEndedSessionIsAnError) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::session_test

@@ -17,7 +17,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::share_mountinfo_test {
 namespace {
 
 using json = nlohmann::json;
@@ -63,4 +63,4 @@ TEST(ShareMountinfo, AReadWriteMountShowsItsHostFolderAndAReadOnlyOneDoesNot) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::share_mountinfo_test

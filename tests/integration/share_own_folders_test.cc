@@ -16,7 +16,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::share_own_folders_test {
 namespace {
 
 using json = nlohmann::json;
@@ -68,4 +68,4 @@ TEST(ShareOwnFolders, AShareOverPaddocksSitecustomizeOrThePythonUserSiteIsRefuse
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::share_own_folders_test

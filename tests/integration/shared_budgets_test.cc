@@ -22,7 +22,7 @@
 #include "runtime/shared_budgets.h"
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::shared_budgets_test {
 namespace {
 
 int ucount_limit(const std::string& file) {
@@ -166,4 +166,4 @@ TEST(SharedBudgets, ASandboxGetsNoMorePtysThanItsCap) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::shared_budgets_test

@@ -17,7 +17,7 @@
 #include "support/harness.h"
 #include "support/mcp_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::soak_test {
 namespace {
 
 using json = nlohmann::json;
@@ -161,4 +161,4 @@ TEST(Soak, TwelveHundredCallsLeaveNothingAndMemoryLevelsOff) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::soak_test

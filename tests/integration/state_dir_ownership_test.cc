@@ -33,7 +33,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::state_dir_ownership_test {
 namespace {
 
 using json = nlohmann::json;
@@ -394,4 +394,4 @@ TEST(StateDirOwnership, AFolderOfAnotherUsersSeenFromAUserNamespaceIsRefusedToo)
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::state_dir_ownership_test

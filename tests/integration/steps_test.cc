@@ -5,7 +5,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::steps_test {
 namespace {
 
 TEST(Steps, FilesAreInTheWorkDirectoryOwnedByTheSandboxUser) {
@@ -82,4 +82,4 @@ TEST(Steps, NothingAnEarlierStepStartedOutlivesIt) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::steps_test

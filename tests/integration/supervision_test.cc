@@ -11,7 +11,7 @@
 #include "runtime/native/native_backend.h"
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::supervision_test {
 namespace {
 
 TEST(Supervision, TimeoutKillsEscapedAndStoppedDescendants) {
@@ -246,4 +246,4 @@ TEST(Supervision, ConcurrentRunsDoNotDisturbEachOther) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::supervision_test

@@ -19,7 +19,7 @@
 
 extern char** environ;
 
-namespace paddock::testing {
+namespace paddock::testing::terminal_test {
 namespace {
 
 // What the program finds on fd 0, one line each.
@@ -112,4 +112,4 @@ TEST(Terminal, AProgramNeverHoldsTheTerminalOnStdin) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::terminal_test

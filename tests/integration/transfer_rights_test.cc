@@ -19,7 +19,7 @@
 #include "support/mcp_process.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::transfer_rights_test {
 namespace {
 
 using json = nlohmann::json;
@@ -131,4 +131,4 @@ TEST(TransferRights, TransfersUseTheShareOwnersRightsNeverRoots) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::transfer_rights_test

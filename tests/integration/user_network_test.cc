@@ -23,7 +23,7 @@
 #include "support/harness.h"
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::user_network_test {
 namespace {
 
 // TCP and UDP services on the host's 127.0.0.1 that answer "host-secret" to anyone.
@@ -363,4 +363,4 @@ TEST(UserNetwork, BadNetworkFlagsAreOneLineErrors) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::user_network_test

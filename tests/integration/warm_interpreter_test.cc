@@ -24,7 +24,7 @@
 #include "support/harness.h"
 #include "support/warm_server.h"
 
-namespace paddock::testing {
+namespace paddock::testing::warm_interpreter_test {
 namespace {
 
 using json = nlohmann::json;
@@ -264,4 +264,4 @@ TEST(WarmInterpreter, ThePreloadsCpuTimeIsNotTheCalls) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::warm_interpreter_test

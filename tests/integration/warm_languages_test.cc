@@ -20,7 +20,7 @@
 
 #include "support/warm_server.h"
 
-namespace paddock::testing {
+namespace paddock::testing::warm_languages_test {
 namespace {
 
 using json = nlohmann::json;
@@ -260,4 +260,4 @@ INSTANTIATE_TEST_SUITE_P(Languages, WarmLanguageTest, ::testing::ValuesIn(langua
                          language_name);
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::warm_languages_test

@@ -29,7 +29,7 @@
 #include "support/mcp_process.h"
 #include "support/warm_server.h"
 
-namespace paddock::testing {
+namespace paddock::testing::warm_pool_test {
 namespace {
 
 using json = nlohmann::json;
@@ -473,4 +473,4 @@ TEST(WarmPool, AnIdleServerWithItsWarmSandboxStaysWithinFifteenMebibytes) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::warm_pool_test

@@ -22,7 +22,7 @@
 #include "support/process_memory.h"
 #include "support/temp_folder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::wrap_test {
 namespace {
 
 using json = nlohmann::json;
@@ -555,4 +555,4 @@ TEST(Wrap, TheExitStatusIsTheServers) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::wrap_test

@@ -12,7 +12,7 @@
 #include "app/audit_log.h"
 #include "support/temp_folder.h"
 
-namespace paddock::app {
+namespace paddock::app::app_audit_log_test {
 namespace {
 
 using json = nlohmann::json;
@@ -98,4 +98,4 @@ TEST(AuditLogWrappedCall, ACodeRunsLineIsUnchanged) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_audit_log_test

@@ -9,7 +9,7 @@
 
 #include "app/secret_mask.h"
 
-namespace paddock::app {
+namespace paddock::app::app_host_questions_test {
 namespace {
 
 class AnsweringChannel : public UserChannel {
@@ -81,4 +81,4 @@ TEST(HostGrants, AKeptSessionsGrantsComeBackAsSavedAndOldOnesAreTheProgramsAlone
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_host_questions_test

@@ -6,7 +6,7 @@
 
 #include "app/log.h"
 
-namespace paddock::app {
+namespace paddock::app::app_log_test {
 namespace {
 
 TEST(AppLog, LinesAtTheForwardedLevelAndAboveReachTheSinkWhateverStderrsLevel) {
@@ -55,4 +55,4 @@ TEST(AppLog, ALevelIsWantedWhenStderrOrTheSinkTakesIt) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_log_test

@@ -16,7 +16,7 @@
 #include "app/pool_memory.h"
 #include "app/warm_pool.h"
 
-namespace paddock::app {
+namespace paddock::app::app_pool_memory_test {
 namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
@@ -128,4 +128,4 @@ TEST(PoolMemory, ABudgetOfZeroOpensNothing) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_pool_memory_test

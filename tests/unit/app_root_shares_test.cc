@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::app {
+namespace paddock::app::app_root_shares_test {
 namespace {
 
 class Folders {
@@ -159,4 +159,4 @@ TEST(SharesFromRoots, ReplacingTheRootsKeepsWhatACallAlreadyHolds) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_root_shares_test

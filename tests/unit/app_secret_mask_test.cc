@@ -6,7 +6,7 @@
 
 #include "app/secret_mask.h"
 
-namespace paddock::app {
+namespace paddock::app::app_secret_mask_test {
 namespace {
 
 using json = nlohmann::json;
@@ -57,4 +57,4 @@ TEST(SecretMaskJson, LeavesAMessageAloneWithoutSecrets) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_secret_mask_test

@@ -15,7 +15,7 @@
 #include "mcp/progress_observer.h"
 #include "support/test_spec.h"
 
-namespace paddock::app {
+namespace paddock::app::app_server_config_test {
 namespace {
 
 using cli::resolve_server_options;
@@ -415,4 +415,4 @@ TEST(AppServerConfig, AllowedHostsFromTheVariableThenEachFlag) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_server_config_test

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-namespace paddock::app {
+namespace paddock::app::app_session_entry_test {
 namespace {
 
 // What run_mutex, freeze_mutex and exposed_mutex guard is out of reach without their guard: these
@@ -105,4 +105,4 @@ TEST(AppSessionEntry, AStateLostIsSaidOnce) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_session_entry_test

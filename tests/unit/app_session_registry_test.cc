@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-namespace paddock::app {
+namespace paddock::app::app_session_registry_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -275,4 +275,4 @@ TEST_F(AppSessionRegistry, IdsAreRandomAndWellFormed) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_session_registry_test

@@ -15,7 +15,7 @@
 #include "language/language_run.h"
 #include "language/policy_store.h"
 
-namespace paddock::app {
+namespace paddock::app::app_shares_test {
 namespace {
 
 class Tree {
@@ -231,4 +231,4 @@ TEST(Shares, AFolderReplacedSinceStartUpIsNotMounted) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_shares_test

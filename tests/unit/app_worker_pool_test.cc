@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace paddock::app {
+namespace paddock::app::app_worker_pool_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -135,4 +135,4 @@ TEST(AppWorkerPool, TheQueueHasAByteBudget) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_worker_pool_test

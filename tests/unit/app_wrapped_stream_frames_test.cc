@@ -13,7 +13,7 @@
 #include "app/wrapped_stream.h"
 #include "support/wrapped_stream_fixture.h"
 
-namespace paddock::app {
+namespace paddock::app::app_wrapped_stream_frames_test {
 namespace {
 
 using json = nlohmann::json;
@@ -186,4 +186,4 @@ TEST(AppWrappedStreamFraming, OnlyUnpairedSurrogateEscapesAreMended) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_wrapped_stream_frames_test

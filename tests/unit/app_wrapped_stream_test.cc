@@ -13,7 +13,7 @@
 #include "app/wrapped_stream.h"
 #include "support/wrapped_stream_fixture.h"
 
-namespace paddock::app {
+namespace paddock::app::app_wrapped_stream_test {
 namespace {
 
 using json = nlohmann::json;
@@ -367,4 +367,4 @@ TEST(AppWrappedStream, ARequestReusingAnOpenIdReplacesIt) {
 }
 
 }  // namespace
-}  // namespace paddock::app
+}  // namespace paddock::app::app_wrapped_stream_test

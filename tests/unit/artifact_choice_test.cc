@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::artifact_choice_test {
 namespace {
 
 std::vector<std::string> paths(const std::vector<runtime::ArtifactCandidate>& taken) {
@@ -60,4 +60,4 @@ TEST(ArtifactChoice, TheCapsNameWhatTheyLeaveOut) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::artifact_choice_test

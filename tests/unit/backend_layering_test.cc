@@ -16,7 +16,7 @@
 
 #include "support/harness.h"
 
-namespace paddock {
+namespace paddock::backend_layering_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -204,4 +204,4 @@ TEST(BackendLayering, TheLinkCheckSeesTheCompositionRootLinkTheNativeBackend) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::backend_layering_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::backend_registry_test {
 namespace {
 
 TEST(BackendRegistry, NativeIsBuiltIn) {
@@ -20,4 +20,4 @@ TEST(BackendRegistry, UnknownNamesListTheKnownOnes) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::backend_registry_test

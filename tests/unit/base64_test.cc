@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace paddock {
+namespace paddock::base64_test {
 namespace {
 
 TEST(Base64, Rfc4648Vectors) {
@@ -72,4 +72,4 @@ TEST(Base64, DataAfterPaddingIsRejected) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::base64_test

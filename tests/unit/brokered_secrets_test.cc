@@ -15,7 +15,7 @@
 #include "net/egress/intercepted_tunnel.h"
 #include "net/http1/body_framing.h"
 
-namespace paddock::net::egress {
+namespace paddock::net::egress::brokered_secrets_test {
 namespace {
 
 constexpr const char* kValue = "real-value-0123456789";
@@ -414,9 +414,9 @@ TEST(BrokeredRequests, SurviveMutatedInput) {
 }
 
 }  // namespace
-}  // namespace paddock::net::egress
+}  // namespace paddock::net::egress::brokered_secrets_test
 
-namespace paddock::cli {
+namespace paddock::cli::brokered_secrets_test {
 namespace {
 
 config::Environment fake(std::map<std::string, std::string> values) {
@@ -494,4 +494,4 @@ TEST(SecretFlags, RunTakesSecretsAndAddsTheirHostsToItsAllowlist) {
 }
 
 }  // namespace
-}  // namespace paddock::cli
+}  // namespace paddock::cli::brokered_secrets_test

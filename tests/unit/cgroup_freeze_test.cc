@@ -4,7 +4,7 @@
 
 #include "support/fake_cgroup_fs.h"
 
-namespace paddock {
+namespace paddock::cgroup_freeze_test {
 namespace {
 
 using testing::FakeCgroupFs;
@@ -54,4 +54,4 @@ TEST(CgroupFreeze, ACgroupWithoutTheFreezerIsRefusedAtOnce) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::cgroup_freeze_test

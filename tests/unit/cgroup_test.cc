@@ -4,7 +4,7 @@
 #include "runtime/native/cgroup/cgroup_manager.h"
 #include "support/fake_cgroup_fs.h"
 
-namespace paddock {
+namespace paddock::cgroup_test {
 namespace {
 
 using testing::FakeCgroupFs;
@@ -268,4 +268,4 @@ TEST(CgroupManager, StaleCgroupsOfDeadPaddocksAreRemovedOnStart) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::cgroup_test

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
-namespace paddock::cli {
+namespace paddock::cli::command_line_test {
 namespace {
 
 // What the flags set, as one value the checks below read.
@@ -296,4 +296,4 @@ TEST(CommandLine, ScreeningFlagOverridesThePolicyMode) {
 }
 
 }  // namespace
-}  // namespace paddock::cli
+}  // namespace paddock::cli::command_line_test

@@ -21,7 +21,7 @@
 #include "config/table.h"
 #include "support/temp_folder.h"
 
-namespace paddock::config {
+namespace paddock::config::config_server_profile_test {
 namespace {
 
 using Settings = std::vector<std::pair<std::string, std::string>>;  // flag, value
@@ -391,4 +391,4 @@ TEST(ServerProfile, TheDocsShowEveryKey) {
 }
 
 }  // namespace
-}  // namespace paddock::config
+}  // namespace paddock::config::config_server_profile_test

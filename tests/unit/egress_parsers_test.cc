@@ -11,7 +11,7 @@
 #include "net/http1/host_name.h"
 #include "net/http1/request_head.h"
 
-namespace paddock::net::egress {
+namespace paddock::net::egress::egress_parsers_test {
 namespace {
 
 core::IpPrefix address(const char* text) {
@@ -290,4 +290,4 @@ TEST(EgressParsers, SurviveMutatedInput) {
 }
 
 }  // namespace
-}  // namespace paddock::net::egress
+}  // namespace paddock::net::egress::egress_parsers_test

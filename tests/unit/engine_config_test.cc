@@ -11,7 +11,7 @@
 #include "runtime/engine/engine_stream.h"
 #include "support/test_spec.h"
 
-namespace paddock::engine {
+namespace paddock::engine::engine_config_test {
 namespace {
 
 using json = nlohmann::json;
@@ -178,4 +178,4 @@ TEST(Demultiplexer, FramesCutAnywhereComeOutWhole) {
 }
 
 }  // namespace
-}  // namespace paddock::engine
+}  // namespace paddock::engine::engine_config_test

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::engine {
+namespace paddock::engine::exec_transport_test {
 namespace {
 
 class Counting : public runtime::RunObserver {
@@ -36,4 +36,4 @@ TEST(OutputSink, TheResultKeepsNoMoreThanTheCapAndTheObserverSeesEverything) {
 }
 
 }  // namespace
-}  // namespace paddock::engine
+}  // namespace paddock::engine::exec_transport_test

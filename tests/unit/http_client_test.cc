@@ -13,7 +13,7 @@
 #include "support/fault_http_server.h"
 #include "support/registry_server.h"
 
-namespace paddock::http {
+namespace paddock::http::http_client_test {
 namespace {
 
 using paddock::testing::FaultAnswer;
@@ -559,4 +559,4 @@ TEST(HttpClientRetryable, BackoffStartsAt250MsAndDoubles) {
 }
 
 }  // namespace
-}  // namespace paddock::http
+}  // namespace paddock::http::http_client_test

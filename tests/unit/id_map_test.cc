@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::id_map_test {
 namespace {
 
 TEST(IdMap, FindsRangesByNameOrUid) {
@@ -95,4 +95,4 @@ TEST(IdMap, AReadWriteBindOfRootOrAnotherUserIsRefused) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::id_map_test

@@ -6,7 +6,7 @@
 
 #include "rootfs/image_pull.h"
 
-namespace paddock::rootfs {
+namespace paddock::rootfs::image_descriptor_test {
 namespace {
 
 const std::string kDigest = "sha256:" + std::string(64, 'a');
@@ -41,4 +41,4 @@ TEST(ImageDescriptor, ADigestThatIsNotSha256IsRefused) {
 }
 
 }  // namespace
-}  // namespace paddock::rootfs
+}  // namespace paddock::rootfs::image_descriptor_test

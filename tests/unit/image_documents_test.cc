@@ -11,7 +11,7 @@
 #include "rootfs/image_store.h"
 #include "support/temp_folder.h"
 
-namespace paddock::rootfs {
+namespace paddock::rootfs::image_documents_test {
 namespace {
 
 using nlohmann::json;
@@ -127,4 +127,4 @@ TEST(ImageDocuments, ARunConfigOfTheWrongShapeIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace paddock::rootfs
+}  // namespace paddock::rootfs::image_documents_test

@@ -13,7 +13,7 @@
 
 #include "rootfs/image_store.h"
 
-namespace paddock::rootfs {
+namespace paddock::rootfs::image_flatten_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -159,4 +159,4 @@ TEST_F(FlattenTest, AnExistingCopyIsKeptAndNoPartialOneIsLeft) {
 }
 
 }  // namespace
-}  // namespace paddock::rootfs
+}  // namespace paddock::rootfs::image_flatten_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::rootfs {
+namespace paddock::rootfs::image_reference_test {
 namespace {
 
 std::string canonical(const std::string& text) {
@@ -73,4 +73,4 @@ TEST(ImageReference, Sha256Digests) {
 }
 
 }  // namespace
-}  // namespace paddock::rootfs
+}  // namespace paddock::rootfs::image_reference_test

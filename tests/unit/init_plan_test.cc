@@ -13,7 +13,7 @@
 
 #include "support/harness.h"
 
-namespace paddock {
+namespace paddock::init_plan_test {
 namespace {
 
 struct PlanSource {
@@ -262,4 +262,4 @@ TEST(InitPlan, TheFuzzSeedsAreThisBuildsPlans) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::init_plan_test

@@ -12,7 +12,7 @@
 #include "runtime/native/init/init_relay_bpf.h"
 #include "support/bpf_interpreter.h"
 
-namespace paddock {
+namespace paddock::init_relay_filter_test {
 namespace {
 
 using testing::describe_seccomp_ret;
@@ -79,4 +79,4 @@ TEST(InitRelayFilter, KillsOtherAbis) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::init_relay_filter_test

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::install_diagnosis_test {
 namespace {
 
 constexpr const char* kUnknown = "no such package in the package index: check the library's name";
@@ -131,4 +131,4 @@ TEST(InstallDiagnosis, OtherFailuresHaveNoLine) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::install_diagnosis_test

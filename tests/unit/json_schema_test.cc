@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::json_schema_test {
 namespace {
 
 using nlohmann::json;
@@ -210,4 +210,4 @@ TEST(JsonSchema, LengthsCountCharacters) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::json_schema_test

@@ -12,7 +12,7 @@
 #include "runtime/kube/websocket_frames.h"
 #include "support/test_spec.h"
 
-namespace paddock::kube {
+namespace paddock::kube::kube_protocol_test {
 namespace {
 
 // A server's frame: never masked.
@@ -104,9 +104,9 @@ TEST(ExecChannels, TheExitCodeComesFromTheStatus) {
 }
 
 }  // namespace
-}  // namespace paddock::kube
+}  // namespace paddock::kube::kube_protocol_test
 
-namespace paddock::kube {
+namespace paddock::kube::kube_protocol_test {
 namespace {
 
 TEST(Kubeconfig, TheCurrentContextsClusterUserAndNamespace) {
@@ -253,4 +253,4 @@ TEST(LocalhostProfile, RelativeAndBelowTheKubeletsDirectoryOnly) {
 }
 
 }  // namespace
-}  // namespace paddock::kube
+}  // namespace paddock::kube::kube_protocol_test

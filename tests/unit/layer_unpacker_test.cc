@@ -19,7 +19,7 @@
 #include "support/file_checks.h"
 #include "support/layer_builder.h"
 
-namespace paddock::rootfs {
+namespace paddock::rootfs::layer_unpacker_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -556,4 +556,4 @@ TEST(LayerUnpacker, AnEmptyTarIsAnEmptyLayer) {
 }
 
 }  // namespace
-}  // namespace paddock::rootfs
+}  // namespace paddock::rootfs::layer_unpacker_test

@@ -14,7 +14,7 @@
 
 #include "support/harness.h"
 
-namespace paddock {
+namespace paddock::layering_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -194,4 +194,4 @@ TEST(Layering, IncludesFromBelowAndWithinAreFine) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::layering_test

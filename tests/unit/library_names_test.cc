@@ -9,7 +9,7 @@
 #include "language/language_run.h"
 #include "language/policy_store.h"
 
-namespace paddock {
+namespace paddock::library_names_test {
 namespace {
 
 using nlohmann::json;
@@ -189,4 +189,4 @@ TEST(LibraryNames, TheInstallerStartsFromItsOwnEnvironment) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::library_names_test

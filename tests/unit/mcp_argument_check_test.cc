@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_argument_check_test {
 namespace {
 
 using ::testing::AllOf;
@@ -231,4 +231,4 @@ TEST(McpArgumentCheck, AnInputSchemaRe2CannotCompileIsRefused) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_argument_check_test

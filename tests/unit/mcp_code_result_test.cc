@@ -7,7 +7,7 @@
 
 #include "runtime/output_capture.h"
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_code_result_test {
 namespace {
 
 app::CodeRun run_with_stdout(const std::string& stream) {
@@ -89,9 +89,9 @@ TEST(McpCodeResult, OmittedFilesPastTheListAreCountedNotKept) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_code_result_test
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_code_result_test {
 namespace {
 
 // A live session's cell: the value, the error and a lost state reach both the text and the
@@ -197,4 +197,4 @@ TEST(McpCodeResult, RefusedSystemCallsAreOneLineAndAnObject) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_code_result_test

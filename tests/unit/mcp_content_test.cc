@@ -6,7 +6,7 @@
 
 #include "core/mime_types.h"
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_content_test {
 namespace {
 
 TEST(McpContent, TextIsWhatSerializesUnchanged) {
@@ -49,4 +49,4 @@ TEST(McpContent, Blocks) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_content_test

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_json_rpc_test {
 namespace {
 
 using Kind = Incoming::Kind;
@@ -178,4 +178,4 @@ TEST(McpJsonRpc, SerializeIsCompact) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_json_rpc_test

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_line_reader_test {
 namespace {
 
 // A pipe whose read end a LineReader reads; the write end is written by the test.
@@ -164,4 +164,4 @@ TEST_F(McpLineReader, EndOfFileWithNothingLeft) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_line_reader_test

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_protocol_test {
 namespace {
 
 json meta_params(const json& version) {
@@ -106,4 +106,4 @@ TEST(McpProtocol, CacheableStatelessResultsSayHowLong) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_protocol_test

@@ -13,7 +13,7 @@
 #include "mcp/result_text.h"
 #include "runtime/output_capture.h"
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_result_text_test {
 namespace {
 
 std::string repeated(const std::string& line, int times) {
@@ -172,4 +172,4 @@ TEST(McpResultText, AResultsTextIsCappedAcrossItsBlocksAndSaysSo) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_result_text_test

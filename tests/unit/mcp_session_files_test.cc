@@ -6,7 +6,7 @@
 
 #include "core/base64.h"
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_session_files_test {
 namespace {
 
 TEST(McpSessionFiles, UriRoundTrip) {
@@ -128,4 +128,4 @@ TEST(McpClientView, TextIsMaskedAndBinaryHoldingAValueIsWithheld) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_session_files_test

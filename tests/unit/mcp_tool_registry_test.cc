@@ -9,7 +9,7 @@
 
 #include "mcp/argument_check.h"
 
-namespace paddock::mcp {
+namespace paddock::mcp::mcp_tool_registry_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -122,4 +122,4 @@ TEST(McpToolRegistry, ItsArgumentsAreCheckedWithPatterns) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::mcp_tool_registry_test

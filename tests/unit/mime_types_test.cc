@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace paddock {
+namespace paddock::mime_types_test {
 namespace {
 
 TEST(MimeTypes, ByExtension) {
@@ -146,4 +146,4 @@ TEST(LooksLikeText, ACutFileMayEndInsideACharacter) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::mime_types_test

@@ -9,7 +9,7 @@
 #include "runtime/shared_budgets.h"
 #include "support/test_spec.h"
 
-namespace paddock {
+namespace paddock::mount_plan_test {
 namespace {
 
 using Kind = init::MountStep::Kind;
@@ -302,4 +302,4 @@ TEST(MountPlan, EveryStepDescribesItself) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::mount_plan_test

@@ -18,7 +18,7 @@
 #include "runtime/native/egress_plan.h"
 #include "support/test_spec.h"
 
-namespace paddock {
+namespace paddock::network_fence_test {
 namespace {
 
 core::IpPrefix prefix(const char* text) {
@@ -325,4 +325,4 @@ TEST(NetworkFence, EncodesOneAcknowledgedRuleMessageEach) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::network_fence_test

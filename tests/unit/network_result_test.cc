@@ -7,7 +7,7 @@
 
 #include "mcp/network_result.h"
 
-namespace paddock::mcp {
+namespace paddock::mcp::network_result_test {
 namespace {
 
 using net::egress::Destination;
@@ -52,4 +52,4 @@ TEST(NetworkResult, BothKindsGetBothSettings) {
 }
 
 }  // namespace
-}  // namespace paddock::mcp
+}  // namespace paddock::mcp::network_result_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::output_capture_test {
 namespace {
 
 runtime::CapturedOutput capture(const std::string& stream, std::size_t chunk, std::uint64_t cap) {
@@ -95,4 +95,4 @@ TEST(OutputCapture, AZeroCapKeepsNothingAndCountsEverything) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::output_capture_test

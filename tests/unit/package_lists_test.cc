@@ -15,7 +15,7 @@
 
 #include "support/harness.h"
 
-namespace paddock::testing {
+namespace paddock::testing::package_lists_test {
 namespace {
 
 std::string read_source(const std::string& path) {
@@ -128,4 +128,4 @@ TEST(PackageLists, TheTestOnlyPackagesStayOutOfSetup) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::package_lists_test

@@ -12,7 +12,7 @@
 #include "language/policy_store.h"
 #include "support/harness.h"
 
-namespace paddock {
+namespace paddock::policy_test {
 namespace {
 
 using nlohmann::json;
@@ -436,4 +436,4 @@ TEST(LanguageRun, CodeBecomesAFileAndTheCompilerThePrelude) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::policy_test

@@ -6,7 +6,7 @@
 
 #include "net/preview/forwarder.h"
 
-namespace paddock::net::preview {
+namespace paddock::net::preview::preview_access_test {
 namespace {
 
 constexpr std::uint16_t kPort = 41234;
@@ -183,4 +183,4 @@ TEST(PreviewPorts, APublishNamesTheSandboxsPortAndMaybeTheHosts) {
 }
 
 }  // namespace
-}  // namespace paddock::net::preview
+}  // namespace paddock::net::preview::preview_access_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::net::preview {
+namespace paddock::net::preview::preview_headers_test {
 namespace {
 
 http1::RequestHead request(const std::string& headers) {
@@ -145,4 +145,4 @@ TEST(PreviewHeaders, AResponseHeadIsReadStrictly) {
 }
 
 }  // namespace
-}  // namespace paddock::net::preview
+}  // namespace paddock::net::preview::preview_headers_test

@@ -9,7 +9,7 @@
 
 #include "core/unique_fd.h"
 
-namespace paddock::net::preview {
+namespace paddock::net::preview::preview_listening_test {
 namespace {
 
 constexpr const char* kHeading =
@@ -71,4 +71,4 @@ TEST(PreviewListening, ReadsTheKernelsOwnTable) {
 }
 
 }  // namespace
-}  // namespace paddock::net::preview
+}  // namespace paddock::net::preview::preview_listening_test

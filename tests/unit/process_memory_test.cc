@@ -6,7 +6,7 @@
 
 #include "runtime/native/process_memory.h"
 
-namespace paddock::native {
+namespace paddock::native::process_memory_test {
 namespace {
 
 TEST(ProcessMemory, ReadsThePssLineAndNoOther) {
@@ -30,4 +30,4 @@ TEST(ProcessMemory, SumsLiveProcessesAndCountsNothingForAGoneOne) {
 }
 
 }  // namespace
-}  // namespace paddock::native
+}  // namespace paddock::native::process_memory_test

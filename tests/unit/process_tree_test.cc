@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-namespace paddock {
+namespace paddock::process_tree_test {
 namespace {
 
 TEST(ProcessTree, ReadsTheParentAfterTheLastParenthesis) {
@@ -52,4 +52,4 @@ TEST(ProcessTree, FindsAChildInTheRealProc) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::process_tree_test

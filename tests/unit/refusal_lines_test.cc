@@ -10,7 +10,7 @@
 
 #include "runtime/output_capture.h"
 
-namespace paddock {
+namespace paddock::refusal_lines_test {
 namespace {
 
 runtime::RunResult with_stderr(const std::string& text, const std::string& network = "none") {
@@ -168,4 +168,4 @@ TEST(RefusalLines, OutputOfHostileSizeStaysOneLineEach) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::refusal_lines_test

@@ -9,7 +9,7 @@
 #include "rootfs/registry_auth.h"
 #include "support/fault_http_server.h"
 
-namespace paddock::rootfs {
+namespace paddock::rootfs::registry_retry_test {
 namespace {
 
 using testing::FaultAnswer;
@@ -123,4 +123,4 @@ TEST_F(RegistryRetries, ARetriedBlobStartsAgainAndOnlyTheGoodAnswerReachesTheSin
 }
 
 }  // namespace
-}  // namespace paddock::rootfs
+}  // namespace paddock::rootfs::registry_retry_test

@@ -6,7 +6,7 @@
 
 #include "runtime/shared_budgets.h"
 
-namespace paddock {
+namespace paddock::rlimit_plan_test {
 namespace {
 
 const runtime::RlimitSetting* find(const std::vector<runtime::RlimitSetting>& plan, int resource) {
@@ -70,4 +70,4 @@ TEST(RlimitPlan, CpuTimeGetsAGraceSecondForSigxcpu) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::rlimit_plan_test

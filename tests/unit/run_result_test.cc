@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace paddock {
+namespace paddock::run_result_test {
 namespace {
 
 TEST(RunResult, CliExitStatusFollowsConventions) {
@@ -65,4 +65,4 @@ TEST(RunResult, TimedOutJsonSaysSo) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::run_result_test

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::engine {
+namespace paddock::engine::sandbox_owner_test {
 namespace {
 
 container::SandboxOwner self() {
@@ -103,4 +103,4 @@ TEST(SandboxOwner, ThisProcessIsDescribedAndAlive) {
 }
 
 }  // namespace
-}  // namespace paddock::engine
+}  // namespace paddock::engine::sandbox_owner_test

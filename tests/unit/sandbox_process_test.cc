@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::sandbox_process_test {
 namespace {
 
 // A child that would outlive the test by far, owned through a pidfd.
@@ -66,4 +66,4 @@ TEST(SandboxProcess, AMovedProcessIsOwnedOnceAndAnOverwrittenOneIsReaped) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::sandbox_process_test

@@ -15,7 +15,7 @@
 #include "runtime/kube/kube_backend.h"
 #include "runtime/native/spec_validation.h"
 
-namespace paddock {
+namespace paddock::sandbox_validation_test {
 namespace {
 
 struct Case {
@@ -278,4 +278,4 @@ TEST(SandboxValidation, ContainerSessionsAreCheckedAsSessions) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::sandbox_validation_test

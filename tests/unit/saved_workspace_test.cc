@@ -17,7 +17,7 @@
 #include "state/state_dir.h"
 #include "support/temp_folder.h"
 
-namespace paddock::state {
+namespace paddock::state::saved_workspace_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -221,4 +221,4 @@ TEST(StateDir, NamesAreUniqueAndLocksKeepASessionToOneHolder) {
 }
 
 }  // namespace
-}  // namespace paddock::state
+}  // namespace paddock::state::saved_workspace_test

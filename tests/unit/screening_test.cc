@@ -10,7 +10,7 @@
 #include "language/policy.h"
 #include "language/policy_store.h"
 
-namespace paddock {
+namespace paddock::screening_test {
 namespace {
 
 using nlohmann::json;
@@ -460,4 +460,4 @@ TEST(ScreeningBuiltIn, QuietOnHelloWorldAndNoticesTheObvious) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::screening_test

@@ -9,7 +9,7 @@
 #include "runtime/native/seccomp/seccomp_profile.h"
 #include "support/bpf_interpreter.h"
 
-namespace paddock {
+namespace paddock::seccomp_changes_test {
 namespace {
 
 std::uint32_t verdict(const seccomp::Profile& profile, int nr) {
@@ -40,4 +40,4 @@ TEST(SeccompChanges, AllowAddsACallAndDenyWins) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::seccomp_changes_test

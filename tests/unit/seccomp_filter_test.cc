@@ -36,6 +36,7 @@
 #include "support/bpf_interpreter.h"
 #include "support/harness.h"
 
+namespace seccomp_filter_test {
 namespace {
 
 namespace seccomp = paddock::seccomp;
@@ -740,3 +741,4 @@ TEST(SeccompFilterTest, DeniesEveryArgumentDockerDenies) {
 #endif  // __x86_64__
 
 }  // namespace
+}  // namespace seccomp_filter_test

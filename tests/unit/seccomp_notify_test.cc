@@ -13,7 +13,7 @@
 #include "runtime/native/seccomp/default_seccomp_bpf.h"
 #include "support/bpf_interpreter.h"
 
-namespace paddock {
+namespace paddock::seccomp_notify_test {
 namespace {
 
 using testing::make_seccomp_data;
@@ -103,4 +103,4 @@ TEST(SeccompNotify, LeavesAFakedSuccessAndRegisterReturnsAlone) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::seccomp_notify_test

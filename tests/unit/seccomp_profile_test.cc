@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+namespace seccomp_profile_test {
 namespace {
 
 namespace seccomp = paddock::seccomp;
@@ -422,3 +423,4 @@ TEST(SeccompProfileTest, DefaultProfileDeniesByDefaultWithEperm) {
 }
 
 }  // namespace
+}  // namespace seccomp_profile_test

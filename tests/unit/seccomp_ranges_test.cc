@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+namespace seccomp_ranges_test {
 namespace {
 
 namespace seccomp = paddock::seccomp;
@@ -493,3 +494,4 @@ TEST(SeccompRangesTest, MaskedEqualCombinedWithOthersIsAnError) {
 }
 
 }  // namespace
+}  // namespace seccomp_ranges_test

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace paddock {
+namespace paddock::session_path_test {
 namespace {
 
 TEST(SessionPath, RelativePathsAreAccepted) {
@@ -58,4 +58,4 @@ TEST(SessionPath, LongPathsAreRefused) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::session_path_test

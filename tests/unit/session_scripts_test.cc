@@ -17,7 +17,7 @@
 
 #include "support/helper_process.h"
 
-namespace paddock::testing {
+namespace paddock::testing::session_scripts_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -113,4 +113,4 @@ INSTANTIATE_TEST_SUITE_P(Shells, WriteScript,
                          });
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::session_scripts_test

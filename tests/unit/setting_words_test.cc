@@ -10,7 +10,7 @@
 #include "config/table.h"
 #include "runtime/setting_names.h"
 
-namespace paddock::config {
+namespace paddock::config::setting_words_test {
 namespace {
 
 TEST(SettingWords, EachCommandSaysItsOwnFlagAndVariables) {
@@ -47,4 +47,4 @@ TEST(SettingWords, EveryNeutralNameHasARow) {
 }
 
 }  // namespace
-}  // namespace paddock::config
+}  // namespace paddock::config::setting_words_test

@@ -13,7 +13,7 @@
 #include "config/resolve.h"
 #include "config/table.h"
 
-namespace paddock::config {
+namespace paddock::config::settings_table_test {
 namespace {
 
 struct DocsLine {
@@ -247,4 +247,4 @@ TEST(SettingsTable, CrossChecksAreTheSameForBothCommands) {
 }
 
 }  // namespace
-}  // namespace paddock::config
+}  // namespace paddock::config::settings_table_test

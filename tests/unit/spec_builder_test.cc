@@ -11,7 +11,7 @@
 #include "language/policy_store.h"
 #include "support/test_spec.h"
 
-namespace paddock {
+namespace paddock::spec_builder_test {
 namespace {
 
 // What was built, as one value the checks below read.
@@ -367,9 +367,9 @@ TEST(SandboxSpec, HostEtcNamesArePlainAndNeverSecrets) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::spec_builder_test
 
-namespace paddock {
+namespace paddock::spec_builder_test {
 namespace {
 
 // A live kernel's environment is the session's with the policy's changes: "K=V" replaces K, a
@@ -381,4 +381,4 @@ TEST(MergeEnv, AnEntryReplacesByNameAndABareNameRemoves) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::spec_builder_test

@@ -10,7 +10,7 @@
 
 #include "support/layer_builder.h"
 
-namespace paddock::testing {
+namespace paddock::testing::tar_reader_test {
 namespace {
 
 runtime::OutputCollection outputs() {
@@ -86,4 +86,4 @@ TEST(TarReader, ArtifactName) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::tar_reader_test

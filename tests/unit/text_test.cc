@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::text_test {
 namespace {
 
 TEST(Text, CountedNounsAgreeWithTheirCount) {
@@ -20,4 +20,4 @@ TEST(Text, LowerCaseAndTrim) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::text_test

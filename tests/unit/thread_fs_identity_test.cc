@@ -22,7 +22,7 @@
 
 #include "core/unique_fd.h"
 
-namespace paddock {
+namespace paddock::thread_fs_identity_test {
 namespace {
 
 class ThreadFsIdentityTest : public ::testing::Test {
@@ -113,4 +113,4 @@ TEST_F(ThreadFsIdentityTest, AnotherThreadKeepsItsRightsMeanwhile) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::thread_fs_identity_test

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::net::egress {
+namespace paddock::net::egress::token_bucket_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -28,4 +28,4 @@ TEST(TokenBucket, GivesItsBurstThenItsRate) {
 }
 
 }  // namespace
-}  // namespace paddock::net::egress
+}  // namespace paddock::net::egress::token_bucket_test

@@ -13,7 +13,7 @@
 
 #include "support/temp_folder.h"
 
-namespace paddock::language {
+namespace paddock::language::toolchain_check_test {
 namespace {
 
 using nlohmann::json;
@@ -95,4 +95,4 @@ TEST(ToolchainCheck, APolicysRequirementMustBeAnAbsolutePathWithAPackage) {
 }
 
 }  // namespace
-}  // namespace paddock::language
+}  // namespace paddock::language::toolchain_check_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::language {
+namespace paddock::language::traceback_fold_test {
 namespace {
 
 // What python3.11 printed for urllib.request.urlopen('http://example.org') in a sandbox with no
@@ -67,4 +67,4 @@ TEST(TracebackFold, OtherTextAndTheUsersOwnFramesAreUntouched) {
 }
 
 }  // namespace
-}  // namespace paddock::language
+}  // namespace paddock::language::traceback_fold_test

@@ -18,7 +18,7 @@
 #include "core/unique_fd.h"
 #include "support/temp_folder.h"
 
-namespace paddock {
+namespace paddock::tree_removal_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -58,4 +58,4 @@ TEST(TreeRemoval, FoldersThatKeepTheirOwnerOutAreRemovedWithEverythingInThem) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::tree_removal_test

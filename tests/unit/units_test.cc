@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace paddock {
+namespace paddock::units_test {
 namespace {
 
 TEST(Units, SizesInBinaryUnits) {
@@ -76,4 +76,4 @@ TEST(Units, SizesAsPeopleReadThem) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::units_test

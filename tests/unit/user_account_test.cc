@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock::core {
+namespace paddock::core::user_account_test {
 namespace {
 
 constexpr const char* kPasswd =
@@ -44,4 +44,4 @@ TEST(UserAccount, TheHostsRootIsRoot) {
 }
 
 }  // namespace
-}  // namespace paddock::core
+}  // namespace paddock::core::user_account_test

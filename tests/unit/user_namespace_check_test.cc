@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::user_namespace_check_test {
 namespace {
 
 // Ubuntu 23.10 and later as an unprivileged user sees it with no profile for paddock.
@@ -66,4 +66,4 @@ TEST(UserNamespaceCheck, OtherSwitchesNameTheirOwnFix) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::user_namespace_check_test

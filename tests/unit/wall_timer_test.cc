@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace paddock {
+namespace paddock::wall_timer_test {
 namespace {
 
 TEST(WallTimer, ADeadlineIsItsSecondsAfterItsStart) {
@@ -26,4 +26,4 @@ TEST(WallTimer, APollWaitsAtLeastWhatIsLeftAndNothingOncePassed) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::wall_timer_test

@@ -9,7 +9,7 @@
 #include "language/spec_builder.h"
 #include "language/warm_spec.h"
 
-namespace paddock::testing {
+namespace paddock::testing::warm_interpreter_test {
 namespace {
 
 runtime::WarmInterpreter python_like() {
@@ -119,4 +119,4 @@ TEST(WarmSpec, PreloadNamesAreDottedIdentifiers) {
 }
 
 }  // namespace
-}  // namespace paddock::testing
+}  // namespace paddock::testing::warm_interpreter_test

@@ -27,7 +27,7 @@
 #include "support/file_checks.h"
 #include "support/layer_builder.h"
 
-namespace paddock::state {
+namespace paddock::state::workspace_archive_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -775,4 +775,4 @@ TEST(WorkspaceArchive, ImportWantsAnEmptyTarget) {
 }
 
 }  // namespace
-}  // namespace paddock::state
+}  // namespace paddock::state::workspace_archive_test

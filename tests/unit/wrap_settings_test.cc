@@ -6,7 +6,7 @@
 #include "app/package_launch.h"
 #include "config/resolve.h"
 
-namespace paddock {
+namespace paddock::wrap_settings_test {
 namespace {
 
 config::Environment environment(std::map<std::string, std::string> values) {
@@ -106,4 +106,4 @@ TEST(PackageLaunch, OtherCommandsDownloadNothing) {
 }
 
 }  // namespace
-}  // namespace paddock
+}  // namespace paddock::wrap_settings_test
