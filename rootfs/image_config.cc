@@ -4,7 +4,9 @@
 // sandbox links nothing of the unpacking.
 
 namespace paddock::rootfs {
+namespace {
 using json = nlohmann::json;
+}  // namespace
 
 core::Result<json> read_json_blob(const ImageStore& store, const std::string& digest,
                                   const std::string& what) {

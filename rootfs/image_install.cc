@@ -3,7 +3,9 @@
 #include <sstream>
 
 namespace paddock::rootfs {
+namespace {
 using json = nlohmann::json;
+}  // namespace
 
 bool is_index(const json& document) {
   return document.is_object() && document.contains("manifests") && document["manifests"].is_array();
