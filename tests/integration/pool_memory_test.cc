@@ -60,7 +60,11 @@ TEST(PoolMemory, ABudgetBelowOneInterpreterKeepsNoneAndItsCallsRunColdAndRight) 
       EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false, false, false}));
       EXPECT_TRUE(sandboxes_of(server.pid()).empty()) << "a sandbox waits past the budget";
     } else {
-      EXPECT_EQ(server.warm_runs(), (std::vector<bool>{false, true, true}));
+      // The first call may find the pool filled already (under ASan the server is slower to
+      // read it than to fill the pool) or not; the ones after it must.
+      std::vector<bool> runs = server.warm_runs();
+      ASSERT_EQ(runs.size(), 3u);
+      EXPECT_TRUE(runs[1] && runs[2]) << runs[0] << runs[1] << runs[2];
     }
   }
 }
