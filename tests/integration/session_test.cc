@@ -129,8 +129,12 @@ TEST_F(SessionTest, AResidentStoppingEveryNewProcessCannotHoldACommandPastItsTim
 // it): init must not take "no resident" for "nothing else runs", neither for a command nor for the
 // next resident's start.
 TEST_F(SessionTest, AStopperLeftByAResidentThatExitedCannotHoldTheNextCommands) {
-  ASSERT_TRUE(
-      start_resident({"sh", "-c", "(while :; do kill -STOP -1 2>/dev/null; done) & exit 0"}));
+  // The stopper starts once the resident is gone and reaped ($$ is the resident's pid): started
+  // at once, it could stop the resident before its exit, and a resident that is still there
+  // rightly keeps the next one out (EBUSY), which is not this case.
+  ASSERT_TRUE(start_resident({"sh", "-c",
+                              "(while kill -0 $$ 2>/dev/null; do :; done; "
+                              "while :; do kill -STOP -1 2>/dev/null; done) & exit 0"}));
   std::this_thread::sleep_for(300ms);  // the resident exits; its stopper runs on
   if (!commands_end_at_their_timeout(3)) return;
   runtime::ExecRequest idle;
