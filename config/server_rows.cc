@@ -127,8 +127,8 @@ core::Status add_share(const Given& given, Env, Options& all) {
 
 // The built-in policies' preload lists ("for python numpy, pandas"), read from the embedded
 // policies so that --help and the docs say what a server does. Only the "warm" object of each is
-// read (not the whole policy, whose patterns take milliseconds to compile), which is cheap
-// enough for a table every `paddock run` builds.
+// read (not the whole policy, whose patterns take milliseconds to compile). Parsing the policies
+// still cost each `paddock run` about 0.2 ms, so the row calls this only when it is shown.
 std::string builtin_preload_default() {
   std::string lists;
   const auto& names = language::builtin_policy_names();
@@ -161,6 +161,11 @@ Setting row(std::string flag, std::string variable, std::string type, std::strin
           arity,
           std::move(set),
           std::move(variables_help)};
+}
+
+Setting described_when_shown(Setting setting, std::string (*describe)()) {
+  setting.describe_default = describe;
+  return setting;
 }
 
 }  // namespace
@@ -218,10 +223,13 @@ std::vector<Setting> server_rows() {
           [](const Given& g, Env, Options& o) {
             return assign(o.server.pool_memory, byte_size(g, "512m", 0, 1ull << 40));
           }),
-      row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES", builtin_preload_default(),
-          "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas (several "
-          "languages: ;-separated; python=: none; off: warm sandboxes start no interpreter)",
-          set_preload),
+      described_when_shown(
+          row("--preload", "PADDOCK_PRELOAD", "LANG=MODULES", "",
+              "Modules a warm interpreter imports before its call, e.g. python=numpy,pandas "
+              "(several languages: ;-separated; python=: none; off: warm sandboxes start no "
+              "interpreter)",
+              set_preload),
+          builtin_preload_default),
       row("--session-idle", "PADDOCK_SESSION_IDLE", "DURATION",
           duration_default(kServer.session_idle_seconds),
           "Idle time before a session is closed, e.g. 30m (24h at most)",

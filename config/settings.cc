@@ -43,9 +43,9 @@ std::vector<std::string> Setting::variables_of(Command command) const {
 }
 
 std::string Setting::default_for(Command command) const {
-  if (command != kWrap) return default_value;
+  std::string text = describe_default != nullptr ? describe_default() : default_value;
+  if (command != kWrap) return text;
   if (!wrap_default.empty()) return wrap_default;
-  std::string text = default_value;
   const std::string policy = "the policy's";
   if (auto at = text.find(policy); at != std::string::npos) {
     text.replace(at, policy.size(), "the profile's");

@@ -95,6 +95,9 @@ struct Setting {
   std::string variables_help = {};
   // `paddock wrap`'s default where it is not default_value's words (a server has no timeout).
   std::string wrap_default = {};
+  // Writes default_value's words when they are shown, for a default that costs work to describe:
+  // every `paddock run` builds the whole table, and shows none of it.
+  std::string (*describe_default)() = nullptr;
 
   [[nodiscard]] bool takes(Command command) const { return (commands & command) != 0; }
   // The variables `command` reads for this row (none where it reads only the flag).
