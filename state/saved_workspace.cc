@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -114,13 +117,23 @@ core::Error SavedWorkspace::damaged(const std::string& what, int /*error*/) cons
 }
 
 core::Status SavedWorkspace::write_info() {
-  return write_atomically(dir_.get(), "meta.json", info_json(info_).dump());
+  if (auto written = write_atomically(dir_.get(), "meta.json", info_json(info_).dump());
+      !written) {
+    return written;
+  }
+  written_last_used_ = info_.last_used;
+  return {};
 }
 
 core::Status SavedWorkspace::touch(bool live, std::vector<std::string> allowed_by_user) {
+  bool same = info_.live == live && info_.allowed_by_user == allowed_by_user;
   info_.last_used = now_seconds();
   info_.live = live;
   info_.allowed_by_user = std::move(allowed_by_user);
+  // The time of use only orders retention, counted in hours: when nothing else changed it is
+  // written once a minute at most, not after every call (a rename each, most of a kept cell's
+  // save once nothing else is written).
+  if (same && info_.last_used - written_last_used_ < kLastUsedSlackSeconds) return {};
   return write_info();
 }
 
@@ -128,11 +141,21 @@ namespace {
 
 // One save's walk over the sandbox's tree into a new generation's `files`: what it has written
 // so far, and the generation before it, whose unchanged files it links instead of copying.
+//
+// The new generation is made only once the walk meets something the one before does not hold as
+// it is: until then each entry is only noted, and written when the first difference is met (or
+// at the end, if entries are missing). A save that finds nothing changed so writes nothing, and
+// the generation before stays current: most saves of a live session's cells are such.
 class GenerationWriter {
  public:
-  GenerationWriter(const SaveLimits& limits, int old_files, int files,
+  // `make_files` makes the new generation and returns its `files` folder.
+  GenerationWriter(const SaveLimits& limits, int old_files,
+                   std::function<core::Result<int>()> make_files,
                    std::map<std::string, Identity> before)
-      : limits_(limits), old_files_(old_files), files_(files), before_(std::move(before)) {}
+      : limits_(limits),
+        old_files_(old_files),
+        make_files_(std::move(make_files)),
+        before_(std::move(before)) {}
 
   core::Status entry(const core::TreeEntry& entry, const core::FileOpener& open) {
     if (++stats.entries > limits_.max_entries) {
@@ -143,15 +166,24 @@ class GenerationWriter {
       // Measured as the live tmpfs measures it: a long symlink takes a page there too.
       stats.used_bytes += entry.disk_bytes;
       if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
+      if (files_ < 0 && held_before(entry)) return note({entry, Noted::kMade, ""});
+      if (auto writing = start_writing(); !writing) return writing;
       if (auto made = make_entry(files_, entry); !made) return skip(entry, made.error());
       return {};
     }
     bytes += entry.size;
     if (auto same = saved_inodes_.find(entry.ino); same != saved_inodes_.end()) {
+      manifest[entry.path] = manifest[same->second];
+      // Unchanged if the last save saw this name as a second name of the same file.
+      auto was = before_.find(entry.path);
+      if (files_ < 0 && was != before_.end() && was->second.ino == entry.ino) {
+        return note({entry, Noted::kSecondName, same->second});
+      }
+      if (auto writing = start_writing(); !writing) return writing;
       if (auto linked = link_file(files_, same->second, files_, entry.path); !linked) {
+        manifest.erase(entry.path);
         return skip(entry, linked.error());
       }
-      manifest[entry.path] = manifest[same->second];
       return {};
     }
     stats.used_bytes += entry.disk_bytes;
@@ -162,10 +194,18 @@ class GenerationWriter {
     auto source_file = open();
     if (!source_file) {
       // Removed or replaced since it was listed: the workspace is saved without it.
-      if (source_file.error().code == ENOENT) return {};
+      if (source_file.error().code == ENOENT) return start_writing();
       return skip(entry, source_file.error());
     }
     return file(entry, source_file->get());
+  }
+
+  // Ends the walk: writes the new generation if `entries` (as many as the generation before
+  // holds) were not all seen unchanged. False when there is none: nothing changed.
+  core::Result<bool> finish(std::uint64_t entries_before) {
+    if (files_ < 0 && stats.entries == entries_before) return false;
+    if (auto writing = start_writing(); !writing) return writing.error();
+    return true;
   }
 
   SaveStats stats;
@@ -173,6 +213,62 @@ class GenerationWriter {
   std::map<std::string, Identity> manifest;
 
  private:
+  // An entry seen unchanged before the new generation was made, written when it is.
+  struct Noted {
+    core::TreeEntry entry;
+    enum Kind { kMade, kLinked, kSecondName } kind;
+    std::string first_name;  // kSecondName: the name it shares its file with
+  };
+
+  core::Status note(Noted noted) {
+    noted_.push_back(std::move(noted));
+    return {};
+  }
+
+  // Makes the new generation, then writes every entry noted so far into it, in the order seen
+  // (folders before what they hold). A noted entry that cannot be written is left out and named,
+  // as it would have been when first seen.
+  core::Status start_writing() {
+    if (files_ >= 0) return {};
+    auto files = make_files_();
+    if (!files) return files.error();
+    files_ = *files;
+    for (auto& noted : noted_) {
+      const core::TreeEntry& entry = noted.entry;
+      core::Status written;
+      if (noted.kind == Noted::kMade) {
+        written = make_entry(files_, entry);
+      } else if (noted.kind == Noted::kSecondName) {
+        written = link_file(files_, noted.first_name, files_, entry.path);
+      } else {
+        written = link_or_copy_unchanged(entry);
+      }
+      if (!written) {
+        manifest.erase(entry.path);
+        (void)skip(entry, written.error());
+      }
+    }
+    noted_.clear();
+    return {};
+  }
+
+  // An unchanged file into the new generation: a link to the copy before, or, where the link
+  // fails, a copy of that copy (the same bytes, checked by the digest when it was seen).
+  core::Status link_or_copy_unchanged(const core::TreeEntry& entry) {
+    if (link_file(old_files_, entry.path, files_, entry.path)) return {};
+    auto parent = parent_of(old_files_, entry.path);
+    if (!parent) return parent.error();
+    auto copy = core::open_tree_file(parent->get(), core::tree_leaf(entry.path));
+    if (!copy) return copy.error();
+    if (auto room = take_disk(whole_blocks(entry.disk_bytes), entry.path); !room) return room;
+    auto written = write_copy(files_, entry.path, copy->get(), entry.size, (entry.mode & 0100) != 0);
+    if (!written) return written.error();
+    --stats.linked_files;
+    ++stats.copied_files;
+    stats.copied_bytes += written->written;
+    return {};
+  }
+
   // What is about to be written must fit the room left, checked before each write: a save never
   // takes the state directory past --state-disk, however the tree is shaped.
   core::Status take_disk(std::uint64_t more, const std::string& path) {
@@ -186,9 +282,26 @@ class GenerationWriter {
   }
 
   // An entry that cannot be kept is left out and named; the rest of the workspace is saved.
+  // Leaving one out is a change: the generation is written without it.
   core::Status skip(const core::TreeEntry& entry, const core::Error& why) {
     stats.skipped.push_back(entry.path + " (" + why.message + ")");
-    return {};
+    return start_writing();
+  }
+
+  // Whether the generation before holds a folder, or a link to the same target, at this path.
+  // Looked up as every path in the copies is, without following a link.
+  bool held_before(const core::TreeEntry& entry) const {
+    auto parent = parent_of(old_files_, entry.path);
+    if (!parent) return false;
+    std::string leaf = core::tree_leaf(entry.path);
+    struct stat was {};
+    if (fstatat(parent->get(), leaf.c_str(), &was, AT_SYMLINK_NOFOLLOW) != 0) return false;
+    if (entry.type == core::TreeEntryType::kDirectory) return S_ISDIR(was.st_mode);
+    if (!S_ISLNK(was.st_mode)) return false;
+    std::string target(entry.link_target.size() + 1, '\0');
+    ssize_t length = readlinkat(parent->get(), leaf.c_str(), target.data(), target.size());
+    return length == static_cast<ssize_t>(entry.link_target.size()) &&
+           target.compare(0, entry.link_target.size(), entry.link_target) == 0;
   }
 
   core::Status file(const core::TreeEntry& entry, int source) {
@@ -198,7 +311,8 @@ class GenerationWriter {
     auto size = static_cast<std::uint64_t>(now.st_size);
     Identity identity{static_cast<std::uint64_t>(now.st_ino),
                       now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size, ""};
-    if (linked_unchanged(entry, source, identity)) return {};
+    if (auto unchanged = linked_unchanged(entry, source, identity)) return *unchanged;
+    if (auto writing = start_writing(); !writing) return writing;
     if (auto room = take_disk(whole_blocks(now.st_blocks * 512ull), entry.path); !room) return room;
     auto copied = write_copy(files_, entry.path, source, size, (entry.mode & 0100) != 0);
     if (!copied) {
@@ -216,29 +330,35 @@ class GenerationWriter {
     return {};
   }
 
-  // Unchanged: the same inode, size and bytes as the last save's copy, which is linked. The
-  // bytes are compared every time (see file_digest.h).
-  bool linked_unchanged(const core::TreeEntry& entry, int source, Identity& identity) {
+  // Unchanged: the same inode, size and bytes as the last save's copy, which is linked (or
+  // noted, until the new generation is made). The bytes are compared every time (see
+  // file_digest.h). Nothing when the file must be copied.
+  std::optional<core::Status> linked_unchanged(const core::TreeEntry& entry, int source,
+                                               Identity& identity) {
     auto was = before_.find(entry.path);
     if (was == before_.end() || was->second.digest.empty() || was->second.ino != identity.ino ||
         was->second.size != identity.size) {
-      return false;
+      return std::nullopt;
     }
     auto digest = file_digest(source, identity.size);
-    if (!digest || *digest != was->second.digest ||
-        !link_file(old_files_, entry.path, files_, entry.path)) {
-      return false;
+    if (!digest || *digest != was->second.digest) return std::nullopt;
+    if (files_ < 0) {
+      (void)note({entry, Noted::kLinked, ""});
+    } else if (!link_file(old_files_, entry.path, files_, entry.path)) {
+      return std::nullopt;
     }
     ++stats.linked_files;
     identity.digest = std::move(*digest);
     manifest[entry.path] = std::move(identity);
     saved_inodes_[entry.ino] = entry.path;
-    return true;
+    return core::Status{};
   }
 
   const SaveLimits& limits_;
   int old_files_;
-  int files_;
+  std::function<core::Result<int>()> make_files_;
+  int files_ = -1;  // the new generation's, once made
+  std::vector<Noted> noted_;
   std::map<std::string, Identity> before_;
   std::map<std::uint64_t, std::string> saved_inodes_;  // the source's hard links stay links
 };
@@ -256,24 +376,40 @@ core::Result<SaveStats> SavedWorkspace::save(const core::TreeWalker& source,
   std::uint64_t next = generation_ + 1;
   std::string next_name = generation_name(next);
   (void)core::remove_tree(dir_.get(), next_name);  // a save that did not finish
-  if (auto made = make_directory(dir_.get(), next_name); !made) return made.error();
   auto failed = [&](const core::Error& error) -> core::Error {
     (void)core::remove_tree(dir_.get(), next_name);
     return error;
   };
-  auto generation = open_directory(dir_.get(), next_name);
-  if (!generation) return failed(generation.error());
-  if (auto made = make_directory(generation->get(), "files"); !made) return failed(made.error());
-  auto files = open_directory(generation->get(), "files");
-  if (!files) return failed(files.error());
+  core::UniqueFd generation;
+  core::UniqueFd files;
+  auto make_files = [&]() -> core::Result<int> {
+    if (auto made = make_directory(dir_.get(), next_name); !made) return made.error();
+    auto opened = open_directory(dir_.get(), next_name);
+    if (!opened) return opened.error();
+    generation = std::move(*opened);
+    if (auto made = make_directory(generation.get(), "files"); !made) return made.error();
+    auto opened_files = open_directory(generation.get(), "files");
+    if (!opened_files) return opened_files.error();
+    files = std::move(*opened_files);
+    return files.get();
+  };
 
-  GenerationWriter writer(limits, old_files->get(), files->get(),
+  GenerationWriter writer(limits, old_files->get(), make_files,
                           read_manifest(old_generation->get()));
   auto walked = source([&writer](const core::TreeEntry& entry, const core::FileOpener& open) {
     return writer.entry(entry, open);
   });
   if (!walked) return failed(walked.error());
-  if (auto written = write_atomically(generation->get(), "manifest.json",
+  auto changed = writer.finish(info_.files);
+  if (!changed) return failed(changed.error());
+  if (!*changed) {
+    // Nothing changed since the last save, which stays current. last_used is written with the
+    // next change of the session's info (SavedWorkspace::touch, right after each save).
+    info_.last_used = now_seconds();
+    writer.stats.disk_bytes = 0;  // nothing was written
+    return std::move(writer.stats);
+  }
+  if (auto written = write_atomically(generation.get(), "manifest.json",
                                       manifest_json(writer.manifest).dump());
       !written) {
     return failed(written.error());

@@ -97,8 +97,10 @@ class SavedWorkspace {
   ~SavedWorkspace();
 
   [[nodiscard]] const WorkspaceInfo& info() const { return info_; }
-  // Records the time of use and whether it is live (meta.json, written atomically).
+  // Records the time of use and whether it is live (meta.json, written atomically). Where only
+  // the time changed, meta.json's may lag it by up to kLastUsedSlackSeconds.
   core::Status touch(bool live, std::vector<std::string> allowed_by_user = {});
+  static constexpr std::int64_t kLastUsedSlackSeconds = 60;
 
   // Writes what `source` walks as a new generation and makes it current. A file with the same
   // inode, size and bytes (state/file_digest.h) as in the last save is linked, not copied.
@@ -146,6 +148,7 @@ class SavedWorkspace {
   core::UniqueFd lock_;
   WorkspaceInfo info_;
   std::uint64_t generation_ = 0;
+  std::int64_t written_last_used_ = 0;  // info_.last_used as meta.json last got it
 };
 
 // Copies the tree `from` into the empty directory `to`, sharing every file (hard links): a

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -168,6 +169,68 @@ TEST(SavedWorkspace, LinksStayLinksAndSparseFilesStaySparse) {
   ASSERT_EQ(stat((f.current() + "/one").c_str(), &one), 0);
   ASSERT_EQ(stat((f.current() + "/two").c_str(), &two), 0);
   EXPECT_EQ(one.st_ino, two.st_ino);
+}
+
+// A save that finds the tree as the last one left it keeps that generation current: no
+// generation is written, synced and switched to (most of a kept live cell's time). Every kind
+// of change still makes a new one.
+TEST(SavedWorkspace, ASaveThatFindsNothingChangedKeepsTheGenerationItHas) {
+  Fixture f;
+  write(f.folder / "work/data/table.csv", "a,b\n");
+  fs::create_directories(f.folder / "work/empty");
+  fs::create_symlink("data/table.csv", f.folder / "work/latest");
+  write(f.folder / "work/one", "same");
+  fs::create_hard_link(f.folder / "work/one", f.folder / "work/two");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  std::string first = f.current();
+  auto again = f.workspace->save(f.walker());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(f.current(), first);
+  EXPECT_EQ(again->linked_files, 2u);
+  int generations = 0;
+  for (const auto& entry : fs::directory_iterator(f.folder / "state/sessions/s-1")) {
+    if (entry.path().filename().string().starts_with("gen-")) ++generations;
+  }
+  EXPECT_EQ(generations, 1);
+
+  // Each change, alone, is saved: the current generation moves on and holds it.
+  std::vector<std::pair<std::string, std::function<void()>>> changes = {
+      {"same size, other bytes", [&] { write(f.folder / "work/data/table.csv", "c,d\n"); }},
+      {"a new empty folder", [&] { fs::create_directories(f.folder / "work/empty/inner"); }},
+      {"a link pointed elsewhere",
+       [&] {
+         fs::remove(f.folder / "work/latest");
+         fs::create_symlink("data/other.csv", f.folder / "work/latest");
+       }},
+      {"a folder removed", [&] { fs::remove(f.folder / "work/empty/inner"); }},
+      {"a file removed", [&] { fs::remove(f.folder / "work/two"); }},
+      {"a second name again, as a copy",
+       [&] { fs::copy_file(f.folder / "work/one", f.folder / "work/two"); }},
+      {"the copy made a second name of the same file",
+       [&] {
+         fs::remove(f.folder / "work/two");
+         fs::create_hard_link(f.folder / "work/one", f.folder / "work/two");
+       }},
+      {"a folder where a link was",
+       [&] {
+         fs::remove(f.folder / "work/latest");
+         fs::create_directories(f.folder / "work/latest");
+       }},
+  };
+  for (const auto& [what, change] : changes) {
+    std::string before = f.current();
+    change();
+    auto saved = f.workspace->save(f.walker());
+    ASSERT_TRUE(saved) << what << ": " << saved.error().message;
+    EXPECT_NE(f.current(), before) << what;
+    auto unchanged = f.workspace->save(f.walker());
+    ASSERT_TRUE(unchanged) << what << ": " << unchanged.error().message;
+    EXPECT_NE(f.current(), before) << what;
+  }
+  EXPECT_EQ(read(f.current() + "/data/table.csv"), "c,d\n");
+  EXPECT_TRUE(fs::is_directory(fs::symlink_status(f.current() + "/latest")));
+  EXPECT_FALSE(fs::exists(f.current() + "/empty/inner"));
+  EXPECT_EQ(read(f.current() + "/two"), "same");
 }
 
 TEST(SavedWorkspace, SnapshotsShareFilesAndDiffsNameWhatChanged) {
