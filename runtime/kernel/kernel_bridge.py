@@ -178,34 +178,67 @@ c.Kernel._execute_sleep = 0.0
 """
 
 
-# Two waits of ipykernel 6 that a cell does not need, from a startup file beside the guard. Each
-# cell of ipykernel waits several times for one of its own threads; these two waits order nothing
-# for this bridge, which reads every cell to its idle status (sent after all its output):
-# - flush() of stdout or stderr hands the buffer to the iopub thread and waits until that thread
-#   has sent it: four times a cell (both streams, twice), mostly with nothing to send. A stream
-#   with nothing written since its last send returns at once here; one with output flushes as
-#   before, so output and its order stay as they were.
-# - Before each request the shell waits for the control thread to handle what came before it on
-#   control. Only an interrupt comes there (interrupt_mode message), and only while a cell runs.
-# Both are taken only where ipykernel has the names they rely on; elsewhere nothing changes.
+# Hand-offs of ipykernel 6 that a cell does not need, from a startup file beside the guard.
+# ipykernel sends every iopub message (busy, output, idle) from a thread of its own: the sender
+# queues it and wakes that thread, and a flush of stdout or stderr waits until that thread has
+# sent. A print(1) cell so crosses threads about six times, which cost 1.4 ms of a 3.5 ms
+# round trip here (jupyter_client to a bare kernel). Instead, a message is sent by the thread
+# that makes it, and a flush takes and sends the stream's buffer at once:
+# - One lock around every send and around each flush's take-and-send: the socket is never used by
+#   two threads at a time, and no stream's text can be sent after a later message of the same
+#   thread (the cell's idle status included), even when the iopub thread's timed flush runs.
+# - SIGINT is held while a message's frames go out: an interrupt between two frames would leave a
+#   half message in the socket, which would spoil the next one too. It arrives right after.
+# - A child made by fork gets a fresh lock (the parent's may be held by a thread that is gone).
+# Only where ipykernel has the names this relies on and its iopub socket is a PUB socket that
+# only sends (an XPUB socket, as later versions use, is also read by the iopub thread). Elsewhere
+# nothing changes. Before each request the shell also waits for the control thread to handle
+# what came before on control: only an interrupt comes there, and only while a cell runs, so the
+# wait is skipped.
 KERNEL_WAITS = r"""
 def _paddock_kernel_waits():
     import asyncio
-    import sys
+    import os
+    import signal
+    import threading
 
-    stream = type(sys.stdout)
-    if all(hasattr(sys.stdout, name) for name in ("_buffer", "_buffer_lock", "_flush_pending")):
-        flush = stream.flush
+    import zmq
+    from ipykernel import iostream
 
-        def flush_if_written(self):
-            if not self._flush_pending:
-                with self._buffer_lock:
-                    if not self._buffer.tell():
-                        return None
-            return flush(self)
-
-        stream.flush = flush_if_written
     kernel = getattr(get_ipython(), "kernel", None)
+    publisher = getattr(kernel, "iopub_thread", None)
+    socket = getattr(publisher, "socket", None)
+    if (
+        socket is not None
+        and socket.socket_type == zmq.PUB
+        and hasattr(iostream.IOPubThread, "_really_send")
+        and hasattr(iostream.OutStream, "_flush")
+    ):
+        lock = [threading.RLock()]
+        os.register_at_fork(after_in_child=lambda: lock.__setitem__(0, threading.RLock()))
+        interrupt = {signal.SIGINT}
+
+        def send_multipart(self, *args, **kwargs):
+            with lock[0]:
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, interrupt)
+                try:
+                    self._really_send(*args, **kwargs)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+        take_and_send = iostream.OutStream._flush
+
+        def locked_flush(self):
+            with lock[0]:
+                take_and_send(self)
+
+        def flush(self):
+            if self.pub_thread is not None:
+                locked_flush(self)
+
+        iostream.IOPubThread.send_multipart = send_multipart
+        iostream.OutStream._flush = locked_flush
+        iostream.OutStream.flush = flush
     if kernel is not None and hasattr(kernel, "_flush_control_queue"):
         def no_control_wait():
             done = asyncio.get_event_loop().create_future()
