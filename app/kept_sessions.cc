@@ -70,7 +70,7 @@ std::string keep_session_files(SessionEntry& entry) {
   limits.max_bytes = entry.limits().work_bytes;
   limits.max_entries =
       entry.limits().work_files == 0 ? limits.max_entries : entry.limits().work_files;
-  if (run.state_disk_room()) limits.max_new_disk = run.state_disk_room()();
+  if (run.state_disk_room()) limits.new_disk_room = run.state_disk_room();
   auto saved = run.kept()->save(walker_of(entry.session()), limits);
   if (!saved) {
     std::string line = "the session's files could not be kept on disk: " + saved.error().message;

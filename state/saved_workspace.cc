@@ -167,7 +167,7 @@ class GenerationWriter {
       stats.used_bytes += entry.disk_bytes;
       if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
       if (files_ < 0 && held_before(entry)) return note({entry, Noted::kMade, ""});
-      if (auto writing = start_writing(); !writing) return writing;
+      if (auto writing = start_writing(entry.path); !writing) return writing;
       if (auto made = make_entry(files_, entry); !made) return skip(entry, made.error());
       return {};
     }
@@ -179,7 +179,7 @@ class GenerationWriter {
       if (files_ < 0 && was != before_.end() && was->second.ino == entry.ino) {
         return note({entry, Noted::kSecondName, same->second});
       }
-      if (auto writing = start_writing(); !writing) return writing;
+      if (auto writing = start_writing(entry.path); !writing) return writing;
       if (auto linked = link_file(files_, same->second, files_, entry.path); !linked) {
         manifest.erase(entry.path);
         return skip(entry, linked.error());
@@ -194,7 +194,7 @@ class GenerationWriter {
     auto source_file = open();
     if (!source_file) {
       // Removed or replaced since it was listed: the workspace is saved without it.
-      if (source_file.error().code == ENOENT) return start_writing();
+      if (source_file.error().code == ENOENT) return start_writing(entry.path);
       return skip(entry, source_file.error());
     }
     return file(entry, source_file->get());
@@ -204,7 +204,7 @@ class GenerationWriter {
   // holds) were not all seen unchanged. False when there is none: nothing changed.
   core::Result<bool> finish(std::uint64_t entries_before) {
     if (files_ < 0 && stats.entries == entries_before) return false;
-    if (auto writing = start_writing(); !writing) return writing.error();
+    if (auto writing = start_writing(""); !writing) return writing.error();
     return true;
   }
 
@@ -228,8 +228,9 @@ class GenerationWriter {
   // Makes the new generation, then writes every entry noted so far into it, in the order seen
   // (folders before what they hold). A noted entry that cannot be written is left out and named,
   // as it would have been when first seen.
-  core::Status start_writing() {
+  core::Status start_writing(const std::string& path) {
     if (files_ >= 0) return {};
+    if (auto room = fits(path); !room) return room;
     auto files = make_files_();
     if (!files) return files.error();
     files_ = *files;
@@ -270,22 +271,27 @@ class GenerationWriter {
   }
 
   // What is about to be written must fit the room left, checked before each write: a save never
-  // takes the state directory past --state-disk, however the tree is shaped.
+  // takes the state directory past --state-disk, however the tree is shaped. Before the new
+  // generation is made nothing is written, and what is noted is checked when it is (fits).
   core::Status take_disk(std::uint64_t more, const std::string& path) {
-    if (stats.disk_bytes + more > limits_.max_new_disk) {
-      return core::Error{ENOSPC, "the state directory has no room for '" + path + "' (" +
-                                     core::format_size(limits_.max_new_disk) +
-                                     " left under --state-disk); nothing of this save was kept"};
-    }
     stats.disk_bytes += more;
-    return {};
+    return files_ < 0 ? core::Status{} : fits(path);
+  }
+
+  core::Status fits(const std::string& path) {
+    if (!room_) room_ = limits_.new_disk_room ? limits_.new_disk_room() : limits_.max_new_disk;
+    if (stats.disk_bytes <= *room_) return {};
+    std::string what = path.empty() ? "the save's folders" : "'" + path + "'";
+    return core::Error{ENOSPC, "the state directory has no room for " + what + " (" +
+                                   core::format_size(*room_) +
+                                   " left under --state-disk); nothing of this save was kept"};
   }
 
   // An entry that cannot be kept is left out and named; the rest of the workspace is saved.
   // Leaving one out is a change: the generation is written without it.
   core::Status skip(const core::TreeEntry& entry, const core::Error& why) {
     stats.skipped.push_back(entry.path + " (" + why.message + ")");
-    return start_writing();
+    return start_writing(entry.path);
   }
 
   // Whether the generation before holds a folder, or a link to the same target, at this path.
@@ -312,7 +318,7 @@ class GenerationWriter {
     Identity identity{static_cast<std::uint64_t>(now.st_ino),
                       now.st_ctim.tv_sec * 1'000'000'000LL + now.st_ctim.tv_nsec, size, ""};
     if (auto unchanged = linked_unchanged(entry, source, identity)) return *unchanged;
-    if (auto writing = start_writing(); !writing) return writing;
+    if (auto writing = start_writing(entry.path); !writing) return writing;
     if (auto room = take_disk(whole_blocks(now.st_blocks * 512ull), entry.path); !room) return room;
     auto copied = write_copy(files_, entry.path, source, size, (entry.mode & 0100) != 0);
     if (!copied) {
@@ -358,6 +364,7 @@ class GenerationWriter {
   int old_files_;
   std::function<core::Result<int>()> make_files_;
   int files_ = -1;  // the new generation's, once made
+  std::optional<std::uint64_t> room_;  // the room left, asked for once, when first needed
   std::vector<Noted> noted_;
   std::map<std::string, Identity> before_;
   std::map<std::uint64_t, std::string> saved_inodes_;  // the source's hard links stay links

@@ -17,6 +17,7 @@
 // server user's, 0600 (0700 when executable), in 0700 directories.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,9 @@ struct SaveLimits {
   // What the save may add to the state directory's disk (the room --state-disk leaves), checked
   // before anything is written.
   std::uint64_t max_new_disk = ~0ull;
+  // Where set, asked for that room instead, once, when the save first has something to write: a
+  // save that finds nothing changed does not measure the state directory.
+  std::function<std::uint64_t()> new_disk_room;
 };
 
 struct SnapshotInfo {

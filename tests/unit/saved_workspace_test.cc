@@ -233,6 +233,33 @@ TEST(SavedWorkspace, ASaveThatFindsNothingChangedKeepsTheGenerationItHas) {
   EXPECT_EQ(read(f.current() + "/two"), "same");
 }
 
+// The room left under --state-disk is measured (a walk of the whole state directory) only by a
+// save that has something to write, and such a save still stops at it.
+TEST(SavedWorkspace, TheRoomLeftIsAskedForOnlyWhenSomethingIsWritten) {
+  Fixture f;
+  write(f.folder / "work/data/a", "one");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  std::string first = f.current();
+  int asked = 0;
+  SaveLimits limits;
+  limits.new_disk_room = [&asked]() -> std::uint64_t {
+    ++asked;
+    return 0;
+  };
+  auto unchanged = f.workspace->save(f.walker(), limits);
+  ASSERT_TRUE(unchanged) << unchanged.error().message;
+  EXPECT_EQ(asked, 0);
+  EXPECT_EQ(unchanged->disk_bytes, 0u);
+  write(f.folder / "work/data/b", "two");
+  auto full = f.workspace->save(f.walker(), limits);
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.error().code, ENOSPC);
+  EXPECT_NE(full.error().message.find("no room for"), std::string::npos) << full.error().message;
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(f.current(), first);
+  EXPECT_FALSE(fs::exists(f.current() + "/data/b"));
+}
+
 TEST(SavedWorkspace, SnapshotsShareFilesAndDiffsNameWhatChanged) {
   Fixture f;
   write(f.folder / "work/keep", "k");
