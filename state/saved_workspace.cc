@@ -117,8 +117,7 @@ core::Error SavedWorkspace::damaged(const std::string& what, int /*error*/) cons
 }
 
 core::Status SavedWorkspace::write_info() {
-  if (auto written = write_atomically(dir_.get(), "meta.json", info_json(info_).dump());
-      !written) {
+  if (auto written = write_atomically(dir_.get(), "meta.json", info_json(info_).dump()); !written) {
     return written;
   }
   written_last_used_ = info_.last_used;
@@ -262,7 +261,8 @@ class GenerationWriter {
     auto copy = core::open_tree_file(parent->get(), core::tree_leaf(entry.path));
     if (!copy) return copy.error();
     if (auto room = take_disk(whole_blocks(entry.disk_bytes), entry.path); !room) return room;
-    auto written = write_copy(files_, entry.path, copy->get(), entry.size, (entry.mode & 0100) != 0);
+    auto written =
+        write_copy(files_, entry.path, copy->get(), entry.size, (entry.mode & 0100) != 0);
     if (!written) return written.error();
     --stats.linked_files;
     ++stats.copied_files;
@@ -363,7 +363,7 @@ class GenerationWriter {
   const SaveLimits& limits_;
   int old_files_;
   std::function<core::Result<int>()> make_files_;
-  int files_ = -1;  // the new generation's, once made
+  int files_ = -1;                     // the new generation's, once made
   std::optional<std::uint64_t> room_;  // the room left, asked for once, when first needed
   std::vector<Noted> noted_;
   std::map<std::string, Identity> before_;

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "language/policy_store.h"
@@ -350,6 +353,64 @@ TEST_F(LiveKernelTest, FlushedOutputKeepsItsOrderAcrossStreams) {
   EXPECT_EQ(observer.seen, "out:o0\nerr:e0\nout:o1\nerr:e1\nout:o2\nerr:e2\nout:end\n");
   EXPECT_EQ(result->stdout_data.data, "o0\no1\no2\nend\n");
   EXPECT_EQ(result->stderr_data.data, "e0\ne1\ne2\n");
+}
+
+// The kernel sends each iopub message from the thread that makes it (kernel_bridge.py,
+// KERNEL_WAITS): threads that write and flush at once share one socket, one at a time, and every
+// line (one write each) arrives whole, before the cell ends.
+TEST_F(LiveKernelTest, ThreadsPrintingAtOnceLoseNoLineAndTheCellEndsAfterThem) {
+  runtime::RunResult printed = cell(
+      "import sys, threading\n"
+      "def say(k):\n"
+      "    for i in range(300):\n"
+      "        sys.stdout.write('t%d-%d\\n' % (k, i))\n"
+      "        sys.stdout.flush()\n"
+      "threads = [threading.Thread(target=say, args=(k,)) for k in range(4)]\n"
+      "[t.start() for t in threads]\n"
+      "[t.join() for t in threads]\n"
+      "print('done')\n",
+      60);
+  ASSERT_EQ(printed.outcome, runtime::Outcome::kExited) << error_of(printed);
+  std::istringstream lines(printed.stdout_data.data);
+  std::map<std::string, int> per_thread;
+  std::string line, last;
+  while (std::getline(lines, line)) {
+    last = line;
+    if (line == "done") continue;
+    ASSERT_EQ(line.rfind('t', 0), 0u) << "a line not whole: " << line;
+    ++per_thread[line.substr(0, line.find('-'))];
+  }
+  EXPECT_EQ(last, "done");
+  EXPECT_EQ(per_thread,
+            (std::map<std::string, int>{{"t0", 300}, {"t1", 300}, {"t2", 300}, {"t3", 300}}));
+}
+
+// An interrupt that arrives while a message's frames are going out waits until the message is
+// whole: otherwise the half message would swallow the next one. The cell sends itself SIGINT
+// right after the first frame of its output's message leaves, from inside the kernel's own
+// zmq send: the output still arrives, then the KeyboardInterrupt, and the next cell is whole.
+TEST_F(LiveKernelTest, AnInterruptBetweenAMessagesFramesWaitsForTheMessage) {
+  cell("x = 7");
+  runtime::RunResult cut = cell(
+      "import os, signal, zmq\n"
+      "plain_send = zmq.Socket.send\n"
+      "armed = [True]\n"
+      "def send(self, data, flags=0, *args, **kwargs):\n"
+      "    sent = plain_send(self, data, flags, *args, **kwargs)\n"
+      "    if armed[0] and flags & zmq.SNDMORE and self.socket_type == zmq.PUB:\n"
+      "        armed[0] = False\n"
+      "        os.kill(os.getpid(), signal.SIGINT)\n"
+      "    return sent\n"
+      "zmq.Socket.send = send\n"
+      "try:\n"
+      "    print('whole', flush=True)\n"
+      "finally:\n"
+      "    zmq.Socket.send = plain_send\n");
+  EXPECT_EQ(cut.stdout_data.data, "whole\n") << error_of(cut);
+  EXPECT_EQ(error_of(cut).rfind("KeyboardInterrupt", 0), 0u) << error_of(cut);
+  runtime::RunResult next = cell("print('after', x)");
+  EXPECT_EQ(next.stdout_data.data, "after 7\n") << error_of(next);
+  EXPECT_EQ(kernel_->status().restarts, 0);
 }
 
 // IPython keeps the cells' code in memory only: no file of the sandbox holds it (by default a
