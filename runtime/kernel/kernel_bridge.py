@@ -187,8 +187,11 @@ c.Kernel._execute_sleep = 0.0
 # - One lock around every send and around each flush's take-and-send: the socket is never used by
 #   two threads at a time, and no stream's text can be sent after a later message of the same
 #   thread (the cell's idle status included), even when the iopub thread's timed flush runs.
-# - SIGINT is held while a message's frames go out: an interrupt between two frames would leave a
-#   half message in the socket, which would spoil the next one too. It arrives right after.
+# - SIGINT is only noted while a message's frames go out from the main thread (the one thread in
+#   which Python raises KeyboardInterrupt): an interrupt between two frames would leave a half
+#   message in the socket, which would spoil the next one too. It is sent again right after, to
+#   the handler it would have reached. (Blocking the signal would not do: the kernel then hands
+#   it to another of the process's threads, and Python still raises it in the main thread.)
 # - A child made by fork gets a fresh lock (the parent's may be held by a thread that is gone).
 # Only where ipykernel has the names this relies on and its iopub socket is a PUB socket that
 # only sends (an XPUB socket, as later versions use, is also read by the iopub thread). Elsewhere
@@ -216,15 +219,26 @@ def _paddock_kernel_waits():
     ):
         lock = [threading.RLock()]
         os.register_at_fork(after_in_child=lambda: lock.__setitem__(0, threading.RLock()))
-        interrupt = {signal.SIGINT}
+        main = threading.main_thread()
 
         def send_multipart(self, *args, **kwargs):
             with lock[0]:
-                held = signal.pthread_sigmask(signal.SIG_BLOCK, interrupt)
+                if threading.current_thread() is not main:
+                    return self._really_send(*args, **kwargs)
+                # Python runs signal handlers in the main thread only, between two steps of its
+                # code, which may fall between two frames: while they go out, SIGINT is only
+                # noted, then sent again to whatever handled it before.
+                before = signal.getsignal(signal.SIGINT)
+                if before is None:  # not Python's: nothing of it runs between two frames
+                    return self._really_send(*args, **kwargs)
+                noted = []
+                signal.signal(signal.SIGINT, lambda *_: noted.append(True))
                 try:
                     self._really_send(*args, **kwargs)
                 finally:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                    signal.signal(signal.SIGINT, before)
+                    if noted:
+                        os.kill(os.getpid(), signal.SIGINT)
 
         take_and_send = iostream.OutStream._flush
 
