@@ -310,6 +310,20 @@ class GenerationWriter {
            target.compare(0, entry.link_target.size(), entry.link_target) == 0;
   }
 
+  // Whether the copy before has the executable bit the file has now. The bit is kept, and a
+  // chmod moves neither the inode, the size nor the bytes: without this, a chmod alone would be
+  // lost with the next save's link to the copy before.
+  bool same_executable_bit(const core::TreeEntry& entry) const {
+    auto parent = parent_of(old_files_, entry.path);
+    if (!parent) return false;
+    struct stat copy {};
+    if (fstatat(parent->get(), core::tree_leaf(entry.path).c_str(), &copy, AT_SYMLINK_NOFOLLOW) !=
+        0) {
+      return false;
+    }
+    return ((copy.st_mode & S_IXUSR) != 0) == ((entry.mode & 0100) != 0);
+  }
+
   core::Status file(const core::TreeEntry& entry, int source) {
     // What the file is now, not what the listing saw: it may have changed in between.
     struct stat now {};
@@ -346,6 +360,7 @@ class GenerationWriter {
         was->second.size != identity.size) {
       return std::nullopt;
     }
+    if (!same_executable_bit(entry)) return std::nullopt;
     auto digest = file_digest(source, identity.size);
     if (!digest || *digest != was->second.digest) return std::nullopt;
     if (files_ < 0) {

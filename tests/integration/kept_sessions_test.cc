@@ -540,6 +540,7 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
                              "for name in ['w', 'm', 'd', 't', 'f', 'r', 'h1']:\n"
                              "    open(name, 'wb').write(b'x' * 8192)\n"
                              "os.link('h1', 'h2')\n"
+                             "os.chmod('r', 0o755)\n"
                              "mapped_file = open('m', 'r+b')\n"
                              "mapping = mmap.mmap(mapped_file.fileno(), 0)\n"
                              "print(mapping[0:1].decode(), os.stat('m').st_ctime_ns > 0)\n"),
@@ -569,9 +570,14 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
       "open('r.new', 'wb').write(b'RENAMED')\n"
       "os.replace('r.new', 'r')\n"
       "with open('h2', 'r+b') as f: f.write(b'LINKED')\n"
+      // A chmod alone moves neither the bytes nor the inode; the executable bit is kept.
+      "open('x', 'wb').write(b'#!/bin/sh\\necho ran\\n')\n"
       "print('done')\n");
   EXPECT_EQ(second.substr(0, second.find('\n')), "unchanged") << second;
   EXPECT_NE(second.find("done"), std::string::npos) << second;
+  EXPECT_EQ(server.stdout_of(id, "import os\nos.chmod('x', 0o755)\nos.chmod('h1', 0o755)\n"
+                                 "print('chmod')\n"),
+            "chmod\n");
   server.kill_and_restart();
   std::string after =
       server.stdout_of(id,
@@ -579,7 +585,10 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
                        "for name in ['w', 'm', 'd', 't', 'f', 'r', 'h1', 'h2']:\n"
                        "    data = open(name, 'rb').read()\n"
                        "    print(name, len(data), data[:6].decode())\n"
-                       "print('one file', os.stat('h1').st_ino == os.stat('h2').st_ino)\n");
+                       "print('one file', os.stat('h1').st_ino == os.stat('h2').st_ino)\n"
+                       "print('executable', [n for n in ['x', 'h1', 'h2', 'r', 'w']\n"
+                       "                     if os.access(n, os.X_OK)])\n"
+                       "print(os.popen('./x').read(), end='')\n");
   EXPECT_EQ(after,
             "w 8192 WRITEx\n"
             "m 8192 MMAP!x\n"
@@ -589,7 +598,9 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
             "r 7 RENAME\n"
             "h1 8192 LINKED\n"
             "h2 8192 LINKED\n"
-            "one file True\n");
+            "one file True\n"
+            "executable ['x', 'h1', 'h2']\n"
+            "ran\n");
 }
 
 // What fitted the session's tmpfs is reopened and forked in one of the same size: holes stay

@@ -233,6 +233,36 @@ TEST(SavedWorkspace, ASaveThatFindsNothingChangedKeepsTheGenerationItHas) {
   EXPECT_EQ(read(f.current() + "/two"), "same");
 }
 
+// The executable bit is kept (docs/sessions.md), so a chmod is a write like any other: a file
+// whose bytes stay the same but whose bit moves is saved with the bit it has now, not linked to
+// the copy before, which holds the old one.
+TEST(SavedWorkspace, AChmodAloneIsSavedThoughTheBytesStayTheSame) {
+  Fixture f;
+  write(f.folder / "work/run.sh", "echo hi\n");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  auto executable = [&f] {
+    struct stat copy {};
+    EXPECT_EQ(stat((f.current() + "/run.sh").c_str(), &copy), 0);
+    return (copy.st_mode & S_IXUSR) != 0;
+  };
+  EXPECT_FALSE(executable());
+  fs::permissions(f.folder / "work/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+  auto made_executable = f.workspace->save(f.walker());
+  ASSERT_TRUE(made_executable) << made_executable.error().message;
+  EXPECT_TRUE(executable());
+  EXPECT_EQ(made_executable->linked_files, 0u);
+  fs::permissions(f.folder / "work/run.sh", fs::perms::owner_exec, fs::perm_options::remove);
+  auto made_plain = f.workspace->save(f.walker());
+  ASSERT_TRUE(made_plain) << made_plain.error().message;
+  EXPECT_FALSE(executable());
+  // Other bits are not kept, so a change of them alone writes nothing.
+  std::string before = f.current();
+  fs::permissions(f.folder / "work/run.sh", fs::perms::others_read, fs::perm_options::remove);
+  auto unkept = f.workspace->save(f.walker());
+  ASSERT_TRUE(unkept) << unkept.error().message;
+  EXPECT_EQ(f.current(), before);
+}
+
 // The room left under --state-disk is measured (a walk of the whole state directory) only by a
 // save that has something to write, and such a save still stops at it.
 TEST(SavedWorkspace, TheRoomLeftIsAskedForOnlyWhenSomethingIsWritten) {
