@@ -72,6 +72,33 @@ bool install_notify_filter(const ChildPlan& plan) {
   return true;
 }
 
+// Moves the relay off the CPU it shares with init, for as long as it lives, and then lets it go
+// anywhere it could before. The kernel puts a forked child on its parent's CPU, and the network
+// namespace the relay then makes (about half a millisecond of kernel work) would keep init, and
+// the whole start, waiting, while the other CPU idles. Where the relay may run on one CPU only,
+// nothing moves.
+class CpuStepAside {
+ public:
+  CpuStepAside() {
+    if (sched_getaffinity(0, sizeof allowed_, &allowed_) != 0) return;
+    int here = sched_getcpu();
+    if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, &allowed_)) return;
+    cpu_set_t elsewhere = allowed_;
+    CPU_CLR(here, &elsewhere);
+    if (CPU_COUNT(&elsewhere) == 0) return;
+    moved_ = sched_setaffinity(0, sizeof elsewhere, &elsewhere) == 0;
+  }
+  ~CpuStepAside() {
+    if (moved_) sched_setaffinity(0, sizeof allowed_, &allowed_);
+  }
+  CpuStepAside(const CpuStepAside&) = delete;
+  CpuStepAside& operator=(const CpuStepAside&) = delete;
+
+ private:
+  cpu_set_t allowed_{};
+  bool moved_ = false;
+};
+
 }  // namespace
 
 void run_sandbox_init(ChildPlan& plan) {
@@ -112,6 +139,7 @@ void run_sandbox_init(ChildPlan& plan) {
   int init_before = -1;
   if (plan.late_network) {
     close(relay);
+    CpuStepAside aside;
     init_socket = make_late_network(pair[0]);
     if (init_socket != pair[0]) init_before = pair[0];
   }
