@@ -1,15 +1,21 @@
 // The manifest a save leaves beside a generation: what it recorded of each file, so the next
-// save links what did not change.
+// save links what did not change. A session may hold a million entries, so neither direction
+// builds the whole document in memory: each entry is written, or read and taken, on its own.
 #include "state/workspace_parts.h"
 
 namespace paddock::state::workspace_parts {
 
-json manifest_json(const std::map<std::string, Identity>& files) {
-  json entries = json::array();
+std::string manifest_text(const std::map<std::string, Identity>& files) {
+  std::string text = R"({"version":2,"files":[)";
+  bool first = true;
   for (const auto& [path, identity] : files) {
-    entries.push_back({path, identity.ino, identity.ctime_ns, identity.size, identity.digest});
+    if (!first) text += ',';
+    first = false;
+    text +=
+        json::array({path, identity.ino, identity.ctime_ns, identity.size, identity.digest}).dump();
   }
-  return {{"version", 2}, {"files", std::move(entries)}};
+  text += "]}";
+  return text;
 }
 
 // The manifest of a generation; empty when it has none or it cannot be read (then everything is
@@ -18,14 +24,21 @@ std::map<std::string, Identity> read_manifest(int generation_dir) {
   std::map<std::string, Identity> files;
   auto text = read_small(generation_dir, "manifest.json");
   if (!text) return files;
-  try {
-    // Held here: a range-for over a member of a temporary would read freed memory.
-    json manifest = json::parse(*text);
-    for (const auto& entry : manifest.at("files")) {
-      files[entry.at(0).get<std::string>()] = {
-          entry.at(1).get<std::uint64_t>(), entry.at(2).get<std::int64_t>(),
-          entry.at(3).get<std::uint64_t>(), entry.size() > 4 ? entry.at(4).get<std::string>() : ""};
+  // Each entry ([path, ino, ctime, size, digest]) is taken as soon as it is parsed, and left
+  // out of the document, which so never holds more than one.
+  json::parser_callback_t take = [&files](int, json::parse_event_t event, json& parsed) {
+    if (event != json::parse_event_t::array_end || parsed.empty() || !parsed.at(0).is_string()) {
+      return true;
     }
+    files[parsed.at(0).get<std::string>()] = {
+        parsed.at(1).get<std::uint64_t>(), parsed.at(2).get<std::int64_t>(),
+        parsed.at(3).get<std::uint64_t>(),
+        parsed.size() > 4 ? parsed.at(4).get<std::string>() : ""};
+    return false;
+  };
+  try {
+    json rest = json::parse(*text, take);  // the document without its entries
+    if (!rest.is_object()) files.clear();
   } catch (const json::exception&) {
     files.clear();
   }

@@ -165,7 +165,7 @@ class GenerationWriter {
       // Measured as the live tmpfs measures it: a long symlink takes a page there too.
       stats.used_bytes += entry.disk_bytes;
       if (auto room = take_disk(skeleton_bytes(entry), entry.path); !room) return room;
-      if (files_ < 0 && held_before(entry)) return note({entry, Noted::kMade, ""});
+      if (files_ < 0 && held_before(entry)) return note(entry, Noted::kMade, entry.link_target);
       if (auto writing = start_writing(entry.path); !writing) return writing;
       if (auto made = make_entry(files_, entry); !made) return skip(entry, made.error());
       return {};
@@ -174,9 +174,9 @@ class GenerationWriter {
     if (auto same = saved_inodes_.find(entry.ino); same != saved_inodes_.end()) {
       manifest[entry.path] = manifest[same->second];
       // Unchanged if the last save saw this name as a second name of the same file.
-      auto was = before_.find(entry.path);
-      if (files_ < 0 && was != before_.end() && was->second.ino == entry.ino) {
-        return note({entry, Noted::kSecondName, same->second});
+      auto was = take_before(entry.path);
+      if (files_ < 0 && was && was->ino == entry.ino) {
+        return note(entry, Noted::kSecondName, same->second);
       }
       if (auto writing = start_writing(entry.path); !writing) return writing;
       if (auto linked = link_file(files_, same->second, files_, entry.path); !linked) {
@@ -212,15 +212,32 @@ class GenerationWriter {
   std::map<std::string, Identity> manifest;
 
  private:
-  // An entry seen unchanged before the new generation was made, written when it is.
+  // An entry seen unchanged before the new generation was made, written when it is: only what
+  // writing it takes, for a save may note up to max_entries of them.
   struct Noted {
-    core::TreeEntry entry;
-    enum Kind { kMade, kLinked, kSecondName } kind;
-    std::string first_name;  // kSecondName: the name it shares its file with
+    enum Kind : std::uint8_t { kMade, kLinked, kSecondName } kind;
+    core::TreeEntryType type;
+    std::uint32_t mode;
+    std::uint64_t size;
+    std::uint64_t disk_bytes;
+    std::string path;
+    std::string other;  // kMade: a link's target; kSecondName: the name it shares its file with
+
+    core::TreeEntry entry() const {
+      core::TreeEntry entry;
+      entry.path = path;
+      entry.type = type;
+      entry.mode = mode;
+      entry.size = size;
+      entry.disk_bytes = disk_bytes;
+      if (kind == kMade) entry.link_target = other;
+      return entry;
+    }
   };
 
-  core::Status note(Noted noted) {
-    noted_.push_back(std::move(noted));
+  core::Status note(const core::TreeEntry& entry, Noted::Kind kind, std::string other) {
+    noted_.push_back(
+        {kind, entry.type, entry.mode, entry.size, entry.disk_bytes, entry.path, std::move(other)});
     return {};
   }
 
@@ -233,28 +250,32 @@ class GenerationWriter {
     auto files = make_files_();
     if (!files) return files.error();
     files_ = *files;
-    for (auto& noted : noted_) {
-      const core::TreeEntry& entry = noted.entry;
+    for (const Noted& noted : noted_) {
+      core::TreeEntry entry = noted.entry();
       core::Status written;
       if (noted.kind == Noted::kMade) {
         written = make_entry(files_, entry);
       } else if (noted.kind == Noted::kSecondName) {
-        written = link_file(files_, noted.first_name, files_, entry.path);
+        // The generation before holds this name too, as a link of the same copy: where the
+        // first name could not be written, it is taken from there.
+        written = link_file(files_, noted.other, files_, entry.path);
+        if (!written) written = link_or_copy_unchanged(entry, false);
       } else {
-        written = link_or_copy_unchanged(entry);
+        written = link_or_copy_unchanged(entry, true);
       }
       if (!written) {
         manifest.erase(entry.path);
         (void)skip(entry, written.error());
       }
     }
-    noted_.clear();
+    noted_ = {};  // and its memory, which the rest of the save does not need
     return {};
   }
 
   // An unchanged file into the new generation: a link to the copy before, or, where the link
   // fails, a copy of that copy (the same bytes, checked by the digest when it was seen).
-  core::Status link_or_copy_unchanged(const core::TreeEntry& entry) {
+  // `counted_linked`: the stats count it as a linked file already.
+  core::Status link_or_copy_unchanged(const core::TreeEntry& entry, bool counted_linked) {
     if (link_file(old_files_, entry.path, files_, entry.path)) return {};
     auto parent = parent_of(old_files_, entry.path);
     if (!parent) return parent.error();
@@ -264,7 +285,7 @@ class GenerationWriter {
     auto written =
         write_copy(files_, entry.path, copy->get(), entry.size, (entry.mode & 0100) != 0);
     if (!written) return written.error();
-    --stats.linked_files;
+    if (counted_linked) --stats.linked_files;
     ++stats.copied_files;
     stats.copied_bytes += written->written;
     return {};
@@ -346,8 +367,18 @@ class GenerationWriter {
     stats.copied_bytes += copied->written;
     identity.digest = std::move(copied->digest);
     manifest[entry.path] = std::move(identity);
-    saved_inodes_[entry.ino] = entry.path;
+    if (entry.nlink > 1) saved_inodes_[entry.ino] = entry.path;
     return {};
+  }
+
+  // What the last save recorded of `path`, taken out: a walk meets each path once, so the
+  // record is not needed again, and what the two records hold together stays about one.
+  std::optional<Identity> take_before(const std::string& path) {
+    auto was = before_.find(path);
+    if (was == before_.end()) return std::nullopt;
+    Identity identity = std::move(was->second);
+    before_.erase(was);
+    return identity;
   }
 
   // Unchanged: the same inode, size and bytes as the last save's copy, which is linked (or
@@ -355,23 +386,22 @@ class GenerationWriter {
   // file_digest.h). Nothing when the file must be copied.
   std::optional<core::Status> linked_unchanged(const core::TreeEntry& entry, int source,
                                                Identity& identity) {
-    auto was = before_.find(entry.path);
-    if (was == before_.end() || was->second.digest.empty() || was->second.ino != identity.ino ||
-        was->second.size != identity.size) {
+    auto was = take_before(entry.path);
+    if (!was || was->digest.empty() || was->ino != identity.ino || was->size != identity.size) {
       return std::nullopt;
     }
     if (!same_executable_bit(entry)) return std::nullopt;
     auto digest = file_digest(source, identity.size);
-    if (!digest || *digest != was->second.digest) return std::nullopt;
+    if (!digest || *digest != was->digest) return std::nullopt;
     if (files_ < 0) {
-      (void)note({entry, Noted::kLinked, ""});
+      (void)note(entry, Noted::kLinked, "");
     } else if (!link_file(old_files_, entry.path, files_, entry.path)) {
       return std::nullopt;
     }
     ++stats.linked_files;
     identity.digest = std::move(*digest);
     manifest[entry.path] = std::move(identity);
-    saved_inodes_[entry.ino] = entry.path;
+    if (entry.nlink > 1) saved_inodes_[entry.ino] = entry.path;
     return core::Status{};
   }
 
@@ -382,7 +412,8 @@ class GenerationWriter {
   std::optional<std::uint64_t> room_;  // the room left, asked for once, when first needed
   std::vector<Noted> noted_;
   std::map<std::string, Identity> before_;
-  std::map<std::uint64_t, std::string> saved_inodes_;  // the source's hard links stay links
+  // The source's hard links stay links: the first name saved of each file with more than one.
+  std::map<std::uint64_t, std::string> saved_inodes_;
 };
 
 }  // namespace
@@ -431,8 +462,8 @@ core::Result<SaveStats> SavedWorkspace::save(const core::TreeWalker& source,
     writer.stats.disk_bytes = 0;  // nothing was written
     return std::move(writer.stats);
   }
-  if (auto written = write_atomically(generation.get(), "manifest.json",
-                                      manifest_json(writer.manifest).dump());
+  if (auto written =
+          write_atomically(generation.get(), "manifest.json", manifest_text(writer.manifest));
       !written) {
     return failed(written.error());
   }
@@ -507,7 +538,7 @@ core::Status SavedWorkspace::adopt(const core::TreeWalker& source) {
     return {};
   });
   if (!walked) return walked;
-  return write_atomically(generation->get(), "manifest.json", manifest_json(manifest).dump());
+  return write_atomically(generation->get(), "manifest.json", manifest_text(manifest));
 }
 
 core::Status SavedWorkspace::remove() {

@@ -49,7 +49,7 @@ struct Identity {
   std::string digest;  // empty: unknown (an older manifest), so the file is copied
 };
 
-json manifest_json(const std::map<std::string, Identity>& files);
+std::string manifest_text(const std::map<std::string, Identity>& files);
 std::map<std::string, Identity> read_manifest(int generation_dir);
 
 // tree_copy.cc

@@ -263,6 +263,36 @@ TEST(SavedWorkspace, AChmodAloneIsSavedThoughTheBytesStayTheSame) {
   EXPECT_EQ(f.current(), before);
 }
 
+// Unchanged entries are noted until the first change and written then. If a noted file's copy
+// can no longer be linked by then (here: removed from the generation before, as a damaged state
+// directory might), it is left out and named, and a second name of it is still taken from the
+// generation before, which holds it as a link of the same copy.
+TEST(SavedWorkspace, ASecondNameIsKeptWhenItsFirstCannotBeWrittenLater) {
+  Fixture f;
+  write(f.folder / "work/one", "same");
+  fs::create_hard_link(f.folder / "work/one", f.folder / "work/two");
+  write(f.folder / "work/zzz", "before");
+  ASSERT_TRUE(f.workspace->save(f.walker()));
+  std::string before = f.current();
+  write(f.folder / "work/zzz", "after!");
+  core::TreeWalker walker = [&](const core::TreeVisitor& visit) {
+    return core::walk_tree(f.source.get(),
+                           [&](const core::TreeEntry& entry, const core::FileOpener& open) {
+                             // After "one" and "two" were noted unchanged, before the change.
+                             if (entry.path == "zzz") fs::remove(before + "/one");
+                             return visit(entry, open);
+                           });
+  };
+  auto saved = f.workspace->save(walker);
+  ASSERT_TRUE(saved) << saved.error().message;
+  ASSERT_EQ(saved->skipped.size(), 1u);
+  EXPECT_EQ(saved->skipped[0].rfind("one (", 0), 0u) << saved->skipped[0];
+  EXPECT_NE(f.current(), before);
+  EXPECT_FALSE(fs::exists(f.current() + "/one"));
+  EXPECT_EQ(read(f.current() + "/two"), "same");
+  EXPECT_EQ(read(f.current() + "/zzz"), "after!");
+}
+
 // The room left under --state-disk is measured (a walk of the whole state directory) only by a
 // save that has something to write, and such a save still stops at it.
 TEST(SavedWorkspace, TheRoomLeftIsAskedForOnlyWhenSomethingIsWritten) {
