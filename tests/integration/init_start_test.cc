@@ -16,14 +16,17 @@
 #include <cstdint>
 #include <cstdio>
 
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "runtime/native/init_program.h"
 #include "support/harness.h"
+#include "support/helper_process.h"
 #include "support/temp_folder.h"
 
 namespace paddock::init_start_test {
@@ -117,6 +120,44 @@ TEST(InitStart, UnderACallersProfileInitMakesOnlyTheCallsItDeclares) {
       {"run", "--seccomp-profile", folder / "profile.json", "--lang", "c", folder / "main.c"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_EQ(result.out, "compiled\n") << result.err;
+}
+
+// The CPUs a process may use, as the kernel lists them ("0-1").
+std::string cpus_allowed(const std::string& status) {
+  auto at = status.find("Cpus_allowed_list:");
+  if (at == std::string::npos) return "";
+  auto start = status.find_first_not_of(" \t", at + sizeof "Cpus_allowed_list:" - 1);
+  return status.substr(start, status.find('\n', start) - start);
+}
+
+// The relay moves off init's CPU while it makes the network namespace (child.cc, CpuStepAside).
+// That must change nobody's CPUs for good: the program may use every CPU paddock may, also when
+// paddock was given one only, and the relay takes its own back.
+TEST(InitStart, TheRelayStepsAsideAndEveryProcessKeepsTheCpusPaddockWasGiven) {
+  std::string ours = cpus_allowed(testing::read_file("/proc/self/status"));
+  ASSERT_FALSE(ours.empty());
+  auto all = testing::run_cli({"run", "--", "cat", "/proc/self/status"});
+  ASSERT_EQ(all.exit_status, 0) << all.err;
+  EXPECT_EQ(cpus_allowed(all.out), ours);
+  std::string first = ours.substr(0, ours.find_first_of(",-"));
+  auto one = testing::run_program({"/usr/bin/taskset", "-c", first, testing::paddock_binary(),
+                                   "run", "--", "cat", "/proc/self/status"});
+  ASSERT_EQ(one.exit_status, 0) << one.err;
+  EXPECT_EQ(cpus_allowed(one.out), first);
+
+  testing::TempFolder folder("relay-cpus");
+  testing::Server paddock({testing::paddock_binary(), "run", "--", "sleep", "30"}, folder / "log");
+  std::string relay;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto relays = testing::sandboxes_of(paddock.pid());
+    if (!relays.empty()) {
+      relay = cpus_allowed(testing::read_file("/proc/" + std::to_string(relays[0]) + "/status"));
+      if (relay == ours) break;  // it stepped aside, if it did, and is back
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(relay, ours) << paddock.log();
 }
 
 }  // namespace
