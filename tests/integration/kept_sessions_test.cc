@@ -541,6 +541,8 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
                              "    open(name, 'wb').write(b'x' * 8192)\n"
                              "os.link('h1', 'h2')\n"
                              "os.chmod('r', 0o755)\n"
+                             // A name that is not UTF-8: any bytes but '/' and NUL.
+                             "open(b'caf\\xe9 \\xff', 'wb').write(b'latin')\n"
                              "mapped_file = open('m', 'r+b')\n"
                              "mapping = mmap.mmap(mapped_file.fileno(), 0)\n"
                              "print(mapping[0:1].decode(), os.stat('m').st_ctime_ns > 0)\n"),
@@ -588,7 +590,8 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
                        "print('one file', os.stat('h1').st_ino == os.stat('h2').st_ino)\n"
                        "print('executable', [n for n in ['x', 'h1', 'h2', 'r', 'w']\n"
                        "                     if os.access(n, os.X_OK)])\n"
-                       "print(os.popen('./x').read(), end='')\n");
+                       "print(os.popen('./x').read(), end='')\n"
+                       "print(open(b'caf\\xe9 \\xff', 'rb').read().decode())\n");
   EXPECT_EQ(after,
             "w 8192 WRITEx\n"
             "m 8192 MMAP!x\n"
@@ -600,7 +603,8 @@ TEST(KeptSessions, EveryKindOfWriteIsSavedEvenThroughASharedMapping) {
             "h2 8192 LINKED\n"
             "one file True\n"
             "executable ['x', 'h1', 'h2']\n"
-            "ran\n");
+            "ran\n"
+            "latin\n");
 }
 
 // What fitted the session's tmpfs is reopened and forked in one of the same size: holes stay

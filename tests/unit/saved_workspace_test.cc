@@ -293,6 +293,22 @@ TEST(SavedWorkspace, ASecondNameIsKeptWhenItsFirstCannotBeWrittenLater) {
   EXPECT_EQ(read(f.current() + "/zzz"), "after!");
 }
 
+// A name is whatever bytes the sandbox gave it, valid UTF-8 or not: the manifest records it, the
+// next save finds the file unchanged, and nothing throws.
+TEST(SavedWorkspace, NamesThatAreNotUtf8AreSavedAndRecognised) {
+  Fixture f;
+  std::string name = std::string("caf\xe9-\xff\xfe") + "\"quoted\"\\";
+  write(f.folder / ("work/" + name), "bytes");
+  auto first = f.workspace->save(f.walker());
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(read(f.current() + "/" + name), "bytes");
+  std::string kept = f.current();
+  auto again = f.workspace->save(f.walker());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->linked_files, 1u);
+  EXPECT_EQ(f.current(), kept);
+}
+
 // The room left under --state-disk is measured (a walk of the whole state directory) only by a
 // save that has something to write, and such a save still stops at it.
 TEST(SavedWorkspace, TheRoomLeftIsAskedForOnlyWhenSomethingIsWritten) {
