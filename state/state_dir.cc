@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -198,19 +199,66 @@ std::vector<KeptSession> StateDir::list() const {
   return kept;
 }
 
+StateDir::~StateDir() {
+  if (walk_beside_.joinable()) walk_beside_.join();
+}
+
 std::uint64_t StateDir::disk_bytes(std::uint64_t limit) const {
-  std::lock_guard lock(meter_mutex_);
+  std::unique_lock lock(meter_mutex_);
   auto now = std::chrono::steady_clock::now();
   std::uint64_t estimate = walked_bytes_ + written_since_walk_;
-  if (!walked_ || now - walked_at_ > std::chrono::seconds(10) ||
-      (limit != 0 && estimate > limit - limit / 10)) {
-    walked_bytes_ = walk_disk_bytes();
-    written_since_walk_ = 0;
-    walked_at_ = now;
-    walked_ = true;
-    estimate = walked_bytes_;
+  if (!walked_ || (limit != 0 && estimate > limit - limit / 10)) {
+    walk_here(now);
+    return walked_bytes_;
   }
+  if (now - walked_at_ > walk_period_ && !walking_beside_) walk_beside_callers(lock);
   return estimate;
+}
+
+void StateDir::walk_beside_callers(std::unique_lock<std::mutex>& lock) const {
+  if (walk_beside_.joinable()) {
+    // The last one is done (walking_beside_ is false), so joining it takes no time; taken out
+    // first, so that no other caller joins it too.
+    std::thread done = std::move(walk_beside_);
+    lock.unlock();
+    done.join();
+    lock.lock();
+    if (walking_beside_) return;  // another caller started one meanwhile
+  }
+  walking_beside_ = true;
+  std::uint64_t number = walk_number_;
+  std::uint64_t written_before = written_since_walk_;
+  auto began = std::chrono::steady_clock::now();
+  try {
+    walk_beside_ = std::thread([this, number, written_before, began] {
+      std::uint64_t bytes = walk_disk_bytes();
+      std::lock_guard done(meter_mutex_);
+      walking_beside_ = false;
+      if (walk_number_ != number) return;  // a walk the callers waited for came since
+      // What was noted written while it walked may be in its figure too: counted twice, it errs
+      // high, never low.
+      walked_bytes_ = bytes;
+      written_since_walk_ -= written_before;
+      walked_at_ = began;
+      ++walk_number_;
+    });
+  } catch (const std::system_error&) {
+    walking_beside_ = false;
+    walk_here(began);  // no thread to be had: the caller walks, as before there was one
+  }
+}
+
+void StateDir::walk_here(std::chrono::steady_clock::time_point now) const {
+  walked_bytes_ = walk_disk_bytes();
+  written_since_walk_ = 0;
+  walked_at_ = now;
+  walked_ = true;
+  ++walk_number_;  // a walk beside the callers that began before this one is older
+}
+
+void StateDir::set_walk_period(std::chrono::milliseconds period) {
+  std::lock_guard lock(meter_mutex_);
+  walk_period_ = period;
 }
 
 void StateDir::note_changed() {

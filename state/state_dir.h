@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/result.h"
@@ -46,19 +47,25 @@ class StateDir {
   // Frees the name, if it still names `id`.
   void release_name(const std::string& name, const std::string& id);
 
+  ~StateDir();  // after the walk beside the callers, if one runs
+
   // Every complete session on disk, by last use (most recent first).
   std::vector<KeptSession> list() const;
   // Bytes the directory takes, each file counted once however many generations and snapshots
   // link it. A walk of the whole directory costs about 1 ms per thousand entries, too much for
-  // every save: it is walked again when the last walk is older than 10 s or the figure comes
-  // within a tenth of `limit`, and in between what this server's saves wrote since (note_written)
-  // is added to the last walk's figure, so that it errs high (what saves freed is not subtracted),
-  // never low.
+  // every save: between walks, what this server's saves wrote since (note_written) is added to
+  // the last walk's figure, so that it errs high (what saves freed is not subtracted), never low.
+  // The caller waits for a walk only where the figure decides: the first one, one after an
+  // unmeasured write (note_changed), and one when the figure comes within a tenth of `limit`.
+  // Otherwise a walk older than 10 s (what another server wrote) is renewed on a thread of its
+  // own, and the caller gets the figure it has.
   [[nodiscard]] std::uint64_t disk_bytes(std::uint64_t limit = 0) const;
   void note_written(std::uint64_t bytes);
   // After a write that was not measured (a snapshot, a session filled from one): the next
   // disk_bytes walks again.
   void note_changed();
+  // How old a walk may get before one is started beside the callers (10 s); for tests.
+  void set_walk_period(std::chrono::milliseconds period);
   // Removes the sessions not used for `retention_seconds` that no server has open; returns
   // what was removed. Also removes what a creation that did not finish left.
   std::vector<WorkspaceInfo> remove_unused(double retention_seconds);
@@ -73,6 +80,10 @@ class StateDir {
         names_(std::move(names)) {}
 
   std::uint64_t walk_disk_bytes() const;
+  // Both with meter_mutex_ held: a walk the caller waits for, and one beside the callers (`lock`
+  // is the caller's), started where none runs.
+  void walk_here(std::chrono::steady_clock::time_point now) const;
+  void walk_beside_callers(std::unique_lock<std::mutex>& lock) const;
 
   std::string path_;
   mutable std::mutex meter_mutex_;
@@ -80,6 +91,10 @@ class StateDir {
   mutable std::uint64_t written_since_walk_ = 0;
   mutable std::chrono::steady_clock::time_point walked_at_{};
   mutable bool walked_ = false;
+  mutable std::uint64_t walk_number_ = 0;  // which walk's figure walked_bytes_ is
+  mutable bool walking_beside_ = false;
+  mutable std::thread walk_beside_;
+  std::chrono::milliseconds walk_period_{10'000};
   core::UniqueFd root_;
   core::UniqueFd sessions_;
   core::UniqueFd names_;

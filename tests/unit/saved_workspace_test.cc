@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -366,6 +367,32 @@ TEST(SavedWorkspace, SnapshotsShareFilesAndDiffsNameWhatChanged) {
   }
   EXPECT_EQ(lines, (std::vector<std::string>{"~change", "-gone", "+new", "+new/file"}));
   EXPECT_FALSE(f.workspace->diff("missing"));
+}
+
+// The state directory's size is measured by a walk of all of it, which a caller waits for only
+// where the figure decides. Here another server's writes (files the meter never heard of) stand
+// for what the periodic walk is for: once the last walk is old, the caller gets the figure it
+// has at once, and a walk beside it brings the new files in; near the limit, the caller waits
+// for a walk and gets them at once.
+TEST(StateDir, AnOldMeasureIsRenewedBesideTheCallerAndAtOnceNearTheLimit) {
+  Fixture f;
+  constexpr std::uint64_t kMiB = 1 << 20;
+  f.dir->set_walk_period(std::chrono::milliseconds(0));
+  write(f.folder / "state/sessions/other/a", std::string(kMiB, 'a'));
+  std::uint64_t first = f.dir->disk_bytes();  // the first walk: waited for
+  EXPECT_GE(first, kMiB);
+  write(f.folder / "state/sessions/other/b", std::string(kMiB, 'b'));
+  EXPECT_EQ(f.dir->disk_bytes(), first);  // the figure it had; a walk starts beside the caller
+  std::uint64_t renewed = first;
+  for (int i = 0; i < 500 && renewed < first + kMiB; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    renewed = f.dir->disk_bytes();
+  }
+  EXPECT_GE(renewed, first + kMiB);
+  // Within a tenth of the limit, the caller waits for the walk.
+  f.dir->set_walk_period(std::chrono::hours(1));
+  write(f.folder / "state/sessions/other/c", std::string(kMiB, 'c'));
+  EXPECT_GE(f.dir->disk_bytes(renewed + kMiB / 20), renewed + kMiB);
 }
 
 TEST(StateDir, NamesAreUniqueAndLocksKeepASessionToOneHolder) {
