@@ -175,6 +175,8 @@ core::Result<Response> Client::perform(const Request& request) {
   curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
 
   CURLcode code = curl().easy_perform(handle);
+  // The buffer is this frame's: libcurl must not keep a pointer to it past the return.
+  curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
   response.status = status_now(handle);
   if (code == CURLE_WRITE_ERROR && !transfer.sink_status) return transfer.sink_status.error();
   if (transfer.too_big) {
@@ -198,9 +200,12 @@ core::Status Client::connect(const Request& request) {
   curl().easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L);
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
-  if (CURLcode code = curl().easy_perform(handle); code != CURLE_OK) {
-    return core::Error{EHOSTUNREACH, message_of(code, error_buffer)};
-  }
+  CURLcode code = curl().easy_perform(handle);
+  // The handle lives on for send and receive, whose failures libcurl writes into the error
+  // buffer: left pointing at this frame's, they would write over whatever stack is there then
+  // (seen as "stack smashing detected" in a kubernetes exec stream).
+  curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
+  if (code != CURLE_OK) return core::Error{EHOSTUNREACH, message_of(code, error_buffer)};
   return {};
 }
 

@@ -506,6 +506,40 @@ TEST_F(HttpClient, ConnectSendAndReceiveMoveRawBytes) {
   EXPECT_EQ(requests[0].header("host"), "x");
 }
 
+// connect() gave libcurl an error buffer on its own stack. The handle lives on for send and
+// receive, and libcurl writes their failures into that buffer: a connection that fails later
+// must not write into whatever frame is there by then.
+[[gnu::noinline]] core::Status connect_in_a_frame(Client& client, const Request& request) {
+  return client.connect(request);
+}
+
+[[gnu::noinline]] bool failures_leave_this_frame_alone(Client& client) {
+  // Where connect's frame was, a frame of this function's now lies; the canvas covers it.
+  volatile unsigned char canvas[16384];
+  for (auto& byte : canvas) byte = 0;
+  std::string chunk(65536, 'x');
+  bool failed = false;
+  for (int i = 0; i < 100 && !failed; ++i) failed = !client.send(chunk).ok();
+  EXPECT_TRUE(failed) << "sending to a closed connection never failed";
+  for (auto& byte : canvas) {
+    if (byte != 0) return false;
+  }
+  return true;
+}
+
+TEST_F(HttpClient, ALaterFailureOfAConnectionWritesNothingIntoTheStack) {
+  server_->script("GET", "/raw", {answer(200, "raw body")});
+  ASSERT_TRUE(connect_in_a_frame(*client_, get("/raw")).ok());
+  ASSERT_TRUE(client_->send("GET /raw HTTP/1.1\r\nHost: x\r\n\r\n").ok());
+  std::string received;
+  auto deadline = Clock::now() + std::chrono::seconds(2);
+  while (Clock::now() < deadline) {  // the answer, then the server's close
+    auto got = client_->receive(200, received);
+    if (!got) break;
+  }
+  EXPECT_TRUE(failures_leave_this_frame_alone(*client_));
+}
+
 TEST_F(HttpClient, ReceiveWithNothingThereIsFalse) {
   // A request the server has not finished reading: it says nothing until the body comes.
   ASSERT_TRUE(client_->connect(get("/raw")).ok());
