@@ -266,7 +266,7 @@ void read_requirements(const json& document, LanguagePolicy& policy) {
   group("kernel", policy.requires_files.kernel);
 }
 
-// "warm": {"loader", "preload", "preload_when", "startup_env", "streams", "env"}.
+// "warm": {"loader", "preload", "preload_when", "startup_env", "streams", "channel", "env"}.
 void read_warm(Reader& reader, const json& document, LanguagePolicy& policy) {
   const json* object = Reader::find(document, "warm");
   if (object == nullptr) return;
@@ -278,6 +278,10 @@ void read_warm(Reader& reader, const json& document, LanguagePolicy& policy) {
   policy.warm.preload_when = Reader::strings(*object, "preload_when");
   policy.warm.startup_env = Reader::strings(*object, "startup_env");
   policy.warm.streams_from_start = Reader::string(*object, "streams") == "from_start";
+  policy.warm.call_on_pipes = Reader::string(*object, "channel") == "pipes";
+  if (policy.warm.call_on_pipes && !policy.warm.streams_from_start) {
+    reader.fail("/warm/channel", "pipes needs \"streams\": \"from_start\"");
+  }
   std::map<std::string, std::string> env;
   read_env(*object, "env", env);
   for (const auto& [key, value] : env) policy.warm.start_env.push_back(key + "=" + value);

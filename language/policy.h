@@ -112,6 +112,7 @@ struct LanguagePolicy {
     // The call's streams are the interpreter's from its start (a language that cannot take
     // descriptors, runtime/warm_interpreter.h), not handed over with the call.
     bool streams_from_start = false;
+    bool call_on_pipes = false;          // "channel": "pipes" (runtime/warm_interpreter.h)
     std::vector<std::string> start_env;  // "K=V" only the waiting interpreter starts with
   } warm;
   std::string origin;  // the file(s) it was read from, for messages

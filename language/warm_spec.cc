@@ -46,11 +46,24 @@ std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& p
   for (const auto& name : preload) {
     if (check_preload_name(name)) modules.push_back(name);
   }
+  // The names of the variables it starts with, for a loader whose language changes some at its
+  // start (R's Renviron): the call has them too, with the same values (runtime::fits).
+  nlohmann::json started = nlohmann::json::array();
+  for (const auto* env : {&empty_call.env, &policy.warm.start_env}) {
+    for (const auto& entry : *env) {
+      std::string name = entry.substr(0, entry.find('='));
+      if (RE2::FullMatch(name, "[A-Za-z_][A-Za-z0-9_]*")) started.push_back(name);
+    }
+  }
   std::string text(*loader);
   constexpr std::string_view kPlaceholder = "PADDOCK_PRELOAD";
   auto at = text.rfind(kPlaceholder);
   if (at == std::string::npos) return std::nullopt;
   text.replace(at, kPlaceholder.size(), modules.dump());
+  constexpr std::string_view kStartedPlaceholder = "PADDOCK_START_ENV";
+  if (auto named = text.rfind(kStartedPlaceholder); named != std::string::npos) {
+    text.replace(named, kStartedPlaceholder.size(), started.dump());
+  }
   runtime::WarmInterpreter interpreter;
   interpreter.program = empty_call.steps.front();
   // Where the call's source goes: its file replaces the loader there.
@@ -59,6 +72,7 @@ std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& p
   interpreter.startup_variables = policy.warm.startup_env;
   interpreter.start_env = policy.warm.start_env;
   interpreter.streams_from_start = policy.warm.streams_from_start;
+  interpreter.call_on_pipes = policy.warm.call_on_pipes;
   return interpreter;
 }
 

@@ -18,7 +18,9 @@ namespace paddock::language {
 
 // None when the policy has no "warm", when its program is not one step (a compiler first), or
 // when the shape has a CPU-time limit (what the interpreter spends preloading would count
-// against the call's). It imports `preload` (checked names only) before its call comes.
+// against the call's). It imports `preload` (checked names only) before its call comes. In the
+// loader's text, the last PADDOCK_PRELOAD becomes that list and the last PADDOCK_START_ENV (if
+// any) the names of the variables it starts with, each as a JSON array of strings.
 std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& policy,
                                                          const runtime::SandboxShape& shape,
                                                          const runtime::RunPlan& empty_call,

@@ -33,6 +33,10 @@ struct WarmInterpreter {
   // starts (stdin /dev/null, as a cold run's without stdin), and the call comes on fd 3, which
   // the loader reads and closes. It takes calls without stdin only.
   bool streams_from_start = false;
+  // With streams_from_start, where the interpreter can open its channel only by name, as a file
+  // of /proc/self/fd (R): the call comes on a pipe at fd 4, which paddock closes after it, and the
+  // loader answers on one at fd 5. fd 3 stays free, for a program that keeps its script open.
+  bool call_on_pipes = false;
 
   bool operator==(const WarmInterpreter&) const = default;
 };

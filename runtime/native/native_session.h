@@ -129,9 +129,13 @@ class NativeSession final : public runtime::Session,
   // Init's PID as the host sees it, for usage(): the supervisor clears launched_'s copy under
   // mutex_ once init is reaped.
   pid_t init_pid_ = -1;
-  // The parked interpreter's end of the socket it waits on, and what its start cost
+  // The parked interpreter's end of the socket it waits on (or of the pipe it answers on), and
+  // what its start cost
   // (subtracted from its command's CPU time).
   core::UniqueFd parked_;
+  // Where its call comes on a pipe of its own (WarmInterpreter::call_on_pipes): that pipe's write
+  // end, closed once the call is written. Else none: parked_ is a socket both ways.
+  core::UniqueFd parked_call_;
   // Where its streams were made at its start (WarmInterpreter::streams_from_start): the read
   // ends of its stdout and stderr, which become its command's output.
   core::UniqueFd parked_stdout_;

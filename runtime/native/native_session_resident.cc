@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -69,6 +70,55 @@ void NativeSession::describe_cell(runtime::RunResult& result) {
   result.memory_peak_bytes = cgroup.usage.memory_peak_bytes;
 }
 
+namespace {
+
+// Writes all of `data` to a non-blocking pipe, waiting at most `timeout_ms` for room each time:
+// 0, or an errno (EPIPE when its reader is gone, ETIMEDOUT when it stopped reading).
+int write_within(int fd, std::string_view data, int timeout_ms) {
+  while (!data.empty()) {
+    ssize_t wrote = write(fd, data.data(), data.size());
+    if (wrote > 0) {
+      data.remove_prefix(static_cast<std::size_t>(wrote));
+      continue;
+    }
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote == 0 || errno != EAGAIN) return wrote == 0 ? EIO : errno;
+    pollfd room{fd, POLLOUT, 0};
+    int ready = poll(&room, 1, timeout_ms);
+    if (ready == 0) return ETIMEDOUT;
+    if (ready < 0 && errno != EINTR) return errno;
+  }
+  return 0;
+}
+
+// The last lines an interpreter that ended wrote to its own stderr (streams made at its start),
+// for the error that says so: ": LINE / LINE", or nothing. A policy's loader that fails says why
+// there.
+std::string last_words(int stderr_read_end) {
+  if (stderr_read_end < 0) return "";
+  char tail[4096];
+  std::string text;
+  ssize_t got;
+  while ((got = read(stderr_read_end, tail, sizeof tail)) > 0) {
+    text.append(tail, static_cast<std::size_t>(got));
+    if (text.size() > 2 * sizeof tail) text.erase(0, text.size() - sizeof tail);
+  }
+  // Its last few lines, on one: an interpreter's last line alone can be "Execution halted".
+  std::string said;
+  std::size_t end = text.size();
+  for (int lines = 0; lines < 4 && end > 0; ++lines) {
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ')) --end;
+    std::size_t start = text.rfind('\n', end == 0 ? 0 : end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    if (end > start) said = text.substr(start, end - start) + (said.empty() ? "" : " / " + said);
+    end = start;
+  }
+  if (said.size() > 400) said.erase(0, said.size() - 400);
+  return said.empty() ? "" : ": " + said;
+}
+
+}  // namespace
+
 // How long a warm interpreter may take to start and preload before it is given up: importing
 // the usual data libraries takes python about 1.5 s of CPU, and far longer on a loaded machine.
 constexpr int kParkedReadyTimeoutMs = 120'000;
@@ -89,19 +139,46 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
   request.env.insert(request.env.end(), interpreter.start_env.begin(), interpreter.start_env.end());
   auto packet = command_packet(init::SessionRequestKind::kExec, request);
   if (!packet) return packet.error();
-  int pair[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
-    return core::system_error("making the warm interpreter's socket");
+  if (interpreter.call_on_pipes && !interpreter.streams_from_start) {
+    return core::invalid_input("a warm interpreter's call comes on pipes only with its streams");
   }
-  core::UniqueFd ours(pair[0]), theirs(pair[1]);
+  // ours: what we read its answers on; theirs: what it reads its call on. On pipes, the call
+  // goes on ours_call and the answers come on theirs_answer.
+  core::UniqueFd ours, theirs, ours_call, theirs_answer;
+  if (interpreter.call_on_pipes) {
+    int call[2], answer[2];
+    if (pipe2(call, O_CLOEXEC) != 0)
+      return core::system_error("making the warm interpreter's pipe");
+    theirs.reset(call[0]);
+    ours_call.reset(call[1]);
+    if (pipe2(answer, O_CLOEXEC) != 0)
+      return core::system_error("making the warm interpreter's pipe");
+    ours.reset(answer[0]);
+    theirs_answer.reset(answer[1]);
+    // Written with poll (send_to_parked): an interpreter that stopped reading holds up no call.
+    fcntl(ours_call.get(), F_SETFL, O_NONBLOCK);
+    // The loader opens them by name (/proc/self/fd), as the sandbox's user, whom a pipe's mode
+    // (0600, ours) refuses. Only a process that holds one, or may trace one that does, can name
+    // it: the interpreter, and this server.
+    if (fchmod(theirs.get(), 0644) != 0 || fchmod(ours.get(), 0622) != 0) {
+      return core::system_error("opening the warm interpreter's pipes to it");
+    }
+  } else {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+      return core::system_error("making the warm interpreter's socket");
+    }
+    ours.reset(pair[0]);
+    theirs.reset(pair[1]);
+  }
   core::UniqueFd input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   core::UniqueFd output(::open("/dev/null", O_WRONLY | O_CLOEXEC));
   if (!input.valid() || !output.valid()) return core::system_error("opening /dev/null");
   // stdin is /dev/null as a cold run's is when the call brings none (python decides at start-up
   // whether stdin can seek). Either the call brings all three streams, and its stdout is the
-  // socket it waits on until then; or they are its call's from the start, and the socket is
-  // fd 3.
-  int fds[4] = {input.get(), theirs.get(), output.get(), -1};
+  // socket it waits on until then; or they are its call's from the start, and its channel comes
+  // after them.
+  int fds[5] = {input.get(), theirs.get(), output.get(), -1, -1};
   int fd_count = 3;
   std::optional<Pipe> out, err;
   if (interpreter.streams_from_start) {
@@ -114,7 +191,8 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
     fds[1] = out->write_end.get();
     fds[2] = err->write_end.get();
     fds[3] = theirs.get();
-    fd_count = 4;
+    fds[4] = theirs_answer.get();
+    fd_count = theirs_answer.valid() ? 5 : 4;
   }
   StartedSandbox& sandbox = launched_->sandbox;
   if (int error = init::send_packet(sandbox.channel.get(), packet->get(),
@@ -123,6 +201,7 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
     return core::system_error("starting the warm interpreter", error);
   }
   theirs.reset();
+  theirs_answer.reset();
   if (out) out->write_end.reset();
   if (err) err->write_end.reset();
   for (;;) {
@@ -143,10 +222,10 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
   if (ready == 0) return core::Error{ETIMEDOUT, "the warm interpreter was not ready within 120 s"};
   char said[64] = {};
   long long cpu_ns = -1;
-  ssize_t got =
-      (watched[0].revents & POLLIN) != 0 ? recv(ours.get(), said, sizeof said - 1, 0) : -1;
+  ssize_t got = (watched[0].revents & POLLIN) != 0 ? read(ours.get(), said, sizeof said - 1) : -1;
   if (got <= 0 || std::sscanf(said, "ready %lld", &cpu_ns) != 1 || cpu_ns < 0) {
-    return core::Error{EIO, "the warm interpreter ended before it was ready"};
+    return core::Error{EIO, "the warm interpreter ended before it was ready" +
+                                last_words(err ? err->read_end.get() : -1)};
   }
   if (int error =
           init::send_session_request(sandbox.channel.get(), init::SessionRequestKind::kParkedReady);
@@ -154,6 +233,7 @@ core::Status NativeSession::park(const runtime::WarmInterpreter& interpreter) {
     return core::system_error("telling the session its interpreter is ready", error);
   }
   parked_ = std::move(ours);
+  parked_call_ = std::move(ours_call);
   if (out) parked_stdout_ = std::move(out->read_end);
   if (err) parked_stderr_ = std::move(err->read_end);
   parked_program_ = interpreter.program;
@@ -186,10 +266,16 @@ core::Status NativeSession::send_to_parked(const runtime::ExecRequest& request,
   pollfd gone[2] = {{parked_.get(), POLLRDHUP, 0}, {launched_->sandbox.channel.get(), POLLIN, 0}};
   if (poll(gone, 2, 0) > 0) {
     parked_.reset();
+    parked_call_.reset();
     return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
   core::UniqueFd parked = std::move(parked_);
-  int error = init::send_packet(parked.get(), data.data(), data.size(), fds, streams_made ? 0 : 3);
+  core::UniqueFd parked_call = std::move(parked_call_);
+  // On pipes, the call ends where its pipe does.
+  int error = parked_call.valid() ? write_within(parked_call.get(), data, kParkedTookTimeoutMs)
+                                  : init::send_packet(parked.get(), data.data(), data.size(), fds,
+                                                      streams_made ? 0 : 3);
+  parked_call.reset();
   // Gone before it took the call (killed, or ended by its preload): nothing of the call ran.
   if (error == EPIPE || error == ECONNRESET || error == ECONNREFUSED) {
     return core::Error{error, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
@@ -204,7 +290,7 @@ core::Status NativeSession::send_to_parked(const runtime::ExecRequest& request,
   while ((ready = poll(&took, 1, kParkedTookTimeoutMs)) < 0 && errno == EINTR) {
   }
   char word[8];
-  if (ready == 1 && recv(parked.get(), word, sizeof word, MSG_DONTWAIT) <= 0) {
+  if (ready == 1 && read(parked.get(), word, sizeof word) <= 0) {
     return core::Error{EPIPE, kEndedBeforeStart, core::ErrorKind::kSandboxGone};
   }
   return {};

@@ -1,15 +1,18 @@
-// Warm interpreters beyond python (policies' "warm" with "streams": "from_start": node and
-// ruby), through a real `paddock mcp`, under the rules python's follow: the same probe prints
-// the same warm and cold (argv, the script's name and path, environment, stdin, working
-// directory, streams, descriptors, signal dispositions, limits, exit hooks, exit statuses and
-// uncaught-error texts), a call with stdin or a start-up variable runs cold and correct, a
-// waiting interpreter holds no secret, and one killed while it waits is replaced while the next
-// call runs cold.
+// Warm interpreters beyond python (policies' "warm" with "streams": "from_start": node, ruby
+// and R, whose call comes on pipes), through a real `paddock mcp`, under the rules python's follow:
+// the same probe prints the same warm and cold (argv, the script's name and path, environment,
+// stdin, working directory, streams, descriptors, signal dispositions, limits, exit hooks, exit
+// statuses and uncaught-error texts), a call with stdin or a start-up variable runs cold and
+// correct, a waiting interpreter holds no secret, and one killed while it waits is replaced while
+// the next call runs cold.
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -34,6 +37,8 @@ struct WarmLanguage {
   std::string startup_variable;      // one that changes how the interpreter starts
   std::string startup_check;         // prints "in effect" when startup_variable=its value is
   std::string startup_value;
+  std::string upper_stdin;  // prints its stdin in capitals
+  std::string forty_two;    // prints 42
 };
 
 const char* kNodeProbe = R"PROBE(const fs = require('fs');
@@ -88,6 +93,38 @@ def fails = raise(ArgumentError, "probe failed on purpose")
 fails
 )PROBE";
 
+// R's, as a script run by Rscript sees itself. R_SESSION_TMPDIR, tempdir() and environments'
+// addresses differ between any two runs: their shape is printed instead.
+const char* kRProbe =
+    R"PROBE(say <- function(...) cat(deparse(list(...), width.cutoff = 500L), sep = "\n")
+env <- Sys.getenv()
+env[["R_SESSION_TMPDIR"]] <- grepl("^/tmp/Rtmp", env[["R_SESSION_TMPDIR"]])
+say("name", commandArgs(), commandArgs(TRUE), interactive(), sys.nframe(), sys.calls())
+say("cmdline", readBin("/proc/self/cmdline", "raw", 4096L))
+say("global", ls(globalenv(), all.names = TRUE), search(), sort(loadedNamespaces()),
+    names(getLoadedDLLs()), exists(".Random.seed"))
+say("cwd", getwd(), Sys.umask(), Sys.info()[["effective_user"]], .libPaths())
+say("env", names(env), unname(env))
+say("stdin", readLines("stdin"), isatty(stdin()))
+say("streams", isatty(stdout()), isatty(stderr()), Sys.readlink(c("/proc/self/fd/0")))
+say("fds", list.files("/proc/self/fd"))
+say("script", readLines("main.R", n = 2L))
+say("options", sort(names(options())), getOption("warn"), getOption("keep.source"),
+    getOption("error"), deparse(getOption("device")), getOption("encoding"))
+say("temp", grepl("^/tmp/Rtmp", tempdir()), dir.exists(tempdir()), list.files(tempdir()))
+say("locale", Sys.getlocale(), l10n_info())
+say("signals", grep("^Sig(Blk|Ign|Cgt)", readLines("/proc/self/status"), value = TRUE))
+say("limits", readLines("/proc/self/limits"))
+reg.finalizer(globalenv(), function(e) cat("finalizer ran\n"), onexit = TRUE)
+plot(1:3)
+dir.create("outputs", showWarnings = FALSE)
+writeLines("written", "outputs/probe.txt")
+warning("a warning first")
+f <- function() stop("probe failed on purpose")
+g <- function() f()
+g()
+)PROBE";
+
 void PrintTo(const WarmLanguage& language, std::ostream* out) {
   *out << language.name;
 }
@@ -109,7 +146,9 @@ const std::vector<WarmLanguage>& languages() {
        "console.log(process.env.WARM_LANGUAGE_SECRET === 'SECRET')",
        "NODE_OPTIONS",
        "console.log(process.noDeprecation ? 'in effect' : 'not')",
-       "--no-deprecation"},
+       "--no-deprecation",
+       "process.stdin.on('data', (d) => process.stdout.write(d.toString().toUpperCase()))",
+       "console.log(6 * 7)"},
       {"ruby",
        "ruby",
        kRubyProbe,
@@ -120,14 +159,37 @@ const std::vector<WarmLanguage>& languages() {
        "puts ENV['WARM_LANGUAGE_SECRET'] == 'SECRET'",
        "RUBYOPT",
        "puts($VERBOSE.nil? ? 'in effect' : 'not')",
-       "-W0"},
+       "-W0",
+       "print $stdin.read.upcase",
+       "puts 6 * 7"},
+      {"r",
+       "/usr/lib/R/bin/exec/R",
+       kRProbe,
+       {"cat('ok\\n')", "1 + 1\nx <- c(a = 2)\nx\ninvisible(3)", "quit(status = 3)",
+        ".Last <- function() cat('last ran\\n')\ncat('a\\n')\nq(status = 4, runLast = TRUE)",
+        "warning('careful')\ncat('after\\n')\nwarning('again')", "message('to stderr')", "x <- (\n",
+        "cat(1)\nstop('halted')\ncat(2)", "stop('at the top')",
+        "cat(readLines('main.R'), sep = '\\n')\n# the end",
+        "tools::pskill(Sys.getpid(), tools::SIGTERM)\nSys.sleep(1)",
+        "tools::pskill(Sys.getpid(), tools::SIGINT)\nSys.sleep(1)\ncat('on\\n')",
+        "cat(readLines(file('stdin')), length(readLines('stdin')))",
+        "plot(1:10)\nhist(c(1, 2, 2, 3))", "cat(strrep('y', 3000000))", "Sys.sleep(5)"},
+       "cat(tolower(Sys.getenv('WARM_LANGUAGE_SECRET') == 'SECRET'), '\\n', sep = '')",
+       "R_DEFAULT_PACKAGES",
+       "cat(if ('package:stats' %in% search()) 'not\\n' else 'in effect\\n')",
+       "base",
+       "cat(toupper(readLines('stdin')), sep = '\\n')",
+       "cat(6 * 7, '\\n', sep = '')"},
   };
   return all;
 }
 
 json call_of(const WarmLanguage& language, const std::string& code) {
   json call = {{"language", language.name}, {"code", code}};
-  if (code.find("5000") != std::string::npos || code.starts_with("sleep 5")) call["timeout"] = 1;
+  if (code.find("5000") != std::string::npos || code.starts_with("sleep 5") ||
+      code.starts_with("Sys.sleep(5)")) {
+    call["timeout"] = 1;
+  }
   return call;
 }
 
@@ -184,13 +246,10 @@ TEST_P(WarmLanguageTest, ACallWithStdinRunsColdAndReadsIt) {
   const WarmLanguage& language = GetParam();
   auto warm = server({"--warm", "1"});
   settled_interpreters(warm->pid(), 1, language.program);
-  json call = call_of(language, language.name == "ruby" ? "print $stdin.read.upcase"
-                                                        : "process.stdin.pipe(process.stdout)");
+  json call = call_of(language, language.upper_stdin);
   call["stdin"] = "the call's stdin\n";
   json result = warm->run(call);
-  EXPECT_EQ(result.value("stdout", ""),
-            language.name == "ruby" ? "THE CALL'S STDIN\n" : "the call's stdin\n")
-      << result.dump();
+  EXPECT_EQ(result.value("stdout", ""), "THE CALL'S STDIN\n") << result.dump();
   EXPECT_EQ(later_runs(*warm), (std::vector<bool>{false}));
 }
 
@@ -243,13 +302,42 @@ TEST_P(WarmLanguageTest, OneKilledWhileItWaitsIsReplaced) {
       if (readable_state(pid).starts_with(language.program)) kill(pid, SIGKILL);
     }
   }
-  const std::string hello = language.name == "ruby" ? "puts 6 * 7" : "console.log(6 * 7)";
-  EXPECT_EQ(warm->run(call_of(language, hello)).value("stdout", ""), "42\n");
+  EXPECT_EQ(warm->run(call_of(language, language.forty_two)).value("stdout", ""), "42\n");
   settled_interpreters(warm->pid(), 1, language.program);
-  EXPECT_EQ(warm->run(call_of(language, hello)).value("stdout", ""), "42\n");
+  EXPECT_EQ(warm->run(call_of(language, language.forty_two)).value("stdout", ""), "42\n");
   std::vector<bool> runs = later_runs(*warm);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_TRUE(runs[1]) << "the pool did not hold a new interpreter";
+}
+
+// R's start changes some of the variables it starts with (its ldpaths put R's own libraries
+// before a policy's LD_LIBRARY_PATH): the call, which has them with the same values, gets what
+// R's start made of them, as a cold run does, not the values it came with.
+TEST(WarmR, KeepsWhatItsStartMadeOfTheVariablesItStartedWith) {
+  char pattern[] = "/tmp/paddock-warm-r-policy-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  std::string policies = pattern;
+  std::ofstream(policies + "/r.json")
+      << R"({"name": "r", "env": {"LD_LIBRARY_PATH": "/usr/lib/paddock-test"}})";
+  chmod(policies.c_str(), 0755);
+  chmod((policies + "/r.json").c_str(), 0644);
+  const WarmLanguage& r = languages().back();
+  std::vector<std::string> flags = {"--policy-dir", policies, "--default-language", "r"};
+  flags.insert(flags.end(), {"--warm", "1"});
+  WarmServer warm(flags);
+  flags.back() = "0";
+  WarmServer cold(flags);
+  warm.run(call_of(r, ""));
+  const std::string code = "cat(Sys.getenv('LD_LIBRARY_PATH'), '\\n', sep = '')";
+  settled_interpreters(warm.pid(), 1, r.program);
+  std::string from_warm = warm.run(call_of(r, code)).value("stdout", "");
+  std::string from_cold = cold.run(call_of(r, code)).value("stdout", "");
+  std::filesystem::remove_all(policies);
+  EXPECT_TRUE(from_cold.starts_with("/usr/lib/R/lib:") &&
+              from_cold.ends_with(":/usr/lib/paddock-test\n"))
+      << from_cold;
+  EXPECT_EQ(from_warm, from_cold);
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
 }
 
 std::string language_name(const ::testing::TestParamInfo<WarmLanguage>& language) {

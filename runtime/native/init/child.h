@@ -177,7 +177,11 @@ struct PayloadCommand {
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
-  int call_fd = -1;       // a warm interpreter's socket to wait for its call on, as fd 3; or none
+  // A warm interpreter's channel: its socket to wait for its call on, as fd 3; or, with
+  // answer_fd (runtime::WarmInterpreter::call_on_pipes), the pipe its call comes on, as fd 4, and
+  // the one it answers on, as fd 5, with fd 3 left free. -1: none.
+  int call_fd = -1;
+  int answer_fd = -1;
   std::int32_t step = 0;  // reported back with an exec failure
   ProcessDomain domain = ProcessDomain::kShared;
   // Where a payload spawned sharing init's memory leaves why it could not start (its streams,

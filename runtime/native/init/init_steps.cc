@@ -63,10 +63,10 @@ pid_t start_step(const ChildPlan& plan, std::size_t step) {
   // (prepared_run.cc), and musl's open() is the open system call, glibc's openat.
   int stdin_fd = program ? plan.fds.stdin_fd : openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
   if (stdin_fd < 0) fail(plan.fds.channel, SetupPhase::kStdio, errno);
-  pid_t payload =
-      spawn_payload(plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
-                                         program ? plan.fds.stdout_fd : plan.fds.stderr_fd,
-                                         plan.fds.stderr_fd, -1, static_cast<std::int32_t>(step)});
+  pid_t payload = spawn_payload(
+      plan, PayloadCommand{(*plan.steps)[step], plan.envp, stdin_fd,
+                           program ? plan.fds.stdout_fd : plan.fds.stderr_fd, plan.fds.stderr_fd,
+                           -1, -1, static_cast<std::int32_t>(step)});
   if (!program) close(stdin_fd);
   if (payload < 0) fail(plan.fds.channel, SetupPhase::kSpawnPayload, -payload);
   if (step + 1 == plan.steps->size()) {

@@ -108,21 +108,26 @@ void close_all_except(const int* keep, int count, bool at_exec) {
     fail(channel, phase, error, detail);
   };
   if (setsid() < 0) stop(SetupPhase::kStdio, errno);
-  // fd 3 is the call's socket's: the channel (which the exec closes) moves out of its way first,
-  // and the socket above the streams' numbers before they are taken.
-  int call_fd = -1;
+  // The call's channel takes fd 3, or fds 4 and 5 (PayloadCommand::call_fd): init's channel
+  // (which the exec closes) moves out of their way first, and the channel's fds above them and
+  // the streams' numbers before any is taken.
+  bool pipes = command.answer_fd >= 0;
+  int call_at = pipes ? 4 : 3;
+  int call_fd = -1, answer_fd = -1;
   if (command.call_fd >= 0) {
-    if (channel <= 3) channel = fcntl(channel, F_DUPFD_CLOEXEC, 4);
-    call_fd = fcntl(command.call_fd, F_DUPFD_CLOEXEC, 4);
-    if (channel < 0 || call_fd < 0) stop(SetupPhase::kStdio, errno);
+    if (channel <= 5) channel = fcntl(channel, F_DUPFD_CLOEXEC, 6);
+    call_fd = fcntl(command.call_fd, F_DUPFD_CLOEXEC, 6);
+    if (pipes) answer_fd = fcntl(command.answer_fd, F_DUPFD_CLOEXEC, 6);
+    if (channel < 0 || call_fd < 0 || (pipes && answer_fd < 0)) stop(SetupPhase::kStdio, errno);
   }
   if (dup2(command.stdin_fd, STDIN_FILENO) < 0 || dup2(command.stdout_fd, STDOUT_FILENO) < 0 ||
-      dup2(command.stderr_fd, STDERR_FILENO) < 0 || (call_fd >= 0 && dup2(call_fd, 3) < 0)) {
+      dup2(command.stderr_fd, STDERR_FILENO) < 0 || (call_fd >= 0 && dup2(call_fd, call_at) < 0) ||
+      (answer_fd >= 0 && dup2(answer_fd, 5) < 0)) {
     stop(SetupPhase::kStdio, errno);
   }
-  int keep[] = {0, 1, 2, channel, call_fd >= 0 ? 3 : channel};
-  sort_fds(keep, 5);
-  close_all_except(keep, 5);
+  int keep[] = {0, 1, 2, channel, call_fd >= 0 ? call_at : channel, answer_fd >= 0 ? 5 : channel};
+  sort_fds(keep, 6);
+  close_all_except(keep, 6);
   umask(022);
   if (chdir(plan.cwd) != 0) stop(SetupPhase::kWorkdir, errno);
   for (std::size_t i = 0; i < plan.rlimits->size(); ++i) {

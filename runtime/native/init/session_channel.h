@@ -55,8 +55,9 @@ inline constexpr std::size_t kSessionDataMax = 64 * 1024;
 // whose packages' code must not read a live session's interpreter, which holds the secrets.
 inline constexpr std::uint32_t kSessionOwnProcessDomain = 1u << 0;
 // A command's stdin, stdout and stderr, and for a warm interpreter whose streams are its call's
-// from the start (runtime/warm_interpreter.h) the socket it waits for its call on, as fd 3.
-inline constexpr int kSessionMaxFds = 4;
+// from the start (runtime/warm_interpreter.h) the socket it waits for its call on (fd 3), or the
+// pipes its call comes on and it answers on (fds 4 and 5).
+inline constexpr int kSessionMaxFds = 5;
 
 struct SessionRequest {
   SessionRequestKind kind = SessionRequestKind::kKill;

@@ -183,7 +183,7 @@ void clear_after_command(int channel) {
 // message).
 pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds, int fd_count,
                     PayloadFailure* failure = nullptr) {
-  if ((fd_count != 3 && fd_count != 4) || !parse_command(length, request.argc_or_mode)) {
+  if (fd_count < 3 || fd_count > 5 || !parse_command(length, request.argc_or_mode)) {
     return -EINVAL;
   }
   // Only init knows whether a resident (a live interpreter, with the secrets in its memory)
@@ -193,9 +193,10 @@ pid_t start_command(const ChildPlan& plan, std::uint32_t length, const int* fds,
   if ((request.flags & kSessionOwnProcessDomain) != 0) {
     domain = resident != 0 ? ProcessDomain::kOwn : ProcessDomain::kOwnWherePossible;
   }
-  return spawn_payload(plan,
-                       PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2],
-                                      fd_count == 4 ? fds[3] : -1, request.step, domain, failure});
+  return spawn_payload(
+      plan,
+      PayloadCommand{argv_slots, env_slots, fds[0], fds[1], fds[2], fd_count >= 4 ? fds[3] : -1,
+                     fd_count == 5 ? fds[4] : -1, request.step, domain, failure});
 }
 
 }  // namespace
