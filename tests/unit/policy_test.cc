@@ -190,6 +190,22 @@ TEST(Policy, AKernelsMistakesNameTheirPointer) {
   EXPECT_NE(error_of(with_kernel("python3")).find("/kernel: must be an object"), std::string::npos);
 }
 
+TEST(Policy, AWarmCallComesOnPipesOnlyToStreamsMadeAtTheStart) {
+  json document = minimal();
+  document["warm"] = {
+      {"loader", "r/warm_start.R"}, {"streams", "from_start"}, {"channel", "pipes"}};
+  auto policy = language::parse_policy(document, "toy.json");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_TRUE(policy->warm.streams_from_start);
+  EXPECT_TRUE(policy->warm.call_on_pipes);
+  document["warm"]["channel"] = "socket";
+  EXPECT_FALSE(language::parse_policy(document, "toy.json")->warm.call_on_pipes);
+  document["warm"] = {{"loader", "r/warm_start.R"}, {"channel", "pipes"}};
+  EXPECT_EQ(error_of(document), "toy.json: /warm/channel: pipes needs \"streams\": \"from_start\"");
+  document["warm"] = {{"loader", "r/warm_start.R"}, {"channel", "fifo"}};
+  EXPECT_NE(error_of(document).find("/warm/channel"), std::string::npos);
+}
+
 TEST(PolicyStore, PythonAndRHaveKernelsAndCompiledLanguagesNone) {
   auto store = language::PolicyStore::load({});
   ASSERT_TRUE(store.ok()) << store.error().message;

@@ -109,6 +109,39 @@ TEST(WarmSpec, TheLoaderTakesThePreloadListAndNothingOfACall) {
   EXPECT_FALSE(warm_interpreter(c, c_empty->shape, c_empty->plan, {}));
 }
 
+// R's loader learns the names of the variables it starts with (which the call has too, with the
+// same values) and waits on pipes, its streams made at its start.
+TEST(WarmSpec, RsLoaderNamesTheVariablesItStartsWithAndWaitsOnPipes) {
+  auto store = language::PolicyStore::load({});
+  ASSERT_TRUE(store) << store.error().message;
+  const language::LanguagePolicy& r = **store->find("r");
+  auto empty = language::build_language_spec(r, language::CodeCall{}, language::SpecOverrides{},
+                                             language::ImageSource{});
+  ASSERT_TRUE(empty) << empty.error().message;
+  auto interpreter = language::warm_interpreter(r, empty->shape, empty->plan, {});
+  ASSERT_TRUE(interpreter);
+  EXPECT_EQ(interpreter->program, (std::vector<std::string>{"Rscript", "main.R"}));
+  EXPECT_TRUE(interpreter->streams_from_start);
+  EXPECT_TRUE(interpreter->call_on_pipes);
+  const std::string& text = interpreter->loader.content;
+  EXPECT_EQ(text.find("PADDOCK_START_ENV"), std::string::npos);
+  EXPECT_EQ(text.find("PADDOCK_PRELOAD"), std::string::npos);
+  ASSERT_FALSE(empty->plan.env.empty());
+  for (const auto& entry : empty->plan.env) {
+    std::string name = entry.substr(0, entry.find('='));
+    EXPECT_NE(text.find("\"" + name + "\""), std::string::npos) << name;
+  }
+  // Another language's loader, without the placeholder, is left as it is.
+  const language::LanguagePolicy& ruby = **store->find("ruby");
+  auto ruby_empty = language::build_language_spec(
+      ruby, language::CodeCall{}, language::SpecOverrides{}, language::ImageSource{});
+  ASSERT_TRUE(ruby_empty) << ruby_empty.error().message;
+  auto ruby_interpreter = language::warm_interpreter(ruby, ruby_empty->shape, ruby_empty->plan, {});
+  ASSERT_TRUE(ruby_interpreter);
+  EXPECT_FALSE(ruby_interpreter->call_on_pipes);
+  EXPECT_EQ(ruby_interpreter->loader.content.find("R_LIBS_USER"), std::string::npos);
+}
+
 TEST(WarmSpec, PreloadNamesAreDottedIdentifiers) {
   EXPECT_TRUE(language::check_preload_name("matplotlib.pyplot"));
   for (const char* bad : {"", "os; import x", "a..b", "../x", "1abc", "a-b"}) {
