@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -338,6 +339,42 @@ TEST(WarmR, KeepsWhatItsStartMadeOfTheVariablesItStartedWith) {
       << from_cold;
   EXPECT_EQ(from_warm, from_cold);
   EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
+}
+
+// A call that loads ggplot2 or dplyr takes an interpreter that loaded both before it came (the
+// first such call runs cold and has the pool keep them), and prints what a new process that
+// loads both prints: their attach messages, namespaces, search path and figures.
+TEST(WarmR, CodeCannotTellAPreloadedOneFromANewProcess) {
+  const WarmLanguage& r = languages().back();
+  WarmServer warm({"--default-language", "r", "--warm", "1"});
+  WarmServer cold({"--default-language", "r", "--warm", "0"});
+  const std::string loads = "library(ggplot2)\nlibrary(dplyr)\n";
+  warm.run(call_of(r, loads));
+  std::vector<std::string> codes = {
+      loads + r.probe,
+      loads +
+          "print(ggplot(data.frame(x = 1:3, y = c(2, 1, 3)), aes(x, y)) + geom_line())\n"
+          "cat(nrow(filter(mtcars, cyl == 4)), '\\n')\nprint(sessionInfo()$otherPkgs |> names())",
+  };
+  // One of the two that wait has dplyr's library mapped (as root, who may read any maps).
+  std::size_t preloaded = 0;
+  for (pid_t sandbox : settled_interpreters(warm.pid(), 2, r.program)) {
+    for (pid_t pid : process_tree(sandbox)) {
+      std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+      std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+      if (text.find("/dplyr/libs/dplyr.so") != std::string::npos) ++preloaded;
+    }
+  }
+  if (geteuid() == 0) {
+    EXPECT_EQ(preloaded, 1u);
+  }
+  for (const std::string& code : codes) {
+    settled_interpreters(warm.pid(), 2, r.program);
+    json from_warm = warm.run(call_of(r, code), true);
+    json from_cold = cold.run(call_of(r, code), true);
+    EXPECT_EQ(comparable(from_warm).dump(1), comparable(from_cold).dump(1)) << "code:\n" << code;
+  }
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true, true}));
 }
 
 std::string language_name(const ::testing::TestParamInfo<WarmLanguage>& language) {
