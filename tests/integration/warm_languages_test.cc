@@ -341,6 +341,24 @@ TEST(WarmR, KeepsWhatItsStartMadeOfTheVariablesItStartedWith) {
   EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
 }
 
+// R puts R_LIBS_USER (/work/R/library) on its library path at its start only where the folder
+// exists. A call that brings files there gets it on its path, as in a cold run, where the files
+// are written before R starts.
+TEST(WarmR, ALibraryFolderTheCallBringsIsOnItsLibraryPath) {
+  const WarmLanguage& r = languages().back();
+  WarmServer warm({"--default-language", "r", "--warm", "1"});
+  WarmServer cold({"--default-language", "r", "--warm", "0"});
+  warm.run(call_of(r, ""));
+  json call = call_of(r, "cat(.libPaths(), sep = '\\n')");
+  call["files"] = json::array({{{"path", "R/library/.kept"}, {"content", ""}}});
+  settled_interpreters(warm.pid(), 1, r.program);
+  std::string from_warm = warm.run(call).value("stdout", "");
+  std::string from_cold = cold.run(call).value("stdout", "");
+  EXPECT_TRUE(from_cold.starts_with("/work/R/library\n")) << from_cold;
+  EXPECT_EQ(from_warm, from_cold);
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
+}
+
 // A call that loads ggplot2 or dplyr takes an interpreter that loaded both before it came (the
 // first such call runs cold and has the pool keep them), and prints what a new process that
 // loads both prints: their attach messages, namespaces, search path and figures.

@@ -59,6 +59,11 @@ local({
   names(values) <- substring(entries[named], 1L, equals[named] - 1L)
   values <- values[!names(values) %in% started]
   if (length(values)) do.call(Sys.setenv, as.list(values))
+  # At its start, R put the folders of R_LIBS and R_LIBS_USER that existed on its library path
+  # (base's Rprofile): the call's files, written since, may have made one (/work/R/library).
+  user <- Sys.getenv("R_LIBS_USER")
+  .libPaths(c(unlist(strsplit(Sys.getenv("R_LIBS"), ":")),
+              if (user == "NULL") character() else unlist(strsplit(user, ":"))))
   program <- file(aside, "ab")
   writeBin(readBin(script, "raw", file.size(script)), program)
   close(program)
