@@ -311,6 +311,25 @@ TEST_P(WarmLanguageTest, OneKilledWhileItWaitsIsReplaced) {
   EXPECT_TRUE(runs[1]) << "the pool did not hold a new interpreter";
 }
 
+// What `call` prints on an R server (with `flags`) whose interpreter waits for it, after a first
+// call that has the pool keep one, and on one that starts R for it.
+struct Printed {
+  std::string warm, cold;
+};
+
+Printed r_warm_and_cold(std::vector<std::string> flags, const json& call) {
+  const WarmLanguage& r = languages().back();
+  flags.insert(flags.end(), {"--default-language", "r", "--warm", "1"});
+  WarmServer warm(flags);
+  flags.back() = "0";
+  WarmServer cold(flags);
+  warm.run(call_of(r, ""));
+  settled_interpreters(warm.pid(), 1, r.program);
+  Printed printed{warm.run(call).value("stdout", ""), cold.run(call).value("stdout", "")};
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
+  return printed;
+}
+
 // R's start changes some of the variables it starts with (its ldpaths put R's own libraries
 // before a policy's LD_LIBRARY_PATH): the call, which has them with the same values, gets what
 // R's start made of them, as a cold run does, not the values it came with.
@@ -322,41 +341,25 @@ TEST(WarmR, KeepsWhatItsStartMadeOfTheVariablesItStartedWith) {
       << R"({"name": "r", "env": {"LD_LIBRARY_PATH": "/usr/lib/paddock-test"}})";
   chmod(policies.c_str(), 0755);
   chmod((policies + "/r.json").c_str(), 0644);
-  const WarmLanguage& r = languages().back();
-  std::vector<std::string> flags = {"--policy-dir", policies, "--default-language", "r"};
-  flags.insert(flags.end(), {"--warm", "1"});
-  WarmServer warm(flags);
-  flags.back() = "0";
-  WarmServer cold(flags);
-  warm.run(call_of(r, ""));
-  const std::string code = "cat(Sys.getenv('LD_LIBRARY_PATH'), '\\n', sep = '')";
-  settled_interpreters(warm.pid(), 1, r.program);
-  std::string from_warm = warm.run(call_of(r, code)).value("stdout", "");
-  std::string from_cold = cold.run(call_of(r, code)).value("stdout", "");
+  Printed printed = r_warm_and_cold(
+      {"--policy-dir", policies},
+      call_of(languages().back(), "cat(Sys.getenv('LD_LIBRARY_PATH'), '\\n', sep = '')"));
   std::filesystem::remove_all(policies);
-  EXPECT_TRUE(from_cold.starts_with("/usr/lib/R/lib:") &&
-              from_cold.ends_with(":/usr/lib/paddock-test\n"))
-      << from_cold;
-  EXPECT_EQ(from_warm, from_cold);
-  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
+  EXPECT_TRUE(printed.cold.starts_with("/usr/lib/R/lib:") &&
+              printed.cold.ends_with(":/usr/lib/paddock-test\n"))
+      << printed.cold;
+  EXPECT_EQ(printed.warm, printed.cold);
 }
 
 // R puts R_LIBS_USER (/work/R/library) on its library path at its start only where the folder
 // exists. A call that brings files there gets it on its path, as in a cold run, where the files
 // are written before R starts.
 TEST(WarmR, ALibraryFolderTheCallBringsIsOnItsLibraryPath) {
-  const WarmLanguage& r = languages().back();
-  WarmServer warm({"--default-language", "r", "--warm", "1"});
-  WarmServer cold({"--default-language", "r", "--warm", "0"});
-  warm.run(call_of(r, ""));
-  json call = call_of(r, "cat(.libPaths(), sep = '\\n')");
+  json call = call_of(languages().back(), "cat(.libPaths(), sep = '\\n')");
   call["files"] = json::array({{{"path", "R/library/.kept"}, {"content", ""}}});
-  settled_interpreters(warm.pid(), 1, r.program);
-  std::string from_warm = warm.run(call).value("stdout", "");
-  std::string from_cold = cold.run(call).value("stdout", "");
-  EXPECT_TRUE(from_cold.starts_with("/work/R/library\n")) << from_cold;
-  EXPECT_EQ(from_warm, from_cold);
-  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true}));
+  Printed printed = r_warm_and_cold({}, call);
+  EXPECT_TRUE(printed.cold.starts_with("/work/R/library\n")) << printed.cold;
+  EXPECT_EQ(printed.warm, printed.cold);
 }
 
 // A call that loads ggplot2 or dplyr takes an interpreter that loaded both before it came (the
