@@ -124,6 +124,26 @@ TEST(WarmInterpreter, CodeCannotTellAPreloadedOneFromANewProcess) {
   expect_alike_warm_and_cold(kDataPreload, {call});
 }
 
+// A call that brings its own numpy (a package in the script's folder, first on sys.path) would
+// import that one in a cold run: the preloaded interpreter, which holds the system's, ends
+// before it takes the call, and the call runs cold.
+TEST(WarmInterpreter, AModuleTheCallBringsIsTheOneItImports) {
+  WarmServer warm({"--warm", "1", kDataPreload[0], kDataPreload[1]});
+  WarmServer cold({"--warm", "0"});
+  warm.run(with_data_import("pass"));
+  settled_interpreters(warm.pid(), 2);
+  json call = with_data_import("print(numpy.__file__, numpy.__version__)");
+  call["files"] = json::array(
+      {{{"path", "numpy/__init__.py"},
+        {"content", "print('the call brought this numpy')\n__version__ = 'its own'\n"}}});
+  json from_warm = warm.run(call, true);
+  json from_cold = cold.run(call, true);
+  EXPECT_EQ(from_cold.value("stdout", ""),
+            "the call brought this numpy\n/work/numpy/__init__.py its own\n");
+  EXPECT_EQ(comparable(from_warm).dump(1), comparable(from_cold).dump(1));
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, false}));
+}
+
 // How a program ends, as python ends it: exit statuses and messages, uncaught exceptions (their
 // traceback without the loader's frames), a syntax error, an interrupt, a killed process, a
 // timeout, the output cap, and a figure.

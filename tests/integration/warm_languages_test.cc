@@ -398,6 +398,25 @@ TEST(WarmR, CodeCannotTellAPreloadedOneFromANewProcess) {
   EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, true, true}));
 }
 
+// A call that brings its own dplyr (in /work/R/library, which R searches first) would load that
+// one in a cold run: the preloaded interpreter, which holds the system's, ends before it takes
+// the call, and the call runs cold.
+TEST(WarmR, APackageTheCallBringsIsTheOneItLoads) {
+  const WarmLanguage& r = languages().back();
+  WarmServer warm({"--default-language", "r", "--warm", "1"});
+  WarmServer cold({"--default-language", "r", "--warm", "0"});
+  warm.run(call_of(r, "library(dplyr)"));
+  settled_interpreters(warm.pid(), 2, r.program);
+  json call = call_of(r, "library(dplyr)\ncat('attached', format(packageVersion('dplyr')), '\\n')");
+  call["files"] = json::array(
+      {{{"path", "R/library/dplyr/DESCRIPTION"}, {"content", "Package: dplyr\nVersion: 9.9.9\n"}}});
+  json from_warm = warm.run(call, true);
+  json from_cold = cold.run(call, true);
+  EXPECT_NE(from_cold.value("exit_code", 0), 0) << from_cold.dump();
+  EXPECT_EQ(comparable(from_warm).dump(1), comparable(from_cold).dump(1));
+  EXPECT_EQ(warm.warm_runs(), (std::vector<bool>{false, false}));
+}
+
 std::string language_name(const ::testing::TestParamInfo<WarmLanguage>& language) {
   return language.param.name;
 }

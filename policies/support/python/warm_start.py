@@ -10,7 +10,7 @@
 _paddock_initial = dict(globals())
 
 
-def _paddock_warm_start(namespace, initial, preload, exit_status, finish):
+def _paddock_warm_start(namespace, initial, preload, end_if_shadowed, exit_status, finish):
     import os
     import sys
     import time
@@ -22,6 +22,7 @@ def _paddock_warm_start(namespace, initial, preload, exit_status, finish):
     os.dup2(null, 1)
     os.dup2(null, 2)
     os.close(null)
+    started_with = set(sys.modules)
     for name in preload:
         try:
             __import__(name)
@@ -41,6 +42,11 @@ def _paddock_warm_start(namespace, initial, preload, exit_status, finish):
             fds += [int.from_bytes(payload[i : i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
     if not data.startswith(b"go\0") or len(fds) != 3:
         os._exit(0)  # paddock closed this sandbox without a call
+    # A module the preload imported that the call's files would put before it on sys.path (a
+    # numpy/ or pandas.py in the script's folder): a cold run would import the call's. This
+    # interpreter then ends before it takes the call, which paddock runs cold.
+    if preload:
+        end_if_shadowed(started_with)
     try:  # before anything of the call runs: paddock waits for this word, for a while
         channel.sendall(b"took")
     except OSError:
@@ -78,6 +84,39 @@ def _paddock_warm_start(namespace, initial, preload, exit_status, finish):
         del error, trace
         status = -2 if sys.last_type is KeyboardInterrupt else 1
     finish(namespace, status)
+
+
+def _paddock_end_if_shadowed(started_with):
+    import os
+    import sys
+
+    # Only the folders of sys.path in the work directory can hold the call's files (the script's
+    # own, PYTHONPATH's support folder); they come before the rest.
+    work = os.path.dirname(os.path.abspath(sys.argv[0]))
+    folders = [path for path in sys.path if (os.path.abspath(path or ".") + os.sep).startswith(work + os.sep)]
+    # The import system's own finder, loaded at every start: importing importlib.machinery could
+    # add a module the call would see.
+    finder = sys.modules["importlib._bootstrap_external"].PathFinder
+    for path in folders:  # the call's files came after these folders were read
+        cached = sys.path_importer_cache.get(path)
+        if hasattr(cached, "invalidate_caches"):
+            cached.invalidate_caches()
+    for name in {module.partition(".")[0] for module in set(sys.modules) - started_with}:
+        try:
+            found = finder.find_spec(name, folders)
+        except Exception:
+            continue
+        if found is None:
+            continue
+        loaded = getattr(sys.modules.get(name), "__spec__", None)
+        # A plain folder (a namespace portion) gives way to a module found later on the path.
+        if found.origin in (None, "namespace") and loaded is not None and loaded.origin not in (None, "namespace"):
+            continue
+        if loaded is None or (loaded.origin, list(loaded.submodule_search_locations or [])) != (
+            found.origin,
+            list(found.submodule_search_locations or []),
+        ):
+            os._exit(0)
 
 
 def _paddock_exit_status(code):
@@ -131,5 +170,10 @@ def _paddock_finish(namespace, status):
     os._exit(status & 0xFF)
 
 _paddock_warm_start(
-    globals(), _paddock_initial, PADDOCK_PRELOAD, _paddock_exit_status, _paddock_finish
+    globals(),
+    _paddock_initial,
+    PADDOCK_PRELOAD,
+    _paddock_end_if_shadowed,
+    _paddock_exit_status,
+    _paddock_finish,
 )

@@ -39,6 +39,24 @@ local({
   if (length(data) < 3L || !identical(data[1:3], as.raw(c(0x67, 0x6f, 0)))) {
     quit(save = "no", status = 0, runLast = FALSE) # paddock closed this sandbox without a call
   }
+  # At its start, R put the folders of R_LIBS and R_LIBS_USER that existed on its library path
+  # (base's Rprofile does, as here): the call's files, written by now, may have made one
+  # (/work/R/library).
+  before <- .libPaths()
+  user <- Sys.getenv("R_LIBS_USER")
+  .libPaths(c(unlist(strsplit(Sys.getenv("R_LIBS"), ":")),
+              if (user == "NULL") character() else unlist(strsplit(user, ":"))))
+  # Where a namespace loaded by now (preloaded, or a default package) would come from another
+  # folder of that path, a cold run would load that one. This interpreter then ends before it
+  # takes the call, which paddock runs cold.
+  if (!identical(before, .libPaths())) {
+    for (name in setdiff(loadedNamespaces(), "base")) {
+      found <- find.package(name, lib.loc = .libPaths(), quiet = TRUE)
+      if (length(found) && found[1] != getNamespaceInfo(name, "path")) {
+        quit(save = "no", status = 0, runLast = FALSE)
+      }
+    }
+  }
   # Before anything of the call runs: paddock waits for this word, for a while.
   try(writeBin(charToRaw("took"), answer), silent = TRUE)
   try(close(answer), silent = TRUE)
@@ -59,11 +77,6 @@ local({
   names(values) <- substring(entries[named], 1L, equals[named] - 1L)
   values <- values[!names(values) %in% started]
   if (length(values)) do.call(Sys.setenv, as.list(values))
-  # At its start, R put the folders of R_LIBS and R_LIBS_USER that existed on its library path
-  # (base's Rprofile): the call's files, written since, may have made one (/work/R/library).
-  user <- Sys.getenv("R_LIBS_USER")
-  .libPaths(c(unlist(strsplit(Sys.getenv("R_LIBS"), ":")),
-              if (user == "NULL") character() else unlist(strsplit(user, ":"))))
   program <- file(aside, "ab")
   writeBin(readBin(script, "raw", file.size(script)), program)
   close(program)
