@@ -337,7 +337,9 @@ std::string mounts_but_other_jobs() {
   std::string kept;
   for (std::string line; std::getline(lines, line);) {
     bool other_job = false;
-    for (const char* mark : {"/engines/", "/mmdebstrap.", " /run/netns/"}) {
+    // The container engines' storage (scripts/test's, and tests/engine's own under
+    // /tmp/paddock-engines-*), images being built, network namespaces.
+    for (const char* mark : {"/engines/", "/paddock-engines-", "/mmdebstrap.", " /run/netns/"}) {
       other_job = other_job || line.find(mark) != std::string::npos;
     }
     if (!other_job) kept += line + "\n";
