@@ -94,6 +94,18 @@ def _paddock_end_if_shadowed(started_with):
     # own, PYTHONPATH's support folder); they come before the rest.
     work = os.path.dirname(os.path.abspath(sys.argv[0]))
     folders = [path for path in sys.path if (os.path.abspath(path or ".") + os.sep).startswith(work + os.sep)]
+    # Only a name that one of their entries starts (numpy/, json.py, _x.cpython-311-*.so) can be
+    # shadowed: one listing each, where asking the finder for each of the ~160 names the data
+    # libraries import took 1.3 ms.
+    present = set()
+    for path in folders:
+        try:
+            present.update(entry.partition(".")[0] for entry in os.listdir(path or "."))
+        except OSError:
+            pass
+    imported = {module.partition(".")[0] for module in set(sys.modules) - started_with}
+    if not imported & present:
+        return
     # The import system's own finder, loaded at every start: importing importlib.machinery could
     # add a module the call would see.
     finder = sys.modules["importlib._bootstrap_external"].PathFinder
@@ -101,7 +113,7 @@ def _paddock_end_if_shadowed(started_with):
         cached = sys.path_importer_cache.get(path)
         if hasattr(cached, "invalidate_caches"):
             cached.invalidate_caches()
-    for name in {module.partition(".")[0] for module in set(sys.modules) - started_with}:
+    for name in imported & present:
         try:
             found = finder.find_spec(name, folders)
         except Exception:
