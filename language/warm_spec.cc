@@ -48,11 +48,12 @@ std::optional<runtime::WarmInterpreter> warm_interpreter(const LanguagePolicy& p
   }
   // The names of the variables it starts with, for a loader whose language changes some at its
   // start (R's Renviron): the call has them too, with the same values (runtime::fits).
+  static const RE2 variable_name("[A-Za-z_][A-Za-z0-9_]*");
   nlohmann::json started = nlohmann::json::array();
   for (const auto* env : {&empty_call.env, &policy.warm.start_env}) {
     for (const auto& entry : *env) {
       std::string name = entry.substr(0, entry.find('='));
-      if (RE2::FullMatch(name, "[A-Za-z_][A-Za-z0-9_]*")) started.push_back(name);
+      if (RE2::FullMatch(name, variable_name)) started.push_back(name);
     }
   }
   std::string text(*loader);

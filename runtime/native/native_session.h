@@ -130,8 +130,7 @@ class NativeSession final : public runtime::Session,
   // mutex_ once init is reaped.
   pid_t init_pid_ = -1;
   // The parked interpreter's end of the socket it waits on (or of the pipe it answers on), and
-  // what its start cost
-  // (subtracted from its command's CPU time).
+  // what its start cost (subtracted from its command's CPU time).
   core::UniqueFd parked_;
   // Where its call comes on a pipe of its own (WarmInterpreter::call_on_pipes): that pipe's write
   // end, closed once the call is written. Else none: parked_ is a socket both ways.
