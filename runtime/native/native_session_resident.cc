@@ -99,7 +99,9 @@ std::string last_words(int stderr_read_end) {
   char tail[4096];
   std::string text;
   ssize_t got;
-  while ((got = read(stderr_read_end, tail, sizeof tail)) > 0) {
+  // At most a pipe's worth: something of the sandbox that still writes there (a preloaded
+  // package's child) must not keep this thread reading.
+  for (int reads = 0; reads < 16 && (got = read(stderr_read_end, tail, sizeof tail)) > 0; ++reads) {
     text.append(tail, static_cast<std::size_t>(got));
     if (text.size() > 2 * sizeof tail) text.erase(0, text.size() - sizeof tail);
   }
